@@ -1,0 +1,165 @@
+// Command galla is the Galla point-of-sale terminal: with no sub-command it opens the
+// terminal window; its sub-commands run the payment-service sandbox, headless
+// checkouts, reconciliation, refunds, reports, day close, receipts, the catalog and
+// staff (DESIGN.md section 6).
+//
+// main is the composition root: it opens the journal, picks the gateway (the embedded
+// sandbox unless a live base URL is configured), builds pos and hands it to ui or to
+// a sub-command. It is the only package that sees everything.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Exit codes shared by every sub-command (DESIGN.md section 6).
+const (
+	exitOK       = 0
+	exitFailed   = 1
+	exitBadInput = 2
+	exitUnknown  = 3
+)
+
+// cli carries what every sub-command needs: the global flags and the standard streams.
+type cli struct {
+	dataDir    string // --data: journal and config
+	gatewayURL string // --gateway: the live service's base URL; empty means the embedded sandbox
+	stdin      io.Reader
+	stdout     io.Writer
+	stderr     io.Writer
+	getenv     func(string) string
+}
+
+// command is one sub-command: it parses its own arguments and returns an exit code.
+type command struct {
+	usage string
+	run   func(c *cli, args []string) int
+}
+
+// commands lists the sub-commands; each lives in a cmd_*.go file of its own.
+func commands() map[string]command {
+	return map[string]command{
+		"sandbox":   {"galla sandbox [--listen ADDR] [--admin] [--test-data]", cmdSandbox},
+		"checkout":  {"galla checkout --items SKU[:QTY],... --pay card|emi|cash [--issuer NAME --tenure N] [--imei IMEI,...] [--otp CODE] [--cash PAISE] [--wait DURATION]", cmdCheckout},
+		"reconcile": {"galla reconcile", cmdReconcile},
+		"refund":    {"galla refund MERCHANT_ORDER_ID [--amount PAISE]", cmdRefund},
+		"report":    {"galla report [--day YYYY-MM-DD] [--format text|csv|json]", cmdReport},
+		"close-day": {"galla close-day [--day YYYY-MM-DD]", cmdCloseDay},
+		"receipt":   {"galla receipt MERCHANT_ORDER_ID [--format text|escpos|png|pdf] [--out FILE] [--print]", cmdReceipt},
+		"catalog":   {"galla catalog import FILE | galla catalog list [--format text|json]", cmdCatalog},
+		"staff":     {"galla staff add NAME --role cashier|manager", cmdStaff},
+	}
+}
+
+func main() {
+	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	os.Exit(c.main(os.Args[1:]))
+}
+
+// main parses the global flags and runs the sub-command (or the window).
+func (c *cli) main(args []string) int {
+	fs := c.flagSet("galla")
+	fs.Usage = func() { c.usage() }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitBadInput
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return cmdWindow(c, nil)
+	}
+	name := rest[0]
+	if name == "help" {
+		c.usage()
+		return exitOK
+	}
+	cmd, ok := commands()[name]
+	if !ok {
+		fmt.Fprintf(c.stderr, "galla: %q is not a command; run \"galla help\" to see the commands.\n", name)
+		return exitBadInput
+	}
+	return cmd.run(c, rest[1:])
+}
+
+// flagSet returns a flag set that also accepts the global flags, so that
+// "galla --data D report" and "galla report --data D" mean the same.
+func (c *cli) flagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	if c.dataDir == "" {
+		c.dataDir = defaultDataDir(c.getenv)
+	}
+	fs.StringVar(&c.dataDir, "data", c.dataDir, "data directory: journal and config")
+	fs.StringVar(&c.gatewayURL, "gateway", c.gatewayURL, "the live payment service's base URL (default: the embedded sandbox)")
+	return fs
+}
+
+// parse parses a sub-command's flags, allowing flags after positional arguments
+// ("galla refund ORDER --amount 100"). It returns the positional arguments.
+func (c *cli) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func (c *cli) usage() {
+	fmt.Fprintln(c.stderr, "usage: galla [--data DIR] [--gateway URL] [command]")
+	fmt.Fprintln(c.stderr, "  galla                 the terminal window")
+	for _, n := range sortedKeys(commands()) {
+		fmt.Fprintln(c.stderr, "  "+commands()[n].usage)
+	}
+}
+
+func sortedKeys(m map[string]command) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// defaultDataDir is the OS user data directory's galla folder.
+func defaultDataDir(getenv func(string) string) string {
+	if d := getenv("GALLA_DATA"); d != "" {
+		return d
+	}
+	if d, err := os.UserConfigDir(); err == nil {
+		return d + string(os.PathSeparator) + "galla"
+	}
+	return "galla-data"
+}
+
+// fail prints one plain sentence to standard error and returns the exit code.
+func (c *cli) fail(code int, format string, a ...any) int {
+	msg := strings.TrimSpace(fmt.Sprintf(format, a...))
+	fmt.Fprintln(c.stderr, "galla: "+msg)
+	return code
+}
+
+// notYet is what a command says until the issue that builds it lands.
+func notYet(what string) func(c *cli, args []string) int {
+	return func(c *cli, args []string) int {
+		if _, err := c.parse(c.flagSet(what), args); err != nil {
+			return exitBadInput
+		}
+		return c.fail(exitBadInput, "%s is not available in this build yet.", what)
+	}
+}

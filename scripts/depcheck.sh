@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The dependency direction of DESIGN.md section 1.
+set -euo pipefail
+fail=0
+say() { echo "depcheck: $*"; fail=1; }
+
+deps=$(go list -deps ./pos/)
+if grep -E '^fyne.io/' <<<"$deps" >/dev/null; then say "pos depends on fyne"; fi
+if grep -E '^go.etcd.io/bbolt' <<<"$deps" >/dev/null; then say "pos depends on bbolt"; fi
+if go list -f '{{join .Imports "\n"}}' ./pos/ | grep -qx 'net/http'; then say "pos imports net/http"; fi
+
+while read -r pkg imports; do
+	case "$pkg" in
+	galla | galla/ui | galla/ui/*) ;;
+	*) grep -qE '(^| )fyne.io/' <<<"$imports" && say "$pkg imports fyne (only ui and main may)" ;;
+	esac
+	case "$pkg" in
+	galla/pos/journal) ;;
+	*) grep -qE '(^| )go.etcd.io/bbolt' <<<"$imports" && say "$pkg imports bbolt (only pos/journal may)" ;;
+	esac
+	case "$pkg" in
+	galla/gateway) grep -qE '(^| )galla(/| |$)' <<<"$imports" && say "gateway imports a package of ours" ;;
+	galla/receipts | galla/receipts/*) grep -qE '(^| )galla/(pos|ui|gateway)' <<<"$imports" && say "receipts imports pos, ui or gateway" ;;
+	galla/pos | galla/pos/*) grep -qE '(^| )galla/ui' <<<"$imports" && say "$pkg imports ui" ;;
+	galla/assets) grep -qE '(^| )galla/' <<<"$imports" && say "assets imports a package of ours" ;;
+	esac
+done < <(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...)
+exit $fail
