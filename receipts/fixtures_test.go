@@ -1,0 +1,156 @@
+package receipts
+
+import "time"
+
+// The receipts every renderer is tested with (golden files under testdata/).
+
+var testKey = []byte("terminal-T1-test-key-0123456789abcdef")
+
+func testShop() Shop {
+	return Shop{
+		Name:    "Galla Mobiles",
+		Address: []string{"14, MG Road, Shivajinagar", "Bengaluru 560001, Karnataka"},
+		Phone:   "080 4123 4567",
+		GSTIN:   "29ABCDE1234F1Z5",
+	}
+}
+
+func testTime() time.Time {
+	return time.Date(2026, 11, 22, 14, 5, 9, 0, time.FixedZone("IST", 5*3600+1800))
+}
+
+func cardSale() Receipt {
+	return Receipt{
+		Kind:            KindSale,
+		Shop:            testShop(),
+		Number:          "T1-000123",
+		Terminal:        "T1",
+		Cashier:         "Asha",
+		Time:            testTime(),
+		MerchantOrderID: "GAL-20261122-T1-0007",
+		Lines: []Line{
+			{Name: "Sony WH-1000XM5 wireless headphones", HSN: "8518", Qty: 1, UnitPrice: 2999000, Amount: 2999000, GSTRate: 1800},
+			{Name: "USB-C cable 1 m", HSN: "8544", Qty: 2, UnitPrice: 49900, Amount: 99800, GSTRate: 1800},
+		},
+		Taxes: []TaxLine{{Rate: 1800, Taxable: 2626102, CGST: 236349, SGST: 236349}},
+		Total: 3098800,
+		Tenders: []Tender{{
+			Kind: TenderCard, Amount: 3098800, CardBrand: "VISA", CardLast4: "1111",
+			AuthCode: "A1B2C3", RRN: "432612345678", ServiceOrderID: "15230000012345",
+			PaymentID: "15230000012345_1", Verified: true,
+		}},
+		QR:     SignQR(testKey, QRPayload{MerchantOrderID: "GAL-20261122-T1-0007", ServiceOrderID: "15230000012345", PaymentID: "15230000012345_1", Amount: 3098800}),
+		Footer: []string{"Thank you for shopping with us!", "Exchange within 7 days with this receipt."},
+	}
+}
+
+func emiSale() Receipt {
+	return Receipt{
+		Kind:            KindSale,
+		Shop:            testShop(),
+		Number:          "T1-000124",
+		Terminal:        "T1",
+		Cashier:         "Asha",
+		Time:            testTime().Add(20 * time.Minute),
+		MerchantOrderID: "GAL-20261122-T1-0008",
+		Lines: []Line{{
+			Name: "Samsung Galaxy S24 5G (8 GB, 256 GB, Onyx Black)", HSN: "8517", Qty: 1,
+			UnitPrice: 7499900, Amount: 7499900, GSTRate: 1800, IMEIs: []string{"356938035643809"},
+		}},
+		Taxes: []TaxLine{{Rate: 1800, Taxable: 6355847, CGST: 572026, SGST: 572027}},
+		Total: 7499900,
+		Tenders: []Tender{{
+			Kind: TenderEMI, Amount: 7499900, CardBrand: "MASTERCARD", CardLast4: "4444",
+			AuthCode: "775533", RRN: "432612349999", ServiceOrderID: "15230000012346",
+			PaymentID: "15230000012346_1", Verified: true,
+			EMI: &EMIPlan{Issuer: "HDFC Bank", Program: "SAMSUNG no-cost EMI", TenureMonths: 6,
+				Monthly: 1249984, InterestRate: 1500, Interest: 197100, Discount: 197100, NoCost: true, TotalCost: 7499900},
+		}},
+		QR:     SignQR(testKey, QRPayload{MerchantOrderID: "GAL-20261122-T1-0008", ServiceOrderID: "15230000012346", PaymentID: "15230000012346_1", Amount: 7499900}),
+		Footer: []string{"Thank you for shopping with us!"},
+	}
+}
+
+func refund() Receipt {
+	return Receipt{
+		Kind:            KindRefund,
+		Shop:            testShop(),
+		Number:          "T1-R-000009",
+		Terminal:        "T1",
+		Cashier:         "Ravi (manager)",
+		Time:            testTime().Add(26 * time.Hour),
+		MerchantOrderID: "GAL-20261122-T1-0007",
+		Refund: &Refund{OriginalNumber: "T1-000123", OriginalOrderID: "GAL-20261122-T1-0007",
+			OriginalTime: testTime(), UniqueTxnID: "RF-20261123-0001", Partial: true, Reason: "Cable faulty"},
+		Lines: []Line{{Name: "USB-C cable 1 m", HSN: "8544", Qty: 2, UnitPrice: 49900, Amount: 99800, GSTRate: 1800}},
+		Taxes: []TaxLine{{Rate: 1800, Taxable: 84576, CGST: 7612, SGST: 7612}},
+		Total: 99800,
+		Tenders: []Tender{{Kind: TenderCard, Amount: 99800, CardBrand: "VISA", CardLast4: "1111",
+			ServiceOrderID: "15230000012345", PaymentID: "15230000012345_1", Verified: true}},
+		QR: SignQR(testKey, QRPayload{MerchantOrderID: "GAL-20261122-T1-0007", ServiceOrderID: "15230000012345", PaymentID: "15230000012345_1", Amount: -99800}),
+	}
+}
+
+func reprint() Receipt {
+	r := cardSale()
+	r.Reprint = 2
+	r.Tenders = append([]Tender{{Kind: TenderCash, Amount: 100000, Tendered: 200000, Change: 100000}}, r.Tenders...)
+	r.Tenders[1].Amount = 2998800
+	return r
+}
+
+func report(z bool) Receipt {
+	r := Receipt{
+		Kind:     KindXReport,
+		Shop:     testShop(),
+		Number:   "T1-X-20261122-03",
+		Terminal: "T1",
+		Cashier:  "Ravi (manager)",
+		Time:     testTime().Add(7 * time.Hour),
+		Report: &Report{
+			Day:          testTime(),
+			Sales:        ReportRow{Label: "Sales", Count: 42, Amount: 123456789},
+			Refunds:      ReportRow{Label: "Refunds", Count: 2, Amount: 199600},
+			Failed:       ReportRow{Label: "Failed payments", Count: 3, Amount: 8999700},
+			Unknown:      ReportRow{Label: "Outcome unknown", Count: 1, Amount: 2499900},
+			FirstReceipt: "T1-000101", LastReceipt: "T1-000144",
+			ByTender: []ReportRow{
+				{Label: "Card", Count: 20, Amount: 40000000},
+				{Label: "EMI", Count: 12, Amount: 80000000},
+				{Label: "Cash", Count: 8, Amount: 2456789},
+				{Label: "Phone", Count: 2, Amount: 1000000},
+			},
+			ByEMI: []ReportRow{
+				{Label: "HDFC Bank 6m no-cost", Count: 7, Amount: 50000000},
+				{Label: "ICICI Bank 9m", Count: 5, Amount: 30000000},
+			},
+			Taxes:        []TaxLine{{Rate: 1800, Taxable: 104624398, CGST: 9416196, SGST: 9416195}},
+			Net:          123257189,
+			CashExpected: 2456789 + 500000,
+		},
+	}
+	if z {
+		r.Kind = KindZReport
+		r.Number = "T1-Z-0057"
+		r.Report.ZNumber = 57
+	}
+	return r
+}
+
+// goldenCases names every fixture; golden files are testdata/<name>.<ext>.
+func goldenCases() []struct {
+	name string
+	r    Receipt
+} {
+	return []struct {
+		name string
+		r    Receipt
+	}{
+		{"card-sale", cardSale()},
+		{"emi-sale", emiSale()},
+		{"refund", refund()},
+		{"reprint", reprint()},
+		{"x-report", report(false)},
+		{"z-report", report(true)},
+	}
+}

@@ -1,0 +1,491 @@
+package receipts
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The layout is shared by every renderer: a receipt becomes rows of a fixed number of
+// columns, so that text, ESC/POS, PNG and PDF print the same thing in the same place.
+
+type align uint8
+
+const (
+	alignLeft align = iota
+	alignCenter
+	alignRight
+)
+
+type rowKind uint8
+
+const (
+	rowText rowKind = iota
+	rowRule         // a horizontal rule drawn with ruleChar
+	rowQR           // the receipt's QR code
+)
+
+// row is one printed line. A text row is either left and right parts (right aligned
+// to the edge) or one text with an alignment. A big row is printed at double width
+// and height and must fit half the columns.
+type row struct {
+	kind     rowKind
+	left     string
+	right    string
+	align    align
+	bold     bool
+	big      bool
+	ruleChar byte
+}
+
+// compose returns the row's text padded to width columns (for a left/right row) or
+// aligned within width (for an aligned row).
+func (rw row) compose(width int) string {
+	if rw.kind == rowRule {
+		return strings.Repeat(string(rw.ruleChar), width)
+	}
+	if rw.right != "" {
+		gap := width - runeLen(rw.left) - runeLen(rw.right)
+		return rw.left + strings.Repeat(" ", max(gap, 1)) + rw.right
+	}
+	pad := width - runeLen(rw.left)
+	switch {
+	case pad <= 0 || rw.align == alignLeft:
+		return rw.left
+	case rw.align == alignRight:
+		return strings.Repeat(" ", pad) + rw.left
+	default:
+		return strings.Repeat(" ", pad/2) + rw.left
+	}
+}
+
+func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
+// layouter collects the rows of one receipt at one width.
+type layouter struct {
+	cols int
+	sign string // "₹" or "Rs."
+	rows []row
+}
+
+// layout turns r into rows of cols columns, writing amounts with sign.
+func layout(r Receipt, cols int, sign string) []row {
+	l := &layouter{cols: cols, sign: sign, rows: make([]row, 0, 64)}
+	l.header(r)
+	switch r.Kind {
+	case KindXReport, KindZReport:
+		l.report(r)
+	case KindRefund:
+		l.refund(r)
+	default:
+		l.sale(r)
+	}
+	if r.QR != "" {
+		l.blank()
+		l.rows = append(l.rows, row{kind: rowQR})
+	}
+	if len(r.Footer) > 0 {
+		l.blank()
+		for _, f := range r.Footer {
+			l.center(f, false)
+		}
+	}
+	return l.rows
+}
+
+func (l *layouter) blank() { l.rows = append(l.rows, row{}) }
+
+func (l *layouter) rule(c byte) { l.rows = append(l.rows, row{kind: rowRule, ruleChar: c}) }
+
+// text adds s wrapped to the width, indented by indent spaces on every line.
+func (l *layouter) text(s string, indent int, bold bool) {
+	pre := strings.Repeat(" ", indent)
+	for _, w := range wrap(s, l.cols-indent) {
+		l.rows = append(l.rows, row{left: pre + w, bold: bold})
+	}
+}
+
+// center adds s wrapped and centred.
+func (l *layouter) center(s string, bold bool) {
+	for _, w := range wrap(s, l.cols) {
+		l.rows = append(l.rows, row{left: w, align: alignCenter, bold: bold})
+	}
+}
+
+// bigCenter adds s at double size, centred; it wraps to half the columns.
+func (l *layouter) bigCenter(s string) {
+	for _, w := range wrap(s, l.cols/2) {
+		l.rows = append(l.rows, row{left: w, align: alignCenter, bold: true, big: true})
+	}
+}
+
+// lr adds a label on the left and a value on the right. When both do not fit on one
+// line, the label wraps and the value goes right-aligned on a line of its own.
+func (l *layouter) lr(left, right string, bold bool) {
+	if right == "" {
+		l.text(left, 0, bold)
+		return
+	}
+	if runeLen(left)+1+runeLen(right) <= l.cols {
+		l.rows = append(l.rows, row{left: left, right: right, bold: bold})
+		return
+	}
+	indent := len(left) - len(strings.TrimLeft(left, " "))
+	l.text(strings.TrimLeft(left, " "), indent, bold)
+	if runeLen(right) > l.cols {
+		l.text(right, 0, bold)
+		return
+	}
+	l.rows = append(l.rows, row{left: right, align: alignRight, bold: bold})
+}
+
+// bigLR adds a label and an amount at double size if they fit half the width, else
+// the label and the amount on big lines of their own, else at normal size.
+func (l *layouter) bigLR(left, right string) {
+	half := l.cols / 2
+	switch {
+	case runeLen(left)+1+runeLen(right) <= half:
+		l.rows = append(l.rows, row{left: left, right: right, bold: true, big: true})
+	case runeLen(left) <= half && runeLen(right) <= half:
+		l.rows = append(l.rows, row{left: left, bold: true, big: true})
+		l.rows = append(l.rows, row{left: right, align: alignRight, bold: true, big: true})
+	default:
+		l.lr(left, right, true)
+	}
+}
+
+func (l *layouter) money(p int64) string { return Money(p, l.sign) }
+
+func (l *layouter) header(r Receipt) {
+	if r.Shop.Name != "" {
+		l.bigCenter(r.Shop.Name)
+	}
+	for _, a := range r.Shop.Address {
+		l.center(a, false)
+	}
+	if r.Shop.Phone != "" {
+		l.center("Ph "+r.Shop.Phone, false)
+	}
+	if r.Shop.GSTIN != "" {
+		l.center("GSTIN "+r.Shop.GSTIN, false)
+	}
+	l.blank()
+	switch r.Kind {
+	case KindXReport:
+		l.bigCenter("X REPORT")
+	case KindZReport:
+		title := "Z REPORT"
+		if r.Report != nil && r.Report.ZNumber > 0 {
+			title += " No. " + strconv.Itoa(r.Report.ZNumber)
+		}
+		l.bigCenter(title)
+	case KindRefund:
+		l.bigCenter("REFUND")
+		l.center("Credit note", false)
+	default:
+		l.center("TAX INVOICE", true)
+	}
+	if r.Reprint > 0 {
+		l.rule('*')
+		l.center("DUPLICATE — reprint "+strconv.Itoa(r.Reprint), true)
+		l.rule('*')
+	}
+	l.rule('-')
+	if r.Number != "" {
+		l.lr("Receipt", r.Number, false)
+	}
+	if !r.Time.IsZero() {
+		label := "Date"
+		if r.Kind == KindXReport || r.Kind == KindZReport {
+			label = "Printed"
+		}
+		l.lr(label, r.Time.Format("02 Jan 2006 15:04"), false)
+	}
+	if r.Terminal != "" || r.Cashier != "" {
+		t, c := "Terminal "+r.Terminal, "Cashier "+r.Cashier
+		if runeLen(t)+2+runeLen(c) <= l.cols && r.Terminal != "" && r.Cashier != "" {
+			l.lr(t, c, false)
+		} else {
+			if r.Terminal != "" {
+				l.lr("Terminal", r.Terminal, false)
+			}
+			if r.Cashier != "" {
+				l.lr("Cashier", r.Cashier, false)
+			}
+		}
+	}
+	if r.MerchantOrderID != "" {
+		l.lr("Order", r.MerchantOrderID, false)
+	}
+}
+
+func (l *layouter) items(lines []Line) {
+	if len(lines) == 0 {
+		return
+	}
+	l.rule('-')
+	units, sum := 0, int64(0)
+	for _, it := range lines {
+		units += it.Qty
+		sum += it.Amount
+		l.text(it.Name, 0, true)
+		qty := strconv.Itoa(it.Qty) + " x " + Amount(it.UnitPrice)
+		hsn := ""
+		if it.HSN != "" {
+			hsn = "HSN " + it.HSN
+		}
+		if it.GSTRate > 0 {
+			hsn = strings.TrimSpace(hsn + " GST " + percent(it.GSTRate))
+		}
+		amount := Amount(it.Amount)
+		switch {
+		case hsn == "":
+			l.lr("  "+qty, amount, false)
+		case 2+runeLen(hsn)+2+runeLen(qty)+1+runeLen(amount) <= l.cols:
+			l.lr("  "+hsn+"  "+qty, amount, false)
+		default:
+			l.text(hsn, 2, false)
+			l.lr("  "+qty, amount, false)
+		}
+		for _, imei := range it.IMEIs {
+			l.text("IMEI "+imei, 2, false)
+		}
+	}
+	l.lr("Items "+strconv.Itoa(len(lines))+"  Qty "+strconv.Itoa(units), Amount(sum), false)
+	l.rule('-')
+}
+
+func (l *layouter) taxes(taxes []TaxLine, heading string) {
+	if len(taxes) == 0 {
+		return
+	}
+	if heading != "" {
+		l.text(heading, 0, true)
+	}
+	for _, t := range taxes {
+		l.lr("Taxable value @"+percent(t.Rate), Amount(t.Taxable), false)
+		if t.IGST != 0 {
+			l.lr("  IGST @"+percent(t.Rate), Amount(t.IGST), false)
+			continue
+		}
+		l.lr("  CGST @"+percent(t.Rate/2), Amount(t.CGST), false)
+		l.lr("  SGST @"+percent(t.Rate/2), Amount(t.SGST), false)
+	}
+}
+
+func (l *layouter) sale(r Receipt) {
+	l.items(r.Lines)
+	l.taxes(r.Taxes, "")
+	l.rule('=')
+	l.bigLR("TOTAL", l.money(r.Total))
+	l.text(Words(r.Total), 0, false)
+	l.rule('=')
+	for _, t := range r.Tenders {
+		l.tender(t, "Paid by ")
+	}
+}
+
+func (l *layouter) refund(r Receipt) {
+	if f := r.Refund; f != nil {
+		l.lr("Against receipt", f.OriginalNumber, false)
+		l.lr("Sale order", f.OriginalOrderID, false)
+		if !f.OriginalTime.IsZero() {
+			l.lr("Sale date", f.OriginalTime.Format("02 Jan 2006 15:04"), false)
+		}
+		l.lr("Refund id", f.UniqueTxnID, false)
+		if f.Partial {
+			l.text("Partial refund", 0, true)
+		}
+	}
+	l.items(r.Lines)
+	l.taxes(r.Taxes, "GST reversed")
+	l.rule('=')
+	l.bigLR("REFUND", l.money(r.Total))
+	l.text(Words(r.Total), 0, false)
+	l.rule('=')
+	for _, t := range r.Tenders {
+		l.tender(t, "Refunded to ")
+	}
+	if r.Refund != nil && r.Refund.Reason != "" {
+		l.text("Reason: "+r.Refund.Reason, 0, false)
+	}
+}
+
+// cardName is the brand and the last four digits. Only the last four characters
+// of CardLast4 are ever printed, whatever a caller put there.
+func cardName(t Tender) string {
+	s := strings.TrimSpace(t.CardBrand)
+	if last := []rune(strings.TrimSpace(t.CardLast4)); len(last) > 0 {
+		s = strings.TrimSpace(s + " •••• " + string(last[max(len(last)-4, 0):]))
+	}
+	return s
+}
+
+func (l *layouter) tender(t Tender, verb string) {
+	switch t.Kind {
+	case TenderCash:
+		l.lr(verb+"cash", Amount(t.Amount), true)
+		if t.Tendered > 0 {
+			l.lr("  Cash tendered", Amount(t.Tendered), false)
+			l.lr("  Change", Amount(t.Change), false)
+		}
+		return
+	case TenderPhone:
+		what := "phone"
+		if t.Method != "" {
+			what += " (" + t.Method + ")"
+		}
+		l.lr(verb+what, Amount(t.Amount), true)
+	case TenderEMI:
+		l.lr(verb+"EMI", Amount(t.Amount), true)
+		if c := cardName(t); c != "" {
+			l.lr("  Card", c, false)
+		}
+		if t.EMI != nil {
+			l.emi(*t.EMI)
+		}
+	default:
+		label := verb + "card"
+		if c := cardName(t); c != "" {
+			label = verb + c
+		}
+		l.lr(label, Amount(t.Amount), true)
+	}
+	if t.AuthCode != "" {
+		l.lr("  Auth code", t.AuthCode, false)
+	}
+	if t.RRN != "" {
+		l.lr("  RRN", t.RRN, false)
+	}
+	if t.ServiceOrderID != "" {
+		l.lr("  Service order", t.ServiceOrderID, false)
+	}
+	if t.PaymentID != "" {
+		l.lr("  Payment id", t.PaymentID, false)
+	}
+	if t.Verified {
+		l.center("** PAYMENT VERIFIED **", true)
+	} else {
+		l.center("payment not verified", false)
+	}
+}
+
+func (l *layouter) emi(e EMIPlan) {
+	head := "EMI"
+	if e.Issuer != "" {
+		head += " " + e.Issuer
+	}
+	if e.TenureMonths > 0 {
+		head += ", " + strconv.Itoa(e.TenureMonths) + " months"
+	}
+	l.text(head, 2, true)
+	if e.Program != "" {
+		l.lr("  Plan", e.Program, false)
+	}
+	l.lr("  Monthly instalment", Amount(e.Monthly), true)
+	interest := "  Interest"
+	if e.InterestRate > 0 {
+		interest += " @" + percent(e.InterestRate) + " p.a."
+	}
+	l.lr(interest, Amount(e.Interest), false)
+	if e.NoCost {
+		l.text("No-cost EMI: the interest is borne by the brand; you pay no extra.", 4, false)
+	}
+	if e.Discount > 0 {
+		l.lr("  Instant discount", Amount(e.Discount), false)
+	}
+	if e.Cashback > 0 {
+		l.lr("  Cashback", Amount(e.Cashback), false)
+	}
+	if e.TotalCost > 0 {
+		l.lr("  Total cost", Amount(e.TotalCost), false)
+	}
+}
+
+func reportLabel(rw ReportRow) string {
+	if rw.Count == 0 {
+		return rw.Label
+	}
+	return rw.Label + " (" + strconv.Itoa(rw.Count) + ")"
+}
+
+func (l *layouter) report(r Receipt) {
+	rep := r.Report
+	if rep == nil {
+		return
+	}
+	if !rep.Day.IsZero() {
+		l.lr("Business day", rep.Day.Format("02 Jan 2006"), true)
+	}
+	if rep.FirstReceipt != "" {
+		l.lr("Receipts", rep.FirstReceipt+" to "+rep.LastReceipt, false)
+	}
+	l.rule('-')
+	for _, rw := range []ReportRow{rep.Sales, rep.Refunds, rep.Failed, rep.Unknown, rep.Abandoned} {
+		if rw.Label != "" {
+			l.lr(reportLabel(rw), Amount(rw.Amount), false)
+		}
+	}
+	section := func(title string, rows []ReportRow) {
+		if len(rows) == 0 {
+			return
+		}
+		l.rule('-')
+		l.text(title, 0, true)
+		for _, rw := range rows {
+			l.lr("  "+reportLabel(rw), Amount(rw.Amount), false)
+		}
+	}
+	section("By tender", rep.ByTender)
+	section("By EMI plan", rep.ByEMI)
+	if len(rep.Taxes) > 0 {
+		l.rule('-')
+		l.taxes(rep.Taxes, "GST collected")
+	}
+	l.rule('=')
+	l.bigLR("NET", l.money(rep.Net))
+	l.lr("Cash expected in drawer", l.money(rep.CashExpected), true)
+	l.rule('=')
+	if r.Kind == KindZReport {
+		l.center("Day closed. This report is final.", true)
+	} else {
+		l.center("X report: the day is still open.", false)
+	}
+}
+
+// wrap breaks s into lines of at most width runes at spaces, splitting words longer
+// than a line.
+func wrap(s string, width int) []string {
+	if width < 1 {
+		width = 1
+	}
+	var out []string
+	var cur []rune
+	for _, w := range strings.Fields(s) {
+		rw := []rune(w)
+		for len(rw) > width {
+			if len(cur) > 0 {
+				out = append(out, string(cur))
+				cur = cur[:0]
+			}
+			out = append(out, string(rw[:width]))
+			rw = rw[width:]
+		}
+		switch {
+		case len(cur) == 0:
+			cur = append(cur, rw...)
+		case len(cur)+1+len(rw) <= width:
+			cur = append(append(cur, ' '), rw...)
+		default:
+			out = append(out, string(cur))
+			cur = append(cur[:0], rw...)
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, string(cur))
+	}
+	if len(out) == 0 {
+		out = append(out, "")
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+package receipts
+
+import "time"
+
+// Kind is what a receipt is: a sale, a refund, or one of the day's reports.
+type Kind string
+
+// The kinds of receipt.
+const (
+	KindSale    Kind = "sale"     // a tax invoice for a paid order
+	KindRefund  Kind = "refund"   // a refund of (part of) a paid order
+	KindXReport Kind = "x-report" // the day so far, printed at any time
+	KindZReport Kind = "z-report" // the numbered report that closes the day
+)
+
+// TenderKind is how a sale was paid. The values are the same words pos uses.
+type TenderKind string
+
+// The tenders a receipt can show.
+const (
+	TenderCard  TenderKind = "card"
+	TenderEMI   TenderKind = "emi"
+	TenderCash  TenderKind = "cash"
+	TenderPhone TenderKind = "phone"
+)
+
+// Receipt is everything a printed receipt or report shows, as plain values: amounts
+// are int64 paise, times are time.Time printed in their own location. pos fills it
+// from a journaled order; the renderers (Text, ESCPOS, Renderer.PNG, Renderer.PDF)
+// only read it. It never holds a full card number: CardLast4 is all there is.
+type Receipt struct {
+	Kind Kind
+	Shop Shop
+
+	Number   string    // the receipt number, e.g. "T1-000123"
+	Terminal string    // the terminal's name, e.g. "T1"
+	Cashier  string    // who rang the sale up (or printed the report)
+	Time     time.Time // when the sale was paid (or the report printed)
+
+	MerchantOrderID string // Galla's order id (also in the QR code)
+
+	Lines []Line    // the items sold (or refunded)
+	Taxes []TaxLine // taxable value and GST per rate
+	Total int64     // GST-inclusive total in paise (for a refund: the amount refunded)
+
+	Tenders []Tender // how it was paid (for a refund: where the money goes back)
+	Refund  *Refund  // set for KindRefund
+	Report  *Report  // set for KindXReport and KindZReport
+
+	// Reprint is 0 for the original and N for the Nth reprint, which prints
+	// "DUPLICATE — reprint N".
+	Reprint int
+
+	// QR is the signed QR text (SignQR), printed as a QR code; empty prints none.
+	QR string
+
+	Footer []string // closing lines: returns policy, thanks
+}
+
+// Shop is the seller as the settings name it.
+type Shop struct {
+	Name    string
+	Address []string // one printed line each
+	GSTIN   string
+	Phone   string
+}
+
+// Line is one item of a sale or refund.
+type Line struct {
+	Name      string
+	HSN       string   // HSN/SAC code
+	Qty       int      // units
+	UnitPrice int64    // GST-inclusive paise per unit
+	Amount    int64    // GST-inclusive paise for the line (after any discount)
+	GSTRate   int      // GST rate in basis points: 1800 is 18%
+	IMEIs     []string // serial numbers of serialised items, one per unit
+}
+
+// TaxLine is the GST of one rate: the taxable value and its central and state
+// halves (or the integrated tax of an inter-state sale).
+type TaxLine struct {
+	Rate    int   // basis points: 1800 is 18%
+	Taxable int64 // paise
+	CGST    int64 // paise
+	SGST    int64 // paise
+	IGST    int64 // paise; zero for a sale within the state
+}
+
+// Tender is one payment of a sale, or the destination of a refund.
+type Tender struct {
+	Kind   TenderKind
+	Amount int64 // paise
+
+	CardBrand string // VISA, MASTERCARD, RUPAY...
+	CardLast4 string // the last four digits; never more
+	AuthCode  string
+	RRN       string
+
+	ServiceOrderID string // the payment service's order id
+	PaymentID      string // the payment service's payment id
+	Method         string // for a phone payment: UPI, NETBANKING, WALLET, CARD
+	Verified       bool   // the status answer's signature was verified
+
+	EMI *EMIPlan // set for TenderEMI
+
+	Tendered int64 // cash handed over, paise
+	Change   int64 // cash given back, paise
+}
+
+// EMIPlan is the instalment plan a customer chose.
+type EMIPlan struct {
+	Issuer       string // the issuing bank
+	Program      string // "bank EMI" or the brand's programme, e.g. "SAMSUNG no-cost"
+	TenureMonths int
+	Monthly      int64 // the monthly instalment, paise
+	InterestRate int   // basis points per year
+	Interest     int64 // total interest, paise
+	Cashback     int64 // cashback the customer gets, paise
+	Discount     int64 // instant discount, paise
+	NoCost       bool  // the interest is paid by the brand or the shop
+	TotalCost    int64 // what the customer pays the bank in all, paise
+}
+
+// Refund tells what a refund receipt refunds.
+type Refund struct {
+	OriginalNumber  string    // the sale's receipt number
+	OriginalOrderID string    // the sale's merchant order id
+	OriginalTime    time.Time // when the sale was paid
+	UniqueTxnID     string    // the refund's own id
+	Partial         bool      // less than the whole sale
+	Reason          string
+}
+
+// Report is the body of an X or Z report.
+type Report struct {
+	Day     time.Time // the business day (its date is printed)
+	ZNumber int       // the Z report's number; 0 for an X report
+
+	Sales     ReportRow // paid orders and their total
+	Refunds   ReportRow
+	Failed    ReportRow // verified failures
+	Unknown   ReportRow // outcomes still unknown
+	Abandoned ReportRow // orders whose create answer was lost; the sale moved on
+
+	FirstReceipt, LastReceipt string // the receipt numbers the day used
+
+	ByTender []ReportRow // sales by tender
+	ByEMI    []ReportRow // sales by EMI plan ("HDFC 6m no-cost")
+	Taxes    []TaxLine   // GST collected per rate
+
+	Net          int64 // sales less refunds, paise
+	CashExpected int64 // cash that should be in the drawer, paise
+}
+
+// ReportRow is one line of a report: a label, a count and an amount.
+type ReportRow struct {
+	Label  string
+	Count  int
+	Amount int64 // paise
+}
