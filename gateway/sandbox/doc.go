@@ -2,4 +2,37 @@
 // (../shared/spec/service-contract.md) as an http.Handler. It is the embedded default
 // of a fresh install, the service every test runs against, and, through
 // "galla sandbox", a standalone server. Faults can be injected on purpose.
+//
+// New builds one with the default merchant (DefaultMerchantID, DefaultAccessCode,
+// DefaultSecret). Serve it over a socket (httptest.NewServer, http.Server) or in
+// process through Transport. Tests fix the clock and the identifiers with WithClock
+// and WithIDs(Sequential()), so every answer is deterministic.
+//
+// What it serves:
+//
+//	POST /api/v1/order/create                       create order (signed with x-verify)
+//	POST /api/v1/card/process/payment?token=        card payment (checkoutmode: SEAMLESS)
+//	POST /api/v1/emi/process/payment?token=         EMI payment
+//	POST /api/v1/emi/calculator                     EMI offers
+//	POST /api/v1/emi/scheme/validation              does an offer apply to a card
+//	POST /api/v1/emi/imei/validation?token=         IMEI check and block (brand EMI)
+//	GET  /api/v1/inquiry/order/{id}[/payment/{id}]  status inquiry (Basic auth; signed answer)
+//	POST /api/v1/refunds/payment/refund             refund (Basic auth and x-verify; signed answer)
+//	GET|POST /acs/{payment_id}                      the authentication (OTP) step
+//	GET  /checkout/v1/checkout.js                   the browser checkout object Checkout
+//	GET  /checkout/v1/pay?orderToken=               the hosted payment page in its iframe
+//	/admin/faults, /admin/ledger                    only with WithAdmin(true)
+//
+// Inject makes an endpoint misbehave for its next calls (contract section 10);
+// Ledger tells what the service believes, so tests can check that no order was
+// charged twice; TestData lists the test cards, EMI offers and IMEIs.
+//
+// State lives in memory unless WithStateFile names a file (the terminal uses
+// sandbox.json in its data directory): New loads it, and every request that changes
+// the state saves it atomically before its answer is written. A damaged file stops
+// New with one sentence and is never overwritten.
+//
+// The sandbox never keeps a card number: a payment remembers its last four digits,
+// a salted hash and the test card's outcome, in memory and in the state file. Its
+// log holds method, path, status and duration only.
 package sandbox
