@@ -1,5 +1,13 @@
 package pos
 
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
 // OrderState is where an order stands in the state machine of DESIGN.md section 3.
 // States only move forward; see CanMove.
 type OrderState string
@@ -9,6 +17,7 @@ const (
 	StateDraft          OrderState = "DRAFT"           // a cart, nothing journaled
 	StateIntent         OrderState = "INTENT"          // journaled with a merchant_order_id; create order not yet answered
 	StateCreated        OrderState = "CREATED"         // the service answered create order (service order id, token)
+	StatePaying         OrderState = "PAYING"          // a payment call is journaled and about to be sent or sent; its answer is not in yet
 	StateAuthenticating OrderState = "AUTHENTICATING"  // a payment was accepted; the customer authenticates; polling
 	StateUnknown        OrderState = "UNKNOWN"         // an answer was lost, unverified or ambiguous: inquire, never re-charge
 	StateFailed         OrderState = "FAILED"          // a verified failure (a new attempt on the same order is allowed, up to 3)
@@ -18,11 +27,52 @@ const (
 	StateAbandoned      OrderState = "ABANDONED"       // create order's answer was lost before any payment; the sale moved to a fresh order
 )
 
+// MaxAttempts is how many payment attempts one order accepts (contract section 4).
+const MaxAttempts = 3
+
 // Final reports whether no payment outcome is pending for an order in state s.
 func (s OrderState) Final() bool {
 	switch s {
 	case StatePaid, StatePartlyRefunded, StateRefunded, StateFailed, StateAbandoned:
 		return true
+	}
+	return false
+}
+
+// Paid reports whether money was taken for an order in state s (refunds included).
+func (s OrderState) Paid() bool {
+	return s == StatePaid || s == StatePartlyRefunded || s == StateRefunded
+}
+
+// CanMove reports whether the state machine lets an order move from one state to
+// another. A move to the same state is allowed (an event that records without
+// moving); every other move is one of DESIGN.md section 3: nothing moves back, PAID
+// only moves on to refund states, REFUNDED and ABANDONED never move, and FAILED only
+// moves to a new attempt or to a verified capture.
+func CanMove(from, to OrderState) bool {
+	if from == to {
+		return true
+	}
+	switch from {
+	case StateDraft:
+		return to == StateIntent
+	case StateIntent:
+		return to == StateCreated || to == StatePaid || to == StateFailed || to == StateAbandoned
+	case StateCreated:
+		return to == StatePaying || to == StateAuthenticating || to == StateUnknown ||
+			to == StatePaid || to == StateFailed || to == StateAbandoned
+	case StatePaying:
+		return to == StateAuthenticating || to == StateUnknown || to == StateFailed || to == StatePaid
+	case StateAuthenticating:
+		return to == StateUnknown || to == StateFailed || to == StatePaid
+	case StateUnknown:
+		return to == StateFailed || to == StatePaid
+	case StateFailed:
+		return to == StatePaying || to == StatePaid
+	case StatePaid:
+		return to == StatePartlyRefunded || to == StateRefunded
+	case StatePartlyRefunded:
+		return to == StateRefunded
 	}
 	return false
 }
@@ -37,3 +87,607 @@ const (
 	TenderCash  TenderKind = "cash"  // no network
 	TenderPhone TenderKind = "phone" // hosted checkout on the customer's phone (iFrame mode)
 )
+
+// Order is the derived state of one order: what the journal's events say about it,
+// folded by Apply. The journal keeps it in its derived buckets and rebuilds it by
+// replay; it holds the card's brand and last four digits only.
+type Order struct {
+	ID        string     `json:"id"`  // merchant_order_id
+	Day       string     `json:"day"` // the local day of the sale (DayLayout)
+	State     OrderState `json:"state"`
+	Tender    TenderKind `json:"tender"`
+	Staff     string     `json:"staff,omitempty"` // the cashier who took the sale
+	Opened    time.Time  `json:"opened"`          // order.intent's time
+	Updated   time.Time  `json:"updated"`         // the last applied event's time
+	Seq       uint64     `json:"seq"`             // the last applied event's sequence number
+	Lines     []Line     `json:"lines"`
+	Totals    Totals     `json:"totals"`
+	Amount    Paise      `json:"amount"` // the order amount sent to create order
+	Customer  *Customer  `json:"customer,omitempty"`
+	Replaces  string     `json:"replaces,omitempty"`   // the abandoned order this sale moved from
+	MovedTo   string     `json:"moved_to,omitempty"`   // ABANDONED: the order the sale moved to
+	ReturnURL string     `json:"return_url,omitempty"` // merchant_return_url sent
+
+	ServiceOrderID string `json:"service_order_id,omitempty"`
+	Token          string `json:"token,omitempty"` // the order token (not card data)
+
+	Attempts  []Attempt `json:"attempts,omitempty"`
+	CardBrand string    `json:"card_brand,omitempty"` // of the latest attempt
+	CardLast4 string    `json:"card_last4,omitempty"`
+
+	EMI            *EMIPlan `json:"emi,omitempty"`
+	IMEIs          []string `json:"imeis,omitempty"`
+	IMEIsValidated bool     `json:"imeis_validated,omitempty"`
+
+	CashTendered Paise `json:"cash_tendered,omitempty"`
+	Change       Paise `json:"change,omitempty"`
+
+	Captured    Paise     `json:"captured,omitempty"` // what the service captured (cash: the amount)
+	Verified    bool      `json:"verified,omitempty"` // PAID on a verified answer (cash: true)
+	PaidAt      time.Time `json:"paid_at,omitzero"`
+	PaidDay     string    `json:"paid_day,omitempty"` // the local day the payment was confirmed
+	PaymentID   string    `json:"payment_id,omitempty"`
+	PaymentMode string    `json:"payment_mode,omitempty"`
+	AuthCode    string    `json:"auth_code,omitempty"`
+	RRN         string    `json:"rrn,omitempty"`
+
+	Refunds  []Refund `json:"refunds,omitempty"`
+	Refunded Paise    `json:"refunded,omitempty"` // the sum of the done refunds
+
+	ReceiptNo  uint64 `json:"receipt_no,omitempty"`
+	Printed    bool   `json:"printed,omitempty"`
+	Reprints   int    `json:"reprints,omitempty"`
+	PrintError string `json:"print_error,omitempty"`
+
+	Reason string `json:"reason,omitempty"` // why the order is FAILED, UNKNOWN or ABANDONED
+}
+
+// Attempt is one payment attempt on an order.
+type Attempt struct {
+	N         int           `json:"n"`
+	PaymentID string        `json:"payment_id,omitempty"`
+	CardBrand string        `json:"card_brand,omitempty"`
+	CardLast4 string        `json:"card_last4,omitempty"`
+	Status    AttemptStatus `json:"status"`
+	Reason    string        `json:"reason,omitempty"`
+	Started   time.Time     `json:"started"`
+}
+
+// AttemptStatus is where one payment attempt stands.
+type AttemptStatus string
+
+// The attempt statuses.
+const (
+	AttemptSent     AttemptStatus = "sent"     // journaled before the call; no answer yet
+	AttemptAccepted AttemptStatus = "accepted" // the service accepted it; authentication and inquiry follow
+	AttemptRefused  AttemptStatus = "refused"  // refused with a definite error; no money moved
+	AttemptFailed   AttemptStatus = "failed"   // a verified failure
+	AttemptCaptured AttemptStatus = "captured" // a verified capture
+)
+
+// Refund is one refund of an order.
+type Refund struct {
+	UniqueTxnID string       `json:"unique_txn_id"`
+	Amount      Paise        `json:"amount"`
+	Status      RefundStatus `json:"status"`
+	RefundID    string       `json:"refund_id,omitempty"`
+	Day         string       `json:"day"` // the local day the refund was made
+	Time        time.Time    `json:"time"`
+	Staff       string       `json:"staff,omitempty"` // the manager who authorised it
+	Reason      string       `json:"reason,omitempty"`
+	Message     string       `json:"message,omitempty"` // the service's refusal
+	ReceiptNo   uint64       `json:"receipt_no,omitempty"`
+}
+
+// RefundStatus is where one refund stands.
+type RefundStatus string
+
+// The refund statuses.
+const (
+	RefundPending RefundStatus = "pending" // journaled; the answer is not in (inquire, or resend the same unique_txn_id)
+	RefundDone    RefundStatus = "done"    // confirmed by a verified answer
+	RefundFailed  RefundStatus = "failed"  // refused with a definite error
+)
+
+// Errors of the state machine. Apply wraps them with what was wrong.
+var (
+	// ErrStaleEvent is returned by Apply for an event that would move an order back
+	// (a late or replayed answer). The journal stores such an event and leaves the
+	// order unchanged.
+	ErrStaleEvent = errors.New("stale event: recorded and ignored")
+	// ErrBadEvent is returned by Apply for an event that the state machine does not
+	// allow at all (a programming error); the journal refuses to store it.
+	ErrBadEvent = errors.New("event not allowed in this state")
+	// ErrPaymentInFlight reports a new payment on an order whose last payment has no
+	// final outcome yet.
+	ErrPaymentInFlight = errors.New("a payment for this order is still in progress")
+	// ErrAttemptsUsed reports a payment attempt beyond MaxAttempts.
+	ErrAttemptsUsed = errors.New("this order has used all its payment attempts")
+	// ErrOrderPaid reports a payment attempt on an order that is already paid.
+	ErrOrderPaid = errors.New("this order is already paid")
+	// ErrNotRefundable reports a refund of an order that is not paid, or of more
+	// than is left to refund, or while another refund of it is pending.
+	ErrNotRefundable = errors.New("this refund is not possible")
+)
+
+// Unresolved reports whether the order needs the reconciler: its payment outcome is
+// not final, or a refund of it is pending.
+func (o *Order) Unresolved() bool {
+	if !o.State.Final() {
+		return true
+	}
+	return o.PendingRefund() != nil
+}
+
+// PendingRefund returns the refund of o whose answer is not in, or nil.
+func (o *Order) PendingRefund() *Refund {
+	for i := range o.Refunds {
+		if o.Refunds[i].Status == RefundPending {
+			return &o.Refunds[i]
+		}
+	}
+	return nil
+}
+
+// Refundable is what is left to refund: captured minus done and pending refunds.
+func (o *Order) Refundable() Paise {
+	left := o.Captured
+	for _, r := range o.Refunds {
+		if r.Status != RefundFailed {
+			left -= r.Amount
+		}
+	}
+	return max(left, 0)
+}
+
+// ChargeAmount is what the card is charged for the order: the EMI plan's auth
+// amount for EMI, else the order amount.
+func (o *Order) ChargeAmount() Paise {
+	if o.EMI != nil && o.EMI.AuthAmount > 0 {
+		return o.EMI.AuthAmount
+	}
+	return o.Amount
+}
+
+// LastAttempt returns the latest payment attempt, or nil.
+func (o *Order) LastAttempt() *Attempt {
+	if len(o.Attempts) == 0 {
+		return nil
+	}
+	return &o.Attempts[len(o.Attempts)-1]
+}
+
+// CanPay reports why a new payment attempt on o is not allowed, or nil.
+func (o *Order) CanPay() error {
+	switch {
+	case o.State.Paid():
+		return ErrOrderPaid
+	case o.State == StateCreated, o.State == StateFailed && o.ServiceOrderID != "":
+		if len(o.Attempts) >= MaxAttempts {
+			return ErrAttemptsUsed
+		}
+		return nil
+	case o.State == StatePaying, o.State == StateAuthenticating, o.State == StateUnknown:
+		return ErrPaymentInFlight
+	}
+	return fmt.Errorf("%w: %s", ErrBadEvent, o.State)
+}
+
+// Clone returns a deep copy of o.
+func (o *Order) Clone() *Order {
+	c := *o
+	c.Lines = slices.Clone(o.Lines)
+	for i := range c.Lines {
+		c.Lines[i].IMEIs = slices.Clone(c.Lines[i].IMEIs)
+	}
+	c.Attempts = slices.Clone(o.Attempts)
+	c.Refunds = slices.Clone(o.Refunds)
+	c.IMEIs = slices.Clone(o.IMEIs)
+	c.Totals.ByRate = slices.Clone(o.Totals.ByRate)
+	if o.Customer != nil {
+		cu := *o.Customer
+		c.Customer = &cu
+	}
+	if o.EMI != nil {
+		e := *o.EMI
+		e.Tenure = slices.Clone(o.EMI.Tenure)
+		c.EMI = &e
+	}
+	return &c
+}
+
+// Apply folds one journaled event into the order: the pure reducer of the state
+// machine (DESIGN.md section 3). It changes o only when it returns nil. An event
+// that would move the order back (a late or replayed answer) returns an error
+// matching ErrStaleEvent and leaves o unchanged; the journal still stores it. Any
+// other error (ErrBadEvent and the attempt and refund errors) means the event must
+// not be journaled.
+func (o *Order) Apply(ev Event) error {
+	n := o.Clone()
+	if err := n.apply(ev); err != nil {
+		return fmt.Errorf("pos: apply %s to order %q: %w", ev.Kind, ev.OrderID, err)
+	}
+	n.Seq = ev.Seq
+	n.Updated = ev.Time
+	*o = *n
+	return nil
+}
+
+func (o *Order) apply(ev Event) error {
+	if ev.OrderID == "" || !ev.Kind.IsOrderEvent() {
+		return fmt.Errorf("%w: not an order event", ErrBadEvent)
+	}
+	if ev.Kind == EvOrderIntent {
+		return o.applyIntent(ev)
+	}
+	if o.ID == "" {
+		return fmt.Errorf("%w: no intent journaled for this order", ErrBadEvent)
+	}
+	if ev.OrderID != o.ID {
+		return fmt.Errorf("%w: event of order %q", ErrBadEvent, ev.OrderID)
+	}
+	switch ev.Kind {
+	case EvOrderCreated:
+		if ev.Created == nil || ev.Created.ServiceOrderID == "" {
+			return fmt.Errorf("%w: no service order id", ErrBadEvent)
+		}
+		if o.State != StateIntent {
+			return ErrStaleEvent
+		}
+		o.ServiceOrderID, o.Token = ev.Created.ServiceOrderID, ev.Created.Token
+		return o.move(StateCreated)
+	case EvOrderFailed:
+		if o.State != StateIntent {
+			return ErrStaleEvent
+		}
+		o.Reason = ev.Reason
+		return o.move(StateFailed)
+	case EvOrderAbandoned:
+		if len(o.Attempts) > 0 {
+			return fmt.Errorf("%w: a payment was sent; inquire, never abandon", ErrBadEvent)
+		}
+		if o.State != StateIntent && o.State != StateCreated {
+			return ErrStaleEvent
+		}
+		o.Reason = ev.Reason
+		if ev.Abandoned != nil {
+			o.Reason, o.MovedTo = ev.Abandoned.Reason, ev.Abandoned.NewOrderID
+		}
+		return o.move(StateAbandoned)
+	case EvOrderUnknown:
+		if o.State.Final() {
+			return ErrStaleEvent
+		}
+		if o.State == StateIntent {
+			return fmt.Errorf("%w: an order not created is abandoned, not unknown", ErrBadEvent)
+		}
+		if err := o.startAttempt(ev); err != nil {
+			return err
+		}
+		o.Reason = ev.Reason
+		return o.move(StateUnknown)
+	case EvIMEIValidated:
+		if o.State != StateCreated && o.State != StateFailed {
+			return ErrStaleEvent
+		}
+		o.IMEIs, o.IMEIsValidated = slices.Clone(ev.IMEIs), true
+		return nil
+	case EvPaymentAttempt:
+		return o.applyAttempt(ev)
+	case EvPaymentAccepted, EvPaymentRefused:
+		return o.applyPaymentAnswer(ev)
+	case EvPaymentOutcome:
+		return o.applyOutcome(ev)
+	case EvAnswerUnverified:
+		if o.State.Final() {
+			return ErrStaleEvent
+		}
+		if o.State == StateIntent {
+			return fmt.Errorf("%w: no order at the service to answer for", ErrBadEvent)
+		}
+		o.Reason = "the payment service's answer could not be verified"
+		if ev.Reason != "" {
+			o.Reason = ev.Reason
+		}
+		return o.move(StateUnknown)
+	case EvAnswerIgnored:
+		return ErrStaleEvent
+	case EvCashReceived:
+		return o.applyCash(ev)
+	case EvRefundIntent, EvRefundDone, EvRefundFailed:
+		return o.applyRefund(ev)
+	case EvReceiptPrinted, EvReceiptReprinted, EvPrintFailed:
+		return o.applyPrint(ev)
+	}
+	return fmt.Errorf("%w: unknown kind", ErrBadEvent)
+}
+
+// move changes the state if the state machine allows it.
+func (o *Order) move(to OrderState) error {
+	if !CanMove(o.State, to) {
+		return fmt.Errorf("%w: %s to %s", ErrStaleEvent, o.State, to)
+	}
+	o.State = to
+	return nil
+}
+
+func (o *Order) applyIntent(ev Event) error {
+	if o.ID != "" || (o.State != "" && o.State != StateDraft) {
+		return fmt.Errorf("%w: order already journaled", ErrBadEvent)
+	}
+	in := ev.Intent
+	switch {
+	case in == nil:
+		return fmt.Errorf("%w: no intent", ErrBadEvent)
+	case ev.Day == "":
+		return fmt.Errorf("%w: no day", ErrBadEvent)
+	case in.Amount <= 0:
+		return fmt.Errorf("%w: amount %d", ErrBadEvent, in.Amount)
+	case in.Tender != TenderCard && in.Tender != TenderEMI && in.Tender != TenderCash && in.Tender != TenderPhone:
+		return fmt.Errorf("%w: tender %q", ErrBadEvent, in.Tender)
+	case in.Tender == TenderEMI && in.EMI == nil:
+		return fmt.Errorf("%w: EMI without a plan", ErrBadEvent)
+	}
+	o.ID, o.Day, o.Tender, o.Staff, o.Opened = ev.OrderID, ev.Day, in.Tender, ev.Staff, ev.Time
+	o.Lines = slices.Clone(in.Lines)
+	o.Totals = in.Totals
+	o.Amount = in.Amount
+	o.Customer = in.Customer
+	o.Replaces = in.Replaces
+	o.ReturnURL = in.ReturnURL
+	o.IMEIs = slices.Clone(in.IMEIs)
+	if in.EMI != nil {
+		e := *in.EMI
+		o.EMI = &e
+	}
+	o.State = StateIntent
+	return nil
+}
+
+func (o *Order) applyAttempt(ev Event) error {
+	a := ev.Attempt
+	if a == nil {
+		return fmt.Errorf("%w: no attempt", ErrBadEvent)
+	}
+	if o.Tender == TenderCash {
+		return fmt.Errorf("%w: cash takes no payment call", ErrBadEvent)
+	}
+	if err := o.CanPay(); err != nil {
+		return err
+	}
+	if a.N != len(o.Attempts)+1 {
+		return fmt.Errorf("%w: attempt %d after %d", ErrBadEvent, a.N, len(o.Attempts))
+	}
+	o.Attempts = append(o.Attempts, Attempt{N: a.N, CardBrand: a.CardBrand, CardLast4: a.CardLast4, Status: AttemptSent, Started: ev.Time})
+	o.CardBrand, o.CardLast4 = a.CardBrand, a.CardLast4
+	o.Reason = ""
+	return o.move(StatePaying)
+}
+
+// startAttempt records the first payment attempt of a CREATED order when its
+// answer (accepted, refused or lost) is journaled without a payment.attempt before
+// it: the order is not final while CREATED, so the first attempt needs no event of
+// its own. Later attempts start with payment.attempt (from FAILED).
+func (o *Order) startAttempt(ev Event) error {
+	a := ev.Attempt
+	if o.State != StateCreated || a == nil {
+		return nil
+	}
+	if o.Tender == TenderCash {
+		return fmt.Errorf("%w: cash takes no payment call", ErrBadEvent)
+	}
+	if a.N != len(o.Attempts)+1 || len(o.Attempts) >= MaxAttempts {
+		return fmt.Errorf("%w: attempt %d after %d", ErrBadEvent, a.N, len(o.Attempts))
+	}
+	o.Attempts = append(o.Attempts, Attempt{N: a.N, CardBrand: a.CardBrand, CardLast4: a.CardLast4, Status: AttemptSent, Started: ev.Time})
+	o.CardBrand, o.CardLast4 = a.CardBrand, a.CardLast4
+	o.State = StatePaying
+	return nil
+}
+
+func (o *Order) applyPaymentAnswer(ev Event) error {
+	a := ev.Attempt
+	if a == nil {
+		return fmt.Errorf("%w: no attempt", ErrBadEvent)
+	}
+	if err := o.startAttempt(ev); err != nil {
+		return err
+	}
+	last := o.LastAttempt()
+	if last == nil || last.N != a.N || last.Status != AttemptSent || o.State != StatePaying {
+		return ErrStaleEvent
+	}
+	if ev.Kind == EvPaymentAccepted {
+		if a.PaymentID == "" {
+			return fmt.Errorf("%w: accepted without a payment id", ErrBadEvent)
+		}
+		last.PaymentID, last.Status = a.PaymentID, AttemptAccepted
+		return o.move(StateAuthenticating)
+	}
+	last.Status = AttemptRefused
+	last.Reason = strings.TrimSpace(a.Code + " " + a.Message)
+	o.Reason = last.Reason
+	return o.move(StateFailed)
+}
+
+// attemptFor finds the attempt an answer about paymentID belongs to: the attempt
+// with that id, or the latest attempt whose answer was lost (its id never
+// learned), or, for the customer's phone, a new record of a payment made there.
+func (o *Order) attemptFor(paymentID string, t time.Time) *Attempt {
+	if paymentID == "" {
+		return nil
+	}
+	for i := range o.Attempts {
+		if o.Attempts[i].PaymentID == paymentID {
+			return &o.Attempts[i]
+		}
+	}
+	if last := o.LastAttempt(); last != nil && last.PaymentID == "" && last.Status == AttemptSent {
+		last.PaymentID = paymentID
+		return last
+	}
+	if o.Tender == TenderPhone || (o.State == StateCreated && len(o.Attempts) == 0) {
+		o.Attempts = append(o.Attempts, Attempt{N: len(o.Attempts) + 1, PaymentID: paymentID, Status: AttemptAccepted, Started: t})
+		return o.LastAttempt()
+	}
+	return nil
+}
+
+func (o *Order) applyOutcome(ev Event) error {
+	out := ev.Outcome
+	if out == nil {
+		return fmt.Errorf("%w: no outcome", ErrBadEvent)
+	}
+	if o.State == StateIntent || o.ServiceOrderID == "" {
+		return fmt.Errorf("%w: no order at the service to answer for", ErrBadEvent)
+	}
+	if o.State.Paid() || o.State == StateAbandoned {
+		return ErrStaleEvent // a late or replayed answer; refunds move by refund events
+	}
+	unknown := func(reason string) error {
+		if o.State == StateFailed {
+			return ErrStaleEvent
+		}
+		o.Reason = reason
+		return o.move(StateUnknown)
+	}
+	if out.ServiceOrderID != o.ServiceOrderID || (out.MerchantOrderID != "" && out.MerchantOrderID != o.ID) {
+		return unknown("the payment service answered about another order")
+	}
+	// Charged takes both: the order CHARGED (or refunded since) and its payment
+	// CAPTURED (or refunded since). Anything else is not yet a success.
+	charged := (out.OrderStatus == "CHARGED" || out.OrderStatus == "PARTIAL_REFUNDED" || out.OrderStatus == "REFUNDED") &&
+		(out.PaymentStatus == "CAPTURED" || out.PaymentStatus == "PARTIALLY_REFUNDED" || out.PaymentStatus == "REFUNDED")
+	failed := out.OrderStatus == "FAILED" || out.PaymentStatus == "FAILED"
+	switch {
+	case charged && !failed:
+		att := o.attemptFor(out.PaymentID, ev.Time)
+		switch {
+		case att == nil:
+			return unknown("the payment service reports a payment this terminal did not send")
+		case out.Amount != o.Amount || out.Captured != o.ChargeAmount():
+			return unknown(fmt.Sprintf("the payment service reports %s captured of %s; the sale is %s",
+				out.Captured, out.Amount, o.ChargeAmount()))
+		}
+		att.Status = AttemptCaptured
+		o.Captured, o.Verified = out.Captured, true
+		o.PaidAt, o.PaidDay = ev.Time, ev.Day
+		o.PaymentID, o.PaymentMode, o.AuthCode, o.RRN = out.PaymentID, out.PaymentMode, out.AuthCode, out.RRN
+		o.ReceiptNo = ev.ReceiptNo
+		o.Reason = ""
+		return o.move(StatePaid)
+	case failed:
+		if o.State == StateFailed {
+			return ErrStaleEvent
+		}
+		att := o.attemptFor(out.PaymentID, ev.Time)
+		if last := o.LastAttempt(); att != nil && last != nil && att.N != last.N {
+			if out.OrderStatus != "FAILED" {
+				return ErrStaleEvent // the failure of an earlier attempt
+			}
+			// The order itself failed, which is terminal (contract section 6: no
+			// attempt left, or the token expired): the latest attempt, which the
+			// service never took, cannot succeed either.
+			last.Status, last.Reason = AttemptFailed, "the payment service never took this attempt, and the order has failed"
+			o.Reason = last.Reason
+			return o.move(StateFailed)
+		}
+		if att != nil {
+			att.Status, att.Reason = AttemptFailed, out.ResponseMessage
+		}
+		o.Reason = out.ResponseMessage
+		if o.Reason == "" {
+			o.Reason = "the payment failed"
+		}
+		return o.move(StateFailed)
+	default: // created, attempted or pending: nothing decided yet
+		if o.State.Final() {
+			return ErrStaleEvent
+		}
+		if att := o.attemptFor(out.PaymentID, ev.Time); att != nil && (o.State == StatePaying || o.State == StateCreated) {
+			if att.Status == AttemptSent {
+				att.Status = AttemptAccepted
+			}
+			return o.move(StateAuthenticating)
+		}
+		return nil
+	}
+}
+
+func (o *Order) applyCash(ev Event) error {
+	c := ev.Cash
+	switch {
+	case c == nil:
+		return fmt.Errorf("%w: no cash", ErrBadEvent)
+	case o.Tender != TenderCash:
+		return fmt.Errorf("%w: cash on a %s order", ErrBadEvent, o.Tender)
+	case o.State.Paid():
+		return ErrStaleEvent
+	case o.State != StateIntent:
+		return fmt.Errorf("%w: cash in state %s", ErrBadEvent, o.State)
+	case c.Tendered < o.Amount || c.Change != c.Tendered-o.Amount:
+		return fmt.Errorf("%w: tendered %s, change %s for %s", ErrBadEvent, c.Tendered, c.Change, o.Amount)
+	}
+	o.CashTendered, o.Change = c.Tendered, c.Change
+	o.Captured, o.Verified = o.Amount, true
+	o.PaidAt, o.PaidDay = ev.Time, ev.Day
+	o.ReceiptNo = ev.ReceiptNo
+	return o.move(StatePaid)
+}
+
+func (o *Order) applyRefund(ev Event) error {
+	r := ev.Refund
+	if r == nil || r.UniqueTxnID == "" {
+		return fmt.Errorf("%w: no refund", ErrBadEvent)
+	}
+	idx := slices.IndexFunc(o.Refunds, func(x Refund) bool { return x.UniqueTxnID == r.UniqueTxnID })
+	if ev.Kind == EvRefundIntent {
+		switch {
+		case idx >= 0:
+			return ErrStaleEvent
+		case !o.State.Paid() || o.State == StateRefunded:
+			return fmt.Errorf("%w: the order is %s", ErrNotRefundable, o.State)
+		case o.PendingRefund() != nil:
+			return fmt.Errorf("%w: another refund of this order is pending", ErrNotRefundable)
+		case r.Amount <= 0 || r.Amount > o.Refundable():
+			return fmt.Errorf("%w: %s asked, %s left to refund", ErrNotRefundable, r.Amount, o.Refundable())
+		}
+		o.Refunds = append(o.Refunds, Refund{UniqueTxnID: r.UniqueTxnID, Amount: r.Amount, Status: RefundPending,
+			Day: ev.Day, Time: ev.Time, Staff: ev.Staff, Reason: r.Reason})
+		return nil
+	}
+	if idx < 0 {
+		return fmt.Errorf("%w: no refund intent %q", ErrBadEvent, r.UniqueTxnID)
+	}
+	ref := &o.Refunds[idx]
+	if ref.Status != RefundPending {
+		return ErrStaleEvent
+	}
+	if ev.Kind == EvRefundFailed {
+		ref.Status, ref.Message = RefundFailed, strings.TrimSpace(r.Code+" "+r.Message)
+		return nil
+	}
+	ref.Status, ref.RefundID, ref.ReceiptNo = RefundDone, r.RefundID, ev.ReceiptNo
+	ref.Day, ref.Time = ev.Day, ev.Time
+	o.Refunded += ref.Amount
+	if o.Refunded >= o.Captured {
+		return o.move(StateRefunded)
+	}
+	return o.move(StatePartlyRefunded)
+}
+
+func (o *Order) applyPrint(ev Event) error {
+	switch ev.Kind {
+	case EvReceiptPrinted:
+		o.Printed, o.PrintError = true, ""
+	case EvReceiptReprinted:
+		o.Reprints++
+		o.PrintError = ""
+	case EvPrintFailed:
+		o.PrintError = ev.Reason
+		if ev.Print != nil && ev.Print.Error != "" {
+			o.PrintError = ev.Print.Error
+		}
+	}
+	return nil
+}

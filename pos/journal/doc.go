@@ -1,3 +1,85 @@
 // Package journal is Galla's bbolt journal, the only package that imports bbolt. It
 // implements the journal interface that package pos declares.
+//
+// # The file
+//
+// One bbolt file in the terminal's data directory (mode 0600, directory 0700),
+// opened once with a lock timeout: a second copy of the terminal gets an error
+// matching ErrAlreadyRunning. bbolt's default sync settings stay on (never
+// NoSync): every commit is fsync'd. Every state change is one short read-write
+// transaction, and nothing but bbolt happens inside it (no network, no printer).
+//
+// The log of events is the source of truth; every other bucket is derived from it
+// in the same transaction as the event, and Rebuild recreates them by replay.
+//
+// # Bucket tree (schema version 1)
+//
+//	journal.db
+//	├── meta                      not derived except the two counters
+//	│   ├── "schema"      → u64   schema version (migrations run at Open)
+//	│   ├── "head"        → u64 seq ‖ [32]byte SHA-256 of event seq (the chain's end)
+//	│   ├── "receipt_no"  → u64   last receipt number handed out         (derived)
+//	│   └── "z_no"        → u64   number of the last Z report            (derived)
+//	├── events                    the log: append only, never rewritten
+//	│   └── u64 seq       → {"v":1,"hash":HEX,"event":{pos.Event with seq and prev_hash}}
+//	├── orders                    derived: the state of every order and its events
+//	│   ├── orderID       → pos.Order JSON (Order.Apply folded over its events)
+//	│   └── orderID ‖ 0x00 ‖ u64 seq → (empty): the index of the order's events
+//	├── days                      derived: the orders with an event on a day
+//	│   └── day ‖ 0x00 ‖ u64 first seq of the order → orderID
+//	├── unresolved                derived: orders for the reconciler
+//	│   └── u64 first seq of the order → orderID   (while Order.Unresolved)
+//	├── z_reports                 derived: sealed Z reports
+//	│   └── u64 Z number  → pos.DayClose JSON
+//	├── closed_days               derived: days whose Z report is taken
+//	│   └── day           → u64 Z number
+//	├── staff                     derived: staff records (PIN as salted PBKDF2 hash)
+//	│   └── staff ID      → pos.Staff JSON
+//	├── settings                  derived: the last value of each setting
+//	│   └── key           → JSON value
+//	└── catalog                   derived: the catalog last imported
+//	    └── "products"    → JSON array of pos.Product
+//
+// u64 is 8 bytes big-endian, so numeric keys sort as numbers; day is YYYY-MM-DD.
+// Order ids, staff ids and days never hold a NUL byte (Append refuses them), so
+// the composite keys cannot collide and every prefix (a day's orders, an order's
+// events) is one contiguous range that a cursor reads with one Seek: OrdersByDay
+// costs the same with ten thousand or a million orders in the file.
+//
+// An order's event index lives in the orders bucket, right after the order's own
+// key, rather than in a bucket of its own: an Append then rewrites one page path
+// for the order instead of two, which keeps it close to a bare bbolt commit. A
+// day lists an order under the sequence of its first event (its order.intent),
+// so OrdersByDay and Unresolved return orders oldest first; an order is listed
+// under every day on which one of its events was recorded.
+//
+// Puts that would change nothing (an order already listed under the day, already
+// unresolved) are skipped, for the same reason.
+//
+// # The hash chain
+//
+// An event is stored as the compact JSON of a pos.Event whose Seq is its key and
+// whose PrevHash is the hex SHA-256 of the event before (64 zeros for the first),
+// inside an envelope with the envelope's version and the event's own hash:
+//
+//	hash(seq) = SHA-256( hash(seq-1) ‖ the event's JSON bytes exactly as stored )
+//
+// meta's head holds the last sequence and its hash, so the end of the log is
+// covered too. Open runs bbolt's consistency check (Tx.Check) and walks the whole
+// chain; any break is an error matching ErrCorrupt (a *CorruptError) that names
+// the first bad sequence and the newest backup. Card numbers and CVVs are never in
+// an event: pos records brand and last four digits only.
+//
+// # Schema changes
+//
+// The schema version lives in meta. A change appends a migration to the
+// migrations list in schema.go (each runs once, in its own transaction, at Open),
+// bumps the version, and redraws the tree above and in docs/journal-schema.md.
+// A file written by a newer build is refused with ErrNewerSchema.
+//
+// # Backups
+//
+// Backup and BackupTo copy the live file through one read transaction
+// (Tx.WriteTo) while the terminal keeps working; BackupDay writes
+// backups/journal-DAY.db at day close; LatestBackup finds the newest.
 package journal

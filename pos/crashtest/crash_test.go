@@ -1,0 +1,887 @@
+//go:build unix
+
+package crashtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"galla/gateway"
+	"galla/gateway/sandbox"
+	"galla/pos"
+	"galla/pos/journal"
+)
+
+// The environment of the helper process.
+const (
+	envHelper  = "GALLA_CRASH_HELPER"  // "1": this process is the helper
+	envJournal = "GALLA_CRASH_JOURNAL" // the journal file
+	envURL     = "GALLA_CRASH_URL"     // the sandbox's base URL
+	envFlow    = "GALLA_CRASH_FLOW"    // one of the flows below
+	envCard    = "GALLA_CRASH_CARD"    // the test card number (flowPhone: the card paid with on the phone)
+	envAt      = "GALLA_CRASH_AT"      // the kill point: before:N, after:N (journal commits) or poll:N (inquiries)
+	envOrder   = "GALLA_CRASH_ORDER"   // flowRefund: the paid order to refund
+)
+
+// The flows a helper runs.
+const (
+	flowCard   = "card"   // a card checkout with the sandbox's OTP step
+	flowEMI    = "emi"    // a brand-EMI checkout with an IMEI and the OTP step
+	flowRefund = "refund" // a partial refund of a paid card order
+	flowRetry  = "retry"  // a card checkout declined, then a second attempt on the same order
+	flowPhone  = "phone"  // a sale paid on the customer's phone (iFrame mode), awaited by the terminal
+
+	// flowReconcile is the restarted terminal's own Reconcile, for a second crash.
+	flowReconcile = "reconcile"
+)
+
+const (
+	managerPIN   = "4321"
+	cardCVV      = "123"
+	refundAmount = pos.Paise(49900)
+	// expireToken moves the sandbox past the order token's lifetime: a payment whose
+	// customer never authenticated fails.
+	expireToken = sandbox.TokenLifetime + time.Minute
+	// releaseHold moves the sandbox past the pending card's hold: it is captured.
+	releaseHold = sandbox.PendingHold + time.Second
+)
+
+const (
+	cardOTP     = "4111111111111111" // approved after the OTP step
+	cardFrictio = "5555555555554444" // captured at once, no OTP step
+	cardSlow    = "4000000000000119" // PENDING for 20 s after the OTP, then captured
+	cardHDFC    = "4386280000000004" // HDFC credit card: brand EMI
+	cardDecline = "4000000000000002" // declined by the issuer after the OTP step
+)
+
+const catalogJSON = `[
+ {"sku":"PH-SAM-S24","name":"Samsung Galaxy S24","brand":"Samsung","product_code":"SAMSUNG-S24","price":"74999.00","gst_rate":18,"hsn":"8517","serialised":true},
+ {"sku":"ACC-CASE","name":"Phone case","price":"1499.00","gst_rate":18,"hsn":"3926"},
+ {"sku":"ACC-CBL","name":"Cable","price":"499.00","gst_rate":18,"hsn":"8544"}
+]`
+
+// TestMain runs the helper instead of the tests when the environment says so: the
+// crash tests re-execute this test binary as the process they kill.
+func TestMain(m *testing.M) {
+	if os.Getenv(envHelper) == "1" {
+		os.Exit(helperMain())
+	}
+	os.Exit(m.Run())
+}
+
+// ---- the helper process ----
+
+// helperMain runs one flow and is killed at its kill point. Reaching the end is a
+// failure the parent reports (exit 3): the kill point was never reached.
+func helperMain() int {
+	res, err := runHelper(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "crash helper:", err)
+		return 2
+	}
+	fmt.Fprintln(os.Stderr, "crash helper: finished without reaching its kill point:", res)
+	return 3
+}
+
+func runHelper(ctx context.Context) (string, error) {
+	kind, n, err := parseAt(os.Getenv(envAt))
+	if err != nil {
+		return "", err
+	}
+	j, err := journal.Open(os.Getenv(envJournal), journal.Options{})
+	if err != nil {
+		return "", err
+	}
+	client, err := newClient(os.Getenv(envURL))
+	if err != nil {
+		return "", err
+	}
+	cj := &killJournal{Journal: j}
+	var gw pos.Gateway = client
+	switch kind {
+	case "before":
+		cj.before = n
+	case "after":
+		cj.after = n
+	case "poll":
+		gw = &killGateway{Gateway: client, at: n}
+	}
+	e, err := newEngine(cj, gw, &fastClock{})
+	if err != nil {
+		return "", err
+	}
+	switch flow := os.Getenv(envFlow); flow {
+	case flowCard, flowEMI:
+		res, err := checkout(ctx, e, client, flow, os.Getenv(envCard))
+		if err != nil {
+			return "", err
+		}
+		return string(res.Status) + " " + res.Reason, nil
+	case flowRetry:
+		res, err := checkout(ctx, e, client, flowCard, cardDecline)
+		if err != nil {
+			return "", err
+		}
+		if res.Status != pos.ResultFailed || !res.CanRetry {
+			return "", fmt.Errorf("the declined card ended %s: %s", res.Status, res.Reason)
+		}
+		res, err = e.PayCard(ctx, res.Order.ID, newCard(os.Getenv(envCard)), payOptions(client))
+		if err != nil {
+			return "", err
+		}
+		return string(res.Status) + " " + res.Reason, nil
+	case flowPhone:
+		sale, err := newSale(flowCard)
+		if err != nil {
+			return "", err
+		}
+		o, err := e.OpenOnPhone(ctx, sale, pos.PayOptions{})
+		if err != nil {
+			return "", err
+		}
+		if err := payOnPhone(ctx, client, o.Token, os.Getenv(envCard)); err != nil {
+			return "", err
+		}
+		res, err := e.Await(ctx, o.ID, pos.PayOptions{Wait: 2 * time.Minute})
+		if err != nil {
+			return "", err
+		}
+		return string(res.Status) + " " + res.Reason, nil
+	case flowReconcile:
+		rep, err := e.Reconcile(ctx)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d resolved, %d open", len(rep.Resolved), len(rep.Open)), nil
+	case flowRefund:
+		rr, err := e.Refund(ctx, pos.RefundRequest{OrderID: os.Getenv(envOrder), Amount: refundAmount, PIN: managerPIN, Reason: "cable returned"})
+		if err != nil {
+			return "", err
+		}
+		return string(rr.Status) + " " + rr.Reason, nil
+	default:
+		return "", fmt.Errorf("unknown flow %q", flow)
+	}
+}
+
+func parseAt(s string) (string, int, error) {
+	kind, num, ok := strings.Cut(s, ":")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n < 1 || (kind != "before" && kind != "after" && kind != "poll") {
+		return "", 0, fmt.Errorf("bad kill point %q", s)
+	}
+	return kind, n, nil
+}
+
+// die kills this process with SIGKILL: no deferred function, no flush, no close.
+func die() {
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	for {
+		time.Sleep(time.Second)
+	}
+}
+
+// killJournal counts the commits of the real journal and kills the process just
+// before the commit numbered before, or just after the one numbered after.
+type killJournal struct {
+	pos.Journal
+	before, after int
+	n             atomic.Int64
+}
+
+// Append commits ev through the real journal, dying at the kill point.
+func (k *killJournal) Append(ctx context.Context, ev pos.Event) (pos.Event, error) {
+	n := int(k.n.Add(1))
+	if n == k.before {
+		die()
+	}
+	out, err := k.Journal.Append(ctx, ev)
+	if n == k.after {
+		die()
+	}
+	return out, err
+}
+
+// killGateway kills the process as its at-th status inquiry is about to be sent.
+type killGateway struct {
+	pos.Gateway
+	at int
+	n  atomic.Int64
+}
+
+func (k *killGateway) tick() {
+	if int(k.n.Add(1)) == k.at {
+		die()
+	}
+}
+
+// InquireOrder counts the inquiry, then asks the service.
+func (k *killGateway) InquireOrder(ctx context.Context, serviceOrderID string) (*gateway.Inquiry, error) {
+	k.tick()
+	return k.Gateway.InquireOrder(ctx, serviceOrderID)
+}
+
+// InquirePayment counts the inquiry, then asks the service.
+func (k *killGateway) InquirePayment(ctx context.Context, serviceOrderID, paymentID string) (*gateway.Inquiry, error) {
+	k.tick()
+	return k.Gateway.InquirePayment(ctx, serviceOrderID, paymentID)
+}
+
+// fastClock is the real time plus the waits already taken: polling runs through
+// its schedule without the real waits.
+type fastClock struct{ slept atomic.Int64 }
+
+func (c *fastClock) Now() time.Time { return time.Now().Add(time.Duration(c.slept.Load())) }
+
+func (c *fastClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.slept.Add(int64(d))
+	t := time.NewTimer(time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ---- shared by the helper and the parent ----
+
+func newClient(baseURL string) (*gateway.Client, error) {
+	return gateway.New(gateway.Config{
+		BaseURL: baseURL, MerchantID: sandbox.DefaultMerchantID, AccessCode: sandbox.DefaultAccessCode,
+		Secret: sandbox.DefaultSecret, ReturnURL: "http://127.0.0.1/return", Timeout: 10 * time.Second,
+		Retry: gateway.Retry{Max: 2, Base: 5 * time.Millisecond, Cap: 20 * time.Millisecond},
+	})
+}
+
+func newEngine(j pos.Journal, gw pos.Gateway, clock pos.Clock) (*pos.Engine, error) {
+	return pos.New(pos.Config{Journal: j, Gateway: gw, Clock: clock,
+		Customer: pos.Customer{Mobile: "9000000001", Email: "counter@example.com"}})
+}
+
+func newCard(number string) *gateway.Card {
+	return gateway.NewCard(number, "12", "2030", cardCVV, "Test Holder")
+}
+
+func payOptions(gw pos.Gateway) pos.PayOptions {
+	return pos.PayOptions{Auth: pos.SandboxOTP(gw, sandbox.TestOTP), Wait: 2 * time.Minute}
+}
+
+// newSale is the flow's cart: two accessories for a card sale, a Samsung phone
+// with its IMEI for a brand-EMI sale.
+func newSale(flow string) (pos.Sale, error) {
+	cat, err := pos.LoadCatalogJSON([]byte(catalogJSON))
+	if err != nil {
+		return pos.Sale{}, err
+	}
+	c := pos.NewCart(cat)
+	skus := []string{"ACC-CASE", "ACC-CBL"}
+	if flow == flowEMI {
+		skus = []string{"PH-SAM-S24"}
+	}
+	for _, sku := range skus {
+		if _, err := c.Add(sku, 1); err != nil {
+			return pos.Sale{}, err
+		}
+	}
+	lines, _, err := c.Checkout()
+	if err != nil {
+		return pos.Sale{}, err
+	}
+	if flow == flowEMI {
+		for _, b := range sandbox.TestData().Brands {
+			if b.Brand == "SAMSUNG" {
+				lines[0].IMEIs = []string{b.TestIMEI}
+			}
+		}
+	}
+	return pos.Sale{Lines: lines, Staff: "001"}, nil
+}
+
+// emiPlan is HDFC's no-cost 6-month Samsung offer.
+func emiPlan(ctx context.Context, e *pos.Engine, sale pos.Sale) (pos.EMIPlan, error) {
+	offers, err := e.EMIOffers(ctx, sale.Lines)
+	if err != nil {
+		return pos.EMIPlan{}, err
+	}
+	plan, ok := offers.Find("HDFC", 6, pos.ProgramBrand)
+	if !ok {
+		return pos.EMIPlan{}, errors.New("no HDFC brand offer of 6 months")
+	}
+	return plan, nil
+}
+
+// payOnPhone is the customer paying an order on the phone: the hosted page sends
+// the payment itself; the card never passes the terminal.
+func payOnPhone(ctx context.Context, client *gateway.Client, token, number string) error {
+	_, err := client.CardPayment(ctx, token, newCard(number), gateway.Customer{CountryCode: "91", Mobile: "9000000002", Email: "customer@example.com"})
+	return err
+}
+
+// checkout runs the flow's whole checkout on a fresh order.
+func checkout(ctx context.Context, e *pos.Engine, gw pos.Gateway, flow, number string) (*pos.Result, error) {
+	sale, err := newSale(flow)
+	if err != nil {
+		return nil, err
+	}
+	if flow == flowEMI {
+		plan, err := emiPlan(ctx, e, sale)
+		if err != nil {
+			return nil, err
+		}
+		return e.CheckoutEMI(ctx, sale, plan, newCard(number), payOptions(gw))
+	}
+	return e.CheckoutCard(ctx, sale, newCard(number), payOptions(gw))
+}
+
+// ---- the parent ----
+
+// crashCase is one kill point of one flow and what the restarted terminal must
+// find.
+type crashCase struct {
+	name   string
+	flow   string
+	card   string
+	at     string           // the kill point (envAt)
+	inject sandbox.Endpoint // the helper's first call to this endpoint is applied and its answer dropped
+	events int              // order events journaled when the helper dies (the refund flow: after the sale's own)
+	// second, when set, is the kill point of a second helper that restarts and
+	// dies inside its own Reconcile; events2 counts the order events then.
+	second  string
+	events2 int
+
+	// reconciled is the state of the sale's latest order after the first
+	// Reconcile; "" means no order was journaled at all.
+	reconciled pos.OrderState
+	// advance moves the sandbox's clock after that; then is the state the second
+	// Reconcile finds.
+	advance time.Duration
+	then    pos.OrderState
+	// phonePays: the customer pays on the phone after the terminal died, before
+	// the second Reconcile.
+	phonePays bool
+	// captures is how many payments the sandbox holds captured at the end: 1 (the
+	// sale paid once, on the same order or, where no payment was ever accepted
+	// for it, on a fresh one), or 0 where the sale's EMI order failed and its IMEI
+	// stays blocked at the service.
+	captures int
+}
+
+func crashCases() []crashCase {
+	const pay = pos.StatePaid
+	return []crashCase{
+		// The card checkout commits intent, created, accepted, outcome.
+		{name: "card/before-intent", flow: flowCard, card: cardOTP, at: "before:1", events: 0, captures: 1},
+		{name: "card/after-intent", flow: flowCard, card: cardOTP, at: "after:1", events: 1, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "card/created-unjournaled", flow: flowCard, card: cardOTP, at: "before:2", events: 1, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "card/after-created", flow: flowCard, card: cardOTP, at: "after:2", events: 2, reconciled: pos.StateCreated, captures: 1},
+		{name: "card/accepted-unjournaled", flow: flowCard, card: cardOTP, at: "before:3", events: 2, reconciled: pos.StateAuthenticating,
+			advance: expireToken, then: pos.StateFailed, captures: 1},
+		{name: "card/after-accepted", flow: flowCard, card: cardOTP, at: "after:3", events: 3, reconciled: pos.StateAuthenticating,
+			advance: expireToken, then: pos.StateFailed, captures: 1},
+		{name: "card/charged-unjournaled", flow: flowCard, card: cardOTP, at: "before:4", events: 3, reconciled: pay, captures: 1},
+		{name: "card/after-paid", flow: flowCard, card: cardOTP, at: "after:4", events: 4, reconciled: pay, captures: 1},
+
+		// Polling: killed before the n-th inquiry, after the OTP was submitted; the
+		// slow card's issuer holds it PENDING until the sandbox's clock moves on.
+		{name: "poll/otp-first-inquiry", flow: flowCard, card: cardOTP, at: "poll:1", events: 3, reconciled: pay, captures: 1},
+		{name: "poll/first-inquiry", flow: flowCard, card: cardSlow, at: "poll:1", events: 3, reconciled: pos.StateAuthenticating,
+			advance: releaseHold, then: pay, captures: 1},
+		{name: "poll/third-inquiry", flow: flowCard, card: cardSlow, at: "poll:3", events: 3, reconciled: pos.StateAuthenticating,
+			advance: releaseHold, then: pay, captures: 1},
+
+		// The payment call is applied and its answer dropped; the helper dies with
+		// the order UNKNOWN (intent, created, unknown).
+		{name: "lost-answer/charged", flow: flowCard, card: cardFrictio, at: "after:3", inject: sandbox.EndpointCardPayment,
+			events: 3, reconciled: pay, captures: 1},
+		{name: "lost-answer/never-authenticated", flow: flowCard, card: cardOTP, at: "after:3", inject: sandbox.EndpointCardPayment,
+			events: 3, reconciled: pos.StateUnknown, advance: expireToken, then: pos.StateFailed, captures: 1},
+		// Create order's answer is dropped: the order is abandoned and the sale moves
+		// to a fresh id (intent, abandoned, intent, ...); killed before the new intent.
+		{name: "lost-answer/create-order", flow: flowCard, card: cardOTP, at: "before:3", inject: sandbox.EndpointCreateOrder,
+			events: 2, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "lost-answer/create-order-new-intent", flow: flowCard, card: cardOTP, at: "after:3", inject: sandbox.EndpointCreateOrder,
+			events: 3, reconciled: pos.StateAbandoned, captures: 1},
+
+		// The brand-EMI checkout commits intent, created, imei.validated, accepted, outcome.
+		{name: "emi/before-intent", flow: flowEMI, card: cardHDFC, at: "before:1", events: 0, captures: 1},
+		{name: "emi/after-intent", flow: flowEMI, card: cardHDFC, at: "after:1", events: 1, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "emi/created-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:2", events: 1, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "emi/after-created", flow: flowEMI, card: cardHDFC, at: "after:2", events: 2, reconciled: pos.StateCreated, captures: 1},
+		{name: "emi/imei-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:3", events: 2, reconciled: pos.StateCreated, captures: 1},
+		{name: "emi/after-imei", flow: flowEMI, card: cardHDFC, at: "after:3", events: 3, reconciled: pos.StateCreated, captures: 1},
+		{name: "emi/accepted-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:4", events: 3, reconciled: pos.StateAuthenticating,
+			advance: expireToken, then: pos.StateFailed, captures: 0},
+		{name: "emi/after-accepted", flow: flowEMI, card: cardHDFC, at: "after:4", events: 4, reconciled: pos.StateAuthenticating,
+			advance: expireToken, then: pos.StateFailed, captures: 0},
+		{name: "emi/charged-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:5", events: 4, reconciled: pay, captures: 1},
+		{name: "emi/after-paid", flow: flowEMI, card: cardHDFC, at: "after:5", events: 5, reconciled: pay, captures: 1},
+
+		// A declined attempt (intent, created, accepted, outcome FAILED), then a
+		// second attempt on the same order (attempt, accepted, outcome).
+		{name: "retry/after-attempt", flow: flowRetry, card: cardOTP, at: "after:5", events: 5, reconciled: pos.StatePaying,
+			advance: expireToken, then: pos.StateFailed, captures: 1},
+		{name: "retry/accepted-unjournaled", flow: flowRetry, card: cardOTP, at: "before:6", events: 5, reconciled: pos.StateAuthenticating,
+			advance: expireToken, then: pos.StateFailed, captures: 1},
+		{name: "retry/charged-unjournaled", flow: flowRetry, card: cardOTP, at: "before:7", events: 6, reconciled: pay, captures: 1},
+
+		// Paid on the customer's phone: the terminal commits intent, created, outcome.
+		{name: "phone/after-created", flow: flowPhone, card: cardFrictio, at: "after:2", events: 2, reconciled: pos.StateCreated,
+			phonePays: true, then: pay, captures: 1},
+		{name: "phone/charged-unjournaled", flow: flowPhone, card: cardFrictio, at: "before:3", events: 2, reconciled: pay, captures: 1},
+
+		// The restarted terminal dies too, inside its Reconcile, before journaling
+		// what it found or did.
+		{name: "restart-crash/charged", flow: flowCard, card: cardOTP, at: "before:4", events: 3,
+			second: "before:1", events2: 3, reconciled: pay, captures: 1},
+		{name: "restart-crash/lost-answer", flow: flowCard, card: cardFrictio, at: "after:3", inject: sandbox.EndpointCardPayment, events: 3,
+			second: "before:1", events2: 3, reconciled: pay, captures: 1},
+		{name: "restart-crash/refund-resent", flow: flowRefund, card: cardOTP, at: "after:1", events: 1,
+			second: "before:1", events2: 1, reconciled: pos.StatePartlyRefunded, captures: 1},
+
+		// A refund commits intent and done.
+		{name: "refund/before-intent", flow: flowRefund, card: cardOTP, at: "before:1", events: 0, reconciled: pay, captures: 1},
+		{name: "refund/after-intent", flow: flowRefund, card: cardOTP, at: "after:1", events: 1, reconciled: pos.StatePartlyRefunded, captures: 1},
+		{name: "refund/done-unjournaled", flow: flowRefund, card: cardOTP, at: "before:2", events: 1, reconciled: pos.StatePartlyRefunded, captures: 1},
+		{name: "refund/after-done", flow: flowRefund, card: cardOTP, at: "after:2", events: 2, reconciled: pos.StatePartlyRefunded, captures: 1},
+	}
+}
+
+func TestCrash(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	for _, tc := range crashCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			runCase(t, exe, tc)
+		})
+	}
+}
+
+// world is what survives the helper: the sandbox behind a real socket, and the
+// journal file.
+type world struct {
+	sb     *sandbox.Sandbox
+	url    string
+	path   string
+	offset atomic.Int64 // how far the sandbox's clock is moved ahead
+	client *gateway.Client
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{path: filepath.Join(t.TempDir(), "galla.db")}
+	sb, err := sandbox.New(sandbox.WithClock(func() time.Time { return time.Now().Add(time.Duration(w.offset.Load())) }))
+	require.NoError(t, err)
+	srv := httptest.NewServer(sb)
+	t.Cleanup(srv.Close)
+	w.sb, w.url = sb, srv.URL
+	w.client, err = newClient(srv.URL)
+	require.NoError(t, err)
+	return w
+}
+
+// open opens the journal and an engine over it, as a restarted terminal does.
+func (w *world) open(t *testing.T) (*journal.Journal, *pos.Engine) {
+	t.Helper()
+	j, err := journal.Open(w.path, journal.Options{LockTimeout: 5 * time.Second})
+	require.NoError(t, err, "the journal opens after the kill: lock released, chain verified")
+	e, err := newEngine(j, w.client, &fastClock{})
+	require.NoError(t, err)
+	return j, e
+}
+
+func runCase(t *testing.T, exe string, tc crashCase) {
+	ctx := t.Context()
+	w := newWorld(t)
+
+	// The refund flow starts from a paid sale and a manager, made before the helper.
+	saleID, baseEvents := "", 0
+	if tc.flow == flowRefund {
+		j, e := w.open(t)
+		_, err := e.Roster().WithIterations(pos.MinPINIterations).AddStaff(ctx, "Meera", pos.RoleManager, managerPIN)
+		require.NoError(t, err)
+		res, err := checkout(ctx, e, w.client, flowCard, tc.card)
+		require.NoError(t, err)
+		require.Equal(t, pos.ResultPaid, res.Status, res.Reason)
+		saleID = res.Order.ID
+		evs, err := j.Events(ctx, saleID)
+		require.NoError(t, err)
+		baseEvents = len(evs)
+		require.NoError(t, j.Close())
+	}
+	if tc.inject != "" {
+		w.sb.Inject(tc.inject, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
+	}
+
+	out := runHelperProcess(t, exe, w, tc.flow, tc.card, tc.at, saleID)
+	w.sb.ClearFaults()
+	events := tc.events
+	if tc.second != "" {
+		j, _ := w.open(t)
+		checkEvents(t, j, baseEvents+tc.events)
+		require.NoError(t, j.Close())
+		out = append(out, runHelperProcess(t, exe, w, flowReconcile, tc.card, tc.second, saleID)...)
+		events = tc.events2
+	}
+
+	j, e := w.open(t)
+	defer func() { require.NoError(t, j.Close()) }()
+	checkEvents(t, j, baseEvents+events)
+
+	rep, err := e.Reconcile(ctx)
+	require.NoError(t, err)
+	sale := latestOrder(t, j)
+	if tc.flow == flowRefund {
+		sale = mustOrder(t, j, saleID)
+	}
+	if tc.reconciled == "" {
+		assert.Nil(t, sale, "nothing was journaled")
+		assert.Empty(t, w.sb.Ledger(), "nothing reached the service")
+	} else {
+		require.NotNil(t, sale, "the sale is in the journal")
+		assert.Equal(t, tc.reconciled, sale.State, "after Reconcile: %s", sale.Reason)
+		if sale.Unresolved() {
+			assert.Contains(t, ids(rep.Open), sale.ID, "the reconciler lists what it could not resolve")
+		}
+	}
+	checkLedger(t, j, w.sb)
+	if sale != nil && (sale.State == pos.StatePaying || sale.State == pos.StateAuthenticating || sale.State == pos.StateUnknown) {
+		// A payment whose outcome is unknown is inquired, never sent again.
+		before := len(ledgerOf(t, w.sb, sale.ID).Payments)
+		_, err := payAgain(ctx, e, w.client, tc, sale.ID)
+		require.ErrorIs(t, err, pos.ErrPaymentInFlight)
+		assert.Len(t, ledgerOf(t, w.sb, sale.ID).Payments, before, "no new payment")
+	}
+
+	if tc.advance > 0 || tc.phonePays {
+		w.offset.Add(int64(tc.advance))
+		if tc.phonePays {
+			require.NoError(t, payOnPhone(ctx, w.client, sale.Token, tc.card))
+		}
+		_, err := e.Reconcile(ctx)
+		require.NoError(t, err)
+		sale = mustOrder(t, j, sale.ID)
+		assert.Equal(t, tc.then, sale.State, "after the second Reconcile: %s", sale.Reason)
+		assert.NotEmpty(t, sale.Reason+string(sale.PaymentID), "the outcome is explained")
+		checkLedger(t, j, w.sb)
+	}
+
+	switch {
+	case tc.flow == flowRefund:
+		finishRefund(t, e, w, sale)
+	case tc.captures == 1:
+		finishSale(t, e, w, tc, sale)
+	default:
+		// The EMI order failed after its IMEI was blocked for it: the reconciler
+		// shows it FAILED with the service's reason; nothing was charged.
+		require.NotNil(t, sale)
+		assert.Equal(t, pos.StateFailed, sale.State)
+		assert.NotEmpty(t, sale.Reason)
+	}
+
+	unresolved, err := j.Unresolved(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, ids(unresolved), "every order is resolved in the end")
+	checkLedger(t, j, w.sb)
+	assert.Equal(t, tc.captures, captures(w.sb), "the sale is charged exactly this many times")
+
+	require.NoError(t, j.Close())
+	raw, err := os.ReadFile(w.path)
+	require.NoError(t, err)
+	if sale != nil {
+		require.Contains(t, string(raw), sale.ID, "the scan reads the stored events")
+	}
+	assert.Empty(t, cardLeaks(raw, tc.card), "card data in the journal file")
+	assert.Empty(t, cardLeaks(out, tc.card), "card data in the helper's output")
+}
+
+// runHelperProcess runs the flow in a child process and requires that it died of
+// SIGKILL (its own, at the kill point). It returns what the child wrote.
+func runHelperProcess(t *testing.T, exe string, w *world, flow, card, at, orderID string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 45*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), envHelper+"=1", envJournal+"="+w.path, envURL+"="+w.url,
+		envFlow+"="+flow, envCard+"="+card, envAt+"="+at, envOrder+"="+orderID)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	require.NoError(t, ctx.Err(), "the helper hung:\n%s", out.String())
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	require.True(t, ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL,
+		"the %s helper was not killed at %s (%v):\n%s", flow, at, err, out.String())
+	return out.Bytes()
+}
+
+// payAgain sends a new payment on orderID with the flow's card.
+func payAgain(ctx context.Context, e *pos.Engine, gw pos.Gateway, tc crashCase, orderID string) (*pos.Result, error) {
+	if tc.flow == flowEMI {
+		return e.PayEMI(ctx, orderID, newCard(tc.card), payOptions(gw))
+	}
+	return e.PayCard(ctx, orderID, newCard(tc.card), payOptions(gw))
+}
+
+// finishSale takes the sale to PAID as the counter would after the restart: a
+// paid order stands; an order that takes another attempt is paid on the same
+// order; a sale whose order never took a payment (or whose token is spent) is
+// rung up afresh.
+func finishSale(t *testing.T, e *pos.Engine, w *world, tc crashCase, sale *pos.Order) {
+	t.Helper()
+	ctx := t.Context()
+	if sale != nil && sale.State.Paid() {
+		return
+	}
+	if sale != nil && sale.CanPay() == nil {
+		res, err := payAgain(ctx, e, w.client, tc, sale.ID)
+		require.NoError(t, err)
+		if res.Status == pos.ResultPaid {
+			assert.Equal(t, sale.ID, res.Order.ID)
+			return
+		}
+		require.Equal(t, pos.ResultFailed, res.Status, "the retry on the same order is refused, not left open: %s", res.Reason)
+	}
+	res, err := checkout(ctx, e, w.client, tc.flow, tc.card)
+	require.NoError(t, err)
+	require.Equal(t, pos.ResultPaid, res.Status, res.Reason)
+}
+
+// finishRefund makes the manager's refund when the helper died before it was
+// journaled, and checks it was made once.
+func finishRefund(t *testing.T, e *pos.Engine, w *world, sale *pos.Order) {
+	t.Helper()
+	if len(sale.Refunds) == 0 {
+		assert.Zero(t, ledgerOf(t, w.sb, sale.ID).RefundedAmount, "no refund reached the service")
+		rr, err := e.Refund(t.Context(), pos.RefundRequest{OrderID: sale.ID, Amount: refundAmount, PIN: managerPIN})
+		require.NoError(t, err)
+		require.Equal(t, pos.RefundDone, rr.Status, rr.Reason)
+		sale = rr.Order
+	}
+	require.Len(t, sale.Refunds, 1)
+	assert.Equal(t, pos.RefundDone, sale.Refunds[0].Status)
+	assert.Equal(t, pos.StatePartlyRefunded, sale.State)
+	assert.Equal(t, refundAmount, sale.Refunded)
+	assert.Equal(t, int64(refundAmount), ledgerOf(t, w.sb, sale.ID).RefundedAmount, "refunded once, not twice")
+}
+
+// checkLedger checks the journal against what the service believes, order by
+// order: every order the service holds is journaled; an abandoned order took no
+// payment; no order has two captures; a journaled PAID is a capture of the same
+// amount and payment, and every capture is journaled PAID once its order is
+// resolved; refunded amounts agree.
+func checkLedger(t *testing.T, j *journal.Journal, sb *sandbox.Sandbox) {
+	t.Helper()
+	orders := allOrders(t, j)
+	byID := map[string]*pos.Order{}
+	for _, o := range orders {
+		byID[o.ID] = o
+	}
+	seen := map[string]bool{}
+	for _, lo := range sb.Ledger() {
+		assert.False(t, seen[lo.MerchantOrderID], "merchant order %s is at the service once", lo.MerchantOrderID)
+		seen[lo.MerchantOrderID] = true
+		assert.LessOrEqual(t, lo.CapturedPayments, 1, "order %s captured twice", lo.MerchantOrderID)
+		o := byID[lo.MerchantOrderID]
+		if !assert.NotNil(t, o, "order %s at the service is not in the journal", lo.MerchantOrderID) {
+			continue
+		}
+		if o.State == pos.StateAbandoned {
+			assert.Empty(t, lo.Payments, "abandoned order %s took a payment", o.ID)
+		}
+		if o.ServiceOrderID != "" {
+			assert.Equal(t, lo.ServiceOrderID, o.ServiceOrderID, "order %s", o.ID)
+		}
+		if o.State.Paid() {
+			assert.Equal(t, 1, lo.CapturedPayments, "order %s is PAID in the journal", o.ID)
+			assert.Equal(t, int64(o.Captured), lo.CapturedAmount, "order %s: captured", o.ID)
+			assert.True(t, o.Verified, "order %s", o.ID)
+			assert.Contains(t, []string{"CHARGED", "PARTIAL_REFUNDED", "REFUNDED"}, lo.Status, "order %s", o.ID)
+			for _, p := range lo.Payments {
+				if p.Captured {
+					assert.Equal(t, p.PaymentID, o.PaymentID, "order %s: the captured payment", o.ID)
+				}
+			}
+			assert.Equal(t, int64(o.Refunded), lo.RefundedAmount, "order %s: refunded", o.ID)
+		} else if !o.Unresolved() {
+			assert.Zero(t, lo.CapturedPayments, "order %s is %s in the journal but captured at the service", o.ID, o.State)
+		}
+	}
+	for _, o := range orders {
+		if o.ServiceOrderID != "" {
+			assert.True(t, seen[o.ID], "journaled order %s (created) is not at the service", o.ID)
+		}
+	}
+}
+
+// allOrders lists every order the journal holds (the days around now).
+func allOrders(t *testing.T, j *journal.Journal) []*pos.Order {
+	t.Helper()
+	var out []*pos.Order
+	seen := map[string]bool{}
+	now := time.Now()
+	for _, d := range []time.Time{now.AddDate(0, 0, -1), now, now.AddDate(0, 0, 1)} {
+		orders, err := j.OrdersByDay(t.Context(), pos.ToDay(d))
+		require.NoError(t, err)
+		for _, o := range orders {
+			if !seen[o.ID] {
+				seen[o.ID] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// latestOrder is the order journaled last (where the sale stands), or nil.
+func latestOrder(t *testing.T, j *journal.Journal) *pos.Order {
+	t.Helper()
+	var last *pos.Order
+	for _, o := range allOrders(t, j) {
+		evs, err := j.Events(t.Context(), o.ID)
+		require.NoError(t, err)
+		require.NotEmpty(t, evs)
+		if last == nil || evs[0].Seq > firstSeq(t, j, last.ID) {
+			last = o
+		}
+	}
+	return last
+}
+
+func firstSeq(t *testing.T, j *journal.Journal, id string) uint64 {
+	t.Helper()
+	evs, err := j.Events(t.Context(), id)
+	require.NoError(t, err)
+	require.NotEmpty(t, evs)
+	return evs[0].Seq
+}
+
+// checkEvents checks that the helper died exactly at its kill point: the journal
+// holds want order events.
+func checkEvents(t *testing.T, j *journal.Journal, want int) {
+	t.Helper()
+	if !assert.Equal(t, want, countOrderEvents(t, j), "order events journaled before the kill") {
+		logEvents(t, j)
+	}
+}
+
+// logEvents lists the journal's order events, to explain a failure.
+func logEvents(t *testing.T, j *journal.Journal) {
+	t.Helper()
+	for _, o := range allOrders(t, j) {
+		evs, err := j.Events(t.Context(), o.ID)
+		require.NoError(t, err)
+		for _, ev := range evs {
+			t.Logf("%d %s %s %s", ev.Seq, ev.OrderID, ev.Kind, ev.Reason)
+		}
+	}
+}
+
+func countOrderEvents(t *testing.T, j *journal.Journal) int {
+	t.Helper()
+	n := 0
+	for _, o := range allOrders(t, j) {
+		evs, err := j.Events(t.Context(), o.ID)
+		require.NoError(t, err)
+		n += len(evs)
+	}
+	return n
+}
+
+func mustOrder(t *testing.T, j *journal.Journal, id string) *pos.Order {
+	t.Helper()
+	o, err := j.Order(t.Context(), id)
+	require.NoError(t, err)
+	return o
+}
+
+func ledgerOf(t *testing.T, sb *sandbox.Sandbox, merchantOrderID string) sandbox.LedgerOrder {
+	t.Helper()
+	for _, lo := range sb.Ledger() {
+		if lo.MerchantOrderID == merchantOrderID {
+			return lo
+		}
+	}
+	require.Failf(t, "not at the service", "order %s", merchantOrderID)
+	return sandbox.LedgerOrder{}
+}
+
+func captures(sb *sandbox.Sandbox) int {
+	n := 0
+	for _, lo := range sb.Ledger() {
+		n += lo.CapturedPayments
+	}
+	return n
+}
+
+func ids(orders []*pos.Order) []string {
+	out := make([]string, 0, len(orders))
+	for _, o := range orders {
+		out = append(out, o.ID)
+	}
+	return out
+}
+
+// cardLeaks lists what in data looks like the card's number (with or without
+// separators, or its digits after the BIN) or a CVV field.
+func cardLeaks(data []byte, number string) []string {
+	sep := func(s string) string {
+		var b strings.Builder
+		for i, r := range s {
+			if i > 0 {
+				b.WriteString(`[ -]?`)
+			}
+			b.WriteRune(r)
+		}
+		return b.String()
+	}
+	patterns := []*regexp.Regexp{
+		regexp.MustCompile(sep(number)),
+		regexp.MustCompile(number[6:]),
+		regexp.MustCompile(`(?i)(cvv|cvc|card_?security_?code)\\?"?\s*[:=]\s*\\?"?\d{3,4}`),
+		regexp.MustCompile(`(?i)(card_?number|pan)\\?"?\s*[:=]\s*\\?"?\d{12,19}`),
+	}
+	var found []string
+	for _, p := range patterns {
+		for _, m := range p.FindAll(data, -1) {
+			found = append(found, string(m))
+		}
+	}
+	return found
+}
+
+func TestCardLeaksFindsALeak(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		want int
+	}{
+		{"number", "x 4111 1111 1111 1111 y", 1},
+		{"digits after the BIN", "masked 4111111111111111", 2},
+		{"cvv field", `{"card_security_code":"123"}`, 1},
+		{"last four only", `{"card_last4":"1111","masked_card":"411111XXXXXX1111"}`, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Len(t, cardLeaks([]byte(tt.data), cardOTP), tt.want)
+		})
+	}
+}

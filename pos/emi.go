@@ -1,0 +1,327 @@
+package pos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"galla/gateway"
+)
+
+// The EMI programs and subventions of an EMIPlan, in words.
+const (
+	ProgramBank  = "bank"
+	ProgramBrand = "brand"
+
+	SubventionNoCost   = "no-cost"
+	SubventionLowCost  = "low-cost"
+	SubventionStandard = "standard"
+)
+
+// Errors of the EMI flow, each with a sentence for the cashier.
+var (
+	// ErrOfferNotForCard is 14826: the card's bank does not give the chosen offer.
+	ErrOfferNotForCard = sentenceError{"offer not applicable on card",
+		"This EMI offer is not available on this card: the card's bank does not give it. Choose an offer of the card's bank, or use another card."}
+	// ErrOfferOutdated is 14819: the offer changed since the calculator showed it.
+	ErrOfferOutdated = sentenceError{"offer outdated",
+		"This EMI offer has changed since it was shown; look up the offers again and choose one."}
+	// ErrNoEMIOffer reports a cart with no EMI offer (under ₹3,000, or no issuer).
+	ErrNoEMIOffer = sentenceError{"no EMI offer",
+		"There is no EMI offer for this cart (EMI starts at ₹3,000); take another payment method."}
+)
+
+// sentenceError is a sentinel that carries its own sentence (see Sentencer).
+type sentenceError struct{ msg, sentence string }
+
+func (e sentenceError) Error() string    { return e.msg }
+func (e sentenceError) Sentence() string { return e.sentence }
+
+// OfferSet is the EMI calculator's answer as the counter shows it: offers grouped
+// by issuer, each issuer's plans by tenure.
+type OfferSet struct {
+	Amount     Paise
+	AcquirerID int64
+	Issuers    []IssuerOffers
+}
+
+// IssuerOffers are the plans of one issuer, shortest tenure first (bank offers
+// before brand offers of the same tenure).
+type IssuerOffers struct {
+	Issuer string
+	Debit  bool
+	Plans  []EMIPlan
+}
+
+// Find returns the plan of issuer (any case) with months and, when program is not
+// empty, that program; ok is false when there is none. A brand offer is preferred
+// to a bank offer of the same tenure when program is empty.
+func (s *OfferSet) Find(issuer string, months int, program string) (EMIPlan, bool) {
+	var found *EMIPlan
+	for i := range s.Issuers {
+		if !strings.EqualFold(s.Issuers[i].Issuer, issuer) {
+			continue
+		}
+		for j := range s.Issuers[i].Plans {
+			p := &s.Issuers[i].Plans[j]
+			if p.TenureMonths != months || (program != "" && p.Program != program) {
+				continue
+			}
+			if found == nil || p.Program == ProgramBrand {
+				found = p
+			}
+		}
+	}
+	if found == nil {
+		return EMIPlan{}, false
+	}
+	return *found, true
+}
+
+// EMIOffers asks the EMI calculator for the offers on lines (the whole cart, or
+// one product) and groups them for the screen. A cart with no offer gets
+// ErrNoEMIOffer.
+func (e *Engine) EMIOffers(ctx context.Context, lines []Line) (*OfferSet, error) {
+	if e.gw == nil {
+		return nil, fmt.Errorf("pos: EMI offers: %w", ErrNoGateway)
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("pos: EMI offers: %w", ErrEmptyCart)
+	}
+	total := ComputeTotals(lines).Total
+	offers, err := e.gw.EMICalculator(ctx, int64(total), products(lines))
+	if err != nil {
+		return nil, fmt.Errorf("pos: EMI offers: %w", err)
+	}
+	set := &OfferSet{Amount: total, AcquirerID: offers.AcquirerID}
+	for _, is := range offers.Issuers {
+		io := IssuerOffers{Issuer: is.IssuerName, Debit: is.IsDebitEMIIssuer}
+		for _, t := range is.Tenures {
+			p, err := planOf(is, t, lines, offers.AcquirerID)
+			if err != nil {
+				return nil, err
+			}
+			io.Plans = append(io.Plans, p)
+		}
+		slices.SortStableFunc(io.Plans, func(a, b EMIPlan) int {
+			if a.TenureMonths != b.TenureMonths {
+				return a.TenureMonths - b.TenureMonths
+			}
+			return strings.Compare(a.Program, b.Program)
+		})
+		if len(io.Plans) > 0 {
+			set.Issuers = append(set.Issuers, io)
+		}
+	}
+	if len(set.Issuers) == 0 {
+		return nil, fmt.Errorf("pos: EMI offers: %w", ErrNoEMIOffer)
+	}
+	return set, nil
+}
+
+// planOf turns one calculator tenure into an EMIPlan.
+func planOf(is gateway.EMIIssuer, t gateway.EMITenure, lines []Line, acquirer int64) (EMIPlan, error) {
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return EMIPlan{}, fmt.Errorf("pos: EMI plan: %w", err)
+	}
+	months := t.Months()
+	p := EMIPlan{
+		Issuer: is.IssuerName, Debit: is.IsDebitEMIIssuer, Program: ProgramBank, Subvention: SubventionStandard,
+		TenureMonths: months, TenureID: t.TenureID, RateBP: t.BankInterestRate,
+		Monthly: Paise(t.MonthlyInstallment), Interest: Paise(t.InterestPayToBank),
+		Benefit: Paise(t.TotalOfferredDiscountCashbackAmount), Loan: Paise(t.LoanAmount),
+		AuthAmount: Paise(t.AuthAmount),
+		AcquirerID: acquirer, Tenure: raw,
+	}
+	// The customer pays the instalments, less what is given back as cashback.
+	p.TotalPayable = p.Monthly*Paise(months) - p.Benefit
+	if t.ProgramType() == gateway.ProgramBrandEMI {
+		p.Program = ProgramBrand
+	}
+	codes := map[string]bool{}
+	for _, pd := range t.OfferScheme.ProductDetails {
+		codes[pd.ProductCode] = true
+		switch pd.SubventionType {
+		case gateway.SubventionNoCost:
+			p.Subvention = SubventionNoCost
+		case gateway.SubventionLowCost:
+			if p.Subvention != SubventionNoCost {
+				p.Subvention = SubventionLowCost
+			}
+		}
+	}
+	if p.Program == ProgramBrand {
+		for _, l := range lines {
+			if codes[l.ProductCode] {
+				if p.Brand == "" {
+					p.Brand = l.Brand
+				}
+				// Brands that subsidise EMI on serialised goods (phones) make the
+				// IMEI mandatory; the service answers 14831 if we are wrong.
+				if l.Serialised {
+					p.IMEIRequired = true
+				}
+			}
+		}
+	}
+	return p, nil
+}
+
+func unmarshalTenure(p *EMIPlan, t *gateway.EMITenure) error {
+	if p == nil || len(p.Tenure) == 0 {
+		return fmt.Errorf("pos: EMI plan: %w: no tenure", ErrBadEvent)
+	}
+	if err := json.Unmarshal(p.Tenure, t); err != nil {
+		return fmt.Errorf("pos: EMI plan: %w", err)
+	}
+	return nil
+}
+
+// ValidateScheme checks with the service that plan applies to card for amount
+// (the sale's total), once the card number is entered and before the order is
+// created. It explains 14826 and 14819 with ErrOfferNotForCard and
+// ErrOfferOutdated. It does not wipe card.
+func (e *Engine) ValidateScheme(ctx context.Context, plan EMIPlan, amount Paise, card *gateway.Card) error {
+	if e.gw == nil {
+		return fmt.Errorf("pos: validate scheme: %w", ErrNoGateway)
+	}
+	var t gateway.EMITenure
+	if err := unmarshalTenure(&plan, &t); err != nil {
+		return err
+	}
+	err := e.gw.ValidateScheme(ctx, int64(amount), card, t, plan.AcquirerID)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, gateway.ErrOfferNotApplicable):
+		return fmt.Errorf("pos: validate scheme: %w: %w", ErrOfferNotForCard, err)
+	case errors.Is(err, gateway.ErrOfferOutdated):
+		return fmt.Errorf("pos: validate scheme: %w: %w", ErrOfferOutdated, err)
+	}
+	return fmt.Errorf("pos: validate scheme: %w", err)
+}
+
+// IMEIProblem is one IMEI the service or the check digit refused.
+type IMEIProblem struct {
+	SKU    string
+	IMEI   string
+	Reason string
+}
+
+// IMEIError lists the IMEIs refused; it matches ErrBadIMEI and gateway.ErrIMEIRejected.
+type IMEIError struct {
+	Problems []IMEIProblem
+	cause    error
+}
+
+func (e *IMEIError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.SKU + ": " + p.Reason
+	}
+	return "pos: IMEI validation: " + strings.Join(parts, "; ")
+}
+
+// Unwrap returns the service's error, if any.
+func (e *IMEIError) Unwrap() error { return e.cause }
+
+// Is makes an IMEIError match ErrBadIMEI.
+func (e *IMEIError) Is(target error) bool { return target == ErrBadIMEI }
+
+// Sentence says which IMEI was refused and why.
+func (e *IMEIError) Sentence() string {
+	if len(e.Problems) == 0 {
+		return "The payment service did not accept the IMEIs; scan them again."
+	}
+	p := e.Problems[0]
+	return fmt.Sprintf("An IMEI of %s was not accepted (%s); scan the right IMEI and pay again.", p.SKU, p.Reason)
+}
+
+// checkIMEIs checks that every unit of the serialised lines the plan covers has a
+// valid IMEI.
+func checkIMEIs(lines []Line, plan *EMIPlan) error {
+	var probs []IMEIProblem
+	for _, l := range lines {
+		if !l.Serialised {
+			continue
+		}
+		if l.MissingIMEIs() > 0 {
+			return fmt.Errorf("pos: %s: %w", l.SKU, ErrIMEIMissing)
+		}
+		for _, s := range l.IMEIs {
+			if err := CheckIMEI(s); err != nil {
+				probs = append(probs, IMEIProblem{SKU: l.SKU, IMEI: s, Reason: strings.TrimPrefix(err.Error(), ErrBadIMEI.Error()+": ")})
+			}
+		}
+	}
+	if len(probs) > 0 {
+		return &IMEIError{Problems: probs}
+	}
+	return nil
+}
+
+// validateIMEIs sends the order's IMEIs to the service and journals success. The
+// caller holds the order's lock.
+func (e *Engine) validateIMEIs(ctx context.Context, o *Order, opt PayOptions) error {
+	var items []gateway.IMEIItem
+	sku := map[string]string{}
+	for _, l := range o.Lines {
+		if !l.Serialised {
+			continue
+		}
+		code := l.ProductCode
+		if code == "" {
+			code = l.SKU
+		}
+		for _, s := range l.IMEIs {
+			items = append(items, gateway.IMEIItem{ProductCode: code, IMEI: s})
+			sku[s] = l.SKU
+		}
+	}
+	if len(items) == 0 {
+		return fmt.Errorf("pos: IMEI validation: %w", ErrIMEIMissing)
+	}
+	res, err := e.gw.ValidateIMEI(ctx, o.Token, items)
+	if err != nil || !res.OK() {
+		ie := &IMEIError{cause: err}
+		if res != nil {
+			for _, it := range res.Items {
+				if it.Status.ResponseCode != gateway.CodeIMEISuccess {
+					ie.Problems = append(ie.Problems, IMEIProblem{SKU: sku[it.IMEI], IMEI: it.IMEI, Reason: imeiReason(it.Status)})
+				}
+			}
+		}
+		if len(ie.Problems) == 0 && err != nil {
+			return fmt.Errorf("pos: IMEI validation: %w", err)
+		}
+		return ie
+	}
+	imeis := make([]string, len(items))
+	for i, it := range items {
+		imeis[i] = it.IMEI
+	}
+	if _, err := e.commit(ctx, o, Event{Kind: EvIMEIValidated, IMEIs: imeis}); err != nil {
+		return err
+	}
+	opt.report(Progress{Step: StepIMEIValidated, OrderID: o.ID, State: o.State})
+	return nil
+}
+
+func imeiReason(s gateway.IMEIStatus) string {
+	switch s.ResponseCode {
+	case gateway.CodeInvalidIMEI:
+		return "it is not a valid IMEI"
+	case gateway.CodeIMEINotBrand:
+		return "it is not a phone of this brand"
+	case gateway.CodeIMEIBlocked:
+		return "it is already used in another sale"
+	}
+	if s.ResponseMessage != "" {
+		return strings.ToLower(s.ResponseMessage)
+	}
+	return "refused"
+}

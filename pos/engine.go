@@ -1,0 +1,281 @@
+package pos
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"sync"
+	"time"
+
+	"galla/gateway"
+)
+
+// Gateway is what pos needs of the payment service: the subset of *gateway.Client
+// the engine calls. Every call that moves money may end in an error matching
+// gateway.ErrOutcomeUnknown, after which the engine inquires and never re-sends.
+type Gateway interface {
+	CreateOrder(ctx context.Context, o *gateway.Order) (*gateway.CreateOrderResponse, error)
+	CardPayment(ctx context.Context, token string, card *gateway.Card, cust gateway.Customer) (*gateway.PaymentResponse, error)
+	EMIPayment(ctx context.Context, token string, card *gateway.Card, cust gateway.Customer, emi gateway.EMITenure, acquirerID int64) (*gateway.PaymentResponse, error)
+	EMICalculator(ctx context.Context, amount int64, products []gateway.ProductAmount) (*gateway.EMIOffers, error)
+	ValidateScheme(ctx context.Context, amount int64, card *gateway.Card, emi gateway.EMITenure, acquirerID int64) error
+	ValidateIMEI(ctx context.Context, token string, items []gateway.IMEIItem) (*gateway.IMEIResult, error)
+	InquireOrder(ctx context.Context, serviceOrderID string) (*gateway.Inquiry, error)
+	InquirePayment(ctx context.Context, serviceOrderID, paymentID string) (*gateway.Inquiry, error)
+	Refund(ctx context.Context, r gateway.RefundRequest) (*gateway.Inquiry, error)
+	SubmitAuthentication(ctx context.Context, content string, fields url.Values) error
+}
+
+// Config is what New needs. Journal is required; Gateway may be nil on a terminal
+// that takes cash only.
+type Config struct {
+	Journal Journal
+	Gateway Gateway
+	// Clock is the time and the waits of polling; nil means SystemClock.
+	Clock Clock
+	// Logger receives one line per problem that is not the caller's to report; nil
+	// discards. Card data never reaches it.
+	Logger *slog.Logger
+	// ReturnURL is the merchant_return_url of new orders ("" leaves the gateway's).
+	ReturnURL string
+	// Terminal prefixes the merchant order ids this terminal makes (letters and
+	// digits; default "G").
+	Terminal string
+	// Customer is the contact sent when a sale names none: the service needs a
+	// mobile number and an e-mail address on every payment.
+	Customer Customer
+	// MaxWait bounds the polling of one payment; 0 means 20 minutes (DESIGN.md
+	// section 3). A checkout may ask for less.
+	MaxWait time.Duration
+	// Roster authorises managers; nil means NewRoster(Journal).
+	Roster *Roster
+	// Rand is the source of order and refund ids; nil means crypto/rand.
+	Rand io.Reader
+}
+
+// DefaultMaxWait is how long a payment is polled before it is left UNKNOWN for the
+// reconciler (DESIGN.md section 3).
+const DefaultMaxWait = 20 * time.Minute
+
+// Engine is the till: it journals and drives checkouts, reconciliation, refunds and
+// day close. One payment is in flight per order at a time: the checkout, the poller
+// and the reconciler never act on one order at once. Its methods are safe for
+// concurrent use.
+type Engine struct {
+	j       Journal
+	gw      Gateway
+	clock   Clock
+	log     *slog.Logger
+	cfg     Config
+	roster  *Roster
+	rnd     io.Reader
+	maxWait time.Duration
+
+	mu   sync.Mutex
+	busy map[string]bool // orders something is acting on
+
+	numMu sync.Mutex // receipt and Z numbers
+
+	recMu      sync.Mutex
+	reconciled bool
+}
+
+// ErrNoGateway reports a card, EMI or phone payment on a terminal with no payment
+// service configured.
+var ErrNoGateway = errors.New("no payment service is configured")
+
+// ErrOrderBusy reports an order something else is acting on right now (a payment,
+// the poller or the reconciler).
+var ErrOrderBusy = errors.New("the order is busy")
+
+// New builds an Engine.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Journal == nil {
+		return nil, errors.New("pos: new engine: no journal")
+	}
+	e := &Engine{j: cfg.Journal, gw: cfg.Gateway, clock: cfg.Clock, log: cfg.Logger, cfg: cfg,
+		roster: cfg.Roster, rnd: cfg.Rand, maxWait: cfg.MaxWait, busy: map[string]bool{}}
+	if e.clock == nil {
+		e.clock = SystemClock{}
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.roster == nil {
+		e.roster = NewRoster(cfg.Journal)
+	}
+	if e.rnd == nil {
+		e.rnd = rand.Reader
+	}
+	if e.maxWait <= 0 || e.maxWait > DefaultMaxWait {
+		e.maxWait = DefaultMaxWait
+	}
+	if e.cfg.Terminal == "" {
+		e.cfg.Terminal = "G"
+	}
+	return e, nil
+}
+
+// Journal returns the engine's journal, for reading orders and events.
+func (e *Engine) Journal() Journal { return e.j }
+
+// Roster returns the staff roster the engine authorises managers with.
+func (e *Engine) Roster() *Roster { return e.roster }
+
+// Now returns the engine's clock's time.
+func (e *Engine) Now() time.Time { return e.clock.Now() }
+
+// Today returns the engine's local day (DayLayout).
+func (e *Engine) Today() string { return ToDay(e.clock.Now()) }
+
+// Order returns the journaled order with this merchant order id.
+func (e *Engine) Order(ctx context.Context, id string) (*Order, error) {
+	o, err := e.j.Order(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("pos: order %q: %w", id, err)
+	}
+	return o, nil
+}
+
+// lock marks an order busy; the returned function frees it. A busy order gets
+// ErrOrderBusy (or ErrPaymentInFlight for payments, see lockPay).
+func (e *Engine) lock(id string) (func(), error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.busy[id] {
+		return nil, fmt.Errorf("pos: order %q: %w", id, ErrOrderBusy)
+	}
+	e.busy[id] = true
+	return func() {
+		e.mu.Lock()
+		delete(e.busy, id)
+		e.mu.Unlock()
+	}, nil
+}
+
+// newID returns prefix, the date and time, and 8 random hex digits: a merchant
+// order id or refund id that is unique and sorts by time.
+func (e *Engine) newID(prefix string) (string, error) {
+	var b [4]byte
+	if _, err := io.ReadFull(e.rnd, b[:]); err != nil {
+		return "", fmt.Errorf("pos: new id: %w", err)
+	}
+	return prefix + e.clock.Now().Format("20060102150405") + "-" + hex.EncodeToString(b[:]), nil
+}
+
+// commit journals ev for order o and, once it is committed, applies it to o. The
+// event is checked with Apply first: an event the state machine refuses is never
+// journaled; a stale one is journaled and leaves o as it was. An event that makes
+// the order PAID, or confirms a refund, gets the next receipt number.
+//
+// Journal writes do not stop when ctx is cancelled: what happened at the service
+// must be recorded.
+func (e *Engine) commit(ctx context.Context, o *Order, ev Event) (stale bool, err error) {
+	now := e.clock.Now()
+	ev.V, ev.Time = EventVersion, now
+	if ev.Day == "" {
+		ev.Day = ToDay(now)
+	}
+	if ev.OrderID == "" {
+		ev.OrderID = o.ID
+	}
+	next := o.Clone()
+	aerr := next.Apply(ev)
+	if aerr != nil && !errors.Is(aerr, ErrStaleEvent) {
+		return false, aerr
+	}
+	stale = aerr != nil
+	if !stale && (ev.Kind == EvRefundDone || !o.State.Paid() && next.State.Paid()) {
+		e.numMu.Lock()
+		defer e.numMu.Unlock()
+		last, err := e.j.LastReceiptNo(context.WithoutCancel(ctx))
+		if err != nil {
+			return false, fmt.Errorf("pos: receipt number: %w", err)
+		}
+		ev.ReceiptNo = last + 1
+	}
+	stored, err := e.j.Append(context.WithoutCancel(ctx), ev)
+	if err != nil {
+		return false, fmt.Errorf("pos: journal %s of %q: %w", ev.Kind, ev.OrderID, err)
+	}
+	if stale {
+		return true, nil
+	}
+	if err := o.Apply(stored); err != nil {
+		// The journal applied it; our copy must follow. Reload to be sure.
+		fresh, rerr := e.j.Order(context.WithoutCancel(ctx), o.ID)
+		if rerr != nil {
+			return false, fmt.Errorf("pos: reload %q: %w", o.ID, errors.Join(err, rerr))
+		}
+		*o = *fresh
+	}
+	return false, nil
+}
+
+// dayOpen refuses work on a closed day.
+func (e *Engine) dayOpen(ctx context.Context, day string) error {
+	dc, err := e.j.DayClose(ctx, day)
+	if err != nil {
+		return fmt.Errorf("pos: day %s: %w", day, err)
+	}
+	if dc != nil {
+		return fmt.Errorf("pos: day %s (Z %d): %w", day, dc.ZNo, ErrDayClosed)
+	}
+	return nil
+}
+
+// ensureReconciled runs Reconcile once before the first new payment of this
+// engine (DESIGN.md section 2, Restart).
+func (e *Engine) ensureReconciled(ctx context.Context) error {
+	e.recMu.Lock()
+	done := e.reconciled
+	e.recMu.Unlock()
+	if done {
+		return nil
+	}
+	_, err := e.Reconcile(ctx)
+	return err
+}
+
+// RecordPrint journals that an order's receipt was printed (first print or a
+// reprint), or that printing failed with printErr. The sale stands either way.
+func (e *Engine) RecordPrint(ctx context.Context, orderID string, reprint bool, p PrintEvent, printErr error) error {
+	o, err := e.Order(ctx, orderID)
+	if err != nil {
+		return err
+	}
+	ev := Event{Kind: EvReceiptPrinted, Print: &p}
+	switch {
+	case printErr != nil:
+		p.Error = printErr.Error()
+		ev.Kind, ev.Reason = EvPrintFailed, p.Error
+	case reprint || o.Printed:
+		ev.Kind = EvReceiptReprinted
+	}
+	_, err = e.commit(ctx, o, ev)
+	return err
+}
+
+func (e *Engine) customer(c *Customer) gateway.Customer {
+	out := gateway.Customer{CountryCode: e.cfg.Customer.CountryCode, Mobile: e.cfg.Customer.Mobile, Email: e.cfg.Customer.Email}
+	if c != nil {
+		if c.CountryCode != "" {
+			out.CountryCode = c.CountryCode
+		}
+		if c.Mobile != "" {
+			out.Mobile = c.Mobile
+		}
+		if c.Email != "" {
+			out.Email = c.Email
+		}
+	}
+	if out.CountryCode == "" {
+		out.CountryCode = "91"
+	}
+	return out
+}

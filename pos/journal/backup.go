@@ -1,0 +1,116 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// backupPrefix and backupSuffix frame the day in a backup's file name:
+// journal-2026-11-22.db.
+const (
+	backupPrefix = "journal-"
+	backupSuffix = ".db"
+)
+
+// Backup writes a consistent copy of the whole journal file to w while the
+// terminal keeps working (a hot backup through one read transaction).
+func (j *Journal) Backup(w io.Writer) error {
+	if err := j.backup(w); err != nil {
+		return fmt.Errorf("journal: backup: %w", err)
+	}
+	return nil
+}
+
+// backup is Backup without the error's prefix.
+func (j *Journal) backup(w io.Writer) error {
+	return j.view(func(tx *bolt.Tx) error {
+		_, err := tx.WriteTo(w)
+		return err
+	})
+}
+
+// BackupTo writes a hot backup to the file at path (mode 0600, its directory
+// created 0700). It writes a temporary file beside it, syncs it and renames it
+// into place, so path is either the old file or a complete new one.
+func (j *Journal) BackupTo(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("journal: backup: %w", err)
+	}
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("journal: backup: %w", err)
+	}
+	err = j.backup(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("journal: backup: %w", err)
+	}
+	return nil
+}
+
+// BackupDay writes the hot backup of day close into the backup directory as
+// journal-DAY.db and returns its path. A second backup of the same day replaces
+// the first.
+func (j *Journal) BackupDay(day string) (string, error) {
+	if err := checkDay(day); err != nil {
+		return "", fmt.Errorf("journal: backup day %q: %w", day, err)
+	}
+	path := filepath.Join(j.backupDir, backupPrefix+day+backupSuffix)
+	if err := j.BackupTo(path); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// LatestBackup returns the path of the most recently written backup in the
+// backup directory of this journal, or "" when there is none.
+func (j *Journal) LatestBackup() (string, error) { return LatestBackup(j.backupDir) }
+
+// LatestBackup returns the path of the most recently written journal-DAY.db in
+// dir, or "" when there is none (a missing dir is not an error). It needs no open
+// journal, so a terminal whose journal is corrupt can still offer the backup.
+func LatestBackup(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("journal: latest backup: %w", err)
+	}
+	var (
+		best    string
+		bestMod int64
+	)
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, backupPrefix) || !strings.HasSuffix(name, backupSuffix) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		mod := info.ModTime().UnixNano()
+		if best == "" || mod > bestMod || (mod == bestMod && name > filepath.Base(best)) {
+			best, bestMod = filepath.Join(dir, name), mod
+		}
+	}
+	return best, nil
+}

@@ -1,0 +1,64 @@
+package journal
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"galla/pos"
+)
+
+// cardLeaks lists what in data looks like the test card's number (with or
+// without separators) or a CVV field.
+func cardLeaks(data []byte) []string {
+	patterns := []*regexp.Regexp{
+		regexp.MustCompile(`4111[ -]?1111[ -]?1111[ -]?1111`),
+		regexp.MustCompile(`(?i)(cvv|cvc|card_?security_?code)\\?"?\s*[:=]\s*\\?"?\d{3,4}`),
+		regexp.MustCompile(`(?i)(card_?number|pan)\\?"?\s*[:=]\s*\\?"?\d{12,19}`),
+	}
+	var found []string
+	for _, p := range patterns {
+		for _, m := range p.FindAll(data, -1) {
+			found = append(found, string(m))
+		}
+	}
+	return found
+}
+
+// TestNoCardDataOnDisk runs a representative day through a journal, backs it up,
+// and scans the raw bytes of both files for the test card's number and a CVV.
+func TestNoCardDataOnDisk(t *testing.T) {
+	// The scan must be able to see card data stored through the journal: a
+	// journal made to hold it (in a free-text note, as a careless caller might)
+	// is caught.
+	t.Run("the scan finds a leak", func(t *testing.T) {
+		j := openTest(t)
+		var s script
+		ev := s.intent("G-LEAK", "2026-11-21", pos.TenderCard, 100)
+		ev.Extra = map[string]string{"note": `card_number=` + testCardNumber + ` "cvv":"` + testCardCVV + `"`}
+		appendAll(t, j, []pos.Event{ev})
+		require.NoError(t, j.Close())
+		raw, err := os.ReadFile(j.Path())
+		require.NoError(t, err)
+		assert.Len(t, cardLeaks(raw), 3, "the planted number and CVV")
+	})
+
+	j := openTest(t)
+	var s script
+	appendAll(t, j, s.representative(t))
+	appendAll(t, j, s.unknownSale("G-0099", "2026-11-22", 4999))
+	require.NoError(t, j.Rebuild(t.Context()))
+	var backup bytes.Buffer
+	require.NoError(t, j.Backup(&backup))
+	require.NoError(t, j.Close())
+
+	raw, err := os.ReadFile(j.Path())
+	require.NoError(t, err)
+	require.Contains(t, string(raw), `"card_last4":"`+testCardLast4+`"`, "the scan reads the stored events")
+	assert.Empty(t, cardLeaks(raw), "card data in the journal file")
+	assert.Empty(t, cardLeaks(backup.Bytes()), "card data in the backup")
+}

@@ -1,0 +1,222 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+)
+
+// flipKind flips the case of the first letter of the event's kind: the value
+// stays valid JSON and decodes, but its bytes no longer match its hash.
+func flipKind(t *testing.T, v []byte) []byte {
+	t.Helper()
+	v = bytes.Clone(v) // bbolt's values are read-only
+	i := bytes.Index(v, []byte(`"kind":"`))
+	require.GreaterOrEqual(t, i, 0, "no kind in %s", v)
+	v[i+len(`"kind":"`)] ^= 0x20
+	return v
+}
+
+// reseal adds a note to the event and gives it a matching own hash: the event
+// checks out alone, and only the chain shows the change.
+func reseal(t *testing.T, v []byte) ([]byte, [32]byte) {
+	t.Helper()
+	r, err := decodeRecord(v)
+	require.NoError(t, err)
+	ev, err := r.event()
+	require.NoError(t, err)
+	ev.Extra = map[string]string{"note": "edited afterwards"}
+	ev.PrevHash = hex.EncodeToString(r.Prev[:])
+	data, sum, err := sealEvent(&ev)
+	require.NoError(t, err)
+	return data, sum
+}
+
+func TestTamperIsDetected(t *testing.T) {
+	const target = 5
+	tests := []struct {
+		name   string
+		tamper func(t *testing.T, events, meta *bolt.Bucket, last uint64) error
+		want   func(last uint64) uint64 // the sequence the error must name
+	}{
+		{"a byte of an event flipped", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
+			return events.Put(u64(target), flipKind(t, events.Get(u64(target))))
+		}, func(uint64) uint64 { return target }},
+		{"a byte of the last event flipped", func(t *testing.T, events, _ *bolt.Bucket, last uint64) error {
+			return events.Put(u64(last), flipKind(t, events.Get(u64(last))))
+		}, func(last uint64) uint64 { return last }},
+		{"an event rewritten with its own hash redone", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
+			data, _ := reseal(t, events.Get(u64(target)))
+			return events.Put(u64(target), data)
+		}, func(uint64) uint64 { return target + 1 }},
+		{"the last event rewritten with its own hash redone", func(t *testing.T, events, _ *bolt.Bucket, last uint64) error {
+			data, _ := reseal(t, events.Get(u64(last)))
+			return events.Put(u64(last), data)
+		}, func(last uint64) uint64 { return last }},
+		{"an event deleted", func(_ *testing.T, events, _ *bolt.Bucket, _ uint64) error {
+			return events.Delete(u64(target))
+		}, func(uint64) uint64 { return target }},
+		{"the last event deleted", func(_ *testing.T, events, _ *bolt.Bucket, last uint64) error {
+			return events.Delete(u64(last))
+		}, func(last uint64) uint64 { return last }},
+		{"the hash field overwritten", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
+			v := bytes.Clone(events.Get(u64(target)))
+			i := bytes.Index(v, []byte(`"hash":"`)) + len(`"hash":"`)
+			v[i] = map[bool]byte{true: 'a', false: 'b'}[v[i] != 'a']
+			return events.Put(u64(target), v)
+		}, func(uint64) uint64 { return target }},
+		{"the envelope version changed", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
+			v := bytes.Replace(events.Get(u64(target)), []byte(`{"v":1,`), []byte(`{"v":7,`), 1)
+			return events.Put(u64(target), v)
+		}, func(uint64) uint64 { return target }},
+		{"garbage stored as an event", func(_ *testing.T, events, _ *bolt.Bucket, _ uint64) error {
+			return events.Put(u64(target), []byte("\x00\xffnot json"))
+		}, func(uint64) uint64 { return target }},
+		{"the head moved back", func(_ *testing.T, _, meta *bolt.Bucket, last uint64) error {
+			v := bytes.Clone(meta.Get(metaHead))
+			copy(v, u64(last-1))
+			return meta.Put(metaHead, v)
+		}, func(last uint64) uint64 { return last }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := openTest(t)
+			var s script
+			stored := appendAll(t, j, s.representative(t))
+			last := uint64(len(stored))
+			backup, err := j.BackupDay("2026-11-21")
+			require.NoError(t, err)
+			path := j.Path()
+			require.NoError(t, j.Close())
+
+			rawUpdate(t, path, func(tx *bolt.Tx) error {
+				return tt.tamper(t, tx.Bucket(bucketEvents), tx.Bucket(bucketMeta), last)
+			})
+
+			j2, err := Open(path, Options{})
+			if j2 != nil {
+				_ = j2.Close()
+			}
+			require.Error(t, err, "Open of a tampered journal")
+			assert.ErrorIs(t, err, ErrCorrupt)
+			var ce *CorruptError
+			require.True(t, errors.As(err, &ce), "a *CorruptError: %v", err)
+			want := tt.want(last)
+			assert.Equal(t, want, ce.Seq, "the broken sequence")
+			assert.Contains(t, err.Error(), fmt.Sprintf("corrupt at event %d", want))
+			assert.Contains(t, err.Error(), "the last backup is at "+backup)
+			assert.Equal(t, backup, ce.Backup)
+
+			// The backup itself opens.
+			b, err := Open(backup, Options{})
+			require.NoError(t, err)
+			require.NoError(t, b.Close())
+		})
+	}
+}
+
+func TestCorruptWithoutBackup(t *testing.T) {
+	j := openTest(t)
+	var s script
+	appendAll(t, j, s.cashSale("G-1", "2026-11-21", 100))
+	path := j.Path()
+	require.NoError(t, j.Close())
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketEvents).Put(u64(1), flipKind(t, tx.Bucket(bucketEvents).Get(u64(1))))
+	})
+	_, err := Open(path, Options{BackupDir: filepath.Join(t.TempDir(), "none")})
+	require.ErrorIs(t, err, ErrCorrupt)
+	assert.Contains(t, err.Error(), "corrupt at event 1")
+	assert.Contains(t, err.Error(), "no backup was found")
+}
+
+func TestDecodeEventRoundTrip(t *testing.T) {
+	var s script
+	for _, ev := range s.representative(t) {
+		ev.Seq, ev.PrevHash = 3, hex.EncodeToString(bytes.Repeat([]byte{0xab}, 32))
+		data, sum, err := sealEvent(&ev)
+		require.NoError(t, err)
+		got, err := DecodeEvent(data)
+		require.NoError(t, err, "DecodeEvent(%s)", data)
+		assert.Equal(t, hex.EncodeToString(sum[:]), got.Hash)
+		assert.Equal(t, ev.Kind, got.Kind)
+		assert.Equal(t, ev.OrderID, got.OrderID)
+		assert.Equal(t, uint64(3), got.Seq)
+		assert.Equal(t, ev.PrevHash, got.PrevHash)
+	}
+}
+
+// FuzzDecodeEvent feeds the stored-event decoder anything at all: it must never
+// panic, and whatever it accepts must hash to what it claims.
+func FuzzDecodeEvent(f *testing.F) {
+	var s script
+	for i, ev := range s.representative(f) {
+		ev.Seq, ev.PrevHash = uint64(i+1), hex.EncodeToString(make([]byte, 32))
+		data, _, err := sealEvent(&ev)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"v":1}`))
+	f.Add([]byte(`{"v":1,"hash":"","event":{}}`))
+	f.Add([]byte(`{"v":1,"hash":"00","event":{"seq":1,"prev_hash":"zz"}}`))
+	f.Add([]byte(`{"v":1,"hash":"` + hex.EncodeToString(make([]byte, 32)) + `","event":[1,2]}`))
+	f.Add([]byte(`{"v":1,"hash":1,"event":"x"}`))
+	f.Add([]byte("\x00\xff"))
+	f.Add([]byte(nil))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := DecodeEvent(data)
+		if err != nil {
+			return
+		}
+		r, err := decodeRecord(data)
+		if err != nil {
+			t.Fatalf("DecodeEvent accepted what decodeRecord refuses: %v", err)
+		}
+		if ev.Seq == 0 || ev.Hash != hex.EncodeToString(r.Hash[:]) {
+			t.Fatalf("DecodeEvent = seq %d hash %s; want seq > 0 and hash %x", ev.Seq, ev.Hash, r.Hash)
+		}
+		if chainHash(r.Prev, r.Event) != r.Hash {
+			t.Fatalf("accepted an event whose hash does not match")
+		}
+	})
+}
+
+func TestBrokenPageIsDetected(t *testing.T) {
+	j := openTest(t)
+	var s script
+	appendAll(t, j, s.representative(t))
+	var root uint64
+	require.NoError(t, j.db.View(func(tx *bolt.Tx) error {
+		root = uint64(tx.Bucket(bucketOrders).Root())
+		return nil
+	}))
+	require.NotZero(t, root, "the orders bucket has a page of its own")
+	pageSize := j.db.Info().PageSize
+	path := j.Path()
+	require.NoError(t, j.Close())
+
+	// Give the page the freelist's type: a leaf no longer.
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte{0x10, 0x00}, int64(root)*int64(pageSize)+8)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	_, err = Open(path, Options{})
+	require.ErrorIs(t, err, ErrCorrupt)
+	var ce *CorruptError
+	require.ErrorAs(t, err, &ce)
+	assert.Zero(t, ce.Seq, "no event is to blame")
+	assert.Contains(t, err.Error(), "bbolt consistency check")
+}

@@ -1,0 +1,222 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+
+	"galla/pos"
+)
+
+// derive updates the derived buckets for ev, whose Seq is set, inside tx: the
+// same code for Append and for Rebuild's replay, so that both give the same state.
+// An error refuses the event (Append) or stops the replay (Rebuild).
+func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache) error {
+	closed := tx.Bucket(bucketClosedDays)
+	if ev.Day != "" && closed.Get([]byte(ev.Day)) != nil {
+		return fmt.Errorf("day %s: %w", ev.Day, pos.ErrDayClosed)
+	}
+	applied := true
+	if ev.Kind.IsOrderEvent() {
+		var err error
+		if applied, err = deriveOrder(tx, ev, cache); err != nil {
+			return err
+		}
+	}
+	meta := tx.Bucket(bucketMeta)
+	if applied && ev.ReceiptNo != 0 {
+		last := getU64(meta, metaReceipt)
+		if ev.ReceiptNo != last+1 {
+			return fmt.Errorf("the receipt number %d after %d: %w", ev.ReceiptNo, last, pos.ErrSequence)
+		}
+		if err := putU64(meta, metaReceipt, ev.ReceiptNo); err != nil {
+			return err
+		}
+	}
+	switch ev.Kind {
+	case pos.EvDayClosed:
+		return deriveDayClose(tx, ev)
+	case pos.EvStaffAdded, pos.EvStaffChanged:
+		var s pos.Staff
+		if err := json.Unmarshal(ev.Data, &s); err != nil {
+			return fmt.Errorf("%w: staff record: %w", pos.ErrBadEvent, err)
+		}
+		if err := checkID(s.ID); err != nil {
+			return fmt.Errorf("%w: staff id: %w", pos.ErrBadEvent, err)
+		}
+		return tx.Bucket(bucketStaff).Put([]byte(s.ID), compact(ev.Data))
+	case pos.EvSettingsChanged:
+		st := ev.Setting
+		if st == nil || st.Key == "" || !json.Valid(st.Value) {
+			return fmt.Errorf("%w: settings.changed without a key and a JSON value", pos.ErrBadEvent)
+		}
+		return tx.Bucket(bucketSettings).Put([]byte(st.Key), compact(st.Value))
+	case pos.EvCatalogImported:
+		if !json.Valid(ev.Data) {
+			return fmt.Errorf("%w: catalog.imported without the catalog", pos.ErrBadEvent)
+		}
+		return tx.Bucket(bucketCatalog).Put(catalogKey, compact(ev.Data))
+	}
+	return nil
+}
+
+// deriveOrder applies an order event to its order with Order.Apply and updates
+// orders (state and event index), days and unresolved. It reports whether the event was
+// applied (false for a stale event, which is stored and changes no order).
+func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache) (bool, error) {
+	orders := tx.Bucket(bucketOrders)
+	id := []byte(ev.OrderID)
+	var o pos.Order
+	raw := orders.Get(id)
+	switch {
+	case raw != nil:
+		if c := cache.get(ev.OrderID, raw); c != nil {
+			o = *c
+		} else if err := json.Unmarshal(raw, &o); err != nil {
+			return false, fmt.Errorf("order %q: stored state: %w", ev.OrderID, err)
+		}
+	case ev.Kind != pos.EvOrderIntent:
+		return false, fmt.Errorf("order %q: %w", ev.OrderID, pos.ErrOrderNotFound)
+	}
+	err := o.Apply(*ev)
+	stale := errors.Is(err, pos.ErrStaleEvent)
+	if err != nil && !stale {
+		return false, err
+	}
+	if err := tx.Bucket(bucketOrders).Put(orderEventKey(ev.OrderID, ev.Seq), nil); err != nil {
+		return false, err
+	}
+	if raw == nil && stale {
+		return false, nil // no order exists to list
+	}
+	// Puts that would change nothing are skipped: each bucket touched costs
+	// pages written in the commit.
+	first := firstSeq(tx, ev.OrderID)
+	if ev.Day != "" {
+		days, k := tx.Bucket(bucketDays), dayKey(ev.Day, first)
+		if days.Get(k) == nil {
+			if err := days.Put(k, id); err != nil {
+				return false, err
+			}
+		}
+	}
+	if stale {
+		return false, nil
+	}
+	data, err := json.Marshal(&o)
+	if err != nil {
+		return false, err
+	}
+	if err := orders.Put(id, data); err != nil {
+		return false, err
+	}
+	if cache != nil {
+		keep := o.Clone()
+		tx.OnCommit(func() { cache.put(ev.OrderID, data, keep) })
+	}
+	unresolved, k := tx.Bucket(bucketUnresolved), u64(first)
+	switch listed := unresolved.Get(k) != nil; {
+	case o.Unresolved() && !listed:
+		return true, unresolved.Put(k, id)
+	case !o.Unresolved() && listed:
+		return true, unresolved.Delete(k)
+	}
+	return true, nil
+}
+
+// firstSeq is the sequence of the first event of orderID (its order.intent): the
+// first key of its event index in orders.
+func firstSeq(tx *bolt.Tx, orderID string) uint64 {
+	prefix := orderEventPrefix(orderID)
+	k, _ := tx.Bucket(bucketOrders).Cursor().Seek(prefix)
+	if !bytes.HasPrefix(k, prefix) || len(k) != len(prefix)+8 {
+		return 0
+	}
+	return beU64(k[len(prefix):])
+}
+
+// deriveDayClose seals a day: the Z number must be the next one.
+func deriveDayClose(tx *bolt.Tx, ev *pos.Event) error {
+	dc := ev.DayClose
+	if dc == nil {
+		return fmt.Errorf("%w: day.closed without its report", pos.ErrBadEvent)
+	}
+	if err := checkDay(dc.Day); err != nil {
+		return fmt.Errorf("%w: %w", pos.ErrBadEvent, err)
+	}
+	closed := tx.Bucket(bucketClosedDays)
+	if closed.Get([]byte(dc.Day)) != nil {
+		return fmt.Errorf("day %s: %w", dc.Day, pos.ErrDayClosed)
+	}
+	meta := tx.Bucket(bucketMeta)
+	last := getU64(meta, metaZ)
+	if dc.ZNo != last+1 {
+		return fmt.Errorf("the Z number %d after %d: %w", dc.ZNo, last, pos.ErrSequence)
+	}
+	data, err := json.Marshal(dc)
+	if err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketZ).Put(u64(dc.ZNo), data); err != nil {
+		return err
+	}
+	if err := closed.Put([]byte(dc.Day), u64(dc.ZNo)); err != nil {
+		return err
+	}
+	return putU64(meta, metaZ, dc.ZNo)
+}
+
+// compact returns the compact form of valid JSON.
+func compact(data []byte) []byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, data); err != nil {
+		return bytes.Clone(data)
+	}
+	return b.Bytes()
+}
+
+// orderCache keeps the orders written last decoded, keyed by the exact bytes
+// stored, so that the next event of a sale need not decode its order again. A
+// hit needs the stored bytes to be equal, so the cache can never serve a state
+// other than the stored one. A nil *orderCache caches nothing.
+type orderCache struct {
+	mu sync.Mutex
+	m  map[string]cachedOrder
+}
+
+// cachedOrder is one entry of orderCache.
+type cachedOrder struct {
+	raw []byte
+	o   *pos.Order
+}
+
+// maxCachedOrders bounds orderCache; a full cache starts over.
+const maxCachedOrders = 64
+
+// get returns a copy of the cached order id if its stored bytes are raw.
+func (c *orderCache) get(id string, raw []byte) *pos.Order {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[id]
+	if !ok || !bytes.Equal(e.raw, raw) {
+		return nil
+	}
+	return e.o.Clone()
+}
+
+// put remembers o as the order stored as raw under id.
+func (c *orderCache) put(id string, raw []byte, o *pos.Order) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedOrders {
+		c.m = make(map[string]cachedOrder, maxCachedOrders)
+	}
+	c.m[id] = cachedOrder{raw: raw, o: o}
+}

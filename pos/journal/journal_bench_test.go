@@ -1,0 +1,286 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"galla/pos"
+)
+
+// Benchmarks of DESIGN.md section 7, reported as ratios in docs/benchmarks.md.
+// Each measures its subject and its floor in turn inside one benchmark, so that
+// both see the same disk and the same load at the same moment, and reports
+// subject/floor as x-floor:
+//
+//	go test -run '^$' -bench . -benchtime=300x ./pos/journal/
+//
+// BenchmarkAppend's x-floor must stay at most 1.1 (one bare bbolt put+commit),
+// BenchmarkDayReport's within 0.8–1.2 (a million orders against ten thousand).
+
+// openBench opens a journal in a fresh directory for a benchmark.
+func openBench(b *testing.B) *Journal {
+	b.Helper()
+	j, err := Open(filepath.Join(b.TempDir(), "journal.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = j.Close() })
+	return j
+}
+
+// checkout hands out, one at a time, the state changes of card sales: intent,
+// created, attempt, accepted, verified CHARGED with a receipt number, printed.
+type checkout struct {
+	s       script
+	pending []pos.Event
+	n       int
+}
+
+// next returns the next state change.
+func (c *checkout) next() pos.Event {
+	if len(c.pending) == 0 {
+		c.n++
+		c.pending = c.s.cardSale(fmt.Sprintf("G-%09d", c.n), "2026-11-22", 3999900)
+	}
+	ev := c.pending[0]
+	c.pending = c.pending[1:]
+	return ev
+}
+
+// BenchmarkAppend appends one state change of a card checkout per iteration (the
+// six kinds in turn) and, in turn with it, makes one bare bbolt put+commit of a
+// value of the same average size (the floor). It reports x-floor (Append time /
+// floor time), the mean time of each (append-ns, floor-ns) and commits/op, the
+// fsync'd commits of one Append (counted with Tx.OnCommit).
+func BenchmarkAppend(b *testing.B) {
+	j := openBench(b)
+	d := openBare(b)
+	ctx := b.Context()
+	var (
+		c              checkout
+		appendT, bareT time.Duration
+	)
+	start := j.Commits()
+	n := 0
+	appendOne := func() {
+		t0 := time.Now()
+		if _, err := j.Append(ctx, c.next()); err != nil {
+			b.Fatal(err)
+		}
+		appendT += time.Since(t0)
+	}
+	bareOne := func() {
+		t0 := time.Now()
+		d.put(b)
+		bareT += time.Since(t0)
+	}
+	for b.Loop() {
+		// Which goes first alternates, so that neither always follows the
+		// other's fsync.
+		if n%2 == 0 {
+			appendOne()
+			bareOne()
+		} else {
+			bareOne()
+			appendOne()
+		}
+		n++
+	}
+	b.ReportMetric(float64(appendT)/float64(bareT), "x-floor")
+	b.ReportMetric(float64(appendT.Nanoseconds())/float64(n), "append-ns")
+	b.ReportMetric(float64(bareT.Nanoseconds())/float64(n), "floor-ns")
+	b.ReportMetric(float64(j.Commits()-start)/float64(n), "commits/op")
+}
+
+// bareDB is the floor of an Append: a bbolt file with the journal's options
+// (bbolt's default sync settings) and one bucket.
+type bareDB struct {
+	db    *bolt.DB
+	value []byte
+	seq   uint64
+}
+
+// bareName is the bucket of bareDB.
+var bareName = []byte("bare")
+
+// openBare opens a bareDB whose value is the average stored size of a
+// checkout's events.
+func openBare(b *testing.B) *bareDB {
+	b.Helper()
+	var c checkout
+	total := 0
+	const kinds = 6
+	for i := range kinds {
+		ev := c.next()
+		ev.Seq, ev.V, ev.PrevHash = uint64(i+1), pos.EventVersion, fmt.Sprintf("%064d", 0)
+		v, _, err := sealEvent(&ev)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += len(v)
+	}
+	db, err := bolt.Open(filepath.Join(b.TempDir(), "bare.db"), 0o600, boltOptions(Options{LockTimeout: time.Second}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket(bareName); return err }); err != nil {
+		b.Fatal(err)
+	}
+	return &bareDB{db: db, value: bytes.Repeat([]byte("x"), total/kinds)}
+}
+
+// put is one bare put of the next sequence and its commit.
+func (d *bareDB) put(b *testing.B) {
+	d.seq++
+	if err := d.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bareName).Put(u64(d.seq), d.value) }); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// ordersPerDay is how many orders each day of the OrdersByDay files holds: a
+// busy counter.
+const ordersPerDay = 200
+
+// BenchmarkDayReport reads one day of ordersPerDay orders from a journal holding
+// ten thousand orders (the floor) and from one holding a million, in turn, and
+// reports x-floor (million / ten thousand; DESIGN.md section 7 allows 0.8–1.2):
+//
+//   - orders-by-day: Journal.OrdersByDay alone;
+//   - x-report: pos.Engine.Report, the X report as `galla report` makes it (the
+//     day-close lookup, OrdersByDay and pos.BuildReport).
+//
+// The two files are built once per run of this benchmark, only when it is
+// selected (about 10 s), in one temporary directory that both sub-benchmarks
+// share: batched raw puts into the derived buckets that OrdersByDay reads
+// (orders and days, exactly what Append writes there) rather than Append.
+func BenchmarkDayReport(b *testing.B) {
+	small, smallDay := fillOrders(b, 10_000)
+	large, largeDay := fillOrders(b, 1_000_000)
+	read := func(b *testing.B, j *Journal, day string) {
+		got, err := j.OrdersByDay(b.Context(), day)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(got) != ordersPerDay {
+			b.Fatalf("OrdersByDay(%s) = %d orders; want %d", day, len(got), ordersPerDay)
+		}
+	}
+	engine := func(j *Journal) *pos.Engine {
+		e, err := pos.New(pos.Config{Journal: j})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return e
+	}
+	smallEng, largeEng := engine(small), engine(large)
+	report := func(b *testing.B, e *pos.Engine, day string) {
+		r, err := e.Report(b.Context(), day)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Kind != "X" || r.Day != day {
+			b.Fatalf("Report(%s) = %s report of %s; want the X report of %s", day, r.Kind, r.Day, day)
+		}
+	}
+	cases := []struct {
+		name string
+		run  func(b *testing.B, large bool)
+	}{
+		{"orders-by-day", func(b *testing.B, l bool) {
+			if l {
+				read(b, large, largeDay)
+			} else {
+				read(b, small, smallDay)
+			}
+		}},
+		{"x-report", func(b *testing.B, l bool) {
+			if l {
+				report(b, largeEng, largeDay)
+			} else {
+				report(b, smallEng, smallDay)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			var smallT, largeT time.Duration
+			one := func(large bool) {
+				t0 := time.Now()
+				tc.run(b, large)
+				if large {
+					largeT += time.Since(t0)
+				} else {
+					smallT += time.Since(t0)
+				}
+			}
+			runtime.GC() // the garbage of building the files is not the reads' to collect
+			n := 0
+			for b.Loop() {
+				// Which goes first alternates, so that neither always runs
+				// with the other's garbage or cache lines.
+				one(n%2 == 1)
+				one(n%2 == 0)
+				n++
+			}
+			b.ReportMetric(float64(largeT)/float64(smallT), "x-floor")
+			b.ReportMetric(float64(smallT.Nanoseconds())/float64(n), "10k-ns")
+			b.ReportMetric(float64(largeT.Nanoseconds())/float64(n), "1M-ns")
+		})
+	}
+}
+
+// fillOrders builds a journal of n paid one-line cash orders, ordersPerDay a day
+// from 2010-01-01 on, and returns it with a day in the middle of the range.
+func fillOrders(b *testing.B, n int) (*Journal, string) {
+	b.Helper()
+	j := openBench(b)
+	const (
+		idMark  = "G-XXXXXXXX"
+		dayMark = "1999-12-31"
+	)
+	var s script
+	evs := s.cashSale(idMark, dayMark, 49900)
+	var o pos.Order
+	for i, ev := range evs {
+		ev.Seq = uint64(i + 1)
+		if err := o.Apply(ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tmpl, err := json.Marshal(&o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	origin := time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)
+	dayOf := func(i int) string { return origin.AddDate(0, 0, i/ordersPerDay).Format(pos.DayLayout) }
+	const batch = 50_000
+	for lo := 0; lo < n; lo += batch {
+		err := j.db.Update(func(tx *bolt.Tx) error {
+			orders, days := tx.Bucket(bucketOrders), tx.Bucket(bucketDays)
+			orders.FillPercent, days.FillPercent = 1, 1 // sorted inserts
+			for i := lo; i < min(lo+batch, n); i++ {
+				id, day := fmt.Sprintf("G-%08d", i), dayOf(i)
+				v := bytes.ReplaceAll(bytes.ReplaceAll(tmpl, []byte(idMark), []byte(id)), []byte(dayMark), []byte(day))
+				if err := orders.Put([]byte(id), v); err != nil {
+					return err
+				}
+				if err := days.Put(dayKey(day, uint64(i+1)), []byte(id)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return j, dayOf(n / 2)
+}

@@ -1,0 +1,178 @@
+package journal
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Bucket names (see doc.go for the tree and the keys and values of each).
+var (
+	bucketMeta       = []byte("meta")
+	bucketEvents     = []byte("events")
+	bucketOrders     = []byte("orders")
+	bucketDays       = []byte("days")
+	bucketUnresolved = []byte("unresolved")
+	bucketZ          = []byte("z_reports")
+	bucketClosedDays = []byte("closed_days")
+	bucketStaff      = []byte("staff")
+	bucketSettings   = []byte("settings")
+	bucketCatalog    = []byte("catalog")
+)
+
+// Keys in the meta bucket.
+var (
+	metaSchema  = []byte("schema")     // 8-byte big-endian schema version
+	metaHead    = []byte("head")       // 8-byte big-endian last sequence || 32-byte SHA-256 of that event
+	metaReceipt = []byte("receipt_no") // 8-byte big-endian last receipt number handed out
+	metaZ       = []byte("z_no")       // 8-byte big-endian last Z report number
+)
+
+// catalogKey is the one key of the catalog bucket.
+var catalogKey = []byte("products")
+
+// derivedBuckets are rebuilt from the events by Rebuild. meta's counters are
+// derived too; its schema version and the events are not.
+var derivedBuckets = [][]byte{
+	bucketOrders, bucketDays, bucketUnresolved,
+	bucketZ, bucketClosedDays, bucketStaff, bucketSettings, bucketCatalog,
+}
+
+// migration moves the file from schema version-1 to version.
+type migration struct {
+	version uint64
+	name    string
+	apply   func(tx *bolt.Tx) error
+}
+
+// migrations lists every schema change in order. A new one is appended here, the
+// tree in doc.go and docs/journal-schema.md is redrawn, and nothing above is edited.
+var migrations = []migration{
+	{version: 1, name: "create the buckets", apply: createBuckets},
+}
+
+// SchemaVersion is the schema version this build writes.
+func SchemaVersion() uint64 { return migrations[len(migrations)-1].version }
+
+// createBuckets creates every bucket of schema 1 that is missing.
+func createBuckets(tx *bolt.Tx) error {
+	for _, name := range append([][]byte{bucketMeta, bucketEvents}, derivedBuckets...) {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("bucket %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// schemaOf reads the schema version of the file; 0 for a new file.
+func schemaOf(tx *bolt.Tx) uint64 {
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil {
+		return 0
+	}
+	return getU64(meta, metaSchema)
+}
+
+// migrate applies, each in its own transaction, every migration the file lacks.
+func (j *Journal) migrate() error {
+	var have uint64
+	if err := j.view(func(tx *bolt.Tx) error { have = schemaOf(tx); return nil }); err != nil {
+		return fmt.Errorf("journal: migrate: %w", err)
+	}
+	if have > SchemaVersion() {
+		return fmt.Errorf("journal: migrate: file schema %d, this build knows %d: %w", have, SchemaVersion(), ErrNewerSchema)
+	}
+	for _, m := range migrations {
+		if m.version <= have {
+			continue
+		}
+		err := j.update(func(tx *bolt.Tx) error {
+			if err := m.apply(tx); err != nil {
+				return err
+			}
+			return putU64(tx.Bucket(bucketMeta), metaSchema, m.version)
+		})
+		if err != nil {
+			return fmt.Errorf("journal: migrate to schema %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	return nil
+}
+
+// u64 encodes v as 8 bytes big-endian, so that keys sort as numbers.
+func u64(v uint64) []byte {
+	b := make([]byte, 8)
+	binary.BigEndian.PutUint64(b, v)
+	return b
+}
+
+// getU64 reads an 8-byte big-endian value; 0 when absent or malformed.
+func getU64(b *bolt.Bucket, key []byte) uint64 {
+	v := b.Get(key)
+	if len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+// putU64 stores v under key as 8 bytes big-endian.
+func putU64(b *bolt.Bucket, key []byte, v uint64) error {
+	return b.Put(key, u64(v))
+}
+
+// sep separates the parts of a composite key. Days and ids never hold it
+// (checkDay, checkID), so composite keys cannot collide and the keys under one
+// prefix are one contiguous range.
+const sep = 0x00
+
+// errBadID is returned for an order id or day that would break the key layout.
+var errBadID = errors.New("id is empty, longer than 200 bytes or holds a NUL byte")
+
+// checkID rejects ids that cannot be part of a composite key (order ids, staff
+// ids).
+func checkID(id string) error {
+	if id == "" || len(id) > 200 {
+		return errBadID
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] == sep {
+			return errBadID
+		}
+	}
+	return nil
+}
+
+// dayPrefix is the key prefix of every order of day in the days bucket.
+func dayPrefix(day string) []byte {
+	return append([]byte(day), sep)
+}
+
+// dayKey is day | 0x00 | 8-byte big-endian sequence of the order's first event:
+// a day's orders sort in the order of their first event, and one order is listed
+// once per day.
+func dayKey(day string, first uint64) []byte {
+	return append(dayPrefix(day), u64(first)...)
+}
+
+// orderEventPrefix is the key prefix of the index of orderID's events in the
+// orders bucket. It sorts right after the order's own key (orderID), so an
+// Append usually finds both on the same page.
+func orderEventPrefix(orderID string) []byte {
+	return append([]byte(orderID), sep)
+}
+
+// orderEventKey is orderID | 0x00 | 8-byte big-endian sequence.
+func orderEventKey(orderID string, seq uint64) []byte {
+	return append(orderEventPrefix(orderID), u64(seq)...)
+}
+
+// checkDay accepts a business day written YYYY-MM-DD.
+func checkDay(day string) error {
+	if _, err := time.Parse(time.DateOnly, day); err != nil || len(day) != len(time.DateOnly) {
+		return fmt.Errorf("day %q is not YYYY-MM-DD", day)
+	}
+	return nil
+}

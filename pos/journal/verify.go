@@ -1,0 +1,100 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// CorruptError says where the journal broke and where the last backup is. It
+// matches ErrCorrupt with errors.Is.
+type CorruptError struct {
+	Path   string // the journal file
+	Seq    uint64 // the first event that fails; 0 when the damage is elsewhere (bbolt's pages, a bucket)
+	Reason string // what failed, in a few words
+	Backup string // the newest backup file, or "" when there is none
+}
+
+// Error says which sequence broke and where the last backup is.
+func (e *CorruptError) Error() string {
+	where := ""
+	if e.Seq > 0 {
+		where = fmt.Sprintf(" at event %d", e.Seq)
+	}
+	backup := "no backup was found"
+	if e.Backup != "" {
+		backup = "the last backup is at " + e.Backup
+	}
+	return fmt.Sprintf("journal: %s is corrupt%s (%s); %s", e.Path, where, e.Reason, backup)
+}
+
+// Is makes errors.Is(err, ErrCorrupt) hold.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// verify runs bbolt's consistency check and then walks the hash chain.
+func (j *Journal) verify() error {
+	err := j.view(func(tx *bolt.Tx) error {
+		// Read the channel to its end so that the checking goroutine finishes.
+		var first error
+		for cerr := range tx.Check() {
+			if first == nil {
+				first = cerr
+			}
+		}
+		if first != nil {
+			return j.corrupt(0, "bbolt consistency check: "+first.Error())
+		}
+		return j.verifyChain(tx)
+	})
+	if err != nil {
+		var ce *CorruptError
+		if errors.As(err, &ce) {
+			return err
+		}
+		return fmt.Errorf("journal: verify: %w", err)
+	}
+	return nil
+}
+
+// verifyChain decodes every event in sequence order and checks its own hash, its
+// link to the one before and the head kept in meta.
+func (j *Journal) verifyChain(tx *bolt.Tx) error {
+	events := tx.Bucket(bucketEvents)
+	meta := tx.Bucket(bucketMeta)
+	if events == nil || meta == nil {
+		return j.corrupt(0, "a bucket is missing")
+	}
+	var (
+		prev [32]byte
+		want uint64 = 1
+	)
+	c := events.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) != 8 || beU64(k) != want {
+			return j.corrupt(want, "a sequence number is missing or a key is malformed")
+		}
+		r, err := decodeRecord(v)
+		switch {
+		case err != nil:
+			return j.corrupt(want, err.Error())
+		case r.Seq != want:
+			return j.corrupt(want, "the sequence number does not match its key")
+		case r.Prev != prev:
+			return j.corrupt(want, "hash chain broken: prev_hash is not the previous event's hash")
+		}
+		prev = r.Hash
+		want++
+	}
+	seq, h, ok := headOf(meta.Get(metaHead))
+	if !ok || seq != want-1 || h != prev {
+		return j.corrupt(max(seq, want-1), "the head in meta does not match the last event")
+	}
+	return nil
+}
+
+// corrupt builds the CorruptError for seq, naming the newest backup.
+func (j *Journal) corrupt(seq uint64, reason string) error {
+	backup, _ := LatestBackup(j.backupDir)
+	return &CorruptError{Path: j.path, Seq: seq, Reason: reason, Backup: backup}
+}

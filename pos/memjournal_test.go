@@ -1,0 +1,213 @@
+package pos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// memJournal is an in-memory Journal that keeps the rules of the Journal
+// interface, for the engine's tests. Events are stored JSON-encoded, so every
+// payload goes through its encoding as in the real journal. failNext, when set,
+// is asked before each append and may refuse it (a crash before the commit).
+type memJournal struct {
+	*MemStaff
+
+	mu          sync.Mutex
+	events      [][]byte
+	orders      map[string][]byte
+	byDay       map[string][]string
+	lastReceipt uint64
+	lastZ       uint64
+	closed      map[string]DayClose
+	settings    map[string]json.RawMessage
+	commits     int
+	failNext    func(ev Event) error
+}
+
+var _ Journal = (*memJournal)(nil)
+
+func newMemJournal() *memJournal {
+	return &memJournal{MemStaff: NewMemStaff(), orders: map[string][]byte{}, byDay: map[string][]string{},
+		closed: map[string]DayClose{}, settings: map[string]json.RawMessage{}}
+}
+
+func (m *memJournal) Append(ctx context.Context, ev Event) (Event, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failNext != nil {
+		if err := m.failNext(ev); err != nil {
+			return Event{}, err
+		}
+	}
+	if ev.V == 0 {
+		ev.V = EventVersion
+	}
+	if _, ok := m.closed[ev.Day]; ok {
+		return Event{}, fmt.Errorf("memjournal: %w", ErrDayClosed)
+	}
+	ev.Seq = uint64(len(m.events)) + 1
+	var order []byte
+	switch {
+	case ev.Kind.IsOrderEvent():
+		o := &Order{}
+		if raw, ok := m.orders[ev.OrderID]; ok {
+			if err := json.Unmarshal(raw, o); err != nil {
+				return Event{}, err
+			}
+		} else if ev.Kind != EvOrderIntent {
+			return Event{}, fmt.Errorf("memjournal: %w", ErrOrderNotFound)
+		}
+		err := o.Apply(ev)
+		switch {
+		case err == nil:
+			if ev.ReceiptNo != 0 {
+				if ev.ReceiptNo != m.lastReceipt+1 {
+					return Event{}, fmt.Errorf("memjournal: receipt %d: %w", ev.ReceiptNo, ErrSequence)
+				}
+				m.lastReceipt = ev.ReceiptNo
+			}
+			if order, err = json.Marshal(o); err != nil {
+				return Event{}, err
+			}
+		case errors.Is(err, ErrStaleEvent):
+		default:
+			return Event{}, err
+		}
+	case ev.Kind == EvDayClosed:
+		if ev.DayClose == nil || ev.DayClose.ZNo != m.lastZ+1 {
+			return Event{}, fmt.Errorf("memjournal: z: %w", ErrSequence)
+		}
+		m.lastZ = ev.DayClose.ZNo
+		m.closed[ev.Day] = *ev.DayClose
+	case ev.Kind == EvSettingsChanged && ev.Setting != nil:
+		m.settings[ev.Setting.Key] = ev.Setting.Value
+	}
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return Event{}, err
+	}
+	m.events = append(m.events, raw)
+	m.commits++
+	if order != nil {
+		m.orders[ev.OrderID] = order
+	}
+	if ev.OrderID != "" && !slices.Contains(m.byDay[ev.Day], ev.OrderID) {
+		m.byDay[ev.Day] = append(m.byDay[ev.Day], ev.OrderID)
+	}
+	var out Event
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return Event{}, err
+	}
+	return out, nil
+}
+
+func (m *memJournal) order(id string) (*Order, error) {
+	raw, ok := m.orders[id]
+	if !ok {
+		return nil, fmt.Errorf("memjournal: %q: %w", id, ErrOrderNotFound)
+	}
+	o := &Order{}
+	return o, json.Unmarshal(raw, o)
+}
+
+func (m *memJournal) Order(ctx context.Context, id string) (*Order, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.order(id)
+}
+
+func (m *memJournal) OrdersByDay(ctx context.Context, day string) ([]*Order, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*Order
+	for _, id := range m.byDay[day] {
+		o, err := m.order(id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+func (m *memJournal) Unresolved(ctx context.Context) ([]*Order, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*Order
+	for id := range m.orders {
+		o, err := m.order(id)
+		if err != nil {
+			return nil, err
+		}
+		if o.Unresolved() {
+			out = append(out, o)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Order) int { return a.Opened.Compare(b.Opened) })
+	return out, nil
+}
+
+func (m *memJournal) Events(ctx context.Context, orderID string) ([]Event, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Event
+	for _, raw := range m.events {
+		var ev Event
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return nil, err
+		}
+		if ev.OrderID == orderID {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
+}
+
+func (m *memJournal) LastReceiptNo(ctx context.Context) (uint64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lastReceipt, nil
+}
+
+func (m *memJournal) LastZ(ctx context.Context) (uint64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lastZ, nil
+}
+
+func (m *memJournal) DayClose(ctx context.Context, day string) (*DayClose, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dc, ok := m.closed[day]
+	if !ok {
+		return nil, nil
+	}
+	return &dc, nil
+}
+
+func (m *memJournal) Setting(ctx context.Context, key string) (json.RawMessage, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.settings[key], nil
+}
+
+// allEvents returns every event in sequence.
+func (m *memJournal) allEvents() []Event {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Event, len(m.events))
+	for i, raw := range m.events {
+		_ = json.Unmarshal(raw, &out[i])
+	}
+	return out
+}
+
+func (m *memJournal) commitCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.commits
+}

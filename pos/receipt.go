@@ -1,0 +1,381 @@
+package pos
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"galla/receipts"
+)
+
+// Settings keys (settings.changed) that receipts read.
+const (
+	// SettingShop holds the Shop printed at the top of every receipt (JSON).
+	SettingShop = "shop"
+	// SettingPrinter holds the receipt printer's receipts.Profile (JSON).
+	SettingPrinter = "printer"
+)
+
+// Shop is the seller as the settings name it: printed at the top of every receipt.
+type Shop struct {
+	Name    string   `json:"name"`
+	Address []string `json:"address,omitempty"` // one printed line each
+	GSTIN   string   `json:"gstin,omitempty"`
+	Phone   string   `json:"phone,omitempty"`
+}
+
+// LoadShop reads the shop from the journal's settings; a terminal where it was never
+// set gets the zero Shop (the receipt then starts with the invoice title).
+func LoadShop(ctx context.Context, j Journal) (Shop, error) {
+	var s Shop
+	raw, err := j.Setting(ctx, SettingShop)
+	if err != nil || raw == nil {
+		return s, err
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return s, fmt.Errorf("pos: setting %q: %w", SettingShop, err)
+	}
+	return s, nil
+}
+
+// LoadPrinter reads the receipt printer's profile from the journal's settings; ok is
+// false when none is configured.
+func LoadPrinter(ctx context.Context, j Journal) (p receipts.Profile, ok bool, err error) {
+	raw, err := j.Setting(ctx, SettingPrinter)
+	if err != nil || raw == nil {
+		return p, false, err
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return p, false, fmt.Errorf("pos: setting %q: %w", SettingPrinter, err)
+	}
+	return p, true, nil
+}
+
+// ReceiptOptions are what a receipt needs beyond the order and the shop.
+type ReceiptOptions struct {
+	Terminal string // the terminal's name, e.g. "T1"
+	Cashier  string // who prints it; empty: the staff journaled with the sale
+	// QRKey is the terminal's key the QR code is signed with; nil prints no QR code.
+	QRKey []byte
+	// Reprint is 0 for the first print and N for the Nth copy ("DUPLICATE —
+	// reprint N"); see NextReprint.
+	Reprint int
+	Footer  []string
+}
+
+// NextReprint returns the Reprint number the next print of o's receipt carries: 0
+// when it was never printed, else one more than the copies printed so far.
+func NextReprint(o Order) int {
+	if !o.Printed && o.Reprints == 0 {
+		return 0
+	}
+	return o.Reprints + 1
+}
+
+// ReceiptNumber formats a receipt number for print: the terminal, then six digits
+// ("T1-000123").
+func ReceiptNumber(terminal string, n uint64) string {
+	if n == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%06d", n)
+	if terminal != "" {
+		s = terminal + "-" + s
+	}
+	return s
+}
+
+// ReceiptFor turns a journaled sale into the receipt printed for it: the shop, the
+// receipt number, the lines with HSN and GST-inclusive amounts, GST per rate, the
+// total, the tender (card brand and last four, auth code, RRN, the service's order
+// and payment ids, whether the answer was verified; the EMI plan; cash and change)
+// and a QR code signed with opt.QRKey that pulls the order up at the counter.
+func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
+	r := receipts.Receipt{
+		Kind:            receipts.KindSale,
+		Shop:            receiptShop(shop),
+		Number:          ReceiptNumber(opt.Terminal, o.ReceiptNo),
+		Terminal:        opt.Terminal,
+		Cashier:         firstNonEmpty(opt.Cashier, o.Staff),
+		Time:            saleTime(o),
+		MerchantOrderID: o.ID,
+		Lines:           receiptLines(o),
+		Reprint:         opt.Reprint,
+		Footer:          opt.Footer,
+	}
+	totals := o.Totals
+	if len(totals.ByRate) == 0 && len(o.Lines) > 0 {
+		totals = ComputeTotals(o.Lines)
+	}
+	r.Taxes = receiptTaxes(totals.ByRate)
+	r.Total = int64(totals.Total)
+	if r.Total == 0 {
+		r.Total = int64(o.Amount)
+	}
+	paid := o.Captured
+	if paid == 0 {
+		paid = o.Amount
+	}
+	r.Tenders = []receipts.Tender{saleTender(o, paid)}
+	if opt.QRKey != nil {
+		r.QR = receipts.SignQR(opt.QRKey, receipts.QRPayload{
+			MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID, Amount: int64(paid),
+		})
+	}
+	return r
+}
+
+// RefundReceiptFor turns a done refund of a journaled sale, named by its
+// unique_txn_id, into its refund receipt. A full refund lists the sale's lines and
+// GST; a partial one the amount only. Its QR code carries the refunded amount as a
+// negative number.
+func RefundReceiptFor(o Order, uniqueTxnID string, shop Shop, opt ReceiptOptions) (receipts.Receipt, error) {
+	var ref *Refund
+	for i := range o.Refunds {
+		if o.Refunds[i].UniqueTxnID == uniqueTxnID {
+			ref = &o.Refunds[i]
+		}
+	}
+	if ref == nil {
+		return receipts.Receipt{}, fmt.Errorf("pos: refund receipt of %q: no refund %q: %w", o.ID, uniqueTxnID, ErrOrderNotFound)
+	}
+	if ref.Status != RefundDone {
+		return receipts.Receipt{}, fmt.Errorf("pos: refund receipt of %q: refund %q is %s: %w", o.ID, uniqueTxnID, ref.Status, ErrNotRefundable)
+	}
+	partial := ref.Amount < o.Captured
+	r := receipts.Receipt{
+		Kind:            receipts.KindRefund,
+		Shop:            receiptShop(shop),
+		Number:          ReceiptNumber(opt.Terminal, ref.ReceiptNo),
+		Terminal:        opt.Terminal,
+		Cashier:         firstNonEmpty(opt.Cashier, ref.Staff),
+		Time:            ref.Time,
+		MerchantOrderID: o.ID,
+		Total:           int64(ref.Amount),
+		Reprint:         opt.Reprint,
+		Footer:          opt.Footer,
+		Refund: &receipts.Refund{
+			OriginalNumber:  ReceiptNumber(opt.Terminal, o.ReceiptNo),
+			OriginalOrderID: o.ID,
+			OriginalTime:    saleTime(o),
+			UniqueTxnID:     ref.UniqueTxnID,
+			Partial:         partial,
+			Reason:          ref.Reason,
+		},
+	}
+	if !partial {
+		r.Lines = receiptLines(o)
+		totals := o.Totals
+		if len(totals.ByRate) == 0 {
+			totals = ComputeTotals(o.Lines)
+		}
+		r.Taxes = receiptTaxes(totals.ByRate)
+	}
+	t := saleTender(o, ref.Amount)
+	t.Tendered, t.Change, t.EMI, t.AuthCode, t.RRN = 0, 0, nil, "", ""
+	t.Verified = true // a refund is done only on a verified answer
+	r.Tenders = []receipts.Tender{t}
+	if opt.QRKey != nil {
+		r.QR = receipts.SignQR(opt.QRKey, receipts.QRPayload{
+			MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID, Amount: -int64(ref.Amount),
+		})
+	}
+	return r, nil
+}
+
+// ReportReceipt turns an X or Z report into the slip printed for it.
+func ReportReceipt(rep Report, shop Shop, opt ReceiptOptions) receipts.Receipt {
+	r := receipts.Receipt{
+		Kind:     receipts.KindXReport,
+		Shop:     receiptShop(shop),
+		Terminal: opt.Terminal,
+		Cashier:  firstNonEmpty(opt.Cashier, rep.ClosedBy),
+		Time:     rep.Generated,
+		Reprint:  opt.Reprint,
+		Footer:   opt.Footer,
+	}
+	if rep.Kind == "Z" {
+		r.Kind = receipts.KindZReport
+		r.Number = fmt.Sprintf("Z-%04d", rep.ZNo)
+		if opt.Terminal != "" {
+			r.Number = opt.Terminal + "-" + r.Number
+		}
+	}
+	body := &receipts.Report{
+		ZNumber:      int(rep.ZNo),
+		Refunds:      receipts.ReportRow{Label: "Refunds", Amount: int64(rep.Refunded)},
+		Failed:       receipts.ReportRow{Label: "Failed payments", Count: rep.Failed.Count, Amount: int64(rep.Failed.Amount)},
+		Unknown:      receipts.ReportRow{Label: "Outcome unknown", Count: rep.Unknown.Count, Amount: int64(rep.Unknown.Amount)},
+		Taxes:        receiptTaxes(rep.GST),
+		Net:          int64(rep.NetSales),
+		CashExpected: int64(rep.CashExpected),
+		FirstReceipt: ReceiptNumber(opt.Terminal, rep.FirstReceipt),
+		LastReceipt:  ReceiptNumber(opt.Terminal, rep.LastReceipt),
+	}
+	if rep.Abandoned.Count > 0 {
+		body.Abandoned = receipts.ReportRow{Label: "Abandoned orders", Count: rep.Abandoned.Count, Amount: int64(rep.Abandoned.Amount)}
+	}
+	if d, err := time.ParseInLocation(DayLayout, rep.Day, locationOf(rep.Generated)); err == nil {
+		body.Day = d
+	}
+	sales := 0
+	for _, s := range rep.Sales {
+		sales += s.Count
+		body.ByTender = append(body.ByTender, receipts.ReportRow{Label: tenderName(s.Tender), Count: s.Count, Amount: int64(s.Amount)})
+	}
+	body.Sales = receipts.ReportRow{Label: "Sales", Count: sales, Amount: int64(rep.GrossSales)}
+	for _, s := range rep.Refunds {
+		body.Refunds.Count += s.Count
+	}
+	for _, p := range rep.EMIPlans {
+		label := strings.TrimSpace(fmt.Sprintf("%s %dm %s", p.Issuer, p.Months, p.Program))
+		body.ByEMI = append(body.ByEMI, receipts.ReportRow{Label: label, Count: p.Count, Amount: int64(p.Amount)})
+	}
+	r.Report = body
+	return r
+}
+
+func locationOf(t time.Time) *time.Location {
+	if t.IsZero() {
+		return time.Local
+	}
+	return t.Location()
+}
+
+func tenderName(t TenderKind) string {
+	switch t {
+	case TenderCard:
+		return "Card"
+	case TenderEMI:
+		return "EMI"
+	case TenderCash:
+		return "Cash"
+	case TenderPhone:
+		return "Phone"
+	}
+	return string(t)
+}
+
+func receiptShop(s Shop) receipts.Shop {
+	return receipts.Shop{Name: s.Name, Address: s.Address, GSTIN: s.GSTIN, Phone: s.Phone}
+}
+
+func saleTime(o Order) time.Time {
+	if !o.PaidAt.IsZero() {
+		return o.PaidAt
+	}
+	if !o.Updated.IsZero() {
+		return o.Updated
+	}
+	return o.Opened
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// receiptLines copies the sale's lines; IMEIs journaled for the order rather than
+// per line go to its serialised lines in order, one per unit.
+func receiptLines(o Order) []receipts.Line {
+	spare := o.IMEIs
+	seen := map[string]bool{}
+	for _, l := range o.Lines {
+		for _, imei := range l.IMEIs {
+			seen[imei] = true
+		}
+	}
+	out := make([]receipts.Line, 0, len(o.Lines))
+	for _, l := range o.Lines {
+		imeis := append([]string(nil), l.IMEIs...)
+		for l.Serialised && len(imeis) < l.Qty && len(spare) > 0 {
+			if !seen[spare[0]] {
+				imeis = append(imeis, spare[0])
+				seen[spare[0]] = true
+			}
+			spare = spare[1:]
+		}
+		out = append(out, receipts.Line{
+			Name:      l.Name,
+			HSN:       l.HSN,
+			Qty:       l.Qty,
+			UnitPrice: int64(l.UnitPrice),
+			Amount:    int64(l.Amount()),
+			GSTRate:   l.GSTRate * 100,
+			IMEIs:     imeis,
+		})
+	}
+	return out
+}
+
+func receiptTaxes(rates []RateTotal) []receipts.TaxLine {
+	out := make([]receipts.TaxLine, 0, len(rates))
+	for _, t := range rates {
+		if t.Rate == 0 && t.Tax == 0 && t.Taxable == 0 {
+			continue
+		}
+		out = append(out, receipts.TaxLine{Rate: t.Rate * 100, Taxable: int64(t.Taxable), CGST: int64(t.CGST), SGST: int64(t.SGST)})
+	}
+	return out
+}
+
+// saleTender is the sale's payment as the receipt shows it.
+func saleTender(o Order, amount Paise) receipts.Tender {
+	t := receipts.Tender{
+		Kind:           receipts.TenderKind(o.Tender),
+		Amount:         int64(amount),
+		CardBrand:      o.CardBrand,
+		CardLast4:      o.CardLast4,
+		AuthCode:       o.AuthCode,
+		RRN:            o.RRN,
+		ServiceOrderID: o.ServiceOrderID,
+		PaymentID:      o.PaymentID,
+		Method:         o.PaymentMode,
+		Verified:       o.Verified,
+	}
+	switch o.Tender {
+	case TenderCash:
+		t.CardBrand, t.CardLast4, t.Method = "", "", ""
+		t.Tendered, t.Change = int64(o.CashTendered), int64(o.Change)
+	case TenderEMI:
+		if o.EMI != nil {
+			t.EMI = receiptEMI(*o.EMI)
+		}
+	}
+	return t
+}
+
+func receiptEMI(p EMIPlan) *receipts.EMIPlan {
+	program := "Bank EMI"
+	if p.Program == "brand" {
+		program = strings.TrimSpace(p.Brand + " brand EMI")
+	}
+	if p.Subvention != "" && p.Subvention != "standard" {
+		program += ", " + p.Subvention
+	}
+	e := &receipts.EMIPlan{
+		Issuer:       p.Issuer,
+		Program:      program,
+		TenureMonths: p.TenureMonths,
+		Monthly:      int64(p.Monthly),
+		InterestRate: int(p.RateBP / 100), // ×10000 to basis points
+		Interest:     int64(p.Interest),
+		NoCost:       p.Subvention == "no-cost",
+		TotalCost:    int64(p.TotalPayable),
+	}
+	if e.NoCost {
+		e.Discount = int64(p.Benefit)
+	} else {
+		e.Cashback = int64(p.Benefit)
+	}
+	if p.Debit {
+		e.Issuer += " (debit)"
+	}
+	return e
+}

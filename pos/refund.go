@@ -1,0 +1,170 @@
+package pos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"galla/gateway"
+)
+
+// MinRefund is the smallest refund the payment service takes (contract section 7).
+// Cash refunds have no minimum.
+const MinRefund = Paise(100)
+
+// RefundRequest asks for a refund of a paid order.
+type RefundRequest struct {
+	OrderID string
+	Amount  Paise  // 0: all that is left to refund
+	PIN     string // a manager's PIN
+	Reason  string // why, as the manager says it
+}
+
+// RefundResult is how a refund ended: RefundDone (confirmed by a verified answer),
+// RefundFailed (refused; nothing refunded) or RefundPending (the answer is not in:
+// the reconciler settles it with the same unique_txn_id, never a second refund).
+type RefundResult struct {
+	Status  RefundStatus
+	Order   *Order
+	Refund  Refund
+	Manager Staff
+	Reason  string // RefundFailed, RefundPending: why, in plain words
+}
+
+// Refund refunds all or part of a paid order, authorised by a manager's PIN
+// (DESIGN.md section 2): the refund is journaled with a fresh unique_txn_id before
+// the call, and done only on a verified answer. A reused id (1170) or a lost answer
+// is settled by inquiring the order. A full refund of a brand-EMI sale frees its
+// IMEIs at the service.
+func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, error) {
+	mgr, err := e.roster.AuthoriseManager(ctx, r.PIN, e.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := e.lock(r.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	o, err := e.Order(ctx, r.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.dayOpen(ctx, e.Today()); err != nil {
+		return nil, err
+	}
+	if !o.State.Paid() || o.State == StateRefunded {
+		return nil, fmt.Errorf("pos: refund %q: %w: the sale is %s", o.ID, ErrNotRefundable, o.State)
+	}
+	if o.PendingRefund() != nil {
+		return nil, fmt.Errorf("pos: refund %q: %w: another refund is pending", o.ID, ErrNotRefundable)
+	}
+	amount := r.Amount
+	if amount == 0 {
+		amount = o.Refundable()
+	}
+	if amount <= 0 || amount > o.Refundable() || (o.Tender != TenderCash && amount < MinRefund) {
+		return nil, fmt.Errorf("pos: refund %q: %w: %s asked, %s left", o.ID, ErrNotRefundable, amount, o.Refundable())
+	}
+	if o.Tender != TenderCash && e.gw == nil {
+		return nil, fmt.Errorf("pos: refund: %w", ErrNoGateway)
+	}
+	uid, err := e.newID("R")
+	if err != nil {
+		return nil, err
+	}
+	ev := Event{Kind: EvRefundIntent, Staff: mgr.ID, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: r.Reason}}
+	if _, err := e.commit(ctx, o, ev); err != nil {
+		return nil, err
+	}
+	res, err := e.settleRefund(ctx, o, uid, false)
+	if err != nil {
+		return nil, err
+	}
+	res.Manager = *mgr
+	return res, nil
+}
+
+// settleRefund sends (or, for the reconciler, first inquires) the pending refund
+// uid of o and journals its end when one is known. The caller holds o's lock.
+func (e *Engine) settleRefund(ctx context.Context, o *Order, uid string, inquireFirst bool) (*RefundResult, error) {
+	idx := -1
+	for i, rf := range o.Refunds {
+		if rf.UniqueTxnID == uid {
+			idx = i
+		}
+	}
+	if idx < 0 || o.Refunds[idx].Status != RefundPending {
+		return nil, fmt.Errorf("pos: refund %q: %w: no pending refund %s", o.ID, ErrBadEvent, uid)
+	}
+	pending := o.Refunds[idx]
+	done := func(refundID string, refunded Paise) (*RefundResult, error) {
+		ev := Event{Kind: EvRefundDone, Refund: &RefundEvent{UniqueTxnID: uid, Amount: pending.Amount, RefundID: refundID, Refunded: refunded}}
+		if _, err := e.commit(ctx, o, ev); err != nil {
+			return nil, err
+		}
+		return e.refundResult(o, uid, ""), nil
+	}
+	if o.Tender == TenderCash {
+		return done("", o.Refunded+pending.Amount)
+	}
+	want := o.Refunded + pending.Amount // the service's refunded total once this one is applied
+	// reflected inquires the order: does the service show this refund?
+	reflected := func() (bool, Paise) {
+		q, err := e.gw.InquireOrder(ctx, o.ServiceOrderID)
+		if err != nil || q == nil || !q.Verified {
+			return false, 0
+		}
+		out := outcomeOf(q)
+		return out.Refunded >= want, out.Refunded
+	}
+	if inquireFirst {
+		if ok, total := reflected(); ok {
+			return done("", total)
+		}
+	}
+	pid := o.PaymentID
+	if pid == "" {
+		if a := o.LastAttempt(); a != nil {
+			pid = a.PaymentID
+		}
+	}
+	q, err := e.gw.Refund(ctx, gateway.RefundRequest{UniqueTxnID: uid, AmountInPaise: int64(pending.Amount), ServiceOrderID: o.ServiceOrderID, PaymentID: pid})
+	var ge *gateway.Error
+	switch {
+	case err == nil && q != nil && q.Verified:
+		out := outcomeOf(q)
+		if out.Refunded >= want {
+			return done(q.PaymentInfoData.RefundID, out.Refunded)
+		}
+		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: refund answer does not show the refund", slog.String("order", o.ID),
+			slog.Int64("refunded", int64(out.Refunded)), slog.Int64("want", int64(want)))
+	case errors.Is(err, gateway.ErrDuplicateRefund), errors.Is(err, gateway.ErrSignature),
+		errors.Is(err, gateway.ErrOutcomeUnknown), errors.Is(err, gateway.ErrServer), !errors.As(err, &ge):
+		if ok, total := reflected(); ok {
+			return done("", total)
+		}
+		if err != nil {
+			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: refund outcome unknown", slog.String("order", o.ID), slog.String("error", err.Error()))
+		}
+	default: // a definite refusal
+		ev := Event{Kind: EvRefundFailed, Reason: ge.Message, Refund: &RefundEvent{UniqueTxnID: uid, Amount: pending.Amount, Code: ge.Code, Message: ge.Message}}
+		if _, cerr := e.commit(ctx, o, ev); cerr != nil {
+			return nil, errors.Join(err, cerr)
+		}
+		return e.refundResult(o, uid, Sentence(err)), nil
+	}
+	return e.refundResult(o, uid, "The refund's answer was not confirmed; it will be checked again and never made twice."), nil
+}
+
+func (e *Engine) refundResult(o *Order, uid, reason string) *RefundResult {
+	r := &RefundResult{Order: o, Reason: reason}
+	for _, rf := range o.Refunds {
+		if rf.UniqueTxnID == uid {
+			r.Refund = rf
+			r.Status = rf.Status
+		}
+	}
+	return r
+}

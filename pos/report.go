@@ -1,0 +1,379 @@
+package pos
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Report is the X report of a day (or, sealed, its Z report). It reads only that
+// day's orders (Journal.OrdersByDay). A sale counts on the day its payment was
+// confirmed; failed, unknown and abandoned orders on the day of the sale; a refund
+// on the day it was made.
+type Report struct {
+	Kind      string    `json:"kind"` // "X", or "Z" once the day is closed
+	ZNo       uint64    `json:"z_no,omitempty"`
+	Day       string    `json:"day"`
+	Generated time.Time `json:"generated"`
+	ClosedBy  string    `json:"closed_by,omitempty"`
+
+	Sales      []TenderTotal `json:"sales"`     // paid sales by tender
+	EMIPlans   []PlanTotal   `json:"emi_plans"` // EMI sales by issuer, program and tenure
+	GST        []RateTotal   `json:"gst"`       // GST of the paid sales by rate
+	GrossSales Paise         `json:"gross_sales"`
+	Refunds    []TenderTotal `json:"refunds"` // refunds done this day by tender
+	Refunded   Paise         `json:"refunded"`
+	NetSales   Paise         `json:"net_sales"` // GrossSales − Refunded
+
+	Failed       Count `json:"failed"`        // verified failures
+	Unknown      Count `json:"unknown"`       // outcome not final: inquire
+	Abandoned    Count `json:"abandoned"`     // create order's answer lost; the sale moved on
+	CashExpected Paise `json:"cash_expected"` // cash sales − cash refunds
+
+	FirstReceipt uint64      `json:"first_receipt,omitempty"`
+	LastReceipt  uint64      `json:"last_receipt,omitempty"`
+	Orders       []ReportRow `json:"orders"`
+}
+
+// TenderTotal is the count and amount of one tender.
+type TenderTotal struct {
+	Tender TenderKind `json:"tender"`
+	Count  int        `json:"count"`
+	Amount Paise      `json:"amount"`
+}
+
+// PlanTotal is the count and amount of one EMI plan.
+type PlanTotal struct {
+	Issuer  string `json:"issuer"`
+	Program string `json:"program"`
+	Months  int    `json:"months"`
+	Count   int    `json:"count"`
+	Amount  Paise  `json:"amount"`
+}
+
+// Count is a number of orders and their amount.
+type Count struct {
+	Count  int   `json:"count"`
+	Amount Paise `json:"amount"`
+}
+
+// ReportRow is one order of the day's report: one CSV row.
+type ReportRow struct {
+	OrderID   string     `json:"order_id"`
+	SaleDay   string     `json:"sale_day"`
+	Time      time.Time  `json:"time"`
+	Tender    TenderKind `json:"tender"`
+	Plan      string     `json:"plan,omitempty"`
+	Status    OrderState `json:"status"`
+	Amount    Paise      `json:"amount"`
+	Captured  Paise      `json:"captured"`
+	Refunded  Paise      `json:"refunded"` // refunds done this day
+	GST       Paise      `json:"gst"`
+	ReceiptNo uint64     `json:"receipt_no,omitempty"`
+	Card      string     `json:"card,omitempty"` // brand and last four digits only
+	Reason    string     `json:"reason,omitempty"`
+}
+
+// PlanName names an EMI plan in a report: "HDFC 6m bank no-cost".
+func PlanName(p *EMIPlan) string {
+	if p == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s %dm %s %s", p.Issuer, p.TenureMonths, p.Program, p.Subvention)
+}
+
+// Report returns the report of day: the sealed Z report when the day is closed,
+// else a fresh X report.
+func (e *Engine) Report(ctx context.Context, day string) (*Report, error) {
+	if _, err := time.Parse(DayLayout, day); err != nil {
+		return nil, fmt.Errorf("pos: report: %w: day %q", ErrBadDay, day)
+	}
+	dc, err := e.j.DayClose(ctx, day)
+	if err != nil {
+		return nil, fmt.Errorf("pos: report %s: %w", day, err)
+	}
+	if dc != nil {
+		var r Report
+		if err := json.Unmarshal(dc.Report, &r); err != nil {
+			return nil, fmt.Errorf("pos: report %s: sealed Z report: %w", day, err)
+		}
+		return &r, nil
+	}
+	return e.xReport(ctx, day)
+}
+
+// ErrBadDay reports a day that is not YYYY-MM-DD, or a day close of a future day.
+var ErrBadDay = sentenceError{"not a valid day", "A day is written YYYY-MM-DD and cannot be in the future; type it again."}
+
+func (e *Engine) xReport(ctx context.Context, day string) (*Report, error) {
+	orders, err := e.j.OrdersByDay(ctx, day)
+	if err != nil {
+		return nil, fmt.Errorf("pos: report %s: %w", day, err)
+	}
+	return BuildReport(day, orders, e.clock.Now()), nil
+}
+
+// BuildReport computes the X report of day from the orders that have an event on
+// that day.
+func BuildReport(day string, orders []*Order, now time.Time) *Report {
+	r := &Report{Kind: "X", Day: day, Generated: now}
+	sales := map[TenderKind]*TenderTotal{}
+	refunds := map[TenderKind]*TenderTotal{}
+	plans := map[string]*PlanTotal{}
+	gst := map[int]*RateTotal{}
+	seen := map[string]bool{}
+	receipt := func(n uint64) {
+		if n == 0 {
+			return
+		}
+		if r.FirstReceipt == 0 || n < r.FirstReceipt {
+			r.FirstReceipt = n
+		}
+		r.LastReceipt = max(r.LastReceipt, n)
+	}
+	for _, o := range orders {
+		if seen[o.ID] {
+			continue
+		}
+		seen[o.ID] = true
+		row := ReportRow{OrderID: o.ID, SaleDay: o.Day, Time: o.Opened, Tender: o.Tender, Plan: PlanName(o.EMI),
+			Status: o.State, Amount: o.Amount, Reason: o.Reason}
+		if o.CardLast4 != "" {
+			row.Card = o.CardBrand + " " + o.CardLast4
+		}
+		inDay := false
+		if o.State.Paid() && o.PaidDay == day {
+			inDay = true
+			row.Captured, row.ReceiptNo = o.Captured, o.ReceiptNo
+			row.GST = o.Totals.Tax
+			receipt(o.ReceiptNo)
+			add(sales, o.Tender, o.Captured)
+			r.GrossSales += o.Captured
+			if o.Tender == TenderCash {
+				r.CashExpected += o.Captured
+			}
+			if o.EMI != nil {
+				k := fmt.Sprintf("%s|%s|%d", o.EMI.Issuer, o.EMI.Program, o.EMI.TenureMonths)
+				p := plans[k]
+				if p == nil {
+					p = &PlanTotal{Issuer: o.EMI.Issuer, Program: o.EMI.Program, Months: o.EMI.TenureMonths}
+					plans[k] = p
+				}
+				p.Count++
+				p.Amount += o.Captured
+			}
+			for _, rt := range o.Totals.ByRate {
+				g := gst[rt.Rate]
+				if g == nil {
+					g = &RateTotal{Rate: rt.Rate}
+					gst[rt.Rate] = g
+				}
+				g.Amount += rt.Amount
+				g.Taxable += rt.Taxable
+				g.Tax += rt.Tax
+				g.CGST += rt.CGST
+				g.SGST += rt.SGST
+			}
+		}
+		for _, rf := range o.Refunds {
+			if rf.Status == RefundDone && rf.Day == day {
+				inDay = true
+				row.Refunded += rf.Amount
+				receipt(rf.ReceiptNo)
+				add(refunds, o.Tender, rf.Amount)
+				r.Refunded += rf.Amount
+				if o.Tender == TenderCash {
+					r.CashExpected -= rf.Amount
+				}
+			}
+		}
+		if o.Day == day {
+			switch {
+			case o.State == StateFailed:
+				inDay = true
+				r.Failed.Count++
+				r.Failed.Amount += o.Amount
+			case o.State == StateAbandoned:
+				inDay = true
+				r.Abandoned.Count++
+				r.Abandoned.Amount += o.Amount
+			case !o.State.Final():
+				inDay = true
+				r.Unknown.Count++
+				r.Unknown.Amount += o.Amount
+			}
+		}
+		if inDay {
+			r.Orders = append(r.Orders, row)
+		}
+	}
+	r.NetSales = r.GrossSales - r.Refunded
+	r.Sales = sorted(sales)
+	r.Refunds = sorted(refunds)
+	for _, p := range plans {
+		r.EMIPlans = append(r.EMIPlans, *p)
+	}
+	slices.SortFunc(r.EMIPlans, func(a, b PlanTotal) int {
+		if c := strings.Compare(a.Issuer, b.Issuer); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Program, b.Program); c != 0 {
+			return c
+		}
+		return a.Months - b.Months
+	})
+	for _, g := range gst {
+		r.GST = append(r.GST, *g)
+	}
+	slices.SortFunc(r.GST, func(a, b RateTotal) int { return a.Rate - b.Rate })
+	slices.SortFunc(r.Orders, func(a, b ReportRow) int {
+		if c := a.Time.Compare(b.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.OrderID, b.OrderID)
+	})
+	return r
+}
+
+func add(m map[TenderKind]*TenderTotal, t TenderKind, amount Paise) {
+	v := m[t]
+	if v == nil {
+		v = &TenderTotal{Tender: t}
+		m[t] = v
+	}
+	v.Count++
+	v.Amount += amount
+}
+
+func sorted(m map[TenderKind]*TenderTotal) []TenderTotal {
+	out := make([]TenderTotal, 0, len(m))
+	for _, v := range m {
+		out = append(out, *v)
+	}
+	slices.SortFunc(out, func(a, b TenderTotal) int { return strings.Compare(string(a.Tender), string(b.Tender)) })
+	return out
+}
+
+// CloseDay takes the Z report of day, authorised by a manager's PIN: numbered,
+// sealed in the journal, never redone. After it the journal refuses any event
+// dated that day. A day closes once (ErrDayClosed) and never before it has begun.
+func (e *Engine) CloseDay(ctx context.Context, day, pin string) (*Report, error) {
+	if _, err := time.Parse(DayLayout, day); err != nil || day > e.Today() {
+		return nil, fmt.Errorf("pos: close day: %w: %q", ErrBadDay, day)
+	}
+	mgr, err := e.roster.AuthoriseManager(ctx, pin, e.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	e.numMu.Lock()
+	defer e.numMu.Unlock()
+	if err := e.dayOpen(ctx, day); err != nil {
+		return nil, err
+	}
+	last, err := e.j.LastZ(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pos: close day: %w", err)
+	}
+	r, err := e.xReport(ctx, day)
+	if err != nil {
+		return nil, err
+	}
+	r.Kind, r.ZNo, r.ClosedBy = "Z", last+1, mgr.Name
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("pos: close day: %w", err)
+	}
+	ev := Event{V: EventVersion, Time: e.clock.Now(), Kind: EvDayClosed, Day: day, Staff: mgr.ID,
+		DayClose: &DayClose{Day: day, ZNo: r.ZNo, Report: raw}}
+	if _, err := e.j.Append(context.WithoutCancel(ctx), ev); err != nil {
+		return nil, fmt.Errorf("pos: close day %s: %w", day, err)
+	}
+	return r, nil
+}
+
+// WriteCSV writes one row per order of the report, with a header row.
+func (r *Report) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"order_id", "sale_day", "time", "tender", "plan", "status", "amount", "captured", "refunded", "gst", "receipt_no", "card", "reason"})
+	for _, o := range r.Orders {
+		rec := ""
+		if o.ReceiptNo != 0 {
+			rec = strconv.FormatUint(o.ReceiptNo, 10)
+		}
+		_ = cw.Write([]string{o.OrderID, o.SaleDay, o.Time.Format(time.RFC3339), string(o.Tender), o.Plan, string(o.Status),
+			rupees(o.Amount), rupees(o.Captured), rupees(o.Refunded), rupees(o.GST), rec, o.Card, o.Reason})
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("pos: report csv: %w", err)
+	}
+	return nil
+}
+
+// rupees writes an amount as plain rupees with two decimals, for CSV.
+func rupees(p Paise) string {
+	neg := p < 0
+	if neg {
+		p = -p
+	}
+	s := fmt.Sprintf("%d.%02d", int64(p)/100, int64(p)%100)
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// WriteText writes the report for a screen or an 80-column printer.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	title := "X report"
+	if r.Kind == "Z" {
+		title = fmt.Sprintf("Z report no. %d", r.ZNo)
+	}
+	fmt.Fprintf(&b, "%s — %s (made %s)\n", title, r.Day, r.Generated.Format("2006-01-02 15:04"))
+	if r.ClosedBy != "" {
+		fmt.Fprintf(&b, "Closed by %s\n", r.ClosedBy)
+	}
+	line := func(label string, v any) { fmt.Fprintf(&b, "  %-28s %16v\n", label, v) }
+	b.WriteString("Sales\n")
+	for _, s := range r.Sales {
+		line(fmt.Sprintf("%s (%d)", s.Tender, s.Count), s.Amount)
+	}
+	line("Gross sales", r.GrossSales)
+	if len(r.EMIPlans) > 0 {
+		b.WriteString("EMI plans\n")
+		for _, p := range r.EMIPlans {
+			line(fmt.Sprintf("%s %dm %s (%d)", p.Issuer, p.Months, p.Program, p.Count), p.Amount)
+		}
+	}
+	if len(r.GST) > 0 {
+		b.WriteString("GST\n")
+		for _, g := range r.GST {
+			line(fmt.Sprintf("%d%% on %s", g.Rate, g.Taxable), g.Tax)
+		}
+	}
+	b.WriteString("Refunds\n")
+	for _, s := range r.Refunds {
+		line(fmt.Sprintf("%s (%d)", s.Tender, s.Count), s.Amount)
+	}
+	line("Refunded", r.Refunded)
+	line("Net sales", r.NetSales)
+	line(fmt.Sprintf("Failed (%d)", r.Failed.Count), r.Failed.Amount)
+	line(fmt.Sprintf("Unknown (%d)", r.Unknown.Count), r.Unknown.Amount)
+	line(fmt.Sprintf("Abandoned (%d)", r.Abandoned.Count), r.Abandoned.Amount)
+	line("Cash expected in drawer", r.CashExpected)
+	if r.FirstReceipt != 0 {
+		line("Receipts", fmt.Sprintf("%d–%d", r.FirstReceipt, r.LastReceipt))
+	}
+	_, err := io.WriteString(w, b.String())
+	if err != nil {
+		return fmt.Errorf("pos: report text: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,427 @@
+package pos
+
+import (
+	"context"
+	"crypto/pbkdf2"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Role is what a staff member may do. Managers authorise refunds, day close and
+// settings.
+type Role string
+
+// The roles.
+const (
+	RoleCashier Role = "cashier"
+	RoleManager Role = "manager"
+)
+
+// ParseRole reads "cashier" or "manager" (any case).
+func ParseRole(s string) (Role, error) {
+	switch r := Role(strings.ToLower(strings.TrimSpace(s))); r {
+	case RoleCashier, RoleManager:
+		return r, nil
+	}
+	return "", fmt.Errorf("pos: role %q: %w", printable(s), ErrBadRole)
+}
+
+// PIN rules (DESIGN.md section 5).
+const (
+	MinPINLength         = 4
+	MaxPINLength         = 8
+	MinPINIterations     = 100_000          // the fewest PBKDF2 iterations accepted, when hashing and when checking
+	DefaultPINIterations = 150_000          // what a Roster uses when not told
+	MaxPINAttempts       = 10               // wrong PINs in a row that lock a staff member
+	LockDuration         = 30 * time.Minute // how long the lock lasts
+	pinSaltLen           = 16
+	pinHashLen           = 32
+)
+
+// The staff errors, matched with errors.Is.
+var (
+	ErrBadPIN            = errors.New("a PIN is 4 to 8 digits")
+	ErrWrongPIN          = errors.New("wrong PIN")
+	ErrLocked            = errors.New("locked after too many wrong PINs")
+	ErrUnknownStaff      = errors.New("no such staff member")
+	ErrStaffExists       = errors.New("a staff member of this name exists")
+	ErrBadRole           = errors.New("the role is cashier or manager")
+	ErrBadStaffName      = errors.New("a staff name is 1 to 50 letters")
+	ErrFirstStaffManager = errors.New("the first staff member must be a manager")
+	ErrNoManager         = errors.New("no manager is set up")
+	ErrWeakPINHash       = errors.New("the stored PIN hash is damaged or too weak")
+)
+
+// WrongPINError is a wrong PIN; it matches ErrWrongPIN.
+type WrongPINError struct {
+	AttemptsLeft int // wrong PINs left before the lock
+}
+
+// Error states the attempts left.
+func (e *WrongPINError) Error() string {
+	return fmt.Sprintf("pos: sign in: wrong PIN, %d attempts left", e.AttemptsLeft)
+}
+
+// Is makes a *WrongPINError match ErrWrongPIN.
+func (e *WrongPINError) Is(target error) bool { return target == ErrWrongPIN }
+
+// LockedError is a staff member locked out; it matches ErrLocked.
+type LockedError struct {
+	Until time.Time
+}
+
+// Error states until when the lock lasts.
+func (e *LockedError) Error() string {
+	return "pos: sign in: locked until " + e.Until.Format(time.DateTime)
+}
+
+// Is makes a *LockedError match ErrLocked.
+func (e *LockedError) Is(target error) bool { return target == ErrLocked }
+
+// Staff is a member of staff. The PIN is kept only as a salted PBKDF2-HMAC-SHA256
+// hash.
+type Staff struct {
+	ID             string    `json:"id"`
+	Name           string    `json:"name"`
+	Role           Role      `json:"role"`
+	PINHash        []byte    `json:"pin_hash"`
+	Salt           []byte    `json:"salt"`
+	Iterations     int       `json:"iterations"`
+	FailedAttempts int       `json:"failed_attempts,omitempty"` // wrong PINs in a row
+	LockedUntil    time.Time `json:"locked_until,omitzero"`
+}
+
+// String returns the name and role, never the hash.
+func (s Staff) String() string { return fmt.Sprintf("%s (%s)", s.Name, s.Role) }
+
+// Locked reports whether s is locked out at now.
+func (s Staff) Locked(now time.Time) bool { return now.Before(s.LockedUntil) }
+
+// CheckPIN checks that pin is 4 to 8 ASCII digits.
+func CheckPIN(pin string) error {
+	if len(pin) < MinPINLength || len(pin) > MaxPINLength || !allDigits(pin) {
+		return ErrBadPIN
+	}
+	return nil
+}
+
+// SetPIN checks pin and stores its hash with a fresh salt from rnd (crypto/rand when
+// nil) and iterations rounds (at least MinPINIterations).
+func (s *Staff) SetPIN(pin string, iterations int, rnd io.Reader) error {
+	if err := CheckPIN(pin); err != nil {
+		return err
+	}
+	if iterations < MinPINIterations {
+		return fmt.Errorf("pos: set PIN: %d iterations: %w", iterations, ErrWeakPINHash)
+	}
+	if rnd == nil {
+		rnd = rand.Reader
+	}
+	salt := make([]byte, pinSaltLen)
+	if _, err := io.ReadFull(rnd, salt); err != nil {
+		return fmt.Errorf("pos: set PIN: salt: %w", err)
+	}
+	h, err := pbkdf2.Key(sha256.New, pin, salt, iterations, pinHashLen)
+	if err != nil {
+		return fmt.Errorf("pos: set PIN: %w", err)
+	}
+	s.PINHash, s.Salt, s.Iterations = h, salt, iterations
+	return nil
+}
+
+// PINMatches reports whether pin is s's PIN, comparing hashes in constant time. A
+// record hashed with fewer than MinPINIterations, or without salt or hash, never
+// matches.
+func (s Staff) PINMatches(pin string) bool {
+	if s.Iterations < MinPINIterations || len(s.Salt) == 0 || len(s.PINHash) == 0 || CheckPIN(pin) != nil {
+		return false
+	}
+	h, err := pbkdf2.Key(sha256.New, pin, s.Salt, s.Iterations, len(s.PINHash))
+	if err != nil {
+		return false
+	}
+	return subtle.ConstantTimeCompare(h, s.PINHash) == 1
+}
+
+func (s Staff) clone() Staff {
+	s.PINHash = slices.Clone(s.PINHash)
+	s.Salt = slices.Clone(s.Salt)
+	return s
+}
+
+// StaffStore keeps staff records; pos/journal implements it. Get's error matches
+// ErrUnknownStaff when there is no record of id.
+type StaffStore interface {
+	List(ctx context.Context) ([]Staff, error)
+	Get(ctx context.Context, id string) (Staff, error)
+	Put(ctx context.Context, s Staff) error
+}
+
+// Roster adds staff and checks their PINs against a StaffStore, counting wrong PINs
+// and locking a member out for LockDuration after MaxPINAttempts in a row. Its
+// methods are safe for concurrent use.
+type Roster struct {
+	store      StaffStore
+	iterations int
+	rnd        io.Reader
+	mu         sync.Mutex // serialises read-modify-write of staff records
+}
+
+// NewRoster returns a roster over store that hashes new PINs with
+// DefaultPINIterations rounds and salts from crypto/rand.
+func NewRoster(store StaffStore) *Roster {
+	return &Roster{store: store, iterations: DefaultPINIterations, rnd: rand.Reader}
+}
+
+// WithIterations sets the PBKDF2 rounds for PINs set from now on (at least
+// MinPINIterations; fewer are refused when a PIN is set) and returns r.
+func (r *Roster) WithIterations(n int) *Roster {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.iterations = n
+	return r
+}
+
+// AddStaff adds a staff member with a new ID ("001", "002", ...). The first member of
+// an empty store must be a manager (ErrFirstStaffManager); names are unique without
+// regard to case (ErrStaffExists).
+func (r *Roster) AddStaff(ctx context.Context, name string, role Role, pin string) (Staff, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name = strings.Join(strings.Fields(name), " ")
+	if name == "" || utf8.RuneCountInString(name) > 50 || !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return Staff{}, fmt.Errorf("pos: add staff: %w", ErrBadStaffName)
+	}
+	if role != RoleCashier && role != RoleManager {
+		return Staff{}, fmt.Errorf("pos: add staff: %w", ErrBadRole)
+	}
+	if err := CheckPIN(pin); err != nil {
+		return Staff{}, fmt.Errorf("pos: add staff: %w", err)
+	}
+	all, err := r.store.List(ctx)
+	if err != nil {
+		return Staff{}, fmt.Errorf("pos: add staff: %w", err)
+	}
+	if len(all) == 0 && role != RoleManager {
+		return Staff{}, fmt.Errorf("pos: add staff: %w", ErrFirstStaffManager)
+	}
+	next := 1
+	for _, s := range all {
+		if strings.EqualFold(s.Name, name) {
+			return Staff{}, fmt.Errorf("pos: add staff %q: %w", name, ErrStaffExists)
+		}
+		if n, err := strconv.Atoi(s.ID); err == nil && n >= next {
+			next = n + 1
+		}
+	}
+	s := Staff{ID: fmt.Sprintf("%03d", next), Name: name, Role: role}
+	if err := s.SetPIN(pin, r.iterations, r.rnd); err != nil {
+		return Staff{}, fmt.Errorf("pos: add staff: %w", err)
+	}
+	if err := r.store.Put(ctx, s); err != nil {
+		return Staff{}, fmt.Errorf("pos: add staff: %w", err)
+	}
+	return s.clone(), nil
+}
+
+// ChangePIN sets a new PIN for staff member id and lifts any lock (a manager's
+// reset, or the member's own change after signing in).
+func (r *Roster) ChangePIN(ctx context.Context, id, pin string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, err := r.store.Get(ctx, id)
+	if err != nil {
+		return fmt.Errorf("pos: change PIN: %w", err)
+	}
+	if err := s.SetPIN(pin, r.iterations, r.rnd); err != nil {
+		return fmt.Errorf("pos: change PIN: %w", err)
+	}
+	s.FailedAttempts, s.LockedUntil = 0, time.Time{}
+	if err := r.store.Put(ctx, s); err != nil {
+		return fmt.Errorf("pos: change PIN: %w", err)
+	}
+	return nil
+}
+
+// SignIn checks the PIN of staff member id at now. A locked member gets a
+// *LockedError (ErrLocked) without the PIN being checked; a wrong PIN gets a
+// *WrongPINError (ErrWrongPIN) with the attempts left, or a *LockedError when it was
+// the MaxPINAttempts-th in a row; a correct PIN resets the count.
+func (r *Roster) SignIn(ctx context.Context, id, pin string, now time.Time) (*Staff, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, err := r.store.Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("pos: sign in: %w", err)
+	}
+	if s.Locked(now) {
+		return nil, &LockedError{Until: s.LockedUntil}
+	}
+	if s.Iterations < MinPINIterations {
+		return nil, fmt.Errorf("pos: sign in %s: %w", s.ID, ErrWeakPINHash)
+	}
+	ok := s.PINMatches(pin)
+	if err := r.record(ctx, &s, ok, now); err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, attemptError(s)
+	}
+	out := s.clone()
+	return &out, nil
+}
+
+// record counts a right or wrong PIN for s and stores s when it changed.
+func (r *Roster) record(ctx context.Context, s *Staff, ok bool, now time.Time) error {
+	before := s.clone()
+	if ok {
+		s.FailedAttempts, s.LockedUntil = 0, time.Time{}
+	} else {
+		s.FailedAttempts++
+		if s.FailedAttempts >= MaxPINAttempts {
+			s.FailedAttempts, s.LockedUntil = 0, now.Add(LockDuration)
+		}
+	}
+	if s.FailedAttempts == before.FailedAttempts && s.LockedUntil.Equal(before.LockedUntil) {
+		return nil
+	}
+	if err := r.store.Put(ctx, *s); err != nil {
+		return fmt.Errorf("pos: sign in: %w", err)
+	}
+	return nil
+}
+
+func attemptError(s Staff) error {
+	if !s.LockedUntil.IsZero() && s.FailedAttempts == 0 {
+		return &LockedError{Until: s.LockedUntil}
+	}
+	return &WrongPINError{AttemptsLeft: MaxPINAttempts - s.FailedAttempts}
+}
+
+// AuthoriseManager finds the manager whose PIN is pin at now, for a refund, day close
+// or settings. Locked managers are skipped. A PIN that matches no manager counts as a
+// wrong PIN for every manager it was tried against (so the manager PIN cannot be
+// guessed without locking the managers out); the error is then a *WrongPINError with
+// the fewest attempts left, or a *LockedError if that locked them all. With every
+// manager locked the error is a *LockedError with the earliest end; with none set up
+// it is ErrNoManager.
+func (r *Roster) AuthoriseManager(ctx context.Context, pin string, now time.Time) (*Staff, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all, err := r.store.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pos: authorise manager: %w", err)
+	}
+	var tried []Staff
+	var locked *LockedError
+	for _, s := range all {
+		if s.Role != RoleManager {
+			continue
+		}
+		if s.Locked(now) {
+			if locked == nil || s.LockedUntil.Before(locked.Until) {
+				locked = &LockedError{Until: s.LockedUntil}
+			}
+			continue
+		}
+		if s.PINMatches(pin) {
+			if err := r.record(ctx, &s, true, now); err != nil {
+				return nil, err
+			}
+			out := s.clone()
+			return &out, nil
+		}
+		tried = append(tried, s)
+	}
+	if len(tried) == 0 {
+		if locked != nil {
+			return nil, locked
+		}
+		return nil, fmt.Errorf("pos: authorise manager: %w", ErrNoManager)
+	}
+	var wrong *WrongPINError
+	for i := range tried {
+		s := &tried[i]
+		if err := r.record(ctx, s, false, now); err != nil {
+			return nil, err
+		}
+		switch e := attemptError(*s).(type) {
+		case *WrongPINError:
+			if wrong == nil || e.AttemptsLeft < wrong.AttemptsLeft {
+				wrong = e
+			}
+		case *LockedError:
+			if locked == nil || e.Until.Before(locked.Until) {
+				locked = e
+			}
+		}
+	}
+	if wrong != nil {
+		return nil, wrong
+	}
+	return nil, locked
+}
+
+// MemStaff is a StaffStore in memory, for tests and the headless tools. It is safe for
+// concurrent use.
+type MemStaff struct {
+	mu sync.Mutex
+	m  map[string]Staff
+}
+
+// NewMemStaff returns an empty MemStaff.
+func NewMemStaff() *MemStaff { return &MemStaff{m: map[string]Staff{}} }
+
+// List returns copies of every record, ordered by ID.
+func (m *MemStaff) List(ctx context.Context) ([]Staff, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Staff, 0, len(m.m))
+	for _, s := range m.m {
+		out = append(out, s.clone())
+	}
+	slices.SortFunc(out, func(a, b Staff) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// Get returns a copy of the record of id, or an error matching ErrUnknownStaff.
+func (m *MemStaff) Get(ctx context.Context, id string) (Staff, error) {
+	if err := ctx.Err(); err != nil {
+		return Staff{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.m[id]
+	if !ok {
+		return Staff{}, fmt.Errorf("pos: staff %q: %w", printable(id), ErrUnknownStaff)
+	}
+	return s.clone(), nil
+}
+
+// Put stores a copy of s under s.ID, replacing any record of that ID.
+func (m *MemStaff) Put(ctx context.Context, s Staff) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.ID == "" {
+		return fmt.Errorf("pos: put staff: %w", ErrUnknownStaff)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.m[s.ID] = s.clone()
+	return nil
+}

@@ -1,0 +1,228 @@
+package pos
+
+import (
+	"bytes"
+	"context"
+	"crypto/pbkdf2"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// newRoster returns a roster over a fresh MemStaff with a manager "001" (PIN 1357)
+// and a cashier "002" (PIN 2468), hashed with the fewest iterations allowed.
+func newRoster(t *testing.T) (*Roster, *MemStaff) {
+	t.Helper()
+	store := NewMemStaff()
+	r := NewRoster(store).WithIterations(MinPINIterations)
+	m, err := r.AddStaff(t.Context(), "Asha Rao", RoleManager, "1357")
+	require.NoError(t, err)
+	require.Equal(t, "001", m.ID)
+	c, err := r.AddStaff(t.Context(), "  Ravi   Kumar ", RoleCashier, "2468")
+	require.NoError(t, err)
+	require.Equal(t, "002", c.ID)
+	require.Equal(t, "Ravi Kumar", c.Name)
+	return r, store
+}
+
+func TestAddStaff(t *testing.T) {
+	ctx := t.Context()
+	r := NewRoster(NewMemStaff()).WithIterations(MinPINIterations)
+	_, err := r.AddStaff(ctx, "Ravi", RoleCashier, "2468")
+	require.ErrorIs(t, err, ErrFirstStaffManager)
+
+	r, store := newRoster(t)
+	tests := []struct {
+		name string
+		role Role
+		pin  string
+		want error
+	}{
+		{"asha rao", RoleCashier, "1111", ErrStaffExists},
+		{"", RoleCashier, "1111", ErrBadStaffName},
+		{"Meena", "owner", "1111", ErrBadRole},
+		{"Meena", RoleCashier, "123", ErrBadPIN},
+		{"Meena", RoleCashier, "123456789", ErrBadPIN},
+		{"Meena", RoleCashier, "12a4", ErrBadPIN},
+		{"Meena", RoleCashier, "١٢٣٤", ErrBadPIN},
+	}
+	for _, tt := range tests {
+		_, err := r.AddStaff(ctx, tt.name, tt.role, tt.pin)
+		assert.ErrorIs(t, err, tt.want, "AddStaff(%q, %q, %q)", tt.name, tt.role, tt.pin)
+	}
+	all, err := store.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, all, 2, "refused members are not stored")
+
+	m, c := all[0], all[1]
+	assert.Equal(t, MinPINIterations, m.Iterations)
+	assert.Len(t, m.Salt, 16)
+	assert.Len(t, m.PINHash, 32)
+	assert.NotEqual(t, m.Salt, c.Salt, "each PIN has its own salt")
+	want, err := pbkdf2.Key(sha256.New, "1357", m.Salt, m.Iterations, 32)
+	require.NoError(t, err)
+	assert.Equal(t, want, m.PINHash, "the hash is PBKDF2-HMAC-SHA256 of the PIN")
+	assert.False(t, bytes.Contains(m.PINHash, []byte("1357")))
+	assert.Equal(t, "Asha Rao (manager)", fmt.Sprint(m), "printing staff shows no hash")
+
+	// The record survives JSON (the journal stores it so).
+	data, err := json.Marshal(m)
+	require.NoError(t, err)
+	var back Staff
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, m, back)
+	assert.True(t, back.PINMatches("1357"))
+
+	// Fewer iterations than the minimum are refused.
+	_, err = NewRoster(NewMemStaff()).WithIterations(MinPINIterations-1).AddStaff(ctx, "X", RoleManager, "1234")
+	assert.ErrorIs(t, err, ErrWeakPINHash)
+	assert.GreaterOrEqual(t, DefaultPINIterations, MinPINIterations)
+}
+
+func TestSignIn(t *testing.T) {
+	ctx := t.Context()
+	r, store := newRoster(t)
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+	s, err := r.SignIn(ctx, "002", "2468", now)
+	require.NoError(t, err)
+	assert.Equal(t, "Ravi Kumar", s.Name)
+
+	_, err = r.SignIn(ctx, "009", "2468", now)
+	assert.ErrorIs(t, err, ErrUnknownStaff)
+
+	_, err = r.SignIn(ctx, "002", "1357", now)
+	var wrong *WrongPINError
+	require.ErrorAs(t, err, &wrong)
+	assert.ErrorIs(t, err, ErrWrongPIN)
+	assert.Equal(t, MaxPINAttempts-1, wrong.AttemptsLeft)
+	_, err = r.SignIn(ctx, "002", "12", now) // not a PIN at all: also a wrong attempt
+	require.ErrorAs(t, err, &wrong)
+	assert.Equal(t, MaxPINAttempts-2, wrong.AttemptsLeft)
+
+	// A correct PIN resets the count.
+	_, err = r.SignIn(ctx, "002", "2468", now)
+	require.NoError(t, err)
+	rec, err := store.Get(ctx, "002")
+	require.NoError(t, err)
+	assert.Equal(t, 0, rec.FailedAttempts)
+
+	// A damaged or weak record never signs in.
+	weak := rec
+	weak.ID, weak.Iterations = "003", 1000
+	weak.PINHash, _ = pbkdf2.Key(sha256.New, "2468", weak.Salt, 1000, 32)
+	require.NoError(t, store.Put(ctx, weak))
+	assert.False(t, weak.PINMatches("2468"))
+	_, err = r.SignIn(ctx, "003", "2468", now)
+	assert.ErrorIs(t, err, ErrWeakPINHash)
+}
+
+func TestSignInLock(t *testing.T) {
+	ctx := t.Context()
+	r, store := newRoster(t)
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+	for i := 1; i < MaxPINAttempts; i++ {
+		_, err := r.SignIn(ctx, "002", "0000", now.Add(time.Duration(i)*time.Second))
+		var wrong *WrongPINError
+		require.ErrorAs(t, err, &wrong, "attempt %d", i)
+		require.Equal(t, MaxPINAttempts-i, wrong.AttemptsLeft, "attempt %d", i)
+	}
+	at := now.Add(time.Minute)
+	_, err := r.SignIn(ctx, "002", "0000", at)
+	var locked *LockedError
+	require.ErrorAs(t, err, &locked, "the tenth wrong PIN locks")
+	assert.ErrorIs(t, err, ErrLocked)
+	assert.Equal(t, at.Add(LockDuration), locked.Until)
+
+	// Locked: even the right PIN is refused until the lock ends.
+	_, err = r.SignIn(ctx, "002", "2468", at.Add(LockDuration-time.Second))
+	assert.ErrorIs(t, err, ErrLocked)
+	// Others are not locked.
+	_, err = r.SignIn(ctx, "001", "1357", at)
+	assert.NoError(t, err)
+
+	s, err := r.SignIn(ctx, "002", "2468", at.Add(LockDuration))
+	require.NoError(t, err)
+	assert.Equal(t, 0, s.FailedAttempts)
+	assert.True(t, s.LockedUntil.IsZero())
+	rec, err := store.Get(ctx, "002")
+	require.NoError(t, err)
+	assert.False(t, rec.Locked(at.Add(LockDuration)))
+
+	// A manager's reset lifts a lock too.
+	rec.FailedAttempts, rec.LockedUntil = 0, at.Add(time.Hour)
+	require.NoError(t, store.Put(ctx, rec))
+	require.NoError(t, r.ChangePIN(ctx, "002", "9753"))
+	_, err = r.SignIn(ctx, "002", "9753", at)
+	assert.NoError(t, err)
+}
+
+func TestAuthoriseManager(t *testing.T) {
+	ctx := t.Context()
+	r, store := newRoster(t)
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+	m, err := r.AuthoriseManager(ctx, "1357", now)
+	require.NoError(t, err)
+	assert.Equal(t, "001", m.ID)
+
+	_, err = r.AuthoriseManager(ctx, "2468", now) // the cashier's PIN
+	var wrong *WrongPINError
+	require.ErrorAs(t, err, &wrong)
+	assert.Equal(t, MaxPINAttempts-1, wrong.AttemptsLeft, "a wrong manager PIN counts against the manager")
+	mgr, err := store.Get(ctx, "001")
+	require.NoError(t, err)
+	assert.Equal(t, 1, mgr.FailedAttempts)
+	cashier, err := store.Get(ctx, "002")
+	require.NoError(t, err)
+	assert.Equal(t, 0, cashier.FailedAttempts, "the cashier is not counted")
+
+	// A locked manager is skipped; with every manager locked the error says until when.
+	mgr.FailedAttempts, mgr.LockedUntil = 0, now.Add(LockDuration)
+	require.NoError(t, store.Put(ctx, mgr))
+	_, err = r.AuthoriseManager(ctx, "1357", now)
+	var locked *LockedError
+	require.ErrorAs(t, err, &locked)
+	assert.Equal(t, now.Add(LockDuration), locked.Until)
+
+	// No manager at all.
+	empty := NewMemStaff()
+	require.NoError(t, empty.Put(ctx, cashier))
+	_, err = NewRoster(empty).AuthoriseManager(ctx, "2468", now)
+	assert.ErrorIs(t, err, ErrNoManager)
+}
+
+func TestMemStaff(t *testing.T) {
+	ctx := t.Context()
+	m := NewMemStaff()
+	s := Staff{ID: "007", Name: "Bond", Role: RoleCashier, Salt: []byte{1}, PINHash: []byte{2}}
+	require.NoError(t, m.Put(ctx, s))
+	s.Salt[0] = 9
+	got, err := m.Get(ctx, "007")
+	require.NoError(t, err)
+	assert.Equal(t, byte(1), got.Salt[0], "Put stores a copy")
+	_, err = m.Get(ctx, "008")
+	assert.ErrorIs(t, err, ErrUnknownStaff)
+	assert.Error(t, m.Put(ctx, Staff{}), "an ID is needed")
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = m.List(cancelled)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestParseRole(t *testing.T) {
+	for in, want := range map[string]Role{"cashier": RoleCashier, " Manager ": RoleManager} {
+		got, err := ParseRole(in)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "ParseRole(%q)", in)
+	}
+	_, err := ParseRole("owner")
+	assert.ErrorIs(t, err, ErrBadRole)
+}
