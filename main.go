@@ -45,7 +45,7 @@ type command struct {
 // commands lists the sub-commands; each lives in a cmd_*.go file of its own.
 func commands() map[string]command {
 	return map[string]command{
-		"sandbox":   {"galla sandbox [--listen ADDR] [--admin] [--test-data]", cmdSandbox},
+		"sandbox":   {"galla sandbox [--listen ADDR] [--admin] [--state FILE] [--test-data]", cmdSandbox},
 		"checkout":  {"galla checkout --items SKU[:QTY],... --pay card|emi|cash [--issuer NAME --tenure N] [--imei IMEI,...] [--otp CODE] [--cash PAISE] [--wait DURATION]", cmdCheckout},
 		"reconcile": {"galla reconcile", cmdReconcile},
 		"refund":    {"galla refund MERCHANT_ORDER_ID [--amount PAISE]", cmdRefund},
@@ -152,14 +152,4 @@ func (c *cli) fail(code int, format string, a ...any) int {
 	msg := strings.TrimSpace(fmt.Sprintf(format, a...))
 	fmt.Fprintln(c.stderr, "galla: "+msg)
 	return code
-}
-
-// notYet is what a command says until the issue that builds it lands.
-func notYet(what string) func(c *cli, args []string) int {
-	return func(c *cli, args []string) int {
-		if _, err := c.parse(c.flagSet(what), args); err != nil {
-			return exitBadInput
-		}
-		return c.fail(exitBadInput, "%s is not available in this build yet.", what)
-	}
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every Fuzz target in the module briefly, one at a time, from its committed seeds.
 set -euo pipefail
-t=${1:-3s}
+t=${1:-3000x}
 n=0
 for pkg in $(go list ./...); do
 	dir=$(go list -f '{{.Dir}}' "$pkg")

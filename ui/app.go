@@ -1,0 +1,417 @@
+package ui
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"galla/pos"
+)
+
+// Options tune the window; the zero value is what the counter uses.
+type Options struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// IdleLock locks the screen after this long without input; 0 means 15 minutes.
+	IdleLock time.Duration
+	// Do runs f on the UI goroutine; nil means fyne.Do. Tests pass a queue they drain.
+	Do func(f func())
+	// Dark starts in the dark theme.
+	Dark bool
+	// Title is the window title; it always starts with "Galla".
+	Title string
+	// StatusEvery is how often the status bar asks pos for its standing; 0 means 5 s.
+	StatusEvery time.Duration
+	// Icon is the window icon, if any.
+	Icon fyne.Resource
+	// ReceiptDir is where the receipt screen's Save PNG writes receipt images; empty
+	// turns the action off.
+	ReceiptDir string
+}
+
+// screen is one of the terminal's screens.
+type screen interface {
+	// view is the screen's content.
+	view() fyne.CanvasObject
+	// actions are the screen's keyed actions.
+	actions() []*action
+	// shown is called after the screen is put in the window: it sets the focus.
+	shown()
+}
+
+// UI is the terminal window: the shell with its status bar and the screens. Its
+// fields keep widget references so that tests can drive and inspect every screen.
+type UI struct {
+	app  fyne.App
+	win  fyne.Window
+	till Till
+	opts Options
+	now  func() time.Time
+	do   func(func())
+	ctx  context.Context
+	stop context.CancelFunc
+
+	pending atomic.Int64 // background calls not yet finished
+
+	mu        sync.Mutex // guards lastInput, touched from input callbacks only but read by the idle ticker
+	lastInput time.Time
+
+	user     StaffMember
+	signedIn bool
+	theme    *counterTheme
+
+	body    *fyne.Container
+	current screen
+	global  []*action
+
+	// status bar
+	modeText    *canvas.Text
+	onlineText  *widget.Label
+	unknownText *widget.Label
+	userText    *widget.Label
+	status      Status
+
+	signIn   *signInScreen
+	sale     *saleScreen
+	card     *cardScreen
+	pay      *payScreen
+	cash     *cashScreen
+	receipt  *receiptScreen
+	emi      *emiScreen
+	journal  *journalScreen
+	settings *settingsScreen
+
+	prompt *prompt       // the open dialog, if any
+	notice *widget.Label // the latest background result, in the status bar
+}
+
+// New builds the terminal window on app for till. The window opens on the sign-in
+// screen (or on first-manager creation when the journal has no staff yet).
+func New(app fyne.App, till Till, opts Options) *UI {
+	u := &UI{app: app, till: till, opts: opts}
+	u.now = opts.Now
+	if u.now == nil {
+		u.now = time.Now
+	}
+	u.do = opts.Do
+	if u.do == nil {
+		u.do = fyne.Do
+	}
+	if u.opts.IdleLock <= 0 {
+		u.opts.IdleLock = 15 * time.Minute
+	}
+	if u.opts.StatusEvery <= 0 {
+		u.opts.StatusEvery = 5 * time.Second
+	}
+	title := opts.Title
+	if !strings.HasPrefix(title, "Galla") {
+		title = strings.TrimSpace("Galla " + title)
+	}
+	u.ctx, u.stop = context.WithCancel(context.Background())
+	u.lastInput = u.now()
+	u.theme = &counterTheme{dark: opts.Dark}
+	app.Settings().SetTheme(u.theme)
+
+	u.win = app.NewWindow(title)
+	if opts.Icon != nil {
+		u.win.SetIcon(opts.Icon)
+	}
+	u.win.Resize(fyne.NewSize(1366, 768))
+	u.win.SetOnClosed(u.stop)
+
+	u.buildStatusBar()
+	u.signIn = newSignInScreen(u)
+	u.sale = newSaleScreen(u)
+	u.card = newCardScreen(u)
+	u.pay = newPayScreen(u)
+	u.cash = newCashScreen(u)
+	u.receipt = newReceiptScreen(u)
+	u.emi = newEMIScreen(u)
+	u.journal = newJournalScreen(u)
+	u.settings = newSettingsScreen(u)
+	u.global = []*action{
+		u.newAction("Sale", fyne.KeyF2, 0, func() { u.goTo(u.sale) }),
+		u.newAction("Journal", fyne.KeyF9, 0, u.openJournal),
+		u.newAction("Settings", fyne.KeyF10, 0, u.openSettings),
+		u.newAction("Theme", fyne.KeyT, fyne.KeyModifierControl, u.toggleTheme),
+		u.newAction("Lock", fyne.KeyL, fyne.KeyModifierControl, u.lock),
+	}
+
+	u.body = container.NewStack()
+	nav := container.NewHBox()
+	for _, a := range u.global {
+		nav.Add(a.btn)
+	}
+	bar := container.NewHBox(u.modeText, widget.NewSeparator(), u.onlineText, widget.NewSeparator(),
+		u.unknownText, widget.NewSeparator(), u.notice, layout.NewSpacer(), u.userText)
+	top := container.NewBorder(nil, nil, title2("Galla"), nil, container.NewHBox(layout.NewSpacer(), nav))
+	u.win.SetContent(container.NewBorder(
+		container.NewVBox(top, widget.NewSeparator()),
+		container.NewVBox(widget.NewSeparator(), container.NewPadded(bar)),
+		nil, nil, u.body))
+
+	c := u.win.Canvas()
+	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
+		u.touch()
+		u.dispatch(k.Name, 0)
+	})
+	for _, k := range []fyne.KeyName{fyne.KeyL, fyne.KeyT, fyne.KeyD, fyne.KeyE, fyne.KeyF, fyne.KeyP, fyne.KeyR, fyne.KeyS, fyne.KeyQ, fyne.KeyI, fyne.KeyO, fyne.KeyN, fyne.KeyG, fyne.KeyDelete, fyne.KeyUp, fyne.KeyDown} {
+		sc := &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierControl}
+		c.AddShortcut(sc, func(s fyne.Shortcut) {
+			cs := s.(*desktop.CustomShortcut)
+			u.touch()
+			u.dispatch(cs.KeyName, cs.Modifier)
+		})
+	}
+	u.startSignIn()
+	u.refreshStatus()
+	return u
+}
+
+// Window returns the terminal's window.
+func (u *UI) Window() fyne.Window { return u.win }
+
+// ShowAndRun shows the window, starts the status and idle-lock tickers and runs the
+// app until the window closes.
+func (u *UI) ShowAndRun() {
+	go u.tick(u.opts.StatusEvery, u.refreshStatus)
+	go u.tick(30*time.Second, u.checkIdle)
+	u.win.ShowAndRun()
+	u.stop()
+}
+
+// Close stops the background work and closes the window.
+func (u *UI) Close() {
+	u.stop()
+	u.win.Close()
+}
+
+// tick runs f on the UI goroutine every d until the window closes.
+func (u *UI) tick(d time.Duration, f func()) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-u.ctx.Done():
+			return
+		case <-t.C:
+			u.do(f)
+		}
+	}
+}
+
+// async runs work off the UI goroutine; the function it returns, if any, is run on
+// the UI goroutine to show the result. Nothing that waits for pos blocks the window.
+func (u *UI) async(work func(ctx context.Context) func()) {
+	u.pending.Add(1)
+	go func() {
+		defer u.pending.Add(-1)
+		if apply := work(u.ctx); apply != nil {
+			u.do(apply)
+		}
+	}()
+}
+
+// dispatch runs the action bound to key on the current screen, or a global one.
+func (u *UI) dispatch(key fyne.KeyName, mod fyne.KeyModifier) bool {
+	var list []*action
+	if u.current != nil {
+		list = append(list, u.current.actions()...)
+	}
+	if u.signedIn {
+		list = append(list, u.global...)
+	}
+	for _, a := range list {
+		if a.matches(key, mod) {
+			if a.btn.Disabled() {
+				return true
+			}
+			a.run()
+			return true
+		}
+	}
+	return false
+}
+
+// goTo shows s in the window.
+func (u *UI) goTo(s screen) {
+	if !u.signedIn && s != u.signIn {
+		return
+	}
+	u.current = s
+	u.body.Objects = []fyne.CanvasObject{s.view()}
+	u.body.Refresh()
+	s.shown()
+}
+
+// touch records input, for the idle lock.
+func (u *UI) touch() {
+	u.mu.Lock()
+	u.lastInput = u.now()
+	u.mu.Unlock()
+}
+
+// checkIdle locks the screen when nobody has typed or tapped for the idle time. A
+// payment in flight goes on in the background.
+func (u *UI) checkIdle() {
+	u.mu.Lock()
+	idle := u.now().Sub(u.lastInput)
+	u.mu.Unlock()
+	if u.signedIn && idle >= u.opts.IdleLock {
+		u.lock()
+	}
+}
+
+// lock signs the current person out and shows the sign-in screen; the sale in
+// progress is kept for when someone signs in again.
+func (u *UI) lock() {
+	u.signedIn = false
+	u.user = StaffMember{}
+	u.userText.SetText("Locked")
+	u.startSignIn()
+}
+
+// signedInAs is called by the sign-in screen.
+func (u *UI) signedInAs(s StaffMember) {
+	u.user = s
+	u.signedIn = true
+	u.touch()
+	u.userText.SetText(s.Name + " (" + string(s.Role) + ")")
+	for _, a := range u.global[1:3] {
+		if s.Manager() {
+			a.btn.Enable()
+		} else {
+			a.btn.Disable()
+		}
+	}
+	u.goTo(u.sale)
+}
+
+func (u *UI) startSignIn() {
+	u.current = u.signIn
+	u.body.Objects = []fyne.CanvasObject{u.signIn.view()}
+	u.body.Refresh()
+	u.signIn.load()
+}
+
+func (u *UI) openJournal() {
+	if !u.user.Manager() {
+		u.showError("The journal is for managers: sign in as a manager.")
+		return
+	}
+	u.journal.open()
+}
+
+func (u *UI) openSettings() {
+	if !u.user.Manager() {
+		u.showError("Settings are for managers: sign in as a manager.")
+		return
+	}
+	u.goTo(u.settings)
+	u.settings.load()
+}
+
+func (u *UI) toggleTheme() {
+	u.theme = &counterTheme{dark: !u.theme.dark}
+	u.app.Settings().SetTheme(u.theme)
+	fg := u.theme.Color(theme.ColorNameForeground, u.theme.variant())
+	for _, t := range []*canvas.Text{u.sale.total, u.card.amount, u.cash.due, u.cash.change, u.receipt.change} {
+		t.Color = fg
+		t.Refresh()
+	}
+}
+
+func (u *UI) buildStatusBar() {
+	u.modeText = canvas.NewText("SANDBOX", colSandbox)
+	u.modeText.TextStyle = fyne.TextStyle{Bold: true}
+	u.modeText.TextSize = 20
+	u.onlineText = widget.NewLabel("Checking the payment service…")
+	u.unknownText = widget.NewLabel("")
+	u.userText = widget.NewLabelWithStyle("Not signed in", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
+	u.notice = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}
+
+// note shows the latest background result in the status bar.
+func (u *UI) note(msg string) { u.notice.SetText(msg) }
+
+// refreshStatus asks pos for its standing and shows it in the status bar.
+func (u *UI) refreshStatus() {
+	u.async(func(ctx context.Context) func() {
+		st := u.till.Status(ctx)
+		return func() { u.showStatus(st) }
+	})
+}
+
+func (u *UI) showStatus(st Status) {
+	u.status = st
+	if st.Live {
+		u.modeText.Text = "LIVE"
+		u.modeText.Color = colLive
+	} else {
+		u.modeText.Text = "SANDBOX"
+		u.modeText.Color = colSandbox
+	}
+	u.modeText.Refresh()
+	if st.Online {
+		u.onlineText.SetText("Online")
+	} else {
+		u.onlineText.SetText("Offline: card payments will wait")
+	}
+	switch st.Unknown {
+	case 0:
+		u.unknownText.SetText("No unknown payments")
+	case 1:
+		u.unknownText.SetText("1 unknown payment")
+	default:
+		u.unknownText.SetText(strconv.Itoa(st.Unknown) + " unknown payments")
+	}
+}
+
+// sentence turns an error from pos into a sentence a cashier can act on.
+func sentence(err error) string {
+	return pos.Sentence(err)
+}
+
+// showError shows msg in a dialog that Enter or Escape closes; the focus goes back
+// to the current screen afterwards.
+func (u *UI) showError(msg string) {
+	u.showMessage("Cannot do that", msg)
+}
+
+func (u *UI) showMessage(title, msg string) {
+	u.ask(title, msg, nil, func(p *prompt) { p.close() })
+}
+
+// heading is large bold text.
+func heading(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l.SizeName = theme.SizeNameSubHeadingText
+	return l
+}
+
+// title2 is the application's name in the top bar.
+func title2(s string) fyne.CanvasObject {
+	t := canvas.NewText(s, theme.Color(theme.ColorNamePrimary))
+	t.TextSize = sizeBig
+	t.TextStyle = fyne.TextStyle{Bold: true}
+	return container.NewPadded(t)
+}
+
+// bigText is a canvas.Text of the given size, for totals and results.
+func bigText(s string, size float32) *canvas.Text {
+	t := canvas.NewText(s, theme.Color(theme.ColorNameForeground))
+	t.TextSize = size
+	t.TextStyle = fyne.TextStyle{Bold: true}
+	return t
+}

@@ -1,0 +1,239 @@
+package ui
+
+import (
+	"context"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"galla/pos"
+)
+
+// cardScreen is screen 4: card number (Luhn and brand checked as typed), expiry, CVV
+// (hidden) and holder; Enter moves on and submits from the last field. Once
+// submitted the number shows masked; the form is cleared after the payment call.
+type cardScreen struct {
+	u    *UI
+	req  PayRequest
+	busy bool
+
+	root    fyne.CanvasObject
+	title   *widget.Label
+	amount  *canvas.Text
+	plan    *widget.Label
+	number  *keyEntry
+	brand   *widget.Label
+	expiry  *keyEntry
+	cvv     *keyEntry
+	holder  *keyEntry
+	message *widget.Label
+	submit  *action
+	back    *action
+}
+
+func newCardScreen(u *UI) *cardScreen {
+	s := &cardScreen{u: u}
+	s.title = heading("Card payment")
+	s.amount = bigText("", sizeBig)
+	s.plan = widget.NewLabel("")
+	s.plan.Wrapping = fyne.TextWrapWord
+	s.number = newKeyEntry(u)
+	s.number.SetPlaceHolder("Card number")
+	s.number.OnChanged = s.numberTyped
+	s.brand = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.expiry = newKeyEntry(u)
+	s.expiry.SetPlaceHolder("Expiry MM/YY")
+	s.cvv = newKeyEntry(u)
+	s.cvv.Password = true
+	s.cvv.SetPlaceHolder("CVV")
+	s.holder = newKeyEntry(u)
+	s.holder.SetPlaceHolder("Name on the card")
+	s.number.OnSubmitted = func(string) { u.win.Canvas().Focus(s.expiry) }
+	s.expiry.OnSubmitted = func(string) { u.win.Canvas().Focus(s.cvv) }
+	s.cvv.OnSubmitted = func(string) { u.win.Canvas().Focus(s.holder) }
+	s.holder.OnSubmitted = func(string) { s.send() }
+	s.message = widget.NewLabel("")
+	s.message.Wrapping = fyne.TextWrapWord
+	s.submit = u.newAction("Pay", fyne.KeyF5, 0, s.send)
+	s.submit.btn.Importance = widget.HighImportance
+	s.back = u.newAction("Back", fyne.KeyEscape, 0, s.cancel)
+
+	form := container.NewVBox(
+		s.title, s.amount, s.plan,
+		widget.NewLabel("Card number"), s.number, s.brand,
+		container.NewGridWithColumns(2,
+			container.NewVBox(widget.NewLabel("Expiry (MM/YY)"), s.expiry),
+			container.NewVBox(widget.NewLabel("CVV"), s.cvv)),
+		widget.NewLabel("Card holder"), s.holder,
+		s.message,
+		container.NewGridWithColumns(2, s.back.btn, s.submit.btn))
+	s.root = container.NewPadded(container.NewGridWithColumns(3, layout.NewSpacer(), form, layout.NewSpacer()))
+	return s
+}
+
+func (s *cardScreen) view() fyne.CanvasObject { return s.root }
+
+func (s *cardScreen) actions() []*action { return []*action{s.submit, s.back} }
+
+func (s *cardScreen) shown() {
+	if s.busy {
+		return
+	}
+	s.u.win.Canvas().Focus(s.number)
+}
+
+// start opens the form for req (a card sale, or an EMI sale with its offer chosen).
+func (s *cardScreen) start(req PayRequest, total pos.Paise) {
+	s.req = req
+	s.reset()
+	s.amount.Text = "Amount " + total.String()
+	if req.Offer != nil {
+		o := req.Offer
+		s.title.SetText("EMI: card of " + o.Issuer)
+		s.plan.SetText(offerLine(*o))
+		s.amount.Text = "Charged now " + o.AuthAmount.String()
+		if o.AuthAmount == 0 {
+			s.amount.Text = "Amount " + total.String()
+		}
+	} else {
+		s.title.SetText("Card payment")
+		s.plan.SetText("")
+	}
+	if req.OrderID != "" {
+		s.plan.SetText(strings.TrimSpace(s.plan.Text + "\nAnother attempt on order " + req.OrderID + "."))
+	}
+	s.amount.Refresh()
+	s.u.goTo(s)
+}
+
+// digits keeps the digits of s (a card number may be typed with spaces or dashes).
+func digits(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if c >= '0' && c <= '9' {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// numberTyped names the brand and checks the Luhn digit as the number is typed.
+func (s *cardScreen) numberTyped(text string) {
+	if s.busy {
+		return
+	}
+	d := digits(text)
+	switch {
+	case d == "":
+		s.brand.SetText("")
+	case len(d) < 12:
+		s.brand.SetText(s.u.till.CardBrand(d))
+	case !pos.Luhn(d):
+		s.brand.SetText(s.u.till.CardBrand(d) + "  ✗ this number is mistyped (check digit wrong)")
+	case len(d) > 19:
+		s.brand.SetText("✗ a card number has at most 19 digits")
+	default:
+		s.brand.SetText(s.u.till.CardBrand(d) + "  ✓ number looks right")
+	}
+}
+
+func (s *cardScreen) send() {
+	if s.busy {
+		return
+	}
+	mm, yyyy, ok := parseExpiry(s.expiry.Text)
+	if !ok {
+		s.message.SetText("Type the expiry as on the card: month and year, like 08/29.")
+		s.u.win.Canvas().Focus(s.expiry)
+		return
+	}
+	card := s.u.till.NewCard(digits(s.number.Text), mm, yyyy, s.cvv.Text, strings.TrimSpace(s.holder.Text))
+	if err := card.Check(s.u.now()); err != nil {
+		card.Zero()
+		s.message.SetText(sentence(err))
+		s.u.win.Canvas().Focus(s.number)
+		return
+	}
+	s.busy = true
+	s.number.SetText(card.Brand() + " •••• " + card.Last4())
+	s.cvv.SetText("")
+	for _, e := range []*keyEntry{s.number, s.expiry, s.cvv, s.holder} {
+		e.Disable()
+	}
+	s.submit.btn.Disable()
+	req := s.req
+	req.Card = card
+	if req.Offer == nil {
+		s.message.SetText("")
+		s.u.pay.start(req)
+		return
+	}
+	s.message.SetText("Asking the bank whether this card gets the offer…")
+	offer := *req.Offer
+	s.u.async(func(ctx context.Context) func() {
+		err := s.u.till.ValidateScheme(ctx, req.Lines, offer, card)
+		return func() {
+			if err != nil {
+				card.Zero()
+				s.reset()
+				s.message.SetText(sentence(err))
+				if s.u.current == s {
+					s.u.win.Canvas().Focus(s.number)
+				}
+				return
+			}
+			s.message.SetText("The bank gives this offer on this card.")
+			if offer.IMEIRequired {
+				s.u.emi.askIMEI(req)
+				return
+			}
+			s.u.pay.start(req)
+		}
+	})
+}
+
+// reset clears the form after the payment call (or a refusal).
+func (s *cardScreen) reset() {
+	s.busy = false
+	for _, e := range []*keyEntry{s.number, s.expiry, s.cvv, s.holder} {
+		e.Enable()
+		e.SetText("")
+	}
+	s.brand.SetText("")
+	s.message.SetText("")
+	s.submit.btn.Enable()
+}
+
+func (s *cardScreen) cancel() {
+	if s.req.Card != nil {
+		s.req.Card.Zero()
+	}
+	s.reset()
+	if s.req.Offer != nil {
+		s.u.goTo(s.u.emi)
+		return
+	}
+	s.u.goTo(s.u.sale)
+}
+
+// parseExpiry reads "MM/YY", "MM/YYYY" or "MMYY" as a two-digit month and a
+// four-digit year.
+func parseExpiry(t string) (mm, yyyy string, ok bool) {
+	d := digits(t)
+	switch len(d) {
+	case 4:
+		mm, yyyy = d[:2], "20"+d[2:]
+	case 6:
+		mm, yyyy = d[:2], d[2:]
+	default:
+		return "", "", false
+	}
+	if mm < "01" || mm > "12" {
+		return "", "", false
+	}
+	return mm, yyyy, true
+}

@@ -1,0 +1,438 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"galla/pos"
+)
+
+// Errors of the fake till; the screens show pos.Sentence of them.
+var (
+	errFakeWrongPIN  = fmt.Errorf("fake: %w", pos.ErrWrongPIN)
+	errFakeNoOffer   = errors.New("fake: offer not applicable")
+	errFakePrinter   = errors.New("fake: printer offline")
+	errFakeDiscount  = errors.New("fake: discount above the limit needs a manager")
+	errFakeBadQR     = errors.New("fake: not a receipt QR")
+	errFakeNoStaffed = errors.New("fake: name taken")
+)
+
+// fakeTill is a scripted Till for the screens' tests. It is safe for concurrent use:
+// the screens call it from background goroutines.
+type fakeTill struct {
+	mu       sync.Mutex
+	status   Status
+	staff    []StaffMember
+	pins     map[string]string // name -> PIN
+	products []Product
+	offers   []EMIOffer
+	printErr error
+	orders   []OrderSummary
+	events   map[string][]OrderEvent
+	settings Settings
+	secret   string
+	closed   []time.Time
+	refunds  []pos.Paise
+
+	otp      chan string // the OTP typed in the window, for a payment waiting on it
+	requests []PayRequest
+	printed  []string
+	schemes  int
+	// holdPay, when set, keeps Pay waiting after order creation until it is closed.
+	holdPay chan struct{}
+}
+
+func newFakeTill() *fakeTill {
+	return &fakeTill{
+		status: Status{Online: true},
+		staff:  []StaffMember{{Name: "Asha", Role: RoleManager}, {Name: "Ravi", Role: RoleCashier}},
+		pins:   map[string]string{"Asha": "4321", "Ravi": "1234"},
+		products: []Product{
+			{SKU: "S24", Barcode: "8801643000011", Name: "Samsung Galaxy S24", Brand: "SAMSUNG", ProductCode: "SAMSUNG-S24", Price: pos.Rupees(74999), GSTRate: 18, Serialised: true},
+			{SKU: "CABLE", Barcode: "8901000000017", Name: "USB-C cable", Price: pos.Rupees(499), GSTRate: 18},
+			{SKU: "TV55", Barcode: "8806090000019", Name: "LG OLED 55 C4", Brand: "LG", ProductCode: "LG-OLED55C4", Price: pos.Rupees(139990), GSTRate: 28},
+		},
+		offers: []EMIOffer{
+			{Issuer: "HDFC", Program: "bank", Subvention: "standard", TenureMonths: 6, RateBP: 150000, Monthly: 1305000, Interest: 330000, TotalPayable: 7830000, AuthAmount: pos.Rupees(74999)},
+			{Issuer: "HDFC", Brand: "SAMSUNG", Program: "brand", Subvention: "no-cost", TenureMonths: 3, RateBP: 150000, Monthly: 2499967, Interest: 0, Benefit: 187000, TotalPayable: 7499900, AuthAmount: pos.Rupees(74999), IMEIRequired: true},
+			{Issuer: "ICICI", Program: "bank", Subvention: "standard", TenureMonths: 12, RateBP: 160000, Monthly: 680000, Interest: 660000, TotalPayable: 8160000, AuthAmount: pos.Rupees(74999)},
+		},
+		events:   map[string][]OrderEvent{},
+		settings: Settings{ShopName: "Sharma Mobiles", PrinterProfile: "80mm"},
+		otp:      make(chan string, 1),
+	}
+}
+
+func (f *fakeTill) Status(context.Context) Status {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.status
+}
+
+func (f *fakeTill) Staff(context.Context) ([]StaffMember, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]StaffMember(nil), f.staff...), nil
+}
+
+func (f *fakeTill) AddStaff(_ context.Context, name string, role Role, pin string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := pos.CheckPIN(pin); err != nil {
+		return err
+	}
+	if len(f.staff) == 0 && role != RoleManager {
+		return pos.ErrFirstStaffManager
+	}
+	if _, ok := f.pins[name]; ok {
+		return errFakeNoStaffed
+	}
+	f.staff = append(f.staff, StaffMember{Name: name, Role: role})
+	f.pins[name] = pin
+	return nil
+}
+
+func (f *fakeTill) SignIn(_ context.Context, name, pin string) (StaffMember, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.staff {
+		if s.Name == name && f.pins[name] == pin {
+			return s, nil
+		}
+	}
+	return StaffMember{}, errFakeWrongPIN
+}
+
+func (f *fakeTill) Authorize(_ context.Context, pin string) (StaffMember, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.staff {
+		if s.Manager() && f.pins[s.Name] == pin {
+			return s, nil
+		}
+	}
+	return StaffMember{}, errFakeWrongPIN
+}
+
+func (f *fakeTill) Search(q string, limit int) []Product {
+	var out []Product
+	q = strings.ToLower(q)
+	for _, p := range f.products {
+		if strings.Contains(strings.ToLower(p.Name+" "+p.SKU+" "+p.Barcode), q) && len(out) < limit {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (f *fakeTill) Lookup(code string) (Product, bool) {
+	for _, p := range f.products {
+		if strings.EqualFold(p.SKU, code) || p.Barcode == code {
+			return p, true
+		}
+	}
+	return Product{}, false
+}
+
+// Price uses pos's own tax rule on the lines.
+func (f *fakeTill) Price(lines []Line) (Bill, error) {
+	var pl []pos.Line
+	var b Bill
+	for _, l := range lines {
+		if l.Discount > f.DiscountLimit(l) && l.ApprovedBy == "" {
+			return Bill{}, errFakeDiscount
+		}
+		pl = append(pl, pos.Line{SKU: l.Product.SKU, Name: l.Product.Name, Qty: l.Qty, UnitPrice: l.Product.Price, Discount: l.Discount, GSTRate: l.Product.GSTRate})
+		b.Lines = append(b.Lines, pos.Paise(l.Qty)*l.Product.Price-l.Discount)
+	}
+	t := pos.ComputeTotals(pl)
+	b.Gross, b.Discount, b.Taxable, b.CGST, b.SGST, b.Total = t.Gross, t.Discount, t.Taxable, t.CGST, t.SGST, t.Total
+	return b, nil
+}
+
+func (f *fakeTill) DiscountLimit(Line) pos.Paise { return pos.Rupees(500) }
+
+// fakeCard keeps only what the tests need; it prints masked like the real one.
+type fakeCard struct {
+	number, mm, yyyy, cvv, holder string
+	zeroed                        bool
+}
+
+func (c *fakeCard) Last4() string {
+	if len(c.number) < 4 {
+		return c.number
+	}
+	return c.number[len(c.number)-4:]
+}
+func (c *fakeCard) Brand() string  { return brandOf(c.number) }
+func (c *fakeCard) String() string { return c.Brand() + " •••• " + c.Last4() }
+func (c *fakeCard) Zero()          { c.number, c.cvv, c.zeroed = "", "", true }
+func (c *fakeCard) Check(now time.Time) error {
+	if len(c.number) < 12 || !pos.Luhn(c.number) {
+		return errors.New("fake: card number mistyped")
+	}
+	if c.yyyy < now.Format("2006") || len(c.cvv) < 3 || c.holder == "" {
+		return errors.New("fake: card details incomplete")
+	}
+	return nil
+}
+
+func brandOf(n string) string {
+	switch {
+	case strings.HasPrefix(n, "4"):
+		return "VISA"
+	case strings.HasPrefix(n, "5"):
+		return "MASTERCARD"
+	case strings.HasPrefix(n, "34"), strings.HasPrefix(n, "37"):
+		return "AMEX"
+	}
+	return "UNKNOWN"
+}
+
+func (f *fakeTill) NewCard(number, mm, yyyy, cvv, holder string) Card {
+	return &fakeCard{number: number, mm: mm, yyyy: yyyy, cvv: cvv, holder: holder}
+}
+
+func (f *fakeTill) CardBrand(number string) string { return brandOf(number) }
+
+func (f *fakeTill) EMIOffers(_ context.Context, lines []Line) ([]EMIOffer, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]EMIOffer(nil), f.offers...), nil
+}
+
+// ValidateScheme accepts HDFC offers on HDFC cards (4386…) only.
+func (f *fakeTill) ValidateScheme(_ context.Context, _ []Line, o EMIOffer, c Card) error {
+	f.mu.Lock()
+	f.schemes++
+	f.mu.Unlock()
+	fc := c.(*fakeCard)
+	if o.Issuer == "HDFC" && !strings.HasPrefix(fc.number, "4386") {
+		return errFakeNoOffer
+	}
+	return nil
+}
+
+// Pay scripts the sandbox cards: …0002 fails, …9995 answers unverified, …0119 never
+// answers (UNKNOWN), others wait for the OTP 123456 (5555… is frictionless).
+func (f *fakeTill) Pay(ctx context.Context, req PayRequest, progress func(Progress)) (Outcome, error) {
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	f.mu.Lock()
+	f.requests = append(f.requests, req)
+	id := req.OrderID
+	if id == "" {
+		id = fmt.Sprintf("G-%04d", len(f.requests))
+	}
+	hold := f.holdPay
+	f.mu.Unlock()
+	var total pos.Paise
+	for _, l := range req.Lines {
+		total += pos.Paise(l.Qty)*l.Product.Price - l.Discount
+	}
+	out := Outcome{OrderID: id, Amount: total}
+	paid := func() (Outcome, error) {
+		out.State, out.Verified, out.ReceiptNo = pos.StatePaid, true, "R-"+id
+		f.record(OrderSummary{OrderID: id, State: pos.StatePaid, Tender: req.Tender, Amount: total, Cashier: req.Cashier})
+		return out, nil
+	}
+	switch req.Tender {
+	case pos.TenderCash:
+		out.Change = req.Tendered - total
+		return paid()
+	case pos.TenderPhone:
+		progress(Progress{OrderID: id, Step: StepCreated})
+		progress(Progress{OrderID: id, Step: StepAuthenticating, CheckoutURL: "http://127.0.0.1:7071/pay/" + id})
+		return paid()
+	}
+	card := req.Card.(*fakeCard)
+	last4 := card.Last4()
+	number := card.number
+	card.Zero()
+	progress(Progress{OrderID: id, Step: StepCreated})
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return Outcome{}, ctx.Err()
+		}
+	}
+	switch last4 {
+	case "0002":
+		out.State, out.Verified, out.Reason, out.CanRetry = pos.StateFailed, true, "The bank declined the card.", true
+		return out, nil
+	case "9995":
+		out.State, out.Unverified = pos.StateUnknown, true
+		return out, nil
+	case "0119":
+		progress(Progress{OrderID: id, Step: StepVerifying, Checks: 3, NextCheck: 5 * time.Second})
+		out.State = pos.StateUnknown
+		return out, nil
+	}
+	if !strings.HasPrefix(number, "5555") {
+		progress(Progress{OrderID: id, Step: StepAuthenticating, OTP: true})
+		select {
+		case otp := <-f.otp:
+			if otp != "123456" {
+				out.State, out.Verified, out.Reason, out.CanRetry = pos.StateFailed, true, "The customer's authentication failed.", true
+				return out, nil
+			}
+		case <-ctx.Done():
+			return Outcome{}, ctx.Err()
+		}
+	}
+	progress(Progress{OrderID: id, Step: StepVerifying, Checks: 1, NextCheck: time.Second})
+	return paid()
+}
+
+func (f *fakeTill) record(o OrderSummary) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	o.At = time.Date(2026, 11, 22, 11, 42, len(f.orders), 0, time.Local)
+	f.orders = append(f.orders, o)
+	f.events[o.OrderID] = append(f.events[o.OrderID], OrderEvent{At: o.At, Kind: "order.intent"}, OrderEvent{At: o.At.Add(9 * time.Second), Kind: "payment.outcome", Detail: string(o.State)})
+}
+
+func (f *fakeTill) SubmitOTP(_ context.Context, _, otp string) error {
+	select {
+	case f.otp <- otp:
+		return nil
+	default:
+		return errors.New("fake: no payment waits for an OTP")
+	}
+}
+
+func (f *fakeTill) Receipt(_ context.Context, orderID string) ([]byte, error) {
+	img := image.NewNRGBA(image.Rect(0, 0, 64, 96))
+	for i := range img.Pix {
+		img.Pix[i] = 0xff
+	}
+	img.Set(10, 10, color.Black)
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func (f *fakeTill) Print(_ context.Context, orderID string, reprint bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.printErr != nil {
+		return f.printErr
+	}
+	kind := "print"
+	if reprint {
+		kind = "reprint"
+	}
+	f.printed = append(f.printed, kind+":"+orderID)
+	return nil
+}
+
+func (f *fakeTill) Orders(context.Context, time.Time) ([]OrderSummary, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]OrderSummary(nil), f.orders...), nil
+}
+
+func (f *fakeTill) History(_ context.Context, id string) ([]OrderEvent, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]OrderEvent(nil), f.events[id]...), nil
+}
+
+func (f *fakeTill) Refund(ctx context.Context, id string, amount pos.Paise, pin string) (Outcome, error) {
+	if _, err := f.Authorize(ctx, pin); err != nil {
+		return Outcome{}, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, o := range f.orders {
+		if o.OrderID == id {
+			f.orders[i].Refunded += amount
+			f.orders[i].State = pos.StatePartlyRefunded
+			if f.orders[i].Refunded == o.Amount {
+				f.orders[i].State = pos.StateRefunded
+			}
+			f.refunds = append(f.refunds, amount)
+			return Outcome{OrderID: id, State: f.orders[i].State, Verified: true, Amount: amount}, nil
+		}
+	}
+	return Outcome{}, pos.ErrOrderNotFound
+}
+
+func (f *fakeTill) XReport(_ context.Context, day time.Time) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return fmt.Sprintf("X REPORT %s\norders %d", day.Format(pos.DayLayout), len(f.orders)), nil
+}
+
+func (f *fakeTill) CloseDay(ctx context.Context, day time.Time, pin string) (string, error) {
+	m, err := f.Authorize(ctx, pin)
+	if err != nil {
+		return "", err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, d := range f.closed {
+		if d.Equal(day) {
+			return "", pos.ErrDayClosed
+		}
+	}
+	f.closed = append(f.closed, day)
+	return "Z REPORT 1 " + day.Format(pos.DayLayout) + " closed by " + m.Name, nil
+}
+
+func (f *fakeTill) ExportCSV(_ context.Context, _ time.Time, w io.Writer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fmt.Fprintln(w, "order_id,state,amount")
+	for _, o := range f.orders {
+		fmt.Fprintf(w, "%s,%s,%d\n", o.OrderID, o.State, o.Amount)
+	}
+	return nil
+}
+
+func (f *fakeTill) OrderFromQR(text string) (string, error) {
+	if id, ok := strings.CutPrefix(text, "galla:"); ok {
+		return id, nil
+	}
+	return "", errFakeBadQR
+}
+
+func (f *fakeTill) Settings(context.Context) (Settings, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.settings, nil
+}
+
+func (f *fakeTill) SaveSettings(_ context.Context, s Settings, secret string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if secret != "" {
+		f.secret = secret
+		s.SecretSet = true
+	}
+	f.settings = s
+	return nil
+}
+
+func (f *fakeTill) PrinterProfiles() []string { return []string{"58mm", "80mm"} }
+
+func (f *fakeTill) TestPrint(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.printErr
+}
+
+var _ Till = (*fakeTill)(nil)

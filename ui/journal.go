@@ -1,0 +1,422 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"galla/pos"
+)
+
+// journalScreen is screen 9 (managers): the day's orders filtered by status and
+// tender, an order's event history, refund, reprint, the X report, day close and the
+// CSV export. Scanning a receipt's QR code into the field opens its order.
+type journalScreen struct {
+	u       *UI
+	day     time.Time
+	orders  []OrderSummary
+	visible []OrderSummary
+	events  []OrderEvent
+	hit     int
+
+	root     fyne.CanvasObject
+	title    *widget.Label
+	scan     *keyEntry
+	status   *widget.Select
+	tender   *widget.Select
+	list     *widget.List
+	history  *widget.List
+	detail   *widget.Label
+	message  *widget.Label
+	refund   *action
+	reprint  *action
+	xReport  *action
+	closeDay *action
+	export   *action
+	prevDay  *action
+	nextDay  *action
+	stateF   *action
+	tenderF  *action
+	back     *action
+	report   *widget.Label // the last report shown
+}
+
+func newJournalScreen(u *UI) *journalScreen {
+	s := &journalScreen{u: u}
+	s.title = heading("Journal")
+	s.scan = newKeyEntry(u)
+	s.scan.SetPlaceHolder("Scan a receipt's QR code or type an order id, then Enter; Up and Down to move")
+	s.scan.OnSubmitted = s.find
+	s.scan.onKey = func(k *fyne.KeyEvent) bool {
+		switch k.Name {
+		case fyne.KeyUp:
+			s.move(-1)
+		case fyne.KeyDown:
+			s.move(1)
+		default:
+			return false
+		}
+		return true
+	}
+	s.status = widget.NewSelect([]string{"All", string(pos.StatePaid), string(pos.StateFailed), string(pos.StateUnknown),
+		string(pos.StateAuthenticating), string(pos.StatePartlyRefunded), string(pos.StateRefunded), string(pos.StateAbandoned)}, func(string) { s.apply() })
+	s.tender = widget.NewSelect([]string{"All", string(pos.TenderCard), string(pos.TenderEMI), string(pos.TenderCash), string(pos.TenderPhone)}, func(string) { s.apply() })
+	s.list = widget.NewList(
+		func() int { return len(s.visible) },
+		func() fyne.CanvasObject {
+			return journalRow("00:00", "ORDER-ID", "PARTLY_REFUNDED", "emi", "₹1,00,000.00", "cashier name")
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			r := s.visible[i]
+			setRow(o, r.At.Format("15:04"), r.OrderID, string(r.State), string(r.Tender), r.Amount.String(), r.Cashier)
+		})
+	s.list.OnSelected = func(i widget.ListItemID) {
+		s.hit = i
+		s.openOrder(s.visible[i].OrderID)
+		u.win.Canvas().Focus(s.scan)
+	}
+	s.status.SetSelectedIndex(0)
+	s.tender.SetSelectedIndex(0)
+	s.history = widget.NewList(
+		func() int { return len(s.events) },
+		func() fyne.CanvasObject {
+			return container.NewBorder(nil, nil, widget.NewLabel("00:00:00"), nil, widget.NewLabel("payment.outcome: details of it"))
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			e := s.events[i]
+			c := o.(*fyne.Container)
+			c.Objects[0].(*widget.Label).SetText(strings.TrimSpace(e.Kind + "  " + e.Detail))
+			c.Objects[1].(*widget.Label).SetText(e.At.Format("15:04:05"))
+		})
+	s.detail = widget.NewLabel("")
+	s.detail.Wrapping = fyne.TextWrapWord
+	s.message = widget.NewLabel("")
+	s.message.Wrapping = fyne.TextWrapWord
+	s.refund = u.newAction("Refund", fyne.KeyF5, 0, s.askRefund)
+	s.reprint = u.newAction("Reprint", fyne.KeyF6, 0, s.reprintOrder)
+	s.xReport = u.newAction("X report", fyne.KeyF7, 0, s.showX)
+	s.closeDay = u.newAction("Close day", fyne.KeyF8, 0, s.askClose)
+	s.export = u.newAction("Export CSV", fyne.KeyS, fyne.KeyModifierControl, s.askExport)
+	s.prevDay = u.newAction("Previous day", fyne.KeyF3, 0, func() { s.load(s.day.AddDate(0, 0, -1)) })
+	s.nextDay = u.newAction("Next day", fyne.KeyF4, 0, func() { s.load(s.day.AddDate(0, 0, 1)) })
+	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(u.sale) })
+	s.report = widget.NewLabel("")
+
+	s.stateF = u.newAction("State", fyne.KeyF, fyne.KeyModifierControl, func() { cycle(s.status) })
+	s.tenderF = u.newAction("Tender", fyne.KeyR, fyne.KeyModifierControl, func() { cycle(s.tender) })
+	filters := container.NewGridWithColumns(2,
+		container.NewGridWithColumns(2, s.prevDay.btn, s.nextDay.btn),
+		container.NewGridWithColumns(2,
+			container.NewBorder(nil, nil, widget.NewLabel("[Ctrl+F]"), nil, s.status),
+			container.NewBorder(nil, nil, widget.NewLabel("[Ctrl+R]"), nil, s.tender)))
+	header := journalRow("Time", "Order", "State", "Tender", "Amount", "Cashier")
+	left := container.NewBorder(container.NewVBox(s.title, s.scan, filters, header), nil, nil, nil, s.list)
+	right := container.NewBorder(container.NewVBox(heading("Order history"), s.detail), s.message, nil, nil, s.history)
+	buttons := container.NewGridWithColumns(6, s.back.btn, s.refund.btn, s.reprint.btn, s.xReport.btn, s.closeDay.btn, s.export.btn)
+	s.root = container.NewPadded(container.NewBorder(nil, buttons, nil, nil, container.New(&ratioLayout{ratio: 0.58}, left, right)))
+	return s
+}
+
+func (s *journalScreen) view() fyne.CanvasObject { return s.root }
+
+func (s *journalScreen) actions() []*action {
+	return []*action{s.refund, s.reprint, s.xReport, s.closeDay, s.export, s.prevDay, s.nextDay, s.stateF, s.tenderF, s.back}
+}
+
+func (s *journalScreen) shown() { s.u.win.Canvas().Focus(s.scan) }
+
+// journalRow is one row of the orders table.
+func journalRow(cells ...string) fyne.CanvasObject {
+	row := tableRow([]float32{0.8, 3.6, 2, 1, 1.6, 1.2}, 4, cells...)
+	row.(*fyne.Container).Objects[1].(*widget.Label).Truncation = fyne.TextTruncateOff // order ids are read whole
+	return row
+}
+
+// open shows the journal of the day shown last (today the first time), reread.
+func (s *journalScreen) open() {
+	day := s.day
+	if day.IsZero() {
+		day = s.u.now()
+	}
+	s.u.goTo(s)
+	s.load(day)
+}
+
+// load reads day's orders.
+func (s *journalScreen) load(day time.Time) {
+	s.day = day
+	s.title.SetText("Journal of " + day.Format("Mon 2 Jan 2006"))
+	s.u.async(func(ctx context.Context) func() {
+		orders, err := s.u.till.Orders(ctx, day)
+		return func() {
+			if !s.day.Equal(day) {
+				return
+			}
+			if err != nil {
+				s.message.SetText(sentence(err))
+				return
+			}
+			s.orders = orders
+			s.title.SetText("Journal of " + day.Format("Mon 2 Jan 2006") + ": " + plural(len(orders), "order"))
+			s.apply()
+		}
+	})
+}
+
+// apply filters the orders by state and tender.
+func (s *journalScreen) apply() {
+	st, td := s.status.Selected, s.tender.Selected
+	keep := ""
+	if s.hit >= 0 && s.hit < len(s.visible) {
+		keep = s.visible[s.hit].OrderID
+	}
+	s.visible = s.visible[:0]
+	for _, o := range s.orders {
+		if s.status.SelectedIndex() > 0 && string(o.State) != st {
+			continue
+		}
+		if s.tender.SelectedIndex() > 0 && string(o.Tender) != td {
+			continue
+		}
+		s.visible = append(s.visible, o)
+	}
+	s.list.UnselectAll()
+	s.list.Refresh()
+	s.hit = -1
+	for i, o := range s.visible {
+		if o.OrderID == keep {
+			s.list.Select(i) // keeps the order chosen across a reload
+		}
+	}
+}
+
+func (s *journalScreen) move(d int) {
+	if len(s.visible) == 0 {
+		return
+	}
+	s.hit = max(0, min(s.hit+d, len(s.visible)-1))
+	s.list.Select(s.hit)
+	s.list.ScrollTo(s.hit)
+}
+
+// find opens the order of a scanned receipt QR code or a typed order id.
+func (s *journalScreen) find(text string) {
+	text = strings.TrimSpace(text)
+	s.scan.SetText("")
+	if text == "" {
+		return
+	}
+	id := text
+	if got, err := s.u.till.OrderFromQR(text); err == nil {
+		id = got
+	} else if strings.ContainsAny(text, "{:/") {
+		s.message.SetText(sentence(err))
+		return
+	}
+	for i, o := range s.visible {
+		if o.OrderID == id {
+			s.list.Select(i)
+			s.list.ScrollTo(i)
+			return
+		}
+	}
+	s.openOrder(id)
+}
+
+// selectedOrder is the order whose history is shown.
+func (s *journalScreen) selectedOrder() (OrderSummary, bool) {
+	if s.hit >= 0 && s.hit < len(s.visible) {
+		return s.visible[s.hit], true
+	}
+	s.message.SetText("Choose an order first (Up and Down, or scan its receipt).")
+	return OrderSummary{}, false
+}
+
+// openOrder shows an order's event history.
+func (s *journalScreen) openOrder(id string) {
+	s.detail.SetText("Order " + id)
+	for _, o := range s.orders {
+		if o.OrderID == id {
+			s.detail.SetText("Order " + id + ": " + string(o.State) + ", " + o.Amount.String() + " by " + string(o.Tender) +
+				strings.TrimRight(", "+o.Detail, ", ") + refundedText(o))
+		}
+	}
+	s.u.async(func(ctx context.Context) func() {
+		evs, err := s.u.till.History(ctx, id)
+		return func() {
+			if err != nil {
+				s.message.SetText(sentence(err))
+				return
+			}
+			s.events = evs
+			s.history.Refresh()
+		}
+	})
+}
+
+func refundedText(o OrderSummary) string {
+	if o.Refunded > 0 {
+		return "; refunded " + o.Refunded.String()
+	}
+	return ""
+}
+
+func (s *journalScreen) askRefund() {
+	o, ok := s.selectedOrder()
+	if !ok {
+		return
+	}
+	if o.State != pos.StatePaid && o.State != pos.StatePartlyRefunded {
+		s.message.SetText("Only a paid order can be refunded; this one is " + string(o.State) + ".")
+		return
+	}
+	left := o.Amount - o.Refunded
+	amount := newKeyEntry(s.u)
+	amount.SetText(left.Plain())
+	pin := newKeyEntry(s.u)
+	pin.Password = true
+	pin.SetPlaceHolder("Manager PIN")
+	s.u.ask("Refund order "+o.OrderID, "Up to "+left.String()+" can be refunded. Change the amount for a partial refund.",
+		[]*keyEntry{amount, pin}, func(p *prompt) {
+			code := pin.Text
+			pin.SetText("")
+			amt, err := pos.ParsePaise(amount.Text)
+			if err != nil || amt <= 0 || amt > left {
+				p.say("Type an amount from ₹1.00 to " + left.String() + ".")
+				return
+			}
+			p.ok.Disable()
+			p.message.SetText("Refunding…")
+			s.u.async(func(ctx context.Context) func() {
+				out, err := s.u.till.Refund(ctx, o.OrderID, amt, code)
+				return func() {
+					p.ok.Enable()
+					if err != nil {
+						p.say(sentence(err))
+						return
+					}
+					p.close()
+					switch {
+					case out.Verified:
+						s.message.SetText("Refunded " + amt.String() + " on order " + o.OrderID + ": verified.")
+					default:
+						s.message.SetText("The refund of order " + o.OrderID + " was sent; its outcome is not known yet and will be checked again.")
+					}
+					s.load(s.day)
+				}
+			})
+		})
+}
+
+func (s *journalScreen) reprintOrder() {
+	o, ok := s.selectedOrder()
+	if !ok {
+		return
+	}
+	s.u.receipt.open(o.OrderID, s)
+}
+
+// showX shows the day's X report.
+func (s *journalScreen) showX() {
+	day := s.day
+	s.message.SetText("Preparing the X report…")
+	s.u.async(func(ctx context.Context) func() {
+		text, err := s.u.till.XReport(ctx, day)
+		return func() {
+			if err != nil {
+				s.message.SetText(sentence(err))
+				return
+			}
+			s.message.SetText("")
+			s.u.showReport("X report "+day.Format("2 Jan 2006"), text)
+		}
+	})
+}
+
+// askClose closes the day after the manager confirms with their PIN.
+func (s *journalScreen) askClose() {
+	day := s.day
+	pin := newKeyEntry(s.u)
+	pin.Password = true
+	pin.SetPlaceHolder("Manager PIN to close the day")
+	s.u.ask("Close "+day.Format("2 Jan 2006")+"?",
+		"The Z report closes the day for good: its orders cannot change afterwards. Type a manager's PIN and press Enter to close it, or Escape to keep it open.",
+		[]*keyEntry{pin}, func(p *prompt) {
+			code := pin.Text
+			pin.SetText("")
+			p.ok.Disable()
+			s.u.async(func(ctx context.Context) func() {
+				text, err := s.u.till.CloseDay(ctx, day, code)
+				return func() {
+					p.ok.Enable()
+					if err != nil {
+						p.say(sentence(err))
+						return
+					}
+					p.close()
+					s.message.SetText("The day is closed.")
+					s.u.showReport("Z report "+day.Format("2 Jan 2006"), text)
+				}
+			})
+		})
+}
+
+func (s *journalScreen) askExport() {
+	day := s.day
+	path := newKeyEntry(s.u)
+	home, _ := os.UserHomeDir()
+	path.SetText(filepath.Join(home, "galla-"+day.Format(pos.DayLayout)+".csv"))
+	s.u.ask("Export CSV", "Where should the day's orders be written?", []*keyEntry{path}, func(p *prompt) {
+		name := strings.TrimSpace(path.Text)
+		p.ok.Disable()
+		s.u.async(func(ctx context.Context) func() {
+			err := exportTo(ctx, s.u.till, day, name)
+			return func() {
+				p.ok.Enable()
+				if err != nil {
+					p.say("The file could not be written: " + sentence(err))
+					return
+				}
+				p.close()
+				s.message.SetText("Wrote " + name + ".")
+			}
+		})
+	})
+}
+
+func exportTo(ctx context.Context, t Books, day time.Time, name string) (err error) {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return t.ExportCSV(ctx, day, f)
+}
+
+// showReport shows a report's text in a dialog.
+func (u *UI) showReport(title, text string) {
+	lbl := widget.NewLabel(text)
+	lbl.TextStyle = fyne.TextStyle{Monospace: true}
+	u.journal.report.SetText(text)
+	scroll := container.NewVScroll(lbl)
+	scroll.SetMinSize(fyne.NewSize(640, 440))
+	u.askWith(title, "", scroll, nil, func(p *prompt) { p.close() })
+}
+
+// cycle selects a Select's next option, from the keyboard.
+func cycle(sel *widget.Select) {
+	if len(sel.Options) == 0 {
+		return
+	}
+	sel.SetSelectedIndex((sel.SelectedIndex() + 1) % len(sel.Options))
+}

@@ -1,0 +1,150 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+)
+
+// action is one thing a person can do on a screen: a button with its key shown on it.
+type action struct {
+	key   fyne.KeyName     // an F-key, Escape, or a letter with mod
+	mod   fyne.KeyModifier // 0 for F-keys and Escape
+	label string
+	run   func()
+	btn   *keyButton
+}
+
+// keyText names the key as a person reads it: "F5", "Ctrl+R", "Esc".
+func (a *action) keyText() string {
+	name := string(a.key)
+	switch a.key {
+	case fyne.KeyEscape:
+		name = "Esc"
+	case fyne.KeyDelete:
+		name = "Del"
+	}
+	if a.mod&fyne.KeyModifierControl != 0 {
+		name = "Ctrl+" + name
+	}
+	return name
+}
+
+// newAction makes an action and its button, labelled "Label  [F5]".
+func (u *UI) newAction(label string, key fyne.KeyName, mod fyne.KeyModifier, run func()) *action {
+	a := &action{key: key, mod: mod, label: label, run: run}
+	a.btn = newKeyButton(u, label+"  ["+a.keyText()+"]", func() {
+		if a.btn.Disabled() {
+			return
+		}
+		a.run()
+	})
+	return a
+}
+
+// matches reports whether the key (with modifiers) triggers a.
+func (a *action) matches(key fyne.KeyName, mod fyne.KeyModifier) bool {
+	return a.key == key && a.mod == mod
+}
+
+// keyEntry is an Entry that passes the counter's keys (F-keys, Escape, Ctrl
+// combinations) to the screen instead of swallowing them, so that every action
+// works while the scan field keeps the focus.
+type keyEntry struct {
+	widget.Entry
+	ui    *UI
+	onKey func(k *fyne.KeyEvent) bool // the entry's own keys first (Up/Down in a list)
+	modal bool                        // inside a dialog: no screen action runs
+}
+
+func newKeyEntry(u *UI) *keyEntry {
+	e := &keyEntry{ui: u}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedKey runs the entry's own keys, then the screen's actions, then edits text.
+func (e *keyEntry) TypedKey(k *fyne.KeyEvent) {
+	e.ui.touch()
+	if e.onKey != nil && e.onKey(k) {
+		return
+	}
+	if !e.modal && isActionKey(k.Name) && e.ui.dispatch(k.Name, 0) {
+		return
+	}
+	e.Entry.TypedKey(k)
+}
+
+// TypedRune records activity and types.
+func (e *keyEntry) TypedRune(r rune) {
+	e.ui.touch()
+	e.Entry.TypedRune(r)
+}
+
+// TypedShortcut runs a screen action bound to a Ctrl combination; the rest (copy,
+// paste, select all) edit text as usual.
+func (e *keyEntry) TypedShortcut(s fyne.Shortcut) {
+	e.ui.touch()
+	if cs, ok := s.(*desktop.CustomShortcut); ok && !e.modal && e.ui.dispatch(cs.KeyName, cs.Modifier) {
+		return
+	}
+	e.Entry.TypedShortcut(s)
+}
+
+// keyButton is a Button that Enter also presses and that passes the counter's keys
+// on while it has the focus.
+type keyButton struct {
+	widget.Button
+	ui    *UI
+	onEsc func() // inside a dialog: Escape closes it and no screen action runs
+}
+
+func newKeyButton(u *UI, label string, tapped func()) *keyButton {
+	b := &keyButton{ui: u}
+	b.Text = label
+	b.OnTapped = tapped
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+// Tapped records activity and presses the button.
+func (b *keyButton) Tapped(ev *fyne.PointEvent) {
+	b.ui.touch()
+	b.Button.Tapped(ev)
+}
+
+// TypedKey presses the button on Enter; other counter keys go to the screen.
+func (b *keyButton) TypedKey(k *fyne.KeyEvent) {
+	b.ui.touch()
+	switch {
+	case k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter:
+		if !b.Disabled() && b.OnTapped != nil {
+			b.OnTapped()
+		}
+	case b.onEsc != nil:
+		if k.Name == fyne.KeyEscape {
+			b.onEsc()
+		}
+	case isActionKey(k.Name) && b.ui.dispatch(k.Name, 0):
+	default:
+		b.Button.TypedKey(k)
+	}
+}
+
+// TypedShortcut runs a screen action bound to a Ctrl combination.
+func (b *keyButton) TypedShortcut(s fyne.Shortcut) {
+	if cs, ok := s.(*desktop.CustomShortcut); ok && b.onEsc == nil {
+		b.ui.dispatch(cs.KeyName, cs.Modifier)
+	}
+}
+
+// isActionKey reports whether a key without modifiers may trigger an action.
+func isActionKey(k fyne.KeyName) bool {
+	switch k {
+	case fyne.KeyF1, fyne.KeyF2, fyne.KeyF3, fyne.KeyF4, fyne.KeyF5, fyne.KeyF6,
+		fyne.KeyF7, fyne.KeyF8, fyne.KeyF9, fyne.KeyF10, fyne.KeyF11, fyne.KeyF12,
+		fyne.KeyEscape:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,166 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+)
+
+// receiptScreen is screen 8: the receipt's preview, print and reprint. A print
+// failure says why and offers the reprint.
+type receiptScreen struct {
+	u       *UI
+	orderID string
+	printed bool
+	back    screen // where Escape goes
+
+	root    fyne.CanvasObject
+	title   *widget.Label
+	change  *canvas.Text
+	image   *canvas.Image
+	png     []byte // the preview's bytes, for Save PNG
+	message *widget.Label
+	print   *action
+	reprint *action
+	save    *action
+	done    *action
+}
+
+func newReceiptScreen(u *UI) *receiptScreen {
+	s := &receiptScreen{u: u}
+	s.title = heading("Receipt")
+	s.change = bigText("", sizeBig)
+	s.image = canvas.NewImageFromResource(nil)
+	s.image.FillMode = canvas.ImageFillContain
+	s.image.SetMinSize(fyne.NewSize(380, 560))
+	s.message = widget.NewLabel("")
+	s.message.Wrapping = fyne.TextWrapWord
+	s.print = u.newAction("Print", fyne.KeyF5, 0, func() { s.send(false) })
+	s.print.btn.Importance = widget.HighImportance
+	s.reprint = u.newAction("Reprint", fyne.KeyF6, 0, func() { s.send(true) })
+	s.save = u.newAction("Save PNG", fyne.KeyS, fyne.KeyModifierControl, s.savePNG)
+	s.done = u.newAction("Next customer", fyne.KeyEscape, 0, func() {
+		if s.back != nil {
+			u.goTo(s.back)
+			return
+		}
+		u.sale.clear()
+		u.goTo(u.sale)
+	})
+	side := container.NewVBox(s.title, s.change, s.message, s.print.btn, s.reprint.btn, s.save.btn, s.done.btn)
+	s.root = container.NewPadded(container.NewBorder(nil, nil, nil, side, container.NewScroll(s.image)))
+	return s
+}
+
+func (s *receiptScreen) view() fyne.CanvasObject { return s.root }
+
+func (s *receiptScreen) actions() []*action {
+	return []*action{s.print, s.reprint, s.save, s.done}
+}
+
+func (s *receiptScreen) shown() { s.u.win.Canvas().Unfocus() }
+
+// show opens the receipt of a paid order (after a sale).
+func (s *receiptScreen) show(o Outcome) {
+	s.open(o.OrderID, nil)
+	if o.Change > 0 {
+		s.change.Text = "Change due " + o.Change.String()
+	}
+	if o.ReceiptNo != "" {
+		s.title.SetText("Receipt " + o.ReceiptNo)
+	}
+}
+
+// open shows orderID's receipt; back is where Escape returns (nil: the next sale).
+func (s *receiptScreen) open(orderID string, back screen) {
+	s.orderID, s.back, s.printed = orderID, back, back != nil
+	s.title.SetText("Receipt")
+	s.change.Text = ""
+	s.change.Refresh()
+	s.message.SetText("Preparing the preview…")
+	s.image.Resource = nil
+	s.image.Refresh()
+	s.png = nil
+	s.save.btn.Disable()
+	s.print.btn.Enable()
+	s.reprint.btn.Enable()
+	if s.printed {
+		s.print.btn.Disable()
+	}
+	s.u.goTo(s)
+	s.u.async(func(ctx context.Context) func() {
+		png, err := s.u.till.Receipt(ctx, orderID)
+		return func() {
+			if s.orderID != orderID {
+				return
+			}
+			if err != nil {
+				s.message.SetText(sentence(err))
+				return
+			}
+			s.message.SetText("Order " + orderID)
+			s.png = png
+			if s.u.opts.ReceiptDir != "" {
+				s.save.btn.Enable()
+			}
+			s.image.Resource = fyne.NewStaticResource("receipt-"+orderID+".png", png)
+			s.image.Refresh()
+		}
+	})
+}
+
+func (s *receiptScreen) send(reprint bool) {
+	if s.orderID == "" {
+		return
+	}
+	reprint = reprint || s.printed
+	id := s.orderID
+	s.print.btn.Disable()
+	s.reprint.btn.Disable()
+	s.message.SetText("Printing…")
+	s.u.async(func(ctx context.Context) func() {
+		err := s.u.till.Print(ctx, id, reprint)
+		return func() {
+			s.reprint.btn.Enable()
+			if err != nil {
+				if !s.printed {
+					s.print.btn.Enable()
+				}
+				s.message.SetText("The receipt did not print: " + sentence(err) + " Fix the printer and press F6 to reprint.")
+				return
+			}
+			s.printed = true
+			s.message.SetText("Printed. Press Escape for the next customer.")
+		}
+	})
+}
+
+// savePNG writes the previewed receipt as a PNG file into Options.ReceiptDir (for
+// e-mail or a shop without a receipt printer) and says where it went. Saving is
+// not printing: the journal's print count does not change.
+func (s *receiptScreen) savePNG() {
+	if s.png == nil || s.u.opts.ReceiptDir == "" {
+		return
+	}
+	dir, id, png := s.u.opts.ReceiptDir, s.orderID, s.png
+	s.u.async(func(context.Context) func() {
+		path := filepath.Join(dir, "receipt-"+id+".png")
+		err := os.MkdirAll(dir, 0o700)
+		if err == nil {
+			err = os.WriteFile(path, png, 0o600)
+		}
+		return func() {
+			if err != nil {
+				s.message.SetText(fmt.Sprintf("The receipt could not be saved in %s: %v. Check that the disk has room and the folder can be written.", dir, err))
+				return
+			}
+			s.message.SetText("Saved as " + path)
+		}
+	})
+}

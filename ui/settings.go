@@ -1,0 +1,223 @@
+package ui
+
+import (
+	"context"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+)
+
+// settingsScreen is screen 10 (managers): the shop's details, the gateway (sandbox
+// or live; the secret is typed once and never shown again), the printer with a test
+// print, and the staff.
+type settingsScreen struct {
+	u        *UI
+	settings Settings
+
+	root       fyne.CanvasObject
+	shop       *keyEntry
+	address    *keyEntry
+	gstin      *keyEntry
+	live       *widget.Check
+	gatewayURL *keyEntry
+	merchant   *keyEntry
+	access     *keyEntry
+	secret     *keyEntry
+	profile    *widget.Select
+	printer    *keyEntry
+	message    *widget.Label
+	save       *action
+	testPrint  *action
+	addStaff   *action
+	back       *action
+	liveA      *action
+	profileA   *action
+}
+
+func newSettingsScreen(u *UI) *settingsScreen {
+	s := &settingsScreen{u: u}
+	entry := func(ph string) *keyEntry {
+		e := newKeyEntry(u)
+		e.SetPlaceHolder(ph)
+		return e
+	}
+	s.shop = entry("Shop name as printed")
+	s.address = entry("Address")
+	s.gstin = entry("GSTIN")
+	s.live = widget.NewCheck("Live payment service (off: the embedded sandbox)  [Ctrl+G]", nil)
+	s.gatewayURL = entry("Live service base URL, https://…")
+	s.merchant = entry("Merchant id")
+	s.access = entry("Access code")
+	s.secret = entry("Secret key")
+	s.secret.Password = true
+	s.profile = widget.NewSelect(nil, nil)
+	s.printer = entry("Printer: 192.168.1.50:9100, a spooler name, or a file path")
+	chain := []*keyEntry{s.shop, s.address, s.gstin, s.gatewayURL, s.merchant, s.access, s.secret, s.printer}
+	for i, e := range chain {
+		if i+1 < len(chain) {
+			next := chain[i+1]
+			e.OnSubmitted = func(string) { u.win.Canvas().Focus(next) }
+		} else {
+			e.OnSubmitted = func(string) { s.store() }
+		}
+	}
+	s.message = widget.NewLabel("")
+	s.message.Wrapping = fyne.TextWrapWord
+	s.save = u.newAction("Save", fyne.KeyS, fyne.KeyModifierControl, s.store)
+	s.save.btn.Importance = widget.HighImportance
+	s.testPrint = u.newAction("Test print", fyne.KeyF5, 0, s.printTest)
+	s.addStaff = u.newAction("Add staff", fyne.KeyF6, 0, s.askStaff)
+	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(u.sale) })
+	s.liveA = u.newAction("Live", fyne.KeyG, fyne.KeyModifierControl, func() { s.live.SetChecked(!s.live.Checked) })
+	s.profileA = u.newAction("Profile", fyne.KeyP, fyne.KeyModifierControl, func() { cycle(s.profile) })
+
+	form := widget.NewForm(
+		widget.NewFormItem("Shop", s.shop),
+		widget.NewFormItem("Address", s.address),
+		widget.NewFormItem("GSTIN", s.gstin),
+		widget.NewFormItem("Gateway", s.live),
+		widget.NewFormItem("Service URL", s.gatewayURL),
+		widget.NewFormItem("Merchant id", s.merchant),
+		widget.NewFormItem("Access code", s.access),
+		widget.NewFormItem("Secret", s.secret),
+		widget.NewFormItem("Printer profile [Ctrl+P]", s.profile),
+		widget.NewFormItem("Printer", s.printer),
+	)
+	buttons := container.NewGridWithColumns(4, s.back.btn, s.addStaff.btn, s.testPrint.btn, s.save.btn)
+	s.root = container.NewPadded(container.NewBorder(heading("Settings"), container.NewVBox(s.message, buttons), nil, nil,
+		container.NewVScroll(form)))
+	return s
+}
+
+func (s *settingsScreen) view() fyne.CanvasObject { return s.root }
+
+func (s *settingsScreen) actions() []*action {
+	return []*action{s.save, s.testPrint, s.addStaff, s.back, s.liveA, s.profileA}
+}
+
+func (s *settingsScreen) shown() {
+	s.u.win.Canvas().Focus(s.shop)
+}
+
+func (s *settingsScreen) load() {
+	s.profile.Options = s.u.till.PrinterProfiles()
+	s.u.async(func(ctx context.Context) func() {
+		st, err := s.u.till.Settings(ctx)
+		return func() {
+			if err != nil {
+				s.message.SetText(sentence(err))
+				return
+			}
+			s.settings = st
+			s.shop.SetText(st.ShopName)
+			s.address.SetText(st.Address)
+			s.gstin.SetText(st.GSTIN)
+			s.live.SetChecked(st.Live)
+			s.gatewayURL.SetText(st.GatewayURL)
+			s.merchant.SetText(st.MerchantID)
+			s.access.SetText(st.AccessCode)
+			s.secret.SetText("")
+			if st.SecretSet {
+				s.secret.SetPlaceHolder("A secret is stored; type a new one only to replace it")
+			} else {
+				s.secret.SetPlaceHolder("Secret key (typed once, never shown again)")
+			}
+			s.profile.SetSelected(st.PrinterProfile)
+			s.printer.SetText(st.PrinterAddr)
+		}
+	})
+}
+
+func (s *settingsScreen) store() {
+	st := s.settings
+	st.ShopName = strings.TrimSpace(s.shop.Text)
+	st.Address = strings.TrimSpace(s.address.Text)
+	st.GSTIN = strings.TrimSpace(s.gstin.Text)
+	st.Live = s.live.Checked
+	st.GatewayURL = strings.TrimSpace(s.gatewayURL.Text)
+	st.MerchantID = strings.TrimSpace(s.merchant.Text)
+	st.AccessCode = strings.TrimSpace(s.access.Text)
+	st.PrinterProfile = s.profile.Selected
+	st.PrinterAddr = strings.TrimSpace(s.printer.Text)
+	secret := s.secret.Text
+	s.secret.SetText("") // never kept on screen
+	s.save.btn.Disable()
+	s.message.SetText("Saving…")
+	s.u.async(func(ctx context.Context) func() {
+		err := s.u.till.SaveSettings(ctx, st, secret)
+		return func() {
+			s.save.btn.Enable()
+			if err != nil {
+				s.message.SetText(sentence(err))
+				return
+			}
+			if secret != "" {
+				st.SecretSet = true
+				s.secret.SetPlaceHolder("A secret is stored; type a new one only to replace it")
+			}
+			s.settings = st
+			s.message.SetText("Saved.")
+			s.u.refreshStatus()
+		}
+	})
+}
+
+func (s *settingsScreen) printTest() {
+	s.message.SetText("Printing a test page…")
+	s.u.async(func(ctx context.Context) func() {
+		err := s.u.till.TestPrint(ctx)
+		return func() {
+			if err != nil {
+				s.message.SetText("The test page did not print: " + sentence(err))
+				return
+			}
+			s.message.SetText("The test page printed.")
+		}
+	})
+}
+
+func (s *settingsScreen) askStaff() {
+	name := newKeyEntry(s.u)
+	name.SetPlaceHolder("Name")
+	role := newKeyEntry(s.u)
+	role.SetText(string(RoleCashier))
+	role.SetPlaceHolder("cashier or manager")
+	pin := newKeyEntry(s.u)
+	pin.Password = true
+	pin.SetPlaceHolder("PIN")
+	again := newKeyEntry(s.u)
+	again.Password = true
+	again.SetPlaceHolder("The same PIN again")
+	s.u.ask("Add staff", "A cashier sells; a manager also refunds, closes the day and changes settings.",
+		[]*keyEntry{name, role, pin, again}, func(p *prompt) {
+			r := Role(strings.ToLower(strings.TrimSpace(role.Text)))
+			if r != RoleCashier && r != RoleManager {
+				p.say("The role is cashier or manager.")
+				return
+			}
+			if pin.Text != again.Text {
+				pin.SetText("")
+				again.SetText("")
+				p.say("The two PINs differ: type the PIN twice the same.")
+				return
+			}
+			n, code := strings.TrimSpace(name.Text), pin.Text
+			pin.SetText("")
+			again.SetText("")
+			p.ok.Disable()
+			s.u.async(func(ctx context.Context) func() {
+				err := s.u.till.AddStaff(ctx, n, r, code)
+				return func() {
+					p.ok.Enable()
+					if err != nil {
+						p.say(sentence(err))
+						return
+					}
+					p.close()
+					s.message.SetText(n + " can sign in now.")
+				}
+			})
+		})
+}

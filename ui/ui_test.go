@@ -1,0 +1,631 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"galla/pos"
+)
+
+// validIMEI returns a Luhn-valid IMEI starting with the 14 digits given.
+func validIMEI(t *testing.T, body string) string {
+	t.Helper()
+	d, ok := pos.LuhnCheckDigit(body)
+	require.True(t, ok)
+	return body + string(d)
+}
+
+// TestSaleByKeyboardAlone sells a phone on brand EMI without touching the mouse:
+// sign in, scan, EMI offer, card, IMEI, OTP, paid, receipt printed.
+func TestSaleByKeyboardAlone(t *testing.T) {
+	h := newHarness(t, newFakeTill())
+	u := h.u
+	require.Equal(t, u.signIn, u.current)
+	assert.True(t, strings.HasPrefix(u.win.Title(), "Galla"), "title %q", u.win.Title())
+
+	h.press(fyne.KeyDown) // Ravi
+	h.enter("1234")
+	h.settle()
+	require.True(t, u.signedIn, u.signIn.message.Text)
+	assert.Equal(t, "Ravi (cashier)", u.userText.Text)
+	require.Equal(t, u.sale, u.current)
+	require.Equal(t, u.sale.scan, h.focused(), "the scan field has the focus")
+
+	h.enter("8801643000011") // the scanner types the barcode and Enter
+	h.settle()
+	require.Len(t, u.sale.lines, 1)
+	assert.Equal(t, "₹74,999.00", u.sale.total.Text)
+	assert.Contains(t, u.sale.emiHint.Text, "EMI from ₹6,800/month")
+
+	h.ctrl(fyne.KeyE) // EMI offers for the item
+	h.settle()
+	require.Equal(t, u.emi, u.current)
+	require.Len(t, u.emi.shown_, 3)
+	h.typeText("samsung")
+	require.Len(t, u.emi.shown_, 1)
+	h.press(fyne.KeyReturn)
+	require.Equal(t, u.card, u.current)
+	require.NotNil(t, u.card.req.Offer)
+	assert.Equal(t, "SAMSUNG", u.card.req.Offer.Brand)
+
+	h.typeText("4386 2800 0000 0004")
+	assert.Contains(t, u.card.brand.Text, "✓")
+	h.press(fyne.KeyReturn)
+	h.enter("12/30")
+	h.enter("123")
+	h.enter("Asha Rao")
+	assert.Equal(t, "VISA •••• 0004", u.card.number.Text, "the number shows masked once submitted")
+	h.settle()
+	require.Equal(t, u.emi.imei, u.current, u.card.message.Text)
+
+	imei := validIMEI(t, "35693803564380")
+	h.typeText(imei[:10])
+	assert.Equal(t, "10 of 15 digits", u.emi.imei.checks[0].Text)
+	h.typeText(imei[10:])
+	assert.Equal(t, "✓ IMEI looks right", u.emi.imei.checks[0].Text)
+	h.press(fyne.KeyReturn)
+	require.Equal(t, u.pay, u.current)
+
+	h.waitFor("the OTP dialog", func() bool { return u.pay.otp != nil && !u.pay.otp.closed })
+	require.Equal(t, u.pay.otpEntry, h.focused())
+	h.enter("123456")
+	h.waitFor("the result", func() bool { return !u.pay.running })
+	h.settle()
+	assert.Equal(t, "PAID", u.pay.result.Text)
+	assert.Equal(t, colPaid, u.pay.result.Color)
+	assert.Empty(t, u.card.number.Text, "the card form is cleared after the call")
+	assert.Empty(t, u.sale.lines, "the cart is cleared after a verified payment")
+
+	req := h.till.requests[0]
+	assert.Equal(t, pos.TenderEMI, req.Tender)
+	assert.Equal(t, []IMEI{{ProductCode: "SAMSUNG-S24", IMEI: imei}}, req.IMEIs)
+	assert.True(t, req.Card.(*fakeCard).zeroed, "the card is wiped after the call")
+
+	h.press(fyne.KeyF5) // receipt
+	h.settle()
+	require.Equal(t, u.receipt, u.current)
+	require.NotNil(t, u.receipt.image.Resource, "the preview is shown")
+	h.press(fyne.KeyF5) // print
+	h.settle()
+	assert.Equal(t, []string{"print:G-0001"}, h.till.printed)
+	h.press(fyne.KeyEscape)
+	assert.Equal(t, u.sale, u.current)
+}
+
+func TestSignIn(t *testing.T) {
+	t.Run("wrong PIN says so and stays", func(t *testing.T) {
+		h := newHarness(t, newFakeTill())
+		h.enter("9999")
+		h.settle()
+		assert.False(t, h.u.signedIn)
+		assert.Equal(t, sentence(errFakeWrongPIN), h.u.signIn.message.Text)
+		assert.Empty(t, h.u.signIn.pin.Text, "the PIN is cleared")
+	})
+	t.Run("PIN pad", func(t *testing.T) {
+		h := newHarness(t, newFakeTill())
+		for _, k := range []string{"4", "3", "2", "9", "⌫", "1", "OK"} {
+			for _, o := range h.u.signIn.pad.Objects {
+				if b := o.(*keyButton); b.Text == k {
+					b.Tapped(&fyne.PointEvent{})
+				}
+			}
+		}
+		h.settle()
+		require.True(t, h.u.signedIn, h.u.signIn.message.Text)
+		assert.Equal(t, "Asha", h.u.user.Name)
+	})
+	t.Run("first manager on a fresh journal", func(t *testing.T) {
+		f := newFakeTill()
+		f.staff = nil
+		f.pins = map[string]string{}
+		h := newHarness(t, f)
+		require.True(t, h.u.signIn.creating)
+		require.Equal(t, h.u.signIn.newName, h.focused())
+		h.enter("Meera")
+		h.enter("2468")
+		h.enter("2469")
+		h.settle()
+		require.NotNil(t, h.u.prompt, "mismatched PINs are refused")
+		assert.Contains(t, h.u.prompt.message.Text, "differ")
+		h.press(fyne.KeyReturn) // close the message
+		h.u.win.Canvas().Focus(h.u.signIn.newPIN)
+		h.enter("2468")
+		h.enter("2468")
+		h.settle()
+		require.False(t, h.u.signIn.creating)
+		require.Equal(t, []StaffMember{{Name: "Meera", Role: RoleManager}}, f.staff)
+		h.signIn("Meera", "2468")
+	})
+	t.Run("locks after 15 minutes idle", func(t *testing.T) {
+		h := newHarness(t, newFakeTill())
+		h.signIn("Asha", "4321")
+		h.clock.Add(14 * time.Minute)
+		h.u.checkIdle()
+		assert.True(t, h.u.signedIn)
+		h.typeText("x") // activity
+		h.clock.Add(14 * time.Minute)
+		h.u.checkIdle()
+		assert.True(t, h.u.signedIn)
+		h.clock.Add(time.Minute)
+		h.u.checkIdle()
+		h.settle()
+		assert.False(t, h.u.signedIn)
+		assert.Equal(t, h.u.signIn, h.u.current)
+		h.press(fyne.KeyF2) // no screen without signing in
+		assert.Equal(t, h.u.signIn, h.u.current)
+	})
+}
+
+func TestSaleScreen(t *testing.T) {
+	h := newHarness(t, newFakeTill())
+	h.signIn("Ravi", "1234")
+	s := h.u.sale
+
+	h.typeText("cab")
+	require.Len(t, s.results, 1)
+	assert.Equal(t, "CABLE", s.results[0].SKU)
+	h.press(fyne.KeyReturn)
+	require.Len(t, s.lines, 1)
+	assert.Empty(t, s.scan.Text)
+
+	h.enter("nothing-like-this")
+	assert.Contains(t, s.message.Text, "Nothing in the catalog matches")
+	assert.Len(t, s.lines, 1)
+
+	h.enter("CABLE") // same product again: one more on its line
+	require.Len(t, s.lines, 1)
+	assert.Equal(t, 2, s.lines[0].Qty)
+	assert.Equal(t, "₹998.00", s.total.Text)
+	assert.Contains(t, s.gst.Text, "CGST ₹76.12")
+
+	h.press(fyne.KeyF3)
+	require.NotNil(t, h.u.prompt)
+	h.focused().(*keyEntry).SetText("")
+	h.enter("0")
+	assert.Contains(t, h.u.prompt.message.Text, "1 to 999")
+	h.focused().(*keyEntry).SetText("")
+	h.enter("3")
+	assert.Nil(t, h.u.prompt)
+	assert.Equal(t, 3, s.lines[0].Qty)
+	assert.Equal(t, "₹1,497.00", s.total.Text)
+
+	// a discount above the limit needs a manager's PIN
+	h.press(fyne.KeyF4)
+	h.enter("600")
+	require.NotNil(t, h.u.prompt)
+	assert.Contains(t, h.u.prompt.message.Text, "a manager must approve")
+	h.enter("1234") // a cashier's PIN is not a manager's
+	h.settle()
+	assert.Equal(t, sentence(errFakeWrongPIN), h.u.prompt.message.Text)
+	h.enter("4321")
+	h.settle()
+	assert.Nil(t, h.u.prompt)
+	assert.Equal(t, pos.Rupees(600), s.lines[0].Discount)
+	assert.Equal(t, "Asha", s.lines[0].ApprovedBy)
+	assert.Equal(t, "₹897.00", s.total.Text)
+
+	h.ctrl(fyne.KeyDelete)
+	assert.Empty(t, s.lines)
+	assert.True(t, s.card.btn.Disabled(), "no tender on an empty cart")
+	h.press(fyne.KeyF5)
+	assert.Equal(t, s, h.u.current)
+}
+
+func TestCardScreen(t *testing.T) {
+	h := newHarness(t, newFakeTill())
+	h.signIn("Ravi", "1234")
+	h.enter("CABLE")
+	h.press(fyne.KeyF5)
+	c := h.u.card
+	require.Equal(t, c, h.u.current)
+
+	h.typeText("4111111111111112")
+	assert.Contains(t, c.brand.Text, "VISA")
+	assert.Contains(t, c.brand.Text, "mistyped")
+	c.number.SetText("")
+	h.typeText("4111111111111111")
+	assert.Contains(t, c.brand.Text, "✓")
+	h.press(fyne.KeyReturn)
+	h.enter("13/30")
+	h.enter("123")
+	h.enter("A Customer")
+	assert.Contains(t, c.message.Text, "expiry")
+	assert.Equal(t, c.expiry, h.focused())
+
+	h.press(fyne.KeyEscape)
+	assert.Equal(t, h.u.sale, h.u.current)
+	assert.Empty(t, c.number.Text, "backing out clears the card")
+}
+
+// payBy takes the cart to the card form and submits number.
+func (h *harness) payBy(number string) {
+	h.t.Helper()
+	h.press(fyne.KeyF5)
+	require.Equal(h.t, h.u.card, h.u.current)
+	h.enter(number)
+	h.enter("08/31")
+	h.enter("123")
+	h.enter("A Customer")
+}
+
+func TestPaymentOutcomes(t *testing.T) {
+	tests := []struct {
+		name, card, word, detail string
+		retry                    bool
+	}{
+		{"declined", "4000000000000002", "FAILED", "declined", true},
+		{"unverified", "4000000000009995", "UNVERIFIED", "Do not hand over the goods", false},
+		{"unknown", "4000000000000119", "UNKNOWN", "has not answered; it will be checked again", false},
+		{"frictionless", "5555555555554444", "PAID", "verified", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, newFakeTill())
+			h.signIn("Ravi", "1234")
+			h.enter("CABLE")
+			h.payBy(tt.card)
+			h.settle()
+			p := h.u.pay
+			require.Equal(t, p, h.u.current)
+			assert.Equal(t, tt.word, p.result.Text)
+			assert.Contains(t, p.detail.Text, tt.detail)
+			assert.Equal(t, !tt.retry, p.retryA.btn.Disabled())
+			assert.Equal(t, tt.word != "PAID", p.receiptA.btn.Disabled())
+			if tt.word == "UNKNOWN" {
+				assert.Contains(t, p.poll.Text, "checks it again")
+			}
+			if tt.word == "PAID" {
+				assert.Empty(t, h.u.sale.lines)
+			} else {
+				assert.Len(t, h.u.sale.lines, 1, "the cart stays until it is paid")
+			}
+		})
+	}
+}
+
+func TestRetryOnSameOrder(t *testing.T) {
+	h := newHarness(t, newFakeTill())
+	h.signIn("Ravi", "1234")
+	h.enter("CABLE")
+	h.payBy("4000000000000002")
+	h.settle()
+	require.Equal(t, "FAILED", h.u.pay.result.Text)
+	h.press(fyne.KeyF6)
+	require.Equal(t, h.u.card, h.u.current)
+	assert.Equal(t, "G-0001", h.u.card.req.OrderID)
+	h.enter("4111111111111111")
+	h.enter("08/31")
+	h.enter("123")
+	h.enter("A Customer")
+	h.waitFor("the OTP dialog", func() bool { return h.u.pay.otp != nil && !h.u.pay.otp.closed })
+	h.enter("000000") // a wrong OTP fails the attempt
+	h.settle()
+	assert.Equal(t, "FAILED", h.u.pay.result.Text)
+	assert.Equal(t, "G-0001", h.till.requests[1].OrderID, "the retry uses the same order")
+}
+
+func TestPaymentDoesNotBlockTheCounter(t *testing.T) {
+	f := newFakeTill()
+	f.holdPay = make(chan struct{})
+	h := newHarness(t, f)
+	h.signIn("Ravi", "1234")
+	h.enter("CABLE")
+	h.payBy("5555555555554444")
+	h.waitFor("order created", func() bool { return strings.HasPrefix(h.u.pay.steps[0].Text, "✓") })
+	assert.True(t, h.u.pay.running)
+	h.press(fyne.KeyEscape) // back to the counter while the payment goes on
+	require.Equal(t, h.u.sale, h.u.current)
+	h.enter("TV55")
+	assert.Len(t, h.u.sale.lines, 2, "the counter works during the payment")
+	h.press(fyne.KeyF5)
+	require.Equal(t, h.u.card, h.u.current)
+	h.enter("4111111111111111")
+	h.enter("08/31")
+	h.enter("123")
+	h.enter("A Customer")
+	require.NotNil(t, h.u.prompt, "a second payment waits for the first")
+	assert.Contains(t, h.u.prompt.message.Text, "already in progress")
+	h.press(fyne.KeyReturn)
+	close(f.holdPay)
+	h.settle()
+	assert.Equal(t, "PAID", h.u.pay.result.Text)
+	assert.Contains(t, h.u.notice.Text, "G-0001: PAID")
+}
+
+func TestEMIScreen(t *testing.T) {
+	h := newHarness(t, newFakeTill())
+	h.signIn("Ravi", "1234")
+	h.enter("S24")
+	h.press(fyne.KeyF6)
+	h.settle()
+	e := h.u.emi
+	require.Equal(t, e, h.u.current)
+	require.Len(t, e.shown_, 3)
+	assert.Equal(t, 12, e.shown_[0].TenureMonths, "sorted by monthly instalment first")
+	h.press(fyne.KeyF3)
+	assert.Equal(t, "HDFC", e.shown_[0].Issuer)
+	assert.Equal(t, pos.Paise(7499900), e.shown_[0].TotalPayable, "then by total payable")
+	h.press(fyne.KeyF3)
+	assert.Equal(t, 3, e.shown_[0].TenureMonths, "then by tenure")
+	h.press(fyne.KeyDown)
+	h.press(fyne.KeyReturn)
+	require.Equal(t, h.u.card, h.u.current)
+	assert.Equal(t, 6, h.u.card.req.Offer.TenureMonths)
+
+	// an HDFC offer on an ICICI card: the bank's answer in plain words
+	h.enter("5522600000000005")
+	h.enter("08/31")
+	h.enter("123")
+	h.enter("A Customer")
+	h.settle()
+	assert.Equal(t, sentence(errFakeNoOffer), h.u.card.message.Text)
+	assert.Equal(t, h.u.card, h.u.current)
+	assert.Empty(t, h.u.card.number.Text, "the refused card is cleared")
+
+	h.press(fyne.KeyEscape)
+	assert.Equal(t, e, h.u.current)
+}
+
+func TestIMEIScreen(t *testing.T) {
+	h := newHarness(t, newFakeTill())
+	h.signIn("Ravi", "1234")
+	h.enter("S24")
+	h.enter("S24")
+	require.Equal(t, 2, h.u.sale.lines[0].Qty)
+	offer := h.till.offers[1]
+	req := h.u.sale.request(pos.TenderEMI)
+	req.Offer = &offer
+	req.Card = h.till.NewCard("4386280000000004", "08", "2031", "123", "A")
+	h.u.emi.askIMEI(req)
+	s := h.u.emi.imei
+	require.Len(t, s.entries, 2)
+	one := validIMEI(t, "35693803564380")
+	h.enter(one[:14] + "9")
+	if one[14] != '9' {
+		assert.Contains(t, s.checks[0].Text, "✗")
+		assert.Equal(t, s.entries[0], h.focused(), "a wrong IMEI keeps the focus")
+		s.entries[0].SetText("")
+		h.enter(one)
+	}
+	require.Equal(t, s.entries[1], h.focused())
+	h.enter(one)
+	assert.Contains(t, s.message.Text, "typed twice")
+	s.entries[1].SetText("")
+	h.enter(validIMEI(t, "35693803564381"))
+	require.Equal(t, h.u.pay, h.u.current)
+	h.waitFor("the OTP dialog", func() bool { return h.u.pay.otp != nil })
+	h.enter("123456")
+	h.settle()
+	assert.Equal(t, "PAID", h.u.pay.result.Text)
+	assert.Len(t, h.till.requests[0].IMEIs, 2)
+}
+
+func TestCash(t *testing.T) {
+	h := newHarness(t, newFakeTill())
+	h.signIn("Ravi", "1234")
+	h.enter("CABLE")
+	h.press(fyne.KeyF7)
+	c := h.u.cash
+	require.Equal(t, c, h.u.current)
+	h.typeText("4")
+	assert.Equal(t, "short by ₹495.00", c.change.Text)
+	h.enter("00")
+	assert.Contains(t, c.message.Text, "less than the total")
+	h.enter("0")
+	assert.Equal(t, "₹3,501.00", c.change.Text)
+	h.settle()
+	require.Equal(t, h.u.receipt, h.u.current)
+	assert.Equal(t, "Change due ₹3,501.00", h.u.receipt.change.Text)
+	assert.Equal(t, pos.Rupees(4000), h.till.requests[0].Tendered)
+}
+
+func TestReceiptPrintFailure(t *testing.T) {
+	f := newFakeTill()
+	f.printErr = errFakePrinter
+	h := newHarness(t, f)
+	h.signIn("Ravi", "1234")
+	h.enter("CABLE")
+	h.press(fyne.KeyF7)
+	h.enter("500")
+	h.settle()
+	r := h.u.receipt
+	require.Equal(t, r, h.u.current)
+	h.press(fyne.KeyF5)
+	h.settle()
+	assert.Contains(t, r.message.Text, "did not print: "+sentence(errFakePrinter))
+	assert.Contains(t, r.message.Text, "F6 to reprint")
+	f.mu.Lock()
+	f.printErr = nil
+	f.mu.Unlock()
+	h.press(fyne.KeyF6)
+	h.settle()
+	assert.Equal(t, []string{"reprint:G-0001"}, f.printed)
+	assert.Contains(t, r.message.Text, "Printed")
+}
+
+func TestPayOnPhone(t *testing.T) {
+	h := newHarness(t, newFakeTill())
+	h.signIn("Ravi", "1234")
+	h.enter("CABLE")
+	h.press(fyne.KeyF8)
+	h.settle()
+	p := h.u.pay
+	assert.True(t, p.qr.Visible())
+	assert.NotNil(t, p.qr.Resource)
+	assert.Equal(t, "http://127.0.0.1:7071/pay/G-0001", p.qrURL.Text)
+	assert.Equal(t, "PAID", p.result.Text)
+}
+
+func TestStatusBar(t *testing.T) {
+	f := newFakeTill()
+	f.status = Status{Live: true, Online: false, Unknown: 2}
+	h := newHarness(t, f)
+	assert.Equal(t, "LIVE", h.u.modeText.Text)
+	assert.Contains(t, h.u.onlineText.Text, "Offline")
+	assert.Equal(t, "2 unknown payments", h.u.unknownText.Text)
+	f.mu.Lock()
+	f.status = Status{Online: true}
+	f.mu.Unlock()
+	h.u.refreshStatus()
+	h.settle()
+	assert.Equal(t, "SANDBOX", h.u.modeText.Text)
+	assert.Equal(t, "Online", h.u.onlineText.Text)
+	assert.Equal(t, "Not signed in", h.u.userText.Text)
+}
+
+func TestManagerScreensNeedAManager(t *testing.T) {
+	h := newHarness(t, newFakeTill())
+	h.signIn("Ravi", "1234")
+	h.press(fyne.KeyF9)
+	assert.Equal(t, h.u.sale, h.u.current)
+	h.press(fyne.KeyF10)
+	assert.Equal(t, h.u.sale, h.u.current)
+}
+
+func TestJournal(t *testing.T) {
+	f := newFakeTill()
+	f.orders = []OrderSummary{
+		{OrderID: "G-A", State: pos.StatePaid, Tender: pos.TenderCard, Amount: pos.Rupees(1000)},
+		{OrderID: "G-B", State: pos.StateFailed, Tender: pos.TenderCard, Amount: pos.Rupees(50)},
+		{OrderID: "G-C", State: pos.StatePaid, Tender: pos.TenderCash, Amount: pos.Rupees(20)},
+	}
+	f.events["G-A"] = []OrderEvent{{Kind: "order.intent"}, {Kind: "payment.outcome", Detail: "CHARGED"}}
+	h := newHarness(t, f)
+	h.signIn("Asha", "4321")
+	h.press(fyne.KeyF9)
+	h.settle()
+	j := h.u.journal
+	require.Equal(t, j, h.u.current)
+	assert.Len(t, j.visible, 3)
+	h.ctrl(fyne.KeyF) // state filter: PAID
+	assert.Equal(t, string(pos.StatePaid), j.status.Selected)
+	assert.Len(t, j.visible, 2)
+	h.ctrl(fyne.KeyR) // tender filter: card
+	h.ctrl(fyne.KeyR)
+	h.ctrl(fyne.KeyR) // cash
+	assert.Equal(t, string(pos.TenderCash), j.tender.Selected)
+	require.Len(t, j.visible, 1)
+	assert.Equal(t, "G-C", j.visible[0].OrderID)
+	j.status.SetSelectedIndex(0)
+	j.tender.SetSelectedIndex(0)
+	assert.Len(t, j.visible, 3)
+
+	h.enter("galla:G-A") // a scanned receipt QR
+	h.settle()
+	assert.Equal(t, 0, j.hit)
+	require.Len(t, j.events, 2)
+	assert.Contains(t, j.detail.Text, "G-A")
+
+	h.press(fyne.KeyF5) // refund
+	require.NotNil(t, h.u.prompt)
+	h.focused().(*keyEntry).SetText("")
+	h.enter("2000")
+	h.enter("4321")
+	assert.Contains(t, h.u.prompt.message.Text, "from ₹1.00 to ₹1,000.00")
+	h.focused().(*keyEntry).SetText("")
+	h.enter("400")
+	h.enter("4321")
+	h.settle()
+	assert.Nil(t, h.u.prompt)
+	assert.Equal(t, []pos.Paise{pos.Rupees(400)}, f.refunds)
+	assert.Contains(t, j.message.Text, "Refunded ₹400.00")
+
+	h.press(fyne.KeyF7)
+	h.settle()
+	require.NotNil(t, h.u.prompt)
+	assert.Contains(t, j.report.Text, "X REPORT 2026-11-22")
+	h.press(fyne.KeyReturn)
+	assert.Nil(t, h.u.prompt)
+
+	h.press(fyne.KeyF8) // close day, with confirmation
+	require.NotNil(t, h.u.prompt)
+	h.enter("1234")
+	h.settle()
+	assert.Equal(t, sentence(errFakeWrongPIN), h.u.prompt.message.Text)
+	assert.Empty(t, f.closed)
+	h.enter("4321")
+	h.settle()
+	assert.Len(t, f.closed, 1)
+	assert.Contains(t, j.report.Text, "Z REPORT 1")
+
+	h.press(fyne.KeyReturn)
+	h.press(fyne.KeyF6) // reprint the selected order
+	h.settle()
+	require.Equal(t, h.u.receipt, h.u.current)
+	h.press(fyne.KeyF6)
+	h.settle()
+	assert.Equal(t, []string{"reprint:G-A"}, f.printed)
+	h.press(fyne.KeyEscape)
+	assert.Equal(t, j, h.u.current)
+}
+
+func TestJournalExportCSV(t *testing.T) {
+	f := newFakeTill()
+	f.orders = []OrderSummary{{OrderID: "G-A", State: pos.StatePaid, Tender: pos.TenderCard, Amount: pos.Rupees(1000)}}
+	h := newHarness(t, f)
+	h.signIn("Asha", "4321")
+	h.press(fyne.KeyF9)
+	h.settle()
+	h.ctrl(fyne.KeyS)
+	require.NotNil(t, h.u.prompt)
+	name := t.TempDir() + "/day.csv"
+	h.focused().(*keyEntry).SetText("")
+	h.enter(name)
+	h.settle()
+	assert.Nil(t, h.u.prompt)
+	assert.Contains(t, h.u.journal.message.Text, "Wrote")
+	assert.FileExists(t, name)
+}
+
+func TestSettings(t *testing.T) {
+	f := newFakeTill()
+	f.settings.SecretSet = true
+	h := newHarness(t, f)
+	h.signIn("Asha", "4321")
+	h.press(fyne.KeyF10)
+	h.settle()
+	s := h.u.settings
+	require.Equal(t, s, h.u.current)
+	assert.Equal(t, "Sharma Mobiles", s.shop.Text)
+	assert.Empty(t, s.secret.Text, "a stored secret is never shown")
+	assert.Contains(t, s.secret.PlaceHolder, "A secret is stored")
+	h.ctrl(fyne.KeyG)
+	assert.True(t, s.live.Checked)
+	h.ctrl(fyne.KeyG)
+	assert.False(t, s.live.Checked)
+	h.ctrl(fyne.KeyP)
+	assert.Equal(t, "58mm", s.profile.Selected)
+	h.ctrl(fyne.KeyP)
+	s.secret.SetText("3F1A9C7E")
+	s.shop.SetText("Sharma Mobiles, Pune")
+	h.ctrl(fyne.KeyS)
+	assert.Empty(t, s.secret.Text, "the secret leaves the screen at once")
+	h.settle()
+	assert.Equal(t, "Saved.", s.message.Text)
+	assert.Equal(t, "3F1A9C7E", f.secret)
+	assert.Equal(t, "Sharma Mobiles, Pune", f.settings.ShopName)
+	assert.Equal(t, "80mm", f.settings.PrinterProfile)
+
+	h.press(fyne.KeyF6) // add staff
+	require.NotNil(t, h.u.prompt)
+	h.enter("Kiran")
+	h.focused().(*keyEntry).SetText("")
+	h.enter("cashier")
+	h.enter("5678")
+	h.enter("5678")
+	h.settle()
+	assert.Nil(t, h.u.prompt)
+	assert.Contains(t, s.message.Text, "Kiran can sign in")
+
+	f.mu.Lock()
+	f.printErr = errFakePrinter
+	f.mu.Unlock()
+	h.press(fyne.KeyF5)
+	h.settle()
+	assert.Contains(t, s.message.Text, "did not print")
+}
