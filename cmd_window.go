@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,7 +38,13 @@ func cmdWindow(c *cli, args []string) int {
 	}
 	t, closeAll, err := openWindowTill(c)
 	if err != nil {
-		return c.fail(exitFailed, "%s", err)
+		code := c.fail(exitFailed, "%s", err)
+		if haveDisplay(c.getenv) {
+			// Started from an icon, nobody reads standard error: say it in a window.
+			a := app.NewWithID("in.galla.pos")
+			ui.NewStartupProblem(a, err.Error()).ShowAndRun()
+		}
+		return code
 	}
 	defer closeAll()
 	a := app.NewWithID("in.galla.pos")
@@ -702,4 +709,14 @@ func (t *windowTill) TestPrint(ctx context.Context) error {
 		return err
 	}
 	return pr.Print(ctx, job.Bytes())
+}
+
+// haveDisplay reports whether a window can be shown: always on Windows and macOS,
+// on Linux and the BSDs only with an X11 or Wayland display.
+func haveDisplay(getenv func(string) string) bool {
+	switch runtime.GOOS {
+	case "windows", "darwin":
+		return true
+	}
+	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
 }

@@ -68,6 +68,9 @@ func (e *alreadyRunningError) Error() string {
 
 func (e *alreadyRunningError) Is(target error) bool { return target == ErrAlreadyRunning }
 
+// Sentence is what the cashier reads (pos.Sentencer): the error is one already.
+func (e *alreadyRunningError) Sentence() string { return e.Error() }
+
 // Open opens (creating if needed) the journal file at path with mode 0600, its
 // parent directory created with mode 0700. It waits at most opts.LockTimeout for
 // the file lock, migrates the schema to the current version, runs bbolt's

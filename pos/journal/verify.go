@@ -29,6 +29,20 @@ func (e *CorruptError) Error() string {
 	return fmt.Sprintf("journal: %s is corrupt%s (%s); %s", e.Path, where, e.Reason, backup)
 }
 
+// Sentence is what the manager reads (pos.Sentencer): what is damaged, that no
+// card payment is taken from it, and where the last backup is.
+func (e *CorruptError) Sentence() string {
+	where := ""
+	if e.Seq > 0 {
+		where = fmt.Sprintf(" at event %d", e.Seq)
+	}
+	backup := "No backup was found: keep the damaged file and call support; do not delete it."
+	if e.Backup != "" {
+		backup = fmt.Sprintf("The last backup is %s: close Galla, keep the damaged file aside, copy the backup to %s and start again.", e.Backup, e.Path)
+	}
+	return fmt.Sprintf("The journal %s is damaged%s (%s), so Galla will not take payments from it. %s", e.Path, where, e.Reason, backup)
+}
+
 // Is makes errors.Is(err, ErrCorrupt) hold.
 func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
 
