@@ -170,17 +170,37 @@ func (j *Journal) Commits() uint64 { return j.commits.Load() }
 
 // update runs fn in one read-write transaction and counts its commit.
 func (j *Journal) update(fn func(tx *bolt.Tx) error) error {
+	var refused error
 	err := j.db.Update(func(tx *bolt.Tx) error {
 		if err := fn(tx); err != nil {
+			refused = err
 			return err
 		}
 		tx.OnCommit(func() { j.commits.Add(1) })
 		return nil
 	})
-	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
+	switch {
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
 		return ErrClosed
+	case err != nil && err != refused:
+		// Not a rule that refused the event: the file itself could not be written.
+		return &writeError{err: err}
 	}
 	return err
+}
+
+// writeError is a commit the file system refused (a full disk, an I/O error): the
+// transaction was rolled back, so nothing of it is stored and nothing before it is
+// lost.
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return "the journal file could not be written: " + e.err.Error() }
+
+func (e *writeError) Unwrap() error { return e.err }
+
+// Sentence is what the cashier reads (pos.Sentencer).
+func (e *writeError) Sentence() string {
+	return "The journal could not be written (the disk may be full or failing), so this step was not recorded; free space on the disk and try again. Everything recorded before is kept."
 }
 
 // view runs fn in one read-only transaction.

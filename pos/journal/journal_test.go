@@ -476,6 +476,7 @@ func TestFullDiskLosesNothing(t *testing.T) {
 	require.NotZero(t, last.Seq, "not one event fitted")
 	assert.ErrorIs(t, failure, berrors.ErrMaxSizeReached)
 	assert.True(t, strings.HasPrefix(failure.Error(), "journal: append order.intent: "), "error %q", failure)
+	assert.Contains(t, pos.Sentence(failure), "The journal could not be written (the disk may be full", "the cashier is told, not given the generic sentence")
 
 	// The journal stays usable for reads, and the failed event left no trace.
 	seq, err := j.LastSeq(t.Context())
