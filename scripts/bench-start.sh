@@ -16,6 +16,7 @@
 # Prints each start, the medians, and x-floor = median(galla) / median(bare).
 # N=10 by default; run as `bash scripts/bench-start.sh` or `N=20 bash scripts/bench-start.sh`.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 N=${N:-10}
 for tool in xvfb-run xwininfo; do
 	command -v "$tool" >/dev/null || { echo "bench-start: $tool is missing (make deps installs it)"; exit 2; }
