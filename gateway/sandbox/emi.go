@@ -454,14 +454,8 @@ func (s *Sandbox) emiPayment(r *request) *reply {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o, rep := s.orderByToken(r.URL.Query().Get("token"))
+	o, rep := s.payableOrder(r)
 	if rep != nil {
-		return rep
-	}
-	if rep := s.limited(o.m.ID); rep != nil {
-		return rep
-	}
-	if rep := canPay(o); rep != nil {
 		return rep
 	}
 	var in emiPaymentJSON

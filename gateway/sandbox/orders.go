@@ -468,20 +468,31 @@ type paymentReply struct {
 	ResponseMessage string  `json:"response_message"`
 }
 
+// payableOrder finds the order a payment call's token names and checks that the
+// merchant is within its rate and the order can take a payment. The caller holds
+// s.mu.
+func (s *Sandbox) payableOrder(r *request) (*order, *reply) {
+	o, rep := s.orderByToken(r.URL.Query().Get("token"))
+	if rep != nil {
+		return nil, rep
+	}
+	if rep := s.limited(o.m.ID); rep != nil {
+		return nil, rep
+	}
+	if rep := canPay(o); rep != nil {
+		return nil, rep
+	}
+	return o, nil
+}
+
 func (s *Sandbox) cardPayment(r *request) *reply {
 	if r.Header.Get("checkoutmode") != "SEAMLESS" {
 		return errInvalidResp()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o, rep := s.orderByToken(r.URL.Query().Get("token"))
+	o, rep := s.payableOrder(r)
 	if rep != nil {
-		return rep
-	}
-	if rep := s.limited(o.m.ID); rep != nil {
-		return rep
-	}
-	if rep := canPay(o); rep != nil {
 		return rep
 	}
 	var in cardPaymentJSON
