@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 	"galla/gateway"
 	"galla/pos"
 	"galla/pos/journal"
+	"galla/receipts"
 )
 
 // till is what the headless till commands share: the journal, the payment service,
@@ -448,11 +450,16 @@ func dayFlag(day string) (string, error) {
 	return day, nil
 }
 
-// cmdReport is galla report [--day YYYY-MM-DD] [--format text|csv|json].
+// cmdReport is galla report [--day YYYY-MM-DD] [--format text|csv|json|escpos|png|pdf]
+// [--out FILE] [--print]: the X report of the day, or its sealed Z report once the
+// day is closed. escpos, png and pdf draw it as the printed slip; --print prints
+// that slip on the configured receipt printer.
 func cmdReport(c *cli, args []string) int {
 	fs := c.flagSet("galla report")
 	dayText := fs.String("day", "", "the day, YYYY-MM-DD (default today)")
-	format := fs.String("format", "text", "text, csv or json")
+	format := fs.String("format", "text", "text, csv, json, escpos, png or pdf")
+	out := fs.String("out", "", "write the report to this file instead of standard output")
+	doPrint := fs.Bool("print", false, "print the report on the configured receipt printer")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
@@ -464,40 +471,78 @@ func cmdReport(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(exitBadInput, "%v; type it again.", err)
 	}
-	if *format != "text" && *format != "csv" && *format != "json" {
-		return c.fail(exitBadInput, "The format %q is not known; use text, csv or json.", *format)
+	switch *format {
+	case "text", "csv", "json", "escpos", "png", "pdf":
+	default:
+		return c.fail(exitBadInput, "The format %q is not known; use text, csv, json, escpos, png or pdf.", *format)
 	}
 	t, err := openTill(c)
 	if err != nil {
 		return c.fail(exitFailed, "%v", err)
 	}
 	defer t.close()
-	rep, err := t.eng.Report(context.Background(), day)
+	ctx := context.Background()
+	rep, err := t.eng.Report(ctx, day)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
-	return c.writeReport(rep, *format)
+	s, code := t.reportSlip(ctx, c, rep, *doPrint)
+	if code != exitOK {
+		return code
+	}
+	s.format, s.out = *format, *out
+	switch *format {
+	case "text", "csv", "json":
+		s.write = func(w io.Writer) error { return writeReport(w, rep, *format) }
+	}
+	return s.run(ctx, c)
+}
+
+// reportSlip is the slip of rep with the shop and printer of the settings; a
+// missing printer is an error only when it is to print.
+func (t *till) reportSlip(ctx context.Context, c *cli, rep *pos.Report, print bool) (slip, int) {
+	shop, err := pos.LoadShop(ctx, t.j)
+	if err != nil {
+		return slip{}, c.fail(exitFailed, "The shop's settings cannot be read (%v); set the shop's name, address and GSTIN again.", err)
+	}
+	profile, havePrinter, err := pos.LoadPrinter(ctx, t.j)
+	if err != nil {
+		return slip{}, c.fail(exitFailed, "The printer settings cannot be read (%v); set the receipt printer again.", err)
+	}
+	if print && !havePrinter {
+		return slip{}, c.fail(exitBadInput, "No receipt printer is configured; write the report to a file with --out instead.")
+	}
+	if !havePrinter {
+		profile = receipts.Profile{Width: 80}
+	}
+	noun := rep.Kind + " report"
+	r := pos.ReportReceipt(*rep, shop, pos.ReceiptOptions{Terminal: t.cfg.Terminal})
+	return slip{r: r, print: print, profile: profile, noun: noun}, exitOK
+}
+
+// writeReport writes rep as text, csv or json.
+func writeReport(w io.Writer, rep *pos.Report, format string) error {
+	switch format {
+	case "csv":
+		return rep.WriteCSV(w)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return rep.WriteText(w)
 }
 
 func (c *cli) writeReport(rep *pos.Report, format string) int {
-	var err error
-	switch format {
-	case "csv":
-		err = rep.WriteCSV(c.stdout)
-	case "json":
-		enc := json.NewEncoder(c.stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	default:
-		err = rep.WriteText(c.stdout)
-	}
-	if err != nil {
+	if err := writeReport(c.stdout, rep, format); err != nil {
 		return c.fail(exitFailed, "The report cannot be written: %v.", err)
 	}
 	return exitOK
 }
 
-// cmdCloseDay is galla close-day [--day YYYY-MM-DD]: the Z report.
+// cmdCloseDay is galla close-day [--day YYYY-MM-DD]: the Z report. With a receipt
+// printer configured it prints the Z report too; a print that fails leaves the day
+// closed (exit 0) and says how to print it again.
 func cmdCloseDay(c *cli, args []string) int {
 	fs := c.flagSet("galla close-day")
 	dayText := fs.String("day", "", "the day to close, YYYY-MM-DD (default today)")
@@ -522,7 +567,8 @@ func cmdCloseDay(c *cli, args []string) int {
 		return c.fail(exitFailed, "%v", err)
 	}
 	defer t.close()
-	rep, note, err := closeDay(context.Background(), t.eng, t.j, day, pin)
+	ctx := context.Background()
+	rep, note, err := closeDay(ctx, t.eng, t.j, day, pin)
 	if err != nil {
 		code := exitFailed
 		if errors.Is(err, pos.ErrDayClosed) || errors.Is(err, pos.ErrBadDay) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) {
@@ -531,7 +577,59 @@ func cmdCloseDay(c *cli, args []string) int {
 		return c.fail(code, "%s", pos.Sentence(err))
 	}
 	fmt.Fprintln(c.stderr, "galla: "+note)
-	return c.writeReport(rep, *format)
+	code := c.writeReport(rep, *format)
+	if msg := t.printZ(ctx, rep); msg != "" {
+		fmt.Fprintln(c.stderr, "galla: "+msg)
+	}
+	return code
+}
+
+// printZ prints the Z report just taken on the configured printer, if there is
+// one, and returns the sentence to say: where it printed, or why it did not and how
+// to print it again. It returns "" when no printer is configured.
+func (t *till) printZ(ctx context.Context, rep *pos.Report) string {
+	again := fmt.Sprintf("print it again with \"galla report --day %s --print\"", rep.Day)
+	shop, err := pos.LoadShop(ctx, t.j)
+	if err != nil {
+		return fmt.Sprintf("The Z report was not printed: the shop's settings cannot be read (%v); the day is closed all the same — %s.", err, again)
+	}
+	profile, ok, err := pos.LoadPrinter(ctx, t.j)
+	if err != nil {
+		return fmt.Sprintf("The Z report was not printed: the printer settings cannot be read (%v); the day is closed all the same — %s.", err, again)
+	}
+	if !ok {
+		return ""
+	}
+	var b bytes.Buffer
+	r := pos.ReportReceipt(*rep, shop, pos.ReceiptOptions{Terminal: t.cfg.Terminal})
+	if err := receipts.ESCPOS(&b, r, profile); err != nil {
+		return fmt.Sprintf("The Z report was not printed: it cannot be drawn for the printer (%v); the day is closed all the same — %s.", err, again)
+	}
+	pr, err := receipts.NewPrinter(profile)
+	if err == nil {
+		err = pr.Print(ctx, b.Bytes())
+	}
+	if err != nil {
+		return fmt.Sprintf("The Z report was not printed (%s); the day is closed all the same — %s.", printerProblem(err), again)
+	}
+	return fmt.Sprintf("Z report no. %d printed on %s.", rep.ZNo, profile.Address)
+}
+
+// printerProblem says what is wrong with the printer without the receipt advice
+// of receipts.PrinterError's sentence.
+func printerProblem(err error) string {
+	var pe *receipts.PrinterError
+	if !errors.As(err, &pe) {
+		return err.Error()
+	}
+	who := "printer " + pe.Name
+	if pe.Transport == receipts.TransportTCP {
+		who = "the printer at " + pe.Name
+	}
+	if pe.Offline {
+		return who + " is offline: out of paper or its cover is open"
+	}
+	return who + " is not answering"
 }
 
 // closeDay takes the Z report of day and then writes the hot backup of the journal

@@ -79,11 +79,17 @@ func openWindowTill(c *cli) (*windowTill, func(), error) {
 		base.close()
 		return nil, nil, err
 	}
+	discount, err := pos.LoadDiscountPolicy(ctx, base.j)
+	if err != nil {
+		base.close()
+		return nil, nil, err
+	}
 	t := &windowTill{
 		c: c, cfg: base.cfg, ps: base.ps, j: base.j, eng: base.eng, cat: cat, rd: rd, qrKey: key,
-		terminal:      base.cfg.Terminal,
-		discountLimit: pos.Rupees(500),
-		otps:          map[string]chan string{},
+		terminal:  base.cfg.Terminal,
+		discount:  discount,
+		approvers: map[string]pos.Staff{},
+		otps:      map[string]chan string{},
 	}
 	return t, func() {
 		t.mu.Lock()
@@ -107,10 +113,15 @@ type windowTill struct {
 	rd       *receipts.Renderer
 	qrKey    []byte // signs and checks the receipts' QR codes
 	terminal string
-	// discountLimit is the largest line discount a cashier gives without a manager.
-	discountLimit pos.Paise
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// discount is the manager's discount policy as last loaded or saved (the
+	// journal's "discount" setting).
+	discount pos.DiscountPolicy
+	// approvers are the managers whose PIN Authorize checked, by name: a line's
+	// ApprovedBy counts only when it names one of them.
+	approvers map[string]pos.Staff
+
 	otps    map[string]chan string // orders whose sandbox authentication waits for the OTP
 	lastErr time.Time
 	page    *http.Server // serves the checkout page to the customer's phone, once started
@@ -177,6 +188,9 @@ func (t *windowTill) Authorize(ctx context.Context, pin string) (ui.StaffMember,
 	if err != nil {
 		return ui.StaffMember{}, err
 	}
+	t.mu.Lock()
+	t.approvers[m.Name] = pos.Staff{ID: m.ID, Name: m.Name, Role: m.Role}
+	t.mu.Unlock()
 	return ui.StaffMember{Name: m.Name, Role: m.Role}, nil
 }
 
@@ -190,7 +204,7 @@ func posLines(lines []ui.Line, imeis []ui.IMEI) []pos.Line {
 	used := make([]bool, len(imeis))
 	for _, l := range lines {
 		pl := pos.LineFor(l.Product, l.Qty)
-		pl.Discount = l.Discount
+		pl.Discount, pl.ApprovedBy = l.Discount, l.ApprovedBy
 		for i, m := range imeis {
 			if !used[i] && m.ProductCode == l.Product.ProductCode && len(pl.IMEIs) < pl.Qty {
 				pl.IMEIs = append(pl.IMEIs, m.IMEI)
@@ -202,24 +216,49 @@ func posLines(lines []ui.Line, imeis []ui.IMEI) []pos.Line {
 	return out
 }
 
+// checkDiscounts applies the cart's bounds and the manager's discount policy to
+// each line. An approval counts only from a manager whose PIN Authorize checked;
+// the name a screen puts on a line proves nothing by itself.
+func (t *windowTill) checkDiscounts(pl []pos.Line) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, l := range pl {
+		if l.Discount < 0 {
+			return pos.ErrBadDiscount
+		}
+		if l.Discount > l.Gross() {
+			return pos.ErrDiscountTooLarge
+		}
+		var by *pos.Staff
+		if m, ok := t.approvers[l.ApprovedBy]; ok && l.ApprovedBy != "" {
+			by = &m
+		}
+		if err := t.discount.Check(l, l.Discount, by); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (t *windowTill) Price(lines []ui.Line) (ui.Bill, error) {
 	var b ui.Bill
 	pl := posLines(lines, nil)
-	for i, l := range lines {
-		if l.Discount > pl[i].Gross() {
-			return ui.Bill{}, pos.ErrDiscountTooLarge
-		}
-		if l.Discount > t.DiscountLimit(l) && l.ApprovedBy == "" {
-			return ui.Bill{}, sentenceError("A discount above " + t.DiscountLimit(l).String() + " needs a manager's PIN.")
-		}
-		b.Lines = append(b.Lines, pl[i].Amount())
+	if err := t.checkDiscounts(pl); err != nil {
+		return ui.Bill{}, err
+	}
+	for _, l := range pl {
+		b.Lines = append(b.Lines, l.Amount())
 	}
 	tt := pos.ComputeTotals(pl)
 	b.Gross, b.Discount, b.Taxable, b.CGST, b.SGST, b.Total = tt.Gross, tt.Discount, tt.Taxable, tt.CGST, tt.SGST, tt.Total
 	return b, nil
 }
 
-func (t *windowTill) DiscountLimit(ui.Line) pos.Paise { return t.discountLimit }
+func (t *windowTill) DiscountLimit(ui.Line) pos.Paise {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.discount.Limit
+}
 
 func (t *windowTill) NewCard(number, mm, yyyy, cvv, holder string) ui.Card {
 	return gateway.NewCard(number, mm, yyyy, cvv, holder)
@@ -271,6 +310,11 @@ func (t *windowTill) Pay(ctx context.Context, req ui.PayRequest, progress func(u
 		progress = func(ui.Progress) {}
 	}
 	sale := pos.Sale{Lines: posLines(req.Lines, req.IMEIs), Staff: req.Cashier}
+	if req.OrderID == "" {
+		if err := t.checkDiscounts(sale.Lines); err != nil {
+			return ui.Outcome{}, err
+		}
+	}
 	checks := 0
 	opt := pos.PayOptions{
 		Progress: func(p pos.Progress) {
@@ -460,11 +504,7 @@ func (t *windowTill) Receipt(ctx context.Context, orderID string) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	if err := t.rd.PNG(&b, r, 80); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return t.png(r)
 }
 
 // printer is the configured printer, or an error saying how to set one up.
@@ -504,6 +544,105 @@ func (t *windowTill) Print(ctx context.Context, orderID string, reprint bool) er
 		return err
 	}
 	return perr
+}
+
+// refundReceiptOf is the receipt of o's latest done refund, numbered as its next
+// copy.
+func (t *windowTill) refundReceiptOf(ctx context.Context, o *pos.Order) (receipts.Receipt, pos.Refund, error) {
+	ref, ok := pos.DoneRefund(*o, 0)
+	if !ok {
+		return receipts.Receipt{}, ref, sentenceError("Order " + o.ID + " has no done refund, so there is no refund receipt.")
+	}
+	shop, err := pos.LoadShop(ctx, t.j)
+	if err != nil {
+		return receipts.Receipt{}, ref, err
+	}
+	r, err := pos.RefundReceiptFor(*o, ref.UniqueTxnID, shop,
+		pos.ReceiptOptions{Terminal: t.terminal, QRKey: t.qrKey, Reprint: pos.NextRefundReprint(ref), Cashier: staffName(ctx, t.j, ref.Staff)})
+	return r, ref, err
+}
+
+// png draws r as an 80 mm PNG, the window's preview.
+func (t *windowTill) png(r receipts.Receipt) ([]byte, error) {
+	var b bytes.Buffer
+	if err := t.rd.PNG(&b, r, 80); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func (t *windowTill) RefundReceipt(ctx context.Context, orderID string) ([]byte, error) {
+	o, err := t.eng.Order(ctx, orderID)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := t.refundReceiptOf(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return t.png(r)
+}
+
+func (t *windowTill) PrintRefund(ctx context.Context, orderID string) error {
+	o, err := t.eng.Order(ctx, orderID)
+	if err != nil {
+		return err
+	}
+	pr, prof, err := t.printer(ctx)
+	if err != nil {
+		return err
+	}
+	r, ref, err := t.refundReceiptOf(ctx, o)
+	if err != nil {
+		return err
+	}
+	var job bytes.Buffer
+	if err := receipts.ESCPOS(&job, r, prof); err != nil {
+		return err
+	}
+	perr := pr.Print(ctx, job.Bytes())
+	ev := pos.PrintEvent{Printer: string(prof.Transport) + ":" + prof.Address, Format: "escpos", Refund: ref.UniqueTxnID}
+	if err := t.eng.RecordPrint(ctx, orderID, r.Reprint > 0, ev, perr); err != nil && perr == nil {
+		return err
+	}
+	return perr
+}
+
+// reportReceipt is day's report (X, or the sealed Z once closed) as its slip.
+func (t *windowTill) reportReceipt(ctx context.Context, day time.Time) (receipts.Receipt, error) {
+	rep, err := t.eng.Report(ctx, pos.ToDay(day))
+	if err != nil {
+		return receipts.Receipt{}, err
+	}
+	shop, err := pos.LoadShop(ctx, t.j)
+	if err != nil {
+		return receipts.Receipt{}, err
+	}
+	return pos.ReportReceipt(*rep, shop, pos.ReceiptOptions{Terminal: t.terminal}), nil
+}
+
+func (t *windowTill) ReportReceipt(ctx context.Context, day time.Time) ([]byte, error) {
+	r, err := t.reportReceipt(ctx, day)
+	if err != nil {
+		return nil, err
+	}
+	return t.png(r)
+}
+
+func (t *windowTill) PrintReport(ctx context.Context, day time.Time) error {
+	pr, prof, err := t.printer(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := t.reportReceipt(ctx, day)
+	if err != nil {
+		return err
+	}
+	var job bytes.Buffer
+	if err := receipts.ESCPOS(&job, r, prof); err != nil {
+		return err
+	}
+	return pr.Print(ctx, job.Bytes())
 }
 
 func (t *windowTill) Orders(ctx context.Context, day time.Time) ([]ui.OrderSummary, error) {
@@ -615,12 +754,16 @@ func (t *windowTill) Settings(ctx context.Context) (ui.Settings, error) {
 	if err != nil {
 		return ui.Settings{}, err
 	}
+	discount, err := pos.LoadDiscountPolicy(ctx, t.j)
+	if err != nil {
+		return ui.Settings{}, err
+	}
 	t.mu.Lock()
 	g := t.cfg.Gateway
 	t.mu.Unlock()
 	s := ui.Settings{ShopName: shop.Name, Address: strings.Join(shop.Address, ", "), GSTIN: shop.GSTIN,
 		Live: g.BaseURL != "", GatewayURL: g.BaseURL, MerchantID: g.MerchantID, AccessCode: g.AccessCode, SecretSet: g.Secret != "",
-		PrinterAddr: prof.Address}
+		PrinterAddr: prof.Address, DiscountLimit: discount.Limit}
 	if prof.Width == 58 || prof.Width == 32 {
 		s.PrinterProfile = "58mm"
 	} else if prof.Width != 0 {
@@ -641,9 +784,14 @@ func (t *windowTill) saveSetting(ctx context.Context, key string, v any) error {
 	return err
 }
 
-// SaveSettings journals the shop and the printer and writes the gateway into the
-// configuration file (mode 0600). The gateway change takes effect at the next start.
+// SaveSettings journals the shop, the discount policy (when it changed) and the
+// printer, and writes the gateway into the configuration file (mode 0600). The
+// discount limit applies at once; the gateway change takes effect at the next start.
 func (t *windowTill) SaveSettings(ctx context.Context, s ui.Settings, secret string) error {
+	discount := pos.DiscountPolicy{Limit: s.DiscountLimit}
+	if err := discount.Validate(); err != nil {
+		return err
+	}
 	shop := pos.Shop{Name: s.ShopName, GSTIN: s.GSTIN}
 	for _, a := range strings.Split(s.Address, ",") {
 		if a = strings.TrimSpace(a); a != "" {
@@ -653,6 +801,14 @@ func (t *windowTill) SaveSettings(ctx context.Context, s ui.Settings, secret str
 	if err := t.saveSetting(ctx, pos.SettingShop, shop); err != nil {
 		return err
 	}
+	if cur, err := pos.LoadDiscountPolicy(ctx, t.j); err != nil || cur != discount {
+		if err := t.saveSetting(ctx, pos.SettingDiscount, discount); err != nil {
+			return err
+		}
+	}
+	t.mu.Lock()
+	t.discount = discount
+	t.mu.Unlock()
 	if s.PrinterAddr != "" {
 		p := receipts.Profile{Transport: receipts.TransportFile, Address: s.PrinterAddr, Width: 80}
 		if s.PrinterProfile == "58mm" {

@@ -49,9 +49,9 @@ func commands() map[string]command {
 		"checkout":  {"galla checkout --items SKU[:QTY],... --pay card|emi|cash [--issuer NAME --tenure N] [--imei IMEI,...] [--otp CODE] [--cash PAISE] [--wait DURATION]", cmdCheckout},
 		"reconcile": {"galla reconcile", cmdReconcile},
 		"refund":    {"galla refund MERCHANT_ORDER_ID [--amount PAISE]", cmdRefund},
-		"report":    {"galla report [--day YYYY-MM-DD] [--format text|csv|json]", cmdReport},
+		"report":    {"galla report [--day YYYY-MM-DD] [--format text|csv|json|escpos|png|pdf] [--out FILE] [--print]", cmdReport},
 		"close-day": {"galla close-day [--day YYYY-MM-DD]", cmdCloseDay},
-		"receipt":   {"galla receipt MERCHANT_ORDER_ID [--format text|escpos|png|pdf] [--out FILE] [--print]", cmdReceipt},
+		"receipt":   {"galla receipt MERCHANT_ORDER_ID [--refund [N]] [--format text|escpos|png|pdf] [--out FILE] [--print]", cmdReceipt},
 		"catalog":   {"galla catalog import FILE | galla catalog list [--format text|json]", cmdCatalog},
 		"staff":     {"galla staff add NAME --role cashier|manager", cmdStaff},
 	}

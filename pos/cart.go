@@ -36,6 +36,7 @@ type Line struct {
 	Qty         int      `json:"qty"`
 	UnitPrice   Paise    `json:"unit_price"` // GST-inclusive
 	Discount    Paise    `json:"discount,omitempty"`
+	ApprovedBy  string   `json:"approved_by,omitempty"` // the manager who approved a discount above the DiscountPolicy's limit
 	GSTRate     int      `json:"gst_rate"`
 	Serialised  bool     `json:"serialised,omitempty"`
 	IMEIs       []string `json:"imeis,omitempty"` // at most Qty; one per unit once all are entered

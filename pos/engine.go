@@ -243,18 +243,27 @@ func (e *Engine) ensureReconciled(ctx context.Context) error {
 }
 
 // RecordPrint journals that an order's receipt was printed (first print or a
-// reprint), or that printing failed with printErr. The sale stands either way.
+// reprint), or that printing failed with printErr. The sale stands either way. With
+// p.Refund set it is the receipt of that refund, counted apart from the sale's.
 func (e *Engine) RecordPrint(ctx context.Context, orderID string, reprint bool, p PrintEvent, printErr error) error {
 	o, err := e.Order(ctx, orderID)
 	if err != nil {
 		return err
+	}
+	printed := o.Printed
+	if p.Refund != "" {
+		ref := o.RefundByID(p.Refund)
+		if ref == nil {
+			return fmt.Errorf("pos: record print of %q: no refund %q: %w", orderID, p.Refund, ErrOrderNotFound)
+		}
+		printed = ref.Printed
 	}
 	ev := Event{Kind: EvReceiptPrinted, Print: &p}
 	switch {
 	case printErr != nil:
 		p.Error = printErr.Error()
 		ev.Kind, ev.Reason = EvPrintFailed, p.Error
-	case reprint || o.Printed:
+	case reprint || printed:
 		ev.Kind = EvReceiptReprinted
 	}
 	_, err = e.commit(ctx, o, ev)

@@ -177,6 +177,8 @@ type Refund struct {
 	Reason      string       `json:"reason,omitempty"`
 	Message     string       `json:"message,omitempty"` // the service's refusal
 	ReceiptNo   uint64       `json:"receipt_no,omitempty"`
+	Printed     bool         `json:"printed,omitempty"`  // its refund receipt was printed
+	Reprints    int          `json:"reprints,omitempty"` // copies of its refund receipt printed after the first
 }
 
 // RefundStatus is where one refund stands.
@@ -223,6 +225,16 @@ func (o *Order) Unresolved() bool {
 func (o *Order) PendingRefund() *Refund {
 	for i := range o.Refunds {
 		if o.Refunds[i].Status == RefundPending {
+			return &o.Refunds[i]
+		}
+	}
+	return nil
+}
+
+// RefundByID returns o's refund whose unique_txn_id is uid, or nil.
+func (o *Order) RefundByID(uid string) *Refund {
+	for i := range o.Refunds {
+		if o.Refunds[i].UniqueTxnID == uid {
 			return &o.Refunds[i]
 		}
 	}
@@ -677,6 +689,21 @@ func (o *Order) applyRefund(ev Event) error {
 }
 
 func (o *Order) applyPrint(ev Event) error {
+	if ev.Print != nil && ev.Print.Refund != "" { // a refund receipt: its own count
+		for i := range o.Refunds {
+			if o.Refunds[i].UniqueTxnID != ev.Print.Refund {
+				continue
+			}
+			switch ev.Kind {
+			case EvReceiptPrinted:
+				o.Refunds[i].Printed = true
+			case EvReceiptReprinted:
+				o.Refunds[i].Reprints++
+			}
+			return nil
+		}
+		return fmt.Errorf("%w: print of unknown refund %q", ErrBadEvent, ev.Print.Refund)
+	}
 	switch ev.Kind {
 	case EvReceiptPrinted:
 		o.Printed, o.PrintError = true, ""

@@ -74,6 +74,33 @@ func NextReprint(o Order) int {
 	return o.Reprints + 1
 }
 
+// NextRefundReprint is NextReprint for a refund's receipt: 0 when it was never
+// printed, else one more than the copies printed so far.
+func NextRefundReprint(r Refund) int {
+	if !r.Printed && r.Reprints == 0 {
+		return 0
+	}
+	return r.Reprints + 1
+}
+
+// DoneRefund returns o's nth done refund, counted from 1 in the order they were
+// made; n of 0 is the latest. ok is false when there is no such refund.
+func DoneRefund(o Order, n int) (r Refund, ok bool) {
+	var done []Refund
+	for _, rf := range o.Refunds {
+		if rf.Status == RefundDone {
+			done = append(done, rf)
+		}
+	}
+	switch {
+	case len(done) == 0 || n < 0 || n > len(done):
+		return Refund{}, false
+	case n == 0:
+		return done[len(done)-1], true
+	}
+	return done[n-1], true
+}
+
 // ReceiptNumber formats a receipt number for print: the terminal, then six digits
 // ("T1-000123").
 func ReceiptNumber(terminal string, n uint64) string {

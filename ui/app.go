@@ -168,11 +168,7 @@ func New(app fyne.App, till Till, opts Options) *UI {
 	})
 	for _, k := range []fyne.KeyName{fyne.KeyL, fyne.KeyT, fyne.KeyD, fyne.KeyE, fyne.KeyF, fyne.KeyP, fyne.KeyR, fyne.KeyS, fyne.KeyQ, fyne.KeyI, fyne.KeyO, fyne.KeyN, fyne.KeyG, fyne.KeyDelete, fyne.KeyUp, fyne.KeyDown} {
 		sc := &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierControl}
-		c.AddShortcut(sc, func(s fyne.Shortcut) {
-			cs := s.(*desktop.CustomShortcut)
-			u.touch()
-			u.dispatch(cs.KeyName, cs.Modifier)
-		})
+		c.AddShortcut(sc, u.TypedShortcut)
 	}
 	u.startSignIn()
 	u.refreshStatus()
@@ -181,6 +177,21 @@ func New(app fyne.App, till Till, opts Options) *UI {
 
 // Window returns the terminal's window.
 func (u *UI) Window() fyne.Window { return u.win }
+
+// TypedShortcut runs the action bound to a Ctrl combination typed while no widget
+// has the focus. The desktop driver delivers such keys through the window's canvas;
+// tests, whose canvas takes no shortcuts, call it directly.
+func (u *UI) TypedShortcut(s fyne.Shortcut) {
+	if cs, ok := s.(*desktop.CustomShortcut); ok {
+		u.touch()
+		u.dispatch(cs.KeyName, cs.Modifier)
+	}
+}
+
+// Busy reports whether a background call to the till is still running. A test that
+// supplies Options.Do waits for it to turn false, with its queue drained, before it
+// closes the till.
+func (u *UI) Busy() bool { return u.pending.Load() > 0 }
 
 // ShowAndRun shows the window, starts the status and idle-lock tickers and runs the
 // app until the window closes.

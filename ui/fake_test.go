@@ -21,7 +21,6 @@ var (
 	errFakeWrongPIN  = fmt.Errorf("fake: %w", pos.ErrWrongPIN)
 	errFakeNoOffer   = errors.New("fake: offer not applicable")
 	errFakePrinter   = errors.New("fake: printer offline")
-	errFakeDiscount  = errors.New("fake: discount above the limit needs a manager")
 	errFakeBadQR     = errors.New("fake: not a receipt QR")
 	errFakeNoStaffed = errors.New("fake: name taken")
 )
@@ -42,6 +41,8 @@ type fakeTill struct {
 	secret   string
 	closed   []time.Time
 	refunds  []pos.Paise
+	// reports lists the reports printed ("print:2026-11-22") and drawn ("png:...").
+	reports []string
 
 	otp      chan string // the OTP typed in the window, for a payment waiting on it
 	requests []PayRequest
@@ -67,7 +68,7 @@ func newFakeTill() *fakeTill {
 			{Issuer: "ICICI", Program: "bank", Subvention: "standard", TenureMonths: 12, RateBP: 160000, Monthly: 680000, Interest: 660000, TotalPayable: 8160000, AuthAmount: pos.Rupees(74999)},
 		},
 		events:   map[string][]OrderEvent{},
-		settings: Settings{ShopName: "Sharma Mobiles", PrinterProfile: "80mm"},
+		settings: Settings{ShopName: "Sharma Mobiles", PrinterProfile: "80mm", DiscountLimit: pos.DefaultDiscountLimit},
 		otp:      make(chan string, 1),
 	}
 }
@@ -143,15 +144,17 @@ func (f *fakeTill) Lookup(code string) (Product, bool) {
 	return Product{}, false
 }
 
-// Price uses pos's own tax rule on the lines.
+// Price uses pos's own tax rule on the lines, and pos's discount policy with the
+// limit of the settings; an approval names one of the fake's staff.
 func (f *fakeTill) Price(lines []Line) (Bill, error) {
 	var pl []pos.Line
 	var b Bill
 	for _, l := range lines {
-		if l.Discount > f.DiscountLimit(l) && l.ApprovedBy == "" {
-			return Bill{}, errFakeDiscount
+		line := pos.Line{SKU: l.Product.SKU, Name: l.Product.Name, Qty: l.Qty, UnitPrice: l.Product.Price, Discount: l.Discount, GSTRate: l.Product.GSTRate}
+		if err := (pos.DiscountPolicy{Limit: f.DiscountLimit(l)}).Check(line, l.Discount, f.staffNamed(l.ApprovedBy)); err != nil {
+			return Bill{}, err
 		}
-		pl = append(pl, pos.Line{SKU: l.Product.SKU, Name: l.Product.Name, Qty: l.Qty, UnitPrice: l.Product.Price, Discount: l.Discount, GSTRate: l.Product.GSTRate})
+		pl = append(pl, line)
 		b.Lines = append(b.Lines, pos.Paise(l.Qty)*l.Product.Price-l.Discount)
 	}
 	t := pos.ComputeTotals(pl)
@@ -159,7 +162,23 @@ func (f *fakeTill) Price(lines []Line) (Bill, error) {
 	return b, nil
 }
 
-func (f *fakeTill) DiscountLimit(Line) pos.Paise { return pos.Rupees(500) }
+func (f *fakeTill) DiscountLimit(Line) pos.Paise {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.settings.DiscountLimit
+}
+
+// staffNamed returns the staff member called name as pos sees one, or nil.
+func (f *fakeTill) staffNamed(name string) *pos.Staff {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.staff {
+		if name != "" && s.Name == name {
+			return &pos.Staff{Name: s.Name, Role: s.Role}
+		}
+	}
+	return nil
+}
 
 // fakeCard keeps only what the tests need; it prints masked like the real one.
 type fakeCard struct {
@@ -391,6 +410,47 @@ func (f *fakeTill) CloseDay(ctx context.Context, day time.Time, pin string) (str
 	}
 	f.closed = append(f.closed, day)
 	return "Z REPORT 1 " + day.Format(pos.DayLayout) + " closed by " + m.Name, nil
+}
+
+// RefundReceipt draws a PNG only for an order with a refund.
+func (f *fakeTill) RefundReceipt(ctx context.Context, orderID string) ([]byte, error) {
+	f.mu.Lock()
+	refunded := false
+	for _, o := range f.orders {
+		refunded = refunded || o.OrderID == orderID && o.Refunded > 0
+	}
+	f.mu.Unlock()
+	if !refunded {
+		return nil, pos.ErrNotRefundable
+	}
+	return f.Receipt(ctx, orderID)
+}
+
+func (f *fakeTill) PrintRefund(_ context.Context, orderID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.printErr != nil {
+		return f.printErr
+	}
+	f.printed = append(f.printed, "refund:"+orderID)
+	return nil
+}
+
+func (f *fakeTill) ReportReceipt(ctx context.Context, day time.Time) ([]byte, error) {
+	f.mu.Lock()
+	f.reports = append(f.reports, "png:"+day.Format(pos.DayLayout))
+	f.mu.Unlock()
+	return f.Receipt(ctx, "report")
+}
+
+func (f *fakeTill) PrintReport(_ context.Context, day time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.printErr != nil {
+		return f.printErr
+	}
+	f.reports = append(f.reports, "print:"+day.Format(pos.DayLayout))
+	return nil
 }
 
 func (f *fakeTill) ExportCSV(_ context.Context, _ time.Time, w io.Writer) error {

@@ -302,13 +302,15 @@ func (s *journalScreen) askRefund() {
 						return
 					}
 					p.close()
-					switch {
-					case out.Verified:
-						s.message.SetText("Refunded " + amt.String() + " on order " + o.OrderID + ": verified.")
-					default:
-						s.message.SetText("The refund of order " + o.OrderID + " was sent; its outcome is not known yet and will be checked again.")
-					}
 					s.load(s.day)
+					if !out.Verified {
+						s.message.SetText("The refund of order " + o.OrderID + " was sent; its outcome is not known yet and will be checked again.")
+						return
+					}
+					note := "Refunded " + amt.String() + " on order " + o.OrderID + ": verified."
+					s.message.SetText(note)
+					s.u.receipt.openRefund(o.OrderID, amt.String(), s) // its receipt, to print or save
+
 				}
 			})
 		})
@@ -334,7 +336,7 @@ func (s *journalScreen) showX() {
 				return
 			}
 			s.message.SetText("")
-			s.u.showReport("X report "+day.Format("2 Jan 2006"), text)
+			s.u.showReport("X report "+day.Format("2 Jan 2006"), text, day, "x")
 		}
 	})
 }
@@ -361,7 +363,7 @@ func (s *journalScreen) askClose() {
 					}
 					p.close()
 					s.message.SetText("The day is closed.")
-					s.u.showReport("Z report "+day.Format("2 Jan 2006"), text)
+					s.u.showReport("Z report "+day.Format("2 Jan 2006"), text, day, "z")
 				}
 			})
 		})
@@ -403,14 +405,46 @@ func exportTo(ctx context.Context, t Books, day time.Time, name string) (err err
 	return t.ExportCSV(ctx, day, f)
 }
 
-// showReport shows a report's text in a dialog.
-func (u *UI) showReport(title, text string) {
+// showReport shows the text of day's report (kind "x" or "z") in a dialog that
+// prints it (F5) or saves its slip as a PNG (Ctrl+S) in Options.ReceiptDir.
+func (u *UI) showReport(title, text string, day time.Time, kind string) {
 	lbl := widget.NewLabel(text)
 	lbl.TextStyle = fyne.TextStyle{Monospace: true}
 	u.journal.report.SetText(text)
 	scroll := container.NewVScroll(lbl)
-	scroll.SetMinSize(fyne.NewSize(640, 440))
-	u.askWith(title, "", scroll, nil, func(p *prompt) { p.close() })
+	scroll.SetMinSize(fyne.NewSize(640, 400))
+	var p *prompt
+	printA := u.newAction("Print", fyne.KeyF5, 0, func() {
+		p.message.SetText("Printing…")
+		u.async(func(ctx context.Context) func() {
+			err := u.till.PrintReport(ctx, day)
+			return func() {
+				if err != nil {
+					p.message.SetText("The report did not print: " + sentence(err) + " Fix the printer and press F5 again.")
+					return
+				}
+				p.message.SetText("Printed.")
+			}
+		})
+	})
+	save := u.newAction("Save PNG", fyne.KeyS, fyne.KeyModifierControl, func() {
+		p.message.SetText("Saving…")
+		dir := u.opts.ReceiptDir
+		u.async(func(ctx context.Context) func() {
+			png, err := u.till.ReportReceipt(ctx, day)
+			return func() {
+				if err != nil {
+					p.message.SetText("The report could not be drawn: " + sentence(err))
+					return
+				}
+				u.savePNG(p.message, dir, kind+"-report-"+day.Format(pos.DayLayout)+".png", "report", png)
+			}
+		})
+	})
+	if u.opts.ReceiptDir == "" {
+		save.btn.Disable()
+	}
+	p = u.askWithActions(title, "", scroll, []*action{printA, save}, nil, func(p *prompt) { p.close() })
 }
 
 // cycle selects a Select's next option, from the keyboard.

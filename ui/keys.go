@@ -97,6 +97,8 @@ type keyButton struct {
 	widget.Button
 	ui    *UI
 	onEsc func() // inside a dialog: Escape closes it and no screen action runs
+	// onKey, inside a dialog, runs the dialog's own action bound to a key.
+	onKey func(key fyne.KeyName, mod fyne.KeyModifier) bool
 }
 
 func newKeyButton(u *UI, label string, tapped func()) *keyButton {
@@ -124,6 +126,8 @@ func (b *keyButton) TypedKey(k *fyne.KeyEvent) {
 	case b.onEsc != nil:
 		if k.Name == fyne.KeyEscape {
 			b.onEsc()
+		} else if b.onKey != nil && isActionKey(k.Name) {
+			b.onKey(k.Name, 0)
 		}
 	case isActionKey(k.Name) && b.ui.dispatch(k.Name, 0):
 	default:
@@ -133,8 +137,13 @@ func (b *keyButton) TypedKey(k *fyne.KeyEvent) {
 
 // TypedShortcut runs a screen action bound to a Ctrl combination.
 func (b *keyButton) TypedShortcut(s fyne.Shortcut) {
-	if cs, ok := s.(*desktop.CustomShortcut); ok && b.onEsc == nil {
+	cs, ok := s.(*desktop.CustomShortcut)
+	switch {
+	case !ok:
+	case b.onEsc == nil:
 		b.ui.dispatch(cs.KeyName, cs.Modifier)
+	case b.onKey != nil:
+		b.onKey(cs.KeyName, cs.Modifier)
 	}
 }
 

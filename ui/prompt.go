@@ -18,6 +18,7 @@ type prompt struct {
 	cancel  *keyButton
 	onOK    func(p *prompt)
 	closed  bool
+	actions []*action // the dialog's own keys (Print [F5]); the screen's do not run
 }
 
 // ask opens a prompt with the given fields; onOK runs when the last field is
@@ -28,12 +29,26 @@ func (u *UI) ask(title, text string, fields []*keyEntry, onOK func(p *prompt)) *
 
 // askWith is ask with extra content (a report, a QR code) above the fields.
 func (u *UI) askWith(title, text string, extra fyne.CanvasObject, fields []*keyEntry, onOK func(p *prompt)) *prompt {
-	p := &prompt{u: u, title: title, fields: fields, onOK: onOK}
+	return u.askWithActions(title, text, extra, nil, fields, onOK)
+}
+
+// askWithActions is askWith with actions of the dialog's own, shown as a row of
+// buttons under the extra content; their keys work while the dialog is open.
+func (u *UI) askWithActions(title, text string, extra fyne.CanvasObject, acts []*action, fields []*keyEntry, onOK func(p *prompt)) *prompt {
+	p := &prompt{u: u, title: title, fields: fields, onOK: onOK, actions: acts}
 	p.message = widget.NewLabel(text)
 	p.message.Wrapping = fyne.TextWrapWord
 	box := container.NewVBox(heading(title), p.message)
 	if extra != nil {
 		box.Add(extra)
+	}
+	if len(acts) > 0 {
+		row := container.NewGridWithColumns(len(acts))
+		for _, a := range acts {
+			a.btn.onEsc, a.btn.onKey = p.close, p.dispatch
+			row.Add(a.btn)
+		}
+		box.Add(row)
 	}
 	for i, f := range fields {
 		f.modal = true
@@ -51,7 +66,7 @@ func (u *UI) askWith(title, text string, extra fyne.CanvasObject, fields []*keyE
 				p.close()
 				return true
 			}
-			return false
+			return isActionKey(k.Name) && p.dispatch(k.Name, 0)
 		}
 		box.Add(f)
 	}
@@ -59,6 +74,7 @@ func (u *UI) askWith(title, text string, extra fyne.CanvasObject, fields []*keyE
 	p.ok.Importance = widget.HighImportance
 	p.cancel = newKeyButton(u, "Cancel  [Esc]", p.close)
 	p.ok.onEsc, p.cancel.onEsc = p.close, p.close
+	p.ok.onKey, p.cancel.onKey = p.dispatch, p.dispatch
 	if len(fields) == 0 {
 		p.cancel.Hide()
 	}
@@ -72,6 +88,22 @@ func (u *UI) askWith(title, text string, extra fyne.CanvasObject, fields []*keyE
 		u.win.Canvas().Focus(p.ok)
 	}
 	return p
+}
+
+// dispatch runs the dialog's action bound to key, if any.
+func (p *prompt) dispatch(key fyne.KeyName, mod fyne.KeyModifier) bool {
+	if p.closed {
+		return false
+	}
+	for _, a := range p.actions {
+		if a.matches(key, mod) {
+			if !a.btn.Disabled() {
+				a.run()
+			}
+			return true
+		}
+	}
+	return false
 }
 
 func (p *prompt) confirm() {

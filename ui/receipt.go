@@ -17,6 +17,7 @@ import (
 type receiptScreen struct {
 	u       *UI
 	orderID string
+	refund  bool // the receipt of the order's latest refund, not of the sale
 	printed bool
 	back    screen // where Escape goes
 
@@ -79,7 +80,26 @@ func (s *receiptScreen) show(o Outcome) {
 
 // open shows orderID's receipt; back is where Escape returns (nil: the next sale).
 func (s *receiptScreen) open(orderID string, back screen) {
-	s.orderID, s.back, s.printed = orderID, back, back != nil
+	s.load(orderID, false, back)
+}
+
+// openRefund shows the receipt of orderID's latest refund, not printed yet; Escape
+// returns to back. note, shown big, is the amount refunded.
+func (s *receiptScreen) openRefund(orderID, note string, back screen) {
+	s.load(orderID, true, back)
+	s.printed = false
+	s.print.btn.Enable()
+	s.title.SetText("Refund receipt")
+	s.change.Text = note
+	s.change.Refresh()
+}
+
+func (s *receiptScreen) load(orderID string, refund bool, back screen) {
+	s.orderID, s.refund, s.back, s.printed = orderID, refund, back, back != nil
+	s.done.btn.SetText("Next customer  [Esc]")
+	if back != nil {
+		s.done.btn.SetText("Back  [Esc]")
+	}
 	s.title.SetText("Receipt")
 	s.change.Text = ""
 	s.change.Refresh()
@@ -95,9 +115,13 @@ func (s *receiptScreen) open(orderID string, back screen) {
 	}
 	s.u.goTo(s)
 	s.u.async(func(ctx context.Context) func() {
-		png, err := s.u.till.Receipt(ctx, orderID)
+		render := s.u.till.Receipt
+		if refund {
+			render = s.u.till.RefundReceipt
+		}
+		png, err := render(ctx, orderID)
 		return func() {
-			if s.orderID != orderID {
+			if s.orderID != orderID || s.refund != refund {
 				return
 			}
 			if err != nil {
@@ -105,6 +129,9 @@ func (s *receiptScreen) open(orderID string, back screen) {
 				return
 			}
 			s.message.SetText("Order " + orderID)
+			if refund {
+				s.message.SetText("Refund of order " + orderID)
+			}
 			s.png = png
 			if s.u.opts.ReceiptDir != "" {
 				s.save.btn.Enable()
@@ -120,12 +147,17 @@ func (s *receiptScreen) send(reprint bool) {
 		return
 	}
 	reprint = reprint || s.printed
-	id := s.orderID
+	id, refund := s.orderID, s.refund
 	s.print.btn.Disable()
 	s.reprint.btn.Disable()
 	s.message.SetText("Printing…")
 	s.u.async(func(ctx context.Context) func() {
-		err := s.u.till.Print(ctx, id, reprint)
+		var err error
+		if refund {
+			err = s.u.till.PrintRefund(ctx, id)
+		} else {
+			err = s.u.till.Print(ctx, id, reprint)
+		}
 		return func() {
 			s.reprint.btn.Enable()
 			if err != nil {
@@ -136,7 +168,14 @@ func (s *receiptScreen) send(reprint bool) {
 				return
 			}
 			s.printed = true
-			s.message.SetText("Printed. Press Escape for the next customer.")
+			switch {
+			case refund:
+				s.message.SetText("Printed. Press Escape to go back to the journal.")
+			case s.back != nil:
+				s.message.SetText("Printed. Press Escape to go back.")
+			default:
+				s.message.SetText("Printed. Press Escape for the next customer.")
+			}
 		}
 	})
 }
@@ -148,19 +187,28 @@ func (s *receiptScreen) savePNG() {
 	if s.png == nil || s.u.opts.ReceiptDir == "" {
 		return
 	}
-	dir, id, png := s.u.opts.ReceiptDir, s.orderID, s.png
-	s.u.async(func(context.Context) func() {
-		path := filepath.Join(dir, "receipt-"+id+".png")
+	name := "receipt-" + s.orderID + ".png"
+	if s.refund {
+		name = "refund-" + s.orderID + ".png"
+	}
+	s.u.savePNG(s.message, s.u.opts.ReceiptDir, name, "receipt", s.png)
+}
+
+// savePNG writes png as name into dir off the UI goroutine and says on msg where it
+// went, or why it did not.
+func (u *UI) savePNG(msg *widget.Label, dir, name, what string, png []byte) {
+	u.async(func(context.Context) func() {
+		path := filepath.Join(dir, name)
 		err := os.MkdirAll(dir, 0o700)
 		if err == nil {
 			err = os.WriteFile(path, png, 0o600)
 		}
 		return func() {
 			if err != nil {
-				s.message.SetText(fmt.Sprintf("The receipt could not be saved in %s: %v. Check that the disk has room and the folder can be written.", dir, err))
+				msg.SetText(fmt.Sprintf("The %s could not be saved in %s: %v. Check that the disk has room and the folder can be written.", what, dir, err))
 				return
 			}
-			s.message.SetText("Saved as " + path)
+			msg.SetText("Saved as " + path)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -245,14 +246,22 @@ func (s *saleScreen) selectLine(i int) {
 // reprice asks pos for the bill and shows it. A refusal (say, a discount above the
 // limit) is shown and the cart is left as pos last accepted it.
 func (s *saleScreen) reprice() bool {
-	b, err := s.u.till.Price(s.lines)
-	if err != nil {
+	if err := s.price(); err != nil {
 		s.message.SetText(sentence(err))
 		return false
 	}
+	return true
+}
+
+// price asks pos for the bill and shows it, or returns pos's refusal.
+func (s *saleScreen) price() error {
+	b, err := s.u.till.Price(s.lines)
+	if err != nil {
+		return err
+	}
 	s.bill = b
 	s.refresh()
-	return true
+	return nil
 }
 
 func (s *saleScreen) refresh() {
@@ -371,52 +380,65 @@ func (s *saleScreen) askDiscount() {
 	amount.SetPlaceHolder("Amount off the line, e.g. 500")
 	pin := newKeyEntry(s.u)
 	pin.Password = true
-	pin.SetPlaceHolder("Manager PIN (only above " + limit.String() + ")")
+	text := "Discount on " + l.Product.Name + ". Up to " + limit.String() + " without a manager."
+	if limit <= 0 {
+		pin.SetPlaceHolder("Manager PIN")
+		text = "Discount on " + l.Product.Name + ". Every discount needs a manager's PIN."
+	} else {
+		pin.SetPlaceHolder("Manager PIN (only above " + limit.String() + ")")
+	}
 	var p *prompt
 	defer func() { amount.OnSubmitted = func(string) { p.confirm() } }() // Enter on the amount confirms; the PIN only when asked
-	p = s.u.ask("Discount", "Discount on "+l.Product.Name+". Up to "+limit.String()+" without a manager.",
-		[]*keyEntry{amount, pin}, func(p *prompt) {
-			d, err := pos.ParsePaise(amount.Text)
-			if err != nil || d < 0 {
-				p.say("Type the amount in rupees, like 500 or 499.50.")
-				return
+	p = s.u.ask("Discount", text, []*keyEntry{amount, pin}, func(p *prompt) {
+		d, err := pos.ParsePaise(amount.Text)
+		if err != nil || d < 0 {
+			p.say("Type the amount in rupees, like 500 or 499.50.")
+			return
+		}
+		// apply puts the discount on the line, approved by the named manager (or
+		// nobody); pos decides whether it stands.
+		apply := func(by string) error {
+			old := s.lines[i]
+			s.lines[i].Discount, s.lines[i].ApprovedBy = d, by
+			if err := s.price(); err != nil {
+				s.lines[i] = old
+				return err
 			}
-			apply := func(by string) {
-				old := s.lines[i]
-				s.lines[i].Discount, s.lines[i].ApprovedBy = d, by
-				if !s.reprice() {
-					s.lines[i] = old
-					p.say(s.message.Text)
+			s.message.SetText("")
+			p.close()
+			return nil
+		}
+		err = apply("")
+		switch {
+		case err == nil:
+			pin.SetText("")
+			return
+		case !errors.Is(err, pos.ErrDiscountNeedsManager):
+			p.say(sentence(err))
+			return
+		case pin.Text == "":
+			p.message.SetText(sentence(err) + " Type it below, then Enter.")
+			s.u.win.Canvas().Focus(pin)
+			return
+		}
+		code := pin.Text
+		pin.SetText("")
+		p.ok.Disable()
+		s.u.async(func(ctx context.Context) func() {
+			m, err := s.u.till.Authorize(ctx, code)
+			return func() {
+				p.ok.Enable()
+				if err != nil {
+					p.message.SetText(sentence(err))
+					s.u.win.Canvas().Focus(pin)
 					return
 				}
-				s.message.SetText("")
-				p.close()
-			}
-			if d <= limit {
-				apply("")
-				return
-			}
-			if pin.Text == "" {
-				p.message.SetText("Above " + limit.String() + " a manager must approve: type a manager's PIN.")
-				s.u.win.Canvas().Focus(pin)
-				return
-			}
-			code := pin.Text
-			pin.SetText("")
-			p.ok.Disable()
-			s.u.async(func(ctx context.Context) func() {
-				m, err := s.u.till.Authorize(ctx, code)
-				return func() {
-					p.ok.Enable()
-					if err != nil {
-						p.message.SetText(sentence(err))
-						s.u.win.Canvas().Focus(pin)
-						return
-					}
-					apply(m.Name)
+				if err := apply(m.Name); err != nil {
+					p.say(sentence(err))
 				}
-			})
+			}
 		})
+	})
 }
 
 func (s *saleScreen) removeLine() {

@@ -7,11 +7,13 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
+
+	"galla/pos"
 )
 
-// settingsScreen is screen 10 (managers): the shop's details, the gateway (sandbox
-// or live; the secret is typed once and never shown again), the printer with a test
-// print, and the staff.
+// settingsScreen is screen 10 (managers): the shop's details, the discount a cashier
+// may give without a manager, the gateway (sandbox or live; the secret is typed once
+// and never shown again), the printer with a test print, and the staff.
 type settingsScreen struct {
 	u        *UI
 	settings Settings
@@ -20,6 +22,7 @@ type settingsScreen struct {
 	shop       *keyEntry
 	address    *keyEntry
 	gstin      *keyEntry
+	discount   *keyEntry // the discount limit without a manager, in rupees
 	live       *widget.Check
 	gatewayURL *keyEntry
 	merchant   *keyEntry
@@ -46,6 +49,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.shop = entry("Shop name as printed")
 	s.address = entry("Address")
 	s.gstin = entry("GSTIN")
+	s.discount = entry("Rupees, e.g. 500; 0: every discount needs a manager")
 	s.live = widget.NewCheck("Live payment service (off: the embedded sandbox)  [Ctrl+G]", nil)
 	s.gatewayURL = entry("Live service base URL, https://…")
 	s.merchant = entry("Merchant id")
@@ -54,7 +58,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.secret.Password = true
 	s.profile = widget.NewSelect(nil, nil)
 	s.printer = entry("Printer: 192.168.1.50:9100, a spooler name, or a file path")
-	chain := []*keyEntry{s.shop, s.address, s.gstin, s.gatewayURL, s.merchant, s.access, s.secret, s.printer}
+	chain := []*keyEntry{s.shop, s.address, s.gstin, s.discount, s.gatewayURL, s.merchant, s.access, s.secret, s.printer}
 	for i, e := range chain {
 		if i+1 < len(chain) {
 			next := chain[i+1]
@@ -77,6 +81,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		widget.NewFormItem("Shop", s.shop),
 		widget.NewFormItem("Address", s.address),
 		widget.NewFormItem("GSTIN", s.gstin),
+		widget.NewFormItem("Discount without manager (₹)", s.discount),
 		widget.NewFormItem("Gateway", s.live),
 		widget.NewFormItem("Service URL", s.gatewayURL),
 		widget.NewFormItem("Merchant id", s.merchant),
@@ -114,6 +119,7 @@ func (s *settingsScreen) load() {
 			s.shop.SetText(st.ShopName)
 			s.address.SetText(st.Address)
 			s.gstin.SetText(st.GSTIN)
+			s.discount.SetText(strings.TrimSuffix(st.DiscountLimit.Plain(), ".00"))
 			s.live.SetChecked(st.Live)
 			s.gatewayURL.SetText(st.GatewayURL)
 			s.merchant.SetText(st.MerchantID)
@@ -131,7 +137,14 @@ func (s *settingsScreen) load() {
 }
 
 func (s *settingsScreen) store() {
+	limit, err := pos.ParsePaise(s.discount.Text)
+	if err != nil || limit < 0 {
+		s.message.SetText("Type the discount a cashier may give without a manager in rupees, like 500, or 0 so that every discount needs a manager.")
+		s.u.win.Canvas().Focus(s.discount)
+		return
+	}
 	st := s.settings
+	st.DiscountLimit = limit
 	st.ShopName = strings.TrimSpace(s.shop.Text)
 	st.Address = strings.TrimSpace(s.address.Text)
 	st.GSTIN = strings.TrimSpace(s.gstin.Text)

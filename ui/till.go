@@ -73,7 +73,7 @@ type Line struct {
 	Product    Product
 	Qty        int
 	Discount   pos.Paise // off the whole line, GST included
-	ApprovedBy string    // the manager who approved a discount above the limit
+	ApprovedBy string    // the manager who approved a discount above the limit (by PIN, through Authorize)
 }
 
 // Bill is a cart priced by pos.
@@ -94,9 +94,10 @@ type Catalog interface {
 	// Lookup finds the product whose barcode or SKU is exactly code.
 	Lookup(code string) (Product, bool)
 	// Price totals the lines with their GST; it refuses a discount above the limit
-	// that no manager approved.
+	// that no manager approved with an error matching pos.ErrDiscountNeedsManager.
 	Price(lines []Line) (Bill, error)
-	// DiscountLimit is the largest line discount a cashier may give alone.
+	// DiscountLimit is the largest line discount a cashier may give alone, as a
+	// manager set it in the settings; 0 means every discount needs a manager.
 	DiscountLimit(l Line) pos.Paise
 }
 
@@ -222,6 +223,17 @@ type Books interface {
 	// CloseDay closes day with a Z report, authorised by a manager's PIN, and
 	// renders the report as text.
 	CloseDay(ctx context.Context, day time.Time, pin string) (string, error)
+	// RefundReceipt renders the receipt of an order's latest done refund as a PNG
+	// image.
+	RefundReceipt(ctx context.Context, orderID string) ([]byte, error)
+	// PrintRefund prints the receipt of an order's latest done refund; every copy
+	// after the first is a reprint.
+	PrintRefund(ctx context.Context, orderID string) error
+	// ReportReceipt renders day's report as the printed slip, a PNG image: the X
+	// report, or the sealed Z report once the day is closed.
+	ReportReceipt(ctx context.Context, day time.Time) ([]byte, error)
+	// PrintReport prints day's report (X, or Z once closed) on the receipt printer.
+	PrintReport(ctx context.Context, day time.Time) error
 	// ExportCSV writes day's orders as CSV, one row per order.
 	ExportCSV(ctx context.Context, day time.Time, w io.Writer) error
 	// OrderFromQR reads a receipt's QR text and returns its order id.
@@ -240,6 +252,9 @@ type Settings struct {
 	SecretSet      bool // a secret is stored; it is never shown
 	PrinterProfile string
 	PrinterAddr    string
+	// DiscountLimit is the largest line discount a cashier gives without a
+	// manager's PIN; 0 means every discount needs one.
+	DiscountLimit pos.Paise
 }
 
 // Admin reads and changes the settings.

@@ -198,7 +198,7 @@ func TestSaleScreen(t *testing.T) {
 	h.press(fyne.KeyF4)
 	h.enter("600")
 	require.NotNil(t, h.u.prompt)
-	assert.Contains(t, h.u.prompt.message.Text, "a manager must approve")
+	assert.Contains(t, h.u.prompt.message.Text, "A discount above ₹500.00 needs a manager's PIN.")
 	h.enter("1234") // a cashier's PIN is not a manager's
 	h.settle()
 	assert.Equal(t, sentence(errFakeWrongPIN), h.u.prompt.message.Text)
@@ -534,6 +534,9 @@ func TestJournal(t *testing.T) {
 	assert.Nil(t, h.u.prompt)
 	assert.Equal(t, []pos.Paise{pos.Rupees(400)}, f.refunds)
 	assert.Contains(t, j.message.Text, "Refunded ₹400.00")
+	require.Equal(t, h.u.receipt, h.u.current, "a verified refund opens its receipt")
+	h.press(fyne.KeyEscape)
+	require.Equal(t, j, h.u.current)
 
 	h.press(fyne.KeyF7)
 	h.settle()
