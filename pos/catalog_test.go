@@ -511,3 +511,13 @@ func FuzzImportJSON(f *testing.F) {
 		checkCatalog(t, c)
 	})
 }
+
+// TestSampleCatalogFindsWhatCashiersType checks that the words a counter uses for
+// everyday items find them in the sample catalog as typed.
+func TestSampleCatalogFindsWhatCashiersType(t *testing.T) {
+	cat, err := DefaultCatalog()
+	require.NoError(t, err)
+	for _, q := range []string{"charger", "cable", "case", "earphones", "s24", "iphone"} {
+		assert.NotEmpty(t, cat.Search(q, 10), "Search(%q)", q)
+	}
+}
