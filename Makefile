@@ -16,7 +16,7 @@ DEB_PACKAGES := gcc libc6-dev pkg-config libgl-dev libegl-dev libx11-dev libxcur
 # on a loaded machine without any failing input.
 FUZZTIME ?= 3000x
 
-.PHONY: all deps run test check fmt vet staticcheck depcheck unit fuzz window bench bench-start build package clean
+.PHONY: all deps run test check fmt vet staticcheck depcheck unit fuzz window bench bench-start build package package-windows clean
 
 all: test
 
@@ -72,6 +72,12 @@ bench-start: deps
 
 package: deps
 	$(GO) tool fyne package --release
+
+# Galla.exe for Windows, built on Debian with its mingw-w64 cross compiler.
+package-windows: deps
+	@dpkg-query -W -f='$${Status}\n' gcc-mingw-w64-x86-64 2>/dev/null | grep -q '^install ok installed' || \
+		{ $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gcc-mingw-w64-x86-64 >/dev/null; }
+	CC=x86_64-w64-mingw32-gcc CGO_ENABLED=1 $(GO) tool fyne package -os windows --release
 
 clean:
 	rm -rf bin

@@ -288,7 +288,10 @@ func (l *layouter) sale(r Receipt) {
 func (l *layouter) refund(r Receipt) {
 	if f := r.Refund; f != nil {
 		l.lr("Against receipt", f.OriginalNumber, false)
-		l.lr("Sale order", f.OriginalOrderID, false)
+		if f.OriginalOrderID != r.MerchantOrderID {
+			// A refund is made on the sale's own order: name it once.
+			l.lr("Sale order", f.OriginalOrderID, false)
+		}
 		if !f.OriginalTime.IsZero() {
 			l.lr("Sale date", f.OriginalTime.Format("02 Jan 2006 15:04"), false)
 		}
