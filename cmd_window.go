@@ -47,12 +47,33 @@ func cmdWindow(c *cli, args []string) int {
 		return code
 	}
 	defer closeAll()
+	// Restart (DESIGN.md section 2): settle what an earlier run left unknown now,
+	// in the background, rather than at the first payment; the status bar shows
+	// what stays unknown. The engine runs it once more before a payment if this
+	// has not finished, and never two at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reconcileInBackground(ctx, t.eng, c.stderr)
 	a := app.NewWithID("in.galla.pos")
 	icon := fyne.NewStaticResource("icon.png", assets.Icon())
 	a.SetIcon(icon)
 	w := ui.New(a, t, ui.Options{Title: "Galla — " + t.terminal, Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts")})
 	w.ShowAndRun()
 	return exitOK
+}
+
+// reconcileInBackground starts the engine's reconciliation and returns a channel
+// closed when it is over. A failure is said once on w; the engine tries again
+// before its next payment.
+func reconcileInBackground(ctx context.Context, eng *pos.Engine, w io.Writer) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := eng.Reconcile(ctx); err != nil && ctx.Err() == nil {
+			fmt.Fprintln(w, "galla: the payments left open by the last run could not all be checked yet: "+pos.Sentence(err))
+		}
+	}()
+	return done
 }
 
 // openWindowTill opens what the headless commands open (openTill) plus what the

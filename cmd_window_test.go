@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"galla/gateway/sandbox"
 	"galla/pos"
 	"galla/receipts"
 	"galla/ui"
@@ -227,4 +228,46 @@ func TestWindowTillCloseDayWritesBackup(t *testing.T) {
 
 	_, err = till.CloseDay(ctx, day, "4321")
 	assert.ErrorIs(t, err, pos.ErrDayClosed, "a day closes once")
+}
+
+// TestWindowStartReconciles checks the restart rule: a payment whose answers could
+// not be verified stays UNKNOWN, and the reconciliation the window starts when it
+// opens settles it from the service's verified answer, with no new payment.
+func TestWindowStartReconciles(t *testing.T) {
+	ctx := t.Context()
+	till := newWindowTill(t)
+	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
+	p := till.Search("charger", 1)
+	require.NotEmpty(t, p)
+	lines := []ui.Line{{Product: p[0], Qty: 1}}
+
+	sb := till.ps.sandbox
+	sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
+	sb.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
+	payCtx, cancel := context.WithTimeout(ctx, 3*time.Second) // polling unverified answers stops here
+	defer cancel()
+	card := till.NewCard("5555555555554444", "12", "2031", "123", "A Customer") // frictionless: captured at once
+	out, err := till.Pay(payCtx, ui.PayRequest{Lines: lines, Tender: pos.TenderCard, Card: card, Cashier: "Asha"}, func(ui.Progress) {})
+	require.NoError(t, err)
+	require.NotEqual(t, pos.StatePaid, out.State, "an unverified answer is never PAID")
+	o, err := till.eng.Order(ctx, out.OrderID)
+	require.NoError(t, err)
+	require.True(t, o.Unresolved(), "the order waits for a verified answer")
+
+	sb.ClearFaults()
+	var msg bytes.Buffer
+	select {
+	case <-reconcileInBackground(ctx, till.eng, &msg):
+	case <-time.After(20 * time.Second):
+		t.Fatal("the startup reconciliation did not finish")
+	}
+	assert.Empty(t, msg.String())
+	o, err = till.eng.Order(ctx, out.OrderID)
+	require.NoError(t, err)
+	assert.Equal(t, pos.StatePaid, o.State, "settled from the verified answer")
+	var captures int
+	for _, lo := range sb.Ledger() {
+		captures += lo.CapturedPayments
+	}
+	assert.Equal(t, 1, captures, "no second payment")
 }
