@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -145,8 +144,7 @@ type windowTill struct {
 
 	otps    map[string]chan string // orders whose sandbox authentication waits for the OTP
 	lastErr time.Time
-	page    *http.Server // serves the checkout page to the customer's phone, once started
-	pageURL string       // the page server's base address
+	page    *phonePage // serves the page the customer's phone opens, once started
 }
 
 var _ ui.Till = (*windowTill)(nil)
@@ -398,10 +396,15 @@ func (t *windowTill) Pay(ctx context.Context, req ui.PayRequest, progress func(u
 	return outcomeOf(res), nil
 }
 
-// payOnPhone creates the order and shows the customer the checkout page's address
-// as a QR code; the customer pays on the phone and pos polls the verified status.
+// payOnPhone creates the order, offers it on the phone page and shows that page's
+// address as a QR code; the customer pays on the phone and pos polls the verified
+// status (DESIGN.md section 2).
 func (t *windowTill) payOnPhone(ctx context.Context, sale pos.Sale, opt pos.PayOptions, progress func(ui.Progress)) (*pos.Result, error) {
-	base, err := t.checkoutPage()
+	page, err := t.checkoutPage()
+	if err != nil {
+		return nil, err
+	}
+	shop, err := pos.LoadShop(ctx, t.j)
 	if err != nil {
 		return nil, err
 	}
@@ -409,33 +412,32 @@ func (t *windowTill) payOnPhone(ctx context.Context, sale pos.Sale, opt pos.PayO
 	if err != nil {
 		return nil, err
 	}
-	progress(ui.Progress{OrderID: o.ID, Step: ui.StepAuthenticating,
-		CheckoutURL: base + "/checkout/v1/pay?orderToken=" + url.QueryEscape(o.Token)})
+	addr := page.open(o.ID, phoneOrder{Token: o.Token, Amount: o.Amount, Shop: shop.Name})
+	defer page.done(o.ID)
+	progress(ui.Progress{OrderID: o.ID, Step: ui.StepAuthenticating, CheckoutURL: addr})
 	return t.eng.Await(ctx, o.ID, opt)
 }
 
-// checkoutPage returns the address of the checkout page for the customer's phone.
-// With the embedded sandbox the terminal serves the sandbox's hosted page itself on
-// loopback (DESIGN.md section 2); the live service hosts its own.
-func (t *windowTill) checkoutPage() (string, error) {
-	if t.ps.live() {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		return strings.TrimRight(t.cfg.Gateway.BaseURL, "/"), nil
-	}
+// checkoutPage returns the page server for the customer's phone, starting it on
+// first use with config.json's phone_page address (loopback unless the manager set
+// a LAN address). With the embedded sandbox it also serves the sandbox's checkout;
+// with the live service the page loads the configured checkout_script_url.
+func (t *windowTill) checkoutPage() (*phonePage, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.page != nil {
-		return t.pageURL, nil
+		return t.page, nil
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	opt := phonePageOptions{Listen: t.cfg.PhonePage.Listen, ScriptURL: t.cfg.Gateway.CheckoutScriptURL, Interfaces: systemInterfaces}
+	if !t.ps.live() {
+		opt.Sandbox = t.ps.sandbox
+	}
+	p, err := startPhonePage(opt)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	t.page = &http.Server{Handler: t.ps.sandbox, ReadHeaderTimeout: 10 * time.Second}
-	t.pageURL = "http://" + ln.Addr().String()
-	go func() { _ = t.page.Serve(ln) }()
-	return t.pageURL, nil
+	t.page = p
+	return p, nil
 }
 
 // outcomeOf turns pos's result into the screen's outcome.
@@ -780,11 +782,11 @@ func (t *windowTill) Settings(ctx context.Context) (ui.Settings, error) {
 		return ui.Settings{}, err
 	}
 	t.mu.Lock()
-	g := t.cfg.Gateway
+	g, phone := t.cfg.Gateway, t.cfg.PhonePage
 	t.mu.Unlock()
 	s := ui.Settings{ShopName: shop.Name, Address: strings.Join(shop.Address, ", "), GSTIN: shop.GSTIN,
 		Live: g.BaseURL != "", GatewayURL: g.BaseURL, MerchantID: g.MerchantID, AccessCode: g.AccessCode, SecretSet: g.Secret != "",
-		PrinterAddr: prof.Address, DiscountLimit: discount.Limit}
+		PrinterAddr: prof.Address, DiscountLimit: discount.Limit, PhoneListen: phone.Listen}
 	if prof.Width == 58 || prof.Width == 32 {
 		s.PrinterProfile = "58mm"
 	} else if prof.Width != 0 {
@@ -806,11 +808,16 @@ func (t *windowTill) saveSetting(ctx context.Context, key string, v any) error {
 }
 
 // SaveSettings journals the shop, the discount policy (when it changed) and the
-// printer, and writes the gateway into the configuration file (mode 0600). The
-// discount limit applies at once; the gateway change takes effect at the next start.
+// printer, and writes the gateway and the phone page's address into the
+// configuration file (mode 0600). The discount limit applies at once; the gateway
+// change takes effect at the next start, the phone page's address the next time
+// its server starts (the first pay on phone after a start).
 func (t *windowTill) SaveSettings(ctx context.Context, s ui.Settings, secret string) error {
 	discount := pos.DiscountPolicy{Limit: s.DiscountLimit}
 	if err := discount.Validate(); err != nil {
+		return err
+	}
+	if err := checkPhoneListen(s.PhoneListen); err != nil {
 		return err
 	}
 	shop := pos.Shop{Name: s.ShopName, GSTIN: s.GSTIN}
@@ -856,6 +863,7 @@ func (t *windowTill) SaveSettings(ctx context.Context, s ui.Settings, secret str
 		cfg.Gateway.BaseURL = ""
 	}
 	cfg.Gateway.MerchantID, cfg.Gateway.AccessCode = s.MerchantID, s.AccessCode
+	cfg.PhonePage.Listen = s.PhoneListen
 	if secret != "" {
 		cfg.Gateway.Secret = secret
 	}

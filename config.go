@@ -33,8 +33,9 @@ const embeddedBaseURL = "http://sandbox.galla.local"
 
 // config is what config.json holds.
 type config struct {
-	Terminal string        `json:"terminal,omitempty"` // the terminal's name on receipts
-	Gateway  gatewayConfig `json:"gateway"`
+	Terminal  string          `json:"terminal,omitempty"` // the terminal's name on receipts
+	Gateway   gatewayConfig   `json:"gateway"`
+	PhonePage phonePageConfig `json:"phone_page,omitzero"` // the page for pay on the customer's phone
 }
 
 // gatewayConfig selects and authenticates the payment service. An empty BaseURL means
@@ -44,6 +45,10 @@ type gatewayConfig struct {
 	MerchantID string `json:"merchant_id,omitempty"`
 	AccessCode string `json:"access_code,omitempty"`
 	Secret     string `json:"secret,omitempty"`
+	// CheckoutScriptURL is the live service's browser checkout script
+	// ({checkout_script_url} of the interface), which the page for the customer's
+	// phone loads. The embedded sandbox serves its own.
+	CheckoutScriptURL string `json:"checkout_script_url,omitempty"`
 }
 
 // String never shows the access code or the secret.

@@ -50,6 +50,8 @@ type fakeTill struct {
 	schemes  int
 	// holdPay, when set, keeps Pay waiting after order creation until it is closed.
 	holdPay chan struct{}
+	// phoneFails fails that many pay-on-phone payments (verified, retry allowed).
+	phoneFails int
 }
 
 func newFakeTill() *fakeTill {
@@ -272,6 +274,17 @@ func (f *fakeTill) Pay(ctx context.Context, req PayRequest, progress func(Progre
 	case pos.TenderPhone:
 		progress(Progress{OrderID: id, Step: StepCreated})
 		progress(Progress{OrderID: id, Step: StepAuthenticating, CheckoutURL: "http://127.0.0.1:7071/pay/" + id})
+		f.mu.Lock()
+		fail := f.phoneFails > 0
+		if fail {
+			f.phoneFails--
+		}
+		f.mu.Unlock()
+		if fail {
+			out.State, out.Verified, out.Reason, out.CanRetry = pos.StateFailed, true, "The customer's bank declined the payment.", true
+			f.record(OrderSummary{OrderID: id, State: pos.StateFailed, Tender: req.Tender, Amount: total, Cashier: req.Cashier})
+			return out, nil
+		}
 		return paid()
 	}
 	card := req.Card.(*fakeCard)

@@ -275,7 +275,13 @@ func (s *payScreen) done(o Outcome, err error) {
 		if msg == "" {
 			msg = "The payment failed."
 		}
-		if o.CanRetry {
+		switch {
+		case o.CanRetry && s.req.Tender == pos.TenderPhone:
+			// The attempts of a phone payment are made on the phone: another try
+			// is a fresh checkout page, so a fresh order and QR code.
+			msg += " Press F6 for a new QR code for the customer's phone, or choose another tender."
+			s.retryA.btn.Enable()
+		case o.CanRetry:
 			msg += " Try again on the same order with F6, or choose another tender."
 			s.retryA.btn.Enable()
 		}
@@ -318,6 +324,11 @@ func (s *payScreen) retry() {
 		return
 	}
 	req := s.req
+	if req.Tender == pos.TenderPhone {
+		req.OrderID = ""
+		s.start(req)
+		return
+	}
 	req.OrderID = s.outcome.OrderID
 	total := s.outcome.Amount
 	s.u.card.start(req, total)

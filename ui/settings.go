@@ -30,6 +30,7 @@ type settingsScreen struct {
 	secret     *keyEntry
 	profile    *widget.Select
 	printer    *keyEntry
+	phone      *keyEntry // where the page for pay on the customer's phone listens
 	message    *widget.Label
 	save       *action
 	testPrint  *action
@@ -38,6 +39,10 @@ type settingsScreen struct {
 	liveA      *action
 	profileA   *action
 }
+
+// phoneHint explains the phone page's address under its entry.
+const phoneHint = "Pay on phone: e.g. 0.0.0.0:7071 so the customer's phone on the shop's Wi-Fi can open the page; " +
+	"empty keeps it on this computer. Applies the next time the page starts (after Galla restarts)."
 
 func newSettingsScreen(u *UI) *settingsScreen {
 	s := &settingsScreen{u: u}
@@ -58,7 +63,8 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.secret.Password = true
 	s.profile = widget.NewSelect(nil, nil)
 	s.printer = entry("Printer: 192.168.1.50:9100, a spooler name, or a file path")
-	chain := []*keyEntry{s.shop, s.address, s.gstin, s.discount, s.gatewayURL, s.merchant, s.access, s.secret, s.printer}
+	s.phone = entry("127.0.0.1:0 (this computer only)")
+	chain := []*keyEntry{s.shop, s.address, s.gstin, s.discount, s.gatewayURL, s.merchant, s.access, s.secret, s.printer, s.phone}
 	for i, e := range chain {
 		if i+1 < len(chain) {
 			next := chain[i+1]
@@ -77,6 +83,8 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.liveA = u.newAction("Live", fyne.KeyG, fyne.KeyModifierControl, func() { s.live.SetChecked(!s.live.Checked) })
 	s.profileA = u.newAction("Profile", fyne.KeyP, fyne.KeyModifierControl, func() { cycle(s.profile) })
 
+	phoneItem := widget.NewFormItem("Phone page address", s.phone)
+	phoneItem.HintText = phoneHint
 	form := widget.NewForm(
 		widget.NewFormItem("Shop", s.shop),
 		widget.NewFormItem("Address", s.address),
@@ -89,6 +97,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		widget.NewFormItem("Secret", s.secret),
 		widget.NewFormItem("Printer profile [Ctrl+P]", s.profile),
 		widget.NewFormItem("Printer", s.printer),
+		phoneItem,
 	)
 	buttons := container.NewGridWithColumns(4, s.back.btn, s.addStaff.btn, s.testPrint.btn, s.save.btn)
 	s.root = container.NewPadded(container.NewBorder(heading("Settings"), container.NewVBox(s.message, buttons), nil, nil,
@@ -132,6 +141,7 @@ func (s *settingsScreen) load() {
 			}
 			s.profile.SetSelected(st.PrinterProfile)
 			s.printer.SetText(st.PrinterAddr)
+			s.phone.SetText(st.PhoneListen)
 		}
 	})
 }
@@ -154,6 +164,7 @@ func (s *settingsScreen) store() {
 	st.AccessCode = strings.TrimSpace(s.access.Text)
 	st.PrinterProfile = s.profile.Selected
 	st.PrinterAddr = strings.TrimSpace(s.printer.Text)
+	st.PhoneListen = strings.TrimSpace(s.phone.Text)
 	secret := s.secret.Text
 	s.secret.SetText("") // never kept on screen
 	s.save.btn.Disable()

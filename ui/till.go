@@ -255,6 +255,10 @@ type Settings struct {
 	// DiscountLimit is the largest line discount a cashier gives without a
 	// manager's PIN; 0 means every discount needs one.
 	DiscountLimit pos.Paise
+	// PhoneListen is where the page for pay on the customer's phone listens,
+	// host:port; empty means this computer only (127.0.0.1:0). A LAN address such
+	// as 0.0.0.0:7071 lets a phone on the shop's Wi-Fi open it.
+	PhoneListen string
 }
 
 // Admin reads and changes the settings.

@@ -461,6 +461,30 @@ func TestPayOnPhone(t *testing.T) {
 	assert.Equal(t, "PAID", p.result.Text)
 }
 
+func TestPayOnPhoneRetryIsANewQRCode(t *testing.T) {
+	f := newFakeTill()
+	f.phoneFails = 1
+	h := newHarness(t, f)
+	h.signIn("Ravi", "1234")
+	h.enter("CABLE")
+	h.press(fyne.KeyF8)
+	h.settle()
+	p := h.u.pay
+	require.Equal(t, "FAILED", p.result.Text)
+	assert.Contains(t, p.detail.Text, "F6 for a new QR code")
+
+	h.press(fyne.KeyF6)
+	h.settle()
+	assert.Equal(t, p, h.u.current, "no card form for a phone payment")
+	assert.Equal(t, "PAID", p.result.Text)
+	assert.Equal(t, "http://127.0.0.1:7071/pay/G-0002", p.qrURL.Text, "a fresh order and QR code")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.Len(t, f.requests, 2)
+	assert.Equal(t, pos.TenderPhone, f.requests[1].Tender)
+	assert.Empty(t, f.requests[1].OrderID)
+}
+
 func TestStatusBar(t *testing.T) {
 	f := newFakeTill()
 	f.status = Status{Live: true, Online: false, Unknown: 2}
@@ -606,6 +630,8 @@ func TestSettings(t *testing.T) {
 	h.ctrl(fyne.KeyP)
 	s.secret.SetText("3F1A9C7E")
 	s.shop.SetText("Sharma Mobiles, Pune")
+	assert.Empty(t, s.phone.Text, "the phone page stays on this computer unless set")
+	s.phone.SetText(" 0.0.0.0:7071 ")
 	h.ctrl(fyne.KeyS)
 	assert.Empty(t, s.secret.Text, "the secret leaves the screen at once")
 	h.settle()
@@ -613,6 +639,7 @@ func TestSettings(t *testing.T) {
 	assert.Equal(t, "3F1A9C7E", f.secret)
 	assert.Equal(t, "Sharma Mobiles, Pune", f.settings.ShopName)
 	assert.Equal(t, "80mm", f.settings.PrinterProfile)
+	assert.Equal(t, "0.0.0.0:7071", f.settings.PhoneListen)
 
 	h.press(fyne.KeyF6) // add staff
 	require.NotNil(t, h.u.prompt)

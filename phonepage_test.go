@@ -1,0 +1,473 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"galla/gateway/sandbox"
+	"galla/pos"
+	"galla/ui"
+)
+
+// phoneSale is a pay-on-phone sale running in the background.
+type phoneSale struct {
+	orderID string
+	url     string
+	done    chan phoneResult
+}
+
+type phoneResult struct {
+	out ui.Outcome
+	err error
+}
+
+// startPhoneSale starts a pay-on-phone sale of one Samsung phone and waits for the
+// page address the pay screen shows as a QR code.
+func startPhoneSale(t *testing.T, ctx context.Context, till *windowTill) phoneSale {
+	t.Helper()
+	found := till.Search("samsung", 1)
+	require.NotEmpty(t, found)
+	lines := []ui.Line{{Product: found[0], Qty: 1}}
+	shown := make(chan ui.Progress, 1)
+	s := phoneSale{done: make(chan phoneResult, 1)}
+	go func() {
+		out, err := till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderPhone, Cashier: "Asha"}, func(p ui.Progress) {
+			if p.CheckoutURL != "" {
+				select {
+				case shown <- p:
+				default:
+				}
+			}
+		})
+		s.done <- phoneResult{out, err}
+	}()
+	select {
+	case p := <-shown:
+		s.orderID, s.url = p.OrderID, p.CheckoutURL
+	case r := <-s.done:
+		t.Fatalf("the sale ended before the page was shown: %+v %v", r.out, r.err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no checkout page address")
+	}
+	return s
+}
+
+// phoneGet fetches a URL and returns its status and body.
+func phoneGet(t *testing.T, u string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, u, nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(b)
+}
+
+// TestPhonePageServesOrder checks the merchant page of a real embedded-sandbox
+// order: it carries the order's token and loads the checkout script from the same
+// listener, which serves the sandbox's checkout and nothing else of it; the page of
+// an order that is not open, or no longer open, is not served.
+func TestPhonePageServesOrder(t *testing.T) {
+	till := newWindowTill(t)
+	require.NoError(t, till.SaveSettings(t.Context(), ui.Settings{ShopName: "Sharma Mobiles", DiscountLimit: pos.DefaultDiscountLimit}, ""))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	sale := startPhoneSale(t, ctx, till)
+
+	u, err := url.Parse(sale.url)
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1", u.Hostname(), "loopback by default")
+	assert.Equal(t, "/pay/"+sale.orderID, u.Path)
+	o, err := till.eng.Order(t.Context(), sale.orderID)
+	require.NoError(t, err)
+	require.NotEmpty(t, o.Token)
+
+	code, page := phoneGet(t, sale.url)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, page, `"orderToken":"`+o.Token+`"`, "the token as create order sent it")
+	assert.Contains(t, page, `<script src="/checkout/v1/checkout.js"></script>`)
+	assert.Contains(t, page, `"paymentMode":"CREDIT_DEBIT,NETBANKING,UPI,WALLET"`)
+	assert.Contains(t, page, `"channelId":"WEB"`)
+	assert.Contains(t, page, `"countryCode":"91"`)
+	assert.Contains(t, page, "Sharma Mobiles")
+	assert.Contains(t, page, "Pay &#8377;&nbsp;"+o.Amount.Plain())
+	assert.Contains(t, page, `name="viewport"`)
+
+	base := u.Scheme + "://" + u.Host
+	code, js := phoneGet(t, base+"/checkout/v1/checkout.js")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, js, "window.Checkout = Checkout")
+	code, hosted := phoneGet(t, base+"/checkout/v1/pay?orderToken="+o.Token)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, hosted, sale.orderID, "the hosted page knows the order")
+
+	for _, path := range []string{"/", "/api/v1/order/create", "/api/v1/order/status", "/admin/faults", "/pay/", "/pay/GALLA-NOT-OPEN", "/checkout/v1/other"} {
+		code, _ := phoneGet(t, base+path)
+		assert.Equal(t, http.StatusNotFound, code, path)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/pay/"+sale.orderID, nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+
+	cancel() // the customer walked away: the wait ends, nothing is paid
+	select {
+	case r := <-sale.done:
+		if r.err == nil {
+			assert.NotEqual(t, pos.StatePaid, r.out.State)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the wait did not end with its context")
+	}
+	code, page = phoneGet(t, sale.url)
+	assert.Equal(t, http.StatusNotFound, code, "an order no longer waited for is not served")
+	assert.NotContains(t, page, o.Token)
+}
+
+// TestLANIPv4 checks which address the QR code shows when the page listens on
+// every address.
+func TestLANIPv4(t *testing.T) {
+	up := net.FlagUp | net.FlagRunning
+	ipnet := func(s string) net.Addr {
+		ip, n, err := net.ParseCIDR(s)
+		require.NoError(t, err)
+		n.IP = ip
+		return n
+	}
+	tests := []struct {
+		name string
+		ifs  []netInterface
+		want string
+	}{
+		{"none", nil, ""},
+		{"loopback only", []netInterface{{Flags: up | net.FlagLoopback, Addrs: []net.Addr{ipnet("127.0.0.1/8")}}}, ""},
+		{"first up non-loopback", []netInterface{
+			{Flags: up | net.FlagLoopback, Addrs: []net.Addr{ipnet("127.0.0.1/8"), ipnet("::1/128")}},
+			{Flags: up, Addrs: []net.Addr{ipnet("fe80::1/64"), ipnet("192.168.1.23/24")}},
+			{Flags: up, Addrs: []net.Addr{ipnet("10.0.0.5/8")}},
+		}, "192.168.1.23"},
+		{"down interface skipped", []netInterface{
+			{Flags: 0, Addrs: []net.Addr{ipnet("192.168.1.23/24")}},
+			{Flags: up, Addrs: []net.Addr{ipnet("10.0.0.5/8")}},
+		}, "10.0.0.5"},
+		{"running preferred", []netInterface{
+			{Flags: net.FlagUp, Addrs: []net.Addr{ipnet("172.17.0.1/16")}},
+			{Flags: up, Addrs: []net.Addr{ipnet("192.168.0.7/24")}},
+		}, "192.168.0.7"},
+		{"up without running when nothing runs", []netInterface{
+			{Flags: net.FlagUp, Addrs: []net.Addr{ipnet("172.17.0.1/16")}},
+		}, "172.17.0.1"},
+		{"link-local and IPv6 only", []netInterface{
+			{Flags: up, Addrs: []net.Addr{ipnet("169.254.3.4/16"), ipnet("2001:db8::5/64")}},
+		}, ""},
+		{"IPAddr form", []netInterface{{Flags: up, Addrs: []net.Addr{&net.IPAddr{IP: net.ParseIP("192.168.5.9")}}}}, "192.168.5.9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ip, ok := lanIPv4(tt.ifs)
+			if tt.want == "" {
+				assert.False(t, ok, "%v", ip)
+				return
+			}
+			require.True(t, ok)
+			assert.Equal(t, tt.want, ip.String())
+		})
+	}
+}
+
+// TestPhonePageListen checks the address the QR code shows for each listen
+// setting, and that a LAN setting without a LAN address says so.
+func TestPhonePageListen(t *testing.T) {
+	sb, err := sandbox.New()
+	require.NoError(t, err)
+	lan := func() ([]netInterface, error) {
+		return []netInterface{{Flags: net.FlagUp | net.FlagRunning, Addrs: []net.Addr{&net.IPNet{IP: net.ParseIP("192.168.1.23"), Mask: net.CIDRMask(24, 32)}}}}, nil
+	}
+	noLAN := func() ([]netInterface, error) { return nil, nil }
+	tests := []struct {
+		name     string
+		listen   string
+		ifs      func() ([]netInterface, error)
+		wantHost string
+		wantErr  error
+	}{
+		{"default loopback", "", noLAN, "127.0.0.1", nil},
+		{"all IPv4 addresses", "0.0.0.0:0", lan, "192.168.1.23", nil},
+		{"all addresses, no host", ":0", lan, "192.168.1.23", nil},
+		{"a specific address", "127.0.0.1:0", lan, "127.0.0.1", nil},
+		{"no LAN address", "0.0.0.0:0", noLAN, "", errNoLANAddress},
+		{"not host:port", "0.0.0.0", lan, "", sentenceError("")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := startPhonePage(phonePageOptions{Listen: tt.listen, Sandbox: sb, Interfaces: tt.ifs})
+			if tt.wantErr != nil {
+				require.Error(t, err)
+				assert.IsType(t, tt.wantErr, err)
+				if tt.wantErr != sentenceError("") {
+					assert.Equal(t, tt.wantErr, err)
+				}
+				return
+			}
+			require.NoError(t, err)
+			defer p.Close()
+			u, err := url.Parse(p.open("GALLA-1", phoneOrder{Token: "T%3D", Amount: 100}))
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantHost, u.Hostname())
+			port, err := strconv.Atoi(u.Port())
+			require.NoError(t, err)
+			assert.Positive(t, port)
+			// Whatever the address shown, the page answers on loopback too
+			// (it listens on every address, or on loopback itself).
+			code, page := phoneGet(t, "http://"+net.JoinHostPort("127.0.0.1", u.Port())+"/pay/GALLA-1")
+			assert.Equal(t, http.StatusOK, code)
+			assert.Contains(t, page, `"orderToken":"T%3D"`)
+		})
+	}
+}
+
+// TestPhonePageLiveNeedsScriptURL checks that with the live service and no
+// checkout_script_url, pay on phone says so in one sentence before any order is
+// created, and that a configured one is what the page loads.
+func TestPhonePageLiveNeedsScriptURL(t *testing.T) {
+	env := map[string]string{"GALLA_MERCHANT_ID": "100001", "GALLA_ACCESS_CODE": "AC1",
+		"GALLA_SECRET_KEY": strings.Repeat("ab", 32)}
+	c := &cli{dataDir: t.TempDir(), stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string { return env[k] },
+		gatewayURL: "https://payments.example.invalid"}
+	till, closeAll, err := openWindowTill(c)
+	require.NoError(t, err)
+	t.Cleanup(closeAll)
+	require.True(t, till.ps.live())
+	found := till.Search("samsung", 1)
+	require.NotEmpty(t, found)
+
+	_, err = till.Pay(t.Context(), ui.PayRequest{Lines: []ui.Line{{Product: found[0], Qty: 1}}, Tender: pos.TenderPhone, Cashier: "Asha"}, nil)
+	require.Error(t, err)
+	assert.Equal(t, "Pay on phone needs the live service's checkout script address: set checkout_script_url in the gateway section of config.json.", pos.Sentence(err))
+	orders, err := till.Orders(t.Context(), time.Now())
+	require.NoError(t, err)
+	assert.Empty(t, orders, "no order is created without a page to pay it on")
+
+	p, err := startPhonePage(phonePageOptions{ScriptURL: "https://checkout.example.in/v1/checkout.js"})
+	require.NoError(t, err)
+	defer p.Close()
+	code, page := phoneGet(t, p.open("GALLA-2", phoneOrder{Token: "TOK", Amount: 149900, Shop: "Sharma Mobiles"}))
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, page, `<script src="https://checkout.example.in/v1/checkout.js"></script>`)
+	assert.Contains(t, page, "1,499.00")
+	base := strings.TrimSuffix(p.base, "/")
+	code, _ = phoneGet(t, base+"/checkout/v1/checkout.js")
+	assert.Equal(t, http.StatusNotFound, code, "without the sandbox nothing but the page is served")
+}
+
+// TestPhonePageSetting checks that the manager's phone page address is saved to
+// config.json, shown again, and checked.
+func TestPhonePageSetting(t *testing.T) {
+	ctx := t.Context()
+	till := newWindowTill(t)
+	s, err := till.Settings(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, s.PhoneListen)
+	s.DiscountLimit = pos.DefaultDiscountLimit
+	s.PhoneListen = "0.0.0.0:7071"
+	require.NoError(t, till.SaveSettings(ctx, s, ""))
+	raw, err := os.ReadFile(filepath.Join(till.c.dataDir, configFile))
+	require.NoError(t, err)
+	var cfg struct {
+		PhonePage struct {
+			Listen string `json:"listen"`
+		} `json:"phone_page"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &cfg))
+	assert.Equal(t, "0.0.0.0:7071", cfg.PhonePage.Listen)
+	again, err := till.Settings(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "0.0.0.0:7071", again.PhoneListen)
+
+	for _, bad := range []string{"0.0.0.0", "host:port", "1.2.3.4:70000"} {
+		s.PhoneListen = bad
+		err := till.SaveSettings(ctx, s, "")
+		require.Error(t, err, bad)
+		assert.Contains(t, pos.Sentence(err), "host:port", bad)
+	}
+	again, err = till.Settings(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "0.0.0.0:7071", again.PhoneListen, "a refused address changes nothing")
+}
+
+// chromiumPath finds Debian's chromium. Under CI=true a missing browser fails the
+// test; elsewhere it skips it (the policy of the sandbox's browser test).
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed; run `make deps` (apt-get install -y chromium)")
+	}
+	t.Skip("chromium is not installed; run `make deps` to run the pay-on-phone browser test")
+	return ""
+}
+
+// TestPayOnPhoneBrowser drives headless Chromium as the customer's phone through
+// the merchant page from the QR code, its Pay button and the checkout. A declined
+// card ends the first sale FAILED on a verified status, and the page closes the
+// checkout and sends the customer to the cashier. On the second sale a card the
+// checkout refuses before any payment leaves the customer free to try again, and
+// test card 4111111111111111 with the OTP ends it PAID on a verified status while
+// the page says the counter is checking.
+func TestPayOnPhoneBrowser(t *testing.T) {
+	exe := chromiumPath(t)
+	till := newWindowTill(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(412, 860))
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+
+	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+	// checkout opens a sale's merchant page, presses Pay, continues as a guest
+	// and returns the query option that reaches into the checkout's iframe.
+	checkout := func(page string) chromedp.QueryOption {
+		t.Helper()
+		require.NoError(t, chromedp.Do(bctx,
+			chromedp.Navigate(page),
+			chromedp.WaitVisible(css("#pay")),
+			chromedp.Click(css("#pay")),
+			chromedp.WaitReady(css("#galla-checkout-frame")),
+		))
+		// The iframe's node is taken again until its hosted page has loaded.
+		var in chromedp.QueryOption
+		for try := 0; in == nil; try++ {
+			require.Less(t, try, 20, "the hosted page never loaded in the checkout iframe")
+			frames, err := chromedp.Run(bctx, chromedp.Nodes(css("#galla-checkout-frame")))
+			require.NoError(t, err)
+			require.Len(t, frames, 1)
+			wctx, cancelWait := context.WithTimeout(bctx, time.Second)
+			if chromedp.Do(wctx, chromedp.WaitReady(css("#step-login"), chromedp.FromNode(frames[0]))) == nil {
+				in = chromedp.FromNode(frames[0])
+			}
+			cancelWait()
+		}
+		require.NoError(t, chromedp.Do(bctx,
+			chromedp.WaitVisible(css("#login-skip"), in),
+			chromedp.Click(css("#login-skip"), in),
+		))
+		return in
+	}
+	year := strconv.Itoa(time.Now().Year() + 3)
+	card := func(in chromedp.QueryOption, number string) chromedp.Action[chromedp.Void] {
+		return chromedp.Steps(
+			chromedp.WaitVisible(css("#card-number"), in),
+			chromedp.SetValue(css("#card-number"), number, in),
+			chromedp.SetValue(css("#card-month"), "12", in),
+			chromedp.SetValue(css("#card-year"), year, in),
+			chromedp.SetValue(css("#card-cvv"), "123", in),
+			chromedp.SetValue(css("#card-holder"), "Asha Rao", in),
+			chromedp.Click(css("#pay-card"), in),
+		)
+	}
+	otp := func(in chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+		return chromedp.Steps(
+			chromedp.WaitVisible(css("#otp"), in),
+			chromedp.SendKeys(css("#otp"), sandbox.TestOTP, in),
+			chromedp.Click(css("#otp-submit"), in),
+		)
+	}
+	text := func(sel string) string {
+		t.Helper()
+		v, err := chromedp.Run(bctx, chromedp.Text(css(sel)))
+		require.NoError(t, err)
+		return v
+	}
+	overlays := func() int {
+		t.Helper()
+		n, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.querySelectorAll("#galla-checkout-overlay").length`))
+		require.NoError(t, err)
+		return n
+	}
+	outcome := func(s phoneSale) ui.Outcome {
+		t.Helper()
+		select {
+		case r := <-s.done:
+			require.NoError(t, r.err)
+			return r.out
+		case <-ctx.Done():
+			t.Fatal("the till's wait did not end after the customer's payment")
+		}
+		return ui.Outcome{}
+	}
+
+	// A declined card: the payment fails, the counter learns it, the phone is
+	// sent to the cashier.
+	first := startPhoneSale(t, ctx, till)
+	in := checkout(first.url)
+	require.NoError(t, chromedp.Do(bctx, card(in, "4000000000000002"), otp(in),
+		pollJS(`document.getElementById("status").textContent.indexOf("did not go through") >= 0`)))
+	assert.Equal(t, "The payment did not go through: Transaction declined by issuer. Ask the cashier to try again.", text("#status"))
+	assert.Zero(t, overlays(), "the checkout closes: this order takes no other payment from the phone")
+	out := outcome(first)
+	assert.Equal(t, pos.StateFailed, out.State)
+	assert.True(t, out.Verified)
+	code, _ := phoneGet(t, first.url)
+	assert.Equal(t, http.StatusNotFound, code, "the failed order's page is withdrawn")
+
+	// A new sale: a card refused before any payment, then the good card.
+	second := startPhoneSale(t, ctx, till)
+	require.NotEqual(t, first.orderID, second.orderID)
+	in = checkout(second.url)
+	require.NoError(t, chromedp.Do(bctx, card(in, "4111111111111112"),
+		pollJS(`document.getElementById("status").textContent.indexOf("You can try again") >= 0`)))
+	assert.Equal(t, 1, overlays(), "no payment was made: the customer tries again in the checkout")
+	require.NoError(t, chromedp.Do(bctx, card(in, "4111111111111111"), otp(in),
+		pollJS(`document.getElementById("status").textContent.indexOf("Payment received") >= 0`)))
+	assert.Equal(t, "Payment received — the counter is checking it.", text("#status"))
+
+	out = outcome(second)
+	assert.Equal(t, pos.StatePaid, out.State)
+	assert.True(t, out.Verified, "paid on a verified status")
+	assert.Equal(t, second.orderID, out.OrderID)
+	o, err := till.eng.Order(t.Context(), second.orderID)
+	require.NoError(t, err)
+	assert.Equal(t, pos.StatePaid, o.State)
+	assert.Equal(t, pos.TenderPhone, o.Tender)
+	assert.Equal(t, 1, ledger(t, till, second.orderID).CapturedPayments)
+	assert.Zero(t, ledger(t, till, first.orderID).CapturedPayments)
+	noCardNumber(t, till.c.dataDir, "4111111111111111", "4000000000000002")
+}
+
+// pollJS waits until a JavaScript expression of the page is true.
+func pollJS(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Poll[bool](expr)(ctx, t)
+		return err
+	})
+}
