@@ -77,7 +77,8 @@ package: deps
 package-windows: deps
 	@dpkg-query -W -f='$${Status}\n' gcc-mingw-w64-x86-64 2>/dev/null | grep -q '^install ok installed' || \
 		{ $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gcc-mingw-w64-x86-64 >/dev/null; }
-	CC=x86_64-w64-mingw32-gcc CGO_ENABLED=1 $(GO) tool fyne package -os windows --release
+	$(GO) build -o bin/fyne fyne.io/tools/cmd/fyne
+	GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc CGO_ENABLED=1 CGO_LDFLAGS=-lssp bin/fyne package -os windows --release
 
 clean:
 	rm -rf bin
