@@ -178,7 +178,7 @@ func cmdCheckout(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}
-	sale := pos.Sale{Lines: lines, Staff: "cli"}
+	sale := pos.Sale{Lines: lines, Staff: "command line"}
 	opt := pos.PayOptions{Wait: *wait, Auth: t.authenticator(c, *otp)}
 
 	var res *pos.Result
@@ -680,7 +680,7 @@ func cmdCatalog(c *cli, args []string) int {
 		if err != nil {
 			return c.fail(exitBadInput, "%s", pos.Sentence(err))
 		}
-		if err := t.j.PutCatalog(ctx, cat, "cli"); err != nil {
+		if err := t.j.PutCatalog(ctx, cat, "command line"); err != nil {
 			return c.fail(exitFailed, "%s", pos.Sentence(err))
 		}
 		fmt.Fprintf(c.stderr, "galla: %d products imported.\n", cat.Len())
