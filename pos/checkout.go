@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -366,6 +367,13 @@ func (e *Engine) OpenOnPhone(ctx context.Context, sale Sale, opt PayOptions) (*O
 // Await polls the verified status of an order until it is paid or failed, or the
 // wait ends (then it is UNKNOWN for the reconciler). It serves the phone tender and
 // the resumption of an interrupted payment.
+//
+// A phone order is awaited as an order, not as one payment: the customer may make
+// several attempts on it in the hosted checkout (contract sections 4 and 8), so each
+// poll inquires the order, a payment id the till has not seen is adopted and
+// journaled, and a failed attempt is journaled while the wait goes on as long as the
+// service's order status is not terminal. It ends FAILED only on the service's
+// verified FAILED order status (no attempt left, or the token expired unpaid).
 func (e *Engine) Await(ctx context.Context, orderID string, opt PayOptions) (*Result, error) {
 	unlock, err := e.lock(orderID)
 	if err != nil {
@@ -379,14 +387,22 @@ func (e *Engine) Await(ctx context.Context, orderID string, opt PayOptions) (*Re
 	if o.State == StateIntent || o.ServiceOrderID == "" {
 		return nil, fmt.Errorf("pos: await %q: %w: the order was never created", orderID, ErrBadEvent)
 	}
-	pid := ""
-	if a := o.LastAttempt(); a != nil {
-		pid = a.PaymentID
-	}
+	pid := inquiryPaymentID(o)
 	if o.Tender == TenderPhone {
 		opt.report(Progress{Step: StepWaiting, OrderID: o.ID, State: o.State})
 	}
 	return e.poll(ctx, o, pid, opt)
+}
+
+// inquiryPaymentID is the payment an inquiry about o asks for: its latest attempt's,
+// or "" for the order with its latest payment. A phone order is always inquired as
+// an order: the customer's attempts are made on the phone, unknown to the till
+// until the service reports them.
+func inquiryPaymentID(o *Order) string {
+	if a := o.LastAttempt(); a != nil && o.Tender != TenderPhone {
+		return a.PaymentID
+	}
+	return ""
 }
 
 // pay is one payment attempt of PayCard and PayEMI.
@@ -543,7 +559,12 @@ func (e *Engine) poll(ctx context.Context, o *Order, paymentID string, opt PayOp
 			unverified = true
 			opt.report(Progress{Step: StepUnverified, OrderID: o.ID, State: o.State, Message: o.Reason})
 		}
-		if res.paymentID != "" {
+		if res.attemptFailed != nil {
+			a := res.attemptFailed
+			opt.report(Progress{Step: StepWaiting, OrderID: o.ID, Attempt: a.N, State: o.State,
+				Message: fmt.Sprintf("Attempt %d on the phone did not go through (%s); the customer may try again.", a.N, a.Reason)})
+		}
+		if res.paymentID != "" && o.Tender != TenderPhone {
 			paymentID = res.paymentID
 		}
 		elapsed := e.clock.Now().Sub(start)
@@ -596,9 +617,10 @@ func (e *Engine) result(o *Order, opt PayOptions) *Result {
 
 // inquiry is what one inquiry found.
 type inquiry struct {
-	decided    bool   // PAID or FAILED, or a verified answer that contradicts the journal
-	unverified bool   // the answer could not be verified
-	paymentID  string // the payment id the answer named
+	decided       bool     // PAID or FAILED, or a verified answer that contradicts the journal
+	unverified    bool     // the answer could not be verified
+	paymentID     string   // the payment id the answer named
+	attemptFailed *Attempt // a phone order: the attempt this answer newly recorded as failed, the order still open
 }
 
 // inquire asks the service once about o (its payment when the id is known) and
@@ -639,19 +661,50 @@ func (e *Engine) inquire(ctx context.Context, o *Order, paymentID string) (inqui
 	}
 	out := outcomeOf(q)
 	ev := Event{Kind: EvPaymentOutcome, OrderID: o.ID, Outcome: &out}
-	before := o.State
+	before, attempts := o.State, slices.Clone(o.Attempts)
 	probe := o.Clone()
 	perr := probe.Apply(ev)
-	decisive := q.Charged() || q.Failed() || out.OrderStatus == gateway.OrderPartialRefunded || out.OrderStatus == gateway.OrderRefunded
-	if perr == nil && probe.State == before && !decisive && len(probe.Attempts) == len(o.Attempts) &&
-		(probe.LastAttempt() == nil || probe.LastAttempt().PaymentID == o.LastAttempt().PaymentID) {
-		return inquiry{paymentID: out.PaymentID}, nil // pending: nothing to journal
+	failed := q.Failed()
+	if o.Tender == TenderPhone {
+		// The customer may try again on the phone: a failed payment decides nothing
+		// until the service's order itself has failed (contract section 6).
+		failed = q.Verified && out.OrderStatus == gateway.OrderFailed
+	}
+	decisive := q.Charged() || failed || out.OrderStatus == gateway.OrderPartialRefunded || out.OrderStatus == gateway.OrderRefunded
+	// A phone order's failed attempt, already recorded, is answered again on every
+	// poll while the customer has not tried again: stale, and not journaled again.
+	quiet := perr == nil || (o.Tender == TenderPhone && errors.Is(perr, ErrStaleEvent))
+	if quiet && probe.State == before && !decisive && sameAttempts(probe.Attempts, o.Attempts) {
+		return inquiry{paymentID: out.PaymentID}, nil // pending, or an attempt already recorded: nothing to journal
 	}
 	if _, cerr := e.commit(ctx, o, ev); cerr != nil {
 		return inquiry{}, cerr
 	}
 	decided := o.State.Paid() || o.State == StateFailed || (decisive && o.State == StateUnknown && o.Reason != unverifiedReason)
-	return inquiry{decided: decided, paymentID: out.PaymentID}, nil
+	res := inquiry{decided: decided, paymentID: out.PaymentID}
+	if o.Tender == TenderPhone && !decided {
+		res.attemptFailed = newlyFailed(attempts, o.Attempts)
+	}
+	return res, nil
+}
+
+// sameAttempts reports whether two lists of attempts say the same: the same
+// attempts with the same payment ids and statuses.
+func sameAttempts(a, b []Attempt) bool {
+	return slices.EqualFunc(a, b, func(x, y Attempt) bool {
+		return x.N == y.N && x.PaymentID == y.PaymentID && x.Status == y.Status
+	})
+}
+
+// newlyFailed returns the attempt of after that failed since before, or nil.
+func newlyFailed(before, after []Attempt) *Attempt {
+	for i := range after {
+		if after[i].Status == AttemptFailed && (i >= len(before) || before[i].Status != AttemptFailed) {
+			a := after[i]
+			return &a
+		}
+	}
+	return nil
 }
 
 const unverifiedReason = "the payment service's answer could not be verified"

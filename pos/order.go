@@ -20,7 +20,7 @@ const (
 	StatePaying         OrderState = "PAYING"          // a payment call is journaled and about to be sent or sent; its answer is not in yet
 	StateAuthenticating OrderState = "AUTHENTICATING"  // a payment was accepted; the customer authenticates; polling
 	StateUnknown        OrderState = "UNKNOWN"         // an answer was lost, unverified or ambiguous: inquire, never re-charge
-	StateFailed         OrderState = "FAILED"          // a verified failure (a new attempt on the same order is allowed, up to 3)
+	StateFailed         OrderState = "FAILED"          // a verified failure (card, EMI: a new attempt on the same order is allowed, up to 3; phone: the service's order failed)
 	StatePaid           OrderState = "PAID"            // a verified CHARGED/CAPTURED matching the journal, or cash taken
 	StatePartlyRefunded OrderState = "PARTLY_REFUNDED" // some of the paid amount refunded
 	StateRefunded       OrderState = "REFUNDED"        // all of it refunded
@@ -524,7 +524,8 @@ func (o *Order) applyPaymentAnswer(ev Event) error {
 
 // attemptFor finds the attempt an answer about paymentID belongs to: the attempt
 // with that id, or the latest attempt whose answer was lost (its id never
-// learned), or, for the customer's phone, a new record of a payment made there.
+// learned), or, for the customer's phone, a new record of a payment made there
+// (at most MaxAttempts: the service takes no more on one order).
 func (o *Order) attemptFor(paymentID string, t time.Time) *Attempt {
 	if paymentID == "" {
 		return nil
@@ -538,7 +539,7 @@ func (o *Order) attemptFor(paymentID string, t time.Time) *Attempt {
 		last.PaymentID = paymentID
 		return last
 	}
-	if o.Tender == TenderPhone || (o.State == StateCreated && len(o.Attempts) == 0) {
+	if (o.Tender == TenderPhone && len(o.Attempts) < MaxAttempts) || (o.State == StateCreated && len(o.Attempts) == 0) {
 		o.Attempts = append(o.Attempts, Attempt{N: len(o.Attempts) + 1, PaymentID: paymentID, Status: AttemptAccepted, Started: t})
 		return o.LastAttempt()
 	}
@@ -588,6 +589,8 @@ func (o *Order) applyOutcome(ev Event) error {
 		o.ReceiptNo = ev.ReceiptNo
 		o.Reason = ""
 		return o.move(StatePaid)
+	case failed && o.Tender == TenderPhone && out.OrderStatus != "FAILED":
+		return o.applyPhoneAttemptFailed(out, ev.Time)
 	case failed:
 		if o.State == StateFailed {
 			return ErrStaleEvent
@@ -624,6 +627,28 @@ func (o *Order) applyOutcome(ev Event) error {
 		}
 		return nil
 	}
+}
+
+// applyPhoneAttemptFailed records a failed payment on the customer's phone while
+// the service's order is not terminal (ORDER_CREATED, ORDER_ATTEMPTED, PENDING):
+// the hosted checkout lets the customer try again on the same order (contract
+// sections 4 and 8), so the attempt is marked failed for the audit trail and the
+// order keeps waiting. Only the service's own FAILED order status, once no attempt
+// is left or the token has expired, makes a phone order FAILED. A replayed failure
+// of an attempt already recorded is stale.
+func (o *Order) applyPhoneAttemptFailed(out *Outcome, t time.Time) error {
+	if o.State.Final() {
+		return ErrStaleEvent
+	}
+	att := o.attemptFor(out.PaymentID, t)
+	if att == nil || att.Status == AttemptFailed || att.Status == AttemptRefused || att.Status == AttemptCaptured {
+		return ErrStaleEvent
+	}
+	att.Status, att.Reason = AttemptFailed, out.ResponseMessage
+	if att.Reason == "" {
+		att.Reason = "the payment failed"
+	}
+	return nil
 }
 
 func (o *Order) applyCash(ev Event) error {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +87,7 @@ func randomEvents(id string) []Event {
 		evs = append(evs, a, acc, ref, unk,
 			out("CHARGED", "CAPTURED", pid, 10000, 10000),
 			out("FAILED", "FAILED", pid, 10000, 0),
+			out("ORDER_ATTEMPTED", "FAILED", pid, 10000, 0), // a failed attempt, the order still open
 			out("PENDING", "PENDING", pid, 10000, 0),
 			out("CHARGED", "CAPTURED", pid, 10000, 9000), // wrong amount
 		)
@@ -116,9 +118,10 @@ func TestApplyNeverMovesBack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	reached := map[OrderState]bool{}
 	for run := range 800 {
+		tender := []TenderKind{TenderCard, TenderPhone}[run%2]
 		o := &Order{}
 		intent := Event{Kind: EvOrderIntent, OrderID: "o1", Day: "2026-11-22", Time: time.Now(),
-			Intent: &Intent{Tender: TenderCard, Amount: 10000}}
+			Intent: &Intent{Tender: tender, Amount: 10000}}
 		require.NoError(t, o.Apply(intent))
 		pool := randomEvents("o1")
 		for step := range 40 {
@@ -133,6 +136,9 @@ func TestApplyNeverMovesBack(t *testing.T) {
 				continue
 			}
 			reached[o.State] = true
+			if tender == TenderPhone && ev.Kind == EvPaymentOutcome && o.State == StateFailed && prev != StateFailed {
+				require.Equal(t, "FAILED", ev.Outcome.OrderStatus, "run %d: a phone order fails only on the service's FAILED order", run)
+			}
 			require.True(t, CanMove(prev, o.State), "run %d: %s moved %s to %s", run, ev.Kind, prev, o.State)
 			if allowed, ok := terminalAfter(prev); ok {
 				require.Contains(t, allowed, o.State, "run %d: %s moved terminal %s to %s", run, ev.Kind, prev, o.State)
@@ -161,6 +167,10 @@ func TestApplyRules(t *testing.T) {
 	}
 	charged := Event{Kind: EvPaymentOutcome, OrderID: "o1", Outcome: &Outcome{ServiceOrderID: "9", PaymentID: "p1",
 		OrderStatus: "CHARGED", PaymentStatus: "CAPTURED", Amount: 10000, Captured: 10000}}
+	attemptFailed := func(pid string) Event {
+		return Event{Kind: EvPaymentOutcome, OrderID: "o1", Outcome: &Outcome{ServiceOrderID: "9", PaymentID: pid,
+			OrderStatus: "ORDER_ATTEMPTED", PaymentStatus: "FAILED", Amount: 10000, ResponseMessage: "declined"}}
+	}
 	tests := []struct {
 		name  string
 		evs   []Event
@@ -200,6 +210,22 @@ func TestApplyRules(t *testing.T) {
 			{Kind: EvPaymentAttempt, OrderID: "o1", Attempt: &AttemptEvent{N: 2}},
 			{Kind: EvPaymentOutcome, OrderID: "o1", Outcome: &Outcome{ServiceOrderID: "9", PaymentID: "p0", OrderStatus: "ORDER_ATTEMPTED", PaymentStatus: "FAILED", Amount: 10000}},
 		}, StatePaying, ErrStaleEvent},
+		{"card: a failed attempt fails the order", []Event{attemptFailed("p1")}, StateFailed, nil},
+		{"phone: a failed attempt while the order is open leaves it waiting", []Event{attemptFailed("p1")}, StateCreated, nil},
+		{"phone: the failed attempt replayed is stale", []Event{attemptFailed("p1"), attemptFailed("p1")}, StateCreated, ErrStaleEvent},
+		{"phone: a new payment after a failed one is adopted", []Event{attemptFailed("p1"),
+			{Kind: EvPaymentOutcome, OrderID: "o1", Outcome: &Outcome{ServiceOrderID: "9", PaymentID: "p2", OrderStatus: "ORDER_ATTEMPTED", PaymentStatus: "PENDING", Amount: 10000}},
+		}, StateAuthenticating, nil},
+		{"phone: paid on a second attempt", []Event{attemptFailed("p0"), charged}, StatePaid, nil},
+		{"phone: the service's FAILED order fails it", []Event{attemptFailed("p0"), attemptFailed("p1"),
+			{Kind: EvPaymentOutcome, OrderID: "o1", Outcome: &Outcome{ServiceOrderID: "9", PaymentID: "p2", OrderStatus: "FAILED", PaymentStatus: "FAILED", Amount: 10000}},
+		}, StateFailed, nil},
+		{"phone: token expired with no payment", []Event{
+			{Kind: EvPaymentOutcome, OrderID: "o1", Outcome: &Outcome{ServiceOrderID: "9", OrderStatus: "FAILED", Amount: 10000}},
+		}, StateFailed, nil},
+		{"phone: no more payments than the service takes", []Event{attemptFailed("p0"), attemptFailed("p1"), attemptFailed("p2"),
+			{Kind: EvPaymentOutcome, OrderID: "o1", Outcome: &Outcome{ServiceOrderID: "9", PaymentID: "p3", OrderStatus: "CHARGED", PaymentStatus: "CAPTURED", Amount: 10000, Captured: 10000}},
+		}, StateUnknown, nil},
 		{"refund more than captured", []Event{charged,
 			{Kind: EvRefundIntent, OrderID: "o1", Refund: &RefundEvent{UniqueTxnID: "r1", Amount: 10001}}}, StatePaid, ErrNotRefundable},
 		{"refunds add up", []Event{charged,
@@ -211,6 +237,9 @@ func TestApplyRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := base()
+			if strings.HasPrefix(tt.name, "phone:") {
+				o.Tender = TenderPhone
+			}
 			var err error
 			for _, ev := range tt.evs {
 				err = o.Apply(ev)

@@ -81,11 +81,9 @@ func (e *Engine) reconcileOne(ctx context.Context, o *Order) error {
 		if e.gw == nil {
 			return ErrNoGateway
 		}
-		pid := ""
-		if a := o.LastAttempt(); a != nil {
-			pid = a.PaymentID
-		}
-		_, err := e.inquire(ctx, o, pid)
+		// A phone order is inquired as an order: the customer may have paid on the
+		// phone with an attempt the till never saw.
+		_, err := e.inquire(ctx, o, inquiryPaymentID(o))
 		return err
 	}
 	return nil
