@@ -343,8 +343,13 @@ func (t *windowTill) Pay(ctx context.Context, req ui.PayRequest, progress func(u
 				up.Step = ui.StepCreating
 			case pos.StepCreated, pos.StepIMEIValidated, pos.StepPaying, pos.StepAbandoned:
 				up.Step = ui.StepCreated
-			case pos.StepAuthenticating, pos.StepWaiting:
+			case pos.StepAuthenticating:
 				up.Step = ui.StepAuthenticating
+			case pos.StepWaiting:
+				up.Step = ui.StepAuthenticating
+				if p.Attempt > 0 {
+					up.Note = p.Message // a failed attempt on the phone: the customer may try again
+				}
 			case pos.StepVerifying, pos.StepUnverified:
 				checks++
 				up.Step, up.Checks = ui.StepVerifying, checks

@@ -203,6 +203,9 @@ func (s *payScreen) progress(p Progress) {
 	if p.CheckoutURL != "" && s.qrURL.Text != p.CheckoutURL {
 		s.showQR(p.CheckoutURL)
 	}
+	if p.Note != "" {
+		s.detail.SetText(p.Note)
+	}
 	if p.OTP && (s.otp == nil || s.otp.closed) && s.running {
 		s.askOTP()
 	}

@@ -153,6 +153,7 @@ type Progress struct {
 	CheckoutURL string        // pay on phone: the page the customer opens
 	Checks      int           // status inquiries made so far
 	NextCheck   time.Duration // until the next inquiry
+	Note        string        // a sentence for the cashier while waiting (a phone attempt failed; the customer may try again)
 }
 
 // Outcome is how a payment ended.
