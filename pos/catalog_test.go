@@ -75,7 +75,10 @@ func TestDefaultCatalog(t *testing.T) {
 	for _, p := range c.Products() {
 		rates[p.GSTRate] = true
 	}
-	assert.True(t, rates[0] && rates[18] && rates[28], "the sample has 0%%, 18%% and 28%% items: %v", rates)
+	// The rates in force since the GST rationalisation of September 2025: TVs and
+	// air conditioners moved from 28% to 18%, solar devices from 12% to 5%.
+	assert.True(t, rates[0] && rates[5] && rates[18], "the sample has 0%%, 5%% and 18%% items: %v", rates)
+	assert.False(t, rates[12] || rates[28], "no sample item is at a rate no longer used for it: %v", rates)
 
 	// SampleCatalog returns a copy each time.
 	a := assets.SampleCatalog()
