@@ -35,15 +35,21 @@ type till struct {
 }
 
 // openTill opens the journal and the payment service and builds the engine. The
-// caller closes the journal with close.
-func openTill(c *cli) (*till, error) {
+// caller closes the journal with close. The journal is verified (bbolt's check and
+// the hash chain) before it returns.
+func openTill(c *cli) (*till, error) { return openTillWith(c, journal.Options{}) }
+
+// openTillWith is openTill with the journal's options. With opts.DeferVerify the
+// journal is not verified yet: the engine's payments wait for the caller's
+// (*journal.Journal).Verify and are refused if it fails.
+func openTillWith(c *cli, opts journal.Options) (*till, error) {
 	cfg, err := c.loadConfig()
 	if err != nil {
 		return nil, err
 	}
 	// The journal first: its lock keeps a second process from loading the
 	// embedded sandbox's state while this one may still change it.
-	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{})
+	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), opts)
 	if err != nil {
 		return nil, errors.New(pos.Sentence(err))
 	}
@@ -52,12 +58,16 @@ func openTill(c *cli) (*till, error) {
 		_ = j.Close()
 		return nil, err
 	}
-	eng, err := pos.New(pos.Config{
+	pcfg := pos.Config{
 		Journal:  j,
 		Gateway:  ps.client,
 		Terminal: cfg.Terminal,
 		Customer: pos.Customer{CountryCode: "91", Mobile: "9999999999", Email: "counter@galla.local"},
-	})
+	}
+	if opts.DeferVerify {
+		pcfg.Health = j
+	}
+	eng, err := pos.New(pcfg)
 	if err != nil {
 		_ = j.Close()
 		return nil, err

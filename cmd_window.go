@@ -46,19 +46,46 @@ func cmdWindow(c *cli, args []string) int {
 		return code
 	}
 	defer closeAll()
-	// Restart (DESIGN.md section 2): settle what an earlier run left unknown now,
-	// in the background, rather than at the first payment; the status bar shows
-	// what stays unknown. The engine runs it once more before a payment if this
-	// has not finished, and never two at once.
+	// The journal's startup check (DESIGN.md section 4) runs in the background so
+	// that the window opens at once however long the journal is; payments wait for
+	// it. Then restart (DESIGN.md section 2): settle what an earlier run left
+	// unknown now rather than at the first payment; the status bar shows what
+	// stays unknown. The engine runs it once more before a payment if this has not
+	// finished, and never two at once.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	reconcileInBackground(ctx, t.eng, c.stderr)
+	reconcileAfterCheck(ctx, t, c.stderr)
 	a := app.NewWithID("in.galla.pos")
 	icon := fyne.NewStaticResource("icon.png", assets.Icon())
 	a.SetIcon(icon)
 	w := ui.New(a, t, ui.Options{Title: "Galla — " + t.terminal, Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts")})
 	w.ShowAndRun()
 	return exitOK
+}
+
+// reconcileAfterCheck waits for the journal's startup check that openWindowTill
+// started and, when the journal is whole, reconciles as reconcileInBackground
+// does: the reconciler appends, so it never runs on a damaged journal. It returns
+// a channel closed when both are over. A damaged journal is said once on w; the
+// status bar and every payment say it too (windowTill.Status, pos.Config.Health).
+func reconcileAfterCheck(ctx context.Context, t *windowTill, w io.Writer) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-t.checked:
+		case <-ctx.Done():
+			return
+		}
+		if ok, err := t.j.Verified(); !ok || err != nil {
+			if err != nil {
+				fmt.Fprintln(w, "galla: "+pos.Sentence(err))
+			}
+			return
+		}
+		<-reconcileInBackground(ctx, t.eng, w)
+	}()
+	return done
 }
 
 // reconcileInBackground starts the engine's reconciliation and returns a channel
@@ -77,9 +104,12 @@ func reconcileInBackground(ctx context.Context, eng *pos.Engine, w io.Writer) <-
 
 // openWindowTill opens what the headless commands open (openTill) plus what the
 // window adds: the receipt renderer and the QR key. It returns the till and a
-// function that closes it all.
+// function that closes it all. The journal is opened without its startup check
+// (DESIGN.md section 4), which grows with every sale, so that the window opens at
+// once: the check runs in the background from here on, the engine's payments wait
+// for it (pos.Config.Health) and the status bar shows it (Status).
 func openWindowTill(c *cli) (*windowTill, func(), error) {
-	base, err := openTill(c)
+	base, err := openTillWith(c, journal.Options{DeferVerify: true})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,8 +140,18 @@ func openWindowTill(c *cli) (*windowTill, func(), error) {
 		discount:  discount,
 		approvers: map[string]pos.Staff{},
 		otps:      map[string]chan string{},
+		checked:   make(chan struct{}),
 	}
+	vctx, stopCheck := context.WithCancel(ctx)
+	go func() {
+		defer close(t.checked)
+		// The result is kept by the journal (Verified) for the engine and Status;
+		// a check stopped by closing the till leaves it unverified.
+		_ = t.j.Verify(vctx)
+	}()
 	return t, func() {
+		stopCheck()
+		<-t.checked
 		t.mu.Lock()
 		if t.page != nil {
 			_ = t.page.Close()
@@ -133,6 +173,7 @@ type windowTill struct {
 	rd       *receipts.Renderer
 	qrKey    []byte // signs and checks the receipts' QR codes
 	terminal string
+	checked  chan struct{} // closed when the journal's startup check is over
 
 	mu sync.Mutex
 	// discount is the manager's discount policy as last loaded or saved (the
@@ -164,6 +205,12 @@ func (t *windowTill) Status(ctx context.Context) ui.Status {
 	}
 	if un, err := t.j.Unresolved(ctx); err == nil {
 		st.Unknown = len(un)
+	}
+	switch done, err := t.j.Verified(); {
+	case !done:
+		st.Checking = true
+	case err != nil:
+		st.Damaged = pos.Sentence(err)
 	}
 	return st
 }

@@ -140,6 +140,9 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 	if tender == TenderEMI && plan == nil {
 		return nil, fmt.Errorf("pos: open: %w: choose an EMI offer", ErrBadEvent)
 	}
+	if err := e.journalReady(ctx); err != nil {
+		return nil, err
+	}
 	if err := e.dayOpen(ctx, e.Today()); err != nil {
 		return nil, err
 	}
@@ -375,6 +378,9 @@ func (e *Engine) OpenOnPhone(ctx context.Context, sale Sale, opt PayOptions) (*O
 // service's order status is not terminal. It ends FAILED only on the service's
 // verified FAILED order status (no attempt left, or the token expired unpaid).
 func (e *Engine) Await(ctx context.Context, orderID string, opt PayOptions) (*Result, error) {
+	if err := e.journalReady(ctx); err != nil {
+		return nil, err
+	}
 	unlock, err := e.lock(orderID)
 	if err != nil {
 		return nil, err
@@ -409,6 +415,9 @@ func inquiryPaymentID(o *Order) string {
 func (e *Engine) pay(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
 	if e.gw == nil {
 		return nil, fmt.Errorf("pos: pay: %w", ErrNoGateway)
+	}
+	if err := e.journalReady(ctx); err != nil {
+		return nil, err
 	}
 	unlock, err := e.lock(orderID)
 	if err != nil {

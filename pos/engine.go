@@ -56,6 +56,18 @@ type Config struct {
 	Roster *Roster
 	// Rand is the source of order and refund ids; nil means crypto/rand.
 	Rand io.Reader
+	// Health gates the payments on the journal's startup check when that check
+	// runs in the background (the window); nil means the journal was checked
+	// before New (journal.Open without DeferVerify). While the check runs, every
+	// sale (cash too), payment, await, refund, reconciliation and day close waits
+	// for it (at most HealthWait); once it has failed they are all refused with
+	// its error. Cash is refused as well: a sale appended to a damaged chain
+	// would bury the damage under new events and mix them with what may be
+	// restored from the backup. Reads (orders, the journal screen, reports) never
+	// wait.
+	Health JournalHealth
+	// HealthWait bounds the wait for the check; 0 means DefaultHealthWait.
+	HealthWait time.Duration
 }
 
 // DefaultMaxWait is how long a payment is polled before it is left UNKNOWN for the
@@ -75,6 +87,8 @@ type Engine struct {
 	roster  *Roster
 	rnd     io.Reader
 	maxWait time.Duration
+
+	healthWait time.Duration
 
 	mu   sync.Mutex
 	busy map[string]bool // orders something is acting on
@@ -114,6 +128,10 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if e.maxWait <= 0 || e.maxWait > DefaultMaxWait {
 		e.maxWait = DefaultMaxWait
+	}
+	e.healthWait = cfg.HealthWait
+	if e.healthWait <= 0 {
+		e.healthWait = DefaultHealthWait
 	}
 	if e.cfg.Terminal == "" {
 		e.cfg.Terminal = "G"

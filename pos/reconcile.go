@@ -22,6 +22,9 @@ type ReconcileReport struct {
 // is ever paid again under a new order id. It runs by itself before the engine's
 // first new payment and on demand.
 func (e *Engine) Reconcile(ctx context.Context) (*ReconcileReport, error) {
+	if err := e.journalReady(ctx); err != nil {
+		return nil, err
+	}
 	e.recMu.Lock()
 	defer e.recMu.Unlock()
 	orders, err := e.j.Unresolved(ctx)

@@ -38,6 +38,9 @@ type RefundResult struct {
 // is settled by inquiring the order. A full refund of a brand-EMI sale frees its
 // IMEIs at the service.
 func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, error) {
+	if err := e.journalReady(ctx); err != nil {
+		return nil, err
+	}
 	mgr, err := e.roster.AuthoriseManager(ctx, r.PIN, e.clock.Now())
 	if err != nil {
 		return nil, err

@@ -267,6 +267,9 @@ func (e *Engine) CloseDay(ctx context.Context, day, pin string) (*Report, error)
 	if _, err := time.Parse(DayLayout, day); err != nil || day > e.Today() {
 		return nil, fmt.Errorf("pos: close day: %w: %q", ErrBadDay, day)
 	}
+	if err := e.journalReady(ctx); err != nil {
+		return nil, err
+	}
 	mgr, err := e.roster.AuthoriseManager(ctx, pin, e.clock.Now())
 	if err != nil {
 		return nil, err

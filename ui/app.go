@@ -79,8 +79,10 @@ type UI struct {
 	modeText    *canvas.Text
 	onlineText  *widget.Label
 	unknownText *widget.Label
+	journalText *widget.Label // the journal's startup check: running, or failed
 	userText    *widget.Label
 	status      Status
+	damageShown bool // the damaged journal's sentence was shown in a dialog
 
 	signIn   *signInScreen
 	sale     *saleScreen
@@ -154,7 +156,7 @@ func New(app fyne.App, till Till, opts Options) *UI {
 		nav.Add(a.btn)
 	}
 	bar := container.NewHBox(u.modeText, widget.NewSeparator(), u.onlineText, widget.NewSeparator(),
-		u.unknownText, widget.NewSeparator(), u.notice, layout.NewSpacer(), u.userText)
+		u.unknownText, widget.NewSeparator(), u.journalText, u.notice, layout.NewSpacer(), u.userText)
 	top := container.NewBorder(nil, nil, title2("Galla"), nil, container.NewHBox(layout.NewSpacer(), nav))
 	u.win.SetContent(container.NewBorder(
 		container.NewVBox(top, widget.NewSeparator()),
@@ -349,6 +351,7 @@ func (u *UI) buildStatusBar() {
 	u.modeText.TextSize = 20
 	u.onlineText = widget.NewLabel("Checking the payment service…")
 	u.unknownText = widget.NewLabel("")
+	u.journalText = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	u.userText = widget.NewLabelWithStyle("Not signed in", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
 	u.notice = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 }
@@ -386,6 +389,28 @@ func (u *UI) showStatus(st Status) {
 		u.unknownText.SetText("1 unknown payment")
 	default:
 		u.unknownText.SetText(strconv.Itoa(st.Unknown) + " unknown payments")
+	}
+	u.showJournal(st)
+}
+
+// showJournal shows the journal's startup check in the status bar. A damaged
+// journal's sentence (what is damaged, where the last backup is) is also shown
+// once in a dialog, as soon as no other dialog is open.
+func (u *UI) showJournal(st Status) {
+	switch {
+	case st.Damaged != "":
+		u.journalText.Importance = widget.DangerImportance
+		u.journalText.SetText("JOURNAL DAMAGED — card payments stopped")
+		if !u.damageShown && (u.prompt == nil || u.prompt.closed) {
+			u.damageShown = true
+			u.showMessage("The journal is damaged", st.Damaged)
+		}
+	case st.Checking:
+		u.journalText.Importance = widget.MediumImportance
+		u.journalText.SetText("Checking journal…")
+	default:
+		u.journalText.Importance = widget.MediumImportance
+		u.journalText.SetText("")
 	}
 }
 

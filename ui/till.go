@@ -33,6 +33,12 @@ type Status struct {
 	Live    bool // the live payment service; false means the embedded sandbox
 	Online  bool // the payment service answered recently
 	Unknown int  // orders whose payment outcome is not known yet
+	// Checking is true while the journal's startup check (bbolt's and the hash
+	// chain's) still runs; payments wait for it.
+	Checking bool
+	// Damaged is the sentence (naming the last backup) of a journal that failed
+	// its startup check, "" when it passed or still runs: payments are stopped.
+	Damaged string
 }
 
 // Role is a member of staff's role (pos's own type).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -658,4 +659,44 @@ func TestSettings(t *testing.T) {
 	h.press(fyne.KeyF5)
 	h.settle()
 	assert.Contains(t, s.message.Text, "did not print")
+}
+
+func TestStatusBarJournalCheck(t *testing.T) {
+	const damaged = "The journal /data/journal.db is damaged at event 7, so Galla will not take payments from it. The last backup is /data/backups/day.db: close Galla, keep the damaged file aside, copy the backup to /data/journal.db and start again."
+	tests := []struct {
+		name       string
+		status     Status
+		wantLabel  string
+		wantDialog string // the dialog's message, "" for none
+	}{
+		{"check running", Status{Online: true, Checking: true}, "Checking journal…", ""},
+		{"check passed", Status{Online: true}, "", ""},
+		{"journal damaged", Status{Online: true, Damaged: damaged}, "JOURNAL DAMAGED — card payments stopped", damaged},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeTill()
+			f.status = tt.status
+			h := newHarness(t, f)
+			assert.Equal(t, tt.wantLabel, h.u.journalText.Text)
+			if tt.wantDialog == "" {
+				if h.u.prompt != nil {
+					assert.NotContains(t, h.u.prompt.message.Text, "journal")
+				}
+				return
+			}
+			require.NotNil(t, h.u.prompt, "the damage is said in a dialog")
+			assert.Equal(t, tt.wantDialog, h.u.prompt.message.Text)
+			assert.Equal(t, widget.DangerImportance, h.u.journalText.Importance)
+
+			// Said once: the next refresh keeps the label and opens no second dialog.
+			h.u.prompt.close()
+			h.u.refreshStatus()
+			h.settle()
+			assert.Equal(t, tt.wantLabel, h.u.journalText.Text)
+			if h.u.prompt != nil {
+				assert.True(t, h.u.prompt.closed, "no second dialog")
+			}
+		})
+	}
 }

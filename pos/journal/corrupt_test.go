@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -115,6 +116,25 @@ func TestTamperIsDetected(t *testing.T) {
 			assert.Contains(t, err.Error(), "the last backup is at "+backup)
 			assert.Equal(t, backup, ce.Backup)
 
+			// Deferred, Open does not walk the chain; Verify then finds the same
+			// damage, says it the same way and remembers it.
+			d, derr := Open(path, Options{DeferVerify: true})
+			require.NoError(t, derr, "Open with DeferVerify of a tampered journal")
+			done, verr := d.Verified()
+			assert.False(t, done, "verified before Verify")
+			assert.NoError(t, verr)
+			verr = d.Verify(t.Context())
+			require.ErrorIs(t, verr, ErrCorrupt)
+			assert.Equal(t, err.Error(), verr.Error(), "Verify's error is Open's")
+			var vce *CorruptError
+			require.ErrorAs(t, verr, &vce)
+			assert.Equal(t, ce.Sentence(), vce.Sentence())
+			done, verr = d.Verified()
+			assert.True(t, done, "verified after Verify")
+			assert.Equal(t, err.Error(), verr.Error())
+			assert.ErrorIs(t, d.Verify(t.Context()), ErrCorrupt, "a failure stays")
+			require.NoError(t, d.Close())
+
 			// The backup itself opens.
 			b, err := Open(backup, Options{})
 			require.NoError(t, err)
@@ -219,4 +239,114 @@ func TestBrokenPageIsDetected(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	assert.Zero(t, ce.Seq, "no event is to blame")
 	assert.Contains(t, err.Error(), "bbolt consistency check")
+
+	d, err := Open(path, Options{DeferVerify: true})
+	require.NoError(t, err, "Open with DeferVerify leaves the check to Verify")
+	t.Cleanup(func() { _ = d.Close() })
+	verr := d.Verify(t.Context())
+	require.ErrorIs(t, verr, ErrCorrupt)
+	assert.Equal(t, ce.Error(), verr.Error())
+}
+
+func TestVerified(t *testing.T) {
+	tests := []struct {
+		name        string
+		deferVerify bool
+		cancel      bool // Verify with a context already ended
+		wantBefore  bool // Verified right after Open
+		wantAfter   bool // Verified after Verify
+		wantErr     error
+	}{
+		{"verified inside Open", false, false, true, true, nil},
+		{"deferred to Verify", true, false, false, true, nil},
+		{"Verify stopped by its context", true, true, false, false, context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := openTest(t)
+			var s script
+			appendAll(t, j, s.representative(t))
+			path := j.Path()
+			require.NoError(t, j.Close())
+
+			d, err := Open(path, Options{DeferVerify: tt.deferVerify})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = d.Close() })
+			done, verr := d.Verified()
+			assert.Equal(t, tt.wantBefore, done, "Verified after Open")
+			assert.NoError(t, verr)
+
+			ctx := t.Context()
+			if tt.cancel {
+				c, cancel := context.WithCancel(ctx)
+				cancel()
+				ctx = c
+			}
+			err = d.Verify(ctx)
+			if tt.wantErr != nil {
+				assert.ErrorIs(t, err, tt.wantErr)
+			} else {
+				assert.NoError(t, err)
+			}
+			done, verr = d.Verified()
+			assert.Equal(t, tt.wantAfter, done, "Verified after Verify")
+			assert.NoError(t, verr)
+
+			// Reads and appends work while unverified and after.
+			_, err = d.LastReceiptNo(t.Context())
+			assert.NoError(t, err)
+			appendAll(t, d, s.cashSale("G-late", "2026-11-22", 100))
+			assert.NoError(t, d.Verify(t.Context()), "the chain stays whole")
+		})
+	}
+}
+
+func TestDeferVerifyStillVerifiesBeforeRebuild(t *testing.T) {
+	j := openTest(t)
+	var s script
+	appendAll(t, j, s.representative(t))
+	path := j.Path()
+	require.NoError(t, j.Close())
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		events := tx.Bucket(bucketEvents)
+		if err := events.Put(u64(2), flipKind(t, events.Get(u64(2)))); err != nil {
+			return err
+		}
+		return tx.DeleteBucket(bucketOrders)
+	})
+	_, err := Open(path, Options{DeferVerify: true})
+	require.ErrorIs(t, err, ErrCorrupt, "a rebuild would replay damaged events")
+}
+
+// TestVerifyBesideAppends runs Verify while sales are appended, as the window
+// does at startup; under -race it holds bbolt's check to a transaction that may
+// run beside writers.
+func TestVerifyBesideAppends(t *testing.T) {
+	j := openTest(t)
+	var s script
+	appendAll(t, j, s.representative(t))
+	path := j.Path()
+	require.NoError(t, j.Close())
+	d, err := Open(path, Options{DeferVerify: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Close() })
+
+	errs := make(chan error, 1)
+	go func() {
+		var first error
+		for range 20 {
+			if err := d.Verify(t.Context()); err != nil && first == nil {
+				first = err
+			}
+		}
+		errs <- first
+	}()
+	for i := range 20 {
+		appendAll(t, d, s.cashSale(fmt.Sprintf("G-beside-%d", i), "2026-11-22", 100))
+	}
+	require.NoError(t, <-errs)
+	done, err := d.Verified()
+	assert.True(t, done)
+	assert.NoError(t, err)
+	require.NoError(t, d.Verify(t.Context()), "the chain is whole after the appends")
 }

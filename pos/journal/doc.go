@@ -67,8 +67,11 @@
 // meta's head holds the last sequence and its hash, so the end of the log is
 // covered too. Open runs bbolt's consistency check (Tx.Check) and walks the whole
 // chain; any break is an error matching ErrCorrupt (a *CorruptError) that names
-// the first bad sequence and the newest backup. Card numbers and CVVs are never in
-// an event: pos records brand and last four digits only.
+// the first bad sequence and the newest backup. With Options.DeferVerify (the
+// window, whose cold start must not grow with the journal) Open leaves both to
+// Verify, run in the background, and Verified reports its result; pos's payments
+// wait for it (pos.Config.Health). Card numbers and CVVs are never in an event:
+// pos records brand and last four digits only.
 //
 // # Schema changes
 //

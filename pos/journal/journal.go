@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +43,13 @@ type Options struct {
 	BackupDir string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// DeferVerify leaves bbolt's consistency check and the walk of the hash chain
+	// out of Open, so that Open costs the same however long the journal is: the
+	// caller runs Verify (in the background) and checks Verified before it takes
+	// payments. Without it Open verifies before it returns, as the command line
+	// needs. A journal whose derived buckets are missing is still verified inside
+	// Open, before they are rebuilt from the events.
+	DeferVerify bool
 
 	// maxSize caps the file size (bbolt's MaxSize); tests use it to stand in for a
 	// full disk.
@@ -57,6 +65,11 @@ type Journal struct {
 	now       func() time.Time
 	commits   atomic.Uint64
 	orders    orderCache // decoded orders for Append
+
+	verifyRun sync.Mutex // one Verify at a time
+	vmu       sync.Mutex // guards verified and verifyErr
+	verified  bool       // a verification has finished (in Open or Verify)
+	verifyErr error      // its result: nil or a *CorruptError; a failure stays
 }
 
 // alreadyRunningError is the error Open returns when the lock is held elsewhere.
@@ -74,8 +87,9 @@ func (e *alreadyRunningError) Sentence() string { return e.Error() }
 // Open opens (creating if needed) the journal file at path with mode 0600, its
 // parent directory created with mode 0700. It waits at most opts.LockTimeout for
 // the file lock, migrates the schema to the current version, runs bbolt's
-// consistency check and verifies the hash chain of the events. Sync settings are
-// bbolt's defaults: every commit is fsync'd.
+// consistency check and verifies the hash chain of the events (unless
+// opts.DeferVerify leaves that to Verify). Sync settings are bbolt's defaults:
+// every commit is fsync'd.
 func Open(path string, opts Options) (*Journal, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
@@ -107,11 +121,17 @@ func Open(path string, opts Options) (*Journal, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	if err := j.verify(); err != nil {
-		_ = db.Close()
-		return nil, err
+	missing := j.derivedMissing()
+	if !opts.DeferVerify || missing {
+		// A rebuild replays the events, so they are verified first even when
+		// verification was deferred.
+		if err := j.verify(context.Background()); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+		j.verified = true
 	}
-	if j.derivedMissing() {
+	if missing {
 		if err := j.Rebuild(context.Background()); err != nil {
 			_ = db.Close()
 			return nil, fmt.Errorf("journal: open: %w", err)

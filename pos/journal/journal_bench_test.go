@@ -2,7 +2,9 @@ package journal
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -336,4 +338,69 @@ func fillOrders(b *testing.B, n int) (*Journal, string) {
 		}
 	}
 	return j, dayOf(n / 2)
+}
+
+// BenchmarkOpen opens a journal of openEvents events (some weeks of a busy till)
+// with its check inside Open (what the command line does) and with the check
+// deferred (what the window does, DESIGN.md section 7's cold start): the second
+// must not grow with the journal.
+func BenchmarkOpen(b *testing.B) {
+	const openEvents = 50_000
+	j := openBench(b)
+	fillEvents(b, j, openEvents)
+	path := j.Path()
+	if err := j.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name        string
+		deferVerify bool
+	}{{"verified", false}, {"deferred", true}} {
+		b.Run(tt.name, func(b *testing.B) {
+			for b.Loop() {
+				j, err := Open(path, Options{DeferVerify: tt.deferVerify})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := j.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// fillEvents chains n card-sale events onto j's log in a few large transactions,
+// without the derived buckets (Open reads only the log and meta).
+func fillEvents(b *testing.B, j *Journal, n int) {
+	b.Helper()
+	var c checkout
+	const batch = 10_000
+	for lo := 0; lo < n; lo += batch {
+		err := j.db.Update(func(tx *bolt.Tx) error {
+			events, meta := tx.Bucket(bucketEvents), tx.Bucket(bucketMeta)
+			events.FillPercent = 1
+			seq, prev, ok := headOf(meta.Get(metaHead))
+			if !ok {
+				return errors.New("no head")
+			}
+			for range min(batch, n-lo) {
+				ev := c.next()
+				seq++
+				ev.V, ev.Seq, ev.PrevHash = pos.EventVersion, seq, hex.EncodeToString(prev[:])
+				data, sum, err := sealEvent(&ev)
+				if err != nil {
+					return err
+				}
+				if err := events.Put(u64(seq), data); err != nil {
+					return err
+				}
+				prev = sum
+			}
+			return meta.Put(metaHead, headValue(seq, prev))
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 }

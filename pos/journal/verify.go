@@ -1,10 +1,12 @@
 package journal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // CorruptError says where the journal broke and where the last backup is. It
@@ -46,21 +48,47 @@ func (e *CorruptError) Sentence() string {
 // Is makes errors.Is(err, ErrCorrupt) hold.
 func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
 
+// Verify runs bbolt's consistency check and walks the whole hash chain, the check
+// Open makes unless Options.DeferVerify is set, and remembers the result for
+// Verified. A damaged file gives the same *CorruptError (matching ErrCorrupt) as
+// Open would; once a verification has failed, Verify returns that error again
+// without checking anew. Appends wait while bbolt's check runs (see checkPages)
+// but not during the walk of the chain, which reads one snapshot of the file.
+// When ctx ends first it returns ctx's error and remembers nothing.
+func (j *Journal) Verify(ctx context.Context) error {
+	j.verifyRun.Lock()
+	defer j.verifyRun.Unlock()
+	if done, err := j.Verified(); done && err != nil {
+		return err
+	}
+	err := j.verify(ctx)
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		return err
+	}
+	j.vmu.Lock()
+	j.verified, j.verifyErr = true, err
+	j.vmu.Unlock()
+	return err
+}
+
+// Verified reports whether a verification has finished (in Open, or a Verify)
+// and, when it has, its result: nil, or the *CorruptError that says what is
+// damaged and where the last backup is.
+func (j *Journal) Verified() (done bool, err error) {
+	j.vmu.Lock()
+	defer j.vmu.Unlock()
+	return j.verified, j.verifyErr
+}
+
 // verify runs bbolt's consistency check and then walks the hash chain.
-func (j *Journal) verify() error {
-	err := j.view(func(tx *bolt.Tx) error {
-		// Read the channel to its end so that the checking goroutine finishes.
-		var first error
-		for cerr := range tx.Check() {
-			if first == nil {
-				first = cerr
-			}
-		}
-		if first != nil {
-			return j.corrupt(0, "bbolt consistency check: "+first.Error())
-		}
-		return j.verifyChain(tx)
-	})
+func (j *Journal) verify(ctx context.Context) error {
+	err := j.checkPages()
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		err = j.view(func(tx *bolt.Tx) error { return j.verifyChain(ctx, tx) })
+	}
 	if err != nil {
 		var ce *CorruptError
 		if errors.As(err, &ce) {
@@ -71,9 +99,37 @@ func (j *Journal) verify() error {
 	return nil
 }
 
+// checkPages runs bbolt's consistency check (Tx.Check). bbolt allows it beside
+// writers only in a read-write transaction (in a read-only one it reads the
+// freelist that a concurrent commit changes), so it runs in one that is rolled
+// back: nothing is written, and appends wait for the check (not for the chain
+// walk, which reads a snapshot).
+func (j *Journal) checkPages() error {
+	tx, err := j.db.Begin(true)
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
+		return ErrClosed
+	}
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	// Read the channel to its end so that the checking goroutine finishes.
+	var first error
+	for cerr := range tx.Check() {
+		if first == nil {
+			first = cerr
+		}
+	}
+	if first != nil {
+		return j.corrupt(0, "bbolt consistency check: "+first.Error())
+	}
+	return nil
+}
+
 // verifyChain decodes every event in sequence order and checks its own hash, its
 // link to the one before and the head kept in meta.
-func (j *Journal) verifyChain(tx *bolt.Tx) error {
+// It stops with ctx's error when ctx ends.
+func (j *Journal) verifyChain(ctx context.Context, tx *bolt.Tx) error {
 	events := tx.Bucket(bucketEvents)
 	meta := tx.Bucket(bucketMeta)
 	if events == nil || meta == nil {
@@ -99,6 +155,11 @@ func (j *Journal) verifyChain(tx *bolt.Tx) error {
 		}
 		prev = r.Hash
 		want++
+		if want%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 	}
 	seq, h, ok := headOf(meta.Get(metaHead))
 	if !ok || seq != want-1 || h != prev {
