@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"galla/gateway/sandbox"
+	"galla/internal/browsertest"
 	"galla/pos"
 	"galla/ui"
 )
@@ -314,22 +314,6 @@ func TestPhonePageSetting(t *testing.T) {
 	assert.Equal(t, "0.0.0.0:7071", again.PhoneListen, "a refused address changes nothing")
 }
 
-// chromiumPath finds Debian's chromium. Under CI=true a missing browser fails the
-// test; elsewhere it skips it (the policy of the sandbox's browser test).
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is not installed; run `make deps` (apt-get install -y chromium)")
-	}
-	t.Skip("chromium is not installed; run `make deps` to run the pay-on-phone browser test")
-	return ""
-}
-
 // TestPayOnPhoneBrowser drives headless Chromium as the customer's phone through
 // the merchant page from the QR code, its Pay button and the checkout. On the first
 // sale a declined card leaves the checkout open and the till waiting; the customer
@@ -338,20 +322,11 @@ func chromiumPath(t *testing.T) string {
 // journaled, then withdraws the page. On the second sale a card the checkout
 // refuses before any payment leaves the customer free to try again too.
 func TestPayOnPhoneBrowser(t *testing.T) {
-	exe := chromiumPath(t)
 	till := newWindowTill(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(412, 860))
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
+	bctx := browsertest.Start(t, ctx, chromedp.WindowSize(412, 860))
 
 	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 	// checkout opens a sale's merchant page, presses Pay, continues as a guest
@@ -362,21 +337,8 @@ func TestPayOnPhoneBrowser(t *testing.T) {
 			chromedp.Navigate(page),
 			chromedp.WaitVisible(css("#pay")),
 			chromedp.Click(css("#pay")),
-			chromedp.WaitReady(css("#galla-checkout-frame")),
 		))
-		// The iframe's node is taken again until its hosted page has loaded.
-		var in chromedp.QueryOption
-		for try := 0; in == nil; try++ {
-			require.Less(t, try, 20, "the hosted page never loaded in the checkout iframe")
-			frames, err := chromedp.Run(bctx, chromedp.Nodes(css("#galla-checkout-frame")))
-			require.NoError(t, err)
-			require.Len(t, frames, 1)
-			wctx, cancelWait := context.WithTimeout(bctx, time.Second)
-			if chromedp.Do(wctx, chromedp.WaitReady(css("#step-login"), chromedp.FromNode(frames[0]))) == nil {
-				in = chromedp.FromNode(frames[0])
-			}
-			cancelWait()
-		}
+		in := browsertest.CheckoutFrame(t, bctx, "#step-login")
 		require.NoError(t, chromedp.Do(bctx,
 			chromedp.WaitVisible(css("#login-skip"), in),
 			chromedp.Click(css("#login-skip"), in),

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,23 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"galla/gateway"
+	"galla/internal/browsertest"
 )
-
-// chromium finds Debian's chromium. Under CI=true a missing browser fails the
-// test; elsewhere it skips it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is not installed; run `make deps` (apt-get install -y chromium)")
-	}
-	t.Skip("chromium is not installed; run `make deps` to run the browser checkout test")
-	return ""
-}
 
 const merchantPage = `<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Shop</title></head><body>
@@ -67,7 +50,6 @@ type event struct {
 // page: a declined card (failure callback), then a good card through the OTP step
 // to a paid order (success callback, once).
 func TestBrowserCheckout(t *testing.T) {
-	exe := chromium(t)
 	sb, err := New(WithIDs(Sequential()))
 	require.NoError(t, err)
 	api := httptest.NewServer(sb)
@@ -83,37 +65,16 @@ func TestBrowserCheckout(t *testing.T) {
 	}))
 	defer shop.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()))
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
+	bctx := browsertest.Start(t, ctx)
 
 	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 	require.NoError(t, chromedp.Do(bctx,
 		chromedp.Navigate(shop.URL),
 		chromedp.Click(css("#pay")),
-		chromedp.WaitReady(css("#galla-checkout-frame")),
 	))
-	// The iframe's node is taken again until its hosted page has loaded (a node
-	// taken too early holds the empty document that precedes it).
-	var in chromedp.QueryOption
-	for try := 0; in == nil; try++ {
-		require.Less(t, try, 20, "the hosted page never loaded in the checkout iframe")
-		frames, err := chromedp.Run(bctx, chromedp.Nodes(css("#galla-checkout-frame")))
-		require.NoError(t, err)
-		require.Len(t, frames, 1)
-		wctx, cancelWait := context.WithTimeout(bctx, time.Second)
-		if chromedp.Do(wctx, chromedp.WaitReady(css("#step-pay"), chromedp.FromNode(frames[0]))) == nil {
-			in = chromedp.FromNode(frames[0])
-		}
-		cancelWait()
-	}
+	in := browsertest.CheckoutFrame(t, bctx, "#step-pay")
 	year := strconv.Itoa(time.Now().Year() + 3)
 	payWith := func(number string) chromedp.Action[chromedp.Void] {
 		return chromedp.Steps(
