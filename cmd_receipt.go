@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -11,16 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"galla/pos"
-	"galla/pos/journal"
-	"galla/receipts"
 )
-
-// receiptKeyFile holds the terminal's key that receipt QR codes are signed with
-// (32 random bytes, mode 0600), made the first time a receipt needs it.
-const receiptKeyFile = "receipt-qr.key"
 
 // cmdReceipt renders a journaled sale's receipt: galla receipt MERCHANT_ORDER_ID
 // [--refund [N]] [--format text|escpos|png|pdf] [--out FILE] [--print]. Without
@@ -59,31 +53,33 @@ func cmdReceipt(c *cli, args []string) int {
 	default:
 		return c.fail(exitBadInput, "The format %q is not known; use text, escpos, png or pdf.", *format)
 	}
-	cfg, err := c.loadConfig()
-	if err != nil {
-		return c.fail(exitBadInput, "%v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	path := filepath.Join(c.dataDir, journalFile)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(c.dataDir, journalFile)); errors.Is(err, fs.ErrNotExist) {
 		return c.fail(exitBadInput, "There is no journal in %s yet, so there is no sale to print; check --data.", c.dataDir)
 	}
-	j, err := journal.Open(path, journal.Options{})
+	t, err := openTill(c)
 	if err != nil {
-		return c.fail(exitFailed, "%s", pos.Sentence(err))
+		return c.fail(exitFailed, "%v", err)
 	}
-	defer j.Close()
-	key, err := receiptKey(c.dataDir)
-	if err != nil {
-		return c.fail(exitFailed, "The receipt key in %s cannot be read or made (%v); check the folder's permissions.", c.dataDir, err)
-	}
-	job := receiptJob{id: rest[0], format: *format, out: *out, print: *doPrint, terminal: cfg.Terminal, key: key, refund: -1}
+	defer t.close()
+	n := -1
 	if refund.set {
-		job.refund = refund.n
+		n = refund.n
 	}
-	return job.run(ctx, c, j)
+	if _, err := t.Order(ctx, rest[0]); err != nil {
+		return c.fail(exitBadInput, "%s", pos.Sentence(err))
+	}
+	d, err := t.ReceiptDocument(ctx, rest[0], n)
+	if err != nil {
+		code := exitFailed
+		if errors.Is(err, pos.ErrNoSuchRefund) {
+			code = exitBadInput
+		}
+		return c.fail(code, "%s", pos.Sentence(err))
+	}
+	return c.document(ctx, t, d, *format, *out, *doPrint, nil)
 }
 
 // refundFlag is --refund [N]: set without a value it names the latest refund (n 0).
@@ -120,210 +116,48 @@ func (f *refundFlag) Set(s string) error {
 // IsBoolFlag lets --refund stand without a value.
 func (f *refundFlag) IsBoolFlag() bool { return true }
 
-// receiptJob is one run of galla receipt.
-type receiptJob struct {
-	id, format, out string
-	print           bool
-	terminal        string
-	key             []byte
-	refund          int // -1: the sale's receipt; 0: the latest refund's; N: the Nth refund's
-}
-
-func (jb receiptJob) run(ctx context.Context, c *cli, j pos.Journal) int {
-	o, err := j.Order(ctx, jb.id)
-	if err != nil {
-		return c.fail(exitBadInput, "%s", pos.Sentence(err))
+// document writes d in format to out (or standard output) unless it is only
+// printed, then prints it when asked; write, when set, draws it instead of the
+// till (the report's text, csv and json). Every copy of a receipt is journaled: a
+// copy written before the print makes the print the next reprint.
+func (c *cli) document(ctx context.Context, t *terminal, d *pos.Document, format, out string, print bool, write func(io.Writer) error) int {
+	if print && !d.HavePrinter {
+		return c.fail(exitBadInput, "No receipt printer is configured; write the %s to a file with --out instead.", strings.TrimPrefix(strings.TrimPrefix(d.Noun, "X "), "Z "))
 	}
-	if !o.State.Paid() {
-		return c.fail(exitFailed, "Order %s is %s, not paid, so it has no receipt; run \"galla reconcile\" if its outcome is unknown.", o.ID, o.State)
-	}
-	var ref pos.Refund
-	if jb.refund >= 0 {
-		var ok bool
-		if ref, ok = pos.DoneRefund(*o, jb.refund); !ok {
-			if jb.refund == 0 {
-				return c.fail(exitBadInput, "Order %s has no done refund, so there is no refund receipt; refund it with \"galla refund %s\".", o.ID, o.ID)
-			}
-			return c.fail(exitBadInput, "Order %s has no refund no. %d; leave the number out for its latest refund.", o.ID, jb.refund)
-		}
-	}
-	shop, err := pos.LoadShop(ctx, j)
-	if err != nil {
-		return c.fail(exitFailed, "The shop's settings cannot be read (%v); set the shop's name, address and GSTIN again.", err)
-	}
-	profile, havePrinter, err := pos.LoadPrinter(ctx, j)
-	if err != nil {
-		return c.fail(exitFailed, "The printer settings cannot be read (%v); set the receipt printer again.", err)
-	}
-	if jb.print && !havePrinter {
-		return c.fail(exitBadInput, "No receipt printer is configured; write the receipt to a file with --out instead.")
-	}
-	if !havePrinter {
-		profile = receipts.Profile{Width: 80}
-	}
-	opt := pos.ReceiptOptions{Terminal: jb.terminal, QRKey: jb.key, Reprint: pos.NextReprint(*o)}
-	r := pos.ReceiptFor(*o, shop, opt)
-	if jb.refund >= 0 {
-		opt.Reprint, opt.Cashier = pos.NextRefundReprint(ref), staffName(ctx, j, ref.Staff)
-		if r, err = pos.RefundReceiptFor(*o, ref.UniqueTxnID, shop, opt); err != nil {
-			return c.fail(exitFailed, "%s", pos.Sentence(err))
-		}
-	}
-	eng, err := pos.New(pos.Config{Journal: j, Terminal: jb.terminal})
-	if err != nil {
-		return c.fail(exitFailed, "%s", pos.Sentence(err))
-	}
-	s := slip{r: r, format: jb.format, out: jb.out, print: jb.print, profile: profile, noun: "receipt",
-		record: func(ctx context.Context, ev pos.PrintEvent, reprint bool, printErr error) error {
-			ev.Refund = ref.UniqueTxnID
-			return eng.RecordPrint(ctx, o.ID, reprint, ev, printErr)
-		}}
-	return s.run(ctx, c)
-}
-
-// slip is one receipt or report to write (in any format) and print (as ESC/POS).
-type slip struct {
-	r           receipts.Receipt
-	format, out string
-	print       bool
-	profile     receipts.Profile
-	noun        string // "receipt", "X report", "Z report"
-	// write draws the slip in format; nil draws r with renderReceipt.
-	write func(w io.Writer) error
-	// record journals one copy; nil: copies are not journaled.
-	record func(ctx context.Context, ev pos.PrintEvent, reprint bool, printErr error) error
-}
-
-// run writes the slip to --out or standard output unless it is only printed, then
-// prints it when asked. A copy journaled before the print makes the print the next
-// reprint.
-func (s slip) run(ctx context.Context, c *cli) int {
-	if s.out != "" || !s.print {
+	if out != "" || !print {
 		var b bytes.Buffer
-		write := s.write
 		if write == nil {
-			write = func(w io.Writer) error { return renderReceipt(w, s.r, s.format, s.profile) }
+			write = func(w io.Writer) error { return t.Render(w, d, format) }
 		}
 		if err := write(&b); err != nil {
-			return c.fail(exitFailed, "The %s cannot be drawn: %v.", s.noun, err)
+			return c.fail(exitFailed, "The %s cannot be drawn: %v.", d.Noun, pos.ErrDetail(err, pos.ErrDocumentDraw))
 		}
-		if s.out != "" {
-			if err := os.WriteFile(s.out, b.Bytes(), 0o600); err != nil {
-				return c.fail(exitFailed, "The %s cannot be written to %s (%v); choose another file.", s.noun, s.out, err)
+		where := "stdout"
+		if out != "" {
+			if err := os.WriteFile(out, b.Bytes(), 0o600); err != nil {
+				return c.fail(exitFailed, "The %s cannot be written to %s (%v); choose another file.", d.Noun, out, err)
 			}
+			where = "file:" + out
 		} else if _, err := c.stdout.Write(b.Bytes()); err != nil {
 			return exitFailed
 		}
-		if s.record != nil {
-			where := "stdout"
-			if s.out != "" {
-				where = "file:" + s.out
-			}
-			if err := s.record(ctx, pos.PrintEvent{Printer: where, Format: s.format}, s.r.Reprint > 0, nil); err != nil {
-				return c.fail(exitFailed, "The %s was written but the journal could not record it: %s", s.noun, pos.Sentence(err))
-			}
-			s.r.Reprint++ // the copy just journaled counts: the printed one is the next
+		if err := t.RecordCopy(ctx, d, where, format); err != nil {
+			return c.fail(exitFailed, "The %s was written but the journal could not record it: %s", d.Noun, pos.Sentence(err))
 		}
 	}
-	if !s.print {
+	if !print {
 		return exitOK
 	}
-	code, printErr := printSlip(ctx, c, s.r, s.profile, s.noun)
-	if code != exitOK && printErr == nil {
-		return code
+	switch err := t.PrintDocument(ctx, d); {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, pos.ErrDocumentDraw):
+		return c.fail(exitFailed, "The %s cannot be drawn for the printer: %v.", d.Noun, pos.ErrDetail(err, pos.ErrDocumentDraw))
+	case errors.Is(err, pos.ErrPrinterSettings):
+		return c.fail(exitBadInput, "The receipt printer's settings are wrong (%v); set the printer again.", pos.ErrDetail(err, pos.ErrPrinterSettings))
+	case errors.Is(err, pos.ErrCopyNotRecorded):
+		return c.fail(exitFailed, "The %s was printed but the journal could not record it: %s", d.Noun, pos.Sentence(err))
+	default:
+		return c.fail(exitFailed, "%v.", err)
 	}
-	if s.record != nil {
-		ev := pos.PrintEvent{Printer: string(s.profile.Transport) + ":" + s.profile.Address, Format: "escpos"}
-		if err := s.record(ctx, ev, s.r.Reprint > 0, printErr); err != nil && printErr == nil {
-			return c.fail(exitFailed, "The %s was printed but the journal could not record it: %s", s.noun, pos.Sentence(err))
-		}
-	}
-	if printErr != nil {
-		return c.fail(exitFailed, "%v.", printErr)
-	}
-	return exitOK
-}
-
-// printSlip sends r as ESC/POS to the printer of p. A failure to draw it or a bad
-// printer setting is said on standard error and returned as an exit code with a nil
-// error; the printer's own failure is returned (with exitFailed) for the caller to
-// journal and say.
-func printSlip(ctx context.Context, c *cli, r receipts.Receipt, p receipts.Profile, noun string) (int, error) {
-	var b bytes.Buffer
-	if err := receipts.ESCPOS(&b, r, p); err != nil {
-		return c.fail(exitFailed, "The %s cannot be drawn for the printer: %v.", noun, err), nil
-	}
-	pr, err := receipts.NewPrinter(p)
-	if err != nil {
-		return c.fail(exitBadInput, "The receipt printer's settings are wrong (%v); set the printer again.", err), nil
-	}
-	if err := pr.Print(ctx, b.Bytes()); err != nil {
-		return exitFailed, err
-	}
-	return exitOK, nil
-}
-
-// staffName is the name of the member of staff whose id the journal recorded (a
-// refund records its manager's id), or the id itself when there is no such member.
-func staffName(ctx context.Context, st pos.StaffStore, id string) string {
-	if id == "" {
-		return ""
-	}
-	if s, err := st.Get(ctx, id); err == nil && s.Name != "" {
-		return s.Name
-	}
-	return id
-}
-
-// renderReceipt draws r in format for the printer profile p (its width).
-func renderReceipt(w io.Writer, r receipts.Receipt, format string, p receipts.Profile) error {
-	switch format {
-	case "escpos":
-		return receipts.ESCPOS(w, r, p)
-	case "png", "pdf":
-		rd, err := receipts.NewRenderer()
-		if err != nil {
-			return err
-		}
-		if format == "pdf" {
-			return rd.PDF(w, r)
-		}
-		mm := 80
-		if cols, err := receipts.Columns(p.Width); err == nil && cols == 32 {
-			mm = 58
-		}
-		return rd.PNG(w, r, mm)
-	}
-	return receipts.Text(w, r, p.Width)
-}
-
-// receiptKey returns the terminal's QR signing key, making it on first use.
-func receiptKey(dataDir string) ([]byte, error) {
-	path := filepath.Join(dataDir, receiptKeyFile)
-	key, err := os.ReadFile(path)
-	if err == nil && len(key) >= 32 {
-		return key, nil
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	key = make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) { // made by another process meanwhile
-		return os.ReadFile(path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if _, err := f.Write(key); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return key, f.Close()
 }

@@ -2,93 +2,23 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
-	"galla/assets"
 	"galla/gateway"
 	"galla/pos"
-	"galla/pos/journal"
-	"galla/receipts"
 )
 
-// till is what the headless till commands share: the journal, the payment service,
-// the engine and the catalog.
-type till struct {
-	cfg config
-	ps  paymentService
-	j   *journal.Journal
-	eng *pos.Engine
-	cat *pos.Catalog
-}
-
-// openTill opens the journal and the payment service and builds the engine. The
-// caller closes the journal with close. The journal is verified (bbolt's check and
-// the hash chain) before it returns.
-func openTill(c *cli) (*till, error) { return openTillWith(c, journal.Options{}) }
-
-// openTillWith is openTill with the journal's options. With opts.DeferVerify the
-// journal is not verified yet: the engine's payments wait for the caller's
-// (*journal.Journal).Verify and are refused if it fails.
-func openTillWith(c *cli, opts journal.Options) (*till, error) {
-	cfg, err := c.loadConfig()
-	if err != nil {
-		return nil, err
-	}
-	// The journal first: its lock keeps a second process from loading the
-	// embedded sandbox's state while this one may still change it.
-	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), opts)
-	if err != nil {
-		return nil, errors.New(pos.Sentence(err))
-	}
-	ps, err := openPaymentService(cfg.Gateway, c.dataDir)
-	if err != nil {
-		_ = j.Close()
-		return nil, err
-	}
-	pcfg := pos.Config{
-		Journal:  j,
-		Gateway:  ps.client,
-		Terminal: cfg.Terminal,
-		Customer: pos.Customer{CountryCode: "91", Mobile: "9999999999", Email: "counter@galla.local"},
-	}
-	if opts.DeferVerify {
-		pcfg.Health = j
-	}
-	eng, err := pos.New(pcfg)
-	if err != nil {
-		_ = j.Close()
-		return nil, err
-	}
-	return &till{cfg: cfg, ps: ps, j: j, eng: eng}, nil
-}
-
-func (t *till) close() { _ = t.j.Close() }
-
-// catalog returns the catalog last imported, or the sample catalog.
-func (t *till) catalog(ctx context.Context) (*pos.Catalog, error) {
-	if t.cat != nil {
-		return t.cat, nil
-	}
-	cat, err := t.j.Catalog(ctx)
-	if err == nil && cat == nil {
-		cat, err = pos.LoadCatalogJSON(assets.SampleCatalog())
-	}
-	t.cat = cat
-	return cat, err
-}
+// openTill opens the terminal for a command (the journal checked first).
+func openTill(c *cli) (*terminal, error) { return openTerminal(c, false) }
 
 // signalContext is cancelled by Ctrl-C, so a waiting checkout journals UNKNOWN and
 // stops cleanly.
@@ -180,38 +110,32 @@ func cmdCheckout(c *cli, args []string) int {
 	defer t.close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	cat, err := t.catalog(ctx)
-	if err != nil {
+	if _, err := t.Catalog(ctx); err != nil {
 		return c.fail(exitFailed, "The catalog cannot be read: %s", pos.Sentence(err))
 	}
-	lines, err := cartLines(cat, *items, *imeis)
+	var imeiList []string
+	for s := range strings.SplitSeq(*imeis, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			imeiList = append(imeiList, s)
+		}
+	}
+	lines, units, err := t.ParseItems(ctx, *items, imeiList)
 	if err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}
-	sale := pos.Sale{Lines: lines, Staff: "command line"}
-	opt := pos.PayOptions{Wait: *wait, Auth: t.authenticator(c, *otp)}
-
-	var res *pos.Result
-	switch tender {
-	case pos.TenderCash:
-		tendered := pos.Paise(*cash)
-		if tendered == 0 {
-			tendered = pos.ComputeTotals(lines).Total
-		}
-		res, err = t.eng.PayCash(ctx, sale, tendered)
-	case pos.TenderCard:
-		res, err = t.eng.CheckoutCard(ctx, sale, card, opt)
-	case pos.TenderEMI:
-		offers, oerr := t.eng.EMIOffers(ctx, lines)
+	req := pos.PayRequest{Lines: lines, IMEIs: units, Tender: tender, Tendered: pos.Paise(*cash), Cashier: "command line",
+		OTP: *otp, Unattended: true, Wait: *wait}
+	if card != nil {
+		req.Card = card
+	}
+	if tender == pos.TenderEMI {
+		plan, oerr := t.FindOffer(ctx, lines, *issuer, *tenure)
 		if oerr != nil {
 			return c.fail(exitBadInput, "%s", pos.Sentence(oerr))
 		}
-		plan, ok := offers.Find(*issuer, *tenure, "")
-		if !ok {
-			return c.fail(exitBadInput, "No %s offer of %d months exists for this cart; the offers are: %s.", *issuer, *tenure, offerList(offers))
-		}
-		res, err = t.eng.CheckoutEMI(ctx, sale, plan, card, opt)
+		req.Offer = &plan
 	}
+	res, err := t.Pay(ctx, req, c.payProgress(t.Live()))
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}
@@ -231,7 +155,7 @@ func checkoutErrorCode(err error) int {
 	return exitFailed
 }
 
-func (c *cli) printCheckout(res *pos.Result) int {
+func (c *cli) printCheckout(res pos.PayOutcome) int {
 	o := res.Order
 	out := checkoutOutput{MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID,
 		Verified: o.Verified, Amount: o.Amount, ReceiptNo: o.ReceiptNo, Change: o.Change}
@@ -241,10 +165,10 @@ func (c *cli) printCheckout(res *pos.Result) int {
 		}
 	}
 	code := exitOK
-	switch res.Status {
-	case pos.ResultPaid:
+	switch res.State {
+	case pos.StatePaid:
 		out.Status = "PAID"
-	case pos.ResultFailed:
+	case pos.StateFailed:
 		out.Status, out.Reason, code = "FAILED", res.Reason, exitFailed
 	default:
 		out.Status, out.Reason, code = "UNKNOWN", res.Reason, exitUnknown
@@ -260,96 +184,18 @@ func (c *cli) printCheckout(res *pos.Result) int {
 	return code
 }
 
-// authenticator is how the checkout completes 3-D Secure: --otp posts the
-// sandbox's OTP form; otherwise the authentication page's address is printed for a
-// browser.
-func (t *till) authenticator(c *cli, otp string) pos.Authenticator {
-	if otp != "" {
-		return pos.SandboxOTP(t.ps.client, otp)
-	}
-	return pos.AuthenticatorFunc(func(ctx context.Context, ch pos.Challenge) error {
-		addr := formAction(ch.Content)
-		if addr == "" {
-			return nil
-		}
-		if t.ps.live() {
-			fmt.Fprintf(c.stderr, "galla: The customer authenticates the payment at %s ; waiting for the result.\n", addr)
-		} else {
+// payProgress says on standard error what the customer must do to authenticate:
+// open the live service's page, or (the embedded sandbox) run the checkout with
+// --otp.
+func (c *cli) payProgress(live bool) func(pos.PayProgress) {
+	return func(p pos.PayProgress) {
+		switch {
+		case live && p.AuthURL != "":
+			fmt.Fprintf(c.stderr, "galla: The customer authenticates the payment at %s ; waiting for the result.\n", p.AuthURL)
+		case !live && p.OTP:
 			fmt.Fprintln(c.stderr, "galla: The embedded sandbox needs the one-time password: run the checkout with --otp 123456.")
 		}
-		return nil
-	})
-}
-
-var actionRE = regexp.MustCompile(`(?i)<form[^>]*\saction\s*=\s*["']([^"']+)["']`)
-
-// formAction returns the address the authentication form posts to.
-func formAction(content string) string {
-	m := actionRE.FindStringSubmatch(content)
-	if m == nil {
-		return ""
 	}
-	return html.UnescapeString(m[1])
-}
-
-// cartLines builds the sale's lines from "SKU[:QTY],..." and the IMEIs, which go to
-// the serialised units in cart order.
-func cartLines(cat *pos.Catalog, items, imeis string) ([]pos.Line, error) {
-	cart := pos.NewCart(cat)
-	for it := range strings.SplitSeq(items, ",") {
-		it = strings.TrimSpace(it)
-		if it == "" {
-			continue
-		}
-		code, qtyText, hasQty := strings.Cut(it, ":")
-		qty := 1
-		if hasQty {
-			n, err := strconv.Atoi(qtyText)
-			if err != nil {
-				return nil, fmt.Errorf("quantity %q: %w", qtyText, pos.ErrBadQuantity)
-			}
-			qty = n
-		}
-		if _, err := cart.Add(code, qty); err != nil {
-			return nil, err
-		}
-	}
-	if cart.Len() == 0 {
-		return nil, pos.ErrEmptyCart
-	}
-	var list []string
-	for s := range strings.SplitSeq(imeis, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			list = append(list, s)
-		}
-	}
-	for _, l := range cart.Lines() {
-		if !l.Serialised || len(list) == 0 {
-			continue
-		}
-		n := min(l.Qty, len(list))
-		if err := cart.SetIMEIs(l.SKU, list[:n]); err != nil {
-			return nil, err
-		}
-		list = list[n:]
-	}
-	if len(list) > 0 {
-		return nil, pos.ErrTooManyIMEIs
-	}
-	lines, _, err := cart.Checkout()
-	return lines, err
-}
-
-func offerList(s *pos.OfferSet) string {
-	var parts []string
-	for _, is := range s.Issuers {
-		var months []string
-		for _, p := range is.Plans {
-			months = append(months, fmt.Sprintf("%d (%s)", p.TenureMonths, p.Program))
-		}
-		parts = append(parts, is.Issuer+" "+strings.Join(months, ", "))
-	}
-	return strings.Join(parts, "; ")
 }
 
 // cmdReconcile is galla reconcile: resolve every order whose outcome is not final.
@@ -368,7 +214,7 @@ func cmdReconcile(c *cli, args []string) int {
 	defer t.close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	rep, err := t.eng.Reconcile(ctx)
+	rep, err := t.Reconcile(ctx)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
@@ -427,7 +273,7 @@ func cmdRefund(c *cli, args []string) int {
 	defer t.close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	res, err := t.eng.Refund(ctx, pos.RefundRequest{OrderID: rest[0], Amount: pos.Paise(*amount), PIN: pin, Reason: *reason})
+	res, err := t.RefundOrder(ctx, pos.RefundRequest{OrderID: rest[0], Amount: pos.Paise(*amount), PIN: pin, Reason: *reason})
 	if err != nil {
 		code := exitFailed
 		if errors.Is(err, pos.ErrNotRefundable) || errors.Is(err, pos.ErrOrderNotFound) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) {
@@ -492,42 +338,20 @@ func cmdReport(c *cli, args []string) int {
 	}
 	defer t.close()
 	ctx := context.Background()
-	rep, err := t.eng.Report(ctx, day)
+	rep, err := t.Report(ctx, day)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
-	s, code := t.reportSlip(ctx, c, rep, *doPrint)
-	if code != exitOK {
-		return code
+	d, err := t.ReportDocument(ctx, rep)
+	if err != nil {
+		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
-	s.format, s.out = *format, *out
+	var write func(io.Writer) error
 	switch *format {
 	case "text", "csv", "json":
-		s.write = func(w io.Writer) error { return writeReport(w, rep, *format) }
+		write = func(w io.Writer) error { return writeReport(w, rep, *format) }
 	}
-	return s.run(ctx, c)
-}
-
-// reportSlip is the slip of rep with the shop and printer of the settings; a
-// missing printer is an error only when it is to print.
-func (t *till) reportSlip(ctx context.Context, c *cli, rep *pos.Report, print bool) (slip, int) {
-	shop, err := pos.LoadShop(ctx, t.j)
-	if err != nil {
-		return slip{}, c.fail(exitFailed, "The shop's settings cannot be read (%v); set the shop's name, address and GSTIN again.", err)
-	}
-	profile, havePrinter, err := pos.LoadPrinter(ctx, t.j)
-	if err != nil {
-		return slip{}, c.fail(exitFailed, "The printer settings cannot be read (%v); set the receipt printer again.", err)
-	}
-	if print && !havePrinter {
-		return slip{}, c.fail(exitBadInput, "No receipt printer is configured; write the report to a file with --out instead.")
-	}
-	if !havePrinter {
-		profile = receipts.Profile{Width: 80}
-	}
-	noun := rep.Kind + " report"
-	r := pos.ReportReceipt(*rep, shop, pos.ReceiptOptions{Terminal: t.cfg.Terminal})
-	return slip{r: r, print: print, profile: profile, noun: noun}, exitOK
+	return c.document(ctx, t, d, *format, *out, *doPrint, write)
 }
 
 // writeReport writes rep as text, csv or json.
@@ -578,7 +402,7 @@ func cmdCloseDay(c *cli, args []string) int {
 	}
 	defer t.close()
 	ctx := context.Background()
-	rep, note, err := closeDay(ctx, t.eng, t.j, day, pin)
+	res, err := t.CloseDayWithBackup(ctx, day, pin)
 	if err != nil {
 		code := exitFailed
 		if errors.Is(err, pos.ErrDayClosed) || errors.Is(err, pos.ErrBadDay) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) {
@@ -586,75 +410,12 @@ func cmdCloseDay(c *cli, args []string) int {
 		}
 		return c.fail(code, "%s", pos.Sentence(err))
 	}
-	fmt.Fprintln(c.stderr, "galla: "+note)
-	code := c.writeReport(rep, *format)
-	if msg := t.printZ(ctx, rep); msg != "" {
+	fmt.Fprintln(c.stderr, "galla: "+res.Note)
+	code := c.writeReport(res.Report, *format)
+	if msg := t.PrintZ(ctx, res.Report); msg != "" {
 		fmt.Fprintln(c.stderr, "galla: "+msg)
 	}
 	return code
-}
-
-// printZ prints the Z report just taken on the configured printer, if there is
-// one, and returns the sentence to say: where it printed, or why it did not and how
-// to print it again. It returns "" when no printer is configured.
-func (t *till) printZ(ctx context.Context, rep *pos.Report) string {
-	again := fmt.Sprintf("print it again with \"galla report --day %s --print\"", rep.Day)
-	shop, err := pos.LoadShop(ctx, t.j)
-	if err != nil {
-		return fmt.Sprintf("The Z report was not printed: the shop's settings cannot be read (%v); the day is closed all the same — %s.", err, again)
-	}
-	profile, ok, err := pos.LoadPrinter(ctx, t.j)
-	if err != nil {
-		return fmt.Sprintf("The Z report was not printed: the printer settings cannot be read (%v); the day is closed all the same — %s.", err, again)
-	}
-	if !ok {
-		return ""
-	}
-	var b bytes.Buffer
-	r := pos.ReportReceipt(*rep, shop, pos.ReceiptOptions{Terminal: t.cfg.Terminal})
-	if err := receipts.ESCPOS(&b, r, profile); err != nil {
-		return fmt.Sprintf("The Z report was not printed: it cannot be drawn for the printer (%v); the day is closed all the same — %s.", err, again)
-	}
-	pr, err := receipts.NewPrinter(profile)
-	if err == nil {
-		err = pr.Print(ctx, b.Bytes())
-	}
-	if err != nil {
-		return fmt.Sprintf("The Z report was not printed (%s); the day is closed all the same — %s.", printerProblem(err), again)
-	}
-	return fmt.Sprintf("Z report no. %d printed on %s.", rep.ZNo, profile.Address)
-}
-
-// printerProblem says what is wrong with the printer without the receipt advice
-// of receipts.PrinterError's sentence.
-func printerProblem(err error) string {
-	var pe *receipts.PrinterError
-	if !errors.As(err, &pe) {
-		return err.Error()
-	}
-	who := "printer " + pe.Name
-	if pe.Transport == receipts.TransportTCP {
-		who = "the printer at " + pe.Name
-	}
-	if pe.Offline {
-		return who + " is offline: out of paper or its cover is open"
-	}
-	return who + " is not answering"
-}
-
-// closeDay takes the Z report of day and then writes the hot backup of the journal
-// that DESIGN.md section 4 asks for at day close. The note says where the backup
-// went, or that it failed: the day stays closed either way.
-func closeDay(ctx context.Context, eng *pos.Engine, j *journal.Journal, day, pin string) (*pos.Report, string, error) {
-	rep, err := eng.CloseDay(ctx, day, pin)
-	if err != nil {
-		return nil, "", err
-	}
-	path, err := j.BackupDay(day)
-	if err != nil {
-		return rep, fmt.Sprintf("Day %s is closed with Z report no. %d, but the backup could not be written (%v); copy the data folder by hand.", day, rep.ZNo, err), nil
-	}
-	return rep, fmt.Sprintf("Day %s is closed with Z report no. %d; backup written to %s.", day, rep.ZNo, path), nil
 }
 
 // cmdCatalog is galla catalog import FILE | galla catalog list [--format text|json].
@@ -681,22 +442,17 @@ func cmdCatalog(c *cli, args []string) int {
 			return c.fail(exitBadInput, "The file %s cannot be opened (%v); check its name.", rest[1], err)
 		}
 		defer f.Close()
-		var cat *pos.Catalog
-		if strings.EqualFold(filepath.Ext(rest[1]), ".json") {
-			cat, err = pos.ImportJSON(f)
-		} else {
-			cat, err = pos.ImportCSV(f)
-		}
-		if err != nil {
+		cat, err := t.ImportCatalog(ctx, f, strings.EqualFold(filepath.Ext(rest[1]), ".json"), "command line")
+		switch {
+		case errors.Is(err, pos.ErrBadCatalog):
 			return c.fail(exitBadInput, "%s", pos.Sentence(err))
-		}
-		if err := t.j.PutCatalog(ctx, cat, "command line"); err != nil {
+		case err != nil:
 			return c.fail(exitFailed, "%s", pos.Sentence(err))
 		}
 		fmt.Fprintf(c.stderr, "galla: %d products imported.\n", cat.Len())
 		return exitOK
 	}
-	cat, err := t.catalog(ctx)
+	cat, err := t.Catalog(ctx)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
@@ -745,20 +501,17 @@ func cmdStaff(c *cli, args []string) int {
 	}
 	defer t.close()
 	ctx := context.Background()
-	all, err := t.j.List(ctx)
+	has, err := t.HasStaff(ctx)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
-	if len(all) > 0 {
-		mpin, err := c.managerPIN(in)
-		if err != nil {
+	var mpin string
+	if has {
+		if mpin, err = c.managerPIN(in); err != nil {
 			return c.fail(exitBadInput, "%v.", err)
 		}
-		if _, err := t.eng.Roster().AuthoriseManager(ctx, mpin, time.Now()); err != nil {
-			return c.fail(exitBadInput, "%s", pos.Sentence(err))
-		}
 	}
-	s, err := t.eng.Roster().AddStaff(ctx, name, role, pin)
+	s, err := t.AddStaffBy(ctx, name, role, pin, mpin)
 	if err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}

@@ -137,7 +137,7 @@ func TestWindowTillDiscountPolicy(t *testing.T) {
 }
 
 // mustPolicy reads the discount policy straight from the till's journal.
-func mustPolicy(t *testing.T, till *windowTill) pos.DiscountPolicy {
+func mustPolicy(t *testing.T, till *terminal) pos.DiscountPolicy {
 	t.Helper()
 	p, err := pos.LoadDiscountPolicy(t.Context(), till.j)
 	require.NoError(t, err)

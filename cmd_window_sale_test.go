@@ -29,7 +29,7 @@ import (
 // only presses keys and reads what the window shows.
 type counter struct {
 	t    *testing.T
-	till *windowTill
+	till *terminal
 	u    *ui.UI
 	c    fyne.Canvas
 
@@ -41,7 +41,7 @@ type counter struct {
 const waitLimit = 10 * time.Second
 
 // newCounter opens the window on till.
-func newCounter(t *testing.T, till *windowTill) *counter {
+func newCounter(t *testing.T, till *terminal) *counter {
 	t.Helper()
 	k := &counter{t: t, till: till}
 	k.u = ui.New(test.NewTempApp(t), till, ui.Options{Do: k.enqueue, ReceiptDir: filepath.Join(till.c.dataDir, "receipts")})
@@ -273,7 +273,7 @@ func (k *counter) signIn(who, pin string) {
 }
 
 // ledger is the sandbox's ledger entry of the merchant order id.
-func ledger(t *testing.T, till *windowTill, orderID string) sandbox.LedgerOrder {
+func ledger(t *testing.T, till *terminal, orderID string) sandbox.LedgerOrder {
 	t.Helper()
 	var found []sandbox.LedgerOrder
 	for _, o := range till.ps.sandbox.Ledger() {
@@ -286,7 +286,7 @@ func ledger(t *testing.T, till *windowTill, orderID string) sandbox.LedgerOrder 
 }
 
 // captures counts the captured payments in the whole sandbox.
-func captures(till *windowTill) int {
+func captures(till *terminal) int {
 	n := 0
 	for _, o := range till.ps.sandbox.Ledger() {
 		n += o.CapturedPayments
@@ -344,7 +344,7 @@ func TestKeyboardSale(t *testing.T) {
 
 	// 3. EMI offers for the item; "hdfc 6" filters to HDFC's 6-month plans, Enter picks.
 	k.ctrl(fyne.KeyE)
-	k.waitText("Sorted by monthly instalment")
+	k.waitText("Sorted by total cost")
 	k.typeText("hdfc 6")
 	require.True(t, k.shows("1 offer"), "the filter leaves one offer: %s", k.screenText())
 	require.True(t, k.shows("HDFC · Samsung · IMEI"), "the one offer is Samsung's on HDFC: %s", k.screenText())

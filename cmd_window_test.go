@@ -24,7 +24,7 @@ import (
 
 // newWindowTill opens the window's till on a fresh data directory with the
 // embedded sandbox.
-func newWindowTill(t *testing.T) *windowTill {
+func newWindowTill(t *testing.T) *terminal {
 	t.Helper()
 	c := &cli{dataDir: t.TempDir(), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
 	till, closeAll, err := openWindowTill(c)
@@ -129,7 +129,7 @@ func TestWindowTillSells(t *testing.T) {
 	var csv strings.Builder
 	require.NoError(t, till.ExportCSV(ctx, till.eng.Now(), &csv))
 	assert.Contains(t, csv.String(), out.OrderID)
-	got, err := till.OrderFromQR(receipts.SignQR(till.qrKey, receipts.QRPayload{MerchantOrderID: out.OrderID, Amount: int64(out.Amount)}))
+	got, err := till.OrderFromQR(receipts.SignQR(testKey(t, till), receipts.QRPayload{MerchantOrderID: out.OrderID, Amount: int64(out.Amount)}))
 	require.NoError(t, err)
 	assert.Equal(t, out.OrderID, got)
 	_, err = till.OrderFromQR(out.OrderID)
@@ -257,7 +257,7 @@ func TestWindowStartReconciles(t *testing.T) {
 	sb.ClearFaults()
 	var msg bytes.Buffer
 	select {
-	case <-reconcileInBackground(ctx, till.eng, &msg):
+	case <-reconcileAfterCheck(ctx, till, &msg):
 	case <-time.After(20 * time.Second):
 		t.Fatal("the startup reconciliation did not finish")
 	}
@@ -270,4 +270,22 @@ func TestWindowStartReconciles(t *testing.T) {
 		captures += lo.CapturedPayments
 	}
 	assert.Equal(t, 1, captures, "no second payment")
+}
+
+// openWindowTill opens the terminal as the window does (the journal's check in the
+// background) and returns it with the function that closes it.
+func openWindowTill(c *cli) (*terminal, func(), error) {
+	t, err := openTerminal(c, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, t.close, nil
+}
+
+// testKey is the terminal's receipt QR key.
+func testKey(t *testing.T, till *terminal) []byte {
+	t.Helper()
+	key, err := receiptKey(till.c.dataDir)
+	require.NoError(t, err)
+	return key
 }

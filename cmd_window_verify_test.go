@@ -36,7 +36,7 @@ func tamperEvent(t *testing.T, dataDir string, seq uint64) {
 }
 
 // awaitCheck waits for the journal's startup check openWindowTill started.
-func awaitCheck(t *testing.T, till *windowTill) {
+func awaitCheck(t *testing.T, till *terminal) {
 	t.Helper()
 	select {
 	case <-till.checked:

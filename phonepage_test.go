@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,6 +19,7 @@ import (
 
 	"galla/gateway/sandbox"
 	"galla/internal/browsertest"
+	"galla/internal/phonepage"
 	"galla/pos"
 	"galla/ui"
 )
@@ -38,7 +38,7 @@ type phoneResult struct {
 
 // startPhoneSale starts a pay-on-phone sale of one Samsung phone and waits for the
 // page address the pay screen shows as a QR code.
-func startPhoneSale(t *testing.T, ctx context.Context, till *windowTill) phoneSale {
+func startPhoneSale(t *testing.T, ctx context.Context, till *terminal) phoneSale {
 	t.Helper()
 	found := till.Search("samsung", 1)
 	require.NotEmpty(t, found)
@@ -143,108 +143,6 @@ func TestPhonePageServesOrder(t *testing.T) {
 	assert.NotContains(t, page, o.Token)
 }
 
-// TestLANIPv4 checks which address the QR code shows when the page listens on
-// every address.
-func TestLANIPv4(t *testing.T) {
-	up := net.FlagUp | net.FlagRunning
-	ipnet := func(s string) net.Addr {
-		ip, n, err := net.ParseCIDR(s)
-		require.NoError(t, err)
-		n.IP = ip
-		return n
-	}
-	tests := []struct {
-		name string
-		ifs  []netInterface
-		want string
-	}{
-		{"none", nil, ""},
-		{"loopback only", []netInterface{{Flags: up | net.FlagLoopback, Addrs: []net.Addr{ipnet("127.0.0.1/8")}}}, ""},
-		{"first up non-loopback", []netInterface{
-			{Flags: up | net.FlagLoopback, Addrs: []net.Addr{ipnet("127.0.0.1/8"), ipnet("::1/128")}},
-			{Flags: up, Addrs: []net.Addr{ipnet("fe80::1/64"), ipnet("192.168.1.23/24")}},
-			{Flags: up, Addrs: []net.Addr{ipnet("10.0.0.5/8")}},
-		}, "192.168.1.23"},
-		{"down interface skipped", []netInterface{
-			{Flags: 0, Addrs: []net.Addr{ipnet("192.168.1.23/24")}},
-			{Flags: up, Addrs: []net.Addr{ipnet("10.0.0.5/8")}},
-		}, "10.0.0.5"},
-		{"running preferred", []netInterface{
-			{Flags: net.FlagUp, Addrs: []net.Addr{ipnet("172.17.0.1/16")}},
-			{Flags: up, Addrs: []net.Addr{ipnet("192.168.0.7/24")}},
-		}, "192.168.0.7"},
-		{"up without running when nothing runs", []netInterface{
-			{Flags: net.FlagUp, Addrs: []net.Addr{ipnet("172.17.0.1/16")}},
-		}, "172.17.0.1"},
-		{"link-local and IPv6 only", []netInterface{
-			{Flags: up, Addrs: []net.Addr{ipnet("169.254.3.4/16"), ipnet("2001:db8::5/64")}},
-		}, ""},
-		{"IPAddr form", []netInterface{{Flags: up, Addrs: []net.Addr{&net.IPAddr{IP: net.ParseIP("192.168.5.9")}}}}, "192.168.5.9"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ip, ok := lanIPv4(tt.ifs)
-			if tt.want == "" {
-				assert.False(t, ok, "%v", ip)
-				return
-			}
-			require.True(t, ok)
-			assert.Equal(t, tt.want, ip.String())
-		})
-	}
-}
-
-// TestPhonePageListen checks the address the QR code shows for each listen
-// setting, and that a LAN setting without a LAN address says so.
-func TestPhonePageListen(t *testing.T) {
-	sb, err := sandbox.New()
-	require.NoError(t, err)
-	lan := func() ([]netInterface, error) {
-		return []netInterface{{Flags: net.FlagUp | net.FlagRunning, Addrs: []net.Addr{&net.IPNet{IP: net.ParseIP("192.168.1.23"), Mask: net.CIDRMask(24, 32)}}}}, nil
-	}
-	noLAN := func() ([]netInterface, error) { return nil, nil }
-	tests := []struct {
-		name     string
-		listen   string
-		ifs      func() ([]netInterface, error)
-		wantHost string
-		wantErr  error
-	}{
-		{"default loopback", "", noLAN, "127.0.0.1", nil},
-		{"all IPv4 addresses", "0.0.0.0:0", lan, "192.168.1.23", nil},
-		{"all addresses, no host", ":0", lan, "192.168.1.23", nil},
-		{"a specific address", "127.0.0.1:0", lan, "127.0.0.1", nil},
-		{"no LAN address", "0.0.0.0:0", noLAN, "", errNoLANAddress},
-		{"not host:port", "0.0.0.0", lan, "", sentenceError("")},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, err := startPhonePage(phonePageOptions{Listen: tt.listen, Sandbox: sb, Interfaces: tt.ifs})
-			if tt.wantErr != nil {
-				require.Error(t, err)
-				assert.IsType(t, tt.wantErr, err)
-				if tt.wantErr != sentenceError("") {
-					assert.Equal(t, tt.wantErr, err)
-				}
-				return
-			}
-			require.NoError(t, err)
-			defer p.Close()
-			u, err := url.Parse(p.open("GALLA-1", phoneOrder{Token: "T%3D", Amount: 100}))
-			require.NoError(t, err)
-			assert.Equal(t, tt.wantHost, u.Hostname())
-			port, err := strconv.Atoi(u.Port())
-			require.NoError(t, err)
-			assert.Positive(t, port)
-			// Whatever the address shown, the page answers on loopback too
-			// (it listens on every address, or on loopback itself).
-			code, page := phoneGet(t, "http://"+net.JoinHostPort("127.0.0.1", u.Port())+"/pay/GALLA-1")
-			assert.Equal(t, http.StatusOK, code)
-			assert.Contains(t, page, `"orderToken":"T%3D"`)
-		})
-	}
-}
-
 // TestPhonePageLiveNeedsScriptURL checks that with the live service and no
 // checkout_script_url, pay on phone says so in one sentence before any order is
 // created, and that a configured one is what the page loads.
@@ -267,14 +165,14 @@ func TestPhonePageLiveNeedsScriptURL(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, orders, "no order is created without a page to pay it on")
 
-	p, err := startPhonePage(phonePageOptions{ScriptURL: "https://checkout.example.in/v1/checkout.js"})
+	p, err := phonepage.Start(phonepage.Options{ScriptURL: "https://checkout.example.in/v1/checkout.js"})
 	require.NoError(t, err)
 	defer p.Close()
-	code, page := phoneGet(t, p.open("GALLA-2", phoneOrder{Token: "TOK", Amount: 149900, Shop: "Sharma Mobiles"}))
+	code, page := phoneGet(t, p.Offer("GALLA-2", pos.PhoneOrder{Token: "TOK", Amount: 149900, Shop: "Sharma Mobiles"}))
 	assert.Equal(t, http.StatusOK, code)
 	assert.Contains(t, page, `<script src="https://checkout.example.in/v1/checkout.js"></script>`)
 	assert.Contains(t, page, "1,499.00")
-	base := strings.TrimSuffix(p.base, "/")
+	base := strings.TrimSuffix(p.Base(), "/")
 	code, _ = phoneGet(t, base+"/checkout/v1/checkout.js")
 	assert.Equal(t, http.StatusNotFound, code, "without the sandbox nothing but the page is served")
 }

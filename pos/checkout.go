@@ -531,6 +531,10 @@ func (e *Engine) payFailed(ctx context.Context, o *Order, att *AttemptEvent, per
 	return e.poll(ctx, o, "", opt)
 }
 
+// PollScheduleText says in words how a payment's verified status is polled (the
+// schedule of pollDelay and DefaultMaxWait), for the cashier.
+const PollScheduleText = "Checked every second for 10 s, then after 2 s, 5 s, 10 s and 30 s, then each minute for up to 20 minutes; after that the order stays UNKNOWN for the manager."
+
 // pollDelay returns the wait before the next inquiry: every second for the first
 // 10 s, then 2 s, 5 s, 10 s and 30 s, then each minute (DESIGN.md section 3). k
 // counts the inquiries made after the first 10 s.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -15,8 +14,9 @@ import (
 	"galla/pos"
 )
 
-// emiSorts are the orders the offers can be shown in; F3 cycles through them.
-var emiSorts = [...]string{"monthly instalment", "total payable", "tenure", "issuer"}
+// emiSorts are the orders the offers can be shown in (pos decides them and the
+// default); F3 cycles through them.
+var emiSorts = pos.OfferSorts
 
 // emiScreen is screen 3: the EMI offers for a product or the cart, by issuer and
 // tenure, sortable and filterable as typed; Enter picks one and goes to the card.
@@ -190,47 +190,16 @@ func (s *emiScreen) start(req PayRequest, total pos.Paise, what string) {
 	})
 }
 
-// offerMatches reports whether every word of the filter fits the offer: a number is
-// the tenure in months ("6" is not "16"), any other word a part of the issuer, the
-// brand or the plan ("hdfc no-cost 6").
-func offerMatches(f EMIOffer, words []string) bool {
-	hay := strings.ToLower(f.Issuer + " " + f.Brand + " " + f.Subvention)
-	for _, w := range words {
-		if n, err := strconv.Atoi(w); err == nil {
-			if n != f.TenureMonths {
-				return false
-			}
-			continue
-		}
-		if !strings.Contains(hay, w) {
-			return false
-		}
-	}
-	return true
-}
-
 // apply filters and sorts the offers.
 func (s *emiScreen) apply() {
 	words := strings.Fields(strings.ToLower(s.filter.Text))
 	s.shown_ = s.shown_[:0]
 	for _, f := range s.offers {
-		if offerMatches(f, words) {
+		if pos.OfferMatches(f, words) {
 			s.shown_ = append(s.shown_, f)
 		}
 	}
-	by := s.sortBy
-	sort.SliceStable(s.shown_, func(i, j int) bool {
-		a, b := s.shown_[i], s.shown_[j]
-		switch by {
-		case 1:
-			return a.TotalPayable < b.TotalPayable
-		case 2:
-			return a.TenureMonths < b.TenureMonths
-		case 3:
-			return a.Issuer < b.Issuer
-		}
-		return a.Monthly < b.Monthly
-	})
+	pos.SortOffers(s.shown_, pos.OfferSort(s.sortBy))
 	s.sortLbl.SetText("Sorted by " + emiSorts[s.sortBy] + "  [F3 to change]    " + plural(len(s.shown_), "offer"))
 	s.list.UnselectAll()
 	s.list.Refresh()

@@ -374,7 +374,16 @@ func (f *fakeTill) Print(_ context.Context, orderID string, reprint bool) error 
 func (f *fakeTill) Orders(context.Context, time.Time) ([]OrderSummary, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]OrderSummary(nil), f.orders...), nil
+	out := append([]OrderSummary(nil), f.orders...)
+	for i, o := range out {
+		// What pos decides of each order, as a fake: the screen only shows it.
+		if o.State != pos.StatePaid && o.State != pos.StatePartlyRefunded {
+			out[i].NoRefund = "Only a paid order can be refunded; this one is " + string(o.State) + "."
+			continue
+		}
+		out[i].Refundable, out[i].MinRefund = o.Amount-o.Refunded, pos.MinRefund
+	}
+	return out, nil
 }
 
 func (f *fakeTill) History(_ context.Context, id string) ([]OrderEvent, error) {

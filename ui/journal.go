@@ -272,11 +272,11 @@ func (s *journalScreen) askRefund() {
 	if !ok {
 		return
 	}
-	if o.State != pos.StatePaid && o.State != pos.StatePartlyRefunded {
-		s.message.SetText("Only a paid order can be refunded; this one is " + string(o.State) + ".")
+	if o.NoRefund != "" {
+		s.message.SetText(o.NoRefund)
 		return
 	}
-	left := o.Amount - o.Refunded
+	left, least := o.Refundable, o.MinRefund
 	amount := newKeyEntry(s.u)
 	amount.SetText(left.Plain())
 	pin := newKeyEntry(s.u)
@@ -287,8 +287,8 @@ func (s *journalScreen) askRefund() {
 			code := pin.Text
 			pin.SetText("")
 			amt, err := pos.ParsePaise(amount.Text)
-			if err != nil || amt <= 0 || amt > left {
-				p.say("Type an amount from ₹1.00 to " + left.String() + ".")
+			if err != nil || amt < least || amt > left {
+				p.say("Type an amount from " + least.String() + " to " + left.String() + ".")
 				return
 			}
 			p.ok.Disable()

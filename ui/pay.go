@@ -20,9 +20,6 @@ import (
 	"galla/pos"
 )
 
-// pollSchedule is how pos polls the verified status (DESIGN.md section 3).
-const pollSchedule = "Checked every second for 10 s, then after 2 s, 5 s, 10 s and 30 s, then each minute for up to 20 minutes; after that the order stays UNKNOWN for the manager."
-
 // stepNames are the steps the progress screen shows, in order.
 var stepNames = [...]string{"Order created", "Customer authenticating", "Verifying with the payment service", "Paid"}
 
@@ -191,7 +188,7 @@ func (s *payScreen) progress(p Progress) {
 		if p.NextCheck > 0 {
 			txt += "; next check in " + p.NextCheck.Round(time.Second).String()
 		}
-		s.poll.SetText(txt + ".\n" + pollSchedule)
+		s.poll.SetText(txt + ".\n" + pos.PollScheduleText)
 	}
 	if p.AuthURL != "" && p.AuthURL != s.opened {
 		s.opened = p.AuthURL
@@ -296,7 +293,7 @@ func (s *payScreen) done(o Outcome, err error) {
 	}
 	s.poll.SetText(strings.TrimSpace("Order " + s.orderID))
 	if err == nil && o.State == pos.StateUnknown {
-		s.poll.SetText("Order " + s.orderID + ": the reconciler checks it again before the next payment and at every start.\n" + pollSchedule)
+		s.poll.SetText("Order " + s.orderID + ": the reconciler checks it again before the next payment and at every start.\n" + pos.PollScheduleText)
 	}
 	s.title.SetText(tenderTitle(s.req) + ": " + strings.ToLower(s.result.Text))
 	if s.u.current != s {

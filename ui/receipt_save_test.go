@@ -5,7 +5,6 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -61,27 +60,4 @@ func TestReceiptSaveOffWithoutFolder(t *testing.T) {
 	h.enter("500")
 	h.settle()
 	assert.True(t, h.u.receipt.save.btn.Disabled())
-}
-
-func TestOfferMatches(t *testing.T) {
-	noCost := EMIOffer{Issuer: "HDFC", Brand: "SAMSUNG", Subvention: "no-cost", TenureMonths: 6}
-	std16 := EMIOffer{Issuer: "HDFC", Subvention: "standard", TenureMonths: 18}
-	tests := []struct {
-		q    string
-		o    EMIOffer
-		want bool
-	}{
-		{"", noCost, true},
-		{"hdfc 6", noCost, true},
-		{"HDFC samsung no-cost", noCost, true},
-		{"icici 6", noCost, false},
-		{"hdfc 6", std16, false},
-		{"1", std16, false},
-		{"18", std16, true},
-		{"standard", noCost, false},
-	}
-	for _, tt := range tests {
-		got := offerMatches(tt.o, strings.Fields(strings.ToLower(tt.q)))
-		assert.Equal(t, tt.want, got, "offerMatches(%+v, %q)", tt.o, tt.q)
-	}
 }

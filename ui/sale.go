@@ -217,17 +217,10 @@ func (s *saleScreen) submit(text string) {
 
 // add puts one of p in the cart (one more on its line when it is there already).
 func (s *saleScreen) add(p Product) {
-	for i := range s.lines {
-		if s.lines[i].Product.SKU == p.SKU && s.lines[i].Discount == 0 {
-			s.lines[i].Qty++
-			s.reprice()
-			s.selectLine(i)
-			return
-		}
-	}
-	s.lines = append(s.lines, Line{Product: p, Qty: 1})
+	var i int
+	s.lines, i = pos.AddToCart(s.lines, p)
 	s.reprice()
-	s.selectLine(len(s.lines) - 1)
+	s.selectLine(i)
 }
 
 func (s *saleScreen) selectLine(i int) {
@@ -315,12 +308,7 @@ func (s *saleScreen) showEMIHint() {
 			case len(offers) == 0:
 				h = p.Name + ": no EMI offer."
 			default:
-				best := offers[0]
-				for _, o := range offers[1:] {
-					if o.Monthly < best.Monthly {
-						best = o
-					}
-				}
+				best, _ := pos.EMIFrom(offers)
 				h = p.Name + ": EMI from " + wholeRupees(best.Monthly) + "/month"
 				s.bestEMI[p.SKU] = h
 			}

@@ -28,18 +28,8 @@ type Counter interface {
 	Status(ctx context.Context) Status
 }
 
-// Status is what the status bar shows.
-type Status struct {
-	Live    bool // the live payment service; false means the embedded sandbox
-	Online  bool // the payment service answered recently
-	Unknown int  // orders whose payment outcome is not known yet
-	// Checking is true while the journal's startup check (bbolt's and the hash
-	// chain's) still runs; payments wait for it.
-	Checking bool
-	// Damaged is the sentence (naming the last backup) of a journal that failed
-	// its startup check, "" when it passed or still runs: payments are stopped.
-	Damaged string
-}
+// Status is what the status bar shows (pos's own type).
+type Status = pos.TillStatus
 
 // Role is a member of staff's role (pos's own type).
 type Role = pos.Role
@@ -50,14 +40,8 @@ const (
 	RoleManager = pos.RoleManager
 )
 
-// StaffMember is one person who may sign in.
-type StaffMember struct {
-	Name string
-	Role Role
-}
-
-// Manager reports whether s may approve refunds, discounts, day close and settings.
-func (s StaffMember) Manager() bool { return s.Role == RoleManager }
+// StaffMember is one person who may sign in (pos's own type).
+type StaffMember = pos.StaffMember
 
 // Staffer signs staff in and keeps the staff list.
 type Staffer interface {
@@ -74,24 +58,11 @@ type Staffer interface {
 // Product is one catalog item (pos's own type).
 type Product = pos.Product
 
-// Line is one cart line as the screen holds it: pos prices it.
-type Line struct {
-	Product    Product
-	Qty        int
-	Discount   pos.Paise // off the whole line, GST included
-	ApprovedBy string    // the manager who approved a discount above the limit (by PIN, through Authorize)
-}
+// Line is one cart line as the screen holds it: pos prices it (pos's own type).
+type Line = pos.CartLine
 
 // Bill is a cart priced by pos.
-type Bill struct {
-	Lines    []pos.Paise // each line's amount after discount, GST included
-	Gross    pos.Paise   // before discounts
-	Discount pos.Paise
-	Taxable  pos.Paise
-	CGST     pos.Paise
-	SGST     pos.Paise
-	Total    pos.Paise
-}
+type Bill = pos.Bill
 
 // Catalog finds products and prices carts.
 type Catalog interface {
@@ -107,73 +78,37 @@ type Catalog interface {
 	DiscountLimit(l Line) pos.Paise
 }
 
-// Card is the one owning type of card data: its formatting methods print only the
-// brand and last four digits, and Zero wipes it.
-type Card interface {
-	Last4() string
-	Brand() string
-	Check(now time.Time) error
-	Zero()
-}
+// Card is the one owning type of card data (pos's own interface): its
+// formatting methods print only the brand and last four digits, and Zero wipes it.
+type Card = pos.CardData
 
 // EMIOffer is one EMI plan: an issuer's tenure for a product or the cart (pos's own
 // type, with the calculator's tenure object kept verbatim).
 type EMIOffer = pos.EMIPlan
 
-// IMEI is one serialised unit's IMEI for a brand EMI sale.
-type IMEI struct {
-	ProductCode string
-	IMEI        string
-}
+// IMEI is one serialised unit's IMEI (pos's own type).
+type IMEI = pos.UnitIMEI
 
 // Step is where a payment stands, as the progress screen shows it.
-type Step int
+type Step = pos.PayStep
 
 // The steps of a payment.
 const (
-	StepCreating       Step = iota // journaling and creating the order
-	StepCreated                    // order created
-	StepAuthenticating             // the customer authenticates (OTP, 3-D Secure, phone)
-	StepVerifying                  // polling the verified status
-	StepDone                       // an outcome
+	StepCreating       = pos.PayCreating
+	StepCreated        = pos.PayCreated
+	StepAuthenticating = pos.PayAuthenticating
+	StepVerifying      = pos.PayVerifying
+	StepDone           = pos.PayDone
 )
 
 // PayRequest asks pos to take a payment for a cart.
-type PayRequest struct {
-	OrderID  string // empty for a new order; a FAILED order's id to retry it
-	Lines    []Line
-	Tender   pos.TenderKind
-	Card     Card      // card and EMI
-	Offer    *EMIOffer // EMI
-	IMEIs    []IMEI    // brand EMI that requires them
-	Tendered pos.Paise // cash
-	Cashier  string
-}
+type PayRequest = pos.PayRequest
 
 // Progress is a report from a payment in flight.
-type Progress struct {
-	OrderID     string
-	Step        Step
-	OTP         bool          // the embedded sandbox waits for the OTP, typed in the window
-	AuthURL     string        // live: the authentication page opened for the customer
-	CheckoutURL string        // pay on phone: the page the customer opens
-	Checks      int           // status inquiries made so far
-	NextCheck   time.Duration // until the next inquiry
-	Note        string        // a sentence for the cashier while waiting (a phone attempt failed; the customer may try again)
-}
+type Progress = pos.PayProgress
 
 // Outcome is how a payment ended.
-type Outcome struct {
-	OrderID    string
-	State      pos.OrderState // PAID, FAILED or UNKNOWN
-	Verified   bool           // the service's answer carried a good signature
-	Unverified bool           // an answer came but could not be verified
-	Reason     string         // for FAILED: why, as a sentence
-	CanRetry   bool           // FAILED with attempts left on the same order
-	Amount     pos.Paise
-	Change     pos.Paise // cash
-	ReceiptNo  string
-}
+type Outcome = pos.PayOutcome
 
 // Payer takes payments.
 type Payer interface {
@@ -197,24 +132,10 @@ type Payer interface {
 }
 
 // OrderSummary is one order in the journal.
-type OrderSummary struct {
-	OrderID   string
-	At        time.Time
-	State     pos.OrderState
-	Tender    pos.TenderKind
-	Amount    pos.Paise
-	Refunded  pos.Paise
-	Cashier   string
-	ReceiptNo string
-	Detail    string // card brand and last four, EMI plan
-}
+type OrderSummary = pos.OrderSummary
 
 // OrderEvent is one journaled event of an order.
-type OrderEvent struct {
-	At     time.Time
-	Kind   string
-	Detail string
-}
+type OrderEvent = pos.OrderEvent
 
 // Books is the manager's view of the journal.
 type Books interface {
@@ -248,25 +169,7 @@ type Books interface {
 }
 
 // Settings is the shop's configuration as the settings screen edits it.
-type Settings struct {
-	ShopName       string
-	Address        string
-	GSTIN          string
-	Live           bool
-	GatewayURL     string
-	MerchantID     string
-	AccessCode     string
-	SecretSet      bool // a secret is stored; it is never shown
-	PrinterProfile string
-	PrinterAddr    string
-	// DiscountLimit is the largest line discount a cashier gives without a
-	// manager's PIN; 0 means every discount needs one.
-	DiscountLimit pos.Paise
-	// PhoneListen is where the page for pay on the customer's phone listens,
-	// host:port; empty means this computer only (127.0.0.1:0). A LAN address such
-	// as 0.0.0.0:7071 lets a phone on the shop's Wi-Fi open it.
-	PhoneListen string
-}
+type Settings = pos.Settings
 
 // Admin reads and changes the settings.
 type Admin interface {

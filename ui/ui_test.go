@@ -41,7 +41,7 @@ func TestSaleByKeyboardAlone(t *testing.T) {
 	h.settle()
 	require.Len(t, u.sale.lines, 1)
 	assert.Equal(t, "₹74,999.00", u.sale.total.Text)
-	assert.Contains(t, u.sale.emiHint.Text, "EMI from ₹6,800/month")
+	assert.Contains(t, u.sale.emiHint.Text, "EMI from ₹25,000/month") // the no-cost plan with the lowest instalment
 
 	h.ctrl(fyne.KeyE) // EMI offers for the item
 	h.settle()
@@ -347,10 +347,12 @@ func TestEMIScreen(t *testing.T) {
 	e := h.u.emi
 	require.Equal(t, e, h.u.current)
 	require.Len(t, e.shown_, 3)
-	assert.Equal(t, 12, e.shown_[0].TenureMonths, "sorted by monthly instalment first")
+	assert.Equal(t, pos.Paise(7499900), e.shown_[0].TotalPayable, "sorted by total cost first: the no-cost plan leads")
+	assert.Equal(t, "no-cost", e.shown_[0].Subvention)
+	assert.Contains(t, e.sortLbl.Text, "Sorted by total cost")
 	h.press(fyne.KeyF3)
-	assert.Equal(t, "HDFC", e.shown_[0].Issuer)
-	assert.Equal(t, pos.Paise(7499900), e.shown_[0].TotalPayable, "then by total payable")
+	assert.Equal(t, "ICICI", e.shown_[0].Issuer)
+	assert.Equal(t, 12, e.shown_[0].TenureMonths, "then by monthly instalment")
 	h.press(fyne.KeyF3)
 	assert.Equal(t, 3, e.shown_[0].TenureMonths, "then by tenure")
 	h.press(fyne.KeyDown)

@@ -1,4 +1,6 @@
-package main
+// Package phonepage serves the page the customer's phone opens to pay (DESIGN.md
+// section 2, "Pay on the customer's phone"): it implements pos.PhonePage.
+package phonepage
 
 import (
 	_ "embed"
@@ -7,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"sync"
 	"time"
 
@@ -26,9 +27,9 @@ var phonePageHTML string
 
 var phonePageTmpl = template.Must(template.New("phone").Parse(phonePageHTML))
 
-// defaultPhoneListen is where the phone page listens unless config.json says
+// DefaultListen is where the phone page listens unless config.json says
 // otherwise: this computer only, on a free port.
-const defaultPhoneListen = "127.0.0.1:0"
+const DefaultListen = "127.0.0.1:0"
 
 // phonePaymentModes are the checkout's payment modes (interface 2.10) the page
 // offers: everything but EMI, which the terminal sells at the counter.
@@ -54,80 +55,51 @@ const sandboxScriptPath = "/checkout/v1/checkout.js"
 // maxPhoneBody bounds a request body the phone sends to the sandbox's hosted page.
 const maxPhoneBody = 64 << 10
 
-// errNoScriptURL says that the live service's checkout script is not configured.
-var errNoScriptURL = sentenceError("Pay on phone needs the live service's checkout script address: set checkout_script_url in the gateway section of config.json.")
+// ErrNoScriptURL says that the live service's checkout script is not configured.
+var ErrNoScriptURL = pos.Errorf("%s", "Pay on phone needs the live service's checkout script address: set checkout_script_url in the gateway section of config.json.")
 
-// errNoLANAddress says that the page should be on the LAN but the computer has no
+// ErrNoLANAddress says that the page should be on the LAN but the computer has no
 // address there.
-var errNoLANAddress = sentenceError("The phone page is set to listen on the shop's network, but this computer has no network address there; connect it to the shop's Wi-Fi, or set the phone page address in Settings.")
+var ErrNoLANAddress = pos.Errorf("%s", "The phone page is set to listen on the shop's network, but this computer has no network address there; connect it to the shop's Wi-Fi, or set the phone page address in Settings.")
 
-// phonePageConfig is config.json's "phone_page": where the page for the customer's
-// phone listens.
-type phonePageConfig struct {
-	// Listen is host:port: 127.0.0.1:0 (the default) keeps the page on this
-	// computer; 0.0.0.0:7071, or one of the computer's addresses, puts it on the
-	// shop's network so that a phone on the shop's Wi-Fi can open it.
-	Listen string `json:"listen,omitempty"`
-}
-
-// checkPhoneListen checks a phone page address as the manager typed it; empty
-// means the default.
-func checkPhoneListen(addr string) error {
-	if addr == "" {
-		return nil
-	}
-	_, port, err := net.SplitHostPort(addr)
-	if err == nil {
-		_, err = strconv.ParseUint(port, 10, 16)
-	}
-	if err != nil {
-		return sentenceError("The phone page address is host:port, like 127.0.0.1:0 (this computer only) or 0.0.0.0:7071 (the shop's Wi-Fi).")
-	}
-	return nil
-}
-
-// phoneOrder is an order open for payment on the phone.
-type phoneOrder struct {
-	Token  string    // the order token from create order, as the service sent it
-	Amount pos.Paise // the amount the customer pays
-	Shop   string    // the shop's name on the page
-}
-
-// phonePageOptions configures startPhonePage.
-type phonePageOptions struct {
-	Listen     string       // host:port; empty: defaultPhoneListen
+// Options configures Start.
+type Options struct {
+	Listen     string       // host:port; empty: DefaultListen
 	ScriptURL  string       // the live checkout script; unused with the sandbox
 	Sandbox    http.Handler // the embedded sandbox, served for its checkout; nil when live
-	Interfaces func() ([]netInterface, error)
+	Interfaces func() ([]Interface, error)
 }
 
-// phonePage is the running page server.
-type phonePage struct {
+// Server is the running page server.
+type Server struct {
 	srv    *http.Server
 	base   string // the address the phone opens, scheme://host:port
 	script string // the checkout script's address on the page
 
 	mu     sync.Mutex
-	orders map[string]phoneOrder // by merchant order id
+	orders map[string]pos.PhoneOrder // by merchant order id
 }
 
-// startPhonePage listens and serves the phone page until Close.
-func startPhonePage(o phonePageOptions) (*phonePage, error) {
-	p := &phonePage{orders: map[string]phoneOrder{}}
+// Start listens and serves the phone page until Close.
+func Start(o Options) (*Server, error) {
+	p := &Server{orders: map[string]pos.PhoneOrder{}}
+	if o.Interfaces == nil {
+		o.Interfaces = SystemInterfaces
+	}
 	if o.Sandbox != nil {
 		p.script = sandboxScriptPath
 	} else {
 		u, err := url.Parse(o.ScriptURL)
 		if o.ScriptURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, errNoScriptURL
+			return nil, ErrNoScriptURL
 		}
 		p.script = u.String()
 	}
 	listen := o.Listen
 	if listen == "" {
-		listen = defaultPhoneListen
+		listen = DefaultListen
 	}
-	if err := checkPhoneListen(listen); err != nil {
+	if err := pos.CheckPhoneListen(listen); err != nil {
 		return nil, err
 	}
 	host, _, _ := net.SplitHostPort(listen)
@@ -139,7 +111,7 @@ func startPhonePage(o phonePageOptions) (*phonePage, error) {
 		}
 		lan, ok := lanIPv4(ifs)
 		if !ok {
-			return nil, errNoLANAddress
+			return nil, ErrNoLANAddress
 		}
 		shown = lan.String()
 	}
@@ -163,19 +135,22 @@ func startPhonePage(o phonePageOptions) (*phonePage, error) {
 	return p, nil
 }
 
-// Close stops the page server.
-func (p *phonePage) Close() error { return p.srv.Close() }
+// Base is the address the phone opens, scheme://host:port.
+func (p *Server) Base() string { return p.base }
 
-// open offers an order on the page and returns the address the phone opens.
-func (p *phonePage) open(orderID string, o phoneOrder) string {
+// Close stops the page server.
+func (p *Server) Close() error { return p.srv.Close() }
+
+// Offer offers an order on the page and returns the address the phone opens.
+func (p *Server) Offer(orderID string, o pos.PhoneOrder) string {
 	p.mu.Lock()
 	p.orders[orderID] = o
 	p.mu.Unlock()
 	return p.base + "/pay/" + url.PathEscape(orderID)
 }
 
-// done withdraws an order: its page is no longer served.
-func (p *phonePage) done(orderID string) {
+// Withdraw withdraws an order: its page is no longer served.
+func (p *Server) Withdraw(orderID string) {
 	p.mu.Lock()
 	delete(p.orders, orderID)
 	p.mu.Unlock()
@@ -201,7 +176,7 @@ type phoneCheckout struct {
 
 // servePay serves /pay/{merchant_order_id}: the merchant page of an order open on
 // this terminal, or a page saying that it is not open (any other id).
-func (p *phonePage) servePay(w http.ResponseWriter, r *http.Request) {
+func (p *Server) servePay(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	p.mu.Lock()
 	o, ok := p.orders[id]
@@ -229,25 +204,25 @@ func (p *phonePage) servePay(w http.ResponseWriter, r *http.Request) {
 	_ = phonePageTmpl.Execute(w, d)
 }
 
-// netInterface is what lanIPv4 needs to know of a network interface.
-type netInterface struct {
+// Interface is what lanIPv4 needs to know of a network interface.
+type Interface struct {
 	Flags net.Flags
 	Addrs []net.Addr
 }
 
-// systemInterfaces lists this computer's network interfaces.
-func systemInterfaces() ([]netInterface, error) {
+// SystemInterfaces lists this computer's network interfaces.
+func SystemInterfaces() ([]Interface, error) {
 	list, err := net.Interfaces()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]netInterface, 0, len(list))
+	out := make([]Interface, 0, len(list))
 	for _, i := range list {
 		addrs, err := i.Addrs()
 		if err != nil {
 			continue
 		}
-		out = append(out, netInterface{Flags: i.Flags, Addrs: addrs})
+		out = append(out, Interface{Flags: i.Flags, Addrs: addrs})
 	}
 	return out, nil
 }
@@ -256,7 +231,7 @@ func systemInterfaces() ([]netInterface, error) {
 // at: the first IPv4 address of an interface that is up and not loopback,
 // preferring one that is also running (has a link), and never a loopback or
 // link-local (169.254.x.x) address.
-func lanIPv4(ifs []netInterface) (net.IP, bool) {
+func lanIPv4(ifs []Interface) (net.IP, bool) {
 	for _, needRunning := range []bool{true, false} {
 		for _, i := range ifs {
 			if i.Flags&net.FlagUp == 0 || i.Flags&net.FlagLoopback != 0 || (needRunning && i.Flags&net.FlagRunning == 0) {
@@ -277,4 +252,69 @@ func lanIPv4(ifs []netInterface) (net.IP, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Lazy is the page server started on first use with the options of that moment
+// (the phone page's address may change in Settings until then). It implements
+// pos.PhonePage.
+type Lazy struct {
+	opts func() Options
+
+	mu  sync.Mutex
+	srv *Server
+}
+
+// NewLazy returns a page server that starts with opts() on first use.
+func NewLazy(opts func() Options) *Lazy { return &Lazy{opts: opts} }
+
+// Start starts the server unless it runs; it says why it cannot start (no
+// checkout script for the live service, no LAN address, a busy port).
+func (l *Lazy) Start() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.srv != nil {
+		return nil
+	}
+	srv, err := Start(l.opts())
+	if err != nil {
+		return err
+	}
+	l.srv = srv
+	return nil
+}
+
+// Offer offers an order on the running page and returns the address the phone
+// opens; Start must have succeeded.
+func (l *Lazy) Offer(orderID string, o pos.PhoneOrder) string {
+	l.mu.Lock()
+	srv := l.srv
+	l.mu.Unlock()
+	return srv.Offer(orderID, o)
+}
+
+// Withdraw withdraws an order from the page.
+func (l *Lazy) Withdraw(orderID string) {
+	l.mu.Lock()
+	srv := l.srv
+	l.mu.Unlock()
+	if srv != nil {
+		srv.Withdraw(orderID)
+	}
+}
+
+// Server returns the running server, nil before the first Start.
+func (l *Lazy) Server() *Server {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.srv
+}
+
+// Close stops the server if it runs.
+func (l *Lazy) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.srv == nil {
+		return nil
+	}
+	return l.srv.Close()
 }

@@ -1,0 +1,191 @@
+// Package config reads and writes the terminal's configuration file (config.json
+// in the data directory) and applies the environment over it (DESIGN.md section 6:
+// GALLA_MERCHANT_ID, GALLA_ACCESS_CODE, GALLA_SECRET_KEY).
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"galla/pos"
+)
+
+// File is the terminal's configuration in the data directory. It holds the live
+// service's credentials, so it is written with mode 0600 and refused when others can
+// read it (DESIGN.md section 5).
+const File = "config.json"
+
+// JournalFile is the journal's file name in the data directory.
+const JournalFile = "journal.db"
+
+// SandboxFile is the embedded sandbox's state in the data directory: its orders, so
+// that a later run can inquire and refund them (no card data).
+const SandboxFile = "sandbox.json"
+
+// EmbeddedBaseURL is the address the client uses for the embedded sandbox. The
+// requests never leave the process: the sandbox's Transport serves them.
+const EmbeddedBaseURL = "http://sandbox.galla.local"
+
+// Config is what config.json holds.
+type Config struct {
+	Terminal  string    `json:"terminal,omitempty"` // the terminal's name on receipts
+	Gateway   Gateway   `json:"gateway"`
+	PhonePage PhonePage `json:"phone_page,omitzero"` // the page for pay on the customer's phone
+}
+
+// Gateway selects and authenticates the payment service. An empty BaseURL means
+// the embedded sandbox.
+type Gateway struct {
+	BaseURL    string `json:"base_url,omitempty"`
+	MerchantID string `json:"merchant_id,omitempty"`
+	AccessCode string `json:"access_code,omitempty"`
+	Secret     string `json:"secret,omitempty"`
+	// CheckoutScriptURL is the live service's browser checkout script
+	// ({checkout_script_url} of the interface), which the page for the customer's
+	// phone loads. The embedded sandbox serves its own.
+	CheckoutScriptURL string `json:"checkout_script_url,omitempty"`
+}
+
+// String never shows the access code or the secret.
+func (g Gateway) String() string {
+	if g.BaseURL == "" {
+		return "embedded sandbox"
+	}
+	return fmt.Sprintf("live service at %s, merchant %s", g.BaseURL, g.MerchantID)
+}
+
+// Load reads config.json from the data directory (absent is fine: the
+// defaults), then applies the environment (GALLA_MERCHANT_ID, GALLA_ACCESS_CODE,
+// GALLA_SECRET_KEY) and the --gateway flag.
+func Load(dataDir string, getenv func(string) string, gatewayURL string) (Config, error) {
+	var cfg Config
+	path := filepath.Join(dataDir, File)
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return cfg, fmt.Errorf("the configuration %s cannot be read (%v); check its permissions", path, err)
+	default:
+		if st, err := os.Stat(path); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
+			return cfg, fmt.Errorf("the configuration %s can be read by other users of this computer; run \"chmod 600 %s\" and start again", path, path)
+		}
+		if err := json.Unmarshal(b, &cfg); err != nil {
+			return cfg, fmt.Errorf("the configuration %s is not valid JSON (%v); correct it or remove it to use the embedded sandbox", path, err)
+		}
+	}
+	if v := getenv("GALLA_MERCHANT_ID"); v != "" {
+		cfg.Gateway.MerchantID = v
+	}
+	if v := getenv("GALLA_ACCESS_CODE"); v != "" {
+		cfg.Gateway.AccessCode = v
+	}
+	if v := getenv("GALLA_SECRET_KEY"); v != "" {
+		cfg.Gateway.Secret = v
+	}
+	if gatewayURL != "" {
+		cfg.Gateway.BaseURL = gatewayURL
+	}
+	if cfg.Terminal == "" {
+		cfg.Terminal = "T1"
+	}
+	return cfg, nil
+}
+
+// Save writes config.json into dataDir atomically with mode 0600.
+func Save(dataDir string, cfg Config) error {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("the data directory %s cannot be created: %w", dataDir, err)
+	}
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dataDir, File)
+	tmp, err := os.CreateTemp(dataDir, ".config-*.json")
+	if err != nil {
+		return fmt.Errorf("the configuration cannot be written to %s: %w", dataDir, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("the configuration cannot be written (is the disk full?): %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// PhonePage is config.json's "phone_page": where the page for the customer's
+// phone listens.
+type PhonePage struct {
+	// Listen is host:port: 127.0.0.1:0 (the default) keeps the page on this
+	// computer; 0.0.0.0:7071, or one of the computer's addresses, puts it on the
+	// shop's network so that a phone on the shop's Wi-Fi can open it.
+	Listen string `json:"listen,omitempty"`
+}
+
+// Store is the configuration of one data directory as the running terminal holds
+// it: it implements pos.ServiceConfig, writing config.json on each save. Its
+// methods are safe for concurrent use.
+type Store struct {
+	dir string
+
+	mu  sync.Mutex
+	cfg Config
+}
+
+// NewStore holds cfg, read from dataDir.
+func NewStore(dataDir string, cfg Config) *Store { return &Store{dir: dataDir, cfg: cfg} }
+
+// Config returns the configuration as it stands.
+func (s *Store) Config() Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg
+}
+
+// ServiceSettings returns the service settings for the settings screen; the
+// secret itself is never returned.
+func (s *Store) ServiceSettings() pos.ServiceSettings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.cfg.Gateway
+	return pos.ServiceSettings{BaseURL: g.BaseURL, MerchantID: g.MerchantID, AccessCode: g.AccessCode,
+		SecretSet: g.Secret != "", PhoneListen: s.cfg.PhonePage.Listen}
+}
+
+// SaveServiceSettings writes the service settings into config.json; an empty
+// secret keeps the stored one. The gateway change takes effect at the next start.
+func (s *Store) SaveServiceSettings(v pos.ServiceSettings) error {
+	s.mu.Lock()
+	cfg := s.cfg
+	s.mu.Unlock()
+	cfg.Gateway.BaseURL = v.BaseURL
+	cfg.Gateway.MerchantID, cfg.Gateway.AccessCode = v.MerchantID, v.AccessCode
+	cfg.PhonePage.Listen = v.PhoneListen
+	if v.Secret != "" {
+		cfg.Gateway.Secret = v.Secret
+	}
+	if err := Save(s.dir, cfg); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.cfg = cfg
+	s.mu.Unlock()
+	return nil
+}

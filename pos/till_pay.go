@@ -1,0 +1,442 @@
+package pos
+
+import (
+	"context"
+	"errors"
+	"html"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"galla/gateway"
+)
+
+// CardData is the one owning type of card data as a front end holds it: its
+// formatting methods print only the brand and last four digits, and Zero wipes it.
+// NewCard makes one (a *gateway.Card).
+type CardData interface {
+	Last4() string
+	Brand() string
+	Check(now time.Time) error
+	Zero()
+}
+
+// NewCard makes the owning card value from what was typed.
+func (t *Till) NewCard(number, expiryMonth, expiryYear, cvv, holder string) CardData {
+	return gateway.NewCard(number, expiryMonth, expiryYear, cvv, holder)
+}
+
+// CardBrand names the brand of a card number as typed (VISA, MASTERCARD, ...).
+func (t *Till) CardBrand(number string) string {
+	c := gateway.NewCard(number, "", "", "", "")
+	defer c.Zero()
+	return c.Brand()
+}
+
+// OfferSort is an order the EMI offers can be shown in.
+type OfferSort int
+
+// The orders of EMI offers; the first is the default (DESIGN.md section 2: the
+// cheapest total cost first, so no-cost plans lead).
+const (
+	ByTotalCost OfferSort = iota
+	ByMonthly
+	ByTenure
+	ByIssuer
+)
+
+// OfferSorts names the orders for the screen, in OfferSort order.
+var OfferSorts = [...]string{"total cost", "monthly instalment", "tenure", "issuer"}
+
+// SortOffers orders offers by by, stably; ties go to the lower instalment.
+func SortOffers(offers []EMIPlan, by OfferSort) {
+	slices.SortStableFunc(offers, func(a, b EMIPlan) int {
+		var d int64
+		switch by {
+		case ByMonthly:
+			d = int64(a.Monthly - b.Monthly)
+		case ByTenure:
+			d = int64(a.TenureMonths - b.TenureMonths)
+		case ByIssuer:
+			return strings.Compare(a.Issuer, b.Issuer)
+		default:
+			d = int64(a.TotalPayable - b.TotalPayable)
+			if d == 0 {
+				d = int64(a.Monthly - b.Monthly)
+			}
+		}
+		switch {
+		case d < 0:
+			return -1
+		case d > 0:
+			return 1
+		}
+		return 0
+	})
+}
+
+// OfferMatches reports whether every word of a filter fits the offer: a number is
+// the tenure in months ("6" is not "16"), any other word a part of the issuer, the
+// brand or the plan ("hdfc no-cost 6"). Words are lower case.
+func OfferMatches(f EMIPlan, words []string) bool {
+	hay := strings.ToLower(f.Issuer + " " + f.Brand + " " + f.Subvention)
+	for _, w := range words {
+		if n, err := strconv.Atoi(w); err == nil {
+			if n != f.TenureMonths {
+				return false
+			}
+			continue
+		}
+		if !strings.Contains(hay, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// EMIFrom is the offer the "EMI from" hint names: the no-cost plan with the lowest
+// instalment, else the plan with the lowest total cost. ok is false when there is
+// no offer.
+func EMIFrom(offers []EMIPlan) (best EMIPlan, ok bool) {
+	for _, o := range offers {
+		if o.Subvention != "no-cost" {
+			continue
+		}
+		if !ok || o.Monthly < best.Monthly {
+			best, ok = o, true
+		}
+	}
+	if ok {
+		return best, true
+	}
+	for _, o := range offers {
+		if !ok || o.TotalPayable < best.TotalPayable || (o.TotalPayable == best.TotalPayable && o.Monthly < best.Monthly) {
+			best, ok = o, true
+		}
+	}
+	return best, ok
+}
+
+// EMIOffers lists the EMI plans for the lines (one product or the whole cart) in
+// the default order (ByTotalCost); none is an empty list.
+func (t *Till) EMIOffers(ctx context.Context, lines []CartLine) ([]EMIPlan, error) {
+	set, err := t.eng.EMIOffers(ctx, SaleLines(lines, nil))
+	if errors.Is(err, ErrNoEMIOffer) {
+		return nil, nil
+	}
+	if err != nil {
+		t.noteErr(err)
+		return nil, err
+	}
+	var out []EMIPlan
+	for _, is := range set.Issuers {
+		out = append(out, is.Plans...)
+	}
+	SortOffers(out, ByTotalCost)
+	return out, nil
+}
+
+// FindOffer returns the offer of issuer and tenure for the lines, or a sentence
+// listing the offers there are.
+func (t *Till) FindOffer(ctx context.Context, lines []CartLine, issuer string, months int) (EMIPlan, error) {
+	set, err := t.eng.EMIOffers(ctx, SaleLines(lines, nil))
+	if err != nil {
+		return EMIPlan{}, err
+	}
+	plan, ok := set.Find(issuer, months, "")
+	if !ok {
+		return EMIPlan{}, Errorf("No %s offer of %d months exists for this cart; the offers are: %s.", issuer, months, offerList(set))
+	}
+	return plan, nil
+}
+
+func offerList(s *OfferSet) string {
+	var parts []string
+	for _, is := range s.Issuers {
+		var months []string
+		for _, p := range is.Plans {
+			months = append(months, strconv.Itoa(p.TenureMonths)+" ("+p.Program+")")
+		}
+		parts = append(parts, is.Issuer+" "+strings.Join(months, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// errNoCard says that a card tender came without the card.
+var errNoCard = sentenceErr("The card was not read; type it again.")
+
+// ValidateScheme asks the service whether card's issuer gives offer today.
+func (t *Till) ValidateScheme(ctx context.Context, lines []CartLine, offer EMIPlan, card CardData) error {
+	gc, ok := card.(*gateway.Card)
+	if !ok {
+		return errNoCard
+	}
+	amount := ComputeTotals(SaleLines(lines, nil)).Total
+	return t.eng.ValidateScheme(ctx, offer, amount, gc)
+}
+
+// PayStep is where a payment stands, as the progress screen shows it.
+type PayStep int
+
+// The steps of a payment.
+const (
+	PayCreating       PayStep = iota // journaling and creating the order
+	PayCreated                       // order created
+	PayAuthenticating                // the customer authenticates (OTP, 3-D Secure, phone)
+	PayVerifying                     // polling the verified status
+	PayDone                          // an outcome
+)
+
+// PayRequest asks the till to take a payment for a cart.
+type PayRequest struct {
+	OrderID  string // empty for a new order; a FAILED order's id to pay it again
+	Lines    []CartLine
+	Tender   TenderKind
+	Card     CardData   // card and EMI
+	Offer    *EMIPlan   // EMI
+	IMEIs    []UnitIMEI // serialised units
+	Tendered Paise      // cash; 0 is the exact amount
+	Cashier  string
+	// OTP completes the embedded sandbox's authentication at once (the command
+	// line's --otp). Without it the till waits for SubmitOTP, unless Unattended
+	// (nobody is there to type it): then it reports the step and polls.
+	OTP        string
+	Unattended bool
+	// Wait bounds the polling; 0 is the engine's default.
+	Wait time.Duration
+}
+
+// PayProgress is a report from a payment in flight.
+type PayProgress struct {
+	OrderID     string
+	Step        PayStep
+	OTP         bool          // the embedded sandbox waits for the OTP (SubmitOTP, or --otp)
+	AuthURL     string        // live: the authentication page for the customer
+	CheckoutURL string        // pay on phone: the page the customer opens
+	Checks      int           // status inquiries made so far
+	NextCheck   time.Duration // until the next inquiry
+	Note        string        // a sentence for the cashier while waiting (a phone attempt failed; the customer may try again)
+}
+
+// PayOutcome is how a payment ended, as the front ends show it.
+type PayOutcome struct {
+	OrderID    string
+	State      OrderState // PAID, FAILED or UNKNOWN
+	Verified   bool       // the service's answer carried a good signature
+	Unverified bool       // an answer came but could not be verified
+	Reason     string     // for FAILED: why, as a sentence
+	CanRetry   bool       // FAILED with attempts left on the same order
+	Amount     Paise
+	Change     Paise // cash
+	ReceiptNo  string
+	Order      *Order // the journaled order
+}
+
+// Pay takes a payment and reports progress (progress may be nil) until an
+// outcome: PAID, FAILED or UNKNOWN. It wipes the card when the call is done.
+func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgress)) (PayOutcome, error) {
+	if progress == nil {
+		progress = func(PayProgress) {}
+	}
+	card, _ := req.Card.(*gateway.Card)
+	if card != nil {
+		defer card.Zero()
+	}
+	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier}
+	if req.OrderID == "" {
+		if err := t.checkDiscounts(sale.Lines); err != nil {
+			return PayOutcome{}, err
+		}
+	}
+	checks := 0
+	opt := PayOptions{
+		Wait: req.Wait,
+		Progress: func(p Progress) {
+			up := PayProgress{OrderID: p.OrderID}
+			switch p.Step {
+			case StepJournaled:
+				up.Step = PayCreating
+			case StepCreated, StepIMEIValidated, StepPaying, StepAbandoned:
+				up.Step = PayCreated
+			case StepAuthenticating:
+				up.Step = PayAuthenticating
+			case StepWaiting:
+				up.Step = PayAuthenticating
+				if p.Attempt > 0 {
+					up.Note = p.Message // a failed attempt on the phone: the customer may try again
+				}
+			case StepVerifying, StepUnverified:
+				checks++
+				up.Step, up.Checks = PayVerifying, checks
+			default:
+				return // the outcome comes back as the result
+			}
+			progress(up)
+		},
+		Auth: t.authenticator(req, progress),
+	}
+	var (
+		res *Result
+		err error
+	)
+	switch req.Tender {
+	case TenderCash:
+		tendered := req.Tendered
+		if tendered == 0 {
+			tendered = ComputeTotals(sale.Lines).Total
+		}
+		res, err = t.eng.PayCash(ctx, sale, tendered)
+	case TenderCard:
+		if card == nil {
+			return PayOutcome{}, errNoCard
+		}
+		if req.OrderID != "" {
+			res, err = t.eng.PayCard(ctx, req.OrderID, card, opt)
+		} else {
+			res, err = t.eng.CheckoutCard(ctx, sale, card, opt)
+		}
+	case TenderEMI:
+		if card == nil || (req.Offer == nil && req.OrderID == "") {
+			return PayOutcome{}, sentenceErr("Choose an EMI offer and type the card again.")
+		}
+		if req.OrderID != "" {
+			res, err = t.eng.PayEMI(ctx, req.OrderID, card, opt)
+		} else {
+			res, err = t.eng.CheckoutEMI(ctx, sale, *req.Offer, card, opt)
+		}
+	case TenderPhone:
+		res, err = t.payOnPhone(ctx, sale, opt, progress)
+	default:
+		return PayOutcome{}, sentenceErr("Choose how the customer pays: card, EMI, cash or phone.")
+	}
+	if err != nil {
+		t.noteErr(err)
+		return PayOutcome{}, err
+	}
+	return payOutcomeOf(res), nil
+}
+
+// errNoPhonePage says that pay on phone is not set up on this terminal.
+var errNoPhonePage = sentenceErr("Pay on phone is not available on this terminal; take another payment method.")
+
+// payOnPhone creates the order, offers it on the phone page and reports that
+// page's address for the QR code; the customer pays on the phone and the engine
+// polls the verified status (DESIGN.md section 2).
+func (t *Till) payOnPhone(ctx context.Context, sale Sale, opt PayOptions, progress func(PayProgress)) (*Result, error) {
+	if t.cfg.Phone == nil {
+		return nil, errNoPhonePage
+	}
+	if err := t.cfg.Phone.Start(); err != nil {
+		return nil, err
+	}
+	shop, err := LoadShop(ctx, t.j)
+	if err != nil {
+		return nil, err
+	}
+	o, err := t.eng.OpenOnPhone(ctx, sale, opt)
+	if err != nil {
+		return nil, err
+	}
+	addr := t.cfg.Phone.Offer(o.ID, PhoneOrder{Token: o.Token, Amount: o.Amount, Shop: shop.Name})
+	defer t.cfg.Phone.Withdraw(o.ID)
+	progress(PayProgress{OrderID: o.ID, Step: PayAuthenticating, CheckoutURL: addr})
+	return t.eng.Await(ctx, o.ID, opt)
+}
+
+// payOutcomeOf turns the engine's result into the front ends' outcome.
+func payOutcomeOf(res *Result) PayOutcome {
+	out := PayOutcome{Reason: res.Reason, CanRetry: res.CanRetry, Order: res.Order}
+	if o := res.Order; o != nil {
+		out.OrderID, out.Amount, out.Change = o.ID, o.Amount, o.Change
+		if o.ReceiptNo > 0 {
+			out.ReceiptNo = strconv.FormatUint(o.ReceiptNo, 10)
+		}
+	}
+	switch res.Status {
+	case ResultPaid:
+		out.State, out.Verified = StatePaid, true
+	case ResultFailed:
+		out.State, out.Verified = StateFailed, true
+	case ResultUnverified:
+		out.State, out.Unverified = StateUnknown, true
+	default:
+		out.State = StateUnknown
+	}
+	return out
+}
+
+// authenticator takes the customer through the issuer's step. With the embedded
+// sandbox the OTP comes from req.OTP, or is typed in the window (SubmitOTP) unless
+// req.Unattended; with the live service the page is published for the customer
+// (AuthPages) or its address is reported.
+func (t *Till) authenticator(req PayRequest, progress func(PayProgress)) Authenticator {
+	return AuthenticatorFunc(func(ctx context.Context, ch Challenge) error {
+		if t.live {
+			addr := FormAction(ch.Content)
+			if t.cfg.AuthPages != nil {
+				page, err := t.cfg.AuthPages.Publish(ch.OrderID, ch.Content)
+				if err != nil {
+					return err
+				}
+				addr = page
+			}
+			if addr != "" {
+				progress(PayProgress{OrderID: ch.OrderID, Step: PayAuthenticating, AuthURL: addr})
+			}
+			return nil
+		}
+		if req.OTP != "" {
+			return t.eng.gw.SubmitAuthentication(ctx, ch.Content, url.Values{"otp": {req.OTP}})
+		}
+		progress(PayProgress{OrderID: ch.OrderID, Step: PayAuthenticating, OTP: true})
+		if req.Unattended {
+			return nil
+		}
+		wait := make(chan string, 1)
+		t.mu.Lock()
+		t.otps[ch.OrderID] = wait
+		t.mu.Unlock()
+		defer func() {
+			t.mu.Lock()
+			delete(t.otps, ch.OrderID)
+			t.mu.Unlock()
+		}()
+		select {
+		case otp := <-wait:
+			return t.eng.gw.SubmitAuthentication(ctx, ch.Content, url.Values{"otp": {otp}})
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+}
+
+// SubmitOTP completes the embedded sandbox's authentication step of orderID.
+func (t *Till) SubmitOTP(_ context.Context, orderID, otp string) error {
+	t.mu.Lock()
+	wait, ok := t.otps[orderID]
+	t.mu.Unlock()
+	if !ok {
+		return sentenceErr("No payment is waiting for a one-time password.")
+	}
+	select {
+	case wait <- otp:
+		return nil
+	default:
+		return sentenceErr("The one-time password was already sent; wait for the result.")
+	}
+}
+
+var actionRE = regexp.MustCompile(`(?i)<form[^>]*\saction\s*=\s*["']([^"']+)["']`)
+
+// FormAction returns the address an authentication page's form posts to, "" when
+// it has none.
+func FormAction(content string) string {
+	m := actionRE.FindStringSubmatch(content)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(m[1])
+}

@@ -1,0 +1,136 @@
+package pos
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestOfferMatches(t *testing.T) {
+	noCost := EMIPlan{Issuer: "HDFC", Brand: "SAMSUNG", Subvention: "no-cost", TenureMonths: 6}
+	std16 := EMIPlan{Issuer: "HDFC", Subvention: "standard", TenureMonths: 18}
+	tests := []struct {
+		q    string
+		o    EMIPlan
+		want bool
+	}{
+		{"", noCost, true},
+		{"hdfc 6", noCost, true},
+		{"HDFC samsung no-cost", noCost, true},
+		{"icici 6", noCost, false},
+		{"hdfc 6", std16, false},
+		{"1", std16, false},
+		{"18", std16, true},
+		{"standard", noCost, false},
+	}
+	for _, tt := range tests {
+		got := OfferMatches(tt.o, strings.Fields(strings.ToLower(tt.q)))
+		assert.Equal(t, tt.want, got, "OfferMatches(%+v, %q)", tt.o, tt.q)
+	}
+}
+
+// offers is a set where the cheapest instalment is not the cheapest total cost:
+// a standard 24-month plan has the lowest instalment, and a no-cost 6-month plan
+// costs the customer least.
+func offers() []EMIPlan {
+	return []EMIPlan{
+		{Issuer: "ICICI", Subvention: "standard", TenureMonths: 24, Monthly: 3_800_00, TotalPayable: 91_200_00},
+		{Issuer: "HDFC", Subvention: "no-cost", TenureMonths: 6, Monthly: 12_500_00, TotalPayable: 75_000_00},
+		{Issuer: "AXIS", Subvention: "low-cost", TenureMonths: 12, Monthly: 6_400_00, TotalPayable: 76_800_00},
+		{Issuer: "HDFC", Subvention: "no-cost", TenureMonths: 9, Monthly: 8_333_33, TotalPayable: 75_000_00},
+	}
+}
+
+func TestSortOffersByTotalCostLeadsWithNoCost(t *testing.T) {
+	list := offers()
+	SortOffers(list, ByTotalCost)
+	var got []int
+	for _, o := range list {
+		got = append(got, o.TenureMonths)
+	}
+	// 75,000 twice (the lower instalment first), then 76,800, then 91,200.
+	assert.Equal(t, []int{9, 6, 12, 24}, got)
+	SortOffers(list, ByMonthly)
+	assert.Equal(t, 24, list[0].TenureMonths)
+	SortOffers(list, ByIssuer)
+	assert.Equal(t, "AXIS", list[0].Issuer)
+	SortOffers(list, ByTenure)
+	assert.Equal(t, 6, list[0].TenureMonths)
+	assert.Len(t, OfferSorts, int(ByIssuer)+1)
+}
+
+func TestEMIFrom(t *testing.T) {
+	best, ok := EMIFrom(offers())
+	require.True(t, ok)
+	assert.Equal(t, 9, best.TenureMonths, "the no-cost plan with the lowest instalment, not the 24-month standard plan")
+
+	noNoCost := offers()[:1]
+	noNoCost = append(noNoCost, offers()[2])
+	best, ok = EMIFrom(noNoCost)
+	require.True(t, ok)
+	assert.Equal(t, "AXIS", best.Issuer, "without a no-cost plan, the lowest total cost")
+
+	_, ok = EMIFrom(nil)
+	assert.False(t, ok)
+}
+
+func TestAddToCartMergesUndiscountedLines(t *testing.T) {
+	phone := Product{SKU: "S24", ProductCode: "P1", Price: 74_999_00, GSTRate: 18, Serialised: true}
+	cable := Product{SKU: "CABLE", Price: 499_00, GSTRate: 18}
+	lines, i := AddToCart(nil, phone)
+	assert.Equal(t, 0, i)
+	lines, i = AddToCart(lines, cable)
+	assert.Equal(t, 1, i)
+	lines, i = AddToCart(lines, phone)
+	assert.Equal(t, 0, i)
+	assert.Equal(t, 2, lines[0].Qty)
+	lines[0].Discount = 100_00
+	lines, i = AddToCart(lines, phone)
+	assert.Equal(t, 2, i, "a discounted line keeps its quantity; the new unit gets a line of its own")
+	assert.Equal(t, 1, lines[2].Qty)
+}
+
+func TestSaleLinesGivesIMEIsPerProduct(t *testing.T) {
+	phone := Product{SKU: "S24", ProductCode: "P1", Price: 100_00, GSTRate: 18, Serialised: true}
+	other := Product{SKU: "A15", ProductCode: "P2", Price: 50_00, GSTRate: 18, Serialised: true}
+	lines := []CartLine{{Product: phone, Qty: 2}, {Product: other, Qty: 1}, {Product: phone, Qty: 1, Discount: 10_00}}
+	imeis := []UnitIMEI{{"P2", "B1"}, {"P1", "A1"}, {"P1", "A2"}, {"P1", "A3"}}
+	got := SaleLines(lines, imeis)
+	require.Len(t, got, 3)
+	assert.Equal(t, []string{"A1", "A2"}, got[0].IMEIs)
+	assert.Equal(t, []string{"B1"}, got[1].IMEIs)
+	assert.Equal(t, []string{"A3"}, got[2].IMEIs)
+	assert.Equal(t, Paise(10_00), got[2].Discount)
+}
+
+func TestRefundRange(t *testing.T) {
+	tests := []struct {
+		name        string
+		o           Order
+		most, least Paise
+		refusal     bool
+	}{
+		{"paid card", Order{State: StatePaid, Tender: TenderCard, Amount: 500_00, Captured: 500_00}, 500_00, MinRefund, false},
+		{"partly refunded card", partly(TenderCard, 200_00), 300_00, MinRefund, false},
+		{"card with less left than the service takes", partly(TenderCard, 499_50), 0, 0, true},
+		{"cash has no minimum", partly(TenderCash, 499_50), 50, 1, false},
+		{"failed", Order{State: StateFailed, Tender: TenderCard, Amount: 500_00}, 0, 0, true},
+		{"refunded", Order{State: StateRefunded, Tender: TenderCard, Amount: 500_00, Refunded: 500_00}, 0, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			most, least, no := refundRange(&tt.o)
+			assert.Equal(t, tt.most, most)
+			assert.Equal(t, tt.least, least)
+			assert.Equal(t, tt.refusal, no != "", no)
+		})
+	}
+}
+
+// partly is a ₹500 order of tender with refunded refunded.
+func partly(tender TenderKind, refunded Paise) Order {
+	return Order{State: StatePartlyRefunded, Tender: tender, Amount: 500_00, Captured: 500_00, Refunded: refunded,
+		Refunds: []Refund{{Amount: refunded, Status: RefundDone}}}
+}

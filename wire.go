@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"galla/assets"
+	"galla/gateway"
+	"galla/gateway/sandbox"
+	"galla/internal/config"
+	"galla/internal/phonepage"
+	"galla/pos"
+	"galla/pos/journal"
+)
+
+// The files of the data directory that main names.
+const (
+	journalFile    = config.JournalFile
+	configFile     = config.File
+	sandboxFile    = config.SandboxFile
+	receiptKeyFile = "receipt-qr.key" // the key receipt QR codes are signed with (32 random bytes, mode 0600)
+)
+
+// terminal is the composition of one data directory: the configuration, the
+// journal, the payment service and the till built over them. The front ends use
+// its Till; the rest is kept to close it.
+type terminal struct {
+	*pos.Till
+	c       *cli
+	cfg     *config.Store
+	ps      paymentService
+	j       *journal.Journal
+	eng     *pos.Engine
+	phone   *phonepage.Lazy
+	checked chan struct{} // closed when the journal's startup check is over (the window)
+	stop    func()
+}
+
+// openTerminal opens the journal and the payment service and builds pos. The
+// journal is verified (bbolt's check and the hash chain) before it returns, unless
+// window: then the check runs in the background, the engine's payments wait for it
+// and the status bar shows it (DESIGN.md section 4).
+func openTerminal(c *cli, window bool) (*terminal, error) {
+	cfg, err := config.Load(c.dataDir, c.getenv, c.gatewayURL)
+	if err != nil {
+		return nil, err
+	}
+	// The journal first: its lock keeps a second process from loading the
+	// embedded sandbox's state while this one may still change it.
+	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{DeferVerify: window})
+	if err != nil {
+		return nil, errors.New(pos.Sentence(err))
+	}
+	t := &terminal{c: c, cfg: config.NewStore(c.dataDir, cfg), j: j, checked: make(chan struct{}), stop: func() {}}
+	if t.ps, err = openPaymentService(cfg.Gateway, c.dataDir); err != nil {
+		_ = j.Close()
+		return nil, err
+	}
+	key, err := receiptKey(c.dataDir)
+	if err != nil {
+		_ = j.Close()
+		return nil, fmt.Errorf("the receipt key in %s cannot be read or made (%v); check the folder's permissions", c.dataDir, err)
+	}
+	pcfg := pos.Config{
+		Journal:  j,
+		Gateway:  t.ps.client,
+		Terminal: cfg.Terminal,
+		Customer: pos.Customer{CountryCode: "91", Mobile: "9999999999", Email: "counter@galla.local"},
+	}
+	if window {
+		pcfg.Health = j
+	}
+	if t.eng, err = pos.New(pcfg); err != nil {
+		_ = j.Close()
+		return nil, err
+	}
+	t.phone = phonepage.NewLazy(func() phonepage.Options {
+		c := t.cfg.Config()
+		o := phonepage.Options{Listen: c.PhonePage.Listen, ScriptURL: c.Gateway.CheckoutScriptURL}
+		if !t.ps.live() {
+			o.Sandbox = t.ps.sandbox
+		}
+		return o
+	})
+	tc := pos.TillConfig{Engine: t.eng, Catalogs: j, SampleCatalog: assets.SampleCatalog(), Backups: j, QRKey: key,
+		Terminal: cfg.Terminal, Live: t.ps.live(), Phone: t.phone, Service: t.cfg}
+	if window {
+		tc.Health = j
+		tc.AuthPages = authPageDir(c.dataDir)
+	}
+	if t.Till, err = pos.NewTill(context.Background(), tc); err != nil {
+		_ = j.Close()
+		return nil, err
+	}
+	if !window {
+		close(t.checked)
+		return t, nil
+	}
+	vctx, stopCheck := context.WithCancel(context.Background())
+	go func() {
+		defer close(t.checked)
+		// The result is kept by the journal (Verified) for the engine and the
+		// status bar; a check stopped by closing leaves it unverified.
+		_ = j.Verify(vctx)
+	}()
+	t.stop = stopCheck
+	return t, nil
+}
+
+// close stops the background check and the phone page and closes the journal.
+func (t *terminal) close() {
+	t.stop()
+	<-t.checked
+	_ = t.phone.Close()
+	_ = t.j.Close()
+}
+
+// authPageDir publishes the live service's authentication page as a file in the
+// data directory, opened in the system browser.
+type authPageDir string
+
+func (d authPageDir) Publish(_, content string) (string, error) {
+	page := filepath.Join(string(d), "authenticate.html")
+	if err := os.WriteFile(page, []byte(content), 0o600); err != nil {
+		return "", err
+	}
+	return (&url.URL{Scheme: "file", Path: page}).String(), nil
+}
+
+// paymentService is the gateway the terminal talks to, and the embedded sandbox when
+// that is what it is.
+type paymentService struct {
+	client  *gateway.Client
+	sandbox *sandbox.Sandbox // nil for the live service
+}
+
+// live reports whether the terminal talks to the live service.
+func (p paymentService) live() bool { return p.sandbox == nil }
+
+// openPaymentService builds the client: the embedded sandbox, keeping its state in
+// dataDir, unless a base URL is configured, in which case the live credentials must
+// all be present.
+func openPaymentService(g config.Gateway, dataDir string, opts ...sandbox.Option) (paymentService, error) {
+	if g.BaseURL == "" {
+		opts = append([]sandbox.Option{sandbox.WithStateFile(filepath.Join(dataDir, sandboxFile))}, opts...)
+		sb, err := sandbox.New(opts...)
+		if err != nil {
+			return paymentService{}, fmt.Errorf("the embedded sandbox cannot start: %w", err)
+		}
+		cl, err := gateway.New(gateway.Config{
+			BaseURL:    config.EmbeddedBaseURL,
+			MerchantID: sandbox.DefaultMerchantID,
+			AccessCode: sandbox.DefaultAccessCode,
+			Secret:     sandbox.DefaultSecret,
+			ReturnURL:  config.EmbeddedBaseURL + "/return",
+			HTTPClient: &http.Client{Transport: sb.Transport()},
+		})
+		if err != nil {
+			return paymentService{}, err
+		}
+		return paymentService{client: cl, sandbox: sb}, nil
+	}
+	var missing []string
+	if g.MerchantID == "" {
+		missing = append(missing, "merchant id (GALLA_MERCHANT_ID)")
+	}
+	if g.AccessCode == "" {
+		missing = append(missing, "access code (GALLA_ACCESS_CODE)")
+	}
+	if g.Secret == "" {
+		missing = append(missing, "secret key (GALLA_SECRET_KEY)")
+	}
+	if len(missing) > 0 {
+		return paymentService{}, fmt.Errorf("the live service at %s needs the %s; set them in %s or the environment", g.BaseURL, strings.Join(missing, ", "), configFile)
+	}
+	cl, err := gateway.New(gateway.Config{
+		BaseURL:    g.BaseURL,
+		MerchantID: g.MerchantID,
+		AccessCode: g.AccessCode,
+		Secret:     g.Secret,
+		ReturnURL:  strings.TrimRight(g.BaseURL, "/") + "/return",
+	})
+	if err != nil {
+		if errors.Is(err, gateway.ErrSecret) {
+			return paymentService{}, fmt.Errorf("the configured secret key is not valid: it must be hexadecimal text of at least 32 digits")
+		}
+		return paymentService{}, err
+	}
+	return paymentService{client: cl}, nil
+}
+
+// receiptKey returns the terminal's QR signing key, making it on first use.
+func receiptKey(dataDir string) ([]byte, error) {
+	path := filepath.Join(dataDir, receiptKeyFile)
+	key, err := os.ReadFile(path)
+	if err == nil && len(key) >= 32 {
+		return key, nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	key = make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) { // made by another process meanwhile
+		return os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(key); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return key, f.Close()
+}
