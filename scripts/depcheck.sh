@@ -8,6 +8,7 @@ deps=$(go list -deps ./pos/)
 if grep -E '^fyne.io/' <<<"$deps" >/dev/null; then say "pos depends on fyne"; fi
 if grep -E '^go.etcd.io/bbolt' <<<"$deps" >/dev/null; then say "pos depends on bbolt"; fi
 if go list -f '{{join .Imports "\n"}}' ./pos/ | grep -qx 'net/http'; then say "pos imports net/http"; fi
+if grep -E '^github.com/jackc/pgx' <<<"$deps" >/dev/null; then say "pos depends on pgx"; fi
 
 while read -r pkg imports; do
 	case "$pkg" in
@@ -19,9 +20,15 @@ while read -r pkg imports; do
 	*) grep -qE '(^| )go.etcd.io/bbolt' <<<"$imports" && say "$pkg imports bbolt (only pos/journal may)" ;;
 	esac
 	case "$pkg" in
+	galla/store | galla/store/*) ;;
+	*) grep -qE '(^| )github.com/jackc/pgx' <<<"$imports" && say "$pkg imports pgx (only store may)" ;;
+	esac
+	case "$pkg" in
 	galla/gateway) grep -qE '(^| )galla(/| |$)' <<<"$imports" && say "gateway imports a package of ours" ;;
 	galla/receipts | galla/receipts/*) grep -qE '(^| )galla/(pos|ui|gateway)' <<<"$imports" && say "receipts imports pos, ui or gateway" ;;
-	galla/pos | galla/pos/*) grep -qE '(^| )galla/ui' <<<"$imports" && say "$pkg imports ui" ;;
+	galla/pos | galla/pos/*) grep -qE '(^| )galla/(ui|internal)' <<<"$imports" && say "$pkg imports ui or internal" ;;
+	galla/ui | galla/ui/*) grep -qE '(^| )galla/(gateway|receipts|pos/journal)(/| |$)' <<<"$imports" && say "$pkg imports gateway, receipts or pos/journal (ui talks to pos only)" ;;
+	galla/internal/*) grep -qE '(^| )galla/(ui|pos/journal)(/| |$)' <<<"$imports" && say "$pkg imports ui or pos/journal" ;;
 	galla/assets) grep -qE '(^| )galla/' <<<"$imports" && say "assets imports a package of ours" ;;
 	esac
 done < <(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...)
