@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"galla/gateway/sandbox"
+	"galla/internal/config"
 	"galla/pos"
 	"galla/receipts"
 	"galla/ui"
@@ -285,7 +286,7 @@ func openWindowTill(c *cli) (*terminal, func(), error) {
 // testKey is the terminal's receipt QR key.
 func testKey(t *testing.T, till *terminal) []byte {
 	t.Helper()
-	key, err := receiptKey(till.c.dataDir)
+	key, err := config.ReceiptKey(till.c.dataDir)
 	require.NoError(t, err)
 	return key
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -26,7 +24,7 @@ const (
 	journalFile    = config.JournalFile
 	configFile     = config.File
 	sandboxFile    = config.SandboxFile
-	receiptKeyFile = "receipt-qr.key" // the key receipt QR codes are signed with (32 random bytes, mode 0600)
+	receiptKeyFile = config.ReceiptKeyFile
 )
 
 // terminal is the composition of one data directory: the configuration, the
@@ -64,7 +62,7 @@ func openTerminal(c *cli, window bool) (*terminal, error) {
 		_ = j.Close()
 		return nil, err
 	}
-	key, err := receiptKey(c.dataDir)
+	key, err := config.ReceiptKey(c.dataDir)
 	if err != nil {
 		_ = j.Close()
 		return nil, fmt.Errorf("the receipt key in %s cannot be read or made (%v); check the folder's permissions", c.dataDir, err)
@@ -195,35 +193,4 @@ func openPaymentService(g config.Gateway, dataDir string, opts ...sandbox.Option
 		return paymentService{}, err
 	}
 	return paymentService{client: cl}, nil
-}
-
-// receiptKey returns the terminal's QR signing key, making it on first use.
-func receiptKey(dataDir string) ([]byte, error) {
-	path := filepath.Join(dataDir, receiptKeyFile)
-	key, err := os.ReadFile(path)
-	if err == nil && len(key) >= 32 {
-		return key, nil
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	key = make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) { // made by another process meanwhile
-		return os.ReadFile(path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if _, err := f.Write(key); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return key, f.Close()
 }

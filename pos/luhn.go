@@ -3,6 +3,7 @@ package pos
 import (
 	"errors"
 	"fmt"
+	"galla/gateway"
 )
 
 // ErrBadIMEI is matched (errors.Is) by every reason CheckIMEI refuses an IMEI.
@@ -20,29 +21,8 @@ const IMEILength = 15
 
 // Luhn reports whether digits is a non-empty string of ASCII digits whose last digit
 // is the Luhn (mod 10) check digit of the others.
-func Luhn(digits string) bool {
-	if digits == "" {
-		return false
-	}
-	sum := 0
-	double := false
-	for i := len(digits) - 1; i >= 0; i-- {
-		c := digits[i]
-		if c < '0' || c > '9' {
-			return false
-		}
-		d := int(c - '0')
-		if double {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return sum%10 == 0
-}
+// It is gateway.Luhn, the one implementation.
+func Luhn(digits string) bool { return gateway.Luhn(digits) }
 
 // LuhnCheckDigit returns the digit that, appended to digits, makes a string Luhn
 // accepts; ok is false when digits is empty or holds anything but ASCII digits.

@@ -3,6 +3,7 @@ package pos
 import (
 	"errors"
 	"fmt"
+	"galla/receipts"
 	"strconv"
 	"strings"
 )
@@ -22,37 +23,9 @@ func (p Paise) String() string {
 	return "₹" + p.Plain()
 }
 
-// Plain formats p with Indian digit grouping and no currency sign: 1,23,456.78.
-func (p Paise) Plain() string {
-	neg := p < 0
-	v := int64(p)
-	if neg {
-		v = -v
-	}
-	s := groupIndian(strconv.FormatInt(v/100, 10)) + fmt.Sprintf(".%02d", v%100)
-	if neg {
-		return "-" + s
-	}
-	return s
-}
-
-// groupIndian groups a string of digits the Indian way: the last three digits, then
-// pairs (12,34,56,789).
-func groupIndian(d string) string {
-	if len(d) <= 3 {
-		return d
-	}
-	head, tail := d[:len(d)-3], d[len(d)-3:]
-	var parts []string
-	for len(head) > 2 {
-		parts = append([]string{head[len(head)-2:]}, parts...)
-		head = head[:len(head)-2]
-	}
-	if head != "" {
-		parts = append([]string{head}, parts...)
-	}
-	return strings.Join(parts, ",") + "," + tail
-}
+// Plain formats p with Indian digit grouping and no currency sign: 1,23,456.78
+// (receipts.Amount, the one formatter of Indian grouping).
+func (p Paise) Plain() string { return receipts.Amount(int64(p)) }
 
 // ErrBadAmount is returned by ParsePaise for text that is not an amount of money.
 var ErrBadAmount = errors.New("not an amount of money")
