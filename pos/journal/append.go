@@ -37,7 +37,11 @@ func (j *Journal) append(ctx context.Context, ev pos.Event, prepare func(tx *bol
 	if ev.V == 0 {
 		ev.V = pos.EventVersion
 	}
-	var out pos.Event
+	var (
+		out      pos.Event
+		numbered bool
+		nums     Numbers
+	)
 	err := j.update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		seq, prev, ok := headOf(meta.Get(metaHead))
@@ -66,10 +70,18 @@ func (j *Journal) append(ctx context.Context, ev pos.Event, prepare func(tx *bol
 		}
 		e.Hash = hex.EncodeToString(sum[:])
 		out = e
+		// Only an event that hands out a number reads the counters, and only
+		// then is the high-water file written, after the commit.
+		if numbered = e.ReceiptNo != 0 || e.Kind == pos.EvDayClosed || e.Kind == EvNumbersContinued; numbered {
+			nums = numbersOf(tx)
+		}
 		return nil
 	})
 	if err != nil {
 		return fail(err)
+	}
+	if numbered {
+		j.noteNumbers(nums)
 	}
 	return out, nil
 }

@@ -40,6 +40,8 @@ func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache) error {
 	switch ev.Kind {
 	case pos.EvDayClosed:
 		return deriveDayClose(tx, ev)
+	case EvNumbersContinued:
+		return deriveNumbers(tx, ev)
 	case pos.EvStaffAdded, pos.EvStaffChanged:
 		var s pos.Staff
 		if err := json.Unmarshal(ev.Data, &s); err != nil {

@@ -73,6 +73,17 @@
 // wait for it (pos.Config.Health). Card numbers and CVVs are never in an event:
 // pos records brand and last four digits only.
 //
+// # Missing, damaged and old journals
+//
+// Open makes a new file only as Options.Create allows (DirUsed is the rule of a
+// never-used data directory), checks the file's meta pages and size before bbolt
+// maps it, walks the page tree from the file before bbolt's check follows it, and
+// runs every bbolt call under a recover with debug.SetPanicOnFault: a missing
+// journal is ErrMissing, any damage ErrDamaged, never a crash. The last number of
+// every series is also kept in journal.db.numbers (NumbersPath); a journal behind
+// it is ErrBehind. CheckDay, VerifyFile, Salvage and Restore check and recover a
+// journal; docs/journal-schema.md says how.
+//
 // # Schema changes
 //
 // The schema version lives in meta. A change appends a migration to the

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"galla/pos"
 )
 
 // DefaultLockTimeout is how long Open waits for another process to let go of the
@@ -51,6 +54,24 @@ type Options struct {
 	// Open, before they are rebuilt from the events.
 	DeferVerify bool
 
+	// Create says when Open may make a new journal file where there is none (or
+	// an empty one). The zero value, CreateUnlessJournaled, refuses only where a
+	// journal was kept before; the terminal opens with CreateIfUnused.
+	Create CreateMode
+	// ReadOnly opens the file for reading only, with a shared lock: nothing is
+	// migrated, rebuilt or written (every write returns ErrReadOnly), and damage
+	// that bbolt can still read past (a broken hash chain, a bad page elsewhere,
+	// derived records that do not match) does not fail Open: Verified reports it,
+	// and the reports stay readable. A file that bbolt cannot map safely (cut
+	// short, no valid meta page) is refused even read-only, with an error that
+	// says so.
+	ReadOnly bool
+
+	// continueNumbers makes Open lift the counters of a journal that is behind
+	// its high-water file with a numbers.continued event instead of refusing it
+	// (Restore).
+	continueNumbers string
+
 	// maxSize caps the file size (bbolt's MaxSize); tests use it to stand in for a
 	// full disk.
 	maxSize int
@@ -65,6 +86,12 @@ type Journal struct {
 	now       func() time.Time
 	commits   atomic.Uint64
 	orders    orderCache // decoded orders for Append
+
+	readOnly bool
+
+	numMu      sync.Mutex // guards numWritten and numErr
+	numWritten Numbers    // what the high-water file last received
+	numErr     error      // its last write's error, tried again with the next number
 
 	verifyRun sync.Mutex // one Verify at a time
 	vmu       sync.Mutex // guards verified and verifyErr
@@ -84,12 +111,41 @@ func (e *alreadyRunningError) Is(target error) bool { return target == ErrAlread
 // Sentence is what the cashier reads (pos.Sentencer): the error is one already.
 func (e *alreadyRunningError) Sentence() string { return e.Error() }
 
-// Open opens (creating if needed) the journal file at path with mode 0600, its
-// parent directory created with mode 0700. It waits at most opts.LockTimeout for
-// the file lock, migrates the schema to the current version, runs bbolt's
-// consistency check and verifies the hash chain of the events (unless
-// opts.DeferVerify leaves that to Verify). Sync settings are bbolt's defaults:
-// every commit is fsync'd.
+// CreateMode says when Open may make a new journal file (DESIGN.md section 4: a
+// missing or empty journal is never silently replaced).
+type CreateMode int
+
+const (
+	// CreateUnlessJournaled, the zero value, makes a new journal where the file is
+	// missing or empty unless a journal was kept in its directory before: a number
+	// high-water file, a backups directory, a journal set aside as damaged.
+	CreateUnlessJournaled CreateMode = iota
+	// CreateIfUnused makes a new journal only in a data directory that DirUsed
+	// reports as never used (no config.json, receipt key, sandbox state, backups,
+	// high-water file). The terminal's window and commands open with it.
+	CreateIfUnused
+	// CreateNever never makes a new journal: a missing or empty file is
+	// ErrMissing. For commands that only read.
+	CreateNever
+	// CreateAnyway makes a new journal even in a used directory: the explicit
+	// command. Every number series continues past the high-water file, so no
+	// number is handed out twice.
+	CreateAnyway
+)
+
+// Open opens the journal file at path with mode 0600 (its parent directory
+// created with mode 0700), creating it only as opts.Create allows. Before bbolt
+// maps the file it checks its size and meta pages (a file cut short or without a
+// valid meta is refused with an error matching ErrDamaged, never a crash). It
+// waits at most opts.LockTimeout for the file lock, migrates the schema to the
+// current version, runs bbolt's consistency check and verifies the hash chain of
+// the events (unless opts.DeferVerify leaves that to Verify), and refuses a
+// journal whose counters are behind the number high-water file beside it
+// (ErrBehind). Sync settings are bbolt's defaults: every commit is fsync'd.
+//
+// Every error that means the terminal cannot work with this journal matches one
+// of ErrAlreadyRunning, ErrMissing, ErrDamaged, ErrBehind or ErrNewerSchema, and
+// carries a sentence (pos.Sentence) that says what to do.
 func Open(path string, opts Options) (*Journal, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
@@ -98,46 +154,205 @@ func Open(path string, opts Options) (*Journal, error) {
 		opts.Now = time.Now
 	}
 	if opts.BackupDir == "" {
-		opts.BackupDir = filepath.Join(filepath.Dir(path), "backups")
+		opts.BackupDir = backupDirOf(path)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("journal: open: %w", err)
-	}
-	db, err := bolt.Open(path, 0o600, boltOptions(opts))
-	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, &alreadyRunningError{path: path}
-	}
+	state, reason, err := preflight(path)
 	if err != nil {
 		return nil, fmt.Errorf("journal: open %s: %w", path, err)
 	}
-	// bbolt only applies the mode when it creates the file; an older, looser
-	// file is tightened here.
-	if err := os.Chmod(path, 0o600); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("journal: open: %w", err)
-	}
-	j := &Journal{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now}
-	if err := j.migrate(); err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	missing := j.derivedMissing()
-	if !opts.DeferVerify || missing {
-		// A rebuild replays the events, so they are verified first even when
-		// verification was deferred.
-		if err := j.verify(context.Background()); err != nil {
-			_ = db.Close()
+	creating := false
+	switch {
+	case reason != "":
+		return nil, damagedOpen(path, opts, reason)
+	case state == fileMissing || state == fileEmpty:
+		if err := mayCreate(path, opts, state == fileEmpty); err != nil {
 			return nil, err
 		}
-		j.verified = true
+		if state == fileEmpty {
+			// A file bbolt never finished (a full disk at the first start):
+			// nothing was ever recorded in it, so it is made anew.
+			if err := os.Remove(path); err != nil {
+				return nil, fmt.Errorf("journal: open: %w", err)
+			}
+		}
+		creating = true
 	}
-	if missing {
-		if err := j.Rebuild(context.Background()); err != nil {
+	if !opts.ReadOnly {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("journal: open: %w", err)
+		}
+	}
+	var db *bolt.DB
+	err = guard(func() error {
+		var err error
+		db, err = bolt.Open(path, 0o600, boltOptions(opts))
+		return err
+	})
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, &alreadyRunningError{path: path}
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
+		errors.Is(err, berrors.ErrVersionMismatch):
+		return nil, damagedOpen(path, opts, "bbolt cannot open it: "+err.Error())
+	case err != nil:
+		var pe *panicError
+		if errors.As(err, &pe) {
+			return nil, damagedOpen(path, opts, pe.Error())
+		}
+		return nil, fmt.Errorf("journal: open %s: %w", path, err)
+	}
+	if !opts.ReadOnly {
+		// bbolt only applies the mode when it creates the file; an older, looser
+		// file is tightened here.
+		if err := os.Chmod(path, 0o600); err != nil {
 			_ = db.Close()
 			return nil, fmt.Errorf("journal: open: %w", err)
 		}
 	}
+	j := &Journal{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly}
+	if err := j.init(opts, creating); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	return j, nil
+}
+
+// damagedOpen is the error of a file Open cannot give to bbolt, or bbolt failed
+// on: read-only too, it says so.
+func damagedOpen(path string, opts Options, reason string) error {
+	if opts.ReadOnly {
+		reason += "; it cannot be opened even read-only"
+	}
+	return damaged(path, opts.BackupDir, reason)
+}
+
+// mayCreate refuses to make a new journal at path where opts.Create does not
+// allow it.
+func mayCreate(path string, opts Options, empty bool) error {
+	dir := filepath.Dir(path)
+	var signs []string
+	switch {
+	case opts.ReadOnly:
+		signs = []string{"a journal opened read-only must exist"}
+	case opts.Create == CreateNever:
+		_, signs = DirUsed(dir)
+		if len(signs) == 0 {
+			signs = []string{"a new journal is only made by an explicit command"}
+		}
+	case opts.Create == CreateIfUnused:
+		_, signs = DirUsed(dir)
+	case opts.Create == CreateUnlessJournaled:
+		signs = journalSigns(dir)
+	}
+	if _, err := os.Stat(opts.BackupDir); err == nil && opts.Create != CreateAnyway && len(signs) == 0 && opts.BackupDir != backupDirOf(path) {
+		signs = []string{opts.BackupDir}
+	}
+	if len(signs) > 0 {
+		return missing(path, opts.BackupDir, empty, signs)
+	}
+	return nil
+}
+
+// init brings an opened file to a journal Open can return: migrations, the
+// check, the rebuild of missing derived buckets, the high-water numbers.
+func (j *Journal) init(opts Options, creating bool) error {
+	if opts.ReadOnly {
+		var have uint64
+		if err := j.view(func(tx *bolt.Tx) error { have = schemaOf(tx); return nil }); err != nil {
+			return j.openErr(err)
+		}
+		switch {
+		case have > SchemaVersion():
+			return fmt.Errorf("journal: open: file schema %d, this build knows %d: %w", have, SchemaVersion(), ErrNewerSchema)
+		case have == 0:
+			return j.corrupt(0, "the file holds no journal (no schema version)")
+		}
+	} else if err := j.migrate(); err != nil {
+		return j.openErr(err)
+	}
+	missing := j.derivedMissing()
+	switch {
+	case opts.ReadOnly:
+		if !opts.DeferVerify {
+			// The result is kept for Verified; a damaged journal still opens for
+			// its reports.
+			if err := j.Verify(context.Background()); err != nil && !errors.Is(err, ErrDamaged) {
+				return err
+			}
+		}
+	case !opts.DeferVerify || missing:
+		// A rebuild replays the events, so they are verified first even when
+		// verification was deferred.
+		if err := j.verify(context.Background()); err != nil {
+			return err
+		}
+		j.verified = true
+	}
+	if missing && !opts.ReadOnly {
+		if err := j.Rebuild(context.Background()); err != nil {
+			return j.openErr(fmt.Errorf("journal: open: %w", err))
+		}
+	}
+	return j.initNumbers(opts, creating)
+}
+
+// openErr turns a bbolt failure caught by guard into the CorruptError it means.
+func (j *Journal) openErr(err error) error {
+	var pe *panicError
+	if errors.As(err, &pe) {
+		return j.corrupt(0, pe.Error())
+	}
+	return err
+}
+
+// initNumbers compares the journal's counters with the high-water file: a new
+// journal made in a used directory, and a journal Restore put back, continue past
+// it; any other journal behind it is refused; the file is caught up with the
+// journal when it is behind or missing.
+func (j *Journal) initNumbers(opts Options, creating bool) error {
+	hw, _, err := ReadNumbers(j.path)
+	if err != nil {
+		return err
+	}
+	have, err := j.Numbers()
+	if err != nil {
+		return j.openErr(err)
+	}
+	if have.behind(hw) && !opts.ReadOnly {
+		reason := opts.continueNumbers
+		if creating && opts.Create == CreateAnyway {
+			reason = "a new journal made in a used data directory"
+		}
+		if reason != "" {
+			if err := j.continueNumbers(hw, reason); err != nil {
+				return err
+			}
+			have = have.max(hw)
+		}
+	}
+	if have.behind(hw) && !opts.ReadOnly {
+		backup, _ := LatestBackup(j.backupDir)
+		return &BehindError{Path: j.path, Numbers: NumbersPath(j.path), Journal: have, HighWater: hw, Backup: backup}
+	}
+	if opts.ReadOnly {
+		return nil
+	}
+	j.numWritten = hw
+	j.noteNumbers(have)
+	if j.numErr != nil {
+		return fmt.Errorf("journal: open: the number high-water file: %w", j.numErr)
+	}
+	return nil
+}
+
+// continueNumbers appends numbers.continued lifting the counters to n.
+func (j *Journal) continueNumbers(n Numbers, reason string) error {
+	data, err := json.Marshal(numbersEvent{Numbers: n, Reason: reason})
+	if err != nil {
+		return fmt.Errorf("journal: continue numbers: %w", err)
+	}
+	_, err = j.Append(context.Background(), pos.Event{Kind: EvNumbersContinued, Time: j.now(), Data: data})
+	return err
 }
 
 // boltOptions are the bbolt options of a journal: the lock timeout, bbolt's
@@ -152,6 +367,7 @@ func Open(path string, opts Options) (*Journal, error) {
 // check that reports ErrCorrupt and offers the last backup (TestBrokenPageIsDetected).
 func boltOptions(opts Options) *bolt.Options {
 	return &bolt.Options{
+		ReadOnly:     opts.ReadOnly,
 		Timeout:      opts.LockTimeout,
 		FreelistType: bolt.FreelistMapType,
 		MaxSize:      opts.maxSize,
@@ -190,18 +406,26 @@ func (j *Journal) Commits() uint64 { return j.commits.Load() }
 
 // update runs fn in one read-write transaction and counts its commit.
 func (j *Journal) update(fn func(tx *bolt.Tx) error) error {
+	if j.readOnly {
+		return ErrReadOnly
+	}
 	var refused error
-	err := j.db.Update(func(tx *bolt.Tx) error {
-		if err := fn(tx); err != nil {
-			refused = err
-			return err
-		}
-		tx.OnCommit(func() { j.commits.Add(1) })
-		return nil
+	err := guard(func() error {
+		return j.db.Update(func(tx *bolt.Tx) error {
+			if err := fn(tx); err != nil {
+				refused = err
+				return err
+			}
+			tx.OnCommit(func() { j.commits.Add(1) })
+			return nil
+		})
 	})
+	var pe *panicError
 	switch {
 	case errors.Is(err, berrors.ErrDatabaseNotOpen):
 		return ErrClosed
+	case errors.As(err, &pe):
+		return j.corrupt(0, pe.Error())
 	case err != nil && err != refused:
 		// Not a rule that refused the event: the file itself could not be written.
 		return &writeError{err: err}
@@ -225,9 +449,13 @@ func (e *writeError) Sentence() string {
 
 // view runs fn in one read-only transaction.
 func (j *Journal) view(fn func(tx *bolt.Tx) error) error {
-	err := j.db.View(fn)
-	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
+	err := guard(func() error { return j.db.View(fn) })
+	var pe *panicError
+	switch {
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
 		return ErrClosed
+	case errors.As(err, &pe):
+		return j.corrupt(0, pe.Error())
 	}
 	return err
 }

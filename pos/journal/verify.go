@@ -32,21 +32,22 @@ func (e *CorruptError) Error() string {
 }
 
 // Sentence is what the manager reads (pos.Sentencer): what is damaged, that no
-// card payment is taken from it, and where the last backup is.
+// card payment is taken from it, where the last backup is and the commands that
+// salvage the sales after it or restore it.
 func (e *CorruptError) Sentence() string {
 	where := ""
 	if e.Seq > 0 {
 		where = fmt.Sprintf(" at event %d", e.Seq)
 	}
-	backup := "No backup was found: keep the damaged file and call support; do not delete it."
+	backup := fmt.Sprintf("No backup was found: keep the damaged file and do not delete it; run \"galla journal salvage %s --out NEW\" to copy what is intact into a new journal, or call support.", e.Path)
 	if e.Backup != "" {
-		backup = fmt.Sprintf("The last backup is %s: close Galla, keep the damaged file aside, copy the backup to %s and start again.", e.Backup, e.Path)
+		backup = fmt.Sprintf("The last backup is %s: close Galla and run \"galla journal salvage %s --backup %s --out NEW\" to keep the sales after it too, or \"galla journal restore %s\"; the damaged file is kept aside.", e.Backup, e.Path, e.Backup, e.Backup)
 	}
 	return fmt.Sprintf("The journal %s is damaged%s (%s), so Galla will not take payments from it. %s", e.Path, where, e.Reason, backup)
 }
 
-// Is makes errors.Is(err, ErrCorrupt) hold.
-func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+// Is makes errors.Is(err, ErrCorrupt) and errors.Is(err, ErrDamaged) hold.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt || target == ErrDamaged }
 
 // Verify runs bbolt's consistency check and walks the whole hash chain, the check
 // Open makes unless Options.DeferVerify is set, and remembers the result for
@@ -104,21 +105,38 @@ func (j *Journal) verify(ctx context.Context) error {
 // freelist that a concurrent commit changes), so it runs in one that is rolled
 // back: nothing is written, and appends wait for the check (not for the chain
 // walk, which reads a snapshot).
+//
+// A journal opened read-only has no writers, so its check runs in a read-only
+// transaction. bbolt's check runs in a goroutine of its own, where guard cannot
+// catch a fault; preflight has made sure every page it can name is in the file.
 func (j *Journal) checkPages() error {
-	tx, err := j.db.Begin(true)
-	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
-		return ErrClosed
-	}
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	// Read the channel to its end so that the checking goroutine finishes.
 	var first error
-	for cerr := range tx.Check() {
-		if first == nil {
-			first = cerr
+	err := guard(func() error {
+		tx, err := j.db.Begin(!j.readOnly)
+		if err != nil {
+			return err
 		}
+		defer func() { _ = tx.Rollback() }()
+		if err := walkTree(tx); err != nil {
+			first = err
+			return nil
+		}
+		// Read the channel to its end so that the checking goroutine finishes.
+		for cerr := range tx.Check() {
+			if first == nil {
+				first = cerr
+			}
+		}
+		return nil
+	})
+	var pe *panicError
+	switch {
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
+		return ErrClosed
+	case errors.As(err, &pe):
+		return j.corrupt(0, pe.Error())
+	case err != nil:
+		return err
 	}
 	if first != nil {
 		return j.corrupt(0, "bbolt consistency check: "+first.Error())
