@@ -68,12 +68,14 @@ func TestSandboxStateAcrossCommands(t *testing.T) {
 
 func TestDamagedSandboxState(t *testing.T) {
 	dir := t.TempDir()
+	code, _, errOut := tillRun(t, dir, "", nil, "reconcile") // a journal and the sandbox's state
+	require.Equal(t, exitOK, code, errOut)
 	path := filepath.Join(dir, sandboxFile)
 	damaged := []byte(`{"v":1,"orders":[{"service_order_id":`)
 	require.NoError(t, os.WriteFile(path, damaged, 0o600))
 
 	code, out, errOut := tillRun(t, dir, "", nil, "reconcile")
-	assert.Equal(t, exitFailed, code)
+	assert.Equal(t, exitCannotWork, code)
 	assert.Empty(t, out)
 	assert.Equal(t, 1, strings.Count(strings.TrimSpace(errOut), "\n")+1, "one line: %q", errOut)
 	assert.Contains(t, errOut, "the sandbox's state file "+path+" is damaged")

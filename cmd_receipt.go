@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"galla/pos"
+	"galla/pos/journal"
 )
 
 // cmdReceipt renders a journaled sale's receipt: galla receipt MERCHANT_ORDER_ID
@@ -56,12 +57,12 @@ func cmdReceipt(c *cli, args []string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	if _, err := os.Stat(filepath.Join(c.dataDir, journalFile)); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(c.dataDir, journalFile)); errors.Is(err, fs.ErrNotExist) && !journalDirUsed(c.dataDir) {
 		return c.fail(exitBadInput, "There is no journal in %s yet, so there is no sale to print; check --data.", c.dataDir)
 	}
-	t, err := openTill(c)
+	t, err := openTerminalWith(c, false, journal.CreateNever)
 	if err != nil {
-		return c.fail(exitFailed, "%v", err)
+		return c.failOpen(err)
 	}
 	defer t.close()
 	n := -1

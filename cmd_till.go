@@ -105,7 +105,7 @@ func cmdCheckout(c *cli, args []string) int {
 	}
 	t, err := openTill(c)
 	if err != nil {
-		return c.fail(exitFailed, "%v", err)
+		return c.failOpen(err)
 	}
 	defer t.close()
 	ctx, cancel := signalContext()
@@ -209,7 +209,7 @@ func cmdReconcile(c *cli, args []string) int {
 	}
 	t, err := openTill(c)
 	if err != nil {
-		return c.fail(exitFailed, "%v", err)
+		return c.failOpen(err)
 	}
 	defer t.close()
 	ctx, cancel := signalContext()
@@ -268,7 +268,7 @@ func cmdRefund(c *cli, args []string) int {
 	}
 	t, err := openTill(c)
 	if err != nil {
-		return c.fail(exitFailed, "%v", err)
+		return c.failOpen(err)
 	}
 	defer t.close()
 	ctx, cancel := signalContext()
@@ -334,7 +334,7 @@ func cmdReport(c *cli, args []string) int {
 	}
 	t, err := openTill(c)
 	if err != nil {
-		return c.fail(exitFailed, "%v", err)
+		return c.failOpen(err)
 	}
 	defer t.close()
 	ctx := context.Background()
@@ -398,7 +398,7 @@ func cmdCloseDay(c *cli, args []string) int {
 	}
 	t, err := openTill(c)
 	if err != nil {
-		return c.fail(exitFailed, "%v", err)
+		return c.failOpen(err)
 	}
 	defer t.close()
 	ctx := context.Background()
@@ -432,7 +432,7 @@ func cmdCatalog(c *cli, args []string) int {
 	}
 	t, err := openTill(c)
 	if err != nil {
-		return c.fail(exitFailed, "%v", err)
+		return c.failOpen(err)
 	}
 	defer t.close()
 	ctx := context.Background()
@@ -497,7 +497,7 @@ func cmdStaff(c *cli, args []string) int {
 	pin := strings.TrimSpace(line)
 	t, err := openTill(c)
 	if err != nil {
-		return c.fail(exitFailed, "%v", err)
+		return c.failOpen(err)
 	}
 	defer t.close()
 	ctx := context.Background()

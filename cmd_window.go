@@ -24,11 +24,11 @@ func cmdWindow(c *cli, args []string) int {
 	}
 	t, err := openTerminal(c, true)
 	if err != nil {
-		code := c.fail(exitFailed, "%s", err)
+		code := c.failOpen(err)
 		if haveDisplay(c.getenv) {
 			// Started from an icon, nobody reads standard error: say it in a window.
 			a := app.NewWithID("in.galla.pos")
-			ui.NewStartupProblem(a, err.Error()).ShowAndRun()
+			ui.NewStartupProblem(a, openSentence(err)).ShowAndRun()
 		}
 		return code
 	}

@@ -69,7 +69,7 @@ func TestWindowTillOnADamagedJournal(t *testing.T) {
 	// The command line still checks inside Open and refuses the file.
 	_, err = openTill(c)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "damaged at event 2")
+	assert.Contains(t, pos.Sentence(err), "damaged at event 2")
 
 	// The window opens, says the damage and takes no payment.
 	till, closeAll, err = openWindowTill(c)

@@ -24,6 +24,9 @@ const (
 	exitFailed   = 1
 	exitBadInput = 2
 	exitUnknown  = 3
+	// exitCannotWork: the terminal cannot work here (already running, journal
+	// damaged or missing, configuration unreadable, disk full before anything moved).
+	exitCannotWork = 5
 )
 
 // cli carries what every sub-command needs: the global flags and the standard streams.
@@ -54,6 +57,7 @@ func commands() map[string]command {
 		"receipt":   {"galla receipt MERCHANT_ORDER_ID [--refund [N]] [--format text|escpos|png|pdf] [--out FILE] [--print]", cmdReceipt},
 		"catalog":   {"galla catalog import FILE | galla catalog list [--format text|json]", cmdCatalog},
 		"staff":     {"galla staff add NAME --role cashier|manager", cmdStaff},
+		"journal":   {"galla journal verify | journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE | journal restore BACKUP", cmdJournal},
 	}
 }
 

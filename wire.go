@@ -47,15 +47,22 @@ type terminal struct {
 // window: then the check runs in the background, the engine's payments wait for it
 // and the status bar shows it (DESIGN.md section 4).
 func openTerminal(c *cli, window bool) (*terminal, error) {
+	return openTerminalWith(c, window, journal.CreateIfUnused)
+}
+
+// openTerminalWith is openTerminal with the journal's creation rule: a command that
+// only reads passes journal.CreateNever. Its errors keep their kind (errors.Is
+// against the journal's) and carry the sentence to print (pos.Sentence).
+func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal, error) {
 	cfg, err := config.Load(c.dataDir, c.getenv, c.gatewayURL)
 	if err != nil {
 		return nil, err
 	}
 	// The journal first: its lock keeps a second process from loading the
 	// embedded sandbox's state while this one may still change it.
-	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{DeferVerify: window})
+	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{DeferVerify: window, Create: create})
 	if err != nil {
-		return nil, errors.New(pos.Sentence(err))
+		return nil, err
 	}
 	t := &terminal{c: c, cfg: config.NewStore(c.dataDir, cfg), j: j, checked: make(chan struct{}), stop: func() {}}
 	if t.ps, err = openPaymentService(cfg.Gateway, c.dataDir); err != nil {
@@ -193,4 +200,25 @@ func openPaymentService(g config.Gateway, dataDir string, opts ...sandbox.Option
 		return paymentService{}, err
 	}
 	return paymentService{client: cl}, nil
+}
+
+// failOpen says why the terminal cannot be opened, in one sentence, and returns
+// exitCannotWork (DESIGN.md section 6): already running, the journal missing,
+// damaged or behind the numbers handed out, the configuration unreadable.
+func (c *cli) failOpen(err error) int { return c.fail(exitCannotWork, "%s", openSentence(err)) }
+
+// openSentence is what to say of an error of openTerminal.
+func openSentence(err error) string {
+	for _, kind := range []error{journal.ErrAlreadyRunning, journal.ErrMissing, journal.ErrDamaged, journal.ErrBehind, journal.ErrNewerSchema} {
+		if errors.Is(err, kind) {
+			return pos.Sentence(err)
+		}
+	}
+	return err.Error()
+}
+
+// journalDirUsed reports whether dataDir shows earlier use (DESIGN.md section 4).
+func journalDirUsed(dataDir string) bool {
+	used, _ := journal.DirUsed(dataDir)
+	return used
 }

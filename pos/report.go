@@ -260,6 +260,12 @@ func sorted(m map[TenderKind]*TenderTotal) []TenderTotal {
 	return out
 }
 
+// DayChecker is a Journal that recomputes a day's derived records (orders,
+// counters) from its events and says where they differ; pos/journal implements it.
+type DayChecker interface {
+	CheckDay(ctx context.Context, day string) error
+}
+
 // CloseDay takes the Z report of day, authorised by a manager's PIN: numbered,
 // sealed in the journal, never redone. After it the journal refuses any event
 // dated that day. A day closes once (ErrDayClosed) and never before it has begun.
@@ -278,6 +284,13 @@ func (e *Engine) CloseDay(ctx context.Context, day, pin string) (*Report, error)
 	defer e.numMu.Unlock()
 	if err := e.dayOpen(ctx, day); err != nil {
 		return nil, err
+	}
+	if dc, ok := e.j.(DayChecker); ok {
+		// The day's derived records must be what its events make them
+		// (DESIGN.md section 4): an edited order record would change the Z.
+		if err := dc.CheckDay(ctx, day); err != nil {
+			return nil, fmt.Errorf("pos: close day %s: %w", day, err)
+		}
 	}
 	last, err := e.j.LastZ(ctx)
 	if err != nil {

@@ -103,7 +103,7 @@ type Journal struct {
 type alreadyRunningError struct{ path string }
 
 func (e *alreadyRunningError) Error() string {
-	return fmt.Sprintf("Galla is already running with this data directory (journal %s): close the other window first.", e.path)
+	return fmt.Sprintf("Galla is already running on this data directory (journal %s): close the other window first.", e.path)
 }
 
 func (e *alreadyRunningError) Is(target error) bool { return target == ErrAlreadyRunning }
