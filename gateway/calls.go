@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -228,7 +229,7 @@ func decodeCoded(a *answer, v any, code *int, msg *string, okCodes ...int) error
 			return nil
 		}
 	}
-	return &Error{HTTPStatus: a.status, Code: strconv.Itoa(*code), Message: *msg, Raw: a.body}
+	return &Error{HTTPStatus: a.status, Code: strconv.Itoa(*code), Message: *msg, Raw: capRaw(a.body)}
 }
 
 // EMICalculator asks for the EMI offers for an amount and its products (contract
@@ -383,18 +384,20 @@ func decodeIMEIResult(data []byte) (*IMEIResult, error) {
 // InquireOrder reads the order with its latest payment (contract section 6). The
 // answer's x-verify is checked over the raw bytes received: when it is missing or
 // wrong, the decoded answer comes back with Verified false together with an error
-// matching ErrSignature; such an answer is neither success nor failure.
+// matching ErrSignature; such an answer is neither success nor failure. The answer
+// must name this merchant and this service order (else ErrAnswerMismatch, retried
+// like a malformed answer).
 func (c *Client) InquireOrder(ctx context.Context, serviceOrderID string) (*Inquiry, error) {
 	const op = "inquire order"
 	id, err := pathID("service order id", serviceOrderID)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %s: %w", op, err)
 	}
-	return c.inquire(ctx, op, PathInquiry+id, id, "")
+	return c.inquire(ctx, op, PathInquiry+id, binding{orderID: id})
 }
 
 // InquirePayment reads one payment of an order (contract section 6), verified like
-// InquireOrder.
+// InquireOrder. The answer must also name this payment.
 func (c *Client) InquirePayment(ctx context.Context, serviceOrderID, paymentID string) (*Inquiry, error) {
 	const op = "inquire payment"
 	id, err := pathID("service order id", serviceOrderID)
@@ -405,17 +408,18 @@ func (c *Client) InquirePayment(ctx context.Context, serviceOrderID, paymentID s
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %s: %w", op, err)
 	}
-	return c.inquire(ctx, op, PathInquiry+id+"/payment/"+pid, id, pid)
+	return c.inquire(ctx, op, PathInquiry+id+"/payment/"+pid, binding{orderID: id, paymentID: pid})
 }
 
-func (c *Client) inquire(ctx context.Context, op, path, orderID, paymentID string) (*Inquiry, error) {
+func (c *Client) inquire(ctx context.Context, op, path string, want binding) (*Inquiry, error) {
 	r := &request{op: op, method: http.MethodGet, path: path, basicAuth: true, class: retryIdempotent}
 	var out *Inquiry
 	var sigErr error
 	err := c.send(ctx, r, func(a *answer) error {
-		q, serr, err := c.decodeInquiry(a, orderID, paymentID)
+		q, serr, err := c.decodeInquiry(a, want)
 		if err != nil {
-			return err
+			// An answer about something else is retried like a malformed one.
+			return fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 		out, sigErr = q, serr
 		return nil
@@ -429,20 +433,77 @@ func (c *Client) inquire(ctx context.Context, op, path, orderID, paymentID strin
 	return out, nil
 }
 
-// decodeInquiry verifies and reads an inquiry or refund answer. A decoding error
-// matches ErrMalformed; a signature error is returned apart, with the answer.
-func (c *Client) decodeInquiry(a *answer, orderID, paymentID string) (q *Inquiry, sigErr, err error) {
-	sigErr = c.verify(a)
+// binding is what an inquiry or refund answer must say to be about its request
+// (DESIGN.md section 5). Empty fields and a zero amount are not checked.
+type binding struct {
+	orderID         string // service order id, always required
+	paymentID       string // payment id
+	merchantOrderID string // the merchant's order id (merchant_data.order_id)
+	refund          bool   // a refund answer: it must carry a refund id
+	refundAmount    int64  // a refund's amount: the payment's refunded total covers it
+}
+
+// check reports how q fails to be about the request, with an error matching
+// ErrAnswerMismatch, or nil. An id the answer lacks (absent, empty or NA) fails as
+// much as a different one: an answer that does not name the request cannot be
+// tied to it.
+func (want binding) check(q *Inquiry, merchantNo int64) error {
+	mismatch := func(what, got, wanted string) error {
+		if got == "" {
+			return fmt.Errorf("%w: the answer names no %s (want %s)", ErrAnswerMismatch, what, cleanText(wanted, 40))
+		}
+		return fmt.Errorf("%w: the answer names %s %s, not %s", ErrAnswerMismatch, what, cleanText(got, 40), cleanText(wanted, 40))
+	}
+	var merchant string
+	if q.MerchantData.MerchantID != 0 {
+		merchant = strconv.FormatInt(q.MerchantData.MerchantID, 10)
+	}
+	if ours := strconv.FormatInt(merchantNo, 10); merchant != ours {
+		return mismatch("merchant", merchant, ours)
+	}
+	if got := q.ServiceOrderID(); got == "" || got != want.orderID {
+		return mismatch("service order", got, want.orderID)
+	}
+	if want.paymentID != "" && q.PaymentInfoData.PaymentID != want.paymentID {
+		return mismatch("payment", q.PaymentInfoData.PaymentID, want.paymentID)
+	}
+	if want.merchantOrderID != "" && q.MerchantData.OrderID != want.merchantOrderID {
+		return mismatch("merchant order", q.MerchantData.OrderID, want.merchantOrderID)
+	}
+	if !want.refund {
+		return nil
+	}
+	if q.PaymentInfoData.RefundID == "" {
+		return fmt.Errorf("%w: the answer names no refund id", ErrAnswerMismatch)
+	}
+	// The answer is the payment after the refund: its refunded total includes this
+	// refund and cannot exceed what was captured.
+	refunded, captured := q.PaymentInfoData.RefundAmountInPaisa, q.PaymentInfoData.CapturedAmountInPaisa
+	if refunded < want.refundAmount {
+		return fmt.Errorf("%w: the answer shows %d paise refunded, less than the refund of %d", ErrAnswerMismatch, refunded, want.refundAmount)
+	}
+	if captured > 0 && refunded > captured {
+		return fmt.Errorf("%w: the answer shows %d paise refunded of %d captured", ErrAnswerMismatch, refunded, captured)
+	}
+	return nil
+}
+
+// decodeInquiry reads an inquiry or refund answer and checks that it is bound to
+// the request. A decoding error matches ErrMalformed and an unbound answer
+// ErrAnswerMismatch; a signature error is returned apart, with the answer, whose
+// Raw then keeps at most MaxRaw bytes.
+func (c *Client) decodeInquiry(a *answer, want binding) (q *Inquiry, sigErr, err error) {
 	q, err = decodeInquiry(a.body)
 	if err != nil {
 		return nil, nil, err
 	}
-	q.Verified = sigErr == nil
-	if orderID != "" && q.OrderData.ServiceOrderID != 0 && q.ServiceOrderID() != orderID {
-		return nil, nil, fmt.Errorf("%w: the answer is about order %d, not %s", ErrMalformed, q.OrderData.ServiceOrderID, orderID)
+	if err := want.check(q, c.merchantNo); err != nil {
+		return nil, nil, err
 	}
-	if paymentID != "" && q.PaymentInfoData.PaymentID != "" && q.PaymentInfoData.PaymentID != paymentID {
-		return nil, nil, fmt.Errorf("%w: the answer is about another payment", ErrMalformed)
+	sigErr = c.verify(a)
+	q.Verified = sigErr == nil
+	if !q.Verified {
+		q.Raw = capRaw(q.Raw)
 	}
 	return q, sigErr, nil
 }
@@ -466,10 +527,19 @@ func decodeInquiry(data []byte) (*Inquiry, error) {
 
 // Refund refunds all or part of a captured payment (contract section 7). It is
 // signed like create order, sent with Basic auth, and retried on transport errors,
-// 5xx and 429 with the same bytes and UniqueTxnID. An error matching
-// ErrDuplicateRefund means that refund was applied already; one matching
-// ErrOutcomeUnknown (also when the answer's signature is wrong, with the unverified
-// answer returned) means it may have been: inquire the order.
+// 5xx and 429 with the same bytes and UniqueTxnID.
+//
+// The answer counts only when it is verified and bound to the request: it names
+// this merchant, service order and payment (and the merchant order, when
+// RefundRequest.MerchantOrderID is set), carries a refund id, and shows a refunded
+// total of at least the refund's amount and at most the captured amount. Otherwise
+// the outcome is unknown: an unbound answer gives an error matching
+// ErrOutcomeUnknown and ErrAnswerMismatch, an unverified one an error matching
+// ErrOutcomeUnknown and ErrSignature with the unverified answer returned. An error
+// answer counts as a refusal only when its x-verify is valid; an unverified one
+// matches ErrOutcomeUnknown and ErrSignature besides its code's sentinel. An error
+// matching ErrDuplicateRefund alone means that refund was applied already. After
+// ErrOutcomeUnknown the caller inquires the order.
 func (c *Client) Refund(ctx context.Context, rr RefundRequest) (*Inquiry, error) {
 	const op = "refund"
 	oid, err := pathID("service order id", rr.ServiceOrderID)
@@ -497,11 +567,15 @@ func (c *Client) Refund(ctx context.Context, rr RefundRequest) (*Inquiry, error)
 	}
 	b, sig := c.signedBody(inner)
 	r := &request{op: op, method: http.MethodPost, path: PathRefund, body: b, basicAuth: true,
-		header: http.Header{"X-Verify": {sig}}, class: retrySameBytes, moneyMoving: true}
+		header: http.Header{"X-Verify": {sig}}, class: retrySameBytes, moneyMoving: true, signedAnswers: true}
+	want := binding{orderID: oid, paymentID: pid, merchantOrderID: rr.MerchantOrderID, refund: true, refundAmount: rr.AmountInPaise}
 	var out *Inquiry
 	var sigErr error
 	err = c.send(ctx, r, func(a *answer) error {
-		q, serr, err := c.decodeInquiry(a, oid, "")
+		q, serr, err := c.decodeInquiry(a, want)
+		if errors.Is(err, ErrAnswerMismatch) {
+			return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+		}
 		if err != nil {
 			return err
 		}

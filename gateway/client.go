@@ -209,6 +209,10 @@ type request struct {
 	basicAuth   bool
 	class       retryClass
 	moneyMoving bool
+	// signedAnswers marks a call whose every answer, error answers included,
+	// carries x-verify (refund): an error answer without a valid one is no
+	// refusal and matches ErrOutcomeUnknown.
+	signedAnswers bool
 	// redirectOK makes a 3xx answer a success (the authentication step ends in a
 	// redirect to merchant_return_url, which is not followed).
 	redirectOK bool
@@ -263,11 +267,11 @@ func (c *Client) send(ctx context.Context, r *request, accept func(*answer) erro
 				maybeApplied = true
 			}
 			if r.class == retryNever || attempt >= c.retry.Max || e.RetryAfter > maxRetryAfterWait {
-				return fail(e)
+				return fail(c.answerError(r, ans, e))
 			}
 			wait = e.RetryAfter
 		case (ans.status < 200 || ans.status > 299) && !(r.redirectOK && ans.status >= 300 && ans.status <= 399):
-			return fail(decodeError(ans.status, ans.header, ans.body, c.now()))
+			return fail(c.answerError(r, ans, decodeError(ans.status, ans.header, ans.body, c.now())))
 		default:
 			aerr := accept(ans)
 			if aerr == nil {
@@ -293,6 +297,20 @@ func (c *Client) send(ctx context.Context, r *request, accept func(*answer) erro
 			return fail(err)
 		}
 	}
+}
+
+// answerError returns e, the error answer ans decoded. When r's answers are all
+// signed and this one's x-verify is missing or wrong, its code is only a claim: the
+// error then also matches ErrOutcomeUnknown and ErrSignature, never a definite
+// refusal, and e stays reachable with errors.As.
+func (c *Client) answerError(r *request, ans *answer, e *Error) error {
+	if !r.signedAnswers {
+		return e
+	}
+	if err := c.verify(ans); err != nil {
+		return fmt.Errorf("%w: unverified error answer: %w: %w", ErrOutcomeUnknown, err, e)
+	}
+	return e
 }
 
 // backoff returns the jittered wait before retry attempt+1.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -92,6 +93,12 @@ func (f *fixture) writeSigned(w http.ResponseWriter, body string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("x-verify", Sign(f.key, base64.StdEncoding.EncodeToString([]byte(body))))
 	_, _ = io.WriteString(w, body)
+}
+
+// writeSignedStatus writes a JSON answer of any status with its x-verify.
+func (f *fixture) writeSignedStatus(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("x-verify", Sign(f.key, base64.StdEncoding.EncodeToString([]byte(body))))
+	writeJSON(w, status, body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, body string) {
@@ -743,6 +750,66 @@ func TestInquireRejectsAnswerAboutAnotherOrder(t *testing.T) {
 	})
 	_, err := f.client.InquireOrder(t.Context(), "43")
 	assert.ErrorIs(t, err, ErrMalformed)
+	assert.ErrorIs(t, err, ErrAnswerMismatch)
+}
+
+// TestInquiryAnswerBinding checks that a signed inquiry answer counts only when it
+// names the merchant, the order and (for a payment inquiry) the payment asked
+// about; any other answer is retried and in the end gives no answer at all.
+func TestInquiryAnswerBinding(t *testing.T) {
+	tests := []struct {
+		name    string
+		payment bool // InquirePayment instead of InquireOrder
+		edit    [2]string
+		wantErr string // "" when the answer counts
+	}{
+		{"order: bound", false, [2]string{}, ""},
+		{"order: no payment yet", false, [2]string{`"payment_id":77`, `"payment_id":"NA"`}, ""},
+		{"order: no service order id", false, [2]string{`"service_order_id":"42"`, `"service_order_id":"NA"`}, "names no service order"},
+		{"order: service order id left out", false, [2]string{`"service_order_id":"42",`, ``}, "names no service order"},
+		{"order: another order", false, [2]string{`"service_order_id":"42"`, `"service_order_id":"420"`}, "names service order 420"},
+		{"order: no merchant id", false, [2]string{`"merchant_id":"770001"`, `"merchant_id":"NA"`}, "names no merchant"},
+		{"order: another merchant", false, [2]string{`"merchant_id":"770001"`, `"merchant_id":"770002"`}, "names merchant 770002"},
+		{"payment: bound", true, [2]string{}, ""},
+		{"payment: no payment id", true, [2]string{`"payment_id":77`, `"payment_id":"NA"`}, "names no payment"},
+		{"payment: another payment", true, [2]string{`"payment_id":77`, `"payment_id":78`}, "names payment 78"},
+		{"payment: another order", true, [2]string{`"service_order_id":"42"`, `"service_order_id":"41"`}, "names service order 41"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := sampleInquiry
+			if tt.edit[0] != "" {
+				require.Contains(t, body, tt.edit[0])
+				body = strings.Replace(body, tt.edit[0], tt.edit[1], 1)
+			}
+			f := setup(t)
+			var calls atomic.Int32
+			h := func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				f.writeSigned(w, body)
+			}
+			f.mux.HandleFunc("GET /api/v1/inquiry/order/42", h)
+			f.mux.HandleFunc("GET /api/v1/inquiry/order/42/payment/77", h)
+			var q *Inquiry
+			var err error
+			if tt.payment {
+				q, err = f.client.InquirePayment(t.Context(), "42", "77")
+			} else {
+				q, err = f.client.InquireOrder(t.Context(), "42")
+			}
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				assert.True(t, q.Verified)
+				assert.Equal(t, int32(1), calls.Load())
+				return
+			}
+			assert.ErrorIs(t, err, ErrAnswerMismatch)
+			assert.ErrorIs(t, err, ErrMalformed, "retried like an unreadable answer")
+			assert.ErrorContains(t, err, tt.wantErr)
+			assert.Nil(t, q, "an answer about something else is not handed out")
+			assert.Equal(t, int32(4), calls.Load(), "the first attempt and 3 retries")
+		})
+	}
 }
 
 func TestInquireBadIDs(t *testing.T) {
@@ -753,9 +820,20 @@ func TestInquireBadIDs(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidInput)
 }
 
+// sampleRefund is a refund answer bound to the refund RF-1 of 4000 paise on
+// order 42, payment 77 (contract section 7).
+var sampleRefund = strings.NewReplacer(
+	`"gateway_payment_id":"NA"`, `"gateway_payment_id":"NA","refund_id":"300000001"`,
+	`"refund_amount":"NA"`, `"refund_amount":"4000"`,
+	`"refund_amount_in_paisa":"NA"`, `"refund_amount_in_paisa":"4000"`,
+	`"payment_status":"CAPTURED"`, `"payment_status":"PARTIALLY_REFUNDED"`,
+	`"order_status":"CHARGED"`, `"order_status":"PARTIAL_REFUNDED"`,
+).Replace(sampleInquiry)
+
+// refundRF1 is the refund that sampleRefund answers.
+var refundRF1 = RefundRequest{UniqueTxnID: "RF-1", AmountInPaise: 4000, ServiceOrderID: "42", PaymentID: "77"}
+
 func TestRefund(t *testing.T) {
-	answer := strings.Replace(sampleInquiry, `"gateway_payment_id":"NA"`, `"gateway_payment_id":"NA","refund_id":"R-1"`, 1)
-	answer = strings.Replace(answer, `"refund_amount":"NA"`, `"refund_amount":"4000"`, 1)
 	f := setup(t)
 	var calls atomic.Int32
 	f.mux.HandleFunc("POST "+PathRefund, func(w http.ResponseWriter, r *http.Request) {
@@ -766,27 +844,218 @@ func TestRefund(t *testing.T) {
 		m := f.decodeSignedRequest(t, r, readBody(t, r))
 		assert.Equal(t, map[string]any{"unique_txn_id": "RF-1", "amount_in_paise": json.Number("4000"),
 			"merchant_id": json.Number("770001"), "order_id": json.Number("42"), "payment_id": json.Number("77")}, m)
-		f.writeSigned(w, answer)
+		f.writeSigned(w, sampleRefund)
 	})
-	q, err := f.client.Refund(t.Context(), RefundRequest{UniqueTxnID: "RF-1", AmountInPaise: 4000, ServiceOrderID: "42", PaymentID: "77"})
+	q, err := f.client.Refund(t.Context(), refundRF1)
 	require.NoError(t, err)
 	assert.True(t, q.Verified)
-	assert.Equal(t, "R-1", q.PaymentInfoData.RefundID)
+	assert.Equal(t, "300000001", q.PaymentInfoData.RefundID)
 	assert.Equal(t, int64(4000), q.OrderData.RefundAmount)
+	assert.Equal(t, int64(4000), q.PaymentInfoData.RefundAmountInPaisa)
 	assert.Equal(t, int32(1), calls.Load())
+}
+
+// TestRefundAnswerBinding checks that a signed refund answer counts only when it is
+// about the refund sent: its merchant, order, payment, a refund id and an amount
+// that covers the refund. Anything else is an unknown outcome, never success or
+// failure, and is not re-sent.
+func TestRefundAnswerBinding(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    [2]string
+		mutate  func(*RefundRequest)
+		wantErr string // "" when the answer counts
+	}{
+		{name: "bound"},
+		{name: "bound, earlier refunds included", edit: [2]string{`"refund_amount_in_paisa":"4000"`, `"refund_amount_in_paisa":"10000"`}},
+		{name: "bound to the merchant order id", mutate: func(r *RefundRequest) { r.MerchantOrderID = "SALE-1" }},
+		{name: "another merchant order id", mutate: func(r *RefundRequest) { r.MerchantOrderID = "SALE-2" }, wantErr: "names merchant order SALE-1, not SALE-2"},
+		{name: "no merchant order id", edit: [2]string{`"order_id":"SALE-1"`, `"order_id":"NA"`},
+			mutate: func(r *RefundRequest) { r.MerchantOrderID = "SALE-1" }, wantErr: "names no merchant order"},
+		{name: "no service order id", edit: [2]string{`"service_order_id":"42"`, `"service_order_id":"NA"`}, wantErr: "names no service order"},
+		{name: "another order", edit: [2]string{`"service_order_id":"42"`, `"service_order_id":"43"`}, wantErr: "names service order 43, not 42"},
+		{name: "no payment id", edit: [2]string{`"payment_id":77`, `"payment_id":"NA"`}, wantErr: "names no payment"},
+		{name: "another payment", edit: [2]string{`"payment_id":77`, `"payment_id":76`}, wantErr: "names payment 76, not 77"},
+		{name: "no merchant id", edit: [2]string{`"merchant_id":"770001",`, ``}, wantErr: "names no merchant"},
+		{name: "another merchant", edit: [2]string{`"merchant_id":"770001"`, `"merchant_id":"770009"`}, wantErr: "names merchant 770009"},
+		{name: "no refund id", edit: [2]string{`,"refund_id":"300000001"`, ``}, wantErr: "no refund id"},
+		{name: "refund id NA", edit: [2]string{`"refund_id":"300000001"`, `"refund_id":"NA"`}, wantErr: "no refund id"},
+		{name: "no refunded amount", edit: [2]string{`"refund_amount_in_paisa":"4000"`, `"refund_amount_in_paisa":"NA"`}, wantErr: "0 paise refunded"},
+		{name: "less refunded than asked", edit: [2]string{`"refund_amount_in_paisa":"4000"`, `"refund_amount_in_paisa":"3999"`}, wantErr: "3999 paise refunded"},
+		{name: "more refunded than captured", edit: [2]string{`"refund_amount_in_paisa":"4000"`, `"refund_amount_in_paisa":"10001"`}, wantErr: "10001 paise refunded of 10000"},
+		{name: "a larger refund than the answer shows", mutate: func(r *RefundRequest) { r.AmountInPaise = 5000 }, wantErr: "less than the refund of 5000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := sampleRefund
+			if tt.edit[0] != "" {
+				require.Contains(t, body, tt.edit[0])
+				body = strings.Replace(body, tt.edit[0], tt.edit[1], 1)
+			}
+			rr := refundRF1
+			if tt.mutate != nil {
+				tt.mutate(&rr)
+			}
+			f := setup(t)
+			var calls atomic.Int32
+			f.mux.HandleFunc("POST "+PathRefund, func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				readBody(t, r)
+				f.writeSigned(w, body)
+			})
+			q, err := f.client.Refund(t.Context(), rr)
+			assert.Equal(t, int32(1), calls.Load(), "a refund answered is not re-sent")
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				assert.True(t, q.Verified)
+				return
+			}
+			assert.ErrorIs(t, err, ErrOutcomeUnknown)
+			assert.ErrorIs(t, err, ErrAnswerMismatch)
+			assert.ErrorContains(t, err, tt.wantErr)
+			var ge *Error
+			assert.False(t, errors.As(err, &ge), "not a refusal either")
+			assert.Nil(t, q, "an answer about something else is not handed out")
+		})
+	}
 }
 
 func TestRefundUnverifiedIsOutcomeUnknown(t *testing.T) {
 	f := setup(t)
 	f.mux.HandleFunc("POST "+PathRefund, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("x-verify", strings.Repeat("0", 64))
-		writeJSON(w, http.StatusOK, sampleInquiry)
+		writeJSON(w, http.StatusOK, sampleRefund)
 	})
-	q, err := f.client.Refund(t.Context(), RefundRequest{UniqueTxnID: "RF-2", AmountInPaise: 100, ServiceOrderID: "42", PaymentID: "77"})
+	q, err := f.client.Refund(t.Context(), refundRF1)
 	assert.ErrorIs(t, err, ErrSignature)
 	assert.ErrorIs(t, err, ErrOutcomeUnknown)
 	require.NotNil(t, q)
 	assert.False(t, q.Verified)
+}
+
+// TestRefundErrorAnswers checks that a refund's error answer is a refusal only
+// when its x-verify is valid (contract section 1: every refund answer is signed);
+// an unsigned or wrongly signed one is an unknown outcome whose code is only a
+// claim.
+func TestRefundErrorAnswers(t *testing.T) {
+	type signing int
+	const (
+		signed signing = iota
+		unsigned
+		wronglySigned
+	)
+	tests := []struct {
+		name     string
+		status   int
+		body     string
+		sig      signing
+		sentinel error
+		unknown  bool
+	}{
+		{"signed 14845", 400, `{"error_code":"14845","error_message":"Request Data is not valid"}`, signed, ErrInvalidRequest, false},
+		{"unsigned 14845", 400, `{"error_code":"14845","error_message":"Request Data is not valid"}`, unsigned, ErrInvalidRequest, true},
+		{"wrongly signed 14845", 400, `{"error_code":"14845","error_message":"Request Data is not valid"}`, wronglySigned, ErrInvalidRequest, true},
+		{"signed 1170", 400, `{"error_code":"1170","error_message":"DUPLICATE_UNIQUE_ID_FOUND"}`, signed, ErrDuplicateRefund, false},
+		{"unsigned 1170", 400, `{"error_code":"1170","error_message":"DUPLICATE_UNIQUE_ID_FOUND"}`, unsigned, ErrDuplicateRefund, true},
+		{"signed 401", 401, `{"error_code":"401","error_message":"UNAUTHORIZED"}`, signed, ErrUnauthorized, false},
+		{"unsigned 401", 401, `{"error_code":"401","error_message":"UNAUTHORIZED"}`, unsigned, ErrUnauthorized, true},
+		{"signed 404", 404, `{"error_code":"404","error_message":"ORDER_NOT_FOUND"}`, signed, ErrNotFound, false},
+		{"unsigned 404", 404, `{"error_code":"404","error_message":"ORDER_NOT_FOUND"}`, unsigned, ErrNotFound, true},
+		{"unsigned 413 without a body", 413, ``, unsigned, ErrPayloadTooLarge, true},
+		{"signed 429 after the retries", 429, `{"error_code":"429","error_message":"RATE_LIMITED"}`, signed, ErrRateLimited, false},
+		{"unsigned 429 after the retries", 429, `{"error_code":"429","error_message":"RATE_LIMITED"}`, unsigned, ErrRateLimited, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := setup(t)
+			f.mux.HandleFunc("POST "+PathRefund, func(w http.ResponseWriter, r *http.Request) {
+				readBody(t, r)
+				switch tt.sig {
+				case signed:
+					f.writeSignedStatus(w, tt.status, tt.body)
+				case wronglySigned:
+					w.Header().Set("x-verify", Sign(f.key, base64.StdEncoding.EncodeToString([]byte(tt.body+" "))))
+					writeJSON(w, tt.status, tt.body)
+				default:
+					writeJSON(w, tt.status, tt.body)
+				}
+			})
+			q, err := f.client.Refund(t.Context(), refundRF1)
+			assert.Nil(t, q)
+			assert.ErrorIs(t, err, tt.sentinel, "the code stays readable")
+			var ge *Error
+			require.ErrorAs(t, err, &ge)
+			assert.Equal(t, tt.status, ge.HTTPStatus)
+			if tt.unknown {
+				assert.ErrorIs(t, err, ErrOutcomeUnknown, "an unverified refusal is no refusal")
+				assert.ErrorIs(t, err, ErrSignature)
+			} else {
+				assert.NotErrorIs(t, err, ErrOutcomeUnknown, "a verified refusal is definite")
+				assert.NotErrorIs(t, err, ErrSignature)
+			}
+		})
+	}
+}
+
+// TestErrorRawIsBounded checks that an error answer keeps at most MaxRaw bytes of
+// its body, so a large unverified body is not held on to.
+func TestErrorRawIsBounded(t *testing.T) {
+	envelope := `{"error_code":"14845","error_message":"Request Data is not valid","pad":"`
+	tests := []struct {
+		name string
+		size int
+	}{
+		{"small", 0},
+		{"exactly MaxRaw", MaxRaw - len(envelope) - 2},
+		{"one over MaxRaw", MaxRaw - len(envelope) - 1},
+		{"a megabyte", 1 << 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := envelope + strings.Repeat("x", tt.size) + `"}`
+			f := setup(t)
+			f.mux.HandleFunc("POST "+PathRefund, func(w http.ResponseWriter, r *http.Request) {
+				readBody(t, r)
+				writeJSON(w, http.StatusBadRequest, body)
+			})
+			_, err := f.client.Refund(t.Context(), refundRF1)
+			var ge *Error
+			require.ErrorAs(t, err, &ge)
+			assert.Equal(t, "14845", ge.Code, "the code is read from the whole body")
+			want := body[:min(len(body), MaxRaw)]
+			assert.Equal(t, want, string(ge.Raw), "Raw holds the first %d bytes", MaxRaw)
+			assert.LessOrEqual(t, cap(ge.Raw), MaxRaw, "Raw does not hold on to the whole body")
+		})
+	}
+}
+
+// TestUnverifiedInquiryRawIsBounded checks that an unverified inquiry answer keeps
+// at most MaxRaw bytes on Raw, and a verified one all of them.
+func TestUnverifiedInquiryRawIsBounded(t *testing.T) {
+	body := strings.Replace(sampleInquiry, `"udf_field_2":""`, `"udf_field_2":"`+strings.Repeat("x", 2*MaxRaw)+`"`, 1)
+	require.Greater(t, len(body), MaxRaw)
+	for _, verified := range []bool{true, false} {
+		t.Run(fmt.Sprintf("verified=%v", verified), func(t *testing.T) {
+			f := setup(t)
+			f.mux.HandleFunc("GET /api/v1/inquiry/order/42", func(w http.ResponseWriter, r *http.Request) {
+				if verified {
+					f.writeSigned(w, body)
+					return
+				}
+				writeJSON(w, http.StatusOK, body)
+			})
+			q, err := f.client.InquireOrder(t.Context(), "42")
+			require.NotNil(t, q)
+			assert.Equal(t, verified, q.Verified)
+			if verified {
+				require.NoError(t, err)
+				assert.Equal(t, body, string(q.Raw))
+				return
+			}
+			assert.ErrorIs(t, err, ErrSignature)
+			assert.Equal(t, body[:MaxRaw], string(q.Raw))
+		})
+	}
 }
 
 func TestRefundRetryResendsIdenticalBytesThenDuplicate(t *testing.T) {
@@ -806,12 +1075,12 @@ func TestRefundRetryResendsIdenticalBytesThenDuplicate(t *testing.T) {
 		case 2:
 			hijackClose(t, w)
 		default:
-			writeJSON(w, http.StatusBadRequest, `{"error_code":"1170","error_message":"DUPLICATE_UNIQUE_ID_FOUND"}`)
+			f.writeSignedStatus(w, http.StatusBadRequest, `{"error_code":"1170","error_message":"DUPLICATE_UNIQUE_ID_FOUND"}`)
 		}
 	})
 	_, err := f.client.Refund(t.Context(), RefundRequest{UniqueTxnID: "RF-3", AmountInPaise: 100, ServiceOrderID: "42", PaymentID: "77"})
 	assert.ErrorIs(t, err, ErrDuplicateRefund)
-	assert.NotErrorIs(t, err, ErrOutcomeUnknown)
+	assert.NotErrorIs(t, err, ErrOutcomeUnknown, "a signed duplicate settles what the lost answers left open")
 	mu.Lock()
 	defer mu.Unlock()
 	require.Len(t, bodies, 3)

@@ -10,7 +10,10 @@
 // bounded per HTTP request by Config.Timeout. Create order and refund are signed once
 // (Sign over the base64 text sent) and a retry resends the identical bytes; inquiry
 // and refund answers are verified over the raw bytes received, and an unverified
-// answer comes back with Verified false and an error matching ErrSignature. Calls that
+// answer comes back with Verified false and an error matching ErrSignature. Each
+// answer must also name the ids of its request (and a refund's, its amount), else
+// the error matches ErrAnswerMismatch. A refund's error answer is a refusal only
+// when it is verified; otherwise it matches ErrOutcomeUnknown. Calls that
 // move money report a lost or unreadable answer as ErrOutcomeUnknown, and card and
 // EMI payments are never re-sent: the caller inquires instead.
 //

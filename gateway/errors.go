@@ -50,11 +50,18 @@ var (
 	// ErrOutcomeUnknown is matched by the error of a call that moves money (create
 	// order, card and EMI payment, authentication, refund) when the request may have
 	// reached the service but no usable answer came back: a timeout, a reset
-	// connection, a malformed answer, a server fault, or an unverified refund answer.
+	// connection, a malformed answer, a server fault, or a refund answer that is
+	// unverified (error answers included) or not bound to the request.
 	// The caller inquires; it never re-sends a payment.
 	ErrOutcomeUnknown = errors.New("gateway: the outcome is unknown (inquire before acting)")
 	// ErrMalformed is matched when an answer could not be read as the service's JSON.
 	ErrMalformed = errors.New("gateway: the service's answer could not be read")
+	// ErrAnswerMismatch is matched when an inquiry or refund answer is not bound to
+	// its request: an id of the request (merchant, service order, payment, and for a
+	// refund its refund id and amount) is missing from the answer or differs. With
+	// an inquiry it also matches ErrMalformed (the inquiry is retried); with a refund
+	// it also matches ErrOutcomeUnknown. Such an answer is never success or failure.
+	ErrAnswerMismatch = errors.New("gateway: the answer is not about the request")
 	// ErrIMEIRejected is matched by ValidateIMEI's error when at least one item was
 	// not validated; the per-item results come with it.
 	ErrIMEIRejected = errors.New("gateway: IMEI validation failed")
@@ -70,8 +77,15 @@ var (
 
 // Error is an error answer of the service in either of its two envelopes,
 // {"error_code","error_message"} or {"response_code","response_message"}
-// (contract section 2). Code is the code as text. Raw holds the body received.
-// Error.Is maps the codes to the sentinels (ErrDuplicateOrder and the others).
+// (contract section 2). Code is the code as text. Raw holds the start of the body
+// received, at most MaxRaw bytes (an error answer is mostly unsigned, so its size
+// is anyone's choice). Error.Is maps the codes to the sentinels (ErrDuplicateOrder
+// and the others).
+//
+// An error answer to a refund whose x-verify is missing or wrong (contract
+// section 1: every refund answer is signed) is no refusal: the error that carries
+// the *Error then also matches ErrOutcomeUnknown and ErrSignature, and the caller
+// inquires before acting on its code.
 type Error struct {
 	HTTPStatus int
 	Code       string
@@ -184,10 +198,24 @@ type errorEnvelope struct {
 	ResponseMessage string  `json:"response_message"`
 }
 
+// MaxRaw bounds the bytes of an answer kept on Error.Raw, and on Inquiry.Raw when
+// the answer is unverified.
+const MaxRaw = 4 << 10
+
+// capRaw returns a copy of at most MaxRaw bytes from the start of b (nil for nil).
+// It copies so that the kept bytes do not hold on to a larger buffer.
+func capRaw(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	n := min(len(b), MaxRaw)
+	return append(make([]byte, 0, n), b[:n]...)
+}
+
 // decodeError reads an error answer. A body that is neither envelope still gives an
 // *Error with the HTTP status, an empty code and the status text.
 func decodeError(status int, header http.Header, body []byte, now time.Time) *Error {
-	e := &Error{HTTPStatus: status, Raw: body}
+	e := &Error{HTTPStatus: status, Raw: capRaw(body)}
 	var env errorEnvelope
 	if err := decodeLenient(body, &env); err == nil {
 		switch {

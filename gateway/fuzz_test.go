@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -35,14 +36,32 @@ func FuzzDecodeInquiry(f *testing.F) {
 		}
 		a := &answer{status: 200, header: http.Header{}, body: data}
 		a.header.Set("X-Verify", Sign(key, base64.StdEncoding.EncodeToString(data)))
-		got, sigErr, err := c.decodeInquiry(a, "", "")
+		// Bound to the ids the answer names, when it names them.
+		c.merchantNo = max(q.MerchantData.MerchantID, 1)
+		want := binding{orderID: q.ServiceOrderID(), paymentID: q.PaymentInfoData.PaymentID}
+		named := q.MerchantData.MerchantID > 0 && q.ServiceOrderID() != ""
+		got, sigErr, err := c.decodeInquiry(a, want)
+		if !named {
+			if !errors.Is(err, ErrAnswerMismatch) || got != nil {
+				t.Fatalf("an answer without the merchant or order id: err %v, answer %v", err, got != nil)
+			}
+			return
+		}
 		if err != nil || sigErr != nil || !got.Verified {
 			t.Fatalf("a correctly signed answer: err %v, sigErr %v, verified %v", err, sigErr, got != nil && got.Verified)
 		}
+		other := want
+		other.orderID += "0"
+		if got, _, err := c.decodeInquiry(a, other); !errors.Is(err, ErrAnswerMismatch) || got != nil {
+			t.Fatalf("an answer about another order: err %v, answer %v", err, got != nil)
+		}
 		a.header.Set("X-Verify", Sign(key, base64.StdEncoding.EncodeToString(append(data, ' '))))
-		got, sigErr, err = c.decodeInquiry(a, "", "")
+		got, sigErr, err = c.decodeInquiry(a, want)
 		if err != nil || sigErr == nil || got.Verified || got.Charged() || got.Failed() {
 			t.Fatalf("a wrongly signed answer must be unverified, neither success nor failure")
+		}
+		if len(got.Raw) > MaxRaw || string(got.Raw) != string(data[:min(len(data), MaxRaw)]) {
+			t.Fatalf("an unverified answer keeps the first %d bytes; kept %d", MaxRaw, len(got.Raw))
 		}
 	})
 }
@@ -55,8 +74,8 @@ func FuzzDecodeError(f *testing.F) {
 	f.Add(401, []byte(`{"error_code":"NA","response_code":"4011","response_message":"TOKEN_EXPIRED"}`))
 	f.Fuzz(func(t *testing.T, status int, data []byte) {
 		e := decodeError(status, http.Header{"Retry-After": {"5"}}, data, time.Time{})
-		if e.HTTPStatus != status || string(e.Raw) != string(data) {
-			t.Fatalf("decodeError lost the status or the raw body")
+		if e.HTTPStatus != status || string(e.Raw) != string(data[:min(len(data), MaxRaw)]) {
+			t.Fatalf("decodeError lost the status or the start of the raw body")
 		}
 		msg := e.Error()
 		if longDigits.MatchString(msg) {

@@ -265,16 +265,20 @@ type IMEIStatus struct {
 
 // RefundRequest is what Refund sends (contract section 7). UniqueTxnID is chosen by
 // the caller and unique per refund; a retry of the same refund reuses it.
+// MerchantOrderID is not sent: when set, the answer must name that merchant order
+// id (merchant_data.order_id) to count.
 type RefundRequest struct {
-	UniqueTxnID    string
-	AmountInPaise  int64
-	ServiceOrderID string
-	PaymentID      string
+	UniqueTxnID     string
+	AmountInPaise   int64
+	ServiceOrderID  string
+	PaymentID       string
+	MerchantOrderID string
 }
 
 // Inquiry is the status-inquiry document (interface 2.9), also the answer of a
 // refund. Numbers are int64, and the text NA becomes zero or the empty string. Raw
-// holds the bytes received; Verified reports whether their x-verify matched.
+// holds the bytes received (at most the first MaxRaw when unverified); Verified
+// reports whether their x-verify matched.
 type Inquiry struct {
 	MerchantData    InquiryMerchant `json:"merchant_data"`
 	OrderData       InquiryOrder    `json:"order_data"`
