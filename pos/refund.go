@@ -133,7 +133,7 @@ func (e *Engine) settleRefund(ctx context.Context, o *Order, uid string, inquire
 			pid = a.PaymentID
 		}
 	}
-	q, err := e.gw.Refund(ctx, gateway.RefundRequest{UniqueTxnID: uid, AmountInPaise: int64(pending.Amount), ServiceOrderID: o.ServiceOrderID, PaymentID: pid})
+	q, err := e.gw.Refund(ctx, gateway.RefundRequest{UniqueTxnID: uid, AmountInPaise: int64(pending.Amount), ServiceOrderID: o.ServiceOrderID, PaymentID: pid, MerchantOrderID: o.ID})
 	var ge *gateway.Error
 	switch {
 	case err == nil && q != nil && q.Verified:

@@ -11,7 +11,7 @@ import (
 
 func TestStartupProblemSaysWhy(t *testing.T) {
 	a := test.NewTempApp(t)
-	const why = "Galla is already running with this data directory (journal /d/journal.db): close the other window first."
+	const why = "Galla is already running on this data directory (journal /d/journal.db): close the other window first."
 	w := NewStartupProblem(a, why)
 	w.Show()
 	var texts []string

@@ -23,7 +23,7 @@ const DefaultLockTimeout = time.Second
 
 // ErrAlreadyRunning is matched (errors.Is) by the error Open returns when another
 // process holds the journal file open: a second copy of the terminal.
-var ErrAlreadyRunning = errors.New("galla is already running with this data directory")
+var ErrAlreadyRunning = errors.New("galla is already running on this data directory")
 
 // ErrCorrupt is matched (errors.Is) by the error Open returns when bbolt's
 // consistency check or the hash chain of the events fails. The error is a

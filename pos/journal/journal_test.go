@@ -67,7 +67,7 @@ func TestOpenTwiceIsAlreadyRunning(t *testing.T) {
 	require.Error(t, err)
 	assert.Nil(t, second)
 	assert.ErrorIs(t, err, ErrAlreadyRunning)
-	assert.Equal(t, "Galla is already running with this data directory (journal "+path+"): close the other window first.", err.Error())
+	assert.Equal(t, "Galla is already running on this data directory (journal "+path+"): close the other window first.", err.Error())
 	assert.GreaterOrEqual(t, took, 150*time.Millisecond, "gave up before the lock timeout")
 	assert.Less(t, took, 2*time.Second, "waited far past the lock timeout")
 

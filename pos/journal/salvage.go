@@ -58,6 +58,7 @@ func Salvage(ctx context.Context, damagedPath, backupPath, out string) (SalvageR
 	var (
 		cands   = map[uint64][]candidate{}
 		highest Numbers
+		tail    string // the damaged file is not whole: its last events may be gone
 	)
 	for _, src := range []struct {
 		path   string
@@ -66,9 +67,12 @@ func Salvage(ctx context.Context, damagedPath, backupPath, out string) (SalvageR
 		if src.path == "" {
 			continue
 		}
-		recs, nums, err := readIntact(src.path)
+		recs, nums, reason, err := readIntactWhy(src.path)
 		if err != nil {
 			return fail(err)
+		}
+		if !src.backup && reason != "" {
+			tail = fmt.Sprintf("%s is damaged (%s): events recorded after the last one recovered may be lost; check the day's sales against the payment service's records", src.path, reason)
 		}
 		highest = highest.max(nums)
 		for _, r := range recs {
@@ -144,6 +148,9 @@ func Salvage(ctx context.Context, damagedPath, backupPath, out string) (SalvageR
 			rep.FromDamaged++
 		}
 	}
+	if tail != "" {
+		rep.Lost = append(rep.Lost, tail)
+	}
 	if highest.behind(receipts) {
 		highest = highest.max(receipts)
 	}
@@ -200,16 +207,24 @@ func pick(cs []candidate, prev [32]byte, next []candidate) candidate {
 // (guarded); the file's bytes are scanned as well, for events on pages the tree
 // no longer reaches.
 func readIntact(path string) ([]*record, Numbers, error) {
+	out, nums, _, err := readIntactWhy(path)
+	return out, nums, err
+}
+
+// readIntactWhy is readIntact that also says why the file is not whole ("" when
+// its size and meta pages are sound): events past the last one found may then be
+// lost without a trace in the file.
+func readIntactWhy(path string) ([]*record, Numbers, string, error) {
 	var (
 		out  []*record
 		nums Numbers
 	)
 	state, reason, err := preflight(path)
 	if err != nil {
-		return nil, nums, err
+		return nil, nums, reason, err
 	}
 	if state == fileMissing {
-		return nil, nums, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+		return nil, nums, reason, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
 	}
 	if state == fileBolt && reason == "" {
 		_ = guard(func() error {
@@ -239,7 +254,7 @@ func readIntact(path string) ([]*record, Numbers, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nums, err
+		return nil, nums, reason, err
 	}
 	out = append(out, scanRecords(data)...)
 	for _, r := range out {
@@ -254,7 +269,7 @@ func readIntact(path string) ([]*record, Numbers, error) {
 			}
 		}
 	}
-	return out, nums, nil
+	return out, nums, reason, nil
 }
 
 // recordStart opens every stored event value.

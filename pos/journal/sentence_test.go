@@ -22,7 +22,7 @@ func TestOpenErrorsSpeakToTheCashier(t *testing.T) {
 	require.ErrorIs(t, err, ErrAlreadyRunning)
 	got := pos.Sentence(fmt.Errorf("main: open: %w", err))
 	assert.NotEqual(t, pos.GenericSentence, got)
-	assert.Contains(t, got, "Galla is already running with this data directory")
+	assert.Contains(t, got, "Galla is already running on this data directory")
 
 	c := &CorruptError{Path: path, Seq: 7, Reason: "hash chain broken", Backup: "/data/backups/journal-2026-11-21.db"}
 	got = pos.Sentence(fmt.Errorf("open: %w", c))
