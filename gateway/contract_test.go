@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,31 +24,14 @@ import (
 
 	"galla/gateway"
 	"galla/gateway/sandbox"
+	"galla/internal/testclock"
 )
-
-// clock is the time both the sandbox and the client read; tests move it.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // env is one sandbox and a client of it.
 type env struct {
 	sb     *sandbox.Sandbox
 	c      *gateway.Client
-	clock  *clock
+	clock  *testclock.Clock
 	cfg    gateway.Config
 	orders atomic.Int64
 }
@@ -59,7 +41,7 @@ var transports = []string{"socket", "in-process"}
 
 func newEnv(t *testing.T, mode string, opts ...sandbox.Option) *env {
 	t.Helper()
-	e := &env{clock: &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}}
+	e := &env{clock: testclock.New(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))}
 	sb, err := sandbox.New(append([]sandbox.Option{sandbox.WithClock(e.clock.Now)}, opts...)...)
 	require.NoError(t, err)
 	e.sb = sb

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,50 +15,15 @@ import (
 
 	"galla/gateway"
 	"galla/gateway/sandbox"
+	"galla/internal/testclock"
 )
-
-// fakeClock is a Clock whose Sleep advances Now at once and records the wait.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	c.sleeps = append(c.sleeps, d)
-	return nil
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func (c *fakeClock) waits() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
-}
 
 // rig is one engine wired to a real gateway client and the in-process sandbox.
 type rig struct {
 	e     *Engine
 	sb    *sandbox.Sandbox
 	j     *memJournal
-	clock *fakeClock
+	clock *testclock.Clock
 	gw    *gateway.Client
 	td    sandbox.TestDataSet
 	cat   *Catalog
@@ -69,7 +33,7 @@ const managerPIN = "4321"
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.Local)}
+	clock := testclock.New(time.Date(2026, 11, 22, 10, 0, 0, 0, time.Local))
 	sb, err := sandbox.New(sandbox.WithClock(clock.Now))
 	require.NoError(t, err)
 	gw, err := gateway.New(gateway.Config{
@@ -305,7 +269,7 @@ func TestPatientPollingWithAFakeClock(t *testing.T) {
 	res, err := r.e.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4000000000000119"), r.otp())
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
-	w := r.clock.waits()
+	w := r.clock.Sleeps()
 	require.GreaterOrEqual(t, len(w), 12, "polled through the 20 s hold")
 	for i := range 10 {
 		assert.Equal(t, time.Second, w[i], "wait %d", i)
@@ -323,7 +287,7 @@ func TestPollScheduleGivesUpAsUnknown(t *testing.T) {
 	assert.Equal(t, ResultUnknown, res.Status)
 	assert.Equal(t, StateUnknown, res.Order.State)
 	var total time.Duration
-	w := r.clock.waits()
+	w := r.clock.Sleeps()
 	for _, d := range w {
 		total += d
 	}
@@ -437,7 +401,7 @@ func TestOnePaymentInFlightPerOrder(t *testing.T) {
 
 func TestCashSale(t *testing.T) {
 	j := newMemJournal()
-	clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.Local)}
+	clock := testclock.New(time.Date(2026, 11, 22, 10, 0, 0, 0, time.Local))
 	e, err := New(Config{Journal: j, Clock: clock})
 	require.NoError(t, err)
 	cat, err := LoadCatalogJSON(catalogJSON(t))
@@ -671,7 +635,7 @@ func TestReportsAndDayClose(t *testing.T) {
 	assert.JSONEq(t, string(zj), string(aj), "the sealed Z report is returned")
 
 	// The next day goes on, with the next Z number.
-	r.clock.advance(24 * time.Hour)
+	r.clock.Advance(24 * time.Hour)
 	_, err = r.e.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
 	require.NoError(t, err)
 	z2, err := r.e.CloseDay(ctx, r.e.Today(), managerPIN)

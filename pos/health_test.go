@@ -10,12 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"galla/gateway"
+	"galla/internal/testclock"
 )
 
 // checkAt is a JournalHealth whose check finishes, with err, once the clock
 // reaches at; it counts how often it was asked.
 type checkAt struct {
-	clock *fakeClock
+	clock *testclock.Clock
 	at    time.Time
 	err   error
 	asked int
@@ -86,7 +87,7 @@ func TestPaymentsWaitForTheJournalCheck(t *testing.T) {
 			tt.do(t, r, e)
 			assert.False(t, r.clock.Now().Before(h.at), "the payment went on only once the check was done")
 			assert.Greater(t, h.asked, 1, "the gate asked again while it waited")
-			assert.Contains(t, r.clock.waits(), healthPoll)
+			assert.Contains(t, r.clock.Sleeps(), healthPoll)
 		})
 	}
 }

@@ -14,31 +14,12 @@ import (
 	"galla/gateway/sandbox"
 )
 
-// scriptClock is the rig's fake clock with a script: before the engine's n-th wait
-// (from 1) it runs the step for n, which plays the customer's phone between polls.
-type scriptClock struct {
-	*fakeClock
-	mu    sync.Mutex
-	n     int
-	steps map[int]func()
-}
-
-func (c *scriptClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.n++
-	step := c.steps[c.n]
-	c.mu.Unlock()
-	if step != nil {
-		step()
-	}
-	return c.fakeClock.Sleep(ctx, d)
-}
-
 // phoneEngine is an engine over the rig's journal and gateway whose waits run the
-// phone's script.
+// phone's script: before the engine's n-th wait (from 1) the step for n plays the
+// customer's phone between polls.
 func (r *rig) phoneEngine(t *testing.T, steps map[int]func()) *Engine {
 	t.Helper()
-	e, err := New(Config{Journal: r.j, Gateway: r.gw, Clock: &scriptClock{fakeClock: r.clock, steps: steps},
+	e, err := New(Config{Journal: r.j, Gateway: r.gw, Clock: r.clock.Script(steps),
 		Customer: Customer{Mobile: "9000000001", Email: "counter@example.com"}})
 	require.NoError(t, err)
 	return e
@@ -223,7 +204,7 @@ func TestPhoneTokenExpiryFails(t *testing.T) {
 			require.NoError(t, err)
 			// The till takes the order up again 25 minutes on: its token expires five
 			// minutes into the wait.
-			r.clock.advance(25 * time.Minute)
+			r.clock.Advance(25 * time.Minute)
 			steps := map[int]func(){}
 			if tt.decline {
 				steps[1] = func() { r.payOnPhone(t, o.Token, "4000000000000002") }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"galla/internal/testclock"
 	"sync"
 	"testing"
 	"time"
@@ -18,34 +19,16 @@ type harness struct {
 	t     *testing.T
 	u     *UI
 	till  *fakeTill
-	clock *fakeClock
+	clock *testclock.Clock
 
 	mu    sync.Mutex
 	queue []func()
 }
 
-// fakeClock is a clock the test moves.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 func newHarness(t *testing.T, till *fakeTill) *harness {
 	t.Helper()
 	app := test.NewTempApp(t)
-	h := &harness{t: t, till: till, clock: &fakeClock{now: time.Date(2026, 11, 22, 11, 30, 0, 0, time.Local)}}
+	h := &harness{t: t, till: till, clock: testclock.New(time.Date(2026, 11, 22, 11, 30, 0, 0, time.Local))}
 	h.u = New(app, till, Options{Do: h.enqueue, Now: h.clock.Now})
 	h.u.win.Resize(fyne.NewSize(1366, 768))
 	t.Cleanup(func() {

@@ -145,14 +145,14 @@ func TestSignIn(t *testing.T) {
 	t.Run("locks after 15 minutes idle", func(t *testing.T) {
 		h := newHarness(t, newFakeTill())
 		h.signIn("Asha", "4321")
-		h.clock.Add(14 * time.Minute)
+		h.clock.Advance(14 * time.Minute)
 		h.u.checkIdle()
 		assert.True(t, h.u.signedIn)
 		h.typeText("x") // activity
-		h.clock.Add(14 * time.Minute)
+		h.clock.Advance(14 * time.Minute)
 		h.u.checkIdle()
 		assert.True(t, h.u.signedIn)
-		h.clock.Add(time.Minute)
+		h.clock.Advance(time.Minute)
 		h.u.checkIdle()
 		h.settle()
 		assert.False(t, h.u.signedIn)

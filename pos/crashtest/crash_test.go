@@ -24,6 +24,7 @@ import (
 
 	"galla/gateway"
 	"galla/gateway/sandbox"
+	"galla/internal/testclock"
 	"galla/pos"
 	"galla/pos/journal"
 )
@@ -122,7 +123,7 @@ func runHelper(ctx context.Context) (string, error) {
 	case "poll":
 		gw = &killGateway{Gateway: client, at: n}
 	}
-	e, err := newEngine(cj, gw, &fastClock{})
+	e, err := newEngine(cj, gw, testclock.Real(time.Millisecond))
 	if err != nil {
 		return "", err
 	}
@@ -241,24 +242,6 @@ func (k *killGateway) InquireOrder(ctx context.Context, serviceOrderID string) (
 func (k *killGateway) InquirePayment(ctx context.Context, serviceOrderID, paymentID string) (*gateway.Inquiry, error) {
 	k.tick()
 	return k.Gateway.InquirePayment(ctx, serviceOrderID, paymentID)
-}
-
-// fastClock is the real time plus the waits already taken: polling runs through
-// its schedule without the real waits.
-type fastClock struct{ slept atomic.Int64 }
-
-func (c *fastClock) Now() time.Time { return time.Now().Add(time.Duration(c.slept.Load())) }
-
-func (c *fastClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.slept.Add(int64(d))
-	t := time.NewTimer(time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // ---- shared by the helper and the parent ----
@@ -503,7 +486,7 @@ func (w *world) open(t *testing.T) (*journal.Journal, *pos.Engine) {
 	t.Helper()
 	j, err := journal.Open(w.path, journal.Options{LockTimeout: 5 * time.Second})
 	require.NoError(t, err, "the journal opens after the kill: lock released, chain verified")
-	e, err := newEngine(j, w.client, &fastClock{})
+	e, err := newEngine(j, w.client, testclock.Real(time.Millisecond))
 	require.NoError(t, err)
 	return j, e
 }
