@@ -14,8 +14,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Exit codes shared by every sub-command (DESIGN.md section 6).
@@ -37,6 +41,8 @@ type cli struct {
 	stdout     io.Writer
 	stderr     io.Writer
 	getenv     func(string) string
+	// extra adds commands to commands(): the tests' way to make one crash.
+	extra map[string]command
 }
 
 // command is one sub-command: it parses its own arguments and returns an exit code.
@@ -63,7 +69,45 @@ func commands() map[string]command {
 
 func main() {
 	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
-	os.Exit(c.main(os.Args[1:]))
+	os.Exit(c.guarded(os.Args[1:]))
+}
+
+// guarded is main with a guard against a crash of the command's own goroutine: no
+// stack trace reaches the user; it goes into a crash report (DESIGN.md section 6).
+func (c *cli) guarded(args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			code = c.crashed(r, debug.Stack())
+		}
+	}()
+	return c.main(args)
+}
+
+// crashed writes the crash report of r into the data directory (or the temporary
+// directory when that cannot be written) and says where, in one sentence.
+func (c *cli) crashed(r any, stack []byte) int {
+	report := fmt.Sprintf("Galla crash report\ntime: %s\nargs: %s\npanic: %v\n\n%s",
+		time.Now().Format(time.RFC3339), strings.Join(os.Args, " "), r, stack)
+	report = maskDigits(report)
+	name := "crash-" + time.Now().Format("20060102-150405") + ".txt"
+	path := filepath.Join(c.dataDir, name)
+	if c.dataDir == "" || os.WriteFile(path, []byte(report), 0o600) != nil {
+		path = filepath.Join(os.TempDir(), "galla-"+name)
+		if os.WriteFile(path, []byte(report), 0o600) != nil {
+			path = "(it could not be written)"
+		}
+	}
+	return c.fail(exitCannotWork, "Galla stopped on an internal error and did nothing more; if a payment was being taken, do not charge again: run \"galla reconcile\". The crash report (no card data) is %s.", path)
+}
+
+// longDigits is a run of digits as long as a card number.
+var longDigits = regexp.MustCompile(`[0-9]{12,19}`)
+
+// maskDigits hides every run of digits as long as a card number but its last four.
+func maskDigits(s string) string {
+	return longDigits.ReplaceAllStringFunc(s, func(d string) string {
+		return strings.Repeat("•", len(d)-4) + d[len(d)-4:]
+	})
 }
 
 // main parses the global flags and runs the sub-command (or the window).
@@ -86,6 +130,9 @@ func (c *cli) main(args []string) int {
 		return exitOK
 	}
 	cmd, ok := commands()[name]
+	if x, found := c.extra[name]; found {
+		cmd, ok = x, true
+	}
 	if !ok {
 		fmt.Fprintf(c.stderr, "galla: %q is not a command; run \"galla help\" to see the commands.\n", name)
 		return exitBadInput
