@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -99,7 +97,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		Terminal: cfg.Terminal, Live: t.ps.live(), Phone: t.phone, Service: t.cfg}
 	if window {
 		tc.Health = j
-		tc.AuthPages = authPageDir(c.dataDir)
+		tc.AuthPages = t.phone // from memory, on loopback: never written to disk
 	}
 	if t.Till, err = pos.NewTill(context.Background(), tc); err != nil {
 		_ = j.Close()
@@ -126,18 +124,6 @@ func (t *terminal) close() {
 	<-t.checked
 	_ = t.phone.Close()
 	_ = t.j.Close()
-}
-
-// authPageDir publishes the live service's authentication page as a file in the
-// data directory, opened in the system browser.
-type authPageDir string
-
-func (d authPageDir) Publish(_, content string) (string, error) {
-	page := filepath.Join(string(d), "authenticate.html")
-	if err := os.WriteFile(page, []byte(content), 0o600); err != nil {
-		return "", err
-	}
-	return (&url.URL{Scheme: "file", Path: page}).String(), nil
 }
 
 // paymentService is the gateway the terminal talks to, and the embedded sandbox when

@@ -3,12 +3,16 @@
 package phonepage
 
 import (
+	"crypto/rand"
 	_ "embed"
+	"encoding/base64"
 	"fmt"
 	"html/template"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,26 +78,42 @@ type Options struct {
 type Server struct {
 	srv    *http.Server
 	base   string // the address the phone opens, scheme://host:port
+	port   string
 	script string // the checkout script's address on the page
 
 	mu     sync.Mutex
 	orders map[string]pos.PhoneOrder // by merchant order id
+	auth   map[string]string         // the live authentication pages, by merchant order id
+}
+
+// scriptOf is the checkout script the page loads: the sandbox's on this listener,
+// or the live service's configured one (ErrNoScriptURL when there is none).
+func scriptOf(o Options) (string, error) {
+	if o.Sandbox != nil {
+		return sandboxScriptPath, nil
+	}
+	u, err := url.Parse(o.ScriptURL)
+	if o.ScriptURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return "", ErrNoScriptURL
+	}
+	return u.String(), nil
 }
 
 // Start listens and serves the phone page until Close.
 func Start(o Options) (*Server, error) {
-	p := &Server{orders: map[string]pos.PhoneOrder{}}
+	script, err := scriptOf(o)
+	if err != nil {
+		return nil, err
+	}
+	return start(o, script)
+}
+
+// start listens and serves; script is "" on a server started for the
+// authentication pages alone (no checkout script configured).
+func start(o Options, script string) (*Server, error) {
+	p := &Server{orders: map[string]pos.PhoneOrder{}, auth: map[string]string{}, script: script}
 	if o.Interfaces == nil {
 		o.Interfaces = SystemInterfaces
-	}
-	if o.Sandbox != nil {
-		p.script = sandboxScriptPath
-	} else {
-		u, err := url.Parse(o.ScriptURL)
-		if o.ScriptURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, ErrNoScriptURL
-		}
-		p.script = u.String()
 	}
 	listen := o.Listen
 	if listen == "" {
@@ -120,19 +140,76 @@ func Start(o Options) (*Server, error) {
 		return nil, fmt.Errorf("the phone page cannot listen on %s (%w); choose another address in Settings", listen, err)
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	p.base = "http://" + net.JoinHostPort(shown, port)
+	p.base, p.port = "http://"+net.JoinHostPort(shown, port), port
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /pay/{id}", p.servePay)
+	mux.HandleFunc("GET /auth/{id}", p.serveAuth)
 	if o.Sandbox != nil {
 		for _, route := range sandboxCheckoutRoutes() {
 			mux.Handle(route, http.MaxBytesHandler(o.Sandbox, maxPhoneBody))
 		}
 	}
-	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	p.srv = &http.Server{Handler: checkHost(mux), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10}
 	go func() { _ = p.srv.Serve(ln) }()
 	return p, nil
+}
+
+// csp is the pay page's Content-Security-Policy: nothing but its own script and style
+// (by nonce), the checkout script's origin and this listener (the sandbox's hosted
+// checkout in its frame, and the calls it makes).
+func csp(script, nonce string) string {
+	origin := "'self'"
+	if u, err := url.Parse(script); err == nil && u.Host != "" {
+		origin += " " + u.Scheme + "://" + u.Host
+	}
+	return "default-src 'none'; script-src 'nonce-" + nonce + "' " + origin + "; style-src 'nonce-" + nonce + "' " + origin +
+		"; connect-src " + origin + "; frame-src " + origin + "; img-src 'self' data:; form-action " + origin +
+		"; base-uri 'none'; frame-ancestors 'none'"
+}
+
+// checkHost refuses a request whose Host is a name other than localhost: the page
+// is always opened by the address in its QR code, so a name (a DNS rebinding
+// attack from a web page the phone or this computer opens) is never this server.
+func checkHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.Trim(host, "[]")
+		if net.ParseIP(host) == nil && !strings.EqualFold(host, "localhost") {
+			http.Error(w, "This page is opened by the address in the QR code only.", http.StatusMisdirectedRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// serveAuth serves /auth/{merchant_order_id}: the live service's authentication
+// (3-D Secure) page of an order, from memory, to this computer only (the system
+// browser opens it); the page is the service's own form to the bank.
+func (p *Server) serveAuth(w http.ResponseWriter, r *http.Request) {
+	host, _, _ := net.SplitHostPort(r.RemoteAddr)
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		http.Error(w, "The authentication page opens on the counter's computer only.", http.StatusForbidden)
+		return
+	}
+	p.mu.Lock()
+	content, ok := p.auth[r.PathValue("id")]
+	p.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Security-Policy", "frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	_, _ = io.WriteString(w, content)
 }
 
 // Base is the address the phone opens, scheme://host:port.
@@ -162,6 +239,7 @@ type phonePageData struct {
 	OrderID   string
 	Amount    string // rupees, 1,499.00
 	ScriptURL string
+	Nonce     string // the Content-Security-Policy's nonce of this page's script and style
 	Open      bool
 	Checkout  phoneCheckout
 }
@@ -180,6 +258,7 @@ func (p *Server) servePay(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	p.mu.Lock()
 	o, ok := p.orders[id]
+	script := p.script
 	p.mu.Unlock()
 	d := phonePageData{Shop: o.Shop, OrderID: id, Open: ok}
 	if d.Shop == "" {
@@ -188,10 +267,14 @@ func (p *Server) servePay(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusNotFound
 	if ok {
 		status = http.StatusOK
-		d.Amount, d.ScriptURL = o.Amount.Plain(), p.script
+		d.Amount, d.ScriptURL = o.Amount.Plain(), script
 		d.Checkout = phoneCheckout{OrderToken: o.Token, ChannelID: "WEB", PaymentMode: phonePaymentModes, CountryCode: "91"}
 	}
+	var nb [16]byte
+	_, _ = rand.Read(nb[:])
+	d.Nonce = base64.RawStdEncoding.EncodeToString(nb[:])
 	h := w.Header()
+	h.Set("Content-Security-Policy", csp(script, d.Nonce))
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
@@ -272,15 +355,46 @@ func NewLazy(opts func() Options) *Lazy { return &Lazy{opts: opts} }
 func (l *Lazy) Start() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	o := l.opts()
+	script, err := scriptOf(o)
+	if err != nil {
+		return err
+	}
 	if l.srv != nil {
+		if l.srv.script == "" { // started for authentication pages alone
+			l.srv.mu.Lock()
+			l.srv.script = script
+			l.srv.mu.Unlock()
+		}
 		return nil
 	}
-	srv, err := Start(l.opts())
+	srv, err := start(o, script)
 	if err != nil {
 		return err
 	}
 	l.srv = srv
 	return nil
+}
+
+// Publish serves the live service's authentication page of an order from memory
+// and returns the address the system browser opens (on loopback): nothing of it is
+// written to disk. It implements pos.AuthPages.
+func (l *Lazy) Publish(orderID, content string) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.srv == nil {
+		o := l.opts()
+		script, _ := scriptOf(o) // "" when none: the page server serves no order yet
+		srv, err := start(o, script)
+		if err != nil {
+			return "", err
+		}
+		l.srv = srv
+	}
+	l.srv.mu.Lock()
+	l.srv.auth[orderID] = content
+	l.srv.mu.Unlock()
+	return "http://" + net.JoinHostPort("127.0.0.1", l.srv.port) + "/auth/" + url.PathEscape(orderID), nil
 }
 
 // Offer offers an order on the running page and returns the address the phone

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -128,4 +129,65 @@ func TestPhonePageListen(t *testing.T) {
 			assert.Contains(t, page, `"orderToken":"T%3D"`)
 		})
 	}
+}
+
+// TestPageDefences checks the page's Content-Security-Policy (its own script and
+// style by a fresh nonce, nothing inline without it, no framing) and that a
+// request by a host name other than localhost (DNS rebinding) is refused.
+func TestPageDefences(t *testing.T) {
+	p, err := Start(Options{ScriptURL: "https://checkout.example.in/v1/checkout.js"})
+	require.NoError(t, err)
+	defer p.Close()
+	u := p.Offer("GALLA-3", pos.PhoneOrder{Token: "TOK", Amount: 100})
+
+	get := func(host string) *http.Response {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, u, nil)
+		require.NoError(t, err)
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	resp := get("")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	csp := resp.Header.Get("Content-Security-Policy")
+	assert.Contains(t, csp, "default-src 'none'")
+	assert.Contains(t, csp, "script-src 'nonce-")
+	assert.Contains(t, csp, "https://checkout.example.in")
+	assert.Contains(t, csp, "frame-ancestors 'none'")
+	assert.NotContains(t, csp, "unsafe-inline")
+	again := get("").Header.Get("Content-Security-Policy")
+	assert.NotEqual(t, csp, again, "a fresh nonce for every page")
+
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(p.Base(), "http://"))
+	require.NoError(t, err)
+	for _, host := range []string{"attacker.example:" + port, "evil.test"} {
+		assert.Equal(t, http.StatusMisdirectedRequest, get(host).StatusCode, host)
+	}
+	for _, host := range []string{"localhost:" + port, "127.0.0.1:" + port} {
+		assert.Equal(t, http.StatusOK, get(host).StatusCode, host)
+	}
+}
+
+// TestAuthPageFromMemory publishes a live authentication page: it is served on
+// loopback from memory with a framing ban, to this computer only, and the pay
+// page still asks for its checkout script.
+func TestAuthPageFromMemory(t *testing.T) {
+	l := NewLazy(func() Options { return Options{} }) // live, no checkout script configured
+	t.Cleanup(func() { _ = l.Close() })
+	content := `<form action="https://acs.bank.example/3ds" method="post"><input name="t" value="x"></form>`
+	addr, err := l.Publish("GALLA-4", content)
+	require.NoError(t, err)
+	u, err := url.Parse(addr)
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1", u.Hostname())
+	code, page := phoneGet(t, addr)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Equal(t, content, page)
+	code, _ = phoneGet(t, strings.Replace(addr, "GALLA-4", "GALLA-5", 1))
+	assert.Equal(t, http.StatusNotFound, code)
+	assert.ErrorIs(t, l.Start(), ErrNoScriptURL, "pay on phone still needs the checkout script")
 }
