@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -54,4 +57,38 @@ func TestAlreadyRunningExitsFive(t *testing.T) {
 	assert.Equal(t, exitCannotWork, code)
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "Galla is already running on this data directory")
+}
+
+// unread is a standard input that must not be read.
+type unread struct{ t *testing.T }
+
+func (u unread) Read([]byte) (int, error) {
+	u.t.Error("the card was read although the service's address is refused")
+	return 0, io.EOF
+}
+
+// TestForgedGatewayURLBeforeCard puts a plain-http collector in config.json: a card
+// checkout refuses with exit 5 before it reads the card from standard input.
+func TestForgedGatewayURLBeforeCard(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `{"gateway":{"base_url":"http://collector.example/api","merchant_id":"1","access_code":"a","secret":"` + strings.Repeat("ab", 32) + `"}}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, configFile), []byte(cfg), 0o600))
+	var out, errOut bytes.Buffer
+	c := &cli{stdin: unread{t}, stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	code := c.main([]string{"--data", dir, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "card", "--otp", "123456"})
+	assert.Equal(t, exitCannotWork, code)
+	assert.Contains(t, errOut.String(), "https://")
+	assert.Empty(t, out.String())
+}
+
+// TestNoCoreDumps checks that the process's core file limit is 0 after
+// noCoreDumps, on systems that have one.
+func TestNoCoreDumps(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		return // no core files of its own
+	}
+	require.NoError(t, noCoreDumps())
+	out, err := exec.Command("sh", "-c", "ulimit -c").Output()
+	require.NoError(t, err)
+	assert.Equal(t, "0", strings.TrimSpace(string(out)), "a child inherits the limit")
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"galla/gateway"
+	"galla/internal/config"
 	"galla/pos"
 )
 
@@ -92,6 +93,10 @@ func cmdCheckout(c *cli, args []string) int {
 	}
 	if *wait <= 0 {
 		return c.fail(exitBadInput, "--wait must be a positive duration such as 5m.")
+	}
+	// The service's address is checked before any card data is read.
+	if _, err := config.Load(c.dataDir, c.getenv, c.gatewayURL); err != nil {
+		return c.failOpen(err)
 	}
 	var card *gateway.Card
 	if tender != pos.TenderCash {

@@ -69,6 +69,7 @@ func commands() map[string]command {
 
 func main() {
 	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	_ = noCoreDumps() // best effort: a limit the system refuses leaves the default
 	os.Exit(c.guarded(os.Args[1:]))
 }
 

@@ -9,9 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"galla/pos"
@@ -92,6 +95,9 @@ func Load(dataDir string, getenv func(string) string, gatewayURL string) (Config
 	if gatewayURL != "" {
 		cfg.Gateway.BaseURL = gatewayURL
 	}
+	if err := CheckBaseURL(cfg.Gateway.BaseURL); err != nil {
+		return cfg, err
+	}
 	if cfg.Terminal == "" {
 		cfg.Terminal = "T1"
 	}
@@ -140,6 +146,28 @@ type PhonePage struct {
 	Listen string `json:"listen,omitempty"`
 }
 
+// CheckBaseURL checks the live service's base URL: https:// with a host, or
+// http:// to a loopback address (a service on this computer, for tests). Card data
+// goes nowhere else (DESIGN.md section 5). "" (the embedded sandbox) passes.
+func CheckBaseURL(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err == nil && u.Host != "" && u.User == nil {
+		switch u.Scheme {
+		case "https":
+			return nil
+		case "http":
+			host := u.Hostname()
+			if ip := net.ParseIP(host); (ip != nil && ip.IsLoopback()) || strings.EqualFold(host, "localhost") {
+				return nil
+			}
+		}
+	}
+	return pos.Errorf("The payment service's address %q is refused: Galla sends card data only to an https:// address (http:// only to this computer, for tests). Correct it in Settings or config.json.", raw)
+}
+
 // Store is the configuration of one data directory as the running terminal holds
 // it: it implements pos.ServiceConfig, writing config.json on each save. Its
 // methods are safe for concurrent use.
@@ -176,6 +204,9 @@ func (s *Store) SaveServiceSettings(v pos.ServiceSettings) error {
 	s.mu.Lock()
 	cfg := s.cfg
 	s.mu.Unlock()
+	if err := CheckBaseURL(v.BaseURL); err != nil {
+		return err
+	}
 	cfg.Gateway.BaseURL = v.BaseURL
 	cfg.Gateway.MerchantID, cfg.Gateway.AccessCode = v.MerchantID, v.AccessCode
 	cfg.PhonePage.Listen = v.PhoneListen
