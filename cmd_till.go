@@ -95,7 +95,7 @@ func cmdCheckout(c *cli, args []string) int {
 		return c.fail(exitBadInput, "--wait must be a positive duration such as 5m.")
 	}
 	// The service's address is checked before any card data is read.
-	if _, err := config.Load(c.dataDir, c.getenv, c.gatewayURL); err != nil {
+	if _, err := config.Load(c.dataDir, c.getenv, c.gatewayURL, nil); err != nil {
 		return c.failOpen(err)
 	}
 	var card *gateway.Card

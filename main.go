@@ -12,6 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"galla/internal/config"
 	"io"
 	"os"
 	"path/filepath"
@@ -41,6 +42,9 @@ type cli struct {
 	stdout     io.Writer
 	stderr     io.Writer
 	getenv     func(string) string
+	// keyring keeps the secrets; nil keeps them in the data directory's 0600
+	// file (the tests: they never touch the keyring of the machine they run on).
+	keyring config.Keyring
 	// extra adds commands to commands(): the tests' way to make one crash.
 	extra map[string]command
 }
@@ -68,7 +72,7 @@ func commands() map[string]command {
 }
 
 func main() {
-	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, keyring: config.SystemKeyring{}}
 	_ = noCoreDumps() // best effort: a limit the system refuses leaves the default
 	os.Exit(c.guarded(os.Args[1:]))
 }

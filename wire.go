@@ -52,7 +52,8 @@ func openTerminal(c *cli, window bool) (*terminal, error) {
 // only reads passes journal.CreateNever. Its errors keep their kind (errors.Is
 // against the journal's) and carry the sentence to print (pos.Sentence).
 func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal, error) {
-	cfg, err := config.Load(c.dataDir, c.getenv, c.gatewayURL)
+	sec := config.OpenSecrets(c.dataDir, c.keyring)
+	cfg, err := config.Load(c.dataDir, c.getenv, c.gatewayURL, sec)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 	if err != nil {
 		return nil, err
 	}
-	t := &terminal{c: c, cfg: config.NewStore(c.dataDir, cfg), j: j, checked: make(chan struct{}), stop: func() {}}
+	t := &terminal{c: c, cfg: config.NewStore(c.dataDir, cfg, sec), j: j, checked: make(chan struct{}), stop: func() {}}
 	if t.ps, err = openPaymentService(cfg.Gateway, c.dataDir); err != nil {
 		_ = j.Close()
 		return nil, err

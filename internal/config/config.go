@@ -64,10 +64,12 @@ func (g Gateway) String() string {
 	return fmt.Sprintf("live service at %s, merchant %s", g.BaseURL, g.MerchantID)
 }
 
-// Load reads config.json from the data directory (absent is fine: the
-// defaults), then applies the environment (GALLA_MERCHANT_ID, GALLA_ACCESS_CODE,
-// GALLA_SECRET_KEY) and the --gateway flag.
-func Load(dataDir string, getenv func(string) string, gatewayURL string) (Config, error) {
+// Load reads config.json from the data directory (absent is fine: the defaults)
+// and the secrets from sec (nil: none are read), then applies the environment
+// (GALLA_MERCHANT_ID, GALLA_ACCESS_CODE, GALLA_SECRET_KEY) and the --gateway
+// flag. A secret found in an older config.json moves into sec, and the file is
+// rewritten without it. What the environment gives is never written anywhere.
+func Load(dataDir string, getenv func(string) string, gatewayURL string, sec *Secrets) (Config, error) {
 	var cfg Config
 	path := filepath.Join(dataDir, File)
 	b, err := os.ReadFile(path)
@@ -76,11 +78,16 @@ func Load(dataDir string, getenv func(string) string, gatewayURL string) (Config
 	case err != nil:
 		return cfg, fmt.Errorf("the configuration %s cannot be read (%v); check its permissions", path, err)
 	default:
-		if st, err := os.Stat(path); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
-			return cfg, fmt.Errorf("the configuration %s can be read by other users of this computer; run \"chmod 600 %s\" and start again", path, path)
+		if err := checkPrivate(path); err != nil {
+			return cfg, err
 		}
 		if err := json.Unmarshal(b, &cfg); err != nil {
 			return cfg, fmt.Errorf("the configuration %s is not valid JSON (%v); correct it or remove it to use the embedded sandbox", path, err)
+		}
+	}
+	if sec != nil {
+		if err := moveSecrets(dataDir, &cfg, sec); err != nil {
+			return cfg, err
 		}
 	}
 	if v := getenv("GALLA_MERCHANT_ID"); v != "" {
@@ -104,19 +111,59 @@ func Load(dataDir string, getenv func(string) string, gatewayURL string) (Config
 	return cfg, nil
 }
 
-// Save writes config.json into dataDir atomically with mode 0600.
-func Save(dataDir string, cfg Config) error {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return fmt.Errorf("the data directory %s cannot be created: %w", dataDir, err)
+// moveSecrets takes the secrets of cfg from sec; secrets that an older config.json
+// held in plain text move into sec and out of the file.
+func moveSecrets(dataDir string, cfg *Config, sec *Secrets) error {
+	g := &cfg.Gateway
+	if g.Secret != "" || g.AccessCode != "" {
+		for name, v := range map[string]string{SecretMerchant: g.Secret, SecretAccessCode: g.AccessCode} {
+			if v != "" {
+				if err := sec.Set(name, v); err != nil {
+					return err
+				}
+			}
+		}
+		if err := Save(dataDir, *cfg); err != nil { // Save writes no secret
+			return err
+		}
 	}
+	var err error
+	if g.Secret, err = sec.Get(SecretMerchant); err != nil {
+		return err
+	}
+	g.AccessCode, err = sec.Get(SecretAccessCode)
+	return err
+}
+
+// checkPrivate refuses a file others can read (not on Windows, whose files get
+// the user's own ACL in the user's profile).
+func checkPrivate(path string) error {
+	if st, err := os.Stat(path); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("the file %s can be read by other users of this computer; run \"chmod 600 %s\" and start again", path, path)
+	}
+	return nil
+}
+
+// Save writes config.json into dataDir atomically with mode 0600. It never writes
+// a secret: those live in Secrets.
+func Save(dataDir string, cfg Config) error {
+	cfg.Gateway.Secret, cfg.Gateway.AccessCode = "", ""
 	b, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dataDir, File)
-	tmp, err := os.CreateTemp(dataDir, ".config-*.json")
+	return writeFile(dataDir, File, b)
+}
+
+// writeFile writes name in dir atomically (a synced temporary file renamed) with
+// mode 0600.
+func writeFile(dir, name string, b []byte) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("the data directory %s cannot be created: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+name+"-*")
 	if err != nil {
-		return fmt.Errorf("the configuration cannot be written to %s: %w", dataDir, err)
+		return fmt.Errorf("%s cannot be written to %s: %w", name, dir, err)
 	}
 	defer os.Remove(tmp.Name())
 	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
@@ -125,7 +172,7 @@ func Save(dataDir string, cfg Config) error {
 	}
 	if _, err := tmp.Write(append(b, '\n')); err != nil {
 		tmp.Close()
-		return fmt.Errorf("the configuration cannot be written (is the disk full?): %w", err)
+		return fmt.Errorf("%s cannot be written (is the disk full?): %w", name, err)
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
@@ -134,7 +181,7 @@ func Save(dataDir string, cfg Config) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
 }
 
 // PhonePage is config.json's "phone_page": where the page for the customer's
@@ -173,13 +220,28 @@ func CheckBaseURL(raw string) error {
 // methods are safe for concurrent use.
 type Store struct {
 	dir string
+	sec *Secrets
 
 	mu  sync.Mutex
 	cfg Config
 }
 
-// NewStore holds cfg, read from dataDir.
-func NewStore(dataDir string, cfg Config) *Store { return &Store{dir: dataDir, cfg: cfg} }
+// NewStore holds cfg, read from dataDir, with its secrets in sec.
+func NewStore(dataDir string, cfg Config, sec *Secrets) *Store {
+	return &Store{dir: dataDir, cfg: cfg, sec: sec}
+}
+
+// masked shows a secret as dots and its last two characters: the screen shows it
+// so, and a value sent back unchanged keeps the secret (replace-only).
+func masked(v string) string {
+	if v == "" {
+		return ""
+	}
+	if len(v) <= 4 {
+		return "••••"
+	}
+	return "••••" + v[len(v)-2:]
+}
 
 // Config returns the configuration as it stands.
 func (s *Store) Config() Config {
@@ -194,24 +256,35 @@ func (s *Store) ServiceSettings() pos.ServiceSettings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.cfg.Gateway
-	return pos.ServiceSettings{BaseURL: g.BaseURL, MerchantID: g.MerchantID, AccessCode: g.AccessCode,
+	return pos.ServiceSettings{BaseURL: g.BaseURL, MerchantID: g.MerchantID, AccessCode: masked(g.AccessCode),
 		SecretSet: g.Secret != "", PhoneListen: s.cfg.PhonePage.Listen}
 }
 
-// SaveServiceSettings writes the service settings into config.json; an empty
-// secret keeps the stored one. The gateway change takes effect at the next start.
+// SaveServiceSettings writes the service settings: the address, the merchant and
+// the phone page into config.json, the access code and the secret into the
+// secrets (an empty secret, or the access code sent back as shown, keeps the
+// stored one; a value that came from the environment is never written). The
+// gateway change takes effect at the next start.
 func (s *Store) SaveServiceSettings(v pos.ServiceSettings) error {
-	s.mu.Lock()
-	cfg := s.cfg
-	s.mu.Unlock()
 	if err := CheckBaseURL(v.BaseURL); err != nil {
 		return err
 	}
-	cfg.Gateway.BaseURL = v.BaseURL
-	cfg.Gateway.MerchantID, cfg.Gateway.AccessCode = v.MerchantID, v.AccessCode
+	s.mu.Lock()
+	cfg := s.cfg
+	s.mu.Unlock()
+	cfg.Gateway.BaseURL, cfg.Gateway.MerchantID = v.BaseURL, v.MerchantID
 	cfg.PhonePage.Listen = v.PhoneListen
+	if v.AccessCode != masked(cfg.Gateway.AccessCode) {
+		cfg.Gateway.AccessCode = v.AccessCode
+		if err := s.keep(SecretAccessCode, v.AccessCode); err != nil {
+			return err
+		}
+	}
 	if v.Secret != "" {
 		cfg.Gateway.Secret = v.Secret
+		if err := s.keep(SecretMerchant, v.Secret); err != nil {
+			return err
+		}
 	}
 	if err := Save(s.dir, cfg); err != nil {
 		return err
@@ -220,6 +293,22 @@ func (s *Store) SaveServiceSettings(v pos.ServiceSettings) error {
 	s.cfg = cfg
 	s.mu.Unlock()
 	return nil
+}
+
+// keep stores a secret the manager typed.
+func (s *Store) keep(name, v string) error {
+	if s.sec == nil {
+		return fmt.Errorf("config: no place to keep the %s", name)
+	}
+	return s.sec.Set(name, v)
+}
+
+// SecretsWhere says where the secrets are kept, for Settings.
+func (s *Store) SecretsWhere() string {
+	if s.sec == nil {
+		return "nowhere: only the environment gives them"
+	}
+	return s.sec.Where()
 }
 
 // ReceiptKeyFile holds the terminal's key that receipt QR codes are signed with (32

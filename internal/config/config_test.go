@@ -30,11 +30,11 @@ func TestForgedConfigURL(t *testing.T) {
 	dir := t.TempDir()
 	cfg := `{"gateway":{"base_url":"http://collector.example/api","merchant_id":"1","access_code":"a","secret":"00"}}`
 	require.NoError(t, os.WriteFile(filepath.Join(dir, File), []byte(cfg), 0o600))
-	_, err := Load(dir, func(string) string { return "" }, "")
+	_, err := Load(dir, func(string) string { return "" }, "", nil)
 	require.Error(t, err)
 	assert.Contains(t, pos.Sentence(err), "collector.example")
 
-	s := NewStore(t.TempDir(), Config{})
+	s := NewStore(t.TempDir(), Config{}, nil)
 	assert.Error(t, s.SaveServiceSettings(pos.ServiceSettings{BaseURL: "http://collector.example"}))
 	assert.NoError(t, s.SaveServiceSettings(pos.ServiceSettings{BaseURL: "https://pay.example.in", MerchantID: "1"}))
 	assert.Equal(t, "https://pay.example.in", s.ServiceSettings().BaseURL)

@@ -1,0 +1,147 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/zalando/go-keyring"
+)
+
+// The names of the secrets a terminal keeps.
+const (
+	SecretMerchant   = "merchant-secret" // the payment service's secret key
+	SecretAccessCode = "access-code"     // the payment service's access code
+)
+
+// SecretsFile is the fallback store of secrets in the data directory (mode 0600),
+// used only where no keyring answers (headless Linux, CI).
+const SecretsFile = "secrets.json"
+
+// Keyring is what Secrets needs of the operating system's keyring (Windows
+// Credential Manager, macOS Keychain, Secret Service on Linux): go-keyring's calls.
+type Keyring interface {
+	Set(service, user, password string) error
+	Get(service, user string) (string, error)
+}
+
+// SystemKeyring is the operating system's keyring through go-keyring.
+type SystemKeyring struct{}
+
+// Set stores password under service and user.
+func (SystemKeyring) Set(service, user, password string) error {
+	return keyring.Set(service, user, password)
+}
+
+// Get returns what Set stored, or keyring.ErrNotFound.
+func (SystemKeyring) Get(service, user string) (string, error) { return keyring.Get(service, user) }
+
+// Secrets keeps the terminal's secrets (DESIGN.md section 5) in the keyring, under
+// a service name that names the data directory; where the keyring does not answer,
+// in SecretsFile with mode 0600, and Where says so. A secret never goes to
+// config.json. Its methods are safe for concurrent use.
+type Secrets struct {
+	dir     string
+	service string
+	kr      Keyring
+
+	mu       sync.Mutex
+	fallback bool // decided at the first use: the keyring did not answer
+	decided  bool
+}
+
+// OpenSecrets returns the secrets of dataDir in kr (nil: no keyring at all).
+func OpenSecrets(dataDir string, kr Keyring) *Secrets {
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		abs = dataDir
+	}
+	return &Secrets{dir: dataDir, service: "Galla " + abs, kr: kr}
+}
+
+// useFile reports whether the fallback file is the store, trying the keyring once.
+func (s *Secrets) useFile() bool {
+	if !s.decided {
+		s.decided = true
+		if s.kr == nil {
+			s.fallback = true
+		} else if _, err := s.kr.Get(s.service, "probe"); err != nil && !errors.Is(err, keyring.ErrNotFound) {
+			s.fallback = true
+		}
+	}
+	return s.fallback
+}
+
+// Where says where the secrets are kept, for Settings.
+func (s *Secrets) Where() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.useFile() {
+		return "the file " + filepath.Join(s.dir, SecretsFile) + " (readable by this user only): no system keyring answered"
+	}
+	return "the system keyring"
+}
+
+// Get returns the secret name, "" when it was never set.
+func (s *Secrets) Get(name string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.useFile() {
+		v, err := s.kr.Get(s.service, name)
+		if errors.Is(err, keyring.ErrNotFound) {
+			return "", nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("config: secret %s: %w", name, err)
+		}
+		return v, nil
+	}
+	m, err := s.readFile()
+	return m[name], err
+}
+
+// Set stores the secret name.
+func (s *Secrets) Set(name, value string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.useFile() {
+		if err := s.kr.Set(s.service, name, value); err != nil {
+			return fmt.Errorf("config: keep secret %s in the keyring: %w", name, err)
+		}
+		return nil
+	}
+	m, err := s.readFile()
+	if err != nil {
+		return err
+	}
+	m[name] = value
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(s.dir, SecretsFile, b)
+}
+
+// readFile reads the fallback file; absent is empty.
+func (s *Secrets) readFile() (map[string]string, error) {
+	m := map[string]string{}
+	path := filepath.Join(s.dir, SecretsFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the secrets file %s cannot be read (%v); check its permissions", path, err)
+	}
+	if err := checkPrivate(path); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("the secrets file %s is damaged (%v); set the payment service's credentials again in Settings", path, err)
+	}
+	return m, nil
+}
