@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"html/template"
 	"net/http"
@@ -84,6 +83,8 @@ type order struct {
 	expired         bool
 	imeiOK          map[string]map[string]bool // product code -> IMEIs validated for this order
 	imeis           []string
+	dirty           bool              // touched since the last save (see touch)
+	savedSum        [sha256.Size]byte // SHA-256 of the order's line last written to the state file
 }
 
 type payment struct {
@@ -98,7 +99,6 @@ type payment struct {
 	last4     string
 	holder    string
 	issuer    string
-	hash      string
 	mobile    string
 	created   time.Time
 	completed time.Time
@@ -155,6 +155,7 @@ func (o *order) status() string {
 // settle applies what time has done to o: the pending card's capture after its
 // hold, and token expiry. The caller holds s.mu.
 func (s *Sandbox) settle(o *order) {
+	s.touch(o)
 	now := s.now()
 	for _, p := range o.payments {
 		if p.stage == stageIssuer && !now.Before(p.captureAt) {
@@ -341,6 +342,7 @@ func (s *Sandbox) createOrder(r *request) *reply {
 	s.orders[o.id] = o
 	s.byToken[o.token] = o
 	s.seq = append(s.seq, o.id)
+	s.touch(o)
 	return jsonReply(200, map[string]string{"token": url.QueryEscape(o.token), "service_order_id": o.id})
 }
 
@@ -518,7 +520,6 @@ func (s *Sandbox) newPayment(o *order, c cardJSON, cust customer, amount int64, 
 		id: s.uniquePaymentID(), o: o, amount: amount, mode: mode, status: statusPending, stage: stageAuth,
 		outcome: outcomeOf(c.CardNumber), last4: c.CardNumber[len(c.CardNumber)-4:],
 		holder: c.CardHolderName, issuer: issuer, mobile: cust.Mobile, created: now,
-		hash: saltedHash(o.m.key, c.CardNumber),
 	}
 	o.payments = append(o.payments, p)
 	s.payments[p.id] = p
@@ -543,19 +544,10 @@ func (s *Sandbox) uniqueRefundID() string {
 	for {
 		id := s.ids.NewID(IDRefund)
 		if !s.refundNos[id] {
-			s.refundNos[id] = true
+			s.noteRefundID(id)
 			return id
 		}
 	}
-}
-
-// saltedHash is a per-merchant salted hash of the card number; the number itself
-// is not kept.
-func saltedHash(salt []byte, number string) string {
-	h := sha256.New()
-	h.Write(salt)
-	h.Write([]byte(number))
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 var authContentTmpl = template.Must(template.New("content").Parse(`<!DOCTYPE html>
@@ -767,7 +759,6 @@ func inquiryOf(o *order, p *payment) inquiryDoc {
 		if p.refunded > 0 {
 			pi.RefundAmountInPaisa = strconv.FormatInt(p.refunded, 10)
 		}
-		pi.SaltedCardHash = na(p.hash)
 		pi.PaymentMode = p.mode
 		if p.issuer != "" {
 			pi.IssuerName = p.issuer
@@ -880,7 +871,7 @@ func (s *Sandbox) refund(r *request) *reply {
 	if !p.captured || amt < minAmount || amt > p.amount-p.refunded {
 		return errInvalidCode()
 	}
-	s.refundIDs[dupKey] = true
+	s.noteRefundTxn(m.ID, in.UniqueTxnID)
 	p.refunded += amt
 	o.refunded += amt
 	if p.refunded == p.amount {

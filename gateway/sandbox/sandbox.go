@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -59,14 +60,15 @@ type merchant struct {
 type Option func(*config)
 
 type config struct {
-	now       func() time.Time
-	ids       IDSource
-	merchants []Merchant
-	rateN     int
-	ratePer   time.Duration
-	logger    *slog.Logger
-	admin     bool
-	stateFile string
+	now        func() time.Time
+	ids        IDSource
+	merchants  []Merchant
+	rateN      int
+	ratePer    time.Duration
+	logger     *slog.Logger
+	admin      bool
+	stateFile  string
+	compactMin int64
 }
 
 // WithClock makes the sandbox read the time from now (token expiry, the pending
@@ -120,9 +122,16 @@ type Sandbox struct {
 	seq        []string             // service order ids in creation order
 	refundNos  map[string]bool      // refund ids handed out
 
-	stateFile string     // "" keeps the state in memory only
-	saveMu    sync.Mutex // serialises saves; taken before mu
-	saved     []byte     // the state last written, under saveMu
+	stateFile string        // "" keeps the state in memory only
+	dirty     []*order      // orders touched since the last save, under mu
+	unsaved   []stateRecord // refund ids not saved yet, under mu
+
+	saveMu     sync.Mutex // serialises saves; taken before mu
+	log        *os.File   // the state file open for appending, or nil; under saveMu
+	logSize    int64      // its length after the last whole append, under saveMu
+	logExists  bool       // the state file has been written, under saveMu
+	broken     error      // a failed append that could not be undone, under saveMu
+	compactMin int64
 }
 
 type rateState struct {
@@ -133,7 +142,7 @@ type rateState struct {
 // New builds a sandbox with the default merchant and the given options. A
 // merchant whose secret is not valid hex is an error here.
 func New(opts ...Option) (*Sandbox, error) {
-	cfg := config{now: time.Now}
+	cfg := config{now: time.Now, compactMin: compactMinBytes}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -157,6 +166,7 @@ func New(opts ...Option) (*Sandbox, error) {
 		rateWindow: map[string]rateState{},
 		refundNos:  map[string]bool{},
 		stateFile:  cfg.stateFile,
+		compactMin: cfg.compactMin,
 	}
 	if s.rateN > 0 && s.rate <= 0 {
 		return nil, fmt.Errorf("sandbox: new: rate limit window must be positive")
