@@ -402,10 +402,15 @@ type cardJSON struct {
 	CardExpiryMonth string `json:"card_expiry_month"`
 }
 
-// valid applies the card checks of contract section 4.
+// valid applies the card checks of contract section 4. Only the sandbox's test
+// cards are taken: any other number, even a Luhn-valid one, is refused like an
+// invalid card (400 response_code 14845), so no real card number is ever handled.
 func (c cardJSON) valid(now time.Time) bool {
 	n := c.CardNumber
 	if len(n) < 12 || len(n) > 19 || !allDigits(n) || !luhnValid(n) {
+		return false
+	}
+	if _, ok := outcomeOf(n); !ok {
 		return false
 	}
 	if len(c.CardExpiryMonth) != 2 || len(c.CardExpiryYear) != 4 || !allDigits(c.CardExpiryMonth) || !allDigits(c.CardExpiryYear) {
@@ -516,9 +521,10 @@ func (s *Sandbox) cardPayment(r *request) *reply {
 // once. The caller holds s.mu and has checked canPay.
 func (s *Sandbox) newPayment(o *order, c cardJSON, cust customer, amount int64, mode, issuer string) *payment {
 	now := s.now()
+	outcome, _ := outcomeOf(c.CardNumber) // valid has checked that it is a test card
 	p := &payment{
 		id: s.uniquePaymentID(), o: o, amount: amount, mode: mode, status: statusPending, stage: stageAuth,
-		outcome: outcomeOf(c.CardNumber), last4: c.CardNumber[len(c.CardNumber)-4:],
+		outcome: outcome, last4: c.CardNumber[len(c.CardNumber)-4:],
 		holder: c.CardHolderName, issuer: issuer, mobile: cust.Mobile, created: now,
 	}
 	o.payments = append(o.payments, p)
