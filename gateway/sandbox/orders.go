@@ -575,7 +575,7 @@ func authContent(base, paymentID string) string {
 var acsTmpl = template.Must(template.New("acs").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sandbox bank: authenticate your payment</title>
-<style>body{font-family:system-ui,sans-serif;background:#f2f4f7;margin:0}main{max-width:380px;margin:40px auto;background:#fff;padding:24px;border-radius:8px;box-shadow:0 2px 8px #0002}
+<style nonce="{{.Nonce}}">body{font-family:system-ui,sans-serif;background:#f2f4f7;margin:0}main{max-width:380px;margin:40px auto;background:#fff;padding:24px;border-radius:8px;box-shadow:0 2px 8px #0002}
 h1{font-size:20px}dl{display:grid;grid-template-columns:auto 1fr;gap:4px 12px}dt{color:#555}input{font-size:20px;letter-spacing:4px;width:100%;box-sizing:border-box;padding:8px}
 button{font-size:16px;padding:10px 16px;margin-top:12px;margin-right:8px}.hint{color:#666;font-size:13px}.err{color:#b00020}</style></head>
 <body><main>
@@ -626,11 +626,17 @@ func (s *Sandbox) acs(r *request, id string) *reply {
 		return redirect(returnURL(p))
 	}
 	var b bytes.Buffer
+	nonce := newNonce()
 	_ = acsTmpl.Execute(&b, map[string]any{
 		"PaymentID": p.id, "Merchant": p.o.m.ID, "Amount": rupees(p.amount), "Last4": p.last4,
-		"Done": p.stage != stageAuth, "Status": strings.ToLower(p.status),
+		"Done": p.stage != stageAuth, "Status": strings.ToLower(p.status), "Nonce": nonce,
 	})
-	return newReply(200, "text/html; charset=utf-8", b.Bytes())
+	// The form's answer redirects to the merchant, which form-action also governs.
+	var formTo []string
+	if o := originOf(returnURL(p)); o != "" {
+		formTo = append(formTo, o)
+	}
+	return withCSP(newReply(200, "text/html; charset=utf-8", b.Bytes()), nonce, formTo...)
 }
 
 // authenticate ends the OTP step of p with the card's outcome. The caller holds s.mu.
@@ -654,7 +660,7 @@ func redirect(to string) *reply {
 	rep := newReply(http.StatusSeeOther, "text/html; charset=utf-8",
 		[]byte(`<!DOCTYPE html><a href="`+template.HTMLEscapeString(to)+`">Return to the merchant</a>`))
 	rep.header.Set("Location", to)
-	return rep
+	return withCSP(rep, newNonce())
 }
 
 // returnURL is the merchant's return address with payment_id and service_order_id.

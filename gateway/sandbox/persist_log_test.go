@@ -219,7 +219,7 @@ func TestStateCompaction(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, len(grown), len(b))
 
-	h, err := New(WithClock(f.clock.Now), WithStateFile(path), withCompactMin(1))
+	h, err := New(WithClock(f.clock.Now), WithStateFile(path), withCompactMin(1), WithAllowedHosts("sandbox.test"))
 	require.NoError(t, err)
 	closeSandbox(t, h)
 	b, err = os.ReadFile(path)

@@ -24,7 +24,7 @@ import (
 // sequential id source (which starts again at the first ids) and the clock c.
 func reopen(t *testing.T, path string, c *clock, n int) *fix {
 	t.Helper()
-	sb, err := New(WithClock(c.Now), WithIDs(Sequential()), WithStateFile(path))
+	sb, err := New(WithClock(c.Now), WithIDs(Sequential()), WithStateFile(path), WithAllowedHosts("sandbox.test"))
 	require.NoError(t, err)
 	key, err := gateway.DecodeSecret(DefaultSecret)
 	require.NoError(t, err)

@@ -60,15 +60,17 @@ type merchant struct {
 type Option func(*config)
 
 type config struct {
-	now        func() time.Time
-	ids        IDSource
-	merchants  []Merchant
-	rateN      int
-	ratePer    time.Duration
-	logger     *slog.Logger
-	admin      bool
-	stateFile  string
-	compactMin int64
+	now          func() time.Time
+	ids          IDSource
+	merchants    []Merchant
+	rateN        int
+	ratePer      time.Duration
+	logger       *slog.Logger
+	admin        bool
+	stateFile    string
+	compactMin   int64
+	adminToken   string
+	allowedHosts []string
 }
 
 // WithClock makes the sandbox read the time from now (token expiry, the pending
@@ -96,17 +98,21 @@ func WithRateLimit(n int, per time.Duration) Option {
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithAdmin turns on the fault-injection admin endpoint /admin/faults (and
-// /admin/ledger). It is off by default.
+// /admin/ledger). It is off by default. Every admin call needs the admin token
+// (AdminToken, WithAdminToken).
 func WithAdmin(on bool) Option { return func(c *config) { c.admin = on } }
 
 // Sandbox is an in-process implementation of the payment service. It is an
 // http.Handler and is safe for concurrent use.
 type Sandbox struct {
-	now    func() time.Time
-	logger *slog.Logger
-	admin  bool
-	rateN  int
-	rate   time.Duration
+	now        func() time.Time
+	logger     *slog.Logger
+	admin      bool
+	adminToken string
+	hosts      map[string]bool // allowed Host names and addresses besides loopback ones
+	anyIP      bool            // every IP address is an allowed Host
+	rateN      int
+	rate       time.Duration
 
 	mu         sync.Mutex
 	ids        IDSource
@@ -168,6 +174,11 @@ func New(opts ...Option) (*Sandbox, error) {
 		stateFile:  cfg.stateFile,
 		compactMin: cfg.compactMin,
 	}
+	s.adminToken = cfg.adminToken
+	if s.adminToken == "" {
+		s.adminToken = newAdminToken()
+	}
+	s.setHosts(cfg.allowedHosts)
 	if s.rateN > 0 && s.rate <= 0 {
 		return nil, fmt.Errorf("sandbox: new: rate limit window must be positive")
 	}
@@ -272,7 +283,13 @@ type request struct {
 // "drop" close the TCP connection without an answer.
 func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rep, act := s.process(r)
+	var rep *reply
+	var act action
+	if !checkoutRoute(r.URL.Path) && !s.hostAllowed(r.Host) {
+		rep = foreignHost() // see guard.go
+	} else {
+		rep, act = s.process(r)
+	}
 	status := 0
 	switch act {
 	case actHang:
