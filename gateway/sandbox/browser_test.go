@@ -50,7 +50,7 @@ type event struct {
 // page: a declined card (failure callback), then a good card through the OTP step
 // to a paid order (success callback, once).
 func TestBrowserCheckout(t *testing.T) {
-	sb, err := New(WithIDs(Sequential()))
+	sb, err := New(WithIDs(Sequential()), WithAllowedHosts("sandbox.test"))
 	require.NoError(t, err)
 	api := httptest.NewServer(sb)
 	defer api.Close()

@@ -42,15 +42,16 @@ func testCards() []testCard {
 	}
 }
 
-// outcomeOf is what the sandbox does with a card number; unknown valid cards are
-// approved after the OTP step.
-func outcomeOf(number string) cardOutcome {
+// outcomeOf is what the sandbox does with a test card; ok is false for any other
+// number, which the sandbox refuses like an invalid card (contract section 4: it
+// takes its test cards only).
+func outcomeOf(number string) (outcome cardOutcome, ok bool) {
 	for _, c := range testCards() {
 		if c.number == number {
-			return c.outcome
+			return c.outcome, true
 		}
 	}
-	return cardOutcome{kind: outcomeApprove}
+	return cardOutcome{}, false
 }
 
 // issuerOf names the EMI issuer of a card number, or "" when it has none.

@@ -159,11 +159,14 @@ func (s *Sandbox) hostedPage(r *request) *reply {
 	}
 	s.mu.Unlock()
 	var b bytes.Buffer
-	if err := payTmpl.Execute(&b, cfg); err != nil {
+	nonce := newNonce()
+	if err := payTmpl.Execute(&b, struct {
+		Config hostedConfig
+		Nonce  string
+	}{cfg, nonce}); err != nil {
 		return serverError()
 	}
-	rep = newReply(200, "text/html; charset=utf-8", b.Bytes())
-	return rep
+	return withCSP(newReply(200, "text/html; charset=utf-8", b.Bytes()), nonce)
 }
 
 // envelopeOf turns an error answer into {error_code, error_message}.
@@ -337,7 +340,7 @@ func (s *Sandbox) hostedStatus(r *request) *reply {
 
 var indexTmpl = template.Must(template.New("index").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Galla payment-service sandbox</title>
-<style>body{font-family:system-ui,sans-serif;max-width:760px;margin:32px auto;padding:0 16px}code{background:#f2f2f2;padding:1px 4px}td{padding:2px 10px 2px 0}</style></head>
+<style nonce="{{.Nonce}}">body{font-family:system-ui,sans-serif;max-width:760px;margin:32px auto;padding:0 16px}code{background:#f2f2f2;padding:1px 4px}td{padding:2px 10px 2px 0}</style></head>
 <body><h1>Galla payment-service sandbox</h1>
 <p>API under <code>/api/v1/</code>; checkout script <code>/checkout/v1/checkout.js</code>; hosted page <code>/checkout/v1/pay?orderToken=</code>.</p>
 <p>Default merchant <code>{{.Merchant.ID}}</code>, access code <code>{{.Merchant.AccessCode}}</code>, secret <code>{{.Merchant.Secret}}</code>. OTP <code>{{.OTP}}</code>.</p>
@@ -346,8 +349,12 @@ var indexTmpl = template.Must(template.New("index").Parse(`<!DOCTYPE html>
 
 func (s *Sandbox) index(*request) *reply {
 	var b bytes.Buffer
-	if err := indexTmpl.Execute(&b, TestData()); err != nil {
+	nonce := newNonce()
+	if err := indexTmpl.Execute(&b, struct {
+		TestDataSet
+		Nonce string
+	}{TestData(), nonce}); err != nil {
 		return serverError()
 	}
-	return newReply(http.StatusOK, "text/html; charset=utf-8", b.Bytes())
+	return withCSP(newReply(http.StatusOK, "text/html; charset=utf-8", b.Bytes()), nonce)
 }

@@ -29,10 +29,13 @@
 //
 // State lives in memory unless WithStateFile names a file (the terminal uses
 // sandbox.json in its data directory): New loads it, and every request that changes
-// the state saves it atomically before its answer is written. A damaged file stops
-// New with one sentence and is never overwritten.
+// the state appends the orders it changed to it, one JSON line each, and syncs it
+// before its answer is written (see persist.go for the format); New compacts it when
+// it has grown to more than twice its live state. A last line cut off by a crash is
+// dropped; a file damaged anywhere else stops New with one sentence and is never
+// overwritten. Close releases the file.
 //
-// The sandbox never keeps a card number: a payment remembers its last four digits,
-// a salted hash and the test card's outcome, in memory and in the state file. Its
-// log holds method, path, status and duration only.
+// The sandbox never keeps a card number nor anything derived from one but its last
+// four digits: a payment remembers those and the test card's outcome, in memory and
+// in the state file. Its log holds method, path, status and duration only.
 package sandbox

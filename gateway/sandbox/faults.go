@@ -211,8 +211,12 @@ type adminFault struct {
 }
 
 // adminHandler serves /admin/faults (POST arms, GET lists, DELETE clears) and
-// GET /admin/ledger. It is routed only when the admin option is on.
+// GET /admin/ledger. It is routed only when the admin option is on, and answers
+// only a caller with the admin token.
 func (s *Sandbox) adminHandler(r *request) *reply {
+	if rep := s.adminAllowed(r); rep != nil {
+		return rep
+	}
 	switch {
 	case r.URL.Path == "/admin/faults" && r.Method == http.MethodPost:
 		var f adminFault

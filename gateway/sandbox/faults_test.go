@@ -240,24 +240,25 @@ func TestAdminEndpoint(t *testing.T) {
 	assert.Equal(t, 404, off.do("GET", "/admin/faults", nil, nil).Code)
 
 	f := setup(t, WithAdmin(true))
+	auth := map[string]string{"Authorization": "Bearer " + f.sb.AdminToken()}
 	for _, bad := range []string{`{`, `{"endpoint":"nope","fault":"server_error","n":1}`, `{"endpoint":"create_order","fault":"nope","n":1}`,
 		`{"endpoint":"create_order","fault":"server_error","n":0}`, `{"endpoint":"create_order","fault":"delay","n":1}`,
 		`{"endpoint":"create_order","fault":"delay","n":1,"delay":"soon"}`} {
-		assert.Equal(t, 400, f.do("POST", "/admin/faults", []byte(bad), nil).Code, bad)
+		assert.Equal(t, 400, f.do("POST", "/admin/faults", []byte(bad), auth).Code, bad)
 	}
-	w = f.do("POST", "/admin/faults", []byte(`{"endpoint":"create_order","fault":"server_error","n":2}`), nil)
+	w = f.do("POST", "/admin/faults", []byte(`{"endpoint":"create_order","fault":"server_error","n":2}`), auth)
 	require.Equal(t, 200, w.Code, w.Body.String())
-	w = f.do("POST", "/admin/faults", []byte(`{"endpoint":"inquire_order","fault":"delay","n":1,"delay":"1ms"}`), nil)
+	w = f.do("POST", "/admin/faults", []byte(`{"endpoint":"inquire_order","fault":"delay","n":1,"delay":"1ms"}`), auth)
 	require.Equal(t, 200, w.Code)
-	w = f.do("GET", "/admin/faults", nil, nil)
+	w = f.do("GET", "/admin/faults", nil, auth)
 	assert.JSONEq(t, `[{"endpoint":"create_order","fault":"server_error","n":2},{"endpoint":"inquire_order","fault":"delay","n":1,"delay":"1ms"}]`, w.Body.String())
 	assert.Equal(t, 500, f.createRaw(f.orderDoc(1000)).Code)
-	w = f.do("GET", "/admin/faults", nil, nil)
+	w = f.do("GET", "/admin/faults", nil, auth)
 	assert.Contains(t, w.Body.String(), `"n":1`)
-	require.Equal(t, 200, f.do("DELETE", "/admin/faults", nil, nil).Code)
-	assert.JSONEq(t, `[]`, f.do("GET", "/admin/faults", nil, nil).Body.String())
+	require.Equal(t, 200, f.do("DELETE", "/admin/faults", nil, auth).Code)
+	assert.JSONEq(t, `[]`, f.do("GET", "/admin/faults", nil, auth).Body.String())
 	assert.Equal(t, 200, f.createRaw(f.orderDoc(1000)).Code)
-	w = f.do("GET", "/admin/ledger", nil, nil)
+	w = f.do("GET", "/admin/ledger", nil, auth)
 	assert.Contains(t, w.Body.String(), `"merchant_order_id":"ORDER-2"`)
 }
 
@@ -268,7 +269,7 @@ func TestLimits(t *testing.T) {
 	assert.Equal(t, 413, w.Code)
 	assert.Equal(t, map[string]any{"error_code": "413", "error_message": "PAYLOAD_TOO_LARGE"}, decode(t, w.Body.Bytes()))
 	// Without a Content-Length the body is still cut off at the limit.
-	req := httptest.NewRequest("POST", "/api/v1/emi/calculator", io.MultiReader(bytes.NewReader(big)))
+	req := httptest.NewRequest("POST", "http://sandbox.test/api/v1/emi/calculator", io.MultiReader(bytes.NewReader(big)))
 	req.ContentLength = -1
 	rec := httptest.NewRecorder()
 	f.sb.ServeHTTP(rec, req)

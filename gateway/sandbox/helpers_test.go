@@ -49,7 +49,8 @@ var start = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 func setup(t *testing.T, opts ...Option) *fix {
 	t.Helper()
 	c := &clock{t: start}
-	sb, err := New(append([]Option{WithClock(c.Now), WithIDs(Sequential())}, opts...)...)
+	// The handler is called as a server on the host sandbox.test would call it.
+	sb, err := New(append([]Option{WithClock(c.Now), WithIDs(Sequential()), WithAllowedHosts("sandbox.test")}, opts...)...)
 	require.NoError(t, err)
 	key, err := gateway.DecodeSecret(DefaultSecret)
 	require.NoError(t, err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"html/template"
 	"net/http"
@@ -84,6 +83,8 @@ type order struct {
 	expired         bool
 	imeiOK          map[string]map[string]bool // product code -> IMEIs validated for this order
 	imeis           []string
+	dirty           bool              // touched since the last save (see touch)
+	savedSum        [sha256.Size]byte // SHA-256 of the order's line last written to the state file
 }
 
 type payment struct {
@@ -98,7 +99,6 @@ type payment struct {
 	last4     string
 	holder    string
 	issuer    string
-	hash      string
 	mobile    string
 	created   time.Time
 	completed time.Time
@@ -155,6 +155,7 @@ func (o *order) status() string {
 // settle applies what time has done to o: the pending card's capture after its
 // hold, and token expiry. The caller holds s.mu.
 func (s *Sandbox) settle(o *order) {
+	s.touch(o)
 	now := s.now()
 	for _, p := range o.payments {
 		if p.stage == stageIssuer && !now.Before(p.captureAt) {
@@ -341,6 +342,7 @@ func (s *Sandbox) createOrder(r *request) *reply {
 	s.orders[o.id] = o
 	s.byToken[o.token] = o
 	s.seq = append(s.seq, o.id)
+	s.touch(o)
 	return jsonReply(200, map[string]string{"token": url.QueryEscape(o.token), "service_order_id": o.id})
 }
 
@@ -400,10 +402,15 @@ type cardJSON struct {
 	CardExpiryMonth string `json:"card_expiry_month"`
 }
 
-// valid applies the card checks of contract section 4.
+// valid applies the card checks of contract section 4. Only the sandbox's test
+// cards are taken: any other number, even a Luhn-valid one, is refused like an
+// invalid card (400 response_code 14845), so no real card number is ever handled.
 func (c cardJSON) valid(now time.Time) bool {
 	n := c.CardNumber
 	if len(n) < 12 || len(n) > 19 || !allDigits(n) || !luhnValid(n) {
+		return false
+	}
+	if _, ok := outcomeOf(n); !ok {
 		return false
 	}
 	if len(c.CardExpiryMonth) != 2 || len(c.CardExpiryYear) != 4 || !allDigits(c.CardExpiryMonth) || !allDigits(c.CardExpiryYear) {
@@ -514,11 +521,11 @@ func (s *Sandbox) cardPayment(r *request) *reply {
 // once. The caller holds s.mu and has checked canPay.
 func (s *Sandbox) newPayment(o *order, c cardJSON, cust customer, amount int64, mode, issuer string) *payment {
 	now := s.now()
+	outcome, _ := outcomeOf(c.CardNumber) // valid has checked that it is a test card
 	p := &payment{
 		id: s.uniquePaymentID(), o: o, amount: amount, mode: mode, status: statusPending, stage: stageAuth,
-		outcome: outcomeOf(c.CardNumber), last4: c.CardNumber[len(c.CardNumber)-4:],
+		outcome: outcome, last4: c.CardNumber[len(c.CardNumber)-4:],
 		holder: c.CardHolderName, issuer: issuer, mobile: cust.Mobile, created: now,
-		hash: saltedHash(o.m.key, c.CardNumber),
 	}
 	o.payments = append(o.payments, p)
 	s.payments[p.id] = p
@@ -543,19 +550,10 @@ func (s *Sandbox) uniqueRefundID() string {
 	for {
 		id := s.ids.NewID(IDRefund)
 		if !s.refundNos[id] {
-			s.refundNos[id] = true
+			s.noteRefundID(id)
 			return id
 		}
 	}
-}
-
-// saltedHash is a per-merchant salted hash of the card number; the number itself
-// is not kept.
-func saltedHash(salt []byte, number string) string {
-	h := sha256.New()
-	h.Write(salt)
-	h.Write([]byte(number))
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 var authContentTmpl = template.Must(template.New("content").Parse(`<!DOCTYPE html>
@@ -577,7 +575,7 @@ func authContent(base, paymentID string) string {
 var acsTmpl = template.Must(template.New("acs").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sandbox bank: authenticate your payment</title>
-<style>body{font-family:system-ui,sans-serif;background:#f2f4f7;margin:0}main{max-width:380px;margin:40px auto;background:#fff;padding:24px;border-radius:8px;box-shadow:0 2px 8px #0002}
+<style nonce="{{.Nonce}}">body{font-family:system-ui,sans-serif;background:#f2f4f7;margin:0}main{max-width:380px;margin:40px auto;background:#fff;padding:24px;border-radius:8px;box-shadow:0 2px 8px #0002}
 h1{font-size:20px}dl{display:grid;grid-template-columns:auto 1fr;gap:4px 12px}dt{color:#555}input{font-size:20px;letter-spacing:4px;width:100%;box-sizing:border-box;padding:8px}
 button{font-size:16px;padding:10px 16px;margin-top:12px;margin-right:8px}.hint{color:#666;font-size:13px}.err{color:#b00020}</style></head>
 <body><main>
@@ -628,11 +626,17 @@ func (s *Sandbox) acs(r *request, id string) *reply {
 		return redirect(returnURL(p))
 	}
 	var b bytes.Buffer
+	nonce := newNonce()
 	_ = acsTmpl.Execute(&b, map[string]any{
 		"PaymentID": p.id, "Merchant": p.o.m.ID, "Amount": rupees(p.amount), "Last4": p.last4,
-		"Done": p.stage != stageAuth, "Status": strings.ToLower(p.status),
+		"Done": p.stage != stageAuth, "Status": strings.ToLower(p.status), "Nonce": nonce,
 	})
-	return newReply(200, "text/html; charset=utf-8", b.Bytes())
+	// The form's answer redirects to the merchant, which form-action also governs.
+	var formTo []string
+	if o := originOf(returnURL(p)); o != "" {
+		formTo = append(formTo, o)
+	}
+	return withCSP(newReply(200, "text/html; charset=utf-8", b.Bytes()), nonce, formTo...)
 }
 
 // authenticate ends the OTP step of p with the card's outcome. The caller holds s.mu.
@@ -656,7 +660,7 @@ func redirect(to string) *reply {
 	rep := newReply(http.StatusSeeOther, "text/html; charset=utf-8",
 		[]byte(`<!DOCTYPE html><a href="`+template.HTMLEscapeString(to)+`">Return to the merchant</a>`))
 	rep.header.Set("Location", to)
-	return rep
+	return withCSP(rep, newNonce())
 }
 
 // returnURL is the merchant's return address with payment_id and service_order_id.
@@ -767,7 +771,6 @@ func inquiryOf(o *order, p *payment) inquiryDoc {
 		if p.refunded > 0 {
 			pi.RefundAmountInPaisa = strconv.FormatInt(p.refunded, 10)
 		}
-		pi.SaltedCardHash = na(p.hash)
 		pi.PaymentMode = p.mode
 		if p.issuer != "" {
 			pi.IssuerName = p.issuer
@@ -880,7 +883,7 @@ func (s *Sandbox) refund(r *request) *reply {
 	if !p.captured || amt < minAmount || amt > p.amount-p.refunded {
 		return errInvalidCode()
 	}
-	s.refundIDs[dupKey] = true
+	s.noteRefundTxn(m.ID, in.UniqueTxnID)
 	p.refunded += amt
 	o.refunded += amt
 	if p.refunded == p.amount {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +15,31 @@ import (
 	"time"
 )
 
-// stateVersion is the format version of the state file.
-const stateVersion = 1
+// The state file is a log, one JSON value per line (format version 2):
+//
+//	{"v":2}                                                   the header, written with the file
+//	{"order":{...}}                                           an order's whole state; a later line for the
+//	                                                          same service_order_id replaces the earlier one
+//	{"refund_txn":{"merchant_id":"...","unique_txn_id":"..."}} a unique_txn_id used by a refund
+//	{"refund_id":"..."}                                       a refund id handed out
+//
+// A request that changes the state appends the lines of what it changed (its
+// orders, rewritten whole, and its refund ids) and syncs them before its answer is
+// written, so a save costs the size of one order, not of the whole state. New
+// replays the log and rewrites it compacted, through a temporary file renamed over
+// it, when it has grown to more than twice the live state. A last line cut off by
+// a crash in the middle of an append is dropped: its request never answered.
+//
+// Version 1 was the whole state as one JSON document, rewritten on every change;
+// New reads it and rewrites it at once in version 2.
+const (
+	legacyVersion = 1
+	stateVersion  = 2
+)
+
+// compactMinBytes is the least garbage (bytes of replaced lines) worth a
+// compaction at New.
+const compactMinBytes = 1 << 20
 
 // ErrStateFile matches the error New returns when the state file given with
 // WithStateFile is damaged or cannot be read.
@@ -23,13 +47,18 @@ var ErrStateFile = errors.New("sandbox: state file unusable")
 
 // WithStateFile makes the sandbox keep its state in the file at path: New loads
 // it (a missing file means an empty sandbox), and every request that changes the
-// state saves it atomically before its answer is written. The file holds orders,
-// payments (the last four digits of a card and a salted hash, never the number or
-// the CVV), blocked IMEIs and used refund ids; injected faults and rate-limit
-// windows are not kept.
+// state appends what it changed to the file and syncs it before its answer is
+// written. The file holds orders, payments (the last four digits of a
+// card, never the number, the CVV or anything else derived from them), blocked
+// IMEIs and used refund ids; injected faults and rate-limit windows are not kept.
+// Close releases the file.
 func WithStateFile(path string) Option { return func(c *config) { c.stateFile = path } }
 
-// stateDoc is the state file: {"v":1,...}. Orders are in creation order.
+// withCompactMin sets the least garbage worth a compaction (tests use small ones).
+func withCompactMin(n int64) Option { return func(c *config) { c.compactMin = n } }
+
+// stateDoc is the whole state: the version 1 file, and what a version 2 log
+// replays to. Orders are in creation order.
 type stateDoc struct {
 	V            int           `json:"v"`
 	Orders       []stateOrder  `json:"orders"`
@@ -37,6 +66,13 @@ type stateDoc struct {
 	RefundIDs    []string      `json:"refund_ids"`     // refund ids handed out
 }
 
+// stateRecord is one line of a version 2 log after the header; exactly one field
+// is set.
+type stateRecord struct {
+	Order     *stateOrder  `json:"order,omitempty"`
+	RefundTxn *stateRefund `json:"refund_txn,omitempty"`
+	RefundID  string       `json:"refund_id,omitempty"`
+}
 type stateRefund struct {
 	MerchantID  string `json:"merchant_id"`
 	UniqueTxnID string `json:"unique_txn_id"`
@@ -81,7 +117,7 @@ type statePayment struct {
 	Last4          string    `json:"last4,omitempty"`
 	Holder         string    `json:"holder,omitempty"`
 	Issuer         string    `json:"issuer,omitempty"`
-	CardHash       string    `json:"salted_card_hash,omitempty"`
+	LegacyHash     string    `json:"salted_card_hash,omitempty"` // read from version 1 files and dropped; never written
 	Mobile         string    `json:"mobile,omitempty"`
 	Created        time.Time `json:"created"`
 	Completed      time.Time `json:"completed,omitzero"`
@@ -94,49 +130,43 @@ type statePayment struct {
 	Hosted         bool      `json:"hosted,omitempty"`
 }
 
-// snapshot encodes the state. The caller holds s.mu. The encoding is
+// stateOf encodes an order as its state-file form.
+func stateOf(o *order) stateOrder {
+	so := stateOrder{MerchantID: o.m.ID, ID: o.id, MerchantOrderID: o.merchantOrderID, Token: o.token,
+		Created: o.created, Amount: o.amount, Currency: o.currency, Desc: o.desc, ReturnURL: o.returnURL,
+		CountryCode: o.cust.CountryCode, Mobile: o.cust.Mobile, Email: o.cust.Email,
+		Refunded: o.refunded, Expired: o.expired, IMEIs: append([]string(nil), o.imeis...)}
+	for _, p := range o.products {
+		so.Products = append(so.Products, stateProduct(p))
+	}
+	for code, set := range o.imeiOK {
+		if len(set) == 0 {
+			continue
+		}
+		if so.IMEIOK == nil {
+			so.IMEIOK = map[string][]string{}
+		}
+		so.IMEIOK[code] = sortedKeys(set)
+	}
+	for _, p := range o.payments {
+		so.Payments = append(so.Payments, statePayment{ID: p.id, Amount: p.amount, Mode: p.mode, Status: p.status,
+			Stage: p.stage, OutcomeKind: int(p.outcome.kind), OutcomeCode: p.outcome.code,
+			OutcomeMessage: p.outcome.message, Captured: p.captured, Last4: p.last4, Holder: p.holder,
+			Issuer: p.issuer, Mobile: p.mobile, Created: p.created, Completed: p.completed,
+			CaptureAt: p.captureAt, Code: p.code, Message: p.message, AuthCode: p.authCode, RRN: p.rrn,
+			Refunded: p.refunded, Hosted: p.hosted})
+	}
+	return so
+}
+
+// line encodes one record as a log line, newline included. The encoding is
 // deterministic, so equal states give equal bytes.
-func (s *Sandbox) snapshot() ([]byte, error) {
-	doc := stateDoc{V: stateVersion, Orders: make([]stateOrder, 0, len(s.seq)),
-		RefundTxnIDs: []stateRefund{}, RefundIDs: []string{}}
-	for _, id := range s.seq {
-		o := s.orders[id]
-		so := stateOrder{MerchantID: o.m.ID, ID: o.id, MerchantOrderID: o.merchantOrderID, Token: o.token,
-			Created: o.created, Amount: o.amount, Currency: o.currency, Desc: o.desc, ReturnURL: o.returnURL,
-			CountryCode: o.cust.CountryCode, Mobile: o.cust.Mobile, Email: o.cust.Email,
-			Refunded: o.refunded, Expired: o.expired, IMEIs: append([]string(nil), o.imeis...)}
-		for _, p := range o.products {
-			so.Products = append(so.Products, stateProduct(p))
-		}
-		for code, set := range o.imeiOK {
-			if len(set) == 0 {
-				continue
-			}
-			if so.IMEIOK == nil {
-				so.IMEIOK = map[string][]string{}
-			}
-			so.IMEIOK[code] = sortedKeys(set)
-		}
-		for _, p := range o.payments {
-			so.Payments = append(so.Payments, statePayment{ID: p.id, Amount: p.amount, Mode: p.mode, Status: p.status,
-				Stage: p.stage, OutcomeKind: int(p.outcome.kind), OutcomeCode: p.outcome.code,
-				OutcomeMessage: p.outcome.message, Captured: p.captured, Last4: p.last4, Holder: p.holder,
-				Issuer: p.issuer, CardHash: p.hash, Mobile: p.mobile, Created: p.created, Completed: p.completed,
-				CaptureAt: p.captureAt, Code: p.code, Message: p.message, AuthCode: p.authCode, RRN: p.rrn,
-				Refunded: p.refunded, Hosted: p.hosted})
-		}
-		doc.Orders = append(doc.Orders, so)
+func line(r stateRecord) []byte {
+	b, err := json.Marshal(r)
+	if err != nil { // only plain strings, numbers and times: cannot happen
+		panic(fmt.Sprintf("sandbox: encode state record: %v", err))
 	}
-	for key := range s.refundIDs {
-		m, txn, _ := strings.Cut(key, "\x00")
-		doc.RefundTxnIDs = append(doc.RefundTxnIDs, stateRefund{MerchantID: m, UniqueTxnID: txn})
-	}
-	sort.Slice(doc.RefundTxnIDs, func(i, j int) bool {
-		a, b := doc.RefundTxnIDs[i], doc.RefundTxnIDs[j]
-		return a.MerchantID < b.MerchantID || a.MerchantID == b.MerchantID && a.UniqueTxnID < b.UniqueTxnID
-	})
-	doc.RefundIDs = append(doc.RefundIDs, sortedKeys(s.refundNos)...)
-	return json.Marshal(doc)
+	return append(b, '\n')
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -148,28 +178,165 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// save writes the state file if the state changed since the last save. Saves are
-// serialised by s.saveMu, and each one encodes the state after taking it, so the
-// file never goes back to an older state: when save returns nil, the file holds
-// every change made before it was called.
+// touch marks o for the next save: every order a request reaches is settled
+// first, and settle touches it, so the save looks at the orders of that request
+// only. The caller holds s.mu.
+func (s *Sandbox) touch(o *order) {
+	if s.stateFile == "" || o.dirty {
+		return
+	}
+	o.dirty = true
+	s.dirty = append(s.dirty, o)
+}
+
+// noteRefundTxn records a used unique_txn_id for the next save. The caller holds s.mu.
+func (s *Sandbox) noteRefundTxn(merchantID, txn string) {
+	s.refundIDs[merchantID+"\x00"+txn] = true
+	if s.stateFile != "" {
+		s.unsaved = append(s.unsaved, stateRecord{RefundTxn: &stateRefund{MerchantID: merchantID, UniqueTxnID: txn}})
+	}
+}
+
+// noteRefundID records a refund id handed out for the next save. The caller holds s.mu.
+func (s *Sandbox) noteRefundID(id string) {
+	s.refundNos[id] = true
+	if s.stateFile != "" {
+		s.unsaved = append(s.unsaved, stateRecord{RefundID: id})
+	}
+}
+
+// batch is what one save appends: the lines, and what to mark saved once they
+// are on disk (or unsaved again when they could not be written).
+type batch struct {
+	buf     []byte
+	orders  []*order
+	sums    [][sha256.Size]byte
+	records []stateRecord
+}
+
+// collect takes the changes since the last save: each touched order whose
+// encoding differs from the one last written, and the new refund ids. The caller
+// holds s.mu.
+func (s *Sandbox) collect() *batch {
+	bt := &batch{}
+	for _, o := range s.dirty {
+		o.dirty = false
+		so := stateOf(o)
+		l := line(stateRecord{Order: &so})
+		sum := sha256.Sum256(l)
+		if sum == o.savedSum {
+			continue
+		}
+		bt.buf = append(bt.buf, l...)
+		bt.orders = append(bt.orders, o)
+		bt.sums = append(bt.sums, sum)
+	}
+	s.dirty = s.dirty[:0]
+	for _, r := range s.unsaved {
+		bt.buf = append(bt.buf, line(r)...)
+	}
+	bt.records, s.unsaved = s.unsaved, nil
+	return bt
+}
+
+// done marks a batch saved, or, when err is not nil, unsaved again so that the
+// next save retries it. The caller holds s.mu.
+func (s *Sandbox) done(bt *batch, err error) {
+	if err == nil {
+		for i, o := range bt.orders {
+			o.savedSum = bt.sums[i]
+		}
+		return
+	}
+	for _, o := range bt.orders {
+		s.touch(o)
+	}
+	s.unsaved = append(bt.records, s.unsaved...)
+}
+
+// save appends the changes made since the last save to the state file and syncs
+// it. Saves are serialised by s.saveMu; a save that finds nothing to write
+// returns at once, because the save before it (which it waited for) wrote its
+// changes. So when save returns nil, the file holds every change made before it
+// was called, and concurrent requests share one append and one sync.
 func (s *Sandbox) save() error {
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
 	s.mu.Lock()
-	b, err := s.snapshot()
+	bt := s.collect()
+	s.mu.Unlock()
+	if len(bt.buf) == 0 {
+		return nil
+	}
+	err := s.appendLog(bt.buf)
+	s.mu.Lock()
+	s.done(bt, err)
 	s.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("sandbox: save state: %w", err)
 	}
-	if bytes.Equal(b, s.saved) {
-		return nil
-	}
-	if err := writeAtomic(s.stateFile, b); err != nil {
-		return fmt.Errorf("sandbox: save state: %w", err)
-	}
-	s.saved = b
 	return nil
 }
+
+// header is the first line of a version 2 log.
+func header() []byte { return []byte(fmt.Sprintf("{\"v\":%d}\n", stateVersion)) }
+
+// appendLog appends b to the state file and syncs it. The first save creates the
+// file whole (header and b) through a renamed temporary file, so the file never
+// exists without its header. A failed append is cut off again, so that the next
+// one does not follow half a line. The caller holds s.saveMu.
+func (s *Sandbox) appendLog(b []byte) error {
+	if s.broken != nil {
+		return s.broken
+	}
+	if !s.logExists {
+		full := append(header(), b...)
+		if err := writeAtomic(s.stateFile, full); err != nil {
+			return err
+		}
+		s.logExists, s.logSize = true, int64(len(full))
+		return nil
+	}
+	if s.log == nil {
+		f, err := os.OpenFile(s.stateFile, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return err
+		}
+		s.log = f
+	}
+	n, err := s.log.Write(b)
+	if err == nil {
+		err = s.log.Sync()
+	}
+	if err != nil {
+		if terr := s.log.Truncate(s.logSize); terr != nil {
+			s.broken = fmt.Errorf("a failed append could not be cut off (%v), so nothing more is saved until a restart: %w", terr, err)
+		}
+		return err
+	}
+	s.logSize += int64(n)
+	return nil
+}
+
+// Close releases the state file. It is safe to call more than once; a request
+// after Close opens the file again.
+func (s *Sandbox) Close() error {
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+	if s.log == nil {
+		return nil
+	}
+	err := s.log.Close()
+	s.log = nil
+	if err != nil {
+		return fmt.Errorf("sandbox: close state file: %w", err)
+	}
+	return nil
+}
+
+// tempPrefix starts the names of writeAtomic's temporary files in the state file's
+// directory: "." + base + "-*.tmp".
+func tempPrefix(path string) string { return "." + filepath.Base(path) + "-" }
 
 // writeAtomic replaces path with b: a temporary file in the same directory with
 // mode 0600, synced, then renamed over path.
@@ -178,7 +345,7 @@ func writeAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*.tmp")
+	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*.tmp")
 	if err != nil {
 		return err
 	}
@@ -216,10 +383,29 @@ func writeAtomic(path string, b []byte) error {
 	return nil
 }
 
+// removeTemps removes temporary files writeAtomic left next to path when the
+// program stopped in the middle of one.
+func removeTemps(path string) {
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		return
+	}
+	prefix := tempPrefix(path)
+	for _, e := range entries {
+		if n := e.Name(); strings.HasPrefix(n, prefix) && strings.HasSuffix(n, ".tmp") && e.Type().IsRegular() {
+			_ = os.Remove(filepath.Join(filepath.Dir(path), n))
+		}
+	}
+}
+
 // load reads the state file into the empty sandbox s. A missing file leaves it
-// empty; an unreadable or damaged one is an ErrStateFile error and is left as it is.
+// empty; an unreadable or damaged one is an ErrStateFile error and is left as it
+// is. A version 1 file, or a log more than twice the size of its live state, is
+// rewritten compacted; a log whose last line was cut off by a crash is cut back to
+// its last whole line.
 func (s *Sandbox) load() error {
 	path := s.stateFile
+	removeTemps(path)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -227,14 +413,56 @@ func (s *Sandbox) load() error {
 	if err != nil {
 		return &stateError{path: path, cause: err, unreadable: true}
 	}
-	if err := s.restore(b); err != nil {
-		return &stateError{path: path, cause: err}
-	}
-	s.saved, err = s.snapshot()
+	doc, whole, err := parseState(b)
 	if err != nil {
 		return &stateError{path: path, cause: err}
 	}
+	if err := s.restore(doc); err != nil {
+		return &stateError{path: path, cause: err}
+	}
+	// Each order's line is what a save compares with.
+	live := s.liveState(func(o *order, l []byte) { o.savedSum = sha256.Sum256(l) })
+	s.logExists = true
+	garbage := int64(whole) - int64(len(live))
+	switch {
+	case doc.V == legacyVersion || garbage > int64(len(live)) && garbage >= s.compactMin:
+		if err := writeAtomic(path, live); err != nil {
+			return fmt.Errorf("sandbox: compact state file %s: %w", path, err)
+		}
+		s.logSize = int64(len(live))
+	case whole < len(b):
+		if err := os.Truncate(path, int64(whole)); err != nil {
+			return fmt.Errorf("sandbox: drop the cut-off last line of %s: %w", path, err)
+		}
+		s.logSize = int64(whole)
+	default:
+		s.logSize = int64(len(b))
+	}
 	return nil
+}
+
+// liveState is the state as a compacted log: the header, each order's line in
+// creation order (each also given to each), then the used refund ids, sorted. The
+// caller holds s.mu or is New.
+func (s *Sandbox) liveState(each func(o *order, line []byte)) []byte {
+	live := header()
+	for _, id := range s.seq {
+		o := s.orders[id]
+		so := stateOf(o)
+		l := line(stateRecord{Order: &so})
+		if each != nil {
+			each(o, l)
+		}
+		live = append(live, l...)
+	}
+	for _, key := range sortedKeys(s.refundIDs) {
+		m, txn, _ := strings.Cut(key, "\x00")
+		live = append(live, line(stateRecord{RefundTxn: &stateRefund{MerchantID: m, UniqueTxnID: txn}})...)
+	}
+	for _, id := range sortedKeys(s.refundNos) {
+		live = append(live, line(stateRecord{RefundID: id})...)
+	}
+	return live
 }
 
 // stateError is the one-sentence error of an unusable state file.
@@ -255,30 +483,122 @@ func (e *stateError) Error() string {
 
 func (e *stateError) Unwrap() []error { return []error{ErrStateFile, e.cause} }
 
-// restore fills the empty sandbox s from the state file's bytes, checking that
-// they make a consistent state.
-func (s *Sandbox) restore(b []byte) error {
+// parseState reads a state file of either version into the whole state it holds.
+// whole is the length of b up to the end of its last whole line: a version 2 log
+// may end in a line cut off by a crash, which is left out.
+func parseState(b []byte) (doc *stateDoc, whole int, err error) {
+	first := b
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		first = b[:i]
+	}
 	var head struct {
 		V *int `json:"v"`
 	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return err
+	if err := json.Unmarshal(first, &head); err != nil {
+		return nil, 0, err
 	}
 	if head.V == nil {
-		return errors.New("no format version")
+		return nil, 0, errors.New("no format version")
 	}
-	if *head.V != stateVersion {
-		return fmt.Errorf("format version %d, this program reads version %d", *head.V, stateVersion)
+	switch *head.V {
+	case legacyVersion:
+		doc, err := parseLegacy(b)
+		return doc, len(b), err
+	case stateVersion:
+		return parseLog(b)
 	}
+	return nil, 0, fmt.Errorf("format version %d, this program reads version %d", *head.V, stateVersion)
+}
+
+// parseLegacy reads a version 1 file.
+func parseLegacy(b []byte) (*stateDoc, error) {
 	var doc stateDoc
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, errors.New("data after the state")
+	}
+	return &doc, nil
+}
+
+// strict decodes one JSON value that must fill v exactly.
+func strict(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
 		return err
 	}
 	if d.More() {
-		return errors.New("data after the state")
+		return errors.New("data after the value")
 	}
+	return nil
+}
+
+// parseLog replays a version 2 log.
+func parseLog(b []byte) (*stateDoc, int, error) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return nil, 0, errors.New("the header line is cut off")
+	}
+	var head struct {
+		V int `json:"v"`
+	}
+	if err := strict(b[:i], &head); err != nil {
+		return nil, 0, fmt.Errorf("line 1: %w", err)
+	}
+	doc := &stateDoc{V: stateVersion}
+	at := map[string]int{} // service order id -> index in doc.Orders
+	refunds := map[stateRefund]bool{}
+	ids := map[string]bool{}
+	pos, n := i+1, 1
+	for pos < len(b) {
+		n++
+		j := bytes.IndexByte(b[pos:], '\n')
+		if j < 0 {
+			break // the last append was cut off by a crash: its request never answered
+		}
+		var r stateRecord
+		if err := strict(b[pos:pos+j], &r); err != nil {
+			return nil, 0, fmt.Errorf("line %d: %w", n, err)
+		}
+		set := 0
+		if r.Order != nil {
+			set++
+			if k, ok := at[r.Order.ID]; ok {
+				doc.Orders[k] = *r.Order
+			} else {
+				at[r.Order.ID] = len(doc.Orders)
+				doc.Orders = append(doc.Orders, *r.Order)
+			}
+		}
+		if r.RefundTxn != nil {
+			set++
+			if !refunds[*r.RefundTxn] {
+				refunds[*r.RefundTxn] = true
+				doc.RefundTxnIDs = append(doc.RefundTxnIDs, *r.RefundTxn)
+			}
+		}
+		if r.RefundID != "" {
+			set++
+			if !ids[r.RefundID] {
+				ids[r.RefundID] = true
+				doc.RefundIDs = append(doc.RefundIDs, r.RefundID)
+			}
+		}
+		if set != 1 {
+			return nil, 0, fmt.Errorf("line %d: not one order, refund or refund id", n)
+		}
+		pos += j + 1
+	}
+	return doc, pos, nil
+}
+
+// restore fills the empty sandbox s with the state of a state file, checking that
+// it is consistent.
+func (s *Sandbox) restore(doc *stateDoc) error {
 	stubs := map[string]*merchant{} // merchants this sandbox is not configured with
 	merchantOf := func(id string) *merchant {
 		if m := s.merchants[id]; m != nil {
@@ -337,7 +657,7 @@ func (s *Sandbox) restore(b []byte) error {
 			}
 			p := &payment{id: sp.ID, o: o, amount: sp.Amount, mode: sp.Mode, status: sp.Status, stage: sp.Stage,
 				outcome:  cardOutcome{kind: outcomeKind(sp.OutcomeKind), code: sp.OutcomeCode, message: sp.OutcomeMessage},
-				captured: sp.Captured, last4: sp.Last4, holder: sp.Holder, issuer: sp.Issuer, hash: sp.CardHash,
+				captured: sp.Captured, last4: sp.Last4, holder: sp.Holder, issuer: sp.Issuer,
 				mobile: sp.Mobile, created: sp.Created, completed: sp.Completed, captureAt: sp.CaptureAt,
 				code: sp.Code, message: sp.Message, authCode: sp.AuthCode, rrn: sp.RRN, refunded: sp.Refunded, hosted: sp.Hosted}
 			o.payments = append(o.payments, p)

@@ -24,7 +24,7 @@ import (
 // sequential id source (which starts again at the first ids) and the clock c.
 func reopen(t *testing.T, path string, c *clock, n int) *fix {
 	t.Helper()
-	sb, err := New(WithClock(c.Now), WithIDs(Sequential()), WithStateFile(path))
+	sb, err := New(WithClock(c.Now), WithIDs(Sequential()), WithStateFile(path), WithAllowedHosts("sandbox.test"))
 	require.NoError(t, err)
 	key, err := gateway.DecodeSecret(DefaultSecret)
 	require.NoError(t, err)
@@ -193,29 +193,49 @@ func TestStateHoldsNoCardData(t *testing.T) {
 }
 
 func TestDamagedStateFile(t *testing.T) {
+	legacy, err := os.ReadFile(filepath.Join("testdata", "sandbox-v1.json"))
+	require.NoError(t, err)
 	valid := func(t *testing.T) []byte {
 		t.Helper()
 		path := filepath.Join(t.TempDir(), "sandbox.json")
 		f := setup(t, WithStateFile(path))
 		tok, _ := f.create(1000)
 		f.pay(tok, "5555555555554444")
+		f.create(2000)
 		b, err := os.ReadFile(path)
 		require.NoError(t, err)
 		return b
 	}(t)
+	lines := strings.SplitAfter(string(valid), "\n")
+	require.Len(t, lines, 5, "header, order, order again (paid), second order, and the empty rest")
+	withLine := func(i int, l string) []byte {
+		c := append([]string(nil), lines...)
+		c[i] = l
+		return []byte(strings.Join(c, ""))
+	}
 	tests := []struct {
 		name string
 		data []byte
 		want string
 	}{
-		{"cut off", valid[:len(valid)/2], "damaged"},
+		{"cut off", legacy[:len(legacy)/2], "damaged"},
 		{"empty", []byte{}, "damaged"},
 		{"not JSON", []byte("\x00\x01garbage"), "damaged"},
 		{"no version", []byte(`{"orders":[]}`), "no format version"},
-		{"newer version", []byte(`{"v":2,"orders":[]}`), "format version 2"},
+		{"newer version", []byte(`{"v":3,"orders":[]}`), "format version 3"},
 		{"unknown field", []byte(`{"v":1,"orders":[],"x":1}`), "damaged"},
-		{"order twice", []byte(strings.Replace(string(valid), `"orders":[`, `"orders":[`+orderOf(t, valid)+`,`, 1)), "appears twice"},
-		{"bad stage", []byte(strings.Replace(string(valid), `"stage":3`, `"stage":9`, 1)), "bad stage"},
+		{"order twice", []byte(strings.Replace(string(legacy), `"orders":[`, `"orders":[`+orderOf(t, legacy)+`,`, 1)), "appears twice"},
+		{"bad stage", []byte(strings.Replace(string(legacy), `"stage":3`, `"stage":9`, 1)), "bad stage"},
+		{"log header cut off", []byte(`{"v":2}`), "header line is cut off"},
+		{"log header with more", withLine(0, `{"v":2,"orders":[]}`+"\n"), "line 1"},
+		{"log line damaged", withLine(2, "\x00\x00garbage\n"), "line 3"},
+		{"log line cut off before the last", withLine(1, lines[1][:len(lines[1])/2]+"\n"), "line 2"},
+		{"log empty line", withLine(2, "\n"), "line 3"},
+		{"log unknown record", withLine(3, `{"order":null,"x":1}`+"\n"), "line 4"},
+		{"log two records in a line", withLine(3, `{"refund_id":"1","refund_txn":{"merchant_id":"770001","unique_txn_id":"A"}}`+"\n"), "not one order"},
+		{"log no record in a line", withLine(3, "{}\n"), "not one order"},
+		{"log bad stage", []byte(strings.Replace(string(valid), `"stage":3`, `"stage":9`, 1)), "bad stage"},
+		{"log merchant order id twice", withLine(3, strings.Replace(lines[3], `"merchant_order_id":"ORDER-2"`, `"merchant_order_id":"ORDER-1"`, 1)), "appears twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,7 +273,7 @@ func TestDamagedStateFile(t *testing.T) {
 	})
 }
 
-// orderOf returns the JSON of the first order in a state file.
+// orderOf returns the JSON of the first order in a version 1 state file.
 func orderOf(t *testing.T, state []byte) string {
 	t.Helper()
 	var doc struct {
@@ -331,6 +351,7 @@ func TestStateConcurrentRequests(t *testing.T) {
 
 	g := reopen(t, path, f.clock, f.n)
 	assert.Equal(t, f.sb.Ledger(), g.sb.Ledger(), "the file holds the last state")
+	assert.Equal(t, string(live(f.sb)), string(live(g.sb)), "the replayed state")
 	for _, m := range all {
 		o := g.ledger(m.id)
 		assert.Equal(t, orderCharged, o.Status, "order %s", m.id)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -59,14 +60,17 @@ type merchant struct {
 type Option func(*config)
 
 type config struct {
-	now       func() time.Time
-	ids       IDSource
-	merchants []Merchant
-	rateN     int
-	ratePer   time.Duration
-	logger    *slog.Logger
-	admin     bool
-	stateFile string
+	now          func() time.Time
+	ids          IDSource
+	merchants    []Merchant
+	rateN        int
+	ratePer      time.Duration
+	logger       *slog.Logger
+	admin        bool
+	stateFile    string
+	compactMin   int64
+	adminToken   string
+	allowedHosts []string
 }
 
 // WithClock makes the sandbox read the time from now (token expiry, the pending
@@ -94,17 +98,21 @@ func WithRateLimit(n int, per time.Duration) Option {
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithAdmin turns on the fault-injection admin endpoint /admin/faults (and
-// /admin/ledger). It is off by default.
+// /admin/ledger). It is off by default. Every admin call needs the admin token
+// (AdminToken, WithAdminToken).
 func WithAdmin(on bool) Option { return func(c *config) { c.admin = on } }
 
 // Sandbox is an in-process implementation of the payment service. It is an
 // http.Handler and is safe for concurrent use.
 type Sandbox struct {
-	now    func() time.Time
-	logger *slog.Logger
-	admin  bool
-	rateN  int
-	rate   time.Duration
+	now        func() time.Time
+	logger     *slog.Logger
+	admin      bool
+	adminToken string
+	hosts      map[string]bool // allowed Host names and addresses besides loopback ones
+	anyIP      bool            // every IP address is an allowed Host
+	rateN      int
+	rate       time.Duration
 
 	mu         sync.Mutex
 	ids        IDSource
@@ -120,9 +128,16 @@ type Sandbox struct {
 	seq        []string             // service order ids in creation order
 	refundNos  map[string]bool      // refund ids handed out
 
-	stateFile string     // "" keeps the state in memory only
-	saveMu    sync.Mutex // serialises saves; taken before mu
-	saved     []byte     // the state last written, under saveMu
+	stateFile string        // "" keeps the state in memory only
+	dirty     []*order      // orders touched since the last save, under mu
+	unsaved   []stateRecord // refund ids not saved yet, under mu
+
+	saveMu     sync.Mutex // serialises saves; taken before mu
+	log        *os.File   // the state file open for appending, or nil; under saveMu
+	logSize    int64      // its length after the last whole append, under saveMu
+	logExists  bool       // the state file has been written, under saveMu
+	broken     error      // a failed append that could not be undone, under saveMu
+	compactMin int64
 }
 
 type rateState struct {
@@ -133,7 +148,7 @@ type rateState struct {
 // New builds a sandbox with the default merchant and the given options. A
 // merchant whose secret is not valid hex is an error here.
 func New(opts ...Option) (*Sandbox, error) {
-	cfg := config{now: time.Now}
+	cfg := config{now: time.Now, compactMin: compactMinBytes}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -157,7 +172,13 @@ func New(opts ...Option) (*Sandbox, error) {
 		rateWindow: map[string]rateState{},
 		refundNos:  map[string]bool{},
 		stateFile:  cfg.stateFile,
+		compactMin: cfg.compactMin,
 	}
+	s.adminToken = cfg.adminToken
+	if s.adminToken == "" {
+		s.adminToken = newAdminToken()
+	}
+	s.setHosts(cfg.allowedHosts)
 	if s.rateN > 0 && s.rate <= 0 {
 		return nil, fmt.Errorf("sandbox: new: rate limit window must be positive")
 	}
@@ -262,7 +283,13 @@ type request struct {
 // "drop" close the TCP connection without an answer.
 func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rep, act := s.process(r)
+	var rep *reply
+	var act action
+	if !checkoutRoute(r.URL.Path) && !s.hostAllowed(r.Host) {
+		rep = foreignHost() // see guard.go
+	} else {
+		rep, act = s.process(r)
+	}
 	status := 0
 	switch act {
 	case actHang:
