@@ -50,7 +50,8 @@ func cmdSandbox(c *cli, args []string) int {
 	}
 
 	logger := slog.New(slog.NewTextHandler(c.stderr, nil))
-	opts := []sandbox.Option{sandbox.WithLogger(logger), sandbox.WithAdmin(*admin)}
+	host, _, _ := net.SplitHostPort(*listen)
+	opts := []sandbox.Option{sandbox.WithLogger(logger), sandbox.WithAdmin(*admin), sandbox.WithAllowedHosts(host)}
 	if *state != "" {
 		opts = append(opts, sandbox.WithStateFile(*state))
 	}
@@ -73,6 +74,9 @@ func cmdSandbox(c *cli, args []string) int {
 	}
 	fmt.Fprintf(c.stderr, "galla sandbox listening on http://%s (merchant %s; admin %s); stop with Ctrl+C.\n",
 		ln.Addr(), sandbox.DefaultMerchantID, adminNote)
+	if *admin {
+		fmt.Fprintf(c.stderr, "admin token: %s (send it as the header \"Authorization: Bearer TOKEN\")\n", sb.AdminToken())
+	}
 	select {
 	case err := <-served:
 		return c.fail(exitFailed, "the sandbox stopped: %v.", err)
@@ -83,6 +87,7 @@ func cmdSandbox(c *cli, args []string) int {
 	if err := srv.Shutdown(shutdown); err != nil {
 		_ = srv.Close() // hung connections (the "hang" fault) are cut
 	}
+	_ = sb.Close()
 	fmt.Fprintln(c.stderr, "galla sandbox stopped.")
 	return exitOK
 }

@@ -124,6 +124,9 @@ func (t *terminal) close() {
 	t.stop()
 	<-t.checked
 	_ = t.phone.Close()
+	if t.ps.sandbox != nil {
+		_ = t.ps.sandbox.Close()
+	}
 	_ = t.j.Close()
 }
 

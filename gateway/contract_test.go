@@ -347,11 +347,22 @@ func TestContractErrorRows(t *testing.T) {
 				_, err = c.InquirePayment(ctx, ord.ServiceOrderID, "1")
 				check(t, err, gateway.ErrUnauthorized, 401)
 				_, err = c.Refund(ctx, gateway.RefundRequest{UniqueTxnID: "R", AmountInPaise: 100, ServiceOrderID: ord.ServiceOrderID, PaymentID: "1"})
-				// The sandbox signs no error answer, and a refund's unsigned refusal
-				// is no refusal (contract section 1): the outcome is unknown.
+				// Wrong credentials name no merchant whose key could sign the
+				// answer, and a refund's unsigned refusal is no refusal (contract
+				// section 1): the outcome is unknown.
 				require.ErrorIs(t, err, gateway.ErrUnauthorized)
 				assert.ErrorIs(t, err, gateway.ErrOutcomeUnknown)
 				assert.ErrorIs(t, err, gateway.ErrSignature)
+			})
+			t.Run("refund refused, signed", func(t *testing.T) {
+				ord, pay := e.paid(t, 10000)
+				_, err := e.c.Refund(ctx, gateway.RefundRequest{UniqueTxnID: "R-TOO-MUCH", AmountInPaise: 20000,
+					ServiceOrderID: ord.ServiceOrderID, PaymentID: pay.PaymentID})
+				// Every refund answer is signed, refusals too: this one is the
+				// service's word, not an unknown outcome.
+				require.Error(t, err)
+				assert.NotErrorIs(t, err, gateway.ErrOutcomeUnknown)
+				assert.NotErrorIs(t, err, gateway.ErrSignature)
 			})
 			t.Run("4011 unknown token", func(t *testing.T) {
 				_, err := e.c.CardPayment(ctx, "bm90LWEtdG9rZW4%3D", testCard("4111111111111111"), customer)
@@ -815,11 +826,10 @@ func faultCases() []faultCase {
 			ServiceOrderID: ord.ServiceOrderID, PaymentID: pay.PaymentID})
 		switch kind {
 		case sandbox.FaultDrop:
-			// Applied, answer lost; the retry's 1170 says it is done, but the
-			// sandbox does not sign it, so the outcome stays unknown until an
-			// inquiry shows the refund.
+			// Applied, answer lost; the retry's signed 1170 says it is done
+			// (the caller inquires: "already done").
 			assert.ErrorIs(t, err, gateway.ErrDuplicateRefund, "applied, answer lost, the retry finds it done")
-			assert.ErrorIs(t, err, gateway.ErrOutcomeUnknown, "an unsigned duplicate is only a claim")
+			assert.NotErrorIs(t, err, gateway.ErrOutcomeUnknown, "a signed duplicate is the service's word")
 			assert.Equal(t, int64(4000), e.inquire(t, ord.ServiceOrderID).OrderData.RefundAmount, "the inquiry shows the refund")
 		case sandbox.FaultMalformedJSON:
 			assert.ErrorIs(t, err, gateway.ErrOutcomeUnknown)

@@ -841,12 +841,30 @@ type refundJSON struct {
 }
 
 func (s *Sandbox) refund(r *request) *reply {
+	rep, key := s.refundAnswer(r)
+	if key != nil && rep.key == nil {
+		// Every refund answer is signed (contract section 1), refusals too: an
+		// unsigned refusal would be "outcome unknown" to the client.
+		rep.sign(key)
+	}
+	return rep
+}
+
+// refundAnswer is the refund's answer and, once the caller's credentials are
+// known, the merchant's key that signs it.
+func (s *Sandbox) refundAnswer(r *request) (*reply, []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.basicAuth(r.Request)
 	if m == nil {
-		return errUnauthorized()
+		return errUnauthorized(), nil
 	}
+	rep := s.refundOf(r, m)
+	return rep, m.key
+}
+
+// refundOf applies a refund of merchant m.
+func (s *Sandbox) refundOf(r *request, m *merchant) *reply {
 	if rep := s.limited(m.ID); rep != nil {
 		return rep
 	}
