@@ -34,7 +34,7 @@ func receiptOrder(t *testing.T, tender TenderKind) Order {
 }
 
 func TestReceiptFor(t *testing.T) {
-	key := []byte("terminal key")
+	key := []byte("terminal key of T1, 32 bytes..")
 	shop := Shop{Name: "Galla Mobiles", Address: []string{"14, MG Road"}, GSTIN: "29ABCDE1234F1Z5"}
 	tests := []struct {
 		tender TenderKind
@@ -95,7 +95,7 @@ func TestRefundReceiptFor(t *testing.T) {
 		{UniqueTxnID: "RF-2", Amount: 100, Status: RefundPending},
 	}
 	o.State = StatePartlyRefunded
-	key := []byte("k")
+	key := []byte("the terminal key of this counter")
 	r, err := RefundReceiptFor(o, "RF-1", Shop{Name: "Galla"}, ReceiptOptions{Terminal: "T1", QRKey: key})
 	require.NoError(t, err)
 	assert.Equal(t, receipts.KindRefund, r.Kind)

@@ -66,7 +66,7 @@ func ExampleSignQR() {
 	text := receipts.SignQR(key, receipts.QRPayload{MerchantOrderID: "GAL-1", ServiceOrderID: "1523", PaymentID: "1523_1", Amount: 7499900})
 	p, err := receipts.ParseQR(key, text)
 	fmt.Println(p.MerchantOrderID, p.Amount, err)
-	_, err = receipts.ParseQR([]byte("another key"), text)
+	_, err = receipts.ParseQR([]byte("another terminal's key"), text)
 	fmt.Println(err)
 	// Output:
 	// GAL-1 7499900 <nil>

@@ -27,11 +27,21 @@ type QRPayload struct {
 	Amount          int64
 }
 
+// MinQRKeyLen is the shortest QR signing key accepted (the terminal makes 32
+// random bytes).
+const MinQRKeyLen = 16
+
 // SignQR returns the compact QR text of p signed with the terminal's key:
 // "GALLA1|moid|soid|pid|amount|sig", where sig is the unpadded base64url HMAC-SHA256
 // of everything before the last "|". A "|" or "%" inside an id is written as %7C or
 // %25, so any id round-trips through ParseQR.
+//
+// A key shorter than MinQRKeyLen signs nothing: SignQR returns "" and the document
+// prints no QR code (a QR signed with an empty key proves nothing).
 func SignQR(key []byte, p QRPayload) string {
+	if len(key) < MinQRKeyLen {
+		return ""
+	}
 	body := strings.Join([]string{
 		qrPrefix,
 		qrEscape(p.MerchantOrderID),
@@ -45,6 +55,9 @@ func SignQR(key []byte, p QRPayload) string {
 // ParseQR checks the signature of a scanned QR text with the terminal's key and
 // returns its payload. Anything malformed or wrongly signed is ErrForgedQR.
 func ParseQR(key []byte, text string) (QRPayload, error) {
+	if len(key) < MinQRKeyLen {
+		return QRPayload{}, fmt.Errorf("%w: the terminal has no QR key", ErrForgedQR)
+	}
 	text = strings.TrimSpace(text)
 	i := strings.LastIndexByte(text, '|')
 	if i < 0 {
