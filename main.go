@@ -24,6 +24,9 @@ const (
 	exitFailed   = 1
 	exitBadInput = 2
 	exitUnknown  = 3
+	// exitNotRecorded: money may have moved but the journal could not record it;
+	// do not charge again (the sentence says what to do).
+	exitNotRecorded = 4
 	// exitCannotWork: the terminal cannot work here (already running, journal
 	// damaged or missing, configuration unreadable, disk full before anything moved).
 	exitCannotWork = 5

@@ -637,6 +637,21 @@ func (o *Order) applyOutcome(ev Event) error {
 	}
 }
 
+// AnswerMismatch says why a verified inquiry answer does not fit o as journaled
+// (another order's ids, or another amount), or "" when it fits. Such an answer is
+// recorded and not applied; the order is inquired again.
+func (o *Order) AnswerMismatch(out *Outcome) string {
+	switch {
+	case out.ServiceOrderID != o.ServiceOrderID || (out.MerchantOrderID != "" && out.MerchantOrderID != o.ID):
+		return fmt.Sprintf("the payment service answered about order %s (%s), not this sale's", out.MerchantOrderID, out.ServiceOrderID)
+	case out.Amount != o.Amount:
+		return fmt.Sprintf("the payment service reports an order of %s; the sale is %s", out.Amount, o.Amount)
+	case out.Captured != 0 && out.Captured != o.ChargeAmount():
+		return fmt.Sprintf("the payment service reports %s captured; the sale charges %s", out.Captured, o.ChargeAmount())
+	}
+	return ""
+}
+
 // noPaymentApplied reports whether a verified answer shows an order the service
 // holds no payment for: still ORDER_CREATED, and no payment named.
 func noPaymentApplied(out *Outcome) bool {
