@@ -148,9 +148,17 @@ func cmdCheckout(c *cli, args []string) int {
 }
 
 // checkoutErrorCode is the exit code of a checkout that ended in an error: bad
-// input for what the cashier must correct, FAILED for the rest (no payment was
-// taken: an unknown outcome is a Result, never an error).
+// input for what the cashier must correct, 4 when money may have moved but the
+// journal could not record it, 5 when the journal could not be written before
+// anything moved, FAILED for the rest (no payment was taken: an unknown outcome
+// is a Result, never an error).
 func checkoutErrorCode(err error) int {
+	switch {
+	case errors.Is(err, pos.ErrNotRecorded):
+		return exitNotRecorded // money may have moved: never "try again"
+	case errors.Is(err, pos.ErrNotJournaled):
+		return exitCannotWork // the journal cannot be written; nothing moved
+	}
 	for _, bad := range []error{pos.ErrEmptyCart, pos.ErrBadIMEI, pos.ErrIMEIMissing, pos.ErrOfferNotForCard,
 		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed} {
 		if errors.Is(err, bad) {

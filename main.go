@@ -29,6 +29,9 @@ const (
 	exitFailed   = 1
 	exitBadInput = 2
 	exitUnknown  = 3
+	// exitNotRecorded: money may have moved but the journal could not record it;
+	// do not charge again (the sentence says what to do).
+	exitNotRecorded = 4
 	// exitCannotWork: the terminal cannot work here (already running, journal
 	// damaged or missing, configuration unreadable, disk full before anything moved).
 	exitCannotWork = 5
@@ -60,6 +63,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"sandbox":   {"galla sandbox [--listen ADDR] [--admin] [--state FILE] [--test-data]", cmdSandbox},
 		"checkout":  {"galla checkout --items SKU[:QTY],... --pay card|emi|cash [--issuer NAME --tenure N] [--imei IMEI,...] [--otp CODE] [--cash PAISE] [--wait DURATION]", cmdCheckout},
+		"pay":       {"galla pay MERCHANT_ORDER_ID [--otp CODE] [--wait DURATION]", cmdPay},
 		"reconcile": {"galla reconcile", cmdReconcile},
 		"refund":    {"galla refund MERCHANT_ORDER_ID [--amount PAISE]", cmdRefund},
 		"report":    {"galla report [--day YYYY-MM-DD] [--format text|csv|json|escpos|png|pdf] [--out FILE] [--print]", cmdReport},

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"galla/gateway"
@@ -143,6 +144,9 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 	if err := e.journalReady(ctx); err != nil {
 		return nil, err
 	}
+	if err := e.refuseWhileUnrecorded(); err != nil {
+		return nil, err
+	}
 	if err := e.dayOpen(ctx, e.Today()); err != nil {
 		return nil, err
 	}
@@ -171,7 +175,7 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 		in := &Intent{Tender: tender, Lines: lines, Totals: totals, Amount: totals.Total, EMI: plan,
 			IMEIs: allIMEIs(lines), Replaces: replaces, Customer: sale.Customer, ReturnURL: e.cfg.ReturnURL}
 		if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
-			return nil, err
+			return nil, beforeMoney(err)
 		}
 		opt.report(Progress{Step: StepJournaled, OrderID: id, State: o.State})
 		if tender == TenderCash {
@@ -179,7 +183,10 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 		}
 		created, cerr := e.gw.CreateOrder(ctx, e.gatewayOrder(o, sale))
 		if cerr == nil && created.ServiceOrderID != "" && created.Token != "" {
-			if _, err := e.commit(ctx, o, Event{Kind: EvOrderCreated, Created: &Created{ServiceOrderID: created.ServiceOrderID, Token: created.Token}}); err != nil {
+			// Create order was sent: from here on the terminal never says "try again"
+			// (record). If even this event cannot be written, no payment is sent, and
+			// Reconcile abandons the order journaled at INTENT.
+			if _, err := e.record(ctx, o, Event{Kind: EvOrderCreated, Created: &Created{ServiceOrderID: created.ServiceOrderID, Token: created.Token}}); err != nil {
 				return nil, err
 			}
 			opt.report(Progress{Step: StepCreated, OrderID: id, State: o.State})
@@ -206,8 +213,8 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 			if kind == EvOrderAbandoned {
 				ev.Abandoned = &Abandoned{Reason: reason}
 			}
-			if _, err := e.commit(ctx, o, ev); err != nil {
-				return nil, errors.Join(cerr, err)
+			if _, err := e.record(ctx, o, ev); err != nil {
+				return nil, err
 			}
 			return nil, fmt.Errorf("pos: create order %q: %w", id, cerr)
 		}
@@ -217,9 +224,9 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 				return nil, err
 			}
 		}
-		if _, err := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: "create order's answer was lost",
+		if _, err := e.record(ctx, o, Event{Kind: EvOrderAbandoned, Reason: "create order's answer was lost",
 			Abandoned: &Abandoned{Reason: "create order's answer was lost", NewOrderID: next}}); err != nil {
-			return nil, errors.Join(cerr, err)
+			return nil, err
 		}
 		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: create order answer lost; order abandoned",
 			slog.String("order", id), slog.String("error", cerr.Error()))
@@ -437,6 +444,9 @@ func (e *Engine) pay(ctx context.Context, orderID string, card *gateway.Card, op
 	if err := o.CanPay(); err != nil {
 		return nil, fmt.Errorf("pos: pay %q: %w", o.ID, err)
 	}
+	if err := e.refuseWhileUnrecorded(); err != nil {
+		return nil, err
+	}
 	if err := e.dayOpen(ctx, e.Today()); err != nil {
 		return nil, err
 	}
@@ -460,7 +470,7 @@ func (e *Engine) pay(ctx context.Context, orderID string, card *gateway.Card, op
 		// A new attempt after a failure: journal it first, so the order is not final
 		// while the payment is in the air.
 		if _, err := e.commit(ctx, o, Event{Kind: EvPaymentAttempt, Attempt: att}); err != nil {
-			return nil, err
+			return nil, beforeMoney(err)
 		}
 	}
 	opt.report(Progress{Step: StepPaying, OrderID: o.ID, Attempt: n, State: o.State})
@@ -480,7 +490,7 @@ func (e *Engine) pay(ctx context.Context, orderID string, card *gateway.Card, op
 		return e.payFailed(ctx, o, att, perr, opt)
 	}
 	att.PaymentID, att.Amount = resp.PaymentID, Paise(resp.AmountInPaise)
-	if _, err := e.commit(ctx, o, Event{Kind: EvPaymentAccepted, Attempt: att}); err != nil {
+	if _, err := e.record(ctx, o, Event{Kind: EvPaymentAccepted, Attempt: att}); err != nil {
 		return nil, err
 	}
 	ch := Challenge{OrderID: o.ID, PaymentID: resp.PaymentID, Content: resp.Content}
@@ -509,8 +519,8 @@ func (e *Engine) payFailed(ctx context.Context, o *Order, att *AttemptEvent, per
 		} else {
 			att.Message = perr.Error()
 		}
-		if _, err := e.commit(ctx, o, Event{Kind: EvPaymentRefused, Attempt: att}); err != nil {
-			return nil, errors.Join(perr, err)
+		if _, err := e.record(ctx, o, Event{Kind: EvPaymentRefused, Attempt: att}); err != nil {
+			return nil, err
 		}
 		opt.report(Progress{Step: StepFailed, OrderID: o.ID, Attempt: att.N, State: o.State, Message: Sentence(perr)})
 		return &Result{Status: ResultFailed, Order: o, Reason: Sentence(perr), CanRetry: o.CanPay() == nil}, nil
@@ -520,8 +530,9 @@ func (e *Engine) payFailed(ctx context.Context, o *Order, att *AttemptEvent, per
 		reason = "the payment service says the order is already paid"
 	}
 	ev := Event{Kind: EvOrderUnknown, Reason: reason, Attempt: att}
-	if _, err := e.commit(ctx, o, ev); err != nil {
-		return nil, errors.Join(perr, err)
+	if _, err := e.record(ctx, o, ev); err != nil {
+		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: payment answer lost", slog.String("order", o.ID), slog.String("error", perr.Error()))
+		return nil, err
 	}
 	e.log.LogAttrs(ctx, slog.LevelWarn, "pos: payment answer lost; inquiring", slog.String("order", o.ID), slog.String("error", perr.Error()))
 	opt.report(Progress{Step: StepUnknown, OrderID: o.ID, Attempt: att.N, State: o.State, Message: reason})
@@ -558,7 +569,7 @@ func (e *Engine) poll(ctx context.Context, o *Order, paymentID string, opt PayOp
 		wait = opt.Wait
 	}
 	start := e.clock.Now()
-	unverified := false
+	unverified, mismatch := false, ""
 	opt.report(Progress{Step: StepVerifying, OrderID: o.ID, State: o.State})
 	for k := 0; ; {
 		res, err := e.inquire(ctx, o, paymentID)
@@ -567,6 +578,10 @@ func (e *Engine) poll(ctx context.Context, o *Order, paymentID string, opt PayOp
 		}
 		if res.decided {
 			return e.result(o, opt), nil
+		}
+		if res.mismatch != "" {
+			mismatch = res.mismatch
+			opt.report(Progress{Step: StepVerifying, OrderID: o.ID, State: o.State, Message: res.mismatch})
 		}
 		if res.unverified {
 			unverified = true
@@ -594,10 +609,13 @@ func (e *Engine) poll(ctx context.Context, o *Order, paymentID string, opt PayOp
 	}
 	if !o.State.Final() && o.State != StateUnknown {
 		reason := fmt.Sprintf("no final answer within %s", wait)
+		if mismatch != "" {
+			reason = fmt.Sprintf("no answer matching the sale within %s (%s)", wait, mismatch)
+		}
 		if ctx.Err() != nil {
 			reason = "the checkout stopped waiting for the payment's answer"
 		}
-		if _, err := e.commit(ctx, o, Event{Kind: EvOrderUnknown, Reason: reason}); err != nil {
+		if _, err := e.record(ctx, o, Event{Kind: EvOrderUnknown, Reason: reason}); err != nil {
 			return nil, err
 		}
 	}
@@ -634,6 +652,20 @@ type inquiry struct {
 	unverified    bool     // the answer could not be verified
 	paymentID     string   // the payment id the answer named
 	attemptFailed *Attempt // a phone order: the attempt this answer newly recorded as failed, the order still open
+	mismatch      string   // a verified answer that does not match the sale: why (recorded, not applied)
+}
+
+// MaxRecordedBody bounds the answer body kept in the journal with an ignored
+// answer (DESIGN.md section 4: events stay compact).
+const MaxRecordedBody = 1024
+
+// boundedBody is at most MaxRecordedBody bytes of an answer's body, marked when
+// cut. Inquiry answers carry masked card numbers only.
+func boundedBody(raw []byte) string {
+	if len(raw) <= MaxRecordedBody {
+		return string(raw)
+	}
+	return strings.ToValidUTF8(string(raw[:MaxRecordedBody]), "") + "…[cut]"
 }
 
 // inquire asks the service once about o (its payment when the id is known) and
@@ -659,7 +691,7 @@ func (e *Engine) inquire(ctx context.Context, o *Order, paymentID string) (inqui
 		if o.State == StateUnknown && o.Reason != "" && o.Reason == unverifiedReason {
 			return inquiry{unverified: true}, nil // already recorded: UNKNOWN stays
 		}
-		if _, cerr := e.commit(ctx, o, Event{Kind: EvAnswerUnverified, Reason: unverifiedReason, Outcome: &out}); cerr != nil {
+		if _, cerr := e.record(ctx, o, Event{Kind: EvAnswerUnverified, Reason: unverifiedReason, Outcome: &out}); cerr != nil {
 			return inquiry{}, cerr
 		}
 		return inquiry{unverified: true}, nil
@@ -673,6 +705,17 @@ func (e *Engine) inquire(ctx context.Context, o *Order, paymentID string) (inqui
 		return inquiry{}, nil
 	}
 	out := outcomeOf(q)
+	if why := o.AnswerMismatch(&out); why != "" {
+		// A verified answer that does not match the journal decides nothing: it is
+		// kept for the audit trail and the order is inquired again on the schedule
+		// (only the schedule's end leaves it UNKNOWN).
+		ev := Event{Kind: EvAnswerIgnored, Reason: why, Outcome: &out, Extra: map[string]string{"body": boundedBody(q.Raw)}}
+		if _, cerr := e.record(ctx, o, ev); cerr != nil {
+			return inquiry{}, cerr
+		}
+		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: verified answer does not match the sale", slog.String("order", o.ID), slog.String("why", why))
+		return inquiry{mismatch: why}, nil
+	}
 	ev := Event{Kind: EvPaymentOutcome, OrderID: o.ID, Outcome: &out}
 	before, attempts := o.State, slices.Clone(o.Attempts)
 	probe := o.Clone()
@@ -690,7 +733,7 @@ func (e *Engine) inquire(ctx context.Context, o *Order, paymentID string) (inqui
 	if quiet && probe.State == before && !decisive && sameAttempts(probe.Attempts, o.Attempts) {
 		return inquiry{paymentID: out.PaymentID}, nil // pending, or an attempt already recorded: nothing to journal
 	}
-	if _, cerr := e.commit(ctx, o, ev); cerr != nil {
+	if _, cerr := e.record(ctx, o, ev); cerr != nil {
 		return inquiry{}, cerr
 	}
 	decided := o.State.Paid() || o.State == StateFailed || (decisive && o.State == StateUnknown && o.Reason != unverifiedReason)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -97,6 +98,12 @@ type Engine struct {
 
 	recMu      sync.Mutex
 	reconciled bool
+
+	// unrecorded holds the payments that may have moved money while the journal
+	// could not record their next state (order id -> what was not recorded). While
+	// one is held the engine takes no new payment; Reconcile releases it once the
+	// journal shows it final.
+	unrecorded map[string]string
 }
 
 // ErrNoGateway reports a card, EMI or phone payment on a terminal with no payment
@@ -113,7 +120,8 @@ func New(cfg Config) (*Engine, error) {
 		return nil, errors.New("pos: new engine: no journal")
 	}
 	e := &Engine{j: cfg.Journal, gw: cfg.Gateway, clock: cfg.Clock, log: cfg.Logger, cfg: cfg,
-		roster: cfg.Roster, rnd: cfg.Rand, maxWait: cfg.MaxWait, busy: map[string]bool{}}
+		roster: cfg.Roster, rnd: cfg.Rand, maxWait: cfg.MaxWait, busy: map[string]bool{},
+		unrecorded: map[string]string{}}
 	if e.clock == nil {
 		e.clock = SystemClock{}
 	}
@@ -213,13 +221,13 @@ func (e *Engine) commit(ctx context.Context, o *Order, ev Event) (stale bool, er
 		defer e.numMu.Unlock()
 		last, err := e.j.LastReceiptNo(context.WithoutCancel(ctx))
 		if err != nil {
-			return false, fmt.Errorf("pos: receipt number: %w", err)
+			return false, fmt.Errorf("pos: receipt number: %w: %w", errJournalWrite, err)
 		}
 		ev.ReceiptNo = last + 1
 	}
 	stored, err := e.j.Append(context.WithoutCancel(ctx), ev)
 	if err != nil {
-		return false, fmt.Errorf("pos: journal %s of %q: %w", ev.Kind, ev.OrderID, err)
+		return false, fmt.Errorf("pos: journal %s of %q: %w: %w", ev.Kind, ev.OrderID, errJournalWrite, err)
 	}
 	if stale {
 		return true, nil
@@ -233,6 +241,85 @@ func (e *Engine) commit(ctx context.Context, o *Order, ev Event) (stale bool, er
 		*o = *fresh
 	}
 	return false, nil
+}
+
+// errJournalWrite marks an error of commit that came from the journal (a failed
+// write, a full disk), not from the state machine.
+var errJournalWrite = errors.New("the journal could not be written")
+
+// recordRetries are the waits between the tries of a journal write that must not
+// be lost (record): about half a minute in all, on the engine's clock.
+var recordRetries = [...]time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 15 * time.Second}
+
+// record commits ev once money may have moved for o (create order or a payment
+// call was sent): the terminal must never say "try again" then. A journal write
+// that fails is tried again on the clock (recordRetries); if it still fails the
+// payment is held in memory as unknown, the engine takes no new payment, and the
+// error is a *NotRecordedError (free disk space, then reconcile).
+func (e *Engine) record(ctx context.Context, o *Order, ev Event) (bool, error) {
+	stale, err := e.commit(ctx, o, ev)
+	for i := 0; err != nil && errors.Is(err, errJournalWrite) && i < len(recordRetries); i++ {
+		e.log.LogAttrs(ctx, slog.LevelError, "pos: journal write failed after the payment service was called; retrying",
+			slog.String("order", o.ID), slog.String("event", string(ev.Kind)), slog.String("error", err.Error()))
+		if ctx.Err() != nil || e.clock.Sleep(ctx, recordRetries[i]) != nil {
+			break
+		}
+		stale, err = e.commit(ctx, o, ev)
+	}
+	if err != nil && errors.Is(err, errJournalWrite) {
+		e.mu.Lock()
+		e.unrecorded[o.ID] = string(ev.Kind)
+		e.mu.Unlock()
+		e.log.LogAttrs(ctx, slog.LevelError, "pos: payment not recorded; held until reconciled",
+			slog.String("order", o.ID), slog.String("event", string(ev.Kind)), slog.String("error", err.Error()))
+		return false, &NotRecordedError{OrderID: o.ID, Err: err}
+	}
+	return stale, err
+}
+
+// beforeMoney turns a journal write failure before any money can move into
+// ErrNotJournaled: nothing was sent, the cashier may take the payment again once
+// the disk has space.
+func beforeMoney(err error) error {
+	if err != nil && errors.Is(err, errJournalWrite) {
+		return fmt.Errorf("%w: %w", ErrNotJournaled, err)
+	}
+	return err
+}
+
+// Unrecorded returns the orders whose payment may have moved money while the
+// journal could not record it, sorted; the engine takes no new payment while
+// any is held.
+func (e *Engine) Unrecorded() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ids := make([]string, 0, len(e.unrecorded))
+	for id := range e.unrecorded {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// refuseWhileUnrecorded refuses a new payment while a payment that may have
+// moved money is not recorded.
+func (e *Engine) refuseWhileUnrecorded() error {
+	if ids := e.Unrecorded(); len(ids) > 0 {
+		return &NotRecordedError{OrderID: ids[0], Err: errors.New("held until reconciled")}
+	}
+	return nil
+}
+
+// releaseRecorded drops from the held payments those the journal now shows final.
+func (e *Engine) releaseRecorded(ctx context.Context) {
+	for _, id := range e.Unrecorded() {
+		o, err := e.j.Order(ctx, id)
+		if err == nil && !o.Unresolved() {
+			e.mu.Lock()
+			delete(e.unrecorded, id)
+			e.mu.Unlock()
+		}
+	}
 }
 
 // dayOpen refuses work on a closed day.

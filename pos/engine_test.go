@@ -313,20 +313,6 @@ func TestCancelledPollingIsUnknown(t *testing.T) {
 	assert.Equal(t, StateUnknown, o.State, "journaled for the reconciler")
 }
 
-func TestWrongAmountIsUnknown(t *testing.T) {
-	r := newRig(t)
-	ctx := t.Context()
-	r.sb.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultWrongAmount}, 1)
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, ResultUnknown, res.Status)
-	assert.Contains(t, res.Reason, "captured")
-	rep, err := r.e.Reconcile(ctx)
-	require.NoError(t, err)
-	require.Len(t, rep.Resolved, 1)
-	assert.Equal(t, StatePaid, rep.Resolved[0].State)
-}
-
 func TestCrashBeforeTheOutcomeIsJournaled(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()

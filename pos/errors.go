@@ -93,6 +93,40 @@ func sentences() []sentenceOf {
 	}
 }
 
+// ErrNotJournaled reports a journal write that failed before any money could move
+// (the sale's intent, or a new attempt journaled before its payment call): nothing
+// was sent to the payment service.
+var ErrNotJournaled = sentenceError{"the journal could not be written before the payment; nothing was sent",
+	"The journal cannot be written (is the disk full?), so nothing was charged; free disk space, then take the payment again."}
+
+// ErrNotRecorded reports a payment that may have moved money while the journal
+// could not record it: it must never be charged again (see NotRecordedError).
+var ErrNotRecorded = errors.New("a payment may have been taken but the journal could not record it")
+
+// NotRecordedError is the error of a payment that may have moved money (create
+// order or the payment call was sent) whose next state the journal could not
+// record, even after retries. The engine holds the payment in memory as unknown
+// and takes no new payment until Reconcile, run once the journal can be written,
+// has resolved it from the payment service. It matches ErrNotRecorded and the
+// journal's error.
+type NotRecordedError struct {
+	OrderID string
+	Err     error
+}
+
+func (e *NotRecordedError) Error() string {
+	return fmt.Sprintf("pos: order %q: %v: %v", e.OrderID, ErrNotRecorded, e.Err)
+}
+
+// Unwrap returns ErrNotRecorded and the journal's error.
+func (e *NotRecordedError) Unwrap() []error { return []error{ErrNotRecorded, e.Err} }
+
+// Sentence says what the cashier must do: never charge again, free disk space,
+// reconcile.
+func (e *NotRecordedError) Sentence() string {
+	return "A payment may have been taken for order " + e.OrderID + ": do not charge again; free disk space, then run galla reconcile"
+}
+
 // Sentence turns any error into one sentence a cashier can act on: what happened
 // and what to do. It knows the sentinels of pos and of gateway (matched with
 // errors.Is, through any wrapping) and errors that implement Sentencer; anything
@@ -102,6 +136,11 @@ func sentences() []sentenceOf {
 func Sentence(err error) string {
 	if err == nil {
 		return ""
+	}
+	if nr, ok := errors.AsType[*NotRecordedError](err); ok {
+		// Fixed text and a merchant order id pos made (its date and time would
+		// look like a long number to the guard below).
+		return nr.Sentence()
 	}
 	return hideLongNumbers(sentence(err))
 }

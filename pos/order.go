@@ -598,6 +598,11 @@ func (o *Order) applyOutcome(ev Event) error {
 		att := o.attemptFor(out.PaymentID, ev.Time)
 		if last := o.LastAttempt(); att != nil && last != nil && att.N != last.N {
 			if out.OrderStatus != "FAILED" {
+				if last.neverReached(o.State) {
+					// The service's latest payment is an earlier attempt that failed:
+					// the latest attempt never reached it (DESIGN.md section 3).
+					return o.failUnreached(last)
+				}
 				return ErrStaleEvent // the failure of an earlier attempt
 			}
 			// The order itself failed, which is terminal (contract section 6: no
@@ -619,6 +624,9 @@ func (o *Order) applyOutcome(ev Event) error {
 		if o.State.Final() {
 			return ErrStaleEvent
 		}
+		if last := o.LastAttempt(); last != nil && noPaymentApplied(out) && last.neverReached(o.State) {
+			return o.failUnreached(last)
+		}
 		if att := o.attemptFor(out.PaymentID, ev.Time); att != nil && (o.State == StatePaying || o.State == StateCreated) {
 			if att.Status == AttemptSent {
 				att.Status = AttemptAccepted
@@ -627,6 +635,52 @@ func (o *Order) applyOutcome(ev Event) error {
 		}
 		return nil
 	}
+}
+
+// AnswerMismatch says why a verified inquiry answer does not fit o as journaled
+// (another order's ids, or another amount), or "" when it fits. Such an answer is
+// recorded and not applied; the order is inquired again.
+func (o *Order) AnswerMismatch(out *Outcome) string {
+	switch {
+	case out.ServiceOrderID != o.ServiceOrderID || (out.MerchantOrderID != "" && out.MerchantOrderID != o.ID):
+		return fmt.Sprintf("the payment service answered about order %s (%s), not this sale's", out.MerchantOrderID, out.ServiceOrderID)
+	case out.Amount != o.Amount:
+		return fmt.Sprintf("the payment service reports an order of %s; the sale is %s", out.Amount, o.Amount)
+	case out.Captured != 0 && out.Captured != o.ChargeAmount():
+		return fmt.Sprintf("the payment service reports %s captured; the sale charges %s", out.Captured, o.ChargeAmount())
+	}
+	return ""
+}
+
+// noPaymentApplied reports whether a verified answer shows an order the service
+// holds no payment for: still ORDER_CREATED, and no payment named.
+func noPaymentApplied(out *Outcome) bool {
+	return out.OrderStatus == "ORDER_CREATED" && (out.PaymentID == "" || out.PaymentID == "NA")
+}
+
+// neverReached reports whether a, the latest attempt of an order in state s, is
+// one whose call ended without an answer (journaled UNKNOWN after the call
+// returned, its payment id never learned). When a verified answer then shows no
+// payment of it, the service never applied it. An order still PAYING is not
+// judged so: its attempt is journaled before the call, which may not have been
+// sent yet when the answer was given.
+func (a *Attempt) neverReached(s OrderState) bool {
+	return a.Status == AttemptSent && a.PaymentID == "" && s == StateUnknown
+}
+
+// unreachedReason is why an attempt the service never applied failed.
+const unreachedReason = "the payment service never received the payment; nothing was charged"
+
+// failUnreached fails o's latest attempt a, which a verified answer shows the
+// service never applied (DESIGN.md section 3: a verified "no payment applied" is
+// FAILED at once, and the order may be paid again while attempts are left).
+func (o *Order) failUnreached(a *Attempt) error {
+	if o.Tender == TenderPhone {
+		return nil // the customer's attempts are made on the phone; the till sends none
+	}
+	a.Status, a.Reason = AttemptFailed, unreachedReason
+	o.Reason = unreachedReason
+	return o.move(StateFailed)
 }
 
 // applyPhoneAttemptFailed records a failed payment on the customer's phone while

@@ -58,6 +58,7 @@ func (e *Engine) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 		}
 	}
 	e.reconciled = true
+	e.releaseRecorded(ctx)
 	return rep, nil
 }
 
@@ -71,6 +72,13 @@ func (e *Engine) reconcileOne(ctx context.Context, o *Order) error {
 	*o = *fresh
 	switch {
 	case o.State == StateIntent:
+		// Create order may have been sent, and even answered, without order.created
+		// reaching the journal (a crash, or a full disk: Engine.record). The service
+		// has no inquiry by merchant order id (contract section 2), so the order is
+		// not looked up: it is abandoned, which is safe because no payment call is
+		// ever sent before order.created is journaled, so no money can have moved on
+		// it. An order whose order.created was journaled is inquired by its service
+		// order id below, whatever later events the journal missed.
 		reason := "the terminal stopped before create order was answered"
 		_, err := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
 		return err
