@@ -195,7 +195,12 @@ type PrintEvent struct {
 type DayClose struct {
 	Day    string          `json:"day"`
 	ZNo    uint64          `json:"z_no"`   // the journal's last Z number plus one
-	Report json.RawMessage `json:"report"` // the Report as JSON, sealed
+	Report json.RawMessage `json:"report"` // the Report as JSON, sealed (SealedReport: totals, not rows)
+
+	// Seq is the sequence of the day.closed event, filled in by a journal that
+	// reads the Z report back (never stored in the event): the rows of the
+	// report are the day's orders as their events before it made them.
+	Seq uint64 `json:"-"`
 }
 
 // Setting is the payload of settings.changed.

@@ -103,9 +103,62 @@ func (e *Engine) Report(ctx context.Context, day string) (*Report, error) {
 		if err := json.Unmarshal(dc.Report, &r); err != nil {
 			return nil, fmt.Errorf("pos: report %s: sealed Z report: %w", day, err)
 		}
+		if r.Orders == nil {
+			if r.Orders, err = e.sealedRows(ctx, day, dc.Seq); err != nil {
+				return nil, fmt.Errorf("pos: report %s: %w", day, err)
+			}
+		}
 		return &r, nil
 	}
 	return e.xReport(ctx, day)
+}
+
+// sealedRows rebuilds the rows of a Z report, which is sealed with its totals
+// only (SealedReport): each order of the day as its events before the
+// day.closed event at seq made it, so the rows are the ones the Z report was
+// made from. With seq 0 (a journal that does not tell it) the orders are taken
+// as they are now.
+func (e *Engine) sealedRows(ctx context.Context, day string, seq uint64) ([]ReportRow, error) {
+	orders, err := e.j.OrdersByDay(ctx, day)
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range orders {
+		if seq == 0 || o.Seq < seq {
+			continue
+		}
+		evs, err := e.j.Events(ctx, o.ID)
+		if err != nil {
+			return nil, err
+		}
+		then := new(Order)
+		for _, ev := range evs {
+			if ev.Seq >= seq {
+				break
+			}
+			next := then.Clone()
+			if err := next.Apply(ev); err != nil {
+				continue // a stale event changed nothing then either
+			}
+			then = next
+		}
+		orders[i] = then
+	}
+	rows := BuildReport(day, orders, time.Time{}).Orders
+	if rows == nil {
+		rows = []ReportRow{}
+	}
+	return rows, nil
+}
+
+// SealedReport is the JSON a Z report is sealed with in its day.closed event:
+// the report without its rows (Orders), which Engine.Report rebuilds from the
+// day's orders. A sealed Z report stays a few hundred bytes however many sales
+// the day had (DESIGN.md section 7: at most 8 KB).
+func SealedReport(r *Report) ([]byte, error) {
+	sealed := *r
+	sealed.Orders = nil
+	return json.Marshal(&sealed)
 }
 
 // ErrBadDay reports a day that is not YYYY-MM-DD, or a day close of a future day.
@@ -301,7 +354,7 @@ func (e *Engine) CloseDay(ctx context.Context, day, pin string) (*Report, error)
 		return nil, err
 	}
 	r.Kind, r.ZNo, r.ClosedBy = "Z", last+1, mgr.Name
-	raw, err := json.Marshal(r)
+	raw, err := SealedReport(r)
 	if err != nil {
 		return nil, fmt.Errorf("pos: close day: %w", err)
 	}

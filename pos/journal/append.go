@@ -68,6 +68,9 @@ func (j *Journal) append(ctx context.Context, ev pos.Event, prepare func(tx *bol
 		if err := meta.Put(metaHead, headValue(e.Seq, sum)); err != nil {
 			return err
 		}
+		if err := sealCheckpoint(tx, &e, sum); err != nil {
+			return err
+		}
 		e.Hash = hex.EncodeToString(sum[:])
 		out = e
 		// Only an event that hands out a number reads the counters, and only

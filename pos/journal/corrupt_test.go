@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
+
+	"galla/pos"
 )
 
 // flipKind flips the case of the first letter of the event's kind: the value
@@ -41,8 +43,11 @@ func reseal(t *testing.T, v []byte) ([]byte, [32]byte) {
 	return data, sum
 }
 
+// TestTamperIsDetected damages the events after the last checkpoint (the
+// representative script's Z report is event 23), the part start-up verifies;
+// TestStartUpVerifiesFromTheLastCheckpoint covers the events before it.
 func TestTamperIsDetected(t *testing.T) {
-	const target = 5
+	const target = 25
 	tests := []struct {
 		name   string
 		tamper func(t *testing.T, events, meta *bolt.Bucket, last uint64) error
@@ -141,6 +146,81 @@ func TestTamperIsDetected(t *testing.T) {
 			require.NoError(t, b.Close())
 		})
 	}
+}
+
+// TestStartUpVerifiesFromTheLastCheckpoint: Open and Verify walk the chain from
+// the last Z report's checkpoint, so an event changed before it is found by
+// VerifyAll and VerifyFile (galla journal verify), not at start-up; the
+// checkpoint's own event is checked at start-up.
+func TestStartUpVerifiesFromTheLastCheckpoint(t *testing.T) {
+	const zSeq = 23 // the day.closed of the representative script
+	tests := []struct {
+		name      string
+		seq       uint64
+		atStartUp bool // Open finds it
+	}{
+		{"an event before the checkpoint", 5, false},
+		{"the checkpoint's own event", zSeq, true},
+		{"the event after the checkpoint", zSeq + 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := openTest(t)
+			var s script
+			stored := appendAll(t, j, s.representative(t))
+			require.Equal(t, pos.EvDayClosed, stored[zSeq-1].Kind)
+			cp, ok, err := j.LastCheckpoint(t.Context())
+			require.NoError(t, err)
+			require.True(t, ok, "a checkpoint after the Z report")
+			assert.Equal(t, Checkpoint{ZNo: 1, Seq: zSeq, Hash: cp.Hash, Events: zSeq, Digest: cp.Digest}, cp)
+			assert.Equal(t, stored[zSeq-1].Hash, hex.EncodeToString(cp.Hash[:]))
+			path := j.Path()
+			require.NoError(t, j.Close())
+			rawUpdate(t, path, func(tx *bolt.Tx) error {
+				events := tx.Bucket(bucketEvents)
+				data, _ := reseal(t, events.Get(u64(tt.seq)))
+				return events.Put(u64(tt.seq), data)
+			})
+
+			j2, err := Open(path, Options{})
+			if tt.atStartUp {
+				require.ErrorIs(t, err, ErrCorrupt, "Open")
+			} else {
+				require.NoError(t, err, "Open verifies from the checkpoint only")
+				assert.ErrorIs(t, j2.VerifyAll(t.Context()), ErrCorrupt, "VerifyAll")
+				require.NoError(t, j2.Close())
+			}
+			_, err = VerifyFile(t.Context(), path)
+			require.ErrorIs(t, err, ErrCorrupt, "VerifyFile")
+			var ce *CorruptError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, tt.seq+1, ce.Seq, "the event whose link breaks")
+		})
+	}
+}
+
+// TestCheckpointDigestIsReplayed: a derived record of a closed day changed by
+// hand (and the day's checkpoint digest with it) is found by VerifyFile's replay.
+func TestCheckpointDigestIsReplayed(t *testing.T) {
+	j := openTest(t)
+	var s script
+	appendAll(t, j, s.representative(t))
+	path := j.Path()
+	require.NoError(t, j.Close())
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketCheckpoints)
+		v := bytes.Clone(b.Get(u64(1)))
+		v[len(v)-1] ^= 1
+		return b.Put(u64(1), v)
+	})
+	j2, err := Open(path, Options{})
+	require.NoError(t, err, "start-up does not replay the digest")
+	require.NoError(t, j2.Close())
+	_, err = VerifyFile(t.Context(), path)
+	require.ErrorIs(t, err, ErrDerivedMismatch)
+	var me *MismatchError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, "checkpoints", me.Bucket)
 }
 
 func TestCorruptWithoutBackup(t *testing.T) {
@@ -349,4 +429,38 @@ func TestVerifyBesideAppends(t *testing.T) {
 	assert.True(t, done)
 	assert.NoError(t, err)
 	require.NoError(t, d.Verify(t.Context()), "the chain is whole after the appends")
+}
+
+// TestMigrationSealsCheckpoints opens a file of schema 1 (no checkpoints
+// bucket): Open migrates it to schema 2 and the rebuild seals a checkpoint at
+// every Z report, the events and their hashes untouched.
+func TestMigrationSealsCheckpoints(t *testing.T) {
+	j := openTest(t)
+	var s script
+	stored := appendAll(t, j, s.representative(t))
+	want := snapshot(t, j)
+	path := j.Path()
+	require.NoError(t, j.Close())
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(bucketCheckpoints); err != nil {
+			return err
+		}
+		return putU64(tx.Bucket(bucketMeta), metaSchema, 1)
+	})
+	_, err := VerifyFile(t.Context(), path)
+	require.NoError(t, err, "VerifyFile of a file of schema 1")
+
+	j2, err := Open(path, Options{DeferVerify: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = j2.Close() })
+	assert.Equal(t, want, snapshot(t, j2), "the derived buckets, checkpoints included")
+	require.NoError(t, j2.db.View(func(tx *bolt.Tx) error {
+		assert.Equal(t, SchemaVersion(), schemaOf(tx))
+		return nil
+	}))
+	last, err := j2.LastSeq(t.Context())
+	require.NoError(t, err)
+	ev, err := j2.Event(t.Context(), last)
+	require.NoError(t, err)
+	assert.Equal(t, stored[len(stored)-1].Hash, ev.Hash, "the chain is untouched")
 }

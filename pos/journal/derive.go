@@ -71,6 +71,11 @@ func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache) error {
 // applied (false for a stale event, which is stored and changes no order).
 func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache) (bool, error) {
 	orders := tx.Bucket(bucketOrders)
+	// Order ids ascend (the terminal makes them from the day and a counter) and
+	// an order's event index sorts right after it, so nearly every put lands on
+	// the last page: pack the pages instead of splitting them in halves that
+	// are never filled again (bbolt's default of 50% left the pages a third full).
+	orders.FillPercent = ordersFill
 	id := []byte(ev.OrderID)
 	var o pos.Order
 	raw := orders.Get(id)
@@ -100,6 +105,7 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache) (bool, error) {
 	first := firstSeq(tx, ev.OrderID)
 	if ev.Day != "" {
 		days, k := tx.Bucket(bucketDays), dayKey(ev.Day, first)
+		days.FillPercent = ordersFill // keys ascend too: day, then first sequence
 		if days.Get(k) == nil {
 			if err := days.Put(k, id); err != nil {
 				return false, err
@@ -129,6 +135,9 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache) (bool, error) {
 	}
 	return true, nil
 }
+
+// ordersFill is the fill of the orders bucket's pages when bbolt splits them.
+const ordersFill = 0.95
 
 // firstSeq is the sequence of the first event of orderID (its order.intent): the
 // first key of its event index in orders.

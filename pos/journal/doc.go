@@ -12,7 +12,7 @@
 // The log of events is the source of truth; every other bucket is derived from it
 // in the same transaction as the event, and Rebuild recreates them by replay.
 //
-// # Bucket tree (schema version 1)
+// # Bucket tree (schema version 2)
 //
 //	journal.db
 //	├── meta                      not derived except the two counters
@@ -37,8 +37,10 @@
 //	│   └── staff ID      → pos.Staff JSON
 //	├── settings                  derived: the last value of each setting
 //	│   └── key           → JSON value
-//	└── catalog                   derived: the catalog last imported
-//	    └── "products"    → JSON array of pos.Product
+//	├── catalog                   derived: the catalog last imported
+//	│   └── "products"    → JSON array of pos.Product
+//	└── checkpoints               derived: the seal of every Z report (checkpoint.go)
+//	    └── u64 Z number  → u64 seq ‖ [32]byte hash ‖ u64 events ‖ [32]byte digest
 //
 // u64 is 8 bytes big-endian, so numeric keys sort as numbers; day is YYYY-MM-DD.
 // Order ids, staff ids and days never hold a NUL byte (Append refuses them), so

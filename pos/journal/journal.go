@@ -283,7 +283,8 @@ func (j *Journal) init(opts Options, creating bool) error {
 	case !opts.DeferVerify || missing:
 		// A rebuild replays the events, so they are verified first even when
 		// verification was deferred.
-		if err := j.verify(context.Background()); err != nil {
+		// A rebuild replays every event, so then the whole chain is checked.
+		if err := j.verify(context.Background(), missing); err != nil {
 			return err
 		}
 		j.verified = true

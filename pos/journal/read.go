@@ -221,7 +221,15 @@ func (j *Journal) DayClose(ctx context.Context, day string) (*pos.DayClose, erro
 			return fmt.Errorf("the Z report of a closed day is missing")
 		}
 		dc = new(pos.DayClose)
-		return json.Unmarshal(raw, dc)
+		if err := json.Unmarshal(raw, dc); err != nil {
+			return err
+		}
+		if cps := tx.Bucket(bucketCheckpoints); cps != nil {
+			if cp, ok := decodeCheckpoint(beU64(zno), cps.Get(zno)); ok {
+				dc.Seq = cp.Seq
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("journal: day close %s: %w", day, err)

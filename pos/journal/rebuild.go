@@ -48,6 +48,9 @@ func (j *Journal) Rebuild(ctx context.Context) error {
 			if err := derive(tx, &ev, nil); err != nil {
 				return fmt.Errorf("replay event %d (%s): %w", ev.Seq, ev.Kind, err)
 			}
+			if err := sealCheckpoint(tx, &ev, r.Hash); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

@@ -234,7 +234,7 @@ func readIntactWhy(path string) ([]*record, Numbers, string, error) {
 			}
 			defer db.Close()
 			return db.View(func(tx *bolt.Tx) error {
-				if err := walkTree(tx); err != nil {
+				if err := walkTree(tx, false); err != nil {
 					return err // the tree is not safe to follow: the scan below is
 				}
 				nums = numbersOf(tx)
@@ -330,7 +330,7 @@ func Restore(ctx context.Context, backup, dst string) error {
 				return nil
 			}
 			return db.View(func(tx *bolt.Tx) error {
-				if walkTree(tx) == nil {
+				if walkTree(tx, false) == nil {
 					hw = hw.max(numbersOf(tx))
 				}
 				return nil

@@ -7,6 +7,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"galla/pos"
 )
 
 // CorruptError says where the journal broke and where the last backup is. It
@@ -49,20 +51,38 @@ func (e *CorruptError) Sentence() string {
 // Is makes errors.Is(err, ErrCorrupt) and errors.Is(err, ErrDamaged) hold.
 func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt || target == ErrDamaged }
 
-// Verify runs bbolt's consistency check and walks the whole hash chain, the check
-// Open makes unless Options.DeferVerify is set, and remembers the result for
-// Verified. A damaged file gives the same *CorruptError (matching ErrCorrupt) as
-// Open would; once a verification has failed, Verify returns that error again
-// without checking anew. Appends wait while bbolt's check runs (see checkPages)
-// but not during the walk of the chain, which reads one snapshot of the file.
-// When ctx ends first it returns ctx's error and remembers nothing.
+// Verify is the check of start-up, the one Open makes unless
+// Options.DeferVerify is set: it walks the hash chain from the last checkpoint
+// (the newest Z report's seal) to the head, after checking that the checkpoint's
+// event is still the one it sealed, and reads the pages the next Append rewrites
+// (every bucket's root and right edge) from the file. Its cost is that of the
+// events since the last Z report, not of the file; VerifyAll and VerifyFile check
+// everything. It remembers the result for Verified. A damaged file gives the
+// same *CorruptError (matching ErrCorrupt) as Open would; once a verification
+// has failed, Verify returns that error again without checking anew. When ctx
+// ends first it returns ctx's error and remembers nothing.
 func (j *Journal) Verify(ctx context.Context) error {
+	return j.verifyOnce(ctx, false)
+}
+
+// VerifyAll is the whole check of the file on an open journal: bbolt's
+// consistency check (Tx.Check) after a walk of every page from the file, and the
+// hash chain from the first event to the head. Appends wait while bbolt's check
+// runs; on a large journal prefer VerifyFile on the day's backup, which checks
+// the derived records too and leaves the live file alone. It remembers its
+// result for Verified as Verify does.
+func (j *Journal) VerifyAll(ctx context.Context) error {
+	return j.verifyOnce(ctx, true)
+}
+
+// verifyOnce runs verify and keeps its result; a failure stays.
+func (j *Journal) verifyOnce(ctx context.Context, full bool) error {
 	j.verifyRun.Lock()
 	defer j.verifyRun.Unlock()
 	if done, err := j.Verified(); done && err != nil {
 		return err
 	}
-	err := j.verify(ctx)
+	err := j.verify(ctx, full)
 	if err != nil && !errors.Is(err, ErrCorrupt) {
 		return err
 	}
@@ -81,14 +101,16 @@ func (j *Journal) Verified() (done bool, err error) {
 	return j.verified, j.verifyErr
 }
 
-// verify runs bbolt's consistency check and then walks the hash chain.
-func (j *Journal) verify(ctx context.Context) error {
-	err := j.checkPages()
+// verify checks the pages and then walks the hash chain: everything when full is
+// set, else the right edge of every bucket and the chain from the last
+// checkpoint.
+func (j *Journal) verify(ctx context.Context, full bool) error {
+	err := j.checkPages(full)
 	if err == nil {
 		err = ctx.Err()
 	}
 	if err == nil {
-		err = j.view(func(tx *bolt.Tx) error { return j.verifyChain(ctx, tx) })
+		err = j.view(func(tx *bolt.Tx) error { return j.verifyChain(ctx, tx, full) })
 	}
 	if err != nil {
 		var ce *CorruptError
@@ -100,7 +122,9 @@ func (j *Journal) verify(ctx context.Context) error {
 	return nil
 }
 
-// checkPages runs bbolt's consistency check (Tx.Check). bbolt allows it beside
+// checkPages walks the page tree from the file (walkTree; only the right edge of
+// every bucket unless full is set) and, when full is set, runs bbolt's
+// consistency check (Tx.Check). bbolt allows it beside
 // writers only in a read-write transaction (in a read-only one it reads the
 // freelist that a concurrent commit changes), so it runs in one that is rolled
 // back: nothing is written, and appends wait for the check (not for the chain
@@ -109,7 +133,7 @@ func (j *Journal) verify(ctx context.Context) error {
 // A journal opened read-only has no writers, so its check runs in a read-only
 // transaction. bbolt's check runs in a goroutine of its own, where guard cannot
 // catch a fault; preflight has made sure every page it can name is in the file.
-func (j *Journal) checkPages() error {
+func (j *Journal) checkPages(full bool) error {
 	var first error
 	err := guard(func() error {
 		tx, err := j.db.Begin(!j.readOnly)
@@ -117,8 +141,11 @@ func (j *Journal) checkPages() error {
 			return err
 		}
 		defer func() { _ = tx.Rollback() }()
-		if err := walkTree(tx); err != nil {
+		if err := walkTree(tx, !full); err != nil {
 			first = err
+			return nil
+		}
+		if !full {
 			return nil
 		}
 		// Read the channel to its end so that the checking goroutine finishes.
@@ -145,9 +172,10 @@ func (j *Journal) checkPages() error {
 }
 
 // verifyChain decodes every event in sequence order and checks its own hash, its
-// link to the one before and the head kept in meta.
-// It stops with ctx's error when ctx ends.
-func (j *Journal) verifyChain(ctx context.Context, tx *bolt.Tx) error {
+// link to the one before and the head kept in meta. Unless full is set it starts
+// after the last checkpoint, whose own event must still be the day.closed it
+// sealed, with the hash it sealed. It stops with ctx's error when ctx ends.
+func (j *Journal) verifyChain(ctx context.Context, tx *bolt.Tx, full bool) error {
 	events := tx.Bucket(bucketEvents)
 	meta := tx.Bucket(bucketMeta)
 	if events == nil || meta == nil {
@@ -157,8 +185,20 @@ func (j *Journal) verifyChain(ctx context.Context, tx *bolt.Tx) error {
 		prev [32]byte
 		want uint64 = 1
 	)
+	if !full {
+		cp, ok, err := lastCheckpoint(tx)
+		if err != nil {
+			return j.corrupt(0, err.Error())
+		}
+		if ok {
+			if err := j.checkCheckpoint(events, cp); err != nil {
+				return err
+			}
+			prev, want = cp.Hash, cp.Seq+1
+		}
+	}
 	c := events.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
+	for k, v := c.Seek(u64(want)); k != nil; k, v = c.Next() {
 		if len(k) != 8 || beU64(k) != want {
 			return j.corrupt(want, "a sequence number is missing or a key is malformed")
 		}
@@ -190,4 +230,28 @@ func (j *Journal) verifyChain(ctx context.Context, tx *bolt.Tx) error {
 func (j *Journal) corrupt(seq uint64, reason string) error {
 	backup, _ := LatestBackup(j.backupDir)
 	return &CorruptError{Path: j.path, Seq: seq, Reason: reason, Backup: backup}
+}
+
+// checkCheckpoint checks that the event cp names is still the day.closed of its Z
+// report, with the hash cp sealed.
+func (j *Journal) checkCheckpoint(events *bolt.Bucket, cp Checkpoint) error {
+	v := events.Get(u64(cp.Seq))
+	if v == nil {
+		return j.corrupt(cp.Seq, fmt.Sprintf("the event sealed by Z report %d is missing", cp.ZNo))
+	}
+	r, err := decodeRecord(v)
+	if err != nil {
+		return j.corrupt(cp.Seq, err.Error())
+	}
+	if r.Seq != cp.Seq || r.Hash != cp.Hash || cp.Events != cp.Seq {
+		return j.corrupt(cp.Seq, fmt.Sprintf("the event is not the one Z report %d sealed", cp.ZNo))
+	}
+	ev, err := r.event()
+	if err != nil {
+		return j.corrupt(cp.Seq, err.Error())
+	}
+	if ev.Kind != pos.EvDayClosed || ev.DayClose == nil || ev.DayClose.ZNo != cp.ZNo {
+		return j.corrupt(cp.Seq, fmt.Sprintf("the event is not the day.closed of Z report %d", cp.ZNo))
+	}
+	return nil
 }

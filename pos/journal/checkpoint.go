@@ -1,0 +1,128 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"galla/pos"
+)
+
+// Checkpoint is the seal a Z report puts on the journal (DESIGN.md section 4):
+// the chain hash at the day.closed event, the count of events up to it, and a
+// digest of the derived state of the day that a replay of the events
+// reproduces. Start-up verifies the chain from the last checkpoint only; the
+// whole file is checked by VerifyFile, which also replays every digest.
+type Checkpoint struct {
+	ZNo    uint64   // the Z report that sealed it
+	Seq    uint64   // the sequence of its day.closed event
+	Hash   [32]byte // the chain hash of that event
+	Events uint64   // the events in the log up to it (equal to Seq: the log has no gaps)
+	Digest [32]byte // SHA-256 of the day's derived records (see dayDigest)
+}
+
+// checkpointSize is the stored size of a checkpoint: seq ‖ hash ‖ events ‖ digest.
+const checkpointSize = 8 + 32 + 8 + 32
+
+// encode is the stored value of c.
+func (c Checkpoint) encode() []byte {
+	b := make([]byte, 0, checkpointSize)
+	b = binary.BigEndian.AppendUint64(b, c.Seq)
+	b = append(b, c.Hash[:]...)
+	b = binary.BigEndian.AppendUint64(b, c.Events)
+	return append(b, c.Digest[:]...)
+}
+
+// decodeCheckpoint reads a stored checkpoint of Z report zno.
+func decodeCheckpoint(zno uint64, v []byte) (Checkpoint, bool) {
+	if len(v) != checkpointSize {
+		return Checkpoint{}, false
+	}
+	c := Checkpoint{ZNo: zno, Seq: beU64(v), Events: beU64(v[40:])}
+	copy(c.Hash[:], v[8:40])
+	copy(c.Digest[:], v[48:])
+	return c, true
+}
+
+// sealCheckpoint stores the checkpoint of ev, a day.closed event whose derived
+// records are already in tx, and whose chain hash is sum. Append, Rebuild and
+// the replay of VerifyFile all call it after derive, so a replay gives the same
+// value or VerifyFile names the difference.
+func sealCheckpoint(tx *bolt.Tx, ev *pos.Event, sum [32]byte) error {
+	if ev.Kind != pos.EvDayClosed || ev.DayClose == nil {
+		return nil
+	}
+	c := Checkpoint{ZNo: ev.DayClose.ZNo, Seq: ev.Seq, Hash: sum, Events: ev.Seq, Digest: dayDigest(tx, ev.DayClose.Day, ev.DayClose.ZNo)}
+	return tx.Bucket(bucketCheckpoints).Put(u64(c.ZNo), c.encode())
+}
+
+// dayDigest is SHA-256 over the derived records of a closed day, each with its
+// length: the day, every key of the day in days with its order id and the
+// order's stored record, the receipt and Z counters, and the stored Z report.
+func dayDigest(tx *bolt.Tx, day string, zno uint64) [32]byte {
+	h := sha256.New()
+	put := func(b []byte) {
+		h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(b))))
+		h.Write(b)
+	}
+	put([]byte("galla checkpoint 1"))
+	put([]byte(day))
+	orders := tx.Bucket(bucketOrders)
+	prefix := dayPrefix(day)
+	c := tx.Bucket(bucketDays).Cursor()
+	for k, id := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, id = c.Next() {
+		put(k)
+		put(id)
+		put(orders.Get(id))
+	}
+	n := numbersOf(tx)
+	put(u64(n.Receipt))
+	put(u64(n.Z))
+	put(tx.Bucket(bucketZ).Get(u64(zno)))
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// lastCheckpoint returns the newest checkpoint in tx; ok is false when there is
+// none (no Z report yet, or a file of schema 1 not yet rebuilt).
+func lastCheckpoint(tx *bolt.Tx) (c Checkpoint, ok bool, err error) {
+	b := tx.Bucket(bucketCheckpoints)
+	if b == nil {
+		return Checkpoint{}, false, nil
+	}
+	k, v := b.Cursor().Last()
+	if k == nil {
+		return Checkpoint{}, false, nil
+	}
+	if len(k) != 8 {
+		return Checkpoint{}, false, fmt.Errorf("a malformed checkpoint key")
+	}
+	c, ok = decodeCheckpoint(beU64(k), v)
+	if !ok {
+		return Checkpoint{}, false, fmt.Errorf("the checkpoint of Z report %d is malformed", beU64(k))
+	}
+	return c, true, nil
+}
+
+// LastCheckpoint returns the checkpoint of the newest Z report; ok is false when
+// no day was closed yet. Its Digest is the one to print on the Z report and to
+// send to the store server: an anchor outside the file.
+func (j *Journal) LastCheckpoint(ctx context.Context) (c Checkpoint, ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return Checkpoint{}, false, fmt.Errorf("journal: last checkpoint: %w", err)
+	}
+	err = j.view(func(tx *bolt.Tx) error {
+		var err error
+		c, ok, err = lastCheckpoint(tx)
+		return err
+	})
+	if err != nil {
+		return Checkpoint{}, false, fmt.Errorf("journal: last checkpoint: %w", err)
+	}
+	return c, ok, nil
+}

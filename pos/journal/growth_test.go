@@ -1,0 +1,77 @@
+package journal
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"galla/pos"
+)
+
+// emiTenure is a tenure object as the EMI calculator sends it (kept verbatim in
+// the EMI plan of an order.intent).
+var emiTenure = json.RawMessage(`{"offer_scheme":{"product_details":[{"schemes":[{"scheme_id":"48213","program_type":105,"is_cashback":false,"offer":{"discount":{"discount_type":"PERCENTAGE","amount":1971,"percentage":4.93}}}],"product_code":"SAMSUNG-S24","product_amount":7499900,"subvention_amount":197100,"is_subvention_applicable":true}],"emi_scheme":null},"tenure_id":"6","tenure_in_month":"6","monthly_installment":1249984,"bank_interest_rate":150000,"interest_pay_to_bank":197100,"total_offerred_discount_cashback_amount":197100,"loan_amount":7302800,"auth_amount":7302800}`)
+
+// busyDay is a realistic day of a busy counter: n sales (about 55% card, 30%
+// cash, 15% brand EMI with an IMEI), one sale in twenty refunded the same day,
+// every paid sale's receipt printed, one card sale in twenty-five refused once
+// before it is paid, and the day's Z report (made as pos.Engine.CloseDay makes
+// it). Order ids are those of the terminal (day-based, ascending).
+func (s *script) busyDay(day string, n int, zno uint64) []pos.Event {
+	var evs []pos.Event
+	add := func(e ...pos.Event) { evs = append(evs, e...) }
+	start := s.at
+	date, _ := time.Parse(pos.DayLayout, day)
+	if s.at.Before(date.Add(9 * time.Hour)) {
+		s.at = date.Add(9 * time.Hour)
+	}
+	for i := range n {
+		id := fmt.Sprintf("G%s-%04d", date.Format("060102"), i+1)
+		switch {
+		case i%20 == 3 || i%20 == 11 || i%20 == 17:
+			add(s.emiSale(id, day, 7499900)...)
+		case i%10 == 1 || i%10 == 5 || i%10 == 8:
+			add(s.cashSale(id, day, pos.Paise(49900+100*i))...)
+		default:
+			if i%25 == 7 {
+				add(pos.Event{Kind: pos.EvOrderIntent, OrderID: id + "R", Day: day, Time: s.next(), Staff: "001",
+					Intent: s.intent(id, day, pos.TenderCard, pos.Paise(199900+1000*i)).Intent})
+				add(pos.Event{Kind: pos.EvPaymentRefused, OrderID: id + "R", Day: day, Time: s.next(),
+					Attempt: &pos.AttemptEvent{N: 1, CardBrand: "VISA", CardLast4: testCardLast4, Code: "14826", Message: "card declined by the issuer"}})
+			}
+			add(s.cardSale(id, day, pos.Paise(199900+1000*i))...)
+		}
+		if i%20 == 9 {
+			add(s.refund(id, day, pos.Paise(199900+1000*i))...)
+		}
+	}
+	_ = start
+	add(pos.Event{Kind: pos.EvDayClosed, Day: day, Time: s.next(), Staff: "001",
+		DayClose: &pos.DayClose{Day: day, ZNo: zno}})
+	return evs
+}
+
+// emiSale is a brand EMI sale of a serialised phone: intent with the plan and
+// the IMEI, create, IMEI validated, attempt, accepted, verified, printed.
+func (s *script) emiSale(id, day string, amount pos.Paise) []pos.Event {
+	lines := []pos.Line{{SKU: "SAMSUNG-S24", Name: "Galaxy S24 256 GB", Brand: "SAMSUNG", ProductCode: "SAMSUNG-S24",
+		HSN: "8517", Qty: 1, UnitPrice: amount, GSTRate: 18, Serialised: true, IMEIs: []string{"356938035643809"}}}
+	plan := &pos.EMIPlan{Issuer: "HDFC Bank", Brand: "SAMSUNG", Program: "brand", Subvention: "no-cost", TenureMonths: 6,
+		TenureID: "6", RateBP: 150000, Monthly: 1249984, Interest: 197100, Benefit: 197100, TotalPayable: amount,
+		Loan: 7302800, AuthAmount: 7302800, IMEIRequired: true, AcquirerID: 7, Tenure: emiTenure}
+	svc, pay := "S"+id, "P"+id
+	s.receipt++
+	return []pos.Event{
+		{Kind: pos.EvOrderIntent, OrderID: id, Day: day, Time: s.next(), Staff: "001",
+			Intent: &pos.Intent{Tender: pos.TenderEMI, Lines: lines, Totals: pos.ComputeTotals(lines), Amount: amount, EMI: plan,
+				IMEIs: []string{"356938035643809"}, Customer: &pos.Customer{CountryCode: "91", Mobile: "9876543210"}}},
+		{Kind: pos.EvOrderCreated, OrderID: id, Day: day, Time: s.next(), Created: &pos.Created{ServiceOrderID: svc, Token: "tok-" + id}},
+		{Kind: pos.EvIMEIValidated, OrderID: id, Day: day, Time: s.next(), IMEIs: []string{"356938035643809"}},
+		{Kind: pos.EvPaymentAttempt, OrderID: id, Day: day, Time: s.next(), Attempt: &pos.AttemptEvent{N: 1, CardBrand: "VISA", CardLast4: testCardLast4}},
+		{Kind: pos.EvPaymentAccepted, OrderID: id, Day: day, Time: s.next(), Attempt: &pos.AttemptEvent{N: 1, PaymentID: pay, Amount: 7302800}},
+		{Kind: pos.EvPaymentOutcome, OrderID: id, Day: day, Time: s.next(), ReceiptNo: s.receipt, Outcome: &pos.Outcome{
+			MerchantOrderID: id, ServiceOrderID: svc, PaymentID: pay, OrderStatus: "CHARGED", PaymentStatus: "CAPTURED",
+			Amount: amount, Captured: amount, PaymentMode: "EMI", Issuer: "HDFC Bank", MaskedCard: "411111XXXXXX1111", AuthCode: "A1", RRN: "R1"}},
+		{Kind: pos.EvReceiptPrinted, OrderID: id, Day: day, Time: s.next(), Print: &pos.PrintEvent{Printer: "file", Format: "text"}},
+	}
+}
