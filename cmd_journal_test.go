@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -90,4 +91,22 @@ func TestJournalCommands(t *testing.T) {
 	assert.NotContains(t, errOut, "goroutine")
 	code, _, errOut = tillRun(t, dir, "", nil, "journal", "frobnicate")
 	assert.Equal(t, exitBadInput, code, errOut)
+}
+
+// TestZReportCarriesTheJournalSeal closes a day: the Z report prints the
+// journal's seal of it, and the report read back later prints the same seal.
+func TestZReportCarriesTheJournalSeal(t *testing.T) {
+	dir := t.TempDir()
+	pin := map[string]string{"GALLA_PIN": "4321"}
+	code, _, errOut := tillRun(t, dir, "4321\n", nil, "staff", "add", "Meera", "--role", "manager")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	code, out, errOut := tillRun(t, dir, "", pin, "close-day")
+	require.Equal(t, exitOK, code, errOut)
+	seal := regexp.MustCompile(`Journal seal ([0-9a-f]{64})`).FindStringSubmatch(out)
+	require.NotNil(t, seal, "the Z report prints its seal: %s", out)
+	code, again, errOut := tillRun(t, dir, "", nil, "report")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, again, "Journal seal "+seal[1])
 }

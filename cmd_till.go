@@ -428,6 +428,12 @@ func cmdCloseDay(c *cli, args []string) int {
 	if msg := t.PrintZ(ctx, res.Report); msg != "" {
 		fmt.Fprintln(c.stderr, "galla: "+msg)
 	}
+	if res.Checked != nil {
+		if err := <-res.Checked; err != nil {
+			return c.fail(exitCannotWork, "The day is closed, but the full check of the journal found damage: %s", pos.Sentence(err))
+		}
+		fmt.Fprintln(c.stderr, "galla: The whole journal, as the Z report sealed it, checks out.")
+	}
 	return code
 }
 

@@ -261,6 +261,10 @@ func ReportReceipt(rep Report, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		body.ByEMI = append(body.ByEMI, receipts.ReportRow{Label: label, Count: p.Count, Amount: int64(p.Amount)})
 	}
 	r.Report = body
+	if rep.Digest != "" {
+		// The journal's seal of the day, printed as an anchor outside the file.
+		r.Footer = append(r.Footer, "Journal seal", rep.Digest[:32], rep.Digest[32:])
+	}
 	return r
 }
 

@@ -39,6 +39,30 @@ type Report struct {
 	FirstReceipt uint64      `json:"first_receipt,omitempty"`
 	LastReceipt  uint64      `json:"last_receipt,omitempty"`
 	Orders       []ReportRow `json:"orders"`
+
+	// Digest is the journal's seal of a Z report (DESIGN.md section 4): a hash of
+	// the chain at the day's close and of the day's derived records, printed on
+	// the report so that a copy outside the file anchors it. "" for an X report.
+	Digest string `json:"digest,omitempty"`
+}
+
+// ZDigester is a Journal that tells the seal of Z report zno (pos/journal).
+type ZDigester interface {
+	ZDigest(ctx context.Context, zno uint64) (string, error)
+}
+
+// digest fills r.Digest for a Z report when the journal tells it.
+func (e *Engine) digest(ctx context.Context, r *Report) error {
+	zd, ok := e.j.(ZDigester)
+	if !ok || r.ZNo == 0 {
+		return nil
+	}
+	d, err := zd.ZDigest(ctx, r.ZNo)
+	if err != nil {
+		return fmt.Errorf("pos: report %s: digest: %w", r.Day, err)
+	}
+	r.Digest = d
+	return nil
 }
 
 // TenderTotal is the count and amount of one tender.
@@ -107,6 +131,9 @@ func (e *Engine) Report(ctx context.Context, day string) (*Report, error) {
 			if r.Orders, err = e.sealedRows(ctx, day, dc.Seq); err != nil {
 				return nil, fmt.Errorf("pos: report %s: %w", day, err)
 			}
+		}
+		if err := e.digest(ctx, &r); err != nil {
+			return nil, err
 		}
 		return &r, nil
 	}
@@ -363,6 +390,9 @@ func (e *Engine) CloseDay(ctx context.Context, day, pin string) (*Report, error)
 	if _, err := e.j.Append(context.WithoutCancel(ctx), ev); err != nil {
 		return nil, fmt.Errorf("pos: close day %s: %w", day, err)
 	}
+	if err := e.digest(context.WithoutCancel(ctx), r); err != nil {
+		e.log.Error("the Z report's seal cannot be read", "day", day, "err", err)
+	}
 	return r, nil
 }
 
@@ -439,6 +469,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	line("Cash expected in drawer", r.CashExpected)
 	if r.FirstReceipt != 0 {
 		line("Receipts", fmt.Sprintf("%d–%d", r.FirstReceipt, r.LastReceipt))
+	}
+	if r.Digest != "" {
+		fmt.Fprintf(&b, "Journal seal %s\n", r.Digest)
 	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {

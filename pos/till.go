@@ -33,6 +33,7 @@ type Till struct {
 	approvers map[string]Staff // managers whose PIN Authorize checked, by name
 	otps      map[string]chan string
 	lastErr   time.Time
+	fullCheck error // the full check at the last day close found damage
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -193,6 +194,11 @@ func (t *Till) Status(ctx context.Context) TillStatus {
 			st.Damaged = Sentence(err)
 		}
 	}
+	t.mu.Lock()
+	if t.fullCheck != nil && st.Damaged == "" {
+		st.Damaged = Sentence(t.fullCheck)
+	}
+	t.mu.Unlock()
 	return st
 }
 

@@ -163,6 +163,16 @@ func (t *Till) XReport(ctx context.Context, day time.Time) (string, error) {
 type CloseDayResult struct {
 	Report *Report
 	Note   string // where the backup went, or that it failed (the day stays closed)
+	// Checked receives the result of the full check of the journal as the Z
+	// sealed it (its backup), run in the background (DESIGN.md section 4), and
+	// is closed; nil when there is no backup to check.
+	Checked <-chan error
+}
+
+// BackupVerifier checks a backup of the journal whole: pages, hash chain, every
+// derived record against a replay (pos/journal's VerifyFile).
+type BackupVerifier interface {
+	VerifyBackup(ctx context.Context, path string) error
 }
 
 // CloseDayWithBackup takes the Z report of day on a manager's PIN and then writes
@@ -185,6 +195,20 @@ func (t *Till) CloseDayWithBackup(ctx context.Context, day, pin string) (*CloseD
 		return res, nil
 	}
 	res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d; backup written to %s.", day, rep.ZNo, path)
+	if v, ok := t.cfg.Backups.(BackupVerifier); ok {
+		checked := make(chan error, 1)
+		res.Checked = checked
+		go func() {
+			defer close(checked)
+			err := v.VerifyBackup(context.WithoutCancel(ctx), path)
+			if err != nil {
+				t.mu.Lock()
+				t.fullCheck = err
+				t.mu.Unlock()
+			}
+			checked <- err
+		}()
+	}
 	return res, nil
 }
 

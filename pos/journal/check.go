@@ -389,3 +389,9 @@ func printable(k []byte) string {
 	}
 	return string(k)
 }
+
+// VerifyBackup checks a backup file whole (pos.BackupVerifier): VerifyFile.
+func (j *Journal) VerifyBackup(ctx context.Context, path string) error {
+	_, err := VerifyFile(ctx, path)
+	return err
+}

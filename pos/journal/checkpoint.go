@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -125,4 +126,34 @@ func (j *Journal) LastCheckpoint(ctx context.Context) (c Checkpoint, ok bool, er
 		return Checkpoint{}, false, fmt.Errorf("journal: last checkpoint: %w", err)
 	}
 	return c, ok, nil
+}
+
+// ZDigest is the seal of Z report zno to print on it and send to the store server
+// (pos.ZDigester): hex SHA-256 of the checkpoint's chain hash, event count and
+// derived-state digest, 64 hex digits.
+func (j *Journal) ZDigest(ctx context.Context, zno uint64) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("journal: Z digest: %w", err)
+	}
+	var c Checkpoint
+	found := false
+	err := j.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketCheckpoints)
+		if b == nil {
+			return nil
+		}
+		c, found = decodeCheckpoint(zno, b.Get(u64(zno)))
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("journal: Z digest %d: %w", zno, err)
+	}
+	if !found {
+		return "", nil // a Z report of before checkpoints: no seal
+	}
+	h := sha256.New()
+	h.Write(c.Hash[:])
+	h.Write(binary.BigEndian.AppendUint64(nil, c.Events))
+	h.Write(c.Digest[:])
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
