@@ -147,6 +147,11 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 		return nil, err
 	}
 	t.discount = d
+	// The payments an earlier run left pending are followed up from now on, so
+	// that one the reconciler resolves at start raises its notice too.
+	if un, err := t.j.Unresolved(ctx); err == nil {
+		t.watch(un)
+	}
 	return t, nil
 }
 

@@ -99,6 +99,7 @@ type UI struct {
 	// noticeOrder is the order of the latest notice of a payment paid after the
 	// cashier moved on: Ctrl+O opens its receipt.
 	noticeOrder string
+	noticeRow   *fyne.Container
 	checkA      *action // Check now [Ctrl+K]: the pending payments, in the status bar
 	noticeA     *action // Receipt [Ctrl+O]: the receipt of the notice's order
 }
@@ -166,11 +167,15 @@ func New(app fyne.App, till Till, opts Options) *UI {
 		nav.Add(a.btn)
 	}
 	bar := container.NewHBox(u.modeText, widget.NewSeparator(), u.onlineText, widget.NewSeparator(),
-		u.unknownText, u.checkA.btn, widget.NewSeparator(), u.journalText, u.notice, u.noticeA.btn, layout.NewSpacer(), u.userText)
+		u.unknownText, u.checkA.btn, widget.NewSeparator(), u.journalText, layout.NewSpacer(), u.userText)
+	// The notice has a row of its own: an order id and a receipt number must not
+	// push the window wider than the screen.
+	u.noticeRow = container.NewBorder(nil, nil, nil, u.noticeA.btn, u.notice)
+	u.noticeRow.Hide()
 	top := container.NewBorder(nil, nil, title2("Galla"), nil, container.NewHBox(layout.NewSpacer(), nav))
 	u.win.SetContent(container.NewBorder(
 		container.NewVBox(top, widget.NewSeparator()),
-		container.NewVBox(widget.NewSeparator(), container.NewPadded(bar)),
+		container.NewVBox(widget.NewSeparator(), u.noticeRow, container.NewPadded(bar)),
 		nil, nil, u.body))
 
 	c := u.win.Canvas()
@@ -364,6 +369,7 @@ func (u *UI) buildStatusBar() {
 	u.journalText = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	u.userText = widget.NewLabelWithStyle("Not signed in", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
 	u.notice = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	u.notice.Truncation = fyne.TextTruncateEllipsis
 }
 
 // note shows the latest background result in the status bar.
@@ -372,6 +378,11 @@ func (u *UI) note(msg string) {
 	u.noticeA.btn.Hide()
 	u.notice.Importance = widget.MediumImportance
 	u.notice.SetText(msg)
+	if msg == "" {
+		u.noticeRow.Hide()
+	} else {
+		u.noticeRow.Show()
+	}
 }
 
 // raise shows the notice of a payment that became final after the cashier moved
