@@ -170,6 +170,14 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 	if err != nil {
 		return nil, err
 	}
+	// The order is busy from its intent until its create order is answered and
+	// journaled: a reconciliation running meanwhile (Check now, the start's) must
+	// not take the INTENT for a lost create order and abandon it.
+	release, err := e.lock(id)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { release() }()
 	for try := 0; ; try++ {
 		o := &Order{}
 		in := &Intent{Tender: tender, Lines: lines, Totals: totals, Amount: totals.Total, EMI: plan,
@@ -234,6 +242,12 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 		if next == "" {
 			return nil, fmt.Errorf("pos: create order %q: %w", id, cerr)
 		}
+		held, err := e.lock(next)
+		if err != nil {
+			return nil, err
+		}
+		release()
+		release = held
 		replaces, id = id, next
 	}
 }

@@ -33,7 +33,9 @@ type Till struct {
 	approvers map[string]Staff // managers whose PIN Authorize checked, by name
 	otps      map[string]chan string
 	lastErr   time.Time
-	fullCheck error // the full check at the last day close found damage
+	fullCheck error                   // the full check at the last day close found damage
+	inFlight  map[string]bool         // orders a Pay call is acting on
+	follow    map[string]*followState // orders left pending, followed up until final (till_pending.go)
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -134,7 +136,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 		return nil, errors.New("pos: new till: no engine")
 	}
 	t := &Till{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
-		approvers: map[string]Staff{}, otps: map[string]chan string{}}
+		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}
@@ -146,6 +148,11 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 		return nil, err
 	}
 	t.discount = d
+	// The payments an earlier run left pending are followed up from now on, so
+	// that one the reconciler resolves at start raises its notice too.
+	if un, err := t.j.Unresolved(ctx); err == nil {
+		t.watch(un)
+	}
 	return t, nil
 }
 
@@ -172,6 +179,10 @@ type TillStatus struct {
 	// Damaged is the sentence (naming the last backup) of a journal that failed
 	// its startup check, "" when it passed or still runs: payments are stopped.
 	Damaged string
+	// Pending lists the payments left pending that no payment call waits for
+	// (a cancelled authentication step, a screen left, a restart): the status
+	// bar names them with "Check now".
+	Pending []PendingPayment
 }
 
 // Status returns the gateway mode, whether the service answers, how many payments
@@ -185,6 +196,7 @@ func (t *Till) Status(ctx context.Context) TillStatus {
 	}
 	if un, err := t.j.Unresolved(ctx); err == nil {
 		st.Unknown = len(un)
+		st.Pending = t.watch(un)
 	}
 	if t.cfg.Health != nil {
 		switch done, err := t.cfg.Health.Verified(); {

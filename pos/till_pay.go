@@ -252,9 +252,31 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 		}
 	}
 	checks := 0
+	// The order is in flight from its first report until Pay returns: its cart is
+	// locked to it (CartLock) and FollowUp leaves it to this call.
+	var orderID string
+	if req.OrderID != "" {
+		orderID = req.OrderID
+		t.paying(orderID)
+	}
+	defer func() {
+		// A final order's outcome went to the caller; one still unresolved (the
+		// wait was cancelled or ran out, or the call failed midway) is followed up.
+		if orderID != "" {
+			o, err := t.eng.Order(context.WithoutCancel(ctx), orderID)
+			t.payReturned(orderID, err == nil && !o.Unresolved())
+		}
+	}()
 	opt := PayOptions{
 		Wait: req.Wait,
 		Progress: func(p Progress) {
+			if p.OrderID != "" && p.OrderID != orderID {
+				// A lost create order answer opens the sale again under a new id;
+				// the abandoned one is final.
+				t.payReturned(orderID, true)
+				orderID = p.OrderID
+				t.paying(orderID)
+			}
 			up := PayProgress{OrderID: p.OrderID}
 			switch p.Step {
 			case StepJournaled:
@@ -316,7 +338,12 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 		t.noteErr(err)
 		return PayOutcome{}, err
 	}
-	return payOutcomeOf(res), nil
+	out := payOutcomeOf(res)
+	if out.OrderID != "" && out.OrderID != orderID {
+		t.payReturned(orderID, true)
+		orderID = out.OrderID
+	}
+	return out, nil
 }
 
 // errNoPhonePage says that pay on phone is not set up on this terminal.

@@ -96,6 +96,12 @@ type UI struct {
 
 	prompt *prompt       // the open dialog, if any
 	notice *widget.Label // the latest background result, in the status bar
+	// noticeOrder is the order of the latest notice of a payment paid after the
+	// cashier moved on: Ctrl+O opens its receipt.
+	noticeOrder string
+	noticeRow   *fyne.Container
+	checkA      *action // Check now [Ctrl+K]: the pending payments, in the status bar
+	noticeA     *action // Receipt [Ctrl+O]: the receipt of the notice's order
 }
 
 // New builds the terminal window on app for till. The window opens on the sign-in
@@ -142,7 +148,12 @@ func New(app fyne.App, till Till, opts Options) *UI {
 	u.emi = newEMIScreen(u)
 	u.journal = newJournalScreen(u)
 	u.settings = newSettingsScreen(u)
+	u.checkA = u.newAction("Check now", fyne.KeyK, fyne.KeyModifierControl, u.checkNow)
+	u.noticeA = u.newAction("Receipt", fyne.KeyO, fyne.KeyModifierControl, u.openNotice)
+	u.checkA.btn.Hide()
+	u.noticeA.btn.Hide()
 	u.global = []*action{
+		u.checkA, u.noticeA,
 		u.newAction("Sale", fyne.KeyF2, 0, func() { u.goTo(u.sale) }),
 		u.newAction("Journal", fyne.KeyF9, 0, u.openJournal),
 		u.newAction("Settings", fyne.KeyF10, 0, u.openSettings),
@@ -152,15 +163,19 @@ func New(app fyne.App, till Till, opts Options) *UI {
 
 	u.body = container.NewStack()
 	nav := container.NewHBox()
-	for _, a := range u.global {
+	for _, a := range u.global[2:] {
 		nav.Add(a.btn)
 	}
 	bar := container.NewHBox(u.modeText, widget.NewSeparator(), u.onlineText, widget.NewSeparator(),
-		u.unknownText, widget.NewSeparator(), u.journalText, u.notice, layout.NewSpacer(), u.userText)
+		u.unknownText, u.checkA.btn, widget.NewSeparator(), u.journalText, layout.NewSpacer(), u.userText)
+	// The notice has a row of its own: an order id and a receipt number must not
+	// push the window wider than the screen.
+	u.noticeRow = container.NewBorder(nil, nil, nil, u.noticeA.btn, u.notice)
+	u.noticeRow.Hide()
 	top := container.NewBorder(nil, nil, title2("Galla"), nil, container.NewHBox(layout.NewSpacer(), nav))
 	u.win.SetContent(container.NewBorder(
 		container.NewVBox(top, widget.NewSeparator()),
-		container.NewVBox(widget.NewSeparator(), container.NewPadded(bar)),
+		container.NewVBox(widget.NewSeparator(), u.noticeRow, container.NewPadded(bar)),
 		nil, nil, u.body))
 
 	c := u.win.Canvas()
@@ -168,7 +183,7 @@ func New(app fyne.App, till Till, opts Options) *UI {
 		u.touch()
 		u.dispatch(k.Name, 0)
 	})
-	for _, k := range []fyne.KeyName{fyne.KeyL, fyne.KeyT, fyne.KeyD, fyne.KeyE, fyne.KeyF, fyne.KeyP, fyne.KeyR, fyne.KeyS, fyne.KeyQ, fyne.KeyI, fyne.KeyO, fyne.KeyN, fyne.KeyG, fyne.KeyDelete, fyne.KeyUp, fyne.KeyDown} {
+	for _, k := range []fyne.KeyName{fyne.KeyL, fyne.KeyT, fyne.KeyD, fyne.KeyE, fyne.KeyF, fyne.KeyP, fyne.KeyR, fyne.KeyS, fyne.KeyQ, fyne.KeyI, fyne.KeyO, fyne.KeyK, fyne.KeyN, fyne.KeyG, fyne.KeyDelete, fyne.KeyUp, fyne.KeyDown} {
 		sc := &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierControl}
 		c.AddShortcut(sc, u.TypedShortcut)
 	}
@@ -301,7 +316,7 @@ func (u *UI) signedInAs(s StaffMember) {
 	u.signedIn = true
 	u.touch()
 	u.userText.SetText(s.Name + " (" + string(s.Role) + ")")
-	for _, a := range u.global[1:3] {
+	for _, a := range u.global[3:5] {
 		if s.Manager() {
 			a.btn.Enable()
 		} else {
@@ -354,16 +369,136 @@ func (u *UI) buildStatusBar() {
 	u.journalText = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	u.userText = widget.NewLabelWithStyle("Not signed in", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
 	u.notice = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	u.notice.Truncation = fyne.TextTruncateEllipsis
 }
 
 // note shows the latest background result in the status bar.
-func (u *UI) note(msg string) { u.notice.SetText(msg) }
+func (u *UI) note(msg string) {
+	u.noticeOrder = ""
+	u.noticeA.btn.Hide()
+	u.notice.Importance = widget.MediumImportance
+	u.notice.SetText(msg)
+	if msg == "" {
+		u.noticeRow.Hide()
+	} else {
+		u.noticeRow.Show()
+	}
+}
 
-// refreshStatus asks pos for its standing and shows it in the status bar.
+// raise shows the notice of a payment that became final after the cashier moved
+// on; a paid one's receipt opens with Ctrl+O.
+func (u *UI) raise(n Notice) {
+	u.note(n.Text)
+	if n.Paid() {
+		u.noticeOrder = n.OrderID
+		u.notice.Importance = widget.SuccessImportance
+		u.notice.Refresh()
+		u.noticeA.btn.Show()
+	}
+	u.sale.resolved(n.OrderID)
+	if u.current == u.pay && u.pay.run == nil && u.pay.orderID == n.OrderID {
+		u.async(func(ctx context.Context) func() {
+			o, err := u.till.CheckOrder(ctx, n.OrderID)
+			return func() { u.pay.checked(n.OrderID, o, err) }
+		})
+	}
+}
+
+// noteOutcome raises the outcome of a payment whose screen the cashier had left.
+func (u *UI) noteOutcome(o Outcome, err error) {
+	id := o.OrderID
+	switch {
+	case err != nil:
+		u.note(strings.TrimSpace("Order "+id) + ": NOT PAID — " + sentence(err))
+	case o.State.Paid() && o.Verified:
+		n := Notice{OrderID: id, State: o.State, Amount: o.Amount, ReceiptNo: o.ReceiptNo,
+			Text: "Order " + id + ": PAID " + o.Amount.String()}
+		if o.ReceiptNo != "" {
+			n.Text += " — receipt " + o.ReceiptNo
+		}
+		u.raise(n)
+	case o.State == pos.StateFailed:
+		u.note("Order " + id + ": FAILED — not charged")
+	default:
+		u.note("Order " + id + ": pending — its outcome is not known yet")
+	}
+}
+
+// openNotice opens the receipt of the notice's paid order.
+func (u *UI) openNotice() {
+	if u.noticeOrder == "" {
+		return
+	}
+	back := u.current
+	if back == u.receipt || back == u.signIn {
+		back = u.sale
+	}
+	u.receipt.open(u.noticeOrder, back)
+}
+
+// checkNow inquires the pending payments now: the cart's own, else every one the
+// status bar names.
+func (u *UI) checkNow() {
+	var ids []string
+	if u.sale.payOrder != "" && u.sale.lock.Locked && u.sale.lockRun == nil {
+		ids = []string{u.sale.payOrder}
+	} else {
+		for _, p := range u.status.Pending {
+			ids = append(ids, p.OrderID)
+		}
+	}
+	if len(ids) == 0 {
+		u.note("No payment is pending.")
+		return
+	}
+	u.checkA.btn.Disable()
+	u.note("Checking " + plural(len(ids), "pending payment") + "…")
+	u.async(func(ctx context.Context) func() {
+		outs := make([]Outcome, len(ids))
+		errs := make([]error, len(ids))
+		for i, id := range ids {
+			outs[i], errs[i] = u.till.CheckOrder(ctx, id)
+		}
+		return func() {
+			u.checkA.btn.Enable()
+			var still []string
+			for i, id := range ids {
+				if errs[i] != nil {
+					still = append(still, "order "+id+": "+sentence(errs[i]))
+				} else if !outs[i].State.Final() {
+					still = append(still, "order "+id+" still pending")
+				}
+				if u.pay.orderID == id {
+					u.pay.checked(id, outs[i], errs[i])
+				}
+			}
+			if len(still) > 0 {
+				u.note("Checked: " + strings.Join(still, "; ") + ".")
+			} else {
+				u.note("Checked: nothing is pending.")
+			}
+			u.sale.checkLock()
+			u.refreshStatus() // the notices of what was resolved
+		}
+	})
+}
+
+// RefreshStatus asks pos for its standing and the payments resolved since, as the
+// status ticker does every Options.StatusEvery.
+func (u *UI) RefreshStatus() { u.refreshStatus() }
+
+// refreshStatus follows up the payments left pending, asks pos for its standing
+// and shows both in the status bar.
 func (u *UI) refreshStatus() {
 	u.async(func(ctx context.Context) func() {
+		notes, _ := u.till.FollowUp(ctx) // what could not be inquired is tried again on the next tick
 		st := u.till.Status(ctx)
-		return func() { u.showStatus(st) }
+		return func() {
+			u.showStatus(st)
+			for _, n := range notes {
+				u.raise(n)
+			}
+		}
 	})
 }
 
@@ -382,14 +517,26 @@ func (u *UI) showStatus(st Status) {
 	} else {
 		u.onlineText.SetText("Offline: card payments will wait")
 	}
-	switch st.Unknown {
-	case 0:
+	switch {
+	case len(st.Pending) == 1:
+		u.unknownText.SetText("Payment pending: order " + st.Pending[0].OrderID + " " + st.Pending[0].Amount.String())
+	case len(st.Pending) > 1:
+		u.unknownText.SetText(strconv.Itoa(len(st.Pending)) + " payments pending")
+	case st.Unknown == 0:
 		u.unknownText.SetText("No unknown payments")
-	case 1:
+	case st.Unknown == 1:
 		u.unknownText.SetText("1 unknown payment")
 	default:
 		u.unknownText.SetText(strconv.Itoa(st.Unknown) + " unknown payments")
 	}
+	if len(st.Pending) > 0 {
+		u.unknownText.Importance = widget.WarningImportance
+		u.checkA.btn.Show()
+	} else {
+		u.unknownText.Importance = widget.MediumImportance
+		u.checkA.btn.Hide()
+	}
+	u.unknownText.Refresh()
 	u.showJournal(st)
 }
 

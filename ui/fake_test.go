@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,10 +49,18 @@ type fakeTill struct {
 	requests []PayRequest
 	printed  []string
 	schemes  int
-	// holdPay, when set, keeps Pay waiting after order creation until it is closed.
+	// holdPay, when set, keeps the next Pay waiting after order creation until it
+	// is closed.
 	holdPay chan struct{}
 	// phoneFails fails that many pay-on-phone payments (verified, retry allowed).
 	phoneFails int
+	// left holds the payments Pay left pending (UNKNOWN), as their outcome stands
+	// now; resolve decides one and queues its notice for FollowUp.
+	left    map[string]Outcome
+	notices []Notice
+	checked []string // the orders CheckOrder was asked about
+	// inFlight holds the orders whose Pay call has not returned.
+	inFlight map[string]bool
 }
 
 func newFakeTill() *fakeTill {
@@ -72,13 +81,82 @@ func newFakeTill() *fakeTill {
 		events:   map[string][]OrderEvent{},
 		settings: Settings{ShopName: "Sharma Mobiles", PrinterProfile: "80mm", DiscountLimit: pos.DefaultDiscountLimit},
 		otp:      make(chan string, 1),
+		left:     map[string]Outcome{},
+		inFlight: map[string]bool{},
 	}
+}
+
+// leave records a payment Pay leaves pending, as the real till follows it up.
+func (f *fakeTill) leave(out Outcome) (Outcome, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.left[out.OrderID] = out
+	f.status.Pending = append(f.status.Pending, Pending{OrderID: out.OrderID, Amount: out.Amount, State: pos.StateUnknown})
+	f.status.Unknown = len(f.status.Pending)
+	return out, nil
+}
+
+// resolve decides the pending payment of id as state in the background (PAID gets
+// receipt "R-id") and queues its notice.
+func (f *fakeTill) resolve(id string, state pos.OrderState) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.left[id]
+	out.State, out.Verified, out.Unverified = state, true, false
+	n := Notice{OrderID: id, State: state, Amount: out.Amount, Text: "Order " + id + ": " + string(state) + " — not charged"}
+	if state.Paid() {
+		out.ReceiptNo = "R-" + id
+		n.ReceiptNo = out.ReceiptNo
+		n.Text = "Order " + id + ": PAID " + out.Amount.String() + " — receipt " + out.ReceiptNo
+	}
+	f.left[id] = out
+	f.notices = append(f.notices, n)
+	f.status.Pending = slices.DeleteFunc(f.status.Pending, func(p Pending) bool { return p.OrderID == id })
+	f.status.Unknown = len(f.status.Pending)
+}
+
+func (f *fakeTill) CheckOrder(_ context.Context, id string) (Outcome, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.checked = append(f.checked, id)
+	out, ok := f.left[id]
+	if !ok {
+		return Outcome{}, pos.ErrOrderNotFound
+	}
+	return out, nil
+}
+
+// CartLock says what pos says: locked while in flight or pending, sold when paid.
+func (f *fakeTill) CartLock(_ context.Context, id string) CartLock {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.inFlight[id] {
+		return CartLock{Locked: true, Reason: "The payment of order " + id + " is in progress."}
+	}
+	out, ok := f.left[id]
+	switch {
+	case !ok || out.State == pos.StateFailed:
+		return CartLock{Reason: "Order " + id + " was not charged."}
+	case out.State.Paid():
+		return CartLock{Paid: true, Reason: "Order " + id + " is PAID."}
+	}
+	return CartLock{Locked: true, Reason: "The payment of order " + id + " is pending (fake)."}
+}
+
+func (f *fakeTill) FollowUp(context.Context) ([]Notice, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := f.notices
+	f.notices = nil
+	return n, nil
 }
 
 func (f *fakeTill) Status(context.Context) Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.status
+	st := f.status
+	st.Pending = slices.Clone(st.Pending)
+	return st
 }
 
 func (f *fakeTill) Staff(context.Context) ([]StaffMember, error) {
@@ -256,7 +334,14 @@ func (f *fakeTill) Pay(ctx context.Context, req PayRequest, progress func(Progre
 		id = fmt.Sprintf("G-%04d", len(f.requests))
 	}
 	hold := f.holdPay
+	f.holdPay = nil
+	f.inFlight[id] = true
 	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		delete(f.inFlight, id)
+		f.mu.Unlock()
+	}()
 	var total pos.Paise
 	for _, l := range req.Lines {
 		total += pos.Paise(l.Qty)*l.Product.Price - l.Discount
@@ -309,7 +394,7 @@ func (f *fakeTill) Pay(ctx context.Context, req PayRequest, progress func(Progre
 	case "0119":
 		progress(Progress{OrderID: id, Step: StepVerifying, Checks: 3, NextCheck: 5 * time.Second})
 		out.State = pos.StateUnknown
-		return out, nil
+		return f.leave(out)
 	}
 	if !strings.HasPrefix(number, "5555") {
 		progress(Progress{OrderID: id, Step: StepAuthenticating, OTP: true})
@@ -320,7 +405,9 @@ func (f *fakeTill) Pay(ctx context.Context, req PayRequest, progress func(Progre
 				return out, nil
 			}
 		case <-ctx.Done():
-			return Outcome{}, ctx.Err()
+			// As the real till: the wait ends and the payment is left pending.
+			out.State, out.Reason = pos.StateUnknown, "the checkout stopped waiting for the payment's answer"
+			return f.leave(out)
 		}
 	}
 	progress(Progress{OrderID: id, Step: StepVerifying, Checks: 1, NextCheck: time.Second})

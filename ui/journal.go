@@ -43,6 +43,7 @@ type journalScreen struct {
 	nextDay  *action
 	stateF   *action
 	tenderF  *action
+	checkA   *action
 	back     *action
 	report   *widget.Label // the last report shown
 }
@@ -106,6 +107,7 @@ func newJournalScreen(u *UI) *journalScreen {
 	s.prevDay = u.newAction("Previous day", fyne.KeyF3, 0, func() { s.load(s.day.AddDate(0, 0, -1)) })
 	s.nextDay = u.newAction("Next day", fyne.KeyF4, 0, func() { s.load(s.day.AddDate(0, 0, 1)) })
 	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(u.sale) })
+	s.checkA = u.newAction("Check now", fyne.KeyK, fyne.KeyModifierControl, s.check)
 	s.report = widget.NewLabel("")
 
 	s.stateF = u.newAction("State", fyne.KeyF, fyne.KeyModifierControl, func() { cycle(s.status) })
@@ -118,7 +120,7 @@ func newJournalScreen(u *UI) *journalScreen {
 	header := journalRow("Time", "Order", "State", "Tender", "Amount", "Cashier")
 	left := container.NewBorder(container.NewVBox(s.title, s.scan, filters, header), nil, nil, nil, s.list)
 	right := container.NewBorder(container.NewVBox(heading("Order history"), s.detail), s.message, nil, nil, s.history)
-	buttons := container.NewGridWithColumns(6, s.back.btn, s.refund.btn, s.reprint.btn, s.xReport.btn, s.closeDay.btn, s.export.btn)
+	buttons := container.NewGridWithColumns(7, s.back.btn, s.refund.btn, s.reprint.btn, s.checkA.btn, s.xReport.btn, s.closeDay.btn, s.export.btn)
 	s.root = container.NewPadded(container.NewBorder(nil, buttons, nil, nil, container.New(&ratioLayout{ratio: 0.58}, left, right)))
 	return s
 }
@@ -126,7 +128,7 @@ func newJournalScreen(u *UI) *journalScreen {
 func (s *journalScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *journalScreen) actions() []*action {
-	return []*action{s.refund, s.reprint, s.xReport, s.closeDay, s.export, s.prevDay, s.nextDay, s.stateF, s.tenderF, s.back}
+	return []*action{s.refund, s.reprint, s.checkA, s.xReport, s.closeDay, s.export, s.prevDay, s.nextDay, s.stateF, s.tenderF, s.back}
 }
 
 func (s *journalScreen) shown() { s.u.win.Canvas().Focus(s.scan) }
@@ -186,13 +188,23 @@ func (s *journalScreen) apply() {
 		}
 		s.visible = append(s.visible, o)
 	}
-	s.list.UnselectAll()
+	s.unselect()
 	s.list.Refresh()
-	s.hit = -1
 	for i, o := range s.visible {
 		if o.OrderID == keep {
 			s.list.Select(i) // keeps the order chosen across a reload
 		}
+	}
+}
+
+// unselect leaves no order chosen: F5 and F6 act on none until one is.
+func (s *journalScreen) unselect() {
+	s.list.UnselectAll()
+	s.hit = -1
+	s.events = nil
+	if s.detail != nil { // the filters apply once while the screen is built
+		s.detail.SetText("")
+		s.history.Refresh()
 	}
 }
 
@@ -226,7 +238,10 @@ func (s *journalScreen) find(text string) {
 			return
 		}
 	}
-	s.openOrder(id)
+	// Nothing matches: nothing stays chosen, so no key acts on the order chosen
+	// before.
+	s.unselect()
+	s.message.SetText("No order of this list matches “" + text + "”. Check the day (F3, F4) and the filters, or scan the receipt again.")
 }
 
 // selectedOrder is the order whose history is shown.
@@ -282,7 +297,7 @@ func (s *journalScreen) askRefund() {
 	pin := newKeyEntry(s.u)
 	pin.Password = true
 	pin.SetPlaceHolder("Manager PIN")
-	s.u.ask("Refund order "+o.OrderID, "Up to "+left.String()+" can be refunded. Change the amount for a partial refund.",
+	s.u.ask("Refund order "+o.OrderID, refundNames(o)+"\nUp to "+left.String()+" can be refunded. Change the amount for a partial refund.",
 		[]*keyEntry{amount, pin}, func(p *prompt) {
 			code := pin.Text
 			pin.SetText("")
@@ -314,6 +329,43 @@ func (s *journalScreen) askRefund() {
 				}
 			})
 		})
+}
+
+// refundNames names the order a refund acts on: its receipt, amount, tender and
+// card.
+func refundNames(o OrderSummary) string {
+	parts := []string{"Order " + o.OrderID}
+	if o.ReceiptNo != "" {
+		parts = append(parts, "receipt "+o.ReceiptNo)
+	}
+	parts = append(parts, o.Amount.String()+" by "+string(o.Tender))
+	if o.CardLast4 != "" {
+		parts = append(parts, "card ••••"+o.CardLast4)
+	}
+	parts = append(parts, o.At.Format("2 Jan 15:04"))
+	return strings.Join(parts, " · ")
+}
+
+// check inquires the chosen order's pending payment now.
+func (s *journalScreen) check() {
+	o, ok := s.selectedOrder()
+	if !ok {
+		return
+	}
+	s.message.SetText("Checking order " + o.OrderID + " with the payment service…")
+	s.u.async(func(ctx context.Context) func() {
+		out, err := s.u.till.CheckOrder(ctx, o.OrderID)
+		return func() {
+			if err != nil {
+				s.message.SetText(sentence(err))
+				return
+			}
+			s.message.SetText("Order " + o.OrderID + ": " + string(out.State) + ".")
+			s.load(s.day)
+			s.u.sale.checkLock()
+			s.u.refreshStatus()
+		}
+	})
 }
 
 func (s *journalScreen) reprintOrder() {

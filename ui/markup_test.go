@@ -111,7 +111,7 @@ func TestMarkupEMISale(t *testing.T) {
 	h.assertMarkup("payment-otp")
 
 	h.enter("123456")
-	h.waitFor("the result", func() bool { return !u.pay.running })
+	h.waitFor("the result", func() bool { return u.pay.run == nil })
 	h.settle()
 	require.Equal(t, "PAID", u.pay.result.Text)
 	h.assertMarkup("payment-paid")

@@ -26,12 +26,14 @@ var stepNames = [...]string{"Order created", "Customer authenticating", "Verifyi
 // payScreen is screen 5: the steps of a payment, the polling schedule, the sandbox's
 // OTP step in the window, and an unmistakable result. The payment runs in the
 // background: Escape goes back to the counter and the result arrives anyway.
+// Backing out of the OTP step stops waiting for it: the payment stays pending (the
+// status bar and the journal, with Check now) and the terminal is free.
 type payScreen struct {
 	u       *UI
 	req     PayRequest
 	orderID string
-	running bool
-	opened  string // the authentication page already opened
+	run     *payRun // the payment the screen shows while its call runs; nil once it ended
+	opened  string  // the authentication page already opened
 	outcome Outcome
 	err     error
 
@@ -47,8 +49,17 @@ type payScreen struct {
 	otpEntry *keyEntry
 	receiptA *action
 	retryA   *action
+	checkA   *action
 	backA    *action
 	newSaleA *action
+}
+
+// payRun is one call of Till.Pay. A run whose screen the cashier left for another
+// payment goes on in the background; its result becomes a notice.
+type payRun struct {
+	req     PayRequest
+	orderID string
+	cancel  context.CancelFunc // ends the call's waits (the OTP step); the engine leaves the order pending
 }
 
 func newPayScreen(u *UI) *payScreen {
@@ -69,7 +80,8 @@ func newPayScreen(u *UI) *payScreen {
 	s.detail.SizeName = theme.SizeNameSubHeadingText
 	s.receiptA = u.newAction("Receipt", fyne.KeyF5, 0, s.toReceipt)
 	s.receiptA.btn.Importance = widget.HighImportance
-	s.retryA = u.newAction("Try again on the same order", fyne.KeyF6, 0, s.retry)
+	s.retryA = u.newAction("Try again, same order", fyne.KeyF6, 0, s.retry)
+	s.checkA = u.newAction("Check now", fyne.KeyF7, 0, s.check)
 	s.backA = u.newAction("Back to the counter", fyne.KeyEscape, 0, func() { u.goTo(u.sale) })
 	s.newSaleA = u.newAction("New sale", fyne.KeyN, fyne.KeyModifierControl, func() {
 		u.sale.clear()
@@ -83,7 +95,7 @@ func newPayScreen(u *UI) *payScreen {
 	s.qrURL.Wrapping = fyne.TextWrapBreak
 	left := container.NewVBox(s.title, steps, s.poll, s.qr, s.qrURL)
 	right := container.NewVBox(layout.NewSpacer(), s.result, s.detail, layout.NewSpacer())
-	buttons := container.NewGridWithColumns(4, s.backA.btn, s.newSaleA.btn, s.retryA.btn, s.receiptA.btn)
+	buttons := container.NewGridWithColumns(5, s.backA.btn, s.newSaleA.btn, s.retryA.btn, s.checkA.btn, s.receiptA.btn)
 	s.root = container.NewPadded(container.NewBorder(nil, buttons, nil, nil,
 		container.New(&ratioLayout{ratio: 0.4}, left, right)))
 	return s
@@ -92,7 +104,7 @@ func newPayScreen(u *UI) *payScreen {
 func (s *payScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *payScreen) actions() []*action {
-	return []*action{s.receiptA, s.retryA, s.backA, s.newSaleA}
+	return []*action{s.receiptA, s.retryA, s.checkA, s.backA, s.newSaleA}
 }
 
 func (s *payScreen) shown() {
@@ -103,16 +115,18 @@ func (s *payScreen) shown() {
 	s.u.win.Canvas().Unfocus()
 }
 
-// start takes the payment of req in the background and shows its progress.
+// start takes the payment of req in the background and shows its progress. A
+// payment still running for an earlier cart goes on in the background.
 func (s *payScreen) start(req PayRequest) {
-	if s.running {
-		s.u.showError("A payment is already in progress: wait for its result before starting another.")
-		return
-	}
 	s.req = req
 	s.req.Card = nil // the card belongs to the call below, which wipes it
 	s.orderID = req.OrderID
-	s.running = true
+	ctx, cancel := context.WithCancel(s.u.ctx)
+	run := &payRun{req: s.req, orderID: req.OrderID, cancel: cancel}
+	s.run = run
+	if s.otp != nil && !s.otp.closed {
+		s.otp.close()
+	}
 	s.opened = ""
 	s.err = nil
 	s.outcome = Outcome{}
@@ -127,13 +141,15 @@ func (s *payScreen) start(req PayRequest) {
 	s.showResult("", nil, "Keep the card with the customer. Escape goes back to the counter; the payment goes on.")
 	s.receiptA.btn.Disable()
 	s.retryA.btn.Disable()
+	s.checkA.btn.Disable()
 	s.newSaleA.btn.Disable()
+	s.u.sale.paymentStarted(run)
 	s.u.goTo(s)
-	s.u.async(func(ctx context.Context) func() {
+	s.u.async(func(context.Context) func() {
 		o, err := s.u.till.Pay(ctx, req, func(p Progress) {
-			s.u.do(func() { s.progress(p) })
+			s.u.do(func() { s.progress(run, p) })
 		})
-		return func() { s.done(o, err) }
+		return func() { s.done(run, o, err) }
 	})
 }
 
@@ -168,7 +184,14 @@ func (s *payScreen) mark(step Step) {
 }
 
 // progress shows a report from the payment in flight.
-func (s *payScreen) progress(p Progress) {
+func (s *payScreen) progress(run *payRun, p Progress) {
+	if p.OrderID != "" {
+		run.orderID = p.OrderID
+		s.u.sale.paymentOrder(run, p.OrderID)
+	}
+	if s.run != run {
+		return // a payment gone to the background: its result becomes a notice
+	}
 	if p.OrderID != "" {
 		s.orderID = p.OrderID
 	}
@@ -203,8 +226,8 @@ func (s *payScreen) progress(p Progress) {
 	if p.Note != "" {
 		s.detail.SetText(p.Note)
 	}
-	if p.OTP && (s.otp == nil || s.otp.closed) && s.running {
-		s.askOTP()
+	if p.OTP && (s.otp == nil || s.otp.closed) {
+		s.askOTP(run)
 	}
 }
 
@@ -215,8 +238,10 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// askOTP opens the sandbox's authentication step in the window.
-func (s *payScreen) askOTP() {
+// askOTP opens the sandbox's authentication step in the window. Backing out of it
+// (Escape, Cancel) ends the wait: the payment is left pending, never cancelled, for
+// the customer may have been charged.
+func (s *payScreen) askOTP(run *payRun) {
 	s.otpEntry = newKeyEntry(s.u)
 	s.otpEntry.Password = true
 	s.otpEntry.SetPlaceHolder("One-time password")
@@ -246,21 +271,48 @@ func (s *payScreen) askOTP() {
 				}
 			})
 		})
+	s.otp.onCancel = func() {
+		run.cancel()
+		if s.run == run {
+			s.poll.SetText("Order " + order + ": the authentication step was left; the payment stays pending and will be checked.")
+			s.detail.SetText("Stopped waiting for the customer's one-time password…")
+		}
+	}
 }
 
-// done shows the outcome of the payment call.
-func (s *payScreen) done(o Outcome, err error) {
-	s.running = false
-	s.outcome, s.err = o, err
-	if o.OrderID != "" {
-		s.orderID = o.OrderID
+// done shows the outcome of the payment call, or raises it as a notice when the
+// cashier has started another payment since.
+func (s *payScreen) done(run *payRun, o Outcome, err error) {
+	run.cancel()
+	if o.OrderID == "" {
+		o.OrderID = run.orderID
 	}
+	s.u.sale.paymentDone(run, o, err)
+	defer s.u.refreshStatus()
+	if s.run != run {
+		s.u.noteOutcome(o, err)
+		return
+	}
+	s.run = nil
 	if s.otp != nil && !s.otp.closed {
 		s.otp.close()
 	}
 	s.u.card.reset()
+	s.show(o, err)
+	if s.u.current != s {
+		s.u.noteOutcome(o, err)
+	}
+	s.shown()
+}
+
+// show shows how the payment of the screen stands.
+func (s *payScreen) show(o Outcome, err error) {
+	s.outcome, s.err = o, err
+	if o.OrderID != "" {
+		s.orderID = o.OrderID
+	}
 	s.newSaleA.btn.Enable()
-	s.u.refreshStatus()
+	s.checkA.btn.Disable()
 	switch {
 	case err != nil:
 		s.showResult("NOT PAID", colFailed, sentence(err))
@@ -269,7 +321,6 @@ func (s *payScreen) done(o Outcome, err error) {
 		s.mark(StepDone)
 		s.showResult("PAID", colPaid, o.Amount.String()+" verified by the payment service. Hand over the goods.")
 		s.receiptA.btn.Enable()
-		s.u.sale.clear()
 	case o.State == pos.StateFailed:
 		msg := o.Reason
 		if msg == "" {
@@ -286,20 +337,54 @@ func (s *payScreen) done(o Outcome, err error) {
 			s.retryA.btn.Enable()
 		}
 		s.showResult("FAILED", colFailed, msg)
+	case o.State == pos.StateAbandoned:
+		s.showResult("NOT PAID", colFailed, "The order was abandoned before any payment was sent; nothing was charged.")
 	case o.Unverified:
-		s.showResult("UNVERIFIED", colWarn, "Do not hand over the goods: the payment service's answer could not be verified. It will be checked again.")
+		s.showResult("UNVERIFIED", colWarn, "Do not hand over the goods: the payment service's answer could not be verified. It stays pending: Check now with F7; the cart stays locked to it.")
+		s.checkA.btn.Enable()
 	default:
-		s.showResult("UNKNOWN", colWarn, "The payment service has not answered; it will be checked again. Do not hand over the goods yet.")
+		s.showResult("UNKNOWN", colWarn, "The payment is pending: its outcome is not known yet. Do not hand over the goods. Check now with F7; the cart stays locked to it. New sale (Ctrl+N) serves the next customer.")
+		s.checkA.btn.Enable()
 	}
 	s.poll.SetText(strings.TrimSpace("Order " + s.orderID))
 	if err == nil && o.State == pos.StateUnknown {
-		s.poll.SetText("Order " + s.orderID + ": the reconciler checks it again before the next payment and at every start.\n" + pos.PollScheduleText)
+		s.poll.SetText("Order " + s.orderID + " is pending: it is checked again in the background, with Check now, and at every start.\n" + pos.PollScheduleText)
 	}
 	s.title.SetText(tenderTitle(s.req) + ": " + strings.ToLower(s.result.Text))
-	if s.u.current != s {
-		s.u.note("Order " + s.orderID + ": " + s.result.Text)
+}
+
+// check asks pos about the screen's pending payment now.
+func (s *payScreen) check() {
+	id := s.orderID
+	if s.run != nil || id == "" || s.outcome.State != pos.StateUnknown {
+		return
 	}
-	s.shown()
+	s.checkA.btn.Disable()
+	s.detail.SetText("Checking order " + id + " with the payment service…")
+	s.u.async(func(ctx context.Context) func() {
+		o, err := s.u.till.CheckOrder(ctx, id)
+		return func() {
+			s.checked(id, o, err)
+			s.u.sale.checkLock()
+			s.u.refreshStatus()
+		}
+	})
+}
+
+// checked shows what Check now found of order id, when the screen still shows it.
+func (s *payScreen) checked(id string, o Outcome, err error) {
+	if s.run != nil || s.orderID != id {
+		return
+	}
+	if err != nil {
+		s.detail.SetText(sentence(err))
+		s.checkA.btn.Enable()
+		return
+	}
+	s.show(o, nil)
+	if o.State == pos.StateUnknown {
+		s.detail.SetText("Order " + id + " is still pending: the payment service has no final answer yet. Check again with F7 later; do not hand over the goods.")
+	}
 }
 
 func (s *payScreen) showResult(word string, col color.Color, detail string) {
@@ -320,7 +405,7 @@ func (s *payScreen) toReceipt() {
 
 // retry goes back to the card form for another attempt on the same order.
 func (s *payScreen) retry() {
-	if s.running || s.outcome.State != pos.StateFailed || !s.outcome.CanRetry {
+	if s.run != nil || s.outcome.State != pos.StateFailed || !s.outcome.CanRetry {
 		return
 	}
 	req := s.req

@@ -17,8 +17,11 @@ type prompt struct {
 	ok      *keyButton
 	cancel  *keyButton
 	onOK    func(p *prompt)
-	closed  bool
-	actions []*action // the dialog's own keys (Print [F5]); the screen's do not run
+	// onCancel, if set, runs when the person backs out (Escape, Cancel), not when
+	// onOK closes the prompt.
+	onCancel func()
+	closed   bool
+	actions  []*action // the dialog's own keys (Print [F5]); the screen's do not run
 }
 
 // ask opens a prompt with the given fields; onOK runs when the last field is
@@ -45,7 +48,7 @@ func (u *UI) askWithActions(title, text string, extra fyne.CanvasObject, acts []
 	if len(acts) > 0 {
 		row := container.NewGridWithColumns(len(acts))
 		for _, a := range acts {
-			a.btn.onEsc, a.btn.onKey = p.close, p.dispatch
+			a.btn.onEsc, a.btn.onKey = p.dismiss, p.dispatch
 			row.Add(a.btn)
 		}
 		box.Add(row)
@@ -63,7 +66,7 @@ func (u *UI) askWithActions(title, text string, extra fyne.CanvasObject, acts []
 		}
 		f.onKey = func(k *fyne.KeyEvent) bool {
 			if k.Name == fyne.KeyEscape {
-				p.close()
+				p.dismiss()
 				return true
 			}
 			return isActionKey(k.Name) && p.dispatch(k.Name, 0)
@@ -72,8 +75,8 @@ func (u *UI) askWithActions(title, text string, extra fyne.CanvasObject, acts []
 	}
 	p.ok = newKeyButton(u, "OK  [Enter]", p.confirm)
 	p.ok.Importance = widget.HighImportance
-	p.cancel = newKeyButton(u, "Cancel  [Esc]", p.close)
-	p.ok.onEsc, p.cancel.onEsc = p.close, p.close
+	p.cancel = newKeyButton(u, "Cancel  [Esc]", p.dismiss)
+	p.ok.onEsc, p.cancel.onEsc = p.dismiss, p.dismiss
 	p.ok.onKey, p.cancel.onKey = p.dispatch, p.dispatch
 	if len(fields) == 0 {
 		p.cancel.Hide()
@@ -118,6 +121,17 @@ func (p *prompt) say(msg string) {
 	p.message.SetText(msg)
 	if len(p.fields) > 0 {
 		p.u.win.Canvas().Focus(p.fields[0])
+	}
+}
+
+// dismiss closes the prompt as the person backing out of it: onCancel runs.
+func (p *prompt) dismiss() {
+	if p.closed {
+		return
+	}
+	p.close()
+	if p.onCancel != nil {
+		p.onCancel()
 	}
 }
 

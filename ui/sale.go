@@ -27,6 +27,12 @@ type saleScreen struct {
 	hit     int // highlighted result
 	sel     int // selected cart line
 	bestEMI map[string]string
+	// The cart's open payment: the run in flight (nil once its call ended) and its
+	// order. While pos says the cart is locked to it (CartLock), no tender is taken
+	// and no line changes.
+	lockRun  *payRun
+	payOrder string
+	lock     CartLock
 
 	root     fyne.CanvasObject
 	scan     *keyEntry
@@ -155,7 +161,90 @@ func (s *saleScreen) actions() []*action {
 	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.newSale, s.clearA}
 }
 
-func (s *saleScreen) shown() { s.u.win.Canvas().Focus(s.scan) }
+func (s *saleScreen) shown() {
+	s.u.win.Canvas().Focus(s.scan)
+	if s.lock.Locked && s.lockRun == nil {
+		s.checkLock()
+	}
+}
+
+// paymentStarted locks the cart to the payment run takes of it.
+func (s *saleScreen) paymentStarted(run *payRun) {
+	s.lockRun, s.payOrder = run, run.req.OrderID
+	s.lock = CartLock{Locked: true, Reason: "A payment of this cart is in progress: wait for its result before another tender or a change to the cart."}
+	s.refresh()
+}
+
+// paymentOrder records the order of the cart's payment run.
+func (s *saleScreen) paymentOrder(run *payRun, id string) {
+	if s.lockRun == run {
+		s.payOrder = id
+	}
+}
+
+// paymentDone ends the call of the cart's payment run: a verified PAID sells the
+// cart; anything else is for pos to say (CartLock).
+func (s *saleScreen) paymentDone(run *payRun, o Outcome, err error) {
+	if s.lockRun != run {
+		return
+	}
+	s.lockRun = nil
+	if o.OrderID != "" {
+		s.payOrder = o.OrderID
+	}
+	if err == nil && o.State.Paid() && o.Verified {
+		s.clear()
+		return
+	}
+	s.checkLock()
+}
+
+// resolved is told that order id became final in the background.
+func (s *saleScreen) resolved(id string) {
+	if id != "" && s.payOrder == id && s.lockRun == nil {
+		s.checkLock()
+	}
+}
+
+// checkLock asks pos whether the cart is still locked to its payment.
+func (s *saleScreen) checkLock() {
+	id := s.payOrder
+	if s.lockRun != nil {
+		return
+	}
+	if id == "" {
+		s.lock = CartLock{}
+		s.refresh()
+		return
+	}
+	s.u.async(func(ctx context.Context) func() {
+		l := s.u.till.CartLock(ctx, id)
+		return func() {
+			if s.payOrder != id || s.lockRun != nil {
+				return // the cart moved on meanwhile
+			}
+			if l.Paid {
+				s.clear()
+				s.message.SetText(l.Reason + " That cart is sold; this is the next sale.")
+				return
+			}
+			s.lock = l
+			if !l.Locked {
+				s.payOrder = ""
+			}
+			s.message.SetText(l.Reason)
+			s.refresh()
+		}
+	})
+}
+
+// locked says why the cart takes no tender and no change now, if it is locked.
+func (s *saleScreen) locked() bool {
+	if s.lock.Locked {
+		s.message.SetText(s.lock.Reason)
+	}
+	return s.lock.Locked
+}
 
 // key moves the highlight in the matches (when something is typed) or the cart.
 func (s *saleScreen) key(k *fyne.KeyEvent) bool {
@@ -217,6 +306,9 @@ func (s *saleScreen) submit(text string) {
 
 // add puts one of p in the cart (one more on its line when it is there already).
 func (s *saleScreen) add(p Product) {
+	if s.locked() {
+		return
+	}
 	var i int
 	s.lines, i = pos.AddToCart(s.lines, p)
 	s.reprice()
@@ -276,9 +368,9 @@ func (s *saleScreen) refresh() {
 		s.count.SetText(plural(n, "item"))
 	}
 	s.cart.Refresh()
-	empty := len(s.lines) == 0
+	off := len(s.lines) == 0 || s.lock.Locked
 	for _, a := range []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA} {
-		if empty {
+		if off {
 			a.btn.Disable()
 		} else {
 			a.btn.Enable()
@@ -326,6 +418,9 @@ func wholeRupees(p pos.Paise) string {
 }
 
 func (s *saleScreen) selected() (int, bool) {
+	if s.locked() {
+		return 0, false
+	}
 	if s.sel < 0 || s.sel >= len(s.lines) {
 		s.message.SetText("Choose a cart line first (Up and Down with the field empty).")
 		return 0, false
@@ -440,8 +535,10 @@ func (s *saleScreen) removeLine() {
 	s.shown()
 }
 
-// clear empties the cart for the next customer.
+// clear empties the cart for the next customer. A payment of the old cart still
+// pending stays in the status bar and the journal.
 func (s *saleScreen) clear() {
+	s.lockRun, s.payOrder, s.lock = nil, "", CartLock{}
 	s.lines = nil
 	s.bill = Bill{}
 	s.sel = -1
@@ -457,6 +554,9 @@ func (s *saleScreen) clear() {
 
 // ready reports whether the cart can be paid, saying why not.
 func (s *saleScreen) ready() bool {
+	if s.locked() {
+		return false
+	}
 	if len(s.lines) == 0 {
 		s.message.SetText("The cart is empty: scan something first.")
 		return false

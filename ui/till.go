@@ -110,6 +110,16 @@ type Progress = pos.PayProgress
 // Outcome is how a payment ended.
 type Outcome = pos.PayOutcome
 
+// CartLock says whether a cart may take a tender or change a line while a payment
+// of it is open (pos's own type).
+type CartLock = pos.CartLock
+
+// Notice is a payment left pending that is now final (pos's own type).
+type Notice = pos.PayNotice
+
+// Pending is a payment whose outcome is not final (pos's own type).
+type Pending = pos.PendingPayment
+
 // Payer takes payments.
 type Payer interface {
 	// NewCard makes the owning card value from what was typed.
@@ -125,6 +135,14 @@ type Payer interface {
 	Pay(ctx context.Context, req PayRequest, progress func(Progress)) (Outcome, error)
 	// SubmitOTP completes the embedded sandbox's authentication step.
 	SubmitOTP(ctx context.Context, orderID, otp string) error
+	// CheckOrder inquires the payment of an order now ("Check now") and returns
+	// where it stands.
+	CheckOrder(ctx context.Context, orderID string) (Outcome, error)
+	// CartLock says whether the cart whose payment is orderID is locked to it.
+	CartLock(ctx context.Context, orderID string) CartLock
+	// FollowUp inquires the payments left pending when their turn comes and
+	// returns those that became final since it was last asked.
+	FollowUp(ctx context.Context) ([]Notice, error)
 	// Receipt renders an order's receipt as a PNG image.
 	Receipt(ctx context.Context, orderID string) ([]byte, error)
 	// Print prints an order's receipt (again when reprint).

@@ -75,7 +75,7 @@ func TestSaleByKeyboardAlone(t *testing.T) {
 	h.waitFor("the OTP dialog", func() bool { return u.pay.otp != nil && !u.pay.otp.closed })
 	require.Equal(t, u.pay.otpEntry, h.focused())
 	h.enter("123456")
-	h.waitFor("the result", func() bool { return !u.pay.running })
+	h.waitFor("the result", func() bool { return u.pay.run == nil })
 	h.settle()
 	assert.Equal(t, "PAID", u.pay.result.Text)
 	assert.Equal(t, colPaid, u.pay.result.Color)
@@ -261,7 +261,7 @@ func TestPaymentOutcomes(t *testing.T) {
 	}{
 		{"declined", "4000000000000002", "FAILED", "declined", true},
 		{"unverified", "4000000000009995", "UNVERIFIED", "Do not hand over the goods", false},
-		{"unknown", "4000000000000119", "UNKNOWN", "has not answered; it will be checked again", false},
+		{"unknown", "4000000000000119", "UNKNOWN", "The payment is pending", false},
 		{"frictionless", "5555555555554444", "PAID", "verified", false},
 	}
 	for _, tt := range tests {
@@ -278,7 +278,8 @@ func TestPaymentOutcomes(t *testing.T) {
 			assert.Equal(t, !tt.retry, p.retryA.btn.Disabled())
 			assert.Equal(t, tt.word != "PAID", p.receiptA.btn.Disabled())
 			if tt.word == "UNKNOWN" {
-				assert.Contains(t, p.poll.Text, "checks it again")
+				assert.Contains(t, p.poll.Text, "checked again in the background")
+				assert.False(t, p.checkA.btn.Disabled(), "Check now is offered")
 			}
 			if tt.word == "PAID" {
 				assert.Empty(t, h.u.sale.lines)
@@ -310,32 +311,60 @@ func TestRetryOnSameOrder(t *testing.T) {
 	assert.Equal(t, "G-0001", h.till.requests[1].OrderID, "the retry uses the same order")
 }
 
+// TestPaymentDoesNotBlockTheCounter leaves a card payment in flight (Escape): its
+// cart is locked to it (no tender, no line added), New sale serves the next
+// customer, whose payment is not refused, and the first payment's result arrives
+// as a notice with its receipt.
 func TestPaymentDoesNotBlockTheCounter(t *testing.T) {
 	f := newFakeTill()
-	f.holdPay = make(chan struct{})
+	hold := make(chan struct{})
+	f.holdPay = hold
 	h := newHarness(t, f)
 	h.signIn("Ravi", "1234")
 	h.enter("CABLE")
 	h.payBy("5555555555554444")
 	h.waitFor("order created", func() bool { return strings.HasPrefix(h.u.pay.steps[0].Text, "✓") })
-	assert.True(t, h.u.pay.running)
+	assert.True(t, h.u.pay.run != nil)
 	h.press(fyne.KeyEscape) // back to the counter while the payment goes on
 	require.Equal(t, h.u.sale, h.u.current)
+	s := h.u.sale
+	for _, a := range []*action{s.card, s.emi, s.cashA, s.phoneA, s.qty, s.discount, s.remove} {
+		assert.True(t, a.btn.Disabled(), "%s is off while the cart's payment is in flight", a.label)
+	}
 	h.enter("TV55")
-	assert.Len(t, h.u.sale.lines, 2, "the counter works during the payment")
+	assert.Len(t, s.lines, 1, "no line is added to a cart whose payment is in flight")
+	assert.Contains(t, s.message.Text, "in progress")
+	h.press(fyne.KeyF7) // cash
+	assert.Equal(t, s, h.u.current, "no second tender for the cart")
+
+	h.ctrl(fyne.KeyN) // the next customer
+	h.enter("TV55")
+	require.Len(t, s.lines, 1)
+	assert.False(t, s.card.btn.Disabled(), "a new cart takes a tender")
 	h.press(fyne.KeyF5)
 	require.Equal(t, h.u.card, h.u.current)
 	h.enter("4111111111111111")
 	h.enter("08/31")
 	h.enter("123")
 	h.enter("A Customer")
-	require.NotNil(t, h.u.prompt, "a second payment waits for the first")
-	assert.Contains(t, h.u.prompt.message.Text, "already in progress")
-	h.press(fyne.KeyReturn)
-	close(f.holdPay)
+	h.waitFor("the OTP dialog", func() bool { return h.u.pay.otp != nil && !h.u.pay.otp.closed })
+	assert.Equal(t, "G-0002", h.u.pay.orderID, "the second payment is not refused")
+
+	close(hold) // the first payment ends PAID while the second waits for its OTP
+	h.waitFor("the first payment's notice", func() bool { return h.u.noticeOrder != "" })
+	assert.Contains(t, h.u.notice.Text, "Order G-0001: PAID")
+	assert.Contains(t, h.u.notice.Text, "receipt R-G-0001")
+	assert.Equal(t, "G-0001", h.u.noticeOrder)
+	assert.Len(t, s.lines, 1, "the next customer's cart stays")
+	h.enter("123456")
 	h.settle()
 	assert.Equal(t, "PAID", h.u.pay.result.Text)
-	assert.Contains(t, h.u.notice.Text, "G-0001: PAID")
+	assert.Equal(t, "G-0002", h.u.pay.orderID)
+
+	h.ctrl(fyne.KeyO) // the first payment's receipt, from its notice
+	h.settle()
+	require.Equal(t, h.u.receipt, h.u.current)
+	assert.Equal(t, "G-0001", h.u.receipt.orderID)
 }
 
 func TestEMIScreen(t *testing.T) {

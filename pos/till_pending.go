@@ -1,0 +1,283 @@
+package pos
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+)
+
+// The counter's view of payments that are not final (DESIGN.md section 3): a
+// payment whose authentication step was cancelled or whose screen was left stays
+// pending, in the status bar and the journal, with "Check now"; the cart it
+// belongs to is locked until it is final; and one that resolves after the cashier
+// moved on raises a notice with the receipt to print (DESIGN.md section 10).
+
+// PendingPayment is a payment whose outcome is not final and that no payment call
+// is waiting for, as the status bar names it.
+type PendingPayment struct {
+	OrderID string
+	Amount  Paise
+	State   OrderState
+}
+
+// PayNotice is a payment the counter had left pending that is now final.
+type PayNotice struct {
+	OrderID   string
+	State     OrderState // PAID (or a refund state), FAILED or ABANDONED
+	Amount    Paise
+	ReceiptNo string // the receipt to print when it was paid
+	// Text is the notice as the status bar shows it: "Order X: PAID — receipt 7".
+	Text string
+}
+
+// Paid reports whether the notice is of a paid order, whose receipt can be printed.
+func (n PayNotice) Paid() bool { return n.State.Paid() }
+
+// CartLock says whether a cart whose payment is order id may take a tender or
+// change a line.
+type CartLock struct {
+	// Locked is true while the payment is in flight or its outcome is unknown: no
+	// second tender, no line changed.
+	Locked bool
+	// Paid is true when the payment was verified PAID: the cart is sold.
+	Paid bool
+	// Reason is the sentence for the cashier.
+	Reason string
+}
+
+// followState is what the till remembers of a payment left pending: when it was
+// first seen pending and when it is next inquired by FollowUp.
+type followState struct {
+	since time.Time
+	next  time.Time
+	k     int // inquiries made after the first 10 s, for pollDelay
+}
+
+// paying marks order id as having a payment call in flight (Pay has not returned).
+func (t *Till) paying(id string) {
+	if id == "" {
+		return
+	}
+	t.mu.Lock()
+	t.inFlight[id] = true
+	t.mu.Unlock()
+}
+
+// payReturned records how a payment call of order id ended: a final outcome was
+// handed to the front end, which shows it; anything else is followed up.
+func (t *Till) payReturned(id string, final bool) {
+	if id == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.inFlight, id)
+	if final {
+		delete(t.follow, id)
+		return
+	}
+	if _, ok := t.follow[id]; !ok {
+		now := t.eng.Now()
+		t.follow[id] = &followState{since: now, next: now}
+	}
+}
+
+// watch follows up the unresolved orders that no payment call waits for.
+func (t *Till) watch(orders []*Order) []PendingPayment {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []PendingPayment
+	for _, o := range orders {
+		if t.inFlight[o.ID] || o.State == StateIntent {
+			continue
+		}
+		if _, ok := t.follow[o.ID]; !ok {
+			now := t.eng.Now()
+			t.follow[o.ID] = &followState{since: now, next: now}
+		}
+		out = append(out, PendingPayment{OrderID: o.ID, Amount: o.Amount, State: o.State})
+	}
+	return out
+}
+
+// CheckOrder inquires the payment of order id now (the cashier's "Check now") and
+// returns where it stands. A verified answer decides it; otherwise it stays
+// UNKNOWN and is inquired again. An order with a payment call in flight is left
+// to that call.
+func (t *Till) CheckOrder(ctx context.Context, id string) (PayOutcome, error) {
+	t.mu.Lock()
+	busy := t.inFlight[id]
+	t.mu.Unlock()
+	if busy {
+		return PayOutcome{}, Errorf("The payment of order %s is being checked already; wait for its result.", id)
+	}
+	o, err := t.eng.Order(ctx, id)
+	if err != nil {
+		return PayOutcome{}, err
+	}
+	if o.Unresolved() {
+		if err := t.inquireOne(ctx, o); err != nil {
+			t.noteErr(err)
+			return PayOutcome{}, err
+		}
+		if o, err = t.eng.Order(ctx, id); err != nil {
+			return PayOutcome{}, err
+		}
+	}
+	return orderOutcome(o), nil
+}
+
+// inquireOne asks the service once about o. An UNKNOWN order is inquired alone
+// (the engine's await with no wait); anything else unresolved (a pending refund,
+// an order a crash left in its authentication step) goes through the reconciler.
+func (t *Till) inquireOne(ctx context.Context, o *Order) error {
+	if o.State == StateUnknown && o.PendingRefund() == nil {
+		_, err := t.eng.Await(ctx, o.ID, PayOptions{Wait: time.Nanosecond})
+		if errors.Is(err, ErrOrderBusy) {
+			return Errorf("Order %s is being checked already; wait for its result.", o.ID)
+		}
+		return err
+	}
+	rep, err := t.eng.Reconcile(ctx)
+	if err != nil {
+		return err
+	}
+	for _, b := range rep.Busy {
+		if b == o.ID {
+			return Errorf("Order %s is being checked already; wait for its result.", o.ID)
+		}
+	}
+	return nil
+}
+
+// orderOutcome is the front ends' outcome of a journaled order.
+func orderOutcome(o *Order) PayOutcome {
+	res := &Result{Order: o, Reason: o.Reason, Status: ResultUnknown}
+	switch {
+	case o.State.Paid():
+		res.Status, res.Reason = ResultPaid, ""
+	case o.State == StateFailed:
+		res.Status, res.CanRetry = ResultFailed, o.CanPay() == nil
+	}
+	out := payOutcomeOf(res)
+	if o.State == StateAbandoned {
+		out.State = StateAbandoned
+	}
+	return out
+}
+
+// CartLock says whether the cart whose payment is order id is locked to it: while
+// the payment is in flight or its outcome is unknown, no second tender is taken
+// and no line changes, until it is verified PAID or verified not charged. An empty
+// id (no payment yet) or an order the journal does not hold locks nothing.
+func (t *Till) CartLock(ctx context.Context, id string) CartLock {
+	if id == "" {
+		return CartLock{}
+	}
+	t.mu.Lock()
+	busy := t.inFlight[id]
+	t.mu.Unlock()
+	if busy {
+		return CartLock{Locked: true, Reason: "The payment of order " + id + " is in progress: wait for its result before another tender or a change to the cart."}
+	}
+	o, err := t.eng.Order(ctx, id)
+	switch {
+	case errors.Is(err, ErrOrderNotFound):
+		return CartLock{}
+	case err != nil:
+		return CartLock{Locked: true, Reason: "The payment of order " + id + " cannot be read now (" + Sentence(err) + "); the cart stays locked to it."}
+	case o.State.Paid():
+		return CartLock{Paid: true, Reason: "Order " + id + " is PAID" + receiptText(o) + "."}
+	case o.State == StateFailed || o.State == StateAbandoned:
+		return CartLock{Reason: "Order " + id + " was not charged (" + string(o.State) + "); the cart may be paid again."}
+	}
+	return CartLock{Locked: true, Reason: "The payment of order " + id + " is pending: its outcome is not known yet. " +
+		"No other tender and no change to this cart until it is checked (Check now, Ctrl+K); New sale (Ctrl+N) serves the next customer."}
+}
+
+func receiptText(o *Order) string {
+	if o.ReceiptNo == 0 {
+		return ""
+	}
+	return " — receipt " + strconv.FormatUint(o.ReceiptNo, 10)
+}
+
+// FollowUp inquires the payments left pending once each when their turn comes (the
+// poll schedule of a payment, from when the till first saw them pending: every
+// second at first, then at most each minute) and returns those that became final
+// since it was last asked, whoever resolved them: this call, "Check now", the
+// reconciler at start. A payment whose call is still in flight is left to it; its
+// outcome goes to its caller. The window calls it with the status bar.
+func (t *Till) FollowUp(ctx context.Context) ([]PayNotice, error) {
+	un, err := t.j.Unresolved(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.watch(un)
+	now := t.eng.Now()
+	var due []*Order
+	t.mu.Lock()
+	for _, o := range un {
+		f := t.follow[o.ID]
+		if f == nil || t.inFlight[o.ID] || o.State != StateUnknown || now.Before(f.next) {
+			continue
+		}
+		elapsed := now.Sub(f.since)
+		f.next = now.Add(pollDelay(elapsed, f.k))
+		if elapsed >= 10*time.Second {
+			f.k++
+		}
+		due = append(due, o)
+	}
+	t.mu.Unlock()
+	var errs []error
+	for _, o := range due {
+		if err := t.inquireOne(ctx, o); err != nil && ctx.Err() == nil {
+			t.noteErr(err)
+			errs = append(errs, err)
+		}
+	}
+	t.mu.Lock()
+	ids := make([]string, 0, len(t.follow))
+	for id := range t.follow {
+		if !t.inFlight[id] {
+			ids = append(ids, id)
+		}
+	}
+	t.mu.Unlock()
+	var out []PayNotice
+	for _, id := range ids {
+		o, err := t.eng.Order(ctx, id)
+		if err != nil || o.Unresolved() {
+			continue
+		}
+		t.mu.Lock()
+		_, still := t.follow[id]
+		if still && !t.inFlight[id] {
+			delete(t.follow, id)
+		} else {
+			still = false
+		}
+		t.mu.Unlock()
+		if still {
+			out = append(out, noticeOf(o))
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// noticeOf is the notice of an order that became final.
+func noticeOf(o *Order) PayNotice {
+	n := PayNotice{OrderID: o.ID, State: o.State, Amount: o.Amount}
+	if o.ReceiptNo > 0 {
+		n.ReceiptNo = strconv.FormatUint(o.ReceiptNo, 10)
+	}
+	switch {
+	case o.State.Paid():
+		n.Text = "Order " + o.ID + ": PAID " + o.Amount.String() + receiptText(o)
+	default:
+		n.Text = "Order " + o.ID + ": " + string(o.State) + " — not charged"
+	}
+	return n
+}

@@ -1,0 +1,91 @@
+package pos
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// rigTill is a Till over the rig's engine and catalog.
+func (r *rig) till(t *testing.T) *Till {
+	t.Helper()
+	tl, err := NewTill(t.Context(), TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t)})
+	require.NoError(t, err)
+	return tl
+}
+
+// bank completes the sandbox's authentication of order id's last attempt, as the
+// customer does on the bank's page after the counter stopped waiting.
+func (r *rig) bank(t *testing.T, id string) {
+	t.Helper()
+	o, err := r.e.Order(t.Context(), id)
+	require.NoError(t, err)
+	a := o.LastAttempt()
+	require.NotNil(t, a)
+	form := url.Values{"otp": {r.td.OTP}, "action": {"submit"}}
+	req := httptest.NewRequest(http.MethodPost, "/acs/"+a.PaymentID, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Host = "127.0.0.1"
+	w := httptest.NewRecorder()
+	r.sb.ServeHTTP(w, req)
+	require.Less(t, w.Code, 400, w.Body.String())
+}
+
+// TestCartLockAndFollowUp leaves a card payment pending (nobody types the OTP):
+// its cart is locked to it; once the customer authenticates at the bank the
+// follow-up finds it PAID and raises its notice once, with the receipt, and the
+// cart is sold. A declined card leaves its cart free to be paid again.
+func TestCartLockAndFollowUp(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	ctx := t.Context()
+	case1, ok := tl.Lookup("ACC-CASE")
+	require.True(t, ok)
+	lines := []CartLine{{Product: case1, Qty: 1}}
+
+	assert.Equal(t, CartLock{}, tl.CartLock(ctx, ""), "no payment yet: nothing locked")
+	out, err := tl.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCard, Card: card("4111111111111111"), Cashier: "Ravi",
+		Unattended: true, Wait: 5 * time.Second}, nil)
+	require.NoError(t, err)
+	require.Equal(t, StateUnknown, out.State)
+	lock := tl.CartLock(ctx, out.OrderID)
+	assert.True(t, lock.Locked, lock.Reason)
+	assert.Contains(t, lock.Reason, out.OrderID)
+
+	notices, err := tl.FollowUp(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, notices, "still pending at the bank")
+
+	r.bank(t, out.OrderID)
+	r.clock.Advance(time.Minute)
+	notices, err = tl.FollowUp(ctx)
+	require.NoError(t, err)
+	require.Len(t, notices, 1)
+	assert.True(t, notices[0].Paid())
+	assert.Equal(t, out.OrderID, notices[0].OrderID)
+	assert.NotEmpty(t, notices[0].ReceiptNo)
+	assert.Contains(t, notices[0].Text, "PAID")
+	again, err := tl.FollowUp(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, again, "a notice is raised once")
+	lock = tl.CartLock(ctx, out.OrderID)
+	assert.False(t, lock.Locked)
+	assert.True(t, lock.Paid)
+	checked, err := tl.CheckOrder(ctx, out.OrderID)
+	require.NoError(t, err)
+	assert.Equal(t, StatePaid, checked.State)
+	assert.Equal(t, 1, r.captures())
+
+	declined, err := tl.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCard, Card: card("4000000000000002"), Cashier: "Ravi", OTP: r.td.OTP}, nil)
+	require.NoError(t, err)
+	require.Equal(t, StateFailed, declined.State)
+	lock = tl.CartLock(ctx, declined.OrderID)
+	assert.False(t, lock.Locked, "verified not charged: the cart may be paid again")
+	assert.False(t, lock.Paid)
+}
