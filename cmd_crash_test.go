@@ -92,3 +92,17 @@ func TestNoCoreDumps(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "0", strings.TrimSpace(string(out)), "a child inherits the limit")
 }
+
+// TestSandboxSaleSaysSo sells on the embedded sandbox: the checkout says which
+// service took it, the journal records it, and the receipt says SANDBOX — NOT A
+// VALID TAX DOCUMENT.
+func TestSandboxSaleSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := tillRun(t, dir, visaJSON, nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "card", "--otp", "123456")
+	require.Equal(t, exitOK, code, errOut)
+	co := decodeCheckout(t, out)
+	assert.Equal(t, "sandbox", co.Gateway)
+	code, receipt, errOut := tillRun(t, dir, "", nil, "receipt", co.MerchantOrderID)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, receipt, "SANDBOX — NOT A VALID TAX DOCUMENT")
+}

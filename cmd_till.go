@@ -62,6 +62,9 @@ type checkoutOutput struct {
 	ReceiptNo       uint64    `json:"receipt_no"`
 	Reason          string    `json:"reason,omitempty"`
 	Change          pos.Paise `json:"change,omitempty"`
+	// Gateway names the payment service that took the payment: "sandbox" when
+	// the embedded sandbox did (no money moved).
+	Gateway string `json:"gateway,omitempty"`
 }
 
 // cmdCheckout is galla checkout: a headless sale (DESIGN.md section 6).
@@ -171,7 +174,7 @@ func checkoutErrorCode(err error) int {
 func (c *cli) printCheckout(res pos.PayOutcome) int {
 	o := res.Order
 	out := checkoutOutput{MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID,
-		Verified: o.Verified, Amount: o.Amount, ReceiptNo: o.ReceiptNo, Change: o.Change}
+		Verified: o.Verified, Amount: o.Amount, ReceiptNo: o.ReceiptNo, Change: o.Change, Gateway: o.Gateway}
 	if out.PaymentID == "" {
 		if a := o.LastAttempt(); a != nil {
 			out.PaymentID = a.PaymentID

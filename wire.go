@@ -79,6 +79,11 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		Terminal: cfg.Terminal,
 		Customer: pos.Customer{CountryCode: "91", Mobile: "9999999999", Email: "counter@galla.local"},
 	}
+	if t.ps.live() {
+		pcfg.GatewayID = "live " + cfg.Gateway.BaseURL + " merchant " + cfg.Gateway.MerchantID
+	} else {
+		pcfg.GatewayID = pos.GatewaySandbox
+	}
 	if window {
 		pcfg.Health = j
 	}

@@ -182,6 +182,9 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 		o := &Order{}
 		in := &Intent{Tender: tender, Lines: lines, Totals: totals, Amount: totals.Total, EMI: plan,
 			IMEIs: allIMEIs(lines), Replaces: replaces, Customer: sale.Customer, ReturnURL: e.cfg.ReturnURL}
+		if tender != TenderCash {
+			in.Gateway = e.cfg.GatewayID
+		}
 		if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
 			return nil, beforeMoney(err)
 		}

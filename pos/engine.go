@@ -42,6 +42,10 @@ type Config struct {
 	// Logger receives one line per problem that is not the caller's to report; nil
 	// discards. Card data never reaches it.
 	Logger *slog.Logger
+	// GatewayID names the payment service on every payment journaled
+	// (GatewaySandbox for the embedded sandbox, the live service's address
+	// otherwise), so that the journal says which one took it.
+	GatewayID string
 	// ReturnURL is the merchant_return_url of new orders ("" leaves the gateway's).
 	ReturnURL string
 	// Terminal prefixes the merchant order ids this terminal makes (letters and

@@ -108,7 +108,14 @@ type Intent struct {
 	Replaces  string     `json:"replaces,omitempty"`   // the abandoned order id this sale moved from
 	Customer  *Customer  `json:"customer,omitempty"`   // optional customer contact
 	ReturnURL string     `json:"return_url,omitempty"` // merchant_return_url sent
+	// Gateway names the payment service that takes the payment (GatewaySandbox,
+	// or the live service's address); "" for a cash sale.
+	Gateway string `json:"gateway,omitempty"`
 }
+
+// GatewaySandbox is the gateway identity of the embedded sandbox: no money moves,
+// and every document of its sales says SANDBOX — NOT A VALID TAX DOCUMENT.
+const GatewaySandbox = "sandbox"
 
 // Customer is the optional contact of a customer sent with an order.
 type Customer struct {

@@ -107,6 +107,7 @@ type Order struct {
 	Replaces  string     `json:"replaces,omitempty"`   // the abandoned order this sale moved from
 	MovedTo   string     `json:"moved_to,omitempty"`   // ABANDONED: the order the sale moved to
 	ReturnURL string     `json:"return_url,omitempty"` // merchant_return_url sent
+	Gateway   string     `json:"gateway,omitempty"`    // the payment service that took it (Intent.Gateway)
 
 	ServiceOrderID string `json:"service_order_id,omitempty"`
 	Token          string `json:"token,omitempty"` // the order token (not card data)
@@ -447,6 +448,7 @@ func (o *Order) applyIntent(ev Event) error {
 	o.Customer = in.Customer
 	o.Replaces = in.Replaces
 	o.ReturnURL = in.ReturnURL
+	o.Gateway = in.Gateway
 	o.IMEIs = slices.Clone(in.IMEIs)
 	if in.EMI != nil {
 		e := *in.EMI

@@ -63,6 +63,19 @@ type ReceiptOptions struct {
 	// reprint N"); see NextReprint.
 	Reprint int
 	Footer  []string
+	// Sandbox marks the document as the embedded sandbox's (the till's mode): a
+	// sale's own gateway, when its journal records one, decides for it.
+	Sandbox bool
+}
+
+// sandboxed reports whether o's documents carry the sandbox mark: its payment
+// went through the sandbox, or (a cash sale, or one journaled before gateways were
+// recorded) the till runs on the sandbox.
+func sandboxed(o Order, opt ReceiptOptions) bool {
+	if o.Gateway != "" {
+		return o.Gateway == GatewaySandbox
+	}
+	return opt.Sandbox
 }
 
 // NextReprint returns the Reprint number the next print of o's receipt carries: 0
@@ -131,6 +144,7 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		Lines:           receiptLines(o),
 		Reprint:         opt.Reprint,
 		Footer:          opt.Footer,
+		Sandbox:         sandboxed(o, opt),
 	}
 	totals := o.Totals
 	if len(totals.ByRate) == 0 && len(o.Lines) > 0 {
@@ -183,6 +197,7 @@ func RefundReceiptFor(o Order, uniqueTxnID string, shop Shop, opt ReceiptOptions
 		Total:           int64(ref.Amount),
 		Reprint:         opt.Reprint,
 		Footer:          opt.Footer,
+		Sandbox:         sandboxed(o, opt),
 		Refund: &receipts.Refund{
 			OriginalNumber:  ReceiptNumber(opt.Terminal, o.ReceiptNo),
 			OriginalOrderID: o.ID,
@@ -222,6 +237,7 @@ func ReportReceipt(rep Report, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		Time:     rep.Generated,
 		Reprint:  opt.Reprint,
 		Footer:   opt.Footer,
+		Sandbox:  opt.Sandbox,
 	}
 	if rep.Kind == "Z" {
 		r.Kind = receipts.KindZReport

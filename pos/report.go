@@ -405,14 +405,25 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		if o.ReceiptNo != 0 {
 			rec = strconv.FormatUint(o.ReceiptNo, 10)
 		}
-		_ = cw.Write([]string{o.OrderID, o.SaleDay, o.Time.Format(time.RFC3339), string(o.Tender), o.Plan, string(o.Status),
-			rupees(o.Amount), rupees(o.Captured), rupees(o.Refunded), rupees(o.GST), rec, o.Card, o.Reason})
+		_ = cw.Write([]string{CSVText(o.OrderID), o.SaleDay, o.Time.Format(time.RFC3339), CSVText(string(o.Tender)), CSVText(o.Plan),
+			CSVText(string(o.Status)), rupees(o.Amount), rupees(o.Captured), rupees(o.Refunded), rupees(o.GST), rec, CSVText(o.Card), CSVText(o.Reason)})
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {
 		return fmt.Errorf("pos: report csv: %w", err)
 	}
 	return nil
+}
+
+// CSVText makes a text cell safe for a spreadsheet (DESIGN.md section 5): a cell
+// starting with =, +, -, @, a tab or a carriage return is a formula to Excel,
+// LibreOffice and Sheets, so it gets a leading apostrophe and is read as text.
+// Amounts, which Galla writes itself, are not passed through it.
+func CSVText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 // rupees writes an amount as plain rupees with two decimals, for CSV.

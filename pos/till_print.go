@@ -81,7 +81,7 @@ func (t *Till) ReceiptDocument(ctx context.Context, orderID string, refund int) 
 		return nil, Errorf("The printer settings cannot be read (%v); set the receipt printer again.", err)
 	}
 	d := &Document{Profile: prof, HavePrinter: ok, Noun: "receipt", orderID: o.ID}
-	opt := ReceiptOptions{Terminal: t.cfg.Terminal, QRKey: t.cfg.QRKey, Reprint: NextReprint(*o)}
+	opt := ReceiptOptions{Terminal: t.cfg.Terminal, QRKey: t.cfg.QRKey, Reprint: NextReprint(*o), Sandbox: !t.live}
 	if refund < 0 {
 		d.Receipt = ReceiptFor(*o, shop, opt)
 		return d, nil
@@ -112,7 +112,7 @@ func (t *Till) ReportDocument(ctx context.Context, rep *Report) (*Document, erro
 	if err != nil {
 		return nil, Errorf("The printer settings cannot be read (%v); set the receipt printer again.", err)
 	}
-	r := ReportReceipt(*rep, shop, ReceiptOptions{Terminal: t.cfg.Terminal})
+	r := ReportReceipt(*rep, shop, ReceiptOptions{Terminal: t.cfg.Terminal, Sandbox: !t.live})
 	return &Document{Receipt: r, Profile: prof, HavePrinter: ok, Noun: rep.Kind + " report"}, nil
 }
 
@@ -346,6 +346,6 @@ func (t *Till) TestPrint(ctx context.Context) error {
 		return err
 	}
 	r := receipts.Receipt{Kind: receipts.KindSale, Shop: receipts.Shop{Name: shop.Name, Address: shop.Address, GSTIN: shop.GSTIN},
-		Terminal: t.cfg.Terminal, Time: t.eng.Now(), Footer: []string{"Test page: the printer works."}}
+		Terminal: t.cfg.Terminal, Time: t.eng.Now(), Footer: []string{"Test page: the printer works."}, Sandbox: !t.live}
 	return t.PrintDocument(ctx, &Document{Receipt: r, Profile: prof, HavePrinter: true, Noun: "test page"})
 }

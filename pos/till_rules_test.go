@@ -1,6 +1,7 @@
 package pos
 
 import (
+	"encoding/csv"
 	"strings"
 	"testing"
 
@@ -133,4 +134,50 @@ func TestRefundRange(t *testing.T) {
 func partly(tender TenderKind, refunded Paise) Order {
 	return Order{State: StatePartlyRefunded, Tender: tender, Amount: 500_00, Captured: 500_00, Refunded: refunded,
 		Refunds: []Refund{{Amount: refunded, Status: RefundDone}}}
+}
+
+func TestSandboxedDocuments(t *testing.T) {
+	sandbox := ReceiptOptions{Sandbox: true}
+	live := ReceiptOptions{}
+	tests := []struct {
+		name string
+		o    Order
+		opt  ReceiptOptions
+		want bool
+	}{
+		{"a sandbox sale, printed on the sandbox", Order{Gateway: GatewaySandbox}, sandbox, true},
+		{"a sandbox sale, printed after going live", Order{Gateway: GatewaySandbox}, live, true},
+		{"a live sale, printed on the sandbox", Order{Gateway: "live https://pay.example.in merchant 1"}, sandbox, false},
+		{"a cash sale on the sandbox", Order{Tender: TenderCash}, sandbox, true},
+		{"a cash sale live", Order{Tender: TenderCash}, live, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, ReceiptFor(tt.o, Shop{}, tt.opt).Sandbox)
+		})
+	}
+}
+
+// TestCSVNeutralisesFormulas writes a report whose text cells start as formulas
+// (a reason the service sent, a plan name): each is read as text, amounts stay
+// numbers.
+func TestCSVNeutralisesFormulas(t *testing.T) {
+	r := &Report{Orders: []ReportRow{{OrderID: "T1-1", Plan: "+HDFC 6m", Status: StateFailed, Amount: -100,
+		Reason: `=HYPERLINK("http://evil.example","click")`, Card: "@VISA 1111"}}}
+	var b strings.Builder
+	require.NoError(t, r.WriteCSV(&b))
+	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	for _, cell := range rows[1] {
+		if cell == "" || cell[0] == '\'' || cell == "-1.00" {
+			continue
+		}
+		assert.NotContains(t, "=+@", string(cell[0]), "cell %q would be a formula", cell)
+	}
+	assert.Contains(t, rows[1], `'=HYPERLINK("http://evil.example","click")`)
+	assert.Contains(t, rows[1], "-1.00", "an amount stays a number")
+	for in, want := range map[string]string{"=1+1": "'=1+1", "-2": "'-2", "+91 98": "'+91 98", "@x": "'@x", "\tx": "'\tx", "plain": "plain", "": ""} {
+		assert.Equal(t, want, CSVText(in), in)
+	}
 }

@@ -90,7 +90,18 @@ func layout(r Receipt, cols int, sign string) []row {
 			l.center(f, false)
 		}
 	}
+	if r.Sandbox {
+		l.blank()
+		l.sandboxMark()
+	}
 	return l.rows
+}
+
+// sandboxMark says in a box of '#' that the document is the sandbox's.
+func (l *layouter) sandboxMark() {
+	l.rule('#')
+	l.center(SandboxMark, true)
+	l.rule('#')
 }
 
 func (l *layouter) blank() { l.rows = append(l.rows, row{}) }
@@ -184,6 +195,9 @@ func (l *layouter) header(r Receipt) {
 		l.center("Credit note", false)
 	default:
 		l.center("TAX INVOICE", true)
+	}
+	if r.Sandbox {
+		l.sandboxMark()
 	}
 	if r.Reprint > 0 {
 		l.rule('*')

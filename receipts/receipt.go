@@ -55,7 +55,14 @@ type Receipt struct {
 	QR string
 
 	Footer []string // closing lines: returns policy, thanks
+
+	// Sandbox marks a document of the embedded sandbox: "SANDBOX — NOT A VALID
+	// TAX DOCUMENT" at its top and its end, in every format.
+	Sandbox bool
 }
+
+// SandboxMark is what a sandbox document says at its top and its end.
+const SandboxMark = "SANDBOX — NOT A VALID TAX DOCUMENT"
 
 // Shop is the seller as the settings name it.
 type Shop struct {
