@@ -71,6 +71,7 @@ func commands() map[string]command {
 		"receipt":   {"galla receipt MERCHANT_ORDER_ID [--refund [N]] [--format text|escpos|png|pdf] [--out FILE] [--print]", cmdReceipt},
 		"catalog":   {"galla catalog import FILE | galla catalog list [--format text|json]", cmdCatalog},
 		"staff":     {"galla staff add NAME --role cashier|manager", cmdStaff},
+		"shop":      {"galla shop set --name N --address A --state CODE [--gstin GSTIN] [--composition]", cmdShop},
 		"journal":   {"galla journal verify | journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE | journal restore BACKUP", cmdJournal},
 	}
 }

@@ -24,6 +24,48 @@ type Shop struct {
 	Address []string `json:"address,omitempty"` // one printed line each
 	GSTIN   string   `json:"gstin,omitempty"`
 	Phone   string   `json:"phone,omitempty"`
+	// State is the GST state code of the shop ("27"): the place of supply of what
+	// is sold at the counter.
+	State string `json:"state,omitempty"`
+	// Composition is a shop under the composition scheme: it issues bills of
+	// supply, never tax invoices, and charges no GST.
+	Composition bool `json:"composition,omitempty"`
+}
+
+// Check checks the shop's details as `galla shop set` and Settings take them: a
+// name, an address, a GST state code, and a GSTIN (when given) that validates and
+// belongs to that state.
+func (s Shop) Check() error {
+	if strings.TrimSpace(s.Name) == "" || len(s.Address) == 0 {
+		return Errorf("The shop needs its name and address: they head every document.")
+	}
+	if err := CheckStateCode(s.State); err != nil {
+		return err
+	}
+	if s.GSTIN == "" {
+		return nil
+	}
+	if err := CheckGSTIN(s.GSTIN); err != nil {
+		return err
+	}
+	if s.GSTIN[:2] != s.State {
+		return Errorf("The GSTIN %s is registered in %s (%s), not in %s (%s), the shop's state; check both.",
+			s.GSTIN, States[s.GSTIN[:2]], s.GSTIN[:2], States[s.State], s.State)
+	}
+	return nil
+}
+
+// DocumentTitle is what a sale's document is: a RECEIPT (not a tax document) while
+// the shop's GSTIN is not set, a BILL OF SUPPLY for a composition shop, else a TAX
+// INVOICE (DESIGN.md section 9).
+func (s Shop) DocumentTitle() string {
+	switch {
+	case s.GSTIN == "":
+		return "RECEIPT"
+	case s.Composition:
+		return "BILL OF SUPPLY"
+	}
+	return "TAX INVOICE"
 }
 
 // LoadShop reads the shop from the journal's settings; a terminal where it was never
@@ -136,6 +178,7 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 	r := receipts.Receipt{
 		Kind:            receipts.KindSale,
 		Shop:            receiptShop(shop),
+		Title:           shop.DocumentTitle(),
 		Number:          ReceiptNumber(opt.Terminal, o.ReceiptNo),
 		Terminal:        opt.Terminal,
 		Cashier:         firstNonEmpty(opt.Cashier, o.Staff),
@@ -306,7 +349,11 @@ func tenderName(t TenderKind) string {
 }
 
 func receiptShop(s Shop) receipts.Shop {
-	return receipts.Shop{Name: s.Name, Address: s.Address, GSTIN: s.GSTIN, Phone: s.Phone}
+	out := receipts.Shop{Name: s.Name, Address: s.Address, GSTIN: s.GSTIN, Phone: s.Phone}
+	if name, ok := States[s.State]; ok {
+		out.State = name + " (" + s.State + ")"
+	}
+	return out
 }
 
 func saleTime(o Order) time.Time {

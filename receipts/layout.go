@@ -180,6 +180,9 @@ func (l *layouter) header(r Receipt) {
 	if r.Shop.GSTIN != "" {
 		l.center("GSTIN "+r.Shop.GSTIN, false)
 	}
+	if r.Shop.State != "" {
+		l.center("State "+r.Shop.State, false)
+	}
 	l.blank()
 	switch r.Kind {
 	case KindXReport:
@@ -194,7 +197,11 @@ func (l *layouter) header(r Receipt) {
 		l.bigCenter("REFUND")
 		l.center("Credit note", false)
 	default:
-		l.center("TAX INVOICE", true)
+		title := r.Title
+		if title == "" {
+			title = "TAX INVOICE"
+		}
+		l.center(title, true)
 	}
 	if r.Sandbox {
 		l.sandboxMark()

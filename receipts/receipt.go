@@ -31,6 +31,9 @@ const (
 type Receipt struct {
 	Kind Kind
 	Shop Shop
+	// Title is what a sale's document is ("TAX INVOICE", "BILL OF SUPPLY",
+	// "RECEIPT"); "" prints TAX INVOICE.
+	Title string
 
 	Number   string    // the receipt number, e.g. "T1-000123"
 	Terminal string    // the terminal's name, e.g. "T1"
@@ -70,6 +73,7 @@ type Shop struct {
 	Address []string // one printed line each
 	GSTIN   string
 	Phone   string
+	State   string // the state, as printed: "Maharashtra (27)"
 }
 
 // Line is one item of a sale or refund.

@@ -1,0 +1,76 @@
+package pos
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+)
+
+// ShopDetails is what `galla shop set` and Settings take of the shop.
+type ShopDetails struct {
+	Name        string
+	Address     string // lines separated by commas
+	State       string // GST state code, "27"
+	GSTIN       string // "" while the shop is not registered: documents are RECEIPTs
+	Composition bool
+}
+
+// SetShop checks and journals the shop's details on a manager's authority
+// (managerPIN, once staff exist), naming the manager on the event. It returns the
+// shop as stored and the sentence Settings shows about its documents.
+func (t *Till) SetShop(ctx context.Context, d ShopDetails, managerPIN string) (Shop, string, error) {
+	cur, err := LoadShop(ctx, t.j)
+	if err != nil {
+		return Shop{}, "", err
+	}
+	shop := cur
+	shop.Name, shop.State, shop.Composition = strings.TrimSpace(d.Name), strings.TrimSpace(d.State), d.Composition
+	shop.GSTIN = NormalGSTIN(d.GSTIN)
+	shop.Address = nil
+	for _, a := range strings.Split(d.Address, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			shop.Address = append(shop.Address, a)
+		}
+	}
+	if err := shop.Check(); err != nil {
+		return Shop{}, "", err
+	}
+	by := ""
+	if has, err := t.HasStaff(ctx); err != nil {
+		return Shop{}, "", err
+	} else if has {
+		m, err := t.eng.Roster().AuthoriseManager(ctx, managerPIN, t.eng.Now())
+		if err != nil {
+			return Shop{}, "", err
+		}
+		by = m.ID
+	}
+	if err := t.saveSettingBy(ctx, SettingShop, shop, by); err != nil {
+		return Shop{}, "", err
+	}
+	return shop, DocumentsNote(shop), nil
+}
+
+// DocumentsNote says what the shop's sales documents are and why.
+func DocumentsNote(s Shop) string {
+	switch s.DocumentTitle() {
+	case "RECEIPT":
+		return "Sales print a RECEIPT, not a tax invoice: the shop's GSTIN is not set."
+	case "BILL OF SUPPLY":
+		return "Sales print a BILL OF SUPPLY: the shop is under the composition scheme and charges no GST."
+	}
+	return "Sales print a TAX INVOICE with the shop's GSTIN " + s.GSTIN + "."
+}
+
+// saveSettingBy journals one setting as JSON, naming the member of staff who
+// changed it (their id; "" before any staff exist).
+func (t *Till) saveSettingBy(ctx context.Context, key string, v any, staff string) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	now := t.eng.Now()
+	_, err = t.j.Append(ctx, Event{V: EventVersion, Time: now, Day: ToDay(now), Kind: EvSettingsChanged, Staff: staff,
+		Setting: &Setting{Key: key, Value: raw}})
+	return err
+}
