@@ -41,7 +41,9 @@ type GSTINError struct {
 	Err   error
 }
 
-func (e *GSTINError) Error() string { return fmt.Sprintf("pos: GSTIN %q: %v", printable(e.GSTIN), e.Err) }
+func (e *GSTINError) Error() string {
+	return fmt.Sprintf("pos: GSTIN %q: %v", printable(e.GSTIN), e.Err)
+}
 
 // Unwrap makes a *GSTINError match its kind.
 func (e *GSTINError) Unwrap() error { return e.Err }
