@@ -493,39 +493,62 @@ func cmdCatalog(c *cli, args []string) int {
 	return exitOK
 }
 
-// cmdStaff is galla staff add NAME --role cashier|manager. The new member's PIN is
-// the first line of standard input; once staff exist, adding one takes a manager's
-// PIN too (GALLA_PIN, or the second line).
+// cmdStaff is galla staff list | add NAME --role cashier|manager | disable NAME |
+// enable NAME | reset-pin NAME | unlock NAME. A new PIN (add, reset-pin) is the
+// first line of standard input; once staff exist, every change takes a manager's
+// PIN too (GALLA_PIN, or the next line).
 func cmdStaff(c *cli, args []string) int {
 	fs := c.flagSet("galla staff")
-	roleText := fs.String("role", "", "cashier or manager")
+	roleText := fs.String("role", "", "add: cashier or manager")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
 	}
-	if len(rest) < 2 || rest[0] != "add" {
-		return c.fail(exitBadInput, "Use galla staff add NAME --role cashier|manager, with the new PIN on standard input.")
+	usage := "Use " + commands()["staff"].usage + "; a new PIN and then a manager's PIN on standard input."
+	if len(rest) == 0 || (rest[0] != "list" && len(rest) < 2) {
+		return c.fail(exitBadInput, "%s", usage)
 	}
-	role, err := pos.ParseRole(*roleText)
-	if err != nil {
-		return c.fail(exitBadInput, "%s", pos.Sentence(err))
+	verb, name := rest[0], strings.Join(rest[1:], " ")
+	changes := map[string]pos.StaffChange{"disable": pos.StaffDisable, "enable": pos.StaffEnable, "unlock": pos.StaffUnlock, "reset-pin": pos.StaffResetPIN}
+	change, isChange := changes[verb]
+	if verb != "list" && verb != "add" && !isChange {
+		return c.fail(exitBadInput, "%s", usage)
 	}
-	name := strings.Join(rest[1:], " ")
 	in := bufio.NewReader(c.stdin)
-	line, err := in.ReadString('\n')
-	if err != nil && (!errors.Is(err, io.EOF) || line == "") {
-		return c.fail(exitBadInput, "Give the new staff member's PIN on standard input.")
+	var pin string
+	if verb == "add" || verb == "reset-pin" {
+		line, err := in.ReadString('\n')
+		if err != nil && (!errors.Is(err, io.EOF) || line == "") {
+			return c.fail(exitBadInput, "Give the new PIN on standard input.")
+		}
+		pin = strings.TrimSpace(line)
 	}
-	pin := strings.TrimSpace(line)
 	t, err := openTill(c)
 	if err != nil {
 		return c.failOpen(err)
 	}
 	defer t.close()
 	ctx := context.Background()
+	if verb == "list" {
+		list, err := t.StaffList(ctx)
+		if err != nil {
+			return c.fail(exitCannotWork, "%s", pos.Sentence(err))
+		}
+		for _, s := range list {
+			status := "active"
+			switch {
+			case s.Disabled:
+				status = "disabled"
+			case !s.LockedUntil.IsZero():
+				status = "locked until " + s.LockedUntil.Format("2006-01-02 15:04")
+			}
+			fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s\n", s.ID, s.Name, s.Role, status)
+		}
+		return exitOK
+	}
 	has, err := t.HasStaff(ctx)
 	if err != nil {
-		return c.fail(exitFailed, "%s", pos.Sentence(err))
+		return c.fail(exitCannotWork, "%s", pos.Sentence(err))
 	}
 	var mpin string
 	if has {
@@ -533,10 +556,22 @@ func cmdStaff(c *cli, args []string) int {
 			return c.fail(exitBadInput, "%v.", err)
 		}
 	}
-	s, err := t.AddStaffBy(ctx, name, role, pin, mpin)
+	if verb == "add" {
+		role, err := pos.ParseRole(*roleText)
+		if err != nil {
+			return c.fail(exitBadInput, "%s", pos.Sentence(err))
+		}
+		s, err := t.AddStaffBy(ctx, name, role, pin, mpin)
+		if err != nil {
+			return c.fail(exitBadInput, "%s", pos.Sentence(err))
+		}
+		fmt.Fprintf(c.stdout, "%s\t%s\t%s\n", s.ID, s.Name, s.Role)
+		return exitOK
+	}
+	s, err := t.ChangeStaff(ctx, name, change, pin, mpin)
 	if err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}
-	fmt.Fprintf(c.stdout, "%s\t%s\t%s\n", s.ID, s.Name, s.Role)
+	fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s\n", s.ID, s.Name, s.Role, verb)
 	return exitOK
 }

@@ -70,7 +70,7 @@ func commands() map[string]command {
 		"close-day": {"galla close-day [--day YYYY-MM-DD]", cmdCloseDay},
 		"receipt":   {"galla receipt MERCHANT_ORDER_ID [--refund [N]] [--format text|escpos|png|pdf] [--out FILE] [--print]", cmdReceipt},
 		"catalog":   {"galla catalog import FILE | galla catalog list [--format text|json]", cmdCatalog},
-		"staff":     {"galla staff add NAME --role cashier|manager", cmdStaff},
+		"staff":     {"galla staff list | staff add NAME --role cashier|manager | staff disable|enable|reset-pin|unlock NAME", cmdStaff},
 		"shop":      {"galla shop set --name N --address A --state CODE [--gstin GSTIN] [--composition]", cmdShop},
 		"journal":   {"galla journal verify | journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE | journal restore BACKUP", cmdJournal},
 	}

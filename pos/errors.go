@@ -85,6 +85,8 @@ func sentences() []sentenceOf {
 		{ErrBadPIN, "A PIN has 4 to 8 digits; type it again."},
 		{ErrUnknownStaff, "No staff member has this ID; choose your name from the list."},
 		{ErrStaffExists, "A staff member of this name exists; use another name, such as one with an initial."},
+		{ErrStaffDisabled, "This staff member is disabled; a manager can enable them again in Settings."},
+		{ErrLastManager, "The last manager cannot be disabled: add another manager first."},
 		{ErrBadRole, "The role must be cashier or manager."},
 		{ErrBadStaffName, "A staff name has 1 to 50 letters; type it again."},
 		{ErrFirstStaffManager, "The first staff member must be a manager; add a manager first."},

@@ -61,6 +61,8 @@ var (
 	ErrFirstStaffManager = errors.New("the first staff member must be a manager")
 	ErrNoManager         = errors.New("no manager is set up")
 	ErrWeakPINHash       = errors.New("the stored PIN hash is damaged or too weak")
+	ErrStaffDisabled     = errors.New("this staff member is disabled")
+	ErrLastManager       = errors.New("the last manager cannot be disabled")
 )
 
 // WrongPINError is a wrong PIN; it matches ErrWrongPIN.
@@ -100,6 +102,9 @@ type Staff struct {
 	Iterations     int       `json:"iterations"`
 	FailedAttempts int       `json:"failed_attempts,omitempty"` // wrong PINs in a row
 	LockedUntil    time.Time `json:"locked_until,omitzero"`
+	// Disabled is a member who left: they cannot sign in or approve; the record
+	// stays, so the journal's sales still name them.
+	Disabled bool `json:"disabled,omitempty"`
 }
 
 // String returns the name and role, never the hash.
@@ -265,6 +270,9 @@ func (r *Roster) SignIn(ctx context.Context, id, pin string, now time.Time) (*St
 	if err != nil {
 		return nil, fmt.Errorf("pos: sign in: %w", err)
 	}
+	if s.Disabled {
+		return nil, fmt.Errorf("pos: sign in %s: %w", s.ID, ErrStaffDisabled)
+	}
 	if s.Locked(now) {
 		return nil, &LockedError{Until: s.LockedUntil}
 	}
@@ -326,7 +334,7 @@ func (r *Roster) AuthoriseManager(ctx context.Context, pin string, now time.Time
 	var tried []Staff
 	var locked *LockedError
 	for _, s := range all {
-		if s.Role != RoleManager {
+		if s.Role != RoleManager || s.Disabled {
 			continue
 		}
 		if s.Locked(now) {
@@ -371,6 +379,58 @@ func (r *Roster) AuthoriseManager(ctx context.Context, pin string, now time.Time
 		return nil, wrong
 	}
 	return nil, locked
+}
+
+// SetDisabled disables member id (they left: no sign-in, no approval; the record
+// stays) or enables them again. The last enabled manager cannot be disabled.
+func (r *Roster) SetDisabled(ctx context.Context, id string, disabled bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, err := r.store.Get(ctx, id)
+	if err != nil {
+		return fmt.Errorf("pos: disable staff: %w", err)
+	}
+	if disabled && s.Role == RoleManager && !s.Disabled {
+		all, err := r.store.List(ctx)
+		if err != nil {
+			return fmt.Errorf("pos: disable staff: %w", err)
+		}
+		others := 0
+		for _, o := range all {
+			if o.Role == RoleManager && !o.Disabled && o.ID != s.ID {
+				others++
+			}
+		}
+		if others == 0 {
+			return fmt.Errorf("pos: disable staff %s: %w", s.ID, ErrLastManager)
+		}
+	}
+	if s.Disabled == disabled {
+		return nil
+	}
+	s.Disabled = disabled
+	if err := r.store.Put(ctx, s); err != nil {
+		return fmt.Errorf("pos: disable staff: %w", err)
+	}
+	return nil
+}
+
+// Unlock lifts member id's lock after too many wrong PINs (a manager's act).
+func (r *Roster) Unlock(ctx context.Context, id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, err := r.store.Get(ctx, id)
+	if err != nil {
+		return fmt.Errorf("pos: unlock staff: %w", err)
+	}
+	if s.FailedAttempts == 0 && s.LockedUntil.IsZero() {
+		return nil
+	}
+	s.FailedAttempts, s.LockedUntil = 0, time.Time{}
+	if err := r.store.Put(ctx, s); err != nil {
+		return fmt.Errorf("pos: unlock staff: %w", err)
+	}
+	return nil
 }
 
 // MemStaff is a StaffStore in memory, for tests and the headless tools. It is safe for
