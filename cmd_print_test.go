@@ -116,16 +116,17 @@ func TestCmdReceiptRefund(t *testing.T) {
 		amount string
 		txn    string
 	}{
-		{"latest", []string{"--refund"}, "₹49.00", "R-2"},
-		{"first, flag value", []string{"--refund=1"}, "₹100.00", "R-1"},
-		{"first, separate value", []string{"--refund", "1"}, "₹100.00", "R-1"},
-		{"second, before the order", nil, "₹49.00", "R-2"},
+		{"latest", []string{"--refund"}, "Rs.49.00", "R-2"},
+		{"first, flag value", []string{"--refund=1"}, "Rs.100.00", "R-1"},
+		{"first, separate value", []string{"--refund", "1"}, "Rs.100.00", "R-1"},
+		{"second, before the order", nil, "Rs.49.00", "R-2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"--data", dir, "receipt", id}, tt.args...)
+			// ESC/POS is a paper copy: each is journaled.
+			args := append([]string{"--data", dir, "receipt", id, "--format", "escpos"}, tt.args...)
 			if tt.args == nil {
-				args = []string{"--data", dir, "receipt", "--refund", "2", id}
+				args = []string{"--data", dir, "receipt", "--format", "escpos", "--refund", "2", id}
 			}
 			code, out, errs := runGalla(t, args...)
 			require.Equal(t, exitOK, code, errs)
@@ -150,7 +151,7 @@ func TestCmdReceiptRefund(t *testing.T) {
 
 	code, out, errs := runGalla(t, "--data", dir, "receipt", id, "--refund")
 	require.Equal(t, exitOK, code, errs)
-	assert.Contains(t, out, "DUPLICATE — reprint 2", "every copy is journaled")
+	assert.Contains(t, out, "DUPLICATE — reprint 2", "every paper copy is journaled: a view shows the next copy's number")
 
 	code, out, errs = runGalla(t, "--data", dir, "receipt", id)
 	require.Equal(t, exitOK, code, errs)

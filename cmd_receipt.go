@@ -119,8 +119,9 @@ func (f *refundFlag) IsBoolFlag() bool { return true }
 
 // document writes d in format to out (or standard output) unless it is only
 // printed, then prints it when asked; write, when set, draws it instead of the
-// till (the report's text, csv and json). Every copy of a receipt is journaled: a
-// copy written before the print makes the print the next reprint.
+// till (the report's text, csv and json). Every paper copy of a receipt (a print,
+// or an ESC/POS job written out) is journaled, and each after the first says
+// DUPLICATE; text, PNG and PDF are views that leave the original to be printed.
 func (c *cli) document(ctx context.Context, t *terminal, d *pos.Document, format, out string, print bool, write func(io.Writer) error) int {
 	if print && !d.HavePrinter {
 		return c.fail(exitBadInput, "No receipt printer is configured; write the %s to a file with --out instead.", strings.TrimPrefix(strings.TrimPrefix(d.Noun, "X "), "Z "))
@@ -142,8 +143,12 @@ func (c *cli) document(ctx context.Context, t *terminal, d *pos.Document, format
 		} else if _, err := c.stdout.Write(b.Bytes()); err != nil {
 			return exitFailed
 		}
-		if err := t.RecordCopy(ctx, d, where, format); err != nil {
-			return c.fail(exitFailed, "The %s was written but the journal could not record it: %s", d.Noun, pos.Sentence(err))
+		// Only a printer's job is a copy: text, a PNG or a PDF to look at or
+		// to send is a view, and leaves the original to be printed.
+		if format == "escpos" {
+			if err := t.RecordCopy(ctx, d, where, format); err != nil {
+				return c.fail(exitFailed, "The %s was written but the journal could not record it: %s", d.Noun, pos.Sentence(err))
+			}
 		}
 	}
 	if !print {

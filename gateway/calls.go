@@ -146,12 +146,22 @@ func (c *Client) CardPayment(ctx context.Context, token string, card *Card, cust
 	return c.payment(ctx, op, PathCardPayment+q, newBody(w.b), CodeSuccess)
 }
 
-// EMIPayment sends an EMI payment (contract section 5) with the tenure chosen from
-// EMICalculator's answer and its acquirer id. Like CardPayment it is never re-sent
-// and a lost answer matches ErrOutcomeUnknown. Brand offers whose brand makes IMEI
-// mandatory need ValidateIMEI first (else ErrIMEIRequired).
-func (c *Client) EMIPayment(ctx context.Context, token string, card *Card, cust Customer, emi EMITenure, acquirerID int64) (*PaymentResponse, error) {
+// EMIPaymentRequest is what an EMI payment sends: the order's token, the card, the
+// customer, the tenure chosen from EMICalculator's answer and its acquirer id.
+type EMIPaymentRequest struct {
+	Token      string
+	Card       *Card
+	Customer   Customer
+	Tenure     EMITenure
+	AcquirerID int64
+}
+
+// EMIPayment sends an EMI payment (contract section 5). Like CardPayment it is
+// never re-sent and a lost answer matches ErrOutcomeUnknown. Brand offers whose
+// brand makes IMEI mandatory need ValidateIMEI first (else ErrIMEIRequired).
+func (c *Client) EMIPayment(ctx context.Context, r EMIPaymentRequest) (*PaymentResponse, error) {
 	const op = "EMI payment"
+	token, card, cust, emi, acquirerID := r.Token, r.Card, r.Customer, r.Tenure, r.AcquirerID
 	q, err := tokenQuery(token)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %s: %w", op, err)

@@ -207,6 +207,21 @@ func Luhn(digits string) bool {
 	return len(digits) > 0 && allDigits([]byte(digits)) && luhn([]byte(digits))
 }
 
+// LuhnCheckDigit returns the digit that, appended to digits, makes a string Luhn
+// accepts (an IMEI's 15th digit); ok is false when digits is empty or holds
+// anything but ASCII digits.
+func LuhnCheckDigit(digits string) (d byte, ok bool) {
+	if !allDigits([]byte(digits)) {
+		return 0, false
+	}
+	for c := byte('0'); c <= '9'; c++ {
+		if Luhn(digits + string(c)) {
+			return c, true
+		}
+	}
+	return 0, false // unreachable: one of ten digits always completes the sum
+}
+
 func luhn(d []byte) bool {
 	if len(d) == 0 {
 		return false

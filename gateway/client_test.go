@@ -437,7 +437,7 @@ func TestPaymentNeverResent(t *testing.T) {
 				card := NewCard("4111111111111111", "07", "2030", "123", "A")
 				var err error
 				if emi {
-					_, err = f.client.EMIPayment(t.Context(), "tok", card, Customer{}, EMITenure{TenureID: "3"}, 8004)
+					_, err = f.client.EMIPayment(t.Context(), EMIPaymentRequest{Token: "tok", Card: card, Customer: Customer{}, Tenure: EMITenure{TenureID: "3"}, AcquirerID: 8004})
 				} else {
 					_, err = f.client.CardPayment(t.Context(), "tok", card, Customer{})
 				}
@@ -488,8 +488,7 @@ func TestEMIPayment(t *testing.T) {
 		assert.JSONEq(t, `{"acquirerId":8004}`, string(body["acquirer_data"]))
 		writeJSON(w, http.StatusOK, `{"content":"<html/>","payment_id":"9","order_id":42,"amount_in_paise":306000,"token":"tk","api_url":null,"response_code":14010,"response_message":"SUCCESS"}`)
 	})
-	res, err := f.client.EMIPayment(t.Context(), "tk%2B1", NewCard("4386280000000004", "12", "2030", "123", "A"),
-		Customer{CountryCode: "91", Mobile: "98", Email: "e@x.in", Token: "ct"}, tenure, 8004)
+	res, err := f.client.EMIPayment(t.Context(), EMIPaymentRequest{Token: "tk%2B1", Card: NewCard("4386280000000004", "12", "2030", "123", "A"), Customer: Customer{CountryCode: "91", Mobile: "98", Email: "e@x.in", Token: "ct"}, Tenure: tenure, AcquirerID: 8004})
 	require.NoError(t, err)
 	assert.Equal(t, "9", res.PaymentID)
 	assert.Equal(t, "42", res.OrderID)
@@ -513,7 +512,7 @@ func TestEMIPaymentErrors(t *testing.T) {
 			f.mux.HandleFunc("POST "+PathEMIPayment, func(w http.ResponseWriter, r *http.Request) {
 				writeJSON(w, http.StatusBadRequest, tt.body)
 			})
-			_, err := f.client.EMIPayment(t.Context(), "t", NewCard("4386280000000004", "12", "2030", "123", "A"), Customer{}, sampleTenure(t), 8004)
+			_, err := f.client.EMIPayment(t.Context(), EMIPaymentRequest{Token: "t", Card: NewCard("4386280000000004", "12", "2030", "123", "A"), Customer: Customer{}, Tenure: sampleTenure(t), AcquirerID: 8004})
 			assert.ErrorIs(t, err, tt.want)
 			assert.NotErrorIs(t, err, ErrOutcomeUnknown)
 		})

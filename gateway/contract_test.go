@@ -502,14 +502,14 @@ func TestContractBankEMI(t *testing.T) {
 				assert.ErrorIs(t, err, gateway.ErrInvalidRequest)
 
 				ord := e.emiOrder(t, tn)
-				_, err = e.c.EMIPayment(ctx, ord.Token, gateway.NewCard(tc.card[:15]+"9", "12", "2030", "123", "A"), customer, tn, offers.AcquirerID)
+				_, err = e.c.EMIPayment(ctx, gateway.EMIPaymentRequest{Token: ord.Token, Card: gateway.NewCard(tc.card[:15]+"9", "12", "2030", "123", "A"), Customer: customer, Tenure: tn, AcquirerID: offers.AcquirerID})
 				assert.ErrorIs(t, err, gateway.ErrInvalidRequest, "a mistyped card number")
 				wrongOrder, _ := e.order(t, tn.AuthAmount-100)
-				_, err = e.c.EMIPayment(ctx, wrongOrder.Token, card, customer, tn, offers.AcquirerID)
+				_, err = e.c.EMIPayment(ctx, gateway.EMIPaymentRequest{Token: wrongOrder.Token, Card: card, Customer: customer, Tenure: tn, AcquirerID: offers.AcquirerID})
 				assert.ErrorIs(t, err, gateway.ErrAmountMismatch, "the tenure's amount differs from the order's")
-				_, err = e.c.EMIPayment(ctx, ord.Token, card, customer, stale, offers.AcquirerID)
+				_, err = e.c.EMIPayment(ctx, gateway.EMIPaymentRequest{Token: ord.Token, Card: card, Customer: customer, Tenure: stale, AcquirerID: offers.AcquirerID})
 				assert.ErrorIs(t, err, gateway.ErrOfferOutdated, "the EMI payment validates again")
-				pay, err := e.c.EMIPayment(ctx, ord.Token, card, customer, tn, offers.AcquirerID)
+				pay, err := e.c.EMIPayment(ctx, gateway.EMIPaymentRequest{Token: ord.Token, Card: card, Customer: customer, Tenure: tn, AcquirerID: offers.AcquirerID})
 				require.NoError(t, err)
 				assert.Equal(t, gateway.CodeEMISuccess, pay.ResponseCode)
 				assert.Equal(t, tn.AuthAmount, pay.AmountInPaise)
@@ -559,7 +559,7 @@ func TestContractBrandEMIWithIMEI(t *testing.T) {
 			require.NoError(t, e.c.ValidateScheme(ctx, 600000, card, tn, offers.AcquirerID))
 
 			ord := e.emiOrder(t, tn)
-			_, err = e.c.EMIPayment(ctx, ord.Token, card, customer, tn, offers.AcquirerID)
+			_, err = e.c.EMIPayment(ctx, gateway.EMIPaymentRequest{Token: ord.Token, Card: card, Customer: customer, Tenure: tn, AcquirerID: offers.AcquirerID})
 			require.ErrorIs(t, err, gateway.ErrIMEIRequired, "IMEI first")
 
 			// Each per-item failure.
@@ -594,7 +594,7 @@ func TestContractBrandEMIWithIMEI(t *testing.T) {
 			require.ErrorIs(t, err, gateway.ErrIMEIRejected)
 			assert.Equal(t, gateway.CodeIMEIBlocked, res.Items[0].Status.ResponseCode)
 
-			pay, err := e.c.EMIPayment(ctx, ord.Token, card, customer, tn, offers.AcquirerID)
+			pay, err := e.c.EMIPayment(ctx, gateway.EMIPaymentRequest{Token: ord.Token, Card: card, Customer: customer, Tenure: tn, AcquirerID: offers.AcquirerID})
 			require.NoError(t, err)
 			require.NoError(t, e.c.SubmitAuthentication(ctx, pay.Content, otp("123456")))
 			q := e.inquire(t, ord.ServiceOrderID)
@@ -621,7 +621,7 @@ func TestContractBrandEMIWithoutIMEI(t *testing.T) {
 	card := testCard("5522600000000005")
 	require.NoError(t, e.c.ValidateScheme(ctx, 900000, card, tn, offers.AcquirerID))
 	ord := e.emiOrder(t, tn)
-	pay, err := e.c.EMIPayment(ctx, ord.Token, card, customer, tn, offers.AcquirerID)
+	pay, err := e.c.EMIPayment(ctx, gateway.EMIPaymentRequest{Token: ord.Token, Card: card, Customer: customer, Tenure: tn, AcquirerID: offers.AcquirerID})
 	require.NoError(t, err, "no IMEI needed for LG")
 	require.NoError(t, e.c.SubmitAuthentication(ctx, pay.Content, otp("123456")))
 	assert.True(t, e.inquire(t, ord.ServiceOrderID).Charged())
@@ -772,7 +772,7 @@ func faultCases() []faultCase {
 		tn := emiOffer(t, offers, "HDFC", 3, false)
 		ord := e.emiOrder(t, tn)
 		e.sb.Inject(sandbox.EndpointEMIPayment, fault(kind), 1)
-		_, err = e.c.EMIPayment(t.Context(), ord.Token, testCard("4386280000000004"), customer, tn, offers.AcquirerID)
+		_, err = e.c.EMIPayment(t.Context(), gateway.EMIPaymentRequest{Token: ord.Token, Card: testCard("4386280000000004"), Customer: customer, Tenure: tn, AcquirerID: offers.AcquirerID})
 		led := e.ledger(t, ord.ServiceOrderID)
 		switch kind {
 		case sandbox.FaultServerError, sandbox.FaultHang, sandbox.FaultReset:

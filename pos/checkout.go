@@ -495,7 +495,7 @@ func (e *Engine) pay(ctx context.Context, orderID string, card *gateway.Card, op
 	var resp *gateway.PaymentResponse
 	var perr error
 	if o.Tender == TenderEMI {
-		resp, perr = e.gw.EMIPayment(ctx, o.Token, card, cust, tenure, o.EMI.AcquirerID)
+		resp, perr = e.gw.EMIPayment(ctx, gateway.EMIPaymentRequest{Token: o.Token, Card: card, Customer: cust, Tenure: tenure, AcquirerID: o.EMI.AcquirerID})
 	} else {
 		resp, perr = e.gw.CardPayment(ctx, o.Token, card, cust)
 	}

@@ -22,7 +22,7 @@ import (
 type Gateway interface {
 	CreateOrder(ctx context.Context, o *gateway.Order) (*gateway.CreateOrderResponse, error)
 	CardPayment(ctx context.Context, token string, card *gateway.Card, cust gateway.Customer) (*gateway.PaymentResponse, error)
-	EMIPayment(ctx context.Context, token string, card *gateway.Card, cust gateway.Customer, emi gateway.EMITenure, acquirerID int64) (*gateway.PaymentResponse, error)
+	EMIPayment(ctx context.Context, r gateway.EMIPaymentRequest) (*gateway.PaymentResponse, error)
 	EMICalculator(ctx context.Context, amount int64, products []gateway.ProductAmount) (*gateway.EMIOffers, error)
 	ValidateScheme(ctx context.Context, amount int64, card *gateway.Card, emi gateway.EMITenure, acquirerID int64) error
 	ValidateIMEI(ctx context.Context, token string, items []gateway.IMEIItem) (*gateway.IMEIResult, error)

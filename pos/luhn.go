@@ -26,17 +26,7 @@ func Luhn(digits string) bool { return gateway.Luhn(digits) }
 
 // LuhnCheckDigit returns the digit that, appended to digits, makes a string Luhn
 // accepts; ok is false when digits is empty or holds anything but ASCII digits.
-func LuhnCheckDigit(digits string) (d byte, ok bool) {
-	if digits == "" || !allDigits(digits) {
-		return 0, false
-	}
-	for c := byte('0'); c <= '9'; c++ {
-		if Luhn(digits + string(c)) {
-			return c, true
-		}
-	}
-	return 0, false // unreachable: one of ten digits always completes the sum
-}
+func LuhnCheckDigit(digits string) (d byte, ok bool) { return gateway.LuhnCheckDigit(digits) }
 
 // CheckIMEI checks s as an IMEI exactly as given (no spaces): 15 ASCII digits whose
 // last is the Luhn check digit. The error is ErrIMEIDigits, ErrIMEILength or

@@ -16,6 +16,7 @@ import (
 
 	"galla/gateway"
 	"galla/internal/browsertest"
+	"galla/internal/testclock"
 )
 
 const merchantPage = `<!DOCTYPE html>
@@ -54,7 +55,7 @@ func TestBrowserCheckout(t *testing.T) {
 	require.NoError(t, err)
 	api := httptest.NewServer(sb)
 	defer api.Close()
-	f := &fix{t: t, sb: sb, clock: &clock{t: time.Now()}}
+	f := &fix{t: t, sb: sb, clock: testclock.New(time.Now())}
 	f.key, err = gateway.DecodeSecret(DefaultSecret)
 	require.NoError(t, err)
 	tok, orderID := f.create(149900)

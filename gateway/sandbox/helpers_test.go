@@ -8,38 +8,20 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"galla/gateway"
+	"galla/internal/testclock"
 )
-
-// clock is a settable clock safe for concurrent use.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // fix is one sandbox under test with a fake clock and sequential ids.
 type fix struct {
 	t     *testing.T
 	sb    *Sandbox
-	clock *clock
+	clock *testclock.Clock
 	key   []byte
 	n     int // merchant order id counter
 }
@@ -48,7 +30,7 @@ var start = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 func setup(t *testing.T, opts ...Option) *fix {
 	t.Helper()
-	c := &clock{t: start}
+	c := testclock.New(start)
 	// The handler is called as a server on the host sandbox.test would call it.
 	sb, err := New(append([]Option{WithClock(c.Now), WithIDs(Sequential()), WithAllowedHosts("sandbox.test")}, opts...)...)
 	require.NoError(t, err)

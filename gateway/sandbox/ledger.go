@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"galla/gateway"
 	"strconv"
 )
 
@@ -152,28 +153,11 @@ func TestIMEI(tac string, serial int) string {
 	return body + luhnDigit(body)
 }
 
-// luhnDigit is the Luhn check digit to append to digits.
+// luhnDigit is the Luhn check digit to append to digits (gateway's, the one Luhn).
 func luhnDigit(digits string) string {
-	sum := 0
-	double := true // the digit left of the check digit is doubled
-	for i := len(digits) - 1; i >= 0; i-- {
-		d := int(digits[i] - '0')
-		if double {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return strconv.Itoa((10 - sum%10) % 10)
+	d, _ := gateway.LuhnCheckDigit(digits)
+	return string(d)
 }
 
 // luhnValid reports whether a string of digits passes the Luhn check.
-func luhnValid(digits string) bool {
-	if len(digits) < 2 || !allDigits(digits) {
-		return false
-	}
-	return luhnDigit(digits[:len(digits)-1]) == digits[len(digits)-1:]
-}
+func luhnValid(digits string) bool { return gateway.Luhn(digits) }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"galla/gateway"
+	"galla/internal/testclock"
 )
 
 // live is sb's whole state as a compacted log.
@@ -163,7 +164,7 @@ func TestStateMigratesVersion1(t *testing.T) {
 	path := filepath.Join(dir, "sandbox.json")
 	require.NoError(t, os.WriteFile(path, old, 0o600))
 
-	c := &clock{t: start}
+	c := testclock.New(start)
 	f := reopen(t, path, c, 5)
 	closeSandbox(t, f.sb)
 	led := f.sb.Ledger()

@@ -18,11 +18,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"galla/gateway"
+	"galla/internal/testclock"
 )
 
 // reopen builds a new sandbox from the state file at path, with a fresh
 // sequential id source (which starts again at the first ids) and the clock c.
-func reopen(t *testing.T, path string, c *clock, n int) *fix {
+func reopen(t *testing.T, path string, c *testclock.Clock, n int) *fix {
 	t.Helper()
 	sb, err := New(WithClock(c.Now), WithIDs(Sequential()), WithStateFile(path), WithAllowedHosts("sandbox.test"))
 	require.NoError(t, err)
@@ -32,7 +33,7 @@ func reopen(t *testing.T, path string, c *clock, n int) *fix {
 }
 
 // gatewayClient is the real gateway client talking to sb in process.
-func gatewayClient(t *testing.T, sb *Sandbox, c *clock) *gateway.Client {
+func gatewayClient(t *testing.T, sb *Sandbox, c *testclock.Clock) *gateway.Client {
 	t.Helper()
 	cl, err := gateway.New(gateway.Config{BaseURL: "http://sandbox.test", MerchantID: DefaultMerchantID,
 		AccessCode: DefaultAccessCode, Secret: DefaultSecret, ReturnURL: "https://shop.example/return",
