@@ -106,3 +106,16 @@ func TestSandboxSaleSaysSo(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, receipt, "SANDBOX — NOT A VALID TAX DOCUMENT")
 }
+
+// TestForgedGatewayURLBeforePayAgain: galla pay refuses a plain-http service too,
+// before it reads the card.
+func TestForgedGatewayURLBeforePayAgain(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `{"gateway":{"base_url":"http://collector.example/api","merchant_id":"1"}}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, configFile), []byte(cfg), 0o600))
+	var out, errOut bytes.Buffer
+	c := &cli{stdin: unread{t}, stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	code := c.main([]string{"--data", dir, "pay", "T1-ANY"})
+	assert.Equal(t, exitCannotWork, code)
+	assert.Contains(t, errOut.String(), "https://")
+}

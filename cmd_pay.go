@@ -26,14 +26,11 @@ func cmdPay(c *cli, args []string) int {
 		return c.fail(exitBadInput, "--wait must be a positive duration such as 5m.")
 	}
 	id := rest[0]
-	card, err := readCard(c.stdin)
-	if err != nil {
-		return c.fail(exitBadInput, "%v", err)
+	card, code := c.cardFromStdin()
+	if card == nil {
+		return code
 	}
 	defer card.Zero()
-	if err := card.Check(time.Now()); err != nil {
-		return c.fail(exitBadInput, "%s", pos.Sentence(err))
-	}
 	t, err := openTill(c)
 	if err != nil {
 		return c.failOpen(err)

@@ -36,6 +36,24 @@ type cardInput struct {
 	Holder      string `json:"holder"`
 }
 
+// cardFromStdin checks the payment service's address (card data goes nowhere
+// else), then reads the card from standard input and checks it. A nil card comes
+// with the exit code of the sentence already said.
+func (c *cli) cardFromStdin() (*gateway.Card, int) {
+	if _, err := config.Load(c.dataDir, c.getenv, c.gatewayURL, nil); err != nil {
+		return nil, c.failOpen(err)
+	}
+	card, err := readCard(c.stdin)
+	if err != nil {
+		return nil, c.fail(exitBadInput, "%v", err)
+	}
+	if err := card.Check(time.Now()); err != nil {
+		card.Zero()
+		return nil, c.fail(exitBadInput, "%s", pos.Sentence(err))
+	}
+	return card, exitOK
+}
+
 // readCard reads the card JSON from r and wipes the bytes read.
 func readCard(r io.Reader) (*gateway.Card, error) {
 	raw, err := io.ReadAll(io.LimitReader(r, 4096))
@@ -97,19 +115,15 @@ func cmdCheckout(c *cli, args []string) int {
 	if *wait <= 0 {
 		return c.fail(exitBadInput, "--wait must be a positive duration such as 5m.")
 	}
-	// The service's address is checked before any card data is read.
-	if _, err := config.Load(c.dataDir, c.getenv, c.gatewayURL, nil); err != nil {
-		return c.failOpen(err)
-	}
 	var card *gateway.Card
 	if tender != pos.TenderCash {
-		if card, err = readCard(c.stdin); err != nil {
-			return c.fail(exitBadInput, "%v", err)
+		var code int
+		if card, code = c.cardFromStdin(); card == nil {
+			return code
 		}
 		defer card.Zero()
-		if err := card.Check(time.Now()); err != nil {
-			return c.fail(exitBadInput, "%s", pos.Sentence(err))
-		}
+	} else if _, err := config.Load(c.dataDir, c.getenv, c.gatewayURL, nil); err != nil {
+		return c.failOpen(err)
 	}
 	t, err := openTill(c)
 	if err != nil {
