@@ -28,6 +28,7 @@ type settingsScreen struct {
 	merchant   *keyEntry
 	access     *keyEntry
 	secret     *keyEntry
+	where      *widget.Label // where the access code and the secret are kept
 	profile    *widget.Select
 	printer    *keyEntry
 	phone      *keyEntry // where the page for pay on the customer's phone listens
@@ -59,8 +60,13 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.gatewayURL = entry("Live service base URL, https://…")
 	s.merchant = entry("Merchant id")
 	s.access = entry("Access code")
+	s.access.Password = true
+	s.access.noCopy = true
 	s.secret = entry("Secret key")
 	s.secret.Password = true
+	s.secret.noCopy = true
+	s.where = widget.NewLabel("")
+	s.where.Wrapping = fyne.TextWrapWord
 	s.profile = widget.NewSelect(nil, nil)
 	s.printer = entry("Printer: 192.168.1.50:9100, a spooler name, or a file path")
 	s.phone = entry("127.0.0.1:0 (this computer only)")
@@ -95,6 +101,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		widget.NewFormItem("Merchant id", s.merchant),
 		widget.NewFormItem("Access code", s.access),
 		widget.NewFormItem("Secret", s.secret),
+		widget.NewFormItem("Kept in", s.where),
 		widget.NewFormItem("Printer profile [Ctrl+P]", s.profile),
 		widget.NewFormItem("Printer", s.printer),
 		phoneItem,
@@ -132,13 +139,7 @@ func (s *settingsScreen) load() {
 			s.live.SetChecked(st.Live)
 			s.gatewayURL.SetText(st.GatewayURL)
 			s.merchant.SetText(st.MerchantID)
-			s.access.SetText(st.AccessCode)
-			s.secret.SetText("")
-			if st.SecretSet {
-				s.secret.SetPlaceHolder("A secret is stored; type a new one only to replace it")
-			} else {
-				s.secret.SetPlaceHolder("Secret key (typed once, never shown again)")
-			}
+			s.showSecrets(st)
 			s.profile.SetSelected(st.PrinterProfile)
 			s.printer.SetText(st.PrinterAddr)
 			s.phone.SetText(st.PhoneListen)
@@ -161,31 +162,53 @@ func (s *settingsScreen) store() {
 	st.Live = s.live.Checked
 	st.GatewayURL = strings.TrimSpace(s.gatewayURL.Text)
 	st.MerchantID = strings.TrimSpace(s.merchant.Text)
-	st.AccessCode = strings.TrimSpace(s.access.Text)
+	st.AccessCode = strings.TrimSpace(s.access.Text) // empty keeps the stored one
 	st.PrinterProfile = s.profile.Selected
 	st.PrinterAddr = strings.TrimSpace(s.printer.Text)
 	st.PhoneListen = strings.TrimSpace(s.phone.Text)
 	secret := s.secret.Text
-	s.secret.SetText("") // never kept on screen
+	s.secret.SetText("") // secrets never stay on screen
+	s.access.SetText("")
+	by := s.u.user
 	s.save.btn.Disable()
 	s.message.SetText("Saving…")
 	s.u.async(func(ctx context.Context) func() {
-		err := s.u.till.SaveSettings(ctx, st, secret)
+		err := s.u.till.SaveSettings(ctx, by, st, secret)
+		var saved Settings
+		if err == nil {
+			saved, err = s.u.till.Settings(ctx)
+		}
 		return func() {
 			s.save.btn.Enable()
 			if err != nil {
 				s.message.SetText(sentence(err))
 				return
 			}
-			if secret != "" {
-				st.SecretSet = true
-				s.secret.SetPlaceHolder("A secret is stored; type a new one only to replace it")
-			}
-			s.settings = st
+			s.settings = saved
+			s.showSecrets(saved)
 			s.message.SetText("Saved.")
 			s.u.refreshStatus()
 		}
 	})
+}
+
+// showSecrets shows the access code and the secret as replace-only fields: empty,
+// with a placeholder that says whether one is stored (the access code masked), and
+// where they are kept.
+func (s *settingsScreen) showSecrets(st Settings) {
+	s.access.SetText("")
+	if st.AccessCodeShown != "" {
+		s.access.SetPlaceHolder("Stored (" + st.AccessCodeShown + "); type a new one only to replace it")
+	} else {
+		s.access.SetPlaceHolder("Access code (typed once, never shown again)")
+	}
+	s.secret.SetText("")
+	if st.SecretSet {
+		s.secret.SetPlaceHolder("A secret is stored; type a new one only to replace it")
+	} else {
+		s.secret.SetPlaceHolder("Secret key (typed once, never shown again)")
+	}
+	s.where.SetText(st.SecretsWhere)
 }
 
 func (s *settingsScreen) printTest() {
