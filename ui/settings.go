@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"galla/pos"
@@ -68,9 +69,9 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.where = widget.NewLabel("")
 	s.where.Wrapping = fyne.TextWrapWord
 	s.profile = widget.NewSelect(nil, nil)
-	s.printer = entry("Printer: 192.168.1.50:9100, a spooler name, or a file path")
+	s.printer = entry("192.168.1.50:9100, printer name or file path")
 	s.phone = entry("127.0.0.1:0 (this computer only)")
-	chain := []*keyEntry{s.shop, s.address, s.gstin, s.discount, s.gatewayURL, s.merchant, s.access, s.secret, s.printer, s.phone}
+	chain := []*keyEntry{s.shop, s.address, s.gstin, s.discount, s.printer, s.phone, s.gatewayURL, s.merchant, s.access, s.secret}
 	for i, e := range chain {
 		if i+1 < len(chain) {
 			next := chain[i+1]
@@ -89,26 +90,35 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.liveA = u.newAction("Live", fyne.KeyG, fyne.KeyModifierControl, func() { s.live.SetChecked(!s.live.Checked) })
 	s.profileA = u.newAction("Profile", fyne.KeyP, fyne.KeyModifierControl, func() { cycle(s.profile) })
 
-	phoneItem := widget.NewFormItem("Phone page address", s.phone)
-	phoneItem.HintText = phoneHint
-	form := widget.NewForm(
+	// The hint wraps under its field (a form's own hint does not), so the two
+	// columns keep their width.
+	hint := widget.NewRichText(&widget.TextSegment{Text: phoneHint,
+		Style: widget.RichTextStyle{SizeName: theme.SizeNameCaptionText, ColorName: theme.ColorNamePlaceHolder}})
+	hint.Wrapping = fyne.TextWrapWord
+	phoneItem := widget.NewFormItem("Phone page address", container.NewVBox(s.phone, hint))
+	whereItem := widget.NewFormItem("Secrets kept in", s.where)
+	// Two columns, the shop and the counter's devices on the left, the payment
+	// service on the right, so that every field fits on a 1366×768 screen.
+	shop := widget.NewForm(
 		widget.NewFormItem("Shop", s.shop),
 		widget.NewFormItem("Address", s.address),
 		widget.NewFormItem("GSTIN", s.gstin),
 		widget.NewFormItem("Discount without manager (₹)", s.discount),
+		widget.NewFormItem("Printer profile [Ctrl+P]", s.profile),
+		widget.NewFormItem("Printer", s.printer),
+		phoneItem,
+	)
+	service := widget.NewForm(
 		widget.NewFormItem("Gateway", s.live),
 		widget.NewFormItem("Service URL", s.gatewayURL),
 		widget.NewFormItem("Merchant id", s.merchant),
 		widget.NewFormItem("Access code", s.access),
 		widget.NewFormItem("Secret", s.secret),
-		widget.NewFormItem("Kept in", s.where),
-		widget.NewFormItem("Printer profile [Ctrl+P]", s.profile),
-		widget.NewFormItem("Printer", s.printer),
-		phoneItem,
+		whereItem,
 	)
 	buttons := container.NewGridWithColumns(4, s.back.btn, s.addStaff.btn, s.testPrint.btn, s.save.btn)
 	s.root = container.NewPadded(container.NewBorder(heading("Settings"), container.NewVBox(s.message, buttons), nil, nil,
-		container.NewVScroll(form)))
+		container.NewVScroll(container.NewGridWithColumns(2, shop, service))))
 	return s
 }
 
