@@ -28,6 +28,8 @@ func TestWindowTillDiscountPolicy(t *testing.T) {
 	})
 	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
 	require.NoError(t, till.AddStaff(ctx, "Ravi", ui.RoleCashier, "1234"))
+	asha, err := till.SignIn(ctx, "Asha", "4321")
+	require.NoError(t, err)
 
 	tv, ok := till.Lookup("TV-LG-OLED55C4")
 	require.True(t, ok, "the sample catalog has the LG television")
@@ -62,11 +64,12 @@ func TestWindowTillDiscountPolicy(t *testing.T) {
 	_, err = till.Price(line(tv.Price+1, ""))
 	assert.ErrorIs(t, err, pos.ErrDiscountTooLarge, "the cart's bound stays")
 
-	_, err = till.Authorize(ctx, "1234")
+	tvDiscount := pos.Override{What: pos.OverrideDiscount, SKU: tv.SKU, Amount: pos.Rupees(600)}
+	_, err = till.Authorize(ctx, "1234", tvDiscount)
 	require.Error(t, err, "a cashier's PIN is not a manager's")
 	_, err = till.Price(line(pos.Rupees(600), "Ravi"))
 	assert.ErrorIs(t, err, pos.ErrDiscountNeedsManager)
-	m, err := till.Authorize(ctx, "4321")
+	m, err := till.Authorize(ctx, "4321", tvDiscount)
 	require.NoError(t, err)
 	require.Equal(t, "Asha", m.Name)
 	b, err = till.Price(line(pos.Rupees(600), "Asha"))
@@ -75,7 +78,7 @@ func TestWindowTillDiscountPolicy(t *testing.T) {
 
 	// A manager sets ₹1,000 in the settings; it applies at once.
 	st.DiscountLimit = pos.Rupees(1000)
-	require.NoError(t, till.SaveSettings(ctx, st, ""))
+	require.NoError(t, till.SaveSettings(ctx, asha, st, ""))
 	assert.Equal(t, pos.Rupees(1000), till.DiscountLimit(line(0, "")[0]))
 	_, err = till.Price(line(pos.Rupees(1000), ""))
 	assert.NoError(t, err)
@@ -85,7 +88,7 @@ func TestWindowTillDiscountPolicy(t *testing.T) {
 
 	bad := st
 	bad.DiscountLimit = -1
-	assert.ErrorIs(t, till.SaveSettings(ctx, bad, ""), pos.ErrBadDiscount)
+	assert.ErrorIs(t, till.SaveSettings(ctx, asha, bad, ""), pos.ErrBadDiscount)
 	assert.Equal(t, pos.Rupees(1000), till.DiscountLimit(line(0, "")[0]), "a refused save changes nothing")
 
 	// Pay applies the same rule, and the approving manager is journaled with the line.
@@ -127,7 +130,7 @@ func TestWindowTillDiscountPolicy(t *testing.T) {
 
 	// 0: every discount needs a manager.
 	st.DiscountLimit = 0
-	require.NoError(t, again.SaveSettings(ctx, st, ""))
+	require.NoError(t, again.SaveSettings(ctx, asha, st, ""))
 	assert.Equal(t, pos.Paise(0), mustPolicy(t, again).Limit)
 	_, err = again.Price(line(1, ""))
 	require.ErrorIs(t, err, pos.ErrDiscountNeedsManager)

@@ -50,7 +50,7 @@ func TestWindowTillRefundAndReportPrints(t *testing.T) {
 	require.NoError(t, err, "the report slip is a PNG")
 
 	printer := filepath.Join(t.TempDir(), "printer.bin")
-	require.NoError(t, till.SaveSettings(ctx, ui.Settings{ShopName: "Sharma Mobiles", PrinterProfile: "80mm", PrinterAddr: printer}, ""))
+	require.NoError(t, till.SaveSettings(ctx, manager(t, till), ui.Settings{ShopName: "Sharma Mobiles", PrinterProfile: "80mm", PrinterAddr: printer}, ""))
 
 	require.NoError(t, till.PrintRefund(ctx, sale.OrderID))
 	job, err := os.ReadFile(printer)

@@ -34,6 +34,26 @@ func newWindowTill(t *testing.T) *terminal {
 	return till
 }
 
+// manager signs in a manager of till, adding "Asha" (PIN 4321) when no manager
+// exists, for the calls only a manager makes (the settings).
+func manager(t *testing.T, till *terminal) ui.StaffMember {
+	t.Helper()
+	ctx := t.Context()
+	staff, err := till.Staff(ctx)
+	require.NoError(t, err)
+	for _, s := range staff {
+		if s.Manager() && s.Name == "Asha" {
+			m, err := till.SignIn(ctx, "Asha", "4321")
+			require.NoError(t, err)
+			return m
+		}
+	}
+	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
+	m, err := till.SignIn(ctx, "Asha", "4321")
+	require.NoError(t, err)
+	return m
+}
+
 // TestWindowTillSells checks the real engine behind the screens: staff, catalog,
 // a card sale through the sandbox's OTP step, its receipt, and the journal.
 func TestWindowTillSells(t *testing.T) {
@@ -138,7 +158,7 @@ func TestWindowTillSells(t *testing.T) {
 
 	// settings: the shop and printer are journaled, the secret is never read back
 	printed := filepath.Join(t.TempDir(), "printer.bin")
-	require.NoError(t, till.SaveSettings(ctx, ui.Settings{ShopName: "Sharma Mobiles", Address: "MG Road, Pune", GSTIN: "27ABCDE1234F1Z5",
+	require.NoError(t, till.SaveSettings(ctx, m, ui.Settings{ShopName: "Sharma Mobiles", Address: "MG Road, Pune", GSTIN: "27ABCDE1234F1Z5",
 		PrinterProfile: "80mm", PrinterAddr: printed}, ""))
 	set, err := till.Settings(ctx)
 	require.NoError(t, err)

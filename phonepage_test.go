@@ -86,7 +86,7 @@ func phoneGet(t *testing.T, u string) (int, string) {
 // an order that is not open, or no longer open, is not served.
 func TestPhonePageServesOrder(t *testing.T) {
 	till := newWindowTill(t)
-	require.NoError(t, till.SaveSettings(t.Context(), ui.Settings{ShopName: "Sharma Mobiles", DiscountLimit: pos.DefaultDiscountLimit}, ""))
+	require.NoError(t, till.SaveSettings(t.Context(), manager(t, till), ui.Settings{ShopName: "Sharma Mobiles", DiscountLimit: pos.DefaultDiscountLimit}, ""))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	sale := startPhoneSale(t, ctx, till)
@@ -187,7 +187,8 @@ func TestPhonePageSetting(t *testing.T) {
 	assert.Empty(t, s.PhoneListen)
 	s.DiscountLimit = pos.DefaultDiscountLimit
 	s.PhoneListen = "0.0.0.0:7071"
-	require.NoError(t, till.SaveSettings(ctx, s, ""))
+	by := manager(t, till)
+	require.NoError(t, till.SaveSettings(ctx, by, s, ""))
 	raw, err := os.ReadFile(filepath.Join(till.c.dataDir, configFile))
 	require.NoError(t, err)
 	var cfg struct {
@@ -203,7 +204,7 @@ func TestPhonePageSetting(t *testing.T) {
 
 	for _, bad := range []string{"0.0.0.0", "host:port", "1.2.3.4:70000"} {
 		s.PhoneListen = bad
-		err := till.SaveSettings(ctx, s, "")
+		err := till.SaveSettings(ctx, by, s, "")
 		require.Error(t, err, bad)
 		assert.Contains(t, pos.Sentence(err), "host:port", bad)
 	}

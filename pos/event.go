@@ -46,6 +46,20 @@ const (
 	EvCatalogImported  EventKind = "catalog.imported" // the catalog replaced (Data: the catalog JSON)
 )
 
+// The audit events (DESIGN.md section 5): who signed in and out, who overrode a
+// limit, who changed the settings. Each names the staff id in Staff and never
+// carries a PIN, its hash or a secret. staff.signin and staff.signin_failed name
+// the member; a refusal says why in Reason. settings.changed names the manager.
+const (
+	// EvStaffSignOut is a member signing out: the screen locked by hand or left
+	// idle (Reason).
+	EvStaffSignOut EventKind = "staff.signout"
+	// EvOverride is a manager's PIN approving what the signed-in member may not do
+	// alone, such as a discount above the limit (Staff: the manager; Extra: what,
+	// the line, the amount and who asked).
+	EvOverride EventKind = "staff.override"
+)
+
 // IsOrderEvent reports whether events of kind k belong to one order and are applied
 // to it with Order.Apply.
 func (k EventKind) IsOrderEvent() bool {

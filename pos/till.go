@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -87,13 +88,20 @@ type ServiceSettings struct {
 	Secret      string // only to set it; never read back for the screen
 	SecretSet   bool   // a secret is stored
 	PhoneListen string // host:port of the phone page; "" this computer only
+	// SecretsWhere says where the secrets are kept ("the system keyring", or the
+	// fallback file readable by this user only), for Settings; read only.
+	SecretsWhere string
 }
 
 // ServiceConfig reads and writes the configuration file's service settings;
 // internal/config implements it.
 type ServiceConfig interface {
 	ServiceSettings() ServiceSettings
-	// SaveServiceSettings stores s; an empty Secret keeps the stored one.
+	// Check refuses settings that SaveServiceSettings would refuse (a base URL
+	// that is not https://, loopback aside), without storing anything.
+	Check(s ServiceSettings) error
+	// SaveServiceSettings stores s; an empty Secret keeps the stored one, and so
+	// does the access code sent back as ServiceSettings shows it (masked).
 	SaveServiceSettings(s ServiceSettings) error
 }
 
@@ -292,7 +300,8 @@ func (t *Till) HasStaff(ctx context.Context) (bool, error) {
 	return len(all) > 0, err
 }
 
-// SignIn checks name's PIN.
+// SignIn checks name's PIN and journals the sign-in, or the refusal, with the
+// member's id (never the PIN). A sign-in the journal cannot record is refused.
 func (t *Till) SignIn(ctx context.Context, name, pin string) (StaffMember, error) {
 	list, err := t.j.List(ctx)
 	if err != nil {
@@ -302,6 +311,16 @@ func (t *Till) SignIn(ctx context.Context, name, pin string) (StaffMember, error
 		if s.Name == name {
 			got, err := t.eng.Roster().SignIn(ctx, s.ID, pin, t.eng.Now())
 			if err != nil {
+				reason := "wrong PIN"
+				if errors.Is(err, ErrLocked) {
+					reason = "locked"
+				}
+				if aerr := t.audit(ctx, Event{Kind: EvStaffSignInFail, Staff: s.ID, Reason: reason}); aerr != nil {
+					return StaffMember{}, errors.Join(err, aerr)
+				}
+				return StaffMember{}, err
+			}
+			if err := t.audit(ctx, Event{Kind: EvStaffSignIn, Staff: got.ID, Extra: map[string]string{"role": string(got.Role)}}); err != nil {
 				return StaffMember{}, err
 			}
 			return memberOf(*got), nil
@@ -310,17 +329,65 @@ func (t *Till) SignIn(ctx context.Context, name, pin string) (StaffMember, error
 	return StaffMember{}, ErrUnknownStaff
 }
 
-// Authorize returns the manager whose PIN pin is, for an override; a discount the
-// manager approves by name counts from then on.
-func (t *Till) Authorize(ctx context.Context, pin string) (StaffMember, error) {
+// SignOut journals that m signed out: the screen was locked by hand, or left
+// idle when idle is true.
+func (t *Till) SignOut(ctx context.Context, m StaffMember, idle bool) error {
+	if m.ID == "" {
+		return nil // nobody was signed in
+	}
+	reason := "locked"
+	if idle {
+		reason = "idle"
+	}
+	return t.audit(ctx, Event{Kind: EvStaffSignOut, Staff: m.ID, Reason: reason})
+}
+
+// OverrideDiscount is Override.What for a line discount above the limit.
+const OverrideDiscount = "discount"
+
+// Override is what a manager's PIN approves, as the journal records it.
+type Override struct {
+	What   string // OverrideDiscount
+	SKU    string // the line's product
+	Amount Paise  // the discount approved
+	// By is the staff id of the member who asked (signed in at the counter).
+	By string
+}
+
+// Authorize returns the manager whose PIN pin is, for the override o, and
+// journals the approval with the manager's id; a discount the manager approves
+// by name counts from then on. An approval the journal cannot record counts for
+// nothing.
+func (t *Till) Authorize(ctx context.Context, pin string, o Override) (StaffMember, error) {
 	m, err := t.eng.Roster().AuthoriseManager(ctx, pin, t.eng.Now())
 	if err != nil {
+		return StaffMember{}, err
+	}
+	extra := map[string]string{"what": o.What}
+	for k, v := range map[string]string{"sku": o.SKU, "by": o.By} {
+		if v != "" {
+			extra[k] = v
+		}
+	}
+	if o.Amount != 0 {
+		extra["amount"] = strconv.FormatInt(int64(o.Amount), 10) // paise, as every amount in the journal
+	}
+	if err := t.audit(ctx, Event{Kind: EvOverride, Staff: m.ID, Extra: extra}); err != nil {
 		return StaffMember{}, err
 	}
 	t.mu.Lock()
 	t.approvers[m.Name] = Staff{ID: m.ID, Name: m.Name, Role: m.Role}
 	t.mu.Unlock()
 	return memberOf(*m), nil
+}
+
+// audit journals an audit event (sign-in, sign-out, override, settings) at the
+// till's time. It carries no business day: a closed day never stops staff from
+// signing in or a manager from changing the settings.
+func (t *Till) audit(ctx context.Context, ev Event) error {
+	ev.V, ev.Time = EventVersion, t.eng.Now()
+	_, err := t.j.Append(ctx, ev)
+	return err
 }
 
 // staffName is the name of the member of staff whose id the journal recorded (a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,14 +13,22 @@ import (
 
 // Settings is the shop's configuration as the settings screen edits it.
 type Settings struct {
-	ShopName       string
-	Address        string
-	GSTIN          string
-	Live           bool
-	GatewayURL     string
-	MerchantID     string
-	AccessCode     string
-	SecretSet      bool // a secret is stored; it is never shown
+	ShopName   string
+	Address    string
+	GSTIN      string
+	Live       bool
+	GatewayURL string
+	MerchantID string
+	// AccessCode is a new access code to store (replace-only): Settings returns
+	// it empty, and an empty one, or the stored one as shown, keeps the stored one.
+	AccessCode string
+	// AccessCodeShown is the stored access code masked ("••••34"), "" when none:
+	// what the screen may show of it.
+	AccessCodeShown string
+	SecretSet       bool // a secret is stored; it is never shown
+	// SecretsWhere says where the access code and the secret are kept: "the
+	// system keyring", or the fallback file readable by this user only.
+	SecretsWhere   string
 	PrinterProfile string
 	PrinterAddr    string
 	// DiscountLimit is the largest line discount a cashier gives without a
@@ -88,7 +97,8 @@ func (t *Till) Settings(ctx context.Context) (Settings, error) {
 		svc = t.cfg.Service.ServiceSettings()
 	}
 	s := Settings{ShopName: shop.Name, Address: strings.Join(shop.Address, ", "), GSTIN: shop.GSTIN,
-		Live: svc.BaseURL != "", GatewayURL: svc.BaseURL, MerchantID: svc.MerchantID, AccessCode: svc.AccessCode, SecretSet: svc.SecretSet,
+		Live: svc.BaseURL != "", GatewayURL: svc.BaseURL, MerchantID: svc.MerchantID, AccessCodeShown: svc.AccessCode,
+		SecretSet: svc.SecretSet, SecretsWhere: svc.SecretsWhere,
 		PrinterAddr: prof.Address, DiscountLimit: discount.Limit, PhoneListen: svc.PhoneListen}
 	if prof.Width == 58 || prof.Width == 32 {
 		s.PrinterProfile = "58mm"
@@ -98,24 +108,53 @@ func (t *Till) Settings(ctx context.Context) (Settings, error) {
 	return s, nil
 }
 
-// saveSetting journals one setting as JSON.
-func (t *Till) saveSetting(ctx context.Context, key string, v any) error {
+// SettingService is the settings.changed key of a change of the payment service
+// or the phone page (a ServiceChange): the audit record only, the configuration
+// file holds the settings themselves.
+const SettingService = "service"
+
+// ServiceChange is the journal's record of a change of the payment service's
+// settings: the address and the merchant as set, and whether the access code or
+// the secret was replaced, never their values.
+type ServiceChange struct {
+	BaseURL           string `json:"base_url"` // "" is the embedded sandbox
+	MerchantID        string `json:"merchant_id,omitempty"`
+	AccessCodeChanged bool   `json:"access_code_changed,omitempty"`
+	SecretChanged     bool   `json:"secret_changed,omitempty"`
+	PhoneListen       string `json:"phone_listen,omitempty"`
+}
+
+// ErrNotManager refuses a settings change by someone who is not a manager on
+// record.
+var ErrNotManager = sentenceErr("The settings are changed by a manager: sign in as a manager.")
+
+// ErrNoServiceURL refuses the live payment service without its address.
+var ErrNoServiceURL = sentenceErr("Type the live payment service's address (https://…), or switch the live service off to use the embedded sandbox.")
+
+// saveSetting journals one setting as JSON, changed by the manager of id by.
+func (t *Till) saveSetting(ctx context.Context, by, key string, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	now := t.eng.Now()
-	_, err = t.j.Append(ctx, Event{V: EventVersion, Time: now, Day: ToDay(now), Kind: EvSettingsChanged,
-		Setting: &Setting{Key: key, Value: raw}})
-	return err
+	return t.audit(ctx, Event{Kind: EvSettingsChanged, Staff: by, Setting: &Setting{Key: key, Value: raw}})
 }
 
-// SaveSettings journals the shop, the discount policy (when it changed) and the
-// printer, and writes the gateway and the phone page's address into the
-// configuration (Service). The discount limit applies at once; the gateway change
-// takes effect at the next start, the phone page's address the next time its
-// server starts. An empty secret keeps the stored one.
-func (t *Till) SaveSettings(ctx context.Context, s Settings, secret string) error {
+// SaveSettings stores the settings as the manager by changed them. Everything is
+// checked first (the discount limit, the phone page's address, the payment
+// service's address through Service), so a refusal changes nothing. Then each
+// part that changed is journaled as settings.changed naming the manager's id —
+// the shop, the discount policy, the printer, and the payment service (its
+// address and merchant, and only that the access code or the secret was
+// replaced) — and the service settings are written into the configuration. The
+// discount limit applies at once; the gateway change takes effect at the next
+// start, the phone page's address the next time its server starts. An empty
+// secret, and an empty access code, keep the stored ones.
+func (t *Till) SaveSettings(ctx context.Context, by StaffMember, s Settings, secret string) error {
+	mgr, err := t.j.Get(ctx, by.ID)
+	if by.ID == "" || err != nil || mgr.Role != RoleManager {
+		return ErrNotManager
+	}
 	discount := DiscountPolicy{Limit: s.DiscountLimit}
 	if err := discount.Validate(); err != nil {
 		return err
@@ -123,34 +162,77 @@ func (t *Till) SaveSettings(ctx context.Context, s Settings, secret string) erro
 	if err := CheckPhoneListen(s.PhoneListen); err != nil {
 		return err
 	}
-	shop := Shop{Name: s.ShopName, GSTIN: s.GSTIN}
+	shop, err := LoadShop(ctx, t.j)
+	if err != nil {
+		return err
+	}
+	oldShop := shop
+	shop.Name, shop.GSTIN, shop.Address = s.ShopName, s.GSTIN, nil
 	for _, a := range strings.Split(s.Address, ",") {
 		if a = strings.TrimSpace(a); a != "" {
 			shop.Address = append(shop.Address, a)
 		}
 	}
-	if err := t.saveSetting(ctx, SettingShop, shop); err != nil {
+	curDiscount, derr := LoadDiscountPolicy(ctx, t.j)
+	curPrinter, havePrinter, err := LoadPrinter(ctx, t.j)
+	if err != nil {
 		return err
 	}
-	if cur, err := LoadDiscountPolicy(ctx, t.j); err != nil || cur != discount {
-		if err := t.saveSetting(ctx, SettingDiscount, discount); err != nil {
+	var printer *receipts.Profile
+	if s.PrinterAddr != "" {
+		if p := PrinterProfileFor(s.PrinterAddr, s.PrinterProfile); !havePrinter || p != curPrinter {
+			printer = &p
+		}
+	}
+	var (
+		svc    ServiceSettings
+		change *ServiceChange
+	)
+	if t.cfg.Service != nil {
+		cur := t.cfg.Service.ServiceSettings()
+		svc = ServiceSettings{MerchantID: s.MerchantID, AccessCode: cur.AccessCode, Secret: secret, PhoneListen: s.PhoneListen}
+		if s.Live {
+			if s.GatewayURL == "" {
+				return ErrNoServiceURL
+			}
+			svc.BaseURL = s.GatewayURL
+		}
+		c := ServiceChange{BaseURL: svc.BaseURL, MerchantID: svc.MerchantID, PhoneListen: svc.PhoneListen, SecretChanged: secret != ""}
+		if s.AccessCode != "" && s.AccessCode != cur.AccessCode {
+			svc.AccessCode, c.AccessCodeChanged = s.AccessCode, true
+		}
+		if err := t.cfg.Service.Check(svc); err != nil {
+			return err
+		}
+		if c.AccessCodeChanged || c.SecretChanged || svc.BaseURL != cur.BaseURL || svc.MerchantID != cur.MerchantID || svc.PhoneListen != cur.PhoneListen {
+			change = &c
+		}
+	}
+
+	// Everything is valid: journal what changed, naming the manager.
+	if !slices.Equal(shop.Address, oldShop.Address) || shop.Name != oldShop.Name || shop.GSTIN != oldShop.GSTIN {
+		if err := t.saveSetting(ctx, mgr.ID, SettingShop, shop); err != nil {
+			return err
+		}
+	}
+	if derr != nil || curDiscount != discount {
+		if err := t.saveSetting(ctx, mgr.ID, SettingDiscount, discount); err != nil {
 			return err
 		}
 	}
 	t.mu.Lock()
 	t.discount = discount
 	t.mu.Unlock()
-	if s.PrinterAddr != "" {
-		if err := t.saveSetting(ctx, SettingPrinter, PrinterProfileFor(s.PrinterAddr, s.PrinterProfile)); err != nil {
+	if printer != nil {
+		if err := t.saveSetting(ctx, mgr.ID, SettingPrinter, *printer); err != nil {
 			return err
 		}
 	}
-	if t.cfg.Service == nil {
+	if change == nil {
 		return nil
 	}
-	svc := ServiceSettings{MerchantID: s.MerchantID, AccessCode: s.AccessCode, Secret: secret, PhoneListen: s.PhoneListen}
-	if s.Live {
-		svc.BaseURL = s.GatewayURL
+	if err := t.saveSetting(ctx, mgr.ID, SettingService, *change); err != nil {
+		return err
 	}
 	return t.cfg.Service.SaveServiceSettings(svc)
 }

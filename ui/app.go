@@ -297,16 +297,30 @@ func (u *UI) checkIdle() {
 	idle := u.now().Sub(u.lastInput)
 	u.mu.Unlock()
 	if u.signedIn && idle >= u.opts.IdleLock {
-		u.lock()
+		u.signOut(true)
 	}
 }
 
-// lock signs the current person out and shows the sign-in screen; the sale in
+// lock signs the current person out by hand (Ctrl+L).
+func (u *UI) lock() { u.signOut(false) }
+
+// signOut signs the current person out, journaled by pos (idle: the screen was
+// left alone), clears the card form and shows the sign-in screen; the sale in
 // progress is kept for when someone signs in again.
-func (u *UI) lock() {
+func (u *UI) signOut(idle bool) {
+	who, was := u.user, u.signedIn
 	u.signedIn = false
 	u.user = StaffMember{}
 	u.userText.SetText("Locked")
+	u.card.reset()
+	if was {
+		u.async(func(ctx context.Context) func() {
+			if err := u.till.SignOut(ctx, who, idle); err != nil {
+				return func() { u.note("The sign-out could not be journaled: " + sentence(err)) }
+			}
+			return nil
+		})
+	}
 	u.startSignIn()
 }
 

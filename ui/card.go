@@ -15,11 +15,16 @@ import (
 
 // cardScreen is screen 4: card number (Luhn and brand checked as typed), expiry, CVV
 // (hidden) and holder; Enter moves on and submits from the last field. Once
-// submitted the number shows masked; the form is cleared after the payment call.
+// submitted the number shows masked. The form is cleared after the payment call,
+// on a refusal, on Back and when the screen locks; the number and the CVV cannot be
+// copied.
 type cardScreen struct {
 	u    *UI
 	req  PayRequest
 	busy bool
+	// card is the card whose EMI offer the bank is asked about, until the answer
+	// hands it on; reset drops it, and the answer then wipes it and stops.
+	card Card
 
 	root    fyne.CanvasObject
 	title   *widget.Label
@@ -42,6 +47,7 @@ func newCardScreen(u *UI) *cardScreen {
 	s.plan = widget.NewLabel("")
 	s.plan.Wrapping = fyne.TextWrapWord
 	s.number = newKeyEntry(u)
+	s.number.noCopy = true
 	s.number.SetPlaceHolder("Card number")
 	s.number.OnChanged = s.numberTyped
 	s.brand = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -49,6 +55,7 @@ func newCardScreen(u *UI) *cardScreen {
 	s.expiry.SetPlaceHolder("Expiry MM/YY")
 	s.cvv = newKeyEntry(u)
 	s.cvv.Password = true
+	s.cvv.noCopy = true
 	s.cvv.SetPlaceHolder("CVV")
 	s.holder = newKeyEntry(u)
 	s.holder.SetPlaceHolder("Name on the card")
@@ -147,15 +154,13 @@ func (s *cardScreen) send() {
 	}
 	mm, yyyy, ok := parseExpiry(s.expiry.Text)
 	if !ok {
-		s.message.SetText("Type the expiry as on the card: month and year, like 08/29.")
-		s.u.win.Canvas().Focus(s.expiry)
+		s.refuse("Type the expiry as on the card: month and year, like 08/29. Type the card again.")
 		return
 	}
 	card := s.u.till.NewCard(digits(s.number.Text), mm, yyyy, s.cvv.Text, strings.TrimSpace(s.holder.Text))
 	if err := card.Check(s.u.now()); err != nil {
 		card.Zero()
-		s.message.SetText(sentence(err))
-		s.u.win.Canvas().Focus(s.number)
+		s.refuse(sentence(err))
 		return
 	}
 	s.busy = true
@@ -174,16 +179,18 @@ func (s *cardScreen) send() {
 	}
 	s.message.SetText("Asking the bank whether this card gets the offer…")
 	offer := *req.Offer
+	s.card = card
 	s.u.async(func(ctx context.Context) func() {
 		err := s.u.till.ValidateScheme(ctx, req.Lines, offer, card)
 		return func() {
+			if s.card != card { // cancelled or locked meanwhile: the card goes no further
+				card.Zero()
+				return
+			}
+			s.card = nil
 			if err != nil {
 				card.Zero()
-				s.reset()
-				s.message.SetText(sentence(err))
-				if s.u.current == s {
-					s.u.win.Canvas().Focus(s.number)
-				}
+				s.refuse(sentence(err))
 				return
 			}
 			s.message.SetText("The bank gives this offer on this card.")
@@ -196,9 +203,19 @@ func (s *cardScreen) send() {
 	})
 }
 
-// reset clears the form after the payment call (or a refusal).
+// refuse clears the whole form and says why: a refused card is typed again.
+func (s *cardScreen) refuse(why string) {
+	s.reset()
+	s.message.SetText(why)
+	if s.u.current == s {
+		s.u.win.Canvas().Focus(s.number)
+	}
+}
+
+// reset clears the form after the payment call, a refusal, Back or a lock.
 func (s *cardScreen) reset() {
 	s.busy = false
+	s.card = nil
 	for _, e := range []*keyEntry{s.number, s.expiry, s.cvv, s.holder} {
 		e.Enable()
 		e.SetText("")

@@ -40,11 +40,19 @@ type fakeTill struct {
 	events   map[string][]OrderEvent
 	settings Settings
 	secret   string
-	closed   []time.Time
-	refunds  []pos.Paise
+	// accessCode is the access code as stored (never shown).
+	accessCode string
+	// savedBy lists who saved the settings; overrides the approvals asked for
+	// (with the manager who gave them); signOuts the sign-outs ("Asha:idle").
+	savedBy   []StaffMember
+	overrides []string
+	signOuts  []string
+	closed    []time.Time
+	refunds   []pos.Paise
 	// reports lists the reports printed ("print:2026-11-22") and drawn ("png:...").
 	reports []string
 
+	cards    []*fakeCard // every card NewCard made
 	otp      chan string // the OTP typed in the window, for a payment waiting on it
 	requests []PayRequest
 	printed  []string
@@ -66,7 +74,7 @@ type fakeTill struct {
 func newFakeTill() *fakeTill {
 	return &fakeTill{
 		status: Status{Online: true},
-		staff:  []StaffMember{{Name: "Asha", Role: RoleManager}, {Name: "Ravi", Role: RoleCashier}},
+		staff:  []StaffMember{{ID: "001", Name: "Asha", Role: RoleManager}, {ID: "002", Name: "Ravi", Role: RoleCashier}},
 		pins:   map[string]string{"Asha": "4321", "Ravi": "1234"},
 		products: []Product{
 			{SKU: "S24", Barcode: "8801643000011", Name: "Samsung Galaxy S24", Brand: "SAMSUNG", ProductCode: "SAMSUNG-S24", Price: pos.Rupees(74999), GSTRate: 18, Serialised: true},
@@ -177,7 +185,7 @@ func (f *fakeTill) AddStaff(_ context.Context, name string, role Role, pin strin
 	if _, ok := f.pins[name]; ok {
 		return errFakeNoStaffed
 	}
-	f.staff = append(f.staff, StaffMember{Name: name, Role: role})
+	f.staff = append(f.staff, StaffMember{ID: fmt.Sprintf("%03d", len(f.staff)+1), Name: name, Role: role})
 	f.pins[name] = pin
 	return nil
 }
@@ -193,11 +201,25 @@ func (f *fakeTill) SignIn(_ context.Context, name, pin string) (StaffMember, err
 	return StaffMember{}, errFakeWrongPIN
 }
 
-func (f *fakeTill) Authorize(_ context.Context, pin string) (StaffMember, error) {
+func (f *fakeTill) SignOut(_ context.Context, m StaffMember, idle bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	how := "locked"
+	if idle {
+		how = "idle"
+	}
+	f.signOuts = append(f.signOuts, m.Name+":"+how)
+	return nil
+}
+
+func (f *fakeTill) Authorize(_ context.Context, pin string, o Override) (StaffMember, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, s := range f.staff {
 		if s.Manager() && f.pins[s.Name] == pin {
+			if o.What != "" {
+				f.overrides = append(f.overrides, fmt.Sprintf("%s %s %s by %s approved by %s", o.What, o.SKU, o.Amount.Plain(), o.By, s.ID))
+			}
 			return s, nil
 		}
 	}
@@ -298,7 +320,11 @@ func brandOf(n string) string {
 }
 
 func (f *fakeTill) NewCard(number, mm, yyyy, cvv, holder string) Card {
-	return &fakeCard{number: number, mm: mm, yyyy: yyyy, cvv: cvv, holder: holder}
+	c := &fakeCard{number: number, mm: mm, yyyy: yyyy, cvv: cvv, holder: holder}
+	f.mu.Lock()
+	f.cards = append(f.cards, c)
+	f.mu.Unlock()
+	return c
 }
 
 func (f *fakeTill) CardBrand(number string) string { return brandOf(number) }
@@ -480,7 +506,7 @@ func (f *fakeTill) History(_ context.Context, id string) ([]OrderEvent, error) {
 }
 
 func (f *fakeTill) Refund(ctx context.Context, id string, amount pos.Paise, pin string) (Outcome, error) {
-	if _, err := f.Authorize(ctx, pin); err != nil {
+	if _, err := f.Authorize(ctx, pin, Override{}); err != nil {
 		return Outcome{}, err
 	}
 	f.mu.Lock()
@@ -506,7 +532,7 @@ func (f *fakeTill) XReport(_ context.Context, day time.Time) (string, error) {
 }
 
 func (f *fakeTill) CloseDay(ctx context.Context, day time.Time, pin string) (string, error) {
-	m, err := f.Authorize(ctx, pin)
+	m, err := f.Authorize(ctx, pin, Override{})
 	if err != nil {
 		return "", err
 	}
@@ -585,13 +611,24 @@ func (f *fakeTill) Settings(context.Context) (Settings, error) {
 	return f.settings, nil
 }
 
-func (f *fakeTill) SaveSettings(_ context.Context, s Settings, secret string) error {
+// SaveSettings keeps s as pos would: a new access code replaces the stored one
+// (shown masked afterwards), an empty one keeps it; the secret likewise.
+func (f *fakeTill) SaveSettings(_ context.Context, by StaffMember, s Settings, secret string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if !by.Manager() {
+		return pos.ErrNotManager
+	}
+	f.savedBy = append(f.savedBy, by)
 	if secret != "" {
 		f.secret = secret
 		s.SecretSet = true
 	}
+	if s.AccessCode != "" && s.AccessCode != f.settings.AccessCodeShown {
+		f.accessCode = s.AccessCode
+		s.AccessCodeShown = "••••" + s.AccessCode[max(0, len(s.AccessCode)-2):]
+	}
+	s.AccessCode = ""
 	f.settings = s
 	return nil
 }

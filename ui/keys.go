@@ -55,6 +55,9 @@ type keyEntry struct {
 	ui    *UI
 	onKey func(k *fyne.KeyEvent) bool // the entry's own keys first (Up/Down in a list)
 	modal bool                        // inside a dialog: no screen action runs
+	// noCopy refuses copy and cut (keys and the context menu alike): a card
+	// number, a CVV or a secret never reaches the clipboard (DESIGN.md section 5).
+	noCopy bool
 }
 
 func newKeyEntry(u *UI) *keyEntry {
@@ -82,11 +85,18 @@ func (e *keyEntry) TypedRune(r rune) {
 }
 
 // TypedShortcut runs a screen action bound to a Ctrl combination; the rest (copy,
-// paste, select all) edit text as usual.
+// paste, select all) edit text as usual, but an entry with noCopy refuses copy and
+// cut.
 func (e *keyEntry) TypedShortcut(s fyne.Shortcut) {
 	e.ui.touch()
 	if cs, ok := s.(*desktop.CustomShortcut); ok && !e.modal && e.ui.dispatch(cs.KeyName, cs.Modifier) {
 		return
+	}
+	if e.noCopy {
+		switch s.(type) {
+		case *fyne.ShortcutCopy, *fyne.ShortcutCut:
+			return
+		}
 	}
 	e.Entry.TypedShortcut(s)
 }

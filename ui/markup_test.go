@@ -79,6 +79,23 @@ func TestMarkupSale(t *testing.T) {
 	h.assertMarkup("sale")
 }
 
+// TestMarkupSettings snapshots the settings of a live terminal whose access code
+// and secret are stored: neither is shown, the access code only masked in its
+// placeholder, and the screen says where they are kept.
+func TestMarkupSettings(t *testing.T) {
+	f := newFakeTill()
+	f.settings.Live, f.settings.GatewayURL, f.settings.MerchantID = true, "https://pay.example.in", "29845"
+	f.settings.AccessCodeShown, f.settings.SecretSet = "••••9Q", true
+	f.settings.SecretsWhere = "the system keyring"
+	f.settings.PrinterAddr = "192.168.1.50:9100"
+	h := newMarkupHarness(t, f)
+	h.signIn("Asha", "4321")
+	h.press(fyne.KeyF10)
+	h.settle()
+	require.Equal(t, h.u.settings, h.u.current)
+	h.assertMarkup("settings")
+}
+
 // TestMarkupEMISale snapshots each screen of a brand EMI sale: the offers, the card
 // form, the payment waiting for the OTP, the PAID result and the receipt preview.
 func TestMarkupEMISale(t *testing.T) {

@@ -507,8 +507,9 @@ func (s *saleScreen) askDiscount() {
 		code := pin.Text
 		pin.SetText("")
 		p.ok.Disable()
+		o := Override{What: pos.OverrideDiscount, SKU: l.Product.SKU, Amount: d, By: s.u.user.ID}
 		s.u.async(func(ctx context.Context) func() {
-			m, err := s.u.till.Authorize(ctx, code)
+			m, err := s.u.till.Authorize(ctx, code, o)
 			return func() {
 				p.ok.Enable()
 				if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"galla/pos"
@@ -28,6 +29,7 @@ type settingsScreen struct {
 	merchant   *keyEntry
 	access     *keyEntry
 	secret     *keyEntry
+	where      *widget.Label // where the access code and the secret are kept
 	profile    *widget.Select
 	printer    *keyEntry
 	phone      *keyEntry // where the page for pay on the customer's phone listens
@@ -59,12 +61,17 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.gatewayURL = entry("Live service base URL, https://…")
 	s.merchant = entry("Merchant id")
 	s.access = entry("Access code")
+	s.access.Password = true
+	s.access.noCopy = true
 	s.secret = entry("Secret key")
 	s.secret.Password = true
+	s.secret.noCopy = true
+	s.where = widget.NewLabel("")
+	s.where.Wrapping = fyne.TextWrapWord
 	s.profile = widget.NewSelect(nil, nil)
-	s.printer = entry("Printer: 192.168.1.50:9100, a spooler name, or a file path")
+	s.printer = entry("192.168.1.50:9100, printer name or file path")
 	s.phone = entry("127.0.0.1:0 (this computer only)")
-	chain := []*keyEntry{s.shop, s.address, s.gstin, s.discount, s.gatewayURL, s.merchant, s.access, s.secret, s.printer, s.phone}
+	chain := []*keyEntry{s.shop, s.address, s.gstin, s.discount, s.printer, s.phone, s.gatewayURL, s.merchant, s.access, s.secret}
 	for i, e := range chain {
 		if i+1 < len(chain) {
 			next := chain[i+1]
@@ -83,25 +90,35 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.liveA = u.newAction("Live", fyne.KeyG, fyne.KeyModifierControl, func() { s.live.SetChecked(!s.live.Checked) })
 	s.profileA = u.newAction("Profile", fyne.KeyP, fyne.KeyModifierControl, func() { cycle(s.profile) })
 
-	phoneItem := widget.NewFormItem("Phone page address", s.phone)
-	phoneItem.HintText = phoneHint
-	form := widget.NewForm(
+	// The hint wraps under its field (a form's own hint does not), so the two
+	// columns keep their width.
+	hint := widget.NewRichText(&widget.TextSegment{Text: phoneHint,
+		Style: widget.RichTextStyle{SizeName: theme.SizeNameCaptionText, ColorName: theme.ColorNamePlaceHolder}})
+	hint.Wrapping = fyne.TextWrapWord
+	phoneItem := widget.NewFormItem("Phone page address", container.NewVBox(s.phone, hint))
+	whereItem := widget.NewFormItem("Secrets kept in", s.where)
+	// Two columns, the shop and the counter's devices on the left, the payment
+	// service on the right, so that every field fits on a 1366×768 screen.
+	shop := widget.NewForm(
 		widget.NewFormItem("Shop", s.shop),
 		widget.NewFormItem("Address", s.address),
 		widget.NewFormItem("GSTIN", s.gstin),
 		widget.NewFormItem("Discount without manager (₹)", s.discount),
+		widget.NewFormItem("Printer profile [Ctrl+P]", s.profile),
+		widget.NewFormItem("Printer", s.printer),
+		phoneItem,
+	)
+	service := widget.NewForm(
 		widget.NewFormItem("Gateway", s.live),
 		widget.NewFormItem("Service URL", s.gatewayURL),
 		widget.NewFormItem("Merchant id", s.merchant),
 		widget.NewFormItem("Access code", s.access),
 		widget.NewFormItem("Secret", s.secret),
-		widget.NewFormItem("Printer profile [Ctrl+P]", s.profile),
-		widget.NewFormItem("Printer", s.printer),
-		phoneItem,
+		whereItem,
 	)
 	buttons := container.NewGridWithColumns(4, s.back.btn, s.addStaff.btn, s.testPrint.btn, s.save.btn)
 	s.root = container.NewPadded(container.NewBorder(heading("Settings"), container.NewVBox(s.message, buttons), nil, nil,
-		container.NewVScroll(form)))
+		container.NewVScroll(container.NewGridWithColumns(2, shop, service))))
 	return s
 }
 
@@ -132,13 +149,7 @@ func (s *settingsScreen) load() {
 			s.live.SetChecked(st.Live)
 			s.gatewayURL.SetText(st.GatewayURL)
 			s.merchant.SetText(st.MerchantID)
-			s.access.SetText(st.AccessCode)
-			s.secret.SetText("")
-			if st.SecretSet {
-				s.secret.SetPlaceHolder("A secret is stored; type a new one only to replace it")
-			} else {
-				s.secret.SetPlaceHolder("Secret key (typed once, never shown again)")
-			}
+			s.showSecrets(st)
 			s.profile.SetSelected(st.PrinterProfile)
 			s.printer.SetText(st.PrinterAddr)
 			s.phone.SetText(st.PhoneListen)
@@ -161,31 +172,53 @@ func (s *settingsScreen) store() {
 	st.Live = s.live.Checked
 	st.GatewayURL = strings.TrimSpace(s.gatewayURL.Text)
 	st.MerchantID = strings.TrimSpace(s.merchant.Text)
-	st.AccessCode = strings.TrimSpace(s.access.Text)
+	st.AccessCode = strings.TrimSpace(s.access.Text) // empty keeps the stored one
 	st.PrinterProfile = s.profile.Selected
 	st.PrinterAddr = strings.TrimSpace(s.printer.Text)
 	st.PhoneListen = strings.TrimSpace(s.phone.Text)
 	secret := s.secret.Text
-	s.secret.SetText("") // never kept on screen
+	s.secret.SetText("") // secrets never stay on screen
+	s.access.SetText("")
+	by := s.u.user
 	s.save.btn.Disable()
 	s.message.SetText("Saving…")
 	s.u.async(func(ctx context.Context) func() {
-		err := s.u.till.SaveSettings(ctx, st, secret)
+		err := s.u.till.SaveSettings(ctx, by, st, secret)
+		var saved Settings
+		if err == nil {
+			saved, err = s.u.till.Settings(ctx)
+		}
 		return func() {
 			s.save.btn.Enable()
 			if err != nil {
 				s.message.SetText(sentence(err))
 				return
 			}
-			if secret != "" {
-				st.SecretSet = true
-				s.secret.SetPlaceHolder("A secret is stored; type a new one only to replace it")
-			}
-			s.settings = st
+			s.settings = saved
+			s.showSecrets(saved)
 			s.message.SetText("Saved.")
 			s.u.refreshStatus()
 		}
 	})
+}
+
+// showSecrets shows the access code and the secret as replace-only fields: empty,
+// with a placeholder that says whether one is stored (the access code masked), and
+// where they are kept.
+func (s *settingsScreen) showSecrets(st Settings) {
+	s.access.SetText("")
+	if st.AccessCodeShown != "" {
+		s.access.SetPlaceHolder("Stored (" + st.AccessCodeShown + "); type a new one only to replace it")
+	} else {
+		s.access.SetPlaceHolder("Access code (typed once, never shown again)")
+	}
+	s.secret.SetText("")
+	if st.SecretSet {
+		s.secret.SetPlaceHolder("A secret is stored; type a new one only to replace it")
+	} else {
+		s.secret.SetPlaceHolder("Secret key (typed once, never shown again)")
+	}
+	s.where.SetText(st.SecretsWhere)
 }
 
 func (s *settingsScreen) printTest() {

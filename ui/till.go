@@ -49,11 +49,17 @@ type Staffer interface {
 	Staff(ctx context.Context) ([]StaffMember, error)
 	// AddStaff adds a member with a PIN; the first member must be a manager.
 	AddStaff(ctx context.Context, name string, role Role, pin string) error
-	// SignIn checks name's PIN.
+	// SignIn checks name's PIN; pos journals the sign-in or its refusal.
 	SignIn(ctx context.Context, name, pin string) (StaffMember, error)
-	// Authorize returns the manager whose PIN pin is, for an override.
-	Authorize(ctx context.Context, pin string) (StaffMember, error)
+	// SignOut journals that m signed out: locked by hand, or idle.
+	SignOut(ctx context.Context, m StaffMember, idle bool) error
+	// Authorize returns the manager whose PIN pin is, for the override o, and
+	// journals the approval with the manager's id.
+	Authorize(ctx context.Context, pin string, o Override) (StaffMember, error)
 }
+
+// Override is what a manager's PIN approves (pos's own type).
+type Override = pos.Override
 
 // Product is one catalog item (pos's own type).
 type Product = pos.Product
@@ -192,8 +198,9 @@ type Settings = pos.Settings
 // Admin reads and changes the settings.
 type Admin interface {
 	Settings(ctx context.Context) (Settings, error)
-	// SaveSettings stores s; an empty secret keeps the stored one.
-	SaveSettings(ctx context.Context, s Settings, secret string) error
+	// SaveSettings stores s as the manager by changed it, journaled with the
+	// manager's id; an empty secret or access code keeps the stored one.
+	SaveSettings(ctx context.Context, by StaffMember, s Settings, secret string) error
 	// PrinterProfiles names the printer profiles on offer.
 	PrinterProfiles() []string
 	// TestPrint prints a test page on the configured printer.

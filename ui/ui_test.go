@@ -139,7 +139,7 @@ func TestSignIn(t *testing.T) {
 		h.enter("2468")
 		h.settle()
 		require.False(t, h.u.signIn.creating)
-		require.Equal(t, []StaffMember{{Name: "Meera", Role: RoleManager}}, f.staff)
+		require.Equal(t, []StaffMember{{ID: "001", Name: "Meera", Role: RoleManager}}, f.staff)
 		h.signIn("Meera", "2468")
 	})
 	t.Run("locks after 15 minutes idle", func(t *testing.T) {
@@ -236,7 +236,10 @@ func TestCardScreen(t *testing.T) {
 	h.enter("123")
 	h.enter("A Customer")
 	assert.Contains(t, c.message.Text, "expiry")
-	assert.Equal(t, c.expiry, h.focused())
+	for _, e := range []*keyEntry{c.number, c.expiry, c.cvv, c.holder} {
+		assert.Empty(t, e.Text, "a refused card is cleared: %s", e.PlaceHolder)
+	}
+	assert.Equal(t, c.number, h.focused(), "the card is typed again from its number")
 
 	h.press(fyne.KeyEscape)
 	assert.Equal(t, h.u.sale, h.u.current)

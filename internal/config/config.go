@@ -250,15 +250,21 @@ func (s *Store) Config() Config {
 	return s.cfg
 }
 
-// ServiceSettings returns the service settings for the settings screen; the
-// secret itself is never returned.
+// ServiceSettings returns the service settings for the settings screen, with
+// where the secrets are kept; the secret itself is never returned, and the
+// access code only masked.
 func (s *Store) ServiceSettings() pos.ServiceSettings {
+	where := s.SecretsWhere()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.cfg.Gateway
 	return pos.ServiceSettings{BaseURL: g.BaseURL, MerchantID: g.MerchantID, AccessCode: masked(g.AccessCode),
-		SecretSet: g.Secret != "", PhoneListen: s.cfg.PhonePage.Listen}
+		SecretSet: g.Secret != "", PhoneListen: s.cfg.PhonePage.Listen, SecretsWhere: where}
 }
+
+// Check refuses service settings that SaveServiceSettings would refuse: a base
+// URL that is not https:// (loopback aside). It stores nothing.
+func (s *Store) Check(v pos.ServiceSettings) error { return CheckBaseURL(v.BaseURL) }
 
 // SaveServiceSettings writes the service settings: the address, the merchant and
 // the phone page into config.json, the access code and the secret into the
@@ -266,7 +272,7 @@ func (s *Store) ServiceSettings() pos.ServiceSettings {
 // stored one; a value that came from the environment is never written). The
 // gateway change takes effect at the next start.
 func (s *Store) SaveServiceSettings(v pos.ServiceSettings) error {
-	if err := CheckBaseURL(v.BaseURL); err != nil {
+	if err := s.Check(v); err != nil {
 		return err
 	}
 	s.mu.Lock()

@@ -39,3 +39,22 @@ func TestForgedConfigURL(t *testing.T) {
 	assert.NoError(t, s.SaveServiceSettings(pos.ServiceSettings{BaseURL: "https://pay.example.in", MerchantID: "1"}))
 	assert.Equal(t, "https://pay.example.in", s.ServiceSettings().BaseURL)
 }
+
+// TestStoreCheck: Check refuses what SaveServiceSettings refuses and stores
+// nothing, so pos can check the address before it journals anything; the service
+// settings say where the secrets are kept.
+func TestStoreCheck(t *testing.T) {
+	dir := t.TempDir()
+	s := NewStore(dir, Config{}, OpenSecrets(dir, nil))
+	for _, raw := range []string{"http://collector.example", "ftp://pay.example.in", "https://user:pw@pay.example.in"} {
+		err := s.Check(pos.ServiceSettings{BaseURL: raw})
+		require.Error(t, err, raw)
+		assert.Contains(t, pos.Sentence(err), "https://", raw)
+	}
+	for _, raw := range []string{"", "https://pay.example.in", "http://127.0.0.1:8080"} {
+		assert.NoError(t, s.Check(pos.ServiceSettings{BaseURL: raw}), raw)
+	}
+	assert.NoFileExists(t, filepath.Join(dir, File), "checking writes nothing")
+	assert.Contains(t, s.ServiceSettings().SecretsWhere, filepath.Join(dir, SecretsFile), "no keyring: the 0600 file, named")
+	assert.Equal(t, "the system keyring", NewStore(dir, Config{}, OpenSecrets(dir, &fakeKeyring{})).ServiceSettings().SecretsWhere)
+}
