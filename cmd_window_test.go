@@ -158,7 +158,7 @@ func TestWindowTillSells(t *testing.T) {
 
 	// settings: the shop and printer are journaled, the secret is never read back
 	printed := filepath.Join(t.TempDir(), "printer.bin")
-	require.NoError(t, till.SaveSettings(ctx, m, ui.Settings{ShopName: "Sharma Mobiles", Address: "MG Road, Pune", GSTIN: "27ABCDE1234F1Z5",
+	require.NoError(t, till.SaveSettings(ctx, m, ui.Settings{ShopName: "Sharma Mobiles", Address: "MG Road, Pune", GSTIN: "27ABCDE1234F1Z0",
 		PrinterProfile: "80mm", PrinterAddr: printed}, ""))
 	set, err := till.Settings(ctx)
 	require.NoError(t, err)

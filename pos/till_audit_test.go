@@ -273,3 +273,25 @@ func TestAuditRefusedWhenNotJournaled(t *testing.T) {
 	_, err = tl.Price([]CartLine{{Product: tv, Qty: 1, Discount: Rupees(1500), ApprovedBy: "Meera"}})
 	assert.ErrorIs(t, err, ErrDiscountNeedsManager, "an approval the journal did not record counts for nothing")
 }
+
+// TestSettingsRefuseABadGSTIN: Settings take the GSTIN only when it validates,
+// and it names the shop's state; a bad one changes nothing.
+func TestSettingsRefuseABadGSTIN(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	ctx := t.Context()
+	m, err := tl.Authorize(ctx, managerPIN, Override{})
+	require.NoError(t, err)
+	before, err := LoadShop(ctx, r.j)
+	require.NoError(t, err)
+	err = tl.SaveSettings(ctx, m, Settings{ShopName: "Sharma Mobiles", Address: "MG Road", GSTIN: "27AAPFU0939F1ZW", DiscountLimit: DefaultDiscountLimit}, "")
+	assert.ErrorIs(t, err, ErrGSTINCheck)
+	after, err := LoadShop(ctx, r.j)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "a refused GSTIN changes nothing")
+	require.NoError(t, tl.SaveSettings(ctx, m, Settings{ShopName: "Sharma Mobiles", Address: "MG Road", GSTIN: "27aapfu0939f1zv", DiscountLimit: DefaultDiscountLimit}, ""))
+	after, err = LoadShop(ctx, r.j)
+	require.NoError(t, err)
+	assert.Equal(t, "27AAPFU0939F1ZV", after.GSTIN)
+	assert.Equal(t, "27", after.State)
+}

@@ -167,11 +167,18 @@ func (t *Till) SaveSettings(ctx context.Context, by StaffMember, s Settings, sec
 		return err
 	}
 	oldShop := shop
-	shop.Name, shop.GSTIN, shop.Address = s.ShopName, s.GSTIN, nil
+	shop.Name, shop.GSTIN, shop.Address = s.ShopName, NormalGSTIN(s.GSTIN), nil
 	for _, a := range strings.Split(s.Address, ",") {
 		if a = strings.TrimSpace(a); a != "" {
 			shop.Address = append(shop.Address, a)
 		}
+	}
+	if shop.GSTIN != "" {
+		// The screen has no state field: a GSTIN names the shop's state.
+		if err := CheckGSTIN(shop.GSTIN); err != nil {
+			return err
+		}
+		shop.State = shop.GSTIN[:2]
 	}
 	curDiscount, derr := LoadDiscountPolicy(ctx, t.j)
 	curPrinter, havePrinter, err := LoadPrinter(ctx, t.j)

@@ -2,7 +2,6 @@ package pos
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 )
 
@@ -45,7 +44,7 @@ func (t *Till) SetShop(ctx context.Context, d ShopDetails, managerPIN string) (S
 		}
 		by = m.ID
 	}
-	if err := t.saveSettingBy(ctx, SettingShop, shop, by); err != nil {
+	if err := t.saveSetting(ctx, by, SettingShop, shop); err != nil {
 		return Shop{}, "", err
 	}
 	return shop, DocumentsNote(shop), nil
@@ -60,17 +59,4 @@ func DocumentsNote(s Shop) string {
 		return "Sales print a BILL OF SUPPLY: the shop is under the composition scheme and charges no GST."
 	}
 	return "Sales print a TAX INVOICE with the shop's GSTIN " + s.GSTIN + "."
-}
-
-// saveSettingBy journals one setting as JSON, naming the member of staff who
-// changed it (their id; "" before any staff exist).
-func (t *Till) saveSettingBy(ctx context.Context, key string, v any, staff string) error {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	now := t.eng.Now()
-	_, err = t.j.Append(ctx, Event{V: EventVersion, Time: now, Day: ToDay(now), Kind: EvSettingsChanged, Staff: staff,
-		Setting: &Setting{Key: key, Value: raw}})
-	return err
 }
