@@ -79,6 +79,10 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		Terminal: cfg.Terminal,
 		Customer: pos.Customer{CountryCode: "91", Mobile: "9999999999", Email: "counter@galla.local"},
 	}
+	if pcfg.PINPepper, err = sec.Key(config.SecretPINPepper, 32); err != nil {
+		_ = j.Close()
+		return nil, fmt.Errorf("the PIN key cannot be read or made (%v); check the system keyring", err)
+	}
 	if t.ps.live() {
 		pcfg.GatewayID = "live " + cfg.Gateway.BaseURL + " merchant " + cfg.Gateway.MerchantID
 	} else {

@@ -57,7 +57,10 @@ type Config struct {
 	// MaxWait bounds the polling of one payment; 0 means 20 minutes (DESIGN.md
 	// section 3). A checkout may ask for less.
 	MaxWait time.Duration
-	// Roster authorises managers; nil means NewRoster(Journal).
+	// PINPepper is the terminal's secret mixed into every PIN hash, kept outside
+	// the journal (the keyring), for the Roster New makes.
+	PINPepper []byte
+	// Roster authorises managers; nil means NewRoster(Journal) with PINPepper.
 	Roster *Roster
 	// Rand is the source of order and refund ids; nil means crypto/rand.
 	Rand io.Reader
@@ -133,7 +136,7 @@ func New(cfg Config) (*Engine, error) {
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	if e.roster == nil {
-		e.roster = NewRoster(cfg.Journal)
+		e.roster = NewRoster(cfg.Journal).WithPepper(cfg.PINPepper)
 	}
 	if e.rnd == nil {
 		e.rnd = rand.Reader

@@ -85,6 +85,7 @@ func sentences() []sentenceOf {
 		{ErrBadPIN, "A PIN has 4 to 8 digits; type it again."},
 		{ErrUnknownStaff, "No staff member has this ID; choose your name from the list."},
 		{ErrStaffExists, "A staff member of this name exists; use another name, such as one with an initial."},
+		{ErrWrongPIN, "Wrong PIN: it is no manager's PIN. Type it again, or ask a manager."},
 		{ErrStaffDisabled, "This staff member is disabled; a manager can enable them again in Settings."},
 		{ErrLastManager, "The last manager cannot be disabled: add another manager first."},
 		{ErrBadRole, "The role must be cashier or manager."},

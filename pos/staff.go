@@ -2,10 +2,12 @@ package pos
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +18,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/crypto/argon2"
 )
 
 // Role is what a staff member may do. Managers authorise refunds, day close and
@@ -47,6 +51,24 @@ const (
 	LockDuration         = 30 * time.Minute // how long the lock lasts
 	pinSaltLen           = 16
 	pinHashLen           = 32
+	// AlgoArgon2id names the memory-hard hash of new PINs (DESIGN.md section 5);
+	// a record without an algorithm is PBKDF2 of an earlier version, checked as
+	// such and rehashed at its next right PIN.
+	AlgoArgon2id = "argon2id"
+)
+
+// PINCost is argon2id's cost: passes over the memory and the memory in KiB.
+type PINCost struct {
+	Time      uint32
+	MemoryKiB uint32
+}
+
+// The costs of PIN hashes: new PINs take DefaultPINCost (OWASP's argon2id
+// minimum: 2 passes over 19 MiB); a stored hash cheaper than MinPINCost never
+// matches (a record made weak by editing the journal proves nothing).
+var (
+	DefaultPINCost = PINCost{Time: 2, MemoryKiB: 19 * 1024}
+	MinPINCost     = PINCost{Time: 1, MemoryKiB: 8 * 1024}
 )
 
 // The staff errors, matched with errors.Is.
@@ -94,12 +116,20 @@ func (e *LockedError) Is(target error) bool { return target == ErrLocked }
 // Staff is a member of staff. The PIN is kept only as a salted PBKDF2-HMAC-SHA256
 // hash.
 type Staff struct {
-	ID             string    `json:"id"`
-	Name           string    `json:"name"`
-	Role           Role      `json:"role"`
-	PINHash        []byte    `json:"pin_hash"`
-	Salt           []byte    `json:"salt"`
-	Iterations     int       `json:"iterations"`
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	Role       Role   `json:"role"`
+	PINHash    []byte `json:"pin_hash"`
+	Salt       []byte `json:"salt"`
+	Iterations int    `json:"iterations"`
+	// Algo is the PIN hash: AlgoArgon2id (Iterations its passes, Memory its KiB)
+	// or "" for PBKDF2-SHA256 (Iterations its rounds).
+	Algo   string `json:"algo,omitempty"`
+	Memory uint32 `json:"memory,omitempty"`
+	// PepperID names the pepper the hash was made with (a hash of it, never the
+	// pepper): a PIN set on a terminal whose keyring held another pepper is
+	// told apart from a wrong PIN.
+	PepperID       string    `json:"pepper_id,omitempty"`
 	FailedAttempts int       `json:"failed_attempts,omitempty"` // wrong PINs in a row
 	LockedUntil    time.Time `json:"locked_until,omitzero"`
 	// Disabled is a member who left: they cannot sign in or approve; the record
@@ -121,14 +151,15 @@ func CheckPIN(pin string) error {
 	return nil
 }
 
-// SetPIN checks pin and stores its hash with a fresh salt from rnd (crypto/rand when
-// nil) and iterations rounds (at least MinPINIterations).
-func (s *Staff) SetPIN(pin string, iterations int, rnd io.Reader) error {
+// SetPIN checks pin and stores its argon2id hash at cost with a fresh salt from
+// rnd (crypto/rand when nil); pepper, the terminal's secret kept outside the
+// journal, is mixed in so that the journal alone cannot test a guess.
+func (s *Staff) SetPIN(pin string, cost PINCost, pepper []byte, rnd io.Reader) error {
 	if err := CheckPIN(pin); err != nil {
 		return err
 	}
-	if iterations < MinPINIterations {
-		return fmt.Errorf("pos: set PIN: %d iterations: %w", iterations, ErrWeakPINHash)
+	if cost.Time < MinPINCost.Time || cost.MemoryKiB < MinPINCost.MemoryKiB {
+		return fmt.Errorf("pos: set PIN: cost %+v: %w", cost, ErrWeakPINHash)
 	}
 	if rnd == nil {
 		rnd = rand.Reader
@@ -137,23 +168,61 @@ func (s *Staff) SetPIN(pin string, iterations int, rnd io.Reader) error {
 	if _, err := io.ReadFull(rnd, salt); err != nil {
 		return fmt.Errorf("pos: set PIN: salt: %w", err)
 	}
-	h, err := pbkdf2.Key(sha256.New, pin, salt, iterations, pinHashLen)
-	if err != nil {
-		return fmt.Errorf("pos: set PIN: %w", err)
-	}
-	s.PINHash, s.Salt, s.Iterations = h, salt, iterations
+	s.PINHash = argon2.IDKey(peppered(pin, pepper), salt, cost.Time, cost.MemoryKiB, 1, pinHashLen)
+	s.Salt, s.Algo, s.Iterations, s.Memory, s.PepperID = salt, AlgoArgon2id, int(cost.Time), cost.MemoryKiB, PepperID(pepper)
 	return nil
 }
 
-// PINMatches reports whether pin is s's PIN, comparing hashes in constant time. A
-// record hashed with fewer than MinPINIterations, or without salt or hash, never
-// matches.
-func (s Staff) PINMatches(pin string) bool {
-	if s.Iterations < MinPINIterations || len(s.Salt) == 0 || len(s.PINHash) == 0 || CheckPIN(pin) != nil {
+// PepperID is the name of a pepper on the records it made: the first 8 hex
+// digits of SHA-256 of "galla pepper id" and the pepper; "" for none.
+func PepperID(pepper []byte) string {
+	if len(pepper) == 0 {
+		return ""
+	}
+	h := sha256.Sum256(append([]byte("galla pepper id\x00"), pepper...))
+	return hex.EncodeToString(h[:4])
+}
+
+// ErrOtherPepper reports a PIN hash made with another terminal's pepper: the
+// keyring of this computer does not hold the one the PIN was set with.
+var ErrOtherPepper = sentenceError{"the PIN was set with another pepper",
+	"This PIN was set on a terminal whose keyring held another PIN key: restore that keyring (or the data folder's secrets.json) to sign in, or have a manager of this terminal reset the PIN."}
+
+// peppered is what the PIN hash is taken of: HMAC-SHA256 of the PIN under the
+// pepper, or the PIN itself without one.
+func peppered(pin string, pepper []byte) []byte {
+	if len(pepper) == 0 {
+		return []byte(pin)
+	}
+	m := hmac.New(sha256.New, pepper)
+	m.Write([]byte(pin))
+	return m.Sum(nil)
+}
+
+// PINMatches reports whether pin is s's PIN under pepper, comparing hashes in
+// constant time. A record hashed below the minimum cost (MinPINCost, or
+// MinPINIterations for an earlier version's PBKDF2, which knew no pepper), or
+// without salt or hash, never matches.
+func (s Staff) PINMatches(pin string, pepper []byte) bool {
+	if len(s.Salt) == 0 || len(s.PINHash) == 0 || CheckPIN(pin) != nil {
 		return false
 	}
-	h, err := pbkdf2.Key(sha256.New, pin, s.Salt, s.Iterations, len(s.PINHash))
-	if err != nil {
+	var h []byte
+	switch s.Algo {
+	case AlgoArgon2id:
+		if s.Iterations < int(MinPINCost.Time) || s.Memory < MinPINCost.MemoryKiB || s.Iterations > 64 || s.Memory > 4<<20 {
+			return false
+		}
+		h = argon2.IDKey(peppered(pin, pepper), s.Salt, uint32(s.Iterations), s.Memory, 1, uint32(len(s.PINHash)))
+	case "":
+		if s.Iterations < MinPINIterations {
+			return false
+		}
+		var err error
+		if h, err = pbkdf2.Key(sha256.New, pin, s.Salt, s.Iterations, len(s.PINHash)); err != nil {
+			return false
+		}
+	default:
 		return false
 	}
 	return subtle.ConstantTimeCompare(h, s.PINHash) == 1
@@ -179,6 +248,8 @@ type StaffStore interface {
 type Roster struct {
 	store      StaffStore
 	iterations int
+	cost       PINCost
+	pepper     []byte
 	rnd        io.Reader
 	mu         sync.Mutex // serialises read-modify-write of staff records
 }
@@ -186,15 +257,34 @@ type Roster struct {
 // NewRoster returns a roster over store that hashes new PINs with
 // DefaultPINIterations rounds and salts from crypto/rand.
 func NewRoster(store StaffStore) *Roster {
-	return &Roster{store: store, iterations: DefaultPINIterations, rnd: rand.Reader}
+	return &Roster{store: store, iterations: DefaultPINIterations, cost: DefaultPINCost, rnd: rand.Reader}
 }
 
 // WithIterations sets the PBKDF2 rounds for PINs set from now on (at least
 // MinPINIterations; fewer are refused when a PIN is set) and returns r.
+//
+// New PINs are argon2id: n at or below MinPINIterations asks for the cheapest
+// accepted cost, MinPINCost (the tests' setting), and fewer than
+// MinPINIterations is refused when a PIN is set.
 func (r *Roster) WithIterations(n int) *Roster {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.iterations = n
+	switch {
+	case n < MinPINIterations:
+		r.cost = PINCost{}
+	case n <= MinPINIterations:
+		r.cost = MinPINCost
+	}
+	return r
+}
+
+// WithPepper sets the terminal's PIN pepper, a secret kept outside the journal
+// (the keyring), and returns r.
+func (r *Roster) WithPepper(pepper []byte) *Roster {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pepper = pepper
 	return r
 }
 
@@ -231,7 +321,7 @@ func (r *Roster) AddStaff(ctx context.Context, name string, role Role, pin strin
 		}
 	}
 	s := Staff{ID: fmt.Sprintf("%03d", next), Name: name, Role: role}
-	if err := s.SetPIN(pin, r.iterations, r.rnd); err != nil {
+	if err := s.SetPIN(pin, r.cost, r.pepper, r.rnd); err != nil {
 		return Staff{}, fmt.Errorf("pos: add staff: %w", err)
 	}
 	if err := r.store.Put(ctx, s); err != nil {
@@ -249,7 +339,7 @@ func (r *Roster) ChangePIN(ctx context.Context, id, pin string) error {
 	if err != nil {
 		return fmt.Errorf("pos: change PIN: %w", err)
 	}
-	if err := s.SetPIN(pin, r.iterations, r.rnd); err != nil {
+	if err := s.SetPIN(pin, r.cost, r.pepper, r.rnd); err != nil {
 		return fmt.Errorf("pos: change PIN: %w", err)
 	}
 	s.FailedAttempts, s.LockedUntil = 0, time.Time{}
@@ -276,18 +366,42 @@ func (r *Roster) SignIn(ctx context.Context, id, pin string, now time.Time) (*St
 	if s.Locked(now) {
 		return nil, &LockedError{Until: s.LockedUntil}
 	}
-	if s.Iterations < MinPINIterations {
+	if s.Algo == "" && s.Iterations < MinPINIterations {
 		return nil, fmt.Errorf("pos: sign in %s: %w", s.ID, ErrWeakPINHash)
 	}
-	ok := s.PINMatches(pin)
+	if s.Algo == AlgoArgon2id && s.PepperID != PepperID(r.pepper) {
+		return nil, fmt.Errorf("pos: sign in %s: %w", s.ID, ErrOtherPepper)
+	}
+	ok := s.PINMatches(pin, r.pepper)
+	upgraded := ok && r.upgrade(&s, pin)
 	if err := r.record(ctx, &s, ok, now); err != nil {
 		return nil, err
+	}
+	if upgraded {
+		if err := r.store.Put(ctx, s); err != nil {
+			return nil, fmt.Errorf("pos: sign in: %w", err)
+		}
 	}
 	if !ok {
 		return nil, attemptError(s)
 	}
 	out := s.clone()
 	return &out, nil
+}
+
+// upgrade rehashes the PIN of a record of an earlier version (PBKDF2, no pepper)
+// with argon2id once its right PIN is known; the caller stores s. It reports
+// whether s changed.
+func (r *Roster) upgrade(s *Staff, pin string) bool {
+	if s.Algo == AlgoArgon2id {
+		return false
+	}
+	up := *s
+	if up.SetPIN(pin, r.cost, r.pepper, r.rnd) != nil {
+		return false
+	}
+	*s = up
+	return true
 }
 
 // record counts a right or wrong PIN for s and stores s when it changed.
@@ -318,12 +432,11 @@ func attemptError(s Staff) error {
 }
 
 // AuthoriseManager finds the manager whose PIN is pin at now, for a refund, day close
-// or settings. Locked managers are skipped. A PIN that matches no manager counts as a
-// wrong PIN for every manager it was tried against (so the manager PIN cannot be
-// guessed without locking the managers out); the error is then a *WrongPINError with
-// the fewest attempts left, or a *LockedError if that locked them all. With every
-// manager locked the error is a *LockedError with the earliest end; with none set up
-// it is ErrNoManager.
+// or settings. Locked and disabled managers are skipped. A PIN that matches no
+// manager is ErrWrongPIN and counts against no manager (no cashier can lock a
+// manager out); the caller limits the prompts per session. With every manager
+// locked the error is a *LockedError with the earliest end; with none set up it is
+// ErrNoManager.
 func (r *Roster) AuthoriseManager(ctx context.Context, pin string, now time.Time) (*Staff, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -343,9 +456,15 @@ func (r *Roster) AuthoriseManager(ctx context.Context, pin string, now time.Time
 			}
 			continue
 		}
-		if s.PINMatches(pin) {
+		if s.PINMatches(pin, r.pepper) {
+			upgraded := r.upgrade(&s, pin)
 			if err := r.record(ctx, &s, true, now); err != nil {
 				return nil, err
+			}
+			if upgraded {
+				if err := r.store.Put(ctx, s); err != nil {
+					return nil, fmt.Errorf("pos: authorise manager: %w", err)
+				}
 			}
 			out := s.clone()
 			return &out, nil
@@ -358,27 +477,10 @@ func (r *Roster) AuthoriseManager(ctx context.Context, pin string, now time.Time
 		}
 		return nil, fmt.Errorf("pos: authorise manager: %w", ErrNoManager)
 	}
-	var wrong *WrongPINError
-	for i := range tried {
-		s := &tried[i]
-		if err := r.record(ctx, s, false, now); err != nil {
-			return nil, err
-		}
-		switch e := attemptError(*s).(type) {
-		case *WrongPINError:
-			if wrong == nil || e.AttemptsLeft < wrong.AttemptsLeft {
-				wrong = e
-			}
-		case *LockedError:
-			if locked == nil || e.Until.Before(locked.Until) {
-				locked = e
-			}
-		}
-	}
-	if wrong != nil {
-		return nil, wrong
-	}
-	return nil, locked
+	// A PIN that matches no manager is not counted against the managers: a
+	// cashier at the counter must not be able to lock them out. The caller
+	// limits the prompts of its session (Till: MaxOverrideAttempts).
+	return nil, fmt.Errorf("pos: authorise manager: %w", ErrWrongPIN)
 }
 
 // SetDisabled disables member id (they left: no sign-in, no approval; the record

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/argon2"
 )
 
 // newRoster returns a roster over a fresh MemStaff with a manager "001" (PIN 1357)
@@ -60,13 +61,14 @@ func TestAddStaff(t *testing.T) {
 	require.Len(t, all, 2, "refused members are not stored")
 
 	m, c := all[0], all[1]
-	assert.Equal(t, MinPINIterations, m.Iterations)
+	assert.Equal(t, AlgoArgon2id, m.Algo)
+	assert.Equal(t, int(MinPINCost.Time), m.Iterations)
+	assert.Equal(t, MinPINCost.MemoryKiB, m.Memory)
 	assert.Len(t, m.Salt, 16)
 	assert.Len(t, m.PINHash, 32)
 	assert.NotEqual(t, m.Salt, c.Salt, "each PIN has its own salt")
-	want, err := pbkdf2.Key(sha256.New, "1357", m.Salt, m.Iterations, 32)
-	require.NoError(t, err)
-	assert.Equal(t, want, m.PINHash, "the hash is PBKDF2-HMAC-SHA256 of the PIN")
+	want := argon2.IDKey([]byte("1357"), m.Salt, MinPINCost.Time, MinPINCost.MemoryKiB, 1, 32)
+	assert.Equal(t, want, m.PINHash, "the hash is argon2id of the PIN (no pepper set)")
 	assert.False(t, bytes.Contains(m.PINHash, []byte("1357")))
 	assert.Equal(t, "Asha Rao (manager)", fmt.Sprint(m), "printing staff shows no hash")
 
@@ -76,7 +78,7 @@ func TestAddStaff(t *testing.T) {
 	var back Staff
 	require.NoError(t, json.Unmarshal(data, &back))
 	assert.Equal(t, m, back)
-	assert.True(t, back.PINMatches("1357"))
+	assert.True(t, back.PINMatches("1357", nil))
 
 	// Fewer iterations than the minimum are refused.
 	_, err = NewRoster(NewMemStaff()).WithIterations(MinPINIterations-1).AddStaff(ctx, "X", RoleManager, "1234")
@@ -114,10 +116,10 @@ func TestSignIn(t *testing.T) {
 
 	// A damaged or weak record never signs in.
 	weak := rec
-	weak.ID, weak.Iterations = "003", 1000
+	weak.ID, weak.Algo, weak.Iterations = "003", "", 1000
 	weak.PINHash, _ = pbkdf2.Key(sha256.New, "2468", weak.Salt, 1000, 32)
 	require.NoError(t, store.Put(ctx, weak))
-	assert.False(t, weak.PINMatches("2468"))
+	assert.False(t, weak.PINMatches("2468", nil))
 	_, err = r.SignIn(ctx, "003", "2468", now)
 	assert.ErrorIs(t, err, ErrWeakPINHash)
 }
@@ -172,13 +174,14 @@ func TestAuthoriseManager(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "001", m.ID)
 
-	_, err = r.AuthoriseManager(ctx, "2468", now) // the cashier's PIN
-	var wrong *WrongPINError
-	require.ErrorAs(t, err, &wrong)
-	assert.Equal(t, MaxPINAttempts-1, wrong.AttemptsLeft, "a wrong manager PIN counts against the manager")
+	for range 2 * MaxPINAttempts {
+		_, err = r.AuthoriseManager(ctx, "2468", now) // the cashier's PIN
+		assert.ErrorIs(t, err, ErrWrongPIN)
+	}
 	mgr, err := store.Get(ctx, "001")
 	require.NoError(t, err)
-	assert.Equal(t, 1, mgr.FailedAttempts)
+	assert.Equal(t, 0, mgr.FailedAttempts, "wrong manager PINs lock no manager out")
+	assert.False(t, mgr.Locked(now))
 	cashier, err := store.Get(ctx, "002")
 	require.NoError(t, err)
 	assert.Equal(t, 0, cashier.FailedAttempts, "the cashier is not counted")
@@ -225,4 +228,37 @@ func TestParseRole(t *testing.T) {
 	}
 	_, err := ParseRole("owner")
 	assert.ErrorIs(t, err, ErrBadRole)
+}
+
+// TestPINPepperAndUpgrade: with a pepper the journal's hash alone cannot test a
+// guess (the same PIN hashed without the pepper does not match), a record of an
+// earlier version (PBKDF2) still signs in and is rehashed with argon2id at its
+// right PIN, and an argon2id record made cheap by editing never matches.
+func TestPINPepperAndUpgrade(t *testing.T) {
+	ctx := t.Context()
+	store := NewMemStaff()
+	pepper := []byte("a pepper kept in the keyring, 32b")
+	r := NewRoster(store).WithIterations(MinPINIterations).WithPepper(pepper)
+	s, err := r.AddStaff(ctx, "Asha", RoleManager, "135790")
+	require.NoError(t, err)
+	assert.True(t, s.PINMatches("135790", pepper))
+	assert.False(t, s.PINMatches("135790", nil), "without the pepper the hash proves nothing")
+	offline := argon2.IDKey([]byte("135790"), s.Salt, uint32(s.Iterations), s.Memory, 1, 32)
+	assert.NotEqual(t, offline, s.PINHash, "a guess tested against the journal alone fails")
+
+	old := Staff{ID: "002", Name: "Ravi", Role: RoleCashier, Iterations: MinPINIterations, Salt: []byte("sixteen byte slt")}
+	old.PINHash, err = pbkdf2.Key(sha256.New, "2468", old.Salt, old.Iterations, 32)
+	require.NoError(t, err)
+	require.NoError(t, store.Put(ctx, old))
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	_, err = r.SignIn(ctx, "002", "2468", now)
+	require.NoError(t, err, "an earlier version's PIN still signs in")
+	up, err := store.Get(ctx, "002")
+	require.NoError(t, err)
+	assert.Equal(t, AlgoArgon2id, up.Algo, "and is rehashed at once")
+	assert.True(t, up.PINMatches("2468", pepper))
+
+	cheap := up
+	cheap.Memory = 64
+	assert.False(t, cheap.PINMatches("2468", pepper), "a cost below the minimum never matches")
 }

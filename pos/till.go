@@ -35,6 +35,7 @@ type Till struct {
 	otps      map[string]chan string
 	lastErr   time.Time
 	fullCheck error                   // the full check at the last day close found damage
+	wrongPINs int                     // wrong manager PINs in a row at this till (MaxOverrideAttempts)
 	inFlight  map[string]bool         // orders a Pay call is acting on
 	follow    map[string]*followState // orders left pending, followed up until final (till_pending.go)
 }
@@ -282,7 +283,7 @@ func (t *Till) AddStaffBy(ctx context.Context, name string, role Role, pin, mana
 		return StaffMember{}, err
 	}
 	if len(all) > 0 {
-		if _, err := t.eng.Roster().AuthoriseManager(ctx, managerPIN, t.eng.Now()); err != nil {
+		if _, err := t.authorise(ctx, managerPIN); err != nil {
 			return StaffMember{}, err
 		}
 	}
@@ -323,6 +324,9 @@ func (t *Till) SignIn(ctx context.Context, name, pin string) (StaffMember, error
 			if err := t.audit(ctx, Event{Kind: EvStaffSignIn, Staff: got.ID, Extra: map[string]string{"role": string(got.Role)}}); err != nil {
 				return StaffMember{}, err
 			}
+			if got.Role == RoleManager {
+				_ = t.counted(nil) // a manager at this till lifts the stop on wrong manager PINs
+			}
 			return memberOf(*got), nil
 		}
 	}
@@ -359,7 +363,7 @@ type Override struct {
 // by name counts from then on. An approval the journal cannot record counts for
 // nothing.
 func (t *Till) Authorize(ctx context.Context, pin string, o Override) (StaffMember, error) {
-	m, err := t.eng.Roster().AuthoriseManager(ctx, pin, t.eng.Now())
+	m, err := t.authorise(ctx, pin)
 	if err != nil {
 		return StaffMember{}, err
 	}
@@ -498,4 +502,49 @@ func (e sentenceWrap) Unwrap() error    { return e.err }
 // wrapf returns the sentence of format as an error matching err.
 func wrapf(err error, format string, a ...any) error {
 	return sentenceWrap{sentence: fmt.Sprintf(format, a...), err: err}
+}
+
+// MaxOverrideAttempts is how many wrong manager PINs in a row one till (one
+// window, one command) takes before it asks for none until a manager signs in
+// there: a PIN that matches no manager locks no manager out (Roster), so the
+// guessing is stopped here instead.
+const MaxOverrideAttempts = 5
+
+// ErrTooManyOverrides refuses a manager's PIN after MaxOverrideAttempts wrong
+// ones at this till.
+var ErrTooManyOverrides = sentenceError{"too many wrong manager PINs at this counter",
+	"Too many wrong manager PINs at this counter: a manager must sign in here before another manager's PIN is taken."}
+
+// gate refuses a manager's PIN while this till has had too many wrong ones.
+func (t *Till) gate() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.wrongPINs >= MaxOverrideAttempts {
+		return ErrTooManyOverrides
+	}
+	return nil
+}
+
+// counted counts err of a manager's PIN: a wrong PIN adds one, a right one
+// clears the count.
+func (t *Till) counted(err error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case errors.Is(err, ErrWrongPIN):
+		t.wrongPINs++
+	case err == nil:
+		t.wrongPINs = 0
+	}
+	return err
+}
+
+// authorise finds the manager whose PIN pin is, within this till's limit of wrong
+// manager PINs.
+func (t *Till) authorise(ctx context.Context, pin string) (*Staff, error) {
+	if err := t.gate(); err != nil {
+		return nil, err
+	}
+	m, err := t.eng.Roster().AuthoriseManager(ctx, pin, t.eng.Now())
+	return m, t.counted(err)
 }

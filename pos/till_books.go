@@ -3,6 +3,7 @@ package pos
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -114,7 +115,13 @@ func (t *Till) History(ctx context.Context, orderID string) ([]OrderEvent, error
 // RefundOrder refunds all or part of a paid order on a manager's PIN (the engine's
 // Refund).
 func (t *Till) RefundOrder(ctx context.Context, r RefundRequest) (*RefundResult, error) {
+	if err := t.gate(); err != nil {
+		return nil, err
+	}
 	res, err := t.eng.Refund(ctx, r)
+	if errors.Is(err, ErrWrongPIN) || err == nil || res != nil {
+		_ = t.counted(err)
+	}
 	if err != nil {
 		t.noteErr(err)
 	}
@@ -180,7 +187,13 @@ type BackupVerifier interface {
 // note says where the backup went, or that it failed: the day stays closed either
 // way.
 func (t *Till) CloseDayWithBackup(ctx context.Context, day, pin string) (*CloseDayResult, error) {
+	if err := t.gate(); err != nil {
+		return nil, err
+	}
 	rep, err := t.eng.CloseDay(ctx, day, pin)
+	if errors.Is(err, ErrWrongPIN) || err == nil {
+		_ = t.counted(err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -181,3 +181,30 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 		assert.Equal(t, want, CSVText(in), in)
 	}
 }
+
+// TestCashierCannotLockOutAManager tries wrong manager PINs at one till: no
+// manager is locked, the till takes no more after MaxOverrideAttempts, and a
+// manager's sign-in there lifts the stop.
+func TestCashierCannotLockOutAManager(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	ctx := t.Context()
+	for range MaxOverrideAttempts {
+		_, err := tl.Authorize(ctx, "0000", Override{What: "discount"})
+		assert.ErrorIs(t, err, ErrWrongPIN)
+	}
+	_, err := tl.Authorize(ctx, managerPIN, Override{What: "discount"})
+	assert.ErrorIs(t, err, ErrTooManyOverrides, "even the right PIN waits for a manager's sign-in here")
+	_, err = tl.RefundOrder(ctx, RefundRequest{OrderID: "X", PIN: managerPIN})
+	assert.ErrorIs(t, err, ErrTooManyOverrides)
+	all, err := r.j.List(ctx)
+	require.NoError(t, err)
+	for _, s := range all {
+		assert.False(t, s.Locked(r.clock.Now()), "%s is not locked out", s.Name)
+		assert.Zero(t, s.FailedAttempts, s.Name)
+	}
+	_, err = tl.SignIn(ctx, "Meera", managerPIN)
+	require.NoError(t, err)
+	_, err = tl.Authorize(ctx, managerPIN, Override{What: "discount"})
+	assert.NoError(t, err)
+}

@@ -38,7 +38,7 @@ func (t *Till) SetShop(ctx context.Context, d ShopDetails, managerPIN string) (S
 	if has, err := t.HasStaff(ctx); err != nil {
 		return Shop{}, "", err
 	} else if has {
-		m, err := t.eng.Roster().AuthoriseManager(ctx, managerPIN, t.eng.Now())
+		m, err := t.authorise(ctx, managerPIN)
 		if err != nil {
 			return Shop{}, "", err
 		}

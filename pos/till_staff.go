@@ -66,7 +66,7 @@ func (t *Till) ChangeStaff(ctx context.Context, name string, change StaffChange,
 		return StaffInfo{}, err
 	}
 	r := t.eng.Roster()
-	if _, err := r.AuthoriseManager(ctx, managerPIN, t.eng.Now()); err != nil {
+	if _, err := t.authorise(ctx, managerPIN); err != nil {
 		return StaffInfo{}, err
 	}
 	switch change {

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +18,7 @@ import (
 const (
 	SecretMerchant   = "merchant-secret" // the payment service's secret key
 	SecretAccessCode = "access-code"     // the payment service's access code
+	SecretPINPepper  = "pin-pepper"      // mixed into every staff PIN hash (hex, 32 bytes)
 )
 
 // SecretsFile is the fallback store of secrets in the data directory (mode 0600),
@@ -124,6 +127,26 @@ func (s *Secrets) Set(name, value string) error {
 		return err
 	}
 	return writeFile(s.dir, SecretsFile, b)
+}
+
+// Key returns the random key name (hex in the store), making n random bytes on
+// first use: a key of this terminal kept outside the journal.
+func (s *Secrets) Key(name string, n int) ([]byte, error) {
+	v, err := s.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	if b, err := hex.DecodeString(v); err == nil && len(b) >= n {
+		return b, nil
+	}
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	if err := s.Set(name, hex.EncodeToString(b)); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // readFile reads the fallback file; absent is empty.

@@ -131,3 +131,19 @@ func TestPlainSecretsMoveOutOfConfig(t *testing.T) {
 	assert.Len(t, kr.m, 2)
 	var _ pos.ServiceConfig = NewStore(dir, cfg, nil)
 }
+
+// TestKeyIsMadeOnceAndKept: a terminal key is made on first use and the same
+// one is read after.
+func TestKeyIsMadeOnceAndKept(t *testing.T) {
+	dir := t.TempDir()
+	kr := &fakeKeyring{m: map[string]string{}}
+	k1, err := OpenSecrets(dir, kr).Key(SecretPINPepper, 32)
+	require.NoError(t, err)
+	assert.Len(t, k1, 32)
+	k2, err := OpenSecrets(dir, kr).Key(SecretPINPepper, 32)
+	require.NoError(t, err)
+	assert.Equal(t, k1, k2)
+	other, err := OpenSecrets(t.TempDir(), kr).Key(SecretPINPepper, 32)
+	require.NoError(t, err)
+	assert.NotEqual(t, k1, other, "each data directory has its own")
+}
