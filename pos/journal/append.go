@@ -56,7 +56,7 @@ func (j *Journal) append(ctx context.Context, ev pos.Event, prepare func(tx *bol
 		if err := derive(tx, &e, &j.orders); err != nil {
 			return err
 		}
-		data, sum, err := sealEvent(&e)
+		data, sum, err := j.rec.seal(&e)
 		if err != nil {
 			return err
 		}
@@ -68,7 +68,7 @@ func (j *Journal) append(ctx context.Context, ev pos.Event, prepare func(tx *bol
 		if err := meta.Put(metaHead, headValue(e.Seq, sum)); err != nil {
 			return err
 		}
-		if err := sealCheckpoint(tx, &e, sum); err != nil {
+		if err := sealCheckpoint(tx, &e, sum, j.rec.key); err != nil {
 			return err
 		}
 		e.Hash = hex.EncodeToString(sum[:])

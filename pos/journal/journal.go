@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,6 +68,17 @@ type Options struct {
 	// says so.
 	ReadOnly bool
 
+	// ChainKey is the terminal's chain key, kept outside the journal file (the
+	// OS keyring): every event appended is then sealed with HMAC-SHA256 under
+	// it, and so are the checkpoints and Z digests, so that an event edited and
+	// chained anew by someone who holds only the file does not verify. The
+	// journal remembers a check value of the key (not the key): a journal whose
+	// events were keyed is refused with another key, or with none, by an error
+	// matching ErrDamaged and ErrKey that says so. Nil keeps the chain unkeyed
+	// (plain SHA-256), as before; the chain then shows damage, not an edit.
+	// Events written before the first keyed one stay as they were.
+	ChainKey []byte
+
 	// continueNumbers makes Open lift the counters of a journal that is behind
 	// its high-water file with a numbers.continued event instead of refusing it
 	// (Restore).
@@ -86,6 +98,7 @@ type Journal struct {
 	now       func() time.Time
 	commits   atomic.Uint64
 	orders    orderCache // decoded orders for Append
+	rec       sealer     // the chain key and the compressors of the records
 
 	readOnly bool
 
@@ -209,12 +222,21 @@ func Open(path string, opts Options) (*Journal, error) {
 			return nil, fmt.Errorf("journal: open: %w", err)
 		}
 	}
-	j := &Journal{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly}
+	j := &Journal{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly,
+		rec: sealer{key: chainKey(opts)}}
 	if err := j.init(opts, creating); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
 	return j, nil
+}
+
+// chainKey is a copy of opts.ChainKey, nil when it is empty.
+func chainKey(opts Options) []byte {
+	if len(opts.ChainKey) == 0 {
+		return nil
+	}
+	return bytes.Clone(opts.ChainKey)
 }
 
 // damagedOpen is the error of a file Open cannot give to bbolt, or bbolt failed
@@ -269,6 +291,14 @@ func (j *Journal) init(opts Options, creating bool) error {
 		}
 	} else if err := j.migrate(); err != nil {
 		return j.openErr(err)
+	}
+	if err := j.checkKey(); err != nil {
+		if !opts.ReadOnly || !errors.Is(err, ErrDamaged) {
+			return err
+		}
+		// Read-only, the reports stay readable; Verified says why the
+		// journal cannot be trusted.
+		j.verified, j.verifyErr = true, err
 	}
 	missing := j.derivedMissing()
 	switch {
