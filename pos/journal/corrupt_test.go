@@ -68,50 +68,51 @@ func TestTamperIsDetected(t *testing.T) {
 		name   string
 		tamper func(t *testing.T, events, meta *bolt.Bucket, last uint64) error
 		want   func(last uint64) uint64 // the sequence the error must name
+		head   bool                     // the head record beside the file finds it at Open, deferred or not
 	}{
 		{"a byte of an event flipped", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			return events.Put(u64(target), flipKind(t, events.Get(u64(target))))
-		}, func(uint64) uint64 { return target }},
+		}, func(uint64) uint64 { return target }, false},
 		{"a byte of the last event flipped", func(t *testing.T, events, _ *bolt.Bucket, last uint64) error {
 			return events.Put(u64(last), flipKind(t, events.Get(u64(last))))
-		}, func(last uint64) uint64 { return last }},
+		}, func(last uint64) uint64 { return last }, false},
 		{"an event rewritten with its own hash redone", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			data, _ := reseal(t, events.Get(u64(target)))
 			return events.Put(u64(target), data)
-		}, func(uint64) uint64 { return target + 1 }},
+		}, func(uint64) uint64 { return target + 1 }, false},
 		{"the last event rewritten with its own hash redone", func(t *testing.T, events, _ *bolt.Bucket, last uint64) error {
 			data, _ := reseal(t, events.Get(u64(last)))
 			return events.Put(u64(last), data)
-		}, func(last uint64) uint64 { return last }},
+		}, func(last uint64) uint64 { return last }, true},
 		{"an event deleted", func(_ *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			return events.Delete(u64(target))
-		}, func(uint64) uint64 { return target }},
+		}, func(uint64) uint64 { return target }, false},
 		{"the last event deleted", func(_ *testing.T, events, _ *bolt.Bucket, last uint64) error {
 			return events.Delete(u64(last))
-		}, func(last uint64) uint64 { return last }},
+		}, func(last uint64) uint64 { return last }, true},
 		{"the hash field overwritten", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			v := bytes.Clone(events.Get(u64(target)))
 			v[44] ^= 1 // the first byte of the hash in the header
 			return events.Put(u64(target), v)
-		}, func(uint64) uint64 { return target }},
+		}, func(uint64) uint64 { return target }, false},
 		{"the record format changed", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			v := bytes.Clone(events.Get(u64(target)))
 			v[2] = 7
 			return events.Put(u64(target), v)
-		}, func(uint64) uint64 { return target }},
+		}, func(uint64) uint64 { return target }, false},
 		{"the keyed flag set on an unkeyed event", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			v := bytes.Clone(events.Get(u64(target)))
 			v[3] |= flagKeyed
 			return events.Put(u64(target), v)
-		}, func(uint64) uint64 { return target }},
+		}, func(uint64) uint64 { return target }, false},
 		{"garbage stored as an event", func(_ *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			return events.Put(u64(target), []byte("\x00\xffnot json"))
-		}, func(uint64) uint64 { return target }},
+		}, func(uint64) uint64 { return target }, false},
 		{"the head moved back", func(_ *testing.T, _, meta *bolt.Bucket, last uint64) error {
 			v := bytes.Clone(meta.Get(metaHead))
 			copy(v, u64(last-1))
 			return meta.Put(metaHead, v)
-		}, func(last uint64) uint64 { return last }},
+		}, func(last uint64) uint64 { return last }, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,6 +143,18 @@ func TestTamperIsDetected(t *testing.T) {
 			assert.Contains(t, err.Error(), "the last backup is at "+backup)
 			assert.Equal(t, backup, ce.Backup)
 
+			if tt.head {
+				_, derr := Open(path, Options{DeferVerify: true})
+				var dce *CorruptError
+				require.ErrorAs(t, derr, &dce, "Open with DeferVerify")
+				assert.Equal(t, want, dce.Seq, "the sequence the head record names")
+				// Without the head record, the chain's own check finds it.
+				require.NoError(t, os.Remove(HeadPath(path)))
+				_, err = Open(path, Options{})
+				require.ErrorAs(t, err, &ce)
+				assert.Equal(t, want, ce.Seq, "the broken sequence, found by the chain")
+				return
+			}
 			// Deferred, Open does not walk the chain; Verify then finds the same
 			// damage, says it the same way and remembers it.
 			d, derr := Open(path, Options{DeferVerify: true})

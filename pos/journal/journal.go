@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -92,13 +93,18 @@ type Options struct {
 // Journal is Galla's bbolt journal: an append-only hash-chained log of events and
 // the derived buckets read by pos. It is safe for concurrent use.
 type Journal struct {
-	db        *bolt.DB
-	path      string
-	backupDir string
-	now       func() time.Time
-	commits   atomic.Uint64
-	orders    orderCache // decoded orders for Append
-	rec       sealer     // the chain key and the compressors of the records
+	db         *bolt.DB
+	path       string
+	backupDir  string
+	now        func() time.Time
+	commits    atomic.Uint64
+	orders     orderCache // decoded orders for Append
+	rec        sealer     // the chain key and the compressors of the records
+	headMu     sync.Mutex // guards head, headSeq and headErr
+	head       *os.File   // the head record beside the file (HeadPath); nil read-only
+	headSeq    uint64     // the sequence it holds
+	headErr    error      // its last write's error
+	keyAdopted bool       // this Open gave the chain key to a journal that had none
 
 	readOnly bool
 
@@ -225,6 +231,7 @@ func Open(path string, opts Options) (*Journal, error) {
 	j := &Journal{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly,
 		rec: sealer{key: chainKey(opts)}}
 	if err := j.init(opts, creating); err != nil {
+		_ = j.closeHead()
 		_ = db.Close()
 		return nil, err
 	}
@@ -324,7 +331,38 @@ func (j *Journal) init(opts Options, creating bool) error {
 			return j.openErr(fmt.Errorf("journal: open: %w", err))
 		}
 	}
-	return j.initNumbers(opts, creating)
+	if creating && !opts.ReadOnly {
+		// The journal a head record beside names is gone, and Create allowed a
+		// new one in its place: the record is of no use to it.
+		if err := os.Remove(HeadPath(j.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("journal: open: %w", err)
+		}
+	}
+	// The numbers first: an old copy put back is told as such (ErrBehind).
+	if err := j.initNumbers(opts, creating); err != nil {
+		return err
+	}
+	if err := j.checkHead(); err != nil {
+		if !opts.ReadOnly || !errors.Is(err, ErrDamaged) {
+			return err
+		}
+		if j.verifyErr == nil {
+			j.verified, j.verifyErr = true, err
+		}
+	}
+	return nil
+}
+
+// closeHead closes the head record.
+func (j *Journal) closeHead() error {
+	j.headMu.Lock()
+	defer j.headMu.Unlock()
+	if j.head == nil {
+		return nil
+	}
+	err := j.head.Close()
+	j.head = nil
+	return err
 }
 
 // openErr turns a bbolt failure caught by guard into the CorruptError it means.
@@ -422,8 +460,12 @@ func (j *Journal) derivedMissing() bool {
 
 // Close closes the file and releases its lock. Close is idempotent.
 func (j *Journal) Close() error {
+	herr := j.closeHead()
 	if err := j.db.Close(); err != nil {
 		return fmt.Errorf("journal: close: %w", err)
+	}
+	if herr != nil {
+		return fmt.Errorf("journal: close: the head record: %w", herr)
 	}
 	return nil
 }

@@ -87,6 +87,7 @@ func (j *Journal) checkKey() error {
 	case stored == nil && headKeyed:
 		return j.corrupt(head, "the check of the chain key is missing, but the events are keyed")
 	case stored == nil && key != nil && !j.readOnly:
+		j.keyAdopted = true
 		return j.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaKey, keyCheck(key)) })
 	case stored == nil:
 		return nil

@@ -381,6 +381,11 @@ func RestoreWith(ctx context.Context, backup, dst string, opts Options) error {
 			return fail(err)
 		}
 	}
+	// The head record names the last event of the journal replaced (set aside
+	// or lost); the backup ends before it.
+	if err := os.Remove(HeadPath(dst)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fail(err)
+	}
 	if err := copyFile(backup, dst); err != nil {
 		return fail(err)
 	}
