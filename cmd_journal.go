@@ -27,9 +27,14 @@ func cmdJournal(c *cli, args []string) int {
 	ctx, cancel := signalContext()
 	defer cancel()
 	path := filepath.Join(c.dataDir, journalFile)
+	key, err := journalKey(c, nil)
+	if err != nil {
+		return c.failOpen(err)
+	}
+	opts := journal.Options{ChainKey: key}
 	switch {
 	case rest[0] == "verify" && len(rest) == 1:
-		rep, err := journal.VerifyFile(ctx, path)
+		rep, err := journal.VerifyFileWith(ctx, path, opts)
 		if err != nil {
 			return c.fail(journalCode(err), "%s", pos.Sentence(err))
 		}
@@ -39,7 +44,7 @@ func cmdJournal(c *cli, args []string) int {
 		if *out == "" {
 			return c.fail(exitBadInput, "Say where the salvaged journal goes with --out NEW_FILE (a file that does not exist yet).")
 		}
-		rep, err := journal.Salvage(ctx, rest[1], *backup, *out)
+		rep, err := journal.SalvageWith(ctx, rest[1], *backup, *out, opts)
 		if err != nil {
 			return c.fail(journalCode(err), "%s", pos.Sentence(err))
 		}
@@ -55,7 +60,7 @@ func cmdJournal(c *cli, args []string) int {
 			rep.Out, path, len(rep.Unresolved))
 		return exitOK
 	case rest[0] == "restore" && len(rest) == 2:
-		if err := journal.Restore(ctx, rest[1], path); err != nil {
+		if err := journal.RestoreWith(ctx, rest[1], path, opts); err != nil {
 			return c.fail(journalCode(err), "%s", pos.Sentence(err))
 		}
 		fmt.Fprintf(c.stderr, "galla: %s is restored from %s; the file it replaced is kept beside it (%s.damaged-…). Sales after the backup are not in it: \"galla journal salvage\" brings them back from that file. Run \"galla reconcile\" next.\n",

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"galla/internal/config"
 	"galla/pos/journal"
 )
 
@@ -65,7 +66,7 @@ func TestJournalCommands(t *testing.T) {
 	assert.Contains(t, out, "verified")
 
 	backup := filepath.Join(t.TempDir(), "journal-backup.db")
-	j, err := journal.Open(filepath.Join(dir, journalFile), journal.Options{})
+	j, err := journal.Open(filepath.Join(dir, journalFile), keyed(t, dir, journal.Options{}))
 	require.NoError(t, err)
 	require.NoError(t, j.BackupTo(backup))
 	require.NoError(t, j.Close())
@@ -109,4 +110,14 @@ func TestZReportCarriesTheJournalSeal(t *testing.T) {
 	code, again, errOut := tillRun(t, dir, "", nil, "report")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, again, "Journal seal "+seal[1])
+}
+
+// keyed is o with the chain key of the terminal of dataDir (the tests keep their
+// secrets in the data directory's file): the journal opens as the terminal opens it.
+func keyed(t testing.TB, dataDir string, o journal.Options) journal.Options {
+	t.Helper()
+	key, err := config.OpenSecrets(dataDir, nil).Key(config.SecretJournalKey, 32)
+	require.NoError(t, err)
+	o.ChainKey = key
+	return o
 }

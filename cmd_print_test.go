@@ -25,7 +25,7 @@ func refundFixture(t *testing.T, printer string) (dataDir, orderID string) {
 	t.Helper()
 	dataDir, orderID = receiptFixture(t, printer)
 	at := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
-	j, err := journal.Open(filepath.Join(dataDir, journalFile), journal.Options{Now: func() time.Time { return at }})
+	j, err := journal.Open(filepath.Join(dataDir, journalFile), keyed(t, dataDir, journal.Options{Now: func() time.Time { return at }}))
 	require.NoError(t, err)
 	defer j.Close()
 	day := pos.ToDay(at)
@@ -100,7 +100,7 @@ func silentPrinter(t *testing.T) string {
 
 func openOrder(t *testing.T, dir, id string) *pos.Order {
 	t.Helper()
-	j, err := journal.Open(filepath.Join(dir, journalFile), journal.Options{})
+	j, err := journal.Open(filepath.Join(dir, journalFile), keyed(t, dir, journal.Options{}))
 	require.NoError(t, err)
 	defer j.Close()
 	o, err := j.Order(t.Context(), id)
@@ -265,7 +265,7 @@ func closeDayFixture(t *testing.T, addr string) string {
 	dir := t.TempDir()
 	code, _, errs := tillRun(t, dir, "4321\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errs)
-	j, err := journal.Open(filepath.Join(dir, journalFile), journal.Options{})
+	j, err := journal.Open(filepath.Join(dir, journalFile), keyed(t, dir, journal.Options{}))
 	require.NoError(t, err)
 	defer j.Close()
 	p, err := json.Marshal(receipts.Profile{Transport: receipts.TransportTCP, Address: addr, Width: 80, Timeout: 500 * time.Millisecond})

@@ -24,7 +24,7 @@ func receiptFixture(t *testing.T, printer string) (dataDir, orderID string) {
 	t.Helper()
 	dataDir = t.TempDir()
 	at := time.Date(2026, 11, 22, 14, 5, 0, 0, time.UTC)
-	j, err := journal.Open(filepath.Join(dataDir, journalFile), journal.Options{Now: func() time.Time { return at }})
+	j, err := journal.Open(filepath.Join(dataDir, journalFile), keyed(t, dataDir, journal.Options{Now: func() time.Time { return at }}))
 	require.NoError(t, err)
 	defer j.Close()
 	ctx := t.Context()
@@ -141,7 +141,7 @@ func TestCmdReceiptPrinterNotAnswering(t *testing.T) {
 	assert.Equal(t, exitFailed, code)
 	assert.Equal(t, "galla: Printer at 127.0.0.1 is not answering; the sale is saved — reprint from the journal.\n", errs)
 
-	j, err := journal.Open(filepath.Join(dir, journalFile), journal.Options{})
+	j, err := journal.Open(filepath.Join(dir, journalFile), keyed(t, dir, journal.Options{}))
 	require.NoError(t, err)
 	defer j.Close()
 	o, err := j.Order(t.Context(), id)
@@ -187,7 +187,7 @@ func TestCmdReceiptPrints(t *testing.T) {
 	assert.Contains(t, string(job), "Rs.599.00", "a printer without ₹ gets Rs.")
 	assert.NotContains(t, string(job), "DUPLICATE")
 
-	j, err := journal.Open(filepath.Join(dir, journalFile), journal.Options{})
+	j, err := journal.Open(filepath.Join(dir, journalFile), keyed(t, dir, journal.Options{}))
 	require.NoError(t, err)
 	defer j.Close()
 	o, err := j.Order(t.Context(), id)

@@ -100,7 +100,7 @@ func TestSameSaleSameJournal(t *testing.T) {
 	require.Equal(t, "PAID", k.result(), k.screenText())
 	k.settle()
 
-	j, err := journal.Open(filepath.Join(cli, journalFile), journal.Options{})
+	j, err := journal.Open(filepath.Join(cli, journalFile), keyed(t, cli, journal.Options{}))
 	require.NoError(t, err)
 	defer j.Close()
 	want := normalEvents(t, j)

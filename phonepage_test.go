@@ -357,7 +357,7 @@ func TestPayOnPhoneBrowser(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, pos.TenderPhone, o.Tender)
 	assert.Equal(t, 1, ledger(t, till, second.orderID).CapturedPayments)
-	noCardNumber(t, till.c.dataDir, "4111111111111111", "4000000000000002")
+	noCardNumber(t, till, "4111111111111111", "4000000000000002")
 }
 
 // pollJS waits until a JavaScript expression of the page is true.

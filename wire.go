@@ -57,9 +57,13 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 	if err != nil {
 		return nil, err
 	}
+	chainKey, err := journalKey(c, sec)
+	if err != nil {
+		return nil, err
+	}
 	// The journal first: its lock keeps a second process from loading the
 	// embedded sandbox's state while this one may still change it.
-	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{DeferVerify: window, Create: create})
+	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{DeferVerify: window, Create: create, ChainKey: chainKey})
 	if err != nil {
 		return nil, err
 	}
@@ -220,4 +224,18 @@ func openSentence(err error) string {
 func journalDirUsed(dataDir string) bool {
 	used, _ := journal.DirUsed(dataDir)
 	return used
+}
+
+// journalKey is the key of the journal's hash chain, kept outside the journal
+// (the keyring, or the data directory's 0600 secrets file where none answers):
+// an event edited in the file cannot be chained anew without it.
+func journalKey(c *cli, sec *config.Secrets) ([]byte, error) {
+	if sec == nil {
+		sec = config.OpenSecrets(c.dataDir, c.keyring)
+	}
+	key, err := sec.Key(config.SecretJournalKey, 32)
+	if err != nil {
+		return nil, fmt.Errorf("the journal's key cannot be read or made (%v); check the system keyring", err)
+	}
+	return key, nil
 }

@@ -19,6 +19,7 @@ const (
 	SecretMerchant   = "merchant-secret" // the payment service's secret key
 	SecretAccessCode = "access-code"     // the payment service's access code
 	SecretPINPepper  = "pin-pepper"      // mixed into every staff PIN hash (hex, 32 bytes)
+	SecretJournalKey = "journal-key"     // keys the journal's hash chain (hex, 32 bytes)
 )
 
 // SecretsFile is the fallback store of secrets in the data directory (mode 0600),

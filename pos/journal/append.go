@@ -41,6 +41,7 @@ func (j *Journal) append(ctx context.Context, ev pos.Event, prepare func(tx *bol
 		out      pos.Event
 		numbered bool
 		nums     Numbers
+		sum      [32]byte
 	)
 	err := j.update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
@@ -56,7 +57,7 @@ func (j *Journal) append(ctx context.Context, ev pos.Event, prepare func(tx *bol
 		if err := derive(tx, &e, &j.orders); err != nil {
 			return err
 		}
-		data, sum, err := sealEvent(&e)
+		data, h, err := j.rec.seal(&e)
 		if err != nil {
 			return err
 		}
@@ -65,13 +66,13 @@ func (j *Journal) append(ctx context.Context, ev pos.Event, prepare func(tx *bol
 		if err := events.Put(u64(e.Seq), data); err != nil {
 			return err
 		}
-		if err := meta.Put(metaHead, headValue(e.Seq, sum)); err != nil {
+		if err := meta.Put(metaHead, headValue(e.Seq, h)); err != nil {
 			return err
 		}
-		if err := sealCheckpoint(tx, &e, sum); err != nil {
+		if err := sealCheckpoint(tx, &e, h, j.rec.key); err != nil {
 			return err
 		}
-		e.Hash = hex.EncodeToString(sum[:])
+		e.Hash, sum = hex.EncodeToString(h[:]), h
 		out = e
 		// Only an event that hands out a number reads the counters, and only
 		// then is the high-water file written, after the commit.
@@ -83,6 +84,7 @@ func (j *Journal) append(ctx context.Context, ev pos.Event, prepare func(tx *bol
 	if err != nil {
 		return fail(err)
 	}
+	j.writeHead(out.Seq, sum)
 	if numbered {
 		j.noteNumbers(nums)
 	}

@@ -95,7 +95,7 @@ func (j *Journal) CheckDay(ctx context.Context, day string) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r, err := decodeRecord(v)
+			r, err := j.rec.decode(v)
 			if err != nil {
 				return j.corrupt(beU64(k), err.Error())
 			}
@@ -157,10 +157,15 @@ func (j *Journal) CheckDay(ctx context.Context, day string) error {
 }
 
 // checkOrder replays the events of order id and compares the result with its
-// stored record, its listing under day (first) and in unresolved.
+// stored record, its listing under day (first) and in unresolved. With day ""
+// (start-up) the listing under a day is not checked, and first is the order's
+// first event as its index says.
 func (j *Journal) checkOrder(tx *bolt.Tx, id, day string, first uint64) error {
 	orders, events := tx.Bucket(bucketOrders), tx.Bucket(bucketEvents)
 	raw := orders.Get([]byte(id))
+	if raw == nil && day == "" {
+		return j.mismatch("orders", id, "the order has events but no record")
+	}
 	if raw == nil {
 		return j.mismatch("orders", id, "listed under "+day+" but has no record")
 	}
@@ -178,18 +183,21 @@ func (j *Journal) checkOrder(tx *bolt.Tx, id, day string, first uint64) error {
 		}
 		seqs = append(seqs, beU64(k[len(prefix):]))
 	}
+	if day == "" && len(seqs) > 0 {
+		first = seqs[0]
+	}
 	if len(seqs) == 0 || seqs[0] != first {
 		return j.mismatch("days", day+" "+id, "the listing does not name the order's first event")
 	}
 	for _, seq := range seqs {
-		ev, err := eventAt(events, seq)
+		ev, err := j.rec.eventAt(events, seq)
 		if err != nil {
 			return j.mismatch("orders", id, fmt.Sprintf("its event index names event %d: %v", seq, err))
 		}
 		if ev.OrderID != id {
 			return j.mismatch("orders", id, fmt.Sprintf("its event index names event %d of order %q", seq, ev.OrderID))
 		}
-		hasDay = hasDay || ev.Day == day
+		hasDay = hasDay || ev.Day == day || day == ""
 		ev.Hash = ""
 		next := o.Clone()
 		if err := next.Apply(ev); err != nil {
@@ -257,13 +265,21 @@ type Report struct {
 // (ErrAlreadyRunning). The error matches ErrDamaged (a *CorruptError or a
 // *MismatchError), ErrBehind or ErrMissing; the Report holds what could be read.
 func VerifyFile(ctx context.Context, path string) (Report, error) {
+	return VerifyFileWith(ctx, path, Options{})
+}
+
+// VerifyFileWith is VerifyFile with the options of the journal: opts.ChainKey is
+// the key its keyed events, checkpoints and head are checked with (a journal
+// whose events are keyed does not verify without it), opts.BackupDir where the
+// sentences look for backups. The other options are not used.
+func VerifyFileWith(ctx context.Context, path string, opts Options) (Report, error) {
 	rep := Report{Path: path}
 	hw, _, err := ReadNumbers(path)
 	if err != nil {
 		return rep, err
 	}
 	rep.HighWater = hw
-	j, err := Open(path, Options{ReadOnly: true, DeferVerify: true, Create: CreateNever})
+	j, err := Open(path, Options{ReadOnly: true, DeferVerify: true, Create: CreateNever, ChainKey: opts.ChainKey, BackupDir: opts.BackupDir})
 	if err != nil {
 		return rep, err
 	}
@@ -311,7 +327,7 @@ func (j *Journal) checkDerived(ctx context.Context) error {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				r, err := decodeRecord(v)
+				r, err := j.rec.decode(v)
 				if err != nil {
 					return j.corrupt(beU64(k), err.Error())
 				}
@@ -323,7 +339,7 @@ func (j *Journal) checkDerived(ctx context.Context) error {
 				if err := derive(dst, &ev, nil); err != nil {
 					return j.corrupt(ev.Seq, fmt.Sprintf("replay of %s: %v", ev.Kind, err))
 				}
-				if err := sealCheckpoint(dst, &ev, r.Hash); err != nil {
+				if err := sealCheckpoint(dst, &ev, r.Hash, j.rec.keyOf(r)); err != nil {
 					return err
 				}
 			}
@@ -392,6 +408,6 @@ func printable(k []byte) string {
 
 // VerifyBackup checks a backup file whole (pos.BackupVerifier): VerifyFile.
 func (j *Journal) VerifyBackup(ctx context.Context, path string) error {
-	_, err := VerifyFile(ctx, path)
+	_, err := VerifyFileWith(ctx, path, Options{ChainKey: j.rec.key})
 	return err
 }

@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -50,27 +51,33 @@ func decodeCheckpoint(zno uint64, v []byte) (Checkpoint, bool) {
 }
 
 // sealCheckpoint stores the checkpoint of ev, a day.closed event whose derived
-// records are already in tx, and whose chain hash is sum. Append, Rebuild and
-// the replay of VerifyFile all call it after derive, so a replay gives the same
-// value or VerifyFile names the difference.
-func sealCheckpoint(tx *bolt.Tx, ev *pos.Event, sum [32]byte) error {
+// records are already in tx, and whose chain hash is sum. key is the chain key
+// of ev's record (nil for an unkeyed one): the digest of a keyed event is keyed
+// too. Append, Rebuild and the replay of VerifyFile all call it after derive, so
+// a replay gives the same value or VerifyFile names the difference.
+func sealCheckpoint(tx *bolt.Tx, ev *pos.Event, sum [32]byte, key []byte) error {
 	if ev.Kind != pos.EvDayClosed || ev.DayClose == nil {
 		return nil
 	}
-	c := Checkpoint{ZNo: ev.DayClose.ZNo, Seq: ev.Seq, Hash: sum, Events: ev.Seq, Digest: dayDigest(tx, ev.DayClose.Day, ev.DayClose.ZNo)}
+	c := Checkpoint{ZNo: ev.DayClose.ZNo, Seq: ev.Seq, Hash: sum, Events: ev.Seq, Digest: dayDigest(tx, ev.DayClose.Day, ev.DayClose.ZNo, key)}
 	return tx.Bucket(bucketCheckpoints).Put(u64(c.ZNo), c.encode())
 }
 
 // dayDigest is SHA-256 over the derived records of a closed day, each with its
 // length: the day, every key of the day in days with its order id and the
 // order's stored record, the receipt and Z counters, and the stored Z report.
-func dayDigest(tx *bolt.Tx, day string, zno uint64) [32]byte {
-	h := sha256.New()
+// With a key (the Z report's event is keyed) it is an HMAC-SHA256 with the
+// chain key over the same, under a label of its own.
+func dayDigest(tx *bolt.Tx, day string, zno uint64, key []byte) [32]byte {
+	h, label := sha256.New(), "galla checkpoint 1"
+	if key != nil {
+		h, label = hmac.New(sha256.New, key), "galla checkpoint 2 keyed"
+	}
 	put := func(b []byte) {
 		h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(b))))
 		h.Write(b)
 	}
-	put([]byte("galla checkpoint 1"))
+	put([]byte(label))
 	put([]byte(day))
 	orders := tx.Bucket(bucketOrders)
 	prefix := dayPrefix(day)
@@ -130,19 +137,31 @@ func (j *Journal) LastCheckpoint(ctx context.Context) (c Checkpoint, ok bool, er
 
 // ZDigest is the seal of Z report zno to print on it and send to the store server
 // (pos.ZDigester): hex SHA-256 of the checkpoint's chain hash, event count and
-// derived-state digest, 64 hex digits.
+// derived-state digest, 64 hex digits; an HMAC-SHA256 with the chain key of the
+// same when the Z report's event is keyed, so that only the terminal's key can
+// make it.
 func (j *Journal) ZDigest(ctx context.Context, zno uint64) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("journal: Z digest: %w", err)
 	}
-	var c Checkpoint
-	found := false
+	var (
+		c     Checkpoint
+		found bool
+		key   []byte
+	)
 	err := j.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketCheckpoints)
 		if b == nil {
 			return nil
 		}
-		c, found = decodeCheckpoint(zno, b.Get(u64(zno)))
+		if c, found = decodeCheckpoint(zno, b.Get(u64(zno))); !found {
+			return nil
+		}
+		r, err := j.rec.decode(tx.Bucket(bucketEvents).Get(u64(c.Seq)))
+		if err != nil {
+			return j.corrupt(c.Seq, err.Error())
+		}
+		key = j.rec.keyOf(r)
 		return nil
 	})
 	if err != nil {
@@ -152,6 +171,9 @@ func (j *Journal) ZDigest(ctx context.Context, zno uint64) (string, error) {
 		return "", nil // a Z report of before checkpoints: no seal
 	}
 	h := sha256.New()
+	if key != nil {
+		h = hmac.New(sha256.New, key)
+	}
 	h.Write(c.Hash[:])
 	h.Write(binary.BigEndian.AppendUint64(nil, c.Events))
 	h.Write(c.Digest[:])

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,8 +18,9 @@ import (
 	"galla/pos"
 )
 
-// flipKind flips the case of the first letter of the event's kind: the value
-// stays valid JSON and decodes, but its bytes no longer match its hash.
+// flipKind flips the case of the first letter of the event's kind (in the JSON
+// of a record of format 1, in the kind in clear of format 2): the value still
+// decodes, but its bytes no longer match its hash.
 func flipKind(t *testing.T, v []byte) []byte {
 	t.Helper()
 	v = bytes.Clone(v) // bbolt's values are read-only
@@ -28,8 +30,9 @@ func flipKind(t *testing.T, v []byte) []byte {
 	return v
 }
 
-// reseal adds a note to the event and gives it a matching own hash: the event
-// checks out alone, and only the chain shows the change.
+// reseal adds a note to the event and gives it a matching own hash, with the
+// unkeyed chain: the event checks out alone in an unkeyed journal, and only the
+// chain shows the change.
 func reseal(t *testing.T, v []byte) ([]byte, [32]byte) {
 	t.Helper()
 	r, err := decodeRecord(v)
@@ -37,9 +40,22 @@ func reseal(t *testing.T, v []byte) ([]byte, [32]byte) {
 	ev, err := r.event()
 	require.NoError(t, err)
 	ev.Extra = map[string]string{"note": "edited afterwards"}
-	ev.PrevHash = hex.EncodeToString(r.Prev[:])
 	data, sum, err := sealEvent(&ev)
 	require.NoError(t, err)
+	return data, sum
+}
+
+// sealV1 encodes ev, whose Seq and PrevHash are set, as a record of format 1,
+// as schema versions 1 and 2 wrote it.
+func sealV1(t testing.TB, ev pos.Event) ([]byte, [32]byte) {
+	t.Helper()
+	prev, err := parseHash(ev.PrevHash)
+	require.NoError(t, err)
+	ev.Hash = ""
+	body, err := json.Marshal(ev)
+	require.NoError(t, err)
+	sum := chainHash(prev, body)
+	data := fmt.Appendf(nil, `{"v":1,"hash":"%x","event":%s}`, sum, body)
 	return data, sum
 }
 
@@ -52,45 +68,51 @@ func TestTamperIsDetected(t *testing.T) {
 		name   string
 		tamper func(t *testing.T, events, meta *bolt.Bucket, last uint64) error
 		want   func(last uint64) uint64 // the sequence the error must name
+		head   bool                     // the head record beside the file finds it at Open, deferred or not
 	}{
 		{"a byte of an event flipped", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			return events.Put(u64(target), flipKind(t, events.Get(u64(target))))
-		}, func(uint64) uint64 { return target }},
+		}, func(uint64) uint64 { return target }, false},
 		{"a byte of the last event flipped", func(t *testing.T, events, _ *bolt.Bucket, last uint64) error {
 			return events.Put(u64(last), flipKind(t, events.Get(u64(last))))
-		}, func(last uint64) uint64 { return last }},
+		}, func(last uint64) uint64 { return last }, false},
 		{"an event rewritten with its own hash redone", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			data, _ := reseal(t, events.Get(u64(target)))
 			return events.Put(u64(target), data)
-		}, func(uint64) uint64 { return target + 1 }},
+		}, func(uint64) uint64 { return target + 1 }, false},
 		{"the last event rewritten with its own hash redone", func(t *testing.T, events, _ *bolt.Bucket, last uint64) error {
 			data, _ := reseal(t, events.Get(u64(last)))
 			return events.Put(u64(last), data)
-		}, func(last uint64) uint64 { return last }},
+		}, func(last uint64) uint64 { return last }, true},
 		{"an event deleted", func(_ *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			return events.Delete(u64(target))
-		}, func(uint64) uint64 { return target }},
+		}, func(uint64) uint64 { return target }, false},
 		{"the last event deleted", func(_ *testing.T, events, _ *bolt.Bucket, last uint64) error {
 			return events.Delete(u64(last))
-		}, func(last uint64) uint64 { return last }},
+		}, func(last uint64) uint64 { return last }, true},
 		{"the hash field overwritten", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			v := bytes.Clone(events.Get(u64(target)))
-			i := bytes.Index(v, []byte(`"hash":"`)) + len(`"hash":"`)
-			v[i] = map[bool]byte{true: 'a', false: 'b'}[v[i] != 'a']
+			v[44] ^= 1 // the first byte of the hash in the header
 			return events.Put(u64(target), v)
-		}, func(uint64) uint64 { return target }},
-		{"the envelope version changed", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
-			v := bytes.Replace(events.Get(u64(target)), []byte(`{"v":1,`), []byte(`{"v":7,`), 1)
+		}, func(uint64) uint64 { return target }, false},
+		{"the record format changed", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
+			v := bytes.Clone(events.Get(u64(target)))
+			v[2] = 7
 			return events.Put(u64(target), v)
-		}, func(uint64) uint64 { return target }},
+		}, func(uint64) uint64 { return target }, false},
+		{"the keyed flag set on an unkeyed event", func(t *testing.T, events, _ *bolt.Bucket, _ uint64) error {
+			v := bytes.Clone(events.Get(u64(target)))
+			v[3] |= flagKeyed
+			return events.Put(u64(target), v)
+		}, func(uint64) uint64 { return target }, false},
 		{"garbage stored as an event", func(_ *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			return events.Put(u64(target), []byte("\x00\xffnot json"))
-		}, func(uint64) uint64 { return target }},
+		}, func(uint64) uint64 { return target }, false},
 		{"the head moved back", func(_ *testing.T, _, meta *bolt.Bucket, last uint64) error {
 			v := bytes.Clone(meta.Get(metaHead))
 			copy(v, u64(last-1))
 			return meta.Put(metaHead, v)
-		}, func(last uint64) uint64 { return last }},
+		}, func(last uint64) uint64 { return last }, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,6 +143,18 @@ func TestTamperIsDetected(t *testing.T) {
 			assert.Contains(t, err.Error(), "the last backup is at "+backup)
 			assert.Equal(t, backup, ce.Backup)
 
+			if tt.head {
+				_, derr := Open(path, Options{DeferVerify: true})
+				var dce *CorruptError
+				require.ErrorAs(t, derr, &dce, "Open with DeferVerify")
+				assert.Equal(t, want, dce.Seq, "the sequence the head record names")
+				// Without the head record, the chain's own check finds it.
+				require.NoError(t, os.Remove(HeadPath(path)))
+				_, err = Open(path, Options{})
+				require.ErrorAs(t, err, &ce)
+				assert.Equal(t, want, ce.Seq, "the broken sequence, found by the chain")
+				return
+			}
 			// Deferred, Open does not walk the chain; Verify then finds the same
 			// damage, says it the same way and remembers it.
 			d, derr := Open(path, Options{DeferVerify: true})
@@ -274,6 +308,13 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"v":1,"hash":1,"event":"x"}`))
 	f.Add([]byte("\x00\xff"))
 	f.Add([]byte(nil))
+	for i, ev := range s.representative(f)[:4] {
+		ev.Seq, ev.PrevHash = uint64(i+1), hex.EncodeToString(make([]byte, 32))
+		data, _ := sealV1(f, ev)
+		f.Add(data)
+	}
+	f.Add(append([]byte("GJ\x02\x00"), make([]byte, 80)...))
+	f.Add(append([]byte("GJ\x02\x01"), make([]byte, 80)...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ev, err := DecodeEvent(data)
 		if err != nil {
@@ -286,8 +327,17 @@ func FuzzDecodeEvent(f *testing.F) {
 		if ev.Seq == 0 || ev.Hash != hex.EncodeToString(r.Hash[:]) {
 			t.Fatalf("DecodeEvent = seq %d hash %s; want seq > 0 and hash %x", ev.Seq, ev.Hash, r.Hash)
 		}
-		if chainHash(r.Prev, r.Event) != r.Hash {
-			t.Fatalf("accepted an event whose hash does not match")
+		switch r.Format {
+		case recordV1:
+			if chainHash(r.Prev, r.body) != r.Hash {
+				t.Fatalf("accepted an event of format 1 whose hash does not match")
+			}
+		case recordV2:
+			if r.Keyed || mac(nil, r.Prev, data[:12], data[recordHeader:]) != r.Hash || string(ev.Kind) != r.kind {
+				t.Fatalf("accepted an event of format 2 whose hash does not match")
+			}
+		default:
+			t.Fatalf("format %d", r.Format)
 		}
 	})
 }

@@ -12,16 +12,17 @@
 // The log of events is the source of truth; every other bucket is derived from it
 // in the same transaction as the event, and Rebuild recreates them by replay.
 //
-// # Bucket tree (schema version 2)
+// # Bucket tree (schema version 3)
 //
 //	journal.db
 //	├── meta                      not derived except the two counters
 //	│   ├── "schema"      → u64   schema version (migrations run at Open)
-//	│   ├── "head"        → u64 seq ‖ [32]byte SHA-256 of event seq (the chain's end)
+//	│   ├── "head"        → u64 seq ‖ [32]byte hash of event seq (the chain's end)
+//	│   ├── "chain_key"   → [32]byte HMAC of a fixed label under the chain key (when keyed)
 //	│   ├── "receipt_no"  → u64   last receipt number handed out         (derived)
 //	│   └── "z_no"        → u64   number of the last Z report            (derived)
 //	├── events                    the log: append only, never rewritten
-//	│   └── u64 seq       → {"v":1,"hash":HEX,"event":{pos.Event with seq and prev_hash}}
+//	│   └── u64 seq       → a record of format 2 (record.go), or of format 1 written before schema 3
 //	├── orders                    derived: the state of every order and its events
 //	│   ├── orderID       → pos.Order JSON (Order.Apply folded over its events)
 //	│   └── orderID ‖ 0x00 ‖ u64 seq → (empty): the index of the order's events
@@ -60,14 +61,21 @@
 //
 // # The hash chain
 //
-// An event is stored as the compact JSON of a pos.Event whose Seq is its key and
-// whose PrevHash is the hex SHA-256 of the event before (64 zeros for the first),
-// inside an envelope with the envelope's version and the event's own hash:
+// An event is stored as a record of format 2: a binary header (magic "GJ\x02",
+// flags, seq, the hash of the event before, its own hash), the kind in clear,
+// and the compact JSON of the pos.Event without its chain, compressed with
+// DEFLATE and a frozen preset dictionary (dict.go):
 //
-//	hash(seq) = SHA-256( hash(seq-1) ‖ the event's JSON bytes exactly as stored )
+//	hash(seq) = HMAC-SHA256(chain key, hash(seq-1) ‖ header ‖ kind and body as stored)
 //
-// meta's head holds the last sequence and its hash, so the end of the log is
-// covered too. Open runs bbolt's consistency check (Tx.Check) and walks the whole
+// with Options.ChainKey, a per-terminal key kept outside the file; SHA-256 of the
+// same without one (the chain then shows damage, not an edit). Events written
+// before schema 3 stay byte for byte in format 1 ({"v":1,"hash":HEX,"event":{...}},
+// SHA-256 of the previous hash and the event's JSON) and verify as such; once an
+// event is keyed every later one must be. meta keeps a check value of the key
+// (a wrong key is ErrKey), meta's head the last sequence and its hash, and the
+// head record beside the file (HeadPath) the same sealed with the key, so that
+// a tail cut off or a chain made anew is found at Open. Open runs bbolt's consistency check (Tx.Check) and walks the whole
 // chain; any break is an error matching ErrCorrupt (a *CorruptError) that names
 // the first bad sequence and the newest backup. With Options.DeferVerify (the
 // window, whose cold start must not grow with the journal) Open leaves both to

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -67,7 +68,7 @@ func bulkJournal(tb testing.TB, path string, n int) uint64 {
 				if err := events.Put(u64(seq), data); err != nil {
 					return err
 				}
-				if err := sealCheckpoint(tx, &ev, sum); err != nil {
+				if err := sealCheckpoint(tx, &ev, sum, nil); err != nil {
 					return err
 				}
 				prev = sum
@@ -226,10 +227,14 @@ func TestJournalSize(t *testing.T) {
 	perEvent := inUse / len(evs)
 	t.Logf("%d events, %d bytes of pages in use, %d per event; Z report %d bytes", len(evs), inUse, perEvent, zSize)
 	assert.LessOrEqual(t, zSize, zBudget, "stored Z report bytes")
-	// The budget of section 7 is 700 bytes per event; this build stores about
-	// 1.1 KB (see docs/benchmarks.md). The bound below keeps it from growing
-	// back while the compact event envelope is still to come.
-	assert.LessOrEqual(t, perEvent, 1200, "bytes of the file per event (budget %d)", eventBudget)
+	assert.LessOrEqual(t, perEvent, eventBudget, "bytes of the file per event")
+}
+
+// TestEventDictIsFrozen: records of format 2 inflate only with the dictionary
+// they were compressed with, so eventDict never changes.
+func TestEventDictIsFrozen(t *testing.T) {
+	sum := sha256.Sum256([]byte(eventDict))
+	assert.Equal(t, "01eb6e16e2de2bd1f0cb06f80a2313365567101071f745130e25bd760c3e339e", hex.EncodeToString(sum[:]), "eventDict changed: the records already written would no longer read")
 }
 
 // fileSize is the size of the file at path.

@@ -1,10 +1,12 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -67,6 +69,17 @@ type Options struct {
 	// says so.
 	ReadOnly bool
 
+	// ChainKey is the terminal's chain key, kept outside the journal file (the
+	// OS keyring): every event appended is then sealed with HMAC-SHA256 under
+	// it, and so are the checkpoints and Z digests, so that an event edited and
+	// chained anew by someone who holds only the file does not verify. The
+	// journal remembers a check value of the key (not the key): a journal whose
+	// events were keyed is refused with another key, or with none, by an error
+	// matching ErrDamaged and ErrKey that says so. Nil keeps the chain unkeyed
+	// (plain SHA-256), as before; the chain then shows damage, not an edit.
+	// Events written before the first keyed one stay as they were.
+	ChainKey []byte
+
 	// continueNumbers makes Open lift the counters of a journal that is behind
 	// its high-water file with a numbers.continued event instead of refusing it
 	// (Restore).
@@ -80,12 +93,18 @@ type Options struct {
 // Journal is Galla's bbolt journal: an append-only hash-chained log of events and
 // the derived buckets read by pos. It is safe for concurrent use.
 type Journal struct {
-	db        *bolt.DB
-	path      string
-	backupDir string
-	now       func() time.Time
-	commits   atomic.Uint64
-	orders    orderCache // decoded orders for Append
+	db         *bolt.DB
+	path       string
+	backupDir  string
+	now        func() time.Time
+	commits    atomic.Uint64
+	orders     orderCache // decoded orders for Append
+	rec        sealer     // the chain key and the compressors of the records
+	headMu     sync.Mutex // guards head, headSeq and headErr
+	head       *os.File   // the head record beside the file (HeadPath); nil read-only
+	headSeq    uint64     // the sequence it holds
+	headErr    error      // its last write's error
+	keyAdopted bool       // this Open gave the chain key to a journal that had none
 
 	readOnly bool
 
@@ -209,12 +228,22 @@ func Open(path string, opts Options) (*Journal, error) {
 			return nil, fmt.Errorf("journal: open: %w", err)
 		}
 	}
-	j := &Journal{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly}
+	j := &Journal{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly,
+		rec: sealer{key: chainKey(opts)}}
 	if err := j.init(opts, creating); err != nil {
+		_ = j.closeHead()
 		_ = db.Close()
 		return nil, err
 	}
 	return j, nil
+}
+
+// chainKey is a copy of opts.ChainKey, nil when it is empty.
+func chainKey(opts Options) []byte {
+	if len(opts.ChainKey) == 0 {
+		return nil
+	}
+	return bytes.Clone(opts.ChainKey)
 }
 
 // damagedOpen is the error of a file Open cannot give to bbolt, or bbolt failed
@@ -270,6 +299,14 @@ func (j *Journal) init(opts Options, creating bool) error {
 	} else if err := j.migrate(); err != nil {
 		return j.openErr(err)
 	}
+	if err := j.checkKey(); err != nil {
+		if !opts.ReadOnly || !errors.Is(err, ErrDamaged) {
+			return err
+		}
+		// Read-only, the reports stay readable; Verified says why the
+		// journal cannot be trusted.
+		j.verified, j.verifyErr = true, err
+	}
 	missing := j.derivedMissing()
 	switch {
 	case opts.ReadOnly:
@@ -294,7 +331,38 @@ func (j *Journal) init(opts Options, creating bool) error {
 			return j.openErr(fmt.Errorf("journal: open: %w", err))
 		}
 	}
-	return j.initNumbers(opts, creating)
+	if creating && !opts.ReadOnly {
+		// The journal a head record beside names is gone, and Create allowed a
+		// new one in its place: the record is of no use to it.
+		if err := os.Remove(HeadPath(j.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("journal: open: %w", err)
+		}
+	}
+	// The numbers first: an old copy put back is told as such (ErrBehind).
+	if err := j.initNumbers(opts, creating); err != nil {
+		return err
+	}
+	if err := j.checkHead(); err != nil {
+		if !opts.ReadOnly || !errors.Is(err, ErrDamaged) {
+			return err
+		}
+		if j.verifyErr == nil {
+			j.verified, j.verifyErr = true, err
+		}
+	}
+	return nil
+}
+
+// closeHead closes the head record.
+func (j *Journal) closeHead() error {
+	j.headMu.Lock()
+	defer j.headMu.Unlock()
+	if j.head == nil {
+		return nil
+	}
+	err := j.head.Close()
+	j.head = nil
+	return err
 }
 
 // openErr turns a bbolt failure caught by guard into the CorruptError it means.
@@ -392,8 +460,12 @@ func (j *Journal) derivedMissing() bool {
 
 // Close closes the file and releases its lock. Close is idempotent.
 func (j *Journal) Close() error {
+	herr := j.closeHead()
 	if err := j.db.Close(); err != nil {
 		return fmt.Errorf("journal: close: %w", err)
+	}
+	if herr != nil {
+		return fmt.Errorf("journal: close: the head record: %w", herr)
 	}
 	return nil
 }

@@ -261,7 +261,7 @@ func sign(e fs.DirEntry, names, prefixes []string) bool {
 		return name == defaultBackupDir
 	}
 	switch {
-	case strings.HasSuffix(name, numbersSuffix), strings.Contains(name, damagedInfix):
+	case strings.HasSuffix(name, numbersSuffix), strings.HasSuffix(name, headSuffix), strings.Contains(name, damagedInfix):
 		return true
 	case strings.HasSuffix(name, ".db"):
 		info, err := e.Info()

@@ -123,7 +123,7 @@ func (j *Journal) Events(ctx context.Context, orderID string) ([]pos.Event, erro
 			if len(seq) != 8 {
 				continue // a longer order id that shares this prefix cannot exist (no NUL in ids)
 			}
-			ev, err := eventAt(events, beU64(seq))
+			ev, err := j.rec.eventAt(events, beU64(seq))
 			if err != nil {
 				return err
 			}
@@ -145,7 +145,7 @@ func (j *Journal) Event(ctx context.Context, seq uint64) (pos.Event, error) {
 	var ev pos.Event
 	err := j.view(func(tx *bolt.Tx) error {
 		var err error
-		ev, err = eventAt(tx.Bucket(bucketEvents), seq)
+		ev, err = j.rec.eventAt(tx.Bucket(bucketEvents), seq)
 		return err
 	})
 	if err != nil {
@@ -158,12 +158,12 @@ func (j *Journal) Event(ctx context.Context, seq uint64) (pos.Event, error) {
 var errNoEvent = errors.New("no such event")
 
 // eventAt decodes the event stored at seq.
-func eventAt(events *bolt.Bucket, seq uint64) (pos.Event, error) {
+func (s *sealer) eventAt(events *bolt.Bucket, seq uint64) (pos.Event, error) {
 	v := events.Get(u64(seq))
 	if v == nil {
 		return pos.Event{}, fmt.Errorf("event %d: %w", seq, errNoEvent)
 	}
-	r, err := decodeRecord(v)
+	r, err := s.decode(v)
 	if err != nil {
 		return pos.Event{}, fmt.Errorf("event %d: %w", seq, err)
 	}

@@ -36,7 +36,7 @@ func (j *Journal) Rebuild(ctx context.Context) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r, err := decodeRecord(v)
+			r, err := j.rec.decode(v)
 			if err != nil {
 				return fmt.Errorf("event %d: %w", beU64(k), err)
 			}
@@ -48,7 +48,7 @@ func (j *Journal) Rebuild(ctx context.Context) error {
 			if err := derive(tx, &ev, nil); err != nil {
 				return fmt.Errorf("replay event %d (%s): %w", ev.Seq, ev.Kind, err)
 			}
-			if err := sealCheckpoint(tx, &ev, r.Hash); err != nil {
+			if err := sealCheckpoint(tx, &ev, r.Hash, j.rec.keyOf(r)); err != nil {
 				return err
 			}
 		}

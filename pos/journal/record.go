@@ -1,21 +1,52 @@
 package journal
 
 import (
+	"bytes"
+	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
+	"hash"
 
 	"galla/pos"
 )
 
-// recordVersion is the version of the stored envelope written by this build (the
-// event inside has its own version, pos.EventVersion).
-const recordVersion = 1
+// The formats of a stored event (the value of the events bucket under its
+// sequence). Format 1 was written by schema versions 1 and 2 and is read as it
+// is; format 2 is written from schema version 3 on.
+const (
+	recordV1 = 1
+	recordV2 = 2
+)
 
-// envelope is one value of the events bucket:
+// recordMagic opens every value of format 2: "GJ" and the format. Salvage looks
+// for it in the raw bytes of a damaged file.
+var recordMagic = []byte{'G', 'J', recordV2}
+
+// flagKeyed marks a record of format 2 whose hash is an HMAC-SHA256 with the
+// terminal's chain key; without it the hash is a plain SHA-256.
+const flagKeyed = 0x01
+
+// recordHeader is the fixed part of a record of format 2: magic (3), flags (1),
+// seq (8), prev hash (32), hash (32). The event's kind in clear and the body
+// follow, each after its length (uvarint).
+const recordHeader = 3 + 1 + 8 + 32 + 32
+
+// kindOpen opens the kind in clear of a record of format 2: the kind is kept as
+// the JSON member it is in the event, "kind":"order.intent", so that the raw
+// bytes of a file say what each record is (a reader of the bytes, salvage,
+// a test that damages one) without inflating it.
+const kindOpen = `"kind":"`
+
+// maxEventJSON bounds the JSON a body may inflate to (a catalog of a million
+// products stays well below it), so that a damaged or crafted body cannot make
+// a reader allocate without end.
+const maxEventJSON = 256 << 20
+
+// envelope is one value of format 1:
 //
 //	{"v":1,"hash":"<64 hex>","event":{...,"seq":N,...,"prev_hash":"<64 hex>",...}}
 //
@@ -27,7 +58,8 @@ type envelope struct {
 	Event json.RawMessage `json:"event"`
 }
 
-// chainHash is SHA-256(prev || event), event being the exact stored bytes.
+// chainHash is the hash of format 1: SHA-256(prev || event), event being the
+// exact stored bytes.
 func chainHash(prev [32]byte, event []byte) [32]byte {
 	h := sha256.New()
 	h.Write(prev[:])
@@ -37,29 +69,85 @@ func chainHash(prev [32]byte, event []byte) [32]byte {
 	return sum
 }
 
-// sealEvent encodes ev, whose Seq and PrevHash are set, as a stored value. It
-// returns the value and the event's hash.
+// sealer writes and reads the records of one journal: it holds the chain key
+// (nil: the chain is not keyed) and the compressors of the bodies.
+type sealer struct {
+	key []byte
+	zip codec
+}
+
+// keyed reports whether s writes keyed records.
+func (s *sealer) keyed() bool { return s.key != nil }
+
+// keyOf is the key r's hash is made with: s's key for a keyed record, nil for
+// an unkeyed one (and for every record of format 1).
+func (s *sealer) keyOf(r *record) []byte {
+	if r.Keyed {
+		return s.key
+	}
+	return nil
+}
+
+// mac is the hash of a record of format 2: HMAC-SHA256 with key over prev, the
+// record's magic, flags and sequence (head), and everything after its hash as
+// stored (the kind and the body with their lengths); SHA-256 of the same when
+// key is nil.
+func mac(key []byte, prev [32]byte, head, body []byte) [32]byte {
+	var h hash.Hash
+	if key != nil {
+		h = hmac.New(sha256.New, key)
+	} else {
+		h = sha256.New()
+	}
+	h.Write(prev[:])
+	h.Write(head)
+	h.Write(body)
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// sealEvent encodes ev, whose Seq and PrevHash are set, as an unkeyed record of
+// format 2 (the record of a journal opened without a chain key).
 func sealEvent(ev *pos.Event) ([]byte, [32]byte, error) {
+	var s sealer
+	return s.seal(ev)
+}
+
+// seal encodes ev, whose Seq and PrevHash are set, as a stored value of format
+// 2, keyed when s has a key. It returns the value and the event's hash.
+//
+//	"GJ" 0x02 | flags | u64 seq | [32]byte prev | [32]byte hash |
+//	uvarint k | k bytes "kind":"KIND" | uvarint n | n bytes body
+//
+// The body is the compact JSON of ev without its chain (Seq 0, no PrevHash, no
+// Hash: the header holds them), compressed with DEFLATE and eventDict.
+func (s *sealer) seal(ev *pos.Event) ([]byte, [32]byte, error) {
 	prev, err := parseHash(ev.PrevHash)
 	if err != nil {
 		return nil, [32]byte{}, err
 	}
-	ev.Hash = ""
-	// json.Marshal writes compact, HTML-escaped JSON: exactly the bytes that
-	// encoding the envelope would store, so they are hashed and stored as they are.
-	body, err := json.Marshal(ev)
+	e := *ev
+	e.Seq, e.PrevHash, e.Hash = 0, "", ""
+	body, err := json.Marshal(&e)
 	if err != nil {
 		return nil, [32]byte{}, err
 	}
-	sum := chainHash(prev, body)
-	data := make([]byte, 0, len(body)+100)
-	data = append(data, `{"v":`...)
-	data = strconv.AppendInt(data, recordVersion, 10)
-	data = append(data, `,"hash":"`...)
-	data = hex.AppendEncode(data, sum[:])
-	data = append(data, `","event":`...)
-	data = append(data, body...)
-	data = append(data, '}')
+	packed := s.zip.deflate(body)
+	data := make([]byte, recordHeader, recordHeader+2*binary.MaxVarintLen64+len(kindOpen)+len(ev.Kind)+1+len(packed))
+	copy(data, recordMagic)
+	if s.keyed() {
+		data[3] = flagKeyed
+	}
+	binary.BigEndian.PutUint64(data[4:12], ev.Seq)
+	copy(data[12:44], prev[:])
+	kind := kindOpen + string(ev.Kind) + `"`
+	data = binary.AppendUvarint(data, uint64(len(kind)))
+	data = append(data, kind...)
+	data = binary.AppendUvarint(data, uint64(len(packed)))
+	data = append(data, packed...)
+	sum := mac(s.key, prev, data[:12], data[recordHeader:])
+	copy(data[44:76], sum[:])
 	return data, sum, nil
 }
 
@@ -68,26 +156,42 @@ var (
 	errRecordFormat  = errors.New("not a journal event")
 	errRecordVersion = errors.New("unknown event format version")
 	errRecordHash    = errors.New("event does not match its hash")
+	errRecordKey     = errors.New("the event is keyed with the terminal's chain key, and no key was given")
 )
 
 // record is a stored value decoded by decodeRecord.
 type record struct {
-	Seq   uint64
-	Prev  [32]byte
-	Hash  [32]byte
-	Event json.RawMessage
+	Seq    uint64
+	Prev   [32]byte
+	Hash   [32]byte
+	Format int    // recordV1 or recordV2
+	Keyed  bool   // the hash is an HMAC with the chain key
+	kind   string // format 2: the kind in clear
+	body   []byte
+	zip    *codec // nil: body is the event's JSON (format 1)
 }
 
-// decodeRecord decodes one stored value and checks that it is consistent in
-// itself: a known envelope version, well-formed hashes, and a hash that matches
-// the previous hash and the event's bytes. The link to the record before is left
-// to verifyChain. It never panics, whatever data holds.
+// decodeRecord decodes one stored value of a journal without a chain key; see
+// (*sealer).decode.
 func decodeRecord(data []byte) (*record, error) {
+	var s sealer
+	return s.decode(data)
+}
+
+// decode decodes one stored value and checks that it is consistent in itself: a
+// known format, well-formed hashes, and a hash that matches the previous hash
+// and the event's bytes (with s's key for a keyed record; a keyed record and no
+// key is errRecordKey). The link to the record before is left to verifyChain,
+// the event's JSON to event. It never panics, whatever data holds.
+func (s *sealer) decode(data []byte) (*record, error) {
+	if bytes.HasPrefix(data, recordMagic) {
+		return s.decodeV2(data)
+	}
 	var env envelope
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, fmt.Errorf("%w: %w", errRecordFormat, err)
 	}
-	if env.V != recordVersion {
+	if env.V != recordV1 {
 		return nil, fmt.Errorf("%w %d", errRecordVersion, env.V)
 	}
 	if len(env.Event) == 0 || env.Event[0] != '{' {
@@ -103,7 +207,7 @@ func decodeRecord(data []byte) (*record, error) {
 	if head.Seq == 0 {
 		return nil, fmt.Errorf("%w: no sequence", errRecordFormat)
 	}
-	r := &record{Seq: head.Seq, Event: env.Event}
+	r := &record{Seq: head.Seq, Format: recordV1, body: env.Event}
 	var err error
 	if r.Prev, err = parseHash(head.PrevHash); err != nil {
 		return nil, fmt.Errorf("%w: prev_hash: %w", errRecordFormat, err)
@@ -111,15 +215,86 @@ func decodeRecord(data []byte) (*record, error) {
 	if r.Hash, err = parseHash(env.Hash); err != nil {
 		return nil, fmt.Errorf("%w: hash: %w", errRecordFormat, err)
 	}
-	if chainHash(r.Prev, r.Event) != r.Hash {
+	if chainHash(r.Prev, r.body) != r.Hash {
 		return nil, errRecordHash
 	}
 	return r, nil
 }
 
-// DecodeEvent decodes one value of the events bucket into the pos.Event it holds,
-// with Hash filled in, after checking the value against its own hash. It never
-// panics, whatever data holds.
+// decodeV2 is decode of a value that starts with recordMagic. It checks the
+// hash only: the body is inflated by event.
+func (s *sealer) decodeV2(data []byte) (*record, error) {
+	r, n, err := splitV2(data)
+	if err != nil {
+		return nil, err
+	}
+	if n != len(data) {
+		return nil, fmt.Errorf("%w: %d bytes after the body", errRecordFormat, len(data)-n)
+	}
+	if r.Keyed && !s.keyed() {
+		return nil, errRecordKey
+	}
+	key := s.key
+	if !r.Keyed {
+		key = nil
+	}
+	if mac(key, r.Prev, data[:12], data[recordHeader:n]) != r.Hash {
+		return nil, errRecordHash
+	}
+	r.zip = &s.zip
+	return r, nil
+}
+
+// splitV2 reads the header of a record of format 2 at the start of data and
+// returns it with its body (not yet checked against its hash) and the record's
+// length in data.
+func splitV2(data []byte) (*record, int, error) {
+	if len(data) < recordHeader+1 || !bytes.HasPrefix(data, recordMagic) {
+		return nil, 0, fmt.Errorf("%w: too short", errRecordFormat)
+	}
+	if data[3]&^flagKeyed != 0 {
+		return nil, 0, fmt.Errorf("%w: unknown flags %#x", errRecordFormat, data[3])
+	}
+	r := &record{Format: recordV2, Keyed: data[3]&flagKeyed != 0, Seq: binary.BigEndian.Uint64(data[4:12])}
+	if r.Seq == 0 {
+		return nil, 0, fmt.Errorf("%w: no sequence", errRecordFormat)
+	}
+	copy(r.Prev[:], data[12:44])
+	copy(r.Hash[:], data[44:76])
+	kind, at, ok := lengthPrefixed(data, recordHeader)
+	if !ok || len(kind) < len(kindOpen)+2 || !bytes.HasPrefix(kind, []byte(kindOpen)) || kind[len(kind)-1] != '"' {
+		return nil, 0, fmt.Errorf("%w: bad kind", errRecordFormat)
+	}
+	r.kind = string(kind[len(kindOpen) : len(kind)-1])
+	if r.body, at, ok = lengthPrefixed(data, at); !ok {
+		return nil, 0, fmt.Errorf("%w: bad body length", errRecordFormat)
+	}
+	return r, at, nil
+}
+
+// lengthPrefixed reads the bytes at data[at:] that follow their length
+// (uvarint, not zero) and returns them and where they end.
+func lengthPrefixed(data []byte, at int) ([]byte, int, bool) {
+	size, k := binary.Uvarint(data[at:])
+	if k <= 0 || size == 0 || size > uint64(len(data)-at-k) {
+		return nil, 0, false
+	}
+	start := at + k
+	return data[start : start+int(size)], start + int(size), true
+}
+
+// json returns the event's JSON as stored (format 1) or inflated (format 2).
+func (r *record) json() ([]byte, error) {
+	if r.zip == nil {
+		return r.body, nil
+	}
+	return r.zip.inflate(r.body, maxEventJSON)
+}
+
+// DecodeEvent decodes one value of the events bucket of a journal without a
+// chain key into the pos.Event it holds, with Hash filled in, after checking the
+// value against its own hash. A keyed value is refused. It never panics,
+// whatever data holds.
 func DecodeEvent(data []byte) (pos.Event, error) {
 	r, err := decodeRecord(data)
 	if err != nil {
@@ -128,12 +303,20 @@ func DecodeEvent(data []byte) (pos.Event, error) {
 	return r.event()
 }
 
-// event decodes the pos.Event of r and fills in its Hash.
+// event decodes the pos.Event of r and fills in its Seq, PrevHash and Hash.
 func (r *record) event() (pos.Event, error) {
 	var ev pos.Event
-	if err := json.Unmarshal(r.Event, &ev); err != nil {
+	raw, err := r.json()
+	if err == nil {
+		err = json.Unmarshal(raw, &ev)
+	}
+	if err != nil {
 		return pos.Event{}, fmt.Errorf("journal: decode event %d: %w: %w", r.Seq, errRecordFormat, err)
 	}
+	if r.Format == recordV2 && string(ev.Kind) != r.kind {
+		return pos.Event{}, fmt.Errorf("journal: decode event %d: %w: kind %q in clear, %q inside", r.Seq, errRecordFormat, r.kind, ev.Kind)
+	}
+	ev.Seq, ev.PrevHash = r.Seq, hex.EncodeToString(r.Prev[:])
 	ev.Hash = hex.EncodeToString(r.Hash[:])
 	return ev, nil
 }

@@ -48,7 +48,15 @@ type candidate struct {
 // outcome is not final stay unresolved, so reconcile asks the service about them.
 // out must not exist; nothing is written to damaged or backup.
 func Salvage(ctx context.Context, damagedPath, backupPath, out string) (SalvageReport, error) {
+	return SalvageWith(ctx, damagedPath, backupPath, out, Options{})
+}
+
+// SalvageWith is Salvage with the options of the journals: opts.ChainKey checks
+// the keyed events of damaged and backup (a keyed event that does not match it
+// is not recovered) and keys the new journal. The other options are not used.
+func SalvageWith(ctx context.Context, damagedPath, backupPath, out string, opts Options) (SalvageReport, error) {
 	rep := SalvageReport{Out: out}
+	rec := &sealer{key: chainKey(opts)}
 	fail := func(err error) (SalvageReport, error) {
 		return rep, fmt.Errorf("journal: salvage: %w", err)
 	}
@@ -67,7 +75,7 @@ func Salvage(ctx context.Context, damagedPath, backupPath, out string) (SalvageR
 		if src.path == "" {
 			continue
 		}
-		recs, nums, reason, err := readIntactWhy(src.path)
+		recs, nums, reason, err := readIntactWhy(src.path, rec)
 		if err != nil {
 			return fail(err)
 		}
@@ -98,7 +106,7 @@ func Salvage(ctx context.Context, damagedPath, backupPath, out string) (SalvageR
 	}
 	sort.Slice(seqs, func(a, b int) bool { return seqs[a] < seqs[b] })
 
-	j, err := Open(out, Options{Create: CreateAnyway, BackupDir: filepath.Join(filepath.Dir(out), defaultBackupDir)})
+	j, err := Open(out, Options{Create: CreateAnyway, BackupDir: filepath.Join(filepath.Dir(out), defaultBackupDir), ChainKey: rec.key})
 	if err != nil {
 		return fail(err)
 	}
@@ -206,15 +214,15 @@ func pick(cs []candidate, prev [32]byte, next []candidate) candidate {
 // highest counters it can read. bbolt's tree is read where bbolt can open the file
 // (guarded); the file's bytes are scanned as well, for events on pages the tree
 // no longer reaches.
-func readIntact(path string) ([]*record, Numbers, error) {
-	out, nums, _, err := readIntactWhy(path)
+func readIntact(path string, rec *sealer) ([]*record, Numbers, error) {
+	out, nums, _, err := readIntactWhy(path, rec)
 	return out, nums, err
 }
 
 // readIntactWhy is readIntact that also says why the file is not whole ("" when
 // its size and meta pages are sound): events past the last one found may then be
 // lost without a trace in the file.
-func readIntactWhy(path string) ([]*record, Numbers, string, error) {
+func readIntactWhy(path string, rec *sealer) ([]*record, Numbers, string, error) {
 	var (
 		out  []*record
 		nums Numbers
@@ -243,8 +251,8 @@ func readIntactWhy(path string) ([]*record, Numbers, string, error) {
 					return nil
 				}
 				return events.ForEach(func(_, v []byte) error {
-					if r, err := decodeRecord(v); err == nil {
-						r.Event = bytes.Clone(r.Event)
+					if r, err := rec.decode(v); err == nil {
+						r.body = bytes.Clone(r.body)
 						out = append(out, r)
 					}
 					return nil
@@ -256,13 +264,13 @@ func readIntactWhy(path string) ([]*record, Numbers, string, error) {
 	if err != nil {
 		return nil, nums, reason, err
 	}
-	out = append(out, scanRecords(data)...)
+	out = append(out, scanRecords(data, rec)...)
 	for _, r := range out {
 		var ev struct {
 			ReceiptNo uint64        `json:"receipt_no"`
 			DayClose  *pos.DayClose `json:"day_close"`
 		}
-		if json.Unmarshal(r.Event, &ev) == nil {
+		if raw, err := r.json(); err == nil && json.Unmarshal(raw, &ev) == nil {
 			nums.Receipt = max(nums.Receipt, ev.ReceiptNo)
 			if ev.DayClose != nil {
 				nums.Z = max(nums.Z, ev.DayClose.ZNo)
@@ -272,29 +280,43 @@ func readIntactWhy(path string) ([]*record, Numbers, string, error) {
 	return out, nums, reason, nil
 }
 
-// recordStart opens every stored event value.
+// recordStart opens every stored event value of format 1; recordMagic opens
+// those of format 2.
 var recordStart = []byte(`{"v":1,"hash":"`)
 
 // scanRecords finds every intact event value in raw file bytes: each place a
-// value starts, decoded as one JSON value and checked against its own hash. A
-// value larger than a page lies on contiguous overflow pages, so it is whole in
-// the bytes too.
-func scanRecords(data []byte) []*record {
+// value of either format starts, read to its end (format 1: one JSON value;
+// format 2: the length in its header) and checked against its own hash with
+// rec's key. A value larger than a page lies on contiguous overflow pages, so it
+// is whole in the bytes too.
+func scanRecords(data []byte, rec *sealer) []*record {
 	var out []*record
-	for i := 0; i < len(data); {
-		k := bytes.Index(data[i:], recordStart)
-		if k < 0 {
-			break
-		}
-		at := i + k
-		i = at + 1
-		dec := json.NewDecoder(bytes.NewReader(data[at:]))
-		var raw json.RawMessage
-		if dec.Decode(&raw) != nil {
-			continue
-		}
-		if r, err := decodeRecord(raw); err == nil {
-			out = append(out, r)
+	for _, start := range [][]byte{recordStart, recordMagic} {
+		for i := 0; i < len(data); {
+			k := bytes.Index(data[i:], start)
+			if k < 0 {
+				break
+			}
+			at := i + k
+			i = at + 1
+			var raw []byte
+			if start[0] == recordMagic[0] {
+				_, n, err := splitV2(data[at:])
+				if err != nil {
+					continue
+				}
+				raw = data[at : at+n]
+			} else {
+				dec := json.NewDecoder(bytes.NewReader(data[at:]))
+				var msg json.RawMessage
+				if dec.Decode(&msg) != nil {
+					continue
+				}
+				raw = msg
+			}
+			if r, err := rec.decode(raw); err == nil {
+				out = append(out, r)
+			}
 		}
 	}
 	return out
@@ -309,8 +331,16 @@ func scanRecords(data []byte) []*record {
 // twice. The sales recorded after the backup are not in it: Salvage keeps them.
 // It refuses while the terminal holds dst open (ErrAlreadyRunning).
 func Restore(ctx context.Context, backup, dst string) error {
+	return RestoreWith(ctx, backup, dst, Options{})
+}
+
+// RestoreWith is Restore with the options of the journal: opts.ChainKey verifies
+// the backup's keyed events and keys the events the restored journal appends.
+// The other options are not used.
+func RestoreWith(ctx context.Context, backup, dst string, opts Options) error {
 	fail := func(err error) error { return fmt.Errorf("journal: restore %s: %w", backup, err) }
-	if _, err := VerifyFile(ctx, backup); err != nil && !errors.Is(err, ErrBehind) {
+	key := chainKey(opts)
+	if _, err := VerifyFileWith(ctx, backup, Options{ChainKey: key}); err != nil && !errors.Is(err, ErrBehind) {
 		return fail(fmt.Errorf("the backup does not verify: %w", err))
 	}
 	hw, _, err := ReadNumbers(dst)
@@ -339,7 +369,7 @@ func Restore(ctx context.Context, backup, dst string) error {
 		if errors.Is(lockErr, errTimeout) {
 			return fail(&alreadyRunningError{path: dst})
 		}
-		_, nums, _ := readIntact(dst)
+		_, nums, _ := readIntact(dst, &sealer{key: key})
 		hw = hw.max(nums)
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
@@ -351,13 +381,18 @@ func Restore(ctx context.Context, backup, dst string) error {
 			return fail(err)
 		}
 	}
+	// The head record names the last event of the journal replaced (set aside
+	// or lost); the backup ends before it.
+	if err := os.Remove(HeadPath(dst)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fail(err)
+	}
 	if err := copyFile(backup, dst); err != nil {
 		return fail(err)
 	}
 	if err := writeNumbers(dst, hw); err != nil {
 		return fail(err)
 	}
-	j, err := Open(dst, Options{Create: CreateNever, continueNumbers: "restore of " + backup})
+	j, err := Open(dst, Options{Create: CreateNever, continueNumbers: "restore of " + backup, ChainKey: key})
 	if err != nil {
 		return fail(err)
 	}

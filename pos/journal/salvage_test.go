@@ -143,9 +143,10 @@ func TestSalvage(t *testing.T) {
 
 func TestCheckDayFindsAnEditedOrder(t *testing.T) {
 	tests := []struct {
-		name string
-		edit func(t *testing.T, tx *bolt.Tx) error
-		want string // in the error
+		name      string
+		edit      func(t *testing.T, tx *bolt.Tx) error
+		want      string // in the error
+		atStartUp bool   // Open finds it (a record written after the last checkpoint)
 	}{
 		{"an order's amount edited", func(t *testing.T, tx *bolt.Tx) error {
 			orders := tx.Bucket(bucketOrders)
@@ -155,23 +156,23 @@ func TestCheckDayFindsAnEditedOrder(t *testing.T) {
 			data, err := json.Marshal(o)
 			require.NoError(t, err)
 			return orders.Put([]byte("G-0005"), data)
-		}, `"G-0005"`},
+		}, `"G-0005"`, true},
 		{"an order taken off the day", func(_ *testing.T, tx *bolt.Tx) error {
 			days := tx.Bucket(bucketDays)
 			c := days.Cursor()
 			k, _ := c.Seek(dayPrefix("2026-11-22"))
 			return days.Delete(k)
-		}, "not listed under it"},
+		}, "not listed under it", false},
 		{"the receipt counter lowered", func(_ *testing.T, tx *bolt.Tx) error {
 			// Open refuses this against the high-water file (TestHighWaterFile);
 			// here the counter sits at the newest number of the day before.
 			return putU64(tx.Bucket(bucketMeta), metaReceipt, 4)
-		}, "receipt_no"},
+		}, "receipt_no", true},
 		{"an open order dropped from unresolved", func(_ *testing.T, tx *bolt.Tx) error {
 			u := tx.Bucket(bucketUnresolved)
 			k, _ := u.Cursor().Last()
 			return u.Delete(k)
-		}, "unresolved"},
+		}, "unresolved", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -187,7 +188,16 @@ func TestCheckDayFindsAnEditedOrder(t *testing.T) {
 			rawUpdate(t, path, func(tx *bolt.Tx) error { return tt.edit(t, tx) })
 			require.NoError(t, os.Remove(NumbersPath(path)), "as if edited to match")
 
-			d, err := Open(path, Options{BackupDir: t.TempDir()})
+			backups := t.TempDir()
+			d, err := Open(path, Options{BackupDir: backups})
+			if tt.atStartUp {
+				require.ErrorIs(t, err, ErrDerivedMismatch, "start-up replays the events after the last checkpoint")
+				assert.Contains(t, err.Error(), tt.want)
+			} else {
+				require.NoError(t, err, "start-up does not check the days bucket")
+				require.NoError(t, d.Close())
+			}
+			d, err = Open(path, Options{BackupDir: backups, DeferVerify: true})
 			require.NoError(t, err, "the chain is whole: only a derived record changed")
 			err = d.CheckDay(t.Context(), "2026-11-22")
 			require.ErrorIs(t, err, ErrDerivedMismatch)

@@ -30,6 +30,7 @@ var (
 	metaHead    = []byte("head")       // 8-byte big-endian last sequence || 32-byte SHA-256 of that event
 	metaReceipt = []byte("receipt_no") // 8-byte big-endian last receipt number handed out
 	metaZ       = []byte("z_no")       // 8-byte big-endian last Z report number
+	metaKey     = []byte("chain_key")  // HMAC-SHA256 of keyCheckLabel under the chain key (schema 3)
 )
 
 // catalogKey is the one key of the catalog bucket.
@@ -55,6 +56,7 @@ type migration struct {
 var migrations = []migration{
 	{version: 1, name: "create the buckets", apply: createBuckets},
 	{version: 2, name: "checkpoints at every Z report, compact events", apply: sealCheckpoints},
+	{version: 3, name: "events in binary records, compressed and keyed", apply: binaryRecords},
 }
 
 // schemaCheckpoints is the first schema with the checkpoints bucket and compact
@@ -62,13 +64,23 @@ var migrations = []migration{
 const schemaCheckpoints = 2
 
 // sealCheckpoints moves a file of schema 1 to 2. Its events stay as they are
-// (decodeRecord reads both envelopes; new events are written compact), so the
+// (decodeRecord reads both envelopes), so the
 // hash chain is untouched. The checkpoints bucket is derived: it is left
 // missing here, so that Open finds a derived bucket missing, verifies the whole
 // chain and rebuilds every derived bucket from the events, sealing a
 // checkpoint at every day.closed on the way (once, at the first Open by this
 // build).
 func sealCheckpoints(*bolt.Tx) error { return nil }
+
+// binaryRecords moves a file of schema 2 to 3: from here on events are written
+// as records of format 2 (record.go: a binary header, the body compressed, the
+// hash keyed when a chain key is given). The events already stored stay
+// byte for byte as they are, and are read and verified as format 1: rewriting
+// them would change every hash after the first, and with them the checkpoints
+// and the Z digests already printed and sent. The bump itself is what the
+// migration does: a build that knows only schema 2 cannot read the new records,
+// and refuses the file (ErrNewerSchema) instead of calling it damaged.
+func binaryRecords(*bolt.Tx) error { return nil }
 
 // SchemaVersion is the schema version this build writes.
 func SchemaVersion() uint64 { return migrations[len(migrations)-1].version }

@@ -83,7 +83,7 @@ func (j *Journal) verifyOnce(ctx context.Context, full bool) error {
 		return err
 	}
 	err := j.verify(ctx, full)
-	if err != nil && !errors.Is(err, ErrCorrupt) {
+	if err != nil && !errors.Is(err, ErrDamaged) {
 		return err
 	}
 	j.vmu.Lock()
@@ -113,8 +113,11 @@ func (j *Journal) verify(ctx context.Context, full bool) error {
 		err = j.view(func(tx *bolt.Tx) error { return j.verifyChain(ctx, tx, full) })
 	}
 	if err != nil {
-		var ce *CorruptError
-		if errors.As(err, &ce) {
+		var (
+			ce *CorruptError
+			me *MismatchError
+		)
+		if errors.As(err, &ce) || errors.As(err, &me) {
 			return err
 		}
 		return fmt.Errorf("journal: verify: %w", err)
@@ -182,27 +185,32 @@ func (j *Journal) verifyChain(ctx context.Context, tx *bolt.Tx, full bool) error
 		return j.corrupt(0, "a bucket is missing")
 	}
 	var (
-		prev [32]byte
-		want uint64 = 1
+		prev    [32]byte
+		want    uint64 = 1
+		keyed   bool   // an event before was keyed: every one after must be
+		cpSeq   uint64 // the last checkpoint's event
+		derived since  // what the events after it wrote
 	)
-	if !full {
-		cp, ok, err := lastCheckpoint(tx)
+	cp, ok, err := lastCheckpoint(tx)
+	if err != nil {
+		return j.corrupt(0, err.Error())
+	}
+	if ok {
+		cpSeq = cp.Seq
+	}
+	if ok && !full {
+		r, err := j.checkCheckpoint(events, cp)
 		if err != nil {
-			return j.corrupt(0, err.Error())
+			return err
 		}
-		if ok {
-			if err := j.checkCheckpoint(events, cp); err != nil {
-				return err
-			}
-			prev, want = cp.Hash, cp.Seq+1
-		}
+		prev, want, keyed = cp.Hash, cp.Seq+1, r.Keyed
 	}
 	c := events.Cursor()
 	for k, v := c.Seek(u64(want)); k != nil; k, v = c.Next() {
 		if len(k) != 8 || beU64(k) != want {
 			return j.corrupt(want, "a sequence number is missing or a key is malformed")
 		}
-		r, err := decodeRecord(v)
+		r, err := j.rec.decode(v)
 		switch {
 		case err != nil:
 			return j.corrupt(want, err.Error())
@@ -210,8 +218,17 @@ func (j *Journal) verifyChain(ctx context.Context, tx *bolt.Tx, full bool) error
 			return j.corrupt(want, "the sequence number does not match its key")
 		case r.Prev != prev:
 			return j.corrupt(want, "hash chain broken: prev_hash is not the previous event's hash")
+		case keyed && !r.Keyed:
+			return j.corrupt(want, "an event without the chain key after keyed ones")
 		}
-		prev = r.Hash
+		if want > cpSeq {
+			ev, err := r.event()
+			if err != nil {
+				return j.corrupt(want, err.Error())
+			}
+			derived.note(&ev)
+		}
+		prev, keyed = r.Hash, r.Keyed
 		want++
 		if want%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -219,11 +236,16 @@ func (j *Journal) verifyChain(ctx context.Context, tx *bolt.Tx, full bool) error
 			}
 		}
 	}
-	seq, h, ok := headOf(meta.Get(metaHead))
-	if !ok || seq != want-1 || h != prev {
+	seq, h, headOK := headOf(meta.Get(metaHead))
+	if !headOK || seq != want-1 || h != prev {
 		return j.corrupt(max(seq, want-1), "the head in meta does not match the last event")
 	}
-	return nil
+	if ok && full {
+		if _, err := j.checkCheckpoint(events, cp); err != nil {
+			return err
+		}
+	}
+	return j.checkSince(tx, &derived)
 }
 
 // corrupt builds the CorruptError for seq, naming the newest backup.
@@ -234,24 +256,24 @@ func (j *Journal) corrupt(seq uint64, reason string) error {
 
 // checkCheckpoint checks that the event cp names is still the day.closed of its Z
 // report, with the hash cp sealed.
-func (j *Journal) checkCheckpoint(events *bolt.Bucket, cp Checkpoint) error {
+func (j *Journal) checkCheckpoint(events *bolt.Bucket, cp Checkpoint) (*record, error) {
 	v := events.Get(u64(cp.Seq))
 	if v == nil {
-		return j.corrupt(cp.Seq, fmt.Sprintf("the event sealed by Z report %d is missing", cp.ZNo))
+		return nil, j.corrupt(cp.Seq, fmt.Sprintf("the event sealed by Z report %d is missing", cp.ZNo))
 	}
-	r, err := decodeRecord(v)
+	r, err := j.rec.decode(v)
 	if err != nil {
-		return j.corrupt(cp.Seq, err.Error())
+		return nil, j.corrupt(cp.Seq, err.Error())
 	}
 	if r.Seq != cp.Seq || r.Hash != cp.Hash || cp.Events != cp.Seq {
-		return j.corrupt(cp.Seq, fmt.Sprintf("the event is not the one Z report %d sealed", cp.ZNo))
+		return nil, j.corrupt(cp.Seq, fmt.Sprintf("the event is not the one Z report %d sealed", cp.ZNo))
 	}
 	ev, err := r.event()
 	if err != nil {
-		return j.corrupt(cp.Seq, err.Error())
+		return nil, j.corrupt(cp.Seq, err.Error())
 	}
 	if ev.Kind != pos.EvDayClosed || ev.DayClose == nil || ev.DayClose.ZNo != cp.ZNo {
-		return j.corrupt(cp.Seq, fmt.Sprintf("the event is not the day.closed of Z report %d", cp.ZNo))
+		return nil, j.corrupt(cp.Seq, fmt.Sprintf("the event is not the day.closed of Z report %d", cp.ZNo))
 	}
-	return nil
+	return r, nil
 }
