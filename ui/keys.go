@@ -58,6 +58,16 @@ type keyEntry struct {
 	// noCopy refuses copy and cut (keys and the context menu alike): a card
 	// number, a CVV or a secret never reaches the clipboard (DESIGN.md section 5).
 	noCopy bool
+	// replace makes the next character typed replace the whole text: a field a
+	// dialog opens with a value (the quantity, a refund's amount) takes what the
+	// cashier types instead ("2", not "21"); any other key edits it as usual.
+	replace bool
+}
+
+// SetText sets the text; what is typed next goes after it.
+func (e *keyEntry) SetText(s string) {
+	e.replace = false
+	e.Entry.SetText(s)
 }
 
 func newKeyEntry(u *UI) *keyEntry {
@@ -75,12 +85,17 @@ func (e *keyEntry) TypedKey(k *fyne.KeyEvent) {
 	if !e.modal && isActionKey(k.Name) && e.ui.dispatch(k.Name, 0) {
 		return
 	}
+	e.replace = false
 	e.Entry.TypedKey(k)
 }
 
 // TypedRune records activity and types.
 func (e *keyEntry) TypedRune(r rune) {
 	e.ui.touch()
+	if e.replace {
+		e.replace = false
+		e.Entry.SetText("")
+	}
 	e.Entry.TypedRune(r)
 }
 

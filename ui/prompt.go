@@ -87,6 +87,8 @@ func (u *UI) askWithActions(title, text string, extra fyne.CanvasObject, acts []
 	p.pop.Show()
 	if len(fields) > 0 {
 		u.win.Canvas().Focus(fields[0])
+		// A value the dialog opens with is replaced by what is typed first.
+		fields[0].replace = fields[0].Text != ""
 	} else {
 		u.win.Canvas().Focus(p.ok)
 	}

@@ -186,6 +186,11 @@ func TestSaleScreen(t *testing.T) {
 
 	h.press(fyne.KeyF3)
 	require.NotNil(t, h.u.prompt)
+	h.enter("4") // the quantity shown is selected: typing replaces it
+	assert.Nil(t, h.u.prompt)
+	assert.Equal(t, 4, s.lines[0].Qty, "typing 4 over the 2 shown gives 4, not 24")
+	h.press(fyne.KeyF3)
+	require.NotNil(t, h.u.prompt)
 	h.focused().(*keyEntry).SetText("")
 	h.enter("0")
 	assert.Contains(t, h.u.prompt.message.Text, "1 to 999")
