@@ -100,12 +100,9 @@ func (t *Till) History(ctx context.Context, orderID string) ([]OrderEvent, error
 	}
 	out := make([]OrderEvent, 0, len(evs))
 	for _, ev := range evs {
-		d := ev.Reason
-		if ev.Outcome != nil {
-			d = strings.TrimSpace(ev.Outcome.OrderStatus + " " + ev.Outcome.PaymentStatus)
-		}
+		d := EventSentence(ev)
 		if ev.Staff != "" {
-			d = strings.TrimSpace(d + " (" + ev.Staff + ")")
+			d += " — " + t.staffName(ctx, ev.Staff)
 		}
 		out = append(out, OrderEvent{At: ev.Time, Kind: string(ev.Kind), Detail: d})
 	}

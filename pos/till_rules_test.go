@@ -208,3 +208,28 @@ func TestCashierCannotLockOutAManager(t *testing.T) {
 	_, err = tl.Authorize(ctx, managerPIN, Override{What: "discount"})
 	assert.NoError(t, err)
 }
+
+// TestEventSentences: the journal's history says what happened in words, with the
+// card as brand and last four only, never an event code.
+func TestEventSentences(t *testing.T) {
+	tests := []struct {
+		ev   Event
+		want string
+	}{
+		{Event{Kind: EvOrderIntent, Intent: &Intent{Tender: TenderCard, Amount: 149900}}, "Sale of ₹1,499.00 journaled, paid by card"},
+		{Event{Kind: EvPaymentAttempt, Attempt: &AttemptEvent{N: 2, CardBrand: "VISA", CardLast4: "1111"}}, "Payment attempt 2 sent: VISA •••• 1111"},
+		{Event{Kind: EvPaymentOutcome, Outcome: &Outcome{OrderStatus: "CHARGED", PaymentStatus: "CAPTURED"}}, "Verified: order CHARGED, payment CAPTURED"},
+		{Event{Kind: EvOrderUnknown, Reason: "the answer was lost."}, "The outcome is not known yet; it is checked again, never charged again: the answer was lost"},
+		{Event{Kind: EvRefundDone, Refund: &RefundEvent{Amount: 10000}}, "Refund of ₹100.00 verified"},
+		{Event{Kind: EvCashReceived, Cash: &CashEvent{Tendered: 50000, Change: 100}}, "Cash received ₹500.00, change ₹1.00"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, EventSentence(tt.ev), tt.ev.Kind)
+	}
+	for _, k := range []EventKind{EvOrderIntent, EvOrderCreated, EvOrderFailed, EvOrderAbandoned, EvOrderUnknown, EvIMEIValidated,
+		EvPaymentAttempt, EvPaymentAccepted, EvPaymentRefused, EvPaymentOutcome, EvAnswerUnverified, EvAnswerIgnored,
+		EvCashReceived, EvRefundIntent, EvRefundDone, EvRefundFailed, EvReceiptPrinted, EvReceiptReprinted, EvPrintFailed} {
+		s := EventSentence(Event{Kind: k})
+		assert.NotContains(t, s, ".", "%s: a sentence, not the code %q", k, s)
+	}
+}

@@ -445,7 +445,7 @@ func (f *fakeTill) record(o OrderSummary) {
 	defer f.mu.Unlock()
 	o.At = time.Date(2026, 11, 22, 11, 42, len(f.orders), 0, time.Local)
 	f.orders = append(f.orders, o)
-	f.events[o.OrderID] = append(f.events[o.OrderID], OrderEvent{At: o.At, Kind: "order.intent"}, OrderEvent{At: o.At.Add(9 * time.Second), Kind: "payment.outcome", Detail: string(o.State)})
+	f.events[o.OrderID] = append(f.events[o.OrderID], OrderEvent{At: o.At, Kind: "order.intent", Detail: "Sale journaled"}, OrderEvent{At: o.At.Add(9 * time.Second), Kind: "payment.outcome", Detail: "Verified answer: " + string(o.State)})
 }
 
 func (f *fakeTill) SubmitOTP(_ context.Context, _, otp string) error {

@@ -87,12 +87,14 @@ func newJournalScreen(u *UI) *journalScreen {
 	s.history = widget.NewList(
 		func() int { return len(s.events) },
 		func() fyne.CanvasObject {
-			return container.NewBorder(nil, nil, widget.NewLabel("00:00:00"), nil, widget.NewLabel("payment.outcome: details of it"))
+			text := widget.NewLabel("Verified answer")
+			text.Truncation = fyne.TextTruncateEllipsis // a long sentence ends in … rather than widen the screen
+			return container.NewBorder(nil, nil, widget.NewLabel("00:00:00"), nil, text)
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			e := s.events[i]
 			c := o.(*fyne.Container)
-			c.Objects[0].(*widget.Label).SetText(strings.TrimSpace(e.Kind + "  " + e.Detail))
+			c.Objects[0].(*widget.Label).SetText(e.Detail) // pos says it in words
 			c.Objects[1].(*widget.Label).SetText(e.At.Format("15:04:05"))
 		})
 	s.detail = widget.NewLabel("")

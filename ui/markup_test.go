@@ -151,9 +151,9 @@ func TestMarkupJournal(t *testing.T) {
 		{OrderID: "G-0004", At: at(11, 20), State: pos.StatePartlyRefunded, Tender: pos.TenderCard, Amount: pos.Rupees(139990), Refunded: pos.Rupees(5000), Cashier: "Asha"},
 	}
 	f.events["G-0001"] = []OrderEvent{
-		{At: at(10, 5), Kind: "order.intent"},
-		{At: at(10, 5).Add(2 * time.Second), Kind: "order.created", Detail: "token issued"},
-		{At: at(10, 6), Kind: "payment.outcome", Detail: "CHARGED"},
+		{At: at(10, 5), Kind: "order.intent", Detail: "Sale of ₹74,999.00 journaled, paid by card"},
+		{At: at(10, 5).Add(2 * time.Second), Kind: "order.created", Detail: "Order created at the payment service"},
+		{At: at(10, 6), Kind: "payment.outcome", Detail: "Verified: order CHARGED, payment CAPTURED"},
 	}
 	h := newMarkupHarness(t, f)
 	u := h.u
