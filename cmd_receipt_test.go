@@ -139,7 +139,7 @@ func TestCmdReceiptPrinterNotAnswering(t *testing.T) {
 	code, _, errs := runGalla(t, "--data", dir, "receipt", id, "--print")
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.Equal(t, exitFailed, code)
-	assert.Equal(t, "galla: Printer at 127.0.0.1 is not answering; the sale is saved — reprint from the journal.\n", errs)
+	assert.Equal(t, "galla: Printer at 127.0.0.1 is not answering; the sale is saved — print it again once the printer answers (it prints as the original).\n", errs)
 
 	j, err := journal.Open(filepath.Join(dir, journalFile), keyed(t, dir, journal.Options{}))
 	require.NoError(t, err)

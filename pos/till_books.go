@@ -222,8 +222,9 @@ func (t *Till) CloseDayWithBackup(ctx context.Context, day, pin string) (*CloseD
 	return res, nil
 }
 
-// CloseDay closes day with a Z report, authorised by a manager's PIN, and renders
-// the report as text with the backup's note.
+// CloseDay closes day with a Z report, authorised by a manager's PIN, prints it
+// when a receipt printer is set up, and renders the report as text with what
+// happened to the backup and the print.
 func (t *Till) CloseDay(ctx context.Context, day time.Time, pin string) (string, error) {
 	res, err := t.CloseDayWithBackup(ctx, ToDay(day), pin)
 	if err != nil {
@@ -232,6 +233,10 @@ func (t *Till) CloseDay(ctx context.Context, day time.Time, pin string) (string,
 	var b bytes.Buffer
 	err = res.Report.WriteText(&b)
 	fmt.Fprintf(&b, "\n%s\n", res.Note)
+	// The Z report prints at once on the receipt printer, when there is one.
+	if msg := t.PrintZ(ctx, res.Report); msg != "" {
+		fmt.Fprintf(&b, "%s\n", msg)
+	}
 	return b.String(), err
 }
 

@@ -27,5 +27,5 @@
 // Printers (TCP, Spooler, File, or NewPrinter from a Profile) take a finished job
 // within a deadline (5 seconds unless told otherwise); one that does not answer is a
 // *PrinterError whose text is the sentence the cashier reads: "Printer at
-// 192.168.1.50 is not answering; the sale is saved — reprint from the journal".
+// 192.168.1.50 is not answering; the sale is saved — print it again once the printer answers (it prints as the original)".
 package receipts

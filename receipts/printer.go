@@ -45,7 +45,7 @@ func (e *PrinterError) Error() string {
 	if e.Offline {
 		what = "is offline (out of paper or its cover is open)"
 	}
-	return who + " " + what + "; the sale is saved — reprint from the journal"
+	return who + " " + what + "; the sale is saved — print it again once the printer answers (it prints as the original)"
 }
 
 // Unwrap returns ErrPrinterNotAnswering and the cause.

@@ -73,7 +73,7 @@ func TestTCPOffline(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	assert.True(t, pe.Offline)
 	assert.ErrorIs(t, err, ErrPrinterNotAnswering)
-	assert.Equal(t, "Printer at 127.0.0.1 is offline (out of paper or its cover is open); the sale is saved — reprint from the journal", err.Error())
+	assert.Equal(t, "Printer at 127.0.0.1 is offline (out of paper or its cover is open); the sale is saved — print it again once the printer answers (it prints as the original)", err.Error())
 }
 
 func TestTCPNotAnswering(t *testing.T) {
@@ -105,7 +105,7 @@ func TestTCPNotAnswering(t *testing.T) {
 			require.Error(t, err)
 			assert.Less(t, elapsed, 2*time.Second, "the error comes within the deadline")
 			assert.ErrorIs(t, err, ErrPrinterNotAnswering)
-			assert.Equal(t, "Printer at 127.0.0.1 is not answering; the sale is saved — reprint from the journal", err.Error())
+			assert.Equal(t, "Printer at 127.0.0.1 is not answering; the sale is saved — print it again once the printer answers (it prints as the original)", err.Error())
 		})
 	}
 }
@@ -184,7 +184,7 @@ func TestSpooler(t *testing.T) {
 	assert.Less(t, time.Since(start), 3*time.Second)
 	assert.ErrorIs(t, err, ErrPrinterNotAnswering)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Equal(t, "Printer RECEIPT1 is not answering; the sale is saved — reprint from the journal", err.Error())
+	assert.Equal(t, "Printer RECEIPT1 is not answering; the sale is saved — print it again once the printer answers (it prints as the original)", err.Error())
 
 	fail := filepath.Join(dir, "lp-fail")
 	require.NoError(t, os.WriteFile(fail, []byte("#!/bin/sh\necho 'lp: The printer or class does not exist.' >&2\nexit 1\n"), 0o700))
