@@ -1,9 +1,11 @@
 package pos
 
 import (
+	"context"
 	"encoding/csv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -232,4 +234,21 @@ func TestEventSentences(t *testing.T) {
 		s := EventSentence(Event{Kind: k})
 		assert.NotContains(t, s, ".", "%s: a sentence, not the code %q", k, s)
 	}
+}
+
+// TestFrictionlessCardAsksNoOTP pays at the till with the sandbox's frictionless
+// card, as the window does (waiting for an OTP if one were needed): PAID on a
+// verified answer, and the screen is never asked for a one-time password.
+func TestFrictionlessCardAsksNoOTP(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	p, ok := tl.Lookup("ACC-CASE")
+	require.True(t, ok)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a hang would wait for an OTP nobody types
+	defer cancel()
+	out, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{{Product: p, Qty: 1}}, Tender: TenderCard, Card: card("5555555555554444"), Cashier: "Ravi"},
+		func(pp PayProgress) { assert.False(t, pp.OTP, "the frictionless card asks for no OTP") })
+	require.NoError(t, err)
+	assert.Equal(t, StatePaid, out.State)
+	assert.Equal(t, 1, r.captures())
 }
