@@ -113,6 +113,13 @@ func (s *cardScreen) start(req PayRequest, total pos.Paise) {
 	if req.OrderID != "" {
 		s.plan.SetText(strings.TrimSpace(s.plan.Text + "\nAnother attempt on order " + req.OrderID + "."))
 	}
+	// F5 pays, unless the brand's offer needs each phone's IMEI first: then it
+	// goes on to that step, and says so.
+	label := "Pay"
+	if req.Offer != nil && req.Offer.IMEIRequired {
+		label = "Next: IMEI"
+	}
+	s.submit.btn.SetText(label + "  [" + s.submit.keyText() + "]")
 	s.amount.Refresh()
 	s.u.goTo(s)
 }
