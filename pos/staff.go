@@ -242,6 +242,23 @@ type StaffStore interface {
 	Put(ctx context.Context, s Staff) error
 }
 
+// StaffAttempt is what a PIN tried changes in a member's record: the wrong PINs
+// in a row and the end of any lock. It is the Data of a staff.attempt event,
+// which never carries the PIN's hash.
+type StaffAttempt struct {
+	ID             string    `json:"id"`
+	FailedAttempts int       `json:"failed_attempts"`
+	LockedUntil    time.Time `json:"locked_until,omitzero"`
+}
+
+// AttemptRecorder is a StaffStore that can store a member's counters alone;
+// pos/journal implements it with a staff.attempt event. A Roster over a store
+// without it stores the whole record with Put. RecordAttempt's error matches
+// ErrUnknownStaff when there is no record of id.
+type AttemptRecorder interface {
+	RecordAttempt(ctx context.Context, id string, failed int, lockedUntil time.Time) error
+}
+
 // Roster adds staff and checks their PINs against a StaffStore, counting wrong PINs
 // and locking a member out for LockDuration after MaxPINAttempts in a row. Its
 // methods are safe for concurrent use.
@@ -418,7 +435,14 @@ func (r *Roster) record(ctx context.Context, s *Staff, ok bool, now time.Time) e
 	if s.FailedAttempts == before.FailedAttempts && s.LockedUntil.Equal(before.LockedUntil) {
 		return nil
 	}
-	if err := r.store.Put(ctx, *s); err != nil {
+	var err error
+	if ar, ok := r.store.(AttemptRecorder); ok {
+		// The attempt alone: a wrong PIN never journals the member's hash again.
+		err = ar.RecordAttempt(ctx, s.ID, s.FailedAttempts, s.LockedUntil)
+	} else {
+		err = r.store.Put(ctx, *s)
+	}
+	if err != nil {
 		return fmt.Errorf("pos: sign in: %w", err)
 	}
 	return nil
@@ -585,5 +609,21 @@ func (m *MemStaff) Put(ctx context.Context, s Staff) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.m[s.ID] = s.clone()
+	return nil
+}
+
+// RecordAttempt stores the counters of member id alone (AttemptRecorder).
+func (m *MemStaff) RecordAttempt(ctx context.Context, id string, failed int, lockedUntil time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.m[id]
+	if !ok {
+		return fmt.Errorf("pos: staff %q: %w", printable(id), ErrUnknownStaff)
+	}
+	s.FailedAttempts, s.LockedUntil = failed, lockedUntil
+	m.m[id] = s
 	return nil
 }

@@ -262,3 +262,72 @@ func TestPINPepperAndUpgrade(t *testing.T) {
 	cheap.Memory = 64
 	assert.False(t, cheap.PINMatches("2468", pepper), "a cost below the minimum never matches")
 }
+
+// putCounter counts the whole records stored; through its MemStaff it is an
+// AttemptRecorder.
+type putCounter struct {
+	*MemStaff
+	puts int
+}
+
+func (p *putCounter) Put(ctx context.Context, s Staff) error {
+	p.puts++
+	return p.MemStaff.Put(ctx, s)
+}
+
+// putOnly is a StaffStore that is no AttemptRecorder.
+type putOnly struct{ StaffStore }
+
+// TestAttemptsStoredAlone: over an AttemptRecorder a PIN tried stores the
+// counters alone, never the whole record; over a plain StaffStore, the record.
+// Both count and lock alike.
+func TestAttemptsStoredAlone(t *testing.T) {
+	ctx := t.Context()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name     string
+		recorder bool
+		wantPuts int
+	}{
+		{"attempt recorder", true, 0},
+		{"put only", false, MaxPINAttempts + 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			counter := &putCounter{MemStaff: NewMemStaff()}
+			var store StaffStore = counter
+			if !tt.recorder {
+				store = putOnly{counter}
+			}
+			_, isRecorder := store.(AttemptRecorder)
+			require.Equal(t, tt.recorder, isRecorder)
+			r := NewRoster(store).WithIterations(MinPINIterations)
+			m, err := r.AddStaff(ctx, "Asha", RoleManager, "135791")
+			require.NoError(t, err)
+			counter.puts = 0
+			for range MaxPINAttempts - 1 {
+				_, err = r.SignIn(ctx, m.ID, "000000", now)
+				require.ErrorIs(t, err, ErrWrongPIN)
+			}
+			rec, err := store.Get(ctx, m.ID)
+			require.NoError(t, err)
+			assert.Equal(t, MaxPINAttempts-1, rec.FailedAttempts)
+			_, err = r.SignIn(ctx, m.ID, "000000", now)
+			require.ErrorIs(t, err, ErrLocked)
+			rec, err = store.Get(ctx, m.ID)
+			require.NoError(t, err)
+			assert.Equal(t, now.Add(LockDuration), rec.LockedUntil)
+			_, err = r.SignIn(ctx, m.ID, "135791", now.Add(LockDuration))
+			require.NoError(t, err)
+			rec, err = store.Get(ctx, m.ID)
+			require.NoError(t, err)
+			assert.Zero(t, rec.FailedAttempts)
+			assert.True(t, rec.LockedUntil.IsZero())
+			assert.Equal(t, tt.wantPuts, counter.puts, "whole records stored")
+			assert.Equal(t, m.PINHash, rec.PINHash)
+		})
+	}
+}
+
+func TestMemStaffRecordAttempt(t *testing.T) {
+	assert.ErrorIs(t, NewMemStaff().RecordAttempt(t.Context(), "404", 1, time.Time{}), ErrUnknownStaff)
+}

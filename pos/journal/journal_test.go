@@ -396,7 +396,7 @@ func TestStaffStore(t *testing.T) {
 			return err
 		})
 	}))
-	assert.Equal(t, []pos.EventKind{pos.EvStaffAdded, pos.EvStaffAdded, pos.EvStaffChanged, pos.EvStaffChanged}, kinds)
+	assert.Equal(t, []pos.EventKind{pos.EvStaffAdded, pos.EvStaffAdded, pos.EvStaffAttempt, pos.EvStaffAttempt}, kinds, "a PIN tried journals the attempt alone")
 
 	// Staff work on a closed day: their events carry no business day.
 	_, err = j.Append(ctx, pos.Event{Kind: pos.EvDayClosed, Day: "2026-11-21", Time: t0,
