@@ -20,7 +20,7 @@ import (
 func TestWindowTillRefundAndReportPrints(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
+	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	found := till.Search("samsung", 1)
 	require.NotEmpty(t, found)
 	p := found[0]
@@ -32,7 +32,7 @@ func TestWindowTillRefundAndReportPrints(t *testing.T) {
 	require.Error(t, err, "no refund yet")
 	assert.Contains(t, pos.Sentence(err), "no done refund")
 
-	out, err := till.Refund(ctx, sale.OrderID, pos.Rupees(100), "4321")
+	out, err := till.Refund(ctx, sale.OrderID, pos.Rupees(100), "432100")
 	require.NoError(t, err)
 	require.True(t, out.Verified)
 
@@ -78,7 +78,7 @@ func TestWindowTillRefundAndReportPrints(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(job), "X REPORT")
 
-	_, err = till.CloseDay(ctx, till.eng.Now(), "4321")
+	_, err = till.CloseDay(ctx, till.eng.Now(), "432100")
 	require.NoError(t, err)
 	require.NoError(t, os.Remove(printer))
 	require.NoError(t, till.PrintReport(ctx, till.eng.Now()))

@@ -44,6 +44,7 @@ func ParseRole(s string) (Role, error) {
 // PIN rules (DESIGN.md section 5).
 const (
 	MinPINLength         = 4
+	MinManagerPINLength  = 6 // a manager's PIN set from now on; a shorter one is changed at the next sign-in
 	MaxPINLength         = 8
 	MinPINIterations     = 100_000          // the fewest PBKDF2 iterations accepted, when hashing and when checking
 	DefaultPINIterations = 150_000          // what a Roster uses when not told
@@ -74,6 +75,7 @@ var (
 // The staff errors, matched with errors.Is.
 var (
 	ErrBadPIN            = errors.New("a PIN is 4 to 8 digits")
+	ErrShortManagerPIN   = errors.New("a manager's PIN is 6 to 8 digits")
 	ErrWrongPIN          = errors.New("wrong PIN")
 	ErrLocked            = errors.New("locked after too many wrong PINs")
 	ErrUnknownStaff      = errors.New("no such staff member")
@@ -147,6 +149,18 @@ func (s Staff) Locked(now time.Time) bool { return now.Before(s.LockedUntil) }
 func CheckPIN(pin string) error {
 	if len(pin) < MinPINLength || len(pin) > MaxPINLength || !allDigits(pin) {
 		return ErrBadPIN
+	}
+	return nil
+}
+
+// CheckRolePIN checks that pin may be set for a member of role: 4 to 8 digits,
+// and at least MinManagerPINLength for a manager (ErrShortManagerPIN).
+func CheckRolePIN(role Role, pin string) error {
+	if err := CheckPIN(pin); err != nil {
+		return err
+	}
+	if role == RoleManager && len(pin) < MinManagerPINLength {
+		return ErrShortManagerPIN
 	}
 	return nil
 }
@@ -318,7 +332,7 @@ func (r *Roster) AddStaff(ctx context.Context, name string, role Role, pin strin
 	if role != RoleCashier && role != RoleManager {
 		return Staff{}, fmt.Errorf("pos: add staff: %w", ErrBadRole)
 	}
-	if err := CheckPIN(pin); err != nil {
+	if err := CheckRolePIN(role, pin); err != nil {
 		return Staff{}, fmt.Errorf("pos: add staff: %w", err)
 	}
 	all, err := r.store.List(ctx)
@@ -348,12 +362,16 @@ func (r *Roster) AddStaff(ctx context.Context, name string, role Role, pin strin
 }
 
 // ChangePIN sets a new PIN for staff member id and lifts any lock (a manager's
-// reset, or the member's own change after signing in).
+// reset, or the member's own change after signing in). A manager's new PIN has
+// at least MinManagerPINLength digits.
 func (r *Roster) ChangePIN(ctx context.Context, id, pin string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, err := r.store.Get(ctx, id)
 	if err != nil {
+		return fmt.Errorf("pos: change PIN: %w", err)
+	}
+	if err := CheckRolePIN(s.Role, pin); err != nil {
 		return fmt.Errorf("pos: change PIN: %w", err)
 	}
 	if err := s.SetPIN(pin, r.cost, r.pepper, r.rnd); err != nil {
