@@ -54,8 +54,8 @@ func TestMissingJournalStopsTheTerminal(t *testing.T) {
 // match the events).
 func TestJournalCommands(t *testing.T) {
 	dir := t.TempDir()
-	pin := map[string]string{"GALLA_PIN": "4321"}
-	code, _, errOut := tillRun(t, dir, "4321\n", nil, "staff", "add", "Meera", "--role", "manager")
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
 	code, out, errOut := tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	require.Equal(t, exitOK, code, errOut)
@@ -98,8 +98,8 @@ func TestJournalCommands(t *testing.T) {
 // journal's seal of it, and the report read back later prints the same seal.
 func TestZReportCarriesTheJournalSeal(t *testing.T) {
 	dir := t.TempDir()
-	pin := map[string]string{"GALLA_PIN": "4321"}
-	code, _, errOut := tillRun(t, dir, "4321\n", nil, "staff", "add", "Meera", "--role", "manager")
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
 	code, _, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	require.Equal(t, exitOK, code, errOut)

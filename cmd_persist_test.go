@@ -18,7 +18,7 @@ import (
 // a process of its own in real use, finds the orders of the ones before it.
 func TestSandboxStateAcrossCommands(t *testing.T) {
 	dir := t.TempDir()
-	code, _, errOut := tillRun(t, dir, "4321\n", nil, "staff", "add", "Meera", "--role", "manager")
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
 
 	// The pending card: PENDING for sandbox.PendingHold after its OTP, so the sale
@@ -36,10 +36,10 @@ func TestSandboxStateAcrossCommands(t *testing.T) {
 	require.Equal(t, "PAID", paid.Status)
 
 	// Refunds in later runs: the manager's PIN on standard input, then in GALLA_PIN.
-	code, out, errOut = tillRun(t, dir, "4321\n", nil, "refund", paid.MerchantOrderID, "--amount", "10000")
+	code, out, errOut = tillRun(t, dir, "432100\n", nil, "refund", paid.MerchantOrderID, "--amount", "10000")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, `"status":"DONE"`)
-	code, out, errOut = tillRun(t, dir, "", map[string]string{"GALLA_PIN": "4321"}, "refund", paid.MerchantOrderID)
+	code, out, errOut = tillRun(t, dir, "", map[string]string{"GALLA_PIN": "432100"}, "refund", paid.MerchantOrderID)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, `"order_status":"REFUNDED"`)
 

@@ -258,12 +258,12 @@ func TestCmdReportPrints(t *testing.T) {
 	assert.Contains(t, string(job), "Refunds (2)               149.00")
 }
 
-// closeDayFixture is a fresh data directory with a manager (PIN 4321) and a TCP
+// closeDayFixture is a fresh data directory with a manager (PIN 432100) and a TCP
 // receipt printer at addr.
 func closeDayFixture(t *testing.T, addr string) string {
 	t.Helper()
 	dir := t.TempDir()
-	code, _, errs := tillRun(t, dir, "4321\n", nil, "staff", "add", "Meera", "--role", "manager")
+	code, _, errs := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errs)
 	j, err := journal.Open(filepath.Join(dir, journalFile), keyed(t, dir, journal.Options{}))
 	require.NoError(t, err)
@@ -279,7 +279,7 @@ func closeDayFixture(t *testing.T, addr string) string {
 func TestCmdCloseDayPrintsZ(t *testing.T) {
 	addr, jobs := fakePrinter(t)
 	dir := closeDayFixture(t, addr)
-	pin := map[string]string{"GALLA_PIN": "4321"}
+	pin := map[string]string{"GALLA_PIN": "432100"}
 	code, out, errs := tillRun(t, dir, "", pin, "close-day")
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, out, "Z", "the report is written as before")
@@ -291,7 +291,7 @@ func TestCmdCloseDayPrintsZ(t *testing.T) {
 
 func TestCmdCloseDayPrinterNotAnswering(t *testing.T) {
 	dir := closeDayFixture(t, silentPrinter(t))
-	pin := map[string]string{"GALLA_PIN": "4321"}
+	pin := map[string]string{"GALLA_PIN": "432100"}
 	day := pos.ToDay(time.Now())
 	start := time.Now()
 	code, out, errs := tillRun(t, dir, "", pin, "close-day", "--format", "json")

@@ -14,8 +14,8 @@ import (
 // nothing.
 func TestShopSetAndDocumentTitle(t *testing.T) {
 	dir := t.TempDir()
-	pin := map[string]string{"GALLA_PIN": "4321"}
-	code, _, errOut := tillRun(t, dir, "4321\n", nil, "staff", "add", "Meera", "--role", "manager")
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
 	code, out, errOut := tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	require.Equal(t, exitOK, code, errOut)

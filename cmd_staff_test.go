@@ -17,14 +17,14 @@ import (
 // be disabled; every change needs a manager's PIN.
 func TestStaffCommands(t *testing.T) {
 	dir := t.TempDir()
-	pin := map[string]string{"GALLA_PIN": "4321"}
+	pin := map[string]string{"GALLA_PIN": "432100"}
 	run := func(stdin string, env map[string]string, args ...string) (int, string, string) {
 		t.Helper()
 		return tillRun(t, dir, stdin, env, append([]string{"staff"}, args...)...)
 	}
-	code, _, errOut := run("4321\n", nil, "add", "Meera", "--role", "manager")
+	code, _, errOut := run("432100\n", nil, "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
-	code, _, errOut = run("1111\n4321\n", nil, "add", "Ravi", "--role", "cashier")
+	code, _, errOut = run("1111\n432100\n", nil, "add", "Ravi", "--role", "cashier")
 	require.Equal(t, exitOK, code, errOut)
 
 	signIn := func(name, p string) error {

@@ -32,9 +32,9 @@ const visaJSON = `{"number":"4111 1111 1111 1111","expiry_month":"12","expiry_ye
 
 func TestTillCommands(t *testing.T) {
 	dir := t.TempDir()
-	pin := map[string]string{"GALLA_PIN": "4321"}
+	pin := map[string]string{"GALLA_PIN": "432100"}
 
-	code, out, errOut := tillRun(t, dir, "4321\n", nil, "staff", "add", "Meera", "--role", "manager")
+	code, out, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "Meera")
 	code, _, errOut = tillRun(t, dir, "1111\n9999\n", nil, "staff", "add", "Ravi", "--role", "cashier")

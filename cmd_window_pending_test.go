@@ -66,9 +66,9 @@ func authenticateAtBank(t *testing.T, till *terminal, id string) {
 func TestWindowCancelOTPLeavesPaymentPending(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
+	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	k := newCounter(t, till)
-	k.signIn("Asha", "4321")
+	k.signIn("Asha", "432100")
 
 	id := k.leaveOTP()
 	k.waitText("The payment is pending")
@@ -117,9 +117,9 @@ func TestWindowCancelOTPLeavesPaymentPending(t *testing.T) {
 func TestWindowLatePaidRaisesNotice(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
+	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	k := newCounter(t, till)
-	k.signIn("Asha", "4321")
+	k.signIn("Asha", "432100")
 
 	id := k.leaveOTP()
 	k.press(fyne.KeyEscape)

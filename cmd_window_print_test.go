@@ -20,7 +20,7 @@ import (
 func TestWindowTillRefundAndReportPrints(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
+	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	found := till.Search("samsung", 1)
 	require.NotEmpty(t, found)
 	p := found[0]
@@ -32,7 +32,7 @@ func TestWindowTillRefundAndReportPrints(t *testing.T) {
 	require.Error(t, err, "no refund yet")
 	assert.Contains(t, pos.Sentence(err), "no done refund")
 
-	out, err := till.Refund(ctx, sale.OrderID, pos.Rupees(100), "4321")
+	out, err := till.Refund(ctx, sale.OrderID, pos.Rupees(100), "432100")
 	require.NoError(t, err)
 	require.True(t, out.Verified)
 
@@ -79,7 +79,7 @@ func TestWindowTillRefundAndReportPrints(t *testing.T) {
 	assert.Contains(t, string(job), "X REPORT")
 
 	require.NoError(t, os.Remove(printer))
-	z, err := till.CloseDay(ctx, till.eng.Now(), "4321")
+	z, err := till.CloseDay(ctx, till.eng.Now(), "432100")
 	require.NoError(t, err)
 	job, err = os.ReadFile(printer)
 	require.NoError(t, err, "closing the day prints the Z report at once")

@@ -340,10 +340,10 @@ func TestKeyboardSale(t *testing.T) {
 	// 1. A fresh data directory asks for the first manager, then the PIN.
 	k.waitText("Welcome to Galla")
 	k.enter("Asha")
-	k.enter("4321")
-	k.enter("4321")
+	k.enter("432100")
+	k.enter("432100")
 	k.waitText("Asha is the manager. Sign in with the new PIN.")
-	k.signIn("Asha", "4321")
+	k.signIn("Asha", "432100")
 	k.waitText("No unknown payments")
 	assert.True(t, k.shows("SANDBOX"), "the status bar says SANDBOX")
 
@@ -445,9 +445,9 @@ func TestKeyboardSale(t *testing.T) {
 func TestKeyboardSaleDeclineThenRetry(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
+	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	k := newCounter(t, till)
-	k.signIn("Asha", "4321")
+	k.signIn("Asha", "432100")
 
 	k.enter("s24")
 	k.waitText("1 item")

@@ -34,7 +34,7 @@ func newWindowTill(t *testing.T) *terminal {
 	return till
 }
 
-// manager signs in a manager of till, adding "Asha" (PIN 4321) when no manager
+// manager signs in a manager of till, adding "Asha" (PIN 432100) when no manager
 // exists, for the calls only a manager makes (the settings).
 func manager(t *testing.T, till *terminal) ui.StaffMember {
 	t.Helper()
@@ -43,13 +43,13 @@ func manager(t *testing.T, till *terminal) ui.StaffMember {
 	require.NoError(t, err)
 	for _, s := range staff {
 		if s.Manager() && s.Name == "Asha" {
-			m, err := till.SignIn(ctx, "Asha", "4321")
+			m, err := till.SignIn(ctx, "Asha", "432100")
 			require.NoError(t, err)
 			return m
 		}
 	}
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
-	m, err := till.SignIn(ctx, "Asha", "4321")
+	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
+	m, err := till.SignIn(ctx, "Asha", "432100")
 	require.NoError(t, err)
 	return m
 }
@@ -63,8 +63,8 @@ func TestWindowTillSells(t *testing.T) {
 	staff, err := till.Staff(ctx)
 	require.NoError(t, err)
 	require.Empty(t, staff, "a fresh journal has no staff")
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
-	m, err := till.SignIn(ctx, "Asha", "4321")
+	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
+	m, err := till.SignIn(ctx, "Asha", "432100")
 	require.NoError(t, err)
 	assert.True(t, m.Manager())
 	_, err = till.SignIn(ctx, "Asha", "0000")
@@ -235,10 +235,10 @@ func TestWindowTillPayOnPhone(t *testing.T) {
 func TestWindowTillCloseDayWritesBackup(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
+	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	day := till.eng.Now()
 
-	text, err := till.CloseDay(ctx, day, "4321")
+	text, err := till.CloseDay(ctx, day, "432100")
 	require.NoError(t, err)
 	path := filepath.Join(till.c.dataDir, "backups", "journal-"+pos.ToDay(day)+".db")
 	assert.Contains(t, text, "Z report no. 1")
@@ -247,7 +247,7 @@ func TestWindowTillCloseDayWritesBackup(t *testing.T) {
 	require.NoError(t, err, "the backup file exists")
 	assert.Positive(t, st.Size())
 
-	_, err = till.CloseDay(ctx, day, "4321")
+	_, err = till.CloseDay(ctx, day, "432100")
 	assert.ErrorIs(t, err, pos.ErrDayClosed, "a day closes once")
 }
 
@@ -257,7 +257,7 @@ func TestWindowTillCloseDayWritesBackup(t *testing.T) {
 func TestWindowStartReconciles(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
+	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	p := till.Search("charger", 1)
 	require.NotEmpty(t, p)
 	lines := []ui.Line{{Product: p[0], Qty: 1}}

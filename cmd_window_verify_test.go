@@ -56,7 +56,7 @@ func TestWindowTillOnADamagedJournal(t *testing.T) {
 	st := till.Status(ctx)
 	assert.False(t, st.Checking)
 	assert.Empty(t, st.Damaged)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "4321"))
+	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	p := till.Search("charger", 1)
 	require.NotEmpty(t, p)
 	lines := []ui.Line{{Product: p[0], Qty: 1}}
@@ -91,7 +91,7 @@ func TestWindowTillOnADamagedJournal(t *testing.T) {
 		require.Error(t, err, "%s is refused", req.Tender)
 		assert.Equal(t, st.Damaged, pos.Sentence(err), "%s is refused with the damage's sentence", req.Tender)
 	}
-	_, err = till.Refund(ctx, sold.OrderID, 0, "4321")
+	_, err = till.Refund(ctx, sold.OrderID, 0, "432100")
 	require.Error(t, err)
 	assert.Equal(t, st.Damaged, pos.Sentence(err))
 

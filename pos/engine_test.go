@@ -29,7 +29,7 @@ type rig struct {
 	cat   *Catalog
 }
 
-const managerPIN = "4321"
+const managerPIN = "432100"
 
 func newRig(t *testing.T) *rig {
 	t.Helper()

@@ -82,6 +82,7 @@ func sentences() []sentenceOf {
 		{ErrCashShort, "The cash given is less than the total; take more cash or choose another payment."},
 
 		// Staff.
+		{ErrShortManagerPIN, "A manager's PIN has 6 to 8 digits; type a longer one."},
 		{ErrBadPIN, "A PIN has 4 to 8 digits; type it again."},
 		{ErrUnknownStaff, "No staff member has this ID; choose your name from the list."},
 		{ErrStaffExists, "A staff member of this name exists; use another name, such as one with an initial."},

@@ -40,6 +40,7 @@ const (
 	EvDayClosed        EventKind = "day.closed"        // the Z report: the day is sealed
 	EvStaffAdded       EventKind = "staff.added"       // a staff member added (Data: the staff record, PIN hash only)
 	EvStaffChanged     EventKind = "staff.changed"     // a staff member's record changed (Data)
+	EvStaffAttempt     EventKind = "staff.attempt"     // a PIN tried: the member's counters only (Data: a StaffAttempt, never a hash)
 	EvStaffSignIn      EventKind = "staff.signin"      // a staff member signed in (Data)
 	EvStaffSignInFail  EventKind = "staff.signin_failed"
 	EvSettingsChanged  EventKind = "settings.changed" // a setting changed (Setting)

@@ -69,7 +69,8 @@ type Journal interface {
 	// the key was never set.
 	Setting(ctx context.Context, key string) (json.RawMessage, error)
 	// StaffStore keeps the staff records (staff.go). Put is journaled as a
-	// staff.added or staff.changed event whose Data is the record (PIN hash only).
+	// staff.added or staff.changed event whose Data is the record (PIN hash only);
+	// pos/journal is an AttemptRecorder too (staff.attempt: the counters alone).
 	StaffStore
 }
 

@@ -44,6 +44,7 @@ func ParseRole(s string) (Role, error) {
 // PIN rules (DESIGN.md section 5).
 const (
 	MinPINLength         = 4
+	MinManagerPINLength  = 6 // a manager's PIN set from now on; a shorter one is changed at the next sign-in
 	MaxPINLength         = 8
 	MinPINIterations     = 100_000          // the fewest PBKDF2 iterations accepted, when hashing and when checking
 	DefaultPINIterations = 150_000          // what a Roster uses when not told
@@ -74,6 +75,7 @@ var (
 // The staff errors, matched with errors.Is.
 var (
 	ErrBadPIN            = errors.New("a PIN is 4 to 8 digits")
+	ErrShortManagerPIN   = errors.New("a manager's PIN is 6 to 8 digits")
 	ErrWrongPIN          = errors.New("wrong PIN")
 	ErrLocked            = errors.New("locked after too many wrong PINs")
 	ErrUnknownStaff      = errors.New("no such staff member")
@@ -147,6 +149,18 @@ func (s Staff) Locked(now time.Time) bool { return now.Before(s.LockedUntil) }
 func CheckPIN(pin string) error {
 	if len(pin) < MinPINLength || len(pin) > MaxPINLength || !allDigits(pin) {
 		return ErrBadPIN
+	}
+	return nil
+}
+
+// CheckRolePIN checks that pin may be set for a member of role: 4 to 8 digits,
+// and at least MinManagerPINLength for a manager (ErrShortManagerPIN).
+func CheckRolePIN(role Role, pin string) error {
+	if err := CheckPIN(pin); err != nil {
+		return err
+	}
+	if role == RoleManager && len(pin) < MinManagerPINLength {
+		return ErrShortManagerPIN
 	}
 	return nil
 }
@@ -242,6 +256,23 @@ type StaffStore interface {
 	Put(ctx context.Context, s Staff) error
 }
 
+// StaffAttempt is what a PIN tried changes in a member's record: the wrong PINs
+// in a row and the end of any lock. It is the Data of a staff.attempt event,
+// which never carries the PIN's hash.
+type StaffAttempt struct {
+	ID             string    `json:"id"`
+	FailedAttempts int       `json:"failed_attempts"`
+	LockedUntil    time.Time `json:"locked_until,omitzero"`
+}
+
+// AttemptRecorder is a StaffStore that can store a member's counters alone;
+// pos/journal implements it with a staff.attempt event. A Roster over a store
+// without it stores the whole record with Put. RecordAttempt's error matches
+// ErrUnknownStaff when there is no record of id.
+type AttemptRecorder interface {
+	RecordAttempt(ctx context.Context, id string, failed int, lockedUntil time.Time) error
+}
+
 // Roster adds staff and checks their PINs against a StaffStore, counting wrong PINs
 // and locking a member out for LockDuration after MaxPINAttempts in a row. Its
 // methods are safe for concurrent use.
@@ -301,7 +332,7 @@ func (r *Roster) AddStaff(ctx context.Context, name string, role Role, pin strin
 	if role != RoleCashier && role != RoleManager {
 		return Staff{}, fmt.Errorf("pos: add staff: %w", ErrBadRole)
 	}
-	if err := CheckPIN(pin); err != nil {
+	if err := CheckRolePIN(role, pin); err != nil {
 		return Staff{}, fmt.Errorf("pos: add staff: %w", err)
 	}
 	all, err := r.store.List(ctx)
@@ -331,12 +362,16 @@ func (r *Roster) AddStaff(ctx context.Context, name string, role Role, pin strin
 }
 
 // ChangePIN sets a new PIN for staff member id and lifts any lock (a manager's
-// reset, or the member's own change after signing in).
+// reset, or the member's own change after signing in). A manager's new PIN has
+// at least MinManagerPINLength digits.
 func (r *Roster) ChangePIN(ctx context.Context, id, pin string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, err := r.store.Get(ctx, id)
 	if err != nil {
+		return fmt.Errorf("pos: change PIN: %w", err)
+	}
+	if err := CheckRolePIN(s.Role, pin); err != nil {
 		return fmt.Errorf("pos: change PIN: %w", err)
 	}
 	if err := s.SetPIN(pin, r.cost, r.pepper, r.rnd); err != nil {
@@ -418,7 +453,14 @@ func (r *Roster) record(ctx context.Context, s *Staff, ok bool, now time.Time) e
 	if s.FailedAttempts == before.FailedAttempts && s.LockedUntil.Equal(before.LockedUntil) {
 		return nil
 	}
-	if err := r.store.Put(ctx, *s); err != nil {
+	var err error
+	if ar, ok := r.store.(AttemptRecorder); ok {
+		// The attempt alone: a wrong PIN never journals the member's hash again.
+		err = ar.RecordAttempt(ctx, s.ID, s.FailedAttempts, s.LockedUntil)
+	} else {
+		err = r.store.Put(ctx, *s)
+	}
+	if err != nil {
 		return fmt.Errorf("pos: sign in: %w", err)
 	}
 	return nil
@@ -585,5 +627,21 @@ func (m *MemStaff) Put(ctx context.Context, s Staff) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.m[s.ID] = s.clone()
+	return nil
+}
+
+// RecordAttempt stores the counters of member id alone (AttemptRecorder).
+func (m *MemStaff) RecordAttempt(ctx context.Context, id string, failed int, lockedUntil time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.m[id]
+	if !ok {
+		return fmt.Errorf("pos: staff %q: %w", printable(id), ErrUnknownStaff)
+	}
+	s.FailedAttempts, s.LockedUntil = failed, lockedUntil
+	m.m[id] = s
 	return nil
 }

@@ -15,13 +15,13 @@ import (
 	"golang.org/x/crypto/argon2"
 )
 
-// newRoster returns a roster over a fresh MemStaff with a manager "001" (PIN 1357)
+// newRoster returns a roster over a fresh MemStaff with a manager "001" (PIN 135700)
 // and a cashier "002" (PIN 2468), hashed with the fewest iterations allowed.
 func newRoster(t *testing.T) (*Roster, *MemStaff) {
 	t.Helper()
 	store := NewMemStaff()
 	r := NewRoster(store).WithIterations(MinPINIterations)
-	m, err := r.AddStaff(t.Context(), "Asha Rao", RoleManager, "1357")
+	m, err := r.AddStaff(t.Context(), "Asha Rao", RoleManager, "135700")
 	require.NoError(t, err)
 	require.Equal(t, "001", m.ID)
 	c, err := r.AddStaff(t.Context(), "  Ravi   Kumar ", RoleCashier, "2468")
@@ -67,9 +67,9 @@ func TestAddStaff(t *testing.T) {
 	assert.Len(t, m.Salt, 16)
 	assert.Len(t, m.PINHash, 32)
 	assert.NotEqual(t, m.Salt, c.Salt, "each PIN has its own salt")
-	want := argon2.IDKey([]byte("1357"), m.Salt, MinPINCost.Time, MinPINCost.MemoryKiB, 1, 32)
+	want := argon2.IDKey([]byte("135700"), m.Salt, MinPINCost.Time, MinPINCost.MemoryKiB, 1, 32)
 	assert.Equal(t, want, m.PINHash, "the hash is argon2id of the PIN (no pepper set)")
-	assert.False(t, bytes.Contains(m.PINHash, []byte("1357")))
+	assert.False(t, bytes.Contains(m.PINHash, []byte("135700")))
 	assert.Equal(t, "Asha Rao (manager)", fmt.Sprint(m), "printing staff shows no hash")
 
 	// The record survives JSON (the journal stores it so).
@@ -78,10 +78,10 @@ func TestAddStaff(t *testing.T) {
 	var back Staff
 	require.NoError(t, json.Unmarshal(data, &back))
 	assert.Equal(t, m, back)
-	assert.True(t, back.PINMatches("1357", nil))
+	assert.True(t, back.PINMatches("135700", nil))
 
 	// Fewer iterations than the minimum are refused.
-	_, err = NewRoster(NewMemStaff()).WithIterations(MinPINIterations-1).AddStaff(ctx, "X", RoleManager, "1234")
+	_, err = NewRoster(NewMemStaff()).WithIterations(MinPINIterations-1).AddStaff(ctx, "X", RoleManager, "123456")
 	assert.ErrorIs(t, err, ErrWeakPINHash)
 	assert.GreaterOrEqual(t, DefaultPINIterations, MinPINIterations)
 }
@@ -98,7 +98,7 @@ func TestSignIn(t *testing.T) {
 	_, err = r.SignIn(ctx, "009", "2468", now)
 	assert.ErrorIs(t, err, ErrUnknownStaff)
 
-	_, err = r.SignIn(ctx, "002", "1357", now)
+	_, err = r.SignIn(ctx, "002", "135700", now)
 	var wrong *WrongPINError
 	require.ErrorAs(t, err, &wrong)
 	assert.ErrorIs(t, err, ErrWrongPIN)
@@ -146,7 +146,7 @@ func TestSignInLock(t *testing.T) {
 	_, err = r.SignIn(ctx, "002", "2468", at.Add(LockDuration-time.Second))
 	assert.ErrorIs(t, err, ErrLocked)
 	// Others are not locked.
-	_, err = r.SignIn(ctx, "001", "1357", at)
+	_, err = r.SignIn(ctx, "001", "135700", at)
 	assert.NoError(t, err)
 
 	s, err := r.SignIn(ctx, "002", "2468", at.Add(LockDuration))
@@ -170,7 +170,7 @@ func TestAuthoriseManager(t *testing.T) {
 	r, store := newRoster(t)
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
-	m, err := r.AuthoriseManager(ctx, "1357", now)
+	m, err := r.AuthoriseManager(ctx, "135700", now)
 	require.NoError(t, err)
 	assert.Equal(t, "001", m.ID)
 
@@ -189,7 +189,7 @@ func TestAuthoriseManager(t *testing.T) {
 	// A locked manager is skipped; with every manager locked the error says until when.
 	mgr.FailedAttempts, mgr.LockedUntil = 0, now.Add(LockDuration)
 	require.NoError(t, store.Put(ctx, mgr))
-	_, err = r.AuthoriseManager(ctx, "1357", now)
+	_, err = r.AuthoriseManager(ctx, "135700", now)
 	var locked *LockedError
 	require.ErrorAs(t, err, &locked)
 	assert.Equal(t, now.Add(LockDuration), locked.Until)
@@ -261,4 +261,73 @@ func TestPINPepperAndUpgrade(t *testing.T) {
 	cheap := up
 	cheap.Memory = 64
 	assert.False(t, cheap.PINMatches("2468", pepper), "a cost below the minimum never matches")
+}
+
+// putCounter counts the whole records stored; through its MemStaff it is an
+// AttemptRecorder.
+type putCounter struct {
+	*MemStaff
+	puts int
+}
+
+func (p *putCounter) Put(ctx context.Context, s Staff) error {
+	p.puts++
+	return p.MemStaff.Put(ctx, s)
+}
+
+// putOnly is a StaffStore that is no AttemptRecorder.
+type putOnly struct{ StaffStore }
+
+// TestAttemptsStoredAlone: over an AttemptRecorder a PIN tried stores the
+// counters alone, never the whole record; over a plain StaffStore, the record.
+// Both count and lock alike.
+func TestAttemptsStoredAlone(t *testing.T) {
+	ctx := t.Context()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name     string
+		recorder bool
+		wantPuts int
+	}{
+		{"attempt recorder", true, 0},
+		{"put only", false, MaxPINAttempts + 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			counter := &putCounter{MemStaff: NewMemStaff()}
+			var store StaffStore = counter
+			if !tt.recorder {
+				store = putOnly{counter}
+			}
+			_, isRecorder := store.(AttemptRecorder)
+			require.Equal(t, tt.recorder, isRecorder)
+			r := NewRoster(store).WithIterations(MinPINIterations)
+			m, err := r.AddStaff(ctx, "Asha", RoleManager, "135791")
+			require.NoError(t, err)
+			counter.puts = 0
+			for range MaxPINAttempts - 1 {
+				_, err = r.SignIn(ctx, m.ID, "000000", now)
+				require.ErrorIs(t, err, ErrWrongPIN)
+			}
+			rec, err := store.Get(ctx, m.ID)
+			require.NoError(t, err)
+			assert.Equal(t, MaxPINAttempts-1, rec.FailedAttempts)
+			_, err = r.SignIn(ctx, m.ID, "000000", now)
+			require.ErrorIs(t, err, ErrLocked)
+			rec, err = store.Get(ctx, m.ID)
+			require.NoError(t, err)
+			assert.Equal(t, now.Add(LockDuration), rec.LockedUntil)
+			_, err = r.SignIn(ctx, m.ID, "135791", now.Add(LockDuration))
+			require.NoError(t, err)
+			rec, err = store.Get(ctx, m.ID)
+			require.NoError(t, err)
+			assert.Zero(t, rec.FailedAttempts)
+			assert.True(t, rec.LockedUntil.IsZero())
+			assert.Equal(t, tt.wantPuts, counter.puts, "whole records stored")
+			assert.Equal(t, m.PINHash, rec.PINHash)
+		})
+	}
+}
+
+func TestMemStaffRecordAttempt(t *testing.T) {
+	assert.ErrorIs(t, NewMemStaff().RecordAttempt(t.Context(), "404", 1, time.Time{}), ErrUnknownStaff)
 }

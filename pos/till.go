@@ -248,6 +248,10 @@ type StaffMember struct {
 	ID   string
 	Name string
 	Role Role
+	// MustChangePIN is a manager signed in with a PIN shorter than
+	// MinManagerPINLength, set before that rule: they change it
+	// (ChangeOwnPIN) before going on.
+	MustChangePIN bool
 }
 
 // Manager reports whether s may approve refunds, discounts, day close and settings.
@@ -327,10 +331,34 @@ func (t *Till) SignIn(ctx context.Context, name, pin string) (StaffMember, error
 			if got.Role == RoleManager {
 				_ = t.counted(nil) // a manager at this till lifts the stop on wrong manager PINs
 			}
-			return memberOf(*got), nil
+			m := memberOf(*got)
+			m.MustChangePIN = got.Role == RoleManager && len(pin) < MinManagerPINLength
+			return m, nil
 		}
 	}
 	return StaffMember{}, ErrUnknownStaff
+}
+
+// ChangeOwnPIN sets name's PIN to newPIN once oldPIN is checked as at a sign-in
+// (a wrong one counts towards the lock); a manager's new PIN has at least
+// MinManagerPINLength digits. It returns the member, signed in.
+func (t *Till) ChangeOwnPIN(ctx context.Context, name, oldPIN, newPIN string) (StaffMember, error) {
+	s, err := t.member(ctx, name)
+	if err != nil {
+		return StaffMember{}, err
+	}
+	if err := CheckRolePIN(s.Role, newPIN); err != nil {
+		return StaffMember{}, err
+	}
+	r := t.eng.Roster()
+	got, err := r.SignIn(ctx, s.ID, oldPIN, t.eng.Now())
+	if err != nil {
+		return StaffMember{}, err
+	}
+	if err := r.ChangePIN(ctx, got.ID, newPIN); err != nil {
+		return StaffMember{}, err
+	}
+	return memberOf(*got), nil
 }
 
 // SignOut journals that m signed out: the screen was locked by hand, or left

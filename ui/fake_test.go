@@ -33,6 +33,7 @@ type fakeTill struct {
 	status   Status
 	staff    []StaffMember
 	pins     map[string]string // name -> PIN
+	short    map[string]bool   // name -> signs in with MustChangePIN
 	products []Product
 	offers   []EMIOffer
 	printErr error
@@ -195,8 +196,26 @@ func (f *fakeTill) SignIn(_ context.Context, name, pin string) (StaffMember, err
 	defer f.mu.Unlock()
 	for _, s := range f.staff {
 		if s.Name == name && f.pins[name] == pin {
+			s.MustChangePIN = f.short[name]
 			return s, nil
 		}
+	}
+	return StaffMember{}, errFakeWrongPIN
+}
+
+func (f *fakeTill) ChangeOwnPIN(_ context.Context, name, oldPIN, newPIN string) (StaffMember, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.staff {
+		if s.Name != name || f.pins[name] != oldPIN {
+			continue
+		}
+		if err := pos.CheckRolePIN(s.Role, newPIN); err != nil {
+			return StaffMember{}, err
+		}
+		f.pins[name] = newPIN
+		delete(f.short, name)
+		return s, nil
 	}
 	return StaffMember{}, errFakeWrongPIN
 }

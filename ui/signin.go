@@ -31,6 +31,16 @@ type signInScreen struct {
 	newConfirm *keyEntry
 	create     *action
 	creating   bool
+
+	// a manager's PIN shorter than pos.MinManagerPINLength, changed before going on
+	change        *fyne.Container
+	changeNew     *keyEntry
+	changeConfirm *keyEntry
+	changeOK      *action
+	changeMessage *widget.Label
+	changing      bool
+	pending       StaffMember // signed in, once the new PIN is set
+	oldPIN        string      // the PIN just checked, until the change is made
 }
 
 func newSignInScreen(u *UI) *signInScreen {
@@ -90,7 +100,7 @@ func newSignInScreen(u *UI) *signInScreen {
 	s.newName.SetPlaceHolder("Manager's name")
 	s.newPIN = newKeyEntry(u)
 	s.newPIN.Password = true
-	s.newPIN.SetPlaceHolder("PIN (4 to 8 digits)")
+	s.newPIN.SetPlaceHolder("PIN (6 to 8 digits)")
 	s.newConfirm = newKeyEntry(u)
 	s.newConfirm.Password = true
 	s.newConfirm.SetPlaceHolder("The same PIN again")
@@ -107,6 +117,23 @@ func newSignInScreen(u *UI) *signInScreen {
 		intro,
 		s.newName, s.newPIN, s.newConfirm, s.create.btn)
 
+	s.changeNew = newKeyEntry(u)
+	s.changeNew.Password = true
+	s.changeNew.SetPlaceHolder("New PIN (6 to 8 digits)")
+	s.changeConfirm = newKeyEntry(u)
+	s.changeConfirm.Password = true
+	s.changeConfirm.SetPlaceHolder("The same PIN again")
+	s.changeNew.OnSubmitted = func(string) { u.win.Canvas().Focus(s.changeConfirm) }
+	s.changeConfirm.OnSubmitted = func(string) { s.changePIN() }
+	s.changeOK = u.newAction("Change PIN", fyne.KeyReturn, 0, s.changePIN)
+	s.changeOK.btn.Text = "Change PIN  [Enter]"
+	s.changeOK.btn.Importance = widget.HighImportance
+	why := widget.NewLabel("A manager's PIN now has 6 to 8 digits. Choose a new PIN and type it twice; the old one stops working.")
+	why.Wrapping = fyne.TextWrapWord
+	s.changeMessage = widget.NewLabel("")
+	s.changeMessage.Wrapping = fyne.TextWrapWord
+	s.change = container.NewVBox(heading("Choose a new PIN"), why, s.changeNew, s.changeConfirm, s.changeOK.btn, s.changeMessage)
+
 	left := container.NewBorder(heading("Staff"), nil, nil, nil, s.names)
 	right := container.NewVBox(s.who, s.pin, container.NewGridWrap(fyne.NewSize(110, 64), s.pad.Objects...), s.signIn.btn, s.message)
 	s.root = container.NewStack(container.NewPadded(container.NewGridWithColumns(2, left,
@@ -119,6 +146,10 @@ func (s *signInScreen) view() fyne.CanvasObject { return s.root }
 func (s *signInScreen) actions() []*action { return nil } // Enter is the entries' own key
 
 func (s *signInScreen) shown() {
+	if s.changing {
+		s.u.win.Canvas().Focus(s.changeNew)
+		return
+	}
 	if s.creating {
 		s.u.win.Canvas().Focus(s.newName)
 		return
@@ -128,6 +159,7 @@ func (s *signInScreen) shown() {
 
 // load asks pos for the staff list and shows it, or the first-manager form.
 func (s *signInScreen) load() {
+	s.endChange()
 	s.pin.SetText("")
 	s.message.SetText("")
 	s.u.async(func(ctx context.Context) func() {
@@ -204,9 +236,68 @@ func (s *signInScreen) submit() {
 				return
 			}
 			s.message.SetText("")
+			if m.MustChangePIN {
+				s.askNewPIN(m, pin)
+				return
+			}
 			s.u.signedInAs(m)
 		}
 	})
+}
+
+// askNewPIN shows the change of PIN that m, a manager whose PIN pin is shorter
+// than the rule, makes before going on.
+func (s *signInScreen) askNewPIN(m StaffMember, pin string) {
+	s.changing, s.pending, s.oldPIN = true, m, pin
+	s.changeNew.SetText("")
+	s.changeConfirm.SetText("")
+	s.changeMessage.SetText("")
+	s.root.Objects = []fyne.CanvasObject{container.NewPadded(container.NewGridWithColumns(2, s.change, layout.NewSpacer()))}
+	s.root.Refresh()
+	s.shown()
+}
+
+// changePIN sets the new PIN typed twice, then signs the member in.
+func (s *signInScreen) changePIN() {
+	if !s.changing {
+		return
+	}
+	pin, again := s.changeNew.Text, s.changeConfirm.Text
+	s.changeNew.SetText("")
+	s.changeConfirm.SetText("")
+	if pin == "" || pin != again {
+		s.changeMessage.SetText("The two PINs differ: type the new PIN twice the same.")
+		s.shown()
+		return
+	}
+	name, old := s.pending.Name, s.oldPIN
+	s.changeOK.btn.Disable()
+	s.changeMessage.SetText("Changing…")
+	s.u.async(func(ctx context.Context) func() {
+		m, err := s.u.till.ChangeOwnPIN(ctx, name, old, pin)
+		return func() {
+			s.changeOK.btn.Enable()
+			if !s.changing {
+				return // the screen was left meanwhile
+			}
+			if err != nil {
+				s.changeMessage.SetText(sentence(err))
+				s.shown()
+				return
+			}
+			s.endChange()
+			s.show(s.staff)
+			s.u.signedInAs(m)
+		}
+	})
+}
+
+// endChange forgets a change of PIN under way, and the old PIN with it.
+func (s *signInScreen) endChange() {
+	s.changing, s.pending, s.oldPIN = false, StaffMember{}, ""
+	s.changeNew.SetText("")
+	s.changeConfirm.SetText("")
+	s.changeMessage.SetText("")
 }
 
 func (s *signInScreen) createManager() {

@@ -51,6 +51,9 @@ type Staffer interface {
 	AddStaff(ctx context.Context, name string, role Role, pin string) error
 	// SignIn checks name's PIN; pos journals the sign-in or its refusal.
 	SignIn(ctx context.Context, name, pin string) (StaffMember, error)
+	// ChangeOwnPIN sets name's PIN to newPIN once oldPIN is checked: a manager
+	// signed in with MustChangePIN does it before going on.
+	ChangeOwnPIN(ctx context.Context, name, oldPIN, newPIN string) (StaffMember, error)
 	// SignOut journals that m signed out: locked by hand, or idle.
 	SignOut(ctx context.Context, m StaffMember, idle bool) error
 	// Authorize returns the manager whose PIN pin is, for the override o, and

@@ -54,7 +54,7 @@ const (
 )
 
 const (
-	managerPIN   = "4321"
+	managerPIN   = "432100"
 	cardCVV      = "123"
 	refundAmount = pos.Paise(49900)
 	// expireToken moves the sandbox past the order token's lifetime: a payment whose

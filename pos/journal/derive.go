@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
@@ -51,6 +52,21 @@ func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache) error {
 			return fmt.Errorf("%w: staff id: %w", pos.ErrBadEvent, err)
 		}
 		return tx.Bucket(bucketStaff).Put([]byte(s.ID), compact(ev.Data))
+	case pos.EvStaffAttempt:
+		a, err := staffAttempt(ev.Data)
+		if err != nil {
+			return err
+		}
+		staff := tx.Bucket(bucketStaff)
+		raw := staff.Get([]byte(a.ID))
+		if raw == nil {
+			return fmt.Errorf("%w: staff.attempt of %q: %w", pos.ErrBadEvent, a.ID, pos.ErrUnknownStaff)
+		}
+		rec, err := withAttempt(raw, a)
+		if err != nil {
+			return fmt.Errorf("staff %q: stored record: %w", a.ID, err)
+		}
+		return staff.Put([]byte(a.ID), rec)
 	case pos.EvSettingsChanged:
 		st := ev.Setting
 		if st == nil || st.Key == "" || !json.Valid(st.Value) {
@@ -64,6 +80,48 @@ func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache) error {
 		return tx.Bucket(bucketCatalog).Put(catalogKey, compact(ev.Data))
 	}
 	return nil
+}
+
+// staffAttempt reads the Data of a staff.attempt event.
+func staffAttempt(data []byte) (pos.StaffAttempt, error) {
+	var a pos.StaffAttempt
+	if err := json.Unmarshal(data, &a); err != nil {
+		return a, fmt.Errorf("%w: staff attempt: %w", pos.ErrBadEvent, err)
+	}
+	if err := checkID(a.ID); err != nil {
+		return a, fmt.Errorf("%w: staff id: %w", pos.ErrBadEvent, err)
+	}
+	if a.FailedAttempts < 0 {
+		return a, fmt.Errorf("%w: staff attempt: %d failed attempts", pos.ErrBadEvent, a.FailedAttempts)
+	}
+	return a, nil
+}
+
+// withAttempt returns the stored staff record raw with the counters of a: the
+// same bytes for Append, Rebuild's replay and the start-up check. Every other
+// field, known to this version or not, is kept as it was.
+func withAttempt(raw []byte, a pos.StaffAttempt) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	// As pos.Staff writes them: omitted when zero.
+	delete(m, "failed_attempts")
+	delete(m, "locked_until")
+	if a.FailedAttempts != 0 {
+		m["failed_attempts"] = json.RawMessage(strconv.Itoa(a.FailedAttempts))
+	}
+	if !a.LockedUntil.IsZero() {
+		t, err := a.LockedUntil.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		m["locked_until"] = t
+	}
+	return json.Marshal(m)
 }
 
 // deriveOrder applies an order event to its order with Order.Apply and updates

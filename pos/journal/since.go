@@ -13,17 +13,19 @@ import (
 // since gathers, from the events after the last checkpoint, what they must have
 // left in the derived buckets; start-up compares it with what is there.
 type since struct {
-	orders  map[string][]uint64 // order id → its events after the checkpoint
-	staff   map[string][]byte   // staff id → the record of its last event
-	setting map[string][]byte   // key → the last value
-	catalog []byte              // the last catalog imported, nil when none
-	receipt uint64              // the highest receipt number handed out
+	orders  map[string][]uint64         // order id → its events after the checkpoint
+	staff   map[string][]byte           // staff id → the record of its last staff.added or staff.changed, with the attempts after it
+	attempt map[string]pos.StaffAttempt // staff id → its last staff.attempt, for records last written before the checkpoint
+	setting map[string][]byte           // key → the last value
+	catalog []byte                      // the last catalog imported, nil when none
+	receipt uint64                      // the highest receipt number handed out
 }
 
 // note adds ev, read from the log after the last checkpoint.
 func (s *since) note(ev *pos.Event) {
 	if s.orders == nil {
 		s.orders, s.staff, s.setting = map[string][]uint64{}, map[string][]byte{}, map[string][]byte{}
+		s.attempt = map[string]pos.StaffAttempt{}
 	}
 	s.receipt = max(s.receipt, ev.ReceiptNo)
 	switch {
@@ -32,7 +34,23 @@ func (s *since) note(ev *pos.Event) {
 	case ev.Kind == pos.EvStaffAdded || ev.Kind == pos.EvStaffChanged:
 		if id, ok := staffID(ev.Data); ok {
 			s.staff[id] = compact(ev.Data)
+			delete(s.attempt, id)
 		}
+	case ev.Kind == pos.EvStaffAttempt:
+		a, err := staffAttempt(ev.Data)
+		if err != nil {
+			return
+		}
+		if rec, ok := s.staff[a.ID]; ok {
+			// The whole record is known: the replay reproduces every byte.
+			if rec, err = withAttempt(rec, a); err == nil {
+				s.staff[a.ID] = rec
+			}
+			return
+		}
+		// The record was last written before the checkpoint: the replay
+		// reproduces only the counters.
+		s.attempt[a.ID] = a
 	case ev.Kind == pos.EvSettingsChanged && ev.Setting != nil:
 		s.setting[ev.Setting.Key] = compact(ev.Setting.Value)
 	case ev.Kind == pos.EvCatalogImported:
@@ -43,7 +61,9 @@ func (s *since) note(ev *pos.Event) {
 // checkSince compares the derived records the events after the last checkpoint
 // wrote with a replay of them: every order they touched (its stored state
 // against Order.Apply over all its events, its event index, its place in
-// unresolved), every staff record and setting they wrote, the catalog, and the
+// unresolved), every staff record and setting they wrote (of a record written
+// last before the checkpoint and counted by staff.attempt events after it, the
+// counters: what the replay can reproduce), the catalog, and the
 // receipt counter. The first difference is a *MismatchError. The cost is that
 // of the events since the last Z report (and of the orders they belong to).
 func (j *Journal) checkSince(tx *bolt.Tx, s *since) error {
@@ -75,6 +95,18 @@ func (j *Journal) checkSince(tx *bolt.Tx, s *since) error {
 			if !bytes.Equal(b.Get([]byte(k)), v) {
 				return j.mismatch(string(c.bucket), k, "the stored record is not the one its last event wrote")
 			}
+		}
+	}
+	staff := tx.Bucket(bucketStaff)
+	for id, a := range s.attempt {
+		have := staff.Get([]byte(id))
+		if have == nil {
+			return j.mismatch("staff", id, "the record its last attempt counted is missing")
+		}
+		// The stored record was written by this attempt last: applying it
+		// again changes nothing.
+		if want, err := withAttempt(have, a); err != nil || !bytes.Equal(have, want) {
+			return j.mismatch("staff", id, "the stored counters are not the ones its last attempt wrote")
 		}
 	}
 	if s.catalog != nil && !bytes.Equal(tx.Bucket(bucketCatalog).Get(catalogKey), s.catalog) {

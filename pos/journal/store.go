@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -71,6 +72,22 @@ func (j *Journal) Put(ctx context.Context, s pos.Staff) error {
 			ev.Kind = pos.EvStaffAdded
 		}
 	})
+	return err
+}
+
+// RecordAttempt stores the wrong PINs in a row and the end of any lock of
+// member id (pos.AttemptRecorder): it appends a staff.attempt event carrying
+// those counters only, never the record or its PIN hash. Its error matches
+// pos.ErrUnknownStaff when there is no record of id.
+func (j *Journal) RecordAttempt(ctx context.Context, id string, failed int, lockedUntil time.Time) error {
+	if err := checkID(id); err != nil {
+		return fmt.Errorf("journal: record attempt: %w: %w", pos.ErrUnknownStaff, err)
+	}
+	data, err := json.Marshal(pos.StaffAttempt{ID: id, FailedAttempts: failed, LockedUntil: lockedUntil})
+	if err != nil {
+		return fmt.Errorf("journal: record attempt: %w", err)
+	}
+	_, err = j.append(ctx, pos.Event{Kind: pos.EvStaffAttempt, Time: j.now(), Data: data}, nil)
 	return err
 }
 
