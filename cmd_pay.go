@@ -38,15 +38,12 @@ func cmdPay(c *cli, args []string) int {
 	defer t.close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	o, err := t.Order(ctx, id)
-	if errors.Is(err, pos.ErrOrderNotFound) {
-		return c.fail(exitBadInput, "No sale with the order number %s is in the journal; check the number on the receipt.", id)
-	}
-	if err != nil {
+	o, err := t.PayAgainOrder(ctx, id)
+	switch {
+	case errors.Is(err, pos.ErrOrderNotFound), errors.Is(err, pos.ErrNotPayableAgain):
+		return c.fail(exitBadInput, "%s", pos.Sentence(err))
+	case err != nil:
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
-	}
-	if msg := payAgainRefusal(o); msg != "" {
-		return c.fail(exitBadInput, "%s", msg)
 	}
 	req := pos.PayRequest{OrderID: o.ID, Tender: o.Tender, Card: card, OTP: *otp, Unattended: true, Wait: *wait,
 		Cashier: "command line"}
@@ -55,23 +52,4 @@ func cmdPay(c *cli, args []string) int {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}
 	return c.printCheckout(res)
-}
-
-// payAgainRefusal says why o cannot be paid again, or "" when it can: only a card
-// or EMI order whose payment verifiably failed, with attempts left, is paid again.
-func payAgainRefusal(o *pos.Order) string {
-	switch {
-	case o.Tender != pos.TenderCard && o.Tender != pos.TenderEMI:
-		return "The sale " + o.ID + " is paid in " + string(o.Tender) + ", not by card or EMI; nothing can be paid again on it."
-	case o.State.Paid():
-		return "The sale " + o.ID + " is already paid; print the receipt instead of charging again."
-	case o.State == pos.StateFailed && errors.Is(o.CanPay(), pos.ErrAttemptsUsed):
-		return "The sale " + o.ID + " has used all its payment attempts; start a new sale or take another payment method."
-	case o.State == pos.StateFailed && o.CanPay() == nil:
-		return ""
-	case o.State == pos.StateFailed || o.State == pos.StateAbandoned:
-		return "The sale " + o.ID + " cannot be paid again; start a new sale."
-	}
-	return "The payment of the sale " + o.ID + " has not verifiably failed (it is " + string(o.State) +
-		"); do not charge again — run \"galla reconcile\" to resolve it."
 }

@@ -143,12 +143,8 @@ func (c *cli) document(ctx context.Context, t *terminal, d *pos.Document, format
 		} else if _, err := c.stdout.Write(b.Bytes()); err != nil {
 			return exitFailed
 		}
-		// Only a printer's job is a copy: text, a PNG or a PDF to look at or
-		// to send is a view, and leaves the original to be printed.
-		if format == "escpos" {
-			if err := t.RecordCopy(ctx, d, where, format); err != nil {
-				return c.fail(exitFailed, "The %s was written but the journal could not record it: %s", d.Noun, pos.Sentence(err))
-			}
+		if err := t.RecordCopy(ctx, d, where, format); err != nil {
+			return c.fail(exitFailed, "The %s was written but the journal could not record it: %s", d.Noun, pos.Sentence(err))
 		}
 	}
 	if !print {

@@ -165,6 +165,38 @@ func offerList(s *OfferSet) string {
 	return strings.Join(parts, "; ")
 }
 
+// ErrNotPayableAgain reports an order that cannot be paid again: not card or EMI,
+// paid, out of attempts, or not verifiably failed (then it is inquired, never
+// charged again).
+var ErrNotPayableAgain = errors.New("the order cannot be paid again")
+
+// PayAgainOrder returns order id when it may be paid again on the same order (a
+// card or EMI sale whose payment verifiably failed, with attempts left), or a
+// sentence saying why not.
+func (t *Till) PayAgainOrder(ctx context.Context, id string) (*Order, error) {
+	o, err := t.eng.Order(ctx, id)
+	if errors.Is(err, ErrOrderNotFound) {
+		return nil, wrapf(ErrOrderNotFound, "No sale with the order number %s is in the journal; check the number on the receipt.", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	no := func(format string, a ...any) (*Order, error) { return nil, wrapf(ErrNotPayableAgain, format, a...) }
+	switch {
+	case o.Tender != TenderCard && o.Tender != TenderEMI:
+		return no("The sale %s is paid in %s, not by card or EMI; nothing can be paid again on it.", o.ID, o.Tender)
+	case o.State.Paid():
+		return no("The sale %s is already paid; print the receipt instead of charging again.", o.ID)
+	case o.State == StateFailed && errors.Is(o.CanPay(), ErrAttemptsUsed):
+		return no("The sale %s has used all its payment attempts; start a new sale or take another payment method.", o.ID)
+	case o.State == StateFailed && o.CanPay() == nil:
+		return o, nil
+	case o.State == StateFailed || o.State == StateAbandoned:
+		return no("The sale %s cannot be paid again; start a new sale.", o.ID)
+	}
+	return no("The payment of the sale %s has not verifiably failed (it is %s); do not charge again — run \"galla reconcile\" to resolve it.", o.ID, o.State)
+}
+
 // errNoCard says that a card tender came without the card.
 var errNoCard = sentenceErr("The card was not read; type it again.")
 

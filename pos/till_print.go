@@ -160,10 +160,11 @@ func (t *Till) renderer() (*receipts.Renderer, error) {
 }
 
 // RecordCopy journals one copy of a receipt written to where ("stdout",
-// "file:PATH") in format, and makes the next copy a reprint. Reports are not
-// journaled.
+// "file:PATH") in format, and makes the next copy a reprint. Only a printer's job
+// (escpos) is a paper copy: text, a PNG or a PDF to look at or send is a view and
+// leaves the original to be printed. Reports are not journaled.
 func (t *Till) RecordCopy(ctx context.Context, d *Document, where, format string) error {
-	if !d.Journaled() {
+	if !d.Journaled() || format != "escpos" {
 		return nil
 	}
 	ev := PrintEvent{Printer: where, Format: format, Refund: d.refundID}

@@ -43,12 +43,22 @@ func (j *Journal) BackupTo(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("journal: backup: %w", err)
 	}
+	if err := writeSynced(path, j.backup); err != nil {
+		return fmt.Errorf("journal: backup: %w", err)
+	}
+	return nil
+}
+
+// writeSynced writes the file at path through write (mode 0600): into a
+// temporary file beside it, synced and renamed into place, so path is either the
+// old file or a complete new one.
+func writeSynced(path string, write func(io.Writer) error) error {
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return fmt.Errorf("journal: backup: %w", err)
+		return err
 	}
-	err = j.backup(f)
+	err = write(f)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -60,9 +70,8 @@ func (j *Journal) BackupTo(path string) error {
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
-		return fmt.Errorf("journal: backup: %w", err)
 	}
-	return nil
+	return err
 }
 
 // BackupDay writes the hot backup of day close into the backup directory as

@@ -95,13 +95,9 @@ func (j *Journal) CheckDay(ctx context.Context, day string) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r, err := j.rec.decode(v)
+			ev, err := j.storedEvent(k, v)
 			if err != nil {
-				return j.corrupt(beU64(k), err.Error())
-			}
-			ev, err := r.event()
-			if err != nil {
-				return j.corrupt(beU64(k), err.Error())
+				return err
 			}
 			if ev.Day != "" && ev.Day < day && ev.Kind.IsOrderEvent() {
 				break

@@ -360,3 +360,16 @@ func beU64(b []byte) uint64 {
 	}
 	return v
 }
+
+// storedEvent decodes the event stored in the events bucket under key k; damage
+// is a *CorruptError at its sequence.
+func (j *Journal) storedEvent(k, v []byte) (pos.Event, error) {
+	r, err := j.rec.decode(v)
+	if err == nil {
+		var ev pos.Event
+		if ev, err = r.event(); err == nil {
+			return ev, nil
+		}
+	}
+	return pos.Event{}, j.corrupt(beU64(k), err.Error())
+}
