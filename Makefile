@@ -7,9 +7,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Fyne's OpenGL/X11 build, the window test (Xvfb, screenshots), the hosted-checkout
 # browser test (chromium) and a font for the receipt renderer's fallback.
+# PostgreSQL for the store server's tests (each starts a throwaway cluster).
 DEB_PACKAGES := gcc libc6-dev pkg-config libgl-dev libegl-dev libx11-dev libxcursor-dev \
 	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libwayland-dev libxkbcommon-dev \
-	xvfb xauth x11-utils imagemagick chromium
+	xvfb xauth x11-utils imagemagick chromium postgresql
 
 # An execution count, not a duration: a duration races the fuzz coordinator's own
 # deadline in Go 1.26 (golang/go#75804) and fails with "context deadline exceeded"
