@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -135,15 +134,6 @@ func moveSecrets(dataDir string, cfg *Config, sec *Secrets) error {
 	return err
 }
 
-// checkPrivate refuses a file others can read (not on Windows, whose files get
-// the user's own ACL in the user's profile).
-func checkPrivate(path string) error {
-	if st, err := os.Stat(path); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("the file %s can be read by other users of this computer; run \"chmod 600 %s\" and start again", path, path)
-	}
-	return nil
-}
-
 // Save writes config.json into dataDir atomically with mode 0600. It never writes
 // a secret: those live in Secrets.
 func Save(dataDir string, cfg Config) error {
@@ -166,7 +156,7 @@ func writeFile(dir, name string, b []byte) error {
 		return fmt.Errorf("%s cannot be written to %s: %w", name, dir, err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
+	if err := makePrivate(tmp.Name()); err != nil {
 		tmp.Close()
 		return err
 	}
