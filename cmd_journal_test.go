@@ -57,7 +57,7 @@ func TestJournalCommands(t *testing.T) {
 	pin := map[string]string{"GALLA_PIN": "432100"}
 	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
-	code, out, errOut := tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	code, out, errOut := tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, uint64(1), decodeCheckout(t, out).ReceiptNo)
 
@@ -72,7 +72,7 @@ func TestJournalCommands(t *testing.T) {
 	require.NoError(t, j.Close())
 
 	// A sale after the backup (receipt 2), then the journal is lost.
-	code, out, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	code, out, errOut = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, uint64(2), decodeCheckout(t, out).ReceiptNo)
 	require.NoError(t, os.Remove(filepath.Join(dir, journalFile)))
@@ -81,7 +81,7 @@ func TestJournalCommands(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	code, _, errOut = tillRun(t, dir, "", nil, "journal", "verify")
 	require.Equal(t, exitOK, code, errOut)
-	code, out, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	code, out, errOut = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, uint64(3), decodeCheckout(t, out).ReceiptNo, "receipt 2 was handed out before the restore: never again")
 	code, _, errOut = tillRun(t, dir, "", pin, "close-day")
@@ -101,7 +101,7 @@ func TestZReportCarriesTheJournalSeal(t *testing.T) {
 	pin := map[string]string{"GALLA_PIN": "432100"}
 	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
-	code, _, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	code, _, errOut = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	require.Equal(t, exitOK, code, errOut)
 	code, out, errOut := tillRun(t, dir, "", pin, "close-day")
 	require.Equal(t, exitOK, code, errOut)

@@ -18,19 +18,20 @@ import (
 // a process of its own in real use, finds the orders of the ones before it.
 func TestSandboxStateAcrossCommands(t *testing.T) {
 	dir := t.TempDir()
+	pin := map[string]string{"GALLA_PIN": "432100"}
 	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
 
 	// The pending card: PENDING for sandbox.PendingHold after its OTP, so the sale
 	// ends UNKNOWN; a later run's reconciliation settles it.
 	pendingCard := strings.Replace(visaJSON, "4111 1111 1111 1111", "4000000000000119", 1)
-	code, out, errOut := tillRun(t, dir, pendingCard, nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "card", "--otp", "123456", "--wait", "1s")
+	code, out, errOut := tillRun(t, dir, pendingCard, pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "card", "--otp", "123456", "--wait", "1s")
 	require.Equal(t, exitUnknown, code, errOut)
 	held := time.Now()
 	pending := decodeCheckout(t, out)
 	require.Equal(t, "UNKNOWN", pending.Status)
 
-	code, out, errOut = tillRun(t, dir, visaJSON, nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "card", "--otp", "123456")
+	code, out, errOut = tillRun(t, dir, visaJSON, pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "card", "--otp", "123456")
 	require.Equal(t, exitOK, code, errOut)
 	paid := decodeCheckout(t, out)
 	require.Equal(t, "PAID", paid.Status)

@@ -17,7 +17,7 @@ func TestShopSetAndDocumentTitle(t *testing.T) {
 	pin := map[string]string{"GALLA_PIN": "432100"}
 	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
-	code, out, errOut := tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	code, out, errOut := tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	require.Equal(t, exitOK, code, errOut)
 	id := decodeCheckout(t, out).MerchantOrderID
 	receipt := func() string {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,4 +70,53 @@ func TestStaffCommands(t *testing.T) {
 	code, _, errOut = run("", pin, "unlock", "Nobody")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "galla staff list")
+}
+
+// Once staff exist, a sale on the command line is made by a signed-in member
+// (--staff NAME and that member's PIN), and a catalog import needs a manager's
+// PIN: a refused attempt records nothing, and the member's name is on the receipt.
+func TestCommandLineSalesNeedASignedInMember(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "2468\n432100\n", nil, "staff", "add", "Ravi", "--role", "cashier")
+	require.Equal(t, exitOK, code, errOut)
+
+	code, _, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "--staff NAME")
+	code, _, errOut = tillRun(t, dir, "1357\n", nil, "checkout", "--staff", "Ravi", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "Wrong PIN")
+	code, _, errOut = tillRun(t, dir, visaJSON, nil, "checkout", "--staff", "Ravi", "--items", "ACC-CBL-CC1M", "--pay", "card", "--otp", "123456")
+	assert.Equal(t, exitBadInput, code, "the card's JSON is not a PIN")
+	assert.Contains(t, errOut, "PIN")
+	assert.NotContains(t, errOut, "4111")
+	code, _, errOut = tillRun(t, dir, "2468\n", nil, "checkout", "--staff", "Nobody", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	assert.Equal(t, exitBadInput, code, errOut)
+
+	// The PIN on the first line, the card after it.
+	code, out, errOut := tillRun(t, dir, "2468\n"+visaJSON, nil, "checkout", "--staff", "Ravi", "--items", "ACC-CBL-CC1M", "--pay", "card", "--otp", "123456")
+	require.Equal(t, exitOK, code, errOut)
+	sale := decodeCheckout(t, out)
+	assert.Equal(t, uint64(1), sale.ReceiptNo, "the refused attempts recorded no sale")
+	code, out, errOut = tillRun(t, dir, "", nil, "receipt", sale.MerchantOrderID)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "Cashier Ravi")
+
+	catalog := filepath.Join(t.TempDir(), "catalog.csv")
+	require.NoError(t, os.WriteFile(catalog, []byte("sku,name,price,gst_rate,hsn\nTEA-1,Tea,120.00,5,0902\n"), 0o600))
+	code, _, errOut = tillRun(t, dir, "", nil, "catalog", "import", catalog)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "changes prices")
+	code, _, errOut = tillRun(t, dir, "2468\n", nil, "catalog", "import", catalog)
+	assert.Equal(t, exitBadInput, code, "a cashier's PIN does not import a catalog: %s", errOut)
+	code, out, _ = tillRun(t, dir, "", nil, "catalog", "list")
+	require.Equal(t, exitOK, code)
+	assert.NotContains(t, out, "TEA-1")
+	code, _, errOut = tillRun(t, dir, "432100\n", nil, "catalog", "import", catalog)
+	require.Equal(t, exitOK, code, errOut)
+	code, out, _ = tillRun(t, dir, "", nil, "catalog", "list")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "TEA-1")
 }

@@ -39,11 +39,14 @@ type cardInput struct {
 // cardFromStdin checks the payment service's address (card data goes nowhere
 // else), then reads the card from standard input and checks it. A nil card comes
 // with the exit code of the sentence already said.
-func (c *cli) cardFromStdin() (*gateway.Card, int) {
+func (c *cli) cardFromStdin() (*gateway.Card, int) { return c.cardFrom(c.stdin) }
+
+// cardFrom is cardFromStdin reading the card from in.
+func (c *cli) cardFrom(in io.Reader) (*gateway.Card, int) {
 	if _, err := config.Load(c.dataDir, c.getenv, c.gatewayURL, nil); err != nil {
 		return nil, c.failOpen(err)
 	}
-	card, err := readCard(c.stdin)
+	card, err := readCard(in)
 	if err != nil {
 		return nil, c.fail(exitBadInput, "%v", err)
 	}
@@ -95,6 +98,7 @@ func cmdCheckout(c *cli, args []string) int {
 	imeis := fs.String("imei", "", "IMEI,... one per serialised unit, in cart order")
 	otp := fs.String("otp", "", "the sandbox's one-time password: completes authentication without a browser")
 	cash := fs.Int64("cash", 0, "cash: the amount tendered in paise (default: exact)")
+	staff := fs.String("staff", "", "who sells: a member of staff, signed in with their PIN (GALLA_PIN, or the first line of standard input, before the card)")
 	wait := fs.Duration("wait", 5*time.Minute, "how long to poll the payment's status before it is left UNKNOWN")
 	rest, err := c.parse(fs, args)
 	if err != nil {
@@ -115,10 +119,17 @@ func cmdCheckout(c *cli, args []string) int {
 	if *wait <= 0 {
 		return c.fail(exitBadInput, "--wait must be a positive duration such as 5m.")
 	}
+	in := bufio.NewReader(c.stdin)
+	var pin string
+	if *staff != "" {
+		if pin, err = c.staffPIN(in); err != nil {
+			return c.fail(exitBadInput, "%v", err)
+		}
+	}
 	var card *gateway.Card
 	if tender != pos.TenderCash {
 		var code int
-		if card, code = c.cardFromStdin(); card == nil {
+		if card, code = c.cardFrom(in); card == nil {
 			return code
 		}
 		defer card.Zero()
@@ -132,6 +143,10 @@ func cmdCheckout(c *cli, args []string) int {
 	defer t.close()
 	ctx, cancel := signalContext()
 	defer cancel()
+	cashier, code := c.signIn(ctx, t, *staff, pin)
+	if code != exitOK {
+		return code
+	}
 	if _, err := t.Catalog(ctx); err != nil {
 		return c.fail(exitFailed, "The catalog cannot be read: %s", pos.Sentence(err))
 	}
@@ -145,7 +160,7 @@ func cmdCheckout(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}
-	req := pos.PayRequest{Lines: lines, IMEIs: units, Tender: tender, Tendered: pos.Paise(*cash), Cashier: "command line",
+	req := pos.PayRequest{Lines: lines, IMEIs: units, Tender: tender, Tendered: pos.Paise(*cash), Cashier: cashier,
 		OTP: *otp, Unattended: true, Wait: *wait}
 	if card != nil {
 		req.Card = card
@@ -262,6 +277,45 @@ func cmdReconcile(c *cli, args []string) int {
 		return exitUnknown
 	}
 	return exitOK
+}
+
+// staffPIN reads the PIN of the member of staff named by --staff from GALLA_PIN
+// or the first line of in (a card's JSON follows it).
+func (c *cli) staffPIN(in *bufio.Reader) (string, error) {
+	if p := c.getenv("GALLA_PIN"); p != "" {
+		return p, nil
+	}
+	line, err := in.ReadString('\n')
+	line = strings.TrimSpace(line)
+	if (err != nil && !errors.Is(err, io.EOF)) || line == "" || strings.HasPrefix(line, "{") {
+		return "", errors.New("--staff needs that member's PIN: give it in GALLA_PIN or on the first line of standard input, before the card")
+	}
+	return line, nil
+}
+
+// signIn signs name in with pin for a sale on the command line, as the window's
+// sign-in does (journaled with the member's id), and returns the name the sale
+// records. Once staff exist a sale needs a signed-in member; before any exists
+// there is nobody to sign in (the first manager is added without a PIN too).
+func (c *cli) signIn(ctx context.Context, t *terminal, name, pin string) (string, int) {
+	has, err := t.HasStaff(ctx)
+	if err != nil {
+		return "", c.fail(exitCannotWork, "The staff list cannot be read: %s", pos.Sentence(err))
+	}
+	switch {
+	case name == "" && !has:
+		return "command line", exitOK
+	case name == "":
+		return "", c.fail(exitBadInput, "A sale is made by a signed-in member of staff: give --staff NAME and that member's PIN (GALLA_PIN, or the first line of standard input).")
+	}
+	m, err := t.SignIn(ctx, name, pin)
+	if err != nil {
+		return "", c.fail(exitBadInput, "%s", pos.Sentence(err))
+	}
+	if m.MustChangePIN {
+		return "", c.fail(exitBadInput, "%s's PIN is shorter than a manager's must now be: sign in once in the window to set a new one, or ask another manager for galla staff reset-pin %s.", m.Name, m.Name)
+	}
+	return m.Name, exitOK
 }
 
 // managerPIN reads a manager's PIN from GALLA_PIN or the first line of standard
@@ -478,8 +532,16 @@ func cmdCatalog(c *cli, args []string) int {
 			return c.fail(exitBadInput, "The file %s cannot be opened (%v); check its name.", rest[1], err)
 		}
 		defer f.Close()
-		cat, err := t.ImportCatalog(ctx, f, strings.EqualFold(filepath.Ext(rest[1]), ".json"), "command line")
+		var mpin string
+		if has, herr := t.HasStaff(ctx); herr == nil && has {
+			if mpin, err = c.managerPIN(bufio.NewReader(c.stdin)); err != nil {
+				return c.fail(exitBadInput, "Importing a catalog changes prices: %v.", err)
+			}
+		}
+		cat, err := t.ImportCatalogBy(ctx, f, strings.EqualFold(filepath.Ext(rest[1]), ".json"), mpin)
 		switch {
+		case errors.Is(err, pos.ErrWrongPIN), errors.Is(err, pos.ErrBadPIN), errors.Is(err, pos.ErrTooManyOverrides):
+			return c.fail(exitBadInput, "%s", pos.Sentence(err))
 		case errors.Is(err, pos.ErrBadCatalog):
 			return c.fail(exitBadInput, "%s", pos.Sentence(err))
 		case err != nil:

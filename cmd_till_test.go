@@ -41,14 +41,14 @@ func TestTillCommands(t *testing.T) {
 	assert.Equal(t, exitBadInput, code, "a second staff member needs a manager's PIN")
 	assert.Contains(t, errOut, "Wrong PIN")
 
-	code, out, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M:2", "--pay", "cash", "--cash", "100000")
+	code, out, errOut = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M:2", "--pay", "cash", "--cash", "100000")
 	require.Equal(t, exitOK, code, errOut)
 	cash := decodeCheckout(t, out)
 	assert.Equal(t, "PAID", cash.Status)
 	assert.Equal(t, uint64(1), cash.ReceiptNo)
 	assert.Positive(t, cash.Change)
 
-	code, out, errOut = tillRun(t, dir, visaJSON, nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "card", "--otp", "123456")
+	code, out, errOut = tillRun(t, dir, visaJSON, pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "card", "--otp", "123456")
 	require.Equal(t, exitOK, code, errOut)
 	paid := decodeCheckout(t, out)
 	assert.Equal(t, "PAID", paid.Status)
@@ -58,21 +58,21 @@ func TestTillCommands(t *testing.T) {
 	assert.NotContains(t, out+errOut, "4111", "no card number in the output")
 
 	declined := strings.Replace(visaJSON, "4111 1111 1111 1111", "4000000000000002", 1)
-	code, out, _ = tillRun(t, dir, declined, nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "card", "--otp", "123456")
+	code, out, _ = tillRun(t, dir, declined, pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "card", "--otp", "123456")
 	assert.Equal(t, exitFailed, code)
 	assert.Equal(t, "FAILED", decodeCheckout(t, out).Status)
 
-	code, out, errOut = tillRun(t, dir, visaJSON, nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "card", "--wait", "2s")
+	code, out, errOut = tillRun(t, dir, visaJSON, pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "card", "--wait", "2s")
 	assert.Equal(t, exitUnknown, code, "no OTP: the outcome stays unknown")
 	assert.Equal(t, "UNKNOWN", decodeCheckout(t, out).Status)
 	assert.Contains(t, errOut, "reconcile")
 
-	code, _, errOut = tillRun(t, dir, `{"number":"4111"}`, nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "card")
+	code, _, errOut = tillRun(t, dir, `{"number":"4111"}`, pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "card")
 	assert.Equal(t, exitBadInput, code)
 	assert.Equal(t, 1, strings.Count(strings.TrimSpace(errOut), "\n")+1, "one sentence: %q", errOut)
-	code, _, _ = tillRun(t, dir, "", nil, "checkout", "--items", "NO-SUCH", "--pay", "cash")
+	code, _, _ = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "NO-SUCH", "--pay", "cash")
 	assert.Equal(t, exitBadInput, code)
-	code, _, _ = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cheque")
+	code, _, _ = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cheque")
 	assert.Equal(t, exitBadInput, code)
 
 	// The payment without an OTP still waits for one (the sandbox keeps it in
@@ -102,7 +102,7 @@ func TestTillCommands(t *testing.T) {
 	assert.Contains(t, out, "Z report no. 1")
 	code, _, _ = tillRun(t, dir, "", pin, "close-day")
 	assert.Equal(t, exitBadInput, code, "a day closes once")
-	code, _, _ = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	code, _, _ = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	assert.Equal(t, exitBadInput, code, "a closed day takes no sale")
 
 	code, out, _ = tillRun(t, dir, "", nil, "catalog", "list")

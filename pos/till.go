@@ -460,6 +460,32 @@ func (t *Till) Catalog(ctx context.Context) (*Catalog, error) {
 	return cat, nil
 }
 
+// ImportCatalogBy imports a catalog as ImportCatalog does, on a manager's
+// authority once staff exist: managerPIN must be a manager's, and the import is
+// journaled with that manager's id (the window's rule for what changes prices).
+// Before any member exists there is nobody to ask, as for the first member.
+func (t *Till) ImportCatalogBy(ctx context.Context, r io.Reader, json bool, managerPIN string) (*Catalog, error) {
+	staff, err := t.managerOnceStaffExist(ctx, managerPIN)
+	if err != nil {
+		return nil, err
+	}
+	return t.ImportCatalog(ctx, r, json, staff)
+}
+
+// managerOnceStaffExist returns the id of the manager whose PIN pin is, or ""
+// when no member of staff exists yet.
+func (t *Till) managerOnceStaffExist(ctx context.Context, pin string) (string, error) {
+	has, err := t.HasStaff(ctx)
+	if err != nil || !has {
+		return "", err
+	}
+	m, err := t.authorise(ctx, pin)
+	if err != nil {
+		return "", err
+	}
+	return m.ID, nil
+}
+
 // ImportCatalog reads a catalog (CSV, or JSON when json is true) and journals it as
 // imported by staff; it is sold from at once.
 func (t *Till) ImportCatalog(ctx context.Context, r io.Reader, json bool, staff string) (*Catalog, error) {
