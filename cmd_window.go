@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/go-gl/glfw/v3.4/glfw"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
@@ -45,7 +47,8 @@ func cmdWindow(c *cli, args []string) int {
 	a := app.NewWithID("in.galla.pos")
 	icon := fyne.NewStaticResource("icon.png", assets.Icon())
 	a.SetIcon(icon)
-	w := ui.New(a, t.Till, ui.Options{Title: "Galla — " + t.Terminal(), Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts")})
+	w := ui.New(a, t.Till, ui.Options{Title: "Galla — " + t.Terminal(), Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts"),
+		Screen: primaryScreen})
 	w.ShowAndRun()
 	return exitOK
 }
@@ -84,4 +87,19 @@ func haveDisplay(getenv func(string) string) bool {
 		return true
 	}
 	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
+}
+
+// primaryScreen is the size in pixels of the primary monitor, from the window
+// system Fyne runs on (Fyne has no call for it); 0, 0 when none answers. It runs
+// on the window system's thread, once it has started.
+func primaryScreen() (int, int) {
+	m := glfw.GetPrimaryMonitor()
+	if m == nil {
+		return 0, 0
+	}
+	mode := m.GetVideoMode()
+	if mode == nil {
+		return 0, 0
+	}
+	return mode.Width, mode.Height
 }

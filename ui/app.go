@@ -38,6 +38,10 @@ type Options struct {
 	// ReceiptDir is where the receipt screen's Save PNG writes receipt images; empty
 	// turns the action off.
 	ReceiptDir string
+	// Screen returns the size in pixels of the screen the window opens on; nil (or
+	// a zero size) when it cannot be known. The window is fitted to it and never
+	// grows past it.
+	Screen func() (width, height int)
 }
 
 // screen is one of the terminal's screens.
@@ -55,6 +59,7 @@ type screen interface {
 type UI struct {
 	app  fyne.App
 	win  fyne.Window
+	cap  *capped // the window's content: no bigger than the screen
 	till Till
 	opts Options
 	now  func() time.Time
@@ -128,15 +133,19 @@ func New(app fyne.App, till Till, opts Options) *UI {
 	}
 	u.ctx, u.stop = context.WithCancel(context.Background())
 	u.lastInput = u.now()
-	u.theme = &counterTheme{dark: opts.Dark}
+	u.theme = &counterTheme{dark: u.rememberedDark(opts.Dark)}
 	app.Settings().SetTheme(u.theme)
 
 	u.win = app.NewWindow(title)
 	if opts.Icon != nil {
 		u.win.SetIcon(opts.Icon)
 	}
-	u.win.Resize(fyne.NewSize(1366, 768))
-	u.win.SetOnClosed(u.stop)
+	u.win.Resize(u.rememberedSize())
+	u.win.SetOnClosed(func() {
+		u.rememberWindow()
+		u.stop()
+	})
+	app.Lifecycle().SetOnStarted(u.fitScreen)
 
 	u.buildStatusBar()
 	u.signIn = newSignInScreen(u)
@@ -173,10 +182,11 @@ func New(app fyne.App, till Till, opts Options) *UI {
 	u.noticeRow = container.NewBorder(nil, nil, nil, u.noticeA.btn, u.notice)
 	u.noticeRow.Hide()
 	top := container.NewBorder(nil, nil, title2("Galla"), nil, container.NewHBox(layout.NewSpacer(), nav))
-	u.win.SetContent(container.NewBorder(
+	u.cap = &capped{}
+	u.win.SetContent(container.New(u.cap, container.NewBorder(
 		container.NewVBox(top, widget.NewSeparator()),
 		container.NewVBox(widget.NewSeparator(), u.noticeRow, container.NewPadded(bar)),
-		nil, nil, u.body))
+		nil, nil, u.body)))
 
 	c := u.win.Canvas()
 	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
@@ -367,6 +377,7 @@ func (u *UI) openSettings() {
 func (u *UI) toggleTheme() {
 	u.theme = &counterTheme{dark: !u.theme.dark}
 	u.app.Settings().SetTheme(u.theme)
+	u.app.Preferences().SetBool(prefDark, u.theme.dark)
 	fg := u.theme.Color(theme.ColorNameForeground, u.theme.variant())
 	for _, t := range []*canvas.Text{u.sale.total, u.card.amount, u.cash.due, u.cash.change, u.receipt.change} {
 		t.Color = fg

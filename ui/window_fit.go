@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+)
+
+// The window on the counter's screen (DESIGN.md section 10): it opens at the size
+// it had when it was last closed (1366×768 the first time), fitted to the screen it
+// opens on, in the theme last chosen, and never grows past the screen, whatever
+// the screens inside it ask for.
+
+// Preference keys of the window's size and theme (Fyne's preferences of the app,
+// not the journal: they are the counter PC's, not the shop's records).
+const (
+	prefWidth  = "window.width"
+	prefHeight = "window.height"
+	prefDark   = "theme.dark"
+)
+
+// defaultSize is the window's size the first time.
+var defaultSize = fyne.NewSize(1366, 768)
+
+// screenMargin is kept free of the window on the screen: the title bar and a task
+// bar or dock.
+var screenMargin = fyne.NewSize(0, 80)
+
+// capped lays its one object out at the window's size and reports a minimum size
+// no bigger than max, so that a screen whose content asks for more (a long
+// sentence, a wide table) is squeezed, or scrolls, instead of pushing the window
+// past the screen.
+type capped struct {
+	max fyne.Size // zero: no limit known yet
+}
+
+func (c *capped) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (c *capped) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var m fyne.Size
+	for _, o := range objs {
+		m = m.Max(o.MinSize())
+	}
+	if c.max.Width > 0 && m.Width > c.max.Width {
+		m.Width = c.max.Width
+	}
+	if c.max.Height > 0 && m.Height > c.max.Height {
+		m.Height = c.max.Height
+	}
+	return m
+}
+
+// rememberedDark is the theme last chosen on this computer, or dark when none was.
+func (u *UI) rememberedDark(dark bool) bool {
+	return u.app.Preferences().BoolWithFallback(prefDark, dark)
+}
+
+// rememberedSize is the window's size when it was last closed, or defaultSize.
+func (u *UI) rememberedSize() fyne.Size {
+	p := u.app.Preferences()
+	w, h := p.Float(prefWidth), p.Float(prefHeight)
+	if w < 320 || h < 240 {
+		return defaultSize
+	}
+	return fyne.NewSize(float32(w), float32(h))
+}
+
+// rememberWindow keeps the window's size and theme for the next start.
+func (u *UI) rememberWindow() {
+	p := u.app.Preferences()
+	s := u.win.Canvas().Size()
+	if s.Width >= 320 && s.Height >= 240 {
+		p.SetFloat(prefWidth, float64(s.Width))
+		p.SetFloat(prefHeight, float64(s.Height))
+	}
+	p.SetBool(prefDark, u.theme.dark)
+}
+
+// fitScreen caps the window at the screen Options.Screen reports (less
+// screenMargin) and shrinks it to fit when it is bigger; with no screen known it
+// does nothing. The desktop calls it once the window system runs.
+func (u *UI) fitScreen() {
+	if u.opts.Screen == nil {
+		return
+	}
+	w, h := u.opts.Screen()
+	scale := u.win.Canvas().Scale()
+	if w <= 0 || h <= 0 || scale <= 0 {
+		return
+	}
+	scr := fyne.NewSize(float32(w)/scale, float32(h)/scale)
+	limit := fyne.NewSize(scr.Width-screenMargin.Width, scr.Height-screenMargin.Height)
+	u.cap.max = limit
+	size := u.win.Canvas().Size()
+	if size.Width <= 0 || size.Height <= 0 {
+		size = u.rememberedSize()
+	}
+	fit := fyne.NewSize(min(size.Width, limit.Width), min(size.Height, limit.Height))
+	if fit != size {
+		u.win.Resize(fit)
+	}
+}
