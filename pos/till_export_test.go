@@ -162,6 +162,27 @@ func TestTillGSTR1(t *testing.T) {
 
 	assert.ErrorIs(t, tl.WriteLinesCSV(ctx, day, day.AddDate(0, 0, -1), &out), ErrExportRange)
 
+	// A refund in December of November's sale is in December's return, citing
+	// the November invoice; November's return stays as it was.
+	r.clock.Advance(9 * 24 * time.Hour)
+	require.Equal(t, "2026-12-01", ToDay(r.clock.Now()))
+	_, err = r.e.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 100_00, PIN: managerPIN})
+	require.NoError(t, err)
+	dec, err := tl.GSTR1(ctx, gstr.Month{Year: 2026, Month: time.December})
+	require.NoError(t, err)
+	require.Len(t, dec.B2CS, 1)
+	assert.Equal(t, gstr.Paise(-84_75), dec.B2CS[0].TxVal)
+	assert.Equal(t, []gstr.DocDet{{DocNum: 5, Docs: []gstr.DocSeries{{Num: 1, From: "T1-000004", To: "T1-000004", TotNum: 1, NetIssue: 1}}}},
+		dec.DocIssue.DocDet)
+	docs, err := tl.ExportDocuments(ctx, r.clock.Now(), r.clock.Now())
+	require.NoError(t, err)
+	require.Len(t, docs, 1)
+	assert.Equal(t, "T1-000002", docs[0].OriginalNumber)
+	assert.Equal(t, "2026-11-22", ToDay(docs[0].OriginalDate))
+	nov, err := tl.GSTR1(ctx, month)
+	require.NoError(t, err)
+	assert.Equal(t, ret, nov)
+
 	_, _, err = tl.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV", Composition: true}, managerPIN)
 	require.NoError(t, err)
 	_, err = tl.GSTR1(ctx, month)

@@ -368,6 +368,8 @@ func origDate(d Document) time.Time {
 	return d.OriginalDate
 }
 
+func zero(p *Paise) bool { return p == nil || *p == 0 }
+
 func plus(p *Paise, v Paise) *Paise {
 	if p == nil {
 		return &v
@@ -484,6 +486,9 @@ func (b *builder) fill(r *Return, month Month) {
 		r.B2CL = append(r.B2CL, B2CL{POS: pos, Inv: inv})
 	}
 	for _, e := range b.b2cs {
+		if e.TxVal == 0 && e.CsAmt == 0 && zero(e.IAmt) && zero(e.CAmt) && zero(e.SAmt) {
+			continue // sales wholly returned within the month
+		}
 		r.B2CS = append(r.B2CS, *e)
 	}
 	slices.SortFunc(r.B2CS, func(x, y B2CS) int {
@@ -510,6 +515,11 @@ func (b *builder) fill(r *Return, month Month) {
 	}
 	if len(b.hsn) > 0 {
 		r.HSN = &HSN{}
+		defer func() {
+			if len(r.HSN.Data)+len(r.HSN.B2B)+len(r.HSN.B2C) == 0 {
+				r.HSN = nil
+			}
+		}()
 		keys := make([]hsnKey, 0, len(b.hsn))
 		for k := range b.hsn {
 			keys = append(keys, k)
@@ -526,6 +536,9 @@ func (b *builder) fill(r *Return, month Month) {
 		split := !month.before(2025, time.May)
 		for _, k := range keys {
 			h := *b.hsn[k]
+			if h == (HSNRow{HSNSc: h.HSNSc, Desc: h.Desc, UQC: h.UQC, Rt: h.Rt}) {
+				continue // sold and wholly returned within the month
+			}
 			switch {
 			case !split:
 				h.Num = len(r.HSN.Data) + 1

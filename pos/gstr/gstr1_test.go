@@ -243,3 +243,18 @@ func TestParseMonth(t *testing.T) {
 		assert.Error(t, err, "ParseMonth(%q)", bad)
 	}
 }
+
+func TestGSTR1SaleWhollyReturnedLeavesNoRow(t *testing.T) {
+	line := Line{Description: "Phone case", HSN: "3926", Qty: 1, Rate: 1800, Taxable: 500_00, CGST: 45_00, SGST: 45_00}
+	docs := []Document{
+		{Kind: Invoice, Number: "T1/2627/000001", Date: day("2026-07-01"), PlaceOfSupply: "27", ShopState: "27", Lines: []Line{line}},
+		{Kind: CreditNote, Number: "T1/C2627/00001", Date: day("2026-07-02"), OriginalNumber: "T1/2627/000001", OriginalValue: 590_00,
+			PlaceOfSupply: "27", ShopState: "27", Lines: []Line{line}},
+	}
+	r, err := GSTR1(Month{2026, time.July}, shopGSTIN, docs)
+	require.NoError(t, err)
+	assert.Empty(t, r.B2CS)
+	assert.Nil(t, r.HSN)
+	require.NotNil(t, r.DocIssue, "both documents were issued")
+	assert.Len(t, r.DocIssue.DocDet, 2)
+}
