@@ -123,7 +123,7 @@ func cmdExport(c *cli, args []string) int {
 		if errors.As(err, &s) {
 			return c.fail(exitBadInput, "%s", s.Sentence())
 		}
-		return c.fail(exitCannotWork, "The journal could not be read for the export (%v); run \"galla journal verify\".", err)
+		return c.fail(exitCannotWork, "The export could not be made (%v); nothing was written. Run \"galla journal verify\" and show this to the manager.", err)
 	}
 	if tmp == nil {
 		if _, err := c.stdout.Write(b.Bytes()); err != nil {

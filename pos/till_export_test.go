@@ -141,8 +141,8 @@ func TestTillGSTR1(t *testing.T) {
 	assert.Nil(t, b.IAmt)
 	require.NotNil(t, ret.DocIssue)
 	assert.Equal(t, []gstr.DocDet{
-		{DocNum: 1, Docs: []gstr.DocSeries{{Num: 1, From: "T1-000001", To: "T1-000002", TotNum: 2, NetIssue: 2}}},
-		{DocNum: 5, Docs: []gstr.DocSeries{{Num: 1, From: "T1-000003", To: "T1-000003", TotNum: 1, NetIssue: 1}}},
+		{DocNum: 1, DocTyp: "Invoices for outward supply", Docs: []gstr.DocSeries{{Num: 1, From: "T1-000001", To: "T1-000002", TotNum: 2, NetIssue: 2}}},
+		{DocNum: 5, DocTyp: "Credit Note", Docs: []gstr.DocSeries{{Num: 1, From: "T1-000003", To: "T1-000003", TotNum: 1, NetIssue: 1}}},
 	}, ret.DocIssue.DocDet, "the failed sale issued no document")
 
 	// October has nothing.
@@ -172,7 +172,7 @@ func TestTillGSTR1(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, dec.B2CS, 1)
 	assert.Equal(t, gstr.Paise(-84_75), dec.B2CS[0].TxVal)
-	assert.Equal(t, []gstr.DocDet{{DocNum: 5, Docs: []gstr.DocSeries{{Num: 1, From: "T1-000004", To: "T1-000004", TotNum: 1, NetIssue: 1}}}},
+	assert.Equal(t, []gstr.DocDet{{DocNum: 5, DocTyp: "Credit Note", Docs: []gstr.DocSeries{{Num: 1, From: "T1-000004", To: "T1-000004", TotNum: 1, NetIssue: 1}}}},
 		dec.DocIssue.DocDet)
 	docs, err := tl.ExportDocuments(ctx, r.clock.Now(), r.clock.Now())
 	require.NoError(t, err)

@@ -32,8 +32,12 @@ func WriteCSV(w io.Writer, docs []Document) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(CSVHeader)
 	for _, d := range docs {
+		pos := d.PlaceOfSupply
+		if pos == "" {
+			pos = d.ShopState
+		}
 		head := []string{CSVText(d.Number), d.Date.Format(time.DateOnly), string(d.Kind), CSVText(d.OriginalNumber),
-			CSVText(d.BuyerGSTIN), CSVText(d.BuyerName), CSVText(d.PlaceOfSupply)}
+			CSVText(d.BuyerGSTIN), CSVText(d.BuyerName), CSVText(pos)}
 		tail := []string{CSVText(d.Tender), CSVText(d.Cashier)}
 		if d.Cancelled {
 			row := append(append([]string(nil), head...), make([]string, len(CSVHeader)-len(head)-len(tail))...)

@@ -14,7 +14,9 @@ import (
 // (JSON). Sections without entries are left out.
 type Return struct {
 	GSTIN    string    `json:"gstin"`
-	FP       string    `json:"fp"` // the return period, MMYYYY
+	FP       string    `json:"fp"`      // the return period, MMYYYY
+	Version  string    `json:"version"` // the schema version the file claims (SchemaVersion)
+	Hash     string    `json:"hash"`    // "hash": a placeholder the offline tool writes too
 	B2B      []B2B     `json:"b2b,omitempty"`
 	B2CL     []B2CL    `json:"b2cl,omitempty"`
 	B2CS     []B2CS    `json:"b2cs,omitempty"`
@@ -154,6 +156,7 @@ type DocIssue struct {
 // and bills of supply), 5 credit notes.
 type DocDet struct {
 	DocNum int         `json:"doc_num"`
+	DocTyp string      `json:"doc_typ"`
 	Docs   []DocSeries `json:"docs"`
 }
 
@@ -173,6 +176,13 @@ const (
 	docInvoices    = 1
 	docCreditNotes = 5
 )
+
+// docTypes names table 13's document kinds as the portal does.
+var docTypes = map[int]string{docInvoices: "Invoices for outward supply", docCreditNotes: "Credit Note"}
+
+// SchemaVersion is the version a GSTR-1 file claims, as other exporters whose
+// files the offline tool imports write it.
+const SchemaVersion = "GST3.0.4"
 
 // B2CLThreshold is the invoice value above which an inter-state invoice to an
 // unregistered buyer dated d is reported invoice by invoice in b2cl: ₹1,00,000
@@ -195,7 +205,7 @@ func GSTR1(month Month, shopGSTIN string, docs []Document) (*Return, error) {
 	if strings.TrimSpace(shopGSTIN) == "" {
 		return nil, ErrNoGSTIN
 	}
-	r := &Return{GSTIN: shopGSTIN, FP: month.FP()}
+	r := &Return{GSTIN: shopGSTIN, FP: month.FP(), Version: SchemaVersion, Hash: "hash"}
 	b := builder{
 		b2b:   map[string][]B2BInvoice{},
 		b2cl:  map[string][]B2CLInvoice{},
@@ -264,12 +274,20 @@ func (b *builder) add(d Document) error {
 	default:
 		return fmt.Errorf("gstr: document %s: unknown kind %q", d.Number, d.Kind)
 	}
+	if d.PlaceOfSupply == "" {
+		d.PlaceOfSupply = d.ShopState
+	}
+	for i, l := range d.Lines {
+		switch {
+		case d.InterState() && (l.CGST != 0 || l.SGST != 0):
+			return fmt.Errorf("gstr: %s %s line %d: CGST and SGST on a supply from state %s to %s (IGST applies)", d.Kind, d.Number, i+1, d.ShopState, d.PlaceOfSupply)
+		case !d.InterState() && l.IGST != 0:
+			return fmt.Errorf("gstr: %s %s line %d: IGST on a supply within state %s", d.Kind, d.Number, i+1, d.PlaceOfSupply)
+		}
+	}
 	b.count(d)
 	if d.Cancelled {
 		return nil
-	}
-	if d.PlaceOfSupply == "" {
-		d.PlaceOfSupply = d.ShopState
 	}
 	sign := Paise(1)
 	if d.Kind == CreditNote {
@@ -346,13 +364,10 @@ func (b *builder) add(d Document) error {
 			e.TxVal += sign * l.Taxable
 			e.CsAmt += sign * l.Cess
 			if k.inter {
-				e.IAmt = plus(e.IAmt, sign*(l.IGST+l.CGST+l.SGST))
+				e.IAmt = plus(e.IAmt, sign*l.IGST)
 			} else {
 				e.CAmt = plus(e.CAmt, sign*l.CGST)
 				e.SAmt = plus(e.SAmt, sign*l.SGST)
-				if l.IGST != 0 {
-					return fmt.Errorf("gstr: %s %s charges IGST on a supply within the state", d.Kind, d.Number)
-				}
 			}
 		}
 	}
@@ -393,7 +408,7 @@ func itemsOf(d Document) []Item {
 		it.TxVal += l.Taxable
 		it.CsAmt += l.Cess
 		if d.InterState() {
-			it.IAmt = plus(it.IAmt, l.IGST+l.CGST+l.SGST)
+			it.IAmt = plus(it.IAmt, l.IGST)
 		} else {
 			it.CAmt = plus(it.CAmt, l.CGST)
 			it.SAmt = plus(it.SAmt, l.SGST)
@@ -425,7 +440,7 @@ func (b *builder) addHSN(d Document, l Line, sign Paise) {
 	h.Qty += int(sign) * l.Qty
 	h.TxVal += sign * l.Taxable
 	if d.InterState() {
-		h.IAmt += sign * (l.IGST + l.CGST + l.SGST)
+		h.IAmt += sign * l.IGST
 	} else {
 		h.CAmt += sign * l.CGST
 		h.SAmt += sign * l.SGST
@@ -572,7 +587,7 @@ func (b *builder) fill(r *Return, month Month) {
 		for _, k := range keys {
 			s := b.issue[k]
 			if n := len(r.DocIssue.DocDet); n == 0 || r.DocIssue.DocDet[n-1].DocNum != k.doc {
-				r.DocIssue.DocDet = append(r.DocIssue.DocDet, DocDet{DocNum: k.doc})
+				r.DocIssue.DocDet = append(r.DocIssue.DocDet, DocDet{DocNum: k.doc, DocTyp: docTypes[k.doc]})
 			}
 			dd := &r.DocIssue.DocDet[len(r.DocIssue.DocDet)-1]
 			dd.Docs = append(dd.Docs, DocSeries{Num: len(dd.Docs) + 1, From: s.from, To: s.to, TotNum: s.total,

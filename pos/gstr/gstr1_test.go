@@ -80,7 +80,7 @@ func july2026() []Document {
 //	hsn_b2c 8517 18%:  100000.00 + 84745.76 − 2000.00 = 182745.76; IGST 18000.00 + 15254.24 − 360.00 = 32894.24
 //	hsn_b2c 8544 5%:   qty 1 + 1 + 3 = 5; 200.00 + 400.00 + 300.00 = 900.00
 const july2026Return = `{
-  "gstin": "27AAPFU0939F1ZV", "fp": "072026",
+  "gstin": "27AAPFU0939F1ZV", "fp": "072026", "version": "GST3.0.4", "hash": "hash",
   "b2b": [{"ctin": "27AAACR5055K1Z7", "inv": [
     {"inum": "T1/2627/000003", "idt": "08-07-2026", "val": 59000.00, "pos": "27", "rchrg": "N", "inv_typ": "R",
      "itms": [{"num": 1, "itm_det": {"rt": 18, "txval": 50000.00, "camt": 4500.00, "samt": 4500.00, "csamt": 0.00}}]}]}],
@@ -110,8 +110,8 @@ const july2026Return = `{
       {"num": 3, "hsn_sc": "8544", "desc": "USB cable", "uqc": "NOS", "qty": 5, "rt": 5, "txval": 900.00,
        "iamt": 20.00, "camt": 12.50, "samt": 12.50, "csamt": 0.00}]},
   "doc_issue": {"doc_det": [
-    {"doc_num": 1, "docs": [{"num": 1, "from": "T1/2627/000001", "to": "T1/2627/000007", "totnum": 7, "cancel": 1, "net_issue": 6}]},
-    {"doc_num": 5, "docs": [{"num": 1, "from": "T1/C2627/00001", "to": "T1/C2627/00003", "totnum": 3, "cancel": 0, "net_issue": 3}]}]}
+    {"doc_num": 1, "doc_typ": "Invoices for outward supply", "docs": [{"num": 1, "from": "T1/2627/000001", "to": "T1/2627/000007", "totnum": 7, "cancel": 1, "net_issue": 6}]},
+    {"doc_num": 5, "doc_typ": "Credit Note", "docs": [{"num": 1, "from": "T1/C2627/00001", "to": "T1/C2627/00003", "totnum": 3, "cancel": 0, "net_issue": 3}]}]}
 }`
 
 func TestGSTR1Month(t *testing.T) {
@@ -228,6 +228,12 @@ func TestGSTR1Refuses(t *testing.T) {
 	assert.ErrorContains(t, err, "no number")
 	_, err = GSTR1(Month{2026, time.July}, shopGSTIN, []Document{{Kind: "receipt", Number: "1", Date: day("2026-07-01")}})
 	assert.ErrorContains(t, err, "unknown kind")
+	_, err = GSTR1(Month{2026, time.July}, shopGSTIN, []Document{{Kind: Invoice, Number: "T1/2627/000001", Date: day("2026-07-01"),
+		PlaceOfSupply: "29", ShopState: "27", Lines: []Line{{Rate: 1800, Taxable: 100_00, CGST: 9_00, SGST: 9_00}}}})
+	assert.EqualError(t, err, "gstr: invoice T1/2627/000001 line 1: CGST and SGST on a supply from state 27 to 29 (IGST applies)")
+	_, err = GSTR1(Month{2026, time.July}, shopGSTIN, []Document{{Kind: CreditNote, Number: "T1/C2627/00001", Date: day("2026-07-01"),
+		ShopState: "27", Lines: []Line{{Rate: 1800, Taxable: 100_00, IGST: 18_00}}}})
+	assert.EqualError(t, err, "gstr: credit-note T1/C2627/00001 line 1: IGST on a supply within state 27")
 }
 
 func TestParseMonth(t *testing.T) {
