@@ -163,6 +163,7 @@ func TestExportBadInput(t *testing.T) {
 		{"a day for a month", []string{"export", "gstr1", "--month", "2026-07-01"}, "is not YYYY-MM"},
 		{"days for gstr1", []string{"export", "gstr1", "--month", "2026-07", "--from", "2026-07-01"}, "takes a --month"},
 		{"from after to", []string{"export", "csv", "--from", "2026-07-10", "--to", "2026-07-09"}, "is after the last day"},
+		{"too long", []string{"export", "csv", "--from", "2020-01-01", "--to", "2026-01-01"}, "at most 1096 days"},
 		{"no from", []string{"export", "csv", "--to", "2026-07-09"}, "--from YYYY-MM-DD"},
 		{"bad day", []string{"export", "csv", "--from", "2026-02-30"}, `the day "2026-02-30" is not YYYY-MM-DD`},
 		{"no such export", []string{"export", "gstr3b"}, `"gstr3b" is not an export`},

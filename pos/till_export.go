@@ -19,6 +19,12 @@ import (
 // ErrExportRange refuses an export whose first day is after its last.
 var ErrExportRange = sentenceErr("The first day of the export is after its last day; give --from before --to.")
 
+// MaxExportDays is the longest export: three years of days, read one by one.
+const MaxExportDays = 3*365 + 1
+
+// ErrExportTooLong refuses an export of more than MaxExportDays days.
+var ErrExportTooLong = sentenceErr(fmt.Sprintf("An export covers at most %d days (three years); export a longer period in parts.", MaxExportDays))
+
 // ExportDocuments returns the documents issued on the days from to to (both
 // included, local days): a tax invoice for every paid sale confirmed on one of
 // those days and a credit note for every refund done on one of them, by date and
@@ -50,6 +56,9 @@ func (t *Till) ExportDocuments(ctx context.Context, from, to time.Time) ([]gstr.
 	start, err := time.ParseInLocation(DayLayout, first, loc)
 	if err != nil {
 		return nil, fmt.Errorf("pos: export: %w", err)
+	}
+	if start.AddDate(0, 0, MaxExportDays-1).Format(DayLayout) < last {
+		return nil, ErrExportTooLong
 	}
 	for d := start; ToDay(d) <= last; d = d.AddDate(0, 0, 1) {
 		orders, err := t.j.OrdersByDay(ctx, ToDay(d))

@@ -161,6 +161,11 @@ func TestTillGSTR1(t *testing.T) {
 	assert.Equal(t, []string{"T1-000003", "credit-note", "T1-000002", "-84.75"}, []string{rows[3][0], rows[3][2], rows[3][3], rows[3][11]})
 
 	assert.ErrorIs(t, tl.WriteLinesCSV(ctx, day, day.AddDate(0, 0, -1), &out), ErrExportRange)
+	// 2026-11-22 to 2029-11-21 is 1,096 days (2028 is a leap year); a day more is too long.
+	_, err = tl.ExportDocuments(ctx, day, time.Date(2029, 11, 21, 0, 0, 0, 0, time.Local))
+	require.NoError(t, err)
+	_, err = tl.ExportDocuments(ctx, day, time.Date(2029, 11, 22, 0, 0, 0, 0, time.Local))
+	assert.ErrorIs(t, err, ErrExportTooLong)
 
 	// A refund in December of November's sale is in December's return, citing
 	// the November invoice; November's return stays as it was.
