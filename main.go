@@ -72,6 +72,7 @@ func commands() map[string]command {
 		"catalog":   {"galla catalog import FILE | galla catalog list [--format text|json]", cmdCatalog},
 		"staff":     {"galla staff list | staff add NAME --role cashier|manager | staff disable|enable|reset-pin|unlock NAME", cmdStaff},
 		"shop":      {"galla shop set --name N --address A --state CODE [--gstin GSTIN] [--composition]", cmdShop},
+		"export":    {"galla export gstr1 --month YYYY-MM [--out FILE] | export csv --from DAY [--to DAY] [--out FILE]", cmdExport},
 		"journal":   {"galla journal verify | journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE | journal restore BACKUP", cmdJournal},
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"galla/pos/gstr"
 )
 
 // Report is the X report of a day (or, sealed, its Z report). It reads only that
@@ -415,16 +417,9 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	return nil
 }
 
-// CSVText makes a text cell safe for a spreadsheet (DESIGN.md section 5): a cell
-// starting with =, +, -, @, a tab or a carriage return is a formula to Excel,
-// LibreOffice and Sheets, so it gets a leading apostrophe and is read as text.
-// Amounts, which Galla writes itself, are not passed through it.
-func CSVText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}
+// CSVText makes a text cell safe for a spreadsheet (DESIGN.md section 5); it is
+// gstr.CSVText, the one rule every CSV export of Galla uses.
+func CSVText(s string) string { return gstr.CSVText(s) }
 
 // rupees writes an amount as plain rupees with two decimals, for CSV.
 func rupees(p Paise) string {

@@ -1,0 +1,70 @@
+package gstr
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CSVText makes a text cell safe for a spreadsheet (DESIGN.md section 5): a cell
+// starting with =, +, -, @, a tab or a carriage return is a formula to Excel,
+// LibreOffice and Sheets, so it gets a leading apostrophe and is read as text.
+// Amounts, which Galla writes itself, are not passed through it.
+func CSVText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// CSVHeader is the header row WriteCSV writes.
+var CSVHeader = []string{"document_no", "date", "kind", "original_no", "buyer_gstin", "buyer_name", "place_of_supply",
+	"item", "hsn", "qty", "uqc", "taxable", "rate", "igst", "cgst", "sgst", "cess", "total", "imei", "tender", "cashier"}
+
+// WriteCSV writes one row per line sold or returned in docs, in the order given,
+// for the accountant: a credit note's lines with negative quantities and values
+// (so that a column's sum is the net), a cancelled document as one row with no
+// line. Amounts are rupees with two decimals; every text cell is CSVText.
+func WriteCSV(w io.Writer, docs []Document) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(CSVHeader)
+	for _, d := range docs {
+		pos := d.PlaceOfSupply
+		if pos == "" {
+			pos = d.ShopState
+		}
+		head := []string{CSVText(d.Number), d.Date.Format(time.DateOnly), string(d.Kind), CSVText(d.OriginalNumber),
+			CSVText(d.BuyerGSTIN), CSVText(d.BuyerName), CSVText(pos)}
+		tail := []string{CSVText(d.Tender), CSVText(d.Cashier)}
+		if d.Cancelled {
+			row := append(append([]string(nil), head...), make([]string, len(CSVHeader)-len(head)-len(tail))...)
+			row[2] = string(d.Kind) + " (cancelled)"
+			_ = cw.Write(append(row, tail...))
+			continue
+		}
+		sign := Paise(1)
+		if d.Kind == CreditNote {
+			sign = -1
+		}
+		for _, l := range d.Lines {
+			uqc := l.UQC
+			if uqc == "" {
+				uqc = "NOS"
+			}
+			row := append(append([]string(nil), head...),
+				CSVText(l.Description), CSVText(l.HSN), strconv.Itoa(int(sign)*l.Qty), CSVText(uqc),
+				(sign * l.Taxable).Rupees(), l.Rate.String(), (sign * l.IGST).Rupees(), (sign * l.CGST).Rupees(),
+				(sign * l.SGST).Rupees(), (sign * l.Cess).Rupees(), (sign * l.Total()).Rupees(),
+				CSVText(strings.Join(l.IMEIs, " ")))
+			_ = cw.Write(append(row, tail...))
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("gstr: csv: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,287 @@
+package pos
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"galla/pos/gstr"
+)
+
+// The exports an accountant takes from the counter (DESIGN.md section 9): the
+// GSTR-1 of a month and a CSV of every line sold or returned. Both read the
+// journal's orders day by day and turn each into its documents with
+// GSTRDocuments.
+
+// ErrExportRange refuses an export whose first day is after its last.
+var ErrExportRange = sentenceErr("The first day of the export is after its last day; give --from before --to.")
+
+// MaxExportDays is the longest export: three years of days, read one by one.
+const MaxExportDays = 3*365 + 1
+
+// ErrExportTooLong refuses an export of more than MaxExportDays days.
+var ErrExportTooLong = sentenceErr(fmt.Sprintf("An export covers at most %d days (three years); export a longer period in parts.", MaxExportDays))
+
+// ExportDocuments returns the documents issued on the days from to to (both
+// included, local days): a tax invoice for every paid sale confirmed on one of
+// those days and a credit note for every refund done on one of them, by date and
+// number.
+func (t *Till) ExportDocuments(ctx context.Context, from, to time.Time) ([]gstr.Document, error) {
+	first, last := ToDay(from), ToDay(to)
+	if first > last {
+		return nil, ErrExportRange
+	}
+	shop, err := LoadShop(ctx, t.j)
+	if err != nil {
+		return nil, err
+	}
+	loc := t.Now().Location()
+	names := map[string]string{}
+	name := func(id string) string {
+		if id == "" {
+			return ""
+		}
+		if n, ok := names[id]; ok {
+			return n
+		}
+		n := t.staffName(ctx, id)
+		names[id] = n
+		return n
+	}
+	seen := map[string]bool{}
+	var docs []gstr.Document
+	start, err := time.ParseInLocation(DayLayout, first, loc)
+	if err != nil {
+		return nil, fmt.Errorf("pos: export: %w", err)
+	}
+	if start.AddDate(0, 0, MaxExportDays-1).Format(DayLayout) < last {
+		return nil, ErrExportTooLong
+	}
+	for d := start; ToDay(d) <= last; d = d.AddDate(0, 0, 1) {
+		orders, err := t.j.OrdersByDay(ctx, ToDay(d))
+		if err != nil {
+			return nil, fmt.Errorf("pos: export %s: %w", ToDay(d), err)
+		}
+		for _, o := range orders {
+			if seen[o.ID] {
+				continue
+			}
+			seen[o.ID] = true
+			for _, doc := range GSTRDocuments(*o, shop, t.cfg.Terminal, loc, name) {
+				if day := ToDay(doc.Date); day >= first && day <= last {
+					docs = append(docs, doc)
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(docs, func(a, b gstr.Document) int {
+		if c := a.Date.Compare(b.Date); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Number, b.Number)
+	})
+	return docs, nil
+}
+
+// GSTR1 builds the GSTR-1 of month from the journal, under the shop's GSTIN. It
+// is refused while the shop has no GSTIN (its documents are receipts, not tax
+// invoices) and for a composition-scheme shop (which files GSTR-4, not GSTR-1).
+func (t *Till) GSTR1(ctx context.Context, month gstr.Month) (*gstr.Return, error) {
+	shop, err := LoadShop(ctx, t.j)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case shop.GSTIN == "":
+		return nil, sentenceErr("GSTR-1 is filed under the shop's GSTIN, which is not set: set it with galla shop set --gstin (or in Settings), then export again.")
+	case shop.Composition:
+		return nil, sentenceErr("A shop under the composition scheme files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export.")
+	}
+	first, last := month.Days(t.Now().Location())
+	docs, err := t.ExportDocuments(ctx, first, last)
+	if err != nil {
+		return nil, err
+	}
+	r, err := gstr.GSTR1(month, shop.GSTIN, docs)
+	if err != nil {
+		return nil, fmt.Errorf("pos: gstr1 %s: %w", month, err)
+	}
+	return r, nil
+}
+
+// WriteLinesCSV writes one row per line sold or returned on the days from to to
+// (gstr.WriteCSV), for the accountant.
+func (t *Till) WriteLinesCSV(ctx context.Context, from, to time.Time, w io.Writer) error {
+	docs, err := t.ExportDocuments(ctx, from, to)
+	if err != nil {
+		return err
+	}
+	return gstr.WriteCSV(w, docs)
+}
+
+// GSTRDocuments maps one journaled order to the documents it issued, as GSTR-1
+// and the accountant's CSV read them: the sale's tax invoice (or bill of supply
+// for a composition shop) once it is paid, and a credit note for each done
+// refund, citing the sale's number. Dates are in loc; staff names what an id
+// journaled with the sale or refund is called.
+//
+// What the journal records today fills them: rates in whole percent become
+// hundredths; a sale has no buyer, so it is to an unregistered buyer in the
+// shop's state (CGST and SGST, never IGST); a full refund reverses every line
+// with its quantity, a partial one is a credit note of value only, spread over
+// the lines in proportion to their amounts. Buyer details, a place of supply in
+// another state, cess, cancelled (voided) sales and numbered series fill in here
+// as the journal comes to record them.
+func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staff func(id string) string) []gstr.Document {
+	if !o.State.Paid() || len(o.Lines) == 0 {
+		return nil
+	}
+	if staff == nil {
+		staff = func(id string) string { return id }
+	}
+	kind := gstr.Invoice
+	if shop.Composition {
+		kind = gstr.BillOfSupply
+	}
+	invoice := gstr.Document{
+		Kind:          kind,
+		Number:        firstNonEmpty(ReceiptNumber(terminal, o.ReceiptNo), o.ID),
+		Date:          dayTime(o.PaidDay, saleTime(o), loc),
+		PlaceOfSupply: shop.State,
+		ShopState:     shop.State,
+		Tender:        tenderText(o),
+		Cashier:       staff(o.Staff),
+	}
+	printed := receiptLines(o) // the IMEIs given to each line, as the receipt prints them
+	amounts := make([]Paise, len(o.Lines))
+	for i, l := range o.Lines {
+		amounts[i] = l.Amount()
+		gl := gstrLine(l, l.Amount(), l.Qty, shop.Composition)
+		if i < len(printed) {
+			gl.IMEIs = printed[i].IMEIs
+		}
+		invoice.Lines = append(invoice.Lines, gl)
+	}
+	total := o.Totals.Total
+	if total == 0 {
+		total = ComputeTotals(o.Lines).Total
+	}
+	docs := []gstr.Document{invoice}
+	for n, rf := range o.Refunds {
+		if rf.Status != RefundDone {
+			continue
+		}
+		cn := gstr.Document{
+			Kind:           gstr.CreditNote,
+			Number:         firstNonEmpty(ReceiptNumber(terminal, rf.ReceiptNo), fmt.Sprintf("%s/R%d", o.ID, n+1)),
+			Date:           dayTime(rf.Day, rf.Time, loc),
+			OriginalNumber: invoice.Number,
+			OriginalDate:   invoice.Date,
+			OriginalValue:  invoice.Value(),
+			PlaceOfSupply:  invoice.PlaceOfSupply,
+			ShopState:      invoice.ShopState,
+			Tender:         invoice.Tender,
+			Cashier:        staff(rf.Staff),
+		}
+		if rf.Amount >= total {
+			cn.Lines = make([]gstr.Line, len(invoice.Lines))
+			copy(cn.Lines, invoice.Lines)
+		} else {
+			for i, share := range Spread(rf.Amount, amounts) {
+				if share != 0 {
+					cn.Lines = append(cn.Lines, gstrLine(o.Lines[i], share, 0, shop.Composition))
+				}
+			}
+		}
+		docs = append(docs, cn)
+	}
+	return docs
+}
+
+// gstrLine is l as a document line for a GST-inclusive amount of it (the
+// line's own, or a refund's share) and a quantity; a composition shop charges
+// no GST, so all of it is the value of the supply.
+func gstrLine(l Line, amount Paise, qty int, composition bool) gstr.Line {
+	out := gstr.Line{Description: l.Name, HSN: l.HSN, Qty: qty}
+	if composition {
+		out.Taxable = gstr.Paise(amount)
+		return out
+	}
+	tx := TaxOf(amount, l.GSTRate)
+	out.Rate = gstr.Rate(l.GSTRate * 100)
+	out.Taxable, out.CGST, out.SGST = gstr.Paise(tx.Taxable), gstr.Paise(tx.CGST), gstr.Paise(tx.SGST)
+	return out
+}
+
+// Spread divides amount over parts in proportion to their sizes, to the paisa:
+// each share rounded down, the paise left over going one each to the parts with
+// the largest remainders (the first of equals first). The shares add up to
+// amount exactly.
+func Spread(amount Paise, parts []Paise) []Paise {
+	out := make([]Paise, len(parts))
+	var total Paise
+	for _, p := range parts {
+		total += p
+	}
+	if total <= 0 || amount == 0 {
+		return out
+	}
+	rem := make([]int64, len(parts))
+	left := amount
+	for i, p := range parts {
+		num := int64(amount) * int64(p)
+		out[i] = Paise(num / int64(total))
+		rem[i] = num % int64(total)
+		left -= out[i]
+	}
+	order := make([]int, len(parts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case rem[a] > rem[b]:
+			return -1
+		case rem[a] < rem[b]:
+			return 1
+		}
+		return 0
+	})
+	for _, i := range order {
+		if left <= 0 {
+			break
+		}
+		out[i]++
+		left--
+	}
+	return out
+}
+
+// tenderText is how a sale was paid, as the accountant's CSV shows it: the
+// tender, the card's brand and last four, the EMI plan.
+func tenderText(o Order) string {
+	s := string(o.Tender)
+	if o.CardLast4 != "" {
+		s += " " + strings.TrimSpace(o.CardBrand+" "+o.CardLast4)
+	}
+	if o.EMI != nil {
+		s += " " + PlanName(o.EMI)
+	}
+	return s
+}
+
+// dayTime is at in loc when that falls on day (DayLayout), else midnight of day:
+// a document is dated the day its event was journaled on.
+func dayTime(day string, at time.Time, loc *time.Location) time.Time {
+	if !at.IsZero() && ToDay(at.In(loc)) == day {
+		return at.In(loc)
+	}
+	d, err := time.ParseInLocation(DayLayout, day, loc)
+	if err != nil {
+		return at.In(loc)
+	}
+	return d
+}
