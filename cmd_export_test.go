@@ -77,10 +77,10 @@ func TestExportCommands(t *testing.T) {
 	before := time.Now()
 	// Two cables at ₹499.00 and a case at ₹1,499.00, all at 18%, by cash; then
 	// ₹100.00 of the case's sale refunded.
-	code, out, errOut := tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M:2", "--pay", "cash", "--cash", "100000")
+	code, out, errOut := tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M:2", "--pay", "cash", "--cash", "100000")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, uint64(1), decodeCheckout(t, out).ReceiptNo)
-	code, out, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "cash", "--cash", "150000")
+	code, out, errOut = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "cash", "--cash", "150000")
 	require.Equal(t, exitOK, code, errOut)
 	caseSale := decodeCheckout(t, out)
 	code, _, errOut = tillRun(t, dir, "", pin, "refund", caseSale.MerchantOrderID, "--amount", "10000")
