@@ -3,7 +3,11 @@ package pos
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
+	"strconv"
+
+	"galla/gateway"
 )
 
 // SaleTender is one tender of a split-tender sale (docs/adr/0005-split-tender.md):
@@ -147,4 +151,157 @@ func partLines(lines []Line, amount Paise) []Line {
 		cut -= d
 	}
 	return slices.DeleteFunc(out, func(l Line) bool { return l.Amount() <= 0 })
+}
+
+// OpenSale journals the cart as a split-tender sale, to be paid by several
+// tenders (Pay with PayRequest.Sale). The discounts are checked as for any sale.
+func (t *Till) OpenSale(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string) (*SaleStatus, error) {
+	sale := Sale{Lines: SaleLines(lines, imeis), Staff: cashier}
+	if err := t.checkDiscounts(sale.Lines); err != nil {
+		return nil, err
+	}
+	o, err := t.eng.OpenSale(ctx, sale)
+	if err != nil {
+		t.noteErr(err)
+		return nil, err
+	}
+	return &SaleStatus{Sale: o, Due: o.Amount}, nil
+}
+
+// SaleStatus reads a split sale and its tenders.
+func (t *Till) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) {
+	return t.eng.SaleStatus(ctx, id)
+}
+
+// OpenSales lists the split sales left part paid, with their tenders, so the
+// counter shows them again after a restart.
+func (t *Till) OpenSales(ctx context.Context) ([]*SaleStatus, error) {
+	sales, err := t.eng.OpenSales(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*SaleStatus, 0, len(sales))
+	for _, s := range sales {
+		st, err := t.eng.SaleStatus(ctx, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// VoidSale voids a split sale left part paid, authorised by a manager's PIN:
+// each paid tender is refunded with its document (Engine.VoidSale).
+func (t *Till) VoidSale(ctx context.Context, saleID, pin, reason string) (*SaleStatus, error) {
+	st, err := t.eng.VoidSale(ctx, saleID, pin, reason)
+	if err != nil {
+		t.noteErr(err)
+	}
+	return st, err
+}
+
+// payTender is Pay for one tender of a split sale: the tender is journaled on
+// the sale before its own order, paid as a whole sale of that tender would be,
+// and the sale is completed once its tenders cover it.
+func (t *Till) payTender(ctx context.Context, req PayRequest, card *gateway.Card, progress func(PayProgress)) (PayOutcome, error) {
+	var (
+		res *Result
+		st  *SaleStatus
+		err error
+	)
+	orderID, checks := "", 0
+	defer func() {
+		if orderID != "" {
+			o, err := t.eng.Order(context.WithoutCancel(ctx), orderID)
+			t.payReturned(orderID, err == nil && !o.Unresolved())
+		}
+	}()
+	opt := t.payOptions(req, &orderID, &checks, progress)
+	service := func(kind TenderKind, plan *EMIPlan) (*Order, error) {
+		o, err := t.eng.OpenSaleTender(ctx, req.Sale, kind, req.Amount, plan, req.Cashier, opt)
+		if o != nil && o.ID != orderID {
+			t.payReturned(orderID, true)
+			orderID = o.ID
+			t.paying(orderID)
+		}
+		return o, err
+	}
+	switch req.Tender {
+	case TenderCash:
+		res, st, err = t.eng.SaleCash(ctx, req.Sale, req.Amount, req.Tendered, req.Cashier)
+	case TenderUPI:
+		res, st, err = t.eng.SaleUPI(ctx, req.Sale, req.Amount, req.Cashier)
+	case TenderNote:
+		res, st, err = t.eng.SaleNote(ctx, req.Sale, req.NoteNo, req.Amount, req.Cashier)
+	case TenderCard, TenderEMI:
+		if card == nil {
+			return PayOutcome{}, errNoCard
+		}
+		if err := card.Check(t.eng.Now()); err != nil {
+			return PayOutcome{}, err
+		}
+		if req.Tender == TenderEMI {
+			if req.Offer == nil {
+				return PayOutcome{}, sentenceErr("Choose an EMI offer and type the card again.")
+			}
+			amount := req.Amount
+			if amount == 0 {
+				cur, serr := t.eng.SaleStatus(ctx, req.Sale)
+				if serr != nil {
+					return PayOutcome{}, serr
+				}
+				amount = cur.Due
+			}
+			if err := t.eng.ValidateScheme(ctx, *req.Offer, amount, card); err != nil {
+				t.noteErr(err)
+				return PayOutcome{}, err
+			}
+		}
+		var o *Order
+		if o, err = service(req.Tender, req.Offer); err == nil {
+			res, err = t.eng.pay(ctx, o.ID, card, opt)
+			if err != nil && req.Tender == TenderEMI {
+				t.cancelUnpaid(ctx, o.ID, err)
+			}
+		}
+	case TenderPhone:
+		res, err = t.payOnPhone(ctx, func() (*Order, error) { return service(TenderPhone, nil) }, opt, progress)
+	default:
+		return PayOutcome{}, sentenceErr("Choose how the customer pays this part: cash, UPI, card, EMI, phone or a credit note.")
+	}
+	if err != nil {
+		t.noteErr(err)
+		return PayOutcome{}, err
+	}
+	if res.Order != nil && orderID == "" {
+		orderID = res.Order.ID
+	}
+	if st == nil {
+		if st, err = t.eng.SettleSale(ctx, req.Sale); err != nil {
+			t.noteErr(err)
+			return PayOutcome{}, err
+		}
+	}
+	out := payOutcomeOf(res)
+	out.Sale = st
+	if req.Tender == TenderCash {
+		out.Drawer = t.drawer(ctx)
+	}
+	if st.Complete() {
+		out.ReceiptNo = strconv.FormatUint(st.Sale.ReceiptNo, 10)
+	}
+	return out, nil
+}
+
+// cancelUnpaid closes a tender's order that was refused before any payment was
+// sent (the IMEIs, most often), so the sale's due amount is free again.
+func (t *Till) cancelUnpaid(ctx context.Context, id string, cause error) {
+	cur, err := t.j.Order(ctx, id)
+	if err != nil || cur.State != StateCreated || len(cur.Attempts) > 0 {
+		return
+	}
+	if _, err := t.eng.Cancel(ctx, id, "refused before payment: "+Sentence(cause)); err != nil {
+		t.eng.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", id), slog.String("error", err.Error()))
+	}
 }
