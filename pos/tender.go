@@ -2,6 +2,7 @@ package pos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -304,4 +305,50 @@ func (t *Till) cancelUnpaid(ctx context.Context, id string, cause error) {
 	if _, err := t.eng.Cancel(ctx, id, "refused before payment: "+Sentence(cause)); err != nil {
 		t.eng.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", id), slog.String("error", err.Error()))
 	}
+}
+
+// FindSaleOffer returns the EMI offer of issuer and tenure for amount of split
+// sale saleID (0: all that is left), or a sentence listing the offers there are.
+func (t *Till) FindSaleOffer(ctx context.Context, saleID string, amount Paise, issuer string, months int) (EMIPlan, error) {
+	set, err := t.saleOffers(ctx, saleID, amount)
+	if err != nil {
+		return EMIPlan{}, err
+	}
+	plan, ok := set.Find(issuer, months, "")
+	if !ok {
+		return EMIPlan{}, Errorf("No %s offer of %d months exists for %s of this sale; the offers are: %s.", issuer, months, set.Amount, offerList(set))
+	}
+	return plan, nil
+}
+
+// SaleEMIOffers lists the EMI plans for amount of split sale saleID (0: all
+// that is left), cheapest total cost first; none is an empty list.
+func (t *Till) SaleEMIOffers(ctx context.Context, saleID string, amount Paise) ([]EMIPlan, error) {
+	set, err := t.saleOffers(ctx, saleID, amount)
+	if errors.Is(err, ErrNoEMIOffer) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []EMIPlan
+	for _, is := range set.Issuers {
+		out = append(out, is.Plans...)
+	}
+	SortOffers(out, ByTotalCost)
+	return out, nil
+}
+
+func (t *Till) saleOffers(ctx context.Context, saleID string, amount Paise) (*OfferSet, error) {
+	st, err := t.eng.SaleStatus(ctx, saleID)
+	if err != nil {
+		return nil, err
+	}
+	if amount == 0 {
+		amount = st.Due
+	}
+	if amount <= 0 || amount > st.Due {
+		return nil, &TenderError{Amount: amount, Due: st.Due, Pending: st.Pending}
+	}
+	return t.eng.EMIOffers(ctx, partLines(st.Sale.Lines, amount))
 }
