@@ -92,7 +92,7 @@ func newEMIScreen(u *UI) *emiScreen {
 		s.sortBy = (s.sortBy + 1) % len(emiSorts)
 		s.apply()
 	})
-	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(u.sale) })
+	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(u.backFrom(s.req)) })
 	header := offerRow("Issuer", "Plan", "Tenure", "Monthly", "Interest", "Benefit", "Total payable")
 	top := container.NewVBox(s.title, s.filter, container.NewHBox(s.sortLbl), header)
 	bottom := container.NewVBox(s.message, container.NewGridWithColumns(3, s.back.btn, s.sortA.btn, s.pick.btn))
@@ -172,7 +172,7 @@ func (s *emiScreen) start(req PayRequest, total pos.Paise, what string) {
 	s.pick.btn.Disable()
 	s.u.goTo(s)
 	s.u.async(func(ctx context.Context) func() {
-		offers, err := s.u.till.EMIOffers(ctx, req.Lines)
+		offers, err := s.offersFor(ctx, req)
 		return func() {
 			if err != nil {
 				s.message.SetText(sentence(err))
@@ -402,4 +402,14 @@ func (c *columns) MinSize(objs []fyne.CanvasObject) fyne.Size {
 		h = max(h, o.MinSize().Height)
 	}
 	return fyne.NewSize(float32(len(objs))*40, h)
+}
+
+// offersFor are the EMI plans of req: for the lines, or for its part of a split sale.
+func (s *emiScreen) offersFor(ctx context.Context, req PayRequest) ([]EMIOffer, error) {
+	if req.Sale != "" {
+		if t := s.u.tenderer(); t != nil {
+			return t.SaleEMIOffers(ctx, req.Sale, req.Amount)
+		}
+	}
+	return s.u.till.EMIOffers(ctx, req.Lines)
 }
