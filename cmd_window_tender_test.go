@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"galla/gateway/sandbox"
 	"galla/pos"
 )
 
@@ -147,4 +148,57 @@ func TestKeyboardPhonePageWarning(t *testing.T) {
 	k.press(fyne.KeyF8)
 	k.waitText("a phone cannot open it")
 	assert.True(t, k.shows("Settings (F10)"), k.screenText())
+}
+
+// TestKeyboardBrandEMIWrongIMEI types the IMEI of a phone of another brand for
+// Samsung's brand offer: the service's refusal is said on the IMEI page before
+// the card is used, naming the IMEI and the phone, with the IMEI kept and
+// focused; corrected, the same card pays once.
+func TestKeyboardBrandEMIWrongIMEI(t *testing.T) {
+	till := newWindowTill(t)
+	k := newCounter(t, till)
+	k.firstManager()
+	k.enter("s24")
+	k.waitText("EMI from ₹")
+	k.ctrl(fyne.KeyE)
+	k.waitText("Sorted by total cost")
+	k.typeText("hdfc 6")
+	require.True(t, k.shows("1 offer"), k.screenText())
+	k.press(fyne.KeyReturn)
+	k.waitText("EMI: card of HDFC")
+	k.typeText("4386 2800 0000 0004")
+	k.press(fyne.KeyReturn)
+	k.enter("12/30")
+	k.enter("123")
+	k.enter("Asha Rao")
+	k.waitText("IMEI of each phone")
+
+	oneplus := sandbox.TestIMEI("86413405", 1)
+	k.typeText(oneplus)
+	k.press(fyne.KeyF5)
+	k.waitText("was not accepted")
+	assert.True(t, k.shows("The IMEI typed for the Samsung Galaxy S24"), k.screenText())
+	assert.True(t, k.shows("it is not a phone of this brand"), k.screenText())
+	assert.False(t, k.shows("SAMSUNG-S24"), "no product code is shown: %s", k.screenText())
+	assert.Zero(t, captures(till), "no payment was sent")
+	require.NotNil(t, k.c.Focused(), "the refused IMEI has the focus")
+	assert.True(t, k.shows(oneplus), "the IMEI typed stays")
+
+	// Correct the IMEI: the focused field is the refused one.
+	for range oneplus {
+		k.press(fyne.KeyBackspace)
+	}
+	k.typeText("352906110000017")
+	k.press(fyne.KeyF5)
+	k.otp()
+	k.waitFor("the result", func() bool { return k.result() != "" })
+	require.Equal(t, "PAID", k.result(), k.screenText())
+	assert.Equal(t, 1, captures(till), "the sale charged once")
+	for _, lo := range till.ps.sandbox.Ledger() {
+		if lo.CapturedPayments == 0 {
+			assert.Empty(t, lo.Payments, "the order whose IMEI was refused took no payment")
+		}
+	}
+	k.settle()
+	noCardNumber(t, till, "4386280000000004")
 }

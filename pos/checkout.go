@@ -390,6 +390,32 @@ func (e *Engine) CheckoutEMI(ctx context.Context, sale Sale, plan EMIPlan, card 
 	return res, err
 }
 
+// OpenEMIChecked opens an EMI sale and, for a brand offer that makes IMEIs
+// mandatory, validates them with the service at once, before any card data is
+// sent: a wrong brand or a used IMEI is said before the payment, and the order
+// whose IMEIs were refused is closed (no payment was sent on it), so the next try
+// opens a fresh one with the IMEIs corrected. The IMEI validation needs the
+// order's token, so the order is created first (contract section 5).
+func (e *Engine) OpenEMIChecked(ctx context.Context, sale Sale, plan EMIPlan, opt PayOptions) (*Order, error) {
+	o, err := e.Open(ctx, sale, TenderEMI, &plan, opt)
+	if err != nil || !plan.IMEIRequired {
+		return o, err
+	}
+	unlock, err := e.lock(o.ID)
+	if err != nil {
+		return nil, err
+	}
+	verr := e.validateIMEIs(ctx, o, opt)
+	unlock()
+	if verr != nil {
+		if _, cerr := e.Cancel(ctx, o.ID, "IMEIs refused before payment: "+Sentence(verr)); cerr != nil {
+			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", o.ID), slog.String("error", cerr.Error()))
+		}
+		return nil, verr
+	}
+	return o, nil
+}
+
 // PayCash takes a cash sale: journaled intent, then the cash received with the
 // change due. No network.
 func (e *Engine) PayCash(ctx context.Context, sale Sale, tendered Paise) (*Result, error) {

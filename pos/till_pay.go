@@ -413,6 +413,26 @@ func (t *Till) drawer(ctx context.Context) string {
 	return ""
 }
 
+// CheckEMIOrder opens the EMI order of req and validates its IMEIs with the
+// service before the card is used (Engine.OpenEMIChecked); Pay then takes the
+// card on the order it returns (req.OrderID). A refused IMEI is a sentence naming
+// the IMEI and the phone; req's card is not touched.
+func (t *Till) CheckEMIOrder(ctx context.Context, req PayRequest) (string, error) {
+	if req.Offer == nil {
+		return "", sentenceErr("Choose an EMI offer first.")
+	}
+	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier}
+	if err := t.checkDiscounts(sale.Lines); err != nil {
+		return "", err
+	}
+	o, err := t.eng.OpenEMIChecked(ctx, sale, *req.Offer, PayOptions{})
+	if err != nil {
+		t.noteErr(err)
+		return "", err
+	}
+	return o.ID, nil
+}
+
 // errNoPhonePage says that pay on phone is not set up on this terminal.
 var errNoPhonePage = sentenceErr("Pay on phone is not available on this terminal; take another payment method.")
 

@@ -361,7 +361,52 @@ func (s *imeiScreen) submit() {
 	}
 	req := s.req
 	req.IMEIs = list
-	s.u.pay.start(req)
+	chk, ok := s.u.till.(IMEIChecker)
+	if !ok || req.Offer == nil || req.OrderID != "" || req.Sale != "" {
+		s.u.pay.start(req)
+		return
+	}
+	// The IMEIs are validated with the service before the card is used: a wrong
+	// brand is said here, with the IMEIs and the card kept.
+	s.pay.btn.Disable()
+	s.message.SetText("Checking the IMEIs with the payment service…")
+	s.u.async(func(ctx context.Context) func() {
+		id, err := chk.CheckEMIOrder(ctx, req)
+		return func() {
+			s.pay.btn.Enable()
+			if s.u.current != s || s.req.Card != req.Card {
+				return // left meanwhile: the card went back with Back
+			}
+			if err != nil {
+				s.refused(err)
+				return
+			}
+			req.OrderID = id
+			s.u.pay.start(req)
+		}
+	})
+}
+
+// IMEIChecker validates a brand-EMI sale's IMEIs with the service before the
+// card is used (pos.Till.CheckEMIOrder); the order it opens is then paid.
+type IMEIChecker interface {
+	CheckEMIOrder(ctx context.Context, req PayRequest) (string, error)
+}
+
+// refused says which IMEI the service refused and puts the focus on it; every
+// IMEI typed stays.
+func (s *imeiScreen) refused(err error) {
+	s.message.SetText(sentence(err))
+	var ie *pos.IMEIError
+	if errors.As(err, &ie) && len(ie.Problems) > 0 {
+		for i, e := range s.entries {
+			if strings.TrimSpace(e.Text) == ie.Problems[0].IMEI {
+				s.checks[i].SetText("✗ " + ie.Problems[0].Reason)
+				s.u.win.Canvas().Focus(e)
+				return
+			}
+		}
+	}
 }
 
 func (s *imeiScreen) cancel() {
