@@ -141,6 +141,7 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 type part struct {
 	Sale, ID string
 	Amount   Paise
+	IMEIs    []UnitIMEI // the serialised units' IMEIs, for a brand-EMI tender
 }
 
 func (e *Engine) open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions, pt part) (*Order, error) {
@@ -178,7 +179,7 @@ func (e *Engine) open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 	if pt.Sale != "" {
 		// A tender's order: the products of its part, and no tax of its own
 		// (the sale's document carries the tax once).
-		lines = partLines(lines, pt.Amount)
+		lines = withIMEIs(partLines(lines, pt.Amount), pt.IMEIs)
 		totals = Totals{Total: pt.Amount}
 	}
 	if plan != nil && plan.IMEIRequired {

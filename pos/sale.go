@@ -281,7 +281,10 @@ func (e *Engine) saleLocal(ctx context.Context, saleID string, kind TenderKind, 
 // OpenSaleTender adds a card, EMI or phone tender to a split sale (amount 0: all
 // that is left) and opens its order at the payment service; the caller pays it
 // (PayCard, PayEMI, or the phone page and Await) and then calls SettleSale.
-func (e *Engine) OpenSaleTender(ctx context.Context, saleID string, kind TenderKind, amount Paise, plan *EMIPlan, staff string, opt PayOptions) (*Order, error) {
+//
+// imeis are the serialised units' IMEIs a brand-EMI offer needs (the sale may
+// have been journaled without them).
+func (e *Engine) OpenSaleTender(ctx context.Context, saleID string, kind TenderKind, amount Paise, plan *EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
 	if kind.local() || kind == TenderSplit || !kind.valid() {
 		return nil, fmt.Errorf("pos: open tender: %w: %s is not paid at the service", ErrBadEvent, kind)
 	}
@@ -298,7 +301,7 @@ func (e *Engine) OpenSaleTender(ctx context.Context, saleID string, kind TenderK
 		return nil, err
 	}
 	return e.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, plan, opt,
-		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount})
+		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount, IMEIs: imeis})
 }
 
 // SettleSale completes a split sale whose paid tenders cover it and none is in

@@ -236,3 +236,35 @@ func TestSplitTenderCompletedAfterRestart(t *testing.T) {
 	assert.Equal(t, uint64(1), st.Sale.ReceiptNo)
 	assert.Equal(t, 1, r.captures(), "charged once")
 }
+
+func TestSplitTenderCashDownBrandEMI(t *testing.T) {
+	r := newRig(t)
+	ctx := t.Context()
+	s, err := r.e.OpenSale(ctx, r.sale(t, "PH-SAM-S24")) // ₹74,999.00, its IMEI not yet typed
+	require.NoError(t, err)
+	_, st, err := r.e.SaleCash(ctx, s.ID, 1499900, 0, "001")
+	require.NoError(t, err)
+	require.Equal(t, Paise(6000000), st.Due)
+	set, err := r.e.EMIOffers(ctx, partLines(s.Lines, st.Due))
+	require.NoError(t, err)
+	plan, ok := set.Find("HDFC", 6, ProgramBrand)
+	require.True(t, ok, "Samsung's no-cost offer on the ₹60,000.00 left")
+	require.True(t, plan.IMEIRequired)
+	var imei string
+	for _, b := range r.td.Brands {
+		if b.Brand == "SAMSUNG" {
+			imei = b.TestIMEI
+		}
+	}
+	o, err := r.e.OpenSaleTender(ctx, s.ID, TenderEMI, 0, &plan, "001", r.otp(), UnitIMEI{ProductCode: "SAMSUNG-S24", IMEI: imei})
+	require.NoError(t, err)
+	assert.Equal(t, []string{imei}, o.IMEIs, "the tender's order carries the phone's IMEI")
+	res, err := r.e.PayEMI(ctx, o.ID, card("4386280000000004"), r.otp())
+	require.NoError(t, err)
+	require.Equal(t, ResultPaid, res.Status, res.Reason)
+	assert.True(t, res.Order.IMEIsValidated)
+	assert.Equal(t, int64(6000000), r.ledger(t, o.ID).Amount)
+	st, err = r.e.SettleSale(ctx, s.ID)
+	require.NoError(t, err)
+	assert.True(t, st.Complete())
+}

@@ -154,6 +154,25 @@ func partLines(lines []Line, amount Paise) []Line {
 	return slices.DeleteFunc(out, func(l Line) bool { return l.Amount() <= 0 })
 }
 
+// withIMEIs gives the serialised lines that have none the IMEIs of their product
+// (by product code), one per unit, in the order given.
+func withIMEIs(lines []Line, imeis []UnitIMEI) []Line {
+	used := make([]bool, len(imeis))
+	for i := range lines {
+		l := &lines[i]
+		if !l.Serialised || len(l.IMEIs) > 0 {
+			continue
+		}
+		for j, m := range imeis {
+			if !used[j] && m.ProductCode == l.ProductCode && len(l.IMEIs) < l.Qty {
+				l.IMEIs = append(l.IMEIs, m.IMEI)
+				used[j] = true
+			}
+		}
+	}
+	return lines
+}
+
 // OpenSale journals the cart as a split-tender sale, to be paid by several
 // tenders (Pay with PayRequest.Sale). The discounts are checked as for any sale.
 func (t *Till) OpenSale(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string) (*SaleStatus, error) {
@@ -220,7 +239,7 @@ func (t *Till) payTender(ctx context.Context, req PayRequest, card *gateway.Card
 	}()
 	opt := t.payOptions(req, &orderID, &checks, progress)
 	service := func(kind TenderKind, plan *EMIPlan) (*Order, error) {
-		o, err := t.eng.OpenSaleTender(ctx, req.Sale, kind, req.Amount, plan, req.Cashier, opt)
+		o, err := t.eng.OpenSaleTender(ctx, req.Sale, kind, req.Amount, plan, req.Cashier, opt, req.IMEIs...)
 		if o != nil && o.ID != orderID {
 			t.payReturned(orderID, true)
 			orderID = o.ID

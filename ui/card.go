@@ -182,6 +182,10 @@ func (s *cardScreen) send() {
 	if req.Offer == nil || req.Sale != "" {
 		// A tender of a split sale has its scheme checked by Pay, for its part.
 		s.message.SetText("")
+		if req.Offer != nil && req.Offer.IMEIRequired {
+			s.u.emi.askIMEI(req)
+			return
+		}
 		s.u.pay.start(req)
 		return
 	}
