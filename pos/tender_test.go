@@ -1,6 +1,7 @@
 package pos
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sync"
@@ -105,6 +106,22 @@ func TestTillSplitTenderCashThenCard(t *testing.T) {
 	open, err := tl.OpenSales(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, open)
+
+	// The sale's receipt lists each tender that paid it.
+	doc, err := tl.ReceiptDocument(ctx, id, -1)
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, receipts.Text(&b, doc.Receipt, 48))
+	txt := b.String()
+	assert.Contains(t, txt, "Paid by cash")
+	assert.Contains(t, txt, "700.00")
+	assert.Contains(t, txt, "Change")
+	assert.Contains(t, txt, "Paid by UPI")
+	assert.Contains(t, txt, "298.00")
+	assert.Contains(t, txt, "confirmed by the cashier")
+	assert.Contains(t, txt, "1,000.00")
+	assert.Contains(t, txt, "VISA")
+	assert.Contains(t, txt, "1,998.00", "the sale's total")
 }
 
 func TestTillSplitTenderStaysOpen(t *testing.T) {

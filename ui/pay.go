@@ -329,7 +329,11 @@ func (s *payScreen) show(o Outcome, err error) {
 			o.Amount, o.Sale.Due))
 	case o.State == pos.StatePaid && o.Verified:
 		s.mark(StepDone)
-		s.showResult("PAID", colPaid, o.Amount.String()+" verified by the payment service. Hand over the goods.")
+		msg := o.Amount.String() + " verified by the payment service. Hand over the goods."
+		if o.Sale != nil {
+			msg = fmt.Sprintf("%s verified by the payment service: the sale's %s is paid in full. Hand over the goods.", o.Amount, o.Sale.Sale.Amount)
+		}
+		s.showResult("PAID", colPaid, msg)
 		s.receiptA.btn.Enable()
 	case o.State == pos.StateFailed:
 		msg := o.Reason
