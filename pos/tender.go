@@ -188,9 +188,11 @@ func (t *Till) OpenSale(ctx context.Context, lines []CartLine, imeis []UnitIMEI,
 	return &SaleStatus{Sale: o, Due: o.Amount}, nil
 }
 
-// SaleStatus reads a split sale and its tenders.
+// SaleStatus reads a split sale and its tenders, completing it first when its
+// tenders now cover it (a tender resolved by Check now, or paid again with
+// galla pay).
 func (t *Till) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) {
-	return t.eng.SaleStatus(ctx, id)
+	return t.eng.SettleSale(ctx, id)
 }
 
 // OpenSales lists the split sales left part paid, with their tenders, so the
@@ -279,7 +281,16 @@ func (t *Till) payTender(ctx context.Context, req PayRequest, card *gateway.Card
 			}
 		}
 		var o *Order
-		if o, err = service(req.Tender, req.Offer); err == nil {
+		if req.OrderID != "" {
+			o, err = t.tenderAgain(ctx, req)
+			if o != nil {
+				orderID = o.ID
+				t.paying(orderID)
+			}
+		} else {
+			o, err = service(req.Tender, req.Offer)
+		}
+		if err == nil {
 			res, err = t.eng.pay(ctx, o.ID, card, opt)
 			if err != nil && req.Tender == TenderEMI {
 				t.cancelUnpaid(ctx, o.ID, err)
@@ -312,6 +323,26 @@ func (t *Till) payTender(ctx context.Context, req PayRequest, card *gateway.Card
 		out.ReceiptNo = strconv.FormatUint(st.Sale.ReceiptNo, 10)
 	}
 	return out, nil
+}
+
+// tenderAgain is the tender's order req.OrderID of the split sale, to be paid
+// again on the same order after a verified failure, when its amount is still
+// left to pay.
+func (t *Till) tenderAgain(ctx context.Context, req PayRequest) (*Order, error) {
+	st, err := t.eng.SaleStatus(ctx, req.Sale)
+	if err != nil {
+		return nil, err
+	}
+	for _, tv := range st.Tenders {
+		if tv.Order == nil || tv.Order.ID != req.OrderID {
+			continue
+		}
+		if tv.State == StateFailed && tv.Amount > st.Due {
+			return nil, &TenderError{Amount: tv.Amount, Due: st.Due, Pending: st.Pending}
+		}
+		return tv.Order, nil
+	}
+	return nil, wrapf(ErrNotPayableAgain, "The order %s is not a tender of the sale %s; start the tender again.", req.OrderID, req.Sale)
 }
 
 // cancelUnpaid closes a tender's order that was refused before any payment was

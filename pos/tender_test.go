@@ -153,3 +153,35 @@ func TestTillSplitTenderStaysOpen(t *testing.T) {
 	assert.Equal(t, StateRefunded, st2.Tenders[0].State, "the cash given back")
 	assert.Equal(t, uint64(1), st2.Tenders[0].Order.Refunds[0].ReceiptNo, "the cash refund's document")
 }
+
+func TestTillSplitTenderDeclinedThenSameOrder(t *testing.T) {
+	r, tl, _, _, ravi := auditRig(t)
+	ctx := t.Context()
+	lines, _, err := tl.ParseItems(ctx, "ACC-CASE", nil)
+	require.NoError(t, err)
+	st, err := tl.OpenSale(ctx, lines, nil, ravi.ID)
+	require.NoError(t, err)
+	id := st.Sale.ID
+	_, err = tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
+	require.NoError(t, err)
+
+	out, err := tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCard, Card: tl.NewCard("4000000000000002", "12", "2030", "123", "A B"),
+		OTP: r.td.OTP, Cashier: ravi.ID}, nil)
+	require.NoError(t, err)
+	require.Equal(t, StateFailed, out.State)
+	assert.True(t, out.CanRetry)
+	assert.Equal(t, Paise(100000), out.Sale.Due, "a declined tender counts for nothing")
+	assert.Empty(t, out.ReceiptNo)
+
+	again, err := tl.Pay(ctx, PayRequest{Sale: id, OrderID: out.OrderID, Tender: TenderCard,
+		Card: tl.NewCard("4111111111111111", "12", "2030", "123", "A B"), OTP: r.td.OTP, Cashier: ravi.ID}, nil)
+	require.NoError(t, err)
+	require.Equal(t, StatePaid, again.State)
+	assert.Equal(t, out.OrderID, again.OrderID, "paid again on the same order")
+	assert.True(t, again.Sale.Complete())
+	assert.Equal(t, "1", again.ReceiptNo)
+	lo := r.ledger(t, out.OrderID)
+	assert.Len(t, lo.Payments, 2)
+	assert.Equal(t, 1, lo.CapturedPayments)
+	assert.Len(t, r.sb.Ledger(), 1, "no second order at the service")
+}

@@ -358,6 +358,13 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 	if req.Tender == TenderCash {
 		out.Drawer = t.drawer(ctx)
 	}
+	if o := res.Order; o != nil && o.Sale != "" {
+		// A split sale's tender paid again on its own order (galla pay): the
+		// sale is completed once its tenders cover it.
+		if st, serr := t.eng.SettleSale(ctx, o.Sale); serr == nil {
+			out.Sale = st
+		}
+	}
 	if out.OrderID != "" && out.OrderID != orderID {
 		t.payReturned(orderID, true)
 		orderID = out.OrderID

@@ -165,6 +165,7 @@ func (s *saleScreen) actions() []*action {
 
 func (s *saleScreen) shown() {
 	s.u.win.Canvas().Focus(s.scan)
+	s.remindOpenSales() // tender.go
 	if s.lock.Locked && s.lockRun == nil {
 		s.checkLock()
 	}

@@ -50,6 +50,8 @@ func (u *UI) tenderer() Tenderer {
 type tenderScreen struct {
 	u    *UI
 	sale *SaleStatus
+	// reminder is the sale screen's message about a part-paid sale, last shown.
+	reminder string
 
 	root    fyne.CanvasObject
 	title   *widget.Label
@@ -424,4 +426,29 @@ func (u *UI) backFrom(req PayRequest) screen {
 		return u.tender
 	}
 	return u.sale
+}
+
+// remindOpenSales says, on an empty counter, that a split sale is still part
+// paid (left there, or found in the journal after a restart) and how to reach it.
+// A reminder shown earlier is brought up to date; any other message stays.
+func (s *saleScreen) remindOpenSales() {
+	t, r := s.u.tenderer(), &s.u.tender.reminder
+	mine := func() bool { return s.message.Text == "" || s.message.Text == *r }
+	if t == nil || len(s.lines) > 0 || !mine() {
+		return
+	}
+	s.u.async(func(ctx context.Context) func() {
+		open, err := t.OpenSales(ctx)
+		return func() {
+			if err != nil || len(s.lines) > 0 || !mine() {
+				return
+			}
+			*r = ""
+			if len(open) > 0 {
+				st := open[len(open)-1]
+				*r = fmt.Sprintf("Sale %s is part paid (%s left to pay): F11 on the empty cart to finish or void it.", st.Sale.ID, st.Due)
+			}
+			s.message.SetText(*r)
+		}
+	})
 }
