@@ -204,3 +204,64 @@ func TestKeyboardBrandEMIWrongIMEI(t *testing.T) {
 	k.settle()
 	noCardNumber(t, till, "4386280000000004")
 }
+
+// TestKeyboardSplitTenderCashDownEMI takes ₹20,000.00 in cash as a down payment
+// on the S24 and the rest on Samsung's no-cost EMI, with the phone's IMEI typed
+// for the EMI tender; a credit note is refused on a terminal without the
+// credit-note ledger, with nothing lost.
+func TestKeyboardSplitTenderCashDownEMI(t *testing.T) {
+	till := newWindowTill(t)
+	k := newCounter(t, till)
+	k.firstManager()
+	k.enter("s24")
+	k.waitText("EMI from ₹")
+	k.press(fyne.KeyF11)
+	k.waitText("Split tender: sale")
+
+	k.typeText("20000")
+	k.press(fyne.KeyF7)
+	k.waitText("Tendered")
+	k.enter("20000")
+	k.waitText("Cash ₹20,000.00 taken")
+	st := splitSale(t, till)
+	rest := st.Due
+	require.Positive(t, rest)
+
+	k.press(fyne.KeyF12)
+	k.waitText("Type the credit note's number, then F12.")
+	k.typeText("CN-1")
+	k.press(fyne.KeyF12)
+	k.waitText("Credit notes cannot be redeemed on this terminal")
+	assert.True(t, k.shows("1. Cash ₹20,000.00 — paid"), k.screenText())
+
+	k.press(fyne.KeyF6) // EMI on the rest: the amount field is empty
+	k.waitText("EMI offers for " + rest.String() + " of the sale")
+	k.typeText("hdfc 6")
+	k.waitText("1 offer")
+	k.press(fyne.KeyReturn)
+	k.waitText("EMI: card of HDFC")
+	k.typeText("4386 2800 0000 0004")
+	k.press(fyne.KeyReturn)
+	k.enter("12/30")
+	k.enter("123")
+	k.enter("Asha Rao")
+	k.waitText("IMEI of each phone")
+	k.typeText("352906110000017")
+	k.press(fyne.KeyF5)
+	k.otp()
+	k.waitFor("the result", func() bool { return k.result() != "" })
+	require.Equal(t, "PAID", k.result(), k.screenText())
+	assert.True(t, k.shows("is paid in full"), k.screenText())
+
+	st = splitSale(t, till)
+	assert.True(t, st.Complete())
+	require.Len(t, st.Tenders, 2)
+	emi := st.Tenders[1].Order
+	assert.Equal(t, pos.TenderEMI, emi.Tender)
+	assert.Equal(t, rest, emi.Amount)
+	assert.Equal(t, []string{"352906110000017"}, emi.IMEIs)
+	assert.True(t, emi.IMEIsValidated)
+	assert.Equal(t, int64(emi.ChargeAmount()), ledger(t, till, emi.ID).CapturedAmount)
+	k.settle()
+	noCardNumber(t, till, "4386280000000004")
+}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"galla/gateway"
 )
 
 // memNotes is an in-memory credit-note ledger for the tests: balances by note
@@ -267,4 +269,33 @@ func TestSplitTenderCashDownBrandEMI(t *testing.T) {
 	st, err = r.e.SettleSale(ctx, s.ID)
 	require.NoError(t, err)
 	assert.True(t, st.Complete())
+}
+
+func TestSplitTenderPhoneAndUPI(t *testing.T) {
+	r := newRig(t)
+	ctx := t.Context()
+	s, err := r.e.OpenSale(ctx, r.sale(t, "ACC-CASE", "ACC-CBL"))
+	require.NoError(t, err)
+	o, err := r.e.OpenSaleTender(ctx, s.ID, TenderPhone, 150000, nil, "001", PayOptions{})
+	require.NoError(t, err)
+	st, err := r.e.SaleStatus(ctx, s.ID)
+	require.NoError(t, err)
+	assert.Equal(t, Paise(150000), st.Pending, "the phone tender waits for the customer")
+	assert.Equal(t, Paise(49800), st.Due)
+	_, _, err = r.e.SaleUPI(ctx, s.ID, 49801, "001")
+	assert.ErrorIs(t, err, ErrTenderTooLarge, "the amount on the phone is reserved")
+
+	_, err = r.gw.CardPayment(ctx, o.Token, card("5555555555554444"), gateway.Customer{Mobile: "9000000002", Email: "c@example.com"})
+	require.NoError(t, err)
+	res, err := r.e.Await(ctx, o.ID, PayOptions{})
+	require.NoError(t, err)
+	require.Equal(t, ResultPaid, res.Status, res.Reason)
+	st, err = r.e.SettleSale(ctx, s.ID)
+	require.NoError(t, err)
+	assert.False(t, st.Complete())
+	_, st, err = r.e.SaleUPI(ctx, s.ID, 0, "001")
+	require.NoError(t, err)
+	assert.True(t, st.Complete())
+	assert.Equal(t, uint64(1), st.Sale.ReceiptNo)
+	assert.Equal(t, int64(150000), r.ledger(t, o.ID).CapturedAmount)
 }
