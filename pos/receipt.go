@@ -358,7 +358,7 @@ func tenderName(t TenderKind) string {
 	case TenderNote:
 		return "Credit note"
 	case TenderSplit:
-		return "Split sales (paid by the tenders above)"
+		return "Split sales (their tax; paid by their tenders)"
 	}
 	return string(t)
 }
