@@ -58,6 +58,25 @@ func TestCheckoutSplitTender(t *testing.T) {
 	assert.Equal(t, []tenderOutput{{Kind: "cash", Amount: 49900, Status: "PAID", Verified: true}}, co.Tenders)
 }
 
+// TestCheckoutSplitTenderEMI pays a phone with ₹20,000.00 in cash down and
+// Samsung's HDFC no-cost EMI on the rest, the IMEI given on the command line.
+func TestCheckoutSplitTenderEMI(t *testing.T) {
+	dir := t.TempDir()
+	hdfc := strings.Replace(visaJSON, "4111 1111 1111 1111", "4386280000000004", 1)
+	code, out, errOut := tillRun(t, dir, hdfc, nil, "checkout", "--items", "PH-SAM-S24-256-BLK", "--imei", "352906110000017",
+		"--pay", "cash:2000000,emi", "--issuer", "HDFC", "--tenure", "6", "--otp", "123456")
+	require.Equal(t, exitOK, code, errOut)
+	co := decodeCheckout(t, out)
+	assert.Equal(t, "PAID", co.Status)
+	assert.Equal(t, "1", co.InvoiceNo)
+	require.Len(t, co.Tenders, 2)
+	assert.Equal(t, pos.Paise(2000000), co.Tenders[0].Amount)
+	assert.Equal(t, pos.TenderEMI, co.Tenders[1].Kind)
+	assert.Equal(t, co.Amount-2000000, co.Tenders[1].Amount, "EMI on the rest")
+	assert.Equal(t, "PAID", co.Tenders[1].Status)
+	assert.True(t, co.Tenders[1].Verified)
+}
+
 func TestCheckoutTendersRefused(t *testing.T) {
 	dir := t.TempDir()
 	for _, tt := range []struct {
