@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,13 +87,88 @@ type checkoutOutput struct {
 	// Gateway names the payment service that took the payment: "sandbox" when
 	// the embedded sandbox did (no money moved).
 	Gateway string `json:"gateway,omitempty"`
+	// InvoiceNo is the sale's document number once it is paid in full, "" before.
+	InvoiceNo string `json:"invoice_no"`
+	// Tenders are how the sale was paid: one for a single tender, each part of
+	// a split sale in the order given.
+	Tenders []tenderOutput `json:"tenders"`
+}
+
+// tenderOutput is one tender of galla checkout's answer.
+type tenderOutput struct {
+	Kind            pos.TenderKind `json:"kind"`
+	Amount          pos.Paise      `json:"amount"`
+	Status          string         `json:"status"`
+	Verified        bool           `json:"verified"`
+	MerchantOrderID string         `json:"merchant_order_id,omitempty"`
+	PaymentID       string         `json:"payment_id,omitempty"`
+	Change          pos.Paise      `json:"change,omitempty"`
+	ConfirmedBy     string         `json:"confirmed_by,omitempty"` // UPI: the cashier who confirmed it
+	NoteNo          string         `json:"note_no,omitempty"`
+}
+
+// tenderArg is one TENDER of --pay: kind[:PAISE], or note:NO[:PAISE].
+type tenderArg struct {
+	Kind   pos.TenderKind
+	Amount pos.Paise // 0: the rest
+	NoteNo string
+}
+
+// parseTenders reads --pay: TENDER[,TENDER...], the one tender without an amount
+// taking the rest.
+func parseTenders(s string) ([]tenderArg, error) {
+	var out []tenderArg
+	rest, cards := 0, 0
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		f := strings.Split(part, ":")
+		ta := tenderArg{Kind: pos.TenderKind(strings.ToLower(f[0]))}
+		amt := f[1:]
+		switch ta.Kind {
+		case pos.TenderCard, pos.TenderEMI:
+			cards++
+		case pos.TenderCash, pos.TenderUPI:
+		case pos.TenderNote:
+			if len(f) < 2 || f[1] == "" {
+				return nil, fmt.Errorf("a credit note is tendered as note:CREDIT_NOTE_NO[:PAISE]; %q names no note", part)
+			}
+			ta.NoteNo, amt = f[1], f[2:]
+		default:
+			return nil, fmt.Errorf("%q is not a tender; use cash, upi, card, emi or note:CREDIT_NOTE_NO, each with :PAISE but one", part)
+		}
+		switch len(amt) {
+		case 0:
+			rest++
+		case 1:
+			n, err := strconv.ParseInt(amt[0], 10, 64)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("the amount of %q is paise, a whole number above 0 (₹1,500.00 is 150000)", part)
+			}
+			ta.Amount = pos.Paise(n)
+		default:
+			return nil, fmt.Errorf("%q has too many parts; a tender is KIND[:PAISE]", part)
+		}
+		out = append(out, ta)
+	}
+	switch {
+	case len(out) == 0:
+		return nil, errors.New("say how the sale is paid with --pay card, --pay emi, --pay cash, or several such as --pay cash:50000,card")
+	case rest > 1:
+		return nil, errors.New("only one tender may go without an amount (it takes the rest); give the others :PAISE")
+	case cards > 1:
+		return nil, errors.New("one card or EMI tender per command-line sale (the card is read once from standard input); take the other part in the terminal")
+	}
+	return out, nil
 }
 
 // cmdCheckout is galla checkout: a headless sale (DESIGN.md section 6).
 func cmdCheckout(c *cli, args []string) int {
 	fs := c.flagSet("galla checkout")
 	items := fs.String("items", "", "SKU[:QTY],... (SKU or barcode)")
-	pay := fs.String("pay", "", "card, emi or cash")
+	pay := fs.String("pay", "", "TENDER[,TENDER...]: cash, upi, card, emi, note:CREDIT_NOTE_NO, each :PAISE but one (which takes the rest)")
 	issuer := fs.String("issuer", "", "EMI: the issuing bank (HDFC, ICICI, AXIS)")
 	tenure := fs.Int("tenure", 0, "EMI: the tenure in months")
 	imeis := fs.String("imei", "", "IMEI,... one per serialised unit, in cart order")
@@ -107,11 +183,18 @@ func cmdCheckout(c *cli, args []string) int {
 	if len(rest) > 0 {
 		return c.fail(exitBadInput, "galla checkout takes no arguments besides its flags; %q is extra.", rest[0])
 	}
-	tender := pos.TenderKind(*pay)
-	switch tender {
-	case pos.TenderCard, pos.TenderEMI, pos.TenderCash:
-	default:
-		return c.fail(exitBadInput, "Say how the sale is paid with --pay card, --pay emi or --pay cash.")
+	tenders, err := parseTenders(*pay)
+	if err != nil {
+		return c.fail(exitBadInput, "%s.", upperFirst(err.Error()))
+	}
+	tender := tenders[0].Kind
+	for _, ta := range tenders {
+		if ta.Kind == pos.TenderCard || ta.Kind == pos.TenderEMI {
+			tender = ta.Kind // the card is read for it
+		}
+	}
+	if len(tenders) == 1 && tender != pos.TenderCard && tender != pos.TenderEMI && tender != pos.TenderCash {
+		return c.fail(exitBadInput, "A sale paid by %s alone is taken in the terminal; on the command line %s is one part of a split sale, such as --pay %s:50000,card.", tender, tender, tender)
 	}
 	if tender == pos.TenderEMI && (*issuer == "" || *tenure <= 0) {
 		return c.fail(exitBadInput, "An EMI sale needs --issuer NAME and --tenure MONTHS; see the offers with the terminal's EMI screen.")
@@ -127,7 +210,7 @@ func cmdCheckout(c *cli, args []string) int {
 		}
 	}
 	var card *gateway.Card
-	if tender != pos.TenderCash {
+	if tender == pos.TenderCard || tender == pos.TenderEMI {
 		var code int
 		if card, code = c.cardFrom(in); card == nil {
 			return code
@@ -159,6 +242,16 @@ func cmdCheckout(c *cli, args []string) int {
 	lines, units, err := t.ParseItems(ctx, *items, imeiList)
 	if err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
+	}
+	total, err := t.Price(lines)
+	if err != nil {
+		return c.fail(exitBadInput, "%s", pos.Sentence(err))
+	}
+	if code, ok := c.checkTenderSum(tenders, total.Total); !ok {
+		return code
+	}
+	if len(tenders) > 1 {
+		return c.splitCheckout(ctx, t, lines, units, tenders, card, splitFlags{cash: pos.Paise(*cash), issuer: *issuer, tenure: *tenure, otp: *otp, wait: *wait, cashier: cashier})
 	}
 	req := pos.PayRequest{Lines: lines, IMEIs: units, Tender: tender, Tendered: pos.Paise(*cash), Cashier: cashier,
 		OTP: *otp, Unattended: true, Wait: *wait}
@@ -209,6 +302,12 @@ func (c *cli) printCheckout(res pos.PayOutcome) int {
 			out.PaymentID = a.PaymentID
 		}
 	}
+	if o.ReceiptNo > 0 {
+		out.InvoiceNo = strconv.FormatUint(o.ReceiptNo, 10)
+	}
+	tout := tenderOf(o)
+	tout.MerchantOrderID = ""
+	out.Tenders = []tenderOutput{tout}
 	code := exitOK
 	switch res.State {
 	case pos.StatePaid:

@@ -132,10 +132,26 @@ func (p PayOptions) report(pr Progress) {
 //
 // plan is the chosen EMI offer for TenderEMI and nil otherwise.
 func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions) (*Order, error) {
+	return e.open(ctx, sale, tender, plan, opt, part{})
+}
+
+// part names, for open, the split-tender sale a tender's order pays part of: its
+// id, the id the tender.added event gave the order, and the amount. The zero
+// part opens a whole sale.
+type part struct {
+	Sale, ID string
+	Amount   Paise
+	IMEIs    []UnitIMEI // the serialised units' IMEIs, for a brand-EMI tender
+}
+
+func (e *Engine) open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions, pt part) (*Order, error) {
 	if len(sale.Lines) == 0 {
 		return nil, fmt.Errorf("pos: open: %w", ErrEmptyCart)
 	}
-	if tender != TenderCash && e.gw == nil {
+	if tender == TenderSplit || (tender.local() && tender != TenderCash && pt.Sale == "") {
+		return nil, fmt.Errorf("pos: open: %w: tender %s", ErrBadEvent, tender)
+	}
+	if !tender.local() && e.gw == nil {
 		return nil, fmt.Errorf("pos: open: %w", ErrNoGateway)
 	}
 	if tender == TenderEMI && plan == nil {
@@ -150,7 +166,7 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 	if err := e.dayOpen(ctx, e.Today()); err != nil {
 		return nil, err
 	}
-	if tender != TenderCash {
+	if !tender.local() {
 		if err := e.ensureReconciled(ctx); err != nil {
 			return nil, err
 		}
@@ -160,15 +176,24 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 		lines[i] = l.clone()
 	}
 	totals := ComputeTotals(lines)
+	if pt.Sale != "" {
+		// A tender's order: the products of its part, and no tax of its own
+		// (the sale's document carries the tax once).
+		lines = withIMEIs(partLines(lines, pt.Amount), pt.IMEIs)
+		totals = Totals{Total: pt.Amount}
+	}
 	if plan != nil && plan.IMEIRequired {
 		if err := checkIMEIs(lines, plan); err != nil {
 			return nil, err
 		}
 	}
 	replaces := ""
-	id, err := e.newID(e.cfg.Terminal)
-	if err != nil {
-		return nil, err
+	id := pt.ID
+	if id == "" {
+		var err error
+		if id, err = e.newID(e.cfg.Terminal); err != nil {
+			return nil, err
+		}
 	}
 	// The order is busy from its intent until its create order is answered and
 	// journaled: a reconciliation running meanwhile (Check now, the start's) must
@@ -181,15 +206,15 @@ func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 	for try := 0; ; try++ {
 		o := &Order{}
 		in := &Intent{Tender: tender, Lines: lines, Totals: totals, Amount: totals.Total, EMI: plan,
-			IMEIs: allIMEIs(lines), Replaces: replaces, Customer: sale.Customer, ReturnURL: e.cfg.ReturnURL}
-		if tender != TenderCash {
+			IMEIs: allIMEIs(lines), Replaces: replaces, Customer: sale.Customer, ReturnURL: e.cfg.ReturnURL, Sale: pt.Sale}
+		if !tender.local() {
 			in.Gateway = e.cfg.GatewayID
 		}
 		if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
 			return nil, beforeMoney(err)
 		}
 		opt.report(Progress{Step: StepJournaled, OrderID: id, State: o.State})
-		if tender == TenderCash {
+		if tender.local() {
 			return o, nil
 		}
 		created, cerr := e.gw.CreateOrder(ctx, e.gatewayOrder(o, sale))
@@ -364,6 +389,32 @@ func (e *Engine) CheckoutEMI(ctx context.Context, sale Sale, plan EMIPlan, card 
 		}
 	}
 	return res, err
+}
+
+// OpenEMIChecked opens an EMI sale and, for a brand offer that makes IMEIs
+// mandatory, validates them with the service at once, before any card data is
+// sent: a wrong brand or a used IMEI is said before the payment, and the order
+// whose IMEIs were refused is closed (no payment was sent on it), so the next try
+// opens a fresh one with the IMEIs corrected. The IMEI validation needs the
+// order's token, so the order is created first (contract section 5).
+func (e *Engine) OpenEMIChecked(ctx context.Context, sale Sale, plan EMIPlan, opt PayOptions) (*Order, error) {
+	o, err := e.Open(ctx, sale, TenderEMI, &plan, opt)
+	if err != nil || !plan.IMEIRequired {
+		return o, err
+	}
+	unlock, err := e.lock(o.ID)
+	if err != nil {
+		return nil, err
+	}
+	verr := e.validateIMEIs(ctx, o, opt)
+	unlock()
+	if verr != nil {
+		if _, cerr := e.Cancel(ctx, o.ID, "IMEIs refused before payment: "+Sentence(verr)); cerr != nil {
+			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", o.ID), slog.String("error", cerr.Error()))
+		}
+		return nil, verr
+	}
+	return o, nil
 }
 
 // PayCash takes a cash sale: journaled intent, then the cash received with the

@@ -208,6 +208,7 @@ func (e *Engine) ValidateScheme(ctx context.Context, plan EMIPlan, amount Paise,
 // IMEIProblem is one IMEI the service or the check digit refused.
 type IMEIProblem struct {
 	SKU    string
+	Name   string // the product's name, as the cashier knows it
 	IMEI   string
 	Reason string
 }
@@ -238,6 +239,11 @@ func (e *IMEIError) Sentence() string {
 		return "The payment service did not accept the IMEIs; scan them again."
 	}
 	p := e.Problems[0]
+	if p.Name != "" {
+		// The IMEI itself is marked beside its field: 15 digits in a sentence
+		// look like a card number and are hidden.
+		return fmt.Sprintf("The IMEI typed for the %s was not accepted: %s. Scan the IMEI of this phone from its box; the card and the offer are kept.", p.Name, p.Reason)
+	}
 	return fmt.Sprintf("An IMEI of %s was not accepted (%s); scan the right IMEI and pay again.", p.SKU, p.Reason)
 }
 
@@ -254,7 +260,7 @@ func checkIMEIs(lines []Line, plan *EMIPlan) error {
 		}
 		for _, s := range l.IMEIs {
 			if err := CheckIMEI(s); err != nil {
-				probs = append(probs, IMEIProblem{SKU: l.SKU, IMEI: s, Reason: strings.TrimPrefix(err.Error(), ErrBadIMEI.Error()+": ")})
+				probs = append(probs, IMEIProblem{SKU: l.SKU, Name: l.Name, IMEI: s, Reason: strings.TrimPrefix(err.Error(), ErrBadIMEI.Error()+": ")})
 			}
 		}
 	}
@@ -268,7 +274,7 @@ func checkIMEIs(lines []Line, plan *EMIPlan) error {
 // caller holds the order's lock.
 func (e *Engine) validateIMEIs(ctx context.Context, o *Order, opt PayOptions) error {
 	var items []gateway.IMEIItem
-	sku := map[string]string{}
+	sku, name := map[string]string{}, map[string]string{}
 	for _, l := range o.Lines {
 		if !l.Serialised {
 			continue
@@ -279,7 +285,7 @@ func (e *Engine) validateIMEIs(ctx context.Context, o *Order, opt PayOptions) er
 		}
 		for _, s := range l.IMEIs {
 			items = append(items, gateway.IMEIItem{ProductCode: code, IMEI: s})
-			sku[s] = l.SKU
+			sku[s], name[s] = l.SKU, l.Name
 		}
 	}
 	if len(items) == 0 {
@@ -291,7 +297,7 @@ func (e *Engine) validateIMEIs(ctx context.Context, o *Order, opt PayOptions) er
 		if res != nil {
 			for _, it := range res.Items {
 				if it.Status.ResponseCode != gateway.CodeIMEISuccess {
-					ie.Problems = append(ie.Problems, IMEIProblem{SKU: sku[it.IMEI], IMEI: it.IMEI, Reason: imeiReason(it.Status)})
+					ie.Problems = append(ie.Problems, IMEIProblem{SKU: sku[it.IMEI], Name: name[it.IMEI], IMEI: it.IMEI, Reason: imeiReason(it.Status)})
 				}
 			}
 		}

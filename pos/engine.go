@@ -76,6 +76,9 @@ type Config struct {
 	Health JournalHealth
 	// HealthWait bounds the wait for the check; 0 means DefaultHealthWait.
 	HealthWait time.Duration
+	// Notes redeems credit notes tendered in a split sale; nil refuses the note
+	// tender.
+	Notes NoteRedeemer
 }
 
 // DefaultMaxWait is how long a payment is polled before it is left UNKNOWN for the
@@ -204,7 +207,8 @@ func (e *Engine) newID(prefix string) (string, error) {
 // commit journals ev for order o and, once it is committed, applies it to o. The
 // event is checked with Apply first: an event the state machine refuses is never
 // journaled; a stale one is journaled and leaves o as it was. An event that makes
-// the order PAID, or confirms a refund, gets the next receipt number.
+// the order PAID, or confirms a refund, gets the next receipt number; a tender's
+// order of a split sale does not (its sale gets the number, once covered).
 //
 // Journal writes do not stop when ctx is cancelled: what happened at the service
 // must be recorded.
@@ -223,7 +227,7 @@ func (e *Engine) commit(ctx context.Context, o *Order, ev Event) (stale bool, er
 		return false, aerr
 	}
 	stale = aerr != nil
-	if !stale && (ev.Kind == EvRefundDone || !o.State.Paid() && next.State.Paid()) {
+	if !stale && (ev.Kind == EvRefundDone || !o.State.Paid() && next.State.Paid() && next.Sale == "") {
 		e.numMu.Lock()
 		defer e.numMu.Unlock()
 		last, err := e.j.LastReceiptNo(context.WithoutCancel(ctx))

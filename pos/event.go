@@ -45,6 +45,13 @@ const (
 	EvStaffSignInFail  EventKind = "staff.signin_failed"
 	EvSettingsChanged  EventKind = "settings.changed" // a setting changed (Setting)
 	EvCatalogImported  EventKind = "catalog.imported" // the catalog replaced (Data: the catalog JSON)
+
+	// Split tender (docs/adr/0005-split-tender.md).
+	EvTenderAdded   EventKind = "tender.added"   // a split sale takes a tender: its kind, amount and own order id, before that order's intent
+	EvSaleCompleted EventKind = "sale.completed" // a split sale is covered by paid tenders: its document number
+	EvSaleVoided    EventKind = "sale.voided"    // a split sale voided; its paid tenders were refunded first
+	EvUPIConfirmed  EventKind = "upi.confirmed"  // a UPI tender's money confirmed by the cashier (Staff), not by the service
+	EvNoteRedeemed  EventKind = "note.redeemed"  // a credit-note tender redeemed in the credit-note ledger
 )
 
 // The audit events (DESIGN.md section 5): who signed in and out, who overrode a
@@ -69,7 +76,8 @@ func (k EventKind) IsOrderEvent() bool {
 		EvIMEIValidated, EvPaymentAttempt, EvPaymentAccepted, EvPaymentRefused,
 		EvPaymentOutcome, EvAnswerUnverified, EvAnswerIgnored, EvCashReceived,
 		EvRefundIntent, EvRefundDone, EvRefundFailed,
-		EvReceiptPrinted, EvReceiptReprinted, EvPrintFailed:
+		EvReceiptPrinted, EvReceiptReprinted, EvPrintFailed,
+		EvTenderAdded, EvSaleCompleted, EvSaleVoided, EvUPIConfirmed, EvNoteRedeemed:
 		return true
 	}
 	return false
@@ -108,6 +116,7 @@ type Event struct {
 	Print     *PrintEvent       `json:"print,omitempty"`     // receipt.printed, receipt.reprinted, print.failed
 	DayClose  *DayClose         `json:"day_close,omitempty"` // day.closed
 	Setting   *Setting          `json:"setting,omitempty"`   // settings.changed
+	Sale      *SaleEvent        `json:"sale,omitempty"`      // tender.added, sale.completed, sale.voided, upi.confirmed, note.redeemed
 	Data      json.RawMessage   `json:"data,omitempty"`      // staff.*, catalog.imported: the record of the owning part of pos
 	Extra     map[string]string `json:"extra,omitempty"`     // free-form notes for the audit trail
 }
@@ -123,6 +132,8 @@ type Intent struct {
 	Replaces  string     `json:"replaces,omitempty"`   // the abandoned order id this sale moved from
 	Customer  *Customer  `json:"customer,omitempty"`   // optional customer contact
 	ReturnURL string     `json:"return_url,omitempty"` // merchant_return_url sent
+	// Sale is, for a tender's order, the split-tender sale it pays part of.
+	Sale string `json:"sale,omitempty"`
 	// Gateway names the payment service that takes the payment (GatewaySandbox,
 	// or the live service's address); "" for a cash sale.
 	Gateway string `json:"gateway,omitempty"`

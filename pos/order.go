@@ -25,6 +25,8 @@ const (
 	StatePartlyRefunded OrderState = "PARTLY_REFUNDED" // some of the paid amount refunded
 	StateRefunded       OrderState = "REFUNDED"        // all of it refunded
 	StateAbandoned      OrderState = "ABANDONED"       // create order's answer was lost before any payment; the sale moved to a fresh order
+	StateOpen           OrderState = "OPEN"            // a split-tender sale taking its tenders (each tender is its own order)
+	StateVoided         OrderState = "VOIDED"          // a split-tender sale voided before it was paid in full; its paid tenders were refunded
 )
 
 // MaxAttempts is how many payment attempts one order accepts (contract section 4).
@@ -34,6 +36,9 @@ const MaxAttempts = 3
 func (s OrderState) Final() bool {
 	switch s {
 	case StatePaid, StatePartlyRefunded, StateRefunded, StateFailed, StateAbandoned:
+		return true
+	case StateOpen, StateVoided:
+		// A split-tender sale has no payment of its own: its tenders' orders do.
 		return true
 	}
 	return false
@@ -73,6 +78,8 @@ func CanMove(from, to OrderState) bool {
 		return to == StatePartlyRefunded || to == StateRefunded
 	case StatePartlyRefunded:
 		return to == StateRefunded
+	case StateOpen:
+		return to == StatePaid || to == StateVoided
 	}
 	return false
 }
@@ -86,6 +93,9 @@ const (
 	TenderEMI   TenderKind = "emi"   // bank or brand EMI, seamless
 	TenderCash  TenderKind = "cash"  // no network
 	TenderPhone TenderKind = "phone" // hosted checkout on the customer's phone (iFrame mode)
+	TenderUPI   TenderKind = "upi"   // UPI to the shop's VPA, confirmed by the cashier (split tender)
+	TenderNote  TenderKind = "note"  // a credit note redeemed (split tender)
+	TenderSplit TenderKind = "split" // a sale paid by several tenders, each its own order (docs/adr/0005-split-tender.md)
 )
 
 // Order is the derived state of one order: what the journal's events say about it,
@@ -141,6 +151,17 @@ type Order struct {
 	PrintError string `json:"print_error,omitempty"`
 
 	Reason string `json:"reason,omitempty"` // why the order is FAILED, UNKNOWN or ABANDONED
+
+	// Sale is, on a tender's order, the split-tender sale it pays part of: that
+	// sale holds the lines and the document number.
+	Sale string `json:"sale,omitempty"`
+	// Tenders are, on a split-tender sale, its tenders in the order they were
+	// added; each names its own order.
+	Tenders []SaleTender `json:"tenders,omitempty"`
+	// ConfirmedBy is, on a UPI tender, the cashier who confirmed the money arrived.
+	ConfirmedBy string `json:"confirmed_by,omitempty"`
+	// NoteNo is, on a credit-note tender, the credit note redeemed.
+	NoteNo string `json:"note_no,omitempty"`
 }
 
 // Attempt is one payment attempt on an order.
@@ -296,6 +317,7 @@ func (o *Order) Clone() *Order {
 	c.Attempts = slices.Clone(o.Attempts)
 	c.Refunds = slices.Clone(o.Refunds)
 	c.IMEIs = slices.Clone(o.IMEIs)
+	c.Tenders = slices.Clone(o.Tenders)
 	c.Totals.ByRate = slices.Clone(o.Totals.ByRate)
 	if o.Customer != nil {
 		cu := *o.Customer
@@ -407,6 +429,8 @@ func (o *Order) apply(ev Event) error {
 		return ErrStaleEvent
 	case EvCashReceived:
 		return o.applyCash(ev)
+	case EvTenderAdded, EvSaleCompleted, EvSaleVoided, EvUPIConfirmed, EvNoteRedeemed:
+		return o.applySale(ev)
 	case EvRefundIntent, EvRefundDone, EvRefundFailed:
 		return o.applyRefund(ev)
 	case EvReceiptPrinted, EvReceiptReprinted, EvPrintFailed:
@@ -436,8 +460,12 @@ func (o *Order) applyIntent(ev Event) error {
 		return fmt.Errorf("%w: no day", ErrBadEvent)
 	case in.Amount <= 0:
 		return fmt.Errorf("%w: amount %d", ErrBadEvent, in.Amount)
-	case in.Tender != TenderCard && in.Tender != TenderEMI && in.Tender != TenderCash && in.Tender != TenderPhone:
+	case !in.Tender.valid():
 		return fmt.Errorf("%w: tender %q", ErrBadEvent, in.Tender)
+	case in.Tender == TenderSplit && in.Sale != "":
+		return fmt.Errorf("%w: a split sale inside a split sale", ErrBadEvent)
+	case (in.Tender == TenderUPI || in.Tender == TenderNote) && in.Sale == "":
+		return fmt.Errorf("%w: a %s tender outside a split sale", ErrBadEvent, in.Tender)
 	case in.Tender == TenderEMI && in.EMI == nil:
 		return fmt.Errorf("%w: EMI without a plan", ErrBadEvent)
 	}
@@ -450,11 +478,15 @@ func (o *Order) applyIntent(ev Event) error {
 	o.ReturnURL = in.ReturnURL
 	o.Gateway = in.Gateway
 	o.IMEIs = slices.Clone(in.IMEIs)
+	o.Sale = in.Sale
 	if in.EMI != nil {
 		e := *in.EMI
 		o.EMI = &e
 	}
 	o.State = StateIntent
+	if in.Tender == TenderSplit {
+		o.State = StateOpen
+	}
 	return nil
 }
 

@@ -108,6 +108,9 @@ type ReceiptOptions struct {
 	// Sandbox marks the document as the embedded sandbox's (the till's mode): a
 	// sale's own gateway, when its journal records one, decides for it.
 	Sandbox bool
+	// Tenders are, for a split-tender sale, the orders of the tenders that paid
+	// it (Till.ReceiptDocument loads them); each is printed as its own payment.
+	Tenders []Order
 }
 
 // sandboxed reports whether o's documents carry the sandbox mark: its payment
@@ -203,6 +206,12 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		paid = o.Amount
 	}
 	r.Tenders = []receipts.Tender{saleTender(o, paid)}
+	if len(opt.Tenders) > 0 { // a split sale: each tender that paid it
+		r.Tenders = r.Tenders[:0]
+		for _, t := range opt.Tenders {
+			r.Tenders = append(r.Tenders, saleTender(t, t.Captured))
+		}
+	}
 	if opt.QRKey != nil {
 		r.QR = receipts.SignQR(opt.QRKey, receipts.QRPayload{
 			MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID, Amount: int64(paid),
@@ -344,6 +353,12 @@ func tenderName(t TenderKind) string {
 		return "Cash"
 	case TenderPhone:
 		return "Phone"
+	case TenderUPI:
+		return "UPI (confirmed by the cashier)"
+	case TenderNote:
+		return "Credit note"
+	case TenderSplit:
+		return "Split sales (their tax; paid by their tenders)"
 	}
 	return string(t)
 }
@@ -437,6 +452,8 @@ func saleTender(o Order, amount Paise) receipts.Tender {
 	case TenderCash:
 		t.CardBrand, t.CardLast4, t.Method = "", "", ""
 		t.Tendered, t.Change = int64(o.CashTendered), int64(o.Change)
+	case TenderNote:
+		t.Method = o.NoteNo
 	case TenderEMI:
 		if o.EMI != nil {
 			t.EMI = receiptEMI(*o.EMI)

@@ -59,6 +59,7 @@ func (e *Engine) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 	}
 	e.reconciled = true
 	e.releaseRecorded(ctx)
+	e.settleOpenSales(ctx)
 	return rep, nil
 }
 
@@ -83,7 +84,7 @@ func (e *Engine) reconcileOne(ctx context.Context, o *Order) error {
 		_, err := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
 		return err
 	case o.PendingRefund() != nil:
-		if e.gw == nil && o.Tender != TenderCash {
+		if e.gw == nil && !o.Tender.local() {
 			return ErrNoGateway
 		}
 		_, err := e.settleRefund(ctx, o, o.PendingRefund().UniqueTxnID, true)

@@ -109,7 +109,7 @@ func (e *Engine) settleRefund(ctx context.Context, o *Order, uid string, inquire
 		}
 		return e.refundResult(o, uid, ""), nil
 	}
-	if o.Tender == TenderCash {
+	if o.Tender.local() { // cash, and a split sale's UPI or credit-note tender
 		return done("", o.Refunded+pending.Amount)
 	}
 	want := o.Refunded + pending.Amount // the service's refunded total once this one is applied

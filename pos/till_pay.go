@@ -239,6 +239,13 @@ type PayRequest struct {
 	Unattended bool
 	// Wait bounds the polling; 0 is the engine's default.
 	Wait time.Duration
+	// Sale, when set, takes this payment as one tender of that split-tender sale
+	// (OpenSale): Amount of it (0: all that is left; Lines are the sale's). The
+	// tenders are card, EMI, phone, cash, UPI (confirmed by the cashier) and
+	// note (NoteNo).
+	Sale   string
+	Amount Paise
+	NoteNo string
 }
 
 // PayProgress is a report from a payment in flight.
@@ -265,6 +272,12 @@ type PayOutcome struct {
 	Change     Paise // cash
 	ReceiptNo  string
 	Order      *Order // the journaled order
+	// Drawer is a sentence when a cash tender was taken and the cash drawer
+	// did not open.
+	Drawer string
+	// Sale is, for a tender of a split sale, where the sale stands after it:
+	// complete (with its ReceiptNo) once its tenders cover it.
+	Sale *SaleStatus
 }
 
 // Pay takes a payment and reports progress (progress may be nil) until an
@@ -278,6 +291,9 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 		defer card.Zero()
 	}
 	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier}
+	if req.Sale != "" {
+		return t.payTender(ctx, req, card, progress)
+	}
 	if req.OrderID == "" {
 		if err := t.checkDiscounts(sale.Lines); err != nil {
 			return PayOutcome{}, err
@@ -299,39 +315,7 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 			t.payReturned(orderID, err == nil && !o.Unresolved())
 		}
 	}()
-	opt := PayOptions{
-		Wait: req.Wait,
-		Progress: func(p Progress) {
-			if p.OrderID != "" && p.OrderID != orderID {
-				// A lost create order answer opens the sale again under a new id;
-				// the abandoned one is final.
-				t.payReturned(orderID, true)
-				orderID = p.OrderID
-				t.paying(orderID)
-			}
-			up := PayProgress{OrderID: p.OrderID}
-			switch p.Step {
-			case StepJournaled:
-				up.Step = PayCreating
-			case StepCreated, StepIMEIValidated, StepPaying, StepAbandoned:
-				up.Step = PayCreated
-			case StepAuthenticating:
-				up.Step = PayAuthenticating
-			case StepWaiting:
-				up.Step = PayAuthenticating
-				if p.Attempt > 0 {
-					up.Note = p.Message // a failed attempt on the phone: the customer may try again
-				}
-			case StepVerifying, StepUnverified:
-				checks++
-				up.Step, up.Checks = PayVerifying, checks
-			default:
-				return // the outcome comes back as the result
-			}
-			progress(up)
-		},
-		Auth: t.authenticator(req, progress),
-	}
+	opt := t.payOptions(req, &orderID, &checks, progress)
 	var (
 		res *Result
 		err error
@@ -362,7 +346,7 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 			res, err = t.eng.CheckoutEMI(ctx, sale, *req.Offer, card, opt)
 		}
 	case TenderPhone:
-		res, err = t.payOnPhone(ctx, sale, opt, progress)
+		res, err = t.payOnPhone(ctx, func() (*Order, error) { return t.eng.OpenOnPhone(ctx, sale, opt) }, opt, progress)
 	default:
 		return PayOutcome{}, sentenceErr("Choose how the customer pays: card, EMI, cash or phone.")
 	}
@@ -371,11 +355,89 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 		return PayOutcome{}, err
 	}
 	out := payOutcomeOf(res)
+	if req.Tender == TenderCash {
+		out.Drawer = t.drawer(ctx)
+	}
+	if o := res.Order; o != nil && o.Sale != "" {
+		// A split sale's tender paid again on its own order (galla pay): the
+		// sale is completed once its tenders cover it.
+		if st, serr := t.eng.SettleSale(ctx, o.Sale); serr == nil {
+			out.Sale = st
+		}
+	}
 	if out.OrderID != "" && out.OrderID != orderID {
 		t.payReturned(orderID, true)
 		orderID = out.OrderID
 	}
 	return out, nil
+}
+
+// payOptions are the engine's options of a Pay call: its progress reports
+// turned into the screens' steps (following a sale moved to a fresh order id),
+// and the authenticator.
+func (t *Till) payOptions(req PayRequest, orderIDp *string, checks *int, progress func(PayProgress)) PayOptions {
+	return PayOptions{
+		Wait: req.Wait,
+		Progress: func(p Progress) {
+			if p.OrderID != "" && p.OrderID != *orderIDp {
+				// A lost create order answer opens the sale again under a new id;
+				// the abandoned one is final.
+				t.payReturned(*orderIDp, true)
+				*orderIDp = p.OrderID
+				t.paying(*orderIDp)
+			}
+			up := PayProgress{OrderID: p.OrderID}
+			switch p.Step {
+			case StepJournaled:
+				up.Step = PayCreating
+			case StepCreated, StepIMEIValidated, StepPaying, StepAbandoned:
+				up.Step = PayCreated
+			case StepAuthenticating:
+				up.Step = PayAuthenticating
+			case StepWaiting:
+				up.Step = PayAuthenticating
+				if p.Attempt > 0 {
+					up.Note = p.Message // a failed attempt on the phone: the customer may try again
+				}
+			case StepVerifying, StepUnverified:
+				*checks++
+				up.Step, up.Checks = PayVerifying, *checks
+			default:
+				return // the outcome comes back as the result
+			}
+			progress(up)
+		},
+		Auth: t.authenticator(req, progress),
+	}
+}
+
+// drawer opens the cash drawer after a cash tender; a failure is a sentence for
+// the screen, never an error of the sale (the cash is journaled).
+func (t *Till) drawer(ctx context.Context) string {
+	if err := t.OpenDrawer(ctx); err != nil {
+		return Sentence(err)
+	}
+	return ""
+}
+
+// CheckEMIOrder opens the EMI order of req and validates its IMEIs with the
+// service before the card is used (Engine.OpenEMIChecked); Pay then takes the
+// card on the order it returns (req.OrderID). A refused IMEI is a sentence naming
+// the IMEI and the phone; req's card is not touched.
+func (t *Till) CheckEMIOrder(ctx context.Context, req PayRequest) (string, error) {
+	if req.Offer == nil {
+		return "", sentenceErr("Choose an EMI offer first.")
+	}
+	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier}
+	if err := t.checkDiscounts(sale.Lines); err != nil {
+		return "", err
+	}
+	o, err := t.eng.OpenEMIChecked(ctx, sale, *req.Offer, PayOptions{})
+	if err != nil {
+		t.noteErr(err)
+		return "", err
+	}
+	return o.ID, nil
 }
 
 // errNoPhonePage says that pay on phone is not set up on this terminal.
@@ -384,7 +446,7 @@ var errNoPhonePage = sentenceErr("Pay on phone is not available on this terminal
 // payOnPhone creates the order, offers it on the phone page and reports that
 // page's address for the QR code; the customer pays on the phone and the engine
 // polls the verified status (DESIGN.md section 2).
-func (t *Till) payOnPhone(ctx context.Context, sale Sale, opt PayOptions, progress func(PayProgress)) (*Result, error) {
+func (t *Till) payOnPhone(ctx context.Context, open func() (*Order, error), opt PayOptions, progress func(PayProgress)) (*Result, error) {
 	if t.cfg.Phone == nil {
 		return nil, errNoPhonePage
 	}
@@ -395,7 +457,7 @@ func (t *Till) payOnPhone(ctx context.Context, sale Sale, opt PayOptions, progre
 	if err != nil {
 		return nil, err
 	}
-	o, err := t.eng.OpenOnPhone(ctx, sale, opt)
+	o, err := open()
 	if err != nil {
 		return nil, err
 	}

@@ -83,6 +83,11 @@ func (t *Till) ReceiptDocument(ctx context.Context, orderID string, refund int) 
 	d := &Document{Profile: prof, HavePrinter: ok, Noun: "receipt", orderID: o.ID}
 	opt := ReceiptOptions{Terminal: t.cfg.Terminal, QRKey: t.cfg.QRKey, Reprint: NextReprint(*o), Sandbox: !t.live}
 	if refund < 0 {
+		if o.Tender == TenderSplit {
+			if opt.Tenders, err = t.paidTenders(ctx, o.ID); err != nil {
+				return nil, err
+			}
+		}
 		d.Receipt = ReceiptFor(*o, shop, opt)
 		return d, nil
 	}

@@ -58,6 +58,11 @@ const (
 	lf  = 0x0a
 )
 
+// DrawerPulse is the ESC/POS job that opens the cash drawer wired to the receipt
+// printer: ESC p on pin 2 (m 0), 50 ms on (t1 25 × 2 ms), 500 ms off (t2 250 × 2 ms).
+// It prints nothing.
+func DrawerPulse() []byte { return []byte{esc, 'p', 0, 25, 250} }
+
 // QR code settings shared by the native command and the raster fallback.
 const (
 	qrModule   = 6  // dots per module
@@ -149,7 +154,7 @@ func appendESCPOS(b []byte, r Receipt, p Profile) ([]byte, error) {
 	setStyle(false, false)
 	b = append(b, gs, 'V', 66, 0) // feed to the cutter and cut partially
 	if p.DrawerPulse {
-		b = append(b, esc, 'p', 0, 25, 250) // pin 2, on 50 ms, off 500 ms
+		b = append(b, DrawerPulse()...)
 	}
 	return b, nil
 }

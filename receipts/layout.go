@@ -354,6 +354,16 @@ func (l *layouter) tender(t Tender, verb string) {
 			l.lr("  Change", Amount(t.Change), false)
 		}
 		return
+	case TenderUPI:
+		l.lr(verb+"UPI", Amount(t.Amount), true)
+		l.center("confirmed by the cashier", false)
+		return
+	case TenderNote:
+		l.lr(verb+"credit note", Amount(t.Amount), true)
+		if t.Method != "" {
+			l.lr("  Credit note", t.Method, false)
+		}
+		return
 	case TenderPhone:
 		what := "phone"
 		if t.Method != "" {

@@ -22,6 +22,8 @@ const (
 	TenderEMI   TenderKind = "emi"
 	TenderCash  TenderKind = "cash"
 	TenderPhone TenderKind = "phone"
+	TenderUPI   TenderKind = "upi"  // UPI to the shop's VPA, confirmed by the cashier (split tender)
+	TenderNote  TenderKind = "note" // a credit note redeemed (split tender); Method holds its number
 )
 
 // Receipt is everything a printed receipt or report shows, as plain values: amounts

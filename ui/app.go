@@ -96,6 +96,8 @@ type UI struct {
 	cash     *cashScreen
 	receipt  *receiptScreen
 	emi      *emiScreen
+	tender   *tenderScreen // split tender (tender.go)
+	upi      *upiScreen
 	journal  *journalScreen
 	settings *settingsScreen
 
@@ -155,6 +157,7 @@ func New(app fyne.App, till Till, opts Options) *UI {
 	u.cash = newCashScreen(u)
 	u.receipt = newReceiptScreen(u)
 	u.emi = newEMIScreen(u)
+	u.tender, u.upi = newTenderScreen(u), newUPIScreen(u)
 	u.journal = newJournalScreen(u)
 	u.settings = newSettingsScreen(u)
 	u.checkA = u.newAction("Check now", fyne.KeyK, fyne.KeyModifierControl, u.checkNow)

@@ -161,13 +161,13 @@ func (s *cardScreen) send() {
 	}
 	mm, yyyy, ok := parseExpiry(s.expiry.Text)
 	if !ok {
-		s.refuse("Type the expiry as on the card: month and year, like 08/29. Type the card again.")
+		s.refuseAt(s.expiry, "Type the expiry as on the card: month and year, like 08/29.")
 		return
 	}
 	card := s.u.till.NewCard(digits(s.number.Text), mm, yyyy, s.cvv.Text, strings.TrimSpace(s.holder.Text))
 	if err := card.Check(s.u.now()); err != nil {
 		card.Zero()
-		s.refuse(sentence(err))
+		s.refuseAt(s.fieldOf(err), sentence(err))
 		return
 	}
 	s.busy = true
@@ -179,8 +179,13 @@ func (s *cardScreen) send() {
 	s.submit.btn.Disable()
 	req := s.req
 	req.Card = card
-	if req.Offer == nil {
+	if req.Offer == nil || req.Sale != "" {
+		// A tender of a split sale has its scheme checked by Pay, for its part.
 		s.message.SetText("")
+		if req.Offer != nil && req.Offer.IMEIRequired {
+			s.u.emi.askIMEI(req)
+			return
+		}
 		s.u.pay.start(req)
 		return
 	}
@@ -196,8 +201,10 @@ func (s *cardScreen) send() {
 			}
 			s.card = nil
 			if err != nil {
+				// The card's bank does not give the offer: another card is typed;
+				// the holder's name, the offer and the cart stay.
 				card.Zero()
-				s.refuse(sentence(err))
+				s.refuseAt(s.number, sentence(err))
 				return
 			}
 			s.message.SetText("The bank gives this offer on this card.")
@@ -210,13 +217,41 @@ func (s *cardScreen) send() {
 	})
 }
 
-// refuse clears the whole form and says why: a refused card is typed again.
-func (s *cardScreen) refuse(why string) {
+// refuseAt says why the card was refused and puts the focus on field, the one to
+// fix, which is cleared with the CVV (never kept after a refusal); the other
+// fields keep what was typed.
+func (s *cardScreen) refuseAt(field *keyEntry, why string) {
+	keep := map[*keyEntry]string{}
+	for _, e := range []*keyEntry{s.number, s.expiry, s.holder} {
+		if e != field && !(e == s.number && s.busy) { // a number sent is shown masked: typed again
+			keep[e] = e.Text
+		}
+	}
+	if field == s.number {
+		delete(keep, s.expiry) // another card: its own expiry
+	}
 	s.reset()
+	for e, t := range keep {
+		e.SetText(t)
+	}
 	s.message.SetText(why)
 	if s.u.current == s {
-		s.u.win.Canvas().Focus(s.number)
+		s.u.win.Canvas().Focus(field)
 	}
+}
+
+// fieldOf is the field a refusal of the card's own check is about.
+func (s *cardScreen) fieldOf(err error) *keyEntry {
+	msg := strings.ToLower(err.Error())
+	switch {
+	case strings.Contains(msg, "cvv"):
+		return s.cvv
+	case strings.Contains(msg, "expir"):
+		return s.expiry
+	case strings.Contains(msg, "holder"):
+		return s.holder
+	}
+	return s.number
 }
 
 // reset clears the form after the payment call, a refusal, Back or a lock.
@@ -241,7 +276,7 @@ func (s *cardScreen) cancel() {
 		s.u.goTo(s.u.emi)
 		return
 	}
-	s.u.goTo(s.u.sale)
+	s.u.goTo(s.u.backFrom(s.req))
 }
 
 // parseExpiry reads "MM/YY", "MM/YYYY" or "MMYY" as a two-digit month and a

@@ -41,7 +41,7 @@ func newCashScreen(u *UI) *cashScreen {
 	s.message.Wrapping = fyne.TextWrapWord
 	s.take = u.newAction("Take cash", fyne.KeyF5, 0, s.takeCash)
 	s.take.btn.Importance = widget.HighImportance
-	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(u.sale) })
+	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(u.backFrom(s.req)) })
 	form := container.NewVBox(heading("Cash"), widget.NewLabel("To pay"), s.due,
 		widget.NewLabel("Tendered"), s.tendered, widget.NewLabel("Change due"), s.change, s.message,
 		container.NewGridWithColumns(2, s.back.btn, s.take.btn))
@@ -105,6 +105,9 @@ func (s *cashScreen) takeCash() {
 		return func() {
 			s.busy = false
 			s.take.btn.Enable()
+			if s.u.tenderDone(req, o, err, s) {
+				return
+			}
 			if err != nil {
 				s.message.SetText(sentence(err))
 				return

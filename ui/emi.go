@@ -92,7 +92,7 @@ func newEMIScreen(u *UI) *emiScreen {
 		s.sortBy = (s.sortBy + 1) % len(emiSorts)
 		s.apply()
 	})
-	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(u.sale) })
+	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(u.backFrom(s.req)) })
 	header := offerRow("Issuer", "Plan", "Tenure", "Monthly", "Interest", "Benefit", "Total payable")
 	top := container.NewVBox(s.title, s.filter, container.NewHBox(s.sortLbl), header)
 	bottom := container.NewVBox(s.message, container.NewGridWithColumns(3, s.back.btn, s.sortA.btn, s.pick.btn))
@@ -172,7 +172,7 @@ func (s *emiScreen) start(req PayRequest, total pos.Paise, what string) {
 	s.pick.btn.Disable()
 	s.u.goTo(s)
 	s.u.async(func(ctx context.Context) func() {
-		offers, err := s.u.till.EMIOffers(ctx, req.Lines)
+		offers, err := s.offersFor(ctx, req)
 		return func() {
 			if err != nil {
 				s.message.SetText(sentence(err))
@@ -361,7 +361,52 @@ func (s *imeiScreen) submit() {
 	}
 	req := s.req
 	req.IMEIs = list
-	s.u.pay.start(req)
+	chk, ok := s.u.till.(IMEIChecker)
+	if !ok || req.Offer == nil || req.OrderID != "" || req.Sale != "" {
+		s.u.pay.start(req)
+		return
+	}
+	// The IMEIs are validated with the service before the card is used: a wrong
+	// brand is said here, with the IMEIs and the card kept.
+	s.pay.btn.Disable()
+	s.message.SetText("Checking the IMEIs with the payment service…")
+	s.u.async(func(ctx context.Context) func() {
+		id, err := chk.CheckEMIOrder(ctx, req)
+		return func() {
+			s.pay.btn.Enable()
+			if s.u.current != s || s.req.Card != req.Card {
+				return // left meanwhile: the card went back with Back
+			}
+			if err != nil {
+				s.refused(err)
+				return
+			}
+			req.OrderID = id
+			s.u.pay.start(req)
+		}
+	})
+}
+
+// IMEIChecker validates a brand-EMI sale's IMEIs with the service before the
+// card is used (pos.Till.CheckEMIOrder); the order it opens is then paid.
+type IMEIChecker interface {
+	CheckEMIOrder(ctx context.Context, req PayRequest) (string, error)
+}
+
+// refused says which IMEI the service refused and puts the focus on it; every
+// IMEI typed stays.
+func (s *imeiScreen) refused(err error) {
+	s.message.SetText(sentence(err))
+	var ie *pos.IMEIError
+	if errors.As(err, &ie) && len(ie.Problems) > 0 {
+		for i, e := range s.entries {
+			if strings.TrimSpace(e.Text) == ie.Problems[0].IMEI {
+				s.checks[i].SetText("✗ " + ie.Problems[0].Reason)
+				s.u.win.Canvas().Focus(e)
+				return
+			}
+		}
+	}
 }
 
 func (s *imeiScreen) cancel() {
@@ -402,4 +447,14 @@ func (c *columns) MinSize(objs []fyne.CanvasObject) fyne.Size {
 		h = max(h, o.MinSize().Height)
 	}
 	return fyne.NewSize(float32(len(objs))*40, h)
+}
+
+// offersFor are the EMI plans of req: for the lines, or for its part of a split sale.
+func (s *emiScreen) offersFor(ctx context.Context, req PayRequest) ([]EMIOffer, error) {
+	if req.Sale != "" {
+		if t := s.u.tenderer(); t != nil {
+			return t.SaleEMIOffers(ctx, req.Sale, req.Amount)
+		}
+	}
+	return s.u.till.EMIOffers(ctx, req.Lines)
 }

@@ -70,6 +70,8 @@ type fakeTill struct {
 	checked []string // the orders CheckOrder was asked about
 	// inFlight holds the orders whose Pay call has not returned.
 	inFlight map[string]bool
+	// vpa is the shop's UPI address (settings_upi_test.go).
+	vpa string
 }
 
 func newFakeTill() *fakeTill {

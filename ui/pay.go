@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image/color"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -37,21 +38,23 @@ type payScreen struct {
 	outcome Outcome
 	err     error
 
-	root     fyne.CanvasObject
-	title    *widget.Label
-	steps    [len(stepNames)]*widget.Label
-	poll     *widget.Label
-	result   *canvas.Text
-	detail   *widget.Label
-	qr       *canvas.Image
-	qrURL    *widget.Label
-	otp      *prompt
-	otpEntry *keyEntry
-	receiptA *action
-	retryA   *action
-	checkA   *action
-	backA    *action
-	newSaleA *action
+	root   fyne.CanvasObject
+	title  *widget.Label
+	steps  [len(stepNames)]*widget.Label
+	poll   *widget.Label
+	result *canvas.Text
+	detail *widget.Label
+	qr     *canvas.Image
+	qrURL  *widget.Label
+	// phoneWarn says when the phone page's address is this computer's only.
+	phoneWarn *widget.Label
+	otp       *prompt
+	otpEntry  *keyEntry
+	receiptA  *action
+	retryA    *action
+	checkA    *action
+	backA     *action
+	newSaleA  *action
 }
 
 // payRun is one call of Till.Pay. A run whose screen the cashier left for another
@@ -82,7 +85,7 @@ func newPayScreen(u *UI) *payScreen {
 	s.receiptA.btn.Importance = widget.HighImportance
 	s.retryA = u.newAction("Try again, same order", fyne.KeyF6, 0, s.retry)
 	s.checkA = u.newAction("Check now", fyne.KeyF7, 0, s.check)
-	s.backA = u.newAction("Back to the counter", fyne.KeyEscape, 0, func() { u.goTo(u.sale) })
+	s.backA = u.newAction("Back to the counter", fyne.KeyEscape, 0, s.back)
 	s.newSaleA = u.newAction("New sale", fyne.KeyN, fyne.KeyModifierControl, func() {
 		u.sale.clear()
 		u.goTo(u.sale)
@@ -93,7 +96,9 @@ func newPayScreen(u *UI) *payScreen {
 	s.qr.Hide()
 	s.qrURL = widget.NewLabel("")
 	s.qrURL.Wrapping = fyne.TextWrapBreak
-	left := container.NewVBox(s.title, steps, s.poll, s.qr, s.qrURL)
+	s.phoneWarn = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.phoneWarn.Wrapping = fyne.TextWrapWord
+	left := container.NewVBox(s.title, steps, s.poll, s.qr, s.qrURL, s.phoneWarn)
 	right := container.NewVBox(layout.NewSpacer(), s.result, s.detail, layout.NewSpacer())
 	buttons := container.NewGridWithColumns(5, s.backA.btn, s.newSaleA.btn, s.retryA.btn, s.checkA.btn, s.receiptA.btn)
 	s.root = container.NewPadded(container.NewBorder(nil, buttons, nil, nil,
@@ -137,6 +142,7 @@ func (s *payScreen) start(req PayRequest) {
 	s.mark(StepCreating)
 	s.qr.Hide()
 	s.qrURL.SetText("")
+	s.phoneWarn.SetText("")
 	s.poll.SetText("Creating the order…")
 	s.showResult("", nil, "Keep the card with the customer. Escape goes back to the counter; the payment goes on.")
 	s.receiptA.btn.Disable()
@@ -317,9 +323,17 @@ func (s *payScreen) show(o Outcome, err error) {
 	case err != nil:
 		s.showResult("NOT PAID", colFailed, sentence(err))
 		s.mark(StepCreating)
+	case o.State == pos.StatePaid && o.Verified && o.Sale != nil && !o.Sale.Complete():
+		s.mark(StepDone)
+		s.showResult("PAID", colPaid, fmt.Sprintf("%s verified by the payment service; %s is left to pay on this sale. Escape goes back to its tenders.",
+			o.Amount, o.Sale.Due))
 	case o.State == pos.StatePaid && o.Verified:
 		s.mark(StepDone)
-		s.showResult("PAID", colPaid, o.Amount.String()+" verified by the payment service. Hand over the goods.")
+		msg := o.Amount.String() + " verified by the payment service. Hand over the goods."
+		if o.Sale != nil {
+			msg = fmt.Sprintf("%s verified by the payment service: the sale's %s is paid in full. Hand over the goods.", o.Amount, o.Sale.Sale.Amount)
+		}
+		s.showResult("PAID", colPaid, msg)
 		s.receiptA.btn.Enable()
 	case o.State == pos.StateFailed:
 		msg := o.Reason
@@ -398,9 +412,43 @@ func (s *payScreen) showResult(word string, col color.Color, detail string) {
 }
 
 func (s *payScreen) toReceipt() {
-	if s.outcome.State == pos.StatePaid {
-		s.u.receipt.show(s.outcome)
+	if s.outcome.State != pos.StatePaid {
+		return
 	}
+	if st := s.outcome.Sale; st != nil {
+		if st.Complete() {
+			s.u.tenderDone(s.req, s.outcome, nil, s)
+		}
+		return
+	}
+	s.u.receipt.show(s.outcome)
+}
+
+// back leaves the payment screen: to the split sale's tenders while it is not
+// paid in full, else to the counter.
+func (s *payScreen) back() {
+	if s.req.Sale != "" && s.run == nil {
+		if st := s.outcome.Sale; st == nil || !st.Complete() {
+			s.reopenSale()
+			return
+		}
+	}
+	s.u.goTo(s.u.sale)
+}
+
+// reopenSale shows the split sale of the screen's tender again, as it stands.
+func (s *payScreen) reopenSale() {
+	t, id := s.u.tenderer(), s.req.Sale
+	s.u.async(func(ctx context.Context) func() {
+		st, err := t.SaleStatus(ctx, id)
+		return func() {
+			if err != nil {
+				s.detail.SetText(sentence(err))
+				return
+			}
+			s.u.tender.open(st, "")
+		}
+	})
 }
 
 // retry goes back to the card form for another attempt on the same order.
@@ -431,4 +479,22 @@ func (s *payScreen) showQR(addr string) {
 		s.detail.SetText("The customer scans the code and pays on the phone. Waiting…")
 	}
 	s.qrURL.SetText(addr)
+	s.phoneWarn.SetText(PhonePageWarning(addr))
+}
+
+// PhonePageWarning says, for a phone page address that only this computer can
+// open (the default, 127.0.0.1), that a phone cannot reach it and how to set the
+// LAN address; "" for an address a phone on the shop's network can open.
+func PhonePageWarning(addr string) string {
+	u, err := url.Parse(addr)
+	if err != nil {
+		return ""
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return ""
+	}
+	return "⚠ This address is on this computer only (" + host + "): a phone cannot open it. A manager sets the phone page " +
+		"address to this computer's LAN address, such as 0.0.0.0:7071, in Settings (F10); it applies after Galla restarts."
 }

@@ -51,6 +51,7 @@ type saleScreen struct {
 	emi      *action
 	cashA    *action
 	phoneA   *action
+	splitA   *action // split tender and UPI (tender.go)
 	newSale  *action
 	clearA   *action
 }
@@ -127,6 +128,7 @@ func newSaleScreen(u *UI) *saleScreen {
 	s.emi = u.newAction("EMI", fyne.KeyF6, 0, s.payEMI)
 	s.cashA = u.newAction("Cash", fyne.KeyF7, 0, s.payCash)
 	s.phoneA = u.newAction("Pay on phone", fyne.KeyF8, 0, s.payPhone)
+	s.splitA = u.newAction("Split / UPI", fyne.KeyF11, 0, s.paySplit) // tender.go
 	s.newSale = u.newAction("New sale", fyne.KeyN, fyne.KeyModifierControl, s.clear)
 	s.clearA = u.newAction("Clear field", fyne.KeyEscape, 0, func() {
 		s.scan.SetText("")
@@ -148,7 +150,7 @@ func newSaleScreen(u *UI) *saleScreen {
 	totals := container.NewVBox(
 		widget.NewLabelWithStyle("Total to pay", fyne.TextAlignTrailing, fyne.TextStyle{}),
 		s.total, s.gst, widget.NewSeparator(), s.emiHint, s.emiItem.btn, layout.NewSpacer())
-	tenders := container.NewGridWithColumns(2, s.card.btn, s.emi.btn, s.cashA.btn, s.phoneA.btn)
+	tenders := container.NewVBox(container.NewGridWithColumns(2, s.card.btn, s.emi.btn, s.cashA.btn, s.phoneA.btn), s.splitA.btn)
 	right := container.NewBorder(nil, tenders, nil, nil, totals)
 	s.root = container.NewPadded(container.New(&ratioLayout{ratio: 0.6}, left, right))
 	s.refresh()
@@ -158,11 +160,12 @@ func newSaleScreen(u *UI) *saleScreen {
 func (s *saleScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *saleScreen) actions() []*action {
-	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.newSale, s.clearA}
+	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.splitA, s.newSale, s.clearA}
 }
 
 func (s *saleScreen) shown() {
 	s.u.win.Canvas().Focus(s.scan)
+	s.remindOpenSales() // tender.go
 	if s.lock.Locked && s.lockRun == nil {
 		s.checkLock()
 	}

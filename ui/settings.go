@@ -33,6 +33,7 @@ type settingsScreen struct {
 	profile    *widget.Select
 	printer    *keyEntry
 	phone      *keyEntry // where the page for pay on the customer's phone listens
+	upi        *upiSetting
 	message    *widget.Label
 	save       *action
 	testPrint  *action
@@ -71,6 +72,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.profile = widget.NewSelect(nil, nil)
 	s.printer = entry("192.168.1.50:9100, printer name or file path")
 	s.phone = entry("127.0.0.1:0 (this computer only)")
+	s.upi = newUPISetting(u)
 	chain := []*keyEntry{s.shop, s.address, s.gstin, s.discount, s.printer, s.phone, s.gatewayURL, s.merchant, s.access, s.secret}
 	for i, e := range chain {
 		if i+1 < len(chain) {
@@ -107,6 +109,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		widget.NewFormItem("Printer profile [Ctrl+P]", s.profile),
 		widget.NewFormItem("Printer", s.printer),
 		phoneItem,
+		s.upi.item(),
 	)
 	service := widget.NewForm(
 		widget.NewFormItem("Gateway", s.live),
@@ -136,7 +139,9 @@ func (s *settingsScreen) load() {
 	s.profile.Options = s.u.till.PrinterProfiles()
 	s.u.async(func(ctx context.Context) func() {
 		st, err := s.u.till.Settings(ctx)
+		upiLoaded := s.upi.load(ctx)
 		return func() {
+			upiLoaded()
 			if err != nil {
 				s.message.SetText(sentence(err))
 				return
@@ -182,8 +187,12 @@ func (s *settingsScreen) store() {
 	by := s.u.user
 	s.save.btn.Disable()
 	s.message.SetText("Saving…")
+	saveUPI := s.upi.saver(by)
 	s.u.async(func(ctx context.Context) func() {
 		err := s.u.till.SaveSettings(ctx, by, st, secret)
+		if err == nil {
+			err = saveUPI(ctx)
+		}
 		var saved Settings
 		if err == nil {
 			saved, err = s.u.till.Settings(ctx)

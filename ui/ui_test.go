@@ -271,10 +271,13 @@ func TestCardScreen(t *testing.T) {
 	h.enter("123")
 	h.enter("A Customer")
 	assert.Contains(t, c.message.Text, "expiry")
-	for _, e := range []*keyEntry{c.number, c.expiry, c.cvv, c.holder} {
-		assert.Empty(t, e.Text, "a refused card is cleared: %s", e.PlaceHolder)
-	}
-	assert.Equal(t, c.number, h.focused(), "the card is typed again from its number")
+	assert.Empty(t, c.expiry.Text, "the field to fix is cleared")
+	assert.Empty(t, c.cvv.Text, "the CVV is never kept after a refusal")
+	assert.Equal(t, "4111111111111111", digits(c.number.Text), "the number typed stays")
+	assert.Equal(t, "A Customer", c.holder.Text, "the holder's name stays")
+	assert.Equal(t, c.expiry, h.focused(), "the focus is on the field to fix")
+	c.number.SetText("")
+	c.holder.SetText("")
 
 	h.press(fyne.KeyEscape)
 	assert.Equal(t, h.u.sale, h.u.current)

@@ -165,6 +165,10 @@ func runHelper(ctx context.Context) (string, error) {
 			return "", err
 		}
 		return string(res.Status) + " " + res.Reason, nil
+	case flowSplit:
+		return splitSale(ctx, e, client, os.Getenv(envCard))
+	case flowVoid:
+		return voidSale(ctx, e, os.Getenv(envOrder))
 	case flowReconcile:
 		rep, err := e.Reconcile(ctx)
 		if err != nil {

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"galla/gateway/sandbox"
+	"galla/pos"
+)
+
+// firstManager creates the first manager Asha in the window and signs her in.
+func (k *counter) firstManager() {
+	k.t.Helper()
+	k.waitText("Welcome to Galla")
+	k.enter("Asha")
+	k.enter("432100")
+	k.enter("432100")
+	k.waitText("Asha is the manager. Sign in with the new PIN.")
+	k.signIn("Asha", "432100")
+}
+
+// splitSale of the window's journal: the one split-tender sale.
+func splitSale(t *testing.T, till *terminal) *pos.SaleStatus {
+	t.Helper()
+	var found []*pos.Order
+	orders, err := till.j.OrdersByDay(t.Context(), till.eng.Today())
+	require.NoError(t, err)
+	for _, o := range orders {
+		if o.Tender == pos.TenderSplit {
+			found = append(found, o)
+		}
+	}
+	require.Len(t, found, 1)
+	st, err := till.SaleStatus(t.Context(), found[0].ID)
+	require.NoError(t, err)
+	return st
+}
+
+// TestKeyboardSplitTender pays a ₹1,499.00 case by keyboard in three tenders:
+// ₹500.00 cash (₹1,000.00 handed over: ₹500.00 change, shown large), ₹300.00 by
+// UPI to the shop's VPA (the QR, then the cashier's confirmation) and the rest
+// by card with the sandbox's OTP; the receipt is the sale's, number 1.
+func TestKeyboardSplitTender(t *testing.T) {
+	till := newWindowTill(t)
+	k := newCounter(t, till)
+	k.firstManager()
+	require.NoError(t, till.SaveVPA(t.Context(), manager(t, till), "galla@okicici"))
+
+	k.enter("ACC-CASE-S24")
+	k.waitText("1 item")
+	k.press(fyne.KeyF11)
+	k.waitText("Split tender: sale")
+	assert.True(t, k.shows("₹1,499.00"), k.screenText())
+
+	k.typeText("500")
+	k.press(fyne.KeyF7)
+	k.waitText("Tendered")
+	k.enter("1000")
+	k.waitText("Cash ₹500.00 taken; ₹999.00 left to pay.")
+	assert.True(t, k.shows("Change due ₹500.00"), k.screenText())
+	assert.True(t, k.shows("1. Cash ₹500.00 — paid, change ₹500.00"), k.screenText())
+
+	k.typeText("300")
+	k.press(fyne.KeyF11)
+	k.waitText("Pay to galla@okicici")
+	assert.True(t, k.shows("₹300.00"), k.screenText())
+	k.press(fyne.KeyF5)
+	k.waitText("UPI ₹300.00 taken; ₹699.00 left to pay.")
+	assert.True(t, k.shows("2. UPI ₹300.00 — confirmed by Asha (not verified)"), k.screenText())
+
+	k.press(fyne.KeyF5) // the card takes the rest
+	k.waitText("Card payment")
+	assert.True(t, k.shows("Amount ₹699.00"), k.screenText())
+	k.typeText("4111 1111 1111 1111")
+	k.press(fyne.KeyReturn)
+	k.enter("12/30")
+	k.enter("123")
+	k.enter("Asha Rao")
+	k.otp()
+	k.waitFor("the result", func() bool { return k.result() != "" })
+	require.Equal(t, "PAID", k.result(), k.screenText())
+	k.press(fyne.KeyF5)
+	k.waitText("Receipt 1")
+
+	st := splitSale(t, till)
+	assert.True(t, st.Complete())
+	assert.Equal(t, uint64(1), st.Sale.ReceiptNo)
+	require.Len(t, st.Tenders, 3)
+	assert.Equal(t, []pos.Paise{50000, 30000, 69900}, []pos.Paise{st.Tenders[0].Amount, st.Tenders[1].Amount, st.Tenders[2].Amount})
+	card := st.Tenders[2].Order
+	assert.Equal(t, int64(69900), ledger(t, till, card.ID).CapturedAmount, "the card paid its part at the service")
+	assert.Equal(t, 1, captures(till))
+	k.settle()
+	noCardNumber(t, till, "4111111111111111")
+}
+
+// TestKeyboardSplitTenderStaysAndVoids leaves a sale part paid, finds it again
+// in a window opened anew, and voids it with a manager's PIN: the cash is
+// refunded with its document.
+func TestKeyboardSplitTenderStaysAndVoids(t *testing.T) {
+	till := newWindowTill(t)
+	k := newCounter(t, till)
+	k.firstManager()
+	k.enter("ACC-CASE-S24")
+	k.waitText("1 item")
+	k.press(fyne.KeyF11)
+	k.waitText("Split tender: sale")
+	k.typeText("500")
+	k.press(fyne.KeyF7)
+	k.waitText("Tendered")
+	k.enter("500")
+	k.waitText("₹999.00 left to pay")
+	k.press(fyne.KeyEscape)
+	k.waitText("Cart is empty")
+	k.waitText("is part paid (₹999.00 left to pay): F11 on the empty cart to finish or void it.")
+
+	// A window opened anew (the terminal restarted): the part-paid sale comes
+	// back with F11 on the empty cart.
+	k.settle()
+	k2 := newCounter(t, till)
+	k2.signIn("Asha", "432100")
+	k2.waitText("is part paid (₹999.00 left to pay)")
+	k2.press(fyne.KeyF11)
+	k2.waitText("Split tender: sale")
+	assert.True(t, k2.shows("₹999.00"), k2.screenText())
+	assert.True(t, k2.shows("1. Cash ₹500.00 — paid"), k2.screenText())
+
+	k2.press(fyne.KeyF4)
+	k2.waitText("Manager PIN")
+	k2.enter("432100")
+	k2.waitText("Hand back ₹500.00 in cash.")
+	st := splitSale(t, till)
+	assert.Equal(t, pos.StateVoided, st.Sale.State)
+	require.Len(t, st.Tenders, 1)
+	assert.Equal(t, pos.StateRefunded, st.Tenders[0].State)
+	assert.Equal(t, uint64(1), st.Tenders[0].Order.Refunds[0].ReceiptNo, "the refund's document")
+}
+
+// TestKeyboardPhonePageWarning: pay on phone with the page on this computer only
+// says that a phone cannot open it and where to set the LAN address.
+func TestKeyboardPhonePageWarning(t *testing.T) {
+	till := newWindowTill(t)
+	k := newCounter(t, till)
+	k.firstManager()
+	k.enter("ACC-CASE-S24")
+	k.waitText("1 item")
+	k.press(fyne.KeyF8)
+	k.waitText("a phone cannot open it")
+	assert.True(t, k.shows("Settings (F10)"), k.screenText())
+}
+
+// TestKeyboardBrandEMIWrongIMEI types the IMEI of a phone of another brand for
+// Samsung's brand offer: the service's refusal is said on the IMEI page before
+// the card is used, naming the IMEI and the phone, with the IMEI kept and
+// focused; corrected, the same card pays once.
+func TestKeyboardBrandEMIWrongIMEI(t *testing.T) {
+	till := newWindowTill(t)
+	k := newCounter(t, till)
+	k.firstManager()
+	k.enter("s24")
+	k.waitText("EMI from ₹")
+	k.ctrl(fyne.KeyE)
+	k.waitText("Sorted by total cost")
+	k.typeText("hdfc 6")
+	require.True(t, k.shows("1 offer"), k.screenText())
+	k.press(fyne.KeyReturn)
+	k.waitText("EMI: card of HDFC")
+	k.typeText("4386 2800 0000 0004")
+	k.press(fyne.KeyReturn)
+	k.enter("12/30")
+	k.enter("123")
+	k.enter("Asha Rao")
+	k.waitText("IMEI of each phone")
+
+	oneplus := sandbox.TestIMEI("86413405", 1)
+	k.typeText(oneplus)
+	k.press(fyne.KeyF5)
+	k.waitText("was not accepted")
+	assert.True(t, k.shows("The IMEI typed for the Samsung Galaxy S24"), k.screenText())
+	assert.True(t, k.shows("it is not a phone of this brand"), k.screenText())
+	assert.False(t, k.shows("SAMSUNG-S24"), "no product code is shown: %s", k.screenText())
+	assert.Zero(t, captures(till), "no payment was sent")
+	require.NotNil(t, k.c.Focused(), "the refused IMEI has the focus")
+	assert.True(t, k.shows(oneplus), "the IMEI typed stays")
+
+	// Correct the IMEI: the focused field is the refused one.
+	for range oneplus {
+		k.press(fyne.KeyBackspace)
+	}
+	k.typeText("352906110000017")
+	k.press(fyne.KeyF5)
+	k.otp()
+	k.waitFor("the result", func() bool { return k.result() != "" })
+	require.Equal(t, "PAID", k.result(), k.screenText())
+	assert.Equal(t, 1, captures(till), "the sale charged once")
+	for _, lo := range till.ps.sandbox.Ledger() {
+		if lo.CapturedPayments == 0 {
+			assert.Empty(t, lo.Payments, "the order whose IMEI was refused took no payment")
+		}
+	}
+	k.settle()
+	noCardNumber(t, till, "4386280000000004")
+}
+
+// TestKeyboardSplitTenderCashDownEMI takes ₹20,000.00 in cash as a down payment
+// on the S24 and the rest on Samsung's no-cost EMI, with the phone's IMEI typed
+// for the EMI tender; a credit note is refused on a terminal without the
+// credit-note ledger, with nothing lost.
+func TestKeyboardSplitTenderCashDownEMI(t *testing.T) {
+	till := newWindowTill(t)
+	k := newCounter(t, till)
+	k.firstManager()
+	k.enter("s24")
+	k.waitText("EMI from ₹")
+	k.press(fyne.KeyF11)
+	k.waitText("Split tender: sale")
+
+	k.typeText("20000")
+	k.press(fyne.KeyF7)
+	k.waitText("Tendered")
+	k.enter("20000")
+	k.waitText("Cash ₹20,000.00 taken")
+	st := splitSale(t, till)
+	rest := st.Due
+	require.Positive(t, rest)
+
+	k.press(fyne.KeyF12)
+	k.waitText("Type the credit note's number, then F12.")
+	k.typeText("CN-1")
+	k.press(fyne.KeyF12)
+	k.waitText("Credit notes cannot be redeemed on this terminal")
+	assert.True(t, k.shows("1. Cash ₹20,000.00 — paid"), k.screenText())
+
+	k.press(fyne.KeyF6) // EMI on the rest: the amount field is empty
+	k.waitText("EMI offers for " + rest.String() + " of the sale")
+	k.typeText("hdfc 6")
+	k.waitText("1 offer")
+	k.press(fyne.KeyReturn)
+	k.waitText("EMI: card of HDFC")
+	k.typeText("4386 2800 0000 0004")
+	k.press(fyne.KeyReturn)
+	k.enter("12/30")
+	k.enter("123")
+	k.enter("Asha Rao")
+	k.waitText("IMEI of each phone")
+	k.typeText("352906110000017")
+	k.press(fyne.KeyF5)
+	k.otp()
+	k.waitFor("the result", func() bool { return k.result() != "" })
+	require.Equal(t, "PAID", k.result(), k.screenText())
+	assert.True(t, k.shows("is paid in full"), k.screenText())
+
+	st = splitSale(t, till)
+	assert.True(t, st.Complete())
+	require.Len(t, st.Tenders, 2)
+	emi := st.Tenders[1].Order
+	assert.Equal(t, pos.TenderEMI, emi.Tender)
+	assert.Equal(t, rest, emi.Amount)
+	assert.Equal(t, []string{"352906110000017"}, emi.IMEIs)
+	assert.True(t, emi.IMEIsValidated)
+	assert.Equal(t, int64(emi.ChargeAmount()), ledger(t, till, emi.ID).CapturedAmount)
+	k.settle()
+	noCardNumber(t, till, "4386280000000004")
+}

@@ -1,0 +1,478 @@
+package pos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+)
+
+// A split-tender sale (DESIGN.md section 2, docs/adr/0005-split-tender.md) is an
+// order of tender "split" that holds the cart and, once paid, the document
+// number. Each of its tenders is its own order, named in the sale by
+// tender.added before that order's intent is journaled: card, EMI and phone
+// tenders are orders at the payment service with their own merchant_order_id and
+// amount, driven by the same state machine as a whole sale; cash, UPI and
+// credit-note tenders are journaled here. The sale is completed, and its number
+// allocated, when its paid tenders cover its amount and none is in flight.
+
+// TenderView is one tender of a split sale as its order stands now.
+type TenderView struct {
+	SaleTender
+	Order *Order // the tender's order (after any move); nil when its intent never reached the journal
+	State OrderState
+	// Verified is a tender paid on a verified answer, in cash, or from the
+	// credit-note ledger; a UPI tender is confirmed by the cashier only.
+	Verified bool
+}
+
+// Paid reports whether the tender's money is taken.
+func (v TenderView) Paid() bool { return v.Order != nil && v.State.Paid() }
+
+// Pending reports whether the tender's outcome is not final yet.
+func (v TenderView) Pending() bool { return v.Order != nil && !v.State.Final() }
+
+// SaleStatus is where a split sale stands.
+type SaleStatus struct {
+	Sale    *Order
+	Tenders []TenderView
+	Paid    Paise // the tenders paid
+	Pending Paise // the tenders whose outcome is not final
+	Due     Paise // what is left to tender: the amount less paid and pending
+}
+
+// Complete reports whether the sale is paid and has its document number.
+func (s *SaleStatus) Complete() bool { return s.Sale.State.Paid() }
+
+// Errors of split tender.
+var (
+	// ErrNotSplitSale reports an order id that is not a split-tender sale.
+	ErrNotSplitSale = errors.New("not a split-tender sale")
+	// ErrTenderTooLarge reports a tender of more than is left to pay.
+	ErrTenderTooLarge = errors.New("the tender is more than is left to pay")
+	// ErrSaleClosed reports a tender or void on a sale that is paid or voided.
+	ErrSaleClosed = errors.New("the sale is no longer open")
+	// ErrNoNotes reports a credit-note tender on a terminal with no credit-note ledger.
+	ErrNoNotes = sentenceError{"no credit-note ledger", "Credit notes cannot be redeemed on this terminal; take another payment method."}
+)
+
+// OpenSale journals a split-tender sale: its lines and amount, and no payment
+// yet. No network is needed.
+func (e *Engine) OpenSale(ctx context.Context, sale Sale) (*Order, error) {
+	if len(sale.Lines) == 0 {
+		return nil, fmt.Errorf("pos: open sale: %w", ErrEmptyCart)
+	}
+	if err := e.journalReady(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.refuseWhileUnrecorded(); err != nil {
+		return nil, err
+	}
+	if err := e.dayOpen(ctx, e.Today()); err != nil {
+		return nil, err
+	}
+	lines := make([]Line, len(sale.Lines))
+	for i, l := range sale.Lines {
+		lines[i] = l.clone()
+	}
+	totals := ComputeTotals(lines)
+	id, err := e.newID(e.cfg.Terminal)
+	if err != nil {
+		return nil, err
+	}
+	o := &Order{}
+	in := &Intent{Tender: TenderSplit, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines), Customer: sale.Customer}
+	if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
+		return nil, beforeMoney(err)
+	}
+	return o, nil
+}
+
+// SaleStatus reads a split sale and its tenders' orders.
+func (e *Engine) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) {
+	s, err := e.Order(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.Tender != TenderSplit {
+		return nil, fmt.Errorf("pos: sale %q: %w", id, ErrNotSplitSale)
+	}
+	st := &SaleStatus{Sale: s}
+	for _, t := range s.Tenders {
+		v := TenderView{SaleTender: t}
+		o, err := e.tenderOrder(ctx, t.OrderID)
+		if err != nil {
+			return nil, err
+		}
+		if o != nil {
+			v.Order, v.State = o, o.State
+			v.Verified = o.State.Paid() && o.Verified
+		}
+		switch {
+		case v.Paid():
+			st.Paid += t.Amount
+		case v.Pending():
+			st.Pending += t.Amount
+		}
+		st.Tenders = append(st.Tenders, v)
+	}
+	st.Due = max(s.Amount-st.Paid-st.Pending, 0)
+	return st, nil
+}
+
+// tenderOrder loads a tender's order, following a sale moved to a fresh order
+// id after a lost create-order answer; nil when its intent was never journaled
+// (the terminal stopped between tender.added and the intent: nothing was sent).
+func (e *Engine) tenderOrder(ctx context.Context, id string) (*Order, error) {
+	for range 5 {
+		o, err := e.j.Order(ctx, id)
+		if errors.Is(err, ErrOrderNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("pos: tender order %q: %w", id, err)
+		}
+		if o.State != StateAbandoned || o.MovedTo == "" {
+			return o, nil
+		}
+		id = o.MovedTo
+	}
+	return nil, fmt.Errorf("pos: tender order %q: %w: moved too often", id, ErrBadEvent)
+}
+
+// addTender journals tender.added on an open sale for amount of kind, after
+// checking that much is left to pay, and returns the id of the tender's order.
+// amount 0 is all that is left. The caller holds the sale's lock.
+func (e *Engine) addTender(ctx context.Context, saleID string, t SaleTender, staff string) (*SaleStatus, SaleTender, error) {
+	amount := t.Amount
+	st, err := e.SaleStatus(ctx, saleID)
+	if err != nil {
+		return nil, SaleTender{}, err
+	}
+	if st.Sale.State != StateOpen {
+		return nil, SaleTender{}, fmt.Errorf("pos: sale %q is %s: %w", saleID, st.Sale.State, ErrSaleClosed)
+	}
+	if amount == 0 {
+		amount = st.Due
+	}
+	if amount <= 0 || amount > st.Due {
+		return nil, SaleTender{}, &TenderError{Amount: amount, Due: st.Due, Pending: st.Pending}
+	}
+	id, err := e.newID(e.cfg.Terminal)
+	if err != nil {
+		return nil, SaleTender{}, err
+	}
+	t.OrderID, t.Amount = id, amount
+	if _, err := e.commit(ctx, st.Sale, Event{Kind: EvTenderAdded, Staff: staff, Sale: &SaleEvent{Tender: &t}}); err != nil {
+		return nil, SaleTender{}, beforeMoney(err)
+	}
+	return st, t, nil
+}
+
+// TenderError refuses a tender of more than is left to pay (or of nothing).
+type TenderError struct {
+	Amount, Due, Pending Paise
+}
+
+func (e *TenderError) Error() string {
+	return fmt.Sprintf("pos: tender of %s with %s due: %s", e.Amount, e.Due, ErrTenderTooLarge)
+}
+
+// Is matches ErrTenderTooLarge.
+func (e *TenderError) Is(target error) bool { return target == ErrTenderTooLarge }
+
+// Sentence says what is left and what to do.
+func (e *TenderError) Sentence() string {
+	switch {
+	case e.Due == 0 && e.Pending > 0:
+		return fmt.Sprintf("Nothing is left to pay while a payment of %s is being checked; wait for its result.", e.Pending)
+	case e.Due == 0:
+		return "Nothing is left to pay on this sale."
+	case e.Amount <= 0:
+		return fmt.Sprintf("Type an amount for this tender; %s is left to pay.", e.Due)
+	}
+	return fmt.Sprintf("Only %s is left to pay; type at most that for this tender.", e.Due)
+}
+
+// lockSale locks a split sale against a second tender added at once.
+func (e *Engine) lockSale(saleID string) (func(), error) { return e.lock("sale:" + saleID) }
+
+// SaleCash takes amount of a split sale in cash (0: all that is left), with
+// tendered handed over (0: exactly amount); the change is tendered − amount. It
+// completes the sale when that covers it.
+func (e *Engine) SaleCash(ctx context.Context, saleID string, amount, tendered Paise, staff string) (*Result, *SaleStatus, error) {
+	return e.saleLocal(ctx, saleID, TenderCash, amount, "", staff, func(o *Order) error {
+		if tendered == 0 {
+			tendered = o.Amount
+		}
+		change, err := CashTender{Tendered: tendered}.Change(o.Amount)
+		if err != nil {
+			return err
+		}
+		_, err = e.commit(ctx, o, Event{Kind: EvCashReceived, Staff: staff, Cash: &CashEvent{Tendered: tendered, Change: change}})
+		return err
+	})
+}
+
+// SaleUPI records amount of a split sale paid by UPI to the shop's VPA (0: all
+// that is left), as the cashier staff confirmed it arrived: journaled as
+// confirmed by the cashier, never as verified.
+func (e *Engine) SaleUPI(ctx context.Context, saleID string, amount Paise, staff string) (*Result, *SaleStatus, error) {
+	if staff == "" {
+		return nil, nil, sentenceErr("Sign in before confirming a UPI payment: the journal names who confirmed it.")
+	}
+	return e.saleLocal(ctx, saleID, TenderUPI, amount, "", staff, func(o *Order) error {
+		_, err := e.commit(ctx, o, Event{Kind: EvUPIConfirmed, Staff: staff})
+		return err
+	})
+}
+
+// SaleNote redeems credit note noteNo for amount of a split sale (0: all that
+// is left) in the credit-note ledger (Config.Notes).
+func (e *Engine) SaleNote(ctx context.Context, saleID, noteNo string, amount Paise, staff string) (*Result, *SaleStatus, error) {
+	if e.cfg.Notes == nil {
+		return nil, nil, ErrNoNotes
+	}
+	if noteNo == "" {
+		return nil, nil, sentenceErr("Type the credit note's number.")
+	}
+	return e.saleLocal(ctx, saleID, TenderNote, amount, noteNo, staff, func(o *Order) error {
+		if err := e.cfg.Notes.Redeem(ctx, noteNo, o.Amount, o.ID); err != nil {
+			// Not redeemed: the tender's order is closed and the sale still open.
+			reason := "the credit note was refused: " + Sentence(err)
+			if _, aerr := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}}); aerr != nil {
+				return errors.Join(err, aerr)
+			}
+			return err
+		}
+		_, err := e.record(ctx, o, Event{Kind: EvNoteRedeemed, Staff: staff, Sale: &SaleEvent{NoteNo: noteNo}})
+		return err
+	})
+}
+
+// saleLocal adds a local tender to a split sale: tender.added, the tender's
+// order's intent, then take journals what was received; then the sale is
+// settled.
+func (e *Engine) saleLocal(ctx context.Context, saleID string, kind TenderKind, amount Paise, noteNo, staff string, take func(*Order) error) (*Result, *SaleStatus, error) {
+	unlock, err := e.lockSale(saleID)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	st, t, err := e.addTender(ctx, saleID, SaleTender{Kind: kind, Amount: amount, NoteNo: noteNo}, staff)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := e.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, nil, PayOptions{},
+		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := take(o); err != nil {
+		return nil, nil, err
+	}
+	st, err = e.settleSale(ctx, saleID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Result{Status: ResultPaid, Order: o}, st, nil
+}
+
+// OpenSaleTender adds a card, EMI or phone tender to a split sale (amount 0: all
+// that is left) and opens its order at the payment service; the caller pays it
+// (PayCard, PayEMI, or the phone page and Await) and then calls SettleSale.
+//
+// imeis are the serialised units' IMEIs a brand-EMI offer needs (the sale may
+// have been journaled without them).
+func (e *Engine) OpenSaleTender(ctx context.Context, saleID string, kind TenderKind, amount Paise, plan *EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
+	if kind.local() || kind == TenderSplit || !kind.valid() {
+		return nil, fmt.Errorf("pos: open tender: %w: %s is not paid at the service", ErrBadEvent, kind)
+	}
+	if e.gw == nil {
+		return nil, fmt.Errorf("pos: open tender: %w", ErrNoGateway)
+	}
+	unlock, err := e.lockSale(saleID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	st, t, err := e.addTender(ctx, saleID, SaleTender{Kind: kind, Amount: amount}, staff)
+	if err != nil {
+		return nil, err
+	}
+	return e.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, plan, opt,
+		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount, IMEIs: imeis})
+}
+
+// SettleSale completes a split sale whose paid tenders cover it and none is in
+// flight: sale.completed allocates its document number. It is safe to call at
+// any time, and again after a restart: a sale already complete is left as it is.
+func (e *Engine) SettleSale(ctx context.Context, saleID string) (*SaleStatus, error) {
+	unlock, err := e.lockSale(saleID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return e.settleSale(ctx, saleID)
+}
+
+func (e *Engine) settleSale(ctx context.Context, saleID string) (*SaleStatus, error) {
+	st, err := e.SaleStatus(ctx, saleID)
+	if err != nil {
+		return nil, err
+	}
+	if st.Sale.State != StateOpen {
+		return st, nil
+	}
+	for _, t := range st.Tenders {
+		// A credit-note tender whose order was closed unpaid (refused, or the
+		// terminal stopped before note.redeemed) gives the note back; Restore is
+		// idempotent, so a note never redeemed is left as it is.
+		if t.Kind == TenderNote && t.Order != nil && t.State == StateAbandoned && e.cfg.Notes != nil {
+			if err := e.cfg.Notes.Restore(ctx, t.NoteNo, t.Amount, t.Order.ID); err != nil {
+				e.log.LogAttrs(ctx, slog.LevelWarn, "pos: restore credit note", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
+			}
+		}
+	}
+	if st.Pending > 0 || st.Paid < st.Sale.Amount {
+		return st, nil
+	}
+	ev := &SaleEvent{Verified: true}
+	for _, t := range st.Tenders {
+		if t.Paid() {
+			ev.Covered = append(ev.Covered, t.Order.ID)
+			ev.Verified = ev.Verified && t.Verified
+		}
+	}
+	if _, err := e.record(ctx, st.Sale, Event{Kind: EvSaleCompleted, Sale: ev}); err != nil {
+		return nil, err
+	}
+	return e.SaleStatus(ctx, saleID)
+}
+
+// OpenSales lists the split sales of the last week that are still open (part
+// paid, or not paid at all), oldest first: the counter shows them again after a
+// restart.
+func (e *Engine) OpenSales(ctx context.Context) ([]*Order, error) {
+	var out []*Order
+	seen := map[string]bool{}
+	now := e.clock.Now()
+	for d := 6; d >= 0; d-- {
+		orders, err := e.j.OrdersByDay(ctx, ToDay(now.AddDate(0, 0, -d)))
+		if err != nil {
+			return nil, fmt.Errorf("pos: open sales: %w", err)
+		}
+		for _, o := range orders {
+			if o.Tender == TenderSplit && o.State == StateOpen && !seen[o.ID] {
+				seen[o.ID] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out, nil
+}
+
+// settleOpenSales completes the open split sales whose tenders now cover them
+// (the terminal stopped after the last tender was paid, before the sale was
+// completed). Reconcile runs it after resolving the tenders.
+func (e *Engine) settleOpenSales(ctx context.Context) {
+	sales, err := e.OpenSales(ctx)
+	if err != nil {
+		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: open sales", slog.String("error", err.Error()))
+		return
+	}
+	for _, s := range sales {
+		if _, err := e.SettleSale(ctx, s.ID); err != nil {
+			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: settle sale", slog.String("sale", s.ID), slog.String("error", err.Error()))
+		}
+	}
+}
+
+// VoidSale voids an open split sale, authorised by a manager's PIN: every paid
+// tender is refunded — card, EMI and phone through the payment service
+// (Engine.Refund), cash in cash, UPI back to the customer by the cashier, a
+// credit note back to its note — each with its refund document, and then
+// sale.voided is journaled. A tender still in flight refuses the void (check it
+// first); a refund whose answer is not in leaves the sale open, to be voided
+// again once it is settled (the refund is never sent twice).
+func (e *Engine) VoidSale(ctx context.Context, saleID, pin, reason string) (*SaleStatus, error) {
+	if err := e.journalReady(ctx); err != nil {
+		return nil, err
+	}
+	mgr, err := e.roster.AuthoriseManager(ctx, pin, e.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := e.lockSale(saleID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	st, err := e.SaleStatus(ctx, saleID)
+	if err != nil {
+		return nil, err
+	}
+	if st.Sale.State != StateOpen {
+		return nil, fmt.Errorf("pos: void %q is %s: %w", saleID, st.Sale.State, ErrSaleClosed)
+	}
+	if st.Pending > 0 {
+		return nil, sentenceErr(fmt.Sprintf("A payment of %s on this sale is still being checked; use Check now, then void the sale.", st.Pending))
+	}
+	if reason == "" {
+		reason = "sale voided"
+	}
+	for _, t := range st.Tenders {
+		if !t.Paid() || t.Order.Refundable() <= 0 {
+			continue
+		}
+		if t.Order.PendingRefund() != nil {
+			return st, sentenceErr("A refund of this sale is still being checked; check it, then void the sale again.")
+		}
+		if !t.Kind.local() {
+			res, err := e.Refund(ctx, RefundRequest{OrderID: t.Order.ID, PIN: pin, Reason: reason})
+			if err != nil {
+				return nil, err
+			}
+			if res.Status != RefundDone {
+				return e.SaleStatus(ctx, saleID)
+			}
+			continue
+		}
+		if t.Kind == TenderNote {
+			if e.cfg.Notes == nil {
+				return nil, ErrNoNotes
+			}
+			if err := e.cfg.Notes.Restore(ctx, t.Order.NoteNo, t.Order.Refundable(), t.Order.ID); err != nil {
+				return nil, err
+			}
+		}
+		if err := e.refundLocal(ctx, t.Order, mgr.ID, reason); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := e.commit(ctx, st.Sale, Event{Kind: EvSaleVoided, Staff: mgr.ID, Reason: reason}); err != nil {
+		return nil, err
+	}
+	return e.SaleStatus(ctx, saleID)
+}
+
+// refundLocal journals the refund of a tender taken at the counter (cash, UPI, a
+// credit note): the intent and at once its end, which gets the refund document's
+// number.
+func (e *Engine) refundLocal(ctx context.Context, o *Order, staff, reason string) error {
+	unlock, err := e.lock(o.ID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	uid, err := e.newID("R")
+	if err != nil {
+		return err
+	}
+	amount := o.Refundable()
+	if _, err := e.commit(ctx, o, Event{Kind: EvRefundIntent, Staff: staff, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: reason}}); err != nil {
+		return err
+	}
+	_, err = e.commit(ctx, o, Event{Kind: EvRefundDone, Staff: staff, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Refunded: o.Refunded + amount}})
+	return err
+}

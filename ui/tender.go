@@ -1,0 +1,454 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"galla/pos"
+)
+
+// SaleStatus is a split-tender sale and its tenders (pos's own type).
+type SaleStatus = pos.SaleStatus
+
+// UPIRequest is the dynamic UPI QR of a tender (pos's own type).
+type UPIRequest = pos.UPIRequest
+
+// Tenderer takes a sale in several tenders (docs/adr/0005-split-tender.md); the
+// tenders themselves go through Payer.Pay with PayRequest.Sale. A till that is
+// not one offers no split tender.
+type Tenderer interface {
+	// OpenSale journals the cart as a split-tender sale.
+	OpenSale(ctx context.Context, lines []Line, imeis []IMEI, cashier string) (*SaleStatus, error)
+	// SaleStatus reads a split sale and its tenders.
+	SaleStatus(ctx context.Context, id string) (*SaleStatus, error)
+	// OpenSales lists the split sales left part paid.
+	OpenSales(ctx context.Context) ([]*SaleStatus, error)
+	// VoidSale refunds the paid tenders of a part-paid sale, by a manager's PIN.
+	VoidSale(ctx context.Context, id, pin, reason string) (*SaleStatus, error)
+	// UPIRequest builds the UPI QR for amount of the sale (0: all that is left).
+	UPIRequest(ctx context.Context, id string, amount pos.Paise) (UPIRequest, error)
+	// SaleEMIOffers lists the EMI plans for amount of the sale (0: the rest).
+	SaleEMIOffers(ctx context.Context, id string, amount pos.Paise) ([]EMIOffer, error)
+}
+
+// tenderer is the till's split tender, or nil.
+func (u *UI) tenderer() Tenderer {
+	t, _ := u.till.(Tenderer)
+	return t
+}
+
+// tenderScreen is the split-tender screen: the sale's total, what each tender
+// paid and what is left; each tender key takes the amount typed (empty: all that
+// is left). The sale stays here, part paid, until it is paid or voided.
+type tenderScreen struct {
+	u    *UI
+	sale *SaleStatus
+	// reminder is the sale screen's message about a part-paid sale, last shown.
+	reminder string
+
+	root    fyne.CanvasObject
+	title   *widget.Label
+	due     *canvas.Text
+	paid    *widget.Label
+	list    *widget.Label
+	amount  *keyEntry
+	noteNo  *keyEntry
+	message *widget.Label
+	change  *canvas.Text
+
+	cardA, emiA, cashA, phoneA, upiA, noteA, voidA, backA *action
+}
+
+func newTenderScreen(u *UI) *tenderScreen {
+	s := &tenderScreen{u: u}
+	s.title = heading("Split tender")
+	s.due = bigText("", sizeTotal)
+	s.paid = widget.NewLabel("")
+	s.paid.Wrapping = fyne.TextWrapWord
+	s.list = widget.NewLabel("")
+	s.list.Wrapping = fyne.TextWrapWord
+	s.amount = newKeyEntry(u)
+	s.amount.SetPlaceHolder("Amount of this tender in rupees (empty: all that is left)")
+	s.noteNo = newKeyEntry(u)
+	s.noteNo.SetPlaceHolder("Credit note number (for F12)")
+	s.message = widget.NewLabel("")
+	s.message.Wrapping = fyne.TextWrapWord
+	s.change = bigText("", sizeTotal)
+	s.change.Color = colPaid
+	s.cardA = u.newAction("Card", fyne.KeyF5, 0, func() { s.take(pos.TenderCard) })
+	s.emiA = u.newAction("EMI", fyne.KeyF6, 0, func() { s.take(pos.TenderEMI) })
+	s.cashA = u.newAction("Cash", fyne.KeyF7, 0, func() { s.take(pos.TenderCash) })
+	s.phoneA = u.newAction("Pay on phone", fyne.KeyF8, 0, func() { s.take(pos.TenderPhone) })
+	s.upiA = u.newAction("UPI", fyne.KeyF11, 0, func() { s.take(pos.TenderUPI) })
+	s.noteA = u.newAction("Credit note", fyne.KeyF12, 0, func() { s.take(pos.TenderNote) })
+	s.voidA = u.newAction("Void sale", fyne.KeyF4, 0, s.askVoid)
+	s.backA = u.newAction("Back to the counter", fyne.KeyEscape, 0, func() { u.goTo(u.sale) })
+	for _, a := range []*action{s.cardA, s.emiA, s.cashA, s.phoneA, s.upiA, s.noteA} {
+		a.btn.Importance = widget.HighImportance
+	}
+	left := container.NewVBox(s.title, widget.NewLabel("Left to pay"), s.due, s.paid, widget.NewSeparator(), s.list)
+	right := container.NewVBox(widget.NewLabel("Amount"), s.amount, s.noteNo, s.message, s.change, layout.NewSpacer(),
+		container.NewGridWithColumns(3, s.cashA.btn, s.upiA.btn, s.cardA.btn, s.emiA.btn, s.phoneA.btn, s.noteA.btn),
+		container.NewGridWithColumns(2, s.backA.btn, s.voidA.btn))
+	s.root = container.NewPadded(container.New(&ratioLayout{ratio: 0.5}, left, right))
+	return s
+}
+
+func (s *tenderScreen) view() fyne.CanvasObject { return s.root }
+
+func (s *tenderScreen) actions() []*action {
+	return []*action{s.cardA, s.emiA, s.cashA, s.phoneA, s.upiA, s.noteA, s.voidA, s.backA}
+}
+
+func (s *tenderScreen) shown() { s.u.win.Canvas().Focus(s.amount) }
+
+// paySplit opens the cart as a split-tender sale; on an empty cart it shows
+// again the sale left part paid, if there is one.
+func (s *saleScreen) paySplit() {
+	t := s.u.tenderer()
+	if t == nil {
+		s.message.SetText("Split tender is not available on this terminal.")
+		return
+	}
+	if len(s.lines) == 0 && !s.locked() {
+		s.u.async(func(ctx context.Context) func() {
+			open, err := t.OpenSales(ctx)
+			return func() {
+				switch {
+				case err != nil:
+					s.message.SetText(sentence(err))
+				case len(open) == 0:
+					s.message.SetText("The cart is empty: scan something first, then F11 to pay it in several tenders.")
+				default:
+					s.u.tender.open(open[len(open)-1], "")
+				}
+			}
+		})
+		return
+	}
+	if !s.ready() {
+		return
+	}
+	lines := append([]Line(nil), s.lines...)
+	cashier := s.u.user.Name
+	s.u.async(func(ctx context.Context) func() {
+		st, err := t.OpenSale(ctx, lines, nil, cashier)
+		return func() {
+			if err != nil {
+				s.message.SetText(sentence(err))
+				return
+			}
+			// The sale lives on the tender screen from now on: the cart is free
+			// for the next customer once it is paid or voided.
+			s.clear()
+			s.u.tender.open(st, "")
+		}
+	})
+}
+
+// open shows st with a sentence (what the last tender did).
+func (s *tenderScreen) open(st *SaleStatus, msg string) {
+	s.show(st)
+	s.amount.SetText("")
+	s.noteNo.SetText("")
+	s.message.SetText(msg)
+	s.change.Text = ""
+	s.change.Refresh()
+	s.u.goTo(s)
+}
+
+// show draws where the sale stands.
+func (s *tenderScreen) show(st *SaleStatus) {
+	s.sale = st
+	s.title.SetText("Split tender: sale " + st.Sale.ID)
+	s.due.Text = st.Due.String()
+	s.due.Refresh()
+	txt := fmt.Sprintf("Total %s · paid %s", st.Sale.Amount, st.Paid)
+	if st.Pending > 0 {
+		txt += fmt.Sprintf(" · %s being checked", st.Pending)
+	}
+	s.paid.SetText(txt)
+	s.list.SetText(TenderLines(st))
+}
+
+// TenderLines lists a split sale's tenders, one a line: kind, amount and how it
+// stands (paid and verified, confirmed by the cashier, failed, being checked).
+func TenderLines(st *SaleStatus) string {
+	if len(st.Tenders) == 0 {
+		return "No tender taken yet."
+	}
+	var b strings.Builder
+	for i, t := range st.Tenders {
+		state := "not sent"
+		switch {
+		case t.Order == nil:
+		case t.Paid() && t.Kind == pos.TenderUPI:
+			state = "confirmed by " + t.Order.ConfirmedBy + " (not verified)"
+		case t.Paid() && t.Order.Refunded > 0:
+			state = "refunded " + t.Order.Refunded.String()
+		case t.Paid() && t.Kind == pos.TenderCash && t.Order.Change > 0:
+			state = "paid, change " + t.Order.Change.String()
+		case t.Paid():
+			state = "paid"
+			if t.Order.CardLast4 != "" {
+				state += " · " + t.Order.CardBrand + " " + t.Order.CardLast4
+			}
+		case t.Pending():
+			state = "being checked (" + string(t.State) + ")"
+		default:
+			state = strings.ToLower(string(t.State)) + ", not counted"
+		}
+		fmt.Fprintf(&b, "%d. %s %s — %s\n", i+1, tenderName(t.Kind), t.Amount, state)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func tenderName(k pos.TenderKind) string {
+	switch k {
+	case pos.TenderCash:
+		return "Cash"
+	case pos.TenderUPI:
+		return "UPI"
+	case pos.TenderCard:
+		return "Card"
+	case pos.TenderEMI:
+		return "EMI"
+	case pos.TenderPhone:
+		return "Phone"
+	case pos.TenderNote:
+		return "Credit note"
+	}
+	return string(k)
+}
+
+// amountTyped is the amount of the next tender: what is typed, or all that is
+// left; ok is false (with a sentence) when it cannot be taken.
+func (s *tenderScreen) amountTyped() (pos.Paise, bool) {
+	if s.sale == nil {
+		return 0, false
+	}
+	due := s.sale.Due
+	if strings.TrimSpace(s.amount.Text) == "" {
+		if due <= 0 {
+			s.message.SetText("Nothing is left to pay.")
+			return 0, false
+		}
+		return due, true
+	}
+	p, err := pos.ParsePaise(s.amount.Text)
+	switch {
+	case err != nil || p <= 0:
+		s.message.SetText("Type the amount of this tender in rupees, like 500, or leave it empty for all that is left.")
+	case p > due:
+		s.message.SetText("Only " + due.String() + " is left to pay; type at most that.")
+	default:
+		return p, true
+	}
+	s.u.win.Canvas().Focus(s.amount)
+	return 0, false
+}
+
+// request is the PayRequest of a tender of amount.
+func (s *tenderScreen) request(kind pos.TenderKind, amount pos.Paise) PayRequest {
+	return PayRequest{Sale: s.sale.Sale.ID, Amount: amount, Tender: kind, Cashier: s.u.user.Name,
+		Lines: SaleCartLines(s.sale.Sale)}
+}
+
+// SaleCartLines are a journaled sale's lines as cart lines (for the EMI screen's
+// title and the card form, which show them).
+func SaleCartLines(o *pos.Order) []Line {
+	out := make([]Line, 0, len(o.Lines))
+	for _, l := range o.Lines {
+		out = append(out, Line{Product: pos.Product{SKU: l.SKU, Name: l.Name, Brand: l.Brand, ProductCode: l.ProductCode,
+			HSN: l.HSN, Price: l.UnitPrice, GSTRate: l.GSTRate, Serialised: l.Serialised}, Qty: l.Qty, Discount: l.Discount, ApprovedBy: l.ApprovedBy})
+	}
+	return out
+}
+
+// take starts a tender of the amount typed.
+func (s *tenderScreen) take(kind pos.TenderKind) {
+	amount, ok := s.amountTyped()
+	if !ok {
+		return
+	}
+	req := s.request(kind, amount)
+	switch kind {
+	case pos.TenderCash:
+		s.u.cash.start(req, amount)
+	case pos.TenderCard:
+		s.u.card.start(req, amount)
+	case pos.TenderEMI:
+		s.u.emi.start(req, amount, fmt.Sprintf("%s of the sale", amount))
+	case pos.TenderPhone:
+		s.u.pay.start(req)
+	case pos.TenderUPI:
+		s.u.upi.start(req)
+	case pos.TenderNote:
+		no := strings.TrimSpace(s.noteNo.Text)
+		if no == "" {
+			s.message.SetText("Type the credit note's number, then F12.")
+			s.u.win.Canvas().Focus(s.noteNo)
+			return
+		}
+		req.NoteNo = no
+		s.payLocal(req)
+	}
+}
+
+// payLocal takes a tender that needs no screen of its own (a credit note).
+func (s *tenderScreen) payLocal(req PayRequest) {
+	s.message.SetText("Redeeming…")
+	s.u.async(func(ctx context.Context) func() {
+		o, err := s.u.till.Pay(ctx, req, nil)
+		return func() { s.u.tenderDone(req, o, err, s) }
+	})
+}
+
+// tenderDone shows what a tender of a split sale did: the sale's receipt once it
+// is paid, else the tender screen again with what is left (or why it was not
+// taken, on back, the screen that took it).
+func (u *UI) tenderDone(req PayRequest, o Outcome, err error, back screen) bool {
+	if req.Sale == "" {
+		return false
+	}
+	msg := func(m string) {
+		switch b := back.(type) {
+		case *cashScreen:
+			b.message.SetText(m)
+		case *upiScreen:
+			b.message.SetText(m)
+		default:
+			u.tender.message.SetText(m)
+		}
+	}
+	if err != nil {
+		msg(sentence(err))
+		return true
+	}
+	st := o.Sale
+	if st == nil {
+		msg("The tender was not recorded: " + o.Reason)
+		return true
+	}
+	if st.Complete() {
+		sale := o
+		sale.OrderID, sale.Amount, sale.Order = st.Sale.ID, st.Sale.Amount, st.Sale
+		u.receipt.show(sale)
+		return true
+	}
+	text := fmt.Sprintf("%s %s taken; %s left to pay.", tenderName(req.Tender), o.Amount, st.Due)
+	if o.State != pos.StatePaid {
+		text = fmt.Sprintf("The %s tender is %s: %s", strings.ToLower(tenderName(req.Tender)), o.State, o.Reason)
+	}
+	if o.Drawer != "" {
+		text += " " + o.Drawer
+	}
+	u.tender.open(st, text)
+	if o.Change > 0 {
+		u.tender.change.Text = "Change due " + o.Change.String()
+		u.tender.change.Refresh()
+	}
+	return true
+}
+
+// askVoid asks a manager's PIN and voids the sale: each paid tender is refunded.
+func (s *tenderScreen) askVoid() {
+	if s.sale == nil {
+		return
+	}
+	t := s.u.tenderer()
+	pin := newKeyEntry(s.u)
+	pin.Password = true
+	pin.SetPlaceHolder("Manager PIN")
+	id := s.sale.Sale.ID
+	s.u.ask("Void sale "+id,
+		fmt.Sprintf("Every paid tender (%s) is refunded: cards through the payment service, cash from the drawer, each with a refund receipt. A manager's PIN voids it.", s.sale.Paid),
+		[]*keyEntry{pin}, func(p *prompt) {
+			code := pin.Text
+			pin.SetText("")
+			p.ok.Disable()
+			p.message.SetText("Refunding…")
+			s.u.async(func(ctx context.Context) func() {
+				st, err := t.VoidSale(ctx, id, code, "sale voided at the counter")
+				return func() {
+					p.ok.Enable()
+					if err != nil {
+						p.say(sentence(err))
+						return
+					}
+					p.close()
+					if st.Sale.State != pos.StateVoided {
+						s.open(st, "A refund's answer is not in yet; it is checked in the background. Void again once it is settled.")
+						return
+					}
+					s.sale = nil
+					s.u.sale.message.SetText("Sale " + id + " voided: " + st.Paid.String() + " refunded. " + refundCash(st))
+					s.u.goTo(s.u.sale)
+				}
+			})
+		})
+}
+
+// refundCash says what to hand back after a void: cash from the drawer, UPI sent
+// back to the customer's UPI app by the shop.
+func refundCash(st *SaleStatus) string {
+	var cash, upi pos.Paise
+	for _, t := range st.Tenders {
+		switch {
+		case t.Order == nil:
+		case t.Kind == pos.TenderCash:
+			cash += t.Order.Refunded
+		case t.Kind == pos.TenderUPI:
+			upi += t.Order.Refunded
+		}
+	}
+	var out []string
+	if cash > 0 {
+		out = append(out, "Hand back "+cash.String()+" in cash.")
+	}
+	if upi > 0 {
+		out = append(out, "Send "+upi.String()+" back to the customer by UPI.")
+	}
+	return strings.Join(out, " ")
+}
+
+// backFrom is where a tender's screen goes back to: the split sale's tenders, or
+// the counter.
+func (u *UI) backFrom(req PayRequest) screen {
+	if req.Sale != "" {
+		return u.tender
+	}
+	return u.sale
+}
+
+// remindOpenSales says, on an empty counter, that a split sale is still part
+// paid (left there, or found in the journal after a restart) and how to reach it.
+// A reminder shown earlier is brought up to date; any other message stays.
+func (s *saleScreen) remindOpenSales() {
+	t, r := s.u.tenderer(), &s.u.tender.reminder
+	mine := func() bool { return s.message.Text == "" || s.message.Text == *r }
+	if t == nil || len(s.lines) > 0 || !mine() {
+		return
+	}
+	s.u.async(func(ctx context.Context) func() {
+		open, err := t.OpenSales(ctx)
+		return func() {
+			if err != nil || len(s.lines) > 0 || !mine() {
+				return
+			}
+			*r = ""
+			if len(open) > 0 {
+				st := open[len(open)-1]
+				*r = fmt.Sprintf("Sale %s is part paid (%s left to pay): F11 on the empty cart to finish or void it.", st.Sale.ID, st.Due)
+			}
+			s.message.SetText(*r)
+		}
+	})
+}
