@@ -130,7 +130,7 @@ func (db *DB) Ingest(ctx context.Context, terminal string, events []api.Event) (
 
 // blocked is the refusal of a blocked terminal's request.
 func blocked(terminal, reason string, held uint64) *api.Error {
-	return &api.Error{HTTPStatus: http.StatusForbidden, Code: api.CodeBlocked, Held: held,
+	return &api.Error{HTTPStatus: http.StatusForbidden, Code: api.CodeBlocked, Held: held, Reason: reason,
 		Message: fmt.Sprintf("the store refuses terminal %s's events until a manager looks: %s", terminal, reason)}
 }
 
@@ -155,7 +155,7 @@ func (db *DB) block(ctx context.Context, terminal string, f *forkError) error {
 	if err != nil {
 		return db.wrap("ingest: record a fork", err)
 	}
-	return &api.Error{HTTPStatus: http.StatusConflict, Code: api.CodeFork, Held: f.seq,
+	return &api.Error{HTTPStatus: http.StatusConflict, Code: api.CodeFork, Held: f.seq, Reason: reason,
 		Message: fmt.Sprintf("the store holds a different event %d from terminal %s: an alarm is recorded and the terminal's events are refused until a manager looks (%s)", f.seq, terminal, f.detail)}
 }
 

@@ -98,6 +98,8 @@ type Error struct {
 	Message    string `json:"message"`
 	Expected   uint64 `json:"expected,omitempty"`
 	Held       uint64 `json:"held,omitempty"`
+	// Reason is why a terminal is blocked (fork, blocked), in a few words.
+	Reason string `json:"reason,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }

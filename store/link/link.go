@@ -257,7 +257,10 @@ func (l *Link) Sync(ctx context.Context) (Result, error) {
 	switch {
 	case err == nil:
 	case errors.As(err, &ae) && (ae.Code == api.CodeFork || ae.Code == api.CodeBlocked):
-		l.blocked = ae.Message
+		l.blocked = ae.Reason
+		if l.blocked == "" {
+			l.blocked = "refused by the store server"
+		}
 	case errors.Is(err, ErrUnreachable):
 		l.problem = "store server unreachable"
 	case errors.As(err, &ae) && ae.Code == api.CodeUnavailable:

@@ -301,8 +301,8 @@ func TestForkShowsBlocked(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, api.CodeFork, ae.Code)
 	st := l2.Status()
-	assert.NotEmpty(t, st.Blocked)
-	assert.Contains(t, st.Text(time.Now()), "refused until a manager looks")
+	assert.Equal(t, "its journal forked at event 1", st.Blocked)
+	assert.Equal(t, "store: events refused until a manager looks (its journal forked at event 1)", st.Text(time.Now()))
 
 	_, err = l2.Sync(t.Context())
 	require.ErrorAs(t, err, &ae)
