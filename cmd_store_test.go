@@ -160,10 +160,20 @@ func TestStoreCommandsEnrolAndSync(t *testing.T) {
 	assert.Equal(t, "galla: The store server at "+addr+" cannot be reached: "+events(waiting)+" wait in the journal and go up at the next sync; the counter keeps selling.\n", errOut)
 	assert.Equal(t, last, heldBy(t, db, "T2"))
 
-	// A code works once.
+	// While the window holds the journal, galla sync says the window syncs.
+	f, err := os.OpenFile(filepath.Join(counter, journalFile), os.O_RDWR, 0)
+	require.NoError(t, err)
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+	code, _, errOut = tillRun(t, counter, "", nil, "sync")
+	require.NoError(t, f.Close())
+	assert.Equal(t, exitCannotWork, code)
+	assert.Equal(t, "galla: The terminal's window is open: it sends the events to the store itself, and its status bar shows how many wait.\n", errOut)
+
+	// Enrolling while the server is down says so; the code is not spent.
 	code, _, errOut = tillRun(t, t.TempDir(), "", nil, "enrol", addr, enrolCode, "--fingerprint", fp)
 	assert.Equal(t, exitFailed, code)
-	assert.Contains(t, errOut, "cannot be reached", "the server is down: the code is not spent")
+	assert.Contains(t, errOut, "cannot be reached")
+	assert.Contains(t, errOut, "the code stays valid")
 }
 
 func TestStoreCommandsBadInput(t *testing.T) {

@@ -156,6 +156,9 @@ func cmdSync(c *cli, args []string) int {
 		return c.fail(exitCannotWork, "%v", err)
 	}
 	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{ReadOnly: true, Create: journal.CreateNever, ChainKey: key})
+	if errors.Is(err, journal.ErrAlreadyRunning) {
+		return c.fail(exitCannotWork, "The terminal's window is open: it sends the events to the store itself, and its status bar shows how many wait.")
+	}
 	if err != nil {
 		return c.failOpen(err)
 	}
