@@ -229,3 +229,36 @@ func heldBy(t *testing.T, db, terminal string) uint64 {
 }
 
 func itoa(n uint64) string { return strings.TrimSpace(strings.Replace(events(n), "events", "", 1)) }
+
+// TestWindowSyncsInBackground: the window's terminal, once enrolled, sends
+// the journal's events to the store server by itself, and the till's status
+// (the status bar's) says how it stands.
+func TestWindowSyncsInBackground(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	code, out, errOut := tillRun(t, t.TempDir(), "", nil, "store", "init", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	fp := strings.TrimSpace(out)
+	code, out, errOut = tillRun(t, t.TempDir(), "", nil, "store", "enrol-code", "T3", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	enrolCode := strings.TrimSpace(out)
+	addr, stop := serveStore(t, db)
+
+	counter := t.TempDir()
+	code, _, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", fp)
+	require.Equal(t, exitOK, code, errOut)
+	last := lastSeqOf(t, counter)
+
+	c := &cli{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }, dataDir: counter}
+	till, closeTill, err := openWindowTill(c)
+	require.NoError(t, err)
+	defer closeTill()
+	require.Eventually(t, func() bool {
+		st := till.Status(t.Context()).Store
+		return st.Enrolled && st.Waiting == 0 && !st.LastSync.IsZero()
+	}, 30*time.Second, 50*time.Millisecond, "the window's first sync")
+	assert.Equal(t, last, heldBy(t, db, "T3"))
+	assert.Regexp(t, `^store: up to date, last sync \d\d:\d\d$`, till.Status(t.Context()).Store.Text(time.Now()))
+	require.Equal(t, exitOK, stop())
+}
