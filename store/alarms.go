@@ -9,7 +9,6 @@ import (
 // The kinds of alarm.
 const (
 	AlarmFork         = "fork"         // a different event under a sequence held: the terminal is blocked
-	AlarmChain        = "chain"        // an event that does not continue the stored chain
 	AlarmUnauthorized = "unauthorized" // an unknown terminal, a wrong credential, an edited request
 	AlarmReplayed     = "replayed"     // a request seen before or dated too far from now
 	AlarmBadCode      = "bad_code"     // an enrolment code refused
