@@ -148,7 +148,7 @@ func (db *DB) block(ctx context.Context, terminal string, f *forkError) error {
 		if _, err := tx.Exec(ctx, "UPDATE terminals SET state = 'blocked', blocked_reason = $2 WHERE id = $1", terminal, reason); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, "INSERT INTO alarms (terminal_id, kind, seq, detail, raised_at) VALUES ($1, $2, $3, $4, $5)",
+		_, err := tx.Exec(ctx, "INSERT INTO alarms (terminal_id, kind, seq, detail, raised_at, last_at) VALUES ($1, $2, $3, $4, $5, $5)",
 			terminal, AlarmFork, int64(f.seq), f.detail, db.Now())
 		return err
 	})

@@ -44,6 +44,8 @@ CREATE TABLE alarms (
     seq         bigint,
     detail      text NOT NULL,
     raised_at   timestamptz NOT NULL DEFAULT now(),
+    repeats     int NOT NULL DEFAULT 1,       -- the same alarm again while open, counted, not added
+    last_at     timestamptz NOT NULL DEFAULT now(),
     cleared_at  timestamptz,
     cleared_by  text
 );
