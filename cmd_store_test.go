@@ -262,3 +262,65 @@ func TestWindowSyncsInBackground(t *testing.T) {
 	assert.Regexp(t, `^store: up to date, last sync \d\d:\d\d$`, till.Status(t.Context()).Store.Text(time.Now()))
 	require.Equal(t, exitOK, stop())
 }
+
+// TestStoreCommandsForkAndUnblock: a counter whose journal no longer continues
+// what the store holds is refused with a sentence; the manager sees the alarm
+// and lets it send again.
+func TestStoreCommandsForkAndUnblock(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	srv := t.TempDir()
+	code, out, errOut := tillRun(t, srv, "", nil, "store", "init", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	fp := strings.TrimSpace(out)
+	addr, _ := serveStore(t, db)
+	enrol := func(dir string) {
+		t.Helper()
+		code, out, errOut := tillRun(t, srv, "", nil, "store", "enrol-code", "T4", "--db", db)
+		require.Equal(t, exitOK, code, errOut)
+		code, _, errOut = tillRun(t, dir, "", nil, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp)
+		require.Equal(t, exitOK, code, errOut)
+	}
+
+	first := t.TempDir()
+	code, _, errOut = tillRun(t, first, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	enrol(first)
+	code, _, errOut = tillRun(t, first, "", nil, "sync")
+	require.Equal(t, exitOK, code, errOut)
+
+	// The same counter id on a new journal: its events are not the store's.
+	second := t.TempDir()
+	code, _, errOut = tillRun(t, second, "", nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	enrol(second)
+	code, _, errOut = tillRun(t, second, "", nil, "sync")
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, errOut, "galla: The store holds a different event 1 from terminal T4")
+	assert.Contains(t, errOut, "A manager must look at the store's alarms (galla store alarms)")
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+
+	code, out, errOut = tillRun(t, srv, "", nil, "store", "alarms", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\tT4\tfork\t1\t1\tevent 1 arrived with hash [0-9a-f]{64}, the store holds [0-9a-f]{64}$`, out)
+
+	code, _, errOut = tillRun(t, srv, "", nil, "store", "unblock", "T4", "--db", db)
+	assert.Equal(t, exitBadInput, code, "who looked must be named")
+	assert.Contains(t, errOut, "--by MANAGER")
+	code, _, errOut = tillRun(t, srv, "", nil, "store", "unblock", "T4", "--by", "Asha", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, "cleared by Asha")
+	code, out, errOut = tillRun(t, srv, "", nil, "store", "alarms", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "no open alarms")
+	code, _, errOut = tillRun(t, srv, "", nil, "store", "unblock", "T4", "--by", "Asha", "--db", db)
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, errOut, "terminal T4 is not blocked")
+
+	// The first journal, the one the store holds, goes on.
+	code, _, errOut = tillRun(t, first, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, first, "", nil, "sync")
+	assert.Equal(t, exitFailed, code, "the first journal's credential was replaced by the second enrolment")
+	assert.Contains(t, errOut, "not signed with terminal T4's credential")
+}
