@@ -35,6 +35,9 @@ type Alarm struct {
 // detail) raised again while it is open is counted in its row, so that a
 // flood of bad requests adds no rows.
 func (db *DB) alarm(ctx context.Context, terminal, kind string, seq uint64, detail string) {
+	// Recorded even when the request that raised it is gone.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
 	var t any
 	if terminal != "" {
 		t = terminal

@@ -144,6 +144,9 @@ type forkError struct {
 // of its own (the batch's was rolled back).
 func (db *DB) block(ctx context.Context, terminal string, f *forkError) error {
 	reason := fmt.Sprintf("its journal forked at event %d", f.seq)
+	// Recorded even when the request that found it is gone.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "UPDATE terminals SET state = 'blocked', blocked_reason = $2 WHERE id = $1", terminal, reason); err != nil {
 			return err
