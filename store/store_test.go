@@ -308,6 +308,7 @@ func TestIngestMalformedStoresNothing(t *testing.T) {
 		{"body of another sequence", edit(func(e []api.Event) { e[0].Body = json.RawMessage(`{"seq": 7, "day": "2026-11-24"}`) }), "event 1: the body's seq"},
 		{"bad day", edit(func(e []api.Event) { e[0].Day = "24/11/2026" }), "not YYYY-MM-DD"},
 		{"no sequence", edit(func(e []api.Event) { e[0].Seq = 0 }), "no sequence"},
+		{"too many", chain(zero, 1, api.MaxBatch+1, "a"), "holds 1001 events, at most 1000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := newDB(t)
