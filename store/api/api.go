@@ -1,0 +1,195 @@
+// Package api is the wire between a terminal (store/link) and the store server
+// (store): the paths, the JSON bodies and the signature every request of an
+// enrolled terminal carries. It imports nothing of ours and no database driver.
+package api
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The terminal's endpoints.
+const (
+	PathEnrol  = "/api/v1/enrol"  // POST EnrolRequest → EnrolResponse (no signature: the code is the proof)
+	PathEvents = "/api/v1/events" // POST Batch → BatchResponse, signed
+	PathStatus = "/api/v1/status" // GET → Status, signed
+)
+
+// MaxBatch is the most events one batch may carry; MaxBody the most bytes.
+const (
+	MaxBatch = 1000
+	MaxBody  = 16 << 20
+)
+
+// EnrolRequest redeems a one-time enrolment code.
+type EnrolRequest struct {
+	Code string `json:"code"`
+}
+
+// EnrolResponse is the terminal's identity and its credential: shown once, kept
+// by the terminal in its keyring.
+type EnrolResponse struct {
+	TerminalID string `json:"terminal_id"`
+	Credential string `json:"credential"`
+}
+
+// Event is one journal event as it goes up: the decoded pos.Event as Body, and
+// beside it the fields the server checks and indexes. Hash and PrevHash are 64
+// hex digits; Day is YYYY-MM-DD or empty.
+type Event struct {
+	Seq      uint64          `json:"seq"`
+	Hash     string          `json:"hash"`
+	PrevHash string          `json:"prev_hash"`
+	Kind     string          `json:"kind"`
+	Day      string          `json:"day,omitempty"`
+	Body     json.RawMessage `json:"body"`
+}
+
+// Batch is a run of a terminal's events in sequence order, without a gap.
+type Batch struct {
+	TerminalID string  `json:"terminal_id"`
+	Events     []Event `json:"events"`
+}
+
+// BatchResponse says what the server holds of the terminal after the batch:
+// every event up to Held, with HeldHash the hash of event Held.
+type BatchResponse struct {
+	Held       uint64 `json:"held"`
+	HeldHash   string `json:"held_hash,omitempty"`
+	Stored     int    `json:"stored"`     // events of the batch stored now
+	Duplicates int    `json:"duplicates"` // events of the batch held already, the same
+}
+
+// Status is the server's view of a terminal.
+type Status struct {
+	TerminalID string `json:"terminal_id"`
+	Held       uint64 `json:"held"`
+	HeldHash   string `json:"held_hash,omitempty"`
+	Blocked    bool   `json:"blocked"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// The codes of an Error.
+const (
+	CodeMalformed    = "malformed"    // the request cannot be read: nothing stored
+	CodeUnauthorized = "unauthorized" // unknown terminal, wrong credential, bad signature
+	CodeReplayed     = "replayed"     // a request seen before, or too old: refused
+	CodeGap          = "gap"          // the batch starts past Expected
+	CodeFork         = "fork"         // a different event under a sequence held: the terminal is blocked
+	CodeBlocked      = "blocked"      // the terminal is blocked until a manager looks
+	CodeBadCode      = "bad_code"     // an enrolment code unknown, used or expired
+	CodeUnavailable  = "unavailable"  // the database cannot be reached: nothing stored, send again later
+	CodeInternal     = "internal"
+)
+
+// Error is the body of every refusal: a code, a sentence, and for a gap the
+// sequence the server expects next.
+type Error struct {
+	HTTPStatus int    `json:"-"`
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+	Expected   uint64 `json:"expected,omitempty"`
+	Held       uint64 `json:"held,omitempty"`
+	// Reason is why a terminal is blocked (fork, blocked), in a few words.
+	Reason string `json:"reason,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// CredentialKey is the key a credential signs with: what the server keeps
+// instead of the credential itself.
+func CredentialKey(credential string) []byte {
+	h := sha256.Sum256([]byte("galla store credential 1\x00" + credential))
+	return h[:]
+}
+
+// Auth is the Authorization header of a signed request:
+//
+//	Galla-HMAC terminal=T1, time=1700000000, nonce=HEX, sig=HEX
+//
+// sig is HMAC-SHA256 under CredentialKey(credential) of the method, path,
+// terminal, time, nonce and the SHA-256 of the body, separated by newlines. The
+// nonce (16 random bytes) makes every request once only: the server refuses a
+// nonce it saw, and a time more than MaxSkew off its clock.
+type Auth struct {
+	Terminal string
+	Time     int64
+	Nonce    string
+	Sig      string
+}
+
+// MaxSkew is how far a request's time may be from the server's clock.
+const MaxSkew = 15 * time.Minute
+
+// scheme names the Authorization scheme.
+const scheme = "Galla-HMAC "
+
+// payload is what a signature covers.
+func payload(method, path, terminal string, t int64, nonce string, body []byte) []byte {
+	bh := sha256.Sum256(body)
+	return []byte(method + "\n" + path + "\n" + terminal + "\n" + strconv.FormatInt(t, 10) + "\n" + nonce + "\n" + hex.EncodeToString(bh[:]))
+}
+
+// Sign returns the Authorization header of a request.
+func Sign(key []byte, terminal, method, path string, t time.Time, nonce string, body []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write(payload(method, path, terminal, t.Unix(), nonce, body))
+	return fmt.Sprintf("%sterminal=%s, time=%d, nonce=%s, sig=%s", scheme, terminal, t.Unix(), nonce, hex.EncodeToString(m.Sum(nil)))
+}
+
+// ErrAuthFormat reports an Authorization header that cannot be read.
+var ErrAuthFormat = errors.New("api: the Authorization header is not Galla-HMAC terminal=, time=, nonce=, sig=")
+
+// ParseAuth reads an Authorization header.
+func ParseAuth(h string) (Auth, error) {
+	rest, ok := strings.CutPrefix(h, scheme)
+	if !ok {
+		return Auth{}, ErrAuthFormat
+	}
+	var a Auth
+	for part := range strings.SplitSeq(rest, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return Auth{}, ErrAuthFormat
+		}
+		switch k {
+		case "terminal":
+			a.Terminal = v
+		case "time":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return Auth{}, ErrAuthFormat
+			}
+			a.Time = n
+		case "nonce":
+			a.Nonce = v
+		case "sig":
+			a.Sig = v
+		}
+	}
+	if a.Terminal == "" || a.Time == 0 || len(a.Nonce) != 32 || len(a.Sig) != 64 {
+		return Auth{}, ErrAuthFormat
+	}
+	if _, err := hex.DecodeString(a.Nonce); err != nil {
+		return Auth{}, ErrAuthFormat
+	}
+	return a, nil
+}
+
+// Verify reports whether the signature is key's over the request.
+func (a Auth) Verify(key []byte, method, path string, body []byte) bool {
+	sig, err := hex.DecodeString(a.Sig)
+	if err != nil {
+		return false
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write(payload(method, path, a.Terminal, a.Time, a.Nonce, body))
+	return hmac.Equal(sig, m.Sum(nil))
+}

@@ -1,0 +1,214 @@
+package store
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"galla/store/api"
+)
+
+// Server is the store server's HTTP side: the terminals' API and, beside it,
+// whatever other files of the package register in routes. It keeps no state
+// of its own: every request is answered from the database.
+type Server struct {
+	db  *DB
+	mux *http.ServeMux
+	log *slog.Logger
+}
+
+// NewServer returns the server over db; log nil is slog.Default().
+func NewServer(db *DB, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{db: db, mux: http.NewServeMux(), log: log}
+	s.routes()
+	return s
+}
+
+// routes registers every endpoint. Each area of the server adds its routes
+// here, one line calling a method of its own file:
+//
+//	/api/v1/enrol, /api/v1/events, /api/v1/status   the terminals (this file)
+//	/api/v1/...                                     store-wide decisions: s.handleSigned
+//	/manager/...                                    the manager's pages
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /healthz", s.health)
+	s.mux.HandleFunc("POST "+api.PathEnrol, s.enrol)
+	s.handleSigned("POST "+api.PathEvents, s.events)
+	s.handleSigned("GET "+api.PathStatus, s.status)
+}
+
+// ServeHTTP serves the routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// SignedHandler answers a request signed by an enrolled terminal: terminal is
+// its id and body the request's body, read and checked already.
+type SignedHandler func(w http.ResponseWriter, r *http.Request, terminal string, body []byte)
+
+// handleSigned registers h for pattern behind the terminal's signature
+// (api.Auth): an unsigned, wrongly signed or replayed request is refused (401)
+// and recorded as an alarm before h is called.
+func (s *Server) handleSigned(pattern string, h SignedHandler) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, api.MaxBody))
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			s.fail(w, &api.Error{HTTPStatus: http.StatusRequestEntityTooLarge, Code: api.CodeMalformed, Message: fmt.Sprintf("the request is larger than %d bytes: send smaller batches", api.MaxBody)})
+			return
+		}
+		if err != nil {
+			// The request was cut on its way: nobody is left to answer.
+			s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the request was cut before its end: nothing stored"})
+			return
+		}
+		a, err := api.ParseAuth(r.Header.Get("Authorization"))
+		if err != nil {
+			s.db.alarm(r.Context(), "", AlarmUnauthorized, 0, "a request without a terminal's signature reached "+r.URL.Path)
+			s.fail(w, &api.Error{HTTPStatus: http.StatusUnauthorized, Code: api.CodeUnauthorized, Message: "the request carries no terminal signature: enrol the terminal (galla enrol STORE_URL CODE --fingerprint SHA256)"})
+			return
+		}
+		if err := s.db.authenticate(r.Context(), a, r.Method, r.URL.Path, body); err != nil {
+			s.fail(w, err)
+			return
+		}
+		h(w, r, a.Terminal, body)
+	})
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	if err := s.db.pool.Ping(r.Context()); err != nil {
+		s.fail(w, s.db.wrap("health", err))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) enrol(w http.ResponseWriter, r *http.Request) {
+	var req api.EnrolRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req); err != nil || req.Code == "" {
+		s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the enrolment request must be {\"code\": \"...\"}"})
+		return
+	}
+	resp, err := s.db.Enrol(r.Context(), req.Code)
+	if errors.Is(err, ErrBadCode) {
+		s.fail(w, &api.Error{HTTPStatus: http.StatusForbidden, Code: api.CodeBadCode, Message: "the enrolment code is unknown, used already or expired: ask the manager for a new one (galla store enrol-code TERMINAL_ID)"})
+		return
+	}
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.log.Info("terminal enrolled", "terminal", resp.TerminalID)
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) events(w http.ResponseWriter, r *http.Request, terminal string, body []byte) {
+	var b api.Batch
+	// Fields a newer terminal adds are ignored, not refused.
+	if err := json.Unmarshal(body, &b); err != nil {
+		s.db.alarm(r.Context(), terminal, AlarmMalformed, 0, "a batch that is not JSON: "+err.Error())
+		s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the batch was refused, nothing of it stored: it is not the JSON of a batch (" + err.Error() + ")"})
+		return
+	}
+	if b.TerminalID != terminal {
+		s.db.alarm(r.Context(), terminal, AlarmUnauthorized, 0, fmt.Sprintf("terminal %s sent a batch naming terminal %q", terminal, b.TerminalID))
+		s.fail(w, &api.Error{HTTPStatus: http.StatusForbidden, Code: api.CodeUnauthorized, Message: fmt.Sprintf("the batch names terminal %q, but is signed by terminal %s", b.TerminalID, terminal)})
+		return
+	}
+	resp, err := s.db.Ingest(r.Context(), terminal, b.Events)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request, terminal string, _ []byte) {
+	st, err := s.db.Status(r.Context(), terminal)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// fail writes err as an api.Error: its own, 503 when the database cannot be
+// reached (nothing was stored), else 500 with a generic sentence and a log line.
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	var ae *api.Error
+	switch {
+	case errors.As(err, &ae):
+	case errors.Is(err, ErrUnavailable):
+		ae = &api.Error{HTTPStatus: http.StatusServiceUnavailable, Code: api.CodeUnavailable, Message: "the store's database cannot be reached: nothing was stored; the terminal sends again later"}
+	case errors.Is(err, context.Canceled):
+		// The terminal went away; the transaction was rolled back.
+		ae = &api.Error{HTTPStatus: http.StatusServiceUnavailable, Code: api.CodeUnavailable, Message: "the request was cancelled: nothing was stored"}
+	default:
+		s.log.Error("store: request failed", "err", err)
+		ae = &api.Error{HTTPStatus: http.StatusInternalServerError, Code: api.CodeInternal, Message: "the store server failed on an internal error: nothing was stored; see the server's log"}
+	}
+	if ae.HTTPStatus == 0 {
+		ae.HTTPStatus = http.StatusBadRequest
+	}
+	writeJSON(w, ae.HTTPStatus, ae)
+}
+
+// writeJSON writes v as the JSON body of a status answer.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Serve serves HTTPS on ln with the certificate in the database until ctx
+// ends, then shuts down gracefully. It forgets old request nonces every minute.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	cert, _, err := s.db.TLSCertificate(ctx)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler:           s,
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				_ = hs.Shutdown(sctx)
+				cancel()
+				close(done)
+				return
+			case <-t.C:
+				if err := s.db.PurgeNonces(ctx); err != nil && ctx.Err() == nil {
+					s.log.Warn("store: purge nonces", "err", err)
+				}
+			}
+		}
+	}()
+	err = hs.ServeTLS(ln, "", "")
+	if errors.Is(err, http.ErrServerClosed) {
+		<-done
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,221 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"galla/store/api"
+)
+
+// The states of a terminal.
+const (
+	StateNew     = "new"     // an enrolment code was given; not enrolled yet
+	StateActive  = "active"  // enrolled: its events are taken
+	StateBlocked = "blocked" // refused until a manager clears it (a fork)
+)
+
+// CodeTTL is how long an enrolment code stays valid.
+const CodeTTL = 24 * time.Hour
+
+// terminalID is the form of a terminal id: what the table's check allows.
+var terminalID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ErrTerminalID reports a terminal id the store does not accept.
+var ErrTerminalID = errors.New("store: a terminal id is 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit (T1, counter-2)")
+
+// ErrBadCode reports an enrolment code that is unknown, used or expired.
+var ErrBadCode = errors.New("store: the enrolment code is unknown, used already or expired: ask for a new one (galla store enrol-code TERMINAL_ID)")
+
+// codeEncoding writes codes in capitals and digits without padding.
+var codeEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// EnrolCode makes a one-time enrolment code for terminalID, valid for CodeTTL,
+// and registers the terminal if it is new. Only the code's hash is kept. A
+// terminal enrolled before may be enrolled again (a replaced computer): its new
+// credential replaces the old one, and its events continue from what is held.
+func (db *DB) EnrolCode(ctx context.Context, terminal string) (code string, expires time.Time, err error) {
+	if !terminalID.MatchString(terminal) {
+		return "", time.Time{}, ErrTerminalID
+	}
+	var b [10]byte // 80 bits
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", time.Time{}, fmt.Errorf("store: enrol code: %w", err)
+	}
+	raw := codeEncoding.EncodeToString(b[:]) // 16 characters
+	code = raw[0:4] + "-" + raw[4:8] + "-" + raw[8:12] + "-" + raw[12:16]
+	expires = db.Now().Add(CodeTTL).UTC().Truncate(time.Second)
+	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "INSERT INTO terminals (id) VALUES ($1) ON CONFLICT (id) DO NOTHING", terminal); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "INSERT INTO enrol_codes (code_hash, terminal_id, expires_at) VALUES ($1, $2, $3)", codeHash(code), terminal, expires)
+		return err
+	})
+	if err != nil {
+		return "", time.Time{}, db.wrap("enrol code", err)
+	}
+	return code, expires, nil
+}
+
+// codeHash is the hash of a code as typed: case, spaces and dashes do not count.
+func codeHash(code string) []byte {
+	c := strings.NewReplacer("-", "", " ", "").Replace(strings.ToUpper(strings.TrimSpace(code)))
+	h := sha256.Sum256([]byte("galla enrol code 1\x00" + c))
+	return h[:]
+}
+
+// Enrol redeems a one-time code: it marks the code used and gives the
+// terminal a new credential, of which only the key it signs with is kept. An
+// unknown, used or expired code is ErrBadCode, and is recorded as an alarm.
+func (db *DB) Enrol(ctx context.Context, code string) (api.EnrolResponse, error) {
+	var cred [32]byte
+	if _, err := rand.Read(cred[:]); err != nil {
+		return api.EnrolResponse{}, fmt.Errorf("store: enrol: %w", err)
+	}
+	credential := hex.EncodeToString(cred[:])
+	var terminal string
+	bad := false
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `UPDATE enrol_codes SET used_at = now()
+			WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2
+			RETURNING terminal_id`, codeHash(code), db.Now()).Scan(&terminal)
+		if errors.Is(err, pgx.ErrNoRows) {
+			bad = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE terminals SET credential_hash = $2, enrolled_at = now(),
+			state = CASE WHEN state = 'new' THEN 'active' ELSE state END WHERE id = $1`,
+			terminal, api.CredentialKey(credential))
+		return err
+	})
+	if err != nil {
+		return api.EnrolResponse{}, db.wrap("enrol", err)
+	}
+	if bad {
+		db.alarm(ctx, "", AlarmBadCode, 0, "an enrolment code was refused: unknown, used or expired")
+		return api.EnrolResponse{}, ErrBadCode
+	}
+	return api.EnrolResponse{TerminalID: terminal, Credential: credential}, nil
+}
+
+// Terminal is a terminal as the store knows it.
+type Terminal struct {
+	ID            string
+	State         string
+	BlockedReason string
+	Held          uint64   // the last sequence held, without a gap from 1
+	HeldHash      [32]byte // the hash of event Held
+	EnrolledAt    time.Time
+	LastSeenAt    time.Time
+}
+
+// Terminals lists every terminal by id.
+func (db *DB) Terminals(ctx context.Context) ([]Terminal, error) {
+	rows, err := db.pool.Query(ctx, `SELECT id, state, coalesce(blocked_reason, ''), last_seq, last_hash,
+		coalesce(enrolled_at, 'epoch'), coalesce(last_seen_at, 'epoch') FROM terminals ORDER BY id`)
+	if err != nil {
+		return nil, db.wrap("terminals", err)
+	}
+	out, err := pgx.CollectRows(rows, scanTerminal)
+	if err != nil {
+		return nil, db.wrap("terminals", err)
+	}
+	return out, nil
+}
+
+// Terminal returns one terminal; pgx.ErrNoRows when it is unknown.
+func (db *DB) Terminal(ctx context.Context, id string) (Terminal, error) {
+	rows, err := db.pool.Query(ctx, `SELECT id, state, coalesce(blocked_reason, ''), last_seq, last_hash,
+		coalesce(enrolled_at, 'epoch'), coalesce(last_seen_at, 'epoch') FROM terminals WHERE id = $1`, id)
+	if err != nil {
+		return Terminal{}, db.wrap("terminal", err)
+	}
+	t, err := pgx.CollectExactlyOneRow(rows, scanTerminal)
+	if err != nil {
+		return Terminal{}, db.wrap("terminal", err)
+	}
+	return t, nil
+}
+
+func scanTerminal(row pgx.CollectableRow) (Terminal, error) {
+	var t Terminal
+	var last int64
+	var hash []byte
+	err := row.Scan(&t.ID, &t.State, &t.BlockedReason, &last, &hash, &t.EnrolledAt, &t.LastSeenAt)
+	t.Held = uint64(last)
+	copy(t.HeldHash[:], hash)
+	return t, err
+}
+
+// Unblock lets a blocked terminal send again, once a manager has looked at its
+// alarms: they are cleared in manager's name. The events the terminal sent
+// under a forked sequence are not taken: the terminal's journal must be
+// salvaged or restored so that it continues the chain the store holds.
+func (db *DB) Unblock(ctx context.Context, terminal, manager string) error {
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "UPDATE terminals SET state = 'active', blocked_reason = NULL WHERE id = $1 AND state = 'blocked'", terminal)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("terminal %s is not blocked", terminal)
+		}
+		_, err = tx.Exec(ctx, "UPDATE alarms SET cleared_at = now(), cleared_by = $2 WHERE terminal_id = $1 AND cleared_at IS NULL", terminal, manager)
+		return err
+	})
+	return db.wrap("unblock", err)
+}
+
+// authenticate checks a signed request: the terminal is known and enrolled,
+// the signature is its credential's, the time is within api.MaxSkew and the
+// nonce is new. Each refusal is an *api.Error and an alarm.
+func (db *DB) authenticate(ctx context.Context, a api.Auth, method, path string, body []byte) error {
+	var key []byte
+	err := db.pool.QueryRow(ctx, "SELECT credential_hash FROM terminals WHERE id = $1", a.Terminal).Scan(&key)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && key == nil) {
+		db.alarm(ctx, "", AlarmUnauthorized, 0, fmt.Sprintf("a request named terminal %q, which is not enrolled", a.Terminal))
+		return &api.Error{HTTPStatus: 401, Code: api.CodeUnauthorized, Message: fmt.Sprintf("terminal %s is not enrolled at this store: enrol it with a code from \"galla store enrol-code %s\"", a.Terminal, a.Terminal)}
+	}
+	if err != nil {
+		return db.wrap("authenticate", err)
+	}
+	if len(key) != 32 || !a.Verify(key, method, path, body) {
+		db.alarm(ctx, a.Terminal, AlarmUnauthorized, 0, "a request's signature is not the terminal's credential (wrong credential or an edited request)")
+		return &api.Error{HTTPStatus: 401, Code: api.CodeUnauthorized, Message: fmt.Sprintf("the request is not signed with terminal %s's credential: enrol the terminal again", a.Terminal)}
+	}
+	now := db.Now()
+	if d := now.Sub(time.Unix(a.Time, 0)); d > api.MaxSkew || d < -api.MaxSkew {
+		db.alarm(ctx, a.Terminal, AlarmReplayed, 0, fmt.Sprintf("a request dated %s was refused (server time %s)", time.Unix(a.Time, 0).UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339)))
+		return &api.Error{HTTPStatus: 401, Code: api.CodeReplayed, Message: fmt.Sprintf("the request is dated %s, more than %v from the store server's clock (%s): set the terminal's clock", time.Unix(a.Time, 0).UTC().Format(time.RFC3339), api.MaxSkew, now.UTC().Format(time.RFC3339))}
+	}
+	nonce, _ := hex.DecodeString(a.Nonce)
+	tag, err := db.pool.Exec(ctx, "INSERT INTO request_nonces (terminal_id, nonce, seen_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", a.Terminal, nonce, now)
+	if err != nil {
+		return db.wrap("authenticate", err)
+	}
+	if tag.RowsAffected() == 0 {
+		db.alarm(ctx, a.Terminal, AlarmReplayed, 0, "a request was sent again as it was (a replay): refused")
+		return &api.Error{HTTPStatus: 401, Code: api.CodeReplayed, Message: "this request was received before: a replayed request is refused"}
+	}
+	return nil
+}
+
+// PurgeNonces forgets the nonces older than twice api.MaxSkew: requests that
+// old are refused by their time anyway.
+func (db *DB) PurgeNonces(ctx context.Context) error {
+	_, err := db.pool.Exec(ctx, "DELETE FROM request_nonces WHERE seen_at < $1", db.Now().Add(-2*api.MaxSkew))
+	return db.wrap("purge nonces", err)
+}
