@@ -134,6 +134,10 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 			p.terminal, int64(seq), o.ID, string(ev.Kind), day, int64(o.Refunded-before), ev.Refund.RefundID); err != nil {
 			return err
 		}
+		// A refund reserved at the store is now counted in the order's refunded.
+		if _, err := p.tx.Exec(p.ctx, "UPDATE return_reservations SET settled = true WHERE refund_id = $1", ev.Refund.UniqueTxnID); err != nil {
+			return err
+		}
 	}
 	if ev.ReceiptNo != 0 {
 		kind, amount := "receipt", o.Amount

@@ -163,6 +163,7 @@ CREATE TABLE return_reservations (
     terminal_id   text NOT NULL,
     refund_id     text NOT NULL,
     amount        bigint NOT NULL CHECK (amount > 0),
+    settled       boolean NOT NULL DEFAULT false, -- its refund.done arrived: counted in orders.refunded
     reserved_at   timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (terminal_id, refund_id)
 );
