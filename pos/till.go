@@ -136,6 +136,8 @@ type TillConfig struct {
 	AuthPages AuthPages
 	// Service reads and writes the service settings of the configuration file.
 	Service ServiceConfig
+	// Store is the link to the store server; nil when the terminal is not enrolled.
+	Store StoreLink
 }
 
 // NewTill builds the till over an engine: it loads the discount policy and the
@@ -192,6 +194,8 @@ type TillStatus struct {
 	// (a cancelled authentication step, a screen left, a restart): the status
 	// bar names them with "Check now".
 	Pending []PendingPayment
+	// Store is how the link to the store server stands (till_store.go).
+	Store StoreStatus
 }
 
 // Status returns the gateway mode, whether the service answers, how many payments
@@ -220,6 +224,7 @@ func (t *Till) Status(ctx context.Context) TillStatus {
 		st.Damaged = Sentence(t.fullCheck)
 	}
 	t.mu.Unlock()
+	st.Store = t.StoreStatus()
 	return st
 }
 

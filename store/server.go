@@ -69,8 +69,14 @@ type SignedHandler func(w http.ResponseWriter, r *http.Request, terminal string,
 func (s *Server) handleSigned(pattern string, h SignedHandler) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, api.MaxBody))
-		if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
 			s.fail(w, &api.Error{HTTPStatus: http.StatusRequestEntityTooLarge, Code: api.CodeMalformed, Message: fmt.Sprintf("the request is larger than %d bytes: send smaller batches", api.MaxBody)})
+			return
+		}
+		if err != nil {
+			// The request was cut on its way: nobody is left to answer.
+			s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the request was cut before its end: nothing stored"})
 			return
 		}
 		a, err := api.ParseAuth(r.Header.Get("Authorization"))
@@ -153,6 +159,9 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	case errors.As(err, &ae):
 	case errors.Is(err, ErrUnavailable):
 		ae = &api.Error{HTTPStatus: http.StatusServiceUnavailable, Code: api.CodeUnavailable, Message: "the store's database cannot be reached: nothing was stored; the terminal sends again later"}
+	case errors.Is(err, context.Canceled):
+		// The terminal went away; the transaction was rolled back.
+		ae = &api.Error{HTTPStatus: http.StatusServiceUnavailable, Code: api.CodeUnavailable, Message: "the request was cancelled: nothing was stored"}
 	default:
 		s.log.Error("store: request failed", "err", err)
 		ae = &api.Error{HTTPStatus: http.StatusInternalServerError, Code: api.CodeInternal, Message: "the store server failed on an internal error: nothing was stored; see the server's log"}

@@ -41,6 +41,18 @@ type Config struct {
 	Terminal  string    `json:"terminal,omitempty"` // the terminal's name on receipts
 	Gateway   Gateway   `json:"gateway"`
 	PhonePage PhonePage `json:"phone_page,omitzero"` // the page for pay on the customer's phone
+
+	// Store is the store server this terminal is enrolled at (galla enrol).
+	Store StoreServer `json:"store,omitzero"`
+}
+
+// StoreServer is config.json's "store", written by galla enrol: the store
+// server's address, the fingerprint of its certificate pinned at enrolment, and
+// this terminal's id there. Its credential is the secret SecretStoreCredential.
+type StoreServer struct {
+	URL         string `json:"url,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	TerminalID  string `json:"terminal_id,omitempty"`
 }
 
 // Gateway selects and authenticates the payment service. An empty BaseURL means

@@ -20,6 +20,8 @@ const (
 	SecretAccessCode = "access-code"     // the payment service's access code
 	SecretPINPepper  = "pin-pepper"      // mixed into every staff PIN hash (hex, 32 bytes)
 	SecretJournalKey = "journal-key"     // keys the journal's hash chain (hex, 32 bytes)
+	// SecretStoreCredential is the terminal's credential at the store server (galla enrol).
+	SecretStoreCredential = "store-credential"
 )
 
 // SecretsFile is the fallback store of secrets in the data directory (mode 0600),

@@ -1,0 +1,436 @@
+// Package link is the terminal's client of the store server (DESIGN.md section
+// 11): enrolment with a pinned certificate, and the sync that sends the
+// journal's events up in sequence order, in batches, beside the counter's work.
+// It implements pos.StoreLink. It imports pos and store/api, never store (no
+// database driver on the counter's side of the wire).
+package link
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"galla/pos"
+	"galla/store/api"
+)
+
+// StateFile is the name, beside the journal, of the record of what the store
+// server acknowledged.
+const StateFile = "store-sync.json"
+
+// DefaultBatch is how many events go in one batch.
+const DefaultBatch = 500
+
+// Source is what the link reads of the journal; *journal.Journal has it.
+type Source interface {
+	// LastSeq is the sequence of the journal's last event, 0 when empty.
+	LastSeq(ctx context.Context) (uint64, error)
+	// Event is the event stored at seq, with its chain hashes.
+	Event(ctx context.Context, seq uint64) (pos.Event, error)
+}
+
+// Config is a terminal's enrolment and where the link keeps its state.
+type Config struct {
+	URL         string // the store server: https://host:port
+	Fingerprint string // the SHA-256 of the store's CA certificate, pinned at enrolment
+	TerminalID  string
+	Credential  string // from the keyring; never written by this package
+	// StatePath is the file of what the server acknowledged: StateFile in the
+	// data directory.
+	StatePath string
+	// Batch is how many events go in one batch; 0 is DefaultBatch.
+	Batch int
+	// Transport carries the requests; nil is a pinned HTTPS transport. Tests
+	// put one in that cuts connections.
+	Transport http.RoundTripper
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// ErrUnreachable matches a sync or enrolment that could not reach the store
+// server: nothing was sent, the events wait in the journal.
+var ErrUnreachable = errors.New("link: the store server cannot be reached")
+
+// Link is one terminal's link to its store server. Its methods are safe for
+// concurrent use; Sync runs one at a time.
+type Link struct {
+	cfg    Config
+	src    Source
+	client *http.Client
+
+	syncMu sync.Mutex // one Sync at a time
+
+	mu      sync.Mutex
+	st      state
+	last    uint64 // the journal's last sequence at the last look
+	problem string
+	blocked string
+}
+
+// state is what StateFile holds.
+type state struct {
+	V          int       `json:"v"`
+	URL        string    `json:"url"`
+	TerminalID string    `json:"terminal_id"`
+	Held       uint64    `json:"held"`      // the server holds events 1..Held
+	HeldHash   string    `json:"held_hash"` // the hash of event Held
+	LastSync   time.Time `json:"last_sync"`
+	known      bool      // read from the file, for this store and terminal
+}
+
+// New returns the link of an enrolled terminal over src. A state file that is
+// missing, unreadable or for another store is ignored: the first Sync asks the
+// server what it holds.
+func New(cfg Config, src Source) (*Link, error) {
+	if cfg.URL == "" || cfg.TerminalID == "" || cfg.Credential == "" {
+		return nil, errors.New("link: the terminal is not enrolled at a store server: run \"galla enrol STORE_URL CODE --fingerprint SHA256\"")
+	}
+	if cfg.Batch <= 0 || cfg.Batch > api.MaxBatch {
+		cfg.Batch = DefaultBatch
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	tr := cfg.Transport
+	if tr == nil {
+		tr = PinnedTransport(cfg.Fingerprint)
+	}
+	l := &Link{cfg: cfg, src: src, client: &http.Client{Transport: tr, Timeout: 60 * time.Second}}
+	if b, err := os.ReadFile(cfg.StatePath); err == nil {
+		var st state
+		if json.Unmarshal(b, &st) == nil && st.V == 1 && st.URL == cfg.URL && st.TerminalID == cfg.TerminalID {
+			st.known = true
+			l.st = st
+		}
+	}
+	return l, nil
+}
+
+// PinnedTransport is an HTTPS transport that trusts exactly the store whose CA
+// has fingerprint (api.VerifyPinned), whatever host name it is reached by.
+func PinnedTransport(fingerprint string) *http.Transport {
+	return &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout: 10 * time.Second,
+		MaxIdleConnsPerHost: 2,
+		IdleConnTimeout:     90 * time.Second,
+		TLSClientConfig: &tls.Config{
+			MinVersion:         tls.VersionTLS12,
+			InsecureSkipVerify: true, // VerifyPeerCertificate checks the pin instead of names
+			VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
+				return api.VerifyPinned(raw, fingerprint, time.Now())
+			},
+		},
+	}
+}
+
+// Enrol redeems a one-time code at the store server at storeURL, whose CA must
+// have fingerprint, and returns the terminal's id and credential. tr nil is a
+// PinnedTransport.
+func Enrol(ctx context.Context, storeURL, code, fingerprint string, tr http.RoundTripper) (api.EnrolResponse, error) {
+	fp, err := api.NormalizeFingerprint(fingerprint)
+	if err != nil {
+		return api.EnrolResponse{}, err
+	}
+	u, err := url.Parse(storeURL)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return api.EnrolResponse{}, fmt.Errorf("the store server's address %q must be https://HOST[:PORT]", storeURL)
+	}
+	if tr == nil {
+		tr = PinnedTransport(fp)
+	}
+	body, _ := json.Marshal(api.EnrolRequest{Code: code})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(storeURL, "/")+api.PathEnrol, bytes.NewReader(body))
+	if err != nil {
+		return api.EnrolResponse{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	var resp api.EnrolResponse
+	if err := do(&http.Client{Transport: tr, Timeout: 30 * time.Second}, req, storeURL, &resp); err != nil {
+		return api.EnrolResponse{}, err
+	}
+	if resp.TerminalID == "" || len(resp.Credential) < 32 {
+		return api.EnrolResponse{}, errors.New("the store server's answer to the enrolment holds no credential")
+	}
+	return resp, nil
+}
+
+// do sends req and decodes a 200 answer into out; a refusal is the server's
+// *api.Error, a failure to reach it ErrUnreachable.
+func do(c *http.Client, req *http.Request, storeURL string, out any) error {
+	resp, err := c.Do(req)
+	if err != nil {
+		if strings.Contains(err.Error(), "not the one pinned") || strings.Contains(err.Error(), "certificate") {
+			return fmt.Errorf("the store server at %s presented a certificate that is not the one pinned (check the fingerprint \"galla store init\" printed): %w", storeURL, err)
+		}
+		return fmt.Errorf("%w at %s: %w", ErrUnreachable, storeURL, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("%w at %s: the answer was cut: %w", ErrUnreachable, storeURL, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		ae := &api.Error{}
+		if json.Unmarshal(b, ae) != nil || ae.Code == "" {
+			if resp.StatusCode >= 500 {
+				return fmt.Errorf("%w at %s: it answered HTTP %d", ErrUnreachable, storeURL, resp.StatusCode)
+			}
+			return fmt.Errorf("the store server at %s answered HTTP %d, which is not its API: check the address", storeURL, resp.StatusCode)
+		}
+		ae.HTTPStatus = resp.StatusCode
+		return ae
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("the store server at %s gave an answer that cannot be read: %w", storeURL, err)
+	}
+	return nil
+}
+
+// request sends a signed request and decodes the answer into out.
+func (l *Link) request(ctx context.Context, method, path string, body []byte, out any) error {
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(l.cfg.URL, "/")+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", api.Sign(api.CredentialKey(l.cfg.Credential), l.cfg.TerminalID, method, path, l.cfg.Now(), hex.EncodeToString(nonce[:]), body))
+	return do(l.client, req, l.cfg.URL, out)
+}
+
+// Result is what one Sync did.
+type Result struct {
+	Sent    int    // events the server stored now
+	Held    uint64 // the server holds events 1..Held
+	Waiting uint64 // events still to send
+}
+
+// Pending returns the journal's last sequence and the events not yet
+// acknowledged by the server, as far as the link knows without asking it.
+func (l *Link) Pending(ctx context.Context) (last, waiting uint64, err error) {
+	last, err = l.src.LastSeq(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.last = last
+	if last > l.st.Held {
+		waiting = last - l.st.Held
+	}
+	return last, waiting, nil
+}
+
+// Sync sends every event the server does not hold, in batches, until it holds
+// the journal's last one. It stops at the first failure, which it returns (an
+// *api.Error of the server, or ErrUnreachable) and keeps for Status; what was
+// acknowledged before stays acknowledged.
+func (l *Link) Sync(ctx context.Context) (Result, error) {
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	res, err := l.sync(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.problem, l.blocked = "", ""
+	var ae *api.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &ae) && (ae.Code == api.CodeFork || ae.Code == api.CodeBlocked):
+		l.blocked = ae.Message
+	case errors.Is(err, ErrUnreachable):
+		l.problem = "store server unreachable"
+	case errors.As(err, &ae) && ae.Code == api.CodeUnavailable:
+		l.problem = "the store's database is down"
+	default:
+		l.problem = err.Error()
+	}
+	return res, err
+}
+
+func (l *Link) sync(ctx context.Context) (Result, error) {
+	last, err := l.src.LastSeq(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("link: the journal: %w", err)
+	}
+	l.mu.Lock()
+	l.last = last
+	st := l.st
+	l.mu.Unlock()
+	if !st.known {
+		// No record of what the server holds: ask it, and start past it when
+		// its last event is this journal's (else from the start: the server
+		// compares and says).
+		var s api.Status
+		if err := l.request(ctx, http.MethodGet, api.PathStatus, nil, &s); err != nil {
+			return Result{Waiting: last}, err
+		}
+		st.Held, st.HeldHash = 0, ""
+		if s.Held > 0 && s.Held <= last {
+			if ev, err := l.src.Event(ctx, s.Held); err == nil && ev.Hash == s.HeldHash {
+				st.Held, st.HeldHash = s.Held, s.HeldHash
+			}
+		}
+		st.known = true
+		l.keep(st, false)
+	}
+	res := Result{Held: st.Held}
+	for st.Held < last {
+		from := st.Held + 1
+		to := min(last, from+uint64(l.cfg.Batch)-1)
+		batch := api.Batch{TerminalID: l.cfg.TerminalID, Events: make([]api.Event, 0, to-from+1)}
+		for seq := from; seq <= to; seq++ {
+			ev, err := l.src.Event(ctx, seq)
+			if err != nil {
+				return l.result(res, last), fmt.Errorf("link: the journal: %w", err)
+			}
+			body, err := json.Marshal(ev)
+			if err != nil {
+				return l.result(res, last), fmt.Errorf("link: event %d: %w", seq, err)
+			}
+			batch.Events = append(batch.Events, api.Event{Seq: ev.Seq, Hash: ev.Hash, PrevHash: ev.PrevHash, Kind: string(ev.Kind), Day: ev.Day, Body: body})
+		}
+		body, err := json.Marshal(batch)
+		if err != nil {
+			return l.result(res, last), err
+		}
+		var br api.BatchResponse
+		err = l.request(ctx, http.MethodPost, api.PathEvents, body, &br)
+		var ae *api.Error
+		if errors.As(err, &ae) && ae.Code == api.CodeGap && ae.Expected > 0 && ae.Expected <= from {
+			// The server holds less than recorded (its database restored):
+			// send again from what it expects.
+			st.Held, st.HeldHash = ae.Expected-1, ""
+			l.keep(st, false)
+			continue
+		}
+		if err != nil {
+			return l.result(res, last), err
+		}
+		res.Sent += br.Stored
+		st.Held, st.HeldHash, st.LastSync = br.Held, br.HeldHash, l.cfg.Now()
+		l.keep(st, true)
+		res.Held = br.Held
+		if br.Held < to {
+			return l.result(res, last), fmt.Errorf("link: the store server holds events up to %d after a batch up to %d", br.Held, to)
+		}
+	}
+	if st.Held >= last {
+		// Nothing to send: still a sync that went through.
+		st.LastSync = l.cfg.Now()
+		l.keep(st, false)
+	}
+	return l.result(res, last), nil
+}
+
+func (l *Link) result(r Result, last uint64) Result {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r.Held = l.st.Held
+	if last > l.st.Held {
+		r.Waiting = last - l.st.Held
+	}
+	return r
+}
+
+// keep records st in memory and in the state file (written atomically; a
+// failure to write it costs only a resend, which the server answers as
+// duplicates). write false keeps it in memory only unless the file is due.
+func (l *Link) keep(st state, write bool) {
+	st.V, st.URL, st.TerminalID = 1, l.cfg.URL, l.cfg.TerminalID
+	l.mu.Lock()
+	l.st = st
+	l.mu.Unlock()
+	if !write || l.cfg.StatePath == "" {
+		return
+	}
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err == nil {
+		err = writeAtomic(l.cfg.StatePath, b)
+	}
+	_ = err // a resend costs nothing but time
+}
+
+// writeAtomic writes path through a temporary file and a rename.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Status says how the link stands, for the status bar: the events waiting
+// counted against the journal's last sequence seen, without touching the
+// network.
+func (l *Link) Status() pos.StoreStatus {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if last, err := l.src.LastSeq(ctx); err == nil {
+		l.mu.Lock()
+		l.last = last
+		l.mu.Unlock()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := pos.StoreStatus{Enrolled: true, LastSync: l.st.LastSync, Problem: l.problem, Blocked: l.blocked}
+	if l.last > l.st.Held {
+		s.Waiting = l.last - l.st.Held
+	}
+	return s
+}
+
+// Run syncs every interval (and at once) until ctx ends, beside the counter's
+// work; a failure waits for the next interval. It is the window's background
+// sync; payments never wait for it.
+func (l *Link) Run(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		interval = 10 * time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		_, _ = l.Sync(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// RemoveState removes the state file (a new enrolment starts afresh).
+func RemoveState(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
