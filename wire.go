@@ -109,11 +109,18 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 	})
 	tc := pos.TillConfig{Engine: t.eng, Catalogs: j, SampleCatalog: assets.SampleCatalog(), Backups: j, QRKey: key,
 		Terminal: cfg.Terminal, Live: t.ps.live(), Phone: t.phone, Service: t.cfg}
+	stopSync := func() {}
 	if window {
 		tc.Health = j
 		tc.AuthPages = t.phone // from memory, on loopback: never written to disk
+		if l, stop, err := startStoreLink(c, cfg, sec, j, t.checked); err == nil && l != nil {
+			tc.Store, stopSync = l, stop
+		} else if err != nil {
+			fmt.Fprintln(c.stderr, "galla: the store server link is off:", err)
+		}
 	}
 	if t.Till, err = pos.NewTill(context.Background(), tc); err != nil {
+		stopSync()
 		_ = j.Close()
 		return nil, err
 	}
@@ -128,7 +135,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		// status bar; a check stopped by closing leaves it unverified.
 		_ = j.Verify(vctx)
 	}()
-	t.stop = stopCheck
+	t.stop = func() { stopSync(); stopCheck() }
 	return t, nil
 }
 

@@ -32,6 +32,9 @@ type DB struct {
 // reached: the caller answers "try later", nothing was stored.
 var ErrUnavailable = errors.New("store: the database cannot be reached")
 
+// ErrURL reports a database URL that cannot be read.
+var ErrURL = errors.New("store: the database URL is not valid")
+
 // ErrSchema reports a database whose schema is older or newer than this
 // program's: run "galla store init" (older) or update the program (newer).
 var ErrSchema = errors.New("store: the database schema does not match this program")
@@ -42,7 +45,7 @@ var ErrSchema = errors.New("store: the database schema does not match this progr
 func Open(ctx context.Context, url string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("store: open: the database URL is not valid: %w", err)
+		return nil, fmt.Errorf("%w (postgres://USER:PASSWORD@HOST:PORT/DB): %w", ErrURL, err)
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 5 * time.Second

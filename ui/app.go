@@ -526,11 +526,14 @@ func (u *UI) showStatus(st Status) {
 		u.modeText.Color = colSandbox
 	}
 	u.modeText.Refresh()
+	online := "Offline: card payments will wait"
 	if st.Online {
-		u.onlineText.SetText("Online")
-	} else {
-		u.onlineText.SetText("Offline: card payments will wait")
+		online = "Online"
 	}
+	if store := st.Store.Text(time.Now()); store != "" {
+		online += " · " + store // the link to the store server (pos.StoreStatus)
+	}
+	u.onlineText.SetText(online)
 	switch {
 	case len(st.Pending) == 1:
 		u.unknownText.SetText("Payment pending: order " + st.Pending[0].OrderID + " " + st.Pending[0].Amount.String())

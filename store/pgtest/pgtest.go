@@ -214,3 +214,35 @@ func (c *Cluster) Log() string {
 	b, _ := os.ReadFile(filepath.Join(c.dir, "log"))
 	return strings.TrimSpace(string(b))
 }
+
+// Lazy is a cluster started on first use, for a test package where few tests
+// need one (the main package): its TestMain calls Main, which stops the cluster
+// if a test started it.
+type Lazy struct {
+	once sync.Once
+	c    *Cluster
+	err  error
+}
+
+// Get returns the cluster, starting it on the first call; tb fails when it
+// cannot start.
+func (l *Lazy) Get(tb testing.TB) *Cluster {
+	tb.Helper()
+	l.once.Do(func() { l.c, l.err = Start() })
+	if l.err != nil {
+		tb.Fatal(l.err)
+	}
+	return l.c
+}
+
+// Main runs the package's tests and stops the cluster if one was started.
+func (l *Lazy) Main(m *testing.M) {
+	code := m.Run()
+	if l.c != nil {
+		if err := l.c.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest:", err)
+		}
+		_ = os.RemoveAll(l.c.dir)
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"galla/internal/config"
+	"galla/pos/journal"
+	"galla/store/api"
+	"galla/store/link"
+)
+
+// syncEvery is how often the window sends the journal's new events to the
+// store server, in the background.
+const syncEvery = 15 * time.Second
+
+// cmdEnrol is galla enrol STORE_URL CODE --fingerprint SHA256: the terminal
+// joins a store server. It pins the server's certificate, keeps the credential
+// in the keyring and the store's address in config.json; the terminal takes
+// the id the code was made for.
+func cmdEnrol(c *cli, args []string) int {
+	fs := c.flagSet("galla enrol")
+	fp := fs.String("fingerprint", "", "the SHA-256 fingerprint \"galla store init\" printed")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitBadInput
+	}
+	if len(rest) != 2 || *fp == "" {
+		return c.fail(exitBadInput, "Use %s.", commands()["enrol"].usage)
+	}
+	pin, err := api.NormalizeFingerprint(*fp)
+	if err != nil {
+		return c.fail(exitBadInput, "%s.", err)
+	}
+	storeURL := strings.TrimRight(rest[0], "/")
+	ctx, cancel := signalContext()
+	defer cancel()
+	resp, err := link.Enrol(ctx, storeURL, rest[1], pin, nil)
+	var ae *api.Error
+	switch {
+	case errors.As(err, &ae):
+		return c.fail(exitFailed, "The store server refused the enrolment: %s.", strings.TrimSuffix(ae.Message, "."))
+	case errors.Is(err, link.ErrUnreachable):
+		return c.fail(exitFailed, "The store server cannot be reached (%v): check the address and that \"galla store serve\" runs; the code stays valid.", err)
+	case err != nil:
+		return c.fail(exitFailed, "%s.", strings.TrimSuffix(err.Error(), "."))
+	}
+	sec := config.OpenSecrets(c.dataDir, c.keyring)
+	cfg, err := config.Load(c.dataDir, func(string) string { return "" }, "", sec)
+	if err != nil {
+		return c.fail(exitCannotWork, "%v", err)
+	}
+	if err := sec.Set(config.SecretStoreCredential, resp.Credential); err != nil {
+		return c.fail(exitCannotWork, "The terminal's credential cannot be kept (%v): check the system keyring, then ask for a new code.", err)
+	}
+	renamed := cfg.Terminal != resp.TerminalID
+	cfg.Store = config.StoreServer{URL: storeURL, Fingerprint: pin, TerminalID: resp.TerminalID}
+	cfg.Terminal = resp.TerminalID
+	if err := config.Save(c.dataDir, cfg); err != nil {
+		return c.fail(exitCannotWork, "The store's address cannot be written to %s (%v): check the folder, then ask for a new code.", filepath.Join(c.dataDir, configFile), err)
+	}
+	if err := link.RemoveState(filepath.Join(c.dataDir, link.StateFile)); err != nil {
+		return c.fail(exitCannotWork, "The old record of what was sent cannot be removed (%v).", err)
+	}
+	fmt.Fprintf(c.stdout, "enrolled as terminal %s at %s\n", resp.TerminalID, storeURL)
+	if renamed {
+		fmt.Fprintf(c.stderr, "galla: this counter is named %s on its documents from now on.\n", resp.TerminalID)
+	}
+	fmt.Fprintf(c.stderr, "galla: the credential is kept in %s; the window sends the journal's events to the store, and \"galla sync\" does it now.\n", sec.Where())
+	return exitOK
+}
+
+// storeLinkConfig is the link configuration of an enrolled terminal; ok is
+// false when it is not enrolled.
+func storeLinkConfig(c *cli, cfg config.Config, sec *config.Secrets) (link.Config, bool, error) {
+	if cfg.Store.URL == "" {
+		return link.Config{}, false, nil
+	}
+	cred, err := sec.Get(config.SecretStoreCredential)
+	if err != nil {
+		return link.Config{}, false, fmt.Errorf("the store credential cannot be read (%v); check the system keyring", err)
+	}
+	if cred == "" {
+		return link.Config{}, false, fmt.Errorf("config.json names the store server %s, but the keyring holds no credential for it: enrol the terminal again (galla enrol)", cfg.Store.URL)
+	}
+	return link.Config{URL: cfg.Store.URL, Fingerprint: cfg.Store.Fingerprint, TerminalID: cfg.Store.TerminalID, Credential: cred,
+		StatePath: filepath.Join(c.dataDir, link.StateFile)}, true, nil
+}
+
+// startStoreLink is the window's link to the store server: nil when the
+// terminal is not enrolled. Its sync runs in a goroutine of its own, beside
+// the counter's work, until stop; it starts once the journal's startup check
+// (checked closed) has passed, and not at all on a damaged journal.
+func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.Journal, checked <-chan struct{}) (l *link.Link, stop func(), err error) {
+	lc, ok, err := storeLinkConfig(c, cfg, sec)
+	if err != nil || !ok {
+		return nil, func() {}, err
+	}
+	if l, err = link.New(lc, j); err != nil {
+		return nil, func() {}, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-checked:
+		case <-ctx.Done():
+			return
+		}
+		if _, err := j.Verified(); err != nil {
+			return
+		}
+		l.Run(ctx, syncEvery)
+	}()
+	return l, func() { cancel(); <-done }, nil
+}
+
+// cmdSync is galla sync [--pending]: it says what the store server does not
+// hold yet and sends it; --pending only says.
+func cmdSync(c *cli, args []string) int {
+	fs := c.flagSet("galla sync")
+	only := fs.Bool("pending", false, "only say what is waiting to be sent")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitBadInput
+	}
+	if len(rest) != 0 {
+		return c.fail(exitBadInput, "Use %s.", commands()["sync"].usage)
+	}
+	sec := config.OpenSecrets(c.dataDir, c.keyring)
+	cfg, err := config.Load(c.dataDir, c.getenv, c.gatewayURL, sec)
+	if err != nil {
+		return c.fail(exitCannotWork, "%v", err)
+	}
+	lc, ok, err := storeLinkConfig(c, cfg, sec)
+	if err != nil {
+		return c.fail(exitCannotWork, "%s.", err)
+	}
+	if !ok {
+		return c.fail(exitBadInput, "This terminal is not enrolled at a store server: run galla enrol STORE_URL CODE --fingerprint SHA256 first.")
+	}
+	key, err := journalKey(c, sec)
+	if err != nil {
+		return c.fail(exitCannotWork, "%v", err)
+	}
+	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{ReadOnly: true, Create: journal.CreateNever, ChainKey: key})
+	if err != nil {
+		return c.failOpen(err)
+	}
+	defer j.Close()
+	l, err := link.New(lc, j)
+	if err != nil {
+		return c.fail(exitCannotWork, "%v", err)
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	last, waiting, err := l.Pending(ctx)
+	if err != nil {
+		return c.fail(exitCannotWork, "The journal cannot be read (%v).", err)
+	}
+	fmt.Fprintf(c.stdout, "store %s, terminal %s: %s waiting (the journal ends at event %d)\n", lc.URL, lc.TerminalID, events(waiting), last)
+	if *only {
+		return exitOK
+	}
+	res, err := l.Sync(ctx)
+	var ae *api.Error
+	switch {
+	case errors.Is(err, link.ErrUnreachable):
+		return c.fail(exitFailed, "The store server at %s cannot be reached: %s wait in the journal and go up at the next sync; the counter keeps selling.", lc.URL, events(res.Waiting))
+	case errors.As(err, &ae) && (ae.Code == api.CodeFork || ae.Code == api.CodeBlocked):
+		return c.fail(exitFailed, "%s. A manager must look at the store's alarms (galla store alarms) before this counter's events are taken; the counter keeps selling.", strings.TrimSuffix(ae.Message, "."))
+	case errors.As(err, &ae):
+		return c.fail(exitFailed, "The store server refused the events: %s. %s wait in the journal.", strings.TrimSuffix(ae.Message, "."), capital(events(res.Waiting)))
+	case err != nil:
+		return c.fail(exitFailed, "%s. %s wait in the journal.", strings.TrimSuffix(err.Error(), "."), capital(events(res.Waiting)))
+	}
+	fmt.Fprintf(c.stdout, "sent %s; the store holds events 1 to %d\n", events(uint64(res.Sent)), res.Held)
+	return exitOK
+}
+
+// events is "1 event" or "N events".
+func events(n uint64) string {
+	if n == 1 {
+		return "1 event"
+	}
+	return fmt.Sprintf("%d events", n)
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
