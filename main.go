@@ -73,7 +73,7 @@ func commands() map[string]command {
 		"staff":     {"galla staff list | staff add NAME --role cashier|manager | staff disable|enable|reset-pin|unlock NAME", cmdStaff},
 		"shop":      {"galla shop set --name N --address A --state CODE [--gstin GSTIN] [--composition]", cmdShop},
 		"journal":   {"galla journal verify | journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE | journal restore BACKUP", cmdJournal},
-		"store":     {"galla store init --db URL [--host NAMES] | store serve --db URL [--listen ADDR] | store enrol-code TERMINAL_ID --db URL | store alarms --db URL | store unblock TERMINAL_ID --by MANAGER --db URL", cmdStore},
+		"store":     {"galla store init --db URL [--host NAMES] | store serve --db URL [--listen ADDR] | store enrol-code TERMINAL_ID --db URL | store alarms --db URL | store unblock TERMINAL_ID --by MANAGER --db URL | " + storePagesUsage[len("galla "):], cmdStore},
 		"enrol":     {"galla enrol STORE_URL CODE --fingerprint SHA256", cmdEnrol},
 		"sync":      {"galla sync [--pending]", cmdSync},
 	}
