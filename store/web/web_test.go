@@ -292,3 +292,14 @@ func TestAddManagerRefusesBadNamesAndPINs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Meera", s.Manager)
 }
+
+func TestTheServerMountsThePages(t *testing.T) {
+	db := storeWithSales(t)
+	srv := httptest.NewTLSServer(store.NewServer(db, nil))
+	defer srv.Close()
+	r, err := client(t).Get(srv.URL + "/manager/signin")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, r.StatusCode)
+	assert.Equal(t, CSP, r.Header.Get("Content-Security-Policy"))
+	assert.Contains(t, body(t, r), `<form method="post" action="/manager/signin"`)
+}
