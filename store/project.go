@@ -19,7 +19,7 @@ import (
 // added on the terminals after this program) is skipped and records nothing.
 
 // projectedTables are the tables Rebuild truncates: everything derived.
-var projectedTables = []string{"orders", "order_lines", "payments", "documents", "credit_notes", "imei_units", "shifts", "z_reports", "overrides"}
+var projectedTables = []string{"orders", "order_lines", "order_rates", "payments", "documents", "credit_notes", "imei_units", "shifts", "z_reports", "overrides"}
 
 // projectFunc projects one decoded event of the projector's terminal.
 type projectFunc func(p *projector, seq uint64, ev *pos.Event) error
@@ -117,21 +117,21 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 		}
 	case pos.EvPaymentOutcome:
 		out := ev.Outcome
-		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, day, amount, status, payment_id, card_last4)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-			p.terminal, int64(seq), o.ID, string(ev.Kind), day, int64(out.Captured), out.PaymentStatus, out.PaymentID, o.CardLast4); err != nil {
+		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status, payment_id, card_last4)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+			p.terminal, int64(seq), o.ID, string(ev.Kind), string(o.Tender), day, int64(out.Captured), out.PaymentStatus, out.PaymentID, o.CardLast4); err != nil {
 			return err
 		}
 	case pos.EvCashReceived:
-		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, day, amount, status)
-			VALUES ($1, $2, $3, $4, $5, $6, 'CAPTURED') ON CONFLICT DO NOTHING`,
-			p.terminal, int64(seq), o.ID, string(ev.Kind), day, int64(o.Captured)); err != nil {
+		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, 'CAPTURED') ON CONFLICT DO NOTHING`,
+			p.terminal, int64(seq), o.ID, string(ev.Kind), string(o.Tender), day, int64(o.Captured)); err != nil {
 			return err
 		}
 	case pos.EvRefundDone:
-		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, day, amount, status, payment_id)
-			VALUES ($1, $2, $3, $4, $5, $6, 'REFUNDED', $7) ON CONFLICT DO NOTHING`,
-			p.terminal, int64(seq), o.ID, string(ev.Kind), day, int64(o.Refunded-before), ev.Refund.RefundID); err != nil {
+		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status, payment_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, 'REFUNDED', $8) ON CONFLICT DO NOTHING`,
+			p.terminal, int64(seq), o.ID, string(ev.Kind), string(o.Tender), day, int64(o.Refunded-before), ev.Refund.RefundID); err != nil {
 			return err
 		}
 		// A refund reserved at the store is now counted in the order's refunded.
@@ -263,6 +263,18 @@ func (p *projector) flush() error {
 			int64(o.Captured), int64(o.Refunded), int64(o.Totals.Tax), int64(o.ReceiptNo), o.CardBrand, o.CardLast4, phone,
 			opened, updated, int64(o.Seq), snap); err != nil {
 			return err
+		}
+		if _, err := p.tx.Exec(p.ctx, "DELETE FROM order_rates WHERE terminal_id = $1 AND order_id = $2", p.terminal, o.ID); err != nil {
+			return err
+		}
+		if paid := dayArg(o.PaidDay); o.State.Paid() && paid != nil {
+			for _, r := range o.Totals.ByRate {
+				if _, err := p.tx.Exec(p.ctx, `INSERT INTO order_rates (terminal_id, order_id, rate, paid_day, amount, taxable, tax, cgst, sgst)
+					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.terminal, o.ID, r.Rate, paid,
+					int64(r.Amount), int64(r.Taxable), int64(r.Tax), int64(r.CGST), int64(r.SGST)); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	p.dirty = p.dirty[:0]

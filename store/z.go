@@ -45,8 +45,6 @@ type DayReport struct {
 // openStates are the order states whose outcome is not final.
 var openStates = []string{string(pos.StateIntent), string(pos.StateCreated), string(pos.StatePaying), string(pos.StateAuthenticating), string(pos.StateUnknown)}
 
-// paidStates are the states of orders whose money was taken.
-var paidStates = []string{string(pos.StatePaid), string(pos.StatePartlyRefunded), string(pos.StateRefunded)}
 
 // DayReport sums day (YYYY-MM-DD) per counter and for the store from the
 // projections. Its cost depends on the day's rows only (indexes on day).
@@ -79,7 +77,7 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 	}
 	// Sales by tender: the orders paid that day.
 	err = q(`SELECT terminal_id, tender, count(*), sum(captured)::bigint, sum(tax)::bigint FROM orders
-		WHERE paid_day = $1 AND state = ANY($2) GROUP BY terminal_id, tender`, func(rs pgx.Rows) error {
+		WHERE paid_day = $1 AND state IN ('PAID', 'PARTLY_REFUNDED', 'REFUNDED') GROUP BY terminal_id, tender`, func(rs pgx.Rows) error {
 		var t, tender string
 		var n int
 		var amount, tax int64
@@ -94,34 +92,30 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 			c.CashExpected += pos.Paise(amount)
 		}
 		return nil
-	}, d, paidStates)
+	}, d)
 	if err != nil {
 		return nil, db.wrap("day report", err)
 	}
-	// GST by rate of the same orders, from their lines.
-	err = q(`SELECT l.terminal_id, l.gst_rate, sum(l.amount)::bigint, sum(l.taxable)::bigint, sum(l.tax)::bigint FROM orders o
-		JOIN order_lines l ON l.terminal_id = o.terminal_id AND l.order_id = o.order_id
-		WHERE o.paid_day = $1 AND o.state = ANY($2) GROUP BY l.terminal_id, l.gst_rate`, func(rs pgx.Rows) error {
+	// GST by rate of the same orders: their totals by rate, as the counter's
+	// report adds them.
+	err = q(`SELECT terminal_id, rate, sum(amount)::bigint, sum(taxable)::bigint, sum(tax)::bigint, sum(cgst)::bigint, sum(sgst)::bigint
+		FROM order_rates WHERE paid_day = $1 GROUP BY terminal_id, rate`, func(rs pgx.Rows) error {
 		var t string
 		var rate int
-		var amount, taxable, tax int64
-		if err := rs.Scan(&t, &rate, &amount, &taxable, &tax); err != nil {
+		var amount, taxable, tax, cgst, sgst int64
+		if err := rs.Scan(&t, &rate, &amount, &taxable, &tax, &cgst, &sgst); err != nil {
 			return err
 		}
-		lt := pos.RateTotal{Rate: rate, Amount: pos.Paise(amount), Taxable: pos.Paise(taxable), Tax: pos.Paise(tax)}
-		lt.CGST = lt.Tax / 2
-		lt.SGST = lt.Tax - lt.CGST
 		c := get(t)
-		c.GST = append(c.GST, lt)
+		c.GST = append(c.GST, pos.RateTotal{Rate: rate, Amount: pos.Paise(amount), Taxable: pos.Paise(taxable), Tax: pos.Paise(tax), CGST: pos.Paise(cgst), SGST: pos.Paise(sgst)})
 		return nil
-	}, d, paidStates)
+	}, d)
 	if err != nil {
 		return nil, db.wrap("day report", err)
 	}
 	// Refunds done that day, by the tender of their order.
-	err = q(`SELECT p.terminal_id, o.tender, count(*), sum(p.amount)::bigint FROM payments p
-		JOIN orders o ON o.terminal_id = p.terminal_id AND o.order_id = p.order_id
-		WHERE p.day = $1 AND p.kind = $2 GROUP BY p.terminal_id, o.tender`, func(rs pgx.Rows) error {
+	err = q(`SELECT terminal_id, tender, count(*), sum(amount)::bigint FROM payments
+		WHERE day = $1 AND kind = $2 GROUP BY terminal_id, tender`, func(rs pgx.Rows) error {
 		var t, tender string
 		var n int
 		var amount int64
@@ -141,7 +135,7 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 	}
 	// Failed, abandoned and unknown: the orders of that day.
 	err = q(`SELECT terminal_id, state, count(*), sum(amount)::bigint FROM orders
-		WHERE day = $1 AND NOT (state = ANY($2)) GROUP BY terminal_id, state`, func(rs pgx.Rows) error {
+		WHERE day = $1 AND state NOT IN ('PAID', 'PARTLY_REFUNDED', 'REFUNDED') GROUP BY terminal_id, state`, func(rs pgx.Rows) error {
 		var t, state string
 		var n int
 		var amount int64
@@ -161,7 +155,7 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 		k.Count += n
 		k.Amount += pos.Paise(amount)
 		return nil
-	}, d, paidStates)
+	}, d)
 	if err != nil {
 		return nil, db.wrap("day report", err)
 	}

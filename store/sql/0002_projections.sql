@@ -28,6 +28,12 @@ CREATE TABLE orders (
     PRIMARY KEY (terminal_id, order_id)
 );
 CREATE INDEX orders_day ON orders (day, terminal_id);
+-- The day report's reads: the day's paid orders with what it adds up, and the
+-- day's orders not paid (few), so that a year of history costs nothing.
+CREATE INDEX orders_paid_day ON orders (paid_day, terminal_id, tender) INCLUDE (captured, tax)
+    WHERE state IN ('PAID', 'PARTLY_REFUNDED', 'REFUNDED');
+CREATE INDEX orders_unpaid_day ON orders (day) INCLUDE (terminal_id, amount)
+    WHERE state NOT IN ('PAID', 'PARTLY_REFUNDED', 'REFUNDED');
 CREATE INDEX orders_order_id ON orders (order_id);
 CREATE INDEX orders_card ON orders (card_last4) WHERE card_last4 <> '';
 CREATE INDEX orders_phone ON orders (phone) WHERE phone <> '';
@@ -51,11 +57,28 @@ CREATE TABLE order_lines (
     PRIMARY KEY (terminal_id, order_id, n)
 );
 
+-- The GST of the paid orders by rate (pos.Totals.ByRate), on the day the
+-- payment was confirmed: what the day report adds up.
+CREATE TABLE order_rates (
+    terminal_id text NOT NULL,
+    order_id    text NOT NULL,
+    rate        int NOT NULL,
+    paid_day    date NOT NULL,
+    amount      bigint NOT NULL,
+    taxable     bigint NOT NULL,
+    tax         bigint NOT NULL,
+    cgst        bigint NOT NULL,
+    sgst        bigint NOT NULL,
+    PRIMARY KEY (terminal_id, order_id, rate)
+);
+CREATE INDEX order_rates_day ON order_rates (paid_day, terminal_id, rate) INCLUDE (amount, taxable, tax, cgst, sgst);
+
 CREATE TABLE payments (
     terminal_id text NOT NULL,
     seq         bigint NOT NULL,
     order_id    text NOT NULL,
     kind        text NOT NULL,       -- the event kind: payment.outcome, cash.received, refund.done
+    tender      text NOT NULL DEFAULT '', -- the order's
     day         date,
     amount      bigint NOT NULL,     -- paise; a refund is positive here, kind says it goes out
     status      text NOT NULL DEFAULT '',
@@ -64,6 +87,7 @@ CREATE TABLE payments (
     PRIMARY KEY (terminal_id, seq)
 );
 CREATE INDEX payments_order ON payments (terminal_id, order_id);
+CREATE INDEX payments_day ON payments (day, kind) INCLUDE (terminal_id, tender, amount);
 
 CREATE TABLE documents (
     terminal_id text NOT NULL,
