@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"galla/pos"
@@ -14,7 +16,7 @@ import (
 )
 
 // storePagesUsage is the usage of the store commands of this file.
-const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store z --day YYYY-MM-DD --by MANAGER --db URL"
+const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store z --day YYYY-MM-DD --by MANAGER --db URL | store catalog import FILE --by MANAGER --db URL"
 
 // storePagesCommands are the "galla store" sub-commands of the projections,
 // the manager's pages and the store's day; cmdStore hands them on.
@@ -22,6 +24,7 @@ var storePagesCommands = map[string]func(c *cli, args []string) int{
 	"rebuild": cmdStoreRebuild,
 	"manager": cmdStoreManager,
 	"z":       cmdStoreZ,
+	"catalog": cmdStoreCatalog,
 }
 
 // openStore parses the --db flag (and extra flags) and opens the database
@@ -139,5 +142,36 @@ func cmdStoreZ(c *cli, args []string) int {
 	}
 	fmt.Fprintf(c.stdout, "  %-8s        gross %14s  refunds %12s  net %14s  GST %12s  cash %12s\n", "store",
 		z.GrossSales, z.Refunded, z.NetSales, z.Tax, pos.Paise(z.CashExpected))
+	return exitOK
+}
+
+func cmdStoreCatalog(c *cli, args []string) int {
+	if len(args) == 0 || args[0] != "import" {
+		return c.fail(exitBadInput, "Use %s.", storePagesUsage)
+	}
+	var by *string
+	ctx, done, d, rest, code := c.openStore("catalog import", args[1:], func(fs *flag.FlagSet) {
+		by = fs.String("by", "", "the manager who publishes the catalog")
+	})
+	if code >= 0 {
+		return code
+	}
+	defer done()
+	if len(rest) != 1 || strings.TrimSpace(*by) == "" {
+		return c.fail(exitBadInput, "Name the file and the manager: galla store catalog import FILE --by MANAGER --db URL.")
+	}
+	f, err := os.Open(rest[0])
+	if err != nil {
+		return c.fail(exitBadInput, "The catalog file cannot be read (%v): check its name.", err)
+	}
+	defer f.Close()
+	v, n, err := d.PublishCatalog(ctx, f, strings.EqualFold(filepath.Ext(rest[0]), ".json"), strings.TrimSpace(*by))
+	if errors.Is(err, pos.ErrBadCatalog) {
+		return c.fail(exitBadInput, "The catalog was not published; the counters keep the one they have. %s", pos.Sentence(err))
+	}
+	if err != nil {
+		return c.storeFail(err)
+	}
+	fmt.Fprintf(c.stdout, "Published the store's catalog of %d products as version %d: every counter receives it at its next sync.\n", n, v)
 	return exitOK
 }

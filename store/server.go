@@ -47,6 +47,7 @@ func (s *Server) routes() {
 	s.handleSigned("POST "+api.PathEvents, s.events)
 	s.handleSigned("GET "+api.PathStatus, s.status)
 	s.reserveRoutes()
+	s.masterRoutes()
 	if ManagerPages != nil {
 		s.mux.Handle("/manager/", ManagerPages(s.db, s.log))
 	}

@@ -45,7 +45,6 @@ type DayReport struct {
 // openStates are the order states whose outcome is not final.
 var openStates = []string{string(pos.StateIntent), string(pos.StateCreated), string(pos.StatePaying), string(pos.StateAuthenticating), string(pos.StateUnknown)}
 
-
 // DayReport sums day (YYYY-MM-DD) per counter and for the store from the
 // projections. Its cost depends on the day's rows only (indexes on day).
 func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {

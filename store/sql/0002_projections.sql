@@ -221,3 +221,15 @@ CREATE TABLE store_z (
     closed_by text NOT NULL,
     closed_at timestamptz NOT NULL DEFAULT now()
 );
+
+-- Master data down: versioned at the server; a terminal asks for what changed
+-- since the version it applied. The newest row of a kind is the current one.
+
+CREATE TABLE master_data (
+    version      bigserial PRIMARY KEY,
+    kind         text NOT NULL CHECK (kind IN ('catalog', 'shop')),
+    body         jsonb NOT NULL,
+    published_by text NOT NULL,
+    published_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX master_data_kind ON master_data (kind, version);
