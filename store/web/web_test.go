@@ -95,6 +95,8 @@ func storeWithSales(t *testing.T) *store.DB {
 	t1.sale("T1-C", pos.TenderCard, "1111", "", false, pos.Line{SKU: "CAS", Name: "Case", HSN: "3926", Qty: 1, UnitPrice: pos.Rupees(500), GSTRate: 18})
 	t2 := &journal{t: t, id: "T2", prev: strings.Repeat("0", 64)}
 	t2.sale("T2-A", pos.TenderCard, "5555", "", true, pos.Line{SKU: "WAT", Name: "Watch", HSN: "9102", Qty: 1, UnitPrice: pos.Rupees(11800), GSTRate: 18})
+	// T2's manager let an IMEI through while the store could not be asked.
+	t2.add(pos.Event{Kind: pos.EvOverride, Day: day, Staff: "ravi", Extra: pos.IMEIOverride("T2-B", []string{"490154203237518"}, pos.ErrStoreOffline)})
 	for _, j := range []*journal{t1, t2} {
 		code, _, err := db.EnrolCode(t.Context(), j.id)
 		require.NoError(t, err)
