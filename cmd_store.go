@@ -181,7 +181,7 @@ func (c *cli) storeAlarms(ctx context.Context, d *store.DB, rest []string) int {
 		return c.storeFail(err)
 	}
 	for _, a := range alarms {
-		fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%d\t%s\n", a.RaisedAt.Local().Format(time.DateTime), orDash(a.Terminal), a.Kind, a.Seq, a.Detail)
+		fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%d\t%d\t%s\n", a.RaisedAt.Local().Format(time.DateTime), orDash(a.Terminal), a.Kind, a.Seq, a.Repeats, a.Detail)
 	}
 	if len(alarms) == 0 {
 		fmt.Fprintln(c.stderr, "galla: no open alarms.")

@@ -162,10 +162,20 @@ func TestStoreCommandsEnrolAndSync(t *testing.T) {
 	assert.Equal(t, "galla: The store server at "+addr+" cannot be reached: "+events(waiting)+" wait in the journal and go up at the next sync; the counter keeps selling.\n", errOut)
 	assert.Equal(t, last, heldBy(t, db, "T2"))
 
-	// A code works once.
+	// While the window holds the journal, galla sync says the window syncs.
+	f, err := os.OpenFile(filepath.Join(counter, journalFile), os.O_RDWR, 0)
+	require.NoError(t, err)
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+	code, _, errOut = tillRun(t, counter, "", nil, "sync")
+	require.NoError(t, f.Close())
+	assert.Equal(t, exitCannotWork, code)
+	assert.Equal(t, "galla: The terminal's window is open: it sends the events to the store itself, and its status bar shows how many wait.\n", errOut)
+
+	// Enrolling while the server is down says so; the code is not spent.
 	code, _, errOut = tillRun(t, t.TempDir(), "", nil, "enrol", addr, enrolCode, "--fingerprint", fp)
 	assert.Equal(t, exitFailed, code)
-	assert.Contains(t, errOut, "cannot be reached", "the server is down: the code is not spent")
+	assert.Contains(t, errOut, "cannot be reached")
+	assert.Contains(t, errOut, "the code stays valid")
 }
 
 func TestStoreCommandsBadInput(t *testing.T) {
@@ -221,3 +231,98 @@ func heldBy(t *testing.T, db, terminal string) uint64 {
 }
 
 func itoa(n uint64) string { return strings.TrimSpace(strings.Replace(events(n), "events", "", 1)) }
+
+// TestWindowSyncsInBackground: the window's terminal, once enrolled, sends
+// the journal's events to the store server by itself, and the till's status
+// (the status bar's) says how it stands.
+func TestWindowSyncsInBackground(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	code, out, errOut := tillRun(t, t.TempDir(), "", nil, "store", "init", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	fp := strings.TrimSpace(out)
+	code, out, errOut = tillRun(t, t.TempDir(), "", nil, "store", "enrol-code", "T3", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	enrolCode := strings.TrimSpace(out)
+	addr, stop := serveStore(t, db)
+
+	counter := t.TempDir()
+	code, _, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", fp)
+	require.Equal(t, exitOK, code, errOut)
+	last := lastSeqOf(t, counter)
+
+	c := &cli{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }, dataDir: counter}
+	till, closeTill, err := openWindowTill(c)
+	require.NoError(t, err)
+	defer closeTill()
+	require.Eventually(t, func() bool {
+		st := till.Status(t.Context()).Store
+		return st.Enrolled && st.Waiting == 0 && !st.LastSync.IsZero()
+	}, 30*time.Second, 50*time.Millisecond, "the window's first sync")
+	assert.Equal(t, last, heldBy(t, db, "T3"))
+	assert.Regexp(t, `^store: up to date, last sync \d\d:\d\d$`, till.Status(t.Context()).Store.Text(time.Now()))
+	require.Equal(t, exitOK, stop())
+}
+
+// TestStoreCommandsForkAndUnblock: a counter whose journal no longer continues
+// what the store holds is refused with a sentence; the manager sees the alarm
+// and lets it send again.
+func TestStoreCommandsForkAndUnblock(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	srv := t.TempDir()
+	code, out, errOut := tillRun(t, srv, "", nil, "store", "init", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	fp := strings.TrimSpace(out)
+	addr, _ := serveStore(t, db)
+	enrol := func(dir string) {
+		t.Helper()
+		code, out, errOut := tillRun(t, srv, "", nil, "store", "enrol-code", "T4", "--db", db)
+		require.Equal(t, exitOK, code, errOut)
+		code, _, errOut = tillRun(t, dir, "", nil, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp)
+		require.Equal(t, exitOK, code, errOut)
+	}
+
+	first := t.TempDir()
+	code, _, errOut = tillRun(t, first, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	enrol(first)
+	code, _, errOut = tillRun(t, first, "", nil, "sync")
+	require.Equal(t, exitOK, code, errOut)
+
+	// The same counter id on a new journal: its events are not the store's.
+	second := t.TempDir()
+	code, _, errOut = tillRun(t, second, "", nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	enrol(second)
+	code, _, errOut = tillRun(t, second, "", nil, "sync")
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, errOut, "galla: The store holds a different event 1 from terminal T4")
+	assert.Contains(t, errOut, "A manager must look at the store's alarms (galla store alarms)")
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+
+	code, out, errOut = tillRun(t, srv, "", nil, "store", "alarms", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\tT4\tfork\t1\t1\tevent 1 arrived with hash [0-9a-f]{64}, the store holds [0-9a-f]{64}$`, out)
+
+	code, _, errOut = tillRun(t, srv, "", nil, "store", "unblock", "T4", "--db", db)
+	assert.Equal(t, exitBadInput, code, "who looked must be named")
+	assert.Contains(t, errOut, "--by MANAGER")
+	code, _, errOut = tillRun(t, srv, "", nil, "store", "unblock", "T4", "--by", "Asha", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, "cleared by Asha")
+	code, out, errOut = tillRun(t, srv, "", nil, "store", "alarms", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "no open alarms")
+	code, _, errOut = tillRun(t, srv, "", nil, "store", "unblock", "T4", "--by", "Asha", "--db", db)
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, errOut, "terminal T4 is not blocked")
+
+	// The first journal, the one the store holds, goes on.
+	code, _, errOut = tillRun(t, first, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, first, "", nil, "sync")
+	assert.Equal(t, exitFailed, code, "the first journal's credential was replaced by the second enrolment")
+	assert.Contains(t, errOut, "not signed with terminal T4's credential")
+}

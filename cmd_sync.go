@@ -156,6 +156,9 @@ func cmdSync(c *cli, args []string) int {
 		return c.fail(exitCannotWork, "%v", err)
 	}
 	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{ReadOnly: true, Create: journal.CreateNever, ChainKey: key})
+	if errors.Is(err, journal.ErrAlreadyRunning) {
+		return c.fail(exitCannotWork, "The terminal's window is open: it sends the events to the store itself, and its status bar shows how many wait.")
+	}
 	if err != nil {
 		return c.failOpen(err)
 	}
@@ -180,7 +183,7 @@ func cmdSync(c *cli, args []string) int {
 	case errors.Is(err, link.ErrUnreachable):
 		return c.fail(exitFailed, "The store server at %s cannot be reached: %s wait in the journal and go up at the next sync; the counter keeps selling.", lc.URL, events(res.Waiting))
 	case errors.As(err, &ae) && (ae.Code == api.CodeFork || ae.Code == api.CodeBlocked):
-		return c.fail(exitFailed, "%s. A manager must look at the store's alarms (galla store alarms) before this counter's events are taken; the counter keeps selling.", strings.TrimSuffix(ae.Message, "."))
+		return c.fail(exitFailed, "%s. A manager must look at the store's alarms (galla store alarms) before this counter's events are taken; the counter keeps selling.", capital(strings.TrimSuffix(ae.Message, ".")))
 	case errors.As(err, &ae):
 		return c.fail(exitFailed, "The store server refused the events: %s. %s wait in the journal.", strings.TrimSuffix(ae.Message, "."), capital(events(res.Waiting)))
 	case err != nil:

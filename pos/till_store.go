@@ -46,7 +46,7 @@ func (s StoreStatus) Text(now time.Time) string {
 		return ""
 	}
 	if s.Blocked != "" {
-		return "store: this counter's events are refused until a manager looks (" + s.Blocked + "); the counter keeps selling"
+		return "store: events refused until a manager looks (" + s.Blocked + ")"
 	}
 	var txt string
 	switch s.Waiting {

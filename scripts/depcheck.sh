@@ -9,6 +9,10 @@ if grep -E '^fyne.io/' <<<"$deps" >/dev/null; then say "pos depends on fyne"; fi
 if grep -E '^go.etcd.io/bbolt' <<<"$deps" >/dev/null; then say "pos depends on bbolt"; fi
 if go list -f '{{join .Imports "\n"}}' ./pos/ | grep -qx 'net/http'; then say "pos imports net/http"; fi
 if grep -E '^github.com/jackc/pgx' <<<"$deps" >/dev/null; then say "pos depends on pgx"; fi
+# The terminal's side of the store's wire carries no database driver.
+for p in ./store/link/ ./store/api/; do
+	if go list -deps "$p" | grep -E '^(github.com/jackc/pgx|galla/store$)' >/dev/null; then say "$p depends on pgx or the store server"; fi
+done
 
 while read -r pkg imports; do
 	case "$pkg" in

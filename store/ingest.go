@@ -9,9 +9,13 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"galla/store/api"
 )
@@ -43,7 +47,7 @@ func (db *DB) Ingest(ctx context.Context, terminal string, events []api.Event) (
 	rows, err := checkBatch(events)
 	if err != nil {
 		db.alarm(ctx, terminal, AlarmMalformed, 0, err.Error())
-		return api.BatchResponse{}, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the batch was refused, nothing of it stored: " + err.Error()}
+		return api.BatchResponse{}, malformed(err)
 	}
 	var resp api.BatchResponse
 	var fork *forkError
@@ -95,6 +99,9 @@ func (db *DB) Ingest(ctx context.Context, terminal string, events []api.Event) (
 				r := rows[i]
 				return []any{terminal, int64(r.seq), r.hash, r.prev, r.kind, r.day, r.body}, nil
 			})); err != nil {
+			return copyError(err, rows[0].seq)
+		}
+		if err := checkBodies(ctx, tx, terminal, rows[0].seq, rows[len(rows)-1].seq); err != nil {
 			return err
 		}
 		if err := projectRows(ctx, tx, terminal, rows); err != nil {
@@ -114,6 +121,9 @@ func (db *DB) Ingest(ctx context.Context, terminal string, events []api.Event) (
 	if err != nil {
 		var ae *api.Error
 		if errors.As(err, &ae) {
+			if ae.Code == api.CodeMalformed {
+				db.alarm(ctx, terminal, AlarmMalformed, 0, strings.TrimPrefix(ae.Message, "the batch was refused, nothing of it stored: "))
+			}
 			return api.BatchResponse{}, ae
 		}
 		return api.BatchResponse{}, db.wrap("ingest", err)
@@ -123,7 +133,7 @@ func (db *DB) Ingest(ctx context.Context, terminal string, events []api.Event) (
 
 // blocked is the refusal of a blocked terminal's request.
 func blocked(terminal, reason string, held uint64) *api.Error {
-	return &api.Error{HTTPStatus: http.StatusForbidden, Code: api.CodeBlocked, Held: held,
+	return &api.Error{HTTPStatus: http.StatusForbidden, Code: api.CodeBlocked, Held: held, Reason: reason,
 		Message: fmt.Sprintf("the store refuses terminal %s's events until a manager looks: %s", terminal, reason)}
 }
 
@@ -137,18 +147,21 @@ type forkError struct {
 // of its own (the batch's was rolled back).
 func (db *DB) block(ctx context.Context, terminal string, f *forkError) error {
 	reason := fmt.Sprintf("its journal forked at event %d", f.seq)
+	// Recorded even when the request that found it is gone.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "UPDATE terminals SET state = 'blocked', blocked_reason = $2 WHERE id = $1", terminal, reason); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, "INSERT INTO alarms (terminal_id, kind, seq, detail, raised_at) VALUES ($1, $2, $3, $4, $5)",
+		_, err := tx.Exec(ctx, "INSERT INTO alarms (terminal_id, kind, seq, detail, raised_at, last_at) VALUES ($1, $2, $3, $4, $5, $5)",
 			terminal, AlarmFork, int64(f.seq), f.detail, db.Now())
 		return err
 	})
 	if err != nil {
 		return db.wrap("ingest: record a fork", err)
 	}
-	return &api.Error{HTTPStatus: http.StatusConflict, Code: api.CodeFork, Held: f.seq,
+	return &api.Error{HTTPStatus: http.StatusConflict, Code: api.CodeFork, Held: f.seq, Reason: reason,
 		Message: fmt.Sprintf("the store holds a different event %d from terminal %s: an alarm is recorded and the terminal's events are refused until a manager looks (%s)", f.seq, terminal, f.detail)}
 }
 
@@ -200,16 +213,6 @@ func sameJSON(a, b []byte) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// bodyFields are the fields of a pos.Event body that must agree with the
-// envelope.
-type bodyFields struct {
-	Seq      *uint64 `json:"seq"`
-	Hash     *string `json:"hash"`
-	PrevHash *string `json:"prev_hash"`
-	Kind     *string `json:"kind"`
-	Day      *string `json:"day"`
-}
-
 // checkBatch checks a batch against the rules of api.Event and decodes it.
 func checkBatch(events []api.Event) ([]row, error) {
 	if len(events) > api.MaxBatch {
@@ -246,25 +249,61 @@ func checkBatch(events []api.Event) ([]row, error) {
 			r.day = d
 		}
 		body := bytes.TrimSpace(e.Body)
-		if len(body) == 0 || body[0] != '{' || !json.Valid(body) {
+		if len(body) < 2 || body[0] != '{' || body[len(body)-1] != '}' {
 			return nil, fmt.Errorf("event %d: the body is not a JSON object", e.Seq)
 		}
-		var f bodyFields
-		if err := json.Unmarshal(body, &f); err != nil {
-			return nil, fmt.Errorf("event %d: the body cannot be read: %v", e.Seq, err)
-		}
-		switch {
-		case f.Seq != nil && *f.Seq != e.Seq,
-			f.Hash != nil && *f.Hash != e.Hash,
-			f.PrevHash != nil && *f.PrevHash != e.PrevHash,
-			f.Kind != nil && *f.Kind != e.Kind,
-			f.Day != nil && *f.Day != e.Day,
-			f.Day == nil && e.Day != "":
-			return nil, fmt.Errorf("event %d: the body's seq, hash, prev_hash, kind or day differ from the event's", e.Seq)
-		}
+		// PostgreSQL parses the body as jsonb, and checkBodies compares its
+		// fields with these, in the batch's transaction.
 		r.seq, r.kind, r.body = e.Seq, e.Kind, body
 	}
 	return rows, nil
+}
+
+// checkBodies checks, in PostgreSQL, that each body stored just now is a JSON
+// object whose seq, hash, prev_hash, kind and day, where it has them, are the
+// event's (day must be there when the event names one). jsonb reads them
+// without a second parse, which decoding in Go would cost.
+func checkBodies(ctx context.Context, tx pgx.Tx, terminal string, from, to uint64) error {
+	var seq int64
+	err := tx.QueryRow(ctx, `SELECT seq FROM events WHERE terminal_id = $1 AND seq BETWEEN $2 AND $3 AND NOT (
+			jsonb_typeof(body) = 'object'
+			AND coalesce(body->>'seq' = seq::text, NOT body ? 'seq')
+			AND coalesce(lower(body->>'hash') = encode(hash, 'hex'), NOT body ? 'hash')
+			AND coalesce(lower(body->>'prev_hash') = encode(prev_hash, 'hex'), NOT body ? 'prev_hash')
+			AND coalesce(body->>'kind' = kind, NOT body ? 'kind')
+			AND coalesce(body->>'day', '') = coalesce(to_char(day, 'YYYY-MM-DD'), ''))
+		ORDER BY seq LIMIT 1`, terminal, int64(from), int64(to)).Scan(&seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return malformed(fmt.Errorf("event %d: the body's seq, hash, prev_hash, kind or day differ from the event's", seq))
+}
+
+// malformed is the refusal of a batch that breaks a rule of api.Event.
+func malformed(err error) *api.Error {
+	return &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the batch was refused, nothing of it stored: " + err.Error()}
+}
+
+// copyLine finds the line of a COPY error's context ("COPY events, line 3, ...").
+var copyLine = regexp.MustCompile(`COPY events, line (\d+)`)
+
+// copyError turns PostgreSQL's refusal of a value in the COPY (class 22, data
+// exception: a body that is not JSON) into a malformed batch naming the event.
+func copyError(err error, first uint64) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || !strings.HasPrefix(pe.Code, "22") {
+		return err
+	}
+	what := "an event"
+	if m := copyLine.FindStringSubmatch(pe.Where); m != nil {
+		if n, err := strconv.ParseUint(m[1], 10, 64); err == nil && n > 0 {
+			what = fmt.Sprintf("event %d", first+n-1)
+		}
+	}
+	return malformed(fmt.Errorf("%s: the body is not valid JSON (%s)", what, pe.Message))
 }
 
 // hash32 decodes 64 hex digits.

@@ -23,7 +23,7 @@ func refused(code, msg string) *api.Error {
 	return &api.Error{HTTPStatus: http.StatusConflict, Code: code, Message: msg}
 }
 
-func malformed(msg string) *api.Error {
+func badRequest(msg string) *api.Error {
 	return &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: msg}
 }
 
@@ -34,14 +34,14 @@ func malformed(msg string) *api.Error {
 // or none are reserved.
 func (db *DB) ReserveIMEIs(ctx context.Context, terminal, order string, imeis []string) error {
 	if order == "" || len(imeis) == 0 {
-		return malformed("the reservation names no order or no IMEI")
+		return badRequest("the reservation names no order or no IMEI")
 	}
 	imeis = slices.Clone(imeis)
 	slices.Sort(imeis) // lock in one order: two requests never wait on each other crosswise
 	imeis = slices.Compact(imeis)
 	for _, s := range imeis {
 		if err := pos.CheckIMEI(s); err != nil {
-			return malformed(fmt.Sprintf("%q is not an IMEI (%v): scan the 15 digits again", s, err))
+			return badRequest(fmt.Sprintf("%q is not an IMEI (%v): scan the 15 digits again", s, err))
 		}
 	}
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
@@ -93,7 +93,7 @@ func (db *DB) ReserveIMEIs(ctx context.Context, terminal, order string, imeis []
 // terminal. Recording it again with the same value is harmless.
 func (db *DB) IssueCreditNote(ctx context.Context, terminal, number string, value pos.Paise) error {
 	if number == "" || value <= 0 {
-		return malformed("a credit note needs a number and a value above zero")
+		return badRequest("a credit note needs a number and a value above zero")
 	}
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO credit_note_balances (number, terminal_id, value) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
@@ -117,7 +117,7 @@ func (db *DB) IssueCreditNote(ctx context.Context, terminal, number string, valu
 // Asking again for the same order and amount is harmless.
 func (db *DB) RedeemCreditNote(ctx context.Context, terminal, number, order string, amount pos.Paise) (pos.Paise, error) {
 	if number == "" || order == "" || amount <= 0 {
-		return 0, malformed("the redemption needs a credit note number, an order and an amount above zero")
+		return 0, badRequest("the redemption needs a credit note number, an order and an amount above zero")
 	}
 	var left int64
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
@@ -166,7 +166,7 @@ func (db *DB) RedeemCreditNote(ctx context.Context, terminal, number, order stri
 // left afterwards.
 func (db *DB) ReserveReturn(ctx context.Context, terminal, document, refundID string, amount pos.Paise) (api.Reserved, error) {
 	if document == "" || refundID == "" || amount <= 0 {
-		return api.Reserved{}, malformed("the return needs the invoice's document number, the refund's id and an amount above zero")
+		return api.Reserved{}, badRequest("the return needs the invoice's document number, the refund's id and an amount above zero")
 	}
 	var out api.Reserved
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
@@ -222,7 +222,7 @@ func (db *DB) ReserveReturn(ctx context.Context, terminal, document, refundID st
 // failed). It returns how many reservations it released.
 func (db *DB) Release(ctx context.Context, terminal, order, refundID string) (int, error) {
 	if order == "" && refundID == "" {
-		return 0, malformed("the release names no order and no refund")
+		return 0, badRequest("the release names no order and no refund")
 	}
 	n := 0
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {

@@ -25,10 +25,10 @@ func decodeStrict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return malformed(fmt.Sprintf("the request is not the JSON expected (%v): nothing was reserved", err))
+		return badRequest(fmt.Sprintf("the request is not the JSON expected (%v): nothing was reserved", err))
 	}
 	if dec.More() {
-		return malformed("the request carries data after its JSON: nothing was reserved")
+		return badRequest("the request carries data after its JSON: nothing was reserved")
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -123,9 +122,8 @@ func (s *Server) enrol(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) events(w http.ResponseWriter, r *http.Request, terminal string, body []byte) {
 	var b api.Batch
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&b); err != nil {
+	// Fields a newer terminal adds are ignored, not refused.
+	if err := json.Unmarshal(body, &b); err != nil {
 		s.db.alarm(r.Context(), terminal, AlarmMalformed, 0, "a batch that is not JSON: "+err.Error())
 		s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the batch was refused, nothing of it stored: it is not the JSON of a batch (" + err.Error() + ")"})
 		return

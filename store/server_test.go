@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,9 +108,23 @@ func TestServerSignedRequests(t *testing.T) {
 	require.NoError(t, err)
 	kinds := map[string]int{}
 	for _, a := range alarms {
-		kinds[a.Kind]++
+		kinds[a.Kind] += a.Repeats
 	}
 	assert.Equal(t, map[string]int{AlarmBadCode: 1, AlarmReplayed: 2, AlarmUnauthorized: 4, AlarmMalformed: 1}, kinds)
+	assert.Len(t, alarms, 7, "the wrong credential and the edited request are the same alarm, counted twice")
+
+	// A flood of unsigned requests is one alarm, counted.
+	for range 20 {
+		post(t, srv.URL, "POST", api.PathEvents, "T1", "", time.Now(), "", batch, nil)
+	}
+	after, err := db.Alarms(t.Context(), true)
+	require.NoError(t, err)
+	assert.Len(t, after, 7)
+	for _, a := range after {
+		if a.Kind == AlarmUnauthorized && a.Terminal == "" && strings.Contains(a.Detail, "without a terminal's signature") {
+			assert.Equal(t, 21, a.Repeats)
+		}
+	}
 
 	var st api.Status
 	require.Equal(t, 200, post(t, srv.URL, "GET", api.PathStatus, "T1", cred, time.Now(), newNonce(), nil, &st))

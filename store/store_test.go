@@ -154,8 +154,9 @@ func TestEnrolCodeIsOneTimeAndExpires(t *testing.T) {
 
 	alarms, err := db.Alarms(t.Context(), true)
 	require.NoError(t, err)
-	require.Len(t, alarms, 2)
+	require.Len(t, alarms, 1, "the same alarm again is counted in its row")
 	assert.Equal(t, AlarmBadCode, alarms[0].Kind)
+	assert.Equal(t, 2, alarms[0].Repeats)
 }
 
 func lower(s string) string {
@@ -302,8 +303,12 @@ func TestIngestMalformedStoresNothing(t *testing.T) {
 		{"chain broken inside", edit(func(e []api.Event) { e[2].PrevHash = good[0].Hash }), "chain is broken"},
 		{"body not an object", edit(func(e []api.Event) { e[2].Body = json.RawMessage(`[1]`) }), "not a JSON object"},
 		{"body disagrees", edit(func(e []api.Event) { e[2].Kind = "day.closed" }), "differ from the event's"},
+		{"body not JSON", edit(func(e []api.Event) { e[1].Body = json.RawMessage(`{"seq": 2, "kind": }`) }), "event 2: the body is not valid JSON"},
+		{"body without the day", edit(func(e []api.Event) { e[2].Body = json.RawMessage(`{"seq": 3}`) }), "event 3: the body's seq"},
+		{"body of another sequence", edit(func(e []api.Event) { e[0].Body = json.RawMessage(`{"seq": 7, "day": "2026-11-24"}`) }), "event 1: the body's seq"},
 		{"bad day", edit(func(e []api.Event) { e[0].Day = "24/11/2026" }), "not YYYY-MM-DD"},
 		{"no sequence", edit(func(e []api.Event) { e[0].Seq = 0 }), "no sequence"},
+		{"too many", chain(zero, 1, api.MaxBatch+1, "a"), "holds 1001 events, at most 1000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := newDB(t)

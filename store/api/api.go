@@ -82,7 +82,6 @@ const (
 	CodeUnauthorized = "unauthorized" // unknown terminal, wrong credential, bad signature
 	CodeReplayed     = "replayed"     // a request seen before, or too old: refused
 	CodeGap          = "gap"          // the batch starts past Expected
-	CodeChain        = "chain"        // an event does not continue the stored chain
 	CodeFork         = "fork"         // a different event under a sequence held: the terminal is blocked
 	CodeBlocked      = "blocked"      // the terminal is blocked until a manager looks
 	CodeBadCode      = "bad_code"     // an enrolment code unknown, used or expired
@@ -98,6 +97,8 @@ type Error struct {
 	Message    string `json:"message"`
 	Expected   uint64 `json:"expected,omitempty"`
 	Held       uint64 `json:"held,omitempty"`
+	// Reason is why a terminal is blocked (fork, blocked), in a few words.
+	Reason string `json:"reason,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }

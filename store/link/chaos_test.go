@@ -76,7 +76,8 @@ func (p *cutProxy) pipe(c net.Conn) {
 
 // TestChaosExactlyOnce runs three terminals selling and syncing through a
 // proxy that cuts connections mid-batch, while the store server is killed and
-// started again at random and the terminals are killed mid-sync (and come back
+// started again at random, its database is killed twice (crash recovery on
+// restart), and the terminals are killed mid-sync (and come back
 // with their record of what was acknowledged lost, or older than it was). At
 // the end every event of every journal is held exactly once, without a gap.
 func TestChaosExactlyOnce(t *testing.T) {
@@ -112,7 +113,29 @@ func TestChaosExactlyOnce(t *testing.T) {
 			s.kill()
 			serverKills.Add(1)
 			time.Sleep(time.Duration(rand.IntN(150)) * time.Millisecond)
-			s.start(s.hostport())
+			if !assert.NoError(t, s.start(s.hostport())) {
+				return
+			}
+		}
+	}()
+	var dbKills atomic.Int64
+	wg.Add(1)
+	go func() { // kill the database twice
+		defer wg.Done()
+		for range 2 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(4 * time.Second):
+			}
+			if !assert.NoError(t, cluster.Kill()) {
+				return
+			}
+			dbKills.Add(1)
+			time.Sleep(300 * time.Millisecond)
+			if !assert.NoError(t, cluster.Restart()) {
+				return
+			}
 		}
 	}()
 	for _, tm := range terms {
@@ -156,7 +179,7 @@ func TestChaosExactlyOnce(t *testing.T) {
 
 	// Calm: the server up, no more cuts; every terminal catches up.
 	s.kill()
-	s.start(s.hostport())
+	require.NoError(t, s.start(s.hostport()))
 	proxy.cut.Store(false)
 	for _, tm := range terms {
 		l, err := link.New(tm.cfg, tm.j)
@@ -173,7 +196,8 @@ func TestChaosExactlyOnce(t *testing.T) {
 	for _, a := range alarms {
 		assert.NotEqual(t, "fork", a.Kind, "no fork from honest terminals: %s", a.Detail)
 	}
-	t.Logf("server kills %d, cut connections %d, terminal kills %d, stale state files %d", serverKills.Load(), proxy.cuts.Load(), terminalKills.Load(), staleStates.Load())
+	t.Logf("server kills %d, database kills %d, cut connections %d, terminal kills %d, stale state files %d", serverKills.Load(), dbKills.Load(), proxy.cuts.Load(), terminalKills.Load(), staleStates.Load())
+	assert.Equal(t, int64(2), dbKills.Load())
 	assert.Positive(t, serverKills.Load())
 	assert.Positive(t, proxy.cuts.Load())
 	assert.Positive(t, terminalKills.Load())

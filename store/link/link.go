@@ -257,7 +257,10 @@ func (l *Link) Sync(ctx context.Context) (Result, error) {
 	switch {
 	case err == nil:
 	case errors.As(err, &ae) && (ae.Code == api.CodeFork || ae.Code == api.CodeBlocked):
-		l.blocked = ae.Message
+		l.blocked = ae.Reason
+		if l.blocked == "" {
+			l.blocked = "refused by the store server"
+		}
 	case errors.Is(err, ErrUnreachable):
 		l.problem = "store server unreachable"
 	case errors.As(err, &ae) && ae.Code == api.CodeUnavailable:
@@ -353,9 +356,9 @@ func (l *Link) result(r Result, last uint64) Result {
 	return r
 }
 
-// keep records st in memory and in the state file (written atomically; a
-// failure to write it costs only a resend, which the server answers as
-// duplicates). write false keeps it in memory only unless the file is due.
+// keep records st in memory and, with write, in the state file (written
+// atomically). A failure to write the file (a full disk) is not an error: it
+// costs a resend, which the server answers as duplicates.
 func (l *Link) keep(st state, write bool) {
 	st.V, st.URL, st.TerminalID = 1, l.cfg.URL, l.cfg.TerminalID
 	l.mu.Lock()
@@ -364,11 +367,9 @@ func (l *Link) keep(st state, write bool) {
 	if !write || l.cfg.StatePath == "" {
 		return
 	}
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err == nil {
-		err = writeAtomic(l.cfg.StatePath, b)
+	if b, err := json.MarshalIndent(st, "", "  "); err == nil {
+		_ = writeAtomic(l.cfg.StatePath, b)
 	}
-	_ = err // a resend costs nothing but time
 }
 
 // writeAtomic writes path through a temporary file and a rename.

@@ -158,6 +158,21 @@ func (c *Cluster) Stop() error {
 	return nil
 }
 
+// Kill stops the cluster as a crash would (immediate shutdown: no checkpoint,
+// connections cut; the next start recovers from the write-ahead log).
+func (c *Cluster) Kill() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.running {
+		return nil
+	}
+	if out, err := c.run("pg_ctl", "-D", c.data(), "-m", "immediate", "-w", "stop"); err != nil {
+		return fmt.Errorf("pgtest: pg_ctl stop: %w\n%s", err, out)
+	}
+	c.running = false
+	return nil
+}
+
 // Restart starts the cluster again after Stop (Start starts it the first time).
 func (c *Cluster) Restart() error {
 	c.mu.Lock()

@@ -21,8 +21,10 @@ CREATE TABLE enrol_codes (
     used_at     timestamptz
 );
 
+-- No foreign key to terminals: a batch is taken under the terminal's row lock,
+-- which names a known terminal; a per-row check would cost a third of the ingest.
 CREATE TABLE events (
-    terminal_id text NOT NULL REFERENCES terminals (id),
+    terminal_id text NOT NULL,
     seq         bigint NOT NULL CHECK (seq > 0),
     hash        bytea NOT NULL CHECK (octet_length(hash) = 32),
     prev_hash   bytea NOT NULL CHECK (octet_length(prev_hash) = 32),
@@ -42,6 +44,8 @@ CREATE TABLE alarms (
     seq         bigint,
     detail      text NOT NULL,
     raised_at   timestamptz NOT NULL DEFAULT now(),
+    repeats     int NOT NULL DEFAULT 1,       -- the same alarm again while open, counted, not added
+    last_at     timestamptz NOT NULL DEFAULT now(),
     cleared_at  timestamptz,
     cleared_by  text
 );
