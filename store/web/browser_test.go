@@ -55,7 +55,7 @@ func TestManagerPagesInChromium(t *testing.T) {
 	assert.Contains(t, text("#store-total"), "₹10,980.00", "GST: ₹180 + ₹9,000 + ₹1,800")
 	assert.Contains(t, text("#unknown"), "T1-C")
 	assert.Contains(t, text("#sync-T1"), "active")
-	assert.Contains(t, text("#overrides"), "490154203237518", "the IMEI override is flagged")
+	assert.Contains(t, text("#overrides"), "order T2-B, IMEI 490154203237518 (the store server cannot be asked)", "the IMEI override is flagged")
 	assert.Contains(t, text("#overrides"), "ravi")
 	// The style sheet loads under the CSP (the page is styled).
 	weight, err := chromedp.Run(bctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".brand")).fontWeight`))

@@ -2,7 +2,9 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -125,7 +127,9 @@ func overrides(ctx context.Context, db *store.DB) ([]Override, []DoubleSale, err
 	}
 	ovs, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (Override, error) {
 		var o Override
-		err := r.Scan(&o.Terminal, &o.Seq, &o.Day, &o.Staff, &o.What, &o.Detail)
+		var detail string
+		err := r.Scan(&o.Terminal, &o.Seq, &o.Day, &o.Staff, &o.What, &detail)
+		o.Detail = overrideText(detail)
 		return o, err
 	})
 	if err != nil {
@@ -292,4 +296,25 @@ func dayOrders(ctx context.Context, db *store.DB, day time.Time) ([]OrderRow, er
 		return nil, err
 	}
 	return scanOrders(rs)
+}
+
+// overrideText says an IMEI override's notes in words: the order, the IMEIs
+// and why the store was not asked.
+func overrideText(detail string) string {
+	var m map[string]string
+	if json.Unmarshal([]byte(detail), &m) != nil {
+		return detail
+	}
+	var imeis []string
+	for k, v := range m {
+		if strings.HasPrefix(k, "imei") {
+			imeis = append(imeis, v)
+		}
+	}
+	slices.Sort(imeis)
+	out := "order " + m["order_id"] + ", IMEI " + strings.Join(imeis, ", ")
+	if m["cause"] != "" {
+		out += " (" + m["cause"] + ")"
+	}
+	return out
 }
