@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/tls"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,6 +62,19 @@ func TestStorePagesCommands(t *testing.T) {
 	up, err := d.MasterSince(t.Context(), 0)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(1), up.Version, "the bad catalog published nothing")
+
+	// galla store serve serves the manager's pages beside the terminals' API.
+	addr, stop := serveStore(t, db)
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := hc.Get(addr + "/manager/signin")
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "default-src 'none'")
+	assert.Contains(t, string(page), `action="/manager/signin"`)
+	assert.Equal(t, exitOK, stop())
 
 	code, _, errOut = tillRun(t, dir, "", nil, "store", "rebuild")
 	assert.Equal(t, exitBadInput, code)

@@ -254,6 +254,7 @@ func TestRebuildGivesTheRowsOfIncrementalProjection(t *testing.T) {
 	_, err = db.Ingest(t.Context(), "T2", t2.sent())
 	require.NoError(t, err)
 
+	require.NoError(t, db.ReserveIMEIs(t.Context(), "T2", "T2-D", []string{"490154203237518"}))
 	before := dump(t, db)
 	require.Len(t, before["z_reports"], 1)
 	require.NotEmpty(t, before["payments"])
@@ -262,6 +263,8 @@ func TestRebuildGivesTheRowsOfIncrementalProjection(t *testing.T) {
 	assert.Equal(t, 2, st.Terminals)
 	assert.Equal(t, int64(6), st.Orders)
 	assert.Equal(t, before, dump(t, db))
+	err = db.ReserveIMEIs(t.Context(), "T1", "T1-X", []string{"490154203237518"})
+	require.Error(t, err, "a rebuild leaves the reservations alone")
 }
 
 func TestProjectionSkipsUnknownKindsAndBadBodies(t *testing.T) {
