@@ -33,6 +33,9 @@ func cmdStore(c *cli, args []string) int {
 		by = fs.String("by", "", "the manager who looked at the alarms")
 	case "enrol-code", "alarms":
 	default:
+		if run, ok := storePagesCommands[sub]; ok {
+			return run(c, args)
+		}
 		return c.fail(exitBadInput, "%q is not a store command. Use %s.", sub, commands()["store"].usage)
 	}
 	rest, err := c.parse(fs, args)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"galla/internal/config"
+	"galla/store"
 	"galla/store/pgtest"
 )
 
@@ -93,11 +95,11 @@ func TestStoreCommandsEnrolAndSync(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	fp := strings.TrimSpace(out)
 	assert.Regexp(t, `^[0-9a-f]{64}$`, fp)
-	assert.Contains(t, errOut, "schema is at version 1")
+	assert.Contains(t, errOut, fmt.Sprintf("schema is at version %d", store.SchemaVersion()))
 	code, out, errOut = tillRun(t, dir, "", nil, "store", "init", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, fp, strings.TrimSpace(out), "init again keeps the certificate")
-	assert.Contains(t, errOut, "was at version 1 already")
+	assert.Contains(t, errOut, fmt.Sprintf("was at version %d already", store.SchemaVersion()))
 
 	code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", "T2", "--db", db)
 	require.Equal(t, exitOK, code, errOut)

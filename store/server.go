@@ -45,7 +45,16 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST "+api.PathEnrol, s.enrol)
 	s.handleSigned("POST "+api.PathEvents, s.events)
 	s.handleSigned("GET "+api.PathStatus, s.status)
+	s.reserveRoutes()
+	s.masterRoutes()
+	if ManagerPages != nil {
+		s.mux.Handle("/manager/", ManagerPages(s.db, s.log))
+	}
 }
+
+// ManagerPages, when set, serves the manager's pages under /manager/ (package
+// store/web sets it when linked in).
+var ManagerPages func(db *DB, log *slog.Logger) http.Handler
 
 // ServeHTTP serves the routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }

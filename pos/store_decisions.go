@@ -1,0 +1,70 @@
+package pos
+
+import (
+	"context"
+	"errors"
+	"strconv"
+)
+
+// StoreDecisions is the store server's say on what only one counter of the store
+// may do (DESIGN.md section 11): sell an IMEI (at most once store-wide), redeem a
+// credit note (at most its value) and return an invoice of any counter (never
+// more than was paid). Each is reserved on the server before money moves; the
+// till asks it after the cart is final and before it journals the payment's
+// intent, and releases what it reserved when the sale ends without money taken.
+// store/link implements it; main wires it. A till without a store server has
+// none, and decides on its own journal.
+type StoreDecisions interface {
+	// ReserveIMEIs reserves the sale's IMEIs for orderID. A refusal is a
+	// *StoreRefusal (sold at another counter); no answer is ErrStoreOffline.
+	ReserveIMEIs(ctx context.Context, orderID string, imeis []string) error
+	// RedeemCreditNote takes amount of credit note number for orderID and
+	// returns what is left of it.
+	RedeemCreditNote(ctx context.Context, number, orderID string, amount Paise) (Paise, error)
+	// ReserveReturn reserves amount of a refund of invoice document (T1/000123,
+	// any counter's) under refundID, the refund's unique_txn_id, and returns
+	// what may still be returned of it.
+	ReserveReturn(ctx context.Context, document, refundID string, amount Paise) (Paise, error)
+	// Release gives back what was reserved for orderID (a sale that took no
+	// money) or refundID (a refund that failed).
+	Release(ctx context.Context, orderID, refundID string) error
+}
+
+// ErrStoreOffline is a store-wide decision that could not be asked: the store
+// server did not answer. Nothing was reserved and no money moved. The sale is
+// refused; an IMEI check alone may be overridden by a manager (IMEIOverride),
+// which the store's pages flag.
+var ErrStoreOffline = sentenceError{"the store server cannot be asked",
+	"The store server cannot be reached, and this needs its approval (an IMEI, a credit note or another counter's invoice); nothing was charged. A manager may approve an IMEI by PIN; credit notes and other counters' invoices wait until the store is back."}
+
+// StoreRefusal is the store server's refusal of a store-wide decision, with its
+// sentence (which counter sold the IMEI, how much of a note is left).
+type StoreRefusal struct {
+	Code string // taken, exceeded, not_found, malformed
+	Msg  string
+}
+
+func (e *StoreRefusal) Error() string { return "pos: the store refused: " + e.Msg }
+
+// Sentence is the server's sentence, said to the cashier; nothing was charged.
+func (e *StoreRefusal) Sentence() string {
+	return "The store refused: " + e.Msg + ". Nothing was charged."
+}
+
+// IMEIOverride is what a manager's override of an offline IMEI check journals
+// as EvOverride's Extra: the store's pages list it.
+func IMEIOverride(orderID string, imeis []string, cause error) map[string]string {
+	extra := map[string]string{"what": "imei", "order_id": orderID}
+	for i, s := range imeis {
+		extra["imei"+strconv.Itoa(i+1)] = s
+	}
+	if cause != nil {
+		extra["cause"] = cause.Error()
+	}
+	return extra
+}
+
+// MayOverrideIMEI reports whether a refused IMEI reservation may be overridden
+// by a manager: only when the store could not be asked, never when it said
+// the unit is sold.
+func MayOverrideIMEI(err error) bool { return errors.Is(err, ErrStoreOffline) }

@@ -1,0 +1,71 @@
+package api
+
+// The store-wide decisions (DESIGN.md section 11): reserved on the server, in a
+// transaction with a row lock, before money moves. Every request is signed
+// like the others (Auth). A refusal is an Error with CodeTaken (someone else
+// holds it) or CodeExceeded (more than is left), and a sentence for the
+// cashier.
+const (
+	PathReserveIMEI       = "/api/v1/reserve/imei"              // POST ReserveIMEI → Reserved
+	PathIssueCreditNote   = "/api/v1/reserve/credit-note/issue" // POST IssueCreditNote → Reserved
+	PathReserveCreditNote = "/api/v1/reserve/credit-note"       // POST ReserveCreditNote → Reserved
+	PathReserveReturn     = "/api/v1/reserve/return"            // POST ReserveReturn → Reserved
+	PathRelease           = "/api/v1/reserve/release"           // POST Release → Reserved
+)
+
+// The codes of a refused reservation.
+const (
+	CodeTaken    = "taken"    // the IMEI is sold or reserved by another order
+	CodeExceeded = "exceeded" // more than the credit note's or the invoice's remaining value
+	CodeNotFound = "not_found"
+)
+
+// ReserveIMEI reserves IMEIs for the terminal's order: each is sold at most
+// once in the store. Asking again for the same order is harmless.
+type ReserveIMEI struct {
+	OrderID string   `json:"order_id"`
+	IMEIs   []string `json:"imeis"`
+}
+
+// IssueCreditNote records a credit note issued at the terminal, so that any
+// counter may redeem it up to Value (paise).
+type IssueCreditNote struct {
+	Number  string `json:"number"`
+	OrderID string `json:"order_id,omitempty"`
+	Value   int64  `json:"value"`
+}
+
+// ReserveCreditNote redeems Amount (paise) of a credit note for the
+// terminal's order: never more than what is left of it.
+type ReserveCreditNote struct {
+	Number  string `json:"number"`
+	OrderID string `json:"order_id"`
+	Amount  int64  `json:"amount"`
+}
+
+// ReserveReturn reserves Amount (paise) of a refund of an invoice, perhaps of
+// another counter, named by its document number (T1/000123): never more than
+// was paid for it less what was refunded or reserved already. RefundID is the
+// refund's unique_txn_id at the terminal.
+type ReserveReturn struct {
+	Document string `json:"document"`
+	RefundID string `json:"refund_id"`
+	Amount   int64  `json:"amount"`
+}
+
+// Release gives back what the terminal reserved for an order whose money did
+// not move (a failed or abandoned sale: OrderID), or for a refund that failed
+// (RefundID).
+type Release struct {
+	OrderID  string `json:"order_id,omitempty"`
+	RefundID string `json:"refund_id,omitempty"`
+}
+
+// Reserved is a reservation granted: what is left afterwards (paise) of a
+// credit note or an invoice; the sale's terminal and order of a return.
+type Reserved struct {
+	Remaining    int64  `json:"remaining,omitempty"`
+	SoldTerminal string `json:"sold_terminal,omitempty"`
+	SoldOrder    string `json:"sold_order,omitempty"`
+	Released     int    `json:"released,omitempty"`
+}

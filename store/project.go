@@ -1,0 +1,384 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"galla/pos"
+)
+
+// The projections (ADR 0006): plain tables derived from the events, filled in
+// the ingest's transaction of each batch and rebuilt from events by Rebuild.
+// Each event kind has one function in projections; a kind without one (a kind
+// added on the terminals after this program) is skipped and records nothing.
+
+// projectedTables are the tables Rebuild truncates: everything derived.
+var projectedTables = []string{"orders", "order_lines", "order_rates", "payments", "documents", "credit_notes", "imei_units", "shifts", "z_reports", "overrides"}
+
+// projectFunc projects one decoded event of the projector's terminal.
+type projectFunc func(p *projector, seq uint64, ev *pos.Event) error
+
+// projections maps each event kind to its projection. The order events all go
+// through projectOrder, which applies them to the order as pos does
+// (pos.Order.Apply) and writes the rows each kind adds beside it.
+var projections = map[pos.EventKind]projectFunc{
+	pos.EvDayClosed: projectDayClosed,
+	pos.EvOverride:  projectOverride,
+}
+
+func init() {
+	for _, k := range []pos.EventKind{pos.EvOrderIntent, pos.EvOrderCreated, pos.EvOrderFailed, pos.EvOrderAbandoned,
+		pos.EvOrderUnknown, pos.EvIMEIValidated, pos.EvPaymentAttempt, pos.EvPaymentAccepted, pos.EvPaymentRefused,
+		pos.EvPaymentOutcome, pos.EvAnswerUnverified, pos.EvAnswerIgnored, pos.EvCashReceived,
+		pos.EvRefundIntent, pos.EvRefundDone, pos.EvRefundFailed,
+		pos.EvReceiptPrinted, pos.EvReceiptReprinted, pos.EvPrintFailed} {
+		projections[k] = projectOrder
+	}
+}
+
+// projector projects a run of one terminal's events inside a transaction. The
+// orders it touches are read once and written once, at flush.
+type projector struct {
+	ctx      context.Context
+	tx       pgx.Tx
+	terminal string
+	orders   map[string]*pos.Order
+	dirty    []string // order ids to write, in the order first touched
+	isDirty  map[string]bool
+}
+
+func newProjector(ctx context.Context, tx pgx.Tx, terminal string) *projector {
+	return &projector{ctx: ctx, tx: tx, terminal: terminal, orders: map[string]*pos.Order{}, isDirty: map[string]bool{}}
+}
+
+// event projects one stored event body. A body that is not a pos.Event, or of a
+// kind without a projection, is skipped.
+func (p *projector) event(seq uint64, body []byte) error {
+	var ev pos.Event
+	if err := json.Unmarshal(body, &ev); err != nil {
+		return nil
+	}
+	f := projections[ev.Kind]
+	if f == nil {
+		return nil
+	}
+	return f(p, seq, &ev)
+}
+
+// order returns the order id of the terminal as projected so far, or a new
+// empty one.
+func (p *projector) order(id string) (*pos.Order, error) {
+	if o, ok := p.orders[id]; ok {
+		return o, nil
+	}
+	o := &pos.Order{}
+	var snap []byte
+	err := p.tx.QueryRow(p.ctx, "SELECT snapshot FROM orders WHERE terminal_id = $1 AND order_id = $2", p.terminal, id).Scan(&snap)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		return nil, err
+	default:
+		if err := json.Unmarshal(snap, o); err != nil {
+			return nil, fmt.Errorf("order %s of terminal %s: the stored projection cannot be read: %w", id, p.terminal, err)
+		}
+	}
+	p.orders[id] = o
+	return o, nil
+}
+
+// projectOrder applies an order event to its order. An event pos would refuse
+// (stale, or for an order whose intent is missing) changes nothing, as on the
+// terminal.
+func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
+	o, err := p.order(ev.OrderID)
+	if err != nil {
+		return err
+	}
+	before := o.Refunded
+	if err := o.Apply(*ev); err != nil {
+		return nil
+	}
+	if !p.isDirty[ev.OrderID] {
+		p.isDirty[ev.OrderID] = true
+		p.dirty = append(p.dirty, ev.OrderID)
+	}
+	day := dayArg(ev.Day)
+	switch ev.Kind {
+	case pos.EvOrderIntent:
+		if err := p.lines(o, day); err != nil {
+			return err
+		}
+	case pos.EvPaymentOutcome:
+		out := ev.Outcome
+		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status, payment_id, card_last4)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+			p.terminal, int64(seq), o.ID, string(ev.Kind), string(o.Tender), day, int64(out.Captured), out.PaymentStatus, out.PaymentID, o.CardLast4); err != nil {
+			return err
+		}
+	case pos.EvCashReceived:
+		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, 'CAPTURED') ON CONFLICT DO NOTHING`,
+			p.terminal, int64(seq), o.ID, string(ev.Kind), string(o.Tender), day, int64(o.Captured)); err != nil {
+			return err
+		}
+	case pos.EvRefundDone:
+		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status, payment_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, 'REFUNDED', $8) ON CONFLICT DO NOTHING`,
+			p.terminal, int64(seq), o.ID, string(ev.Kind), string(o.Tender), day, int64(o.Refunded-before), ev.Refund.RefundID); err != nil {
+			return err
+		}
+		// A refund reserved at the store is now counted in the order's refunded.
+		if _, err := p.tx.Exec(p.ctx, "UPDATE return_reservations SET settled = true WHERE refund_id = $1", ev.Refund.UniqueTxnID); err != nil {
+			return err
+		}
+	}
+	if ev.ReceiptNo != 0 {
+		kind, amount := "receipt", o.Amount
+		if ev.Kind == pos.EvRefundDone {
+			kind, amount = "refund receipt", o.Refunded-before
+		}
+		if _, err := p.tx.Exec(p.ctx, `INSERT INTO documents (terminal_id, number, kind, order_id, day, amount)
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+			p.terminal, DocumentNumber(p.terminal, ev.ReceiptNo), kind, o.ID, day, int64(amount)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DocumentNumber is how the store names receipt number n of terminal: T1/000123.
+func DocumentNumber(terminal string, n uint64) string { return fmt.Sprintf("%s/%06d", terminal, n) }
+
+// lines writes the order's lines and its IMEI units (after its intent).
+func (p *projector) lines(o *pos.Order, day any) error {
+	if _, err := p.tx.Exec(p.ctx, "DELETE FROM order_lines WHERE terminal_id = $1 AND order_id = $2", p.terminal, o.ID); err != nil {
+		return err
+	}
+	for i, l := range o.Lines {
+		lt := l.Tax()
+		imeis := l.IMEIs
+		if imeis == nil {
+			imeis = []string{}
+		}
+		if _, err := p.tx.Exec(p.ctx, `INSERT INTO order_lines (terminal_id, order_id, n, sku, name, hsn, qty, unit_price, discount, gst_rate, amount, taxable, tax, imeis)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+			p.terminal, o.ID, i+1, l.SKU, l.Name, l.HSN, l.Qty, int64(l.UnitPrice), int64(l.Discount), l.GSTRate,
+			int64(lt.Amount), int64(lt.Taxable), int64(lt.Tax), imeis); err != nil {
+			return err
+		}
+		for _, imei := range l.IMEIs {
+			if err := p.imei(imei, o.ID, l.SKU, day); err != nil {
+				return err
+			}
+		}
+	}
+	for _, imei := range o.IMEIs {
+		if err := p.imei(imei, o.ID, "", day); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *projector) imei(imei, order, sku string, day any) error {
+	_, err := p.tx.Exec(p.ctx, `INSERT INTO imei_units (imei, terminal_id, order_id, day, sku) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (imei, terminal_id, order_id) DO UPDATE SET sku = CASE WHEN EXCLUDED.sku <> '' THEN EXCLUDED.sku ELSE imei_units.sku END`,
+		imei, p.terminal, order, day, sku)
+	return err
+}
+
+// projectDayClosed records the counter's sealed Z report.
+func projectDayClosed(p *projector, seq uint64, ev *pos.Event) error {
+	dc := ev.DayClose
+	if dc == nil {
+		return nil
+	}
+	var r pos.Report
+	if err := json.Unmarshal(dc.Report, &r); err != nil {
+		return nil
+	}
+	day := dayArg(dc.Day)
+	if day == nil {
+		return nil
+	}
+	var tax pos.Paise
+	for _, g := range r.GST {
+		tax += g.Tax
+	}
+	_, err := p.tx.Exec(p.ctx, `INSERT INTO z_reports (terminal_id, day, z_no, seq, gross, refunded, net, cash_expected, tax, unknown_count, report)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (terminal_id, day) DO NOTHING`,
+		p.terminal, day, int64(dc.ZNo), int64(seq), int64(r.GrossSales), int64(r.Refunded), int64(r.NetSales),
+		int64(r.CashExpected), int64(tax), r.Unknown.Count, []byte(dc.Report))
+	return err
+}
+
+// projectOverride records a manager's override (an IMEI check passed by hand
+// while the store could not be asked, a discount above the limit): flagged on
+// the manager's pages.
+func projectOverride(p *projector, seq uint64, ev *pos.Event) error {
+	detail, err := json.Marshal(ev.Extra)
+	if err != nil || ev.Extra == nil {
+		detail = []byte("{}")
+	}
+	_, err = p.tx.Exec(p.ctx, `INSERT INTO overrides (terminal_id, seq, day, staff, what, detail) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT DO NOTHING`, p.terminal, int64(seq), dayArg(ev.Day), ev.Staff, ev.Extra["what"], detail)
+	return err
+}
+
+// flush writes the orders touched.
+func (p *projector) flush() error {
+	for _, id := range p.dirty {
+		o := p.orders[id]
+		snap, err := json.Marshal(o)
+		if err != nil {
+			return err
+		}
+		phone := ""
+		if o.Customer != nil {
+			phone = o.Customer.Mobile
+		}
+		var opened, updated any
+		if !o.Opened.IsZero() {
+			opened = o.Opened
+		}
+		if !o.Updated.IsZero() {
+			updated = o.Updated
+		}
+		if _, err := p.tx.Exec(p.ctx, `INSERT INTO orders (terminal_id, order_id, day, paid_day, state, tender, staff, amount, captured, refunded, tax,
+				receipt_no, card_brand, card_last4, phone, opened_at, updated_at, last_seq, snapshot)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+			ON CONFLICT (terminal_id, order_id) DO UPDATE SET day = EXCLUDED.day, paid_day = EXCLUDED.paid_day, state = EXCLUDED.state,
+				tender = EXCLUDED.tender, staff = EXCLUDED.staff, amount = EXCLUDED.amount, captured = EXCLUDED.captured,
+				refunded = EXCLUDED.refunded, tax = EXCLUDED.tax, receipt_no = EXCLUDED.receipt_no, card_brand = EXCLUDED.card_brand,
+				card_last4 = EXCLUDED.card_last4, phone = EXCLUDED.phone, opened_at = EXCLUDED.opened_at,
+				updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq, snapshot = EXCLUDED.snapshot`,
+			p.terminal, o.ID, dayArg(o.Day), dayArg(o.PaidDay), string(o.State), string(o.Tender), o.Staff, int64(o.Amount),
+			int64(o.Captured), int64(o.Refunded), int64(o.Totals.Tax), int64(o.ReceiptNo), o.CardBrand, o.CardLast4, phone,
+			opened, updated, int64(o.Seq), snap); err != nil {
+			return err
+		}
+		if _, err := p.tx.Exec(p.ctx, "DELETE FROM order_rates WHERE terminal_id = $1 AND order_id = $2", p.terminal, o.ID); err != nil {
+			return err
+		}
+		if paid := dayArg(o.PaidDay); o.State.Paid() && paid != nil {
+			for _, r := range o.Totals.ByRate {
+				if _, err := p.tx.Exec(p.ctx, `INSERT INTO order_rates (terminal_id, order_id, rate, paid_day, amount, taxable, tax, cgst, sgst)
+					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.terminal, o.ID, r.Rate, paid,
+					int64(r.Amount), int64(r.Taxable), int64(r.Tax), int64(r.CGST), int64(r.SGST)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	p.dirty = p.dirty[:0]
+	clear(p.isDirty)
+	return nil
+}
+
+// projectRows projects rows of terminal stored by the ingest, in its transaction.
+func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) error {
+	p := newProjector(ctx, tx, terminal)
+	for _, r := range rows {
+		if err := p.event(r.seq, r.body); err != nil {
+			return fmt.Errorf("project event %d of terminal %s: %w", r.seq, terminal, err)
+		}
+	}
+	return p.flush()
+}
+
+// RebuildStats says what Rebuild replayed.
+type RebuildStats struct {
+	Terminals int
+	Events    int64
+	Orders    int64
+}
+
+// Rebuild empties the projections and replays every stored event into them,
+// terminal by terminal in sequence order, in one transaction: a failure leaves
+// the projections as they were. Ingest waits for it (it locks the tables).
+func (db *DB) Rebuild(ctx context.Context) (RebuildStats, error) {
+	var st RebuildStats
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "LOCK TABLE terminals IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "TRUNCATE "+strings.Join(projectedTables, ", ")); err != nil {
+			return err
+		}
+		var terminals []string
+		rs, err := tx.Query(ctx, "SELECT DISTINCT terminal_id FROM events ORDER BY terminal_id")
+		if err != nil {
+			return err
+		}
+		for rs.Next() {
+			var t string
+			if err := rs.Scan(&t); err != nil {
+				return err
+			}
+			terminals = append(terminals, t)
+		}
+		if err := rs.Err(); err != nil {
+			return err
+		}
+		const chunk = 2000
+		for _, t := range terminals {
+			st.Terminals++
+			var after int64
+			for {
+				rows, err := readEvents(ctx, tx, t, after, chunk)
+				if err != nil {
+					return err
+				}
+				if len(rows) == 0 {
+					break
+				}
+				if err := projectRows(ctx, tx, t, rows); err != nil {
+					return err
+				}
+				st.Events += int64(len(rows))
+				after = int64(rows[len(rows)-1].seq)
+			}
+		}
+		return tx.QueryRow(ctx, "SELECT count(*) FROM orders").Scan(&st.Orders)
+	})
+	if err != nil {
+		return RebuildStats{}, db.wrap("rebuild", err)
+	}
+	return st, nil
+}
+
+// readEvents reads up to n of terminal's events after seq.
+func readEvents(ctx context.Context, tx pgx.Tx, terminal string, after int64, n int) ([]row, error) {
+	rs, err := tx.Query(ctx, "SELECT seq, body::text FROM events WHERE terminal_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", terminal, after, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out []row
+	for rs.Next() {
+		var seq int64
+		var body string
+		if err := rs.Scan(&seq, &body); err != nil {
+			return nil, err
+		}
+		out = append(out, row{seq: uint64(seq), body: []byte(body)})
+	}
+	return out, rs.Err()
+}
+
+// dayArg is a YYYY-MM-DD day for the database, or nil when it is empty or
+// not a day.
+func dayArg(s string) any {
+	d, err := time.Parse(pos.DayLayout, s)
+	if err != nil {
+		return nil
+	}
+	return d
+}

@@ -1,0 +1,307 @@
+package web
+
+import (
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"galla/pos"
+	"galla/store"
+	"galla/store/api"
+	"galla/store/pgtest"
+)
+
+var cluster *pgtest.Cluster
+
+func TestMain(m *testing.M) {
+	PINCost.Time, PINCost.MemoryKiB = 1, 1024 // the tests' PINs: cheap to hash
+	pgtest.Main(m, &cluster)
+}
+
+// journal makes a terminal's events as pos writes them.
+type journal struct {
+	t       testing.TB
+	id      string
+	seq     uint64
+	prev    string
+	receipt uint64
+	events  []api.Event
+}
+
+func (j *journal) add(ev pos.Event) {
+	j.seq++
+	ev.V, ev.Seq, ev.Time, ev.PrevHash = pos.EventVersion, j.seq, time.Date(2026, 11, 24, 10, 0, int(j.seq), 0, time.UTC), j.prev
+	h := sha256.Sum256(fmt.Appendf(nil, "%s|%s|%d", j.id, j.prev, j.seq))
+	ev.Hash = hex.EncodeToString(h[:])
+	body, err := json.Marshal(ev)
+	require.NoError(j.t, err)
+	j.events = append(j.events, api.Event{Seq: ev.Seq, Hash: ev.Hash, PrevHash: ev.PrevHash, Kind: string(ev.Kind), Day: ev.Day, Body: body})
+	j.prev = ev.Hash
+}
+
+func (j *journal) sale(id string, tender pos.TenderKind, last4, phone string, paid bool, lines ...pos.Line) {
+	totals := pos.ComputeTotals(lines)
+	in := &pos.Intent{Tender: tender, Lines: lines, Totals: totals, Amount: totals.Total}
+	if phone != "" {
+		in.Customer = &pos.Customer{Mobile: phone}
+	}
+	j.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: id, Day: day, Staff: "asha", Intent: in})
+	if tender == pos.TenderCash {
+		j.receipt++
+		j.add(pos.Event{Kind: pos.EvCashReceived, OrderID: id, Day: day, ReceiptNo: j.receipt, Cash: &pos.CashEvent{Tendered: totals.Total}})
+		return
+	}
+	j.add(pos.Event{Kind: pos.EvOrderCreated, OrderID: id, Day: day, Created: &pos.Created{ServiceOrderID: "S-" + id}})
+	j.add(pos.Event{Kind: pos.EvPaymentAttempt, OrderID: id, Day: day, Attempt: &pos.AttemptEvent{N: 1, CardBrand: "VISA", CardLast4: last4}})
+	if !paid {
+		j.add(pos.Event{Kind: pos.EvOrderUnknown, OrderID: id, Day: day, Reason: "the answer was lost"})
+		return
+	}
+	j.receipt++
+	j.add(pos.Event{Kind: pos.EvPaymentOutcome, OrderID: id, Day: day, ReceiptNo: j.receipt, Outcome: &pos.Outcome{MerchantOrderID: id,
+		ServiceOrderID: "S-" + id, PaymentID: "P-" + id, OrderStatus: "CHARGED", PaymentStatus: "CAPTURED", Amount: totals.Total, Captured: totals.Total}})
+}
+
+const day = "2026-11-24"
+
+// storeWithSales is a migrated store where T1 sold ₹1,180 in cash and a
+// ₹59,000 phone (IMEI 356938035643809) by a VISA ending 4242 to 9876543210,
+// and left a ₹500 card payment unknown; T2 sold ₹11,800 by card.
+func storeWithSales(t *testing.T) *store.DB {
+	db, err := store.Open(t.Context(), cluster.Database(t))
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	_, err = db.Migrate(t.Context())
+	require.NoError(t, err)
+	_, _, err = db.InitCertificate(t.Context(), []string{"store.example", "127.0.0.1"})
+	require.NoError(t, err)
+	db.Now = func() time.Time { return time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC) }
+	t1 := &journal{t: t, id: "T1", prev: strings.Repeat("0", 64)}
+	t1.sale("T1-A", pos.TenderCash, "", "", true, pos.Line{SKU: "CHG", Name: "Charger", HSN: "8504", Qty: 1, UnitPrice: pos.Rupees(1180), GSTRate: 18})
+	t1.sale("T1-B", pos.TenderCard, "4242", "9876543210", true, pos.Line{SKU: "PHN", Name: "Phone X", HSN: "8517", Qty: 1, UnitPrice: pos.Rupees(59000), GSTRate: 18, Serialised: true, IMEIs: []string{"356938035643809"}})
+	t1.sale("T1-C", pos.TenderCard, "1111", "", false, pos.Line{SKU: "CAS", Name: "Case", HSN: "3926", Qty: 1, UnitPrice: pos.Rupees(500), GSTRate: 18})
+	t2 := &journal{t: t, id: "T2", prev: strings.Repeat("0", 64)}
+	t2.sale("T2-A", pos.TenderCard, "5555", "", true, pos.Line{SKU: "WAT", Name: "Watch", HSN: "9102", Qty: 1, UnitPrice: pos.Rupees(11800), GSTRate: 18})
+	// T2's manager let an IMEI through while the store could not be asked.
+	t2.add(pos.Event{Kind: pos.EvOverride, Day: day, Staff: "ravi", Extra: pos.IMEIOverride("T2-B", []string{"490154203237518"}, pos.ErrStoreOffline)})
+	for _, j := range []*journal{t1, t2} {
+		code, _, err := db.EnrolCode(t.Context(), j.id)
+		require.NoError(t, err)
+		_, err = db.Enrol(t.Context(), code)
+		require.NoError(t, err)
+		_, err = db.Ingest(t.Context(), j.id, j.events)
+		require.NoError(t, err)
+	}
+	_, err = AddManager(t.Context(), db, "Meera", "246810")
+	require.NoError(t, err)
+	return db
+}
+
+// client is a browser-like client of the pages over TLS: cookies kept,
+// redirects not followed.
+func client(t *testing.T) *http.Client {
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	return &http.Client{Jar: jar, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func body(t *testing.T, r *http.Response) string {
+	defer r.Body.Close()
+	b, err := io.ReadAll(r.Body)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func signin(t *testing.T, c *http.Client, base, name, pin string) *http.Response {
+	r, err := c.PostForm(base+"/manager/signin", url.Values{"name": {name}, "pin": {pin}})
+	require.NoError(t, err)
+	return r
+}
+
+func TestSignInSessionsCSRFAndHeaders(t *testing.T) {
+	db := storeWithSales(t)
+	p := New(db, nil)
+	now := db.Now()
+	p.Now = func() time.Time { return now }
+	srv := httptest.NewTLSServer(p)
+	defer srv.Close()
+	c := client(t)
+
+	r, err := c.Get(srv.URL + "/manager/")
+	require.NoError(t, err)
+	body(t, r)
+	assert.Equal(t, http.StatusSeeOther, r.StatusCode)
+	assert.Equal(t, "/manager/signin?next=%2Fmanager%2F", r.Header.Get("Location"))
+	assert.Equal(t, CSP, r.Header.Get("Content-Security-Policy"))
+	assert.Equal(t, "DENY", r.Header.Get("X-Frame-Options"))
+
+	// Wrong PINs: a sentence, then the lockout after five, even for the right PIN.
+	r = signin(t, c, srv.URL, "Meera", "135790")
+	assert.Equal(t, http.StatusUnauthorized, r.StatusCode)
+	assert.Contains(t, body(t, r), "The name or the PIN is wrong: type them again.")
+	r = signin(t, c, srv.URL, "Nobody", "246810")
+	assert.Equal(t, http.StatusUnauthorized, r.StatusCode, "an unknown name is answered alike")
+	body(t, r)
+	for range MaxWrongPINs - 1 {
+		body(t, signin(t, c, srv.URL, "Meera", "000000"))
+	}
+	r = signin(t, c, srv.URL, "Meera", "246810")
+	assert.Equal(t, http.StatusTooManyRequests, r.StatusCode)
+	assert.Contains(t, body(t, r), "Too many wrong PINs: this manager is locked until")
+	now = now.Add(LockFor + time.Second)
+
+	r = signin(t, c, srv.URL, "Meera", "246810")
+	body(t, r)
+	require.Equal(t, http.StatusSeeOther, r.StatusCode)
+	assert.Equal(t, "/manager/", r.Header.Get("Location"))
+	cookie := r.Cookies()[0]
+	assert.Equal(t, CookieName, cookie.Name)
+	assert.True(t, cookie.HttpOnly)
+	assert.True(t, cookie.Secure)
+	assert.Equal(t, http.SameSiteStrictMode, cookie.SameSite)
+	var stored int
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT count(*) FROM manager_sessions WHERE token_hash = $1", tokenHash(cookie.Value)).Scan(&stored))
+	assert.Equal(t, 1, stored, "the database keeps the token's hash, not the token")
+
+	r, err = c.Get(srv.URL + "/manager/")
+	require.NoError(t, err)
+	page := body(t, r)
+	require.Equal(t, http.StatusOK, r.StatusCode)
+	assert.NotContains(t, page, "<script")
+	assert.Contains(t, page, "₹71,980.00", "the store's gross: ₹1,180 + ₹59,000 + ₹11,800")
+
+	// A POST without the session's CSRF token is refused and changes nothing.
+	r, err = c.PostForm(srv.URL+"/manager/z", url.Values{"day": {day}})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusForbidden, r.StatusCode)
+	assert.Contains(t, body(t, r), "does not carry this session&#39;s token")
+	// From another site: refused before the token is looked at.
+	req, _ := http.NewRequest("POST", srv.URL+"/manager/z", strings.NewReader("day="+day))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://evil.example")
+	r, err = c.Do(req)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusForbidden, r.StatusCode)
+	assert.Contains(t, body(t, r), "The form came from another site")
+	// Another Host (DNS rebinding): refused.
+	req, _ = http.NewRequest("GET", srv.URL+"/manager/", nil)
+	req.Host = "evil.example"
+	r, err = c.Do(req)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusMisdirectedRequest, r.StatusCode)
+	body(t, r)
+	req, _ = http.NewRequest("GET", srv.URL+"/manager/", nil)
+	req.Host = "store.example:8443"
+	req.AddCookie(cookie) // the jar keeps cookies by the URL's host, not this Host
+	r, err = c.Do(req)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, r.StatusCode, "the certificate's name is the server's: %s", r.Header.Get("Location"))
+	body(t, r)
+
+	// Bad input gets a sentence.
+	r, err = c.Get(srv.URL + "/manager/?day=24-11-2026")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadRequest, r.StatusCode)
+	assert.Contains(t, body(t, r), "is not a day: write it YYYY-MM-DD")
+	r, err = c.Get(srv.URL + "/manager/order/T9/nothing")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, r.StatusCode)
+	assert.Contains(t, body(t, r), "The store holds no order nothing of counter T9")
+
+	// The CSV of the day: amounts in rupees, one row per order.
+	r, err = c.Get(srv.URL + "/manager/export.csv?day=" + day)
+	require.NoError(t, err)
+	csv := body(t, r)
+	assert.Equal(t, "text/csv; charset=utf-8", r.Header.Get("Content-Type"))
+	assert.Equal(t, "counter,order,day,state,tender,document,amount,captured,refunded,gst,card,staff\n"+
+		"T1,T1-A,2026-11-24,PAID,cash,T1/000001,1180.00,1180.00,0.00,180.00,,asha\n"+
+		"T1,T1-B,2026-11-24,PAID,card,T1/000002,59000.00,59000.00,0.00,9000.00,VISA 4242,asha\n"+
+		"T1,T1-C,2026-11-24,UNKNOWN,card,,500.00,0.00,0.00,76.27,VISA 1111,asha\n"+
+		"T2,T2-A,2026-11-24,PAID,card,T2/000001,11800.00,11800.00,0.00,1800.00,VISA 5555,asha\n", csv)
+
+	// Signing out ends the session in the database.
+	r, err = c.Get(srv.URL + "/manager/search")
+	require.NoError(t, err)
+	csrf := between(body(t, r), `name="csrf" value="`, `"`)
+	r, err = c.PostForm(srv.URL+"/manager/signout", url.Values{"csrf": {csrf}})
+	require.NoError(t, err)
+	body(t, r)
+	assert.Equal(t, http.StatusSeeOther, r.StatusCode)
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT count(*) FROM manager_sessions").Scan(&stored))
+	assert.Equal(t, 0, stored)
+}
+
+func between(s, from, to string) string {
+	_, after, ok := strings.Cut(s, from)
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(after, to)
+	return v
+}
+
+func TestSearchFindsByDocumentIMEICardAndPhone(t *testing.T) {
+	db := storeWithSales(t)
+	for q, want := range map[string][]string{
+		"T1/000002":       {"T1-B"},
+		"t2/000001":       {"T2-A"},
+		"356938035643809": {"T1-B"},
+		"4242":            {"T1-B"},
+		"1111":            {"T1-C"},
+		"+91 98765 43210": {"T1-B"},
+		"9876543210":      {"T1-B"},
+		"T1-A":            {"T1-A"},
+		"T1/999999":       nil,
+	} {
+		_, got, err := search(t.Context(), db, q)
+		require.NoError(t, err)
+		var ids []string
+		for _, o := range got {
+			ids = append(ids, o.OrderID)
+		}
+		assert.Equal(t, want, ids, q)
+	}
+}
+
+func TestAddManagerRefusesBadNamesAndPINs(t *testing.T) {
+	db := storeWithSales(t)
+	_, err := AddManager(t.Context(), db, "Meera", "12345")
+	assert.ErrorIs(t, err, ErrBadPIN)
+	_, err = AddManager(t.Context(), db, "Meera", "12a456")
+	assert.ErrorIs(t, err, ErrBadPIN)
+	_, err = AddManager(t.Context(), db, "<script>", "123456")
+	assert.ErrorIs(t, err, ErrBadName)
+	created, err := AddManager(t.Context(), db, "Meera", "97531086")
+	require.NoError(t, err)
+	assert.False(t, created, "Meera existed: her PIN is set again")
+	_, _, err = signIn(t.Context(), db, "Meera", "246810", time.Now())
+	assert.ErrorIs(t, err, ErrSignIn, "the old PIN no longer works")
+	_, s, err := signIn(t.Context(), db, "Meera", "97531086", time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, "Meera", s.Manager)
+}
+
+func TestTheServerMountsThePages(t *testing.T) {
+	db := storeWithSales(t)
+	srv := httptest.NewTLSServer(store.NewServer(db, nil))
+	defer srv.Close()
+	r, err := client(t).Get(srv.URL + "/manager/signin")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, r.StatusCode)
+	assert.Equal(t, CSP, r.Header.Get("Content-Security-Policy"))
+	assert.Contains(t, body(t, r), `<form method="post" action="/manager/signin"`)
+}
