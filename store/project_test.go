@@ -271,7 +271,7 @@ func TestProjectionSkipsUnknownKindsAndBadBodies(t *testing.T) {
 	db := newDB(t)
 	enrolled(t, db, "T1")
 	c := newCounter(t, "T1")
-	c.add(pos.Event{Kind: "tender.added", OrderID: "X", Day: day1, Extra: map[string]string{"tender": "upi"}})
+	c.add(pos.Event{Kind: "shelf.counted", Day: day1, Extra: map[string]string{"shelf": "A3"}}) // a kind this store does not know
 	c.cashSale("T1-A", day1, line("TEA", 1, 105, 5))
 	// An order event for an order whose intent the store never saw.
 	c.add(pos.Event{Kind: pos.EvReceiptReprinted, OrderID: "T1-A", Day: day1, Print: &pos.PrintEvent{}})
