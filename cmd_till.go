@@ -502,7 +502,7 @@ func cmdCatalog(c *cli, args []string) int {
 		return c.fail(exitBadInput, "The format %q is not known; use text or json.", *format)
 	}
 	for _, p := range cat.Products() {
-		fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%d%%\n", p.SKU, p.Name, p.Price, p.GSTRate)
+		fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s\n", p.SKU, p.Name, p.Price, p.GSTRate)
 	}
 	return exitOK
 }

@@ -122,6 +122,7 @@ type Intent struct {
 	IMEIs     []string   `json:"imeis,omitempty"`      // entered per serialised unit (brand EMI)
 	Replaces  string     `json:"replaces,omitempty"`   // the abandoned order id this sale moved from
 	Customer  *Customer  `json:"customer,omitempty"`   // optional customer contact
+	Buyer     *Buyer     `json:"buyer,omitempty"`      // the buyer named on the invoice
 	ReturnURL string     `json:"return_url,omitempty"` // merchant_return_url sent
 	// Gateway names the payment service that takes the payment (GatewaySandbox,
 	// or the live service's address); "" for a cash sale.

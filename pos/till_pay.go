@@ -232,6 +232,9 @@ type PayRequest struct {
 	IMEIs    []UnitIMEI // serialised units
 	Tendered Paise      // cash; 0 is the exact amount
 	Cashier  string
+	// Buyer is who the invoice names (CheckBuyer decides whether it must); nil
+	// names nobody.
+	Buyer *Buyer
 	// OTP completes the embedded sandbox's authentication at once (the command
 	// line's --otp). Without it the till waits for SubmitOTP, unless Unattended
 	// (nobody is there to type it): then it reports the step and polls.
@@ -281,6 +284,16 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 	if req.OrderID == "" {
 		if err := t.checkDiscounts(sale.Lines); err != nil {
 			return PayOutcome{}, err
+		}
+		var b Buyer
+		if req.Buyer != nil {
+			b = req.Buyer.Normal()
+		}
+		if err := CheckBuyer(ComputeTotals(sale.Lines).Taxable, b); err != nil {
+			return PayOutcome{}, err
+		}
+		if !b.IsZero() {
+			sale.Buyer = &b
 		}
 	}
 	checks := 0
