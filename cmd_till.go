@@ -96,12 +96,21 @@ func cmdCheckout(c *cli, args []string) int {
 	otp := fs.String("otp", "", "the sandbox's one-time password: completes authentication without a browser")
 	cash := fs.Int64("cash", 0, "cash: the amount tendered in paise (default: exact)")
 	wait := fs.Duration("wait", 5*time.Minute, "how long to poll the payment's status before it is left UNKNOWN")
+	var buyer pos.Buyer
+	fs.StringVar(&buyer.Name, "customer-name", "", "the buyer's name, printed on the invoice (needed from ₹50,000 taxable, or with a GSTIN)")
+	fs.StringVar(&buyer.Phone, "customer-phone", "", "the buyer's mobile number")
+	fs.StringVar(&buyer.Address, "customer-address", "", "the buyer's address, printed on the invoice")
+	fs.StringVar(&buyer.State, "customer-state", "", "the buyer's state: its GST code (29) or name (Karnataka)")
+	fs.StringVar(&buyer.GSTIN, "customer-gstin", "", "a registered buyer's GSTIN: the sale is B2B")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
 	}
 	if len(rest) > 0 {
 		return c.fail(exitBadInput, "galla checkout takes no arguments besides its flags; %q is extra.", rest[0])
+	}
+	if buyer = buyer.Normal(); buyer.Check() != nil {
+		return c.fail(exitBadInput, "%s", pos.Sentence(buyer.Check()))
 	}
 	tender := pos.TenderKind(*pay)
 	switch tender {
@@ -147,6 +156,9 @@ func cmdCheckout(c *cli, args []string) int {
 	}
 	req := pos.PayRequest{Lines: lines, IMEIs: units, Tender: tender, Tendered: pos.Paise(*cash), Cashier: "command line",
 		OTP: *otp, Unattended: true, Wait: *wait}
+	if !buyer.IsZero() {
+		req.Buyer = &buyer
+	}
 	if card != nil {
 		req.Card = card
 	}
@@ -177,7 +189,7 @@ func checkoutErrorCode(err error) int {
 		return exitCannotWork // the journal cannot be written; nothing moved
 	}
 	for _, bad := range []error{pos.ErrEmptyCart, pos.ErrBadIMEI, pos.ErrIMEIMissing, pos.ErrOfferNotForCard,
-		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed} {
+		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed, pos.ErrBuyerNeeded} {
 		if errors.Is(err, bad) {
 			return exitBadInput
 		}
