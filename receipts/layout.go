@@ -214,7 +214,7 @@ func (l *layouter) header(r Receipt) {
 	}
 	l.rule('-')
 	if r.Number != "" {
-		l.lr("Receipt", r.Number, false)
+		l.lr(numberLabel(r), r.Number, false)
 	}
 	if !r.Time.IsZero() {
 		label := "Date"
@@ -607,4 +607,18 @@ func signed(p int64) string {
 		return Amount(p)
 	}
 	return "+" + Amount(p)
+}
+
+// numberLabel names a document's number: an invoice's, a bill's, or a receipt's.
+func numberLabel(r Receipt) string {
+	if r.Kind != KindSale && r.Kind != "" {
+		return "Receipt"
+	}
+	switch r.Title {
+	case "", "TAX INVOICE":
+		return "Invoice No."
+	case "BILL OF SUPPLY":
+		return "Bill No."
+	}
+	return "Receipt"
 }
