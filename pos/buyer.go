@@ -1,7 +1,11 @@
 package pos
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -129,14 +133,16 @@ func BuyerNeeded(taxable Paise, b Buyer) bool {
 }
 
 // CheckBuyer is the check made before a sale is paid: what is recorded about the
-// buyer is valid (Check), and an invoice that needs the buyer's name, address and
-// state (BuyerNeeded) has them. b is normalised first.
-func CheckBuyer(taxable Paise, b Buyer) error {
+// buyer is valid (Check), and a TAX INVOICE (title, Shop.TitleFor) that needs the
+// buyer's name, address and state (BuyerNeeded) has them. A RECEIPT (a shop
+// without a GSTIN) and a BILL OF SUPPLY are not bound by Rule 46. b is normalised
+// first.
+func CheckBuyer(title string, taxable Paise, b Buyer) error {
 	b = b.Normal()
 	if err := b.Check(); err != nil {
 		return err
 	}
-	if !BuyerNeeded(taxable, b) {
+	if title != "TAX INVOICE" || !BuyerNeeded(taxable, b) {
 		return nil
 	}
 	var missing []string
@@ -164,4 +170,75 @@ func CheckBuyer(taxable Paise, b Buyer) error {
 		sentence: why + " Record the buyer's " + what + " (the customer panel; on the command line --customer-name, --customer-address, --customer-state), then take the payment; nothing has been charged.",
 		err:      ErrBuyerNeeded,
 	}
+}
+
+// CheckBuyer is CheckBuyer for a cart of this till's shop: the window asks it
+// before it opens a tender, Pay before it journals anything. b may be nil (a
+// walk-in customer).
+func (t *Till) CheckBuyer(ctx context.Context, lines []CartLine, b *Buyer) error {
+	shop, err := LoadShop(ctx, t.j)
+	if err != nil {
+		return err
+	}
+	var buyer Buyer
+	if b != nil {
+		buyer = *b
+	}
+	sl := SaleLines(lines, nil)
+	return CheckBuyer(shop.TitleFor(sl), ComputeTotals(sl).Taxable, buyer)
+}
+
+// settingBuyer prefixes the setting that remembers a customer by phone number:
+// "buyer/9845012345".
+const settingBuyer = "buyer/"
+
+// RememberBuyer journals the buyer under their phone number, so that the next
+// visit finds them (FindBuyer); by is the cashier. A buyer without a phone number
+// is not remembered. The details are checked first.
+func (t *Till) RememberBuyer(ctx context.Context, by string, b Buyer) error {
+	b = b.Normal()
+	if err := b.Check(); err != nil {
+		return err
+	}
+	if b.Phone == "" {
+		return nil
+	}
+	b.ShipState = "" // a delivery is of one sale, not of the customer
+	if old, ok, err := t.FindBuyer(ctx, b.Phone); err == nil && ok && old == b {
+		return nil // nothing new to journal
+	}
+	return t.saveSetting(ctx, by, settingBuyer+b.Phone, b)
+}
+
+// FindBuyer returns the customer remembered under phone (any spacing, with or
+// without +91); ok is false for a number never recorded.
+func (t *Till) FindBuyer(ctx context.Context, phone string) (b Buyer, ok bool, err error) {
+	phone = Buyer{Phone: phone}.Normal().Phone
+	if len(phone) != 10 {
+		return Buyer{}, false, nil
+	}
+	raw, err := t.j.Setting(ctx, settingBuyer+phone)
+	if err != nil || raw == nil {
+		return Buyer{}, false, err
+	}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return Buyer{}, false, fmt.Errorf("pos: setting %q: %w", settingBuyer+phone, err)
+	}
+	return b, true, nil
+}
+
+// StateChoice is a state as a list offers it: "Karnataka (29)".
+type StateChoice struct {
+	Code, Label string
+}
+
+// StateChoices lists the GST states and union territories by name, for a choice
+// of the buyer's state.
+func StateChoices() []StateChoice {
+	out := make([]StateChoice, 0, len(States))
+	for code := range States {
+		out = append(out, StateChoice{Code: code, Label: stateLabel(code)})
+	}
+	slices.SortFunc(out, func(a, b StateChoice) int { return strings.Compare(a.Label, b.Label) })
+	return out
 }

@@ -285,15 +285,13 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 		if err := t.checkDiscounts(sale.Lines); err != nil {
 			return PayOutcome{}, err
 		}
-		var b Buyer
-		if req.Buyer != nil {
-			b = req.Buyer.Normal()
-		}
-		if err := CheckBuyer(ComputeTotals(sale.Lines).Taxable, b); err != nil {
+		if err := t.CheckBuyer(ctx, req.Lines, req.Buyer); err != nil {
 			return PayOutcome{}, err
 		}
-		if !b.IsZero() {
-			sale.Buyer = &b
+		if req.Buyer != nil {
+			if b := req.Buyer.Normal(); !b.IsZero() {
+				sale.Buyer = &b
+			}
 		}
 	}
 	checks := 0

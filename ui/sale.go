@@ -33,6 +33,10 @@ type saleScreen struct {
 	lockRun  *payRun
 	payOrder string
 	lock     CartLock
+	// buyer is who the invoice names (the customer panel); nil: a walk-in.
+	buyer     *pos.Buyer
+	buyerInfo *widget.Label
+	customerA *action
 
 	root     fyne.CanvasObject
 	scan     *keyEntry
@@ -128,6 +132,9 @@ func newSaleScreen(u *UI) *saleScreen {
 	s.cashA = u.newAction("Cash", fyne.KeyF7, 0, s.payCash)
 	s.phoneA = u.newAction("Pay on phone", fyne.KeyF8, 0, s.payPhone)
 	s.newSale = u.newAction("New sale", fyne.KeyN, fyne.KeyModifierControl, s.clear)
+	s.customerA = u.newAction("Customer", fyne.KeyU, fyne.KeyModifierControl, func() { s.askCustomer("") })
+	s.buyerInfo = widget.NewLabel("")
+	s.buyerInfo.Wrapping = fyne.TextWrapWord
 	s.clearA = u.newAction("Clear field", fyne.KeyEscape, 0, func() {
 		s.scan.SetText("")
 		s.message.SetText("")
@@ -147,10 +154,11 @@ func newSaleScreen(u *UI) *saleScreen {
 
 	totals := container.NewVBox(
 		widget.NewLabelWithStyle("Total to pay", fyne.TextAlignTrailing, fyne.TextStyle{}),
-		s.total, s.gst, widget.NewSeparator(), s.emiHint, s.emiItem.btn, layout.NewSpacer())
+		s.total, s.gst, widget.NewSeparator(), s.buyerInfo, s.customerA.btn, widget.NewSeparator(), s.emiHint, s.emiItem.btn, layout.NewSpacer())
 	tenders := container.NewGridWithColumns(2, s.card.btn, s.emi.btn, s.cashA.btn, s.phoneA.btn)
 	right := container.NewBorder(nil, tenders, nil, nil, totals)
 	s.root = container.NewPadded(container.New(&ratioLayout{ratio: 0.6}, left, right))
+	s.showBuyer()
 	s.refresh()
 	return s
 }
@@ -158,7 +166,7 @@ func newSaleScreen(u *UI) *saleScreen {
 func (s *saleScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *saleScreen) actions() []*action {
-	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.newSale, s.clearA}
+	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.newSale, s.customerA, s.clearA}
 }
 
 func (s *saleScreen) shown() {
@@ -542,6 +550,8 @@ func (s *saleScreen) clear() {
 	s.lockRun, s.payOrder, s.lock = nil, "", CartLock{}
 	s.lines = nil
 	s.bill = Bill{}
+	s.buyer = nil
+	s.showBuyer()
 	s.sel = -1
 	s.scan.SetText("")
 	s.message.SetText("")
@@ -562,11 +572,16 @@ func (s *saleScreen) ready() bool {
 		s.message.SetText("The cart is empty: scan something first.")
 		return false
 	}
-	return s.reprice()
+	return s.reprice() && s.checkBuyer()
 }
 
 func (s *saleScreen) request(t pos.TenderKind) PayRequest {
-	return PayRequest{Lines: append([]Line(nil), s.lines...), Tender: t, Cashier: s.u.user.Name}
+	req := PayRequest{Lines: append([]Line(nil), s.lines...), Tender: t, Cashier: s.u.user.Name}
+	if s.buyer != nil {
+		b := *s.buyer
+		req.Buyer = &b
+	}
+	return req
 }
 
 func (s *saleScreen) payCard() {

@@ -1,0 +1,154 @@
+package ui
+
+import (
+	"context"
+	"strings"
+
+	"galla/pos"
+)
+
+// Customers is what the customer panel needs from pos: whether the cart's
+// invoice needs the buyer, and a customer remembered for the next visit. A Till
+// without it records the buyer of the sale only (and Pay still refuses a sale
+// whose invoice lacks the buyer).
+type Customers interface {
+	// CheckBuyer says whether the cart's document can name b (nil: nobody): a
+	// tax invoice of ₹50,000 taxable or more needs the buyer.
+	CheckBuyer(ctx context.Context, lines []Line, b *pos.Buyer) error
+	// FindBuyer returns the customer remembered under a phone number.
+	FindBuyer(ctx context.Context, phone string) (pos.Buyer, bool, error)
+	// RememberBuyer journals the customer under their phone number.
+	RememberBuyer(ctx context.Context, by string, b pos.Buyer) error
+}
+
+// customerPanel is the sale's customer: phone number first (a number seen before
+// fills in the rest), then name, address, state and GSTIN. pos checks what is
+// typed (Buyer.Check) and, at payment, whether the invoice needs the buyer
+// (CheckBuyer).
+type customerPanel struct {
+	s       *saleScreen
+	prompt  *prompt
+	phone   *keyEntry
+	name    *keyEntry
+	address *keyEntry
+	state   *keyEntry
+	gstin   *keyEntry
+}
+
+// askCustomer opens the customer panel over the sale; why, when set, says why
+// it is needed.
+func (s *saleScreen) askCustomer(why string) {
+	u := s.u
+	c := &customerPanel{s: s, phone: newKeyEntry(u), name: newKeyEntry(u), address: newKeyEntry(u), state: newKeyEntry(u), gstin: newKeyEntry(u)}
+	c.phone.SetPlaceHolder("Mobile number (Enter finds a customer seen before)")
+	c.name.SetPlaceHolder("Name")
+	c.address.SetPlaceHolder("Address")
+	c.state.SetPlaceHolder("State: name or code, e.g. Karnataka or 29")
+	c.gstin.SetPlaceHolder("GSTIN of a registered buyer (a B2B sale)")
+	if b := s.buyer; b != nil {
+		c.fill(*b)
+	}
+	text := "The customer on this sale's invoice. Name, address and state are needed for a taxable value of ₹50,000 or more, and with a GSTIN."
+	if why != "" {
+		text = why
+	}
+	c.prompt = u.ask("Customer", text, []*keyEntry{c.phone, c.name, c.address, c.state, c.gstin}, c.confirm)
+	c.phone.OnSubmitted = func(string) { c.lookUp() }
+}
+
+func (c *customerPanel) fill(b pos.Buyer) {
+	c.phone.SetText(b.Phone)
+	c.name.SetText(b.Name)
+	c.address.SetText(b.Address)
+	if b.State != "" {
+		c.state.SetText(pos.States[b.State])
+	}
+	c.gstin.SetText(b.GSTIN)
+}
+
+func (c *customerPanel) buyer() pos.Buyer {
+	return pos.Buyer{Phone: c.phone.Text, Name: c.name.Text, Address: c.address.Text, State: c.state.Text, GSTIN: c.gstin.Text}.Normal()
+}
+
+// lookUp fills in a customer remembered under the phone number typed, then moves
+// on to the name.
+func (c *customerPanel) lookUp() {
+	u := c.s.u
+	next := func() { u.win.Canvas().Focus(c.name) }
+	cs, ok := u.till.(Customers)
+	phone := strings.TrimSpace(c.phone.Text)
+	if !ok || phone == "" || c.name.Text != "" {
+		next()
+		return
+	}
+	u.async(func(ctx context.Context) func() {
+		b, found, err := cs.FindBuyer(ctx, phone)
+		return func() {
+			if err == nil && found && c.name.Text == "" {
+				c.fill(b)
+				c.prompt.message.SetText("Welcome back: " + b.Name + ". Check the details, then Enter.")
+			}
+			next()
+		}
+	})
+}
+
+func (c *customerPanel) confirm(p *prompt) {
+	b := c.buyer()
+	if err := b.Check(); err != nil {
+		p.say(sentence(err))
+		return
+	}
+	s := c.s
+	if b.IsZero() {
+		s.buyer = nil
+	} else {
+		s.buyer = &b
+	}
+	s.showBuyer()
+	p.close()
+	if cs, ok := s.u.till.(Customers); ok && b.Phone != "" {
+		by := s.u.user.ID
+		s.u.async(func(ctx context.Context) func() {
+			if err := cs.RememberBuyer(ctx, by, b); err != nil {
+				return func() { s.message.SetText(sentence(err)) }
+			}
+			return nil
+		})
+	}
+}
+
+// showBuyer says on the sale screen who the invoice names.
+func (s *saleScreen) showBuyer() {
+	b := s.buyer
+	if b == nil {
+		s.buyerInfo.SetText("Walk-in customer")
+		return
+	}
+	who := b.Name
+	if who == "" {
+		who = b.Phone
+	}
+	if b.State != "" {
+		who += ", " + pos.States[b.State]
+	}
+	if b.GSTIN != "" {
+		who += " · GSTIN " + b.GSTIN
+	}
+	s.buyerInfo.SetText("Customer: " + who)
+}
+
+// checkBuyer asks pos whether the invoice of the cart can be issued to the buyer
+// recorded; when not, it says why and opens the customer panel.
+func (s *saleScreen) checkBuyer() bool {
+	cs, ok := s.u.till.(Customers)
+	if !ok {
+		return true
+	}
+	// A read of the shop's settings: quick enough for the counter's thread.
+	if err := cs.CheckBuyer(s.u.ctx, s.lines, s.buyer); err != nil {
+		s.askCustomer(sentence(err))
+		return false
+	}
+	return true
+}
