@@ -46,4 +46,14 @@ func TestCheckoutBuyer(t *testing.T) {
 	code, pdf, errOut := tillRun(t, dir, "", nil, "receipt", id, "--format", "pdf")
 	require.Equal(t, exitOK, code, errOut)
 	assert.True(t, bytes.HasPrefix([]byte(pdf), []byte("%PDF-")), "a PDF")
+
+	// A ₹499 cable delivered to Goa: supplied in Goa (s.10(1)(a)), IGST; no
+	// buyer's name is needed at this value.
+	code, out, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash", "--deliver-state", "goa")
+	require.Equal(t, exitOK, code, errOut)
+	code, doc, errOut = tillRun(t, dir, "", nil, "receipt", decodeCheckout(t, out).MerchantOrderID)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, doc, "  Delivered to Goa (30)\n")
+	assert.Contains(t, doc, "Place of supply                         Goa (30)\n")
+	assert.Contains(t, doc, "  IGST @18%")
 }

@@ -102,6 +102,7 @@ func cmdCheckout(c *cli, args []string) int {
 	fs.StringVar(&buyer.Address, "customer-address", "", "the buyer's address, printed on the invoice")
 	fs.StringVar(&buyer.State, "customer-state", "", "the buyer's state: its GST code (29) or name (Karnataka)")
 	fs.StringVar(&buyer.GSTIN, "customer-gstin", "", "a registered buyer's GSTIN: the sale is B2B")
+	fs.StringVar(&buyer.ShipState, "deliver-state", "", "the state the shop delivers the goods to, when not handed over at the counter")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput

@@ -173,3 +173,16 @@ func TestDocumentRatesDiscountCess(t *testing.T) {
 		assert.Contains(t, text, want+"\n")
 	}
 }
+
+// Goods the shop delivers to Goa are supplied in Goa (s.10(1)(a)): IGST, and the
+// invoice says where they went.
+func TestDocumentDeliveredToAnotherState(t *testing.T) {
+	buyer := &Buyer{Name: "R. Naik", Phone: "9822012345", ShipState: "30"}
+	r := ReceiptFor(docOrder([]Line{phoneLine(59_000_00)}, buyer), docShop, ReceiptOptions{})
+	assert.True(t, r.Interstate)
+	assert.Equal(t, "Goa (30)", r.PlaceOfSupply)
+	assert.Equal(t, []receipts.TaxLine{{Rate: 1800, Taxable: 50_000_00, IGST: 9_000_00}}, r.Taxes)
+	text := docText(t, r)
+	assert.Contains(t, text, "  Delivered to Goa (30)\n")
+	assert.Contains(t, text, lr48("  IGST @18%", "9,000.00")+"\n")
+}

@@ -414,6 +414,9 @@ func receiptBuyer(b Buyer) *receipts.Buyer {
 	if b.State != "" {
 		out.State = stateLabel(b.State)
 	}
+	if b.ShipState != "" {
+		out.DeliveredTo = stateLabel(b.ShipState)
+	}
 	return out
 }
 

@@ -138,6 +138,9 @@ func a4Layout(r Receipt) []row {
 		if b.Phone != "" {
 			l.text("Ph "+b.Phone, 2, false)
 		}
+		if b.DeliveredTo != "" {
+			l.text("Delivered to "+b.DeliveredTo, 2, true)
+		}
 	} else {
 		l.text("Billed to: walk-in customer", 0, false)
 	}

@@ -266,6 +266,9 @@ func (l *layouter) buyer(r Receipt) {
 		if b.Phone != "" {
 			l.text("Ph "+b.Phone, 2, false)
 		}
+		if b.DeliveredTo != "" {
+			l.text("Delivered to "+b.DeliveredTo, 2, false)
+		}
 	}
 	if r.PlaceOfSupply != "" {
 		l.lr("Place of supply", r.PlaceOfSupply, false)

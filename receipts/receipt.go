@@ -99,6 +99,9 @@ type Buyer struct {
 	State   string // as printed: "Karnataka (29)"
 	GSTIN   string // set for a registered buyer (B2B)
 	Phone   string
+	// DeliveredTo is the state the goods are delivered to, as printed, when the
+	// shop delivers them; "" when they are taken at the counter.
+	DeliveredTo string
 }
 
 // Line is one item of a sale or refund.

@@ -33,18 +33,20 @@ type customerPanel struct {
 	address *keyEntry
 	state   *keyEntry
 	gstin   *keyEntry
+	ship    *keyEntry
 }
 
 // askCustomer opens the customer panel over the sale; why, when set, says why
 // it is needed.
 func (s *saleScreen) askCustomer(why string) {
 	u := s.u
-	c := &customerPanel{s: s, phone: newKeyEntry(u), name: newKeyEntry(u), address: newKeyEntry(u), state: newKeyEntry(u), gstin: newKeyEntry(u)}
+	c := &customerPanel{s: s, phone: newKeyEntry(u), name: newKeyEntry(u), address: newKeyEntry(u), state: newKeyEntry(u), gstin: newKeyEntry(u), ship: newKeyEntry(u)}
 	c.phone.SetPlaceHolder("Mobile number (Enter finds a customer seen before)")
 	c.name.SetPlaceHolder("Name")
 	c.address.SetPlaceHolder("Address")
 	c.state.SetPlaceHolder("State: name or code, e.g. Karnataka or 29")
 	c.gstin.SetPlaceHolder("GSTIN of a registered buyer (a B2B sale)")
+	c.ship.SetPlaceHolder("Delivered to state (empty: taken at the counter)")
 	if b := s.buyer; b != nil {
 		c.fill(*b)
 	}
@@ -52,7 +54,7 @@ func (s *saleScreen) askCustomer(why string) {
 	if why != "" {
 		text = why
 	}
-	c.prompt = u.ask("Customer", text, []*keyEntry{c.phone, c.name, c.address, c.state, c.gstin}, c.confirm)
+	c.prompt = u.ask("Customer", text, []*keyEntry{c.phone, c.name, c.address, c.state, c.gstin, c.ship}, c.confirm)
 	c.phone.OnSubmitted = func(string) { c.lookUp() }
 }
 
@@ -64,10 +66,13 @@ func (c *customerPanel) fill(b pos.Buyer) {
 		c.state.SetText(pos.States[b.State])
 	}
 	c.gstin.SetText(b.GSTIN)
+	if b.ShipState != "" {
+		c.ship.SetText(pos.States[b.ShipState])
+	}
 }
 
 func (c *customerPanel) buyer() pos.Buyer {
-	return pos.Buyer{Phone: c.phone.Text, Name: c.name.Text, Address: c.address.Text, State: c.state.Text, GSTIN: c.gstin.Text}.Normal()
+	return pos.Buyer{Phone: c.phone.Text, Name: c.name.Text, Address: c.address.Text, State: c.state.Text, GSTIN: c.gstin.Text, ShipState: c.ship.Text}.Normal()
 }
 
 // lookUp fills in a customer remembered under the phone number typed, then moves
@@ -134,6 +139,9 @@ func (s *saleScreen) showBuyer() {
 	}
 	if b.GSTIN != "" {
 		who += " · GSTIN " + b.GSTIN
+	}
+	if b.ShipState != "" {
+		who += " · delivered to " + pos.States[b.ShipState]
 	}
 	s.buyerInfo.SetText("Customer: " + who)
 }
