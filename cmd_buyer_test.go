@@ -24,7 +24,7 @@ func TestCheckoutBuyer(t *testing.T) {
 	code, out, errOut := tillRun(t, dir, "", nil, "checkout", "--items", "TV-SONY-X80L55", "--pay", "cash")
 	assert.Equal(t, exitBadInput, code, out)
 	assert.Contains(t, errOut, "The taxable value is ₹66,093.22, ₹50,000.00 or more: the invoice must name the buyer (CGST Rule 46(e)).")
-	assert.Contains(t, errOut, "--customer-name, --customer-address, --customer-state")
+	assert.Contains(t, errOut, "Give them with --customer-name, --customer-address and --customer-state.")
 
 	code, _, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "TV-SONY-X80L55", "--pay", "cash",
 		"--customer-name", "Urban Mobiles", "--customer-address", "Pune", "--customer-gstin", "27AAPFU0939F1ZW")

@@ -171,6 +171,9 @@ func cmdCheckout(c *cli, args []string) int {
 		req.Offer = &plan
 	}
 	res, err := t.Pay(ctx, req, c.payProgress(t.Live()))
+	if errors.Is(err, pos.ErrBuyerNeeded) {
+		return c.fail(exitBadInput, "%s Give them with --customer-name, --customer-address and --customer-state.", pos.Sentence(err))
+	}
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}

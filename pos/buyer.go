@@ -167,7 +167,7 @@ func CheckBuyer(title string, taxable Paise, b Buyer) error {
 		why = "A sale to a registered buyer (GSTIN " + b.GSTIN + ") names the buyer on the invoice (CGST Rule 46(d))."
 	}
 	return sentenceWrap{
-		sentence: why + " Record the buyer's " + what + " (the customer panel; on the command line --customer-name, --customer-address, --customer-state), then take the payment; nothing has been charged.",
+		sentence: why + " Record the buyer's " + what + ", then take the payment; nothing has been charged.",
 		err:      ErrBuyerNeeded,
 	}
 }
@@ -186,6 +186,20 @@ func (t *Till) CheckBuyer(ctx context.Context, lines []CartLine, b *Buyer) error
 	}
 	sl := SaleLines(lines, nil)
 	return CheckBuyer(shop.TitleFor(sl), ComputeTotals(sl).Taxable, buyer)
+}
+
+// PlaceOf is where a sale of this till's shop to b (nil: a walk-in) is supplied
+// (PlaceOfSupply).
+func (t *Till) PlaceOf(ctx context.Context, b *Buyer) (Place, error) {
+	shop, err := LoadShop(ctx, t.j)
+	if err != nil {
+		return Place{}, err
+	}
+	var buyer Buyer
+	if b != nil {
+		buyer = b.Normal()
+	}
+	return PlaceOfSupply(shop.State, buyer), nil
 }
 
 // settingBuyer prefixes the setting that remembers a customer by phone number:

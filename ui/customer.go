@@ -4,6 +4,10 @@ import (
 	"context"
 	"strings"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+
 	"galla/pos"
 )
 
@@ -19,6 +23,8 @@ type Customers interface {
 	FindBuyer(ctx context.Context, phone string) (pos.Buyer, bool, error)
 	// RememberBuyer journals the customer under their phone number.
 	RememberBuyer(ctx context.Context, by string, b pos.Buyer) error
+	// PlaceOf is where a sale to b is supplied: IGST when another state.
+	PlaceOf(ctx context.Context, b *pos.Buyer) (pos.Place, error)
 }
 
 // customerPanel is the sale's customer: phone number first (a number seen before
@@ -56,6 +62,24 @@ func (s *saleScreen) askCustomer(why string) {
 	}
 	c.prompt = u.ask("Customer", text, []*keyEntry{c.phone, c.name, c.address, c.state, c.gstin, c.ship}, c.confirm)
 	c.phone.OnSubmitted = func(string) { c.lookUp() }
+	c.fit()
+}
+
+// fit grows the panel to hold its message as wrapped at the panel's width (a
+// wrapping label asks for one line until it is laid out).
+func (c *customerPanel) fit() {
+	box, ok := c.prompt.pop.Content.(*fyne.Container)
+	if !ok || len(box.Objects) == 0 {
+		return
+	}
+	cell := box.MinSize()
+	inner := box.Objects[0]
+	c.prompt.message.Resize(fyne.NewSize(cell.Width-20-2*theme.InnerPadding(), c.prompt.message.MinSize().Height))
+	if h := inner.MinSize().Height + 20; h > cell.Height {
+		box.Layout = layout.NewGridWrapLayout(fyne.NewSize(cell.Width, h))
+		box.Refresh()
+		c.prompt.pop.Refresh()
+	}
 }
 
 func (c *customerPanel) fill(b pos.Buyer) {
@@ -102,6 +126,7 @@ func (c *customerPanel) confirm(p *prompt) {
 	b := c.buyer()
 	if err := b.Check(); err != nil {
 		p.say(sentence(err))
+		c.fit()
 		return
 	}
 	s := c.s
@@ -110,17 +135,41 @@ func (c *customerPanel) confirm(p *prompt) {
 	} else {
 		s.buyer = &b
 	}
+	s.interstate = false
 	s.showBuyer()
+	s.refresh()
 	p.close()
-	if cs, ok := s.u.till.(Customers); ok && b.Phone != "" {
-		by := s.u.user.ID
-		s.u.async(func(ctx context.Context) func() {
-			if err := cs.RememberBuyer(ctx, by, b); err != nil {
-				return func() { s.message.SetText(sentence(err)) }
-			}
-			return nil
-		})
+	cs, ok := s.u.till.(Customers)
+	if !ok {
+		return
 	}
+	by, buyer := s.u.user.ID, s.buyer
+	s.u.async(func(ctx context.Context) func() {
+		place, perr := cs.PlaceOf(ctx, buyer)
+		var rerr error
+		if b.Phone != "" {
+			rerr = cs.RememberBuyer(ctx, by, b)
+		}
+		return func() {
+			if perr == nil && s.buyer == buyer {
+				s.interstate = place.Interstate
+				s.refresh()
+			}
+			if rerr != nil {
+				s.message.SetText(sentence(rerr))
+			}
+		}
+	})
+}
+
+// taxLine is the cart's taxable value and GST as the sale screen shows them:
+// CGST and SGST, or IGST when the buyer's place of supply is another state.
+func (s *saleScreen) taxLine() string {
+	txt := "Taxable " + s.bill.Taxable.String()
+	if s.interstate {
+		return txt + "   IGST " + (s.bill.CGST + s.bill.SGST).String()
+	}
+	return txt + "   CGST " + s.bill.CGST.String() + "   SGST " + s.bill.SGST.String()
 }
 
 // showBuyer says on the sale screen who the invoice names.

@@ -34,6 +34,14 @@ func (c *customersTill) FindBuyer(_ context.Context, phone string) (pos.Buyer, b
 	return b, ok, nil
 }
 
+func (c *customersTill) PlaceOf(_ context.Context, b *pos.Buyer) (pos.Place, error) {
+	var buyer pos.Buyer
+	if b != nil {
+		buyer = *b
+	}
+	return pos.PlaceOfSupply("27", buyer), nil // a shop in Maharashtra
+}
+
 func (c *customersTill) RememberBuyer(_ context.Context, _ string, b pos.Buyer) error {
 	c.remembered = append(c.remembered, b)
 	return nil
@@ -87,6 +95,8 @@ func TestCustomerPanel(t *testing.T) {
 	assert.Nil(t, u.prompt)
 	assert.Equal(t, "Customer: Asha Rao, Karnataka", u.sale.buyerInfo.Text)
 	require.Len(t, till.remembered, 1)
+	// ₹1,39,990 at 28%: taxable 1,09,367.19, GST 30,622.81, all IGST for Karnataka.
+	assert.Equal(t, "Taxable ₹1,09,367.19   IGST ₹30,622.81", u.sale.gst.Text)
 
 	h.press(fyne.KeyF7)
 	h.settle()

@@ -34,9 +34,10 @@ type saleScreen struct {
 	payOrder string
 	lock     CartLock
 	// buyer is who the invoice names (the customer panel); nil: a walk-in.
-	buyer     *pos.Buyer
-	buyerInfo *widget.Label
-	customerA *action
+	buyer      *pos.Buyer
+	interstate bool // the buyer's place of supply is another state: IGST
+	buyerInfo  *widget.Label
+	customerA  *action
 
 	root     fyne.CanvasObject
 	scan     *keyEntry
@@ -364,7 +365,7 @@ func (s *saleScreen) refresh() {
 		s.gst.SetText("")
 		s.count.SetText("Cart is empty")
 	} else {
-		txt := "Taxable " + s.bill.Taxable.String() + "   CGST " + s.bill.CGST.String() + "   SGST " + s.bill.SGST.String()
+		txt := s.taxLine()
 		if s.bill.Discount > 0 {
 			txt = "Discount −" + s.bill.Discount.String() + "\n" + txt
 		}
@@ -550,7 +551,7 @@ func (s *saleScreen) clear() {
 	s.lockRun, s.payOrder, s.lock = nil, "", CartLock{}
 	s.lines = nil
 	s.bill = Bill{}
-	s.buyer = nil
+	s.buyer, s.interstate = nil, false
 	s.showBuyer()
 	s.sel = -1
 	s.scan.SetText("")
