@@ -91,7 +91,7 @@ func a4Layout(r Receipt) []row {
 			right = append(right, fmt.Sprintf("%-16s%s", k, v))
 		}
 	}
-	kv("Invoice No.", r.Number)
+	kv(numberLabel(r), r.Number)
 	if !r.Time.IsZero() {
 		kv("Date", r.Time.Format("02 Jan 2006 15:04"))
 	}
@@ -156,6 +156,12 @@ func a4Layout(r Receipt) []row {
 		{"Unit price", 12, true}, {"Discount", 10, true}, {"Taxable", 12, true}, {"Rate", 6, true},
 		{taxHead, 11, true}, {"Amount", 0, true},
 	}
+	// A bill of supply charges no tax: no taxable, rate or tax columns.
+	bill := r.Title == "BILL OF SUPPLY"
+	if bill {
+		cols = []a4Col{{"#", 3, false}, {"Description", 36, false}, {"HSN", 10, false}, {"Qty", 6, true},
+			{"Unit price", 15, true}, {"Discount", 14, true}, {"Amount", 0, true}}
+	}
 	// Amount gets what is left of the 100 columns.
 	used := 0
 	for _, c := range cols[:len(cols)-1] {
@@ -174,8 +180,11 @@ func a4Layout(r Receipt) []row {
 			taxable, tax = Amount(it.Taxable), Amount(it.Tax)
 		}
 		rate = percent(it.GSTRate)
-		l.rows = append(l.rows, row{left: a4Row(cols, strconv.Itoa(i+1), name[0], it.HSN, strconv.Itoa(it.Qty),
-			Amount(it.UnitPrice), disc, taxable, rate, tax, Amount(it.Amount))})
+		cells := []string{strconv.Itoa(i + 1), name[0], it.HSN, strconv.Itoa(it.Qty), Amount(it.UnitPrice), disc, taxable, rate, tax, Amount(it.Amount)}
+		if bill {
+			cells = append(cells[:6], Amount(it.Amount))
+		}
+		l.rows = append(l.rows, row{left: a4Row(cols, cells...)})
 		for _, n := range name[1:] {
 			l.rows = append(l.rows, row{left: a4Row(cols, "", n)})
 		}

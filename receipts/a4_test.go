@@ -60,3 +60,18 @@ func TestA4RowNeverCutsAFigure(t *testing.T) {
 	cols := []a4Col{{"A", 4, true}, {"B", 6, true}}
 	assert.Equal(t, "1,00,000.00  1.00", a4Row(cols, "1,00,000.00", "1.00"))
 }
+
+// A bill of supply has no tax columns and numbers itself as a bill.
+func TestA4BillOfSupply(t *testing.T) {
+	r := Receipt{Kind: KindSale, Title: "BILL OF SUPPLY", Shop: testShop(), Number: "T1/B2627/00012", Time: testTime(),
+		Lines: []Line{{Name: "Road atlas", HSN: "4901", Qty: 2, UnitPrice: 39900, Amount: 79800}},
+		Total: 79800, Tenders: []Tender{{Kind: TenderCash, Amount: 79800}}}
+	text := a4Text(r)
+	assert.Contains(t, text, "Bill No.        T1/B2627/00012")
+	assert.Contains(t, text, "#  Description                         HSN          Qty     Unit price      Discount          Amount")
+	assert.Contains(t, text, "1  Road atlas                          4901           2         399.00                        798.00")
+	for _, no := range []string{"CGST", "IGST", "Taxable", "Rate", "HSN summary", "Invoice No."} {
+		assert.NotContains(t, text, no)
+	}
+	assert.Contains(t, text, "Amount in words: Rupees Seven Hundred Ninety-Eight Only")
+}
