@@ -75,3 +75,14 @@ func TestA4BillOfSupply(t *testing.T) {
 	}
 	assert.Contains(t, text, "Amount in words: Rupees Seven Hundred Ninety-Eight Only")
 }
+
+// A UPI payment's reference is printed as such.
+func TestUPIReference(t *testing.T) {
+	r := taxInvoice()
+	r.Tenders = []Tender{{Kind: TenderPhone, Method: "UPI", Amount: 6000000, RRN: "432612345680", Verified: true}}
+	text := a4Text(r)
+	assert.Contains(t, text, "Paid by phone (UPI)")
+	assert.Contains(t, text, "  UPI ref")
+	assert.Contains(t, text, "432612345680")
+	assert.NotContains(t, text, "RRN")
+}

@@ -469,7 +469,11 @@ func (l *layouter) tender(t Tender, verb string) {
 		l.lr("  Auth code", t.AuthCode, false)
 	}
 	if t.RRN != "" {
-		l.lr("  RRN", t.RRN, false)
+		label := "  RRN"
+		if t.Kind == TenderPhone && strings.EqualFold(t.Method, "UPI") {
+			label = "  UPI ref" // the UPI transaction's reference number
+		}
+		l.lr(label, t.RRN, false)
 	}
 	if t.ServiceOrderID != "" {
 		l.lr("  Service order", t.ServiceOrderID, false)
