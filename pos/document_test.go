@@ -186,3 +186,24 @@ func TestDocumentDeliveredToAnotherState(t *testing.T) {
 	assert.Contains(t, text, "  Delivered to Goa (30)\n")
 	assert.Contains(t, text, lr48("  IGST @18%", "9,000.00")+"\n")
 }
+
+// An invoice value of ₹58,999.50 (a ₹0.50 discount) paid as ₹59,000.00 prints
+// the difference as its own round-off line; paid exactly, there is none.
+func TestDocumentRoundOff(t *testing.T) {
+	line := phoneLine(59_000_00)
+	line.Discount = 50
+	o := docOrder([]Line{line}, nil)
+	r := ReceiptFor(o, docShop, ReceiptOptions{})
+	assert.Zero(t, r.RoundOff)
+	assert.Equal(t, int64(58_999_50), r.Total)
+	assert.NotContains(t, docText(t, r), "Round off")
+
+	o.Captured = 59_000_00
+	r = ReceiptFor(o, docShop, ReceiptOptions{})
+	assert.Equal(t, int64(50), r.RoundOff)
+	assert.Equal(t, int64(59_000_00), r.Total)
+	text := docText(t, r)
+	assert.Contains(t, text, lr48("Invoice value", "58,999.50")+"\n")
+	assert.Contains(t, text, lr48("Round off", "+0.50")+"\n")
+	assert.Contains(t, text, "Rupees Fifty-Nine Thousand Only\n")
+}
