@@ -207,3 +207,19 @@ func TestDocumentRoundOff(t *testing.T) {
 	assert.Contains(t, text, lr48("Round off", "+0.50")+"\n")
 	assert.Contains(t, text, "Rupees Fifty-Nine Thousand Only\n")
 }
+
+// SaleTotals states the tax as the document does: IGST for the buyer in
+// Karnataka, CGST + SGST for a walk-in.
+func TestSaleTotals(t *testing.T) {
+	o := docOrder([]Line{phoneLine(59_000_00)}, &Buyer{Name: "A", Address: "Bengaluru", State: "29"})
+	tt, place := SaleTotals(o, docShop)
+	assert.True(t, place.Interstate)
+	assert.Equal(t, Totals{Items: 1, Gross: 59_000_00, Total: 59_000_00, Taxable: 50_000_00, Tax: 9_000_00, IGST: 9_000_00,
+		ByRate: []RateTotal{{Rate: Percent(18), Amount: 59_000_00, Taxable: 50_000_00, Tax: 9_000_00, IGST: 9_000_00}}}, tt)
+	assert.Equal(t, Paise(4_500_00), o.Totals.CGST, "the journaled totals are not changed")
+	tt, place = SaleTotals(docOrder([]Line{phoneLine(59_000_00)}, nil), docShop)
+	assert.False(t, place.Interstate)
+	assert.Equal(t, Paise(4_500_00), tt.CGST)
+	assert.Equal(t, Paise(4_500_00), tt.SGST)
+	assert.Zero(t, tt.IGST)
+}

@@ -84,6 +84,27 @@ func (s Shop) TitleFor(lines []Line) string {
 	return "BILL OF SUPPLY"
 }
 
+// SaleTotals is the money of o's document and its place of supply: the totals of
+// its lines, with the tax as IGST when the place of supply (PlaceOfSupply, from
+// the buyer journaled with the sale) is another state than shop's. The order's
+// journaled Totals always split the tax as CGST + SGST; documents, reports and
+// returns that state the tax read it from here.
+func SaleTotals(o Order, shop Shop) (Totals, Place) {
+	var buyer Buyer
+	if o.Buyer != nil {
+		buyer = o.Buyer.Normal()
+	}
+	place := PlaceOfSupply(shop.State, buyer)
+	totals := o.Totals
+	if len(o.Lines) > 0 {
+		totals = ComputeTotals(o.Lines)
+	}
+	if place.Interstate {
+		totals = totals.Interstate()
+	}
+	return totals, place
+}
+
 // LoadShop reads the shop from the journal's settings; a terminal where it was never
 // set gets the zero Shop (the receipt then starts with the invoice title).
 func LoadShop(ctx context.Context, j Journal) (Shop, error) {
@@ -198,7 +219,7 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 	if o.Buyer != nil {
 		buyer = o.Buyer.Normal()
 	}
-	place := PlaceOfSupply(shop.State, buyer)
+	totals, place := SaleTotals(o, shop)
 	r := receipts.Receipt{
 		Kind:            receipts.KindSale,
 		Shop:            receiptShop(shop),
@@ -218,13 +239,6 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 	}
 	if place.State != "" {
 		r.PlaceOfSupply = stateLabel(place.State)
-	}
-	totals := o.Totals
-	if len(o.Lines) > 0 {
-		totals = ComputeTotals(o.Lines)
-	}
-	if place.Interstate {
-		totals = totals.Interstate()
 	}
 	r.Taxes = receiptTaxes(totals.ByRate)
 	if r.Title == "TAX INVOICE" {
