@@ -66,7 +66,8 @@ type splitFlags struct {
 	issuer, otp string
 	tenure      int
 	wait        time.Duration
-	cashier     string // the signed-in member who sells
+	cashier     string     // the signed-in member who sells
+	buyer       *pos.Buyer // who the invoice names; nil: none
 }
 
 // checkTenderSum refuses tenders whose amounts cannot pay total: more than the
@@ -92,7 +93,7 @@ func (c *cli) checkTenderSum(tenders []tenderArg, total pos.Paise) (int, bool) {
 // or EMI tender its own order at the service. A tender that fails leaves the sale
 // open with what was paid, for the terminal to finish or void.
 func (c *cli) splitCheckout(ctx context.Context, t *terminal, lines []pos.CartLine, units []pos.UnitIMEI, tenders []tenderArg, card *gateway.Card, f splitFlags) int {
-	st, err := t.OpenSale(ctx, lines, units, f.cashier)
+	st, err := t.OpenSaleFor(ctx, lines, units, f.cashier, f.buyer)
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}

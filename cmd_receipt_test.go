@@ -28,7 +28,7 @@ func receiptFixture(t *testing.T, printer string) (dataDir, orderID string) {
 	require.NoError(t, err)
 	defer j.Close()
 	ctx := t.Context()
-	lines := []pos.Line{{SKU: "CASE", Name: "Phone case", HSN: "3926", Qty: 1, UnitPrice: 59900, GSTRate: 18}}
+	lines := []pos.Line{{SKU: "CASE", Name: "Phone case", HSN: "3926", Qty: 1, UnitPrice: 59900, GSTRate: pos.Percent(18)}}
 	totals := pos.ComputeTotals(lines)
 	day := pos.ToDay(at)
 	shop, _ := json.Marshal(pos.Shop{Name: "Galla Mobiles", Address: []string{"14, MG Road"}, GSTIN: "29ABCDE1234F1Z5"})

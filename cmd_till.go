@@ -176,12 +176,22 @@ func cmdCheckout(c *cli, args []string) int {
 	cash := fs.Int64("cash", 0, "cash: the amount tendered in paise (default: exact)")
 	staff := fs.String("staff", "", "who sells: a member of staff, signed in with their PIN (GALLA_PIN, or the first line of standard input, before the card)")
 	wait := fs.Duration("wait", 5*time.Minute, "how long to poll the payment's status before it is left UNKNOWN")
+	var buyer pos.Buyer
+	fs.StringVar(&buyer.Name, "customer-name", "", "the buyer's name, printed on the invoice (needed from ₹50,000 taxable, or with a GSTIN)")
+	fs.StringVar(&buyer.Phone, "customer-phone", "", "the buyer's mobile number")
+	fs.StringVar(&buyer.Address, "customer-address", "", "the buyer's address, printed on the invoice")
+	fs.StringVar(&buyer.State, "customer-state", "", "the buyer's state: its GST code (29) or name (Karnataka)")
+	fs.StringVar(&buyer.GSTIN, "customer-gstin", "", "a registered buyer's GSTIN: the sale is B2B")
+	fs.StringVar(&buyer.ShipState, "deliver-state", "", "the state the shop delivers the goods to, when not handed over at the counter")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
 	}
 	if len(rest) > 0 {
 		return c.fail(exitBadInput, "galla checkout takes no arguments besides its flags; %q is extra.", rest[0])
+	}
+	if buyer = buyer.Normal(); buyer.Check() != nil {
+		return c.fail(exitBadInput, "%s", pos.Sentence(buyer.Check()))
 	}
 	tenders, err := parseTenders(*pay)
 	if err != nil {
@@ -251,10 +261,17 @@ func cmdCheckout(c *cli, args []string) int {
 		return code
 	}
 	if len(tenders) > 1 {
-		return c.splitCheckout(ctx, t, lines, units, tenders, card, splitFlags{cash: pos.Paise(*cash), issuer: *issuer, tenure: *tenure, otp: *otp, wait: *wait, cashier: cashier})
+		f := splitFlags{cash: pos.Paise(*cash), issuer: *issuer, tenure: *tenure, otp: *otp, wait: *wait, cashier: cashier}
+		if !buyer.IsZero() {
+			f.buyer = &buyer
+		}
+		return c.splitCheckout(ctx, t, lines, units, tenders, card, f)
 	}
 	req := pos.PayRequest{Lines: lines, IMEIs: units, Tender: tender, Tendered: pos.Paise(*cash), Cashier: cashier,
 		OTP: *otp, Unattended: true, Wait: *wait}
+	if !buyer.IsZero() {
+		req.Buyer = &buyer
+	}
 	if card != nil {
 		req.Card = card
 	}
@@ -266,6 +283,9 @@ func cmdCheckout(c *cli, args []string) int {
 		req.Offer = &plan
 	}
 	res, err := t.Pay(ctx, req, c.payProgress(t.Live()))
+	if errors.Is(err, pos.ErrBuyerNeeded) {
+		return c.fail(exitBadInput, "%s Give them with --customer-name, --customer-address and --customer-state.", pos.Sentence(err))
+	}
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}
@@ -285,7 +305,7 @@ func checkoutErrorCode(err error) int {
 		return exitCannotWork // the journal cannot be written; nothing moved
 	}
 	for _, bad := range []error{pos.ErrEmptyCart, pos.ErrBadIMEI, pos.ErrIMEIMissing, pos.ErrOfferNotForCard,
-		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed} {
+		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed, pos.ErrBuyerNeeded} {
 		if errors.Is(err, bad) {
 			return exitBadInput
 		}
@@ -663,7 +683,7 @@ func cmdCatalog(c *cli, args []string) int {
 		return c.fail(exitBadInput, "The format %q is not known; use text or json.", *format)
 	}
 	for _, p := range cat.Products() {
-		fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%d%%\n", p.SKU, p.Name, p.Price, p.GSTRate)
+		fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s\n", p.SKU, p.Name, p.Price, p.GSTRate)
 	}
 	return exitOK
 }

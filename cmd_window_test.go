@@ -175,7 +175,12 @@ func TestWindowTillSells(t *testing.T) {
 	assert.False(t, st.Live)
 	assert.Zero(t, st.Unknown)
 
-	cash, err := till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha"}, nil)
+	// With the GSTIN set the sale is a tax invoice: from ₹50,000 taxable it names
+	// the buyer (CGST Rule 46(e)).
+	_, err = till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha"}, nil)
+	require.ErrorIs(t, err, pos.ErrBuyerNeeded)
+	cash, err := till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha",
+		Buyer: &pos.Buyer{Name: "R. Shah", Address: "MG Road, Pune", State: "27"}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, pos.StatePaid, cash.State)
 	assert.Equal(t, pos.Rupees(1), cash.Change)

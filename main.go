@@ -62,7 +62,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"sandbox":   {"galla sandbox [--listen ADDR] [--admin] [--state FILE] [--test-data]", cmdSandbox},
-		"checkout":  {"galla checkout --items SKU[:QTY],... --pay card|emi|cash [--issuer NAME --tenure N] [--imei IMEI,...] [--otp CODE] [--cash PAISE] [--wait DURATION]", cmdCheckout},
+		"checkout":  {"galla checkout --items SKU[:QTY],... --pay card|emi|cash [--issuer NAME --tenure N] [--imei IMEI,...] [--otp CODE] [--cash PAISE] [--wait DURATION] [--customer-name NAME --customer-address ADDRESS --customer-state STATE] [--customer-phone MOBILE] [--customer-gstin GSTIN] [--deliver-state STATE]", cmdCheckout},
 		"pay":       {"galla pay MERCHANT_ORDER_ID [--otp CODE] [--wait DURATION]", cmdPay},
 		"reconcile": {"galla reconcile", cmdReconcile},
 		"refund":    {"galla refund MERCHANT_ORDER_ID [--amount PAISE]", cmdRefund},

@@ -37,7 +37,8 @@ type Line struct {
 	UnitPrice   Paise    `json:"unit_price"` // GST-inclusive
 	Discount    Paise    `json:"discount,omitempty"`
 	ApprovedBy  string   `json:"approved_by,omitempty"` // the manager who approved a discount above the DiscountPolicy's limit
-	GSTRate     int      `json:"gst_rate"`
+	GSTRate     Rate     `json:"gst_rate"`
+	Cess        Rate     `json:"cess_rate,omitzero"` // the compensation cess, on the taxable value
 	Serialised  bool     `json:"serialised,omitempty"`
 	IMEIs       []string `json:"imeis,omitempty"` // at most Qty; one per unit once all are entered
 }
@@ -50,7 +51,7 @@ func (l Line) Gross() Paise { return Paise(l.Qty) * l.UnitPrice }
 func (l Line) Amount() Paise { return l.Gross() - l.Discount }
 
 // Tax returns the GST in the line's amount by Galla's one rounding rule.
-func (l Line) Tax() LineTax { return TaxOf(l.Amount(), l.GSTRate) }
+func (l Line) Tax() LineTax { return TaxWithCess(l.Amount(), l.GSTRate, l.Cess) }
 
 // MissingIMEIs returns how many units of a serialised line still need an IMEI (0 for
 // a line that is not serialised).
@@ -76,7 +77,7 @@ func (l Line) clone() Line {
 func LineFor(p Product, qty int) Line {
 	return Line{
 		SKU: p.SKU, Name: p.Name, Brand: p.Brand, ProductCode: p.ProductCode, HSN: p.HSN,
-		Qty: qty, UnitPrice: p.Price, GSTRate: p.GSTRate, Serialised: p.Serialised,
+		Qty: qty, UnitPrice: p.Price, GSTRate: p.GSTRate, Cess: p.Cess, Serialised: p.Serialised,
 	}
 }
 

@@ -11,9 +11,9 @@ import (
 func testCatalog(t *testing.T) *Catalog {
 	t.Helper()
 	c, err := NewCatalog([]Product{
-		{SKU: "PH-1", Barcode: "8806095124018", Name: "Samsung Galaxy S24", Brand: "Samsung", ProductCode: "SAMSUNG-S24", Price: Rupees(74999), GSTRate: 18, HSN: "8517", Serialised: true},
-		{SKU: "CBL-1", Barcode: "8904130501013", Name: "USB-C Cable", Price: Rupees(499), GSTRate: 18, HSN: "8544"},
-		{SKU: "BK-1", Name: "Book", Price: Rupees(399), GSTRate: 0, HSN: "4901"},
+		{SKU: "PH-1", Barcode: "8806095124018", Name: "Samsung Galaxy S24", Brand: "Samsung", ProductCode: "SAMSUNG-S24", Price: Rupees(74999), GSTRate: Percent(18), HSN: "8517", Serialised: true},
+		{SKU: "CBL-1", Barcode: "8904130501013", Name: "USB-C Cable", Price: Rupees(499), GSTRate: Percent(18), HSN: "8544"},
+		{SKU: "BK-1", Name: "Book", Price: Rupees(399), GSTRate: Percent(0), HSN: "4901"},
 	})
 	require.NoError(t, err)
 	return c
@@ -28,7 +28,7 @@ func TestCartAdd(t *testing.T) {
 	cart := NewCart(testCatalog(t))
 	l, err := cart.Scan("8806095124018")
 	require.NoError(t, err)
-	assert.Equal(t, Line{SKU: "PH-1", Name: "Samsung Galaxy S24", Brand: "Samsung", ProductCode: "SAMSUNG-S24", HSN: "8517", Qty: 1, UnitPrice: Rupees(74999), GSTRate: 18, Serialised: true}, l)
+	assert.Equal(t, Line{SKU: "PH-1", Name: "Samsung Galaxy S24", Brand: "Samsung", ProductCode: "SAMSUNG-S24", HSN: "8517", Qty: 1, UnitPrice: Rupees(74999), GSTRate: Percent(18), Serialised: true}, l)
 
 	_, err = cart.Add("cbl-1", 2)
 	require.NoError(t, err)

@@ -31,21 +31,10 @@ type Product struct {
 	Brand       string
 	ProductCode string // the payment service's product code (EMI offers), e.g. SAMSUNG-S24
 	Price       Paise  // GST-inclusive unit price, more than zero
-	GSTRate     int    // percent: one of 0, 5, 12, 18, 28
-	HSN         string // the HSN code, 4 to 8 digits
+	GSTRate     Rate   // one of GSTRates
+	Cess        Rate   // the compensation cess on the taxable value; zero for most goods
+	HSN         string // the HSN code: 4, 6 or 8 digits
 	Serialised  bool   // each unit carries an IMEI
-}
-
-// GSTRates returns the GST rates, in percent, a product may carry: 0, 5, 12, 18, 28.
-func GSTRates() []int { return []int{0, 5, 12, 18, 28} }
-
-// ValidGSTRate reports whether rate (percent) is one of GSTRates.
-func ValidGSTRate(rate int) bool {
-	switch rate {
-	case 0, 5, 12, 18, 28:
-		return true
-	}
-	return false
 }
 
 // MaxPrice is the highest unit price a product may carry (₹1,00,00,000.00), which
@@ -157,7 +146,7 @@ func NewCatalog(products []Product) (*Catalog, error) {
 	for i := range ps {
 		ps[i] = normalise(ps[i])
 	}
-	validateAll(ps, func(i int) Problem { return Problem{Item: i + 1} }, ie)
+	validateAll(ps, func(i int) Problem { return Problem{Item: i + 1} }, ie, true)
 	if len(ps) == 0 {
 		ie.add(Problem{Msg: "there are no products"})
 	}
@@ -179,11 +168,15 @@ func normalise(p Product) Product {
 
 // validateAll checks each product and the uniqueness of SKUs and barcodes, adding a
 // problem located by where(i) for each thing wrong.
-func validateAll(ps []Product, where func(i int) Problem, ie *ImportError) {
+//
+// rates checks each rate against GSTRates and the HSN codes for 4, 6 or 8 digits;
+// a catalog restored from the journal keeps the rates and codes it was imported with (they were in force then), so that a
+// change of the rate list never stops a terminal from opening its catalog.
+func validateAll(ps []Product, where func(i int) Problem, ie *ImportError, rates bool) {
 	skus := make(map[string]int, len(ps))
 	barcodes := make(map[string]int, len(ps))
 	for i, p := range ps {
-		for _, msg := range validate(p) {
+		for _, msg := range validate(p, rates) {
 			pr := where(i)
 			pr.SKU, pr.Msg = printable(p.SKU), msg
 			if !ie.add(pr) {
@@ -251,7 +244,7 @@ func printable(s string) string {
 }
 
 // validate lists what is wrong with one product, taken alone.
-func validate(p Product) []string {
+func validate(p Product, rates bool) []string {
 	var out []string
 	switch {
 	case p.SKU == "":
@@ -288,11 +281,19 @@ func validate(p Product) []string {
 	case p.Price > MaxPrice:
 		out = append(out, "the price is more than "+MaxPrice.String())
 	}
-	if !ValidGSTRate(p.GSTRate) {
-		out = append(out, fmt.Sprintf("the GST rate %d%% is not one of 0, 5, 12, 18 or 28", p.GSTRate))
+	switch {
+	case !rates:
+	case !ValidGSTRate(p.GSTRate):
+		out = append(out, fmt.Sprintf("the GST rate %s is not one of the rates in force since 22 September 2025 (%s); use the rate of the goods' HSN code", p.GSTRate, rateList()))
+	case p.GSTRate == Percent(28) && p.Cess.IsZero():
+		out = append(out, "28% is kept only for goods that also bear a compensation cess (tobacco, pan masala): set the row's cess_rate, or use the goods' rate since 22 September 2025 (most moved to 18% or 40%)")
 	}
-	if len(p.HSN) < 4 || len(p.HSN) > 8 || !allDigits(p.HSN) {
-		out = append(out, "the HSN code must be 4 to 8 digits")
+	if maxCess := Percent(300); p.Cess.BP() < 0 || p.Cess.Compare(maxCess) > 0 {
+		out = append(out, "the cess rate must be between 0 and "+maxCess.String())
+	}
+	// A stored catalog keeps the 5- and 7-digit codes the earlier check let in.
+	if n := len(p.HSN); n < 4 || n > 8 || (rates && n%2 == 1) || !allDigits(p.HSN) {
+		out = append(out, fmt.Sprintf("the HSN code %q must be 4, 6 or 8 digits (for example 8517 for phones)", printable(p.HSN)))
 	}
 	return out
 }
@@ -551,13 +552,14 @@ func readAll(r io.Reader) ([]byte, error) {
 
 // csvColumns returns the columns of a catalog CSV file; the first five are required.
 func csvColumns() []string {
-	return []string{"sku", "name", "price", "gst_rate", "hsn", "barcode", "brand", "product_code", "serialised"}
+	return []string{"sku", "name", "price", "gst_rate", "hsn", "barcode", "brand", "product_code", "serialised", "cess_rate"}
 }
 
 // ImportCSV reads a catalog from CSV text with a header row naming the columns sku,
 // barcode, name, brand, product_code, price (rupees, e.g. 74999.00), gst_rate
-// (percent), hsn and serialised (yes/no, true/false, 1/0, or empty), in any order;
-// barcode, brand, product_code and serialised may be left out. It returns a complete
+// (percent: 18, 0.25), hsn, serialised (yes/no, true/false, 1/0, or empty) and
+// cess_rate (percent), in any order; barcode, brand, product_code, serialised and
+// cess_rate may be left out. It returns a complete
 // new catalog, or an *ImportError listing every bad row by line number.
 func ImportCSV(r io.Reader) (*Catalog, error) {
 	data, err := readAll(r)
@@ -646,8 +648,14 @@ func ImportCSV(r io.Reader) (*Catalog, error) {
 			msgs = append(msgs, "the price must be rupees such as 74999.00")
 			p.Price = 1 // checked; keep validate from repeating it
 		}
-		if p.GSTRate, err = strconv.Atoi(strings.TrimSuffix(get("gst_rate"), "%")); err != nil {
-			msgs = append(msgs, "the GST rate must be a whole number of percent: 0, 5, 12, 18 or 28")
+		if p.GSTRate, err = ParseRate(get("gst_rate")); err != nil {
+			msgs = append(msgs, "the GST rate must be a number of percent: "+rateList())
+			p.GSTRate = Percent(18) // checked; keep validate from repeating it
+		}
+		if c := get("cess_rate"); c != "" {
+			if p.Cess, err = ParseRate(c); err != nil {
+				msgs = append(msgs, "the cess rate must be a number of percent, such as 60")
+			}
 		}
 		if p.Serialised, err = parseYesNo(get("serialised")); err != nil {
 			msgs = append(msgs, "serialised must be yes or no")
@@ -660,7 +668,7 @@ func ImportCSV(r io.Reader) (*Catalog, error) {
 		ps = append(ps, normalise(p))
 		lines = append(lines, line)
 	}
-	return finish(ps, lines, ie)
+	return finish(ps, lines, ie, true)
 }
 
 // csvReason describes a CSV parse error without repeating the line number.
@@ -683,8 +691,8 @@ func parseYesNo(s string) (bool, error) {
 }
 
 // finish validates the products read from a file, lines[i] being where ps[i] starts.
-func finish(ps []Product, lines []int, ie *ImportError) (*Catalog, error) {
-	validateAll(ps, func(i int) Problem { return Problem{Line: lines[i], Item: i + 1} }, ie)
+func finish(ps []Product, lines []int, ie *ImportError, rates bool) (*Catalog, error) {
+	validateAll(ps, func(i int) Problem { return Problem{Line: lines[i], Item: i + 1} }, ie, rates)
 	if len(ps) == 0 && len(ie.Problems) == 0 {
 		ie.add(Problem{Msg: "the file holds no products"})
 	}
@@ -709,7 +717,8 @@ type jsonProduct struct {
 	Brand       string          `json:"brand,omitempty"`
 	ProductCode string          `json:"product_code,omitempty"`
 	Price       json.RawMessage `json:"price"`
-	GSTRate     *int            `json:"gst_rate"`
+	GSTRate     *Rate           `json:"gst_rate"`
+	Cess        Rate            `json:"cess_rate,omitzero"`
 	HSN         string          `json:"hsn"`
 	Serialised  bool            `json:"serialised,omitempty"`
 }
@@ -720,7 +729,7 @@ func (p Product) MarshalJSON() ([]byte, error) {
 	price, _ := json.Marshal(priceText(p.Price))
 	return json.Marshal(jsonProduct{
 		SKU: p.SKU, Barcode: p.Barcode, Name: p.Name, Brand: p.Brand, ProductCode: p.ProductCode,
-		Price: price, GSTRate: &rate, HSN: p.HSN, Serialised: p.Serialised,
+		Price: price, GSTRate: &rate, Cess: p.Cess, HSN: p.HSN, Serialised: p.Serialised,
 	})
 }
 
@@ -751,7 +760,7 @@ func (p *Product) UnmarshalJSON(data []byte) error {
 	}
 	*p = Product{
 		SKU: j.SKU, Barcode: j.Barcode, Name: j.Name, Brand: j.Brand, ProductCode: j.ProductCode,
-		Price: price, GSTRate: *j.GSTRate, HSN: j.HSN, Serialised: j.Serialised,
+		Price: price, GSTRate: *j.GSTRate, Cess: j.Cess, HSN: j.HSN, Serialised: j.Serialised,
 	}
 	return nil
 }
@@ -790,7 +799,15 @@ func ImportJSON(r io.Reader) (*Catalog, error) {
 
 // LoadCatalogJSON is ImportJSON over bytes in memory, such as the embedded sample
 // catalog.
-func LoadCatalogJSON(data []byte) (*Catalog, error) {
+func LoadCatalogJSON(data []byte) (*Catalog, error) { return loadCatalogJSON(data, true) }
+
+// RestoreCatalogJSON reads a catalog the journal stored when it was imported: as
+// LoadCatalogJSON, except that its GST rates are not checked against today's
+// list (GSTRates). They were accepted at import; the rate list changing must not
+// leave a terminal without its catalog. Import a new catalog to move to new rates.
+func RestoreCatalogJSON(data []byte) (*Catalog, error) { return loadCatalogJSON(data, false) }
+
+func loadCatalogJSON(data []byte, rates bool) (*Catalog, error) {
 	ie := &ImportError{}
 	// lineAt counts lines incrementally: offsets mostly grow, so a big file is
 	// scanned once, not once per product.
@@ -867,7 +884,7 @@ func LoadCatalogJSON(data []byte) (*Catalog, error) {
 		ie.add(Problem{Line: lineAt(dec.InputOffset()), Msg: "there is text after the array of products"})
 		return nil, ie
 	}
-	return finish(ps, lines, ie)
+	return finish(ps, lines, ie, rates)
 }
 
 // skuOf digs the sku out of a product that did not decode, to name it in a problem.
@@ -894,13 +911,17 @@ func (c *Catalog) WriteJSON(w io.Writer) error {
 // WriteCSV writes the catalog as CSV with a header row that ImportCSV reads back.
 func (c *Catalog) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"sku", "barcode", "name", "brand", "product_code", "price", "gst_rate", "hsn", "serialised"})
+	_ = cw.Write([]string{"sku", "barcode", "name", "brand", "product_code", "price", "gst_rate", "hsn", "serialised", "cess_rate"})
 	for _, p := range c.products {
 		ser := "no"
 		if p.Serialised {
 			ser = "yes"
 		}
-		_ = cw.Write([]string{p.SKU, p.Barcode, p.Name, p.Brand, p.ProductCode, priceText(p.Price), strconv.Itoa(p.GSTRate), p.HSN, ser})
+		cess := ""
+		if !p.Cess.IsZero() {
+			cess = p.Cess.Decimal()
+		}
+		_ = cw.Write([]string{p.SKU, p.Barcode, p.Name, p.Brand, p.ProductCode, priceText(p.Price), p.GSTRate.Decimal(), p.HSN, ser, cess})
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

@@ -44,11 +44,11 @@ func TestDefaultCatalog(t *testing.T) {
 		assert.True(t, eanValid(p.Barcode), "%s: barcode %s is not a valid EAN-13", p.SKU, p.Barcode)
 		if p.HSN == "8517" {
 			assert.True(t, p.Serialised, "%s: a phone carries an IMEI", p.SKU)
-			assert.Equal(t, 18, p.GSTRate, "%s: GST of a phone", p.SKU)
+			assert.Equal(t, Percent(18), p.GSTRate, "%s: GST of a phone", p.SKU)
 		}
 		if strings.HasPrefix(p.ProductCode, "ACC-") {
 			assert.Less(t, p.Price, Rupees(3000), "%s: an accessory is under ₹3,000", p.SKU)
-			assert.Equal(t, 18, p.GSTRate, "%s: GST of an accessory", p.SKU)
+			assert.Equal(t, Percent(18), p.GSTRate, "%s: GST of an accessory", p.SKU)
 		}
 	}
 	// The ADR's brand-offer table: every product code is in the sample catalog.
@@ -71,14 +71,14 @@ func TestDefaultCatalog(t *testing.T) {
 		}
 	}
 	assert.Equal(t, Rupees(74999), codes["SAMSUNG-S24"].Price)
-	rates := map[int]bool{}
+	rates := map[Rate]bool{}
 	for _, p := range c.Products() {
 		rates[p.GSTRate] = true
 	}
 	// The rates in force since the GST rationalisation of September 2025: TVs and
 	// air conditioners moved from 28% to 18%, solar devices from 12% to 5%.
-	assert.True(t, rates[0] && rates[5] && rates[18], "the sample has 0%%, 5%% and 18%% items: %v", rates)
-	assert.False(t, rates[12] || rates[28], "no sample item is at a rate no longer used for it: %v", rates)
+	assert.True(t, rates[Percent(0)] && rates[Percent(5)] && rates[Percent(18)], "the sample has 0%%, 5%% and 18%% items: %v", rates)
+	assert.False(t, rates[Percent(12)] || rates[Percent(28)], "no sample item is at a rate no longer used for it: %v", rates)
 
 	// SampleCatalog returns a copy each time.
 	a := assets.SampleCatalog()
@@ -95,9 +95,9 @@ func TestImportCSV(t *testing.T) {
 	c, err := ImportCSV(strings.NewReader(in))
 	require.NoError(t, err)
 	want := []Product{
-		{SKU: "PH-1", Barcode: "8901234567890", Name: "Phone One, 8GB", Brand: "Samsung", ProductCode: "SAMSUNG-S24", Price: 7499900, GSTRate: 18, HSN: "8517", Serialised: true},
-		{SKU: "ACC-1", Name: "Cable", Price: 49900, GSTRate: 18, HSN: "85444299"},
-		{SKU: "BK-1", Barcode: "8901234567891", Name: "Book", Price: 39950, GSTRate: 0, HSN: "4901"},
+		{SKU: "PH-1", Barcode: "8901234567890", Name: "Phone One, 8GB", Brand: "Samsung", ProductCode: "SAMSUNG-S24", Price: 7499900, GSTRate: Percent(18), HSN: "8517", Serialised: true},
+		{SKU: "ACC-1", Name: "Cable", Price: 49900, GSTRate: Percent(18), HSN: "85444299"},
+		{SKU: "BK-1", Barcode: "8901234567891", Name: "Book", Price: 39950, GSTRate: Percent(0), HSN: "4901"},
 	}
 	assert.Equal(t, want, c.Products())
 
@@ -157,21 +157,27 @@ func TestImportCSVProblems(t *testing.T) {
 			"ok-1,,Dup SKU,,,10,18,8517,\n" + // 10
 			"B-7,123,Dup barcode,,,10,18,8517,\n" + // 11
 			"B-8,,Short row\n" + // 12
-			"B 9,,Space in SKU,,,10,18,8517,\n", // 13
+			"B 9,,Space in SKU,,,10,18,8517,\n" + // 13
+			"B-10,,Old rate,,,10,12,8517,\n" + // 14
+			"B-11,,Cigarettes,,,10,28,2402,\n" + // 15: 28% without its cess
+			"B-12,,Five-digit HSN,,,10,18,85171,\n", // 16
 			[]string{
 				"3: the SKU is missing",
 				"4: the barcode must be digits only",
 				"5: the name is missing",
 				"6: the price must be more than zero",
-				"7: the GST rate 15% is not one of 0, 5, 12, 18 or 28",
-				"8: the HSN code must be 4 to 8 digits",
+				"7: the GST rate 15% is not one of the rates in force since 22 September 2025 (0, 0.25, 1.5, 3, 5, 18, 28 or 40)",
+				`8: the HSN code "851" must be 4, 6 or 8 digits`,
 				"9: the price must be rupees",
-				"9: the GST rate must be a whole number",
+				"9: the GST rate must be a number of percent: 0, 0.25, 1.5, 3, 5, 18, 28 or 40",
 				"9: serialised must be yes or no",
 				"10: the SKU is already used by line 2",
 				"11: the barcode is already used by line 2",
 				"12: the row has 3 fields; the header has 9",
 				"13: the SKU may not contain spaces",
+				"14: the GST rate 12% is not one of the rates in force since 22 September 2025",
+				"15: 28% is kept only for goods that also bear a compensation cess",
+				`16: the HSN code "85171" must be 4, 6 or 8 digits`,
 			}},
 		{"bad quote", head + "A,,\"Name,,,10,18,8517,\n", []string{"2: the row cannot be read"}},
 		{"barcode is a SKU", head + "111,,A,,,10,18,8517,\nB,111,B,,,10,18,8517,\n", []string{"3: the barcode is the SKU of line 2"}},
@@ -188,6 +194,39 @@ func TestImportCSVProblems(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The rates since 22 September 2025 import with their decimals and cess; they
+// write back the same.
+func TestImportRatesAndCess(t *testing.T) {
+	in := "sku,name,price,gst_rate,hsn,cess_rate\n" +
+		"DIA-1,Cut diamond,100250.00,0.25,71023910,\n" +
+		"GOLD-1,Gold coin 1g,10150,1.5,7118,\n" +
+		"PAN-1,Pan masala 100g,188,28,2106,60\n" +
+		"CAR-1,Car 1500cc,1400000,40,870323,\n" +
+		"PH-1,Phone,59000,18%,8517,\n"
+	c, err := ImportCSV(strings.NewReader(in))
+	require.NoError(t, err)
+	ps := c.Products()
+	assert.Equal(t, []Rate{RateBP(25), RateBP(150), Percent(28), Percent(40), Percent(18)},
+		[]Rate{ps[0].GSTRate, ps[1].GSTRate, ps[2].GSTRate, ps[3].GSTRate, ps[4].GSTRate})
+	assert.Equal(t, Percent(60), ps[2].Cess)
+	assert.True(t, ps[0].Cess.IsZero())
+	// A pan masala line: ₹188.00 = taxable 100.00 + GST 28.00 + cess 60.00.
+	assert.Equal(t, LineTax{Amount: 18800, Taxable: 10000, Tax: 2800, CGST: 1400, SGST: 1400, Cess: 6000}, LineFor(ps[2], 1).Tax())
+
+	var js bytes.Buffer
+	require.NoError(t, c.WriteJSON(&js))
+	assert.Contains(t, js.String(), `"gst_rate": 0.25`)
+	assert.Contains(t, js.String(), `"cess_rate": 60`)
+	back, err := ImportJSON(&js)
+	require.NoError(t, err)
+	assert.Equal(t, ps, back.Products())
+	var cs bytes.Buffer
+	require.NoError(t, c.WriteCSV(&cs))
+	back, err = ImportCSV(&cs)
+	require.NoError(t, err)
+	assert.Equal(t, ps, back.Products())
 }
 
 func TestImportCSVTooManyProblems(t *testing.T) {
@@ -212,9 +251,9 @@ func TestImportJSON(t *testing.T) {
 	c, err := ImportJSON(strings.NewReader(in))
 	require.NoError(t, err)
 	want := []Product{
-		{SKU: "PH-1", Barcode: "8901234567890", Name: "Phone", Brand: "Samsung", ProductCode: "SAMSUNG-S24", Price: 7499900, GSTRate: 18, HSN: "8517", Serialised: true},
-		{SKU: "ACC-1", Name: "Cable", Price: 49900, GSTRate: 18, HSN: "8544"},
-		{SKU: "ACC-2", Name: "Case", Price: 9950, GSTRate: 5, HSN: "3926"},
+		{SKU: "PH-1", Barcode: "8901234567890", Name: "Phone", Brand: "Samsung", ProductCode: "SAMSUNG-S24", Price: 7499900, GSTRate: Percent(18), HSN: "8517", Serialised: true},
+		{SKU: "ACC-1", Name: "Cable", Price: 49900, GSTRate: Percent(18), HSN: "8544"},
+		{SKU: "ACC-2", Name: "Case", Price: 9950, GSTRate: Percent(5), HSN: "3926"},
 	}
 	assert.Equal(t, want, c.Products())
 }
@@ -251,7 +290,7 @@ func TestImportJSONProblems(t *testing.T) {
 			`9: the field "price" is missing`,
 			"10: the price must be more than zero",
 			"10: the GST rate 7% is not one of",
-			"10: the HSN code must be 4 to 8 digits",
+			`10: the HSN code "49" must be 4, 6 or 8 digits`,
 		}},
 	}
 	for _, tt := range tests {
@@ -268,12 +307,12 @@ func TestImportJSONProblems(t *testing.T) {
 }
 
 func TestNewCatalog(t *testing.T) {
-	good := Product{SKU: " A ", Name: "A", Price: 100, GSTRate: 18, HSN: "8517"}
+	good := Product{SKU: " A ", Name: "A", Price: 100, GSTRate: Percent(18), HSN: "8517"}
 	c, err := NewCatalog([]Product{good})
 	require.NoError(t, err)
 	assert.Equal(t, "A", c.Products()[0].SKU, "fields are trimmed")
 
-	_, err = NewCatalog([]Product{good, {SKU: "a", Name: "B", Price: MaxPrice + 1, GSTRate: 18, HSN: "8517"}})
+	_, err = NewCatalog([]Product{good, {SKU: "a", Name: "B", Price: MaxPrice + 1, GSTRate: Percent(18), HSN: "8517"}})
 	var ie *ImportError
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, []Problem{
@@ -374,7 +413,7 @@ func genCatalog(tb testing.TB, n int) *Catalog {
 			SKU:     fmt.Sprintf("%s-%s-%06d", strings.ToUpper(b[:2]), strings.ToUpper(k[:2]), i),
 			Barcode: fmt.Sprintf("890%010d", i*7919%10_000_000_000),
 			Name:    fmt.Sprintf("%s %s %s%d %s", b, k, string(rune('A'+r.IntN(26))), r.IntN(900)+100, colours[r.IntN(len(colours))]),
-			Brand:   b, Price: Paise(r.IntN(10_000_000) + 100), GSTRate: []int{5, 12, 18, 28}[r.IntN(4)], HSN: "8517",
+			Brand:   b, Price: Paise(r.IntN(10_000_000) + 100), GSTRate: []Rate{Percent(5), RateBP(25), Percent(18), Percent(40)}[r.IntN(4)], HSN: "8517",
 		}
 	}
 	c, err := NewCatalog(ps)
@@ -462,7 +501,7 @@ func checkCatalog(t *testing.T, c *Catalog) {
 	require.NotEmpty(t, ps)
 	skus, barcodes := map[string]bool{}, map[string]bool{}
 	for _, p := range ps {
-		require.Empty(t, validate(p), "imported product %+v is not valid", p)
+		require.Empty(t, validate(p, true), "imported product %+v is not valid", p)
 		k := strings.ToLower(p.SKU)
 		require.False(t, skus[k], "SKU %q twice", p.SKU)
 		skus[k] = true
@@ -523,4 +562,22 @@ func TestSampleCatalogFindsWhatCashiersType(t *testing.T) {
 	for _, q := range []string{"charger", "cable", "case", "earphones", "s24", "iphone"} {
 		assert.NotEmpty(t, cat.Search(q, 10), "Search(%q)", q)
 	}
+}
+
+// A catalog stored by the journal under the rates of its day (12%, 28% without
+// cess) still opens; importing it again is refused with the row named.
+func TestRestoreCatalogKeepsOldRates(t *testing.T) {
+	old := `[{"sku":"PEN","name":"Pen","price":"10.00","gst_rate":12,"hsn":"9608"},
+{"sku":"TV","name":"TV","price":"77990.00","gst_rate":28,"hsn":"8528"}]`
+	c, err := RestoreCatalogJSON([]byte(old))
+	require.NoError(t, err)
+	assert.Equal(t, Percent(12), c.Products()[0].GSTRate)
+	_, err = LoadCatalogJSON([]byte(old))
+	got := problemsOf(t, err)
+	require.Len(t, got, 2)
+	assert.Contains(t, got[0], "1: the GST rate 12% is not one of the rates in force")
+	assert.Contains(t, got[1], "2: 28% is kept only for goods that also bear a compensation cess")
+	// The HSN is checked either way.
+	_, err = RestoreCatalogJSON([]byte(`[{"sku":"PEN","name":"Pen","price":"10.00","gst_rate":12,"hsn":"96"}]`))
+	assert.ErrorIs(t, err, ErrBadCatalog)
 }

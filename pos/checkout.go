@@ -20,6 +20,7 @@ type Sale struct {
 	Lines       []Line
 	Staff       string    // the cashier's staff ID or name
 	Customer    *Customer // nil: Config.Customer
+	Buyer       *Buyer    // the buyer named on the invoice; nil: none
 	Description string    // order_desc; empty: the first line's name
 }
 
@@ -206,7 +207,7 @@ func (e *Engine) open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 	for try := 0; ; try++ {
 		o := &Order{}
 		in := &Intent{Tender: tender, Lines: lines, Totals: totals, Amount: totals.Total, EMI: plan,
-			IMEIs: allIMEIs(lines), Replaces: replaces, Customer: sale.Customer, ReturnURL: e.cfg.ReturnURL, Sale: pt.Sale}
+			IMEIs: allIMEIs(lines), Replaces: replaces, Customer: sale.Customer, Buyer: sale.Buyer, ReturnURL: e.cfg.ReturnURL, Sale: pt.Sale}
 		if !tender.local() {
 			in.Gateway = e.cfg.GatewayID
 		}

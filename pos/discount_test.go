@@ -12,7 +12,7 @@ import (
 )
 
 func TestDiscountPolicyCheck(t *testing.T) {
-	line := Line{SKU: "PH-1", Name: "Samsung Galaxy S24", Qty: 1, UnitPrice: Rupees(74999), GSTRate: 18}
+	line := Line{SKU: "PH-1", Name: "Samsung Galaxy S24", Qty: 1, UnitPrice: Rupees(74999), GSTRate: Percent(18)}
 	manager := &Staff{ID: "001", Name: "Asha", Role: RoleManager}
 	cashier := &Staff{ID: "002", Name: "Ravi", Role: RoleCashier}
 	tests := []struct {
@@ -141,7 +141,7 @@ func TestLoadDiscountPolicy(t *testing.T) {
 // TestLineApprovedByJSON checks that the approving manager is journaled with the
 // line, and that lines journaled before the field existed still read.
 func TestLineApprovedByJSON(t *testing.T) {
-	plain := Line{SKU: "CBL-1", Name: "USB-C Cable", HSN: "8544", Qty: 1, UnitPrice: Rupees(499), GSTRate: 18}
+	plain := Line{SKU: "CBL-1", Name: "USB-C Cable", HSN: "8544", Qty: 1, UnitPrice: Rupees(499), GSTRate: Percent(18)}
 	raw, err := json.Marshal(plain)
 	require.NoError(t, err)
 	assert.NotContains(t, string(raw), "approved_by", "no approval, no field")

@@ -57,7 +57,7 @@ func catalogJSON(t *testing.T) []byte {
 	t.Helper()
 	return []byte(`[
  {"sku":"PH-SAM-S24","name":"Samsung Galaxy S24","brand":"Samsung","product_code":"SAMSUNG-S24","price":"74999.00","gst_rate":18,"hsn":"8517","serialised":true},
- {"sku":"TV-LG-OLED55C4","name":"LG OLED 55","brand":"LG","product_code":"LG-OLED55C4","price":"149990.00","gst_rate":28,"hsn":"8528"},
+ {"sku":"TV-LG-OLED55C4","name":"LG OLED 55","brand":"LG","product_code":"LG-OLED55C4","price":"149990.00","gst_rate":18,"hsn":"8528"},
  {"sku":"ACC-CASE","name":"Phone case","price":"1499.00","gst_rate":18,"hsn":"3926"},
  {"sku":"ACC-CBL","name":"Cable","price":"499.00","gst_rate":18,"hsn":"8544"}
 ]`)
@@ -579,7 +579,7 @@ func TestReportsAndDayClose(t *testing.T) {
 	assert.Equal(t, Count{1, 149900}, x.Failed)
 	assert.Equal(t, Paise(49900), x.CashExpected)
 	require.Len(t, x.GST, 1)
-	assert.Equal(t, 18, x.GST[0].Rate)
+	assert.Equal(t, Percent(18), x.GST[0].Rate)
 	assert.Equal(t, Paise(199800), x.GST[0].Amount)
 	assert.Equal(t, x.GST[0].Amount, x.GST[0].Taxable+x.GST[0].Tax)
 	assert.Len(t, x.Orders, 3)

@@ -131,6 +131,7 @@ type Intent struct {
 	IMEIs     []string   `json:"imeis,omitempty"`      // entered per serialised unit (brand EMI)
 	Replaces  string     `json:"replaces,omitempty"`   // the abandoned order id this sale moved from
 	Customer  *Customer  `json:"customer,omitempty"`   // optional customer contact
+	Buyer     *Buyer     `json:"buyer,omitempty"`      // the buyer named on the invoice
 	ReturnURL string     `json:"return_url,omitempty"` // merchant_return_url sent
 	// Sale is, for a tender's order, the split-tender sale it pays part of.
 	Sale string `json:"sale,omitempty"`

@@ -114,6 +114,7 @@ type Order struct {
 	Totals    Totals     `json:"totals"`
 	Amount    Paise      `json:"amount"` // the order amount sent to create order
 	Customer  *Customer  `json:"customer,omitempty"`
+	Buyer     *Buyer     `json:"buyer,omitempty"`      // the buyer named on the invoice
 	Replaces  string     `json:"replaces,omitempty"`   // the abandoned order this sale moved from
 	MovedTo   string     `json:"moved_to,omitempty"`   // ABANDONED: the order the sale moved to
 	ReturnURL string     `json:"return_url,omitempty"` // merchant_return_url sent
@@ -323,6 +324,10 @@ func (o *Order) Clone() *Order {
 		cu := *o.Customer
 		c.Customer = &cu
 	}
+	if o.Buyer != nil {
+		b := *o.Buyer
+		c.Buyer = &b
+	}
 	if o.EMI != nil {
 		e := *o.EMI
 		e.Tenure = slices.Clone(o.EMI.Tenure)
@@ -474,6 +479,10 @@ func (o *Order) applyIntent(ev Event) error {
 	o.Totals = in.Totals
 	o.Amount = in.Amount
 	o.Customer = in.Customer
+	if in.Buyer != nil {
+		b := *in.Buyer
+		o.Buyer = &b
+	}
 	o.Replaces = in.Replaces
 	o.ReturnURL = in.ReturnURL
 	o.Gateway = in.Gateway

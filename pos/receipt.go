@@ -68,6 +68,43 @@ func (s Shop) DocumentTitle() string {
 	return "TAX INVOICE"
 }
 
+// TitleFor is what the document of a sale of lines is: DocumentTitle, except that
+// a registered shop's sale of exempt goods only (every line at 0% and no cess) is a
+// BILL OF SUPPLY (CGST Rule 49), not a tax invoice.
+func (s Shop) TitleFor(lines []Line) string {
+	title := s.DocumentTitle()
+	if title != "TAX INVOICE" || len(lines) == 0 {
+		return title
+	}
+	for _, l := range lines {
+		if !l.GSTRate.IsZero() || !l.Cess.IsZero() {
+			return title
+		}
+	}
+	return "BILL OF SUPPLY"
+}
+
+// SaleTotals is the money of o's document and its place of supply: the totals of
+// its lines, with the tax as IGST when the place of supply (PlaceOfSupply, from
+// the buyer journaled with the sale) is another state than shop's. The order's
+// journaled Totals always split the tax as CGST + SGST; documents, reports and
+// returns that state the tax read it from here.
+func SaleTotals(o Order, shop Shop) (Totals, Place) {
+	var buyer Buyer
+	if o.Buyer != nil {
+		buyer = o.Buyer.Normal()
+	}
+	place := PlaceOfSupply(shop.State, buyer)
+	totals := o.Totals
+	if len(o.Lines) > 0 {
+		totals = ComputeTotals(o.Lines)
+	}
+	if place.Interstate {
+		totals = totals.Interstate()
+	}
+	return totals, place
+}
+
 // LoadShop reads the shop from the journal's settings; a terminal where it was never
 // set gets the zero Shop (the receipt then starts with the invoice title).
 func LoadShop(ctx context.Context, j Journal) (Shop, error) {
@@ -172,16 +209,24 @@ func ReceiptNumber(terminal string, n uint64) string {
 	return s
 }
 
-// ReceiptFor turns a journaled sale into the receipt printed for it: the shop, the
-// receipt number, the lines with HSN and GST-inclusive amounts, GST per rate, the
-// total, the tender (card brand and last four, auth code, RRN, the service's order
-// and payment ids, whether the answer was verified; the EMI plan; cash and change)
-// and a QR code signed with opt.QRKey that pulls the order up at the counter.
+// ReceiptFor turns a journaled sale into the document printed for it (CGST Rules
+// 46 and 49): the shop with its GSTIN and state, the number and date, the buyer and
+// the place of supply, the lines with HSN, quantity, unit price, discount, taxable
+// value, rate and tax, the tax per rate (CGST + SGST, or IGST across states) with
+// cess, the HSN summary, the total in figures and words, the tender (card brand and
+// last four, auth code, RRN, the service's order and payment ids, whether the
+// answer was verified; the EMI plan; cash and change), the IMEIs, and a QR code
+// signed with opt.QRKey that pulls the order up at the counter.
 func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
+	var buyer Buyer
+	if o.Buyer != nil {
+		buyer = o.Buyer.Normal()
+	}
+	totals, place := SaleTotals(o, shop)
 	r := receipts.Receipt{
 		Kind:            receipts.KindSale,
 		Shop:            receiptShop(shop),
-		Title:           shop.DocumentTitle(),
+		Title:           shop.TitleFor(o.Lines),
 		Number:          ReceiptNumber(opt.Terminal, o.ReceiptNo),
 		Terminal:        opt.Terminal,
 		Cashier:         firstNonEmpty(opt.Cashier, o.Staff),
@@ -191,12 +236,17 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		Reprint:         opt.Reprint,
 		Footer:          opt.Footer,
 		Sandbox:         sandboxed(o, opt),
+		Buyer:           receiptBuyer(buyer),
+		Interstate:      place.Interstate,
+		Composition:     shop.Composition && shop.GSTIN != "",
 	}
-	totals := o.Totals
-	if len(totals.ByRate) == 0 && len(o.Lines) > 0 {
-		totals = ComputeTotals(o.Lines)
+	if place.State != "" {
+		r.PlaceOfSupply = stateLabel(place.State)
 	}
 	r.Taxes = receiptTaxes(totals.ByRate)
+	if r.Title == "TAX INVOICE" {
+		r.HSN = receiptHSN(HSNSummary(o.Lines, place.Interstate))
+	}
 	r.Total = int64(totals.Total)
 	if r.Total == 0 {
 		r.Total = int64(o.Amount)
@@ -204,6 +254,12 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 	paid := o.Captured
 	if paid == 0 {
 		paid = o.Amount
+	}
+	if off := int64(paid) - r.Total; r.Total != 0 && off != 0 && off > -100 && off < 100 {
+		// The amount charged was the invoice value rounded to the rupee: the
+		// difference is the round-off line (docs/gst.md).
+		r.RoundOff = off
+		r.Total = int64(paid)
 	}
 	r.Tenders = []receipts.Tender{saleTender(o, paid)}
 	if len(opt.Tenders) > 0 { // a split sale: each tender that paid it
@@ -365,8 +421,41 @@ func tenderName(t TenderKind) string {
 
 func receiptShop(s Shop) receipts.Shop {
 	out := receipts.Shop{Name: s.Name, Address: s.Address, GSTIN: s.GSTIN, Phone: s.Phone}
-	if name, ok := States[s.State]; ok {
-		out.State = name + " (" + s.State + ")"
+	if _, ok := States[s.State]; ok {
+		out.State = stateLabel(s.State)
+	}
+	return out
+}
+
+// stateLabel is a state as documents print it: "Maharashtra (27)".
+func stateLabel(code string) string {
+	if name, ok := States[code]; ok {
+		return name + " (" + code + ")"
+	}
+	return code
+}
+
+func receiptBuyer(b Buyer) *receipts.Buyer {
+	if b.IsZero() {
+		return nil
+	}
+	out := &receipts.Buyer{Name: b.Name, Address: b.Address, GSTIN: b.GSTIN, Phone: b.Phone}
+	if b.State != "" {
+		out.State = stateLabel(b.State)
+	}
+	if b.ShipState != "" {
+		out.DeliveredTo = stateLabel(b.ShipState)
+	}
+	return out
+}
+
+func receiptHSN(rows []HSNTotal) []receipts.HSNLine {
+	out := make([]receipts.HSNLine, 0, len(rows))
+	for _, h := range rows {
+		out = append(out, receipts.HSNLine{
+			HSN: h.HSN, Rate: h.Rate.BP(), Qty: h.Qty, Taxable: int64(h.Taxable),
+			CGST: int64(h.CGST), SGST: int64(h.SGST), IGST: int64(h.IGST), Cess: int64(h.Cess),
+		})
 	}
 	return out
 }
@@ -410,13 +499,19 @@ func receiptLines(o Order) []receipts.Line {
 			}
 			spare = spare[1:]
 		}
+		lt := l.Tax()
 		out = append(out, receipts.Line{
 			Name:      l.Name,
 			HSN:       l.HSN,
 			Qty:       l.Qty,
 			UnitPrice: int64(l.UnitPrice),
+			Discount:  int64(l.Discount),
 			Amount:    int64(l.Amount()),
-			GSTRate:   l.GSTRate * 100,
+			GSTRate:   l.GSTRate.BP(),
+			Taxable:   int64(lt.Taxable),
+			Tax:       int64(lt.Tax),
+			CessRate:  l.Cess.BP(),
+			Cess:      int64(lt.Cess),
 			IMEIs:     imeis,
 		})
 	}
@@ -426,10 +521,10 @@ func receiptLines(o Order) []receipts.Line {
 func receiptTaxes(rates []RateTotal) []receipts.TaxLine {
 	out := make([]receipts.TaxLine, 0, len(rates))
 	for _, t := range rates {
-		if t.Rate == 0 && t.Tax == 0 && t.Taxable == 0 {
-			continue
+		if t.Rate.IsZero() && t.Tax == 0 && t.Cess == 0 {
+			continue // exempt goods: no tax to show
 		}
-		out = append(out, receipts.TaxLine{Rate: t.Rate * 100, Taxable: int64(t.Taxable), CGST: int64(t.CGST), SGST: int64(t.SGST)})
+		out = append(out, receipts.TaxLine{Rate: t.Rate.BP(), Taxable: int64(t.Taxable), CGST: int64(t.CGST), SGST: int64(t.SGST), IGST: int64(t.IGST), Cess: int64(t.Cess)})
 	}
 	return out
 }

@@ -14,7 +14,7 @@ import (
 func receiptOrder(t *testing.T, tender TenderKind) Order {
 	t.Helper()
 	paid := time.Date(2026, 11, 22, 14, 25, 0, 0, time.FixedZone("IST", 19800))
-	lines := []Line{{SKU: "S24", Name: "Samsung Galaxy S24", HSN: "8517", Qty: 1, UnitPrice: 7499900, GSTRate: 18, Serialised: true}}
+	lines := []Line{{SKU: "S24", Name: "Samsung Galaxy S24", HSN: "8517", Qty: 1, UnitPrice: 7499900, GSTRate: Percent(18), Serialised: true}}
 	o := Order{
 		ID: "G-20261122-0008", Day: "2026-11-22", State: StatePaid, Tender: tender, Staff: "Asha",
 		Opened: paid.Add(-5 * time.Minute), PaidAt: paid, Lines: lines, Totals: ComputeTotals(lines), Amount: 7499900,

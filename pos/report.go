@@ -208,7 +208,7 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 	sales := map[TenderKind]*TenderTotal{}
 	refunds := map[TenderKind]*TenderTotal{}
 	plans := map[string]*PlanTotal{}
-	gst := map[int]*RateTotal{}
+	gst := map[Rate]*RateTotal{}
 	seen := map[string]bool{}
 	receipt := func(n uint64) {
 		if n == 0 {
@@ -313,7 +313,7 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 	for _, g := range gst {
 		r.GST = append(r.GST, *g)
 	}
-	slices.SortFunc(r.GST, func(a, b RateTotal) int { return a.Rate - b.Rate })
+	slices.SortFunc(r.GST, func(a, b RateTotal) int { return a.Rate.Compare(b.Rate) })
 	slices.SortFunc(r.Orders, func(a, b ReportRow) int {
 		if c := a.Time.Compare(b.Time); c != 0 {
 			return c
@@ -460,7 +460,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.GST) > 0 {
 		b.WriteString("GST\n")
 		for _, g := range r.GST {
-			line(fmt.Sprintf("%d%% on %s", g.Rate, g.Taxable), g.Tax)
+			line(fmt.Sprintf("%s on %s", g.Rate, g.Taxable), g.Tax)
 		}
 	}
 	b.WriteString("Refunds\n")

@@ -81,7 +81,7 @@ func (e *Engine) OpenSale(ctx context.Context, sale Sale) (*Order, error) {
 		return nil, err
 	}
 	o := &Order{}
-	in := &Intent{Tender: TenderSplit, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines), Customer: sale.Customer}
+	in := &Intent{Tender: TenderSplit, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines), Customer: sale.Customer, Buyer: sale.Buyer}
 	if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
 		return nil, beforeMoney(err)
 	}

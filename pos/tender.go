@@ -176,9 +176,24 @@ func withIMEIs(lines []Line, imeis []UnitIMEI) []Line {
 // OpenSale journals the cart as a split-tender sale, to be paid by several
 // tenders (Pay with PayRequest.Sale). The discounts are checked as for any sale.
 func (t *Till) OpenSale(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string) (*SaleStatus, error) {
+	return t.OpenSaleFor(ctx, lines, imeis, cashier, nil)
+}
+
+// OpenSaleFor is OpenSale with the buyer the invoice names (nil: none); the
+// buyer is checked as for a sale of one tender (CheckBuyer), before anything is
+// journaled.
+func (t *Till) OpenSaleFor(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string, buyer *Buyer) (*SaleStatus, error) {
 	sale := Sale{Lines: SaleLines(lines, imeis), Staff: cashier}
 	if err := t.checkDiscounts(sale.Lines); err != nil {
 		return nil, err
+	}
+	if err := t.CheckBuyer(ctx, lines, buyer); err != nil {
+		return nil, err
+	}
+	if buyer != nil {
+		if b := buyer.Normal(); !b.IsZero() {
+			sale.Buyer = &b
+		}
 	}
 	o, err := t.eng.OpenSale(ctx, sale)
 	if err != nil {

@@ -211,7 +211,7 @@ func gstrLine(l Line, amount Paise, qty int, composition bool) gstr.Line {
 		return out
 	}
 	tx := TaxOf(amount, l.GSTRate)
-	out.Rate = gstr.Rate(l.GSTRate * 100)
+	out.Rate = gstr.Rate(l.GSTRate.BP())
 	out.Taxable, out.CGST, out.SGST = gstr.Paise(tx.Taxable), gstr.Paise(tx.CGST), gstr.Paise(tx.SGST)
 	return out
 }

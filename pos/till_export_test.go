@@ -17,8 +17,8 @@ import (
 func exportOrder() Order {
 	paid := time.Date(2026, 7, 3, 18, 30, 0, 0, time.Local)
 	lines := []Line{
-		{SKU: "ACC-CASE", Name: "Phone case", HSN: "3926", Qty: 2, UnitPrice: 1499_00, GSTRate: 18},
-		{SKU: "ACC-CBL", Name: "Cable", HSN: "8544", Qty: 1, UnitPrice: 105_00, GSTRate: 5},
+		{SKU: "ACC-CASE", Name: "Phone case", HSN: "3926", Qty: 2, UnitPrice: 1499_00, GSTRate: Percent(18)},
+		{SKU: "ACC-CBL", Name: "Cable", HSN: "8544", Qty: 1, UnitPrice: 105_00, GSTRate: Percent(5)},
 	}
 	return Order{ID: "ord-1", Day: "2026-07-03", State: StatePartlyRefunded, Tender: TenderCard, Staff: "002",
 		Lines: lines, Totals: ComputeTotals(lines), Amount: 3103_00, Captured: 3103_00, CardBrand: "VISA", CardLast4: "1111",

@@ -232,6 +232,9 @@ type PayRequest struct {
 	IMEIs    []UnitIMEI // serialised units
 	Tendered Paise      // cash; 0 is the exact amount
 	Cashier  string
+	// Buyer is who the invoice names (CheckBuyer decides whether it must); nil
+	// names nobody.
+	Buyer *Buyer
 	// OTP completes the embedded sandbox's authentication at once (the command
 	// line's --otp). Without it the till waits for SubmitOTP, unless Unattended
 	// (nobody is there to type it): then it reports the step and polls.
@@ -297,6 +300,14 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 	if req.OrderID == "" {
 		if err := t.checkDiscounts(sale.Lines); err != nil {
 			return PayOutcome{}, err
+		}
+		if err := t.CheckBuyer(ctx, req.Lines, req.Buyer); err != nil {
+			return PayOutcome{}, err
+		}
+		if req.Buyer != nil {
+			if b := req.Buyer.Normal(); !b.IsZero() {
+				sale.Buyer = &b
+			}
 		}
 	}
 	checks := 0

@@ -80,8 +80,8 @@ func TestEMIFrom(t *testing.T) {
 }
 
 func TestAddToCartMergesUndiscountedLines(t *testing.T) {
-	phone := Product{SKU: "S24", ProductCode: "P1", Price: 74_999_00, GSTRate: 18, Serialised: true}
-	cable := Product{SKU: "CABLE", Price: 499_00, GSTRate: 18}
+	phone := Product{SKU: "S24", ProductCode: "P1", Price: 74_999_00, GSTRate: Percent(18), Serialised: true}
+	cable := Product{SKU: "CABLE", Price: 499_00, GSTRate: Percent(18)}
 	lines, i := AddToCart(nil, phone)
 	assert.Equal(t, 0, i)
 	lines, i = AddToCart(lines, cable)
@@ -96,8 +96,8 @@ func TestAddToCartMergesUndiscountedLines(t *testing.T) {
 }
 
 func TestSaleLinesGivesIMEIsPerProduct(t *testing.T) {
-	phone := Product{SKU: "S24", ProductCode: "P1", Price: 100_00, GSTRate: 18, Serialised: true}
-	other := Product{SKU: "A15", ProductCode: "P2", Price: 50_00, GSTRate: 18, Serialised: true}
+	phone := Product{SKU: "S24", ProductCode: "P1", Price: 100_00, GSTRate: Percent(18), Serialised: true}
+	other := Product{SKU: "A15", ProductCode: "P2", Price: 50_00, GSTRate: Percent(18), Serialised: true}
 	lines := []CartLine{{Product: phone, Qty: 2}, {Product: other, Qty: 1}, {Product: phone, Qty: 1, Discount: 10_00}}
 	imeis := []UnitIMEI{{"P2", "B1"}, {"P1", "A1"}, {"P1", "A2"}, {"P1", "A3"}}
 	got := SaleLines(lines, imeis)

@@ -15,9 +15,11 @@
 //     the QR code natively (GS ( k) or as a raster image (GS v 0) by Profile.QRMode,
 //     GS V and the cash-drawer pulse ESC p. Text is reduced to printable ASCII.
 //   - Renderer.PNG draws what a 203 dpi printer prints (576 dots on 80 mm, 384 on
-//     58 mm) with the embedded DejaVu Sans Mono; Renderer.PDF makes an A4 page. Build
-//     the Renderer once with NewRenderer: it parses the font and draws the glyphs in
-//     advance, and is never modified afterwards.
+//     58 mm) with the embedded DejaVu Sans Mono; Renderer.PDF makes an A4 page: a
+//     sale as the A4 tax invoice (seller and document side by side, buyer, table of
+//     lines, HSN summary, totals, words), anything else as the receipt's column.
+//     Build the Renderer once with NewRenderer: it parses the font and draws the
+//     glyphs in advance, and is never modified afterwards.
 //
 // The QR code carries the merchant order id, the service order id, the payment id and
 // the amount in compact text, "GALLA1|moid|soid|pid|amount|sig", signed with the

@@ -31,7 +31,7 @@ func ExampleText() {
 	//
 	//           TAX INVOICE
 	// --------------------------------
-	// Receipt                T1-000125
+	// Invoice No.            T1-000125
 	// Date           22 Nov 2026 18:30
 	// Terminal T1         Cashier Asha
 	// --------------------------------

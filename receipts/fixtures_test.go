@@ -152,5 +152,46 @@ func goldenCases() []struct {
 		{"reprint", reprint()},
 		{"x-report", report(false)},
 		{"z-report", report(true)},
+		{"tax-invoice", taxInvoice()},
+	}
+}
+
+// taxInvoice is an inter-state sale (IGST) of a Karnataka shop to an
+// unregistered buyer whose address in Goa is on the invoice: a phone at
+// ₹59,000.00 (taxable 50,000.00, IGST 9,000.00) and a case of ₹1,180.00 less
+// ₹180.00 (1,000.00: taxable 847.46, IGST 152.54).
+func taxInvoice() Receipt {
+	shop := testShop()
+	shop.State = "Karnataka (29)"
+	return Receipt{
+		Kind:            KindSale,
+		Title:           "TAX INVOICE",
+		Shop:            shop,
+		Number:          "T1/2627/000123",
+		Terminal:        "T1",
+		Cashier:         "Asha",
+		Time:            testTime(),
+		MerchantOrderID: "GAL-20261122-T1-0009",
+		Buyer:           &Buyer{Name: "Rohan Naik", Address: "House 12, Rua de Ourem, Panaji", State: "Goa (30)", Phone: "9822012345"},
+		PlaceOfSupply:   "Goa (30)",
+		Interstate:      true,
+		Lines: []Line{
+			{Name: "Samsung Galaxy A55 5G 8GB/128GB Awesome Iceblue", HSN: "8517", Qty: 1, UnitPrice: 5900000, Amount: 5900000, GSTRate: 1800,
+				Taxable: 5000000, Tax: 900000, IMEIs: []string{"356938035643809"}},
+			{Name: "Silicone case", HSN: "3926", Qty: 1, UnitPrice: 118000, Discount: 18000, Amount: 100000, GSTRate: 1800, Taxable: 84746, Tax: 15254},
+		},
+		Taxes: []TaxLine{{Rate: 1800, Taxable: 5084746, IGST: 915254}},
+		HSN: []HSNLine{
+			{HSN: "8517", Rate: 1800, Qty: 1, Taxable: 5000000, IGST: 900000},
+			{HSN: "3926", Rate: 1800, Qty: 1, Taxable: 84746, IGST: 15254},
+		},
+		Total: 6000000,
+		Tenders: []Tender{{
+			Kind: TenderCard, Amount: 6000000, CardBrand: "VISA", CardLast4: "1111",
+			AuthCode: "A1B2C3", RRN: "432612345679", ServiceOrderID: "15230000012347",
+			PaymentID: "15230000012347_1", Verified: true,
+		}},
+		QR:     SignQR(testKey, QRPayload{MerchantOrderID: "GAL-20261122-T1-0009", ServiceOrderID: "15230000012347", PaymentID: "15230000012347_1", Amount: 6000000}),
+		Footer: []string{"Goods once sold are exchanged within 7 days with the bill."},
 	}
 }

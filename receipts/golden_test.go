@@ -128,13 +128,17 @@ type recorder struct{ b strings.Builder }
 
 func (r *recorder) addPage() { r.b.WriteString("page\n") }
 
-func (r *recorder) text(x, y float64, s string, bold, big bool) error {
+func (r *recorder) text(x, y float64, s string, bold bool, size float64) error {
 	style := ""
 	if bold {
 		style += " bold"
 	}
-	if big {
+	switch size {
+	case pdfFontSize:
+	case 2 * pdfFontSize:
 		style += " big"
+	default:
+		style += " size " + ff(size)
 	}
 	fmt.Fprintf(&r.b, "text %s %s%s %q\n", ff(x), ff(y), style, s)
 	return nil

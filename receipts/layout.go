@@ -1,6 +1,7 @@
 package receipts
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -213,7 +214,7 @@ func (l *layouter) header(r Receipt) {
 	}
 	l.rule('-')
 	if r.Number != "" {
-		l.lr("Receipt", r.Number, false)
+		l.lr(numberLabel(r), r.Number, false)
 	}
 	if !r.Time.IsZero() {
 		label := "Date"
@@ -238,6 +239,40 @@ func (l *layouter) header(r Receipt) {
 	if r.MerchantOrderID != "" {
 		l.lr("Order", r.MerchantOrderID, false)
 	}
+	l.buyer(r)
+}
+
+// buyer prints who the document is issued to and the place of supply.
+func (l *layouter) buyer(r Receipt) {
+	if b := r.Buyer; b != nil {
+		l.rule('-')
+		head := "Buyer (unregistered)"
+		if b.GSTIN != "" {
+			head = "Buyer (registered)"
+		}
+		l.text(head, 0, true)
+		if b.Name != "" {
+			l.text(b.Name, 2, false)
+		}
+		if b.Address != "" {
+			l.text(b.Address, 2, false)
+		}
+		if b.State != "" {
+			l.text("State "+b.State, 2, false)
+		}
+		if b.GSTIN != "" {
+			l.text("GSTIN "+b.GSTIN, 2, false)
+		}
+		if b.Phone != "" {
+			l.text("Ph "+b.Phone, 2, false)
+		}
+		if b.DeliveredTo != "" {
+			l.text("Delivered to "+b.DeliveredTo, 2, false)
+		}
+	}
+	if r.PlaceOfSupply != "" {
+		l.lr("Place of supply", r.PlaceOfSupply, false)
+	}
 }
 
 func (l *layouter) items(lines []Line) {
@@ -255,18 +290,35 @@ func (l *layouter) items(lines []Line) {
 		if it.HSN != "" {
 			hsn = "HSN " + it.HSN
 		}
-		if it.GSTRate > 0 {
+		// A taxed line shows its taxable value and tax; an exempt one (0%, no
+		// cess) has none to show.
+		detailed := (it.GSTRate != 0 || it.CessRate != 0) && (it.Taxable != 0 || it.Tax != 0)
+		if it.GSTRate > 0 && !detailed {
 			hsn = strings.TrimSpace(hsn + " GST " + percent(it.GSTRate))
 		}
 		amount := Amount(it.Amount)
+		gross := amount
+		if it.Discount != 0 {
+			gross = Amount(it.Amount + it.Discount)
+		}
 		switch {
 		case hsn == "":
-			l.lr("  "+qty, amount, false)
-		case 2+runeLen(hsn)+2+runeLen(qty)+1+runeLen(amount) <= l.cols:
-			l.lr("  "+hsn+"  "+qty, amount, false)
+			l.lr("  "+qty, gross, false)
+		case 2+runeLen(hsn)+2+runeLen(qty)+1+runeLen(gross) <= l.cols:
+			l.lr("  "+hsn+"  "+qty, gross, false)
 		default:
 			l.text(hsn, 2, false)
-			l.lr("  "+qty, amount, false)
+			l.lr("  "+qty, gross, false)
+		}
+		if it.Discount != 0 {
+			l.lr("  Discount", Amount(-it.Discount), false)
+		}
+		if detailed {
+			l.lr("  Taxable value", Amount(it.Taxable), false)
+			l.lr("  GST @"+percent(it.GSTRate), Amount(it.Tax), false)
+			if it.CessRate > 0 || it.Cess != 0 {
+				l.lr("  Cess @"+percent(it.CessRate), Amount(it.Cess), false)
+			}
 		}
 		for _, imei := range it.IMEIs {
 			l.text("IMEI "+imei, 2, false)
@@ -289,14 +341,52 @@ func (l *layouter) taxes(taxes []TaxLine, heading string) {
 			l.lr("  IGST @"+percent(t.Rate), Amount(t.IGST), false)
 			continue
 		}
-		l.lr("  CGST @"+percent(t.Rate/2), Amount(t.CGST), false)
-		l.lr("  SGST @"+percent(t.Rate/2), Amount(t.SGST), false)
+		l.lr("  CGST @"+halfPercent(t.Rate), Amount(t.CGST), false)
+		l.lr("  SGST @"+halfPercent(t.Rate), Amount(t.SGST), false)
+	}
+	for _, t := range taxes {
+		if t.Cess != 0 {
+			l.lr("Cess on goods @"+percent(t.Rate), Amount(t.Cess), false)
+		}
+	}
+}
+
+// hsnSummary prints the taxable value and tax per HSN code and rate.
+func (l *layouter) hsnSummary(rows []HSNLine) {
+	if len(rows) == 0 {
+		return
+	}
+	l.text("HSN summary", 0, true)
+	for _, h := range rows {
+		l.lr(fmt.Sprintf("%s @%s  Qty %d", h.HSN, percent(h.Rate), h.Qty), Amount(h.Taxable), false)
+		tax := h.CGST + h.SGST + h.IGST
+		label := "  CGST+SGST"
+		if h.IGST != 0 {
+			label = "  IGST"
+		}
+		l.lr(label, Amount(tax), false)
+		if h.Cess != 0 {
+			l.lr("  Cess", Amount(h.Cess), false)
+		}
 	}
 }
 
 func (l *layouter) sale(r Receipt) {
 	l.items(r.Lines)
-	l.taxes(r.Taxes, "")
+	if r.Composition {
+		l.text("Composition taxable person, not eligible to collect tax on supplies", 0, false)
+	} else {
+		l.taxes(r.Taxes, "")
+		if len(r.HSN) > 0 {
+			l.rule('-')
+			l.hsnSummary(r.HSN)
+		}
+	}
+	if r.RoundOff != 0 {
+		l.rule('-')
+		l.lr("Invoice value", Amount(r.Total-r.RoundOff), false)
+		l.lr("Round off", signed(r.RoundOff), false)
+	}
 	l.rule('=')
 	l.bigLR("TOTAL", l.money(r.Total))
 	l.text(Words(r.Total), 0, false)
@@ -389,7 +479,11 @@ func (l *layouter) tender(t Tender, verb string) {
 		l.lr("  Auth code", t.AuthCode, false)
 	}
 	if t.RRN != "" {
-		l.lr("  RRN", t.RRN, false)
+		label := "  RRN"
+		if t.Kind == TenderPhone && strings.EqualFold(t.Method, "UPI") {
+			label = "  UPI ref" // the UPI transaction's reference number
+		}
+		l.lr(label, t.RRN, false)
 	}
 	if t.ServiceOrderID != "" {
 		l.lr("  Service order", t.ServiceOrderID, false)
@@ -522,4 +616,26 @@ func wrap(s string, width int) []string {
 		out = append(out, "")
 	}
 	return out
+}
+
+// signed formats paise with an explicit sign: "+0.50", "-0.49".
+func signed(p int64) string {
+	if p < 0 {
+		return Amount(p)
+	}
+	return "+" + Amount(p)
+}
+
+// numberLabel names a document's number: an invoice's, a bill's, or a receipt's.
+func numberLabel(r Receipt) string {
+	if r.Kind != KindSale && r.Kind != "" {
+		return "Receipt"
+	}
+	switch r.Title {
+	case "", "TAX INVOICE":
+		return "Invoice No."
+	case "BILL OF SUPPLY":
+		return "Bill No."
+	}
+	return "Receipt"
 }

@@ -132,6 +132,17 @@ func belowHundred(n uint64) string {
 	return tens(n/10) + "-" + ones(n%10)
 }
 
+// halfPercent formats half of bp basis points, the rate of each of CGST and SGST:
+// 1800 is "9%", 25 is "0.125%", 150 is "0.75%".
+func halfPercent(bp int) string {
+	v := bp * 5 // thousandths of a percent
+	s := strconv.Itoa(v / 1000)
+	if f := v % 1000; f != 0 {
+		s += "." + strings.TrimRight(strconv.Itoa(1000 + f)[1:], "0")
+	}
+	return s + "%"
+}
+
 // percent formats basis points as a percentage: 1800 is "18%", 250 is "2.5%",
 // 1234 is "12.34%".
 func percent(bp int) string {

@@ -5,17 +5,18 @@ import (
 	"image"
 	"image/draw"
 	"io"
+	"strings"
 
 	"github.com/signintech/gopdf"
 	"github.com/skip2/go-qrcode"
 )
 
-// The PDF is an A4 page with the receipt as a column of 48 monospaced characters in
-// its middle, the same rows as the printed receipt.
+// The PDF of a sale is the A4 tax invoice (a4.go); that of a refund or a report is
+// an A4 page with the receipt as a column of 48 monospaced characters in its
+// middle, the same rows as the printed receipt.
 const (
 	pdfCols     = 48
-	pdfFontSize = 10.0                // points
-	pdfCellW    = pdfFontSize * 0.602 // DejaVu Sans Mono's advance
+	pdfFontSize = 10.0 // points
 	pdfLineH    = 13.0
 	pdfQRSize   = 120.0
 	pdfTop      = 40.0
@@ -27,13 +28,14 @@ const (
 // drawn rather than bytes).
 type pdfCanvas interface {
 	addPage()
-	text(x, baseline float64, s string, bold, big bool) error
+	text(x, baseline float64, s string, bold bool, size float64) error
 	line(x1, y1, x2, y2 float64)
 	qr(x, y, size float64, text string) error
 }
 
-// PDF writes r as a one-column A4 PDF (more pages if it is long) with the embedded
-// DejaVu Sans Mono, ₹ and the QR code, for A4 printers and e-mail. The document's
+// PDF writes r as an A4 PDF (more pages if it is long) with the embedded DejaVu
+// Sans Mono, ₹ and the QR code, for A4 printers and e-mail: a sale as the A4 tax
+// invoice with its tables, anything else as the receipt's column. The document's
 // creation date is the receipt's time, so the same receipt gives the same file.
 func (rd *Renderer) PDF(w io.Writer, r Receipt) error {
 	pdf := &gopdf.GoPdf{}
@@ -63,23 +65,43 @@ func pdfTitle(r Receipt) string {
 	case KindZReport:
 		return "Z report " + r.Number
 	}
-	return "Receipt " + r.Number
+	title := r.Title
+	if title == "" {
+		title = "Tax invoice"
+	}
+	return strings.ToUpper(title[:1]) + strings.ToLower(title[1:]) + " " + r.Number
 }
 
-// drawPDF lays r out on A4 pages of c.
+// pdfGrid is the grid of monospaced cells a PDF is laid out on.
+type pdfGrid struct {
+	cols        int
+	size, lineH float64 // points
+}
+
+// drawPDF lays r out on A4 pages of c: a sale as the A4 invoice, anything else as
+// the receipt's column.
 func drawPDF(c pdfCanvas, r Receipt) error {
+	if r.Kind == KindSale || r.Kind == "" {
+		return drawGrid(c, r, a4Layout(r), pdfGrid{cols: a4Cols, size: a4FontSize, lineH: a4LineH})
+	}
+	return drawGrid(c, r, layout(r, pdfCols, "₹"), pdfGrid{cols: pdfCols, size: pdfFontSize, lineH: pdfLineH})
+}
+
+// drawGrid draws rows on A4 pages of c, centred, on grid g.
+func drawGrid(c pdfCanvas, r Receipt, rows []row, g pdfGrid) error {
 	pageW, pageH := gopdf.PageSizeA4.W, gopdf.PageSizeA4.H
-	left := (pageW - pdfCols*pdfCellW) / 2
-	right := left + pdfCols*pdfCellW
+	cellW := g.size * 0.602 // DejaVu Sans Mono's advance
+	left := (pageW - float64(g.cols)*cellW) / 2
+	right := left + float64(g.cols)*cellW
 	c.addPage()
 	y := pdfTop
-	for _, rw := range layout(r, pdfCols, "₹") {
-		h := pdfLineH
+	for _, rw := range rows {
+		h := g.lineH
 		switch {
 		case rw.kind == rowQR:
 			h = pdfQRSize
 		case rw.big:
-			h = 2 * pdfLineH
+			h = 2 * g.lineH
 		}
 		if y+h > pageH-pdfBottom {
 			c.addPage()
@@ -96,9 +118,9 @@ func drawPDF(c pdfCanvas, r Receipt) error {
 				c.line(left, y+h/2+2, right, y+h/2+2)
 			}
 		default:
-			width, cw, size := pdfCols, pdfCellW, pdfFontSize
+			width, cw, size := g.cols, cellW, g.size
 			if rw.big {
-				width, cw, size = pdfCols/2, 2*pdfCellW, 2*pdfFontSize
+				width, cw, size = g.cols/2, 2*cellW, 2*g.size
 			}
 			baseline := y + (h+0.7*size)/2
 			// Each run of text is placed at its column, so alignment is exact even
@@ -106,7 +128,7 @@ func drawPDF(c pdfCanvas, r Receipt) error {
 			col := 0
 			for _, run := range runs(rw.compose(width)) {
 				col += run.skip
-				if err := c.text(left+float64(col)*cw, baseline, run.text, rw.bold, rw.big); err != nil {
+				if err := c.text(left+float64(col)*cw, baseline, run.text, rw.bold, size); err != nil {
 					return err
 				}
 				col += runeLen(run.text)
@@ -150,13 +172,10 @@ type gopdfCanvas struct{ pdf *gopdf.GoPdf }
 
 func (g *gopdfCanvas) addPage() { g.pdf.AddPage() }
 
-func (g *gopdfCanvas) text(x, y float64, s string, bold, big bool) error {
-	family, size := "mono", pdfFontSize
+func (g *gopdfCanvas) text(x, y float64, s string, bold bool, size float64) error {
+	family := "mono"
 	if bold {
 		family = "mono-bold"
-	}
-	if big {
-		size *= 2
 	}
 	if err := g.pdf.SetFont(family, "", size); err != nil {
 		return fmt.Errorf("receipts: pdf: %w", err)

@@ -44,9 +44,25 @@ type Receipt struct {
 
 	MerchantOrderID string // Galla's order id (also in the QR code)
 
+	// Buyer is who the document is issued to; nil names nobody (a walk-in sale
+	// under ₹50,000).
+	Buyer *Buyer
+	// PlaceOfSupply is the state the supply takes place in, as printed:
+	// "Karnataka (29)"; Interstate is set when it is not the shop's state (the
+	// tax is IGST).
+	PlaceOfSupply string
+	Interstate    bool
+	// Composition marks a bill of supply of a composition-scheme shop, which
+	// must say it collects no tax.
+	Composition bool
+
 	Lines []Line    // the items sold (or refunded)
 	Taxes []TaxLine // taxable value and GST per rate
+	HSN   []HSNLine // taxable value and GST per HSN code and rate
 	Total int64     // GST-inclusive total in paise (for a refund: the amount refunded)
+	// RoundOff is what rounding the invoice value to the rupee added (negative:
+	// took away); Total includes it. Zero prints no round-off line.
+	RoundOff int64
 
 	Tenders []Tender // how it was paid (for a refund: where the money goes back)
 	Refund  *Refund  // set for KindRefund
@@ -78,14 +94,31 @@ type Shop struct {
 	State   string // the state, as printed: "Maharashtra (27)"
 }
 
+// Buyer is the customer a document is issued to.
+type Buyer struct {
+	Name    string
+	Address string
+	State   string // as printed: "Karnataka (29)"
+	GSTIN   string // set for a registered buyer (B2B)
+	Phone   string
+	// DeliveredTo is the state the goods are delivered to, as printed, when the
+	// shop delivers them; "" when they are taken at the counter.
+	DeliveredTo string
+}
+
 // Line is one item of a sale or refund.
 type Line struct {
 	Name      string
 	HSN       string   // HSN/SAC code
 	Qty       int      // units
 	UnitPrice int64    // GST-inclusive paise per unit
+	Discount  int64    // paise taken off the line
 	Amount    int64    // GST-inclusive paise for the line (after any discount)
 	GSTRate   int      // GST rate in basis points: 1800 is 18%
+	Taxable   int64    // the line's taxable value, paise
+	Tax       int64    // the line's GST, paise
+	CessRate  int      // cess rate in basis points; 0 for none
+	Cess      int64    // the line's cess, paise
 	IMEIs     []string // serial numbers of serialised items, one per unit
 }
 
@@ -97,6 +130,19 @@ type TaxLine struct {
 	CGST    int64 // paise
 	SGST    int64 // paise
 	IGST    int64 // paise; zero for a sale within the state
+	Cess    int64 // paise
+}
+
+// HSNLine is the HSN summary's row of one HSN code at one rate.
+type HSNLine struct {
+	HSN     string
+	Rate    int // basis points
+	Qty     int
+	Taxable int64 // paise
+	CGST    int64
+	SGST    int64
+	IGST    int64
+	Cess    int64
 }
 
 // Tender is one payment of a sale, or the destination of a refund.

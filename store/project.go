@@ -169,7 +169,7 @@ func (p *projector) lines(o *pos.Order, day any) error {
 		}
 		if _, err := p.tx.Exec(p.ctx, `INSERT INTO order_lines (terminal_id, order_id, n, sku, name, hsn, qty, unit_price, discount, gst_rate, amount, taxable, tax, imeis)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-			p.terminal, o.ID, i+1, l.SKU, l.Name, l.HSN, l.Qty, int64(l.UnitPrice), int64(l.Discount), l.GSTRate,
+			p.terminal, o.ID, i+1, l.SKU, l.Name, l.HSN, l.Qty, int64(l.UnitPrice), int64(l.Discount), l.GSTRate.BP(),
 			int64(lt.Amount), int64(lt.Taxable), int64(lt.Tax), imeis); err != nil {
 			return err
 		}
@@ -270,7 +270,7 @@ func (p *projector) flush() error {
 		if paid := dayArg(o.PaidDay); o.State.Paid() && paid != nil {
 			for _, r := range o.Totals.ByRate {
 				if _, err := p.tx.Exec(p.ctx, `INSERT INTO order_rates (terminal_id, order_id, rate, paid_day, amount, taxable, tax, cgst, sgst)
-					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.terminal, o.ID, r.Rate, paid,
+					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.terminal, o.ID, r.Rate.BP(), paid,
 					int64(r.Amount), int64(r.Taxable), int64(r.Tax), int64(r.CGST), int64(r.SGST)); err != nil {
 					return err
 				}

@@ -65,7 +65,7 @@ func (c *counter) sent() []api.Event {
 }
 
 func line(sku string, qty int, rupees int64, rate int, imeis ...string) pos.Line {
-	return pos.Line{SKU: sku, Name: "Item " + sku, HSN: "8517", Qty: qty, UnitPrice: pos.Rupees(rupees), GSTRate: rate, Serialised: len(imeis) > 0, IMEIs: imeis}
+	return pos.Line{SKU: sku, Name: "Item " + sku, HSN: "8517", Qty: qty, UnitPrice: pos.Rupees(rupees), GSTRate: pos.Percent(rate), Serialised: len(imeis) > 0, IMEIs: imeis}
 }
 
 func (c *counter) intent(id, day string, tender pos.TenderKind, phone string, lines ...pos.Line) pos.Paise {

@@ -106,7 +106,7 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 			return err
 		}
 		c := get(t)
-		c.GST = append(c.GST, pos.RateTotal{Rate: rate, Amount: pos.Paise(amount), Taxable: pos.Paise(taxable), Tax: pos.Paise(tax), CGST: pos.Paise(cgst), SGST: pos.Paise(sgst)})
+		c.GST = append(c.GST, pos.RateTotal{Rate: pos.RateBP(rate), Amount: pos.Paise(amount), Taxable: pos.Paise(taxable), Tax: pos.Paise(tax), CGST: pos.Paise(cgst), SGST: pos.Paise(sgst)})
 		return nil
 	}, d)
 	if err != nil {
@@ -173,7 +173,7 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 func SumCounters(cs []CounterDay) CounterDay {
 	var s CounterDay
 	sales, refunds := map[pos.TenderKind]*pos.TenderTotal{}, map[pos.TenderKind]*pos.TenderTotal{}
-	gst := map[int]*pos.RateTotal{}
+	gst := map[pos.Rate]*pos.RateTotal{}
 	for _, c := range cs {
 		for _, t := range c.Sales {
 			addTender(sales, t)
@@ -238,7 +238,7 @@ func sortTotals(c *CounterDay) {
 	byTender := func(a, b pos.TenderTotal) int { return compareTerminal(string(a.Tender), string(b.Tender)) }
 	slices.SortFunc(c.Sales, byTender)
 	slices.SortFunc(c.Refunds, byTender)
-	slices.SortFunc(c.GST, func(a, b pos.RateTotal) int { return a.Rate - b.Rate })
+	slices.SortFunc(c.GST, func(a, b pos.RateTotal) int { return a.Rate.Compare(b.Rate) })
 }
 
 // compareTerminal orders terminal ids: T2 before T10.

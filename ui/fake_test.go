@@ -80,9 +80,9 @@ func newFakeTill() *fakeTill {
 		staff:  []StaffMember{{ID: "001", Name: "Asha", Role: RoleManager}, {ID: "002", Name: "Ravi", Role: RoleCashier}},
 		pins:   map[string]string{"Asha": "4321", "Ravi": "1234"},
 		products: []Product{
-			{SKU: "S24", Barcode: "8801643000011", Name: "Samsung Galaxy S24", Brand: "SAMSUNG", ProductCode: "SAMSUNG-S24", Price: pos.Rupees(74999), GSTRate: 18, Serialised: true},
-			{SKU: "CABLE", Barcode: "8901000000017", Name: "USB-C cable", Price: pos.Rupees(499), GSTRate: 18},
-			{SKU: "TV55", Barcode: "8806090000019", Name: "LG OLED 55 C4", Brand: "LG", ProductCode: "LG-OLED55C4", Price: pos.Rupees(139990), GSTRate: 28},
+			{SKU: "S24", Barcode: "8801643000011", Name: "Samsung Galaxy S24", Brand: "SAMSUNG", ProductCode: "SAMSUNG-S24", Price: pos.Rupees(74999), GSTRate: pos.Percent(18), Serialised: true},
+			{SKU: "CABLE", Barcode: "8901000000017", Name: "USB-C cable", Price: pos.Rupees(499), GSTRate: pos.Percent(18)},
+			{SKU: "TV55", Barcode: "8806090000019", Name: "LG OLED 55 C4", Brand: "LG", ProductCode: "LG-OLED55C4", Price: pos.Rupees(139990), GSTRate: pos.Percent(28)},
 		},
 		offers: []EMIOffer{
 			{Issuer: "HDFC", Program: "bank", Subvention: "standard", TenureMonths: 6, RateBP: 150000, Monthly: 1305000, Interest: 330000, TotalPayable: 7830000, AuthAmount: pos.Rupees(74999)},

@@ -33,6 +33,11 @@ type saleScreen struct {
 	lockRun  *payRun
 	payOrder string
 	lock     CartLock
+	// buyer is who the invoice names (the customer panel); nil: a walk-in.
+	buyer      *pos.Buyer
+	interstate bool // the buyer's place of supply is another state: IGST
+	buyerInfo  *widget.Label
+	customerA  *action
 
 	root     fyne.CanvasObject
 	scan     *keyEntry
@@ -130,6 +135,9 @@ func newSaleScreen(u *UI) *saleScreen {
 	s.phoneA = u.newAction("Pay on phone", fyne.KeyF8, 0, s.payPhone)
 	s.splitA = u.newAction("Split / UPI", fyne.KeyF11, 0, s.paySplit) // tender.go
 	s.newSale = u.newAction("New sale", fyne.KeyN, fyne.KeyModifierControl, s.clear)
+	s.customerA = u.newAction("Customer", fyne.KeyU, fyne.KeyModifierControl, func() { s.askCustomer("") })
+	s.buyerInfo = widget.NewLabel("")
+	s.buyerInfo.Wrapping = fyne.TextWrapWord
 	s.clearA = u.newAction("Clear field", fyne.KeyEscape, 0, func() {
 		s.scan.SetText("")
 		s.message.SetText("")
@@ -149,10 +157,11 @@ func newSaleScreen(u *UI) *saleScreen {
 
 	totals := container.NewVBox(
 		widget.NewLabelWithStyle("Total to pay", fyne.TextAlignTrailing, fyne.TextStyle{}),
-		s.total, s.gst, widget.NewSeparator(), s.emiHint, s.emiItem.btn, layout.NewSpacer())
+		s.total, s.gst, widget.NewSeparator(), s.buyerInfo, s.customerA.btn, widget.NewSeparator(), s.emiHint, s.emiItem.btn, layout.NewSpacer())
 	tenders := container.NewVBox(container.NewGridWithColumns(2, s.card.btn, s.emi.btn, s.cashA.btn, s.phoneA.btn), s.splitA.btn)
 	right := container.NewBorder(nil, tenders, nil, nil, totals)
 	s.root = container.NewPadded(container.New(&ratioLayout{ratio: 0.6}, left, right))
+	s.showBuyer()
 	s.refresh()
 	return s
 }
@@ -160,7 +169,7 @@ func newSaleScreen(u *UI) *saleScreen {
 func (s *saleScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *saleScreen) actions() []*action {
-	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.splitA, s.newSale, s.clearA}
+	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.splitA, s.newSale, s.customerA, s.clearA}
 }
 
 func (s *saleScreen) shown() {
@@ -359,7 +368,7 @@ func (s *saleScreen) refresh() {
 		s.gst.SetText("")
 		s.count.SetText("Cart is empty")
 	} else {
-		txt := "Taxable " + s.bill.Taxable.String() + "   CGST " + s.bill.CGST.String() + "   SGST " + s.bill.SGST.String()
+		txt := s.taxLine()
 		if s.bill.Discount > 0 {
 			txt = "Discount −" + s.bill.Discount.String() + "\n" + txt
 		}
@@ -545,6 +554,8 @@ func (s *saleScreen) clear() {
 	s.lockRun, s.payOrder, s.lock = nil, "", CartLock{}
 	s.lines = nil
 	s.bill = Bill{}
+	s.buyer, s.interstate = nil, false
+	s.showBuyer()
 	s.sel = -1
 	s.scan.SetText("")
 	s.message.SetText("")
@@ -565,11 +576,16 @@ func (s *saleScreen) ready() bool {
 		s.message.SetText("The cart is empty: scan something first.")
 		return false
 	}
-	return s.reprice()
+	return s.reprice() && s.checkBuyer()
 }
 
 func (s *saleScreen) request(t pos.TenderKind) PayRequest {
-	return PayRequest{Lines: append([]Line(nil), s.lines...), Tender: t, Cashier: s.u.user.Name}
+	req := PayRequest{Lines: append([]Line(nil), s.lines...), Tender: t, Cashier: s.u.user.Name}
+	if s.buyer != nil {
+		b := *s.buyer
+		req.Buyer = &b
+	}
+	return req
 }
 
 func (s *saleScreen) payCard() {

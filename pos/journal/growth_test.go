@@ -55,7 +55,7 @@ func (s *script) busyDay(day string, n int, zno uint64) []pos.Event {
 // the IMEI, create, IMEI validated, attempt, accepted, verified, printed.
 func (s *script) emiSale(id, day string, amount pos.Paise) []pos.Event {
 	lines := []pos.Line{{SKU: "SAMSUNG-S24", Name: "Galaxy S24 256 GB", Brand: "SAMSUNG", ProductCode: "SAMSUNG-S24",
-		HSN: "8517", Qty: 1, UnitPrice: amount, GSTRate: 18, Serialised: true, IMEIs: []string{"356938035643809"}}}
+		HSN: "8517", Qty: 1, UnitPrice: amount, GSTRate: pos.Percent(18), Serialised: true, IMEIs: []string{"356938035643809"}}}
 	plan := &pos.EMIPlan{Issuer: "HDFC Bank", Brand: "SAMSUNG", Program: "brand", Subvention: "no-cost", TenureMonths: 6,
 		TenureID: "6", RateBP: 150000, Monthly: 1249984, Interest: 197100, Benefit: 197100, TotalPayable: amount,
 		Loan: 7302800, AuthAmount: 7302800, IMEIRequired: true, AcquirerID: 7, Tenure: emiTenure}

@@ -51,7 +51,7 @@ func (s *script) next() time.Time {
 // line is the one cart line of a test sale.
 func line(price pos.Paise) []pos.Line {
 	return []pos.Line{{SKU: "SAMSUNG-A55", Name: "Galaxy A55 <128 GB> & case", Brand: "SAMSUNG",
-		ProductCode: "SAMSUNG-A55", HSN: "8517", Qty: 1, UnitPrice: price, GSTRate: 18}}
+		ProductCode: "SAMSUNG-A55", HSN: "8517", Qty: 1, UnitPrice: price, GSTRate: pos.Percent(18)}}
 }
 
 // intent is the order.intent of a sale of amount paid by tender.

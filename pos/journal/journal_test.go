@@ -427,8 +427,8 @@ func TestSettingsAndCatalog(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, c, "no catalog imported")
 	cat, err := pos.NewCatalog([]pos.Product{
-		{SKU: "LG-WM9KG", Name: "LG washer", Brand: "LG", ProductCode: "LG-WM9KG", Price: 3299000, GSTRate: 18, HSN: "8450"},
-		{SKU: "PEN", Name: "Pen", Price: 1000, GSTRate: 12, HSN: "9608"},
+		{SKU: "LG-WM9KG", Name: "LG washer", Brand: "LG", ProductCode: "LG-WM9KG", Price: 3299000, GSTRate: pos.Percent(18), HSN: "8450"},
+		{SKU: "PEN", Name: "Pen", Price: 1000, GSTRate: pos.Percent(18), HSN: "9608"},
 	})
 	require.NoError(t, err)
 	require.NoError(t, j.PutCatalog(ctx, cat, "001"))

@@ -120,7 +120,7 @@ func (j *Journal) Catalog(ctx context.Context) (*pos.Catalog, error) {
 	if data == nil {
 		return nil, nil
 	}
-	c, err := pos.LoadCatalogJSON(data)
+	c, err := pos.RestoreCatalogJSON(data)
 	if err != nil {
 		return nil, fmt.Errorf("journal: catalog: %w", err)
 	}

@@ -49,7 +49,7 @@ CREATE TABLE order_lines (
     qty         int NOT NULL,
     unit_price  bigint NOT NULL,
     discount    bigint NOT NULL DEFAULT 0,
-    gst_rate    int NOT NULL,
+    gst_rate    int NOT NULL,        -- hundredths of a percent (1800 is 18%, 25 is 0.25%)
     amount      bigint NOT NULL,
     taxable     bigint NOT NULL,
     tax         bigint NOT NULL,
@@ -62,7 +62,7 @@ CREATE TABLE order_lines (
 CREATE TABLE order_rates (
     terminal_id text NOT NULL,
     order_id    text NOT NULL,
-    rate        int NOT NULL,
+    rate        int NOT NULL,        -- hundredths of a percent
     paid_day    date NOT NULL,
     amount      bigint NOT NULL,
     taxable     bigint NOT NULL,

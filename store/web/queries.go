@@ -204,7 +204,7 @@ type Line struct {
 	Qty            int
 	UnitPrice      pos.Paise
 	Discount       pos.Paise
-	GSTRate        int
+	GSTRate        pos.Rate
 	Amount, Tax    pos.Paise
 	IMEIs          []string
 }
@@ -253,7 +253,9 @@ func detail(ctx context.Context, db *store.DB, terminal, order string) (*Detail,
 	if d.Lines, err = pgx.CollectRows(rs, func(r pgx.CollectableRow) (Line, error) {
 		var l Line
 		var up, disc, amount, tax int64
-		err := r.Scan(&l.SKU, &l.Name, &l.HSN, &l.Qty, &up, &disc, &l.GSTRate, &amount, &tax, &l.IMEIs)
+		var bp int
+		err := r.Scan(&l.SKU, &l.Name, &l.HSN, &l.Qty, &up, &disc, &bp, &amount, &tax, &l.IMEIs)
+		l.GSTRate = pos.RateBP(bp)
 		l.UnitPrice, l.Discount, l.Amount, l.Tax = pos.Paise(up), pos.Paise(disc), pos.Paise(amount), pos.Paise(tax)
 		return l, err
 	}); err != nil {

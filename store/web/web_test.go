@@ -90,11 +90,11 @@ func storeWithSales(t *testing.T) *store.DB {
 	require.NoError(t, err)
 	db.Now = func() time.Time { return time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC) }
 	t1 := &journal{t: t, id: "T1", prev: strings.Repeat("0", 64)}
-	t1.sale("T1-A", pos.TenderCash, "", "", true, pos.Line{SKU: "CHG", Name: "Charger", HSN: "8504", Qty: 1, UnitPrice: pos.Rupees(1180), GSTRate: 18})
-	t1.sale("T1-B", pos.TenderCard, "4242", "9876543210", true, pos.Line{SKU: "PHN", Name: "Phone X", HSN: "8517", Qty: 1, UnitPrice: pos.Rupees(59000), GSTRate: 18, Serialised: true, IMEIs: []string{"356938035643809"}})
-	t1.sale("T1-C", pos.TenderCard, "1111", "", false, pos.Line{SKU: "CAS", Name: "Case", HSN: "3926", Qty: 1, UnitPrice: pos.Rupees(500), GSTRate: 18})
+	t1.sale("T1-A", pos.TenderCash, "", "", true, pos.Line{SKU: "CHG", Name: "Charger", HSN: "8504", Qty: 1, UnitPrice: pos.Rupees(1180), GSTRate: pos.Percent(18)})
+	t1.sale("T1-B", pos.TenderCard, "4242", "9876543210", true, pos.Line{SKU: "PHN", Name: "Phone X", HSN: "8517", Qty: 1, UnitPrice: pos.Rupees(59000), GSTRate: pos.Percent(18), Serialised: true, IMEIs: []string{"356938035643809"}})
+	t1.sale("T1-C", pos.TenderCard, "1111", "", false, pos.Line{SKU: "CAS", Name: "Case", HSN: "3926", Qty: 1, UnitPrice: pos.Rupees(500), GSTRate: pos.Percent(18)})
 	t2 := &journal{t: t, id: "T2", prev: strings.Repeat("0", 64)}
-	t2.sale("T2-A", pos.TenderCard, "5555", "", true, pos.Line{SKU: "WAT", Name: "Watch", HSN: "9102", Qty: 1, UnitPrice: pos.Rupees(11800), GSTRate: 18})
+	t2.sale("T2-A", pos.TenderCard, "5555", "", true, pos.Line{SKU: "WAT", Name: "Watch", HSN: "9102", Qty: 1, UnitPrice: pos.Rupees(11800), GSTRate: pos.Percent(18)})
 	// T2's manager let an IMEI through while the store could not be asked.
 	t2.add(pos.Event{Kind: pos.EvOverride, Day: day, Staff: "ravi", Extra: pos.IMEIOverride("T2-B", []string{"490154203237518"}, pos.ErrStoreOffline)})
 	for _, j := range []*journal{t1, t2} {
