@@ -177,7 +177,7 @@ func checkoutErrorCode(err error) int {
 		return exitCannotWork // the journal cannot be written; nothing moved
 	}
 	for _, bad := range []error{pos.ErrEmptyCart, pos.ErrBadIMEI, pos.ErrIMEIMissing, pos.ErrOfferNotForCard,
-		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed} {
+		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed, pos.ErrIMEISold, pos.ErrNoShift} {
 		if errors.Is(err, bad) {
 			return exitBadInput
 		}
@@ -346,12 +346,21 @@ func cmdReport(c *cli, args []string) int {
 	format := fs.String("format", "text", "text, csv, json, escpos, png or pdf")
 	out := fs.String("out", "", "write the report to this file instead of standard output")
 	doPrint := fs.Bool("print", false, "print the report on the configured receipt printer")
+	shift := fs.String("shift", "", "the X report of this shift (\"current\": the open or last one)")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
 	}
 	if len(rest) > 0 {
 		return c.fail(exitBadInput, "galla report takes no arguments besides its flags.")
+	}
+	if *shift != "" {
+		t, err := openTill(c)
+		if err != nil {
+			return c.failOpen(err)
+		}
+		defer t.close()
+		return c.shiftReport(context.Background(), t, strings.TrimPrefix(*shift, "current"))
 	}
 	day, err := dayFlag(*dayText)
 	if err != nil {
@@ -409,8 +418,9 @@ func (c *cli) writeReport(rep *pos.Report, format string) int {
 // closed (exit 0) and says how to print it again.
 func cmdCloseDay(c *cli, args []string) int {
 	fs := c.flagSet("galla close-day")
-	dayText := fs.String("day", "", "the day to close, YYYY-MM-DD (default today)")
+	dayText := fs.String("day", "", "the business day to close, YYYY-MM-DD (default the one open now)")
 	format := fs.String("format", "text", "text or json")
+	accept := fs.Bool("accept-unknown", false, "close even though payments are unknown: the manager accepts listing them")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
@@ -418,9 +428,11 @@ func cmdCloseDay(c *cli, args []string) int {
 	if len(rest) > 0 {
 		return c.fail(exitBadInput, "galla close-day takes no arguments besides its flags.")
 	}
-	day, err := dayFlag(*dayText)
-	if err != nil {
-		return c.fail(exitBadInput, "%v; type it again.", err)
+	day := ""
+	if *dayText != "" {
+		if day, err = dayFlag(*dayText); err != nil {
+			return c.fail(exitBadInput, "%v; type it again.", err)
+		}
 	}
 	pin, err := c.managerPIN(bufio.NewReader(c.stdin))
 	if err != nil {
@@ -432,11 +444,18 @@ func cmdCloseDay(c *cli, args []string) int {
 	}
 	defer t.close()
 	ctx := context.Background()
-	res, err := t.CloseDayWithBackup(ctx, day, pin)
+	res, err := t.CloseBusinessDay(ctx, pos.CloseDayRequest{Day: day, PIN: pin, AcceptUnknown: *accept})
 	if err != nil {
 		code := exitFailed
-		if errors.Is(err, pos.ErrDayClosed) || errors.Is(err, pos.ErrBadDay) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) {
+		if errors.Is(err, pos.ErrDayClosed) || errors.Is(err, pos.ErrBadDay) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) ||
+			errors.Is(err, pos.ErrShiftOpenAtClose) {
 			code = exitBadInput
+		}
+		if u, ok := errors.AsType[*pos.UnknownPaymentsError](err); ok {
+			for _, o := range u.Orders {
+				fmt.Fprintf(c.stdout, "%s	%s	%s	%s	unknown\n", o.OrderID, o.At.Format("2006-01-02 15:04"), o.Tender, o.Amount)
+			}
+			return c.fail(exitBadInput, "%s With the manager's agreement, run galla close-day --accept-unknown.", pos.Sentence(err))
 		}
 		return c.fail(code, "%s", pos.Sentence(err))
 	}

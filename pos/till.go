@@ -38,6 +38,8 @@ type Till struct {
 	wrongPINs int                     // wrong manager PINs in a row at this till (MaxOverrideAttempts)
 	inFlight  map[string]bool         // orders a Pay call is acting on
 	follow    map[string]*followState // orders left pending, followed up until final (till_pending.go)
+
+	bk book // shifts, held bills and IMEIs, derived from the journal's events (shift.go)
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.

@@ -167,3 +167,16 @@ func (t *Till) DiscountLimit(CartLine) Paise {
 	defer t.mu.Unlock()
 	return t.discount.Limit
 }
+
+// checkSale is what a new sale must pass before any payment: the IMEI of every
+// serialised unit (CheckSerials) and, for cash, an open shift where shifts are
+// kept (CashNeedsShift).
+func (t *Till) checkSale(ctx context.Context, lines []Line, tender TenderKind) error {
+	if err := t.CheckSerials(ctx, lines, ""); err != nil {
+		return err
+	}
+	if tender == TenderCash {
+		return t.CashNeedsShift(ctx)
+	}
+	return nil
+}
