@@ -104,3 +104,25 @@ func TestJournalFindIMEI(t *testing.T) {
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "15 digits")
 }
+
+func TestStaffLimitsCommand(t *testing.T) {
+	dir := t.TempDir()
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "2468\n", pin, "staff", "add", "Ravi", "--role", "cashier")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "", pin, "staff", "limits", "Ravi", "--discount", "30000")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "--refund")
+	code, _, errOut = tillRun(t, dir, "", pin, "staff", "limits", "Ravi", "--discount", "30000", "--refund", "100000")
+	require.Equal(t, exitOK, code, errOut)
+	code, out, errOut := tillRun(t, dir, "", nil, "staff", "list")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "Ravi\tcashier\tactive\tdiscount ₹300.00, refund ₹1,000.00")
+	code, _, errOut = tillRun(t, dir, "", pin, "staff", "limits", "Ravi", "--shop")
+	require.Equal(t, exitOK, code, errOut)
+	code, out, _ = tillRun(t, dir, "", nil, "staff", "list")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "Ravi\tcashier\tactive\n")
+}

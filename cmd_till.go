@@ -533,6 +533,9 @@ func cmdCatalog(c *cli, args []string) int {
 func cmdStaff(c *cli, args []string) int {
 	fs := c.flagSet("galla staff")
 	roleText := fs.String("role", "", "add: cashier or manager")
+	discount := fs.Int64("discount", -1, "limits: the largest line discount the cashier gives alone, in paise")
+	refund := fs.Int64("refund", -1, "limits: the largest refund the cashier gives alone, in paise")
+	clear := fs.Bool("shop", false, "limits: back to the shop's discount limit and no refund alone")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
@@ -544,8 +547,18 @@ func cmdStaff(c *cli, args []string) int {
 	verb, name := rest[0], strings.Join(rest[1:], " ")
 	changes := map[string]pos.StaffChange{"disable": pos.StaffDisable, "enable": pos.StaffEnable, "unlock": pos.StaffUnlock, "reset-pin": pos.StaffResetPIN}
 	change, isChange := changes[verb]
-	if verb != "list" && verb != "add" && !isChange {
+	if verb != "list" && verb != "add" && verb != "limits" && !isChange {
 		return c.fail(exitBadInput, "%s", usage)
+	}
+	var limits *pos.StaffLimits
+	if verb == "limits" {
+		switch {
+		case *clear:
+		case *discount < 0 || *refund < 0:
+			return c.fail(exitBadInput, "Give both limits in paise: galla staff limits NAME --discount PAISE --refund PAISE (or --shop for the shop's).")
+		default:
+			limits = &pos.StaffLimits{Discount: pos.Paise(*discount), Refund: pos.Paise(*refund)}
+		}
 	}
 	in := bufio.NewReader(c.stdin)
 	var pin string
@@ -575,7 +588,11 @@ func cmdStaff(c *cli, args []string) int {
 			case !s.LockedUntil.IsZero():
 				status = "locked until " + s.LockedUntil.Format("2006-01-02 15:04")
 			}
-			fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s\n", s.ID, s.Name, s.Role, status)
+			lim := ""
+			if s.Limits != nil {
+				lim = fmt.Sprintf("\tdiscount %s, refund %s", s.Limits.Discount, s.Limits.Refund)
+			}
+			fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s%s\n", s.ID, s.Name, s.Role, status, lim)
 		}
 		return exitOK
 	}
@@ -599,6 +616,14 @@ func cmdStaff(c *cli, args []string) int {
 			return c.fail(exitBadInput, "%s", pos.Sentence(err))
 		}
 		fmt.Fprintf(c.stdout, "%s\t%s\t%s\n", s.ID, s.Name, s.Role)
+		return exitOK
+	}
+	if verb == "limits" {
+		s, err := t.SetStaffLimits(ctx, name, limits, mpin)
+		if err != nil {
+			return c.fail(exitBadInput, "%s", pos.Sentence(err))
+		}
+		fmt.Fprintf(c.stdout, "%s\t%s\t%s\tlimits\n", s.ID, s.Name, s.Role)
 		return exitOK
 	}
 	s, err := t.ChangeStaff(ctx, name, change, pin, mpin)

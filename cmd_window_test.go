@@ -98,7 +98,7 @@ func TestWindowTillSells(t *testing.T) {
 	go func() {
 		defer close(done)
 		card := till.NewCard("4111111111111111", "12", "2031", "123", "A Customer")
-		out, err = till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderCard, Card: card, Cashier: "Asha"}, func(pr ui.Progress) {
+		out, err = till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: phoneIMEIs(t, lines, "49015420323751"), Tender: pos.TenderCard, Card: card, Cashier: "Asha"}, func(pr ui.Progress) {
 			mu.Lock()
 			defer mu.Unlock()
 			steps = append(steps, pr.Step)
@@ -175,7 +175,7 @@ func TestWindowTillSells(t *testing.T) {
 	assert.False(t, st.Live)
 	assert.Zero(t, st.Unknown)
 
-	cash, err := till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha"}, nil)
+	cash, err := till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: phoneIMEIs(t, lines, "49015420323752"), Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, pos.StatePaid, cash.State)
 	assert.Equal(t, pos.Rupees(1), cash.Change)
@@ -198,7 +198,7 @@ func TestWindowTillPayOnPhone(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderPhone, Cashier: "Asha"}, func(p ui.Progress) {
+		out, err := till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: phoneIMEIs(t, lines, "49015420323753"), Tender: pos.TenderPhone, Cashier: "Asha"}, func(p ui.Progress) {
 			if p.CheckoutURL != "" {
 				addr <- p.CheckoutURL
 			}

@@ -71,7 +71,7 @@ func commands() map[string]command {
 		"shift":     {"galla shift open --float PAISE | shift cash-in|cash-out|drop PAISE --reason TEXT | shift close --counted PAISE [--notes 500x4,...] | shift list [--day YYYY-MM-DD] | shift report [ID]", cmdShift},
 		"receipt":   {"galla receipt MERCHANT_ORDER_ID [--refund [N]] [--format text|escpos|png|pdf] [--out FILE] [--print]", cmdReceipt},
 		"catalog":   {"galla catalog import FILE | galla catalog list [--format text|json]", cmdCatalog},
-		"staff":     {"galla staff list | staff add NAME --role cashier|manager | staff disable|enable|reset-pin|unlock NAME", cmdStaff},
+		"staff":     {"galla staff list | staff add NAME --role cashier|manager | staff disable|enable|reset-pin|unlock NAME | staff limits NAME --discount PAISE --refund PAISE|--shop", cmdStaff},
 		"shop":      {"galla shop set --name N --address A --state CODE [--gstin GSTIN] [--composition]", cmdShop},
 		"journal":   {"galla journal verify | journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE | journal restore BACKUP | journal find IMEI", cmdJournal},
 	}

@@ -271,3 +271,56 @@ func TestBusinessDayNeverBlocksSelling(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, x.Orders, 2, "the new sale and the refund of the closed day's sale")
 }
+
+func TestCashierLimits(t *testing.T) {
+	r, tl := newShiftTill(t)
+	ctx := t.Context()
+	_, err := r.e.Roster().WithIterations(MinPINIterations).AddStaff(ctx, "Ravi", RoleCashier, "2468")
+	require.NoError(t, err)
+	_, err = tl.SetStaffLimits(ctx, "Ravi", &StaffLimits{Discount: Rupees(300), Refund: Rupees(1000)}, "000000")
+	assert.ErrorIs(t, err, ErrWrongPIN, "limits need a manager's PIN")
+	_, err = tl.SetStaffLimits(ctx, "Meera", &StaffLimits{}, managerPIN)
+	assert.Error(t, err, "a manager has no limits to set")
+	info, err := tl.SetStaffLimits(ctx, "Ravi", &StaffLimits{Discount: Rupees(300), Refund: Rupees(1000)}, managerPIN)
+	require.NoError(t, err)
+	assert.Equal(t, &StaffLimits{Discount: Rupees(300), Refund: Rupees(1000)}, info.Limits)
+
+	assert.Equal(t, DefaultDiscountLimit, tl.DiscountLimit(CartLine{}), "nobody signed in: the shop's limit")
+	ravi, err := tl.SignIn(ctx, "Ravi", "2468")
+	require.NoError(t, err)
+	assert.Equal(t, Rupees(300), tl.DiscountLimit(CartLine{}), "Ravi's own limit")
+	tv := r.cartLine(t, "TV-LG-OLED55C4", 1)
+	tv.Discount = Rupees(300)
+	_, err = tl.Price([]CartLine{tv})
+	require.NoError(t, err)
+	tv.Discount = Rupees(300) + 1
+	_, err = tl.Price([]CartLine{tv})
+	assert.ErrorIs(t, err, ErrDiscountNeedsManager)
+
+	paid, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 2)}, Tender: TenderCash, Cashier: "Ravi"}, nil)
+	require.NoError(t, err)
+	_, err = tl.Refund(ctx, paid.OrderID, Rupees(1000), "2468")
+	require.NoError(t, err, "within Ravi's refund limit, his own PIN")
+	_, err = tl.Refund(ctx, paid.OrderID, Rupees(1000)+1, "2468")
+	assert.ErrorIs(t, err, ErrRefundNeedsManager)
+	assert.Equal(t, "A refund above ₹1,000.00 needs a manager's PIN.", Sentence(err))
+	_, err = tl.Refund(ctx, paid.OrderID, Rupees(1500), managerPIN)
+	require.NoError(t, err, "a manager's PIN at Ravi's counter")
+	o, err := tl.Order(ctx, paid.OrderID)
+	require.NoError(t, err)
+	require.Len(t, o.Refunds, 2)
+	assert.Equal(t, ravi.ID, o.Refunds[0].Staff, "the refund names Ravi")
+	assert.NotEqual(t, ravi.ID, o.Refunds[1].Staff, "the second names the manager")
+	list, err := tl.StaffList(ctx)
+	require.NoError(t, err)
+	for _, s := range list {
+		assert.True(t, s.LockedUntil.IsZero(), "%s is not locked", s.Name)
+	}
+	rec, err := r.j.Get(ctx, ravi.ID)
+	require.NoError(t, err)
+	assert.Zero(t, rec.FailedAttempts, "the manager's PIN typed at Ravi's counter is no wrong PIN of Ravi's")
+
+	// Signed out, the shop's limit applies again.
+	require.NoError(t, tl.SignOut(ctx, ravi, false))
+	assert.Equal(t, DefaultDiscountLimit, tl.DiscountLimit(CartLine{}))
+}

@@ -40,6 +40,10 @@ type Till struct {
 	follow    map[string]*followState // orders left pending, followed up until final (till_pending.go)
 
 	bk book // shifts, held bills and IMEIs, derived from the journal's events (shift.go)
+	// signed is the member signed in at this till (the window), whose own
+	// limits apply to discounts and refunds (till_staff.go); nil on the
+	// command line.
+	signed *Staff
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -333,6 +337,7 @@ func (t *Till) SignIn(ctx context.Context, name, pin string) (StaffMember, error
 			if got.Role == RoleManager {
 				_ = t.counted(nil) // a manager at this till lifts the stop on wrong manager PINs
 			}
+			t.setSigned(got)
 			m := memberOf(*got)
 			m.MustChangePIN = got.Role == RoleManager && len(pin) < MinManagerPINLength
 			return m, nil
@@ -373,6 +378,7 @@ func (t *Till) SignOut(ctx context.Context, m StaffMember, idle bool) error {
 	if idle {
 		reason = "idle"
 	}
+	t.setSigned(nil)
 	return t.audit(ctx, Event{Kind: EvStaffSignOut, Staff: m.ID, Reason: reason})
 }
 

@@ -116,6 +116,9 @@ func (t *Till) RefundOrder(ctx context.Context, r RefundRequest) (*RefundResult,
 	if err := t.gate(); err != nil {
 		return nil, err
 	}
+	if err := t.cashierRefund(ctx, &r); err != nil {
+		return nil, err
+	}
 	res, err := t.eng.Refund(ctx, r)
 	if errors.Is(err, ErrWrongPIN) || err == nil || res != nil {
 		_ = t.counted(err)

@@ -93,6 +93,8 @@ type UI struct {
 	emi      *emiScreen
 	journal  *journalScreen
 	settings *settingsScreen
+	staff    *staffScreen // Settings' staff list (staff.go)
+	shift    *shiftScreen // the shift and the cash drawer (shift.go)
 
 	prompt *prompt       // the open dialog, if any
 	notice *widget.Label // the latest background result, in the status bar
@@ -148,6 +150,8 @@ func New(app fyne.App, till Till, opts Options) *UI {
 	u.emi = newEMIScreen(u)
 	u.journal = newJournalScreen(u)
 	u.settings = newSettingsScreen(u)
+	u.staff = newStaffScreen(u)
+	u.shift = newShiftScreen(u)
 	u.checkA = u.newAction("Check now", fyne.KeyK, fyne.KeyModifierControl, u.checkNow)
 	u.noticeA = u.newAction("Receipt", fyne.KeyO, fyne.KeyModifierControl, u.openNotice)
 	u.checkA.btn.Hide()
@@ -155,6 +159,7 @@ func New(app fyne.App, till Till, opts Options) *UI {
 	u.global = []*action{
 		u.checkA, u.noticeA,
 		u.newAction("Sale", fyne.KeyF2, 0, func() { u.goTo(u.sale) }),
+		u.newAction("Shift", fyne.KeyF12, 0, u.shift.openScreen),
 		u.newAction("Journal", fyne.KeyF9, 0, u.openJournal),
 		u.newAction("Settings", fyne.KeyF10, 0, u.openSettings),
 		u.newAction("Theme", fyne.KeyT, fyne.KeyModifierControl, u.toggleTheme),
@@ -183,7 +188,7 @@ func New(app fyne.App, till Till, opts Options) *UI {
 		u.touch()
 		u.dispatch(k.Name, 0)
 	})
-	for _, k := range []fyne.KeyName{fyne.KeyL, fyne.KeyT, fyne.KeyD, fyne.KeyE, fyne.KeyF, fyne.KeyP, fyne.KeyR, fyne.KeyS, fyne.KeyQ, fyne.KeyI, fyne.KeyO, fyne.KeyK, fyne.KeyN, fyne.KeyG, fyne.KeyDelete, fyne.KeyUp, fyne.KeyDown} {
+	for _, k := range []fyne.KeyName{fyne.KeyL, fyne.KeyT, fyne.KeyD, fyne.KeyE, fyne.KeyF, fyne.KeyP, fyne.KeyR, fyne.KeyS, fyne.KeyQ, fyne.KeyI, fyne.KeyO, fyne.KeyK, fyne.KeyN, fyne.KeyG, fyne.KeyH, fyne.KeyDelete, fyne.KeyUp, fyne.KeyDown} {
 		sc := &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierControl}
 		c.AddShortcut(sc, u.TypedShortcut)
 	}

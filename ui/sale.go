@@ -22,6 +22,7 @@ import (
 type saleScreen struct {
 	u       *UI
 	lines   []Line
+	imeis   []IMEI // the IMEI of each phone in the cart (serial.go)
 	bill    Bill
 	results []Product
 	hit     int // highlighted result
@@ -53,6 +54,8 @@ type saleScreen struct {
 	phoneA   *action
 	newSale  *action
 	clearA   *action
+	holdA    *action // hold.go
+	recallA  *action
 }
 
 func newSaleScreen(u *UI) *saleScreen {
@@ -128,6 +131,8 @@ func newSaleScreen(u *UI) *saleScreen {
 	s.cashA = u.newAction("Cash", fyne.KeyF7, 0, s.payCash)
 	s.phoneA = u.newAction("Pay on phone", fyne.KeyF8, 0, s.payPhone)
 	s.newSale = u.newAction("New sale", fyne.KeyN, fyne.KeyModifierControl, s.clear)
+	s.holdA = u.newAction("Hold", fyne.KeyH, fyne.KeyModifierControl, s.hold)
+	s.recallA = u.newAction("Held bills", fyne.KeyR, fyne.KeyModifierControl, s.recall)
 	s.clearA = u.newAction("Clear field", fyne.KeyEscape, 0, func() {
 		s.scan.SetText("")
 		s.message.SetText("")
@@ -139,7 +144,7 @@ func newSaleScreen(u *UI) *saleScreen {
 	results := container.NewBorder(widget.NewLabel("Matches (Up and Down to choose, Enter to add)"), nil, nil, nil, s.found)
 	cart := container.NewBorder(
 		container.NewBorder(nil, nil, heading("Cart"), s.count),
-		container.NewGridWithColumns(4, s.qty.btn, s.discount.btn, s.remove.btn, s.newSale.btn),
+		container.NewGridWithColumns(3, s.qty.btn, s.discount.btn, s.remove.btn, s.holdA.btn, s.recallA.btn, s.newSale.btn),
 		nil, nil, s.cart)
 	split := container.NewVSplit(results, cart)
 	split.Offset = 0.3
@@ -158,7 +163,7 @@ func newSaleScreen(u *UI) *saleScreen {
 func (s *saleScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *saleScreen) actions() []*action {
-	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.newSale, s.clearA}
+	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.newSale, s.clearA, s.holdA, s.recallA}
 }
 
 func (s *saleScreen) shown() {
@@ -540,7 +545,7 @@ func (s *saleScreen) removeLine() {
 // pending stays in the status bar and the journal.
 func (s *saleScreen) clear() {
 	s.lockRun, s.payOrder, s.lock = nil, "", CartLock{}
-	s.lines = nil
+	s.lines, s.imeis = nil, nil
 	s.bill = Bill{}
 	s.sel = -1
 	s.scan.SetText("")
@@ -566,11 +571,11 @@ func (s *saleScreen) ready() bool {
 }
 
 func (s *saleScreen) request(t pos.TenderKind) PayRequest {
-	return PayRequest{Lines: append([]Line(nil), s.lines...), Tender: t, Cashier: s.u.user.Name}
+	return PayRequest{Lines: append([]Line(nil), s.lines...), IMEIs: append([]IMEI(nil), s.imeis...), Tender: t, Cashier: s.u.user.Name}
 }
 
 func (s *saleScreen) payCard() {
-	if s.ready() {
+	if s.ready() && s.haveIMEIs(s.payCard) {
 		s.u.card.start(s.request(pos.TenderCard), s.bill.Total)
 	}
 }
@@ -597,13 +602,13 @@ func (s *saleScreen) emiForItem() {
 }
 
 func (s *saleScreen) payCash() {
-	if s.ready() {
+	if s.ready() && s.haveIMEIs(s.payCash) {
 		s.u.cash.start(s.request(pos.TenderCash), s.bill.Total)
 	}
 }
 
 func (s *saleScreen) payPhone() {
-	if s.ready() {
+	if s.ready() && s.haveIMEIs(s.payPhone) {
 		s.u.pay.start(s.request(pos.TenderPhone))
 	}
 }

@@ -165,6 +165,8 @@ func runHelper(ctx context.Context) (string, error) {
 			return "", err
 		}
 		return string(res.Status) + " " + res.Reason, nil
+	case flowShift:
+		return shiftHelper(ctx, e)
 	case flowReconcile:
 		rep, err := e.Reconcile(ctx)
 		if err != nil {
