@@ -60,6 +60,12 @@ func TestShiftCommands(t *testing.T) {
 	code, _, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "Cash needs an open shift")
+
+	// The Z report lists the business day's shifts.
+	code, out, errOut = tillRun(t, dir, "", pin, "close-day")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "Shifts of business day")
+	assert.Contains(t, out, "counted ₹2,340.00, variance -₹8.00")
 }
 
 func TestCloseDayStartsTheNextBusinessDay(t *testing.T) {

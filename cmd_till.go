@@ -461,6 +461,9 @@ func cmdCloseDay(c *cli, args []string) int {
 	}
 	fmt.Fprintln(c.stderr, "galla: "+res.Note)
 	code := c.writeReport(res.Report, *format)
+	if st := t.ShiftsText(ctx, res.Report.Day); st != "" && *format == "text" {
+		fmt.Fprint(c.stdout, "\n"+st)
+	}
 	if msg := t.PrintZ(ctx, res.Report); msg != "" {
 		fmt.Fprintln(c.stderr, "galla: "+msg)
 	}

@@ -209,3 +209,51 @@ func (k *counter) giveIMEI(body string) {
 	k.waitText("IMEI of each phone")
 	k.enter(testIMEI(k.t, body))
 }
+
+// TestWindowJournalIMEIAndUnknownAtClose finds a phone's sale by its IMEI on the
+// journal screen, then closes the day while a card payment is still unknown: the
+// Z is refused naming it, and closes once a manager accepts listing it.
+func TestWindowJournalIMEIAndUnknownAtClose(t *testing.T) {
+	ctx := t.Context()
+	till := newWindowTill(t)
+	manager(t, till)
+	k := newCounter(t, till)
+	k.signIn("Asha", "432100")
+
+	pending := k.leaveOTP() // a card payment left unknown
+	k.press(fyne.KeyEscape)
+	k.ctrl(fyne.KeyN)
+	k.waitText("Cart is empty")
+
+	phone, ok := till.Lookup("PH-SAM-A55-128")
+	require.True(t, ok)
+	lines := []ui.Line{{Product: phone, Qty: 1}}
+	imeis := phoneIMEIs(t, lines, "49015420323751")
+	sold, err := till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: imeis, Tender: pos.TenderCash, Tendered: phone.Price, Cashier: "Asha"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, pos.StatePaid, sold.State)
+
+	k.press(fyne.KeyF9)
+	k.waitText("Journal of")
+	k.enter(imeis[0].IMEI)
+	k.waitText("This IMEI was sold on")
+	k.waitText("Order " + sold.OrderID + ": PAID")
+
+	k.press(fyne.KeyF8)
+	k.waitText("closes the day for good")
+	k.enter("432100")
+	k.waitText("Payments still unknown")
+	assert.True(t, k.shows("The day cannot be closed yet: the outcome of 1 payment(s) is not known"), k.screenText())
+	k.enter("432100")
+	k.waitText("The day is closed; the payments still unknown are listed with it.")
+
+	var accepted []pos.Event
+	for _, ev := range journalEvents(t, till, 1) {
+		if ev.Kind == pos.EvUnknownAccepted {
+			accepted = append(accepted, ev)
+		}
+	}
+	require.Len(t, accepted, 1, "the manager's acceptance is journaled")
+	assert.Contains(t, string(accepted[0].Data), pending)
+	assert.NotEqual(t, pos.ToDay(till.Now()), till.BusinessDay(), "the next business day is open at once")
+}

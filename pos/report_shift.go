@@ -174,3 +174,29 @@ func (r *ShiftReport) WriteText(w io.Writer) error {
 	}
 	return nil
 }
+
+// ShiftsText lists the shifts of business day day as the Z report's appendix:
+// each shift's float, counted cash and variance; "" when the day had none.
+func (t *Till) ShiftsText(ctx context.Context, day string) string {
+	list, err := t.Shifts(ctx, day)
+	if err != nil || len(list) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Shifts of business day %s:\n", day)
+	for _, s := range list {
+		state := "open"
+		if !s.Open() {
+			state = fmt.Sprintf("counted %s, variance %s", s.Counted, s.Variance)
+		}
+		fmt.Fprintf(&b, "  %s %s–%s float %s, %s\n", s.ID, s.Opened.Format("15:04"), closedAt(s), s.Float, state)
+	}
+	return b.String()
+}
+
+func closedAt(s *Shift) string {
+	if s.Open() {
+		return ""
+	}
+	return s.Closed.Format("15:04")
+}

@@ -19,6 +19,7 @@ import (
 type OrderSummary struct {
 	OrderID   string
 	At        time.Time
+	Day       string // the business day the sale is listed under (DayLayout)
 	State     OrderState
 	Tender    TenderKind
 	Amount    Paise
@@ -43,7 +44,7 @@ type OrderEvent struct {
 
 // summaryOf is what the journal screen shows of o.
 func summaryOf(o *Order) OrderSummary {
-	s := OrderSummary{OrderID: o.ID, At: o.Opened, State: o.State, Tender: o.Tender, Amount: o.Amount,
+	s := OrderSummary{OrderID: o.ID, At: o.Opened, Day: o.Day, State: o.State, Tender: o.Tender, Amount: o.Amount,
 		Refunded: o.Refunded, Cashier: o.Staff, CardLast4: o.CardLast4}
 	if o.ReceiptNo > 0 {
 		s.ReceiptNo = strconv.FormatUint(o.ReceiptNo, 10)
@@ -365,12 +366,25 @@ func (t *Till) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*CloseD
 // when a receipt printer is set up, and renders the report as text with what
 // happened to the backup and the print.
 func (t *Till) CloseDay(ctx context.Context, day time.Time, pin string) (string, error) {
-	res, err := t.CloseDayWithBackup(ctx, ToDay(day), pin)
+	return t.closeDayText(ctx, CloseDayRequest{Day: ToDay(day), PIN: pin})
+}
+
+// CloseDayAccepting is CloseDay with the manager accepting that the payments
+// still unknown are listed as such (journaled with the list).
+func (t *Till) CloseDayAccepting(ctx context.Context, day time.Time, pin string) (string, error) {
+	return t.closeDayText(ctx, CloseDayRequest{Day: ToDay(day), PIN: pin, AcceptUnknown: true})
+}
+
+func (t *Till) closeDayText(ctx context.Context, r CloseDayRequest) (string, error) {
+	res, err := t.CloseBusinessDay(ctx, r)
 	if err != nil {
 		return "", err
 	}
 	var b bytes.Buffer
 	err = res.Report.WriteText(&b)
+	if st := t.ShiftsText(ctx, res.Report.Day); st != "" {
+		fmt.Fprintf(&b, "\n%s", st)
+	}
 	fmt.Fprintf(&b, "\n%s\n", res.Note)
 	// The Z report prints at once on the receipt printer, when there is one.
 	if msg := t.PrintZ(ctx, res.Report); msg != "" {

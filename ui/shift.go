@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -293,4 +294,48 @@ func (s *shiftScreen) do(p *prompt, work func(ctx context.Context, d Drawer) (st
 			s.load(msg)
 		}
 	})
+}
+
+// BusinessDater tells the business day open now (a Z report starts the next one
+// at once); pos.Till implements it.
+type BusinessDater interface {
+	BusinessDate() time.Time
+}
+
+// DayAccepter closes a day with a manager accepting that the payments still
+// unknown are listed as such; pos.Till implements it.
+type DayAccepter interface {
+	CloseDayAccepting(ctx context.Context, day time.Time, pin string) (string, error)
+}
+
+// askAccept answers a Z refused for payments still unknown: it names them and
+// lets a manager accept listing them and close the day. It reports whether err
+// was that refusal.
+func (s *journalScreen) askAccept(p *prompt, day time.Time, err error) bool {
+	acc, ok := s.u.till.(DayAccepter)
+	if !ok || !errors.Is(err, pos.ErrUnknownAtClose) {
+		return false
+	}
+	p.close()
+	pin := pinEntry(s.u, "Manager's PIN to accept and close")
+	s.u.ask("Payments still unknown", sentence(err)+" Type a manager's PIN to accept listing them as unknown and close the day, or Escape to check them first.",
+		[]*keyEntry{pin}, func(q *prompt) {
+			code := pin.Text
+			pin.SetText("")
+			q.ok.Disable()
+			s.u.async(func(ctx context.Context) func() {
+				text, err := acc.CloseDayAccepting(ctx, day, code)
+				return func() {
+					q.ok.Enable()
+					if err != nil {
+						q.say(sentence(err))
+						return
+					}
+					q.close()
+					s.message.SetText("The day is closed; the payments still unknown are listed with it.")
+					s.u.showReport("Z report "+day.Format("2 Jan 2006"), text, day, "z")
+				}
+			})
+		})
+	return true
 }
