@@ -22,6 +22,12 @@ type EventLog interface {
 	Event(ctx context.Context, seq uint64) (Event, error)
 }
 
+// EventRanger walks the journal's events from a sequence number on in one read;
+// pos/journal implements it, and the book uses it before EventLog.
+type EventRanger interface {
+	EventsFrom(ctx context.Context, from uint64, fn func(Event) error) error
+}
+
 // The shift errors, matched with errors.Is.
 var (
 	ErrShiftOpen     = errors.New("a shift is open at this terminal")
@@ -170,6 +176,18 @@ type book struct {
 
 // catchUp applies the events appended since the last call. b.mu is held.
 func (b *book) catchUp(ctx context.Context, j Journal) error {
+	if r, ok := j.(EventRanger); ok {
+		return r.EventsFrom(ctx, b.seq+1, func(ev Event) error {
+			if ev.Seq != b.seq+1 {
+				return fmt.Errorf("pos: event %d after %d: %w", ev.Seq, b.seq, ErrBadEvent)
+			}
+			if err := b.apply(ev); err != nil {
+				return err
+			}
+			b.seq = ev.Seq
+			return nil
+		})
+	}
 	log, ok := j.(EventLog)
 	if !ok {
 		return ErrNoEventLog

@@ -3,8 +3,13 @@ package pos
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 )
+
+// SettingShiftsKept is the setting a terminal's first shift sets: from then on
+// cash needs an open shift there.
+const SettingShiftsKept = "shifts.kept"
 
 // MaxCashMove bounds one cash movement and an opening float (₹10,00,000), far
 // above what a drawer holds, so a mistyped amount is caught.
@@ -69,6 +74,15 @@ func (t *Till) OpenShift(ctx context.Context, staff string, float Paise) (*Shift
 	id, err := t.eng.newID("S")
 	if err != nil {
 		return nil, err
+	}
+	if !b.everShift {
+		// From the first shift on, cash needs an open shift; the setting says so
+		// without reading the journal through (a crash before the shift opens
+		// leaves cash waiting for one).
+		err := t.audit(ctx, Event{Kind: EvSettingsChanged, Staff: staff, Setting: &Setting{Key: SettingShiftsKept, Value: []byte("true")}})
+		if err != nil {
+			return nil, fmt.Errorf("pos: open shift: %w: %w", errJournalWrite, err)
+		}
 	}
 	if err := t.shiftRecord(ctx, EvShiftOpened, staff, ShiftRecord{ID: id, Float: float}); err != nil {
 		return nil, err
@@ -163,6 +177,9 @@ func (t *Till) CloseShift(ctx context.Context, staff string, count CashCount) (*
 // must land in a counted drawer. A counter that never opened a shift (card only)
 // is not asked for one.
 func (t *Till) CashNeedsShift(ctx context.Context) error {
+	if kept, err := t.j.Setting(ctx, SettingShiftsKept); err != nil || kept == nil {
+		return err // this counter keeps no shifts
+	}
 	b, err := t.shiftBook(ctx)
 	if errors.Is(err, ErrNoEventLog) {
 		return nil
