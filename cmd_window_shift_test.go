@@ -66,6 +66,16 @@ func TestWindowShiftOpenMoveClose(t *testing.T) {
 	assert.Equal(t, pos.Rupees(2377), shifts[0].Counted)
 	assert.Equal(t, -pos.Rupees(2), shifts[0].Variance)
 	assert.Equal(t, map[int]int{500: 4, 200: 1, 100: 1, 50: 1, 20: 1, 5: 1, 2: 1}, shifts[0].Count.Pieces)
+
+	// The shift closed, cash waits for the next one; the cashier is told so.
+	k.press(fyne.KeyF2)
+	k.enter("ACC-CBL-CC1M")
+	k.waitText("1 item")
+	k.press(fyne.KeyF7)
+	k.waitText("Take cash")
+	k.typeText("500")
+	k.press(fyne.KeyF5)
+	k.waitText("Cash needs an open shift")
 }
 
 // TestWindowStaffList drives Settings' staff list: a locked-out cashier is shown

@@ -103,6 +103,8 @@ func TestShiftCashDrawer(t *testing.T) {
 	_, err = tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CBL", 1)}, Tender: TenderCash, Cashier: "meera"}, nil)
 	assert.ErrorIs(t, err, ErrNoShift)
 	assert.Contains(t, Sentence(err), "open shift")
+	_, err = tl.Refund(ctx, paid.OrderID, Rupees(10), managerPIN)
+	assert.ErrorIs(t, err, ErrNoShift, "a cash refund needs an open shift too")
 
 	// A new till over the same journal (a restart) derives the same shift.
 	tl2, err := NewTill(ctx, TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t)})

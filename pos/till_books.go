@@ -120,6 +120,12 @@ func (t *Till) RefundOrder(ctx context.Context, r RefundRequest) (*RefundResult,
 	if err := t.cashierRefund(ctx, &r); err != nil {
 		return nil, err
 	}
+	if o, err := t.eng.Order(ctx, r.OrderID); err == nil && o.Tender == TenderCash {
+		// Cash paid back leaves a counted drawer, like cash taken.
+		if err := t.CashNeedsShift(ctx); err != nil {
+			return nil, err
+		}
+	}
 	res, err := t.eng.Refund(ctx, r)
 	if errors.Is(err, ErrWrongPIN) || err == nil || res != nil {
 		_ = t.counted(err)

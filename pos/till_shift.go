@@ -189,7 +189,7 @@ func (t *Till) CashNeedsShift(ctx context.Context) error {
 	}
 	defer b.mu.Unlock()
 	if b.everShift && b.open == nil {
-		return wrapf(ErrNoShift, "Cash needs an open shift: open one with the counted float (Shift, or \"galla shift open\"), then take the cash.")
+		return wrapf(ErrNoShift, "Cash needs an open shift: open one with the counted float (Shift [F12], or \"galla shift open\"), then go on with the cash.")
 	}
 	return nil
 }
