@@ -267,3 +267,47 @@ func TestWindowJournalIMEIAndUnknownAtClose(t *testing.T) {
 	assert.Contains(t, string(accepted[0].Data), pending)
 	assert.NotEqual(t, pos.ToDay(till.Now()), till.BusinessDay(), "the next business day is open at once")
 }
+
+// TestWindowCashierRefundsWithinLimit: a cashier a manager gave limits opens the
+// journal and refunds with their own PIN up to the limit; above it, the window
+// asks for a manager's PIN.
+func TestWindowCashierRefundsWithinLimit(t *testing.T) {
+	ctx := t.Context()
+	till := newWindowTill(t)
+	manager(t, till)
+	require.NoError(t, till.AddStaff(ctx, "Ravi", ui.RoleCashier, "2468"))
+	_, err := till.SetStaffLimits(ctx, "Ravi", &pos.StaffLimits{Discount: pos.Rupees(100), Refund: pos.Rupees(300)}, "432100")
+	require.NoError(t, err)
+	sold, err := till.Pay(ctx, ui.PayRequest{Lines: []ui.Line{cable(t, till)}, Tender: pos.TenderCash, Cashier: "Asha"}, nil)
+	require.NoError(t, err)
+
+	k := newCounter(t, till)
+	k.waitText("PIN for Asha")
+	k.press(fyne.KeyDown)
+	k.waitText("PIN for Ravi")
+	k.enter("2468")
+	k.waitFor("Ravi signed in", func() bool { return !k.shows("PIN for Ravi") && k.shows("Scan a barcode") })
+	k.press(fyne.KeyF9)
+	k.waitText(": 1 order")
+	k.enter(sold.OrderID)
+	k.waitText("Order " + sold.OrderID + ": PAID")
+	k.press(fyne.KeyF5)
+	k.waitText("Your PIN (refunds up to ₹300.00) or a manager's")
+	k.enter("400")
+	k.enter("2468")
+	k.waitText("A refund above ₹300.00 needs a manager's PIN.")
+	k.c.Focused().(interface{ SetText(string) }).SetText("")
+	k.enter("250")
+	k.enter("2468")
+	k.waitText("Refund receipt")
+	o, err := till.Order(ctx, sold.OrderID)
+	require.NoError(t, err)
+	require.Len(t, o.Refunds, 1)
+	staff, err := till.StaffList(ctx)
+	require.NoError(t, err)
+	for _, s := range staff {
+		if s.Name == "Ravi" {
+			assert.Equal(t, s.ID, o.Refunds[0].Staff, "the refund is Ravi's own")
+		}
+	}
+}

@@ -258,12 +258,22 @@ type StaffMember struct {
 	// MinManagerPINLength, set before that rule: they change it
 	// (ChangeOwnPIN) before going on.
 	MustChangePIN bool
+	// Limits are a cashier's own discount and refund limits, nil when none.
+	Limits *StaffLimits
 }
 
 // Manager reports whether s may approve refunds, discounts, day close and settings.
 func (s StaffMember) Manager() bool { return s.Role == RoleManager }
 
-func memberOf(s Staff) StaffMember { return StaffMember{ID: s.ID, Name: s.Name, Role: s.Role} }
+func memberOf(s Staff) StaffMember {
+	return StaffMember{ID: s.ID, Name: s.Name, Role: s.Role, Limits: s.Limits}
+}
+
+// Refunds reports whether s may give refunds in the journal screen: a manager,
+// or a cashier a manager gave a refund limit.
+func (s StaffMember) Refunds() bool {
+	return s.Manager() || s.Limits != nil && s.Limits.Refund > 0
+}
 
 // Staff lists who may sign in; an empty list means a fresh journal.
 func (t *Till) Staff(ctx context.Context) ([]StaffMember, error) {

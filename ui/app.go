@@ -159,9 +159,9 @@ func New(app fyne.App, till Till, opts Options) *UI {
 	u.global = []*action{
 		u.checkA, u.noticeA,
 		u.newAction("Sale", fyne.KeyF2, 0, func() { u.goTo(u.sale) }),
-		u.newAction("Shift", fyne.KeyF12, 0, u.shift.openScreen),
 		u.newAction("Journal", fyne.KeyF9, 0, u.openJournal),
 		u.newAction("Settings", fyne.KeyF10, 0, u.openSettings),
+		u.newAction("Shift", fyne.KeyF12, 0, u.shift.openScreen),
 		u.newAction("Theme", fyne.KeyT, fyne.KeyModifierControl, u.toggleTheme),
 		u.newAction("Lock", fyne.KeyL, fyne.KeyModifierControl, u.lock),
 	}
@@ -335,8 +335,10 @@ func (u *UI) signedInAs(s StaffMember) {
 	u.signedIn = true
 	u.touch()
 	u.userText.SetText(s.Name + " (" + string(s.Role) + ")")
-	for _, a := range u.global[3:5] {
-		if s.Manager() {
+	for i, a := range u.global[3:5] {
+		// The journal for whoever may refund (a cashier a manager gave a refund
+		// limit, too); the settings for managers.
+		if s.Manager() || i == 0 && s.Refunds() {
 			a.btn.Enable()
 		} else {
 			a.btn.Disable()
@@ -353,8 +355,8 @@ func (u *UI) startSignIn() {
 }
 
 func (u *UI) openJournal() {
-	if !u.user.Manager() {
-		u.showError("The journal is for managers: sign in as a manager.")
+	if !u.user.Refunds() {
+		u.showError("The journal is for managers, and for cashiers a manager lets refund: sign in as a manager.")
 		return
 	}
 	u.journal.open()

@@ -309,6 +309,9 @@ func (s *journalScreen) askRefund() {
 	pin := newKeyEntry(s.u)
 	pin.Password = true
 	pin.SetPlaceHolder("Manager PIN")
+	if me := s.u.user; !me.Manager() && me.Limits != nil {
+		pin.SetPlaceHolder("Your PIN (refunds up to " + me.Limits.Refund.String() + ") or a manager's")
+	}
 	s.u.ask("Refund order "+o.OrderID, refundNames(o)+"\nUp to "+left.String()+" can be refunded. Change the amount for a partial refund.",
 		[]*keyEntry{amount, pin}, func(p *prompt) {
 			code := pin.Text
