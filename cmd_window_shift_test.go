@@ -311,3 +311,51 @@ func TestWindowCashierRefundsWithinLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowStaffAddDisableReset adds a cashier from the staff list, resets
+// their PIN and disables them, each on a manager's PIN; the last manager cannot
+// be disabled.
+func TestWindowStaffAddDisableReset(t *testing.T) {
+	ctx := t.Context()
+	till := newWindowTill(t)
+	manager(t, till)
+	k := newCounter(t, till)
+	k.signIn("Asha", "432100")
+	k.press(fyne.KeyF10)
+	k.waitText("Settings")
+	k.press(fyne.KeyF7)
+	k.waitText("no limit (manager)")
+
+	k.press(fyne.KeyF5)
+	k.waitText("Add staff")
+	for _, s := range []string{"Meena", "", "5791", "5791", "432100"} { // the role stays cashier
+		k.enter(s)
+	}
+	k.waitText("Meena can sign in now.")
+	_, err := till.SignIn(ctx, "Meena", "5791")
+	require.NoError(t, err)
+
+	// Asha is first, Meena second.
+	k.press(fyne.KeyF7)
+	k.waitText("Disable Asha?")
+	k.enter("432100")
+	k.waitText("The last manager cannot be disabled")
+	k.press(fyne.KeyEscape)
+	k.press(fyne.KeyDown)
+	k.press(fyne.KeyF8)
+	k.waitText("New PIN for Meena")
+	for _, s := range []string{"8642", "8642", "432100"} {
+		k.enter(s)
+	}
+	k.waitText("Meena signs in with the new PIN now.")
+	_, err = till.SignIn(ctx, "Meena", "8642")
+	require.NoError(t, err)
+
+	k.press(fyne.KeyF7)
+	k.waitText("Disable Meena?")
+	k.enter("432100")
+	k.waitText("Meena is disabled")
+	assert.True(t, k.shows("disabled"), k.screenText())
+	_, err = till.SignIn(ctx, "Meena", "8642")
+	assert.ErrorIs(t, err, pos.ErrStaffDisabled)
+}
