@@ -178,6 +178,9 @@ func (r *ShiftReport) WriteText(w io.Writer) error {
 // ShiftsText lists the shifts of business day day as the Z report's appendix:
 // each shift's float, counted cash and variance; "" when the day had none.
 func (t *Till) ShiftsText(ctx context.Context, day string) string {
+	if kept, _ := t.keepsShifts(ctx); !kept {
+		return ""
+	}
 	list, err := t.Shifts(ctx, day)
 	if err != nil || len(list) == 0 {
 		return ""

@@ -83,6 +83,9 @@ func TestShiftCashDrawer(t *testing.T) {
 	require.Len(t, x.ByCashier, 1)
 	assert.Equal(t, Rupees(1499), x.ByCashier[0].ByTender[TenderCash])
 
+	_, err = tl.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	assert.ErrorIs(t, err, ErrShiftOpenAtClose, "the Z waits for the shift's count")
+
 	count, err := ParseCount("500x5, 200x1, 50x1, 10x1, 5x1, 2x2")
 	require.NoError(t, err)
 	assert.Equal(t, Rupees(2769), count.Total())

@@ -302,8 +302,10 @@ func (t *Till) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*CloseD
 			return nil, wrapf(ErrDayClosed, "Business day %s has no sales yet: the day before it is closed already.", day)
 		}
 	}
-	if s, err := t.CurrentShift(ctx); err == nil && s != nil {
-		return nil, wrapf(ErrShiftOpenAtClose, "Shift %s is still open; close it with the counted cash before the Z report.", s.ID)
+	if kept, _ := t.keepsShifts(ctx); kept {
+		if s, err := t.CurrentShift(ctx); err == nil && s != nil {
+			return nil, wrapf(ErrShiftOpenAtClose, "Shift %s is still open; close it with the counted cash before the Z report.", s.ID)
+		}
 	}
 	un, err := t.j.Unresolved(ctx)
 	if err != nil {

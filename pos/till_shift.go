@@ -177,7 +177,7 @@ func (t *Till) CloseShift(ctx context.Context, staff string, count CashCount) (*
 // must land in a counted drawer. A counter that never opened a shift (card only)
 // is not asked for one.
 func (t *Till) CashNeedsShift(ctx context.Context) error {
-	if kept, err := t.j.Setting(ctx, SettingShiftsKept); err != nil || kept == nil {
+	if kept, err := t.keepsShifts(ctx); err != nil || !kept {
 		return err // this counter keeps no shifts
 	}
 	b, err := t.shiftBook(ctx)
@@ -202,4 +202,11 @@ func (t *Till) ManagerByPIN(ctx context.Context, pin string) (StaffMember, error
 		return StaffMember{}, err
 	}
 	return memberOf(*m), nil
+}
+
+// keepsShifts reports whether a shift was ever opened at this terminal, without
+// reading the journal through.
+func (t *Till) keepsShifts(ctx context.Context) (bool, error) {
+	kept, err := t.j.Setting(ctx, SettingShiftsKept)
+	return kept != nil, err
 }
