@@ -25,8 +25,9 @@ func TestShiftCommands(t *testing.T) {
 	assert.Contains(t, errOut, "is open since")
 
 	// A cash sale of two cables (₹499 each) with ₹1,000 tendered: ₹998 in the drawer.
-	code, _, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M:2", "--pay", "cash", "--cash", "100000")
+	code, out, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M:2", "--pay", "cash", "--cash", "100000")
 	require.Equal(t, exitOK, code, errOut)
+	sale := decodeCheckout(t, out)
 
 	code, _, errOut = tillRun(t, dir, "", pin, "shift", "cash-out", "15000")
 	assert.Equal(t, exitBadInput, code)
@@ -59,6 +60,9 @@ func TestShiftCommands(t *testing.T) {
 	// With shifts kept, cash needs an open shift.
 	code, _, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "Cash needs an open shift")
+	code, _, errOut = tillRun(t, dir, "", pin, "refund", sale.MerchantOrderID, "--amount", "10000")
+	assert.Equal(t, exitBadInput, code, "cash paid back needs an open shift too")
 	assert.Contains(t, errOut, "Cash needs an open shift")
 
 	// The Z report lists the business day's shifts.

@@ -306,7 +306,8 @@ func cmdRefund(c *cli, args []string) int {
 	res, err := t.RefundOrder(ctx, pos.RefundRequest{OrderID: rest[0], Amount: pos.Paise(*amount), PIN: pin, Reason: *reason})
 	if err != nil {
 		code := exitFailed
-		if errors.Is(err, pos.ErrNotRefundable) || errors.Is(err, pos.ErrOrderNotFound) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) {
+		if errors.Is(err, pos.ErrNotRefundable) || errors.Is(err, pos.ErrOrderNotFound) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) ||
+			errors.Is(err, pos.ErrNoShift) {
 			code = exitBadInput
 		}
 		return c.fail(code, "%s", pos.Sentence(err))
