@@ -32,6 +32,9 @@ func cmdJournal(c *cli, args []string) int {
 		return c.failOpen(err)
 	}
 	opts := journal.Options{ChainKey: key}
+	if rest[0] == "find" {
+		return c.journalFind(rest[1:])
+	}
 	switch {
 	case rest[0] == "verify" && len(rest) == 1:
 		rep, err := journal.VerifyFileWith(ctx, path, opts)

@@ -305,7 +305,7 @@ func checkoutErrorCode(err error) int {
 		return exitCannotWork // the journal cannot be written; nothing moved
 	}
 	for _, bad := range []error{pos.ErrEmptyCart, pos.ErrBadIMEI, pos.ErrIMEIMissing, pos.ErrOfferNotForCard,
-		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed, pos.ErrBuyerNeeded} {
+		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed, pos.ErrBuyerNeeded, pos.ErrIMEISold, pos.ErrNoShift} {
 		if errors.Is(err, bad) {
 			return exitBadInput
 		}
@@ -479,7 +479,8 @@ func cmdRefund(c *cli, args []string) int {
 	res, err := t.RefundOrder(ctx, pos.RefundRequest{OrderID: rest[0], Amount: pos.Paise(*amount), PIN: pin, Reason: *reason})
 	if err != nil {
 		code := exitFailed
-		if errors.Is(err, pos.ErrNotRefundable) || errors.Is(err, pos.ErrOrderNotFound) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) {
+		if errors.Is(err, pos.ErrNotRefundable) || errors.Is(err, pos.ErrOrderNotFound) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) ||
+			errors.Is(err, pos.ErrNoShift) {
 			code = exitBadInput
 		}
 		return c.fail(code, "%s", pos.Sentence(err))
@@ -519,12 +520,21 @@ func cmdReport(c *cli, args []string) int {
 	format := fs.String("format", "text", "text, csv, json, escpos, png or pdf")
 	out := fs.String("out", "", "write the report to this file instead of standard output")
 	doPrint := fs.Bool("print", false, "print the report on the configured receipt printer")
+	shift := fs.String("shift", "", "the X report of this shift (\"current\": the open or last one)")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
 	}
 	if len(rest) > 0 {
 		return c.fail(exitBadInput, "galla report takes no arguments besides its flags.")
+	}
+	if *shift != "" {
+		t, err := openTill(c)
+		if err != nil {
+			return c.failOpen(err)
+		}
+		defer t.close()
+		return c.shiftReport(context.Background(), t, strings.TrimPrefix(*shift, "current"))
 	}
 	day, err := dayFlag(*dayText)
 	if err != nil {
@@ -582,8 +592,9 @@ func (c *cli) writeReport(rep *pos.Report, format string) int {
 // closed (exit 0) and says how to print it again.
 func cmdCloseDay(c *cli, args []string) int {
 	fs := c.flagSet("galla close-day")
-	dayText := fs.String("day", "", "the day to close, YYYY-MM-DD (default today)")
+	dayText := fs.String("day", "", "the business day to close, YYYY-MM-DD (default the one open now)")
 	format := fs.String("format", "text", "text or json")
+	accept := fs.Bool("accept-unknown", false, "close even though payments are unknown: the manager accepts listing them")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
@@ -591,9 +602,11 @@ func cmdCloseDay(c *cli, args []string) int {
 	if len(rest) > 0 {
 		return c.fail(exitBadInput, "galla close-day takes no arguments besides its flags.")
 	}
-	day, err := dayFlag(*dayText)
-	if err != nil {
-		return c.fail(exitBadInput, "%v; type it again.", err)
+	day := ""
+	if *dayText != "" {
+		if day, err = dayFlag(*dayText); err != nil {
+			return c.fail(exitBadInput, "%v; type it again.", err)
+		}
 	}
 	pin, err := c.managerPIN(bufio.NewReader(c.stdin))
 	if err != nil {
@@ -605,16 +618,26 @@ func cmdCloseDay(c *cli, args []string) int {
 	}
 	defer t.close()
 	ctx := context.Background()
-	res, err := t.CloseDayWithBackup(ctx, day, pin)
+	res, err := t.CloseBusinessDay(ctx, pos.CloseDayRequest{Day: day, PIN: pin, AcceptUnknown: *accept})
 	if err != nil {
 		code := exitFailed
-		if errors.Is(err, pos.ErrDayClosed) || errors.Is(err, pos.ErrBadDay) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) {
+		if errors.Is(err, pos.ErrDayClosed) || errors.Is(err, pos.ErrBadDay) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) ||
+			errors.Is(err, pos.ErrShiftOpenAtClose) {
 			code = exitBadInput
+		}
+		if u, ok := errors.AsType[*pos.UnknownPaymentsError](err); ok {
+			for _, o := range u.Orders {
+				fmt.Fprintf(c.stdout, "%s	%s	%s	%s	unknown\n", o.OrderID, o.At.Format("2006-01-02 15:04"), o.Tender, o.Amount)
+			}
+			return c.fail(exitBadInput, "%s With the manager's agreement, run galla close-day --accept-unknown.", pos.Sentence(err))
 		}
 		return c.fail(code, "%s", pos.Sentence(err))
 	}
 	fmt.Fprintln(c.stderr, "galla: "+res.Note)
 	code := c.writeReport(res.Report, *format)
+	if st := t.ShiftsText(ctx, res.Report.Day); st != "" && *format == "text" {
+		fmt.Fprint(c.stdout, "\n"+st)
+	}
 	if msg := t.PrintZ(ctx, res.Report); msg != "" {
 		fmt.Fprintln(c.stderr, "galla: "+msg)
 	}
@@ -695,6 +718,9 @@ func cmdCatalog(c *cli, args []string) int {
 func cmdStaff(c *cli, args []string) int {
 	fs := c.flagSet("galla staff")
 	roleText := fs.String("role", "", "add: cashier or manager")
+	discount := fs.Int64("discount", -1, "limits: the largest line discount the cashier gives alone, in paise")
+	refund := fs.Int64("refund", -1, "limits: the largest refund the cashier gives alone, in paise")
+	clear := fs.Bool("shop", false, "limits: back to the shop's discount limit and no refund alone")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
@@ -706,8 +732,18 @@ func cmdStaff(c *cli, args []string) int {
 	verb, name := rest[0], strings.Join(rest[1:], " ")
 	changes := map[string]pos.StaffChange{"disable": pos.StaffDisable, "enable": pos.StaffEnable, "unlock": pos.StaffUnlock, "reset-pin": pos.StaffResetPIN}
 	change, isChange := changes[verb]
-	if verb != "list" && verb != "add" && !isChange {
+	if verb != "list" && verb != "add" && verb != "limits" && !isChange {
 		return c.fail(exitBadInput, "%s", usage)
+	}
+	var limits *pos.StaffLimits
+	if verb == "limits" {
+		switch {
+		case *clear:
+		case *discount < 0 || *refund < 0:
+			return c.fail(exitBadInput, "Give both limits in paise: galla staff limits NAME --discount PAISE --refund PAISE (or --shop for the shop's).")
+		default:
+			limits = &pos.StaffLimits{Discount: pos.Paise(*discount), Refund: pos.Paise(*refund)}
+		}
 	}
 	in := bufio.NewReader(c.stdin)
 	var pin string
@@ -737,7 +773,11 @@ func cmdStaff(c *cli, args []string) int {
 			case !s.LockedUntil.IsZero():
 				status = "locked until " + s.LockedUntil.Format("2006-01-02 15:04")
 			}
-			fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s\n", s.ID, s.Name, s.Role, status)
+			lim := ""
+			if s.Limits != nil {
+				lim = fmt.Sprintf("\tdiscount %s, refund %s", s.Limits.Discount, s.Limits.Refund)
+			}
+			fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s%s\n", s.ID, s.Name, s.Role, status, lim)
 		}
 		return exitOK
 	}
@@ -761,6 +801,14 @@ func cmdStaff(c *cli, args []string) int {
 			return c.fail(exitBadInput, "%s", pos.Sentence(err))
 		}
 		fmt.Fprintf(c.stdout, "%s\t%s\t%s\n", s.ID, s.Name, s.Role)
+		return exitOK
+	}
+	if verb == "limits" {
+		s, err := t.SetStaffLimits(ctx, name, limits, mpin)
+		if err != nil {
+			return c.fail(exitBadInput, "%s", pos.Sentence(err))
+		}
+		fmt.Fprintf(c.stdout, "%s\t%s\t%s\tlimits\n", s.ID, s.Name, s.Role)
 		return exitOK
 	}
 	s, err := t.ChangeStaff(ctx, name, change, pin, mpin)

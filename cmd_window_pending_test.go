@@ -24,6 +24,7 @@ func (k *counter) leaveOTP() string {
 	k.enter("s24")
 	k.waitText("1 item")
 	k.press(fyne.KeyF5)
+	k.giveIMEI("35693803564380")
 	k.waitText("Card payment")
 	k.enter("4111111111111111")
 	k.enter("12/30")
@@ -128,7 +129,8 @@ func TestWindowLatePaidRaisesNotice(t *testing.T) {
 	k.enter("s24")
 	k.waitText("1 item")
 	k.press(fyne.KeyF7)
-	k.waitText("Cash")
+	k.giveIMEI("35693803564381") // another phone
+	k.waitText("Take cash")
 	k.enter("80000")
 	k.waitFor("the receipt preview", func() bool { return k.receiptImage() != nil })
 	k.press(fyne.KeyEscape)

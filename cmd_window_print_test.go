@@ -24,7 +24,9 @@ func TestWindowTillRefundAndReportPrints(t *testing.T) {
 	found := till.Search("samsung", 1)
 	require.NotEmpty(t, found)
 	p := found[0]
-	sale, err := till.Pay(ctx, ui.PayRequest{Lines: []ui.Line{{Product: p, Qty: 1}}, Tender: pos.TenderCash, Tendered: p.Price, Cashier: "Asha"}, nil)
+	require.True(t, p.Serialised, "a phone: it is sold with its IMEI")
+	sale, err := till.Pay(ctx, ui.PayRequest{Lines: []ui.Line{{Product: p, Qty: 1}}, IMEIs: []ui.IMEI{{ProductCode: p.ProductCode, IMEI: "490154203237518"}},
+		Tender: pos.TenderCash, Tendered: p.Price, Cashier: "Asha"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, pos.StatePaid, sale.State)
 

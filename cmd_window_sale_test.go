@@ -452,6 +452,7 @@ func TestKeyboardSaleDeclineThenRetry(t *testing.T) {
 	k.enter("s24")
 	k.waitText("1 item")
 	k.press(fyne.KeyF5) // card
+	k.giveIMEI("35693803564380")
 	k.waitText("Card payment")
 	k.enter("4000000000000002")
 	k.enter("12/30")

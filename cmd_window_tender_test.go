@@ -216,6 +216,8 @@ func TestKeyboardSplitTenderCashDownEMI(t *testing.T) {
 	k.enter("s24")
 	k.waitText("EMI from ₹")
 	k.press(fyne.KeyF11)
+	k.waitText("IMEI of each phone") // every phone sold carries its IMEI, whatever pays for it
+	k.enter("352906110000017")
 	k.waitText("Split tender: sale")
 
 	k.typeText("20000")

@@ -98,7 +98,7 @@ func TestWindowTillSells(t *testing.T) {
 	go func() {
 		defer close(done)
 		card := till.NewCard("4111111111111111", "12", "2031", "123", "A Customer")
-		out, err = till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderCard, Card: card, Cashier: "Asha"}, func(pr ui.Progress) {
+		out, err = till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: phoneIMEIs(t, lines, "49015420323751"), Tender: pos.TenderCard, Card: card, Cashier: "Asha"}, func(pr ui.Progress) {
 			mu.Lock()
 			defer mu.Unlock()
 			steps = append(steps, pr.Step)
@@ -177,9 +177,10 @@ func TestWindowTillSells(t *testing.T) {
 
 	// With the GSTIN set the sale is a tax invoice: from ₹50,000 taxable it names
 	// the buyer (CGST Rule 46(e)).
-	_, err = till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha"}, nil)
+	imeis := phoneIMEIs(t, lines, "49015420323752")
+	_, err = till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: imeis, Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha"}, nil)
 	require.ErrorIs(t, err, pos.ErrBuyerNeeded)
-	cash, err := till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha",
+	cash, err := till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: imeis, Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha",
 		Buyer: &pos.Buyer{Name: "R. Shah", Address: "MG Road, Pune", State: "27"}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, pos.StatePaid, cash.State)
@@ -203,7 +204,7 @@ func TestWindowTillPayOnPhone(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderPhone, Cashier: "Asha"}, func(p ui.Progress) {
+		out, err := till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: phoneIMEIs(t, lines, "49015420323753"), Tender: pos.TenderPhone, Cashier: "Asha"}, func(p ui.Progress) {
 			if p.CheckoutURL != "" {
 				addr <- p.CheckoutURL
 			}

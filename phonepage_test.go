@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -43,10 +44,14 @@ func startPhoneSale(t *testing.T, ctx context.Context, till *terminal) phoneSale
 	found := till.Search("samsung", 1)
 	require.NotEmpty(t, found)
 	lines := []ui.Line{{Product: found[0], Qty: 1}}
+	// Each phone sold carries its own IMEI: the sales journaled so far number it.
+	last, err := till.j.LastSeq(ctx)
+	require.NoError(t, err)
+	imeis := phoneIMEIs(t, lines, fmt.Sprintf("3569380%07d", last))
 	shown := make(chan ui.Progress, 1)
 	s := phoneSale{done: make(chan phoneResult, 1)}
 	go func() {
-		out, err := till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderPhone, Cashier: "Asha"}, func(p ui.Progress) {
+		out, err := till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: imeis, Tender: pos.TenderPhone, Cashier: "Asha"}, func(p ui.Progress) {
 			if p.CheckoutURL != "" {
 				select {
 				case shown <- p:
@@ -158,7 +163,8 @@ func TestPhonePageLiveNeedsScriptURL(t *testing.T) {
 	found := till.Search("samsung", 1)
 	require.NotEmpty(t, found)
 
-	_, err = till.Pay(t.Context(), ui.PayRequest{Lines: []ui.Line{{Product: found[0], Qty: 1}}, Tender: pos.TenderPhone, Cashier: "Asha"}, nil)
+	lines := []ui.Line{{Product: found[0], Qty: 1}}
+	_, err = till.Pay(t.Context(), ui.PayRequest{Lines: lines, IMEIs: phoneIMEIs(t, lines, "35693803564380"), Tender: pos.TenderPhone, Cashier: "Asha"}, nil)
 	require.Error(t, err)
 	assert.Equal(t, "Pay on phone needs the live service's checkout script address: set checkout_script_url in the gateway section of config.json.", pos.Sentence(err))
 	orders, err := till.Orders(t.Context(), time.Now())

@@ -166,8 +166,12 @@ func (e *Engine) Roster() *Roster { return e.roster }
 // Now returns the engine's clock's time.
 func (e *Engine) Now() time.Time { return e.clock.Now() }
 
-// Today returns the engine's local day (DayLayout).
-func (e *Engine) Today() string { return ToDay(e.clock.Now()) }
+// Today returns the business day open now (DayLayout): the calendar day, or
+// the day after the last one a Z report closed when that is later. A Z report
+// starts the next business day at once, so closing a day never stops selling
+// (DESIGN.md section 2, "Shifts and the business day"); documents keep the
+// calendar time of the sale.
+func (e *Engine) Today() string { return BusinessDay(context.Background(), e.j, e.clock.Now()) }
 
 // Order returns the journaled order with this merchant order id.
 func (e *Engine) Order(ctx context.Context, id string) (*Order, error) {
@@ -216,7 +220,7 @@ func (e *Engine) commit(ctx context.Context, o *Order, ev Event) (stale bool, er
 	now := e.clock.Now()
 	ev.V, ev.Time = EventVersion, now
 	if ev.Day == "" {
-		ev.Day = ToDay(now)
+		ev.Day = e.Today()
 	}
 	if ev.OrderID == "" {
 		ev.OrderID = o.ID

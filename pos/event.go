@@ -68,6 +68,36 @@ const (
 	EvOverride EventKind = "staff.override"
 )
 
+// The counter's own events (DESIGN.md sections 2 and 10): shifts and the cash
+// drawer, held bills, the manager's acceptance of unknown payments at a Z. Each
+// carries its record as Data and the business day as Day.
+const (
+	// EvShiftOpened opens a shift with the counted float (Data: ShiftRecord).
+	EvShiftOpened EventKind = "shift.opened"
+	// EvShiftCash is cash paid in, paid out or dropped, with its reason
+	// (Data: ShiftRecord with Move).
+	EvShiftCash EventKind = "shift.cash"
+	// EvShiftClosed closes a shift with the cash counted by denomination, what
+	// was expected and the variance (Data: ShiftRecord).
+	EvShiftClosed EventKind = "shift.closed"
+	// EvBillHeld is a cart put aside with its lines (Data: HeldBill).
+	EvBillHeld EventKind = "bill.held"
+	// EvBillRecalled is a held bill brought back to the cart (Data: its id).
+	EvBillRecalled EventKind = "bill.recalled"
+	// EvBillDiscarded is a held bill thrown away (Data: its id).
+	EvBillDiscarded EventKind = "bill.discarded"
+	// EvUnknownAccepted is a manager accepting, before a Z report, that the
+	// payments listed are still unknown (Staff: the manager; Data: UnknownList).
+	EvUnknownAccepted EventKind = "day.unknown_accepted"
+	// EvReturnIMEIs frees the IMEIs of units returned from an order (OrderID the
+	// sale's, IMEIs the units'); any event kind beginning "return." that carries
+	// IMEIs does the same.
+	EvReturnIMEIs EventKind = "return.imeis"
+)
+
+// returnPrefix begins every kind of event that returns goods.
+const returnPrefix = "return."
+
 // IsOrderEvent reports whether events of kind k belong to one order and are applied
 // to it with Order.Apply.
 func (k EventKind) IsOrderEvent() bool {

@@ -19,6 +19,9 @@ type RefundRequest struct {
 	Amount  Paise  // 0: all that is left to refund
 	PIN     string // a manager's PIN
 	Reason  string // why, as the manager says it
+	// Cashier, when set, is the staff id of the cashier whose own PIN PIN is:
+	// the refund is theirs to give alone up to their refund limit.
+	Cashier string
 }
 
 // RefundResult is how a refund ended: RefundDone (confirmed by a verified answer),
@@ -41,9 +44,13 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	if err := e.journalReady(ctx); err != nil {
 		return nil, err
 	}
-	mgr, err := e.roster.AuthoriseManager(ctx, r.PIN, e.clock.Now())
-	if err != nil {
-		return nil, err
+	var mgr *Staff
+	if r.Cashier == "" {
+		m, err := e.roster.AuthoriseManager(ctx, r.PIN, e.clock.Now())
+		if err != nil {
+			return nil, err
+		}
+		mgr = m
 	}
 	unlock, err := e.lock(r.OrderID)
 	if err != nil {
@@ -72,6 +79,12 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	}
 	if o.Tender != TenderCash && e.gw == nil {
 		return nil, fmt.Errorf("pos: refund: %w", ErrNoGateway)
+	}
+	if r.Cashier != "" {
+		// A cashier's own refund, within their limit (Roster.CashierWithin).
+		if mgr, err = e.roster.CashierWithin(ctx, r.Cashier, r.PIN, amount, e.clock.Now()); err != nil {
+			return nil, err
+		}
 	}
 	uid, err := e.newID("R")
 	if err != nil {

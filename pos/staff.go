@@ -137,6 +137,16 @@ type Staff struct {
 	// Disabled is a member who left: they cannot sign in or approve; the record
 	// stays, so the journal's sales still name them.
 	Disabled bool `json:"disabled,omitempty"`
+	// Limits are what a manager allows this cashier alone; nil keeps the shop's
+	// discount limit and no refund without a manager.
+	Limits *StaffLimits `json:"limits,omitempty"`
+}
+
+// StaffLimits are a cashier's own limits: the largest line discount and the
+// largest refund they give with their own PIN; more needs a manager's.
+type StaffLimits struct {
+	Discount Paise `json:"discount"`
+	Refund   Paise `json:"refund"`
 }
 
 // String returns the name and role, never the hash.
@@ -555,6 +565,56 @@ func (r *Roster) SetDisabled(ctx context.Context, id string, disabled bool) erro
 	s.Disabled = disabled
 	if err := r.store.Put(ctx, s); err != nil {
 		return fmt.Errorf("pos: disable staff: %w", err)
+	}
+	return nil
+}
+
+// ErrRefundNeedsManager refuses a cashier's refund above their own limit.
+var ErrRefundNeedsManager = errors.New("the refund needs a manager's PIN")
+
+// CashierWithin returns the cashier id when pin is their PIN, they are neither
+// disabled nor locked, and amount is within their own refund limit; the PIN is
+// checked without counting an attempt (a manager's PIN typed at the cashier's
+// counter must not lock the cashier out).
+func (r *Roster) CashierWithin(ctx context.Context, id, pin string, amount Paise, now time.Time) (*Staff, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, err := r.store.Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("pos: cashier refund: %w", err)
+	}
+	switch {
+	case s.Disabled || s.Locked(now) || s.Role != RoleCashier:
+		return nil, fmt.Errorf("pos: cashier refund %s: %w", s.ID, ErrWrongPIN)
+	case s.Algo == AlgoArgon2id && s.PepperID != PepperID(r.pepper), s.Algo == "" && s.Iterations < MinPINIterations:
+		return nil, fmt.Errorf("pos: cashier refund %s: %w", s.ID, ErrWrongPIN)
+	case !s.PINMatches(pin, r.pepper):
+		return nil, fmt.Errorf("pos: cashier refund %s: %w", s.ID, ErrWrongPIN)
+	case s.Limits == nil || amount > s.Limits.Refund:
+		limit := Paise(0)
+		if s.Limits != nil {
+			limit = s.Limits.Refund
+		}
+		return nil, wrapf(ErrRefundNeedsManager, "A refund above %s needs a manager's PIN.", limit)
+	}
+	return &s, nil
+}
+
+// SetLimits sets member id's own discount and refund limits (a manager's act);
+// nil goes back to the shop's.
+func (r *Roster) SetLimits(ctx context.Context, id string, l *StaffLimits) error {
+	if l != nil && (l.Discount < 0 || l.Refund < 0 || l.Discount > MaxPrice || l.Refund > MaxPrice) {
+		return Errorf("A limit is an amount from ₹0 up; type it again.")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, err := r.store.Get(ctx, id)
+	if err != nil {
+		return fmt.Errorf("pos: staff limits: %w", err)
+	}
+	s.Limits = l
+	if err := r.store.Put(ctx, s); err != nil {
+		return fmt.Errorf("pos: staff limits: %w", err)
 	}
 	return nil
 }

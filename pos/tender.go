@@ -187,6 +187,11 @@ func (t *Till) OpenSaleFor(ctx context.Context, lines []CartLine, imeis []UnitIM
 	if err := t.checkDiscounts(sale.Lines); err != nil {
 		return nil, err
 	}
+	// Every phone sold carries its IMEI, and no IMEI is sold twice (DESIGN.md
+	// section 10), whatever pays for it.
+	if err := t.checkSale(ctx, sale.Lines, TenderSplit); err != nil {
+		return nil, err
+	}
 	if err := t.CheckBuyer(ctx, lines, buyer); err != nil {
 		return nil, err
 	}
@@ -266,6 +271,9 @@ func (t *Till) payTender(ctx context.Context, req PayRequest, card *gateway.Card
 	}
 	switch req.Tender {
 	case TenderCash:
+		if err := t.CashNeedsShift(ctx); err != nil {
+			return PayOutcome{}, err // cash lands in a counted drawer, in a split sale too
+		}
 		res, st, err = t.eng.SaleCash(ctx, req.Sale, req.Amount, req.Tendered, req.Cashier)
 	case TenderUPI:
 		res, st, err = t.eng.SaleUPI(ctx, req.Sale, req.Amount, req.Cashier)

@@ -38,6 +38,12 @@ type Till struct {
 	wrongPINs int                     // wrong manager PINs in a row at this till (MaxOverrideAttempts)
 	inFlight  map[string]bool         // orders a Pay call is acting on
 	follow    map[string]*followState // orders left pending, followed up until final (till_pending.go)
+
+	bk book // shifts, held bills and IMEIs, derived from the journal's events (shift.go)
+	// signed is the member signed in at this till (the window), whose own
+	// limits apply to discounts and refunds (till_staff.go); nil on the
+	// command line.
+	signed *Staff
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -257,12 +263,22 @@ type StaffMember struct {
 	// MinManagerPINLength, set before that rule: they change it
 	// (ChangeOwnPIN) before going on.
 	MustChangePIN bool
+	// Limits are a cashier's own discount and refund limits, nil when none.
+	Limits *StaffLimits
 }
 
 // Manager reports whether s may approve refunds, discounts, day close and settings.
 func (s StaffMember) Manager() bool { return s.Role == RoleManager }
 
-func memberOf(s Staff) StaffMember { return StaffMember{ID: s.ID, Name: s.Name, Role: s.Role} }
+func memberOf(s Staff) StaffMember {
+	return StaffMember{ID: s.ID, Name: s.Name, Role: s.Role, Limits: s.Limits}
+}
+
+// Refunds reports whether s may give refunds in the journal screen: a manager,
+// or a cashier a manager gave a refund limit.
+func (s StaffMember) Refunds() bool {
+	return s.Manager() || s.Limits != nil && s.Limits.Refund > 0
+}
 
 // Staff lists who may sign in; an empty list means a fresh journal.
 func (t *Till) Staff(ctx context.Context) ([]StaffMember, error) {
@@ -336,6 +352,7 @@ func (t *Till) SignIn(ctx context.Context, name, pin string) (StaffMember, error
 			if got.Role == RoleManager {
 				_ = t.counted(nil) // a manager at this till lifts the stop on wrong manager PINs
 			}
+			t.setSigned(got)
 			m := memberOf(*got)
 			m.MustChangePIN = got.Role == RoleManager && len(pin) < MinManagerPINLength
 			return m, nil
@@ -376,6 +393,7 @@ func (t *Till) SignOut(ctx context.Context, m StaffMember, idle bool) error {
 	if idle {
 		reason = "idle"
 	}
+	t.setSigned(nil)
 	return t.audit(ctx, Event{Kind: EvStaffSignOut, Staff: m.ID, Reason: reason})
 }
 

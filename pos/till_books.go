@@ -3,6 +3,7 @@ package pos
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 type OrderSummary struct {
 	OrderID   string
 	At        time.Time
+	Day       string // the business day the sale is listed under (DayLayout)
 	State     OrderState
 	Tender    TenderKind
 	Amount    Paise
@@ -42,7 +44,7 @@ type OrderEvent struct {
 
 // summaryOf is what the journal screen shows of o.
 func summaryOf(o *Order) OrderSummary {
-	s := OrderSummary{OrderID: o.ID, At: o.Opened, State: o.State, Tender: o.Tender, Amount: o.Amount,
+	s := OrderSummary{OrderID: o.ID, At: o.Opened, Day: o.Day, State: o.State, Tender: o.Tender, Amount: o.Amount,
 		Refunded: o.Refunded, Cashier: o.Staff, CardLast4: o.CardLast4}
 	if o.ReceiptNo > 0 {
 		s.ReceiptNo = strconv.FormatUint(o.ReceiptNo, 10)
@@ -115,6 +117,15 @@ func (t *Till) RefundOrder(ctx context.Context, r RefundRequest) (*RefundResult,
 	if err := t.gate(); err != nil {
 		return nil, err
 	}
+	if err := t.cashierRefund(ctx, &r); err != nil {
+		return nil, err
+	}
+	if o, err := t.eng.Order(ctx, r.OrderID); err == nil && o.Tender == TenderCash {
+		// Cash paid back leaves a counted drawer, like cash taken.
+		if err := t.CashNeedsShift(ctx); err != nil {
+			return nil, err
+		}
+	}
 	res, err := t.eng.Refund(ctx, r)
 	if errors.Is(err, ErrWrongPIN) || err == nil || res != nil {
 		_ = t.counted(err)
@@ -179,13 +190,150 @@ type BackupVerifier interface {
 	VerifyBackup(ctx context.Context, path string) error
 }
 
+// BusinessDay returns the business day open at now (DayLayout): the calendar day
+// of now, or, when a Z report closed it already, the first day after it that no
+// Z report closed. The next business day starts the moment a Z is taken.
+func BusinessDay(ctx context.Context, j Journal, now time.Time) string {
+	d := now
+	for range 366 {
+		day := ToDay(d)
+		dc, err := j.DayClose(ctx, day)
+		if err != nil || dc == nil {
+			return day
+		}
+		d = d.AddDate(0, 0, 1)
+	}
+	return ToDay(d)
+}
+
+// BusinessDay returns the business day open now (DayLayout).
+func (t *Till) BusinessDay() string { return t.eng.Today() }
+
+// BusinessDate returns the business day open now as a date at noon of the till's
+// time zone, for screens that pick a day.
+func (t *Till) BusinessDate() time.Time {
+	now := t.eng.Now()
+	d, err := time.ParseInLocation(DayLayout, t.eng.Today(), now.Location())
+	if err != nil {
+		return now
+	}
+	return d.Add(12 * time.Hour)
+}
+
+// ErrUnknownAtClose refuses a Z report while a payment's outcome is unknown.
+var ErrUnknownAtClose = errors.New("payments are still unknown")
+
+// UnknownPaymentsError lists the payments whose outcome is unknown when a Z
+// report is asked for; it matches ErrUnknownAtClose.
+type UnknownPaymentsError struct {
+	Orders []OrderSummary
+}
+
+func (e *UnknownPaymentsError) Error() string {
+	return fmt.Sprintf("pos: close day: %d %v", len(e.Orders), ErrUnknownAtClose)
+}
+
+// Is makes an *UnknownPaymentsError match ErrUnknownAtClose.
+func (e *UnknownPaymentsError) Is(target error) bool { return target == ErrUnknownAtClose }
+
+// Sentence names the payments and the two ways on.
+func (e *UnknownPaymentsError) Sentence() string {
+	var ids []string
+	for _, o := range e.Orders {
+		ids = append(ids, o.At.Format("2 Jan 15:04")+" "+string(o.Tender)+" "+o.Amount.String())
+	}
+	return fmt.Sprintf("The day cannot be closed yet: the outcome of %d payment(s) is not known: %s. Check them now (Reconcile), or a manager may accept listing them as unknown on the Z report.",
+		len(e.Orders), strings.Join(ids, ", "))
+}
+
+// UnknownList is the payload (Data) of day.unknown_accepted: the business day and
+// the payments still unknown that a manager accepted at its Z report.
+type UnknownList struct {
+	Day    string           `json:"day"`
+	Orders []UnknownPayment `json:"orders"`
+}
+
+// UnknownPayment is one payment of an UnknownList.
+type UnknownPayment struct {
+	OrderID string     `json:"order_id"`
+	Amount  Paise      `json:"amount"`
+	Tender  TenderKind `json:"tender"`
+	State   OrderState `json:"state"`
+}
+
+// CloseDayRequest asks for the Z report of a business day.
+type CloseDayRequest struct {
+	Day string // DayLayout; "" is the business day open now
+	PIN string // a manager's
+	// AcceptUnknown is the manager accepting that the payments still unknown
+	// are listed as such: the acceptance is journaled with the list.
+	AcceptUnknown bool
+}
+
+// ErrShiftOpenAtClose refuses a Z report while a shift is open.
+var ErrShiftOpenAtClose = errors.New("a shift is still open")
+
 // CloseDayWithBackup takes the Z report of day on a manager's PIN and then writes
 // the hot backup of the journal that DESIGN.md section 4 asks for at day close. The
 // note says where the backup went, or that it failed: the day stays closed either
-// way.
+// way. It refuses while a payment is unknown (CloseBusinessDay accepts them).
 func (t *Till) CloseDayWithBackup(ctx context.Context, day, pin string) (*CloseDayResult, error) {
+	return t.CloseBusinessDay(ctx, CloseDayRequest{Day: day, PIN: pin})
+}
+
+// CloseBusinessDay takes the Z report of a business day (all its shifts): it
+// refuses while a shift is open, and while a payment is unknown unless the
+// manager accepts listing them; then the next business day starts at once.
+func (t *Till) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*CloseDayResult, error) {
 	if err := t.gate(); err != nil {
 		return nil, err
+	}
+	day, pin := r.Day, r.PIN
+	if day == "" {
+		day = t.eng.Today()
+	}
+	if err := t.eng.dayOpen(ctx, day); err != nil {
+		return nil, err // a Z is taken once
+	}
+	if day > ToDay(t.eng.Now()) {
+		// A business day opened by a Z taken earlier today: its own Z waits for
+		// its first sale, so a second close-day by mistake seals nothing.
+		if orders, err := t.j.OrdersByDay(ctx, day); err == nil && len(orders) == 0 {
+			return nil, wrapf(ErrDayClosed, "Business day %s has no sales yet: the day before it is closed already.", day)
+		}
+	}
+	if kept, _ := t.keepsShifts(ctx); kept {
+		if s, err := t.CurrentShift(ctx); err == nil && s != nil {
+			return nil, wrapf(ErrShiftOpenAtClose, "Shift %s is still open; close it with the counted cash before the Z report.", s.ID)
+		}
+	}
+	un, err := t.j.Unresolved(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(un) > 0 {
+		if !r.AcceptUnknown {
+			e := &UnknownPaymentsError{}
+			for _, o := range un {
+				e.Orders = append(e.Orders, summaryOf(o))
+			}
+			return nil, e
+		}
+		mgr, err := t.authorise(ctx, pin)
+		if err != nil {
+			return nil, err
+		}
+		list := UnknownList{Day: day}
+		for _, o := range un {
+			list.Orders = append(list.Orders, UnknownPayment{OrderID: o.ID, Amount: o.Amount, Tender: o.Tender, State: o.State})
+		}
+		data, err := json.Marshal(list)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.audit(ctx, Event{Kind: EvUnknownAccepted, Staff: mgr.ID, Data: data}); err != nil {
+			return nil, err
+		}
 	}
 	rep, err := t.eng.CloseDay(ctx, day, pin)
 	if errors.Is(err, ErrWrongPIN) || err == nil {
@@ -226,12 +374,25 @@ func (t *Till) CloseDayWithBackup(ctx context.Context, day, pin string) (*CloseD
 // when a receipt printer is set up, and renders the report as text with what
 // happened to the backup and the print.
 func (t *Till) CloseDay(ctx context.Context, day time.Time, pin string) (string, error) {
-	res, err := t.CloseDayWithBackup(ctx, ToDay(day), pin)
+	return t.closeDayText(ctx, CloseDayRequest{Day: ToDay(day), PIN: pin})
+}
+
+// CloseDayAccepting is CloseDay with the manager accepting that the payments
+// still unknown are listed as such (journaled with the list).
+func (t *Till) CloseDayAccepting(ctx context.Context, day time.Time, pin string) (string, error) {
+	return t.closeDayText(ctx, CloseDayRequest{Day: ToDay(day), PIN: pin, AcceptUnknown: true})
+}
+
+func (t *Till) closeDayText(ctx context.Context, r CloseDayRequest) (string, error) {
+	res, err := t.CloseBusinessDay(ctx, r)
 	if err != nil {
 		return "", err
 	}
 	var b bytes.Buffer
 	err = res.Report.WriteText(&b)
+	if st := t.ShiftsText(ctx, res.Report.Day); st != "" {
+		fmt.Fprintf(&b, "\n%s", st)
+	}
 	fmt.Fprintf(&b, "\n%s\n", res.Note)
 	// The Z report prints at once on the receipt printer, when there is one.
 	if msg := t.PrintZ(ctx, res.Report); msg != "" {

@@ -126,6 +126,7 @@ func (t *Till) ParseItems(ctx context.Context, items string, imeis []string) ([]
 func (t *Till) checkDiscounts(pl []Line) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	pol := t.discountPolicy()
 	for _, l := range pl {
 		if l.Discount < 0 {
 			return ErrBadDiscount
@@ -137,7 +138,7 @@ func (t *Till) checkDiscounts(pl []Line) error {
 		if m, ok := t.approvers[l.ApprovedBy]; ok && l.ApprovedBy != "" {
 			by = &m
 		}
-		if err := t.discount.Check(l, l.Discount, by); err != nil {
+		if err := pol.Check(l, l.Discount, by); err != nil {
 			return err
 		}
 	}
@@ -165,5 +166,31 @@ func (t *Till) Price(lines []CartLine) (Bill, error) {
 func (t *Till) DiscountLimit(CartLine) Paise {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.discount.Limit
+	return t.discountPolicy().Limit
+}
+
+// discountPolicy is the shop's discount policy, with the limit of the cashier
+// signed in here when a manager set them one. t.mu is held.
+func (t *Till) discountPolicy() DiscountPolicy {
+	pol := t.discount
+	if c := t.signedCashier(); c != nil {
+		pol.Limit = c.Limits.Discount
+	}
+	return pol
+}
+
+// checkSale is what a new sale must pass before any payment: the IMEI of every
+// serialised unit (CheckSerials) and, for cash, an open shift where shifts are
+// kept (CashNeedsShift).
+func (t *Till) checkSale(ctx context.Context, lines []Line, tender TenderKind) error {
+	if err := t.eng.journalReady(ctx); err != nil {
+		return err // a damaged or unchecked journal says so first
+	}
+	if err := t.CheckSerials(ctx, lines, ""); err != nil {
+		return err
+	}
+	if tender == TenderCash {
+		return t.CashNeedsShift(ctx)
+	}
+	return nil
 }

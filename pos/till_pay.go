@@ -301,6 +301,11 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 		if err := t.checkDiscounts(sale.Lines); err != nil {
 			return PayOutcome{}, err
 		}
+		// Every phone sold carries its IMEI, and no IMEI is sold twice
+		// (DESIGN.md section 10); cash lands in a counted drawer.
+		if err := t.checkSale(ctx, sale.Lines, req.Tender); err != nil {
+			return PayOutcome{}, err
+		}
 		if err := t.CheckBuyer(ctx, req.Lines, req.Buyer); err != nil {
 			return PayOutcome{}, err
 		}

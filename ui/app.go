@@ -100,6 +100,8 @@ type UI struct {
 	upi      *upiScreen
 	journal  *journalScreen
 	settings *settingsScreen
+	staff    *staffScreen // Settings' staff list (staff.go)
+	shift    *shiftScreen // the shift and the cash drawer (shift.go)
 
 	prompt *prompt       // the open dialog, if any
 	notice *widget.Label // the latest background result, in the status bar
@@ -160,6 +162,8 @@ func New(app fyne.App, till Till, opts Options) *UI {
 	u.tender, u.upi = newTenderScreen(u), newUPIScreen(u)
 	u.journal = newJournalScreen(u)
 	u.settings = newSettingsScreen(u)
+	u.staff = newStaffScreen(u)
+	u.shift = newShiftScreen(u)
 	u.checkA = u.newAction("Check now", fyne.KeyK, fyne.KeyModifierControl, u.checkNow)
 	u.noticeA = u.newAction("Receipt", fyne.KeyO, fyne.KeyModifierControl, u.openNotice)
 	u.checkA.btn.Hide()
@@ -169,6 +173,7 @@ func New(app fyne.App, till Till, opts Options) *UI {
 		u.newAction("Sale", fyne.KeyF2, 0, func() { u.goTo(u.sale) }),
 		u.newAction("Journal", fyne.KeyF9, 0, u.openJournal),
 		u.newAction("Settings", fyne.KeyF10, 0, u.openSettings),
+		u.newAction("Shift", fyne.KeyF12, 0, u.shift.openScreen),
 		u.newAction("Theme", fyne.KeyT, fyne.KeyModifierControl, u.toggleTheme),
 		u.newAction("Lock", fyne.KeyL, fyne.KeyModifierControl, u.lock),
 	}
@@ -196,7 +201,7 @@ func New(app fyne.App, till Till, opts Options) *UI {
 		u.touch()
 		u.dispatch(k.Name, 0)
 	})
-	for _, k := range []fyne.KeyName{fyne.KeyL, fyne.KeyT, fyne.KeyD, fyne.KeyE, fyne.KeyF, fyne.KeyP, fyne.KeyR, fyne.KeyS, fyne.KeyQ, fyne.KeyI, fyne.KeyO, fyne.KeyK, fyne.KeyN, fyne.KeyG, fyne.KeyDelete, fyne.KeyUp, fyne.KeyDown} {
+	for _, k := range []fyne.KeyName{fyne.KeyL, fyne.KeyT, fyne.KeyD, fyne.KeyE, fyne.KeyF, fyne.KeyP, fyne.KeyR, fyne.KeyS, fyne.KeyQ, fyne.KeyI, fyne.KeyO, fyne.KeyK, fyne.KeyN, fyne.KeyG, fyne.KeyH, fyne.KeyDelete, fyne.KeyUp, fyne.KeyDown} {
 		sc := &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierControl}
 		c.AddShortcut(sc, u.TypedShortcut)
 	}
@@ -343,8 +348,10 @@ func (u *UI) signedInAs(s StaffMember) {
 	u.signedIn = true
 	u.touch()
 	u.userText.SetText(s.Name + " (" + string(s.Role) + ")")
-	for _, a := range u.global[3:5] {
-		if s.Manager() {
+	for i, a := range u.global[3:5] {
+		// The journal for whoever may refund (a cashier a manager gave a refund
+		// limit, too); the settings for managers.
+		if s.Manager() || i == 0 && s.Refunds() {
 			a.btn.Enable()
 		} else {
 			a.btn.Disable()
@@ -361,8 +368,8 @@ func (u *UI) startSignIn() {
 }
 
 func (u *UI) openJournal() {
-	if !u.user.Manager() {
-		u.showError("The journal is for managers: sign in as a manager.")
+	if !u.user.Refunds() {
+		u.showError("The journal is for managers, and for cashiers a manager lets refund: sign in as a manager.")
 		return
 	}
 	u.journal.open()

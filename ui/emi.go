@@ -230,6 +230,12 @@ func (s *emiScreen) choose() {
 	f := s.shown_[s.hit]
 	req := s.req
 	req.Offer = &f
+	// A brand offer takes the IMEIs on its own page after the card; any other
+	// offer takes them here, as every phone sold carries its IMEI.
+	if !f.IMEIRequired && !s.u.sale.haveIMEIs(s.choose) {
+		return
+	}
+	req.IMEIs = s.u.sale.imeisFor(req.Lines, req.IMEIs)
 	s.u.card.start(req, s.total)
 }
 
@@ -297,6 +303,10 @@ func (s *imeiScreen) start(req PayRequest) {
 			chk := widget.NewLabel("")
 			i := len(s.entries)
 			e.OnChanged = func(t string) { s.check(i, t) }
+			if imei := nthIMEI(req.IMEIs, l.Product.ProductCode, unitsBefore(req.Lines, l, n)); imei != "" {
+				e.SetText(imei) // scanned at the cart already
+				s.check(i, imei)
+			}
 			e.OnSubmitted = func(string) { s.next(i) }
 			s.entries = append(s.entries, e)
 			s.checks = append(s.checks, chk)

@@ -28,6 +28,7 @@ type journalScreen struct {
 	root     fyne.CanvasObject
 	title    *widget.Label
 	scan     *keyEntry
+	pick     string // the order to choose once the day is loaded (serial.go)
 	status   *widget.Select
 	tender   *widget.Select
 	list     *widget.List
@@ -52,7 +53,7 @@ func newJournalScreen(u *UI) *journalScreen {
 	s := &journalScreen{u: u}
 	s.title = heading("Journal")
 	s.scan = newKeyEntry(u)
-	s.scan.SetPlaceHolder("Scan a receipt's QR code or type an order id, then Enter; Up and Down to move")
+	s.scan.SetPlaceHolder("Scan a receipt's QR code, an order id or an IMEI, then Enter; Up and Down to move")
 	s.scan.OnSubmitted = s.find
 	s.scan.onKey = func(k *fyne.KeyEvent) bool {
 		switch k.Name {
@@ -147,6 +148,9 @@ func (s *journalScreen) open() {
 	day := s.day
 	if day.IsZero() {
 		day = s.u.now()
+		if b, ok := s.u.till.(BusinessDater); ok {
+			day = b.BusinessDate() // after a Z, the business day the sales go to
+		}
 	}
 	s.u.goTo(s)
 	s.load(day)
@@ -179,6 +183,9 @@ func (s *journalScreen) apply() {
 	keep := ""
 	if s.hit >= 0 && s.hit < len(s.visible) {
 		keep = s.visible[s.hit].OrderID
+	}
+	if s.pick != "" {
+		keep, s.pick = s.pick, "" // the sale an IMEI search found
 	}
 	s.visible = s.visible[:0]
 	for _, o := range s.orders {
@@ -224,6 +231,9 @@ func (s *journalScreen) find(text string) {
 	text = strings.TrimSpace(text)
 	s.scan.SetText("")
 	if text == "" {
+		return
+	}
+	if s.findIMEI(text) {
 		return
 	}
 	id := text
@@ -299,6 +309,9 @@ func (s *journalScreen) askRefund() {
 	pin := newKeyEntry(s.u)
 	pin.Password = true
 	pin.SetPlaceHolder("Manager PIN")
+	if me := s.u.user; !me.Manager() && me.Limits != nil {
+		pin.SetPlaceHolder("Your PIN (refunds up to " + me.Limits.Refund.String() + ") or a manager's")
+	}
 	s.u.ask("Refund order "+o.OrderID, refundNames(o)+"\nUp to "+left.String()+" can be refunded. Change the amount for a partial refund.",
 		[]*keyEntry{amount, pin}, func(p *prompt) {
 			code := pin.Text
@@ -411,6 +424,9 @@ func (s *journalScreen) askClose() {
 				text, err := s.u.till.CloseDay(ctx, day, code)
 				return func() {
 					p.ok.Enable()
+					if err != nil && s.askAccept(p, day, err) {
+						return
+					}
 					if err != nil {
 						p.say(sentence(err))
 						return

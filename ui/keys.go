@@ -62,6 +62,8 @@ type keyEntry struct {
 	// dialog opens with a value (the quantity, a refund's amount) takes what the
 	// cashier types instead ("2", not "21"); any other key edits it as usual.
 	replace bool
+	// label, when set, names the field beside it in a dialog (a count of notes).
+	label string
 }
 
 // SetText sets the text; what is typed next goes after it.

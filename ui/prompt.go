@@ -71,6 +71,12 @@ func (u *UI) askWithActions(title, text string, extra fyne.CanvasObject, acts []
 			}
 			return isActionKey(k.Name) && p.dispatch(k.Name, 0)
 		}
+		if f.label != "" {
+			// Labels of one width, so that the fields line up.
+			l := container.NewGridWrap(fyne.NewSize(150, f.MinSize().Height), widget.NewLabel(f.label))
+			box.Add(container.NewBorder(nil, nil, l, nil, f))
+			continue
+		}
 		box.Add(f)
 	}
 	p.ok = newKeyButton(u, "OK  [Enter]", p.confirm)

@@ -22,6 +22,7 @@ import (
 type saleScreen struct {
 	u       *UI
 	lines   []Line
+	imeis   []IMEI // the IMEI of each phone in the cart (serial.go)
 	bill    Bill
 	results []Product
 	hit     int // highlighted result
@@ -59,6 +60,8 @@ type saleScreen struct {
 	splitA   *action // split tender and UPI (tender.go)
 	newSale  *action
 	clearA   *action
+	holdA    *action // hold.go
+	recallA  *action
 }
 
 func newSaleScreen(u *UI) *saleScreen {
@@ -138,6 +141,8 @@ func newSaleScreen(u *UI) *saleScreen {
 	s.customerA = u.newAction("Customer", fyne.KeyU, fyne.KeyModifierControl, func() { s.askCustomer("") })
 	s.buyerInfo = widget.NewLabel("")
 	s.buyerInfo.Wrapping = fyne.TextWrapWord
+	s.holdA = u.newAction("Hold", fyne.KeyH, fyne.KeyModifierControl, s.hold)
+	s.recallA = u.newAction("Held bills", fyne.KeyR, fyne.KeyModifierControl, s.recall)
 	s.clearA = u.newAction("Clear field", fyne.KeyEscape, 0, func() {
 		s.scan.SetText("")
 		s.message.SetText("")
@@ -149,7 +154,7 @@ func newSaleScreen(u *UI) *saleScreen {
 	results := container.NewBorder(widget.NewLabel("Matches (Up and Down to choose, Enter to add)"), nil, nil, nil, s.found)
 	cart := container.NewBorder(
 		container.NewBorder(nil, nil, heading("Cart"), s.count),
-		container.NewGridWithColumns(4, s.qty.btn, s.discount.btn, s.remove.btn, s.newSale.btn),
+		container.NewGridWithColumns(3, s.qty.btn, s.discount.btn, s.remove.btn, s.holdA.btn, s.recallA.btn, s.newSale.btn),
 		nil, nil, s.cart)
 	split := container.NewVSplit(results, cart)
 	split.Offset = 0.3
@@ -169,7 +174,7 @@ func newSaleScreen(u *UI) *saleScreen {
 func (s *saleScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *saleScreen) actions() []*action {
-	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.splitA, s.newSale, s.customerA, s.clearA}
+	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.splitA, s.newSale, s.customerA, s.clearA, s.holdA, s.recallA}
 }
 
 func (s *saleScreen) shown() {
@@ -552,7 +557,7 @@ func (s *saleScreen) removeLine() {
 // pending stays in the status bar and the journal.
 func (s *saleScreen) clear() {
 	s.lockRun, s.payOrder, s.lock = nil, "", CartLock{}
-	s.lines = nil
+	s.lines, s.imeis = nil, nil
 	s.bill = Bill{}
 	s.buyer, s.interstate = nil, false
 	s.showBuyer()
@@ -580,7 +585,7 @@ func (s *saleScreen) ready() bool {
 }
 
 func (s *saleScreen) request(t pos.TenderKind) PayRequest {
-	req := PayRequest{Lines: append([]Line(nil), s.lines...), Tender: t, Cashier: s.u.user.Name}
+	req := PayRequest{Lines: append([]Line(nil), s.lines...), IMEIs: append([]IMEI(nil), s.imeis...), Tender: t, Cashier: s.u.user.Name}
 	if s.buyer != nil {
 		b := *s.buyer
 		req.Buyer = &b
@@ -589,7 +594,7 @@ func (s *saleScreen) request(t pos.TenderKind) PayRequest {
 }
 
 func (s *saleScreen) payCard() {
-	if s.ready() {
+	if s.ready() && s.haveIMEIs(s.payCard) {
 		s.u.card.start(s.request(pos.TenderCard), s.bill.Total)
 	}
 }
@@ -616,13 +621,13 @@ func (s *saleScreen) emiForItem() {
 }
 
 func (s *saleScreen) payCash() {
-	if s.ready() {
+	if s.ready() && s.haveIMEIs(s.payCash) {
 		s.u.cash.start(s.request(pos.TenderCash), s.bill.Total)
 	}
 }
 
 func (s *saleScreen) payPhone() {
-	if s.ready() {
+	if s.ready() && s.haveIMEIs(s.payPhone) {
 		s.u.pay.start(s.request(pos.TenderPhone))
 	}
 }

@@ -125,6 +125,8 @@ func TestCardCancelledWhileBankAsked(t *testing.T) {
 	h.press(fyne.KeyDown)
 	h.press(fyne.KeyDown)
 	h.press(fyne.KeyReturn)
+	h.enter(validIMEI(t, "35693803564380")) // every phone sold carries its IMEI
+	h.settle()
 	require.Equal(t, h.u.card, h.u.current)
 	require.Equal(t, "ICICI", h.u.card.req.Offer.Issuer)
 	h.enter("4111111111111111")

@@ -38,6 +38,7 @@ type settingsScreen struct {
 	save       *action
 	testPrint  *action
 	addStaff   *action
+	staffA     *action // the staff list (staff.go)
 	back       *action
 	liveA      *action
 	profileA   *action
@@ -88,6 +89,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.save.btn.Importance = widget.HighImportance
 	s.testPrint = u.newAction("Test print", fyne.KeyF5, 0, s.printTest)
 	s.addStaff = u.newAction("Add staff", fyne.KeyF6, 0, s.askStaff)
+	s.staffA = u.newAction("Staff", fyne.KeyF7, 0, func() { u.staff.open() })
 	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(u.sale) })
 	s.liveA = u.newAction("Live", fyne.KeyG, fyne.KeyModifierControl, func() { s.live.SetChecked(!s.live.Checked) })
 	s.profileA = u.newAction("Profile", fyne.KeyP, fyne.KeyModifierControl, func() { cycle(s.profile) })
@@ -119,7 +121,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		widget.NewFormItem("Secret", s.secret),
 		whereItem,
 	)
-	buttons := container.NewGridWithColumns(4, s.back.btn, s.addStaff.btn, s.testPrint.btn, s.save.btn)
+	buttons := container.NewGridWithColumns(5, s.back.btn, s.staffA.btn, s.addStaff.btn, s.testPrint.btn, s.save.btn)
 	s.root = container.NewPadded(container.NewBorder(heading("Settings"), container.NewVBox(s.message, buttons), nil, nil,
 		container.NewVScroll(container.NewGridWithColumns(2, shop, service))))
 	return s
@@ -128,7 +130,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 func (s *settingsScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *settingsScreen) actions() []*action {
-	return []*action{s.save, s.testPrint, s.addStaff, s.back, s.liveA, s.profileA}
+	return []*action{s.save, s.testPrint, s.addStaff, s.staffA, s.back, s.liveA, s.profileA}
 }
 
 func (s *settingsScreen) shown() {

@@ -25,7 +25,7 @@ type UPIRequest = pos.UPIRequest
 // not one offers no split tender.
 type Tenderer interface {
 	// OpenSale journals the cart as a split-tender sale.
-	OpenSale(ctx context.Context, lines []Line, imeis []IMEI, cashier string) (*SaleStatus, error)
+	OpenSaleFor(ctx context.Context, lines []Line, imeis []IMEI, cashier string, buyer *pos.Buyer) (*SaleStatus, error)
 	// SaleStatus reads a split sale and its tenders.
 	SaleStatus(ctx context.Context, id string) (*SaleStatus, error)
 	// OpenSales lists the split sales left part paid.
@@ -133,13 +133,12 @@ func (s *saleScreen) paySplit() {
 		})
 		return
 	}
-	if !s.ready() {
+	if !s.ready() || !s.haveIMEIs(s.paySplit) {
 		return
 	}
-	lines := append([]Line(nil), s.lines...)
-	cashier := s.u.user.Name
+	req := s.request(pos.TenderSplit)
 	s.u.async(func(ctx context.Context) func() {
-		st, err := t.OpenSale(ctx, lines, nil, cashier)
+		st, err := t.OpenSaleFor(ctx, req.Lines, req.IMEIs, req.Cashier, req.Buyer)
 		return func() {
 			if err != nil {
 				s.message.SetText(sentence(err))

@@ -427,8 +427,14 @@ func TestEMIScreen(t *testing.T) {
 	assert.Equal(t, 3, e.shown_[0].TenureMonths, "then by tenure")
 	h.press(fyne.KeyDown)
 	h.press(fyne.KeyReturn)
+	// Not a brand offer: the phone's IMEI is asked before the card.
+	require.NotNil(t, h.u.prompt, "the IMEI of the phone is asked")
+	imei := validIMEI(t, "35693803564380")
+	h.enter(imei)
+	h.settle()
 	require.Equal(t, h.u.card, h.u.current)
 	assert.Equal(t, 6, h.u.card.req.Offer.TenureMonths)
+	assert.Equal(t, []IMEI{{ProductCode: "SAMSUNG-S24", IMEI: imei}}, h.u.card.req.IMEIs)
 
 	// an HDFC offer on an ICICI card: the bank's answer in plain words
 	h.enter("5522600000000005")

@@ -1,0 +1,215 @@
+package pos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// The IMEI rules of the counter (DESIGN.md section 10), matched with errors.Is.
+var (
+	// ErrIMEISold refuses an IMEI already sold in a sale that was not returned.
+	ErrIMEISold = errors.New("the IMEI is already sold")
+)
+
+// IMEISoldError names the sale an IMEI was sold in; it matches ErrIMEISold.
+type IMEISoldError struct {
+	IMEI      string
+	OrderID   string
+	ReceiptNo uint64
+	At        time.Time // when the sale began
+	Pending   bool      // the sale's payment is not known yet
+}
+
+func (e *IMEISoldError) Error() string {
+	return fmt.Sprintf("pos: IMEI %s: %v in %s", e.IMEI, ErrIMEISold, e.OrderID)
+}
+
+// Is makes an *IMEISoldError match ErrIMEISold.
+func (e *IMEISoldError) Is(target error) bool { return target == ErrIMEISold }
+
+// Sentence says which sale holds the IMEI and what to do. It names the sale by
+// its receipt number and time (a sentence never shows long numbers; the journal
+// screen's IMEI search shows the sale itself).
+func (e *IMEISoldError) Sentence() string {
+	when := e.At.Format("2 Jan 15:04")
+	if e.Pending {
+		return fmt.Sprintf("This IMEI is in the sale of %s, whose payment is not known yet; check that sale before selling this phone again.", when)
+	}
+	rec := ""
+	if e.ReceiptNo > 0 {
+		rec = fmt.Sprintf(" (receipt %d)", e.ReceiptNo)
+	}
+	return fmt.Sprintf("This IMEI was already sold on %s%s and not returned; scan the IMEI of the phone in hand, or return that sale first.", when, rec)
+}
+
+// intentIMEIs lists every IMEI a sale carries, on its lines and in the intent.
+func intentIMEIs(in *Intent) []string {
+	var out []string
+	for _, l := range in.Lines {
+		for _, s := range l.IMEIs {
+			if s != "" && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	for _, s := range in.IMEIs {
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// applyReturn frees the IMEIs of returned units: the unit may be sold again.
+func (b *book) applyReturn(ev Event) {
+	if len(ev.IMEIs) == 0 || ev.OrderID == "" {
+		return
+	}
+	if b.freed == nil {
+		b.freed = map[string]string{}
+	}
+	for _, s := range ev.IMEIs {
+		b.freed[s] = ev.OrderID
+	}
+}
+
+// ReturnIMEIs journals that the units with these IMEIs came back from order
+// orderID (a return): each may be sold again. The returns flow calls it, or
+// journals its own return.* event carrying the IMEIs.
+func (t *Till) ReturnIMEIs(ctx context.Context, orderID, staff string, imeis []string) error {
+	if len(imeis) == 0 {
+		return nil
+	}
+	ev := Event{V: EventVersion, Time: t.eng.Now(), Kind: EvReturnIMEIs, OrderID: orderID, Day: t.eng.Today(), Staff: staff, IMEIs: imeis}
+	if _, err := t.j.Append(context.WithoutCancel(ctx), ev); err != nil {
+		return fmt.Errorf("pos: journal %s: %w: %w", ev.Kind, errJournalWrite, err)
+	}
+	return nil
+}
+
+// holding reports the sale that holds imei now (sold and not returned, or its
+// payment unknown), or nil. b.mu is held and the book caught up.
+func (t *Till) holding(ctx context.Context, b *book, imei string) (*IMEISoldError, error) {
+	ids := b.imeis[imei]
+	for i := len(ids) - 1; i >= 0; i-- {
+		o, err := t.j.Order(ctx, ids[i])
+		if errors.Is(err, ErrOrderNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case b.freed[imei] == o.ID || o.State == StateRefunded:
+			continue
+		case o.Unresolved():
+			return &IMEISoldError{IMEI: imei, OrderID: o.ID, At: o.Opened, Pending: true}, nil
+		case o.State.Paid():
+			return &IMEISoldError{IMEI: imei, OrderID: o.ID, At: o.Opened, ReceiptNo: o.ReceiptNo}, nil
+		}
+	}
+	return nil, nil
+}
+
+// CheckSerials checks a cart before payment: every serialised unit has an IMEI
+// that passes the check digit, none is given twice, and none is held by another
+// sale (sold and not returned, or its payment unknown). The order being paid
+// again (its own id) does not count against itself.
+func (t *Till) CheckSerials(ctx context.Context, lines []Line, self string) error {
+	seen := map[string]bool{}
+	for _, l := range lines {
+		if !l.Serialised {
+			continue
+		}
+		if n := l.MissingIMEIs(); n > 0 {
+			return wrapf(ErrIMEIMissing, "%s needs the IMEI of %d more phone(s); scan or type each IMEI before payment.", l.Name, n)
+		}
+		for _, s := range l.IMEIs {
+			if err := CheckIMEI(s); err != nil {
+				return fmt.Errorf("pos: IMEI of %s: %w", l.SKU, err)
+			}
+			if seen[s] {
+				return fmt.Errorf("pos: IMEI of %s: %w", l.SKU, ErrDuplicateIMEI)
+			}
+			seen[s] = true
+		}
+	}
+	if len(seen) == 0 {
+		return nil
+	}
+	b := &t.bk
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.catchUp(ctx, t.j); err != nil {
+		if errors.Is(err, ErrNoEventLog) {
+			return nil
+		}
+		return err
+	}
+	for s := range seen {
+		h, err := t.holding(ctx, b, s)
+		if err != nil {
+			return err
+		}
+		if h != nil && h.OrderID != self {
+			return h
+		}
+	}
+	return nil
+}
+
+// CheckIMEIFree checks one IMEI as it is scanned: its digits, then that no sale
+// holds it.
+func (t *Till) CheckIMEIFree(ctx context.Context, imei string) error {
+	if err := CheckIMEI(imei); err != nil {
+		return err
+	}
+	b := &t.bk
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.catchUp(ctx, t.j); err != nil {
+		if errors.Is(err, ErrNoEventLog) {
+			return nil
+		}
+		return err
+	}
+	h, err := t.holding(ctx, b, imei)
+	if err != nil || h == nil {
+		return err
+	}
+	return h
+}
+
+// FindIMEI lists the sales that carried imei, newest first: the journal screen's
+// search and "galla journal find".
+func (t *Till) FindIMEI(ctx context.Context, imei string) ([]OrderSummary, error) {
+	if err := CheckIMEI(imei); err != nil {
+		return nil, err
+	}
+	b := &t.bk
+	b.mu.Lock()
+	ids := []string(nil)
+	err := b.catchUp(ctx, t.j)
+	if err == nil {
+		ids = slices.Clone(b.imeis[imei])
+	}
+	b.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OrderSummary, 0, len(ids))
+	for i := len(ids) - 1; i >= 0; i-- {
+		o, err := t.j.Order(ctx, ids[i])
+		if errors.Is(err, ErrOrderNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, summaryOf(o))
+	}
+	return out, nil
+}
