@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -149,6 +150,7 @@ func storeDay(t *testing.T, db *DB) (t1, t2 *counter) {
 		_, err := db.Ingest(t.Context(), c.id, c.sent())
 		require.NoError(t, err)
 	}
+	require.NoError(t, db.Project(t.Context()))
 	return t1, t2
 }
 
@@ -254,7 +256,7 @@ func TestRebuildGivesTheRowsOfIncrementalProjection(t *testing.T) {
 	_, err = db.Ingest(t.Context(), "T2", t2.sent())
 	require.NoError(t, err)
 
-	require.NoError(t, db.ReserveIMEIs(t.Context(), "T2", "T2-D", []string{"490154203237518"}))
+	require.NoError(t, db.ReserveIMEIs(t.Context(), "T2", "T2-D", []string{"490154203237518"})) // projects
 	before := dump(t, db)
 	require.Len(t, before["z_reports"], 1)
 	require.NotEmpty(t, before["payments"])
@@ -283,9 +285,45 @@ func TestProjectionSkipsUnknownKindsAndBadBodies(t *testing.T) {
 	resp, err := db.Ingest(t.Context(), "T1", evs)
 	require.NoError(t, err)
 	assert.Equal(t, len(evs), resp.Stored, "every event is stored, projected or not")
+	require.NoError(t, db.Project(t.Context()))
 	var n int
 	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT count(*) FROM orders").Scan(&n))
 	assert.Equal(t, 1, n)
 	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT count(*) FROM payments").Scan(&n))
 	assert.Equal(t, 1, n)
+}
+
+func TestTheServerProjectsEachBatchAndCatchUpsTakeTurns(t *testing.T) {
+	db := newDB(t)
+	srv := httptest.NewServer(NewServer(db, nil))
+	defer srv.Close()
+	cred := enrolled(t, db, "T1")
+	c := newCounter(t, "T1")
+	c.cashSale("T1-A", day1, line("TEA", 2, 105, 5))
+	body, err := json.Marshal(api.Batch{TerminalID: "T1", Events: c.sent()})
+	require.NoError(t, err)
+	var br api.BatchResponse
+	require.Equal(t, 200, post(t, srv.URL, "POST", api.PathEvents, "T1", cred, time.Now(), newNonce(), body, &br))
+	var state string
+	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT state FROM orders WHERE order_id = 'T1-A'").Scan(&state))
+	assert.Equal(t, "PAID", state, "projected when the batch was answered")
+
+	// Events stored by another copy of the server: two catch-ups at once
+	// project them once.
+	for i := range 5 {
+		c.cardSale(fmt.Sprintf("T1-C%d", i), day1, "4242", "", true, line("PHN", 1, 1000, 18))
+	}
+	_, err = db.Ingest(t.Context(), "T1", c.sent())
+	require.NoError(t, err)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- db.Project(t.Context()) }()
+	}
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+	once := dump(t, db)
+	require.Len(t, once["payments"], 6)
+	_, err = db.Rebuild(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, once, dump(t, db))
 }

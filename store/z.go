@@ -52,6 +52,9 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 	if err != nil {
 		return nil, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: fmt.Sprintf("%q is not a day: write it YYYY-MM-DD", day)}
 	}
+	if err := db.Project(ctx); err != nil {
+		return nil, err
+	}
 	counters := map[string]*CounterDay{}
 	get := func(t string) *CounterDay {
 		c := counters[t]
@@ -300,6 +303,9 @@ func (db *DB) CloseStoreDay(ctx context.Context, day, manager string) (*StoreZ, 
 	d, err := time.Parse(pos.DayLayout, day)
 	if err != nil {
 		return nil, &zRefusal{fmt.Sprintf("%q is not a day: write it YYYY-MM-DD", day)}
+	}
+	if err := db.Project(ctx); err != nil {
+		return nil, err
 	}
 	var out *StoreZ
 	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {

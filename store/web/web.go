@@ -199,6 +199,11 @@ func (p *Pages) auth(h authed) http.HandlerFunc {
 				return
 			}
 		}
+		// The pages show what the events say: catch the projections up.
+		if err := p.db.Project(r.Context()); err != nil {
+			p.fail(w, s, err)
+			return
+		}
 		h(w, r, s)
 	}
 }

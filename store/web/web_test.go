@@ -105,6 +105,7 @@ func storeWithSales(t *testing.T) *store.DB {
 		_, err = db.Ingest(t.Context(), j.id, j.events)
 		require.NoError(t, err)
 	}
+	require.NoError(t, db.Project(t.Context()))
 	_, err = AddManager(t.Context(), db, "Meera", "246810")
 	require.NoError(t, err)
 	return db
