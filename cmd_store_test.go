@@ -326,3 +326,14 @@ func TestStoreCommandsForkAndUnblock(t *testing.T) {
 	assert.Equal(t, exitFailed, code, "the first journal's credential was replaced by the second enrolment")
 	assert.Contains(t, errOut, "not signed with terminal T4's credential")
 }
+
+// TestStoreDatabaseFromEnvironment: GALLA_STORE_DB names the database when
+// --db does not (the password stays out of the process list).
+func TestStoreDatabaseFromEnvironment(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	code, out, errOut := tillRun(t, t.TempDir(), "", map[string]string{"GALLA_STORE_DB": db}, "store", "init")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `^[0-9a-f]{64}\n$`, out)
+	code, _, errOut = tillRun(t, t.TempDir(), "", map[string]string{"GALLA_STORE_DB": "postgres://postgres@/x?host=/nonexistent-galla&connect_timeout=1"}, "store", "init", "--db", db)
+	require.Equal(t, exitOK, code, "--db wins over the environment: %s", errOut)
+}

@@ -148,7 +148,9 @@ func TestChaosExactlyOnce(t *testing.T) {
 				return
 			}
 			for ctx.Err() == nil {
-				appendN(t, tm.j, rand.IntN(150))
+				if !assert.NoError(t, appendEvents(tm.j, rand.IntN(150))) {
+					return
+				}
 				sctx, cancel := context.WithTimeout(ctx, time.Duration(5+rand.IntN(300))*time.Millisecond)
 				_, _ = l.Sync(sctx) // failures are the point; what counts is the end
 				cancel()

@@ -138,11 +138,19 @@ func openJournal(t testing.TB, dir string) *journal.Journal {
 // appendN appends n settings events to j.
 func appendN(t testing.TB, j *journal.Journal, n int) {
 	t.Helper()
+	require.NoError(t, appendEvents(j, n))
+}
+
+// appendEvents appends n settings events to j; goroutines other than the
+// test's call it.
+func appendEvents(j *journal.Journal, n int) error {
 	for i := 0; i < n; i++ {
-		_, err := j.Append(context.Background(), pos.Event{Kind: pos.EvSettingsChanged, Time: time.Now(), Day: time.Now().Format(pos.DayLayout), Staff: "001",
-			Setting: &pos.Setting{Key: "note", Value: json.RawMessage(fmt.Sprintf(`"note %d"`, i))}})
-		require.NoError(t, err)
+		if _, err := j.Append(context.Background(), pos.Event{Kind: pos.EvSettingsChanged, Time: time.Now(), Day: time.Now().Format(pos.DayLayout), Staff: "001",
+			Setting: &pos.Setting{Key: "note", Value: json.RawMessage(fmt.Sprintf(`"note %d"`, i))}}); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // checkHeld asserts that the store holds exactly j's events for terminal: one

@@ -105,7 +105,25 @@ func Start() (*Cluster, error) {
 	if err := c.Restart(); err != nil {
 		return nil, err
 	}
+	c.watch()
 	return c, nil
+}
+
+// watch starts a watchdog, a shell of its own session, that stops the cluster
+// and removes its directory once this process is gone: a test binary that
+// dies without its cleanup (a crash, a timeout) leaves no server running.
+func (c *Cluster) watch() {
+	stop := fmt.Sprintf("%s -D '%s' -m immediate -w stop", filepath.Join(c.bin, "pg_ctl"), c.data())
+	if c.asUser != "" {
+		stop = "runuser -u " + c.asUser + " -- " + stop
+	}
+	script := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 1; done; %s >/dev/null 2>&1; rm -rf '%s'", os.Getpid(), stop, c.dir)
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = "/" // the postgres user may not enter the test's directory
+	cmd.SysProcAttr = detached()
+	if cmd.Start() == nil {
+		go func() { _ = cmd.Wait() }()
+	}
 }
 
 // findBin finds the directory of initdb: the newest /usr/lib/postgresql/N/bin,
