@@ -306,3 +306,51 @@ func TestTheServerMountsThePages(t *testing.T) {
 	assert.Equal(t, CSP, r.Header.Get("Content-Security-Policy"))
 	assert.Contains(t, body(t, r), `<form method="post" action="/manager/signin"`)
 }
+
+func TestSignInRedirectsStayOnThePagesAndSessionsExpire(t *testing.T) {
+	for next, want := range map[string]string{
+		"/manager/search?q=4242": "/manager/search?q=4242",
+		"//evil.example/x":       "/manager/",
+		"https://evil.example/":  "/manager/",
+		"/manager/\\evil":        "/manager/",
+		"":                       "/manager/",
+	} {
+		assert.Equal(t, want, safeNext(next), next)
+	}
+	assert.Equal(t, "'=HYPERLINK(1)", csvSafe("=HYPERLINK(1)"), "a cell is never a formula")
+	assert.Equal(t, "T1-A", csvSafe("T1-A"))
+	assert.Equal(t, "-12.50", rupees(-1250))
+
+	db := storeWithSales(t)
+	p := New(db, nil)
+	now := time.Now()
+	p.Now = func() time.Time { return now }
+	srv := httptest.NewTLSServer(p)
+	defer srv.Close()
+	c := client(t)
+	r := signin(t, c, srv.URL, "Meera", "246810")
+	body(t, r)
+	require.Equal(t, http.StatusSeeOther, r.StatusCode)
+	r, err := c.Get(srv.URL + "/manager/search")
+	require.NoError(t, err)
+	body(t, r)
+	assert.Equal(t, http.StatusOK, r.StatusCode)
+	now = now.Add(SessionFor + time.Minute)
+	r, err = c.Get(srv.URL + "/manager/search")
+	require.NoError(t, err)
+	body(t, r)
+	assert.Equal(t, http.StatusSeeOther, r.StatusCode, "an expired session signs in again")
+	r, err = c.PostForm(srv.URL+"/manager/z", url.Values{"day": {day}, "csrf": {"x"}})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusUnauthorized, r.StatusCode)
+	assert.Contains(t, body(t, r), "Your session has ended: sign in again, then send the form again.")
+
+	body(t, signin(t, c, srv.URL, "Meera", "246810"))
+	r, err = c.Get(srv.URL + "/manager/search?q=" + strings.Repeat("9", 80))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadRequest, r.StatusCode)
+	assert.Contains(t, body(t, r), "type at most 64 characters")
+	r, err = c.Get(srv.URL + "/manager/search?q=T1%2F999999")
+	require.NoError(t, err)
+	assert.Contains(t, body(t, r), "No sale found for document")
+}
