@@ -420,3 +420,27 @@ func (db *DB) StoreZReport(ctx context.Context, day string) (*StoreZ, error) {
 	}
 	return &z, nil
 }
+
+// CounterZs returns the counters' Z reports of day the store holds.
+func (db *DB) CounterZs(ctx context.Context, day string) ([]CounterZ, error) {
+	d, err := time.Parse(pos.DayLayout, day)
+	if err != nil {
+		return nil, &zRefusal{fmt.Sprintf("%q is not a day: write it YYYY-MM-DD", day)}
+	}
+	rs, err := db.pool.Query(ctx, `SELECT terminal_id, z_no, gross, refunded, net, cash_expected, tax FROM z_reports WHERE day = $1`, d)
+	if err != nil {
+		return nil, db.wrap("counter Z reports", err)
+	}
+	out, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (CounterZ, error) {
+		var c CounterZ
+		var zno, g, rf, n, ce, tax int64
+		err := r.Scan(&c.Terminal, &zno, &g, &rf, &n, &ce, &tax)
+		c.ZNo, c.GrossSales, c.Refunded, c.NetSales, c.CashExpected, c.Tax = uint64(zno), pos.Paise(g), pos.Paise(rf), pos.Paise(n), pos.Paise(ce), pos.Paise(tax)
+		return c, err
+	})
+	if err != nil {
+		return nil, db.wrap("counter Z reports", err)
+	}
+	slices.SortFunc(out, func(a, b CounterZ) int { return compareTerminal(a.Terminal, b.Terminal) })
+	return out, nil
+}

@@ -358,9 +358,10 @@ func (p *Pages) order(w http.ResponseWriter, r *http.Request, s session) {
 }
 
 type zData struct {
-	Day    string
-	Z      *store.StoreZ
-	Report *store.DayReport
+	Day      string
+	Z        *store.StoreZ
+	Report   *store.DayReport
+	Counters []store.CounterZ // the counters' Z reports received
 }
 
 func (p *Pages) zPage(w http.ResponseWriter, r *http.Request, s session) {
@@ -382,8 +383,13 @@ func (p *Pages) showZ(w http.ResponseWriter, r *http.Request, s session, day str
 		p.fail(w, s, err)
 		return
 	}
+	zs, err := p.db.CounterZs(r.Context(), day)
+	if err != nil {
+		p.fail(w, s, err)
+		return
+	}
 	p.render(w, status, "z", view{Title: "Store Z of " + day, Manager: s.Manager, CSRF: s.CSRF, Error: errMsg, Notice: notice,
-		Data: zData{Day: day, Z: z, Report: rep}})
+		Data: zData{Day: day, Z: z, Report: rep, Counters: zs}})
 }
 
 func (p *Pages) zClose(w http.ResponseWriter, r *http.Request, s session) {
