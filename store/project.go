@@ -345,11 +345,51 @@ func catchUp(ctx context.Context, tx pgx.Tx, terminal string, seq int64) (int64,
 		if err != nil || len(rows) == 0 {
 			return seq, err
 		}
-		if err := projectRows(ctx, tx, terminal, rows); err != nil {
+		if err := projectSafely(ctx, tx, terminal, rows); err != nil {
 			return seq, err
 		}
 		seq = int64(rows[len(rows)-1].seq)
 	}
+}
+
+// AlarmProjection is an event the projections could not take: it stays in
+// events, the rest of the terminal's events are projected, and a manager looks.
+const AlarmProjection = "projection"
+
+// projectSafely projects rows inside a savepoint. When the database refuses
+// them (an event whose values it cannot hold), they are projected one by one
+// and each event refused is skipped with an alarm, so that one bad event does
+// not stop the pages of the whole store.
+func projectSafely(ctx context.Context, tx pgx.Tx, terminal string, rows []row) error {
+	try := func(rs []row) error {
+		sp, err := tx.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		if err := projectRows(ctx, sp, terminal, rs); err != nil {
+			_ = sp.Rollback(ctx)
+			return err
+		}
+		return sp.Commit(ctx)
+	}
+	err := try(rows)
+	if err == nil || unavailable(err) || ctx.Err() != nil {
+		return err
+	}
+	for _, r := range rows {
+		err := try([]row{r})
+		if err == nil {
+			continue
+		}
+		if unavailable(err) || ctx.Err() != nil {
+			return err
+		}
+		if _, aerr := tx.Exec(ctx, "INSERT INTO alarms (terminal_id, kind, seq, detail) VALUES ($1, $2, $3, $4)",
+			terminal, AlarmProjection, int64(r.seq), fmt.Sprintf("event %d could not be projected (%v): the pages leave it out; it is kept in events", r.seq, err)); aerr != nil {
+			return aerr
+		}
+	}
+	return nil
 }
 
 // project catches the projections up with a batch just stored (stored events

@@ -327,3 +327,37 @@ func TestTheServerProjectsEachBatchAndCatchUpsTakeTurns(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, once, dump(t, db))
 }
+
+func TestAnEventTheProjectionsCannotHoldIsSkippedWithAnAlarm(t *testing.T) {
+	db := newDB(t)
+	enrolled(t, db, "T1")
+	c := newCounter(t, "T1")
+	c.cashSale("T1-A", day1, line("TEA", 1, 105, 5))
+	// A quantity beyond what a line's row holds: pos takes it, the table cannot.
+	big := line("BIG", 1, 1, 5)
+	big.Qty = 1 << 40
+	c.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: "T1-BIG", Day: day1, Intent: &pos.Intent{Tender: pos.TenderCash,
+		Lines: []pos.Line{big}, Totals: pos.Totals{Total: 100}, Amount: 100}})
+	c.cashSale("T1-B", day1, line("TEA", 2, 105, 5))
+	_, err := db.Ingest(t.Context(), "T1", c.sent())
+	require.NoError(t, err)
+	require.NoError(t, db.Project(t.Context()))
+
+	var ids []string
+	rs, err := db.pool.Query(t.Context(), "SELECT order_id FROM orders ORDER BY order_id")
+	require.NoError(t, err)
+	for rs.Next() {
+		var id string
+		require.NoError(t, rs.Scan(&id))
+		ids = append(ids, id)
+	}
+	assert.Equal(t, []string{"T1-A", "T1-B"}, ids, "the events around the bad one are projected")
+	var kind string
+	var seq int64
+	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT kind, seq FROM alarms WHERE terminal_id = 'T1'").Scan(&kind, &seq))
+	assert.Equal(t, AlarmProjection, kind)
+	assert.Equal(t, int64(3), seq)
+	var mark int64
+	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT seq FROM projection_marks WHERE terminal_id = 'T1'").Scan(&mark))
+	assert.Equal(t, int64(5), mark)
+}
