@@ -104,9 +104,6 @@ func (db *DB) Ingest(ctx context.Context, terminal string, events []api.Event) (
 		if err := checkBodies(ctx, tx, terminal, rows[0].seq, rows[len(rows)-1].seq); err != nil {
 			return err
 		}
-		if err := projectRows(ctx, tx, terminal, rows); err != nil {
-			return err
-		}
 		end := rows[len(rows)-1]
 		if _, err := tx.Exec(ctx, "UPDATE terminals SET last_seq = $2, last_hash = $3, last_seen_at = $4 WHERE id = $1",
 			terminal, int64(end.seq), end.hash, db.Now()); err != nil {

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -45,12 +44,16 @@ func (db *DB) PublishCatalog(ctx context.Context, r io.Reader, isJSON bool, who 
 	return v, cat.Len(), err
 }
 
-// PublishShop publishes the shop's details (a JSON object, the terminal's
-// shop settings) by who.
-func (db *DB) PublishShop(ctx context.Context, body []byte, who string) (uint64, error) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' || !json.Valid(body) {
-		return 0, errors.New("the shop's details must be a JSON object")
+// PublishShop checks the shop's details by the terminal's own rules
+// (pos.Shop.Check: a name, an address, a GST state code, a GSTIN of that
+// state) and publishes them by who.
+func (db *DB) PublishShop(ctx context.Context, shop pos.Shop, who string) (uint64, error) {
+	if err := shop.Check(); err != nil {
+		return 0, err
+	}
+	body, err := json.Marshal(shop)
+	if err != nil {
+		return 0, err
 	}
 	return db.publish(ctx, MasterShop, body, who)
 }

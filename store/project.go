@@ -13,8 +13,9 @@ import (
 	"galla/pos"
 )
 
-// The projections (ADR 0006): plain tables derived from the events, filled in
-// the ingest's transaction of each batch and rebuilt from events by Rebuild.
+// The projections (ADR 0006): plain tables derived from the events, caught up
+// per terminal from its high-water mark (projection_marks) after each batch,
+// before every read that needs them, and rebuilt from events by Rebuild.
 // Each event kind has one function in projections; a kind without one (a kind
 // added on the terminals after this program) is skipped and records nothing.
 
@@ -282,7 +283,7 @@ func (p *projector) flush() error {
 	return nil
 }
 
-// projectRows projects rows of terminal stored by the ingest, in its transaction.
+// projectRows projects rows of terminal inside tx.
 func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) error {
 	p := newProjector(ctx, tx, terminal)
 	for _, r := range rows {
@@ -291,6 +292,116 @@ func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) er
 		}
 	}
 	return p.flush()
+}
+
+// Project catches the projections up with every event stored: for each
+// terminal whose events go past its mark, in a transaction of its own that
+// locks the mark (two servers catching up the same terminal take turns). It is
+// cheap when nothing is new (one query). The ingest does not wait for it: a
+// batch is stored first, projected after.
+func (db *DB) Project(ctx context.Context) error {
+	rs, err := db.pool.Query(ctx, `SELECT t.id FROM terminals t LEFT JOIN projection_marks m ON m.terminal_id = t.id
+		WHERE t.last_seq > coalesce(m.seq, 0) ORDER BY t.id`)
+	if err != nil {
+		return db.wrap("project", err)
+	}
+	behind, err := pgx.CollectRows(rs, pgx.RowTo[string])
+	if err != nil {
+		return db.wrap("project", err)
+	}
+	for _, t := range behind {
+		if err := db.ProjectTerminal(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ProjectTerminal catches the projections up with terminal's events.
+func (db *DB) ProjectTerminal(ctx context.Context, terminal string) error {
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "INSERT INTO projection_marks (terminal_id) VALUES ($1) ON CONFLICT DO NOTHING", terminal); err != nil {
+			return err
+		}
+		var mark int64
+		if err := tx.QueryRow(ctx, "SELECT seq FROM projection_marks WHERE terminal_id = $1 FOR UPDATE", terminal).Scan(&mark); err != nil {
+			return err
+		}
+		n, err := catchUp(ctx, tx, terminal, mark)
+		if err != nil || n == mark {
+			return err
+		}
+		_, err = tx.Exec(ctx, "UPDATE projection_marks SET seq = $2 WHERE terminal_id = $1", terminal, n)
+		return err
+	})
+	return db.wrap("project", err)
+}
+
+// catchUp projects terminal's events after seq and returns the last one.
+func catchUp(ctx context.Context, tx pgx.Tx, terminal string, seq int64) (int64, error) {
+	const chunk = 2000
+	for {
+		rows, err := readEvents(ctx, tx, terminal, seq, chunk)
+		if err != nil || len(rows) == 0 {
+			return seq, err
+		}
+		if err := projectSafely(ctx, tx, terminal, rows); err != nil {
+			return seq, err
+		}
+		seq = int64(rows[len(rows)-1].seq)
+	}
+}
+
+// AlarmProjection is an event the projections could not take: it stays in
+// events, the rest of the terminal's events are projected, and a manager looks.
+const AlarmProjection = "projection"
+
+// projectSafely projects rows inside a savepoint. When the database refuses
+// them (an event whose values it cannot hold), they are projected one by one
+// and each event refused is skipped with an alarm, so that one bad event does
+// not stop the pages of the whole store.
+func projectSafely(ctx context.Context, tx pgx.Tx, terminal string, rows []row) error {
+	try := func(rs []row) error {
+		sp, err := tx.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		if err := projectRows(ctx, sp, terminal, rs); err != nil {
+			_ = sp.Rollback(ctx)
+			return err
+		}
+		return sp.Commit(ctx)
+	}
+	err := try(rows)
+	if err == nil || unavailable(err) || ctx.Err() != nil {
+		return err
+	}
+	for _, r := range rows {
+		err := try([]row{r})
+		if err == nil {
+			continue
+		}
+		if unavailable(err) || ctx.Err() != nil {
+			return err
+		}
+		if _, aerr := tx.Exec(ctx, "INSERT INTO alarms (terminal_id, kind, seq, detail) VALUES ($1, $2, $3, $4)",
+			terminal, AlarmProjection, int64(r.seq), fmt.Sprintf("event %d could not be projected (%v): the pages leave it out; it is kept in events", r.seq, err)); aerr != nil {
+			return aerr
+		}
+	}
+	return nil
+}
+
+// project catches the projections up with a batch just stored (stored events
+// of terminal). A failure is logged only: the events are stored, and the next
+// batch or read catches up.
+func (s *Server) project(ctx context.Context, terminal string, stored int) {
+	if stored == 0 {
+		return
+	}
+	if err := s.db.ProjectTerminal(ctx, terminal); err != nil && ctx.Err() == nil {
+		s.log.Warn("store: project", "terminal", terminal, "err", err)
+	}
 }
 
 // RebuildStats says what Rebuild replayed.
@@ -302,49 +413,42 @@ type RebuildStats struct {
 
 // Rebuild empties the projections and replays every stored event into them,
 // terminal by terminal in sequence order, in one transaction: a failure leaves
-// the projections as they were. Ingest waits for it (it locks the tables).
+// the projections as they were. Catching up waits for it (it locks the marks).
 func (db *DB) Rebuild(ctx context.Context) (RebuildStats, error) {
 	var st RebuildStats
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "LOCK TABLE terminals IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+		if _, err := tx.Exec(ctx, "LOCK TABLE projection_marks IN ACCESS EXCLUSIVE MODE"); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "TRUNCATE "+strings.Join(projectedTables, ", ")); err != nil {
+		if _, err := tx.Exec(ctx, "TRUNCATE projection_marks, "+strings.Join(projectedTables, ", ")); err != nil {
 			return err
 		}
-		var terminals []string
-		rs, err := tx.Query(ctx, "SELECT DISTINCT terminal_id FROM events ORDER BY terminal_id")
+		rs, err := tx.Query(ctx, "SELECT id, last_seq FROM terminals WHERE last_seq > 0 ORDER BY id")
 		if err != nil {
 			return err
 		}
-		for rs.Next() {
-			var t string
-			if err := rs.Scan(&t); err != nil {
-				return err
-			}
-			terminals = append(terminals, t)
+		type term struct {
+			id   string
+			last int64
 		}
-		if err := rs.Err(); err != nil {
+		terms, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (term, error) {
+			var t term
+			err := r.Scan(&t.id, &t.last)
+			return t, err
+		})
+		if err != nil {
 			return err
 		}
-		const chunk = 2000
-		for _, t := range terminals {
-			st.Terminals++
-			var after int64
-			for {
-				rows, err := readEvents(ctx, tx, t, after, chunk)
-				if err != nil {
-					return err
-				}
-				if len(rows) == 0 {
-					break
-				}
-				if err := projectRows(ctx, tx, t, rows); err != nil {
-					return err
-				}
-				st.Events += int64(len(rows))
-				after = int64(rows[len(rows)-1].seq)
+		for _, t := range terms {
+			n, err := catchUp(ctx, tx, t.id, 0)
+			if err != nil {
+				return err
 			}
+			if _, err := tx.Exec(ctx, "INSERT INTO projection_marks (terminal_id, seq) VALUES ($1, $2)", t.id, n); err != nil {
+				return err
+			}
+			st.Terminals++
+			st.Events += n
 		}
 		return tx.QueryRow(ctx, "SELECT count(*) FROM orders").Scan(&st.Orders)
 	})

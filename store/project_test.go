@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -149,6 +150,7 @@ func storeDay(t *testing.T, db *DB) (t1, t2 *counter) {
 		_, err := db.Ingest(t.Context(), c.id, c.sent())
 		require.NoError(t, err)
 	}
+	require.NoError(t, db.Project(t.Context()))
 	return t1, t2
 }
 
@@ -254,7 +256,7 @@ func TestRebuildGivesTheRowsOfIncrementalProjection(t *testing.T) {
 	_, err = db.Ingest(t.Context(), "T2", t2.sent())
 	require.NoError(t, err)
 
-	require.NoError(t, db.ReserveIMEIs(t.Context(), "T2", "T2-D", []string{"490154203237518"}))
+	require.NoError(t, db.ReserveIMEIs(t.Context(), "T2", "T2-D", []string{"490154203237518"})) // projects
 	before := dump(t, db)
 	require.Len(t, before["z_reports"], 1)
 	require.NotEmpty(t, before["payments"])
@@ -283,9 +285,79 @@ func TestProjectionSkipsUnknownKindsAndBadBodies(t *testing.T) {
 	resp, err := db.Ingest(t.Context(), "T1", evs)
 	require.NoError(t, err)
 	assert.Equal(t, len(evs), resp.Stored, "every event is stored, projected or not")
+	require.NoError(t, db.Project(t.Context()))
 	var n int
 	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT count(*) FROM orders").Scan(&n))
 	assert.Equal(t, 1, n)
 	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT count(*) FROM payments").Scan(&n))
 	assert.Equal(t, 1, n)
+}
+
+func TestTheServerProjectsEachBatchAndCatchUpsTakeTurns(t *testing.T) {
+	db := newDB(t)
+	srv := httptest.NewServer(NewServer(db, nil))
+	defer srv.Close()
+	cred := enrolled(t, db, "T1")
+	c := newCounter(t, "T1")
+	c.cashSale("T1-A", day1, line("TEA", 2, 105, 5))
+	body, err := json.Marshal(api.Batch{TerminalID: "T1", Events: c.sent()})
+	require.NoError(t, err)
+	var br api.BatchResponse
+	require.Equal(t, 200, post(t, srv.URL, "POST", api.PathEvents, "T1", cred, time.Now(), newNonce(), body, &br))
+	var state string
+	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT state FROM orders WHERE order_id = 'T1-A'").Scan(&state))
+	assert.Equal(t, "PAID", state, "projected when the batch was answered")
+
+	// Events stored by another copy of the server: two catch-ups at once
+	// project them once.
+	for i := range 5 {
+		c.cardSale(fmt.Sprintf("T1-C%d", i), day1, "4242", "", true, line("PHN", 1, 1000, 18))
+	}
+	_, err = db.Ingest(t.Context(), "T1", c.sent())
+	require.NoError(t, err)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- db.Project(t.Context()) }()
+	}
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+	once := dump(t, db)
+	require.Len(t, once["payments"], 6)
+	_, err = db.Rebuild(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, once, dump(t, db))
+}
+
+func TestAnEventTheProjectionsCannotHoldIsSkippedWithAnAlarm(t *testing.T) {
+	db := newDB(t)
+	enrolled(t, db, "T1")
+	c := newCounter(t, "T1")
+	c.cashSale("T1-A", day1, line("TEA", 1, 105, 5))
+	// A quantity beyond what a line's row holds: pos takes it, the table cannot.
+	big := line("BIG", 1, 1, 5)
+	big.Qty = 1 << 40
+	c.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: "T1-BIG", Day: day1, Intent: &pos.Intent{Tender: pos.TenderCash,
+		Lines: []pos.Line{big}, Totals: pos.Totals{Total: 100}, Amount: 100}})
+	c.cashSale("T1-B", day1, line("TEA", 2, 105, 5))
+	_, err := db.Ingest(t.Context(), "T1", c.sent())
+	require.NoError(t, err)
+	require.NoError(t, db.Project(t.Context()))
+
+	var ids []string
+	rs, err := db.pool.Query(t.Context(), "SELECT order_id FROM orders ORDER BY order_id")
+	require.NoError(t, err)
+	for rs.Next() {
+		var id string
+		require.NoError(t, rs.Scan(&id))
+		ids = append(ids, id)
+	}
+	assert.Equal(t, []string{"T1-A", "T1-B"}, ids, "the events around the bad one are projected")
+	var kind string
+	var seq int64
+	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT kind, seq FROM alarms WHERE terminal_id = 'T1'").Scan(&kind, &seq))
+	assert.Equal(t, AlarmProjection, kind)
+	assert.Equal(t, int64(3), seq)
+	var mark int64
+	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT seq FROM projection_marks WHERE terminal_id = 'T1'").Scan(&mark))
+	assert.Equal(t, int64(5), mark)
 }

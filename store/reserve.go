@@ -44,6 +44,9 @@ func (db *DB) ReserveIMEIs(ctx context.Context, terminal, order string, imeis []
 			return badRequest(fmt.Sprintf("%q is not an IMEI (%v): scan the 15 digits again", s, err))
 		}
 	}
+	if err := db.Project(ctx); err != nil { // the units sold by the events held
+		return err
+	}
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		for _, imei := range imeis {
 			if _, err := tx.Exec(ctx, `INSERT INTO imei_reservations (imei, terminal_id, order_id, reserved_at) VALUES ($1, $2, $3, $4)
@@ -167,6 +170,9 @@ func (db *DB) RedeemCreditNote(ctx context.Context, terminal, number, order stri
 func (db *DB) ReserveReturn(ctx context.Context, terminal, document, refundID string, amount pos.Paise) (api.Reserved, error) {
 	if document == "" || refundID == "" || amount <= 0 {
 		return api.Reserved{}, badRequest("the return needs the invoice's document number, the refund's id and an amount above zero")
+	}
+	if err := db.Project(ctx); err != nil { // what was paid and refunded, as held
+		return api.Reserved{}, err
 	}
 	var out api.Reserved
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {

@@ -138,6 +138,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, terminal string,
 		s.fail(w, err)
 		return
 	}
+	s.project(r.Context(), terminal, resp.Stored)
 	writeJSON(w, http.StatusOK, resp)
 }
 

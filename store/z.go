@@ -52,6 +52,9 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 	if err != nil {
 		return nil, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: fmt.Sprintf("%q is not a day: write it YYYY-MM-DD", day)}
 	}
+	if err := db.Project(ctx); err != nil {
+		return nil, err
+	}
 	counters := map[string]*CounterDay{}
 	get := func(t string) *CounterDay {
 		c := counters[t]
@@ -301,6 +304,9 @@ func (db *DB) CloseStoreDay(ctx context.Context, day, manager string) (*StoreZ, 
 	if err != nil {
 		return nil, &zRefusal{fmt.Sprintf("%q is not a day: write it YYYY-MM-DD", day)}
 	}
+	if err := db.Project(ctx); err != nil {
+		return nil, err
+	}
 	var out *StoreZ
 	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		// One store Z at a time.
@@ -413,4 +419,28 @@ func (db *DB) StoreZReport(ctx context.Context, day string) (*StoreZ, error) {
 		return nil, fmt.Errorf("store: the sealed store Z of %s cannot be read: %w", day, err)
 	}
 	return &z, nil
+}
+
+// CounterZs returns the counters' Z reports of day the store holds.
+func (db *DB) CounterZs(ctx context.Context, day string) ([]CounterZ, error) {
+	d, err := time.Parse(pos.DayLayout, day)
+	if err != nil {
+		return nil, &zRefusal{fmt.Sprintf("%q is not a day: write it YYYY-MM-DD", day)}
+	}
+	rs, err := db.pool.Query(ctx, `SELECT terminal_id, z_no, gross, refunded, net, cash_expected, tax FROM z_reports WHERE day = $1`, d)
+	if err != nil {
+		return nil, db.wrap("counter Z reports", err)
+	}
+	out, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (CounterZ, error) {
+		var c CounterZ
+		var zno, g, rf, n, ce, tax int64
+		err := r.Scan(&c.Terminal, &zno, &g, &rf, &n, &ce, &tax)
+		c.ZNo, c.GrossSales, c.Refunded, c.NetSales, c.CashExpected, c.Tax = uint64(zno), pos.Paise(g), pos.Paise(rf), pos.Paise(n), pos.Paise(ce), pos.Paise(tax)
+		return c, err
+	})
+	if err != nil {
+		return nil, db.wrap("counter Z reports", err)
+	}
+	slices.SortFunc(out, func(a, b CounterZ) int { return compareTerminal(a.Terminal, b.Terminal) })
+	return out, nil
 }

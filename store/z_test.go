@@ -24,6 +24,10 @@ func TestStoreZIsTheSumOfTheCountersZAndWaitsForThem(t *testing.T) {
 	_, err = db.CloseStoreDay(ctx, day1, "meera")
 	require.ErrorIs(t, err, ErrStoreZRefused)
 	assert.Contains(t, err.Error(), "counter T1 sold")
+	zs, err := db.CounterZs(ctx, day1)
+	require.NoError(t, err)
+	require.Len(t, zs, 1)
+	assert.Equal(t, CounterZ{Terminal: "T2", ZNo: 1, GrossSales: pos.Rupees(14160), NetSales: pos.Rupees(14160), CashExpected: pos.Rupees(2360), Tax: pos.Rupees(2160)}, zs[0])
 
 	r1 := t1.closeDay(day1, 1)
 	_, err = db.Ingest(ctx, "T1", t1.sent())

@@ -2,6 +2,7 @@ package link_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -31,7 +32,9 @@ func TestACatalogPublishedAtTheStoreReachesEveryCounter(t *testing.T) {
 	v, n, err := s.db.PublishCatalog(ctx, strings.NewReader(storeCatalog), false, "meera")
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
-	_, err = s.db.PublishShop(ctx, []byte(`{"name": "Galla Mobiles", "state": "29"}`), "meera")
+	_, err = s.db.PublishShop(ctx, pos.Shop{Name: "Galla Mobiles"}, "meera")
+	require.Error(t, err, "a shop without an address or state is refused as the terminal refuses it")
+	_, err = s.db.PublishShop(ctx, pos.Shop{Name: "Galla Mobiles", Address: []string{"12 MG Road, Bengaluru"}, State: "29"}, "meera")
 	require.NoError(t, err)
 
 	for _, l := range links {
@@ -39,6 +42,11 @@ func TestACatalogPublishedAtTheStoreReachesEveryCounter(t *testing.T) {
 		var kinds []string
 		got, err := l.PullMaster(ctx, 0, func(it api.MasterItem) error {
 			kinds = append(kinds, it.Kind)
+			if it.Kind == "shop" {
+				var shop pos.Shop
+				require.NoError(t, json.Unmarshal(it.Body, &shop))
+				assert.Equal(t, "29", shop.State)
+			}
 			if it.Kind == "catalog" {
 				var err error
 				cat, err = pos.ImportJSON(bytes.NewReader(it.Body))

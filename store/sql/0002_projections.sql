@@ -2,8 +2,14 @@
 -- the store-wide reservations (never rebuilt: they are decisions, not derived),
 -- the manager's sign-in and the store's Z (docs/store-schema.md, ADR 0006).
 
--- Projections: filled in the ingest's transaction, truncated and replayed by
--- Rebuild. Every row names the terminal and the event it came from.
+-- Projections: caught up from events after each batch (per terminal, from its
+-- high-water mark), truncated and replayed by Rebuild. Every row names the
+-- terminal it came from.
+
+CREATE TABLE projection_marks (
+    terminal_id text PRIMARY KEY,
+    seq         bigint NOT NULL DEFAULT 0   -- events 1..seq of the terminal are projected
+);
 
 CREATE TABLE orders (
     terminal_id text NOT NULL,

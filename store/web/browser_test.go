@@ -77,6 +77,7 @@ func TestManagerPagesInChromium(t *testing.T) {
 		chromedp.Click(css("#close")),
 	))
 	assert.Contains(t, text("#error"), "counter T1 sold on 2026-11-24 but its Z report has not reached the store")
+	assert.Contains(t, text("#counter-z"), "No counter has sent its Z report of this day yet.")
 
 	require.NoError(t, chromedp.Do(bctx, chromedp.Click(css("#signout"))))
 	require.NoError(t, chromedp.Do(bctx, chromedp.WaitVisible(css("#signin"))))

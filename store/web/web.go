@@ -199,6 +199,11 @@ func (p *Pages) auth(h authed) http.HandlerFunc {
 				return
 			}
 		}
+		// The pages show what the events say: catch the projections up.
+		if err := p.db.Project(r.Context()); err != nil {
+			p.fail(w, s, err)
+			return
+		}
 		h(w, r, s)
 	}
 }
@@ -320,6 +325,9 @@ func (p *Pages) search(w http.ResponseWriter, r *http.Request, s session) {
 	case len(q) > 64:
 		v.Error = "The search is longer than any document number, IMEI, card or phone: type at most 64 characters."
 		d.Q = ""
+	case cardLike(q):
+		v.Error = "That looks like a card number: the store never holds card numbers. Search by the card's last 4 digits."
+		d.Q = ""
 	default:
 		var err error
 		if d.Kind, d.Orders, err = search(r.Context(), p.db, q); err != nil {
@@ -353,9 +361,10 @@ func (p *Pages) order(w http.ResponseWriter, r *http.Request, s session) {
 }
 
 type zData struct {
-	Day    string
-	Z      *store.StoreZ
-	Report *store.DayReport
+	Day      string
+	Z        *store.StoreZ
+	Report   *store.DayReport
+	Counters []store.CounterZ // the counters' Z reports received
 }
 
 func (p *Pages) zPage(w http.ResponseWriter, r *http.Request, s session) {
@@ -377,8 +386,13 @@ func (p *Pages) showZ(w http.ResponseWriter, r *http.Request, s session, day str
 		p.fail(w, s, err)
 		return
 	}
+	zs, err := p.db.CounterZs(r.Context(), day)
+	if err != nil {
+		p.fail(w, s, err)
+		return
+	}
 	p.render(w, status, "z", view{Title: "Store Z of " + day, Manager: s.Manager, CSRF: s.CSRF, Error: errMsg, Notice: notice,
-		Data: zData{Day: day, Z: z, Report: rep}})
+		Data: zData{Day: day, Z: z, Report: rep, Counters: zs}})
 }
 
 func (p *Pages) zClose(w http.ResponseWriter, r *http.Request, s session) {
@@ -420,6 +434,22 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request, s session) {
 			rupees(o.Refunded), rupees(o.Tax), o.Card, csvSafe(o.Staff)})
 	}
 	cw.Flush()
+}
+
+// cardLike reports a run of 12 to 19 digits (spaces and dashes aside) that is
+// not an IMEI's 15: what a card number looks like.
+func cardLike(q string) bool {
+	n := 0
+	for _, r := range q {
+		switch {
+		case r >= '0' && r <= '9':
+			n++
+		case r == ' ' || r == '-':
+		default:
+			return false
+		}
+	}
+	return n >= 12 && n <= 19 && n != 15
 }
 
 // rupees is an amount for a spreadsheet: 1234.50.

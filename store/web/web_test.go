@@ -105,6 +105,7 @@ func storeWithSales(t *testing.T) *store.DB {
 		_, err = db.Ingest(t.Context(), j.id, j.events)
 		require.NoError(t, err)
 	}
+	require.NoError(t, db.Project(t.Context()))
 	_, err = AddManager(t.Context(), db, "Meera", "246810")
 	require.NoError(t, err)
 	return db
@@ -304,4 +305,102 @@ func TestTheServerMountsThePages(t *testing.T) {
 	assert.Equal(t, http.StatusOK, r.StatusCode)
 	assert.Equal(t, CSP, r.Header.Get("Content-Security-Policy"))
 	assert.Contains(t, body(t, r), `<form method="post" action="/manager/signin"`)
+}
+
+func TestSignInRedirectsStayOnThePagesAndSessionsExpire(t *testing.T) {
+	for next, want := range map[string]string{
+		"/manager/search?q=4242": "/manager/search?q=4242",
+		"//evil.example/x":       "/manager/",
+		"https://evil.example/":  "/manager/",
+		"/manager/\\evil":        "/manager/",
+		"":                       "/manager/",
+	} {
+		assert.Equal(t, want, safeNext(next), next)
+	}
+	assert.Equal(t, "'=HYPERLINK(1)", csvSafe("=HYPERLINK(1)"), "a cell is never a formula")
+	assert.Equal(t, "T1-A", csvSafe("T1-A"))
+	assert.Equal(t, "-12.50", rupees(-1250))
+
+	db := storeWithSales(t)
+	p := New(db, nil)
+	now := time.Now()
+	p.Now = func() time.Time { return now }
+	srv := httptest.NewTLSServer(p)
+	defer srv.Close()
+	c := client(t)
+	r := signin(t, c, srv.URL, "Meera", "246810")
+	body(t, r)
+	require.Equal(t, http.StatusSeeOther, r.StatusCode)
+	r, err := c.Get(srv.URL + "/manager/search")
+	require.NoError(t, err)
+	body(t, r)
+	assert.Equal(t, http.StatusOK, r.StatusCode)
+	now = now.Add(SessionFor + time.Minute)
+	r, err = c.Get(srv.URL + "/manager/search")
+	require.NoError(t, err)
+	body(t, r)
+	assert.Equal(t, http.StatusSeeOther, r.StatusCode, "an expired session signs in again")
+	r, err = c.PostForm(srv.URL+"/manager/z", url.Values{"day": {day}, "csrf": {"x"}})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusUnauthorized, r.StatusCode)
+	assert.Contains(t, body(t, r), "Your session has ended: sign in again, then send the form again.")
+
+	body(t, signin(t, c, srv.URL, "Meera", "246810"))
+	r, err = c.Get(srv.URL + "/manager/search?q=" + strings.Repeat("9", 80))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadRequest, r.StatusCode)
+	assert.Contains(t, body(t, r), "type at most 64 characters")
+	r, err = c.Get(srv.URL + "/manager/search?q=4111+1111+1111+1111")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadRequest, r.StatusCode)
+	page := body(t, r)
+	assert.Contains(t, page, "That looks like a card number")
+	assert.NotContains(t, page, "4111 1111 1111 1111", "a card number is never shown back")
+	r, err = c.Get(srv.URL + "/manager/search?q=T1%2F999999")
+	require.NoError(t, err)
+	assert.Contains(t, body(t, r), "No sale found for document")
+}
+
+func TestClosingTheStoreDayOnThePage(t *testing.T) {
+	db, err := store.Open(t.Context(), cluster.Database(t))
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	_, err = db.Migrate(t.Context())
+	require.NoError(t, err)
+	j := &journal{t: t, id: "T1", prev: strings.Repeat("0", 64)}
+	j.sale("T1-A", pos.TenderCash, "", "", true, pos.Line{SKU: "CHG", Name: "Charger", HSN: "8504", Qty: 1, UnitPrice: pos.Rupees(1180), GSTRate: 18})
+	rep, err := json.Marshal(pos.Report{Kind: "Z", ZNo: 1, Day: day, GrossSales: pos.Rupees(1180), NetSales: pos.Rupees(1180), CashExpected: pos.Rupees(1180),
+		GST: []pos.RateTotal{{Rate: 18, Amount: pos.Rupees(1180), Taxable: pos.Rupees(1000), Tax: pos.Rupees(180), CGST: pos.Rupees(90), SGST: pos.Rupees(90)}}})
+	require.NoError(t, err)
+	j.add(pos.Event{Kind: pos.EvDayClosed, Day: day, Staff: "meera", DayClose: &pos.DayClose{Day: day, ZNo: 1, Report: rep}})
+	code, _, err := db.EnrolCode(t.Context(), "T1")
+	require.NoError(t, err)
+	_, err = db.Enrol(t.Context(), code)
+	require.NoError(t, err)
+	_, err = db.Ingest(t.Context(), "T1", j.events)
+	require.NoError(t, err)
+	_, err = AddManager(t.Context(), db, "Meera", "246810")
+	require.NoError(t, err)
+
+	srv := httptest.NewTLSServer(New(db, nil))
+	defer srv.Close()
+	c := client(t)
+	body(t, signin(t, c, srv.URL, "Meera", "246810"))
+	r, err := c.Get(srv.URL + "/manager/z?day=" + day)
+	require.NoError(t, err)
+	page := body(t, r)
+	assert.Contains(t, page, "₹1,180.00", "T1's Z report received is listed")
+	csrf := between(page, `name="csrf" value="`, `"`)
+	require.NotEmpty(t, csrf)
+	r, err = c.PostForm(srv.URL+"/manager/z", url.Values{"day": {day}, "csrf": {csrf}})
+	require.NoError(t, err)
+	page = body(t, r)
+	require.Equal(t, http.StatusOK, r.StatusCode, page)
+	assert.Contains(t, page, "The store&#39;s day 2026-11-24 is closed.")
+	assert.Contains(t, page, "Closed by Meera")
+	z, err := db.StoreZReport(t.Context(), day)
+	require.NoError(t, err)
+	assert.Equal(t, pos.Rupees(1180), z.GrossSales)
+	assert.Equal(t, pos.Rupees(180), z.Tax)
+	assert.Equal(t, "Meera", z.ClosedBy)
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"galla/pos"
+	"galla/store"
+)
+
+// TestStoreTotalsAreTheCountersOwnReports sells on two real counters (their
+// journals, the embedded sandbox), syncs them to a store server, and checks
+// the store's day against each counter's own report, then the store's Z
+// against the counters' Z reports.
+func TestStoreTotalsAreTheCountersOwnReports(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	dir := t.TempDir()
+	code, out, errOut := tillRun(t, dir, "", nil, "store", "init", "--db", db, "--host", "till-server.local")
+	require.Equal(t, exitOK, code, errOut)
+	fp := strings.TrimSpace(out)
+	addr, _ := serveStore(t, db)
+
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	counters := map[string]string{"T1": t.TempDir(), "T2": t.TempDir()}
+	for id, cdir := range counters {
+		code, _, errOut = tillRun(t, cdir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+		require.Equal(t, exitOK, code, errOut)
+		code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", id, "--db", db)
+		require.Equal(t, exitOK, code, errOut)
+		code, _, errOut = tillRun(t, cdir, "", nil, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp)
+		require.Equal(t, exitOK, code, errOut)
+	}
+	// T1: two cash sales and a card sale; T2: one cash sale.
+	for range 2 {
+		code, _, errOut = tillRun(t, counters["T1"], "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+		require.Equal(t, exitOK, code, errOut)
+	}
+	code, _, errOut = tillRun(t, counters["T1"], visaJSON, nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "card", "--otp", "123456")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, counters["T2"], "", nil, "checkout", "--items", "ACC-CASE-S24:2", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+
+	own := map[string]pos.Report{}
+	for id, cdir := range counters {
+		code, _, errOut = tillRun(t, cdir, "", nil, "sync")
+		require.Equal(t, exitOK, code, errOut)
+		code, out, errOut = tillRun(t, cdir, "", nil, "report", "--format", "json")
+		require.Equal(t, exitOK, code, errOut)
+		var r pos.Report
+		require.NoError(t, json.Unmarshal([]byte(out), &r), out)
+		own[id] = r
+	}
+	day := own["T1"].Day
+	d, err := store.Open(t.Context(), db)
+	require.NoError(t, err)
+	defer d.Close()
+	rep, err := d.DayReport(t.Context(), day)
+	require.NoError(t, err)
+	require.Len(t, rep.Counters, 2)
+	var sum pos.Paise
+	for _, c := range rep.Counters {
+		r := own[c.Terminal]
+		assert.Equal(t, r.GrossSales, c.GrossSales, c.Terminal)
+		assert.Equal(t, r.NetSales, c.NetSales, c.Terminal)
+		assert.Equal(t, r.CashExpected, c.CashExpected, c.Terminal)
+		assert.Equal(t, r.Sales, c.Sales, c.Terminal)
+		assert.Equal(t, r.GST, c.GST, c.Terminal)
+		assert.Equal(t, r.Unknown, c.Unknown, c.Terminal)
+		sum += r.GrossSales
+	}
+	assert.Equal(t, sum, rep.Store.GrossSales)
+	assert.Equal(t, 3, rep.Store.Sales[1].Count, "three cash sales in the store")
+
+	// The store's day waits for T2's Z, then is the sum of the two.
+	code, _, errOut = tillRun(t, counters["T1"], "", pin, "close-day")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, counters["T1"], "", nil, "sync")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "", nil, "store", "z", "--day", day, "--by", "Meera", "--db", db)
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, errOut, "counter T2 sold on "+day+" but its Z report has not reached the store")
+	code, _, errOut = tillRun(t, counters["T2"], "", pin, "close-day")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, counters["T2"], "", nil, "sync")
+	require.Equal(t, exitOK, code, errOut)
+	code, out, errOut = tillRun(t, dir, "", nil, "store", "z", "--day", day, "--by", "Meera", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "the sum of 2 counters' Z reports")
+	z, err := d.StoreZReport(t.Context(), day)
+	require.NoError(t, err)
+	assert.Equal(t, own["T1"].GrossSales+own["T2"].GrossSales, z.GrossSales)
+	assert.Equal(t, own["T1"].CashExpected+own["T2"].CashExpected, z.CashExpected)
+}
