@@ -36,12 +36,12 @@ func TestStoreTotalsAreTheCountersOwnReports(t *testing.T) {
 	}
 	// T1: two cash sales and a card sale; T2: one cash sale.
 	for range 2 {
-		code, _, errOut = tillRun(t, counters["T1"], "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+		code, _, errOut = tillRun(t, counters["T1"], "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 		require.Equal(t, exitOK, code, errOut)
 	}
-	code, _, errOut = tillRun(t, counters["T1"], visaJSON, nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "card", "--otp", "123456")
+	code, _, errOut = tillRun(t, counters["T1"], visaJSON, pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "card", "--otp", "123456")
 	require.Equal(t, exitOK, code, errOut)
-	code, _, errOut = tillRun(t, counters["T2"], "", nil, "checkout", "--items", "ACC-CASE-S24:2", "--pay", "cash")
+	code, _, errOut = tillRun(t, counters["T2"], "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24:2", "--pay", "cash")
 	require.Equal(t, exitOK, code, errOut)
 
 	own := map[string]pos.Report{}

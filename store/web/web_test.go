@@ -368,9 +368,9 @@ func TestClosingTheStoreDayOnThePage(t *testing.T) {
 	_, err = db.Migrate(t.Context())
 	require.NoError(t, err)
 	j := &journal{t: t, id: "T1", prev: strings.Repeat("0", 64)}
-	j.sale("T1-A", pos.TenderCash, "", "", true, pos.Line{SKU: "CHG", Name: "Charger", HSN: "8504", Qty: 1, UnitPrice: pos.Rupees(1180), GSTRate: 18})
+	j.sale("T1-A", pos.TenderCash, "", "", true, pos.Line{SKU: "CHG", Name: "Charger", HSN: "8504", Qty: 1, UnitPrice: pos.Rupees(1180), GSTRate: pos.Percent(18)})
 	rep, err := json.Marshal(pos.Report{Kind: "Z", ZNo: 1, Day: day, GrossSales: pos.Rupees(1180), NetSales: pos.Rupees(1180), CashExpected: pos.Rupees(1180),
-		GST: []pos.RateTotal{{Rate: 18, Amount: pos.Rupees(1180), Taxable: pos.Rupees(1000), Tax: pos.Rupees(180), CGST: pos.Rupees(90), SGST: pos.Rupees(90)}}})
+		GST: []pos.RateTotal{{Rate: pos.Percent(18), Amount: pos.Rupees(1180), Taxable: pos.Rupees(1000), Tax: pos.Rupees(180), CGST: pos.Rupees(90), SGST: pos.Rupees(90)}}})
 	require.NoError(t, err)
 	j.add(pos.Event{Kind: pos.EvDayClosed, Day: day, Staff: "meera", DayClose: &pos.DayClose{Day: day, ZNo: 1, Report: rep}})
 	code, _, err := db.EnrolCode(t.Context(), "T1")
