@@ -51,5 +51,5 @@ func cmdPay(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}
-	return c.printCheckout(res)
+	return c.printCheckout(res, t.Terminal())
 }

@@ -77,7 +77,8 @@ type checkoutOutput struct {
 	Status          string    `json:"status"`
 	Verified        bool      `json:"verified"`
 	Amount          pos.Paise `json:"amount"`
-	ReceiptNo       uint64    `json:"receipt_no"`
+	ReceiptNo       uint64    `json:"receipt_no"`            // the number within its series (DocumentNo), or a receipt number from before series
+	DocumentNo      string    `json:"document_no,omitempty"` // the document's number as printed: "T1/2627/000123"
 	Reason          string    `json:"reason,omitempty"`
 	Change          pos.Paise `json:"change,omitempty"`
 	// Gateway names the payment service that took the payment: "sandbox" when
@@ -161,7 +162,7 @@ func cmdCheckout(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}
-	return c.printCheckout(res)
+	return c.printCheckout(res, t.Terminal())
 }
 
 // checkoutErrorCode is the exit code of a checkout that ended in an error: bad
@@ -185,10 +186,10 @@ func checkoutErrorCode(err error) int {
 	return exitFailed
 }
 
-func (c *cli) printCheckout(res pos.PayOutcome) int {
+func (c *cli) printCheckout(res pos.PayOutcome, terminal string) int {
 	o := res.Order
 	out := checkoutOutput{MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID,
-		Verified: o.Verified, Amount: o.Amount, ReceiptNo: o.ReceiptNo, Change: o.Change, Gateway: o.Gateway}
+		Verified: o.Verified, Amount: o.Amount, ReceiptNo: max(o.DocNo, o.ReceiptNo), DocumentNo: o.Number(terminal), Change: o.Change, Gateway: o.Gateway}
 	if out.PaymentID == "" {
 		if a := o.LastAttempt(); a != nil {
 			out.PaymentID = a.PaymentID
@@ -313,7 +314,7 @@ func cmdRefund(c *cli, args []string) int {
 	}
 	out := map[string]any{"merchant_order_id": res.Order.ID, "unique_txn_id": res.Refund.UniqueTxnID,
 		"amount": res.Refund.Amount, "status": strings.ToUpper(string(res.Refund.Status)), "order_status": res.Order.State,
-		"receipt_no": res.Refund.ReceiptNo, "refund_id": res.Refund.RefundID}
+		"receipt_no": res.Refund.ReceiptNo, "refund_id": res.Refund.RefundID, "credit_note_no": res.Refund.Number(t.Terminal())}
 	b, _ := json.Marshal(out)
 	fmt.Fprintln(c.stdout, string(b))
 	switch res.Status {

@@ -179,7 +179,7 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		Kind:            receipts.KindSale,
 		Shop:            receiptShop(shop),
 		Title:           shop.DocumentTitle(),
-		Number:          ReceiptNumber(opt.Terminal, o.ReceiptNo),
+		Number:          o.Number(opt.Terminal),
 		Terminal:        opt.Terminal,
 		Cashier:         firstNonEmpty(opt.Cashier, o.Staff),
 		Time:            saleTime(o),
@@ -228,11 +228,14 @@ func RefundReceiptFor(o Order, uniqueTxnID string, shop Shop, opt ReceiptOptions
 	if ref.Status != RefundDone {
 		return receipts.Receipt{}, fmt.Errorf("pos: refund receipt of %q: refund %q is %s: %w", o.ID, uniqueTxnID, ref.Status, ErrNotRefundable)
 	}
+	if ref.DocNo != 0 {
+		return CreditNoteFor(o, *ref, shop, opt), nil
+	}
 	partial := ref.Amount < o.Captured
 	r := receipts.Receipt{
 		Kind:            receipts.KindRefund,
 		Shop:            receiptShop(shop),
-		Number:          ReceiptNumber(opt.Terminal, ref.ReceiptNo),
+		Number:          ref.Number(opt.Terminal),
 		Terminal:        opt.Terminal,
 		Cashier:         firstNonEmpty(opt.Cashier, ref.Staff),
 		Time:            ref.Time,
@@ -242,7 +245,7 @@ func RefundReceiptFor(o Order, uniqueTxnID string, shop Shop, opt ReceiptOptions
 		Footer:          opt.Footer,
 		Sandbox:         sandboxed(o, opt),
 		Refund: &receipts.Refund{
-			OriginalNumber:  ReceiptNumber(opt.Terminal, o.ReceiptNo),
+			OriginalNumber:  o.Number(opt.Terminal),
 			OriginalOrderID: o.ID,
 			OriginalTime:    saleTime(o),
 			UniqueTxnID:     ref.UniqueTxnID,

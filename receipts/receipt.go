@@ -46,9 +46,10 @@ type Receipt struct {
 	Taxes []TaxLine // taxable value and GST per rate
 	Total int64     // GST-inclusive total in paise (for a refund: the amount refunded)
 
-	Tenders []Tender // how it was paid (for a refund: where the money goes back)
-	Refund  *Refund  // set for KindRefund
-	Report  *Report  // set for KindXReport and KindZReport
+	Tenders []Tender    // how it was paid (for a refund: where the money goes back)
+	Refund  *Refund     // set for KindRefund
+	Credit  *CreditNote // set for KindCreditNote (credit.go)
+	Report  *Report     // set for KindXReport and KindZReport
 
 	// Reprint is 0 for the original and N for the Nth reprint, which prints
 	// "DUPLICATE — reprint N".

@@ -1,0 +1,95 @@
+package journal
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"galla/pos"
+)
+
+// numberedCash is a cash sale whose payment takes number no of series.
+func (s *script) numberedCash(id, day string, amount pos.Paise, series string, no uint64) []pos.Event {
+	return []pos.Event{
+		s.intent(id, day, pos.TenderCash, amount),
+		{Kind: pos.EvCashReceived, OrderID: id, Day: day, Time: s.next(), Series: series, DocNo: no,
+			Cash: &pos.CashEvent{Tendered: amount, Change: 0}},
+	}
+}
+
+func TestDocumentSeries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	j, err := Open(path, Options{Now: func() time.Time { return t0 }})
+	require.NoError(t, err)
+	ctx := t.Context()
+	var s script
+	appendAll(t, j, s.numberedCash("G-1", "2026-11-21", 5000, "2627", 1))
+	appendAll(t, j, s.numberedCash("G-2", "2026-11-21", 6000, "2627", 2))
+	// A credit note of G-2: its own series, from 1.
+	appendAll(t, j, []pos.Event{
+		{Kind: pos.EvRefundIntent, OrderID: "G-2", Day: "2026-11-21", Time: s.next(), Staff: "001", Refund: &pos.RefundEvent{UniqueTxnID: "UG-2", Amount: 6000}},
+		{Kind: pos.EvRefundDone, OrderID: "G-2", Day: "2026-11-21", Time: s.next(), Series: "C2627", DocNo: 1, Refund: &pos.RefundEvent{UniqueTxnID: "UG-2", Amount: 6000}},
+	})
+
+	for _, tt := range []struct {
+		series string
+		want   uint64
+	}{{"2627", 2}, {"C2627", 1}, {"B2627", 0}, {"2728", 0}} {
+		n, err := j.LastDocNo(ctx, tt.series)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, n, "LastDocNo(%s)", tt.series)
+	}
+	id, ref, err := j.FindDocument(ctx, "C2627", 1)
+	require.NoError(t, err)
+	assert.Equal(t, [2]string{"G-2", "UG-2"}, [2]string{id, ref})
+	id, ref, err = j.FindDocument(ctx, "2627", 1)
+	require.NoError(t, err)
+	assert.Equal(t, [2]string{"G-1", ""}, [2]string{id, ref})
+	_, _, err = j.FindDocument(ctx, "2627", 3)
+	assert.ErrorIs(t, err, pos.ErrOrderNotFound)
+
+	// A skipped number and a repeated one are refused, and nothing is stored.
+	appendAll(t, j, []pos.Event{s.intent("G-3", "2026-11-21", pos.TenderCash, 100)})
+	for _, no := range []uint64{4, 2} {
+		_, err = j.Append(ctx, pos.Event{Kind: pos.EvCashReceived, OrderID: "G-3", Day: "2026-11-21", Time: s.next(),
+			Series: "2627", DocNo: no, Cash: &pos.CashEvent{Tendered: 100}})
+		require.ErrorIs(t, err, pos.ErrSequence, "number %d after 2", no)
+	}
+	o, err := j.Order(ctx, "G-3")
+	require.NoError(t, err)
+	assert.Equal(t, pos.StateIntent, o.State, "the refused payment left the order unpaid")
+	// A new financial year's series starts at 1.
+	appendAll(t, j, s.numberedCash("G-4", "2026-11-21", 100, "2728", 1))
+
+	// A crash: the journal is closed without more and opened again; the series go
+	// on from the last number handed out, none skipped.
+	before := snapshot(t, j)
+	require.NoError(t, j.Close())
+	hw, ok, err := ReadNumbers(path)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, map[string]uint64{"2627": 2, "C2627": 1, "2728": 1}, hw.Series, "the high-water file keeps every series")
+	backup := path + ".copy"
+	require.NoError(t, copyFile(path, backup))
+
+	j, err = Open(path, Options{Now: func() time.Time { return t0 }})
+	require.NoError(t, err)
+	appendAll(t, j, []pos.Event{{Kind: pos.EvCashReceived, OrderID: "G-3", Day: "2026-11-21", Time: s.next(),
+		Series: "2627", DocNo: 3, Cash: &pos.CashEvent{Tendered: 100}}})
+	require.NoError(t, j.Rebuild(ctx))
+	n, err := j.LastDocNo(ctx, "2627")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(3), n, "a rebuild replays the series")
+	assert.NotEqual(t, before["documents"], snapshot(t, j)["documents"])
+	require.NoError(t, j.Close())
+
+	// The copy from before invoice 3 put back is refused: it would print 3 twice.
+	require.NoError(t, os.Rename(backup, path))
+	_, err = Open(path, Options{})
+	require.ErrorIs(t, err, ErrBehind)
+	assert.Contains(t, err.Error(), "2627 numbers up to 3")
+}

@@ -1,0 +1,298 @@
+package pos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ReturnRequest is a return at the counter (issue 13 item 8): the invoice, the
+// goods that come back (or, without goods, an amount: a price adjustment), where
+// the money goes, why, and the manager's PIN that authorises it.
+type ReturnRequest struct {
+	Document string      // the invoice's number as printed ("T1/2627/000123") or the sale's merchant order id
+	Items    []ReturnQty // the goods; none with Amount: a price adjustment
+	Amount   Paise       // a price adjustment without goods
+	To       RefundTo    // card, cash or note
+	Reason   string
+	PIN      string // a manager's PIN
+}
+
+// ReturnResult is how a return ended, with its credit note's number once done.
+type ReturnResult struct {
+	Status     RefundStatus // RefundDone, RefundFailed, or RefundPending (a card refund whose answer is not in)
+	Order      *Order
+	Refund     Refund
+	CreditNote string // the credit note's number as printed; "" until the refund is done
+	Manager    Staff
+	Reason     string // RefundFailed, RefundPending: why, in plain words
+}
+
+// FindSale finds a paid sale by its document number as printed (the invoice
+// series), or by its merchant order id.
+func (t *Till) FindSale(ctx context.Context, doc string) (*Order, error) {
+	doc = strings.TrimSpace(doc)
+	if doc == "" {
+		return nil, Errorf("Type or scan the invoice number, or the order id, of the sale.")
+	}
+	id := doc
+	if series, no, ok := ParseDocNumber(doc); ok {
+		oid, refund, err := t.j.FindDocument(ctx, series, no)
+		switch {
+		case errors.Is(err, ErrOrderNotFound):
+			return nil, wrapf(ErrOrderNotFound, "No document %s was issued on this terminal; check the number on the invoice.", doc)
+		case err != nil:
+			return nil, err
+		case refund != "":
+			return nil, wrapf(ErrNotRefundable, "%s is a credit note, not an invoice: give the invoice's number.", doc)
+		}
+		id = oid
+	}
+	o, err := t.eng.Order(ctx, id)
+	if errors.Is(err, ErrOrderNotFound) {
+		return nil, wrapf(ErrOrderNotFound, "No sale %s is in the journal; give the invoice number as printed (T1/2627/000123) or the order id.", doc)
+	}
+	return o, err
+}
+
+// Return takes goods (or a price adjustment) back on a paid sale, authorised by a
+// manager's PIN: the money goes to the card through the service, in cash from the
+// drawer, or onto a credit note to spend. It is a refund of the sale's order with
+// its items (journaled before any call), and issues a CREDIT NOTE when done. A
+// card refund whose answer is lost stays pending and is inquired, never repeated.
+func (t *Till) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, error) {
+	o, err := t.FindSale(ctx, r.Document)
+	if err != nil {
+		return nil, err
+	}
+	if !o.State.Paid() || o.State == StateRefunded {
+		return nil, wrapf(ErrNotRefundable, "Sale %s is %s: nothing of it can be returned.", o.ID, o.State)
+	}
+	var items []ReturnItem
+	switch {
+	case len(r.Items) > 0 && r.Amount != 0:
+		return nil, Errorf("Give either the goods that come back or an amount for a price adjustment, not both.")
+	case len(r.Items) > 0:
+		if items, err = o.ReturnItems(r.Items); err != nil {
+			return nil, err
+		}
+	case r.Amount > 0:
+		if r.Amount > o.Refundable() {
+			return nil, wrapf(ErrNotRefundable, "At most %s of sale %s is left to refund (not %s).", o.Refundable(), o.ID, r.Amount)
+		}
+		items = o.AdjustmentItems(r.Amount)
+	default:
+		return nil, Errorf("Name the goods that come back (SKU and quantity) or an amount for a price adjustment.")
+	}
+	to := r.To
+	if to == "" {
+		to = refundTo(o, "")
+	}
+	switch {
+	case to == RefundToCash && o.Tender != TenderCash:
+		return nil, wrapf(ErrNotRefundable, "Sale %s was paid by %s: its money goes back to the card, or onto a credit note, not in cash.", o.ID, o.Tender)
+	case to == RefundToCard && (o.Tender == TenderCash || o.Tender == TenderNote):
+		return nil, wrapf(ErrNotRefundable, "Sale %s was paid by %s: there is no card to refund; give cash or a credit note.", o.ID, o.Tender)
+	}
+	reason := strings.TrimSpace(r.Reason)
+	if reason == "" {
+		reason = "Goods returned"
+		if len(r.Items) == 0 {
+			reason = "Price adjustment"
+		}
+	}
+	res, err := t.RefundOrder(ctx, RefundRequest{OrderID: o.ID, PIN: r.PIN, Reason: reason, To: to, Items: items})
+	if err != nil {
+		return nil, err
+	}
+	out := &ReturnResult{Status: res.Status, Order: res.Order, Refund: res.Refund, Manager: res.Manager, Reason: res.Reason}
+	if res.Status == RefundDone {
+		out.CreditNote = res.Refund.Number(t.cfg.Terminal)
+	}
+	return out, nil
+}
+
+// CreditNoteDocument is the document of a credit note named by its number as
+// printed ("T1/C2627/00012"), ready to print or write like a receipt.
+func (t *Till) CreditNoteDocument(ctx context.Context, number string) (*Document, error) {
+	o, ref, err := t.findNote(ctx, number)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, rf := range o.Refunds {
+		if rf.Status == RefundDone {
+			n++
+		}
+		if rf.UniqueTxnID == ref.UniqueTxnID {
+			break
+		}
+	}
+	return t.ReceiptDocument(ctx, o.ID, n)
+}
+
+// findNote finds the order and the done refund a credit note number was given to.
+func (t *Till) findNote(ctx context.Context, number string) (*Order, Refund, error) {
+	series, no, ok := ParseDocNumber(strings.TrimSpace(number))
+	if !ok || !strings.HasPrefix(series, "C") {
+		return nil, Refund{}, Errorf("%q is not a credit note number; it reads like T1/C2627/00012.", number)
+	}
+	oid, uid, err := t.j.FindDocument(ctx, series, no)
+	if errors.Is(err, ErrOrderNotFound) || (err == nil && uid == "") {
+		return nil, Refund{}, wrapf(ErrOrderNotFound, "No credit note %s was issued on this terminal; check its number.", number)
+	}
+	if err != nil {
+		return nil, Refund{}, err
+	}
+	o, err := t.eng.Order(ctx, oid)
+	if err != nil {
+		return nil, Refund{}, err
+	}
+	ref := o.RefundByID(uid)
+	if ref == nil {
+		return nil, Refund{}, fmt.Errorf("pos: credit note %s: %w: refund %s not in order %s", number, ErrBadEvent, uid, oid)
+	}
+	return o, *ref, nil
+}
+
+// NoteBalance returns what is left to spend on a credit note.
+func (t *Till) NoteBalance(ctx context.Context, number string) (Paise, error) {
+	_, ref, err := t.findNote(ctx, number)
+	if err != nil {
+		return 0, err
+	}
+	if ref.To != RefundToNote {
+		return 0, Errorf("Credit note %s was refunded to the %s, not issued to spend.", number, refundTo(&Order{}, ref.To))
+	}
+	return ref.NoteLeft(), nil
+}
+
+// PayByNote takes a sale paid wholly by a credit note to spend (tender
+// "note:NUMBER"): the sale is journaled, the note's value is redeemed on it
+// (journaled on the order that issued the note, before the sale completes), and
+// the sale is paid and numbered. A sale above what is left on the note is
+// refused; a smaller one leaves the rest on the note.
+func (t *Till) PayByNote(ctx context.Context, sale Sale, number string) (*Order, error) {
+	_, ref, err := t.findNote(ctx, number)
+	if err != nil {
+		return nil, err
+	}
+	total := ComputeTotals(sale.Lines).Total
+	switch {
+	case ref.To != RefundToNote:
+		return nil, Errorf("Credit note %s was refunded, not issued to spend.", number)
+	case ref.NoteLeft() == 0:
+		return nil, wrapf(ErrNoteSpent, "Credit note %s is spent: nothing is left on it.", number)
+	case total > ref.NoteLeft():
+		return nil, wrapf(ErrNoteSpent, "Credit note %s has %s left; the sale is %s. Take out items, or take the sale in another tender.", number, ref.NoteLeft(), total)
+	}
+	o, err := t.eng.openNoteSale(ctx, sale, ref.Number(t.cfg.Terminal))
+	if err != nil {
+		return nil, err
+	}
+	if err := t.eng.settleNoteSale(ctx, o); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// RedeemNote spends amount of credit note number for the sale orderID, journaled
+// on the order that issued the note before the sale completes: the tender code of
+// a sale paid in several tenders calls it for its note part. Redeeming it again
+// for the same sale changes nothing.
+func (t *Till) RedeemNote(ctx context.Context, number string, amount Paise, orderID string) error {
+	o, ref, err := t.findNote(ctx, number)
+	if err != nil {
+		return err
+	}
+	return t.eng.redeemNote(ctx, o.ID, NoteEvent{Number: number, IssueID: o.ID, Refund: ref.UniqueTxnID, Amount: amount, SaleID: orderID})
+}
+
+// ErrNoteSpent reports a credit note with less left than asked of it.
+var ErrNoteSpent = errors.New("the credit note has not enough left")
+
+// redeemNote journals note.redeemed on the issuing order, under its lock.
+func (e *Engine) redeemNote(ctx context.Context, issueID string, n NoteEvent) error {
+	unlock, err := e.lock(issueID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	issue, err := e.Order(ctx, issueID)
+	if err != nil {
+		return err
+	}
+	if _, err := e.commit(ctx, issue, Event{Kind: EvNoteRedeemed, Note: &n}); err != nil {
+		if errors.Is(err, ErrNotRefundable) {
+			return wrapf(ErrNoteSpent, "Credit note %s has not %s left; nothing was taken from it.", n.Number, n.Amount)
+		}
+		return err
+	}
+	return nil
+}
+
+// openNoteSale journals the intent of a sale paid by credit note number.
+func (e *Engine) openNoteSale(ctx context.Context, sale Sale, number string) (*Order, error) {
+	if len(sale.Lines) == 0 {
+		return nil, fmt.Errorf("pos: open: %w", ErrEmptyCart)
+	}
+	if err := e.journalReady(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.refuseWhileUnrecorded(); err != nil {
+		return nil, err
+	}
+	if err := e.dayOpen(ctx, e.Today()); err != nil {
+		return nil, err
+	}
+	lines := make([]Line, len(sale.Lines))
+	for i, l := range sale.Lines {
+		lines[i] = l.clone()
+	}
+	totals := ComputeTotals(lines)
+	id, err := e.newID(e.cfg.Terminal)
+	if err != nil {
+		return nil, err
+	}
+	o := &Order{}
+	in := &Intent{Tender: TenderNote, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines),
+		Customer: sale.Customer, Note: number}
+	if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
+		return nil, beforeMoney(err)
+	}
+	return o, nil
+}
+
+// settleNoteSale finishes a sale paid by a credit note journaled at INTENT: the
+// note is redeemed for it (unless it was already, before a crash), then the sale
+// is paid. A note that no longer covers it abandons the sale: nothing was taken.
+func (e *Engine) settleNoteSale(ctx context.Context, o *Order) error {
+	evs, err := e.j.Events(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	number := ""
+	if len(evs) > 0 && evs[0].Intent != nil {
+		number = evs[0].Intent.Note
+	}
+	series, no, ok := ParseDocNumber(number)
+	if !ok {
+		return fmt.Errorf("pos: note sale %q: %w: no credit note named", o.ID, ErrBadEvent)
+	}
+	issueID, uid, err := e.j.FindDocument(ctx, series, no)
+	if err != nil {
+		return err
+	}
+	n := NoteEvent{Number: number, IssueID: issueID, Refund: uid, Amount: o.Amount, SaleID: o.ID}
+	if err := e.redeemNote(ctx, issueID, n); err != nil {
+		if errors.Is(err, ErrNoteSpent) {
+			reason := "the credit note no longer covers the sale"
+			_, aerr := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
+			return errors.Join(err, aerr)
+		}
+		return err
+	}
+	_, err = e.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
+	return err
+}
