@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -222,6 +223,9 @@ func (e *Engine) redeemNote(ctx context.Context, issueID string, n NoteEvent) er
 	issue, err := e.Order(ctx, issueID)
 	if err != nil {
 		return err
+	}
+	if ref := issue.RefundByID(n.Refund); ref != nil && slices.Contains(ref.RedeemedBy, n.SaleID) {
+		return nil // redeemed for this sale already (a retry, or a sale finished after a crash)
 	}
 	if _, err := e.commit(ctx, issue, Event{Kind: EvNoteRedeemed, Note: &n}); err != nil {
 		if errors.Is(err, ErrNotRefundable) {

@@ -1,0 +1,252 @@
+package pos
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"galla/receipts"
+)
+
+// returnLines are three cables at ₹499 with ₹1 off the line, and a case at
+// ₹1,499: 1,496.00 + 1,499.00 = ₹2,995.00, all at 18%.
+func returnLines() []Line {
+	return []Line{
+		{SKU: "ACC-CBL", Name: "Cable", HSN: "8544", Qty: 3, UnitPrice: 49900, Discount: 100, GSTRate: 18},
+		{SKU: "ACC-CASE", Name: "Phone case", HSN: "3926", Qty: 1, UnitPrice: 149900, GSTRate: 18},
+	}
+}
+
+func newReturnTill(t *testing.T) (*rig, *Till) {
+	t.Helper()
+	r := newRig(t)
+	tl, err := NewTill(t.Context(), TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t)})
+	require.NoError(t, err)
+	return r, tl
+}
+
+func creditNoteText(t *testing.T, tl *Till, number string) string {
+	t.Helper()
+	d, err := tl.CreditNoteDocument(t.Context(), number)
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, receipts.Text(&b, d.Receipt, 48))
+	return b.String()
+}
+
+// TestPartialReturn returns the cables of a cash sale in two goes, checks each
+// credit note's money and tax against hand-computed values, and that nothing is
+// returned twice.
+func TestPartialReturn(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	res, err := r.e.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
+	require.NoError(t, err)
+	inv := res.Order.Number("T1")
+	require.Equal(t, "T1/2627/000001", inv, "22 Nov 2026 is in FY 2026-27")
+
+	// One cable of three: ⌊149600×1/3⌋ = 49866 paise. Taxable at 18%:
+	// ⌊(4986600+59)/118⌋ = 42259; tax 49866−42259 = 7607 (CGST 3803, SGST 3804).
+	one, err := tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}},
+		To: RefundToCash, Reason: "faulty", PIN: managerPIN})
+	require.NoError(t, err)
+	assert.Equal(t, RefundDone, one.Status)
+	assert.Equal(t, "T1/C2627/00001", one.CreditNote)
+	assert.Equal(t, []ReturnItem{{Line: 0, SKU: "ACC-CBL", Qty: 1, Amount: 49866, Taxable: 42259, Tax: 7607, Rate: 18}}, one.Refund.Items)
+	assert.Equal(t, Paise(49866), one.Refund.Amount)
+	text := creditNoteText(t, tl, one.CreditNote)
+	for _, want := range []string{"CREDIT NOTE", "Credit note", "T1/C2627/00001", "Against invoice", inv, "22 Nov 2026",
+		"Returned 1 x 499.00", "498.66", "Taxable 422.59", "76.07", "CGST @9%", "38.03", "38.04", "Refunded to cash", "Reason: faulty"} {
+		assert.Contains(t, text, want)
+	}
+	assert.NotContains(t, text, "PAYMENT VERIFIED")
+
+	// The other two: 149600 − 49866 = 99734 (the odd paisa goes to the last
+	// units). Taxable ⌊(9973400+59)/118⌋ = 84520; tax 15214.
+	two, err := tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 2}}, To: RefundToNote, PIN: managerPIN})
+	require.NoError(t, err)
+	assert.Equal(t, "T1/C2627/00002", two.CreditNote)
+	assert.Equal(t, []ReturnItem{{Line: 0, SKU: "ACC-CBL", Qty: 2, Amount: 99734, Taxable: 84520, Tax: 15214, Rate: 18}}, two.Refund.Items)
+	assert.Equal(t, RefundToNote, two.Refund.To)
+	left, err := tl.NoteBalance(ctx, two.CreditNote)
+	require.NoError(t, err)
+	assert.Equal(t, Paise(99734), left, "the note is worth what came back")
+
+	// Nothing is returned twice, nor beyond what was sold.
+	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
+	assert.ErrorIs(t, err, ErrNotRefundable)
+	assert.Contains(t, Sentence(err), "3 sold, 3 returned already")
+	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 2}}, To: RefundToCash, PIN: managerPIN})
+	assert.ErrorIs(t, err, ErrNotRefundable)
+	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToCard, PIN: managerPIN})
+	assert.ErrorIs(t, err, ErrNotRefundable, "a cash sale has no card to refund to")
+
+	// A price adjustment without goods falls on what was kept, the case:
+	// 10000 at 18%: taxable ⌊(1000000+59)/118⌋ = ⌊8475.08⌋ = 8475, tax 1525.
+	adj, err := tl.Return(ctx, ReturnRequest{Document: inv, Amount: 10000, To: RefundToCash, PIN: managerPIN})
+	require.NoError(t, err)
+	assert.Equal(t, "T1/C2627/00003", adj.CreditNote)
+	assert.Equal(t, []ReturnItem{{Line: 1, SKU: "ACC-CASE", Amount: 10000, Taxable: 8475, Tax: 1525, Rate: 18}}, adj.Refund.Items)
+	assert.Contains(t, creditNoteText(t, tl, adj.CreditNote), "Price adjustment, no goods returned")
+
+	// Beyond what is left of the sale: 299500 − 49866 − 99734 − 10000 = 139900.
+	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Amount: 139901, To: RefundToCash, PIN: managerPIN})
+	assert.ErrorIs(t, err, ErrNotRefundable)
+	o, err := tl.FindSale(ctx, inv)
+	require.NoError(t, err)
+	assert.Equal(t, Paise(139900), o.Refundable())
+	assert.Equal(t, 3, o.Returned(0))
+	assert.Equal(t, 0, o.Returned(1))
+
+	// A wrong PIN returns nothing.
+	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToCash, PIN: "999999"})
+	assert.ErrorIs(t, err, ErrWrongPIN)
+	_, err = tl.FindSale(ctx, "T1/C2627/00001")
+	assert.ErrorIs(t, err, ErrNotRefundable, "a credit note is not an invoice")
+	_, err = tl.FindSale(ctx, "T1/2627/000009")
+	assert.ErrorIs(t, err, ErrOrderNotFound)
+}
+
+// TestJournalRefusesAReturnTwice sends the state machine a refund.intent for
+// units already returned, as a second terminal or a replayed event would.
+func TestJournalRefusesAReturnTwice(t *testing.T) {
+	o := &Order{ID: "G-1", State: StatePaid, Tender: TenderCash, Lines: returnLines(), Captured: 299500, Amount: 299500}
+	item := ReturnItem{Line: 0, SKU: "ACC-CBL", Qty: 3, Amount: 149600, Taxable: 126780, Tax: 22820, Rate: 18}
+	ev := Event{Kind: EvRefundIntent, OrderID: "G-1", Refund: &RefundEvent{UniqueTxnID: "U1", Amount: 149600, To: RefundToCash, Items: []ReturnItem{item}}}
+	require.NoError(t, o.Apply(ev))
+	ev.Refund = &RefundEvent{UniqueTxnID: "U1", Amount: 149600}
+	require.NoError(t, o.Apply(Event{Kind: EvRefundDone, OrderID: "G-1", Refund: &RefundEvent{UniqueTxnID: "U1", Amount: 149600}}))
+	again := Event{Kind: EvRefundIntent, OrderID: "G-1", Refund: &RefundEvent{UniqueTxnID: "U2", Amount: 49866, To: RefundToCash,
+		Items: []ReturnItem{{Line: 0, SKU: "ACC-CBL", Qty: 1, Amount: 49866, Taxable: 42259, Tax: 7607, Rate: 18}}}}
+	assert.ErrorIs(t, o.Apply(again), ErrNotRefundable)
+	cheap := Event{Kind: EvRefundIntent, OrderID: "G-1", Refund: &RefundEvent{UniqueTxnID: "U3", Amount: 100000, To: RefundToCash,
+		Items: []ReturnItem{{Line: 1, SKU: "ACC-CASE", Qty: 1, Amount: 100000, Taxable: 84746, Tax: 15254, Rate: 18}}}}
+	assert.ErrorIs(t, o.Apply(cheap), ErrBadEvent, "a unit's money is fixed by the sale")
+}
+
+// TestReturnToCard returns one unit of a card sale through the service.
+func TestReturnToCard(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE", "ACC-CBL"), card("4111111111111111"), r.otp())
+	require.NoError(t, err)
+	require.Equal(t, ResultPaid, res.Status)
+	_, err = tl.Return(ctx, ReturnRequest{Document: res.Order.ID, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
+	assert.ErrorIs(t, err, ErrNotRefundable, "a card sale is not refunded in cash")
+	ret, err := tl.Return(ctx, ReturnRequest{Document: res.Order.Number("T1"), Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCard, PIN: managerPIN})
+	require.NoError(t, err)
+	assert.Equal(t, RefundDone, ret.Status, ret.Reason)
+	assert.Equal(t, "T1/C2627/00001", ret.CreditNote)
+	// 49900 at 18%: taxable ⌊(4990000+59)/118⌋ = 42288, tax 7612.
+	assert.Equal(t, []ReturnItem{{Line: 1, SKU: "ACC-CBL", Qty: 1, Amount: 49900, Taxable: 42288, Tax: 7612, Rate: 18}}, ret.Refund.Items)
+	text := creditNoteText(t, tl, ret.CreditNote)
+	assert.Contains(t, text, "Refunded to VISA •••• 1111")
+	assert.Contains(t, text, "REFUND VERIFIED")
+	assert.NotContains(t, text, "PAYMENT VERIFIED")
+}
+
+// TestExchange returns a case to a credit note and spends the note on cables:
+// the note pays sales up to its value, keeps the rest, and is never spent twice.
+func TestExchange(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	sold, err := r.e.PayCash(ctx, r.sale(t, "ACC-CASE"), 149900)
+	require.NoError(t, err)
+	ret, err := tl.Return(ctx, ReturnRequest{Document: sold.Order.Number("T1"), Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}},
+		To: RefundToNote, Reason: "exchange", PIN: managerPIN})
+	require.NoError(t, err)
+	note := ret.CreditNote
+	require.Equal(t, "T1/C2627/00001", note)
+
+	cable := r.sale(t, "ACC-CBL")
+	o, err := tl.PayByNote(ctx, cable, note)
+	require.NoError(t, err)
+	assert.Equal(t, StatePaid, o.State)
+	assert.Equal(t, TenderNote, o.Tender)
+	assert.Equal(t, "T1/2627/000002", o.Number("T1"), "the new sale is the next invoice")
+	left, err := tl.NoteBalance(ctx, note)
+	require.NoError(t, err)
+	assert.Equal(t, Paise(149900-49900), left)
+
+	// The rest (₹1,000) does not pay three cables (₹1,497) ...
+	three := r.sale(t, "ACC-CBL", "ACC-CBL", "ACC-CBL")
+	_, err = tl.PayByNote(ctx, three, note)
+	assert.ErrorIs(t, err, ErrNoteSpent)
+	// ... but pays two (₹998), leaving ₹2.
+	two := r.sale(t, "ACC-CBL", "ACC-CBL")
+	_, err = tl.PayByNote(ctx, two, note)
+	require.NoError(t, err)
+	left, err = tl.NoteBalance(ctx, note)
+	require.NoError(t, err)
+	assert.Equal(t, Paise(200), left)
+
+	// Redeeming for a sale already paid by it takes nothing more; more than is
+	// left is refused by the journal itself.
+	require.NoError(t, tl.RedeemNote(ctx, note, 200, o.ID))
+	left, _ = tl.NoteBalance(ctx, note)
+	assert.Equal(t, Paise(200), left)
+	assert.ErrorIs(t, tl.RedeemNote(ctx, note, 201, "G-other"), ErrNoteSpent)
+
+	// The journal: the note is redeemed before the sale it pays is paid.
+	var kinds []EventKind
+	for _, ev := range r.j.allEvents() {
+		if ev.Kind == EvNoteRedeemed || ev.Kind == EvNoteTendered {
+			kinds = append(kinds, ev.Kind)
+		}
+	}
+	assert.Equal(t, []EventKind{EvNoteRedeemed, EvNoteTendered, EvNoteRedeemed, EvNoteTendered}, kinds)
+}
+
+// TestNoteSaleFinishedAfterACrash stops a note sale before its redemption is
+// written and after it: reconciling finishes each without spending the note twice.
+func TestNoteSaleFinishedAfterACrash(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	sold, err := r.e.PayCash(ctx, r.sale(t, "ACC-CASE"), 149900)
+	require.NoError(t, err)
+	ret, err := tl.Return(ctx, ReturnRequest{Document: sold.Order.ID, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
+	require.NoError(t, err)
+
+	crash := func(kind EventKind) func(Event) error {
+		return func(ev Event) error {
+			if ev.Kind == kind {
+				return errCrash
+			}
+			return nil
+		}
+	}
+	// Stopped before the redemption: the note is untouched until the sale is
+	// finished by reconciling.
+	r.j.failNext = crash(EvNoteRedeemed)
+	_, err = tl.PayByNote(ctx, r.sale(t, "ACC-CBL"), ret.CreditNote)
+	require.Error(t, err)
+	r.j.failNext = nil
+	left, _ := tl.NoteBalance(ctx, ret.CreditNote)
+	assert.Equal(t, Paise(149900), left)
+	_, err = r.e.Reconcile(ctx)
+	require.NoError(t, err)
+	left, _ = tl.NoteBalance(ctx, ret.CreditNote)
+	assert.Equal(t, Paise(100000), left, "the sale finished: one cable (₹499) spent")
+
+	// Stopped after the redemption, before the sale was paid.
+	r.j.failNext = crash(EvNoteTendered)
+	_, err = tl.PayByNote(ctx, r.sale(t, "ACC-CBL"), ret.CreditNote)
+	require.Error(t, err)
+	r.j.failNext = nil
+	left, _ = tl.NoteBalance(ctx, ret.CreditNote)
+	assert.Equal(t, Paise(50100), left, "the redemption was journaled before the crash")
+
+	_, err = r.e.Reconcile(ctx)
+	require.NoError(t, err)
+	left, _ = tl.NoteBalance(ctx, ret.CreditNote)
+	assert.Equal(t, Paise(50100), left, "reconciling does not spend the note again")
+	un, err := r.j.Unresolved(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, un, "the sale is paid")
+}
+
+// errCrash is a journal write that never happened: the terminal stopped.
+var errCrash = errors.New("the terminal stopped before the write")
