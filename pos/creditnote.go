@@ -140,7 +140,7 @@ func CreditNoteFor(o Order, ref Refund, shop Shop, opt ReceiptOptions) receipts.
 				Amount: int64(it.Amount), GSTRate: it.Rate * 100, IMEIs: it.IMEIs},
 			Taxable: int64(it.Taxable), Tax: int64(it.Tax),
 		})
-		t := TaxOf(it.Amount, it.Rate)
+		t := it.tax()
 		i := slices.IndexFunc(rates, func(rt RateTotal) bool { return rt.Rate == it.Rate })
 		if i < 0 {
 			rates = append(rates, RateTotal{Rate: it.Rate})

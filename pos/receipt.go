@@ -303,6 +303,13 @@ func ReportReceipt(rep Report, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		FirstReceipt: ReceiptNumber(opt.Terminal, rep.FirstReceipt),
 		LastReceipt:  ReceiptNumber(opt.Terminal, rep.LastReceipt),
 	}
+	body.Returns, body.NetTaxes = receiptTaxes(rep.ReturnsGST), receiptTaxes(rep.NetGST)
+	if rep.Discounts != 0 {
+		body.Discounts = receipts.ReportRow{Label: "Discounts given", Amount: int64(rep.Discounts)}
+	}
+	for _, d := range rep.Documents {
+		body.Documents = append(body.Documents, DocNumber(opt.Terminal, d.Series, d.FirstNo)+" to "+DocNumber("", d.Series, d.LastNo))
+	}
 	if rep.Abandoned.Count > 0 {
 		body.Abandoned = receipts.ReportRow{Label: "Abandoned orders", Count: rep.Abandoned.Count, Amount: int64(rep.Abandoned.Amount)}
 	}

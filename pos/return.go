@@ -20,8 +20,12 @@ import (
 //     ⌊A×(r+k)/Q⌋ − ⌊A×r/Q⌋ for a line of Q units that cost A in all (GST
 //     included, after its discount): the returns of a line add up to its amount
 //     exactly, and the last unit takes the odd paisa.
-//   - The taxable value and the tax reversed are TaxOf of that money at the line's
-//     rate: the rule the sale's document used.
+//   - The taxable value, the tax and its CGST half reversed by those units are
+//     likewise the differences of TaxOf (the rule of the sale's document) of the
+//     money of the first r+k and the first r units: the returns of a line
+//     reverse, added up, exactly the taxable value and tax the invoice charged on
+//     it, never a paisa more. A price adjustment without goods reverses TaxOf of
+//     its money at the line's rate.
 //   - Nothing beyond what was paid: a refund never exceeds what is left of the
 //     captured amount (Order.Refundable), and goes back the way the sale was paid
 //     (card through the service, cash) or as a credit note to spend.
@@ -54,6 +58,7 @@ type ReturnItem struct {
 	Amount  Paise    `json:"amount"`  // GST-inclusive
 	Taxable Paise    `json:"taxable"` // the taxable value reversed
 	Tax     Paise    `json:"tax"`     // the GST reversed
+	CGST    Paise    `json:"cgst"`    // its central half; SGST is Tax − CGST
 	Rate    int      `json:"rate"`    // the line's GST rate, percent
 	IMEIs   []string `json:"imeis,omitempty"`
 }
@@ -111,9 +116,9 @@ func unitsAmount(l Line, n int) Paise {
 func (o *Order) returnItem(i, k int, imeis []string) ReturnItem {
 	l := o.Lines[i]
 	r := o.Returned(i)
-	amount := unitsAmount(l, r+k) - unitsAmount(l, r)
-	t := TaxOf(amount, l.GSTRate)
-	return ReturnItem{Line: i, SKU: l.SKU, Qty: k, Amount: amount, Taxable: t.Taxable, Tax: t.Tax, Rate: l.GSTRate, IMEIs: imeis}
+	before, after := TaxOf(unitsAmount(l, r), l.GSTRate), TaxOf(unitsAmount(l, r+k), l.GSTRate)
+	return ReturnItem{Line: i, SKU: l.SKU, Qty: k, Amount: after.Amount - before.Amount, Taxable: after.Taxable - before.Taxable,
+		Tax: after.Tax - before.Tax, CGST: after.CGST - before.CGST, Rate: l.GSTRate, IMEIs: imeis}
 }
 
 // ReturnItems turns the goods asked back into the items of a return of o,
@@ -182,7 +187,7 @@ func (o *Order) AdjustmentItems(amount Paise) []ReturnItem {
 			continue
 		}
 		t := TaxOf(share, l.GSTRate)
-		items = append(items, ReturnItem{Line: i, SKU: l.SKU, Amount: share, Taxable: t.Taxable, Tax: t.Tax, Rate: l.GSTRate})
+		items = append(items, ReturnItem{Line: i, SKU: l.SKU, Amount: share, Taxable: t.Taxable, Tax: t.Tax, CGST: t.CGST, Rate: l.GSTRate})
 	}
 	return items
 }
@@ -231,8 +236,8 @@ func (o *Order) checkReturn(r *RefundEvent) error {
 				return fmt.Errorf("%w: %s: %d of %d units returned already, %d more asked", ErrNotRefundable, it.SKU, o.Returned(it.Line), l.Qty, it.Qty)
 			}
 			want := o.returnItem(it.Line, it.Qty, it.IMEIs)
-			if it.Amount != want.Amount {
-				return fmt.Errorf("%w: %s: %s for %d units; they cost %s", ErrBadEvent, it.SKU, it.Amount, it.Qty, want.Amount)
+			if it.Amount != want.Amount || it.Taxable != want.Taxable || it.Tax != want.Tax || it.CGST != want.CGST || it.Rate != l.GSTRate {
+				return fmt.Errorf("%w: %s: %s (tax %s) for %d units; they cost %s (tax %s)", ErrBadEvent, it.SKU, it.Amount, it.Tax, it.Qty, want.Amount, want.Tax)
 			}
 			for _, m := range it.IMEIs {
 				if !slices.Contains(l.IMEIs, m) || slices.Contains(o.returnedIMEIs(it.Line), m) {
@@ -240,7 +245,7 @@ func (o *Order) checkReturn(r *RefundEvent) error {
 				}
 			}
 		}
-		if t := TaxOf(it.Amount, l.GSTRate); it.Taxable != t.Taxable || it.Tax != t.Tax || it.Rate != l.GSTRate {
+		if t := TaxOf(it.Amount, l.GSTRate); it.Qty == 0 && (it.Taxable != t.Taxable || it.Tax != t.Tax || it.CGST != t.CGST || it.Rate != l.GSTRate) {
 			return fmt.Errorf("%w: %s: tax split of %s", ErrBadEvent, it.SKU, it.Amount)
 		}
 		sum += it.Amount
@@ -249,4 +254,9 @@ func (o *Order) checkReturn(r *RefundEvent) error {
 		return fmt.Errorf("%w: items make %s, the refund is %s", ErrBadEvent, sum, r.Amount)
 	}
 	return nil
+}
+
+// tax is the item's reversal as a LineTax.
+func (it ReturnItem) tax() LineTax {
+	return LineTax{Amount: it.Amount, Taxable: it.Taxable, Tax: it.Tax, CGST: it.CGST, SGST: it.Tax - it.CGST}
 }

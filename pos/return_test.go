@@ -49,13 +49,14 @@ func TestPartialReturn(t *testing.T) {
 	require.Equal(t, "T1/2627/000001", inv, "22 Nov 2026 is in FY 2026-27")
 
 	// One cable of three: ⌊149600×1/3⌋ = 49866 paise. Taxable at 18%:
-	// ⌊(4986600+59)/118⌋ = 42259; tax 49866−42259 = 7607 (CGST 3803, SGST 3804).
+	// ⌊(4986600+59)/118⌋ = 42259; tax 49866−42259 = 7607 (CGST ⌊7607/2⌋ = 3803,
+	// SGST 3804).
 	one, err := tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}},
 		To: RefundToCash, Reason: "faulty", PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, RefundDone, one.Status)
 	assert.Equal(t, "T1/C2627/00001", one.CreditNote)
-	assert.Equal(t, []ReturnItem{{Line: 0, SKU: "ACC-CBL", Qty: 1, Amount: 49866, Taxable: 42259, Tax: 7607, Rate: 18}}, one.Refund.Items)
+	assert.Equal(t, []ReturnItem{{Line: 0, SKU: "ACC-CBL", Qty: 1, Amount: 49866, Taxable: 42259, Tax: 7607, CGST: 3803, Rate: 18}}, one.Refund.Items)
 	assert.Equal(t, Paise(49866), one.Refund.Amount)
 	text := creditNoteText(t, tl, one.CreditNote)
 	for _, want := range []string{"CREDIT NOTE", "Credit note", "T1/C2627/00001", "Against invoice", inv, "22 Nov 2026",
@@ -65,11 +66,14 @@ func TestPartialReturn(t *testing.T) {
 	assert.NotContains(t, text, "PAYMENT VERIFIED")
 
 	// The other two: 149600 − 49866 = 99734 (the odd paisa goes to the last
-	// units). Taxable ⌊(9973400+59)/118⌋ = 84520; tax 15214.
+	// units). The whole line was taxable ⌊(14960000+59)/118⌋ = 126780, tax 22820,
+	// CGST 11410; less the first return's: taxable 126780 − 42259 = 84521, tax
+	// 22820 − 7607 = 15213, CGST 11410 − 3803 = 7607. Both credit notes reverse
+	// the line's tax exactly.
 	two, err := tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 2}}, To: RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, "T1/C2627/00002", two.CreditNote)
-	assert.Equal(t, []ReturnItem{{Line: 0, SKU: "ACC-CBL", Qty: 2, Amount: 99734, Taxable: 84520, Tax: 15214, Rate: 18}}, two.Refund.Items)
+	assert.Equal(t, []ReturnItem{{Line: 0, SKU: "ACC-CBL", Qty: 2, Amount: 99734, Taxable: 84521, Tax: 15213, CGST: 7607, Rate: 18}}, two.Refund.Items)
 	assert.Equal(t, RefundToNote, two.Refund.To)
 	left, err := tl.NoteBalance(ctx, two.CreditNote)
 	require.NoError(t, err)
@@ -85,11 +89,12 @@ func TestPartialReturn(t *testing.T) {
 	assert.ErrorIs(t, err, ErrNotRefundable, "a cash sale has no card to refund to")
 
 	// A price adjustment without goods falls on what was kept, the case:
-	// 10000 at 18%: taxable ⌊(1000000+59)/118⌋ = ⌊8475.08⌋ = 8475, tax 1525.
+	// 10000 at 18%: taxable ⌊(1000000+59)/118⌋ = ⌊8475.08⌋ = 8475, tax 1525,
+	// CGST 762.
 	adj, err := tl.Return(ctx, ReturnRequest{Document: inv, Amount: 10000, To: RefundToCash, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, "T1/C2627/00003", adj.CreditNote)
-	assert.Equal(t, []ReturnItem{{Line: 1, SKU: "ACC-CASE", Amount: 10000, Taxable: 8475, Tax: 1525, Rate: 18}}, adj.Refund.Items)
+	assert.Equal(t, []ReturnItem{{Line: 1, SKU: "ACC-CASE", Amount: 10000, Taxable: 8475, Tax: 1525, CGST: 762, Rate: 18}}, adj.Refund.Items)
 	assert.Contains(t, creditNoteText(t, tl, adj.CreditNote), "Price adjustment, no goods returned")
 
 	// Beyond what is left of the sale: 299500 − 49866 − 99734 − 10000 = 139900.
@@ -114,16 +119,16 @@ func TestPartialReturn(t *testing.T) {
 // units already returned, as a second terminal or a replayed event would.
 func TestJournalRefusesAReturnTwice(t *testing.T) {
 	o := &Order{ID: "G-1", State: StatePaid, Tender: TenderCash, Lines: returnLines(), Captured: 299500, Amount: 299500}
-	item := ReturnItem{Line: 0, SKU: "ACC-CBL", Qty: 3, Amount: 149600, Taxable: 126780, Tax: 22820, Rate: 18}
+	item := ReturnItem{Line: 0, SKU: "ACC-CBL", Qty: 3, Amount: 149600, Taxable: 126780, Tax: 22820, CGST: 11410, Rate: 18}
 	ev := Event{Kind: EvRefundIntent, OrderID: "G-1", Refund: &RefundEvent{UniqueTxnID: "U1", Amount: 149600, To: RefundToCash, Items: []ReturnItem{item}}}
 	require.NoError(t, o.Apply(ev))
 	ev.Refund = &RefundEvent{UniqueTxnID: "U1", Amount: 149600}
 	require.NoError(t, o.Apply(Event{Kind: EvRefundDone, OrderID: "G-1", Refund: &RefundEvent{UniqueTxnID: "U1", Amount: 149600}}))
 	again := Event{Kind: EvRefundIntent, OrderID: "G-1", Refund: &RefundEvent{UniqueTxnID: "U2", Amount: 49866, To: RefundToCash,
-		Items: []ReturnItem{{Line: 0, SKU: "ACC-CBL", Qty: 1, Amount: 49866, Taxable: 42259, Tax: 7607, Rate: 18}}}}
+		Items: []ReturnItem{{Line: 0, SKU: "ACC-CBL", Qty: 1, Amount: 49866, Taxable: 42259, Tax: 7607, CGST: 3803, Rate: 18}}}}
 	assert.ErrorIs(t, o.Apply(again), ErrNotRefundable)
 	cheap := Event{Kind: EvRefundIntent, OrderID: "G-1", Refund: &RefundEvent{UniqueTxnID: "U3", Amount: 100000, To: RefundToCash,
-		Items: []ReturnItem{{Line: 1, SKU: "ACC-CASE", Qty: 1, Amount: 100000, Taxable: 84746, Tax: 15254, Rate: 18}}}}
+		Items: []ReturnItem{{Line: 1, SKU: "ACC-CASE", Qty: 1, Amount: 100000, Taxable: 84746, Tax: 15254, CGST: 7627, Rate: 18}}}}
 	assert.ErrorIs(t, o.Apply(cheap), ErrBadEvent, "a unit's money is fixed by the sale")
 }
 
@@ -140,8 +145,8 @@ func TestReturnToCard(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, RefundDone, ret.Status, ret.Reason)
 	assert.Equal(t, "T1/C2627/00001", ret.CreditNote)
-	// 49900 at 18%: taxable ⌊(4990000+59)/118⌋ = 42288, tax 7612.
-	assert.Equal(t, []ReturnItem{{Line: 1, SKU: "ACC-CBL", Qty: 1, Amount: 49900, Taxable: 42288, Tax: 7612, Rate: 18}}, ret.Refund.Items)
+	// 49900 at 18%: taxable ⌊(4990000+59)/118⌋ = 42288, tax 7612, CGST 3806.
+	assert.Equal(t, []ReturnItem{{Line: 1, SKU: "ACC-CBL", Qty: 1, Amount: 49900, Taxable: 42288, Tax: 7612, CGST: 3806, Rate: 18}}, ret.Refund.Items)
 	text := creditNoteText(t, tl, ret.CreditNote)
 	assert.Contains(t, text, "Refunded to VISA •••• 1111")
 	assert.Contains(t, text, "REFUND VERIFIED")
@@ -250,3 +255,41 @@ func TestNoteSaleFinishedAfterACrash(t *testing.T) {
 
 // errCrash is a journal write that never happened: the terminal stopped.
 var errCrash = errors.New("the terminal stopped before the write")
+
+// TestReportCountsReturns checks the X report of a day with a sale and two
+// returns of it: sales, credit notes and net tax by rate, tenders, discounts and
+// the numbers used.
+func TestReportCountsReturns(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	res, err := r.e.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
+	require.NoError(t, err)
+	inv := res.Order.Number("T1")
+	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
+	require.NoError(t, err)
+	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 2}}, To: RefundToNote, PIN: managerPIN})
+	require.NoError(t, err)
+
+	rep, err := r.e.Report(ctx, r.e.Today())
+	require.NoError(t, err)
+	// Sold at 18%: the cables 149600 (taxable ⌊(14960000+59)/118⌋ = 126780, tax
+	// 22820, CGST 11410) and the case 149900 (taxable ⌊(14990000+59)/118⌋ =
+	// 127034, tax 22866, CGST 11433).
+	assert.Equal(t, []RateTotal{{Rate: 18, Amount: 299500, Taxable: 253814, Tax: 45686, CGST: 22843, SGST: 22843}}, rep.GST)
+	// Reversed: 49866 (42259 + 7607) and 99734 (84521 + 15213): the cables' line
+	// exactly, CGST 3803 + 7607 = 11410, SGST 3804 + 7606 = 11410.
+	assert.Equal(t, []RateTotal{{Rate: 18, Amount: 149600, Taxable: 126780, Tax: 22820, CGST: 11410, SGST: 11410}}, rep.ReturnsGST)
+	assert.Equal(t, []RateTotal{{Rate: 18, Amount: 149900, Taxable: 127034, Tax: 22866, CGST: 11433, SGST: 11433}}, rep.NetGST)
+	assert.Equal(t, []TenderTotal{{Tender: "cash", Count: 1, Amount: 49866}, {Tender: "note", Count: 1, Amount: 99734}}, rep.Refunds)
+	assert.Equal(t, Paise(299500-49866), rep.CashExpected, "a credit note to spend takes no cash from the drawer")
+	assert.Equal(t, Paise(100), rep.Discounts)
+	assert.Equal(t, []SeriesRange{{Series: "2627", FirstNo: 1, LastNo: 1}, {Series: "C2627", FirstNo: 1, LastNo: 2}}, rep.Documents)
+
+	d, err := tl.ReportDocument(ctx, rep)
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, receipts.Text(&b, d.Receipt, 48))
+	for _, want := range []string{"GST reversed (credit notes)", "Net GST", "1,270.34", "Discounts given", "T1/2627/000001 to 2627/000001", "T1/C2627/00001 to C2627/00002"} {
+		assert.Contains(t, b.String(), want)
+	}
+}

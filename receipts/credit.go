@@ -98,3 +98,25 @@ func (l *layouter) creditNote(r Receipt) {
 		l.text("Reason: "+c.Reason, 0, false)
 	}
 }
+
+// reportReturns lays out what an X or Z report says of credit notes: the GST
+// they reversed and the net GST by rate, the discounts, and the numbers used.
+func (l *layouter) reportReturns(rep *Report) {
+	if len(rep.Returns) > 0 {
+		l.rule('-')
+		l.taxes(rep.Returns, "GST reversed (credit notes)")
+		l.rule('-')
+		l.taxes(rep.NetTaxes, "Net GST")
+	}
+	if rep.Discounts.Amount != 0 {
+		l.rule('-')
+		l.lr(reportLabel(rep.Discounts), Amount(rep.Discounts.Amount), false)
+	}
+	if len(rep.Documents) > 0 {
+		l.rule('-')
+		l.text("Documents", 0, true)
+		for _, d := range rep.Documents {
+			l.text(d, 2, false)
+		}
+	}
+}

@@ -480,6 +480,7 @@ func (l *layouter) report(r Receipt) {
 		l.rule('-')
 		l.taxes(rep.Taxes, "GST collected")
 	}
+	l.reportReturns(rep)
 	l.rule('=')
 	l.bigLR("NET", l.money(rep.Net))
 	l.lr("Cash expected in drawer", l.money(rep.CashExpected), true)

@@ -160,6 +160,14 @@ type Report struct {
 	ByEMI    []ReportRow // sales by EMI plan ("HDFC 6m no-cost")
 	Taxes    []TaxLine   // GST collected per rate
 
+	// Returns is the GST reversed by the day's credit notes per rate, NetTaxes
+	// the GST less it (credit.go); Discounts the sales' line discounts; Documents
+	// the first and last number of each series ("T1/2627/000001 to …").
+	Returns   []TaxLine
+	NetTaxes  []TaxLine
+	Discounts ReportRow
+	Documents []string
+
 	Net          int64 // sales less refunds, paise
 	CashExpected int64 // cash that should be in the drawer, paise
 }
