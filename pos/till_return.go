@@ -300,3 +300,54 @@ func (e *Engine) settleNoteSale(ctx context.Context, o *Order) error {
 	_, err = e.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
 	return err
 }
+
+// ReturnableLine is one line of a sale as the Returns screen shows it.
+type ReturnableLine struct {
+	SKU      string
+	Name     string
+	Sold     int
+	Returned int   // units already returned
+	Left     int   // units that can still come back
+	Amount   Paise // the line's money, GST included
+	IMEIs    []string
+}
+
+// SaleForReturn is a paid sale as the Returns screen shows it: its number, lines,
+// what is left to refund, and where its money can go back.
+type SaleForReturn struct {
+	OrderID    string
+	Number     string
+	At         string // the invoice's date, 02 Jan 2006
+	Tender     TenderKind
+	Lines      []ReturnableLine
+	Refundable Paise
+	To         []RefundTo // the destinations this sale allows, the default first
+}
+
+// ReturnView finds a sale for the Returns screen by its invoice number or order
+// id (typed or scanned from its QR code's order id).
+func (t *Till) ReturnView(ctx context.Context, doc string) (*SaleForReturn, error) {
+	o, err := t.FindSale(ctx, doc)
+	if err != nil {
+		return nil, err
+	}
+	if !o.State.Paid() {
+		return nil, wrapf(ErrNotRefundable, "Sale %s is %s, not paid: nothing of it can be returned.", o.ID, o.State)
+	}
+	v := &SaleForReturn{OrderID: o.ID, Number: o.Number(t.cfg.Terminal), At: saleTime(*o).In(IST).Format("02 Jan 2006"),
+		Tender: o.Tender, Refundable: o.Refundable()}
+	for i, l := range o.Lines {
+		ret := o.Returned(i)
+		v.Lines = append(v.Lines, ReturnableLine{SKU: l.SKU, Name: l.Name, Sold: l.Qty, Returned: ret, Left: l.Qty - ret,
+			Amount: l.Amount(), IMEIs: slices.Clone(l.IMEIs)})
+	}
+	switch o.Tender {
+	case TenderCash:
+		v.To = []RefundTo{RefundToCash, RefundToNote}
+	case TenderNote:
+		v.To = []RefundTo{RefundToNote}
+	default:
+		v.To = []RefundTo{RefundToCard, RefundToNote}
+	}
+	return v, nil
+}

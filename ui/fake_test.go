@@ -70,6 +70,8 @@ type fakeTill struct {
 	checked []string // the orders CheckOrder was asked about
 	// inFlight holds the orders whose Pay call has not returned.
 	inFlight map[string]bool
+	// returnReqs lists the returns asked of the Returns screen (returns_test.go).
+	returnReqs []pos.ReturnRequest
 }
 
 func newFakeTill() *fakeTill {
