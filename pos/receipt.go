@@ -354,6 +354,8 @@ func tenderName(t TenderKind) string {
 		return "Cash"
 	case TenderPhone:
 		return "Phone"
+	case TenderNote:
+		return "Credit note"
 	}
 	return string(t)
 }
@@ -450,6 +452,11 @@ func saleTender(o Order, amount Paise) receipts.Tender {
 	case TenderEMI:
 		if o.EMI != nil {
 			t.EMI = receiptEMI(*o.EMI)
+		}
+	case TenderNote:
+		t.CardBrand, t.CardLast4, t.Method = "", "", ""
+		if o.Note != nil {
+			t.Method = o.Note.Number // the credit note that paid it
 		}
 	}
 	return t

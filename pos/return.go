@@ -192,6 +192,27 @@ func (o *Order) AdjustmentItems(amount Paise) []ReturnItem {
 	return items
 }
 
+// ReturnDestinations are where the money of a return of o may go, the default
+// first: a cash sale's to cash or a credit note, a note sale's to a note, a card
+// sale's to its card or a note. A brand-EMI sale whose IMEIs the service blocked
+// goes back to its card only: the service frees the IMEIs when the sale is
+// refunded in full (contract section 5), which a credit note never does.
+func ReturnDestinations(o *Order) []RefundTo {
+	switch {
+	case o.Tender == TenderCash:
+		return []RefundTo{RefundToCash, RefundToNote}
+	case o.Tender == TenderNote:
+		return []RefundTo{RefundToNote}
+	case brandIMEIs(o):
+		return []RefundTo{RefundToCard}
+	}
+	return []RefundTo{RefundToCard, RefundToNote}
+}
+
+// brandIMEIs reports whether o is a brand-EMI sale whose IMEIs the service
+// blocked for it.
+func brandIMEIs(o *Order) bool { return o.EMI != nil && o.EMI.IMEIRequired && o.IMEIsValidated }
+
 // ItemsAmount is the money of items.
 func ItemsAmount(items []ReturnItem) Paise {
 	var s Paise
@@ -205,7 +226,11 @@ func ItemsAmount(items []ReturnItem) Paise {
 // destination against o (see the rules above).
 func (o *Order) checkReturn(r *RefundEvent) error {
 	switch r.To {
-	case "", RefundToNote:
+	case "":
+	case RefundToNote:
+		if brandIMEIs(o) {
+			return fmt.Errorf("%w: a brand-EMI sale goes back to its card, which frees its IMEIs", ErrNotRefundable)
+		}
 	case RefundToCash:
 		if o.Tender != TenderCash {
 			return fmt.Errorf("%w: a %s sale is refunded to its card or as a note, not in cash", ErrNotRefundable, o.Tender)

@@ -172,6 +172,13 @@ func TestExchange(t *testing.T) {
 	assert.Equal(t, StatePaid, o.State)
 	assert.Equal(t, TenderNote, o.Tender)
 	assert.Equal(t, "T1/2627/000002", o.Number("T1"), "the new sale is the next invoice")
+	d, err := tl.ReceiptDocument(ctx, o.ID, -1)
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, receipts.Text(&b, d.Receipt, 48))
+	assert.Contains(t, b.String(), "Paid by credit note")
+	assert.Contains(t, b.String(), note)
+	assert.NotContains(t, b.String(), "Paid by card")
 	left, err := tl.NoteBalance(ctx, note)
 	require.NoError(t, err)
 	assert.Equal(t, Paise(149900-49900), left)
@@ -292,4 +299,25 @@ func TestReportCountsReturns(t *testing.T) {
 	for _, want := range []string{"GST reversed (credit notes)", "Net GST", "1,270.34", "Discounts given", "T1/2627/000001 to 2627/000001", "T1/C2627/00001 to C2627/00002"} {
 		assert.Contains(t, b.String(), want)
 	}
+}
+
+func TestReturnDestinations(t *testing.T) {
+	brand := &EMIPlan{Program: ProgramBrand, IMEIRequired: true}
+	tests := []struct {
+		name string
+		o    Order
+		want []RefundTo
+	}{
+		{"cash", Order{Tender: TenderCash}, []RefundTo{RefundToCash, RefundToNote}},
+		{"card", Order{Tender: TenderCard}, []RefundTo{RefundToCard, RefundToNote}},
+		{"paid by a note", Order{Tender: TenderNote}, []RefundTo{RefundToNote}},
+		{"brand EMI, IMEIs blocked", Order{Tender: TenderEMI, EMI: brand, IMEIsValidated: true}, []RefundTo{RefundToCard}},
+		{"bank EMI", Order{Tender: TenderEMI, EMI: &EMIPlan{Program: ProgramBank}}, []RefundTo{RefundToCard, RefundToNote}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, ReturnDestinations(&tt.o), tt.name)
+	}
+	o := &Order{ID: "G-1", State: StatePaid, Tender: TenderEMI, EMI: brand, IMEIsValidated: true, Lines: returnLines(), Captured: 299500}
+	err := o.Apply(Event{Kind: EvRefundIntent, OrderID: "G-1", Refund: &RefundEvent{UniqueTxnID: "U1", Amount: 100, To: RefundToNote}})
+	assert.ErrorIs(t, err, ErrNotRefundable, "the journal refuses a brand-EMI sale onto a note")
 }

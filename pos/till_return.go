@@ -91,6 +91,8 @@ func (t *Till) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, erro
 		to = refundTo(o, "")
 	}
 	switch {
+	case to == RefundToNote && brandIMEIs(o):
+		return nil, wrapf(ErrNotRefundable, "Sale %s is a brand EMI whose IMEIs the payment service holds: its money goes back to the card, and refunding it in full frees the IMEIs.", o.ID)
 	case to == RefundToCash && o.Tender != TenderCash:
 		return nil, wrapf(ErrNotRefundable, "Sale %s was paid by %s: its money goes back to the card, or onto a credit note, not in cash.", o.ID, o.Tender)
 	case to == RefundToCard && (o.Tender == TenderCash || o.Tender == TenderNote):
@@ -341,13 +343,6 @@ func (t *Till) ReturnView(ctx context.Context, doc string) (*SaleForReturn, erro
 		v.Lines = append(v.Lines, ReturnableLine{SKU: l.SKU, Name: l.Name, Sold: l.Qty, Returned: ret, Left: l.Qty - ret,
 			Amount: l.Amount(), IMEIs: slices.Clone(l.IMEIs)})
 	}
-	switch o.Tender {
-	case TenderCash:
-		v.To = []RefundTo{RefundToCash, RefundToNote}
-	case TenderNote:
-		v.To = []RefundTo{RefundToNote}
-	default:
-		v.To = []RefundTo{RefundToCard, RefundToNote}
-	}
+	v.To = ReturnDestinations(o)
 	return v, nil
 }

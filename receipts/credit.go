@@ -11,7 +11,8 @@ import (
 const KindCreditNote Kind = "credit-note"
 
 // TenderNote is a credit note to spend: the destination of a return that gives no
-// money back, and the tender of a sale it pays.
+// money back, and the tender of a sale it pays (Tender.Method then holds the
+// note's number).
 const TenderNote TenderKind = "note"
 
 // CreditNote is the body of a KindCreditNote document.

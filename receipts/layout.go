@@ -362,6 +362,12 @@ func (l *layouter) tender(t Tender, verb string) {
 			l.lr("  Change", Amount(t.Change), false)
 		}
 		return
+	case TenderNote:
+		l.lr(verb+"credit note", Amount(t.Amount), true)
+		if t.Method != "" {
+			l.lr("  Note", t.Method, false)
+		}
+		return
 	case TenderPhone:
 		what := "phone"
 		if t.Method != "" {

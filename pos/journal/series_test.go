@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 
 	"galla/pos"
 )
@@ -92,4 +94,50 @@ func TestDocumentSeries(t *testing.T) {
 	_, err = Open(path, Options{})
 	require.ErrorIs(t, err, ErrBehind)
 	assert.Contains(t, err.Error(), "2627 numbers up to 3")
+}
+
+// TestSalvageContinuesASeries loses the event that numbered invoice 2: the
+// salvaged journal keeps invoices 1, 3 and 4 with their numbers and continues
+// at 5, never giving 2 again.
+func TestSalvageContinuesASeries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	j, err := Open(path, Options{Now: func() time.Time { return t0 }})
+	require.NoError(t, err)
+	var s script
+	for i, id := range []string{"G-1", "G-2", "G-3", "G-4"} {
+		appendAll(t, j, s.numberedCash(id, "2026-11-21", 1000, "2627", uint64(i+1)))
+	}
+	require.NoError(t, j.Close())
+	// G-2's cash.received (event 4, invoice 2) is damaged everywhere the file
+	// holds a copy of it, so no copy can be salvaged.
+	var rec []byte
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		rec = bytes.Clone(tx.Bucket(bucketEvents).Get(u64(4)))
+		return nil
+	})
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	bad := bytes.Clone(rec)
+	bad[len(bad)/2] ^= 0xff
+	require.Positive(t, bytes.Count(raw, rec))
+	require.NoError(t, os.WriteFile(path, bytes.ReplaceAll(raw, rec, bad), 0o600))
+	out := filepath.Join(t.TempDir(), "new.db")
+	rep, err := Salvage(t.Context(), path, "", out)
+	require.NoError(t, err)
+	assert.Equal(t, 7, rep.Recovered, "every event but the damaged one")
+	assert.NotEmpty(t, rep.Lost, "the loss is said")
+	assert.Equal(t, uint64(4), rep.Numbers.Series["2627"])
+	_, err = VerifyFile(t.Context(), out)
+	require.NoError(t, err)
+	j, err = Open(out, Options{})
+	require.NoError(t, err)
+	defer j.Close()
+	for id, want := range map[string]uint64{"G-1": 1, "G-3": 3, "G-4": 4} {
+		o, err := j.Order(t.Context(), id)
+		require.NoError(t, err)
+		assert.Equal(t, want, o.DocNo, "%s keeps its number", id)
+	}
+	n, err := j.LastDocNo(t.Context(), "2627")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(4), n, "the next invoice is 5")
 }
