@@ -149,6 +149,18 @@ func TestReturnToCard(t *testing.T) {
 	assert.Equal(t, []ReturnItem{{Line: 1, SKU: "ACC-CBL", Qty: 1, Amount: 49900, Taxable: 42288, Tax: 7612, CGST: 3806, Rate: 18}}, ret.Refund.Items)
 	text := creditNoteText(t, tl, ret.CreditNote)
 	assert.Contains(t, text, "Refunded to VISA •••• 1111")
+
+	// Found by the card's last four digits, while it is the only sale with them.
+	found, err := tl.FindSale(ctx, "1111")
+	require.NoError(t, err)
+	assert.Equal(t, res.Order.ID, found.ID)
+	_, err = tl.FindSale(ctx, "0004")
+	assert.ErrorIs(t, err, ErrOrderNotFound)
+	again, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CBL"), card("4111111111111111"), r.otp())
+	require.NoError(t, err)
+	_, err = tl.FindSale(ctx, "1111")
+	require.Error(t, err)
+	assert.Contains(t, Sentence(err), "Several sales match 1111: T1/2627/000001 of 22 Nov, "+again.Order.Number("T1"))
 	assert.Contains(t, text, "REFUND VERIFIED")
 	assert.NotContains(t, text, "PAYMENT VERIFIED")
 }

@@ -31,11 +31,16 @@ type ReturnResult struct {
 }
 
 // FindSale finds a paid sale by its document number as printed (the invoice
-// series), or by its merchant order id.
+// series), by its merchant order id, or by searching the last SearchDays days
+// for an IMEI (15 digits), a card's last four digits or a customer's mobile
+// number (10 digits).
 func (t *Till) FindSale(ctx context.Context, doc string) (*Order, error) {
 	doc = strings.TrimSpace(doc)
 	if doc == "" {
 		return nil, Errorf("Type or scan the invoice number, or the order id, of the sale.")
+	}
+	if allDigits(doc) && (len(doc) == 4 || len(doc) == 10 || len(doc) == 15) {
+		return t.searchSale(ctx, doc)
 	}
 	id := doc
 	if series, no, ok := ParseDocNumber(doc); ok {
@@ -345,4 +350,57 @@ func (t *Till) ReturnView(ctx context.Context, doc string) (*SaleForReturn, erro
 	}
 	v.To = ReturnDestinations(o)
 	return v, nil
+}
+
+// SearchDays is how many days back FindSale searches by IMEI, card or phone.
+const SearchDays = 90
+
+// searchSale finds the one paid sale of the last SearchDays days that sold the
+// IMEI q, was paid by a card ending q, or names the mobile number q.
+func (t *Till) searchSale(ctx context.Context, q string) (*Order, error) {
+	var found []*Order
+	day := t.eng.clock.Now()
+	for i := 0; i < SearchDays && len(found) <= 5; i++ {
+		orders, err := t.j.OrdersByDay(ctx, ToDay(day.AddDate(0, 0, -i)))
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range orders {
+			if o.State.Paid() && saleMatches(o, q) && !slices.ContainsFunc(found, func(f *Order) bool { return f.ID == o.ID }) {
+				found = append(found, o)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, wrapf(ErrOrderNotFound, "No paid sale of the last %d days has IMEI, card or phone %s; type the invoice number.", SearchDays, q)
+	case 1:
+		return found[0], nil
+	}
+	var names []string
+	for _, o := range found[:min(len(found), 5)] {
+		names = append(names, o.Number(t.cfg.Terminal)+" of "+saleTime(*o).In(IST).Format("02 Jan"))
+	}
+	return nil, Errorf("Several sales match %s: %s. Type the invoice number.", q, strings.Join(names, ", "))
+}
+
+// saleMatches reports whether o sold IMEI q, was paid by a card ending q, or
+// names mobile number q.
+func saleMatches(o *Order, q string) bool {
+	switch len(q) {
+	case 15:
+		if slices.Contains(o.IMEIs, q) {
+			return true
+		}
+		for _, l := range o.Lines {
+			if slices.Contains(l.IMEIs, q) {
+				return true
+			}
+		}
+	case 4:
+		return o.CardLast4 == q
+	case 10:
+		return o.Customer != nil && o.Customer.Mobile == q
+	}
+	return false
 }

@@ -51,7 +51,7 @@ type returnsScreen struct {
 func newReturnsScreen(u *UI, r Returner, back screen) *returnsScreen {
 	s := &returnsScreen{u: u, r: r, back: back}
 	s.find = newKeyEntry(u)
-	s.find.SetPlaceHolder("Type or scan the invoice number (T1/2627/000123) or its QR code, then Enter")
+	s.find.SetPlaceHolder("Invoice number (T1/2627/000123), its QR code, an IMEI, the card's last four or the phone, then Enter")
 	s.find.OnSubmitted = s.load
 	s.detail = widget.NewLabel("")
 	s.detail.Wrapping = fyne.TextWrapWord
