@@ -128,3 +128,50 @@ func parseReturnItems(items, imeis string) ([]pos.ReturnQty, error) {
 	}
 	return out, nil
 }
+
+// checkoutByNote is galla checkout --items ... --pay note:CREDIT_NOTE_NO: a sale
+// paid wholly by a credit note to spend (an exchange's new sale). It prints the
+// checkout JSON, with the note's value left in "note_left".
+func (c *cli) checkoutByNote(items, imeis, note string) int {
+	if strings.TrimSpace(note) == "" {
+		return c.fail(exitBadInput, "Name the credit note: --pay note:T1/C2627/00012.")
+	}
+	t, err := openTill(c)
+	if err != nil {
+		return c.failOpen(err)
+	}
+	defer t.close()
+	ctx, cancel := signalContext()
+	defer cancel()
+	var imeiList []string
+	for s := range strings.SplitSeq(imeis, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			imeiList = append(imeiList, s)
+		}
+	}
+	lines, units, err := t.ParseItems(ctx, items, imeiList)
+	if err != nil {
+		return c.fail(exitBadInput, "%s", pos.Sentence(err))
+	}
+	o, err := t.PayByNote(ctx, pos.Sale{Lines: pos.SaleLines(lines, units), Staff: "command line"}, note)
+	if err != nil {
+		code := exitFailed
+		if o == nil && (errors.Is(err, pos.ErrNoteSpent) || errors.Is(err, pos.ErrOrderNotFound) || pos.Sentence(err) != pos.GenericSentence) {
+			code = exitBadInput // nothing was journaled, or the note does not cover it
+		}
+		return c.fail(code, "%s", pos.Sentence(err))
+	}
+	left, err := t.NoteBalance(ctx, note)
+	if err != nil {
+		return c.fail(exitFailed, "%s", pos.Sentence(err))
+	}
+	out := struct {
+		checkoutOutput
+		Note     string    `json:"note"`
+		NoteLeft pos.Paise `json:"note_left"`
+	}{checkoutOutput{MerchantOrderID: o.ID, Status: string(o.State), Verified: o.Verified, Amount: o.Amount,
+		ReceiptNo: o.DocNo, DocumentNo: o.Number(t.Terminal())}, note, left}
+	b, _ := json.Marshal(out)
+	fmt.Fprintln(c.stdout, string(b))
+	return exitOK
+}

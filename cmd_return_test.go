@@ -61,4 +61,19 @@ func TestCmdReturn(t *testing.T) {
 	code, out, _ = tillRun(t, dir, "", nil, "receipt", got.CreditNoteNo)
 	require.Equal(t, exitOK, code)
 	assert.Contains(t, out, "Credit note to spend")
+
+	// The exchange: the note pays a new cable (₹499, all of the note's ₹499).
+	code, out, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "note:"+got.CreditNoteNo)
+	require.Equal(t, exitOK, code, errOut)
+	var paid struct {
+		checkoutOutput
+		NoteLeft pos.Paise `json:"note_left"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &paid), out)
+	assert.Equal(t, "PAID", paid.Status)
+	assert.Equal(t, "T1/"+fy+"/000002", paid.DocumentNo)
+	assert.Equal(t, pos.Paise(0), paid.NoteLeft)
+	code, _, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "note:"+got.CreditNoteNo)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "is spent")
 }

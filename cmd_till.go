@@ -90,7 +90,7 @@ type checkoutOutput struct {
 func cmdCheckout(c *cli, args []string) int {
 	fs := c.flagSet("galla checkout")
 	items := fs.String("items", "", "SKU[:QTY],... (SKU or barcode)")
-	pay := fs.String("pay", "", "card, emi or cash")
+	pay := fs.String("pay", "", "card, emi, cash, or note:CREDIT_NOTE_NO")
 	issuer := fs.String("issuer", "", "EMI: the issuing bank (HDFC, ICICI, AXIS)")
 	tenure := fs.Int("tenure", 0, "EMI: the tenure in months")
 	imeis := fs.String("imei", "", "IMEI,... one per serialised unit, in cart order")
@@ -103,6 +103,9 @@ func cmdCheckout(c *cli, args []string) int {
 	}
 	if len(rest) > 0 {
 		return c.fail(exitBadInput, "galla checkout takes no arguments besides its flags; %q is extra.", rest[0])
+	}
+	if note, ok := strings.CutPrefix(*pay, "note:"); ok { // an exchange: paid by a credit note (cmd_return.go)
+		return c.checkoutByNote(*items, *imeis, note)
 	}
 	tender := pos.TenderKind(*pay)
 	switch tender {
