@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -140,4 +141,27 @@ func TestSalvageContinuesASeries(t *testing.T) {
 	n, err := j.LastDocNo(t.Context(), "2627")
 	require.NoError(t, err)
 	assert.Equal(t, uint64(4), n, "the next invoice is 5")
+}
+
+// TestCheckDayFindsASeriesCounterBehind lowers the stored last number of a
+// series below the numbers the day's events handed out: the day's check names it.
+func TestCheckDayFindsASeriesCounterBehind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	j, err := Open(path, Options{Now: func() time.Time { return t0 }})
+	require.NoError(t, err)
+	var s script
+	appendAll(t, j, s.numberedCash("G-1", "2026-11-21", 1000, "2627", 1))
+	appendAll(t, j, s.numberedCash("G-2", "2026-11-21", 1000, "2627", 2))
+	require.NoError(t, j.CheckDay(t.Context(), "2026-11-21"))
+	require.NoError(t, j.Close())
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		return putU64(tx.Bucket(bucketDocuments), append(slices.Clone(docLastPrefix), "2627"...), 1)
+	})
+	require.NoError(t, os.Remove(NumbersPath(path))) // else Open itself refuses the file as behind
+	j, err = Open(path, Options{DeferVerify: true, Now: func() time.Time { return t0 }})
+	require.NoError(t, err)
+	defer j.Close()
+	err = j.CheckDay(t.Context(), "2026-11-21")
+	require.ErrorIs(t, err, ErrDerivedMismatch)
+	assert.Contains(t, err.Error(), "2627")
 }
