@@ -178,7 +178,7 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 	r := receipts.Receipt{
 		Kind:            receipts.KindSale,
 		Shop:            receiptShop(shop),
-		Title:           shop.DocumentTitle(),
+		Title:           saleTitle(shop, o),
 		Number:          o.Number(opt.Terminal),
 		Terminal:        opt.Terminal,
 		Cashier:         firstNonEmpty(opt.Cashier, o.Staff),

@@ -184,3 +184,13 @@ func (e *Engine) number(ctx context.Context, ev *Event, next *Order) error {
 	ev.DocNo = last + 1
 	return nil
 }
+
+// saleTitle is the title of a sale's document: BILL OF SUPPLY when it was
+// numbered in that series (exempt goods only, at a registered shop), else the
+// shop's (Shop.DocumentTitle), so that a document's title and number agree.
+func saleTitle(shop Shop, o Order) string {
+	if o.DocNo != 0 && len(o.Series) > 0 && o.Series[0] == 'B' {
+		return "BILL OF SUPPLY"
+	}
+	return shop.DocumentTitle()
+}

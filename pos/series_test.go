@@ -108,3 +108,11 @@ func TestSeriesRestartOnFirstApril(t *testing.T) {
 	got = append(got, sell().Number("T1"), sell().Number("T1"))
 	assert.Equal(t, []string{"T1/2627/000001", "T1/2627/000002", "T1/2728/000001", "T1/B2728/00001", "T1/B2728/00002"}, got)
 }
+
+func TestSaleTitleFollowsTheSeries(t *testing.T) {
+	reg := Shop{GSTIN: "27AAPFU0939F1ZV"}
+	assert.Equal(t, "BILL OF SUPPLY", ReceiptFor(Order{Series: "B2627", DocNo: 3}, reg, ReceiptOptions{}).Title, "exempt goods only")
+	assert.Equal(t, "TAX INVOICE", ReceiptFor(Order{Series: "2627", DocNo: 3}, reg, ReceiptOptions{}).Title)
+	assert.Equal(t, "RECEIPT", ReceiptFor(Order{Series: "2627", DocNo: 3}, Shop{}, ReceiptOptions{}).Title)
+	assert.Equal(t, "TAX INVOICE", ReceiptFor(Order{ReceiptNo: 3}, reg, ReceiptOptions{}).Title, "a document from before series")
+}

@@ -144,7 +144,8 @@ func TestSalvageContinuesASeries(t *testing.T) {
 }
 
 // TestCheckDayFindsASeriesCounterBehind lowers the stored last number of a
-// series below the numbers the day's events handed out: the day's check names it.
+// series below the numbers the day's events handed out: the start-up check and
+// the day's check name it.
 func TestCheckDayFindsASeriesCounterBehind(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.db")
 	j, err := Open(path, Options{Now: func() time.Time { return t0 }})
@@ -158,6 +159,8 @@ func TestCheckDayFindsASeriesCounterBehind(t *testing.T) {
 		return putU64(tx.Bucket(bucketDocuments), append(slices.Clone(docLastPrefix), "2627"...), 1)
 	})
 	require.NoError(t, os.Remove(NumbersPath(path))) // else Open itself refuses the file as behind
+	_, err = Open(path, Options{Now: func() time.Time { return t0 }})
+	require.ErrorIs(t, err, ErrDerivedMismatch, "the start-up check compares the counter with the events since the last Z")
 	j, err = Open(path, Options{DeferVerify: true, Now: func() time.Time { return t0 }})
 	require.NoError(t, err)
 	defer j.Close()
