@@ -333,3 +333,26 @@ func TestReturnDestinations(t *testing.T) {
 	err := o.Apply(Event{Kind: EvRefundIntent, OrderID: "G-1", Refund: &RefundEvent{UniqueTxnID: "U1", Amount: 100, To: RefundToNote}})
 	assert.ErrorIs(t, err, ErrNotRefundable, "the journal refuses a brand-EMI sale onto a note")
 }
+
+// TestReturnByIMEI returns one phone of two by its IMEI and refuses it again,
+// an IMEI not sold, and a serialised unit without its IMEI.
+func TestReturnByIMEI(t *testing.T) {
+	o := &Order{ID: "G-1", State: StatePaid, Tender: TenderCard, Captured: 14999800, Amount: 14999800, Lines: []Line{{
+		SKU: "PH-S24", Name: "Galaxy S24", Qty: 2, UnitPrice: 7499900, GSTRate: 18, Serialised: true,
+		IMEIs: []string{"356938035643809", "356938035643817"}}}}
+	_, err := o.ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1}})
+	assert.Error(t, err, "which phone comes back must be named")
+	_, err = o.ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1, IMEIs: []string{"356938035643825"}}})
+	assert.ErrorIs(t, err, ErrNotRefundable, "an IMEI this invoice did not sell")
+	items, err := o.ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1, IMEIs: []string{"356938035643817"}}})
+	require.NoError(t, err)
+	// 7499900 at 18%: taxable ⌊(749990000+59)/118⌋ = 6355847, tax 1144053, CGST 572026.
+	assert.Equal(t, []ReturnItem{{Line: 0, SKU: "PH-S24", Qty: 1, Amount: 7499900, Taxable: 6355847, Tax: 1144053, CGST: 572026,
+		Rate: 18, IMEIs: []string{"356938035643817"}}}, items)
+	require.NoError(t, o.Apply(Event{Kind: EvRefundIntent, OrderID: "G-1", Refund: &RefundEvent{UniqueTxnID: "U1", Amount: 7499900, To: RefundToCard, Items: items}}))
+	_, err = o.ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1, IMEIs: []string{"356938035643817"}}})
+	assert.ErrorIs(t, err, ErrNotRefundable, "the same phone twice")
+	rest, err := o.ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1}})
+	require.NoError(t, err, "the last unit needs no IMEI: only one is left")
+	assert.Equal(t, []string{"356938035643809"}, rest[0].IMEIs)
+}

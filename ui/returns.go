@@ -126,6 +126,9 @@ func (s *returnsScreen) show(v *pos.SaleForReturn) {
 	for i, l := range v.Lines {
 		q := newKeyEntry(s.u)
 		q.SetPlaceHolder("0")
+		if len(l.IMEIs) > 0 {
+			q.SetPlaceHolder("IMEIs") // a serialised line: the units that come back by IMEI
+		}
 		if l.Left == 0 {
 			q.Disable()
 		}
@@ -140,7 +143,16 @@ func (s *returnsScreen) show(v *pos.SaleForReturn) {
 		s.qty = append(s.qty, q)
 		info := l.Name + " (" + l.SKU + "): sold " + strconv.Itoa(l.Sold) + ", returned " + strconv.Itoa(l.Returned) +
 			", " + l.Amount.String()
-		s.lines.Add(container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(80, q.MinSize().Height), q), widget.NewLabel(info)))
+		if len(l.IMEIs) > 0 {
+			info += "; IMEI " + strings.Join(l.IMEIs, ", ")
+		}
+		width := float32(80)
+		if len(l.IMEIs) > 0 {
+			width = 320
+		}
+		label := widget.NewLabel(info)
+		label.Wrapping = fyne.TextWrapWord
+		s.lines.Add(container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(width, q.MinSize().Height), q), label))
 	}
 	s.lines.Refresh()
 	var to []string
@@ -162,8 +174,13 @@ func (s *returnsScreen) request() (pos.ReturnRequest, string) {
 		if t == "" || t == "0" {
 			continue
 		}
-		n, err := strconv.Atoi(t)
 		l := s.sale.Lines[i]
+		if len(l.IMEIs) > 0 && len(t) > 4 { // the IMEIs of the units that come back
+			imeis := strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == ' ' })
+			r.Items = append(r.Items, pos.ReturnQty{SKU: l.SKU, Qty: len(imeis), IMEIs: imeis})
+			continue
+		}
+		n, err := strconv.Atoi(t)
 		if err != nil || n < 0 || n > l.Left {
 			return r, "Type a whole number from 0 to " + strconv.Itoa(l.Left) + " for " + l.Name + "."
 		}

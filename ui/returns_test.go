@@ -22,6 +22,7 @@ func (f *fakeTill) ReturnView(_ context.Context, doc string) (*pos.SaleForReturn
 		Lines: []pos.ReturnableLine{
 			{SKU: "CABLE", Name: "USB-C cable", Sold: 2, Returned: 1, Left: 1, Amount: 99800},
 			{SKU: "CASE", Name: "Case", Sold: 1, Left: 1, Amount: 200},
+			{SKU: "S24", Name: "Galaxy S24", Sold: 2, Left: 2, Amount: pos.Rupees(149998), IMEIs: []string{"356938035643809", "356938035643817"}},
 		},
 		To: []pos.RefundTo{pos.RefundToCard, pos.RefundToNote}}, nil
 }
@@ -48,7 +49,7 @@ func TestReturnsScreen(t *testing.T) {
 	require.True(t, ok, "Ctrl+U opens the Returns screen")
 	require.NotNil(t, s.sale, "on the order chosen in the journal")
 	assert.Contains(t, s.detail.Text, "Invoice T1/2627/000007 of 22 Nov 2026")
-	require.Len(t, s.qty, 2)
+	require.Len(t, s.qty, 3)
 	assert.Equal(t, []string{"card", "note"}, s.to.Options)
 	assert.Equal(t, "card", s.to.Selected, "the money goes back the way it came by default")
 
@@ -62,7 +63,8 @@ func TestReturnsScreen(t *testing.T) {
 	assert.Empty(t, s.pin.Text, "the PIN is never kept")
 
 	s.qty[0].SetText("1")
-	h.ctrl(fyne.KeyT) // to a credit note
+	s.qty[2].SetText("356938035643817") // one phone of two, by its IMEI
+	h.ctrl(fyne.KeyT)                   // to a credit note
 	s.reason.SetText("exchange")
 	s.pin.SetText("1111")
 	h.press(fyne.KeyF5)
@@ -73,7 +75,8 @@ func TestReturnsScreen(t *testing.T) {
 	h.press(fyne.KeyF5)
 	h.settle()
 	require.Len(t, f.returnReqs, 2)
-	assert.Equal(t, pos.ReturnRequest{Document: "G-A", Items: []pos.ReturnQty{{SKU: "CABLE", Qty: 1}}, To: pos.RefundToNote,
+	assert.Equal(t, pos.ReturnRequest{Document: "G-A", Items: []pos.ReturnQty{{SKU: "CABLE", Qty: 1},
+		{SKU: "S24", Qty: 1, IMEIs: []string{"356938035643817"}}}, To: pos.RefundToNote,
 		Reason: "exchange", PIN: "4321"}, f.returnReqs[1])
 	r := h.u.receipt
 	require.Equal(t, r, h.u.current, "the credit note opens to print")
