@@ -71,6 +71,9 @@ func EventSentence(ev Event) string {
 		return "Refund journaled"
 	case EvRefundDone:
 		if r := ev.Refund; r != nil {
+			if ev.DocNo != 0 {
+				return "Refund of " + r.Amount.String() + " done: credit note " + DocNumber("", ev.Series, ev.DocNo)
+			}
 			return "Refund of " + r.Amount.String() + " verified"
 		}
 		return "Refund verified"
@@ -80,6 +83,16 @@ func EventSentence(ev Event) string {
 			msg = r.Message
 		}
 		return with("The refund was refused; nothing was refunded", msg)
+	case EvNoteRedeemed:
+		if n := ev.Note; n != nil {
+			return n.Amount.String() + " of credit note " + n.Number + " spent on sale " + n.SaleID
+		}
+		return "Credit note spent"
+	case EvNoteTendered:
+		if n := ev.Note; n != nil {
+			return "Paid " + n.Amount.String() + " by credit note " + n.Number
+		}
+		return "Paid by credit note"
 	case EvReceiptPrinted:
 		return "Receipt printed"
 	case EvReceiptReprinted:

@@ -356,3 +356,20 @@ func TestReturnByIMEI(t *testing.T) {
 	require.NoError(t, err, "the last unit needs no IMEI: only one is left")
 	assert.Equal(t, []string{"356938035643809"}, rest[0].IMEIs)
 }
+
+func TestReturnEventSentences(t *testing.T) {
+	n := &NoteEvent{Number: "T1/C2627/00001", Amount: 49900, SaleID: "G-2"}
+	tests := []struct {
+		ev   Event
+		want string
+	}{
+		{Event{Kind: EvRefundDone, Series: "C2627", DocNo: 1, Refund: &RefundEvent{Amount: 10000}}, "Refund of ₹100.00 done: credit note C2627/00001"},
+		{Event{Kind: EvNoteRedeemed, Note: n}, "₹499.00 of credit note T1/C2627/00001 spent on sale G-2"},
+		{Event{Kind: EvNoteTendered, Note: n}, "Paid ₹499.00 by credit note T1/C2627/00001"},
+		{Event{Kind: EvNoteRedeemed}, "Credit note spent"},
+		{Event{Kind: EvNoteTendered}, "Paid by credit note"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, EventSentence(tt.ev), tt.ev.Kind)
+	}
+}
