@@ -116,3 +116,42 @@ func TestSaleTitleFollowsTheSeries(t *testing.T) {
 	assert.Equal(t, "RECEIPT", ReceiptFor(Order{Series: "2627", DocNo: 3}, Shop{}, ReceiptOptions{}).Title)
 	assert.Equal(t, "TAX INVOICE", ReceiptFor(Order{ReceiptNo: 3}, reg, ReceiptOptions{}).Title, "a document from before series")
 }
+
+// TestNoNumberSkippedAcrossACrash stops the terminal as a sale's payment is
+// journaled: the number it would have taken was never handed out, and the next
+// sale takes it.
+func TestNoNumberSkippedAcrossACrash(t *testing.T) {
+	j := newMemJournal()
+	clock := testclock.New(time.Date(2026, 11, 22, 10, 0, 0, 0, IST))
+	e, err := New(Config{Journal: j, Clock: clock})
+	require.NoError(t, err)
+	cat, err := LoadCatalogJSON(catalogJSON(t))
+	require.NoError(t, err)
+	sell := func() (*Result, error) {
+		c := NewCart(cat)
+		_, err := c.Add("ACC-CBL", 1)
+		require.NoError(t, err)
+		lines, _, err := c.Checkout()
+		require.NoError(t, err)
+		return e.PayCash(t.Context(), Sale{Lines: lines}, Rupees(499))
+	}
+	first, err := sell()
+	require.NoError(t, err)
+	assert.Equal(t, "T1/2627/000001", first.Order.Number("T1"))
+	j.failNext = func(ev Event) error {
+		if ev.Kind == EvCashReceived {
+			require.Equal(t, uint64(2), ev.DocNo, "the payment would take number 2")
+			return errCrash
+		}
+		return nil
+	}
+	_, err = sell()
+	require.Error(t, err)
+	j.failNext = nil
+	last, err := j.LastDocNo(t.Context(), "2627")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1), last, "nothing was handed out")
+	next, err := sell()
+	require.NoError(t, err)
+	assert.Equal(t, "T1/2627/000002", next.Order.Number("T1"), "the next sale takes 2: none skipped")
+}
