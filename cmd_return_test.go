@@ -76,4 +76,12 @@ func TestCmdReturn(t *testing.T) {
 	code, _, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "note:"+got.CreditNoteNo)
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "is spent")
+
+	// galla refund issues a credit note too: the next in the C series.
+	code, out, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	caseSale := decodeCheckout(t, out)
+	code, out, errOut = tillRun(t, dir, "", pin, "refund", caseSale.MerchantOrderID, "--amount", "10000")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, `"credit_note_no":"T1/C`+fy+`/00003"`)
 }
