@@ -68,10 +68,10 @@ func newReturnsScreen(u *UI, r Returner, back screen) *returnsScreen {
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
 	s.issue = u.newAction("Issue credit note", fyne.KeyF5, 0, s.submit)
-	s.toA = u.newAction("Money to", fyne.KeyT, fyne.KeyModifierControl, func() { cycle(s.to) })
+	s.toA = u.newAction("Money to", fyne.KeyM, fyne.KeyModifierControl, func() { cycle(s.to) })
 	s.backA = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(s.back) })
 	form := container.NewVBox(
-		container.NewBorder(nil, nil, widget.NewLabel("Money goes to [Ctrl+T]"), nil, s.to),
+		container.NewBorder(nil, nil, widget.NewLabel("Money goes to [Ctrl+M]"), nil, s.to),
 		s.amount, s.reason, s.pin)
 	top := container.NewVBox(heading("Returns"), s.find, s.detail, heading("Units that come back"))
 	buttons := container.NewGridWithColumns(3, s.backA.btn, s.toA.btn, s.issue.btn)

@@ -64,7 +64,7 @@ func TestReturnsScreen(t *testing.T) {
 
 	s.qty[0].SetText("1")
 	s.qty[2].SetText("356938035643817") // one phone of two, by its IMEI
-	h.ctrl(fyne.KeyT)                   // to a credit note
+	h.ctrl(fyne.KeyM)                   // to a credit note
 	s.reason.SetText("exchange")
 	s.pin.SetText("1111")
 	h.press(fyne.KeyF5)
@@ -107,4 +107,23 @@ func TestReturnsScreenFindsByNumber(t *testing.T) {
 	require.Len(t, f.returnReqs, 1)
 	assert.Equal(t, pos.Rupees(100), f.returnReqs[0].Amount, "a price adjustment without goods")
 	assert.Empty(t, f.returnReqs[0].Items)
+}
+
+// TestMarkupReturns snapshots the Returns screen on a sale with a line partly
+// returned and a serialised line.
+func TestMarkupReturns(t *testing.T) {
+	f := newFakeTill()
+	f.orders = []OrderSummary{{OrderID: "G-A", State: pos.StatePaid, Tender: pos.TenderCard, Amount: pos.Rupees(1000)}}
+	h := newMarkupHarness(t, f)
+	h.signIn("Asha", "4321")
+	h.press(fyne.KeyF9)
+	h.settle()
+	h.enter("G-A")
+	h.settle()
+	h.ctrl(fyne.KeyU)
+	h.settle()
+	s, ok := h.u.current.(*returnsScreen)
+	require.True(t, ok)
+	require.NotNil(t, s.sale)
+	h.assertMarkup("returns")
 }
