@@ -113,6 +113,12 @@ func TestPartialReturn(t *testing.T) {
 	assert.ErrorIs(t, err, ErrNotRefundable, "a credit note is not an invoice")
 	_, err = tl.FindSale(ctx, "T1/2627/000009")
 	assert.ErrorIs(t, err, ErrOrderNotFound)
+	_, err = tl.FindSale(ctx, "T2/2627/000001")
+	assert.ErrorIs(t, err, ErrOrderNotFound, "invoice 1 of another terminal is not this one's")
+	assert.Contains(t, Sentence(err), "issued by terminal T2")
+	o, err = tl.FindSale(ctx, "2627/000001")
+	require.NoError(t, err, "without the terminal: this one's")
+	assert.Equal(t, inv, o.Number("T1"))
 }
 
 // TestJournalRefusesAReturnTwice sends the state machine a refund.intent for

@@ -44,6 +44,9 @@ func (t *Till) FindSale(ctx context.Context, doc string) (*Order, error) {
 	}
 	id := doc
 	if series, no, ok := ParseDocNumber(doc); ok {
+		if err := t.ownDocument(doc); err != nil {
+			return nil, err
+		}
 		oid, refund, err := t.j.FindDocument(ctx, series, no)
 		switch {
 		case errors.Is(err, ErrOrderNotFound):
@@ -145,6 +148,9 @@ func (t *Till) findNote(ctx context.Context, number string) (*Order, Refund, err
 	series, no, ok := ParseDocNumber(strings.TrimSpace(number))
 	if !ok || !strings.HasPrefix(series, "C") {
 		return nil, Refund{}, Errorf("%q is not a credit note number; it reads like T1/C2627/00012.", number)
+	}
+	if err := t.ownDocument(number); err != nil {
+		return nil, Refund{}, err
 	}
 	oid, uid, err := t.j.FindDocument(ctx, series, no)
 	if errors.Is(err, ErrOrderNotFound) || (err == nil && uid == "") {
@@ -403,4 +409,14 @@ func saleMatches(o *Order, q string) bool {
 		return o.Customer != nil && o.Customer.Mobile == q
 	}
 	return false
+}
+
+// ownDocument refuses a document number that names another terminal: each
+// terminal numbers its own documents, so the number means another sale here.
+func (t *Till) ownDocument(doc string) error {
+	term, rest, ok := strings.Cut(strings.TrimSpace(doc), "/")
+	if !ok || !strings.Contains(rest, "/") || term == t.cfg.Terminal {
+		return nil
+	}
+	return wrapf(ErrOrderNotFound, "%s was issued by terminal %s, not this one (%s): take it back at %s.", doc, term, t.cfg.Terminal, term)
 }
