@@ -100,7 +100,7 @@ func CheckTerminal(name string) error {
 		}
 	}
 	if !ok {
-		return Errorf("The terminal name %q must be 1 to %d letters or digits, so that document numbers stay within %d characters.", name, MaxTerminal, MaxDocNumber)
+		return Errorf("The terminal name %q must be 1 to %d letters or digits, so that document numbers stay within %d characters; change \"terminal\" in config.json in the data directory.", name, MaxTerminal, MaxDocNumber)
 	}
 	return nil
 }

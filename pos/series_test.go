@@ -155,3 +155,12 @@ func TestNoNumberSkippedAcrossACrash(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "T1/2627/000002", next.Order.Number("T1"), "the next sale takes 2: none skipped")
 }
+
+func TestTillRefusesALongTerminalName(t *testing.T) {
+	r := newRig(t)
+	_, err := NewTill(t.Context(), TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t), Terminal: "COUNTER1"})
+	require.Error(t, err)
+	assert.Contains(t, Sentence(err), "1 to 4 letters or digits")
+	_, err = NewTill(t.Context(), TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t), Terminal: "T12"})
+	assert.NoError(t, err)
+}

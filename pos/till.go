@@ -152,6 +152,9 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	if cfg.Terminal == "" {
 		t.cfg.Terminal = "T1"
 	}
+	if err := CheckTerminal(t.cfg.Terminal); err != nil { // document numbers stay within 16 characters
+		return nil, err
+	}
 	d, err := LoadDiscountPolicy(ctx, t.j)
 	if err != nil {
 		return nil, err
