@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"galla/pos"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,6 +64,8 @@ func TestExportCommands(t *testing.T) {
 	pin := map[string]string{"GALLA_PIN": "432100"}
 	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
+
+	fy := pos.FinancialYear(time.Now()) // the series of this year's documents (T1/2627/…)
 
 	// No GSTIN yet: no GSTR-1.
 	month := time.Now().Format("2006-01")
@@ -127,7 +130,7 @@ func TestExportCommands(t *testing.T) {
 	assert.Equal(t, int64(845_76+1270_34-84_75), txval, "b2cs taxable value: the sales less the return")
 	assert.Equal(t, int64(76_12+114_33-7_62), camt, "CGST")
 	assert.Equal(t, int64(76_12+114_33-7_63), samt, "SGST")
-	assert.ElementsMatch(t, []string{"T1-000001..T1-000002", "T1-000003..T1-000003"}, docs, "two invoices and one credit note")
+	assert.ElementsMatch(t, []string{"T1/" + fy + "/000001..T1/" + fy + "/000002", "T1/C" + fy + "/00001..T1/C" + fy + "/00001"}, docs, "two invoices and one credit note")
 
 	// To standard output without --out.
 	code, out, errOut = tillRun(t, dir, "", nil, "export", "gstr1", "--month", months[0])
@@ -145,9 +148,9 @@ func TestExportCommands(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rows, 4, "a header, the cables, the case and the refund")
 	assert.Equal(t, "document_no", rows[0][0])
-	assert.Equal(t, []string{"T1-000001", "invoice", "8544", "2", "845.76", "76.12", "76.12"},
+	assert.Equal(t, []string{"T1/" + fy + "/000001", "invoice", "8544", "2", "845.76", "76.12", "76.12"},
 		[]string{rows[1][0], rows[1][2], rows[1][8], rows[1][9], rows[1][11], rows[1][14], rows[1][15]})
-	assert.Equal(t, []string{"T1-000003", "credit-note", "T1-000002", "0", "-84.75", "-7.62", "-7.63"},
+	assert.Equal(t, []string{"T1/C" + fy + "/00001", "credit-note", "T1/" + fy + "/000002", "0", "-84.75", "-7.62", "-7.63"},
 		[]string{rows[3][0], rows[3][2], rows[3][3], rows[3][9], rows[3][11], rows[3][14], rows[3][15]})
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -57,7 +56,7 @@ func cmdPay(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}
-	return c.printCheckout(res)
+	return c.printCheckout(res, t.Terminal())
 }
 
 // splitFlags are the flags of galla checkout a split sale uses.
@@ -132,7 +131,7 @@ func (c *cli) splitCheckout(ctx context.Context, t *terminal, lines []pos.CartLi
 func (c *cli) splitStopped(ctx context.Context, t *terminal, id string, err error) int {
 	code := checkoutErrorCode(err)
 	if st, serr := t.SaleStatus(ctx, id); serr == nil && st.Paid > 0 {
-		c.printSplitJSON(st, "OPEN", "")
+		c.printSplitJSON(st, t.Terminal(), "OPEN", "")
 		return c.fail(code, "%s The sale %s stays open with %s paid: finish it or void it in the terminal.", pos.Sentence(err), id, st.Paid)
 	}
 	return c.fail(code, "%s", pos.Sentence(err))
@@ -147,14 +146,14 @@ func (c *cli) printSplit(ctx context.Context, t *terminal, id string, last pos.P
 	}
 	switch {
 	case st.Complete():
-		c.printSplitJSON(st, "PAID", "")
+		c.printSplitJSON(st, t.Terminal(), "PAID", "")
 		return exitOK
 	case last.State == pos.StateFailed:
-		c.printSplitJSON(st, "FAILED", last.Reason)
+		c.printSplitJSON(st, t.Terminal(), "FAILED", last.Reason)
 		return c.fail(exitFailed, "The %s payment failed (%s); the sale %s stays open with %s paid: take the rest in the terminal, or void the sale there.",
 			tenderNoun(last.Order), strings.TrimSuffix(last.Reason, "."), id, st.Paid)
 	default:
-		c.printSplitJSON(st, "UNKNOWN", last.Reason)
+		c.printSplitJSON(st, t.Terminal(), "UNKNOWN", last.Reason)
 		return c.fail(exitUnknown, "The outcome of the %s payment is not known yet; do not charge again — run \"galla reconcile\" to resolve it. The sale %s stays open.", tenderNoun(last.Order), id)
 	}
 }
@@ -167,12 +166,13 @@ func tenderNoun(o *pos.Order) string {
 }
 
 // printSplitJSON prints checkout's answer for a split sale.
-func (c *cli) printSplitJSON(st *pos.SaleStatus, status, reason string) {
+func (c *cli) printSplitJSON(st *pos.SaleStatus, terminal, status, reason string) {
 	s := st.Sale
-	out := checkoutOutput{MerchantOrderID: s.ID, Status: status, Verified: s.Verified, Amount: s.Amount, ReceiptNo: s.ReceiptNo, Reason: reason,
+	out := checkoutOutput{MerchantOrderID: s.ID, Status: status, Verified: s.Verified, Amount: s.Amount, ReceiptNo: max(s.DocNo, s.ReceiptNo), Reason: reason,
 		Tenders: []tenderOutput{}}
-	if s.ReceiptNo > 0 {
-		out.InvoiceNo = strconv.FormatUint(s.ReceiptNo, 10)
+	if s.DocNo > 0 || s.ReceiptNo > 0 {
+		out.InvoiceNo = s.Number(terminal)
+		out.DocumentNo = out.InvoiceNo
 	}
 	for _, tv := range st.Tenders {
 		to := tenderOutput{Kind: tv.Kind, Amount: tv.Amount, Status: "NOT_STARTED", MerchantOrderID: tv.OrderID}

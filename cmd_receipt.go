@@ -69,10 +69,27 @@ func cmdReceipt(c *cli, args []string) int {
 	if refund.set {
 		n = refund.n
 	}
-	if _, err := t.Order(ctx, rest[0]); err != nil {
+	id := rest[0]
+	if series, _, ok := pos.ParseDocNumber(id); ok {
+		// A document number as printed: a credit note is its own document; an
+		// invoice names its sale.
+		if strings.HasPrefix(series, "C") {
+			d, err := t.CreditNoteDocument(ctx, id)
+			if err != nil {
+				return c.fail(exitBadInput, "%s", pos.Sentence(err))
+			}
+			return c.document(ctx, t, d, *format, *out, *doPrint, nil)
+		}
+		o, err := t.FindSale(ctx, id)
+		if err != nil {
+			return c.fail(exitBadInput, "%s", pos.Sentence(err))
+		}
+		id = o.ID
+	}
+	if _, err := t.Order(ctx, id); err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}
-	d, err := t.ReceiptDocument(ctx, rest[0], n)
+	d, err := t.ReceiptDocument(ctx, id, n)
 	if err != nil {
 		code := exitFailed
 		if errors.Is(err, pos.ErrNoSuchRefund) {

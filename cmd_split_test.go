@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,7 +26,7 @@ func TestCheckoutSplitTender(t *testing.T) {
 	co := decodeCheckout(t, out)
 	assert.Equal(t, "PAID", co.Status)
 	assert.Equal(t, pos.Paise(149900), co.Amount)
-	assert.Equal(t, "1", co.InvoiceNo)
+	assert.Equal(t, "T1/"+pos.FinancialYear(time.Now())+"/000001", co.InvoiceNo)
 	assert.Equal(t, uint64(1), co.ReceiptNo)
 	assert.Equal(t, pos.Paise(50000), co.Change)
 	require.Len(t, co.Tenders, 2)
@@ -55,7 +56,7 @@ func TestCheckoutSplitTender(t *testing.T) {
 	code, out, _ = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	require.Equal(t, exitOK, code)
 	co = decodeCheckout(t, out)
-	assert.Equal(t, "2", co.InvoiceNo, "the single-tender sale as before, with its tender listed")
+	assert.Equal(t, "T1/"+pos.FinancialYear(time.Now())+"/000002", co.InvoiceNo, "the single-tender sale as before, with its tender listed")
 	assert.Equal(t, []tenderOutput{{Kind: "cash", Amount: 49900, Status: "PAID", Verified: true}}, co.Tenders)
 }
 
@@ -69,7 +70,7 @@ func TestCheckoutSplitTenderEMI(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	co := decodeCheckout(t, out)
 	assert.Equal(t, "PAID", co.Status)
-	assert.Equal(t, "1", co.InvoiceNo)
+	assert.Equal(t, "T1/"+pos.FinancialYear(time.Now())+"/000001", co.InvoiceNo)
 	require.Len(t, co.Tenders, 2)
 	assert.Equal(t, pos.Paise(2000000), co.Tenders[0].Amount)
 	assert.Equal(t, pos.TenderEMI, co.Tenders[1].Kind)

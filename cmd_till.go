@@ -81,7 +81,8 @@ type checkoutOutput struct {
 	Status          string    `json:"status"`
 	Verified        bool      `json:"verified"`
 	Amount          pos.Paise `json:"amount"`
-	ReceiptNo       uint64    `json:"receipt_no"`
+	ReceiptNo       uint64    `json:"receipt_no"`            // the number within its series (DocumentNo), or a receipt number from before series
+	DocumentNo      string    `json:"document_no,omitempty"` // the document's number as printed: "T1/2627/000123"
 	Reason          string    `json:"reason,omitempty"`
 	Change          pos.Paise `json:"change,omitempty"`
 	// Gateway names the payment service that took the payment: "sandbox" when
@@ -203,7 +204,7 @@ func cmdCheckout(c *cli, args []string) int {
 			tender = ta.Kind // the card is read for it
 		}
 	}
-	if len(tenders) == 1 && tender != pos.TenderCard && tender != pos.TenderEMI && tender != pos.TenderCash {
+	if len(tenders) == 1 && tender != pos.TenderCard && tender != pos.TenderEMI && tender != pos.TenderCash && tender != pos.TenderNote {
 		return c.fail(exitBadInput, "A sale paid by %s alone is taken in the terminal; on the command line %s is one part of a split sale, such as --pay %s:50000,card.", tender, tender, tender)
 	}
 	if tender == pos.TenderEMI && (*issuer == "" || *tenure <= 0) {
@@ -260,6 +261,9 @@ func cmdCheckout(c *cli, args []string) int {
 	if code, ok := c.checkTenderSum(tenders, total.Total); !ok {
 		return code
 	}
+	if len(tenders) == 1 && tender == pos.TenderNote { // an exchange: paid wholly by a credit note
+		return c.payByNote(ctx, t, lines, units, tenders[0].NoteNo, cashier)
+	}
 	if len(tenders) > 1 {
 		f := splitFlags{cash: pos.Paise(*cash), issuer: *issuer, tenure: *tenure, otp: *otp, wait: *wait, cashier: cashier}
 		if !buyer.IsZero() {
@@ -289,7 +293,7 @@ func cmdCheckout(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}
-	return c.printCheckout(res)
+	return c.printCheckout(res, t.Terminal())
 }
 
 // checkoutErrorCode is the exit code of a checkout that ended in an error: bad
@@ -313,17 +317,17 @@ func checkoutErrorCode(err error) int {
 	return exitFailed
 }
 
-func (c *cli) printCheckout(res pos.PayOutcome) int {
+func (c *cli) printCheckout(res pos.PayOutcome, terminal string) int {
 	o := res.Order
 	out := checkoutOutput{MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID,
-		Verified: o.Verified, Amount: o.Amount, ReceiptNo: o.ReceiptNo, Change: o.Change, Gateway: o.Gateway}
+		Verified: o.Verified, Amount: o.Amount, ReceiptNo: max(o.DocNo, o.ReceiptNo), DocumentNo: o.Number(terminal), Change: o.Change, Gateway: o.Gateway}
 	if out.PaymentID == "" {
 		if a := o.LastAttempt(); a != nil {
 			out.PaymentID = a.PaymentID
 		}
 	}
-	if o.ReceiptNo > 0 {
-		out.InvoiceNo = strconv.FormatUint(o.ReceiptNo, 10)
+	if o.DocNo > 0 || o.ReceiptNo > 0 {
+		out.InvoiceNo = out.DocumentNo
 	}
 	tout := tenderOf(o)
 	tout.MerchantOrderID = ""
@@ -487,7 +491,7 @@ func cmdRefund(c *cli, args []string) int {
 	}
 	out := map[string]any{"merchant_order_id": res.Order.ID, "unique_txn_id": res.Refund.UniqueTxnID,
 		"amount": res.Refund.Amount, "status": strings.ToUpper(string(res.Refund.Status)), "order_status": res.Order.State,
-		"receipt_no": res.Refund.ReceiptNo, "refund_id": res.Refund.RefundID}
+		"receipt_no": res.Refund.ReceiptNo, "refund_id": res.Refund.RefundID, "credit_note_no": res.Refund.Number(t.Terminal())}
 	b, _ := json.Marshal(out)
 	fmt.Fprintln(c.stdout, string(b))
 	switch res.Status {

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -102,7 +101,7 @@ func TestWindowCancelOTPLeavesPaymentPending(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, pos.StatePaid, o.State)
 	assert.True(t, o.Verified)
-	assert.True(t, k.shows("receipt "+strconv.FormatUint(o.ReceiptNo, 10)), k.screenText())
+	assert.True(t, k.shows("receipt "+o.NumberText()), k.screenText())
 	assert.Equal(t, 1, captures(till), "captured once")
 	k.waitText("No unknown payments")
 
@@ -146,7 +145,7 @@ func TestWindowLatePaidRaisesNotice(t *testing.T) {
 	o, err := till.eng.Order(ctx, id)
 	require.NoError(t, err)
 	require.Equal(t, pos.StatePaid, o.State)
-	assert.True(t, k.shows("receipt "+strconv.FormatUint(o.ReceiptNo, 10)), k.screenText())
+	assert.True(t, k.shows("receipt "+o.NumberText()), k.screenText())
 	k.ctrl(fyne.KeyO)
 	k.waitFor("the late order's receipt", func() bool {
 		return k.receiptImage() != nil && k.receiptImage().Name() == "receipt-"+id+".png"

@@ -57,7 +57,7 @@ func TestWindowTillRefundAndReportPrints(t *testing.T) {
 	require.NoError(t, till.PrintRefund(ctx, sale.OrderID))
 	job, err := os.ReadFile(printer)
 	require.NoError(t, err)
-	assert.Contains(t, string(job), "REFUND")
+	assert.Contains(t, string(job), "CREDIT NOTE", "a refund prints its credit note")
 	assert.Contains(t, string(job), "Rs.100.00")
 	assert.Contains(t, string(job), "Cashier Asha", "the manager's name, not their id")
 	assert.NotContains(t, string(job), "DUPLICATE")

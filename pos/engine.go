@@ -234,11 +234,9 @@ func (e *Engine) commit(ctx context.Context, o *Order, ev Event) (stale bool, er
 	if !stale && (ev.Kind == EvRefundDone || !o.State.Paid() && next.State.Paid() && next.Sale == "") {
 		e.numMu.Lock()
 		defer e.numMu.Unlock()
-		last, err := e.j.LastReceiptNo(context.WithoutCancel(ctx))
-		if err != nil {
-			return false, fmt.Errorf("pos: receipt number: %w: %w", errJournalWrite, err)
+		if err := e.number(context.WithoutCancel(ctx), &ev, next); err != nil {
+			return false, fmt.Errorf("pos: document number: %w: %w", errJournalWrite, err)
 		}
-		ev.ReceiptNo = last + 1
 	}
 	stored, err := e.j.Append(context.WithoutCancel(ctx), ev)
 	if err != nil {

@@ -133,7 +133,7 @@ func TestCardCheckoutPaid(t *testing.T) {
 			assert.True(t, o.Verified)
 			assert.Equal(t, Paise(199800), o.Amount)
 			assert.Equal(t, o.Amount, o.Captured)
-			assert.Equal(t, uint64(1), o.ReceiptNo)
+			assert.Equal(t, uint64(1), o.DocNo, "the first tax invoice of the year")
 			assert.Equal(t, tt.number[len(tt.number)-4:], o.CardLast4)
 			assert.Empty(t, c.Last4(), "the card is wiped after the payment")
 			assert.Contains(t, steps, StepCreated)
@@ -402,7 +402,7 @@ func TestCashSale(t *testing.T) {
 	assert.Equal(t, ResultPaid, res.Status)
 	assert.Equal(t, Paise(99800), res.Order.Amount)
 	assert.Equal(t, Paise(200), res.Order.Change)
-	assert.Equal(t, uint64(1), res.Order.ReceiptNo)
+	assert.Equal(t, uint64(1), res.Order.DocNo)
 	assert.Equal(t, 2, j.commitCount())
 
 	_, err = e.PayCash(t.Context(), Sale{Lines: lines}, Rupees(500))
@@ -519,7 +519,8 @@ func TestRefunds(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, RefundDone, rr.Status, rr.Reason)
 	assert.Equal(t, StatePartlyRefunded, rr.Order.State)
-	assert.Equal(t, uint64(2), rr.Refund.ReceiptNo)
+	assert.Equal(t, uint64(1), rr.Refund.DocNo, "the first credit note of the year")
+	assert.Equal(t, "C"+FinancialYear(rr.Refund.Time), rr.Refund.Series)
 	assert.Equal(t, "Meera", rr.Manager.Name)
 
 	_, err = r.e.Refund(ctx, RefundRequest{OrderID: id, Amount: 200000, PIN: managerPIN})

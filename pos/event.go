@@ -34,6 +34,9 @@ const (
 	EvRefundIntent     EventKind = "refund.intent"     // a refund journaled with a fresh unique_txn_id, before the call
 	EvRefundDone       EventKind = "refund.done"       // the refund confirmed by a verified answer
 	EvRefundFailed     EventKind = "refund.failed"     // the refund refused with a definite error; nothing refunded
+	EvNoteRedeemed     EventKind = "note.redeemed"     // on the order that issued a credit note: part of its value spent by a sale (Note)
+	EvNoteTendered     EventKind = "note.tendered"     // on a sale paid by a credit note: the note redeemed pays it (Note)
+	EvNoteRestored     EventKind = "note.restored"     // on the order that issued a credit note: a redemption undone (a voided split sale's note tender) (Note)
 	EvReceiptPrinted   EventKind = "receipt.printed"   // the sale's receipt printed the first time
 	EvReceiptReprinted EventKind = "receipt.reprinted" // a copy of the receipt printed
 	EvPrintFailed      EventKind = "print.failed"      // printing failed; the sale stands
@@ -47,11 +50,11 @@ const (
 	EvCatalogImported  EventKind = "catalog.imported" // the catalog replaced (Data: the catalog JSON)
 
 	// Split tender (docs/adr/0005-split-tender.md).
-	EvTenderAdded   EventKind = "tender.added"   // a split sale takes a tender: its kind, amount and own order id, before that order's intent
-	EvSaleCompleted EventKind = "sale.completed" // a split sale is covered by paid tenders: its document number
-	EvSaleVoided    EventKind = "sale.voided"    // a split sale voided; its paid tenders were refunded first
-	EvUPIConfirmed  EventKind = "upi.confirmed"  // a UPI tender's money confirmed by the cashier (Staff), not by the service
-	EvNoteRedeemed  EventKind = "note.redeemed"  // a credit-note tender redeemed in the credit-note ledger
+	EvTenderAdded        EventKind = "tender.added"         // a split sale takes a tender: its kind, amount and own order id, before that order's intent
+	EvSaleCompleted      EventKind = "sale.completed"       // a split sale is covered by paid tenders: its document number
+	EvSaleVoided         EventKind = "sale.voided"          // a split sale voided; its paid tenders were refunded first
+	EvUPIConfirmed       EventKind = "upi.confirmed"        // a UPI tender's money confirmed by the cashier (Staff), not by the service
+	EvTenderNoteRedeemed EventKind = "tender.note_redeemed" // a credit-note tender paid: its note was redeemed in the credit-note ledger (note.redeemed on the issuing order)
 )
 
 // The audit events (DESIGN.md section 5): who signed in and out, who overrode a
@@ -105,9 +108,9 @@ func (k EventKind) IsOrderEvent() bool {
 	case EvOrderIntent, EvOrderCreated, EvOrderFailed, EvOrderAbandoned, EvOrderUnknown,
 		EvIMEIValidated, EvPaymentAttempt, EvPaymentAccepted, EvPaymentRefused,
 		EvPaymentOutcome, EvAnswerUnverified, EvAnswerIgnored, EvCashReceived,
-		EvRefundIntent, EvRefundDone, EvRefundFailed,
+		EvRefundIntent, EvRefundDone, EvRefundFailed, EvNoteRedeemed, EvNoteTendered, EvNoteRestored,
 		EvReceiptPrinted, EvReceiptReprinted, EvPrintFailed,
-		EvTenderAdded, EvSaleCompleted, EvSaleVoided, EvUPIConfirmed, EvNoteRedeemed:
+		EvTenderAdded, EvSaleCompleted, EvSaleVoided, EvUPIConfirmed, EvTenderNoteRedeemed:
 		return true
 	}
 	return false
@@ -133,6 +136,12 @@ type Event struct {
 	// ReceiptNo, when not zero, allocates the next receipt number: the journal
 	// refuses an event whose ReceiptNo is not its last receipt number plus one.
 	ReceiptNo uint64 `json:"receipt_no,omitempty"`
+	// Series and DocNo, when DocNo is not zero, allocate the next document number
+	// of a series (series.go): the journal refuses a DocNo that is not the last
+	// number of Series plus one. Events written before series existed carry
+	// ReceiptNo instead.
+	Series string `json:"series,omitempty"`
+	DocNo  uint64 `json:"doc_no,omitempty"`
 
 	Intent    *Intent           `json:"intent,omitempty"`    // order.intent
 	Created   *Created          `json:"created,omitempty"`   // order.created
@@ -143,10 +152,11 @@ type Event struct {
 	IMEIs     []string          `json:"imeis,omitempty"`     // imei.validated
 	Cash      *CashEvent        `json:"cash,omitempty"`      // cash.received
 	Refund    *RefundEvent      `json:"refund,omitempty"`    // refund.*
+	Note      *NoteEvent        `json:"note,omitempty"`      // note.redeemed, note.tendered
 	Print     *PrintEvent       `json:"print,omitempty"`     // receipt.printed, receipt.reprinted, print.failed
 	DayClose  *DayClose         `json:"day_close,omitempty"` // day.closed
 	Setting   *Setting          `json:"setting,omitempty"`   // settings.changed
-	Sale      *SaleEvent        `json:"sale,omitempty"`      // tender.added, sale.completed, sale.voided, upi.confirmed, note.redeemed
+	Sale      *SaleEvent        `json:"sale,omitempty"`      // tender.added, sale.completed, sale.voided, upi.confirmed, tender.note_redeemed
 	Data      json.RawMessage   `json:"data,omitempty"`      // staff.*, catalog.imported: the record of the owning part of pos
 	Extra     map[string]string `json:"extra,omitempty"`     // free-form notes for the audit trail
 }
@@ -168,6 +178,8 @@ type Intent struct {
 	// Gateway names the payment service that takes the payment (GatewaySandbox,
 	// or the live service's address); "" for a cash sale.
 	Gateway string `json:"gateway,omitempty"`
+	// Note is the credit note that pays a TenderNote sale, as printed.
+	Note string `json:"note,omitempty"`
 }
 
 // GatewaySandbox is the gateway identity of the embedded sandbox: no money moves,
@@ -245,6 +257,23 @@ type RefundEvent struct {
 	Code        string `json:"code,omitempty"`      // refund.failed
 	Message     string `json:"message,omitempty"`   // refund.failed
 	Reason      string `json:"reason,omitempty"`    // refund.intent: why, as the manager typed it
+	// To is where the money goes back (refund.intent): RefundToCard through the
+	// service, RefundToCash from the drawer, RefundToNote as a credit note to
+	// spend; "" is the way the sale was paid (card through the service, cash).
+	To RefundTo `json:"to,omitempty"`
+	// Items are the goods returned (refund.intent), one per sale line; none for a
+	// refund or price adjustment without goods.
+	Items []ReturnItem `json:"items,omitempty"`
+}
+
+// NoteEvent is the payload of note.redeemed (on the order that issued the note)
+// and note.tendered (on the sale it pays).
+type NoteEvent struct {
+	Number  string `json:"number"`   // the credit note's number as printed
+	IssueID string `json:"issue_id"` // the order that issued it
+	Refund  string `json:"refund"`   // the unique_txn_id of the refund that issued it
+	Amount  Paise  `json:"amount"`   // the value spent
+	SaleID  string `json:"sale_id"`  // the sale it pays
 }
 
 // PrintEvent is the payload of receipt.printed, receipt.reprinted and print.failed.

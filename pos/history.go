@@ -71,6 +71,9 @@ func EventSentence(ev Event) string {
 		return "Refund journaled"
 	case EvRefundDone:
 		if r := ev.Refund; r != nil {
+			if ev.DocNo != 0 {
+				return "Refund of " + r.Amount.String() + " done: credit note " + DocNumber("", ev.Series, ev.DocNo)
+			}
 			return "Refund of " + r.Amount.String() + " verified"
 		}
 		return "Refund verified"
@@ -80,6 +83,37 @@ func EventSentence(ev Event) string {
 			msg = r.Message
 		}
 		return with("The refund was refused; nothing was refunded", msg)
+	case EvNoteRedeemed:
+		if n := ev.Note; n != nil {
+			return n.Amount.String() + " of credit note " + n.Number + " spent on sale " + n.SaleID
+		}
+		return "Credit note spent"
+	case EvNoteRestored:
+		if n := ev.Note; n != nil {
+			return n.Amount.String() + " given back to credit note " + n.Number + " (its sale " + n.SaleID + " was voided)"
+		}
+		return "Credit note given back"
+	case EvTenderAdded:
+		if s := ev.Sale; s != nil && s.Tender != nil {
+			return "Tender added to the split sale: " + string(s.Tender.Kind) + " " + s.Tender.Amount.String()
+		}
+		return "Tender added to the split sale"
+	case EvSaleCompleted:
+		return "The split sale is paid in full and numbered"
+	case EvSaleVoided:
+		return with("The split sale was voided; its paid tenders were refunded", ev.Reason)
+	case EvUPIConfirmed:
+		return "UPI payment confirmed by the cashier (not verified by the payment service)"
+	case EvTenderNoteRedeemed:
+		if s := ev.Sale; s != nil && s.NoteNo != "" {
+			return "Paid by credit note " + s.NoteNo
+		}
+		return "Paid by a credit note"
+	case EvNoteTendered:
+		if n := ev.Note; n != nil {
+			return "Paid " + n.Amount.String() + " by credit note " + n.Number
+		}
+		return "Paid by credit note"
 	case EvReceiptPrinted:
 		return "Receipt printed"
 	case EvReceiptReprinted:

@@ -18,7 +18,7 @@ var (
 type IMEISoldError struct {
 	IMEI      string
 	OrderID   string
-	ReceiptNo uint64
+	ReceiptNo string    // the sale's document number, as printed without the terminal
 	At        time.Time // when the sale began
 	Pending   bool      // the sale's payment is not known yet
 }
@@ -39,8 +39,8 @@ func (e *IMEISoldError) Sentence() string {
 		return fmt.Sprintf("This IMEI is in the sale of %s, whose payment is not known yet; check that sale before selling this phone again.", when)
 	}
 	rec := ""
-	if e.ReceiptNo > 0 {
-		rec = fmt.Sprintf(" (receipt %d)", e.ReceiptNo)
+	if e.ReceiptNo != "" {
+		rec = fmt.Sprintf(" (receipt %s)", e.ReceiptNo)
 	}
 	return fmt.Sprintf("This IMEI was already sold on %s%s and not returned; scan the IMEI of the phone in hand, or return that sale first.", when, rec)
 }
@@ -108,7 +108,7 @@ func (t *Till) holding(ctx context.Context, b *book, imei string) (*IMEISoldErro
 		case o.Unresolved():
 			return &IMEISoldError{IMEI: imei, OrderID: o.ID, At: o.Opened, Pending: true}, nil
 		case o.State.Paid():
-			return &IMEISoldError{IMEI: imei, OrderID: o.ID, At: o.Opened, ReceiptNo: o.ReceiptNo}, nil
+			return &IMEISoldError{IMEI: imei, OrderID: o.ID, At: o.Opened, ReceiptNo: o.NumberText()}, nil
 		}
 	}
 	return nil, nil

@@ -21,6 +21,8 @@ type memJournal struct {
 	orders      map[string][]byte
 	byDay       map[string][]string
 	lastReceipt uint64
+	lastDoc     map[string]uint64
+	docs        map[string][2]string // series/no → order id, refund id
 	lastZ       uint64
 	closed      map[string]DayClose
 	settings    map[string]json.RawMessage
@@ -32,7 +34,8 @@ var _ Journal = (*memJournal)(nil)
 
 func newMemJournal() *memJournal {
 	return &memJournal{MemStaff: NewMemStaff(), orders: map[string][]byte{}, byDay: map[string][]string{},
-		closed: map[string]DayClose{}, settings: map[string]json.RawMessage{}}
+		closed: map[string]DayClose{}, settings: map[string]json.RawMessage{},
+		lastDoc: map[string]uint64{}, docs: map[string][2]string{}}
 }
 
 func (m *memJournal) Append(ctx context.Context, ev Event) (Event, error) {
@@ -69,6 +72,17 @@ func (m *memJournal) Append(ctx context.Context, ev Event) (Event, error) {
 					return Event{}, fmt.Errorf("memjournal: receipt %d: %w", ev.ReceiptNo, ErrSequence)
 				}
 				m.lastReceipt = ev.ReceiptNo
+			}
+			if ev.DocNo != 0 {
+				if ev.Series == "" || ev.DocNo != m.lastDoc[ev.Series]+1 {
+					return Event{}, fmt.Errorf("memjournal: document %s/%d: %w", ev.Series, ev.DocNo, ErrSequence)
+				}
+				m.lastDoc[ev.Series] = ev.DocNo
+				var refund string
+				if ev.Refund != nil {
+					refund = ev.Refund.UniqueTxnID
+				}
+				m.docs[fmt.Sprintf("%s/%d", ev.Series, ev.DocNo)] = [2]string{ev.OrderID, refund}
 			}
 			if order, err = json.Marshal(o); err != nil {
 				return Event{}, err
@@ -171,6 +185,22 @@ func (m *memJournal) LastReceiptNo(ctx context.Context) (uint64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.lastReceipt, nil
+}
+
+func (m *memJournal) LastDocNo(ctx context.Context, series string) (uint64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lastDoc[series], nil
+}
+
+func (m *memJournal) FindDocument(ctx context.Context, series string, no uint64) (string, string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d, ok := m.docs[fmt.Sprintf("%s/%d", series, no)]
+	if !ok {
+		return "", "", fmt.Errorf("memjournal: document %s/%d: %w", series, no, ErrOrderNotFound)
+	}
+	return d[0], d[1], nil
 }
 
 func (m *memJournal) LastZ(ctx context.Context) (uint64, error) {

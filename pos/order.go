@@ -94,7 +94,6 @@ const (
 	TenderCash  TenderKind = "cash"  // no network
 	TenderPhone TenderKind = "phone" // hosted checkout on the customer's phone (iFrame mode)
 	TenderUPI   TenderKind = "upi"   // UPI to the shop's VPA, confirmed by the cashier (split tender)
-	TenderNote  TenderKind = "note"  // a credit note redeemed (split tender)
 	TenderSplit TenderKind = "split" // a sale paid by several tenders, each its own order (docs/adr/0005-split-tender.md)
 )
 
@@ -131,8 +130,9 @@ type Order struct {
 	IMEIs          []string `json:"imeis,omitempty"`
 	IMEIsValidated bool     `json:"imeis_validated,omitempty"`
 
-	CashTendered Paise `json:"cash_tendered,omitempty"`
-	Change       Paise `json:"change,omitempty"`
+	CashTendered Paise      `json:"cash_tendered,omitempty"`
+	Change       Paise      `json:"change,omitempty"`
+	Note         *NoteEvent `json:"note,omitempty"` // TenderNote: the credit note that paid it
 
 	Captured    Paise     `json:"captured,omitempty"` // what the service captured (cash: the amount)
 	Verified    bool      `json:"verified,omitempty"` // PAID on a verified answer (cash: true)
@@ -147,6 +147,8 @@ type Order struct {
 	Refunded Paise    `json:"refunded,omitempty"` // the sum of the done refunds
 
 	ReceiptNo  uint64 `json:"receipt_no,omitempty"`
+	Series     string `json:"series,omitempty"` // the document series and number (series.go)
+	DocNo      uint64 `json:"doc_no,omitempty"`
 	Printed    bool   `json:"printed,omitempty"`
 	Reprints   int    `json:"reprints,omitempty"`
 	PrintError string `json:"print_error,omitempty"`
@@ -200,8 +202,16 @@ type Refund struct {
 	Reason      string       `json:"reason,omitempty"`
 	Message     string       `json:"message,omitempty"` // the service's refusal
 	ReceiptNo   uint64       `json:"receipt_no,omitempty"`
-	Printed     bool         `json:"printed,omitempty"`  // its refund receipt was printed
-	Reprints    int          `json:"reprints,omitempty"` // copies of its refund receipt printed after the first
+	Printed     bool         `json:"printed,omitempty"` // its refund receipt was printed
+	Series      string       `json:"series,omitempty"`  // the credit note's series and number
+	DocNo       uint64       `json:"doc_no,omitempty"`
+	To          RefundTo     `json:"to,omitempty"`    // where the money went ("" the way the sale was paid)
+	Items       []ReturnItem `json:"items,omitempty"` // the goods returned, or a price adjustment's split
+	// Redeemed and RedeemedBy are a credit note's (To RefundToNote) spending: the
+	// value spent and the sales it paid.
+	Redeemed   Paise    `json:"redeemed,omitempty"`
+	RedeemedBy []string `json:"redeemed_by,omitempty"`
+	Reprints   int      `json:"reprints,omitempty"` // copies of its refund receipt printed after the first
 }
 
 // RefundStatus is where one refund stands.
@@ -434,10 +444,16 @@ func (o *Order) apply(ev Event) error {
 		return ErrStaleEvent
 	case EvCashReceived:
 		return o.applyCash(ev)
-	case EvTenderAdded, EvSaleCompleted, EvSaleVoided, EvUPIConfirmed, EvNoteRedeemed:
+	case EvTenderAdded, EvSaleCompleted, EvSaleVoided, EvUPIConfirmed, EvTenderNoteRedeemed:
 		return o.applySale(ev)
 	case EvRefundIntent, EvRefundDone, EvRefundFailed:
 		return o.applyRefund(ev)
+	case EvNoteRedeemed:
+		return o.applyNoteRedeemed(ev)
+	case EvNoteTendered:
+		return o.applyNoteTendered(ev)
+	case EvNoteRestored:
+		return o.applyNoteRestored(ev)
 	case EvReceiptPrinted, EvReceiptReprinted, EvPrintFailed:
 		return o.applyPrint(ev)
 	}
@@ -469,7 +485,7 @@ func (o *Order) applyIntent(ev Event) error {
 		return fmt.Errorf("%w: tender %q", ErrBadEvent, in.Tender)
 	case in.Tender == TenderSplit && in.Sale != "":
 		return fmt.Errorf("%w: a split sale inside a split sale", ErrBadEvent)
-	case (in.Tender == TenderUPI || in.Tender == TenderNote) && in.Sale == "":
+	case in.Tender == TenderUPI && in.Sale == "":
 		return fmt.Errorf("%w: a %s tender outside a split sale", ErrBadEvent, in.Tender)
 	case in.Tender == TenderEMI && in.EMI == nil:
 		return fmt.Errorf("%w: EMI without a plan", ErrBadEvent)
@@ -629,7 +645,7 @@ func (o *Order) applyOutcome(ev Event) error {
 		o.Captured, o.Verified = out.Captured, true
 		o.PaidAt, o.PaidDay = ev.Time, ev.Day
 		o.PaymentID, o.PaymentMode, o.AuthCode, o.RRN = out.PaymentID, out.PaymentMode, out.AuthCode, out.RRN
-		o.ReceiptNo = ev.ReceiptNo
+		o.ReceiptNo, o.Series, o.DocNo = ev.ReceiptNo, ev.Series, ev.DocNo
 		o.Reason = ""
 		return o.move(StatePaid)
 	case failed && o.Tender == TenderPhone && out.OrderStatus != "FAILED":
@@ -765,7 +781,7 @@ func (o *Order) applyCash(ev Event) error {
 	o.CashTendered, o.Change = c.Tendered, c.Change
 	o.Captured, o.Verified = o.Amount, true
 	o.PaidAt, o.PaidDay = ev.Time, ev.Day
-	o.ReceiptNo = ev.ReceiptNo
+	o.ReceiptNo, o.Series, o.DocNo = ev.ReceiptNo, ev.Series, ev.DocNo
 	return o.move(StatePaid)
 }
 
@@ -786,8 +802,11 @@ func (o *Order) applyRefund(ev Event) error {
 		case r.Amount <= 0 || r.Amount > o.Refundable():
 			return fmt.Errorf("%w: %s asked, %s left to refund", ErrNotRefundable, r.Amount, o.Refundable())
 		}
+		if err := o.checkReturn(r); err != nil {
+			return err
+		}
 		o.Refunds = append(o.Refunds, Refund{UniqueTxnID: r.UniqueTxnID, Amount: r.Amount, Status: RefundPending,
-			Day: ev.Day, Time: ev.Time, Staff: ev.Staff, Reason: r.Reason})
+			Day: ev.Day, Time: ev.Time, Staff: ev.Staff, Reason: r.Reason, To: r.To, Items: r.Items})
 		return nil
 	}
 	if idx < 0 {
@@ -802,6 +821,7 @@ func (o *Order) applyRefund(ev Event) error {
 		return nil
 	}
 	ref.Status, ref.RefundID, ref.ReceiptNo = RefundDone, r.RefundID, ev.ReceiptNo
+	ref.Series, ref.DocNo = ev.Series, ev.DocNo
 	ref.Day, ref.Time = ev.Day, ev.Time
 	o.Refunded += ref.Amount
 	if o.Refunded >= o.Captured {

@@ -36,7 +36,10 @@ var (
 //     and the order is left as it was; Append returns no error. Any other error of
 //     Apply refuses the event: nothing is stored and the error is returned.
 //   - An applied event with a non-zero ReceiptNo must carry the last receipt number
-//     plus one (else ErrSequence); the journal then remembers it as the last.
+//     plus one (else ErrSequence); the journal then remembers it as the last. An
+//     applied event with a non-zero DocNo must carry the last number of its Series
+//     plus one (else ErrSequence); the journal remembers it as that series' last
+//     and which order (and refund) it numbers (FindDocument).
 //   - day.closed carries DayClose: its ZNo must be LastZ plus one (else
 //     ErrSequence); the journal seals the day and keeps the report.
 //   - The derived buckets (orders by id, order ids by day, unresolved order ids,
@@ -61,6 +64,13 @@ type Journal interface {
 	Events(ctx context.Context, orderID string) ([]Event, error)
 	// LastReceiptNo returns the last receipt number allocated, 0 when none.
 	LastReceiptNo(ctx context.Context) (uint64, error)
+	// LastDocNo returns the last number allocated in a document series
+	// ("2627", "B2627", "C2627"; series.go), 0 when none.
+	LastDocNo(ctx context.Context, series string) (uint64, error)
+	// FindDocument returns the order, and for a credit note the refund's
+	// unique_txn_id, that number no of series was given to; an error matching
+	// ErrOrderNotFound when none was.
+	FindDocument(ctx context.Context, series string, no uint64) (orderID, refund string, err error)
 	// LastZ returns the number of the last Z report, 0 when none.
 	LastZ(ctx context.Context) (uint64, error)
 	// DayClose returns the sealed Z report of day, or nil when the day is open.

@@ -226,8 +226,8 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 	r := receipts.Receipt{
 		Kind:            receipts.KindSale,
 		Shop:            receiptShop(shop),
-		Title:           shop.TitleFor(o.Lines),
-		Number:          ReceiptNumber(opt.Terminal, o.ReceiptNo),
+		Title:           saleTitle(shop, o),
+		Number:          o.Number(opt.Terminal),
 		Terminal:        opt.Terminal,
 		Cashier:         firstNonEmpty(opt.Cashier, o.Staff),
 		Time:            saleTime(o),
@@ -293,11 +293,14 @@ func RefundReceiptFor(o Order, uniqueTxnID string, shop Shop, opt ReceiptOptions
 	if ref.Status != RefundDone {
 		return receipts.Receipt{}, fmt.Errorf("pos: refund receipt of %q: refund %q is %s: %w", o.ID, uniqueTxnID, ref.Status, ErrNotRefundable)
 	}
+	if ref.DocNo != 0 {
+		return CreditNoteFor(o, *ref, shop, opt), nil
+	}
 	partial := ref.Amount < o.Captured
 	r := receipts.Receipt{
 		Kind:            receipts.KindRefund,
 		Shop:            receiptShop(shop),
-		Number:          ReceiptNumber(opt.Terminal, ref.ReceiptNo),
+		Number:          ref.Number(opt.Terminal),
 		Terminal:        opt.Terminal,
 		Cashier:         firstNonEmpty(opt.Cashier, ref.Staff),
 		Time:            ref.Time,
@@ -307,7 +310,7 @@ func RefundReceiptFor(o Order, uniqueTxnID string, shop Shop, opt ReceiptOptions
 		Footer:          opt.Footer,
 		Sandbox:         sandboxed(o, opt),
 		Refund: &receipts.Refund{
-			OriginalNumber:  ReceiptNumber(opt.Terminal, o.ReceiptNo),
+			OriginalNumber:  o.Number(opt.Terminal),
 			OriginalOrderID: o.ID,
 			OriginalTime:    saleTime(o),
 			UniqueTxnID:     ref.UniqueTxnID,
@@ -364,6 +367,13 @@ func ReportReceipt(rep Report, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		CashExpected: int64(rep.CashExpected),
 		FirstReceipt: ReceiptNumber(opt.Terminal, rep.FirstReceipt),
 		LastReceipt:  ReceiptNumber(opt.Terminal, rep.LastReceipt),
+	}
+	body.Returns, body.NetTaxes = receiptTaxes(rep.ReturnsGST), receiptTaxes(rep.NetGST)
+	if rep.Discounts != 0 {
+		body.Discounts = receipts.ReportRow{Label: "Discounts given", Amount: int64(rep.Discounts)}
+	}
+	for _, d := range rep.Documents {
+		body.Documents = append(body.Documents, DocNumber(opt.Terminal, d.Series, d.FirstNo)+" to "+DocNumber("", d.Series, d.LastNo))
 	}
 	if rep.Abandoned.Count > 0 {
 		body.Abandoned = receipts.ReportRow{Label: "Abandoned orders", Count: rep.Abandoned.Count, Amount: int64(rep.Abandoned.Amount)}
@@ -547,11 +557,14 @@ func saleTender(o Order, amount Paise) receipts.Tender {
 	case TenderCash:
 		t.CardBrand, t.CardLast4, t.Method = "", "", ""
 		t.Tendered, t.Change = int64(o.CashTendered), int64(o.Change)
-	case TenderNote:
-		t.Method = o.NoteNo
 	case TenderEMI:
 		if o.EMI != nil {
 			t.EMI = receiptEMI(*o.EMI)
+		}
+	case TenderNote:
+		t.CardBrand, t.CardLast4, t.Method = "", "", o.NoteNo // a split sale's credit-note tender
+		if o.Note != nil {
+			t.Method = o.Note.Number // the credit note that paid it
 		}
 	}
 	return t

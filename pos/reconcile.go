@@ -72,6 +72,10 @@ func (e *Engine) reconcileOne(ctx context.Context, o *Order) error {
 	}
 	*o = *fresh
 	switch {
+	case o.State == StateIntent && o.Tender == TenderNote:
+		// A sale paid by a credit note stopped between its intent and its
+		// payment: finish it (the note is redeemed once, whatever was journaled).
+		return e.settleNoteSale(ctx, o)
 	case o.State == StateIntent:
 		// Create order may have been sent, and even answered, without order.created
 		// reaching the journal (a crash, or a full disk: Engine.record). The service
@@ -84,7 +88,7 @@ func (e *Engine) reconcileOne(ctx context.Context, o *Order) error {
 		_, err := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
 		return err
 	case o.PendingRefund() != nil:
-		if e.gw == nil && !o.Tender.local() {
+		if e.gw == nil && refundTo(o, o.PendingRefund().To) == RefundToCard {
 			return ErrNoGateway
 		}
 		_, err := e.settleRefund(ctx, o, o.PendingRefund().UniqueTxnID, true)

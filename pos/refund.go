@@ -16,12 +16,48 @@ const MinRefund = Paise(100)
 // RefundRequest asks for a refund of a paid order.
 type RefundRequest struct {
 	OrderID string
-	Amount  Paise  // 0: all that is left to refund
+	Amount  Paise  // 0: all that is left to refund (or, with Items, their money)
 	PIN     string // a manager's PIN
 	Reason  string // why, as the manager says it
 	// Cashier, when set, is the staff id of the cashier whose own PIN PIN is:
 	// the refund is theirs to give alone up to their refund limit.
 	Cashier string
+	// To is where the money goes ("": the way the sale was paid).
+	To RefundTo
+	// Items are the goods returned (Order.ReturnItems); none refunds Amount as a
+	// price adjustment, or the whole sale when nothing of it was refunded yet.
+	Items []ReturnItem
+}
+
+// refundTo is where a refund of o goes when the request names no destination:
+// back the way the sale was paid.
+func refundTo(o *Order, to RefundTo) RefundTo {
+	if to != "" {
+		return to
+	}
+	switch {
+	case o.Tender == TenderNote:
+		return RefundToNote
+	case o.Tender.local(): // cash, and UPI to the shop's own account: paid back from the drawer
+		return RefundToCash
+	}
+	return RefundToCard
+}
+
+// refundItems are the items of a refund of amount of o asked without goods: the
+// whole sale's lines when it was never refunded and amount is all of it, else a
+// price adjustment split over its lines.
+func refundItems(o *Order, amount Paise) []ReturnItem {
+	if len(o.Refunds) == 0 && amount == o.Captured {
+		var ask []ReturnQty
+		for _, l := range o.Lines {
+			ask = append(ask, ReturnQty{SKU: l.SKU, Qty: l.Qty})
+		}
+		if items, err := o.ReturnItems(ask); err == nil && ItemsAmount(items) == amount {
+			return items
+		}
+	}
+	return o.AdjustmentItems(amount)
 }
 
 // RefundResult is how a refund ended: RefundDone (confirmed by a verified answer),
@@ -71,13 +107,24 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 		return nil, fmt.Errorf("pos: refund %q: %w: another refund is pending", o.ID, ErrNotRefundable)
 	}
 	amount := r.Amount
+	if len(r.Items) > 0 {
+		if amount != 0 && amount != ItemsAmount(r.Items) {
+			return nil, fmt.Errorf("pos: refund %q: %w: %s asked for goods of %s", o.ID, ErrNotRefundable, amount, ItemsAmount(r.Items))
+		}
+		amount = ItemsAmount(r.Items)
+		if amount > o.Refundable() {
+			return nil, wrapf(ErrNotRefundable, "The goods come to %s but only %s of the sale is left to refund; return fewer, or make a price adjustment of at most %s.",
+				amount, o.Refundable(), o.Refundable())
+		}
+	}
 	if amount == 0 {
 		amount = o.Refundable()
 	}
-	if amount <= 0 || amount > o.Refundable() || (o.Tender != TenderCash && amount < MinRefund) {
+	to := refundTo(o, r.To)
+	if amount <= 0 || amount > o.Refundable() || (to == RefundToCard && amount < MinRefund) {
 		return nil, fmt.Errorf("pos: refund %q: %w: %s asked, %s left", o.ID, ErrNotRefundable, amount, o.Refundable())
 	}
-	if o.Tender != TenderCash && e.gw == nil {
+	if to == RefundToCard && e.gw == nil {
 		return nil, fmt.Errorf("pos: refund: %w", ErrNoGateway)
 	}
 	if r.Cashier != "" {
@@ -86,11 +133,15 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 			return nil, err
 		}
 	}
+	items := r.Items
+	if len(items) == 0 {
+		items = refundItems(o, amount)
+	}
 	uid, err := e.newID("R")
 	if err != nil {
 		return nil, err
 	}
-	ev := Event{Kind: EvRefundIntent, Staff: mgr.ID, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: r.Reason}}
+	ev := Event{Kind: EvRefundIntent, Staff: mgr.ID, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: r.Reason, To: to, Items: items}}
 	if _, err := e.commit(ctx, o, ev); err != nil {
 		return nil, err
 	}
@@ -122,7 +173,8 @@ func (e *Engine) settleRefund(ctx context.Context, o *Order, uid string, inquire
 		}
 		return e.refundResult(o, uid, ""), nil
 	}
-	if o.Tender.local() { // cash, and a split sale's UPI or credit-note tender
+	if refundTo(o, pending.To) != RefundToCard {
+		// Cash from the drawer, or a credit note to spend: no service call.
 		return done("", o.Refunded+pending.Amount)
 	}
 	want := o.Refunded + pending.Amount // the service's refunded total once this one is applied

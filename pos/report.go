@@ -29,9 +29,17 @@ type Report struct {
 	EMIPlans   []PlanTotal   `json:"emi_plans"` // EMI sales by issuer, program and tenure
 	GST        []RateTotal   `json:"gst"`       // GST of the paid sales by rate
 	GrossSales Paise         `json:"gross_sales"`
-	Refunds    []TenderTotal `json:"refunds"` // refunds done this day by tender
+	Refunds    []TenderTotal `json:"refunds"` // refunds (credit notes) done this day by where the money went: card, cash, note
 	Refunded   Paise         `json:"refunded"`
 	NetSales   Paise         `json:"net_sales"` // GrossSales − Refunded
+	// Discounts are the line discounts of the paid sales.
+	Discounts Paise `json:"discounts"`
+	// ReturnsGST is the GST the day's credit notes reversed, by rate; NetGST is
+	// GST less ReturnsGST, by rate.
+	ReturnsGST []RateTotal `json:"returns_gst,omitempty"`
+	NetGST     []RateTotal `json:"net_gst,omitempty"`
+	// Documents are the first and last number the day used in each series.
+	Documents []SeriesRange `json:"documents,omitempty"`
 
 	Failed       Count `json:"failed"`        // verified failures
 	Unknown      Count `json:"unknown"`       // outcome not final: inquire
@@ -65,6 +73,55 @@ func (e *Engine) digest(ctx context.Context, r *Report) error {
 	}
 	r.Digest = d
 	return nil
+}
+
+// SeriesRange is the first and last number of one document series in a report.
+type SeriesRange struct {
+	Series  string `json:"series"`
+	FirstNo uint64 `json:"first"`
+	LastNo  uint64 `json:"last"`
+}
+
+// addRate adds t (the tax of amount at rate) into m.
+func addRate(m map[Rate]*RateTotal, rate Rate, t LineTax) {
+	g := m[rate]
+	if g == nil {
+		g = &RateTotal{Rate: rate}
+		m[rate] = g
+	}
+	g.Amount += t.Amount
+	g.Taxable += t.Taxable
+	g.Tax += t.Tax
+	g.CGST += t.CGST
+	g.SGST += t.SGST
+}
+
+func rateTotals(m map[Rate]*RateTotal) []RateTotal {
+	var out []RateTotal
+	for _, g := range m {
+		out = append(out, *g)
+	}
+	slices.SortFunc(out, func(a, b RateTotal) int { return a.Rate.Compare(b.Rate) })
+	return out
+}
+
+// refundRates is the tax a done refund of o reversed, by rate: its items, or for
+// one made before returns had items, the whole sale's (a full refund) or the
+// amount split over the sale's lines.
+func refundRates(o *Order, rf Refund, into map[Rate]*RateTotal) {
+	items := rf.Items
+	if len(items) == 0 {
+		if rf.Amount >= o.Captured {
+			for _, rt := range o.Totals.ByRate {
+				addRate(into, rt.Rate, LineTax{Amount: rt.Amount, Taxable: rt.Taxable, Tax: rt.Tax, CGST: rt.CGST, SGST: rt.SGST})
+			}
+			return
+		}
+		items = (&Order{Lines: o.Lines}).AdjustmentItems(rf.Amount)
+	}
+	for _, it := range items {
+		addRate(into, it.Rate, it.tax())
+	}
 }
 
 // TenderTotal is the count and amount of one tender.
@@ -209,6 +266,19 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 	refunds := map[TenderKind]*TenderTotal{}
 	plans := map[string]*PlanTotal{}
 	gst := map[Rate]*RateTotal{}
+	reversed := map[Rate]*RateTotal{}
+	series := map[string]*SeriesRange{}
+	document := func(s string, n uint64) {
+		if n == 0 || s == "" {
+			return
+		}
+		sr := series[s]
+		if sr == nil {
+			sr = &SeriesRange{Series: s, FirstNo: n, LastNo: n}
+			series[s] = sr
+		}
+		sr.FirstNo, sr.LastNo = min(sr.FirstNo, n), max(sr.LastNo, n)
+	}
 	seen := map[string]bool{}
 	receipt := func(n uint64) {
 		if n == 0 {
@@ -235,6 +305,8 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 			row.Captured, row.ReceiptNo = o.Captured, o.ReceiptNo
 			row.GST = o.Totals.Tax
 			receipt(o.ReceiptNo)
+			document(o.Series, o.DocNo)
+			r.Discounts += o.Totals.Discount
 			add(sales, o.Tender, o.Captured)
 			r.GrossSales += o.Captured
 			if o.Tender == TenderCash {
@@ -268,11 +340,14 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 				inDay = true
 				row.Refunded += rf.Amount
 				receipt(rf.ReceiptNo)
-				add(refunds, o.Tender, rf.Amount)
+				document(rf.Series, rf.DocNo)
+				to := refundTo(o, rf.To)
+				add(refunds, TenderKind(to), rf.Amount)
 				r.Refunded += rf.Amount
-				if o.Tender == TenderCash {
+				if to == RefundToCash {
 					r.CashExpected -= rf.Amount
 				}
+				refundRates(o, rf, reversed)
 			}
 		}
 		if o.Day == day {
@@ -310,9 +385,22 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 		}
 		return a.Months - b.Months
 	})
-	for _, g := range gst {
-		r.GST = append(r.GST, *g)
+	r.GST = rateTotals(gst)
+	r.ReturnsGST = rateTotals(reversed)
+	net := map[Rate]*RateTotal{}
+	for _, g := range r.GST {
+		addRate(net, g.Rate, LineTax{Amount: g.Amount, Taxable: g.Taxable, Tax: g.Tax, CGST: g.CGST, SGST: g.SGST})
 	}
+	for _, g := range r.ReturnsGST {
+		addRate(net, g.Rate, LineTax{Amount: -g.Amount, Taxable: -g.Taxable, Tax: -g.Tax, CGST: -g.CGST, SGST: -g.SGST})
+	}
+	if len(r.ReturnsGST) > 0 {
+		r.NetGST = rateTotals(net)
+	}
+	for _, sr := range series {
+		r.Documents = append(r.Documents, *sr)
+	}
+	slices.SortFunc(r.Documents, func(a, b SeriesRange) int { return strings.Compare(a.Series, b.Series) })
 	slices.SortFunc(r.GST, func(a, b RateTotal) int { return a.Rate.Compare(b.Rate) })
 	slices.SortFunc(r.Orders, func(a, b ReportRow) int {
 		if c := a.Time.Compare(b.Time); c != 0 {
@@ -463,6 +551,19 @@ func (r *Report) WriteText(w io.Writer) error {
 			line(fmt.Sprintf("%s on %s", g.Rate, g.Taxable), g.Tax)
 		}
 	}
+	if len(r.ReturnsGST) > 0 {
+		b.WriteString("GST reversed by credit notes\n")
+		for _, g := range r.ReturnsGST {
+			line(fmt.Sprintf("%d%% on %s", g.Rate, g.Taxable), g.Tax)
+		}
+		b.WriteString("Net GST\n")
+		for _, g := range r.NetGST {
+			line(fmt.Sprintf("%d%% on %s", g.Rate, g.Taxable), g.Tax)
+		}
+	}
+	if r.Discounts != 0 {
+		line("Discounts given", r.Discounts)
+	}
 	b.WriteString("Refunds\n")
 	for _, s := range r.Refunds {
 		line(fmt.Sprintf("%s (%d)", s.Tender, s.Count), s.Amount)
@@ -475,6 +576,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	line("Cash expected in drawer", r.CashExpected)
 	if r.FirstReceipt != 0 {
 		line("Receipts", fmt.Sprintf("%d–%d", r.FirstReceipt, r.LastReceipt))
+	}
+	for _, d := range r.Documents {
+		line("Series "+d.Series, fmt.Sprintf("%d–%d", d.FirstNo, d.LastNo))
 	}
 	if r.Digest != "" {
 		fmt.Fprintf(&b, "Journal seal %s\n", r.Digest)

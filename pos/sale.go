@@ -245,7 +245,7 @@ func (e *Engine) SaleNote(ctx context.Context, saleID, noteNo string, amount Pai
 			}
 			return err
 		}
-		_, err := e.record(ctx, o, Event{Kind: EvNoteRedeemed, Staff: staff, Sale: &SaleEvent{NoteNo: noteNo}})
+		_, err := e.record(ctx, o, Event{Kind: EvTenderNoteRedeemed, Staff: staff, Sale: &SaleEvent{NoteNo: noteNo}})
 		return err
 	})
 }

@@ -68,7 +68,7 @@ func TestSplitTenderCashUPICard(t *testing.T) {
 	assert.Equal(t, Paise(50000), res.Order.Change, "₹1000 handed over for ₹500: ₹500 change")
 	assert.Equal(t, Paise(50000), st.Paid)
 	assert.Equal(t, Paise(149800), st.Due)
-	assert.Zero(t, st.Sale.ReceiptNo, "no document number while part paid")
+	assert.Zero(t, st.Sale.DocNo, "no document number while part paid")
 	assert.Zero(t, res.Order.ReceiptNo, "a tender's order has no document number")
 
 	_, st, err = r.e.SaleUPI(ctx, s.ID, 30000, "001")
@@ -91,13 +91,13 @@ func TestSplitTenderCashUPICard(t *testing.T) {
 	pay, err := r.e.PayCard(ctx, o.ID, card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultPaid, pay.Status, pay.Reason)
-	assert.Zero(t, pay.Order.ReceiptNo)
+	assert.Zero(t, pay.Order.DocNo)
 	assert.Equal(t, int64(119800), r.ledger(t, o.ID).Amount, "the card tender is its own order at the service for its part")
 
 	st, err = r.e.SettleSale(ctx, s.ID)
 	require.NoError(t, err)
 	assert.True(t, st.Complete())
-	assert.Equal(t, uint64(1), st.Sale.ReceiptNo, "the document number is issued once, when covered")
+	assert.Equal(t, uint64(1), st.Sale.DocNo, "the document number is issued once, when covered")
 	assert.False(t, st.Sale.Verified, "one tender was cashier-confirmed UPI")
 	assert.Len(t, st.Tenders, 3)
 
@@ -145,7 +145,7 @@ func TestSplitTenderEMIOnTheRest(t *testing.T) {
 	st, err = r.e.SettleSale(ctx, s.ID)
 	require.NoError(t, err)
 	assert.True(t, st.Complete())
-	assert.Equal(t, uint64(1), st.Sale.ReceiptNo)
+	assert.Equal(t, uint64(1), st.Sale.DocNo)
 }
 
 func TestSplitTenderVoidRefundsEachTender(t *testing.T) {
@@ -178,7 +178,7 @@ func TestSplitTenderVoidRefundsEachTender(t *testing.T) {
 	st, err = r.e.VoidSale(ctx, s.ID, managerPIN, "customer left")
 	require.NoError(t, err)
 	assert.Equal(t, StateVoided, st.Sale.State)
-	assert.Zero(t, st.Sale.ReceiptNo, "a voided sale has no invoice")
+	assert.Zero(t, st.Sale.DocNo, "a voided sale has no invoice")
 	lo := r.ledger(t, o.ID)
 	assert.Equal(t, int64(100000), lo.RefundedAmount, "the card tender refunded through the service")
 	assert.Equal(t, Paise(20000), notes.balance["CN-7"], "the credit note given back")
@@ -189,7 +189,7 @@ func TestSplitTenderVoidRefundsEachTender(t *testing.T) {
 		}
 		assert.Equal(t, StateRefunded, tv.State, tv.Kind)
 		for _, rf := range tv.Order.Refunds {
-			docs = append(docs, rf.ReceiptNo)
+			docs = append(docs, rf.DocNo)
 		}
 	}
 	assert.ElementsMatch(t, []uint64{1, 2, 3}, docs, "each refund has its document")
@@ -235,7 +235,7 @@ func TestSplitTenderCompletedAfterRestart(t *testing.T) {
 	st, err := e2.SaleStatus(ctx, s.ID)
 	require.NoError(t, err)
 	assert.True(t, st.Complete(), "the reconciler found the card paid and completed the sale")
-	assert.Equal(t, uint64(1), st.Sale.ReceiptNo)
+	assert.Equal(t, uint64(1), st.Sale.DocNo)
 	assert.Equal(t, 1, r.captures(), "charged once")
 }
 
@@ -296,6 +296,6 @@ func TestSplitTenderPhoneAndUPI(t *testing.T) {
 	_, st, err = r.e.SaleUPI(ctx, s.ID, 0, "001")
 	require.NoError(t, err)
 	assert.True(t, st.Complete())
-	assert.Equal(t, uint64(1), st.Sale.ReceiptNo)
+	assert.Equal(t, uint64(1), st.Sale.DocNo)
 	assert.Equal(t, int64(150000), r.ledger(t, o.ID).CapturedAmount)
 }

@@ -197,7 +197,7 @@ func TestIMEIOnEveryPhone(t *testing.T) {
 	var sold *IMEISoldError
 	require.True(t, errors.As(err, &sold), "%v", err)
 	assert.Equal(t, out.OrderID, sold.OrderID)
-	assert.Contains(t, Sentence(err), "already sold on 22 Nov 10:00 (receipt 1)")
+	assert.Contains(t, Sentence(err), "already sold on 22 Nov 10:00 (receipt 2627/000001)")
 	assert.ErrorIs(t, tl.CheckIMEIFree(ctx, imei), ErrIMEISold)
 
 	found, err := tl.FindIMEI(ctx, imei)

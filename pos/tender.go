@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 
 	"galla/gateway"
 )
@@ -31,7 +30,7 @@ type SaleEvent struct {
 	// verified (by the service, or cash, or the credit-note ledger): false when a
 	// UPI tender was confirmed by the cashier only.
 	Verified bool `json:"verified,omitempty"`
-	// NoteNo is, in note.redeemed, the credit note redeemed.
+	// NoteNo is, in tender.note_redeemed, the credit note redeemed.
 	NoteNo string `json:"note_no,omitempty"`
 }
 
@@ -62,7 +61,7 @@ func (k TenderKind) local() bool {
 }
 
 // applySale folds the split-tender events: tender.added, sale.completed and
-// sale.voided on the sale; upi.confirmed and note.redeemed on a tender's order.
+// sale.voided on the sale; upi.confirmed and tender.note_redeemed on a tender's order.
 func (o *Order) applySale(ev Event) error {
 	se := ev.Sale
 	switch ev.Kind {
@@ -92,7 +91,7 @@ func (o *Order) applySale(ev Event) error {
 		case o.State != StateOpen:
 			return fmt.Errorf("%w: a %s sale completed", ErrBadEvent, o.State)
 		}
-		o.PaidAt, o.PaidDay, o.ReceiptNo = ev.Time, ev.Day, ev.ReceiptNo
+		o.PaidAt, o.PaidDay, o.ReceiptNo, o.Series, o.DocNo = ev.Time, ev.Day, ev.ReceiptNo, ev.Series, ev.DocNo
 		o.Verified = se != nil && se.Verified
 		return o.move(StatePaid)
 	case EvSaleVoided:
@@ -106,9 +105,9 @@ func (o *Order) applySale(ev Event) error {
 		}
 		o.Reason = ev.Reason
 		return o.move(StateVoided)
-	case EvUPIConfirmed, EvNoteRedeemed:
+	case EvUPIConfirmed, EvTenderNoteRedeemed:
 		want := TenderUPI
-		if ev.Kind == EvNoteRedeemed {
+		if ev.Kind == EvTenderNoteRedeemed {
 			want = TenderNote
 		}
 		switch {
@@ -118,7 +117,7 @@ func (o *Order) applySale(ev Event) error {
 			return ErrStaleEvent
 		case o.State != StateIntent:
 			return fmt.Errorf("%w: %s in state %s", ErrBadEvent, ev.Kind, o.State)
-		case ev.Kind == EvNoteRedeemed && (se == nil || se.NoteNo == ""):
+		case ev.Kind == EvTenderNoteRedeemed && (se == nil || se.NoteNo == ""):
 			return fmt.Errorf("%w: no credit note", ErrBadEvent)
 		}
 		if ev.Kind == EvUPIConfirmed {
@@ -278,6 +277,11 @@ func (t *Till) payTender(ctx context.Context, req PayRequest, card *gateway.Card
 	case TenderUPI:
 		res, st, err = t.eng.SaleUPI(ctx, req.Sale, req.Amount, req.Cashier)
 	case TenderNote:
+		if req.NoteNo != "" && t.eng.cfg.Notes != nil {
+			if _, err := t.NoteBalance(ctx, req.NoteNo); err != nil {
+				return PayOutcome{}, err // a number that is no credit note of ours: nothing journaled
+			}
+		}
 		res, st, err = t.eng.SaleNote(ctx, req.Sale, req.NoteNo, req.Amount, req.Cashier)
 	case TenderCard, TenderEMI:
 		if card == nil {
@@ -343,7 +347,7 @@ func (t *Till) payTender(ctx context.Context, req PayRequest, card *gateway.Card
 		out.Drawer = t.drawer(ctx)
 	}
 	if st.Complete() {
-		out.ReceiptNo = strconv.FormatUint(st.Sale.ReceiptNo, 10)
+		out.ReceiptNo = st.Sale.NumberText()
 	}
 	return out, nil
 }

@@ -100,7 +100,7 @@ func TestTillSplitTenderCashThenCard(t *testing.T) {
 	assert.Equal(t, StatePaid, out.State)
 	require.NotNil(t, out.Sale)
 	assert.True(t, out.Sale.Complete())
-	assert.Equal(t, "1", out.ReceiptNo, "the sale's document number, issued when covered")
+	assert.Equal(t, "2627/000001", out.ReceiptNo, "the sale's document number, issued when covered")
 	assert.Equal(t, Paise(100000), out.Amount, "the card paid the rest")
 
 	open, err := tl.OpenSales(ctx)
@@ -135,7 +135,7 @@ func TestTillSplitTenderStaysOpen(t *testing.T) {
 	_, err = tl.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 10000, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 	_, err = tl.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderNote, NoteNo: "CN-1", Cashier: ravi.ID}, nil)
-	assert.Equal(t, "Credit notes cannot be redeemed on this terminal; take another payment method.", Sentence(err))
+	assert.Equal(t, "\"CN-1\" is not a credit note number; it reads like T1/C2627/00012.", Sentence(err))
 
 	// Another till on the same journal (a restart) shows the sale part paid.
 	tl2, err := NewTill(ctx, TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t)})
@@ -151,7 +151,7 @@ func TestTillSplitTenderStaysOpen(t *testing.T) {
 	assert.Equal(t, StateVoided, st2.Sale.State)
 	require.Len(t, st2.Tenders, 1, "the refused credit note added no tender")
 	assert.Equal(t, StateRefunded, st2.Tenders[0].State, "the cash given back")
-	assert.Equal(t, uint64(1), st2.Tenders[0].Order.Refunds[0].ReceiptNo, "the cash refund's document")
+	assert.Equal(t, uint64(1), st2.Tenders[0].Order.Refunds[0].DocNo, "the cash refund's document")
 }
 
 func TestTillSplitTenderDeclinedThenSameOrder(t *testing.T) {
@@ -179,7 +179,7 @@ func TestTillSplitTenderDeclinedThenSameOrder(t *testing.T) {
 	require.Equal(t, StatePaid, again.State)
 	assert.Equal(t, out.OrderID, again.OrderID, "paid again on the same order")
 	assert.True(t, again.Sale.Complete())
-	assert.Equal(t, "1", again.ReceiptNo)
+	assert.Equal(t, "2627/000001", again.ReceiptNo)
 	lo := r.ledger(t, out.OrderID)
 	assert.Len(t, lo.Payments, 2)
 	assert.Equal(t, 1, lo.CapturedPayments)

@@ -157,8 +157,14 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}
+	if t.eng.cfg.Notes == nil {
+		t.eng.cfg.Notes = tillNotes{t} // a split sale's credit-note tender spends this till's notes
+	}
 	if cfg.Terminal == "" {
 		t.cfg.Terminal = "T1"
+	}
+	if err := CheckTerminal(t.cfg.Terminal); err != nil { // document numbers stay within 16 characters
+		return nil, err
 	}
 	d, err := LoadDiscountPolicy(ctx, t.j)
 	if err != nil {

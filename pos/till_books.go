@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -46,9 +45,7 @@ type OrderEvent struct {
 func summaryOf(o *Order) OrderSummary {
 	s := OrderSummary{OrderID: o.ID, At: o.Opened, Day: o.Day, State: o.State, Tender: o.Tender, Amount: o.Amount,
 		Refunded: o.Refunded, Cashier: o.Staff, CardLast4: o.CardLast4}
-	if o.ReceiptNo > 0 {
-		s.ReceiptNo = strconv.FormatUint(o.ReceiptNo, 10)
-	}
+	s.ReceiptNo = o.NumberText()
 	if o.CardLast4 != "" {
 		s.Detail = o.CardBrand + " •••• " + o.CardLast4
 	}

@@ -148,7 +148,7 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 	}
 	invoice := gstr.Document{
 		Kind:          kind,
-		Number:        firstNonEmpty(ReceiptNumber(terminal, o.ReceiptNo), o.ID),
+		Number:        firstNonEmpty(o.Number(terminal), o.ID),
 		Date:          dayTime(o.PaidDay, saleTime(o), loc),
 		PlaceOfSupply: shop.State,
 		ShopState:     shop.State,
@@ -176,7 +176,7 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 		}
 		cn := gstr.Document{
 			Kind:           gstr.CreditNote,
-			Number:         firstNonEmpty(ReceiptNumber(terminal, rf.ReceiptNo), fmt.Sprintf("%s/R%d", o.ID, n+1)),
+			Number:         firstNonEmpty(rf.Number(terminal), fmt.Sprintf("%s/R%d", o.ID, n+1)),
 			Date:           dayTime(rf.Day, rf.Time, loc),
 			OriginalNumber: invoice.Number,
 			OriginalDate:   invoice.Date,

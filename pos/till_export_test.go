@@ -141,8 +141,8 @@ func TestTillGSTR1(t *testing.T) {
 	assert.Nil(t, b.IAmt)
 	require.NotNil(t, ret.DocIssue)
 	assert.Equal(t, []gstr.DocDet{
-		{DocNum: 1, DocTyp: "Invoices for outward supply", Docs: []gstr.DocSeries{{Num: 1, From: "T1-000001", To: "T1-000002", TotNum: 2, NetIssue: 2}}},
-		{DocNum: 5, DocTyp: "Credit Note", Docs: []gstr.DocSeries{{Num: 1, From: "T1-000003", To: "T1-000003", TotNum: 1, NetIssue: 1}}},
+		{DocNum: 1, DocTyp: "Invoices for outward supply", Docs: []gstr.DocSeries{{Num: 1, From: "T1/2627/000001", To: "T1/2627/000002", TotNum: 2, NetIssue: 2}}},
+		{DocNum: 5, DocTyp: "Credit Note", Docs: []gstr.DocSeries{{Num: 1, From: "T1/C2627/00001", To: "T1/C2627/00001", TotNum: 1, NetIssue: 1}}},
 	}, ret.DocIssue.DocDet, "the failed sale issued no document")
 
 	// October has nothing.
@@ -157,8 +157,8 @@ func TestTillGSTR1(t *testing.T) {
 	rows, err := csv.NewReader(&out).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, rows, 4, "a header, two lines sold, one returned")
-	assert.Equal(t, []string{"T1-000001", "Cable", "422.88", "cash", "Meera"}, []string{rows[1][0], rows[1][7], rows[1][11], rows[1][19], rows[1][20]})
-	assert.Equal(t, []string{"T1-000003", "credit-note", "T1-000002", "-84.75"}, []string{rows[3][0], rows[3][2], rows[3][3], rows[3][11]})
+	assert.Equal(t, []string{"T1/2627/000001", "Cable", "422.88", "cash", "Meera"}, []string{rows[1][0], rows[1][7], rows[1][11], rows[1][19], rows[1][20]})
+	assert.Equal(t, []string{"T1/C2627/00001", "credit-note", "T1/2627/000002", "-84.75"}, []string{rows[3][0], rows[3][2], rows[3][3], rows[3][11]})
 
 	assert.ErrorIs(t, tl.WriteLinesCSV(ctx, day, day.AddDate(0, 0, -1), &out), ErrExportRange)
 	// 2026-11-22 to 2029-11-21 is 1,096 days (2028 is a leap year); a day more is too long.
@@ -177,12 +177,12 @@ func TestTillGSTR1(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, dec.B2CS, 1)
 	assert.Equal(t, gstr.Paise(-84_75), dec.B2CS[0].TxVal)
-	assert.Equal(t, []gstr.DocDet{{DocNum: 5, DocTyp: "Credit Note", Docs: []gstr.DocSeries{{Num: 1, From: "T1-000004", To: "T1-000004", TotNum: 1, NetIssue: 1}}}},
+	assert.Equal(t, []gstr.DocDet{{DocNum: 5, DocTyp: "Credit Note", Docs: []gstr.DocSeries{{Num: 1, From: "T1/C2627/00002", To: "T1/C2627/00002", TotNum: 1, NetIssue: 1}}}},
 		dec.DocIssue.DocDet)
 	docs, err := tl.ExportDocuments(ctx, r.clock.Now(), r.clock.Now())
 	require.NoError(t, err)
 	require.Len(t, docs, 1)
-	assert.Equal(t, "T1-000002", docs[0].OriginalNumber)
+	assert.Equal(t, "T1/2627/000002", docs[0].OriginalNumber)
 	assert.Equal(t, "2026-11-22", ToDay(docs[0].OriginalDate))
 	nov, err := tl.GSTR1(ctx, month)
 	require.NoError(t, err)

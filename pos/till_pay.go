@@ -488,9 +488,7 @@ func payOutcomeOf(res *Result) PayOutcome {
 	out := PayOutcome{Reason: res.Reason, CanRetry: res.CanRetry, Order: res.Order}
 	if o := res.Order; o != nil {
 		out.OrderID, out.Amount, out.Change = o.ID, o.Amount, o.Change
-		if o.ReceiptNo > 0 {
-			out.ReceiptNo = strconv.FormatUint(o.ReceiptNo, 10)
-		}
+		out.ReceiptNo = o.NumberText()
 	}
 	switch res.Status {
 	case ResultPaid:

@@ -3,7 +3,6 @@ package pos
 import (
 	"context"
 	"errors"
-	"strconv"
 	"time"
 )
 
@@ -197,10 +196,10 @@ func (t *Till) CartLock(ctx context.Context, id string) CartLock {
 }
 
 func receiptText(o *Order) string {
-	if o.ReceiptNo == 0 {
+	if o.NumberText() == "" {
 		return ""
 	}
-	return " — receipt " + strconv.FormatUint(o.ReceiptNo, 10)
+	return " — receipt " + o.NumberText()
 }
 
 // FollowUp inquires the payments left pending once each when their turn comes (the
@@ -270,9 +269,7 @@ func (t *Till) FollowUp(ctx context.Context) ([]PayNotice, error) {
 // noticeOf is the notice of an order that became final.
 func noticeOf(o *Order) PayNotice {
 	n := PayNotice{OrderID: o.ID, State: o.State, Amount: o.Amount}
-	if o.ReceiptNo > 0 {
-		n.ReceiptNo = strconv.FormatUint(o.ReceiptNo, 10)
-	}
+	n.ReceiptNo = o.NumberText()
 	switch {
 	case o.State.Paid():
 		n.Text = "Order " + o.ID + ": PAID " + o.Amount.String() + receiptText(o)

@@ -78,6 +78,8 @@ func layout(r Receipt, cols int, sign string) []row {
 		l.report(r)
 	case KindRefund:
 		l.refund(r)
+	case KindCreditNote:
+		l.creditNote(r)
 	default:
 		l.sale(r)
 	}
@@ -197,6 +199,8 @@ func (l *layouter) header(r Receipt) {
 	case KindRefund:
 		l.bigCenter("REFUND")
 		l.center("Credit note", false)
+	case KindCreditNote:
+		l.bigCenter("CREDIT NOTE")
 	default:
 		title := r.Title
 		if title == "" {
@@ -214,7 +218,11 @@ func (l *layouter) header(r Receipt) {
 	}
 	l.rule('-')
 	if r.Number != "" {
-		l.lr(numberLabel(r), r.Number, false)
+		label := numberLabel(r)
+		if r.Kind == KindCreditNote {
+			label = "Credit note"
+		}
+		l.lr(label, r.Number, false)
 	}
 	if !r.Time.IsZero() {
 		label := "Date"
@@ -491,9 +499,15 @@ func (l *layouter) tender(t Tender, verb string) {
 	if t.PaymentID != "" {
 		l.lr("  Payment id", t.PaymentID, false)
 	}
-	if t.Verified {
+	refund := verb == "Refunded to "
+	switch {
+	case t.Verified && refund:
+		l.center("** REFUND VERIFIED **", true)
+	case t.Verified:
 		l.center("** PAYMENT VERIFIED **", true)
-	} else {
+	case refund:
+		l.center("refund not verified", false)
+	default:
 		l.center("payment not verified", false)
 	}
 }
@@ -570,6 +584,7 @@ func (l *layouter) report(r Receipt) {
 		l.rule('-')
 		l.taxes(rep.Taxes, "GST collected")
 	}
+	l.reportReturns(rep)
 	l.rule('=')
 	l.bigLR("NET", l.money(rep.Net))
 	l.lr("Cash expected in drawer", l.money(rep.CashExpected), true)

@@ -60,6 +60,8 @@ func pdfTitle(r Receipt) string {
 	switch r.Kind {
 	case KindRefund:
 		return "Refund " + r.Number
+	case KindCreditNote:
+		return "Credit note " + r.Number
 	case KindXReport:
 		return "X report " + r.Number
 	case KindZReport:

@@ -22,8 +22,7 @@ const (
 	TenderEMI   TenderKind = "emi"
 	TenderCash  TenderKind = "cash"
 	TenderPhone TenderKind = "phone"
-	TenderUPI   TenderKind = "upi"  // UPI to the shop's VPA, confirmed by the cashier (split tender)
-	TenderNote  TenderKind = "note" // a credit note redeemed (split tender); Method holds its number
+	TenderUPI   TenderKind = "upi" // UPI to the shop's VPA, confirmed by the cashier (split tender)
 )
 
 // Receipt is everything a printed receipt or report shows, as plain values: amounts
@@ -64,9 +63,10 @@ type Receipt struct {
 	// took away); Total includes it. Zero prints no round-off line.
 	RoundOff int64
 
-	Tenders []Tender // how it was paid (for a refund: where the money goes back)
-	Refund  *Refund  // set for KindRefund
-	Report  *Report  // set for KindXReport and KindZReport
+	Tenders []Tender    // how it was paid (for a refund: where the money goes back)
+	Refund  *Refund     // set for KindRefund
+	Credit  *CreditNote // set for KindCreditNote (credit.go)
+	Report  *Report     // set for KindXReport and KindZReport
 
 	// Reprint is 0 for the original and N for the Nth reprint, which prints
 	// "DUPLICATE — reprint N".
@@ -206,6 +206,14 @@ type Report struct {
 	ByTender []ReportRow // sales by tender
 	ByEMI    []ReportRow // sales by EMI plan ("HDFC 6m no-cost")
 	Taxes    []TaxLine   // GST collected per rate
+
+	// Returns is the GST reversed by the day's credit notes per rate, NetTaxes
+	// the GST less it (credit.go); Discounts the sales' line discounts; Documents
+	// the first and last number of each series ("T1/2627/000001 to …").
+	Returns   []TaxLine
+	NetTaxes  []TaxLine
+	Discounts ReportRow
+	Documents []string
 
 	Net          int64 // sales less refunds, paise
 	CashExpected int64 // cash that should be in the drawer, paise

@@ -72,6 +72,8 @@ type fakeTill struct {
 	inFlight map[string]bool
 	// vpa is the shop's UPI address (settings_upi_test.go).
 	vpa string
+	// returnReqs lists the returns asked of the Returns screen (returns_test.go).
+	returnReqs []pos.ReturnRequest
 }
 
 func newFakeTill() *fakeTill {

@@ -205,7 +205,7 @@ func finishSplit(t *testing.T, e *pos.Engine, w *world, id string) {
 		require.NoError(t, err)
 	}
 	require.True(t, st.Complete(), "the sale is paid")
-	assert.Equal(t, uint64(1), st.Sale.ReceiptNo, "one document number, the first")
+	assert.Equal(t, uint64(1), st.Sale.DocNo, "one document number, the first")
 	var paid, card pos.Paise
 	for _, tv := range st.Tenders {
 		if tv.Paid() {
@@ -235,7 +235,7 @@ func finishVoid(t *testing.T, e *pos.Engine, w *world, id string) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, pos.StateVoided, st.Sale.State)
-	assert.Zero(t, st.Sale.ReceiptNo, "a voided sale has no invoice")
+	assert.Zero(t, st.Sale.DocNo, "a voided sale has no invoice")
 	var docs []uint64
 	for _, tv := range st.Tenders {
 		require.NotNil(t, tv.Order)
@@ -243,7 +243,7 @@ func finishVoid(t *testing.T, e *pos.Engine, w *world, id string) {
 		assert.Equal(t, tv.Amount, tv.Order.Refunded, "%s refunded once, in full", tv.Kind)
 		for _, rf := range tv.Order.Refunds {
 			assert.Equal(t, pos.RefundDone, rf.Status)
-			docs = append(docs, rf.ReceiptNo)
+			docs = append(docs, rf.DocNo)
 		}
 		if tv.Kind == pos.TenderCard {
 			assert.Equal(t, int64(voidCard), ledgerOf(t, w.sb, tv.Order.ID).RefundedAmount, "the card refunded once at the service")

@@ -76,7 +76,7 @@ func (j *Journal) append(ctx context.Context, ev pos.Event, prepare func(tx *bol
 		out = e
 		// Only an event that hands out a number reads the counters, and only
 		// then is the high-water file written, after the commit.
-		if numbered = e.ReceiptNo != 0 || e.Kind == pos.EvDayClosed || e.Kind == EvNumbersContinued; numbered {
+		if numbered = e.ReceiptNo != 0 || e.DocNo != 0 || e.Kind == pos.EvDayClosed || e.Kind == EvNumbersContinued; numbered {
 			nums = numbersOf(tx)
 		}
 		return nil

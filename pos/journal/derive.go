@@ -38,6 +38,11 @@ func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache) error {
 			return err
 		}
 	}
+	if applied && ev.DocNo != 0 {
+		if err := deriveDocument(tx, ev); err != nil {
+			return err
+		}
+	}
 	switch ev.Kind {
 	case pos.EvDayClosed:
 		return deriveDayClose(tx, ev)

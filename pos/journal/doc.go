@@ -40,8 +40,11 @@
 //	│   └── key           → JSON value
 //	├── catalog                   derived: the catalog last imported
 //	│   └── "products"    → JSON array of pos.Product
-//	└── checkpoints               derived: the seal of every Z report (checkpoint.go)
-//	    └── u64 Z number  → u64 seq ‖ [32]byte hash ‖ u64 events ‖ [32]byte digest
+//	├── checkpoints               derived: the seal of every Z report (checkpoint.go)
+//	│   └── u64 Z number  → u64 seq ‖ [32]byte hash ‖ u64 events ‖ [32]byte digest
+//	└── documents                 derived: the document series (numbers.go), made when first needed
+//	    ├── "last" ‖ 0x00 ‖ series → u64   last number of the series ("2627", "B2627", "C2627")
+//	    └── "doc" ‖ 0x00 ‖ series ‖ 0x00 ‖ u64 number → order id [‖ 0x00 ‖ refund unique_txn_id]
 //
 // u64 is 8 bytes big-endian, so numeric keys sort as numbers; day is YYYY-MM-DD.
 // Order ids, staff ids and days never hold a NUL byte (Append refuses them), so

@@ -1,11 +1,15 @@
 package journal
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -13,20 +17,47 @@ import (
 )
 
 // Numbers is the last number handed out in each document series of a journal.
-// Receipt numbers are one series for sales and refunds (a refund receipt takes the
-// next receipt number); Z numbers are the day closes.
+// Receipt numbers are the one series sales and refunds were numbered in before
+// document series (pos/series.go); Series holds the last number of each of those
+// ("2627", "B2627", "C2627"); Z numbers are the day closes.
 type Numbers struct {
-	Receipt uint64 `json:"receipt_no"`
-	Z       uint64 `json:"z_no"`
+	Receipt uint64            `json:"receipt_no"`
+	Z       uint64            `json:"z_no"`
+	Series  map[string]uint64 `json:"series,omitempty"`
 }
 
 // max returns the larger of n and o in each series.
 func (n Numbers) max(o Numbers) Numbers {
-	return Numbers{Receipt: max(n.Receipt, o.Receipt), Z: max(n.Z, o.Z)}
+	m := Numbers{Receipt: max(n.Receipt, o.Receipt), Z: max(n.Z, o.Z)}
+	for _, src := range []map[string]uint64{n.Series, o.Series} {
+		for k, v := range src {
+			if m.Series == nil {
+				m.Series = map[string]uint64{}
+			}
+			m.Series[k] = max(m.Series[k], v)
+		}
+	}
+	return m
 }
 
 // behind reports whether n is below o in some series.
-func (n Numbers) behind(o Numbers) bool { return n.Receipt < o.Receipt || n.Z < o.Z }
+func (n Numbers) behind(o Numbers) bool {
+	if n.Receipt < o.Receipt || n.Z < o.Z {
+		return true
+	}
+	_, behind := n.behindSeries(o)
+	return behind
+}
+
+// behindSeries returns a document series in which n is below o, sorted first.
+func (n Numbers) behindSeries(o Numbers) (string, bool) {
+	for _, k := range slices.Sorted(maps.Keys(o.Series)) {
+		if n.Series[k] < o.Series[k] {
+			return k, true
+		}
+	}
+	return "", false
+}
 
 // numbersSuffix ends the name of the number high-water file beside a journal.
 const numbersSuffix = ".numbers"
@@ -91,7 +122,95 @@ func numbersOf(tx *bolt.Tx) Numbers {
 	if meta == nil {
 		return Numbers{}
 	}
-	return Numbers{Receipt: getU64(meta, metaReceipt), Z: getU64(meta, metaZ)}
+	n := Numbers{Receipt: getU64(meta, metaReceipt), Z: getU64(meta, metaZ)}
+	if docs := tx.Bucket(bucketDocuments); docs != nil {
+		c := docs.Cursor()
+		for k, v := c.Seek(docLastPrefix); k != nil && bytes.HasPrefix(k, docLastPrefix); k, v = c.Next() {
+			if n.Series == nil {
+				n.Series = map[string]uint64{}
+			}
+			if len(v) == 8 {
+				n.Series[string(k[len(docLastPrefix):])] = binary.BigEndian.Uint64(v)
+			}
+		}
+	}
+	return n
+}
+
+// The keys of the documents bucket: "last" 0x00 SERIES → the series' last number
+// (8 bytes big-endian); "doc" 0x00 SERIES 0x00 NUMBER (8 bytes) → the order id,
+// and for a credit note 0x00 and the refund's unique_txn_id.
+var (
+	docLastPrefix = []byte("last\x00")
+	docNoPrefix   = []byte("doc\x00")
+)
+
+func docKey(series string, no uint64) []byte {
+	k := append(append(slices.Clone(docNoPrefix), series...), sep)
+	return append(k, u64(no)...)
+}
+
+// lastDoc reads the last number of series in tx; 0 when none.
+func lastDoc(tx *bolt.Tx, series string) uint64 {
+	docs := tx.Bucket(bucketDocuments)
+	if docs == nil {
+		return 0
+	}
+	return getU64(docs, append(slices.Clone(docLastPrefix), series...))
+}
+
+// document reads which order (and refund) number no of series was given to.
+func document(tx *bolt.Tx, series string, no uint64) (orderID, refund string, ok bool) {
+	docs := tx.Bucket(bucketDocuments)
+	if docs == nil {
+		return "", "", false
+	}
+	v := docs.Get(docKey(series, no))
+	if v == nil {
+		return "", "", false
+	}
+	id, ref, _ := bytes.Cut(v, []byte{sep})
+	return string(id), string(ref), true
+}
+
+// deriveDocument checks that ev's DocNo is the last number of its series plus
+// one, and records it as the last and as the document of ev's order.
+func deriveDocument(tx *bolt.Tx, ev *pos.Event) error {
+	if !validSeries(ev.Series) {
+		return fmt.Errorf("%w: document series %q", pos.ErrBadEvent, ev.Series)
+	}
+	docs, err := tx.CreateBucketIfNotExists(bucketDocuments)
+	if err != nil {
+		return err
+	}
+	last := lastDoc(tx, ev.Series)
+	if ev.DocNo != last+1 {
+		return fmt.Errorf("the document number %s/%d after %d: %w", ev.Series, ev.DocNo, last, pos.ErrSequence)
+	}
+	if err := putU64(docs, append(slices.Clone(docLastPrefix), ev.Series...), ev.DocNo); err != nil {
+		return err
+	}
+	v := []byte(ev.OrderID)
+	if ev.Refund != nil && ev.Refund.UniqueTxnID != "" {
+		v = append(append(v, sep), ev.Refund.UniqueTxnID...)
+	}
+	return docs.Put(docKey(ev.Series, ev.DocNo), v)
+}
+
+// validSeries reports whether s is a series name: 4 digits, or B or C and 4 digits.
+func validSeries(s string) bool {
+	if len(s) == 5 && (s[0] == 'B' || s[0] == 'C') {
+		s = s[1:]
+	}
+	if len(s) != 4 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Numbers returns the last number of every series this journal has handed out.
@@ -140,6 +259,20 @@ func deriveNumbers(tx *bolt.Tx, ev *pos.Event) error {
 	if err := json.Unmarshal(ev.Data, &d); err != nil {
 		return fmt.Errorf("%w: numbers.continued: %w", pos.ErrBadEvent, err)
 	}
+	for series, to := range d.Series {
+		if !validSeries(series) {
+			return fmt.Errorf("%w: numbers.continued: series %q", pos.ErrBadEvent, series)
+		}
+		if to > lastDoc(tx, series) {
+			docs, err := tx.CreateBucketIfNotExists(bucketDocuments)
+			if err != nil {
+				return err
+			}
+			if err := putU64(docs, append(slices.Clone(docLastPrefix), series...), to); err != nil {
+				return err
+			}
+		}
+	}
 	meta := tx.Bucket(bucketMeta)
 	for _, c := range []struct {
 		key []byte
@@ -171,6 +304,9 @@ var ErrBehind = errors.New("journal is behind the numbers already handed out")
 func (e *BehindError) series() string {
 	if e.Journal.Receipt < e.HighWater.Receipt {
 		return fmt.Sprintf("receipt number %d, but receipt numbers up to %d", e.Journal.Receipt, e.HighWater.Receipt)
+	}
+	if s, ok := e.Journal.behindSeries(e.HighWater); ok {
+		return fmt.Sprintf("document %s/%d, but %s numbers up to %d", s, e.Journal.Series[s], s, e.HighWater.Series[s])
 	}
 	return fmt.Sprintf("Z report number %d, but Z reports up to %d", e.Journal.Z, e.HighWater.Z)
 }

@@ -184,6 +184,39 @@ func (j *Journal) LastReceiptNo(ctx context.Context) (uint64, error) {
 	return j.counter(ctx, "last receipt number", func(meta *bolt.Bucket) uint64 { return getU64(meta, metaReceipt) })
 }
 
+// LastDocNo returns the last number allocated in a document series, 0 when none.
+func (j *Journal) LastDocNo(ctx context.Context, series string) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("journal: last number of %s: %w", series, err)
+	}
+	var n uint64
+	err := j.view(func(tx *bolt.Tx) error { n = lastDoc(tx, series); return nil })
+	if err != nil {
+		return 0, fmt.Errorf("journal: last number of %s: %w", series, err)
+	}
+	return n, nil
+}
+
+// FindDocument returns the order, and for a credit note the refund, that number
+// no of series was given to.
+func (j *Journal) FindDocument(ctx context.Context, series string, no uint64) (orderID, refund string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", "", fmt.Errorf("journal: document %s/%d: %w", series, no, err)
+	}
+	var found bool
+	err = j.view(func(tx *bolt.Tx) error {
+		orderID, refund, found = document(tx, series, no)
+		return nil
+	})
+	switch {
+	case err != nil:
+		return "", "", fmt.Errorf("journal: document %s/%d: %w", series, no, err)
+	case !found:
+		return "", "", fmt.Errorf("journal: document %s/%d: %w", series, no, pos.ErrOrderNotFound)
+	}
+	return orderID, refund, nil
+}
+
 // LastZ returns the number of the last Z report, 0 when none.
 func (j *Journal) LastZ(ctx context.Context) (uint64, error) {
 	return j.counter(ctx, "last Z", func(meta *bolt.Bucket) uint64 { return getU64(meta, metaZ) })

@@ -136,6 +136,11 @@ func SalvageWith(ctx context.Context, damagedPath, backupPath, out string, opts 
 			if err := j.continueNumbers(Numbers{Receipt: ev.ReceiptNo - 1}, fmt.Sprintf("salvage: receipt numbers %d to %d are in lost events", receipts.Receipt+1, ev.ReceiptNo-1)); err != nil {
 				return fail(err)
 			}
+		case ev.DocNo > receipts.Series[ev.Series]+1 && validSeries(ev.Series):
+			last := receipts.Series[ev.Series]
+			if err := j.continueNumbers(Numbers{Series: map[string]uint64{ev.Series: ev.DocNo - 1}}, fmt.Sprintf("salvage: %s numbers %d to %d are in lost events", ev.Series, last+1, ev.DocNo-1)); err != nil {
+				return fail(err)
+			}
 		case ev.Kind == pos.EvDayClosed && ev.DayClose != nil && ev.DayClose.ZNo > receipts.Z+1:
 			if err := j.continueNumbers(Numbers{Z: ev.DayClose.ZNo - 1}, fmt.Sprintf("salvage: Z reports %d to %d are in lost events", receipts.Z+1, ev.DayClose.ZNo-1)); err != nil {
 				return fail(err)
@@ -268,10 +273,18 @@ func readIntactWhy(path string, rec *sealer) ([]*record, Numbers, string, error)
 	for _, r := range out {
 		var ev struct {
 			ReceiptNo uint64        `json:"receipt_no"`
+			Series    string        `json:"series"`
+			DocNo     uint64        `json:"doc_no"`
 			DayClose  *pos.DayClose `json:"day_close"`
 		}
 		if raw, err := r.json(); err == nil && json.Unmarshal(raw, &ev) == nil {
 			nums.Receipt = max(nums.Receipt, ev.ReceiptNo)
+			if ev.DocNo != 0 && validSeries(ev.Series) {
+				if nums.Series == nil {
+					nums.Series = map[string]uint64{}
+				}
+				nums.Series[ev.Series] = max(nums.Series[ev.Series], ev.DocNo)
+			}
 			if ev.DayClose != nil {
 				nums.Z = max(nums.Z, ev.DayClose.ZNo)
 			}

@@ -22,6 +22,10 @@ var (
 	bucketSettings    = []byte("settings")
 	bucketCatalog     = []byte("catalog")
 	bucketCheckpoints = []byte("checkpoints")
+	// bucketDocuments holds the document series (numbers.go): the last number of
+	// each and the order every number was given to. Created when first needed, so
+	// that no migration is needed for journals made before series.
+	bucketDocuments = []byte("documents")
 )
 
 // Keys in the meta bucket.
@@ -41,7 +45,7 @@ var catalogKey = []byte("products")
 var derivedBuckets = [][]byte{
 	bucketOrders, bucketDays, bucketUnresolved,
 	bucketZ, bucketClosedDays, bucketStaff, bucketSettings, bucketCatalog,
-	bucketCheckpoints,
+	bucketCheckpoints, bucketDocuments,
 }
 
 // migration moves the file from schema version-1 to version.

@@ -19,6 +19,7 @@ type since struct {
 	setting map[string][]byte           // key → the last value
 	catalog []byte                      // the last catalog imported, nil when none
 	receipt uint64                      // the highest receipt number handed out
+	series  Numbers                     // Series: the highest number of each document series handed out
 }
 
 // note adds ev, read from the log after the last checkpoint.
@@ -28,6 +29,9 @@ func (s *since) note(ev *pos.Event) {
 		s.attempt = map[string]pos.StaffAttempt{}
 	}
 	s.receipt = max(s.receipt, ev.ReceiptNo)
+	if ev.DocNo != 0 {
+		s.series = s.series.max(Numbers{Series: map[string]uint64{ev.Series: ev.DocNo}})
+	}
 	switch {
 	case ev.Kind.IsOrderEvent():
 		s.orders[ev.OrderID] = append(s.orders[ev.OrderID], ev.Seq)
@@ -112,8 +116,12 @@ func (j *Journal) checkSince(tx *bolt.Tx, s *since) error {
 	if s.catalog != nil && !bytes.Equal(tx.Bucket(bucketCatalog).Get(catalogKey), s.catalog) {
 		return j.mismatch("catalog", string(catalogKey), "the stored catalog is not the one its last event imported")
 	}
-	if have := numbersOf(tx); have.Receipt < s.receipt {
+	have := numbersOf(tx)
+	if have.Receipt < s.receipt {
 		return j.mismatch("meta", "receipt_no", fmt.Sprintf("the counter is %d, but receipt number %d was handed out", have.Receipt, s.receipt))
+	}
+	if sr, behind := have.behindSeries(s.series); behind {
+		return j.mismatch("documents", sr, fmt.Sprintf("the counter is %d, but number %d was handed out", have.Series[sr], s.series.Series[sr]))
 	}
 	return nil
 }

@@ -1,0 +1,287 @@
+package pos
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Returns (DESIGN.md section 9, issue 13 item 8): goods or money given back after
+// the invoice. Every return is a refund of the sale's order (refund.intent, then
+// refund.done) and issues one CREDIT NOTE in the C series when it is done. A return
+// names the goods (ReturnItem, one per sale line and quantity) or, without goods,
+// only an amount (a price adjustment), and where the money goes (RefundTo).
+//
+// The rules, checked by the order's state machine so that the journal refuses what
+// breaks them:
+//
+//   - A line's units are returned at most once: the units returned of a line,
+//     over every refund that did not fail, never exceed the units sold.
+//   - The money of k more units of a line, after r were returned already, is
+//     ⌊A×(r+k)/Q⌋ − ⌊A×r/Q⌋ for a line of Q units that cost A in all (GST
+//     included, after its discount): the returns of a line add up to its amount
+//     exactly, and the last unit takes the odd paisa.
+//   - The taxable value, the tax and its CGST half reversed by those units are
+//     likewise the differences of TaxOf (the rule of the sale's document) of the
+//     money of the first r+k and the first r units: the returns of a line
+//     reverse, added up, exactly the taxable value and tax the invoice charged on
+//     it, never a paisa more. A price adjustment without goods reverses TaxOf of
+//     its money at the line's rate.
+//   - Nothing beyond what was paid: a refund never exceeds what is left of the
+//     captured amount (Order.Refundable), and goes back the way the sale was paid
+//     (card through the service, cash) or as a credit note to spend.
+
+// RefundTo is where the money of a return goes.
+type RefundTo string
+
+// The destinations of a return.
+const (
+	RefundToCard RefundTo = "card" // to the card, through the payment service
+	RefundToCash RefundTo = "cash" // from the drawer
+	RefundToNote RefundTo = "note" // a credit note the customer spends later
+)
+
+// ParseRefundTo reads a destination as typed ("card", "cash", "note").
+func ParseRefundTo(s string) (RefundTo, error) {
+	switch to := RefundTo(s); to {
+	case RefundToCard, RefundToCash, RefundToNote:
+		return to, nil
+	}
+	return "", Errorf("Say where the money goes back: card, cash or note (not %q).", s)
+}
+
+// ReturnItem is what a return gives back of one line of the sale: Qty units (0 for
+// a price adjustment without goods), the money and its tax split.
+type ReturnItem struct {
+	Line    int      `json:"line"` // the index of the sale's line
+	SKU     string   `json:"sku"`
+	Qty     int      `json:"qty"`
+	Amount  Paise    `json:"amount"`  // GST-inclusive
+	Taxable Paise    `json:"taxable"` // the taxable value reversed
+	Tax     Paise    `json:"tax"`     // the GST reversed
+	CGST    Paise    `json:"cgst"`    // its central half; SGST is Tax − CGST
+	Rate    Rate     `json:"rate"`    // the line's GST rate
+	IMEIs   []string `json:"imeis,omitempty"`
+}
+
+// ReturnQty asks for Qty units of the sale's line with SKU back (returned by the
+// customer), and names the serialised units by IMEI when the line has them.
+type ReturnQty struct {
+	SKU   string
+	Qty   int
+	IMEIs []string
+}
+
+// Returned returns how many units of o's line i were returned by refunds that did
+// not fail.
+func (o *Order) Returned(i int) int {
+	n := 0
+	for _, r := range o.Refunds {
+		if r.Status == RefundFailed {
+			continue
+		}
+		for _, it := range r.Items {
+			if it.Line == i {
+				n += it.Qty
+			}
+		}
+	}
+	return n
+}
+
+// returnedIMEIs returns the IMEIs of line i already returned.
+func (o *Order) returnedIMEIs(i int) []string {
+	var out []string
+	for _, r := range o.Refunds {
+		if r.Status == RefundFailed {
+			continue
+		}
+		for _, it := range r.Items {
+			if it.Line == i {
+				out = append(out, it.IMEIs...)
+			}
+		}
+	}
+	return out
+}
+
+// unitsAmount is the money of the first n units of line l: ⌊A×n/Q⌋.
+func unitsAmount(l Line, n int) Paise {
+	if l.Qty <= 0 {
+		return 0
+	}
+	return Paise(int64(l.Amount()) * int64(n) / int64(l.Qty))
+}
+
+// returnItem builds the item for k more units of line i of o.
+func (o *Order) returnItem(i, k int, imeis []string) ReturnItem {
+	l := o.Lines[i]
+	r := o.Returned(i)
+	before, after := TaxOf(unitsAmount(l, r), l.GSTRate), TaxOf(unitsAmount(l, r+k), l.GSTRate)
+	return ReturnItem{Line: i, SKU: l.SKU, Qty: k, Amount: after.Amount - before.Amount, Taxable: after.Taxable - before.Taxable,
+		Tax: after.Tax - before.Tax, CGST: after.CGST - before.CGST, Rate: l.GSTRate, IMEIs: imeis}
+}
+
+// ReturnItems turns the goods asked back into the items of a return of o,
+// checking that each line was sold and is not returned beyond its units, and that
+// a serialised line names the IMEIs of the units that come back.
+func (o *Order) ReturnItems(ask []ReturnQty) ([]ReturnItem, error) {
+	var items []ReturnItem
+	for _, a := range ask {
+		i := slices.IndexFunc(o.Lines, func(l Line) bool { return l.SKU == a.SKU })
+		if i < 0 {
+			return nil, Errorf("%s was not sold on %s; check the item code.", a.SKU, o.ID)
+		}
+		if slices.ContainsFunc(items, func(it ReturnItem) bool { return it.Line == i }) {
+			return nil, Errorf("%s is named twice; give its quantity once.", a.SKU)
+		}
+		l := o.Lines[i]
+		left := l.Qty - o.Returned(i)
+		if a.Qty <= 0 || a.Qty > left {
+			return nil, wrapf(ErrNotRefundable, "%s: %d sold, %d returned already, so at most %d can come back (not %d).",
+				a.SKU, l.Qty, l.Qty-left, left, a.Qty)
+		}
+		imeis := a.IMEIs
+		if l.Serialised && len(l.IMEIs) > 0 {
+			if len(imeis) == 0 && a.Qty == left {
+				imeis = slices.DeleteFunc(slices.Clone(l.IMEIs), func(s string) bool { return slices.Contains(o.returnedIMEIs(i), s) })
+			}
+			if len(imeis) != a.Qty {
+				return nil, Errorf("%s is serialised: name the IMEI of each of the %d units that come back.", a.SKU, a.Qty)
+			}
+			for _, m := range imeis {
+				if !slices.Contains(l.IMEIs, m) || slices.Contains(o.returnedIMEIs(i), m) {
+					return nil, wrapf(ErrNotRefundable, "IMEI %s was not sold on this invoice or was returned already.", m)
+				}
+			}
+		}
+		items = append(items, o.returnItem(i, a.Qty, imeis))
+	}
+	return items, nil
+}
+
+// AdjustmentItems splits a price adjustment of amount, without goods, over o's
+// lines in proportion to the money of their units not returned (the last such
+// line takes the rest), so that the credit note reverses tax at each line's rate.
+func (o *Order) AdjustmentItems(amount Paise) []ReturnItem {
+	kept := make([]Paise, len(o.Lines))
+	total, last := Paise(0), -1
+	for i, l := range o.Lines {
+		kept[i] = l.Amount() - unitsAmount(l, o.Returned(i))
+		total += kept[i]
+		if kept[i] > 0 {
+			last = i
+		}
+	}
+	if total <= 0 || amount <= 0 {
+		return nil
+	}
+	var items []ReturnItem
+	left := amount
+	for i, l := range o.Lines {
+		share := Paise(int64(amount) * int64(kept[i]) / int64(total))
+		if i == last {
+			share = left
+		}
+		left -= share
+		if share == 0 {
+			continue
+		}
+		t := TaxOf(share, l.GSTRate)
+		items = append(items, ReturnItem{Line: i, SKU: l.SKU, Amount: share, Taxable: t.Taxable, Tax: t.Tax, CGST: t.CGST, Rate: l.GSTRate})
+	}
+	return items
+}
+
+// ReturnDestinations are where the money of a return of o may go, the default
+// first: a cash sale's to cash or a credit note, a note sale's to a note, a card
+// sale's to its card or a note. A brand-EMI sale whose IMEIs the service blocked
+// goes back to its card only: the service frees the IMEIs when the sale is
+// refunded in full (contract section 5), which a credit note never does.
+func ReturnDestinations(o *Order) []RefundTo {
+	switch {
+	case o.Tender == TenderCash:
+		return []RefundTo{RefundToCash, RefundToNote}
+	case o.Tender == TenderNote:
+		return []RefundTo{RefundToNote}
+	case brandIMEIs(o):
+		return []RefundTo{RefundToCard}
+	}
+	return []RefundTo{RefundToCard, RefundToNote}
+}
+
+// brandIMEIs reports whether o is a brand-EMI sale whose IMEIs the service
+// blocked for it.
+func brandIMEIs(o *Order) bool { return o.EMI != nil && o.EMI.IMEIRequired && o.IMEIsValidated }
+
+// ItemsAmount is the money of items.
+func ItemsAmount(items []ReturnItem) Paise {
+	var s Paise
+	for _, it := range items {
+		s += it.Amount
+	}
+	return s
+}
+
+// checkReturn is the state machine's check of a refund.intent's items and
+// destination against o (see the rules above).
+func (o *Order) checkReturn(r *RefundEvent) error {
+	switch r.To {
+	case "":
+	case RefundToNote:
+		if brandIMEIs(o) {
+			return fmt.Errorf("%w: a brand-EMI sale goes back to its card, which frees its IMEIs", ErrNotRefundable)
+		}
+	case RefundToCash:
+		if o.Tender != TenderCash {
+			return fmt.Errorf("%w: a %s sale is refunded to its card or as a note, not in cash", ErrNotRefundable, o.Tender)
+		}
+	case RefundToCard:
+		if o.Tender == TenderCash || o.Tender == TenderNote {
+			return fmt.Errorf("%w: a %s sale has no card to refund to", ErrNotRefundable, o.Tender)
+		}
+	default:
+		return fmt.Errorf("%w: refund to %q", ErrBadEvent, r.To)
+	}
+	if len(r.Items) == 0 {
+		return nil
+	}
+	seen := map[int]bool{}
+	var sum Paise
+	for _, it := range r.Items {
+		if it.Line < 0 || it.Line >= len(o.Lines) || o.Lines[it.Line].SKU != it.SKU || it.Qty < 0 {
+			return fmt.Errorf("%w: item %d %q is not a line of the sale", ErrBadEvent, it.Line, it.SKU)
+		}
+		l := o.Lines[it.Line]
+		if it.Qty > 0 {
+			if seen[it.Line] {
+				return fmt.Errorf("%w: line %d twice", ErrBadEvent, it.Line)
+			}
+			seen[it.Line] = true
+			if o.Returned(it.Line)+it.Qty > l.Qty {
+				return fmt.Errorf("%w: %s: %d of %d units returned already, %d more asked", ErrNotRefundable, it.SKU, o.Returned(it.Line), l.Qty, it.Qty)
+			}
+			want := o.returnItem(it.Line, it.Qty, it.IMEIs)
+			if it.Amount != want.Amount || it.Taxable != want.Taxable || it.Tax != want.Tax || it.CGST != want.CGST || it.Rate != l.GSTRate {
+				return fmt.Errorf("%w: %s: %s (tax %s) for %d units; they cost %s (tax %s)", ErrBadEvent, it.SKU, it.Amount, it.Tax, it.Qty, want.Amount, want.Tax)
+			}
+			for _, m := range it.IMEIs {
+				if !slices.Contains(l.IMEIs, m) || slices.Contains(o.returnedIMEIs(it.Line), m) {
+					return fmt.Errorf("%w: IMEI %s not sold or returned already", ErrNotRefundable, m)
+				}
+			}
+		}
+		if t := TaxOf(it.Amount, l.GSTRate); it.Qty == 0 && (it.Taxable != t.Taxable || it.Tax != t.Tax || it.CGST != t.CGST || it.Rate != l.GSTRate) {
+			return fmt.Errorf("%w: %s: tax split of %s", ErrBadEvent, it.SKU, it.Amount)
+		}
+		sum += it.Amount
+	}
+	if sum != r.Amount {
+		return fmt.Errorf("%w: items make %s, the refund is %s", ErrBadEvent, sum, r.Amount)
+	}
+	return nil
+}
+
+// tax is the item's reversal as a LineTax.
+func (it ReturnItem) tax() LineTax {
+	return LineTax{Amount: it.Amount, Taxable: it.Taxable, Tax: it.Tax, CGST: it.CGST, SGST: it.Tax - it.CGST}
+}
