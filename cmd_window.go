@@ -45,7 +45,8 @@ func cmdWindow(c *cli, args []string) int {
 	a := app.NewWithID("in.galla.pos")
 	icon := fyne.NewStaticResource("icon.png", assets.Icon())
 	a.SetIcon(icon)
-	w := ui.New(a, t.Till, ui.Options{Title: "Galla — " + t.Terminal(), Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts")})
+	w := ui.New(a, t.Till, ui.Options{Title: "Galla — " + t.Terminal(), Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts"),
+		Version: buildInfo().String(), DataDir: dataDirLine(c)})
 	w.ShowAndRun()
 	return exitOK
 }

@@ -38,6 +38,10 @@ type Options struct {
 	// ReceiptDir is where the receipt screen's Save PNG writes receipt images; empty
 	// turns the action off.
 	ReceiptDir string
+	// Version is the Galla version Settings shows ("0.1.0 (commit …, built …)").
+	Version string
+	// DataDir is the data directory Settings shows, with why it is the one used.
+	DataDir string
 }
 
 // screen is one of the terminal's screens.

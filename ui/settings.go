@@ -32,7 +32,9 @@ type settingsScreen struct {
 	where      *widget.Label // where the access code and the secret are kept
 	profile    *widget.Select
 	printer    *keyEntry
-	phone      *keyEntry // where the page for pay on the customer's phone listens
+	phone      *keyEntry     // where the page for pay on the customer's phone listens
+	version    *widget.Label // this Galla's version
+	dataDir    *widget.Label // where the journal and the configuration are kept
 	message    *widget.Label
 	save       *action
 	testPrint  *action
@@ -80,6 +82,10 @@ func newSettingsScreen(u *UI) *settingsScreen {
 			e.OnSubmitted = func(string) { s.store() }
 		}
 	}
+	s.version = widget.NewLabel(u.opts.Version)
+	s.version.Wrapping = fyne.TextWrapWord
+	s.dataDir = widget.NewLabel(u.opts.DataDir)
+	s.dataDir.Wrapping = fyne.TextWrapWord
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
 	s.save = u.newAction("Save", fyne.KeyS, fyne.KeyModifierControl, s.store)
@@ -107,6 +113,8 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		widget.NewFormItem("Printer profile [Ctrl+P]", s.profile),
 		widget.NewFormItem("Printer", s.printer),
 		phoneItem,
+		widget.NewFormItem("Galla", s.version),
+		widget.NewFormItem("Data directory", s.dataDir),
 	)
 	service := widget.NewForm(
 		widget.NewFormItem("Gateway", s.live),
