@@ -212,7 +212,7 @@ func (c *cli) failOpen(err error) int { return c.fail(exitCannotWork, "%s", open
 
 // openSentence is what to say of an error of openTerminal.
 func openSentence(err error) string {
-	for _, kind := range []error{journal.ErrAlreadyRunning, journal.ErrMissing, journal.ErrDamaged, journal.ErrBehind, journal.ErrNewerSchema} {
+	for _, kind := range []error{journal.ErrAlreadyRunning, journal.ErrMissing, journal.ErrDamaged, journal.ErrBehind, journal.ErrNewerSchema, journal.ErrUpgradeCopy} {
 		if errors.Is(err, kind) {
 			return pos.Sentence(err)
 		}

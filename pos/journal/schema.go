@@ -129,7 +129,7 @@ func (j *Journal) migrate(appVersion string) (migrated, error) {
 	if have > 0 && have < SchemaVersion() {
 		backup, err := j.migrationBackup(have)
 		if err != nil {
-			return migrated{}, fmt.Errorf("journal: migrate from schema %d: the copy before it: %w", have, err)
+			return migrated{}, &UpgradeCopyError{Path: j.path, BackupDir: j.backupDir, From: have, To: SchemaVersion(), Err: err}
 		}
 		mig = migrated{from: have, backup: backup}
 	}

@@ -136,6 +136,35 @@ func (j *Journal) migrationBackup(have uint64) (string, error) {
 	return path, nil
 }
 
+// ErrUpgradeCopy is matched (errors.Is) by the error Open returns when the
+// copy it takes before a migration cannot be written or does not check out: an
+// *UpgradeCopyError. Nothing was migrated.
+var ErrUpgradeCopy = errors.New("journal: the copy before the upgrade failed")
+
+// UpgradeCopyError says that a journal of an older schema was left as it was
+// because its copy could not be made first.
+type UpgradeCopyError struct {
+	Path      string
+	BackupDir string
+	From, To  uint64 // the schemas
+	Err       error
+}
+
+func (e *UpgradeCopyError) Error() string {
+	return fmt.Sprintf("journal: migrate from schema %d: the copy before it: %v", e.From, e.Err)
+}
+
+func (e *UpgradeCopyError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrUpgradeCopy) hold.
+func (e *UpgradeCopyError) Is(target error) bool { return target == ErrUpgradeCopy }
+
+// Sentence is what the manager reads (pos.Sentencer).
+func (e *UpgradeCopyError) Sentence() string {
+	return fmt.Sprintf("This Galla moves the journal %s from schema %d to %d, and first copies it to %s; the copy could not be made (%v), so nothing was changed. Free space on the disk or make that folder writable, then start Galla again.",
+		e.Path, e.From, e.To, e.BackupDir, e.Err)
+}
+
 // checkCopy opens the copy at path read-only and checks it holds schema and head.
 func checkCopy(path string, schema uint64, head []byte) error {
 	var db *bolt.DB

@@ -280,3 +280,19 @@ func fileSum(t *testing.T, path string) [32]byte {
 	require.NoError(t, err)
 	return sha256.Sum256(data)
 }
+
+// TestNoMigrationWithoutCopy: where the copy before the migration cannot be
+// written (here a file stands where the backups directory would be), Open
+// refuses and the journal keeps its schema and its bytes.
+func TestNoMigrationWithoutCopy(t *testing.T) {
+	path := copyFixture(t, fixturePrevious)
+	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(path), "backups"), []byte("not a directory"), 0o600))
+	before := fileSum(t, path)
+	_, err := Open(path, Options{ChainKey: testKey, AppVersion: "0.1.0"})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrUpgradeCopy)
+	s := pos.Sentence(err)
+	assert.Contains(t, s, "from schema 2 to 3")
+	assert.Contains(t, s, "nothing was changed")
+	assert.Equal(t, before, fileSum(t, path), "not migrated")
+}
