@@ -92,9 +92,8 @@ bench-start: deps
 # The Linux packages: the tarball of fyne package and the .deb (dpkg-deb), both
 # from one stamped, stripped build.
 package: deps package-deb $(FYNE)
-	cd bin/linux && $(CURDIR)/$(FYNE) package --os linux --exe galla --name Galla --icon $(CURDIR)/assets/icon.png \
-		--app-id in.galla.pos --app-version $(VERSION) --app-build $(BUILD_NO) --release
-	mv bin/linux/Galla.tar.xz bin/Galla-$(VERSION)-linux-$(shell go env GOARCH).tar.xz
+	$(FYNE) package --os linux --exe bin/linux/galla --release
+	mv Galla.tar.xz bin/Galla-$(VERSION)-linux-$(shell $(GO) env GOARCH).tar.xz
 	@ls -l bin/Galla-$(VERSION)-linux-*.tar.xz bin/galla_$(VERSION)-*.deb
 
 $(FYNE): go.mod go.sum
