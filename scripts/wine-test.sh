@@ -15,10 +15,13 @@ if [ -z "$wine" ]; then
 fi
 work=$(mktemp -d)
 export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" HOME=$work
-trap 'wineserver=$(dirname "$wine")/wineserver; [ -x "$wineserver" ] || wineserver=wineserver; WINEPREFIX=$WINEPREFIX "$wineserver" -k >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+wineserver=$(dirname "$wine")/wineserver
+[ -x "$wineserver" ] || wineserver=wineserver
+trap '"$wineserver" -k >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 "$wine" wineboot -i >/dev/null 2>&1
 c=$WINEPREFIX/drive_c
 "$wine" "$setup" /S >/dev/null 2>&1
+"$wineserver" -w
 inst="$c/Program Files/Galla"
 test -f "$inst/Galla.exe" || { echo "wine test: no Galla.exe in Program Files"; ls -R "$c/Program Files" | head; exit 1; }
 test -f "$inst/Uninstall Galla.exe" || { echo "wine test: no uninstaller"; exit 1; }
@@ -36,8 +39,10 @@ printf 'journal' >"$data/journal.db"
 printf 'backup' >"$data/backups/journal-2026-11-24.db"
 before=$(cd "$data" && find . -type f -exec sha256sum {} + | sort)
 
-# _?= runs the uninstaller in place and waits for it.
-"$wine" "$inst/Uninstall Galla.exe" /S '_?=C:\Program Files\Galla' >/dev/null 2>&1
+# The uninstaller copies itself to %TEMP% and runs from there: wineserver -w
+# waits until every process of the prefix has ended.
+"$wine" "$inst/Uninstall Galla.exe" /S >/dev/null 2>&1
+"$wineserver" -w
 [ ! -e "$inst/Galla.exe" ] || { echo "wine test: Galla.exe is still installed"; exit 1; }
 [ ! -e "$lnk" ] || { echo "wine test: the Start-menu entry is still there"; exit 1; }
 if "$wine" reg query "$key" >/dev/null 2>&1; then echo "wine test: Apps & features still lists Galla"; exit 1; fi

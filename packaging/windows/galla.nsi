@@ -6,7 +6,8 @@
 ; journal, its backups and the configuration live in %LOCALAPPDATA%\Galla (or,
 ; from an earlier Galla, %APPDATA%\galla), which the uninstaller leaves in place.
 
-Unicode true
+; A 64-bit installer, like Galla itself (Debian's NSIS ships the amd64 stubs).
+Target amd64-unicode
 SetCompressor /SOLID lzma
 !include "MUI2.nsh"
 !include "x64.nsh"
