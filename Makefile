@@ -90,9 +90,12 @@ bench-start: deps
 	@bash scripts/bench-start.sh
 
 # The Linux packages: the tarball of fyne package and the .deb (dpkg-deb), both
-# from one stamped, stripped build.
+# from one stamped, stripped build. fyne package raises FyneApp.toml's Build by
+# one after each package; the file is put back, so that the version and build
+# change only when someone edits them.
 package: deps package-deb $(FYNE)
-	$(FYNE) package --os linux --exe bin/linux/galla --release
+	@mkdir -p bin && cp FyneApp.toml bin/FyneApp.toml.orig
+	$(FYNE) package --os linux --exe bin/linux/galla --release; s=$$?; cp bin/FyneApp.toml.orig FyneApp.toml; exit $$s
 	mv Galla.tar.xz bin/Galla-$(VERSION)-linux-$(shell $(GO) env GOARCH).tar.xz
 	@ls -l bin/Galla-$(VERSION)-linux-*.tar.xz bin/galla_$(VERSION)-*.deb
 
@@ -107,19 +110,20 @@ bin/linux/galla: deps FORCE
 package-deb: bin/linux/galla
 	@bash scripts/package-deb.sh bin/linux/galla $(VERSION) $(BUILD_NO) bin
 
-# The Windows installer: fyne package's Galla.exe (on Debian with its mingw-w64
-# cross compiler; on Windows with the native one) inside an NSIS installer, then
-# checked: a PE file carrying the version (scripts/package-windows.sh), and,
-# where Wine is installed, installed and uninstalled under it.
-package-windows: deps $(FYNE)
+# The Windows installer: Galla.exe for 64-bit Windows (on Debian with its
+# mingw-w64 cross compiler, on Windows with the native one; its icon, version and
+# manifest by scripts/package-windows-exe.sh, mingw-w64's own libraries linked
+# statically) inside an NSIS installer, then checked: a PE file carrying the
+# version (scripts/package-windows.sh), and, where Wine is installed, installed
+# and uninstalled under it (scripts/wine-test.sh).
+package-windows: deps
 	@if [ "$(OS)" != Windows_NT ]; then \
 		for p in gcc-mingw-w64-x86-64 nsis; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; done; \
 		if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi; \
 	fi
-	GOFLAGS="$(FYNE_GOFLAGS)" GOOS=windows GOARCH=amd64 CGO_ENABLED=1 \
-		$(if $(filter Windows_NT,$(OS)),,CC=x86_64-w64-mingw32-gcc CGO_LDFLAGS=-lssp) \
-		$(FYNE) package -os windows --release
-	@mkdir -p bin/windows && mv Galla.exe bin/windows/Galla.exe
+	$(if $(filter Windows_NT,$(OS)),,CC=x86_64-w64-mingw32-gcc CGO_LDFLAGS=-lssp) \
+		bash scripts/package-windows-exe.sh $(VERSION) $(BUILD_NO) bin/windows/Galla.exe \
+		-trimpath -tags release,migrated_fynedo -ldflags "$(STAMP) -linkmode=external -extldflags=-static -H=windowsgui -s -w"
 	@bash scripts/package-windows.sh bin/windows/Galla.exe $(VERSION) $(BUILD_NO) bin
 	@bash scripts/wine-test.sh bin/Galla-$(VERSION)-windows-amd64-setup.exe $(VERSION)
 
@@ -127,7 +131,8 @@ package-windows: deps $(FYNE)
 # a .dmg of it. The release workflow signs and notarises them when its secrets
 # are set (scripts/package-macos.sh).
 package-macos: $(FYNE)
-	GOFLAGS="$(FYNE_GOFLAGS)" $(FYNE) package -os darwin --release
+	@mkdir -p bin && cp FyneApp.toml bin/FyneApp.toml.orig
+	GOFLAGS="$(FYNE_GOFLAGS)" $(FYNE) package -os darwin --release; s=$$?; cp bin/FyneApp.toml.orig FyneApp.toml; exit $$s
 	@bash scripts/package-macos.sh Galla.app $(VERSION) bin
 
 FORCE:
