@@ -75,6 +75,8 @@ func TestChooseDataDir(t *testing.T) {
 		}, home + "/both/.local/share/galla", "default"},
 		{"windows local AppData", "windows", env("LOCALAPPDATA", `C:\Users\a\AppData\Local`, "APPDATA", `C:\Users\a\AppData\Roaming`), nil,
 			filepath.Join(`C:\Users\a\AppData\Local`, "Galla"), "default"},
+		{"windows upgrade keeps the roaming AppData journal", "windows", env("LOCALAPPDATA", home+"/win/Local", "APPDATA", home+"/win/Roaming"),
+			func() { withJournal(home + "/win/Roaming/galla") }, home + "/win/Roaming/galla", "earlier Galla"},
 		{"macOS Application Support", "darwin", env("HOME", "/Users/a"), nil, "/Users/a/Library/Application Support/galla", "default"},
 		{"no home", "linux", env(), nil, "galla-data", "current directory"},
 	}
