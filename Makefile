@@ -17,12 +17,25 @@ DEB_PACKAGES := gcc libc6-dev pkg-config libgl-dev libegl-dev libx11-dev libxcur
 # on a loaded machine without any failing input.
 FUZZTIME ?= 3000x
 
-.PHONY: all deps run test check fmt vet staticcheck depcheck unit fuzz window bench bench-start build package package-windows clean
+.PHONY: all deps run test check fmt vet staticcheck depcheck unit fuzz window deb-test bench bench-start build package package-deb package-windows package-macos clean
+
+# The version lives in FyneApp.toml only; the release build stamps the commit and
+# the date into galla --version (internal/version). SOURCE_DATE_EPOCH, when set,
+# makes the date that of the commit (a reproducible build).
+VERSION := $(shell sed -n 's/^[[:space:]]*Version[[:space:]]*=[[:space:]]*"\(.*\)".*/\1/p' FyneApp.toml)
+BUILD_NO := $(shell sed -n 's/^[[:space:]]*Build[[:space:]]*=[[:space:]]*\([0-9]*\).*/\1/p' FyneApp.toml)
+COMMIT := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+DATE := $(shell date -u $(if $(SOURCE_DATE_EPOCH),-d @$(SOURCE_DATE_EPOCH)) +%Y-%m-%dT%H:%M:%SZ)
+STAMP := -X=galla/internal/version.commit=$(COMMIT) -X=galla/internal/version.date=$(DATE)
+# fyne package builds by itself: it takes -ldflags from GOFLAGS, one field each.
+FYNE_GOFLAGS := $(foreach x,$(STAMP),-ldflags=$(x))
+FYNE := bin/fyne$(if $(filter Windows_NT,$(OS)),.exe)
 
 all: test
 
 deps:
-	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	@command -v dpkg-query >/dev/null || { echo "deps: not a Debian system; install Go and a C compiler yourself"; exit 0; }; \
+	missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
@@ -34,7 +47,7 @@ build: deps
 run: deps
 	$(GO) run . $(ARGS)
 
-test: deps check unit fuzz window
+test: deps check unit fuzz window deb-test
 
 check: fmt vet staticcheck depcheck
 
@@ -62,6 +75,11 @@ fuzz:
 window:
 	@bash scripts/window-test.sh
 
+# The .deb installed on this machine with dpkg -i, its window drawn under Xvfb,
+# removed with dpkg -r leaving the user's data (scripts/deb-test.sh).
+deb-test: package-deb
+	@bash scripts/deb-test.sh bin/galla_$(VERSION)-$(BUILD_NO)_$(shell dpkg --print-architecture).deb $(VERSION)
+
 # Every benchmark of DESIGN.md section 7 (about a minute; each reports x-floor or
 # x-budget, see docs/benchmarks.md).
 bench:
@@ -71,15 +89,53 @@ bench:
 bench-start: deps
 	@bash scripts/bench-start.sh
 
-package: deps
-	$(GO) tool fyne package --release
+# The Linux packages: the tarball of fyne package and the .deb (dpkg-deb), both
+# from one stamped, stripped build. fyne package raises FyneApp.toml's Build by
+# one after each package; the file is put back, so that the version and build
+# change only when someone edits them.
+package: deps package-deb $(FYNE)
+	@mkdir -p bin && cp FyneApp.toml bin/FyneApp.toml.orig
+	$(FYNE) package --os linux --exe bin/linux/galla --release; s=$$?; cp bin/FyneApp.toml.orig FyneApp.toml; exit $$s
+	mv Galla.tar.xz bin/Galla-$(VERSION)-linux-$(shell $(GO) env GOARCH).tar.xz
+	@ls -l bin/Galla-$(VERSION)-linux-*.tar.xz bin/galla_$(VERSION)-*.deb
 
-# Galla.exe for Windows, built on Debian with its mingw-w64 cross compiler.
+$(FYNE): go.mod go.sum
+	$(GO) build -o $(FYNE) fyne.io/tools/cmd/fyne
+
+# Without -trimpath, so that make test's window test and this build share the
+# compiled packages (Fyne's C parts take minutes): only the link differs.
+bin/linux/galla: deps FORCE
+	$(GO) build -ldflags "-s -w $(STAMP)" -o bin/linux/galla .
+
+package-deb: bin/linux/galla
+	@bash scripts/package-deb.sh bin/linux/galla $(VERSION) $(BUILD_NO) bin
+
+# The Windows installer: Galla.exe for 64-bit Windows (on Debian with its
+# mingw-w64 cross compiler, on Windows with the native one; its icon, version and
+# manifest by scripts/package-windows-exe.sh, mingw-w64's own libraries linked
+# statically) inside an NSIS installer, then checked: a PE file carrying the
+# version (scripts/package-windows.sh), and, where Wine is installed, installed
+# and uninstalled under it (scripts/wine-test.sh).
 package-windows: deps
-	@dpkg-query -W -f='$${Status}\n' gcc-mingw-w64-x86-64 2>/dev/null | grep -q '^install ok installed' || \
-		{ $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gcc-mingw-w64-x86-64 >/dev/null; }
-	$(GO) build -o bin/fyne fyne.io/tools/cmd/fyne
-	GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc CGO_ENABLED=1 CGO_LDFLAGS=-lssp bin/fyne package -os windows --release
+	@if [ "$(OS)" != Windows_NT ]; then \
+		for p in gcc-mingw-w64-x86-64 nsis; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; done; \
+		if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi; \
+	fi
+	$(if $(filter Windows_NT,$(OS)),,CC=x86_64-w64-mingw32-gcc CGO_LDFLAGS=-lssp) \
+		bash scripts/package-windows-exe.sh $(VERSION) $(BUILD_NO) bin/windows/Galla.exe \
+		-trimpath -tags release,migrated_fynedo -ldflags "$(STAMP) -linkmode=external -extldflags=-static -H=windowsgui -s -w"
+	@bash scripts/package-windows.sh bin/windows/Galla.exe $(VERSION) $(BUILD_NO) bin
+	@bash scripts/wine-test.sh bin/Galla-$(VERSION)-windows-amd64-setup.exe $(VERSION)
+
+# The macOS packages, on a Mac (fyne package needs Xcode's tools): Galla.app and
+# a .dmg of it. The release workflow signs and notarises them when its secrets
+# are set (scripts/package-macos.sh).
+package-macos: $(FYNE)
+	@mkdir -p bin && cp FyneApp.toml bin/FyneApp.toml.orig
+	GOFLAGS="$(FYNE_GOFLAGS)" $(FYNE) package -os darwin --release; s=$$?; cp bin/FyneApp.toml.orig FyneApp.toml; exit $$s
+	@bash scripts/package-macos.sh Galla.app $(VERSION) bin
+
+FORCE:
 
 clean:
 	rm -rf bin

@@ -48,7 +48,7 @@ func cmdWindow(c *cli, args []string) int {
 	icon := fyne.NewStaticResource("icon.png", assets.Icon())
 	a.SetIcon(icon)
 	w := ui.New(a, t.Till, ui.Options{Title: "Galla — " + t.Terminal(), Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts"),
-		Screen: primaryScreen})
+		Screen: primaryScreen, Version: buildInfo().String(), DataDir: dataDirLine(c)})
 	w.ShowAndRun()
 	return exitOK
 }

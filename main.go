@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -40,6 +41,7 @@ const (
 // cli carries what every sub-command needs: the global flags and the standard streams.
 type cli struct {
 	dataDir    string // --data: journal and config
+	dataWhy    string // why dataDir is the one used (galla --version, Settings)
 	gatewayURL string // --gateway: the live service's base URL; empty means the embedded sandbox
 	stdin      io.Reader
 	stdout     io.Writer
@@ -130,13 +132,22 @@ func maskDigits(s string) string {
 func (c *cli) main(args []string) int {
 	fs := c.flagSet("galla")
 	fs.Usage = func() { c.usage() }
+	showVersion := fs.Bool("version", false, "print the version, the data directory and the journal schema")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitBadInput
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "data" {
+			c.dataWhy = "set by --data"
+		}
+	})
 	rest := fs.Args()
+	if *showVersion {
+		return c.printVersion(c.dataWhy)
+	}
 	if len(rest) == 0 {
 		return cmdWindow(c, nil)
 	}
@@ -162,7 +173,8 @@ func (c *cli) flagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	if c.dataDir == "" {
-		c.dataDir = defaultDataDir(c.getenv)
+		d := chooseDataDir(runtime.GOOS, c.getenv)
+		c.dataDir, c.dataWhy = d.dir, d.why
 	}
 	fs.StringVar(&c.dataDir, "data", c.dataDir, "data directory: journal and config")
 	fs.StringVar(&c.gatewayURL, "gateway", c.gatewayURL, "the live payment service's base URL (default: the embedded sandbox)")
@@ -187,7 +199,7 @@ func (c *cli) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func (c *cli) usage() {
-	fmt.Fprintln(c.stderr, "usage: galla [--data DIR] [--gateway URL] [command]")
+	fmt.Fprintln(c.stderr, "usage: galla [--data DIR] [--gateway URL] [--version] [command]")
 	fmt.Fprintln(c.stderr, "  galla                 the terminal window")
 	for _, n := range sortedKeys(commands()) {
 		fmt.Fprintln(c.stderr, "  "+commands()[n].usage)
@@ -201,17 +213,6 @@ func sortedKeys(m map[string]command) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// defaultDataDir is the OS user data directory's galla folder.
-func defaultDataDir(getenv func(string) string) string {
-	if d := getenv("GALLA_DATA"); d != "" {
-		return d
-	}
-	if d, err := os.UserConfigDir(); err == nil {
-		return d + string(os.PathSeparator) + "galla"
-	}
-	return "galla-data"
 }
 
 // fail prints one plain sentence to standard error and returns the exit code.

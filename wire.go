@@ -63,7 +63,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 	}
 	// The journal first: its lock keeps a second process from loading the
 	// embedded sandbox's state while this one may still change it.
-	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{DeferVerify: window, Create: create, ChainKey: chainKey})
+	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{DeferVerify: window, Create: create, ChainKey: chainKey, AppVersion: buildInfo().Version})
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func (c *cli) failOpen(err error) int { return c.fail(exitCannotWork, "%s", open
 
 // openSentence is what to say of an error of openTerminal.
 func openSentence(err error) string {
-	for _, kind := range []error{journal.ErrAlreadyRunning, journal.ErrMissing, journal.ErrDamaged, journal.ErrBehind, journal.ErrNewerSchema} {
+	for _, kind := range []error{journal.ErrAlreadyRunning, journal.ErrMissing, journal.ErrDamaged, journal.ErrBehind, journal.ErrNewerSchema, journal.ErrUpgradeCopy} {
 		if errors.Is(err, kind) {
 			return pos.Sentence(err)
 		}

@@ -42,6 +42,10 @@ type Options struct {
 	// a zero size) when it cannot be known. The window is fitted to it and never
 	// grows past it.
 	Screen func() (width, height int)
+	// Version is the Galla version Settings shows ("0.1.0 (commit …, built …)").
+	Version string
+	// DataDir is the data directory Settings shows, with why it is the one used.
+	DataDir string
 }
 
 // screen is one of the terminal's screens.

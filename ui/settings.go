@@ -34,6 +34,8 @@ type settingsScreen struct {
 	printer    *keyEntry
 	phone      *keyEntry // where the page for pay on the customer's phone listens
 	upi        *upiSetting
+	version    *widget.Label // this Galla's version
+	dataDir    *widget.Label // where the journal and the configuration are kept
 	message    *widget.Label
 	save       *action
 	testPrint  *action
@@ -83,6 +85,10 @@ func newSettingsScreen(u *UI) *settingsScreen {
 			e.OnSubmitted = func(string) { s.store() }
 		}
 	}
+	s.version = widget.NewLabel(u.opts.Version)
+	s.version.Wrapping = fyne.TextWrapWord
+	s.dataDir = widget.NewLabel(u.opts.DataDir)
+	s.dataDir.Wrapping = fyne.TextWrapWord
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
 	s.save = u.newAction("Save", fyne.KeyS, fyne.KeyModifierControl, s.store)
@@ -112,6 +118,8 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		widget.NewFormItem("Printer", s.printer),
 		phoneItem,
 		s.upi.item(),
+		widget.NewFormItem("Galla", s.version),
+		widget.NewFormItem("Data directory", s.dataDir),
 	)
 	service := widget.NewForm(
 		widget.NewFormItem("Gateway", s.live),

@@ -48,6 +48,8 @@ func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache) error {
 		return deriveDayClose(tx, ev)
 	case EvNumbersContinued:
 		return deriveNumbers(tx, ev)
+	case EvOpenedBy:
+		return deriveOpenedBy(tx, ev)
 	case pos.EvStaffAdded, pos.EvStaffChanged:
 		var s pos.Staff
 		if err := json.Unmarshal(ev.Data, &s); err != nil {

@@ -102,7 +102,10 @@
 // The schema version lives in meta. A change appends a migration to the
 // migrations list in schema.go (each runs once, in its own transaction, at Open),
 // bumps the version, and redraws the tree above and in docs/journal-schema.md.
-// A file written by a newer build is refused with ErrNewerSchema.
+// A file written by a newer build is refused with ErrNewerSchema (a
+// *NewerSchemaError naming both Galla versions); a file of an older schema is
+// copied to the backups and the copy checked before it is migrated, and the
+// migration is journaled (journal.opened_by, version.go).
 //
 // # Backups
 //

@@ -80,6 +80,13 @@ type Options struct {
 	// Events written before the first keyed one stay as they were.
 	ChainKey []byte
 
+	// AppVersion is the version of the Galla opening the journal ("0.1.0"). The
+	// journal keeps the last one in its meta bucket and journals a change
+	// (journal.opened_by), a migration to a newer schema included; an older
+	// Galla that finds a newer schema names both versions in its refusal
+	// (NewerSchemaError). Empty records nothing (tests, the journal's tools).
+	AppVersion string
+
 	// continueNumbers makes Open lift the counters of a journal that is behind
 	// its high-water file with a numbers.continued event instead of refusing it
 	// (Restore).
@@ -290,14 +297,28 @@ func (j *Journal) init(opts Options, creating bool) error {
 		if err := j.view(func(tx *bolt.Tx) error { have = schemaOf(tx); return nil }); err != nil {
 			return j.openErr(err)
 		}
+		var newer error
+		if err := j.view(func(tx *bolt.Tx) error {
+			if have > SchemaVersion() {
+				newer = j.newerSchema(tx, have, opts.AppVersion)
+			}
+			return nil
+		}); err != nil {
+			return j.openErr(err)
+		}
 		switch {
-		case have > SchemaVersion():
-			return fmt.Errorf("journal: open: file schema %d, this build knows %d: %w", have, SchemaVersion(), ErrNewerSchema)
+		case newer != nil:
+			return newer
 		case have == 0:
 			return j.corrupt(0, "the file holds no journal (no schema version)")
 		}
-	} else if err := j.migrate(); err != nil {
-		return j.openErr(err)
+	}
+	var mig migrated
+	if !opts.ReadOnly {
+		var err error
+		if mig, err = j.migrate(opts.AppVersion); err != nil {
+			return j.openErr(err)
+		}
 	}
 	if err := j.checkKey(); err != nil {
 		if !opts.ReadOnly || !errors.Is(err, ErrDamaged) {
@@ -350,7 +371,7 @@ func (j *Journal) init(opts Options, creating bool) error {
 			j.verified, j.verifyErr = true, err
 		}
 	}
-	return nil
+	return j.noteVersion(opts.AppVersion, creating, mig)
 }
 
 // closeHead closes the head record.

@@ -35,6 +35,7 @@ var (
 	metaReceipt = []byte("receipt_no") // 8-byte big-endian last receipt number handed out
 	metaZ       = []byte("z_no")       // 8-byte big-endian last Z report number
 	metaKey     = []byte("chain_key")  // HMAC-SHA256 of keyCheckLabel under the chain key (schema 3)
+	// metaGallaVersion ("galla_version", version.go): the last Galla that opened it.
 )
 
 // catalogKey is the one key of the catalog bucket.
@@ -108,14 +109,33 @@ func schemaOf(tx *bolt.Tx) uint64 {
 	return getU64(meta, metaSchema)
 }
 
-// migrate applies, each in its own transaction, every migration the file lacks.
-func (j *Journal) migrate() error {
+// migrate applies, each in its own transaction, every migration the file
+// lacks. A file that holds a journal already (schema 1 or later) is copied
+// first into the backup directory, and the copy checked (migrationBackup):
+// nothing is migrated without it. A file of a newer schema is refused with a
+// *NewerSchemaError naming both versions, unchanged.
+func (j *Journal) migrate(appVersion string) (migrated, error) {
 	var have uint64
-	if err := j.view(func(tx *bolt.Tx) error { have = schemaOf(tx); return nil }); err != nil {
-		return fmt.Errorf("journal: migrate: %w", err)
+	var newer error
+	if err := j.view(func(tx *bolt.Tx) error {
+		have = schemaOf(tx)
+		if have > SchemaVersion() {
+			newer = j.newerSchema(tx, have, appVersion)
+		}
+		return nil
+	}); err != nil {
+		return migrated{}, fmt.Errorf("journal: migrate: %w", err)
 	}
-	if have > SchemaVersion() {
-		return fmt.Errorf("journal: migrate: file schema %d, this build knows %d: %w", have, SchemaVersion(), ErrNewerSchema)
+	if newer != nil {
+		return migrated{}, newer
+	}
+	var mig migrated
+	if have > 0 && have < SchemaVersion() {
+		backup, err := j.migrationBackup(have)
+		if err != nil {
+			return migrated{}, &UpgradeCopyError{Path: j.path, BackupDir: j.backupDir, From: have, To: SchemaVersion(), Err: err}
+		}
+		mig = migrated{from: have, backup: backup}
 	}
 	for _, m := range migrations {
 		if m.version <= have {
@@ -128,10 +148,10 @@ func (j *Journal) migrate() error {
 			return putU64(tx.Bucket(bucketMeta), metaSchema, m.version)
 		})
 		if err != nil {
-			return fmt.Errorf("journal: migrate to schema %d (%s): %w", m.version, m.name, err)
+			return migrated{}, fmt.Errorf("journal: migrate to schema %d (%s): %w", m.version, m.name, err)
 		}
 	}
-	return nil
+	return mig, nil
 }
 
 // u64 encodes v as 8 bytes big-endian, so that keys sort as numbers.

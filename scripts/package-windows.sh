@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Wraps the Windows build of Galla in its installer with NSIS and checks the result:
+#   scripts/package-windows.sh GALLA_EXE VERSION BUILD OUTDIR
+# GALLA_EXE is fyne package's Galla.exe (mingw-w64 on Debian, or the native
+# toolchain on a Windows runner). The installer must be a PE file made by NSIS
+# whose version resource carries VERSION; so must Galla.exe (fyne package puts
+# FyneApp.toml's version in it).
+set -euo pipefail
+exe=$1 version=$2 build=$3 out=$4
+here=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# makensis runs in the script's directory; paths are given absolute.
+cp "$exe" "$work/Galla.exe"
+# packaging/windows/galla.ico is assets/icon.png in the Windows sizes, made with
+# ImageMagick: convert assets/icon.png -define icon:auto-resize=256,64,48,32,16 packaging/windows/galla.ico
+cp "$here/packaging/windows/galla.ico" "$work/galla.ico"
+setup=$out/Galla-$version-windows-amd64-setup.exe
+makensis -V2 -DVERSION="$version" -DBUILD="$build" -DEXE="$work/Galla.exe" -DICON="$work/galla.ico" \
+	-DOUTFILE="$setup" "$here/packaging/windows/galla.nsi"
+
+bash "$here/scripts/package-windows-check.sh" "$setup" "$version"
+echo "$setup"
