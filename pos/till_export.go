@@ -123,43 +123,52 @@ func (t *Till) WriteLinesCSV(ctx context.Context, from, to time.Time, w io.Write
 }
 
 // GSTRDocuments maps one journaled order to the documents it issued, as GSTR-1
-// and the accountant's CSV read them: the sale's tax invoice (or bill of supply
-// for a composition shop) once it is paid, and a credit note for each done
-// refund, citing the sale's number. Dates are in loc; staff names what an id
-// journaled with the sale or refund is called.
+// and the accountant's CSV read them: the sale's tax invoice (or bill of supply:
+// a composition shop, or a sale numbered in the B series of exempt goods) once it
+// is paid, and a credit note for each done refund, citing the sale's number.
+// Dates are in loc; staff names what an id journaled with the sale or refund is
+// called.
 //
-// What the journal records today fills them: rates in whole percent become
-// hundredths; a sale has no buyer, so it is to an unregistered buyer in the
-// shop's state (CGST and SGST, never IGST); a full refund reverses every line
-// with its quantity, a partial one is a credit note of value only, spread over
-// the lines in proportion to their amounts. Buyer details, a place of supply in
-// another state, cess, cancelled (voided) sales and numbered series fill in here
-// as the journal comes to record them.
+// The buyer journaled with the sale names a registered buyer (B2B) and decides
+// the place of supply (PlaceOfSupply, IGST Act s.10): across states the tax is
+// IGST, within the state CGST and SGST. Each line's tax, cess included, is
+// Galla's one rule (TaxWithCess). A return's credit note reverses the goods and
+// tax its items name (pos/return.go); a refund made before returns had items
+// reverses every line when it refunded the whole sale, and is a credit note of
+// value only, spread over the lines in proportion to their amounts, otherwise.
 func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staff func(id string) string) []gstr.Document {
-	if !o.State.Paid() || len(o.Lines) == 0 {
-		return nil
+	if !o.State.Paid() || len(o.Lines) == 0 || o.Sale != "" {
+		return nil // a split sale's tender is no document: its sale is
 	}
 	if staff == nil {
 		staff = func(id string) string { return id }
 	}
 	kind := gstr.Invoice
-	if shop.Composition {
+	if shop.Composition || (o.DocNo != 0 && strings.HasPrefix(o.Series, "B")) {
 		kind = gstr.BillOfSupply
 	}
+	var buyer Buyer
+	if o.Buyer != nil {
+		buyer = o.Buyer.Normal()
+	}
+	place := PlaceOfSupply(shop.State, buyer)
 	invoice := gstr.Document{
 		Kind:          kind,
 		Number:        firstNonEmpty(o.Number(terminal), o.ID),
 		Date:          dayTime(o.PaidDay, saleTime(o), loc),
-		PlaceOfSupply: shop.State,
+		BuyerGSTIN:    buyer.GSTIN,
+		BuyerName:     buyer.Name,
+		PlaceOfSupply: firstNonEmpty(place.State, shop.State),
 		ShopState:     shop.State,
 		Tender:        tenderText(o),
 		Cashier:       staff(o.Staff),
 	}
+	noTax := kind == gstr.BillOfSupply
 	printed := receiptLines(o) // the IMEIs given to each line, as the receipt prints them
 	amounts := make([]Paise, len(o.Lines))
 	for i, l := range o.Lines {
 		amounts[i] = l.Amount()
-		gl := gstrLine(l, l.Amount(), l.Qty, shop.Composition)
+		gl := gstrLine(l, l.Amount(), l.Qty, noTax, place.Interstate)
 		if i < len(printed) {
 			gl.IMEIs = printed[i].IMEIs
 		}
@@ -181,18 +190,30 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 			OriginalNumber: invoice.Number,
 			OriginalDate:   invoice.Date,
 			OriginalValue:  invoice.Value(),
+			BuyerGSTIN:     invoice.BuyerGSTIN,
+			BuyerName:      invoice.BuyerName,
 			PlaceOfSupply:  invoice.PlaceOfSupply,
 			ShopState:      invoice.ShopState,
 			Tender:         invoice.Tender,
 			Cashier:        staff(rf.Staff),
 		}
-		if rf.Amount >= total {
+		switch {
+		case len(rf.Items) > 0:
+			for _, it := range rf.Items {
+				if it.Line < 0 || it.Line >= len(o.Lines) {
+					continue
+				}
+				l := returnedLine(o.Lines[it.Line], it, noTax, place.Interstate)
+				l.IMEIs = it.IMEIs
+				cn.Lines = append(cn.Lines, l)
+			}
+		case rf.Amount >= total:
 			cn.Lines = make([]gstr.Line, len(invoice.Lines))
 			copy(cn.Lines, invoice.Lines)
-		} else {
+		default:
 			for i, share := range Spread(rf.Amount, amounts) {
 				if share != 0 {
-					cn.Lines = append(cn.Lines, gstrLine(o.Lines[i], share, 0, shop.Composition))
+					cn.Lines = append(cn.Lines, gstrLine(o.Lines[i], share, 0, noTax, place.Interstate))
 				}
 			}
 		}
@@ -202,17 +223,47 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 }
 
 // gstrLine is l as a document line for a GST-inclusive amount of it (the
-// line's own, or a refund's share) and a quantity; a composition shop charges
-// no GST, so all of it is the value of the supply.
-func gstrLine(l Line, amount Paise, qty int, composition bool) gstr.Line {
+// line's own, or a refund's share) and a quantity: the tax by Galla's one rule,
+// as IGST across states, else CGST and SGST. A document without tax (a bill of
+// supply) carries all of it as the value of the supply.
+func gstrLine(l Line, amount Paise, qty int, noTax, interstate bool) gstr.Line {
 	out := gstr.Line{Description: l.Name, HSN: l.HSN, Qty: qty}
-	if composition {
+	if noTax {
 		out.Taxable = gstr.Paise(amount)
 		return out
 	}
-	tx := TaxOf(amount, l.GSTRate)
+	tx := TaxWithCess(amount, l.GSTRate, l.Cess)
 	out.Rate = gstr.Rate(l.GSTRate.BP())
-	out.Taxable, out.CGST, out.SGST = gstr.Paise(tx.Taxable), gstr.Paise(tx.CGST), gstr.Paise(tx.SGST)
+	out.Taxable, out.Cess = gstr.Paise(tx.Taxable), gstr.Paise(tx.Cess)
+	if interstate {
+		out.IGST = gstr.Paise(tx.Tax)
+	} else {
+		out.CGST, out.SGST = gstr.Paise(tx.CGST), gstr.Paise(tx.SGST)
+	}
+	return out
+}
+
+// returnedLine is a return's item as a credit note's line: the taxable value and
+// tax the return reversed (exactly the sale's, split by the rule of
+// pos/return.go), as IGST across states.
+func returnedLine(l Line, it ReturnItem, noTax, interstate bool) gstr.Line {
+	out := gstr.Line{Description: l.Name, HSN: l.HSN, Qty: it.Qty}
+	if noTax {
+		out.Taxable = gstr.Paise(it.Amount)
+		return out
+	}
+	out.Rate = gstr.Rate(it.Rate.BP())
+	if it.Rate.IsZero() {
+		out.Rate = gstr.Rate(l.GSTRate.BP())
+	}
+	out.Taxable = gstr.Paise(it.Taxable)
+	cess := it.Amount - it.Taxable - it.Tax // a cess the item's amount holds beside its GST
+	out.Cess = gstr.Paise(max(cess, 0))
+	if interstate {
+		out.IGST = gstr.Paise(it.Tax)
+	} else {
+		out.CGST, out.SGST = gstr.Paise(it.CGST), gstr.Paise(it.Tax-it.CGST)
+	}
 	return out
 }
 

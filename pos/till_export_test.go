@@ -193,3 +193,52 @@ func TestTillGSTR1(t *testing.T) {
 	_, err = tl.GSTR1(ctx, month)
 	assert.ErrorContains(t, err, "composition scheme")
 }
+
+// A buyer's details decide GSTR-1's sections: an unregistered buyer whose
+// address in another state is on the invoice is supplied there (IGST Act
+// s.10(1)(ca): IGST), a registered buyer from another state who takes the goods
+// at the counter is supplied in the shop's state (CGST and SGST, in b2b under
+// the buyer's GSTIN), and a return's credit note reverses the goods and tax its
+// items name.
+func TestGSTRDocumentsBuyerAndPlace(t *testing.T) {
+	shop := Shop{Name: "Galla Mobiles", State: "27", GSTIN: "27AAPFU0939F1ZV"}
+	paid := time.Date(2026, 7, 3, 18, 30, 0, 0, time.Local)
+	phone := []Line{{SKU: "PH-1", Name: "Phone", HSN: "8517", Qty: 1, UnitPrice: 59000_00, GSTRate: Percent(18)}}
+	sale := func(b *Buyer) Order {
+		return Order{ID: "ord-2", State: StatePaid, Tender: TenderCash, Lines: phone, Totals: ComputeTotals(phone),
+			Amount: 59000_00, Captured: 59000_00, PaidAt: paid, PaidDay: "2026-07-03", Series: "2627", DocNo: 7, Buyer: b}
+	}
+
+	// ₹59,000.00 at 18%: taxable 5900000×100/118 = 50,000.00, tax 9,000.00.
+	away := GSTRDocuments(sale(&Buyer{Name: "R. Rao", Address: "80 Feet Road, Koramangala, Bengaluru", State: "29"}), shop, "T1", time.Local, nil)
+	require.Len(t, away, 1)
+	assert.Equal(t, "T1/2627/000007", away[0].Number)
+	assert.Equal(t, "29", away[0].PlaceOfSupply, "s.10(1)(ca): the unregistered buyer's address in Karnataka")
+	assert.Empty(t, away[0].BuyerGSTIN)
+	assert.Equal(t, []gstr.Line{{Description: "Phone", HSN: "8517", Qty: 1, Rate: 1800, Taxable: 50000_00, IGST: 9000_00}}, away[0].Lines)
+
+	b2b := GSTRDocuments(sale(&Buyer{Name: "Rao Traders", Address: "MG Road, Bengaluru", State: "29", GSTIN: "29AAPFU0939F1ZR"}), shop, "T1", time.Local, nil)
+	require.Len(t, b2b, 1)
+	assert.Equal(t, "29AAPFU0939F1ZR", b2b[0].BuyerGSTIN)
+	assert.Equal(t, "Rao Traders", b2b[0].BuyerName)
+	assert.Equal(t, "27", b2b[0].PlaceOfSupply, "taken at the counter: supplied in the shop's state")
+	assert.Equal(t, []gstr.Line{{Description: "Phone", HSN: "8517", Qty: 1, Rate: 1800, Taxable: 50000_00, CGST: 4500_00, SGST: 4500_00}}, b2b[0].Lines)
+	ret, err := gstr.GSTR1(gstr.Month{Year: 2026, Month: time.July}, shop.GSTIN, b2b)
+	require.NoError(t, err)
+	require.Len(t, ret.B2B, 1)
+	assert.Equal(t, "29AAPFU0939F1ZR", ret.B2B[0].CTIN)
+	assert.Empty(t, ret.B2CS)
+
+	// The phone returned: the credit note reverses exactly the sale's taxable
+	// value and tax, as the return's item records them, as IGST across states.
+	o := sale(&Buyer{Name: "R. Rao", Address: "80 Feet Road, Koramangala, Bengaluru", State: "29"})
+	o.State, o.Refunded = StateRefunded, 59000_00
+	o.Refunds = []Refund{{UniqueTxnID: "r1", Amount: 59000_00, Status: RefundDone, Day: "2026-07-05", Time: paid.AddDate(0, 0, 2), Series: "C2627", DocNo: 3, To: RefundToCash,
+		Items: []ReturnItem{{Line: 0, SKU: "PH-1", Qty: 1, Amount: 59000_00, Taxable: 50000_00, Tax: 9000_00, CGST: 4500_00, Rate: Percent(18), IMEIs: []string{"490154203237518"}}}}}
+	docs := GSTRDocuments(o, shop, "T1", time.Local, nil)
+	require.Len(t, docs, 2)
+	cn := docs[1]
+	assert.Equal(t, "T1/C2627/00003", cn.Number)
+	assert.Equal(t, "29", cn.PlaceOfSupply)
+	assert.Equal(t, []gstr.Line{{Description: "Phone", HSN: "8517", Qty: 1, Rate: 1800, Taxable: 50000_00, IGST: 9000_00, IMEIs: []string{"490154203237518"}}}, cn.Lines)
+}
