@@ -95,3 +95,51 @@ func TestStoreTotalsAreTheCountersOwnReports(t *testing.T) {
 	assert.Equal(t, own["T1"].GrossSales+own["T2"].GrossSales, z.GrossSales)
 	assert.Equal(t, own["T1"].CashExpected+own["T2"].CashExpected, z.CashExpected)
 }
+
+// TestIMEISoldOnceAcrossCounters sells a phone at one counter and its IMEI
+// again at another: the store server refuses the second sale before anything
+// is journaled or charged, and the first counter's sale stands. A counter whose
+// store server is down refuses the phone too, with a sentence, and still sells
+// what has no IMEI.
+func TestIMEISoldOnceAcrossCounters(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	dir := t.TempDir()
+	code, out, errOut := tillRun(t, dir, "", nil, "store", "init", "--db", db, "--host", "till-server.local")
+	require.Equal(t, exitOK, code, errOut)
+	fp := strings.TrimSpace(out)
+	addr, stop := serveStore(t, db)
+
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	counters := map[string]string{"T1": t.TempDir(), "T2": t.TempDir()}
+	for id, cdir := range counters {
+		code, _, errOut = tillRun(t, cdir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+		require.Equal(t, exitOK, code, errOut)
+		code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", id, "--db", db)
+		require.Equal(t, exitOK, code, errOut)
+		code, _, errOut = tillRun(t, cdir, "", nil, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp)
+		require.Equal(t, exitOK, code, errOut)
+	}
+	const imei = "490154203237518"
+	code, out, errOut = tillRun(t, counters["T1"], "", pin, "checkout", "--staff", "Meera", "--items", "PH-SAM-A55-128", "--imei", imei, "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	first := decodeCheckout(t, out)
+
+	code, out, errOut = tillRun(t, counters["T2"], "", pin, "checkout", "--staff", "Meera", "--items", "PH-SAM-A55-128", "--imei", imei, "--pay", "cash")
+	assert.Equal(t, exitBadInput, code, "the IMEI is sold at T1: %s", out)
+	assert.Contains(t, errOut, "The store refused")
+	assert.Contains(t, errOut, "Nothing was charged")
+	code, out, errOut = tillRun(t, counters["T2"], "", nil, "report", "--format", "json")
+	require.Equal(t, exitOK, code, errOut)
+	var rep pos.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	assert.Zero(t, rep.GrossSales, "nothing was sold at T2")
+
+	// The store server down: a phone waits, a cable sells.
+	require.Equal(t, exitOK, stop())
+	code, _, errOut = tillRun(t, counters["T2"], "", pin, "checkout", "--staff", "Meera", "--items", "PH-SAM-A55-128", "--imei", "356938035643809", "--pay", "cash")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "store server cannot be reached")
+	code, _, errOut = tillRun(t, counters["T2"], "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	assert.Equal(t, exitOK, code, errOut)
+	assert.NotEmpty(t, first.DocumentNo)
+}

@@ -308,6 +308,9 @@ func checkoutErrorCode(err error) int {
 	case errors.Is(err, pos.ErrNotJournaled):
 		return exitCannotWork // the journal cannot be written; nothing moved
 	}
+	if _, ok := errors.AsType[*pos.StoreRefusal](err); ok || errors.Is(err, pos.ErrStoreOffline) {
+		return exitBadInput // the store server refused, or could not be asked: nothing was recorded
+	}
 	for _, bad := range []error{pos.ErrEmptyCart, pos.ErrBadIMEI, pos.ErrIMEIMissing, pos.ErrOfferNotForCard,
 		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed, pos.ErrBuyerNeeded, pos.ErrIMEISold, pos.ErrNoShift} {
 		if errors.Is(err, bad) {

@@ -204,6 +204,13 @@ func (e *Engine) open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 		return nil, err
 	}
 	defer func() { release() }()
+	if pt.Sale == "" && pt.ID == "" {
+		// The store server reserves the phones before anything is journaled or
+		// charged: an IMEI is sold at most once in the store (DESIGN.md section 11).
+		if err := e.reserveIMEIs(ctx, id, lines); err != nil {
+			return nil, err
+		}
+	}
 	for try := 0; ; try++ {
 		o := &Order{}
 		in := &Intent{Tender: tender, Lines: lines, Totals: totals, Amount: totals.Total, EMI: plan,

@@ -79,6 +79,10 @@ type Config struct {
 	// Notes redeems credit notes tendered in a split sale; nil refuses the note
 	// tender.
 	Notes NoteRedeemer
+	// Decisions is the store server's say on what one counter of the store may do
+	// (an IMEI sold at most once store-wide); nil when the terminal is not
+	// enrolled, and the till decides on its own journal.
+	Decisions StoreDecisions
 }
 
 // DefaultMaxWait is how long a payment is polled before it is left UNKNOWN for the

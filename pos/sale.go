@@ -80,6 +80,9 @@ func (e *Engine) OpenSale(ctx context.Context, sale Sale) (*Order, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.reserveIMEIs(ctx, id, lines); err != nil {
+		return nil, err // reserved store-wide under the sale, before any tender
+	}
 	o := &Order{}
 	in := &Intent{Tender: TenderSplit, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines), Customer: sale.Customer, Buyer: sale.Buyer}
 	if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"time"
 )
 
 // StoreDecisions is the store server's say on what only one counter of the store
@@ -68,3 +69,32 @@ func IMEIOverride(orderID string, imeis []string, cause error) map[string]string
 // by a manager: only when the store could not be asked, never when it said
 // the unit is sold.
 func MayOverrideIMEI(err error) bool { return errors.Is(err, ErrStoreOffline) }
+
+// storeDecisionWait bounds how long a sale waits for the store server's answer:
+// past it the store counts as unreachable (ErrStoreOffline).
+const storeDecisionWait = 10 * time.Second
+
+// reserveIMEIs asks the store server, when the terminal has one, to reserve the
+// phones of lines for the sale id; a sale without serialised units asks nothing.
+// A refusal (sold at another counter) or no answer stops the sale before
+// anything is journaled or charged.
+func (e *Engine) reserveIMEIs(ctx context.Context, id string, lines []Line) error {
+	e.numMu.Lock()
+	d := e.cfg.Decisions
+	e.numMu.Unlock()
+	imeis := allIMEIs(lines)
+	if d == nil || len(imeis) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	defer cancel()
+	return d.ReserveIMEIs(ctx, id, imeis)
+}
+
+// SetDecisions gives the engine the store server's decisions once the link to
+// it is up (nil: none).
+func (e *Engine) SetDecisions(d StoreDecisions) {
+	e.numMu.Lock()
+	defer e.numMu.Unlock()
+	e.cfg.Decisions = d
+}
