@@ -85,3 +85,40 @@ func TestCmdReturn(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, `"credit_note_no":"T1/C`+fy+`/00003"`)
 }
+
+// TestExchangeWithSplitTender returns a cable to a credit note and spends the
+// note on a dearer case, the difference in cash: the note is one tender of a
+// split sale, spent once, and the sale is numbered once covered.
+func TestExchangeWithSplitTender(t *testing.T) {
+	dir := t.TempDir()
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+	require.Equal(t, exitOK, code, errOut)
+	code, out, errOut := tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	sale := decodeCheckout(t, out)
+	code, out, errOut = tillRun(t, dir, "", pin, "return", sale.DocumentNo, "--items", "ACC-CBL-CC1M", "--to", "note", "--reason", "exchange")
+	require.Equal(t, exitOK, code, errOut)
+	var note returnOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &note), out)
+	require.Equal(t, pos.Paise(499_00), note.Amount)
+
+	// The case is ₹1,499.00: the note's ₹499.00 and ₹1,000.00 in cash.
+	code, out, errOut = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "note:"+note.CreditNoteNo+":49900,cash")
+	require.Equal(t, exitOK, code, errOut)
+	co := decodeCheckout(t, out)
+	assert.Equal(t, "PAID", co.Status)
+	fy := pos.FinancialYear(time.Now())
+	assert.Equal(t, "T1/"+fy+"/000002", co.InvoiceNo)
+	require.Len(t, co.Tenders, 2)
+	assert.Equal(t, pos.TenderNote, co.Tenders[0].Kind)
+	assert.Equal(t, pos.Paise(499_00), co.Tenders[0].Amount)
+	assert.Equal(t, pos.Paise(1000_00), co.Tenders[1].Amount, "cash takes the rest")
+
+	// Spent once: nothing is left on the note.
+	code, _, errOut = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "note:"+note.CreditNoteNo)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "is spent")
+	code, _, errOut = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "note:"+note.CreditNoteNo+":10000,cash")
+	assert.NotEqual(t, exitOK, code, "a spent note pays no part of a sale either: %s", errOut)
+}
