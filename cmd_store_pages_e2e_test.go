@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"galla/pos"
+	"galla/pos/journal"
 	"galla/store"
 )
 
@@ -142,4 +144,28 @@ func TestIMEISoldOnceAcrossCounters(t *testing.T) {
 	code, _, errOut = tillRun(t, counters["T2"], "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	assert.Equal(t, exitOK, code, errOut)
 	assert.NotEmpty(t, first.DocumentNo)
+
+	// A cashier cannot override; the manager can, and the override is journaled.
+	code, _, errOut = tillRun(t, counters["T2"], "2468\n432100\n", nil, "staff", "add", "Ravi", "--role", "cashier")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, counters["T2"], "", map[string]string{"GALLA_PIN": "2468"}, "checkout", "--staff", "Ravi", "--override-imei",
+		"--items", "PH-SAM-A55-128", "--imei", "356938035643809", "--pay", "cash")
+	assert.Equal(t, exitBadInput, code, "a cashier's PIN is no manager's: %s", errOut)
+	code, out, errOut = tillRun(t, counters["T2"], "", pin, "checkout", "--staff", "Meera", "--override-imei",
+		"--items", "PH-SAM-A55-128", "--imei", "356938035643809", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	sold := decodeCheckout(t, out)
+	j, err := journal.Open(filepath.Join(counters["T2"], journalFile), keyed(t, counters["T2"], journal.Options{ReadOnly: true}))
+	require.NoError(t, err)
+	defer j.Close()
+	var overrides []map[string]string
+	require.NoError(t, j.EventsFrom(t.Context(), 1, func(ev pos.Event) error {
+		if ev.Kind == pos.EvOverride && ev.Extra["what"] == "imei" {
+			overrides = append(overrides, ev.Extra)
+		}
+		return nil
+	}))
+	require.Len(t, overrides, 1, "the manager's override, once")
+	assert.Equal(t, sold.MerchantOrderID, overrides[0]["order_id"])
+	assert.Equal(t, "356938035643809", overrides[0]["imei1"])
 }

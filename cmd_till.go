@@ -175,6 +175,7 @@ func cmdCheckout(c *cli, args []string) int {
 	imeis := fs.String("imei", "", "IMEI,... one per serialised unit, in cart order")
 	otp := fs.String("otp", "", "the sandbox's one-time password: completes authentication without a browser")
 	cash := fs.Int64("cash", 0, "cash: the amount tendered in paise (default: exact)")
+	overrideIMEI := fs.Bool("override-imei", false, "when the store server cannot be reached, sell the phones on the signed-in manager's authority (journaled, and flagged on the store's pages)")
 	staff := fs.String("staff", "", "who sells: a member of staff, signed in with their PIN (GALLA_PIN, or the first line of standard input, before the card)")
 	wait := fs.Duration("wait", 5*time.Minute, "how long to poll the payment's status before it is left UNKNOWN")
 	var buyer pos.Buyer
@@ -273,6 +274,12 @@ func cmdCheckout(c *cli, args []string) int {
 	}
 	req := pos.PayRequest{Lines: lines, IMEIs: units, Tender: tender, Tendered: pos.Paise(*cash), Cashier: cashier,
 		OTP: *otp, Unattended: true, Wait: *wait}
+	if *overrideIMEI {
+		if *staff == "" {
+			return c.fail(exitBadInput, "--override-imei is a manager's decision: sign in with --staff NAME as a manager.")
+		}
+		req.OverrideIMEIPIN = pin // the signed-in member's PIN, which must be a manager's
+	}
 	if !buyer.IsZero() {
 		req.Buyer = &buyer
 	}
@@ -312,7 +319,8 @@ func checkoutErrorCode(err error) int {
 		return exitBadInput // the store server refused, or could not be asked: nothing was recorded
 	}
 	for _, bad := range []error{pos.ErrEmptyCart, pos.ErrBadIMEI, pos.ErrIMEIMissing, pos.ErrOfferNotForCard,
-		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed, pos.ErrBuyerNeeded, pos.ErrIMEISold, pos.ErrNoShift} {
+		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed, pos.ErrBuyerNeeded, pos.ErrIMEISold, pos.ErrNoShift,
+		pos.ErrWrongPIN, pos.ErrBadPIN, pos.ErrTooManyOverrides} {
 		if errors.Is(err, bad) {
 			return exitBadInput
 		}

@@ -86,9 +86,13 @@ func (e *Engine) reserveIMEIs(ctx context.Context, id string, lines []Line) erro
 	if d == nil || len(imeis) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
 	defer cancel()
-	return d.ReserveIMEIs(ctx, id, imeis)
+	err := d.ReserveIMEIs(rctx, id, imeis)
+	if override, ok := ctx.Value(imeiOverrideKey{}).(imeiOverride); ok && MayOverrideIMEI(err) {
+		return override(ctx, id, imeis, err)
+	}
+	return err
 }
 
 // SetDecisions gives the engine the store server's decisions once the link to
@@ -97,4 +101,28 @@ func (e *Engine) SetDecisions(d StoreDecisions) {
 	e.numMu.Lock()
 	defer e.numMu.Unlock()
 	e.cfg.Decisions = d
+}
+
+// imeiOverride journals a manager's approval of a sale's phones that the store
+// server could not be asked about; an error refuses the sale.
+type imeiOverride func(ctx context.Context, orderID string, imeis []string, cause error) error
+
+type imeiOverrideKey struct{}
+
+// withIMEIOverride lets the sale made under ctx go without the store's IMEI
+// reservation when the store cannot be asked, on the authority of the manager
+// whose PIN pin is, journaled as a staff.override (IMEIOverride) that names the
+// cashier who asked.
+func (t *Till) withIMEIOverride(ctx context.Context, pin, cashier string) context.Context {
+	return context.WithValue(ctx, imeiOverrideKey{}, imeiOverride(func(ctx context.Context, orderID string, imeis []string, cause error) error {
+		m, err := t.authorise(ctx, pin)
+		if err != nil {
+			return err
+		}
+		extra := IMEIOverride(orderID, imeis, cause)
+		if cashier != "" {
+			extra["by"] = cashier
+		}
+		return t.audit(ctx, Event{Kind: EvOverride, Staff: m.ID, Extra: extra})
+	}))
 }

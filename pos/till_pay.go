@@ -249,6 +249,12 @@ type PayRequest struct {
 	Sale   string
 	Amount Paise
 	NoteNo string
+	// OverrideIMEIPIN is a manager's PIN that lets the phones of a new sale go
+	// without the store server's reservation when the store cannot be asked
+	// (ErrStoreOffline); the override is journaled with the manager's id, and
+	// the store's pages flag it. A sold unit the store refuses is never
+	// overridden.
+	OverrideIMEIPIN string
 }
 
 // PayProgress is a report from a payment in flight.
@@ -294,6 +300,9 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 		defer card.Zero()
 	}
 	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier}
+	if req.OverrideIMEIPIN != "" {
+		ctx = t.withIMEIOverride(ctx, req.OverrideIMEIPIN, req.Cashier)
+	}
 	if req.Sale != "" {
 		return t.payTender(ctx, req, card, progress)
 	}
