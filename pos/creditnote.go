@@ -108,6 +108,13 @@ func (o *Order) NumberText() string {
 // reversed by rate, the total, where the money went (the card, cash, or a note to
 // spend and what is left on it) and the reason.
 func CreditNoteFor(o Order, ref Refund, shop Shop, opt ReceiptOptions) receipts.Receipt {
+	// The buyer and the place of supply are the invoice's (CGST Rule 53): the tax
+	// reversed is IGST where the invoice charged IGST.
+	var buyer Buyer
+	if o.Buyer != nil {
+		buyer = o.Buyer.Normal()
+	}
+	place := PlaceOfSupply(shop.State, buyer)
 	r := receipts.Receipt{
 		Kind:            receipts.KindCreditNote,
 		Shop:            receiptShop(shop),
@@ -121,6 +128,8 @@ func CreditNoteFor(o Order, ref Refund, shop Shop, opt ReceiptOptions) receipts.
 		Reprint:         opt.Reprint,
 		Footer:          opt.Footer,
 		Sandbox:         sandboxed(o, opt),
+		Buyer:           receiptBuyer(buyer),
+		Interstate:      place.Interstate,
 		Credit: &receipts.CreditNote{
 			InvoiceNumber:  o.Number(opt.Terminal),
 			InvoiceTime:    saleTime(o),
@@ -153,6 +162,12 @@ func CreditNoteFor(o Order, ref Refund, shop Shop, opt ReceiptOptions) receipts.
 		rates[i].SGST += t.SGST
 	}
 	slices.SortFunc(rates, func(a, b RateTotal) int { return a.Rate.Compare(b.Rate) })
+	if place.State != "" {
+		r.PlaceOfSupply = stateLabel(place.State)
+	}
+	if place.Interstate {
+		rates = Totals{ByRate: rates}.Interstate().ByRate
+	}
 	r.Taxes = receiptTaxes(rates)
 	switch refundTo(&o, ref.To) {
 	case RefundToNote:

@@ -379,3 +379,28 @@ func TestReturnEventSentences(t *testing.T) {
 		assert.Equal(t, tt.want, EventSentence(tt.ev), tt.ev.Kind)
 	}
 }
+
+// A credit note against an invoice that charged IGST reverses IGST, and names
+// the invoice's buyer and place of supply (CGST Rule 53).
+func TestCreditNoteOfAnInterstateInvoice(t *testing.T) {
+	shop := Shop{Name: "Sharma Mobiles", Address: []string{"FC Road, Pune"}, State: "27", GSTIN: "27AAPFU0939F1ZV"}
+	lines := []Line{{SKU: "ACC-CBL", Name: "Cable", HSN: "8544", Qty: 2, UnitPrice: 499_00, GSTRate: Percent(18)}}
+	o := Order{ID: "G-9", State: StatePartlyRefunded, Tender: TenderCash, Lines: lines, Totals: ComputeTotals(lines),
+		Amount: 998_00, Captured: 998_00, Series: "2627", DocNo: 1,
+		Buyer: &Buyer{Name: "Asha Rao", Address: "12 MG Road, Bengaluru", State: "29"}}
+	// One cable of two at ₹499.00: taxable ⌊(4990000+59)/118⌋ = 422.88, tax 76.12.
+	ref := Refund{UniqueTxnID: "R1", Amount: 499_00, Status: RefundDone, To: RefundToCash, Series: "C2627", DocNo: 1,
+		Items: []ReturnItem{{Line: 0, SKU: "ACC-CBL", Qty: 1, Amount: 499_00, Taxable: 422_88, Tax: 76_12, CGST: 38_06, Rate: Percent(18)}}}
+	r := CreditNoteFor(o, ref, shop, ReceiptOptions{Terminal: "T1"})
+	assert.Equal(t, "T1/C2627/00001", r.Number)
+	assert.Equal(t, []receipts.TaxLine{{Rate: 1800, Taxable: 422_88, IGST: 76_12}}, r.Taxes, "IGST reversed, as the invoice charged")
+	assert.True(t, r.Interstate)
+	require.NotNil(t, r.Buyer)
+	assert.Equal(t, "Asha Rao", r.Buyer.Name)
+	assert.Contains(t, r.PlaceOfSupply, "29")
+
+	// Within the state: CGST and SGST, as the invoice charged.
+	o.Buyer = nil
+	r = CreditNoteFor(o, ref, shop, ReceiptOptions{Terminal: "T1"})
+	assert.Equal(t, []receipts.TaxLine{{Rate: 1800, Taxable: 422_88, CGST: 38_06, SGST: 38_06}}, r.Taxes)
+}
