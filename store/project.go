@@ -139,6 +139,13 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 		if _, err := p.tx.Exec(p.ctx, "UPDATE return_reservations SET settled = true WHERE refund_id = $1", ev.Refund.UniqueTxnID); err != nil {
 			return err
 		}
+		if err := p.creditNote(o, ev.Refund.UniqueTxnID); err != nil {
+			return err
+		}
+	case pos.EvNoteRedeemed, pos.EvNoteRestored:
+		if err := p.creditNote(o, ev.Note.Refund); err != nil {
+			return err
+		}
 	}
 	if ev.ReceiptNo != 0 {
 		kind, amount := "receipt", o.Amount
