@@ -69,6 +69,12 @@ func TestCreditNotesAndShiftsAreProjected(t *testing.T) {
 	assert.Equal(t, int64(18000), tax)
 	assert.Equal(t, int64(30000), redeemed)
 
+	var kind string
+	var amount int64
+	require.NoError(t, db.pool.QueryRow(ctx, "SELECT kind, amount FROM documents WHERE number = 'T1/C2627/00001'").Scan(&kind, &amount))
+	assert.Equal(t, "credit note", kind)
+	assert.Equal(t, int64(118000), amount)
+
 	var staff string
 	var float, in, out, drops, counted, expected, variance int64
 	var closed bool
