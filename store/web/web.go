@@ -277,10 +277,12 @@ type todayData struct {
 	Overrides []Override
 	Doubles   []DoubleSale
 	Z         *store.StoreZ
+	Returns   []ReturnRow
+	Shifts    []ShiftRow
 }
 
 func (p *Pages) today(w http.ResponseWriter, r *http.Request, s session) {
-	day, _, ok := p.day(w, r, s, "today")
+	day, date, ok := p.day(w, r, s, "today")
 	if !ok {
 		return
 	}
@@ -304,6 +306,14 @@ func (p *Pages) today(w http.ResponseWriter, r *http.Request, s session) {
 		return
 	}
 	if d.Z, err = p.db.StoreZReport(ctx, day); err != nil {
+		p.fail(w, s, err)
+		return
+	}
+	if d.Returns, err = returnsOfDay(ctx, p.db, date); err != nil {
+		p.fail(w, s, err)
+		return
+	}
+	if d.Shifts, err = shiftsOfDay(ctx, p.db, date); err != nil {
 		p.fail(w, s, err)
 		return
 	}
