@@ -80,6 +80,8 @@ func New(db *store.DB, log *slog.Logger) *Pages {
 	p.mux.HandleFunc("GET /manager/z", p.auth(p.zPage))
 	p.mux.HandleFunc("POST /manager/z", p.auth(p.zClose))
 	p.mux.HandleFunc("GET /manager/export.csv", p.auth(p.export))
+	p.mux.HandleFunc("GET /manager/gstr1.json", p.auth(p.gstr1))
+	p.mux.HandleFunc("GET /manager/lines.csv", p.auth(p.monthCSV))
 	return p
 }
 
