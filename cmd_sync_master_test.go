@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSyncAppliesTheStoresCatalogOnce(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	dir := t.TempDir()
+	code, out, errOut := tillRun(t, dir, "", nil, "store", "init", "--db", db, "--host", "till-server.local")
+	require.Equal(t, exitOK, code, errOut)
+	fp := strings.TrimSpace(out)
+	code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", "T1", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	enrolCode := strings.TrimSpace(out)
+	addr, stop := serveStore(t, db)
+	defer stop()
+
+	counter := t.TempDir()
+	code, _, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", fp)
+	require.Equal(t, exitOK, code, errOut)
+	code, _, _ = tillRun(t, counter, "", nil, "checkout", "--items", "STORE-CHG", "--pay", "cash")
+	require.NotEqual(t, exitOK, code, "the store's product is not on the counter yet")
+
+	cat := filepath.Join(dir, "catalog.csv")
+	require.NoError(t, os.WriteFile(cat, []byte("sku,name,hsn,gst_rate,price\nSTORE-CHG,Store charger,8504,18,1180.00\n"), 0o600))
+	code, _, errOut = tillRun(t, dir, "", nil, "store", "catalog", "import", cat, "--by", "Meera", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+
+	code, out, errOut = tillRun(t, counter, "", nil, "sync")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "applied the store's catalog (version 1)\n")
+	code, out, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "STORE-CHG", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, `"amount":118000,`, "sold at the store's price")
+
+	code, out, errOut = tillRun(t, counter, "", nil, "sync")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "the store's catalog and shop details are as applied (version 1)\n", "a second sync applies nothing new")
+}
