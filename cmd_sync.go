@@ -100,7 +100,10 @@ func storeLinkConfig(c *cli, cfg config.Config, sec *config.Secrets) (link.Confi
 // terminal is not enrolled. Its sync runs in a goroutine of its own, beside
 // the counter's work, until stop; it starts once the journal's startup check
 // (checked closed) has passed, and not at all on a damaged journal.
-func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.Journal, checked <-chan struct{}) (l *link.Link, stop func(), err error) {
+//
+// Each round also pulls the store's master data and applies it on the till
+// (till is read once checked has closed, after the till is made).
+func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.Journal, checked <-chan struct{}, till func() *pos.Till) (l *link.Link, stop func(), err error) {
 	lc, ok, err := storeLinkConfig(c, cfg, sec)
 	if err != nil || !ok {
 		return nil, func() {}, err
@@ -120,7 +123,22 @@ func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.J
 		if _, err := j.Verified(); err != nil {
 			return
 		}
-		l.Run(ctx, syncEvery)
+		tick := time.NewTicker(syncEvery)
+		defer tick.Stop()
+		for {
+			_, _ = l.Sync(ctx)
+			if t := till(); t != nil {
+				// A refusal is tried again next round; the counter keeps what it has.
+				if since, err := t.MasterVersion(ctx); err == nil {
+					_, _ = l.PullMaster(ctx, since, func(it api.MasterItem) error { return t.ApplyMaster(ctx, it.Kind, it.Body, it.Version) })
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
 	}()
 	return l, func() { cancel(); <-done }, nil
 }
