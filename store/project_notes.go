@@ -12,7 +12,10 @@ import (
 // cash paid in, paid out and dropped, and its count at close.
 
 func init() {
-	for _, k := range []pos.EventKind{pos.EvNoteRedeemed, pos.EvNoteTendered, pos.EvNoteRestored} {
+	// The credit notes' and split tender's events apply to their orders as on
+	// the terminal (a split sale's sale.completed takes its document number).
+	for _, k := range []pos.EventKind{pos.EvNoteRedeemed, pos.EvNoteTendered, pos.EvNoteRestored,
+		pos.EvTenderAdded, pos.EvSaleCompleted, pos.EvSaleVoided, pos.EvUPIConfirmed, pos.EvTenderNoteRedeemed} {
 		projections[k] = projectOrder
 	}
 	for _, k := range []pos.EventKind{pos.EvShiftOpened, pos.EvShiftCash, pos.EvShiftClosed} {
