@@ -2,21 +2,25 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"galla/pos"
+	"galla/pos/gstr"
 	"galla/store"
 	"galla/store/web"
 )
 
 // storePagesUsage is the usage of the store commands of this file.
-const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store z --day YYYY-MM-DD --by MANAGER --db URL | store catalog import FILE --by MANAGER --db URL"
+const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store z --day YYYY-MM-DD --by MANAGER --db URL | store catalog import FILE --by MANAGER --db URL | store export gstr1|csv --month YYYY-MM --db URL [--out FILE]"
 
 // storePagesCommands are the "galla store" sub-commands of the projections,
 // the manager's pages and the store's day; cmdStore hands them on.
@@ -25,6 +29,78 @@ var storePagesCommands = map[string]func(c *cli, args []string) int{
 	"manager": cmdStoreManager,
 	"z":       cmdStoreZ,
 	"catalog": cmdStoreCatalog,
+	"export":  cmdStoreExport,
+}
+
+// cmdStoreExport is galla store export gstr1|csv --month YYYY-MM [--out FILE]:
+// the store's GSTR-1 of a month (every counter's documents under the store's
+// GSTIN), or one row per line every counter sold or returned in it.
+func cmdStoreExport(c *cli, args []string) int {
+	var monthText, out *string
+	ctx, done, d, rest, code := c.openStore("export", args, func(fs *flag.FlagSet) {
+		monthText = fs.String("month", "", "the month, YYYY-MM")
+		out = fs.String("out", "", "write the export to this file instead of standard output")
+	})
+	if code >= 0 {
+		return code
+	}
+	defer done()
+	if len(rest) != 1 || (rest[0] != "gstr1" && rest[0] != "csv") {
+		return c.fail(exitBadInput, "Use galla store export gstr1|csv --month YYYY-MM --db URL [--out FILE].")
+	}
+	if *monthText == "" {
+		return c.fail(exitBadInput, "Give the month with --month YYYY-MM, for example --month %s.", time.Now().Format("2006-01"))
+	}
+	month, err := gstr.ParseMonth(*monthText)
+	if err != nil {
+		return c.fail(exitBadInput, "The month %q is not YYYY-MM (a month from 01 to 12); type it again.", *monthText)
+	}
+	var tmp *os.File
+	if *out != "" {
+		if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+			return c.fail(exitBadInput, "%s is a folder; give --out a file name.", *out)
+		}
+		if tmp, err = os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".*"); err != nil {
+			return c.fail(exitBadInput, "The export cannot be written to %s (%v); choose another --out.", *out, err)
+		}
+		defer func() {
+			if tmp != nil {
+				_ = tmp.Close()
+				_ = os.Remove(tmp.Name())
+			}
+		}()
+	}
+	var b bytes.Buffer
+	what := fmt.Sprintf("The lines every counter sold and returned in %s", month)
+	if rest[0] == "gstr1" {
+		r, err := d.GSTR1(ctx, month, time.Local)
+		if errors.Is(err, store.ErrNoGSTIN) || errors.Is(err, store.ErrComposition) {
+			return c.fail(exitBadInput, "%s.", strings.ToUpper(err.Error()[:1])+err.Error()[1:])
+		}
+		if err != nil {
+			return c.storeFail(err)
+		}
+		j, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return c.storeFail(err)
+		}
+		b.Write(append(j, '\n'))
+		what = fmt.Sprintf("The store's GSTR-1 of %s for GSTIN %s", month, r.GSTIN)
+	} else if err := d.WriteMonthCSV(ctx, month, time.Local, &b); err != nil {
+		return c.storeFail(err)
+	}
+	if tmp == nil {
+		if _, err := c.stdout.Write(b.Bytes()); err != nil {
+			return c.fail(exitFailed, "The export could not be written to standard output (%v).", err)
+		}
+		return exitOK
+	}
+	if err := writeWhole(tmp, b.Bytes(), *out); err != nil {
+		return c.fail(exitFailed, "The export could not be written to %s (%v); nothing in the store changed: free some space or choose another --out, and export again.", *out, err)
+	}
+	tmp = nil
+	fmt.Fprintf(c.stderr, "galla: %s is written to %s.\n", what, *out)
+	return exitOK
 }
 
 // openStore parses the --db flag (and extra flags) and opens the database

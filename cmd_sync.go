@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"galla/internal/config"
+	"galla/pos"
 	"galla/pos/journal"
 	"galla/store/api"
 	"galla/store/link"
@@ -99,7 +100,10 @@ func storeLinkConfig(c *cli, cfg config.Config, sec *config.Secrets) (link.Confi
 // terminal is not enrolled. Its sync runs in a goroutine of its own, beside
 // the counter's work, until stop; it starts once the journal's startup check
 // (checked closed) has passed, and not at all on a damaged journal.
-func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.Journal, checked <-chan struct{}) (l *link.Link, stop func(), err error) {
+//
+// Each round also pulls the store's master data and applies it on the till
+// (till is read once checked has closed, after the till is made).
+func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.Journal, checked <-chan struct{}, till func() *pos.Till) (l *link.Link, stop func(), err error) {
 	lc, ok, err := storeLinkConfig(c, cfg, sec)
 	if err != nil || !ok {
 		return nil, func() {}, err
@@ -119,7 +123,22 @@ func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.J
 		if _, err := j.Verified(); err != nil {
 			return
 		}
-		l.Run(ctx, syncEvery)
+		tick := time.NewTicker(syncEvery)
+		defer tick.Stop()
+		for {
+			_, _ = l.Sync(ctx)
+			if t := till(); t != nil {
+				// A refusal is tried again next round; the counter keeps what it has.
+				if since, err := t.MasterVersion(ctx); err == nil {
+					_, _ = l.PullMaster(ctx, since, func(it api.MasterItem) error { return t.ApplyMaster(ctx, it.Kind, it.Body, it.Version) })
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
 	}()
 	return l, func() { cancel(); <-done }, nil
 }
@@ -162,7 +181,12 @@ func cmdSync(c *cli, args []string) int {
 	if err != nil {
 		return c.failOpen(err)
 	}
-	defer j.Close()
+	open := true
+	defer func() {
+		if open {
+			_ = j.Close()
+		}
+	}()
 	l, err := link.New(lc, j)
 	if err != nil {
 		return c.fail(exitCannotWork, "%v", err)
@@ -190,6 +214,45 @@ func cmdSync(c *cli, args []string) int {
 		return c.fail(exitFailed, "%s. %s wait in the journal.", strings.TrimSuffix(err.Error(), "."), capital(events(res.Waiting)))
 	}
 	fmt.Fprintf(c.stdout, "sent %s; the store holds events 1 to %d\n", events(uint64(res.Sent)), res.Held)
+	open = false
+	_ = j.Close() // the master data is journaled through the till
+	return c.pullMaster(ctx, l)
+}
+
+// pullMaster applies the master data the store published since the version the
+// counter applied (pos.Till.ApplyMaster) and says what changed.
+func (c *cli) pullMaster(ctx context.Context, l *link.Link) int {
+	t, err := openTill(c)
+	if err != nil {
+		return c.failOpen(err)
+	}
+	defer t.close()
+	since, err := t.MasterVersion(ctx)
+	if err != nil {
+		return c.fail(exitCannotWork, "The journal cannot be read (%v).", err)
+	}
+	var applied []string
+	v, err := l.PullMaster(ctx, since, func(it api.MasterItem) error {
+		if err := t.ApplyMaster(ctx, it.Kind, it.Body, it.Version); err != nil {
+			return err
+		}
+		applied = append(applied, it.Kind)
+		return nil
+	})
+	var s pos.Sentencer
+	switch {
+	case errors.Is(err, link.ErrUnreachable):
+		return c.fail(exitFailed, "The store server cannot be reached for its catalog and shop details; the counter keeps its own until the next sync.")
+	case errors.As(err, &s):
+		return c.fail(exitFailed, "The store's master data was not applied: %s", s.Sentence())
+	case err != nil:
+		return c.fail(exitFailed, "The store's master data was not applied (%v); the counter keeps its own until the next sync.", err)
+	}
+	if len(applied) == 0 {
+		fmt.Fprintf(c.stdout, "the store's catalog and shop details are as applied (version %d)\n", v)
+		return exitOK
+	}
+	fmt.Fprintf(c.stdout, "applied the store's %s (version %d)\n", strings.Join(applied, " and "), v)
 	return exitOK
 }
 

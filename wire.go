@@ -114,7 +114,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 	if window {
 		tc.Health = j
 		tc.AuthPages = t.phone // from memory, on loopback: never written to disk
-		if l, stop, err := startStoreLink(c, cfg, sec, j, t.checked); err == nil && l != nil {
+		if l, stop, err := startStoreLink(c, cfg, sec, j, t.checked, func() *pos.Till { return t.Till }); err == nil && l != nil {
 			tc.Store, stopSync = l, stop
 			t.eng.SetDecisions(l) // an IMEI is reserved store-wide before a sale
 		} else if err != nil {

@@ -139,22 +139,37 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 		if _, err := p.tx.Exec(p.ctx, "UPDATE return_reservations SET settled = true WHERE refund_id = $1", ev.Refund.UniqueTxnID); err != nil {
 			return err
 		}
+		if err := p.creditNote(o, ev.Refund.UniqueTxnID); err != nil {
+			return err
+		}
+	case pos.EvNoteRedeemed, pos.EvNoteRestored:
+		if err := p.creditNote(o, ev.Note.Refund); err != nil {
+			return err
+		}
 	}
-	if ev.ReceiptNo != 0 {
+	if ev.ReceiptNo != 0 || ev.DocNo != 0 {
 		kind, amount := "receipt", o.Amount
+		number := DocumentNumber(p.terminal, ev.ReceiptNo)
+		if ev.DocNo != 0 { // a document of a series: T1/2627/000123, T1/C2627/00001
+			number = pos.DocNumber(p.terminal, ev.Series, ev.DocNo)
+		}
 		if ev.Kind == pos.EvRefundDone {
 			kind, amount = "refund receipt", o.Refunded-before
+			if ev.DocNo != 0 {
+				kind = "credit note"
+			}
 		}
 		if _, err := p.tx.Exec(p.ctx, `INSERT INTO documents (terminal_id, number, kind, order_id, day, amount)
 			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-			p.terminal, DocumentNumber(p.terminal, ev.ReceiptNo), kind, o.ID, day, int64(amount)); err != nil {
+			p.terminal, number, kind, o.ID, day, int64(amount)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// DocumentNumber is how the store names receipt number n of terminal: T1/000123.
+// DocumentNumber is how the store names receipt number n of terminal (one
+// issued before number series): T1/000123.
 func DocumentNumber(terminal string, n uint64) string { return fmt.Sprintf("%s/%06d", terminal, n) }
 
 // lines writes the order's lines and its IMEI units (after its intent).

@@ -3,14 +3,19 @@ package web
 import (
 	"context"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"galla/internal/browsertest"
+	"galla/pos/gstr"
 )
 
 // TestManagerPagesInChromium signs in, reads the day, searches an IMEI, opens
@@ -57,6 +62,34 @@ func TestManagerPagesInChromium(t *testing.T) {
 	assert.Contains(t, text("#sync-T1"), "active")
 	assert.Contains(t, text("#overrides"), "order T2-B, IMEI 490154203237518 (the store server cannot be asked)", "the IMEI override is flagged")
 	assert.Contains(t, text("#overrides"), "ravi")
+	// The month's lines CSV downloads from its link, with the session's cookie.
+	href, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.querySelector("#lines-csv").getAttribute("href")`))
+	require.NoError(t, err)
+	assert.Equal(t, "/manager/lines.csv?month=2026-11", href)
+	dir := t.TempDir()
+	progress := chromedp.Events(bctx, browser.DownloadProgress)
+	events := true
+	require.NoError(t, chromedp.Do(bctx,
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: &events})
+			return err
+		}),
+		chromedp.Click(css("#lines-csv")),
+	))
+	var file string
+	for ev, err := range progress {
+		require.NoError(t, err)
+		if ev.State == browser.DownloadProgressStateCompleted {
+			file = filepath.Join(dir, ev.GUID)
+			break
+		}
+		require.NotEqual(t, browser.DownloadProgressStateCanceled, ev.State, "the download was cancelled")
+	}
+	csvBody, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(csvBody), strings.Join(gstr.CSVHeader, ",")+"\n"), "the lines CSV downloaded: %.200s", csvBody)
+	assert.Contains(t, string(csvBody), "59000.00", "T1's phone sale is a line of it")
 	// The style sheet loads under the CSP (the page is styled).
 	weight, err := chromedp.Run(bctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".brand")).fontWeight`))
 	require.NoError(t, err)

@@ -178,7 +178,7 @@ func search(ctx context.Context, db *store.DB, q string) (string, []OrderRow, er
 	arg := any(q)
 	switch kind {
 	case "document":
-		where = "EXISTS (SELECT 1 FROM documents d WHERE d.terminal_id = o.terminal_id AND d.order_id = o.order_id AND d.number = upper($1))"
+		where = "EXISTS (SELECT 1 FROM documents d WHERE d.terminal_id = o.terminal_id AND d.order_id = o.order_id AND (d.number = upper($1) OR right(d.number, length($1) + 1) = '/' || upper($1)))"
 	case "IMEI":
 		where = "EXISTS (SELECT 1 FROM imei_units u WHERE u.terminal_id = o.terminal_id AND u.order_id = o.order_id AND u.imei = $1)"
 	case "card":

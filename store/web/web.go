@@ -80,6 +80,8 @@ func New(db *store.DB, log *slog.Logger) *Pages {
 	p.mux.HandleFunc("GET /manager/z", p.auth(p.zPage))
 	p.mux.HandleFunc("POST /manager/z", p.auth(p.zClose))
 	p.mux.HandleFunc("GET /manager/export.csv", p.auth(p.export))
+	p.mux.HandleFunc("GET /manager/gstr1.json", p.auth(p.gstr1))
+	p.mux.HandleFunc("GET /manager/lines.csv", p.auth(p.monthCSV))
 	return p
 }
 
@@ -277,10 +279,12 @@ type todayData struct {
 	Overrides []Override
 	Doubles   []DoubleSale
 	Z         *store.StoreZ
+	Returns   []ReturnRow
+	Shifts    []ShiftRow
 }
 
 func (p *Pages) today(w http.ResponseWriter, r *http.Request, s session) {
-	day, _, ok := p.day(w, r, s, "today")
+	day, date, ok := p.day(w, r, s, "today")
 	if !ok {
 		return
 	}
@@ -304,6 +308,14 @@ func (p *Pages) today(w http.ResponseWriter, r *http.Request, s session) {
 		return
 	}
 	if d.Z, err = p.db.StoreZReport(ctx, day); err != nil {
+		p.fail(w, s, err)
+		return
+	}
+	if d.Returns, err = returnsOfDay(ctx, p.db, date); err != nil {
+		p.fail(w, s, err)
+		return
+	}
+	if d.Shifts, err = shiftsOfDay(ctx, p.db, date); err != nil {
 		p.fail(w, s, err)
 		return
 	}
