@@ -75,7 +75,7 @@ func commands() map[string]command {
 		"receipt":   {"galla receipt MERCHANT_ORDER_ID|DOCUMENT_NO [--refund [N]] [--format text|escpos|png|pdf] [--out FILE] [--print]", cmdReceipt},
 		"catalog":   {"galla catalog import FILE | galla catalog list [--format text|json]", cmdCatalog},
 		"staff":     {"galla staff list | staff add NAME --role cashier|manager | staff disable|enable|reset-pin|unlock NAME | staff limits NAME --discount PAISE --refund PAISE|--shop", cmdStaff},
-		"shop":      {"galla shop set --name N --address A --state CODE [--gstin GSTIN] [--composition]", cmdShop},
+		"shop":      {"galla shop set --name N --address A --state CODE [--gstin GSTIN] [--composition] [--rates 0,5,18]", cmdShop},
 		"export":    {"galla export gstr1 --month YYYY-MM [--out FILE] | export csv --from DAY [--to DAY] [--out FILE]", cmdExport},
 		"journal":   {"galla journal verify | journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE | journal restore BACKUP | journal find IMEI", cmdJournal},
 		"store":     {"galla store init --db URL [--host NAMES] | store serve --db URL [--listen ADDR] | store enrol-code TERMINAL_ID --db URL | store alarms --db URL | store unblock TERMINAL_ID --by MANAGER --db URL | " + storePagesUsage[len("galla "):], cmdStore},

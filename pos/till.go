@@ -536,6 +536,13 @@ func (t *Till) ImportCatalog(ctx context.Context, r io.Reader, json bool, staff 
 		}
 		return nil, err
 	}
+	shop, err := LoadShop(ctx, t.j)
+	if err != nil {
+		return nil, err
+	}
+	if err := cat.CheckRates(shop.RateList()); err != nil {
+		return nil, err
+	}
 	if err := t.cfg.Catalogs.PutCatalog(ctx, cat, staff); err != nil {
 		return nil, err
 	}
