@@ -169,6 +169,7 @@ func (f *fakeTill) Status(context.Context) Status {
 	defer f.mu.Unlock()
 	st := f.status
 	st.Pending = slices.Clone(st.Pending)
+	st.InProgress += len(f.inFlight) // as pos: a payment whose call runs is in progress
 	return st
 }
 

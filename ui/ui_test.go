@@ -778,3 +778,25 @@ func TestStatusBarJournalCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusBarInProgress: a payment whose call runs (at its OTP step) is in
+// progress, never counted as unknown; only a payment left unknown is.
+func TestStatusBarInProgress(t *testing.T) {
+	for _, tc := range []struct {
+		unknown, inProgress int
+		want                string
+	}{
+		{0, 0, "No unknown payments"},
+		{0, 1, "1 payment in progress"},
+		{0, 2, "2 payments in progress"},
+		{1, 0, "1 unknown payment"},
+		{3, 1, "3 unknown payments · 1 payment in progress"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			f := newFakeTill()
+			f.status = Status{Online: true, Unknown: tc.unknown, InProgress: tc.inProgress}
+			h := newHarness(t, f)
+			assert.Equal(t, tc.want, h.u.unknownText.Text)
+		})
+	}
+}
