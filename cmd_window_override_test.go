@@ -78,7 +78,7 @@ func TestKeyboardIMEIOverrideStoreOffline(t *testing.T) {
 	k.enter("Asha Rao")
 
 	k.waitFor("the manager override", func() bool { return k.shows("Manager override") && k.inDialog() })
-	assert.True(t, k.shows("The store server cannot be reached"), k.screenText())
+	assert.True(t, k.shows("The store server cannot be reached to approve the phone's IMEI"), k.screenText())
 	k.enter("111111") // no manager's PIN
 	k.waitFor("the PIN refused", func() bool {
 		return k.shows("Manager override") && !k.shows("The store server cannot be reached")

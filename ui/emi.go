@@ -283,7 +283,7 @@ func newIMEIScreen(u *UI) *imeiScreen {
 	s := &imeiScreen{u: u}
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
-	s.pay = u.newAction("Pay", fyne.KeyF5, 0, s.submit)
+	s.pay = u.newAction("Next: card", fyne.KeyF5, 0, s.submit)
 	s.pay.btn.Importance = widget.HighImportance
 	s.back = u.newAction("Back", fyne.KeyEscape, 0, s.cancel)
 	s.form = container.NewVBox()

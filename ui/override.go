@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"errors"
+
+	"galla/pos"
 )
 
 // errOverrideDeclined is the cashier backing out of the manager's override: the
@@ -23,8 +25,12 @@ func (u *UI) askIMEIOverride(ctx context.Context, cause error) (string, error) {
 		pin := newKeyEntry(u)
 		pin.Password = true
 		pin.SetPlaceHolder("Manager PIN")
-		p = u.ask("Manager override",
-			sentence(cause)+" A manager's PIN sells the phones without the store's approval; the override is journaled with the manager's name and the store's pages flag it. Escape cancels the sale.",
+		text := sentence(cause) + " Type a manager's PIN, or Escape to cancel the sale."
+		if pos.MayOverrideIMEI(cause) {
+			text = "The store server cannot be reached to approve the phone's IMEI; nothing was charged. " +
+				"A manager's PIN sells it without the store's approval (journaled with the manager's name). Escape cancels the sale."
+		}
+		p = u.ask("Manager override", text,
 			[]*keyEntry{pin}, func(p *prompt) {
 				code := pin.Text
 				pin.SetText("")
