@@ -410,3 +410,37 @@ func cancelledMark(o Order) *receipts.Cancelled {
 	}
 	return &receipts.Cancelled{Reason: o.Cancelled.Reason, When: o.Cancelled.Time.Format("02 Jan 2006 15:04")}
 }
+
+// CanCancelOrder is CanCancel of the order with this merchant order id.
+func (t *Till) CanCancelOrder(ctx context.Context, orderID string) string {
+	o, err := t.eng.Order(ctx, orderID)
+	if err != nil {
+		return Sentence(err)
+	}
+	return t.CanCancel(ctx, o)
+}
+
+// Sentence says how the cancellation ended and what the cashier hands back.
+func (r *CancelResult) Sentence() string {
+	if r.Status == CancelPending {
+		return r.Pending
+	}
+	var back []string
+	for _, t := range r.Tenders {
+		switch t.Tender {
+		case TenderCash:
+			back = append(back, t.Amount.String()+" in cash from the drawer")
+		case TenderUPI:
+			back = append(back, t.Amount.String()+" by UPI, paid back by the cashier")
+		case TenderNote:
+			back = append(back, t.Amount.String()+" back onto credit note "+t.NoteNo)
+		default:
+			back = append(back, t.Amount.String()+" refunded to the "+string(t.Tender))
+		}
+	}
+	s := "Invoice " + r.Number + " is cancelled"
+	if len(back) > 0 {
+		s += ": give back " + strings.Join(back, "; ")
+	}
+	return s + "."
+}
