@@ -69,6 +69,7 @@ func commands() map[string]command {
 		"reconcile": {"galla reconcile", cmdReconcile},
 		"refund":    {"galla refund MERCHANT_ORDER_ID [--amount PAISE]", cmdRefund},
 		"return":    {"galla return DOCUMENT_NO [--items SKU:QTY,...] [--imei IMEI,...] [--amount PAISE] --to card|cash|note [--reason TEXT]", cmdReturn},
+		"void":      {"galla void DOCUMENT_NO --reason TEXT", cmdVoid},
 		"report":    {"galla report [--day YYYY-MM-DD] [--format text|csv|json|escpos|png|pdf] [--out FILE] [--print] | report --shift ID|current", cmdReport},
 		"close-day": {"galla close-day [--day YYYY-MM-DD] [--accept-unknown]", cmdCloseDay},
 		"shift":     {"galla shift open --float PAISE | shift cash-in|cash-out|drop PAISE --reason TEXT | shift close --counted PAISE [--notes 500x4,...] | shift list [--day YYYY-MM-DD] | shift report [ID]", cmdShift},

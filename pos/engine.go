@@ -235,7 +235,7 @@ func (e *Engine) commit(ctx context.Context, o *Order, ev Event) (stale bool, er
 		return false, aerr
 	}
 	stale = aerr != nil
-	if !stale && (ev.Kind == EvRefundDone || !o.State.Paid() && next.State.Paid() && next.Sale == "") {
+	if !stale && (ev.Kind == EvRefundDone && !cancelRefundDone(next, ev) || !o.State.Paid() && next.State.Paid() && next.Sale == "") {
 		e.numMu.Lock()
 		defer e.numMu.Unlock()
 		if err := e.number(context.WithoutCancel(ctx), &ev, next); err != nil {
