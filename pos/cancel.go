@@ -361,6 +361,12 @@ func (t *Till) CancelDocument(ctx context.Context, doc, pin, reason string) (*Ca
 			return nil, err
 		}
 	}
+	if t.paidInCash(ctx, o) {
+		// Cash given back leaves a counted drawer, as a cash refund does.
+		if err := t.CashNeedsShift(ctx); err != nil {
+			return nil, err
+		}
+	}
 	res, err := t.eng.cancelDocument(ctx, o.ID, pin, reason, t.cfg.Terminal)
 	if errors.Is(err, ErrWrongPIN) || err == nil {
 		_ = t.counted(err)
@@ -369,6 +375,24 @@ func (t *Till) CancelDocument(ctx context.Context, doc, pin, reason string) (*Ca
 		t.noteErr(err)
 	}
 	return res, err
+}
+
+// paidInCash reports whether cash was taken for o: its own tender, or a paid cash
+// tender of the split sale it is.
+func (t *Till) paidInCash(ctx context.Context, o *Order) bool {
+	if o.Tender == TenderCash {
+		return true
+	}
+	st, err := t.eng.SaleStatus(ctx, o.ID)
+	if err != nil {
+		return false
+	}
+	for _, tt := range st.Tenders {
+		if tt.Kind == TenderCash && tt.Paid() {
+			return true
+		}
+	}
+	return false
 }
 
 // CanCancel says whether o's document may be cancelled today: "" when it may,

@@ -215,3 +215,35 @@ func TestCancelFreesIMEI(t *testing.T) {
 	require.NoError(t, err)
 	assert.NoError(t, tl.CheckSerials(ctx, again.Lines, ""), "the phone can be sold again")
 }
+
+// TestCancelCashNeedsAnOpenShift: at a counter that keeps shifts, the cash of a
+// cancelled invoice is handed back from a counted drawer, as a cash refund is:
+// with the shift closed the cancellation is refused and nothing is given back;
+// once a shift is open it goes through.
+func TestCancelCashNeedsAnOpenShift(t *testing.T) {
+	r, tl := newShiftTill(t)
+	ctx := t.Context()
+	_, err := tl.OpenShift(ctx, "meera", Rupees(2000))
+	require.NoError(t, err)
+	paid, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Tender: TenderCash, Tendered: Rupees(2000), Cashier: "meera"}, nil)
+	require.NoError(t, err)
+	count, err := ParseCount("500x7")
+	require.NoError(t, err)
+	_, err = tl.CloseShift(ctx, "meera", count)
+	require.NoError(t, err)
+
+	inv := paid.ReceiptNo
+	require.NotEmpty(t, inv)
+	_, err = tl.CancelDocument(ctx, inv, managerPIN, "customer left")
+	require.ErrorIs(t, err, ErrNoShift)
+	o, err := r.e.Order(ctx, paid.OrderID)
+	require.NoError(t, err)
+	assert.Nil(t, o.Cancelled)
+	assert.Empty(t, o.Refunds, "no cash went out of a closed drawer")
+
+	_, err = tl.OpenShift(ctx, "meera", Rupees(2000))
+	require.NoError(t, err)
+	res, err := tl.CancelDocument(ctx, inv, managerPIN, "customer left")
+	require.NoError(t, err)
+	assert.Equal(t, CancelDone, res.Status)
+}
