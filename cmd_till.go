@@ -793,6 +793,9 @@ func cmdStaff(c *cli, args []string) int {
 			if s.Limits != nil {
 				lim = fmt.Sprintf("\tdiscount %s, refund %s", s.Limits.Discount, s.Limits.Refund)
 			}
+			if s.Store {
+				lim += "\tthe store's"
+			}
 			fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s%s\n", s.ID, s.Name, s.Role, status, lim)
 		}
 		return exitOK

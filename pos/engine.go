@@ -60,6 +60,10 @@ type Config struct {
 	// PINPepper is the terminal's secret mixed into every PIN hash, kept outside
 	// the journal (the keyring), for the Roster New makes.
 	PINPepper []byte
+	// StorePINPepper is the store's pepper of the staff the store server
+	// distributes (ADR 0007), kept in the keyring beside PINPepper; nil on a
+	// terminal not enrolled, or not yet given it.
+	StorePINPepper []byte
 	// Roster authorises managers; nil means NewRoster(Journal) with PINPepper.
 	Roster *Roster
 	// Rand is the source of order and refund ids; nil means crypto/rand.
@@ -143,7 +147,7 @@ func New(cfg Config) (*Engine, error) {
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	if e.roster == nil {
-		e.roster = NewRoster(cfg.Journal).WithPepper(cfg.PINPepper)
+		e.roster = NewRoster(cfg.Journal).WithPepper(cfg.PINPepper).WithStorePepper(cfg.StorePINPepper)
 	}
 	if e.rnd == nil {
 		e.rnd = rand.Reader

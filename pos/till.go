@@ -347,7 +347,7 @@ func (t *Till) SignIn(ctx context.Context, name, pin string) (StaffMember, error
 	if err != nil {
 		return StaffMember{}, err
 	}
-	for _, s := range list {
+	for _, s := range enabledFirst(list) {
 		if s.Name == name {
 			got, err := t.eng.Roster().SignIn(ctx, s.ID, pin, t.eng.Now())
 			if err != nil {
