@@ -428,11 +428,43 @@ func (t *Till) CanCancel(ctx context.Context, o *Order) string {
 
 // cancelledMark is what a cancelled sale's document prints (receipts.Cancelled),
 // or nil while it is not cancelled.
-func cancelledMark(o Order) *receipts.Cancelled {
+func cancelledMark(o Order, tenders []Order) *receipts.Cancelled {
 	if o.Cancelled == nil {
 		return nil
 	}
-	return &receipts.Cancelled{Reason: o.Cancelled.Reason, When: o.Cancelled.Time.Format("02 Jan 2006 15:04")}
+	c := &receipts.Cancelled{Reason: o.Cancelled.Reason, When: o.Cancelled.Time.Format("02 Jan 2006 15:04")}
+	if len(tenders) == 0 {
+		tenders = []Order{o}
+	}
+	for _, t := range tenders {
+		for _, ref := range t.Refunds {
+			if ref.Cancel && ref.Status == RefundDone {
+				c.Returned = append(c.Returned, givenBack(t, ref.Amount))
+			}
+		}
+	}
+	return c
+}
+
+// givenBack says where a cancellation's refund of tender t went: "₹1,299.00 to
+// VISA •••• 1111".
+func givenBack(t Order, amount Paise) string {
+	switch t.Tender {
+	case TenderCash:
+		return amount.String() + " in cash"
+	case TenderUPI:
+		return amount.String() + " by UPI"
+	case TenderNote:
+		no := t.NoteNo
+		if t.Note != nil {
+			no = t.Note.Number
+		}
+		return amount.String() + " back onto credit note " + no
+	}
+	if t.CardLast4 != "" {
+		return amount.String() + " to " + firstNonEmpty(t.CardBrand, "the card") + " •••• " + t.CardLast4 + ", verified"
+	}
+	return amount.String() + " through the payment service, verified"
 }
 
 // CanCancelOrder is CanCancel of the order with this merchant order id.

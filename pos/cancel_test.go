@@ -106,6 +106,7 @@ func TestCancelCardInvoice(t *testing.T) {
 	require.NotNil(t, d.Receipt.Cancelled)
 	assert.Contains(t, b.String(), "                   CANCELLED\n")
 	assert.Contains(t, b.String(), "Reason: customer left before delivery")
+	assert.Contains(t, b.String(), "Refunded ₹1,499.00 to VISA •••• 1111, verified\n")
 	assert.Contains(t, b.String(), inv)
 
 	// A later return on the other invoice is the first credit note: the

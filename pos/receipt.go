@@ -285,7 +285,7 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 			MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID, Amount: int64(paid),
 		})
 	}
-	r.Cancelled = cancelledMark(o)
+	r.Cancelled = cancelledMark(o, opt.Tenders)
 	return r
 }
 

@@ -7,6 +7,9 @@ type Cancelled struct {
 	Reason string // why, as the manager typed it
 	When   string // when it was cancelled, as printed: "24 Nov 2026 18:40"
 	By     string // the manager who authorised it
+	// Returned says where each tender's money went back: "₹1,299.00 to VISA
+	// •••• 1111, verified", "₹500.00 in cash".
+	Returned []string
 }
 
 // CancelledMark is the word a cancelled document carries in large type.
@@ -20,10 +23,12 @@ func (l *layouter) cancelMark(r Receipt) {
 	}
 	l.rule('#')
 	l.bigCenter(CancelledMark)
-	l.center("This document is cancelled: the supply did not take place", true)
-	l.center("and the money was given back. Not valid for input tax credit.", false)
+	l.center("This document is cancelled: the supply did not take place and the money was given back. Not valid for input tax credit.", true)
 	if c.Reason != "" {
 		l.text("Reason: "+c.Reason, 0, true)
+	}
+	for _, g := range c.Returned {
+		l.text("Refunded "+g, 0, false)
 	}
 	if c.When != "" || c.By != "" {
 		s := "Cancelled"
