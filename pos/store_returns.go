@@ -240,6 +240,14 @@ func (t *Till) returnAtStore(ctx context.Context, r ReturnRequest, inv *StoreInv
 	if !slices.Contains(foreignDestinations(o), to) {
 		return nil, foreignToSentence(inv, to)
 	}
+	if err := t.gate(); err != nil {
+		return nil, err
+	}
+	if to == RefundToCash {
+		if err := t.CashNeedsShift(ctx); err != nil {
+			return nil, err // cash paid back leaves a counted drawer
+		}
+	}
 	if err := e.journalReady(ctx); err != nil {
 		return nil, err
 	}
@@ -330,4 +338,61 @@ func (t *Till) foreignReturnView(inv *StoreInvoice) *SaleForReturn {
 			Amount: l.Amount(), IMEIs: slices.Clone(l.IMEIs)})
 	}
 	return v
+}
+
+// A return of this counter's own invoice, when it is enrolled, is reserved at
+// the store too, so that it and returns of the same invoice at other counters
+// never add up to more than was paid. The store refusing (more than is left)
+// refuses the return; the store not knowing the invoice (not synced yet: no
+// other counter can have returned it) or not answering leaves the decision to
+// this counter's journal, which caps it at what was paid here.
+
+// ownReturnKey carries the reservation of a return of this counter's invoice
+// into Engine.Refund, which asks it once the refund's id is drawn and before
+// it is journaled.
+type ownReturnKey struct{}
+
+type ownReturn func(ctx context.Context, uid string, amount Paise) (release func(error) error, err error)
+
+func noRelease(err error) error { return err }
+
+// reserveOwnReturn asks the reservation ctx carries, if any.
+func reserveOwnReturn(ctx context.Context, uid string, amount Paise) (func(error) error, error) {
+	f, ok := ctx.Value(ownReturnKey{}).(ownReturn)
+	if !ok {
+		return noRelease, nil
+	}
+	return f(ctx, uid, amount)
+}
+
+// withOwnReturnReservation makes the refund made under ctx reserve its amount
+// of invoice number at the store first, when the till has one.
+func (t *Till) withOwnReturnReservation(ctx context.Context, number string) context.Context {
+	d := t.eng.decisions()
+	if d == nil || number == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, ownReturnKey{}, ownReturn(func(ctx context.Context, uid string, amount Paise) (func(error) error, error) {
+		rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+		_, err := d.ReserveReturn(rctx, number, uid, amount)
+		cancel()
+		var refusal *StoreRefusal
+		switch {
+		case err == nil:
+		case errors.As(err, &refusal) && refusal.Code == "not_found":
+			return noRelease, nil // not synced yet: no other counter returned any of it
+		case errors.As(err, &refusal):
+			return nil, wrapf(ErrNotRefundable, "The store refused: %s. Nothing was refunded.", refusal.Msg)
+		default:
+			return noRelease, nil // the store is away: this journal decides
+		}
+		return func(cause error) error {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
+			defer cancel()
+			if err := d.Release(rctx, "", uid); err != nil {
+				return errors.Join(cause, err)
+			}
+			return cause
+		}, nil
+	}))
 }

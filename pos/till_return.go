@@ -103,6 +103,7 @@ func (t *Till) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, erro
 	case to == RefundToCard && (o.Tender == TenderCash || o.Tender == TenderNote):
 		return nil, wrapf(ErrNotRefundable, "Sale %s was paid by %s: there is no card to refund; give cash or a credit note.", o.ID, o.Tender)
 	}
+	ctx = t.withOwnReturnReservation(ctx, o.Number(t.cfg.Terminal))
 	res, err := t.RefundOrder(ctx, RefundRequest{OrderID: o.ID, PIN: r.PIN, Reason: reason, To: to, Items: items})
 	if err != nil {
 		return nil, err

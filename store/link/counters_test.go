@@ -247,8 +247,9 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	assert.Equal(t, []pos.RefundTo{pos.RefundToCash, pos.RefundToNote}, v.To)
 
 	// One cable of three, to cash: ⌊149600×1/3⌋ = 49866; taxable at 18%
-	// ⌊(4986600+59)/118⌋ = 42259, tax 7607, CGST 3803.
-	one, err := t2.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCash, Reason: "faulty", PIN: managerPIN})
+	// ⌊(4986600+59)/118⌋ = 42259, tax 7607, CGST 3803. The window names the
+	// sale by the order id its screen showed.
+	one, err := t2.Return(ctx, pos.ReturnRequest{Document: v.OrderID, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCash, Reason: "faulty", PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, pos.RefundDone, one.Status)
 	assert.Equal(t, "T2/C2627/00001", one.CreditNote, "numbered in T2's own C series")
@@ -287,6 +288,13 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	assert.Contains(t, pos.Sentence(err), "refunded in full already")
 	_, err = t2.l.ReserveReturn(ctx, inv, "R-more", 1)
 	assert.Equal(t, "exceeded", refusal(t, err).Code)
+	// Nor at T1, whose own journal still shows the sale unrefunded.
+	_, err = t1.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
+	require.ErrorIs(t, err, pos.ErrNotRefundable)
+	assert.Equal(t, "The store refused: invoice T1/2627/000001 was paid ₹2,995.00, of which ₹2,995.00 is refunded or being refunded: at most ₹0.00 can be returned, not ₹1,499.00. Nothing was refunded.", pos.Sentence(err))
+	o, err := t1.FindSale(ctx, inv)
+	require.NoError(t, err)
+	assert.Empty(t, o.Refunds, "nothing journaled at T1")
 
 	// The store holds T2's credit notes citing T1's invoice.
 	var number, to string
