@@ -12,6 +12,7 @@ import (
 
 	"galla/internal/testclock"
 	"galla/pos"
+	"galla/pos/gstr"
 	"galla/receipts"
 	"galla/store/link"
 )
@@ -281,6 +282,22 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	assert.Equal(t, "T2/C2627/00002", rest.CreditNote)
 	assert.Equal(t, pos.Paise(249634), rest.Refund.Amount)
 	t2.sync(t)
+
+	// T2's GSTR-1 documents: its two credit notes, citing T1's invoice of 22
+	// Nov; T1's invoice is T1's to report. The first reverses ₹422.59 + ₹76.07
+	// (CGST 38.03, SGST 38.04).
+	day := time.Date(2026, 11, 22, 0, 0, 0, 0, pos.IST)
+	docs, err := t2.ExportDocuments(ctx, day, day)
+	require.NoError(t, err)
+	require.Len(t, docs, 2)
+	for i, want := range []string{"T2/C2627/00001", "T2/C2627/00002"} {
+		assert.Equal(t, gstr.CreditNote, docs[i].Kind)
+		assert.Equal(t, want, docs[i].Number)
+		assert.Equal(t, inv, docs[i].OriginalNumber)
+		assert.Equal(t, "2026-11-22", docs[i].OriginalDate.Format(time.DateOnly))
+	}
+	require.Len(t, docs[0].Lines, 1)
+	assert.Equal(t, []gstr.Paise{42259, 3803, 3804}, []gstr.Paise{docs[0].Lines[0].Taxable, docs[0].Lines[0].CGST, docs[0].Lines[0].SGST})
 
 	// Nothing more, at T2 or by the store.
 	_, err = t2.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
