@@ -72,6 +72,32 @@ func (e *Engine) redeemAtStore(ctx context.Context, d StoreDecisions, number, re
 	return nil
 }
 
+// NoteIssuer records at the store a credit note issued at this counter, so
+// that the store can redeem it before the counter has sent its events
+// (store/link implements it beside StoreDecisions).
+type NoteIssuer interface {
+	IssueCreditNote(ctx context.Context, number string, value Paise) error
+}
+
+// redeemOwnAtStore is redeemAtStore for a note of this counter: a note the
+// store does not know yet (issued here, not synced) is recorded there first
+// with what this journal says is left on it, and asked again.
+func (e *Engine) redeemOwnAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount, left Paise) error {
+	err := e.redeemAtStore(ctx, d, number, ref, amount)
+	var refusal *StoreRefusal
+	ni, ok := d.(NoteIssuer)
+	if !ok || !errors.As(err, &refusal) || refusal.Code != "not_found" || left <= 0 {
+		return err
+	}
+	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	ierr := ni.IssueCreditNote(rctx, strings.TrimSpace(number), left)
+	cancel()
+	if ierr != nil {
+		return ierr
+	}
+	return e.redeemAtStore(ctx, d, number, ref, amount)
+}
+
 // releaseAtStore gives back at the store what was reserved for the order ref
 // (a note tender undone, or a sale that took nothing), joined to cause.
 func (e *Engine) releaseAtStore(ctx context.Context, d StoreDecisions, ref string, cause error) error {
@@ -122,7 +148,23 @@ func (e *Engine) settleNote(ctx context.Context, o *Order, refuseOffline bool) e
 	case d == nil:
 		return e.settleNoteSale(ctx, o)
 	}
-	if err := e.redeemAtStore(ctx, d, number, o.ID, o.Amount); err != nil {
+	redeem := func() error { return e.redeemAtStore(ctx, d, number, o.ID, o.Amount) }
+	if !e.foreignNote(number) {
+		redeem = func() error {
+			left := Paise(0)
+			if series, no, ok := ParseDocNumber(number); ok {
+				if issueID, uid, err := e.j.FindDocument(ctx, series, no); err == nil {
+					if issue, err := e.j.Order(ctx, issueID); err == nil {
+						if ref := issue.RefundByID(uid); ref != nil {
+							left = ref.NoteLeft()
+						}
+					}
+				}
+			}
+			return e.redeemOwnAtStore(ctx, d, number, o.ID, o.Amount, left)
+		}
+	}
+	if err := redeem(); err != nil {
 		var refusal *StoreRefusal
 		if errors.As(err, &refusal) || refuseOffline {
 			return abandon(err)
@@ -153,19 +195,18 @@ func (t *Till) redeemTender(ctx context.Context, number string, amount Paise, re
 	if d == nil {
 		return t.RedeemNote(ctx, number, amount, ref)
 	}
-	foreign := t.eng.foreignNote(number)
-	if foreign {
+	if t.eng.foreignNote(number) {
 		if err := checkNoteNumber(number); err != nil {
 			return err
 		}
-	} else if _, _, err := t.findNote(ctx, number); err != nil {
+		return t.eng.redeemAtStore(ctx, d, number, ref, amount)
+	}
+	_, note, err := t.findNote(ctx, number)
+	if err != nil {
 		return err // not a note of this counter: nothing asked
 	}
-	if err := t.eng.redeemAtStore(ctx, d, number, ref, amount); err != nil {
+	if err := t.eng.redeemOwnAtStore(ctx, d, number, ref, amount, note.NoteLeft()); err != nil {
 		return err
-	}
-	if foreign {
-		return nil
 	}
 	if err := t.RedeemNote(ctx, number, amount, ref); err != nil {
 		return t.eng.releaseAtStore(ctx, d, ref, err)

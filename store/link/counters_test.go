@@ -331,3 +331,34 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	require.True(t, errors.Is(err, pos.ErrStoreOffline), "%v", err)
 	assert.Contains(t, pos.Sentence(err), "other counters' invoices wait until the store is back")
 }
+
+// TestNoteSpentWhereIssuedBeforeSync is an exchange: a note issued at T1 is
+// spent at T1 at once, before T1 has synced. The store records the note from
+// T1's word (what its journal says is left), after which T2 spends the rest
+// and T1 cannot.
+func TestNoteSpentWhereIssuedBeforeSync(t *testing.T) {
+	s := newStoreServer(t)
+	t1, t2 := newTill(t, s, "T1"), newTill(t, s, "T2")
+	ctx := t.Context()
+	note := noteOf(t, t1)
+	_, left, err := t1.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
+	require.NoError(t, err)
+	assert.Equal(t, pos.Paise(100000), left, "₹1,499 − ₹499")
+
+	// T2, T1 still unsynced: ₹1,000 is left at the store.
+	_, _, err = t2.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
+	assert.Contains(t, refusal(t, err).Msg, "has ₹1,000.00 left")
+	sale, err := t2.Engine().OpenSale(ctx, pos.Sale{Lines: []pos.Line{cable(2)}})
+	require.NoError(t, err)
+	_, st, err := t2.Engine().SaleNote(ctx, sale.ID, note, 0, "")
+	require.NoError(t, err)
+	assert.True(t, st.Complete())
+
+	// T1 syncs; its journal says ₹1,000 is left, the store ₹2.
+	t1.sync(t)
+	_, _, err = t1.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
+	assert.Contains(t, refusal(t, err).Msg, "has ₹2.00 left")
+	local, err := t1.NoteBalance(ctx, note)
+	require.NoError(t, err)
+	assert.Equal(t, pos.Paise(100000), local)
+}

@@ -17,6 +17,7 @@ import (
 var (
 	_ pos.StoreDecisions = (*Link)(nil)
 	_ pos.StoreInvoices  = (*Link)(nil)
+	_ pos.NoteIssuer     = (*Link)(nil)
 )
 
 // ReserveIMEIs reserves the sale's IMEIs for orderID.
