@@ -72,8 +72,9 @@ func cmdReturn(c *cli, args []string) int {
 	res, err := t.Return(ctx, pos.ReturnRequest{Document: rest[0], Items: items, Amount: pos.Paise(*amount), To: to, Reason: *reason, PIN: pin})
 	if err != nil {
 		code := exitFailed
+		var refusal *pos.StoreRefusal
 		if errors.Is(err, pos.ErrNotRefundable) || errors.Is(err, pos.ErrOrderNotFound) || errors.Is(err, pos.ErrWrongPIN) ||
-			errors.Is(err, pos.ErrBadPIN) {
+			errors.Is(err, pos.ErrBadPIN) || errors.As(err, &refusal) {
 			code = exitBadInput
 		}
 		return c.fail(code, "%s", pos.Sentence(err))
