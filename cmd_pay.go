@@ -67,6 +67,9 @@ type splitFlags struct {
 	wait        time.Duration
 	cashier     string     // the signed-in member who sells
 	buyer       *pos.Buyer // who the invoice names; nil: none
+	// overridePIN is --override-imei's manager PIN: the sale's phones go
+	// without the store's reservation when the store cannot be asked.
+	overridePIN string
 }
 
 // checkTenderSum refuses tenders whose amounts cannot pay total: more than the
@@ -92,7 +95,7 @@ func (c *cli) checkTenderSum(tenders []tenderArg, total pos.Paise) (int, bool) {
 // or EMI tender its own order at the service. A tender that fails leaves the sale
 // open with what was paid, for the terminal to finish or void.
 func (c *cli) splitCheckout(ctx context.Context, t *terminal, lines []pos.CartLine, units []pos.UnitIMEI, tenders []tenderArg, card *gateway.Card, f splitFlags) int {
-	st, err := t.OpenSaleFor(ctx, lines, units, f.cashier, f.buyer)
+	st, err := t.OpenSplit(ctx, pos.PayRequest{Lines: lines, IMEIs: units, Cashier: f.cashier, Buyer: f.buyer, OverrideIMEIPIN: f.overridePIN})
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}

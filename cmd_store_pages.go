@@ -20,7 +20,7 @@ import (
 )
 
 // storePagesUsage is the usage of the store commands of this file.
-const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store z --day YYYY-MM-DD --by MANAGER --db URL | store catalog import FILE --by MANAGER --db URL | store export gstr1|csv --month YYYY-MM --db URL [--out FILE]"
+const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store z --day YYYY-MM-DD --by MANAGER --db URL | store catalog import FILE --by MANAGER --db URL | store export gstr1|csv --month YYYY-MM --db URL [--out FILE] | " + storeStaffUsage
 
 // storePagesCommands are the "galla store" sub-commands of the projections,
 // the manager's pages and the store's day; cmdStore hands them on.
@@ -30,6 +30,7 @@ var storePagesCommands = map[string]func(c *cli, args []string) int{
 	"z":       cmdStoreZ,
 	"catalog": cmdStoreCatalog,
 	"export":  cmdStoreExport,
+	"staff":   cmdStoreStaff,
 }
 
 // cmdStoreExport is galla store export gstr1|csv --month YYYY-MM [--out FILE]:

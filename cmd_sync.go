@@ -62,6 +62,9 @@ func cmdEnrol(c *cli, args []string) int {
 	if err := sec.Set(config.SecretStoreCredential, resp.Credential); err != nil {
 		return c.fail(exitCannotWork, "The terminal's credential cannot be kept (%v): check the system keyring, then ask for a new code.", err)
 	}
+	if err := keepStorePepper(sec, resp.StaffPepper); err != nil {
+		return c.fail(exitCannotWork, "The store's PIN key cannot be kept (%v): check the system keyring, then ask for a new code.", err)
+	}
 	renamed := cfg.Terminal != resp.TerminalID
 	cfg.Store = config.StoreServer{URL: storeURL, Fingerprint: pin, TerminalID: resp.TerminalID}
 	cfg.Terminal = resp.TerminalID
@@ -125,9 +128,15 @@ func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.J
 		}
 		tick := time.NewTicker(syncEvery)
 		defer tick.Stop()
+		pepperGiven := false
 		for {
 			_, _ = l.Sync(ctx)
 			if t := till(); t != nil {
+				// The store's staff pepper, asked for once if the keyring lacks it.
+				if pep, err := ensureStorePepper(ctx, l, sec); err == nil && !pepperGiven {
+					t.SetStorePepper(pep)
+					pepperGiven = true
+				}
 				// A refusal is tried again next round; the counter keeps what it has.
 				if since, err := t.MasterVersion(ctx); err == nil {
 					_, _ = l.PullMaster(ctx, since, func(it api.MasterItem) error { return t.ApplyMaster(ctx, it.Kind, it.Body, it.Version) })
@@ -216,6 +225,10 @@ func cmdSync(c *cli, args []string) int {
 	fmt.Fprintf(c.stdout, "sent %s; the store holds events 1 to %d\n", events(uint64(res.Sent)), res.Held)
 	open = false
 	_ = j.Close() // the master data is journaled through the till
+	if _, err := ensureStorePepper(ctx, l, sec); err != nil {
+		// The store's staff cannot sign in here yet; the rest is applied.
+		fmt.Fprintf(c.stderr, "galla: the store's PIN key could not be had (%v): the store's staff sign in here after the next sync.\n", err)
+	}
 	return c.pullMaster(ctx, l)
 }
 
@@ -232,13 +245,21 @@ func (c *cli) pullMaster(ctx context.Context, l *link.Link) int {
 		return c.fail(exitCannotWork, "The journal cannot be read (%v).", err)
 	}
 	var applied []string
+	staff := 0
 	v, err := l.PullMaster(ctx, since, func(it api.MasterItem) error {
 		if err := t.ApplyMaster(ctx, it.Kind, it.Body, it.Version); err != nil {
 			return err
 		}
-		applied = append(applied, it.Kind)
+		if it.Kind == pos.MasterStaff {
+			staff++
+		} else {
+			applied = append(applied, it.Kind)
+		}
 		return nil
 	})
+	if staff > 0 {
+		applied = append(applied, staffCount(staff))
+	}
 	var s pos.Sentencer
 	switch {
 	case errors.Is(err, link.ErrUnreachable):

@@ -265,21 +265,22 @@ func cmdCheckout(c *cli, args []string) int {
 	if len(tenders) == 1 && tender == pos.TenderNote { // an exchange: paid wholly by a credit note
 		return c.payByNote(ctx, t, lines, units, tenders[0].NoteNo, cashier)
 	}
+	overridePIN := ""
+	if *overrideIMEI {
+		if *staff == "" {
+			return c.fail(exitBadInput, "--override-imei is a manager's decision: sign in with --staff NAME as a manager.")
+		}
+		overridePIN = pin // the signed-in member's PIN, which must be a manager's
+	}
 	if len(tenders) > 1 {
-		f := splitFlags{cash: pos.Paise(*cash), issuer: *issuer, tenure: *tenure, otp: *otp, wait: *wait, cashier: cashier}
+		f := splitFlags{cash: pos.Paise(*cash), issuer: *issuer, tenure: *tenure, otp: *otp, wait: *wait, cashier: cashier, overridePIN: overridePIN}
 		if !buyer.IsZero() {
 			f.buyer = &buyer
 		}
 		return c.splitCheckout(ctx, t, lines, units, tenders, card, f)
 	}
 	req := pos.PayRequest{Lines: lines, IMEIs: units, Tender: tender, Tendered: pos.Paise(*cash), Cashier: cashier,
-		OTP: *otp, Unattended: true, Wait: *wait}
-	if *overrideIMEI {
-		if *staff == "" {
-			return c.fail(exitBadInput, "--override-imei is a manager's decision: sign in with --staff NAME as a manager.")
-		}
-		req.OverrideIMEIPIN = pin // the signed-in member's PIN, which must be a manager's
-	}
+		OTP: *otp, Unattended: true, Wait: *wait, OverrideIMEIPIN: overridePIN}
 	if !buyer.IsZero() {
 		req.Buyer = &buyer
 	}
@@ -791,6 +792,9 @@ func cmdStaff(c *cli, args []string) int {
 			lim := ""
 			if s.Limits != nil {
 				lim = fmt.Sprintf("\tdiscount %s, refund %s", s.Limits.Discount, s.Limits.Refund)
+			}
+			if s.Store {
+				lim += "\tthe store's"
 			}
 			fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s%s\n", s.ID, s.Name, s.Role, status, lim)
 		}

@@ -330,7 +330,7 @@ func noCardNumber(t *testing.T, till *terminal, numbers ...string) {
 
 // TestKeyboardSale is the README's "Your first sale" on the real engine and the
 // embedded sandbox, by keyboard alone: first manager, sign in, scan, EMI offers,
-// HDFC no-cost 6 months, card, IMEI, the sandbox's OTP in the window, PAID, the
+// HDFC no-cost 6 months, IMEI (validated on the order), card, the sandbox's OTP in the window, PAID, the
 // receipt, and the journal and the sandbox agreeing on one capture.
 func TestKeyboardSale(t *testing.T) {
 	ctx := t.Context()
@@ -366,19 +366,9 @@ func TestKeyboardSale(t *testing.T) {
 	assert.True(t, k.shows("6 months"), k.screenText())
 	assert.True(t, k.shows("no-cost ₹"), "the no-cost benefit is shown: %s", k.screenText())
 	k.press(fyne.KeyReturn)
-	k.waitText("EMI: card of HDFC")
-	assert.True(t, k.shows("HDFC, 6 months at"), k.screenText())
-	assert.True(t, k.shows("No-cost"), k.screenText())
 
-	// 4. The card, typed as on the card; the brand and Luhn check show as typed.
-	k.typeText("4386 2800 0000 0004")
-	assert.True(t, k.shows("VISA  ✓ number looks right"))
-	k.press(fyne.KeyReturn)
-	k.enter("12/30")
-	k.enter("123")
-	k.enter("Asha Rao")
-
-	// 5. The scheme is validated; the IMEI page opens; F5 pays.
+	// 4. The brand's offer takes the IMEI first: F5 creates the order and the
+	// service validates the IMEI on it before the card is asked for.
 	k.waitText("IMEI of each phone")
 	imei := "352906110000017"
 	k.typeText(imei[:10])
@@ -386,6 +376,18 @@ func TestKeyboardSale(t *testing.T) {
 	k.typeText(imei[10:])
 	assert.True(t, k.shows("✓ IMEI looks right"))
 	k.press(fyne.KeyF5)
+	k.waitText("EMI: card of HDFC")
+	assert.True(t, k.shows("HDFC, 6 months at"), k.screenText())
+	assert.True(t, k.shows("No-cost"), k.screenText())
+
+	// 5. The card, typed as on the card; the brand and Luhn check show as typed;
+	// the scheme is validated and the order paid.
+	k.typeText("4386 2800 0000 0004")
+	assert.True(t, k.shows("VISA  ✓ number looks right"))
+	k.press(fyne.KeyReturn)
+	k.enter("12/30")
+	k.enter("123")
+	k.enter("Asha Rao")
 
 	// 6. The sandbox's OTP step opens in the window; then the verified result.
 	k.otp()

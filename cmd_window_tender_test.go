@@ -154,9 +154,10 @@ func TestKeyboardPhonePageWarning(t *testing.T) {
 }
 
 // TestKeyboardBrandEMIWrongIMEI types the IMEI of a phone of another brand for
-// Samsung's brand offer: the service's refusal is said on the IMEI page before
-// the card is used, naming the IMEI and the phone, with the IMEI kept and
-// focused; corrected, the same card pays once.
+// Samsung's brand offer: the IMEI is asked first, and the service's refusal is
+// said on the IMEI page right after the order is created, before the card is
+// asked for, naming the IMEI and the phone, with the IMEI kept and focused;
+// corrected, the card form opens on the order and the card pays once.
 func TestKeyboardBrandEMIWrongIMEI(t *testing.T) {
 	till := newWindowTill(t)
 	k := newCounter(t, till)
@@ -168,13 +169,8 @@ func TestKeyboardBrandEMIWrongIMEI(t *testing.T) {
 	k.typeText("hdfc 6")
 	require.True(t, k.shows("1 offer"), k.screenText())
 	k.press(fyne.KeyReturn)
-	k.waitText("EMI: card of HDFC")
-	k.typeText("4386 2800 0000 0004")
-	k.press(fyne.KeyReturn)
-	k.enter("12/30")
-	k.enter("123")
-	k.enter("Asha Rao")
 	k.waitText("IMEI of each phone")
+	assert.False(t, k.shows("Card number"), "the card is not asked for yet: %s", k.screenText())
 
 	oneplus := sandbox.TestIMEI("86413405", 1)
 	k.typeText(oneplus)
@@ -193,6 +189,13 @@ func TestKeyboardBrandEMIWrongIMEI(t *testing.T) {
 	}
 	k.typeText("352906110000017")
 	k.press(fyne.KeyF5)
+	k.waitText("EMI: card of HDFC")
+	k.waitText("the IMEIs are validated with the payment service")
+	k.typeText("4386 2800 0000 0004")
+	k.press(fyne.KeyReturn)
+	k.enter("12/30")
+	k.enter("123")
+	k.enter("Asha Rao")
 	k.otp()
 	k.waitFor("the result", func() bool { return k.result() != "" })
 	require.Equal(t, "PAID", k.result(), k.screenText())
@@ -207,9 +210,10 @@ func TestKeyboardBrandEMIWrongIMEI(t *testing.T) {
 }
 
 // TestKeyboardSplitTenderCashDownEMI takes ₹20,000.00 in cash as a down payment
-// on the S24 and the rest on Samsung's no-cost EMI, with the phone's IMEI typed
-// for the EMI tender; a number that is no credit note is refused, with nothing
-// lost.
+// on the S24 and the rest on Samsung's no-cost EMI: the phone's IMEI is typed
+// once, for the sale, and the brand-EMI tender uses it (validated with the
+// service) without asking again; a number that is no credit note is refused,
+// with nothing lost.
 func TestKeyboardSplitTenderCashDownEMI(t *testing.T) {
 	till := newWindowTill(t)
 	k := newCounter(t, till)
@@ -248,10 +252,8 @@ func TestKeyboardSplitTenderCashDownEMI(t *testing.T) {
 	k.enter("12/30")
 	k.enter("123")
 	k.enter("Asha Rao")
-	k.waitText("IMEI of each phone")
-	k.typeText("352906110000017")
-	k.press(fyne.KeyF5)
-	k.otp()
+	k.otp() // straight from the card: the IMEI is the sale's, not asked again
+	assert.False(t, k.shows("IMEI of each phone"), k.screenText())
 	k.waitFor("the result", func() bool { return k.result() != "" })
 	require.Equal(t, "PAID", k.result(), k.screenText())
 	assert.True(t, k.shows("is paid in full"), k.screenText())

@@ -88,6 +88,10 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		_ = j.Close()
 		return nil, fmt.Errorf("the PIN key cannot be read or made (%v); check the system keyring", err)
 	}
+	if pcfg.StorePINPepper, err = storePepper(sec); err != nil {
+		_ = j.Close()
+		return nil, err
+	}
 	if t.ps.live() {
 		pcfg.GatewayID = "live " + cfg.Gateway.BaseURL + " merchant " + cfg.Gateway.MerchantID
 	} else {

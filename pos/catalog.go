@@ -156,6 +156,24 @@ func NewCatalog(products []Product) (*Catalog, error) {
 	return build(ps), nil
 }
 
+// CheckRates refuses a catalog whose products carry a GST rate outside the
+// shop's rate list (Shop.RateList), naming each product; nothing is imported.
+func (c *Catalog) CheckRates(list []Rate) error {
+	ie := &ImportError{}
+	for i, p := range c.products {
+		if !slices.Contains(list, p.GSTRate) {
+			msg := fmt.Sprintf("the GST rate %s is not in the shop's rate list (%s); correct the row, or add the rate to the shop's list in Settings (galla shop set --rates)", p.GSTRate, RatesSentence(list))
+			if !ie.add(Problem{Item: i + 1, SKU: printable(p.SKU), Msg: msg}) {
+				break
+			}
+		}
+	}
+	if len(ie.Problems) == 0 {
+		return nil
+	}
+	return ie
+}
+
 func normalise(p Product) Product {
 	p.SKU = strings.TrimSpace(p.SKU)
 	p.Barcode = strings.TrimSpace(p.Barcode)

@@ -242,7 +242,7 @@ func (e *IMEIError) Sentence() string {
 	if p.Name != "" {
 		// The IMEI itself is marked beside its field: 15 digits in a sentence
 		// look like a card number and are hidden.
-		return fmt.Sprintf("The IMEI typed for the %s was not accepted: %s. Scan the IMEI of this phone from its box; the card and the offer are kept.", p.Name, p.Reason)
+		return fmt.Sprintf("The IMEI typed for the %s was not accepted: %s. Scan the IMEI of this phone from its box; the offer and the other IMEIs are kept.", p.Name, p.Reason)
 	}
 	return fmt.Sprintf("An IMEI of %s was not accepted (%s); scan the right IMEI and pay again.", p.SKU, p.Reason)
 }

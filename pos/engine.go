@@ -60,6 +60,10 @@ type Config struct {
 	// PINPepper is the terminal's secret mixed into every PIN hash, kept outside
 	// the journal (the keyring), for the Roster New makes.
 	PINPepper []byte
+	// StorePINPepper is the store's pepper of the staff the store server
+	// distributes (ADR 0007), kept in the keyring beside PINPepper; nil on a
+	// terminal not enrolled, or not yet given it.
+	StorePINPepper []byte
 	// Roster authorises managers; nil means NewRoster(Journal) with PINPepper.
 	Roster *Roster
 	// Rand is the source of order and refund ids; nil means crypto/rand.
@@ -143,7 +147,7 @@ func New(cfg Config) (*Engine, error) {
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	if e.roster == nil {
-		e.roster = NewRoster(cfg.Journal).WithPepper(cfg.PINPepper)
+		e.roster = NewRoster(cfg.Journal).WithPepper(cfg.PINPepper).WithStorePepper(cfg.StorePINPepper)
 	}
 	if e.rnd == nil {
 		e.rnd = rand.Reader
@@ -235,7 +239,7 @@ func (e *Engine) commit(ctx context.Context, o *Order, ev Event) (stale bool, er
 		return false, aerr
 	}
 	stale = aerr != nil
-	if !stale && (ev.Kind == EvRefundDone || !o.State.Paid() && next.State.Paid() && next.Sale == "") {
+	if !stale && (ev.Kind == EvRefundDone && !cancelRefundDone(next, ev) || !o.State.Paid() && next.State.Paid() && next.Sale == "") {
 		e.numMu.Lock()
 		defer e.numMu.Unlock()
 		if err := e.number(context.WithoutCancel(ctx), &ev, next); err != nil {

@@ -108,7 +108,7 @@ func (k EventKind) IsOrderEvent() bool {
 	case EvOrderIntent, EvOrderCreated, EvOrderFailed, EvOrderAbandoned, EvOrderUnknown,
 		EvIMEIValidated, EvPaymentAttempt, EvPaymentAccepted, EvPaymentRefused,
 		EvPaymentOutcome, EvAnswerUnverified, EvAnswerIgnored, EvCashReceived,
-		EvRefundIntent, EvRefundDone, EvRefundFailed, EvNoteRedeemed, EvNoteTendered, EvNoteRestored,
+		EvRefundIntent, EvRefundDone, EvRefundFailed, EvNoteRedeemed, EvNoteTendered, EvNoteRestored, EvDocumentCancelled,
 		EvReceiptPrinted, EvReceiptReprinted, EvPrintFailed,
 		EvTenderAdded, EvSaleCompleted, EvSaleVoided, EvUPIConfirmed, EvTenderNoteRedeemed:
 		return true
@@ -148,7 +148,7 @@ type Event struct {
 	Abandoned *Abandoned        `json:"abandoned,omitempty"` // order.abandoned
 	Attempt   *AttemptEvent     `json:"attempt,omitempty"`   // payment.attempt, payment.accepted, payment.refused, order.failed
 	Outcome   *Outcome          `json:"outcome,omitempty"`   // payment.outcome, answer.unverified, answer.ignored
-	Reason    string            `json:"reason,omitempty"`    // order.unknown, order.failed, answer.*, print.failed, refund.failed
+	Reason    string            `json:"reason,omitempty"`    // order.unknown, order.failed, answer.*, print.failed, refund.failed, document.cancelled
 	IMEIs     []string          `json:"imeis,omitempty"`     // imei.validated
 	Cash      *CashEvent        `json:"cash,omitempty"`      // cash.received
 	Refund    *RefundEvent      `json:"refund,omitempty"`    // refund.*
@@ -267,6 +267,9 @@ type RefundEvent struct {
 	// Items are the goods returned (refund.intent), one per sale line; none for a
 	// refund or price adjustment without goods.
 	Items []ReturnItem `json:"items,omitempty"`
+	// Cancel marks a cancellation's refund (cancel.go): the invoice is
+	// cancelled, so its refund.done issues no credit note.
+	Cancel bool `json:"cancel,omitempty"`
 }
 
 // NoteEvent is the payload of note.redeemed (on the order that issued the note)

@@ -66,6 +66,9 @@ func EventSentence(ev Event) string {
 		return "Cash received"
 	case EvRefundIntent:
 		if r := ev.Refund; r != nil {
+			if r.Cancel {
+				return with("Refund of "+r.Amount.String()+" journaled to cancel the invoice", r.Reason)
+			}
 			return with("Refund of "+r.Amount.String()+" journaled", r.Reason)
 		}
 		return "Refund journaled"
@@ -73,6 +76,9 @@ func EventSentence(ev Event) string {
 		if r := ev.Refund; r != nil {
 			if ev.DocNo != 0 {
 				return "Refund of " + r.Amount.String() + " done: credit note " + DocNumber("", ev.Series, ev.DocNo)
+			}
+			if r.Cancel {
+				return "Refund of " + r.Amount.String() + " done (the invoice is cancelled: no credit note)"
 			}
 			return "Refund of " + r.Amount.String() + " verified"
 		}
@@ -114,6 +120,8 @@ func EventSentence(ev Event) string {
 			return "Paid " + n.Amount.String() + " by credit note " + n.Number
 		}
 		return "Paid by credit note"
+	case EvDocumentCancelled:
+		return with("The invoice was cancelled; it keeps its number and every tender was given back", ev.Reason)
 	case EvReceiptPrinted:
 		return "Receipt printed"
 	case EvReceiptReprinted:

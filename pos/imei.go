@@ -103,7 +103,7 @@ func (t *Till) holding(ctx context.Context, b *book, imei string) (*IMEISoldErro
 			return nil, err
 		}
 		switch {
-		case b.freed[imei] == o.ID || o.State == StateRefunded:
+		case b.freed[imei] == o.ID || o.State == StateRefunded || o.Cancelled != nil:
 			continue
 		case o.Unresolved():
 			return &IMEISoldError{IMEI: imei, OrderID: o.ID, At: o.Opened, Pending: true}, nil

@@ -169,6 +169,8 @@ type Order struct {
 	ConfirmedBy string `json:"confirmed_by,omitempty"`
 	// NoteNo is, on a credit-note tender, the credit note redeemed.
 	NoteNo string `json:"note_no,omitempty"`
+	// Cancelled is set once the sale's document was cancelled (cancel.go).
+	Cancelled *Cancellation `json:"cancelled,omitempty"`
 	// Origin is, on a return order (StateReturn), the invoice of another
 	// counter it takes goods back on.
 	Origin *Origin `json:"origin,omitempty"`
@@ -219,6 +221,8 @@ type Refund struct {
 	Redeemed   Paise    `json:"redeemed,omitempty"`
 	RedeemedBy []string `json:"redeemed_by,omitempty"`
 	Reprints   int      `json:"reprints,omitempty"` // copies of its refund receipt printed after the first
+	// Cancel marks a cancellation's refund: no credit note (cancel.go).
+	Cancel bool `json:"cancel,omitempty"`
 }
 
 // RefundStatus is where one refund stands.
@@ -463,6 +467,8 @@ func (o *Order) apply(ev Event) error {
 		return o.applyNoteRestored(ev)
 	case EvReceiptPrinted, EvReceiptReprinted, EvPrintFailed:
 		return o.applyPrint(ev)
+	case EvDocumentCancelled:
+		return o.applyCancelled(ev)
 	}
 	return fmt.Errorf("%w: unknown kind", ErrBadEvent)
 }
@@ -818,7 +824,7 @@ func (o *Order) applyRefund(ev Event) error {
 			return err
 		}
 		o.Refunds = append(o.Refunds, Refund{UniqueTxnID: r.UniqueTxnID, Amount: r.Amount, Status: RefundPending,
-			Day: ev.Day, Time: ev.Time, Staff: ev.Staff, Reason: r.Reason, To: r.To, Items: r.Items})
+			Day: ev.Day, Time: ev.Time, Staff: ev.Staff, Reason: r.Reason, To: r.To, Items: r.Items, Cancel: r.Cancel})
 		return nil
 	}
 	if idx < 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +31,17 @@ type Shop struct {
 	// Composition is a shop under the composition scheme: it issues bills of
 	// supply, never tax invoices, and charges no GST.
 	Composition bool `json:"composition,omitempty"`
+	// Rates is the shop's GST rate list: the rates its catalog may carry, a
+	// subset of GSTRates. Empty is every rate in force (GSTRates).
+	Rates []Rate `json:"rates,omitempty"`
+}
+
+// RateList is the rates the shop's catalog may carry, lowest first.
+func (s Shop) RateList() []Rate {
+	if len(s.Rates) == 0 {
+		return GSTRates()
+	}
+	return slices.Clone(s.Rates)
 }
 
 // Check checks the shop's details as `galla shop set` and Settings take them: a
@@ -273,6 +285,7 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 			MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID, Amount: int64(paid),
 		})
 	}
+	r.Cancelled = cancelledMark(o)
 	return r
 }
 

@@ -27,6 +27,8 @@ type RefundRequest struct {
 	// Items are the goods returned (Order.ReturnItems); none refunds Amount as a
 	// price adjustment, or the whole sale when nothing of it was refunded yet.
 	Items []ReturnItem
+	// cancel makes it a cancellation's refund (cancel.go): no credit note.
+	cancel bool
 }
 
 // refundTo is where a refund of o goes when the request names no destination:
@@ -145,7 +147,7 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	if err != nil {
 		return nil, err
 	}
-	ev := Event{Kind: EvRefundIntent, Staff: mgr.ID, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: r.Reason, To: to, Items: items}}
+	ev := Event{Kind: EvRefundIntent, Staff: mgr.ID, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: r.Reason, To: to, Items: items, Cancel: r.cancel}}
 	if _, err := e.commit(ctx, o, ev); err != nil {
 		return nil, release(err)
 	}

@@ -41,9 +41,12 @@ type Report struct {
 	// Documents are the first and last number the day used in each series.
 	Documents []SeriesRange `json:"documents,omitempty"`
 
-	Failed       Count `json:"failed"`        // verified failures
-	Unknown      Count `json:"unknown"`       // outcome not final: inquire
-	Abandoned    Count `json:"abandoned"`     // create order's answer lost; the sale moved on
+	Failed    Count `json:"failed"`    // verified failures
+	Unknown   Count `json:"unknown"`   // outcome not final: inquire
+	Abandoned Count `json:"abandoned"` // create order's answer lost; the sale moved on
+	// Cancelled are the documents of the day that were cancelled (cancel.go):
+	// their numbers stay in Documents, their money and tax are in no total.
+	Cancelled    Count `json:"cancelled"`
 	CashExpected Paise `json:"cash_expected"` // cash sales − cash refunds
 
 	FirstReceipt uint64      `json:"first_receipt,omitempty"`
@@ -294,6 +297,23 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 			continue
 		}
 		seen[o.ID] = true
+		if o.Voided() {
+			// A cancelled invoice (or a tender given back by its cancellation)
+			// is in no total: only its number and a count remain.
+			if o.Sale == "" && o.State.Paid() && o.PaidDay == day {
+				receipt(o.ReceiptNo)
+				document(o.Series, o.DocNo)
+				r.Cancelled.Count++
+				r.Cancelled.Amount += o.Amount
+				reason := ""
+				if o.Cancelled != nil {
+					reason = o.Cancelled.Reason
+				}
+				r.Orders = append(r.Orders, ReportRow{OrderID: o.ID, SaleDay: o.Day, Time: o.Opened, Tender: o.Tender, Plan: PlanName(o.EMI),
+					Status: StatusCancelled, Amount: o.Amount, ReceiptNo: o.ReceiptNo, Reason: reason})
+			}
+			continue
+		}
 		row := ReportRow{OrderID: o.ID, SaleDay: o.Day, Time: o.Opened, Tender: o.Tender, Plan: PlanName(o.EMI),
 			Status: o.State, Amount: o.Amount, Reason: o.Reason}
 		if o.CardLast4 != "" {
@@ -573,6 +593,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	line(fmt.Sprintf("Failed (%d)", r.Failed.Count), r.Failed.Amount)
 	line(fmt.Sprintf("Unknown (%d)", r.Unknown.Count), r.Unknown.Amount)
 	line(fmt.Sprintf("Abandoned (%d)", r.Abandoned.Count), r.Abandoned.Amount)
+	if r.Cancelled.Count > 0 {
+		line(fmt.Sprintf("Cancelled invoices (%d)", r.Cancelled.Count), r.Cancelled.Amount)
+	}
 	line("Cash expected in drawer", r.CashExpected)
 	if r.FirstReceipt != 0 {
 		line("Receipts", fmt.Sprintf("%d–%d", r.FirstReceipt, r.LastReceipt))

@@ -140,6 +140,10 @@ type Staff struct {
 	// Limits are what a manager allows this cashier alone; nil keeps the shop's
 	// discount limit and no refund without a manager.
 	Limits *StaffLimits `json:"limits,omitempty"`
+	// Store marks a member the store server distributes (ADR 0007): their PIN
+	// hash is peppered with the store's pepper, and their PIN, role, limits
+	// and disabling are changed at the store only.
+	Store bool `json:"store,omitempty"`
 }
 
 // StaffLimits are a cashier's own limits: the largest line discount and the
@@ -291,6 +295,7 @@ type Roster struct {
 	iterations int
 	cost       PINCost
 	pepper     []byte
+	storePep   []byte // the store's pepper, for the store's members (ADR 0007)
 	rnd        io.Reader
 	mu         sync.Mutex // serialises read-modify-write of staff records
 }
@@ -381,6 +386,9 @@ func (r *Roster) ChangePIN(ctx context.Context, id, pin string) error {
 	if err != nil {
 		return fmt.Errorf("pos: change PIN: %w", err)
 	}
+	if s.Store {
+		return storeMemberError(s, "reset their PIN")
+	}
 	if err := CheckRolePIN(s.Role, pin); err != nil {
 		return fmt.Errorf("pos: change PIN: %w", err)
 	}
@@ -414,10 +422,10 @@ func (r *Roster) SignIn(ctx context.Context, id, pin string, now time.Time) (*St
 	if s.Algo == "" && s.Iterations < MinPINIterations {
 		return nil, fmt.Errorf("pos: sign in %s: %w", s.ID, ErrWeakPINHash)
 	}
-	if s.Algo == AlgoArgon2id && s.PepperID != PepperID(r.pepper) {
-		return nil, fmt.Errorf("pos: sign in %s: %w", s.ID, ErrOtherPepper)
+	if err := r.pepperKnown(s); err != nil {
+		return nil, fmt.Errorf("pos: sign in %s: %w", s.ID, err)
 	}
-	ok := s.PINMatches(pin, r.pepper)
+	ok := s.PINMatches(pin, r.pepperFor(s))
 	upgraded := ok && r.upgrade(&s, pin)
 	if err := r.record(ctx, &s, ok, now); err != nil {
 		return nil, err
@@ -508,7 +516,7 @@ func (r *Roster) AuthoriseManager(ctx context.Context, pin string, now time.Time
 			}
 			continue
 		}
-		if s.PINMatches(pin, r.pepper) {
+		if s.PINMatches(pin, r.pepperFor(s)) {
 			upgraded := r.upgrade(&s, pin)
 			if err := r.record(ctx, &s, true, now); err != nil {
 				return nil, err
@@ -543,6 +551,9 @@ func (r *Roster) SetDisabled(ctx context.Context, id string, disabled bool) erro
 	s, err := r.store.Get(ctx, id)
 	if err != nil {
 		return fmt.Errorf("pos: disable staff: %w", err)
+	}
+	if s.Store && s.Disabled != disabled {
+		return storeMemberError(s, "disable or enable them")
 	}
 	if disabled && s.Role == RoleManager && !s.Disabled {
 		all, err := r.store.List(ctx)
@@ -586,9 +597,9 @@ func (r *Roster) CashierWithin(ctx context.Context, id, pin string, amount Paise
 	switch {
 	case s.Disabled || s.Locked(now) || s.Role != RoleCashier:
 		return nil, fmt.Errorf("pos: cashier refund %s: %w", s.ID, ErrWrongPIN)
-	case s.Algo == AlgoArgon2id && s.PepperID != PepperID(r.pepper), s.Algo == "" && s.Iterations < MinPINIterations:
+	case r.pepperKnown(s) != nil, s.Algo == "" && s.Iterations < MinPINIterations:
 		return nil, fmt.Errorf("pos: cashier refund %s: %w", s.ID, ErrWrongPIN)
-	case !s.PINMatches(pin, r.pepper):
+	case !s.PINMatches(pin, r.pepperFor(s)):
 		return nil, fmt.Errorf("pos: cashier refund %s: %w", s.ID, ErrWrongPIN)
 	case s.Limits == nil || amount > s.Limits.Refund:
 		limit := Paise(0)
@@ -611,6 +622,9 @@ func (r *Roster) SetLimits(ctx context.Context, id string, l *StaffLimits) error
 	s, err := r.store.Get(ctx, id)
 	if err != nil {
 		return fmt.Errorf("pos: staff limits: %w", err)
+	}
+	if s.Store {
+		return storeMemberError(s, "change their limits")
 	}
 	s.Limits = l
 	if err := r.store.Put(ctx, s); err != nil {

@@ -119,10 +119,51 @@ func (t *Till) withIMEIOverride(ctx context.Context, pin, cashier string) contex
 		if err != nil {
 			return err
 		}
-		extra := IMEIOverride(orderID, imeis, cause)
-		if cashier != "" {
-			extra["by"] = cashier
-		}
-		return t.audit(ctx, Event{Kind: EvOverride, Staff: m.ID, Extra: extra})
+		return t.journalIMEIOverride(ctx, m, cashier, orderID, imeis, cause)
 	}))
+}
+
+// journalIMEIOverride journals manager m's override of the phones of orderID.
+func (t *Till) journalIMEIOverride(ctx context.Context, m *Staff, cashier, orderID string, imeis []string, cause error) error {
+	extra := IMEIOverride(orderID, imeis, cause)
+	if cashier != "" {
+		extra["by"] = cashier
+	}
+	return t.audit(ctx, Event{Kind: EvOverride, Staff: m.ID, Extra: extra})
+}
+
+// askIMEIOverride is withIMEIOverride with the manager's PIN asked when the
+// store cannot be asked (ask gets ErrStoreOffline, then the refusal of a PIN
+// that approves nothing, and is asked again). An error of ask (the cashier
+// declined) refuses the sale with the store's error: nothing was reserved,
+// journaled or charged.
+func (t *Till) askIMEIOverride(ctx context.Context, ask func(ctx context.Context, cause error) (string, error), cashier string) context.Context {
+	return context.WithValue(ctx, imeiOverrideKey{}, imeiOverride(func(ctx context.Context, orderID string, imeis []string, cause error) error {
+		why := cause
+		for {
+			pin, err := ask(ctx, why)
+			if err != nil {
+				return cause
+			}
+			m, err := t.authorise(ctx, pin)
+			if err != nil {
+				why = err
+				continue
+			}
+			return t.journalIMEIOverride(ctx, m, cashier, orderID, imeis, cause)
+		}
+	}))
+}
+
+// imeiOverrideFor is ctx with the IMEI override req asks for: a manager's PIN
+// given (OverrideIMEIPIN), or asked when needed (AskIMEIOverride); ctx itself
+// when neither.
+func (t *Till) imeiOverrideFor(ctx context.Context, req PayRequest) context.Context {
+	switch {
+	case req.OverrideIMEIPIN != "":
+		return t.withIMEIOverride(ctx, req.OverrideIMEIPIN, req.Cashier)
+	case req.AskIMEIOverride != nil:
+		return t.askIMEIOverride(ctx, req.AskIMEIOverride, req.Cashier)
+	}
+	return ctx
 }

@@ -140,8 +140,38 @@ func GSTRates() []Rate {
 func ValidGSTRate(rate Rate) bool { return slices.Contains(GSTRates(), rate) }
 
 // rateList is GSTRates as a sentence: "0, 0.25, 1.5, 3, 5, 18, 28 or 40".
-func rateList() string {
-	rs := GSTRates()
+func rateList() string { return RatesSentence(GSTRates()) }
+
+// ParseRateList reads a shop's rate list as typed ("0, 5, 18"): each a rate in
+// force (GSTRates), in any order; the list comes back lowest first without
+// repeats. "" and "all" are every rate in force (nil).
+func ParseRateList(s string) ([]Rate, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.EqualFold(s, "all") {
+		return nil, nil
+	}
+	var out []Rate
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
+		r, err := ParseRate(strings.TrimSuffix(f, "%"))
+		if err != nil || !ValidGSTRate(r) {
+			return nil, Errorf("The rate list has %q, which is not a GST rate in force since 22 September 2025 (%s). Type the shop's rates separated by commas, or \"all\".", printable(f), rateList())
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b Rate) int { return a.Compare(b) })
+	if slices.Equal(out, GSTRates()) {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// RatesSentence is rs as a sentence: "0, 5 or 18".
+func RatesSentence(rs []Rate) string {
+	if len(rs) == 0 {
+		return "none"
+	}
 	parts := make([]string, len(rs))
 	for i, r := range rs {
 		parts[i] = r.Decimal()

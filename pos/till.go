@@ -193,9 +193,16 @@ func (t *Till) Now() time.Time { return t.eng.Now() }
 
 // TillStatus is what the status bar shows.
 type TillStatus struct {
-	Live    bool // the live payment service; false means the embedded sandbox
-	Online  bool // the payment service answered recently
-	Unknown int  // orders whose payment outcome is not known yet
+	Live   bool // the live payment service; false means the embedded sandbox
+	Online bool // the payment service answered recently
+	// Unknown counts the payments whose outcome is really not known: left
+	// pending after their payment call ended (Pending, with Check now), or a
+	// refund whose answer is not in.
+	Unknown int
+	// InProgress counts the payments whose call is still running (the order
+	// being created, the customer authenticating, the service being polled) or
+	// that no payment was sent on yet: not unknown, only not final.
+	InProgress int
 	// Checking is true while the journal's startup check (bbolt's and the hash
 	// chain's) still runs; payments wait for it.
 	Checking bool
@@ -220,8 +227,9 @@ func (t *Till) Status(ctx context.Context) TillStatus {
 		t.mu.Unlock()
 	}
 	if un, err := t.j.Unresolved(ctx); err == nil {
-		st.Unknown = len(un)
 		st.Pending = t.watch(un)
+		st.Unknown = len(st.Pending)
+		st.InProgress = len(un) - st.Unknown
 	}
 	if t.cfg.Health != nil {
 		switch done, err := t.cfg.Health.Verified(); {
@@ -339,7 +347,7 @@ func (t *Till) SignIn(ctx context.Context, name, pin string) (StaffMember, error
 	if err != nil {
 		return StaffMember{}, err
 	}
-	for _, s := range list {
+	for _, s := range enabledFirst(list) {
 		if s.Name == name {
 			got, err := t.eng.Roster().SignIn(ctx, s.ID, pin, t.eng.Now())
 			if err != nil {
@@ -534,6 +542,13 @@ func (t *Till) ImportCatalog(ctx context.Context, r io.Reader, json bool, staff 
 		if !errors.Is(err, ErrBadCatalog) {
 			err = fmt.Errorf("%w: %w", ErrBadCatalog, err)
 		}
+		return nil, err
+	}
+	shop, err := LoadShop(ctx, t.j)
+	if err != nil {
+		return nil, err
+	}
+	if err := cat.CheckRates(shop.RateList()); err != nil {
 		return nil, err
 	}
 	if err := t.cfg.Catalogs.PutCatalog(ctx, cat, staff); err != nil {

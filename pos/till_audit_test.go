@@ -295,3 +295,47 @@ func TestSettingsRefuseABadGSTIN(t *testing.T) {
 	assert.Equal(t, "27AAPFU0939F1ZV", after.GSTIN)
 	assert.Equal(t, "27", after.State)
 }
+
+// TestSettingsKeepTheShopsStateSchemeAndRates: Settings take a state code
+// (refusing one a GSTIN contradicts), the composition scheme and the shop's rate
+// list, and say what the sales then print.
+func TestSettingsKeepTheShopsStateSchemeAndRates(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	ctx := t.Context()
+	m, err := tl.Authorize(ctx, managerPIN, Override{})
+	require.NoError(t, err)
+	base := Settings{ShopName: "Sharma Mobiles", Address: "MG Road", DiscountLimit: DefaultDiscountLimit}
+
+	bad := base
+	bad.GSTIN, bad.State = "27AAPFU0939F1ZV", "29"
+	err = tl.SaveSettings(ctx, m, bad, "")
+	require.Error(t, err)
+	assert.Equal(t, "The GSTIN 27AAPFU0939F1ZV is registered in state 27, not 29: correct the state code or the GSTIN.", Sentence(err))
+	bad = base
+	bad.Rates = "5, 12"
+	assert.Error(t, tl.SaveSettings(ctx, m, bad, ""), "12% is not a rate in force")
+
+	// An unregistered shop in Karnataka, selling 5% and 18% goods: a RECEIPT.
+	s := base
+	s.State, s.Rates = "29", "18,5"
+	require.NoError(t, tl.SaveSettings(ctx, m, s, ""))
+	got, err := tl.Settings(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "29", got.State)
+	assert.Equal(t, "5, 18", got.Rates)
+	assert.Equal(t, "Sales print a RECEIPT, not a tax invoice: the shop's GSTIN is not set.", got.DocumentsNote)
+	shop, err := LoadShop(ctx, r.j)
+	require.NoError(t, err)
+	assert.Equal(t, []Rate{Percent(5), Percent(18)}, shop.RateList())
+
+	// Registered under the composition scheme, every rate again.
+	s.GSTIN, s.State, s.Composition, s.Rates = "27AAPFU0939F1ZV", "", true, "all"
+	require.NoError(t, tl.SaveSettings(ctx, m, s, ""))
+	got, err = tl.Settings(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "27", got.State, "the GSTIN gives the state")
+	assert.Equal(t, "all", got.Rates)
+	assert.True(t, got.Composition)
+	assert.Equal(t, "Sales print a BILL OF SUPPLY: the shop is under the composition scheme and charges no GST.", got.DocumentsNote)
+}

@@ -53,6 +53,10 @@ func summaryOf(o *Order) OrderSummary {
 		s.Detail = strings.TrimPrefix(s.Detail+", "+PlanName(o.EMI), ", ")
 	}
 	s.Refundable, s.MinRefund, s.NoRefund = refundRange(o)
+	if o.Cancelled != nil {
+		s.State, s.Refundable, s.MinRefund = StatusCancelled, 0, 0
+		s.NoRefund = "This invoice is cancelled: " + o.Cancelled.Reason + "."
+	}
 	return s
 }
 

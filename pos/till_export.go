@@ -162,6 +162,7 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 		ShopState:     shop.State,
 		Tender:        tenderText(o),
 		Cashier:       staff(o.Staff),
+		Cancelled:     o.Cancelled != nil,
 	}
 	noTax := kind == gstr.BillOfSupply
 	printed := receiptLines(o) // the IMEIs given to each line, as the receipt prints them
@@ -186,8 +187,8 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 		docs = nil
 	}
 	for n, rf := range o.Refunds {
-		if rf.Status != RefundDone {
-			continue
+		if rf.Status != RefundDone || rf.Cancel {
+			continue // a cancellation's refund issues no credit note
 		}
 		cn := gstr.Document{
 			Kind:           gstr.CreditNote,

@@ -42,7 +42,8 @@ func (t *Till) MasterVersion(ctx context.Context) (uint64, error) {
 
 // ApplyMaster applies one item of the store's master data of version: a
 // catalog (the JSON of its products) is imported as the store's, the shop's
-// details replace the counter's; then the version is journaled. An item of a
+// details replace the counter's, a member of the store's staff is journaled
+// (ADR 0007); then the version is journaled. An item of a
 // version already applied changes nothing; a kind this build does not know is
 // passed over (its version recorded). A catalog or shop the counter's rules
 // refuse is refused with pos's sentence, and the counter keeps what it has.
@@ -68,6 +69,10 @@ func (t *Till) ApplyMaster(ctx context.Context, kind string, body []byte, versio
 			return err
 		}
 		if err := t.saveSetting(ctx, MasterByStore, SettingShop, shop); err != nil {
+			return err
+		}
+	case MasterStaff:
+		if err := t.applyStaff(ctx, body); err != nil {
 			return err
 		}
 	}

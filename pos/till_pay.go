@@ -255,6 +255,13 @@ type PayRequest struct {
 	// the store's pages flag it. A sold unit the store refuses is never
 	// overridden.
 	OverrideIMEIPIN string
+	// AskIMEIOverride, when set and no OverrideIMEIPIN is given, is called when
+	// the store server cannot be asked about the sale's phones (cause is
+	// ErrStoreOffline, or why the last PIN approved nothing) and returns a
+	// manager's PIN for the override; the sale waits for it, its card in
+	// memory. An error (the cashier declined) refuses the sale with
+	// ErrStoreOffline: nothing reserved, journaled or charged.
+	AskIMEIOverride func(ctx context.Context, cause error) (pin string, err error)
 }
 
 // PayProgress is a report from a payment in flight.
@@ -300,9 +307,7 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 		defer card.Zero()
 	}
 	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier}
-	if req.OverrideIMEIPIN != "" {
-		ctx = t.withIMEIOverride(ctx, req.OverrideIMEIPIN, req.Cashier)
-	}
+	ctx = t.imeiOverrideFor(ctx, req)
 	if req.Sale != "" {
 		return t.payTender(ctx, req, card, progress)
 	}
@@ -446,9 +451,11 @@ func (t *Till) drawer(ctx context.Context) string {
 }
 
 // CheckEMIOrder opens the EMI order of req and validates its IMEIs with the
-// service before the card is used (Engine.OpenEMIChecked); Pay then takes the
-// card on the order it returns (req.OrderID). A refused IMEI is a sentence naming
-// the IMEI and the phone; req's card is not touched.
+// service before the card is asked for (Engine.OpenEMIChecked: the service needs
+// the order's token for the IMEI validation); Pay then takes the card on the
+// order it returns (req.OrderID). A refused IMEI is a sentence naming the IMEI
+// and the phone. req.OverrideIMEIPIN or req.AskIMEIOverride lets the phones go
+// without the store's reservation when the store cannot be asked, as in Pay.
 func (t *Till) CheckEMIOrder(ctx context.Context, req PayRequest) (string, error) {
 	if req.Offer == nil {
 		return "", sentenceErr("Choose an EMI offer first.")
@@ -457,6 +464,21 @@ func (t *Till) CheckEMIOrder(ctx context.Context, req PayRequest) (string, error
 	if err := t.checkDiscounts(sale.Lines); err != nil {
 		return "", err
 	}
+	// The order opened here is the sale's (Pay then only takes the card on it):
+	// it passes what any new sale passes, the store's reservation of its phones
+	// included, with a manager's override when the store cannot be asked.
+	if err := t.checkSale(ctx, sale.Lines, TenderEMI); err != nil {
+		return "", err
+	}
+	if err := t.CheckBuyer(ctx, req.Lines, req.Buyer); err != nil {
+		return "", err
+	}
+	if req.Buyer != nil {
+		if b := req.Buyer.Normal(); !b.IsZero() {
+			sale.Buyer = &b
+		}
+	}
+	ctx = t.imeiOverrideFor(ctx, req)
 	o, err := t.eng.OpenEMIChecked(ctx, sale, *req.Offer, PayOptions{})
 	if err != nil {
 		t.noteErr(err)

@@ -82,13 +82,15 @@ func (t *Till) payReturned(id string, final bool) {
 	}
 }
 
-// watch follows up the unresolved orders that no payment call waits for.
+// watch follows up the unresolved orders that no payment call waits for and
+// returns them: the payments whose outcome is unknown. The others are in
+// progress (inProgress).
 func (t *Till) watch(orders []*Order) []PendingPayment {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []PendingPayment
 	for _, o := range orders {
-		if t.inFlight[o.ID] || o.State == StateIntent {
+		if t.inProgress(o) {
 			continue
 		}
 		if _, ok := t.follow[o.ID]; !ok {
@@ -98,6 +100,21 @@ func (t *Till) watch(orders []*Order) []PendingPayment {
 		out = append(out, PendingPayment{OrderID: o.ID, Amount: o.Amount, State: o.State})
 	}
 	return out
+}
+
+// inProgress reports whether an unresolved order is in progress rather than
+// of unknown outcome: its payment call is running (the order being created, the
+// customer at the OTP or 3-D Secure step, the service being polled), or it was
+// journaled or created and no payment was sent on it (card and EMI), so no
+// money can have moved (a brand-EMI order whose IMEIs were validated, waiting for the card).
+// t.mu is held.
+func (t *Till) inProgress(o *Order) bool {
+	if t.inFlight[o.ID] || o.State == StateIntent {
+		return true
+	}
+	// A phone order is paid on the customer's phone without the till sending
+	// anything: created is enough for money to move.
+	return o.State == StateCreated && len(o.Attempts) == 0 && o.Tender != TenderPhone && o.PendingRefund() == nil
 }
 
 // CheckOrder inquires the payment of order id now (the cashier's "Check now") and

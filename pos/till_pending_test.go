@@ -1,6 +1,7 @@
 package pos
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -88,4 +89,58 @@ func TestCartLockAndFollowUp(t *testing.T) {
 	lock = tl.CartLock(ctx, declined.OrderID)
 	assert.False(t, lock.Locked, "verified not charged: the cart may be paid again")
 	assert.False(t, lock.Paid)
+}
+
+// TestStatusInProgressIsNotUnknown: a card payment at its OTP step is in
+// progress, not unknown; once the counter stops waiting for the OTP (the flow
+// ended with no outcome) it is unknown, with Check now.
+func TestStatusInProgressIsNotUnknown(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	case1, ok := tl.Lookup("ACC-CASE")
+	require.True(t, ok)
+	lines := []CartLine{{Product: case1, Qty: 1}}
+
+	st := tl.Status(t.Context())
+	assert.Equal(t, 0, st.Unknown)
+	assert.Equal(t, 0, st.InProgress)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	atOTP := make(chan string, 1)
+	type result struct {
+		out PayOutcome
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := tl.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCard, Card: card("4111111111111111"), Cashier: "Ravi"},
+			func(p PayProgress) {
+				if p.OTP {
+					atOTP <- p.OrderID
+				}
+			})
+		done <- result{out, err}
+	}()
+	var id string
+	select {
+	case id = <-atOTP:
+	case res := <-done:
+		t.Fatalf("Pay ended before the OTP step: %+v, %v", res.out, res.err)
+	}
+	st = tl.Status(t.Context())
+	assert.Equal(t, 0, st.Unknown, "a payment at its OTP step is not unknown")
+	assert.Equal(t, 1, st.InProgress, "it is in progress")
+	assert.Empty(t, st.Pending)
+
+	cancel() // the cashier backs out of the OTP step: the payment is left pending
+	res := <-done
+	if res.err == nil {
+		assert.Equal(t, StateUnknown, res.out.State)
+	}
+	st = tl.Status(t.Context())
+	assert.Equal(t, 1, st.Unknown, "left pending after its flow ended: unknown")
+	assert.Equal(t, 0, st.InProgress)
+	require.Len(t, st.Pending, 1)
+	assert.Equal(t, id, st.Pending[0].OrderID)
 }

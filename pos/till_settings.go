@@ -13,12 +13,22 @@ import (
 
 // Settings is the shop's configuration as the settings screen edits it.
 type Settings struct {
-	ShopName   string
-	Address    string
-	GSTIN      string
-	Live       bool
-	GatewayURL string
-	MerchantID string
+	ShopName string
+	Address  string
+	GSTIN    string
+	// State is the shop's GST state code ("27"); with a GSTIN it is the GSTIN's
+	// first two digits, and empty takes them.
+	State string
+	// Composition is a shop under the composition scheme (bills of supply).
+	Composition bool
+	// Rates is the shop's GST rate list as typed ("0, 5, 18"), or "all" for every
+	// rate in force; a catalog row outside it is refused at import.
+	Rates string
+	// DocumentsNote says what the shop's sales print and why (DocumentsNote).
+	DocumentsNote string
+	Live          bool
+	GatewayURL    string
+	MerchantID    string
 	// AccessCode is a new access code to store (replace-only): Settings returns
 	// it empty, and an empty one, or the stored one as shown, keeps the stored one.
 	AccessCode string
@@ -96,7 +106,12 @@ func (t *Till) Settings(ctx context.Context) (Settings, error) {
 	if t.cfg.Service != nil {
 		svc = t.cfg.Service.ServiceSettings()
 	}
+	rates := "all"
+	if len(shop.Rates) > 0 {
+		rates = strings.ReplaceAll(RatesSentence(shop.Rates), " or ", ", ")
+	}
 	s := Settings{ShopName: shop.Name, Address: strings.Join(shop.Address, ", "), GSTIN: shop.GSTIN,
+		State: shop.State, Composition: shop.Composition, Rates: rates, DocumentsNote: DocumentsNote(shop),
 		Live: svc.BaseURL != "", GatewayURL: svc.BaseURL, MerchantID: svc.MerchantID, AccessCodeShown: svc.AccessCode,
 		SecretSet: svc.SecretSet, SecretsWhere: svc.SecretsWhere,
 		PrinterAddr: prof.Address, DiscountLimit: discount.Limit, PhoneListen: svc.PhoneListen}
@@ -173,12 +188,25 @@ func (t *Till) SaveSettings(ctx context.Context, by StaffMember, s Settings, sec
 			shop.Address = append(shop.Address, a)
 		}
 	}
+	shop.State, shop.Composition = strings.TrimSpace(s.State), s.Composition
 	if shop.GSTIN != "" {
-		// The screen has no state field: a GSTIN names the shop's state.
 		if err := CheckGSTIN(shop.GSTIN); err != nil {
 			return err
 		}
-		shop.State = shop.GSTIN[:2]
+		if shop.State == "" {
+			shop.State = shop.GSTIN[:2] // a GSTIN names the shop's state
+		}
+	}
+	if shop.State != "" {
+		if err := CheckStateCode(shop.State); err != nil {
+			return err
+		}
+		if shop.GSTIN != "" && shop.GSTIN[:2] != shop.State {
+			return Errorf("The GSTIN %s is registered in state %s, not %s: correct the state code or the GSTIN.", shop.GSTIN, shop.GSTIN[:2], shop.State)
+		}
+	}
+	if shop.Rates, err = ParseRateList(s.Rates); err != nil {
+		return err
 	}
 	curDiscount, derr := LoadDiscountPolicy(ctx, t.j)
 	curPrinter, havePrinter, err := LoadPrinter(ctx, t.j)
@@ -217,7 +245,8 @@ func (t *Till) SaveSettings(ctx context.Context, by StaffMember, s Settings, sec
 	}
 
 	// Everything is valid: journal what changed, naming the manager.
-	if !slices.Equal(shop.Address, oldShop.Address) || shop.Name != oldShop.Name || shop.GSTIN != oldShop.GSTIN {
+	if !slices.Equal(shop.Address, oldShop.Address) || shop.Name != oldShop.Name || shop.GSTIN != oldShop.GSTIN ||
+		shop.State != oldShop.State || shop.Composition != oldShop.Composition || !slices.Equal(shop.Rates, oldShop.Rates) {
 		if err := t.saveSetting(ctx, mgr.ID, SettingShop, shop); err != nil {
 			return err
 		}

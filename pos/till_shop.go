@@ -12,6 +12,9 @@ type ShopDetails struct {
 	State       string // GST state code, "27"
 	GSTIN       string // "" while the shop is not registered: documents are RECEIPTs
 	Composition bool
+	// Rates is the shop's GST rate list as typed ("0, 5, 18"; "all" for every
+	// rate in force); empty keeps the list the shop has.
+	Rates string
 }
 
 // SetShop checks and journals the shop's details on a manager's authority
@@ -29,6 +32,11 @@ func (t *Till) SetShop(ctx context.Context, d ShopDetails, managerPIN string) (S
 	for _, a := range strings.Split(d.Address, ",") {
 		if a = strings.TrimSpace(a); a != "" {
 			shop.Address = append(shop.Address, a)
+		}
+	}
+	if strings.TrimSpace(d.Rates) != "" {
+		if shop.Rates, err = ParseRateList(d.Rates); err != nil {
+			return Shop{}, "", err
 		}
 	}
 	if err := shop.Check(); err != nil {

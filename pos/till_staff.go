@@ -15,6 +15,7 @@ type StaffInfo struct {
 	Disabled    bool
 	LockedUntil time.Time    // zero when not locked
 	Limits      *StaffLimits // nil: the shop's discount limit, no refund alone
+	Store       bool         // the store's member (ADR 0007), changed at the store
 }
 
 // StaffList lists every member of staff, disabled ones too, with their lock.
@@ -26,7 +27,7 @@ func (t *Till) StaffList(ctx context.Context) ([]StaffInfo, error) {
 	now := t.eng.Now()
 	out := make([]StaffInfo, 0, len(all))
 	for _, s := range all {
-		in := StaffInfo{ID: s.ID, Name: s.Name, Role: s.Role, Disabled: s.Disabled, Limits: s.Limits}
+		in := StaffInfo{ID: s.ID, Name: s.Name, Role: s.Role, Disabled: s.Disabled, Limits: s.Limits, Store: s.Store}
 		if s.Locked(now) {
 			in.LockedUntil = s.LockedUntil
 		}
@@ -41,7 +42,7 @@ func (t *Till) member(ctx context.Context, name string) (Staff, error) {
 	if err != nil {
 		return Staff{}, err
 	}
-	for _, s := range all {
+	for _, s := range enabledFirst(all) {
 		if strings.EqualFold(s.Name, strings.TrimSpace(name)) {
 			return s, nil
 		}
@@ -177,4 +178,19 @@ func (t *Till) cashierRefund(ctx context.Context, r *RefundRequest) error {
 		return err
 	}
 	return nil
+}
+
+// enabledFirst is list with the enabled members before the disabled, each in
+// its order: a name that a disabled member and an enabled one share (a
+// counter's own member replaced by the store's) names the enabled one.
+func enabledFirst(list []Staff) []Staff {
+	out := make([]Staff, 0, len(list))
+	for _, disabled := range []bool{false, true} {
+		for _, s := range list {
+			if s.Disabled == disabled {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }

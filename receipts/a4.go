@@ -63,6 +63,7 @@ func a4Layout(r Receipt) []row {
 	if r.Sandbox {
 		l.sandboxMark()
 	}
+	l.cancelMark(r)
 	if r.Reprint > 0 {
 		l.center("DUPLICATE — reprint "+strconv.Itoa(r.Reprint), true)
 	}
@@ -267,6 +268,10 @@ func a4Layout(r Receipt) []row {
 		for _, f := range r.Footer {
 			l.center(f, false)
 		}
+	}
+	if r.Cancelled != nil {
+		l.blank()
+		l.cancelMark(r)
 	}
 	if r.Sandbox {
 		l.blank()

@@ -93,6 +93,10 @@ func layout(r Receipt, cols int, sign string) []row {
 			l.center(f, false)
 		}
 	}
+	if r.Cancelled != nil {
+		l.blank()
+		l.cancelMark(r)
+	}
 	if r.Sandbox {
 		l.blank()
 		l.sandboxMark()
@@ -211,6 +215,7 @@ func (l *layouter) header(r Receipt) {
 	if r.Sandbox {
 		l.sandboxMark()
 	}
+	l.cancelMark(r)
 	if r.Reprint > 0 {
 		l.rule('*')
 		l.center("DUPLICATE — reprint "+strconv.Itoa(r.Reprint), true)

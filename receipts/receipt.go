@@ -80,6 +80,10 @@ type Receipt struct {
 	// Sandbox marks a document of the embedded sandbox: "SANDBOX — NOT A VALID
 	// TAX DOCUMENT" at its top and its end, in every format.
 	Sandbox bool
+
+	// Cancelled, when set, marks a sale document that was cancelled (cancel.go):
+	// CANCELLED in large type with the reason, at its top and its end.
+	Cancelled *Cancelled
 }
 
 // SandboxMark is what a sandbox document says at its top and its end.

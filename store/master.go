@@ -71,8 +71,8 @@ func (db *DB) publish(ctx context.Context, kind string, body []byte, who string)
 	return uint64(v), nil
 }
 
-// MasterSince returns the newest item of each kind published after since, in
-// version order, and the newest version.
+// MasterSince returns the newest item of each kind (of each member, for the
+// staff) published after since, in version order, and the newest version.
 func (db *DB) MasterSince(ctx context.Context, since uint64) (api.MasterUpdate, error) {
 	out := api.MasterUpdate{Items: []api.MasterItem{}}
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
@@ -81,8 +81,8 @@ func (db *DB) MasterSince(ctx context.Context, since uint64) (api.MasterUpdate, 
 			return err
 		}
 		out.Version = uint64(v)
-		rs, err := tx.Query(ctx, `SELECT DISTINCT ON (kind) version, kind, body::text, published_by FROM master_data
-			WHERE version > $1 AND version <= $2 ORDER BY kind, version DESC`, int64(since), v)
+		rs, err := tx.Query(ctx, `SELECT DISTINCT ON (kind, key) version, kind, body::text, published_by FROM master_data
+			WHERE version > $1 AND version <= $2 ORDER BY kind, key, version DESC`, int64(since), v)
 		if err != nil {
 			return err
 		}
@@ -110,6 +110,7 @@ func (db *DB) MasterSince(ctx context.Context, since uint64) (api.MasterUpdate, 
 
 // masterRoutes registers the terminals' fetch of the master data.
 func (s *Server) masterRoutes() {
+	s.staffRoutes()
 	s.handleSigned("POST "+api.PathMaster, func(w http.ResponseWriter, r *http.Request, terminal string, body []byte) {
 		var req api.MasterRequest
 		if err := decodeStrict(body, &req); err != nil {

@@ -132,7 +132,7 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 	case pos.EvRefundDone:
 		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status, payment_id)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, 'REFUNDED', $8) ON CONFLICT DO NOTHING`,
-			p.terminal, int64(seq), o.ID, string(ev.Kind), string(o.Tender), day, int64(o.Refunded-before), ev.Refund.RefundID); err != nil {
+			p.terminal, int64(seq), o.ID, refundKind(o, ev), string(o.Tender), day, int64(o.Refunded-before), ev.Refund.RefundID); err != nil {
 			return err
 		}
 		// A refund reserved at the store is now counted in the order's refunded.
@@ -144,6 +144,10 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 		}
 	case pos.EvNoteRedeemed, pos.EvNoteRestored:
 		if err := p.creditNote(o, ev.Note.Refund); err != nil {
+			return err
+		}
+	case pos.EvDocumentCancelled:
+		if err := p.cancelDocument(o); err != nil {
 			return err
 		}
 	}
@@ -275,7 +279,7 @@ func (p *projector) flush() error {
 				refunded = EXCLUDED.refunded, tax = EXCLUDED.tax, receipt_no = EXCLUDED.receipt_no, card_brand = EXCLUDED.card_brand,
 				card_last4 = EXCLUDED.card_last4, phone = EXCLUDED.phone, opened_at = EXCLUDED.opened_at,
 				updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq, snapshot = EXCLUDED.snapshot`,
-			p.terminal, o.ID, dayArg(o.Day), dayArg(o.PaidDay), string(o.State), string(o.Tender), o.Staff, int64(o.Amount),
+			p.terminal, o.ID, dayArg(o.Day), dayArg(o.PaidDay), projectedState(o), string(o.Tender), o.Staff, int64(o.Amount),
 			int64(o.Captured), int64(o.Refunded), int64(o.Totals.Tax), int64(o.ReceiptNo), o.CardBrand, o.CardLast4, phone,
 			opened, updated, int64(o.Seq), snap); err != nil {
 			return err
@@ -283,7 +287,7 @@ func (p *projector) flush() error {
 		if _, err := p.tx.Exec(p.ctx, "DELETE FROM order_rates WHERE terminal_id = $1 AND order_id = $2", p.terminal, o.ID); err != nil {
 			return err
 		}
-		if paid := dayArg(o.PaidDay); o.State.Paid() && paid != nil {
+		if paid := dayArg(o.PaidDay); o.State.Paid() && paid != nil && !o.Voided() {
 			for _, r := range o.Totals.ByRate {
 				if _, err := p.tx.Exec(p.ctx, `INSERT INTO order_rates (terminal_id, order_id, rate, paid_day, amount, taxable, tax, cgst, sgst)
 					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.terminal, o.ID, r.Rate.BP(), paid,

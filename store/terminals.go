@@ -84,6 +84,7 @@ func (db *DB) Enrol(ctx context.Context, code string) (api.EnrolResponse, error)
 	}
 	credential := hex.EncodeToString(cred[:])
 	var terminal string
+	var pep []byte
 	bad := false
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `UPDATE enrol_codes SET used_at = now()
@@ -96,9 +97,13 @@ func (db *DB) Enrol(ctx context.Context, code string) (api.EnrolResponse, error)
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `UPDATE terminals SET credential_hash = $2, enrolled_at = now(),
+		if _, err = tx.Exec(ctx, `UPDATE terminals SET credential_hash = $2, enrolled_at = now(),
 			state = CASE WHEN state = 'new' THEN 'active' ELSE state END WHERE id = $1`,
-			terminal, api.CredentialKey(credential))
+			terminal, api.CredentialKey(credential)); err != nil {
+			return err
+		}
+		// The store's staff pepper goes with the credential (ADR 0007).
+		pep, err = staffPepper(ctx, tx)
 		return err
 	})
 	if err != nil {
@@ -108,7 +113,7 @@ func (db *DB) Enrol(ctx context.Context, code string) (api.EnrolResponse, error)
 		db.alarm(ctx, "", AlarmBadCode, 0, "an enrolment code was refused: unknown, used or expired")
 		return api.EnrolResponse{}, ErrBadCode
 	}
-	return api.EnrolResponse{TerminalID: terminal, Credential: credential}, nil
+	return api.EnrolResponse{TerminalID: terminal, Credential: credential, StaffPepper: hex.EncodeToString(pep)}, nil
 }
 
 // Terminal is a terminal as the store knows it.

@@ -32,6 +32,7 @@ type CounterDay struct {
 	Failed       pos.Count
 	Unknown      pos.Count
 	Abandoned    pos.Count
+	Cancelled    pos.Count // documents cancelled (pos/cancel.go): in no total above
 }
 
 // DayReport is the store's day: each counter with anything that day, and the
@@ -151,6 +152,8 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 			k = &c.Failed
 		case pos.StateAbandoned:
 			k = &c.Abandoned
+		case pos.StatusCancelled:
+			k = &c.Cancelled
 		default:
 			k = &c.Unknown
 		}
@@ -207,6 +210,8 @@ func SumCounters(cs []CounterDay) CounterDay {
 		s.Unknown.Amount += c.Unknown.Amount
 		s.Abandoned.Count += c.Abandoned.Count
 		s.Abandoned.Amount += c.Abandoned.Amount
+		s.Cancelled.Count += c.Cancelled.Count
+		s.Cancelled.Amount += c.Cancelled.Amount
 	}
 	for _, t := range sales {
 		s.Sales = append(s.Sales, *t)

@@ -564,12 +564,8 @@ func (u *UI) showStatus(st Status) {
 		u.unknownText.SetText("Payment pending: order " + st.Pending[0].OrderID + " " + st.Pending[0].Amount.String())
 	case len(st.Pending) > 1:
 		u.unknownText.SetText(strconv.Itoa(len(st.Pending)) + " payments pending")
-	case st.Unknown == 0:
-		u.unknownText.SetText("No unknown payments")
-	case st.Unknown == 1:
-		u.unknownText.SetText("1 unknown payment")
 	default:
-		u.unknownText.SetText(strconv.Itoa(st.Unknown) + " unknown payments")
+		u.unknownText.SetText(paymentsText(st.Unknown, st.InProgress))
 	}
 	if len(st.Pending) > 0 {
 		u.unknownText.Importance = widget.WarningImportance
@@ -580,6 +576,29 @@ func (u *UI) showStatus(st Status) {
 	}
 	u.unknownText.Refresh()
 	u.showJournal(st)
+}
+
+// paymentsText is the status bar's count of payments not final: those whose
+// outcome is unknown, and those in progress (being created, authenticated or
+// verified), which are not unknown (pos.TillStatus).
+func paymentsText(unknown, inProgress int) string {
+	var parts []string
+	switch {
+	case unknown == 1:
+		parts = append(parts, "1 unknown payment")
+	case unknown > 1:
+		parts = append(parts, strconv.Itoa(unknown)+" unknown payments")
+	}
+	switch {
+	case inProgress == 1:
+		parts = append(parts, "1 payment in progress")
+	case inProgress > 1:
+		parts = append(parts, strconv.Itoa(inProgress)+" payments in progress")
+	}
+	if len(parts) == 0 {
+		return "No unknown payments"
+	}
+	return strings.Join(parts, " · ")
 }
 
 // showJournal shows the journal's startup check in the status bar. A damaged

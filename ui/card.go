@@ -110,16 +110,12 @@ func (s *cardScreen) start(req PayRequest, total pos.Paise) {
 		s.title.SetText("Card payment")
 		s.plan.SetText("")
 	}
-	if req.OrderID != "" {
+	switch {
+	case req.OrderID != "" && req.Offer != nil && req.Offer.IMEIRequired && req.Sale == "":
+		s.plan.SetText(strings.TrimSpace(s.plan.Text + "\nOrder " + req.OrderID + ": the IMEIs are validated with the payment service."))
+	case req.OrderID != "":
 		s.plan.SetText(strings.TrimSpace(s.plan.Text + "\nAnother attempt on order " + req.OrderID + "."))
 	}
-	// F5 pays, unless the brand's offer needs each phone's IMEI first: then it
-	// goes on to that step, and says so.
-	label := "Pay"
-	if req.Offer != nil && req.Offer.IMEIRequired {
-		label = "Next: IMEI"
-	}
-	s.submit.btn.SetText(label + "  [" + s.submit.keyText() + "]")
 	s.amount.Refresh()
 	s.u.goTo(s)
 }
@@ -180,12 +176,9 @@ func (s *cardScreen) send() {
 	req := s.req
 	req.Card = card
 	if req.Offer == nil || req.Sale != "" {
-		// A tender of a split sale has its scheme checked by Pay, for its part.
+		// A tender of a split sale has its scheme checked by Pay, for its part
+		// (and a brand offer's IMEIs are the sale's).
 		s.message.SetText("")
-		if req.Offer != nil && req.Offer.IMEIRequired {
-			s.u.emi.askIMEI(req)
-			return
-		}
 		s.u.pay.start(req)
 		return
 	}
@@ -208,11 +201,10 @@ func (s *cardScreen) send() {
 				return
 			}
 			s.message.SetText("The bank gives this offer on this card.")
-			if offer.IMEIRequired {
-				s.u.emi.askIMEI(req)
-				return
+			if im := s.u.emi.imei; req.OrderID != "" && req.OrderID == im.order {
+				im.order, im.imeis = "", "" // the payment takes its order on
 			}
-			s.u.pay.start(req)
+			s.u.pay.start(req) // a brand offer's IMEIs were validated on its order before the card
 		}
 	})
 }
@@ -272,6 +264,10 @@ func (s *cardScreen) cancel() {
 		s.req.Card.Zero()
 	}
 	s.reset()
+	if im := s.u.emi.imei; s.req.OrderID != "" && s.req.OrderID == im.order {
+		s.u.goTo(im) // the IMEIs validated on this order: Back once more to the offers
+		return
+	}
 	if s.req.Offer != nil {
 		s.u.goTo(s.u.emi)
 		return

@@ -230,23 +230,44 @@ func (s *emiScreen) choose() {
 	f := s.shown_[s.hit]
 	req := s.req
 	req.Offer = &f
-	// A brand offer takes the IMEIs on its own page after the card; any other
-	// offer takes them here, as every phone sold carries its IMEI.
-	if !f.IMEIRequired && !s.u.sale.haveIMEIs(s.choose) {
-		return
+	switch {
+	case f.IMEIRequired && req.Sale != "" && imeisCover(req.Lines, req.IMEIs):
+		// A tender of a split sale: its phones' IMEIs were entered for the
+		// sale, and the brand's offer uses them (validated with the service
+		// when the tender is paid); they are not asked again.
+		s.u.card.start(req, s.total)
+	case f.IMEIRequired:
+		// A brand offer takes the IMEIs on its own page first: they are
+		// validated with the service on the sale's order before the card is
+		// asked for.
+		req.IMEIs = s.u.sale.imeisFor(req.Lines, req.IMEIs)
+		s.imei.start(req, s.total)
+	default:
+		// Any other offer takes them here, as every phone sold carries its IMEI.
+		if !s.u.sale.haveIMEIs(s.choose) {
+			return
+		}
+		req.IMEIs = s.u.sale.imeisFor(req.Lines, req.IMEIs)
+		s.u.card.start(req, s.total)
 	}
-	req.IMEIs = s.u.sale.imeisFor(req.Lines, req.IMEIs)
-	s.u.card.start(req, s.total)
 }
 
-// askIMEI opens the IMEI page for req (its card already validated for the offer).
-func (s *emiScreen) askIMEI(req PayRequest) { s.imei.start(req) }
+// askIMEI opens the IMEI page for req, a brand offer's sale.
+func (s *emiScreen) askIMEI(req PayRequest, total pos.Paise) { s.imei.start(req, total) }
 
 // imeiScreen takes one IMEI per serialised unit, typed or scanned, Luhn-checked as
-// typed; Enter moves to the next and pays from the last.
+// typed; Enter moves to the next, and from the last the IMEIs are validated with
+// the service on the sale's order before the card form opens.
 type imeiScreen struct {
-	u   *UI
-	req PayRequest
+	u     *UI
+	req   PayRequest
+	total pos.Paise
+	// order is the brand-EMI order whose IMEIs the service validated (imeis, in
+	// entry order), waiting for its card: Back from the card comes here and
+	// the same IMEIs go on with it; other IMEIs, or Back to the offers, cancel
+	// it (no payment was sent on it).
+	order string
+	imeis string
 
 	root    *fyne.Container
 	form    *fyne.Container
@@ -262,7 +283,7 @@ func newIMEIScreen(u *UI) *imeiScreen {
 	s := &imeiScreen{u: u}
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
-	s.pay = u.newAction("Pay", fyne.KeyF5, 0, s.submit)
+	s.pay = u.newAction("Next: card", fyne.KeyF5, 0, s.submit)
 	s.pay.btn.Importance = widget.HighImportance
 	s.back = u.newAction("Back", fyne.KeyEscape, 0, s.cancel)
 	s.form = container.NewVBox()
@@ -289,8 +310,9 @@ func (s *imeiScreen) shown() {
 	}
 }
 
-func (s *imeiScreen) start(req PayRequest) {
-	s.req = req
+func (s *imeiScreen) start(req PayRequest, total pos.Paise) {
+	s.drop()
+	s.req, s.total = req, total
 	s.entries, s.checks, s.codes = nil, nil, nil
 	s.form.RemoveAll()
 	for _, l := range req.Lines {
@@ -371,40 +393,87 @@ func (s *imeiScreen) submit() {
 	}
 	req := s.req
 	req.IMEIs = list
+	key := imeiKey(list)
 	chk, ok := s.u.till.(IMEIChecker)
-	if !ok || req.Offer == nil || req.OrderID != "" || req.Sale != "" {
-		s.u.pay.start(req)
+	switch {
+	case !ok || req.Offer == nil || req.OrderID != "" || req.Sale != "":
+		s.u.card.start(req, s.total)
+		return
+	case s.order != "" && s.imeis == key:
+		// Back from the card with the same IMEIs: their order goes on.
+		req.OrderID = s.order
+		s.u.card.start(req, s.total)
 		return
 	}
-	// The IMEIs are validated with the service before the card is used: a wrong
-	// brand is said here, with the IMEIs and the card kept.
+	s.drop()
+	// The order is created and its IMEIs validated with the service before the
+	// card is asked for (the service needs the order's token): a wrong brand
+	// is said here, with every IMEI typed kept.
 	s.pay.btn.Disable()
-	s.message.SetText("Checking the IMEIs with the payment service…")
+	s.message.SetText("Creating the order and checking the IMEIs with the payment service…")
+	req.AskIMEIOverride = s.u.askIMEIOverride
 	s.u.async(func(ctx context.Context) func() {
 		id, err := chk.CheckEMIOrder(ctx, req)
 		return func() {
 			s.pay.btn.Enable()
-			if s.u.current != s || s.req.Card != req.Card {
-				return // left meanwhile: the card went back with Back
+			if s.u.current != s || s.req.Offer != req.Offer {
+				if err == nil {
+					s.cancelOrder(id) // left meanwhile: the order goes unpaid
+				}
+				return
 			}
 			if err != nil {
 				s.refused(err)
 				return
 			}
+			s.order, s.imeis = id, key
+			s.message.SetText("")
 			req.OrderID = id
-			s.u.pay.start(req)
+			req.AskIMEIOverride = nil
+			s.u.card.start(req, s.total)
 		}
 	})
 }
 
+// imeiKey is the IMEIs of a page as one text, to tell whether they changed.
+func imeiKey(list []IMEI) string {
+	var b strings.Builder
+	for _, m := range list {
+		b.WriteString(m.ProductCode + "=" + m.IMEI + ";")
+	}
+	return b.String()
+}
+
+// drop cancels the page's validated order, which no payment was sent on.
+func (s *imeiScreen) drop() {
+	if s.order != "" {
+		s.cancelOrder(s.order)
+	}
+	s.order, s.imeis = "", ""
+}
+
+func (s *imeiScreen) cancelOrder(id string) {
+	c, ok := s.u.till.(IMEIChecker)
+	if !ok {
+		return
+	}
+	s.u.async(func(ctx context.Context) func() {
+		_ = c.CancelEMIOrder(ctx, id) // a payment already sent on it is never cancelled: pos refuses
+		return nil
+	})
+}
+
 // IMEIChecker validates a brand-EMI sale's IMEIs with the service before the
-// card is used (pos.Till.CheckEMIOrder); the order it opens is then paid.
+// card is asked for (pos.Till.CheckEMIOrder); the order it opens is then paid,
+// or cancelled when the cashier goes back to the offers.
 type IMEIChecker interface {
 	CheckEMIOrder(ctx context.Context, req PayRequest) (string, error)
+	CancelEMIOrder(ctx context.Context, id string) error
 }
 
 // refused says which IMEI the service refused and puts the focus on it; every
-// IMEI typed stays.
+// IMEI typed stays (the order whose IMEIs were refused is closed by pos, and the
+// next try opens a fresh one).
 func (s *imeiScreen) refused(err error) {
 	s.message.SetText(sentence(err))
 	var ie *pos.IMEIError
@@ -420,10 +489,7 @@ func (s *imeiScreen) refused(err error) {
 }
 
 func (s *imeiScreen) cancel() {
-	if s.req.Card != nil {
-		s.req.Card.Zero()
-	}
-	s.u.card.reset()
+	s.drop()
 	s.u.goTo(s.u.emi)
 }
 

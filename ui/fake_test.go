@@ -74,6 +74,10 @@ type fakeTill struct {
 	vpa string
 	// returnReqs lists the returns asked of the Returns screen (returns_test.go).
 	returnReqs []pos.ReturnRequest
+	// emiChecks lists the brand-EMI orders opened before the card
+	// (CheckEMIOrder), cancelled those cancelled (CancelEMIOrder).
+	emiChecks []PayRequest
+	cancelled []string
 }
 
 func newFakeTill() *fakeTill {
@@ -169,6 +173,7 @@ func (f *fakeTill) Status(context.Context) Status {
 	defer f.mu.Unlock()
 	st := f.status
 	st.Pending = slices.Clone(st.Pending)
+	st.InProgress += len(f.inFlight) // as pos: a payment whose call runs is in progress
 	return st
 }
 
@@ -461,6 +466,28 @@ func (f *fakeTill) Pay(ctx context.Context, req PayRequest, progress func(Progre
 	}
 	progress(Progress{OrderID: id, Step: StepVerifying, Checks: 1, NextCheck: time.Second})
 	return paid()
+}
+
+// CheckEMIOrder opens a brand-EMI order and validates its IMEIs as the service
+// would: an IMEI whose type allocation code is not Samsung's ("35") is not of
+// the brand. The order ids are E-0001, E-0002, ...
+func (f *fakeTill) CheckEMIOrder(_ context.Context, req PayRequest) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.emiChecks = append(f.emiChecks, req)
+	for _, m := range req.IMEIs {
+		if !strings.HasPrefix(m.IMEI, "35") {
+			return "", &pos.IMEIError{Problems: []pos.IMEIProblem{{SKU: "S24", Name: "Samsung Galaxy S24", IMEI: m.IMEI, Reason: "it is not a phone of this brand"}}}
+		}
+	}
+	return fmt.Sprintf("E-%04d", len(f.emiChecks)), nil
+}
+
+func (f *fakeTill) CancelEMIOrder(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cancelled = append(f.cancelled, id)
+	return nil
 }
 
 func (f *fakeTill) record(o OrderSummary) {

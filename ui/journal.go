@@ -37,6 +37,7 @@ type journalScreen struct {
 	message  *widget.Label
 	refund   *action
 	returnA  *action // the Returns screen (returns.go)
+	cancelA  *action // cancel the chosen sale's invoice (cancel.go)
 	reprint  *action
 	xReport  *action
 	closeDay *action
@@ -68,7 +69,7 @@ func newJournalScreen(u *UI) *journalScreen {
 		return true
 	}
 	s.status = widget.NewSelect([]string{"All", string(pos.StatePaid), string(pos.StateFailed), string(pos.StateUnknown),
-		string(pos.StateAuthenticating), string(pos.StatePartlyRefunded), string(pos.StateRefunded), string(pos.StateAbandoned)}, func(string) { s.apply() })
+		string(pos.StateAuthenticating), string(pos.StatePartlyRefunded), string(pos.StateRefunded), string(pos.StateAbandoned), string(pos.StatusCancelled)}, func(string) { s.apply() })
 	s.tender = widget.NewSelect([]string{"All", string(pos.TenderCard), string(pos.TenderEMI), string(pos.TenderCash), string(pos.TenderPhone)}, func(string) { s.apply() })
 	s.list = widget.NewList(
 		func() int { return len(s.visible) },
@@ -105,6 +106,7 @@ func newJournalScreen(u *UI) *journalScreen {
 	s.message.Wrapping = fyne.TextWrapWord
 	s.refund = u.newAction("Refund", fyne.KeyF5, 0, s.askRefund)
 	s.returnA = u.newAction("Return goods", fyne.KeyU, fyne.KeyModifierControl, s.openReturns)
+	s.cancelA = u.newAction("Cancel invoice", fyne.KeyD, fyne.KeyModifierControl, s.askCancel)
 	s.reprint = u.newAction("Reprint", fyne.KeyF6, 0, s.reprintOrder)
 	s.xReport = u.newAction("X report", fyne.KeyF7, 0, s.showX)
 	s.closeDay = u.newAction("Close day", fyne.KeyF8, 0, s.askClose)
@@ -125,7 +127,7 @@ func newJournalScreen(u *UI) *journalScreen {
 	header := journalRow("Time", "Order", "State", "Tender", "Amount", "Cashier")
 	left := container.NewBorder(container.NewVBox(s.title, s.scan, filters, header), nil, nil, nil, s.list)
 	right := container.NewBorder(container.NewVBox(heading("Order history"), s.detail), s.message, nil, nil, s.history)
-	buttons := container.NewGridWithColumns(4, s.back.btn, s.refund.btn, s.returnA.btn, s.reprint.btn, s.checkA.btn, s.xReport.btn, s.closeDay.btn, s.export.btn)
+	buttons := container.NewGridWithColumns(5, s.back.btn, s.refund.btn, s.returnA.btn, s.cancelA.btn, s.reprint.btn, s.checkA.btn, s.xReport.btn, s.closeDay.btn, s.export.btn)
 	s.root = container.NewPadded(container.NewBorder(nil, buttons, nil, nil, container.New(&ratioLayout{ratio: 0.58}, left, right)))
 	return s
 }
@@ -133,7 +135,7 @@ func newJournalScreen(u *UI) *journalScreen {
 func (s *journalScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *journalScreen) actions() []*action {
-	return []*action{s.refund, s.returnA, s.reprint, s.checkA, s.xReport, s.closeDay, s.export, s.prevDay, s.nextDay, s.stateF, s.tenderF, s.back}
+	return []*action{s.refund, s.returnA, s.cancelA, s.reprint, s.checkA, s.xReport, s.closeDay, s.export, s.prevDay, s.nextDay, s.stateF, s.tenderF, s.back}
 }
 
 func (s *journalScreen) shown() { s.u.win.Canvas().Focus(s.scan) }

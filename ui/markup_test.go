@@ -110,7 +110,10 @@ func TestMarkupEMISale(t *testing.T) {
 	require.Len(t, u.emi.shown_, 3)
 	h.assertMarkup("emi-offers")
 
-	h.press(fyne.KeyReturn) // the no-cost brand plan leads
+	h.press(fyne.KeyReturn) // the no-cost brand plan leads: its IMEI first
+	require.Equal(t, u.emi.imei, u.current)
+	h.enter(validIMEI(t, "35693803564380"))
+	h.settle()
 	require.Equal(t, u.card, u.current)
 	h.typeText("4386 2800 0000 0004")
 	h.settle()
@@ -120,10 +123,7 @@ func TestMarkupEMISale(t *testing.T) {
 	h.enter("12/30")
 	h.enter("123")
 	h.enter("Asha Rao")
-	h.settle()
-	require.Equal(t, u.emi.imei, u.current, u.card.message.Text)
-	h.enter(validIMEI(t, "35693803564380"))
-	require.Equal(t, u.pay, u.current)
+	h.waitFor("the payment screen", func() bool { return u.current == u.pay })
 	h.waitFor("the OTP dialog", func() bool { return u.pay.otp != nil && !u.pay.otp.closed })
 	h.assertMarkup("payment-otp")
 

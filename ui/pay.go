@@ -123,6 +123,11 @@ func (s *payScreen) shown() {
 // start takes the payment of req in the background and shows its progress. A
 // payment still running for an earlier cart goes on in the background.
 func (s *payScreen) start(req PayRequest) {
+	if req.OrderID == "" && req.Sale == "" {
+		// A new sale's phones are reserved with the store server; when it
+		// cannot be asked, a manager may approve them here ("Manager override").
+		req.AskIMEIOverride = s.u.askIMEIOverride
+	}
 	s.req = req
 	s.req.Card = nil // the card belongs to the call below, which wipes it
 	s.orderID = req.OrderID

@@ -17,6 +17,10 @@ func (h *harness) leaveOTP() {
 	h.t.Helper()
 	h.payBy("4111111111111111")
 	h.waitFor("the OTP dialog", func() bool { return h.u.pay.otp != nil && !h.u.pay.otp.closed })
+	h.u.refreshStatus()
+	h.waitFor("the status bar to count the payment in progress", func() bool {
+		return h.u.unknownText.Text == "1 payment in progress"
+	})
 	h.press(fyne.KeyEscape)
 	h.settle()
 }

@@ -43,6 +43,8 @@ func TestScreensFit(t *testing.T) {
 		{"card-entry", func() {
 			h.typeText("samsung")
 			h.press(fyne.KeyReturn)
+			h.enter(validIMEI(t, "35693803564380")) // the brand's offer: the IMEI first
+			h.settle()
 			h.typeText("4386 2800 0000 0004")
 		}},
 		{"payment-progress", func() {
@@ -50,9 +52,6 @@ func TestScreensFit(t *testing.T) {
 			h.enter("12/30")
 			h.enter("123")
 			h.enter("Asha Rao")
-			h.settle()
-			imei := validIMEI(t, "35693803564380")
-			h.enter(imei)
 			h.waitFor("the OTP dialog", func() bool { return u.pay.otp != nil })
 		}},
 		{"payment-paid", func() {

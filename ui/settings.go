@@ -23,7 +23,11 @@ type settingsScreen struct {
 	shop       *keyEntry
 	address    *keyEntry
 	gstin      *keyEntry
-	discount   *keyEntry // the discount limit without a manager, in rupees
+	state      *keyEntry     // the GST state code; a GSTIN gives it
+	compo      *widget.Check // the composition scheme: bills of supply
+	rates      *keyEntry     // the shop's GST rate list
+	docs       *widget.Label // what the sales print, and why
+	discount   *keyEntry     // the discount limit without a manager, in rupees
 	live       *widget.Check
 	gatewayURL *keyEntry
 	merchant   *keyEntry
@@ -60,6 +64,11 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.shop = entry("Shop name as printed")
 	s.address = entry("Address")
 	s.gstin = entry("GSTIN")
+	s.state = entry("GST state code, e.g. 27 (a GSTIN gives it)")
+	s.compo = widget.NewCheck("Composition scheme (bills of supply)", nil)
+	s.rates = entry("all, or e.g. 0, 5, 18")
+	s.docs = widget.NewLabel("")
+	s.docs.Wrapping = fyne.TextWrapWord
 	s.discount = entry("Rupees, e.g. 500; 0: every discount needs a manager")
 	s.live = widget.NewCheck("Live payment service (off: the embedded sandbox)  [Ctrl+G]", nil)
 	s.gatewayURL = entry("Live service base URL, https://…")
@@ -76,7 +85,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.printer = entry("192.168.1.50:9100, printer name or file path")
 	s.phone = entry("127.0.0.1:0 (this computer only)")
 	s.upi = newUPISetting(u)
-	chain := []*keyEntry{s.shop, s.address, s.gstin, s.discount, s.printer, s.phone, s.gatewayURL, s.merchant, s.access, s.secret}
+	chain := []*keyEntry{s.shop, s.address, s.gstin, s.state, s.rates, s.discount, s.printer, s.phone, s.gatewayURL, s.merchant, s.access, s.secret}
 	for i, e := range chain {
 		if i+1 < len(chain) {
 			next := chain[i+1]
@@ -107,19 +116,20 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	hint.Wrapping = fyne.TextWrapWord
 	phoneItem := widget.NewFormItem("Phone page address", container.NewVBox(s.phone, hint))
 	whereItem := widget.NewFormItem("Secrets kept in", s.where)
-	// Two columns, the shop and the counter's devices on the left, the payment
-	// service on the right, so that every field fits on a 1366×768 screen.
+	// Two columns, the shop, its GST and the printer on the left, the payment
+	// service, the phone page and UPI on the right, so that every field fits on a
+	// 1366×768 screen.
 	shop := widget.NewForm(
 		widget.NewFormItem("Shop", s.shop),
 		widget.NewFormItem("Address", s.address),
 		widget.NewFormItem("GSTIN", s.gstin),
+		widget.NewFormItem("State code", s.state),
+		widget.NewFormItem("Scheme", s.compo),
+		widget.NewFormItem("GST rates", s.rates),
+		widget.NewFormItem("Documents", s.docs),
 		widget.NewFormItem("Discount without manager (₹)", s.discount),
 		widget.NewFormItem("Printer profile [Ctrl+P]", s.profile),
 		widget.NewFormItem("Printer", s.printer),
-		phoneItem,
-		s.upi.item(),
-		widget.NewFormItem("Galla", s.version),
-		widget.NewFormItem("Data directory", s.dataDir),
 	)
 	service := widget.NewForm(
 		widget.NewFormItem("Gateway", s.live),
@@ -128,6 +138,10 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		widget.NewFormItem("Access code", s.access),
 		widget.NewFormItem("Secret", s.secret),
 		whereItem,
+		phoneItem,
+		s.upi.item(),
+		widget.NewFormItem("Galla", s.version),
+		widget.NewFormItem("Data directory", s.dataDir),
 	)
 	buttons := container.NewGridWithColumns(5, s.back.btn, s.staffA.btn, s.addStaff.btn, s.testPrint.btn, s.save.btn)
 	s.root = container.NewPadded(container.NewBorder(heading("Settings"), container.NewVBox(s.message, buttons), nil, nil,
@@ -160,6 +174,10 @@ func (s *settingsScreen) load() {
 			s.shop.SetText(st.ShopName)
 			s.address.SetText(st.Address)
 			s.gstin.SetText(st.GSTIN)
+			s.state.SetText(st.State)
+			s.compo.SetChecked(st.Composition)
+			s.rates.SetText(st.Rates)
+			s.docs.SetText(st.DocumentsNote)
 			s.discount.SetText(strings.TrimSuffix(st.DiscountLimit.Plain(), ".00"))
 			s.live.SetChecked(st.Live)
 			s.gatewayURL.SetText(st.GatewayURL)
@@ -184,6 +202,9 @@ func (s *settingsScreen) store() {
 	st.ShopName = strings.TrimSpace(s.shop.Text)
 	st.Address = strings.TrimSpace(s.address.Text)
 	st.GSTIN = strings.TrimSpace(s.gstin.Text)
+	st.State = strings.TrimSpace(s.state.Text)
+	st.Composition = s.compo.Checked
+	st.Rates = strings.TrimSpace(s.rates.Text)
 	st.Live = s.live.Checked
 	st.GatewayURL = strings.TrimSpace(s.gatewayURL.Text)
 	st.MerchantID = strings.TrimSpace(s.merchant.Text)
@@ -215,6 +236,9 @@ func (s *settingsScreen) store() {
 			}
 			s.settings = saved
 			s.showSecrets(saved)
+			s.state.SetText(saved.State)
+			s.rates.SetText(saved.Rates)
+			s.docs.SetText(saved.DocumentsNote)
 			s.message.SetText("Saved.")
 			s.u.refreshStatus()
 		}

@@ -24,8 +24,10 @@ type UPIRequest = pos.UPIRequest
 // tenders themselves go through Payer.Pay with PayRequest.Sale. A till that is
 // not one offers no split tender.
 type Tenderer interface {
-	// OpenSale journals the cart as a split-tender sale.
-	OpenSaleFor(ctx context.Context, lines []Line, imeis []IMEI, cashier string, buyer *pos.Buyer) (*SaleStatus, error)
+	// OpenSplit journals the cart of req (its lines, IMEIs, cashier and buyer)
+	// as a split-tender sale; req.AskIMEIOverride asks a manager's PIN when the
+	// store server cannot be asked about its phones.
+	OpenSplit(ctx context.Context, req PayRequest) (*SaleStatus, error)
 	// SaleStatus reads a split sale and its tenders.
 	SaleStatus(ctx context.Context, id string) (*SaleStatus, error)
 	// OpenSales lists the split sales left part paid.
@@ -137,8 +139,9 @@ func (s *saleScreen) paySplit() {
 		return
 	}
 	req := s.request(pos.TenderSplit)
+	req.AskIMEIOverride = s.u.askIMEIOverride
 	s.u.async(func(ctx context.Context) func() {
-		st, err := t.OpenSaleFor(ctx, req.Lines, req.IMEIs, req.Cashier, req.Buyer)
+		st, err := t.OpenSplit(ctx, req)
 		return func() {
 			if err != nil {
 				s.message.SetText(sentence(err))
@@ -254,10 +257,46 @@ func (s *tenderScreen) amountTyped() (pos.Paise, bool) {
 	return 0, false
 }
 
-// request is the PayRequest of a tender of amount.
+// request is the PayRequest of a tender of amount. It carries the IMEIs the
+// sale's phones were sold with: a brand-EMI tender uses them (its IMEI is not
+// asked again).
 func (s *tenderScreen) request(kind pos.TenderKind, amount pos.Paise) PayRequest {
 	return PayRequest{Sale: s.sale.Sale.ID, Amount: amount, Tender: kind, Cashier: s.u.user.Name,
-		Lines: SaleCartLines(s.sale.Sale)}
+		Lines: SaleCartLines(s.sale.Sale), IMEIs: SaleIMEIs(s.sale.Sale)}
+}
+
+// SaleIMEIs are the IMEIs of a journaled sale's phones, unit by unit.
+func SaleIMEIs(o *pos.Order) []IMEI {
+	var out []IMEI
+	for _, l := range o.Lines {
+		if !l.Serialised {
+			continue
+		}
+		for _, s := range l.IMEIs {
+			out = append(out, IMEI{ProductCode: l.ProductCode, IMEI: s})
+		}
+	}
+	return out
+}
+
+// imeisCover reports whether imeis give an IMEI for every serialised unit of
+// lines.
+func imeisCover(lines []Line, imeis []IMEI) bool {
+	need := map[string]int{}
+	for _, l := range lines {
+		if l.Product.Serialised {
+			need[l.Product.ProductCode] += l.Qty
+		}
+	}
+	for _, m := range imeis {
+		need[m.ProductCode]--
+	}
+	for _, n := range need {
+		if n > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // SaleCartLines are a journaled sale's lines as cart lines (for the EMI screen's

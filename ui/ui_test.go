@@ -50,6 +50,15 @@ func TestSaleByKeyboardAlone(t *testing.T) {
 	h.typeText("samsung")
 	require.Len(t, u.emi.shown_, 1)
 	h.press(fyne.KeyReturn)
+	// The brand's offer takes the IMEI first, before the card.
+	require.Equal(t, u.emi.imei, u.current)
+	imei := validIMEI(t, "35693803564380")
+	h.typeText(imei[:10])
+	assert.Equal(t, "10 of 15 digits", u.emi.imei.checks[0].Text)
+	h.typeText(imei[10:])
+	assert.Equal(t, "✓ IMEI looks right", u.emi.imei.checks[0].Text)
+	h.press(fyne.KeyReturn)
+	h.settle()
 	require.Equal(t, u.card, u.current)
 	require.NotNil(t, u.card.req.Offer)
 	assert.Equal(t, "SAMSUNG", u.card.req.Offer.Brand)
@@ -61,16 +70,7 @@ func TestSaleByKeyboardAlone(t *testing.T) {
 	h.enter("123")
 	h.enter("Asha Rao")
 	assert.Equal(t, "VISA •••• 0004", u.card.number.Text, "the number shows masked once submitted")
-	h.settle()
-	require.Equal(t, u.emi.imei, u.current, u.card.message.Text)
-
-	imei := validIMEI(t, "35693803564380")
-	h.typeText(imei[:10])
-	assert.Equal(t, "10 of 15 digits", u.emi.imei.checks[0].Text)
-	h.typeText(imei[10:])
-	assert.Equal(t, "✓ IMEI looks right", u.emi.imei.checks[0].Text)
-	h.press(fyne.KeyReturn)
-	require.Equal(t, u.pay, u.current)
+	h.waitFor("the payment screen", func() bool { return u.current == u.pay })
 
 	h.waitFor("the OTP dialog", func() bool { return u.pay.otp != nil && !u.pay.otp.closed })
 	require.Equal(t, u.pay.otpEntry, h.focused())
@@ -93,7 +93,7 @@ func TestSaleByKeyboardAlone(t *testing.T) {
 	require.NotNil(t, u.receipt.image.Resource, "the preview is shown")
 	h.press(fyne.KeyF5) // print
 	h.settle()
-	assert.Equal(t, []string{"print:G-0001"}, h.till.printed)
+	assert.Equal(t, []string{"print:E-0001"}, h.till.printed, "the brand-EMI order opened before the card")
 	h.press(fyne.KeyEscape)
 	assert.Equal(t, u.sale, u.current)
 }
@@ -459,8 +459,7 @@ func TestIMEIScreen(t *testing.T) {
 	offer := h.till.offers[1]
 	req := h.u.sale.request(pos.TenderEMI)
 	req.Offer = &offer
-	req.Card = h.till.NewCard("4386280000000004", "08", "2031", "123", "A")
-	h.u.emi.askIMEI(req)
+	h.u.emi.askIMEI(req, pos.Rupees(2*74999))
 	s := h.u.emi.imei
 	require.Len(t, s.entries, 2)
 	one := validIMEI(t, "35693803564380")
@@ -476,7 +475,13 @@ func TestIMEIScreen(t *testing.T) {
 	assert.Contains(t, s.message.Text, "typed twice")
 	s.entries[1].SetText("")
 	h.enter(validIMEI(t, "35693803564381"))
-	require.Equal(t, h.u.pay, h.u.current)
+	h.settle()
+	require.Equal(t, h.u.card, h.u.current, "the card is asked for after the IMEIs")
+	h.enter("4386280000000004")
+	h.enter("08/31")
+	h.enter("123")
+	h.enter("A Customer")
+	h.waitFor("the payment screen", func() bool { return h.u.current == h.u.pay })
 	h.waitFor("the OTP dialog", func() bool { return h.u.pay.otp != nil })
 	h.enter("123456")
 	h.settle()
@@ -777,4 +782,103 @@ func TestStatusBarJournalCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStatusBarInProgress: a payment whose call runs (at its OTP step) is in
+// progress, never counted as unknown; only a payment left unknown is.
+func TestStatusBarInProgress(t *testing.T) {
+	for _, tc := range []struct {
+		unknown, inProgress int
+		want                string
+	}{
+		{0, 0, "No unknown payments"},
+		{0, 1, "1 payment in progress"},
+		{0, 2, "2 payments in progress"},
+		{1, 0, "1 unknown payment"},
+		{3, 1, "3 unknown payments · 1 payment in progress"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			f := newFakeTill()
+			f.status = Status{Online: true, Unknown: tc.unknown, InProgress: tc.inProgress}
+			h := newHarness(t, f)
+			assert.Equal(t, tc.want, h.u.unknownText.Text)
+		})
+	}
+}
+
+// TestBrandEMIIMEIsBeforeCard: a brand offer asks the IMEIs first and validates
+// them on the order before the card form opens; a wrong-brand IMEI is said on
+// its field with every IMEI typed kept and no card asked for; Back from the card
+// keeps the validated order for the same IMEIs, and Back to the offers cancels
+// it; the card pays that order.
+func TestBrandEMIIMEIsBeforeCard(t *testing.T) {
+	f := newFakeTill()
+	h := newHarness(t, f)
+	u := h.u
+	h.signIn("Ravi", "1234")
+	h.enter("S24")
+	h.enter("S24")
+	h.ctrl(fyne.KeyE)
+	h.settle()
+	h.typeText("samsung")
+	h.press(fyne.KeyReturn)
+	s := u.emi.imei
+	require.Equal(t, s, u.current, "the IMEIs first")
+	require.Len(t, s.entries, 2)
+
+	good := validIMEI(t, "35693803564380")
+	other := validIMEI(t, "86413405000001") // another brand's phone
+	h.enter(good)
+	h.enter(other)
+	h.settle()
+	require.Equal(t, s, u.current, "refused: the card is not asked for")
+	assert.Contains(t, s.message.Text, "it is not a phone of this brand")
+	assert.Equal(t, "✗ it is not a phone of this brand", s.checks[1].Text)
+	assert.Equal(t, good, s.entries[0].Text, "the other IMEI stays typed")
+	assert.Equal(t, other, s.entries[1].Text, "the refused IMEI stays, to be corrected")
+	assert.Equal(t, s.entries[1], h.focused())
+	require.Len(t, f.emiChecks, 1)
+	assert.Nil(t, f.emiChecks[0].Card, "no card data before the IMEIs are validated")
+
+	second := validIMEI(t, "35693803564381")
+	s.entries[1].SetText(second)
+	h.press(fyne.KeyF5)
+	h.settle()
+	require.Equal(t, u.card, u.current)
+	assert.Equal(t, "E-0002", u.card.req.OrderID)
+	assert.Contains(t, u.card.plan.Text, "Order E-0002: the IMEIs are validated")
+
+	h.press(fyne.KeyEscape) // back to the IMEIs: the order is kept for them
+	require.Equal(t, s, u.current)
+	assert.Equal(t, second, s.entries[1].Text)
+	h.press(fyne.KeyF5)
+	h.settle()
+	require.Equal(t, u.card, u.current)
+	assert.Equal(t, "E-0002", u.card.req.OrderID, "the same order goes on")
+	assert.Len(t, f.emiChecks, 2, "not validated again")
+
+	h.press(fyne.KeyEscape)
+	h.press(fyne.KeyEscape) // to the offers: the unpaid order is cancelled
+	h.settle()
+	require.Equal(t, u.emi, u.current)
+	assert.Equal(t, []string{"E-0002"}, f.cancelled)
+
+	h.press(fyne.KeyReturn)
+	h.enter(good)
+	h.enter(second)
+	h.settle()
+	require.Equal(t, u.card, u.current)
+	assert.Equal(t, "E-0003", u.card.req.OrderID)
+	h.enter("4386280000000004")
+	h.enter("08/31")
+	h.enter("123")
+	h.enter("A Customer")
+	h.waitFor("the OTP dialog", func() bool { return u.pay.otp != nil && !u.pay.otp.closed })
+	h.enter("123456")
+	h.waitFor("the result", func() bool { return u.pay.run == nil })
+	h.settle()
+	assert.Equal(t, "PAID", u.pay.result.Text)
+	require.Len(t, f.requests, 1)
+	assert.Equal(t, "E-0003", f.requests[0].OrderID, "the card pays the order whose IMEIs were validated")
+	assert.Equal(t, []string{"E-0002"}, f.cancelled, "the paid order is not cancelled")
 }

@@ -60,12 +60,21 @@ func (u *UI) rememberedDark(dark bool) bool {
 
 // rememberedSize is the window's size when it was last closed, or defaultSize.
 func (u *UI) rememberedSize() fyne.Size {
+	if s, ok := u.remembered(); ok {
+		return s
+	}
+	return defaultSize
+}
+
+// remembered is the window's size when it was last closed on this computer; ok
+// is false on the first start.
+func (u *UI) remembered() (fyne.Size, bool) {
 	p := u.app.Preferences()
 	w, h := p.Float(prefWidth), p.Float(prefHeight)
 	if w < 320 || h < 240 {
-		return defaultSize
+		return fyne.Size{}, false
 	}
-	return fyne.NewSize(float32(w), float32(h))
+	return fyne.NewSize(float32(w), float32(h)), true
 }
 
 // rememberWindow keeps the window's size and theme for the next start.
@@ -80,7 +89,8 @@ func (u *UI) rememberWindow() {
 }
 
 // fitScreen caps the window at the screen Options.Screen reports (less
-// screenMargin) and shrinks it to fit when it is bigger; with no screen known it
+// screenMargin): on the first start the window fills it, later it keeps the size
+// it was closed at and shrinks to fit when that is bigger. With no screen known it
 // does nothing. The desktop calls it once the window system runs.
 func (u *UI) fitScreen() {
 	if u.opts.Screen == nil {
@@ -98,7 +108,11 @@ func (u *UI) fitScreen() {
 	if size.Width <= 0 || size.Height <= 0 {
 		size = u.rememberedSize()
 	}
-	fit := fyne.NewSize(min(size.Width, limit.Width), min(size.Height, limit.Height))
+	want := size
+	if _, ok := u.remembered(); !ok {
+		want = limit // the first start: the counter's whole screen
+	}
+	fit := fyne.NewSize(min(want.Width, limit.Width), min(want.Height, limit.Height))
 	if fit != size {
 		u.win.Resize(fit)
 	}

@@ -36,6 +36,23 @@ func TestWindowFitsTheScreen(t *testing.T) {
 	assert.LessOrEqual(t, got.Height, limit.Height)
 }
 
+// On its first start on a 1920×1080 screen the window fills the screen (less the
+// room left for the desktop's panels), not 1366×768 in a corner; once the cashier
+// has sized it, that size is kept on a screen it fits.
+func TestWindowFirstStartFillsTheScreen(t *testing.T) {
+	h := newHarness(t, newFakeTill())
+	u := h.u
+	u.opts.Screen = func() (int, int) { return 1920, 1080 }
+	u.win.Resize(defaultSize)
+	u.fitScreen()
+	assert.Equal(t, fyne.NewSize(1920-screenMargin.Width, 1080-screenMargin.Height), u.win.Canvas().Size())
+
+	u.win.Resize(fyne.NewSize(1400, 800))
+	u.rememberWindow()
+	u.fitScreen()
+	assert.Equal(t, fyne.NewSize(1400, 800), u.win.Canvas().Size(), "the size the cashier chose")
+}
+
 // Without a screen to go by, nothing is capped: the window keeps its size.
 func TestWindowWithoutScreenKeepsItsSize(t *testing.T) {
 	h := newHarness(t, newFakeTill())

@@ -22,6 +22,9 @@ const (
 	SecretJournalKey = "journal-key"     // keys the journal's hash chain (hex, 32 bytes)
 	// SecretStoreCredential is the terminal's credential at the store server (galla enrol).
 	SecretStoreCredential = "store-credential"
+	// SecretStorePINPepper is the store's pepper of the store's staff PINs
+	// (hex, 32 bytes), handed over by the store server (ADR 0007).
+	SecretStorePINPepper = "store-pin-pepper"
 )
 
 // SecretsFile is the fallback store of secrets in the data directory (mode 0600),

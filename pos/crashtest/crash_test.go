@@ -169,6 +169,8 @@ func runHelper(ctx context.Context) (string, error) {
 		return splitSale(ctx, e, client, os.Getenv(envCard))
 	case flowVoid:
 		return voidSale(ctx, e, os.Getenv(envOrder))
+	case flowCancel:
+		return cancelInvoice(ctx, e, os.Getenv(envOrder))
 	case flowShift:
 		return shiftHelper(ctx, e)
 	case flowReconcile:

@@ -38,6 +38,9 @@ type EnrolRequest struct {
 type EnrolResponse struct {
 	TerminalID string `json:"terminal_id"`
 	Credential string `json:"credential"`
+	// StaffPepper is the store's staff pepper in hex (ADR 0007), kept in the
+	// keyring like the credential.
+	StaffPepper string `json:"staff_pepper,omitempty"`
 }
 
 // Event is one journal event as it goes up: the decoded pos.Event as Body, and

@@ -28,3 +28,14 @@ type MasterUpdate struct {
 	Version uint64       `json:"version"`
 	Items   []MasterItem `json:"items"`
 }
+
+// PathStaffPepper is where a terminal asks for the store's staff pepper: POST
+// (empty body) → StaffPepper, signed. The pepper also comes with the answer to
+// the enrolment; it is kept in the terminal's keyring, never in its journal.
+const PathStaffPepper = "/api/v1/staff-pepper"
+
+// StaffPepper is the store's staff pepper in hex (32 bytes): with it a terminal
+// checks the PINs of the store's staff (ADR 0007).
+type StaffPepper struct {
+	Pepper string `json:"pepper"`
+}

@@ -1,0 +1,257 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"galla/pos"
+	"galla/store/api"
+)
+
+// The store's staff (ADR 0007): members added at the store sign in at every
+// counter. Their PINs are hashed by the counters' own rules (pos.Staff.SetPIN,
+// argon2id) with the store's pepper, a row of server_keys beside the
+// certificate's key; every change is published as master data of kind
+// MasterStaff keyed by the member's id.
+
+// MasterStaff is the master kind of one member of the store's staff.
+const MasterStaff = "staff"
+
+// staffPepperKey names the store's staff pepper in server_keys.
+const staffPepperKey = "staff-pepper"
+
+// StaffMember is a member of the store's staff as the store lists them.
+type StaffMember struct {
+	ID        string
+	Name      string
+	Role      pos.Role
+	Disabled  bool
+	Limits    *pos.StaffLimits
+	Version   uint64 // the master-data version of the last change
+	UpdatedBy string
+	UpdatedAt time.Time
+}
+
+// StaffPepper returns the store's staff pepper (32 bytes), making it on first
+// use. It is handed to a terminal at enrolment and on its signed request, and
+// never published with the master data.
+func (db *DB) StaffPepper(ctx context.Context) ([]byte, error) {
+	var pep []byte
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		var err error
+		pep, err = staffPepper(ctx, tx)
+		return err
+	})
+	return pep, db.wrap("staff pepper", err)
+}
+
+func staffPepper(ctx context.Context, tx pgx.Tx) ([]byte, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO server_keys (name, cert_pem, key_pem) VALUES ($1, '', $2) ON CONFLICT (name) DO NOTHING",
+		staffPepperKey, hex.EncodeToString(b[:])); err != nil {
+		return nil, err
+	}
+	var h string
+	if err := tx.QueryRow(ctx, "SELECT key_pem FROM server_keys WHERE name = $1", staffPepperKey).Scan(&h); err != nil {
+		return nil, err
+	}
+	return hex.DecodeString(h)
+}
+
+// AddStaff adds a member of the store's staff by who: name (pos's rules, unique
+// in the store without regard to case: pos.ErrStaffExists), role, PIN (pos's
+// rules: 4 to 8 digits, a manager's 6 to 8) and a cashier's own limits (nil:
+// the shop's). Every counter receives the member at its next sync.
+func (db *DB) AddStaff(ctx context.Context, name string, role pos.Role, pin string, limits *pos.StaffLimits, who string) (StaffMember, error) {
+	name, err := pos.CheckStaffName(name)
+	if err != nil {
+		return StaffMember{}, err
+	}
+	if role != pos.RoleCashier && role != pos.RoleManager {
+		return StaffMember{}, pos.ErrBadRole
+	}
+	if err := pos.CheckRolePIN(role, pin); err != nil {
+		return StaffMember{}, err
+	}
+	if role == pos.RoleManager && limits != nil {
+		return StaffMember{}, errors.New("a manager's discounts and refunds have no limit to set")
+	}
+	if err := checkWho(who); err != nil {
+		return StaffMember{}, err
+	}
+	var out StaffMember
+	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		// The name first, so that a name taken uses up no version or id.
+		var taken bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM store_staff WHERE lower(name) = lower($1))", name).Scan(&taken); err != nil {
+			return err
+		}
+		if taken {
+			return pos.ErrStaffExists
+		}
+		pep, err := staffPepper(ctx, tx)
+		if err != nil {
+			return err
+		}
+		var n int64
+		if err := tx.QueryRow(ctx, "SELECT nextval('store_staff_no')").Scan(&n); err != nil {
+			return err
+		}
+		s := pos.Staff{ID: fmt.Sprintf("%s%03d", pos.StoreStaffPrefix, n), Name: name, Role: role, Limits: limits, Store: true}
+		if err := s.SetPIN(pin, pos.DefaultPINCost, pep, nil); err != nil {
+			return err
+		}
+		out, err = db.saveStaff(ctx, tx, s, who, true)
+		return err
+	})
+	return out, db.staffErr("add staff", name, err)
+}
+
+// SetStaffDisabled disables the store's member named name (they cannot sign in
+// at any counter once it has synced) or enables them again, by who.
+func (db *DB) SetStaffDisabled(ctx context.Context, name string, disabled bool, who string) (StaffMember, error) {
+	return db.changeStaff(ctx, name, who, func(s *pos.Staff, _ []byte) error {
+		s.Disabled = disabled
+		return nil
+	})
+}
+
+// ResetStaffPIN sets a new PIN (pos's rules) for the store's member named name,
+// by who.
+func (db *DB) ResetStaffPIN(ctx context.Context, name, pin, who string) (StaffMember, error) {
+	return db.changeStaff(ctx, name, who, func(s *pos.Staff, pep []byte) error {
+		if err := pos.CheckRolePIN(s.Role, pin); err != nil {
+			return err
+		}
+		return s.SetPIN(pin, pos.DefaultPINCost, pep, nil)
+	})
+}
+
+// ListStaff lists the store's staff by name, disabled members too.
+func (db *DB) ListStaff(ctx context.Context) ([]StaffMember, error) {
+	rs, err := db.pool.Query(ctx, "SELECT record::text, version, updated_by, updated_at FROM store_staff ORDER BY lower(name)")
+	if err != nil {
+		return nil, db.wrap("list staff", err)
+	}
+	out, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (StaffMember, error) {
+		var rec string
+		var v int64
+		var m StaffMember
+		if err := r.Scan(&rec, &v, &m.UpdatedBy, &m.UpdatedAt); err != nil {
+			return m, err
+		}
+		var s pos.Staff
+		if err := json.Unmarshal([]byte(rec), &s); err != nil {
+			return m, err
+		}
+		m.ID, m.Name, m.Role, m.Disabled, m.Limits, m.Version = s.ID, s.Name, s.Role, s.Disabled, s.Limits, uint64(v)
+		return m, nil
+	})
+	return out, db.wrap("list staff", err)
+}
+
+// changeStaff changes the member named name with f (given the store's pepper)
+// and publishes the record, in one transaction that locks the member's row.
+func (db *DB) changeStaff(ctx context.Context, name, who string, f func(*pos.Staff, []byte) error) (StaffMember, error) {
+	if err := checkWho(who); err != nil {
+		return StaffMember{}, err
+	}
+	var out StaffMember
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		var rec string
+		err := tx.QueryRow(ctx, "SELECT record::text FROM store_staff WHERE lower(name) = lower($1) FOR UPDATE", strings.TrimSpace(name)).Scan(&rec)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return pos.ErrUnknownStaff
+		}
+		if err != nil {
+			return err
+		}
+		var s pos.Staff
+		if err := json.Unmarshal([]byte(rec), &s); err != nil {
+			return err
+		}
+		pep, err := staffPepper(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if err := f(&s, pep); err != nil {
+			return err
+		}
+		out, err = db.saveStaff(ctx, tx, s, who, false)
+		return err
+	})
+	return out, db.staffErr("change staff", name, err)
+}
+
+// saveStaff publishes s as master data and keeps it as the store's record.
+func (db *DB) saveStaff(ctx context.Context, tx pgx.Tx, s pos.Staff, who string, insert bool) (StaffMember, error) {
+	if err := pos.CheckStoreMember(s); err != nil {
+		return StaffMember{}, err
+	}
+	body, err := json.Marshal(s)
+	if err != nil {
+		return StaffMember{}, err
+	}
+	now := db.Now()
+	var v int64
+	if err := tx.QueryRow(ctx, "INSERT INTO master_data (kind, key, body, published_by, published_at) VALUES ($1, $2, $3, $4, $5) RETURNING version",
+		MasterStaff, s.ID, body, who, now).Scan(&v); err != nil {
+		return StaffMember{}, err
+	}
+	q := `UPDATE store_staff SET name = $2, role = $3, disabled = $4, record = $5, version = $6, updated_by = $7, updated_at = $8 WHERE id = $1`
+	if insert {
+		q = `INSERT INTO store_staff (id, name, role, disabled, record, version, updated_by, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+	}
+	if _, err := tx.Exec(ctx, q, s.ID, s.Name, string(s.Role), s.Disabled, body, v, who, now); err != nil {
+		return StaffMember{}, err
+	}
+	return StaffMember{ID: s.ID, Name: s.Name, Role: s.Role, Disabled: s.Disabled, Limits: s.Limits, Version: uint64(v), UpdatedBy: who, UpdatedAt: now}, nil
+}
+
+// staffErr keeps pos's errors (they carry the rule broken) and names a name
+// taken as pos.ErrStaffExists.
+func (db *DB) staffErr(op, name string, err error) error {
+	var pe *pgconn.PgError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe) && pe.Code == "23505":
+		return fmt.Errorf("store: %s %q: %w", op, name, pos.ErrStaffExists)
+	case errors.Is(err, pos.ErrUnknownStaff), errors.Is(err, pos.ErrStaffExists), errors.Is(err, pos.ErrBadPIN), errors.Is(err, pos.ErrShortManagerPIN):
+		return fmt.Errorf("store: %s %q: %w", op, name, err)
+	}
+	return db.wrap(op, err)
+}
+
+func checkWho(who string) error {
+	if strings.TrimSpace(who) == "" {
+		return errors.New("name who makes the change")
+	}
+	return nil
+}
+
+// staffRoutes registers a terminal's signed request for the store's staff
+// pepper (a terminal enrolled before the store had staff asks once).
+func (s *Server) staffRoutes() {
+	s.handleSigned("POST "+api.PathStaffPepper, func(w http.ResponseWriter, r *http.Request, terminal string, body []byte) {
+		pep, err := s.db.StaffPepper(r.Context())
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, api.StaffPepper{Pepper: hex.EncodeToString(pep)})
+	})
+}
