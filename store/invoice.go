@@ -45,7 +45,7 @@ func (db *DB) Invoice(ctx context.Context, ref string) (api.Invoice, error) {
 	var captured, refunded, pending int64
 	err = db.pool.QueryRow(ctx, `SELECT o.state, o.captured, o.refunded, o.snapshot,
 			(SELECT coalesce(sum(r.amount), 0)::bigint FROM return_reservations r
-			 WHERE r.sold_terminal = o.terminal_id AND r.sold_order = o.order_id AND (NOT r.settled OR r.terminal_id <> r.sold_terminal))
+			 WHERE r.sold_terminal = o.terminal_id AND r.sold_order = o.order_id AND NOT r.settled)
 		FROM orders o WHERE o.terminal_id = $1 AND o.order_id = $2`, out.Terminal, out.OrderID).
 		Scan(&state, &captured, &refunded, &out.Order, &pending)
 	if err != nil {

@@ -228,11 +228,11 @@ func (db *DB) ReserveReturn(ctx context.Context, terminal, document, refundID st
 			return err
 		}
 		var pending int64
-		// A refund settled at the counter that sold it is in orders.refunded; one
-		// made at another counter is on that counter's own return order, so it
-		// counts here for good.
+		// A refund settled on the sold order is in orders.refunded; one made on
+		// a return order at another counter never settles, so it counts here
+		// for good.
 		if err := tx.QueryRow(ctx, `SELECT coalesce(sum(amount), 0)::bigint FROM return_reservations
-			WHERE sold_terminal = $1 AND sold_order = $2 AND (NOT settled OR terminal_id <> sold_terminal)`, out.SoldTerminal, out.SoldOrder).Scan(&pending); err != nil {
+			WHERE sold_terminal = $1 AND sold_order = $2 AND NOT settled`, out.SoldTerminal, out.SoldOrder).Scan(&pending); err != nil {
 			return err
 		}
 		left := captured - refunded - pending
