@@ -72,13 +72,14 @@ func cmdReturn(c *cli, args []string) int {
 	res, err := t.Return(ctx, pos.ReturnRequest{Document: rest[0], Items: items, Amount: pos.Paise(*amount), To: to, Reason: *reason, PIN: pin})
 	if err != nil {
 		code := exitFailed
+		var refusal *pos.StoreRefusal
 		if errors.Is(err, pos.ErrNotRefundable) || errors.Is(err, pos.ErrOrderNotFound) || errors.Is(err, pos.ErrWrongPIN) ||
-			errors.Is(err, pos.ErrBadPIN) {
+			errors.Is(err, pos.ErrBadPIN) || errors.As(err, &refusal) {
 			code = exitBadInput
 		}
 		return c.fail(code, "%s", pos.Sentence(err))
 	}
-	out := returnOutput{CreditNoteNo: res.CreditNote, InvoiceNo: res.Order.Number(t.Terminal()), MerchantOrderID: res.Order.ID,
+	out := returnOutput{CreditNoteNo: res.CreditNote, InvoiceNo: res.Order.InvoiceNumber(t.Terminal()), MerchantOrderID: res.Order.ID,
 		UniqueTxnID: res.Refund.UniqueTxnID, To: res.Refund.To, Amount: res.Refund.Amount, Status: strings.ToUpper(string(res.Status)),
 		Items: res.Refund.Items}
 	for _, it := range res.Refund.Items {
@@ -137,17 +138,13 @@ func (c *cli) payByNote(ctx context.Context, t *terminal, lines []pos.CartLine, 
 	if strings.TrimSpace(note) == "" {
 		return c.fail(exitBadInput, "Name the credit note: --pay note:T1/C2627/00012.")
 	}
-	o, err := t.PayByNote(ctx, pos.Sale{Lines: pos.SaleLines(lines, units), Staff: cashier}, note)
+	o, left, err := t.PayByNoteLeft(ctx, pos.Sale{Lines: pos.SaleLines(lines, units), Staff: cashier}, note)
 	if err != nil {
 		code := exitFailed
 		if o == nil && (errors.Is(err, pos.ErrNoteSpent) || errors.Is(err, pos.ErrOrderNotFound) || pos.Sentence(err) != pos.GenericSentence) {
 			code = exitBadInput // nothing was journaled, or the note does not cover it
 		}
 		return c.fail(code, "%s", pos.Sentence(err))
-	}
-	left, err := t.NoteBalance(ctx, note)
-	if err != nil {
-		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
 	out := struct {
 		checkoutOutput

@@ -131,9 +131,9 @@ func CreditNoteFor(o Order, ref Refund, shop Shop, opt ReceiptOptions) receipts.
 		Buyer:           receiptBuyer(buyer),
 		Interstate:      place.Interstate,
 		Credit: &receipts.CreditNote{
-			InvoiceNumber:  o.Number(opt.Terminal),
-			InvoiceTime:    saleTime(o),
-			InvoiceOrderID: o.ID,
+			InvoiceNumber:  o.InvoiceNumber(opt.Terminal),
+			InvoiceTime:    invoiceTime(o),
+			InvoiceOrderID: o.InvoiceOrderID(),
 			Reason:         ref.Reason,
 			NoteLeft:       int64(ref.NoteLeft()),
 		},

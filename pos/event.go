@@ -180,6 +180,9 @@ type Intent struct {
 	Gateway string `json:"gateway,omitempty"`
 	// Note is the credit note that pays a TenderNote sale, as printed.
 	Note string `json:"note,omitempty"`
+	// Origin makes the order a return order (StateReturn): another counter's
+	// invoice, as the store holds it, taken back at this one (store_returns.go).
+	Origin *Origin `json:"origin,omitempty"`
 }
 
 // GatewaySandbox is the gateway identity of the embedded sandbox: no money moves,

@@ -27,6 +27,7 @@ const (
 	StateAbandoned      OrderState = "ABANDONED"       // create order's answer was lost before any payment; the sale moved to a fresh order
 	StateOpen           OrderState = "OPEN"            // a split-tender sale taking its tenders (each tender is its own order)
 	StateVoided         OrderState = "VOIDED"          // a split-tender sale voided before it was paid in full; its paid tenders were refunded
+	StateReturn         OrderState = "RETURN"          // a return order: another counter's invoice taken back here (Order.Origin); no sale of this counter
 )
 
 // MaxAttempts is how many payment attempts one order accepts (contract section 4).
@@ -39,6 +40,9 @@ func (s OrderState) Final() bool {
 		return true
 	case StateOpen, StateVoided:
 		// A split-tender sale has no payment of its own: its tenders' orders do.
+		return true
+	case StateReturn:
+		// Another counter's sale: its refunds are this counter's, its payment not.
 		return true
 	}
 	return false
@@ -167,6 +171,9 @@ type Order struct {
 	NoteNo string `json:"note_no,omitempty"`
 	// Cancelled is set once the sale's document was cancelled (cancel.go).
 	Cancelled *Cancellation `json:"cancelled,omitempty"`
+	// Origin is, on a return order (StateReturn), the invoice of another
+	// counter it takes goods back on.
+	Origin *Origin `json:"origin,omitempty"`
 }
 
 // Attempt is one payment attempt on an order.
@@ -518,6 +525,11 @@ func (o *Order) applyIntent(ev Event) error {
 	if in.Tender == TenderSplit {
 		o.State = StateOpen
 	}
+	if in.Origin != nil {
+		if err := o.applyOrigin(in.Origin); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -801,7 +813,7 @@ func (o *Order) applyRefund(ev Event) error {
 		switch {
 		case idx >= 0:
 			return ErrStaleEvent
-		case !o.State.Paid() || o.State == StateRefunded:
+		case (!o.State.Paid() && o.State != StateReturn) || o.State == StateRefunded:
 			return fmt.Errorf("%w: the order is %s", ErrNotRefundable, o.State)
 		case o.PendingRefund() != nil:
 			return fmt.Errorf("%w: another refund of this order is pending", ErrNotRefundable)
@@ -830,6 +842,9 @@ func (o *Order) applyRefund(ev Event) error {
 	ref.Series, ref.DocNo = ev.Series, ev.DocNo
 	ref.Day, ref.Time = ev.Day, ev.Time
 	o.Refunded += ref.Amount
+	if o.State == StateReturn {
+		return nil // a return order stays one: it was never this counter's sale
+	}
 	if o.Refunded >= o.Captured {
 		return o.move(StateRefunded)
 	}

@@ -75,7 +75,7 @@ func (e *Engine) reconcileOne(ctx context.Context, o *Order) error {
 	case o.State == StateIntent && o.Tender == TenderNote:
 		// A sale paid by a credit note stopped between its intent and its
 		// payment: finish it (the note is redeemed once, whatever was journaled).
-		return e.settleNoteSale(ctx, o)
+		return e.settleNote(ctx, o, false)
 	case o.State == StateIntent:
 		// Create order may have been sent, and even answered, without order.created
 		// reaching the journal (a crash, or a full disk: Engine.record). The service

@@ -143,13 +143,20 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	if err != nil {
 		return nil, err
 	}
+	release, err := reserveOwnReturn(ctx, uid, amount) // store-wide, when the till asks it
+	if err != nil {
+		return nil, err
+	}
 	ev := Event{Kind: EvRefundIntent, Staff: mgr.ID, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: r.Reason, To: to, Items: items, Cancel: r.cancel}}
 	if _, err := e.commit(ctx, o, ev); err != nil {
-		return nil, err
+		return nil, release(err)
 	}
 	res, err := e.settleRefund(ctx, o, uid, false)
 	if err != nil {
 		return nil, err
+	}
+	if res.Status == RefundFailed {
+		_ = release(nil) // refused by the service: nothing refunded
 	}
 	res.Manager = *mgr
 	return res, nil

@@ -75,6 +75,13 @@ type ReturnQty struct {
 // not fail.
 func (o *Order) Returned(i int) int {
 	n := 0
+	if o.Origin != nil {
+		for _, it := range o.Origin.Returned {
+			if it.Line == i {
+				n += it.Qty
+			}
+		}
+	}
 	for _, r := range o.Refunds {
 		if r.Status == RefundFailed {
 			continue
@@ -91,6 +98,13 @@ func (o *Order) Returned(i int) int {
 // returnedIMEIs returns the IMEIs of line i already returned.
 func (o *Order) returnedIMEIs(i int) []string {
 	var out []string
+	if o.Origin != nil {
+		for _, it := range o.Origin.Returned {
+			if it.Line == i {
+				out = append(out, it.IMEIs...)
+			}
+		}
+	}
 	for _, r := range o.Refunds {
 		if r.Status == RefundFailed {
 			continue

@@ -278,8 +278,8 @@ func (t *Till) payTender(ctx context.Context, req PayRequest, card *gateway.Card
 		res, st, err = t.eng.SaleUPI(ctx, req.Sale, req.Amount, req.Cashier)
 	case TenderNote:
 		if req.NoteNo != "" && t.eng.cfg.Notes != nil {
-			if _, err := t.NoteBalance(ctx, req.NoteNo); err != nil {
-				return PayOutcome{}, err // a number that is no credit note of ours: nothing journaled
+			if err := t.checkNoteTender(ctx, req.NoteNo); err != nil {
+				return PayOutcome{}, err // a number that is no credit note of ours (or, enrolled, no note at all): nothing journaled
 			}
 		}
 		res, st, err = t.eng.SaleNote(ctx, req.Sale, req.NoteNo, req.Amount, req.Cashier)

@@ -137,14 +137,14 @@ func (t *Till) WriteLinesCSV(ctx context.Context, from, to time.Time, w io.Write
 // reverses every line when it refunded the whole sale, and is a credit note of
 // value only, spread over the lines in proportion to their amounts, otherwise.
 func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staff func(id string) string) []gstr.Document {
-	if !o.State.Paid() || len(o.Lines) == 0 || o.Sale != "" {
+	if (!o.State.Paid() && o.State != StateReturn) || len(o.Lines) == 0 || o.Sale != "" {
 		return nil // a split sale's tender is no document: its sale is
 	}
 	if staff == nil {
 		staff = func(id string) string { return id }
 	}
 	kind := gstr.Invoice
-	if shop.Composition || (o.DocNo != 0 && strings.HasPrefix(o.Series, "B")) {
+	if shop.Composition || (o.DocNo != 0 && strings.HasPrefix(o.Series, "B")) || (o.Origin != nil && o.Origin.Series != "" && strings.HasPrefix(o.Origin.Series, "B")) {
 		kind = gstr.BillOfSupply
 	}
 	var buyer Buyer
@@ -154,7 +154,7 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 	place := PlaceOfSupply(shop.State, buyer)
 	invoice := gstr.Document{
 		Kind:          kind,
-		Number:        firstNonEmpty(o.Number(terminal), o.ID),
+		Number:        firstNonEmpty(o.InvoiceNumber(terminal), o.ID),
 		Date:          dayTime(o.PaidDay, saleTime(o), loc),
 		BuyerGSTIN:    buyer.GSTIN,
 		BuyerName:     buyer.Name,
@@ -180,6 +180,12 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 		total = ComputeTotals(o.Lines).Total
 	}
 	docs := []gstr.Document{invoice}
+	if o.Origin != nil {
+		// A return order's invoice is its own counter's document: only the
+		// credit notes issued here are this counter's, citing it.
+		invoice.Date = dayTime(o.Origin.PaidDay, o.Origin.PaidAt, loc)
+		docs = nil
+	}
 	for n, rf := range o.Refunds {
 		if rf.Status != RefundDone || rf.Cancel {
 			continue // a cancellation's refund issues no credit note

@@ -69,7 +69,7 @@ func (t *Till) ReceiptDocument(ctx context.Context, orderID string, refund int) 
 	if err != nil {
 		return nil, err
 	}
-	if !o.State.Paid() {
+	if !o.State.Paid() && (o.State != StateReturn || refund < 0) { // a return order has its credit notes only
 		return nil, Errorf("Order %s is %s, not paid, so it has no receipt; run \"galla reconcile\" if its outcome is unknown.", o.ID, o.State)
 	}
 	shop, err := LoadShop(ctx, t.j)

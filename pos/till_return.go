@@ -70,29 +70,26 @@ func (t *Till) FindSale(ctx context.Context, doc string) (*Order, error) {
 // drawer, or onto a credit note to spend. It is a refund of the sale's order with
 // its items (journaled before any call), and issues a CREDIT NOTE when done. A
 // card refund whose answer is lost stays pending and is inquired, never repeated.
+//
+// An invoice of another counter of the store, when this one is enrolled, is
+// returned through the store server (returnAtStore).
 func (t *Till) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, error) {
 	o, err := t.FindSale(ctx, r.Document)
 	if err != nil {
+		if inv, ok, serr := t.storeInvoice(ctx, r.Document, err); ok {
+			if serr != nil {
+				return nil, serr
+			}
+			return t.returnAtStore(ctx, r, inv)
+		}
 		return nil, err
 	}
 	if !o.State.Paid() || o.State == StateRefunded {
 		return nil, wrapf(ErrNotRefundable, "Sale %s is %s: nothing of it can be returned.", o.ID, o.State)
 	}
-	var items []ReturnItem
-	switch {
-	case len(r.Items) > 0 && r.Amount != 0:
-		return nil, Errorf("Give either the goods that come back or an amount for a price adjustment, not both.")
-	case len(r.Items) > 0:
-		if items, err = o.ReturnItems(r.Items); err != nil {
-			return nil, err
-		}
-	case r.Amount > 0:
-		if r.Amount > o.Refundable() {
-			return nil, wrapf(ErrNotRefundable, "At most %s of sale %s is left to refund (not %s).", o.Refundable(), o.ID, r.Amount)
-		}
-		items = o.AdjustmentItems(r.Amount)
-	default:
-		return nil, Errorf("Name the goods that come back (SKU and quantity) or an amount for a price adjustment.")
+	items, reason, err := returnItems(o, r)
+	if err != nil {
+		return nil, err
 	}
 	to := r.To
 	if to == "" {
@@ -106,13 +103,7 @@ func (t *Till) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, erro
 	case to == RefundToCard && (o.Tender == TenderCash || o.Tender == TenderNote):
 		return nil, wrapf(ErrNotRefundable, "Sale %s was paid by %s: there is no card to refund; give cash or a credit note.", o.ID, o.Tender)
 	}
-	reason := strings.TrimSpace(r.Reason)
-	if reason == "" {
-		reason = "Goods returned"
-		if len(r.Items) == 0 {
-			reason = "Price adjustment"
-		}
-	}
+	ctx = t.withOwnReturnReservation(ctx, o.Number(t.cfg.Terminal))
 	res, err := t.RefundOrder(ctx, RefundRequest{OrderID: o.ID, PIN: r.PIN, Reason: reason, To: to, Items: items})
 	if err != nil {
 		return nil, err
@@ -187,31 +178,58 @@ func (t *Till) NoteBalance(ctx context.Context, number string) (Paise, error) {
 // (journaled on the order that issued the note, before the sale completes), and
 // the sale is paid and numbered. A sale above what is left on the note is
 // refused; a smaller one leaves the rest on the note.
+//
+// When the terminal is enrolled in a store, the note is redeemed at the store
+// server first (store_notes.go): a note of another counter is spent here when
+// the store approves it, and a refusal or no answer abandons the sale with
+// nothing taken.
 func (t *Till) PayByNote(ctx context.Context, sale Sale, number string) (*Order, error) {
+	o, _, err := t.PayByNoteLeft(ctx, sale, number)
+	return o, err
+}
+
+// PayByNoteLeft is PayByNote that also returns what is left on the note
+// afterwards (the store's word when enrolled, else this journal's).
+func (t *Till) PayByNoteLeft(ctx context.Context, sale Sale, number string) (*Order, Paise, error) {
 	if err := t.checkSale(ctx, sale.Lines, TenderNote); err != nil {
-		return nil, err // every phone carries its IMEI, sold once
+		return nil, 0, err // every phone carries its IMEI, sold once
 	}
-	_, ref, err := t.findNote(ctx, number)
+	printed := strings.TrimSpace(number)
+	if t.eng.decisions() != nil && t.eng.foreignNote(number) {
+		if err := checkNoteNumber(number); err != nil {
+			return nil, 0, err // the store decides what is left on another counter's note
+		}
+	} else {
+		_, ref, err := t.findNote(ctx, number)
+		if err != nil {
+			return nil, 0, err
+		}
+		total := ComputeTotals(sale.Lines).Total
+		switch {
+		case ref.To != RefundToNote:
+			return nil, 0, Errorf("Credit note %s was refunded, not issued to spend.", number)
+		case ref.NoteLeft() == 0:
+			return nil, 0, wrapf(ErrNoteSpent, "Credit note %s is spent: nothing is left on it.", number)
+		case total > ref.NoteLeft():
+			return nil, 0, wrapf(ErrNoteSpent, "Credit note %s has %s left; the sale is %s. Take out items, or take the sale in another tender.", number, ref.NoteLeft(), total)
+		}
+		printed = ref.Number(t.cfg.Terminal)
+	}
+	left := Paise(-1)
+	ctx = withNoteLeft(ctx, &left)
+	o, err := t.eng.openNoteSale(ctx, sale, printed)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	total := ComputeTotals(sale.Lines).Total
-	switch {
-	case ref.To != RefundToNote:
-		return nil, Errorf("Credit note %s was refunded, not issued to spend.", number)
-	case ref.NoteLeft() == 0:
-		return nil, wrapf(ErrNoteSpent, "Credit note %s is spent: nothing is left on it.", number)
-	case total > ref.NoteLeft():
-		return nil, wrapf(ErrNoteSpent, "Credit note %s has %s left; the sale is %s. Take out items, or take the sale in another tender.", number, ref.NoteLeft(), total)
+	if err := t.eng.settleNote(ctx, o, true); err != nil {
+		return o, 0, err
 	}
-	o, err := t.eng.openNoteSale(ctx, sale, ref.Number(t.cfg.Terminal))
-	if err != nil {
-		return nil, err
+	if left < 0 {
+		if left, err = t.NoteBalance(ctx, printed); err != nil {
+			return o, 0, err
+		}
 	}
-	if err := t.eng.settleNoteSale(ctx, o); err != nil {
-		return o, err
-	}
-	return o, nil
+	return o, left, nil
 }
 
 // RedeemNote spends amount of credit note number for the sale orderID, journaled
@@ -274,6 +292,9 @@ func (e *Engine) openNoteSale(ctx context.Context, sale Sale, number string) (*O
 	id, err := e.newID(e.cfg.Terminal)
 	if err != nil {
 		return nil, err
+	}
+	if err := e.reserveIMEIs(ctx, id, lines); err != nil {
+		return nil, err // reserved store-wide, before the note is touched
 	}
 	o := &Order{}
 	in := &Intent{Tender: TenderNote, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines),
@@ -345,6 +366,12 @@ type SaleForReturn struct {
 func (t *Till) ReturnView(ctx context.Context, doc string) (*SaleForReturn, error) {
 	o, err := t.FindSale(ctx, doc)
 	if err != nil {
+		if inv, ok, serr := t.storeInvoice(ctx, doc, err); ok {
+			if serr != nil {
+				return nil, serr
+			}
+			return t.foreignReturnView(inv), nil
+		}
 		return nil, err
 	}
 	if !o.State.Paid() {
@@ -430,10 +457,16 @@ func (t *Till) ownDocument(doc string) error {
 type tillNotes struct{ t *Till }
 
 func (n tillNotes) Redeem(ctx context.Context, noteNo string, amount Paise, ref string) error {
-	return n.t.RedeemNote(ctx, noteNo, amount, ref)
+	return n.t.redeemTender(ctx, noteNo, amount, ref)
 }
 
 func (n tillNotes) Restore(ctx context.Context, noteNo string, amount Paise, ref string) error {
+	if err := n.t.restoreAtStore(ctx, ref); err != nil {
+		return err // given back at the store first: a void waits for it
+	}
+	if n.t.eng.decisions() != nil && n.t.eng.foreignNote(noteNo) {
+		return nil // another counter's note: the store's balance is its ledger
+	}
 	o, r, err := n.t.findNote(ctx, noteNo)
 	if err != nil {
 		return err

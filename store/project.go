@@ -136,7 +136,10 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 			return err
 		}
 		// A refund reserved at the store is now counted in the order's refunded.
-		if _, err := p.tx.Exec(p.ctx, "UPDATE return_reservations SET settled = true WHERE refund_id = $1", ev.Refund.UniqueTxnID); err != nil {
+		// One made on a return order at another counter never is: its
+		// reservation stays unsettled and keeps counting against the invoice.
+		if _, err := p.tx.Exec(p.ctx, "UPDATE return_reservations SET settled = true WHERE refund_id = $1 AND sold_terminal = $2 AND sold_order = $3",
+			ev.Refund.UniqueTxnID, p.terminal, o.ID); err != nil {
 			return err
 		}
 		if err := p.creditNote(o, ev.Refund.UniqueTxnID); err != nil {

@@ -122,13 +122,13 @@ func (db *DB) RedeemCreditNote(ctx context.Context, terminal, number, order stri
 	if number == "" || order == "" || amount <= 0 {
 		return 0, badRequest("the redemption needs a credit note number, an order and an amount above zero")
 	}
+	if err := db.noteBalance(ctx, number); err != nil {
+		return 0, db.reserveErr("redeem credit note", err)
+	}
 	var left int64
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		var value, redeemed int64
 		err := tx.QueryRow(ctx, "SELECT value, redeemed FROM credit_note_balances WHERE number = $1 FOR UPDATE", number).Scan(&value, &redeemed)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return &api.Error{HTTPStatus: http.StatusNotFound, Code: api.CodeNotFound, Message: fmt.Sprintf("credit note %s is not known to the store: check the number on the note", number)}
-		}
 		if err != nil {
 			return err
 		}
@@ -160,6 +160,40 @@ func (db *DB) RedeemCreditNote(ctx context.Context, terminal, number, order stri
 		return 0, db.reserveErr("redeem credit note", err)
 	}
 	return pos.Paise(left), nil
+}
+
+// noteBalance makes sure the store keeps a balance for credit note number, the
+// first time a counter redeems it: from the note as its issuing counter
+// journaled it (the credit_notes projection, a note to spend that is done),
+// with what that counter spent of it before it was redeemed through the store.
+// Every later redemption is decided on the balance alone. A note not in the
+// projections is refused with a sentence.
+func (db *DB) noteBalance(ctx context.Context, number string) error {
+	var one int
+	err := db.pool.QueryRow(ctx, "SELECT 1 FROM credit_note_balances WHERE number = $1", number).Scan(&one)
+	if err == nil || !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	if err := db.Project(ctx); err != nil { // the notes the counters have sent
+		return err
+	}
+	var terminal, to string
+	var value, redeemed int64
+	err = db.pool.QueryRow(ctx, "SELECT terminal_id, refund_to, value, redeemed FROM credit_notes WHERE number = $1", number).
+		Scan(&terminal, &to, &value, &redeemed)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return &api.Error{HTTPStatus: http.StatusNotFound, Code: api.CodeNotFound, Message: fmt.Sprintf("credit note %s is not known to the store: check the number on the note, or wait until the counter that issued it has synced", number)}
+	case err != nil:
+		return err
+	case pos.RefundTo(to) != pos.RefundToNote:
+		return refused(api.CodeNotFound, fmt.Sprintf("credit note %s was refunded to %s, not issued to spend", number, to))
+	case value <= 0:
+		return refused(api.CodeExceeded, fmt.Sprintf("credit note %s has no value to spend", number))
+	}
+	_, err = db.pool.Exec(ctx, `INSERT INTO credit_note_balances (number, terminal_id, value, redeemed) VALUES ($1, $2, $3, $4)
+		ON CONFLICT DO NOTHING`, number, terminal, value, min(max(redeemed, 0), value))
+	return err
 }
 
 // ReserveReturn reserves amount of a refund of the invoice document (any
@@ -194,6 +228,9 @@ func (db *DB) ReserveReturn(ctx context.Context, terminal, document, refundID st
 			return err
 		}
 		var pending int64
+		// A refund settled on the sold order is in orders.refunded; one made on
+		// a return order at another counter never settles, so it counts here
+		// for good.
 		if err := tx.QueryRow(ctx, `SELECT coalesce(sum(amount), 0)::bigint FROM return_reservations
 			WHERE sold_terminal = $1 AND sold_order = $2 AND NOT settled`, out.SoldTerminal, out.SoldOrder).Scan(&pending); err != nil {
 			return err

@@ -18,6 +18,7 @@ func (s *Server) reserveRoutes() {
 	s.handleSigned("POST "+api.PathReserveCreditNote, s.reserveCreditNote)
 	s.handleSigned("POST "+api.PathReserveReturn, s.reserveReturn)
 	s.handleSigned("POST "+api.PathRelease, s.release)
+	s.handleSigned("POST "+api.PathInvoice, s.invoice)
 }
 
 // decodeStrict reads body into v, refusing unknown fields and trailing data.
@@ -99,4 +100,18 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request, terminal string
 		return
 	}
 	writeJSON(w, http.StatusOK, api.Reserved{Released: n})
+}
+
+func (s *Server) invoice(w http.ResponseWriter, r *http.Request, _ string, body []byte) {
+	var req api.InvoiceRequest
+	if err := decodeStrict(body, &req); err != nil {
+		s.fail(w, err)
+		return
+	}
+	out, err := s.db.Invoice(r.Context(), req.Document)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
 }

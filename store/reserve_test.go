@@ -149,7 +149,7 @@ func TestTwoCountersRedeemingTheSameCreditNoteAtOnce(t *testing.T) {
 
 	_, err = db.RedeemCreditNote(t.Context(), "T2", "CN/NOPE", "x", 100)
 	require.Error(t, err)
-	assert.Equal(t, "credit note CN/NOPE is not known to the store: check the number on the note", err.Error())
+	assert.Equal(t, "credit note CN/NOPE is not known to the store: check the number on the note, or wait until the counter that issued it has synced", err.Error())
 }
 
 func TestReturnsOfAnotherCountersInvoiceNeverExceedWhatWasPaid(t *testing.T) {

@@ -1,5 +1,7 @@
 package api
 
+import "encoding/json"
+
 // The store-wide decisions (DESIGN.md section 11): reserved on the server, in a
 // transaction with a row lock, before money moves. Every request is signed
 // like the others (Auth). A refusal is an Error with CodeTaken (someone else
@@ -68,4 +70,26 @@ type Reserved struct {
 	SoldTerminal string `json:"sold_terminal,omitempty"`
 	SoldOrder    string `json:"sold_order,omitempty"`
 	Released     int    `json:"released,omitempty"`
+}
+
+// PathInvoice is an invoice of any counter of the store, as its events were
+// projected: a return at another counter reads what it sold from it.
+const PathInvoice = "/api/v1/invoice" // POST InvoiceRequest → Invoice
+
+// InvoiceRequest names an invoice by its document number as printed
+// (T1/2627/000123) or by its sale's merchant order id.
+type InvoiceRequest struct {
+	Document string `json:"document"`
+}
+
+// Invoice is a paid sale of a counter as the store holds it: its number as
+// printed, the counter and order, the order itself (pos.Order's JSON: lines,
+// totals, buyer, tender, when it was paid) and what may still be returned of it
+// store-wide (paise): paid, less refunded and reserved by returns anywhere.
+type Invoice struct {
+	Number     string          `json:"number"`
+	Terminal   string          `json:"terminal"`
+	OrderID    string          `json:"order_id"`
+	Order      json.RawMessage `json:"order"`
+	Returnable int64           `json:"returnable"`
 }

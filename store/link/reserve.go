@@ -14,7 +14,11 @@ import (
 // The store-wide decisions (pos.StoreDecisions): asked of the store server
 // before money moves. No answer is pos.ErrStoreOffline; a refusal a
 // *pos.StoreRefusal with the server's sentence.
-var _ pos.StoreDecisions = (*Link)(nil)
+var (
+	_ pos.StoreDecisions = (*Link)(nil)
+	_ pos.StoreInvoices  = (*Link)(nil)
+	_ pos.NoteIssuer     = (*Link)(nil)
+)
 
 // ReserveIMEIs reserves the sale's IMEIs for orderID.
 func (l *Link) ReserveIMEIs(ctx context.Context, orderID string, imeis []string) error {
@@ -44,6 +48,20 @@ func (l *Link) ReserveReturn(ctx context.Context, document, refundID string, amo
 // Release gives back what was reserved for orderID or refundID.
 func (l *Link) Release(ctx context.Context, orderID, refundID string) error {
 	return l.decide(ctx, api.PathRelease, api.Release{OrderID: orderID, RefundID: refundID}, &api.Reserved{})
+}
+
+// Invoice reads a paid sale of any counter of the store, named by its number
+// as printed or its merchant order id.
+func (l *Link) Invoice(ctx context.Context, ref string) (*pos.StoreInvoice, error) {
+	var out api.Invoice
+	if err := l.decide(ctx, api.PathInvoice, api.InvoiceRequest{Document: ref}, &out); err != nil {
+		return nil, err
+	}
+	var o pos.Order
+	if err := json.Unmarshal(out.Order, &o); err != nil {
+		return nil, fmt.Errorf("%w: the store's invoice %s: %w", pos.ErrStoreOffline, out.Number, err)
+	}
+	return &pos.StoreInvoice{Number: out.Number, Terminal: out.Terminal, Order: &o, Returnable: pos.Paise(out.Returnable)}, nil
 }
 
 // decide sends a signed decision and sorts its answer into what pos knows.

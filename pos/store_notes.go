@@ -1,0 +1,226 @@
+package pos
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// Credit notes store-wide (DESIGN.md section 11). A terminal enrolled in a
+// store redeems every credit note through the store server before it journals
+// the redemption: the store keeps each note's balance (from the note as its
+// issuing counter journaled it), so a note issued at one counter is spent at
+// any, and two counters never spend the same rupee of it. A refusal is the
+// store's sentence; no answer refuses the note (no manager override: a note is
+// money). A note of this counter is also journaled on the order that issued it,
+// as before; another counter's note is journaled on the sale only (its
+// tender.note_redeemed or note.tendered), the store's balance being its ledger.
+// A note tender given back (a voided split sale) is released at the store.
+
+// decisions returns the store server's decisions, nil when not enrolled.
+func (e *Engine) decisions() StoreDecisions {
+	e.numMu.Lock()
+	defer e.numMu.Unlock()
+	return e.cfg.Decisions
+}
+
+// foreignNote reports whether the credit note number was issued by another
+// counter (its number names another terminal).
+func (e *Engine) foreignNote(number string) bool {
+	term, rest, ok := strings.Cut(strings.TrimSpace(number), "/")
+	own := "T1" // as NewTill names a terminal named nowhere
+	if n, ok := e.cfg.Notes.(tillNotes); ok {
+		own = n.t.cfg.Terminal // the till's name on its documents
+	}
+	return ok && strings.Contains(rest, "/") && term != own
+}
+
+// checkNoteNumber refuses what is not a credit note number.
+func checkNoteNumber(number string) error {
+	series, _, ok := ParseDocNumber(strings.TrimSpace(number))
+	if !ok || !strings.HasPrefix(series, "C") {
+		return Errorf("%q is not a credit note number; it reads like T1/C2627/00012.", number)
+	}
+	return nil
+}
+
+// noteLeftKey carries where the store's answer of what is left on a note is
+// written, for the caller that shows it.
+type noteLeftKey struct{}
+
+func withNoteLeft(ctx context.Context, left *Paise) context.Context {
+	return context.WithValue(ctx, noteLeftKey{}, left)
+}
+
+func noteLeftOut(ctx context.Context, left Paise) {
+	if p, ok := ctx.Value(noteLeftKey{}).(*Paise); ok {
+		*p = left
+	}
+}
+
+// redeemAtStore asks the store to redeem amount of note number for the order
+// ref, within storeDecisionWait. Asking again for the same order and amount is
+// harmless (the store answers with what is left).
+func (e *Engine) redeemAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount Paise) error {
+	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	defer cancel()
+	left, err := d.RedeemCreditNote(rctx, strings.TrimSpace(number), ref, amount)
+	if err != nil {
+		return err
+	}
+	noteLeftOut(ctx, left)
+	return nil
+}
+
+// NoteIssuer records at the store a credit note issued at this counter, so
+// that the store can redeem it before the counter has sent its events
+// (store/link implements it beside StoreDecisions).
+type NoteIssuer interface {
+	IssueCreditNote(ctx context.Context, number string, value Paise) error
+}
+
+// redeemOwnAtStore is redeemAtStore for a note of this counter: a note the
+// store does not know yet (issued here, not synced) is recorded there first
+// with what this journal says is left on it, and asked again.
+func (e *Engine) redeemOwnAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount, left Paise) error {
+	err := e.redeemAtStore(ctx, d, number, ref, amount)
+	var refusal *StoreRefusal
+	ni, ok := d.(NoteIssuer)
+	if !ok || !errors.As(err, &refusal) || refusal.Code != "not_found" || left <= 0 {
+		return err
+	}
+	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	ierr := ni.IssueCreditNote(rctx, strings.TrimSpace(number), left)
+	cancel()
+	if ierr != nil {
+		return ierr
+	}
+	return e.redeemAtStore(ctx, d, number, ref, amount)
+}
+
+// releaseAtStore gives back at the store what was reserved for the order ref
+// (a note tender undone, or a sale that took nothing), joined to cause.
+func (e *Engine) releaseAtStore(ctx context.Context, d StoreDecisions, ref string, cause error) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
+	defer cancel()
+	if err := d.Release(rctx, ref, ""); err != nil {
+		return errors.Join(cause, err)
+	}
+	return cause
+}
+
+// checkNoteTender checks a credit note tendered before anything is journaled:
+// a note of this counter must be one to spend with something left; another
+// counter's note, when the store decides, must read like a note number.
+func (t *Till) checkNoteTender(ctx context.Context, number string) error {
+	if t.eng.decisions() != nil && t.eng.foreignNote(number) {
+		return checkNoteNumber(number)
+	}
+	_, err := t.NoteBalance(ctx, number)
+	return err
+}
+
+// settleNote finishes a sale paid wholly by a credit note, journaled at INTENT
+// (settleNoteSale): through the store first when enrolled. refuseOffline
+// abandons the sale when the store cannot be asked (the customer is told at
+// the counter); the reconciler leaves it at INTENT to ask again.
+func (e *Engine) settleNote(ctx context.Context, o *Order, refuseOffline bool) error {
+	evs, err := e.j.Events(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	number := ""
+	if len(evs) > 0 && evs[0].Intent != nil {
+		number = evs[0].Intent.Note
+	}
+	abandon := func(cause error) error {
+		reason := "the credit note was refused: " + Sentence(cause)
+		_, aerr := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
+		return errors.Join(cause, aerr)
+	}
+	d := e.decisions()
+	switch {
+	case d == nil && e.foreignNote(number):
+		if refuseOffline {
+			return abandon(ErrStoreOffline)
+		}
+		return ErrStoreOffline // another counter's note waits for the store
+	case d == nil:
+		return e.settleNoteSale(ctx, o)
+	}
+	redeem := func() error { return e.redeemAtStore(ctx, d, number, o.ID, o.Amount) }
+	if !e.foreignNote(number) {
+		redeem = func() error {
+			left := Paise(0)
+			if series, no, ok := ParseDocNumber(number); ok {
+				if issueID, uid, err := e.j.FindDocument(ctx, series, no); err == nil {
+					if issue, err := e.j.Order(ctx, issueID); err == nil {
+						if ref := issue.RefundByID(uid); ref != nil {
+							left = ref.NoteLeft()
+						}
+					}
+				}
+			}
+			return e.redeemOwnAtStore(ctx, d, number, o.ID, o.Amount, left)
+		}
+	}
+	if err := redeem(); err != nil {
+		var refusal *StoreRefusal
+		if errors.As(err, &refusal) || refuseOffline {
+			return abandon(err)
+		}
+		return err // the reconciler asks again
+	}
+	if !e.foreignNote(number) {
+		err := e.settleNoteSale(ctx, o)
+		if err != nil && o.State == StateAbandoned {
+			return e.releaseAtStore(ctx, d, o.ID, err)
+		}
+		return err
+	}
+	// Another counter's note: the store's balance is its ledger.
+	n := NoteEvent{Number: number, Amount: o.Amount, SaleID: o.ID}
+	_, err = e.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
+	if err != nil {
+		return e.releaseAtStore(ctx, d, o.ID, beforeMoney(err))
+	}
+	return nil
+}
+
+// redeemTender is tillNotes.Redeem: a split sale's note tender, redeemed at the
+// store first when enrolled, then on the issuing order when the note is this
+// counter's.
+func (t *Till) redeemTender(ctx context.Context, number string, amount Paise, ref string) error {
+	d := t.eng.decisions()
+	if d == nil {
+		return t.RedeemNote(ctx, number, amount, ref)
+	}
+	if t.eng.foreignNote(number) {
+		if err := checkNoteNumber(number); err != nil {
+			return err
+		}
+		return t.eng.redeemAtStore(ctx, d, number, ref, amount)
+	}
+	_, note, err := t.findNote(ctx, number)
+	if err != nil {
+		return err // not a note of this counter: nothing asked
+	}
+	if err := t.eng.redeemOwnAtStore(ctx, d, number, ref, amount, note.NoteLeft()); err != nil {
+		return err
+	}
+	if err := t.RedeemNote(ctx, number, amount, ref); err != nil {
+		return t.eng.releaseAtStore(ctx, d, ref, err)
+	}
+	return nil
+}
+
+// restoreAtStore is the store's part of tillNotes.Restore: what the tender ref
+// reserved of a note is given back. No answer refuses the restore (a void
+// waits until the store is back).
+func (t *Till) restoreAtStore(ctx context.Context, ref string) error {
+	d := t.eng.decisions()
+	if d == nil {
+		return nil
+	}
+	return t.eng.releaseAtStore(ctx, d, ref, nil)
+}

@@ -1,0 +1,398 @@
+package pos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A return of another counter's invoice (DESIGN.md section 11). Each counter
+// numbers and journals its own documents, so a customer who brings back at
+// counter T2 what was sold at T1 is served from the store server: T2 reads the
+// invoice as the store holds it (StoreInvoices), reserves the refund's amount
+// there (StoreDecisions.ReserveReturn: never more than was paid, less what any
+// counter refunded or reserved), and only then journals on itself a return
+// order (order.intent with Origin, state RETURN: no sale of T2's) with the
+// refund, in cash from T2's drawer or onto a credit note of T2's C series that
+// cites T1's invoice number and date and reverses the GST of its lines. The
+// card of T1's sale is refunded at T1 only: the payment service's order is
+// T1's.
+
+// Origin is the invoice of another counter a return order takes goods back on.
+type Origin struct {
+	Terminal string     `json:"terminal"` // the counter that sold it
+	OrderID  string     `json:"order_id"` // its merchant order id there
+	Number   string     `json:"number"`   // its number as printed (T1/2627/000123)
+	Series   string     `json:"series,omitempty"`
+	PaidAt   time.Time  `json:"paid_at,omitzero"`
+	PaidDay  string     `json:"paid_day,omitempty"`
+	Tender   TenderKind `json:"tender"` // how it was paid
+	// Returnable is what this return order may refund: the amount the store
+	// reserved for it.
+	Returnable Paise `json:"returnable"`
+	// Returned are the goods of the invoice returned before, as the store held
+	// it (units and IMEIs per line): they cannot come back again.
+	Returned []ReturnItem `json:"returned,omitempty"`
+}
+
+// StoreInvoices is the store server's copy of the counters' invoices: a
+// return at one counter of another's sale reads it (store/link implements it
+// beside StoreDecisions).
+type StoreInvoices interface {
+	// Invoice returns the paid sale named by its number as printed or its
+	// merchant order id. A refusal is a *StoreRefusal; no answer ErrStoreOffline.
+	Invoice(ctx context.Context, ref string) (*StoreInvoice, error)
+}
+
+// StoreInvoice is a counter's paid sale as the store holds it.
+type StoreInvoice struct {
+	Number   string // as printed: T1/2627/000123
+	Terminal string
+	Order    *Order
+	// Returnable is what may still be returned of it store-wide: paid, less
+	// what every counter refunded or reserved.
+	Returnable Paise
+}
+
+func (o *Order) applyOrigin(g *Origin) error {
+	switch {
+	case g.Terminal == "" || g.OrderID == "" || g.Number == "":
+		return fmt.Errorf("%w: a return order names no invoice", ErrBadEvent)
+	case g.Returnable <= 0:
+		return fmt.Errorf("%w: a return order of %s", ErrBadEvent, g.Returnable)
+	case o.Tender != TenderCash && o.Tender != TenderNote:
+		return fmt.Errorf("%w: a return order paid back by %s", ErrBadEvent, o.Tender)
+	}
+	c := *g
+	c.Returned = slices.Clone(g.Returned)
+	o.Origin = &c
+	o.Captured, o.Verified = g.Returnable, true
+	o.State = StateReturn
+	return nil
+}
+
+// InvoiceNumber is the number of the invoice o's refunds cite: its own, or, on
+// a return order, the other counter's.
+func (o *Order) InvoiceNumber(terminal string) string {
+	if o.Origin != nil {
+		return o.Origin.Number
+	}
+	return o.Number(terminal)
+}
+
+// InvoiceOrderID is the merchant order id of the sale o's refunds go against.
+func (o *Order) InvoiceOrderID() string {
+	if o.Origin != nil {
+		return o.Origin.OrderID
+	}
+	return o.ID
+}
+
+// invoiceTime is when the invoice o's refunds cite was paid.
+func invoiceTime(o Order) time.Time {
+	if o.Origin != nil && !o.Origin.PaidAt.IsZero() {
+		return o.Origin.PaidAt
+	}
+	return saleTime(o)
+}
+
+// storeInvoices returns the store's copy of the invoices, when the terminal is
+// enrolled and its link serves it.
+func (e *Engine) storeInvoices() (StoreDecisions, StoreInvoices) {
+	e.numMu.Lock()
+	d := e.cfg.Decisions
+	e.numMu.Unlock()
+	si, _ := d.(StoreInvoices)
+	if si == nil {
+		return nil, nil
+	}
+	return d, si
+}
+
+// storeInvoice asks the store for the sale doc names when this counter's
+// journal has none (localErr): an invoice of another counter, or an order id
+// not journaled here. ok is false when the store is not to be asked (no store,
+// a search by IMEI, card or phone, or a number of this counter's own).
+func (t *Till) storeInvoice(ctx context.Context, doc string, localErr error) (inv *StoreInvoice, ok bool, err error) {
+	doc = strings.TrimSpace(doc)
+	_, si := t.eng.storeInvoices()
+	if si == nil || !errors.Is(localErr, ErrOrderNotFound) || doc == "" {
+		return nil, false, nil
+	}
+	if allDigits(doc) && (len(doc) == 4 || len(doc) == 10 || len(doc) == 15) {
+		return nil, false, nil
+	}
+	if _, _, isDoc := ParseDocNumber(doc); isDoc {
+		term, rest, cut := strings.Cut(doc, "/")
+		if !cut || !strings.Contains(rest, "/") || term == t.cfg.Terminal {
+			return nil, false, nil // this counter's own number, not in its journal
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	defer cancel()
+	inv, err = si.Invoice(rctx, doc)
+	if err != nil {
+		return nil, true, err
+	}
+	if inv == nil || inv.Order == nil || !inv.Order.State.Paid() {
+		return nil, true, wrapf(ErrNotRefundable, "Invoice %s is not a paid sale at the store: nothing of it can be returned.", doc)
+	}
+	return inv, true, nil
+}
+
+// foreignDestinations are where the money of a return of another counter's
+// sale o may go at this counter: cash for a cash sale, a credit note for any
+// but a brand EMI (whose IMEIs the service freed only by a refund to its card,
+// at its counter).
+func foreignDestinations(o *Order) []RefundTo {
+	var to []RefundTo
+	if o.Tender == TenderCash {
+		to = append(to, RefundToCash)
+	}
+	if !brandIMEIs(o) {
+		to = append(to, RefundToNote)
+	}
+	return to
+}
+
+// foreignToSentence refuses a destination a return of another counter's sale
+// cannot have here, saying what can.
+func foreignToSentence(inv *StoreInvoice, to RefundTo) error {
+	o := inv.Order
+	switch {
+	case brandIMEIs(o):
+		return wrapf(ErrNotRefundable, "Invoice %s is a brand EMI sold at counter %s: its money goes back to the card there, which frees its IMEIs; return it at counter %s.", inv.Number, inv.Terminal, inv.Terminal)
+	case o.Tender == TenderCash:
+		return wrapf(ErrNotRefundable, "Invoice %s was paid in cash at counter %s: refund it to cash or a credit note here.", inv.Number, inv.Terminal)
+	case to == RefundToCard:
+		return wrapf(ErrNotRefundable, "Invoice %s was paid by %s at counter %s, whose payment this counter cannot refund: refund it to a credit note here, or to the card at counter %s.", inv.Number, o.Tender, inv.Terminal, inv.Terminal)
+	}
+	return wrapf(ErrNotRefundable, "Invoice %s was paid by %s at counter %s: its money goes back to the card at counter %s, or onto a credit note here; not in cash.", inv.Number, o.Tender, inv.Terminal, inv.Terminal)
+}
+
+// returnItems are the goods (or the price adjustment) a return asks of o, with
+// its reason.
+func returnItems(o *Order, r ReturnRequest) ([]ReturnItem, string, error) {
+	var items []ReturnItem
+	var err error
+	switch {
+	case len(r.Items) > 0 && r.Amount != 0:
+		return nil, "", Errorf("Give either the goods that come back or an amount for a price adjustment, not both.")
+	case len(r.Items) > 0:
+		if items, err = o.ReturnItems(r.Items); err != nil {
+			return nil, "", err
+		}
+	case r.Amount > 0:
+		if r.Amount > o.Refundable() {
+			return nil, "", wrapf(ErrNotRefundable, "At most %s of sale %s is left to refund (not %s).", o.Refundable(), o.ID, r.Amount)
+		}
+		items = o.AdjustmentItems(r.Amount)
+	default:
+		return nil, "", Errorf("Name the goods that come back (SKU and quantity) or an amount for a price adjustment.")
+	}
+	reason := strings.TrimSpace(r.Reason)
+	if reason == "" {
+		reason = "Goods returned"
+		if len(r.Items) == 0 {
+			reason = "Price adjustment"
+		}
+	}
+	return items, reason, nil
+}
+
+// returnAtStore takes goods back on inv, another counter's invoice: the
+// manager's PIN first, then the store reserves the amount (before anything is
+// journaled or paid out), then this counter journals the return order and its
+// refund, numbered in its C series. A reservation whose refund never reached
+// the journal is released.
+func (t *Till) returnAtStore(ctx context.Context, r ReturnRequest, inv *StoreInvoice) (*ReturnResult, error) {
+	e := t.eng
+	d, _ := e.storeInvoices()
+	if d == nil {
+		return nil, ErrStoreOffline
+	}
+	o := inv.Order.Clone()
+	// The store's own refunds of it are the sale's; cap what is left by the
+	// store's word (it counts returns at every counter).
+	o.Captured = min(o.Captured, o.Refunded+inv.Returnable)
+	if o.Refundable() <= 0 {
+		return nil, wrapf(ErrNotRefundable, "Invoice %s of counter %s is refunded in full already, here or at another counter: nothing of it can be returned.", inv.Number, inv.Terminal)
+	}
+	if len(r.Items) == 0 && r.Amount > o.Refundable() {
+		return nil, wrapf(ErrNotRefundable, "At most %s of invoice %s is left to return, here or at another counter (not %s).", o.Refundable(), inv.Number, r.Amount)
+	}
+	items, reason, err := returnItems(o, r)
+	if err != nil {
+		return nil, err
+	}
+	amount := ItemsAmount(items)
+	if amount > o.Refundable() {
+		return nil, wrapf(ErrNotRefundable, "The goods come to %s but only %s of invoice %s is left to refund store-wide; return fewer, or make a price adjustment of at most %s.",
+			amount, o.Refundable(), inv.Number, o.Refundable())
+	}
+	to := r.To
+	if to == "" {
+		to = foreignDestinations(o)[0]
+	}
+	if !slices.Contains(foreignDestinations(o), to) {
+		return nil, foreignToSentence(inv, to)
+	}
+	if err := t.gate(); err != nil {
+		return nil, err
+	}
+	if to == RefundToCash {
+		if err := t.CashNeedsShift(ctx); err != nil {
+			return nil, err // cash paid back leaves a counted drawer
+		}
+	}
+	if err := e.journalReady(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.refuseWhileUnrecorded(); err != nil {
+		return nil, err
+	}
+	if err := e.dayOpen(ctx, e.Today()); err != nil {
+		return nil, err
+	}
+	mgr, err := e.roster.AuthoriseManager(ctx, r.PIN, e.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	id, err := e.newID(t.cfg.Terminal)
+	if err != nil {
+		return nil, err
+	}
+	uid, err := e.newID("R")
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	_, err = d.ReserveReturn(rctx, inv.Number, uid, amount)
+	cancel()
+	if err != nil {
+		return nil, err // nothing journaled, nothing paid out
+	}
+	release := func(cause error) error {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
+		defer cancel()
+		if err := d.Release(rctx, "", uid); err != nil {
+			return errors.Join(cause, err)
+		}
+		return cause
+	}
+	tender := TenderNote
+	if to == RefundToCash {
+		tender = TenderCash
+	}
+	var returned []ReturnItem
+	for i := range o.Lines {
+		if n := o.Returned(i); n > 0 {
+			returned = append(returned, ReturnItem{Line: i, SKU: o.Lines[i].SKU, Qty: n, IMEIs: o.returnedIMEIs(i)})
+		}
+	}
+	lines := make([]Line, len(o.Lines))
+	for i, l := range o.Lines {
+		lines[i] = l.clone()
+	}
+	in := &Intent{Tender: tender, Lines: lines, Totals: o.Totals, Amount: o.Amount, Customer: o.Customer, Buyer: o.Buyer,
+		Origin: &Origin{Terminal: inv.Terminal, OrderID: o.ID, Number: inv.Number, Series: o.Series, PaidAt: o.PaidAt, PaidDay: o.PaidDay,
+			Tender: o.Tender, Returnable: amount, Returned: returned}}
+	unlock, err := e.lock(id)
+	if err != nil {
+		return nil, release(err)
+	}
+	defer unlock()
+	ro := &Order{}
+	if _, err := e.commit(ctx, ro, Event{Kind: EvOrderIntent, OrderID: id, Staff: mgr.ID, Intent: in}); err != nil {
+		return nil, release(beforeMoney(err))
+	}
+	if _, err := e.commit(ctx, ro, Event{Kind: EvRefundIntent, Staff: mgr.ID,
+		Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: reason, To: to, Items: items}}); err != nil {
+		return nil, release(beforeMoney(err))
+	}
+	// The refund is journaled: from here it is settled (by the reconciler, if
+	// this stops), never released.
+	res, err := e.settleRefund(ctx, ro, uid, false)
+	if err != nil {
+		return nil, err
+	}
+	out := &ReturnResult{Status: res.Status, Order: res.Order, Refund: res.Refund, Manager: *mgr, Reason: res.Reason}
+	if res.Status == RefundDone {
+		out.CreditNote = res.Refund.Number(t.cfg.Terminal)
+	}
+	return out, nil
+}
+
+// foreignReturnView is the Returns screen's view of another counter's invoice.
+func (t *Till) foreignReturnView(inv *StoreInvoice) *SaleForReturn {
+	o := inv.Order.Clone()
+	o.Captured = min(o.Captured, o.Refunded+inv.Returnable)
+	v := &SaleForReturn{OrderID: o.ID, Number: inv.Number, At: saleTime(*o).In(IST).Format("02 Jan 2006"),
+		Tender: o.Tender, Refundable: o.Refundable(), To: foreignDestinations(o)}
+	for i, l := range o.Lines {
+		ret := o.Returned(i)
+		v.Lines = append(v.Lines, ReturnableLine{SKU: l.SKU, Name: l.Name, Sold: l.Qty, Returned: ret, Left: l.Qty - ret,
+			Amount: l.Amount(), IMEIs: slices.Clone(l.IMEIs)})
+	}
+	return v
+}
+
+// A return of this counter's own invoice, when it is enrolled, is reserved at
+// the store too, so that it and returns of the same invoice at other counters
+// never add up to more than was paid. The store refusing (more than is left)
+// refuses the return; the store not knowing the invoice (not synced yet: no
+// other counter can have returned it) or not answering leaves the decision to
+// this counter's journal, which caps it at what was paid here.
+
+// ownReturnKey carries the reservation of a return of this counter's invoice
+// into Engine.Refund, which asks it once the refund's id is drawn and before
+// it is journaled.
+type ownReturnKey struct{}
+
+type ownReturn func(ctx context.Context, uid string, amount Paise) (release func(error) error, err error)
+
+func noRelease(err error) error { return err }
+
+// reserveOwnReturn asks the reservation ctx carries, if any.
+func reserveOwnReturn(ctx context.Context, uid string, amount Paise) (func(error) error, error) {
+	f, ok := ctx.Value(ownReturnKey{}).(ownReturn)
+	if !ok {
+		return noRelease, nil
+	}
+	return f(ctx, uid, amount)
+}
+
+// withOwnReturnReservation makes the refund made under ctx reserve its amount
+// of invoice number at the store first, when the till has one.
+func (t *Till) withOwnReturnReservation(ctx context.Context, number string) context.Context {
+	d := t.eng.decisions()
+	if d == nil || number == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, ownReturnKey{}, ownReturn(func(ctx context.Context, uid string, amount Paise) (func(error) error, error) {
+		rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+		_, err := d.ReserveReturn(rctx, number, uid, amount)
+		cancel()
+		var refusal *StoreRefusal
+		switch {
+		case err == nil:
+		case errors.As(err, &refusal) && refusal.Code == "not_found":
+			return noRelease, nil // not synced yet: no other counter returned any of it
+		case errors.As(err, &refusal):
+			return nil, wrapf(ErrNotRefundable, "The store refused: %s. Nothing was refunded.", refusal.Msg)
+		default:
+			return noRelease, nil // the store is away: this journal decides
+		}
+		return func(cause error) error {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
+			defer cancel()
+			if err := d.Release(rctx, "", uid); err != nil {
+				return errors.Join(cause, err)
+			}
+			return cause
+		}, nil
+	}))
+}
