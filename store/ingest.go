@@ -254,15 +254,17 @@ func checkBatch(events []api.Event) ([]row, error) {
 // now (terminal's events from seq first to last) is a JSON object whose seq,
 // hash, prev_hash, kind and day, where it has them, are the event's (day must
 // be there when the event names one). jsonb reads them without a second
-// parse, which decoding in Go would cost. After b is sent, the value returned
-// holds the first event that fails, or 0.
+// parse, which decoding in Go would cost. A hash is compared as written
+// first and lowered only when that differs: lower() is most of the query's
+// time, and terminals write lowercase hex. After b is sent, the value
+// returned holds the first event that fails, or 0.
 func checkBodies(b *pgx.Batch, terminal string, first, last uint64) *int64 {
 	bad := new(int64)
 	b.Queue(`SELECT seq FROM events WHERE terminal_id = $1 AND seq BETWEEN $2 AND $3 AND NOT (
 			jsonb_typeof(body) = 'object'
 			AND coalesce(body->>'seq' = seq::text, NOT body ? 'seq')
-			AND coalesce(lower(body->>'hash') = encode(hash, 'hex'), NOT body ? 'hash')
-			AND coalesce(lower(body->>'prev_hash') = encode(prev_hash, 'hex'), NOT body ? 'prev_hash')
+			AND coalesce(body->>'hash' = encode(hash, 'hex') OR lower(body->>'hash') = encode(hash, 'hex'), NOT body ? 'hash')
+			AND coalesce(body->>'prev_hash' = encode(prev_hash, 'hex') OR lower(body->>'prev_hash') = encode(prev_hash, 'hex'), NOT body ? 'prev_hash')
 			AND coalesce(body->>'kind' = kind, NOT body ? 'kind')
 			AND coalesce(body->>'day', '') = coalesce(to_char(day, 'YYYY-MM-DD'), ''))
 		ORDER BY seq LIMIT 1`, terminal, int64(first), int64(last)).QueryRow(func(r pgx.Row) error {
