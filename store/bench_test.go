@@ -3,30 +3,51 @@ package store
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"galla/pos"
 	"galla/store/api"
 )
 
-// benchBatch is the batch size of the ingest benchmark: what a terminal sends
-// when it catches up.
-const benchBatch = 1000
+// The ingest goal of issue 15 (DESIGN.md section 11, docs/benchmarks.md):
+// at least 20 000 events/s into one PostgreSQL, and the ingest at most 1.5× a
+// bare COPY of the same rows.
+const (
+	goalEPS   = 20000 // events per second, stored
+	goalFloor = 1.5   // ingest time / bare COPY time
+	// BenchmarkIngest fails on the rate only where the machine is fast enough
+	// to judge it: when its bare COPY reaches goalFloor × goalEPS. Below that,
+	// the shared machine's load, not the ingest, sets the rate (the throwaway
+	// cluster shares the benchmark's two cores).
+	judgeCopyEPS = goalFloor * goalEPS
+	// judgeBatches is the fewest batches whose ratio BenchmarkIngest judges.
+	judgeBatches = 20
+)
 
-// BenchmarkIngest measures the store's ingest (DESIGN.md section 11 speed
-// goal: at least 20 000 events/s into one PostgreSQL, at most 1.5× a bare COPY
-// of the same rows). Each iteration ingests one batch of benchBatch events of a
-// terminal's chain with DB.Ingest (checks, the terminal's row lock, the
-// comparison of nothing held, COPY, the chain's end) and, in turn, COPYs the
-// same rows into a bare table like events (its columns, checks, primary key
-// and index, no foreign key) in a
-// transaction of its own (which goes first alternates). It reports x-floor
-// (ingest time / COPY time), ingest-eps and copy-eps (events per second) and
-// x-budget (20 000 / ingest-eps: below 1 meets the goal).
+// BenchmarkIngest measures the store's ingest (issue 15: at least 20 000
+// events/s into one PostgreSQL, at most 1.5× a bare COPY of the same rows).
+// Each iteration makes a batch of up to api.MaxBatch events of a counter's
+// day of sales (card sales with their order, attempt and payment, cash sales,
+// a phone with its IMEI now and then, a refund in ten sales; about 600 bytes
+// of JSON an event) and, in turn (which goes first alternates):
+//
+//   - ingest: DB.Ingest (checks, the terminal's row lock, COPY, the bodies'
+//     fields checked against the envelope, the chain's end), timed alone;
+//   - project: DB.ProjectTerminal of the same batch right after, as the server
+//     does before it answers (orders, lines, payments, documents, IMEIs);
+//   - floor: a bare COPY of the same rows into a table like events (its
+//     columns, checks, primary key and index) in a transaction of its own.
+//
+// It reports x-floor (ingest / floor), ingest-eps, copy-eps, sync-eps (events
+// stored and projected per second, what a store answers at) and x-sync
+// ((ingest + project) / floor). It fails when x-floor is above 1.5, or when
+// ingest-eps is under 20 000 while copy-eps is at least 30 000, over at least
+// 20 batches (-benchtime=100x).
 func BenchmarkIngest(b *testing.B) {
 	db := newDB(b)
 	enrolled(b, db, "T1")
@@ -35,27 +56,33 @@ func BenchmarkIngest(b *testing.B) {
 	if _, err := db.pool.Exec(ctx, `CREATE TABLE events_floor (LIKE events INCLUDING ALL)`); err != nil {
 		b.Fatal(err)
 	}
-	prev := zero
-	var seq uint64
-	var tIngest, tCopy time.Duration
-	n := 0
+	c := newCounter(b, "T1")
+	var tIngest, tProject, tCopy time.Duration
+	var ratios []float64 // ingest / floor of each turn
+	n, bytes, batches := 0, 0, 0
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
-		evs := benchEvents(prev, seq+1, seq+benchBatch)
+		evs := daySales(c, api.MaxBatch)
 		rows := make([][]any, len(evs))
 		for k, e := range evs {
 			h, _ := hex.DecodeString(e.Hash)
 			p, _ := hex.DecodeString(e.PrevHash)
 			rows[k] = []any{"T1", int64(e.Seq), h, p, e.Kind, time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC), []byte(e.Body)}
+			bytes += len(e.Body)
 		}
 		b.StartTimer()
 		ingest := func() {
 			t0 := time.Now()
 			resp, err := db.Ingest(ctx, "T1", evs)
-			if err != nil || resp.Stored != benchBatch {
+			if err != nil || resp.Stored != len(evs) {
 				b.Fatalf("ingest: %v %+v", err, resp)
 			}
-			tIngest += time.Since(t0)
+			t1 := time.Now()
+			if err := db.ProjectTerminal(ctx, "T1"); err != nil {
+				b.Fatalf("project: %v", err)
+			}
+			tIngest += t1.Sub(t0)
+			tProject += time.Since(t1)
 		}
 		floor := func() {
 			t0 := time.Now()
@@ -68,6 +95,7 @@ func BenchmarkIngest(b *testing.B) {
 			}
 			tCopy += time.Since(t0)
 		}
+		i0, c0 := tIngest, tCopy
 		if i%2 == 0 {
 			ingest()
 			floor()
@@ -75,29 +103,63 @@ func BenchmarkIngest(b *testing.B) {
 			floor()
 			ingest()
 		}
-		prev, seq = evs[len(evs)-1].Hash, seq+benchBatch
-		n += benchBatch
+		ratios = append(ratios, float64(tIngest-i0)/float64(tCopy-c0))
+		n += len(evs)
+		batches++
 	}
-	b.ReportMetric(float64(tIngest)/float64(tCopy), "x-floor")
-	b.ReportMetric(float64(n)/tIngest.Seconds(), "ingest-eps")
-	b.ReportMetric(20000/(float64(n)/tIngest.Seconds()), "x-budget") // below 1: at least 20 000 events/s
-	b.ReportMetric(float64(n)/tCopy.Seconds(), "copy-eps")
+	b.StopTimer()
+	// The median turn: a stall of the shared machine slows one leg of a turn,
+	// not the median.
+	slices.Sort(ratios)
+	xFloor := ratios[len(ratios)/2]
+	ingestEPS := float64(n) / tIngest.Seconds()
+	copyEPS := float64(n) / tCopy.Seconds()
+	b.ReportMetric(xFloor, "x-floor")
+	b.ReportMetric(float64(tIngest)/float64(tCopy), "x-floor-sum")
+	b.ReportMetric(ingestEPS, "ingest-eps")
+	b.ReportMetric(copyEPS, "copy-eps")
+	b.ReportMetric(float64(n)/(tIngest+tProject).Seconds(), "sync-eps")
+	b.ReportMetric(float64(tIngest+tProject)/float64(tCopy), "x-sync")
+	b.ReportMetric(float64(bytes)/float64(n), "body-bytes")
+	// What the projections hold is checked by the store's tests; here only
+	// that they kept up (a sale in each batch at least).
+	var orders int
+	if err := db.pool.QueryRow(ctx, "SELECT count(*) FROM orders WHERE terminal_id = 'T1' AND state = 'PAID'").Scan(&orders); err != nil || orders < batches {
+		b.Fatalf("the projections hold %d paid orders after %d batches (%v)", orders, batches, err)
+	}
+	if batches < judgeBatches {
+		return
+	}
+	if xFloor > goalFloor {
+		b.Fatalf("the ingest took %.2f× a bare COPY of the same rows over %d batches; the goal is at most %.1f×", xFloor, batches, goalFloor)
+	}
+	if copyEPS >= judgeCopyEPS && ingestEPS < goalEPS {
+		b.Fatalf("the ingest stored %.0f events/s while a bare COPY stored %.0f; the goal is at least %d", ingestEPS, copyEPS, goalEPS)
+	}
 }
 
-// benchEvents is a chain of card-sale events of realistic size (about 700
-// bytes of JSON each, as an order.intent with one line).
-func benchEvents(prev string, from, to uint64) []api.Event {
-	evs := chain(prev, from, to, "bench")
-	for i := range evs {
-		var m map[string]any
-		_ = json.Unmarshal(evs[i].Body, &m)
-		m["intent"] = map[string]any{"tender": "card", "amount": 149900, "gateway": "sandbox",
-			"lines":  []map[string]any{{"sku": "SAMSUNG-A55", "name": "Galaxy A55 128 GB", "brand": "SAMSUNG", "hsn": "8517", "qty": 1, "unit_price": 149900, "gst_rate": 18}},
-			"totals": map[string]any{"taxable": 127034, "cgst": 11433, "sgst": 11433, "total": 149900}}
-		m["staff"] = "001"
-		m["time"] = "2026-11-24T10:00:00+05:30"
-		m["order_id"] = fmt.Sprintf("T1-20261124-%06d", evs[i].Seq)
-		evs[i].Body, _ = json.Marshal(m)
+// daySales journals sales on c until a batch of at most max events is full,
+// and returns them: card sales (intent, order created, attempt, payment
+// outcome with the receipt), cash sales (intent, cash received), one sale in
+// five a phone with its IMEI, a refund in ten sales.
+func daySales(c *counter, max int) []api.Event {
+	for len(c.events)+7 <= max {
+		k := c.seq
+		id := fmt.Sprintf("T1-20261124-%06d", k)
+		lines := []pos.Line{line("CASE-A55", 1, 499, 18), line("CHARGER-25W", 1, 1299, 18)}
+		if k%5 == 0 {
+			imei := fmt.Sprintf("35693803%06d", k%1000000)
+			imei += string('0' + luhnDigit(imei))
+			lines = []pos.Line{line("SAMSUNG-A55", 1, 38999, 18, imei), line("CASE-A55", 1, 499, 18)}
+		}
+		if k%3 == 0 {
+			c.cashSale(id, day1, lines...)
+		} else {
+			c.cardSale(id, day1, fmt.Sprintf("%04d", k%10000), "9876543210", true, lines...)
+		}
+		if k%10 == 0 {
+			c.refund(id, day1, pos.Rupees(499))
+		}
 	}
-	return evs
+	return c.sent()
 }

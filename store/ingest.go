@@ -51,22 +51,11 @@ func (db *DB) Ingest(ctx context.Context, terminal string, events []api.Event) (
 	}
 	var resp api.BatchResponse
 	var fork *forkError
-	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		var state, reason string
-		var last int64
-		var lastHash []byte
-		err := tx.QueryRow(ctx, `SELECT state, coalesce(blocked_reason, ''), last_seq, last_hash
-			FROM terminals WHERE id = $1 AND credential_hash IS NOT NULL FOR UPDATE`, terminal).Scan(&state, &reason, &last, &lastHash)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return &api.Error{HTTPStatus: http.StatusUnauthorized, Code: api.CodeUnauthorized, Message: fmt.Sprintf("terminal %s is not enrolled at this store", terminal)}
+	err = db.inLockedTx(ctx, terminal, func(tx pgx.Tx, t lockedTerminal) error {
+		if t.state == StateBlocked {
+			return blocked(terminal, t.reason, t.held)
 		}
-		if err != nil {
-			return err
-		}
-		if state == StateBlocked {
-			return blocked(terminal, reason, uint64(last))
-		}
-		held := uint64(last)
+		held, lastHash := t.held, t.lastHash
 		resp.Held, resp.HeldHash = held, hex.EncodeToString(lastHash)
 		if len(rows) == 0 {
 			return nil
@@ -101,13 +90,18 @@ func (db *DB) Ingest(ctx context.Context, terminal string, events []api.Event) (
 			})); err != nil {
 			return copyError(err, rows[0].seq)
 		}
-		if err := checkBodies(ctx, tx, terminal, rows[0].seq, rows[len(rows)-1].seq); err != nil {
+		// The bodies' check and the chain's end, in one round trip: the end is
+		// rolled back with the batch when a body is refused.
+		end := rows[len(rows)-1]
+		var b pgx.Batch
+		bad := checkBodies(&b, terminal, rows[0].seq, end.seq)
+		b.Queue("UPDATE terminals SET last_seq = $2, last_hash = $3, last_seen_at = $4 WHERE id = $1",
+			terminal, int64(end.seq), end.hash, db.Now())
+		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
 			return err
 		}
-		end := rows[len(rows)-1]
-		if _, err := tx.Exec(ctx, "UPDATE terminals SET last_seq = $2, last_hash = $3, last_seen_at = $4 WHERE id = $1",
-			terminal, int64(end.seq), end.hash, db.Now()); err != nil {
-			return err
+		if *bad != 0 {
+			return malformed(fmt.Errorf("event %d: the body's seq, hash, prev_hash, kind or day differ from the event's", *bad))
 		}
 		resp.Held, resp.HeldHash, resp.Stored = end.seq, hex.EncodeToString(end.hash), len(rows)
 		return nil
@@ -256,27 +250,67 @@ func checkBatch(events []api.Event) ([]row, error) {
 	return rows, nil
 }
 
-// checkBodies checks, in PostgreSQL, that each body stored just now is a JSON
-// object whose seq, hash, prev_hash, kind and day, where it has them, are the
-// event's (day must be there when the event names one). jsonb reads them
-// without a second parse, which decoding in Go would cost.
-func checkBodies(ctx context.Context, tx pgx.Tx, terminal string, from, to uint64) error {
-	var seq int64
-	err := tx.QueryRow(ctx, `SELECT seq FROM events WHERE terminal_id = $1 AND seq BETWEEN $2 AND $3 AND NOT (
+// checkBodies queues on b the check, in PostgreSQL, that each body stored just
+// now (terminal's events from seq first to last) is a JSON object whose seq,
+// hash, prev_hash, kind and day, where it has them, are the event's (day must
+// be there when the event names one). jsonb reads them without a second
+// parse, which decoding in Go would cost. A hash is compared as written
+// first and lowered only when that differs: lower() is most of the query's
+// time, and terminals write lowercase hex. After b is sent, the value
+// returned holds the first event that fails, or 0.
+func checkBodies(b *pgx.Batch, terminal string, first, last uint64) *int64 {
+	bad := new(int64)
+	b.Queue(`SELECT seq FROM events WHERE terminal_id = $1 AND seq BETWEEN $2 AND $3 AND NOT (
 			jsonb_typeof(body) = 'object'
 			AND coalesce(body->>'seq' = seq::text, NOT body ? 'seq')
-			AND coalesce(lower(body->>'hash') = encode(hash, 'hex'), NOT body ? 'hash')
-			AND coalesce(lower(body->>'prev_hash') = encode(prev_hash, 'hex'), NOT body ? 'prev_hash')
+			AND coalesce(body->>'hash' = encode(hash, 'hex') OR lower(body->>'hash') = encode(hash, 'hex'), NOT body ? 'hash')
+			AND coalesce(body->>'prev_hash' = encode(prev_hash, 'hex') OR lower(body->>'prev_hash') = encode(prev_hash, 'hex'), NOT body ? 'prev_hash')
 			AND coalesce(body->>'kind' = kind, NOT body ? 'kind')
 			AND coalesce(body->>'day', '') = coalesce(to_char(day, 'YYYY-MM-DD'), ''))
-		ORDER BY seq LIMIT 1`, terminal, int64(from), int64(to)).Scan(&seq)
-	if errors.Is(err, pgx.ErrNoRows) {
+		ORDER BY seq LIMIT 1`, terminal, int64(first), int64(last)).QueryRow(func(r pgx.Row) error {
+		if err := r.Scan(bad); !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
 		return nil
-	}
-	if err != nil {
+	})
+	return bad
+}
+
+// lockedTerminal is a terminal's row as the ingest holds it locked.
+type lockedTerminal struct {
+	state, reason string
+	held          uint64
+	lastHash      []byte
+}
+
+// inLockedTx runs f in a transaction that holds terminal's row locked (FOR
+// UPDATE), and commits when f returns nil. The transaction's start and the
+// lock take one round trip (pgx.Batch.BeginTx). A terminal not enrolled is
+// refused as unauthorized.
+func (db *DB) inLockedTx(ctx context.Context, terminal string, f func(pgx.Tx, lockedTerminal) error) error {
+	var t lockedTerminal
+	var b pgx.Batch
+	b.BeginTx(pgx.TxOptions{})
+	b.Queue(`SELECT state, coalesce(blocked_reason, ''), last_seq, last_hash
+		FROM terminals WHERE id = $1 AND credential_hash IS NOT NULL FOR UPDATE`, terminal).QueryRow(func(r pgx.Row) error {
+		var last int64
+		err := r.Scan(&t.state, &t.reason, &last, &t.lastHash)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return &api.Error{HTTPStatus: http.StatusUnauthorized, Code: api.CodeUnauthorized, Message: fmt.Sprintf("terminal %s is not enrolled at this store", terminal)}
+		}
+		t.held = uint64(last)
+		return err
+	})
+	br := db.pool.SendBatch(ctx, &b)
+	tx := br.Tx()
+	defer func() { _ = tx.Rollback(ctx) }() // nothing once committed
+	if err := br.Close(); err != nil {
 		return err
 	}
-	return malformed(fmt.Errorf("event %d: the body's seq, hash, prev_hash, kind or day differ from the event's", seq))
+	if err := f(tx, t); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 // malformed is the refusal of a batch that breaks a rule of api.Event.

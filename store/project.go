@@ -52,10 +52,12 @@ type projector struct {
 	orders   map[string]*pos.Order
 	dirty    []string // order ids to write, in the order first touched
 	isDirty  map[string]bool
+	pipe     *pipeTx // tx, whose writes are sent together (project_batch.go)
 }
 
 func newProjector(ctx context.Context, tx pgx.Tx, terminal string) *projector {
-	return &projector{ctx: ctx, tx: tx, terminal: terminal, orders: map[string]*pos.Order{}, isDirty: map[string]bool{}}
+	pipe := &pipeTx{Tx: tx}
+	return &projector{ctx: ctx, tx: pipe, pipe: pipe, terminal: terminal, orders: map[string]*pos.Order{}, isDirty: map[string]bool{}}
 }
 
 // event projects one stored event body. A body that is not a pos.Event, or of a
@@ -302,12 +304,17 @@ func (p *projector) flush() error {
 	}
 	p.dirty = p.dirty[:0]
 	clear(p.isDirty)
-	return nil
+	return p.pipe.send(p.ctx)
 }
 
 // projectRows projects rows of terminal inside tx.
 func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) error {
 	p := newProjector(ctx, tx, terminal)
+	if len(rows) > 0 {
+		if err := p.preload(rows[0].seq, rows[len(rows)-1].seq); err != nil {
+			return err
+		}
+	}
 	for _, r := range rows {
 		if err := p.event(r.seq, r.body); err != nil {
 			return fmt.Errorf("project event %d of terminal %s: %w", r.seq, terminal, err)

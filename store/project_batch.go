@@ -1,0 +1,151 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"galla/pos"
+)
+
+// pipeTx is the projector's transaction: its writes (Exec) are queued and sent
+// together in one round trip (a pgx.Batch, pipelined), before any read and at
+// the end of the projection. Reads therefore see every write queued before
+// them, as they would one by one. A write the database refuses fails the send,
+// which projectSafely takes as the failure of the events it projected (and
+// then projects them one by one).
+//
+// The projection of a batch of a thousand events used to make a round trip or
+// more per event (read the order, delete and insert its lines, insert its
+// payment, its document, upsert the order); pipelined, it makes a few.
+type pipeTx struct {
+	pgx.Tx
+	batch pgx.Batch
+	args  pgx.ExtendedQueryBuilder
+}
+
+// maxQueued bounds the writes held before they are sent.
+const maxQueued = 2000
+
+// Exec queues a write; the database's refusal of it, if any, comes with the
+// send. Its arguments are encoded first (the statement is prepared once per
+// connection): a value its column's type cannot take (a quantity beyond int4)
+// is refused here, as a single Exec refuses it, and not in the middle of a
+// pipeline, where pgx would have to close the connection.
+func (t *pipeTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	conn := t.Tx.Conn()
+	sd, err := conn.Prepare(ctx, sql, sql)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	if err := t.args.Build(conn.TypeMap(), sd, args); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	t.batch.Queue(sql, args...)
+	if t.batch.Len() >= maxQueued {
+		return pgconn.CommandTag{}, t.send(ctx)
+	}
+	return pgconn.CommandTag{}, nil
+}
+
+// send sends the writes queued, in the order queued.
+func (t *pipeTx) send(ctx context.Context) error {
+	if t.batch.Len() == 0 {
+		return nil
+	}
+	err := t.Tx.SendBatch(ctx, &t.batch).Close()
+	t.batch = pgx.Batch{}
+	return err
+}
+
+// QueryRow sends the writes queued, then reads.
+func (t *pipeTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	if err := t.send(ctx); err != nil {
+		return errRow{err}
+	}
+	return t.Tx.QueryRow(ctx, sql, args...)
+}
+
+// Query sends the writes queued, then reads.
+func (t *pipeTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if err := t.send(ctx); err != nil {
+		return nil, err
+	}
+	return t.Tx.Query(ctx, sql, args...)
+}
+
+// SendBatch sends the writes queued, then b.
+func (t *pipeTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
+	if err := t.send(ctx); err != nil {
+		return errBatch{err}
+	}
+	return t.Tx.SendBatch(ctx, b)
+}
+
+// CopyFrom sends the writes queued, then copies.
+func (t *pipeTx) CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error) {
+	if err := t.send(ctx); err != nil {
+		return 0, err
+	}
+	return t.Tx.CopyFrom(ctx, table, columns, src)
+}
+
+// Begin sends the writes queued, then starts a savepoint.
+func (t *pipeTx) Begin(ctx context.Context) (pgx.Tx, error) {
+	if err := t.send(ctx); err != nil {
+		return nil, err
+	}
+	return t.Tx.Begin(ctx)
+}
+
+// Commit sends the writes queued, then commits.
+func (t *pipeTx) Commit(ctx context.Context) error {
+	if err := t.send(ctx); err != nil {
+		return err
+	}
+	return t.Tx.Commit(ctx)
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+type errBatch struct{ err error }
+
+func (b errBatch) Exec() (pgconn.CommandTag, error) { return pgconn.CommandTag{}, b.err }
+func (b errBatch) Query() (pgx.Rows, error)         { return nil, b.err }
+func (b errBatch) QueryRow() pgx.Row                { return errRow(b) }
+func (b errBatch) Close() error                     { return b.err }
+func (b errBatch) Tx() pgx.Tx                       { return nil }
+
+// preload reads, in one query, the orders that the terminal's events from seq
+// first to last name (order_id), as order would read them one by one: the
+// stored projection, or a new empty order when none is stored.
+func (p *projector) preload(first, last uint64) error {
+	rs, err := p.tx.Query(p.ctx, `SELECT e.id, o.snapshot FROM
+			(SELECT DISTINCT body->>'order_id' AS id FROM events
+				WHERE terminal_id = $1 AND seq BETWEEN $2 AND $3 AND jsonb_typeof(body->'order_id') = 'string') e
+			LEFT JOIN orders o ON o.terminal_id = $1 AND o.order_id = e.id`, p.terminal, int64(first), int64(last))
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var id string
+		var snap []byte
+		if err := rs.Scan(&id, &snap); err != nil {
+			return err
+		}
+		if _, ok := p.orders[id]; ok {
+			continue
+		}
+		o := &pos.Order{}
+		if snap != nil && json.Unmarshal(snap, o) != nil {
+			continue // order reads it again and says what is wrong, if an event needs it
+		}
+		p.orders[id] = o
+	}
+	return rs.Err()
+}
