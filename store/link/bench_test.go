@@ -122,3 +122,66 @@ func BenchmarkCheckoutWhileSyncing(b *testing.B) {
 	b.ReportMetric(float64(tAlone.Nanoseconds())/float64(n), "floor-ns")
 	b.ReportMetric(float64(sent.Load())/float64(n), "synced-events/op")
 }
+
+// stalled is a store that takes each request and never answers until the
+// request is given up: the sync waits on the network for the whole benchmark.
+type stalled struct{ calls atomic.Int64 }
+
+func (s *stalled) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.calls.Add(1)
+	<-r.Context().Done()
+	return nil, r.Context().Err()
+}
+
+// BenchmarkCheckoutWhileTheStoreStalls measures a card checkout at a terminal
+// whose sync is stuck waiting on a store that does not answer, against the
+// same checkout at a terminal without a store, in turn (which goes first
+// alternates). The sync runs beside the payment and never inside it (DESIGN.md
+// section 11), so nothing it holds may slow a checkout: with no CPU spent on
+// the sync the two are the same, and the benchmark fails when the stalled
+// terminal's checkouts take over 1.3 times the floor's over 20 or more pairs.
+func BenchmarkCheckoutWhileTheStoreStalls(b *testing.B) {
+	s := newStoreServer(b)
+	alone, _ := newCounter(b, b.TempDir())
+	dir := b.TempDir()
+	cfg := s.enrol(b, "T1", dir)
+	st := &stalled{}
+	cfg.Transport = st
+	stuck, eng := newCounter(b, dir)
+	l, err := link.New(cfg, eng.Journal().(link.Source))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			_, _ = l.Sync(ctx)
+		}
+	}()
+	for st.calls.Load() == 0 { // the sync is waiting on the store before the first checkout
+		time.Sleep(time.Millisecond)
+	}
+	var tAlone, tStuck time.Duration
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			tAlone += alone.checkout(b)
+			tStuck += stuck.checkout(b)
+		} else {
+			tStuck += stuck.checkout(b)
+			tAlone += alone.checkout(b)
+		}
+		n++
+	}
+	stop()
+	<-done
+	ratio := float64(tStuck) / float64(tAlone)
+	b.ReportMetric(ratio, "x-floor")
+	b.ReportMetric(float64(tStuck.Nanoseconds())/float64(n), "checkout-ns")
+	b.ReportMetric(float64(tAlone.Nanoseconds())/float64(n), "floor-ns")
+	if n >= 20 && ratio > 1.3 {
+		b.Fatalf("a checkout took %.2f× the floor while the store stalled the sync (over %d pairs): the sync is inside the payment", ratio, n)
+	}
+}
