@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -237,9 +238,33 @@ func waitText(d time.Duration) string {
 	return fmt.Sprintf("%d minutes", int((d+time.Minute-1)/time.Minute))
 }
 
+// idPattern is an id Engine.newID makes (a merchant order id, a refund id, a
+// shift id): a prefix of letters and digits, the date and time in 14 digits, a
+// dash and 8 hex digits. Its digits are a time, not a card number: it is kept
+// whole so that a sentence can name the order.
+var idPattern = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9]{0,7}20\d{12}-[0-9a-f]{8}\b`)
+
 // hideLongNumbers replaces every run of 12 or more digits, even one broken by
-// spaces or dashes as card numbers are written, with "[number hidden]".
+// spaces or dashes as card numbers are written, with "[number hidden]". The ids
+// Galla makes (idPattern) are kept.
 func hideLongNumbers(s string) string {
+	ids := idPattern.FindAllStringIndex(s, -1)
+	if len(ids) == 0 {
+		return hideDigitRuns(s)
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ids {
+		b.WriteString(hideDigitRuns(s[last:m[0]]))
+		b.WriteString(s[m[0]:m[1]])
+		last = m[1]
+	}
+	b.WriteString(hideDigitRuns(s[last:]))
+	return b.String()
+}
+
+// hideDigitRuns is hideLongNumbers without the ids.
+func hideDigitRuns(s string) string {
 	var b strings.Builder
 	i := 0
 	for i < len(s) {

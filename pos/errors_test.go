@@ -110,6 +110,10 @@ func TestSentenceHidesCardNumbers(t *testing.T) {
 		{"₹1,23,456.78 short", "₹1,23,456.78 short"},
 		{"barcode 8806095124018 ", "barcode [number hidden] "},
 		{"12345678901", "12345678901"},
+		// An order id names the order; a card number beside it is still hidden.
+		{"Sale T120261124191426-567fcbba was paid by split", "Sale T120261124191426-567fcbba was paid by split"},
+		{"order G20261122100000-3cf2ccb7, card 4111111111111111", "order G20261122100000-3cf2ccb7, card [number hidden]"},
+		{"T4111111111111111-3cf2ccb7", "T[number hidden]cf2ccb7"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, hideLongNumbers(tt.in), "hideLongNumbers(%q)", tt.in)
