@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -245,6 +246,14 @@ func (e *Engine) cancelDocument(ctx context.Context, orderID, pin, reason, termi
 	}
 	if _, err := e.commit(ctx, o, Event{Kind: EvDocumentCancelled, Staff: mgr.ID, Reason: reason}); err != nil {
 		return nil, err
+	}
+	if d := e.decisions(); d != nil {
+		// The phones never left the shop: the store frees their IMEIs now, so
+		// any counter may sell them before this one syncs. Without an answer
+		// the synced cancellation frees them there.
+		if err := e.releaseAtStore(ctx, d, o.ID, nil); err != nil {
+			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: release a cancelled sale at the store", slog.String("order", o.ID), slog.String("error", err.Error()))
+		}
 	}
 	res.Order = o
 	return res, nil

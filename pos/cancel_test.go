@@ -2,6 +2,8 @@ package pos
 
 import (
 	"bytes"
+	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -247,4 +249,43 @@ func TestCancelCashNeedsAnOpenShift(t *testing.T) {
 	res, err := tl.CancelDocument(ctx, inv, managerPIN, "customer left")
 	require.NoError(t, err)
 	assert.Equal(t, CancelDone, res.Status)
+}
+
+// releasingStore is a store that approves every IMEI and records what it is
+// asked to release.
+type releasingStore struct {
+	mu       sync.Mutex
+	released []string
+}
+
+func (s *releasingStore) ReserveIMEIs(context.Context, string, []string) error { return nil }
+func (s *releasingStore) RedeemCreditNote(context.Context, string, string, Paise) (Paise, error) {
+	return 0, ErrStoreOffline
+}
+func (s *releasingStore) ReserveReturn(context.Context, string, string, Paise) (Paise, error) {
+	return 0, ErrStoreOffline
+}
+func (s *releasingStore) Release(_ context.Context, order, _ string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.released = append(s.released, order)
+	return nil
+}
+
+// TestCancelReleasesThePhoneAtTheStore: at an enrolled counter the phone of a
+// cancelled invoice is given back at the store at once, so that any counter
+// may sell it before this one syncs.
+func TestCancelReleasesThePhoneAtTheStore(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	st := &releasingStore{}
+	r.e.SetDecisions(st)
+	sale := r.sale(t, "PH-SAM-S24")
+	sale.Lines[0].IMEIs = []string{"356938035643809"}
+	sold, err := r.e.PayCash(ctx, sale, Rupees(74999))
+	require.NoError(t, err)
+	assert.Empty(t, st.released)
+	_, err = tl.CancelDocument(ctx, sold.Order.Number("T1"), managerPIN, "customer left")
+	require.NoError(t, err)
+	assert.Equal(t, []string{sold.Order.ID}, st.released)
 }

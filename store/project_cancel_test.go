@@ -83,3 +83,30 @@ func TestCancelledInvoiceIsProjected(t *testing.T) {
 	assert.JSONEq(t, `{"doc_det":[{"doc_num":1,"doc_typ":"Invoices for outward supply","docs":[
 		{"num":1,"from":"T1/2627/000001","to":"T1/2627/000002","totnum":2,"cancel":1,"net_issue":1}]}]}`, string(raw))
 }
+
+// TestACancelledInvoiceFreesItsIMEIAtTheStore: a phone reserved and sold at T1
+// is refused at T2; once T1's invoice is cancelled (the phone never left the
+// shop) and synced, T2 may sell it.
+func TestACancelledInvoiceFreesItsIMEIAtTheStore(t *testing.T) {
+	db := newDB(t)
+	ctx := t.Context()
+	enrolled(t, db, "T1")
+	enrolled(t, db, "T2")
+	const imei = "356938035643809"
+	require.NoError(t, db.ReserveIMEIs(ctx, "T1", "T1-P", []string{imei}))
+	c := newCounter(t, "T1")
+	total := c.intent("T1-P", day1, pos.TenderCash, "", line("PH", 1, 17999, 18))
+	c.add(pos.Event{Kind: pos.EvCashReceived, OrderID: "T1-P", Day: day1, Series: "2627", DocNo: 1, Cash: &pos.CashEvent{Tendered: total}})
+	_, err := db.Ingest(ctx, "T1", c.sent())
+	require.NoError(t, err)
+	require.NoError(t, db.Project(ctx))
+	err = db.ReserveIMEIs(ctx, "T2", "T2-Q", []string{imei})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is sold already at counter T1")
+
+	c.cancelCash("T1-P", day1, total, "customer left before delivery")
+	_, err = db.Ingest(ctx, "T1", c.sent())
+	require.NoError(t, err)
+	require.NoError(t, db.Project(ctx))
+	require.NoError(t, db.ReserveIMEIs(ctx, "T2", "T2-Q", []string{imei}), "the cancelled sale's phone is in stock again")
+}

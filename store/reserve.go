@@ -30,7 +30,7 @@ func badRequest(msg string) *api.Error {
 // ReserveIMEIs reserves imeis for terminal's order: each IMEI is sold at most
 // once in the store. An IMEI reserved or sold for another order is refused
 // with a sentence naming the counter, unless that order was refunded in full
-// (the unit came back). Reserving again for the same order is harmless. All
+// or its invoice cancelled (the unit came back). Reserving again for the same order is harmless. All
 // or none are reserved.
 func (db *DB) ReserveIMEIs(ctx context.Context, terminal, order string, imeis []string) error {
 	if order == "" || len(imeis) == 0 {
@@ -59,14 +59,15 @@ func (db *DB) ReserveIMEIs(ctx context.Context, terminal, order string, imeis []
 			}
 			if ht != terminal || ho != order {
 				// Held by another order: free only when that order was refunded in
-				// full, or its sale never took money (failed, abandoned).
+				// full, its invoice cancelled (the unit never left the shop), or its
+				// sale never took money (failed, abandoned).
 				var state string
 				err := tx.QueryRow(ctx, "SELECT state FROM orders WHERE terminal_id = $1 AND order_id = $2", ht, ho).Scan(&state)
 				if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 					return err
 				}
 				switch pos.OrderState(state) {
-				case pos.StateRefunded, pos.StateFailed, pos.StateAbandoned:
+				case pos.StateRefunded, pos.StatusCancelled, pos.StateFailed, pos.StateAbandoned:
 				default:
 					return refused(api.CodeTaken, fmt.Sprintf("IMEI %s is sold already at counter %s (order %s): check the unit; a manager may look it up on the store's pages", imei, ht, ho))
 				}
