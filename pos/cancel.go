@@ -59,7 +59,7 @@ type CancelStatus string
 // The cancellation statuses.
 const (
 	CancelDone    CancelStatus = "cancelled" // every tender given back; document.cancelled journaled
-	CancelPending CancelStatus = "pending"   // a refund's answer is not in: cancel again once it is checked
+	CancelPending CancelStatus = "pending"   // a refund's answer is not in: the reconciler finishes it once confirmed
 )
 
 // CancelTender is one tender of a cancelled sale as it was given back.
@@ -230,7 +230,7 @@ func (e *Engine) cancelDocument(ctx context.Context, orderID, pin, reason, termi
 		switch ct.Status {
 		case RefundPending:
 			res.Status = CancelPending
-			res.Pending = fmt.Sprintf("The refund of %s to the %s is not confirmed yet; it will be checked, never made twice. Cancel invoice %s again once it is checked.", ct.Amount, ct.Tender, num)
+			res.Pending = fmt.Sprintf("The refund of %s to the %s is not confirmed yet; it will be checked, never made twice, and invoice %s is cancelled as soon as it is confirmed (Check now, or the next check by itself).", ct.Amount, ct.Tender, num)
 		case RefundFailed:
 			return res, wrapf(ErrNoCancel, "The payment service refused the refund of %s to the %s, so invoice %s is not cancelled; check the payment, then cancel again or make a return.", ct.Amount, ct.Tender, num)
 		}
@@ -257,6 +257,78 @@ func (e *Engine) cancelDocument(ctx context.Context, orderID, pin, reason, termi
 	}
 	res.Order = o
 	return res, nil
+}
+
+// finishCancellations journals document.cancelled for each sale among ids
+// (orders, or tenders of split sales) whose cancellation was left pending on a
+// refund that has since been confirmed: every tender's money is back, by the
+// cancellation's refunds only. The reconciler calls it after settling refunds,
+// so the manager need not cancel the invoice again; the manager and reason are
+// those the cancellation's refunds were journaled with.
+func (e *Engine) finishCancellations(ctx context.Context, ids []string) {
+	seen := map[string]bool{}
+	for _, id := range ids {
+		o, err := e.Order(ctx, id)
+		if err == nil && o.Sale != "" {
+			o, err = e.Order(ctx, o.Sale)
+		}
+		if err != nil || seen[o.ID] || o.Cancelled != nil {
+			continue
+		}
+		seen[o.ID] = true
+		if err := e.finishCancellation(ctx, o.ID); err != nil {
+			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: finish a cancellation", slog.String("order", o.ID), slog.String("error", err.Error()))
+		}
+	}
+}
+
+// finishCancellation journals document.cancelled for sale id when its
+// cancellation's refunds are all done and nothing else was refunded.
+func (e *Engine) finishCancellation(ctx context.Context, id string) error {
+	unlock, err := e.lock("cancel:" + id)
+	if err != nil {
+		return nil // a cancellation is under way at the counter: it finishes itself
+	}
+	defer unlock()
+	o, err := e.Order(ctx, id)
+	if err != nil || o.Cancelled != nil || !o.State.Paid() {
+		return err
+	}
+	tenders, err := e.cancelTenders(ctx, o)
+	if err != nil {
+		return err
+	}
+	var staff, reason string
+	for _, t := range tenders {
+		if t.returnedAgainst() || t.Refundable() > 0 {
+			return nil // not all given back, or given back by a return: no cancellation to finish
+		}
+		for _, r := range t.Refunds {
+			switch {
+			case r.Status == RefundFailed:
+			case !r.Cancel || r.Status != RefundDone:
+				return nil
+			default:
+				staff, reason = r.Staff, r.Reason
+			}
+		}
+	}
+	if reason == "" {
+		return nil // no cancellation's refund: nothing begun
+	}
+	o, err = e.Order(ctx, id)
+	if err != nil {
+		return err
+	}
+	_, err = e.commit(ctx, o, Event{Kind: EvDocumentCancelled, Staff: staff, Reason: reason})
+	if err == nil {
+		if d := e.decisions(); d != nil {
+			if rerr := e.releaseAtStore(ctx, d, o.ID, nil); rerr != nil {
+				e.log.LogAttrs(ctx, slog.LevelWarn, "pos: release a cancelled sale at the store", slog.String("order", o.ID), slog.String("error", rerr.Error()))
+			}
+		}
+	}
+	return err
 }
 
 // cancelTenders are the orders whose money a cancellation of o gives back: o

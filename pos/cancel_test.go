@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"galla/gateway/sandbox"
 	"galla/pos/gstr"
 	"galla/receipts"
 )
@@ -288,4 +289,36 @@ func TestCancelReleasesThePhoneAtTheStore(t *testing.T) {
 	_, err = tl.CancelDocument(ctx, sold.Order.Number("T1"), managerPIN, "customer left")
 	require.NoError(t, err)
 	assert.Equal(t, []string{sold.Order.ID}, st.released)
+}
+
+// TestAPendingCancellationIsFinishedByTheReconciler: the card refund of a
+// cancellation gets no answer, so the invoice stays issued with its refund
+// pending; once the service answers again the reconciler settles the refund
+// (once) and the invoice is cancelled with the manager's reason, without the
+// manager cancelling it again.
+func TestAPendingCancellationIsFinishedByTheReconciler(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	paid, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	require.NoError(t, err)
+	require.Equal(t, ResultPaid, paid.Status)
+	r.sb.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
+	r.sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
+	res, err := tl.CancelDocument(ctx, paid.Order.Number("T1"), managerPIN, "customer left before delivery")
+	require.NoError(t, err)
+	require.Equal(t, CancelPending, res.Status)
+	o, err := r.e.Order(ctx, paid.Order.ID)
+	require.NoError(t, err)
+	assert.Nil(t, o.Cancelled, "not cancelled while the card's money may not be back")
+
+	r.sb.ClearFaults()
+	_, err = r.e.Reconcile(ctx)
+	require.NoError(t, err)
+	o, err = r.e.Order(ctx, paid.Order.ID)
+	require.NoError(t, err)
+	require.NotNil(t, o.Cancelled)
+	assert.Equal(t, "customer left before delivery", o.Cancelled.Reason)
+	assert.Equal(t, int64(149900), r.ledger(t, paid.Order.ID).RefundedAmount, "refunded once")
+	_, err = tl.CancelDocument(ctx, paid.Order.Number("T1"), managerPIN, "again")
+	assert.ErrorIs(t, err, ErrAlreadyCancelled)
 }

@@ -60,6 +60,13 @@ func (e *Engine) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 	e.reconciled = true
 	e.releaseRecorded(ctx)
 	e.settleOpenSales(ctx)
+	var settled []string
+	for _, o := range rep.Resolved {
+		if o.cancelling() {
+			settled = append(settled, o.ID)
+		}
+	}
+	e.finishCancellations(ctx, settled)
 	return rep, nil
 }
 
