@@ -408,7 +408,7 @@ func TestKeyboardSale(t *testing.T) {
 	id := strings.TrimSuffix(strings.TrimPrefix(res.Name(), "receipt-"), ".png")
 	require.NotEmpty(t, id)
 	assert.True(t, k.shows("Order "+id))
-	assert.True(t, k.shows("Receipt "+pos.FinancialYear(time.Now())+"/000001"), "the first invoice of the terminal")
+	assert.True(t, k.shows("Receipt T1/"+pos.FinancialYear(time.Now())+"/000001"), "the first invoice of the terminal")
 	k.ctrl(fyne.KeyS)
 	saved := filepath.Join(till.c.dataDir, "receipts", "receipt-"+id+".png")
 	k.waitText("Saved as " + saved)

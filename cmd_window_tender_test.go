@@ -84,7 +84,7 @@ func TestKeyboardSplitTender(t *testing.T) {
 	k.waitFor("the result", func() bool { return k.result() != "" })
 	require.Equal(t, "PAID", k.result(), k.screenText())
 	k.press(fyne.KeyF5)
-	k.waitText("Receipt " + pos.FinancialYear(time.Now()) + "/000001")
+	k.waitText("Receipt T1/" + pos.FinancialYear(time.Now()) + "/000001")
 
 	st := splitSale(t, till)
 	assert.True(t, st.Complete())

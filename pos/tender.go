@@ -341,13 +341,13 @@ func (t *Till) payTender(ctx context.Context, req PayRequest, card *gateway.Card
 			return PayOutcome{}, err
 		}
 	}
-	out := payOutcomeOf(res)
+	out := payOutcomeOf(res, t.cfg.Terminal)
 	out.Sale = st
 	if req.Tender == TenderCash {
 		out.Drawer = t.drawer(ctx)
 	}
 	if st.Complete() {
-		out.ReceiptNo = st.Sale.NumberText()
+		out.ReceiptNo = st.Sale.Number(t.cfg.Terminal)
 	}
 	return out, nil
 }

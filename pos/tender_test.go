@@ -100,7 +100,7 @@ func TestTillSplitTenderCashThenCard(t *testing.T) {
 	assert.Equal(t, StatePaid, out.State)
 	require.NotNil(t, out.Sale)
 	assert.True(t, out.Sale.Complete())
-	assert.Equal(t, "2627/000001", out.ReceiptNo, "the sale's document number, issued when covered")
+	assert.Equal(t, "T1/2627/000001", out.ReceiptNo, "the sale's document number, issued when covered")
 	assert.Equal(t, Paise(100000), out.Amount, "the card paid the rest")
 
 	open, err := tl.OpenSales(ctx)
@@ -179,7 +179,7 @@ func TestTillSplitTenderDeclinedThenSameOrder(t *testing.T) {
 	require.Equal(t, StatePaid, again.State)
 	assert.Equal(t, out.OrderID, again.OrderID, "paid again on the same order")
 	assert.True(t, again.Sale.Complete())
-	assert.Equal(t, "2627/000001", again.ReceiptNo)
+	assert.Equal(t, "T1/2627/000001", again.ReceiptNo)
 	lo := r.ledger(t, out.OrderID)
 	assert.Len(t, lo.Payments, 2)
 	assert.Equal(t, 1, lo.CapturedPayments)

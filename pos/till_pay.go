@@ -384,7 +384,7 @@ func (t *Till) Pay(ctx context.Context, req PayRequest, progress func(PayProgres
 		t.noteErr(err)
 		return PayOutcome{}, err
 	}
-	out := payOutcomeOf(res)
+	out := payOutcomeOf(res, t.cfg.Terminal)
 	if req.Tender == TenderCash {
 		out.Drawer = t.drawer(ctx)
 	}
@@ -515,11 +515,11 @@ func (t *Till) payOnPhone(ctx context.Context, open func() (*Order, error), opt 
 }
 
 // payOutcomeOf turns the engine's result into the front ends' outcome.
-func payOutcomeOf(res *Result) PayOutcome {
+func payOutcomeOf(res *Result, terminal string) PayOutcome {
 	out := PayOutcome{Reason: res.Reason, CanRetry: res.CanRetry, Order: res.Order}
 	if o := res.Order; o != nil {
 		out.OrderID, out.Amount, out.Change = o.ID, o.Amount, o.Change
-		out.ReceiptNo = o.NumberText()
+		out.ReceiptNo = o.Number(terminal)
 	}
 	switch res.Status {
 	case ResultPaid:

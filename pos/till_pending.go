@@ -141,7 +141,7 @@ func (t *Till) CheckOrder(ctx context.Context, id string) (PayOutcome, error) {
 			return PayOutcome{}, err
 		}
 	}
-	return orderOutcome(o), nil
+	return orderOutcome(o, t.cfg.Terminal), nil
 }
 
 // inquireOne asks the service once about o. An UNKNOWN order is inquired alone
@@ -167,8 +167,9 @@ func (t *Till) inquireOne(ctx context.Context, o *Order) error {
 	return nil
 }
 
-// orderOutcome is the front ends' outcome of a journaled order.
-func orderOutcome(o *Order) PayOutcome {
+// orderOutcome is the front ends' outcome of a journaled order; its document
+// number is printed with terminal.
+func orderOutcome(o *Order, terminal string) PayOutcome {
 	res := &Result{Order: o, Reason: o.Reason, Status: ResultUnknown}
 	switch {
 	case o.State.Paid():
@@ -176,7 +177,7 @@ func orderOutcome(o *Order) PayOutcome {
 	case o.State == StateFailed:
 		res.Status, res.CanRetry = ResultFailed, o.CanPay() == nil
 	}
-	out := payOutcomeOf(res)
+	out := payOutcomeOf(res, terminal)
 	if o.State == StateAbandoned {
 		out.State = StateAbandoned
 	}
