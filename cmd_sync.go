@@ -42,6 +42,15 @@ func cmdEnrol(c *cli, args []string) int {
 		return c.fail(exitBadInput, "%s.", err)
 	}
 	storeURL := strings.TrimRight(rest[0], "/")
+	// The journal first: a counter enrolled before its first sale has one, so
+	// that config.json is never there without it (which reads as a lost
+	// journal), and a journal that cannot be opened is said before the code is
+	// spent.
+	t, err := openTill(c)
+	if err != nil {
+		return c.failOpen(err)
+	}
+	t.close()
 	ctx, cancel := signalContext()
 	defer cancel()
 	resp, err := link.Enrol(ctx, storeURL, rest[1], pin, nil)
