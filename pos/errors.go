@@ -242,7 +242,11 @@ func waitText(d time.Duration) string {
 // shift id): a prefix of letters and digits, the date and time in 14 digits, a
 // dash and 8 hex digits. Its digits are a time, not a card number: it is kept
 // whole so that a sentence can name the order.
-var idPattern = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9]{0,7}20\d{12}-[0-9a-f]{8}\b`)
+//
+// An IMEI named as one ("IMEI 490154203237518") is kept too: the cashier typed
+// it from the phone's box, and it is journaled as the unit sold. One that could
+// be an American Express number (34 or 37 first) is hidden all the same.
+var idPattern = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9]{0,7}20\d{12}-[0-9a-f]{8}\b|\bIMEI (?:[0-24-9]\d|3[0-35689])\d{13}\b`)
 
 // hideLongNumbers replaces every run of 12 or more digits, even one broken by
 // spaces or dashes as card numbers are written, with "[number hidden]". The ids

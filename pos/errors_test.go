@@ -114,6 +114,9 @@ func TestSentenceHidesCardNumbers(t *testing.T) {
 		{"Sale T120261124191426-567fcbba was paid by split", "Sale T120261124191426-567fcbba was paid by split"},
 		{"order G20261122100000-3cf2ccb7, card 4111111111111111", "order G20261122100000-3cf2ccb7, card [number hidden]"},
 		{"T4111111111111111-3cf2ccb7", "T[number hidden]cf2ccb7"},
+		{"IMEI 490154203237518 is sold already", "IMEI 490154203237518 is sold already"},
+		{"IMEI 378282246310005 is sold already", "IMEI [number hidden] is sold already"},
+		{"IMEI 4901542032375189", "IMEI [number hidden]"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, hideLongNumbers(tt.in), "hideLongNumbers(%q)", tt.in)
