@@ -151,7 +151,10 @@ func (c *cli) payByNote(ctx context.Context, t *terminal, lines []pos.CartLine, 
 		Note     string    `json:"note"`
 		NoteLeft pos.Paise `json:"note_left"`
 	}{checkoutOutput{MerchantOrderID: o.ID, Status: string(o.State), Verified: o.Verified, Amount: o.Amount,
-		ReceiptNo: o.DocNo, DocumentNo: o.Number(t.Terminal())}, note, left}
+		ReceiptNo: o.DocNo, DocumentNo: o.Number(t.Terminal()), InvoiceNo: o.Number(t.Terminal())}, note, left}
+	t0 := tenderOf(o)
+	t0.MerchantOrderID = ""
+	out.Tenders = []tenderOutput{t0}
 	b, _ := json.Marshal(out)
 	fmt.Fprintln(c.stdout, string(b))
 	return exitOK
