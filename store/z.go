@@ -136,9 +136,11 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 	if err != nil {
 		return nil, db.wrap("day report", err)
 	}
-	// Failed, abandoned and unknown: the orders of that day.
+	// Failed, abandoned and unknown: the orders of that day. A return order
+	// (another counter's invoice taken back here) is no payment: its money is
+	// in Refunded.
 	err = q(`SELECT terminal_id, state, count(*), sum(amount)::bigint FROM orders
-		WHERE day = $1 AND state NOT IN ('PAID', 'PARTLY_REFUNDED', 'REFUNDED') GROUP BY terminal_id, state`, func(rs pgx.Rows) error {
+		WHERE day = $1 AND state NOT IN ('PAID', 'PARTLY_REFUNDED', 'REFUNDED', $2) GROUP BY terminal_id, state`, func(rs pgx.Rows) error {
 		var t, state string
 		var n int
 		var amount int64
@@ -160,7 +162,7 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 		k.Count += n
 		k.Amount += pos.Paise(amount)
 		return nil
-	}, d)
+	}, d, string(pos.StateReturn))
 	if err != nil {
 		return nil, db.wrap("day report", err)
 	}

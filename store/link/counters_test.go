@@ -324,6 +324,12 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	var state string
 	require.NoError(t, s.db.Pool().QueryRow(ctx, `SELECT state FROM orders WHERE terminal_id = 'T2' AND order_id = $1`, one.Order.ID).Scan(&state))
 	assert.Equal(t, "RETURN", state, "no sale of T2's")
+	storeDay, err := s.db.DayReport(ctx, one.Order.Day)
+	require.NoError(t, err)
+	for _, c := range storeDay.Counters {
+		assert.Zero(t, c.Unknown.Count, "%s: a return order is no unknown payment", c.Terminal)
+	}
+	assert.Zero(t, storeDay.Store.Unknown.Count)
 
 	// With the store gone, another counter's invoice waits for it.
 	s.kill()

@@ -184,6 +184,7 @@ func TestSignInSessionsCSRFAndHeaders(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.StatusCode)
 	assert.NotContains(t, page, "<script")
 	assert.Contains(t, page, "₹71,980.00", "the store's gross: ₹1,180 + ₹59,000 + ₹11,800")
+	assert.Contains(t, page, "<td>18%</td>", "the GST table's rate, with one percent sign")
 
 	// A POST without the session's CSRF token is refused and changes nothing.
 	r, err = c.PostForm(srv.URL+"/manager/z", url.Values{"day": {day}})
