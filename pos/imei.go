@@ -209,7 +209,7 @@ func (t *Till) FindIMEI(ctx context.Context, imei string) ([]OrderSummary, error
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, summaryOf(o))
+		out = append(out, summaryOf(o, t.cfg.Terminal))
 	}
 	return out, nil
 }

@@ -41,11 +41,12 @@ type OrderEvent struct {
 	Detail string
 }
 
-// summaryOf is what the journal screen shows of o.
-func summaryOf(o *Order) OrderSummary {
+// summaryOf is what the journal screen shows of o, its document number printed
+// with terminal.
+func summaryOf(o *Order, terminal string) OrderSummary {
 	s := OrderSummary{OrderID: o.ID, At: o.Opened, Day: o.Day, State: o.State, Tender: o.Tender, Amount: o.Amount,
 		Refunded: o.Refunded, Cashier: o.Staff, CardLast4: o.CardLast4}
-	s.ReceiptNo = o.NumberText()
+	s.ReceiptNo = o.Number(terminal)
 	if o.CardLast4 != "" {
 		s.Detail = o.CardBrand + " •••• " + o.CardLast4
 	}
@@ -87,7 +88,7 @@ func (t *Till) Orders(ctx context.Context, day time.Time) ([]OrderSummary, error
 	}
 	out := make([]OrderSummary, 0, len(list))
 	for _, o := range list {
-		out = append(out, summaryOf(o))
+		out = append(out, summaryOf(o, t.cfg.Terminal))
 	}
 	return out, nil
 }
@@ -316,7 +317,7 @@ func (t *Till) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*CloseD
 		if !r.AcceptUnknown {
 			e := &UnknownPaymentsError{}
 			for _, o := range un {
-				e.Orders = append(e.Orders, summaryOf(o))
+				e.Orders = append(e.Orders, summaryOf(o, t.cfg.Terminal))
 			}
 			return nil, e
 		}

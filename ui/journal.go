@@ -78,7 +78,11 @@ func newJournalScreen(u *UI) *journalScreen {
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			r := s.visible[i]
-			setRow(o, r.At.Format("15:04"), r.OrderID, string(r.State), string(r.Tender), r.Amount.String(), r.Cashier)
+			doc := r.ReceiptNo // the invoice's number, or the order's id before it has one
+			if doc == "" {
+				doc = r.OrderID
+			}
+			setRow(o, r.At.Format("15:04"), doc, string(r.State), string(r.Tender), r.Amount.String(), r.Cashier)
 		})
 	s.list.OnSelected = func(i widget.ListItemID) {
 		s.hit = i
@@ -124,7 +128,7 @@ func newJournalScreen(u *UI) *journalScreen {
 		container.NewGridWithColumns(2,
 			container.NewBorder(nil, nil, widget.NewLabel("[Ctrl+F]"), nil, s.status),
 			container.NewBorder(nil, nil, widget.NewLabel("[Ctrl+R]"), nil, s.tender)))
-	header := journalRow("Time", "Order", "State", "Tender", "Amount", "Cashier")
+	header := journalRow("Time", "Document or order", "State", "Tender", "Amount", "Cashier")
 	left := container.NewBorder(container.NewVBox(s.title, s.scan, filters, header), nil, nil, nil, s.list)
 	right := container.NewBorder(container.NewVBox(heading("Order history"), s.detail), s.message, nil, nil, s.history)
 	buttons := container.NewGridWithColumns(5, s.back.btn, s.refund.btn, s.returnA.btn, s.cancelA.btn, s.reprint.btn, s.checkA.btn, s.xReport.btn, s.closeDay.btn, s.export.btn)
