@@ -214,11 +214,11 @@ type Refund struct {
 	Printed     bool         `json:"printed,omitempty"` // its refund receipt was printed
 	Series      string       `json:"series,omitempty"`  // the credit note's series and number
 	DocNo       uint64       `json:"doc_no,omitempty"`
-	To          RefundTo     `json:"to,omitempty"`    // where the money went ("" the way the sale was paid)
+	To          RefundTo     `json:"to,omitempty"` // where the money went ("" the way the sale was paid)
 	// Tender is, on a split-tender sale refunded to a card, the order of the
 	// card, EMI or phone tender the money went back through.
 	Tender string       `json:"tender,omitempty"`
-	Items        []ReturnItem `json:"items,omitempty"` // the goods returned, or a price adjustment's split
+	Items  []ReturnItem `json:"items,omitempty"` // the goods returned, or a price adjustment's split
 	// Redeemed and RedeemedBy are a credit note's (To RefundToNote) spending: the
 	// value spent and the sales it paid.
 	Redeemed   Paise    `json:"redeemed,omitempty"`
