@@ -132,11 +132,11 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 		amount = refundable
 	}
 	if split != nil && amount <= 0 {
-		return nil, wrapf(ErrNotRefundable, "Nothing of sale %s is left to refund.", o.Number(e.cfg.Terminal))
+		return nil, wrapf(ErrNotRefundable, "Nothing of sale %s is left to refund.", o.NumberText())
 	}
 	to, tender := refundTo(o, r.To), ""
 	if split != nil {
-		if to, tender, err = splitRoute(o.Number(e.cfg.Terminal), *split, amount, r.To); err != nil {
+		if to, tender, err = splitRoute(o.NumberText(), *split, amount, r.To); err != nil {
 			return nil, err
 		}
 	}
