@@ -175,7 +175,13 @@ func CreditNoteFor(o Order, ref Refund, shop Shop, opt ReceiptOptions) receipts.
 	case RefundToCash:
 		r.Tenders = []receipts.Tender{{Kind: receipts.TenderCash, Amount: int64(ref.Amount)}}
 	default:
-		t := saleTender(o, ref.Amount)
+		via := o
+		for _, tn := range opt.Tenders {
+			if tn.ID == ref.Tender {
+				via = tn // a split sale's card tender it went back to
+			}
+		}
+		t := saleTender(via, ref.Amount)
 		t.Tendered, t.Change, t.EMI, t.AuthCode, t.RRN = 0, 0, nil, "", ""
 		t.Verified = true // a refund is done only on a verified answer
 		r.Tenders = []receipts.Tender{t}

@@ -264,6 +264,9 @@ type RefundEvent struct {
 	// service, RefundToCash from the drawer, RefundToNote as a credit note to
 	// spend; "" is the way the sale was paid (card through the service, cash).
 	To RefundTo `json:"to,omitempty"`
+	// Tender is, on a split-tender sale refunded to a card, the order of the
+	// card, EMI or phone tender the service refunds (refund.intent).
+	Tender string `json:"tender,omitempty"`
 	// Items are the goods returned (refund.intent), one per sale line; none for a
 	// refund or price adjustment without goods.
 	Items []ReturnItem `json:"items,omitempty"`

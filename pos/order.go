@@ -214,8 +214,11 @@ type Refund struct {
 	Printed     bool         `json:"printed,omitempty"` // its refund receipt was printed
 	Series      string       `json:"series,omitempty"`  // the credit note's series and number
 	DocNo       uint64       `json:"doc_no,omitempty"`
-	To          RefundTo     `json:"to,omitempty"`    // where the money went ("" the way the sale was paid)
-	Items       []ReturnItem `json:"items,omitempty"` // the goods returned, or a price adjustment's split
+	To          RefundTo     `json:"to,omitempty"` // where the money went ("" the way the sale was paid)
+	// Tender is, on a split-tender sale refunded to a card, the order of the
+	// card, EMI or phone tender the money went back through.
+	Tender string       `json:"tender,omitempty"`
+	Items  []ReturnItem `json:"items,omitempty"` // the goods returned, or a price adjustment's split
 	// Redeemed and RedeemedBy are a credit note's (To RefundToNote) spending: the
 	// value spent and the sales it paid.
 	Redeemed   Paise    `json:"redeemed,omitempty"`
@@ -286,14 +289,24 @@ func (o *Order) RefundByID(uid string) *Refund {
 }
 
 // Refundable is what is left to refund: captured minus done and pending refunds.
+// A paid split-tender sale's tenders captured its amount.
 func (o *Order) Refundable() Paise {
-	left := o.Captured
+	left := o.paid()
 	for _, r := range o.Refunds {
 		if r.Status != RefundFailed {
 			left -= r.Amount
 		}
 	}
 	return max(left, 0)
+}
+
+// paid is what the order's payment took: the captured amount, or, for a paid
+// split-tender sale, its amount (its tenders' orders captured it).
+func (o *Order) paid() Paise {
+	if o.Tender == TenderSplit && o.State.Paid() {
+		return o.Amount
+	}
+	return o.Captured
 }
 
 // ChargeAmount is what the card is charged for the order: the EMI plan's auth
@@ -824,7 +837,7 @@ func (o *Order) applyRefund(ev Event) error {
 			return err
 		}
 		o.Refunds = append(o.Refunds, Refund{UniqueTxnID: r.UniqueTxnID, Amount: r.Amount, Status: RefundPending,
-			Day: ev.Day, Time: ev.Time, Staff: ev.Staff, Reason: r.Reason, To: r.To, Items: r.Items, Cancel: r.Cancel})
+			Day: ev.Day, Time: ev.Time, Staff: ev.Staff, Reason: r.Reason, To: r.To, Tender: r.Tender, Items: r.Items, Cancel: r.Cancel})
 		return nil
 	}
 	if idx < 0 {
@@ -845,7 +858,7 @@ func (o *Order) applyRefund(ev Event) error {
 	if o.State == StateReturn {
 		return nil // a return order stays one: it was never this counter's sale
 	}
-	if o.Refunded >= o.Captured {
+	if o.Refunded >= o.paid() {
 		return o.move(StateRefunded)
 	}
 	return o.move(StatePartlyRefunded)

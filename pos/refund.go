@@ -108,23 +108,40 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	if o.PendingRefund() != nil {
 		return nil, fmt.Errorf("pos: refund %q: %w: another refund is pending", o.ID, ErrNotRefundable)
 	}
+	refundable := o.Refundable()
+	var split *splitLeft
+	if o.Tender == TenderSplit {
+		left, err := e.splitLeft(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		split, refundable = &left, left.Total
+	}
 	amount := r.Amount
 	if len(r.Items) > 0 {
 		if amount != 0 && amount != ItemsAmount(r.Items) {
 			return nil, fmt.Errorf("pos: refund %q: %w: %s asked for goods of %s", o.ID, ErrNotRefundable, amount, ItemsAmount(r.Items))
 		}
 		amount = ItemsAmount(r.Items)
-		if amount > o.Refundable() {
+		if amount > refundable {
 			return nil, wrapf(ErrNotRefundable, "The goods come to %s but only %s of the sale is left to refund; return fewer, or make a price adjustment of at most %s.",
-				amount, o.Refundable(), o.Refundable())
+				amount, refundable, refundable)
 		}
 	}
 	if amount == 0 {
-		amount = o.Refundable()
+		amount = refundable
 	}
-	to := refundTo(o, r.To)
-	if amount <= 0 || amount > o.Refundable() || (to == RefundToCard && amount < MinRefund) {
-		return nil, fmt.Errorf("pos: refund %q: %w: %s asked, %s left", o.ID, ErrNotRefundable, amount, o.Refundable())
+	if split != nil && amount <= 0 {
+		return nil, wrapf(ErrNotRefundable, "Nothing of sale %s is left to refund.", o.NumberText())
+	}
+	to, tender := refundTo(o, r.To), ""
+	if split != nil {
+		if to, tender, err = splitRoute(o.NumberText(), *split, amount, r.To); err != nil {
+			return nil, err
+		}
+	}
+	if amount <= 0 || amount > refundable || (to == RefundToCard && amount < MinRefund) {
+		return nil, fmt.Errorf("pos: refund %q: %w: %s asked, %s left", o.ID, ErrNotRefundable, amount, refundable)
 	}
 	if to == RefundToCard && e.gw == nil {
 		return nil, fmt.Errorf("pos: refund: %w", ErrNoGateway)
@@ -147,7 +164,7 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	if err != nil {
 		return nil, err
 	}
-	ev := Event{Kind: EvRefundIntent, Staff: mgr.ID, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: r.Reason, To: to, Items: items, Cancel: r.cancel}}
+	ev := Event{Kind: EvRefundIntent, Staff: mgr.ID, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: r.Reason, To: to, Tender: tender, Items: items, Cancel: r.cancel}}
 	if _, err := e.commit(ctx, o, ev); err != nil {
 		return nil, release(err)
 	}
@@ -186,10 +203,16 @@ func (e *Engine) settleRefund(ctx context.Context, o *Order, uid string, inquire
 		// Cash from the drawer, or a credit note to spend: no service call.
 		return done("", o.Refunded+pending.Amount)
 	}
-	want := o.Refunded + pending.Amount // the service's refunded total once this one is applied
+	// svc is the order at the service the money goes back through: o, or a
+	// split sale's card tender, which the service knows and refunds.
+	svc, base, err := e.refundThrough(ctx, o, pending)
+	if err != nil {
+		return nil, err
+	}
+	want := base + pending.Amount // the service's refunded total once this one is applied
 	// reflected inquires the order: does the service show this refund?
 	reflected := func() (bool, Paise) {
-		q, err := e.gw.InquireOrder(ctx, o.ServiceOrderID)
+		q, err := e.gw.InquireOrder(ctx, svc.ServiceOrderID)
 		if err != nil || q == nil || !q.Verified {
 			return false, 0
 		}
@@ -201,13 +224,13 @@ func (e *Engine) settleRefund(ctx context.Context, o *Order, uid string, inquire
 			return done("", total)
 		}
 	}
-	pid := o.PaymentID
+	pid := svc.PaymentID
 	if pid == "" {
-		if a := o.LastAttempt(); a != nil {
+		if a := svc.LastAttempt(); a != nil {
 			pid = a.PaymentID
 		}
 	}
-	q, err := e.gw.Refund(ctx, gateway.RefundRequest{UniqueTxnID: uid, AmountInPaise: int64(pending.Amount), ServiceOrderID: o.ServiceOrderID, PaymentID: pid, MerchantOrderID: o.ID})
+	q, err := e.gw.Refund(ctx, gateway.RefundRequest{UniqueTxnID: uid, AmountInPaise: int64(pending.Amount), ServiceOrderID: svc.ServiceOrderID, PaymentID: pid, MerchantOrderID: svc.ID})
 	var ge *gateway.Error
 	switch {
 	case err == nil && q != nil && q.Verified:
@@ -244,4 +267,28 @@ func (e *Engine) refundResult(o *Order, uid, reason string) *RefundResult {
 		}
 	}
 	return r
+}
+
+// refundThrough is the order the service refunds for o's pending refund, and
+// what the service had refunded of it before: o itself, or, for a split sale's
+// card refund, the tender's order it names, whose own refunds and the sale's
+// earlier refunds through it the service has made.
+func (e *Engine) refundThrough(ctx context.Context, o *Order, pending Refund) (*Order, Paise, error) {
+	if o.Tender != TenderSplit {
+		return o, o.Refunded, nil
+	}
+	c, err := e.tenderOrder(ctx, pending.Tender)
+	if err != nil {
+		return nil, 0, err
+	}
+	if c == nil || pending.Tender == "" {
+		return nil, 0, fmt.Errorf("pos: refund %q: %w: no tender %q to refund through", o.ID, ErrBadEvent, pending.Tender)
+	}
+	base := c.Refunded
+	for _, rf := range o.Refunds {
+		if rf.Status == RefundDone && rf.Tender == c.ID && rf.UniqueTxnID != pending.UniqueTxnID {
+			base += rf.Amount
+		}
+	}
+	return c, base, nil
 }

@@ -217,6 +217,8 @@ func ReturnDestinations(o *Order) []RefundTo {
 		return []RefundTo{RefundToCash, RefundToNote}
 	case o.Tender == TenderNote:
 		return []RefundTo{RefundToNote}
+	case o.Tender == TenderSplit: // each to what its tenders paid (Till.ReturnView)
+		return []RefundTo{RefundToCard, RefundToCash, RefundToNote}
 	case brandIMEIs(o):
 		return []RefundTo{RefundToCard}
 	}
@@ -239,6 +241,17 @@ func ItemsAmount(items []ReturnItem) Paise {
 // checkReturn is the state machine's check of a refund.intent's items and
 // destination against o (see the rules above).
 func (o *Order) checkReturn(r *RefundEvent) error {
+	split := o.Tender == TenderSplit
+	switch {
+	case split && r.To == "":
+		return fmt.Errorf("%w: a split sale's refund names where the money goes", ErrBadEvent)
+	case split && r.To == RefundToCard && r.Tender == "":
+		return fmt.Errorf("%w: a split sale's card refund names its tender", ErrBadEvent)
+	case split && r.To != RefundToCard && r.Tender != "":
+		return fmt.Errorf("%w: only a card refund goes through a tender", ErrBadEvent)
+	case !split && r.Tender != "":
+		return fmt.Errorf("%w: a %s sale has no tenders", ErrBadEvent, o.Tender)
+	}
 	switch r.To {
 	case "":
 	case RefundToNote:
@@ -246,7 +259,7 @@ func (o *Order) checkReturn(r *RefundEvent) error {
 			return fmt.Errorf("%w: a brand-EMI sale goes back to its card, which frees its IMEIs", ErrNotRefundable)
 		}
 	case RefundToCash:
-		if o.Tender != TenderCash {
+		if o.Tender != TenderCash && !split {
 			return fmt.Errorf("%w: a %s sale is refunded to its card or as a note, not in cash", ErrNotRefundable, o.Tender)
 		}
 	case RefundToCard:

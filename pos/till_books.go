@@ -122,7 +122,7 @@ func (t *Till) RefundOrder(ctx context.Context, r RefundRequest) (*RefundResult,
 	if err := t.cashierRefund(ctx, &r); err != nil {
 		return nil, err
 	}
-	if o, err := t.eng.Order(ctx, r.OrderID); err == nil && o.Tender == TenderCash {
+	if o, err := t.eng.Order(ctx, r.OrderID); err == nil && (o.Tender == TenderCash || (o.Tender == TenderSplit && r.To == RefundToCash)) {
 		// Cash paid back leaves a counted drawer, like cash taken.
 		if err := t.CashNeedsShift(ctx); err != nil {
 			return nil, err

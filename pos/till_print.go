@@ -99,6 +99,15 @@ func (t *Till) ReceiptDocument(ctx context.Context, orderID string, refund int) 
 		return nil, wrapf(ErrNoSuchRefund, "Order %s has no refund no. %d; leave the number out for its latest refund.", o.ID, refund)
 	}
 	opt.Reprint, opt.Cashier = NextRefundReprint(ref), t.staffName(ctx, ref.Staff)
+	if ref.Tender != "" { // a split sale's refund to a card: the tender it went back to
+		via, err := t.eng.tenderOrder(ctx, ref.Tender)
+		if err != nil {
+			return nil, err
+		}
+		if via != nil {
+			opt.Tenders = []Order{*via}
+		}
+	}
 	if d.Receipt, err = RefundReceiptFor(*o, ref.UniqueTxnID, shop, opt); err != nil {
 		return nil, err
 	}

@@ -92,10 +92,12 @@ func (t *Till) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, erro
 		return nil, err
 	}
 	to := r.To
-	if to == "" {
+	if to == "" && o.Tender != TenderSplit {
 		to = refundTo(o, "")
 	}
 	switch {
+	case o.Tender == TenderSplit:
+		// Each tender gives back what it paid: the refund decides (splitRoute).
 	case to == RefundToNote && brandIMEIs(o):
 		return nil, wrapf(ErrNotRefundable, "Sale %s is a brand EMI whose IMEIs the payment service holds: its money goes back to the card, and refunding it in full frees the IMEIs.", o.ID)
 	case to == RefundToCash && o.Tender != TenderCash:
@@ -378,13 +380,19 @@ func (t *Till) ReturnView(ctx context.Context, doc string) (*SaleForReturn, erro
 		return nil, wrapf(ErrNotRefundable, "Sale %s is %s, not paid: nothing of it can be returned.", o.ID, o.State)
 	}
 	v := &SaleForReturn{OrderID: o.ID, Number: o.Number(t.cfg.Terminal), At: saleTime(*o).In(IST).Format("02 Jan 2006"),
-		Tender: o.Tender, Refundable: o.Refundable()}
+		Tender: o.Tender, Refundable: o.Refundable(), To: ReturnDestinations(o)}
+	if o.Tender == TenderSplit {
+		left, err := t.eng.splitLeft(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		v.Refundable, v.To = left.Total, splitDestinations(left)
+	}
 	for i, l := range o.Lines {
 		ret := o.Returned(i)
 		v.Lines = append(v.Lines, ReturnableLine{SKU: l.SKU, Name: l.Name, Sold: l.Qty, Returned: ret, Left: l.Qty - ret,
 			Amount: l.Amount(), IMEIs: slices.Clone(l.IMEIs)})
 	}
-	v.To = ReturnDestinations(o)
 	return v, nil
 }
 
