@@ -34,7 +34,7 @@ func splitRig(t *testing.T) (*rig, *Till, *Order, TenderView, TenderView) {
 		OTP: r.td.OTP, Cashier: mgr.ID}, nil)
 	require.NoError(t, err)
 	require.True(t, out.Sale.Complete())
-	require.Equal(t, "2627/000001", out.ReceiptNo)
+	require.Equal(t, "T1/2627/000001", out.ReceiptNo)
 	s, err := r.e.SaleStatus(ctx, id)
 	require.NoError(t, err)
 	require.Len(t, s.Tenders, 2)
