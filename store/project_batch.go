@@ -146,6 +146,9 @@ func (p *projector) preload(first, last uint64) error {
 			continue // order reads it again and says what is wrong, if an event needs it
 		}
 		p.orders[id] = o
+		if snap != nil {
+			p.stored[id] = true
+		}
 	}
 	return rs.Err()
 }
