@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -62,18 +64,39 @@ func newProjector(ctx context.Context, tx pgx.Tx, terminal string) *projector {
 	return &projector{ctx: ctx, tx: pipe, pipe: pipe, terminal: terminal, orders: map[string]*pos.Order{}, isDirty: map[string]bool{}, stored: map[string]bool{}}
 }
 
-// event projects one stored event body. A body that is not a pos.Event, or of a
-// kind without a projection, is skipped.
-func (p *projector) event(seq uint64, body []byte) error {
-	var ev pos.Event
-	if err := json.Unmarshal(body, &ev); err != nil {
+// event projects one decoded event (nil: a body that is not a pos.Event,
+// skipped). An event of a kind without a projection is skipped.
+func (p *projector) event(seq uint64, ev *pos.Event) error {
+	if ev == nil {
 		return nil
 	}
 	f := projections[ev.Kind]
 	if f == nil {
 		return nil
 	}
-	return f(p, seq, &ev)
+	return f(p, seq, ev)
+}
+
+// decodeEvents decodes the bodies of rows as pos.Events (nil for a body that
+// is not one), on as many goroutines as the program runs on: decoding is
+// most of the projector's own time, and each body decodes alone.
+func decodeEvents(rows []row) []*pos.Event {
+	evs := make([]*pos.Event, len(rows))
+	decode := func(from, to int) {
+		for i := from; i < to; i++ {
+			var ev pos.Event
+			if json.Unmarshal(rows[i].body, &ev) == nil {
+				evs[i] = &ev
+			}
+		}
+	}
+	n := min(runtime.GOMAXPROCS(0), len(rows)/64+1)
+	var wg sync.WaitGroup
+	for k := range n {
+		wg.Go(func() { decode(k*len(rows)/n, (k+1)*len(rows)/n) })
+	}
+	wg.Wait()
+	return evs
 }
 
 // order returns the order id of the terminal as projected so far, or a new
@@ -117,7 +140,9 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 	}
 	switch ev.Kind {
 	case pos.EvOrderIntent:
-		p.lines(o, ev.Day)
+		if err := p.lines(o, ev.Day); err != nil {
+			return err
+		}
 	case pos.EvPaymentOutcome:
 		out := ev.Outcome
 		p.payment(seq, o.ID, string(ev.Kind), string(o.Tender), ev.Day, int64(out.Captured), out.PaymentStatus, out.PaymentID, o.CardLast4)
@@ -203,33 +228,65 @@ func projectOverride(p *projector, seq uint64, ev *pos.Event) error {
 	return err
 }
 
-// flush writes the rows gathered and the orders touched.
-func (p *projector) flush() error {
+// write queues the writes of the rows gathered and of the orders touched.
+// The orders written are stored from then on (projector.stored).
+func (p *projector) write() error {
 	if err := p.flushSets(); err != nil {
 		return err
 	}
 	if err := p.flushOrders(); err != nil {
 		return err
 	}
+	for _, id := range p.dirty {
+		p.stored[id] = true
+	}
 	p.dirty = p.dirty[:0]
 	clear(p.isDirty)
-	return p.pipe.send(p.ctx)
+	return nil
 }
 
-// projectRows projects rows of terminal inside tx.
-func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) error {
+// subChunk is how many events projectRows projects before it sends their
+// writes: the database executes them while the next events are decoded and
+// applied in Go (the two take about as long).
+const subChunk = 250
+
+// projectRows projects rows of terminal inside tx. When it fails, the writes
+// it sent are read before it returns: the connection is free for the
+// rollback.
+func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) (err error) {
 	p := newProjector(ctx, tx, terminal)
+	defer func() {
+		if werr := p.pipe.wait(); err == nil {
+			err = werr
+		}
+	}()
 	if len(rows) > 0 {
 		if err := p.preload(rows[0].seq, rows[len(rows)-1].seq); err != nil {
 			return err
 		}
 	}
-	for _, r := range rows {
-		if err := p.event(r.seq, r.body); err != nil {
-			return fmt.Errorf("project event %d of terminal %s: %w", r.seq, terminal, err)
+	for len(rows) > 0 {
+		part := rows[:min(subChunk, len(rows))]
+		rows = rows[len(part):]
+		evs := decodeEvents(part)
+		for i, r := range part {
+			if err := p.event(r.seq, evs[i]); err != nil {
+				return fmt.Errorf("project event %d of terminal %s: %w", r.seq, terminal, err)
+			}
+		}
+		if len(rows) > 0 {
+			if err := p.write(); err != nil {
+				return err
+			}
+			if err := p.pipe.sendAsync(ctx); err != nil {
+				return err
+			}
 		}
 	}
-	return p.flush()
+	if err := p.write(); err != nil {
+		return err
+	}
+	return p.pipe.send(ctx)
 }
 
 // Project catches the projections up with every event stored: for each

@@ -2,6 +2,8 @@ package store
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -62,11 +64,11 @@ type docSet struct {
 }
 
 type lineRow struct {
-	sku, name, hsn           string
-	qty, unitPrice, discount int64
-	rate                     int64
-	amount, taxable, tax     int64
-	imeis                    []string
+	sku, name, hsn       string
+	qty, rate            int32
+	unitPrice, discount  int64
+	amount, taxable, tax int64
+	imeis                []string
 }
 
 type unitKey struct{ imei, order string }
@@ -109,7 +111,7 @@ func (p *projector) document(number, kind, order, day string, amount int64) {
 }
 
 // lines records the order's lines and its IMEI units (after its intent).
-func (p *projector) lines(o *pos.Order, day string) {
+func (p *projector) lines(o *pos.Order, day string) error {
 	s := &p.sets
 	if s.lines == nil {
 		s.lines = map[string][]lineRow{}
@@ -118,14 +120,17 @@ func (p *projector) lines(o *pos.Order, day string) {
 		s.lineOrders = append(s.lineOrders, o.ID)
 	}
 	rows := make([]lineRow, 0, len(o.Lines))
-	for _, l := range o.Lines {
+	for i, l := range o.Lines {
+		if l.Qty < math.MinInt32 || l.Qty > math.MaxInt32 {
+			return fmt.Errorf("line %d of order %s: the quantity %d is beyond what the store's order_lines can hold", i+1, o.ID, l.Qty)
+		}
 		lt := l.Tax()
 		imeis := l.IMEIs
 		if imeis == nil {
 			imeis = []string{}
 		}
-		rows = append(rows, lineRow{sku: l.SKU, name: l.Name, hsn: l.HSN, qty: int64(l.Qty), unitPrice: int64(l.UnitPrice),
-			discount: int64(l.Discount), rate: int64(l.GSTRate.BP()), amount: int64(lt.Amount), taxable: int64(lt.Taxable),
+		rows = append(rows, lineRow{sku: l.SKU, name: l.Name, hsn: l.HSN, qty: int32(l.Qty), unitPrice: int64(l.UnitPrice),
+			discount: int64(l.Discount), rate: int32(l.GSTRate.BP()), amount: int64(lt.Amount), taxable: int64(lt.Taxable),
 			tax: int64(lt.Tax), imeis: imeis})
 		for _, imei := range l.IMEIs {
 			p.unit(imei, o.ID, l.SKU, day)
@@ -135,6 +140,7 @@ func (p *projector) lines(o *pos.Order, day string) {
 	for _, imei := range o.IMEIs {
 		p.unit(imei, o.ID, "", day)
 	}
+	return nil
 }
 
 // unit records an IMEI unit of an order, merged with the chunk's row of it.
@@ -160,7 +166,7 @@ func (p *projector) flushDocuments() error {
 	if len(s.number) == 0 {
 		return nil
 	}
-	_, err := p.tx.Exec(p.ctx, `INSERT INTO documents (terminal_id, number, kind, order_id, day, amount)
+	_, err := p.pipe.queue(p.ctx, `INSERT INTO documents (terminal_id, number, kind, order_id, day, amount)
 		SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::date[], $6::int8[]) ON CONFLICT DO NOTHING`,
 		p.terminal, s.number, s.kind, s.order, s.day, s.amount)
 	*s = docSet{}
@@ -171,7 +177,7 @@ func (p *projector) flushDocuments() error {
 func (p *projector) flushSets() error {
 	s := &p.sets
 	if len(s.pay.seq) > 0 {
-		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status, payment_id, card_last4)
+		if _, err := p.pipe.queue(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status, payment_id, card_last4)
 			SELECT $1, * FROM unnest($2::int8[], $3::text[], $4::text[], $5::text[], $6::date[], $7::int8[], $8::text[], $9::text[], $10::text[])
 			ON CONFLICT DO NOTHING`,
 			p.terminal, s.pay.seq, s.pay.order, s.pay.kind, s.pay.tender, s.pay.day, s.pay.amount, s.pay.status, s.pay.paymentID, s.pay.last4); err != nil {
@@ -191,8 +197,9 @@ func (p *projector) flushSets() error {
 			}
 		}
 		var (
-			order, sku, name, hsn, imeis                        []string
-			n, qty, price, discount, rate, amount, taxable, tax []int64
+			order, sku, name, hsn, imeis          []string
+			n, qty, rate                          []int32
+			price, discount, amount, taxable, tax []int64
 		)
 		for _, id := range s.lineOrders {
 			for i, l := range s.lines[id] {
@@ -201,12 +208,12 @@ func (p *projector) flushSets() error {
 					return err
 				}
 				order, sku, name, hsn, imeis = append(order, id), append(sku, l.sku), append(name, l.name), append(hsn, l.hsn), append(imeis, string(js))
-				n, qty, price, discount = append(n, int64(i+1)), append(qty, l.qty), append(price, l.unitPrice), append(discount, l.discount)
+				n, qty, price, discount = append(n, int32(i+1)), append(qty, l.qty), append(price, l.unitPrice), append(discount, l.discount)
 				rate, amount, taxable, tax = append(rate, l.rate), append(amount, l.amount), append(taxable, l.taxable), append(tax, l.tax)
 			}
 		}
 		if len(order) > 0 {
-			if _, err := p.tx.Exec(p.ctx, `INSERT INTO order_lines (terminal_id, order_id, n, sku, name, hsn, qty, unit_price, discount, gst_rate, amount, taxable, tax, imeis)
+			if _, err := p.pipe.queue(p.ctx, `INSERT INTO order_lines (terminal_id, order_id, n, sku, name, hsn, qty, unit_price, discount, gst_rate, amount, taxable, tax, imeis)
 				SELECT $1, o, n, s, nm, h, q, up, d, r, a, tx, t, ARRAY(SELECT e FROM jsonb_array_elements_text(i::jsonb) WITH ORDINALITY AS x(e, k) ORDER BY k)
 				FROM unnest($2::text[], $3::int4[], $4::text[], $5::text[], $6::text[], $7::int4[], $8::int8[], $9::int8[], $10::int4[], $11::int8[], $12::int8[], $13::int8[], $14::text[])
 					AS u(o, n, s, nm, h, q, up, d, r, a, tx, t, i)`,
@@ -223,7 +230,7 @@ func (p *projector) flushSets() error {
 			u := s.units[k]
 			imei, order, sku, day = append(imei, k.imei), append(order, k.order), append(sku, u.sku), append(day, u.day)
 		}
-		if _, err := p.tx.Exec(p.ctx, `INSERT INTO imei_units (imei, terminal_id, order_id, day, sku)
+		if _, err := p.pipe.queue(p.ctx, `INSERT INTO imei_units (imei, terminal_id, order_id, day, sku)
 			SELECT i, $1, o, d, s FROM unnest($2::text[], $3::text[], $4::date[], $5::text[]) AS u(i, o, d, s)
 			ON CONFLICT (imei, terminal_id, order_id) DO UPDATE SET sku = CASE WHEN EXCLUDED.sku <> '' THEN EXCLUDED.sku ELSE imei_units.sku END`,
 			p.terminal, imei, order, day, sku); err != nil {
@@ -247,9 +254,10 @@ func (p *projector) flushOrders() error {
 		opened, updated                                     []pgtype.Timestamptz
 	)
 	var (
-		rID                                          []string
-		rRate, rAmount, rTaxable, rTax, rCGST, rSGST []int64
-		rPaid                                        []pgtype.Date
+		rID                                   []string
+		rRate                                 []int32
+		rAmount, rTaxable, rTax, rCGST, rSGST []int64
+		rPaid                                 []pgtype.Date
 	)
 	stamp := func(t time.Time) pgtype.Timestamptz { return pgtype.Timestamptz{Time: t, Valid: !t.IsZero()} }
 	for _, oid := range p.dirty {
@@ -270,13 +278,13 @@ func (p *projector) flushOrders() error {
 		opened, updated = append(opened, stamp(o.Opened)), append(updated, stamp(o.Updated))
 		if paid := dateOf(o.PaidDay); o.State.Paid() && paid.Valid && !o.Voided() {
 			for _, r := range o.Totals.ByRate {
-				rID, rRate, rPaid = append(rID, o.ID), append(rRate, int64(r.Rate.BP())), append(rPaid, paid)
+				rID, rRate, rPaid = append(rID, o.ID), append(rRate, int32(r.Rate.BP())), append(rPaid, paid)
 				rAmount, rTaxable, rTax = append(rAmount, int64(r.Amount)), append(rTaxable, int64(r.Taxable)), append(rTax, int64(r.Tax))
 				rCGST, rSGST = append(rCGST, int64(r.CGST)), append(rSGST, int64(r.SGST))
 			}
 		}
 	}
-	if _, err := p.tx.Exec(p.ctx, `INSERT INTO orders (terminal_id, order_id, day, paid_day, state, tender, staff, amount, captured, refunded, tax,
+	if _, err := p.pipe.queue(p.ctx, `INSERT INTO orders (terminal_id, order_id, day, paid_day, state, tender, staff, amount, captured, refunded, tax,
 			receipt_no, card_brand, card_last4, phone, opened_at, updated_at, last_seq, snapshot)
 		SELECT $1, i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn::jsonb
 		FROM unnest($2::text[], $3::date[], $4::date[], $5::text[], $6::text[], $7::text[], $8::int8[], $9::int8[], $10::int8[], $11::int8[],
@@ -302,7 +310,7 @@ func (p *projector) flushOrders() error {
 	if len(rID) == 0 {
 		return nil
 	}
-	_, err := p.tx.Exec(p.ctx, `INSERT INTO order_rates (terminal_id, order_id, rate, paid_day, amount, taxable, tax, cgst, sgst)
+	_, err := p.pipe.queue(p.ctx, `INSERT INTO order_rates (terminal_id, order_id, rate, paid_day, amount, taxable, tax, cgst, sgst)
 		SELECT $1, * FROM unnest($2::text[], $3::int4[], $4::date[], $5::int8[], $6::int8[], $7::int8[], $8::int8[], $9::int8[])`,
 		p.terminal, rID, rRate, rPaid, rAmount, rTaxable, rTax, rCGST, rSGST)
 	return err
