@@ -12,7 +12,8 @@ import (
 
 // pipeTx is the projector's transaction: its writes (Exec) are queued and sent
 // together in one round trip (a pgx.Batch, pipelined), before any read and at
-// the end of the projection. Reads therefore see every write queued before
+// the end of the projection, or after each part of a long run without
+// waiting for them (sendAsync). Reads therefore see every write queued before
 // them, as they would one by one. A write the database refuses fails the send,
 // which projectSafely takes as the failure of the events it projected (and
 // then projects them one by one).
