@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,26 +54,49 @@ type projector struct {
 	orders   map[string]*pos.Order
 	dirty    []string // order ids to write, in the order first touched
 	isDirty  map[string]bool
-	pipe     *pipeTx // tx, whose writes are sent together (project_batch.go)
+	stored   map[string]bool // orders read from the orders table (not new)
+	pipe     *pipeTx         // tx, whose writes are sent together (project_batch.go)
+	sets     sets            // rows gathered, written at flush (project_sets.go)
 }
 
 func newProjector(ctx context.Context, tx pgx.Tx, terminal string) *projector {
 	pipe := &pipeTx{Tx: tx}
-	return &projector{ctx: ctx, tx: pipe, pipe: pipe, terminal: terminal, orders: map[string]*pos.Order{}, isDirty: map[string]bool{}}
+	return &projector{ctx: ctx, tx: pipe, pipe: pipe, terminal: terminal, orders: map[string]*pos.Order{}, isDirty: map[string]bool{}, stored: map[string]bool{}}
 }
 
-// event projects one stored event body. A body that is not a pos.Event, or of a
-// kind without a projection, is skipped.
-func (p *projector) event(seq uint64, body []byte) error {
-	var ev pos.Event
-	if err := json.Unmarshal(body, &ev); err != nil {
+// event projects one decoded event (nil: a body that is not a pos.Event,
+// skipped). An event of a kind without a projection is skipped.
+func (p *projector) event(seq uint64, ev *pos.Event) error {
+	if ev == nil {
 		return nil
 	}
 	f := projections[ev.Kind]
 	if f == nil {
 		return nil
 	}
-	return f(p, seq, &ev)
+	return f(p, seq, ev)
+}
+
+// decodeEvents decodes the bodies of rows as pos.Events (nil for a body that
+// is not one), on as many goroutines as the program runs on: decoding is
+// most of the projector's own time, and each body decodes alone.
+func decodeEvents(rows []row) []*pos.Event {
+	evs := make([]*pos.Event, len(rows))
+	decode := func(from, to int) {
+		for i := from; i < to; i++ {
+			var ev pos.Event
+			if json.Unmarshal(rows[i].body, &ev) == nil {
+				evs[i] = &ev
+			}
+		}
+	}
+	n := min(runtime.GOMAXPROCS(0), len(rows)/64+1)
+	var wg sync.WaitGroup
+	for k := range n {
+		wg.Go(func() { decode(k*len(rows)/n, (k+1)*len(rows)/n) })
+	}
+	wg.Wait()
+	return evs
 }
 
 // order returns the order id of the terminal as projected so far, or a new
@@ -91,6 +116,7 @@ func (p *projector) order(id string) (*pos.Order, error) {
 		if err := json.Unmarshal(snap, o); err != nil {
 			return nil, fmt.Errorf("order %s of terminal %s: the stored projection cannot be read: %w", id, p.terminal, err)
 		}
+		p.stored[id] = true
 	}
 	p.orders[id] = o
 	return o, nil
@@ -112,31 +138,18 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 		p.isDirty[ev.OrderID] = true
 		p.dirty = append(p.dirty, ev.OrderID)
 	}
-	day := dayArg(ev.Day)
 	switch ev.Kind {
 	case pos.EvOrderIntent:
-		if err := p.lines(o, day); err != nil {
+		if err := p.lines(o, ev.Day); err != nil {
 			return err
 		}
 	case pos.EvPaymentOutcome:
 		out := ev.Outcome
-		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status, payment_id, card_last4)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
-			p.terminal, int64(seq), o.ID, string(ev.Kind), string(o.Tender), day, int64(out.Captured), out.PaymentStatus, out.PaymentID, o.CardLast4); err != nil {
-			return err
-		}
+		p.payment(seq, o.ID, string(ev.Kind), string(o.Tender), ev.Day, int64(out.Captured), out.PaymentStatus, out.PaymentID, o.CardLast4)
 	case pos.EvCashReceived:
-		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, 'CAPTURED') ON CONFLICT DO NOTHING`,
-			p.terminal, int64(seq), o.ID, string(ev.Kind), string(o.Tender), day, int64(o.Captured)); err != nil {
-			return err
-		}
+		p.payment(seq, o.ID, string(ev.Kind), string(o.Tender), ev.Day, int64(o.Captured), "CAPTURED", "", "")
 	case pos.EvRefundDone:
-		if _, err := p.tx.Exec(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status, payment_id)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, 'REFUNDED', $8) ON CONFLICT DO NOTHING`,
-			p.terminal, int64(seq), o.ID, refundKind(o, ev), string(o.Tender), day, int64(o.Refunded-before), ev.Refund.RefundID); err != nil {
-			return err
-		}
+		p.payment(seq, o.ID, refundKind(o, ev), string(o.Tender), ev.Day, int64(o.Refunded-before), "REFUNDED", ev.Refund.RefundID, "")
 		// A refund reserved at the store is now counted in the order's refunded.
 		// One made on a return order at another counter never is: its
 		// reservation stays unsettled and keeps counting against the invoice.
@@ -168,11 +181,7 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 				kind = "credit note"
 			}
 		}
-		if _, err := p.tx.Exec(p.ctx, `INSERT INTO documents (terminal_id, number, kind, order_id, day, amount)
-			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-			p.terminal, number, kind, o.ID, day, int64(amount)); err != nil {
-			return err
-		}
+		p.document(number, kind, o.ID, ev.Day, int64(amount))
 	}
 	return nil
 }
@@ -180,44 +189,6 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 // DocumentNumber is how the store names receipt number n of terminal (one
 // issued before number series): T1/000123.
 func DocumentNumber(terminal string, n uint64) string { return fmt.Sprintf("%s/%06d", terminal, n) }
-
-// lines writes the order's lines and its IMEI units (after its intent).
-func (p *projector) lines(o *pos.Order, day any) error {
-	if _, err := p.tx.Exec(p.ctx, "DELETE FROM order_lines WHERE terminal_id = $1 AND order_id = $2", p.terminal, o.ID); err != nil {
-		return err
-	}
-	for i, l := range o.Lines {
-		lt := l.Tax()
-		imeis := l.IMEIs
-		if imeis == nil {
-			imeis = []string{}
-		}
-		if _, err := p.tx.Exec(p.ctx, `INSERT INTO order_lines (terminal_id, order_id, n, sku, name, hsn, qty, unit_price, discount, gst_rate, amount, taxable, tax, imeis)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-			p.terminal, o.ID, i+1, l.SKU, l.Name, l.HSN, l.Qty, int64(l.UnitPrice), int64(l.Discount), l.GSTRate.BP(),
-			int64(lt.Amount), int64(lt.Taxable), int64(lt.Tax), imeis); err != nil {
-			return err
-		}
-		for _, imei := range l.IMEIs {
-			if err := p.imei(imei, o.ID, l.SKU, day); err != nil {
-				return err
-			}
-		}
-	}
-	for _, imei := range o.IMEIs {
-		if err := p.imei(imei, o.ID, "", day); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (p *projector) imei(imei, order, sku string, day any) error {
-	_, err := p.tx.Exec(p.ctx, `INSERT INTO imei_units (imei, terminal_id, order_id, day, sku) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (imei, terminal_id, order_id) DO UPDATE SET sku = CASE WHEN EXCLUDED.sku <> '' THEN EXCLUDED.sku ELSE imei_units.sku END`,
-		imei, p.terminal, order, day, sku)
-	return err
-}
 
 // projectDayClosed records the counter's sealed Z report.
 func projectDayClosed(p *projector, seq uint64, ev *pos.Event) error {
@@ -257,70 +228,65 @@ func projectOverride(p *projector, seq uint64, ev *pos.Event) error {
 	return err
 }
 
-// flush writes the orders touched.
-func (p *projector) flush() error {
+// write queues the writes of the rows gathered and of the orders touched.
+// The orders written are stored from then on (projector.stored).
+func (p *projector) write() error {
+	if err := p.flushSets(); err != nil {
+		return err
+	}
+	if err := p.flushOrders(); err != nil {
+		return err
+	}
 	for _, id := range p.dirty {
-		o := p.orders[id]
-		snap, err := json.Marshal(o)
-		if err != nil {
-			return err
-		}
-		phone := ""
-		if o.Customer != nil {
-			phone = o.Customer.Mobile
-		}
-		var opened, updated any
-		if !o.Opened.IsZero() {
-			opened = o.Opened
-		}
-		if !o.Updated.IsZero() {
-			updated = o.Updated
-		}
-		if _, err := p.tx.Exec(p.ctx, `INSERT INTO orders (terminal_id, order_id, day, paid_day, state, tender, staff, amount, captured, refunded, tax,
-				receipt_no, card_brand, card_last4, phone, opened_at, updated_at, last_seq, snapshot)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-			ON CONFLICT (terminal_id, order_id) DO UPDATE SET day = EXCLUDED.day, paid_day = EXCLUDED.paid_day, state = EXCLUDED.state,
-				tender = EXCLUDED.tender, staff = EXCLUDED.staff, amount = EXCLUDED.amount, captured = EXCLUDED.captured,
-				refunded = EXCLUDED.refunded, tax = EXCLUDED.tax, receipt_no = EXCLUDED.receipt_no, card_brand = EXCLUDED.card_brand,
-				card_last4 = EXCLUDED.card_last4, phone = EXCLUDED.phone, opened_at = EXCLUDED.opened_at,
-				updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq, snapshot = EXCLUDED.snapshot`,
-			p.terminal, o.ID, dayArg(o.Day), dayArg(o.PaidDay), projectedState(o), string(o.Tender), o.Staff, int64(o.Amount),
-			int64(o.Captured), int64(o.Refunded), int64(o.Totals.Tax), int64(o.ReceiptNo), o.CardBrand, o.CardLast4, phone,
-			opened, updated, int64(o.Seq), snap); err != nil {
-			return err
-		}
-		if _, err := p.tx.Exec(p.ctx, "DELETE FROM order_rates WHERE terminal_id = $1 AND order_id = $2", p.terminal, o.ID); err != nil {
-			return err
-		}
-		if paid := dayArg(o.PaidDay); o.State.Paid() && paid != nil && !o.Voided() {
-			for _, r := range o.Totals.ByRate {
-				if _, err := p.tx.Exec(p.ctx, `INSERT INTO order_rates (terminal_id, order_id, rate, paid_day, amount, taxable, tax, cgst, sgst)
-					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.terminal, o.ID, r.Rate.BP(), paid,
-					int64(r.Amount), int64(r.Taxable), int64(r.Tax), int64(r.CGST), int64(r.SGST)); err != nil {
-					return err
-				}
-			}
-		}
+		p.stored[id] = true
 	}
 	p.dirty = p.dirty[:0]
 	clear(p.isDirty)
-	return p.pipe.send(p.ctx)
+	return nil
 }
 
-// projectRows projects rows of terminal inside tx.
-func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) error {
+// subChunk is how many events projectRows projects before it sends their
+// writes: the database executes them while the next events are decoded and
+// applied in Go (the two take about as long).
+const subChunk = 250
+
+// projectRows projects rows of terminal inside tx. When it fails, the writes
+// it sent are read before it returns: the connection is free for the
+// rollback.
+func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) (err error) {
 	p := newProjector(ctx, tx, terminal)
+	defer func() {
+		if werr := p.pipe.wait(); err == nil {
+			err = werr
+		}
+	}()
 	if len(rows) > 0 {
 		if err := p.preload(rows[0].seq, rows[len(rows)-1].seq); err != nil {
 			return err
 		}
 	}
-	for _, r := range rows {
-		if err := p.event(r.seq, r.body); err != nil {
-			return fmt.Errorf("project event %d of terminal %s: %w", r.seq, terminal, err)
+	for len(rows) > 0 {
+		part := rows[:min(subChunk, len(rows))]
+		rows = rows[len(part):]
+		evs := decodeEvents(part)
+		for i, r := range part {
+			if err := p.event(r.seq, evs[i]); err != nil {
+				return fmt.Errorf("project event %d of terminal %s: %w", r.seq, terminal, err)
+			}
+		}
+		if len(rows) > 0 {
+			if err := p.write(); err != nil {
+				return err
+			}
+			if err := p.pipe.sendAsync(ctx); err != nil {
+				return err
+			}
 		}
 	}
-	return p.flush()
+	if err := p.write(); err != nil {
+		return err
+	}
+	return p.pipe.send(ctx)
 }
 
 // Project catches the projections up with every event stored: for each

@@ -12,7 +12,8 @@ import (
 
 // pipeTx is the projector's transaction: its writes (Exec) are queued and sent
 // together in one round trip (a pgx.Batch, pipelined), before any read and at
-// the end of the projection. Reads therefore see every write queued before
+// the end of the projection, or after each part of a long run without
+// waiting for them (sendAsync). Reads therefore see every write queued before
 // them, as they would one by one. A write the database refuses fails the send,
 // which projectSafely takes as the failure of the events it projected (and
 // then projects them one by one).
@@ -24,6 +25,11 @@ type pipeTx struct {
 	pgx.Tx
 	batch pgx.Batch
 	args  pgx.ExtendedQueryBuilder
+	// pending are the results of writes sent by sendAsync and not yet read:
+	// the database executes them while the projector goes on in Go. Every
+	// other use of the connection reads them first (wait).
+	pending pgx.BatchResults
+	sds     map[string]*pgconn.StatementDescription // the statements Exec prepared
 }
 
 // maxQueued bounds the writes held before they are sent.
@@ -36,9 +42,20 @@ const maxQueued = 2000
 // pipeline, where pgx would have to close the connection.
 func (t *pipeTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
 	conn := t.Tx.Conn()
-	sd, err := conn.Prepare(ctx, sql, sql)
-	if err != nil {
-		return pgconn.CommandTag{}, err
+	sd := t.sds[sql]
+	if sd == nil {
+		// Prepare uses the connection: the writes sent before are read first.
+		if err := t.wait(); err != nil {
+			return pgconn.CommandTag{}, err
+		}
+		var err error
+		if sd, err = conn.Prepare(ctx, sql, sql); err != nil {
+			return pgconn.CommandTag{}, err
+		}
+		if t.sds == nil {
+			t.sds = map[string]*pgconn.StatementDescription{}
+		}
+		t.sds[sql] = sd
 	}
 	if err := t.args.Build(conn.TypeMap(), sd, args); err != nil {
 		return pgconn.CommandTag{}, err
@@ -50,8 +67,50 @@ func (t *pipeTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 	return pgconn.CommandTag{}, nil
 }
 
-// send sends the writes queued, in the order queued.
+// queue queues a write without encoding its arguments first, for the
+// projections' set-based writes (project_sets.go), whose arrays are most of
+// the projector's encoding: the caller makes sure every value fits its column's
+// type (Go strings, int64 into bigint, int32 into int, pgtype dates and
+// times), so that their encoding cannot fail inside the pipeline.
+func (t *pipeTx) queue(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	t.batch.Queue(sql, args...)
+	if t.batch.Len() >= maxQueued {
+		return pgconn.CommandTag{}, t.send(ctx)
+	}
+	return pgconn.CommandTag{}, nil
+}
+
+// wait reads the results of the writes sent by sendAsync: the first refusal
+// among them, if any.
+func (t *pipeTx) wait() error {
+	if t.pending == nil {
+		return nil
+	}
+	err := t.pending.Close()
+	t.pending = nil
+	return err
+}
+
+// sendAsync sends the writes queued, in the order queued, and returns without
+// waiting for the database to execute them; the next use of the connection
+// waits.
+func (t *pipeTx) sendAsync(ctx context.Context) error {
+	if err := t.wait(); err != nil {
+		return err
+	}
+	if t.batch.Len() == 0 {
+		return nil
+	}
+	t.pending = t.Tx.SendBatch(ctx, &t.batch)
+	t.batch = pgx.Batch{}
+	return nil
+}
+
+// send sends the writes queued, in the order queued, and waits for them.
 func (t *pipeTx) send(ctx context.Context) error {
+	if err := t.wait(); err != nil {
+		return err
+	}
 	if t.batch.Len() == 0 {
 		return nil
 	}
@@ -146,6 +205,9 @@ func (p *projector) preload(first, last uint64) error {
 			continue // order reads it again and says what is wrong, if an event needs it
 		}
 		p.orders[id] = o
+		if snap != nil {
+			p.stored[id] = true
+		}
 	}
 	return rs.Err()
 }

@@ -23,6 +23,11 @@ func (p *projector) cancelDocument(o *pos.Order) error {
 	if o.Cancelled == nil {
 		return nil
 	}
+	// The documents gathered so far are written first: the one cancelled may
+	// be among them.
+	if err := p.flushDocuments(); err != nil {
+		return err
+	}
 	number := o.Number(p.terminal)
 	if o.DocNo == 0 {
 		number = DocumentNumber(p.terminal, o.ReceiptNo)
