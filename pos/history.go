@@ -7,7 +7,8 @@ import (
 
 // EventSentence says in words what an order's event recorded, for the journal
 // screen's history (never a card number: a card is its brand and last four).
-func EventSentence(ev Event) string {
+// A document number is printed with terminal, the till's name ("T1").
+func EventSentence(ev Event, terminal string) string {
 	with := func(s, reason string) string {
 		if reason = strings.TrimSpace(reason); reason != "" {
 			return s + ": " + strings.TrimSuffix(reason, ".")
@@ -75,7 +76,7 @@ func EventSentence(ev Event) string {
 	case EvRefundDone:
 		if r := ev.Refund; r != nil {
 			if ev.DocNo != 0 {
-				return "Refund of " + r.Amount.String() + " done: credit note " + DocNumber("", ev.Series, ev.DocNo)
+				return "Refund of " + r.Amount.String() + " done: credit note " + DocNumber(terminal, ev.Series, ev.DocNo)
 			}
 			if r.Cancel {
 				return "Refund of " + r.Amount.String() + " done (the invoice is cancelled: no credit note)"
@@ -105,6 +106,9 @@ func EventSentence(ev Event) string {
 		}
 		return "Tender added to the split sale"
 	case EvSaleCompleted:
+		if ev.DocNo != 0 {
+			return "The split sale is paid in full: invoice " + DocNumber(terminal, ev.Series, ev.DocNo)
+		}
 		return "The split sale is paid in full and numbered"
 	case EvSaleVoided:
 		return with("The split sale was voided; its paid tenders were refunded", ev.Reason)

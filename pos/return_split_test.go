@@ -157,3 +157,19 @@ func TestSplitSaleReturnToCard(t *testing.T) {
 	_ = sale
 	_ = cash
 }
+
+// TestSplitSaleHistoryNamesItsInvoice: the journal screen's history of a split
+// sale says which invoice it was numbered, with the terminal, as printed.
+func TestSplitSaleHistoryNamesItsInvoice(t *testing.T) {
+	_, tl, sale, _, _ := splitRig(t)
+	h, err := tl.History(t.Context(), sale.ID)
+	require.NoError(t, err)
+	var found bool
+	for _, e := range h {
+		if e.Kind == string(EvSaleCompleted) {
+			found = true
+			assert.Equal(t, "The split sale is paid in full: invoice T1/"+FinancialYear(sale.Opened)+"/000001", e.Detail)
+		}
+	}
+	assert.True(t, found, "the history has the sale's completion")
+}

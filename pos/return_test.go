@@ -369,14 +369,15 @@ func TestReturnEventSentences(t *testing.T) {
 		ev   Event
 		want string
 	}{
-		{Event{Kind: EvRefundDone, Series: "C2627", DocNo: 1, Refund: &RefundEvent{Amount: 10000}}, "Refund of ₹100.00 done: credit note C2627/00001"},
+		{Event{Kind: EvRefundDone, Series: "C2627", DocNo: 1, Refund: &RefundEvent{Amount: 10000}}, "Refund of ₹100.00 done: credit note T1/C2627/00001"},
+		{Event{Kind: EvSaleCompleted, Series: "2627", DocNo: 7}, "The split sale is paid in full: invoice T1/2627/000007"},
 		{Event{Kind: EvNoteRedeemed, Note: n}, "₹499.00 of credit note T1/C2627/00001 spent on sale G-2"},
 		{Event{Kind: EvNoteTendered, Note: n}, "Paid ₹499.00 by credit note T1/C2627/00001"},
 		{Event{Kind: EvNoteRedeemed}, "Credit note spent"},
 		{Event{Kind: EvNoteTendered}, "Paid by credit note"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, EventSentence(tt.ev), tt.ev.Kind)
+		assert.Equal(t, tt.want, EventSentence(tt.ev, "T1"), tt.ev.Kind)
 	}
 }
 

@@ -104,7 +104,7 @@ func (t *Till) History(ctx context.Context, orderID string) ([]OrderEvent, error
 	}
 	out := make([]OrderEvent, 0, len(evs))
 	for _, ev := range evs {
-		d := EventSentence(ev)
+		d := EventSentence(ev, t.cfg.Terminal)
 		if ev.Staff != "" {
 			d += " — " + t.staffName(ctx, ev.Staff)
 		}

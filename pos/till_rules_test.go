@@ -226,12 +226,12 @@ func TestEventSentences(t *testing.T) {
 		{Event{Kind: EvCashReceived, Cash: &CashEvent{Tendered: 50000, Change: 100}}, "Cash received ₹500.00, change ₹1.00"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, EventSentence(tt.ev), tt.ev.Kind)
+		assert.Equal(t, tt.want, EventSentence(tt.ev, "T1"), tt.ev.Kind)
 	}
 	for _, k := range []EventKind{EvOrderIntent, EvOrderCreated, EvOrderFailed, EvOrderAbandoned, EvOrderUnknown, EvIMEIValidated,
 		EvPaymentAttempt, EvPaymentAccepted, EvPaymentRefused, EvPaymentOutcome, EvAnswerUnverified, EvAnswerIgnored,
 		EvCashReceived, EvRefundIntent, EvRefundDone, EvRefundFailed, EvReceiptPrinted, EvReceiptReprinted, EvPrintFailed} {
-		s := EventSentence(Event{Kind: k})
+		s := EventSentence(Event{Kind: k}, "T1")
 		assert.NotContains(t, s, ".", "%s: a sentence, not the code %q", k, s)
 	}
 }
