@@ -248,6 +248,13 @@ func TestKeyboardSplitTenderCashDownEMI(t *testing.T) {
 	k.press(fyne.KeyReturn)
 	k.waitText("EMI: card of HDFC")
 	k.waitText("the IMEIs are validated with the payment service") // before the card
+	first := splitSale(t, till).Tenders[1].Order.ID
+	k.press(fyne.KeyEscape) // back to the offers: the validated order is kept for the same offer
+	k.waitText("EMI offers for " + rest.String() + " of the sale")
+	k.press(fyne.KeyReturn)
+	k.waitText("EMI: card of HDFC")
+	k.waitText("Order " + first + ": the IMEIs are validated")
+	require.Len(t, splitSale(t, till).Tenders, 2, "the same tender goes on")
 	k.typeText("4386 2800 0000 0004")
 	k.press(fyne.KeyReturn)
 	k.enter("12/30")
@@ -331,6 +338,68 @@ func TestKeyboardSplitTenderBrandEMIWrongIMEI(t *testing.T) {
 	require.Equal(t, "PAID", k.result(), k.screenText())
 	st = splitSale(t, till)
 	assert.True(t, st.Complete())
+	assert.Equal(t, 1, captures(till), "charged once")
+	k.settle()
+	noCardNumber(t, till, "4111111111111111")
+}
+
+// TestKeyboardSplitTenderBrandEMIBack: going back from the brand-EMI tender's
+// card to the sale's tenders closes that tender's order (no payment was sent on
+// it); the sale stays open with its cash, and the rest is paid by card.
+func TestKeyboardSplitTenderBrandEMIBack(t *testing.T) {
+	till := newWindowTill(t)
+	k := newCounter(t, till)
+	k.firstManager()
+	k.enter("s24")
+	k.waitText("EMI from ₹")
+	k.press(fyne.KeyF11)
+	k.waitText("IMEI of each phone")
+	k.enter("352906110000017")
+	k.waitText("Split tender: sale")
+	k.typeText("500")
+	k.press(fyne.KeyF7)
+	k.waitText("Tendered")
+	k.enter("500")
+	k.waitText("Cash ₹500.00 taken")
+	rest := splitSale(t, till).Due
+
+	k.press(fyne.KeyF6)
+	k.waitText("EMI offers for " + rest.String() + " of the sale")
+	k.typeText("hdfc 6")
+	k.waitText("1 offer")
+	k.press(fyne.KeyReturn)
+	k.waitText("EMI: card of HDFC")
+	st := splitSale(t, till)
+	require.Len(t, st.Tenders, 2)
+	emi := st.Tenders[1].Order
+	assert.Equal(t, pos.StateCreated, emi.State)
+	assert.True(t, emi.IMEIsValidated, "validated before the card")
+	k.press(fyne.KeyEscape)
+	k.waitText("EMI offers for")
+	k.press(fyne.KeyEscape)
+	k.waitText("Split tender: sale")
+	k.waitFor("the tender closed", func() bool {
+		o, err := till.j.Order(t.Context(), emi.ID)
+		return err == nil && o.State == pos.StateAbandoned
+	})
+	st = splitSale(t, till)
+	assert.Equal(t, pos.StateOpen, st.Sale.State)
+	assert.Equal(t, pos.Paise(50000), st.Paid, "the cash stays")
+	assert.Zero(t, st.Pending)
+	assert.Equal(t, rest, st.Due)
+	assert.Zero(t, captures(till))
+
+	k.press(fyne.KeyF5)
+	k.waitText("Card payment")
+	k.typeText("4111 1111 1111 1111")
+	k.press(fyne.KeyReturn)
+	k.enter("12/30")
+	k.enter("123")
+	k.enter("Asha Rao")
+	k.otp()
+	k.waitFor("the result", func() bool { return k.result() != "" })
+	require.Equal(t, "PAID", k.result(), k.screenText())
+	assert.True(t, splitSale(t, till).Complete())
 	assert.Equal(t, 1, captures(till), "charged once")
 	k.settle()
 	noCardNumber(t, till, "4111111111111111")
