@@ -247,6 +247,14 @@ func TestKeyboardSplitTenderCashDownEMI(t *testing.T) {
 	k.waitText("1 offer")
 	k.press(fyne.KeyReturn)
 	k.waitText("EMI: card of HDFC")
+	k.waitText("the IMEIs are validated with the payment service") // before the card
+	first := splitSale(t, till).Tenders[1].Order.ID
+	k.press(fyne.KeyEscape) // back to the offers: the validated order is kept for the same offer
+	k.waitText("EMI offers for " + rest.String() + " of the sale")
+	k.press(fyne.KeyReturn)
+	k.waitText("EMI: card of HDFC")
+	k.waitText("Order " + first + ": the IMEIs are validated")
+	require.Len(t, splitSale(t, till).Tenders, 2, "the same tender goes on")
 	k.typeText("4386 2800 0000 0004")
 	k.press(fyne.KeyReturn)
 	k.enter("12/30")
@@ -269,4 +277,130 @@ func TestKeyboardSplitTenderCashDownEMI(t *testing.T) {
 	assert.Equal(t, int64(emi.ChargeAmount()), ledger(t, till, emi.ID).CapturedAmount)
 	k.settle()
 	noCardNumber(t, till, "4386280000000004")
+}
+
+// TestKeyboardSplitTenderBrandEMIWrongIMEI: the sale's phone is not a Samsung;
+// after ₹500.00 in cash, the brand-EMI tender's order is opened and its IMEI
+// validated with the service as soon as the offer is picked, so the wrong brand
+// is said on the offers, before any card field; nothing of the sale is lost and
+// the rest is paid by card.
+func TestKeyboardSplitTenderBrandEMIWrongIMEI(t *testing.T) {
+	till := newWindowTill(t)
+	k := newCounter(t, till)
+	k.firstManager()
+	k.enter("s24")
+	k.waitText("EMI from ₹")
+	k.press(fyne.KeyF11)
+	k.waitText("IMEI of each phone")
+	oneplus := sandbox.TestIMEI("86413405", 1)
+	k.enter(oneplus)
+	k.waitText("Split tender: sale")
+
+	k.typeText("500")
+	k.press(fyne.KeyF7)
+	k.waitText("Tendered")
+	k.enter("500")
+	k.waitText("Cash ₹500.00 taken")
+	st := splitSale(t, till)
+	rest := st.Due
+	require.Equal(t, st.Sale.Amount-50000, rest)
+
+	k.press(fyne.KeyF6)
+	k.waitText("EMI offers for " + rest.String() + " of the sale")
+	k.typeText("hdfc 6")
+	k.waitText("1 offer")
+	k.press(fyne.KeyReturn)
+	k.waitText("it is not a phone of this brand")
+	assert.False(t, k.shows("EMI: card of HDFC"), "no card field yet: %s", k.screenText())
+	assert.False(t, k.shows("Card number"), "no card field yet: %s", k.screenText())
+	assert.Zero(t, captures(till), "no payment was sent")
+	for _, lo := range till.ps.sandbox.Ledger() {
+		assert.Empty(t, lo.Payments, "no card was sent for order %s", lo.MerchantOrderID)
+	}
+	st = splitSale(t, till)
+	assert.Equal(t, pos.StateOpen, st.Sale.State)
+	assert.Equal(t, pos.Paise(50000), st.Paid, "the cash stays")
+	assert.Zero(t, st.Pending, "the refused tender is closed")
+	assert.Equal(t, rest, st.Due)
+
+	k.press(fyne.KeyEscape)
+	k.waitText("Split tender: sale")
+	assert.True(t, k.shows("1. Cash ₹500.00 — paid"), k.screenText())
+	k.press(fyne.KeyF5) // the rest by card
+	k.waitText("Card payment")
+	k.typeText("4111 1111 1111 1111")
+	k.press(fyne.KeyReturn)
+	k.enter("12/30")
+	k.enter("123")
+	k.enter("Asha Rao")
+	k.otp()
+	k.waitFor("the result", func() bool { return k.result() != "" })
+	require.Equal(t, "PAID", k.result(), k.screenText())
+	st = splitSale(t, till)
+	assert.True(t, st.Complete())
+	assert.Equal(t, 1, captures(till), "charged once")
+	k.settle()
+	noCardNumber(t, till, "4111111111111111")
+}
+
+// TestKeyboardSplitTenderBrandEMIBack: going back from the brand-EMI tender's
+// card to the sale's tenders closes that tender's order (no payment was sent on
+// it); the sale stays open with its cash, and the rest is paid by card.
+func TestKeyboardSplitTenderBrandEMIBack(t *testing.T) {
+	till := newWindowTill(t)
+	k := newCounter(t, till)
+	k.firstManager()
+	k.enter("s24")
+	k.waitText("EMI from ₹")
+	k.press(fyne.KeyF11)
+	k.waitText("IMEI of each phone")
+	k.enter("352906110000017")
+	k.waitText("Split tender: sale")
+	k.typeText("500")
+	k.press(fyne.KeyF7)
+	k.waitText("Tendered")
+	k.enter("500")
+	k.waitText("Cash ₹500.00 taken")
+	rest := splitSale(t, till).Due
+
+	k.press(fyne.KeyF6)
+	k.waitText("EMI offers for " + rest.String() + " of the sale")
+	k.typeText("hdfc 6")
+	k.waitText("1 offer")
+	k.press(fyne.KeyReturn)
+	k.waitText("EMI: card of HDFC")
+	st := splitSale(t, till)
+	require.Len(t, st.Tenders, 2)
+	emi := st.Tenders[1].Order
+	assert.Equal(t, pos.StateCreated, emi.State)
+	assert.True(t, emi.IMEIsValidated, "validated before the card")
+	k.press(fyne.KeyEscape)
+	k.waitText("EMI offers for")
+	k.press(fyne.KeyEscape)
+	k.waitText("Split tender: sale")
+	k.waitFor("the tender closed", func() bool {
+		o, err := till.j.Order(t.Context(), emi.ID)
+		return err == nil && o.State == pos.StateAbandoned
+	})
+	st = splitSale(t, till)
+	assert.Equal(t, pos.StateOpen, st.Sale.State)
+	assert.Equal(t, pos.Paise(50000), st.Paid, "the cash stays")
+	assert.Zero(t, st.Pending)
+	assert.Equal(t, rest, st.Due)
+	assert.Zero(t, captures(till))
+
+	k.press(fyne.KeyF5)
+	k.waitText("Card payment")
+	k.typeText("4111 1111 1111 1111")
+	k.press(fyne.KeyReturn)
+	k.enter("12/30")
+	k.enter("123")
+	k.enter("Asha Rao")
+	k.otp()
+	k.waitFor("the result", func() bool { return k.result() != "" })
+	require.Equal(t, "PAID", k.result(), k.screenText())
+	assert.True(t, splitSale(t, till).Complete())
+	assert.Equal(t, 1, captures(till), "charged once")
+	k.settle()
+	noCardNumber(t, till, "4111111111111111")
 }

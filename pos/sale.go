@@ -307,6 +307,33 @@ func (e *Engine) OpenSaleTender(ctx context.Context, saleID string, kind TenderK
 		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount, IMEIs: imeis})
 }
 
+// OpenSaleTenderChecked adds a brand-EMI tender to a split sale and opens its
+// order as OpenSaleTender does (tender.added, then the tender's order.intent,
+// then create order), and, when the offer makes IMEIs mandatory, validates
+// them with the service at once, before any card data is sent (the validation
+// needs the order's token, contract section 5). A tender whose IMEIs are
+// refused is closed (no payment was sent on it), so the sale's due amount is
+// free again and its other tenders stay as they are.
+func (e *Engine) OpenSaleTenderChecked(ctx context.Context, saleID string, amount Paise, plan EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
+	o, err := e.OpenSaleTender(ctx, saleID, TenderEMI, amount, &plan, staff, opt, imeis...)
+	if err != nil || !plan.IMEIRequired {
+		return o, err
+	}
+	unlock, err := e.lock(o.ID)
+	if err != nil {
+		return nil, err
+	}
+	verr := e.validateIMEIs(ctx, o, opt)
+	unlock()
+	if verr != nil {
+		if _, cerr := e.Cancel(ctx, o.ID, "IMEIs refused before payment: "+Sentence(verr)); cerr != nil {
+			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", o.ID), slog.String("error", cerr.Error()))
+		}
+		return nil, verr
+	}
+	return o, nil
+}
+
 // SettleSale completes a split sale whose paid tenders cover it and none is in
 // flight: sale.completed allocates its document number. It is safe to call at
 // any time, and again after a restart: a sale already complete is left as it is.

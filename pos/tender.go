@@ -295,7 +295,15 @@ func (t *Till) payTender(ctx context.Context, req PayRequest, card *gateway.Card
 				return PayOutcome{}, sentenceErr("Choose an EMI offer and type the card again.")
 			}
 			amount := req.Amount
-			if amount == 0 {
+			if amount == 0 && req.OrderID != "" {
+				// The tender's own order (opened before the card): its amount is
+				// no longer part of what is due.
+				cur, oerr := t.eng.Order(ctx, req.OrderID)
+				if oerr != nil {
+					return PayOutcome{}, oerr
+				}
+				amount = cur.Amount
+			} else if amount == 0 {
 				cur, serr := t.eng.SaleStatus(ctx, req.Sale)
 				if serr != nil {
 					return PayOutcome{}, serr
@@ -319,7 +327,10 @@ func (t *Till) payTender(ctx context.Context, req PayRequest, card *gateway.Card
 		}
 		if err == nil {
 			res, err = t.eng.pay(ctx, o.ID, card, opt)
-			if err != nil && req.Tender == TenderEMI {
+			if err != nil && req.Tender == TenderEMI && req.OrderID == "" {
+				// An order opened here and refused before payment is closed; one
+				// opened before the card (CheckEMIOrder) stays for the card typed
+				// again, and is closed when the cashier goes back.
 				t.cancelUnpaid(ctx, o.ID, err)
 			}
 		}

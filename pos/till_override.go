@@ -16,7 +16,8 @@ func (t *Till) OpenSplit(ctx context.Context, req PayRequest) (*SaleStatus, erro
 // CancelEMIOrder closes the EMI order id that CheckEMIOrder opened, when the
 // cashier leaves it before its card (back to the offers, or other IMEIs typed):
 // no payment was sent on it, so it is abandoned and its phones are free at this
-// counter again. An order with a payment sent, or in flight, is never
+// counter again; a split sale's EMI tender is closed so, the sale staying open
+// with its other tenders. An order with a payment sent, or in flight, is never
 // cancelled (ErrNotCancellable).
 func (t *Till) CancelEMIOrder(ctx context.Context, id string) error {
 	t.mu.Lock()
@@ -29,7 +30,7 @@ func (t *Till) CancelEMIOrder(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if o.Tender != TenderEMI || o.Sale != "" {
+	if o.Tender != TenderEMI {
 		return ErrNotCancellable
 	}
 	_, err = t.eng.Cancel(ctx, id, "left before the card: the EMI offer or the IMEIs were changed")

@@ -456,9 +456,24 @@ func (t *Till) drawer(ctx context.Context) string {
 // order it returns (req.OrderID). A refused IMEI is a sentence naming the IMEI
 // and the phone. req.OverrideIMEIPIN or req.AskIMEIOverride lets the phones go
 // without the store's reservation when the store cannot be asked, as in Pay.
+//
+// With req.Sale set, the order is a tender of that split sale, of req.Amount
+// (0: all that is left), with the sale's phones (reserved when the sale was
+// opened): tender.added and the tender's order.intent are journaled, its order
+// created and its IMEIs validated (Engine.OpenSaleTenderChecked); Pay with
+// req.Sale and req.OrderID then takes the card on it, and CancelEMIOrder closes
+// it when the cashier goes back, the sale staying open with its other tenders.
 func (t *Till) CheckEMIOrder(ctx context.Context, req PayRequest) (string, error) {
 	if req.Offer == nil {
 		return "", sentenceErr("Choose an EMI offer first.")
+	}
+	if req.Sale != "" {
+		o, err := t.eng.OpenSaleTenderChecked(ctx, req.Sale, req.Amount, *req.Offer, req.Cashier, PayOptions{}, req.IMEIs...)
+		if err != nil {
+			t.noteErr(err)
+			return "", err
+		}
+		return o.ID, nil
 	}
 	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier}
 	if err := t.checkDiscounts(sale.Lines); err != nil {

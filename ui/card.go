@@ -111,7 +111,7 @@ func (s *cardScreen) start(req PayRequest, total pos.Paise) {
 		s.plan.SetText("")
 	}
 	switch {
-	case req.OrderID != "" && req.Offer != nil && req.Offer.IMEIRequired && req.Sale == "":
+	case req.OrderID != "" && req.Offer != nil && req.Offer.IMEIRequired:
 		s.plan.SetText(strings.TrimSpace(s.plan.Text + "\nOrder " + req.OrderID + ": the IMEIs are validated with the payment service."))
 	case req.OrderID != "":
 		s.plan.SetText(strings.TrimSpace(s.plan.Text + "\nAnother attempt on order " + req.OrderID + "."))
@@ -203,6 +203,9 @@ func (s *cardScreen) send() {
 			s.message.SetText("The bank gives this offer on this card.")
 			if im := s.u.emi.imei; req.OrderID != "" && req.OrderID == im.order {
 				im.order, im.imeis = "", "" // the payment takes its order on
+			}
+			if e := s.u.emi; req.OrderID != "" && req.OrderID == e.tender {
+				e.tender = "" // the payment takes the split tender's order on
 			}
 			s.u.pay.start(req) // a brand offer's IMEIs were validated on its order before the card
 		}

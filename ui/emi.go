@@ -41,6 +41,12 @@ type emiScreen struct {
 	back    *action
 
 	imei *imeiScreen
+	// tender is a split sale's brand-EMI tender order whose IMEIs the service
+	// validated (for tenderOffer), waiting for its card: Back from the card
+	// comes to the offers and the same offer goes on with it; another offer,
+	// or Back to the sale's tenders, cancels it (no payment was sent on it).
+	tender      string
+	tenderOffer EMIOffer
 }
 
 func newEMIScreen(u *UI) *emiScreen {
@@ -92,7 +98,10 @@ func newEMIScreen(u *UI) *emiScreen {
 		s.sortBy = (s.sortBy + 1) % len(emiSorts)
 		s.apply()
 	})
-	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(u.backFrom(s.req)) })
+	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() {
+		s.dropTender()
+		u.goTo(u.backFrom(s.req))
+	})
 	header := offerRow("Issuer", "Plan", "Tenure", "Monthly", "Interest", "Benefit", "Total payable")
 	top := container.NewVBox(s.title, s.filter, container.NewHBox(s.sortLbl), header)
 	bottom := container.NewVBox(s.message, container.NewGridWithColumns(3, s.back.btn, s.sortA.btn, s.pick.btn))
@@ -163,6 +172,7 @@ func (s *emiScreen) shown() { s.u.win.Canvas().Focus(s.filter) }
 
 // start asks pos for the offers of req's lines (a product or the cart).
 func (s *emiScreen) start(req PayRequest, total pos.Paise, what string) {
+	s.dropTender()
 	s.req, s.total = req, total
 	s.offers, s.shown_ = nil, nil
 	s.filter.SetText("")
@@ -233,9 +243,9 @@ func (s *emiScreen) choose() {
 	switch {
 	case f.IMEIRequired && req.Sale != "" && imeisCover(req.Lines, req.IMEIs):
 		// A tender of a split sale: its phones' IMEIs were entered for the
-		// sale, and the brand's offer uses them (validated with the service
-		// when the tender is paid); they are not asked again.
-		s.u.card.start(req, s.total)
+		// sale, and the brand's offer uses them; they are not asked again, but
+		// validated with the service on the tender's order before the card.
+		s.checkTender(req, f)
 	case f.IMEIRequired:
 		// A brand offer takes the IMEIs on its own page first: they are
 		// validated with the service on the sale's order before the card is
@@ -250,6 +260,62 @@ func (s *emiScreen) choose() {
 		req.IMEIs = s.u.sale.imeisFor(req.Lines, req.IMEIs)
 		s.u.card.start(req, s.total)
 	}
+}
+
+// checkTender opens the brand-EMI tender of req, a split sale's, and has its
+// IMEIs validated with the service before the card form opens (the service
+// needs the order's token): a phone of another brand is said here, on the
+// offers, and the sale keeps its other tenders.
+func (s *emiScreen) checkTender(req PayRequest, f EMIOffer) {
+	chk, ok := s.u.till.(IMEIChecker)
+	if !ok {
+		s.u.card.start(req, s.total) // validated when the tender is paid
+		return
+	}
+	if s.tender != "" && sameOffer(s.tenderOffer, f) {
+		// Back from the card to the same offer: its validated order goes on.
+		req.OrderID = s.tender
+		s.u.card.start(req, s.total)
+		return
+	}
+	s.dropTender()
+	s.pick.btn.Disable()
+	s.message.SetText("Opening the tender and checking the IMEIs with the payment service…")
+	s.u.async(func(ctx context.Context) func() {
+		id, err := chk.CheckEMIOrder(ctx, req)
+		return func() {
+			s.pick.btn.Enable()
+			if s.u.current != s || s.req.Sale != req.Sale {
+				if err == nil {
+					s.imei.cancelOrder(id) // left meanwhile: the tender goes unpaid
+				}
+				return
+			}
+			if err != nil {
+				s.message.SetText(sentence(err))
+				return
+			}
+			s.tender, s.tenderOffer = id, f
+			s.message.SetText("")
+			req.OrderID = id
+			s.u.card.start(req, s.total)
+		}
+	})
+}
+
+// sameOffer reports whether a and b are the same plan of the same issuer.
+func sameOffer(a, b EMIOffer) bool {
+	return a.Issuer == b.Issuer && a.Debit == b.Debit && a.Brand == b.Brand && a.Program == b.Program &&
+		a.TenureMonths == b.TenureMonths && a.TenureID == b.TenureID && a.TotalPayable == b.TotalPayable
+}
+
+// dropTender cancels the split tender's validated order, which no payment was
+// sent on; the sale stays open with its other tenders.
+func (s *emiScreen) dropTender() {
+	if s.tender != "" {
+		s.imei.cancelOrder(s.tender)
+	}
+	s.tender = ""
 }
 
 // askIMEI opens the IMEI page for req, a brand offer's sale.
