@@ -70,7 +70,8 @@ func newJournalScreen(u *UI) *journalScreen {
 	}
 	s.status = widget.NewSelect([]string{"All", string(pos.StatePaid), string(pos.StateFailed), string(pos.StateUnknown),
 		string(pos.StateAuthenticating), string(pos.StatePartlyRefunded), string(pos.StateRefunded), string(pos.StateAbandoned), string(pos.StatusCancelled)}, func(string) { s.apply() })
-	s.tender = widget.NewSelect([]string{"All", string(pos.TenderCard), string(pos.TenderEMI), string(pos.TenderCash), string(pos.TenderPhone)}, func(string) { s.apply() })
+	s.tender = widget.NewSelect([]string{"All", string(pos.TenderCard), string(pos.TenderEMI), string(pos.TenderCash), string(pos.TenderPhone),
+		string(pos.TenderUPI), string(pos.TenderNote), string(pos.TenderSplit)}, func(string) { s.apply() })
 	s.list = widget.NewList(
 		func() int { return len(s.visible) },
 		func() fyne.CanvasObject {

@@ -601,6 +601,7 @@ func TestJournal(t *testing.T) {
 		{OrderID: "G-A", State: pos.StatePaid, Tender: pos.TenderCard, Amount: pos.Rupees(1000)},
 		{OrderID: "G-B", State: pos.StateFailed, Tender: pos.TenderCard, Amount: pos.Rupees(50)},
 		{OrderID: "G-C", State: pos.StatePaid, Tender: pos.TenderCash, Amount: pos.Rupees(20)},
+		{OrderID: "G-D", State: pos.StatePaid, Tender: pos.TenderUPI, Amount: pos.Rupees(300)},
 	}
 	f.events["G-A"] = []OrderEvent{{Kind: "order.intent"}, {Kind: "payment.outcome", Detail: "CHARGED"}}
 	h := newHarness(t, f)
@@ -609,19 +610,22 @@ func TestJournal(t *testing.T) {
 	h.settle()
 	j := h.u.journal
 	require.Equal(t, j, h.u.current)
-	assert.Len(t, j.visible, 3)
+	assert.Len(t, j.visible, 4)
 	h.ctrl(fyne.KeyF) // state filter: PAID
 	assert.Equal(t, string(pos.StatePaid), j.status.Selected)
-	assert.Len(t, j.visible, 2)
+	assert.Len(t, j.visible, 3)
 	h.ctrl(fyne.KeyR) // tender filter: card
 	h.ctrl(fyne.KeyR)
 	h.ctrl(fyne.KeyR) // cash
 	assert.Equal(t, string(pos.TenderCash), j.tender.Selected)
 	require.Len(t, j.visible, 1)
 	assert.Equal(t, "G-C", j.visible[0].OrderID)
+	j.tender.SetSelected(string(pos.TenderUPI)) // a split sale's UPI tender
+	require.Len(t, j.visible, 1)
+	assert.Equal(t, "G-D", j.visible[0].OrderID)
 	j.status.SetSelectedIndex(0)
 	j.tender.SetSelectedIndex(0)
-	assert.Len(t, j.visible, 3)
+	assert.Len(t, j.visible, 4)
 
 	h.enter("galla:G-A") // a scanned receipt QR
 	h.settle()
