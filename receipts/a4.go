@@ -123,25 +123,7 @@ func a4Layout(r Receipt) []row {
 		if b.GSTIN != "" {
 			head = "Billed to (registered buyer)"
 		}
-		l.text(head, 0, true)
-		if b.Name != "" {
-			l.text(b.Name, 2, true)
-		}
-		if b.Address != "" {
-			l.text(b.Address, 2, false)
-		}
-		if b.State != "" {
-			l.text("State "+b.State, 2, false)
-		}
-		if b.GSTIN != "" {
-			l.text("GSTIN "+b.GSTIN, 2, true)
-		}
-		if b.Phone != "" {
-			l.text("Ph "+b.Phone, 2, false)
-		}
-		if b.DeliveredTo != "" {
-			l.text("Delivered to "+b.DeliveredTo, 2, true)
-		}
+		l.buyer(*b, head, true)
 	} else {
 		l.text("Billed to: walk-in customer", 0, false)
 	}

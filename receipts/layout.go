@@ -116,6 +116,33 @@ func (l *layouter) blank() { l.rows = append(l.rows, row{}) }
 func (l *layouter) rule(c byte) { l.rows = append(l.rows, row{kind: rowRule, ruleChar: c}) }
 
 // text adds s wrapped to the width, indented by indent spaces on every line.
+// buyer prints the buyer named on a document under head, a field a line; strong
+// sets the name, the GSTIN and the state delivered to in bold (the A4 invoice).
+func (l *layouter) buyer(b Buyer, head string, strong bool) {
+	l.text(head, 0, true)
+	labelled := func(label, v string) string {
+		if v == "" {
+			return ""
+		}
+		return label + v
+	}
+	for _, f := range []struct {
+		s    string
+		bold bool
+	}{
+		{b.Name, strong},
+		{b.Address, false},
+		{labelled("State ", b.State), false},
+		{labelled("GSTIN ", b.GSTIN), strong},
+		{labelled("Ph ", b.Phone), false},
+		{labelled("Delivered to ", b.DeliveredTo), strong},
+	} {
+		if f.s != "" {
+			l.text(f.s, 2, f.bold)
+		}
+	}
+}
+
 func (l *layouter) text(s string, indent int, bold bool) {
 	pre := strings.Repeat(" ", indent)
 	for _, w := range wrap(s, l.cols-indent) {
@@ -252,36 +279,18 @@ func (l *layouter) header(r Receipt) {
 	if r.MerchantOrderID != "" {
 		l.lr("Order", r.MerchantOrderID, false)
 	}
-	l.buyer(r)
+	l.billedTo(r)
 }
 
-// buyer prints who the document is issued to and the place of supply.
-func (l *layouter) buyer(r Receipt) {
+// billedTo prints who the document is issued to and the place of supply.
+func (l *layouter) billedTo(r Receipt) {
 	if b := r.Buyer; b != nil {
 		l.rule('-')
 		head := "Buyer (unregistered)"
 		if b.GSTIN != "" {
 			head = "Buyer (registered)"
 		}
-		l.text(head, 0, true)
-		if b.Name != "" {
-			l.text(b.Name, 2, false)
-		}
-		if b.Address != "" {
-			l.text(b.Address, 2, false)
-		}
-		if b.State != "" {
-			l.text("State "+b.State, 2, false)
-		}
-		if b.GSTIN != "" {
-			l.text("GSTIN "+b.GSTIN, 2, false)
-		}
-		if b.Phone != "" {
-			l.text("Ph "+b.Phone, 2, false)
-		}
-		if b.DeliveredTo != "" {
-			l.text("Delivered to "+b.DeliveredTo, 2, false)
-		}
+		l.buyer(*b, head, false)
 	}
 	if r.PlaceOfSupply != "" {
 		l.lr("Place of supply", r.PlaceOfSupply, false)
