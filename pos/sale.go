@@ -56,32 +56,44 @@ var (
 	ErrNoNotes = sentenceError{"no credit-note ledger", "Credit notes cannot be redeemed on this terminal; take another payment method."}
 )
 
-// OpenSale journals a split-tender sale: its lines and amount, and no payment
-// yet. No network is needed.
-func (e *Engine) OpenSale(ctx context.Context, sale Sale) (*Order, error) {
+// startSale does what a sale opened without a payment service order does
+// before its intent is journaled: the journal and the business day are checked,
+// the lines copied and totalled, the order named, and its phones reserved
+// store-wide (before any tender or note is touched). op names the operation in
+// errors.
+func (e *Engine) startSale(ctx context.Context, sale Sale, op string) (id string, lines []Line, totals Totals, err error) {
 	if len(sale.Lines) == 0 {
-		return nil, fmt.Errorf("pos: open sale: %w", ErrEmptyCart)
+		return "", nil, Totals{}, fmt.Errorf("pos: %s: %w", op, ErrEmptyCart)
 	}
 	if err := e.journalReady(ctx); err != nil {
-		return nil, err
+		return "", nil, Totals{}, err
 	}
 	if err := e.refuseWhileUnrecorded(); err != nil {
-		return nil, err
+		return "", nil, Totals{}, err
 	}
 	if err := e.dayOpen(ctx, e.Today()); err != nil {
-		return nil, err
+		return "", nil, Totals{}, err
 	}
-	lines := make([]Line, len(sale.Lines))
+	lines = make([]Line, len(sale.Lines))
 	for i, l := range sale.Lines {
 		lines[i] = l.clone()
 	}
-	totals := ComputeTotals(lines)
-	id, err := e.newID(e.cfg.Terminal)
-	if err != nil {
-		return nil, err
+	totals = ComputeTotals(lines)
+	if id, err = e.newID(e.cfg.Terminal); err != nil {
+		return "", nil, Totals{}, err
 	}
 	if err := e.reserveIMEIs(ctx, id, lines); err != nil {
-		return nil, err // reserved store-wide under the sale, before any tender
+		return "", nil, Totals{}, err
+	}
+	return id, lines, totals, nil
+}
+
+// OpenSale journals a split-tender sale: its lines and amount, and no payment
+// yet. No network is needed.
+func (e *Engine) OpenSale(ctx context.Context, sale Sale) (*Order, error) {
+	id, lines, totals, err := e.startSale(ctx, sale, "open sale") // its phones reserved under the sale, before any tender
+	if err != nil {
+		return nil, err
 	}
 	o := &Order{}
 	in := &Intent{Tender: TenderSplit, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines), Customer: sale.Customer, Buyer: sale.Buyer}

@@ -274,29 +274,9 @@ func (e *Engine) redeemNote(ctx context.Context, issueID string, n NoteEvent) er
 
 // openNoteSale journals the intent of a sale paid by credit note number.
 func (e *Engine) openNoteSale(ctx context.Context, sale Sale, number string) (*Order, error) {
-	if len(sale.Lines) == 0 {
-		return nil, fmt.Errorf("pos: open: %w", ErrEmptyCart)
-	}
-	if err := e.journalReady(ctx); err != nil {
-		return nil, err
-	}
-	if err := e.refuseWhileUnrecorded(); err != nil {
-		return nil, err
-	}
-	if err := e.dayOpen(ctx, e.Today()); err != nil {
-		return nil, err
-	}
-	lines := make([]Line, len(sale.Lines))
-	for i, l := range sale.Lines {
-		lines[i] = l.clone()
-	}
-	totals := ComputeTotals(lines)
-	id, err := e.newID(e.cfg.Terminal)
+	id, lines, totals, err := e.startSale(ctx, sale, "open") // its phones reserved store-wide, before the note is touched
 	if err != nil {
 		return nil, err
-	}
-	if err := e.reserveIMEIs(ctx, id, lines); err != nil {
-		return nil, err // reserved store-wide, before the note is touched
 	}
 	o := &Order{}
 	in := &Intent{Tender: TenderNote, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines),
