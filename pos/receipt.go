@@ -51,18 +51,22 @@ func (s Shop) Check() error {
 	if strings.TrimSpace(s.Name) == "" || len(s.Address) == 0 {
 		return Errorf("The shop needs its name and address: they head every document.")
 	}
+	return s.CheckTax()
+}
+
+// CheckTax checks the shop's GST registration: a state code, and a GSTIN (when
+// given) that validates and belongs to that state.
+func (s Shop) CheckTax() error {
+	if s.GSTIN != "" {
+		if err := CheckGSTIN(s.GSTIN); err != nil {
+			return err // said first: a mistyped GSTIN also names a wrong state
+		}
+	}
 	if err := CheckStateCode(s.State); err != nil {
 		return err
 	}
-	if s.GSTIN == "" {
-		return nil
-	}
-	if err := CheckGSTIN(s.GSTIN); err != nil {
-		return err
-	}
-	if s.GSTIN[:2] != s.State {
-		return Errorf("The GSTIN %s is registered in %s (%s), not in %s (%s), the shop's state; check both.",
-			s.GSTIN, States[s.GSTIN[:2]], s.GSTIN[:2], States[s.State], s.State)
+	if s.GSTIN != "" && s.GSTIN[:2] != s.State {
+		return Errorf("The GSTIN %s is registered in state %s, not %s: correct the state code or the GSTIN.", s.GSTIN, s.GSTIN[:2], s.State)
 	}
 	return nil
 }

@@ -189,20 +189,12 @@ func (t *Till) SaveSettings(ctx context.Context, by StaffMember, s Settings, sec
 		}
 	}
 	shop.State, shop.Composition = strings.TrimSpace(s.State), s.Composition
-	if shop.GSTIN != "" {
-		if err := CheckGSTIN(shop.GSTIN); err != nil {
-			return err
-		}
-		if shop.State == "" {
-			shop.State = shop.GSTIN[:2] // a GSTIN names the shop's state
-		}
+	if shop.State == "" && len(shop.GSTIN) >= 2 {
+		shop.State = shop.GSTIN[:2] // a GSTIN names the shop's state
 	}
 	if shop.State != "" {
-		if err := CheckStateCode(shop.State); err != nil {
+		if err := shop.CheckTax(); err != nil {
 			return err
-		}
-		if shop.GSTIN != "" && shop.GSTIN[:2] != shop.State {
-			return Errorf("The GSTIN %s is registered in state %s, not %s: correct the state code or the GSTIN.", shop.GSTIN, shop.GSTIN[:2], shop.State)
 		}
 	}
 	if shop.Rates, err = ParseRateList(s.Rates); err != nil {
