@@ -244,19 +244,27 @@ func (e *Engine) cancelDocument(ctx context.Context, orderID, pin, reason, termi
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.commit(ctx, o, Event{Kind: EvDocumentCancelled, Staff: mgr.ID, Reason: reason}); err != nil {
+	if err := e.markCancelled(ctx, o, mgr.ID, reason); err != nil {
 		return nil, err
 	}
+	res.Order = o
+	return res, nil
+}
+
+// markCancelled journals document.cancelled on sale o, every tender's money
+// being back, and gives its phones back at the store: they never left the shop,
+// so any counter may sell them before this one syncs (without an answer the
+// synced cancellation frees them there).
+func (e *Engine) markCancelled(ctx context.Context, o *Order, staff, reason string) error {
+	if _, err := e.commit(ctx, o, Event{Kind: EvDocumentCancelled, Staff: staff, Reason: reason}); err != nil {
+		return err
+	}
 	if d := e.decisions(); d != nil {
-		// The phones never left the shop: the store frees their IMEIs now, so
-		// any counter may sell them before this one syncs. Without an answer
-		// the synced cancellation frees them there.
 		if err := e.releaseAtStore(ctx, d, o.ID, nil); err != nil {
 			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: release a cancelled sale at the store", slog.String("order", o.ID), slog.String("error", err.Error()))
 		}
 	}
-	res.Order = o
-	return res, nil
+	return nil
 }
 
 // finishCancellations journals document.cancelled for each sale among ids
@@ -320,15 +328,7 @@ func (e *Engine) finishCancellation(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = e.commit(ctx, o, Event{Kind: EvDocumentCancelled, Staff: staff, Reason: reason})
-	if err == nil {
-		if d := e.decisions(); d != nil {
-			if rerr := e.releaseAtStore(ctx, d, o.ID, nil); rerr != nil {
-				e.log.LogAttrs(ctx, slog.LevelWarn, "pos: release a cancelled sale at the store", slog.String("order", o.ID), slog.String("error", rerr.Error()))
-			}
-		}
-	}
-	return err
+	return e.markCancelled(ctx, o, staff, reason)
 }
 
 // cancelTenders are the orders whose money a cancellation of o gives back: o
@@ -463,6 +463,9 @@ func (t *Till) CancelDocument(ctx context.Context, doc, pin, reason string) (*Ca
 func (t *Till) paidInCash(ctx context.Context, o *Order) bool {
 	if o.Tender == TenderCash {
 		return true
+	}
+	if o.Tender != TenderSplit {
+		return false
 	}
 	st, err := t.eng.SaleStatus(ctx, o.ID)
 	if err != nil {
