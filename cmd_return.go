@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,13 +57,9 @@ func cmdReturn(c *cli, args []string) int {
 	if (len(items) == 0) == (*amount == 0) {
 		return c.fail(exitBadInput, "Give the goods that come back (--items SKU:QTY,...) or a price adjustment (--amount PAISE), one of the two.")
 	}
-	pin, err := c.managerPIN(bufio.NewReader(c.stdin))
-	if err != nil {
-		return c.fail(exitBadInput, "%v.", err)
-	}
-	t, err := openTill(c)
-	if err != nil {
-		return c.failOpen(err)
+	t, pin, failed := c.openAsManager()
+	if t == nil {
+		return failed
 	}
 	defer t.close()
 	ctx, cancel := signalContext()

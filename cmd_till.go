@@ -466,6 +466,20 @@ func (c *cli) managerPIN(in *bufio.Reader) (string, error) {
 	return strings.TrimSpace(line), nil
 }
 
+// openAsManager reads a manager's PIN (GALLA_PIN or the first line of standard
+// input) and opens the till for a command done on a manager's authority. When
+// either fails it has said why, and t is nil with the exit code to return.
+func (c *cli) openAsManager() (t *terminal, pin string, code int) {
+	pin, err := c.managerPIN(bufio.NewReader(c.stdin))
+	if err != nil {
+		return nil, "", c.fail(exitBadInput, "%v.", err)
+	}
+	if t, err = openTill(c); err != nil {
+		return nil, "", c.failOpen(err)
+	}
+	return t, pin, exitOK
+}
+
 // cmdRefund is galla refund MERCHANT_ORDER_ID [--amount PAISE].
 func cmdRefund(c *cli, args []string) int {
 	fs := c.flagSet("galla refund")
@@ -481,13 +495,9 @@ func cmdRefund(c *cli, args []string) int {
 	if *amount < 0 {
 		return c.fail(exitBadInput, "--amount must be a positive number of paise.")
 	}
-	pin, err := c.managerPIN(bufio.NewReader(c.stdin))
-	if err != nil {
-		return c.fail(exitBadInput, "%v.", err)
-	}
-	t, err := openTill(c)
-	if err != nil {
-		return c.failOpen(err)
+	t, pin, failed := c.openAsManager()
+	if t == nil {
+		return failed
 	}
 	defer t.close()
 	ctx, cancel := signalContext()
@@ -624,13 +634,9 @@ func cmdCloseDay(c *cli, args []string) int {
 			return c.fail(exitBadInput, "%v; type it again.", err)
 		}
 	}
-	pin, err := c.managerPIN(bufio.NewReader(c.stdin))
-	if err != nil {
-		return c.fail(exitBadInput, "%v.", err)
-	}
-	t, err := openTill(c)
-	if err != nil {
-		return c.failOpen(err)
+	t, pin, failed := c.openAsManager()
+	if t == nil {
+		return failed
 	}
 	defer t.close()
 	ctx := context.Background()

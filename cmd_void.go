@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,13 +38,9 @@ func cmdVoid(c *cli, args []string) int {
 	if strings.TrimSpace(*reason) == "" {
 		return c.fail(exitBadInput, "Say why the invoice is cancelled with --reason, for example --reason \"customer left before delivery\".")
 	}
-	pin, err := c.managerPIN(bufio.NewReader(c.stdin))
-	if err != nil {
-		return c.fail(exitBadInput, "%v.", err)
-	}
-	t, err := openTill(c)
-	if err != nil {
-		return c.failOpen(err)
+	t, pin, failed := c.openAsManager()
+	if t == nil {
+		return failed
 	}
 	defer t.close()
 	ctx, cancel := signalContext()
