@@ -147,9 +147,7 @@ func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.J
 					pepperGiven = true
 				}
 				// A refusal is tried again next round; the counter keeps what it has.
-				if since, err := t.MasterVersion(ctx); err == nil {
-					_, _ = l.PullMaster(ctx, since, func(it api.MasterItem) error { return t.ApplyMaster(ctx, it.Kind, it.Body, it.Version) })
-				}
+				_, _, _ = l.SyncMaster(ctx, t)
 			}
 			select {
 			case <-ctx.Done():
@@ -249,28 +247,23 @@ func (c *cli) pullMaster(ctx context.Context, l *link.Link) int {
 		return c.failOpen(err)
 	}
 	defer t.close()
-	since, err := t.MasterVersion(ctx)
-	if err != nil {
-		return c.fail(exitCannotWork, "The journal cannot be read (%v).", err)
-	}
+	v, kinds, err := l.SyncMaster(ctx, t)
 	var applied []string
 	staff := 0
-	v, err := l.PullMaster(ctx, since, func(it api.MasterItem) error {
-		if err := t.ApplyMaster(ctx, it.Kind, it.Body, it.Version); err != nil {
-			return err
-		}
-		if it.Kind == pos.MasterStaff {
+	for _, k := range kinds {
+		if k == pos.MasterStaff {
 			staff++
 		} else {
-			applied = append(applied, it.Kind)
+			applied = append(applied, k)
 		}
-		return nil
-	})
+	}
 	if staff > 0 {
 		applied = append(applied, staffCount(staff))
 	}
 	var s pos.Sentencer
 	switch {
+	case errors.Is(err, link.ErrTillVersion):
+		return c.fail(exitCannotWork, "The journal cannot be read (%v).", err)
 	case errors.Is(err, link.ErrUnreachable):
 		return c.fail(exitFailed, "The store server cannot be reached for its catalog and shop details; the counter keeps its own until the next sync.")
 	case errors.As(err, &s):
