@@ -16,14 +16,12 @@ import (
 // refuses a unit returned already.
 func TestCmdReturn(t *testing.T) {
 	dir := t.TempDir()
-	pin := map[string]string{"GALLA_PIN": "432100"}
-	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
-	require.Equal(t, exitOK, code, errOut)
-	code, out, errOut := tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M:2", "--pay", "cash", "--cash", "100000")
-	require.Equal(t, exitOK, code, errOut)
-	sale := decodeCheckout(t, out)
+	pin, sale := twoCablesForCash(t, dir)
 	fy := pos.FinancialYear(time.Now())
-	require.Equal(t, "T1/"+fy+"/000001", sale.DocumentNo)
+	var (
+		code        int
+		out, errOut string
+	)
 
 	code, out, errOut = tillRun(t, dir, "", pin, "return", sale.DocumentNo, "--items", "ACC-CBL-CC1M:1", "--to", "cash", "--reason", "does not charge")
 	require.Equal(t, exitOK, code, errOut)
@@ -124,4 +122,19 @@ func TestExchangeWithSplitTender(t *testing.T) {
 	assert.Contains(t, errOut, "is spent")
 	code, _, errOut = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "note:"+note.CreditNoteNo+":10000,cash")
 	assert.NotEqual(t, exitOK, code, "a spent note pays no part of a sale either: %s", errOut)
+}
+
+// twoCablesForCash adds the manager Meera on a fresh terminal in dir and sells
+// two cables for cash (T1/FY/000001); it returns her PIN as GALLA_PIN and the
+// sale.
+func twoCablesForCash(t *testing.T, dir string) (map[string]string, checkoutOutput) {
+	t.Helper()
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+	require.Equal(t, exitOK, code, errOut)
+	code, out, errOut := tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M:2", "--pay", "cash", "--cash", "100000")
+	require.Equal(t, exitOK, code, errOut)
+	sale := decodeCheckout(t, out)
+	require.Equal(t, "T1/"+pos.FinancialYear(time.Now())+"/000001", sale.DocumentNo)
+	return pin, sale
 }

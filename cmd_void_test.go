@@ -16,14 +16,12 @@ import (
 // counts it as cancelled and not as a sale, and a second void is refused.
 func TestCmdVoid(t *testing.T) {
 	dir := t.TempDir()
-	pin := map[string]string{"GALLA_PIN": "432100"}
-	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
-	require.Equal(t, exitOK, code, errOut)
-	code, out, errOut := tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M:2", "--pay", "cash", "--cash", "100000")
-	require.Equal(t, exitOK, code, errOut)
-	sale := decodeCheckout(t, out)
+	pin, sale := twoCablesForCash(t, dir)
 	fy := pos.FinancialYear(time.Now())
-	require.Equal(t, "T1/"+fy+"/000001", sale.DocumentNo)
+	var (
+		code        int
+		out, errOut string
+	)
 
 	code, _, errOut = tillRun(t, dir, "", pin, "void", sale.DocumentNo)
 	assert.Equal(t, exitBadInput, code)
