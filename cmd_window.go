@@ -47,10 +47,17 @@ func cmdWindow(c *cli, args []string) int {
 	a := app.NewWithID("in.galla.pos")
 	icon := fyne.NewStaticResource("icon.png", assets.Icon())
 	a.SetIcon(icon)
-	w := ui.New(a, t.Till, ui.Options{Title: "Galla — " + t.Terminal(), Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts"),
+	w := ui.New(a, windowServices(t.Till), ui.Options{Title: "Galla — " + t.Terminal(), Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts"),
 		Screen: primaryScreen, Version: buildInfo().String(), DataDir: dataDirLine(c)})
 	w.ShowAndRun()
 	return exitOK
+}
+
+// windowServices gives the window each service it uses: the till is all of
+// them for now.
+func windowServices(t *pos.Till) ui.Services {
+	return ui.Services{Counter: t, Staffer: t, Catalog: t, Customers: t, Checkout: t, IMEIs: t,
+		Returns: t, Drawer: t, Books: t, Documents: t, Admin: t}
 }
 
 // reconcileAfterCheck waits for the journal's startup check that openTerminal

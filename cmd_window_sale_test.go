@@ -45,7 +45,7 @@ const waitLimit = 10 * time.Second
 func newCounter(t *testing.T, till *terminal) *counter {
 	t.Helper()
 	k := &counter{t: t, till: till}
-	k.u = ui.New(test.NewTempApp(t), till, ui.Options{Do: k.enqueue, ReceiptDir: filepath.Join(till.c.dataDir, "receipts")})
+	k.u = ui.New(test.NewTempApp(t), windowServices(till.Till), ui.Options{Do: k.enqueue, ReceiptDir: filepath.Join(till.c.dataDir, "receipts")})
 	k.c = k.u.Window().Canvas()
 	k.u.Window().Resize(fyne.NewSize(1366, 768))
 	// Cleanups run last first: the window stops and its calls end before the till closes.

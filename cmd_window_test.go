@@ -54,6 +54,12 @@ func manager(t *testing.T, till *terminal) ui.StaffMember {
 	return m
 }
 
+// TestWindowServicesWired: the window is given every service it uses; none is
+// left for a screen to find missing at the counter.
+func TestWindowServicesWired(t *testing.T) {
+	assert.NoError(t, windowServices(newWindowTill(t).Till).Check())
+}
+
 // TestWindowTillSells checks the real engine behind the screens: staff, catalog,
 // a card sale through the sandbox's OTP step, its receipt, and the journal.
 func TestWindowTillSells(t *testing.T) {

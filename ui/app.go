@@ -64,7 +64,7 @@ type UI struct {
 	app  fyne.App
 	win  fyne.Window
 	cap  *capped // the window's content: no bigger than the screen
-	till Till
+	till Services
 	opts Options
 	now  func() time.Time
 	do   func(func())
@@ -117,10 +117,15 @@ type UI struct {
 	noticeA     *action // Receipt [Ctrl+O]: the receipt of the notice's order
 }
 
-// New builds the terminal window on app for till. The window opens on the sign-in
-// screen (or on first-manager creation when the journal has no staff yet).
-func New(app fyne.App, till Till, opts Options) *UI {
-	u := &UI{app: app, till: till, opts: opts}
+// New builds the terminal window on app over the services it uses. The window
+// opens on the sign-in screen (or on first-manager creation when the journal has no
+// staff yet). A service left unset is a wiring mistake: New panics, naming it
+// (Services.Check).
+func New(app fyne.App, services Services, opts Options) *UI {
+	if err := services.Check(); err != nil {
+		panic(err)
+	}
+	u := &UI{app: app, till: services, opts: opts}
 	u.now = opts.Now
 	if u.now == nil {
 		u.now = time.Now

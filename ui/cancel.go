@@ -20,11 +20,7 @@ type Canceller interface {
 // askCancel cancels the chosen order's invoice (Ctrl+D) after asking why and
 // for a manager's PIN.
 func (s *journalScreen) askCancel() {
-	c, ok := s.u.till.(Canceller)
-	if !ok {
-		s.message.SetText("Cancelling invoices is not available on this terminal.")
-		return
-	}
+	c := s.u.till.Returns
 	o, ok := s.selectedOrder()
 	if !ok {
 		return

@@ -12,9 +12,7 @@ import (
 )
 
 // Customers is what the customer panel needs from pos: whether the cart's
-// invoice needs the buyer, and a customer remembered for the next visit. A Till
-// without it records the buyer of the sale only (and Pay still refuses a sale
-// whose invoice lacks the buyer).
+// invoice needs the buyer, and a customer remembered for the next visit.
 type Customers interface {
 	// CheckBuyer says whether the cart's document can name b (nil: nobody): a
 	// tax invoice of ₹50,000 taxable or more needs the buyer.
@@ -104,9 +102,9 @@ func (c *customerPanel) buyer() pos.Buyer {
 func (c *customerPanel) lookUp() {
 	u := c.s.u
 	next := func() { u.win.Canvas().Focus(c.name) }
-	cs, ok := u.till.(Customers)
+	cs := u.till.Customers
 	phone := strings.TrimSpace(c.phone.Text)
-	if !ok || phone == "" || c.name.Text != "" {
+	if phone == "" || c.name.Text != "" {
 		next()
 		return
 	}
@@ -139,10 +137,7 @@ func (c *customerPanel) confirm(p *prompt) {
 	s.showBuyer()
 	s.refresh()
 	p.close()
-	cs, ok := s.u.till.(Customers)
-	if !ok {
-		return
-	}
+	cs := s.u.till.Customers
 	by, buyer := s.u.user.ID, s.buyer
 	s.u.async(func(ctx context.Context) func() {
 		place, perr := cs.PlaceOf(ctx, buyer)
@@ -198,10 +193,7 @@ func (s *saleScreen) showBuyer() {
 // checkBuyer asks pos whether the invoice of the cart can be issued to the buyer
 // recorded; when not, it says why and opens the customer panel.
 func (s *saleScreen) checkBuyer() bool {
-	cs, ok := s.u.till.(Customers)
-	if !ok {
-		return true
-	}
+	cs := s.u.till.Customers
 	// A read of the shop's settings: quick enough for the counter's thread.
 	if err := cs.CheckBuyer(s.u.ctx, s.lines, s.buyer); err != nil {
 		s.askCustomer(sentence(err))

@@ -56,7 +56,8 @@ func TestCustomerPanel(t *testing.T) {
 		"9845012345": {Name: "Asha Rao", Phone: "9845012345", Address: "12 MG Road, Bengaluru", State: "29"},
 	}}
 	h := &harness{t: t, till: till.fakeTill, clock: testclock.New(time.Date(2026, 11, 22, 11, 30, 0, 0, time.Local))}
-	h.u = New(test.NewTempApp(t), till, Options{Do: h.enqueue, Now: h.clock.Now})
+	till.now = h.clock.Now
+	h.u = New(test.NewTempApp(t), servicesOf(till), Options{Do: h.enqueue, Now: h.clock.Now})
 	h.u.win.Resize(fyne.NewSize(1366, 768))
 	t.Cleanup(func() {
 		h.u.stop()

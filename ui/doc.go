@@ -1,9 +1,12 @@
 // Package ui holds Galla's Fyne screens. It talks only to pos; no business rule lives
 // here.
 //
-// New builds the terminal window for a Till, the small interfaces (Counter, Staffer,
-// Catalog, Payer, Books, Admin) that declare what the screens need from pos; main
-// wires the real engine behind them and the tests a fake. Each screen is one struct
+// New builds the terminal window over its Services: one typed field per capability
+// (Checkout, Returns, Drawer, Books, Staffer, Catalog, Customers, IMEIs, Documents,
+// Admin and the status bar's Counter), each an interface declaring what the screens
+// need from pos. main fills every field (today with the one pos.Till) and the tests
+// with a fake; no screen asks a value at run time what it can do, and New refuses a
+// Services with a field missing. Each screen is one struct
 // that keeps its widgets for tests: sign-in, sale, EMI offers with IMEI entry, card
 // entry, payment progress (with the sandbox's OTP step and the pay-on-phone QR code),
 // cash, receipt, journal and settings, under an always visible status bar.

@@ -267,11 +267,7 @@ func (s *emiScreen) choose() {
 // needs the order's token): a phone of another brand is said here, on the
 // offers, and the sale keeps its other tenders.
 func (s *emiScreen) checkTender(req PayRequest, f EMIOffer) {
-	chk, ok := s.u.till.(IMEIChecker)
-	if !ok {
-		s.u.card.start(req, s.total) // validated when the tender is paid
-		return
-	}
+	chk := s.u.till.Checkout
 	if s.tender != "" && sameOffer(s.tenderOffer, f) {
 		// Back from the card to the same offer: its validated order goes on.
 		req.OrderID = s.tender
@@ -460,9 +456,9 @@ func (s *imeiScreen) submit() {
 	req := s.req
 	req.IMEIs = list
 	key := imeiKey(list)
-	chk, ok := s.u.till.(IMEIChecker)
+	chk := s.u.till.Checkout
 	switch {
-	case !ok || req.Offer == nil || req.OrderID != "" || req.Sale != "":
+	case req.Offer == nil || req.OrderID != "" || req.Sale != "":
 		s.u.card.start(req, s.total)
 		return
 	case s.order != "" && s.imeis == key:
@@ -519,10 +515,7 @@ func (s *imeiScreen) drop() {
 }
 
 func (s *imeiScreen) cancelOrder(id string) {
-	c, ok := s.u.till.(IMEIChecker)
-	if !ok {
-		return
-	}
+	c := s.u.till.Checkout
 	s.u.async(func(ctx context.Context) func() {
 		_ = c.CancelEMIOrder(ctx, id) // a payment already sent on it is never cancelled: pos refuses
 		return nil
@@ -594,9 +587,7 @@ func (c *columns) MinSize(objs []fyne.CanvasObject) fyne.Size {
 // offersFor are the EMI plans of req: for the lines, or for its part of a split sale.
 func (s *emiScreen) offersFor(ctx context.Context, req PayRequest) ([]EMIOffer, error) {
 	if req.Sale != "" {
-		if t := s.u.tenderer(); t != nil {
-			return t.SaleEMIOffers(ctx, req.Sale, req.Amount)
-		}
+		return s.u.till.Checkout.SaleEMIOffers(ctx, req.Sale, req.Amount)
 	}
-	return s.u.till.EMIOffers(ctx, req.Lines)
+	return s.u.till.Checkout.EMIOffers(ctx, req.Lines)
 }

@@ -78,6 +78,10 @@ type fakeTill struct {
 	// (CheckEMIOrder), cancelled those cancelled (CancelEMIOrder).
 	emiChecks []PayRequest
 	cancelled []string
+	// now is the clock of the business day (the harness's); nil means time.Now.
+	now func() time.Time
+	// held are the bills put aside (Holder).
+	held []HeldBill
 }
 
 func newFakeTill() *fakeTill {
@@ -691,4 +695,4 @@ func (f *fakeTill) TestPrint(context.Context) error {
 	return f.printErr
 }
 
-var _ Till = (*fakeTill)(nil)
+var _ wholeTill = (*fakeTill)(nil)

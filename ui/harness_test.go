@@ -29,7 +29,8 @@ func newHarness(t *testing.T, till *fakeTill) *harness {
 	t.Helper()
 	app := test.NewTempApp(t)
 	h := &harness{t: t, till: till, clock: testclock.New(time.Date(2026, 11, 22, 11, 30, 0, 0, time.Local))}
-	h.u = New(app, till, Options{Do: h.enqueue, Now: h.clock.Now})
+	till.now = h.clock.Now
+	h.u = New(app, servicesOf(till), Options{Do: h.enqueue, Now: h.clock.Now})
 	h.u.win.Resize(fyne.NewSize(1366, 768))
 	t.Cleanup(func() {
 		h.u.stop()

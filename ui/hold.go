@@ -25,8 +25,8 @@ type Holder interface {
 
 // hold puts the cart aside with a note to find it by, and starts a new sale.
 func (s *saleScreen) hold() {
-	h, ok := s.u.till.(Holder)
-	if !ok || s.locked() {
+	h := s.u.till.Catalog
+	if s.locked() {
 		return
 	}
 	if len(s.lines) == 0 {
@@ -68,8 +68,8 @@ func heldLine(i int, b HeldBill) string {
 // recall lists the held bills with their time and total; the number typed
 // recalls one into the empty cart, or with F8 discards it.
 func (s *saleScreen) recall() {
-	h, ok := s.u.till.(Holder)
-	if !ok || s.locked() {
+	h := s.u.till.Catalog
+	if s.locked() {
 		return
 	}
 	s.u.async(func(ctx context.Context) func() {

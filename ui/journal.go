@@ -156,10 +156,7 @@ func journalRow(cells ...string) fyne.CanvasObject {
 func (s *journalScreen) open() {
 	day := s.day
 	if day.IsZero() {
-		day = s.u.now()
-		if b, ok := s.u.till.(BusinessDater); ok {
-			day = b.BusinessDate() // after a Z, the business day the sales go to
-		}
+		day = s.u.till.Books.BusinessDate() // after a Z, the business day the sales go to
 	}
 	s.u.goTo(s)
 	s.load(day)

@@ -443,7 +443,7 @@ func (s *payScreen) back() {
 
 // reopenSale shows the split sale of the screen's tender again, as it stands.
 func (s *payScreen) reopenSale() {
-	t, id := s.u.tenderer(), s.req.Sale
+	t, id := s.u.till.Checkout, s.req.Sale
 	s.u.async(func(ctx context.Context) func() {
 		st, err := t.SaleStatus(ctx, id)
 		return func() {

@@ -98,7 +98,7 @@ func (s *returnsScreen) shown() {
 // load finds the sale typed or scanned.
 func (s *returnsScreen) load(text string) {
 	text = strings.TrimSpace(text)
-	if id, err := s.u.till.OrderFromQR(text); err == nil {
+	if id, err := s.u.till.Documents.OrderFromQR(text); err == nil {
 		text = id
 	}
 	s.message.SetText("Finding " + text + "…")
@@ -244,12 +244,7 @@ func (s *returnsScreen) submit() {
 // openReturns opens the Returns screen on the order chosen in the journal, or
 // empty to type or scan the invoice.
 func (s *journalScreen) openReturns() {
-	r, ok := s.u.till.(Returner)
-	if !ok {
-		s.message.SetText("Returns are not available on this terminal.")
-		return
-	}
-	rs := newReturnsScreen(s.u, r, s)
+	rs := newReturnsScreen(s.u, s.u.till.Returns, s)
 	s.u.goTo(rs)
 	if o, ok := s.selectedOrder(); ok {
 		rs.load(o.OrderID)

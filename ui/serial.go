@@ -86,15 +86,12 @@ func (s *saleScreen) haveIMEIs(then func()) bool {
 				seen[t] = true
 				list = append(list, IMEI{ProductCode: units[i].code, IMEI: t})
 			}
-			chk, _ := s.u.till.(Serials)
+			chk := s.u.till.IMEIs
 			p.ok.Disable()
 			s.u.async(func(ctx context.Context) func() {
 				var err error
 				bad := -1
 				for i, m := range list {
-					if chk == nil {
-						break
-					}
 					if err = chk.CheckIMEIFree(ctx, m.IMEI); err != nil {
 						bad = i
 						break
@@ -174,8 +171,8 @@ type IMEIFinder interface {
 // day of the newest sale that carried it and picks that sale. It reports whether
 // text was an IMEI.
 func (s *journalScreen) findIMEI(text string) bool {
-	f, ok := s.u.till.(IMEIFinder)
-	if !ok || pos.CheckIMEI(text) != nil {
+	f := s.u.till.IMEIs
+	if pos.CheckIMEI(text) != nil {
 		return false
 	}
 	s.message.SetText("Looking for the IMEI…")

@@ -15,7 +15,8 @@ import (
 func TestSettingsShowsVersionAndDataDir(t *testing.T) {
 	till := newFakeTill()
 	h := &harness{t: t, till: till, clock: testclock.New(time.Date(2026, 11, 22, 11, 30, 0, 0, time.Local))}
-	h.u = New(test.NewTempApp(t), till, Options{Do: h.enqueue, Now: h.clock.Now,
+	till.now = h.clock.Now
+	h.u = New(test.NewTempApp(t), servicesOf(till), Options{Do: h.enqueue, Now: h.clock.Now,
 		Version: "0.1.0 (commit abc, built 2026-11-24)", DataDir: "/home/shop/.local/share/galla (the default for this system)"})
 	t.Cleanup(func() {
 		h.u.stop()

@@ -7,8 +7,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// VPASetter reads and sets the shop's UPI address (VPA); a till that is not one
-// shows no UPI field.
+// VPASetter reads and sets the shop's UPI address (VPA).
 type VPASetter interface {
 	VPA(ctx context.Context) (string, error)
 	SaveVPA(ctx context.Context, by StaffMember, vpa string) error
@@ -31,11 +30,7 @@ func (s *upiSetting) item() *widget.FormItem { return widget.NewFormItem("UPI ad
 // load shows the stored address (called off the UI goroutine; the returned
 // function runs on it).
 func (s *upiSetting) load(ctx context.Context) func() {
-	v, ok := s.u.till.(VPASetter)
-	if !ok {
-		return func() { s.entry.Disable() }
-	}
-	vpa, err := v.VPA(ctx)
+	vpa, err := s.u.till.Admin.VPA(ctx)
 	return func() {
 		if err == nil {
 			s.entry.SetText(vpa)
@@ -47,11 +42,8 @@ func (s *upiSetting) load(ctx context.Context) func() {
 // the UI goroutine after the other settings.
 func (s *upiSetting) saver(by StaffMember) func(ctx context.Context) error {
 	vpa := strings.TrimSpace(s.entry.Text)
-	v, ok := s.u.till.(VPASetter)
+	v := s.u.till.Admin
 	return func(ctx context.Context) error {
-		if !ok {
-			return nil
-		}
 		return v.SaveVPA(ctx, by, vpa)
 	}
 }

@@ -80,17 +80,13 @@ func (s *shiftScreen) shown() { s.u.win.Canvas().Unfocus() }
 
 // openScreen shows the screen with the shift read afresh.
 func (s *shiftScreen) openScreen() {
-	if _, ok := s.u.till.(Drawer); !ok {
-		s.u.showError("Shifts are kept with \"galla shift\" on the command line of this terminal.")
-		return
-	}
 	s.u.goTo(s)
 	s.load("")
 }
 
 // load reads the open shift (or the last one) and its report.
 func (s *shiftScreen) load(msg string) {
-	d := s.u.till.(Drawer)
+	d := s.u.till.Drawer
 	s.u.async(func(ctx context.Context) func() {
 		cur, err := d.CurrentShift(ctx)
 		var rep *pos.ShiftReport
@@ -190,7 +186,7 @@ func (s *shiftScreen) askMove(kind pos.CashMoveKind) {
 // askClose asks for the cash counted note by note, showing the total, what the
 // drawer should hold and the variance as the count is typed.
 func (s *shiftScreen) askClose() {
-	d := s.u.till.(Drawer)
+	d := s.u.till.Drawer
 	s.count = map[int]*keyEntry{}
 	var fields []*keyEntry
 	for _, den := range pos.Denominations {
@@ -280,7 +276,7 @@ func (s *shiftScreen) readCount() (pos.CashCount, error) {
 // do runs a change of the drawer in the background, then reloads the screen with
 // its sentence.
 func (s *shiftScreen) do(p *prompt, work func(ctx context.Context, d Drawer) (string, error)) {
-	d := s.u.till.(Drawer)
+	d := s.u.till.Drawer
 	p.ok.Disable()
 	s.u.async(func(ctx context.Context) func() {
 		msg, err := work(ctx, d)
@@ -312,8 +308,8 @@ type DayAccepter interface {
 // lets a manager accept listing them and close the day. It reports whether err
 // was that refusal.
 func (s *journalScreen) askAccept(p *prompt, day time.Time, err error) bool {
-	acc, ok := s.u.till.(DayAccepter)
-	if !ok || !errors.Is(err, pos.ErrUnknownAtClose) {
+	acc := s.u.till.Books
+	if !errors.Is(err, pos.ErrUnknownAtClose) {
 		return false
 	}
 	p.close()

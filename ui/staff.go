@@ -15,10 +15,9 @@ import (
 // StaffInfo is one member of staff as the staff list shows them (pos's own type).
 type StaffInfo = pos.StaffInfo
 
-// StaffAdmin is what the staff screen needs of the till beyond Staffer: the list
-// with each member's lock, and a manager's changes, each on a manager's PIN.
-// pos.Till implements it; without it the screen says the staff are kept on the
-// command line.
+// StaffAdmin is what the staff screen needs of the till beyond signing in: the
+// list with each member's lock, and a manager's changes, each on a manager's PIN.
+// pos.Till implements it.
 type StaffAdmin interface {
 	StaffList(ctx context.Context) ([]StaffInfo, error)
 	AddStaffBy(ctx context.Context, name string, role Role, pin, managerPIN string) (StaffMember, error)
@@ -118,17 +117,13 @@ func limitsText(r StaffInfo) string {
 
 // open shows the screen with the staff list read afresh.
 func (s *staffScreen) open() {
-	if _, ok := s.u.till.(StaffAdmin); !ok {
-		s.u.showError("The staff list is kept with \"galla staff\" on the command line of this terminal.")
-		return
-	}
 	s.u.goTo(s)
 	s.load("")
 }
 
 // load reads the list; msg, if any, replaces the screen's message.
 func (s *staffScreen) load(msg string) {
-	adm := s.u.till.(StaffAdmin)
+	adm := s.u.till.Staffer
 	s.u.async(func(ctx context.Context) func() {
 		list, err := adm.StaffList(ctx)
 		return func() {
@@ -168,7 +163,7 @@ func pinEntry(u *UI, placeholder string) *keyEntry {
 
 // run does a manager's change in the background and shows its sentence.
 func (s *staffScreen) run(p *prompt, done string, work func(ctx context.Context, adm StaffAdmin) error) {
-	adm := s.u.till.(StaffAdmin)
+	adm := s.u.till.Staffer
 	p.ok.Disable()
 	s.u.async(func(ctx context.Context) func() {
 		err := work(ctx, adm)

@@ -40,10 +40,9 @@ type Tenderer interface {
 	SaleEMIOffers(ctx context.Context, id string, amount pos.Paise) ([]EMIOffer, error)
 }
 
-// tenderer is the till's split tender, or nil.
+// tenderer is the till's split tender.
 func (u *UI) tenderer() Tenderer {
-	t, _ := u.till.(Tenderer)
-	return t
+	return u.till.Checkout
 }
 
 // tenderScreen is the split-tender screen: the sale's total, what each tender

@@ -8,18 +8,10 @@ import (
 	"galla/pos"
 )
 
-// Till is everything the screens need from pos. It is a union of small interfaces so
-// that a screen's test can fake only what that screen uses; main wires the real pos
-// engine. Every method that may touch the network, the journal or a printer takes a
-// context and is called off the UI goroutine.
-type Till interface {
-	Counter
-	Staffer
-	Catalog
-	Payer
-	Books
-	Admin
-}
+// The interfaces here and beside their screens declare what the screens need from
+// pos; Services gathers them into the window's typed fields. Every method that may
+// touch the network, the journal or a printer takes a context and is called off the
+// UI goroutine.
 
 // Counter reports the terminal's standing for the status bar.
 type Counter interface {
@@ -43,8 +35,9 @@ const (
 // StaffMember is one person who may sign in (pos's own type).
 type StaffMember = pos.StaffMember
 
-// Staffer signs staff in and keeps the staff list.
+// Staffer signs staff in and keeps the staff list (StaffAdmin).
 type Staffer interface {
+	StaffAdmin
 	// Staff lists who may sign in; an empty list means a fresh journal.
 	Staff(ctx context.Context) ([]StaffMember, error)
 	// AddStaff adds a member with a PIN; the first member must be a manager.
@@ -73,8 +66,9 @@ type Line = pos.CartLine
 // Bill is a cart priced by pos.
 type Bill = pos.Bill
 
-// Catalog finds products and prices carts.
+// Catalog finds products, prices carts and holds them aside (Holder).
 type Catalog interface {
+	Holder
 	// Search finds products whose name, code or barcode matches q, as typed.
 	Search(q string, limit int) []Product
 	// Lookup finds the product whose barcode or SKU is exactly code.
@@ -152,10 +146,6 @@ type Payer interface {
 	// FollowUp inquires the payments left pending when their turn comes and
 	// returns those that became final since it was last asked.
 	FollowUp(ctx context.Context) ([]Notice, error)
-	// Receipt renders an order's receipt as a PNG image.
-	Receipt(ctx context.Context, orderID string) ([]byte, error)
-	// Print prints an order's receipt (again when reprint).
-	Print(ctx context.Context, orderID string, reprint bool) error
 }
 
 // OrderSummary is one order in the journal.
@@ -164,26 +154,21 @@ type OrderSummary = pos.OrderSummary
 // OrderEvent is one journaled event of an order.
 type OrderEvent = pos.OrderEvent
 
-// Books is the manager's view of the journal.
+// Books is the manager's view of the journal: the orders of a day, the X and Z
+// reports, the close of a day (DayAccepter) and the business day open now
+// (BusinessDater).
 type Books interface {
+	BusinessDater
+	DayAccepter
 	// Orders lists the orders of day.
 	Orders(ctx context.Context, day time.Time) ([]OrderSummary, error)
 	// History lists an order's events.
 	History(ctx context.Context, orderID string) ([]OrderEvent, error)
-	// Refund refunds amount of a paid order, authorised by a manager's PIN. A
-	// verified refund has Verified set; otherwise its outcome is still pending.
-	Refund(ctx context.Context, orderID string, amount pos.Paise, pin string) (Outcome, error)
 	// XReport renders day's X report as text.
 	XReport(ctx context.Context, day time.Time) (string, error)
 	// CloseDay closes day with a Z report, authorised by a manager's PIN, and
 	// renders the report as text.
 	CloseDay(ctx context.Context, day time.Time, pin string) (string, error)
-	// RefundReceipt renders the receipt of an order's latest done refund as a PNG
-	// image.
-	RefundReceipt(ctx context.Context, orderID string) ([]byte, error)
-	// PrintRefund prints the receipt of an order's latest done refund; every copy
-	// after the first is a reprint.
-	PrintRefund(ctx context.Context, orderID string) error
 	// ReportReceipt renders day's report as the printed slip, a PNG image: the X
 	// report, or the sealed Z report once the day is closed.
 	ReportReceipt(ctx context.Context, day time.Time) ([]byte, error)
@@ -191,15 +176,15 @@ type Books interface {
 	PrintReport(ctx context.Context, day time.Time) error
 	// ExportCSV writes day's orders as CSV, one row per order.
 	ExportCSV(ctx context.Context, day time.Time, w io.Writer) error
-	// OrderFromQR reads a receipt's QR text and returns its order id.
-	OrderFromQR(text string) (string, error)
 }
 
 // Settings is the shop's configuration as the settings screen edits it.
 type Settings = pos.Settings
 
-// Admin reads and changes the settings.
+// Admin reads and changes the settings, the shop's UPI address (VPASetter) with
+// them.
 type Admin interface {
+	VPASetter
 	Settings(ctx context.Context) (Settings, error)
 	// SaveSettings stores s as the manager by changed it, journaled with the
 	// manager's id; an empty secret or access code keeps the stored one.

@@ -61,10 +61,7 @@ func (s *upiScreen) shown() { s.u.win.Canvas().Unfocus() }
 
 // start builds the QR of req's amount and shows it.
 func (s *upiScreen) start(req PayRequest) {
-	t := s.u.tenderer()
-	if t == nil {
-		return
-	}
+	t := s.u.till.Checkout
 	s.u.async(func(ctx context.Context) func() {
 		up, err := t.UPIRequest(ctx, req.Sale, req.Amount)
 		return func() {

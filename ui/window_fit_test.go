@@ -65,13 +65,13 @@ func TestWindowWithoutScreenKeepsItsSize(t *testing.T) {
 // chosen.
 func TestWindowRemembersSizeAndTheme(t *testing.T) {
 	app := test.NewTempApp(t)
-	first := New(app, newFakeTill(), Options{Do: func(f func()) {}})
+	first := New(app, servicesOf(newFakeTill()), Options{Do: func(f func()) {}})
 	startDark := first.theme.dark
 	first.win.Resize(fyne.NewSize(1200, 700))
 	first.toggleTheme()
 	first.win.Close()
 
-	second := New(app, newFakeTill(), Options{Do: func(f func()) {}})
+	second := New(app, servicesOf(newFakeTill()), Options{Do: func(f func()) {}})
 	defer second.stop()
 	assert.Equal(t, fyne.NewSize(1200, 700), second.rememberedSize())
 	assert.Equal(t, !startDark, second.theme.dark, "the theme chosen last")
