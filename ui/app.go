@@ -342,7 +342,7 @@ func (u *UI) signOut(idle bool) {
 	u.card.reset()
 	if was {
 		u.async(func(ctx context.Context) func() {
-			if err := u.till.SignOut(ctx, who, idle); err != nil {
+			if err := u.till.Staffer.SignOut(ctx, who, idle); err != nil {
 				return func() { u.note("The sign-out could not be journaled: " + sentence(err)) }
 			}
 			return nil
@@ -442,7 +442,7 @@ func (u *UI) raise(n Notice) {
 	u.sale.resolved(n.OrderID)
 	if u.current == u.pay && u.pay.run == nil && u.pay.orderID == n.OrderID {
 		u.async(func(ctx context.Context) func() {
-			o, err := u.till.CheckOrder(ctx, n.OrderID)
+			o, err := u.till.Checkout.CheckOrder(ctx, n.OrderID)
 			return func() { u.pay.checked(n.OrderID, o, err) }
 		})
 	}
@@ -501,7 +501,7 @@ func (u *UI) checkNow() {
 		outs := make([]Outcome, len(ids))
 		errs := make([]error, len(ids))
 		for i, id := range ids {
-			outs[i], errs[i] = u.till.CheckOrder(ctx, id)
+			outs[i], errs[i] = u.till.Checkout.CheckOrder(ctx, id)
 		}
 		return func() {
 			u.checkA.btn.Enable()
@@ -535,8 +535,8 @@ func (u *UI) RefreshStatus() { u.refreshStatus() }
 // and shows both in the status bar.
 func (u *UI) refreshStatus() {
 	u.async(func(ctx context.Context) func() {
-		notes, _ := u.till.FollowUp(ctx) // what could not be inquired is tried again on the next tick
-		st := u.till.Status(ctx)
+		notes, _ := u.till.Checkout.FollowUp(ctx) // what could not be inquired is tried again on the next tick
+		st := u.till.Counter.Status(ctx)
 		return func() {
 			u.showStatus(st)
 			for _, n := range notes {

@@ -141,13 +141,13 @@ func (s *cardScreen) numberTyped(text string) {
 	case d == "":
 		s.brand.SetText("")
 	case len(d) < 12:
-		s.brand.SetText(s.u.till.CardBrand(d))
+		s.brand.SetText(s.u.till.Checkout.CardBrand(d))
 	case !pos.Luhn(d):
-		s.brand.SetText(s.u.till.CardBrand(d) + "  ✗ this number is mistyped (check digit wrong)")
+		s.brand.SetText(s.u.till.Checkout.CardBrand(d) + "  ✗ this number is mistyped (check digit wrong)")
 	case len(d) > 19:
 		s.brand.SetText("✗ a card number has at most 19 digits")
 	default:
-		s.brand.SetText(s.u.till.CardBrand(d) + "  ✓ number looks right")
+		s.brand.SetText(s.u.till.Checkout.CardBrand(d) + "  ✓ number looks right")
 	}
 }
 
@@ -160,7 +160,7 @@ func (s *cardScreen) send() {
 		s.refuseAt(s.expiry, "Type the expiry as on the card: month and year, like 08/29.")
 		return
 	}
-	card := s.u.till.NewCard(digits(s.number.Text), mm, yyyy, s.cvv.Text, strings.TrimSpace(s.holder.Text))
+	card := s.u.till.Checkout.NewCard(digits(s.number.Text), mm, yyyy, s.cvv.Text, strings.TrimSpace(s.holder.Text))
 	if err := card.Check(s.u.now()); err != nil {
 		card.Zero()
 		s.refuseAt(s.fieldOf(err), sentence(err))
@@ -186,7 +186,7 @@ func (s *cardScreen) send() {
 	offer := *req.Offer
 	s.card = card
 	s.u.async(func(ctx context.Context) func() {
-		err := s.u.till.ValidateScheme(ctx, req.Lines, offer, card)
+		err := s.u.till.Checkout.ValidateScheme(ctx, req.Lines, offer, card)
 		return func() {
 			if s.card != card { // cancelled or locked meanwhile: the card goes no further
 				card.Zero()

@@ -101,7 +101,7 @@ func (s *cashScreen) takeCash() {
 	req := s.req
 	req.Tendered = p
 	s.u.async(func(ctx context.Context) func() {
-		o, err := s.u.till.Pay(ctx, req, nil)
+		o, err := s.u.till.Checkout.Pay(ctx, req, nil)
 		return func() {
 			s.busy = false
 			s.take.btn.Enable()

@@ -157,7 +157,7 @@ func (s *payScreen) start(req PayRequest) {
 	s.u.sale.paymentStarted(run)
 	s.u.goTo(s)
 	s.u.async(func(context.Context) func() {
-		o, err := s.u.till.Pay(ctx, req, func(p Progress) {
+		o, err := s.u.till.Checkout.Pay(ctx, req, func(p Progress) {
 			s.u.do(func() { s.progress(run, p) })
 		})
 		return func() { s.done(run, o, err) }
@@ -269,7 +269,7 @@ func (s *payScreen) askOTP(run *payRun) {
 			p.ok.Disable()
 			p.message.SetText("Sending…")
 			s.u.async(func(ctx context.Context) func() {
-				err := s.u.till.SubmitOTP(ctx, order, code)
+				err := s.u.till.Checkout.SubmitOTP(ctx, order, code)
 				return func() {
 					p.ok.Enable()
 					if err != nil {
@@ -381,7 +381,7 @@ func (s *payScreen) check() {
 	s.checkA.btn.Disable()
 	s.detail.SetText("Checking order " + id + " with the payment service…")
 	s.u.async(func(ctx context.Context) func() {
-		o, err := s.u.till.CheckOrder(ctx, id)
+		o, err := s.u.till.Checkout.CheckOrder(ctx, id)
 		return func() {
 			s.checked(id, o, err)
 			s.u.sale.checkLock()

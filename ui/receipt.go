@@ -115,9 +115,9 @@ func (s *receiptScreen) load(orderID string, refund bool, back screen) {
 	}
 	s.u.goTo(s)
 	s.u.async(func(ctx context.Context) func() {
-		render := s.u.till.Receipt
+		render := s.u.till.Documents.Receipt
 		if refund {
-			render = s.u.till.RefundReceipt
+			render = s.u.till.Documents.RefundReceipt
 		}
 		png, err := render(ctx, orderID)
 		return func() {
@@ -154,9 +154,9 @@ func (s *receiptScreen) send(reprint bool) {
 	s.u.async(func(ctx context.Context) func() {
 		var err error
 		if refund {
-			err = s.u.till.PrintRefund(ctx, id)
+			err = s.u.till.Documents.PrintRefund(ctx, id)
 		} else {
-			err = s.u.till.Print(ctx, id, reprint)
+			err = s.u.till.Documents.Print(ctx, id, reprint)
 		}
 		return func() {
 			s.reprint.btn.Enable()

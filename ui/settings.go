@@ -160,9 +160,9 @@ func (s *settingsScreen) shown() {
 }
 
 func (s *settingsScreen) load() {
-	s.profile.Options = s.u.till.PrinterProfiles()
+	s.profile.Options = s.u.till.Admin.PrinterProfiles()
 	s.u.async(func(ctx context.Context) func() {
-		st, err := s.u.till.Settings(ctx)
+		st, err := s.u.till.Admin.Settings(ctx)
 		upiLoaded := s.upi.load(ctx)
 		return func() {
 			upiLoaded()
@@ -220,13 +220,13 @@ func (s *settingsScreen) store() {
 	s.message.SetText("Saving…")
 	saveUPI := s.upi.saver(by)
 	s.u.async(func(ctx context.Context) func() {
-		err := s.u.till.SaveSettings(ctx, by, st, secret)
+		err := s.u.till.Admin.SaveSettings(ctx, by, st, secret)
 		if err == nil {
 			err = saveUPI(ctx)
 		}
 		var saved Settings
 		if err == nil {
-			saved, err = s.u.till.Settings(ctx)
+			saved, err = s.u.till.Admin.Settings(ctx)
 		}
 		return func() {
 			s.save.btn.Enable()
@@ -267,7 +267,7 @@ func (s *settingsScreen) showSecrets(st Settings) {
 func (s *settingsScreen) printTest() {
 	s.message.SetText("Printing a test page…")
 	s.u.async(func(ctx context.Context) func() {
-		err := s.u.till.TestPrint(ctx)
+		err := s.u.till.Admin.TestPrint(ctx)
 		return func() {
 			if err != nil {
 				s.message.SetText("The test page did not print: " + sentence(err))
@@ -308,7 +308,7 @@ func (s *settingsScreen) askStaff() {
 			again.SetText("")
 			p.ok.Disable()
 			s.u.async(func(ctx context.Context) func() {
-				err := s.u.till.AddStaff(ctx, n, r, code)
+				err := s.u.till.Staffer.AddStaff(ctx, n, r, code)
 				return func() {
 					p.ok.Enable()
 					if err != nil {

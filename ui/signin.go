@@ -163,7 +163,7 @@ func (s *signInScreen) load() {
 	s.pin.SetText("")
 	s.message.SetText("")
 	s.u.async(func(ctx context.Context) func() {
-		staff, err := s.u.till.Staff(ctx)
+		staff, err := s.u.till.Staffer.Staff(ctx)
 		return func() {
 			if err != nil {
 				s.message.SetText(sentence(err))
@@ -227,7 +227,7 @@ func (s *signInScreen) submit() {
 	s.signIn.btn.Disable()
 	s.message.SetText("Checking…")
 	s.u.async(func(ctx context.Context) func() {
-		m, err := s.u.till.SignIn(ctx, name, pin)
+		m, err := s.u.till.Staffer.SignIn(ctx, name, pin)
 		return func() {
 			s.signIn.btn.Enable()
 			if err != nil {
@@ -274,7 +274,7 @@ func (s *signInScreen) changePIN() {
 	s.changeOK.btn.Disable()
 	s.changeMessage.SetText("Changing…")
 	s.u.async(func(ctx context.Context) func() {
-		m, err := s.u.till.ChangeOwnPIN(ctx, name, old, pin)
+		m, err := s.u.till.Staffer.ChangeOwnPIN(ctx, name, old, pin)
 		return func() {
 			s.changeOK.btn.Enable()
 			if !s.changing {
@@ -314,7 +314,7 @@ func (s *signInScreen) createManager() {
 	}
 	s.create.btn.Disable()
 	s.u.async(func(ctx context.Context) func() {
-		err := s.u.till.AddStaff(ctx, name, RoleManager, pin)
+		err := s.u.till.Staffer.AddStaff(ctx, name, RoleManager, pin)
 		return func() {
 			s.create.btn.Enable()
 			s.newPIN.SetText("")
@@ -328,7 +328,7 @@ func (s *signInScreen) createManager() {
 			s.sel = -1
 			s.message.SetText(name + " is the manager. Sign in with the new PIN.")
 			s.u.async(func(ctx context.Context) func() {
-				staff, err := s.u.till.Staff(ctx)
+				staff, err := s.u.till.Staffer.Staff(ctx)
 				return func() {
 					if err != nil {
 						s.message.SetText(sentence(err))

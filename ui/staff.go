@@ -347,7 +347,7 @@ func (s *staffScreen) askOwnPIN() {
 			again.SetText("")
 			p.ok.Disable()
 			s.u.async(func(ctx context.Context) func() {
-				_, err := s.u.till.ChangeOwnPIN(ctx, me.Name, o, n)
+				_, err := s.u.till.Staffer.ChangeOwnPIN(ctx, me.Name, o, n)
 				return func() {
 					p.ok.Enable()
 					if err != nil {

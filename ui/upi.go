@@ -99,7 +99,7 @@ func (s *upiScreen) received() {
 	req.Amount = s.upi.Amount
 	req.Tender = pos.TenderUPI
 	s.u.async(func(ctx context.Context) func() {
-		o, err := s.u.till.Pay(ctx, req, nil)
+		o, err := s.u.till.Checkout.Pay(ctx, req, nil)
 		return func() {
 			s.busy = false
 			s.confirm.btn.Enable()
