@@ -544,8 +544,16 @@ func (e *Engine) pay(ctx context.Context, orderID string, card *gateway.Card, op
 	att := &AttemptEvent{N: n, CardBrand: card.Brand(), CardLast4: card.Last4()}
 	if o.State == StateFailed {
 		// A new attempt after a failure: journal it first, so the order is not final
-		// while the payment is in the air.
-		if _, err := e.commit(ctx, o, Event{Kind: EvPaymentAttempt, Attempt: att}); err != nil {
+		// while the payment is in the air. A split sale's tender is paid again only
+		// while its sale is open and its amount still due, checked under the sale's
+		// lock: from the attempt on it is pending and reserves its amount.
+		release, err := e.holdSaleFor(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		_, err = e.commit(ctx, o, Event{Kind: EvPaymentAttempt, Attempt: att})
+		release()
+		if err != nil {
 			return nil, beforeMoney(err)
 		}
 	}

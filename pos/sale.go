@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 )
 
 // A split-tender sale (DESIGN.md section 2, docs/adr/0005-split-tender.md) is an
@@ -31,6 +32,15 @@ func (v TenderView) Paid() bool { return v.Order != nil && v.State.Paid() }
 
 // Pending reports whether the tender's outcome is not final yet.
 func (v TenderView) Pending() bool { return v.Order != nil && !v.State.Final() }
+
+// Failed reports whether the tender ended without taking money: refused or
+// verifiably not charged (FAILED), or closed before any payment was sent
+// (ABANDONED), or never journaled past tender.added. It reserves nothing of
+// the sale's Due; a FAILED card or EMI tender with attempts left may be paid
+// again on its own order (PayRequest.OrderID), or the sale paid another way.
+func (v TenderView) Failed() bool {
+	return v.Order == nil || v.State == StateFailed || v.State == StateAbandoned
+}
 
 // SaleStatus is where a split sale stands.
 type SaleStatus struct {
@@ -182,6 +192,44 @@ func (e *Engine) addTender(ctx context.Context, saleID string, t SaleTender, sta
 		return nil, SaleTender{}, beforeMoney(err)
 	}
 	return st, t, nil
+}
+
+// holdSaleFor locks the split sale that tender order o pays part of and checks
+// that o may take money again: the sale is open and o's amount is not more than
+// is left to pay (o itself, FAILED, reserves nothing). It returns the sale's
+// unlock; for an order of no split sale it does nothing.
+func (e *Engine) holdSaleFor(ctx context.Context, o *Order) (func(), error) {
+	if o.Sale == "" {
+		return func() {}, nil
+	}
+	unlock, err := e.lockSale(o.Sale)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.SaleStatus(ctx, o.Sale)
+	if err == nil && st.Sale.State != StateOpen {
+		err = wrapf(fmt.Errorf("pos: sale %q is %s: %w", o.Sale, st.Sale.State, ErrSaleClosed),
+			"The sale %s is no longer open (%s); nothing more is taken for it.", o.Sale, saleStateWords(st.Sale.State))
+	}
+	if err == nil && o.Amount > st.Due {
+		err = &TenderError{Amount: o.Amount, Due: st.Due, Pending: st.Pending}
+	}
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// saleStateWords says where a split sale stands, for a sentence.
+func saleStateWords(s OrderState) string {
+	switch {
+	case s.Paid():
+		return "paid in full"
+	case s == StateVoided:
+		return "voided"
+	}
+	return string(s)
 }
 
 // TenderError refuses a tender of more than is left to pay (or of nothing).
@@ -458,6 +506,14 @@ func (e *Engine) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sal
 		return nil, fmt.Errorf("pos: void %q is %s: %w", saleID, st.Sale.State, ErrSaleClosed)
 	}
 	if st.Pending > 0 {
+		// A tender not final is checked once here: one that sent nothing is
+		// closed, one the service decided is settled; only a payment really in
+		// flight (being paid now, or not decided at the service) stops the void.
+		if st, err = e.settlePendingTenders(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	if st.Pending > 0 {
 		return nil, sentenceErr(fmt.Sprintf("A payment of %s on this sale is still being checked; use Check now, then void the sale.", st.Pending))
 	}
 	if reason == "" {
@@ -496,6 +552,65 @@ func (e *Engine) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sal
 		return nil, err
 	}
 	return e.SaleStatus(ctx, saleID)
+}
+
+// settlePendingTenders tries once to make the pending tenders of sale st final
+// before it is voided, and returns the sale as it is then. A tender whose order
+// is being paid now (its lock is held) is left as it is. One whose create order
+// was never answered is abandoned as the reconciler does (no payment is ever
+// sent before order.created). A card or EMI tender created and never paid (no
+// attempt journaled) is abandoned when a verified inquiry shows the service holds
+// no payment on it: the first attempt is journaled with its answer, so only the
+// service can tell whether one was sent before a stop. Any other is inquired as
+// the reconciler would, and its verified answer applied. The caller holds the
+// sale's lock.
+func (e *Engine) settlePendingTenders(ctx context.Context, st *SaleStatus) (*SaleStatus, error) {
+	unrecorded := e.Unrecorded()
+	for _, t := range st.Tenders {
+		if !t.Pending() || slices.Contains(unrecorded, t.Order.ID) {
+			continue
+		}
+		unlock, err := e.lock(t.Order.ID)
+		if err != nil {
+			continue // being paid now
+		}
+		err = e.settlePendingTender(ctx, t.Order.ID)
+		unlock()
+		if err != nil && ctx.Err() != nil {
+			return nil, err
+		}
+		if err != nil {
+			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: void: tender", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
+		}
+	}
+	return e.SaleStatus(ctx, st.Sale.ID)
+}
+
+// settlePendingTender is one tender of settlePendingTenders. The caller holds
+// the tender's order's lock.
+func (e *Engine) settlePendingTender(ctx context.Context, id string) error {
+	o, err := e.j.Order(ctx, id)
+	if err != nil {
+		return err
+	}
+	neverPaid := o.State == StateCreated && len(o.Attempts) == 0 && (o.Tender == TenderCard || o.Tender == TenderEMI)
+	if !neverPaid {
+		return e.reconcileOne(ctx, o)
+	}
+	if e.gw == nil {
+		return ErrNoGateway
+	}
+	q, err := e.gw.InquireOrder(ctx, o.ServiceOrderID)
+	if err != nil {
+		return err
+	}
+	out := outcomeOf(q)
+	if !q.Verified || o.AnswerMismatch(&out) != "" || !noPaymentApplied(&out) {
+		return e.reconcileOne(ctx, o) // a payment may be on it: the reconciler's way
+	}
+	reason := "the sale was voided before this tender was paid; the payment service holds no payment on it"
+	_, err = e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
+	return err
 }
 
 // refundLocal journals the refund of a tender taken at the counter (cash, UPI, a

@@ -1,0 +1,264 @@
+package pos
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// downPayment opens a split sale of one Samsung S24 (₹74,999) with a Samsung
+// phone's IMEI, takes ₹10,000 of it in cash and returns the sale's id and
+// ICICI's Samsung brand offer (IMEIs mandatory) for the rest.
+func downPayment(t *testing.T, r *rig, tl *Till, cashier string) (string, EMIPlan) {
+	t.Helper()
+	ctx := t.Context()
+	phone, ok := tl.Lookup("PH-SAM-S24")
+	require.True(t, ok)
+	st, err := tl.OpenSale(ctx, []CartLine{{Product: phone, Qty: 1}}, []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: r.samsungIMEI(t)}}, cashier)
+	require.NoError(t, err)
+	out, err := tl.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 1000000, Cashier: cashier}, nil)
+	require.NoError(t, err)
+	require.Equal(t, Paise(6499900), out.Sale.Due)
+	offers, err := tl.SaleEMIOffers(ctx, st.Sale.ID, 0)
+	require.NoError(t, err)
+	for _, o := range offers {
+		if o.IMEIRequired && o.Issuer == "ICICI" && strings.EqualFold(o.Brand, "SAMSUNG") {
+			return st.Sale.ID, o
+		}
+	}
+	t.Fatal("ICICI gives no Samsung brand offer for the rest")
+	return "", EMIPlan{}
+}
+
+// restart is a terminal started again on the same journal: a new engine and
+// till, nothing in memory from before.
+func restart(t *testing.T, r *rig) *Till {
+	t.Helper()
+	e2, err := New(Config{Journal: r.j, Gateway: r.gw, Clock: r.clock, Customer: Customer{Mobile: "9000000001", Email: "counter@example.com"}})
+	require.NoError(t, err)
+	tl2, err := NewTill(t.Context(), TillConfig{Engine: e2, SampleCatalog: catalogJSON(t)})
+	require.NoError(t, err)
+	return tl2
+}
+
+// refusedEMI is a split sale with ₹10,000 paid in cash whose brand-EMI tender,
+// its IMEI validated, was refused: the card's issuer (HDFC) does not give
+// ICICI's offer. It returns the sale's id, the offer and the tender's order.
+func refusedEMI(t *testing.T, r *rig, tl *Till, cashier string) (string, EMIPlan, string) {
+	t.Helper()
+	ctx := t.Context()
+	id, plan := downPayment(t, r, tl, cashier)
+	tid, err := tl.CheckEMIOrder(ctx, PayRequest{Sale: id, Tender: TenderEMI, Offer: &plan, Cashier: cashier})
+	require.NoError(t, err)
+	out, err := tl.Pay(ctx, PayRequest{Sale: id, OrderID: tid, Tender: TenderEMI, Offer: &plan,
+		Card: card("4386280000000004"), OTP: r.td.OTP, Cashier: cashier}, nil) // HDFC
+	require.NoError(t, err, "a refusal is an outcome, not an error")
+	require.Equal(t, StateFailed, out.State)
+	assert.True(t, out.CanRetry)
+	assert.Contains(t, out.Reason, "not available on this card")
+	require.NotNil(t, out.Sale)
+	assert.Equal(t, Paise(6499900), out.Sale.Due, "the refused tender reserves nothing")
+	assert.Zero(t, out.Sale.Pending)
+	assert.Zero(t, r.captures())
+	return id, plan, tid
+}
+
+// TestSplitRefusedEMITenderIsFailedAtOnce: a split sale's EMI tender refused
+// because the offer is not given on the card is FAILED at once, journaled, so
+// a restarted terminal shows it failed (not being checked) and the sale open
+// with its cash down payment and the rest due; nothing is unknown.
+func TestSplitRefusedEMITenderIsFailedAtOnce(t *testing.T) {
+	r, tl, _, _, ravi := auditRig(t)
+	ctx := t.Context()
+	id, _, tid := refusedEMI(t, r, tl, ravi.ID)
+
+	o, err := r.e.Order(ctx, tid)
+	require.NoError(t, err)
+	assert.Equal(t, StateFailed, o.State, "journaled FAILED")
+	un, err := r.j.Unresolved(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, un, "nothing is being checked")
+
+	tl2 := restart(t, r)
+	open, err := tl2.OpenSales(ctx)
+	require.NoError(t, err)
+	require.Len(t, open, 1)
+	st := open[0]
+	assert.Equal(t, id, st.Sale.ID)
+	assert.Equal(t, StateOpen, st.Sale.State)
+	assert.Equal(t, Paise(1000000), st.Paid)
+	assert.Zero(t, st.Pending)
+	assert.Equal(t, Paise(6499900), st.Due)
+	require.Len(t, st.Tenders, 2)
+	assert.True(t, st.Tenders[1].Failed())
+	assert.Equal(t, StateFailed, st.Tenders[1].State)
+}
+
+// TestSplitRefusedEMITenderPaidAgainAfterRestart: the failed tender is paid
+// again on its own order, after a restart, with a card that takes the offer;
+// the sale completes with its document number.
+func TestSplitRefusedEMITenderPaidAgainAfterRestart(t *testing.T) {
+	r, tl, _, _, ravi := auditRig(t)
+	ctx := t.Context()
+	id, plan, tid := refusedEMI(t, r, tl, ravi.ID)
+
+	tl2 := restart(t, r)
+	out, err := tl2.Pay(ctx, PayRequest{Sale: id, OrderID: tid, Tender: TenderEMI, Offer: &plan,
+		Card: card("5522600000000005"), OTP: r.td.OTP, Cashier: ravi.ID}, nil) // ICICI
+	require.NoError(t, err)
+	require.Equal(t, StatePaid, out.State)
+	assert.Equal(t, tid, out.OrderID, "paid again on the same order")
+	require.NotNil(t, out.Sale)
+	assert.True(t, out.Sale.Complete())
+	assert.NotEmpty(t, out.ReceiptNo)
+	assert.Equal(t, 1, r.captures())
+	open, err := tl2.OpenSales(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, open)
+}
+
+// TestSplitRefusedEMITenderReplacedByCash: the failed tender is left and the
+// rest taken in cash; the sale completes, and the failed tender is in no
+// total and on no receipt.
+func TestSplitRefusedEMITenderReplacedByCash(t *testing.T) {
+	r, tl, _, _, ravi := auditRig(t)
+	ctx := t.Context()
+	id, _, _ := refusedEMI(t, r, tl, ravi.ID)
+	out, err := tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Cashier: ravi.ID}, nil)
+	require.NoError(t, err)
+	require.NotNil(t, out.Sale)
+	assert.True(t, out.Sale.Complete())
+	paid, err := tl.paidTenders(ctx, id)
+	require.NoError(t, err)
+	assert.Len(t, paid, 2, "the two cash tenders")
+	assert.Zero(t, r.captures())
+}
+
+// TestSplitVoidAfterRefusedEMITender: the sale whose EMI tender was refused is
+// voided, on the same terminal and after a restart: the cash down payment is
+// given back from the drawer with its document, and the sale is VOIDED.
+func TestSplitVoidAfterRefusedEMITender(t *testing.T) {
+	for _, restarted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "same terminal", true: "after restart"}[restarted], func(t *testing.T) {
+			r, tl, _, _, ravi := auditRig(t)
+			ctx := t.Context()
+			id, _, _ := refusedEMI(t, r, tl, ravi.ID)
+			if restarted {
+				tl = restart(t, r)
+			}
+			st, err := tl.VoidSale(ctx, id, managerPIN, "customer left")
+			require.NoError(t, err)
+			assert.Equal(t, StateVoided, st.Sale.State)
+			require.Len(t, st.Tenders, 2)
+			assert.Equal(t, StateRefunded, st.Tenders[0].State, "the cash given back")
+			assert.NotZero(t, st.Tenders[0].Order.Refunds[0].DocNo)
+			assert.Equal(t, StateFailed, st.Tenders[1].State)
+			open, err := tl.OpenSales(ctx)
+			require.NoError(t, err)
+			assert.Empty(t, open)
+		})
+	}
+}
+
+// TestSplitVoidClosesATenderNeverPaid: a brand-EMI tender opened and its IMEI
+// validated, then left without a card (the customer walked away, the terminal
+// restarted), does not trap the sale: the void finds no payment on it at the
+// service, closes it, and gives the cash down payment back.
+func TestSplitVoidClosesATenderNeverPaid(t *testing.T) {
+	r, tl, _, _, ravi := auditRig(t)
+	ctx := t.Context()
+	id, plan := downPayment(t, r, tl, ravi.ID)
+	tid, err := tl.CheckEMIOrder(ctx, PayRequest{Sale: id, Tender: TenderEMI, Offer: &plan, Cashier: ravi.ID})
+	require.NoError(t, err)
+
+	tl = restart(t, r)
+	st, err := tl.VoidSale(ctx, id, managerPIN, "customer left")
+	require.NoError(t, err)
+	assert.Equal(t, StateVoided, st.Sale.State)
+	o, err := r.e.Order(ctx, tid)
+	require.NoError(t, err)
+	assert.Equal(t, StateAbandoned, o.State, "closed: no payment was sent on it")
+	assert.Equal(t, StateRefunded, st.Tenders[0].State, "the cash given back")
+	assert.Zero(t, r.captures())
+}
+
+// TestSplitVoidRefusedWhileATenderIsInFlight: a void waits for a tender that is
+// being paid now, or whose payment the service has not decided (the customer
+// has not authenticated): nothing is refunded and the sale stays open. Once
+// the tender fails, the void goes through.
+func TestSplitVoidRefusedWhileATenderIsInFlight(t *testing.T) {
+	r, tl, _, _, ravi := auditRig(t)
+	ctx := t.Context()
+	lines, _, err := tl.ParseItems(ctx, "ACC-CASE", nil)
+	require.NoError(t, err)
+	st, err := tl.OpenSale(ctx, lines, nil, ravi.ID)
+	require.NoError(t, err)
+	id := st.Sale.ID
+	_, err = tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
+	require.NoError(t, err)
+
+	// Being paid now: its order is locked by the payment.
+	o, err := r.e.OpenSaleTender(ctx, id, TenderCard, 0, nil, ravi.ID, PayOptions{})
+	require.NoError(t, err)
+	unlock, err := r.e.lock(o.ID)
+	require.NoError(t, err)
+	_, err = tl.VoidSale(ctx, id, managerPIN, "customer left")
+	assert.Contains(t, Sentence(err), "still being checked")
+	unlock()
+
+	// Sent, and not decided at the service: UNKNOWN, inquired, never voided.
+	var ch Challenge
+	opt := PayOptions{Wait: time.Minute, Progress: func(p Progress) {
+		if p.Challenge != nil {
+			ch = *p.Challenge
+		}
+	}}
+	res, err := r.e.PayCard(ctx, o.ID, card("4111111111111111"), opt)
+	require.NoError(t, err)
+	require.Equal(t, ResultUnknown, res.Status)
+	_, err = tl.VoidSale(ctx, id, managerPIN, "customer left")
+	assert.Contains(t, Sentence(err), "still being checked")
+	st, err = tl.SaleStatus(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, StateOpen, st.Sale.State)
+	assert.Equal(t, StatePaid, st.Tenders[0].State, "the cash is not given back yet")
+
+	// The customer's authentication fails: the tender is FAILED and the void
+	// goes through.
+	require.NoError(t, r.gw.SubmitAuthentication(ctx, ch.Content, url.Values{"otp": {"000000"}}))
+	st, err = tl.VoidSale(ctx, id, managerPIN, "customer left")
+	require.NoError(t, err)
+	assert.Equal(t, StateVoided, st.Sale.State)
+	assert.Equal(t, StateFailed, st.Tenders[1].State)
+	assert.Zero(t, r.captures())
+}
+
+// TestFailedTenderOfACoveredSaleIsNotPaidAgain: once the rest of the sale was
+// paid another way, its failed EMI tender cannot be charged again, by the
+// sale's screen or by paying its order as an order (galla pay ORDER_ID).
+func TestFailedTenderOfACoveredSaleIsNotPaidAgain(t *testing.T) {
+	r, tl, _, _, ravi := auditRig(t)
+	ctx := t.Context()
+	id, plan, tid := refusedEMI(t, r, tl, ravi.ID)
+	out, err := tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Cashier: ravi.ID}, nil)
+	require.NoError(t, err)
+	require.True(t, out.Sale.Complete())
+
+	_, err = tl.Pay(ctx, PayRequest{Sale: id, OrderID: tid, Tender: TenderEMI, Offer: &plan,
+		Card: card("5522600000000005"), OTP: r.td.OTP, Cashier: ravi.ID}, nil)
+	assert.Error(t, err)
+	_, err = tl.Pay(ctx, PayRequest{OrderID: tid, Tender: TenderEMI,
+		Card: card("5522600000000005"), OTP: r.td.OTP, Cashier: ravi.ID}, nil)
+	assert.ErrorIs(t, err, ErrSaleClosed)
+	assert.Contains(t, Sentence(err), "no longer open")
+	_, err = r.e.PayEMI(ctx, tid, card("5522600000000005"), r.otp())
+	assert.ErrorIs(t, err, ErrSaleClosed)
+	assert.Zero(t, r.captures(), "nothing charged twice")
+	o, err := r.e.Order(ctx, tid)
+	require.NoError(t, err)
+	assert.Equal(t, StateFailed, o.State)
+}
