@@ -1,6 +1,7 @@
 package pos
 
 import (
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
@@ -261,4 +262,153 @@ func TestFailedTenderOfACoveredSaleIsNotPaidAgain(t *testing.T) {
 	o, err := r.e.Order(ctx, tid)
 	require.NoError(t, err)
 	assert.Equal(t, StateFailed, o.State)
+}
+
+// TestReportCountsASplitSaleOnceComplete: the X report counts a split sale in
+// gross sales once it is complete (its invoice issued), on the day it is; the
+// tenders paid on a sale still open are listed apart ("Paid on open sales"),
+// their cash in the drawer's expected cash. A sale opened one day and finished
+// the next counts whole on the second day, its GST with it.
+func TestReportCountsASplitSaleOnceComplete(t *testing.T) {
+	r, tl, _, _, ravi := auditRig(t)
+	ctx := t.Context()
+	lines, _, err := tl.ParseItems(ctx, "ACC-CASE", nil)
+	require.NoError(t, err)
+	st, err := tl.OpenSale(ctx, lines, nil, ravi.ID)
+	require.NoError(t, err)
+	id := st.Sale.ID
+	_, err = tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
+	require.NoError(t, err)
+	day1 := r.e.Today()
+
+	rep, err := tl.Report(ctx, day1)
+	require.NoError(t, err)
+	assert.Zero(t, rep.GrossSales, "no invoice yet")
+	assert.Zero(t, rep.NetSales)
+	for _, s := range rep.Sales {
+		assert.Zero(t, s.Amount, "no sale by tender: %s", s.Tender)
+	}
+	assert.Empty(t, rep.GST)
+	assert.Equal(t, Paise(49900), rep.CashExpected, "the cash is in the drawer")
+	require.Len(t, rep.OpenSales, 1)
+	assert.Equal(t, id, rep.OpenSales[0].Sale)
+	assert.Equal(t, Paise(149900), rep.OpenSales[0].Amount)
+	assert.Equal(t, Paise(49900), rep.OpenSales[0].Paid)
+	assert.Equal(t, []TenderTotal{{Tender: TenderCash, Count: 1, Amount: 49900}}, rep.OpenSales[0].Tenders)
+	assert.Equal(t, Paise(49900), rep.OpenPaid)
+	txt, err := tl.XReport(ctx, r.clock.Now())
+	require.NoError(t, err)
+	assert.Contains(t, txt, "Paid on open sales")
+	assert.Contains(t, txt, id)
+	raw, err := json.Marshal(rep)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"open_sales":[{"sale":"`+id)
+
+	// The next day the rest is paid by card: the whole sale counts then.
+	r.clock.Advance(24 * time.Hour)
+	tl = restart(t, r)
+	out, err := tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCard, Card: card("4111111111111111"), OTP: r.td.OTP, Cashier: ravi.ID}, nil)
+	require.NoError(t, err)
+	require.True(t, out.Sale.Complete())
+	day2 := r.e.Today()
+	require.NotEqual(t, day1, day2)
+
+	rep, err = tl.Report(ctx, day2)
+	require.NoError(t, err)
+	assert.Equal(t, Paise(149900), rep.GrossSales, "the whole sale, once")
+	assert.Empty(t, rep.OpenSales)
+	var gst Paise
+	for _, g := range rep.GST {
+		gst += g.Amount
+	}
+	assert.Equal(t, rep.GrossSales, gst, "gross sales and the GST base agree")
+	byTender := map[TenderKind]Paise{}
+	for _, s := range rep.Sales {
+		byTender[s.Tender] += s.Amount
+	}
+	assert.Equal(t, Paise(49900), byTender[TenderCash])
+	assert.Equal(t, Paise(100000), byTender[TenderCard])
+	assert.Zero(t, rep.CashExpected, "the cash went into the drawer the day before")
+
+	rep, err = tl.Report(ctx, day1)
+	require.NoError(t, err)
+	assert.Zero(t, rep.GrossSales, "not counted twice")
+	assert.Equal(t, Paise(49900), rep.CashExpected)
+}
+
+// TestReportVoidedOpenSaleNetsNothing: a sale left open one day and voided
+// the next: the first day lists its cash apart, the second counts it sold and
+// given back, so no day's net sales go below what was sold.
+func TestReportVoidedOpenSaleNetsNothing(t *testing.T) {
+	r, tl, _, _, ravi := auditRig(t)
+	ctx := t.Context()
+	lines, _, err := tl.ParseItems(ctx, "ACC-CASE", nil)
+	require.NoError(t, err)
+	st, err := tl.OpenSale(ctx, lines, nil, ravi.ID)
+	require.NoError(t, err)
+	_, err = tl.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
+	require.NoError(t, err)
+	day1 := r.e.Today()
+	r.clock.Advance(24 * time.Hour)
+	tl = restart(t, r)
+	_, err = tl.VoidSale(ctx, st.Sale.ID, managerPIN, "customer left")
+	require.NoError(t, err)
+	rep, err := tl.Report(ctx, r.e.Today())
+	require.NoError(t, err)
+	assert.Equal(t, Paise(49900), rep.Refunded)
+	assert.Zero(t, rep.NetSales)
+	assert.Equal(t, Paise(-49900), rep.CashExpected, "the cash left the drawer today")
+	assert.Empty(t, rep.OpenSales)
+	rep, err = tl.Report(ctx, day1)
+	require.NoError(t, err)
+	assert.Zero(t, rep.GrossSales)
+	assert.Empty(t, rep.OpenSales, "voided since")
+	assert.Equal(t, Paise(49900), rep.CashExpected)
+}
+
+// TestCloseDayNamesOpenSales: close-day names a sale left open by its id and
+// what was paid on it, not as an unknown payment: refused while its tender is
+// being checked (naming the sale), then, the tender failed, the day closes
+// and says which sales are still open.
+func TestCloseDayNamesOpenSales(t *testing.T) {
+	r, tl, _, _, ravi := auditRig(t)
+	ctx := t.Context()
+	id, _, tid := refusedEMI(t, r, tl, ravi.ID)
+
+	res, err := tl.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	require.NoError(t, err, "a failed tender is not unknown")
+	assert.Contains(t, res.Note, "open")
+	assert.Contains(t, res.Note, id)
+	assert.Contains(t, res.Note, "₹10,000.00 paid")
+	require.Len(t, res.OpenSales, 1)
+	assert.Equal(t, id, res.OpenSales[0].Sale.ID)
+	require.Len(t, res.Report.OpenSales, 1)
+	assert.Equal(t, id, res.Report.OpenSales[0].Sale)
+	_ = tid
+}
+
+// TestCloseDayNamesTheOpenSaleOfAnUnknownTender: a tender being checked stops
+// the close as an unknown payment does, and the sentence says which open sale
+// it belongs to and what that sale has paid.
+func TestCloseDayNamesTheOpenSaleOfAnUnknownTender(t *testing.T) {
+	r, tl, _, _, ravi := auditRig(t)
+	ctx := t.Context()
+	lines, _, err := tl.ParseItems(ctx, "ACC-CASE", nil)
+	require.NoError(t, err)
+	st, err := tl.OpenSale(ctx, lines, nil, ravi.ID)
+	require.NoError(t, err)
+	id := st.Sale.ID
+	_, err = tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
+	require.NoError(t, err)
+	o, err := r.e.OpenSaleTender(ctx, id, TenderCard, 0, nil, ravi.ID, PayOptions{})
+	require.NoError(t, err)
+	res, err := r.e.PayCard(ctx, o.ID, card("4111111111111111"), PayOptions{Wait: time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, ResultUnknown, res.Status)
+
+	_, err = tl.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	require.ErrorIs(t, err, ErrUnknownAtClose)
+	s := Sentence(err)
+	assert.Contains(t, s, "open sale "+id)
+	assert.Contains(t, s, "₹499.00 paid")
 }
