@@ -412,3 +412,32 @@ func TestCloseDayNamesTheOpenSaleOfAnUnknownTender(t *testing.T) {
 	assert.Contains(t, s, "open sale "+id)
 	assert.Contains(t, s, "₹499.00 paid")
 }
+
+// TestOpenSalesAfterManyDays: a sale left open is listed however long ago it
+// was opened: each Z report carries the sales open at its close, so a
+// restarted terminal months later still lists it, and it can be voided then.
+func TestOpenSalesAfterManyDays(t *testing.T) {
+	r, tl, _, _, ravi := auditRig(t)
+	ctx := t.Context()
+	id, _, _ := refusedEMI(t, r, tl, ravi.ID)
+	_, err := tl.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	require.NoError(t, err)
+	rep, err := tl.Report(ctx, ToDay(r.clock.Now()))
+	require.NoError(t, err)
+	assert.Equal(t, []string{id}, rep.OpenAtClose, "the Z carries the sales open at its close")
+
+	r.clock.Advance(100 * 24 * time.Hour)
+	tl = restart(t, r)
+	open, err := tl.OpenSales(ctx)
+	require.NoError(t, err)
+	require.Len(t, open, 1)
+	assert.Equal(t, id, open[0].Sale.ID)
+	assert.Equal(t, Paise(1000000), open[0].Paid)
+
+	st, err := tl.VoidSale(ctx, id, managerPIN, "customer never came back")
+	require.NoError(t, err)
+	assert.Equal(t, StateVoided, st.Sale.State)
+	open, err = tl.OpenSales(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, open)
+}

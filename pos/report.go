@@ -56,6 +56,11 @@ type Report struct {
 	// is their sum.
 	OpenSales []OpenSaleRow `json:"open_sales,omitempty"`
 	OpenPaid  Paise         `json:"open_paid,omitempty"`
+	// OpenAtClose are, on a Z report, every split sale still open when the day
+	// closed (OpenListed says the list was taken): the terminal lists its open
+	// sales back to the last Z that lists them (Engine.OpenSales).
+	OpenAtClose []string `json:"open_at_close,omitempty"`
+	OpenListed  bool     `json:"open_listed,omitempty"`
 
 	FirstReceipt uint64      `json:"first_receipt,omitempty"`
 	LastReceipt  uint64      `json:"last_receipt,omitempty"`
@@ -615,6 +620,14 @@ func (e *Engine) CloseDay(ctx context.Context, day, pin string) (*Report, error)
 		return nil, err
 	}
 	r.Kind, r.ZNo, r.ClosedBy = "Z", last+1, mgr.Name
+	open, err := e.OpenSales(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.OpenListed = true
+	for _, o := range open {
+		r.OpenAtClose = append(r.OpenAtClose, o.ID)
+	}
 	raw, err := SealedReport(r)
 	if err != nil {
 		return nil, fmt.Errorf("pos: close day: %w", err)
@@ -734,6 +747,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			line(label, strings.Join(parts, ", "))
 		}
 		line("Paid on open sales", r.OpenPaid)
+	}
+	if len(r.OpenAtClose) > 0 {
+		line("Sales still open at close", len(r.OpenAtClose))
 	}
 	line("Cash expected in drawer", r.CashExpected)
 	if r.FirstReceipt != 0 {

@@ -2,10 +2,12 @@ package pos
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 )
 
 // A split-tender sale (DESIGN.md section 2, docs/adr/0005-split-tender.md) is an
@@ -440,26 +442,81 @@ func (e *Engine) settleSale(ctx context.Context, saleID string) (*SaleStatus, er
 	return e.SaleStatus(ctx, saleID)
 }
 
-// OpenSales lists the split sales of the last week that are still open (part
-// paid, or not paid at all), oldest first: the counter shows them again after a
-// restart.
+// OpenSales lists the split sales still open (part paid, or not paid at all),
+// oldest first: the counter shows them again after a restart, however long ago
+// they were opened. The days are read back from the business day open now to
+// the last Z report that lists the sales open at its close (Report.OpenAtClose),
+// whose sales still open are taken as well; a journal whose Z reports do not
+// list them (written before they did) is read back openSalesDays days.
 func (e *Engine) OpenSales(ctx context.Context) ([]*Order, error) {
 	var out []*Order
 	seen := map[string]bool{}
-	now := e.clock.Now()
-	for d := 6; d >= 0; d-- {
-		orders, err := e.j.OrdersByDay(ctx, ToDay(now.AddDate(0, 0, -d)))
+	keep := func(o *Order) {
+		if o.Tender == TenderSplit && o.State == StateOpen && !seen[o.ID] {
+			seen[o.ID] = true
+			out = append(out, o)
+		}
+	}
+	today, err := time.ParseInLocation(DayLayout, e.Today(), e.clock.Now().Location())
+	if err != nil {
+		today = e.clock.Now()
+	}
+	for d := range maxOpenSalesDays {
+		day := ToDay(today.AddDate(0, 0, -d))
+		orders, err := e.j.OrdersByDay(ctx, day)
 		if err != nil {
 			return nil, fmt.Errorf("pos: open sales: %w", err)
 		}
 		for _, o := range orders {
-			if o.Tender == TenderSplit && o.State == StateOpen && !seen[o.ID] {
-				seen[o.ID] = true
-				out = append(out, o)
-			}
+			keep(o)
 		}
+		listed, zed, ok, err := e.openAtClose(ctx, day)
+		if err != nil {
+			return nil, fmt.Errorf("pos: open sales: %w", err)
+		}
+		if !ok {
+			if zed && d >= openSalesDays {
+				break // a Z report written before they were listed: no older list to follow
+			}
+			continue
+		}
+		for _, id := range listed {
+			o, err := e.j.Order(ctx, id)
+			if err != nil {
+				return nil, fmt.Errorf("pos: open sales: %w", err)
+			}
+			keep(o)
+		}
+		break
 	}
+	slices.SortStableFunc(out, func(a, b *Order) int { return a.Opened.Compare(b.Opened) })
 	return out, nil
+}
+
+// openSalesDays is how many days back OpenSales reads in a journal whose Z
+// reports do not list the sales open at their close (written before they did);
+// maxOpenSalesDays bounds the reading back to the last Z that lists them (days
+// with no sale cost one index look-up each).
+const (
+	openSalesDays    = 62
+	maxOpenSalesDays = 400
+)
+
+// openAtClose returns the sales the Z report of day listed as open at its
+// close; zed is whether day has a Z report, ok whether it lists them.
+func (e *Engine) openAtClose(ctx context.Context, day string) (ids []string, zed, ok bool, err error) {
+	dc, err := e.j.DayClose(ctx, day)
+	if err != nil || dc == nil {
+		return nil, false, false, err
+	}
+	var r struct {
+		OpenAtClose []string `json:"open_at_close"`
+		OpenListed  bool     `json:"open_listed"`
+	}
+	if err := json.Unmarshal(dc.Report, &r); err != nil {
+		return nil, true, false, fmt.Errorf("the Z report of %s: %w", day, err)
+	}
+	return r.OpenAtClose, true, r.OpenListed, nil
 }
 
 // settleOpenSales completes the open split sales whose tenders now cover them
