@@ -378,22 +378,10 @@ func (e *Engine) OpenSaleTender(ctx context.Context, saleID string, kind TenderK
 // free again and its other tenders stay as they are.
 func (e *Engine) OpenSaleTenderChecked(ctx context.Context, saleID string, amount Paise, plan EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
 	o, err := e.OpenSaleTender(ctx, saleID, TenderEMI, amount, &plan, staff, opt, imeis...)
-	if err != nil || !plan.IMEIRequired {
-		return o, err
-	}
-	unlock, err := e.lock(o.ID)
 	if err != nil {
 		return nil, err
 	}
-	verr := e.validateIMEIs(ctx, o, opt)
-	unlock()
-	if verr != nil {
-		if _, cerr := e.Cancel(ctx, o.ID, "IMEIs refused before payment: "+Sentence(verr)); cerr != nil {
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", o.ID), slog.String("error", cerr.Error()))
-		}
-		return nil, verr
-	}
-	return o, nil
+	return e.checkIMEIsFirst(ctx, o, plan, opt)
 }
 
 // SettleSale completes a split sale whose paid tenders cover it and none is in

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 
 	"galla/gateway"
@@ -384,13 +383,7 @@ func (t *Till) tenderAgain(ctx context.Context, req PayRequest) (*Order, error) 
 // cancelUnpaid closes a tender's order that was refused before any payment was
 // sent (the IMEIs, most often), so the sale's due amount is free again.
 func (t *Till) cancelUnpaid(ctx context.Context, id string, cause error) {
-	cur, err := t.j.Order(ctx, id)
-	if err != nil || cur.State != StateCreated || len(cur.Attempts) > 0 {
-		return
-	}
-	if _, err := t.eng.Cancel(ctx, id, "refused before payment: "+Sentence(cause)); err != nil {
-		t.eng.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", id), slog.String("error", err.Error()))
-	}
+	t.eng.closeUnpaid(ctx, id, "refused before payment: "+Sentence(cause))
 }
 
 // FindSaleOffer returns the EMI offer of issuer and tenure for amount of split
