@@ -390,25 +390,31 @@ func (e *Engine) CheckoutEMI(ctx context.Context, sale Sale, plan EMIPlan, card 
 	if err != nil {
 		// Refused before any payment (the IMEIs, most often): the IMEIs are part of
 		// the order, so the sale is opened afresh once corrected.
-		if cur, rerr := e.j.Order(ctx, o.ID); rerr == nil && cur.State == StateCreated && len(cur.Attempts) == 0 {
-			if _, cerr := e.Cancel(ctx, o.ID, "refused before payment: "+Sentence(err)); cerr != nil {
-				e.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", o.ID), slog.String("error", cerr.Error()))
-			}
-		}
+		e.closeUnpaid(ctx, o.ID, "refused before payment: "+Sentence(err))
 	}
 	return res, err
 }
 
-// OpenEMIChecked opens an EMI sale and, for a brand offer that makes IMEIs
-// mandatory, validates them with the service at once, before any card data is
-// sent: a wrong brand or a used IMEI is said before the payment, and the order
-// whose IMEIs were refused is closed (no payment was sent on it), so the next try
-// opens a fresh one with the IMEIs corrected. The IMEI validation needs the
-// order's token, so the order is created first (contract section 5).
-func (e *Engine) OpenEMIChecked(ctx context.Context, sale Sale, plan EMIPlan, opt PayOptions) (*Order, error) {
-	o, err := e.Open(ctx, sale, TenderEMI, &plan, opt)
-	if err != nil || !plan.IMEIRequired {
-		return o, err
+// closeUnpaid closes order id when it was refused before any payment was sent
+// on it (created, no attempt): a sale's or a split sale's tender alike, so the
+// sale is opened afresh, or the split sale's due amount is free again.
+func (e *Engine) closeUnpaid(ctx context.Context, id, reason string) {
+	cur, err := e.j.Order(ctx, id)
+	if err != nil || cur.State != StateCreated || len(cur.Attempts) > 0 {
+		return
+	}
+	if _, err := e.Cancel(ctx, id, reason); err != nil {
+		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", id), slog.String("error", err.Error()))
+	}
+}
+
+// checkIMEIsFirst validates the IMEIs of EMI order o, just opened, with the
+// service before any card data is sent, when its offer makes them mandatory;
+// an order whose IMEIs are refused is closed (no payment was sent on it). It
+// serves a sale's EMI order and a split sale's EMI tender alike.
+func (e *Engine) checkIMEIsFirst(ctx context.Context, o *Order, plan EMIPlan, opt PayOptions) (*Order, error) {
+	if !plan.IMEIRequired {
+		return o, nil
 	}
 	unlock, err := e.lock(o.ID)
 	if err != nil {
@@ -423,6 +429,20 @@ func (e *Engine) OpenEMIChecked(ctx context.Context, sale Sale, plan EMIPlan, op
 		return nil, verr
 	}
 	return o, nil
+}
+
+// OpenEMIChecked opens an EMI sale and, for a brand offer that makes IMEIs
+// mandatory, validates them with the service at once, before any card data is
+// sent: a wrong brand or a used IMEI is said before the payment, and the order
+// whose IMEIs were refused is closed (no payment was sent on it), so the next try
+// opens a fresh one with the IMEIs corrected. The IMEI validation needs the
+// order's token, so the order is created first (contract section 5).
+func (e *Engine) OpenEMIChecked(ctx context.Context, sale Sale, plan EMIPlan, opt PayOptions) (*Order, error) {
+	o, err := e.Open(ctx, sale, TenderEMI, &plan, opt)
+	if err != nil {
+		return nil, err
+	}
+	return e.checkIMEIsFirst(ctx, o, plan, opt)
 }
 
 // PayCash takes a cash sale: journaled intent, then the cash received with the
@@ -544,8 +564,16 @@ func (e *Engine) pay(ctx context.Context, orderID string, card *gateway.Card, op
 	att := &AttemptEvent{N: n, CardBrand: card.Brand(), CardLast4: card.Last4()}
 	if o.State == StateFailed {
 		// A new attempt after a failure: journal it first, so the order is not final
-		// while the payment is in the air.
-		if _, err := e.commit(ctx, o, Event{Kind: EvPaymentAttempt, Attempt: att}); err != nil {
+		// while the payment is in the air. A split sale's tender is paid again only
+		// while its sale is open and its amount still due, checked under the sale's
+		// lock: from the attempt on it is pending and reserves its amount.
+		release, err := e.holdSaleFor(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		_, err = e.commit(ctx, o, Event{Kind: EvPaymentAttempt, Attempt: att})
+		release()
+		if err != nil {
 			return nil, beforeMoney(err)
 		}
 	}

@@ -47,7 +47,20 @@ type Report struct {
 	// Cancelled are the documents of the day that were cancelled (cancel.go):
 	// their numbers stay in Documents, their money and tax are in no total.
 	Cancelled    Count `json:"cancelled"`
-	CashExpected Paise `json:"cash_expected"` // cash sales − cash refunds
+	CashExpected Paise `json:"cash_expected"` // cash sales − cash refunds, and cash taken on open sales (it is in the drawer)
+
+	// OpenSales are the split sales not complete (no invoice yet) that took
+	// tenders this day, with what was paid on each: that money is in no sales
+	// total (Sales, GrossSales, NetSales) until its sale is complete, and then on
+	// the day it is; its cash is in CashExpected, being in the drawer. OpenPaid
+	// is their sum.
+	OpenSales []OpenSaleRow `json:"open_sales,omitempty"`
+	OpenPaid  Paise         `json:"open_paid,omitempty"`
+	// OpenAtClose are, on a Z report, every split sale still open when the day
+	// closed (OpenListed says the list was taken): the terminal lists its open
+	// sales back to the last Z that lists them (Engine.OpenSales).
+	OpenAtClose []string `json:"open_at_close,omitempty"`
+	OpenListed  bool     `json:"open_listed,omitempty"`
 
 	FirstReceipt uint64      `json:"first_receipt,omitempty"`
 	LastReceipt  uint64      `json:"last_receipt,omitempty"`
@@ -76,6 +89,16 @@ func (e *Engine) digest(ctx context.Context, r *Report) error {
 	}
 	r.Digest = d
 	return nil
+}
+
+// OpenSaleRow is one split sale still open in a report: the sale, its amount,
+// and its tenders paid on the report's day.
+type OpenSaleRow struct {
+	Sale    string        `json:"sale"`
+	Opened  time.Time     `json:"opened"`
+	Amount  Paise         `json:"amount"` // the sale's amount (0 when the sale's order is not at hand)
+	Paid    Paise         `json:"paid"`   // paid on it this day, less what was given back
+	Tenders []TenderTotal `json:"tenders"`
 }
 
 // SeriesRange is the first and last number of one document series in a report.
@@ -258,7 +281,47 @@ func (e *Engine) xReport(ctx context.Context, day string) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pos: report %s: %w", day, err)
 	}
+	if orders, err = e.withSaleOrders(ctx, orders); err != nil {
+		return nil, fmt.Errorf("pos: report %s: %w", day, err)
+	}
 	return BuildReport(day, orders, e.clock.Now()), nil
+}
+
+// withSaleOrders adds to a day's orders the split sales and tenders that
+// BuildReport needs to count them and that had no event that day: the sale of
+// each tender (is it complete?) and the tenders of each sale (a sale completed
+// that day counts its tenders paid before).
+func (e *Engine) withSaleOrders(ctx context.Context, orders []*Order) ([]*Order, error) {
+	have := map[string]bool{}
+	for _, o := range orders {
+		have[o.ID] = true
+	}
+	out := orders
+	for _, o := range orders {
+		var ids []string
+		switch {
+		case o.Sale != "":
+			ids = []string{o.Sale}
+		case o.Tender == TenderSplit:
+			for _, t := range o.Tenders {
+				ids = append(ids, t.OrderID)
+			}
+		}
+		for _, id := range ids {
+			if have[id] {
+				continue
+			}
+			more, err := e.tenderOrder(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if more != nil && !have[more.ID] {
+				have[id], have[more.ID] = true, true
+				out = append(out, more)
+			}
+		}
+	}
+	return out, nil
 }
 
 // BuildReport computes the X report of day from the orders that have an event on
@@ -292,6 +355,27 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 		}
 		r.LastReceipt = max(r.LastReceipt, n)
 	}
+	splits := map[string]*Order{}
+	for _, o := range orders {
+		if o.Tender == TenderSplit && splits[o.ID] == nil {
+			splits[o.ID] = o
+		}
+	}
+	open := map[string]*OpenSaleRow{}
+	gross := func(o *Order, amount Paise) {
+		add(sales, o.Tender, amount)
+		r.GrossSales += amount
+		if o.EMI != nil {
+			k := fmt.Sprintf("%s|%s|%d", o.EMI.Issuer, o.EMI.Program, o.EMI.TenureMonths)
+			p := plans[k]
+			if p == nil {
+				p = &PlanTotal{Issuer: o.EMI.Issuer, Program: o.EMI.Program, Months: o.EMI.TenureMonths}
+				plans[k] = p
+			}
+			p.Count++
+			p.Amount += amount
+		}
+	}
 	for _, o := range orders {
 		if seen[o.ID] {
 			continue
@@ -320,27 +404,62 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 			row.Card = o.CardBrand + " " + o.CardLast4
 		}
 		inDay := false
-		if o.State.Paid() && o.PaidDay == day {
+		if o.Sale != "" && o.State.Paid() {
+			// A split sale's tender counts in the sales once its sale is complete,
+			// on the day it is (with the sale's GST); a tender of a sale not
+			// complete is listed apart on the day it was paid, and what of it
+			// was given back (a void) counts as sold on the day it was given back,
+			// against its refund. Cash is in the drawer from the day it was taken.
+			if o.PaidDay == day {
+				inDay = true
+				row.Captured = o.Captured
+				if o.Tender == TenderCash {
+					r.CashExpected += o.Captured
+				}
+			}
+			sale := splits[o.Sale]
+			switch {
+			case sale != nil && sale.State.Paid():
+				if sale.PaidDay == day {
+					gross(o, o.Captured)
+				}
+			default:
+				for _, rf := range o.Refunds {
+					if rf.Status == RefundDone && rf.Day == day {
+						gross(o, rf.Amount)
+					}
+				}
+				if o.PaidDay == day && (sale == nil || sale.State == StateOpen) && o.Captured > o.Refunded {
+					os := open[o.Sale]
+					if os == nil {
+						os = &OpenSaleRow{Sale: o.Sale}
+						if sale != nil {
+							os.Opened, os.Amount = sale.Opened, sale.Amount
+						}
+						open[o.Sale] = os
+					}
+					left := o.Captured - o.Refunded
+					os.Paid += left
+					i := slices.IndexFunc(os.Tenders, func(t TenderTotal) bool { return t.Tender == o.Tender })
+					if i < 0 {
+						os.Tenders = append(os.Tenders, TenderTotal{Tender: o.Tender})
+						i = len(os.Tenders) - 1
+					}
+					os.Tenders[i].Count++
+					os.Tenders[i].Amount += left
+					r.OpenPaid += left
+				}
+			}
+		} else if o.State.Paid() && o.PaidDay == day {
 			inDay = true
 			row.Captured, row.ReceiptNo = o.Captured, o.ReceiptNo
 			row.GST = o.Totals.Tax
 			receipt(o.ReceiptNo)
 			document(o.Series, o.DocNo)
 			r.Discounts += o.Totals.Discount
-			add(sales, o.Tender, o.Captured)
-			r.GrossSales += o.Captured
+			gross(o, o.Captured)
 			if o.Tender == TenderCash {
 				r.CashExpected += o.Captured
-			}
-			if o.EMI != nil {
-				k := fmt.Sprintf("%s|%s|%d", o.EMI.Issuer, o.EMI.Program, o.EMI.TenureMonths)
-				p := plans[k]
-				if p == nil {
-					p = &PlanTotal{Issuer: o.EMI.Issuer, Program: o.EMI.Program, Months: o.EMI.TenureMonths}
-					plans[k] = p
-				}
-				p.Count++
-				p.Amount += o.Captured
 			}
 			for _, rt := range o.Totals.ByRate {
 				g := gst[rt.Rate]
@@ -391,6 +510,16 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 		}
 	}
 	r.NetSales = r.GrossSales - r.Refunded
+	for _, os := range open {
+		slices.SortFunc(os.Tenders, func(a, b TenderTotal) int { return strings.Compare(string(a.Tender), string(b.Tender)) })
+		r.OpenSales = append(r.OpenSales, *os)
+	}
+	slices.SortFunc(r.OpenSales, func(a, b OpenSaleRow) int {
+		if c := a.Opened.Compare(b.Opened); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Sale, b.Sale)
+	})
 	r.Sales = sorted(sales)
 	r.Refunds = sorted(refunds)
 	for _, p := range plans {
@@ -491,6 +620,14 @@ func (e *Engine) CloseDay(ctx context.Context, day, pin string) (*Report, error)
 		return nil, err
 	}
 	r.Kind, r.ZNo, r.ClosedBy = "Z", last+1, mgr.Name
+	open, err := e.OpenSales(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.OpenListed = true
+	for _, o := range open {
+		r.OpenAtClose = append(r.OpenAtClose, o.ID)
+	}
 	raw, err := SealedReport(r)
 	if err != nil {
 		return nil, fmt.Errorf("pos: close day: %w", err)
@@ -595,6 +732,24 @@ func (r *Report) WriteText(w io.Writer) error {
 	line(fmt.Sprintf("Abandoned (%d)", r.Abandoned.Count), r.Abandoned.Amount)
 	if r.Cancelled.Count > 0 {
 		line(fmt.Sprintf("Cancelled invoices (%d)", r.Cancelled.Count), r.Cancelled.Amount)
+	}
+	if len(r.OpenSales) > 0 {
+		b.WriteString("Paid on open sales (no invoice yet; in no sales total)\n")
+		for _, os := range r.OpenSales {
+			var parts []string
+			for _, t := range os.Tenders {
+				parts = append(parts, fmt.Sprintf("%s %s", t.Tender, t.Amount))
+			}
+			label := os.Sale
+			if os.Amount > 0 {
+				label = fmt.Sprintf("%s of %s", os.Sale, os.Amount)
+			}
+			line(label, strings.Join(parts, ", "))
+		}
+		line("Paid on open sales", r.OpenPaid)
+	}
+	if len(r.OpenAtClose) > 0 {
+		line("Sales still open at close", len(r.OpenAtClose))
 	}
 	line("Cash expected in drawer", r.CashExpected)
 	if r.FirstReceipt != 0 {

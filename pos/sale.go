@@ -2,9 +2,12 @@ package pos
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"time"
 )
 
 // A split-tender sale (DESIGN.md section 2, docs/adr/0005-split-tender.md) is an
@@ -31,6 +34,15 @@ func (v TenderView) Paid() bool { return v.Order != nil && v.State.Paid() }
 
 // Pending reports whether the tender's outcome is not final yet.
 func (v TenderView) Pending() bool { return v.Order != nil && !v.State.Final() }
+
+// Failed reports whether the tender ended without taking money: refused or
+// verifiably not charged (FAILED), or closed before any payment was sent
+// (ABANDONED), or never journaled past tender.added. It reserves nothing of
+// the sale's Due; a FAILED card or EMI tender with attempts left may be paid
+// again on its own order (PayRequest.OrderID), or the sale paid another way.
+func (v TenderView) Failed() bool {
+	return v.Order == nil || v.State == StateFailed || v.State == StateAbandoned
+}
 
 // SaleStatus is where a split sale stands.
 type SaleStatus struct {
@@ -184,6 +196,44 @@ func (e *Engine) addTender(ctx context.Context, saleID string, t SaleTender, sta
 	return st, t, nil
 }
 
+// holdSaleFor locks the split sale that tender order o pays part of and checks
+// that o may take money again: the sale is open and o's amount is not more than
+// is left to pay (o itself, FAILED, reserves nothing). It returns the sale's
+// unlock; for an order of no split sale it does nothing.
+func (e *Engine) holdSaleFor(ctx context.Context, o *Order) (func(), error) {
+	if o.Sale == "" {
+		return func() {}, nil
+	}
+	unlock, err := e.lockSale(o.Sale)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.SaleStatus(ctx, o.Sale)
+	if err == nil && st.Sale.State != StateOpen {
+		err = wrapf(fmt.Errorf("pos: sale %q is %s: %w", o.Sale, st.Sale.State, ErrSaleClosed),
+			"The sale %s is no longer open (%s); nothing more is taken for it.", o.Sale, saleStateWords(st.Sale.State))
+	}
+	if err == nil && o.Amount > st.Due {
+		err = &TenderError{Amount: o.Amount, Due: st.Due, Pending: st.Pending}
+	}
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// saleStateWords says where a split sale stands, for a sentence.
+func saleStateWords(s OrderState) string {
+	switch {
+	case s.Paid():
+		return "paid in full"
+	case s == StateVoided:
+		return "voided"
+	}
+	return string(s)
+}
+
 // TenderError refuses a tender of more than is left to pay (or of nothing).
 type TenderError struct {
 	Amount, Due, Pending Paise
@@ -328,22 +378,10 @@ func (e *Engine) OpenSaleTender(ctx context.Context, saleID string, kind TenderK
 // free again and its other tenders stay as they are.
 func (e *Engine) OpenSaleTenderChecked(ctx context.Context, saleID string, amount Paise, plan EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
 	o, err := e.OpenSaleTender(ctx, saleID, TenderEMI, amount, &plan, staff, opt, imeis...)
-	if err != nil || !plan.IMEIRequired {
-		return o, err
-	}
-	unlock, err := e.lock(o.ID)
 	if err != nil {
 		return nil, err
 	}
-	verr := e.validateIMEIs(ctx, o, opt)
-	unlock()
-	if verr != nil {
-		if _, cerr := e.Cancel(ctx, o.ID, "IMEIs refused before payment: "+Sentence(verr)); cerr != nil {
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", o.ID), slog.String("error", cerr.Error()))
-		}
-		return nil, verr
-	}
-	return o, nil
+	return e.checkIMEIsFirst(ctx, o, plan, opt)
 }
 
 // SettleSale completes a split sale whose paid tenders cover it and none is in
@@ -392,26 +430,81 @@ func (e *Engine) settleSale(ctx context.Context, saleID string) (*SaleStatus, er
 	return e.SaleStatus(ctx, saleID)
 }
 
-// OpenSales lists the split sales of the last week that are still open (part
-// paid, or not paid at all), oldest first: the counter shows them again after a
-// restart.
+// OpenSales lists the split sales still open (part paid, or not paid at all),
+// oldest first: the counter shows them again after a restart, however long ago
+// they were opened. The days are read back from the business day open now to
+// the last Z report that lists the sales open at its close (Report.OpenAtClose),
+// whose sales still open are taken as well; a journal whose Z reports do not
+// list them (written before they did) is read back openSalesDays days.
 func (e *Engine) OpenSales(ctx context.Context) ([]*Order, error) {
 	var out []*Order
 	seen := map[string]bool{}
-	now := e.clock.Now()
-	for d := 6; d >= 0; d-- {
-		orders, err := e.j.OrdersByDay(ctx, ToDay(now.AddDate(0, 0, -d)))
+	keep := func(o *Order) {
+		if o.Tender == TenderSplit && o.State == StateOpen && !seen[o.ID] {
+			seen[o.ID] = true
+			out = append(out, o)
+		}
+	}
+	today, err := time.ParseInLocation(DayLayout, e.Today(), e.clock.Now().Location())
+	if err != nil {
+		today = e.clock.Now()
+	}
+	for d := range maxOpenSalesDays {
+		day := ToDay(today.AddDate(0, 0, -d))
+		orders, err := e.j.OrdersByDay(ctx, day)
 		if err != nil {
 			return nil, fmt.Errorf("pos: open sales: %w", err)
 		}
 		for _, o := range orders {
-			if o.Tender == TenderSplit && o.State == StateOpen && !seen[o.ID] {
-				seen[o.ID] = true
-				out = append(out, o)
-			}
+			keep(o)
 		}
+		listed, zed, ok, err := e.openAtClose(ctx, day)
+		if err != nil {
+			return nil, fmt.Errorf("pos: open sales: %w", err)
+		}
+		if !ok {
+			if zed && d >= openSalesDays {
+				break // a Z report written before they were listed: no older list to follow
+			}
+			continue
+		}
+		for _, id := range listed {
+			o, err := e.j.Order(ctx, id)
+			if err != nil {
+				return nil, fmt.Errorf("pos: open sales: %w", err)
+			}
+			keep(o)
+		}
+		break
 	}
+	slices.SortStableFunc(out, func(a, b *Order) int { return a.Opened.Compare(b.Opened) })
 	return out, nil
+}
+
+// openSalesDays is how many days back OpenSales reads in a journal whose Z
+// reports do not list the sales open at their close (written before they did);
+// maxOpenSalesDays bounds the reading back to the last Z that lists them (days
+// with no sale cost one index look-up each).
+const (
+	openSalesDays    = 62
+	maxOpenSalesDays = 400
+)
+
+// openAtClose returns the sales the Z report of day listed as open at its
+// close; zed is whether day has a Z report, ok whether it lists them.
+func (e *Engine) openAtClose(ctx context.Context, day string) (ids []string, zed, ok bool, err error) {
+	dc, err := e.j.DayClose(ctx, day)
+	if err != nil || dc == nil {
+		return nil, false, false, err
+	}
+	var r struct {
+		OpenAtClose []string `json:"open_at_close"`
+		OpenListed  bool     `json:"open_listed"`
+	}
+	if err := json.Unmarshal(dc.Report, &r); err != nil {
+		return nil, true, false, fmt.Errorf("the Z report of %s: %w", day, err)
+	}
+	return r.OpenAtClose, true, r.OpenListed, nil
 }
 
 // settleOpenSales completes the open split sales whose tenders now cover them
@@ -458,6 +551,14 @@ func (e *Engine) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sal
 		return nil, fmt.Errorf("pos: void %q is %s: %w", saleID, st.Sale.State, ErrSaleClosed)
 	}
 	if st.Pending > 0 {
+		// A tender not final is checked once here: one that sent nothing is
+		// closed, one the service decided is settled; only a payment really in
+		// flight (being paid now, or not decided at the service) stops the void.
+		if st, err = e.settlePendingTenders(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	if st.Pending > 0 {
 		return nil, sentenceErr(fmt.Sprintf("A payment of %s on this sale is still being checked; use Check now, then void the sale.", st.Pending))
 	}
 	if reason == "" {
@@ -496,6 +597,65 @@ func (e *Engine) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sal
 		return nil, err
 	}
 	return e.SaleStatus(ctx, saleID)
+}
+
+// settlePendingTenders tries once to make the pending tenders of sale st final
+// before it is voided, and returns the sale as it is then. A tender whose order
+// is being paid now (its lock is held) is left as it is. One whose create order
+// was never answered is abandoned as the reconciler does (no payment is ever
+// sent before order.created). A card or EMI tender created and never paid (no
+// attempt journaled) is abandoned when a verified inquiry shows the service holds
+// no payment on it: the first attempt is journaled with its answer, so only the
+// service can tell whether one was sent before a stop. Any other is inquired as
+// the reconciler would, and its verified answer applied. The caller holds the
+// sale's lock.
+func (e *Engine) settlePendingTenders(ctx context.Context, st *SaleStatus) (*SaleStatus, error) {
+	unrecorded := e.Unrecorded()
+	for _, t := range st.Tenders {
+		if !t.Pending() || slices.Contains(unrecorded, t.Order.ID) {
+			continue
+		}
+		unlock, err := e.lock(t.Order.ID)
+		if err != nil {
+			continue // being paid now
+		}
+		err = e.settlePendingTender(ctx, t.Order.ID)
+		unlock()
+		if err != nil && ctx.Err() != nil {
+			return nil, err
+		}
+		if err != nil {
+			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: void: tender", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
+		}
+	}
+	return e.SaleStatus(ctx, st.Sale.ID)
+}
+
+// settlePendingTender is one tender of settlePendingTenders. The caller holds
+// the tender's order's lock.
+func (e *Engine) settlePendingTender(ctx context.Context, id string) error {
+	o, err := e.j.Order(ctx, id)
+	if err != nil {
+		return err
+	}
+	neverPaid := o.State == StateCreated && len(o.Attempts) == 0 && (o.Tender == TenderCard || o.Tender == TenderEMI)
+	if !neverPaid {
+		return e.reconcileOne(ctx, o)
+	}
+	if e.gw == nil {
+		return ErrNoGateway
+	}
+	q, err := e.gw.InquireOrder(ctx, o.ServiceOrderID)
+	if err != nil {
+		return err
+	}
+	out := outcomeOf(q)
+	if !q.Verified || o.AnswerMismatch(&out) != "" || !noPaymentApplied(&out) {
+		return e.reconcileOne(ctx, o) // a payment may be on it: the reconciler's way
+	}
+	reason := "the sale was voided before this tender was paid; the payment service holds no payment on it"
+	_, err = e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
+	return err
 }
 
 // refundLocal journals the refund of a tender taken at the counter (cash, UPI, a

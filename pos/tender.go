@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 
 	"galla/gateway"
@@ -290,20 +289,18 @@ func (t *Till) payTender(ctx context.Context, req PayRequest, card *gateway.Card
 		if err := card.Check(t.eng.Now()); err != nil {
 			return PayOutcome{}, err
 		}
-		if req.Tender == TenderEMI {
+		if req.Tender == TenderEMI && req.OrderID == "" {
+			// A new tender: the offer is checked against the card before anything
+			// is journaled, so a card that does not take it adds no tender. A
+			// tender's order opened before the card (CheckEMIOrder) is paid as a
+			// one-tender sale's is: the EMI payment call checks the scheme again,
+			// and a refusal is journaled (payment.refused), so the tender is FAILED
+			// at once and reserves nothing of the sale.
 			if req.Offer == nil {
 				return PayOutcome{}, sentenceErr("Choose an EMI offer and type the card again.")
 			}
 			amount := req.Amount
-			if amount == 0 && req.OrderID != "" {
-				// The tender's own order (opened before the card): its amount is
-				// no longer part of what is due.
-				cur, oerr := t.eng.Order(ctx, req.OrderID)
-				if oerr != nil {
-					return PayOutcome{}, oerr
-				}
-				amount = cur.Amount
-			} else if amount == 0 {
+			if amount == 0 {
 				cur, serr := t.eng.SaleStatus(ctx, req.Sale)
 				if serr != nil {
 					return PayOutcome{}, serr
@@ -386,13 +383,7 @@ func (t *Till) tenderAgain(ctx context.Context, req PayRequest) (*Order, error) 
 // cancelUnpaid closes a tender's order that was refused before any payment was
 // sent (the IMEIs, most often), so the sale's due amount is free again.
 func (t *Till) cancelUnpaid(ctx context.Context, id string, cause error) {
-	cur, err := t.j.Order(ctx, id)
-	if err != nil || cur.State != StateCreated || len(cur.Attempts) > 0 {
-		return
-	}
-	if _, err := t.eng.Cancel(ctx, id, "refused before payment: "+Sentence(cause)); err != nil {
-		t.eng.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", id), slog.String("error", err.Error()))
-	}
+	t.eng.closeUnpaid(ctx, id, "refused before payment: "+Sentence(cause))
 }
 
 // FindSaleOffer returns the EMI offer of issuer and tenure for amount of split

@@ -27,6 +27,8 @@ type OrderSummary struct {
 	ReceiptNo string
 	Detail    string // card brand and last four, EMI plan
 	CardLast4 string
+	// Sale is, for a tender of a split sale, that sale's order id.
+	Sale string
 	// Refundable is the most that can be refunded now, MinRefund the least; both
 	// 0 with NoRefund saying why when the order cannot be refunded.
 	Refundable Paise
@@ -45,7 +47,7 @@ type OrderEvent struct {
 // with terminal.
 func summaryOf(o *Order, terminal string) OrderSummary {
 	s := OrderSummary{OrderID: o.ID, At: o.Opened, Day: o.Day, State: o.State, Tender: o.Tender, Amount: o.Amount,
-		Refunded: o.Refunded, Cashier: o.Staff, CardLast4: o.CardLast4}
+		Refunded: o.Refunded, Cashier: o.Staff, CardLast4: o.CardLast4, Sale: o.Sale}
 	s.ReceiptNo = o.Number(terminal)
 	if o.CardLast4 != "" {
 		s.Detail = o.CardBrand + " •••• " + o.CardLast4
@@ -180,6 +182,9 @@ func (t *Till) XReport(ctx context.Context, day time.Time) (string, error) {
 type CloseDayResult struct {
 	Report *Report
 	Note   string // where the backup went, or that it failed (the day stays closed)
+	// OpenSales are the split sales still open when the day closed (no
+	// invoice yet): each is finished or voided on a later day.
+	OpenSales []*SaleStatus
 	// Checked receives the result of the full check of the journal as the Z
 	// sealed it (its backup), run in the background (DESIGN.md section 4), and
 	// is closed; nil when there is no backup to check.
@@ -229,6 +234,9 @@ var ErrUnknownAtClose = errors.New("payments are still unknown")
 // report is asked for; it matches ErrUnknownAtClose.
 type UnknownPaymentsError struct {
 	Orders []OrderSummary
+	// OpenSales are the split sales still open; an unknown payment that is a
+	// tender of one is named with it.
+	OpenSales []*SaleStatus
 }
 
 func (e *UnknownPaymentsError) Error() string {
@@ -242,7 +250,16 @@ func (e *UnknownPaymentsError) Is(target error) bool { return target == ErrUnkno
 func (e *UnknownPaymentsError) Sentence() string {
 	var ids []string
 	for _, o := range e.Orders {
-		ids = append(ids, o.At.Format("2 Jan 15:04")+" "+string(o.Tender)+" "+o.Amount.String())
+		id := o.At.Format("2 Jan 15:04") + " " + string(o.Tender) + " " + o.Amount.String()
+		if o.Sale != "" {
+			id += ", a tender of open sale " + o.Sale
+			for _, st := range e.OpenSales {
+				if st.Sale.ID == o.Sale {
+					id += " (" + saleWords(st) + ")"
+				}
+			}
+		}
+		ids = append(ids, id)
 	}
 	return fmt.Sprintf("The day cannot be closed yet: the outcome of %d payment(s) is not known: %s. Check them now (Reconcile), or a manager may accept listing them as unknown on the Z report.",
 		len(e.Orders), strings.Join(ids, ", "))
@@ -313,9 +330,13 @@ func (t *Till) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*CloseD
 	if err != nil {
 		return nil, err
 	}
+	open, err := t.OpenSales(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if len(un) > 0 {
 		if !r.AcceptUnknown {
-			e := &UnknownPaymentsError{}
+			e := &UnknownPaymentsError{OpenSales: open}
 			for _, o := range un {
 				e.Orders = append(e.Orders, summaryOf(o, t.cfg.Terminal))
 			}
@@ -344,17 +365,17 @@ func (t *Till) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*CloseD
 	if err != nil {
 		return nil, err
 	}
-	res := &CloseDayResult{Report: rep}
+	res := &CloseDayResult{Report: rep, OpenSales: open}
 	if t.cfg.Backups == nil {
-		res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d.", day, rep.ZNo)
+		res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d.", day, rep.ZNo) + openSalesNote(open)
 		return res, nil
 	}
 	path, err := t.cfg.Backups.BackupDay(day)
 	if err != nil {
-		res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d, but the backup could not be written (%v); copy the data folder by hand.", day, rep.ZNo, err)
+		res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d, but the backup could not be written (%v); copy the data folder by hand.", day, rep.ZNo, err) + openSalesNote(open)
 		return res, nil
 	}
-	res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d; backup written to %s.", day, rep.ZNo, path)
+	res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d; backup written to %s.", day, rep.ZNo, path) + openSalesNote(open)
 	if v, ok := t.cfg.Backups.(BackupVerifier); ok {
 		checked := make(chan error, 1)
 		res.Checked = checked
