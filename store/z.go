@@ -116,19 +116,21 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 	if err != nil {
 		return nil, db.wrap("day report", err)
 	}
-	// Refunds done that day, by the tender of their order.
-	err = q(`SELECT terminal_id, tender, count(*), sum(amount)::bigint FROM payments
-		WHERE day = $1 AND kind = $2 GROUP BY terminal_id, tender`, func(rs pgx.Rows) error {
-		var t, tender string
+	// Refunds done that day, by where their money went (pos.RefundDestination,
+	// projected into refund_to): only those paid out of the drawer lower the
+	// cash expected.
+	err = q(`SELECT terminal_id, refund_to, count(*), sum(amount)::bigint FROM payments
+		WHERE day = $1 AND kind = $2 GROUP BY terminal_id, refund_to`, func(rs pgx.Rows) error {
+		var t, to string
 		var n int
 		var amount int64
-		if err := rs.Scan(&t, &tender, &n, &amount); err != nil {
+		if err := rs.Scan(&t, &to, &n, &amount); err != nil {
 			return err
 		}
 		c := get(t)
-		c.Refunds = append(c.Refunds, pos.TenderTotal{Tender: pos.TenderKind(tender), Count: n, Amount: pos.Paise(amount)})
+		c.Refunds = append(c.Refunds, pos.TenderTotal{Tender: pos.TenderKind(to), Count: n, Amount: pos.Paise(amount)})
 		c.Refunded += pos.Paise(amount)
-		if tender == string(pos.TenderCash) {
+		if pos.RefundTo(to).MovesCash() {
 			c.CashExpected -= pos.Paise(amount)
 		}
 		return nil
