@@ -170,3 +170,31 @@ func TestStoreReturnCountsWrongPINs(t *testing.T) {
 	_, err := tl.Return(ctx, req)
 	assert.ErrorIs(t, err, ErrTooManyOverrides)
 }
+
+// TestRefundNamingNoDestination: a refund of a cash sale journaled before
+// refunds named their destination (no to) went back the way the sale was paid,
+// in cash: the shift and the X report count it out of the drawer as before.
+func TestRefundNamingNoDestination(t *testing.T) {
+	r, tl := newShiftTill(t)
+	ctx := t.Context()
+	_, err := tl.OpenShift(ctx, "meera", Rupees(2000))
+	require.NoError(t, err)
+	paid, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Tender: TenderCash, Tendered: Rupees(1499), Cashier: "meera"}, nil)
+	require.NoError(t, err)
+	o, err := r.e.Order(ctx, paid.OrderID)
+	require.NoError(t, err)
+	_, err = r.e.commit(ctx, o, Event{Kind: EvRefundIntent, Staff: "meera",
+		Refund: &RefundEvent{UniqueTxnID: "R-old", Amount: Rupees(100), Items: o.AdjustmentItems(Rupees(100))}})
+	require.NoError(t, err)
+	_, err = r.e.commit(ctx, o, Event{Kind: EvRefundDone, Refund: &RefundEvent{UniqueTxnID: "R-old", Amount: Rupees(100), Refunded: Rupees(100)}})
+	require.NoError(t, err)
+
+	x, err := tl.ShiftReport(ctx, "")
+	require.NoError(t, err)
+	assert.Equal(t, Rupees(100), x.CashRefunds)
+	assert.Equal(t, Rupees(2000+1499-100), x.Expected)
+	rep, err := tl.Report(ctx, tl.BusinessDay())
+	require.NoError(t, err)
+	assert.Equal(t, Rupees(1399), rep.CashExpected)
+	assert.Equal(t, []TenderTotal{{Tender: TenderCash, Count: 1, Amount: Rupees(100)}}, rep.Refunds)
+}

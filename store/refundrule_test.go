@@ -9,6 +9,17 @@ import (
 	"galla/pos"
 )
 
+// cashSaleOntoANote enrols T1 and journals there, unsent, a ₹1,180 charger
+// and two ₹105 teas sold for cash, and the charger returned onto a credit note.
+func cashSaleOntoANote(t *testing.T, db *DB) *counter {
+	t.Helper()
+	enrolled(t, db, "T1")
+	c := newCounter(t, "T1")
+	c.cashSale("T1-A", day1, line("CHG", 1, 1180, 18), line("TEA", 2, 105, 5))
+	c.noteReturn("T1-A", day1, 1)
+	return c
+}
+
 // TestDayReportListsRefundsWhereTheMoneyWent: T1 sells a ₹1,180 charger and
 // two ₹105 teas for cash and takes the charger back onto a credit note; sells
 // a ₹2,360 pair of chargers for cash and refunds ₹100 of it as an old event
@@ -19,10 +30,7 @@ import (
 func TestDayReportListsRefundsWhereTheMoneyWent(t *testing.T) {
 	db := newDB(t)
 	ctx := t.Context()
-	enrolled(t, db, "T1")
-	c := newCounter(t, "T1")
-	c.cashSale("T1-A", day1, line("CHG", 1, 1180, 18), line("TEA", 2, 105, 5))
-	c.noteReturn("T1-A", day1, 1)
+	c := cashSaleOntoANote(t, db)
 	c.cashSale("T1-B", day1, line("CHG", 2, 1180, 18))
 	c.refund("T1-B", day1, pos.Rupees(100))
 	c.cardSale("T1-C", day1, "4242", "", true, line("PHN", 1, 59000, 18))
@@ -60,10 +68,7 @@ func TestDayReportListsRefundsWhereTheMoneyWent(t *testing.T) {
 func TestMigrationProjectsRefundDestinations(t *testing.T) {
 	db := newDB(t)
 	ctx := t.Context()
-	enrolled(t, db, "T1")
-	c := newCounter(t, "T1")
-	c.cashSale("T1-A", day1, line("CHG", 1, 1180, 18), line("TEA", 2, 105, 5))
-	c.noteReturn("T1-A", day1, 1)
+	c := cashSaleOntoANote(t, db)
 	_, err := db.Ingest(ctx, "T1", c.sent())
 	require.NoError(t, err)
 	require.NoError(t, db.Project(ctx))
