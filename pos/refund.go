@@ -29,22 +29,15 @@ type RefundRequest struct {
 	Items []ReturnItem
 	// cancel makes it a cancellation's refund (cancel.go): no credit note.
 	cancel bool
+	// drawer, when set, refuses a refund to a destination that pays cash out
+	// of a drawer that cannot take it (Till.refundNeedsShift). It is asked once
+	// the destination is decided, before anything is journaled.
+	drawer func(ctx context.Context, to RefundTo) error
 }
 
-// refundTo is where a refund of o goes when the request names no destination:
-// back the way the sale was paid.
-func refundTo(o *Order, to RefundTo) RefundTo {
-	if to != "" {
-		return to
-	}
-	switch {
-	case o.Tender == TenderNote:
-		return RefundToNote
-	case o.Tender.local(): // cash, and UPI to the shop's own account: paid back from the drawer
-		return RefundToCash
-	}
-	return RefundToCard
-}
+// refundTo is RefundDestination, under the name the cancellation, the
+// reconciler and the credit note's document call it by.
+func refundTo(o *Order, to RefundTo) RefundTo { return RefundDestination(o, to) }
 
 // refundItems are the items of a refund of amount of o asked without goods: the
 // whole sale's lines when it was never refunded and amount is all of it, else a
@@ -79,16 +72,9 @@ type RefundResult struct {
 // is settled by inquiring the order. A full refund of a brand-EMI sale frees its
 // IMEIs at the service.
 func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, error) {
-	if err := e.journalReady(ctx); err != nil {
+	mgr, err := e.refundGate(ctx, r.PIN, r.Cashier != "")
+	if err != nil {
 		return nil, err
-	}
-	var mgr *Staff
-	if r.Cashier == "" {
-		m, err := e.roster.AuthoriseManager(ctx, r.PIN, e.clock.Now())
-		if err != nil {
-			return nil, err
-		}
-		mgr = m
 	}
 	unlock, err := e.lock(r.OrderID)
 	if err != nil {
@@ -97,9 +83,6 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	defer unlock()
 	o, err := e.Order(ctx, r.OrderID)
 	if err != nil {
-		return nil, err
-	}
-	if err := e.dayOpen(ctx, e.Today()); err != nil {
 		return nil, err
 	}
 	if !o.State.Paid() || o.State == StateRefunded {
@@ -134,7 +117,10 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	if split != nil && amount <= 0 {
 		return nil, wrapf(ErrNotRefundable, "Nothing of sale %s is left to refund.", o.NumberText())
 	}
-	to, tender := refundTo(o, r.To), ""
+	if err := CheckRefundTo(o, r.To); err != nil {
+		return nil, err
+	}
+	to, tender := RefundDestination(o, r.To), ""
 	if split != nil {
 		if to, tender, err = splitRoute(o.NumberText(), *split, amount, r.To); err != nil {
 			return nil, err
@@ -145,6 +131,11 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	}
 	if to == RefundToCard && e.gw == nil {
 		return nil, fmt.Errorf("pos: refund: %w", ErrNoGateway)
+	}
+	if r.drawer != nil {
+		if err := r.drawer(ctx, to); err != nil {
+			return nil, err
+		}
 	}
 	if r.Cashier != "" {
 		// A cashier's own refund, within their limit (Roster.CashierWithin).
@@ -179,6 +170,31 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	return res, nil
 }
 
+// refundGate is what every refund passes before its order is touched: the
+// journal checked, no payment whose outcome is not journaled, the manager's PIN
+// (none for a cashier's own refund, which their limit decides once its amount
+// is known), and the business day open. It returns the manager.
+func (e *Engine) refundGate(ctx context.Context, pin string, cashiers bool) (*Staff, error) {
+	if err := e.journalReady(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.refuseWhileUnrecorded(); err != nil {
+		return nil, err
+	}
+	var mgr *Staff
+	if !cashiers {
+		m, err := e.roster.AuthoriseManager(ctx, pin, e.clock.Now())
+		if err != nil {
+			return nil, err
+		}
+		mgr = m
+	}
+	if err := e.dayOpen(ctx, e.Today()); err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
+
 // settleRefund sends (or, for the reconciler, first inquires) the pending refund
 // uid of o and journals its end when one is known. The caller holds o's lock.
 func (e *Engine) settleRefund(ctx context.Context, o *Order, uid string, inquireFirst bool) (*RefundResult, error) {
@@ -199,7 +215,7 @@ func (e *Engine) settleRefund(ctx context.Context, o *Order, uid string, inquire
 		}
 		return e.refundResult(o, uid, ""), nil
 	}
-	if refundTo(o, pending.To) != RefundToCard {
+	if RefundDestination(o, pending.To) != RefundToCard {
 		// Cash from the drawer, or a credit note to spend: no service call.
 		return done("", o.Refunded+pending.Amount)
 	}

@@ -480,10 +480,10 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 				row.Refunded += rf.Amount
 				receipt(rf.ReceiptNo)
 				document(rf.Series, rf.DocNo)
-				to := refundTo(o, rf.To)
+				to := RefundDestination(o, rf.To)
 				add(refunds, TenderKind(to), rf.Amount)
 				r.Refunded += rf.Amount
-				if to == RefundToCash {
+				if to.MovesCash() {
 					r.CashExpected -= rf.Amount
 				}
 				refundRates(o, rf, reversed)

@@ -101,10 +101,10 @@ func (t *Till) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, error) 
 	}
 	for _, ref := range s.refunds {
 		o, err := t.j.Order(ctx, ref.order)
-		if err != nil || (o.Tender != TenderCash && o.Tender != TenderSplit) {
+		if err != nil {
 			continue
 		}
-		if rf := o.RefundByID(ref.txn); rf != nil && rf.Status == RefundDone && (o.Tender == TenderCash || rf.To == RefundToCash) {
+		if rf := o.RefundByID(ref.txn); rf != nil && rf.Status == RefundDone && RefundDestination(o, rf.To).MovesCash() {
 			r.CashRefunds += rf.Amount
 		}
 	}

@@ -28,7 +28,8 @@ import (
 //     its money at the line's rate.
 //   - Nothing beyond what was paid: a refund never exceeds what is left of the
 //     captured amount (Order.Refundable), and goes back the way the sale was paid
-//     (card through the service, cash) or as a credit note to spend.
+//     (card through the service, cash) or as a credit note to spend: where it
+//     may go and whether it moves cash is one rule (refundrule.go).
 
 // RefundTo is where the money of a return goes.
 type RefundTo string
@@ -42,8 +43,7 @@ const (
 
 // ParseRefundTo reads a destination as typed ("card", "cash", "note").
 func ParseRefundTo(s string) (RefundTo, error) {
-	switch to := RefundTo(s); to {
-	case RefundToCard, RefundToCash, RefundToNote:
+	if to := RefundTo(s); to.known() {
 		return to, nil
 	}
 	return "", Errorf("Say where the money goes back: card, cash or note (not %q).", s)
@@ -206,25 +206,6 @@ func (o *Order) AdjustmentItems(amount Paise) []ReturnItem {
 	return items
 }
 
-// ReturnDestinations are where the money of a return of o may go, the default
-// first: a cash sale's to cash or a credit note, a note sale's to a note, a card
-// sale's to its card or a note. A brand-EMI sale whose IMEIs the service blocked
-// goes back to its card only: the service frees the IMEIs when the sale is
-// refunded in full (contract section 5), which a credit note never does.
-func ReturnDestinations(o *Order) []RefundTo {
-	switch {
-	case o.Tender == TenderCash:
-		return []RefundTo{RefundToCash, RefundToNote}
-	case o.Tender == TenderNote:
-		return []RefundTo{RefundToNote}
-	case o.Tender == TenderSplit: // each to what its tenders paid (Till.ReturnView)
-		return []RefundTo{RefundToCard, RefundToCash, RefundToNote}
-	case brandIMEIs(o):
-		return []RefundTo{RefundToCard}
-	}
-	return []RefundTo{RefundToCard, RefundToNote}
-}
-
 // brandIMEIs reports whether o is a brand-EMI sale whose IMEIs the service
 // blocked for it.
 func brandIMEIs(o *Order) bool { return o.EMI != nil && o.EMI.IMEIRequired && o.IMEIsValidated }
@@ -252,22 +233,11 @@ func (o *Order) checkReturn(r *RefundEvent) error {
 	case !split && r.Tender != "":
 		return fmt.Errorf("%w: a %s sale has no tenders", ErrBadEvent, o.Tender)
 	}
-	switch r.To {
-	case "":
-	case RefundToNote:
-		if brandIMEIs(o) {
-			return fmt.Errorf("%w: a brand-EMI sale goes back to its card, which frees its IMEIs", ErrNotRefundable)
-		}
-	case RefundToCash:
-		if o.Tender != TenderCash && !split {
-			return fmt.Errorf("%w: a %s sale is refunded to its card or as a note, not in cash", ErrNotRefundable, o.Tender)
-		}
-	case RefundToCard:
-		if o.Tender == TenderCash || o.Tender == TenderNote {
-			return fmt.Errorf("%w: a %s sale has no card to refund to", ErrNotRefundable, o.Tender)
-		}
-	default:
+	if r.To != "" && !r.To.known() {
 		return fmt.Errorf("%w: refund to %q", ErrBadEvent, r.To)
+	}
+	if err := CheckRefundTo(o, r.To); err != nil {
+		return err
 	}
 	if len(r.Items) == 0 {
 		return nil

@@ -65,10 +65,13 @@ func (e *Engine) splitLeft(ctx context.Context, o *Order) (splitLeft, error) {
 		}
 		own := c.Refundable()
 		paid += own
-		switch {
-		case c.Tender == TenderCash || c.Tender == TenderUPI:
+		// Each tender gives back the way it was paid (RefundDestination): cash
+		// and UPI from the drawer, a card through the service, a note onto a
+		// note (any return can go there).
+		switch RefundDestination(c, "") {
+		case RefundToCash:
 			out.Cash += own
-		case !c.Tender.local():
+		case RefundToCard:
 			left := own
 			for _, rf := range o.Refunds {
 				if rf.Status != RefundFailed && rf.Tender == c.ID {
@@ -83,7 +86,7 @@ func (e *Engine) splitLeft(ctx context.Context, o *Order) (splitLeft, error) {
 			continue
 		}
 		paid -= rf.Amount
-		if rf.To == RefundToCash {
+		if RefundDestination(o, rf.To).MovesCash() {
 			out.Cash -= rf.Amount
 		}
 	}

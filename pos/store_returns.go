@@ -143,21 +143,6 @@ func (t *Till) storeInvoice(ctx context.Context, doc string, localErr error) (in
 	return inv, true, nil
 }
 
-// foreignDestinations are where the money of a return of another counter's
-// sale o may go at this counter: cash for a cash sale, a credit note for any
-// but a brand EMI (whose IMEIs the service freed only by a refund to its card,
-// at its counter).
-func foreignDestinations(o *Order) []RefundTo {
-	var to []RefundTo
-	if o.Tender == TenderCash {
-		to = append(to, RefundToCash)
-	}
-	if !brandIMEIs(o) {
-		to = append(to, RefundToNote)
-	}
-	return to
-}
-
 // foreignToSentence refuses a destination a return of another counter's sale
 // cannot have here, saying what can.
 func foreignToSentence(inv *StoreInvoice, to RefundTo) error {
@@ -165,7 +150,7 @@ func foreignToSentence(inv *StoreInvoice, to RefundTo) error {
 	switch {
 	case brandIMEIs(o):
 		return wrapf(ErrNotRefundable, "Invoice %s is a brand EMI sold at counter %s: its money goes back to the card there, which frees its IMEIs; return it at counter %s.", inv.Number, inv.Terminal, inv.Terminal)
-	case o.Tender == TenderCash:
+	case slices.Contains(foreignDestinations(o), RefundToCash):
 		return wrapf(ErrNotRefundable, "Invoice %s was paid in cash at counter %s: refund it to cash or a credit note here.", inv.Number, inv.Terminal)
 	case to == RefundToCard:
 		return wrapf(ErrNotRefundable, "Invoice %s was paid by %s at counter %s, whose payment this counter cannot refund: refund it to a credit note here, or to the card at counter %s.", inv.Number, o.Tender, inv.Terminal, inv.Terminal)
@@ -204,10 +189,12 @@ func returnItems(o *Order, r ReturnRequest) ([]ReturnItem, string, error) {
 }
 
 // returnAtStore takes goods back on inv, another counter's invoice: the
-// manager's PIN first, then the store reserves the amount (before anything is
-// journaled or paid out), then this counter journals the return order and its
-// refund, numbered in its C series. A reservation whose refund never reached
-// the journal is released.
+// destination and the drawer checked as for this counter's own invoices, the
+// refunds' gate passed with the manager's PIN (Engine.refundGate; the caller
+// counts a wrong one, pinCounted), then the store reserves the amount (before
+// anything is journaled or paid out), then this counter journals the return
+// order and its refund, numbered in its C series. A reservation whose refund
+// never reached the journal is released.
 func (t *Till) returnAtStore(ctx context.Context, r ReturnRequest, inv *StoreInvoice) (*ReturnResult, error) {
 	e := t.eng
 	d, _ := e.storeInvoices()
@@ -234,30 +221,16 @@ func (t *Till) returnAtStore(ctx context.Context, r ReturnRequest, inv *StoreInv
 			amount, o.Refundable(), inv.Number, o.Refundable())
 	}
 	to := r.To
-	if to == "" {
-		to = foreignDestinations(o)[0]
+	if dests := foreignDestinations(o); to == "" && len(dests) > 0 {
+		to = dests[0]
 	}
 	if !slices.Contains(foreignDestinations(o), to) {
 		return nil, foreignToSentence(inv, to)
 	}
-	if err := t.gate(); err != nil {
+	if err := t.refundNeedsShift(ctx, to); err != nil {
 		return nil, err
 	}
-	if to == RefundToCash {
-		if err := t.CashNeedsShift(ctx); err != nil {
-			return nil, err // cash paid back leaves a counted drawer
-		}
-	}
-	if err := e.journalReady(ctx); err != nil {
-		return nil, err
-	}
-	if err := e.refuseWhileUnrecorded(); err != nil {
-		return nil, err
-	}
-	if err := e.dayOpen(ctx, e.Today()); err != nil {
-		return nil, err
-	}
-	mgr, err := e.roster.AuthoriseManager(ctx, r.PIN, e.clock.Now())
+	mgr, err := e.refundGate(ctx, r.PIN, false)
 	if err != nil {
 		return nil, err
 	}
@@ -283,8 +256,8 @@ func (t *Till) returnAtStore(ctx context.Context, r ReturnRequest, inv *StoreInv
 		}
 		return cause
 	}
-	tender := TenderNote
-	if to == RefundToCash {
+	tender := TenderNote // the return order is paid back the way its refund goes (RefundDestination)
+	if to.MovesCash() {
 		tender = TenderCash
 	}
 	var returned []ReturnItem

@@ -116,28 +116,21 @@ func (t *Till) History(ctx context.Context, orderID string) ([]OrderEvent, error
 }
 
 // RefundOrder refunds all or part of a paid order on a manager's PIN (the engine's
-// Refund).
+// Refund), under this till's stop on wrong manager PINs. A refund that pays cash
+// out of the drawer needs an open shift where the counter keeps shifts; one to a
+// card or a credit note does not.
 func (t *Till) RefundOrder(ctx context.Context, r RefundRequest) (*RefundResult, error) {
-	if err := t.gate(); err != nil {
-		return nil, err
-	}
-	if err := t.cashierRefund(ctx, &r); err != nil {
-		return nil, err
-	}
-	if o, err := t.eng.Order(ctx, r.OrderID); err == nil && (o.Tender == TenderCash || (o.Tender == TenderSplit && r.To == RefundToCash)) {
-		// Cash paid back leaves a counted drawer, like cash taken.
-		if err := t.CashNeedsShift(ctx); err != nil {
+	return pinCounted(t, func() (*RefundResult, error) {
+		if err := t.cashierRefund(ctx, &r); err != nil {
 			return nil, err
 		}
-	}
-	res, err := t.eng.Refund(ctx, r)
-	if errors.Is(err, ErrWrongPIN) || err == nil || res != nil {
-		_ = t.counted(err)
-	}
-	if err != nil {
-		t.noteErr(err)
-	}
-	return res, err
+		r.drawer = t.refundNeedsShift
+		res, err := t.eng.Refund(ctx, r)
+		if err != nil {
+			t.noteErr(err)
+		}
+		return res, err
+	})
 }
 
 // Refund refunds amount of a paid order, authorised by a manager's PIN. A verified

@@ -80,7 +80,7 @@ func (t *Till) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, erro
 			if serr != nil {
 				return nil, serr
 			}
-			return t.returnAtStore(ctx, r, inv)
+			return pinCounted(t, func() (*ReturnResult, error) { return t.returnAtStore(ctx, r, inv) })
 		}
 		return nil, err
 	}
@@ -91,22 +91,11 @@ func (t *Till) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, erro
 	if err != nil {
 		return nil, err
 	}
-	to := r.To
-	if to == "" && o.Tender != TenderSplit {
-		to = refundTo(o, "")
-	}
-	switch {
-	case o.Tender == TenderSplit:
-		// Each tender gives back what it paid: the refund decides (splitRoute).
-	case to == RefundToNote && brandIMEIs(o):
-		return nil, wrapf(ErrNotRefundable, "Sale %s is a brand EMI whose IMEIs the payment service holds: its money goes back to the card, and refunding it in full frees the IMEIs.", o.ID)
-	case to == RefundToCash && o.Tender != TenderCash:
-		return nil, wrapf(ErrNotRefundable, "Sale %s was paid by %s: its money goes back to the card, or onto a credit note, not in cash.", o.ID, o.Tender)
-	case to == RefundToCard && (o.Tender == TenderCash || o.Tender == TenderNote):
-		return nil, wrapf(ErrNotRefundable, "Sale %s was paid by %s: there is no card to refund; give cash or a credit note.", o.ID, o.Tender)
+	if err := CheckRefundTo(o, r.To); err != nil {
+		return nil, err // said before the manager's PIN is asked
 	}
 	ctx = t.withOwnReturnReservation(ctx, o.Number(t.cfg.Terminal))
-	res, err := t.RefundOrder(ctx, RefundRequest{OrderID: o.ID, PIN: r.PIN, Reason: reason, To: to, Items: items})
+	res, err := t.RefundOrder(ctx, RefundRequest{OrderID: o.ID, PIN: r.PIN, Reason: reason, To: r.To, Items: items})
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +104,32 @@ func (t *Till) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, erro
 		out.CreditNote = res.Refund.Number(t.cfg.Terminal)
 	}
 	return out, nil
+}
+
+// refundNeedsShift refuses a refund to to that pays cash out of the drawer
+// (RefundTo.MovesCash) while the counter keeps shifts and none is open: cash
+// paid back leaves a counted drawer, like cash taken. A refund to a card or onto
+// a credit note needs no shift.
+func (t *Till) refundNeedsShift(ctx context.Context, to RefundTo) error {
+	if !to.MovesCash() {
+		return nil
+	}
+	return t.CashNeedsShift(ctx)
+}
+
+// pinCounted runs refund, authorised by a manager's PIN, under t's stop on wrong
+// manager PINs (Till.gate): refused while too many were wrong, a wrong PIN
+// counted, a refund done clearing the count. Every refund and return of the
+// till, of its own invoices or of another counter's, goes through it.
+func pinCounted[R any](t *Till, refund func() (*R, error)) (*R, error) {
+	if err := t.gate(); err != nil {
+		return nil, err
+	}
+	res, err := refund()
+	if errors.Is(err, ErrWrongPIN) || err == nil {
+		_ = t.counted(err)
+	}
+	return res, err
 }
 
 // CreditNoteDocument is the document of a credit note named by its number as
@@ -165,12 +180,12 @@ func (t *Till) findNote(ctx context.Context, number string) (*Order, Refund, err
 
 // NoteBalance returns what is left to spend on a credit note.
 func (t *Till) NoteBalance(ctx context.Context, number string) (Paise, error) {
-	_, ref, err := t.findNote(ctx, number)
+	o, ref, err := t.findNote(ctx, number)
 	if err != nil {
 		return 0, err
 	}
 	if ref.To != RefundToNote {
-		return 0, Errorf("Credit note %s was refunded to the %s, not issued to spend.", number, refundTo(&Order{}, ref.To))
+		return 0, Errorf("Credit note %s was refunded to the %s, not issued to spend.", number, RefundDestination(o, ref.To))
 	}
 	return ref.NoteLeft(), nil
 }

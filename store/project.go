@@ -145,11 +145,12 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 		}
 	case pos.EvPaymentOutcome:
 		out := ev.Outcome
-		p.payment(seq, o.ID, string(ev.Kind), string(o.Tender), ev.Day, int64(out.Captured), out.PaymentStatus, out.PaymentID, o.CardLast4)
+		p.payment(seq, o.ID, string(ev.Kind), string(o.Tender), "", ev.Day, int64(out.Captured), out.PaymentStatus, out.PaymentID, o.CardLast4)
 	case pos.EvCashReceived:
-		p.payment(seq, o.ID, string(ev.Kind), string(o.Tender), ev.Day, int64(o.Captured), "CAPTURED", "", "")
+		p.payment(seq, o.ID, string(ev.Kind), string(o.Tender), "", ev.Day, int64(o.Captured), "CAPTURED", "", "")
 	case pos.EvRefundDone:
-		p.payment(seq, o.ID, refundKind(o, ev), string(o.Tender), ev.Day, int64(o.Refunded-before), "REFUNDED", ev.Refund.RefundID, "")
+		p.payment(seq, o.ID, refundKind(o, ev), string(o.Tender), string(refundDestination(o, ev.Refund.UniqueTxnID)), ev.Day,
+			int64(o.Refunded-before), "REFUNDED", ev.Refund.RefundID, "")
 		// A refund reserved at the store is now counted in the order's refunded.
 		// One made on a return order at another counter never is: its
 		// reservation stays unsettled and keeps counting against the invoice.
@@ -184,6 +185,17 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 		p.document(number, kind, o.ID, ev.Day, int64(amount))
 	}
 	return nil
+}
+
+// refundDestination is where o's refund uid went, by the counter's rule
+// (pos.RefundDestination): the destination its refund.intent named, or, for
+// one that named none, the way the sale was paid.
+func refundDestination(o *pos.Order, uid string) pos.RefundTo {
+	var to pos.RefundTo
+	if r := o.RefundByID(uid); r != nil {
+		to = r.To
+	}
+	return pos.RefundDestination(o, to)
 }
 
 // DocumentNumber is how the store names receipt number n of terminal (one

@@ -39,10 +39,7 @@ func (p *projector) creditNote(o *pos.Order, uid string) error {
 			taxable += it.Taxable
 			tax += it.Tax
 		}
-		to := string(r.To)
-		if to == "" {
-			to = string(o.Tender)
-		}
+		to := string(pos.RefundDestination(o, r.To))
 		_, err := p.tx.Exec(p.ctx, `INSERT INTO credit_notes (number, terminal_id, order_id, day, value, refund_id, series, doc_no, refund_to, taxable, tax, redeemed)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 			ON CONFLICT (number) DO UPDATE SET redeemed = EXCLUDED.redeemed`,

@@ -51,10 +51,10 @@ type sets struct {
 }
 
 type paySet struct {
-	seq                                           []int64
-	order, kind, tender, status, paymentID, last4 []string
-	day                                           []pgtype.Date
-	amount                                        []int64
+	seq                                               []int64
+	order, kind, tender, to, status, paymentID, last4 []string
+	day                                               []pgtype.Date
+	amount                                            []int64
 }
 
 type docSet struct {
@@ -88,12 +88,15 @@ func dateOf(s string) pgtype.Date {
 	return pgtype.Date{Time: d, Valid: true}
 }
 
-func (p *projector) payment(seq uint64, order, kind, tender, day string, amount int64, status, paymentID, last4 string) {
+// payment gathers a row of payments; to is a refund's destination
+// (pos.RefundDestination), "" for a payment taken.
+func (p *projector) payment(seq uint64, order, kind, tender, to, day string, amount int64, status, paymentID, last4 string) {
 	s := &p.sets.pay
 	s.seq = append(s.seq, int64(seq))
 	s.order = append(s.order, order)
 	s.kind = append(s.kind, kind)
 	s.tender = append(s.tender, tender)
+	s.to = append(s.to, to)
 	s.day = append(s.day, dateOf(day))
 	s.amount = append(s.amount, amount)
 	s.status = append(s.status, status)
@@ -177,10 +180,10 @@ func (p *projector) flushDocuments() error {
 func (p *projector) flushSets() error {
 	s := &p.sets
 	if len(s.pay.seq) > 0 {
-		if _, err := p.pipe.queue(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status, payment_id, card_last4)
-			SELECT $1, * FROM unnest($2::int8[], $3::text[], $4::text[], $5::text[], $6::date[], $7::int8[], $8::text[], $9::text[], $10::text[])
+		if _, err := p.pipe.queue(p.ctx, `INSERT INTO payments (terminal_id, seq, order_id, kind, tender, refund_to, day, amount, status, payment_id, card_last4)
+			SELECT $1, * FROM unnest($2::int8[], $3::text[], $4::text[], $5::text[], $6::text[], $7::date[], $8::int8[], $9::text[], $10::text[], $11::text[])
 			ON CONFLICT DO NOTHING`,
-			p.terminal, s.pay.seq, s.pay.order, s.pay.kind, s.pay.tender, s.pay.day, s.pay.amount, s.pay.status, s.pay.paymentID, s.pay.last4); err != nil {
+			p.terminal, s.pay.seq, s.pay.order, s.pay.kind, s.pay.tender, s.pay.to, s.pay.day, s.pay.amount, s.pay.status, s.pay.paymentID, s.pay.last4); err != nil {
 			return err
 		}
 	}

@@ -43,9 +43,6 @@ type DayReport struct {
 	Store    CounterDay // Terminal is ""
 }
 
-// openStates are the order states whose outcome is not final.
-var openStates = []string{string(pos.StateIntent), string(pos.StateCreated), string(pos.StatePaying), string(pos.StateAuthenticating), string(pos.StateUnknown)}
-
 // DayReport sums day (YYYY-MM-DD) per counter and for the store from the
 // projections. Its cost depends on the day's rows only (indexes on day).
 func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
@@ -80,7 +77,7 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 	}
 	// Sales by tender: the orders paid that day.
 	err = q(`SELECT terminal_id, tender, count(*), sum(captured)::bigint, sum(tax)::bigint FROM orders
-		WHERE paid_day = $1 AND state IN ('PAID', 'PARTLY_REFUNDED', 'REFUNDED') GROUP BY terminal_id, tender`, func(rs pgx.Rows) error {
+		WHERE paid_day = $1 AND state = ANY($2) GROUP BY terminal_id, tender`, func(rs pgx.Rows) error {
 		var t, tender string
 		var n int
 		var amount, tax int64
@@ -95,7 +92,7 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 			c.CashExpected += pos.Paise(amount)
 		}
 		return nil
-	}, d)
+	}, d, pos.PaidStates())
 	if err != nil {
 		return nil, db.wrap("day report", err)
 	}
@@ -116,19 +113,21 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 	if err != nil {
 		return nil, db.wrap("day report", err)
 	}
-	// Refunds done that day, by the tender of their order.
-	err = q(`SELECT terminal_id, tender, count(*), sum(amount)::bigint FROM payments
-		WHERE day = $1 AND kind = $2 GROUP BY terminal_id, tender`, func(rs pgx.Rows) error {
-		var t, tender string
+	// Refunds done that day, by where their money went (pos.RefundDestination,
+	// projected into refund_to): only those paid out of the drawer lower the
+	// cash expected.
+	err = q(`SELECT terminal_id, refund_to, count(*), sum(amount)::bigint FROM payments
+		WHERE day = $1 AND kind = $2 GROUP BY terminal_id, refund_to`, func(rs pgx.Rows) error {
+		var t, to string
 		var n int
 		var amount int64
-		if err := rs.Scan(&t, &tender, &n, &amount); err != nil {
+		if err := rs.Scan(&t, &to, &n, &amount); err != nil {
 			return err
 		}
 		c := get(t)
-		c.Refunds = append(c.Refunds, pos.TenderTotal{Tender: pos.TenderKind(tender), Count: n, Amount: pos.Paise(amount)})
+		c.Refunds = append(c.Refunds, pos.TenderTotal{Tender: pos.TenderKind(to), Count: n, Amount: pos.Paise(amount)})
 		c.Refunded += pos.Paise(amount)
-		if tender == string(pos.TenderCash) {
+		if pos.RefundTo(to).MovesCash() {
 			c.CashExpected -= pos.Paise(amount)
 		}
 		return nil
@@ -140,7 +139,7 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 	// (another counter's invoice taken back here) is no payment: its money is
 	// in Refunded.
 	err = q(`SELECT terminal_id, state, count(*), sum(amount)::bigint FROM orders
-		WHERE day = $1 AND state NOT IN ('PAID', 'PARTLY_REFUNDED', 'REFUNDED', $2) GROUP BY terminal_id, state`, func(rs pgx.Rows) error {
+		WHERE day = $1 AND state <> ALL($2) GROUP BY terminal_id, state`, func(rs pgx.Rows) error {
 		var t, state string
 		var n int
 		var amount int64
@@ -162,7 +161,7 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 		k.Count += n
 		k.Amount += pos.Paise(amount)
 		return nil
-	}, d, string(pos.StateReturn))
+	}, d, append(pos.PaidStates(), pos.StateReturn))
 	if err != nil {
 		return nil, db.wrap("day report", err)
 	}
@@ -352,7 +351,7 @@ func (db *DB) CloseStoreDay(ctx context.Context, day, manager string) (*StoreZ, 
 		// An order of the day whose payment is unknown.
 		var ut, uo, us string
 		err = tx.QueryRow(ctx, `SELECT terminal_id, order_id, state FROM orders WHERE day = $1 AND state = ANY($2)
-			ORDER BY terminal_id, order_id LIMIT 1`, d, openStates).Scan(&ut, &uo, &us)
+			ORDER BY terminal_id, order_id LIMIT 1`, d, pos.OpenStates()).Scan(&ut, &uo, &us)
 		if err == nil {
 			return &zRefusal{fmt.Sprintf("the payment of order %s on counter %s is not settled (%s): inquire it on counter %s and let it sync, then close the store's day", uo, ut, us, ut)}
 		}
