@@ -2,8 +2,10 @@
 // ADR 0006): server-rendered html/template pages under /manager/, no script
 // at all, a strict Content-Security-Policy, sign-in by manager name and PIN,
 // sessions in the database (the server stays stateless) behind an HttpOnly,
-// Secure, SameSite=Strict cookie, and a CSRF token on every form. Linking the
-// package in registers the pages with store.NewServer.
+// Secure, SameSite=Strict cookie, and a CSRF token on every form. Whoever
+// builds the store server hands the pages to it:
+//
+//	store.NewServer(db, log, store.WithManagerPages(web.New(db, log)))
 package web
 
 import (
@@ -25,10 +27,6 @@ import (
 	"galla/pos"
 	"galla/store"
 )
-
-func init() {
-	store.ManagerPages = func(db *store.DB, log *slog.Logger) http.Handler { return New(db, log) }
-}
 
 //go:embed templates/*.html static/*
 var files embed.FS

@@ -301,13 +301,21 @@ func TestAddManagerRefusesBadNamesAndPINs(t *testing.T) {
 
 func TestTheServerMountsThePages(t *testing.T) {
 	db := storeWithSales(t)
-	srv := httptest.NewTLSServer(store.NewServer(db, nil))
+	srv := httptest.NewTLSServer(store.NewServer(db, nil, store.WithManagerPages(New(db, nil))))
 	defer srv.Close()
 	r, err := client(t).Get(srv.URL + "/manager/signin")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, r.StatusCode)
 	assert.Equal(t, CSP, r.Header.Get("Content-Security-Policy"))
 	assert.Contains(t, body(t, r), `<form method="post" action="/manager/signin"`)
+
+	// A server not handed the pages serves the terminals only.
+	bare := httptest.NewTLSServer(store.NewServer(db, nil))
+	defer bare.Close()
+	r, err = client(t).Get(bare.URL + "/manager/signin")
+	require.NoError(t, err)
+	body(t, r)
+	assert.Equal(t, http.StatusNotFound, r.StatusCode)
 }
 
 func TestSignInRedirectsStayOnThePagesAndSessionsExpire(t *testing.T) {
