@@ -1,11 +1,3 @@
-// Package web is the store server's manager's pages (DESIGN.md section 11,
-// ADR 0006): server-rendered html/template pages under /manager/, no script
-// at all, a strict Content-Security-Policy, sign-in by manager name and PIN,
-// sessions in the database (the server stays stateless) behind an HttpOnly,
-// Secure, SameSite=Strict cookie, and a CSRF token on every form. Whoever
-// builds the store server hands the pages to it:
-//
-//	store.NewServer(db, log, store.WithManagerPages(web.New(db, log)))
 package web
 
 import (
