@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"galla/store"
+	"galla/store/web"
 )
 
 // cmdStore is galla store init|serve|enrol-code|alarms|unblock: the store server
@@ -146,7 +147,7 @@ func (c *cli) storeServe(ctx context.Context, d *store.DB, listen string, rest [
 	}
 	log := slog.New(slog.NewTextHandler(c.stderr, nil))
 	fmt.Fprintf(c.stdout, "serving https://%s (fingerprint %s)\n", ln.Addr(), fp)
-	if err := store.NewServer(d, log).Serve(ctx, ln); err != nil {
+	if err := store.NewServer(d, log, store.WithManagerPages(web.New(d, log))).Serve(ctx, ln); err != nil {
 		return c.storeFail(err)
 	}
 	return exitOK

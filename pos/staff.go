@@ -2,12 +2,10 @@ package pos
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -18,8 +16,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/crypto/argon2"
 )
 
 // Role is what a staff member may do. Managers authorise refunds, day close and
@@ -41,79 +37,17 @@ func ParseRole(s string) (Role, error) {
 	return "", fmt.Errorf("pos: role %q: %w", printable(s), ErrBadRole)
 }
 
-// PIN rules (DESIGN.md section 5).
-const (
-	MinPINLength         = 4
-	MinManagerPINLength  = 6 // a manager's PIN set from now on; a shorter one is changed at the next sign-in
-	MaxPINLength         = 8
-	MinPINIterations     = 100_000          // the fewest PBKDF2 iterations accepted, when hashing and when checking
-	DefaultPINIterations = 150_000          // what a Roster uses when not told
-	MaxPINAttempts       = 10               // wrong PINs in a row that lock a staff member
-	LockDuration         = 30 * time.Minute // how long the lock lasts
-	pinSaltLen           = 16
-	pinHashLen           = 32
-	// AlgoArgon2id names the memory-hard hash of new PINs (DESIGN.md section 5);
-	// a record without an algorithm is PBKDF2 of an earlier version, checked as
-	// such and rehashed at its next right PIN.
-	AlgoArgon2id = "argon2id"
-)
-
-// PINCost is argon2id's cost: passes over the memory and the memory in KiB.
-type PINCost struct {
-	Time      uint32
-	MemoryKiB uint32
-}
-
-// The costs of PIN hashes: new PINs take DefaultPINCost (OWASP's argon2id
-// minimum: 2 passes over 19 MiB); a stored hash cheaper than MinPINCost never
-// matches (a record made weak by editing the journal proves nothing).
-var (
-	DefaultPINCost = PINCost{Time: 2, MemoryKiB: 19 * 1024}
-	MinPINCost     = PINCost{Time: 1, MemoryKiB: 8 * 1024}
-)
-
 // The staff errors, matched with errors.Is.
 var (
-	ErrBadPIN            = errors.New("a PIN is 4 to 8 digits")
-	ErrShortManagerPIN   = errors.New("a manager's PIN is 6 to 8 digits")
-	ErrWrongPIN          = errors.New("wrong PIN")
-	ErrLocked            = errors.New("locked after too many wrong PINs")
 	ErrUnknownStaff      = errors.New("no such staff member")
 	ErrStaffExists       = errors.New("a staff member of this name exists")
 	ErrBadRole           = errors.New("the role is cashier or manager")
 	ErrBadStaffName      = errors.New("a staff name is 1 to 50 letters")
 	ErrFirstStaffManager = errors.New("the first staff member must be a manager")
 	ErrNoManager         = errors.New("no manager is set up")
-	ErrWeakPINHash       = errors.New("the stored PIN hash is damaged or too weak")
 	ErrStaffDisabled     = errors.New("this staff member is disabled")
 	ErrLastManager       = errors.New("the last manager cannot be disabled")
 )
-
-// WrongPINError is a wrong PIN; it matches ErrWrongPIN.
-type WrongPINError struct {
-	AttemptsLeft int // wrong PINs left before the lock
-}
-
-// Error states the attempts left.
-func (e *WrongPINError) Error() string {
-	return fmt.Sprintf("pos: sign in: wrong PIN, %d attempts left", e.AttemptsLeft)
-}
-
-// Is makes a *WrongPINError match ErrWrongPIN.
-func (e *WrongPINError) Is(target error) bool { return target == ErrWrongPIN }
-
-// LockedError is a staff member locked out; it matches ErrLocked.
-type LockedError struct {
-	Until time.Time
-}
-
-// Error states until when the lock lasts.
-func (e *LockedError) Error() string {
-	return "pos: sign in: locked until " + e.Until.Format(time.DateTime)
-}
-
-// Is makes a *LockedError match ErrLocked.
-func (e *LockedError) Is(target error) bool { return target == ErrLocked }
 
 // Staff is a member of staff. The PIN is kept only as a salted PBKDF2-HMAC-SHA256
 // hash.
@@ -157,74 +91,23 @@ type StaffLimits struct {
 func (s Staff) String() string { return fmt.Sprintf("%s (%s)", s.Name, s.Role) }
 
 // Locked reports whether s is locked out at now.
-func (s Staff) Locked(now time.Time) bool { return now.Before(s.LockedUntil) }
+func (s Staff) Locked(now time.Time) bool { return s.attempts().Locked(now) }
 
-// CheckPIN checks that pin is 4 to 8 ASCII digits.
-func CheckPIN(pin string) error {
-	if len(pin) < MinPINLength || len(pin) > MaxPINLength || !allDigits(pin) {
-		return ErrBadPIN
-	}
-	return nil
-}
-
-// CheckRolePIN checks that pin may be set for a member of role: 4 to 8 digits,
-// and at least MinManagerPINLength for a manager (ErrShortManagerPIN).
-func CheckRolePIN(role Role, pin string) error {
-	if err := CheckPIN(pin); err != nil {
-		return err
-	}
-	if role == RoleManager && len(pin) < MinManagerPINLength {
-		return ErrShortManagerPIN
-	}
-	return nil
+// attempts is s's count of wrong PINs and lock.
+func (s Staff) attempts() PINAttempts {
+	return PINAttempts{Failed: s.FailedAttempts, LockedUntil: s.LockedUntil}
 }
 
 // SetPIN checks pin and stores its argon2id hash at cost with a fresh salt from
 // rnd (crypto/rand when nil); pepper, the terminal's secret kept outside the
 // journal, is mixed in so that the journal alone cannot test a guess.
 func (s *Staff) SetPIN(pin string, cost PINCost, pepper []byte, rnd io.Reader) error {
-	if err := CheckPIN(pin); err != nil {
+	hash, salt, err := NewPINHash(pin, pepper, cost, rnd)
+	if err != nil {
 		return err
 	}
-	if cost.Time < MinPINCost.Time || cost.MemoryKiB < MinPINCost.MemoryKiB {
-		return fmt.Errorf("pos: set PIN: cost %+v: %w", cost, ErrWeakPINHash)
-	}
-	if rnd == nil {
-		rnd = rand.Reader
-	}
-	salt := make([]byte, pinSaltLen)
-	if _, err := io.ReadFull(rnd, salt); err != nil {
-		return fmt.Errorf("pos: set PIN: salt: %w", err)
-	}
-	s.PINHash = argon2.IDKey(peppered(pin, pepper), salt, cost.Time, cost.MemoryKiB, 1, pinHashLen)
-	s.Salt, s.Algo, s.Iterations, s.Memory, s.PepperID = salt, AlgoArgon2id, int(cost.Time), cost.MemoryKiB, PepperID(pepper)
+	s.PINHash, s.Salt, s.Algo, s.Iterations, s.Memory, s.PepperID = hash, salt, AlgoArgon2id, int(cost.Time), cost.MemoryKiB, PepperID(pepper)
 	return nil
-}
-
-// PepperID is the name of a pepper on the records it made: the first 8 hex
-// digits of SHA-256 of "galla pepper id" and the pepper; "" for none.
-func PepperID(pepper []byte) string {
-	if len(pepper) == 0 {
-		return ""
-	}
-	h := sha256.Sum256(append([]byte("galla pepper id\x00"), pepper...))
-	return hex.EncodeToString(h[:4])
-}
-
-// ErrOtherPepper reports a PIN hash made with another terminal's pepper: the
-// keyring of this computer does not hold the one the PIN was set with.
-var ErrOtherPepper = sentenceError{"the PIN was set with another pepper",
-	"This PIN was set on a terminal whose keyring held another PIN key: restore that keyring (or the data folder's secrets.json) to sign in, or have a manager of this terminal reset the PIN."}
-
-// peppered is what the PIN hash is taken of: HMAC-SHA256 of the PIN under the
-// pepper, or the PIN itself without one.
-func peppered(pin string, pepper []byte) []byte {
-	if len(pepper) == 0 {
-		return []byte(pin)
-	}
-	m := hmac.New(sha256.New, pepper)
-	m.Write([]byte(pin))
-	return m.Sum(nil)
 }
 
 // PINMatches reports whether pin is s's PIN under pepper, comparing hashes in
@@ -235,25 +118,20 @@ func (s Staff) PINMatches(pin string, pepper []byte) bool {
 	if len(s.Salt) == 0 || len(s.PINHash) == 0 || CheckPIN(pin) != nil {
 		return false
 	}
-	var h []byte
 	switch s.Algo {
 	case AlgoArgon2id:
-		if s.Iterations < int(MinPINCost.Time) || s.Memory < MinPINCost.MemoryKiB || s.Iterations > 64 || s.Memory > 4<<20 {
+		if s.Iterations < 0 || s.Iterations > int(maxPINCost.Time) {
 			return false
 		}
-		h = argon2.IDKey(peppered(pin, pepper), s.Salt, uint32(s.Iterations), s.Memory, 1, uint32(len(s.PINHash)))
+		return PINHashMatches(s.PINHash, pin, pepper, s.Salt, PINCost{Time: uint32(s.Iterations), MemoryKiB: s.Memory})
 	case "":
 		if s.Iterations < MinPINIterations {
 			return false
 		}
-		var err error
-		if h, err = pbkdf2.Key(sha256.New, pin, s.Salt, s.Iterations, len(s.PINHash)); err != nil {
-			return false
-		}
-	default:
-		return false
+		h, err := pbkdf2.Key(sha256.New, pin, s.Salt, s.Iterations, len(s.PINHash))
+		return err == nil && subtle.ConstantTimeCompare(h, s.PINHash) == 1
 	}
-	return subtle.ConstantTimeCompare(h, s.PINHash) == 1
+	return false
 }
 
 func (s Staff) clone() Staff {
@@ -459,18 +337,11 @@ func (r *Roster) upgrade(s *Staff, pin string) bool {
 
 // record counts a right or wrong PIN for s and stores s when it changed.
 func (r *Roster) record(ctx context.Context, s *Staff, ok bool, now time.Time) error {
-	before := s.clone()
-	if ok {
-		s.FailedAttempts, s.LockedUntil = 0, time.Time{}
-	} else {
-		s.FailedAttempts++
-		if s.FailedAttempts >= MaxPINAttempts {
-			s.FailedAttempts, s.LockedUntil = 0, now.Add(LockDuration)
-		}
-	}
-	if s.FailedAttempts == before.FailedAttempts && s.LockedUntil.Equal(before.LockedUntil) {
+	before, after := s.attempts(), s.attempts().After(ok, now)
+	if after.Failed == before.Failed && after.LockedUntil.Equal(before.LockedUntil) {
 		return nil
 	}
+	s.FailedAttempts, s.LockedUntil = after.Failed, after.LockedUntil
 	var err error
 	if ar, ok := r.store.(AttemptRecorder); ok {
 		// The attempt alone: a wrong PIN never journals the member's hash again.
@@ -484,12 +355,7 @@ func (r *Roster) record(ctx context.Context, s *Staff, ok bool, now time.Time) e
 	return nil
 }
 
-func attemptError(s Staff) error {
-	if !s.LockedUntil.IsZero() && s.FailedAttempts == 0 {
-		return &LockedError{Until: s.LockedUntil}
-	}
-	return &WrongPINError{AttemptsLeft: MaxPINAttempts - s.FailedAttempts}
-}
+func attemptError(s Staff) error { return s.attempts().WrongPIN() }
 
 // AuthoriseManager finds the manager whose PIN is pin at now, for a refund, day close
 // or settings. Locked and disabled managers are skipped. A PIN that matches no

@@ -1,6 +1,7 @@
 // Package store is the store server (DESIGN.md section 11): the counters of a
 // store send their journal's events to it over HTTPS, and it keeps them in
-// PostgreSQL. It is the only package that imports pgx.
+// PostgreSQL. It and its manager's pages (store/web) are the only packages
+// that import pgx (scripts/depcheck.sh).
 //
 // The server is stateless over the database: everything it knows, the
 // certificate and its key included, is in PostgreSQL, so several copies can serve
@@ -15,4 +16,24 @@
 // is answered with the sequence expected, and a different event under a known
 // sequence is a fork: an alarm is recorded and the terminal is refused until a
 // manager clears it.
+//
+// # What it owns
+//
+// The events table and everything derived from it: the projections (orders,
+// payments, documents, credit notes, IMEI units, shifts, Z reports,
+// overrides), each event kind projected by the function projectionsTable
+// names; the store-wide decisions (an IMEI sold once, a credit note spent at
+// most its value, another counter's invoice refunded at most what was sold);
+// the master data sent down and the store's staff; the terminals, their
+// enrolment and alarms; the store's Z and GSTR-1. Server is the terminals'
+// HTTP API; it serves the manager's pages only when handed them
+// (WithManagerPages).
+//
+// # What it may import
+//
+// pos for every rule of money, tax, order states and PINs (the store applies
+// events with pos.Order.Apply and writes none of pos's rules again), pos/gstr,
+// store/api (the wire shared with the counters) and pgx. Never ui, internal,
+// pos/journal, gateway, receipts, store/link (the counter's side of the wire)
+// or store/web (which imports store).
 package store

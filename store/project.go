@@ -18,8 +18,9 @@ import (
 // The projections (ADR 0006): plain tables derived from the events, caught up
 // per terminal from its high-water mark (projection_marks) after each batch,
 // before every read that needs them, and rebuilt from events by Rebuild.
-// Each event kind has one function in projections; a kind without one (a kind
-// added on the terminals after this program) is skipped and records nothing.
+// Each event kind has one function in projectionsTable; a kind without one (a
+// kind added on the terminals after this program) is skipped and records
+// nothing.
 
 // projectedTables are the tables Rebuild truncates: everything derived.
 var projectedTables = []string{"orders", "order_lines", "order_rates", "payments", "documents", "credit_notes", "imei_units", "shifts", "z_reports", "overrides"}
@@ -27,28 +28,38 @@ var projectedTables = []string{"orders", "order_lines", "order_rates", "payments
 // projectFunc projects one decoded event of the projector's terminal.
 type projectFunc func(p *projector, seq uint64, ev *pos.Event) error
 
-// projections maps each event kind to its projection. The order events all go
-// through projectOrder, which applies them to the order as pos does
-// (pos.Order.Apply) and writes the rows each kind adds beside it.
-var projections = map[pos.EventKind]projectFunc{
-	pos.EvDayClosed: projectDayClosed,
-	pos.EvOverride:  projectOverride,
-}
-
-func init() {
+// projectionsTable maps each event kind to its projection, every kind
+// written here. The order events all go through projectOrder, which applies
+// them to the order as pos does (pos.Order.Apply) and writes the rows each
+// kind adds beside it: the payments' and refunds' (this file), the cancelled
+// documents' (project_cancel.go), the credit notes' and a split sale's
+// tenders' (project_notes.go). Shifts are project_notes.go's.
+func projectionsTable() map[pos.EventKind]projectFunc {
+	t := map[pos.EventKind]projectFunc{
+		pos.EvDayClosed: projectDayClosed,
+		pos.EvOverride:  projectOverride,
+	}
 	for _, k := range []pos.EventKind{pos.EvOrderIntent, pos.EvOrderCreated, pos.EvOrderFailed, pos.EvOrderAbandoned,
 		pos.EvOrderUnknown, pos.EvIMEIValidated, pos.EvPaymentAttempt, pos.EvPaymentAccepted, pos.EvPaymentRefused,
 		pos.EvPaymentOutcome, pos.EvAnswerUnverified, pos.EvAnswerIgnored, pos.EvCashReceived,
 		pos.EvRefundIntent, pos.EvRefundDone, pos.EvRefundFailed,
-		pos.EvReceiptPrinted, pos.EvReceiptReprinted, pos.EvPrintFailed} {
-		projections[k] = projectOrder
+		pos.EvReceiptPrinted, pos.EvReceiptReprinted, pos.EvPrintFailed,
+		pos.EvDocumentCancelled,
+		pos.EvNoteRedeemed, pos.EvNoteTendered, pos.EvNoteRestored,
+		pos.EvTenderAdded, pos.EvSaleCompleted, pos.EvSaleVoided, pos.EvUPIConfirmed, pos.EvTenderNoteRedeemed} {
+		t[k] = projectOrder
 	}
+	for _, k := range []pos.EventKind{pos.EvShiftOpened, pos.EvShiftCash, pos.EvShiftClosed} {
+		t[k] = projectShift
+	}
+	return t
 }
 
 // projector projects a run of one terminal's events inside a transaction. The
 // orders it touches are read once and written once, at flush.
 type projector struct {
 	ctx      context.Context
+	table    map[pos.EventKind]projectFunc // projectionsTable
 	tx       pgx.Tx
 	terminal string
 	orders   map[string]*pos.Order
@@ -61,7 +72,7 @@ type projector struct {
 
 func newProjector(ctx context.Context, tx pgx.Tx, terminal string) *projector {
 	pipe := &pipeTx{Tx: tx}
-	return &projector{ctx: ctx, tx: pipe, pipe: pipe, terminal: terminal, orders: map[string]*pos.Order{}, isDirty: map[string]bool{}, stored: map[string]bool{}}
+	return &projector{ctx: ctx, table: projectionsTable(), tx: pipe, pipe: pipe, terminal: terminal, orders: map[string]*pos.Order{}, isDirty: map[string]bool{}, stored: map[string]bool{}}
 }
 
 // event projects one decoded event (nil: a body that is not a pos.Event,
@@ -70,7 +81,7 @@ func (p *projector) event(seq uint64, ev *pos.Event) error {
 	if ev == nil {
 		return nil
 	}
-	f := projections[ev.Kind]
+	f := p.table[ev.Kind]
 	if f == nil {
 		return nil
 	}

@@ -14,10 +14,6 @@ import (
 // refundCancelKind is the payments kind of a cancellation's refund.
 const refundCancelKind = "refund.cancel"
 
-func init() {
-	projections[pos.EvDocumentCancelled] = projectOrder
-}
-
 // cancelDocument marks o's document cancelled (after document.cancelled).
 func (p *projector) cancelDocument(o *pos.Order) error {
 	if o.Cancelled == nil {

@@ -11,18 +11,6 @@ import (
 // note to spend also keeps what of it is spent. A shift keeps its float, the
 // cash paid in, paid out and dropped, and its count at close.
 
-func init() {
-	// The credit notes' and split tender's events apply to their orders as on
-	// the terminal (a split sale's sale.completed takes its document number).
-	for _, k := range []pos.EventKind{pos.EvNoteRedeemed, pos.EvNoteTendered, pos.EvNoteRestored,
-		pos.EvTenderAdded, pos.EvSaleCompleted, pos.EvSaleVoided, pos.EvUPIConfirmed, pos.EvTenderNoteRedeemed} {
-		projections[k] = projectOrder
-	}
-	for _, k := range []pos.EventKind{pos.EvShiftOpened, pos.EvShiftCash, pos.EvShiftClosed} {
-		projections[k] = projectShift
-	}
-}
-
 // creditNote writes the credit note of o's refund uid (after refund.done, or a
 // note's redemption changed what is spent of it).
 func (p *projector) creditNote(o *pos.Order, uid string) error {

@@ -16,20 +16,35 @@ import (
 )
 
 // Server is the store server's HTTP side: the terminals' API and, beside it,
-// whatever other files of the package register in routes. It keeps no state
-// of its own: every request is answered from the database.
+// the manager's pages when whoever builds the server hands them over
+// (WithManagerPages). It keeps no state of its own: every request is answered
+// from the database.
 type Server struct {
-	db  *DB
-	mux *http.ServeMux
-	log *slog.Logger
+	db    *DB
+	mux   *http.ServeMux
+	log   *slog.Logger
+	pages http.Handler // WithManagerPages
 }
 
-// NewServer returns the server over db; log nil is slog.Default().
-func NewServer(db *DB, log *slog.Logger) *Server {
+// ServerOption sets up a Server made by NewServer.
+type ServerOption func(*Server)
+
+// WithManagerPages serves pages under /manager/: the manager's pages
+// (store/web.New), which this package cannot import (they import it).
+func WithManagerPages(pages http.Handler) ServerOption {
+	return func(s *Server) { s.pages = pages }
+}
+
+// NewServer returns the server over db; log nil is slog.Default(). Without
+// WithManagerPages it serves the terminals only.
+func NewServer(db *DB, log *slog.Logger, opts ...ServerOption) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
 	s := &Server{db: db, mux: http.NewServeMux(), log: log}
+	for _, o := range opts {
+		o(s)
+	}
 	s.routes()
 	return s
 }
@@ -39,7 +54,7 @@ func NewServer(db *DB, log *slog.Logger) *Server {
 //
 //	/api/v1/enrol, /api/v1/events, /api/v1/status   the terminals (this file)
 //	/api/v1/...                                     store-wide decisions: s.handleSigned
-//	/manager/...                                    the manager's pages
+//	/manager/...                                    the manager's pages: s.pages
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.health)
 	s.mux.HandleFunc("POST "+api.PathEnrol, s.enrol)
@@ -47,14 +62,10 @@ func (s *Server) routes() {
 	s.handleSigned("GET "+api.PathStatus, s.status)
 	s.reserveRoutes()
 	s.masterRoutes()
-	if ManagerPages != nil {
-		s.mux.Handle("/manager/", ManagerPages(s.db, s.log))
+	if s.pages != nil {
+		s.mux.Handle("/manager/", s.pages)
 	}
 }
-
-// ManagerPages, when set, serves the manager's pages under /manager/ (package
-// store/web sets it when linked in).
-var ManagerPages func(db *DB, log *slog.Logger) http.Handler
 
 // ServeHTTP serves the routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }

@@ -2,10 +2,8 @@ package web
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -14,57 +12,58 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/crypto/argon2"
 
+	"galla/pos"
 	"galla/store"
 )
 
 // The manager's pages have managers of their own (ADR 0006): a terminal's
 // staff PIN hashes are peppered with a key only that terminal holds, so the
-// server cannot check them. A manager of the pages has a name and a PIN of 6
-// to 8 digits, kept as argon2id of HMAC-SHA256(pepper, PIN) with a salt; the
-// pepper is a row of server_keys, made with the first manager.
+// server cannot check them. A manager of the pages has a name and a PIN, and
+// the PIN follows the counter's rules, through pos's own functions: a
+// manager's PIN (pos.CheckRolePIN), kept as pos.HashPIN (argon2id of
+// HMAC-SHA256(pepper, PIN) with a salt), locked after pos.MaxPINAttempts wrong
+// PINs in a row for pos.LockDuration (pos.PINAttempts). The pepper is a row of
+// server_keys, made with the first manager.
 
-// PINCost is argon2id's cost for a manager's PIN: OWASP's minimum (19 MiB, 2
-// passes). Tests may lower it.
-var PINCost = struct {
-	Time      uint32
-	MemoryKiB uint32
-}{2, 19 * 1024}
-
-// The lockout: after MaxWrongPINs wrong PINs in a row the manager is locked
-// for LockFor; a right PIN resets the count.
-const (
-	MaxWrongPINs = 5
-	LockFor      = 15 * time.Minute
-)
+// PINCost is the argon2id cost of every manager's hash: the managers table
+// keeps no cost, so this one never changes (pos.DefaultPINCost may). It is
+// pos.DefaultPINCost of today, OWASP's minimum (19 MiB, 2 passes). Tests may
+// lower it to pos.MinPINCost.
+var PINCost = pos.PINCost{Time: 2, MemoryKiB: 19 * 1024}
 
 // SessionFor is how long a session lasts after sign-in.
 const SessionFor = 12 * time.Hour
 
 const pepperKey = "manager-pepper"
 
-var (
-	nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9 ._-]{0,39}$`)
-	pinRE  = regexp.MustCompile(`^[0-9]{6,8}$`)
-)
+var nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9 ._-]{0,39}$`)
 
-// ErrBadName and ErrBadPIN report a manager's name or PIN that cannot be used.
-var (
-	ErrBadName = errors.New("a manager's name starts with a letter and has at most 40 letters, digits, spaces, dots, dashes or underscores")
-	ErrBadPIN  = errors.New("a manager's PIN is 6 to 8 digits")
-)
+// ErrBadName reports a manager's name that cannot be used.
+var ErrBadName = errors.New("a manager's name starts with a letter and has at most 40 letters, digits, spaces, dots, dashes or underscores")
+
+// ErrBadPIN matches every PIN a manager cannot have. The error that matches it
+// is the counter's (pos.ErrBadPIN or pos.ErrShortManagerPIN) and says what
+// the counter says.
+var ErrBadPIN = errors.New("not a manager's PIN")
+
+// checkPIN is pos.CheckRolePIN for a manager, its error matching ErrBadPIN too.
+func checkPIN(pin string) error {
+	if err := pos.CheckRolePIN(pos.RoleManager, pin); err != nil {
+		return badPIN{err}
+	}
+	return nil
+}
+
+// badPIN is a PIN pos refuses for a manager: pos's error, matching ErrBadPIN.
+type badPIN struct{ err error }
+
+func (e badPIN) Error() string   { return e.err.Error() }
+func (e badPIN) Unwrap() []error { return []error{e.err, ErrBadPIN} }
 
 // ErrSignIn is a wrong name or PIN (one sentence for both: the page does not
 // say which names exist).
 var ErrSignIn = errors.New("the name or the PIN is wrong")
-
-// LockedError is a sign-in refused while the manager is locked.
-type LockedError struct{ Until time.Time }
-
-func (e *LockedError) Error() string {
-	return fmt.Sprintf("too many wrong PINs: this manager can sign in again at %s", e.Until.Local().Format("15:04"))
-}
 
 // pepper returns the managers' pepper, making it on first use.
 func pepper(ctx context.Context, tx pgx.Tx) ([]byte, error) {
@@ -83,12 +82,6 @@ func pepper(ctx context.Context, tx pgx.Tx) ([]byte, error) {
 	return hex.DecodeString(h)
 }
 
-func pinHash(pin string, pep, salt []byte) []byte {
-	m := hmac.New(sha256.New, pep)
-	m.Write([]byte(pin))
-	return argon2.IDKey(m.Sum(nil), salt, PINCost.Time, PINCost.MemoryKiB, 1, 32)
-}
-
 // AddManager adds a manager of the pages, or sets the PIN of one who exists
 // (and unlocks them). It returns whether the manager is new.
 func AddManager(ctx context.Context, db *store.DB, name, pin string) (bool, error) {
@@ -96,8 +89,8 @@ func AddManager(ctx context.Context, db *store.DB, name, pin string) (bool, erro
 	if !nameRE.MatchString(name) {
 		return false, ErrBadName
 	}
-	if !pinRE.MatchString(pin) {
-		return false, ErrBadPIN
+	if err := checkPIN(pin); err != nil {
+		return false, err
 	}
 	var created bool
 	err := pgx.BeginFunc(ctx, db.Pool(), func(tx pgx.Tx) error {
@@ -105,13 +98,13 @@ func AddManager(ctx context.Context, db *store.DB, name, pin string) (bool, erro
 		if err != nil {
 			return err
 		}
-		salt := make([]byte, 16)
-		if _, err := rand.Read(salt); err != nil {
+		hash, salt, err := pos.NewPINHash(pin, pep, PINCost, nil)
+		if err != nil {
 			return err
 		}
 		return tx.QueryRow(ctx, `INSERT INTO managers (name, pin_hash, salt) VALUES ($1, $2, $3)
 			ON CONFLICT (name) DO UPDATE SET pin_hash = EXCLUDED.pin_hash, salt = EXCLUDED.salt, failed = 0, locked_until = NULL
-			RETURNING (xmax = 0)`, name, pinHash(pin, pep, salt), salt).Scan(&created)
+			RETURNING (xmax = 0)`, name, hash, salt).Scan(&created)
 	})
 	if err != nil {
 		return false, fmt.Errorf("store: add manager: %w", err)
@@ -126,46 +119,52 @@ type session struct {
 }
 
 // signIn checks name and pin and opens a session: it returns the session's
-// token (the cookie) and its CSRF token. A wrong PIN counts towards the
-// lockout, in the same transaction as the check.
+// token (the cookie) and its CSRF token. A PIN no manager can have is refused
+// with the counter's error (checkPIN) and counts for nobody; a locked manager
+// gets a *pos.LockedError; a wrong PIN counts towards the lockout
+// (pos.PINAttempts), in the same transaction as the check.
 func signIn(ctx context.Context, db *store.DB, name, pin string, now time.Time) (token string, s session, err error) {
 	name = strings.TrimSpace(name)
-	if !nameRE.MatchString(name) || !pinRE.MatchString(pin) {
+	if err := checkPIN(pin); err != nil {
+		return "", session{}, err
+	}
+	if !nameRE.MatchString(name) {
 		return "", session{}, ErrSignIn
 	}
 	var wrong error
 	err = pgx.BeginFunc(ctx, db.Pool(), func(tx pgx.Tx) error {
 		var hash, salt []byte
-		var failed int
+		var a pos.PINAttempts
 		var locked *time.Time
-		err := tx.QueryRow(ctx, "SELECT pin_hash, salt, failed, locked_until FROM managers WHERE name = $1 FOR UPDATE", name).Scan(&hash, &salt, &failed, &locked)
+		err := tx.QueryRow(ctx, "SELECT pin_hash, salt, failed, locked_until FROM managers WHERE name = $1 FOR UPDATE", name).Scan(&hash, &salt, &a.Failed, &locked)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrSignIn
 		}
 		if err != nil {
 			return err
 		}
-		if locked != nil && now.Before(*locked) {
-			return &LockedError{Until: *locked}
+		if locked != nil {
+			a.LockedUntil = *locked
+		}
+		if a.Locked(now) {
+			return &pos.LockedError{Until: a.LockedUntil}
 		}
 		pep, err := pepper(ctx, tx)
 		if err != nil {
 			return err
 		}
-		if subtle.ConstantTimeCompare(pinHash(pin, pep, salt), hash) != 1 {
-			failed++
-			var until any
-			if failed >= MaxWrongPINs {
-				until, failed = now.Add(LockFor), 0
-			}
-			if _, err := tx.Exec(ctx, "UPDATE managers SET failed = $2, locked_until = $3 WHERE name = $1", name, failed, until); err != nil {
-				return err
-			}
+		ok := pos.PINHashMatches(hash, pin, pep, salt, PINCost)
+		a = a.After(ok, now)
+		var until *time.Time
+		if !a.LockedUntil.IsZero() {
+			until = &a.LockedUntil
+		}
+		if _, err := tx.Exec(ctx, "UPDATE managers SET failed = $2, locked_until = $3 WHERE name = $1", name, a.Failed, until); err != nil {
+			return err
+		}
+		if !ok {
 			wrong = ErrSignIn // committed: the count must stay
 			return nil
-		}
-		if _, err := tx.Exec(ctx, "UPDATE managers SET failed = 0, locked_until = NULL WHERE name = $1", name); err != nil {
-			return err
 		}
 		token, s.CSRF = random(), random()
 		s.Manager = name

@@ -109,10 +109,29 @@ func scanOrders(rs pgx.Rows) ([]OrderRow, error) {
 	})
 }
 
-var openStates = []string{"INTENT", "CREATED", "PAYING", "AUTHENTICATING", "UNKNOWN"}
+// statesWhere is every state of an order (pos.AllOrderStates) for which rule
+// holds, as the text[] a query compares with state = ANY($n): the pages' SQL
+// takes its states from pos's rules and writes none of its own.
+func statesWhere(rule func(pos.OrderState) bool) []string {
+	var out []string
+	for _, s := range pos.AllOrderStates() {
+		if rule(s) {
+			out = append(out, string(s))
+		}
+	}
+	return out
+}
+
+// pending is a state whose payment's outcome is not known yet (a draft is
+// never projected).
+func pending(s pos.OrderState) bool { return !s.Final() }
+
+// holdsGoods is a paid order whose goods were not all given back: one of two
+// such orders with the same IMEI sold a phone twice.
+func holdsGoods(s pos.OrderState) bool { return s.Paid() && s != pos.StateRefunded }
 
 func unknownPayments(ctx context.Context, db *store.DB) ([]OrderRow, error) {
-	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o WHERE o.state = ANY($1) ORDER BY o.updated_at LIMIT 200", openStates)
+	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o WHERE o.state = ANY($1) ORDER BY o.updated_at LIMIT 200", statesWhere(pending))
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +155,8 @@ func overrides(ctx context.Context, db *store.DB) ([]Override, []DoubleSale, err
 		return nil, nil, err
 	}
 	rs, err = db.Pool().Query(ctx, `SELECT u.imei, string_agg(u.terminal_id || ' ' || u.order_id, ', ' ORDER BY u.terminal_id, u.order_id)
-		FROM imei_units u JOIN orders o USING (terminal_id, order_id) WHERE o.state IN ('PAID', 'PARTLY_REFUNDED')
-		GROUP BY u.imei HAVING count(*) > 1 ORDER BY u.imei LIMIT 100`)
+		FROM imei_units u JOIN orders o USING (terminal_id, order_id) WHERE o.state = ANY($1)
+		GROUP BY u.imei HAVING count(*) > 1 ORDER BY u.imei LIMIT 100`, statesWhere(holdsGoods))
 	if err != nil {
 		return nil, nil, err
 	}

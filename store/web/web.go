@@ -1,9 +1,3 @@
-// Package web is the store server's manager's pages (DESIGN.md section 11,
-// ADR 0006): server-rendered html/template pages under /manager/, no script
-// at all, a strict Content-Security-Policy, sign-in by manager name and PIN,
-// sessions in the database (the server stays stateless) behind an HttpOnly,
-// Secure, SameSite=Strict cookie, and a CSRF token on every form. Linking the
-// package in registers the pages with store.NewServer.
 package web
 
 import (
@@ -25,10 +19,6 @@ import (
 	"galla/pos"
 	"galla/store"
 )
-
-func init() {
-	store.ManagerPages = func(db *store.DB, log *slog.Logger) http.Handler { return New(db, log) }
-}
 
 //go:embed templates/*.html static/*
 var files embed.FS
@@ -231,12 +221,15 @@ func safeNext(next string) string {
 func (p *Pages) signin(w http.ResponseWriter, r *http.Request) {
 	name, pin, next := r.PostFormValue("name"), r.PostFormValue("pin"), safeNext(r.PostFormValue("next"))
 	token, _, err := signIn(r.Context(), p.db, name, pin, p.Now())
-	var locked *LockedError
+	var locked *pos.LockedError
 	switch {
 	case errors.As(err, &locked):
 		p.render(w, http.StatusTooManyRequests, "signin", view{Title: "Sign in", Error: "Too many wrong PINs: this manager is locked until " + locked.Until.Local().Format("15:04") + ". Wait, or have another manager set the PIN again (galla store manager add).", Data: next})
+	case errors.Is(err, ErrBadPIN):
+		p.render(w, http.StatusUnauthorized, "signin", view{Title: "Sign in", Error: pos.Sentence(err), Data: next})
 	case errors.Is(err, ErrSignIn):
-		p.render(w, http.StatusUnauthorized, "signin", view{Title: "Sign in", Error: "The name or the PIN is wrong: type them again. After five wrong PINs the manager is locked for 15 minutes.", Data: next})
+		p.render(w, http.StatusUnauthorized, "signin", view{Title: "Sign in", Error: fmt.Sprintf("The name or the PIN is wrong: type them again. After %d wrong PINs in a row the manager is locked for %d minutes.",
+			pos.MaxPINAttempts, int(pos.LockDuration/time.Minute)), Data: next})
 	case err != nil:
 		p.fail(w, session{}, err)
 	default:

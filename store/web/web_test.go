@@ -27,7 +27,7 @@ import (
 var cluster *pgtest.Cluster
 
 func TestMain(m *testing.M) {
-	PINCost.Time, PINCost.MemoryKiB = 1, 1024 // the tests' PINs: cheap to hash
+	PINCost = pos.MinPINCost // the tests' PINs: as cheap to hash as pos accepts
 	pgtest.Main(m, &cluster)
 }
 
@@ -150,20 +150,20 @@ func TestSignInSessionsCSRFAndHeaders(t *testing.T) {
 	assert.Equal(t, CSP, r.Header.Get("Content-Security-Policy"))
 	assert.Equal(t, "DENY", r.Header.Get("X-Frame-Options"))
 
-	// Wrong PINs: a sentence, then the lockout after five, even for the right PIN.
+	// Wrong PINs: a sentence, then the counter's lockout, even for the right PIN.
 	r = signin(t, c, srv.URL, "Meera", "135790")
 	assert.Equal(t, http.StatusUnauthorized, r.StatusCode)
 	assert.Contains(t, body(t, r), "The name or the PIN is wrong: type them again.")
 	r = signin(t, c, srv.URL, "Nobody", "246810")
 	assert.Equal(t, http.StatusUnauthorized, r.StatusCode, "an unknown name is answered alike")
 	body(t, r)
-	for range MaxWrongPINs - 1 {
+	for range pos.MaxPINAttempts - 1 {
 		body(t, signin(t, c, srv.URL, "Meera", "000000"))
 	}
 	r = signin(t, c, srv.URL, "Meera", "246810")
 	assert.Equal(t, http.StatusTooManyRequests, r.StatusCode)
 	assert.Contains(t, body(t, r), "Too many wrong PINs: this manager is locked until")
-	now = now.Add(LockFor + time.Second)
+	now = now.Add(pos.LockDuration + time.Second)
 
 	r = signin(t, c, srv.URL, "Meera", "246810")
 	body(t, r)
@@ -283,8 +283,10 @@ func TestAddManagerRefusesBadNamesAndPINs(t *testing.T) {
 	db := storeWithSales(t)
 	_, err := AddManager(t.Context(), db, "Meera", "12345")
 	assert.ErrorIs(t, err, ErrBadPIN)
+	assert.ErrorIs(t, err, pos.ErrShortManagerPIN)
 	_, err = AddManager(t.Context(), db, "Meera", "12a456")
 	assert.ErrorIs(t, err, ErrBadPIN)
+	assert.ErrorIs(t, err, pos.ErrBadPIN)
 	_, err = AddManager(t.Context(), db, "<script>", "123456")
 	assert.ErrorIs(t, err, ErrBadName)
 	created, err := AddManager(t.Context(), db, "Meera", "97531086")
@@ -299,13 +301,21 @@ func TestAddManagerRefusesBadNamesAndPINs(t *testing.T) {
 
 func TestTheServerMountsThePages(t *testing.T) {
 	db := storeWithSales(t)
-	srv := httptest.NewTLSServer(store.NewServer(db, nil))
+	srv := httptest.NewTLSServer(store.NewServer(db, nil, store.WithManagerPages(New(db, nil))))
 	defer srv.Close()
 	r, err := client(t).Get(srv.URL + "/manager/signin")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, r.StatusCode)
 	assert.Equal(t, CSP, r.Header.Get("Content-Security-Policy"))
 	assert.Contains(t, body(t, r), `<form method="post" action="/manager/signin"`)
+
+	// A server not handed the pages serves the terminals only.
+	bare := httptest.NewTLSServer(store.NewServer(db, nil))
+	defer bare.Close()
+	r, err = client(t).Get(bare.URL + "/manager/signin")
+	require.NoError(t, err)
+	body(t, r)
+	assert.Equal(t, http.StatusNotFound, r.StatusCode)
 }
 
 func TestSignInRedirectsStayOnThePagesAndSessionsExpire(t *testing.T) {
