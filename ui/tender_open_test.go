@@ -325,6 +325,40 @@ func TestSeveralOpenSales(t *testing.T) {
 	assert.Equal(t, second.Sale.ID, h.u.tender.sale.Sale.ID)
 }
 
+// TestJournalContinuesOpenSale: the journal's row of an open sale says so and
+// F1 opens it to be finished or voided; Refund and Cancel point there instead
+// of refusing as for a paid order.
+func TestJournalContinuesOpenSale(t *testing.T) {
+	f := newSplitTill()
+	h := newSplitHarness(t, f)
+	h.signIn("Asha", "4321")
+	st := h.openSplitSale()
+	h.press(fyne.KeyEscape)
+	h.press(fyne.KeyF9)
+	h.settle()
+	j := h.u.journal
+	require.Equal(t, j, h.u.current)
+	i := -1
+	for n, o := range j.visible {
+		if o.OrderID == st.Sale.ID {
+			i = n
+		}
+	}
+	require.GreaterOrEqual(t, i, 0, "the open sale is in the journal")
+	j.list.Select(i)
+	h.settle()
+	assert.Contains(t, j.detail.Text, "open: F1 continues it")
+	h.press(fyne.KeyF5)
+	assert.Contains(t, j.message.Text, "Sale "+st.Sale.ID+" is open")
+	assert.NotContains(t, j.message.Text, "Only a paid order")
+	h.ctrl(fyne.KeyD)
+	assert.Contains(t, j.message.Text, "Sale "+st.Sale.ID+" is open")
+	h.press(fyne.KeyF1)
+	h.settle()
+	require.Equal(t, h.u.tender, h.u.current)
+	assert.Equal(t, st.Sale.ID, h.u.tender.sale.Sale.ID)
+}
+
 // TestFailedTenderRetriedOrReplaced: an EMI tender refused by the card's bank
 // is FAILED: the split screen shows it failed with the reason (not "being
 // checked"), counts none of it, and F3 tries it again on its own order with
