@@ -97,6 +97,7 @@ func newTenderScreen(u *UI) *tenderScreen {
 	s.voidA = u.newAction("Void sale", fyne.KeyF4, 0, s.askVoid)
 	s.retryA = u.newAction("Try the failed tender again", fyne.KeyF3, 0, s.retry)
 	s.retryA.btn.Disable()
+	s.retryA.btn.Hide()
 	s.backA = u.newAction("Back to the counter", fyne.KeyEscape, 0, func() { u.goTo(u.sale) })
 	for _, a := range []*action{s.cardA, s.emiA, s.cashA, s.phoneA, s.upiA, s.noteA} {
 		a.btn.Importance = widget.HighImportance
@@ -178,8 +179,10 @@ func (s *tenderScreen) show(st *SaleStatus) {
 	s.list.SetText(TenderLines(st))
 	if _, ok := failedTender(st); ok {
 		s.retryA.btn.Enable()
+		s.retryA.btn.Show()
 	} else {
-		s.retryA.btn.Disable()
+		s.retryA.btn.Disable() // F3 does nothing either
+		s.retryA.btn.Hide()
 	}
 }
 

@@ -263,6 +263,7 @@ func TestEscLeavesTheOpenSale(t *testing.T) {
 	assert.Equal(t, st.Sale.ID, h.u.tender.sale.Sale.ID)
 	assert.Equal(t, "₹1,29,990.00", h.u.tender.due.Text)
 	assert.Contains(t, h.u.tender.list.Text, "1. Cash ₹10,000.00 — paid")
+	assert.False(t, h.u.tender.retryA.btn.Visible(), "no failed tender: no key to try one again")
 
 	h.press(fyne.KeyEscape)
 	h.settle()
@@ -391,6 +392,7 @@ func TestFailedTenderRetriedOrReplaced(t *testing.T) {
 	assert.Equal(t, "₹1,29,990.00", ts.due.Text, "a failed tender keeps nothing of what is due")
 	assert.Contains(t, ts.message.Text, "F3 tries it again")
 	require.False(t, ts.retryA.btn.Disabled())
+	assert.True(t, ts.retryA.btn.Visible(), "the key to try it again is shown")
 
 	// The sale screen says so too.
 	h.press(fyne.KeyEscape)
