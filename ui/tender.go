@@ -468,6 +468,10 @@ func (u *UI) tenderDone(req PayRequest, o Outcome, err error, back screen) bool 
 		sale := o
 		sale.OrderID, sale.Amount, sale.Order = st.Sale.ID, st.Sale.Amount, st.Sale
 		u.receipt.show(sale)
+		// The sale's cart left the counter when it was opened: Esc goes back
+		// to the counter as it is, which may hold the next customer's cart by
+		// now, and empties nothing.
+		u.receipt.back = u.sale
 		return true
 	}
 	text := fmt.Sprintf("%s %s taken; %s left to pay.", tenderName(req.Tender), o.Amount, st.Due)

@@ -482,3 +482,30 @@ func mustOpen(t *testing.T, f *splitTill) []*SaleStatus {
 	require.NoError(t, err)
 	return open
 }
+
+// TestOpenSaleFinishedKeepsTheCounterCart: an open sale continued while the
+// next customer's goods are in the cart is paid in full; Esc on its receipt
+// goes back to the counter with that cart as it was.
+func TestOpenSaleFinishedKeepsTheCounterCart(t *testing.T) {
+	f := newSplitTill()
+	h := newSplitHarness(t, f)
+	h.signIn("Ravi", "1234")
+	h.openSplitSale()
+	h.press(fyne.KeyEscape)
+	h.enter("CABLE")
+	s := h.u.sale
+	require.Len(t, s.lines, 1)
+	h.press(fyne.KeyF1)
+	h.settle()
+	require.Equal(t, h.u.tender, h.u.current)
+	h.press(fyne.KeyF7) // cash for all that is left
+	h.enter("129990")
+	h.settle()
+	require.Equal(t, h.u.receipt, h.u.current, "the open sale is paid: its receipt")
+	h.press(fyne.KeyEscape)
+	h.settle()
+	require.Equal(t, s, h.u.current)
+	require.Len(t, s.lines, 1, "the next customer's cart is as it was")
+	assert.Equal(t, "USB-C cable", s.lines[0].Product.Name)
+	assert.False(t, s.openRow.Visible(), "no sale is open any more")
+}
