@@ -38,6 +38,7 @@ type journalScreen struct {
 	refund   *action
 	returnA  *action // the Returns screen (returns.go)
 	cancelA  *action // cancel the chosen sale's invoice (cancel.go)
+	openA    *action // continue the chosen open sale (a split sale left part paid)
 	reprint  *action
 	xReport  *action
 	closeDay *action
@@ -69,7 +70,8 @@ func newJournalScreen(u *UI) *journalScreen {
 		return true
 	}
 	s.status = widget.NewSelect([]string{"All", string(pos.StatePaid), string(pos.StateFailed), string(pos.StateUnknown),
-		string(pos.StateAuthenticating), string(pos.StatePartlyRefunded), string(pos.StateRefunded), string(pos.StateAbandoned), string(pos.StatusCancelled)}, func(string) { s.apply() })
+		string(pos.StateAuthenticating), string(pos.StatePartlyRefunded), string(pos.StateRefunded), string(pos.StateAbandoned), string(pos.StatusCancelled),
+		string(pos.StateOpen)}, func(string) { s.apply() })
 	s.tender = widget.NewSelect([]string{"All", string(pos.TenderCard), string(pos.TenderEMI), string(pos.TenderCash), string(pos.TenderPhone),
 		string(pos.TenderUPI), string(pos.TenderNote), string(pos.TenderSplit)}, func(string) { s.apply() })
 	s.list = widget.NewList(
@@ -111,7 +113,12 @@ func newJournalScreen(u *UI) *journalScreen {
 	s.message.Wrapping = fyne.TextWrapWord
 	s.refund = u.newAction("Refund", fyne.KeyF5, 0, s.askRefund)
 	s.returnA = u.newAction("Return goods", fyne.KeyU, fyne.KeyModifierControl, s.openReturns)
-	s.cancelA = u.newAction("Cancel invoice", fyne.KeyD, fyne.KeyModifierControl, s.askCancel)
+	s.cancelA = u.newAction("Cancel invoice", fyne.KeyD, fyne.KeyModifierControl, func() {
+		if !s.saidOpen() {
+			s.askCancel()
+		}
+	})
+	s.openA = u.newAction("Continue sale", fyne.KeyF1, 0, s.continueSale)
 	s.reprint = u.newAction("Reprint", fyne.KeyF6, 0, s.reprintOrder)
 	s.xReport = u.newAction("X report", fyne.KeyF7, 0, s.showX)
 	s.closeDay = u.newAction("Close day", fyne.KeyF8, 0, s.askClose)
@@ -132,7 +139,7 @@ func newJournalScreen(u *UI) *journalScreen {
 	header := journalRow("Time", "Document or order", "State", "Tender", "Amount", "Cashier")
 	left := container.NewBorder(container.NewVBox(s.title, s.scan, filters, header), nil, nil, nil, s.list)
 	right := container.NewBorder(container.NewVBox(heading("Order history"), s.detail), s.message, nil, nil, s.history)
-	buttons := container.NewGridWithColumns(5, s.back.btn, s.refund.btn, s.returnA.btn, s.cancelA.btn, s.reprint.btn, s.checkA.btn, s.xReport.btn, s.closeDay.btn, s.export.btn)
+	buttons := container.NewGridWithColumns(5, s.back.btn, s.refund.btn, s.returnA.btn, s.cancelA.btn, s.reprint.btn, s.openA.btn, s.checkA.btn, s.xReport.btn, s.closeDay.btn, s.export.btn)
 	s.root = container.NewPadded(container.NewBorder(nil, buttons, nil, nil, container.New(&ratioLayout{ratio: 0.58}, left, right)))
 	return s
 }
@@ -140,7 +147,7 @@ func newJournalScreen(u *UI) *journalScreen {
 func (s *journalScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *journalScreen) actions() []*action {
-	return []*action{s.refund, s.returnA, s.cancelA, s.reprint, s.checkA, s.xReport, s.closeDay, s.export, s.prevDay, s.nextDay, s.stateF, s.tenderF, s.back}
+	return []*action{s.refund, s.returnA, s.cancelA, s.reprint, s.openA, s.checkA, s.xReport, s.closeDay, s.export, s.prevDay, s.nextDay, s.stateF, s.tenderF, s.back}
 }
 
 func (s *journalScreen) shown() { s.u.win.Canvas().Focus(s.scan) }
@@ -277,7 +284,7 @@ func (s *journalScreen) openOrder(id string) {
 	for _, o := range s.orders {
 		if o.OrderID == id {
 			s.detail.SetText("Order " + id + ": " + string(o.State) + ", " + o.Amount.String() + " by " + string(o.Tender) +
-				strings.TrimRight(", "+o.Detail, ", ") + refundedText(o))
+				strings.TrimRight(", "+o.Detail, ", ") + refundedText(o) + openText(o))
 		}
 	}
 	s.u.async(func(ctx context.Context) func() {
@@ -293,6 +300,46 @@ func (s *journalScreen) openOrder(id string) {
 	})
 }
 
+// openSale reports whether o is a split sale left open: part paid, or not
+// paid at all, with no invoice yet.
+func openSale(o OrderSummary) bool {
+	return o.Tender == pos.TenderSplit && o.State == pos.StateOpen
+}
+
+func openText(o OrderSummary) string {
+	if openSale(o) {
+		return "; open: F1 continues it, to take its other tenders or void it"
+	}
+	return ""
+}
+
+// saidOpen says, when the chosen order is an open sale, that it has no invoice
+// to refund or cancel yet and that F1 continues it.
+func (s *journalScreen) saidOpen() bool {
+	if s.hit < 0 || s.hit >= len(s.visible) || !openSale(s.visible[s.hit]) {
+		return false
+	}
+	s.message.SetText("Sale " + s.visible[s.hit].OrderID + " is open: it has no invoice yet. F1 continues it, to take its other tenders or void it.")
+	return true
+}
+
+// continueSale opens the chosen open sale on the split-tender screen.
+func (s *journalScreen) continueSale() {
+	o, ok := s.selectedOrder()
+	if !ok {
+		return
+	}
+	if !openSale(o) {
+		s.message.SetText("Order " + o.OrderID + " is not an open sale: F1 continues a split sale left part paid (state OPEN).")
+		return
+	}
+	if s.u.tenderer() == nil {
+		s.message.SetText("Split tender is not available on this terminal.")
+		return
+	}
+	s.u.tender.openID(o.OrderID)
+}
+
 func refundedText(o OrderSummary) string {
 	if o.Refunded > 0 {
 		return "; refunded " + o.Refunded.String()
@@ -302,7 +349,7 @@ func refundedText(o OrderSummary) string {
 
 func (s *journalScreen) askRefund() {
 	o, ok := s.selectedOrder()
-	if !ok {
+	if !ok || s.saidOpen() {
 		return
 	}
 	if o.NoRefund != "" {

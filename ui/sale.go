@@ -62,6 +62,12 @@ type saleScreen struct {
 	clearA   *action
 	holdA    *action // hold.go
 	recallA  *action
+	// The open sales (tender.go): split sales left part paid, shown above the
+	// scan field with the key back to them, whatever the cart holds.
+	openSales []*SaleStatus
+	openRow   *fyne.Container
+	openText  *widget.Label
+	openA     *action
 }
 
 func newSaleScreen(u *UI) *saleScreen {
@@ -158,7 +164,13 @@ func newSaleScreen(u *UI) *saleScreen {
 		nil, nil, s.cart)
 	split := container.NewVSplit(results, cart)
 	split.Offset = 0.3
-	left := container.NewBorder(container.NewVBox(s.scan, s.message), nil, nil, nil, split)
+	s.openText = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.openText.Wrapping = fyne.TextWrapWord
+	s.openText.Importance = widget.WarningImportance
+	s.openA = u.newAction("Continue it", fyne.KeyF1, 0, s.continueOpen) // tender.go
+	s.openRow = container.NewBorder(nil, nil, nil, s.openA.btn, s.openText)
+	s.openRow.Hide()
+	left := container.NewBorder(container.NewVBox(s.openRow, s.scan, s.message), nil, nil, nil, split)
 
 	totals := container.NewVBox(
 		widget.NewLabelWithStyle("Total to pay", fyne.TextAlignTrailing, fyne.TextStyle{}),
@@ -174,19 +186,24 @@ func newSaleScreen(u *UI) *saleScreen {
 func (s *saleScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *saleScreen) actions() []*action {
-	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.splitA, s.newSale, s.customerA, s.clearA, s.holdA, s.recallA}
+	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.splitA, s.newSale, s.customerA, s.clearA, s.holdA, s.recallA, s.openA}
 }
 
 func (s *saleScreen) shown() {
 	s.u.win.Canvas().Focus(s.scan)
-	s.remindOpenSales() // tender.go
+	s.loadOpenSales() // tender.go: the open sales, and a reminder on an empty cart
 	if s.lock.Locked && s.lockRun == nil {
 		s.checkLock()
 	}
 }
 
-// paymentStarted locks the cart to the payment run takes of it.
+// paymentStarted locks the cart to the payment run takes of it. A tender of an
+// open split sale is that sale's: it neither locks nor, once paid, empties the
+// counter's cart, which may be the next customer's by then.
 func (s *saleScreen) paymentStarted(run *payRun) {
+	if run.req.Sale != "" {
+		return
+	}
 	s.lockRun, s.payOrder = run, run.req.OrderID
 	s.lock = CartLock{Locked: true, Reason: "A payment of this cart is in progress: wait for its result before another tender or a change to the cart."}
 	s.refresh()

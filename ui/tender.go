@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -65,6 +66,9 @@ type tenderScreen struct {
 	change  *canvas.Text
 
 	cardA, emiA, cashA, phoneA, upiA, noteA, voidA, backA *action
+	// retryA takes a failed tender again (failedTender): the same card or EMI
+	// tender on its own order with the card typed again, or the same kind.
+	retryA *action
 }
 
 func newTenderScreen(u *UI) *tenderScreen {
@@ -90,6 +94,9 @@ func newTenderScreen(u *UI) *tenderScreen {
 	s.upiA = u.newAction("UPI", fyne.KeyF11, 0, func() { s.take(pos.TenderUPI) })
 	s.noteA = u.newAction("Credit note", fyne.KeyF12, 0, func() { s.take(pos.TenderNote) })
 	s.voidA = u.newAction("Void sale", fyne.KeyF4, 0, s.askVoid)
+	s.retryA = u.newAction("Try the failed tender again", fyne.KeyF3, 0, s.retry)
+	s.retryA.btn.Disable()
+	s.retryA.btn.Hide()
 	s.backA = u.newAction("Back to the counter", fyne.KeyEscape, 0, func() { u.goTo(u.sale) })
 	for _, a := range []*action{s.cardA, s.emiA, s.cashA, s.phoneA, s.upiA, s.noteA} {
 		a.btn.Importance = widget.HighImportance
@@ -97,7 +104,7 @@ func newTenderScreen(u *UI) *tenderScreen {
 	left := container.NewVBox(s.title, widget.NewLabel("Left to pay"), s.due, s.paid, widget.NewSeparator(), s.list)
 	right := container.NewVBox(widget.NewLabel("Amount"), s.amount, s.noteNo, s.message, s.change, layout.NewSpacer(),
 		container.NewGridWithColumns(3, s.cashA.btn, s.upiA.btn, s.cardA.btn, s.emiA.btn, s.phoneA.btn, s.noteA.btn),
-		container.NewGridWithColumns(2, s.backA.btn, s.voidA.btn))
+		s.retryA.btn, container.NewGridWithColumns(2, s.backA.btn, s.voidA.btn))
 	s.root = container.NewPadded(container.New(&ratioLayout{ratio: 0.5}, left, right))
 	return s
 }
@@ -105,7 +112,7 @@ func newTenderScreen(u *UI) *tenderScreen {
 func (s *tenderScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *tenderScreen) actions() []*action {
-	return []*action{s.cardA, s.emiA, s.cashA, s.phoneA, s.upiA, s.noteA, s.voidA, s.backA}
+	return []*action{s.cardA, s.emiA, s.cashA, s.phoneA, s.upiA, s.noteA, s.voidA, s.backA, s.retryA}
 }
 
 func (s *tenderScreen) shown() { s.u.win.Canvas().Focus(s.amount) }
@@ -119,19 +126,7 @@ func (s *saleScreen) paySplit() {
 		return
 	}
 	if len(s.lines) == 0 && !s.locked() {
-		s.u.async(func(ctx context.Context) func() {
-			open, err := t.OpenSales(ctx)
-			return func() {
-				switch {
-				case err != nil:
-					s.message.SetText(sentence(err))
-				case len(open) == 0:
-					s.message.SetText("The cart is empty: scan something first, then F11 to pay it in several tenders.")
-				default:
-					s.u.tender.open(open[len(open)-1], "")
-				}
-			}
-		})
+		s.continueOpen() // an empty cart: the sale left open, if there is one
 		return
 	}
 	if !s.ready() || !s.haveIMEIs(s.paySplit) {
@@ -154,9 +149,13 @@ func (s *saleScreen) paySplit() {
 	})
 }
 
-// open shows st with a sentence (what the last tender did).
+// open shows st with a sentence (what the last tender did); with none, what to
+// do about a failed tender, if there is one.
 func (s *tenderScreen) open(st *SaleStatus, msg string) {
 	s.show(st)
+	if t, ok := failedTender(st); ok && msg == "" {
+		msg = failedText(t)
+	}
 	s.amount.SetText("")
 	s.noteNo.SetText("")
 	s.message.SetText(msg)
@@ -177,10 +176,94 @@ func (s *tenderScreen) show(st *SaleStatus) {
 	}
 	s.paid.SetText(txt)
 	s.list.SetText(TenderLines(st))
+	if _, ok := failedTender(st); ok {
+		s.retryA.btn.Enable()
+		s.retryA.btn.Show()
+	} else {
+		s.retryA.btn.Disable() // F3 does nothing either
+		s.retryA.btn.Hide()
+	}
 }
 
-// TenderLines lists a split sale's tenders, one a line: kind, amount and how it
-// stands (paid and verified, confirmed by the cashier, failed, being checked).
+// failedTender is the last tender of st that failed (refused, the offer not
+// given on the card: nothing was charged) and may be taken again: its amount is
+// still left to pay. A failed tender holds none of what is due, so another
+// tender may take its part instead; it stays listed as failed.
+func failedTender(st *SaleStatus) (pos.TenderView, bool) {
+	if st == nil || st.Complete() || st.Sale.State != pos.StateOpen {
+		return pos.TenderView{}, false
+	}
+	for i := len(st.Tenders) - 1; i >= 0; i-- {
+		t := st.Tenders[i]
+		if t.Order != nil && t.State == pos.StateFailed && t.Amount <= st.Due {
+			return t, true
+		}
+	}
+	return pos.TenderView{}, false
+}
+
+// failedText says that tender t failed, why, and what the cashier can do.
+func failedText(t pos.TenderView) string {
+	again := "F3 tries it again"
+	switch t.Kind {
+	case pos.TenderCard:
+		again += " with the card typed again (or another card)"
+	case pos.TenderEMI:
+		again += " on the same offer with the card typed again (or another card)"
+	}
+	return fmt.Sprintf("The %s tender of %s failed: %s It is not counted. %s, or take another tender for what is left (F6 for another EMI offer).",
+		tenderName(t.Kind), t.Amount, failReason(t), again)
+}
+
+// failReason is why a tender failed, as a sentence.
+func failReason(t pos.TenderView) string {
+	r := strings.TrimSpace(t.Order.Reason)
+	if r == "" {
+		return "nothing was charged."
+	}
+	if !strings.HasSuffix(r, ".") {
+		r += "."
+	}
+	return r
+}
+
+// retry takes the failed tender again: a card or EMI tender on its own order
+// (its offer kept), the card typed again; any other kind as a new tender of the
+// same amount.
+func (s *tenderScreen) retry() {
+	t, ok := failedTender(s.sale)
+	if !ok {
+		s.message.SetText("No failed tender to try again.")
+		return
+	}
+	req := s.request(t.Kind, t.Amount)
+	switch t.Kind {
+	case pos.TenderCard:
+		req.OrderID = t.Order.ID
+		s.u.card.start(req, t.Amount)
+	case pos.TenderEMI:
+		if t.Order.EMI == nil {
+			s.u.emi.start(req, t.Amount, fmt.Sprintf("%s of the sale", t.Amount))
+			return
+		}
+		offer := *t.Order.EMI
+		req.OrderID, req.Offer = t.Order.ID, &offer
+		s.u.card.start(req, t.Amount)
+	case pos.TenderCash:
+		s.u.cash.start(req, t.Amount)
+	case pos.TenderPhone:
+		s.u.pay.start(req) // a fresh order: the customer's phone opens a new page
+	case pos.TenderUPI:
+		s.u.upi.start(req)
+	case pos.TenderNote:
+		req.NoteNo = t.NoteNo
+		s.payLocal(req)
+	}
+}
+
+// TenderLines lists a split sale's tenders, one a line: kind, amount (and EMI
+// plan) and how it stands (paid and verified, confirmed by the cashier, failed
+// with the reason, being checked).
 func TenderLines(st *SaleStatus) string {
 	if len(st.Tenders) == 0 {
 		return "No tender taken yet."
@@ -201,12 +284,18 @@ func TenderLines(st *SaleStatus) string {
 			if t.Order.CardLast4 != "" {
 				state += " · " + t.Order.CardBrand + " " + t.Order.CardLast4
 			}
+		case t.State == pos.StateFailed:
+			state = "FAILED: " + failReason(t)
 		case t.Pending():
 			state = "being checked (" + string(t.State) + ")"
 		default:
 			state = strings.ToLower(string(t.State)) + ", not counted"
 		}
-		fmt.Fprintf(&b, "%d. %s %s — %s\n", i+1, tenderName(t.Kind), t.Amount, state)
+		plan := ""
+		if t.Order != nil && t.Order.EMI != nil {
+			plan = fmt.Sprintf(" (%s %d months)", t.Order.EMI.Issuer, t.Order.EMI.TenureMonths)
+		}
+		fmt.Fprintf(&b, "%d. %s %s%s — %s\n", i+1, tenderName(t.Kind), t.Amount, plan, state)
 	}
 	return strings.TrimSpace(b.String())
 }
@@ -378,6 +467,10 @@ func (u *UI) tenderDone(req PayRequest, o Outcome, err error, back screen) bool 
 		sale := o
 		sale.OrderID, sale.Amount, sale.Order = st.Sale.ID, st.Sale.Amount, st.Sale
 		u.receipt.show(sale)
+		// The sale's cart left the counter when it was opened: Esc goes back
+		// to the counter as it is, which may hold the next customer's cart by
+		// now, and empties nothing.
+		u.receipt.back = u.sale
 		return true
 	}
 	text := fmt.Sprintf("%s %s taken; %s left to pay.", tenderName(req.Tender), o.Amount, st.Due)
@@ -405,8 +498,11 @@ func (s *tenderScreen) askVoid() {
 	pin.Password = true
 	pin.SetPlaceHolder("Manager PIN")
 	id := s.sale.Sale.ID
-	s.u.ask("Void sale "+id,
-		fmt.Sprintf("Every paid tender (%s) is refunded: cards through the payment service, cash from the drawer, each with a refund receipt. A manager's PIN voids it.", s.sale.Paid),
+	text := fmt.Sprintf("Every paid tender (%s) is refunded: cards through the payment service, cash from the drawer, each with a refund receipt. A manager's PIN voids it.", s.sale.Paid)
+	if s.sale.Paid == 0 {
+		text = "Nothing is paid on this sale: voiding it gives its cart up for good. A manager's PIN confirms it; Esc keeps the sale open."
+	}
+	s.u.ask("Void sale "+id, text,
 		[]*keyEntry{pin}, func(p *prompt) {
 			code := pin.Text
 			pin.SetText("")
@@ -465,19 +561,24 @@ func (u *UI) backFrom(req PayRequest) screen {
 	return u.sale
 }
 
-// remindOpenSales says, on an empty counter, that a split sale is still part
-// paid (left there, or found in the journal after a restart) and how to reach it.
-// A reminder shown earlier is brought up to date; any other message stays.
-func (s *saleScreen) remindOpenSales() {
+// loadOpenSales reads the split sales left open (left on screen, or found in
+// the journal after a restart) and shows them above the scan field, with the
+// key back to them. On an empty counter it also says so in the message line;
+// a reminder shown earlier is brought up to date, any other message stays.
+func (s *saleScreen) loadOpenSales() {
 	t, r := s.u.tenderer(), &s.u.tender.reminder
-	mine := func() bool { return s.message.Text == "" || s.message.Text == *r }
-	if t == nil || len(s.lines) > 0 || !mine() {
+	if t == nil {
 		return
 	}
+	mine := func() bool { return s.message.Text == "" || s.message.Text == *r }
 	s.u.async(func(ctx context.Context) func() {
 		open, err := t.OpenSales(ctx)
 		return func() {
-			if err != nil || len(s.lines) > 0 || !mine() {
+			if err != nil {
+				return // the banner stays as last read; F1 says what is wrong
+			}
+			s.showOpenSales(open)
+			if len(s.lines) > 0 || !mine() {
 				return
 			}
 			*r = ""
@@ -486,6 +587,115 @@ func (s *saleScreen) remindOpenSales() {
 				*r = fmt.Sprintf("Sale %s is part paid (%s left to pay): F11 on the empty cart to finish or void it.", st.Sale.ID, st.Due)
 			}
 			s.message.SetText(*r)
+		}
+	})
+}
+
+// showOpenSales shows the open sales above the scan field: one with what is
+// paid of it, or how many there are.
+func (s *saleScreen) showOpenSales(open []*SaleStatus) {
+	s.openSales = open
+	if len(open) == 0 {
+		s.openRow.Hide()
+		return
+	}
+	label := "Continue it"
+	text := openSaleText(open[0])
+	if len(open) > 1 {
+		label = "Choose one"
+		names := make([]string, 0, 3)
+		for i, st := range open {
+			if i == 3 {
+				names = append(names, fmt.Sprintf("and %d more", len(open)-3))
+				break
+			}
+			names = append(names, fmt.Sprintf("%s (%s of %s paid)", st.Sale.ID, st.Paid, st.Sale.Amount))
+		}
+		text = fmt.Sprintf("%d open sales: %s", len(open), strings.Join(names, ", "))
+	}
+	s.openA.label = label
+	s.openA.btn.SetText(label + "  [" + s.openA.keyText() + "]")
+	s.openText.SetText(text)
+	s.openRow.Show()
+}
+
+// openSaleText is an open sale as the sale screen names it: its id, what is paid
+// of it and what is left, and a tender that failed or is being checked.
+func openSaleText(st *SaleStatus) string {
+	text := fmt.Sprintf("Open sale %s: %s of %s paid, %s left to pay", st.Sale.ID, st.Paid, st.Sale.Amount, st.Due)
+	if t, ok := failedTender(st); ok {
+		text += "; the " + tenderName(t.Kind) + " tender failed"
+	}
+	if st.Pending > 0 {
+		text += "; " + st.Pending.String() + " being checked"
+	}
+	return text
+}
+
+// continueOpen shows the open sale again, to finish or void it (F1, and F11 on
+// an empty cart); with several, it asks which.
+func (s *saleScreen) continueOpen() {
+	t := s.u.tenderer()
+	if t == nil {
+		s.message.SetText("Split tender is not available on this terminal.")
+		return
+	}
+	s.u.async(func(ctx context.Context) func() {
+		open, err := t.OpenSales(ctx)
+		return func() {
+			if err != nil {
+				s.message.SetText(sentence(err))
+				return
+			}
+			s.showOpenSales(open)
+			switch len(open) {
+			case 0:
+				if len(s.lines) == 0 {
+					s.message.SetText("The cart is empty: scan something first, then F11 to pay it in several tenders.")
+				} else {
+					s.message.SetText("No sale is open.")
+				}
+			case 1:
+				s.u.tender.open(open[0], "")
+			default:
+				s.chooseOpen(open)
+			}
+		}
+	})
+}
+
+// chooseOpen lists the open sales, oldest first; the number typed opens one.
+func (s *saleScreen) chooseOpen(open []*SaleStatus) {
+	rows := make([]string, 0, len(open))
+	for i, st := range open {
+		rows = append(rows, fmt.Sprintf("%d.  %s  %s of %s paid, %s left  (%s)", i+1, st.Sale.ID, st.Paid, st.Sale.Amount, st.Due,
+			st.Sale.Opened.Format("2 Jan 15:04")))
+	}
+	num := newKeyEntry(s.u)
+	num.SetPlaceHolder("Number of the sale")
+	s.u.ask("Open sales", strings.Join(rows, "\n")+"\n\nType a sale's number and press Enter to continue it: take its other tenders, or void it.",
+		[]*keyEntry{num}, func(p *prompt) {
+			n, err := strconv.Atoi(strings.TrimSpace(num.Text))
+			if err != nil || n < 1 || n > len(open) {
+				p.say(fmt.Sprintf("Type the number of a sale, 1 to %d.", len(open)))
+				return
+			}
+			p.close()
+			s.u.tender.openID(open[n-1].Sale.ID)
+		})
+}
+
+// openID reads split sale id as it stands now and shows it.
+func (s *tenderScreen) openID(id string) {
+	t := s.u.tenderer()
+	s.u.async(func(ctx context.Context) func() {
+		st, err := t.SaleStatus(ctx, id)
+		return func() {
+			if err != nil {
+				s.u.showError(sentence(err))
+				return
+			}
+			s.open(st, "")
 		}
 	})
 }
