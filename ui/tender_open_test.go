@@ -201,7 +201,7 @@ func (f *splitTill) Orders(ctx context.Context, day time.Time) ([]OrderSummary, 
 func newSplitHarness(t *testing.T, f *splitTill) *harness {
 	t.Helper()
 	h := &harness{t: t, till: f.fakeTill, clock: testclock.New(time.Date(2026, 11, 22, 11, 30, 0, 0, time.Local))}
-	h.u = New(test.NewTempApp(t), f, Options{Do: h.enqueue, Now: h.clock.Now})
+	h.u = New(test.NewTempApp(t), servicesOf(f), Options{Do: h.enqueue, Now: h.clock.Now})
 	h.u.win.Resize(fyne.NewSize(1366, 768))
 	t.Cleanup(func() {
 		h.u.stop()
