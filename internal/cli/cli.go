@@ -72,7 +72,9 @@ type command struct {
 	run   func(c *cli, args []string) int
 }
 
-// commands lists the sub-commands; each lives in a cmd_*.go file of its own.
+// commands lists the sub-commands; each lives in a file named after it (pay.go,
+// return.go), the till's own (checkout, reconcile, refund, report, close-day,
+// catalog, staff) in till.go.
 func commands() map[string]command {
 	return map[string]command{
 		"sandbox":   {"galla sandbox [--listen ADDR] [--admin] [--state FILE] [--test-data]", cmdSandbox},

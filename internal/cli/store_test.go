@@ -26,16 +26,6 @@ import (
 // first test that needs it.
 var pg pgtest.Lazy
 
-// TestMain gives the commands FyneApp.toml, as package main does, and runs the
-// tests.
-func TestMain(m *testing.M) {
-	var err error
-	if fyneApp, err = os.ReadFile(filepath.Join("..", "..", "FyneApp.toml")); err != nil {
-		panic(err)
-	}
-	pg.Main(m)
-}
-
 // lockedBuffer is a buffer written by a command running in a goroutine.
 type lockedBuffer struct {
 	mu sync.Mutex
