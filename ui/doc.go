@@ -15,4 +15,7 @@
 // combinations); the entries pass those keys on instead of swallowing them, so a
 // whole sale is done without the mouse while the scan field keeps the focus. Calls
 // to pos run off the UI goroutine and come back through fyne.Do.
+//
+// It imports pos and fyne only (scripts/depcheck.sh): never gateway, receipts or
+// pos/journal.
 package ui

@@ -38,4 +38,7 @@
 // The sandbox never keeps a card number nor anything derived from one but its last
 // four digits: a payment remembers those and the test card's outcome, in memory and
 // in the state file. Its log holds method, path, status and duration only.
+//
+// It imports gateway (for the wire types and the signature) and no other package
+// of Galla's: the terminal talks to it only over HTTP, as to the live service.
 package sandbox

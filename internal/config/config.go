@@ -1,6 +1,8 @@
 // Package config reads and writes the terminal's configuration file (config.json
 // in the data directory) and applies the environment over it (DESIGN.md section 6:
 // GALLA_MERCHANT_ID, GALLA_ACCESS_CODE, GALLA_SECRET_KEY).
+//
+// It implements pos.ServiceConfig and so imports pos; never ui or pos/journal.
 package config
 
 import (

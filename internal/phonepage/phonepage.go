@@ -1,5 +1,7 @@
 // Package phonepage serves the page the customer's phone opens to pay (DESIGN.md
 // section 2, "Pay on the customer's phone"): it implements pos.PhonePage.
+//
+// It imports pos (the port it implements) and no other package of Galla's.
 package phonepage
 
 import (

@@ -2,6 +2,8 @@
 // Sleep satisfy pos.Clock, its Now the gateway's and the sandbox's time functions.
 // Sleep moves the clock on at once (a poll schedule of twenty minutes takes no
 // time) and remembers the waits; a Script runs a step before a chosen wait.
+//
+// It imports no package of Galla's, so that every package's tests may use it.
 package testclock
 
 import (

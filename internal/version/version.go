@@ -3,6 +3,8 @@
 // release build stamps the commit and the date with -ldflags (Makefile's
 // LDFLAGS); a plain "go build" in a git checkout takes them from the build's own
 // VCS information, and says "unknown" where there is none.
+//
+// It imports no package of Galla's.
 package version
 
 import (

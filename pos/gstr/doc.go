@@ -10,4 +10,6 @@
 //
 // The sections and the rules used (the B2CL threshold, the place of supply, how
 // credit notes are netted) are described in docs/gstr1.md.
+//
+// It imports no package of Galla's: pos imports it, never the other way.
 package gstr

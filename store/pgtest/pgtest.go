@@ -12,6 +12,8 @@
 //	func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 //
 //	func TestX(t *testing.T) { url := cluster.Database(t) ... }
+//
+// It imports no package of Galla's and is imported only by tests.
 package pgtest
 
 import (
