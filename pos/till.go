@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"sync"
 	"time"
 
 	"galla/gateway"
@@ -21,29 +20,7 @@ import (
 // Its methods are safe for concurrent use; those that may touch the network, the
 // journal or a printer take a context.
 type Till struct {
-	eng  *Engine
-	j    Journal
-	cfg  TillConfig
-	rd   *receipts.Renderer
-	prn  func(receipts.Profile) (receipts.Printer, error)
-	live bool
-
-	mu        sync.Mutex
-	cat       *Catalog
-	discount  DiscountPolicy
-	approvers map[string]Staff // managers whose PIN Authorize checked, by name
-	otps      map[string]chan string
-	lastErr   time.Time
-	fullCheck error                   // the full check at the last day close found damage
-	wrongPINs int                     // wrong manager PINs in a row at this till (MaxOverrideAttempts)
-	inFlight  map[string]bool         // orders a Pay call is acting on
-	follow    map[string]*followState // orders left pending, followed up until final (till_pending.go)
-
-	bk book // shifts, held bills and IMEIs, derived from the journal's events (shift.go)
-	// signed is the member signed in at this till (the window), whose own
-	// limits apply to discounts and refunds (till_staff.go); nil on the
-	// command line.
-	signed *Staff
+	*core
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -152,8 +129,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	if cfg.Engine == nil {
 		return nil, errors.New("pos: new till: no engine")
 	}
-	t := &Till{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
-		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
+	t := &Till{core: newCore(cfg)}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}
@@ -448,27 +424,6 @@ func (t *Till) Authorize(ctx context.Context, pin string, o Override) (StaffMemb
 	t.approvers[m.Name] = Staff{ID: m.ID, Name: m.Name, Role: m.Role}
 	t.mu.Unlock()
 	return memberOf(*m), nil
-}
-
-// audit journals an audit event (sign-in, sign-out, override, settings) at the
-// till's time. It carries no business day: a closed day never stops staff from
-// signing in or a manager from changing the settings.
-func (t *Till) audit(ctx context.Context, ev Event) error {
-	ev.V, ev.Time = EventVersion, t.eng.Now()
-	_, err := t.j.Append(ctx, ev)
-	return err
-}
-
-// staffName is the name of the member of staff whose id the journal recorded (a
-// refund records its manager's id), or the id itself when there is no such member.
-func (t *Till) staffName(ctx context.Context, id string) string {
-	if id == "" {
-		return ""
-	}
-	if s, err := t.j.Get(ctx, id); err == nil && s.Name != "" {
-		return s.Name
-	}
-	return id
 }
 
 // Catalog returns the catalog last imported, or the sample catalog.

@@ -2,7 +2,6 @@ package pos
 
 import (
 	"context"
-	"encoding/json"
 	"net"
 	"slices"
 	"strconv"
@@ -145,15 +144,6 @@ var ErrNotManager = sentenceErr("The settings are changed by a manager: sign in 
 
 // ErrNoServiceURL refuses the live payment service without its address.
 var ErrNoServiceURL = sentenceErr("Type the live payment service's address (https://…), or switch the live service off to use the embedded sandbox.")
-
-// saveSetting journals one setting as JSON, changed by the manager of id by.
-func (t *Till) saveSetting(ctx context.Context, by, key string, v any) error {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return t.audit(ctx, Event{Kind: EvSettingsChanged, Staff: by, Setting: &Setting{Key: key, Value: raw}})
-}
 
 // SaveSettings stores the settings as the manager by changed them. Everything is
 // checked first (the discount limit, the phone page's address, the payment

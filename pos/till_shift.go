@@ -15,18 +15,6 @@ const SettingShiftsKept = "shifts.kept"
 // above what a drawer holds, so a mistyped amount is caught.
 const MaxCashMove = Paise(10_00_000_00)
 
-// shiftBook returns the book caught up with the journal, locked; the caller
-// unlocks b.mu.
-func (t *Till) shiftBook(ctx context.Context) (*book, error) {
-	b := &t.bk
-	b.mu.Lock()
-	if err := b.catchUp(ctx, t.j); err != nil {
-		b.mu.Unlock()
-		return nil, err
-	}
-	return b, nil
-}
-
 // CurrentShift returns the shift open at this terminal, or nil when none is.
 func (t *Till) CurrentShift(ctx context.Context) (*Shift, error) {
 	b, err := t.shiftBook(ctx)

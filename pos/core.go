@@ -1,0 +1,90 @@
+package pos
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"galla/receipts"
+)
+
+// core is the state the till's services share: the engine and its journal, the
+// till's configuration, the renderer and the printer, the maps guarded by mu,
+// the book of the counter's own records and the member signed in. Each service
+// holds the one core of its till, and reaches another capability through the
+// core's pointer to that service, never through the Till.
+type core struct {
+	eng  *Engine
+	j    Journal
+	cfg  TillConfig
+	rd   *receipts.Renderer
+	prn  func(receipts.Profile) (receipts.Printer, error)
+	live bool
+
+	mu        sync.Mutex
+	cat       *Catalog
+	discount  DiscountPolicy
+	approvers map[string]Staff // managers whose PIN Authorize checked, by name
+	otps      map[string]chan string
+	lastErr   time.Time
+	fullCheck error                   // the full check at the last day close found damage
+	wrongPINs int                     // wrong manager PINs in a row at this till (MaxOverrideAttempts)
+	inFlight  map[string]bool         // orders a Pay call is acting on
+	follow    map[string]*followState // orders left pending, followed up until final (till_pending.go)
+
+	bk book // shifts, held bills and IMEIs, derived from the journal's events (shift.go)
+	// signed is the member signed in at this till (the window), whose own
+	// limits apply to discounts and refunds (crew.go); nil on the command
+	// line.
+	signed *Staff
+}
+
+// newCore is the core of a till configured by cfg, before NewTill checks and
+// loads what it needs.
+func newCore(cfg TillConfig) *core {
+	return &core{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
+		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
+}
+
+// audit journals an audit event (sign-in, sign-out, override, settings) at the
+// till's time. It carries no business day: a closed day never stops staff from
+// signing in or a manager from changing the settings.
+func (c *core) audit(ctx context.Context, ev Event) error {
+	ev.V, ev.Time = EventVersion, c.eng.Now()
+	_, err := c.j.Append(ctx, ev)
+	return err
+}
+
+// staffName is the name of the member of staff whose id the journal recorded (a
+// refund records its manager's id), or the id itself when there is no such member.
+func (c *core) staffName(ctx context.Context, id string) string {
+	if id == "" {
+		return ""
+	}
+	if s, err := c.j.Get(ctx, id); err == nil && s.Name != "" {
+		return s.Name
+	}
+	return id
+}
+
+// saveSetting journals one setting as JSON, changed by the manager of id by.
+func (c *core) saveSetting(ctx context.Context, by, key string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return c.audit(ctx, Event{Kind: EvSettingsChanged, Staff: by, Setting: &Setting{Key: key, Value: raw}})
+}
+
+// shiftBook returns the book caught up with the journal, locked; the caller
+// unlocks b.mu.
+func (c *core) shiftBook(ctx context.Context) (*book, error) {
+	b := &c.bk
+	b.mu.Lock()
+	if err := b.catchUp(ctx, c.j); err != nil {
+		b.mu.Unlock()
+		return nil, err
+	}
+	return b, nil
+}
