@@ -38,13 +38,18 @@ type core struct {
 	// limits apply to discounts and refunds (crew.go); nil on the command
 	// line.
 	signed *Staff
+
+	// The till's services, each holding this core.
+	drawer *Drawer
 }
 
-// newCore is the core of a till configured by cfg, before NewTill checks and
-// loads what it needs.
+// newCore is the core of a till configured by cfg, with its services, before
+// NewTill checks and loads what it needs.
 func newCore(cfg TillConfig) *core {
-	return &core{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
+	c := &core{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
 		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
+	c.drawer = &Drawer{c}
+	return c
 }
 
 // audit journals an audit event (sign-in, sign-out, override, settings) at the

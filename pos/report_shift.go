@@ -1,11 +1,8 @@
 package pos
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -33,90 +30,6 @@ type CashierTotal struct {
 	Count    int
 	Amount   Paise
 	ByTender map[TenderKind]Paise
-}
-
-// ShiftReport returns the X report of shift id; "" is the open shift, or the last
-// one when none is open.
-func (t *Till) ShiftReport(ctx context.Context, id string) (*ShiftReport, error) {
-	b, err := t.shiftBook(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer b.mu.Unlock()
-	var s *Shift
-	switch {
-	case id != "":
-		s = b.find(id)
-	case b.open != nil:
-		s = b.open
-	case len(b.shifts) > 0:
-		s = b.shifts[len(b.shifts)-1]
-	}
-	if s == nil {
-		if id == "" {
-			return nil, wrapf(ErrShiftNotFound, "No shift was opened at this terminal yet.")
-		}
-		return nil, wrapf(ErrShiftNotFound, "No shift %q is in the journal; see the shifts with \"galla shift list\".", id)
-	}
-	return t.shiftReport(ctx, s)
-}
-
-// shiftReport computes s's report from its moves and the orders of its time.
-// The book's lock is held.
-func (t *Till) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, error) {
-	r := &ShiftReport{Shift: s.clone(), StaffName: t.staffName(ctx, s.Staff)}
-	for _, m := range s.Moves {
-		switch m.Kind {
-		case CashIn:
-			r.CashIn += m.Amount
-		case CashOut:
-			r.CashOut += m.Amount
-		case CashDrop:
-			r.Drops += m.Amount
-		}
-	}
-	by := map[string]*CashierTotal{}
-	for _, id := range s.orders {
-		o, err := t.j.Order(ctx, id)
-		if errors.Is(err, ErrOrderNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !o.State.Paid() {
-			continue
-		}
-		if o.Tender == TenderCash {
-			r.CashSales += o.CashTendered - o.Change
-		}
-		c := by[o.Staff]
-		if c == nil {
-			c = &CashierTotal{Staff: o.Staff, Name: t.staffName(ctx, o.Staff), ByTender: map[TenderKind]Paise{}}
-			by[o.Staff] = c
-		}
-		c.Count++
-		c.Amount += o.Captured
-		c.ByTender[o.Tender] += o.Captured
-	}
-	for _, ref := range s.refunds {
-		o, err := t.j.Order(ctx, ref.order)
-		if err != nil {
-			continue
-		}
-		if rf := o.RefundByID(ref.txn); rf != nil && rf.Status == RefundDone && RefundDestination(o, rf.To).MovesCash() {
-			r.CashRefunds += rf.Amount
-		}
-	}
-	for _, c := range by {
-		r.ByCashier = append(r.ByCashier, *c)
-	}
-	slices.SortFunc(r.ByCashier, func(a, b CashierTotal) int { return strings.Compare(a.Name, b.Name) })
-	r.Expected = s.Float + r.CashSales - r.CashRefunds + r.CashIn - r.CashOut - r.Drops
-	if !s.Open() {
-		r.Expected = s.Expected
-	}
-	return r, nil
 }
 
 // WriteText writes the shift report for the screen and the command line.
@@ -173,28 +86,6 @@ func (r *ShiftReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "  %s: %d sale(s), %s (%s)\n", c.Name, c.Count, c.Amount, strings.Join(parts, ", "))
 	}
 	return nil
-}
-
-// ShiftsText lists the shifts of business day day as the Z report's appendix:
-// each shift's float, counted cash and variance; "" when the day had none.
-func (t *Till) ShiftsText(ctx context.Context, day string) string {
-	if kept, _ := t.keepsShifts(ctx); !kept {
-		return ""
-	}
-	list, err := t.Shifts(ctx, day)
-	if err != nil || len(list) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Shifts of business day %s:\n", day)
-	for _, s := range list {
-		state := "open"
-		if !s.Open() {
-			state = fmt.Sprintf("counted %s, variance %s", s.Counted, s.Variance)
-		}
-		fmt.Fprintf(&b, "  %s %s–%s float %s, %s\n", s.ID, s.Opened.Format("15:04"), closedAt(s), s.Float, state)
-	}
-	return b.String()
 }
 
 func closedAt(s *Shift) string {

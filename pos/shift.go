@@ -279,16 +279,3 @@ func (b *book) find(id string) *Shift {
 	}
 	return nil
 }
-
-// shiftRecord journals a shift event with its record as Data.
-func (t *Till) shiftRecord(ctx context.Context, kind EventKind, staff string, r ShiftRecord) error {
-	data, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("pos: %s: %w", kind, err)
-	}
-	ev := Event{V: EventVersion, Time: t.eng.Now(), Kind: kind, Day: t.eng.Today(), Staff: staff, Data: data}
-	if _, err := t.j.Append(context.WithoutCancel(ctx), ev); err != nil {
-		return fmt.Errorf("pos: journal %s: %w: %w", kind, errJournalWrite, err)
-	}
-	return nil
-}

@@ -21,6 +21,7 @@ import (
 // journal or a printer take a context.
 type Till struct {
 	*core
+	*Drawer
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -129,7 +130,8 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	if cfg.Engine == nil {
 		return nil, errors.New("pos: new till: no engine")
 	}
-	t := &Till{core: newCore(cfg)}
+	c := newCore(cfg)
+	t := &Till{core: c, Drawer: c.drawer}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}
@@ -600,4 +602,14 @@ func (t *Till) authorise(ctx context.Context, pin string) (*Staff, error) {
 	}
 	m, err := t.eng.Roster().AuthoriseManager(ctx, pin, t.eng.Now())
 	return m, t.counted(err)
+}
+
+// ManagerByPIN returns the manager whose PIN pin is, within this till's limit of
+// wrong manager PINs: the command line acts on a manager's authority.
+func (t *Till) ManagerByPIN(ctx context.Context, pin string) (StaffMember, error) {
+	m, err := t.authorise(ctx, pin)
+	if err != nil {
+		return StaffMember{}, err
+	}
+	return memberOf(*m), nil
 }

@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-
-	"galla/receipts"
 )
 
 // SettingUPI is the settings key of the shop's UPI address (VPA), a JSON string.
@@ -135,21 +133,4 @@ func (t *Till) UPIRequest(ctx context.Context, saleID string, amount Paise) (UPI
 		return UPIRequest{}, err
 	}
 	return UPIRequest{Link: link, Ref: ref, Amount: amount, VPA: vpa}, nil
-}
-
-// OpenDrawer opens the cash drawer wired to the receipt printer (the ESC/POS
-// pulse). With no printer set up it does nothing: the drawer is opened by hand.
-func (t *Till) OpenDrawer(ctx context.Context) error {
-	prof, ok, err := LoadPrinter(ctx, t.j)
-	if err != nil || !ok {
-		return err
-	}
-	p, err := t.prn(prof)
-	if err != nil {
-		return err
-	}
-	if err := p.Print(ctx, receipts.DrawerPulse()); err != nil {
-		return Errorf("The cash drawer did not open (%v); open it with its key.", err)
-	}
-	return nil
 }
