@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"galla/gateway"
@@ -22,6 +21,7 @@ import (
 type Till struct {
 	*core
 	*Drawer
+	*Crew
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -131,7 +131,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 		return nil, errors.New("pos: new till: no engine")
 	}
 	c := newCore(cfg)
-	t := &Till{core: c, Drawer: c.drawer}
+	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}
@@ -246,188 +246,6 @@ func (t *Till) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 	return rep, err
 }
 
-// StaffMember is one person who may sign in, as the screens show them.
-type StaffMember struct {
-	ID   string
-	Name string
-	Role Role
-	// MustChangePIN is a manager signed in with a PIN shorter than
-	// MinManagerPINLength, set before that rule: they change it
-	// (ChangeOwnPIN) before going on.
-	MustChangePIN bool
-	// Limits are a cashier's own discount and refund limits, nil when none.
-	Limits *StaffLimits
-}
-
-// Manager reports whether s may approve refunds, discounts, day close and settings.
-func (s StaffMember) Manager() bool { return s.Role == RoleManager }
-
-func memberOf(s Staff) StaffMember {
-	return StaffMember{ID: s.ID, Name: s.Name, Role: s.Role, Limits: s.Limits}
-}
-
-// Refunds reports whether s may give refunds in the journal screen: a manager,
-// or a cashier a manager gave a refund limit.
-func (s StaffMember) Refunds() bool {
-	return s.Manager() || s.Limits != nil && s.Limits.Refund > 0
-}
-
-// Staff lists who may sign in; an empty list means a fresh journal.
-func (t *Till) Staff(ctx context.Context) ([]StaffMember, error) {
-	list, err := t.j.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]StaffMember, 0, len(list))
-	for _, s := range list {
-		out = append(out, memberOf(s))
-	}
-	return out, nil
-}
-
-// AddStaff adds a member with a PIN; the first member must be a manager.
-func (t *Till) AddStaff(ctx context.Context, name string, role Role, pin string) error {
-	_, err := t.eng.Roster().AddStaff(ctx, name, role, pin)
-	return err
-}
-
-// AddStaffBy adds a member with a PIN on a manager's authority: managerPIN is
-// checked once staff exist (the first member needs none). It returns the new
-// member.
-func (t *Till) AddStaffBy(ctx context.Context, name string, role Role, pin, managerPIN string) (StaffMember, error) {
-	all, err := t.j.List(ctx)
-	if err != nil {
-		return StaffMember{}, err
-	}
-	if len(all) > 0 {
-		if _, err := t.authorise(ctx, managerPIN); err != nil {
-			return StaffMember{}, err
-		}
-	}
-	s, err := t.eng.Roster().AddStaff(ctx, name, role, pin)
-	if err != nil {
-		return StaffMember{}, err
-	}
-	return memberOf(s), nil
-}
-
-// HasStaff reports whether any member of staff exists, so that a manager's PIN is
-// needed to add one.
-func (t *Till) HasStaff(ctx context.Context) (bool, error) {
-	all, err := t.j.List(ctx)
-	return len(all) > 0, err
-}
-
-// SignIn checks name's PIN and journals the sign-in, or the refusal, with the
-// member's id (never the PIN). A sign-in the journal cannot record is refused.
-func (t *Till) SignIn(ctx context.Context, name, pin string) (StaffMember, error) {
-	list, err := t.j.List(ctx)
-	if err != nil {
-		return StaffMember{}, err
-	}
-	for _, s := range enabledFirst(list) {
-		if s.Name == name {
-			got, err := t.eng.Roster().SignIn(ctx, s.ID, pin, t.eng.Now())
-			if err != nil {
-				reason := "wrong PIN"
-				if errors.Is(err, ErrLocked) {
-					reason = "locked"
-				}
-				if aerr := t.audit(ctx, Event{Kind: EvStaffSignInFail, Staff: s.ID, Reason: reason}); aerr != nil {
-					return StaffMember{}, errors.Join(err, aerr)
-				}
-				return StaffMember{}, err
-			}
-			if err := t.audit(ctx, Event{Kind: EvStaffSignIn, Staff: got.ID, Extra: map[string]string{"role": string(got.Role)}}); err != nil {
-				return StaffMember{}, err
-			}
-			if got.Role == RoleManager {
-				_ = t.counted(nil) // a manager at this till lifts the stop on wrong manager PINs
-			}
-			t.setSigned(got)
-			m := memberOf(*got)
-			m.MustChangePIN = got.Role == RoleManager && len(pin) < MinManagerPINLength
-			return m, nil
-		}
-	}
-	return StaffMember{}, ErrUnknownStaff
-}
-
-// ChangeOwnPIN sets name's PIN to newPIN once oldPIN is checked as at a sign-in
-// (a wrong one counts towards the lock); a manager's new PIN has at least
-// MinManagerPINLength digits. It returns the member, signed in.
-func (t *Till) ChangeOwnPIN(ctx context.Context, name, oldPIN, newPIN string) (StaffMember, error) {
-	s, err := t.member(ctx, name)
-	if err != nil {
-		return StaffMember{}, err
-	}
-	if err := CheckRolePIN(s.Role, newPIN); err != nil {
-		return StaffMember{}, err
-	}
-	r := t.eng.Roster()
-	got, err := r.SignIn(ctx, s.ID, oldPIN, t.eng.Now())
-	if err != nil {
-		return StaffMember{}, err
-	}
-	if err := r.ChangePIN(ctx, got.ID, newPIN); err != nil {
-		return StaffMember{}, err
-	}
-	return memberOf(*got), nil
-}
-
-// SignOut journals that m signed out: the screen was locked by hand, or left
-// idle when idle is true.
-func (t *Till) SignOut(ctx context.Context, m StaffMember, idle bool) error {
-	if m.ID == "" {
-		return nil // nobody was signed in
-	}
-	reason := "locked"
-	if idle {
-		reason = "idle"
-	}
-	t.setSigned(nil)
-	return t.audit(ctx, Event{Kind: EvStaffSignOut, Staff: m.ID, Reason: reason})
-}
-
-// OverrideDiscount is Override.What for a line discount above the limit.
-const OverrideDiscount = "discount"
-
-// Override is what a manager's PIN approves, as the journal records it.
-type Override struct {
-	What   string // OverrideDiscount
-	SKU    string // the line's product
-	Amount Paise  // the discount approved
-	// By is the staff id of the member who asked (signed in at the counter).
-	By string
-}
-
-// Authorize returns the manager whose PIN pin is, for the override o, and
-// journals the approval with the manager's id; a discount the manager approves
-// by name counts from then on. An approval the journal cannot record counts for
-// nothing.
-func (t *Till) Authorize(ctx context.Context, pin string, o Override) (StaffMember, error) {
-	m, err := t.authorise(ctx, pin)
-	if err != nil {
-		return StaffMember{}, err
-	}
-	extra := map[string]string{"what": o.What}
-	for k, v := range map[string]string{"sku": o.SKU, "by": o.By} {
-		if v != "" {
-			extra[k] = v
-		}
-	}
-	if o.Amount != 0 {
-		extra["amount"] = strconv.FormatInt(int64(o.Amount), 10) // paise, as every amount in the journal
-	}
-	if err := t.audit(ctx, Event{Kind: EvOverride, Staff: m.ID, Extra: extra}); err != nil {
-		return StaffMember{}, err
-	}
-	t.mu.Lock()
-	t.approvers[m.Name] = Staff{ID: m.ID, Name: m.Name, Role: m.Role}
-	t.mu.Unlock()
-	return memberOf(*m), nil
-}
-
 // Catalog returns the catalog last imported, or the sample catalog.
 func (t *Till) Catalog(ctx context.Context) (*Catalog, error) {
 	t.mu.Lock()
@@ -464,20 +282,6 @@ func (t *Till) ImportCatalogBy(ctx context.Context, r io.Reader, json bool, mana
 		return nil, err
 	}
 	return t.ImportCatalog(ctx, r, json, staff)
-}
-
-// managerOnceStaffExist returns the id of the manager whose PIN pin is, or ""
-// when no member of staff exists yet.
-func (t *Till) managerOnceStaffExist(ctx context.Context, pin string) (string, error) {
-	has, err := t.HasStaff(ctx)
-	if err != nil || !has {
-		return "", err
-	}
-	m, err := t.authorise(ctx, pin)
-	if err != nil {
-		return "", err
-	}
-	return m.ID, nil
 }
 
 // ImportCatalog reads a catalog (CSV, or JSON when json is true) and journals it as
@@ -557,59 +361,4 @@ func (e sentenceWrap) Unwrap() error    { return e.err }
 // wrapf returns the sentence of format as an error matching err.
 func wrapf(err error, format string, a ...any) error {
 	return sentenceWrap{sentence: fmt.Sprintf(format, a...), err: err}
-}
-
-// MaxOverrideAttempts is how many wrong manager PINs in a row one till (one
-// window, one command) takes before it asks for none until a manager signs in
-// there: a PIN that matches no manager locks no manager out (Roster), so the
-// guessing is stopped here instead.
-const MaxOverrideAttempts = 5
-
-// ErrTooManyOverrides refuses a manager's PIN after MaxOverrideAttempts wrong
-// ones at this till.
-var ErrTooManyOverrides = sentenceError{"too many wrong manager PINs at this counter",
-	"Too many wrong manager PINs at this counter: a manager must sign in here before another manager's PIN is taken."}
-
-// gate refuses a manager's PIN while this till has had too many wrong ones.
-func (t *Till) gate() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.wrongPINs >= MaxOverrideAttempts {
-		return ErrTooManyOverrides
-	}
-	return nil
-}
-
-// counted counts err of a manager's PIN: a wrong PIN adds one, a right one
-// clears the count.
-func (t *Till) counted(err error) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	switch {
-	case errors.Is(err, ErrWrongPIN):
-		t.wrongPINs++
-	case err == nil:
-		t.wrongPINs = 0
-	}
-	return err
-}
-
-// authorise finds the manager whose PIN pin is, within this till's limit of wrong
-// manager PINs.
-func (t *Till) authorise(ctx context.Context, pin string) (*Staff, error) {
-	if err := t.gate(); err != nil {
-		return nil, err
-	}
-	m, err := t.eng.Roster().AuthoriseManager(ctx, pin, t.eng.Now())
-	return m, t.counted(err)
-}
-
-// ManagerByPIN returns the manager whose PIN pin is, within this till's limit of
-// wrong manager PINs: the command line acts on a manager's authority.
-func (t *Till) ManagerByPIN(ctx context.Context, pin string) (StaffMember, error) {
-	m, err := t.authorise(ctx, pin)
-	if err != nil {
-		return StaffMember{}, err
-	}
-	return memberOf(*m), nil
 }
