@@ -42,6 +42,7 @@ type core struct {
 	// The till's services, each holding this core.
 	drawer *Drawer
 	crew   *Crew
+	shelf  *Shelf
 }
 
 // newCore is the core of a till configured by cfg, with its services, before
@@ -49,7 +50,7 @@ type core struct {
 func newCore(cfg TillConfig) *core {
 	c := &core{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
 		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
-	c.drawer, c.crew = &Drawer{c}, &Crew{c}
+	c.drawer, c.crew, c.shelf = &Drawer{c}, &Crew{c}, &Shelf{c}
 	return c
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"galla/gateway"
@@ -22,6 +21,7 @@ type Till struct {
 	*core
 	*Drawer
 	*Crew
+	*Shelf
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -131,7 +131,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 		return nil, errors.New("pos: new till: no engine")
 	}
 	c := newCore(cfg)
-	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew}
+	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}
@@ -246,97 +246,20 @@ func (t *Till) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 	return rep, err
 }
 
-// Catalog returns the catalog last imported, or the sample catalog.
-func (t *Till) Catalog(ctx context.Context) (*Catalog, error) {
-	t.mu.Lock()
-	cat := t.cat
-	t.mu.Unlock()
-	if cat != nil {
-		return cat, nil
+// checkSale is what a new sale must pass before any payment: the IMEI of every
+// serialised unit (CheckSerials) and, for cash, an open shift where shifts are
+// kept (CashNeedsShift).
+func (t *Till) checkSale(ctx context.Context, lines []Line, tender TenderKind) error {
+	if err := t.eng.journalReady(ctx); err != nil {
+		return err // a damaged or unchecked journal says so first
 	}
-	var err error
-	if t.cfg.Catalogs != nil {
-		cat, err = t.cfg.Catalogs.Catalog(ctx)
-		if err != nil {
-			return nil, err
-		}
+	if err := t.CheckSerials(ctx, lines, ""); err != nil {
+		return err
 	}
-	if cat == nil {
-		if cat, err = LoadCatalogJSON(t.cfg.SampleCatalog); err != nil {
-			return nil, err
-		}
+	if tender == TenderCash {
+		return t.CashNeedsShift(ctx)
 	}
-	t.mu.Lock()
-	t.cat = cat
-	t.mu.Unlock()
-	return cat, nil
-}
-
-// ImportCatalogBy imports a catalog as ImportCatalog does, on a manager's
-// authority once staff exist: managerPIN must be a manager's, and the import is
-// journaled with that manager's id (the window's rule for what changes prices).
-// Before any member exists there is nobody to ask, as for the first member.
-func (t *Till) ImportCatalogBy(ctx context.Context, r io.Reader, json bool, managerPIN string) (*Catalog, error) {
-	staff, err := t.managerOnceStaffExist(ctx, managerPIN)
-	if err != nil {
-		return nil, err
-	}
-	return t.ImportCatalog(ctx, r, json, staff)
-}
-
-// ImportCatalog reads a catalog (CSV, or JSON when json is true) and journals it as
-// imported by staff; it is sold from at once.
-func (t *Till) ImportCatalog(ctx context.Context, r io.Reader, json bool, staff string) (*Catalog, error) {
-	if t.cfg.Catalogs == nil {
-		return nil, errors.New("pos: import catalog: no catalog store")
-	}
-	var (
-		cat *Catalog
-		err error
-	)
-	if json {
-		cat, err = ImportJSON(r)
-	} else {
-		cat, err = ImportCSV(r)
-	}
-	if err != nil {
-		if !errors.Is(err, ErrBadCatalog) {
-			err = fmt.Errorf("%w: %w", ErrBadCatalog, err)
-		}
-		return nil, err
-	}
-	shop, err := LoadShop(ctx, t.j)
-	if err != nil {
-		return nil, err
-	}
-	if err := cat.CheckRates(shop.RateList()); err != nil {
-		return nil, err
-	}
-	if err := t.cfg.Catalogs.PutCatalog(ctx, cat, staff); err != nil {
-		return nil, err
-	}
-	t.mu.Lock()
-	t.cat = cat
-	t.mu.Unlock()
-	return cat, nil
-}
-
-// Search finds products whose name, code or barcode matches q, as typed.
-func (t *Till) Search(q string, limit int) []Product {
-	cat, err := t.Catalog(context.Background())
-	if err != nil {
-		return nil
-	}
-	return cat.Search(q, limit)
-}
-
-// Lookup finds the product whose barcode or SKU is exactly code.
-func (t *Till) Lookup(code string) (Product, bool) {
-	cat, err := t.Catalog(context.Background())
-	if err != nil {
-		return Product{}, false
-	}
-	return cat.Lookup(code)
+	return nil
 }
 
 // sentenceErr is an error that is its own sentence for the cashier.
