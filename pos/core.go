@@ -43,6 +43,7 @@ type core struct {
 	drawer *Drawer
 	crew   *Crew
 	shelf  *Shelf
+	setup  *Setup
 }
 
 // newCore is the core of a till configured by cfg, with its services, before
@@ -50,7 +51,7 @@ type core struct {
 func newCore(cfg TillConfig) *core {
 	c := &core{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
 		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
-	c.drawer, c.crew, c.shelf = &Drawer{c}, &Crew{c}, &Shelf{c}
+	c.drawer, c.crew, c.shelf, c.setup = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}
 	return c
 }
 

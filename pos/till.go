@@ -22,6 +22,7 @@ type Till struct {
 	*Drawer
 	*Crew
 	*Shelf
+	*Setup
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -131,7 +132,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 		return nil, errors.New("pos: new till: no engine")
 	}
 	c := newCore(cfg)
-	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf}
+	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}

@@ -76,27 +76,6 @@ func LoadVPA(ctx context.Context, j Journal) (string, error) {
 	return vpa, nil
 }
 
-// VPA returns the shop's UPI address; "" when none is set.
-func (t *Till) VPA(ctx context.Context) (string, error) { return LoadVPA(ctx, t.j) }
-
-// SaveVPA stores the shop's UPI address as the manager by typed it ("" turns
-// UPI off), journaled as settings.changed naming the manager.
-func (t *Till) SaveVPA(ctx context.Context, by StaffMember, vpa string) error {
-	vpa = strings.TrimSpace(vpa)
-	mgr, err := t.j.Get(ctx, by.ID)
-	if by.ID == "" || err != nil || mgr.Role != RoleManager {
-		return ErrNotManager
-	}
-	if err := CheckVPA(vpa); err != nil {
-		return err
-	}
-	cur, err := LoadVPA(ctx, t.j)
-	if err != nil || cur == vpa {
-		return err
-	}
-	return t.saveSetting(ctx, by.ID, SettingUPI, vpa)
-}
-
 // UPIRequest is what the UPI screen shows: the QR's content and the reference
 // the customer's app shows with the payment, for the cashier to match.
 type UPIRequest struct {

@@ -84,44 +84,6 @@ func PrinterProfileFor(addr, profile string) receipts.Profile {
 	return p
 }
 
-// PrinterProfiles names the printer profiles on offer.
-func (t *Till) PrinterProfiles() []string { return []string{"58mm", "80mm"} }
-
-// Settings reads the settings as the settings screen shows them.
-func (t *Till) Settings(ctx context.Context) (Settings, error) {
-	shop, err := LoadShop(ctx, t.j)
-	if err != nil {
-		return Settings{}, err
-	}
-	prof, _, err := LoadPrinter(ctx, t.j)
-	if err != nil {
-		return Settings{}, err
-	}
-	discount, err := LoadDiscountPolicy(ctx, t.j)
-	if err != nil {
-		return Settings{}, err
-	}
-	var svc ServiceSettings
-	if t.cfg.Service != nil {
-		svc = t.cfg.Service.ServiceSettings()
-	}
-	rates := "all"
-	if len(shop.Rates) > 0 {
-		rates = strings.ReplaceAll(RatesSentence(shop.Rates), " or ", ", ")
-	}
-	s := Settings{ShopName: shop.Name, Address: strings.Join(shop.Address, ", "), GSTIN: shop.GSTIN,
-		State: shop.State, Composition: shop.Composition, Rates: rates, DocumentsNote: DocumentsNote(shop),
-		Live: svc.BaseURL != "", GatewayURL: svc.BaseURL, MerchantID: svc.MerchantID, AccessCodeShown: svc.AccessCode,
-		SecretSet: svc.SecretSet, SecretsWhere: svc.SecretsWhere,
-		PrinterAddr: prof.Address, DiscountLimit: discount.Limit, PhoneListen: svc.PhoneListen}
-	if prof.Width == 58 || prof.Width == 32 {
-		s.PrinterProfile = "58mm"
-	} else if prof.Width != 0 {
-		s.PrinterProfile = "80mm"
-	}
-	return s, nil
-}
-
 // SettingService is the settings.changed key of a change of the payment service
 // or the phone page (a ServiceChange): the audit record only, the configuration
 // file holds the settings themselves.
@@ -145,6 +107,74 @@ var ErrNotManager = sentenceErr("The settings are changed by a manager: sign in 
 // ErrNoServiceURL refuses the live payment service without its address.
 var ErrNoServiceURL = sentenceErr("Type the live payment service's address (https://…), or switch the live service off to use the embedded sandbox.")
 
+// ShopDetails is what `galla shop set` and Settings take of the shop.
+type ShopDetails struct {
+	Name        string
+	Address     string // lines separated by commas
+	State       string // GST state code, "27"
+	GSTIN       string // "" while the shop is not registered: documents are RECEIPTs
+	Composition bool
+	// Rates is the shop's GST rate list as typed ("0, 5, 18"; "all" for every
+	// rate in force); empty keeps the list the shop has.
+	Rates string
+}
+
+// DocumentsNote says what the shop's sales documents are and why.
+func DocumentsNote(s Shop) string {
+	switch s.DocumentTitle() {
+	case "RECEIPT":
+		return "Sales print a RECEIPT, not a tax invoice: the shop's GSTIN is not set."
+	case "BILL OF SUPPLY":
+		return "Sales print a BILL OF SUPPLY: the shop is under the composition scheme and charges no GST."
+	}
+	return "Sales print a TAX INVOICE with the shop's GSTIN " + s.GSTIN + "."
+}
+
+// Setup is the shop's setup as a manager changes it: the settings screen (the
+// shop's details, the discount limit, the printer, the payment service and the
+// phone page), the shop's details of galla shop set, and the shop's UPI
+// address. Each change is journaled naming the manager. The screen's values are
+// a Settings.
+type Setup struct{ *core }
+
+// PrinterProfiles names the printer profiles on offer.
+func (su *Setup) PrinterProfiles() []string { return []string{"58mm", "80mm"} }
+
+// Settings reads the settings as the settings screen shows them.
+func (su *Setup) Settings(ctx context.Context) (Settings, error) {
+	shop, err := LoadShop(ctx, su.j)
+	if err != nil {
+		return Settings{}, err
+	}
+	prof, _, err := LoadPrinter(ctx, su.j)
+	if err != nil {
+		return Settings{}, err
+	}
+	discount, err := LoadDiscountPolicy(ctx, su.j)
+	if err != nil {
+		return Settings{}, err
+	}
+	var svc ServiceSettings
+	if su.cfg.Service != nil {
+		svc = su.cfg.Service.ServiceSettings()
+	}
+	rates := "all"
+	if len(shop.Rates) > 0 {
+		rates = strings.ReplaceAll(RatesSentence(shop.Rates), " or ", ", ")
+	}
+	s := Settings{ShopName: shop.Name, Address: strings.Join(shop.Address, ", "), GSTIN: shop.GSTIN,
+		State: shop.State, Composition: shop.Composition, Rates: rates, DocumentsNote: DocumentsNote(shop),
+		Live: svc.BaseURL != "", GatewayURL: svc.BaseURL, MerchantID: svc.MerchantID, AccessCodeShown: svc.AccessCode,
+		SecretSet: svc.SecretSet, SecretsWhere: svc.SecretsWhere,
+		PrinterAddr: prof.Address, DiscountLimit: discount.Limit, PhoneListen: svc.PhoneListen}
+	if prof.Width == 58 || prof.Width == 32 {
+		s.PrinterProfile = "58mm"
+	} else if prof.Width != 0 {
+		s.PrinterProfile = "80mm"
+	}
+	return s, nil
+}
+
 // SaveSettings stores the settings as the manager by changed them. Everything is
 // checked first (the discount limit, the phone page's address, the payment
 // service's address through Service), so a refusal changes nothing. Then each
@@ -155,8 +185,8 @@ var ErrNoServiceURL = sentenceErr("Type the live payment service's address (http
 // discount limit applies at once; the gateway change takes effect at the next
 // start, the phone page's address the next time its server starts. An empty
 // secret, and an empty access code, keep the stored ones.
-func (t *Till) SaveSettings(ctx context.Context, by StaffMember, s Settings, secret string) error {
-	mgr, err := t.j.Get(ctx, by.ID)
+func (su *Setup) SaveSettings(ctx context.Context, by StaffMember, s Settings, secret string) error {
+	mgr, err := su.j.Get(ctx, by.ID)
 	if by.ID == "" || err != nil || mgr.Role != RoleManager {
 		return ErrNotManager
 	}
@@ -167,7 +197,7 @@ func (t *Till) SaveSettings(ctx context.Context, by StaffMember, s Settings, sec
 	if err := CheckPhoneListen(s.PhoneListen); err != nil {
 		return err
 	}
-	shop, err := LoadShop(ctx, t.j)
+	shop, err := LoadShop(ctx, su.j)
 	if err != nil {
 		return err
 	}
@@ -190,8 +220,8 @@ func (t *Till) SaveSettings(ctx context.Context, by StaffMember, s Settings, sec
 	if shop.Rates, err = ParseRateList(s.Rates); err != nil {
 		return err
 	}
-	curDiscount, derr := LoadDiscountPolicy(ctx, t.j)
-	curPrinter, havePrinter, err := LoadPrinter(ctx, t.j)
+	curDiscount, derr := LoadDiscountPolicy(ctx, su.j)
+	curPrinter, havePrinter, err := LoadPrinter(ctx, su.j)
 	if err != nil {
 		return err
 	}
@@ -205,8 +235,8 @@ func (t *Till) SaveSettings(ctx context.Context, by StaffMember, s Settings, sec
 		svc    ServiceSettings
 		change *ServiceChange
 	)
-	if t.cfg.Service != nil {
-		cur := t.cfg.Service.ServiceSettings()
+	if su.cfg.Service != nil {
+		cur := su.cfg.Service.ServiceSettings()
 		svc = ServiceSettings{MerchantID: s.MerchantID, AccessCode: cur.AccessCode, Secret: secret, PhoneListen: s.PhoneListen}
 		if s.Live {
 			if s.GatewayURL == "" {
@@ -218,7 +248,7 @@ func (t *Till) SaveSettings(ctx context.Context, by StaffMember, s Settings, sec
 		if s.AccessCode != "" && s.AccessCode != cur.AccessCode {
 			svc.AccessCode, c.AccessCodeChanged = s.AccessCode, true
 		}
-		if err := t.cfg.Service.Check(svc); err != nil {
+		if err := su.cfg.Service.Check(svc); err != nil {
 			return err
 		}
 		if c.AccessCodeChanged || c.SecretChanged || svc.BaseURL != cur.BaseURL || svc.MerchantID != cur.MerchantID || svc.PhoneListen != cur.PhoneListen {
@@ -229,28 +259,90 @@ func (t *Till) SaveSettings(ctx context.Context, by StaffMember, s Settings, sec
 	// Everything is valid: journal what changed, naming the manager.
 	if !slices.Equal(shop.Address, oldShop.Address) || shop.Name != oldShop.Name || shop.GSTIN != oldShop.GSTIN ||
 		shop.State != oldShop.State || shop.Composition != oldShop.Composition || !slices.Equal(shop.Rates, oldShop.Rates) {
-		if err := t.saveSetting(ctx, mgr.ID, SettingShop, shop); err != nil {
+		if err := su.saveSetting(ctx, mgr.ID, SettingShop, shop); err != nil {
 			return err
 		}
 	}
 	if derr != nil || curDiscount != discount {
-		if err := t.saveSetting(ctx, mgr.ID, SettingDiscount, discount); err != nil {
+		if err := su.saveSetting(ctx, mgr.ID, SettingDiscount, discount); err != nil {
 			return err
 		}
 	}
-	t.mu.Lock()
-	t.discount = discount
-	t.mu.Unlock()
+	su.mu.Lock()
+	su.discount = discount
+	su.mu.Unlock()
 	if printer != nil {
-		if err := t.saveSetting(ctx, mgr.ID, SettingPrinter, *printer); err != nil {
+		if err := su.saveSetting(ctx, mgr.ID, SettingPrinter, *printer); err != nil {
 			return err
 		}
 	}
 	if change == nil {
 		return nil
 	}
-	if err := t.saveSetting(ctx, mgr.ID, SettingService, *change); err != nil {
+	if err := su.saveSetting(ctx, mgr.ID, SettingService, *change); err != nil {
 		return err
 	}
-	return t.cfg.Service.SaveServiceSettings(svc)
+	return su.cfg.Service.SaveServiceSettings(svc)
+}
+
+// SetShop checks and journals the shop's details on a manager's authority
+// (managerPIN, once staff exist), naming the manager on the event. It returns the
+// shop as stored and the sentence Settings shows about its documents.
+func (su *Setup) SetShop(ctx context.Context, d ShopDetails, managerPIN string) (Shop, string, error) {
+	cur, err := LoadShop(ctx, su.j)
+	if err != nil {
+		return Shop{}, "", err
+	}
+	shop := cur
+	shop.Name, shop.State, shop.Composition = strings.TrimSpace(d.Name), strings.TrimSpace(d.State), d.Composition
+	shop.GSTIN = NormalGSTIN(d.GSTIN)
+	shop.Address = nil
+	for _, a := range strings.Split(d.Address, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			shop.Address = append(shop.Address, a)
+		}
+	}
+	if strings.TrimSpace(d.Rates) != "" {
+		if shop.Rates, err = ParseRateList(d.Rates); err != nil {
+			return Shop{}, "", err
+		}
+	}
+	if err := shop.Check(); err != nil {
+		return Shop{}, "", err
+	}
+	by := ""
+	if has, err := su.crew.HasStaff(ctx); err != nil {
+		return Shop{}, "", err
+	} else if has {
+		m, err := su.crew.authorise(ctx, managerPIN)
+		if err != nil {
+			return Shop{}, "", err
+		}
+		by = m.ID
+	}
+	if err := su.saveSetting(ctx, by, SettingShop, shop); err != nil {
+		return Shop{}, "", err
+	}
+	return shop, DocumentsNote(shop), nil
+}
+
+// VPA returns the shop's UPI address; "" when none is set.
+func (su *Setup) VPA(ctx context.Context) (string, error) { return LoadVPA(ctx, su.j) }
+
+// SaveVPA stores the shop's UPI address as the manager by typed it ("" turns
+// UPI off), journaled as settings.changed naming the manager.
+func (su *Setup) SaveVPA(ctx context.Context, by StaffMember, vpa string) error {
+	vpa = strings.TrimSpace(vpa)
+	mgr, err := su.j.Get(ctx, by.ID)
+	if by.ID == "" || err != nil || mgr.Role != RoleManager {
+		return ErrNotManager
+	}
+	if err := CheckVPA(vpa); err != nil {
+		return err
+	}
+	cur, err := LoadVPA(ctx, su.j)
+	if err != nil || cur == vpa {
+		return err
+	}
+	return su.saveSetting(ctx, by.ID, SettingUPI, vpa)
 }
