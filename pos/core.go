@@ -40,10 +40,11 @@ type core struct {
 	signed *Staff
 
 	// The till's services, each holding this core.
-	drawer *Drawer
-	crew   *Crew
-	shelf  *Shelf
-	setup  *Setup
+	drawer    *Drawer
+	crew      *Crew
+	shelf     *Shelf
+	setup     *Setup
+	customers *Customers
 }
 
 // newCore is the core of a till configured by cfg, with its services, before
@@ -51,7 +52,7 @@ type core struct {
 func newCore(cfg TillConfig) *core {
 	c := &core{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
 		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
-	c.drawer, c.crew, c.shelf, c.setup = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}
+	c.drawer, c.crew, c.shelf, c.setup, c.customers = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}
 	return c
 }
 

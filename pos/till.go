@@ -23,6 +23,7 @@ type Till struct {
 	*Crew
 	*Shelf
 	*Setup
+	*Customers
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -132,7 +133,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 		return nil, errors.New("pos: new till: no engine")
 	}
 	c := newCore(cfg)
-	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup}
+	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}
