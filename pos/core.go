@@ -45,6 +45,7 @@ type core struct {
 	shelf     *Shelf
 	setup     *Setup
 	customers *Customers
+	docs      *Documents
 }
 
 // newCore is the core of a till configured by cfg, with its services, before
@@ -52,7 +53,7 @@ type core struct {
 func newCore(cfg TillConfig) *core {
 	c := &core{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
 		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
-	c.drawer, c.crew, c.shelf, c.setup, c.customers = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}
+	c.drawer, c.crew, c.shelf, c.setup, c.customers, c.docs = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}, &Documents{c}
 	return c
 }
 

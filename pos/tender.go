@@ -431,19 +431,3 @@ func (t *Till) saleOffers(ctx context.Context, saleID string, amount Paise) (*Of
 	}
 	return t.eng.EMIOffers(ctx, partLines(st.Sale.Lines, amount))
 }
-
-// paidTenders are the orders of the tenders that paid split sale id, for its
-// receipt.
-func (t *Till) paidTenders(ctx context.Context, id string) ([]Order, error) {
-	st, err := t.eng.SaleStatus(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	var out []Order
-	for _, tv := range st.Tenders {
-		if tv.Paid() {
-			out = append(out, *tv.Order)
-		}
-	}
-	return out, nil
-}

@@ -24,6 +24,7 @@ type Till struct {
 	*Shelf
 	*Setup
 	*Customers
+	*Documents
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -133,7 +134,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 		return nil, errors.New("pos: new till: no engine")
 	}
 	c := newCore(cfg)
-	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers}
+	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers, Documents: c.docs}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}

@@ -1,9 +1,7 @@
 package pos
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -24,103 +22,6 @@ const MaxExportDays = 3*365 + 1
 
 // ErrExportTooLong refuses an export of more than MaxExportDays days.
 var ErrExportTooLong = sentenceErr(fmt.Sprintf("An export covers at most %d days (three years); export a longer period in parts.", MaxExportDays))
-
-// ExportDocuments returns the documents issued on the days from to to (both
-// included, local days): a tax invoice for every paid sale confirmed on one of
-// those days and a credit note for every refund done on one of them, by date and
-// number.
-func (t *Till) ExportDocuments(ctx context.Context, from, to time.Time) ([]gstr.Document, error) {
-	first, last := ToDay(from), ToDay(to)
-	if first > last {
-		return nil, ErrExportRange
-	}
-	shop, err := LoadShop(ctx, t.j)
-	if err != nil {
-		return nil, err
-	}
-	loc := t.Now().Location()
-	names := map[string]string{}
-	name := func(id string) string {
-		if id == "" {
-			return ""
-		}
-		if n, ok := names[id]; ok {
-			return n
-		}
-		n := t.staffName(ctx, id)
-		names[id] = n
-		return n
-	}
-	seen := map[string]bool{}
-	var docs []gstr.Document
-	start, err := time.ParseInLocation(DayLayout, first, loc)
-	if err != nil {
-		return nil, fmt.Errorf("pos: export: %w", err)
-	}
-	if start.AddDate(0, 0, MaxExportDays-1).Format(DayLayout) < last {
-		return nil, ErrExportTooLong
-	}
-	for d := start; ToDay(d) <= last; d = d.AddDate(0, 0, 1) {
-		orders, err := t.j.OrdersByDay(ctx, ToDay(d))
-		if err != nil {
-			return nil, fmt.Errorf("pos: export %s: %w", ToDay(d), err)
-		}
-		for _, o := range orders {
-			if seen[o.ID] {
-				continue
-			}
-			seen[o.ID] = true
-			for _, doc := range GSTRDocuments(*o, shop, t.cfg.Terminal, loc, name) {
-				if day := ToDay(doc.Date); day >= first && day <= last {
-					docs = append(docs, doc)
-				}
-			}
-		}
-	}
-	slices.SortStableFunc(docs, func(a, b gstr.Document) int {
-		if c := a.Date.Compare(b.Date); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Number, b.Number)
-	})
-	return docs, nil
-}
-
-// GSTR1 builds the GSTR-1 of month from the journal, under the shop's GSTIN. It
-// is refused while the shop has no GSTIN (its documents are receipts, not tax
-// invoices) and for a composition-scheme shop (which files GSTR-4, not GSTR-1).
-func (t *Till) GSTR1(ctx context.Context, month gstr.Month) (*gstr.Return, error) {
-	shop, err := LoadShop(ctx, t.j)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case shop.GSTIN == "":
-		return nil, sentenceErr("GSTR-1 is filed under the shop's GSTIN, which is not set: set it with galla shop set --gstin (or in Settings), then export again.")
-	case shop.Composition:
-		return nil, sentenceErr("A shop under the composition scheme files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export.")
-	}
-	first, last := month.Days(t.Now().Location())
-	docs, err := t.ExportDocuments(ctx, first, last)
-	if err != nil {
-		return nil, err
-	}
-	r, err := gstr.GSTR1(month, shop.GSTIN, docs)
-	if err != nil {
-		return nil, fmt.Errorf("pos: gstr1 %s: %w", month, err)
-	}
-	return r, nil
-}
-
-// WriteLinesCSV writes one row per line sold or returned on the days from to to
-// (gstr.WriteCSV), for the accountant.
-func (t *Till) WriteLinesCSV(ctx context.Context, from, to time.Time, w io.Writer) error {
-	docs, err := t.ExportDocuments(ctx, from, to)
-	if err != nil {
-		return err
-	}
-	return gstr.WriteCSV(w, docs)
-}
 
 // GSTRDocuments maps one journaled order to the documents it issued, as GSTR-1
 // and the accountant's CSV read them: the sale's tax invoice (or bill of supply:

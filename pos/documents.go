@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
+	"galla/pos/gstr"
 	"galla/receipts"
 )
 
@@ -49,9 +51,33 @@ type Document struct {
 // are not).
 func (d *Document) Journaled() bool { return d.orderID != "" }
 
+// PrinterProblem says what is wrong with the printer without the receipt advice
+// of receipts.PrinterError's sentence.
+func PrinterProblem(err error) string {
+	var pe *receipts.PrinterError
+	if !errors.As(err, &pe) {
+		return err.Error()
+	}
+	who := "printer " + pe.Name
+	if pe.Transport == receipts.TransportTCP {
+		who = "the printer at " + pe.Name
+	}
+	if pe.Offline {
+		return who + " is offline: out of paper or its cover is open"
+	}
+	return who + " is not answering"
+}
+
+// Documents are the counter's papers and what is decided about them: the
+// receipts of sales, refunds and credit notes, and the X and Z report slips,
+// drawn in each format or printed on the receipt printer, each copy after the
+// first a journaled reprint; and the exports an accountant takes (GSTR-1 and the
+// CSV of lines). One of them is a Document.
+type Documents struct{ *core }
+
 // printer is the configured printer profile; a missing one is the 80 mm default.
-func (t *Till) printerProfile(ctx context.Context) (receipts.Profile, bool, error) {
-	prof, ok, err := LoadPrinter(ctx, t.j)
+func (ds *Documents) printerProfile(ctx context.Context) (receipts.Profile, bool, error) {
+	prof, ok, err := LoadPrinter(ctx, ds.j)
 	if err != nil {
 		return prof, false, err
 	}
@@ -64,27 +90,27 @@ func (t *Till) printerProfile(ctx context.Context) (receipts.Profile, bool, erro
 // ReceiptDocument is the receipt of a paid order: the sale's (refund < 0), its
 // latest done refund's (0) or its refund no. refund (from 1). Its Reprint is the
 // copy the next print makes: every copy after the first says DUPLICATE.
-func (t *Till) ReceiptDocument(ctx context.Context, orderID string, refund int) (*Document, error) {
-	o, err := t.eng.Order(ctx, orderID)
+func (ds *Documents) ReceiptDocument(ctx context.Context, orderID string, refund int) (*Document, error) {
+	o, err := ds.eng.Order(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}
 	if !o.State.Paid() && (o.State != StateReturn || refund < 0) { // a return order has its credit notes only
 		return nil, Errorf("Order %s is %s, not paid, so it has no receipt; run \"galla reconcile\" if its outcome is unknown.", o.ID, o.State)
 	}
-	shop, err := LoadShop(ctx, t.j)
+	shop, err := LoadShop(ctx, ds.j)
 	if err != nil {
 		return nil, Errorf("The shop's settings cannot be read (%v); set the shop's name, address and GSTIN again.", err)
 	}
-	prof, ok, err := t.printerProfile(ctx)
+	prof, ok, err := ds.printerProfile(ctx)
 	if err != nil {
 		return nil, Errorf("The printer settings cannot be read (%v); set the receipt printer again.", err)
 	}
 	d := &Document{Profile: prof, HavePrinter: ok, Noun: "receipt", orderID: o.ID}
-	opt := ReceiptOptions{Terminal: t.cfg.Terminal, QRKey: t.cfg.QRKey, Reprint: NextReprint(*o), Sandbox: !t.live}
+	opt := ReceiptOptions{Terminal: ds.cfg.Terminal, QRKey: ds.cfg.QRKey, Reprint: NextReprint(*o), Sandbox: !ds.live}
 	if refund < 0 {
 		if o.Tender == TenderSplit {
-			if opt.Tenders, err = t.paidTenders(ctx, o.ID); err != nil {
+			if opt.Tenders, err = ds.paidTenders(ctx, o.ID); err != nil {
 				return nil, err
 			}
 		}
@@ -98,9 +124,9 @@ func (t *Till) ReceiptDocument(ctx context.Context, orderID string, refund int) 
 		}
 		return nil, wrapf(ErrNoSuchRefund, "Order %s has no refund no. %d; leave the number out for its latest refund.", o.ID, refund)
 	}
-	opt.Reprint, opt.Cashier = NextRefundReprint(ref), t.staffName(ctx, ref.Staff)
+	opt.Reprint, opt.Cashier = NextRefundReprint(ref), ds.staffName(ctx, ref.Staff)
 	if ref.Tender != "" { // a split sale's refund to a card: the tender it went back to
-		via, err := t.eng.tenderOrder(ctx, ref.Tender)
+		via, err := ds.eng.tenderOrder(ctx, ref.Tender)
 		if err != nil {
 			return nil, err
 		}
@@ -117,29 +143,29 @@ func (t *Till) ReceiptDocument(ctx context.Context, orderID string, refund int) 
 
 // ReportDocument is day's report slip (DayLayout): the X report, or the sealed Z
 // report once the day is closed.
-func (t *Till) ReportDocument(ctx context.Context, rep *Report) (*Document, error) {
-	shop, err := LoadShop(ctx, t.j)
+func (ds *Documents) ReportDocument(ctx context.Context, rep *Report) (*Document, error) {
+	shop, err := LoadShop(ctx, ds.j)
 	if err != nil {
 		return nil, Errorf("The shop's settings cannot be read (%v); set the shop's name, address and GSTIN again.", err)
 	}
-	prof, ok, err := t.printerProfile(ctx)
+	prof, ok, err := ds.printerProfile(ctx)
 	if err != nil {
 		return nil, Errorf("The printer settings cannot be read (%v); set the receipt printer again.", err)
 	}
-	r := ReportReceipt(*rep, shop, ReceiptOptions{Terminal: t.cfg.Terminal, Sandbox: !t.live})
+	r := ReportReceipt(*rep, shop, ReceiptOptions{Terminal: ds.cfg.Terminal, Sandbox: !ds.live})
 	return &Document{Receipt: r, Profile: prof, HavePrinter: ok, Noun: rep.Kind + " report"}, nil
 }
 
 // Render draws d in format: text, escpos, png (58 or 80 mm, as the printer) or
 // pdf.
-func (t *Till) Render(w io.Writer, d *Document, format string) error {
+func (ds *Documents) Render(w io.Writer, d *Document, format string) error {
 	var err error
 	switch format {
 	case "escpos":
 		err = receipts.ESCPOS(w, d.Receipt, d.Profile)
 	case "png", "pdf":
 		var rd *receipts.Renderer
-		if rd, err = t.renderer(); err != nil {
+		if rd, err = ds.renderer(); err != nil {
 			break
 		}
 		if format == "pdf" {
@@ -160,29 +186,29 @@ func (t *Till) Render(w io.Writer, d *Document, format string) error {
 	return nil
 }
 
-func (t *Till) renderer() (*receipts.Renderer, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.rd == nil {
+func (ds *Documents) renderer() (*receipts.Renderer, error) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if ds.rd == nil {
 		rd, err := receipts.NewRenderer()
 		if err != nil {
 			return nil, err
 		}
-		t.rd = rd
+		ds.rd = rd
 	}
-	return t.rd, nil
+	return ds.rd, nil
 }
 
 // RecordCopy journals one copy of a receipt written to where ("stdout",
 // "file:PATH") in format, and makes the next copy a reprint. Only a printer's job
 // (escpos) is a paper copy: text, a PNG or a PDF to look at or send is a view and
 // leaves the original to be printed. Reports are not journaled.
-func (t *Till) RecordCopy(ctx context.Context, d *Document, where, format string) error {
+func (ds *Documents) RecordCopy(ctx context.Context, d *Document, where, format string) error {
 	if !d.Journaled() || format != "escpos" {
 		return nil
 	}
 	ev := PrintEvent{Printer: where, Format: format, Refund: d.refundID}
-	if err := t.eng.RecordPrint(ctx, d.orderID, d.Receipt.Reprint > 0, ev, nil); err != nil {
+	if err := ds.eng.RecordPrint(ctx, d.orderID, d.Receipt.Reprint > 0, ev, nil); err != nil {
 		return fmt.Errorf("%w: %w", ErrCopyNotRecorded, err)
 	}
 	d.Receipt.Reprint++
@@ -192,7 +218,7 @@ func (t *Till) RecordCopy(ctx context.Context, d *Document, where, format string
 // PrintDocument prints d on the receipt printer as ESC/POS and journals the copy,
 // or the failed print: the sale stands either way. The printer's own failure is
 // returned as it is (a *receipts.PrinterError whose text the cashier reads).
-func (t *Till) PrintDocument(ctx context.Context, d *Document) error {
+func (ds *Documents) PrintDocument(ctx context.Context, d *Document) error {
 	if !d.HavePrinter {
 		return ErrNoPrinter
 	}
@@ -200,14 +226,14 @@ func (t *Till) PrintDocument(ctx context.Context, d *Document) error {
 	if err := receipts.ESCPOS(&job, d.Receipt, d.Profile); err != nil {
 		return fmt.Errorf("%w: %w", ErrDocumentDraw, err)
 	}
-	pr, err := t.prn(d.Profile)
+	pr, err := ds.prn(d.Profile)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPrinterSettings, err)
 	}
 	perr := pr.Print(ctx, job.Bytes())
 	if d.Journaled() {
 		ev := PrintEvent{Printer: string(d.Profile.Transport) + ":" + d.Profile.Address, Format: "escpos", Refund: d.refundID}
-		if err := t.eng.RecordPrint(ctx, d.orderID, d.Receipt.Reprint > 0, ev, perr); err != nil && perr == nil {
+		if err := ds.eng.RecordPrint(ctx, d.orderID, d.Receipt.Reprint > 0, ev, perr); err != nil && perr == nil {
 			return fmt.Errorf("%w: %w", ErrCopyNotRecorded, err)
 		}
 		if perr == nil {
@@ -218,8 +244,8 @@ func (t *Till) PrintDocument(ctx context.Context, d *Document) error {
 }
 
 // png draws d as an 80 mm PNG, the window's preview.
-func (t *Till) png(d *Document) ([]byte, error) {
-	rd, err := t.renderer()
+func (ds *Documents) png(d *Document) ([]byte, error) {
+	rd, err := ds.renderer()
 	if err != nil {
 		return nil, err
 	}
@@ -231,97 +257,97 @@ func (t *Till) png(d *Document) ([]byte, error) {
 }
 
 // Receipt renders an order's receipt as a PNG image.
-func (t *Till) Receipt(ctx context.Context, orderID string) ([]byte, error) {
-	d, err := t.ReceiptDocument(ctx, orderID, -1)
+func (ds *Documents) Receipt(ctx context.Context, orderID string) ([]byte, error) {
+	d, err := ds.ReceiptDocument(ctx, orderID, -1)
 	if err != nil {
 		return nil, err
 	}
-	return t.png(d)
+	return ds.png(d)
 }
 
 // Print prints an order's receipt; every copy after the first says DUPLICATE
 // (the journal decides, whatever reprint says).
-func (t *Till) Print(ctx context.Context, orderID string, _ bool) error {
-	d, err := t.ReceiptDocument(ctx, orderID, -1)
+func (ds *Documents) Print(ctx context.Context, orderID string, _ bool) error {
+	d, err := ds.ReceiptDocument(ctx, orderID, -1)
 	if err != nil {
 		return err
 	}
-	return t.PrintDocument(ctx, d)
+	return ds.PrintDocument(ctx, d)
 }
 
 // RefundReceipt renders the receipt of an order's latest done refund as a PNG
 // image.
-func (t *Till) RefundReceipt(ctx context.Context, orderID string) ([]byte, error) {
-	d, err := t.refundDocument(ctx, orderID)
+func (ds *Documents) RefundReceipt(ctx context.Context, orderID string) ([]byte, error) {
+	d, err := ds.refundDocument(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}
-	return t.png(d)
+	return ds.png(d)
 }
 
 // refundDocument is the receipt of an order's latest done refund.
-func (t *Till) refundDocument(ctx context.Context, orderID string) (*Document, error) {
-	o, err := t.eng.Order(ctx, orderID)
+func (ds *Documents) refundDocument(ctx context.Context, orderID string) (*Document, error) {
+	o, err := ds.eng.Order(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := DoneRefund(*o, 0); !ok {
 		return nil, Errorf("Order %s has no done refund, so there is no refund receipt.", o.ID)
 	}
-	return t.ReceiptDocument(ctx, orderID, 0)
+	return ds.ReceiptDocument(ctx, orderID, 0)
 }
 
 // PrintRefund prints the receipt of an order's latest done refund; every copy
 // after the first is a reprint.
-func (t *Till) PrintRefund(ctx context.Context, orderID string) error {
-	d, err := t.refundDocument(ctx, orderID)
+func (ds *Documents) PrintRefund(ctx context.Context, orderID string) error {
+	d, err := ds.refundDocument(ctx, orderID)
 	if err != nil {
 		return err
 	}
-	return t.PrintDocument(ctx, d)
+	return ds.PrintDocument(ctx, d)
 }
 
 // dayReport is day's report document.
-func (t *Till) dayReport(ctx context.Context, day time.Time) (*Document, error) {
-	rep, err := t.eng.Report(ctx, ToDay(day))
+func (ds *Documents) dayReport(ctx context.Context, day time.Time) (*Document, error) {
+	rep, err := ds.eng.Report(ctx, ToDay(day))
 	if err != nil {
 		return nil, err
 	}
-	return t.ReportDocument(ctx, rep)
+	return ds.ReportDocument(ctx, rep)
 }
 
 // ReportReceipt renders day's report as the printed slip, a PNG image: the X
 // report, or the sealed Z report once the day is closed.
-func (t *Till) ReportReceipt(ctx context.Context, day time.Time) ([]byte, error) {
-	d, err := t.dayReport(ctx, day)
+func (ds *Documents) ReportReceipt(ctx context.Context, day time.Time) ([]byte, error) {
+	d, err := ds.dayReport(ctx, day)
 	if err != nil {
 		return nil, err
 	}
-	return t.png(d)
+	return ds.png(d)
 }
 
 // PrintReport prints day's report (X, or Z once closed) on the receipt printer.
-func (t *Till) PrintReport(ctx context.Context, day time.Time) error {
-	d, err := t.dayReport(ctx, day)
+func (ds *Documents) PrintReport(ctx context.Context, day time.Time) error {
+	d, err := ds.dayReport(ctx, day)
 	if err != nil {
 		return err
 	}
-	return t.PrintDocument(ctx, d)
+	return ds.PrintDocument(ctx, d)
 }
 
 // PrintZ prints the Z report just taken on the configured printer, if there is
 // one, and returns the sentence to say: where it printed, or why it did not and how
 // to print it again. It returns "" when no printer is configured.
-func (t *Till) PrintZ(ctx context.Context, rep *Report) string {
+func (ds *Documents) PrintZ(ctx context.Context, rep *Report) string {
 	again := fmt.Sprintf("print it again with \"galla report --day %s --print\"", rep.Day)
-	d, err := t.ReportDocument(ctx, rep)
+	d, err := ds.ReportDocument(ctx, rep)
 	if err != nil {
 		return fmt.Sprintf("The Z report was not printed: %s The day is closed all the same — %s.", Sentence(err), again)
 	}
 	if !d.HavePrinter {
 		return ""
 	}
-	switch err := t.PrintDocument(ctx, d); {
+	switch err := ds.PrintDocument(ctx, d); {
 	case errors.Is(err, ErrDocumentDraw):
 		return fmt.Sprintf("The Z report was not printed: it cannot be drawn for the printer (%v); the day is closed all the same — %s.", ErrDetail(err, ErrDocumentDraw), again)
 	case err != nil:
@@ -330,37 +356,133 @@ func (t *Till) PrintZ(ctx context.Context, rep *Report) string {
 	return fmt.Sprintf("Z report no. %d printed on %s.", rep.ZNo, d.Profile.Address)
 }
 
-// PrinterProblem says what is wrong with the printer without the receipt advice
-// of receipts.PrinterError's sentence.
-func PrinterProblem(err error) string {
-	var pe *receipts.PrinterError
-	if !errors.As(err, &pe) {
-		return err.Error()
-	}
-	who := "printer " + pe.Name
-	if pe.Transport == receipts.TransportTCP {
-		who = "the printer at " + pe.Name
-	}
-	if pe.Offline {
-		return who + " is offline: out of paper or its cover is open"
-	}
-	return who + " is not answering"
-}
-
 // TestPrint prints a test page on the configured printer.
-func (t *Till) TestPrint(ctx context.Context) error {
-	prof, ok, err := LoadPrinter(ctx, t.j)
+func (ds *Documents) TestPrint(ctx context.Context) error {
+	prof, ok, err := LoadPrinter(ctx, ds.j)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return ErrNoPrinter
 	}
-	shop, err := LoadShop(ctx, t.j)
+	shop, err := LoadShop(ctx, ds.j)
 	if err != nil {
 		return err
 	}
 	r := receipts.Receipt{Kind: receipts.KindSale, Shop: receipts.Shop{Name: shop.Name, Address: shop.Address, GSTIN: shop.GSTIN},
-		Terminal: t.cfg.Terminal, Time: t.eng.Now(), Footer: []string{"Test page: the printer works."}, Sandbox: !t.live}
-	return t.PrintDocument(ctx, &Document{Receipt: r, Profile: prof, HavePrinter: true, Noun: "test page"})
+		Terminal: ds.cfg.Terminal, Time: ds.eng.Now(), Footer: []string{"Test page: the printer works."}, Sandbox: !ds.live}
+	return ds.PrintDocument(ctx, &Document{Receipt: r, Profile: prof, HavePrinter: true, Noun: "test page"})
+}
+
+// ExportDocuments returns the documents issued on the days from to to (both
+// included, local days): a tax invoice for every paid sale confirmed on one of
+// those days and a credit note for every refund done on one of them, by date and
+// number.
+func (ds *Documents) ExportDocuments(ctx context.Context, from, to time.Time) ([]gstr.Document, error) {
+	first, last := ToDay(from), ToDay(to)
+	if first > last {
+		return nil, ErrExportRange
+	}
+	shop, err := LoadShop(ctx, ds.j)
+	if err != nil {
+		return nil, err
+	}
+	loc := ds.eng.Now().Location()
+	names := map[string]string{}
+	name := func(id string) string {
+		if id == "" {
+			return ""
+		}
+		if n, ok := names[id]; ok {
+			return n
+		}
+		n := ds.staffName(ctx, id)
+		names[id] = n
+		return n
+	}
+	seen := map[string]bool{}
+	var docs []gstr.Document
+	start, err := time.ParseInLocation(DayLayout, first, loc)
+	if err != nil {
+		return nil, fmt.Errorf("pos: export: %w", err)
+	}
+	if start.AddDate(0, 0, MaxExportDays-1).Format(DayLayout) < last {
+		return nil, ErrExportTooLong
+	}
+	for d := start; ToDay(d) <= last; d = d.AddDate(0, 0, 1) {
+		orders, err := ds.j.OrdersByDay(ctx, ToDay(d))
+		if err != nil {
+			return nil, fmt.Errorf("pos: export %s: %w", ToDay(d), err)
+		}
+		for _, o := range orders {
+			if seen[o.ID] {
+				continue
+			}
+			seen[o.ID] = true
+			for _, doc := range GSTRDocuments(*o, shop, ds.cfg.Terminal, loc, name) {
+				if day := ToDay(doc.Date); day >= first && day <= last {
+					docs = append(docs, doc)
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(docs, func(a, b gstr.Document) int {
+		if c := a.Date.Compare(b.Date); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Number, b.Number)
+	})
+	return docs, nil
+}
+
+// GSTR1 builds the GSTR-1 of month from the journal, under the shop's GSTIN. It
+// is refused while the shop has no GSTIN (its documents are receipts, not tax
+// invoices) and for a composition-scheme shop (which files GSTR-4, not GSTR-1).
+func (ds *Documents) GSTR1(ctx context.Context, month gstr.Month) (*gstr.Return, error) {
+	shop, err := LoadShop(ctx, ds.j)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case shop.GSTIN == "":
+		return nil, sentenceErr("GSTR-1 is filed under the shop's GSTIN, which is not set: set it with galla shop set --gstin (or in Settings), then export again.")
+	case shop.Composition:
+		return nil, sentenceErr("A shop under the composition scheme files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export.")
+	}
+	first, last := month.Days(ds.eng.Now().Location())
+	docs, err := ds.ExportDocuments(ctx, first, last)
+	if err != nil {
+		return nil, err
+	}
+	r, err := gstr.GSTR1(month, shop.GSTIN, docs)
+	if err != nil {
+		return nil, fmt.Errorf("pos: gstr1 %s: %w", month, err)
+	}
+	return r, nil
+}
+
+// WriteLinesCSV writes one row per line sold or returned on the days from to to
+// (gstr.WriteCSV), for the accountant.
+func (ds *Documents) WriteLinesCSV(ctx context.Context, from, to time.Time, w io.Writer) error {
+	docs, err := ds.ExportDocuments(ctx, from, to)
+	if err != nil {
+		return err
+	}
+	return gstr.WriteCSV(w, docs)
+}
+
+// paidTenders are the orders of the tenders that paid split sale id, for its
+// receipt.
+func (ds *Documents) paidTenders(ctx context.Context, id string) ([]Order, error) {
+	st, err := ds.eng.SaleStatus(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var out []Order
+	for _, tv := range st.Tenders {
+		if tv.Paid() {
+			out = append(out, *tv.Order)
+		}
+	}
+	return out, nil
 }
