@@ -10,13 +10,17 @@ import (
 	"galla/receipts"
 )
 
-// Till is the counter's use cases behind one type (DESIGN.md section 1): selling,
-// paying by each tender, authentication, reconciliation, refunds, printing
-// decisions, settings, discounts and their approval, staff, day close and pay on
-// the customer's phone. The window (ui) and the command line call the same
-// methods, so the same sale gives the same journal events from either front end.
-// Its methods are safe for concurrent use; those that may touch the network, the
-// journal or a printer take a context.
+// Till is the counter's use cases behind one value (DESIGN.md section 1). It
+// holds the till's services, one per capability, over one shared core: the
+// Drawer (shifts and cash), the Crew (staff and manager approvals), the Shelf
+// (catalog, cart pricing, held bills), the Setup (settings), the Customers and
+// the Documents (receipts, reports, exports). They are embedded, so that each
+// of their methods is the Till's too, and each is a field of its own
+// (till.Drawer). Checkout (sales, tenders, EMI, pending payments), returns and
+// the books are still the Till's own methods. The window (ui) and the command
+// line call the same methods, so the same sale gives the same journal events
+// from either front end. Its methods are safe for concurrent use; those that
+// may touch the network, the journal or a printer take a context.
 type Till struct {
 	*core
 	*Drawer
