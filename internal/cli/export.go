@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"galla/pos"
+	"galla/pos/gstr"
+)
+
+// cmdExport is galla export gstr1 --month YYYY-MM [--out FILE] (the month's
+// GSTR-1 JSON for the GST portal's offline tool) and galla export csv --from DAY
+// [--to DAY] [--out FILE] (one row per line sold or returned, for the
+// accountant). Without --out the export goes to standard output; with it, to
+// FILE whole or not at all.
+func cmdExport(c *cli, args []string) int {
+	fs := c.flagSet("galla export")
+	monthText := fs.String("month", "", "gstr1: the month, YYYY-MM")
+	fromText := fs.String("from", "", "csv: the first day, YYYY-MM-DD")
+	toText := fs.String("to", "", "csv: the last day, YYYY-MM-DD (default today)")
+	out := fs.String("out", "", "write the export to this file instead of standard output")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	usage := "Use " + commands()["export"].usage + "."
+	if len(rest) != 1 {
+		return c.fail(exitBadInput, "%s", usage)
+	}
+	var write func(ctx context.Context, t *terminal, w io.Writer) (string, error)
+	switch rest[0] {
+	case "gstr1":
+		if *fromText != "" || *toText != "" {
+			return c.fail(exitBadInput, "galla export gstr1 takes a --month, not --from or --to.")
+		}
+		if *monthText == "" {
+			return c.fail(exitBadInput, "Give the month of the GSTR-1 with --month YYYY-MM, for example --month %s.", time.Now().Format("2006-01"))
+		}
+		month, err := gstr.ParseMonth(*monthText)
+		if err != nil {
+			return c.fail(exitBadInput, "The month %q is not YYYY-MM (a month from 01 to 12); type it again.", *monthText)
+		}
+		write = func(ctx context.Context, t *terminal, w io.Writer) (string, error) {
+			r, err := t.GSTR1(ctx, month)
+			if err != nil {
+				return "", err
+			}
+			b, err := json.MarshalIndent(r, "", "  ")
+			if err != nil {
+				return "", fmt.Errorf("gstr1: %w", err)
+			}
+			_, err = w.Write(append(b, '\n'))
+			return fmt.Sprintf("The GSTR-1 of %s for GSTIN %s", month, r.GSTIN), err
+		}
+	case "csv":
+		if *monthText != "" {
+			return c.fail(exitBadInput, "galla export csv takes --from and --to, not --month.")
+		}
+		if *fromText == "" {
+			return c.fail(exitBadInput, "Give the first day of the export with --from YYYY-MM-DD (and the last with --to).")
+		}
+		from, err := exportDay(*fromText)
+		if err != nil {
+			return c.fail(exitBadInput, "%v; type it again.", err)
+		}
+		to := time.Now()
+		if *toText != "" {
+			if to, err = exportDay(*toText); err != nil {
+				return c.fail(exitBadInput, "%v; type it again.", err)
+			}
+		}
+		if pos.ToDay(from) > pos.ToDay(to) {
+			return c.fail(exitBadInput, "The first day (%s) is after the last day (%s); give --from before --to.", pos.ToDay(from), pos.ToDay(to))
+		}
+		write = func(ctx context.Context, t *terminal, w io.Writer) (string, error) {
+			err := t.WriteLinesCSV(ctx, from, to, w)
+			return fmt.Sprintf("The lines sold and returned from %s to %s", pos.ToDay(from), pos.ToDay(to)), err
+		}
+	default:
+		return c.fail(exitBadInput, "%q is not an export; %s", rest[0], usage)
+	}
+
+	// The file is checked before the journal is read, and written whole or not
+	// at all: a temporary file beside it, renamed over it once complete.
+	var tmp *os.File
+	if *out != "" {
+		if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+			return c.fail(exitBadInput, "%s is a folder; give --out a file name.", *out)
+		}
+		tmp, err = os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".*")
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return c.fail(exitBadInput, "The export cannot be written to %s (%v); choose another --out.", *out, err)
+		}
+		defer func() {
+			if tmp != nil {
+				_ = tmp.Close()
+				_ = os.Remove(tmp.Name())
+			}
+		}()
+	}
+	t, err := openTill(c)
+	if err != nil {
+		return c.failOpen(err)
+	}
+	defer t.close()
+	ctx, cancel := signalContext()
+	defer cancel()
+	var b bytes.Buffer
+	what, err := write(ctx, t, &b)
+	if err != nil {
+		var s pos.Sentencer
+		if errors.As(err, &s) {
+			return c.fail(exitBadInput, "%s", s.Sentence())
+		}
+		return c.fail(exitCannotWork, "The export could not be made (%v); nothing was written. Run \"galla journal verify\" and show this to the manager.", err)
+	}
+	if tmp == nil {
+		if _, err := c.stdout.Write(b.Bytes()); err != nil {
+			return c.fail(exitFailed, "The export could not be written to standard output (%v).", err)
+		}
+		return exitOK
+	}
+	if err := writeWhole(tmp, b.Bytes(), *out); err != nil {
+		return c.fail(exitFailed, "The export could not be written to %s (%v); nothing in the journal changed: free some space or choose another --out, and export again.", *out, err)
+	}
+	tmp = nil
+	fmt.Fprintf(c.stderr, "galla: %s is written to %s.\n", what, *out)
+	return exitOK
+}
+
+// exportDay reads a day written YYYY-MM-DD, in local time.
+func exportDay(s string) (time.Time, error) {
+	d, err := time.ParseInLocation(pos.DayLayout, s, time.Local)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("the day %q is not YYYY-MM-DD", s)
+	}
+	return d, nil
+}
+
+// writeWhole writes b to the temporary file f, syncs and closes it, and renames
+// it to path; on an error f is left for the caller to remove.
+func writeWhole(f *os.File, b []byte, path string) error {
+	if _, err := f.Write(b); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"galla/pos"
+	"galla/pos/journal"
+)
+
+// cmdJournal is galla journal verify | journal salvage DAMAGED_FILE [--backup FILE]
+// --out NEW_FILE | journal restore BACKUP (DESIGN.md section 4).
+func cmdJournal(c *cli, args []string) int {
+	fs := c.flagSet("galla journal")
+	backup := fs.String("backup", "", "salvage: a backup whose events are taken too")
+	out := fs.String("out", "", "salvage: the new journal file to write")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	usage := "Use galla journal verify, galla journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE, or galla journal restore BACKUP."
+	if len(rest) == 0 {
+		return c.fail(exitBadInput, "%s", usage)
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	path := filepath.Join(c.dataDir, journalFile)
+	key, err := journalKey(c, nil)
+	if err != nil {
+		return c.failOpen(err)
+	}
+	opts := journal.Options{ChainKey: key}
+	if rest[0] == "find" {
+		return c.journalFind(rest[1:])
+	}
+	switch {
+	case rest[0] == "verify" && len(rest) == 1:
+		rep, err := journal.VerifyFileWith(ctx, path, opts)
+		if err != nil {
+			return c.fail(journalCode(err), "%s", pos.Sentence(err))
+		}
+		fmt.Fprintf(c.stdout, "%s\t%d events\treceipt %d\tZ %d\tverified\n", rep.Path, rep.Events, rep.Numbers.Receipt, rep.Numbers.Z)
+		return exitOK
+	case rest[0] == "salvage" && len(rest) == 2:
+		if *out == "" {
+			return c.fail(exitBadInput, "Say where the salvaged journal goes with --out NEW_FILE (a file that does not exist yet).")
+		}
+		rep, err := journal.SalvageWith(ctx, rest[1], *backup, *out, opts)
+		if err != nil {
+			return c.fail(journalCode(err), "%s", pos.Sentence(err))
+		}
+		fmt.Fprintf(c.stdout, "%s\t%d events recovered (%d from the damaged file, %d only from the backup)\treceipt %d\tZ %d\n",
+			rep.Out, rep.Recovered, rep.FromDamaged, rep.FromBackup, rep.Numbers.Receipt, rep.Numbers.Z)
+		for _, l := range rep.Lost {
+			fmt.Fprintln(c.stdout, "lost\t"+l)
+		}
+		for _, o := range rep.Unresolved {
+			fmt.Fprintln(c.stdout, "open\t"+o)
+		}
+		fmt.Fprintf(c.stderr, "galla: The salvaged journal is %s. Move the damaged %s aside, put the new file in its place, then run \"galla reconcile\" to ask the payment service about the %d open orders.\n",
+			rep.Out, path, len(rep.Unresolved))
+		return exitOK
+	case rest[0] == "restore" && len(rest) == 2:
+		if err := journal.RestoreWith(ctx, rest[1], path, opts); err != nil {
+			return c.fail(journalCode(err), "%s", pos.Sentence(err))
+		}
+		fmt.Fprintf(c.stderr, "galla: %s is restored from %s; the file it replaced is kept beside it (%s.damaged-…). Sales after the backup are not in it: \"galla journal salvage\" brings them back from that file. Run \"galla reconcile\" next.\n",
+			path, rest[1], journalFile)
+		return exitOK
+	}
+	return c.fail(exitBadInput, "%s", usage)
+}
+
+// journalCode is the exit code of a journal command's error: bad input for a file
+// named that is not there (or, for --out, is there already), 5 for a journal that
+// cannot be worked with.
+func journalCode(err error) int {
+	if (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist)) && !errors.Is(err, journal.ErrMissing) {
+		return exitBadInput
+	}
+	return exitCannotWork
+}

@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"galla/gateway"
+	"galla/pos"
+)
+
+// cmdPay is galla pay MERCHANT_ORDER_ID [--otp CODE] [--wait DURATION]: pay again,
+// on the same order, a card or EMI sale whose payment verifiably failed (DESIGN.md
+// sections 3 and 6). The card is read from standard input as for galla checkout;
+// the output and the exit codes are checkout's.
+func cmdPay(c *cli, args []string) int {
+	fs := c.flagSet("galla pay")
+	otp := fs.String("otp", "", "the embedded sandbox's one-time password, to complete authentication at once")
+	wait := fs.Duration("wait", 5*time.Minute, "how long to poll the payment's status before it is left UNKNOWN")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(rest) != 1 {
+		return c.fail(exitBadInput, "Name one order: galla pay MERCHANT_ORDER_ID [--otp CODE] [--wait DURATION], with the card on standard input.")
+	}
+	if *wait <= 0 {
+		return c.fail(exitBadInput, "--wait must be a positive duration such as 5m.")
+	}
+	id := rest[0]
+	card, code := c.cardFromStdin()
+	if card == nil {
+		return code
+	}
+	defer card.Zero()
+	t, err := openTill(c)
+	if err != nil {
+		return c.failOpen(err)
+	}
+	defer t.close()
+	ctx, cancel := signalContext()
+	defer cancel()
+	o, err := t.PayAgainOrder(ctx, id)
+	switch {
+	case errors.Is(err, pos.ErrOrderNotFound), errors.Is(err, pos.ErrNotPayableAgain):
+		return c.fail(exitBadInput, "%s", pos.Sentence(err))
+	case err != nil:
+		return c.fail(exitFailed, "%s", pos.Sentence(err))
+	}
+	req := pos.PayRequest{OrderID: o.ID, Tender: o.Tender, Card: card, OTP: *otp, Unattended: true, Wait: *wait,
+		Cashier: "command line"}
+	res, err := t.Pay(ctx, req, c.payProgress(t.Live()))
+	if err != nil {
+		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
+	}
+	return c.printCheckout(res, t.Terminal())
+}
+
+// splitFlags are the flags of galla checkout a split sale uses.
+type splitFlags struct {
+	cash        pos.Paise // tendered for the cash tender; 0: exact
+	issuer, otp string
+	tenure      int
+	wait        time.Duration
+	cashier     string     // the signed-in member who sells
+	buyer       *pos.Buyer // who the invoice names; nil: none
+	// overridePIN is --override-imei's manager PIN: the sale's phones go
+	// without the store's reservation when the store cannot be asked.
+	overridePIN string
+}
+
+// checkTenderSum refuses tenders whose amounts cannot pay total: more than the
+// total, or (all with amounts) not adding up to it.
+func (c *cli) checkTenderSum(tenders []tenderArg, total pos.Paise) (int, bool) {
+	var sum pos.Paise
+	rest := false
+	for _, ta := range tenders {
+		sum += ta.Amount
+		rest = rest || ta.Amount == 0
+	}
+	switch {
+	case rest && sum >= total:
+		return c.fail(exitBadInput, "The tenders with amounts add up to %s, which leaves nothing for the one without; the sale is %s.", sum, total), false
+	case !rest && sum != total:
+		return c.fail(exitBadInput, "The tenders add up to %s but the sale is %s; give one tender no amount and it takes the rest.", sum, total), false
+	}
+	return 0, true
+}
+
+// splitCheckout takes a sale paid by several tenders (DESIGN.md section 2, Split
+// tender): the sale is journaled, then each tender in the order given, each card
+// or EMI tender its own order at the service. A tender that fails leaves the sale
+// open with what was paid, for the terminal to finish or void.
+func (c *cli) splitCheckout(ctx context.Context, t *terminal, lines []pos.CartLine, units []pos.UnitIMEI, tenders []tenderArg, card *gateway.Card, f splitFlags) int {
+	st, err := t.OpenSplit(ctx, pos.PayRequest{Lines: lines, IMEIs: units, Cashier: f.cashier, Buyer: f.buyer, OverrideIMEIPIN: f.overridePIN})
+	if err != nil {
+		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
+	}
+	id := st.Sale.ID
+	var last pos.PayOutcome
+	for _, ta := range tenders {
+		req := pos.PayRequest{Sale: id, Tender: ta.Kind, Amount: ta.Amount, NoteNo: ta.NoteNo, Cashier: f.cashier,
+			OTP: f.otp, Unattended: true, Wait: f.wait}
+		switch ta.Kind {
+		case pos.TenderCash:
+			req.Tendered = f.cash
+		case pos.TenderCard, pos.TenderEMI:
+			req.Card = card
+			if ta.Kind == pos.TenderEMI {
+				plan, oerr := t.FindSaleOffer(ctx, id, ta.Amount, f.issuer, f.tenure)
+				if oerr != nil {
+					return c.splitStopped(ctx, t, id, oerr)
+				}
+				req.Offer = &plan
+			}
+		}
+		res, err := t.Pay(ctx, req, c.payProgress(t.Live()))
+		if err != nil {
+			return c.splitStopped(ctx, t, id, err)
+		}
+		last = res
+		if res.State != pos.StatePaid {
+			break
+		}
+	}
+	return c.printSplit(ctx, t, id, last)
+}
+
+// splitStopped reports a tender refused before any money moved for it: the
+// sale stays open with the tenders already paid.
+func (c *cli) splitStopped(ctx context.Context, t *terminal, id string, err error) int {
+	code := checkoutErrorCode(err)
+	if st, serr := t.SaleStatus(ctx, id); serr == nil && st.Paid > 0 {
+		c.printSplitJSON(st, t.Terminal(), "OPEN", "")
+		return c.fail(code, "%s The sale %s stays open with %s paid: finish it or void it in the terminal.", pos.Sentence(err), id, st.Paid)
+	}
+	return c.fail(code, "%s", pos.Sentence(err))
+}
+
+// printSplit prints a split sale's answer and returns the exit code: 0 when
+// paid in full, 1 when the last tender failed, 3 when its outcome is unknown.
+func (c *cli) printSplit(ctx context.Context, t *terminal, id string, last pos.PayOutcome) int {
+	st, err := t.SaleStatus(ctx, id)
+	if err != nil {
+		return c.fail(exitFailed, "%s", pos.Sentence(err))
+	}
+	switch {
+	case st.Complete():
+		c.printSplitJSON(st, t.Terminal(), "PAID", "")
+		return exitOK
+	case last.State == pos.StateFailed:
+		c.printSplitJSON(st, t.Terminal(), "FAILED", last.Reason)
+		return c.fail(exitFailed, "The %s payment failed (%s); the sale %s stays open with %s paid: take the rest in the terminal, or void the sale there.",
+			tenderNoun(last.Order), strings.TrimSuffix(last.Reason, "."), id, st.Paid)
+	default:
+		c.printSplitJSON(st, t.Terminal(), "UNKNOWN", last.Reason)
+		return c.fail(exitUnknown, "The outcome of the %s payment is not known yet; do not charge again — run \"galla reconcile\" to resolve it. The sale %s stays open.", tenderNoun(last.Order), id)
+	}
+}
+
+func tenderNoun(o *pos.Order) string {
+	if o == nil {
+		return "last"
+	}
+	return string(o.Tender)
+}
+
+// printSplitJSON prints checkout's answer for a split sale.
+func (c *cli) printSplitJSON(st *pos.SaleStatus, terminal, status, reason string) {
+	s := st.Sale
+	out := checkoutOutput{MerchantOrderID: s.ID, Status: status, Verified: s.Verified, Amount: s.Amount, ReceiptNo: max(s.DocNo, s.ReceiptNo), Reason: reason,
+		Tenders: []tenderOutput{}}
+	if s.DocNo > 0 || s.ReceiptNo > 0 {
+		out.InvoiceNo = s.Number(terminal)
+		out.DocumentNo = out.InvoiceNo
+	}
+	for _, tv := range st.Tenders {
+		to := tenderOutput{Kind: tv.Kind, Amount: tv.Amount, Status: "NOT_STARTED", MerchantOrderID: tv.OrderID}
+		if tv.Order != nil {
+			to = tenderOf(tv.Order)
+			to.Amount = tv.Amount
+		}
+		out.Change += to.Change
+		if to.Kind == pos.TenderCard || to.Kind == pos.TenderEMI {
+			out.ServiceOrderID, out.PaymentID, out.Gateway = tv.Order.ServiceOrderID, to.PaymentID, tv.Order.Gateway
+		}
+		out.Tenders = append(out.Tenders, to)
+	}
+	b, _ := json.Marshal(out)
+	fmt.Fprintln(c.stdout, string(b))
+}
+
+// tenderOf is one tender's part of checkout's answer.
+func tenderOf(o *pos.Order) tenderOutput {
+	to := tenderOutput{Kind: o.Tender, Amount: o.Amount, Status: string(o.State), Verified: o.Verified, MerchantOrderID: o.ID,
+		PaymentID: o.PaymentID, Change: o.Change, ConfirmedBy: o.ConfirmedBy, NoteNo: o.NoteNo}
+	if to.PaymentID == "" {
+		if a := o.LastAttempt(); a != nil {
+			to.PaymentID = a.PaymentID
+		}
+	}
+	return to
+}
+
+// upperFirst capitalises the first letter of a sentence.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

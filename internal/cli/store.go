@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"galla/store"
+	"galla/store/web"
+)
+
+// cmdStore is galla store init|serve|enrol-code|alarms|unblock: the store server
+// of a store with several counters (DESIGN.md section 11, docs/adr/0004).
+func cmdStore(c *cli, args []string) int {
+	if len(args) == 0 {
+		return c.fail(exitBadInput, "Use %s.", commands()["store"].usage)
+	}
+	sub, args := args[0], args[1:]
+	fs := c.flagSet("galla store " + sub)
+	db := fs.String("db", c.getenv("GALLA_STORE_DB"), "the PostgreSQL database: postgres://USER:PASSWORD@HOST/DB (or GALLA_STORE_DB)")
+	var listen, hosts, by *string
+	switch sub {
+	case "init":
+		hosts = fs.String("host", "", "the names and addresses the counters reach the server by, comma-separated (the certificate lists them)")
+	case "serve":
+		listen = fs.String("listen", ":8443", "the address to serve HTTPS on")
+	case "unblock":
+		by = fs.String("by", "", "the manager who looked at the alarms")
+	case "enrol-code", "alarms":
+	default:
+		if run, ok := storePagesCommands[sub]; ok {
+			return run(c, args)
+		}
+		return c.fail(exitBadInput, "%q is not a store command. Use %s.", sub, commands()["store"].usage)
+	}
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitBadInput
+	}
+	if *db == "" {
+		return c.fail(exitBadInput, "Name the store's PostgreSQL database with --db postgres://USER:PASSWORD@HOST/DB (or GALLA_STORE_DB).")
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	d, err := store.Open(ctx, *db)
+	if err != nil {
+		return c.storeFail(err)
+	}
+	defer d.Close()
+	switch sub {
+	case "init":
+		return c.storeInit(ctx, d, *hosts, rest)
+	case "serve":
+		return c.storeServe(ctx, d, *listen, rest)
+	case "enrol-code":
+		return c.storeEnrolCode(ctx, d, rest)
+	case "alarms":
+		return c.storeAlarms(ctx, d, rest)
+	default:
+		return c.storeUnblock(ctx, d, *by, rest)
+	}
+}
+
+// storeFail says what went wrong with the store's database.
+func (c *cli) storeFail(err error) int {
+	switch {
+	case errors.Is(err, store.ErrUnavailable):
+		return c.fail(exitCannotWork, "The store's database cannot be reached (%v): check that PostgreSQL runs and the --db address, user and password.", err)
+	case errors.Is(err, store.ErrURL):
+		return c.fail(exitBadInput, "%s.", strings.TrimPrefix(err.Error(), "store: "))
+	case errors.Is(err, store.ErrSchema), errors.Is(err, store.ErrNoCertificate):
+		return c.fail(exitCannotWork, "%s.", strings.TrimPrefix(err.Error(), "store: "))
+	}
+	return c.fail(exitFailed, "%v.", err)
+}
+
+func (c *cli) storeInit(ctx context.Context, d *store.DB, hosts string, rest []string) int {
+	if len(rest) != 0 {
+		return c.fail(exitBadInput, "Use %s.", commands()["store"].usage)
+	}
+	applied, err := d.Migrate(ctx)
+	if err != nil {
+		return c.storeFail(err)
+	}
+	names := strings.Split(hosts, ",")
+	if hosts == "" {
+		names = localNames()
+	}
+	fp, created, err := d.InitCertificate(ctx, names)
+	if err != nil {
+		return c.storeFail(err)
+	}
+	if len(applied) > 0 {
+		fmt.Fprintf(c.stderr, "galla: the store's schema is at version %d (applied now: %v).\n", store.SchemaVersion(), applied)
+	} else {
+		fmt.Fprintf(c.stderr, "galla: the store's schema was at version %d already.\n", store.SchemaVersion())
+	}
+	if created {
+		fmt.Fprintln(c.stderr, "galla: made the store's certificate; enrol each counter with this fingerprint:")
+	} else {
+		fmt.Fprintln(c.stderr, "galla: the store's certificate was made before; its fingerprint:")
+	}
+	fmt.Fprintln(c.stdout, fp)
+	return exitOK
+}
+
+// localNames are the host name and the addresses of this computer, for the
+// certificate.
+func localNames() []string {
+	var out []string
+	if h, err := os.Hostname(); err == nil {
+		out = append(out, h)
+	}
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && !ipn.IP.IsLoopback() && !ipn.IP.IsLinkLocalUnicast() {
+				out = append(out, ipn.IP.String())
+			}
+		}
+	}
+	return out
+}
+
+func (c *cli) storeServe(ctx context.Context, d *store.DB, listen string, rest []string) int {
+	if len(rest) != 0 {
+		return c.fail(exitBadInput, "Use %s.", commands()["store"].usage)
+	}
+	if err := d.CheckSchema(ctx); err != nil {
+		return c.storeFail(err)
+	}
+	_, fp, err := d.TLSCertificate(ctx)
+	if err != nil {
+		return c.storeFail(err)
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return c.fail(exitCannotWork, "The store server cannot listen on %s (%v): is another program using the port? Choose one with --listen.", listen, err)
+	}
+	log := slog.New(slog.NewTextHandler(c.stderr, nil))
+	fmt.Fprintf(c.stdout, "serving https://%s (fingerprint %s)\n", ln.Addr(), fp)
+	if err := store.NewServer(d, log, store.WithManagerPages(web.New(d, log))).Serve(ctx, ln); err != nil {
+		return c.storeFail(err)
+	}
+	return exitOK
+}
+
+func (c *cli) storeEnrolCode(ctx context.Context, d *store.DB, rest []string) int {
+	if len(rest) != 1 {
+		return c.fail(exitBadInput, "Name the terminal: galla store enrol-code TERMINAL_ID --db URL (for example T2).")
+	}
+	if err := d.CheckSchema(ctx); err != nil {
+		return c.storeFail(err)
+	}
+	code, expires, err := d.EnrolCode(ctx, rest[0])
+	if errors.Is(err, store.ErrTerminalID) {
+		return c.fail(exitBadInput, "%s.", strings.TrimPrefix(err.Error(), "store: "))
+	}
+	if err != nil {
+		return c.storeFail(err)
+	}
+	fmt.Fprintln(c.stdout, code)
+	fmt.Fprintf(c.stderr, "galla: the code enrols terminal %s once, until %s: on that counter run galla enrol https://THIS-SERVER:8443 %s --fingerprint FINGERPRINT\n",
+		rest[0], expires.Local().Format("2 Jan 2006 15:04"), code)
+	return exitOK
+}
+
+func (c *cli) storeAlarms(ctx context.Context, d *store.DB, rest []string) int {
+	if len(rest) != 0 {
+		return c.fail(exitBadInput, "Use %s.", commands()["store"].usage)
+	}
+	alarms, err := d.Alarms(ctx, true)
+	if err != nil {
+		return c.storeFail(err)
+	}
+	for _, a := range alarms {
+		fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%d\t%d\t%s\n", a.RaisedAt.Local().Format(time.DateTime), orDash(a.Terminal), a.Kind, a.Seq, a.Repeats, a.Detail)
+	}
+	if len(alarms) == 0 {
+		fmt.Fprintln(c.stderr, "galla: no open alarms.")
+	}
+	return exitOK
+}
+
+func (c *cli) storeUnblock(ctx context.Context, d *store.DB, by string, rest []string) int {
+	if len(rest) != 1 || by == "" {
+		return c.fail(exitBadInput, "Use galla store unblock TERMINAL_ID --by MANAGER --db URL, once the terminal's alarms are looked at.")
+	}
+	if err := d.Unblock(ctx, rest[0], by); err != nil {
+		return c.storeFail(err)
+	}
+	fmt.Fprintf(c.stderr, "galla: terminal %s's events are taken again; its alarms are cleared by %s.\n", rest[0], by)
+	return exitOK
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

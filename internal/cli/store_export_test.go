@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"galla/pos"
+	"galla/pos/gstr"
+	"galla/store"
+)
+
+func TestStoreExportCommand(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	dir := t.TempDir()
+	code, _, errOut := tillRun(t, dir, "", nil, "store", "init", "--db", db, "--host", "till-server.local")
+	require.Equal(t, exitOK, code, errOut)
+
+	code, _, errOut = tillRun(t, dir, "", nil, "store", "export", "gstr1", "--month", "2026-11", "--db", db)
+	assert.Equal(t, exitBadInput, code)
+	assert.Equal(t, "galla: GSTR-1 is filed under the store's GSTIN, which is not known: set it on a counter (galla shop set --gstin, or Settings) and let the counter sync, then export again.\n", errOut)
+	code, _, errOut = tillRun(t, dir, "", nil, "store", "export", "gstr1", "--month", "11-2026", "--db", db)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, `The month "11-2026" is not YYYY-MM`)
+	code, _, errOut = tillRun(t, dir, "", nil, "store", "export", "gstr3b", "--month", "2026-11", "--db", db)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "Use galla store export gstr1|csv")
+
+	d, err := store.Open(t.Context(), db)
+	require.NoError(t, err)
+	defer d.Close()
+	_, err = d.PublishShop(t.Context(), pos.Shop{Name: "Galla Mobiles", Address: []string{"Pune"}, GSTIN: "27AAPFU0939F1ZV", State: "27"}, "Meera")
+	require.NoError(t, err)
+	out := filepath.Join(dir, "gstr1.json")
+	code, _, errOut = tillRun(t, dir, "", nil, "store", "export", "gstr1", "--month", "2026-11", "--db", db, "--out", out)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, "galla: The store's GSTR-1 of 2026-11 for GSTIN 27AAPFU0939F1ZV is written to "+out+".\n", errOut)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"gstin": "27AAPFU0939F1ZV"`)
+	assert.Contains(t, string(b), `"fp": "112026"`)
+
+	code, csv, errOut := tillRun(t, dir, "", nil, "store", "export", "csv", "--month", "2026-11", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, strings.Join(gstr.CSVHeader, ",")+"\n", csv, "no sale yet: the header only")
+}

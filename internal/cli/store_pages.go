@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"galla/pos"
+	"galla/pos/gstr"
+	"galla/store"
+	"galla/store/web"
+)
+
+// storePagesUsage is the usage of the store commands of this file.
+const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store z --day YYYY-MM-DD --by MANAGER --db URL | store catalog import FILE --by MANAGER --db URL | store export gstr1|csv --month YYYY-MM --db URL [--out FILE] | " + storeStaffUsage
+
+// storePagesCommands are the "galla store" sub-commands of the projections,
+// the manager's pages and the store's day; cmdStore hands them on.
+var storePagesCommands = map[string]func(c *cli, args []string) int{
+	"rebuild": cmdStoreRebuild,
+	"manager": cmdStoreManager,
+	"z":       cmdStoreZ,
+	"catalog": cmdStoreCatalog,
+	"export":  cmdStoreExport,
+	"staff":   cmdStoreStaff,
+}
+
+// cmdStoreExport is galla store export gstr1|csv --month YYYY-MM [--out FILE]:
+// the store's GSTR-1 of a month (every counter's documents under the store's
+// GSTIN), or one row per line every counter sold or returned in it.
+func cmdStoreExport(c *cli, args []string) int {
+	var monthText, out *string
+	ctx, done, d, rest, code := c.openStore("export", args, func(fs *flag.FlagSet) {
+		monthText = fs.String("month", "", "the month, YYYY-MM")
+		out = fs.String("out", "", "write the export to this file instead of standard output")
+	})
+	if code >= 0 {
+		return code
+	}
+	defer done()
+	if len(rest) != 1 || (rest[0] != "gstr1" && rest[0] != "csv") {
+		return c.fail(exitBadInput, "Use galla store export gstr1|csv --month YYYY-MM --db URL [--out FILE].")
+	}
+	if *monthText == "" {
+		return c.fail(exitBadInput, "Give the month with --month YYYY-MM, for example --month %s.", time.Now().Format("2006-01"))
+	}
+	month, err := gstr.ParseMonth(*monthText)
+	if err != nil {
+		return c.fail(exitBadInput, "The month %q is not YYYY-MM (a month from 01 to 12); type it again.", *monthText)
+	}
+	var tmp *os.File
+	if *out != "" {
+		if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+			return c.fail(exitBadInput, "%s is a folder; give --out a file name.", *out)
+		}
+		if tmp, err = os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".*"); err != nil {
+			return c.fail(exitBadInput, "The export cannot be written to %s (%v); choose another --out.", *out, err)
+		}
+		defer func() {
+			if tmp != nil {
+				_ = tmp.Close()
+				_ = os.Remove(tmp.Name())
+			}
+		}()
+	}
+	var b bytes.Buffer
+	what := fmt.Sprintf("The lines every counter sold and returned in %s", month)
+	if rest[0] == "gstr1" {
+		r, err := d.GSTR1(ctx, month, time.Local)
+		if errors.Is(err, store.ErrNoGSTIN) || errors.Is(err, store.ErrComposition) {
+			return c.fail(exitBadInput, "%s.", strings.ToUpper(err.Error()[:1])+err.Error()[1:])
+		}
+		if err != nil {
+			return c.storeFail(err)
+		}
+		j, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return c.storeFail(err)
+		}
+		b.Write(append(j, '\n'))
+		what = fmt.Sprintf("The store's GSTR-1 of %s for GSTIN %s", month, r.GSTIN)
+	} else if err := d.WriteMonthCSV(ctx, month, time.Local, &b); err != nil {
+		return c.storeFail(err)
+	}
+	if tmp == nil {
+		if _, err := c.stdout.Write(b.Bytes()); err != nil {
+			return c.fail(exitFailed, "The export could not be written to standard output (%v).", err)
+		}
+		return exitOK
+	}
+	if err := writeWhole(tmp, b.Bytes(), *out); err != nil {
+		return c.fail(exitFailed, "The export could not be written to %s (%v); nothing in the store changed: free some space or choose another --out, and export again.", *out, err)
+	}
+	tmp = nil
+	fmt.Fprintf(c.stderr, "galla: %s is written to %s.\n", what, *out)
+	return exitOK
+}
+
+// openStore parses the --db flag (and extra flags) and opens the database
+// at the program's schema.
+func (c *cli) openStore(name string, args []string, extra func(fs *flag.FlagSet)) (context.Context, func(), *store.DB, []string, int) {
+	fs := c.flagSet("galla store " + name)
+	db := fs.String("db", c.getenv("GALLA_STORE_DB"), "the PostgreSQL database: postgres://USER:PASSWORD@HOST/DB (or GALLA_STORE_DB)")
+	if extra != nil {
+		extra(fs)
+	}
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil, nil, nil, exitOK
+		}
+		return nil, nil, nil, nil, exitBadInput
+	}
+	if *db == "" {
+		return nil, nil, nil, nil, c.fail(exitBadInput, "Name the store's PostgreSQL database with --db postgres://USER:PASSWORD@HOST/DB (or GALLA_STORE_DB).")
+	}
+	ctx, cancel := signalContext()
+	d, err := store.Open(ctx, *db)
+	if err == nil {
+		err = d.CheckSchema(ctx)
+		if err != nil {
+			d.Close()
+		}
+	}
+	if err != nil {
+		cancel()
+		return nil, nil, nil, nil, c.storeFail(err)
+	}
+	return ctx, func() { d.Close(); cancel() }, d, rest, -1
+}
+
+func cmdStoreRebuild(c *cli, args []string) int {
+	ctx, done, d, rest, code := c.openStore("rebuild", args, nil)
+	if code >= 0 {
+		return code
+	}
+	defer done()
+	if len(rest) != 0 {
+		return c.fail(exitBadInput, "Use %s.", storePagesUsage)
+	}
+	st, err := d.Rebuild(ctx)
+	if err != nil {
+		return c.storeFail(err)
+	}
+	fmt.Fprintf(c.stdout, "Rebuilt the store's projections from %d events of %d counters: %d orders.\n", st.Events, st.Terminals, st.Orders)
+	return exitOK
+}
+
+func cmdStoreManager(c *cli, args []string) int {
+	if len(args) == 0 || args[0] != "add" {
+		return c.fail(exitBadInput, "Use %s.", storePagesUsage)
+	}
+	ctx, done, d, rest, code := c.openStore("manager add", args[1:], nil)
+	if code >= 0 {
+		return code
+	}
+	defer done()
+	if len(rest) != 1 {
+		return c.fail(exitBadInput, "Name one manager: galla store manager add NAME --db URL, with the PIN on the standard input.")
+	}
+	name := rest[0]
+	in := bufio.NewScanner(c.stdin)
+	var lines []string
+	for len(lines) < 2 && in.Scan() {
+		lines = append(lines, strings.TrimSpace(in.Text()))
+	}
+	switch {
+	case len(lines) == 0 || lines[0] == "":
+		return c.fail(exitBadInput, "Type the manager's PIN (6 to 8 digits) on the standard input, on a line of its own, twice to confirm.")
+	case len(lines) == 2 && lines[1] != lines[0]:
+		return c.fail(exitBadInput, "The two PINs differ: nothing was changed; type the same PIN twice.")
+	}
+	created, err := web.AddManager(ctx, d, name, lines[0])
+	switch {
+	case errors.Is(err, web.ErrBadName), errors.Is(err, web.ErrBadPIN):
+		return c.fail(exitBadInput, "%s: nothing was changed.", strings.ToUpper(err.Error()[:1])+err.Error()[1:])
+	case err != nil:
+		return c.storeFail(err)
+	case created:
+		fmt.Fprintf(c.stdout, "Manager %s can sign in to the manager's pages (https://SERVER/manager/).\n", strings.TrimSpace(name))
+	default:
+		fmt.Fprintf(c.stdout, "Manager %s has a new PIN; their sessions stay, a lockout is lifted.\n", strings.TrimSpace(name))
+	}
+	return exitOK
+}
+
+func cmdStoreZ(c *cli, args []string) int {
+	var day, by *string
+	ctx, done, d, rest, code := c.openStore("z", args, func(fs *flag.FlagSet) {
+		day = fs.String("day", "", "the day to close, YYYY-MM-DD")
+		by = fs.String("by", "", "the manager who closes the store's day")
+	})
+	if code >= 0 {
+		return code
+	}
+	defer done()
+	if len(rest) != 0 || *day == "" || strings.TrimSpace(*by) == "" {
+		return c.fail(exitBadInput, "Name the day and the manager: galla store z --day YYYY-MM-DD --by MANAGER --db URL.")
+	}
+	z, err := d.CloseStoreDay(ctx, *day, strings.TrimSpace(*by))
+	if errors.Is(err, store.ErrStoreZRefused) {
+		return c.fail(exitFailed, "The store's day was not closed: %s.", err)
+	}
+	if err != nil {
+		return c.storeFail(err)
+	}
+	fmt.Fprintf(c.stdout, "Store Z of %s, closed by %s: the sum of %d counters' Z reports.\n", z.Day, z.ClosedBy, len(z.Counters))
+	for _, t := range z.Counters {
+		fmt.Fprintf(c.stdout, "  %-8s Z %-4d gross %14s  refunds %12s  net %14s  GST %12s  cash %12s\n", t.Terminal, t.ZNo,
+			t.GrossSales, t.Refunded, t.NetSales, t.Tax, t.CashExpected)
+	}
+	fmt.Fprintf(c.stdout, "  %-8s        gross %14s  refunds %12s  net %14s  GST %12s  cash %12s\n", "store",
+		z.GrossSales, z.Refunded, z.NetSales, z.Tax, pos.Paise(z.CashExpected))
+	return exitOK
+}
+
+func cmdStoreCatalog(c *cli, args []string) int {
+	if len(args) == 0 || args[0] != "import" {
+		return c.fail(exitBadInput, "Use %s.", storePagesUsage)
+	}
+	var by *string
+	ctx, done, d, rest, code := c.openStore("catalog import", args[1:], func(fs *flag.FlagSet) {
+		by = fs.String("by", "", "the manager who publishes the catalog")
+	})
+	if code >= 0 {
+		return code
+	}
+	defer done()
+	if len(rest) != 1 || strings.TrimSpace(*by) == "" {
+		return c.fail(exitBadInput, "Name the file and the manager: galla store catalog import FILE --by MANAGER --db URL.")
+	}
+	f, err := os.Open(rest[0])
+	if err != nil {
+		return c.fail(exitBadInput, "The catalog file cannot be read (%v): check its name.", err)
+	}
+	defer f.Close()
+	v, n, err := d.PublishCatalog(ctx, f, strings.EqualFold(filepath.Ext(rest[0]), ".json"), strings.TrimSpace(*by))
+	if errors.Is(err, pos.ErrBadCatalog) {
+		return c.fail(exitBadInput, "The catalog was not published; the counters keep the one they have. %s", pos.Sentence(err))
+	}
+	if err != nil {
+		return c.storeFail(err)
+	}
+	fmt.Fprintf(c.stdout, "Published the store's catalog of %d products as version %d: every counter receives it at its next sync.\n", n, v)
+	return exitOK
+}

@@ -1,0 +1,337 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"galla/internal/config"
+	"galla/store"
+	"galla/store/pgtest"
+)
+
+// pg is the PostgreSQL cluster of the store commands' tests, started by the
+// first test that needs it.
+var pg pgtest.Lazy
+
+// lockedBuffer is a buffer written by a command running in a goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// serveStore runs galla store serve in a goroutine and returns its address
+// and a function that stops it with Ctrl-C and returns its exit code.
+func serveStore(t *testing.T, db string) (string, func() int) {
+	t.Helper()
+	var out, errOut lockedBuffer
+	c := &cli{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }, dataDir: t.TempDir()}
+	done := make(chan int, 1)
+	go func() { done <- c.main([]string{"store", "serve", "--db", db, "--listen", "127.0.0.1:0"}) }()
+	re := regexp.MustCompile(`serving (https://[0-9.:]+) \(fingerprint ([0-9a-f]{64})\)`)
+	var addr string
+	require.Eventually(t, func() bool {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			addr = m[1]
+			return true
+		}
+		return false
+	}, 20*time.Second, 20*time.Millisecond, "serve printed %q %q", out.String(), errOut.String())
+	stopped := false
+	stop := func() int {
+		if stopped {
+			return exitOK
+		}
+		stopped = true
+		require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGINT))
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(20 * time.Second):
+			t.Fatal("galla store serve did not stop on Ctrl-C")
+			return -1
+		}
+	}
+	t.Cleanup(func() { stop() })
+	return addr, stop
+}
+
+func TestStoreCommandsEnrolAndSync(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	dir := t.TempDir()
+
+	// Before init the server refuses to start, with the command to run.
+	code, _, errOut := tillRun(t, dir, "", nil, "store", "serve", "--db", db, "--listen", "127.0.0.1:0")
+	assert.Equal(t, exitCannotWork, code)
+	assert.Contains(t, errOut, `run "galla store init --db URL" first`)
+
+	code, out, errOut := tillRun(t, dir, "", nil, "store", "init", "--db", db, "--host", "till-server.local")
+	require.Equal(t, exitOK, code, errOut)
+	fp := strings.TrimSpace(out)
+	assert.Regexp(t, `^[0-9a-f]{64}$`, fp)
+	assert.Contains(t, errOut, fmt.Sprintf("schema is at version %d", store.SchemaVersion()))
+	code, out, errOut = tillRun(t, dir, "", nil, "store", "init", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, fp, strings.TrimSpace(out), "init again keeps the certificate")
+	assert.Contains(t, errOut, fmt.Sprintf("was at version %d already", store.SchemaVersion()))
+
+	code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", "T2", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	enrolCode := strings.TrimSpace(out)
+	assert.Regexp(t, `^[A-Z2-7]{4}(-[A-Z2-7]{4}){3}$`, enrolCode)
+	assert.Contains(t, errOut, "galla enrol https://")
+
+	addr, stop := serveStore(t, db)
+
+	// A counter with two cash sales enrols and syncs.
+	counter := t.TempDir()
+	for range 2 {
+		code, _, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+		require.Equal(t, exitOK, code, errOut)
+	}
+	code, _, errOut = tillRun(t, counter, "", nil, "sync")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "not enrolled at a store server")
+
+	code, _, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", strings.Repeat("ab", 32))
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, errOut, "not the one pinned")
+
+	code, out, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", strings.ToUpper(fp))
+	require.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, "enrolled as terminal T2 at "+addr+"\n", out)
+	assert.Contains(t, errOut, "named T2 on its documents")
+	cfgRaw, err := os.ReadFile(filepath.Join(counter, config.File))
+	require.NoError(t, err)
+	var cfg config.Config
+	require.NoError(t, json.Unmarshal(cfgRaw, &cfg))
+	assert.Equal(t, config.StoreServer{URL: addr, Fingerprint: fp, TerminalID: "T2"}, cfg.Store)
+	assert.NotContains(t, string(cfgRaw), "credential")
+	secrets, err := os.ReadFile(filepath.Join(counter, config.SecretsFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(secrets), config.SecretStoreCredential)
+
+	code, out, errOut = tillRun(t, counter, "", nil, "sync", "--pending")
+	require.Equal(t, exitOK, code, errOut)
+	last := lastSeqOf(t, counter)
+	assert.Equal(t, "store "+addr+", terminal T2: "+events(last)+" waiting (the journal ends at event "+itoa(last)+")\n", out)
+
+	code, out, errOut = tillRun(t, counter, "", nil, "sync")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "sent "+events(last)+"; the store holds events 1 to "+itoa(last)+"\n")
+	assert.Equal(t, last, heldBy(t, db, "T2"))
+
+	code, out, errOut = tillRun(t, counter, "", nil, "sync")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, ": 0 events waiting")
+	assert.Contains(t, out, "sent 0 events")
+
+	// The server stops: the next sale waits, and sync says so.
+	require.Equal(t, exitOK, stop())
+	code, _, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut, "the counter keeps selling without the store server")
+	code, _, errOut = tillRun(t, counter, "", nil, "sync")
+	assert.Equal(t, exitFailed, code)
+	waiting := lastSeqOf(t, counter) - last
+	assert.Equal(t, "galla: The store server at "+addr+" cannot be reached: "+events(waiting)+" wait in the journal and go up at the next sync; the counter keeps selling.\n", errOut)
+	assert.Equal(t, last, heldBy(t, db, "T2"))
+
+	// While the window holds the journal, galla sync says the window syncs.
+	f, err := os.OpenFile(filepath.Join(counter, journalFile), os.O_RDWR, 0)
+	require.NoError(t, err)
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+	code, _, errOut = tillRun(t, counter, "", nil, "sync")
+	require.NoError(t, f.Close())
+	assert.Equal(t, exitCannotWork, code)
+	assert.Equal(t, "galla: The terminal's window is open: it sends the events to the store itself, and its status bar shows how many wait.\n", errOut)
+
+	// Enrolling while the server is down says so; the code is not spent.
+	code, _, errOut = tillRun(t, t.TempDir(), "", nil, "enrol", addr, enrolCode, "--fingerprint", fp)
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, errOut, "cannot be reached")
+	assert.Contains(t, errOut, "the code stays valid")
+}
+
+func TestStoreCommandsBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"store"}, exitBadInput, "use galla store init"},
+		{[]string{"store", "launch"}, exitBadInput, `"launch" is not a store command`},
+		{[]string{"store", "init"}, exitBadInput, "--db postgres://"},
+		{[]string{"store", "init", "--db", "postgres://postgres@/x?host=/nonexistent-galla&connect_timeout=1"}, exitCannotWork, "cannot be reached"},
+		{[]string{"store", "init", "--db", "postgres://%zz"}, exitBadInput, "not valid"},
+		{[]string{"store", "enrol-code", "--db", "postgres://postgres@/x?host=/nonexistent-galla&connect_timeout=1"}, exitCannotWork, "cannot be reached"},
+		{[]string{"enrol", "https://store:8443", "CODE"}, exitBadInput, "use galla enrol store_url code"},
+		{[]string{"enrol", "https://store:8443", "CODE", "--fingerprint", "12:34"}, exitBadInput, "64 hex digits"},
+		{[]string{"enrol", "http://store:8443", "CODE", "--fingerprint", strings.Repeat("ab", 32)}, exitFailed, "must be https://"},
+		{[]string{"sync", "extra"}, exitBadInput, "use galla sync"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := tillRun(t, t.TempDir(), "", nil, tc.args...)
+			assert.Equal(t, tc.code, code, errOut)
+			assert.Empty(t, out)
+			assert.Contains(t, strings.ToLower(errOut), strings.ToLower(tc.want))
+			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one sentence: %q", errOut)
+		})
+	}
+}
+
+// lastSeqOf is the last sequence of the journal in dir.
+func lastSeqOf(t *testing.T, dir string) uint64 {
+	t.Helper()
+	code, out, errOut := tillRun(t, dir, "", nil, "sync", "--pending")
+	require.Equal(t, exitOK, code, errOut)
+	m := regexp.MustCompile(`ends at event (\d+)`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	var n uint64
+	for _, c := range m[1] {
+		n = n*10 + uint64(c-'0')
+	}
+	return n
+}
+
+// heldBy is how many events of terminal the store's database holds.
+func heldBy(t *testing.T, db, terminal string) uint64 {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), db)
+	require.NoError(t, err)
+	defer conn.Close(t.Context())
+	var n int64
+	require.NoError(t, conn.QueryRow(t.Context(), "SELECT count(*) FROM events WHERE terminal_id = $1", terminal).Scan(&n))
+	return uint64(n)
+}
+
+func itoa(n uint64) string { return strings.TrimSpace(strings.Replace(events(n), "events", "", 1)) }
+
+// TestWindowSyncsInBackground: the window's terminal, once enrolled, sends
+// the journal's events to the store server by itself, and the till's status
+// (the status bar's) says how it stands.
+func TestWindowSyncsInBackground(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	code, out, errOut := tillRun(t, t.TempDir(), "", nil, "store", "init", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	fp := strings.TrimSpace(out)
+	code, out, errOut = tillRun(t, t.TempDir(), "", nil, "store", "enrol-code", "T3", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	enrolCode := strings.TrimSpace(out)
+	addr, stop := serveStore(t, db)
+
+	counter := t.TempDir()
+	code, _, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", fp)
+	require.Equal(t, exitOK, code, errOut)
+	last := lastSeqOf(t, counter)
+
+	c := &cli{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }, dataDir: counter}
+	till, closeTill, err := openWindowTill(c)
+	require.NoError(t, err)
+	defer closeTill()
+	require.Eventually(t, func() bool {
+		st := till.Status(t.Context()).Store
+		return st.Enrolled && st.Waiting == 0 && !st.LastSync.IsZero()
+	}, 30*time.Second, 50*time.Millisecond, "the window's first sync")
+	assert.Equal(t, last, heldBy(t, db, "T3"))
+	assert.Regexp(t, `^store: up to date, last sync \d\d:\d\d$`, till.Status(t.Context()).Store.Text(time.Now()))
+	require.Equal(t, exitOK, stop())
+}
+
+// TestStoreCommandsForkAndUnblock: a counter whose journal no longer continues
+// what the store holds is refused with a sentence; the manager sees the alarm
+// and lets it send again.
+func TestStoreCommandsForkAndUnblock(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	srv := t.TempDir()
+	code, out, errOut := tillRun(t, srv, "", nil, "store", "init", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	fp := strings.TrimSpace(out)
+	addr, _ := serveStore(t, db)
+	enrol := func(dir string) {
+		t.Helper()
+		code, out, errOut := tillRun(t, srv, "", nil, "store", "enrol-code", "T4", "--db", db)
+		require.Equal(t, exitOK, code, errOut)
+		code, _, errOut = tillRun(t, dir, "", nil, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp)
+		require.Equal(t, exitOK, code, errOut)
+	}
+
+	first := t.TempDir()
+	code, _, errOut = tillRun(t, first, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	enrol(first)
+	code, _, errOut = tillRun(t, first, "", nil, "sync")
+	require.Equal(t, exitOK, code, errOut)
+
+	// The same counter id on a new journal: its events are not the store's.
+	second := t.TempDir()
+	code, _, errOut = tillRun(t, second, "", nil, "checkout", "--items", "ACC-CASE-S24", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	enrol(second)
+	code, _, errOut = tillRun(t, second, "", nil, "sync")
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, errOut, "galla: The store holds a different event 1 from terminal T4")
+	assert.Contains(t, errOut, "A manager must look at the store's alarms (galla store alarms)")
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+
+	code, out, errOut = tillRun(t, srv, "", nil, "store", "alarms", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\tT4\tfork\t1\t1\tevent 1 arrived with hash [0-9a-f]{64}, the store holds [0-9a-f]{64}$`, out)
+
+	code, _, errOut = tillRun(t, srv, "", nil, "store", "unblock", "T4", "--db", db)
+	assert.Equal(t, exitBadInput, code, "who looked must be named")
+	assert.Contains(t, errOut, "--by MANAGER")
+	code, _, errOut = tillRun(t, srv, "", nil, "store", "unblock", "T4", "--by", "Asha", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, "cleared by Asha")
+	code, out, errOut = tillRun(t, srv, "", nil, "store", "alarms", "--db", db)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "no open alarms")
+	code, _, errOut = tillRun(t, srv, "", nil, "store", "unblock", "T4", "--by", "Asha", "--db", db)
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, errOut, "terminal T4 is not blocked")
+
+	// The first journal, the one the store holds, goes on.
+	code, _, errOut = tillRun(t, first, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, first, "", nil, "sync")
+	assert.Equal(t, exitFailed, code, "the first journal's credential was replaced by the second enrolment")
+	assert.Contains(t, errOut, "not signed with terminal T4's credential")
+}
+
+// TestStoreDatabaseFromEnvironment: GALLA_STORE_DB names the database when
+// --db does not (the password stays out of the process list).
+func TestStoreDatabaseFromEnvironment(t *testing.T) {
+	db := pg.Get(t).Database(t)
+	code, out, errOut := tillRun(t, t.TempDir(), "", map[string]string{"GALLA_STORE_DB": db}, "store", "init")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `^[0-9a-f]{64}\n$`, out)
+	code, _, errOut = tillRun(t, t.TempDir(), "", map[string]string{"GALLA_STORE_DB": "postgres://postgres@/x?host=/nonexistent-galla&connect_timeout=1"}, "store", "init", "--db", db)
+	require.Equal(t, exitOK, code, "--db wins over the environment: %s", errOut)
+}
