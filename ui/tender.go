@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -311,6 +312,16 @@ func tenderName(k pos.TenderKind) string {
 	return string(k)
 }
 
+// tenderNoun is tenderName inside a sentence: "the card tender", "the EMI
+// tender".
+func tenderNoun(k pos.TenderKind) string {
+	n := tenderName(k)
+	if len(n) > 1 && unicode.IsLower(rune(n[1])) {
+		return strings.ToLower(n[:1]) + n[1:]
+	}
+	return n
+}
+
 // amountTyped is the amount of the next tender: what is typed, or all that is
 // left; ok is false (with a sentence) when it cannot be taken.
 func (s *tenderScreen) amountTyped() (pos.Paise, bool) {
@@ -464,7 +475,7 @@ func (u *UI) tenderDone(req PayRequest, o Outcome, err error, back screen) bool 
 	}
 	text := fmt.Sprintf("%s %s taken; %s left to pay.", tenderName(req.Tender), o.Amount, st.Due)
 	if o.State != pos.StatePaid {
-		text = fmt.Sprintf("The %s tender is %s: %s", strings.ToLower(tenderName(req.Tender)), o.State, o.Reason)
+		text = fmt.Sprintf("The %s tender is %s: %s", tenderNoun(req.Tender), o.State, o.Reason)
 	}
 	if o.Drawer != "" {
 		text += " " + o.Drawer
@@ -599,7 +610,7 @@ func (s *saleScreen) showOpenSales(open []*SaleStatus) {
 func openSaleText(st *SaleStatus) string {
 	text := fmt.Sprintf("Open sale %s: %s of %s paid, %s left to pay", st.Sale.ID, st.Paid, st.Sale.Amount, st.Due)
 	if t, ok := failedTender(st); ok {
-		text += "; the " + tenderName(t.Kind) + " tender failed"
+		text += "; the " + tenderNoun(t.Kind) + " tender failed"
 	}
 	if st.Pending > 0 {
 		text += "; " + st.Pending.String() + " being checked"

@@ -516,3 +516,12 @@ func TestOpenSaleFinishedKeepsTheCounterCart(t *testing.T) {
 	assert.Equal(t, "USB-C cable", s.lines[0].Product.Name)
 	assert.False(t, s.openRow.Visible(), "no sale is open any more")
 }
+
+// TestTenderNoun: a tender named inside a sentence is lower case, its
+// abbreviations kept ("the card tender failed", "the EMI tender failed").
+func TestTenderNoun(t *testing.T) {
+	for k, want := range map[pos.TenderKind]string{pos.TenderCard: "card", pos.TenderCash: "cash", pos.TenderEMI: "EMI",
+		pos.TenderUPI: "UPI", pos.TenderNote: "credit note", pos.TenderPhone: "phone"} {
+		assert.Equal(t, want, tenderNoun(k))
+	}
+}
