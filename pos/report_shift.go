@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 // ShiftReport is the X report of one shift: the drawer's cash and the sales of
@@ -75,7 +77,7 @@ func (t *Till) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, error) 
 			r.Drops += m.Amount
 		}
 	}
-	by := map[string]*CashierTotal{}
+	var orders []*Order
 	for _, id := range s.orders {
 		o, err := t.j.Order(ctx, id)
 		if errors.Is(err, ErrOrderNotFound) {
@@ -84,20 +86,16 @@ func (t *Till) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, error) 
 		if err != nil {
 			return nil, err
 		}
-		if !o.State.Paid() {
-			continue
-		}
-		if o.Tender == TenderCash {
+		orders = append(orders, o)
+		if o.Tender == TenderCash && o.State.Paid() {
+			// In the drawer: a cancelled sale's cash and its refund both
+			// count, and an open sale's cash is there before its invoice.
 			r.CashSales += o.CashTendered - o.Change
 		}
-		c := by[o.Staff]
-		if c == nil {
-			c = &CashierTotal{Staff: o.Staff, Name: t.staffName(ctx, o.Staff), ByTender: map[TenderKind]Paise{}}
-			by[o.Staff] = c
-		}
-		c.Count++
-		c.Amount += o.Captured
-		c.ByTender[o.Tender] += o.Captured
+	}
+	by, err := t.cashierSales(ctx, s, orders)
+	if err != nil {
+		return nil, err
 	}
 	for _, ref := range s.refunds {
 		o, err := t.j.Order(ctx, ref.order)
@@ -109,7 +107,9 @@ func (t *Till) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, error) 
 		}
 	}
 	for _, c := range by {
-		r.ByCashier = append(r.ByCashier, *c)
+		if c.Count > 0 || c.Amount != 0 {
+			r.ByCashier = append(r.ByCashier, *c)
+		}
 	}
 	slices.SortFunc(r.ByCashier, func(a, b CashierTotal) int { return strings.Compare(a.Name, b.Name) })
 	r.Expected = s.Float + r.CashSales - r.CashRefunds + r.CashIn - r.CashOut - r.Drops
@@ -117,6 +117,73 @@ func (t *Till) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, error) 
 		r.Expected = s.Expected
 	}
 	return r, nil
+}
+
+// cashierSales are the sales of shift s's orders by cashier, counted as the X
+// report counts the day's (BuildReport) on each day they have money on: a sale
+// once complete (each tender of a split sale in the shift that took it, under
+// the sale's cashier), a cancelled invoice in no total, an open sale's tenders
+// in none until it is complete, and what of them a void gave back as sold
+// against its refund. Count is the shift's sales whose document stands
+// (issued, not cancelled).
+func (t *Till) cashierSales(ctx context.Context, s *Shift, orders []*Order) (map[string]*CashierTotal, error) {
+	// The sale of each tender tells whether the tender counts yet; the sale's
+	// other tenders, taken in another shift, count there.
+	all := slices.Clone(orders)
+	byID := map[string]*Order{}
+	for _, o := range orders {
+		byID[o.ID] = o
+	}
+	for _, o := range orders {
+		if o.Sale == "" || byID[o.Sale] != nil {
+			continue
+		}
+		sale, err := t.eng.tenderOrder(ctx, o.Sale)
+		if err != nil {
+			return nil, err
+		}
+		if sale != nil {
+			byID[sale.ID] = sale
+			all = append(all, sale)
+		}
+	}
+	owner := func(o *Order) string {
+		if sale := byID[o.Sale]; o.Sale != "" && sale != nil {
+			return sale.Staff
+		}
+		return o.Staff
+	}
+	groups := map[string][]*Order{}
+	days := map[string]bool{s.Day: true}
+	for _, o := range all {
+		groups[owner(o)] = append(groups[owner(o)], o)
+		if o.PaidDay != "" {
+			days[o.PaidDay] = true
+		}
+		for _, rf := range o.Refunds {
+			days[rf.Day] = true
+		}
+	}
+	by := map[string]*CashierTotal{}
+	for staff, group := range groups {
+		c := &CashierTotal{Staff: staff, Name: t.staffName(ctx, staff), ByTender: map[TenderKind]Paise{}}
+		by[staff] = c
+		for day := range days {
+			rep := BuildReport(day, group, time.Time{})
+			c.Amount += rep.GrossSales
+			for _, st := range rep.Sales {
+				if st.Tender != TenderSplit {
+					c.ByTender[st.Tender] += st.Amount
+				}
+			}
+		}
+		for _, o := range group {
+			if o.Sale == "" && o.State.Paid() && !o.Voided() && slices.Contains(s.orders, o.ID) {
+				c.Count++
+			}
+		}
+	}
+	return by, nil
 }
 
 // WriteText writes the shift report for the screen and the command line.
@@ -165,10 +232,8 @@ func (r *ShiftReport) WriteText(w io.Writer) error {
 	}
 	for _, c := range r.ByCashier {
 		var parts []string
-		for _, k := range []TenderKind{TenderCash, TenderCard, TenderEMI, TenderPhone} {
-			if v, ok := c.ByTender[k]; ok {
-				parts = append(parts, fmt.Sprintf("%s %s", k, v))
-			}
+		for _, k := range slices.Sorted(maps.Keys(c.ByTender)) {
+			parts = append(parts, fmt.Sprintf("%s %s", k, c.ByTender[k]))
 		}
 		fmt.Fprintf(w, "  %s: %d sale(s), %s (%s)\n", c.Name, c.Count, c.Amount, strings.Join(parts, ", "))
 	}
