@@ -174,7 +174,7 @@ func (s *journalScreen) load(day time.Time) {
 	s.day = day
 	s.title.SetText("Journal of " + day.Format("Mon 2 Jan 2006"))
 	s.u.async(func(ctx context.Context) func() {
-		orders, err := s.u.till.Orders(ctx, day)
+		orders, err := s.u.till.Books.Orders(ctx, day)
 		return func() {
 			if !s.day.Equal(day) {
 				return
@@ -250,7 +250,7 @@ func (s *journalScreen) find(text string) {
 		return
 	}
 	id := text
-	if got, err := s.u.till.OrderFromQR(text); err == nil {
+	if got, err := s.u.till.Documents.OrderFromQR(text); err == nil {
 		id = got
 	} else if strings.ContainsAny(text, "{:/") {
 		s.message.SetText(sentence(err))
@@ -288,7 +288,7 @@ func (s *journalScreen) openOrder(id string) {
 		}
 	}
 	s.u.async(func(ctx context.Context) func() {
-		evs, err := s.u.till.History(ctx, id)
+		evs, err := s.u.till.Books.History(ctx, id)
 		return func() {
 			if err != nil {
 				s.message.SetText(sentence(err))
@@ -377,7 +377,7 @@ func (s *journalScreen) askRefund() {
 			p.ok.Disable()
 			p.message.SetText("Refunding…")
 			s.u.async(func(ctx context.Context) func() {
-				out, err := s.u.till.Refund(ctx, o.OrderID, amt, code)
+				out, err := s.u.till.Returns.Refund(ctx, o.OrderID, amt, code)
 				return func() {
 					p.ok.Enable()
 					if err != nil {
@@ -422,7 +422,7 @@ func (s *journalScreen) check() {
 	}
 	s.message.SetText("Checking order " + o.OrderID + " with the payment service…")
 	s.u.async(func(ctx context.Context) func() {
-		out, err := s.u.till.CheckOrder(ctx, o.OrderID)
+		out, err := s.u.till.Checkout.CheckOrder(ctx, o.OrderID)
 		return func() {
 			if err != nil {
 				s.message.SetText(sentence(err))
@@ -449,7 +449,7 @@ func (s *journalScreen) showX() {
 	day := s.day
 	s.message.SetText("Preparing the X report…")
 	s.u.async(func(ctx context.Context) func() {
-		text, err := s.u.till.XReport(ctx, day)
+		text, err := s.u.till.Books.XReport(ctx, day)
 		return func() {
 			if err != nil {
 				s.message.SetText(sentence(err))
@@ -474,7 +474,7 @@ func (s *journalScreen) askClose() {
 			pin.SetText("")
 			p.ok.Disable()
 			s.u.async(func(ctx context.Context) func() {
-				text, err := s.u.till.CloseDay(ctx, day, code)
+				text, err := s.u.till.Books.CloseDay(ctx, day, code)
 				return func() {
 					p.ok.Enable()
 					if err != nil && s.askAccept(p, day, err) {
@@ -540,7 +540,7 @@ func (u *UI) showReport(title, text string, day time.Time, kind string) {
 	printA := u.newAction("Print", fyne.KeyF5, 0, func() {
 		p.message.SetText("Printing…")
 		u.async(func(ctx context.Context) func() {
-			err := u.till.PrintReport(ctx, day)
+			err := u.till.Books.PrintReport(ctx, day)
 			return func() {
 				if err != nil {
 					p.message.SetText("The report did not print: " + sentence(err) + " Fix the printer and press F5 again.")
@@ -554,7 +554,7 @@ func (u *UI) showReport(title, text string, day time.Time, kind string) {
 		p.message.SetText("Saving…")
 		dir := u.opts.ReceiptDir
 		u.async(func(ctx context.Context) func() {
-			png, err := u.till.ReportReceipt(ctx, day)
+			png, err := u.till.Books.ReportReceipt(ctx, day)
 			return func() {
 				if err != nil {
 					p.message.SetText("The report could not be drawn: " + sentence(err))

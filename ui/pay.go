@@ -426,7 +426,7 @@ func (s *payScreen) toReceipt() {
 		}
 		return
 	}
-	s.u.receipt.show(s.outcome)
+	s.u.receipt.show(s.outcome, clearCart)
 }
 
 // back leaves the payment screen: to the split sale's tenders while it is not

@@ -19,7 +19,8 @@ type receiptScreen struct {
 	orderID string
 	refund  bool // the receipt of the order's latest refund, not of the sale
 	printed bool
-	back    screen // where Escape goes
+	back    screen    // where Escape goes
+	after   afterSale // what Escape does to the counter's cart (show)
 
 	root    fyne.CanvasObject
 	title   *widget.Label
@@ -51,7 +52,9 @@ func newReceiptScreen(u *UI) *receiptScreen {
 			u.goTo(s.back)
 			return
 		}
-		u.sale.clear()
+		if s.after != keepCart {
+			u.sale.clear()
+		}
 		u.goTo(u.sale)
 	})
 	side := container.NewVBox(s.title, s.change, s.message, s.print.btn, s.reprint.btn, s.save.btn, s.done.btn)
@@ -67,9 +70,24 @@ func (s *receiptScreen) actions() []*action {
 
 func (s *receiptScreen) shown() { s.u.win.Canvas().Unfocus() }
 
-// show opens the receipt of a paid order (after a sale).
-func (s *receiptScreen) show(o Outcome) {
+// afterSale is what Escape on a sale's receipt does to the counter's cart on
+// the way to the next customer.
+type afterSale bool
+
+const (
+	// clearCart empties the cart: it was the sale just paid.
+	clearCart afterSale = false
+	// keepCart leaves the cart as it is: the sale was a split sale, whose cart
+	// left the counter when it was opened, and the counter may hold the next
+	// customer's cart by now.
+	keepCart afterSale = true
+)
+
+// show opens the receipt of a paid order (after a sale); Escape goes on to the
+// next customer, doing after to the counter's cart.
+func (s *receiptScreen) show(o Outcome, after afterSale) {
 	s.open(o.OrderID, nil)
+	s.after = after
 	if o.Change > 0 {
 		s.change.Text = "Change due " + o.Change.String()
 	}
@@ -96,6 +114,7 @@ func (s *receiptScreen) openRefund(orderID, note string, back screen) {
 
 func (s *receiptScreen) load(orderID string, refund bool, back screen) {
 	s.orderID, s.refund, s.back, s.printed = orderID, refund, back, back != nil
+	s.after = clearCart
 	s.done.btn.SetText("Next customer  [Esc]")
 	if back != nil {
 		s.done.btn.SetText("Back  [Esc]")

@@ -191,7 +191,7 @@ func (s *saleScreen) actions() []*action {
 
 func (s *saleScreen) shown() {
 	s.u.win.Canvas().Focus(s.scan)
-	s.loadOpenSales() // tender.go: the open sales, and a reminder on an empty cart
+	s.loadOpenSales() // tender.go: the open sales, in the banner above the scan field
 	if s.lock.Locked && s.lockRun == nil {
 		s.checkLock()
 	}
@@ -252,7 +252,7 @@ func (s *saleScreen) checkLock() {
 		return
 	}
 	s.u.async(func(ctx context.Context) func() {
-		l := s.u.till.CartLock(ctx, id)
+		l := s.u.till.Checkout.CartLock(ctx, id)
 		return func() {
 			if s.payOrder != id || s.lockRun != nil {
 				return // the cart moved on meanwhile
@@ -308,7 +308,7 @@ func (s *saleScreen) search(q string) {
 	if q == "" {
 		s.results = nil
 	} else {
-		s.results = s.u.till.Search(q, 20)
+		s.results = s.u.till.Catalog.Search(q, 20)
 	}
 	s.hit = 0
 	s.found.UnselectAll()
@@ -325,7 +325,7 @@ func (s *saleScreen) submit(text string) {
 	if text == "" {
 		return
 	}
-	p, ok := s.u.till.Lookup(text)
+	p, ok := s.u.till.Catalog.Lookup(text)
 	if !ok && len(s.results) > 0 && s.hit < len(s.results) {
 		p, ok = s.results[s.hit], true
 	}
@@ -374,7 +374,7 @@ func (s *saleScreen) reprice() bool {
 
 // price asks pos for the bill and shows it, or returns pos's refusal.
 func (s *saleScreen) price() error {
-	b, err := s.u.till.Price(s.lines)
+	b, err := s.u.till.Catalog.Price(s.lines)
 	if err != nil {
 		return err
 	}
@@ -425,7 +425,7 @@ func (s *saleScreen) showEMIHint() {
 	}
 	s.emiHint.SetText(p.Name + ": looking up EMI offers…")
 	s.u.async(func(ctx context.Context) func() {
-		offers, err := s.u.till.EMIOffers(ctx, []Line{{Product: p, Qty: 1}})
+		offers, err := s.u.till.Checkout.EMIOffers(ctx, []Line{{Product: p, Qty: 1}})
 		return func() {
 			h := ""
 			switch {
@@ -492,7 +492,7 @@ func (s *saleScreen) askDiscount() {
 		return
 	}
 	l := s.lines[i]
-	limit := s.u.till.DiscountLimit(l)
+	limit := s.u.till.Catalog.DiscountLimit(l)
 	amount := newKeyEntry(s.u)
 	amount.SetPlaceHolder("Amount off the line, e.g. 500")
 	pin := newKeyEntry(s.u)
@@ -543,7 +543,7 @@ func (s *saleScreen) askDiscount() {
 		p.ok.Disable()
 		o := Override{What: pos.OverrideDiscount, SKU: l.Product.SKU, Amount: d, By: s.u.user.ID}
 		s.u.async(func(ctx context.Context) func() {
-			m, err := s.u.till.Authorize(ctx, code, o)
+			m, err := s.u.till.Staffer.Authorize(ctx, code, o)
 			return func() {
 				p.ok.Enable()
 				if err != nil {
@@ -629,7 +629,7 @@ func (s *saleScreen) emiForItem() {
 	}
 	req := s.request(pos.TenderEMI)
 	req.Lines = []Line{s.lines[i]}
-	b, err := s.u.till.Price(req.Lines)
+	b, err := s.u.till.Catalog.Price(req.Lines)
 	if err != nil {
 		s.message.SetText(sentence(err))
 		return

@@ -16,8 +16,8 @@ import (
 // what the window can do is what these fields declare, and New refuses a
 // Services with a field missing.
 //
-// The fields are embedded so that a method may also be called on Services itself
-// (u.till.Search is u.till.Catalog.Search); no two fields share a method name.
+// The fields are embedded, no two sharing a method name; the screens name the
+// service they call (u.till.Catalog.Search, not u.till.Search).
 type Services struct {
 	// Counter is the status bar's standing: gateway mode, service, unknowns.
 	Counter

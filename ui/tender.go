@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -22,8 +23,7 @@ type SaleStatus = pos.SaleStatus
 type UPIRequest = pos.UPIRequest
 
 // Tenderer takes a sale in several tenders (docs/adr/0005-split-tender.md); the
-// tenders themselves go through Payer.Pay with PayRequest.Sale. A till that is
-// not one offers no split tender.
+// tenders themselves go through Payer.Pay with PayRequest.Sale.
 type Tenderer interface {
 	// OpenSplit journals the cart of req (its lines, IMEIs, cashier and buyer)
 	// as a split-tender sale; req.AskIMEIOverride asks a manager's PIN when the
@@ -52,8 +52,6 @@ func (u *UI) tenderer() Tenderer {
 type tenderScreen struct {
 	u    *UI
 	sale *SaleStatus
-	// reminder is the sale screen's message about a part-paid sale, last shown.
-	reminder string
 
 	root    fyne.CanvasObject
 	title   *widget.Label
@@ -121,10 +119,6 @@ func (s *tenderScreen) shown() { s.u.win.Canvas().Focus(s.amount) }
 // again the sale left part paid, if there is one.
 func (s *saleScreen) paySplit() {
 	t := s.u.tenderer()
-	if t == nil {
-		s.message.SetText("Split tender is not available on this terminal.")
-		return
-	}
 	if len(s.lines) == 0 && !s.locked() {
 		s.continueOpen() // an empty cart: the sale left open, if there is one
 		return
@@ -318,6 +312,16 @@ func tenderName(k pos.TenderKind) string {
 	return string(k)
 }
 
+// tenderNoun is tenderName inside a sentence: "the card tender", "the EMI
+// tender".
+func tenderNoun(k pos.TenderKind) string {
+	n := tenderName(k)
+	if len(n) > 1 && unicode.IsLower(rune(n[1])) {
+		return strings.ToLower(n[:1]) + n[1:]
+	}
+	return n
+}
+
 // amountTyped is the amount of the next tender: what is typed, or all that is
 // left; ok is false (with a sentence) when it cannot be taken.
 func (s *tenderScreen) amountTyped() (pos.Paise, bool) {
@@ -432,7 +436,7 @@ func (s *tenderScreen) take(kind pos.TenderKind) {
 func (s *tenderScreen) payLocal(req PayRequest) {
 	s.message.SetText("Redeeming…")
 	s.u.async(func(ctx context.Context) func() {
-		o, err := s.u.till.Pay(ctx, req, nil)
+		o, err := s.u.till.Checkout.Pay(ctx, req, nil)
 		return func() { s.u.tenderDone(req, o, err, s) }
 	})
 }
@@ -466,16 +470,12 @@ func (u *UI) tenderDone(req PayRequest, o Outcome, err error, back screen) bool 
 	if st.Complete() {
 		sale := o
 		sale.OrderID, sale.Amount, sale.Order = st.Sale.ID, st.Sale.Amount, st.Sale
-		u.receipt.show(sale)
-		// The sale's cart left the counter when it was opened: Esc goes back
-		// to the counter as it is, which may hold the next customer's cart by
-		// now, and empties nothing.
-		u.receipt.back = u.sale
+		u.receipt.show(sale, keepCart)
 		return true
 	}
 	text := fmt.Sprintf("%s %s taken; %s left to pay.", tenderName(req.Tender), o.Amount, st.Due)
 	if o.State != pos.StatePaid {
-		text = fmt.Sprintf("The %s tender is %s: %s", strings.ToLower(tenderName(req.Tender)), o.State, o.Reason)
+		text = fmt.Sprintf("The %s tender is %s: %s", tenderNoun(req.Tender), o.State, o.Reason)
 	}
 	if o.Drawer != "" {
 		text += " " + o.Drawer
@@ -562,15 +562,10 @@ func (u *UI) backFrom(req PayRequest) screen {
 }
 
 // loadOpenSales reads the split sales left open (left on screen, or found in
-// the journal after a restart) and shows them above the scan field, with the
-// key back to them. On an empty counter it also says so in the message line;
-// a reminder shown earlier is brought up to date, any other message stays.
+// the journal after a restart) and shows them in the banner above the scan
+// field, with the key back to them.
 func (s *saleScreen) loadOpenSales() {
-	t, r := s.u.tenderer(), &s.u.tender.reminder
-	if t == nil {
-		return
-	}
-	mine := func() bool { return s.message.Text == "" || s.message.Text == *r }
+	t := s.u.tenderer()
 	s.u.async(func(ctx context.Context) func() {
 		open, err := t.OpenSales(ctx)
 		return func() {
@@ -578,15 +573,6 @@ func (s *saleScreen) loadOpenSales() {
 				return // the banner stays as last read; F1 says what is wrong
 			}
 			s.showOpenSales(open)
-			if len(s.lines) > 0 || !mine() {
-				return
-			}
-			*r = ""
-			if len(open) > 0 {
-				st := open[len(open)-1]
-				*r = fmt.Sprintf("Sale %s is part paid (%s left to pay): F11 on the empty cart to finish or void it.", st.Sale.ID, st.Due)
-			}
-			s.message.SetText(*r)
 		}
 	})
 }
@@ -624,7 +610,7 @@ func (s *saleScreen) showOpenSales(open []*SaleStatus) {
 func openSaleText(st *SaleStatus) string {
 	text := fmt.Sprintf("Open sale %s: %s of %s paid, %s left to pay", st.Sale.ID, st.Paid, st.Sale.Amount, st.Due)
 	if t, ok := failedTender(st); ok {
-		text += "; the " + tenderName(t.Kind) + " tender failed"
+		text += "; the " + tenderNoun(t.Kind) + " tender failed"
 	}
 	if st.Pending > 0 {
 		text += "; " + st.Pending.String() + " being checked"
@@ -636,10 +622,6 @@ func openSaleText(st *SaleStatus) string {
 // an empty cart); with several, it asks which.
 func (s *saleScreen) continueOpen() {
 	t := s.u.tenderer()
-	if t == nil {
-		s.message.SetText("Split tender is not available on this terminal.")
-		return
-	}
 	s.u.async(func(ctx context.Context) func() {
 		open, err := t.OpenSales(ctx)
 		return func() {

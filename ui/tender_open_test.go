@@ -251,6 +251,7 @@ func TestEscLeavesTheOpenSale(t *testing.T) {
 	assert.True(t, s.openRow.Visible(), "the open sale is shown on the sale screen")
 	assert.Equal(t, "Open sale "+st.Sale.ID+": ₹10,000.00 of ₹1,39,990.00 paid, ₹1,29,990.00 left to pay", s.openText.Text)
 	assert.Equal(t, "Continue it  [F1]", s.openA.btn.Text)
+	assert.Empty(t, s.message.Text, "the banner says it; the message line says nothing more")
 
 	h.enter("CABLE") // the next customer, meanwhile
 	h.settle()
@@ -484,8 +485,9 @@ func mustOpen(t *testing.T, f *splitTill) []*SaleStatus {
 }
 
 // TestOpenSaleFinishedKeepsTheCounterCart: an open sale continued while the
-// next customer's goods are in the cart is paid in full; Esc on its receipt
-// goes back to the counter with that cart as it was.
+// next customer's goods are in the cart is paid in full; its receipt reads as
+// every sale's (Escape for the next customer), and Esc on it goes back to the
+// counter with that cart as it was.
 func TestOpenSaleFinishedKeepsTheCounterCart(t *testing.T) {
 	f := newSplitTill()
 	h := newSplitHarness(t, f)
@@ -502,10 +504,24 @@ func TestOpenSaleFinishedKeepsTheCounterCart(t *testing.T) {
 	h.enter("129990")
 	h.settle()
 	require.Equal(t, h.u.receipt, h.u.current, "the open sale is paid: its receipt")
+	assert.Equal(t, "Next customer  [Esc]", h.u.receipt.done.btn.Text)
+	assert.False(t, h.u.receipt.print.btn.Disabled(), "not printed yet")
+	h.press(fyne.KeyF5)
+	h.settle()
+	assert.Equal(t, "Printed. Press Escape for the next customer.", h.u.receipt.message.Text)
 	h.press(fyne.KeyEscape)
 	h.settle()
 	require.Equal(t, s, h.u.current)
 	require.Len(t, s.lines, 1, "the next customer's cart is as it was")
 	assert.Equal(t, "USB-C cable", s.lines[0].Product.Name)
 	assert.False(t, s.openRow.Visible(), "no sale is open any more")
+}
+
+// TestTenderNoun: a tender named inside a sentence is lower case, its
+// abbreviations kept ("the card tender failed", "the EMI tender failed").
+func TestTenderNoun(t *testing.T) {
+	for k, want := range map[pos.TenderKind]string{pos.TenderCard: "card", pos.TenderCash: "cash", pos.TenderEMI: "EMI",
+		pos.TenderUPI: "UPI", pos.TenderNote: "credit note", pos.TenderPhone: "phone"} {
+		assert.Equal(t, want, tenderNoun(k))
+	}
 }

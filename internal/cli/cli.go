@@ -1,5 +1,5 @@
 // Package cli is Galla's command line: with no sub-command it opens the terminal
-// window; its sub-commands run the payment-service sandbox, headless checkouts,
+// window; its sub-commands run the payment-service sandbox, headless checkouts, open sales,
 // reconciliation, refunds, returns, voids, reports, day close, receipts, the
 // catalog, staff, the shop's details, exports, the journal's tools, sync with the
 // store server and the store server itself (DESIGN.md section 6).
@@ -79,11 +79,12 @@ func commands() map[string]command {
 	return map[string]command{
 		"sandbox":   {"galla sandbox [--listen ADDR] [--admin] [--state FILE] [--test-data]", cmdSandbox},
 		"checkout":  {"galla checkout --items SKU[:QTY],... --pay card|emi|cash [--issuer NAME --tenure N] [--imei IMEI,...] [--otp CODE] [--cash PAISE] [--wait DURATION] [--customer-name NAME --customer-address ADDRESS --customer-state STATE] [--customer-phone MOBILE] [--customer-gstin GSTIN] [--deliver-state STATE]", cmdCheckout},
-		"pay":       {"galla pay MERCHANT_ORDER_ID [--otp CODE] [--wait DURATION]", cmdPay},
+		"pay":       {"galla pay SALE_ID --pay TENDER[,TENDER...] [--issuer NAME --tenure N] [--cash PAISE] [--staff NAME] [--otp CODE] [--wait DURATION] (finish an open sale) | pay MERCHANT_ORDER_ID [--otp CODE] [--wait DURATION] (pay again an order whose card payment failed)", cmdPay},
+		"sales":     {"galla sales --open [--format text|json]", cmdSales},
 		"reconcile": {"galla reconcile", cmdReconcile},
 		"refund":    {"galla refund MERCHANT_ORDER_ID [--amount PAISE]", cmdRefund},
 		"return":    {"galla return DOCUMENT_NO [--items SKU:QTY,...] [--imei IMEI,...] [--amount PAISE] --to card|cash|note [--reason TEXT]", cmdReturn},
-		"void":      {"galla void DOCUMENT_NO --reason TEXT", cmdVoid},
+		"void":      {"galla void DOCUMENT_NO|SALE_ID --reason TEXT (cancel an invoice of today, or void an open sale)", cmdVoid},
 		"report":    {"galla report [--day YYYY-MM-DD] [--format text|csv|json|escpos|png|pdf] [--out FILE] [--print] | report --shift ID|current", cmdReport},
 		"close-day": {"galla close-day [--day YYYY-MM-DD] [--accept-unknown]", cmdCloseDay},
 		"shift":     {"galla shift open --float PAISE | shift cash-in|cash-out|drop PAISE --reason TEXT | shift close --counted PAISE [--notes 500x4,...] | shift list [--day YYYY-MM-DD] | shift report [ID]", cmdShift},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,12 +13,24 @@ import (
 	"galla/pos"
 )
 
-// cmdPay is galla pay MERCHANT_ORDER_ID [--otp CODE] [--wait DURATION]: pay again,
-// on the same order, a card or EMI sale whose payment verifiably failed (DESIGN.md
-// sections 3 and 6). The card is read from standard input as for galla checkout;
-// the output and the exit codes are checkout's.
+// cmdPay is galla pay ID: what it does depends on what ID is.
+//
+//   - An open split sale (galla sales --open lists them): --pay TENDER[,TENDER...]
+//     finishes it, with galla checkout's tender syntax and flags (a tender
+//     without an amount takes what is left, the card read once from standard
+//     input, --otp for the embedded sandbox, --staff as checkout signs in); the
+//     output and exit codes are checkout's for a split sale.
+//   - Any other order: a card or EMI sale (or a split sale's tender) whose
+//     payment verifiably failed is paid again on the same order (DESIGN.md
+//     sections 3 and 6), the card read from standard input; the output and the
+//     exit codes are checkout's.
 func cmdPay(c *cli, args []string) int {
 	fs := c.flagSet("galla pay")
+	pay := fs.String("pay", "", "an open sale: TENDER[,TENDER...] for what is left: cash, upi, card, emi, note:CREDIT_NOTE_NO, each :PAISE but one (which takes the rest)")
+	issuer := fs.String("issuer", "", "an open sale's EMI tender: the issuing bank (HDFC, ICICI, AXIS)")
+	tenure := fs.Int("tenure", 0, "an open sale's EMI tender: the tenure in months")
+	cash := fs.Int64("cash", 0, "an open sale's cash tender: the amount handed over in paise (default: exact)")
+	staff := fs.String("staff", "", "an open sale: who takes the tenders, signed in with their PIN (GALLA_PIN, or the first line of standard input, before the card)")
 	otp := fs.String("otp", "", "the embedded sandbox's one-time password, to complete authentication at once")
 	wait := fs.Duration("wait", 5*time.Minute, "how long to poll the payment's status before it is left UNKNOWN")
 	rest, err := c.parse(fs, args)
@@ -25,17 +38,23 @@ func cmdPay(c *cli, args []string) int {
 		return exitBadInput
 	}
 	if len(rest) != 1 {
-		return c.fail(exitBadInput, "Name one order: galla pay MERCHANT_ORDER_ID [--otp CODE] [--wait DURATION], with the card on standard input.")
+		return c.fail(exitBadInput, "Name one sale or order: %s.", commands()["pay"].usage)
 	}
 	if *wait <= 0 {
 		return c.fail(exitBadInput, "--wait must be a positive duration such as 5m.")
 	}
 	id := rest[0]
-	card, code := c.cardFromStdin()
-	if card == nil {
-		return code
+	var tenders []tenderArg
+	if *pay != "" {
+		if tenders, err = parseTenders(*pay); err != nil {
+			return c.fail(exitBadInput, "%s.", upperFirst(err.Error()))
+		}
+		for _, ta := range tenders {
+			if ta.Kind == pos.TenderEMI && (*issuer == "" || *tenure <= 0) {
+				return c.fail(exitBadInput, "An EMI tender needs --issuer NAME and --tenure MONTHS; see the offers with the terminal's EMI screen.")
+			}
+		}
 	}
-	defer card.Zero()
 	t, err := openTill(c)
 	if err != nil {
 		return c.failOpen(err)
@@ -43,6 +62,21 @@ func cmdPay(c *cli, args []string) int {
 	defer t.close()
 	ctx, cancel := signalContext()
 	defer cancel()
+	open := openSale(ctx, t, id)
+	switch {
+	case open && *pay == "":
+		return c.fail(exitBadInput, "%s is an open sale: name how the rest is paid with --pay, such as --pay card or --pay cash:50000,card (galla sales --open shows what is left).", id)
+	case open:
+		f := splitFlags{cash: pos.Paise(*cash), issuer: *issuer, tenure: *tenure, otp: *otp, wait: *wait}
+		return c.finishSale(ctx, t, id, tenders, *staff, f)
+	case *pay != "":
+		return c.fail(exitBadInput, "%s is not an open sale, so --pay has nothing to finish (galla sales --open lists the open sales); to pay again an order whose card payment failed, give galla pay ORDER_ID the card alone.", id)
+	}
+	card, code := c.cardFromStdin()
+	if card == nil {
+		return code
+	}
+	defer card.Zero()
 	o, err := t.PayAgainOrder(ctx, id)
 	switch {
 	case errors.Is(err, pos.ErrOrderNotFound), errors.Is(err, pos.ErrNotPayableAgain):
@@ -59,6 +93,56 @@ func cmdPay(c *cli, args []string) int {
 	return c.printCheckout(res, t.Terminal())
 }
 
+// openSale reports whether id is a split sale still open: its tenders may be
+// taken or it may be voided.
+func openSale(ctx context.Context, t *terminal, id string) bool {
+	o, err := t.Order(ctx, id)
+	return err == nil && o.Tender == pos.TenderSplit && o.State == pos.StateOpen
+}
+
+// finishSale takes tenders for what is left of the open split sale id, as
+// galla checkout takes a split sale's: the staff PIN and the card read from
+// standard input, the tenders in the order given.
+func (c *cli) finishSale(ctx context.Context, t *terminal, id string, tenders []tenderArg, staff string, f splitFlags) int {
+	in := bufio.NewReader(c.stdin)
+	var pin string
+	if staff != "" {
+		var err error
+		if pin, err = c.staffPIN(in); err != nil {
+			return c.fail(exitBadInput, "%v", err)
+		}
+	}
+	var card *gateway.Card
+	for _, ta := range tenders {
+		if ta.Kind == pos.TenderCard || ta.Kind == pos.TenderEMI {
+			var code int
+			if card, code = c.cardFrom(in); card == nil {
+				return code
+			}
+			defer card.Zero()
+		}
+	}
+	cashier, code := c.signIn(ctx, t, staff, pin)
+	if code != exitOK {
+		return code
+	}
+	f.cashier = cashier
+	st, err := t.SaleStatus(ctx, id)
+	if err != nil {
+		return c.fail(exitFailed, "%s", pos.Sentence(err))
+	}
+	switch {
+	case st.Sale.State != pos.StateOpen: // completed just now by a tender resolved since
+		return c.fail(exitBadInput, "The sale %s is %s: nothing is left to pay; galla receipt %s prints it.", id, st.Sale.State, id)
+	case st.Due == 0:
+		return c.fail(exitBadInput, "Nothing is left to pay on the sale %s while %s of it is being checked; run \"galla reconcile\" to resolve it, then finish or void the sale.", id, st.Pending)
+	}
+	if code, ok := c.checkTenderSum(tenders, st.Due, "what is left to pay of the sale "+id+" is"); !ok {
+		return code
+	}
+	return c.payTenders(ctx, t, id, tenders, card, f)
+}
+
 // splitFlags are the flags of galla checkout a split sale uses.
 type splitFlags struct {
 	cash        pos.Paise // tendered for the cash tender; 0: exact
@@ -73,8 +157,9 @@ type splitFlags struct {
 }
 
 // checkTenderSum refuses tenders whose amounts cannot pay total: more than the
-// total, or (all with amounts) not adding up to it.
-func (c *cli) checkTenderSum(tenders []tenderArg, total pos.Paise) (int, bool) {
+// total, or (all with amounts) not adding up to it. what names the total in the
+// sentence ("the sale is", "left to pay is").
+func (c *cli) checkTenderSum(tenders []tenderArg, total pos.Paise, what string) (int, bool) {
 	var sum pos.Paise
 	rest := false
 	for _, ta := range tenders {
@@ -83,9 +168,9 @@ func (c *cli) checkTenderSum(tenders []tenderArg, total pos.Paise) (int, bool) {
 	}
 	switch {
 	case rest && sum >= total:
-		return c.fail(exitBadInput, "The tenders with amounts add up to %s, which leaves nothing for the one without; the sale is %s.", sum, total), false
+		return c.fail(exitBadInput, "The tenders with amounts add up to %s, which leaves nothing for the one without; %s %s.", sum, what, total), false
 	case !rest && sum != total:
-		return c.fail(exitBadInput, "The tenders add up to %s but the sale is %s; give one tender no amount and it takes the rest.", sum, total), false
+		return c.fail(exitBadInput, "The tenders add up to %s but %s %s; give one tender no amount and it takes the rest.", sum, what, total), false
 	}
 	return 0, true
 }
@@ -99,7 +184,13 @@ func (c *cli) splitCheckout(ctx context.Context, t *terminal, lines []pos.CartLi
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}
-	id := st.Sale.ID
+	return c.payTenders(ctx, t, st.Sale.ID, tenders, card, f)
+}
+
+// payTenders takes tenders on the open split sale id, each in the order given,
+// and prints where the sale stands: paid (its invoice), or open with what was
+// paid when a tender fails.
+func (c *cli) payTenders(ctx context.Context, t *terminal, id string, tenders []tenderArg, card *gateway.Card, f splitFlags) int {
 	var last pos.PayOutcome
 	for _, ta := range tenders {
 		req := pos.PayRequest{Sale: id, Tender: ta.Kind, Amount: ta.Amount, NoteNo: ta.NoteNo, Cashier: f.cashier,
@@ -135,7 +226,7 @@ func (c *cli) splitStopped(ctx context.Context, t *terminal, id string, err erro
 	code := checkoutErrorCode(err)
 	if st, serr := t.SaleStatus(ctx, id); serr == nil && st.Paid > 0 {
 		c.printSplitJSON(st, t.Terminal(), "OPEN", "")
-		return c.fail(code, "%s The sale %s stays open with %s paid: finish it or void it in the terminal.", pos.Sentence(err), id, st.Paid)
+		return c.fail(code, "%s The sale %s stays open with %s paid: finish it with galla pay %s --pay TENDER, or void it with galla void %s --reason TEXT (or in the terminal).", pos.Sentence(err), id, st.Paid, id, id)
 	}
 	return c.fail(code, "%s", pos.Sentence(err))
 }
@@ -153,8 +244,8 @@ func (c *cli) printSplit(ctx context.Context, t *terminal, id string, last pos.P
 		return exitOK
 	case last.State == pos.StateFailed:
 		c.printSplitJSON(st, t.Terminal(), "FAILED", last.Reason)
-		return c.fail(exitFailed, "The %s payment failed (%s); the sale %s stays open with %s paid: take the rest in the terminal, or void the sale there.",
-			tenderNoun(last.Order), strings.TrimSuffix(last.Reason, "."), id, st.Paid)
+		return c.fail(exitFailed, "The %s payment failed (%s); the sale %s stays open with %s paid: take the rest with galla pay %s --pay TENDER, or void the sale with galla void %s --reason TEXT (or in the terminal).",
+			tenderNoun(last.Order), strings.TrimSuffix(last.Reason, "."), id, st.Paid, id, id)
 	default:
 		c.printSplitJSON(st, t.Terminal(), "UNKNOWN", last.Reason)
 		return c.fail(exitUnknown, "The outcome of the %s payment is not known yet; do not charge again — run \"galla reconcile\" to resolve it. The sale %s stays open.", tenderNoun(last.Order), id)

@@ -259,7 +259,7 @@ func cmdCheckout(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}
-	if code, ok := c.checkTenderSum(tenders, total.Total); !ok {
+	if code, ok := c.checkTenderSum(tenders, total.Total, "the sale is"); !ok {
 		return code
 	}
 	if len(tenders) == 1 && tender == pos.TenderNote { // an exchange: paid wholly by a credit note

@@ -116,14 +116,16 @@ func TestKeyboardSplitTenderStaysAndVoids(t *testing.T) {
 	k.waitText("₹999.00 left to pay")
 	k.press(fyne.KeyEscape)
 	k.waitText("Cart is empty")
-	k.waitText("is part paid (₹999.00 left to pay): F11 on the empty cart to finish or void it.")
+	k.waitText(": ₹500.00 of ₹1,499.00 paid, ₹999.00 left to pay")
+	assert.True(t, k.shows("Open sale") && k.shows("Continue it  [F1]"), k.screenText())
+	assert.False(t, k.shows("is part paid"), "the banner says it once: %s", k.screenText())
 
 	// A window opened anew (the terminal restarted): the part-paid sale comes
-	// back with F11 on the empty cart.
+	// back in the banner, and with F11 on the empty cart.
 	k.settle()
 	k2 := newCounter(t, till)
 	k2.signIn("Asha", "432100")
-	k2.waitText("is part paid (₹999.00 left to pay)")
+	k2.waitText(": ₹500.00 of ₹1,499.00 paid, ₹999.00 left to pay")
 	k2.press(fyne.KeyF11)
 	k2.waitText("Split tender: sale")
 	assert.True(t, k2.shows("₹999.00"), k2.screenText())
