@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"galla/gateway"
 	"galla/gateway/sandbox"
 	"galla/pos"
 	"galla/store"
@@ -224,11 +223,34 @@ func TestDayAtTwoCounters(t *testing.T) {
 		assert.Equal(t, x.r.GrossSales, rupeesIn(t, out, "Meera:"+` [0-9]+ sale\(s\),`), "midday %s: the shift's sales are the day's", x.c.id)
 	}
 
-	// The open sale at T1 is finished by card; the one at T2 is voided, its
-	// cash given back from the drawer.
-	finishOpenSale(t, t1, openT1.MerchantOrderID)
-	voided := voidOpenSale(t, t2, openT2.MerchantOrderID)
-	t2.drawer.refunds += voided
+	// galla sales --open lists the two open sales; the one at T1 is finished
+	// by card (galla pay), the one at T2 voided (galla void), its cash given
+	// back from the drawer.
+	for _, x := range []struct {
+		c    *dayCounter
+		sale checkoutOutput
+		due  pos.Paise
+	}{{t1, openT1, 140000}, {t2, openT2, 59900}} {
+		out := s.run(x.c, "", exitOK, "sales", "--open", "--format", "json")
+		var open []openSaleOutput
+		require.NoError(t, json.Unmarshal([]byte(out), &open), out)
+		require.Len(t, open, 1, x.c.id)
+		assert.Equal(t, x.sale.MerchantOrderID, open[0].Sale, x.c.id)
+		assert.Equal(t, x.due, open[0].Due, x.c.id)
+	}
+	finished := s.run(t1, visaJSON, exitOK, "pay", openT1.MerchantOrderID, "--staff", "Meera", "--pay", "card", "--otp", "123456")
+	co := decodeCheckout(t, finished)
+	require.Equal(t, "PAID", co.Status)
+	require.Equal(t, "T1/"+s.fy+"/000006", co.InvoiceNo, "the invoice is numbered when the sale is complete")
+	out = s.run(t2, "", exitOK, "void", openT2.MerchantOrderID, "--reason", "customer left")
+	var voided voidOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &voided), out)
+	require.Equal(t, "VOIDED", voided.Status)
+	for _, tn := range voided.Tenders {
+		if tn.Tender == pos.TenderCash {
+			t2.drawer.refunds += tn.Amount
+		}
+	}
 
 	// Both shifts close with the drawer counted as the test expects it.
 	closed := map[string]string{}
@@ -283,49 +305,4 @@ func agree(t *testing.T, d *store.DB, when string, reports ...pos.Report) {
 		all = append(all, own)
 	}
 	assert.Equal(t, store.SumCounters(all), rep.Store, when+": the store")
-}
-
-// finishOpenSale pays the rest of open sale id at counter c by card.
-func finishOpenSale(t *testing.T, c *dayCounter, id string) {
-	t.Helper()
-	tl := openCounter(t, c)
-	defer tl.close()
-	st, err := tl.SaleStatus(t.Context(), id)
-	require.NoError(t, err)
-	require.Positive(t, st.Due)
-	m, err := tl.ManagerByPIN(t.Context(), "432100")
-	require.NoError(t, err)
-	out, err := tl.Pay(t.Context(), pos.PayRequest{Sale: id, Tender: pos.TenderCard, Amount: st.Due, Cashier: m.ID,
-		Card: gateway.NewCard("4111111111111111", "12", "2030", "123", "A Customer"), OTP: "123456", Unattended: true, Wait: time.Minute}, nil)
-	require.NoError(t, err)
-	require.Equal(t, pos.StatePaid, out.State)
-	require.NotNil(t, out.Sale)
-	require.True(t, out.Sale.Complete())
-}
-
-// voidOpenSale voids open sale id at counter c and returns the cash it gave
-// back.
-func voidOpenSale(t *testing.T, c *dayCounter, id string) pos.Paise {
-	t.Helper()
-	tl := openCounter(t, c)
-	defer tl.close()
-	st, err := tl.VoidSale(t.Context(), id, "432100", "customer left")
-	require.NoError(t, err)
-	require.Equal(t, pos.StateVoided, st.Sale.State)
-	var cash pos.Paise
-	for _, tv := range st.Tenders {
-		if tv.Kind == pos.TenderCash && tv.Order != nil && tv.State == pos.StateRefunded {
-			cash += tv.Order.Refunded
-		}
-	}
-	return cash
-}
-
-// openCounter opens counter c's terminal in the test's process.
-func openCounter(t *testing.T, c *dayCounter) *terminal {
-	t.Helper()
-	var out, errOut strings.Builder
-	tl, err := openTill(&cli{dataDir: c.dir, stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }})
-	require.NoError(t, err)
-	return tl
 }
