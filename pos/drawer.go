@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"galla/receipts"
 )
@@ -252,7 +253,7 @@ func (dr *Drawer) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, erro
 			r.Drops += m.Amount
 		}
 	}
-	by := map[string]*CashierTotal{}
+	var orders []*Order
 	for _, id := range s.orders {
 		o, err := dr.j.Order(ctx, id)
 		if errors.Is(err, ErrOrderNotFound) {
@@ -261,20 +262,16 @@ func (dr *Drawer) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, erro
 		if err != nil {
 			return nil, err
 		}
-		if !o.State.Paid() {
-			continue
-		}
-		if o.Tender == TenderCash {
+		orders = append(orders, o)
+		if o.Tender == TenderCash && o.State.Paid() {
+			// In the drawer: a cancelled sale's cash and its refund both
+			// count, and an open sale's cash is there before its invoice.
 			r.CashSales += o.CashTendered - o.Change
 		}
-		c := by[o.Staff]
-		if c == nil {
-			c = &CashierTotal{Staff: o.Staff, Name: dr.staffName(ctx, o.Staff), ByTender: map[TenderKind]Paise{}}
-			by[o.Staff] = c
-		}
-		c.Count++
-		c.Amount += o.Captured
-		c.ByTender[o.Tender] += o.Captured
+	}
+	by, err := dr.cashierSales(ctx, s, orders)
+	if err != nil {
+		return nil, err
 	}
 	for _, ref := range s.refunds {
 		o, err := dr.j.Order(ctx, ref.order)
@@ -286,7 +283,9 @@ func (dr *Drawer) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, erro
 		}
 	}
 	for _, c := range by {
-		r.ByCashier = append(r.ByCashier, *c)
+		if c.Count > 0 || c.Amount != 0 {
+			r.ByCashier = append(r.ByCashier, *c)
+		}
 	}
 	slices.SortFunc(r.ByCashier, func(a, b CashierTotal) int { return strings.Compare(a.Name, b.Name) })
 	r.Expected = s.Float + r.CashSales - r.CashRefunds + r.CashIn - r.CashOut - r.Drops
@@ -294,6 +293,73 @@ func (dr *Drawer) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, erro
 		r.Expected = s.Expected
 	}
 	return r, nil
+}
+
+// cashierSales are the sales of shift s's orders by cashier, counted as the X
+// report counts the day's (BuildReport) on each day they have money on: a sale
+// once complete (each tender of a split sale in the shift that took it, under
+// the sale's cashier), a cancelled invoice in no total, an open sale's tenders
+// in none until it is complete, and what of them a void gave back as sold
+// against its refund. Count is the shift's sales whose document stands
+// (issued, not cancelled).
+func (dr *Drawer) cashierSales(ctx context.Context, s *Shift, orders []*Order) (map[string]*CashierTotal, error) {
+	// The sale of each tender tells whether the tender counts yet; the sale's
+	// other tenders, taken in another shift, count there.
+	all := slices.Clone(orders)
+	byID := map[string]*Order{}
+	for _, o := range orders {
+		byID[o.ID] = o
+	}
+	for _, o := range orders {
+		if o.Sale == "" || byID[o.Sale] != nil {
+			continue
+		}
+		sale, err := dr.eng.tenderOrder(ctx, o.Sale)
+		if err != nil {
+			return nil, err
+		}
+		if sale != nil {
+			byID[sale.ID] = sale
+			all = append(all, sale)
+		}
+	}
+	owner := func(o *Order) string {
+		if sale := byID[o.Sale]; o.Sale != "" && sale != nil {
+			return sale.Staff
+		}
+		return o.Staff
+	}
+	groups := map[string][]*Order{}
+	days := map[string]bool{s.Day: true}
+	for _, o := range all {
+		groups[owner(o)] = append(groups[owner(o)], o)
+		if o.PaidDay != "" {
+			days[o.PaidDay] = true
+		}
+		for _, rf := range o.Refunds {
+			days[rf.Day] = true
+		}
+	}
+	by := map[string]*CashierTotal{}
+	for staff, group := range groups {
+		c := &CashierTotal{Staff: staff, Name: dr.staffName(ctx, staff), ByTender: map[TenderKind]Paise{}}
+		by[staff] = c
+		for day := range days {
+			rep := BuildReport(day, group, time.Time{})
+			c.Amount += rep.GrossSales
+			for _, st := range rep.Sales {
+				if st.Tender != TenderSplit {
+					c.ByTender[st.Tender] += st.Amount
+				}
+			}
+		}
+		for _, o := range group {
+			if o.Sale == "" && o.State.Paid() && !o.Voided() && slices.Contains(s.orders, o.ID) {
+				c.Count++
+			}
+		}
+	}
+	return by, nil
 }
 
 // ShiftsText lists the shifts of business day day as the Z report's appendix:

@@ -3,6 +3,8 @@ package pos
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -78,10 +80,8 @@ func (r *ShiftReport) WriteText(w io.Writer) error {
 	}
 	for _, c := range r.ByCashier {
 		var parts []string
-		for _, k := range []TenderKind{TenderCash, TenderCard, TenderEMI, TenderPhone} {
-			if v, ok := c.ByTender[k]; ok {
-				parts = append(parts, fmt.Sprintf("%s %s", k, v))
-			}
+		for _, k := range slices.Sorted(maps.Keys(c.ByTender)) {
+			parts = append(parts, fmt.Sprintf("%s %s", k, c.ByTender[k]))
 		}
 		fmt.Fprintf(w, "  %s: %d sale(s), %s (%s)\n", c.Name, c.Count, c.Amount, strings.Join(parts, ", "))
 	}

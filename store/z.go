@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,9 +17,11 @@ import (
 )
 
 // CounterDay is one counter's day as the store's projections hold it, summed
-// by the rules of the counter's own report (pos.BuildReport): sales are the
-// orders paid that day, refunds the refunds done that day, unknown the orders
-// of that day whose outcome is not final.
+// by the counter's own report (pos.BuildReport) over the counter's orders as
+// projected: the same rules, read from pos, so the store says what the counter
+// says. Sales are the sales complete that day (a split sale's tenders once its
+// document is issued), refunds the refunds done that day by where their money
+// went, unknown the orders of that day whose outcome is not final.
 type CounterDay struct {
 	Terminal     string
 	Sales        []pos.TenderTotal
@@ -33,6 +36,7 @@ type CounterDay struct {
 	Unknown      pos.Count
 	Abandoned    pos.Count
 	Cancelled    pos.Count // documents cancelled (pos/cancel.go): in no total above
+	OpenPaid     pos.Paise // paid on split sales not complete: in no sales total, its cash in CashExpected
 }
 
 // DayReport is the store's day: each counter with anything that day, and the
@@ -44,7 +48,9 @@ type DayReport struct {
 }
 
 // DayReport sums day (YYYY-MM-DD) per counter and for the store from the
-// projections. Its cost depends on the day's rows only (indexes on day).
+// projections: each counter's orders of the day, as projected (their
+// snapshots), go through the counter's own report, pos.BuildReport. Its cost
+// depends on the day's rows only (indexes on day).
 func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 	d, err := time.Parse(pos.DayLayout, day)
 	if err != nil {
@@ -53,127 +59,96 @@ func (db *DB) DayReport(ctx context.Context, day string) (*DayReport, error) {
 	if err := db.Project(ctx); err != nil {
 		return nil, err
 	}
-	counters := map[string]*CounterDay{}
-	get := func(t string) *CounterDay {
-		c := counters[t]
-		if c == nil {
-			c = &CounterDay{Terminal: t}
-			counters[t] = c
-		}
-		return c
+	orders, err := db.dayOrders(ctx, d)
+	if err != nil {
+		return nil, db.wrap("day report", err)
 	}
-	q := func(sql string, scan func(pgx.Rows) error, args ...any) error {
-		rs, err := db.pool.Query(ctx, sql, args...)
+	r := &DayReport{Day: day}
+	for t, os := range orders {
+		r.Counters = append(r.Counters, counterDay(t, pos.BuildReport(day, os, time.Time{})))
+	}
+	slices.SortFunc(r.Counters, func(a, b CounterDay) int { return compareTerminal(a.Terminal, b.Terminal) })
+	r.Store = SumCounters(r.Counters)
+	return r, nil
+}
+
+// counterDay is terminal's day from its report.
+func counterDay(terminal string, r *pos.Report) CounterDay {
+	c := CounterDay{Terminal: terminal, Sales: r.Sales, GST: r.GST, GrossSales: r.GrossSales, Refunds: r.Refunds,
+		Refunded: r.Refunded, NetSales: r.NetSales, CashExpected: r.CashExpected, Failed: r.Failed, Unknown: r.Unknown,
+		Abandoned: r.Abandoned, Cancelled: r.Cancelled, OpenPaid: r.OpenPaid}
+	for _, g := range r.GST {
+		c.Tax += g.Tax
+	}
+	sortTotals(&c)
+	return c
+}
+
+// dayOrders reads, per terminal, the orders pos.BuildReport needs for day d,
+// as the counter's report reads them from its journal (Engine.Report): the
+// orders of that day, paid that day, or with a refund that day, and with them
+// the split sale of each tender and the tenders of each split sale among them.
+func (db *DB) dayOrders(ctx context.Context, d time.Time) (map[string][]*pos.Order, error) {
+	out := map[string][]*pos.Order{}
+	have := map[[2]string]bool{}
+	read := func(rs pgx.Rows, err error) error {
 		if err != nil {
 			return err
 		}
 		defer rs.Close()
 		for rs.Next() {
-			if err := scan(rs); err != nil {
+			var t string
+			var snap []byte
+			if err := rs.Scan(&t, &snap); err != nil {
 				return err
+			}
+			o := new(pos.Order)
+			if err := json.Unmarshal(snap, o); err != nil {
+				return fmt.Errorf("order of terminal %s: the stored projection cannot be read: %w", t, err)
+			}
+			if k := [2]string{t, o.ID}; !have[k] {
+				have[k] = true
+				out[t] = append(out[t], o)
 			}
 		}
 		return rs.Err()
 	}
-	// Sales by tender: the orders paid that day.
-	err = q(`SELECT terminal_id, tender, count(*), sum(captured)::bigint, sum(tax)::bigint FROM orders
-		WHERE paid_day = $1 AND state = ANY($2) GROUP BY terminal_id, tender`, func(rs pgx.Rows) error {
-		var t, tender string
-		var n int
-		var amount, tax int64
-		if err := rs.Scan(&t, &tender, &n, &amount, &tax); err != nil {
-			return err
-		}
-		c := get(t)
-		c.Sales = append(c.Sales, pos.TenderTotal{Tender: pos.TenderKind(tender), Count: n, Amount: pos.Paise(amount)})
-		c.GrossSales += pos.Paise(amount)
-		c.Tax += pos.Paise(tax)
-		if tender == string(pos.TenderCash) {
-			c.CashExpected += pos.Paise(amount)
-		}
-		return nil
-	}, d, pos.PaidStates())
+	err := read(db.pool.Query(ctx, `SELECT o.terminal_id, o.snapshot FROM orders o JOIN (
+			SELECT terminal_id, order_id FROM orders WHERE day = $1
+			UNION SELECT terminal_id, order_id FROM orders WHERE paid_day = $1 AND state = ANY($2)
+			UNION SELECT terminal_id, order_id FROM payments WHERE day = $1) k USING (terminal_id, order_id)`, d, pos.PaidStates()))
 	if err != nil {
-		return nil, db.wrap("day report", err)
+		return nil, err
 	}
-	// GST by rate of the same orders: their totals by rate, as the counter's
-	// report adds them.
-	err = q(`SELECT terminal_id, rate, sum(amount)::bigint, sum(taxable)::bigint, sum(tax)::bigint, sum(cgst)::bigint, sum(sgst)::bigint
-		FROM order_rates WHERE paid_day = $1 GROUP BY terminal_id, rate`, func(rs pgx.Rows) error {
-		var t string
-		var rate int
-		var amount, taxable, tax, cgst, sgst int64
-		if err := rs.Scan(&t, &rate, &amount, &taxable, &tax, &cgst, &sgst); err != nil {
-			return err
+	var ts, ids []string
+	for t, os := range out {
+		for _, o := range os {
+			var related []string
+			switch {
+			case o.Sale != "":
+				related = []string{o.Sale}
+			case o.Tender == pos.TenderSplit:
+				for _, tn := range o.Tenders {
+					related = append(related, tn.OrderID)
+				}
+			}
+			for _, id := range related {
+				if k := [2]string{t, id}; !have[k] {
+					have[k] = true
+					ts, ids = append(ts, t), append(ids, id)
+				}
+			}
 		}
-		c := get(t)
-		c.GST = append(c.GST, pos.RateTotal{Rate: pos.RateBP(rate), Amount: pos.Paise(amount), Taxable: pos.Paise(taxable), Tax: pos.Paise(tax), CGST: pos.Paise(cgst), SGST: pos.Paise(sgst)})
-		return nil
-	}, d)
-	if err != nil {
-		return nil, db.wrap("day report", err)
 	}
-	// Refunds done that day, by where their money went (pos.RefundDestination,
-	// projected into refund_to): only those paid out of the drawer lower the
-	// cash expected.
-	err = q(`SELECT terminal_id, refund_to, count(*), sum(amount)::bigint FROM payments
-		WHERE day = $1 AND kind = $2 GROUP BY terminal_id, refund_to`, func(rs pgx.Rows) error {
-		var t, to string
-		var n int
-		var amount int64
-		if err := rs.Scan(&t, &to, &n, &amount); err != nil {
-			return err
-		}
-		c := get(t)
-		c.Refunds = append(c.Refunds, pos.TenderTotal{Tender: pos.TenderKind(to), Count: n, Amount: pos.Paise(amount)})
-		c.Refunded += pos.Paise(amount)
-		if pos.RefundTo(to).MovesCash() {
-			c.CashExpected -= pos.Paise(amount)
-		}
-		return nil
-	}, d, string(pos.EvRefundDone))
-	if err != nil {
-		return nil, db.wrap("day report", err)
+	if len(ids) == 0 {
+		return out, nil
 	}
-	// Failed, abandoned and unknown: the orders of that day. A return order
-	// (another counter's invoice taken back here) is no payment: its money is
-	// in Refunded.
-	err = q(`SELECT terminal_id, state, count(*), sum(amount)::bigint FROM orders
-		WHERE day = $1 AND state <> ALL($2) GROUP BY terminal_id, state`, func(rs pgx.Rows) error {
-		var t, state string
-		var n int
-		var amount int64
-		if err := rs.Scan(&t, &state, &n, &amount); err != nil {
-			return err
-		}
-		c := get(t)
-		var k *pos.Count
-		switch pos.OrderState(state) {
-		case pos.StateFailed:
-			k = &c.Failed
-		case pos.StateAbandoned:
-			k = &c.Abandoned
-		case pos.StatusCancelled:
-			k = &c.Cancelled
-		default:
-			k = &c.Unknown
-		}
-		k.Count += n
-		k.Amount += pos.Paise(amount)
-		return nil
-	}, d, append(pos.PaidStates(), pos.StateReturn))
-	if err != nil {
-		return nil, db.wrap("day report", err)
+	for i := range ids {
+		delete(have, [2]string{ts[i], ids[i]}) // read below
 	}
-	r := &DayReport{Day: day}
-	for _, c := range counters {
-		c.NetSales = c.GrossSales - c.Refunded
-		sortTotals(c)
-		r.Counters = append(r.Counters, *c)
-	}
-	slices.SortFunc(r.Counters, func(a, b CounterDay) int { return compareTerminal(a.Terminal, b.Terminal) })
-	r.Store = SumCounters(r.Counters)
-	return r, nil
+	err = read(db.pool.Query(ctx, `SELECT o.terminal_id, o.snapshot FROM orders o
+		JOIN unnest($1::text[], $2::text[]) AS k(terminal_id, order_id) USING (terminal_id, order_id)`, ts, ids))
+	return out, err
 }
 
 // SumCounters adds counters' days up: the store's totals.
@@ -213,6 +188,7 @@ func SumCounters(cs []CounterDay) CounterDay {
 		s.Abandoned.Amount += c.Abandoned.Amount
 		s.Cancelled.Count += c.Cancelled.Count
 		s.Cancelled.Amount += c.Cancelled.Amount
+		s.OpenPaid += c.OpenPaid
 	}
 	for _, t := range sales {
 		s.Sales = append(s.Sales, *t)
@@ -244,7 +220,8 @@ func sortTotals(c *CounterDay) {
 	if c.Refunds == nil {
 		c.Refunds = []pos.TenderTotal{}
 	}
-	byTender := func(a, b pos.TenderTotal) int { return compareTerminal(string(a.Tender), string(b.Tender)) }
+	// As the counter's report lists them (pos.BuildReport).
+	byTender := func(a, b pos.TenderTotal) int { return strings.Compare(string(a.Tender), string(b.Tender)) }
 	slices.SortFunc(c.Sales, byTender)
 	slices.SortFunc(c.Refunds, byTender)
 	slices.SortFunc(c.GST, func(a, b pos.RateTotal) int { return a.Rate.Compare(b.Rate) })

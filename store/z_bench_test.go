@@ -22,6 +22,16 @@ func fillDays(b *testing.B, db *DB, days, counters, perDay int) {
 			'{"totals": {"by_rate": [{"rate": 18, "amount": 118000, "taxable": 100000, "tax": 18000, "cgst": 9000, "sgst": 9000}]}}'
 		FROM generate_series(0, $1 - 1) d, generate_series(1, $2) c, generate_series(1, $3) n`, days, counters, perDay)
 	require.NoError(b, err)
+	// Each order's snapshot is the order as pos folds it, which the day report
+	// reads through pos.BuildReport.
+	_, err = db.pool.Exec(ctx, `
+		UPDATE orders SET snapshot = jsonb_build_object('id', order_id, 'day', day::text, 'paid_day', paid_day::text, 'state', state,
+			'tender', tender, 'amount', amount, 'captured', captured, 'refunded', refunded, 'receipt_no', receipt_no,
+			'totals', jsonb_build_object('total', amount, 'taxable', 100000, 'tax', 18000, 'cgst', 9000, 'sgst', 9000,
+				'by_rate', jsonb_build_array(jsonb_build_object('rate', 18, 'amount', 118000, 'taxable', 100000, 'tax', 18000, 'cgst', 9000, 'sgst', 9000))),
+			'refunds', CASE WHEN refunded > 0 THEN jsonb_build_array(jsonb_build_object('unique_txn_id', 'R-' || order_id, 'amount', refunded,
+				'status', 'done', 'day', paid_day::text)) ELSE '[]'::jsonb END)`)
+	require.NoError(b, err)
 	_, err = db.pool.Exec(ctx, `
 		INSERT INTO order_lines (terminal_id, order_id, n, sku, name, qty, unit_price, gst_rate, amount, taxable, tax)
 		SELECT terminal_id, order_id, k, 'SKU' || k, 'Item', 1, 59000, 18, 59000, 50000, 9000 FROM orders, generate_series(1, 2) k`)
