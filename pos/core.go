@@ -3,9 +3,11 @@ package pos
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
+	"galla/gateway"
 	"galla/receipts"
 )
 
@@ -46,6 +48,7 @@ type core struct {
 	setup     *Setup
 	customers *Customers
 	docs      *Documents
+	pending   *Pending
 }
 
 // newCore is the core of a till configured by cfg, with its services, before
@@ -54,6 +57,7 @@ func newCore(cfg TillConfig) *core {
 	c := &core{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
 		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
 	c.drawer, c.crew, c.shelf, c.setup, c.customers, c.docs = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}, &Documents{c}
+	c.pending = &Pending{c}
 	return c
 }
 
@@ -97,4 +101,14 @@ func (c *core) shiftBook(ctx context.Context) (*book, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// noteErr remembers when the service last failed to answer, for the status bar.
+func (c *core) noteErr(err error) {
+	var ge *gateway.Error
+	if errors.Is(err, gateway.ErrOutcomeUnknown) || errors.Is(err, gateway.ErrServer) || (err != nil && !errors.As(err, &ge)) {
+		c.mu.Lock()
+		c.lastErr = time.Now()
+		c.mu.Unlock()
+	}
 }

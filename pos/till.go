@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"galla/gateway"
 	"galla/receipts"
 )
 
@@ -29,6 +28,7 @@ type Till struct {
 	*Setup
 	*Customers
 	*Documents
+	*Pending
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -138,7 +138,8 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 		return nil, errors.New("pos: new till: no engine")
 	}
 	c := newCore(cfg)
-	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers, Documents: c.docs}
+	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers, Documents: c.docs,
+		Pending: c.pending}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}
@@ -159,7 +160,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	// The payments an earlier run left pending are followed up from now on, so
 	// that one the reconciler resolves at start raises its notice too.
 	if un, err := t.j.Unresolved(ctx); err == nil {
-		t.watch(un)
+		t.pending.watch(un)
 	}
 	return t, nil
 }
@@ -212,7 +213,7 @@ func (t *Till) Status(ctx context.Context) TillStatus {
 		t.mu.Unlock()
 	}
 	if un, err := t.j.Unresolved(ctx); err == nil {
-		st.Pending = t.watch(un)
+		st.Pending = t.pending.watch(un)
 		st.Unknown = len(st.Pending)
 		st.InProgress = len(un) - st.Unknown
 	}
@@ -231,26 +232,6 @@ func (t *Till) Status(ctx context.Context) TillStatus {
 	t.mu.Unlock()
 	st.Store = t.StoreStatus()
 	return st
-}
-
-// noteErr remembers when the service last failed to answer, for the status bar.
-func (t *Till) noteErr(err error) {
-	var ge *gateway.Error
-	if errors.Is(err, gateway.ErrOutcomeUnknown) || errors.Is(err, gateway.ErrServer) || (err != nil && !errors.As(err, &ge)) {
-		t.mu.Lock()
-		t.lastErr = time.Now()
-		t.mu.Unlock()
-	}
-}
-
-// Reconcile resolves every payment whose outcome is not final (DESIGN.md section 2,
-// "Restart").
-func (t *Till) Reconcile(ctx context.Context) (*ReconcileReport, error) {
-	rep, err := t.eng.Reconcile(ctx)
-	if err != nil {
-		t.noteErr(err)
-	}
-	return rep, err
 }
 
 // checkSale is what a new sale must pass before any payment: the IMEI of every

@@ -6,11 +6,14 @@ import (
 	"time"
 )
 
-// The counter's view of payments that are not final (DESIGN.md section 3): a
-// payment whose authentication step was cancelled or whose screen was left stays
-// pending, in the status bar and the journal, with "Check now"; the cart it
-// belongs to is locked until it is final; and one that resolves after the cashier
-// moved on raises a notice with the receipt to print (DESIGN.md section 10).
+// Pending is the counter's view of payments that are not final (DESIGN.md
+// section 3): a payment whose authentication step was cancelled or whose screen
+// was left stays pending, in the status bar and the journal, with "Check now";
+// the cart it belongs to is locked until it is final; one that resolves after
+// the cashier moved on raises a notice with the receipt to print (DESIGN.md
+// section 10); and the reconciliation of every payment not final is its too.
+// It owns the core's inFlight and follow maps.
+type Pending struct{ *core }
 
 // PendingPayment is a payment whose outcome is not final and that no payment call
 // is waiting for, as the status bar names it.
@@ -54,48 +57,48 @@ type followState struct {
 }
 
 // paying marks order id as having a payment call in flight (Pay has not returned).
-func (t *Till) paying(id string) {
+func (pd *Pending) paying(id string) {
 	if id == "" {
 		return
 	}
-	t.mu.Lock()
-	t.inFlight[id] = true
-	t.mu.Unlock()
+	pd.mu.Lock()
+	pd.inFlight[id] = true
+	pd.mu.Unlock()
 }
 
 // payReturned records how a payment call of order id ended: a final outcome was
 // handed to the front end, which shows it; anything else is followed up.
-func (t *Till) payReturned(id string, final bool) {
+func (pd *Pending) payReturned(id string, final bool) {
 	if id == "" {
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.inFlight, id)
+	pd.mu.Lock()
+	defer pd.mu.Unlock()
+	delete(pd.inFlight, id)
 	if final {
-		delete(t.follow, id)
+		delete(pd.follow, id)
 		return
 	}
-	if _, ok := t.follow[id]; !ok {
-		now := t.eng.Now()
-		t.follow[id] = &followState{since: now, next: now}
+	if _, ok := pd.follow[id]; !ok {
+		now := pd.eng.Now()
+		pd.follow[id] = &followState{since: now, next: now}
 	}
 }
 
 // watch follows up the unresolved orders that no payment call waits for and
 // returns them: the payments whose outcome is unknown. The others are in
 // progress (inProgress).
-func (t *Till) watch(orders []*Order) []PendingPayment {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (pd *Pending) watch(orders []*Order) []PendingPayment {
+	pd.mu.Lock()
+	defer pd.mu.Unlock()
 	var out []PendingPayment
 	for _, o := range orders {
-		if t.inProgress(o) {
+		if pd.inProgress(o) {
 			continue
 		}
-		if _, ok := t.follow[o.ID]; !ok {
-			now := t.eng.Now()
-			t.follow[o.ID] = &followState{since: now, next: now}
+		if _, ok := pd.follow[o.ID]; !ok {
+			now := pd.eng.Now()
+			pd.follow[o.ID] = &followState{since: now, next: now}
 		}
 		out = append(out, PendingPayment{OrderID: o.ID, Amount: o.Amount, State: o.State})
 	}
@@ -107,9 +110,9 @@ func (t *Till) watch(orders []*Order) []PendingPayment {
 // customer at the OTP or 3-D Secure step, the service being polled), or it was
 // journaled or created and no payment was sent on it (card and EMI), so no
 // money can have moved (a brand-EMI order whose IMEIs were validated, waiting for the card).
-// t.mu is held.
-func (t *Till) inProgress(o *Order) bool {
-	if t.inFlight[o.ID] || o.State == StateIntent {
+// pd.mu is held.
+func (pd *Pending) inProgress(o *Order) bool {
+	if pd.inFlight[o.ID] || o.State == StateIntent {
 		return true
 	}
 	// A phone order is paid on the customer's phone without the till sending
@@ -121,41 +124,41 @@ func (t *Till) inProgress(o *Order) bool {
 // returns where it stands. A verified answer decides it; otherwise it stays
 // UNKNOWN and is inquired again. An order with a payment call in flight is left
 // to that call.
-func (t *Till) CheckOrder(ctx context.Context, id string) (PayOutcome, error) {
-	t.mu.Lock()
-	busy := t.inFlight[id]
-	t.mu.Unlock()
+func (pd *Pending) CheckOrder(ctx context.Context, id string) (PayOutcome, error) {
+	pd.mu.Lock()
+	busy := pd.inFlight[id]
+	pd.mu.Unlock()
 	if busy {
 		return PayOutcome{}, Errorf("The payment of order %s is being checked already; wait for its result.", id)
 	}
-	o, err := t.eng.Order(ctx, id)
+	o, err := pd.eng.Order(ctx, id)
 	if err != nil {
 		return PayOutcome{}, err
 	}
 	if o.Unresolved() {
-		if err := t.inquireOne(ctx, o); err != nil {
-			t.noteErr(err)
+		if err := pd.inquireOne(ctx, o); err != nil {
+			pd.noteErr(err)
 			return PayOutcome{}, err
 		}
-		if o, err = t.eng.Order(ctx, id); err != nil {
+		if o, err = pd.eng.Order(ctx, id); err != nil {
 			return PayOutcome{}, err
 		}
 	}
-	return orderOutcome(o, t.cfg.Terminal), nil
+	return orderOutcome(o, pd.cfg.Terminal), nil
 }
 
 // inquireOne asks the service once about o. An UNKNOWN order is inquired alone
 // (the engine's await with no wait); anything else unresolved (a pending refund,
 // an order a crash left in its authentication step) goes through the reconciler.
-func (t *Till) inquireOne(ctx context.Context, o *Order) error {
+func (pd *Pending) inquireOne(ctx context.Context, o *Order) error {
 	if o.State == StateUnknown && o.PendingRefund() == nil {
-		_, err := t.eng.Await(ctx, o.ID, PayOptions{Wait: time.Nanosecond})
+		_, err := pd.eng.Await(ctx, o.ID, PayOptions{Wait: time.Nanosecond})
 		if errors.Is(err, ErrOrderBusy) {
 			return Errorf("Order %s is being checked already; wait for its result.", o.ID)
 		}
 		return err
 	}
-	rep, err := t.eng.Reconcile(ctx)
+	rep, err := pd.eng.Reconcile(ctx)
 	if err != nil {
 		return err
 	}
@@ -188,17 +191,17 @@ func orderOutcome(o *Order, terminal string) PayOutcome {
 // the payment is in flight or its outcome is unknown, no second tender is taken
 // and no line changes, until it is verified PAID or verified not charged. An empty
 // id (no payment yet) or an order the journal does not hold locks nothing.
-func (t *Till) CartLock(ctx context.Context, id string) CartLock {
+func (pd *Pending) CartLock(ctx context.Context, id string) CartLock {
 	if id == "" {
 		return CartLock{}
 	}
-	t.mu.Lock()
-	busy := t.inFlight[id]
-	t.mu.Unlock()
+	pd.mu.Lock()
+	busy := pd.inFlight[id]
+	pd.mu.Unlock()
 	if busy {
 		return CartLock{Locked: true, Reason: "The payment of order " + id + " is in progress: wait for its result before another tender or a change to the cart."}
 	}
-	o, err := t.eng.Order(ctx, id)
+	o, err := pd.eng.Order(ctx, id)
 	switch {
 	case errors.Is(err, ErrOrderNotFound):
 		return CartLock{}
@@ -226,18 +229,18 @@ func receiptText(o *Order) string {
 // since it was last asked, whoever resolved them: this call, "Check now", the
 // reconciler at start. A payment whose call is still in flight is left to it; its
 // outcome goes to its caller. The window calls it with the status bar.
-func (t *Till) FollowUp(ctx context.Context) ([]PayNotice, error) {
-	un, err := t.j.Unresolved(ctx)
+func (pd *Pending) FollowUp(ctx context.Context) ([]PayNotice, error) {
+	un, err := pd.j.Unresolved(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t.watch(un)
-	now := t.eng.Now()
+	pd.watch(un)
+	now := pd.eng.Now()
 	var due []*Order
-	t.mu.Lock()
+	pd.mu.Lock()
 	for _, o := range un {
-		f := t.follow[o.ID]
-		if f == nil || t.inFlight[o.ID] || o.State != StateUnknown || now.Before(f.next) {
+		f := pd.follow[o.ID]
+		if f == nil || pd.inFlight[o.ID] || o.State != StateUnknown || now.Before(f.next) {
 			continue
 		}
 		elapsed := now.Sub(f.since)
@@ -247,36 +250,36 @@ func (t *Till) FollowUp(ctx context.Context) ([]PayNotice, error) {
 		}
 		due = append(due, o)
 	}
-	t.mu.Unlock()
+	pd.mu.Unlock()
 	var errs []error
 	for _, o := range due {
-		if err := t.inquireOne(ctx, o); err != nil && ctx.Err() == nil {
-			t.noteErr(err)
+		if err := pd.inquireOne(ctx, o); err != nil && ctx.Err() == nil {
+			pd.noteErr(err)
 			errs = append(errs, err)
 		}
 	}
-	t.mu.Lock()
-	ids := make([]string, 0, len(t.follow))
-	for id := range t.follow {
-		if !t.inFlight[id] {
+	pd.mu.Lock()
+	ids := make([]string, 0, len(pd.follow))
+	for id := range pd.follow {
+		if !pd.inFlight[id] {
 			ids = append(ids, id)
 		}
 	}
-	t.mu.Unlock()
+	pd.mu.Unlock()
 	var out []PayNotice
 	for _, id := range ids {
-		o, err := t.eng.Order(ctx, id)
+		o, err := pd.eng.Order(ctx, id)
 		if err != nil || o.Unresolved() {
 			continue
 		}
-		t.mu.Lock()
-		_, still := t.follow[id]
-		if still && !t.inFlight[id] {
-			delete(t.follow, id)
+		pd.mu.Lock()
+		_, still := pd.follow[id]
+		if still && !pd.inFlight[id] {
+			delete(pd.follow, id)
 		} else {
 			still = false
 		}
-		t.mu.Unlock()
+		pd.mu.Unlock()
 		if still {
 			out = append(out, noticeOf(o))
 		}
@@ -295,4 +298,14 @@ func noticeOf(o *Order) PayNotice {
 		n.Text = "Order " + o.ID + ": " + string(o.State) + " — not charged"
 	}
 	return n
+}
+
+// Reconcile resolves every payment whose outcome is not final (DESIGN.md section 2,
+// "Restart").
+func (pd *Pending) Reconcile(ctx context.Context) (*ReconcileReport, error) {
+	rep, err := pd.eng.Reconcile(ctx)
+	if err != nil {
+		pd.noteErr(err)
+	}
+	return rep, err
 }
