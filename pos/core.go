@@ -49,6 +49,7 @@ type core struct {
 	customers *Customers
 	docs      *Documents
 	pending   *Pending
+	imeis     *IMEIs
 }
 
 // newCore is the core of a till configured by cfg, with its services, before
@@ -57,7 +58,7 @@ func newCore(cfg TillConfig) *core {
 	c := &core{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
 		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
 	c.drawer, c.crew, c.shelf, c.setup, c.customers, c.docs = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}, &Documents{c}
-	c.pending = &Pending{c}
+	c.pending, c.imeis = &Pending{c}, &IMEIs{c}
 	return c
 }
 

@@ -29,6 +29,7 @@ type Till struct {
 	*Customers
 	*Documents
 	*Pending
+	*IMEIs
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -139,7 +140,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	}
 	c := newCore(cfg)
 	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers, Documents: c.docs,
-		Pending: c.pending}
+		Pending: c.pending, IMEIs: c.imeis}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}
@@ -241,7 +242,7 @@ func (t *Till) checkSale(ctx context.Context, lines []Line, tender TenderKind) e
 	if err := t.eng.journalReady(ctx); err != nil {
 		return err // a damaged or unchecked journal says so first
 	}
-	if err := t.CheckSerials(ctx, lines, ""); err != nil {
+	if err := t.imeis.CheckSerials(ctx, lines, ""); err != nil {
 		return err
 	}
 	if tender == TenderCash {

@@ -8,6 +8,12 @@ import (
 	"time"
 )
 
+// IMEIs keeps the phones sold at the counter apart (DESIGN.md section 10): every
+// serialised unit carries an IMEI that passes its check digit, none is sold
+// twice while a sale holds it, a return frees it, and the journal screen finds
+// the sales that carried one. It reads the core's book of IMEIs.
+type IMEIs struct{ *core }
+
 // The IMEI rules of the counter (DESIGN.md section 10), matched with errors.Is.
 var (
 	// ErrIMEISold refuses an IMEI already sold in a sale that was not returned.
@@ -79,12 +85,12 @@ func (b *book) applyReturn(ev Event) {
 // ReturnIMEIs journals that the units with these IMEIs came back from order
 // orderID (a return): each may be sold again. The returns flow calls it, or
 // journals its own return.* event carrying the IMEIs.
-func (t *Till) ReturnIMEIs(ctx context.Context, orderID, staff string, imeis []string) error {
+func (im *IMEIs) ReturnIMEIs(ctx context.Context, orderID, staff string, imeis []string) error {
 	if len(imeis) == 0 {
 		return nil
 	}
-	ev := Event{V: EventVersion, Time: t.eng.Now(), Kind: EvReturnIMEIs, OrderID: orderID, Day: t.eng.Today(), Staff: staff, IMEIs: imeis}
-	if _, err := t.j.Append(context.WithoutCancel(ctx), ev); err != nil {
+	ev := Event{V: EventVersion, Time: im.eng.Now(), Kind: EvReturnIMEIs, OrderID: orderID, Day: im.eng.Today(), Staff: staff, IMEIs: imeis}
+	if _, err := im.j.Append(context.WithoutCancel(ctx), ev); err != nil {
 		return fmt.Errorf("pos: journal %s: %w: %w", ev.Kind, errJournalWrite, err)
 	}
 	return nil
@@ -92,10 +98,10 @@ func (t *Till) ReturnIMEIs(ctx context.Context, orderID, staff string, imeis []s
 
 // holding reports the sale that holds imei now (sold and not returned, or its
 // payment unknown), or nil. b.mu is held and the book caught up.
-func (t *Till) holding(ctx context.Context, b *book, imei string) (*IMEISoldError, error) {
+func (im *IMEIs) holding(ctx context.Context, b *book, imei string) (*IMEISoldError, error) {
 	ids := b.imeis[imei]
 	for i := len(ids) - 1; i >= 0; i-- {
-		o, err := t.j.Order(ctx, ids[i])
+		o, err := im.j.Order(ctx, ids[i])
 		if errors.Is(err, ErrOrderNotFound) {
 			continue
 		}
@@ -118,7 +124,7 @@ func (t *Till) holding(ctx context.Context, b *book, imei string) (*IMEISoldErro
 // that passes the check digit, none is given twice, and none is held by another
 // sale (sold and not returned, or its payment unknown). The order being paid
 // again (its own id) does not count against itself.
-func (t *Till) CheckSerials(ctx context.Context, lines []Line, self string) error {
+func (im *IMEIs) CheckSerials(ctx context.Context, lines []Line, self string) error {
 	seen := map[string]bool{}
 	for _, l := range lines {
 		if !l.Serialised {
@@ -140,17 +146,17 @@ func (t *Till) CheckSerials(ctx context.Context, lines []Line, self string) erro
 	if len(seen) == 0 {
 		return nil
 	}
-	b := &t.bk
+	b := &im.bk
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if err := b.catchUp(ctx, t.j); err != nil {
+	if err := b.catchUp(ctx, im.j); err != nil {
 		if errors.Is(err, ErrNoEventLog) {
 			return nil
 		}
 		return err
 	}
 	for s := range seen {
-		h, err := t.holding(ctx, b, s)
+		h, err := im.holding(ctx, b, s)
 		if err != nil {
 			return err
 		}
@@ -163,20 +169,20 @@ func (t *Till) CheckSerials(ctx context.Context, lines []Line, self string) erro
 
 // CheckIMEIFree checks one IMEI as it is scanned: its digits, then that no sale
 // holds it.
-func (t *Till) CheckIMEIFree(ctx context.Context, imei string) error {
+func (im *IMEIs) CheckIMEIFree(ctx context.Context, imei string) error {
 	if err := CheckIMEI(imei); err != nil {
 		return err
 	}
-	b := &t.bk
+	b := &im.bk
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if err := b.catchUp(ctx, t.j); err != nil {
+	if err := b.catchUp(ctx, im.j); err != nil {
 		if errors.Is(err, ErrNoEventLog) {
 			return nil
 		}
 		return err
 	}
-	h, err := t.holding(ctx, b, imei)
+	h, err := im.holding(ctx, b, imei)
 	if err != nil || h == nil {
 		return err
 	}
@@ -185,14 +191,14 @@ func (t *Till) CheckIMEIFree(ctx context.Context, imei string) error {
 
 // FindIMEI lists the sales that carried imei, newest first: the journal screen's
 // search and "galla journal find".
-func (t *Till) FindIMEI(ctx context.Context, imei string) ([]OrderSummary, error) {
+func (im *IMEIs) FindIMEI(ctx context.Context, imei string) ([]OrderSummary, error) {
 	if err := CheckIMEI(imei); err != nil {
 		return nil, err
 	}
-	b := &t.bk
+	b := &im.bk
 	b.mu.Lock()
 	ids := []string(nil)
-	err := b.catchUp(ctx, t.j)
+	err := b.catchUp(ctx, im.j)
 	if err == nil {
 		ids = slices.Clone(b.imeis[imei])
 	}
@@ -202,14 +208,14 @@ func (t *Till) FindIMEI(ctx context.Context, imei string) ([]OrderSummary, error
 	}
 	out := make([]OrderSummary, 0, len(ids))
 	for i := len(ids) - 1; i >= 0; i-- {
-		o, err := t.j.Order(ctx, ids[i])
+		o, err := im.j.Order(ctx, ids[i])
 		if errors.Is(err, ErrOrderNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, summaryOf(o, t.cfg.Terminal))
+		out = append(out, summaryOf(o, im.cfg.Terminal))
 	}
 	return out, nil
 }
