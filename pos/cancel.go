@@ -427,89 +427,6 @@ func (e *Engine) cancelLocal(ctx context.Context, o *Order, staff, reason string
 	return err
 }
 
-// CancelDocument cancels the document named by its number as printed (or the
-// sale's order id), on a manager's PIN, with the reason printed on it.
-func (t *Till) CancelDocument(ctx context.Context, doc, pin, reason string) (*CancelResult, error) {
-	if err := t.gate(); err != nil {
-		return nil, err
-	}
-	o, err := t.FindSale(ctx, doc)
-	if err != nil {
-		return nil, err
-	}
-	if o.Sale != "" {
-		if o, err = t.eng.Order(ctx, o.Sale); err != nil {
-			return nil, err
-		}
-	}
-	if t.paidInCash(ctx, o) {
-		// Cash given back leaves a counted drawer, as a cash refund does.
-		if err := t.CashNeedsShift(ctx); err != nil {
-			return nil, err
-		}
-	}
-	res, err := t.eng.cancelDocument(ctx, o.ID, pin, reason, t.cfg.Terminal)
-	if errors.Is(err, ErrWrongPIN) || err == nil {
-		_ = t.counted(err)
-	}
-	if err != nil {
-		t.noteErr(err)
-	}
-	return res, err
-}
-
-// paidInCash reports whether cash was taken for o: its own tender, or a paid cash
-// tender of the split sale it is.
-func (t *Till) paidInCash(ctx context.Context, o *Order) bool {
-	if o.Tender == TenderCash {
-		return true
-	}
-	if o.Tender != TenderSplit {
-		return false
-	}
-	st, err := t.eng.SaleStatus(ctx, o.ID)
-	if err != nil {
-		return false
-	}
-	for _, tt := range st.Tenders {
-		if tt.Kind == TenderCash && tt.Paid() {
-			return true
-		}
-	}
-	return false
-}
-
-// CanCancel says whether o's document may be cancelled today: "" when it may,
-// else the sentence that says why not and what to do. The journal screen asks
-// it before offering "Cancel invoice".
-func (t *Till) CanCancel(ctx context.Context, o *Order) string {
-	if o == nil || o.Sale != "" {
-		return "Only a sale's invoice can be cancelled."
-	}
-	switch {
-	case o.Cancelled != nil:
-		return "This invoice is already cancelled."
-	case !o.State.Paid() || (o.DocNo == 0 && o.ReceiptNo == 0):
-		return "This sale has no invoice to cancel."
-	}
-	tenders, err := t.eng.cancelTenders(ctx, o)
-	if err != nil {
-		return Sentence(err)
-	}
-	for _, to := range tenders {
-		if to.cancelling() {
-			return "" // begun: cancel again to finish
-		}
-		if to.returnedAgainst() {
-			return "This invoice has a credit note against it; make a return (credit note) instead."
-		}
-	}
-	if o.PaidDay != t.eng.Today() {
-		return "Only an invoice of today's business day can be cancelled; make a return (credit note) instead."
-	}
-	return ""
-}
-
 // cancelledMark is what a cancelled sale's document prints (receipts.Cancelled),
 // or nil while it is not cancelled.
 func cancelledMark(o Order, tenders []Order) *receipts.Cancelled {
@@ -549,15 +466,6 @@ func givenBack(t Order, amount Paise) string {
 		return amount.String() + " to " + firstNonEmpty(t.CardBrand, "the card") + " •••• " + t.CardLast4 + ", verified"
 	}
 	return amount.String() + " through the payment service, verified"
-}
-
-// CanCancelOrder is CanCancel of the order with this merchant order id.
-func (t *Till) CanCancelOrder(ctx context.Context, orderID string) string {
-	o, err := t.eng.Order(ctx, orderID)
-	if err != nil {
-		return Sentence(err)
-	}
-	return t.CanCancel(ctx, o)
 }
 
 // Sentence says how the cancellation ended and what the cashier hands back.

@@ -50,6 +50,7 @@ type core struct {
 	docs      *Documents
 	pending   *Pending
 	imeis     *IMEIs
+	returns   *Returns
 }
 
 // newCore is the core of a till configured by cfg, with its services, before
@@ -59,6 +60,7 @@ func newCore(cfg TillConfig) *core {
 		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
 	c.drawer, c.crew, c.shelf, c.setup, c.customers, c.docs = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}, &Documents{c}
 	c.pending, c.imeis = &Pending{c}, &IMEIs{c}
+	c.returns = &Returns{c}
 	return c
 }
 

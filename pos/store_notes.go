@@ -109,17 +109,6 @@ func (e *Engine) releaseAtStore(ctx context.Context, d StoreDecisions, ref strin
 	return cause
 }
 
-// checkNoteTender checks a credit note tendered before anything is journaled:
-// a note of this counter must be one to spend with something left; another
-// counter's note, when the store decides, must read like a note number.
-func (t *Till) checkNoteTender(ctx context.Context, number string) error {
-	if t.eng.decisions() != nil && t.eng.foreignNote(number) {
-		return checkNoteNumber(number)
-	}
-	_, err := t.NoteBalance(ctx, number)
-	return err
-}
-
 // settleNote finishes a sale paid wholly by a credit note, journaled at INTENT
 // (settleNoteSale): through the store first when enrolled. refuseOffline
 // abandons the sale when the store cannot be asked (the customer is told at
@@ -185,42 +174,4 @@ func (e *Engine) settleNote(ctx context.Context, o *Order, refuseOffline bool) e
 		return e.releaseAtStore(ctx, d, o.ID, beforeMoney(err))
 	}
 	return nil
-}
-
-// redeemTender is tillNotes.Redeem: a split sale's note tender, redeemed at the
-// store first when enrolled, then on the issuing order when the note is this
-// counter's.
-func (t *Till) redeemTender(ctx context.Context, number string, amount Paise, ref string) error {
-	d := t.eng.decisions()
-	if d == nil {
-		return t.RedeemNote(ctx, number, amount, ref)
-	}
-	if t.eng.foreignNote(number) {
-		if err := checkNoteNumber(number); err != nil {
-			return err
-		}
-		return t.eng.redeemAtStore(ctx, d, number, ref, amount)
-	}
-	_, note, err := t.findNote(ctx, number)
-	if err != nil {
-		return err // not a note of this counter: nothing asked
-	}
-	if err := t.eng.redeemOwnAtStore(ctx, d, number, ref, amount, note.NoteLeft()); err != nil {
-		return err
-	}
-	if err := t.RedeemNote(ctx, number, amount, ref); err != nil {
-		return t.eng.releaseAtStore(ctx, d, ref, err)
-	}
-	return nil
-}
-
-// restoreAtStore is the store's part of tillNotes.Restore: what the tender ref
-// reserved of a note is given back. No answer refuses the restore (a void
-// waits until the store is back).
-func (t *Till) restoreAtStore(ctx context.Context, ref string) error {
-	d := t.eng.decisions()
-	if d == nil {
-		return nil
-	}
-	return t.eng.releaseAtStore(ctx, d, ref, nil)
 }

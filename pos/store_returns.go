@@ -2,7 +2,6 @@ package pos
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -112,37 +111,6 @@ func (e *Engine) storeInvoices() (StoreDecisions, StoreInvoices) {
 	return d, si
 }
 
-// storeInvoice asks the store for the sale doc names when this counter's
-// journal has none (localErr): an invoice of another counter, or an order id
-// not journaled here. ok is false when the store is not to be asked (no store,
-// a search by IMEI, card or phone, or a number of this counter's own).
-func (t *Till) storeInvoice(ctx context.Context, doc string, localErr error) (inv *StoreInvoice, ok bool, err error) {
-	doc = strings.TrimSpace(doc)
-	_, si := t.eng.storeInvoices()
-	if si == nil || !errors.Is(localErr, ErrOrderNotFound) || doc == "" {
-		return nil, false, nil
-	}
-	if allDigits(doc) && (len(doc) == 4 || len(doc) == 10 || len(doc) == 15) {
-		return nil, false, nil
-	}
-	if _, _, isDoc := ParseDocNumber(doc); isDoc {
-		term, rest, cut := strings.Cut(doc, "/")
-		if !cut || !strings.Contains(rest, "/") || term == t.cfg.Terminal {
-			return nil, false, nil // this counter's own number, not in its journal
-		}
-	}
-	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
-	defer cancel()
-	inv, err = si.Invoice(rctx, doc)
-	if err != nil {
-		return nil, true, err
-	}
-	if inv == nil || inv.Order == nil || !inv.Order.State.Paid() {
-		return nil, true, wrapf(ErrNotRefundable, "Invoice %s is not a paid sale at the store: nothing of it can be returned.", doc)
-	}
-	return inv, true, nil
-}
-
 // foreignToSentence refuses a destination a return of another counter's sale
 // cannot have here, saying what can.
 func foreignToSentence(inv *StoreInvoice, to RefundTo) error {
@@ -188,131 +156,6 @@ func returnItems(o *Order, r ReturnRequest) ([]ReturnItem, string, error) {
 	return items, reason, nil
 }
 
-// returnAtStore takes goods back on inv, another counter's invoice: the
-// destination and the drawer checked as for this counter's own invoices, the
-// refunds' gate passed with the manager's PIN (Engine.refundGate; the caller
-// counts a wrong one, pinCounted), then the store reserves the amount (before
-// anything is journaled or paid out), then this counter journals the return
-// order and its refund, numbered in its C series. A reservation whose refund
-// never reached the journal is released.
-func (t *Till) returnAtStore(ctx context.Context, r ReturnRequest, inv *StoreInvoice) (*ReturnResult, error) {
-	e := t.eng
-	d, _ := e.storeInvoices()
-	if d == nil {
-		return nil, ErrStoreOffline
-	}
-	o := inv.Order.Clone()
-	// The store's own refunds of it are the sale's; cap what is left by the
-	// store's word (it counts returns at every counter).
-	o.Captured = min(o.Captured, o.Refunded+inv.Returnable)
-	if o.Refundable() <= 0 {
-		return nil, wrapf(ErrNotRefundable, "Invoice %s of counter %s is refunded in full already, here or at another counter: nothing of it can be returned.", inv.Number, inv.Terminal)
-	}
-	if len(r.Items) == 0 && r.Amount > o.Refundable() {
-		return nil, wrapf(ErrNotRefundable, "At most %s of invoice %s is left to return, here or at another counter (not %s).", o.Refundable(), inv.Number, r.Amount)
-	}
-	items, reason, err := returnItems(o, r)
-	if err != nil {
-		return nil, err
-	}
-	amount := ItemsAmount(items)
-	if amount > o.Refundable() {
-		return nil, wrapf(ErrNotRefundable, "The goods come to %s but only %s of invoice %s is left to refund store-wide; return fewer, or make a price adjustment of at most %s.",
-			amount, o.Refundable(), inv.Number, o.Refundable())
-	}
-	to := r.To
-	if dests := foreignDestinations(o); to == "" && len(dests) > 0 {
-		to = dests[0]
-	}
-	if !slices.Contains(foreignDestinations(o), to) {
-		return nil, foreignToSentence(inv, to)
-	}
-	if err := t.refundNeedsShift(ctx, to); err != nil {
-		return nil, err
-	}
-	mgr, err := e.refundGate(ctx, r.PIN, false)
-	if err != nil {
-		return nil, err
-	}
-	id, err := e.newID(t.cfg.Terminal)
-	if err != nil {
-		return nil, err
-	}
-	uid, err := e.newID("R")
-	if err != nil {
-		return nil, err
-	}
-	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
-	_, err = d.ReserveReturn(rctx, inv.Number, uid, amount)
-	cancel()
-	if err != nil {
-		return nil, err // nothing journaled, nothing paid out
-	}
-	release := func(cause error) error {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
-		defer cancel()
-		if err := d.Release(rctx, "", uid); err != nil {
-			return errors.Join(cause, err)
-		}
-		return cause
-	}
-	tender := TenderNote // the return order is paid back the way its refund goes (RefundDestination)
-	if to.MovesCash() {
-		tender = TenderCash
-	}
-	var returned []ReturnItem
-	for i := range o.Lines {
-		if n := o.Returned(i); n > 0 {
-			returned = append(returned, ReturnItem{Line: i, SKU: o.Lines[i].SKU, Qty: n, IMEIs: o.returnedIMEIs(i)})
-		}
-	}
-	lines := make([]Line, len(o.Lines))
-	for i, l := range o.Lines {
-		lines[i] = l.clone()
-	}
-	in := &Intent{Tender: tender, Lines: lines, Totals: o.Totals, Amount: o.Amount, Customer: o.Customer, Buyer: o.Buyer,
-		Origin: &Origin{Terminal: inv.Terminal, OrderID: o.ID, Number: inv.Number, Series: o.Series, PaidAt: o.PaidAt, PaidDay: o.PaidDay,
-			Tender: o.Tender, Returnable: amount, Returned: returned}}
-	unlock, err := e.lock(id)
-	if err != nil {
-		return nil, release(err)
-	}
-	defer unlock()
-	ro := &Order{}
-	if _, err := e.commit(ctx, ro, Event{Kind: EvOrderIntent, OrderID: id, Staff: mgr.ID, Intent: in}); err != nil {
-		return nil, release(beforeMoney(err))
-	}
-	if _, err := e.commit(ctx, ro, Event{Kind: EvRefundIntent, Staff: mgr.ID,
-		Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: reason, To: to, Items: items}}); err != nil {
-		return nil, release(beforeMoney(err))
-	}
-	// The refund is journaled: from here it is settled (by the reconciler, if
-	// this stops), never released.
-	res, err := e.settleRefund(ctx, ro, uid, false)
-	if err != nil {
-		return nil, err
-	}
-	out := &ReturnResult{Status: res.Status, Order: res.Order, Refund: res.Refund, Manager: *mgr, Reason: res.Reason}
-	if res.Status == RefundDone {
-		out.CreditNote = res.Refund.Number(t.cfg.Terminal)
-	}
-	return out, nil
-}
-
-// foreignReturnView is the Returns screen's view of another counter's invoice.
-func (t *Till) foreignReturnView(inv *StoreInvoice) *SaleForReturn {
-	o := inv.Order.Clone()
-	o.Captured = min(o.Captured, o.Refunded+inv.Returnable)
-	v := &SaleForReturn{OrderID: o.ID, Number: inv.Number, At: saleTime(*o).In(IST).Format("02 Jan 2006"),
-		Tender: o.Tender, Refundable: o.Refundable(), To: foreignDestinations(o)}
-	for i, l := range o.Lines {
-		ret := o.Returned(i)
-		v.Lines = append(v.Lines, ReturnableLine{SKU: l.SKU, Name: l.Name, Sold: l.Qty, Returned: ret, Left: l.Qty - ret,
-			Amount: l.Amount(), IMEIs: slices.Clone(l.IMEIs)})
-	}
-	return v
-}
-
 // A return of this counter's own invoice, when it is enrolled, is reserved at
 // the store too, so that it and returns of the same invoice at other counters
 // never add up to more than was paid. The store refusing (more than is left)
@@ -336,36 +179,4 @@ func reserveOwnReturn(ctx context.Context, uid string, amount Paise) (func(error
 		return noRelease, nil
 	}
 	return f(ctx, uid, amount)
-}
-
-// withOwnReturnReservation makes the refund made under ctx reserve its amount
-// of invoice number at the store first, when the till has one.
-func (t *Till) withOwnReturnReservation(ctx context.Context, number string) context.Context {
-	d := t.eng.decisions()
-	if d == nil || number == "" {
-		return ctx
-	}
-	return context.WithValue(ctx, ownReturnKey{}, ownReturn(func(ctx context.Context, uid string, amount Paise) (func(error) error, error) {
-		rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
-		_, err := d.ReserveReturn(rctx, number, uid, amount)
-		cancel()
-		var refusal *StoreRefusal
-		switch {
-		case err == nil:
-		case errors.As(err, &refusal) && refusal.Code == "not_found":
-			return noRelease, nil // not synced yet: no other counter returned any of it
-		case errors.As(err, &refusal):
-			return nil, wrapf(ErrNotRefundable, "The store refused: %s. Nothing was refunded.", refusal.Msg)
-		default:
-			return noRelease, nil // the store is away: this journal decides
-		}
-		return func(cause error) error {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
-			defer cancel()
-			if err := d.Release(rctx, "", uid); err != nil {
-				return errors.Join(cause, err)
-			}
-			return cause
-		}, nil
-	}))
 }

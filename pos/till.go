@@ -30,6 +30,7 @@ type Till struct {
 	*Documents
 	*Pending
 	*IMEIs
+	*Returns
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -140,7 +141,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	}
 	c := newCore(cfg)
 	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers, Documents: c.docs,
-		Pending: c.pending, IMEIs: c.imeis}
+		Pending: c.pending, IMEIs: c.imeis, Returns: c.returns}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}

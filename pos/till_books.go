@@ -115,45 +115,6 @@ func (t *Till) History(ctx context.Context, orderID string) ([]OrderEvent, error
 	return out, nil
 }
 
-// RefundOrder refunds all or part of a paid order on a manager's PIN (the engine's
-// Refund), under this till's stop on wrong manager PINs. A refund that pays cash
-// out of the drawer needs an open shift where the counter keeps shifts; one to a
-// card or a credit note does not.
-func (t *Till) RefundOrder(ctx context.Context, r RefundRequest) (*RefundResult, error) {
-	return pinCounted(t, func() (*RefundResult, error) {
-		if err := t.cashierRefund(ctx, &r); err != nil {
-			return nil, err
-		}
-		r.drawer = t.refundNeedsShift
-		res, err := t.eng.Refund(ctx, r)
-		if err != nil {
-			t.noteErr(err)
-		}
-		return res, err
-	})
-}
-
-// Refund refunds amount of a paid order, authorised by a manager's PIN. A verified
-// refund has Verified set; a refused one is an error; otherwise its outcome is
-// still pending.
-func (t *Till) Refund(ctx context.Context, orderID string, amount Paise, pin string) (PayOutcome, error) {
-	res, err := t.RefundOrder(ctx, RefundRequest{OrderID: orderID, Amount: amount, PIN: pin})
-	if err != nil {
-		return PayOutcome{}, err
-	}
-	out := PayOutcome{OrderID: orderID, Amount: amount, Reason: res.Reason, Order: res.Order}
-	switch res.Status {
-	case RefundDone:
-		out.Verified = true
-	case RefundFailed:
-		return out, sentenceErr("The refund was refused: " + res.Reason)
-	}
-	if res.Order != nil {
-		out.State = res.Order.State
-	}
-	return out, nil
-}
-
 // Report is day's report (DayLayout): the X report, or the sealed Z once closed.
 func (t *Till) Report(ctx context.Context, day string) (*Report, error) {
 	return t.eng.Report(ctx, day)

@@ -30,166 +30,6 @@ type ReturnResult struct {
 	Reason     string // RefundFailed, RefundPending: why, in plain words
 }
 
-// FindSale finds a paid sale by its document number as printed (the invoice
-// series), by its merchant order id, or by searching the last SearchDays days
-// for an IMEI (15 digits), a card's last four digits or a customer's mobile
-// number (10 digits).
-func (t *Till) FindSale(ctx context.Context, doc string) (*Order, error) {
-	doc = strings.TrimSpace(doc)
-	if doc == "" {
-		return nil, Errorf("Type or scan the invoice number, or the order id, of the sale.")
-	}
-	if allDigits(doc) && (len(doc) == 4 || len(doc) == 10 || len(doc) == 15) {
-		return t.searchSale(ctx, doc)
-	}
-	id := doc
-	if series, no, ok := ParseDocNumber(doc); ok {
-		if err := t.ownDocument(doc); err != nil {
-			return nil, err
-		}
-		oid, refund, err := t.j.FindDocument(ctx, series, no)
-		switch {
-		case errors.Is(err, ErrOrderNotFound):
-			return nil, wrapf(ErrOrderNotFound, "No document %s was issued on this terminal; check the number on the invoice.", doc)
-		case err != nil:
-			return nil, err
-		case refund != "":
-			return nil, wrapf(ErrNotRefundable, "%s is a credit note, not an invoice: give the invoice's number.", doc)
-		}
-		id = oid
-	}
-	o, err := t.eng.Order(ctx, id)
-	if errors.Is(err, ErrOrderNotFound) {
-		return nil, wrapf(ErrOrderNotFound, "No sale %s is in the journal; give the invoice number as printed (T1/2627/000123) or the order id.", doc)
-	}
-	return o, err
-}
-
-// Return takes goods (or a price adjustment) back on a paid sale, authorised by a
-// manager's PIN: the money goes to the card through the service, in cash from the
-// drawer, or onto a credit note to spend. It is a refund of the sale's order with
-// its items (journaled before any call), and issues a CREDIT NOTE when done. A
-// card refund whose answer is lost stays pending and is inquired, never repeated.
-//
-// An invoice of another counter of the store, when this one is enrolled, is
-// returned through the store server (returnAtStore).
-func (t *Till) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, error) {
-	o, err := t.FindSale(ctx, r.Document)
-	if err != nil {
-		if inv, ok, serr := t.storeInvoice(ctx, r.Document, err); ok {
-			if serr != nil {
-				return nil, serr
-			}
-			return pinCounted(t, func() (*ReturnResult, error) { return t.returnAtStore(ctx, r, inv) })
-		}
-		return nil, err
-	}
-	if !o.State.Paid() || o.State == StateRefunded {
-		return nil, wrapf(ErrNotRefundable, "Sale %s is %s: nothing of it can be returned.", o.ID, o.State)
-	}
-	items, reason, err := returnItems(o, r)
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckRefundTo(o, r.To); err != nil {
-		return nil, err // said before the manager's PIN is asked
-	}
-	ctx = t.withOwnReturnReservation(ctx, o.Number(t.cfg.Terminal))
-	res, err := t.RefundOrder(ctx, RefundRequest{OrderID: o.ID, PIN: r.PIN, Reason: reason, To: r.To, Items: items})
-	if err != nil {
-		return nil, err
-	}
-	out := &ReturnResult{Status: res.Status, Order: res.Order, Refund: res.Refund, Manager: res.Manager, Reason: res.Reason}
-	if res.Status == RefundDone {
-		out.CreditNote = res.Refund.Number(t.cfg.Terminal)
-	}
-	return out, nil
-}
-
-// refundNeedsShift refuses a refund to to that pays cash out of the drawer
-// (RefundTo.MovesCash) while the counter keeps shifts and none is open: cash
-// paid back leaves a counted drawer, like cash taken. A refund to a card or onto
-// a credit note needs no shift.
-func (t *Till) refundNeedsShift(ctx context.Context, to RefundTo) error {
-	if !to.MovesCash() {
-		return nil
-	}
-	return t.CashNeedsShift(ctx)
-}
-
-// pinCounted runs refund, authorised by a manager's PIN, under t's stop on wrong
-// manager PINs (Till.gate): refused while too many were wrong, a wrong PIN
-// counted, a refund done clearing the count. Every refund and return of the
-// till, of its own invoices or of another counter's, goes through it.
-func pinCounted[R any](t *Till, refund func() (*R, error)) (*R, error) {
-	if err := t.gate(); err != nil {
-		return nil, err
-	}
-	res, err := refund()
-	if errors.Is(err, ErrWrongPIN) || err == nil {
-		_ = t.counted(err)
-	}
-	return res, err
-}
-
-// CreditNoteDocument is the document of a credit note named by its number as
-// printed ("T1/C2627/00012"), ready to print or write like a receipt.
-func (t *Till) CreditNoteDocument(ctx context.Context, number string) (*Document, error) {
-	o, ref, err := t.findNote(ctx, number)
-	if err != nil {
-		return nil, err
-	}
-	n := 0
-	for _, rf := range o.Refunds {
-		if rf.Status == RefundDone {
-			n++
-		}
-		if rf.UniqueTxnID == ref.UniqueTxnID {
-			break
-		}
-	}
-	return t.ReceiptDocument(ctx, o.ID, n)
-}
-
-// findNote finds the order and the done refund a credit note number was given to.
-func (t *Till) findNote(ctx context.Context, number string) (*Order, Refund, error) {
-	series, no, ok := ParseDocNumber(strings.TrimSpace(number))
-	if !ok || !strings.HasPrefix(series, "C") {
-		return nil, Refund{}, Errorf("%q is not a credit note number; it reads like T1/C2627/00012.", number)
-	}
-	if err := t.ownDocument(number); err != nil {
-		return nil, Refund{}, err
-	}
-	oid, uid, err := t.j.FindDocument(ctx, series, no)
-	if errors.Is(err, ErrOrderNotFound) || (err == nil && uid == "") {
-		return nil, Refund{}, wrapf(ErrOrderNotFound, "No credit note %s was issued on this terminal; check its number.", number)
-	}
-	if err != nil {
-		return nil, Refund{}, err
-	}
-	o, err := t.eng.Order(ctx, oid)
-	if err != nil {
-		return nil, Refund{}, err
-	}
-	ref := o.RefundByID(uid)
-	if ref == nil {
-		return nil, Refund{}, fmt.Errorf("pos: credit note %s: %w: refund %s not in order %s", number, ErrBadEvent, uid, oid)
-	}
-	return o, *ref, nil
-}
-
-// NoteBalance returns what is left to spend on a credit note.
-func (t *Till) NoteBalance(ctx context.Context, number string) (Paise, error) {
-	o, ref, err := t.findNote(ctx, number)
-	if err != nil {
-		return 0, err
-	}
-	if ref.To != RefundToNote {
-		return 0, Errorf("Credit note %s was refunded to the %s, not issued to spend.", number, RefundDestination(o, ref.To))
-	}
-	return ref.NoteLeft(), nil
-}
-
 // PayByNote takes a sale paid wholly by a credit note to spend (tender
 // "note:NUMBER"): the sale is journaled, the note's value is redeemed on it
 // (journaled on the order that issued the note, before the sale completes), and
@@ -247,18 +87,6 @@ func (t *Till) PayByNoteLeft(ctx context.Context, sale Sale, number string) (*Or
 		}
 	}
 	return o, left, nil
-}
-
-// RedeemNote spends amount of credit note number for the sale orderID, journaled
-// on the order that issued the note before the sale completes: the tender code of
-// a sale paid in several tenders calls it for its note part. Redeeming it again
-// for the same sale changes nothing.
-func (t *Till) RedeemNote(ctx context.Context, number string, amount Paise, orderID string) error {
-	o, ref, err := t.findNote(ctx, number)
-	if err != nil {
-		return err
-	}
-	return t.eng.redeemNote(ctx, o.ID, NoteEvent{Number: number, IssueID: o.ID, Refund: ref.UniqueTxnID, Amount: amount, SaleID: orderID})
 }
 
 // ErrNoteSpent reports a credit note with less left than asked of it.
@@ -358,70 +186,8 @@ type SaleForReturn struct {
 	To         []RefundTo // the destinations this sale allows, the default first
 }
 
-// ReturnView finds a sale for the Returns screen by its invoice number or order
-// id (typed or scanned from its QR code's order id).
-func (t *Till) ReturnView(ctx context.Context, doc string) (*SaleForReturn, error) {
-	o, err := t.FindSale(ctx, doc)
-	if err != nil {
-		if inv, ok, serr := t.storeInvoice(ctx, doc, err); ok {
-			if serr != nil {
-				return nil, serr
-			}
-			return t.foreignReturnView(inv), nil
-		}
-		return nil, err
-	}
-	if !o.State.Paid() {
-		return nil, wrapf(ErrNotRefundable, "Sale %s is %s, not paid: nothing of it can be returned.", o.ID, o.State)
-	}
-	v := &SaleForReturn{OrderID: o.ID, Number: o.Number(t.cfg.Terminal), At: saleTime(*o).In(IST).Format("02 Jan 2006"),
-		Tender: o.Tender, Refundable: o.Refundable(), To: ReturnDestinations(o)}
-	if o.Tender == TenderSplit {
-		left, err := t.eng.splitLeft(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		v.Refundable, v.To = left.Total, splitDestinations(left)
-	}
-	for i, l := range o.Lines {
-		ret := o.Returned(i)
-		v.Lines = append(v.Lines, ReturnableLine{SKU: l.SKU, Name: l.Name, Sold: l.Qty, Returned: ret, Left: l.Qty - ret,
-			Amount: l.Amount(), IMEIs: slices.Clone(l.IMEIs)})
-	}
-	return v, nil
-}
-
 // SearchDays is how many days back FindSale searches by IMEI, card or phone.
 const SearchDays = 90
-
-// searchSale finds the one paid sale of the last SearchDays days that sold the
-// IMEI q, was paid by a card ending q, or names the mobile number q.
-func (t *Till) searchSale(ctx context.Context, q string) (*Order, error) {
-	var found []*Order
-	day := t.eng.clock.Now()
-	for i := 0; i < SearchDays && len(found) <= 5; i++ {
-		orders, err := t.j.OrdersByDay(ctx, ToDay(day.AddDate(0, 0, -i)))
-		if err != nil {
-			return nil, err
-		}
-		for _, o := range orders {
-			if o.State.Paid() && saleMatches(o, q) && !slices.ContainsFunc(found, func(f *Order) bool { return f.ID == o.ID }) {
-				found = append(found, o)
-			}
-		}
-	}
-	switch len(found) {
-	case 0:
-		return nil, wrapf(ErrOrderNotFound, "No paid sale of the last %d days has IMEI, card or phone %s; type the invoice number.", SearchDays, q)
-	case 1:
-		return found[0], nil
-	}
-	var names []string
-	for _, o := range found[:min(len(found), 5)] {
-		names = append(names, o.Number(t.cfg.Terminal)+" of "+saleTime(*o).In(IST).Format("02 Jan"))
-	}
-	return nil, Errorf("Several sales match %s: %s. Type the invoice number.", q, strings.Join(names, ", "))
-}
 
 // saleMatches reports whether o sold IMEI q, was paid by a card ending q, or
 // names mobile number q.
@@ -442,16 +208,6 @@ func saleMatches(o *Order, q string) bool {
 		return o.Customer != nil && o.Customer.Mobile == q
 	}
 	return false
-}
-
-// ownDocument refuses a document number that names another terminal: each
-// terminal numbers its own documents, so the number means another sale here.
-func (t *Till) ownDocument(doc string) error {
-	term, rest, ok := strings.Cut(strings.TrimSpace(doc), "/")
-	if !ok || !strings.Contains(rest, "/") || term == t.cfg.Terminal {
-		return nil
-	}
-	return wrapf(ErrOrderNotFound, "%s was issued by terminal %s, not this one (%s): take it back at %s.", doc, term, t.cfg.Terminal, term)
 }
 
 // tillNotes is the till's credit-note ledger as a split sale's note tender

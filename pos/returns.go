@@ -1,0 +1,630 @@
+package pos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Returns takes money back at the counter: a return of goods or a price
+// adjustment on a paid sale (of this counter, or of another counter through
+// the store server), a refund of an order, the cancellation of today's
+// invoice, and the credit notes a return issues (found, their balance, spent
+// and given back). Every refund it makes passes the Crew's count of wrong
+// manager PINs (pinCounted), and one that pays cash out of the drawer needs
+// the Drawer's open shift.
+type Returns struct{ *core }
+
+// FindSale finds a paid sale by its document number as printed (the invoice
+// series), by its merchant order id, or by searching the last SearchDays days
+// for an IMEI (15 digits), a card's last four digits or a customer's mobile
+// number (10 digits).
+func (rt *Returns) FindSale(ctx context.Context, doc string) (*Order, error) {
+	doc = strings.TrimSpace(doc)
+	if doc == "" {
+		return nil, Errorf("Type or scan the invoice number, or the order id, of the sale.")
+	}
+	if allDigits(doc) && (len(doc) == 4 || len(doc) == 10 || len(doc) == 15) {
+		return rt.searchSale(ctx, doc)
+	}
+	id := doc
+	if series, no, ok := ParseDocNumber(doc); ok {
+		if err := rt.ownDocument(doc); err != nil {
+			return nil, err
+		}
+		oid, refund, err := rt.j.FindDocument(ctx, series, no)
+		switch {
+		case errors.Is(err, ErrOrderNotFound):
+			return nil, wrapf(ErrOrderNotFound, "No document %s was issued on this terminal; check the number on the invoice.", doc)
+		case err != nil:
+			return nil, err
+		case refund != "":
+			return nil, wrapf(ErrNotRefundable, "%s is a credit note, not an invoice: give the invoice's number.", doc)
+		}
+		id = oid
+	}
+	o, err := rt.eng.Order(ctx, id)
+	if errors.Is(err, ErrOrderNotFound) {
+		return nil, wrapf(ErrOrderNotFound, "No sale %s is in the journal; give the invoice number as printed (T1/2627/000123) or the order id.", doc)
+	}
+	return o, err
+}
+
+// ReturnView finds a sale for the Returns screen by its invoice number or order
+// id (typed or scanned from its QR code's order id).
+func (rt *Returns) ReturnView(ctx context.Context, doc string) (*SaleForReturn, error) {
+	o, err := rt.FindSale(ctx, doc)
+	if err != nil {
+		if inv, ok, serr := rt.storeInvoice(ctx, doc, err); ok {
+			if serr != nil {
+				return nil, serr
+			}
+			return rt.foreignReturnView(inv), nil
+		}
+		return nil, err
+	}
+	if !o.State.Paid() {
+		return nil, wrapf(ErrNotRefundable, "Sale %s is %s, not paid: nothing of it can be returned.", o.ID, o.State)
+	}
+	v := &SaleForReturn{OrderID: o.ID, Number: o.Number(rt.cfg.Terminal), At: saleTime(*o).In(IST).Format("02 Jan 2006"),
+		Tender: o.Tender, Refundable: o.Refundable(), To: ReturnDestinations(o)}
+	if o.Tender == TenderSplit {
+		left, err := rt.eng.splitLeft(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		v.Refundable, v.To = left.Total, splitDestinations(left)
+	}
+	for i, l := range o.Lines {
+		ret := o.Returned(i)
+		v.Lines = append(v.Lines, ReturnableLine{SKU: l.SKU, Name: l.Name, Sold: l.Qty, Returned: ret, Left: l.Qty - ret,
+			Amount: l.Amount(), IMEIs: slices.Clone(l.IMEIs)})
+	}
+	return v, nil
+}
+
+// searchSale finds the one paid sale of the last SearchDays days that sold the
+// IMEI q, was paid by a card ending q, or names the mobile number q.
+func (rt *Returns) searchSale(ctx context.Context, q string) (*Order, error) {
+	var found []*Order
+	day := rt.eng.clock.Now()
+	for i := 0; i < SearchDays && len(found) <= 5; i++ {
+		orders, err := rt.j.OrdersByDay(ctx, ToDay(day.AddDate(0, 0, -i)))
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range orders {
+			if o.State.Paid() && saleMatches(o, q) && !slices.ContainsFunc(found, func(f *Order) bool { return f.ID == o.ID }) {
+				found = append(found, o)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, wrapf(ErrOrderNotFound, "No paid sale of the last %d days has IMEI, card or phone %s; type the invoice number.", SearchDays, q)
+	case 1:
+		return found[0], nil
+	}
+	var names []string
+	for _, o := range found[:min(len(found), 5)] {
+		names = append(names, o.Number(rt.cfg.Terminal)+" of "+saleTime(*o).In(IST).Format("02 Jan"))
+	}
+	return nil, Errorf("Several sales match %s: %s. Type the invoice number.", q, strings.Join(names, ", "))
+}
+
+// ownDocument refuses a document number that names another terminal: each
+// terminal numbers its own documents, so the number means another sale here.
+func (rt *Returns) ownDocument(doc string) error {
+	term, rest, ok := strings.Cut(strings.TrimSpace(doc), "/")
+	if !ok || !strings.Contains(rest, "/") || term == rt.cfg.Terminal {
+		return nil
+	}
+	return wrapf(ErrOrderNotFound, "%s was issued by terminal %s, not this one (%s): take it back at %s.", doc, term, rt.cfg.Terminal, term)
+}
+
+// Return takes goods (or a price adjustment) back on a paid sale, authorised by a
+// manager's PIN: the money goes to the card through the service, in cash from the
+// drawer, or onto a credit note to spend. It is a refund of the sale's order with
+// its items (journaled before any call), and issues a CREDIT NOTE when done. A
+// card refund whose answer is lost stays pending and is inquired, never repeated.
+//
+// An invoice of another counter of the store, when this one is enrolled, is
+// returned through the store server (returnAtStore).
+func (rt *Returns) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, error) {
+	o, err := rt.FindSale(ctx, r.Document)
+	if err != nil {
+		if inv, ok, serr := rt.storeInvoice(ctx, r.Document, err); ok {
+			if serr != nil {
+				return nil, serr
+			}
+			return pinCounted(rt.crew, func() (*ReturnResult, error) { return rt.returnAtStore(ctx, r, inv) })
+		}
+		return nil, err
+	}
+	if !o.State.Paid() || o.State == StateRefunded {
+		return nil, wrapf(ErrNotRefundable, "Sale %s is %s: nothing of it can be returned.", o.ID, o.State)
+	}
+	items, reason, err := returnItems(o, r)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckRefundTo(o, r.To); err != nil {
+		return nil, err // said before the manager's PIN is asked
+	}
+	ctx = rt.withOwnReturnReservation(ctx, o.Number(rt.cfg.Terminal))
+	res, err := rt.RefundOrder(ctx, RefundRequest{OrderID: o.ID, PIN: r.PIN, Reason: reason, To: r.To, Items: items})
+	if err != nil {
+		return nil, err
+	}
+	out := &ReturnResult{Status: res.Status, Order: res.Order, Refund: res.Refund, Manager: res.Manager, Reason: res.Reason}
+	if res.Status == RefundDone {
+		out.CreditNote = res.Refund.Number(rt.cfg.Terminal)
+	}
+	return out, nil
+}
+
+// refundNeedsShift refuses a refund to to that pays cash out of the drawer
+// (RefundTo.MovesCash) while the counter keeps shifts and none is open: cash
+// paid back leaves a counted drawer, like cash taken. A refund to a card or onto
+// a credit note needs no shift.
+func (rt *Returns) refundNeedsShift(ctx context.Context, to RefundTo) error {
+	if !to.MovesCash() {
+		return nil
+	}
+	return rt.drawer.CashNeedsShift(ctx)
+}
+
+// RefundOrder refunds all or part of a paid order on a manager's PIN (the engine's
+// Refund), under this till's stop on wrong manager PINs. A refund that pays cash
+// out of the drawer needs an open shift where the counter keeps shifts; one to a
+// card or a credit note does not.
+func (rt *Returns) RefundOrder(ctx context.Context, r RefundRequest) (*RefundResult, error) {
+	return pinCounted(rt.crew, func() (*RefundResult, error) {
+		if err := rt.crew.cashierRefund(ctx, &r); err != nil {
+			return nil, err
+		}
+		r.drawer = rt.refundNeedsShift
+		res, err := rt.eng.Refund(ctx, r)
+		if err != nil {
+			rt.noteErr(err)
+		}
+		return res, err
+	})
+}
+
+// Refund refunds amount of a paid order, authorised by a manager's PIN. A verified
+// refund has Verified set; a refused one is an error; otherwise its outcome is
+// still pending.
+func (rt *Returns) Refund(ctx context.Context, orderID string, amount Paise, pin string) (PayOutcome, error) {
+	res, err := rt.RefundOrder(ctx, RefundRequest{OrderID: orderID, Amount: amount, PIN: pin})
+	if err != nil {
+		return PayOutcome{}, err
+	}
+	out := PayOutcome{OrderID: orderID, Amount: amount, Reason: res.Reason, Order: res.Order}
+	switch res.Status {
+	case RefundDone:
+		out.Verified = true
+	case RefundFailed:
+		return out, sentenceErr("The refund was refused: " + res.Reason)
+	}
+	if res.Order != nil {
+		out.State = res.Order.State
+	}
+	return out, nil
+}
+
+// CreditNoteDocument is the document of a credit note named by its number as
+// printed ("T1/C2627/00012"), ready to print or write like a receipt.
+func (rt *Returns) CreditNoteDocument(ctx context.Context, number string) (*Document, error) {
+	o, ref, err := rt.findNote(ctx, number)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, rf := range o.Refunds {
+		if rf.Status == RefundDone {
+			n++
+		}
+		if rf.UniqueTxnID == ref.UniqueTxnID {
+			break
+		}
+	}
+	return rt.docs.ReceiptDocument(ctx, o.ID, n)
+}
+
+// findNote finds the order and the done refund a credit note number was given to.
+func (rt *Returns) findNote(ctx context.Context, number string) (*Order, Refund, error) {
+	series, no, ok := ParseDocNumber(strings.TrimSpace(number))
+	if !ok || !strings.HasPrefix(series, "C") {
+		return nil, Refund{}, Errorf("%q is not a credit note number; it reads like T1/C2627/00012.", number)
+	}
+	if err := rt.ownDocument(number); err != nil {
+		return nil, Refund{}, err
+	}
+	oid, uid, err := rt.j.FindDocument(ctx, series, no)
+	if errors.Is(err, ErrOrderNotFound) || (err == nil && uid == "") {
+		return nil, Refund{}, wrapf(ErrOrderNotFound, "No credit note %s was issued on this terminal; check its number.", number)
+	}
+	if err != nil {
+		return nil, Refund{}, err
+	}
+	o, err := rt.eng.Order(ctx, oid)
+	if err != nil {
+		return nil, Refund{}, err
+	}
+	ref := o.RefundByID(uid)
+	if ref == nil {
+		return nil, Refund{}, fmt.Errorf("pos: credit note %s: %w: refund %s not in order %s", number, ErrBadEvent, uid, oid)
+	}
+	return o, *ref, nil
+}
+
+// NoteBalance returns what is left to spend on a credit note.
+func (rt *Returns) NoteBalance(ctx context.Context, number string) (Paise, error) {
+	o, ref, err := rt.findNote(ctx, number)
+	if err != nil {
+		return 0, err
+	}
+	if ref.To != RefundToNote {
+		return 0, Errorf("Credit note %s was refunded to the %s, not issued to spend.", number, RefundDestination(o, ref.To))
+	}
+	return ref.NoteLeft(), nil
+}
+
+// RedeemNote spends amount of credit note number for the sale orderID, journaled
+// on the order that issued the note before the sale completes: the tender code of
+// a sale paid in several tenders calls it for its note part. Redeeming it again
+// for the same sale changes nothing.
+func (rt *Returns) RedeemNote(ctx context.Context, number string, amount Paise, orderID string) error {
+	o, ref, err := rt.findNote(ctx, number)
+	if err != nil {
+		return err
+	}
+	return rt.eng.redeemNote(ctx, o.ID, NoteEvent{Number: number, IssueID: o.ID, Refund: ref.UniqueTxnID, Amount: amount, SaleID: orderID})
+}
+
+// checkNoteTender checks a credit note tendered before anything is journaled:
+// a note of this counter must be one to spend with something left; another
+// counter's note, when the store decides, must read like a note number.
+func (rt *Returns) checkNoteTender(ctx context.Context, number string) error {
+	if rt.eng.decisions() != nil && rt.eng.foreignNote(number) {
+		return checkNoteNumber(number)
+	}
+	_, err := rt.NoteBalance(ctx, number)
+	return err
+}
+
+// redeemTender is tillNotes.Redeem: a split sale's note tender, redeemed at the
+// store first when enrolled, then on the issuing order when the note is this
+// counter's.
+func (rt *Returns) redeemTender(ctx context.Context, number string, amount Paise, ref string) error {
+	d := rt.eng.decisions()
+	if d == nil {
+		return rt.RedeemNote(ctx, number, amount, ref)
+	}
+	if rt.eng.foreignNote(number) {
+		if err := checkNoteNumber(number); err != nil {
+			return err
+		}
+		return rt.eng.redeemAtStore(ctx, d, number, ref, amount)
+	}
+	_, note, err := rt.findNote(ctx, number)
+	if err != nil {
+		return err // not a note of this counter: nothing asked
+	}
+	if err := rt.eng.redeemOwnAtStore(ctx, d, number, ref, amount, note.NoteLeft()); err != nil {
+		return err
+	}
+	if err := rt.RedeemNote(ctx, number, amount, ref); err != nil {
+		return rt.eng.releaseAtStore(ctx, d, ref, err)
+	}
+	return nil
+}
+
+// restoreAtStore is the store's part of tillNotes.Restore: what the tender ref
+// reserved of a note is given back. No answer refuses the restore (a void
+// waits until the store is back).
+func (rt *Returns) restoreAtStore(ctx context.Context, ref string) error {
+	d := rt.eng.decisions()
+	if d == nil {
+		return nil
+	}
+	return rt.eng.releaseAtStore(ctx, d, ref, nil)
+}
+
+// storeInvoice asks the store for the sale doc names when this counter's
+// journal has none (localErr): an invoice of another counter, or an order id
+// not journaled here. ok is false when the store is not to be asked (no store,
+// a search by IMEI, card or phone, or a number of this counter's own).
+func (rt *Returns) storeInvoice(ctx context.Context, doc string, localErr error) (inv *StoreInvoice, ok bool, err error) {
+	doc = strings.TrimSpace(doc)
+	_, si := rt.eng.storeInvoices()
+	if si == nil || !errors.Is(localErr, ErrOrderNotFound) || doc == "" {
+		return nil, false, nil
+	}
+	if allDigits(doc) && (len(doc) == 4 || len(doc) == 10 || len(doc) == 15) {
+		return nil, false, nil
+	}
+	if _, _, isDoc := ParseDocNumber(doc); isDoc {
+		term, rest, cut := strings.Cut(doc, "/")
+		if !cut || !strings.Contains(rest, "/") || term == rt.cfg.Terminal {
+			return nil, false, nil // this counter's own number, not in its journal
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	defer cancel()
+	inv, err = si.Invoice(rctx, doc)
+	if err != nil {
+		return nil, true, err
+	}
+	if inv == nil || inv.Order == nil || !inv.Order.State.Paid() {
+		return nil, true, wrapf(ErrNotRefundable, "Invoice %s is not a paid sale at the store: nothing of it can be returned.", doc)
+	}
+	return inv, true, nil
+}
+
+// returnAtStore takes goods back on inv, another counter's invoice: the
+// destination and the drawer checked as for this counter's own invoices, the
+// refunds' gate passed with the manager's PIN (Engine.refundGate; the caller
+// counts a wrong one, pinCounted), then the store reserves the amount (before
+// anything is journaled or paid out), then this counter journals the return
+// order and its refund, numbered in its C series. A reservation whose refund
+// never reached the journal is released.
+func (rt *Returns) returnAtStore(ctx context.Context, r ReturnRequest, inv *StoreInvoice) (*ReturnResult, error) {
+	e := rt.eng
+	d, _ := e.storeInvoices()
+	if d == nil {
+		return nil, ErrStoreOffline
+	}
+	o := inv.Order.Clone()
+	// The store's own refunds of it are the sale's; cap what is left by the
+	// store's word (it counts returns at every counter).
+	o.Captured = min(o.Captured, o.Refunded+inv.Returnable)
+	if o.Refundable() <= 0 {
+		return nil, wrapf(ErrNotRefundable, "Invoice %s of counter %s is refunded in full already, here or at another counter: nothing of it can be returned.", inv.Number, inv.Terminal)
+	}
+	if len(r.Items) == 0 && r.Amount > o.Refundable() {
+		return nil, wrapf(ErrNotRefundable, "At most %s of invoice %s is left to return, here or at another counter (not %s).", o.Refundable(), inv.Number, r.Amount)
+	}
+	items, reason, err := returnItems(o, r)
+	if err != nil {
+		return nil, err
+	}
+	amount := ItemsAmount(items)
+	if amount > o.Refundable() {
+		return nil, wrapf(ErrNotRefundable, "The goods come to %s but only %s of invoice %s is left to refund store-wide; return fewer, or make a price adjustment of at most %s.",
+			amount, o.Refundable(), inv.Number, o.Refundable())
+	}
+	to := r.To
+	if dests := foreignDestinations(o); to == "" && len(dests) > 0 {
+		to = dests[0]
+	}
+	if !slices.Contains(foreignDestinations(o), to) {
+		return nil, foreignToSentence(inv, to)
+	}
+	if err := rt.refundNeedsShift(ctx, to); err != nil {
+		return nil, err
+	}
+	mgr, err := e.refundGate(ctx, r.PIN, false)
+	if err != nil {
+		return nil, err
+	}
+	id, err := e.newID(rt.cfg.Terminal)
+	if err != nil {
+		return nil, err
+	}
+	uid, err := e.newID("R")
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	_, err = d.ReserveReturn(rctx, inv.Number, uid, amount)
+	cancel()
+	if err != nil {
+		return nil, err // nothing journaled, nothing paid out
+	}
+	release := func(cause error) error {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
+		defer cancel()
+		if err := d.Release(rctx, "", uid); err != nil {
+			return errors.Join(cause, err)
+		}
+		return cause
+	}
+	tender := TenderNote // the return order is paid back the way its refund goes (RefundDestination)
+	if to.MovesCash() {
+		tender = TenderCash
+	}
+	var returned []ReturnItem
+	for i := range o.Lines {
+		if n := o.Returned(i); n > 0 {
+			returned = append(returned, ReturnItem{Line: i, SKU: o.Lines[i].SKU, Qty: n, IMEIs: o.returnedIMEIs(i)})
+		}
+	}
+	lines := make([]Line, len(o.Lines))
+	for i, l := range o.Lines {
+		lines[i] = l.clone()
+	}
+	in := &Intent{Tender: tender, Lines: lines, Totals: o.Totals, Amount: o.Amount, Customer: o.Customer, Buyer: o.Buyer,
+		Origin: &Origin{Terminal: inv.Terminal, OrderID: o.ID, Number: inv.Number, Series: o.Series, PaidAt: o.PaidAt, PaidDay: o.PaidDay,
+			Tender: o.Tender, Returnable: amount, Returned: returned}}
+	unlock, err := e.lock(id)
+	if err != nil {
+		return nil, release(err)
+	}
+	defer unlock()
+	ro := &Order{}
+	if _, err := e.commit(ctx, ro, Event{Kind: EvOrderIntent, OrderID: id, Staff: mgr.ID, Intent: in}); err != nil {
+		return nil, release(beforeMoney(err))
+	}
+	if _, err := e.commit(ctx, ro, Event{Kind: EvRefundIntent, Staff: mgr.ID,
+		Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: reason, To: to, Items: items}}); err != nil {
+		return nil, release(beforeMoney(err))
+	}
+	// The refund is journaled: from here it is settled (by the reconciler, if
+	// this stops), never released.
+	res, err := e.settleRefund(ctx, ro, uid, false)
+	if err != nil {
+		return nil, err
+	}
+	out := &ReturnResult{Status: res.Status, Order: res.Order, Refund: res.Refund, Manager: *mgr, Reason: res.Reason}
+	if res.Status == RefundDone {
+		out.CreditNote = res.Refund.Number(rt.cfg.Terminal)
+	}
+	return out, nil
+}
+
+// foreignReturnView is the Returns screen's view of another counter's invoice.
+func (rt *Returns) foreignReturnView(inv *StoreInvoice) *SaleForReturn {
+	o := inv.Order.Clone()
+	o.Captured = min(o.Captured, o.Refunded+inv.Returnable)
+	v := &SaleForReturn{OrderID: o.ID, Number: inv.Number, At: saleTime(*o).In(IST).Format("02 Jan 2006"),
+		Tender: o.Tender, Refundable: o.Refundable(), To: foreignDestinations(o)}
+	for i, l := range o.Lines {
+		ret := o.Returned(i)
+		v.Lines = append(v.Lines, ReturnableLine{SKU: l.SKU, Name: l.Name, Sold: l.Qty, Returned: ret, Left: l.Qty - ret,
+			Amount: l.Amount(), IMEIs: slices.Clone(l.IMEIs)})
+	}
+	return v
+}
+
+// withOwnReturnReservation makes the refund made under ctx reserve its amount
+// of invoice number at the store first, when the till has one.
+func (rt *Returns) withOwnReturnReservation(ctx context.Context, number string) context.Context {
+	d := rt.eng.decisions()
+	if d == nil || number == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, ownReturnKey{}, ownReturn(func(ctx context.Context, uid string, amount Paise) (func(error) error, error) {
+		rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+		_, err := d.ReserveReturn(rctx, number, uid, amount)
+		cancel()
+		var refusal *StoreRefusal
+		switch {
+		case err == nil:
+		case errors.As(err, &refusal) && refusal.Code == "not_found":
+			return noRelease, nil // not synced yet: no other counter returned any of it
+		case errors.As(err, &refusal):
+			return nil, wrapf(ErrNotRefundable, "The store refused: %s. Nothing was refunded.", refusal.Msg)
+		default:
+			return noRelease, nil // the store is away: this journal decides
+		}
+		return func(cause error) error {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
+			defer cancel()
+			if err := d.Release(rctx, "", uid); err != nil {
+				return errors.Join(cause, err)
+			}
+			return cause
+		}, nil
+	}))
+}
+
+// CancelDocument cancels the document named by its number as printed (or the
+// sale's order id), on a manager's PIN, with the reason printed on it.
+func (rt *Returns) CancelDocument(ctx context.Context, doc, pin, reason string) (*CancelResult, error) {
+	if err := rt.crew.gate(); err != nil {
+		return nil, err
+	}
+	o, err := rt.FindSale(ctx, doc)
+	if err != nil {
+		return nil, err
+	}
+	if o.Sale != "" {
+		if o, err = rt.eng.Order(ctx, o.Sale); err != nil {
+			return nil, err
+		}
+	}
+	if rt.paidInCash(ctx, o) {
+		// Cash given back leaves a counted drawer, as a cash refund does.
+		if err := rt.drawer.CashNeedsShift(ctx); err != nil {
+			return nil, err
+		}
+	}
+	res, err := rt.eng.cancelDocument(ctx, o.ID, pin, reason, rt.cfg.Terminal)
+	if errors.Is(err, ErrWrongPIN) || err == nil {
+		_ = rt.crew.counted(err)
+	}
+	if err != nil {
+		rt.noteErr(err)
+	}
+	return res, err
+}
+
+// paidInCash reports whether cash was taken for o: its own tender, or a paid cash
+// tender of the split sale it is.
+func (rt *Returns) paidInCash(ctx context.Context, o *Order) bool {
+	if o.Tender == TenderCash {
+		return true
+	}
+	if o.Tender != TenderSplit {
+		return false
+	}
+	st, err := rt.eng.SaleStatus(ctx, o.ID)
+	if err != nil {
+		return false
+	}
+	for _, tt := range st.Tenders {
+		if tt.Kind == TenderCash && tt.Paid() {
+			return true
+		}
+	}
+	return false
+}
+
+// CanCancel says whether o's document may be cancelled today: "" when it may,
+// else the sentence that says why not and what to do. The journal screen asks
+// it before offering "Cancel invoice".
+func (rt *Returns) CanCancel(ctx context.Context, o *Order) string {
+	if o == nil || o.Sale != "" {
+		return "Only a sale's invoice can be cancelled."
+	}
+	switch {
+	case o.Cancelled != nil:
+		return "This invoice is already cancelled."
+	case !o.State.Paid() || (o.DocNo == 0 && o.ReceiptNo == 0):
+		return "This sale has no invoice to cancel."
+	}
+	tenders, err := rt.eng.cancelTenders(ctx, o)
+	if err != nil {
+		return Sentence(err)
+	}
+	for _, to := range tenders {
+		if to.cancelling() {
+			return "" // begun: cancel again to finish
+		}
+		if to.returnedAgainst() {
+			return "This invoice has a credit note against it; make a return (credit note) instead."
+		}
+	}
+	if o.PaidDay != rt.eng.Today() {
+		return "Only an invoice of today's business day can be cancelled; make a return (credit note) instead."
+	}
+	return ""
+}
+
+// CanCancelOrder is CanCancel of the order with this merchant order id.
+func (rt *Returns) CanCancelOrder(ctx context.Context, orderID string) string {
+	o, err := rt.eng.Order(ctx, orderID)
+	if err != nil {
+		return Sentence(err)
+	}
+	return rt.CanCancel(ctx, o)
+}
+
+// pinCounted runs refund, authorised by a manager's PIN, under cr's stop on wrong
+// manager PINs (Crew.gate): refused while too many were wrong, a wrong PIN
+// counted, a refund done clearing the count. Every refund and return of the
+// till, of its own invoices or of another counter's, goes through it.
+func pinCounted[R any](cr *Crew, refund func() (*R, error)) (*R, error) {
+	if err := cr.gate(); err != nil {
+		return nil, err
+	}
+	res, err := refund()
+	if errors.Is(err, ErrWrongPIN) || err == nil {
+		_ = cr.counted(err)
+	}
+	return res, err
+}
