@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
+	"html"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,901 +15,1096 @@ import (
 	"galla/gateway"
 )
 
-// Sale is what the counter hands the engine to take a payment: the cart's lines
-// (IMEIs included) and who sells to whom.
-type Sale struct {
-	Lines       []Line
-	Staff       string    // the cashier's staff ID or name
-	Customer    *Customer // nil: Config.Customer
-	Buyer       *Buyer    // the buyer named on the invoice; nil: none
-	Description string    // order_desc; empty: the first line's name
+// Checkout takes the customer's money for a sale: a sale of one tender (cash,
+// card, EMI, pay on the customer's phone, a credit note) or a split sale of
+// several (UPI to the shop's VPA among them), the EMI offers and the scheme's
+// check, a failed card or EMI payment taken again on the same order, the
+// one-time password of the sandbox's authentication step, and a manager's
+// approval of a sale's phones that the store server could not be asked about.
+// What every new sale passes first is its too (checkSale): the journal ready,
+// the IMEIs, and the Drawer's open shift for cash.
+type Checkout struct{ *core }
+
+// CardData is the one owning type of card data as a front end holds it: its
+// formatting methods print only the brand and last four digits, and Zero wipes it.
+// NewCard makes one (a *gateway.Card).
+type CardData interface {
+	Last4() string
+	Brand() string
+	Check(now time.Time) error
+	Zero()
 }
 
-// ResultStatus is how a checkout ended.
-type ResultStatus string
+// NewCard makes the owning card value from what was typed.
+func (co *Checkout) NewCard(number, expiryMonth, expiryYear, cvv, holder string) CardData {
+	return gateway.NewCard(number, expiryMonth, expiryYear, cvv, holder)
+}
 
-// The results of a checkout.
+// CardBrand names the brand of a card number as typed (VISA, MASTERCARD, ...).
+func (co *Checkout) CardBrand(number string) string {
+	c := gateway.NewCard(number, "", "", "", "")
+	defer c.Zero()
+	return c.Brand()
+}
+
+// OfferSort is an order the EMI offers can be shown in.
+type OfferSort int
+
+// The orders of EMI offers; the first is the default (DESIGN.md section 2: the
+// cheapest total cost first, so no-cost plans lead).
 const (
-	ResultPaid       ResultStatus = "PAID"       // verified paid
-	ResultFailed     ResultStatus = "FAILED"     // a verified failure; Result.CanRetry tells whether the same order takes another attempt
-	ResultUnverified ResultStatus = "UNVERIFIED" // the last answer could not be verified: outcome unknown, left to the reconciler
-	ResultUnknown    ResultStatus = "UNKNOWN"    // no final answer: left to the reconciler, never charged again
+	ByTotalCost OfferSort = iota
+	ByMonthly
+	ByTenure
+	ByIssuer
 )
 
-// Result is the end of one checkout or one payment attempt.
-type Result struct {
-	Status   ResultStatus
-	Order    *Order // the order as journaled
-	Reason   string // FAILED, UNVERIFIED, UNKNOWN: why, in plain words
-	CanRetry bool   // FAILED: a new attempt on the same order is allowed
-}
+// OfferSorts names the orders for the screen, in OfferSort order.
+var OfferSorts = [...]string{"total cost", "monthly instalment", "tenure", "issuer"}
 
-// Step names a stage of a checkout for the screen.
-type Step string
-
-// The steps a checkout reports.
-const (
-	StepJournaled      Step = "journaled"       // the sale is journaled with its order id
-	StepCreated        Step = "created"         // the service created the order
-	StepAbandoned      Step = "abandoned"       // create order's answer was lost; the sale moves to a fresh order id
-	StepIMEIValidated  Step = "imei-validated"  // the service validated the IMEIs
-	StepPaying         Step = "paying"          // the payment is being sent
-	StepAuthenticating Step = "authenticating"  // the customer authenticates (3-D Secure)
-	StepVerifying      Step = "verifying"       // polling the verified status
-	StepUnverified     Step = "unverified"      // an answer could not be verified; still polling
-	StepPaid           Step = "paid"            //
-	StepFailed         Step = "failed"          //
-	StepUnknown        Step = "unknown"         //
-	StepWaiting        Step = "waiting-payment" // the customer pays on the phone
-)
-
-// Progress is one report to the screen during a checkout.
-type Progress struct {
-	Step    Step
-	OrderID string
-	Attempt int
-	State   OrderState
-	Message string
-	// Challenge is set with StepAuthenticating: what the authentication needs.
-	Challenge *Challenge
-}
-
-// Challenge is the authentication step of a payment: Content is the HTML page with
-// the auto-submitting form the service sent (contract section 4). It holds no card
-// data.
-type Challenge struct {
-	OrderID   string
-	PaymentID string
-	Content   string
-}
-
-// Authenticator takes the customer through the issuer's authentication step. With
-// the live service it opens Content in the system browser; with the embedded
-// sandbox the terminal may submit the one-time password itself (see SandboxOTP).
-// It returns once the step is done or handed over; the outcome is known only from
-// the verified status inquiry that follows.
-type Authenticator interface {
-	Authenticate(ctx context.Context, ch Challenge) error
-}
-
-// AuthenticatorFunc adapts a function to Authenticator.
-type AuthenticatorFunc func(ctx context.Context, ch Challenge) error
-
-// Authenticate calls f.
-func (f AuthenticatorFunc) Authenticate(ctx context.Context, ch Challenge) error { return f(ctx, ch) }
-
-// SandboxOTP returns an Authenticator that completes the sandbox's authentication
-// step headless by posting the form of the challenge with the one-time password
-// (contract section 4: 123456 approves).
-func SandboxOTP(gw Gateway, otp string) Authenticator {
-	return AuthenticatorFunc(func(ctx context.Context, ch Challenge) error {
-		return gw.SubmitAuthentication(ctx, ch.Content, url.Values{"otp": {otp}})
+// SortOffers orders offers by by, stably; ties go to the lower instalment.
+func SortOffers(offers []EMIPlan, by OfferSort) {
+	slices.SortStableFunc(offers, func(a, b EMIPlan) int {
+		var d int64
+		switch by {
+		case ByMonthly:
+			d = int64(a.Monthly - b.Monthly)
+		case ByTenure:
+			d = int64(a.TenureMonths - b.TenureMonths)
+		case ByIssuer:
+			return strings.Compare(a.Issuer, b.Issuer)
+		default:
+			d = int64(a.TotalPayable - b.TotalPayable)
+			if d == 0 {
+				d = int64(a.Monthly - b.Monthly)
+			}
+		}
+		switch {
+		case d < 0:
+			return -1
+		case d > 0:
+			return 1
+		}
+		return 0
 	})
 }
 
-// PayOptions are the options of one payment.
-type PayOptions struct {
-	// Auth takes the customer through authentication; nil skips the step (the
-	// customer completes it elsewhere, or the card needs none).
-	Auth Authenticator
-	// Progress receives the steps; nil ignores them. It is called on the
-	// checkout's goroutine and must not block.
-	Progress func(Progress)
-	// Wait bounds the polling; 0 or more than Config.MaxWait means Config.MaxWait.
-	Wait time.Duration
-}
-
-func (p PayOptions) report(pr Progress) {
-	if p.Progress != nil {
-		p.Progress(pr)
-	}
-}
-
-// Open journals a sale and, for every tender but cash, creates its order at the
-// payment service (DESIGN.md section 2). The intent is committed before create
-// order is sent. When create order's answer is lost (or the service says the order
-// id was used, after a lost answer) no payment can have been sent: the order is
-// journaled ABANDONED and the sale is journaled afresh under a new order id, at
-// most three times (contract section 2).
-//
-// plan is the chosen EMI offer for TenderEMI and nil otherwise.
-func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions) (*Order, error) {
-	return e.open(ctx, sale, tender, plan, opt, part{})
-}
-
-// part names, for open, the split-tender sale a tender's order pays part of: its
-// id, the id the tender.added event gave the order, and the amount. The zero
-// part opens a whole sale.
-type part struct {
-	Sale, ID string
-	Amount   Paise
-	IMEIs    []UnitIMEI // the serialised units' IMEIs, for a brand-EMI tender
-}
-
-func (e *Engine) open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions, pt part) (*Order, error) {
-	if len(sale.Lines) == 0 {
-		return nil, fmt.Errorf("pos: open: %w", ErrEmptyCart)
-	}
-	if tender == TenderSplit || (tender.local() && tender != TenderCash && pt.Sale == "") {
-		return nil, fmt.Errorf("pos: open: %w: tender %s", ErrBadEvent, tender)
-	}
-	if !tender.local() && e.gw == nil {
-		return nil, fmt.Errorf("pos: open: %w", ErrNoGateway)
-	}
-	if tender == TenderEMI && plan == nil {
-		return nil, fmt.Errorf("pos: open: %w: choose an EMI offer", ErrBadEvent)
-	}
-	if err := e.journalReady(ctx); err != nil {
-		return nil, err
-	}
-	if err := e.refuseWhileUnrecorded(); err != nil {
-		return nil, err
-	}
-	if err := e.dayOpen(ctx, e.Today()); err != nil {
-		return nil, err
-	}
-	if !tender.local() {
-		if err := e.ensureReconciled(ctx); err != nil {
-			return nil, err
-		}
-	}
-	lines := make([]Line, len(sale.Lines))
-	for i, l := range sale.Lines {
-		lines[i] = l.clone()
-	}
-	totals := ComputeTotals(lines)
-	if pt.Sale != "" {
-		// A tender's order: the products of its part, and no tax of its own
-		// (the sale's document carries the tax once).
-		lines = withIMEIs(partLines(lines, pt.Amount), pt.IMEIs)
-		totals = Totals{Total: pt.Amount}
-	}
-	if plan != nil && plan.IMEIRequired {
-		if err := checkIMEIs(lines, plan); err != nil {
-			return nil, err
-		}
-	}
-	replaces := ""
-	id := pt.ID
-	if id == "" {
-		var err error
-		if id, err = e.newID(e.cfg.Terminal); err != nil {
-			return nil, err
-		}
-	}
-	// The order is busy from its intent until its create order is answered and
-	// journaled: a reconciliation running meanwhile (Check now, the start's) must
-	// not take the INTENT for a lost create order and abandon it.
-	release, err := e.lock(id)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { release() }()
-	if pt.Sale == "" && pt.ID == "" {
-		// The store server reserves the phones before anything is journaled or
-		// charged: an IMEI is sold at most once in the store (DESIGN.md section 11).
-		if err := e.reserveIMEIs(ctx, id, lines); err != nil {
-			return nil, err
-		}
-	}
-	for try := 0; ; try++ {
-		o := &Order{}
-		in := &Intent{Tender: tender, Lines: lines, Totals: totals, Amount: totals.Total, EMI: plan,
-			IMEIs: allIMEIs(lines), Replaces: replaces, Customer: sale.Customer, Buyer: sale.Buyer, ReturnURL: e.cfg.ReturnURL, Sale: pt.Sale}
-		if !tender.local() {
-			in.Gateway = e.cfg.GatewayID
-		}
-		if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
-			return nil, beforeMoney(err)
-		}
-		opt.report(Progress{Step: StepJournaled, OrderID: id, State: o.State})
-		if tender.local() {
-			return o, nil
-		}
-		created, cerr := e.gw.CreateOrder(ctx, e.gatewayOrder(o, sale))
-		if cerr == nil && created.ServiceOrderID != "" && created.Token != "" {
-			// Create order was sent: from here on the terminal never says "try again"
-			// (record). If even this event cannot be written, no payment is sent, and
-			// Reconcile abandons the order journaled at INTENT.
-			if _, err := e.record(ctx, o, Event{Kind: EvOrderCreated, Created: &Created{ServiceOrderID: created.ServiceOrderID, Token: created.Token}}); err != nil {
-				return nil, err
+// OfferMatches reports whether every word of a filter fits the offer: a number is
+// the tenure in months ("6" is not "16"), any other word a part of the issuer, the
+// brand or the plan ("hdfc no-cost 6"). Words are lower case.
+func OfferMatches(f EMIPlan, words []string) bool {
+	hay := strings.ToLower(f.Issuer + " " + f.Brand + " " + f.Subvention)
+	for _, w := range words {
+		if n, err := strconv.Atoi(w); err == nil {
+			if n != f.TenureMonths {
+				return false
 			}
-			opt.report(Progress{Step: StepCreated, OrderID: id, State: o.State})
-			return o, nil
-		}
-		if cerr == nil {
-			cerr = fmt.Errorf("%w: create order answered without a service order id or token", gateway.ErrMalformed)
-		}
-		// The client marks an answer that may have been lost with ErrOutcomeUnknown;
-		// 1130 after such a loss (its own retry) means the order exists unseen. Any
-		// other error is a definite refusal, or the request never left (no
-		// connection): no order exists at the service.
-		lost := errors.Is(cerr, gateway.ErrOutcomeUnknown) || errors.Is(cerr, gateway.ErrDuplicateOrder)
-		if _, ok := errors.AsType[*gateway.Error](cerr); !ok && !lost {
-			cerr = fmt.Errorf("%w: %w", ErrServiceUnreachable, cerr)
-		}
-		if !lost || ctx.Err() != nil {
-			// A definite refusal: no order exists at the service. Or the caller gave up.
-			kind, reason := EvOrderFailed, cerr.Error()
-			if lost {
-				kind, reason = EvOrderAbandoned, "the checkout was stopped before create order was answered"
-			}
-			ev := Event{Kind: kind, Reason: reason}
-			if kind == EvOrderAbandoned {
-				ev.Abandoned = &Abandoned{Reason: reason}
-			}
-			if _, err := e.record(ctx, o, ev); err != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("pos: create order %q: %w", id, cerr)
-		}
-		next := ""
-		if try < 2 {
-			if next, err = e.newID(e.cfg.Terminal); err != nil {
-				return nil, err
-			}
-		}
-		if _, err := e.record(ctx, o, Event{Kind: EvOrderAbandoned, Reason: "create order's answer was lost",
-			Abandoned: &Abandoned{Reason: "create order's answer was lost", NewOrderID: next}}); err != nil {
-			return nil, err
-		}
-		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: create order answer lost; order abandoned",
-			slog.String("order", id), slog.String("error", cerr.Error()))
-		opt.report(Progress{Step: StepAbandoned, OrderID: id, State: o.State, Message: "the answer was lost; retrying under a new order id"})
-		if next == "" {
-			return nil, fmt.Errorf("pos: create order %q: %w", id, cerr)
-		}
-		held, err := e.lock(next)
-		if err != nil {
-			return nil, err
-		}
-		release()
-		release = held
-		replaces, id = id, next
-	}
-}
-
-// ErrServiceUnreachable reports a call that could not reach the payment service
-// (no connection was made), so nothing happened there.
-var ErrServiceUnreachable = sentenceError{"the payment service cannot be reached",
-	"The payment service cannot be reached; check the network and try again, or take another payment method."}
-
-// gatewayOrder is the create-order request of o.
-func (e *Engine) gatewayOrder(o *Order, sale Sale) *gateway.Order {
-	desc := sale.Description
-	if desc == "" && len(o.Lines) > 0 {
-		desc = o.Lines[0].Name
-		if len(o.Lines) > 1 {
-			desc += " and " + strconv.Itoa(len(o.Lines)-1) + " more"
-		}
-	}
-	if r := []rune(desc); len(r) > 200 {
-		desc = string(r[:200])
-	}
-	return &gateway.Order{
-		MerchantOrderID: o.ID, ReturnURL: o.ReturnURL, Amount: int64(o.Amount), CurrencyCode: gateway.DefaultCurrency,
-		Description: desc, Customer: e.customer(o.Customer), Products: products(o.Lines),
-	}
-}
-
-// products groups lines by product code (the SKU when a line has none) with their
-// amounts, in first-seen order; the amounts add up to the lines' total.
-func products(lines []Line) []gateway.ProductAmount {
-	var out []gateway.ProductAmount
-	idx := map[string]int{}
-	for _, l := range lines {
-		code := l.ProductCode
-		if code == "" {
-			code = l.SKU
-		}
-		if i, ok := idx[code]; ok {
-			out[i].Amount += int64(l.Amount())
 			continue
 		}
-		idx[code] = len(out)
-		out = append(out, gateway.ProductAmount{Code: code, Amount: int64(l.Amount())})
+		if !strings.Contains(hay, w) {
+			return false
+		}
 	}
-	return out
+	return true
 }
 
-func allIMEIs(lines []Line) []string {
-	var out []string
-	for _, l := range lines {
-		for _, s := range l.IMEIs {
-			if s != "" {
-				out = append(out, s)
+// EMIFrom is the offer the "EMI from" hint names: the no-cost plan with the lowest
+// instalment, else the plan with the lowest total cost. ok is false when there is
+// no offer.
+func EMIFrom(offers []EMIPlan) (best EMIPlan, ok bool) {
+	for _, o := range offers {
+		if o.Subvention != "no-cost" {
+			continue
+		}
+		if !ok || o.Monthly < best.Monthly {
+			best, ok = o, true
+		}
+	}
+	if ok {
+		return best, true
+	}
+	for _, o := range offers {
+		if !ok || o.TotalPayable < best.TotalPayable || (o.TotalPayable == best.TotalPayable && o.Monthly < best.Monthly) {
+			best, ok = o, true
+		}
+	}
+	return best, ok
+}
+
+// EMIOffers lists the EMI plans for the lines (one product or the whole cart) in
+// the default order (ByTotalCost); none is an empty list.
+func (co *Checkout) EMIOffers(ctx context.Context, lines []CartLine) ([]EMIPlan, error) {
+	set, err := co.eng.EMIOffers(ctx, SaleLines(lines, nil))
+	if errors.Is(err, ErrNoEMIOffer) {
+		return nil, nil
+	}
+	if err != nil {
+		co.noteErr(err)
+		return nil, err
+	}
+	var out []EMIPlan
+	for _, is := range set.Issuers {
+		out = append(out, is.Plans...)
+	}
+	SortOffers(out, ByTotalCost)
+	return out, nil
+}
+
+// FindOffer returns the offer of issuer and tenure for the lines, or a sentence
+// listing the offers there are.
+func (co *Checkout) FindOffer(ctx context.Context, lines []CartLine, issuer string, months int) (EMIPlan, error) {
+	set, err := co.eng.EMIOffers(ctx, SaleLines(lines, nil))
+	if err != nil {
+		return EMIPlan{}, err
+	}
+	plan, ok := set.Find(issuer, months, "")
+	if !ok {
+		return EMIPlan{}, Errorf("No %s offer of %d months exists for this cart; the offers are: %s.", issuer, months, offerList(set))
+	}
+	return plan, nil
+}
+
+func offerList(s *OfferSet) string {
+	var parts []string
+	for _, is := range s.Issuers {
+		var months []string
+		for _, p := range is.Plans {
+			months = append(months, strconv.Itoa(p.TenureMonths)+" ("+p.Program+")")
+		}
+		parts = append(parts, is.Issuer+" "+strings.Join(months, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ErrNotPayableAgain reports an order that cannot be paid again: not card or EMI,
+// paid, out of attempts, or not verifiably failed (then it is inquired, never
+// charged again).
+var ErrNotPayableAgain = errors.New("the order cannot be paid again")
+
+// PayAgainOrder returns order id when it may be paid again on the same order (a
+// card or EMI sale whose payment verifiably failed, with attempts left), or a
+// sentence saying why not.
+func (co *Checkout) PayAgainOrder(ctx context.Context, id string) (*Order, error) {
+	o, err := co.eng.Order(ctx, id)
+	if errors.Is(err, ErrOrderNotFound) {
+		return nil, wrapf(ErrOrderNotFound, "No sale with the order number %s is in the journal; check the number on the receipt.", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	no := func(format string, a ...any) (*Order, error) { return nil, wrapf(ErrNotPayableAgain, format, a...) }
+	switch {
+	case o.Tender != TenderCard && o.Tender != TenderEMI:
+		return no("The sale %s is paid in %s, not by card or EMI; nothing can be paid again on it.", o.ID, o.Tender)
+	case o.State.Paid():
+		return no("The sale %s is already paid; print the receipt instead of charging again.", o.ID)
+	case o.State == StateFailed && errors.Is(o.CanPay(), ErrAttemptsUsed):
+		return no("The sale %s has used all its payment attempts; start a new sale or take another payment method.", o.ID)
+	case o.State == StateFailed && o.CanPay() == nil:
+		return o, nil
+	case o.State == StateFailed || o.State == StateAbandoned:
+		return no("The sale %s cannot be paid again; start a new sale.", o.ID)
+	}
+	return no("The payment of the sale %s has not verifiably failed (it is %s); do not charge again — run \"galla reconcile\" to resolve it.", o.ID, o.State)
+}
+
+// errNoCard says that a card tender came without the card.
+var errNoCard = sentenceErr("The card was not read; type it again.")
+
+// ValidateScheme asks the service whether card's issuer gives offer today.
+func (co *Checkout) ValidateScheme(ctx context.Context, lines []CartLine, offer EMIPlan, card CardData) error {
+	gc, ok := card.(*gateway.Card)
+	if !ok {
+		return errNoCard
+	}
+	amount := ComputeTotals(SaleLines(lines, nil)).Total
+	return co.eng.ValidateScheme(ctx, offer, amount, gc)
+}
+
+// PayStep is where a payment stands, as the progress screen shows it.
+type PayStep int
+
+// The steps of a payment.
+const (
+	PayCreating       PayStep = iota // journaling and creating the order
+	PayCreated                       // order created
+	PayAuthenticating                // the customer authenticates (OTP, 3-D Secure, phone)
+	PayVerifying                     // polling the verified status
+	PayDone                          // an outcome
+)
+
+// PayRequest asks the till to take a payment for a cart.
+type PayRequest struct {
+	OrderID  string // empty for a new order; a FAILED order's id to pay it again
+	Lines    []CartLine
+	Tender   TenderKind
+	Card     CardData   // card and EMI
+	Offer    *EMIPlan   // EMI
+	IMEIs    []UnitIMEI // serialised units
+	Tendered Paise      // cash; 0 is the exact amount
+	Cashier  string
+	// Buyer is who the invoice names (CheckBuyer decides whether it must); nil
+	// names nobody.
+	Buyer *Buyer
+	// OTP completes the embedded sandbox's authentication at once (the command
+	// line's --otp). Without it the till waits for SubmitOTP, unless Unattended
+	// (nobody is there to type it): then it reports the step and polls.
+	OTP        string
+	Unattended bool
+	// Wait bounds the polling; 0 is the engine's default.
+	Wait time.Duration
+	// Sale, when set, takes this payment as one tender of that split-tender sale
+	// (OpenSale): Amount of it (0: all that is left; Lines are the sale's). The
+	// tenders are card, EMI, phone, cash, UPI (confirmed by the cashier) and
+	// note (NoteNo).
+	Sale   string
+	Amount Paise
+	NoteNo string
+	// OverrideIMEIPIN is a manager's PIN that lets the phones of a new sale go
+	// without the store server's reservation when the store cannot be asked
+	// (ErrStoreOffline); the override is journaled with the manager's id, and
+	// the store's pages flag it. A sold unit the store refuses is never
+	// overridden.
+	OverrideIMEIPIN string
+	// AskIMEIOverride, when set and no OverrideIMEIPIN is given, is called when
+	// the store server cannot be asked about the sale's phones (cause is
+	// ErrStoreOffline, or why the last PIN approved nothing) and returns a
+	// manager's PIN for the override; the sale waits for it, its card in
+	// memory. An error (the cashier declined) refuses the sale with
+	// ErrStoreOffline: nothing reserved, journaled or charged.
+	AskIMEIOverride func(ctx context.Context, cause error) (pin string, err error)
+}
+
+// PayProgress is a report from a payment in flight.
+type PayProgress struct {
+	OrderID     string
+	Step        PayStep
+	OTP         bool          // the embedded sandbox waits for the OTP (SubmitOTP, or --otp)
+	AuthURL     string        // live: the authentication page for the customer
+	CheckoutURL string        // pay on phone: the page the customer opens
+	Checks      int           // status inquiries made so far
+	NextCheck   time.Duration // until the next inquiry
+	Note        string        // a sentence for the cashier while waiting (a phone attempt failed; the customer may try again)
+}
+
+// PayOutcome is how a payment ended, as the front ends show it.
+type PayOutcome struct {
+	OrderID    string
+	State      OrderState // PAID, FAILED or UNKNOWN
+	Verified   bool       // the service's answer carried a good signature
+	Unverified bool       // an answer came but could not be verified
+	Reason     string     // for FAILED: why, as a sentence
+	CanRetry   bool       // FAILED with attempts left on the same order
+	Amount     Paise
+	Change     Paise // cash
+	ReceiptNo  string
+	Order      *Order // the journaled order
+	// Drawer is a sentence when a cash tender was taken and the cash drawer
+	// did not open.
+	Drawer string
+	// Sale is, for a tender of a split sale, where the sale stands after it:
+	// complete (with its ReceiptNo) once its tenders cover it.
+	Sale *SaleStatus
+}
+
+// Pay takes a payment and reports progress (progress may be nil) until an
+// outcome: PAID, FAILED or UNKNOWN. It wipes the card when the call is done.
+func (co *Checkout) Pay(ctx context.Context, req PayRequest, progress func(PayProgress)) (PayOutcome, error) {
+	if progress == nil {
+		progress = func(PayProgress) {}
+	}
+	card, _ := req.Card.(*gateway.Card)
+	if card != nil {
+		defer card.Zero()
+	}
+	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier}
+	ctx = co.imeiOverrideFor(ctx, req)
+	if req.Sale != "" {
+		return co.payTender(ctx, req, card, progress)
+	}
+	if req.OrderID == "" {
+		if err := co.shelf.checkDiscounts(sale.Lines); err != nil {
+			return PayOutcome{}, err
+		}
+		// Every phone sold carries its IMEI, and no IMEI is sold twice
+		// (DESIGN.md section 10); cash lands in a counted drawer.
+		if err := co.checkSale(ctx, sale.Lines, req.Tender); err != nil {
+			return PayOutcome{}, err
+		}
+		if err := co.customers.CheckBuyer(ctx, req.Lines, req.Buyer); err != nil {
+			return PayOutcome{}, err
+		}
+		if req.Buyer != nil {
+			if b := req.Buyer.Normal(); !b.IsZero() {
+				sale.Buyer = &b
 			}
 		}
 	}
-	return out
-}
-
-// PayCard sends a seamless card payment for an open order (CREATED, or FAILED with
-// attempts left), takes the customer through authentication and polls the
-// verified status. It owns card: the number and CVV are wiped before it returns.
-func (e *Engine) PayCard(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
-	defer card.Zero()
-	return e.pay(ctx, orderID, card, opt)
-}
-
-// PayEMI sends the EMI payment of an order opened with an EMI plan: for a brand
-// offer that makes IMEIs mandatory it first validates the IMEIs (once), then pays,
-// authenticates and polls like PayCard. It owns card and wipes it.
-func (e *Engine) PayEMI(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
-	defer card.Zero()
-	return e.pay(ctx, orderID, card, opt)
-}
-
-// CheckoutCard opens a card sale and pays it: Open then PayCard. It owns card.
-func (e *Engine) CheckoutCard(ctx context.Context, sale Sale, card *gateway.Card, opt PayOptions) (*Result, error) {
-	defer card.Zero()
-	if err := card.Check(e.clock.Now()); err != nil {
-		return nil, fmt.Errorf("pos: checkout: %w", err)
+	checks := 0
+	// The order is in flight from its first report until Pay returns: its cart is
+	// locked to it (CartLock) and FollowUp leaves it to this call.
+	var orderID string
+	if req.OrderID != "" {
+		orderID = req.OrderID
+		co.pending.paying(orderID)
 	}
-	o, err := e.Open(ctx, sale, TenderCard, nil, opt)
-	if err != nil {
-		return nil, err
-	}
-	return e.PayCard(ctx, o.ID, card, opt)
-}
-
-// CheckoutEMI validates the chosen offer against the card, opens the sale and pays
-// it: ValidateScheme, Open, PayEMI. It owns card.
-func (e *Engine) CheckoutEMI(ctx context.Context, sale Sale, plan EMIPlan, card *gateway.Card, opt PayOptions) (*Result, error) {
-	defer card.Zero()
-	if err := card.Check(e.clock.Now()); err != nil {
-		return nil, fmt.Errorf("pos: checkout: %w", err)
-	}
-	if err := e.ValidateScheme(ctx, plan, ComputeTotals(sale.Lines).Total, card); err != nil {
-		return nil, err
-	}
-	o, err := e.Open(ctx, sale, TenderEMI, &plan, opt)
-	if err != nil {
-		return nil, err
-	}
-	res, err := e.PayEMI(ctx, o.ID, card, opt)
-	if err != nil {
-		// Refused before any payment (the IMEIs, most often): the IMEIs are part of
-		// the order, so the sale is opened afresh once corrected.
-		e.closeUnpaid(ctx, o.ID, "refused before payment: "+Sentence(err))
-	}
-	return res, err
-}
-
-// closeUnpaid closes order id when it was refused before any payment was sent
-// on it (created, no attempt): a sale's or a split sale's tender alike, so the
-// sale is opened afresh, or the split sale's due amount is free again.
-func (e *Engine) closeUnpaid(ctx context.Context, id, reason string) {
-	cur, err := e.j.Order(ctx, id)
-	if err != nil || cur.State != StateCreated || len(cur.Attempts) > 0 {
-		return
-	}
-	if _, err := e.Cancel(ctx, id, reason); err != nil {
-		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", id), slog.String("error", err.Error()))
-	}
-}
-
-// checkIMEIsFirst validates the IMEIs of EMI order o, just opened, with the
-// service before any card data is sent, when its offer makes them mandatory;
-// an order whose IMEIs are refused is closed (no payment was sent on it). It
-// serves a sale's EMI order and a split sale's EMI tender alike.
-func (e *Engine) checkIMEIsFirst(ctx context.Context, o *Order, plan EMIPlan, opt PayOptions) (*Order, error) {
-	if !plan.IMEIRequired {
-		return o, nil
-	}
-	unlock, err := e.lock(o.ID)
-	if err != nil {
-		return nil, err
-	}
-	verr := e.validateIMEIs(ctx, o, opt)
-	unlock()
-	if verr != nil {
-		if _, cerr := e.Cancel(ctx, o.ID, "IMEIs refused before payment: "+Sentence(verr)); cerr != nil {
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", o.ID), slog.String("error", cerr.Error()))
+	defer func() {
+		// A final order's outcome went to the caller; one still unresolved (the
+		// wait was cancelled or ran out, or the call failed midway) is followed up.
+		if orderID != "" {
+			o, err := co.eng.Order(context.WithoutCancel(ctx), orderID)
+			co.pending.payReturned(orderID, err == nil && !o.Unresolved())
 		}
-		return nil, verr
+	}()
+	opt := co.payOptions(req, &orderID, &checks, progress)
+	var (
+		res *Result
+		err error
+	)
+	switch req.Tender {
+	case TenderCash:
+		tendered := req.Tendered
+		if tendered == 0 {
+			tendered = ComputeTotals(sale.Lines).Total
+		}
+		res, err = co.eng.PayCash(ctx, sale, tendered)
+	case TenderCard:
+		if card == nil {
+			return PayOutcome{}, errNoCard
+		}
+		if req.OrderID != "" {
+			res, err = co.eng.PayCard(ctx, req.OrderID, card, opt)
+		} else {
+			res, err = co.eng.CheckoutCard(ctx, sale, card, opt)
+		}
+	case TenderEMI:
+		if card == nil || (req.Offer == nil && req.OrderID == "") {
+			return PayOutcome{}, sentenceErr("Choose an EMI offer and type the card again.")
+		}
+		if req.OrderID != "" {
+			res, err = co.eng.PayEMI(ctx, req.OrderID, card, opt)
+		} else {
+			res, err = co.eng.CheckoutEMI(ctx, sale, *req.Offer, card, opt)
+		}
+	case TenderPhone:
+		res, err = co.payOnPhone(ctx, func() (*Order, error) { return co.eng.OpenOnPhone(ctx, sale, opt) }, opt, progress)
+	default:
+		return PayOutcome{}, sentenceErr("Choose how the customer pays: card, EMI, cash or phone.")
 	}
-	return o, nil
+	if err != nil {
+		co.noteErr(err)
+		return PayOutcome{}, err
+	}
+	out := payOutcomeOf(res, co.cfg.Terminal)
+	if req.Tender == TenderCash {
+		out.Drawer = co.openDrawer(ctx)
+	}
+	if o := res.Order; o != nil && o.Sale != "" {
+		// A split sale's tender paid again on its own order (galla pay): the
+		// sale is completed once its tenders cover it.
+		if st, serr := co.eng.SettleSale(ctx, o.Sale); serr == nil {
+			out.Sale = st
+		}
+	}
+	if out.OrderID != "" && out.OrderID != orderID {
+		co.pending.payReturned(orderID, true)
+		orderID = out.OrderID
+	}
+	return out, nil
 }
 
-// OpenEMIChecked opens an EMI sale and, for a brand offer that makes IMEIs
-// mandatory, validates them with the service at once, before any card data is
-// sent: a wrong brand or a used IMEI is said before the payment, and the order
-// whose IMEIs were refused is closed (no payment was sent on it), so the next try
-// opens a fresh one with the IMEIs corrected. The IMEI validation needs the
-// order's token, so the order is created first (contract section 5).
-func (e *Engine) OpenEMIChecked(ctx context.Context, sale Sale, plan EMIPlan, opt PayOptions) (*Order, error) {
-	o, err := e.Open(ctx, sale, TenderEMI, &plan, opt)
-	if err != nil {
-		return nil, err
+// payOptions are the engine's options of a Pay call: its progress reports
+// turned into the screens' steps (following a sale moved to a fresh order id),
+// and the authenticator.
+func (co *Checkout) payOptions(req PayRequest, orderIDp *string, checks *int, progress func(PayProgress)) PayOptions {
+	return PayOptions{
+		Wait: req.Wait,
+		Progress: func(p Progress) {
+			if p.OrderID != "" && p.OrderID != *orderIDp {
+				// A lost create order answer opens the sale again under a new id;
+				// the abandoned one is final.
+				co.pending.payReturned(*orderIDp, true)
+				*orderIDp = p.OrderID
+				co.pending.paying(*orderIDp)
+			}
+			up := PayProgress{OrderID: p.OrderID}
+			switch p.Step {
+			case StepJournaled:
+				up.Step = PayCreating
+			case StepCreated, StepIMEIValidated, StepPaying, StepAbandoned:
+				up.Step = PayCreated
+			case StepAuthenticating:
+				up.Step = PayAuthenticating
+			case StepWaiting:
+				up.Step = PayAuthenticating
+				if p.Attempt > 0 {
+					up.Note = p.Message // a failed attempt on the phone: the customer may try again
+				}
+			case StepVerifying, StepUnverified:
+				*checks++
+				up.Step, up.Checks = PayVerifying, *checks
+			default:
+				return // the outcome comes back as the result
+			}
+			progress(up)
+		},
+		Auth: co.authenticator(req, progress),
 	}
-	return e.checkIMEIsFirst(ctx, o, plan, opt)
 }
 
-// PayCash takes a cash sale: journaled intent, then the cash received with the
-// change due. No network.
-func (e *Engine) PayCash(ctx context.Context, sale Sale, tendered Paise) (*Result, error) {
-	total := ComputeTotals(sale.Lines).Total
-	change, err := CashTender{Tendered: tendered}.Change(total)
-	if err != nil {
-		return nil, err
-	}
-	o, err := e.Open(ctx, sale, TenderCash, nil, PayOptions{})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := e.commit(ctx, o, Event{Kind: EvCashReceived, Staff: sale.Staff, Cash: &CashEvent{Tendered: tendered, Change: change}}); err != nil {
-		return nil, err
-	}
-	return &Result{Status: ResultPaid, Order: o}, nil
-}
-
-// OpenOnPhone opens a sale to be paid on the customer's phone (iFrame mode): the
-// order is created and its token returned in the order; the caller serves the
-// checkout page and calls Await.
-func (e *Engine) OpenOnPhone(ctx context.Context, sale Sale, opt PayOptions) (*Order, error) {
-	return e.Open(ctx, sale, TenderPhone, nil, opt)
-}
-
-// Await polls the verified status of an order until it is paid or failed, or the
-// wait ends (then it is UNKNOWN for the reconciler). It serves the phone tender and
-// the resumption of an interrupted payment.
-//
-// A phone order is awaited as an order, not as one payment: the customer may make
-// several attempts on it in the hosted checkout (contract sections 4 and 8), so each
-// poll inquires the order, a payment id the till has not seen is adopted and
-// journaled, and a failed attempt is journaled while the wait goes on as long as the
-// service's order status is not terminal. It ends FAILED only on the service's
-// verified FAILED order status (no attempt left, or the token expired unpaid).
-func (e *Engine) Await(ctx context.Context, orderID string, opt PayOptions) (*Result, error) {
-	if err := e.journalReady(ctx); err != nil {
-		return nil, err
-	}
-	unlock, err := e.lock(orderID)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	o, err := e.Order(ctx, orderID)
-	if err != nil {
-		return nil, err
-	}
-	if o.State == StateIntent || o.ServiceOrderID == "" {
-		return nil, fmt.Errorf("pos: await %q: %w: the order was never created", orderID, ErrBadEvent)
-	}
-	pid := inquiryPaymentID(o)
-	if o.Tender == TenderPhone {
-		opt.report(Progress{Step: StepWaiting, OrderID: o.ID, State: o.State})
-	}
-	return e.poll(ctx, o, pid, opt)
-}
-
-// inquiryPaymentID is the payment an inquiry about o asks for: its latest attempt's,
-// or "" for the order with its latest payment. A phone order is always inquired as
-// an order: the customer's attempts are made on the phone, unknown to the till
-// until the service reports them.
-func inquiryPaymentID(o *Order) string {
-	if a := o.LastAttempt(); a != nil && o.Tender != TenderPhone {
-		return a.PaymentID
+// openDrawer opens the cash drawer after a cash tender; a failure is a sentence for
+// the screen, never an error of the sale (the cash is journaled).
+func (co *Checkout) openDrawer(ctx context.Context) string {
+	if err := co.drawer.OpenDrawer(ctx); err != nil {
+		return Sentence(err)
 	}
 	return ""
 }
 
-// pay is one payment attempt of PayCard and PayEMI.
-func (e *Engine) pay(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
-	if e.gw == nil {
-		return nil, fmt.Errorf("pos: pay: %w", ErrNoGateway)
+// CheckEMIOrder opens the EMI order of req and validates its IMEIs with the
+// service before the card is asked for (Engine.OpenEMIChecked: the service needs
+// the order's token for the IMEI validation); Pay then takes the card on the
+// order it returns (req.OrderID). A refused IMEI is a sentence naming the IMEI
+// and the phone. req.OverrideIMEIPIN or req.AskIMEIOverride lets the phones go
+// without the store's reservation when the store cannot be asked, as in Pay.
+//
+// With req.Sale set, the order is a tender of that split sale, of req.Amount
+// (0: all that is left), with the sale's phones (reserved when the sale was
+// opened): tender.added and the tender's order.intent are journaled, its order
+// created and its IMEIs validated (Engine.OpenSaleTenderChecked); Pay with
+// req.Sale and req.OrderID then takes the card on it, and CancelEMIOrder closes
+// it when the cashier goes back, the sale staying open with its other tenders.
+func (co *Checkout) CheckEMIOrder(ctx context.Context, req PayRequest) (string, error) {
+	if req.Offer == nil {
+		return "", sentenceErr("Choose an EMI offer first.")
 	}
-	if err := e.journalReady(ctx); err != nil {
-		return nil, err
+	if req.Sale != "" {
+		o, err := co.eng.OpenSaleTenderChecked(ctx, req.Sale, req.Amount, *req.Offer, req.Cashier, PayOptions{}, req.IMEIs...)
+		if err != nil {
+			co.noteErr(err)
+			return "", err
+		}
+		return o.ID, nil
 	}
-	unlock, err := e.lock(orderID)
+	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier}
+	if err := co.shelf.checkDiscounts(sale.Lines); err != nil {
+		return "", err
+	}
+	// The order opened here is the sale's (Pay then only takes the card on it):
+	// it passes what any new sale passes, the store's reservation of its phones
+	// included, with a manager's override when the store cannot be asked.
+	if err := co.checkSale(ctx, sale.Lines, TenderEMI); err != nil {
+		return "", err
+	}
+	if err := co.customers.CheckBuyer(ctx, req.Lines, req.Buyer); err != nil {
+		return "", err
+	}
+	if req.Buyer != nil {
+		if b := req.Buyer.Normal(); !b.IsZero() {
+			sale.Buyer = &b
+		}
+	}
+	ctx = co.imeiOverrideFor(ctx, req)
+	o, err := co.eng.OpenEMIChecked(ctx, sale, *req.Offer, PayOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("pos: pay: %w: %w", ErrPaymentInFlight, err)
+		co.noteErr(err)
+		return "", err
 	}
-	defer unlock()
-	if err := e.ensureReconciled(ctx); err != nil {
+	return o.ID, nil
+}
+
+// errNoPhonePage says that pay on phone is not set up on this terminal.
+var errNoPhonePage = sentenceErr("Pay on phone is not available on this terminal; take another payment method.")
+
+// payOnPhone creates the order, offers it on the phone page and reports that
+// page's address for the QR code; the customer pays on the phone and the engine
+// polls the verified status (DESIGN.md section 2).
+func (co *Checkout) payOnPhone(ctx context.Context, open func() (*Order, error), opt PayOptions, progress func(PayProgress)) (*Result, error) {
+	if co.cfg.Phone == nil {
+		return nil, errNoPhonePage
+	}
+	if err := co.cfg.Phone.Start(); err != nil {
 		return nil, err
 	}
-	o, err := e.Order(ctx, orderID)
+	shop, err := LoadShop(ctx, co.j)
 	if err != nil {
 		return nil, err
 	}
-	if o.Tender != TenderCard && o.Tender != TenderEMI {
-		return nil, fmt.Errorf("pos: pay %q: %w: a %s order takes no card", o.ID, ErrBadEvent, o.Tender)
-	}
-	if err := o.CanPay(); err != nil {
-		return nil, fmt.Errorf("pos: pay %q: %w", o.ID, err)
-	}
-	if err := e.refuseWhileUnrecorded(); err != nil {
+	o, err := open()
+	if err != nil {
 		return nil, err
 	}
-	if err := e.dayOpen(ctx, e.Today()); err != nil {
-		return nil, err
-	}
-	if err := card.Check(e.clock.Now()); err != nil {
-		return nil, fmt.Errorf("pos: pay %q: %w", o.ID, err)
-	}
-	var tenure gateway.EMITenure
-	if o.Tender == TenderEMI {
-		if err := unmarshalTenure(o.EMI, &tenure); err != nil {
-			return nil, err
-		}
-		if o.EMI.IMEIRequired && !o.IMEIsValidated {
-			if err := e.validateIMEIs(ctx, o, opt); err != nil {
-				return nil, err
-			}
-		}
-	}
-	n := len(o.Attempts) + 1
-	att := &AttemptEvent{N: n, CardBrand: card.Brand(), CardLast4: card.Last4()}
-	if o.State == StateFailed {
-		// A new attempt after a failure: journal it first, so the order is not final
-		// while the payment is in the air. A split sale's tender is paid again only
-		// while its sale is open and its amount still due, checked under the sale's
-		// lock: from the attempt on it is pending and reserves its amount.
-		release, err := e.holdSaleFor(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		_, err = e.commit(ctx, o, Event{Kind: EvPaymentAttempt, Attempt: att})
-		release()
-		if err != nil {
-			return nil, beforeMoney(err)
-		}
-	}
-	opt.report(Progress{Step: StepPaying, OrderID: o.ID, Attempt: n, State: o.State})
-	cust := e.customer(o.Customer)
-	var resp *gateway.PaymentResponse
-	var perr error
-	if o.Tender == TenderEMI {
-		resp, perr = e.gw.EMIPayment(ctx, gateway.EMIPaymentRequest{Token: o.Token, Card: card, Customer: cust, Tenure: tenure, AcquirerID: o.EMI.AcquirerID})
-	} else {
-		resp, perr = e.gw.CardPayment(ctx, o.Token, card, cust)
-	}
-	card.Zero()
-	if perr == nil && (resp == nil || resp.PaymentID == "") {
-		perr = fmt.Errorf("%w: %w: the payment was answered without a payment id", gateway.ErrOutcomeUnknown, gateway.ErrMalformed)
-	}
-	if perr != nil {
-		return e.payFailed(ctx, o, att, perr, opt)
-	}
-	att.PaymentID, att.Amount = resp.PaymentID, Paise(resp.AmountInPaise)
-	if _, err := e.record(ctx, o, Event{Kind: EvPaymentAccepted, Attempt: att}); err != nil {
-		return nil, err
-	}
-	ch := Challenge{OrderID: o.ID, PaymentID: resp.PaymentID, Content: resp.Content}
-	opt.report(Progress{Step: StepAuthenticating, OrderID: o.ID, Attempt: n, State: o.State, Challenge: &ch})
-	if opt.Auth != nil && resp.Content != "" {
-		if err := opt.Auth.Authenticate(ctx, ch); err != nil {
-			// The step may still end elsewhere; only the inquiry knows.
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: authentication step", slog.String("order", o.ID), slog.String("error", err.Error()))
-		}
-	}
-	return e.poll(ctx, o, resp.PaymentID, opt)
+	addr := co.cfg.Phone.Offer(o.ID, PhoneOrder{Token: o.Token, Amount: o.Amount, Shop: shop.Name})
+	defer co.cfg.Phone.Withdraw(o.ID)
+	progress(PayProgress{OrderID: o.ID, Step: PayAuthenticating, CheckoutURL: addr})
+	return co.eng.Await(ctx, o.ID, opt)
 }
 
-// payFailed handles a payment call that returned an error. A definite refusal
-// fails the attempt (no money moved); anything else may have reached the service:
-// the order is UNKNOWN and the same order is inquired, never paid again.
-func (e *Engine) payFailed(ctx context.Context, o *Order, att *AttemptEvent, perr error, opt PayOptions) (*Result, error) {
-	var ge *gateway.Error
-	definite := errors.As(perr, &ge) && !errors.Is(perr, gateway.ErrOutcomeUnknown) && !errors.Is(perr, gateway.ErrServer) &&
-		!errors.Is(perr, gateway.ErrAlreadyPaid)
-	notSent := !errors.As(perr, &ge) && !errors.Is(perr, gateway.ErrOutcomeUnknown) &&
-		(errors.Is(perr, gateway.ErrInvalidCard) || errors.Is(perr, gateway.ErrInvalidInput))
-	if definite || notSent {
-		if ge != nil {
-			att.Code, att.Message = ge.Code, ge.Message
-		} else {
-			att.Message = perr.Error()
-		}
-		if _, err := e.record(ctx, o, Event{Kind: EvPaymentRefused, Attempt: att}); err != nil {
-			return nil, err
-		}
-		opt.report(Progress{Step: StepFailed, OrderID: o.ID, Attempt: att.N, State: o.State, Message: Sentence(perr)})
-		return &Result{Status: ResultFailed, Order: o, Reason: Sentence(perr), CanRetry: o.CanPay() == nil}, nil
+// payOutcomeOf turns the engine's result into the front ends' outcome.
+func payOutcomeOf(res *Result, terminal string) PayOutcome {
+	out := PayOutcome{Reason: res.Reason, CanRetry: res.CanRetry, Order: res.Order}
+	if o := res.Order; o != nil {
+		out.OrderID, out.Amount, out.Change = o.ID, o.Amount, o.Change
+		out.ReceiptNo = o.Number(terminal)
 	}
-	reason := "the payment's answer was lost"
-	if errors.Is(perr, gateway.ErrAlreadyPaid) {
-		reason = "the payment service says the order is already paid"
-	}
-	ev := Event{Kind: EvOrderUnknown, Reason: reason, Attempt: att}
-	if _, err := e.record(ctx, o, ev); err != nil {
-		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: payment answer lost", slog.String("order", o.ID), slog.String("error", perr.Error()))
-		return nil, err
-	}
-	e.log.LogAttrs(ctx, slog.LevelWarn, "pos: payment answer lost; inquiring", slog.String("order", o.ID), slog.String("error", perr.Error()))
-	opt.report(Progress{Step: StepUnknown, OrderID: o.ID, Attempt: att.N, State: o.State, Message: reason})
-	if ctx.Err() != nil {
-		return &Result{Status: ResultUnknown, Order: o, Reason: reason}, nil
-	}
-	return e.poll(ctx, o, "", opt)
-}
-
-// PollScheduleText says in words how a payment's verified status is polled (the
-// schedule of pollDelay and DefaultMaxWait), for the cashier.
-const PollScheduleText = "Checked every second for 10 s, then after 2 s, 5 s, 10 s and 30 s, then each minute for up to 20 minutes; after that the order stays UNKNOWN for the manager."
-
-// pollDelay returns the wait before the next inquiry: every second for the first
-// 10 s, then 2 s, 5 s, 10 s and 30 s, then each minute (DESIGN.md section 3). k
-// counts the inquiries made after the first 10 s.
-func pollDelay(elapsed time.Duration, k int) time.Duration {
-	if elapsed < 10*time.Second {
-		return time.Second
-	}
-	steps := [...]time.Duration{2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second}
-	if k < len(steps) {
-		return steps[k]
-	}
-	return time.Minute
-}
-
-// poll inquires the order on the schedule of pollDelay until a verified answer
-// decides it or the wait ends; then the order is left UNKNOWN for the reconciler.
-// The caller holds the order's lock.
-func (e *Engine) poll(ctx context.Context, o *Order, paymentID string, opt PayOptions) (*Result, error) {
-	wait := e.maxWait
-	if opt.Wait > 0 && opt.Wait < wait {
-		wait = opt.Wait
-	}
-	start := e.clock.Now()
-	unverified, mismatch := false, ""
-	opt.report(Progress{Step: StepVerifying, OrderID: o.ID, State: o.State})
-	for k := 0; ; {
-		res, err := e.inquire(ctx, o, paymentID)
-		if err != nil {
-			return nil, err
-		}
-		if res.decided {
-			return e.result(o, opt), nil
-		}
-		if res.mismatch != "" {
-			mismatch = res.mismatch
-			opt.report(Progress{Step: StepVerifying, OrderID: o.ID, State: o.State, Message: res.mismatch})
-		}
-		if res.unverified {
-			unverified = true
-			opt.report(Progress{Step: StepUnverified, OrderID: o.ID, State: o.State, Message: o.Reason})
-		}
-		if res.attemptFailed != nil {
-			a := res.attemptFailed
-			opt.report(Progress{Step: StepWaiting, OrderID: o.ID, Attempt: a.N, State: o.State,
-				Message: fmt.Sprintf("Attempt %d on the phone did not go through (%s); the customer may try again.", a.N, a.Reason)})
-		}
-		if res.paymentID != "" && o.Tender != TenderPhone {
-			paymentID = res.paymentID
-		}
-		elapsed := e.clock.Now().Sub(start)
-		d := pollDelay(elapsed, k)
-		if elapsed >= 10*time.Second {
-			k++
-		}
-		if elapsed+d > wait || ctx.Err() != nil {
-			break
-		}
-		if err := e.clock.Sleep(ctx, d); err != nil {
-			break
-		}
-	}
-	if !o.State.Final() && o.State != StateUnknown {
-		reason := fmt.Sprintf("no final answer within %s", wait)
-		if mismatch != "" {
-			reason = fmt.Sprintf("no answer matching the sale within %s (%s)", wait, mismatch)
-		}
-		if ctx.Err() != nil {
-			reason = "the checkout stopped waiting for the payment's answer"
-		}
-		if _, err := e.record(ctx, o, Event{Kind: EvOrderUnknown, Reason: reason}); err != nil {
-			return nil, err
-		}
-	}
-	r := e.result(o, opt)
-	if unverified && r.Status == ResultUnknown {
-		r.Status = ResultUnverified
-	}
-	return r, nil
-}
-
-// result turns an order's state into a Result and reports it.
-func (e *Engine) result(o *Order, opt PayOptions) *Result {
-	r := &Result{Order: o, Reason: o.Reason}
-	step := StepUnknown
-	switch {
-	case o.State.Paid():
-		r.Status, r.Reason, step = ResultPaid, "", StepPaid
-	case o.State == StateFailed:
-		r.Status, step = ResultFailed, StepFailed
-		r.CanRetry = o.CanPay() == nil
+	switch res.Status {
+	case ResultPaid:
+		out.State, out.Verified = StatePaid, true
+	case ResultFailed:
+		out.State, out.Verified = StateFailed, true
+	case ResultUnverified:
+		out.State, out.Unverified = StateUnknown, true
 	default:
-		r.Status = ResultUnknown
-		if r.Reason == "" {
-			r.Reason = "the payment's outcome is not known yet"
-		}
+		out.State = StateUnknown
 	}
-	opt.report(Progress{Step: step, OrderID: o.ID, State: o.State, Message: r.Reason})
-	return r
+	return out
 }
 
-// inquiry is what one inquiry found.
-type inquiry struct {
-	decided       bool     // PAID or FAILED, or a verified answer that contradicts the journal
-	unverified    bool     // the answer could not be verified
-	paymentID     string   // the payment id the answer named
-	attemptFailed *Attempt // a phone order: the attempt this answer newly recorded as failed, the order still open
-	mismatch      string   // a verified answer that does not match the sale: why (recorded, not applied)
-}
-
-// MaxRecordedBody bounds the answer body kept in the journal with an ignored
-// answer (DESIGN.md section 4: events stay compact).
-const MaxRecordedBody = 1024
-
-// boundedBody is at most MaxRecordedBody bytes of an answer's body, marked when
-// cut. Inquiry answers carry masked card numbers only.
-func boundedBody(raw []byte) string {
-	if len(raw) <= MaxRecordedBody {
-		return string(raw)
-	}
-	return strings.ToValidUTF8(string(raw[:MaxRecordedBody]), "") + "…[cut]"
-}
-
-// inquire asks the service once about o (its payment when the id is known) and
-// journals what the answer changes. Transport errors are logged and leave o as it
-// was.
-func (e *Engine) inquire(ctx context.Context, o *Order, paymentID string) (inquiry, error) {
-	var q *gateway.Inquiry
-	var err error
-	if paymentID != "" {
-		q, err = e.gw.InquirePayment(ctx, o.ServiceOrderID, paymentID)
-		if errors.Is(err, gateway.ErrNotFound) {
-			q, err = e.gw.InquireOrder(ctx, o.ServiceOrderID)
+// authenticator takes the customer through the issuer's step. With the embedded
+// sandbox the OTP comes from req.OTP, or is typed in the window (SubmitOTP) unless
+// req.Unattended; with the live service the page is published for the customer
+// (AuthPages) or its address is reported.
+func (co *Checkout) authenticator(req PayRequest, progress func(PayProgress)) Authenticator {
+	return AuthenticatorFunc(func(ctx context.Context, ch Challenge) error {
+		if co.live {
+			addr := FormAction(ch.Content)
+			if co.cfg.AuthPages != nil {
+				page, err := co.cfg.AuthPages.Publish(ch.OrderID, ch.Content)
+				if err != nil {
+					return err
+				}
+				addr = page
+			}
+			if addr != "" {
+				progress(PayProgress{OrderID: ch.OrderID, Step: PayAuthenticating, AuthURL: addr})
+			}
+			return nil
 		}
-	} else {
-		q, err = e.gw.InquireOrder(ctx, o.ServiceOrderID)
-	}
-	switch {
-	case errors.Is(err, gateway.ErrSignature) || (q != nil && !q.Verified):
-		var out Outcome
-		if q != nil {
-			out = outcomeOf(q)
+		if co.captured(ctx, ch) {
+			// A frictionless card: its form posts straight on and the payment is
+			// captured at once (contract section 4); nobody is asked for an OTP.
+			return nil
 		}
-		if o.State == StateUnknown && o.Reason != "" && o.Reason == unverifiedReason {
-			return inquiry{unverified: true}, nil // already recorded: UNKNOWN stays
+		if req.OTP != "" {
+			return co.eng.gw.SubmitAuthentication(ctx, ch.Content, url.Values{"otp": {req.OTP}})
 		}
-		if _, cerr := e.record(ctx, o, Event{Kind: EvAnswerUnverified, Reason: unverifiedReason, Outcome: &out}); cerr != nil {
-			return inquiry{}, cerr
+		progress(PayProgress{OrderID: ch.OrderID, Step: PayAuthenticating, OTP: true})
+		if req.Unattended {
+			return nil
 		}
-		return inquiry{unverified: true}, nil
-	case err != nil:
-		if errors.Is(err, gateway.ErrUnauthorized) || errors.Is(err, gateway.ErrSecureHash) {
-			return inquiry{}, fmt.Errorf("pos: inquire %q: %w", o.ID, err)
+		wait := make(chan string, 1)
+		co.mu.Lock()
+		co.otps[ch.OrderID] = wait
+		co.mu.Unlock()
+		defer func() {
+			co.mu.Lock()
+			delete(co.otps, ch.OrderID)
+			co.mu.Unlock()
+		}()
+		select {
+		case otp := <-wait:
+			return co.eng.gw.SubmitAuthentication(ctx, ch.Content, url.Values{"otp": {otp}})
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		if ctx.Err() == nil {
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: inquiry", slog.String("order", o.ID), slog.String("error", err.Error()))
-		}
-		return inquiry{}, nil
-	}
-	out := outcomeOf(q)
-	if why := o.AnswerMismatch(&out); why != "" {
-		// A verified answer that does not match the journal decides nothing: it is
-		// kept for the audit trail and the order is inquired again on the schedule
-		// (only the schedule's end leaves it UNKNOWN).
-		ev := Event{Kind: EvAnswerIgnored, Reason: why, Outcome: &out, Extra: map[string]string{"body": boundedBody(q.Raw)}}
-		if _, cerr := e.record(ctx, o, ev); cerr != nil {
-			return inquiry{}, cerr
-		}
-		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: verified answer does not match the sale", slog.String("order", o.ID), slog.String("why", why))
-		return inquiry{mismatch: why}, nil
-	}
-	ev := Event{Kind: EvPaymentOutcome, OrderID: o.ID, Outcome: &out}
-	before, attempts := o.State, slices.Clone(o.Attempts)
-	probe := o.Clone()
-	perr := probe.Apply(ev)
-	failed := q.Failed()
-	if o.Tender == TenderPhone {
-		// The customer may try again on the phone: a failed payment decides nothing
-		// until the service's order itself has failed (contract section 6).
-		failed = q.Verified && out.OrderStatus == gateway.OrderFailed
-	}
-	decisive := q.Charged() || failed || out.OrderStatus == gateway.OrderPartialRefunded || out.OrderStatus == gateway.OrderRefunded
-	// A phone order's failed attempt, already recorded, is answered again on every
-	// poll while the customer has not tried again: stale, and not journaled again.
-	quiet := perr == nil || (o.Tender == TenderPhone && errors.Is(perr, ErrStaleEvent))
-	if quiet && probe.State == before && !decisive && sameAttempts(probe.Attempts, o.Attempts) {
-		return inquiry{paymentID: out.PaymentID}, nil // pending, or an attempt already recorded: nothing to journal
-	}
-	if _, cerr := e.record(ctx, o, ev); cerr != nil {
-		return inquiry{}, cerr
-	}
-	decided := o.State.Paid() || o.State == StateFailed || (decisive && o.State == StateUnknown && o.Reason != unverifiedReason)
-	res := inquiry{decided: decided, paymentID: out.PaymentID}
-	if o.Tender == TenderPhone && !decided {
-		res.attemptFailed = newlyFailed(attempts, o.Attempts)
-	}
-	return res, nil
-}
-
-// sameAttempts reports whether two lists of attempts say the same: the same
-// attempts with the same payment ids and statuses.
-func sameAttempts(a, b []Attempt) bool {
-	return slices.EqualFunc(a, b, func(x, y Attempt) bool {
-		return x.N == y.N && x.PaymentID == y.PaymentID && x.Status == y.Status
 	})
 }
 
-// newlyFailed returns the attempt of after that failed since before, or nil.
-func newlyFailed(before, after []Attempt) *Attempt {
-	for i := range after {
-		if after[i].Status == AttemptFailed && (i >= len(before) || before[i].Status != AttemptFailed) {
-			a := after[i]
-			return &a
+// captured asks the service once whether the payment of ch is already captured
+// on a verified answer (the embedded sandbox's frictionless card). The answer is
+// not journaled here: the engine's poll that follows records it.
+func (co *Checkout) captured(ctx context.Context, ch Challenge) bool {
+	o, err := co.eng.Order(ctx, ch.OrderID)
+	if err != nil || o.ServiceOrderID == "" || ch.PaymentID == "" {
+		return false
+	}
+	q, err := co.eng.gw.InquirePayment(ctx, o.ServiceOrderID, ch.PaymentID)
+	return err == nil && q != nil && q.Verified && q.PaymentInfoData.PaymentStatus == gateway.PaymentCaptured
+}
+
+// SubmitOTP completes the embedded sandbox's authentication step of orderID.
+func (co *Checkout) SubmitOTP(_ context.Context, orderID, otp string) error {
+	co.mu.Lock()
+	wait, ok := co.otps[orderID]
+	co.mu.Unlock()
+	if !ok {
+		return sentenceErr("No payment is waiting for a one-time password.")
+	}
+	select {
+	case wait <- otp:
+		return nil
+	default:
+		return sentenceErr("The one-time password was already sent; wait for the result.")
+	}
+}
+
+var actionRE = regexp.MustCompile(`(?i)<form[^>]*\saction\s*=\s*["']([^"']+)["']`)
+
+// FormAction returns the address an authentication page's form posts to, "" when
+// it has none.
+func FormAction(content string) string {
+	m := actionRE.FindStringSubmatch(content)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(m[1])
+}
+
+// OpenSale journals the cart as a split-tender sale, to be paid by several
+// tenders (Pay with PayRequest.Sale). The discounts are checked as for any sale.
+func (co *Checkout) OpenSale(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string) (*SaleStatus, error) {
+	return co.OpenSaleFor(ctx, lines, imeis, cashier, nil)
+}
+
+// OpenSaleFor is OpenSale with the buyer the invoice names (nil: none); the
+// buyer is checked as for a sale of one tender (CheckBuyer), before anything is
+// journaled.
+func (co *Checkout) OpenSaleFor(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string, buyer *Buyer) (*SaleStatus, error) {
+	sale := Sale{Lines: SaleLines(lines, imeis), Staff: cashier}
+	if err := co.shelf.checkDiscounts(sale.Lines); err != nil {
+		return nil, err
+	}
+	// Every phone sold carries its IMEI, and no IMEI is sold twice (DESIGN.md
+	// section 10), whatever pays for it.
+	if err := co.checkSale(ctx, sale.Lines, TenderSplit); err != nil {
+		return nil, err
+	}
+	if err := co.customers.CheckBuyer(ctx, lines, buyer); err != nil {
+		return nil, err
+	}
+	if buyer != nil {
+		if b := buyer.Normal(); !b.IsZero() {
+			sale.Buyer = &b
 		}
+	}
+	o, err := co.eng.OpenSale(ctx, sale)
+	if err != nil {
+		co.noteErr(err)
+		return nil, err
+	}
+	return &SaleStatus{Sale: o, Due: o.Amount}, nil
+}
+
+// SaleStatus reads a split sale and its tenders, completing it first when its
+// tenders now cover it (a tender resolved by Check now, or paid again with
+// galla pay).
+func (co *Checkout) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) {
+	return co.eng.SettleSale(ctx, id)
+}
+
+// OpenSales lists the split sales left part paid, with their tenders, so the
+// counter shows them again after a restart.
+func (co *Checkout) OpenSales(ctx context.Context) ([]*SaleStatus, error) {
+	sales, err := co.eng.OpenSales(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*SaleStatus, 0, len(sales))
+	for _, s := range sales {
+		st, err := co.eng.SaleStatus(ctx, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// VoidSale voids a split sale left part paid, authorised by a manager's PIN:
+// each paid tender is refunded with its document (Engine.VoidSale).
+func (co *Checkout) VoidSale(ctx context.Context, saleID, pin, reason string) (*SaleStatus, error) {
+	st, err := co.eng.VoidSale(ctx, saleID, pin, reason)
+	if err != nil {
+		co.noteErr(err)
+	}
+	return st, err
+}
+
+// payTender is Pay for one tender of a split sale: the tender is journaled on
+// the sale before its own order, paid as a whole sale of that tender would be,
+// and the sale is completed once its tenders cover it.
+func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway.Card, progress func(PayProgress)) (PayOutcome, error) {
+	var (
+		res *Result
+		st  *SaleStatus
+		err error
+	)
+	orderID, checks := "", 0
+	defer func() {
+		if orderID != "" {
+			o, err := co.eng.Order(context.WithoutCancel(ctx), orderID)
+			co.pending.payReturned(orderID, err == nil && !o.Unresolved())
+		}
+	}()
+	opt := co.payOptions(req, &orderID, &checks, progress)
+	service := func(kind TenderKind, plan *EMIPlan) (*Order, error) {
+		o, err := co.eng.OpenSaleTender(ctx, req.Sale, kind, req.Amount, plan, req.Cashier, opt, req.IMEIs...)
+		if o != nil && o.ID != orderID {
+			co.pending.payReturned(orderID, true)
+			orderID = o.ID
+			co.pending.paying(orderID)
+		}
+		return o, err
+	}
+	switch req.Tender {
+	case TenderCash:
+		if err := co.drawer.CashNeedsShift(ctx); err != nil {
+			return PayOutcome{}, err // cash lands in a counted drawer, in a split sale too
+		}
+		res, st, err = co.eng.SaleCash(ctx, req.Sale, req.Amount, req.Tendered, req.Cashier)
+	case TenderUPI:
+		res, st, err = co.eng.SaleUPI(ctx, req.Sale, req.Amount, req.Cashier)
+	case TenderNote:
+		if req.NoteNo != "" && co.eng.cfg.Notes != nil {
+			if err := co.returns.checkNoteTender(ctx, req.NoteNo); err != nil {
+				return PayOutcome{}, err // a number that is no credit note of ours (or, enrolled, no note at all): nothing journaled
+			}
+		}
+		res, st, err = co.eng.SaleNote(ctx, req.Sale, req.NoteNo, req.Amount, req.Cashier)
+	case TenderCard, TenderEMI:
+		if card == nil {
+			return PayOutcome{}, errNoCard
+		}
+		if err := card.Check(co.eng.Now()); err != nil {
+			return PayOutcome{}, err
+		}
+		if req.Tender == TenderEMI && req.OrderID == "" {
+			// A new tender: the offer is checked against the card before anything
+			// is journaled, so a card that does not take it adds no tender. A
+			// tender's order opened before the card (CheckEMIOrder) is paid as a
+			// one-tender sale's is: the EMI payment call checks the scheme again,
+			// and a refusal is journaled (payment.refused), so the tender is FAILED
+			// at once and reserves nothing of the sale.
+			if req.Offer == nil {
+				return PayOutcome{}, sentenceErr("Choose an EMI offer and type the card again.")
+			}
+			amount := req.Amount
+			if amount == 0 {
+				cur, serr := co.eng.SaleStatus(ctx, req.Sale)
+				if serr != nil {
+					return PayOutcome{}, serr
+				}
+				amount = cur.Due
+			}
+			if err := co.eng.ValidateScheme(ctx, *req.Offer, amount, card); err != nil {
+				co.noteErr(err)
+				return PayOutcome{}, err
+			}
+		}
+		var o *Order
+		if req.OrderID != "" {
+			o, err = co.tenderAgain(ctx, req)
+			if o != nil {
+				orderID = o.ID
+				co.pending.paying(orderID)
+			}
+		} else {
+			o, err = service(req.Tender, req.Offer)
+		}
+		if err == nil {
+			res, err = co.eng.pay(ctx, o.ID, card, opt)
+			if err != nil && req.Tender == TenderEMI && req.OrderID == "" {
+				// An order opened here and refused before payment is closed; one
+				// opened before the card (CheckEMIOrder) stays for the card typed
+				// again, and is closed when the cashier goes back.
+				co.cancelUnpaid(ctx, o.ID, err)
+			}
+		}
+	case TenderPhone:
+		res, err = co.payOnPhone(ctx, func() (*Order, error) { return service(TenderPhone, nil) }, opt, progress)
+	default:
+		return PayOutcome{}, sentenceErr("Choose how the customer pays this part: cash, UPI, card, EMI, phone or a credit note.")
+	}
+	if err != nil {
+		co.noteErr(err)
+		return PayOutcome{}, err
+	}
+	if res.Order != nil && orderID == "" {
+		orderID = res.Order.ID
+	}
+	if st == nil {
+		if st, err = co.eng.SettleSale(ctx, req.Sale); err != nil {
+			co.noteErr(err)
+			return PayOutcome{}, err
+		}
+	}
+	out := payOutcomeOf(res, co.cfg.Terminal)
+	out.Sale = st
+	if req.Tender == TenderCash {
+		out.Drawer = co.openDrawer(ctx)
+	}
+	if st.Complete() {
+		out.ReceiptNo = st.Sale.Number(co.cfg.Terminal)
+	}
+	return out, nil
+}
+
+// tenderAgain is the tender's order req.OrderID of the split sale, to be paid
+// again on the same order after a verified failure, when its amount is still
+// left to pay.
+func (co *Checkout) tenderAgain(ctx context.Context, req PayRequest) (*Order, error) {
+	st, err := co.eng.SaleStatus(ctx, req.Sale)
+	if err != nil {
+		return nil, err
+	}
+	for _, tv := range st.Tenders {
+		if tv.Order == nil || tv.Order.ID != req.OrderID {
+			continue
+		}
+		if tv.State == StateFailed && tv.Amount > st.Due {
+			return nil, &TenderError{Amount: tv.Amount, Due: st.Due, Pending: st.Pending}
+		}
+		return tv.Order, nil
+	}
+	return nil, wrapf(ErrNotPayableAgain, "The order %s is not a tender of the sale %s; start the tender again.", req.OrderID, req.Sale)
+}
+
+// cancelUnpaid closes a tender's order that was refused before any payment was
+// sent (the IMEIs, most often), so the sale's due amount is free again.
+func (co *Checkout) cancelUnpaid(ctx context.Context, id string, cause error) {
+	co.eng.closeUnpaid(ctx, id, "refused before payment: "+Sentence(cause))
+}
+
+// FindSaleOffer returns the EMI offer of issuer and tenure for amount of split
+// sale saleID (0: all that is left), or a sentence listing the offers there are.
+func (co *Checkout) FindSaleOffer(ctx context.Context, saleID string, amount Paise, issuer string, months int) (EMIPlan, error) {
+	set, err := co.saleOffers(ctx, saleID, amount)
+	if err != nil {
+		return EMIPlan{}, err
+	}
+	plan, ok := set.Find(issuer, months, "")
+	if !ok {
+		return EMIPlan{}, Errorf("No %s offer of %d months exists for %s of this sale; the offers are: %s.", issuer, months, set.Amount, offerList(set))
+	}
+	return plan, nil
+}
+
+// SaleEMIOffers lists the EMI plans for amount of split sale saleID (0: all
+// that is left), cheapest total cost first; none is an empty list.
+func (co *Checkout) SaleEMIOffers(ctx context.Context, saleID string, amount Paise) ([]EMIPlan, error) {
+	set, err := co.saleOffers(ctx, saleID, amount)
+	if errors.Is(err, ErrNoEMIOffer) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []EMIPlan
+	for _, is := range set.Issuers {
+		out = append(out, is.Plans...)
+	}
+	SortOffers(out, ByTotalCost)
+	return out, nil
+}
+
+func (co *Checkout) saleOffers(ctx context.Context, saleID string, amount Paise) (*OfferSet, error) {
+	st, err := co.eng.SaleStatus(ctx, saleID)
+	if err != nil {
+		return nil, err
+	}
+	if amount == 0 {
+		amount = st.Due
+	}
+	if amount <= 0 || amount > st.Due {
+		return nil, &TenderError{Amount: amount, Due: st.Due, Pending: st.Pending}
+	}
+	return co.eng.EMIOffers(ctx, partLines(st.Sale.Lines, amount))
+}
+
+// OpenSplit journals the cart of req as a split-tender sale (OpenSaleFor with
+// req's lines, IMEIs, cashier and buyer). With req.OverrideIMEIPIN, a manager's
+// PIN, or req.AskIMEIOverride, which asks for one, the sale's phones go without
+// the store server's reservation when the store cannot be asked
+// (ErrStoreOffline), as for a sale of one tender (Pay): the override is
+// journaled as a staff.override what=imei naming the manager, and a unit the
+// store says is sold is never overridden.
+func (co *Checkout) OpenSplit(ctx context.Context, req PayRequest) (*SaleStatus, error) {
+	return co.OpenSaleFor(co.imeiOverrideFor(ctx, req), req.Lines, req.IMEIs, req.Cashier, req.Buyer)
+}
+
+// CancelEMIOrder closes the EMI order id that CheckEMIOrder opened, when the
+// cashier leaves it before its card (back to the offers, or other IMEIs typed):
+// no payment was sent on it, so it is abandoned and its phones are free at this
+// counter again; a split sale's EMI tender is closed so, the sale staying open
+// with its other tenders. An order with a payment sent, or in flight, is never
+// cancelled (ErrNotCancellable).
+func (co *Checkout) CancelEMIOrder(ctx context.Context, id string) error {
+	co.mu.Lock()
+	busy := co.inFlight[id]
+	co.mu.Unlock()
+	if busy {
+		return ErrNotCancellable
+	}
+	o, err := co.eng.Order(ctx, id)
+	if err != nil {
+		return err
+	}
+	if o.Tender != TenderEMI {
+		return ErrNotCancellable
+	}
+	_, err = co.eng.Cancel(ctx, id, "left before the card: the EMI offer or the IMEIs were changed")
+	return err
+}
+
+// UPIRequest builds the dynamic UPI QR for amount of split sale saleID (0: all
+// that is left): the reference is the sale's id and the tender's number.
+func (co *Checkout) UPIRequest(ctx context.Context, saleID string, amount Paise) (UPIRequest, error) {
+	vpa, err := LoadVPA(ctx, co.j)
+	if err != nil {
+		return UPIRequest{}, err
+	}
+	st, err := co.eng.SaleStatus(ctx, saleID)
+	if err != nil {
+		return UPIRequest{}, err
+	}
+	if amount == 0 {
+		amount = st.Due
+	}
+	if amount <= 0 || amount > st.Due {
+		return UPIRequest{}, &TenderError{Amount: amount, Due: st.Due, Pending: st.Pending}
+	}
+	shop, err := LoadShop(ctx, co.j)
+	if err != nil {
+		return UPIRequest{}, err
+	}
+	ref := fmt.Sprintf("%s-%d", saleID, len(st.Sale.Tenders)+1)
+	link, err := UPILink(vpa, shop.Name, amount, ref, "Sale "+saleID)
+	if err != nil {
+		return UPIRequest{}, err
+	}
+	return UPIRequest{Link: link, Ref: ref, Amount: amount, VPA: vpa}, nil
+}
+
+// checkSale is what a new sale must pass before any payment: the IMEI of every
+// serialised unit (CheckSerials) and, for cash, an open shift where shifts are
+// kept (CashNeedsShift).
+func (co *Checkout) checkSale(ctx context.Context, lines []Line, tender TenderKind) error {
+	if err := co.eng.journalReady(ctx); err != nil {
+		return err // a damaged or unchecked journal says so first
+	}
+	if err := co.imeis.CheckSerials(ctx, lines, ""); err != nil {
+		return err
+	}
+	if tender == TenderCash {
+		return co.drawer.CashNeedsShift(ctx)
 	}
 	return nil
 }
 
-const unverifiedReason = "the payment service's answer could not be verified"
-
-// outcomeOf copies an inquiry answer into an event payload.
-func outcomeOf(q *gateway.Inquiry) Outcome {
-	p := q.PaymentInfoData
-	return Outcome{
-		MerchantOrderID: q.MerchantData.OrderID, ServiceOrderID: q.ServiceOrderID(), PaymentID: p.PaymentID,
-		OrderStatus: q.OrderData.OrderStatus, PaymentStatus: p.PaymentStatus, Amount: Paise(q.OrderData.Amount),
-		Captured: Paise(p.CapturedAmountInPaisa), Refunded: Paise(max(q.OrderData.RefundAmount, p.RefundAmountInPaisa)),
-		ResponseCode: p.PaymentResponseCode, ResponseMessage: p.PaymentResponseMessage, PaymentMode: p.PaymentMode,
-		Issuer: p.IssuerName, MaskedCard: p.MaskedCardNumber, AuthCode: p.AuthCode, RRN: p.RRN,
-		CompletedAt: p.PaymentCompletionDateTime,
-	}
+// PayByNote takes a sale paid wholly by a credit note to spend (tender
+// "note:NUMBER"): the sale is journaled, the note's value is redeemed on it
+// (journaled on the order that issued the note, before the sale completes), and
+// the sale is paid and numbered. A sale above what is left on the note is
+// refused; a smaller one leaves the rest on the note.
+//
+// When the terminal is enrolled in a store, the note is redeemed at the store
+// server first (store_notes.go): a note of another counter is spent here when
+// the store approves it, and a refusal or no answer abandons the sale with
+// nothing taken.
+func (co *Checkout) PayByNote(ctx context.Context, sale Sale, number string) (*Order, error) {
+	o, _, err := co.PayByNoteLeft(ctx, sale, number)
+	return o, err
 }
 
-// ErrNotCancellable reports a cancel of an order that a payment may still reach:
-// one with a payment attempt, or one paid on the customer's phone (its token left
-// the terminal).
-var ErrNotCancellable = sentenceError{"order not cancellable",
-	"This sale cannot be cancelled: a payment may already have been made; check its status first."}
+// PayByNoteLeft is PayByNote that also returns what is left on the note
+// afterwards (the store's word when enrolled, else this journal's).
+func (co *Checkout) PayByNoteLeft(ctx context.Context, sale Sale, number string) (*Order, Paise, error) {
+	if err := co.checkSale(ctx, sale.Lines, TenderNote); err != nil {
+		return nil, 0, err // every phone carries its IMEI, sold once
+	}
+	printed := strings.TrimSpace(number)
+	if co.eng.decisions() != nil && co.eng.foreignNote(number) {
+		if err := checkNoteNumber(number); err != nil {
+			return nil, 0, err // the store decides what is left on another counter's note
+		}
+	} else {
+		_, ref, err := co.returns.findNote(ctx, number)
+		if err != nil {
+			return nil, 0, err
+		}
+		total := ComputeTotals(sale.Lines).Total
+		switch {
+		case ref.To != RefundToNote:
+			return nil, 0, Errorf("Credit note %s was refunded, not issued to spend.", number)
+		case ref.NoteLeft() == 0:
+			return nil, 0, wrapf(ErrNoteSpent, "Credit note %s is spent: nothing is left on it.", number)
+		case total > ref.NoteLeft():
+			return nil, 0, wrapf(ErrNoteSpent, "Credit note %s has %s left; the sale is %s. Take out items, or take the sale in another tender.", number, ref.NoteLeft(), total)
+		}
+		printed = ref.Number(co.cfg.Terminal)
+	}
+	left := Paise(-1)
+	ctx = withNoteLeft(ctx, &left)
+	o, err := co.eng.openNoteSale(ctx, sale, printed)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := co.eng.settleNote(ctx, o, true); err != nil {
+		return o, 0, err
+	}
+	if left < 0 {
+		if left, err = co.returns.NoteBalance(ctx, printed); err != nil {
+			return o, 0, err
+		}
+	}
+	return o, left, nil
+}
 
-// Cancel abandons a card or EMI order that was created but never paid (no payment
-// attempt was sent), for example when the customer walks away or the IMEIs must be
-// entered again; the sale is then opened afresh.
-func (e *Engine) Cancel(ctx context.Context, orderID, reason string) (*Order, error) {
-	unlock, err := e.lock(orderID)
-	if err != nil {
-		return nil, err
+// imeiOverrideFor is ctx with the IMEI override req asks for: a manager's PIN
+// given (OverrideIMEIPIN), or asked when needed (AskIMEIOverride); ctx itself
+// when neither.
+func (co *Checkout) imeiOverrideFor(ctx context.Context, req PayRequest) context.Context {
+	switch {
+	case req.OverrideIMEIPIN != "":
+		return co.withIMEIOverride(ctx, req.OverrideIMEIPIN, req.Cashier)
+	case req.AskIMEIOverride != nil:
+		return co.askIMEIOverride(ctx, req.AskIMEIOverride, req.Cashier)
 	}
-	defer unlock()
-	o, err := e.Order(ctx, orderID)
-	if err != nil {
-		return nil, err
+	return ctx
+}
+
+// withIMEIOverride lets the sale made under ctx go without the store's IMEI
+// reservation when the store cannot be asked, on the authority of the manager
+// whose PIN pin is, journaled as a staff.override (IMEIOverride) that names the
+// cashier who asked.
+func (co *Checkout) withIMEIOverride(ctx context.Context, pin, cashier string) context.Context {
+	return context.WithValue(ctx, imeiOverrideKey{}, imeiOverride(func(ctx context.Context, orderID string, imeis []string, cause error) error {
+		m, err := co.crew.authorise(ctx, pin)
+		if err != nil {
+			return err
+		}
+		return co.journalIMEIOverride(ctx, m, cashier, orderID, imeis, cause)
+	}))
+}
+
+// askIMEIOverride is withIMEIOverride with the manager's PIN asked when the
+// store cannot be asked (ask gets ErrStoreOffline, then the refusal of a PIN
+// that approves nothing, and is asked again). An error of ask (the cashier
+// declined) refuses the sale with the store's error: nothing was reserved,
+// journaled or charged.
+func (co *Checkout) askIMEIOverride(ctx context.Context, ask func(ctx context.Context, cause error) (string, error), cashier string) context.Context {
+	return context.WithValue(ctx, imeiOverrideKey{}, imeiOverride(func(ctx context.Context, orderID string, imeis []string, cause error) error {
+		why := cause
+		for {
+			pin, err := ask(ctx, why)
+			if err != nil {
+				return cause
+			}
+			m, err := co.crew.authorise(ctx, pin)
+			if err != nil {
+				why = err
+				continue
+			}
+			return co.journalIMEIOverride(ctx, m, cashier, orderID, imeis, cause)
+		}
+	}))
+}
+
+// journalIMEIOverride journals manager m's override of the phones of orderID.
+func (co *Checkout) journalIMEIOverride(ctx context.Context, m *Staff, cashier, orderID string, imeis []string, cause error) error {
+	extra := IMEIOverride(orderID, imeis, cause)
+	if cashier != "" {
+		extra["by"] = cashier
 	}
-	if (o.State != StateCreated && o.State != StateIntent) || len(o.Attempts) > 0 || o.Tender == TenderPhone || o.Tender == TenderCash {
-		return nil, fmt.Errorf("pos: cancel %q: %w", o.ID, ErrNotCancellable)
-	}
-	if reason == "" {
-		reason = "cancelled at the counter before payment"
-	}
-	if _, err := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}}); err != nil {
-		return nil, err
-	}
-	return o, nil
+	return co.audit(ctx, Event{Kind: EvOverride, Staff: m.ID, Extra: extra})
 }

@@ -51,6 +51,7 @@ type core struct {
 	pending   *Pending
 	imeis     *IMEIs
 	returns   *Returns
+	checkout  *Checkout
 }
 
 // newCore is the core of a till configured by cfg, with its services, before
@@ -60,7 +61,7 @@ func newCore(cfg TillConfig) *core {
 		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
 	c.drawer, c.crew, c.shelf, c.setup, c.customers, c.docs = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}, &Documents{c}
 	c.pending, c.imeis = &Pending{c}, &IMEIs{c}
-	c.returns = &Returns{c}
+	c.returns, c.checkout = &Returns{c}, &Checkout{c}
 	return c
 }
 

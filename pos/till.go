@@ -31,6 +31,7 @@ type Till struct {
 	*Pending
 	*IMEIs
 	*Returns
+	*Checkout
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -141,7 +142,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	}
 	c := newCore(cfg)
 	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers, Documents: c.docs,
-		Pending: c.pending, IMEIs: c.imeis, Returns: c.returns}
+		Pending: c.pending, IMEIs: c.imeis, Returns: c.returns, Checkout: c.checkout}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}
@@ -234,22 +235,6 @@ func (t *Till) Status(ctx context.Context) TillStatus {
 	t.mu.Unlock()
 	st.Store = t.StoreStatus()
 	return st
-}
-
-// checkSale is what a new sale must pass before any payment: the IMEI of every
-// serialised unit (CheckSerials) and, for cash, an open shift where shifts are
-// kept (CashNeedsShift).
-func (t *Till) checkSale(ctx context.Context, lines []Line, tender TenderKind) error {
-	if err := t.eng.journalReady(ctx); err != nil {
-		return err // a damaged or unchecked journal says so first
-	}
-	if err := t.imeis.CheckSerials(ctx, lines, ""); err != nil {
-		return err
-	}
-	if tender == TenderCash {
-		return t.CashNeedsShift(ctx)
-	}
-	return nil
 }
 
 // sentenceErr is an error that is its own sentence for the cashier.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // ReturnRequest is a return at the counter (issue 13 item 8): the invoice, the
@@ -28,65 +27,6 @@ type ReturnResult struct {
 	CreditNote string // the credit note's number as printed; "" until the refund is done
 	Manager    Staff
 	Reason     string // RefundFailed, RefundPending: why, in plain words
-}
-
-// PayByNote takes a sale paid wholly by a credit note to spend (tender
-// "note:NUMBER"): the sale is journaled, the note's value is redeemed on it
-// (journaled on the order that issued the note, before the sale completes), and
-// the sale is paid and numbered. A sale above what is left on the note is
-// refused; a smaller one leaves the rest on the note.
-//
-// When the terminal is enrolled in a store, the note is redeemed at the store
-// server first (store_notes.go): a note of another counter is spent here when
-// the store approves it, and a refusal or no answer abandons the sale with
-// nothing taken.
-func (t *Till) PayByNote(ctx context.Context, sale Sale, number string) (*Order, error) {
-	o, _, err := t.PayByNoteLeft(ctx, sale, number)
-	return o, err
-}
-
-// PayByNoteLeft is PayByNote that also returns what is left on the note
-// afterwards (the store's word when enrolled, else this journal's).
-func (t *Till) PayByNoteLeft(ctx context.Context, sale Sale, number string) (*Order, Paise, error) {
-	if err := t.checkSale(ctx, sale.Lines, TenderNote); err != nil {
-		return nil, 0, err // every phone carries its IMEI, sold once
-	}
-	printed := strings.TrimSpace(number)
-	if t.eng.decisions() != nil && t.eng.foreignNote(number) {
-		if err := checkNoteNumber(number); err != nil {
-			return nil, 0, err // the store decides what is left on another counter's note
-		}
-	} else {
-		_, ref, err := t.findNote(ctx, number)
-		if err != nil {
-			return nil, 0, err
-		}
-		total := ComputeTotals(sale.Lines).Total
-		switch {
-		case ref.To != RefundToNote:
-			return nil, 0, Errorf("Credit note %s was refunded, not issued to spend.", number)
-		case ref.NoteLeft() == 0:
-			return nil, 0, wrapf(ErrNoteSpent, "Credit note %s is spent: nothing is left on it.", number)
-		case total > ref.NoteLeft():
-			return nil, 0, wrapf(ErrNoteSpent, "Credit note %s has %s left; the sale is %s. Take out items, or take the sale in another tender.", number, ref.NoteLeft(), total)
-		}
-		printed = ref.Number(t.cfg.Terminal)
-	}
-	left := Paise(-1)
-	ctx = withNoteLeft(ctx, &left)
-	o, err := t.eng.openNoteSale(ctx, sale, printed)
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := t.eng.settleNote(ctx, o, true); err != nil {
-		return o, 0, err
-	}
-	if left < 0 {
-		if left, err = t.NoteBalance(ctx, printed); err != nil {
-			return o, 0, err
-		}
-	}
-	return o, left, nil
 }
 
 // ErrNoteSpent reports a credit note with less left than asked of it.

@@ -84,32 +84,3 @@ type UPIRequest struct {
 	Amount Paise
 	VPA    string
 }
-
-// UPIRequest builds the dynamic UPI QR for amount of split sale saleID (0: all
-// that is left): the reference is the sale's id and the tender's number.
-func (t *Till) UPIRequest(ctx context.Context, saleID string, amount Paise) (UPIRequest, error) {
-	vpa, err := LoadVPA(ctx, t.j)
-	if err != nil {
-		return UPIRequest{}, err
-	}
-	st, err := t.eng.SaleStatus(ctx, saleID)
-	if err != nil {
-		return UPIRequest{}, err
-	}
-	if amount == 0 {
-		amount = st.Due
-	}
-	if amount <= 0 || amount > st.Due {
-		return UPIRequest{}, &TenderError{Amount: amount, Due: st.Due, Pending: st.Pending}
-	}
-	shop, err := LoadShop(ctx, t.j)
-	if err != nil {
-		return UPIRequest{}, err
-	}
-	ref := fmt.Sprintf("%s-%d", saleID, len(st.Sale.Tenders)+1)
-	link, err := UPILink(vpa, shop.Name, amount, ref, "Sale "+saleID)
-	if err != nil {
-		return UPIRequest{}, err
-	}
-	return UPIRequest{Link: link, Ref: ref, Amount: amount, VPA: vpa}, nil
-}
