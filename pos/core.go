@@ -33,7 +33,7 @@ type core struct {
 	fullCheck error                   // the full check at the last day close found damage
 	wrongPINs int                     // wrong manager PINs in a row at this till (MaxOverrideAttempts)
 	inFlight  map[string]bool         // orders a Pay call is acting on
-	follow    map[string]*followState // orders left pending, followed up until final (till_pending.go)
+	follow    map[string]*followState // orders left pending, followed up until final (pending.go)
 
 	bk book // shifts, held bills and IMEIs, derived from the journal's events (shift.go)
 	// signed is the member signed in at this till (the window), whose own
@@ -48,10 +48,11 @@ type core struct {
 	setup     *Setup
 	customers *Customers
 	docs      *Documents
+	checkout  *Checkout
 	pending   *Pending
 	imeis     *IMEIs
 	returns   *Returns
-	checkout  *Checkout
+	books     *Books
 }
 
 // newCore is the core of a till configured by cfg, with its services, before
@@ -60,8 +61,7 @@ func newCore(cfg TillConfig) *core {
 	c := &core{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
 		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
 	c.drawer, c.crew, c.shelf, c.setup, c.customers, c.docs = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}, &Documents{c}
-	c.pending, c.imeis = &Pending{c}, &IMEIs{c}
-	c.returns, c.checkout = &Returns{c}, &Checkout{c}
+	c.checkout, c.pending, c.imeis, c.returns, c.books = &Checkout{c}, &Pending{c}, &IMEIs{c}, &Returns{c}, &Books{c}
 	return c
 }
 

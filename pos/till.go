@@ -9,17 +9,21 @@ import (
 	"galla/receipts"
 )
 
-// Till is the counter's use cases behind one value (DESIGN.md section 1). It
-// holds the till's services, one per capability, over one shared core: the
-// Drawer (shifts and cash), the Crew (staff and manager approvals), the Shelf
-// (catalog, cart pricing, held bills), the Setup (settings), the Customers and
-// the Documents (receipts, reports, exports). They are embedded, so that each
-// of their methods is the Till's too, and each is a field of its own
-// (till.Drawer). Checkout (sales, tenders, EMI, pending payments), returns and
-// the books are still the Till's own methods. The window (ui) and the command
-// line call the same methods, so the same sale gives the same journal events
-// from either front end. Its methods are safe for concurrent use; those that
-// may touch the network, the journal or a printer take a context.
+// Till is the counter's use cases behind one value (DESIGN.md section 1), as
+// go-github's Client holds its services: one service per capability over one
+// shared core. The Checkout takes sales and their tenders, the Pending follows
+// the payments not final, the IMEIs keeps each phone sold once, the Returns
+// takes money back (returns, refunds, cancellations, credit notes), the Books
+// keeps the day (orders, X and Z, day close), the Drawer the shifts and cash,
+// the Crew the staff and manager approvals, the Shelf the catalog, cart
+// pricing and held bills, the Setup the settings, the Customers the buyers, and
+// the Documents the receipts, report slips and exports. They are embedded, so
+// that each of their methods is the Till's too, and each is a field of its own
+// (till.Checkout). The Till's own methods are only the facade's: the engine,
+// the terminal's name, its clock, and the status bar. The window (ui) and the
+// command line call the same methods, so the same sale gives the same journal
+// events from either front end. Its methods are safe for concurrent use; those
+// that may touch the network, the journal or a printer take a context.
 type Till struct {
 	*core
 	*Drawer
@@ -28,10 +32,11 @@ type Till struct {
 	*Setup
 	*Customers
 	*Documents
+	*Checkout
 	*Pending
 	*IMEIs
 	*Returns
-	*Checkout
+	*Books
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -142,7 +147,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	}
 	c := newCore(cfg)
 	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers, Documents: c.docs,
-		Pending: c.pending, IMEIs: c.imeis, Returns: c.returns, Checkout: c.checkout}
+		Checkout: c.checkout, Pending: c.pending, IMEIs: c.imeis, Returns: c.returns, Books: c.books}
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}

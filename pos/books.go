@@ -13,6 +13,13 @@ import (
 	"galla/receipts"
 )
 
+// Books is the counter's books: the journal's orders of a day and each one's
+// history, the X report, the business day and its close with the Z report and
+// the backup, and the day's orders exported as CSV. The close passes the
+// Crew's count of wrong manager PINs and waits for the Drawer's shifts to be
+// closed.
+type Books struct{ *core }
+
 // OrderSummary is one order of the journal as the journal screen lists it, with
 // what pos decides of it: whether it can be refunded and between which amounts.
 type OrderSummary struct {
@@ -83,32 +90,32 @@ func refundRange(o *Order) (most, least Paise, no string) {
 }
 
 // Orders lists the orders of day.
-func (t *Till) Orders(ctx context.Context, day time.Time) ([]OrderSummary, error) {
-	list, err := t.j.OrdersByDay(ctx, ToDay(day))
+func (bs *Books) Orders(ctx context.Context, day time.Time) ([]OrderSummary, error) {
+	list, err := bs.j.OrdersByDay(ctx, ToDay(day))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]OrderSummary, 0, len(list))
 	for _, o := range list {
-		out = append(out, summaryOf(o, t.cfg.Terminal))
+		out = append(out, summaryOf(o, bs.cfg.Terminal))
 	}
 	return out, nil
 }
 
 // Order returns the journaled order with this merchant order id.
-func (t *Till) Order(ctx context.Context, id string) (*Order, error) { return t.eng.Order(ctx, id) }
+func (bs *Books) Order(ctx context.Context, id string) (*Order, error) { return bs.eng.Order(ctx, id) }
 
 // History lists an order's events.
-func (t *Till) History(ctx context.Context, orderID string) ([]OrderEvent, error) {
-	evs, err := t.j.Events(ctx, orderID)
+func (bs *Books) History(ctx context.Context, orderID string) ([]OrderEvent, error) {
+	evs, err := bs.j.Events(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]OrderEvent, 0, len(evs))
 	for _, ev := range evs {
-		d := EventSentence(ev, t.cfg.Terminal)
+		d := EventSentence(ev, bs.cfg.Terminal)
 		if ev.Staff != "" {
-			d += " — " + t.staffName(ctx, ev.Staff)
+			d += " — " + bs.staffName(ctx, ev.Staff)
 		}
 		out = append(out, OrderEvent{At: ev.Time, Kind: string(ev.Kind), Detail: d})
 	}
@@ -116,13 +123,13 @@ func (t *Till) History(ctx context.Context, orderID string) ([]OrderEvent, error
 }
 
 // Report is day's report (DayLayout): the X report, or the sealed Z once closed.
-func (t *Till) Report(ctx context.Context, day string) (*Report, error) {
-	return t.eng.Report(ctx, day)
+func (bs *Books) Report(ctx context.Context, day string) (*Report, error) {
+	return bs.eng.Report(ctx, day)
 }
 
 // XReport renders day's X report as text.
-func (t *Till) XReport(ctx context.Context, day time.Time) (string, error) {
-	r, err := t.eng.Report(ctx, ToDay(day))
+func (bs *Books) XReport(ctx context.Context, day time.Time) (string, error) {
+	r, err := bs.eng.Report(ctx, ToDay(day))
 	if err != nil {
 		return "", err
 	}
@@ -168,13 +175,13 @@ func BusinessDay(ctx context.Context, j Journal, now time.Time) string {
 }
 
 // BusinessDay returns the business day open now (DayLayout).
-func (t *Till) BusinessDay() string { return t.eng.Today() }
+func (bs *Books) BusinessDay() string { return bs.eng.Today() }
 
 // BusinessDate returns the business day open now as a date at noon of the till's
 // time zone, for screens that pick a day.
-func (t *Till) BusinessDate() time.Time {
-	now := t.eng.Now()
-	d, err := time.ParseInLocation(DayLayout, t.eng.Today(), now.Location())
+func (bs *Books) BusinessDate() time.Time {
+	now := bs.eng.Now()
+	d, err := time.ParseInLocation(DayLayout, bs.eng.Today(), now.Location())
 	if err != nil {
 		return now
 	}
@@ -250,41 +257,41 @@ var ErrShiftOpenAtClose = errors.New("a shift is still open")
 // the hot backup of the journal that DESIGN.md section 4 asks for at day close. The
 // note says where the backup went, or that it failed: the day stays closed either
 // way. It refuses while a payment is unknown (CloseBusinessDay accepts them).
-func (t *Till) CloseDayWithBackup(ctx context.Context, day, pin string) (*CloseDayResult, error) {
-	return t.CloseBusinessDay(ctx, CloseDayRequest{Day: day, PIN: pin})
+func (bs *Books) CloseDayWithBackup(ctx context.Context, day, pin string) (*CloseDayResult, error) {
+	return bs.CloseBusinessDay(ctx, CloseDayRequest{Day: day, PIN: pin})
 }
 
 // CloseBusinessDay takes the Z report of a business day (all its shifts): it
 // refuses while a shift is open, and while a payment is unknown unless the
 // manager accepts listing them; then the next business day starts at once.
-func (t *Till) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*CloseDayResult, error) {
-	if err := t.gate(); err != nil {
+func (bs *Books) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*CloseDayResult, error) {
+	if err := bs.crew.gate(); err != nil {
 		return nil, err
 	}
 	day, pin := r.Day, r.PIN
 	if day == "" {
-		day = t.eng.Today()
+		day = bs.eng.Today()
 	}
-	if err := t.eng.dayOpen(ctx, day); err != nil {
+	if err := bs.eng.dayOpen(ctx, day); err != nil {
 		return nil, err // a Z is taken once
 	}
-	if day > ToDay(t.eng.Now()) {
+	if day > ToDay(bs.eng.Now()) {
 		// A business day opened by a Z taken earlier today: its own Z waits for
 		// its first sale, so a second close-day by mistake seals nothing.
-		if orders, err := t.j.OrdersByDay(ctx, day); err == nil && len(orders) == 0 {
+		if orders, err := bs.j.OrdersByDay(ctx, day); err == nil && len(orders) == 0 {
 			return nil, wrapf(ErrDayClosed, "Business day %s has no sales yet: the day before it is closed already.", day)
 		}
 	}
-	if kept, _ := t.keepsShifts(ctx); kept {
-		if s, err := t.CurrentShift(ctx); err == nil && s != nil {
+	if kept, _ := bs.drawer.keepsShifts(ctx); kept {
+		if s, err := bs.drawer.CurrentShift(ctx); err == nil && s != nil {
 			return nil, wrapf(ErrShiftOpenAtClose, "Shift %s is still open; close it with the counted cash before the Z report.", s.ID)
 		}
 	}
-	un, err := t.j.Unresolved(ctx)
+	un, err := bs.j.Unresolved(ctx)
 	if err != nil {
 		return nil, err
 	}
-	open, err := t.OpenSales(ctx)
+	open, err := bs.checkout.OpenSales(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -292,11 +299,11 @@ func (t *Till) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*CloseD
 		if !r.AcceptUnknown {
 			e := &UnknownPaymentsError{OpenSales: open}
 			for _, o := range un {
-				e.Orders = append(e.Orders, summaryOf(o, t.cfg.Terminal))
+				e.Orders = append(e.Orders, summaryOf(o, bs.cfg.Terminal))
 			}
 			return nil, e
 		}
-		mgr, err := t.authorise(ctx, pin)
+		mgr, err := bs.crew.authorise(ctx, pin)
 		if err != nil {
 			return nil, err
 		}
@@ -308,38 +315,38 @@ func (t *Till) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*CloseD
 		if err != nil {
 			return nil, err
 		}
-		if err := t.audit(ctx, Event{Kind: EvUnknownAccepted, Staff: mgr.ID, Data: data}); err != nil {
+		if err := bs.audit(ctx, Event{Kind: EvUnknownAccepted, Staff: mgr.ID, Data: data}); err != nil {
 			return nil, err
 		}
 	}
-	rep, err := t.eng.CloseDay(ctx, day, pin)
+	rep, err := bs.eng.CloseDay(ctx, day, pin)
 	if errors.Is(err, ErrWrongPIN) || err == nil {
-		_ = t.counted(err)
+		_ = bs.crew.counted(err)
 	}
 	if err != nil {
 		return nil, err
 	}
 	res := &CloseDayResult{Report: rep, OpenSales: open}
-	if t.cfg.Backups == nil {
+	if bs.cfg.Backups == nil {
 		res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d.", day, rep.ZNo) + openSalesNote(open)
 		return res, nil
 	}
-	path, err := t.cfg.Backups.BackupDay(day)
+	path, err := bs.cfg.Backups.BackupDay(day)
 	if err != nil {
 		res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d, but the backup could not be written (%v); copy the data folder by hand.", day, rep.ZNo, err) + openSalesNote(open)
 		return res, nil
 	}
 	res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d; backup written to %s.", day, rep.ZNo, path) + openSalesNote(open)
-	if v, ok := t.cfg.Backups.(BackupVerifier); ok {
+	if v, ok := bs.cfg.Backups.(BackupVerifier); ok {
 		checked := make(chan error, 1)
 		res.Checked = checked
 		go func() {
 			defer close(checked)
 			err := v.VerifyBackup(context.WithoutCancel(ctx), path)
 			if err != nil {
-				t.mu.Lock()
-				t.fullCheck = err
-				t.mu.Unlock()
+				bs.mu.Lock()
+				bs.fullCheck = err
+				bs.mu.Unlock()
 			}
 			checked <- err
 		}()
@@ -350,37 +357,37 @@ func (t *Till) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*CloseD
 // CloseDay closes day with a Z report, authorised by a manager's PIN, prints it
 // when a receipt printer is set up, and renders the report as text with what
 // happened to the backup and the print.
-func (t *Till) CloseDay(ctx context.Context, day time.Time, pin string) (string, error) {
-	return t.closeDayText(ctx, CloseDayRequest{Day: ToDay(day), PIN: pin})
+func (bs *Books) CloseDay(ctx context.Context, day time.Time, pin string) (string, error) {
+	return bs.closeDayText(ctx, CloseDayRequest{Day: ToDay(day), PIN: pin})
 }
 
 // CloseDayAccepting is CloseDay with the manager accepting that the payments
 // still unknown are listed as such (journaled with the list).
-func (t *Till) CloseDayAccepting(ctx context.Context, day time.Time, pin string) (string, error) {
-	return t.closeDayText(ctx, CloseDayRequest{Day: ToDay(day), PIN: pin, AcceptUnknown: true})
+func (bs *Books) CloseDayAccepting(ctx context.Context, day time.Time, pin string) (string, error) {
+	return bs.closeDayText(ctx, CloseDayRequest{Day: ToDay(day), PIN: pin, AcceptUnknown: true})
 }
 
-func (t *Till) closeDayText(ctx context.Context, r CloseDayRequest) (string, error) {
-	res, err := t.CloseBusinessDay(ctx, r)
+func (bs *Books) closeDayText(ctx context.Context, r CloseDayRequest) (string, error) {
+	res, err := bs.CloseBusinessDay(ctx, r)
 	if err != nil {
 		return "", err
 	}
 	var b bytes.Buffer
 	err = res.Report.WriteText(&b)
-	if st := t.ShiftsText(ctx, res.Report.Day); st != "" {
+	if st := bs.drawer.ShiftsText(ctx, res.Report.Day); st != "" {
 		fmt.Fprintf(&b, "\n%s", st)
 	}
 	fmt.Fprintf(&b, "\n%s\n", res.Note)
 	// The Z report prints at once on the receipt printer, when there is one.
-	if msg := t.PrintZ(ctx, res.Report); msg != "" {
+	if msg := bs.docs.PrintZ(ctx, res.Report); msg != "" {
 		fmt.Fprintf(&b, "%s\n", msg)
 	}
 	return b.String(), err
 }
 
 // ExportCSV writes day's orders as CSV, one row per order.
-func (t *Till) ExportCSV(ctx context.Context, day time.Time, w io.Writer) error {
-	r, err := t.eng.Report(ctx, ToDay(day))
+func (bs *Books) ExportCSV(ctx context.Context, day time.Time, w io.Writer) error {
+	r, err := bs.eng.Report(ctx, ToDay(day))
 	if err != nil {
 		return err
 	}
@@ -389,8 +396,8 @@ func (t *Till) ExportCSV(ctx context.Context, day time.Time, w io.Writer) error 
 
 // OrderFromQR checks a receipt's QR text with the terminal's key and returns its
 // order id.
-func (t *Till) OrderFromQR(text string) (string, error) {
-	p, err := receipts.ParseQR(t.cfg.QRKey, text)
+func (bs *Books) OrderFromQR(text string) (string, error) {
+	p, err := receipts.ParseQR(bs.cfg.QRKey, text)
 	if err != nil {
 		return "", sentenceErr("This code is not a receipt of this terminal.")
 	}
