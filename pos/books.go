@@ -80,8 +80,8 @@ func refundRange(o *Order) (most, least Paise, no string) {
 		return 0, 0, "A refund of this order is still pending; its outcome is checked first."
 	}
 	most, least = o.Refundable(), Paise(1)
-	if o.Tender != TenderCash {
-		least = MinRefund
+	if RefundDestination(o, "") == RefundToCard {
+		least = MinRefund // only the payment service has a smallest refund
 	}
 	if most < least {
 		return 0, 0, "What is left of this order (" + most.String() + ") is below the smallest refund the payment service takes (" + least.String() + ")."

@@ -364,7 +364,7 @@ func (e *Engine) cancelTender(ctx context.Context, o *Order, pin, staff, reason 
 	if p := o.PendingRefund(); p != nil {
 		// Begun before (the terminal stopped, or the answer was lost).
 		ct.Amount = p.Amount
-		if refundTo(o, p.To) == RefundToCard && e.gw == nil {
+		if RefundDestination(o, p.To) == RefundToCard && e.gw == nil {
 			return ct, fmt.Errorf("pos: cancel: %w", ErrNoGateway)
 		}
 		unlock, err := e.lock(o.ID)

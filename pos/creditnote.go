@@ -169,7 +169,7 @@ func CreditNoteFor(o Order, ref Refund, shop Shop, opt ReceiptOptions) receipts.
 		rates = Totals{ByRate: rates}.Interstate().ByRate
 	}
 	r.Taxes = receiptTaxes(rates)
-	switch refundTo(&o, ref.To) {
+	switch RefundDestination(&o, ref.To) {
 	case RefundToNote:
 		r.Tenders = []receipts.Tender{{Kind: receipts.TenderNote, Amount: int64(ref.Amount)}}
 	case RefundToCash:

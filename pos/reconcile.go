@@ -95,7 +95,7 @@ func (e *Engine) reconcileOne(ctx context.Context, o *Order) error {
 		_, err := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
 		return err
 	case o.PendingRefund() != nil:
-		if e.gw == nil && refundTo(o, o.PendingRefund().To) == RefundToCard {
+		if e.gw == nil && RefundDestination(o, o.PendingRefund().To) == RefundToCard {
 			return ErrNoGateway
 		}
 		_, err := e.settleRefund(ctx, o, o.PendingRefund().UniqueTxnID, true)

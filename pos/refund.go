@@ -35,10 +35,6 @@ type RefundRequest struct {
 	drawer func(ctx context.Context, to RefundTo) error
 }
 
-// refundTo is RefundDestination, under the name the cancellation, the
-// reconciler and the credit note's document call it by.
-func refundTo(o *Order, to RefundTo) RefundTo { return RefundDestination(o, to) }
-
 // refundItems are the items of a refund of amount of o asked without goods: the
 // whole sale's lines when it was never refunded and amount is all of it, else a
 // price adjustment split over its lines.

@@ -119,6 +119,9 @@ func TestRefundRange(t *testing.T) {
 		{"partly refunded card", partly(TenderCard, 200_00), 300_00, MinRefund, false},
 		{"card with less left than the service takes", partly(TenderCard, 499_50), 0, 0, true},
 		{"cash has no minimum", partly(TenderCash, 499_50), 50, 1, false},
+		{"a credit-note sale goes back onto a note, with no minimum", partly(TenderNote, 499_50), 50, 1, false},
+		{"a UPI sale goes back in cash, with no minimum", partly(TenderUPI, 499_50), 50, 1, false},
+		{"a split sale's default is its card, with the service's minimum", partly(TenderSplit, 499_50), 0, 0, true},
 		{"failed", Order{State: StateFailed, Tender: TenderCard, Amount: 500_00}, 0, 0, true},
 		{"refunded", Order{State: StateRefunded, Tender: TenderCard, Amount: 500_00, Refunded: 500_00}, 0, 0, true},
 	}
