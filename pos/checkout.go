@@ -317,8 +317,7 @@ func (co *Checkout) Pay(ctx context.Context, req PayRequest, progress func(PayPr
 	if card != nil {
 		defer card.Zero()
 	}
-	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier}
-	ctx = co.imeiOverrideFor(ctx, req)
+	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier, OverrideIMEIs: co.imeiApprover(req)}
 	if req.Sale != "" {
 		return co.payTender(ctx, req, card, progress)
 	}
@@ -504,7 +503,7 @@ func (co *Checkout) CheckEMIOrder(ctx context.Context, req PayRequest) (string, 
 			sale.Buyer = &b
 		}
 	}
-	ctx = co.imeiOverrideFor(ctx, req)
+	sale.OverrideIMEIs = co.imeiApprover(req)
 	o, err := co.eng.OpenEMIChecked(ctx, sale, *req.Offer, PayOptions{})
 	if err != nil {
 		co.noteErr(err)
@@ -660,7 +659,13 @@ func (co *Checkout) OpenSale(ctx context.Context, lines []CartLine, imeis []Unit
 // buyer is checked as for a sale of one tender (CheckBuyer), before anything is
 // journaled.
 func (co *Checkout) OpenSaleFor(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string, buyer *Buyer) (*SaleStatus, error) {
-	sale := Sale{Lines: SaleLines(lines, imeis), Staff: cashier}
+	return co.openSale(ctx, lines, imeis, cashier, buyer, nil)
+}
+
+// openSale is OpenSaleFor with the manager's approval of the sale's phones
+// when the store server cannot be asked (nil: none).
+func (co *Checkout) openSale(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string, buyer *Buyer, approve IMEIApprover) (*SaleStatus, error) {
+	sale := Sale{Lines: SaleLines(lines, imeis), Staff: cashier, OverrideIMEIs: approve}
 	if err := co.shelf.checkDiscounts(sale.Lines); err != nil {
 		return nil, err
 	}
@@ -919,7 +924,7 @@ func (co *Checkout) saleOffers(ctx context.Context, saleID string, amount Paise)
 // journaled as a staff.override what=imei naming the manager, and a unit the
 // store says is sold is never overridden.
 func (co *Checkout) OpenSplit(ctx context.Context, req PayRequest) (*SaleStatus, error) {
-	return co.OpenSaleFor(co.imeiOverrideFor(ctx, req), req.Lines, req.IMEIs, req.Cashier, req.Buyer)
+	return co.openSale(ctx, req.Lines, req.IMEIs, req.Cashier, req.Buyer, co.imeiApprover(req))
 }
 
 // CancelEMIOrder closes the EMI order id that CheckEMIOrder opened, when the
@@ -1033,13 +1038,12 @@ func (co *Checkout) PayByNoteLeft(ctx context.Context, sale Sale, number string)
 		}
 		printed = ref.Number(co.cfg.Terminal)
 	}
-	left := Paise(-1)
-	ctx = withNoteLeft(ctx, &left)
 	o, err := co.eng.openNoteSale(ctx, sale, printed)
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := co.eng.settleNote(ctx, o, true); err != nil {
+	left, err := co.eng.settleNote(ctx, o, true) // the store's word of what is left, -1 when not asked
+	if err != nil {
 		return o, 0, err
 	}
 	if left < 0 {
@@ -1050,61 +1054,12 @@ func (co *Checkout) PayByNoteLeft(ctx context.Context, sale Sale, number string)
 	return o, left, nil
 }
 
-// imeiOverrideFor is ctx with the IMEI override req asks for: a manager's PIN
-// given (OverrideIMEIPIN), or asked when needed (AskIMEIOverride); ctx itself
-// when neither.
-func (co *Checkout) imeiOverrideFor(ctx context.Context, req PayRequest) context.Context {
-	switch {
-	case req.OverrideIMEIPIN != "":
-		return co.withIMEIOverride(ctx, req.OverrideIMEIPIN, req.Cashier)
-	case req.AskIMEIOverride != nil:
-		return co.askIMEIOverride(ctx, req.AskIMEIOverride, req.Cashier)
+// imeiApprover is the manager's approval req asks for of the sale's phones when
+// the store server cannot be asked: a manager's PIN given (OverrideIMEIPIN),
+// or asked when needed (AskIMEIOverride); nil when neither.
+func (co *Checkout) imeiApprover(req PayRequest) IMEIApprover {
+	if req.OverrideIMEIPIN == "" && req.AskIMEIOverride == nil {
+		return nil
 	}
-	return ctx
-}
-
-// withIMEIOverride lets the sale made under ctx go without the store's IMEI
-// reservation when the store cannot be asked, on the authority of the manager
-// whose PIN pin is, journaled as a staff.override (IMEIOverride) that names the
-// cashier who asked.
-func (co *Checkout) withIMEIOverride(ctx context.Context, pin, cashier string) context.Context {
-	return context.WithValue(ctx, imeiOverrideKey{}, imeiOverride(func(ctx context.Context, orderID string, imeis []string, cause error) error {
-		m, err := co.crew.authorise(ctx, pin)
-		if err != nil {
-			return err
-		}
-		return co.journalIMEIOverride(ctx, m, cashier, orderID, imeis, cause)
-	}))
-}
-
-// askIMEIOverride is withIMEIOverride with the manager's PIN asked when the
-// store cannot be asked (ask gets ErrStoreOffline, then the refusal of a PIN
-// that approves nothing, and is asked again). An error of ask (the cashier
-// declined) refuses the sale with the store's error: nothing was reserved,
-// journaled or charged.
-func (co *Checkout) askIMEIOverride(ctx context.Context, ask func(ctx context.Context, cause error) (string, error), cashier string) context.Context {
-	return context.WithValue(ctx, imeiOverrideKey{}, imeiOverride(func(ctx context.Context, orderID string, imeis []string, cause error) error {
-		why := cause
-		for {
-			pin, err := ask(ctx, why)
-			if err != nil {
-				return cause
-			}
-			m, err := co.crew.authorise(ctx, pin)
-			if err != nil {
-				why = err
-				continue
-			}
-			return co.journalIMEIOverride(ctx, m, cashier, orderID, imeis, cause)
-		}
-	}))
-}
-
-// journalIMEIOverride journals manager m's override of the phones of orderID.
-func (co *Checkout) journalIMEIOverride(ctx context.Context, m *Staff, cashier, orderID string, imeis []string, cause error) error {
-	extra := IMEIOverride(orderID, imeis, cause)
-	if cashier != "" {
-		extra["by"] = cashier
-	}
-	return co.audit(ctx, Event{Kind: EvOverride, Staff: m.ID, Extra: extra})
+	return &imeiApproval{crew: co.crew, pin: req.OverrideIMEIPIN, ask: req.AskIMEIOverride, cashier: req.Cashier}
 }

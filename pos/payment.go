@@ -22,6 +22,9 @@ type Sale struct {
 	Customer    *Customer // nil: Config.Customer
 	Buyer       *Buyer    // the buyer named on the invoice; nil: none
 	Description string    // order_desc; empty: the first line's name
+	// OverrideIMEIs approves the sale's phones when the store server cannot
+	// be asked to reserve them (ErrStoreOffline); nil refuses the sale then.
+	OverrideIMEIs IMEIApprover
 }
 
 // ResultStatus is how a checkout ended.
@@ -207,7 +210,7 @@ func (e *Engine) open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 	if pt.Sale == "" && pt.ID == "" {
 		// The store server reserves the phones before anything is journaled or
 		// charged: an IMEI is sold at most once in the store (DESIGN.md section 11).
-		if err := e.reserveIMEIs(ctx, id, lines); err != nil {
+		if err := e.reserveIMEIs(ctx, id, lines, sale.OverrideIMEIs); err != nil {
 			return nil, err
 		}
 	}

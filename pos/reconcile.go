@@ -82,7 +82,8 @@ func (e *Engine) reconcileOne(ctx context.Context, o *Order) error {
 	case o.State == StateIntent && o.Tender == TenderNote:
 		// A sale paid by a credit note stopped between its intent and its
 		// payment: finish it (the note is redeemed once, whatever was journaled).
-		return e.settleNote(ctx, o, false)
+		_, err := e.settleNote(ctx, o, false)
+		return err
 	case o.State == StateIntent:
 		// Create order may have been sent, and even answered, without order.created
 		// reaching the journal (a crash, or a full disk: Engine.record). The service

@@ -29,6 +29,11 @@ type RefundRequest struct {
 	Items []ReturnItem
 	// cancel makes it a cancellation's refund (cancel.go): no credit note.
 	cancel bool
+	// reserveAt is, for a return of this counter's own invoice, its number as
+	// printed: the refund's amount is reserved at the store first, when the
+	// terminal is enrolled (reserveOwnReturn), so that returns of it at every
+	// counter never add up to more than was paid.
+	reserveAt string
 	// drawer, when set, refuses a refund to a destination that pays cash out
 	// of a drawer that cannot take it (Till.refundNeedsShift). It is asked once
 	// the destination is decided, before anything is journaled.
@@ -147,7 +152,7 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	if err != nil {
 		return nil, err
 	}
-	release, err := reserveOwnReturn(ctx, uid, amount) // store-wide, when the till asks it
+	release, err := e.reserveOwnReturn(ctx, r.reserveAt, uid, amount) // store-wide, when the return asks it
 	if err != nil {
 		return nil, err
 	}

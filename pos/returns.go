@@ -153,8 +153,8 @@ func (rt *Returns) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, 
 	if err := CheckRefundTo(o, r.To); err != nil {
 		return nil, err // said before the manager's PIN is asked
 	}
-	ctx = rt.withOwnReturnReservation(ctx, o.Number(rt.cfg.Terminal))
-	res, err := rt.RefundOrder(ctx, RefundRequest{OrderID: o.ID, PIN: r.PIN, Reason: reason, To: r.To, Items: items})
+	res, err := rt.RefundOrder(ctx, RefundRequest{OrderID: o.ID, PIN: r.PIN, Reason: reason, To: r.To, Items: items,
+		reserveAt: o.Number(rt.cfg.Terminal)})
 	if err != nil {
 		return nil, err
 	}
@@ -308,13 +308,14 @@ func (rt *Returns) redeemTender(ctx context.Context, number string, amount Paise
 		if err := checkNoteNumber(number); err != nil {
 			return err
 		}
-		return rt.eng.redeemAtStore(ctx, d, number, ref, amount)
+		_, err := rt.eng.redeemAtStore(ctx, d, number, ref, amount)
+		return err
 	}
 	_, note, err := rt.findNote(ctx, number)
 	if err != nil {
 		return err // not a note of this counter: nothing asked
 	}
-	if err := rt.eng.redeemOwnAtStore(ctx, d, number, ref, amount, note.NoteLeft()); err != nil {
+	if _, err := rt.eng.redeemOwnAtStore(ctx, d, number, ref, amount, note.NoteLeft()); err != nil {
 		return err
 	}
 	if err := rt.RedeemNote(ctx, number, amount, ref); err != nil {
@@ -488,38 +489,6 @@ func (rt *Returns) foreignReturnView(inv *StoreInvoice) *SaleForReturn {
 			Amount: l.Amount(), IMEIs: slices.Clone(l.IMEIs)})
 	}
 	return v
-}
-
-// withOwnReturnReservation makes the refund made under ctx reserve its amount
-// of invoice number at the store first, when the till has one.
-func (rt *Returns) withOwnReturnReservation(ctx context.Context, number string) context.Context {
-	d := rt.eng.decisions()
-	if d == nil || number == "" {
-		return ctx
-	}
-	return context.WithValue(ctx, ownReturnKey{}, ownReturn(func(ctx context.Context, uid string, amount Paise) (func(error) error, error) {
-		rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
-		_, err := d.ReserveReturn(rctx, number, uid, amount)
-		cancel()
-		var refusal *StoreRefusal
-		switch {
-		case err == nil:
-		case errors.As(err, &refusal) && refusal.Code == "not_found":
-			return noRelease, nil // not synced yet: no other counter returned any of it
-		case errors.As(err, &refusal):
-			return nil, wrapf(ErrNotRefundable, "The store refused: %s. Nothing was refunded.", refusal.Msg)
-		default:
-			return noRelease, nil // the store is away: this journal decides
-		}
-		return func(cause error) error {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
-			defer cancel()
-			if err := d.Release(rctx, "", uid); err != nil {
-				return errors.Join(cause, err)
-			}
-			return cause
-		}, nil
-	}))
 }
 
 // CancelDocument cancels the document named by its number as printed (or the

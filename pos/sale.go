@@ -94,7 +94,7 @@ func (e *Engine) startSale(ctx context.Context, sale Sale, op string) (id string
 	if id, err = e.newID(e.cfg.Terminal); err != nil {
 		return "", nil, Totals{}, err
 	}
-	if err := e.reserveIMEIs(ctx, id, lines); err != nil {
+	if err := e.reserveIMEIs(ctx, id, lines, sale.OverrideIMEIs); err != nil {
 		return "", nil, Totals{}, err
 	}
 	return id, lines, totals, nil

@@ -65,6 +65,16 @@ func IMEIOverride(orderID string, imeis []string, cause error) map[string]string
 	return extra
 }
 
+// IMEIApprover approves, on a manager's authority, the phones of a sale that
+// the store server could not be asked about (ErrStoreOffline): it journals the
+// override (IMEIOverride) and returns nil, or returns why not, which refuses
+// the sale with nothing journaled or charged. A sale carries one
+// (Sale.OverrideIMEIs) when the cashier asked for the override; the Checkout
+// makes it from the request (PayRequest.OverrideIMEIPIN, AskIMEIOverride).
+type IMEIApprover interface {
+	ApproveIMEIs(ctx context.Context, orderID string, imeis []string, cause error) error
+}
+
 // MayOverrideIMEI reports whether a refused IMEI reservation may be overridden
 // by a manager: only when the store could not be asked, never when it said
 // the unit is sold.
@@ -77,8 +87,9 @@ const storeDecisionWait = 10 * time.Second
 // reserveIMEIs asks the store server, when the terminal has one, to reserve the
 // phones of lines for the sale id; a sale without serialised units asks nothing.
 // A refusal (sold at another counter) or no answer stops the sale before
-// anything is journaled or charged.
-func (e *Engine) reserveIMEIs(ctx context.Context, id string, lines []Line) error {
+// anything is journaled or charged, unless approve (the sale's OverrideIMEIs,
+// nil when none) approves the phones the store could not be asked about.
+func (e *Engine) reserveIMEIs(ctx context.Context, id string, lines []Line, approve IMEIApprover) error {
 	e.numMu.Lock()
 	d := e.cfg.Decisions
 	e.numMu.Unlock()
@@ -89,8 +100,8 @@ func (e *Engine) reserveIMEIs(ctx context.Context, id string, lines []Line) erro
 	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
 	defer cancel()
 	err := d.ReserveIMEIs(rctx, id, imeis)
-	if override, ok := ctx.Value(imeiOverrideKey{}).(imeiOverride); ok && MayOverrideIMEI(err) {
-		return override(ctx, id, imeis, err)
+	if approve != nil && MayOverrideIMEI(err) {
+		return approve.ApproveIMEIs(ctx, id, imeis, err)
 	}
 	return err
 }
@@ -102,9 +113,3 @@ func (e *Engine) SetDecisions(d StoreDecisions) {
 	defer e.numMu.Unlock()
 	e.cfg.Decisions = d
 }
-
-// imeiOverride journals a manager's approval of a sale's phones that the store
-// server could not be asked about; an error refuses the sale.
-type imeiOverride func(ctx context.Context, orderID string, imeis []string, cause error) error
-
-type imeiOverrideKey struct{}

@@ -44,32 +44,14 @@ func checkNoteNumber(number string) error {
 	return nil
 }
 
-// noteLeftKey carries where the store's answer of what is left on a note is
-// written, for the caller that shows it.
-type noteLeftKey struct{}
-
-func withNoteLeft(ctx context.Context, left *Paise) context.Context {
-	return context.WithValue(ctx, noteLeftKey{}, left)
-}
-
-func noteLeftOut(ctx context.Context, left Paise) {
-	if p, ok := ctx.Value(noteLeftKey{}).(*Paise); ok {
-		*p = left
-	}
-}
-
 // redeemAtStore asks the store to redeem amount of note number for the order
-// ref, within storeDecisionWait. Asking again for the same order and amount is
-// harmless (the store answers with what is left).
-func (e *Engine) redeemAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount Paise) error {
+// ref, within storeDecisionWait, and returns what the store says is left on
+// the note. Asking again for the same order and amount is harmless (the store
+// answers with what is left).
+func (e *Engine) redeemAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount Paise) (left Paise, err error) {
 	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
 	defer cancel()
-	left, err := d.RedeemCreditNote(rctx, strings.TrimSpace(number), ref, amount)
-	if err != nil {
-		return err
-	}
-	noteLeftOut(ctx, left)
-	return nil
+	return d.RedeemCreditNote(rctx, strings.TrimSpace(number), ref, amount)
 }
 
 // NoteIssuer records at the store a credit note issued at this counter, so
@@ -81,19 +63,20 @@ type NoteIssuer interface {
 
 // redeemOwnAtStore is redeemAtStore for a note of this counter: a note the
 // store does not know yet (issued here, not synced) is recorded there first
-// with what this journal says is left on it, and asked again.
-func (e *Engine) redeemOwnAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount, left Paise) error {
-	err := e.redeemAtStore(ctx, d, number, ref, amount)
+// with what this journal says is left on it (left), and asked again. It
+// returns what the store says is left on the note once redeemed.
+func (e *Engine) redeemOwnAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount, left Paise) (Paise, error) {
+	storeLeft, err := e.redeemAtStore(ctx, d, number, ref, amount)
 	var refusal *StoreRefusal
 	ni, ok := d.(NoteIssuer)
 	if !ok || !errors.As(err, &refusal) || refusal.Code != "not_found" || left <= 0 {
-		return err
+		return storeLeft, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
 	ierr := ni.IssueCreditNote(rctx, strings.TrimSpace(number), left)
 	cancel()
 	if ierr != nil {
-		return ierr
+		return 0, ierr
 	}
 	return e.redeemAtStore(ctx, d, number, ref, amount)
 }
@@ -112,11 +95,14 @@ func (e *Engine) releaseAtStore(ctx context.Context, d StoreDecisions, ref strin
 // settleNote finishes a sale paid wholly by a credit note, journaled at INTENT
 // (settleNoteSale): through the store first when enrolled. refuseOffline
 // abandons the sale when the store cannot be asked (the customer is told at
-// the counter); the reconciler leaves it at INTENT to ask again.
-func (e *Engine) settleNote(ctx context.Context, o *Order, refuseOffline bool) error {
+// the counter); the reconciler leaves it at INTENT to ask again. left is what
+// the store says is left on the note once redeemed there, -1 when the store
+// was not asked (this journal's balance is the note's then).
+func (e *Engine) settleNote(ctx context.Context, o *Order, refuseOffline bool) (left Paise, err error) {
+	left = -1
 	evs, err := e.j.Events(ctx, o.ID)
 	if err != nil {
-		return err
+		return left, err
 	}
 	number := ""
 	if len(evs) > 0 && evs[0].Intent != nil {
@@ -131,47 +117,49 @@ func (e *Engine) settleNote(ctx context.Context, o *Order, refuseOffline bool) e
 	switch {
 	case d == nil && e.foreignNote(number):
 		if refuseOffline {
-			return abandon(ErrStoreOffline)
+			return left, abandon(ErrStoreOffline)
 		}
-		return ErrStoreOffline // another counter's note waits for the store
+		return left, ErrStoreOffline // another counter's note waits for the store
 	case d == nil:
-		return e.settleNoteSale(ctx, o)
+		return left, e.settleNoteSale(ctx, o)
 	}
-	redeem := func() error { return e.redeemAtStore(ctx, d, number, o.ID, o.Amount) }
+	redeem := func() (Paise, error) { return e.redeemAtStore(ctx, d, number, o.ID, o.Amount) }
 	if !e.foreignNote(number) {
-		redeem = func() error {
-			left := Paise(0)
+		redeem = func() (Paise, error) {
+			journalLeft := Paise(0)
 			if series, no, ok := ParseDocNumber(number); ok {
 				if issueID, uid, err := e.j.FindDocument(ctx, series, no); err == nil {
 					if issue, err := e.j.Order(ctx, issueID); err == nil {
 						if ref := issue.RefundByID(uid); ref != nil {
-							left = ref.NoteLeft()
+							journalLeft = ref.NoteLeft()
 						}
 					}
 				}
 			}
-			return e.redeemOwnAtStore(ctx, d, number, o.ID, o.Amount, left)
+			return e.redeemOwnAtStore(ctx, d, number, o.ID, o.Amount, journalLeft)
 		}
 	}
-	if err := redeem(); err != nil {
+	storeLeft, err := redeem()
+	if err != nil {
 		var refusal *StoreRefusal
 		if errors.As(err, &refusal) || refuseOffline {
-			return abandon(err)
+			return left, abandon(err)
 		}
-		return err // the reconciler asks again
+		return left, err // the reconciler asks again
 	}
+	left = storeLeft
 	if !e.foreignNote(number) {
 		err := e.settleNoteSale(ctx, o)
 		if err != nil && o.State == StateAbandoned {
-			return e.releaseAtStore(ctx, d, o.ID, err)
+			return left, e.releaseAtStore(ctx, d, o.ID, err)
 		}
-		return err
+		return left, err
 	}
 	// Another counter's note: the store's balance is its ledger.
 	n := NoteEvent{Number: number, Amount: o.Amount, SaleID: o.ID}
 	_, err = e.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
 	if err != nil {
-		return e.releaseAtStore(ctx, d, o.ID, beforeMoney(err))
+		return left, e.releaseAtStore(ctx, d, o.ID, beforeMoney(err))
 	}
-	return nil
+	return left, nil
 }

@@ -2,6 +2,7 @@ package pos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -162,21 +163,37 @@ func returnItems(o *Order, r ReturnRequest) ([]ReturnItem, string, error) {
 // refuses the return; the store not knowing the invoice (not synced yet: no
 // other counter can have returned it) or not answering leaves the decision to
 // this counter's journal, which caps it at what was paid here.
-
-// ownReturnKey carries the reservation of a return of this counter's invoice
-// into Engine.Refund, which asks it once the refund's id is drawn and before
-// it is journaled.
-type ownReturnKey struct{}
-
-type ownReturn func(ctx context.Context, uid string, amount Paise) (release func(error) error, err error)
-
-func noRelease(err error) error { return err }
-
-// reserveOwnReturn asks the reservation ctx carries, if any.
-func reserveOwnReturn(ctx context.Context, uid string, amount Paise) (func(error) error, error) {
-	f, ok := ctx.Value(ownReturnKey{}).(ownReturn)
-	if !ok {
+//
+// reserveOwnReturn reserves so amount of the refund uid of this counter's
+// invoice number (RefundRequest.reserveAt; "" reserves nothing), and returns
+// how to release it should the refund not happen.
+func (e *Engine) reserveOwnReturn(ctx context.Context, number, uid string, amount Paise) (release func(error) error, err error) {
+	d := e.decisions()
+	if d == nil || number == "" {
 		return noRelease, nil
 	}
-	return f(ctx, uid, amount)
+	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	_, err = d.ReserveReturn(rctx, number, uid, amount)
+	cancel()
+	var refusal *StoreRefusal
+	switch {
+	case err == nil:
+	case errors.As(err, &refusal) && refusal.Code == "not_found":
+		return noRelease, nil // not synced yet: no other counter returned any of it
+	case errors.As(err, &refusal):
+		return nil, wrapf(ErrNotRefundable, "The store refused: %s. Nothing was refunded.", refusal.Msg)
+	default:
+		return noRelease, nil // the store is away: this journal decides
+	}
+	return func(cause error) error {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
+		defer cancel()
+		if err := d.Release(rctx, "", uid); err != nil {
+			return errors.Join(cause, err)
+		}
+		return cause
+	}, nil
 }
+
+// noRelease is the release of a refund that reserved nothing at the store.
+func noRelease(err error) error { return err }
