@@ -112,7 +112,12 @@ type Engine struct {
 	mu   sync.Mutex
 	busy map[string]bool // orders something is acting on
 
-	numMu sync.Mutex // receipt and Z numbers
+	numMu sync.Mutex // receipt and Z numbers; the store's decisions and noteTerminal
+
+	// noteTerminal is the terminal's name on its documents, given with the
+	// credit-note ledger (useNotes): a note numbered under another name is
+	// another counter's. "" is "T1".
+	noteTerminal string
 
 	recMu      sync.Mutex
 	reconciled bool

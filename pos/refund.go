@@ -34,10 +34,28 @@ type RefundRequest struct {
 	// terminal is enrolled (reserveOwnReturn), so that returns of it at every
 	// counter never add up to more than was paid.
 	reserveAt string
-	// drawer, when set, refuses a refund to a destination that pays cash out
-	// of a drawer that cannot take it (Till.refundNeedsShift). It is asked once
-	// the destination is decided, before anything is journaled.
-	drawer func(ctx context.Context, to RefundTo) error
+	// drawer, when set, is the counter's drawer: a refund to a destination
+	// that pays cash out of it is refused while it cannot take it
+	// (refundNeedsShift), asked once the destination is decided, before
+	// anything is journaled. The Returns gives its Drawer.
+	drawer cashDrawer
+}
+
+// cashDrawer is the counter's drawer as a refund needs it: whether cash may be
+// paid out of it now (Drawer.CashNeedsShift).
+type cashDrawer interface {
+	CashNeedsShift(ctx context.Context) error
+}
+
+// refundNeedsShift refuses a refund to to that pays cash out of the drawer
+// (RefundTo.MovesCash) while the counter keeps shifts and none is open: cash
+// paid back leaves a counted drawer, like cash taken. A refund to a card or onto
+// a credit note needs no shift; with no drawer (nil) nothing is asked.
+func refundNeedsShift(ctx context.Context, drawer cashDrawer, to RefundTo) error {
+	if drawer == nil || !to.MovesCash() {
+		return nil
+	}
+	return drawer.CashNeedsShift(ctx)
 }
 
 // refundItems are the items of a refund of amount of o asked without goods: the
@@ -133,10 +151,8 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	if to == RefundToCard && e.gw == nil {
 		return nil, fmt.Errorf("pos: refund: %w", ErrNoGateway)
 	}
-	if r.drawer != nil {
-		if err := r.drawer(ctx, to); err != nil {
-			return nil, err
-		}
+	if err := refundNeedsShift(ctx, r.drawer, to); err != nil {
+		return nil, err
 	}
 	if r.Cashier != "" {
 		// A cashier's own refund, within their limit (Roster.CashierWithin).

@@ -165,19 +165,8 @@ func (rt *Returns) Return(ctx context.Context, r ReturnRequest) (*ReturnResult, 
 	return out, nil
 }
 
-// refundNeedsShift refuses a refund to to that pays cash out of the drawer
-// (RefundTo.MovesCash) while the counter keeps shifts and none is open: cash
-// paid back leaves a counted drawer, like cash taken. A refund to a card or onto
-// a credit note needs no shift.
-func (rt *Returns) refundNeedsShift(ctx context.Context, to RefundTo) error {
-	if !to.MovesCash() {
-		return nil
-	}
-	return rt.drawer.CashNeedsShift(ctx)
-}
-
 // RefundOrder refunds all or part of a paid order on a manager's PIN (the engine's
-// Refund), under this till's stop on wrong manager PINs. A refund that pays cash
+// Refund), under the Crew's stop on wrong manager PINs. A refund that pays cash
 // out of the drawer needs an open shift where the counter keeps shifts; one to a
 // card or a credit note does not.
 func (rt *Returns) RefundOrder(ctx context.Context, r RefundRequest) (*RefundResult, error) {
@@ -185,7 +174,7 @@ func (rt *Returns) RefundOrder(ctx context.Context, r RefundRequest) (*RefundRes
 		if err := rt.crew.cashierRefund(ctx, &r); err != nil {
 			return nil, err
 		}
-		r.drawer = rt.refundNeedsShift
+		r.drawer = rt.drawer // cash paid back leaves a counted drawer
 		res, err := rt.eng.Refund(ctx, r)
 		if err != nil {
 			rt.noteErr(err)
@@ -296,7 +285,7 @@ func (rt *Returns) checkNoteTender(ctx context.Context, number string) error {
 	return err
 }
 
-// redeemTender is tillNotes.Redeem: a split sale's note tender, redeemed at the
+// redeemTender is noteLedger.Redeem: a split sale's note tender, redeemed at the
 // store first when enrolled, then on the issuing order when the note is this
 // counter's.
 func (rt *Returns) redeemTender(ctx context.Context, number string, amount Paise, ref string) error {
@@ -324,7 +313,7 @@ func (rt *Returns) redeemTender(ctx context.Context, number string, amount Paise
 	return nil
 }
 
-// restoreAtStore is the store's part of tillNotes.Restore: what the tender ref
+// restoreAtStore is the store's part of restoreTender: what the tender ref
 // reserved of a note is given back. No answer refuses the restore (a void
 // waits until the store is back).
 func (rt *Returns) restoreAtStore(ctx context.Context, ref string) error {
@@ -405,7 +394,7 @@ func (rt *Returns) returnAtStore(ctx context.Context, r ReturnRequest, inv *Stor
 	if !slices.Contains(foreignDestinations(o), to) {
 		return nil, foreignToSentence(inv, to)
 	}
-	if err := rt.refundNeedsShift(ctx, to); err != nil {
+	if err := refundNeedsShift(ctx, rt.drawer, to); err != nil {
 		return nil, err
 	}
 	mgr, err := e.refundGate(ctx, r.PIN, false)
@@ -596,4 +585,36 @@ func pinCounted[R any](cr *Crew, refund func() (*R, error)) (*R, error) {
 		_ = cr.counted(err)
 	}
 	return res, err
+}
+
+// restoreTender is noteLedger.Restore: what the split sale's note tender ref
+// took of credit note noteNo is given back, at the store first when enrolled
+// (a void waits for it), then on the issuing order when the note is this
+// counter's. A tender never redeemed, or given back already, changes nothing.
+func (rt *Returns) restoreTender(ctx context.Context, noteNo string, amount Paise, ref string) error {
+	if err := rt.restoreAtStore(ctx, ref); err != nil {
+		return err // given back at the store first: a void waits for it
+	}
+	if rt.eng.decisions() != nil && rt.eng.foreignNote(noteNo) {
+		return nil // another counter's note: the store's balance is its ledger
+	}
+	o, r, err := rt.findNote(ctx, noteNo)
+	if err != nil {
+		return err
+	}
+	e := rt.eng
+	unlock, err := e.lock(o.ID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	issue, err := e.Order(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	if cur := issue.RefundByID(r.UniqueTxnID); cur == nil || !slices.Contains(cur.RedeemedBy, ref) {
+		return nil // never redeemed for this tender, or given back already
+	}
+	_, err = e.commit(ctx, issue, Event{Kind: EvNoteRestored, Note: &NoteEvent{Number: noteNo, IssueID: o.ID, Refund: r.UniqueTxnID, Amount: amount, SaleID: ref}})
+	return err
 }

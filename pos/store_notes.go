@@ -24,13 +24,28 @@ func (e *Engine) decisions() StoreDecisions {
 	return e.cfg.Decisions
 }
 
+// useNotes gives the engine the counter's credit-note ledger for the note
+// tenders of split sales, unless it was configured with one (Config.Notes),
+// and the terminal's name its documents are numbered under (terminal), which
+// tells its own credit notes from another counter's (foreignNote).
+func (e *Engine) useNotes(notes NoteRedeemer, terminal string) {
+	e.numMu.Lock()
+	defer e.numMu.Unlock()
+	if e.cfg.Notes == nil {
+		e.cfg.Notes = notes
+	}
+	e.noteTerminal = terminal
+}
+
 // foreignNote reports whether the credit note number was issued by another
 // counter (its number names another terminal).
 func (e *Engine) foreignNote(number string) bool {
 	term, rest, ok := strings.Cut(strings.TrimSpace(number), "/")
-	own := "T1" // as NewTill names a terminal named nowhere
-	if n, ok := e.cfg.Notes.(tillNotes); ok {
-		own = n.t.cfg.Terminal // the till's name on its documents
+	e.numMu.Lock()
+	own := e.noteTerminal // the till's name on its documents (useNotes)
+	e.numMu.Unlock()
+	if own == "" {
+		own = "T1" // as NewTill names a terminal named nowhere
 	}
 	return ok && strings.Contains(rest, "/") && term != own
 }

@@ -151,15 +151,16 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	if t.prn == nil {
 		t.prn = receipts.NewPrinter
 	}
-	if t.eng.cfg.Notes == nil {
-		t.eng.cfg.Notes = tillNotes{t} // a split sale's credit-note tender spends this till's notes
-	}
 	if cfg.Terminal == "" {
 		t.cfg.Terminal = "T1"
 	}
 	if err := CheckTerminal(t.cfg.Terminal); err != nil { // document numbers stay within 16 characters
 		return nil, err
 	}
+	// A split sale's credit-note tender spends this counter's notes: the
+	// engine is given the Returns' ledger as its port, and the name its notes
+	// are numbered under.
+	t.eng.useNotes(noteLedger{c.returns}, t.cfg.Terminal)
 	d, err := LoadDiscountPolicy(ctx, t.j)
 	if err != nil {
 		return nil, err
