@@ -6,9 +6,9 @@ import (
 )
 
 // Open sales: a split sale that is neither complete nor voided stays open,
-// on screen and in the journal (Till.OpenSales, also after a restart), until
+// on screen and in the journal (Checkout.OpenSales, also after a restart), until
 // it is finished (Pay with PayRequest.Sale, the tenders added until they cover
-// it) or voided (Till.VoidSale). These say where one stands, for the close of
+// it) or voided (Checkout.VoidSale). These say where one stands, for the close of
 // the day and the cashier.
 
 // saleWords says in a few words where open sale st stands: "₹499.00 paid of

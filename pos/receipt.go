@@ -162,7 +162,7 @@ type ReceiptOptions struct {
 	// sale's own gateway, when its journal records one, decides for it.
 	Sandbox bool
 	// Tenders are, for a split-tender sale, the orders of the tenders that paid
-	// it (Till.ReceiptDocument loads them); each is printed as its own payment.
+	// it (Documents.ReceiptDocument loads them); each is printed as its own payment.
 	Tenders []Order
 }
 

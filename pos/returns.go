@@ -8,6 +8,75 @@ import (
 	"strings"
 )
 
+// ReturnRequest is a return at the counter (issue 13 item 8): the invoice, the
+// goods that come back (or, without goods, an amount: a price adjustment), where
+// the money goes, why, and the manager's PIN that authorises it.
+type ReturnRequest struct {
+	Document string      // the invoice's number as printed ("T1/2627/000123") or the sale's merchant order id
+	Items    []ReturnQty // the goods; none with Amount: a price adjustment
+	Amount   Paise       // a price adjustment without goods
+	To       RefundTo    // card, cash or note
+	Reason   string
+	PIN      string // a manager's PIN
+}
+
+// ReturnResult is how a return ended, with its credit note's number once done.
+type ReturnResult struct {
+	Status     RefundStatus // RefundDone, RefundFailed, or RefundPending (a card refund whose answer is not in)
+	Order      *Order
+	Refund     Refund
+	CreditNote string // the credit note's number as printed; "" until the refund is done
+	Manager    Staff
+	Reason     string // RefundFailed, RefundPending: why, in plain words
+}
+
+// ReturnableLine is one line of a sale as the Returns screen shows it.
+type ReturnableLine struct {
+	SKU      string
+	Name     string
+	Sold     int
+	Returned int   // units already returned
+	Left     int   // units that can still come back
+	Amount   Paise // the line's money, GST included
+	IMEIs    []string
+}
+
+// SaleForReturn is a paid sale as the Returns screen shows it: its number, lines,
+// what is left to refund, and where its money can go back.
+type SaleForReturn struct {
+	OrderID    string
+	Number     string
+	At         string // the invoice's date, 02 Jan 2006
+	Tender     TenderKind
+	Lines      []ReturnableLine
+	Refundable Paise
+	To         []RefundTo // the destinations this sale allows, the default first
+}
+
+// SearchDays is how many days back FindSale searches by IMEI, card or phone.
+const SearchDays = 90
+
+// saleMatches reports whether o sold IMEI q, was paid by a card ending q, or
+// names mobile number q.
+func saleMatches(o *Order, q string) bool {
+	switch len(q) {
+	case 15:
+		if slices.Contains(o.IMEIs, q) {
+			return true
+		}
+		for _, l := range o.Lines {
+			if slices.Contains(l.IMEIs, q) {
+				return true
+			}
+		}
+	case 4:
+		return o.CardLast4 == q
+	case 10:
+		return o.Customer != nil && o.Customer.Mobile == q
+	}
+	return false
+}
+
 // Returns takes money back at the counter: a return of goods or a price
 // adjustment on a paid sale (of this counter, or of another counter through
 // the store server), a refund of an order, the cancellation of today's
