@@ -391,40 +391,7 @@ func (e *Engine) cancelTender(ctx context.Context, o *Order, pin, staff, reason 
 		ct.Status = res.Status
 		return ct, nil
 	}
-	if ct.NoteNo != "" {
-		// A credit note's value goes back onto it (Restore is idempotent).
-		if e.cfg.Notes == nil {
-			return ct, ErrNoNotes
-		}
-		if err := e.cfg.Notes.Restore(ctx, ct.NoteNo, o.Refundable(), o.ID); err != nil {
-			return ct, err
-		}
-	}
-	return ct, e.cancelLocal(ctx, o, staff, reason)
-}
-
-// cancelLocal journals a cancellation's refund of a tender taken at the counter
-// (cash, UPI, a credit note): the intent and at once its end, which issues no
-// credit note.
-func (e *Engine) cancelLocal(ctx context.Context, o *Order, staff, reason string) error {
-	unlock, err := e.lock(o.ID)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	uid, err := e.newID("R")
-	if err != nil {
-		return err
-	}
-	amount := o.Refundable()
-	// Back the way it was paid: cash and UPI from the drawer, a note onto it.
-	ev := Event{Kind: EvRefundIntent, Staff: staff, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: reason,
-		Items: refundItems(o, amount), Cancel: true}}
-	if _, err := e.commit(ctx, o, ev); err != nil {
-		return err
-	}
-	_, err = e.commit(ctx, o, Event{Kind: EvRefundDone, Staff: staff, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Refunded: o.Refunded + amount, Cancel: true}})
-	return err
+	return ct, e.giveBackLocal(ctx, o, ct.NoteNo, staff, reason, true)
 }
 
 // cancelledMark is what a cancelled sale's document prints (receipts.Cancelled),

@@ -581,15 +581,11 @@ func (e *Engine) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sal
 			}
 			continue
 		}
+		noteNo := ""
 		if t.Kind == TenderNote {
-			if e.cfg.Notes == nil {
-				return nil, ErrNoNotes
-			}
-			if err := e.cfg.Notes.Restore(ctx, t.Order.NoteNo, t.Order.Refundable(), t.Order.ID); err != nil {
-				return nil, err
-			}
+			noteNo = t.Order.NoteNo
 		}
-		if err := e.refundLocal(ctx, t.Order, mgr.ID, reason); err != nil {
+		if err := e.giveBackLocal(ctx, t.Order, noteNo, mgr.ID, reason, false); err != nil {
 			return nil, err
 		}
 	}
@@ -658,10 +654,21 @@ func (e *Engine) settlePendingTender(ctx context.Context, id string) error {
 	return err
 }
 
-// refundLocal journals the refund of a tender taken at the counter (cash, UPI, a
-// credit note): the intent and at once its end, which gets the refund document's
-// number.
-func (e *Engine) refundLocal(ctx context.Context, o *Order, staff, reason string) error {
+// giveBackLocal gives back what is left of o, a tender taken at the counter
+// (cash, UPI, a credit note), for a void of its sale or, cancel set, a
+// cancellation of its invoice: a credit note's value goes back onto noteNo first
+// (Restore is idempotent), then the refund's intent and at once its end are
+// journaled. A void's refund gets the refund document's number; a
+// cancellation's is marked Cancel, names the goods and issues no credit note.
+func (e *Engine) giveBackLocal(ctx context.Context, o *Order, noteNo, staff, reason string, cancel bool) error {
+	if noteNo != "" {
+		if e.cfg.Notes == nil {
+			return ErrNoNotes
+		}
+		if err := e.cfg.Notes.Restore(ctx, noteNo, o.Refundable(), o.ID); err != nil {
+			return err
+		}
+	}
 	unlock, err := e.lock(o.ID)
 	if err != nil {
 		return err
@@ -672,9 +679,13 @@ func (e *Engine) refundLocal(ctx context.Context, o *Order, staff, reason string
 		return err
 	}
 	amount := o.Refundable()
-	if _, err := e.commit(ctx, o, Event{Kind: EvRefundIntent, Staff: staff, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: reason}}); err != nil {
+	intent := &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: reason, Cancel: cancel}
+	if cancel {
+		intent.Items = refundItems(o, amount)
+	}
+	if _, err := e.commit(ctx, o, Event{Kind: EvRefundIntent, Staff: staff, Refund: intent}); err != nil {
 		return err
 	}
-	_, err = e.commit(ctx, o, Event{Kind: EvRefundDone, Staff: staff, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Refunded: o.Refunded + amount}})
+	_, err = e.commit(ctx, o, Event{Kind: EvRefundDone, Staff: staff, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Refunded: o.Refunded + amount, Cancel: cancel}})
 	return err
 }
