@@ -718,7 +718,19 @@ func (co *Checkout) OpenSales(ctx context.Context) ([]*SaleStatus, error) {
 // VoidSale voids a split sale left part paid, authorised by a manager's PIN:
 // each paid tender is refunded with its document (Engine.VoidSale).
 func (co *Checkout) VoidSale(ctx context.Context, saleID, pin, reason string) (*SaleStatus, error) {
-	st, err := co.eng.VoidSale(ctx, saleID, pin, reason)
+	sale, err := co.eng.Order(ctx, saleID)
+	if err != nil {
+		return nil, err
+	}
+	// The checks every money-moving call passes: the till's wrong-PIN stop,
+	// and a counted drawer when cash is given back.
+	if err := co.crew.gate(); err != nil {
+		return nil, err
+	}
+	if err := co.drawer.givingBackNeedsShift(ctx, sale); err != nil {
+		return nil, err
+	}
+	st, err := pinCounted(co.crew, func() (*SaleStatus, error) { return co.eng.VoidSale(ctx, saleID, pin, reason) })
 	if err != nil {
 		co.noteErr(err)
 	}

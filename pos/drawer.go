@@ -400,3 +400,27 @@ func (dr *Drawer) OpenDrawer(ctx context.Context) error {
 	}
 	return nil
 }
+
+// givingBackNeedsShift says whether giving back all that is left of o (a
+// cancellation of its invoice, a void of its open sale) needs an open shift:
+// it does when any of it goes back in cash (RefundDestination's default for
+// each paid tender of a split sale, or for o's own tender) and the counter
+// keeps shifts with none open.
+func (dr *Drawer) givingBackNeedsShift(ctx context.Context, o *Order) error {
+	cash := o.Tender != TenderSplit && o.Refundable() > 0 && RefundDestination(o, "").MovesCash()
+	if o.Tender == TenderSplit {
+		st, err := dr.eng.SaleStatus(ctx, o.ID)
+		if err != nil {
+			return err
+		}
+		for _, t := range st.Tenders {
+			if t.Paid() && t.Order.Refundable() > 0 && RefundDestination(t.Order, "").MovesCash() {
+				cash = true
+			}
+		}
+	}
+	if !cash {
+		return nil
+	}
+	return dr.CashNeedsShift(ctx)
+}

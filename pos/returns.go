@@ -564,11 +564,8 @@ func (rt *Returns) CancelDocument(ctx context.Context, doc, pin, reason string) 
 			return nil, err
 		}
 	}
-	if rt.paidInCash(ctx, o) {
-		// Cash given back leaves a counted drawer, as a cash refund does.
-		if err := rt.drawer.CashNeedsShift(ctx); err != nil {
-			return nil, err
-		}
+	if err := rt.drawer.givingBackNeedsShift(ctx, o); err != nil {
+		return nil, err
 	}
 	res, err := rt.eng.cancelDocument(ctx, o.ID, pin, reason, rt.cfg.Terminal)
 	if errors.Is(err, ErrWrongPIN) || err == nil {
@@ -578,27 +575,6 @@ func (rt *Returns) CancelDocument(ctx context.Context, doc, pin, reason string) 
 		rt.noteErr(err)
 	}
 	return res, err
-}
-
-// paidInCash reports whether cash was taken for o: its own tender, or a paid cash
-// tender of the split sale it is.
-func (rt *Returns) paidInCash(ctx context.Context, o *Order) bool {
-	if o.Tender == TenderCash {
-		return true
-	}
-	if o.Tender != TenderSplit {
-		return false
-	}
-	st, err := rt.eng.SaleStatus(ctx, o.ID)
-	if err != nil {
-		return false
-	}
-	for _, tt := range st.Tenders {
-		if tt.Kind == TenderCash && tt.Paid() {
-			return true
-		}
-	}
-	return false
 }
 
 // CanCancel says whether o's document may be cancelled today: "" when it may,
