@@ -105,31 +105,31 @@ func TestPayNeedsTheBuyerFrom50000(t *testing.T) {
 	}
 	ctx := t.Context()
 	// A shop without a GSTIN issues receipts, which Rule 46 does not bind.
-	out, err := tl.Pay(ctx, PayRequest{Lines: phone(59_000_00), Tender: TenderCash, Cashier: "Meera"}, nil)
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: phone(59_000_00), Tender: TenderCash, Cashier: "Meera"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, out.State)
-	_, _, err = tl.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "14 FC Road, Pune", State: "27", GSTIN: goodGSTIN}, managerPIN)
+	_, _, err = tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "14 FC Road, Pune", State: "27", GSTIN: goodGSTIN}, managerPIN)
 	require.NoError(t, err)
 	// ₹58,999.99 at 18%: taxable 58,999.99 / 1.18 = 49,999.99.
-	out, err = tl.Pay(ctx, PayRequest{Lines: phone(58_999_99), Tender: TenderCash, Cashier: "Meera"}, nil)
+	out, err = tl.Checkout.Pay(ctx, PayRequest{Lines: phone(58_999_99), Tender: TenderCash, Cashier: "Meera"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, out.State)
 	assert.Nil(t, out.Order.Buyer)
 
 	// ₹59,000.00: taxable 50,000.00.
 	before := len(r.j.events)
-	_, err = tl.Pay(ctx, PayRequest{Lines: phone(59_000_00), Tender: TenderCash, Cashier: "Meera"}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Lines: phone(59_000_00), Tender: TenderCash, Cashier: "Meera"}, nil)
 	require.ErrorIs(t, err, ErrBuyerNeeded)
 	assert.Contains(t, Sentence(err), "The taxable value is ₹50,000.00")
 	assert.Equal(t, before, len(r.j.events), "a refused sale journals nothing")
 
-	_, err = tl.Pay(ctx, PayRequest{Lines: phone(59_000_00), Tender: TenderCash, Cashier: "Meera", Buyer: &Buyer{Name: "Asha", GSTIN: "27AAPFU0939F1ZW"}}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Lines: phone(59_000_00), Tender: TenderCash, Cashier: "Meera", Buyer: &Buyer{Name: "Asha", GSTIN: "27AAPFU0939F1ZW"}}, nil)
 	require.Error(t, err)
 	assert.False(t, errors.Is(err, ErrBuyerNeeded))
 	assert.Contains(t, Sentence(err), "The buyer's GSTIN is not valid")
 
 	buyer := &Buyer{Name: "Asha Rao", Address: "12 MG Road, Bengaluru", State: "Karnataka", Phone: "9845012345"}
-	out, err = tl.Pay(ctx, PayRequest{Lines: phone(59_000_00), Tender: TenderCash, Cashier: "Meera", Buyer: buyer}, nil)
+	out, err = tl.Checkout.Pay(ctx, PayRequest{Lines: phone(59_000_00), Tender: TenderCash, Cashier: "Meera", Buyer: buyer}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, out.State)
 	require.NotNil(t, out.Order.Buyer)
@@ -140,7 +140,7 @@ func TestPayNeedsTheBuyerFrom50000(t *testing.T) {
 
 	// An exempt-only sale is a bill of supply: no buyer needed at any value.
 	book := []CartLine{{Product: Product{SKU: "ATLAS", Name: "Atlas set", HSN: "4901", Price: 60_000_00}, Qty: 1}}
-	out, err = tl.Pay(ctx, PayRequest{Lines: book, Tender: TenderCash, Cashier: "Meera"}, nil)
+	out, err = tl.Checkout.Pay(ctx, PayRequest{Lines: book, Tender: TenderCash, Cashier: "Meera"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, out.State)
 }
@@ -151,17 +151,17 @@ func TestRememberBuyer(t *testing.T) {
 	r := newRig(t)
 	tl := r.till(t)
 	ctx := t.Context()
-	_, ok, err := tl.FindBuyer(ctx, "9845012345")
+	_, ok, err := tl.Customers.FindBuyer(ctx, "9845012345")
 	require.NoError(t, err)
 	assert.False(t, ok)
-	require.NoError(t, tl.RememberBuyer(ctx, "Meera", Buyer{Name: "Asha Rao", Phone: "98450 12345", Address: "12 MG Road, Bengaluru", State: "Karnataka", ShipState: "29"}))
-	b, ok, err := tl.FindBuyer(ctx, "+91 98450-12345")
+	require.NoError(t, tl.Customers.RememberBuyer(ctx, "Meera", Buyer{Name: "Asha Rao", Phone: "98450 12345", Address: "12 MG Road, Bengaluru", State: "Karnataka", ShipState: "29"}))
+	b, ok, err := tl.Customers.FindBuyer(ctx, "+91 98450-12345")
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, Buyer{Name: "Asha Rao", Phone: "9845012345", Address: "12 MG Road, Bengaluru", State: "29"}, b)
-	assert.Error(t, tl.RememberBuyer(ctx, "Meera", Buyer{Phone: "9845012345", GSTIN: "27AAPFU0939F1ZW"}), "a bad GSTIN is not remembered")
-	b, _, _ = tl.FindBuyer(ctx, "9845012345")
+	assert.Error(t, tl.Customers.RememberBuyer(ctx, "Meera", Buyer{Phone: "9845012345", GSTIN: "27AAPFU0939F1ZW"}), "a bad GSTIN is not remembered")
+	b, _, _ = tl.Customers.FindBuyer(ctx, "9845012345")
 	assert.Equal(t, "Asha Rao", b.Name)
-	assert.NoError(t, tl.RememberBuyer(ctx, "Meera", Buyer{Name: "No phone"}), "nothing to remember it by")
+	assert.NoError(t, tl.Customers.RememberBuyer(ctx, "Meera", Buyer{Name: "No phone"}), "nothing to remember it by")
 	assert.Equal(t, StateChoice{Code: "35", Label: "Andaman and Nicobar Islands (35)"}, StateChoices()[0])
 }

@@ -23,7 +23,7 @@ import (
 func TestCancelCardInvoice(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	_, _, err := tl.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
+	_, _, err := tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
 	require.NoError(t, err)
 	cash, err := r.e.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(499))
 	require.NoError(t, err)
@@ -34,13 +34,13 @@ func TestCancelCardInvoice(t *testing.T) {
 	inv := paid.Order.Number("T1")
 	require.Equal(t, "T1/2627/000002", inv)
 
-	_, err = tl.CancelDocument(ctx, inv, managerPIN, " ")
+	_, err = tl.Returns.CancelDocument(ctx, inv, managerPIN, " ")
 	require.Error(t, err, "a cancellation needs a reason")
-	_, err = tl.CancelDocument(ctx, inv, "999999", "customer left")
+	_, err = tl.Returns.CancelDocument(ctx, inv, "999999", "customer left")
 	require.ErrorIs(t, err, ErrWrongPIN)
 	assert.Zero(t, r.ledger(t, paid.Order.ID).RefundedAmount, "nothing refunded on a wrong PIN")
 
-	res, err := tl.CancelDocument(ctx, inv, managerPIN, "customer left before delivery")
+	res, err := tl.Returns.CancelDocument(ctx, inv, managerPIN, "customer left before delivery")
 	require.NoError(t, err)
 	assert.Equal(t, CancelDone, res.Status, res.Pending)
 	assert.Equal(t, inv, res.Number)
@@ -59,7 +59,7 @@ func TestCancelCardInvoice(t *testing.T) {
 	assert.Zero(t, o.Refunds[0].DocNo, "no credit note")
 	assert.True(t, o.Refunds[0].Cancel)
 
-	_, err = tl.CancelDocument(ctx, inv, managerPIN, "again")
+	_, err = tl.Returns.CancelDocument(ctx, inv, managerPIN, "again")
 	assert.ErrorIs(t, err, ErrAlreadyCancelled)
 	assert.Equal(t, "Invoice T1/2627/000002 is already cancelled (customer left before delivery).", Sentence(err))
 	assert.Equal(t, int64(149900), r.ledger(t, paid.Order.ID).RefundedAmount, "nothing refunded twice")
@@ -85,7 +85,7 @@ func TestCancelCardInvoice(t *testing.T) {
 
 	// GSTR-1: two invoices issued, one cancelled; b2cs the cable only
 	// (CGST = SGST = 7612/2 = 38.06).
-	ret, err := tl.GSTR1(ctx, gstr.Month{Year: 2026, Month: time.November})
+	ret, err := tl.Documents.GSTR1(ctx, gstr.Month{Year: 2026, Month: time.November})
 	require.NoError(t, err)
 	require.NotNil(t, ret.DocIssue)
 	assert.Equal(t, []gstr.DocDet{{DocNum: 1, DocTyp: "Invoices for outward supply", Docs: []gstr.DocSeries{
@@ -98,11 +98,11 @@ func TestCancelCardInvoice(t *testing.T) {
 	require.NotNil(t, ret.HSN)
 
 	var csv bytes.Buffer
-	require.NoError(t, tl.WriteLinesCSV(ctx, time.Date(2026, 11, 22, 0, 0, 0, 0, time.Local), time.Date(2026, 11, 22, 0, 0, 0, 0, time.Local), &csv))
+	require.NoError(t, tl.Documents.WriteLinesCSV(ctx, time.Date(2026, 11, 22, 0, 0, 0, 0, time.Local), time.Date(2026, 11, 22, 0, 0, 0, 0, time.Local), &csv))
 	assert.Contains(t, csv.String(), "T1/2627/000002,2026-11-22,invoice (cancelled)")
 
 	// The document prints CANCELLED with the reason.
-	d, err := tl.ReceiptDocument(ctx, paid.Order.ID, -1)
+	d, err := tl.Documents.ReceiptDocument(ctx, paid.Order.ID, -1)
 	require.NoError(t, err)
 	var b bytes.Buffer
 	require.NoError(t, receipts.Text(&b, d.Receipt, 48))
@@ -114,7 +114,7 @@ func TestCancelCardInvoice(t *testing.T) {
 
 	// A later return on the other invoice is the first credit note: the
 	// cancellation used no credit-note number.
-	rt, err := tl.Return(ctx, ReturnRequest{Document: "T1/2627/000001", Amount: 10000, To: RefundToCash, PIN: managerPIN})
+	rt, err := tl.Returns.Return(ctx, ReturnRequest{Document: "T1/2627/000001", Amount: 10000, To: RefundToCash, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, "T1/C2627/00001", rt.CreditNote)
 }
@@ -127,9 +127,9 @@ func TestCancelRefused(t *testing.T) {
 	sold, err := r.e.PayCash(ctx, r.sale(t, "ACC-CBL", "ACC-CASE"), Rupees(1998))
 	require.NoError(t, err)
 	inv := sold.Order.Number("T1")
-	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
 	require.NoError(t, err)
-	_, err = tl.CancelDocument(ctx, inv, managerPIN, "customer left")
+	_, err = tl.Returns.CancelDocument(ctx, inv, managerPIN, "customer left")
 	require.ErrorIs(t, err, ErrNoCancel)
 	assert.Equal(t, "Invoice T1/2627/000001 has a credit note against it, so it can no longer be cancelled; make a return (credit note) for the rest instead.", Sentence(err))
 	o, err := r.e.Order(ctx, sold.Order.ID)
@@ -140,7 +140,7 @@ func TestCancelRefused(t *testing.T) {
 	old, err := r.e.PayCash(ctx, r.sale(t, "ACC-CASE"), Rupees(1499))
 	require.NoError(t, err)
 	r.clock.Advance(24 * time.Hour)
-	_, err = tl.CancelDocument(ctx, old.Order.Number("T1"), managerPIN, "customer left")
+	_, err = tl.Returns.CancelDocument(ctx, old.Order.Number("T1"), managerPIN, "customer left")
 	require.ErrorIs(t, err, ErrNoCancel)
 	assert.Equal(t, "Invoice T1/2627/000002 was issued on 2026-11-22; only an invoice of today's business day can be cancelled: make a return (credit note) instead.", Sentence(err))
 
@@ -175,7 +175,7 @@ func TestCancelSplitInvoice(t *testing.T) {
 	inv := st.Sale.Number("T1")
 	require.Equal(t, "T1/2627/000001", inv)
 
-	res, err := tl.CancelDocument(ctx, inv, managerPIN, "customer changed mind at the counter")
+	res, err := tl.Returns.CancelDocument(ctx, inv, managerPIN, "customer changed mind at the counter")
 	require.NoError(t, err)
 	require.Equal(t, CancelDone, res.Status, res.Pending)
 	require.Len(t, res.Tenders, 3)
@@ -200,7 +200,7 @@ func TestCancelSplitInvoice(t *testing.T) {
 	assert.Empty(t, rep.GST)
 	assert.Equal(t, Count{Count: 1, Amount: 149900}, rep.Cancelled)
 
-	_, err = tl.CancelDocument(ctx, inv, managerPIN, "again")
+	_, err = tl.Returns.CancelDocument(ctx, inv, managerPIN, "again")
 	assert.ErrorIs(t, err, ErrAlreadyCancelled)
 }
 
@@ -214,10 +214,10 @@ func TestCancelFreesIMEI(t *testing.T) {
 	require.NoError(t, err)
 	again := r.sale(t, "PH-SAM-S24")
 	again.Lines[0].IMEIs = []string{"356938035643809"}
-	require.ErrorIs(t, tl.CheckSerials(ctx, again.Lines, ""), ErrIMEISold)
-	_, err = tl.CancelDocument(ctx, sold.Order.Number("T1"), managerPIN, "customer left")
+	require.ErrorIs(t, tl.IMEIs.CheckSerials(ctx, again.Lines, ""), ErrIMEISold)
+	_, err = tl.Returns.CancelDocument(ctx, sold.Order.Number("T1"), managerPIN, "customer left")
 	require.NoError(t, err)
-	assert.NoError(t, tl.CheckSerials(ctx, again.Lines, ""), "the phone can be sold again")
+	assert.NoError(t, tl.IMEIs.CheckSerials(ctx, again.Lines, ""), "the phone can be sold again")
 }
 
 // TestCancelCashNeedsAnOpenShift: at a counter that keeps shifts, the cash of a
@@ -227,27 +227,27 @@ func TestCancelFreesIMEI(t *testing.T) {
 func TestCancelCashNeedsAnOpenShift(t *testing.T) {
 	r, tl := newShiftTill(t)
 	ctx := t.Context()
-	_, err := tl.OpenShift(ctx, "meera", Rupees(2000))
+	_, err := tl.Drawer.OpenShift(ctx, "meera", Rupees(2000))
 	require.NoError(t, err)
-	paid, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Tender: TenderCash, Tendered: Rupees(2000), Cashier: "meera"}, nil)
+	paid, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Tender: TenderCash, Tendered: Rupees(2000), Cashier: "meera"}, nil)
 	require.NoError(t, err)
 	count, err := ParseCount("500x7")
 	require.NoError(t, err)
-	_, err = tl.CloseShift(ctx, "meera", count)
+	_, err = tl.Drawer.CloseShift(ctx, "meera", count)
 	require.NoError(t, err)
 
 	inv := paid.ReceiptNo
 	require.NotEmpty(t, inv)
-	_, err = tl.CancelDocument(ctx, inv, managerPIN, "customer left")
+	_, err = tl.Returns.CancelDocument(ctx, inv, managerPIN, "customer left")
 	require.ErrorIs(t, err, ErrNoShift)
 	o, err := r.e.Order(ctx, paid.OrderID)
 	require.NoError(t, err)
 	assert.Nil(t, o.Cancelled)
 	assert.Empty(t, o.Refunds, "no cash went out of a closed drawer")
 
-	_, err = tl.OpenShift(ctx, "meera", Rupees(2000))
+	_, err = tl.Drawer.OpenShift(ctx, "meera", Rupees(2000))
 	require.NoError(t, err)
-	res, err := tl.CancelDocument(ctx, inv, managerPIN, "customer left")
+	res, err := tl.Returns.CancelDocument(ctx, inv, managerPIN, "customer left")
 	require.NoError(t, err)
 	assert.Equal(t, CancelDone, res.Status)
 }
@@ -286,7 +286,7 @@ func TestCancelReleasesThePhoneAtTheStore(t *testing.T) {
 	sold, err := r.e.PayCash(ctx, sale, Rupees(74999))
 	require.NoError(t, err)
 	assert.Empty(t, st.released)
-	_, err = tl.CancelDocument(ctx, sold.Order.Number("T1"), managerPIN, "customer left")
+	_, err = tl.Returns.CancelDocument(ctx, sold.Order.Number("T1"), managerPIN, "customer left")
 	require.NoError(t, err)
 	assert.Equal(t, []string{sold.Order.ID}, st.released)
 }
@@ -304,7 +304,7 @@ func TestAPendingCancellationIsFinishedByTheReconciler(t *testing.T) {
 	require.Equal(t, ResultPaid, paid.Status)
 	r.sb.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
 	r.sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
-	res, err := tl.CancelDocument(ctx, paid.Order.Number("T1"), managerPIN, "customer left before delivery")
+	res, err := tl.Returns.CancelDocument(ctx, paid.Order.Number("T1"), managerPIN, "customer left before delivery")
 	require.NoError(t, err)
 	require.Equal(t, CancelPending, res.Status)
 	o, err := r.e.Order(ctx, paid.Order.ID)
@@ -319,6 +319,6 @@ func TestAPendingCancellationIsFinishedByTheReconciler(t *testing.T) {
 	require.NotNil(t, o.Cancelled)
 	assert.Equal(t, "customer left before delivery", o.Cancelled.Reason)
 	assert.Equal(t, int64(149900), r.ledger(t, paid.Order.ID).RefundedAmount, "refunded once")
-	_, err = tl.CancelDocument(ctx, paid.Order.Number("T1"), managerPIN, "again")
+	_, err = tl.Returns.CancelDocument(ctx, paid.Order.Number("T1"), managerPIN, "again")
 	assert.ErrorIs(t, err, ErrAlreadyCancelled)
 }

@@ -2,8 +2,26 @@
 // staff, the order state machine, checkout orchestration, reconciliation, refunds and
 // day reports.
 //
-// pos imports no fyne, no bbolt and no net/http. It declares the small interfaces it
-// needs (the journal, the payment gateway, the clock) and the composition root in
-// package main wires their implementations in: pos/journal for the journal and
+// The core (core.go) is the state the counter's services share: the Engine (the
+// order state machine and its journal), the till's configuration, the renderer and
+// the printer, the book of the counter's records and the member signed in. One
+// service per capability holds that core: Checkout (sales and their tenders),
+// Pending (payments not final, reconciliation), IMEIs (each phone sold once),
+// Returns (returns, refunds, cancellations, credit notes), Books (orders, X and Z,
+// day close), Drawer (shifts and cash), Crew (staff, sign-in, approvals), Shelf
+// (catalog, prices, held bills), Setup (settings, the shop), Customers (buyers) and
+// Documents (receipts, report slips, printing, exports). A service reaches another
+// capability through the core, never through the Till.
+//
+// Till is a thin facade, as go-github's Client holds its services: its named
+// fields are the services (till.Drawer, till.Checkout, ...) and callers name the
+// one they use (till.Drawer.OpenShift); its own methods are only the engine, the
+// terminal's name, its clock and the status bar.
+//
+// pos imports no fyne, no bbolt, no net/http and no pgx, and nothing of ui or
+// internal/* (scripts/depcheck.sh); of Galla's own packages it imports only
+// gateway, receipts, assets and pos/gstr. It declares the small interfaces it
+// needs (the journal, the payment gateway, the clock, the store link) and the
+// composition root wires their implementations in: pos/journal for the journal,
 // *gateway.Client for the payment service.
 package pos

@@ -17,14 +17,14 @@ import (
 func downPayment(t *testing.T, r *rig, tl *Till, cashier string) (string, EMIPlan) {
 	t.Helper()
 	ctx := t.Context()
-	phone, ok := tl.Lookup("PH-SAM-S24")
+	phone, ok := tl.Shelf.Lookup("PH-SAM-S24")
 	require.True(t, ok)
-	st, err := tl.OpenSale(ctx, []CartLine{{Product: phone, Qty: 1}}, []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: r.samsungIMEI(t)}}, cashier)
+	st, err := tl.Checkout.OpenSale(ctx, []CartLine{{Product: phone, Qty: 1}}, []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: r.samsungIMEI(t)}}, cashier)
 	require.NoError(t, err)
-	out, err := tl.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 1000000, Cashier: cashier}, nil)
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 1000000, Cashier: cashier}, nil)
 	require.NoError(t, err)
 	require.Equal(t, Paise(6499900), out.Sale.Due)
-	offers, err := tl.SaleEMIOffers(ctx, st.Sale.ID, 0)
+	offers, err := tl.Checkout.SaleEMIOffers(ctx, st.Sale.ID, 0)
 	require.NoError(t, err)
 	for _, o := range offers {
 		if o.IMEIRequired && o.Issuer == "ICICI" && strings.EqualFold(o.Brand, "SAMSUNG") {
@@ -53,9 +53,9 @@ func refusedEMI(t *testing.T, r *rig, tl *Till, cashier string) (string, EMIPlan
 	t.Helper()
 	ctx := t.Context()
 	id, plan := downPayment(t, r, tl, cashier)
-	tid, err := tl.CheckEMIOrder(ctx, PayRequest{Sale: id, Tender: TenderEMI, Offer: &plan, Cashier: cashier})
+	tid, err := tl.Checkout.CheckEMIOrder(ctx, PayRequest{Sale: id, Tender: TenderEMI, Offer: &plan, Cashier: cashier})
 	require.NoError(t, err)
-	out, err := tl.Pay(ctx, PayRequest{Sale: id, OrderID: tid, Tender: TenderEMI, Offer: &plan,
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Sale: id, OrderID: tid, Tender: TenderEMI, Offer: &plan,
 		Card: card("4386280000000004"), OTP: r.td.OTP, Cashier: cashier}, nil) // HDFC
 	require.NoError(t, err, "a refusal is an outcome, not an error")
 	require.Equal(t, StateFailed, out.State)
@@ -85,7 +85,7 @@ func TestSplitRefusedEMITenderIsFailedAtOnce(t *testing.T) {
 	assert.Empty(t, un, "nothing is being checked")
 
 	tl2 := restart(t, r)
-	open, err := tl2.OpenSales(ctx)
+	open, err := tl2.Checkout.OpenSales(ctx)
 	require.NoError(t, err)
 	require.Len(t, open, 1)
 	st := open[0]
@@ -108,7 +108,7 @@ func TestSplitRefusedEMITenderPaidAgainAfterRestart(t *testing.T) {
 	id, plan, tid := refusedEMI(t, r, tl, ravi.ID)
 
 	tl2 := restart(t, r)
-	out, err := tl2.Pay(ctx, PayRequest{Sale: id, OrderID: tid, Tender: TenderEMI, Offer: &plan,
+	out, err := tl2.Checkout.Pay(ctx, PayRequest{Sale: id, OrderID: tid, Tender: TenderEMI, Offer: &plan,
 		Card: card("5522600000000005"), OTP: r.td.OTP, Cashier: ravi.ID}, nil) // ICICI
 	require.NoError(t, err)
 	require.Equal(t, StatePaid, out.State)
@@ -117,7 +117,7 @@ func TestSplitRefusedEMITenderPaidAgainAfterRestart(t *testing.T) {
 	assert.True(t, out.Sale.Complete())
 	assert.NotEmpty(t, out.ReceiptNo)
 	assert.Equal(t, 1, r.captures())
-	open, err := tl2.OpenSales(ctx)
+	open, err := tl2.Checkout.OpenSales(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, open)
 }
@@ -129,11 +129,11 @@ func TestSplitRefusedEMITenderReplacedByCash(t *testing.T) {
 	r, tl, _, _, ravi := auditRig(t)
 	ctx := t.Context()
 	id, _, _ := refusedEMI(t, r, tl, ravi.ID)
-	out, err := tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Cashier: ravi.ID}, nil)
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 	require.NotNil(t, out.Sale)
 	assert.True(t, out.Sale.Complete())
-	paid, err := tl.paidTenders(ctx, id)
+	paid, err := tl.Documents.paidTenders(ctx, id)
 	require.NoError(t, err)
 	assert.Len(t, paid, 2, "the two cash tenders")
 	assert.Zero(t, r.captures())
@@ -151,14 +151,14 @@ func TestSplitVoidAfterRefusedEMITender(t *testing.T) {
 			if restarted {
 				tl = restart(t, r)
 			}
-			st, err := tl.VoidSale(ctx, id, managerPIN, "customer left")
+			st, err := tl.Checkout.VoidSale(ctx, id, managerPIN, "customer left")
 			require.NoError(t, err)
 			assert.Equal(t, StateVoided, st.Sale.State)
 			require.Len(t, st.Tenders, 2)
 			assert.Equal(t, StateRefunded, st.Tenders[0].State, "the cash given back")
 			assert.NotZero(t, st.Tenders[0].Order.Refunds[0].DocNo)
 			assert.Equal(t, StateFailed, st.Tenders[1].State)
-			open, err := tl.OpenSales(ctx)
+			open, err := tl.Checkout.OpenSales(ctx)
 			require.NoError(t, err)
 			assert.Empty(t, open)
 		})
@@ -173,11 +173,11 @@ func TestSplitVoidClosesATenderNeverPaid(t *testing.T) {
 	r, tl, _, _, ravi := auditRig(t)
 	ctx := t.Context()
 	id, plan := downPayment(t, r, tl, ravi.ID)
-	tid, err := tl.CheckEMIOrder(ctx, PayRequest{Sale: id, Tender: TenderEMI, Offer: &plan, Cashier: ravi.ID})
+	tid, err := tl.Checkout.CheckEMIOrder(ctx, PayRequest{Sale: id, Tender: TenderEMI, Offer: &plan, Cashier: ravi.ID})
 	require.NoError(t, err)
 
 	tl = restart(t, r)
-	st, err := tl.VoidSale(ctx, id, managerPIN, "customer left")
+	st, err := tl.Checkout.VoidSale(ctx, id, managerPIN, "customer left")
 	require.NoError(t, err)
 	assert.Equal(t, StateVoided, st.Sale.State)
 	o, err := r.e.Order(ctx, tid)
@@ -194,12 +194,12 @@ func TestSplitVoidClosesATenderNeverPaid(t *testing.T) {
 func TestSplitVoidRefusedWhileATenderIsInFlight(t *testing.T) {
 	r, tl, _, _, ravi := auditRig(t)
 	ctx := t.Context()
-	lines, _, err := tl.ParseItems(ctx, "ACC-CASE", nil)
+	lines, _, err := tl.Shelf.ParseItems(ctx, "ACC-CASE", nil)
 	require.NoError(t, err)
-	st, err := tl.OpenSale(ctx, lines, nil, ravi.ID)
+	st, err := tl.Checkout.OpenSale(ctx, lines, nil, ravi.ID)
 	require.NoError(t, err)
 	id := st.Sale.ID
-	_, err = tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 
 	// Being paid now: its order is locked by the payment.
@@ -207,7 +207,7 @@ func TestSplitVoidRefusedWhileATenderIsInFlight(t *testing.T) {
 	require.NoError(t, err)
 	unlock, err := r.e.lock(o.ID)
 	require.NoError(t, err)
-	_, err = tl.VoidSale(ctx, id, managerPIN, "customer left")
+	_, err = tl.Checkout.VoidSale(ctx, id, managerPIN, "customer left")
 	assert.Contains(t, Sentence(err), "still being checked")
 	unlock()
 
@@ -221,9 +221,9 @@ func TestSplitVoidRefusedWhileATenderIsInFlight(t *testing.T) {
 	res, err := r.e.PayCard(ctx, o.ID, card("4111111111111111"), opt)
 	require.NoError(t, err)
 	require.Equal(t, ResultUnknown, res.Status)
-	_, err = tl.VoidSale(ctx, id, managerPIN, "customer left")
+	_, err = tl.Checkout.VoidSale(ctx, id, managerPIN, "customer left")
 	assert.Contains(t, Sentence(err), "still being checked")
-	st, err = tl.SaleStatus(ctx, id)
+	st, err = tl.Checkout.SaleStatus(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, StateOpen, st.Sale.State)
 	assert.Equal(t, StatePaid, st.Tenders[0].State, "the cash is not given back yet")
@@ -231,7 +231,7 @@ func TestSplitVoidRefusedWhileATenderIsInFlight(t *testing.T) {
 	// The customer's authentication fails: the tender is FAILED and the void
 	// goes through.
 	require.NoError(t, r.gw.SubmitAuthentication(ctx, ch.Content, url.Values{"otp": {"000000"}}))
-	st, err = tl.VoidSale(ctx, id, managerPIN, "customer left")
+	st, err = tl.Checkout.VoidSale(ctx, id, managerPIN, "customer left")
 	require.NoError(t, err)
 	assert.Equal(t, StateVoided, st.Sale.State)
 	assert.Equal(t, StateFailed, st.Tenders[1].State)
@@ -245,14 +245,14 @@ func TestFailedTenderOfACoveredSaleIsNotPaidAgain(t *testing.T) {
 	r, tl, _, _, ravi := auditRig(t)
 	ctx := t.Context()
 	id, plan, tid := refusedEMI(t, r, tl, ravi.ID)
-	out, err := tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Cashier: ravi.ID}, nil)
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 	require.True(t, out.Sale.Complete())
 
-	_, err = tl.Pay(ctx, PayRequest{Sale: id, OrderID: tid, Tender: TenderEMI, Offer: &plan,
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: id, OrderID: tid, Tender: TenderEMI, Offer: &plan,
 		Card: card("5522600000000005"), OTP: r.td.OTP, Cashier: ravi.ID}, nil)
 	assert.Error(t, err)
-	_, err = tl.Pay(ctx, PayRequest{OrderID: tid, Tender: TenderEMI,
+	_, err = tl.Checkout.Pay(ctx, PayRequest{OrderID: tid, Tender: TenderEMI,
 		Card: card("5522600000000005"), OTP: r.td.OTP, Cashier: ravi.ID}, nil)
 	assert.ErrorIs(t, err, ErrSaleClosed)
 	assert.Contains(t, Sentence(err), "no longer open")
@@ -272,16 +272,16 @@ func TestFailedTenderOfACoveredSaleIsNotPaidAgain(t *testing.T) {
 func TestReportCountsASplitSaleOnceComplete(t *testing.T) {
 	r, tl, _, _, ravi := auditRig(t)
 	ctx := t.Context()
-	lines, _, err := tl.ParseItems(ctx, "ACC-CASE", nil)
+	lines, _, err := tl.Shelf.ParseItems(ctx, "ACC-CASE", nil)
 	require.NoError(t, err)
-	st, err := tl.OpenSale(ctx, lines, nil, ravi.ID)
+	st, err := tl.Checkout.OpenSale(ctx, lines, nil, ravi.ID)
 	require.NoError(t, err)
 	id := st.Sale.ID
-	_, err = tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 	day1 := r.e.Today()
 
-	rep, err := tl.Report(ctx, day1)
+	rep, err := tl.Books.Report(ctx, day1)
 	require.NoError(t, err)
 	assert.Zero(t, rep.GrossSales, "no invoice yet")
 	assert.Zero(t, rep.NetSales)
@@ -296,7 +296,7 @@ func TestReportCountsASplitSaleOnceComplete(t *testing.T) {
 	assert.Equal(t, Paise(49900), rep.OpenSales[0].Paid)
 	assert.Equal(t, []TenderTotal{{Tender: TenderCash, Count: 1, Amount: 49900}}, rep.OpenSales[0].Tenders)
 	assert.Equal(t, Paise(49900), rep.OpenPaid)
-	txt, err := tl.XReport(ctx, r.clock.Now())
+	txt, err := tl.Books.XReport(ctx, r.clock.Now())
 	require.NoError(t, err)
 	assert.Contains(t, txt, "Paid on open sales")
 	assert.Contains(t, txt, id)
@@ -307,13 +307,13 @@ func TestReportCountsASplitSaleOnceComplete(t *testing.T) {
 	// The next day the rest is paid by card: the whole sale counts then.
 	r.clock.Advance(24 * time.Hour)
 	tl = restart(t, r)
-	out, err := tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCard, Card: card("4111111111111111"), OTP: r.td.OTP, Cashier: ravi.ID}, nil)
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCard, Card: card("4111111111111111"), OTP: r.td.OTP, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 	require.True(t, out.Sale.Complete())
 	day2 := r.e.Today()
 	require.NotEqual(t, day1, day2)
 
-	rep, err = tl.Report(ctx, day2)
+	rep, err = tl.Books.Report(ctx, day2)
 	require.NoError(t, err)
 	assert.Equal(t, Paise(149900), rep.GrossSales, "the whole sale, once")
 	assert.Empty(t, rep.OpenSales)
@@ -330,7 +330,7 @@ func TestReportCountsASplitSaleOnceComplete(t *testing.T) {
 	assert.Equal(t, Paise(100000), byTender[TenderCard])
 	assert.Zero(t, rep.CashExpected, "the cash went into the drawer the day before")
 
-	rep, err = tl.Report(ctx, day1)
+	rep, err = tl.Books.Report(ctx, day1)
 	require.NoError(t, err)
 	assert.Zero(t, rep.GrossSales, "not counted twice")
 	assert.Equal(t, Paise(49900), rep.CashExpected)
@@ -342,24 +342,24 @@ func TestReportCountsASplitSaleOnceComplete(t *testing.T) {
 func TestReportVoidedOpenSaleNetsNothing(t *testing.T) {
 	r, tl, _, _, ravi := auditRig(t)
 	ctx := t.Context()
-	lines, _, err := tl.ParseItems(ctx, "ACC-CASE", nil)
+	lines, _, err := tl.Shelf.ParseItems(ctx, "ACC-CASE", nil)
 	require.NoError(t, err)
-	st, err := tl.OpenSale(ctx, lines, nil, ravi.ID)
+	st, err := tl.Checkout.OpenSale(ctx, lines, nil, ravi.ID)
 	require.NoError(t, err)
-	_, err = tl.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 	day1 := r.e.Today()
 	r.clock.Advance(24 * time.Hour)
 	tl = restart(t, r)
-	_, err = tl.VoidSale(ctx, st.Sale.ID, managerPIN, "customer left")
+	_, err = tl.Checkout.VoidSale(ctx, st.Sale.ID, managerPIN, "customer left")
 	require.NoError(t, err)
-	rep, err := tl.Report(ctx, r.e.Today())
+	rep, err := tl.Books.Report(ctx, r.e.Today())
 	require.NoError(t, err)
 	assert.Equal(t, Paise(49900), rep.Refunded)
 	assert.Zero(t, rep.NetSales)
 	assert.Equal(t, Paise(-49900), rep.CashExpected, "the cash left the drawer today")
 	assert.Empty(t, rep.OpenSales)
-	rep, err = tl.Report(ctx, day1)
+	rep, err = tl.Books.Report(ctx, day1)
 	require.NoError(t, err)
 	assert.Zero(t, rep.GrossSales)
 	assert.Empty(t, rep.OpenSales, "voided since")
@@ -375,7 +375,7 @@ func TestCloseDayNamesOpenSales(t *testing.T) {
 	ctx := t.Context()
 	id, _, tid := refusedEMI(t, r, tl, ravi.ID)
 
-	res, err := tl.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	res, err := tl.Books.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
 	require.NoError(t, err, "a failed tender is not unknown")
 	assert.Contains(t, res.Note, "open")
 	assert.Contains(t, res.Note, id)
@@ -393,12 +393,12 @@ func TestCloseDayNamesOpenSales(t *testing.T) {
 func TestCloseDayNamesTheOpenSaleOfAnUnknownTender(t *testing.T) {
 	r, tl, _, _, ravi := auditRig(t)
 	ctx := t.Context()
-	lines, _, err := tl.ParseItems(ctx, "ACC-CASE", nil)
+	lines, _, err := tl.Shelf.ParseItems(ctx, "ACC-CASE", nil)
 	require.NoError(t, err)
-	st, err := tl.OpenSale(ctx, lines, nil, ravi.ID)
+	st, err := tl.Checkout.OpenSale(ctx, lines, nil, ravi.ID)
 	require.NoError(t, err)
 	id := st.Sale.ID
-	_, err = tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 	o, err := r.e.OpenSaleTender(ctx, id, TenderCard, 0, nil, ravi.ID, PayOptions{})
 	require.NoError(t, err)
@@ -406,7 +406,7 @@ func TestCloseDayNamesTheOpenSaleOfAnUnknownTender(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ResultUnknown, res.Status)
 
-	_, err = tl.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	_, err = tl.Books.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
 	require.ErrorIs(t, err, ErrUnknownAtClose)
 	s := Sentence(err)
 	assert.Contains(t, s, "open sale "+id)
@@ -420,24 +420,24 @@ func TestOpenSalesAfterManyDays(t *testing.T) {
 	r, tl, _, _, ravi := auditRig(t)
 	ctx := t.Context()
 	id, _, _ := refusedEMI(t, r, tl, ravi.ID)
-	_, err := tl.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	_, err := tl.Books.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
 	require.NoError(t, err)
-	rep, err := tl.Report(ctx, ToDay(r.clock.Now()))
+	rep, err := tl.Books.Report(ctx, ToDay(r.clock.Now()))
 	require.NoError(t, err)
 	assert.Equal(t, []string{id}, rep.OpenAtClose, "the Z carries the sales open at its close")
 
 	r.clock.Advance(100 * 24 * time.Hour)
 	tl = restart(t, r)
-	open, err := tl.OpenSales(ctx)
+	open, err := tl.Checkout.OpenSales(ctx)
 	require.NoError(t, err)
 	require.Len(t, open, 1)
 	assert.Equal(t, id, open[0].Sale.ID)
 	assert.Equal(t, Paise(1000000), open[0].Paid)
 
-	st, err := tl.VoidSale(ctx, id, managerPIN, "customer never came back")
+	st, err := tl.Checkout.VoidSale(ctx, id, managerPIN, "customer never came back")
 	require.NoError(t, err)
 	assert.Equal(t, StateVoided, st.Sale.State)
-	open, err = tl.OpenSales(ctx)
+	open, err = tl.Checkout.OpenSales(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, open)
 }

@@ -5,8 +5,8 @@ import "slices"
 // Where the money of a refund goes, and whether it moves the drawer's cash: one
 // rule, read by every part that needs it. The refund itself (Engine.Refund,
 // settleRefund), the journal's check of a refund.intent (Order.checkReturn), the
-// counter's returns of its own and of another counter's invoices (Till.Return,
-// returnAtStore), the open-shift requirement (Till.RefundOrder, returnAtStore),
+// counter's returns of its own and of another counter's invoices (Returns.Return,
+// returnAtStore), the open-shift requirement (Returns.RefundOrder, returnAtStore),
 // the shift's expected cash (shiftReport), the X and Z reports (BuildReport), and
 // the store server's projections and day report (store) all call the functions
 // below; none of them says it again.

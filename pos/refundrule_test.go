@@ -44,30 +44,30 @@ func TestRefundDestination(t *testing.T) {
 func TestNoteReturnLeavesTheShiftsCash(t *testing.T) {
 	r, tl := newShiftTill(t)
 	ctx := t.Context()
-	_, err := tl.OpenShift(ctx, "meera", Rupees(2000))
+	_, err := tl.Drawer.OpenShift(ctx, "meera", Rupees(2000))
 	require.NoError(t, err)
-	paid, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1), r.cartLine(t, "ACC-CBL", 1)}, Tender: TenderCash,
+	paid, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1), r.cartLine(t, "ACC-CBL", 1)}, Tender: TenderCash,
 		Tendered: Rupees(2000), Cashier: "meera"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, StatePaid, paid.State)
 
-	ret, err := tl.Return(ctx, ReturnRequest{Document: paid.OrderID, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
+	ret, err := tl.Returns.Return(ctx, ReturnRequest{Document: paid.OrderID, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
 	require.Equal(t, RefundDone, ret.Status)
 
-	x, err := tl.ShiftReport(ctx, "")
+	x, err := tl.Drawer.ShiftReport(ctx, "")
 	require.NoError(t, err)
 	assert.Equal(t, Rupees(1998), x.CashSales)
 	assert.Equal(t, Paise(0), x.CashRefunds, "a credit note pays out no cash")
 	assert.Equal(t, Rupees(2000+1998), x.Expected)
-	rep, err := tl.Report(ctx, tl.BusinessDay())
+	rep, err := tl.Books.Report(ctx, tl.Books.BusinessDay())
 	require.NoError(t, err)
 	assert.Equal(t, Rupees(1998), rep.CashExpected)
 	assert.Equal(t, []TenderTotal{{Tender: TenderKind(RefundToNote), Count: 1, Amount: Rupees(1499)}}, rep.Refunds)
 
-	_, err = tl.Return(ctx, ReturnRequest{Document: paid.OrderID, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: paid.OrderID, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
 	require.NoError(t, err)
-	x, err = tl.ShiftReport(ctx, "")
+	x, err = tl.Drawer.ShiftReport(ctx, "")
 	require.NoError(t, err)
 	assert.Equal(t, Rupees(499), x.CashRefunds)
 	assert.Equal(t, Rupees(2000+1998-499), x.Expected)
@@ -79,26 +79,26 @@ func TestNoteReturnLeavesTheShiftsCash(t *testing.T) {
 func TestNoteReturnNeedsNoOpenShift(t *testing.T) {
 	r, tl := newShiftTill(t)
 	ctx := t.Context()
-	_, err := tl.OpenShift(ctx, "meera", Rupees(500))
+	_, err := tl.Drawer.OpenShift(ctx, "meera", Rupees(500))
 	require.NoError(t, err)
-	paid, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1), r.cartLine(t, "ACC-CBL", 2)}, Tender: TenderCash,
+	paid, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1), r.cartLine(t, "ACC-CBL", 2)}, Tender: TenderCash,
 		Tendered: Rupees(2497), Cashier: "meera"}, nil)
 	require.NoError(t, err)
 	count, err := ParseCount("500x5, 200x2, 50x1, 20x2, 5x1, 2x1")
 	require.NoError(t, err)
-	rep, err := tl.CloseShift(ctx, "meera", count)
+	rep, err := tl.Drawer.CloseShift(ctx, "meera", count)
 	require.NoError(t, err)
 	require.Equal(t, Paise(0), rep.Shift.Variance)
 
-	_, err = tl.Return(ctx, ReturnRequest{Document: paid.OrderID, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: paid.OrderID, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrNoShift, "cash paid back needs an open shift")
-	ret, err := tl.Return(ctx, ReturnRequest{Document: paid.OrderID, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
+	ret, err := tl.Returns.Return(ctx, ReturnRequest{Document: paid.OrderID, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
 	require.NoError(t, err, "a credit note moves no cash")
 	assert.Equal(t, RefundDone, ret.Status)
-	res, err := tl.RefundOrder(ctx, RefundRequest{OrderID: paid.OrderID, Amount: Rupees(100), To: RefundToNote, PIN: managerPIN})
+	res, err := tl.Returns.RefundOrder(ctx, RefundRequest{OrderID: paid.OrderID, Amount: Rupees(100), To: RefundToNote, PIN: managerPIN})
 	require.NoError(t, err, "nor a refund onto a note")
 	assert.Equal(t, RefundDone, res.Status)
-	_, err = tl.Refund(ctx, paid.OrderID, Rupees(10), managerPIN)
+	_, err = tl.Returns.Refund(ctx, paid.OrderID, Rupees(10), managerPIN)
 	assert.ErrorIs(t, err, ErrNoShift, "a cash sale's refund with no destination named goes back in cash")
 }
 
@@ -139,15 +139,15 @@ func TestStoreReturnNeedsAShiftForCashOnly(t *testing.T) {
 	_, tl := newShiftTill(t)
 	ctx := t.Context()
 	st := otherCountersCashSale()
-	tl.eng.SetDecisions(st)
-	_, err := tl.OpenShift(ctx, "meera", Rupees(500))
+	tl.c.eng.SetDecisions(st)
+	_, err := tl.Drawer.OpenShift(ctx, "meera", Rupees(500))
 	require.NoError(t, err)
-	_, err = tl.CloseShift(ctx, "meera", CashCount{Pieces: map[int]int{500: 1}})
+	_, err = tl.Drawer.CloseShift(ctx, "meera", CashCount{Pieces: map[int]int{500: 1}})
 	require.NoError(t, err)
 
-	_, err = tl.Return(ctx, ReturnRequest{Document: st.inv.Number, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: st.inv.Number, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrNoShift)
-	ret, err := tl.Return(ctx, ReturnRequest{Document: st.inv.Number, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
+	ret, err := tl.Returns.Return(ctx, ReturnRequest{Document: st.inv.Number, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, RefundDone, ret.Status)
 	assert.Equal(t, "T2/2627/000001", ret.Order.InvoiceNumber("T1"))
@@ -160,14 +160,14 @@ func TestStoreReturnCountsWrongPINs(t *testing.T) {
 	_, tl := newReturnTill(t)
 	ctx := t.Context()
 	st := otherCountersCashSale()
-	tl.eng.SetDecisions(st)
+	tl.c.eng.SetDecisions(st)
 	req := ReturnRequest{Document: st.inv.Number, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToNote, PIN: "999999"}
 	for i := range MaxOverrideAttempts {
-		_, err := tl.Return(ctx, req)
+		_, err := tl.Returns.Return(ctx, req)
 		require.ErrorIs(t, err, ErrWrongPIN, "attempt %d", i+1)
 	}
 	req.PIN = managerPIN
-	_, err := tl.Return(ctx, req)
+	_, err := tl.Returns.Return(ctx, req)
 	assert.ErrorIs(t, err, ErrTooManyOverrides)
 }
 
@@ -177,9 +177,9 @@ func TestStoreReturnCountsWrongPINs(t *testing.T) {
 func TestRefundNamingNoDestination(t *testing.T) {
 	r, tl := newShiftTill(t)
 	ctx := t.Context()
-	_, err := tl.OpenShift(ctx, "meera", Rupees(2000))
+	_, err := tl.Drawer.OpenShift(ctx, "meera", Rupees(2000))
 	require.NoError(t, err)
-	paid, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Tender: TenderCash, Tendered: Rupees(1499), Cashier: "meera"}, nil)
+	paid, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Tender: TenderCash, Tendered: Rupees(1499), Cashier: "meera"}, nil)
 	require.NoError(t, err)
 	o, err := r.e.Order(ctx, paid.OrderID)
 	require.NoError(t, err)
@@ -189,11 +189,11 @@ func TestRefundNamingNoDestination(t *testing.T) {
 	_, err = r.e.commit(ctx, o, Event{Kind: EvRefundDone, Refund: &RefundEvent{UniqueTxnID: "R-old", Amount: Rupees(100), Refunded: Rupees(100)}})
 	require.NoError(t, err)
 
-	x, err := tl.ShiftReport(ctx, "")
+	x, err := tl.Drawer.ShiftReport(ctx, "")
 	require.NoError(t, err)
 	assert.Equal(t, Rupees(100), x.CashRefunds)
 	assert.Equal(t, Rupees(2000+1499-100), x.Expected)
-	rep, err := tl.Report(ctx, tl.BusinessDay())
+	rep, err := tl.Books.Report(ctx, tl.Books.BusinessDay())
 	require.NoError(t, err)
 	assert.Equal(t, Rupees(1399), rep.CashExpected)
 	assert.Equal(t, []TenderTotal{{Tender: TenderCash, Count: 1, Amount: Rupees(100)}}, rep.Refunds)

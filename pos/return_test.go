@@ -30,7 +30,7 @@ func newReturnTill(t *testing.T) (*rig, *Till) {
 
 func creditNoteText(t *testing.T, tl *Till, number string) string {
 	t.Helper()
-	d, err := tl.CreditNoteDocument(t.Context(), number)
+	d, err := tl.Returns.CreditNoteDocument(t.Context(), number)
 	require.NoError(t, err)
 	var b bytes.Buffer
 	require.NoError(t, receipts.Text(&b, d.Receipt, 48))
@@ -51,7 +51,7 @@ func TestPartialReturn(t *testing.T) {
 	// One cable of three: ⌊149600×1/3⌋ = 49866 paise. Taxable at 18%:
 	// ⌊(4986600+59)/118⌋ = 42259; tax 49866−42259 = 7607 (CGST ⌊7607/2⌋ = 3803,
 	// SGST 3804).
-	one, err := tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}},
+	one, err := tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}},
 		To: RefundToCash, Reason: "faulty", PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, RefundDone, one.Status)
@@ -70,53 +70,53 @@ func TestPartialReturn(t *testing.T) {
 	// CGST 11410; less the first return's: taxable 126780 − 42259 = 84521, tax
 	// 22820 − 7607 = 15213, CGST 11410 − 3803 = 7607. Both credit notes reverse
 	// the line's tax exactly.
-	two, err := tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 2}}, To: RefundToNote, PIN: managerPIN})
+	two, err := tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 2}}, To: RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, "T1/C2627/00002", two.CreditNote)
 	assert.Equal(t, []ReturnItem{{Line: 0, SKU: "ACC-CBL", Qty: 2, Amount: 99734, Taxable: 84521, Tax: 15213, CGST: 7607, Rate: Percent(18)}}, two.Refund.Items)
 	assert.Equal(t, RefundToNote, two.Refund.To)
-	left, err := tl.NoteBalance(ctx, two.CreditNote)
+	left, err := tl.Returns.NoteBalance(ctx, two.CreditNote)
 	require.NoError(t, err)
 	assert.Equal(t, Paise(99734), left, "the note is worth what came back")
 
 	// Nothing is returned twice, nor beyond what was sold.
-	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrNotRefundable)
 	assert.Contains(t, Sentence(err), "3 sold, 3 returned already")
-	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 2}}, To: RefundToCash, PIN: managerPIN})
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 2}}, To: RefundToCash, PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrNotRefundable)
-	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToCard, PIN: managerPIN})
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToCard, PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrNotRefundable, "a cash sale has no card to refund to")
 
 	// A price adjustment without goods falls on what was kept, the case:
 	// 10000 at 18%: taxable ⌊(1000000+59)/118⌋ = ⌊8475.08⌋ = 8475, tax 1525,
 	// CGST 762.
-	adj, err := tl.Return(ctx, ReturnRequest{Document: inv, Amount: 10000, To: RefundToCash, PIN: managerPIN})
+	adj, err := tl.Returns.Return(ctx, ReturnRequest{Document: inv, Amount: 10000, To: RefundToCash, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, "T1/C2627/00003", adj.CreditNote)
 	assert.Equal(t, []ReturnItem{{Line: 1, SKU: "ACC-CASE", Amount: 10000, Taxable: 8475, Tax: 1525, CGST: 762, Rate: Percent(18)}}, adj.Refund.Items)
 	assert.Contains(t, creditNoteText(t, tl, adj.CreditNote), "Price adjustment, no goods returned")
 
 	// Beyond what is left of the sale: 299500 − 49866 − 99734 − 10000 = 139900.
-	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Amount: 139901, To: RefundToCash, PIN: managerPIN})
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Amount: 139901, To: RefundToCash, PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrNotRefundable)
-	o, err := tl.FindSale(ctx, inv)
+	o, err := tl.Returns.FindSale(ctx, inv)
 	require.NoError(t, err)
 	assert.Equal(t, Paise(139900), o.Refundable())
 	assert.Equal(t, 3, o.Returned(0))
 	assert.Equal(t, 0, o.Returned(1))
 
 	// A wrong PIN returns nothing.
-	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToCash, PIN: "999999"})
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToCash, PIN: "999999"})
 	assert.ErrorIs(t, err, ErrWrongPIN)
-	_, err = tl.FindSale(ctx, "T1/C2627/00001")
+	_, err = tl.Returns.FindSale(ctx, "T1/C2627/00001")
 	assert.ErrorIs(t, err, ErrNotRefundable, "a credit note is not an invoice")
-	_, err = tl.FindSale(ctx, "T1/2627/000009")
+	_, err = tl.Returns.FindSale(ctx, "T1/2627/000009")
 	assert.ErrorIs(t, err, ErrOrderNotFound)
-	_, err = tl.FindSale(ctx, "T2/2627/000001")
+	_, err = tl.Returns.FindSale(ctx, "T2/2627/000001")
 	assert.ErrorIs(t, err, ErrOrderNotFound, "invoice 1 of another terminal is not this one's")
 	assert.Contains(t, Sentence(err), "issued by terminal T2")
-	o, err = tl.FindSale(ctx, "2627/000001")
+	o, err = tl.Returns.FindSale(ctx, "2627/000001")
 	require.NoError(t, err, "without the terminal: this one's")
 	assert.Equal(t, inv, o.Number("T1"))
 }
@@ -145,9 +145,9 @@ func TestReturnToCard(t *testing.T) {
 	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE", "ACC-CBL"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultPaid, res.Status)
-	_, err = tl.Return(ctx, ReturnRequest{Document: res.Order.ID, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: res.Order.ID, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrNotRefundable, "a card sale is not refunded in cash")
-	ret, err := tl.Return(ctx, ReturnRequest{Document: res.Order.Number("T1"), Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCard, PIN: managerPIN})
+	ret, err := tl.Returns.Return(ctx, ReturnRequest{Document: res.Order.Number("T1"), Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCard, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, RefundDone, ret.Status, ret.Reason)
 	assert.Equal(t, "T1/C2627/00001", ret.CreditNote)
@@ -157,14 +157,14 @@ func TestReturnToCard(t *testing.T) {
 	assert.Contains(t, text, "Refunded to VISA •••• 1111")
 
 	// Found by the card's last four digits, while it is the only sale with them.
-	found, err := tl.FindSale(ctx, "1111")
+	found, err := tl.Returns.FindSale(ctx, "1111")
 	require.NoError(t, err)
 	assert.Equal(t, res.Order.ID, found.ID)
-	_, err = tl.FindSale(ctx, "0004")
+	_, err = tl.Returns.FindSale(ctx, "0004")
 	assert.ErrorIs(t, err, ErrOrderNotFound)
 	again, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CBL"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
-	_, err = tl.FindSale(ctx, "1111")
+	_, err = tl.Returns.FindSale(ctx, "1111")
 	require.Error(t, err)
 	assert.Contains(t, Sentence(err), "Several sales match 1111: T1/2627/000001 of 22 Nov, "+again.Order.Number("T1"))
 	assert.Contains(t, text, "REFUND VERIFIED")
@@ -178,47 +178,47 @@ func TestExchange(t *testing.T) {
 	ctx := t.Context()
 	sold, err := r.e.PayCash(ctx, r.sale(t, "ACC-CASE"), 149900)
 	require.NoError(t, err)
-	ret, err := tl.Return(ctx, ReturnRequest{Document: sold.Order.Number("T1"), Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}},
+	ret, err := tl.Returns.Return(ctx, ReturnRequest{Document: sold.Order.Number("T1"), Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}},
 		To: RefundToNote, Reason: "exchange", PIN: managerPIN})
 	require.NoError(t, err)
 	note := ret.CreditNote
 	require.Equal(t, "T1/C2627/00001", note)
 
 	cable := r.sale(t, "ACC-CBL")
-	o, err := tl.PayByNote(ctx, cable, note)
+	o, err := tl.Checkout.PayByNote(ctx, cable, note)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, o.State)
 	assert.Equal(t, TenderNote, o.Tender)
 	assert.Equal(t, "T1/2627/000002", o.Number("T1"), "the new sale is the next invoice")
-	d, err := tl.ReceiptDocument(ctx, o.ID, -1)
+	d, err := tl.Documents.ReceiptDocument(ctx, o.ID, -1)
 	require.NoError(t, err)
 	var b bytes.Buffer
 	require.NoError(t, receipts.Text(&b, d.Receipt, 48))
 	assert.Contains(t, b.String(), "Paid by credit note")
 	assert.Contains(t, b.String(), note)
 	assert.NotContains(t, b.String(), "Paid by card")
-	left, err := tl.NoteBalance(ctx, note)
+	left, err := tl.Returns.NoteBalance(ctx, note)
 	require.NoError(t, err)
 	assert.Equal(t, Paise(149900-49900), left)
 
 	// The rest (₹1,000) does not pay three cables (₹1,497) ...
 	three := r.sale(t, "ACC-CBL", "ACC-CBL", "ACC-CBL")
-	_, err = tl.PayByNote(ctx, three, note)
+	_, err = tl.Checkout.PayByNote(ctx, three, note)
 	assert.ErrorIs(t, err, ErrNoteSpent)
 	// ... but pays two (₹998), leaving ₹2.
 	two := r.sale(t, "ACC-CBL", "ACC-CBL")
-	_, err = tl.PayByNote(ctx, two, note)
+	_, err = tl.Checkout.PayByNote(ctx, two, note)
 	require.NoError(t, err)
-	left, err = tl.NoteBalance(ctx, note)
+	left, err = tl.Returns.NoteBalance(ctx, note)
 	require.NoError(t, err)
 	assert.Equal(t, Paise(200), left)
 
 	// Redeeming for a sale already paid by it takes nothing more; more than is
 	// left is refused by the journal itself.
-	require.NoError(t, tl.RedeemNote(ctx, note, 200, o.ID))
-	left, _ = tl.NoteBalance(ctx, note)
+	require.NoError(t, tl.Returns.RedeemNote(ctx, note, 200, o.ID))
+	left, _ = tl.Returns.NoteBalance(ctx, note)
 	assert.Equal(t, Paise(200), left)
-	assert.ErrorIs(t, tl.RedeemNote(ctx, note, 201, "G-other"), ErrNoteSpent)
+	assert.ErrorIs(t, tl.Returns.RedeemNote(ctx, note, 201, "G-other"), ErrNoteSpent)
 
 	// The journal: the note is redeemed before the sale it pays is paid.
 	var kinds []EventKind
@@ -237,7 +237,7 @@ func TestNoteSaleFinishedAfterACrash(t *testing.T) {
 	ctx := t.Context()
 	sold, err := r.e.PayCash(ctx, r.sale(t, "ACC-CASE"), 149900)
 	require.NoError(t, err)
-	ret, err := tl.Return(ctx, ReturnRequest{Document: sold.Order.ID, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
+	ret, err := tl.Returns.Return(ctx, ReturnRequest{Document: sold.Order.ID, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
 
 	crash := func(kind EventKind) func(Event) error {
@@ -251,27 +251,27 @@ func TestNoteSaleFinishedAfterACrash(t *testing.T) {
 	// Stopped before the redemption: the note is untouched until the sale is
 	// finished by reconciling.
 	r.j.failNext = crash(EvNoteRedeemed)
-	_, err = tl.PayByNote(ctx, r.sale(t, "ACC-CBL"), ret.CreditNote)
+	_, err = tl.Checkout.PayByNote(ctx, r.sale(t, "ACC-CBL"), ret.CreditNote)
 	require.Error(t, err)
 	r.j.failNext = nil
-	left, _ := tl.NoteBalance(ctx, ret.CreditNote)
+	left, _ := tl.Returns.NoteBalance(ctx, ret.CreditNote)
 	assert.Equal(t, Paise(149900), left)
 	_, err = r.e.Reconcile(ctx)
 	require.NoError(t, err)
-	left, _ = tl.NoteBalance(ctx, ret.CreditNote)
+	left, _ = tl.Returns.NoteBalance(ctx, ret.CreditNote)
 	assert.Equal(t, Paise(100000), left, "the sale finished: one cable (₹499) spent")
 
 	// Stopped after the redemption, before the sale was paid.
 	r.j.failNext = crash(EvNoteTendered)
-	_, err = tl.PayByNote(ctx, r.sale(t, "ACC-CBL"), ret.CreditNote)
+	_, err = tl.Checkout.PayByNote(ctx, r.sale(t, "ACC-CBL"), ret.CreditNote)
 	require.Error(t, err)
 	r.j.failNext = nil
-	left, _ = tl.NoteBalance(ctx, ret.CreditNote)
+	left, _ = tl.Returns.NoteBalance(ctx, ret.CreditNote)
 	assert.Equal(t, Paise(50100), left, "the redemption was journaled before the crash")
 
 	_, err = r.e.Reconcile(ctx)
 	require.NoError(t, err)
-	left, _ = tl.NoteBalance(ctx, ret.CreditNote)
+	left, _ = tl.Returns.NoteBalance(ctx, ret.CreditNote)
 	assert.Equal(t, Paise(50100), left, "reconciling does not spend the note again")
 	un, err := r.j.Unresolved(ctx)
 	require.NoError(t, err)
@@ -290,9 +290,9 @@ func TestReportCountsReturns(t *testing.T) {
 	res, err := r.e.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
 	require.NoError(t, err)
 	inv := res.Order.Number("T1")
-	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
 	require.NoError(t, err)
-	_, err = tl.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 2}}, To: RefundToNote, PIN: managerPIN})
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 2}}, To: RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
 
 	rep, err := r.e.Report(ctx, r.e.Today())
@@ -310,7 +310,7 @@ func TestReportCountsReturns(t *testing.T) {
 	assert.Equal(t, Paise(100), rep.Discounts)
 	assert.Equal(t, []SeriesRange{{Series: "2627", FirstNo: 1, LastNo: 1}, {Series: "C2627", FirstNo: 1, LastNo: 2}}, rep.Documents)
 
-	d, err := tl.ReportDocument(ctx, rep)
+	d, err := tl.Documents.ReportDocument(ctx, rep)
 	require.NoError(t, err)
 	var b bytes.Buffer
 	require.NoError(t, receipts.Text(&b, d.Receipt, 48))

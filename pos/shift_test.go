@@ -50,32 +50,32 @@ func TestShiftCashDrawer(t *testing.T) {
 	r, tl := newShiftTill(t)
 	ctx := t.Context()
 
-	s, err := tl.OpenShift(ctx, "meera", Rupees(2000))
+	s, err := tl.Drawer.OpenShift(ctx, "meera", Rupees(2000))
 	require.NoError(t, err)
-	_, err = tl.OpenShift(ctx, "meera", Rupees(100))
+	_, err = tl.Drawer.OpenShift(ctx, "meera", Rupees(100))
 	assert.ErrorIs(t, err, ErrShiftOpen, "one open shift per terminal")
 
-	paid, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Tender: TenderCash, Tendered: Rupees(2000), Cashier: "meera"}, nil)
+	paid, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Tender: TenderCash, Tendered: Rupees(2000), Cashier: "meera"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, StatePaid, paid.State)
 	assert.Equal(t, Rupees(501), paid.Change)
 
-	_, err = tl.MoveCash(ctx, "meera", CashIn, Rupees(500), "change from the bank")
+	_, err = tl.Drawer.MoveCash(ctx, "meera", CashIn, Rupees(500), "change from the bank")
 	require.NoError(t, err)
-	_, err = tl.MoveCash(ctx, "meera", CashOut, Rupees(120), "tea")
+	_, err = tl.Drawer.MoveCash(ctx, "meera", CashOut, Rupees(120), "tea")
 	require.NoError(t, err)
-	_, err = tl.MoveCash(ctx, "meera", CashDrop, Rupees(1000), "safe drop")
+	_, err = tl.Drawer.MoveCash(ctx, "meera", CashDrop, Rupees(1000), "safe drop")
 	require.NoError(t, err)
-	_, err = tl.MoveCash(ctx, "meera", CashOut, Rupees(50), " ")
+	_, err = tl.Drawer.MoveCash(ctx, "meera", CashOut, Rupees(50), " ")
 	assert.ErrorIs(t, err, ErrBadCashMove, "a paid-out needs its reason")
-	_, err = tl.MoveCash(ctx, "meera", CashOut, Rupees(99999), "too much")
+	_, err = tl.Drawer.MoveCash(ctx, "meera", CashOut, Rupees(99999), "too much")
 	assert.ErrorIs(t, err, ErrBadCashMove, "more than the drawer holds")
 
-	_, err = tl.Refund(ctx, paid.OrderID, Rupees(100), managerPIN)
+	_, err = tl.Returns.Refund(ctx, paid.OrderID, Rupees(100), managerPIN)
 	require.NoError(t, err)
 
 	// 2,000 float + 1,499 sale − 100 refund + 500 in − 120 out − 1,000 drop.
-	x, err := tl.ShiftReport(ctx, "")
+	x, err := tl.Drawer.ShiftReport(ctx, "")
 	require.NoError(t, err)
 	assert.Equal(t, Rupees(1499), x.CashSales)
 	assert.Equal(t, Rupees(100), x.CashRefunds)
@@ -83,13 +83,13 @@ func TestShiftCashDrawer(t *testing.T) {
 	require.Len(t, x.ByCashier, 1)
 	assert.Equal(t, Rupees(1499), x.ByCashier[0].ByTender[TenderCash])
 
-	_, err = tl.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	_, err = tl.Books.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrShiftOpenAtClose, "the Z waits for the shift's count")
 
 	count, err := ParseCount("500x5, 200x1, 50x1, 10x1, 5x1, 2x2")
 	require.NoError(t, err)
 	assert.Equal(t, Rupees(2769), count.Total())
-	rep, err := tl.CloseShift(ctx, "meera", count)
+	rep, err := tl.Drawer.CloseShift(ctx, "meera", count)
 	require.NoError(t, err)
 	assert.Equal(t, Rupees(2779), rep.Expected)
 	assert.Equal(t, Rupees(2769), rep.Shift.Counted)
@@ -103,16 +103,16 @@ func TestShiftCashDrawer(t *testing.T) {
 
 	// With no shift open, cash is refused (the terminal keeps shifts); a card
 	// sale is not.
-	_, err = tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CBL", 1)}, Tender: TenderCash, Cashier: "meera"}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CBL", 1)}, Tender: TenderCash, Cashier: "meera"}, nil)
 	assert.ErrorIs(t, err, ErrNoShift)
 	assert.Contains(t, Sentence(err), "open shift")
-	_, err = tl.Refund(ctx, paid.OrderID, Rupees(10), managerPIN)
+	_, err = tl.Returns.Refund(ctx, paid.OrderID, Rupees(10), managerPIN)
 	assert.ErrorIs(t, err, ErrNoShift, "a cash refund needs an open shift too")
 
 	// A new till over the same journal (a restart) derives the same shift.
 	tl2, err := NewTill(ctx, TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t)})
 	require.NoError(t, err)
-	list, err := tl2.Shifts(ctx, "")
+	list, err := tl2.Drawer.Shifts(ctx, "")
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, s.ID, list[0].ID)
@@ -148,32 +148,32 @@ func TestHeldBills(t *testing.T) {
 	r, tl := newShiftTill(t)
 	ctx := t.Context()
 	lines := []CartLine{r.cartLine(t, "ACC-CASE", 2), r.cartLine(t, "ACC-CBL", 1)}
-	h, err := tl.HoldBill(ctx, lines, nil, "meera", "blue shirt")
+	h, err := tl.Shelf.HoldBill(ctx, lines, nil, "meera", "blue shirt")
 	require.NoError(t, err)
 	assert.Equal(t, Rupees(2*1499+499), h.Total)
 	assert.Equal(t, 3, h.Items)
-	_, err = tl.HoldBill(ctx, nil, nil, "meera", "")
+	_, err = tl.Shelf.HoldBill(ctx, nil, nil, "meera", "")
 	assert.ErrorIs(t, err, ErrEmptyCart)
-	h2, err := tl.HoldBill(ctx, lines[1:], nil, "meera", "")
+	h2, err := tl.Shelf.HoldBill(ctx, lines[1:], nil, "meera", "")
 	require.NoError(t, err)
 
 	// A restart (a crash) loses none: a new till reads them from the journal.
 	tl2, err := NewTill(ctx, TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t)})
 	require.NoError(t, err)
-	held, err := tl2.HeldBills(ctx)
+	held, err := tl2.Shelf.HeldBills(ctx)
 	require.NoError(t, err)
 	require.Len(t, held, 2)
 	assert.Equal(t, "blue shirt", held[0].Note)
 	assert.Equal(t, 2, held[0].Lines[0].Qty)
 	assert.Equal(t, "ACC-CASE", held[0].Lines[0].Product.SKU)
 
-	got, err := tl2.RecallBill(ctx, h.ID, "meera")
+	got, err := tl2.Shelf.RecallBill(ctx, h.ID, "meera")
 	require.NoError(t, err)
 	assert.Equal(t, lines, got.Lines)
-	_, err = tl2.RecallBill(ctx, h.ID, "meera")
+	_, err = tl2.Shelf.RecallBill(ctx, h.ID, "meera")
 	assert.ErrorIs(t, err, ErrHeldNotFound, "a bill is recalled once")
-	require.NoError(t, tl2.DiscardBill(ctx, h2.ID, "meera"))
-	held, err = tl.HeldBills(ctx)
+	require.NoError(t, tl2.Shelf.DiscardBill(ctx, h2.ID, "meera"))
+	held, err = tl.Shelf.HeldBills(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, held, "the first till sees the recall and the discard too")
 }
@@ -184,37 +184,37 @@ func TestIMEIOnEveryPhone(t *testing.T) {
 	phone := r.cartLine(t, "PH-SAM-S24", 1)
 	const imei = "490154203237518"
 
-	_, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{phone}, Tender: TenderCash, Cashier: "meera"}, nil)
+	_, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{phone}, Tender: TenderCash, Cashier: "meera"}, nil)
 	assert.ErrorIs(t, err, ErrIMEIMissing, "a phone without its IMEI is refused before payment")
-	_, err = tl.Pay(ctx, PayRequest{Lines: []CartLine{phone}, IMEIs: []UnitIMEI{{ProductCode: "SAMSUNG-S24", IMEI: "490154203237519"}}, Tender: TenderCash, Cashier: "meera"}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{phone}, IMEIs: []UnitIMEI{{ProductCode: "SAMSUNG-S24", IMEI: "490154203237519"}}, Tender: TenderCash, Cashier: "meera"}, nil)
 	assert.ErrorIs(t, err, ErrIMEICheckDigit)
 
-	out, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{phone}, IMEIs: []UnitIMEI{{ProductCode: "SAMSUNG-S24", IMEI: imei}}, Tender: TenderCash, Cashier: "meera"}, nil)
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{phone}, IMEIs: []UnitIMEI{{ProductCode: "SAMSUNG-S24", IMEI: imei}}, Tender: TenderCash, Cashier: "meera"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, StatePaid, out.State)
 
-	_, err = tl.Pay(ctx, PayRequest{Lines: []CartLine{phone}, IMEIs: []UnitIMEI{{ProductCode: "SAMSUNG-S24", IMEI: imei}}, Tender: TenderCash, Cashier: "meera"}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{phone}, IMEIs: []UnitIMEI{{ProductCode: "SAMSUNG-S24", IMEI: imei}}, Tender: TenderCash, Cashier: "meera"}, nil)
 	var sold *IMEISoldError
 	require.True(t, errors.As(err, &sold), "%v", err)
 	assert.Equal(t, out.OrderID, sold.OrderID)
 	assert.Contains(t, Sentence(err), "already sold on 22 Nov 10:00 (receipt 2627/000001)")
-	assert.ErrorIs(t, tl.CheckIMEIFree(ctx, imei), ErrIMEISold)
+	assert.ErrorIs(t, tl.IMEIs.CheckIMEIFree(ctx, imei), ErrIMEISold)
 
-	found, err := tl.FindIMEI(ctx, imei)
+	found, err := tl.IMEIs.FindIMEI(ctx, imei)
 	require.NoError(t, err)
 	require.Len(t, found, 1)
 	assert.Equal(t, out.OrderID, found[0].OrderID)
-	none, err := tl.FindIMEI(ctx, "356938035643809")
+	none, err := tl.IMEIs.FindIMEI(ctx, "356938035643809")
 	require.NoError(t, err)
 	assert.Empty(t, none)
 
 	// The unit comes back: its IMEI may be sold again, and the search still
 	// finds the first sale.
-	require.NoError(t, tl.ReturnIMEIs(ctx, out.OrderID, "meera", []string{imei}))
-	assert.NoError(t, tl.CheckIMEIFree(ctx, imei))
-	again, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{phone}, IMEIs: []UnitIMEI{{ProductCode: "SAMSUNG-S24", IMEI: imei}}, Tender: TenderCash, Cashier: "meera"}, nil)
+	require.NoError(t, tl.IMEIs.ReturnIMEIs(ctx, out.OrderID, "meera", []string{imei}))
+	assert.NoError(t, tl.IMEIs.CheckIMEIFree(ctx, imei))
+	again, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{phone}, IMEIs: []UnitIMEI{{ProductCode: "SAMSUNG-S24", IMEI: imei}}, Tender: TenderCash, Cashier: "meera"}, nil)
 	require.NoError(t, err)
-	found, err = tl.FindIMEI(ctx, imei)
+	found, err = tl.IMEIs.FindIMEI(ctx, imei)
 	require.NoError(t, err)
 	require.Len(t, found, 2)
 	assert.Equal(t, again.OrderID, found[0].OrderID, "newest first")
@@ -223,9 +223,9 @@ func TestIMEIOnEveryPhone(t *testing.T) {
 func TestBusinessDayNeverBlocksSelling(t *testing.T) {
 	r, tl := newShiftTill(t)
 	ctx := t.Context()
-	day := tl.BusinessDay()
+	day := tl.Books.BusinessDay()
 	assert.Equal(t, "2026-11-22", day)
-	first, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CBL", 1)}, Tender: TenderCash, Cashier: "meera"}, nil)
+	first, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CBL", 1)}, Tender: TenderCash, Cashier: "meera"}, nil)
 	require.NoError(t, err)
 
 	// An unknown payment stops the Z unless a manager accepts listing it.
@@ -233,14 +233,14 @@ func TestBusinessDayNeverBlocksSelling(t *testing.T) {
 	require.NoError(t, err)
 	_, err = r.e.commit(ctx, o, Event{Kind: EvOrderUnknown, Reason: "the answer was lost"})
 	require.NoError(t, err)
-	_, err = tl.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	_, err = tl.Books.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
 	var unknown *UnknownPaymentsError
 	require.True(t, errors.As(err, &unknown), "%v", err)
 	require.Len(t, unknown.Orders, 1)
 	assert.Equal(t, o.ID, unknown.Orders[0].OrderID)
 	assert.Contains(t, Sentence(err), "22 Nov 10:00 card ₹1,499.00")
 
-	res, err := tl.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN, AcceptUnknown: true})
+	res, err := tl.Books.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN, AcceptUnknown: true})
 	require.NoError(t, err)
 	assert.Equal(t, day, res.Report.Day)
 	var accepted []Event
@@ -256,23 +256,23 @@ func TestBusinessDayNeverBlocksSelling(t *testing.T) {
 
 	// The next business day starts at once: selling and refunds go on at 10:00
 	// the same calendar day, on 2026-11-23.
-	assert.Equal(t, "2026-11-23", tl.BusinessDay())
-	next, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CBL", 1)}, Tender: TenderCash, Cashier: "meera"}, nil)
+	assert.Equal(t, "2026-11-23", tl.Books.BusinessDay())
+	next, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CBL", 1)}, Tender: TenderCash, Cashier: "meera"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, StatePaid, next.State)
 	assert.Equal(t, "2026-11-23", next.Order.Day)
 	assert.Equal(t, 22, next.Order.Opened.Day(), "the document keeps the calendar time")
-	_, err = tl.Refund(ctx, first.OrderID, Rupees(10), managerPIN)
+	_, err = tl.Returns.Refund(ctx, first.OrderID, Rupees(10), managerPIN)
 	require.NoError(t, err, "a refund of the closed day's sale goes on the new business day")
 
 	// A Z twice is refused.
-	_, err = tl.CloseDayWithBackup(ctx, day, managerPIN)
+	_, err = tl.Books.CloseDayWithBackup(ctx, day, managerPIN)
 	assert.ErrorIs(t, err, ErrDayClosed)
 
 	// The next day's sales are in its report; the calendar catching up keeps it.
 	r.clock.Advance(24 * time.Hour)
-	assert.Equal(t, "2026-11-23", tl.BusinessDay())
-	x, err := tl.Report(ctx, "2026-11-23")
+	assert.Equal(t, "2026-11-23", tl.Books.BusinessDay())
+	x, err := tl.Books.Report(ctx, "2026-11-23")
 	require.NoError(t, err)
 	assert.Len(t, x.Orders, 2, "the new sale and the refund of the closed day's sale")
 }
@@ -282,41 +282,41 @@ func TestCashierLimits(t *testing.T) {
 	ctx := t.Context()
 	_, err := r.e.Roster().WithIterations(MinPINIterations).AddStaff(ctx, "Ravi", RoleCashier, "2468")
 	require.NoError(t, err)
-	_, err = tl.SetStaffLimits(ctx, "Ravi", &StaffLimits{Discount: Rupees(300), Refund: Rupees(1000)}, "000000")
+	_, err = tl.Crew.SetStaffLimits(ctx, "Ravi", &StaffLimits{Discount: Rupees(300), Refund: Rupees(1000)}, "000000")
 	assert.ErrorIs(t, err, ErrWrongPIN, "limits need a manager's PIN")
-	_, err = tl.SetStaffLimits(ctx, "Meera", &StaffLimits{}, managerPIN)
+	_, err = tl.Crew.SetStaffLimits(ctx, "Meera", &StaffLimits{}, managerPIN)
 	assert.Error(t, err, "a manager has no limits to set")
-	info, err := tl.SetStaffLimits(ctx, "Ravi", &StaffLimits{Discount: Rupees(300), Refund: Rupees(1000)}, managerPIN)
+	info, err := tl.Crew.SetStaffLimits(ctx, "Ravi", &StaffLimits{Discount: Rupees(300), Refund: Rupees(1000)}, managerPIN)
 	require.NoError(t, err)
 	assert.Equal(t, &StaffLimits{Discount: Rupees(300), Refund: Rupees(1000)}, info.Limits)
 
-	assert.Equal(t, DefaultDiscountLimit, tl.DiscountLimit(CartLine{}), "nobody signed in: the shop's limit")
-	ravi, err := tl.SignIn(ctx, "Ravi", "2468")
+	assert.Equal(t, DefaultDiscountLimit, tl.Shelf.DiscountLimit(CartLine{}), "nobody signed in: the shop's limit")
+	ravi, err := tl.Crew.SignIn(ctx, "Ravi", "2468")
 	require.NoError(t, err)
-	assert.Equal(t, Rupees(300), tl.DiscountLimit(CartLine{}), "Ravi's own limit")
+	assert.Equal(t, Rupees(300), tl.Shelf.DiscountLimit(CartLine{}), "Ravi's own limit")
 	tv := r.cartLine(t, "TV-LG-OLED55C4", 1)
 	tv.Discount = Rupees(300)
-	_, err = tl.Price([]CartLine{tv})
+	_, err = tl.Shelf.Price([]CartLine{tv})
 	require.NoError(t, err)
 	tv.Discount = Rupees(300) + 1
-	_, err = tl.Price([]CartLine{tv})
+	_, err = tl.Shelf.Price([]CartLine{tv})
 	assert.ErrorIs(t, err, ErrDiscountNeedsManager)
 
-	paid, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 2)}, Tender: TenderCash, Cashier: "Ravi"}, nil)
+	paid, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 2)}, Tender: TenderCash, Cashier: "Ravi"}, nil)
 	require.NoError(t, err)
-	_, err = tl.Refund(ctx, paid.OrderID, Rupees(1000), "2468")
+	_, err = tl.Returns.Refund(ctx, paid.OrderID, Rupees(1000), "2468")
 	require.NoError(t, err, "within Ravi's refund limit, his own PIN")
-	_, err = tl.Refund(ctx, paid.OrderID, Rupees(1000)+1, "2468")
+	_, err = tl.Returns.Refund(ctx, paid.OrderID, Rupees(1000)+1, "2468")
 	assert.ErrorIs(t, err, ErrRefundNeedsManager)
 	assert.Equal(t, "A refund above ₹1,000.00 needs a manager's PIN.", Sentence(err))
-	_, err = tl.Refund(ctx, paid.OrderID, Rupees(1500), managerPIN)
+	_, err = tl.Returns.Refund(ctx, paid.OrderID, Rupees(1500), managerPIN)
 	require.NoError(t, err, "a manager's PIN at Ravi's counter")
-	o, err := tl.Order(ctx, paid.OrderID)
+	o, err := tl.Books.Order(ctx, paid.OrderID)
 	require.NoError(t, err)
 	require.Len(t, o.Refunds, 2)
 	assert.Equal(t, ravi.ID, o.Refunds[0].Staff, "the refund names Ravi")
 	assert.NotEqual(t, ravi.ID, o.Refunds[1].Staff, "the second names the manager")
-	list, err := tl.StaffList(ctx)
+	list, err := tl.Crew.StaffList(ctx)
 	require.NoError(t, err)
 	for _, s := range list {
 		assert.True(t, s.LockedUntil.IsZero(), "%s is not locked", s.Name)
@@ -326,6 +326,6 @@ func TestCashierLimits(t *testing.T) {
 	assert.Zero(t, rec.FailedAttempts, "the manager's PIN typed at Ravi's counter is no wrong PIN of Ravi's")
 
 	// Signed out, the shop's limit applies again.
-	require.NoError(t, tl.SignOut(ctx, ravi, false))
-	assert.Equal(t, DefaultDiscountLimit, tl.DiscountLimit(CartLine{}))
+	require.NoError(t, tl.Crew.SignOut(ctx, ravi, false))
+	assert.Equal(t, DefaultDiscountLimit, tl.Shelf.DiscountLimit(CartLine{}))
 }

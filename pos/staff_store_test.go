@@ -35,27 +35,27 @@ func TestTheStoresStaffSignInWithTheStoresPepper(t *testing.T) {
 	require.NoError(t, err)
 	asha := storeMember(t, "S001", "Asha", RoleCashier, "73914562", storePepper)
 
-	require.NoError(t, tl.ApplyMaster(ctx, MasterStaff, body(t, asha), 1))
-	v, err := tl.MasterVersion(ctx)
+	require.NoError(t, tl.Shelf.ApplyMaster(ctx, MasterStaff, body(t, asha), 1))
+	v, err := tl.Shelf.MasterVersion(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(1), v)
-	_, err = tl.SignIn(ctx, "Asha", "73914562")
+	_, err = tl.Crew.SignIn(ctx, "Asha", "73914562")
 	require.ErrorIs(t, err, ErrStorePepper, "without the store's pepper the PIN cannot be checked")
 	assert.Contains(t, Sentence(err), "run galla sync")
 
-	tl.SetStorePepper(bytes.Repeat([]byte{0x11}, 32))
-	_, err = tl.SignIn(ctx, "Asha", "73914562")
+	tl.Crew.SetStorePepper(bytes.Repeat([]byte{0x11}, 32))
+	_, err = tl.Crew.SignIn(ctx, "Asha", "73914562")
 	require.ErrorIs(t, err, ErrStorePepper, "another store's pepper is not this store's")
 
-	tl.SetStorePepper(storePepper)
-	m, err := tl.SignIn(ctx, "Asha", "73914562")
+	tl.Crew.SetStorePepper(storePepper)
+	m, err := tl.Crew.SignIn(ctx, "Asha", "73914562")
 	require.NoError(t, err)
 	assert.Equal(t, StaffMember{ID: "S001", Name: "Asha", Role: RoleCashier}, StaffMember{ID: m.ID, Name: m.Name, Role: m.Role})
-	_, err = tl.SignIn(ctx, "Asha", "73914563")
+	_, err = tl.Crew.SignIn(ctx, "Asha", "73914563")
 	var wrong *WrongPINError
 	require.ErrorAs(t, err, &wrong)
 	assert.Equal(t, MaxPINAttempts-1, wrong.AttemptsLeft)
-	_, err = tl.SignIn(ctx, "Meera", managerPIN)
+	_, err = tl.Crew.SignIn(ctx, "Meera", managerPIN)
 	assert.NoError(t, err, "the counter's own manager signs in with the counter's pepper")
 
 	// The same record again changes nothing; a newer one keeps this counter's
@@ -64,7 +64,7 @@ func TestTheStoresStaffSignInWithTheStoresPepper(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, changed)
 	asha.Limits = &StaffLimits{Discount: Rupees(100), Refund: Rupees(500)}
-	require.NoError(t, tl.ApplyMaster(ctx, MasterStaff, body(t, asha), 2))
+	require.NoError(t, tl.Shelf.ApplyMaster(ctx, MasterStaff, body(t, asha), 2))
 	got, err := r.j.Get(ctx, "S001")
 	require.NoError(t, err)
 	assert.Equal(t, 1, got.FailedAttempts)
@@ -72,31 +72,31 @@ func TestTheStoresStaffSignInWithTheStoresPepper(t *testing.T) {
 	assert.True(t, got.Store)
 
 	// What the store decides is changed at the store only; a lock is the counter's.
-	_, err = tl.ChangeStaff(ctx, "Asha", StaffDisable, "", managerPIN)
+	_, err = tl.Crew.ChangeStaff(ctx, "Asha", StaffDisable, "", managerPIN)
 	require.Error(t, err)
 	assert.Equal(t, "Asha is the store's member of staff: disable or enable them at the store (galla store staff); every counter applies it at its next sync.", Sentence(err))
-	_, err = tl.ChangeStaff(ctx, "Asha", StaffResetPIN, "1234", managerPIN)
+	_, err = tl.Crew.ChangeStaff(ctx, "Asha", StaffResetPIN, "1234", managerPIN)
 	assert.ErrorContains(t, err, "reset their PIN at the store")
-	_, err = tl.SetStaffLimits(ctx, "Asha", nil, managerPIN)
+	_, err = tl.Crew.SetStaffLimits(ctx, "Asha", nil, managerPIN)
 	assert.ErrorContains(t, err, "change their limits at the store")
-	in, err := tl.ChangeStaff(ctx, "Asha", StaffUnlock, "", managerPIN)
+	in, err := tl.Crew.ChangeStaff(ctx, "Asha", StaffUnlock, "", managerPIN)
 	require.NoError(t, err)
 	assert.True(t, in.Store)
 
 	// A store manager authorises with their PIN at this counter.
 	ravin := storeMember(t, "S002", "Ravin", RoleManager, "58203917", storePepper)
-	require.NoError(t, tl.ApplyMaster(ctx, MasterStaff, body(t, ravin), 3))
+	require.NoError(t, tl.Shelf.ApplyMaster(ctx, MasterStaff, body(t, ravin), 3))
 	who, err := r.e.Roster().AuthoriseManager(ctx, "58203917", r.clock.Now())
 	require.NoError(t, err)
 	assert.Equal(t, "S002", who.ID)
 
 	// Disabled at the store: refused here once applied.
 	asha.Disabled = true
-	require.NoError(t, tl.ApplyMaster(ctx, MasterStaff, body(t, asha), 4))
-	_, err = tl.SignIn(ctx, "Asha", "73914562")
+	require.NoError(t, tl.Shelf.ApplyMaster(ctx, MasterStaff, body(t, asha), 4))
+	_, err = tl.Crew.SignIn(ctx, "Asha", "73914562")
 	assert.ErrorIs(t, err, ErrStaffDisabled)
-	require.NoError(t, tl.ApplyMaster(ctx, MasterStaff, body(t, storeMember(t, "S001", "Asha", RoleCashier, "73914562", storePepper)), 4))
-	_, err = tl.SignIn(ctx, "Asha", "73914562")
+	require.NoError(t, tl.Shelf.ApplyMaster(ctx, MasterStaff, body(t, storeMember(t, "S001", "Asha", RoleCashier, "73914562", storePepper)), 4))
+	_, err = tl.Crew.SignIn(ctx, "Asha", "73914562")
 	assert.ErrorIs(t, err, ErrStaffDisabled, "a version applied is not applied again")
 }
 
@@ -105,13 +105,13 @@ func TestAStoreMemberNeverReplacesTheCountersOwn(t *testing.T) {
 	r := newRig(t)
 	tl, err := NewTill(ctx, TillConfig{Engine: r.e, Catalogs: &catalogs{}, SampleCatalog: catalogJSON(t)})
 	require.NoError(t, err)
-	tl.SetStorePepper(storePepper)
+	tl.Crew.SetStorePepper(storePepper)
 
 	meera := storeMember(t, "S001", "meera", RoleManager, "11223344", storePepper)
-	err = tl.ApplyMaster(ctx, MasterStaff, body(t, meera), 1)
+	err = tl.Shelf.ApplyMaster(ctx, MasterStaff, body(t, meera), 1)
 	require.Error(t, err, "two enabled members of one name")
 	assert.Equal(t, `The store's member of staff meera has the name of this counter's own member Meera: disable the counter's own (galla staff disable "Meera"), then sync again.`, Sentence(err))
-	v, err := tl.MasterVersion(ctx)
+	v, err := tl.Shelf.MasterVersion(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(0), v, "a refused item is fetched again")
 
@@ -119,10 +119,10 @@ func TestAStoreMemberNeverReplacesTheCountersOwn(t *testing.T) {
 	// store's takes the name.
 	_, err = r.e.Roster().AddStaff(ctx, "Ila", RoleManager, "665544")
 	require.NoError(t, err)
-	_, err = tl.ChangeStaff(ctx, "Meera", StaffDisable, "", managerPIN)
+	_, err = tl.Crew.ChangeStaff(ctx, "Meera", StaffDisable, "", managerPIN)
 	require.NoError(t, err)
-	require.NoError(t, tl.ApplyMaster(ctx, MasterStaff, body(t, meera), 1))
-	m, err := tl.SignIn(ctx, "meera", "11223344")
+	require.NoError(t, tl.Shelf.ApplyMaster(ctx, MasterStaff, body(t, meera), 1))
+	m, err := tl.Crew.SignIn(ctx, "meera", "11223344")
 	require.NoError(t, err)
 	assert.Equal(t, "S001", m.ID, "the name signs in the enabled member")
 
@@ -138,7 +138,7 @@ func TestAStoreMemberNeverReplacesTheCountersOwn(t *testing.T) {
 		}(),
 	} {
 		t.Run(name, func(t *testing.T) {
-			require.Error(t, tl.ApplyMaster(ctx, MasterStaff, body(t, s), 2))
+			require.Error(t, tl.Shelf.ApplyMaster(ctx, MasterStaff, body(t, s), 2))
 			_, err := r.j.Get(ctx, s.ID)
 			if s.ID != "001" {
 				assert.ErrorIs(t, err, ErrUnknownStaff, "nothing stored")

@@ -14,15 +14,15 @@ import (
 func splitBrandEMI(t *testing.T, r *rig, tl *Till, cashier, imei string) (string, EMIPlan) {
 	t.Helper()
 	ctx := t.Context()
-	phone, ok := tl.Lookup("PH-SAM-S24")
+	phone, ok := tl.Shelf.Lookup("PH-SAM-S24")
 	require.True(t, ok)
-	st, err := tl.OpenSale(ctx, []CartLine{{Product: phone, Qty: 1}}, []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: imei}}, cashier)
+	st, err := tl.Checkout.OpenSale(ctx, []CartLine{{Product: phone, Qty: 1}}, []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: imei}}, cashier)
 	require.NoError(t, err)
 	require.Equal(t, Paise(7499900), st.Sale.Amount)
-	out, err := tl.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 50000, Cashier: cashier}, nil)
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 50000, Cashier: cashier}, nil)
 	require.NoError(t, err)
 	require.Equal(t, Paise(7449900), out.Sale.Due)
-	offers, err := tl.SaleEMIOffers(ctx, st.Sale.ID, 0)
+	offers, err := tl.Checkout.SaleEMIOffers(ctx, st.Sale.ID, 0)
 	require.NoError(t, err)
 	for _, o := range offers {
 		if o.IMEIRequired && o.Issuer == "ICICI" && strings.EqualFold(o.Brand, "SAMSUNG") {
@@ -65,7 +65,7 @@ func TestSplitBrandEMIWrongBrandBeforeCard(t *testing.T) {
 	require.NotEmpty(t, apple)
 	id, plan := splitBrandEMI(t, r, tl, ravi.ID, apple)
 
-	_, err := tl.CheckEMIOrder(ctx, PayRequest{Sale: id, Tender: TenderEMI, Offer: &plan, Cashier: ravi.ID})
+	_, err := tl.Checkout.CheckEMIOrder(ctx, PayRequest{Sale: id, Tender: TenderEMI, Offer: &plan, Cashier: ravi.ID})
 	var ie *IMEIError
 	require.ErrorAs(t, err, &ie)
 	require.Len(t, ie.Problems, 1)
@@ -75,7 +75,7 @@ func TestSplitBrandEMIWrongBrandBeforeCard(t *testing.T) {
 	for _, lo := range r.sb.Ledger() {
 		assert.Empty(t, lo.Payments, "no card was sent for order %s", lo.MerchantOrderID)
 	}
-	st, err := tl.SaleStatus(ctx, id)
+	st, err := tl.Checkout.SaleStatus(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, StateOpen, st.Sale.State)
 	assert.Equal(t, Paise(50000), st.Paid, "the cash stays")
@@ -90,7 +90,7 @@ func TestSplitBrandEMIWrongBrandBeforeCard(t *testing.T) {
 	id, plan = splitBrandEMI(t, r, tl, ravi.ID, samsung)
 	req := PayRequest{Sale: id, Tender: TenderEMI, Offer: &plan, Cashier: ravi.ID}
 	from := len(r.j.allEvents())
-	tid, err := tl.CheckEMIOrder(ctx, req)
+	tid, err := tl.Checkout.CheckEMIOrder(ctx, req)
 	require.NoError(t, err)
 	evs := r.j.allEvents()[from:]
 	require.GreaterOrEqual(t, len(evs), 2)
@@ -111,7 +111,7 @@ func TestSplitBrandEMIWrongBrandBeforeCard(t *testing.T) {
 	req.OrderID = tid
 	req.Card = card("5522600000000005") // ICICI
 	req.OTP = r.td.OTP
-	out, err := tl.Pay(ctx, req, nil)
+	out, err := tl.Checkout.Pay(ctx, req, nil)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, out.State)
 	assert.Equal(t, tid, out.OrderID, "the card paid the order whose IMEI was validated")
@@ -119,7 +119,7 @@ func TestSplitBrandEMIWrongBrandBeforeCard(t *testing.T) {
 	require.NotNil(t, out.Sale)
 	assert.True(t, out.Sale.Complete())
 	assert.Equal(t, 1, r.captures(), "charged once")
-	assert.ErrorIs(t, tl.CancelEMIOrder(ctx, tid), ErrNotCancellable, "a paid tender is never cancelled")
+	assert.ErrorIs(t, tl.Checkout.CancelEMIOrder(ctx, tid), ErrNotCancellable, "a paid tender is never cancelled")
 }
 
 // TestSplitBrandEMIBackCancelsTender: going back from the card closes the
@@ -129,18 +129,18 @@ func TestSplitBrandEMIBackCancelsTender(t *testing.T) {
 	r, tl, _, _, ravi := auditRig(t)
 	ctx := t.Context()
 	id, plan := splitBrandEMI(t, r, tl, ravi.ID, otherIMEI(t, r.samsungIMEI(t)))
-	tid, err := tl.CheckEMIOrder(ctx, PayRequest{Sale: id, Tender: TenderEMI, Offer: &plan, Cashier: ravi.ID})
+	tid, err := tl.Checkout.CheckEMIOrder(ctx, PayRequest{Sale: id, Tender: TenderEMI, Offer: &plan, Cashier: ravi.ID})
 	require.NoError(t, err)
-	st, err := tl.SaleStatus(ctx, id)
+	st, err := tl.Checkout.SaleStatus(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, Paise(7449900), st.Pending, "the tender waits for its card")
 	assert.Zero(t, st.Due)
 
-	require.NoError(t, tl.CancelEMIOrder(ctx, tid))
+	require.NoError(t, tl.Checkout.CancelEMIOrder(ctx, tid))
 	o, err := r.e.Order(ctx, tid)
 	require.NoError(t, err)
 	assert.Equal(t, StateAbandoned, o.State)
-	st, err = tl.SaleStatus(ctx, id)
+	st, err = tl.Checkout.SaleStatus(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, StateOpen, st.Sale.State)
 	assert.Equal(t, Paise(50000), st.Paid, "the cash stays")

@@ -59,18 +59,18 @@ func TestTillSplitTenderCashThenCard(t *testing.T) {
 	r, tl, _, meera, ravi := auditRig(t)
 	ctx := t.Context()
 	prn := &jobPrinter{}
-	tl.prn = func(receipts.Profile) (receipts.Printer, error) { return prn, nil }
+	tl.c.prn = func(receipts.Profile) (receipts.Printer, error) { return prn, nil }
 	raw, _ := json.Marshal(receipts.Profile{Transport: receipts.TransportTCP, Address: "10.0.0.9:9100", Width: 80})
 	_, err := r.j.Append(ctx, Event{Kind: EvSettingsChanged, Day: r.e.Today(), Setting: &Setting{Key: SettingPrinter, Value: raw}})
 	require.NoError(t, err)
 
-	lines, _, err := tl.ParseItems(ctx, "ACC-CASE,ACC-CBL", nil)
+	lines, _, err := tl.Shelf.ParseItems(ctx, "ACC-CASE,ACC-CBL", nil)
 	require.NoError(t, err)
-	st, err := tl.OpenSale(ctx, lines, nil, ravi.ID)
+	st, err := tl.Checkout.OpenSale(ctx, lines, nil, ravi.ID)
 	require.NoError(t, err)
 	id := st.Sale.ID
 
-	out, err := tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 70000, Tendered: 100000, Cashier: ravi.ID}, nil)
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 70000, Tendered: 100000, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, Paise(30000), out.Change)
 	assert.Empty(t, out.Drawer)
@@ -79,22 +79,22 @@ func TestTillSplitTenderCashThenCard(t *testing.T) {
 	assert.Equal(t, Paise(129800), out.Sale.Due)
 	assert.Empty(t, out.ReceiptNo)
 
-	_, err = tl.UPIRequest(ctx, id, 0)
+	_, err = tl.Checkout.UPIRequest(ctx, id, 0)
 	assert.ErrorIs(t, err, ErrNoVPA)
-	assert.ErrorIs(t, tl.SaveVPA(ctx, ravi, "shop@ybl"), ErrNotManager)
-	require.NoError(t, tl.SaveVPA(ctx, meera, " galla@okicici "))
-	vpa, err := tl.VPA(ctx)
+	assert.ErrorIs(t, tl.Setup.SaveVPA(ctx, ravi, "shop@ybl"), ErrNotManager)
+	require.NoError(t, tl.Setup.SaveVPA(ctx, meera, " galla@okicici "))
+	vpa, err := tl.Setup.VPA(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "galla@okicici", vpa)
-	up, err := tl.UPIRequest(ctx, id, 29800)
+	up, err := tl.Checkout.UPIRequest(ctx, id, 29800)
 	require.NoError(t, err)
 	assert.Equal(t, id+"-2", up.Ref)
 	assert.Contains(t, up.Link, "am=298.00&tr="+id+"-2")
-	out, err = tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderUPI, Amount: 29800, Cashier: ravi.ID}, nil)
+	out, err = tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderUPI, Amount: 29800, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, Paise(100000), out.Sale.Due)
 
-	out, err = tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCard, Card: tl.NewCard("4111111111111111", "12", "2030", "123", "A B"),
+	out, err = tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCard, Card: tl.Checkout.NewCard("4111111111111111", "12", "2030", "123", "A B"),
 		OTP: r.td.OTP, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, out.State)
@@ -103,12 +103,12 @@ func TestTillSplitTenderCashThenCard(t *testing.T) {
 	assert.Equal(t, "T1/2627/000001", out.ReceiptNo, "the sale's document number, issued when covered")
 	assert.Equal(t, Paise(100000), out.Amount, "the card paid the rest")
 
-	open, err := tl.OpenSales(ctx)
+	open, err := tl.Checkout.OpenSales(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, open)
 
 	// The sale's receipt lists each tender that paid it.
-	doc, err := tl.ReceiptDocument(ctx, id, -1)
+	doc, err := tl.Documents.ReceiptDocument(ctx, id, -1)
 	require.NoError(t, err)
 	var b bytes.Buffer
 	require.NoError(t, receipts.Text(&b, doc.Receipt, 48))
@@ -128,25 +128,25 @@ func TestTillSplitTenderStaysOpen(t *testing.T) {
 	r, tl, _, meera, ravi := auditRig(t)
 	ctx := t.Context()
 	_ = meera
-	lines, _, err := tl.ParseItems(ctx, "ACC-CASE", nil)
+	lines, _, err := tl.Shelf.ParseItems(ctx, "ACC-CASE", nil)
 	require.NoError(t, err)
-	st, err := tl.OpenSale(ctx, lines, nil, ravi.ID)
+	st, err := tl.Checkout.OpenSale(ctx, lines, nil, ravi.ID)
 	require.NoError(t, err)
-	_, err = tl.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 10000, Cashier: ravi.ID}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 10000, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
-	_, err = tl.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderNote, NoteNo: "CN-1", Cashier: ravi.ID}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderNote, NoteNo: "CN-1", Cashier: ravi.ID}, nil)
 	assert.Equal(t, "\"CN-1\" is not a credit note number; it reads like T1/C2627/00012.", Sentence(err))
 
 	// Another till on the same journal (a restart) shows the sale part paid.
 	tl2, err := NewTill(ctx, TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t)})
 	require.NoError(t, err)
-	open, err := tl2.OpenSales(ctx)
+	open, err := tl2.Checkout.OpenSales(ctx)
 	require.NoError(t, err)
 	require.Len(t, open, 1)
 	assert.Equal(t, Paise(10000), open[0].Paid)
 	assert.Equal(t, Paise(139900), open[0].Due)
 
-	st2, err := tl2.VoidSale(ctx, st.Sale.ID, managerPIN, "customer changed their mind")
+	st2, err := tl2.Checkout.VoidSale(ctx, st.Sale.ID, managerPIN, "customer changed their mind")
 	require.NoError(t, err)
 	assert.Equal(t, StateVoided, st2.Sale.State)
 	require.Len(t, st2.Tenders, 1, "the refused credit note added no tender")
@@ -157,15 +157,15 @@ func TestTillSplitTenderStaysOpen(t *testing.T) {
 func TestTillSplitTenderDeclinedThenSameOrder(t *testing.T) {
 	r, tl, _, _, ravi := auditRig(t)
 	ctx := t.Context()
-	lines, _, err := tl.ParseItems(ctx, "ACC-CASE", nil)
+	lines, _, err := tl.Shelf.ParseItems(ctx, "ACC-CASE", nil)
 	require.NoError(t, err)
-	st, err := tl.OpenSale(ctx, lines, nil, ravi.ID)
+	st, err := tl.Checkout.OpenSale(ctx, lines, nil, ravi.ID)
 	require.NoError(t, err)
 	id := st.Sale.ID
-	_, err = tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 
-	out, err := tl.Pay(ctx, PayRequest{Sale: id, Tender: TenderCard, Card: tl.NewCard("4000000000000002", "12", "2030", "123", "A B"),
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCard, Card: tl.Checkout.NewCard("4000000000000002", "12", "2030", "123", "A B"),
 		OTP: r.td.OTP, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 	require.Equal(t, StateFailed, out.State)
@@ -173,8 +173,8 @@ func TestTillSplitTenderDeclinedThenSameOrder(t *testing.T) {
 	assert.Equal(t, Paise(100000), out.Sale.Due, "a declined tender counts for nothing")
 	assert.Empty(t, out.ReceiptNo)
 
-	again, err := tl.Pay(ctx, PayRequest{Sale: id, OrderID: out.OrderID, Tender: TenderCard,
-		Card: tl.NewCard("4111111111111111", "12", "2030", "123", "A B"), OTP: r.td.OTP, Cashier: ravi.ID}, nil)
+	again, err := tl.Checkout.Pay(ctx, PayRequest{Sale: id, OrderID: out.OrderID, Tender: TenderCard,
+		Card: tl.Checkout.NewCard("4111111111111111", "12", "2030", "123", "A B"), OTP: r.td.OTP, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
 	require.Equal(t, StatePaid, again.State)
 	assert.Equal(t, out.OrderID, again.OrderID, "paid again on the same order")

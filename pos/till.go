@@ -17,26 +17,28 @@ import (
 // keeps the day (orders, X and Z, day close), the Drawer the shifts and cash,
 // the Crew the staff and manager approvals, the Shelf the catalog, cart
 // pricing and held bills, the Setup the settings, the Customers the buyers, and
-// the Documents the receipts, report slips and exports. They are embedded, so
-// that each of their methods is the Till's too, and each is a field of its own
-// (till.Checkout). The Till's own methods are only the facade's: the engine,
-// the terminal's name, its clock, and the status bar. The window (ui) and the
-// command line call the same methods, so the same sale gives the same journal
-// events from either front end. Its methods are safe for concurrent use; those
-// that may touch the network, the journal or a printer take a context.
+// the Documents the receipts, report slips and exports. Each is a named field
+// and none is embedded: callers name the service they use
+// (till.Drawer.OpenShift). The Till's own methods are only the facade's: the
+// engine, the terminal's name, its clock, and the status bar. The window (ui)
+// and the command line call the same services, so the same sale gives the same
+// journal events from either front end. Its methods are safe for concurrent
+// use; those that may touch the network, the journal or a printer take a
+// context.
 type Till struct {
-	*core
-	*Drawer
-	*Crew
-	*Shelf
-	*Setup
-	*Customers
-	*Documents
-	*Checkout
-	*Pending
-	*IMEIs
-	*Returns
-	*Books
+	Drawer    *Drawer
+	Crew      *Crew
+	Shelf     *Shelf
+	Setup     *Setup
+	Customers *Customers
+	Documents *Documents
+	Checkout  *Checkout
+	Pending   *Pending
+	IMEIs     *IMEIs
+	Returns   *Returns
+	Books     *Books
+
+	c *core // the state the services share; the facade's own methods read it
 }
 
 // CatalogStore keeps the catalog last imported; pos/journal implements it.
@@ -146,45 +148,45 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 		return nil, errors.New("pos: new till: no engine")
 	}
 	c := newCore(cfg)
-	t := &Till{core: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers, Documents: c.docs,
+	t := &Till{c: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers, Documents: c.docs,
 		Checkout: c.checkout, Pending: c.pending, IMEIs: c.imeis, Returns: c.returns, Books: c.books}
-	if t.prn == nil {
-		t.prn = receipts.NewPrinter
+	if t.c.prn == nil {
+		t.c.prn = receipts.NewPrinter
 	}
 	if cfg.Terminal == "" {
-		t.cfg.Terminal = "T1"
+		t.c.cfg.Terminal = "T1"
 	}
-	if err := CheckTerminal(t.cfg.Terminal); err != nil { // document numbers stay within 16 characters
+	if err := CheckTerminal(t.c.cfg.Terminal); err != nil { // document numbers stay within 16 characters
 		return nil, err
 	}
 	// A split sale's credit-note tender spends this counter's notes: the
 	// engine is given the Returns' ledger as its port, and the name its notes
 	// are numbered under.
-	t.eng.useNotes(noteLedger{c.returns}, t.cfg.Terminal)
-	d, err := LoadDiscountPolicy(ctx, t.j)
+	t.c.eng.useNotes(noteLedger{c.returns}, t.c.cfg.Terminal)
+	d, err := LoadDiscountPolicy(ctx, t.c.j)
 	if err != nil {
 		return nil, err
 	}
-	t.discount = d
+	t.c.discount = d
 	// The payments an earlier run left pending are followed up from now on, so
 	// that one the reconciler resolves at start raises its notice too.
-	if un, err := t.j.Unresolved(ctx); err == nil {
-		t.pending.watch(un)
+	if un, err := t.c.j.Unresolved(ctx); err == nil {
+		t.c.pending.watch(un)
 	}
 	return t, nil
 }
 
 // Engine returns the checkout engine under the till.
-func (t *Till) Engine() *Engine { return t.eng }
+func (t *Till) Engine() *Engine { return t.c.eng }
 
 // Terminal returns the terminal's name as documents print it.
-func (t *Till) Terminal() string { return t.cfg.Terminal }
+func (t *Till) Terminal() string { return t.c.cfg.Terminal }
 
 // Live reports whether the till takes payments through the live service.
-func (t *Till) Live() bool { return t.live }
+func (t *Till) Live() bool { return t.c.live }
 
 // Now returns the till's time.
-func (t *Till) Now() time.Time { return t.eng.Now() }
+func (t *Till) Now() time.Time { return t.c.eng.Now() }
 
 // TillStatus is what the status bar shows.
 type TillStatus struct {
@@ -215,30 +217,30 @@ type TillStatus struct {
 // Status returns the gateway mode, whether the service answers, how many payments
 // are unknown and how the journal's check stands.
 func (t *Till) Status(ctx context.Context) TillStatus {
-	st := TillStatus{Live: t.live, Online: true}
+	st := TillStatus{Live: t.c.live, Online: true}
 	if st.Live {
-		t.mu.Lock()
-		st.Online = t.lastErr.IsZero() || time.Since(t.lastErr) > time.Minute
-		t.mu.Unlock()
+		t.c.mu.Lock()
+		st.Online = t.c.lastErr.IsZero() || time.Since(t.c.lastErr) > time.Minute
+		t.c.mu.Unlock()
 	}
-	if un, err := t.j.Unresolved(ctx); err == nil {
-		st.Pending = t.pending.watch(un)
+	if un, err := t.c.j.Unresolved(ctx); err == nil {
+		st.Pending = t.c.pending.watch(un)
 		st.Unknown = len(st.Pending)
 		st.InProgress = len(un) - st.Unknown
 	}
-	if t.cfg.Health != nil {
-		switch done, err := t.cfg.Health.Verified(); {
+	if t.c.cfg.Health != nil {
+		switch done, err := t.c.cfg.Health.Verified(); {
 		case !done:
 			st.Checking = true
 		case err != nil:
 			st.Damaged = Sentence(err)
 		}
 	}
-	t.mu.Lock()
-	if t.fullCheck != nil && st.Damaged == "" {
-		st.Damaged = Sentence(t.fullCheck)
+	t.c.mu.Lock()
+	if t.c.fullCheck != nil && st.Damaged == "" {
+		st.Damaged = Sentence(t.c.fullCheck)
 	}
-	t.mu.Unlock()
+	t.c.mu.Unlock()
 	st.Store = t.StoreStatus()
 	return st
 }

@@ -78,9 +78,9 @@ func auditRig(t *testing.T) (*rig, *Till, *fakeService, StaffMember, StaffMember
 	require.NoError(t, err)
 	_, err = r.e.Roster().WithIterations(MinPINIterations).AddStaff(t.Context(), "Ravi", RoleCashier, "1234")
 	require.NoError(t, err)
-	meera, err := tl.SignIn(t.Context(), "Meera", managerPIN)
+	meera, err := tl.Crew.SignIn(t.Context(), "Meera", managerPIN)
 	require.NoError(t, err)
-	ravi, err := tl.SignIn(t.Context(), "Ravi", "1234")
+	ravi, err := tl.Crew.SignIn(t.Context(), "Ravi", "1234")
 	require.NoError(t, err)
 	return r, tl, svc, meera, ravi
 }
@@ -103,7 +103,7 @@ func eventsOf(t *testing.T, r *rig, kind EventKind, from int) []Event {
 func TestSaveSettingsJournalsTheManager(t *testing.T) {
 	r, tl, svc, meera, _ := auditRig(t)
 	ctx := t.Context()
-	st, err := tl.Settings(ctx)
+	st, err := tl.Setup.Settings(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, st.AccessCode, "the access code is never read back")
 	assert.Equal(t, "••••9Q", st.AccessCodeShown)
@@ -114,7 +114,7 @@ func TestSaveSettingsJournalsTheManager(t *testing.T) {
 	st.Live, st.GatewayURL, st.MerchantID = true, "https://pay.example.in", "31337"
 	st.AccessCode = "NEWCODE-2"
 	st.PrinterAddr, st.PrinterProfile = "192.168.1.50:9100", "80mm"
-	require.NoError(t, tl.SaveSettings(ctx, meera, st, "NEW-SECRET-XYZ"))
+	require.NoError(t, tl.Setup.SaveSettings(ctx, meera, st, "NEW-SECRET-XYZ"))
 
 	changed := eventsOf(t, r, EvSettingsChanged, before)
 	keys := map[string]Event{}
@@ -140,12 +140,12 @@ func TestSaveSettingsJournalsTheManager(t *testing.T) {
 
 	// Saved again unchanged, with the access code empty or as shown: nothing is
 	// journaled and the stored code stays.
-	again, err := tl.Settings(ctx)
+	again, err := tl.Setup.Settings(ctx)
 	require.NoError(t, err)
 	for _, code := range []string{"", again.AccessCodeShown} {
 		before = len(r.j.allEvents())
 		again.AccessCode = code
-		require.NoError(t, tl.SaveSettings(ctx, meera, again, ""))
+		require.NoError(t, tl.Setup.SaveSettings(ctx, meera, again, ""))
 		assert.Empty(t, eventsOf(t, r, EvSettingsChanged, before), "nothing changed, nothing journaled (access code %q)", code)
 		assert.Equal(t, "NEWCODE-2", svc.cur.AccessCode, "the stored access code stays")
 	}
@@ -157,7 +157,7 @@ func TestSaveSettingsJournalsTheManager(t *testing.T) {
 func TestSaveSettingsRefusedChangesNothing(t *testing.T) {
 	r, tl, svc, meera, ravi := auditRig(t)
 	ctx := t.Context()
-	st, err := tl.Settings(ctx)
+	st, err := tl.Setup.Settings(ctx)
 	require.NoError(t, err)
 	st.ShopName, st.DiscountLimit = "Sharma Mobiles", Rupees(900)
 	st.PrinterAddr, st.PrinterProfile = "192.168.1.50:9100", "58mm"
@@ -180,12 +180,12 @@ func TestSaveSettingsRefusedChangesNothing(t *testing.T) {
 			before := len(r.j.allEvents())
 			s := st
 			tt.edit(&s)
-			err := tl.SaveSettings(ctx, tt.by, s, "NEW-SECRET-XYZ")
+			err := tl.Setup.SaveSettings(ctx, tt.by, s, "NEW-SECRET-XYZ")
 			require.Error(t, err)
 			assert.NotEqual(t, GenericSentence, Sentence(err), "the refusal is a sentence")
 			assert.Len(t, r.j.allEvents(), before, "nothing is journaled")
 			assert.Equal(t, 0, svc.saves, "the configuration is not written")
-			assert.Equal(t, DefaultDiscountLimit, tl.DiscountLimit(CartLine{}), "the discount limit stays")
+			assert.Equal(t, DefaultDiscountLimit, tl.Shelf.DiscountLimit(CartLine{}), "the discount limit stays")
 			shop, err := LoadShop(ctx, r.j)
 			require.NoError(t, err)
 			assert.Empty(t, shop.Name)
@@ -194,7 +194,7 @@ func TestSaveSettingsRefusedChangesNothing(t *testing.T) {
 			assert.False(t, ok, "no printer")
 		})
 	}
-	assert.ErrorIs(t, tl.SaveSettings(ctx, ravi, st, ""), ErrNotManager)
+	assert.ErrorIs(t, tl.Setup.SaveSettings(ctx, ravi, st, ""), ErrNotManager)
 }
 
 // TestAuditSignInOutOverride: sign-in, a refused PIN, sign-out and a manager's
@@ -209,15 +209,15 @@ func TestAuditSignInOutOverride(t *testing.T) {
 	assert.Empty(t, signIns[0].Day, "an audit event belongs to no business day")
 
 	before := len(r.j.allEvents())
-	_, err := tl.SignIn(ctx, "Ravi", "9876")
+	_, err := tl.Crew.SignIn(ctx, "Ravi", "9876")
 	require.ErrorIs(t, err, ErrWrongPIN)
 	failed := eventsOf(t, r, EvStaffSignInFail, before)
 	require.Len(t, failed, 1)
 	assert.Equal(t, ravi.ID, failed[0].Staff)
 	assert.Equal(t, "wrong PIN", failed[0].Reason)
 
-	require.NoError(t, tl.SignOut(ctx, ravi, true))
-	require.NoError(t, tl.SignOut(ctx, meera, false))
+	require.NoError(t, tl.Crew.SignOut(ctx, ravi, true))
+	require.NoError(t, tl.Crew.SignOut(ctx, meera, false))
 	outs := eventsOf(t, r, EvStaffSignOut, before)
 	require.Len(t, outs, 2)
 	assert.Equal(t, ravi.ID, outs[0].Staff)
@@ -225,13 +225,13 @@ func TestAuditSignInOutOverride(t *testing.T) {
 	assert.Equal(t, meera.ID, outs[1].Staff)
 	assert.Equal(t, "locked", outs[1].Reason)
 
-	tv, ok := tl.Lookup("TV-LG-OLED55C4")
+	tv, ok := tl.Shelf.Lookup("TV-LG-OLED55C4")
 	require.True(t, ok)
 	o := Override{What: OverrideDiscount, SKU: tv.SKU, Amount: Rupees(1500), By: ravi.ID}
-	_, err = tl.Authorize(ctx, "1234", o)
+	_, err = tl.Crew.Authorize(ctx, "1234", o)
 	require.Error(t, err, "a cashier's PIN approves nothing")
 	assert.Empty(t, eventsOf(t, r, EvOverride, before))
-	m, err := tl.Authorize(ctx, managerPIN, o)
+	m, err := tl.Crew.Authorize(ctx, managerPIN, o)
 	require.NoError(t, err)
 	ov := eventsOf(t, r, EvOverride, before)
 	require.Len(t, ov, 1)
@@ -264,13 +264,13 @@ func TestAuditRefusedWhenNotJournaled(t *testing.T) {
 		return nil
 	}
 	r.j.mu.Unlock()
-	_, err := tl.SignIn(ctx, "Meera", managerPIN)
+	_, err := tl.Crew.SignIn(ctx, "Meera", managerPIN)
 	assert.ErrorIs(t, err, full)
-	tv, ok := tl.Lookup("TV-LG-OLED55C4")
+	tv, ok := tl.Shelf.Lookup("TV-LG-OLED55C4")
 	require.True(t, ok)
-	_, err = tl.Authorize(ctx, managerPIN, Override{What: OverrideDiscount, SKU: tv.SKU, Amount: Rupees(1500)})
+	_, err = tl.Crew.Authorize(ctx, managerPIN, Override{What: OverrideDiscount, SKU: tv.SKU, Amount: Rupees(1500)})
 	assert.ErrorIs(t, err, full)
-	_, err = tl.Price([]CartLine{{Product: tv, Qty: 1, Discount: Rupees(1500), ApprovedBy: "Meera"}})
+	_, err = tl.Shelf.Price([]CartLine{{Product: tv, Qty: 1, Discount: Rupees(1500), ApprovedBy: "Meera"}})
 	assert.ErrorIs(t, err, ErrDiscountNeedsManager, "an approval the journal did not record counts for nothing")
 }
 
@@ -280,16 +280,16 @@ func TestSettingsRefuseABadGSTIN(t *testing.T) {
 	r := newRig(t)
 	tl := r.till(t)
 	ctx := t.Context()
-	m, err := tl.Authorize(ctx, managerPIN, Override{})
+	m, err := tl.Crew.Authorize(ctx, managerPIN, Override{})
 	require.NoError(t, err)
 	before, err := LoadShop(ctx, r.j)
 	require.NoError(t, err)
-	err = tl.SaveSettings(ctx, m, Settings{ShopName: "Sharma Mobiles", Address: "MG Road", GSTIN: "27AAPFU0939F1ZW", DiscountLimit: DefaultDiscountLimit}, "")
+	err = tl.Setup.SaveSettings(ctx, m, Settings{ShopName: "Sharma Mobiles", Address: "MG Road", GSTIN: "27AAPFU0939F1ZW", DiscountLimit: DefaultDiscountLimit}, "")
 	assert.ErrorIs(t, err, ErrGSTINCheck)
 	after, err := LoadShop(ctx, r.j)
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "a refused GSTIN changes nothing")
-	require.NoError(t, tl.SaveSettings(ctx, m, Settings{ShopName: "Sharma Mobiles", Address: "MG Road", GSTIN: "27aapfu0939f1zv", DiscountLimit: DefaultDiscountLimit}, ""))
+	require.NoError(t, tl.Setup.SaveSettings(ctx, m, Settings{ShopName: "Sharma Mobiles", Address: "MG Road", GSTIN: "27aapfu0939f1zv", DiscountLimit: DefaultDiscountLimit}, ""))
 	after, err = LoadShop(ctx, r.j)
 	require.NoError(t, err)
 	assert.Equal(t, "27AAPFU0939F1ZV", after.GSTIN)
@@ -303,24 +303,24 @@ func TestSettingsKeepTheShopsStateSchemeAndRates(t *testing.T) {
 	r := newRig(t)
 	tl := r.till(t)
 	ctx := t.Context()
-	m, err := tl.Authorize(ctx, managerPIN, Override{})
+	m, err := tl.Crew.Authorize(ctx, managerPIN, Override{})
 	require.NoError(t, err)
 	base := Settings{ShopName: "Sharma Mobiles", Address: "MG Road", DiscountLimit: DefaultDiscountLimit}
 
 	bad := base
 	bad.GSTIN, bad.State = "27AAPFU0939F1ZV", "29"
-	err = tl.SaveSettings(ctx, m, bad, "")
+	err = tl.Setup.SaveSettings(ctx, m, bad, "")
 	require.Error(t, err)
 	assert.Equal(t, "The GSTIN 27AAPFU0939F1ZV is registered in state 27, not 29: correct the state code or the GSTIN.", Sentence(err))
 	bad = base
 	bad.Rates = "5, 12"
-	assert.Error(t, tl.SaveSettings(ctx, m, bad, ""), "12% is not a rate in force")
+	assert.Error(t, tl.Setup.SaveSettings(ctx, m, bad, ""), "12% is not a rate in force")
 
 	// An unregistered shop in Karnataka, selling 5% and 18% goods: a RECEIPT.
 	s := base
 	s.State, s.Rates = "29", "18,5"
-	require.NoError(t, tl.SaveSettings(ctx, m, s, ""))
-	got, err := tl.Settings(ctx)
+	require.NoError(t, tl.Setup.SaveSettings(ctx, m, s, ""))
+	got, err := tl.Setup.Settings(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "29", got.State)
 	assert.Equal(t, "5, 18", got.Rates)
@@ -331,8 +331,8 @@ func TestSettingsKeepTheShopsStateSchemeAndRates(t *testing.T) {
 
 	// Registered under the composition scheme, every rate again.
 	s.GSTIN, s.State, s.Composition, s.Rates = "27AAPFU0939F1ZV", "", true, "all"
-	require.NoError(t, tl.SaveSettings(ctx, m, s, ""))
-	got, err = tl.Settings(ctx)
+	require.NoError(t, tl.Setup.SaveSettings(ctx, m, s, ""))
+	got, err = tl.Setup.Settings(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "27", got.State, "the GSTIN gives the state")
 	assert.Equal(t, "all", got.Rates)

@@ -104,10 +104,10 @@ func TestTillGSTR1(t *testing.T) {
 	require.NoError(t, err)
 	month := gstr.Month{Year: 2026, Month: time.November}
 
-	_, err = tl.GSTR1(ctx, month)
+	_, err = tl.Documents.GSTR1(ctx, month)
 	assert.EqualError(t, err, "GSTR-1 is filed under the shop's GSTIN, which is not set: set it with galla shop set --gstin (or in Settings), then export again.")
 
-	_, _, err = tl.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
+	_, _, err = tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
 	require.NoError(t, err)
 
 	_, err = r.e.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
@@ -119,7 +119,7 @@ func TestTillGSTR1(t *testing.T) {
 	_, err = r.e.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 100_00, PIN: managerPIN})
 	require.NoError(t, err)
 
-	ret, err := tl.GSTR1(ctx, month)
+	ret, err := tl.Documents.GSTR1(ctx, month)
 	require.NoError(t, err)
 	assert.Equal(t, "27AAPFU0939F1ZV", ret.GSTIN)
 	assert.Equal(t, "112026", ret.FP)
@@ -146,25 +146,25 @@ func TestTillGSTR1(t *testing.T) {
 	}, ret.DocIssue.DocDet, "the failed sale issued no document")
 
 	// October has nothing.
-	oct, err := tl.GSTR1(ctx, gstr.Month{Year: 2026, Month: time.October})
+	oct, err := tl.Documents.GSTR1(ctx, gstr.Month{Year: 2026, Month: time.October})
 	require.NoError(t, err)
 	assert.Empty(t, oct.B2CS)
 	assert.Nil(t, oct.DocIssue)
 
 	var out bytes.Buffer
 	day := r.clock.Now()
-	require.NoError(t, tl.WriteLinesCSV(ctx, day, day, &out))
+	require.NoError(t, tl.Documents.WriteLinesCSV(ctx, day, day, &out))
 	rows, err := csv.NewReader(&out).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, rows, 4, "a header, two lines sold, one returned")
 	assert.Equal(t, []string{"T1/2627/000001", "Cable", "422.88", "cash", "Meera"}, []string{rows[1][0], rows[1][7], rows[1][11], rows[1][19], rows[1][20]})
 	assert.Equal(t, []string{"T1/C2627/00001", "credit-note", "T1/2627/000002", "-84.75"}, []string{rows[3][0], rows[3][2], rows[3][3], rows[3][11]})
 
-	assert.ErrorIs(t, tl.WriteLinesCSV(ctx, day, day.AddDate(0, 0, -1), &out), ErrExportRange)
+	assert.ErrorIs(t, tl.Documents.WriteLinesCSV(ctx, day, day.AddDate(0, 0, -1), &out), ErrExportRange)
 	// 2026-11-22 to 2029-11-21 is 1,096 days (2028 is a leap year); a day more is too long.
-	_, err = tl.ExportDocuments(ctx, day, time.Date(2029, 11, 21, 0, 0, 0, 0, time.Local))
+	_, err = tl.Documents.ExportDocuments(ctx, day, time.Date(2029, 11, 21, 0, 0, 0, 0, time.Local))
 	require.NoError(t, err)
-	_, err = tl.ExportDocuments(ctx, day, time.Date(2029, 11, 22, 0, 0, 0, 0, time.Local))
+	_, err = tl.Documents.ExportDocuments(ctx, day, time.Date(2029, 11, 22, 0, 0, 0, 0, time.Local))
 	assert.ErrorIs(t, err, ErrExportTooLong)
 
 	// A refund in December of November's sale is in December's return, citing
@@ -173,24 +173,24 @@ func TestTillGSTR1(t *testing.T) {
 	require.Equal(t, "2026-12-01", ToDay(r.clock.Now()))
 	_, err = r.e.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 100_00, PIN: managerPIN})
 	require.NoError(t, err)
-	dec, err := tl.GSTR1(ctx, gstr.Month{Year: 2026, Month: time.December})
+	dec, err := tl.Documents.GSTR1(ctx, gstr.Month{Year: 2026, Month: time.December})
 	require.NoError(t, err)
 	require.Len(t, dec.B2CS, 1)
 	assert.Equal(t, gstr.Paise(-84_75), dec.B2CS[0].TxVal)
 	assert.Equal(t, []gstr.DocDet{{DocNum: 5, DocTyp: "Credit Note", Docs: []gstr.DocSeries{{Num: 1, From: "T1/C2627/00002", To: "T1/C2627/00002", TotNum: 1, NetIssue: 1}}}},
 		dec.DocIssue.DocDet)
-	docs, err := tl.ExportDocuments(ctx, r.clock.Now(), r.clock.Now())
+	docs, err := tl.Documents.ExportDocuments(ctx, r.clock.Now(), r.clock.Now())
 	require.NoError(t, err)
 	require.Len(t, docs, 1)
 	assert.Equal(t, "T1/2627/000002", docs[0].OriginalNumber)
 	assert.Equal(t, "2026-11-22", ToDay(docs[0].OriginalDate))
-	nov, err := tl.GSTR1(ctx, month)
+	nov, err := tl.Documents.GSTR1(ctx, month)
 	require.NoError(t, err)
 	assert.Equal(t, ret, nov)
 
-	_, _, err = tl.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV", Composition: true}, managerPIN)
+	_, _, err = tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV", Composition: true}, managerPIN)
 	require.NoError(t, err)
-	_, err = tl.GSTR1(ctx, month)
+	_, err = tl.Documents.GSTR1(ctx, month)
 	assert.ErrorContains(t, err, "composition scheme")
 }
 

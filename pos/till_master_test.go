@@ -27,38 +27,38 @@ func TestTheStoresMasterDataIsAppliedOnce(t *testing.T) {
 	cs := &catalogs{}
 	tl, err := NewTill(ctx, TillConfig{Engine: r.e, Catalogs: cs, SampleCatalog: catalogJSON(t)})
 	require.NoError(t, err)
-	v, err := tl.MasterVersion(ctx)
+	v, err := tl.Shelf.MasterVersion(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(0), v)
 
 	store := []byte(`[{"sku":"CHG","name":"Charger 20W","price":"1180.00","gst_rate":18,"hsn":"8504"}]`)
-	require.NoError(t, tl.ApplyMaster(ctx, MasterCatalog, store, 1))
-	p, ok := tl.Lookup("CHG")
+	require.NoError(t, tl.Shelf.ApplyMaster(ctx, MasterCatalog, store, 1))
+	p, ok := tl.Shelf.Lookup("CHG")
 	require.True(t, ok, "the store's catalog is sold from at once")
 	assert.Equal(t, Rupees(1180), p.Price)
-	_, ok = tl.Lookup("ACC-CASE")
+	_, ok = tl.Shelf.Lookup("ACC-CASE")
 	assert.False(t, ok, "the store's catalog replaced the counter's")
 	assert.Equal(t, []string{"store"}, cs.by)
 
-	require.NoError(t, tl.ApplyMaster(ctx, MasterCatalog, store, 1))
+	require.NoError(t, tl.Shelf.ApplyMaster(ctx, MasterCatalog, store, 1))
 	assert.Equal(t, []string{"store"}, cs.by, "a version applied is not applied again")
 
 	shop := []byte(`{"name":"Galla Mobiles","address":["FC Road, Pune"],"gstin":"27AAPFU0939F1ZV","state":"27"}`)
-	require.NoError(t, tl.ApplyMaster(ctx, MasterShop, shop, 2))
+	require.NoError(t, tl.Shelf.ApplyMaster(ctx, MasterShop, shop, 2))
 	got, err := LoadShop(ctx, r.j)
 	require.NoError(t, err)
 	assert.Equal(t, Shop{Name: "Galla Mobiles", Address: []string{"FC Road, Pune"}, GSTIN: "27AAPFU0939F1ZV", State: "27"}, got)
 
 	// A catalog the counter's rules refuse changes nothing.
-	err = tl.ApplyMaster(ctx, MasterCatalog, []byte(`[{"sku":"X","name":"X","price":"10.00","gst_rate":7,"hsn":"8504"}]`), 3)
+	err = tl.Shelf.ApplyMaster(ctx, MasterCatalog, []byte(`[{"sku":"X","name":"X","price":"10.00","gst_rate":7,"hsn":"8504"}]`), 3)
 	require.ErrorIs(t, err, ErrBadCatalog)
-	_, ok = tl.Lookup("CHG")
+	_, ok = tl.Shelf.Lookup("CHG")
 	assert.True(t, ok)
 
 	// After a restart the counter knows what it applied.
 	tl2, err := NewTill(ctx, TillConfig{Engine: r.e, Catalogs: cs, SampleCatalog: catalogJSON(t)})
 	require.NoError(t, err)
-	v, err = tl2.MasterVersion(ctx)
+	v, err = tl2.Shelf.MasterVersion(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(2), v)
 	var byStore int

@@ -58,13 +58,13 @@ func TestIMEIOverrideSplitSale(t *testing.T) {
 	require.NoError(t, err)
 	store := &offlineStore{}
 	r.e.SetDecisions(store)
-	phone, ok := tl.Lookup("PH-SAM-S24")
+	phone, ok := tl.Shelf.Lookup("PH-SAM-S24")
 	require.True(t, ok)
 	imei := r.samsungIMEI(t)
 	req := PayRequest{Lines: []CartLine{{Product: phone, Qty: 1}}, IMEIs: []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: imei}}, Cashier: "Ravi"}
 	before := len(r.j.allEvents())
 
-	_, err = tl.OpenSplit(ctx, req)
+	_, err = tl.Checkout.OpenSplit(ctx, req)
 	require.ErrorIs(t, err, ErrStoreOffline, "no override: refused")
 	assert.True(t, MayOverrideIMEI(err))
 
@@ -76,7 +76,7 @@ func TestIMEIOverrideSplitSale(t *testing.T) {
 		pins = pins[1:]
 		return pin, nil
 	}
-	st, err := tl.OpenSplit(ctx, req)
+	st, err := tl.Checkout.OpenSplit(ctx, req)
 	require.NoError(t, err)
 	assert.Equal(t, StateOpen, st.Sale.State)
 	assert.Equal(t, []string{imei}, st.Sale.IMEIs)
@@ -85,7 +85,7 @@ func TestIMEIOverrideSplitSale(t *testing.T) {
 	assert.False(t, errors.Is(causes[1], ErrStoreOffline), "the second ask says why the PIN approved nothing: %v", causes[1])
 	ov := eventsOf(t, r, EvOverride, before)
 	require.Len(t, ov, 1)
-	meera, err := tl.SignIn(ctx, "Meera", managerPIN)
+	meera, err := tl.Crew.SignIn(ctx, "Meera", managerPIN)
 	require.NoError(t, err)
 	assert.Equal(t, meera.ID, ov[0].Staff)
 	assert.Equal(t, "imei", ov[0].Extra["what"])
@@ -103,12 +103,12 @@ func TestIMEIOverrideDeclined(t *testing.T) {
 	tl := r.till(t)
 	ctx := t.Context()
 	r.e.SetDecisions(&offlineStore{})
-	phone, ok := tl.Lookup("PH-SAM-S24")
+	phone, ok := tl.Shelf.Lookup("PH-SAM-S24")
 	require.True(t, ok)
 	c := card("4111111111111111")
 	before := len(r.j.allEvents())
 	asked := 0
-	_, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{{Product: phone, Qty: 1}}, IMEIs: []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: r.samsungIMEI(t)}},
+	_, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{{Product: phone, Qty: 1}}, IMEIs: []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: r.samsungIMEI(t)}},
 		Tender: TenderCard, Card: c, OTP: r.td.OTP,
 		AskIMEIOverride: func(context.Context, error) (string, error) { asked++; return "", errors.New("declined") }}, nil)
 	require.ErrorIs(t, err, ErrStoreOffline)
@@ -126,10 +126,10 @@ func TestIMEIOverrideBrandEMIOrder(t *testing.T) {
 	tl := r.till(t)
 	ctx := t.Context()
 	r.e.SetDecisions(&offlineStore{})
-	phone, ok := tl.Lookup("PH-SAM-S24")
+	phone, ok := tl.Shelf.Lookup("PH-SAM-S24")
 	require.True(t, ok)
 	lines := []CartLine{{Product: phone, Qty: 1}}
-	offers, err := tl.EMIOffers(ctx, lines)
+	offers, err := tl.Checkout.EMIOffers(ctx, lines)
 	require.NoError(t, err)
 	var plan *EMIPlan
 	for i := range offers {
@@ -139,12 +139,12 @@ func TestIMEIOverrideBrandEMIOrder(t *testing.T) {
 	}
 	require.NotNil(t, plan, "HDFC gives Samsung's brand offer")
 	req := PayRequest{Lines: lines, IMEIs: []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: r.samsungIMEI(t)}}, Tender: TenderEMI, Offer: plan}
-	_, err = tl.CheckEMIOrder(ctx, req)
+	_, err = tl.Checkout.CheckEMIOrder(ctx, req)
 	require.ErrorIs(t, err, ErrStoreOffline)
 	assert.Empty(t, r.sb.Ledger(), "no order created at the service")
 
 	req.OverrideIMEIPIN = managerPIN
-	id, err := tl.CheckEMIOrder(ctx, req)
+	id, err := tl.Checkout.CheckEMIOrder(ctx, req)
 	require.NoError(t, err)
 	o, err := r.e.Order(ctx, id)
 	require.NoError(t, err)

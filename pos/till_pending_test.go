@@ -46,47 +46,47 @@ func TestCartLockAndFollowUp(t *testing.T) {
 	r := newRig(t)
 	tl := r.till(t)
 	ctx := t.Context()
-	case1, ok := tl.Lookup("ACC-CASE")
+	case1, ok := tl.Shelf.Lookup("ACC-CASE")
 	require.True(t, ok)
 	lines := []CartLine{{Product: case1, Qty: 1}}
 
-	assert.Equal(t, CartLock{}, tl.CartLock(ctx, ""), "no payment yet: nothing locked")
-	out, err := tl.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCard, Card: card("4111111111111111"), Cashier: "Ravi",
+	assert.Equal(t, CartLock{}, tl.Pending.CartLock(ctx, ""), "no payment yet: nothing locked")
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCard, Card: card("4111111111111111"), Cashier: "Ravi",
 		Unattended: true, Wait: 5 * time.Second}, nil)
 	require.NoError(t, err)
 	require.Equal(t, StateUnknown, out.State)
-	lock := tl.CartLock(ctx, out.OrderID)
+	lock := tl.Pending.CartLock(ctx, out.OrderID)
 	assert.True(t, lock.Locked, lock.Reason)
 	assert.Contains(t, lock.Reason, out.OrderID)
 
-	notices, err := tl.FollowUp(ctx)
+	notices, err := tl.Pending.FollowUp(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, notices, "still pending at the bank")
 
 	r.bank(t, out.OrderID)
 	r.clock.Advance(time.Minute)
-	notices, err = tl.FollowUp(ctx)
+	notices, err = tl.Pending.FollowUp(ctx)
 	require.NoError(t, err)
 	require.Len(t, notices, 1)
 	assert.True(t, notices[0].Paid())
 	assert.Equal(t, out.OrderID, notices[0].OrderID)
 	assert.NotEmpty(t, notices[0].ReceiptNo)
 	assert.Contains(t, notices[0].Text, "PAID")
-	again, err := tl.FollowUp(ctx)
+	again, err := tl.Pending.FollowUp(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, again, "a notice is raised once")
-	lock = tl.CartLock(ctx, out.OrderID)
+	lock = tl.Pending.CartLock(ctx, out.OrderID)
 	assert.False(t, lock.Locked)
 	assert.True(t, lock.Paid)
-	checked, err := tl.CheckOrder(ctx, out.OrderID)
+	checked, err := tl.Pending.CheckOrder(ctx, out.OrderID)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, checked.State)
 	assert.Equal(t, 1, r.captures())
 
-	declined, err := tl.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCard, Card: card("4000000000000002"), Cashier: "Ravi", OTP: r.td.OTP}, nil)
+	declined, err := tl.Checkout.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCard, Card: card("4000000000000002"), Cashier: "Ravi", OTP: r.td.OTP}, nil)
 	require.NoError(t, err)
 	require.Equal(t, StateFailed, declined.State)
-	lock = tl.CartLock(ctx, declined.OrderID)
+	lock = tl.Pending.CartLock(ctx, declined.OrderID)
 	assert.False(t, lock.Locked, "verified not charged: the cart may be paid again")
 	assert.False(t, lock.Paid)
 }
@@ -97,7 +97,7 @@ func TestCartLockAndFollowUp(t *testing.T) {
 func TestStatusInProgressIsNotUnknown(t *testing.T) {
 	r := newRig(t)
 	tl := r.till(t)
-	case1, ok := tl.Lookup("ACC-CASE")
+	case1, ok := tl.Shelf.Lookup("ACC-CASE")
 	require.True(t, ok)
 	lines := []CartLine{{Product: case1, Qty: 1}}
 
@@ -114,7 +114,7 @@ func TestStatusInProgressIsNotUnknown(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := tl.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCard, Card: card("4111111111111111"), Cashier: "Ravi"},
+		out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCard, Card: card("4111111111111111"), Cashier: "Ravi"},
 			func(p PayProgress) {
 				if p.OTP {
 					atOTP <- p.OrderID

@@ -195,12 +195,12 @@ func TestCashierCannotLockOutAManager(t *testing.T) {
 	tl := r.till(t)
 	ctx := t.Context()
 	for range MaxOverrideAttempts {
-		_, err := tl.Authorize(ctx, "0000", Override{What: "discount"})
+		_, err := tl.Crew.Authorize(ctx, "0000", Override{What: "discount"})
 		assert.ErrorIs(t, err, ErrWrongPIN)
 	}
-	_, err := tl.Authorize(ctx, managerPIN, Override{What: "discount"})
+	_, err := tl.Crew.Authorize(ctx, managerPIN, Override{What: "discount"})
 	assert.ErrorIs(t, err, ErrTooManyOverrides, "even the right PIN waits for a manager's sign-in here")
-	_, err = tl.RefundOrder(ctx, RefundRequest{OrderID: "X", PIN: managerPIN})
+	_, err = tl.Returns.RefundOrder(ctx, RefundRequest{OrderID: "X", PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrTooManyOverrides)
 	all, err := r.j.List(ctx)
 	require.NoError(t, err)
@@ -208,9 +208,9 @@ func TestCashierCannotLockOutAManager(t *testing.T) {
 		assert.False(t, s.Locked(r.clock.Now()), "%s is not locked out", s.Name)
 		assert.Zero(t, s.FailedAttempts, s.Name)
 	}
-	_, err = tl.SignIn(ctx, "Meera", managerPIN)
+	_, err = tl.Crew.SignIn(ctx, "Meera", managerPIN)
 	require.NoError(t, err)
-	_, err = tl.Authorize(ctx, managerPIN, Override{What: "discount"})
+	_, err = tl.Crew.Authorize(ctx, managerPIN, Override{What: "discount"})
 	assert.NoError(t, err)
 }
 
@@ -245,11 +245,11 @@ func TestEventSentences(t *testing.T) {
 func TestFrictionlessCardAsksNoOTP(t *testing.T) {
 	r := newRig(t)
 	tl := r.till(t)
-	p, ok := tl.Lookup("ACC-CASE")
+	p, ok := tl.Shelf.Lookup("ACC-CASE")
 	require.True(t, ok)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a hang would wait for an OTP nobody types
 	defer cancel()
-	out, err := tl.Pay(ctx, PayRequest{Lines: []CartLine{{Product: p, Qty: 1}}, Tender: TenderCard, Card: card("5555555555554444"), Cashier: "Ravi"},
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{{Product: p, Qty: 1}}, Tender: TenderCard, Card: card("5555555555554444"), Cashier: "Ravi"},
 		func(pp PayProgress) { assert.False(t, pp.OTP, "the frictionless card asks for no OTP") })
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, out.State)

@@ -32,10 +32,10 @@ type StoreStatus struct {
 // StoreStatus returns how the link to the store server stands; the zero
 // StoreStatus (not enrolled) when the terminal has none.
 func (t *Till) StoreStatus() StoreStatus {
-	if t.cfg.Store == nil {
+	if t.c.cfg.Store == nil {
 		return StoreStatus{}
 	}
-	return t.cfg.Store.Status()
+	return t.c.cfg.Store.Status()
 }
 
 // Text is the status bar's line for s at now: "" when the terminal is not

@@ -34,7 +34,7 @@ type fakeStoreLink StoreStatus
 func (f fakeStoreLink) Status() StoreStatus { return StoreStatus(f) }
 
 func TestTillStoreStatus(t *testing.T) {
-	assert.Equal(t, StoreStatus{}, (&Till{core: &core{}}).StoreStatus(), "no link: not enrolled")
+	assert.Equal(t, StoreStatus{}, (&Till{c: &core{}}).StoreStatus(), "no link: not enrolled")
 	want := StoreStatus{Enrolled: true, Waiting: 5}
-	assert.Equal(t, want, (&Till{core: &core{cfg: TillConfig{Store: fakeStoreLink(want)}}}).StoreStatus())
+	assert.Equal(t, want, (&Till{c: &core{cfg: TillConfig{Store: fakeStoreLink(want)}}}).StoreStatus())
 }

@@ -442,7 +442,7 @@ func (u *UI) raise(n Notice) {
 	u.sale.resolved(n.OrderID)
 	if u.current == u.pay && u.pay.run == nil && u.pay.orderID == n.OrderID {
 		u.async(func(ctx context.Context) func() {
-			o, err := u.till.Checkout.CheckOrder(ctx, n.OrderID)
+			o, err := u.till.Pending.CheckOrder(ctx, n.OrderID)
 			return func() { u.pay.checked(n.OrderID, o, err) }
 		})
 	}
@@ -501,7 +501,7 @@ func (u *UI) checkNow() {
 		outs := make([]Outcome, len(ids))
 		errs := make([]error, len(ids))
 		for i, id := range ids {
-			outs[i], errs[i] = u.till.Checkout.CheckOrder(ctx, id)
+			outs[i], errs[i] = u.till.Pending.CheckOrder(ctx, id)
 		}
 		return func() {
 			u.checkA.btn.Enable()
@@ -535,7 +535,7 @@ func (u *UI) RefreshStatus() { u.refreshStatus() }
 // and shows both in the status bar.
 func (u *UI) refreshStatus() {
 	u.async(func(ctx context.Context) func() {
-		notes, _ := u.till.Checkout.FollowUp(ctx) // what could not be inquired is tried again on the next tick
+		notes, _ := u.till.Pending.FollowUp(ctx) // what could not be inquired is tried again on the next tick
 		st := u.till.Counter.Status(ctx)
 		return func() {
 			u.showStatus(st)

@@ -61,4 +61,4 @@ func TestCancelInvoiceFromJournal(t *testing.T) {
 	assert.Equal(t, "Invoice T1/2627/000007 is cancelled: give back ₹1,000.00 refunded to the card.", h.u.journal.message.Text)
 }
 
-var _ Canceller = (*pos.Till)(nil) // the terminal's till cancels invoices from the window
+var _ Canceller = (*pos.Returns)(nil) // the terminal's Returns cancels invoices from the window

@@ -2,10 +2,11 @@
 // here.
 //
 // New builds the terminal window over its Services: one typed field per capability
-// (Checkout, Returns, Drawer, Books, Staffer, Catalog, Customers, IMEIs, Documents,
-// Admin and the status bar's Counter), each an interface declaring what the screens
-// need from pos. main fills every field (today with the one pos.Till) and the tests
-// with a fake; no screen asks a value at run time what it can do, and New refuses a
+// (Checkout, Pending, Returns, Drawer, Books, Staffer, Catalog, Customers, IMEIs,
+// Documents, Admin and the status bar's Counter), each an interface declaring what
+// the screens need from pos. main fills each field with the one pos service that
+// implements it (the Counter with the pos.Till's own Status) and the tests with a
+// fake; no screen asks a value at run time what it can do, and New refuses a
 // Services with a field missing. Each screen is one struct
 // that keeps its widgets for tests: sign-in, sale, EMI offers with IMEI entry, card
 // entry, payment progress (with the sandbox's OTP step and the pay-on-phone QR code),

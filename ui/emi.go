@@ -523,7 +523,7 @@ func (s *imeiScreen) cancelOrder(id string) {
 }
 
 // IMEIChecker validates a brand-EMI sale's IMEIs with the service before the
-// card is asked for (pos.Till.CheckEMIOrder); the order it opens is then paid,
+// card is asked for (pos.Checkout.CheckEMIOrder); the order it opens is then paid,
 // or cancelled when the cashier goes back to the offers.
 type IMEIChecker interface {
 	CheckEMIOrder(ctx context.Context, req PayRequest) (string, error)

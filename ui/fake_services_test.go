@@ -18,6 +18,7 @@ type wholeTill interface {
 	Catalog
 	Customers
 	Checkout
+	Pending
 	IMEIs
 	Returns
 	Drawer
@@ -28,7 +29,7 @@ type wholeTill interface {
 
 // servicesOf fills every field of the window's Services with t.
 func servicesOf(t wholeTill) Services {
-	return Services{Counter: t, Staffer: t, Catalog: t, Customers: t, Checkout: t, IMEIs: t,
+	return Services{Counter: t, Staffer: t, Catalog: t, Customers: t, Checkout: t, Pending: t, IMEIs: t,
 		Returns: t, Drawer: t, Books: t, Documents: t, Admin: t}
 }
 

@@ -112,7 +112,7 @@ func (f *fakeTill) leave(out Outcome) (Outcome, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.left[out.OrderID] = out
-	f.status.Pending = append(f.status.Pending, Pending{OrderID: out.OrderID, Amount: out.Amount, State: pos.StateUnknown})
+	f.status.Pending = append(f.status.Pending, PendingPayment{OrderID: out.OrderID, Amount: out.Amount, State: pos.StateUnknown})
 	f.status.Unknown = len(f.status.Pending)
 	return out, nil
 }
@@ -132,7 +132,7 @@ func (f *fakeTill) resolve(id string, state pos.OrderState) {
 	}
 	f.left[id] = out
 	f.notices = append(f.notices, n)
-	f.status.Pending = slices.DeleteFunc(f.status.Pending, func(p Pending) bool { return p.OrderID == id })
+	f.status.Pending = slices.DeleteFunc(f.status.Pending, func(p PendingPayment) bool { return p.OrderID == id })
 	f.status.Unknown = len(f.status.Pending)
 }
 

@@ -15,7 +15,7 @@ import (
 type HeldBill = pos.HeldBill
 
 // Holder holds carts aside and recalls them; the bills are journaled, so a crash
-// loses none. pos.Till implements it.
+// loses none. pos.Shelf implements it.
 type Holder interface {
 	HoldBill(ctx context.Context, lines []Line, imeis []IMEI, staff, note string) (HeldBill, error)
 	HeldBills(ctx context.Context) ([]HeldBill, error)

@@ -250,7 +250,7 @@ func (s *journalScreen) find(text string) {
 		return
 	}
 	id := text
-	if got, err := s.u.till.Documents.OrderFromQR(text); err == nil {
+	if got, err := s.u.till.Books.OrderFromQR(text); err == nil {
 		id = got
 	} else if strings.ContainsAny(text, "{:/") {
 		s.message.SetText(sentence(err))
@@ -422,7 +422,7 @@ func (s *journalScreen) check() {
 	}
 	s.message.SetText("Checking order " + o.OrderID + " with the payment service…")
 	s.u.async(func(ctx context.Context) func() {
-		out, err := s.u.till.Checkout.CheckOrder(ctx, o.OrderID)
+		out, err := s.u.till.Pending.CheckOrder(ctx, o.OrderID)
 		return func() {
 			if err != nil {
 				s.message.SetText(sentence(err))
@@ -501,7 +501,7 @@ func (s *journalScreen) askExport() {
 		name := strings.TrimSpace(path.Text)
 		p.ok.Disable()
 		s.u.async(func(ctx context.Context) func() {
-			err := exportTo(ctx, s.u.till, day, name)
+			err := exportTo(ctx, s.u.till.Books, day, name)
 			return func() {
 				p.ok.Enable()
 				if err != nil {
@@ -540,7 +540,7 @@ func (u *UI) showReport(title, text string, day time.Time, kind string) {
 	printA := u.newAction("Print", fyne.KeyF5, 0, func() {
 		p.message.SetText("Printing…")
 		u.async(func(ctx context.Context) func() {
-			err := u.till.Books.PrintReport(ctx, day)
+			err := u.till.Documents.PrintReport(ctx, day)
 			return func() {
 				if err != nil {
 					p.message.SetText("The report did not print: " + sentence(err) + " Fix the printer and press F5 again.")
@@ -554,7 +554,7 @@ func (u *UI) showReport(title, text string, day time.Time, kind string) {
 		p.message.SetText("Saving…")
 		dir := u.opts.ReceiptDir
 		u.async(func(ctx context.Context) func() {
-			png, err := u.till.Books.ReportReceipt(ctx, day)
+			png, err := u.till.Documents.ReportReceipt(ctx, day)
 			return func() {
 				if err != nil {
 					p.message.SetText("The report could not be drawn: " + sentence(err))

@@ -381,7 +381,7 @@ func (s *payScreen) check() {
 	s.checkA.btn.Disable()
 	s.detail.SetText("Checking order " + id + " with the payment service…")
 	s.u.async(func(ctx context.Context) func() {
-		o, err := s.u.till.Checkout.CheckOrder(ctx, id)
+		o, err := s.u.till.Pending.CheckOrder(ctx, id)
 		return func() {
 			s.checked(id, o, err)
 			s.u.sale.checkLock()

@@ -12,7 +12,7 @@ import (
 	"galla/pos"
 )
 
-// Returner takes goods back on a paid sale (pos.Till does): the Returns screen
+// Returner takes goods back on a paid sale (pos.Returns does): the Returns screen
 // finds the sale and issues the credit note through it.
 type Returner interface {
 	// ReturnView finds a paid sale by its invoice number or order id.
@@ -98,7 +98,7 @@ func (s *returnsScreen) shown() {
 // load finds the sale typed or scanned.
 func (s *returnsScreen) load(text string) {
 	text = strings.TrimSpace(text)
-	if id, err := s.u.till.Documents.OrderFromQR(text); err == nil {
+	if id, err := s.u.till.Books.OrderFromQR(text); err == nil {
 		text = id
 	}
 	s.message.SetText("Finding " + text + "…")

@@ -252,7 +252,7 @@ func (s *saleScreen) checkLock() {
 		return
 	}
 	s.u.async(func(ctx context.Context) func() {
-		l := s.u.till.Checkout.CartLock(ctx, id)
+		l := s.u.till.Pending.CartLock(ctx, id)
 		return func() {
 			if s.payOrder != id || s.lockRun != nil {
 				return // the cart moved on meanwhile

@@ -10,7 +10,7 @@ import (
 )
 
 // Serials checks an IMEI as it is scanned: its check digit, then that no sale
-// holds it (sold and not returned). pos.Till implements it.
+// holds it (sold and not returned). pos.IMEIs implements it.
 type Serials interface {
 	CheckIMEIFree(ctx context.Context, imei string) error
 }
@@ -162,7 +162,7 @@ func (s *saleScreen) imeisFor(lines []Line, have []IMEI) []IMEI {
 	return out
 }
 
-// IMEIFinder finds the sales of an IMEI; pos.Till implements it.
+// IMEIFinder finds the sales of an IMEI; pos.IMEIs implements it.
 type IMEIFinder interface {
 	FindIMEI(ctx context.Context, imei string) ([]OrderSummary, error)
 }

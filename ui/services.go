@@ -5,16 +5,17 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"galla/pos"
 )
 
 // Services are the capabilities the window uses, one typed field each, in the
-// manner of a composition root handing a server its services: main fills every
-// field (today each with the one pos.Till), and a field may later be a service of
-// its own without a screen changing. No screen asks a value what else it can do:
-// what the window can do is what these fields declare, and New refuses a
-// Services with a field missing.
+// manner of a composition root handing a server its services: main fills each
+// field with the one pos service that implements it (the status bar's Counter
+// with the pos.Till, whose own Status it is). No screen asks a value what else
+// it can do: what the window can do is what these fields declare, and New
+// refuses a Services with a field missing.
 //
 // The fields are embedded, no two sharing a method name; the screens name the
 // service they call (u.till.Catalog.Search, not u.till.Search).
@@ -27,9 +28,10 @@ type Services struct {
 	Catalog
 	// Customers checks and remembers the buyer an invoice names.
 	Customers
-	// Checkout takes payments: one tender or several, EMI with its IMEI checks,
-	// and follows up those left pending.
+	// Checkout takes payments: one tender or several, EMI with its IMEI checks.
 	Checkout
+	// Pending follows the payments not final: checked now, or followed up.
+	Pending
 	// IMEIs checks a scanned IMEI is free and finds the sales of one.
 	IMEIs
 	// Returns takes goods back, refunds and cancels invoices.
@@ -38,7 +40,7 @@ type Services struct {
 	Drawer
 	// Books is the journal's orders, the X and Z reports and the business day.
 	Books
-	// Documents renders and prints receipts and reads their QR codes.
+	// Documents renders and prints receipts and report slips.
 	Documents
 	// Admin reads and changes the settings, the shop's UPI address with them.
 	Admin
@@ -67,8 +69,8 @@ type Returns interface {
 	Refund(ctx context.Context, orderID string, amount pos.Paise, pin string) (Outcome, error)
 }
 
-// Documents are the receipts of sales and refunds: drawn, printed (a copy after
-// the first is a reprint) and found again by their QR code.
+// Documents are the receipts of sales and refunds, drawn and printed (a copy after
+// the first is a reprint), the report slips and the printer's test page.
 type Documents interface {
 	// Receipt renders an order's receipt as a PNG image.
 	Receipt(ctx context.Context, orderID string) ([]byte, error)
@@ -80,8 +82,13 @@ type Documents interface {
 	// PrintRefund prints the receipt of an order's latest done refund; every copy
 	// after the first is a reprint.
 	PrintRefund(ctx context.Context, orderID string) error
-	// OrderFromQR reads a receipt's QR text and returns its order id.
-	OrderFromQR(text string) (string, error)
+	// ReportReceipt renders day's report as the printed slip, a PNG image: the X
+	// report, or the sealed Z report once the day is closed.
+	ReportReceipt(ctx context.Context, day time.Time) ([]byte, error)
+	// PrintReport prints day's report (X, or Z once closed) on the receipt printer.
+	PrintReport(ctx context.Context, day time.Time) error
+	// TestPrint prints a test page on the configured printer.
+	TestPrint(ctx context.Context) error
 }
 
 // Check reports the fields of s left unset (nil, or a nil pointer): a wiring

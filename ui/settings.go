@@ -267,7 +267,7 @@ func (s *settingsScreen) showSecrets(st Settings) {
 func (s *settingsScreen) printTest() {
 	s.message.SetText("Printing a test page…")
 	s.u.async(func(ctx context.Context) func() {
-		err := s.u.till.Admin.TestPrint(ctx)
+		err := s.u.till.Documents.TestPrint(ctx)
 		return func() {
 			if err != nil {
 				s.message.SetText("The test page did not print: " + sentence(err))

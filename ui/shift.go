@@ -18,7 +18,7 @@ import (
 
 // Drawer is what the shift screen needs of the till: the shift open at this
 // terminal, cash in and out of the drawer, and the close with the counted cash.
-// pos.Till implements it.
+// pos.Drawer implements it.
 type Drawer interface {
 	CurrentShift(ctx context.Context) (*pos.Shift, error)
 	OpenShift(ctx context.Context, staff string, float pos.Paise) (*pos.Shift, error)
@@ -293,13 +293,13 @@ func (s *shiftScreen) do(p *prompt, work func(ctx context.Context, d Drawer) (st
 }
 
 // BusinessDater tells the business day open now (a Z report starts the next one
-// at once); pos.Till implements it.
+// at once); pos.Books implements it.
 type BusinessDater interface {
 	BusinessDate() time.Time
 }
 
 // DayAccepter closes a day with a manager accepting that the payments still
-// unknown are listed as such; pos.Till implements it.
+// unknown are listed as such; pos.Books implements it.
 type DayAccepter interface {
 	CloseDayAccepting(ctx context.Context, day time.Time, pin string) (string, error)
 }

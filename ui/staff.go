@@ -17,7 +17,7 @@ type StaffInfo = pos.StaffInfo
 
 // StaffAdmin is what the staff screen needs of the till beyond signing in: the
 // list with each member's lock, and a manager's changes, each on a manager's PIN.
-// pos.Till implements it.
+// pos.Crew implements it.
 type StaffAdmin interface {
 	StaffList(ctx context.Context) ([]StaffInfo, error)
 	AddStaffBy(ctx context.Context, name string, role Role, pin, managerPIN string) (StaffMember, error)

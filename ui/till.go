@@ -120,8 +120,8 @@ type CartLock = pos.CartLock
 // Notice is a payment left pending that is now final (pos's own type).
 type Notice = pos.PayNotice
 
-// Pending is a payment whose outcome is not final (pos's own type).
-type Pending = pos.PendingPayment
+// PendingPayment is a payment whose outcome is not final (pos's own type).
+type PendingPayment = pos.PendingPayment
 
 // Payer takes payments.
 type Payer interface {
@@ -138,6 +138,11 @@ type Payer interface {
 	Pay(ctx context.Context, req PayRequest, progress func(Progress)) (Outcome, error)
 	// SubmitOTP completes the embedded sandbox's authentication step.
 	SubmitOTP(ctx context.Context, orderID, otp string) error
+}
+
+// Pending follows the payments not final: it checks one now, says whether a
+// cart is locked to its payment, and follows up those left pending.
+type Pending interface {
 	// CheckOrder inquires the payment of an order now ("Check now") and returns
 	// where it stands.
 	CheckOrder(ctx context.Context, orderID string) (Outcome, error)
@@ -155,8 +160,8 @@ type OrderSummary = pos.OrderSummary
 type OrderEvent = pos.OrderEvent
 
 // Books is the manager's view of the journal: the orders of a day, the X and Z
-// reports, the close of a day (DayAccepter) and the business day open now
-// (BusinessDater).
+// reports, the close of a day (DayAccepter), the business day open now
+// (BusinessDater) and the order a receipt's QR code names.
 type Books interface {
 	BusinessDater
 	DayAccepter
@@ -169,13 +174,10 @@ type Books interface {
 	// CloseDay closes day with a Z report, authorised by a manager's PIN, and
 	// renders the report as text.
 	CloseDay(ctx context.Context, day time.Time, pin string) (string, error)
-	// ReportReceipt renders day's report as the printed slip, a PNG image: the X
-	// report, or the sealed Z report once the day is closed.
-	ReportReceipt(ctx context.Context, day time.Time) ([]byte, error)
-	// PrintReport prints day's report (X, or Z once closed) on the receipt printer.
-	PrintReport(ctx context.Context, day time.Time) error
 	// ExportCSV writes day's orders as CSV, one row per order.
 	ExportCSV(ctx context.Context, day time.Time, w io.Writer) error
+	// OrderFromQR reads a receipt's QR text and returns its order id.
+	OrderFromQR(text string) (string, error)
 }
 
 // Settings is the shop's configuration as the settings screen edits it.
@@ -191,6 +193,4 @@ type Admin interface {
 	SaveSettings(ctx context.Context, by StaffMember, s Settings, secret string) error
 	// PrinterProfiles names the printer profiles on offer.
 	PrinterProfiles() []string
-	// TestPrint prints a test page on the configured printer.
-	TestPrint(ctx context.Context) error
 }

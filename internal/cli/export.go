@@ -48,7 +48,7 @@ func cmdExport(c *cli, args []string) int {
 			return c.fail(exitBadInput, "The month %q is not YYYY-MM (a month from 01 to 12); type it again.", *monthText)
 		}
 		write = func(ctx context.Context, t *terminal, w io.Writer) (string, error) {
-			r, err := t.GSTR1(ctx, month)
+			r, err := t.Documents.GSTR1(ctx, month)
 			if err != nil {
 				return "", err
 			}
@@ -80,7 +80,7 @@ func cmdExport(c *cli, args []string) int {
 			return c.fail(exitBadInput, "The first day (%s) is after the last day (%s); give --from before --to.", pos.ToDay(from), pos.ToDay(to))
 		}
 		write = func(ctx context.Context, t *terminal, w io.Writer) (string, error) {
-			err := t.WriteLinesCSV(ctx, from, to, w)
+			err := t.Documents.WriteLinesCSV(ctx, from, to, w)
 			return fmt.Sprintf("The lines sold and returned from %s to %s", pos.ToDay(from), pos.ToDay(to)), err
 		}
 	default:

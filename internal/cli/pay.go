@@ -77,7 +77,7 @@ func cmdPay(c *cli, args []string) int {
 		return code
 	}
 	defer card.Zero()
-	o, err := t.PayAgainOrder(ctx, id)
+	o, err := t.Checkout.PayAgainOrder(ctx, id)
 	switch {
 	case errors.Is(err, pos.ErrOrderNotFound), errors.Is(err, pos.ErrNotPayableAgain):
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
@@ -86,7 +86,7 @@ func cmdPay(c *cli, args []string) int {
 	}
 	req := pos.PayRequest{OrderID: o.ID, Tender: o.Tender, Card: card, OTP: *otp, Unattended: true, Wait: *wait,
 		Cashier: "command line"}
-	res, err := t.Pay(ctx, req, c.payProgress(t.Live()))
+	res, err := t.Checkout.Pay(ctx, req, c.payProgress(t.Live()))
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}
@@ -96,7 +96,7 @@ func cmdPay(c *cli, args []string) int {
 // openSale reports whether id is a split sale still open: its tenders may be
 // taken or it may be voided.
 func openSale(ctx context.Context, t *terminal, id string) bool {
-	o, err := t.Order(ctx, id)
+	o, err := t.Books.Order(ctx, id)
 	return err == nil && o.Tender == pos.TenderSplit && o.State == pos.StateOpen
 }
 
@@ -127,7 +127,7 @@ func (c *cli) finishSale(ctx context.Context, t *terminal, id string, tenders []
 		return code
 	}
 	f.cashier = cashier
-	st, err := t.SaleStatus(ctx, id)
+	st, err := t.Checkout.SaleStatus(ctx, id)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
@@ -180,7 +180,7 @@ func (c *cli) checkTenderSum(tenders []tenderArg, total pos.Paise, what string) 
 // or EMI tender its own order at the service. A tender that fails leaves the sale
 // open with what was paid, for the terminal to finish or void.
 func (c *cli) splitCheckout(ctx context.Context, t *terminal, lines []pos.CartLine, units []pos.UnitIMEI, tenders []tenderArg, card *gateway.Card, f splitFlags) int {
-	st, err := t.OpenSplit(ctx, pos.PayRequest{Lines: lines, IMEIs: units, Cashier: f.cashier, Buyer: f.buyer, OverrideIMEIPIN: f.overridePIN})
+	st, err := t.Checkout.OpenSplit(ctx, pos.PayRequest{Lines: lines, IMEIs: units, Cashier: f.cashier, Buyer: f.buyer, OverrideIMEIPIN: f.overridePIN})
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}
@@ -201,14 +201,14 @@ func (c *cli) payTenders(ctx context.Context, t *terminal, id string, tenders []
 		case pos.TenderCard, pos.TenderEMI:
 			req.Card = card
 			if ta.Kind == pos.TenderEMI {
-				plan, oerr := t.FindSaleOffer(ctx, id, ta.Amount, f.issuer, f.tenure)
+				plan, oerr := t.Checkout.FindSaleOffer(ctx, id, ta.Amount, f.issuer, f.tenure)
 				if oerr != nil {
 					return c.splitStopped(ctx, t, id, oerr)
 				}
 				req.Offer = &plan
 			}
 		}
-		res, err := t.Pay(ctx, req, c.payProgress(t.Live()))
+		res, err := t.Checkout.Pay(ctx, req, c.payProgress(t.Live()))
 		if err != nil {
 			return c.splitStopped(ctx, t, id, err)
 		}
@@ -224,7 +224,7 @@ func (c *cli) payTenders(ctx context.Context, t *terminal, id string, tenders []
 // sale stays open with the tenders already paid.
 func (c *cli) splitStopped(ctx context.Context, t *terminal, id string, err error) int {
 	code := checkoutErrorCode(err)
-	if st, serr := t.SaleStatus(ctx, id); serr == nil && st.Paid > 0 {
+	if st, serr := t.Checkout.SaleStatus(ctx, id); serr == nil && st.Paid > 0 {
 		c.printSplitJSON(st, t.Terminal(), "OPEN", "")
 		return c.fail(code, "%s The sale %s stays open with %s paid: finish it with galla pay %s --pay TENDER, or void it with galla void %s --reason TEXT (or in the terminal).", pos.Sentence(err), id, st.Paid, id, id)
 	}
@@ -234,7 +234,7 @@ func (c *cli) splitStopped(ctx context.Context, t *terminal, id string, err erro
 // printSplit prints a split sale's answer and returns the exit code: 0 when
 // paid in full, 1 when the last tender failed, 3 when its outcome is unknown.
 func (c *cli) printSplit(ctx context.Context, t *terminal, id string, last pos.PayOutcome) int {
-	st, err := t.SaleStatus(ctx, id)
+	st, err := t.Checkout.SaleStatus(ctx, id)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}

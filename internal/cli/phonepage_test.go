@@ -41,7 +41,7 @@ type phoneResult struct {
 // page address the pay screen shows as a QR code.
 func startPhoneSale(t *testing.T, ctx context.Context, till *terminal) phoneSale {
 	t.Helper()
-	found := till.Search("samsung", 1)
+	found := till.Shelf.Search("samsung", 1)
 	require.NotEmpty(t, found)
 	lines := []ui.Line{{Product: found[0], Qty: 1}}
 	// Each phone sold carries its own IMEI: the sales journaled so far number it.
@@ -51,7 +51,7 @@ func startPhoneSale(t *testing.T, ctx context.Context, till *terminal) phoneSale
 	shown := make(chan ui.Progress, 1)
 	s := phoneSale{done: make(chan phoneResult, 1)}
 	go func() {
-		out, err := till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: imeis, Tender: pos.TenderPhone, Cashier: "Asha"}, func(p ui.Progress) {
+		out, err := till.Checkout.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: imeis, Tender: pos.TenderPhone, Cashier: "Asha"}, func(p ui.Progress) {
 			if p.CheckoutURL != "" {
 				select {
 				case shown <- p:
@@ -91,7 +91,7 @@ func phoneGet(t *testing.T, u string) (int, string) {
 // an order that is not open, or no longer open, is not served.
 func TestPhonePageServesOrder(t *testing.T) {
 	till := newWindowTill(t)
-	require.NoError(t, till.SaveSettings(t.Context(), manager(t, till), ui.Settings{ShopName: "Sharma Mobiles", DiscountLimit: pos.DefaultDiscountLimit}, ""))
+	require.NoError(t, till.Setup.SaveSettings(t.Context(), manager(t, till), ui.Settings{ShopName: "Sharma Mobiles", DiscountLimit: pos.DefaultDiscountLimit}, ""))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	sale := startPhoneSale(t, ctx, till)
@@ -160,14 +160,14 @@ func TestPhonePageLiveNeedsScriptURL(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(closeAll)
 	require.True(t, till.ps.live())
-	found := till.Search("samsung", 1)
+	found := till.Shelf.Search("samsung", 1)
 	require.NotEmpty(t, found)
 
 	lines := []ui.Line{{Product: found[0], Qty: 1}}
-	_, err = till.Pay(t.Context(), ui.PayRequest{Lines: lines, IMEIs: phoneIMEIs(t, lines, "35693803564380"), Tender: pos.TenderPhone, Cashier: "Asha"}, nil)
+	_, err = till.Checkout.Pay(t.Context(), ui.PayRequest{Lines: lines, IMEIs: phoneIMEIs(t, lines, "35693803564380"), Tender: pos.TenderPhone, Cashier: "Asha"}, nil)
 	require.Error(t, err)
 	assert.Equal(t, "Pay on phone needs the live service's checkout script address: set checkout_script_url in the gateway section of config.json.", pos.Sentence(err))
-	orders, err := till.Orders(t.Context(), time.Now())
+	orders, err := till.Books.Orders(t.Context(), time.Now())
 	require.NoError(t, err)
 	assert.Empty(t, orders, "no order is created without a page to pay it on")
 
@@ -188,13 +188,13 @@ func TestPhonePageLiveNeedsScriptURL(t *testing.T) {
 func TestPhonePageSetting(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	s, err := till.Settings(ctx)
+	s, err := till.Setup.Settings(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, s.PhoneListen)
 	s.DiscountLimit = pos.DefaultDiscountLimit
 	s.PhoneListen = "0.0.0.0:7071"
 	by := manager(t, till)
-	require.NoError(t, till.SaveSettings(ctx, by, s, ""))
+	require.NoError(t, till.Setup.SaveSettings(ctx, by, s, ""))
 	raw, err := os.ReadFile(filepath.Join(till.c.dataDir, configFile))
 	require.NoError(t, err)
 	var cfg struct {
@@ -204,17 +204,17 @@ func TestPhonePageSetting(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(raw, &cfg))
 	assert.Equal(t, "0.0.0.0:7071", cfg.PhonePage.Listen)
-	again, err := till.Settings(ctx)
+	again, err := till.Setup.Settings(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "0.0.0.0:7071", again.PhoneListen)
 
 	for _, bad := range []string{"0.0.0.0", "host:port", "1.2.3.4:70000"} {
 		s.PhoneListen = bad
-		err := till.SaveSettings(ctx, by, s, "")
+		err := till.Setup.SaveSettings(ctx, by, s, "")
 		require.Error(t, err, bad)
 		assert.Contains(t, pos.Sentence(err), "host:port", bad)
 	}
-	again, err = till.Settings(ctx)
+	again, err = till.Setup.Settings(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "0.0.0.0:7071", again.PhoneListen, "a refused address changes nothing")
 }

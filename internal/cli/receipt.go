@@ -74,22 +74,22 @@ func cmdReceipt(c *cli, args []string) int {
 		// A document number as printed: a credit note is its own document; an
 		// invoice names its sale.
 		if strings.HasPrefix(series, "C") {
-			d, err := t.CreditNoteDocument(ctx, id)
+			d, err := t.Returns.CreditNoteDocument(ctx, id)
 			if err != nil {
 				return c.fail(exitBadInput, "%s", pos.Sentence(err))
 			}
 			return c.document(ctx, t, d, *format, *out, *doPrint, nil)
 		}
-		o, err := t.FindSale(ctx, id)
+		o, err := t.Returns.FindSale(ctx, id)
 		if err != nil {
 			return c.fail(exitBadInput, "%s", pos.Sentence(err))
 		}
 		id = o.ID
 	}
-	if _, err := t.Order(ctx, id); err != nil {
+	if _, err := t.Books.Order(ctx, id); err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}
-	d, err := t.ReceiptDocument(ctx, id, n)
+	d, err := t.Documents.ReceiptDocument(ctx, id, n)
 	if err != nil {
 		code := exitFailed
 		if errors.Is(err, pos.ErrNoSuchRefund) {
@@ -146,7 +146,7 @@ func (c *cli) document(ctx context.Context, t *terminal, d *pos.Document, format
 	if out != "" || !print {
 		var b bytes.Buffer
 		if write == nil {
-			write = func(w io.Writer) error { return t.Render(w, d, format) }
+			write = func(w io.Writer) error { return t.Documents.Render(w, d, format) }
 		}
 		if err := write(&b); err != nil {
 			return c.fail(exitFailed, "The %s cannot be drawn: %v.", d.Noun, pos.ErrDetail(err, pos.ErrDocumentDraw))
@@ -160,14 +160,14 @@ func (c *cli) document(ctx context.Context, t *terminal, d *pos.Document, format
 		} else if _, err := c.stdout.Write(b.Bytes()); err != nil {
 			return exitFailed
 		}
-		if err := t.RecordCopy(ctx, d, where, format); err != nil {
+		if err := t.Documents.RecordCopy(ctx, d, where, format); err != nil {
 			return c.fail(exitFailed, "The %s was written but the journal could not record it: %s", d.Noun, pos.Sentence(err))
 		}
 	}
 	if !print {
 		return exitOK
 	}
-	switch err := t.PrintDocument(ctx, d); {
+	switch err := t.Documents.PrintDocument(ctx, d); {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, pos.ErrDocumentDraw):

@@ -52,7 +52,7 @@ func cmdSales(c *cli, args []string) int {
 		return c.failOpen(err)
 	}
 	defer t.close()
-	sales, err := t.OpenSales(context.Background())
+	sales, err := t.Checkout.OpenSales(context.Background())
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}

@@ -77,7 +77,7 @@ func TestSameSaleSameJournal(t *testing.T) {
 	require.Equal(t, "PAID", decodeCheckout(t, out).Status)
 
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(t.Context(), "Asha", ui.RoleManager, "432100"))
+	require.NoError(t, till.Crew.AddStaff(t.Context(), "Asha", ui.RoleManager, "432100"))
 	k := newCounter(t, till)
 	k.signIn("Asha", "432100")
 	k.enter("ACC-CBL-CC1M")

@@ -90,7 +90,7 @@ func cmdShift(c *cli, args []string) int {
 	ctx := context.Background()
 	switch verb {
 	case "list":
-		list, err := t.Shifts(ctx, *dayText)
+		list, err := t.Drawer.Shifts(ctx, *dayText)
 		if err != nil {
 			return c.fail(exitCannotWork, "%s", pos.Sentence(err))
 		}
@@ -109,26 +109,26 @@ func cmdShift(c *cli, args []string) int {
 		}
 		return c.shiftReport(ctx, t, id)
 	}
-	m, err := t.ManagerByPIN(ctx, pin)
+	m, err := t.Crew.ManagerByPIN(ctx, pin)
 	if err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}
 	switch verb {
 	case "open":
-		s, err := t.OpenShift(ctx, m.ID, pos.Paise(*float))
+		s, err := t.Drawer.OpenShift(ctx, m.ID, pos.Paise(*float))
 		if err != nil {
 			return c.fail(shiftCode(err), "%s", pos.Sentence(err))
 		}
 		fmt.Fprintf(c.stdout, "%s\topened\tfloat %s\n", s.ID, s.Float)
 	case "cash-in", "cash-out", "drop":
 		kind, _ := pos.ParseCashMove(verb)
-		s, err := t.MoveCash(ctx, m.ID, kind, amount, *reason)
+		s, err := t.Drawer.MoveCash(ctx, m.ID, kind, amount, *reason)
 		if err != nil {
 			return c.fail(shiftCode(err), "%s", pos.Sentence(err))
 		}
 		fmt.Fprintf(c.stdout, "%s\t%s\t%s\n", s.ID, kind, amount)
 	case "close":
-		rep, err := t.CloseShift(ctx, m.ID, count)
+		rep, err := t.Drawer.CloseShift(ctx, m.ID, count)
 		if err != nil {
 			return c.fail(shiftCode(err), "%s", pos.Sentence(err))
 		}
@@ -152,7 +152,7 @@ func shiftCode(err error) int {
 
 // shiftReport writes the X report of shift id ("" the open or last one).
 func (c *cli) shiftReport(ctx context.Context, t *terminal, id string) int {
-	rep, err := t.ShiftReport(ctx, id)
+	rep, err := t.Drawer.ShiftReport(ctx, id)
 	if err != nil {
 		code := exitCannotWork
 		if errors.Is(err, pos.ErrShiftNotFound) {
@@ -181,7 +181,7 @@ func (c *cli) journalFind(args []string) int {
 		return c.failOpen(err)
 	}
 	defer t.close()
-	list, err := t.FindIMEI(context.Background(), imei)
+	list, err := t.IMEIs.FindIMEI(context.Background(), imei)
 	if err != nil {
 		return c.fail(exitCannotWork, "%s", pos.Sentence(err))
 	}

@@ -34,14 +34,14 @@ func cmdShop(c *cli, args []string) int {
 	ctx, cancel := signalContext()
 	defer cancel()
 	pin := ""
-	if has, err := t.HasStaff(ctx); err != nil {
+	if has, err := t.Crew.HasStaff(ctx); err != nil {
 		return c.fail(exitCannotWork, "%s", pos.Sentence(err))
 	} else if has {
 		if pin, err = c.managerPIN(bufio.NewReader(c.stdin)); err != nil {
 			return c.fail(exitBadInput, "%v.", err)
 		}
 	}
-	shop, note, err := t.SetShop(ctx, d, pin)
+	shop, note, err := t.Setup.SetShop(ctx, d, pin)
 	if err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}

@@ -35,7 +35,7 @@ func TestStaffCommands(t *testing.T) {
 		tl, err := openTerminal(c, false)
 		require.NoError(t, err)
 		defer tl.close()
-		_, err = tl.SignIn(t.Context(), name, p)
+		_, err = tl.Crew.SignIn(t.Context(), name, p)
 		return err
 	}
 	for range pos.MaxPINAttempts {

@@ -58,7 +58,7 @@ func signInAt(t *testing.T, dir, name, pin string) error {
 	tl, err := openTerminal(c, false)
 	require.NoError(t, err)
 	defer tl.close()
-	_, err = tl.SignIn(t.Context(), name, pin)
+	_, err = tl.Crew.SignIn(t.Context(), name, pin)
 	return err
 }
 
@@ -194,14 +194,14 @@ func TestTheWindowAppliesTheStoresStaffInBackground(t *testing.T) {
 	require.NoError(t, err)
 	defer closeTill()
 	require.Eventually(t, func() bool {
-		v, err := till.MasterVersion(t.Context())
+		v, err := till.Shelf.MasterVersion(t.Context())
 		return err == nil && v == 1
 	}, 30*time.Second, 50*time.Millisecond, "the window's sync applies the store's member")
 	require.Eventually(t, func() bool {
 		p, _ := sec.Get(config.SecretStorePINPepper)
 		return p != ""
 	}, 30*time.Second, 50*time.Millisecond, "the window asks the store for its pepper")
-	m, err := till.SignIn(t.Context(), "Ravin", ravinPIN)
+	m, err := till.Crew.SignIn(t.Context(), "Ravin", ravinPIN)
 	require.NoError(t, err)
 	assert.Equal(t, pos.RoleManager, m.Role)
 	assert.False(t, m.MustChangePIN)

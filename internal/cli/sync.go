@@ -143,11 +143,11 @@ func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.J
 			if t := till(); t != nil {
 				// The store's staff pepper, asked for once if the keyring lacks it.
 				if pep, err := ensureStorePepper(ctx, l, sec); err == nil && !pepperGiven {
-					t.SetStorePepper(pep)
+					t.Crew.SetStorePepper(pep)
 					pepperGiven = true
 				}
 				// A refusal is tried again next round; the counter keeps what it has.
-				_, _, _ = l.SyncMaster(ctx, t)
+				_, _, _ = l.SyncMaster(ctx, t.Shelf)
 			}
 			select {
 			case <-ctx.Done():
@@ -240,14 +240,14 @@ func cmdSync(c *cli, args []string) int {
 }
 
 // pullMaster applies the master data the store published since the version the
-// counter applied (pos.Till.ApplyMaster) and says what changed.
+// counter applied (pos.Shelf.ApplyMaster) and says what changed.
 func (c *cli) pullMaster(ctx context.Context, l *link.Link) int {
 	t, err := openTill(c)
 	if err != nil {
 		return c.failOpen(err)
 	}
 	defer t.close()
-	v, kinds, err := l.SyncMaster(ctx, t)
+	v, kinds, err := l.SyncMaster(ctx, t.Shelf)
 	var applied []string
 	staff := 0
 	for _, k := range kinds {

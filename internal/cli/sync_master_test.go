@@ -78,12 +78,12 @@ func TestTheWindowAppliesTheStoresCatalogInBackground(t *testing.T) {
 	require.NoError(t, err)
 	defer closeTill()
 	require.Eventually(t, func() bool {
-		p, ok := till.Lookup("STORE-CHG")
+		p, ok := till.Shelf.Lookup("STORE-CHG")
 		return ok && p.Price == pos.Rupees(1180)
 	}, 30*time.Second, 50*time.Millisecond, "the window's sync applies the store's catalog")
 	// The version is journaled just after the catalog: wait for it too.
 	require.Eventually(t, func() bool {
-		v, err := till.MasterVersion(t.Context())
+		v, err := till.Shelf.MasterVersion(t.Context())
 		return err == nil && v == 1
 	}, 30*time.Second, 50*time.Millisecond, "the window journals the version it applied")
 }

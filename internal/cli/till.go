@@ -242,7 +242,7 @@ func cmdCheckout(c *cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	if _, err := t.Catalog(ctx); err != nil {
+	if _, err := t.Shelf.Catalog(ctx); err != nil {
 		return c.fail(exitFailed, "The catalog cannot be read: %s", pos.Sentence(err))
 	}
 	var imeiList []string
@@ -251,11 +251,11 @@ func cmdCheckout(c *cli, args []string) int {
 			imeiList = append(imeiList, s)
 		}
 	}
-	lines, units, err := t.ParseItems(ctx, *items, imeiList)
+	lines, units, err := t.Shelf.ParseItems(ctx, *items, imeiList)
 	if err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}
-	total, err := t.Price(lines)
+	total, err := t.Shelf.Price(lines)
 	if err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}
@@ -288,13 +288,13 @@ func cmdCheckout(c *cli, args []string) int {
 		req.Card = card
 	}
 	if tender == pos.TenderEMI {
-		plan, oerr := t.FindOffer(ctx, lines, *issuer, *tenure)
+		plan, oerr := t.Checkout.FindOffer(ctx, lines, *issuer, *tenure)
 		if oerr != nil {
 			return c.fail(exitBadInput, "%s", pos.Sentence(oerr))
 		}
 		req.Offer = &plan
 	}
-	res, err := t.Pay(ctx, req, c.payProgress(t.Live()))
+	res, err := t.Checkout.Pay(ctx, req, c.payProgress(t.Live()))
 	if errors.Is(err, pos.ErrBuyerNeeded) {
 		return c.fail(exitBadInput, "%s Give them with --customer-name, --customer-address and --customer-state.", pos.Sentence(err))
 	}
@@ -394,7 +394,7 @@ func cmdReconcile(c *cli, args []string) int {
 	defer t.close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	rep, err := t.Reconcile(ctx)
+	rep, err := t.Pending.Reconcile(ctx)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
@@ -433,7 +433,7 @@ func (c *cli) staffPIN(in *bufio.Reader) (string, error) {
 // records. Once staff exist a sale needs a signed-in member; before any exists
 // there is nobody to sign in (the first manager is added without a PIN too).
 func (c *cli) signIn(ctx context.Context, t *terminal, name, pin string) (string, int) {
-	has, err := t.HasStaff(ctx)
+	has, err := t.Crew.HasStaff(ctx)
 	if err != nil {
 		return "", c.fail(exitCannotWork, "The staff list cannot be read: %s", pos.Sentence(err))
 	}
@@ -443,7 +443,7 @@ func (c *cli) signIn(ctx context.Context, t *terminal, name, pin string) (string
 	case name == "":
 		return "", c.fail(exitBadInput, "A sale is made by a signed-in member of staff: give --staff NAME and that member's PIN (GALLA_PIN, or the first line of standard input).")
 	}
-	m, err := t.SignIn(ctx, name, pin)
+	m, err := t.Crew.SignIn(ctx, name, pin)
 	if err != nil {
 		return "", c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}
@@ -502,7 +502,7 @@ func cmdRefund(c *cli, args []string) int {
 	defer t.close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	res, err := t.RefundOrder(ctx, pos.RefundRequest{OrderID: rest[0], Amount: pos.Paise(*amount), PIN: pin, Reason: *reason})
+	res, err := t.Returns.RefundOrder(ctx, pos.RefundRequest{OrderID: rest[0], Amount: pos.Paise(*amount), PIN: pin, Reason: *reason})
 	if err != nil {
 		code := exitFailed
 		if errors.Is(err, pos.ErrNotRefundable) || errors.Is(err, pos.ErrOrderNotFound) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) ||
@@ -577,11 +577,11 @@ func cmdReport(c *cli, args []string) int {
 	}
 	defer t.close()
 	ctx := context.Background()
-	rep, err := t.Report(ctx, day)
+	rep, err := t.Books.Report(ctx, day)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
-	d, err := t.ReportDocument(ctx, rep)
+	d, err := t.Documents.ReportDocument(ctx, rep)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
@@ -640,7 +640,7 @@ func cmdCloseDay(c *cli, args []string) int {
 	}
 	defer t.close()
 	ctx := context.Background()
-	res, err := t.CloseBusinessDay(ctx, pos.CloseDayRequest{Day: day, PIN: pin, AcceptUnknown: *accept})
+	res, err := t.Books.CloseBusinessDay(ctx, pos.CloseDayRequest{Day: day, PIN: pin, AcceptUnknown: *accept})
 	if err != nil {
 		code := exitFailed
 		if errors.Is(err, pos.ErrDayClosed) || errors.Is(err, pos.ErrBadDay) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) ||
@@ -657,10 +657,10 @@ func cmdCloseDay(c *cli, args []string) int {
 	}
 	fmt.Fprintln(c.stderr, "galla: "+res.Note)
 	code := c.writeReport(res.Report, *format)
-	if st := t.ShiftsText(ctx, res.Report.Day); st != "" && *format == "text" {
+	if st := t.Drawer.ShiftsText(ctx, res.Report.Day); st != "" && *format == "text" {
 		fmt.Fprint(c.stdout, "\n"+st)
 	}
-	if msg := t.PrintZ(ctx, res.Report); msg != "" {
+	if msg := t.Documents.PrintZ(ctx, res.Report); msg != "" {
 		fmt.Fprintln(c.stderr, "galla: "+msg)
 	}
 	if res.Checked != nil {
@@ -697,12 +697,12 @@ func cmdCatalog(c *cli, args []string) int {
 		}
 		defer f.Close()
 		var mpin string
-		if has, herr := t.HasStaff(ctx); herr == nil && has {
+		if has, herr := t.Crew.HasStaff(ctx); herr == nil && has {
 			if mpin, err = c.managerPIN(bufio.NewReader(c.stdin)); err != nil {
 				return c.fail(exitBadInput, "Importing a catalog changes prices: %v.", err)
 			}
 		}
-		cat, err := t.ImportCatalogBy(ctx, f, strings.EqualFold(filepath.Ext(rest[1]), ".json"), mpin)
+		cat, err := t.Shelf.ImportCatalogBy(ctx, f, strings.EqualFold(filepath.Ext(rest[1]), ".json"), mpin)
 		switch {
 		case errors.Is(err, pos.ErrWrongPIN), errors.Is(err, pos.ErrBadPIN), errors.Is(err, pos.ErrTooManyOverrides):
 			return c.fail(exitBadInput, "%s", pos.Sentence(err))
@@ -714,7 +714,7 @@ func cmdCatalog(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "galla: %d products imported.\n", cat.Len())
 		return exitOK
 	}
-	cat, err := t.Catalog(ctx)
+	cat, err := t.Shelf.Catalog(ctx)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
@@ -783,7 +783,7 @@ func cmdStaff(c *cli, args []string) int {
 	defer t.close()
 	ctx := context.Background()
 	if verb == "list" {
-		list, err := t.StaffList(ctx)
+		list, err := t.Crew.StaffList(ctx)
 		if err != nil {
 			return c.fail(exitCannotWork, "%s", pos.Sentence(err))
 		}
@@ -806,7 +806,7 @@ func cmdStaff(c *cli, args []string) int {
 		}
 		return exitOK
 	}
-	has, err := t.HasStaff(ctx)
+	has, err := t.Crew.HasStaff(ctx)
 	if err != nil {
 		return c.fail(exitCannotWork, "%s", pos.Sentence(err))
 	}
@@ -821,7 +821,7 @@ func cmdStaff(c *cli, args []string) int {
 		if err != nil {
 			return c.fail(exitBadInput, "%s", pos.Sentence(err))
 		}
-		s, err := t.AddStaffBy(ctx, name, role, pin, mpin)
+		s, err := t.Crew.AddStaffBy(ctx, name, role, pin, mpin)
 		if err != nil {
 			return c.fail(exitBadInput, "%s", pos.Sentence(err))
 		}
@@ -829,14 +829,14 @@ func cmdStaff(c *cli, args []string) int {
 		return exitOK
 	}
 	if verb == "limits" {
-		s, err := t.SetStaffLimits(ctx, name, limits, mpin)
+		s, err := t.Crew.SetStaffLimits(ctx, name, limits, mpin)
 		if err != nil {
 			return c.fail(exitBadInput, "%s", pos.Sentence(err))
 		}
 		fmt.Fprintf(c.stdout, "%s\t%s\t%s\tlimits\n", s.ID, s.Name, s.Role)
 		return exitOK
 	}
-	s, err := t.ChangeStaff(ctx, name, change, pin, mpin)
+	s, err := t.Crew.ChangeStaff(ctx, name, change, pin, mpin)
 	if err != nil {
 		return c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}

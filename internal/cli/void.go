@@ -58,7 +58,7 @@ func cmdVoid(c *cli, args []string) int {
 	if openSale(ctx, t, rest[0]) {
 		return c.voidSale(ctx, t, rest[0], pin, *reason)
 	}
-	res, err := t.CancelDocument(ctx, rest[0], pin, *reason)
+	res, err := t.Returns.CancelDocument(ctx, rest[0], pin, *reason)
 	if err != nil {
 		code := voidErrorCode(err)
 		if res != nil && len(res.Tenders) > 0 {
@@ -95,7 +95,7 @@ func voidErrorCode(err error) int {
 // answer: status VOIDED with each tender given back, or PENDING (exit 3) while
 // a refund's answer is not in; voiding again continues it.
 func (c *cli) voidSale(ctx context.Context, t *terminal, id, pin, reason string) int {
-	st, err := t.VoidSale(ctx, id, pin, reason)
+	st, err := t.Checkout.VoidSale(ctx, id, pin, reason)
 	if err != nil && st == nil {
 		return c.fail(voidErrorCode(err), "%s", pos.Sentence(err))
 	}
@@ -142,7 +142,7 @@ func voidedBy(ctx context.Context, t *terminal, id string) string {
 			staff = ev.Staff
 		}
 	}
-	members, err := t.Staff(ctx)
+	members, err := t.Crew.Staff(ctx)
 	if err != nil {
 		return ""
 	}

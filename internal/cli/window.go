@@ -53,11 +53,13 @@ func cmdWindow(c *cli, args []string) int {
 	return exitOK
 }
 
-// windowServices gives the window each service it uses: the till is all of
-// them for now.
+// windowServices gives the window each service it uses, every field the one
+// pos service that implements it; the till itself only stands for the status
+// bar (Counter), whose Status is the facade's own.
 func windowServices(t *pos.Till) ui.Services {
-	return ui.Services{Counter: t, Staffer: t, Catalog: t, Customers: t, Checkout: t, IMEIs: t,
-		Returns: t, Drawer: t, Books: t, Documents: t, Admin: t}
+	return ui.Services{Counter: t, Staffer: t.Crew, Catalog: t.Shelf, Customers: t.Customers, Checkout: t.Checkout,
+		Pending: t.Pending, IMEIs: t.IMEIs, Returns: t.Returns, Drawer: t.Drawer, Books: t.Books, Documents: t.Documents,
+		Admin: t.Setup}
 }
 
 // reconcileAfterCheck waits for the journal's startup check that openTerminal
@@ -79,7 +81,7 @@ func reconcileAfterCheck(ctx context.Context, t *terminal, w io.Writer) <-chan s
 			}
 			return
 		}
-		if _, err := t.Reconcile(ctx); err != nil && ctx.Err() == nil {
+		if _, err := t.Pending.Reconcile(ctx); err != nil && ctx.Err() == nil {
 			fmt.Fprintln(w, "galla: the payments left open by the last run could not all be checked yet: "+pos.Sentence(err))
 		}
 	}()

@@ -93,7 +93,7 @@ func TestKeyboardIMEIOverrideStoreOffline(t *testing.T) {
 	ov := imeiOverrides(t, till)
 	require.Len(t, ov, 1)
 	assert.Equal(t, "352906110000017", ov[0].Extra["imei1"])
-	asha, err := till.SignIn(t.Context(), "Asha", "432100")
+	asha, err := till.Crew.SignIn(t.Context(), "Asha", "432100")
 	require.NoError(t, err)
 	assert.Equal(t, asha.ID, ov[0].Staff, "the override names the manager")
 	k.settle()

@@ -35,7 +35,7 @@ func (k *counter) leaveOTP() string {
 	k.press(fyne.KeyEscape)
 	k.waitFor("the result", func() bool { return k.result() != "" })
 	require.Equal(k.t, "UNKNOWN", k.result(), k.screenText())
-	orders, err := k.till.Orders(k.t.Context(), k.till.eng.Now())
+	orders, err := k.till.Books.Orders(k.t.Context(), k.till.eng.Now())
 	require.NoError(k.t, err)
 	require.Len(k.t, orders, 1)
 	return orders[0].OrderID
@@ -66,7 +66,7 @@ func authenticateAtBank(t *testing.T, till *terminal, id string) {
 func TestWindowCancelOTPLeavesPaymentPending(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
+	require.NoError(t, till.Crew.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	k := newCounter(t, till)
 	k.signIn("Asha", "432100")
 
@@ -87,7 +87,7 @@ func TestWindowCancelOTPLeavesPaymentPending(t *testing.T) {
 	k.settle()
 	assert.False(t, k.shows("Cash tendered, e.g."), "no cash screen for a locked cart: %s", k.screenText())
 	assert.True(t, k.shows("Scan a barcode"), "still the sale screen: %s", k.screenText())
-	orders, err := till.Orders(ctx, till.eng.Now())
+	orders, err := till.Books.Orders(ctx, till.eng.Now())
 	require.NoError(t, err)
 	assert.Len(t, orders, 1, "no second order for the cart")
 
@@ -117,7 +117,7 @@ func TestWindowCancelOTPLeavesPaymentPending(t *testing.T) {
 func TestWindowLatePaidRaisesNotice(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
+	require.NoError(t, till.Crew.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	k := newCounter(t, till)
 	k.signIn("Asha", "432100")
 

@@ -348,7 +348,7 @@ func TestKeyboardSale(t *testing.T) {
 	assert.True(t, k.shows("SANDBOX"), "the status bar says SANDBOX")
 
 	// 2. Sell: the scan field has the focus; "s24" and Enter puts the S24 in the cart.
-	s24 := till.Search("s24", 1)
+	s24 := till.Shelf.Search("s24", 1)
 	require.NotEmpty(t, s24, "the sample catalog has the S24")
 	k.enter("s24")
 	k.waitText("EMI from ₹")
@@ -447,7 +447,7 @@ func TestKeyboardSale(t *testing.T) {
 func TestKeyboardSaleDeclineThenRetry(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
+	require.NoError(t, till.Crew.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	k := newCounter(t, till)
 	k.signIn("Asha", "432100")
 
@@ -466,7 +466,7 @@ func TestKeyboardSaleDeclineThenRetry(t *testing.T) {
 	assert.True(t, k.shows("declined"), k.screenText())
 	assert.True(t, k.shows("Try again on the same order with F6"), k.screenText())
 	assert.Zero(t, captures(till))
-	orders, err := till.Orders(ctx, till.eng.Now())
+	orders, err := till.Books.Orders(ctx, till.eng.Now())
 	require.NoError(t, err)
 	require.Len(t, orders, 1)
 	id := orders[0].OrderID
@@ -494,7 +494,7 @@ func TestKeyboardSaleDeclineThenRetry(t *testing.T) {
 	assert.Equal(t, 1, lo.CapturedPayments)
 	assert.Len(t, lo.Payments, 2, "the declined payment and the captured one")
 	assert.Equal(t, 1, captures(till), "the sandbox captured exactly once")
-	orders, err = till.Orders(ctx, till.eng.Now())
+	orders, err = till.Books.Orders(ctx, till.eng.Now())
 	require.NoError(t, err)
 	assert.Len(t, orders, 1, "the retry made no second order")
 

@@ -37,7 +37,7 @@ func TestWindowSettingsAudit(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
 	asha := manager(t, till)
-	st, err := till.Settings(ctx)
+	st, err := till.Setup.Settings(ctx)
 	require.NoError(t, err)
 	assert.Contains(t, st.SecretsWhere, config.SecretsFile, "no keyring in the tests: the 0600 file, and Settings says so")
 
@@ -49,7 +49,7 @@ func TestWindowSettingsAudit(t *testing.T) {
 	st.ShopName, st.DiscountLimit = "Sharma Mobiles", pos.Rupees(900)
 	st.Live, st.GatewayURL, st.MerchantID, st.AccessCode = true, "http://collector.example/api", "29845", "ACCESS-7F3K9Q"
 	st.PrinterAddr, st.PrinterProfile = filepath.Join(t.TempDir(), "printer.bin"), "80mm"
-	err = till.SaveSettings(ctx, asha, st, "SECRET-VALUE-1")
+	err = till.Setup.SaveSettings(ctx, asha, st, "SECRET-VALUE-1")
 	require.Error(t, err)
 	assert.Contains(t, pos.Sentence(err), "collector.example")
 	last, err := till.j.LastSeq(ctx)
@@ -57,10 +57,10 @@ func TestWindowSettingsAudit(t *testing.T) {
 	assert.Equal(t, start, last, "a refused address journals nothing, not even the shop")
 	cfgAfter, _ := os.ReadFile(cfgPath)
 	assert.Equal(t, string(cfgBefore), string(cfgAfter), "nor writes the configuration")
-	assert.Equal(t, pos.DefaultDiscountLimit, till.DiscountLimit(pos.CartLine{}))
+	assert.Equal(t, pos.DefaultDiscountLimit, till.Shelf.DiscountLimit(pos.CartLine{}))
 
 	st.GatewayURL = "https://pay.example.in"
-	require.NoError(t, till.SaveSettings(ctx, asha, st, "SECRET-VALUE-1"))
+	require.NoError(t, till.Setup.SaveSettings(ctx, asha, st, "SECRET-VALUE-1"))
 	byKey := map[string]pos.Event{}
 	for _, ev := range journalEvents(t, till, start+1) {
 		require.Equal(t, pos.EvSettingsChanged, ev.Kind)
@@ -81,7 +81,7 @@ func TestWindowSettingsAudit(t *testing.T) {
 			assert.NotContains(t, string(b), secret, "%s holds no secret", f)
 		}
 	}
-	again, err := till.Settings(ctx)
+	again, err := till.Setup.Settings(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, again.AccessCode)
 	assert.Equal(t, "••••9Q", again.AccessCodeShown)

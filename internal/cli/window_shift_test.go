@@ -14,7 +14,7 @@ import (
 // cable is the sample catalog's ₹499 cable.
 func cable(t *testing.T, till *terminal) ui.Line {
 	t.Helper()
-	p, ok := till.Lookup("ACC-CBL-CC1M")
+	p, ok := till.Shelf.Lookup("ACC-CBL-CC1M")
 	require.True(t, ok)
 	require.Equal(t, pos.Rupees(499), p.Price)
 	return ui.Line{Product: p, Qty: 1}
@@ -43,7 +43,7 @@ func TestWindowShiftOpenMoveClose(t *testing.T) {
 	k.enter("tea for the staff")
 	k.waitText("Cash paid out: ₹120.00 (tea for the staff)")
 
-	sale, err := till.Pay(ctx, ui.PayRequest{Lines: []ui.Line{cable(t, till)}, Tender: pos.TenderCash, Tendered: pos.Rupees(500), Cashier: "Asha"}, nil)
+	sale, err := till.Checkout.Pay(ctx, ui.PayRequest{Lines: []ui.Line{cable(t, till)}, Tender: pos.TenderCash, Tendered: pos.Rupees(500), Cashier: "Asha"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, pos.StatePaid, sale.State)
 
@@ -60,7 +60,7 @@ func TestWindowShiftOpenMoveClose(t *testing.T) {
 	assert.True(t, k.shows("₹500 × 4 = ₹2,000.00"), k.screenText())
 	assert.True(t, k.shows("No shift is open at this terminal"), k.screenText())
 
-	shifts, err := till.Shifts(ctx, "")
+	shifts, err := till.Drawer.Shifts(ctx, "")
 	require.NoError(t, err)
 	require.Len(t, shifts, 1)
 	assert.Equal(t, pos.Rupees(2377), shifts[0].Counted)
@@ -85,12 +85,12 @@ func TestWindowStaffList(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
 	manager(t, till)
-	require.NoError(t, till.AddStaff(ctx, "Ravi", ui.RoleCashier, "1234"))
+	require.NoError(t, till.Crew.AddStaff(ctx, "Ravi", ui.RoleCashier, "1234"))
 	for range pos.MaxPINAttempts {
-		_, err := till.SignIn(ctx, "Ravi", "9999")
+		_, err := till.Crew.SignIn(ctx, "Ravi", "9999")
 		require.Error(t, err)
 	}
-	_, err := till.SignIn(ctx, "Ravi", "1234")
+	_, err := till.Crew.SignIn(ctx, "Ravi", "1234")
 	require.ErrorIs(t, err, pos.ErrLocked, "Ravi is locked out")
 
 	k := newCounter(t, till)
@@ -99,7 +99,7 @@ func TestWindowStaffList(t *testing.T) {
 	k.waitText("Settings")
 	k.press(fyne.KeyF7)
 	k.waitText("locked until")
-	list, err := till.StaffList(ctx)
+	list, err := till.Crew.StaffList(ctx)
 	require.NoError(t, err)
 	for i, s := range list {
 		if s.Name == "Ravi" {
@@ -115,7 +115,7 @@ func TestWindowStaffList(t *testing.T) {
 	k.enter("432100")
 	k.waitText("Ravi is unlocked and may sign in.")
 	assert.False(t, k.shows("locked until"), k.screenText())
-	_, err = till.SignIn(ctx, "Ravi", "1234")
+	_, err = till.Crew.SignIn(ctx, "Ravi", "1234")
 	require.NoError(t, err, "Ravi signs in again")
 
 	k.press(fyne.KeyF3)
@@ -131,7 +131,7 @@ func TestWindowStaffList(t *testing.T) {
 	k.enter("765432")
 	k.enter("765432")
 	k.waitText("Your PIN is changed")
-	_, err = till.SignIn(ctx, "Asha", "765432")
+	_, err = till.Crew.SignIn(ctx, "Asha", "765432")
 	require.NoError(t, err)
 }
 
@@ -152,7 +152,7 @@ func TestWindowHoldAndRecall(t *testing.T) {
 	k.enter("Mr Rao")
 	k.waitText("Bill held at")
 	assert.True(t, k.shows("Cart is empty"), k.screenText())
-	held, err := till.HeldBills(ctx)
+	held, err := till.Shelf.HeldBills(ctx)
 	require.NoError(t, err)
 	require.Len(t, held, 1)
 	assert.Equal(t, pos.Rupees(998), held[0].Total)
@@ -163,7 +163,7 @@ func TestWindowHoldAndRecall(t *testing.T) {
 	k.press(fyne.KeyReturn) // the one bill's number is filled in
 	k.waitText("is back in the cart")
 	assert.True(t, k.shows("2 items"), k.screenText())
-	held, err = till.HeldBills(ctx)
+	held, err = till.Shelf.HeldBills(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, held)
 
@@ -180,7 +180,7 @@ func TestWindowHoldAndRecall(t *testing.T) {
 	k.typeText("40000")
 	k.press(fyne.KeyF5)
 	k.waitFor("the sale to be paid", func() bool {
-		found, err := till.FindIMEI(ctx, "490154203237518")
+		found, err := till.IMEIs.FindIMEI(ctx, "490154203237518")
 		return err == nil && len(found) == 1 && found[0].State == pos.StatePaid
 	})
 }
@@ -235,11 +235,11 @@ func TestWindowJournalIMEIAndUnknownAtClose(t *testing.T) {
 	k.ctrl(fyne.KeyN)
 	k.waitText("Cart is empty")
 
-	phone, ok := till.Lookup("PH-SAM-A55-128")
+	phone, ok := till.Shelf.Lookup("PH-SAM-A55-128")
 	require.True(t, ok)
 	lines := []ui.Line{{Product: phone, Qty: 1}}
 	imeis := phoneIMEIs(t, lines, "49015420323751")
-	sold, err := till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: imeis, Tender: pos.TenderCash, Tendered: phone.Price, Cashier: "Asha"}, nil)
+	sold, err := till.Checkout.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: imeis, Tender: pos.TenderCash, Tendered: phone.Price, Cashier: "Asha"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, pos.StatePaid, sold.State)
 
@@ -265,7 +265,7 @@ func TestWindowJournalIMEIAndUnknownAtClose(t *testing.T) {
 	}
 	require.Len(t, accepted, 1, "the manager's acceptance is journaled")
 	assert.Contains(t, string(accepted[0].Data), pending)
-	assert.NotEqual(t, pos.ToDay(till.Now()), till.BusinessDay(), "the next business day is open at once")
+	assert.NotEqual(t, pos.ToDay(till.Now()), till.Books.BusinessDay(), "the next business day is open at once")
 }
 
 // TestWindowCashierRefundsWithinLimit: a cashier a manager gave limits opens the
@@ -275,10 +275,10 @@ func TestWindowCashierRefundsWithinLimit(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
 	manager(t, till)
-	require.NoError(t, till.AddStaff(ctx, "Ravi", ui.RoleCashier, "2468"))
-	_, err := till.SetStaffLimits(ctx, "Ravi", &pos.StaffLimits{Discount: pos.Rupees(100), Refund: pos.Rupees(300)}, "432100")
+	require.NoError(t, till.Crew.AddStaff(ctx, "Ravi", ui.RoleCashier, "2468"))
+	_, err := till.Crew.SetStaffLimits(ctx, "Ravi", &pos.StaffLimits{Discount: pos.Rupees(100), Refund: pos.Rupees(300)}, "432100")
 	require.NoError(t, err)
-	sold, err := till.Pay(ctx, ui.PayRequest{Lines: []ui.Line{cable(t, till)}, Tender: pos.TenderCash, Cashier: "Asha"}, nil)
+	sold, err := till.Checkout.Pay(ctx, ui.PayRequest{Lines: []ui.Line{cable(t, till)}, Tender: pos.TenderCash, Cashier: "Asha"}, nil)
 	require.NoError(t, err)
 
 	k := newCounter(t, till)
@@ -300,10 +300,10 @@ func TestWindowCashierRefundsWithinLimit(t *testing.T) {
 	k.enter("250")
 	k.enter("2468")
 	k.waitText("Refund receipt")
-	o, err := till.Order(ctx, sold.OrderID)
+	o, err := till.Books.Order(ctx, sold.OrderID)
 	require.NoError(t, err)
 	require.Len(t, o.Refunds, 1)
-	staff, err := till.StaffList(ctx)
+	staff, err := till.Crew.StaffList(ctx)
 	require.NoError(t, err)
 	for _, s := range staff {
 		if s.Name == "Ravi" {
@@ -332,7 +332,7 @@ func TestWindowStaffAddDisableReset(t *testing.T) {
 		k.enter(s)
 	}
 	k.waitText("Meena can sign in now.")
-	_, err := till.SignIn(ctx, "Meena", "5791")
+	_, err := till.Crew.SignIn(ctx, "Meena", "5791")
 	require.NoError(t, err)
 
 	// Asha is first, Meena second.
@@ -348,7 +348,7 @@ func TestWindowStaffAddDisableReset(t *testing.T) {
 		k.enter(s)
 	}
 	k.waitText("Meena signs in with the new PIN now.")
-	_, err = till.SignIn(ctx, "Meena", "8642")
+	_, err = till.Crew.SignIn(ctx, "Meena", "8642")
 	require.NoError(t, err)
 
 	k.press(fyne.KeyF7)
@@ -356,6 +356,6 @@ func TestWindowStaffAddDisableReset(t *testing.T) {
 	k.enter("432100")
 	k.waitText("Meena is disabled")
 	assert.True(t, k.shows("disabled"), k.screenText())
-	_, err = till.SignIn(ctx, "Meena", "8642")
+	_, err = till.Crew.SignIn(ctx, "Meena", "8642")
 	assert.ErrorIs(t, err, pos.ErrStaffDisabled)
 }

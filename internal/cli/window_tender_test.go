@@ -35,7 +35,7 @@ func splitSale(t *testing.T, till *terminal) *pos.SaleStatus {
 		}
 	}
 	require.Len(t, found, 1)
-	st, err := till.SaleStatus(t.Context(), found[0].ID)
+	st, err := till.Checkout.SaleStatus(t.Context(), found[0].ID)
 	require.NoError(t, err)
 	return st
 }
@@ -48,7 +48,7 @@ func TestKeyboardSplitTender(t *testing.T) {
 	till := newWindowTill(t)
 	k := newCounter(t, till)
 	k.firstManager()
-	require.NoError(t, till.SaveVPA(t.Context(), manager(t, till), "galla@okicici"))
+	require.NoError(t, till.Setup.SaveVPA(t.Context(), manager(t, till), "galla@okicici"))
 
 	k.enter("ACC-CASE-S24")
 	k.waitText("1 item")

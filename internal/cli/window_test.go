@@ -39,17 +39,17 @@ func newWindowTill(t *testing.T) *terminal {
 func manager(t *testing.T, till *terminal) ui.StaffMember {
 	t.Helper()
 	ctx := t.Context()
-	staff, err := till.Staff(ctx)
+	staff, err := till.Crew.Staff(ctx)
 	require.NoError(t, err)
 	for _, s := range staff {
 		if s.Manager() && s.Name == "Asha" {
-			m, err := till.SignIn(ctx, "Asha", "432100")
+			m, err := till.Crew.SignIn(ctx, "Asha", "432100")
 			require.NoError(t, err)
 			return m
 		}
 	}
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
-	m, err := till.SignIn(ctx, "Asha", "432100")
+	require.NoError(t, till.Crew.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
+	m, err := till.Crew.SignIn(ctx, "Asha", "432100")
 	require.NoError(t, err)
 	return m
 }
@@ -66,31 +66,31 @@ func TestWindowTillSells(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
 
-	staff, err := till.Staff(ctx)
+	staff, err := till.Crew.Staff(ctx)
 	require.NoError(t, err)
 	require.Empty(t, staff, "a fresh journal has no staff")
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
-	m, err := till.SignIn(ctx, "Asha", "432100")
+	require.NoError(t, till.Crew.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
+	m, err := till.Crew.SignIn(ctx, "Asha", "432100")
 	require.NoError(t, err)
 	assert.True(t, m.Manager())
-	_, err = till.SignIn(ctx, "Asha", "0000")
+	_, err = till.Crew.SignIn(ctx, "Asha", "0000")
 	assert.ErrorIs(t, err, pos.ErrWrongPIN)
 
-	p, ok := till.Lookup("SAMSUNG-S24")
+	p, ok := till.Shelf.Lookup("SAMSUNG-S24")
 	if !ok {
-		found := till.Search("samsung", 1)
+		found := till.Shelf.Search("samsung", 1)
 		require.NotEmpty(t, found, "the sample catalog has a Samsung phone")
 		p = found[0]
 	}
 	lines := []ui.Line{{Product: p, Qty: 1}}
-	bill, err := till.Price(lines)
+	bill, err := till.Shelf.Price(lines)
 	require.NoError(t, err)
 	assert.Equal(t, p.Price, bill.Total)
 	assert.Equal(t, bill.Total, bill.Taxable+bill.CGST+bill.SGST)
-	_, err = till.Price([]ui.Line{{Product: p, Qty: 1, Discount: pos.Rupees(600)}})
+	_, err = till.Shelf.Price([]ui.Line{{Product: p, Qty: 1, Discount: pos.Rupees(600)}})
 	assert.Error(t, err, "a discount above the limit needs a manager")
 
-	offers, err := till.EMIOffers(ctx, lines)
+	offers, err := till.Checkout.EMIOffers(ctx, lines)
 	require.NoError(t, err)
 	assert.NotEmpty(t, offers)
 
@@ -103,8 +103,8 @@ func TestWindowTillSells(t *testing.T) {
 	var out ui.Outcome
 	go func() {
 		defer close(done)
-		card := till.NewCard("4111111111111111", "12", "2031", "123", "A Customer")
-		out, err = till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: phoneIMEIs(t, lines, "49015420323751"), Tender: pos.TenderCard, Card: card, Cashier: "Asha"}, func(pr ui.Progress) {
+		card := till.Checkout.NewCard("4111111111111111", "12", "2031", "123", "A Customer")
+		out, err = till.Checkout.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: phoneIMEIs(t, lines, "49015420323751"), Tender: pos.TenderCard, Card: card, Cashier: "Asha"}, func(pr ui.Progress) {
 			mu.Lock()
 			defer mu.Unlock()
 			steps = append(steps, pr.Step)
@@ -121,7 +121,7 @@ func TestWindowTillSells(t *testing.T) {
 	mu.Lock()
 	id := otpID
 	mu.Unlock()
-	require.NoError(t, till.SubmitOTP(ctx, id, "123456"))
+	require.NoError(t, till.Checkout.SubmitOTP(ctx, id, "123456"))
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
@@ -134,45 +134,45 @@ func TestWindowTillSells(t *testing.T) {
 	assert.Contains(t, steps, ui.StepCreated)
 	assert.Contains(t, steps, ui.StepAuthenticating)
 
-	img, err := till.Receipt(ctx, out.OrderID)
+	img, err := till.Documents.Receipt(ctx, out.OrderID)
 	require.NoError(t, err)
 	_, err = png.Decode(bytes.NewReader(img))
 	require.NoError(t, err, "the receipt preview is a PNG")
-	err = till.Print(ctx, out.OrderID, false)
+	err = till.Documents.Print(ctx, out.OrderID, false)
 	require.Error(t, err, "no printer is set up")
 	assert.Contains(t, pos.Sentence(err), "Settings")
 
-	orders, err := till.Orders(ctx, till.eng.Now())
+	orders, err := till.Books.Orders(ctx, till.eng.Now())
 	require.NoError(t, err)
 	require.Len(t, orders, 1)
 	assert.Equal(t, pos.StatePaid, orders[0].State)
 	assert.Contains(t, orders[0].Detail, "1111")
-	hist, err := till.History(ctx, out.OrderID)
+	hist, err := till.Books.History(ctx, out.OrderID)
 	require.NoError(t, err)
 	assert.NotEmpty(t, hist)
-	x, err := till.XReport(ctx, till.eng.Now())
+	x, err := till.Books.XReport(ctx, till.eng.Now())
 	require.NoError(t, err)
 	assert.NotEmpty(t, x)
 	var csv strings.Builder
-	require.NoError(t, till.ExportCSV(ctx, till.eng.Now(), &csv))
+	require.NoError(t, till.Books.ExportCSV(ctx, till.eng.Now(), &csv))
 	assert.Contains(t, csv.String(), out.OrderID)
-	got, err := till.OrderFromQR(receipts.SignQR(testKey(t, till), receipts.QRPayload{MerchantOrderID: out.OrderID, Amount: int64(out.Amount)}))
+	got, err := till.Books.OrderFromQR(receipts.SignQR(testKey(t, till), receipts.QRPayload{MerchantOrderID: out.OrderID, Amount: int64(out.Amount)}))
 	require.NoError(t, err)
 	assert.Equal(t, out.OrderID, got)
-	_, err = till.OrderFromQR(out.OrderID)
+	_, err = till.Books.OrderFromQR(out.OrderID)
 	assert.Error(t, err, "an unsigned code is not a receipt")
 
 	// settings: the shop and printer are journaled, the secret is never read back
 	printed := filepath.Join(t.TempDir(), "printer.bin")
-	require.NoError(t, till.SaveSettings(ctx, m, ui.Settings{ShopName: "Sharma Mobiles", Address: "MG Road, Pune", GSTIN: "27ABCDE1234F1Z0",
+	require.NoError(t, till.Setup.SaveSettings(ctx, m, ui.Settings{ShopName: "Sharma Mobiles", Address: "MG Road, Pune", GSTIN: "27ABCDE1234F1Z0",
 		PrinterProfile: "80mm", PrinterAddr: printed}, ""))
-	set, err := till.Settings(ctx)
+	set, err := till.Setup.Settings(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "Sharma Mobiles", set.ShopName)
 	assert.Equal(t, "MG Road, Pune", set.Address)
 	assert.Equal(t, printed, set.PrinterAddr)
 	assert.False(t, set.Live)
-	require.NoError(t, till.Print(ctx, out.OrderID, false))
+	require.NoError(t, till.Documents.Print(ctx, out.OrderID, false))
 	job, err := os.ReadFile(printed)
 	require.NoError(t, err)
 	assert.Contains(t, string(job), "Sharma Mobiles")
@@ -184,9 +184,9 @@ func TestWindowTillSells(t *testing.T) {
 	// With the GSTIN set the sale is a tax invoice: from ₹50,000 taxable it names
 	// the buyer (CGST Rule 46(e)).
 	imeis := phoneIMEIs(t, lines, "49015420323752")
-	_, err = till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: imeis, Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha"}, nil)
+	_, err = till.Checkout.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: imeis, Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha"}, nil)
 	require.ErrorIs(t, err, pos.ErrBuyerNeeded)
-	cash, err := till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: imeis, Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha",
+	cash, err := till.Checkout.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: imeis, Tender: pos.TenderCash, Tendered: p.Price + pos.Rupees(1), Cashier: "Asha",
 		Buyer: &pos.Buyer{Name: "R. Shah", Address: "MG Road, Pune", State: "27"}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, pos.StatePaid, cash.State)
@@ -197,7 +197,7 @@ func TestWindowTillSells(t *testing.T) {
 // served on loopback and that a sale left unpaid is not reported as paid.
 func TestWindowTillPayOnPhone(t *testing.T) {
 	till := newWindowTill(t)
-	found := till.Search("samsung", 1)
+	found := till.Shelf.Search("samsung", 1)
 	require.NotEmpty(t, found)
 	lines := []ui.Line{{Product: found[0], Qty: 1}}
 
@@ -210,7 +210,7 @@ func TestWindowTillPayOnPhone(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := till.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: phoneIMEIs(t, lines, "49015420323753"), Tender: pos.TenderPhone, Cashier: "Asha"}, func(p ui.Progress) {
+		out, err := till.Checkout.Pay(ctx, ui.PayRequest{Lines: lines, IMEIs: phoneIMEIs(t, lines, "49015420323753"), Tender: pos.TenderPhone, Cashier: "Asha"}, func(p ui.Progress) {
 			if p.CheckoutURL != "" {
 				addr <- p.CheckoutURL
 			}
@@ -247,10 +247,10 @@ func TestWindowTillPayOnPhone(t *testing.T) {
 func TestWindowTillCloseDayWritesBackup(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
+	require.NoError(t, till.Crew.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	day := till.eng.Now()
 
-	text, err := till.CloseDay(ctx, day, "432100")
+	text, err := till.Books.CloseDay(ctx, day, "432100")
 	require.NoError(t, err)
 	path := filepath.Join(till.c.dataDir, "backups", "journal-"+pos.ToDay(day)+".db")
 	assert.Contains(t, text, "Z report no. 1")
@@ -259,7 +259,7 @@ func TestWindowTillCloseDayWritesBackup(t *testing.T) {
 	require.NoError(t, err, "the backup file exists")
 	assert.Positive(t, st.Size())
 
-	_, err = till.CloseDay(ctx, day, "432100")
+	_, err = till.Books.CloseDay(ctx, day, "432100")
 	assert.ErrorIs(t, err, pos.ErrDayClosed, "a day closes once")
 }
 
@@ -269,8 +269,8 @@ func TestWindowTillCloseDayWritesBackup(t *testing.T) {
 func TestWindowStartReconciles(t *testing.T) {
 	ctx := t.Context()
 	till := newWindowTill(t)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
-	p := till.Search("charger", 1)
+	require.NoError(t, till.Crew.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
+	p := till.Shelf.Search("charger", 1)
 	require.NotEmpty(t, p)
 	lines := []ui.Line{{Product: p[0], Qty: 1}}
 
@@ -279,8 +279,8 @@ func TestWindowStartReconciles(t *testing.T) {
 	sb.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
 	payCtx, cancel := context.WithTimeout(ctx, 3*time.Second) // polling unverified answers stops here
 	defer cancel()
-	card := till.NewCard("5555555555554444", "12", "2031", "123", "A Customer") // frictionless: captured at once
-	out, err := till.Pay(payCtx, ui.PayRequest{Lines: lines, Tender: pos.TenderCard, Card: card, Cashier: "Asha"}, func(ui.Progress) {})
+	card := till.Checkout.NewCard("5555555555554444", "12", "2031", "123", "A Customer") // frictionless: captured at once
+	out, err := till.Checkout.Pay(payCtx, ui.PayRequest{Lines: lines, Tender: pos.TenderCard, Card: card, Cashier: "Asha"}, func(ui.Progress) {})
 	require.NoError(t, err)
 	require.NotEqual(t, pos.StatePaid, out.State, "an unverified answer is never PAID")
 	o, err := till.eng.Order(ctx, out.OrderID)

@@ -56,11 +56,11 @@ func TestWindowTillOnADamagedJournal(t *testing.T) {
 	st := till.Status(ctx)
 	assert.False(t, st.Checking)
 	assert.Empty(t, st.Damaged)
-	require.NoError(t, till.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
-	p := till.Search("charger", 1)
+	require.NoError(t, till.Crew.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
+	p := till.Shelf.Search("charger", 1)
 	require.NotEmpty(t, p)
 	lines := []ui.Line{{Product: p[0], Qty: 1}}
-	sold, err := till.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderCash, Tendered: pos.Rupees(5000), Cashier: "Asha"}, nil)
+	sold, err := till.Checkout.Pay(ctx, ui.PayRequest{Lines: lines, Tender: pos.TenderCash, Tendered: pos.Rupees(5000), Cashier: "Asha"}, nil)
 	require.NoError(t, err)
 	closeAll()
 
@@ -81,22 +81,22 @@ func TestWindowTillOnADamagedJournal(t *testing.T) {
 	assert.Contains(t, st.Damaged, "damaged at event 2")
 	assert.Contains(t, st.Damaged, "will not take payments")
 
-	card := till.NewCard("5555555555554444", "12", "2031", "123", "A Customer")
+	card := till.Checkout.NewCard("5555555555554444", "12", "2031", "123", "A Customer")
 	for _, req := range []ui.PayRequest{
 		{Lines: lines, Tender: pos.TenderCash, Tendered: pos.Rupees(5000), Cashier: "Asha"},
 		{Lines: lines, Tender: pos.TenderCard, Card: card, Cashier: "Asha"},
 		{Lines: lines, Tender: pos.TenderPhone, Cashier: "Asha"},
 	} {
-		_, err := till.Pay(ctx, req, nil)
+		_, err := till.Checkout.Pay(ctx, req, nil)
 		require.Error(t, err, "%s is refused", req.Tender)
 		assert.Equal(t, st.Damaged, pos.Sentence(err), "%s is refused with the damage's sentence", req.Tender)
 	}
-	_, err = till.Refund(ctx, sold.OrderID, 0, "432100")
+	_, err = till.Returns.Refund(ctx, sold.OrderID, 0, "432100")
 	require.Error(t, err)
 	assert.Equal(t, st.Damaged, pos.Sentence(err))
 
 	// Reads go on: the journal screen lists the sale.
-	orders, err := till.Orders(ctx, till.eng.Now())
+	orders, err := till.Books.Orders(ctx, till.eng.Now())
 	require.NoError(t, err)
 	require.Len(t, orders, 1)
 

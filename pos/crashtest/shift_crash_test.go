@@ -46,10 +46,10 @@ func shiftHelper(ctx context.Context, e *pos.Engine) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := t.MoveCash(ctx, "001", pos.CashDrop, shiftDrop, "safe drop"); err != nil {
+	if _, err := t.Drawer.MoveCash(ctx, "001", pos.CashDrop, shiftDrop, "safe drop"); err != nil {
 		return "", err
 	}
-	rep, err := t.CloseShift(ctx, "001", pos.CashCount{Pieces: map[int]int{500: 2, 200: 1, 100: 1, 50: 1, 20: 1, 5: 1, 2: 2}})
+	rep, err := t.Drawer.CloseShift(ctx, "001", pos.CashCount{Pieces: map[int]int{500: 2, 200: 1, 100: 1, 50: 1, 20: 1, 5: 1, 2: 2}})
 	if err != nil {
 		return "", err
 	}
@@ -80,16 +80,16 @@ func TestCrashAtShiftClose(t *testing.T) {
 			j, e := w.open(t)
 			till, err := newTill(ctx, e)
 			require.NoError(t, err)
-			_, err = till.OpenShift(ctx, "001", shiftFloat)
+			_, err = till.Drawer.OpenShift(ctx, "001", shiftFloat)
 			require.NoError(t, err)
-			cat, err := till.Catalog(ctx)
+			cat, err := till.Shelf.Catalog(ctx)
 			require.NoError(t, err)
 			cable, ok := cat.Lookup("ACC-CBL")
 			require.True(t, ok)
-			paid, err := till.Pay(ctx, pos.PayRequest{Lines: []pos.CartLine{{Product: cable, Qty: 1}}, Tender: pos.TenderCash, Cashier: "001"}, nil)
+			paid, err := till.Checkout.Pay(ctx, pos.PayRequest{Lines: []pos.CartLine{{Product: cable, Qty: 1}}, Tender: pos.TenderCash, Cashier: "001"}, nil)
 			require.NoError(t, err)
 			require.Equal(t, pos.StatePaid, paid.State)
-			_, err = till.MoveCash(ctx, "001", pos.CashOut, pos.Paise(120_00), "courier")
+			_, err = till.Drawer.MoveCash(ctx, "001", pos.CashOut, pos.Paise(120_00), "courier")
 			require.NoError(t, err)
 			require.NoError(t, j.Close())
 
@@ -99,7 +99,7 @@ func TestCrashAtShiftClose(t *testing.T) {
 			t.Cleanup(func() { _ = j.Close() })
 			till, err = newTill(ctx, e)
 			require.NoError(t, err)
-			shifts, err := till.Shifts(ctx, "")
+			shifts, err := till.Drawer.Shifts(ctx, "")
 			require.NoError(t, err)
 			require.Len(t, shifts, 1, "the shift is still there")
 			s := shifts[0]
@@ -110,7 +110,7 @@ func TestCrashAtShiftClose(t *testing.T) {
 			}
 			require.Len(t, s.Moves, moves, "the paid-out (and the drop once committed)")
 			assert.Equal(t, "courier", s.Moves[0].Reason)
-			rep, err := till.ShiftReport(ctx, s.ID)
+			rep, err := till.Drawer.ShiftReport(ctx, s.ID)
 			require.NoError(t, err)
 			assert.Equal(t, pos.Paise(499_00), rep.CashSales, "the cash sale counts in the drawer")
 			if tc.closed {
@@ -123,10 +123,10 @@ func TestCrashAtShiftClose(t *testing.T) {
 			require.True(t, s.Open(), "an uncommitted close leaves the shift open")
 			if !tc.dropped {
 				assert.Equal(t, pos.Paise(2379_00), rep.Expected)
-				_, err = till.MoveCash(ctx, "001", pos.CashDrop, shiftDrop, "safe drop")
+				_, err = till.Drawer.MoveCash(ctx, "001", pos.CashDrop, shiftDrop, "safe drop")
 				require.NoError(t, err)
 			}
-			closed, err := till.CloseShift(ctx, "001", pos.CashCount{Paise: shiftCount})
+			closed, err := till.Drawer.CloseShift(ctx, "001", pos.CashCount{Paise: shiftCount})
 			require.NoError(t, err)
 			assert.Equal(t, pos.Paise(1379_00), closed.Expected)
 			assert.Equal(t, pos.Paise(0), closed.Shift.Variance)

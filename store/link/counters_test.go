@@ -72,7 +72,7 @@ func noteOf(t *testing.T, c *till) string {
 	ctx := t.Context()
 	sold, err := c.e.PayCash(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, 149900)
 	require.NoError(t, err)
-	ret, err := c.Return(ctx, pos.ReturnRequest{Document: sold.Order.Number(c.name), Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}},
+	ret, err := c.Returns.Return(ctx, pos.ReturnRequest{Document: sold.Order.Number(c.name), Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}},
 		To: pos.RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
 	require.Equal(t, pos.RefundDone, ret.Status)
@@ -97,13 +97,13 @@ func TestNoteSpentAtAnotherCounter(t *testing.T) {
 	require.Equal(t, "T1/C2627/00001", note)
 
 	// Before T1 has synced, the store does not know the note.
-	_, _, err := t2.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
+	_, _, err := t2.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
 	assert.Equal(t, "not_found", refusal(t, err).Code)
 	assert.Contains(t, pos.Sentence(err), "wait until the counter that issued it has synced")
 	t1.sync(t)
 
 	// T2 spends ₹499 of it: ₹1,000 left.
-	o, left, err := t2.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
+	o, left, err := t2.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
 	require.NoError(t, err)
 	assert.Equal(t, pos.StatePaid, o.State)
 	assert.Equal(t, "T2/2627/000001", o.Number("T2"))
@@ -118,22 +118,22 @@ func TestNoteSpentAtAnotherCounter(t *testing.T) {
 	assert.Equal(t, pos.Paise(49900), st.Paid)
 	assert.Equal(t, pos.Paise(49900), st.Due)
 	// Meanwhile T1 cannot take ₹1,000 of it: ₹501 is left.
-	_, _, err = t1.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(2)}}, note)
+	_, _, err = t1.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(2)}}, note)
 	r := refusal(t, err)
 	assert.Equal(t, "exceeded", r.Code)
 	assert.Contains(t, r.Msg, "has ₹501.00 left of ₹1,499.00")
-	_, err = t2.VoidSale(ctx, sale.ID, managerPIN, "customer left")
+	_, err = t2.Checkout.VoidSale(ctx, sale.ID, managerPIN, "customer left")
 	require.NoError(t, err)
 
 	// T1's own journal still thinks ₹1,499 is left; the store knows ₹1,000 is,
 	// and refuses the whole case. Nothing is spent on T1's ledger.
-	o, _, err = t1.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
+	o, _, err = t1.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
 	r = refusal(t, err)
 	assert.Equal(t, "exceeded", r.Code)
 	assert.Contains(t, r.Msg, "has ₹1,000.00 left")
 	require.NotNil(t, o)
 	assert.Equal(t, pos.StateAbandoned, o.State, "the sale took nothing")
-	local, err := t1.NoteBalance(ctx, note)
+	local, err := t1.Returns.NoteBalance(ctx, note)
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(149900), local)
 
@@ -144,10 +144,10 @@ func TestNoteSpentAtAnotherCounter(t *testing.T) {
 	_, st, err = t1.Engine().SaleNote(ctx, sale.ID, note, 0, "")
 	require.NoError(t, err)
 	assert.True(t, st.Complete())
-	local, err = t1.NoteBalance(ctx, note)
+	local, err = t1.Returns.NoteBalance(ctx, note)
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(149900-99800), local, "T1's ledger has its own spending only")
-	_, _, err = t2.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
+	_, _, err = t2.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
 	r = refusal(t, err)
 	assert.Contains(t, r.Msg, "has ₹2.00 left")
 
@@ -159,14 +159,14 @@ func TestNoteSpentAtAnotherCounter(t *testing.T) {
 
 	// With the store gone, a note is refused at either counter: no override.
 	s.kill()
-	o, _, err = t2.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{{SKU: "X", Name: "Sticker", Qty: 1, UnitPrice: 100, GSTRate: pos.Percent(18)}}}, note)
+	o, _, err = t2.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{{SKU: "X", Name: "Sticker", Qty: 1, UnitPrice: 100, GSTRate: pos.Percent(18)}}}, note)
 	require.ErrorIs(t, err, pos.ErrStoreOffline)
 	assert.Equal(t, pos.StateAbandoned, o.State)
 	sale, err = t1.Engine().OpenSale(ctx, pos.Sale{Lines: []pos.Line{{SKU: "X", Name: "Sticker", Qty: 1, UnitPrice: 100, GSTRate: pos.Percent(18)}}})
 	require.NoError(t, err)
 	_, _, err = t1.Engine().SaleNote(ctx, sale.ID, note, 0, "")
 	require.ErrorIs(t, err, pos.ErrStoreOffline)
-	local, err = t1.NoteBalance(ctx, note)
+	local, err = t1.Returns.NoteBalance(ctx, note)
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(50100), local, "nothing spent while the store was away")
 }
@@ -184,7 +184,7 @@ func TestNoteSpentAtOnceAtTwoCounters(t *testing.T) {
 		errs := make([]error, 2)
 		for i, c := range []*till{t1, t2} {
 			wg.Go(func() {
-				_, _, errs[i] = c.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
+				_, _, errs[i] = c.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
 			})
 		}
 		wg.Wait()
@@ -200,7 +200,7 @@ func TestNoteSpentAtOnceAtTwoCounters(t *testing.T) {
 		var redeemed int64
 		require.NoError(t, s.db.Pool().QueryRow(ctx, "SELECT redeemed FROM credit_note_balances WHERE number = $1", note).Scan(&redeemed))
 		assert.Equal(t, int64(149900), redeemed)
-		local, err := t1.NoteBalance(ctx, note)
+		local, err := t1.Returns.NoteBalance(ctx, note)
 		require.NoError(t, err)
 		if errs[0] == nil {
 			assert.Equal(t, pos.Paise(0), local, "T1 won: spent on its ledger")
@@ -229,19 +229,19 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	require.Equal(t, "T1/2627/000001", inv)
 
 	// Not synced yet: the store does not know it.
-	_, err = t2.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
+	_, err = t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
 	assert.Equal(t, "not_found", refusal(t, err).Code)
 	t1.sync(t)
 
 	// Its card cannot be refunded here; a wrong PIN returns nothing.
-	_, err = t2.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCard, PIN: managerPIN})
+	_, err = t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCard, PIN: managerPIN})
 	require.ErrorIs(t, err, pos.ErrNotRefundable)
 	assert.Equal(t, "Invoice T1/2627/000001 was paid in cash at counter T1: refund it to cash or a credit note here.", pos.Sentence(err))
-	_, err = t2.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCash, PIN: "999999"})
+	_, err = t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCash, PIN: "999999"})
 	require.ErrorIs(t, err, pos.ErrWrongPIN)
 
 	// The Returns screen shows T1's sale from the store.
-	v, err := t2.ReturnView(ctx, inv)
+	v, err := t2.Returns.ReturnView(ctx, inv)
 	require.NoError(t, err)
 	assert.Equal(t, inv, v.Number)
 	assert.Equal(t, pos.Paise(299500), v.Refundable)
@@ -250,13 +250,13 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	// One cable of three, to cash: ⌊149600×1/3⌋ = 49866; taxable at 18%
 	// ⌊(4986600+59)/118⌋ = 42259, tax 7607, CGST 3803. The window names the
 	// sale by the order id its screen showed.
-	one, err := t2.Return(ctx, pos.ReturnRequest{Document: v.OrderID, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCash, Reason: "faulty", PIN: managerPIN})
+	one, err := t2.Returns.Return(ctx, pos.ReturnRequest{Document: v.OrderID, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCash, Reason: "faulty", PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, pos.RefundDone, one.Status)
 	assert.Equal(t, "T2/C2627/00001", one.CreditNote, "numbered in T2's own C series")
 	assert.Equal(t, inv, one.Order.InvoiceNumber("T2"))
 	assert.Equal(t, []pos.ReturnItem{{Line: 0, SKU: "ACC-CBL", Qty: 1, Amount: 49866, Taxable: 42259, Tax: 7607, CGST: 3803, Rate: pos.Percent(18)}}, one.Refund.Items)
-	d, err := t2.CreditNoteDocument(ctx, one.CreditNote)
+	d, err := t2.Returns.CreditNoteDocument(ctx, one.CreditNote)
 	require.NoError(t, err)
 	var b bytes.Buffer
 	require.NoError(t, receipts.Text(&b, d.Receipt, 48))
@@ -274,10 +274,10 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 
 	// The rest, ₹2,995.00 − ₹498.66 = ₹2,496.34: a paisa more is refused, by
 	// the store even before T2 has synced its first return.
-	_, err = t2.Return(ctx, pos.ReturnRequest{Document: inv, Amount: 249635, To: pos.RefundToNote, PIN: managerPIN})
+	_, err = t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Amount: 249635, To: pos.RefundToNote, PIN: managerPIN})
 	require.ErrorIs(t, err, pos.ErrNotRefundable)
 	assert.Equal(t, "At most ₹2,496.34 of invoice T1/2627/000001 is left to return, here or at another counter (not ₹2,496.35).", pos.Sentence(err))
-	rest, err := t2.Return(ctx, pos.ReturnRequest{Document: inv, Amount: 249634, To: pos.RefundToNote, PIN: managerPIN})
+	rest, err := t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Amount: 249634, To: pos.RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, "T2/C2627/00002", rest.CreditNote)
 	assert.Equal(t, pos.Paise(249634), rest.Refund.Amount)
@@ -287,7 +287,7 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	// Nov; T1's invoice is T1's to report. The first reverses ₹422.59 + ₹76.07
 	// (CGST 38.03, SGST 38.04).
 	day := time.Date(2026, 11, 22, 0, 0, 0, 0, pos.IST)
-	docs, err := t2.ExportDocuments(ctx, day, day)
+	docs, err := t2.Documents.ExportDocuments(ctx, day, day)
 	require.NoError(t, err)
 	require.Len(t, docs, 2)
 	for i, want := range []string{"T2/C2627/00001", "T2/C2627/00002"} {
@@ -300,16 +300,16 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	assert.Equal(t, []gstr.Paise{42259, 3803, 3804}, []gstr.Paise{docs[0].Lines[0].Taxable, docs[0].Lines[0].CGST, docs[0].Lines[0].SGST})
 
 	// Nothing more, at T2 or by the store.
-	_, err = t2.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
+	_, err = t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
 	require.ErrorIs(t, err, pos.ErrNotRefundable)
 	assert.Contains(t, pos.Sentence(err), "refunded in full already")
 	_, err = t2.l.ReserveReturn(ctx, inv, "R-more", 1)
 	assert.Equal(t, "exceeded", refusal(t, err).Code)
 	// Nor at T1, whose own journal still shows the sale unrefunded.
-	_, err = t1.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
+	_, err = t1.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
 	require.ErrorIs(t, err, pos.ErrNotRefundable)
 	assert.Equal(t, "The store refused: invoice T1/2627/000001 was paid ₹2,995.00, of which ₹2,995.00 is refunded or being refunded: at most ₹0.00 can be returned, not ₹1,499.00. Nothing was refunded.", pos.Sentence(err))
-	o, err := t1.FindSale(ctx, inv)
+	o, err := t1.Returns.FindSale(ctx, inv)
 	require.NoError(t, err)
 	assert.Empty(t, o.Refunds, "nothing journaled at T1")
 
@@ -333,7 +333,7 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 
 	// With the store gone, another counter's invoice waits for it.
 	s.kill()
-	_, err = t2.Return(ctx, pos.ReturnRequest{Document: "T1/2627/000002", Amount: 100, To: pos.RefundToCash, PIN: managerPIN})
+	_, err = t2.Returns.Return(ctx, pos.ReturnRequest{Document: "T1/2627/000002", Amount: 100, To: pos.RefundToCash, PIN: managerPIN})
 	require.True(t, errors.Is(err, pos.ErrStoreOffline), "%v", err)
 	assert.Contains(t, pos.Sentence(err), "other counters' invoices wait until the store is back")
 }
@@ -347,12 +347,12 @@ func TestNoteSpentWhereIssuedBeforeSync(t *testing.T) {
 	t1, t2 := newTill(t, s, "T1"), newTill(t, s, "T2")
 	ctx := t.Context()
 	note := noteOf(t, t1)
-	_, left, err := t1.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
+	_, left, err := t1.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(100000), left, "₹1,499 − ₹499")
 
 	// T2, T1 still unsynced: ₹1,000 is left at the store.
-	_, _, err = t2.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
+	_, _, err = t2.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
 	assert.Contains(t, refusal(t, err).Msg, "has ₹1,000.00 left")
 	sale, err := t2.Engine().OpenSale(ctx, pos.Sale{Lines: []pos.Line{cable(2)}})
 	require.NoError(t, err)
@@ -362,9 +362,9 @@ func TestNoteSpentWhereIssuedBeforeSync(t *testing.T) {
 
 	// T1 syncs; its journal says ₹1,000 is left, the store ₹2.
 	t1.sync(t)
-	_, _, err = t1.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
+	_, _, err = t1.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
 	assert.Contains(t, refusal(t, err).Msg, "has ₹2.00 left")
-	local, err := t1.NoteBalance(ctx, note)
+	local, err := t1.Returns.NoteBalance(ctx, note)
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(100000), local)
 }
