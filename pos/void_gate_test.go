@@ -12,9 +12,9 @@ import (
 func openCashSale(t *testing.T, r *rig, tl *Till) string {
 	t.Helper()
 	ctx := t.Context()
-	st, err := tl.OpenSale(ctx, []CartLine{r.cartLine(t, "ACC-CASE", 1)}, nil, "meera")
+	st, err := tl.Checkout.OpenSale(ctx, []CartLine{r.cartLine(t, "ACC-CASE", 1)}, nil, "meera")
 	require.NoError(t, err)
-	_, err = tl.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: Rupees(500), Cashier: "meera"}, nil)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: Rupees(500), Cashier: "meera"}, nil)
 	require.NoError(t, err)
 	return st.Sale.ID
 }
@@ -25,27 +25,27 @@ func openCashSale(t *testing.T, r *rig, tl *Till) string {
 func TestVoidGivingCashBackNeedsAnOpenShift(t *testing.T) {
 	r, tl := newShiftTill(t)
 	ctx := t.Context()
-	_, err := tl.OpenShift(ctx, "meera", Rupees(1000))
+	_, err := tl.Drawer.OpenShift(ctx, "meera", Rupees(1000))
 	require.NoError(t, err)
 	id := openCashSale(t, r, tl)
 	count, err := ParseCount("500x3")
 	require.NoError(t, err)
-	_, err = tl.CloseShift(ctx, "meera", count)
+	_, err = tl.Drawer.CloseShift(ctx, "meera", count)
 	require.NoError(t, err)
 
-	_, err = tl.VoidSale(ctx, id, managerPIN, "customer left")
+	_, err = tl.Checkout.VoidSale(ctx, id, managerPIN, "customer left")
 	require.ErrorIs(t, err, ErrNoShift)
-	st, err := tl.SaleStatus(ctx, id)
+	st, err := tl.Checkout.SaleStatus(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, StateOpen, st.Sale.State, "nothing given back from a closed drawer")
 	assert.Equal(t, Rupees(500), st.Paid)
 
-	_, err = tl.OpenShift(ctx, "meera", Rupees(1000))
+	_, err = tl.Drawer.OpenShift(ctx, "meera", Rupees(1000))
 	require.NoError(t, err)
-	st, err = tl.VoidSale(ctx, id, managerPIN, "customer left")
+	st, err = tl.Checkout.VoidSale(ctx, id, managerPIN, "customer left")
 	require.NoError(t, err)
 	assert.Equal(t, StateVoided, st.Sale.State)
-	rep, err := tl.ShiftReport(ctx, "")
+	rep, err := tl.Drawer.ShiftReport(ctx, "")
 	require.NoError(t, err)
 	assert.Equal(t, Rupees(500), rep.Expected, "the new float less the ₹500 given back out of the drawer")
 }
@@ -58,10 +58,10 @@ func TestVoidCountsWrongPINs(t *testing.T) {
 	ctx := t.Context()
 	id := openCashSale(t, r, tl)
 	for i := range MaxOverrideAttempts {
-		_, err := tl.VoidSale(ctx, id, "999999", "customer left")
+		_, err := tl.Checkout.VoidSale(ctx, id, "999999", "customer left")
 		require.ErrorIs(t, err, ErrWrongPIN, "attempt %d", i+1)
 	}
-	_, err := tl.VoidSale(ctx, id, managerPIN, "customer left")
+	_, err := tl.Checkout.VoidSale(ctx, id, managerPIN, "customer left")
 	assert.ErrorIs(t, err, ErrTooManyOverrides)
 }
 
@@ -71,18 +71,18 @@ func TestVoidCountsWrongPINs(t *testing.T) {
 func TestCancelOfAUPISaleNeedsAnOpenShift(t *testing.T) {
 	r, tl := newShiftTill(t)
 	ctx := t.Context()
-	_, err := tl.OpenShift(ctx, "meera", Rupees(1000))
+	_, err := tl.Drawer.OpenShift(ctx, "meera", Rupees(1000))
 	require.NoError(t, err)
-	st, err := tl.OpenSale(ctx, []CartLine{r.cartLine(t, "ACC-CASE", 1)}, nil, "meera")
+	st, err := tl.Checkout.OpenSale(ctx, []CartLine{r.cartLine(t, "ACC-CASE", 1)}, nil, "meera")
 	require.NoError(t, err)
-	out, err := tl.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderUPI, Cashier: "meera"}, nil)
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderUPI, Cashier: "meera"}, nil)
 	require.NoError(t, err)
 	require.NotEmpty(t, out.ReceiptNo)
 	count, err := ParseCount("500x2")
 	require.NoError(t, err)
-	_, err = tl.CloseShift(ctx, "meera", count)
+	_, err = tl.Drawer.CloseShift(ctx, "meera", count)
 	require.NoError(t, err)
 
-	_, err = tl.CancelDocument(ctx, out.ReceiptNo, managerPIN, "customer left")
+	_, err = tl.Returns.CancelDocument(ctx, out.ReceiptNo, managerPIN, "customer left")
 	require.ErrorIs(t, err, ErrNoShift)
 }

@@ -12,7 +12,7 @@ import (
 
 // PullMaster fetches the master data published at the store after version
 // since and hands each item to apply, in version order. apply journals it on
-// the terminal (a catalog: pos.Till.ImportCatalog of its JSON, which journals
+// the terminal (a catalog: pos.Shelf.ImportCatalog of its JSON, which journals
 // catalog.imported). It returns the version the terminal has applied up to:
 // ask from it next time. An item apply refuses stops the pull there, so it is
 // fetched again.
@@ -34,7 +34,7 @@ func (l *Link) PullMaster(ctx context.Context, since uint64, apply func(api.Mast
 	return max(since, up.Version), nil
 }
 
-// MasterTill is the till as the store's master data reaches it (pos.Till): the
+// MasterTill is the till as the store's master data reaches it (pos.Shelf, the till's catalog and master data): the
 // version it applied up to, and each item applied and journaled.
 type MasterTill interface {
 	MasterVersion(ctx context.Context) (uint64, error)
