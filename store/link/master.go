@@ -34,8 +34,9 @@ func (l *Link) PullMaster(ctx context.Context, since uint64, apply func(api.Mast
 	return max(since, up.Version), nil
 }
 
-// MasterTill is the till as the store's master data reaches it (pos.Shelf, the till's catalog and master data): the
-// version it applied up to, and each item applied and journaled.
+// MasterTill is the till as the store's master data reaches it (pos.Shelf, the
+// till's catalog and master data): the version it applied up to, and each item
+// applied and journaled.
 type MasterTill interface {
 	MasterVersion(ctx context.Context) (uint64, error)
 	ApplyMaster(ctx context.Context, kind string, body []byte, version uint64) error
