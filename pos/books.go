@@ -143,6 +143,9 @@ func (bs *Books) XReport(ctx context.Context, day time.Time) (string, error) {
 type CloseDayResult struct {
 	Report *Report
 	Note   string // where the backup went, or that it failed (the day stays closed)
+	// Printed is what printing the Z said (CloseDayRequest.Print); "" when it
+	// was not asked or there is no printer.
+	Printed string
 	// OpenSales are the split sales still open when the day closed (no
 	// invoice yet): each is finished or voided on a later day.
 	OpenSales []*SaleStatus
@@ -248,23 +251,31 @@ type CloseDayRequest struct {
 	// AcceptUnknown is the manager accepting that the payments still unknown
 	// are listed as such: the acceptance is journaled with the list.
 	AcceptUnknown bool
+	// Print prints the Z at once on the receipt printer, when there is one.
+	Print bool
 }
 
 // ErrShiftOpenAtClose refuses a Z report while a shift is open.
 var ErrShiftOpenAtClose = errors.New("a shift is still open")
 
-// CloseDayWithBackup takes the Z report of day on a manager's PIN and then writes
-// the hot backup of the journal that DESIGN.md section 4 asks for at day close. The
-// note says where the backup went, or that it failed: the day stays closed either
-// way. It refuses while a payment is unknown (CloseBusinessDay accepts them).
-func (bs *Books) CloseDayWithBackup(ctx context.Context, day, pin string) (*CloseDayResult, error) {
-	return bs.CloseBusinessDay(ctx, CloseDayRequest{Day: day, PIN: pin})
+// CloseDay takes the Z report of a business day (all its shifts) on a
+// manager's PIN: it refuses while a shift is open, and while a payment is
+// unknown unless the manager accepts listing them (r.AcceptUnknown); then it
+// writes the hot backup of the journal that DESIGN.md section 4 asks for (the
+// note says where it went, or that it failed: the day stays closed either way)
+// and the next business day starts at once. It is the one way a day closes:
+// the window and galla close-day call it, and render the result with ZText.
+// With r.Print the Z prints at once on the receipt printer, when there is one.
+func (bs *Books) CloseDay(ctx context.Context, r CloseDayRequest) (*CloseDayResult, error) {
+	res, err := bs.closeDay(ctx, r)
+	if err == nil && r.Print {
+		res.Printed = bs.docs.PrintZ(ctx, res.Report)
+	}
+	return res, err
 }
 
-// CloseBusinessDay takes the Z report of a business day (all its shifts): it
-// refuses while a shift is open, and while a payment is unknown unless the
-// manager accepts listing them; then the next business day starts at once.
-func (bs *Books) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*CloseDayResult, error) {
+// closeDay is CloseDay but for the print.
+func (bs *Books) closeDay(ctx context.Context, r CloseDayRequest) (*CloseDayResult, error) {
 	if err := bs.crew.gate(); err != nil {
 		return nil, err
 	}
@@ -354,35 +365,21 @@ func (bs *Books) CloseBusinessDay(ctx context.Context, r CloseDayRequest) (*Clos
 	return res, nil
 }
 
-// CloseDay closes day with a Z report, authorised by a manager's PIN, prints it
-// when a receipt printer is set up, and renders the report as text with what
-// happened to the backup and the print.
-func (bs *Books) CloseDay(ctx context.Context, day time.Time, pin string) (string, error) {
-	return bs.closeDayText(ctx, CloseDayRequest{Day: ToDay(day), PIN: pin})
-}
-
-// CloseDayAccepting is CloseDay with the manager accepting that the payments
-// still unknown are listed as such (journaled with the list).
-func (bs *Books) CloseDayAccepting(ctx context.Context, day time.Time, pin string) (string, error) {
-	return bs.closeDayText(ctx, CloseDayRequest{Day: ToDay(day), PIN: pin, AcceptUnknown: true})
-}
-
-func (bs *Books) closeDayText(ctx context.Context, r CloseDayRequest) (string, error) {
-	res, err := bs.CloseBusinessDay(ctx, r)
-	if err != nil {
-		return "", err
-	}
+// ZText renders a closed day as the screen shows it: the Z report, the day's
+// shifts, the note on the backup and what printing it said.
+func (bs *Books) ZText(ctx context.Context, res *CloseDayResult) string {
 	var b bytes.Buffer
-	err = res.Report.WriteText(&b)
+	if err := res.Report.WriteText(&b); err != nil {
+		fmt.Fprintf(&b, "%s\n", Sentence(err))
+	}
 	if st := bs.drawer.ShiftsText(ctx, res.Report.Day); st != "" {
 		fmt.Fprintf(&b, "\n%s", st)
 	}
 	fmt.Fprintf(&b, "\n%s\n", res.Note)
-	// The Z report prints at once on the receipt printer, when there is one.
-	if msg := bs.docs.PrintZ(ctx, res.Report); msg != "" {
-		fmt.Fprintf(&b, "%s\n", msg)
+	if res.Printed != "" {
+		fmt.Fprintf(&b, "%s\n", res.Printed)
 	}
-	return b.String(), err
+	return b.String()
 }
 
 // ExportCSV writes day's orders as CSV, one row per order.

@@ -375,7 +375,7 @@ func TestCloseDayNamesOpenSales(t *testing.T) {
 	ctx := t.Context()
 	id, _, tid := refusedEMI(t, r, tl, ravi.ID)
 
-	res, err := tl.Books.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	res, err := tl.Books.CloseDay(ctx, CloseDayRequest{PIN: managerPIN})
 	require.NoError(t, err, "a failed tender is not unknown")
 	assert.Contains(t, res.Note, "open")
 	assert.Contains(t, res.Note, id)
@@ -406,7 +406,7 @@ func TestCloseDayNamesTheOpenSaleOfAnUnknownTender(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ResultUnknown, res.Status)
 
-	_, err = tl.Books.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	_, err = tl.Books.CloseDay(ctx, CloseDayRequest{PIN: managerPIN})
 	require.ErrorIs(t, err, ErrUnknownAtClose)
 	s := Sentence(err)
 	assert.Contains(t, s, "open sale "+id)
@@ -420,7 +420,7 @@ func TestOpenSalesAfterManyDays(t *testing.T) {
 	r, tl, _, _, ravi := auditRig(t)
 	ctx := t.Context()
 	id, _, _ := refusedEMI(t, r, tl, ravi.ID)
-	_, err := tl.Books.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	_, err := tl.Books.CloseDay(ctx, CloseDayRequest{PIN: managerPIN})
 	require.NoError(t, err)
 	rep, err := tl.Books.Report(ctx, ToDay(r.clock.Now()))
 	require.NoError(t, err)

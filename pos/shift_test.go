@@ -83,7 +83,7 @@ func TestShiftCashDrawer(t *testing.T) {
 	require.Len(t, x.ByCashier, 1)
 	assert.Equal(t, Rupees(1499), x.ByCashier[0].ByTender[TenderCash])
 
-	_, err = tl.Books.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	_, err = tl.Books.CloseDay(ctx, CloseDayRequest{PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrShiftOpenAtClose, "the Z waits for the shift's count")
 
 	count, err := ParseCount("500x5, 200x1, 50x1, 10x1, 5x1, 2x2")
@@ -233,14 +233,14 @@ func TestBusinessDayNeverBlocksSelling(t *testing.T) {
 	require.NoError(t, err)
 	_, err = r.e.commit(ctx, o, Event{Kind: EvOrderUnknown, Reason: "the answer was lost"})
 	require.NoError(t, err)
-	_, err = tl.Books.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN})
+	_, err = tl.Books.CloseDay(ctx, CloseDayRequest{PIN: managerPIN})
 	var unknown *UnknownPaymentsError
 	require.True(t, errors.As(err, &unknown), "%v", err)
 	require.Len(t, unknown.Orders, 1)
 	assert.Equal(t, o.ID, unknown.Orders[0].OrderID)
 	assert.Contains(t, Sentence(err), "22 Nov 10:00 card ₹1,499.00")
 
-	res, err := tl.Books.CloseBusinessDay(ctx, CloseDayRequest{PIN: managerPIN, AcceptUnknown: true})
+	res, err := tl.Books.CloseDay(ctx, CloseDayRequest{PIN: managerPIN, AcceptUnknown: true})
 	require.NoError(t, err)
 	assert.Equal(t, day, res.Report.Day)
 	var accepted []Event
@@ -266,7 +266,7 @@ func TestBusinessDayNeverBlocksSelling(t *testing.T) {
 	require.NoError(t, err, "a refund of the closed day's sale goes on the new business day")
 
 	// A Z twice is refused.
-	_, err = tl.Books.CloseDayWithBackup(ctx, day, managerPIN)
+	_, err = tl.Books.CloseDay(ctx, CloseDayRequest{Day: day, PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrDayClosed)
 
 	// The next day's sales are in its report; the calendar catching up keeps it.

@@ -169,10 +169,6 @@ func (f *fakeTill) FindIMEI(context.Context, string) ([]OrderSummary, error) { r
 
 func (f *fakeTill) BusinessDate() time.Time { return f.clock() }
 
-func (f *fakeTill) CloseDayAccepting(ctx context.Context, day time.Time, pin string) (string, error) {
-	return f.CloseDay(ctx, day, pin)
-}
-
 // clock is the fake's time: the harness's clock when it set one.
 func (f *fakeTill) clock() time.Time {
 	if f.now != nil {

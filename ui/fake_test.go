@@ -585,20 +585,29 @@ func (f *fakeTill) XReport(_ context.Context, day time.Time) (string, error) {
 	return fmt.Sprintf("X REPORT %s\norders %d", day.Format(pos.DayLayout), len(f.orders)), nil
 }
 
-func (f *fakeTill) CloseDay(ctx context.Context, day time.Time, pin string) (string, error) {
-	m, err := f.Authorize(ctx, pin, Override{})
+func (f *fakeTill) CloseDay(ctx context.Context, r pos.CloseDayRequest) (*pos.CloseDayResult, error) {
+	m, err := f.Authorize(ctx, r.PIN, Override{})
 	if err != nil {
-		return "", err
+		return nil, err
+	}
+	day, err := time.ParseInLocation(pos.DayLayout, r.Day, time.Local)
+	if err != nil {
+		return nil, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, d := range f.closed {
 		if d.Equal(day) {
-			return "", pos.ErrDayClosed
+			return nil, pos.ErrDayClosed
 		}
 	}
 	f.closed = append(f.closed, day)
-	return "Z REPORT 1 " + day.Format(pos.DayLayout) + " closed by " + m.Name, nil
+	return &pos.CloseDayResult{Report: &pos.Report{Day: r.Day, ZNo: 1}, Note: "closed by " + m.Name}, nil
+}
+
+// ZText is the fake's Z: its number, day and who closed it.
+func (f *fakeTill) ZText(_ context.Context, res *pos.CloseDayResult) string {
+	return fmt.Sprintf("Z REPORT %d %s %s", res.Report.ZNo, res.Report.Day, res.Note)
 }
 
 // RefundReceipt draws a PNG only for an order with a refund.

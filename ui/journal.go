@@ -474,7 +474,7 @@ func (s *journalScreen) askClose() {
 			pin.SetText("")
 			p.ok.Disable()
 			s.u.async(func(ctx context.Context) func() {
-				text, err := s.u.till.Books.CloseDay(ctx, day, code)
+				text, err := s.u.closeDay(ctx, day, code, false)
 				return func() {
 					p.ok.Enable()
 					if err != nil && s.askAccept(p, day, err) {
@@ -490,6 +490,17 @@ func (s *journalScreen) askClose() {
 				}
 			})
 		})
+}
+
+// closeDay closes day with its Z report on a manager's pin (accept: listing the
+// payments still unknown), printed at once where there is a receipt printer,
+// and returns the text the report screen shows.
+func (u *UI) closeDay(ctx context.Context, day time.Time, pin string, accept bool) (string, error) {
+	res, err := u.till.Books.CloseDay(ctx, pos.CloseDayRequest{Day: pos.ToDay(day), PIN: pin, AcceptUnknown: accept, Print: true})
+	if err != nil {
+		return "", err
+	}
+	return u.till.Books.ZText(ctx, res), nil
 }
 
 func (s *journalScreen) askExport() {

@@ -298,17 +298,10 @@ type BusinessDater interface {
 	BusinessDate() time.Time
 }
 
-// DayAccepter closes a day with a manager accepting that the payments still
-// unknown are listed as such; pos.Books implements it.
-type DayAccepter interface {
-	CloseDayAccepting(ctx context.Context, day time.Time, pin string) (string, error)
-}
-
 // askAccept answers a Z refused for payments still unknown: it names them and
 // lets a manager accept listing them and close the day. It reports whether err
 // was that refusal.
 func (s *journalScreen) askAccept(p *prompt, day time.Time, err error) bool {
-	acc := s.u.till.Books
 	if !errors.Is(err, pos.ErrUnknownAtClose) {
 		return false
 	}
@@ -320,7 +313,7 @@ func (s *journalScreen) askAccept(p *prompt, day time.Time, err error) bool {
 			pin.SetText("")
 			q.ok.Disable()
 			s.u.async(func(ctx context.Context) func() {
-				text, err := acc.CloseDayAccepting(ctx, day, code)
+				text, err := s.u.closeDay(ctx, day, code, true)
 				return func() {
 					q.ok.Enable()
 					if err != nil {

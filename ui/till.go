@@ -160,11 +160,10 @@ type OrderSummary = pos.OrderSummary
 type OrderEvent = pos.OrderEvent
 
 // Books is the manager's view of the journal: the orders of a day, the X and Z
-// reports, the close of a day (DayAccepter), the business day open now
+// reports, the close of a day, the business day open now
 // (BusinessDater) and the order a receipt's QR code names.
 type Books interface {
 	BusinessDater
-	DayAccepter
 	// Orders lists the orders of day.
 	Orders(ctx context.Context, day time.Time) ([]OrderSummary, error)
 	// History lists an order's events.
@@ -173,7 +172,10 @@ type Books interface {
 	XReport(ctx context.Context, day time.Time) (string, error)
 	// CloseDay closes day with a Z report, authorised by a manager's PIN, and
 	// renders the report as text.
-	CloseDay(ctx context.Context, day time.Time, pin string) (string, error)
+	// CloseDay closes a business day with its Z report (the one way a day
+	// closes); ZText renders the result for the screen.
+	CloseDay(ctx context.Context, r pos.CloseDayRequest) (*pos.CloseDayResult, error)
+	ZText(ctx context.Context, res *pos.CloseDayResult) string
 	// ExportCSV writes day's orders as CSV, one row per order.
 	ExportCSV(ctx context.Context, day time.Time, w io.Writer) error
 	// OrderFromQR reads a receipt's QR text and returns its order id.

@@ -640,7 +640,7 @@ func cmdCloseDay(c *cli, args []string) int {
 	}
 	defer t.close()
 	ctx := context.Background()
-	res, err := t.Books.CloseBusinessDay(ctx, pos.CloseDayRequest{Day: day, PIN: pin, AcceptUnknown: *accept})
+	res, err := t.Books.CloseDay(ctx, pos.CloseDayRequest{Day: day, PIN: pin, AcceptUnknown: *accept, Print: true})
 	if err != nil {
 		code := exitFailed
 		if errors.Is(err, pos.ErrDayClosed) || errors.Is(err, pos.ErrBadDay) || errors.Is(err, pos.ErrWrongPIN) || errors.Is(err, pos.ErrBadPIN) ||
@@ -660,8 +660,8 @@ func cmdCloseDay(c *cli, args []string) int {
 	if st := t.Drawer.ShiftsText(ctx, res.Report.Day); st != "" && *format == "text" {
 		fmt.Fprint(c.stdout, "\n"+st)
 	}
-	if msg := t.Documents.PrintZ(ctx, res.Report); msg != "" {
-		fmt.Fprintln(c.stderr, "galla: "+msg)
+	if res.Printed != "" {
+		fmt.Fprintln(c.stderr, "galla: "+res.Printed)
 	}
 	if res.Checked != nil {
 		if err := <-res.Checked; err != nil {

@@ -81,8 +81,9 @@ func TestWindowTillRefundAndReportPrints(t *testing.T) {
 	assert.Contains(t, string(job), "X REPORT")
 
 	require.NoError(t, os.Remove(printer))
-	z, err := till.Books.CloseDay(ctx, till.eng.Now(), "432100")
+	res, err := till.Books.CloseDay(ctx, pos.CloseDayRequest{PIN: "432100", Print: true})
 	require.NoError(t, err)
+	z := till.Books.ZText(ctx, res)
 	job, err = os.ReadFile(printer)
 	require.NoError(t, err, "closing the day prints the Z report at once")
 	assert.Contains(t, string(job), "Z REPORT No. 1")

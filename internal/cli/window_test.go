@@ -250,8 +250,9 @@ func TestWindowTillCloseDayWritesBackup(t *testing.T) {
 	require.NoError(t, till.Crew.AddStaff(ctx, "Asha", ui.RoleManager, "432100"))
 	day := till.eng.Now()
 
-	text, err := till.Books.CloseDay(ctx, day, "432100")
+	res, err := till.Books.CloseDay(ctx, pos.CloseDayRequest{Day: pos.ToDay(day), PIN: "432100"})
 	require.NoError(t, err)
+	text := till.Books.ZText(ctx, res)
 	path := filepath.Join(till.c.dataDir, "backups", "journal-"+pos.ToDay(day)+".db")
 	assert.Contains(t, text, "Z report no. 1")
 	assert.Contains(t, text, "backup written to "+path)
@@ -259,7 +260,7 @@ func TestWindowTillCloseDayWritesBackup(t *testing.T) {
 	require.NoError(t, err, "the backup file exists")
 	assert.Positive(t, st.Size())
 
-	_, err = till.Books.CloseDay(ctx, day, "432100")
+	_, err = till.Books.CloseDay(ctx, pos.CloseDayRequest{Day: pos.ToDay(day), PIN: "432100"})
 	assert.ErrorIs(t, err, pos.ErrDayClosed, "a day closes once")
 }
 
