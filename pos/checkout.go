@@ -649,21 +649,11 @@ func FormAction(content string) string {
 	return html.UnescapeString(m[1])
 }
 
-// OpenSale journals the cart as a split-tender sale, to be paid by several
-// tenders (Pay with PayRequest.Sale). The discounts are checked as for any sale.
-func (co *Checkout) OpenSale(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string) (*SaleStatus, error) {
-	return co.OpenSaleFor(ctx, lines, imeis, cashier, nil)
-}
-
-// OpenSaleFor is OpenSale with the buyer the invoice names (nil: none); the
-// buyer is checked as for a sale of one tender (CheckBuyer), before anything is
-// journaled.
-func (co *Checkout) OpenSaleFor(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string, buyer *Buyer) (*SaleStatus, error) {
-	return co.openSale(ctx, lines, imeis, cashier, buyer, nil)
-}
-
-// openSale is OpenSaleFor with the manager's approval of the sale's phones
-// when the store server cannot be asked (nil: none).
+// openSale opens the sale of lines and their phones' IMEIs for cashier and
+// buyer (nil: none; checked as for a sale of one tender, CheckBuyer, before
+// anything is journaled), with the manager's approval of the sale's phones when
+// the store server cannot be asked (nil: none). The discounts are checked as
+// for any sale.
 func (co *Checkout) openSale(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string, buyer *Buyer, approve IMEIApprover) (*SaleStatus, error) {
 	sale := Sale{Lines: SaleLines(lines, imeis), Staff: cashier, OverrideIMEIs: approve}
 	if err := co.shelf.checkDiscounts(sale.Lines); err != nil {
@@ -928,14 +918,14 @@ func (co *Checkout) saleOffers(ctx context.Context, saleID string, amount Paise)
 	return co.eng.EMIOffers(ctx, partLines(st.Sale.Lines, amount))
 }
 
-// OpenSplit journals the cart of req as a split-tender sale (OpenSaleFor with
-// req's lines, IMEIs, cashier and buyer). With req.OverrideIMEIPIN, a manager's
+// OpenSale journals the cart of req (its lines, IMEIs, cashier and buyer) as
+// a sale to be paid by one or more tenders (Pay with PayRequest.Sale). With req.OverrideIMEIPIN, a manager's
 // PIN, or req.AskIMEIOverride, which asks for one, the sale's phones go without
 // the store server's reservation when the store cannot be asked
 // (ErrStoreOffline), as for a sale of one tender (Pay): the override is
 // journaled as a staff.override what=imei naming the manager, and a unit the
 // store says is sold is never overridden.
-func (co *Checkout) OpenSplit(ctx context.Context, req PayRequest) (*SaleStatus, error) {
+func (co *Checkout) OpenSale(ctx context.Context, req PayRequest) (*SaleStatus, error) {
 	return co.openSale(ctx, req.Lines, req.IMEIs, req.Cashier, req.Buyer, co.imeiApprover(req))
 }
 
@@ -1017,15 +1007,9 @@ func (co *Checkout) checkSale(ctx context.Context, lines []Line, tender TenderKi
 // When the terminal is enrolled in a store, the note is redeemed at the store
 // server first (store_notes.go): a note of another counter is spent here when
 // the store approves it, and a refusal or no answer abandons the sale with
-// nothing taken.
-func (co *Checkout) PayByNote(ctx context.Context, sale Sale, number string) (*Order, error) {
-	o, _, err := co.PayByNoteLeft(ctx, sale, number)
-	return o, err
-}
-
-// PayByNoteLeft is PayByNote that also returns what is left on the note
-// afterwards (the store's word when enrolled, else this journal's).
-func (co *Checkout) PayByNoteLeft(ctx context.Context, sale Sale, number string) (*Order, Paise, error) {
+// nothing taken. It returns what is left on the note afterwards (the store's
+// word when enrolled, else this journal's).
+func (co *Checkout) PayByNote(ctx context.Context, sale Sale, number string) (*Order, Paise, error) {
 	if err := co.checkSale(ctx, sale.Lines, TenderNote); err != nil {
 		return nil, 0, err // every phone carries its IMEI, sold once
 	}

@@ -26,7 +26,7 @@ func TestShiftSalesAreTheDaysSales(t *testing.T) {
 	require.NoError(t, err)
 	_, err = tl.Returns.CancelDocument(ctx, cancelled.OrderID, managerPIN, "customer left")
 	require.NoError(t, err)
-	st, err := tl.Checkout.OpenSale(ctx, []CartLine{r.cartLine(t, "ACC-CASE", 1)}, nil, "meera")
+	st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Cashier: "meera"})
 	require.NoError(t, err)
 	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: Rupees(500), Cashier: "meera"}, nil)
 	require.NoError(t, err)

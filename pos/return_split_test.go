@@ -25,7 +25,7 @@ func splitRig(t *testing.T) (*rig, *Till, *Order, TenderView, TenderView) {
 	require.NoError(t, err)
 	lines, _, err := tl.Shelf.ParseItems(ctx, "ACC-CHG-SAM25W,ACC-CBL-CC1M", nil)
 	require.NoError(t, err)
-	st, err := tl.Checkout.OpenSale(ctx, lines, nil, mgr.ID)
+	st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: lines, Cashier: mgr.ID})
 	require.NoError(t, err)
 	id := st.Sale.ID
 	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 50000, Tendered: 50000, Cashier: mgr.ID}, nil)

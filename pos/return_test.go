@@ -185,7 +185,7 @@ func TestExchange(t *testing.T) {
 	require.Equal(t, "T1/C2627/00001", note)
 
 	cable := r.sale(t, "ACC-CBL")
-	o, err := tl.Checkout.PayByNote(ctx, cable, note)
+	o, _, err := tl.Checkout.PayByNote(ctx, cable, note)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, o.State)
 	assert.Equal(t, TenderNote, o.Tender)
@@ -203,11 +203,11 @@ func TestExchange(t *testing.T) {
 
 	// The rest (₹1,000) does not pay three cables (₹1,497) ...
 	three := r.sale(t, "ACC-CBL", "ACC-CBL", "ACC-CBL")
-	_, err = tl.Checkout.PayByNote(ctx, three, note)
+	_, _, err = tl.Checkout.PayByNote(ctx, three, note)
 	assert.ErrorIs(t, err, ErrNoteSpent)
 	// ... but pays two (₹998), leaving ₹2.
 	two := r.sale(t, "ACC-CBL", "ACC-CBL")
-	_, err = tl.Checkout.PayByNote(ctx, two, note)
+	_, _, err = tl.Checkout.PayByNote(ctx, two, note)
 	require.NoError(t, err)
 	left, err = tl.Returns.NoteBalance(ctx, note)
 	require.NoError(t, err)
@@ -251,7 +251,7 @@ func TestNoteSaleFinishedAfterACrash(t *testing.T) {
 	// Stopped before the redemption: the note is untouched until the sale is
 	// finished by reconciling.
 	r.j.failNext = crash(EvNoteRedeemed)
-	_, err = tl.Checkout.PayByNote(ctx, r.sale(t, "ACC-CBL"), ret.CreditNote)
+	_, _, err = tl.Checkout.PayByNote(ctx, r.sale(t, "ACC-CBL"), ret.CreditNote)
 	require.Error(t, err)
 	r.j.failNext = nil
 	left, _ := tl.Returns.NoteBalance(ctx, ret.CreditNote)
@@ -263,7 +263,7 @@ func TestNoteSaleFinishedAfterACrash(t *testing.T) {
 
 	// Stopped after the redemption, before the sale was paid.
 	r.j.failNext = crash(EvNoteTendered)
-	_, err = tl.Checkout.PayByNote(ctx, r.sale(t, "ACC-CBL"), ret.CreditNote)
+	_, _, err = tl.Checkout.PayByNote(ctx, r.sale(t, "ACC-CBL"), ret.CreditNote)
 	require.Error(t, err)
 	r.j.failNext = nil
 	left, _ = tl.Returns.NoteBalance(ctx, ret.CreditNote)

@@ -16,7 +16,7 @@ func splitBrandEMI(t *testing.T, r *rig, tl *Till, cashier, imei string) (string
 	ctx := t.Context()
 	phone, ok := tl.Shelf.Lookup("PH-SAM-S24")
 	require.True(t, ok)
-	st, err := tl.Checkout.OpenSale(ctx, []CartLine{{Product: phone, Qty: 1}}, []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: imei}}, cashier)
+	st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: []CartLine{{Product: phone, Qty: 1}}, IMEIs: []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: imei}}, Cashier: cashier})
 	require.NoError(t, err)
 	require.Equal(t, Paise(7499900), st.Sale.Amount)
 	out, err := tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 50000, Cashier: cashier}, nil)

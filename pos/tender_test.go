@@ -66,7 +66,7 @@ func TestTillSplitTenderCashThenCard(t *testing.T) {
 
 	lines, _, err := tl.Shelf.ParseItems(ctx, "ACC-CASE,ACC-CBL", nil)
 	require.NoError(t, err)
-	st, err := tl.Checkout.OpenSale(ctx, lines, nil, ravi.ID)
+	st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: lines, Cashier: ravi.ID})
 	require.NoError(t, err)
 	id := st.Sale.ID
 
@@ -130,7 +130,7 @@ func TestTillSplitTenderStaysOpen(t *testing.T) {
 	_ = meera
 	lines, _, err := tl.Shelf.ParseItems(ctx, "ACC-CASE", nil)
 	require.NoError(t, err)
-	st, err := tl.Checkout.OpenSale(ctx, lines, nil, ravi.ID)
+	st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: lines, Cashier: ravi.ID})
 	require.NoError(t, err)
 	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: 10000, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
@@ -159,7 +159,7 @@ func TestTillSplitTenderDeclinedThenSameOrder(t *testing.T) {
 	ctx := t.Context()
 	lines, _, err := tl.Shelf.ParseItems(ctx, "ACC-CASE", nil)
 	require.NoError(t, err)
-	st, err := tl.Checkout.OpenSale(ctx, lines, nil, ravi.ID)
+	st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: lines, Cashier: ravi.ID})
 	require.NoError(t, err)
 	id := st.Sale.ID
 	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)

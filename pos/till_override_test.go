@@ -64,7 +64,7 @@ func TestIMEIOverrideSplitSale(t *testing.T) {
 	req := PayRequest{Lines: []CartLine{{Product: phone, Qty: 1}}, IMEIs: []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: imei}}, Cashier: "Ravi"}
 	before := len(r.j.allEvents())
 
-	_, err = tl.Checkout.OpenSplit(ctx, req)
+	_, err = tl.Checkout.OpenSale(ctx, req)
 	require.ErrorIs(t, err, ErrStoreOffline, "no override: refused")
 	assert.True(t, MayOverrideIMEI(err))
 
@@ -76,7 +76,7 @@ func TestIMEIOverrideSplitSale(t *testing.T) {
 		pins = pins[1:]
 		return pin, nil
 	}
-	st, err := tl.Checkout.OpenSplit(ctx, req)
+	st, err := tl.Checkout.OpenSale(ctx, req)
 	require.NoError(t, err)
 	assert.Equal(t, StateOpen, st.Sale.State)
 	assert.Equal(t, []string{imei}, st.Sale.IMEIs)

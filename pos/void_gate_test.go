@@ -12,7 +12,7 @@ import (
 func openCashSale(t *testing.T, r *rig, tl *Till) string {
 	t.Helper()
 	ctx := t.Context()
-	st, err := tl.Checkout.OpenSale(ctx, []CartLine{r.cartLine(t, "ACC-CASE", 1)}, nil, "meera")
+	st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Cashier: "meera"})
 	require.NoError(t, err)
 	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCash, Amount: Rupees(500), Cashier: "meera"}, nil)
 	require.NoError(t, err)
@@ -73,7 +73,7 @@ func TestCancelOfAUPISaleNeedsAnOpenShift(t *testing.T) {
 	ctx := t.Context()
 	_, err := tl.Drawer.OpenShift(ctx, "meera", Rupees(1000))
 	require.NoError(t, err)
-	st, err := tl.Checkout.OpenSale(ctx, []CartLine{r.cartLine(t, "ACC-CASE", 1)}, nil, "meera")
+	st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Cashier: "meera"})
 	require.NoError(t, err)
 	out, err := tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderUPI, Cashier: "meera"}, nil)
 	require.NoError(t, err)

@@ -112,7 +112,7 @@ func (f *fakeTill) ShiftReport(context.Context, string) (*pos.ShiftReport, error
 
 // Tenderer: no split sale is open, and none is opened.
 
-func (f *fakeTill) OpenSplit(context.Context, PayRequest) (*SaleStatus, error) {
+func (f *fakeTill) OpenSale(context.Context, PayRequest) (*SaleStatus, error) {
 	return nil, errFakeNotKept
 }
 

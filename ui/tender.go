@@ -25,10 +25,10 @@ type UPIRequest = pos.UPIRequest
 // Tenderer takes a sale in several tenders (docs/adr/0005-split-tender.md); the
 // tenders themselves go through Payer.Pay with PayRequest.Sale.
 type Tenderer interface {
-	// OpenSplit journals the cart of req (its lines, IMEIs, cashier and buyer)
+	// OpenSale journals the cart of req (its lines, IMEIs, cashier and buyer)
 	// as a split-tender sale; req.AskIMEIOverride asks a manager's PIN when the
 	// store server cannot be asked about its phones.
-	OpenSplit(ctx context.Context, req PayRequest) (*SaleStatus, error)
+	OpenSale(ctx context.Context, req PayRequest) (*SaleStatus, error)
 	// SaleStatus reads a split sale and its tenders.
 	SaleStatus(ctx context.Context, id string) (*SaleStatus, error)
 	// OpenSales lists the split sales left part paid.
@@ -129,7 +129,7 @@ func (s *saleScreen) paySplit() {
 	req := s.request(pos.TenderSplit)
 	req.AskIMEIOverride = s.u.askIMEIOverride
 	s.u.async(func(ctx context.Context) func() {
-		st, err := t.OpenSplit(ctx, req)
+		st, err := t.OpenSale(ctx, req)
 		return func() {
 			if err != nil {
 				s.message.SetText(sentence(err))

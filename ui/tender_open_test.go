@@ -38,7 +38,7 @@ func newSplitTill() *splitTill {
 	return &splitTill{fakeTill: newFakeTill(), sales: map[string]*pos.Order{}, tenders: map[string]*pos.Order{}}
 }
 
-func (f *splitTill) OpenSplit(_ context.Context, req PayRequest) (*SaleStatus, error) {
+func (f *splitTill) OpenSale(_ context.Context, req PayRequest) (*SaleStatus, error) {
 	f.smu.Lock()
 	defer f.smu.Unlock()
 	o := &pos.Order{ID: fmt.Sprintf("T1-20261122-%04d", len(f.ids)+1), Tender: pos.TenderSplit, State: pos.StateOpen, Staff: req.Cashier}

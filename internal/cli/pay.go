@@ -180,7 +180,7 @@ func (c *cli) checkTenderSum(tenders []tenderArg, total pos.Paise, what string) 
 // or EMI tender its own order at the service. A tender that fails leaves the sale
 // open with what was paid, for the terminal to finish or void.
 func (c *cli) splitCheckout(ctx context.Context, t *terminal, lines []pos.CartLine, units []pos.UnitIMEI, tenders []tenderArg, card *gateway.Card, f splitFlags) int {
-	st, err := t.Checkout.OpenSplit(ctx, pos.PayRequest{Lines: lines, IMEIs: units, Cashier: f.cashier, Buyer: f.buyer, OverrideIMEIPIN: f.overridePIN})
+	st, err := t.Checkout.OpenSale(ctx, pos.PayRequest{Lines: lines, IMEIs: units, Cashier: f.cashier, Buyer: f.buyer, OverrideIMEIPIN: f.overridePIN})
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}

@@ -133,7 +133,7 @@ func (c *cli) payByNote(ctx context.Context, t *terminal, lines []pos.CartLine, 
 	if strings.TrimSpace(note) == "" {
 		return c.fail(exitBadInput, "Name the credit note: --pay note:T1/C2627/00012.")
 	}
-	o, left, err := t.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: pos.SaleLines(lines, units), Staff: cashier}, note)
+	o, left, err := t.Checkout.PayByNote(ctx, pos.Sale{Lines: pos.SaleLines(lines, units), Staff: cashier}, note)
 	if err != nil {
 		code := exitFailed
 		if o == nil && (errors.Is(err, pos.ErrNoteSpent) || errors.Is(err, pos.ErrOrderNotFound) || pos.Sentence(err) != pos.GenericSentence) {

@@ -97,13 +97,13 @@ func TestNoteSpentAtAnotherCounter(t *testing.T) {
 	require.Equal(t, "T1/C2627/00001", note)
 
 	// Before T1 has synced, the store does not know the note.
-	_, _, err := t2.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
+	_, _, err := t2.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
 	assert.Equal(t, "not_found", refusal(t, err).Code)
 	assert.Contains(t, pos.Sentence(err), "wait until the counter that issued it has synced")
 	t1.sync(t)
 
 	// T2 spends ₹499 of it: ₹1,000 left.
-	o, left, err := t2.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
+	o, left, err := t2.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
 	require.NoError(t, err)
 	assert.Equal(t, pos.StatePaid, o.State)
 	assert.Equal(t, "T2/2627/000001", o.Number("T2"))
@@ -118,7 +118,7 @@ func TestNoteSpentAtAnotherCounter(t *testing.T) {
 	assert.Equal(t, pos.Paise(49900), st.Paid)
 	assert.Equal(t, pos.Paise(49900), st.Due)
 	// Meanwhile T1 cannot take ₹1,000 of it: ₹501 is left.
-	_, _, err = t1.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(2)}}, note)
+	_, _, err = t1.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{cable(2)}}, note)
 	r := refusal(t, err)
 	assert.Equal(t, "exceeded", r.Code)
 	assert.Contains(t, r.Msg, "has ₹501.00 left of ₹1,499.00")
@@ -127,7 +127,7 @@ func TestNoteSpentAtAnotherCounter(t *testing.T) {
 
 	// T1's own journal still thinks ₹1,499 is left; the store knows ₹1,000 is,
 	// and refuses the whole case. Nothing is spent on T1's ledger.
-	o, _, err = t1.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
+	o, _, err = t1.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
 	r = refusal(t, err)
 	assert.Equal(t, "exceeded", r.Code)
 	assert.Contains(t, r.Msg, "has ₹1,000.00 left")
@@ -147,7 +147,7 @@ func TestNoteSpentAtAnotherCounter(t *testing.T) {
 	local, err = t1.Returns.NoteBalance(ctx, note)
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(149900-99800), local, "T1's ledger has its own spending only")
-	_, _, err = t2.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
+	_, _, err = t2.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
 	r = refusal(t, err)
 	assert.Contains(t, r.Msg, "has ₹2.00 left")
 
@@ -159,7 +159,7 @@ func TestNoteSpentAtAnotherCounter(t *testing.T) {
 
 	// With the store gone, a note is refused at either counter: no override.
 	s.kill()
-	o, _, err = t2.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{{SKU: "X", Name: "Sticker", Qty: 1, UnitPrice: 100, GSTRate: pos.Percent(18)}}}, note)
+	o, _, err = t2.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{{SKU: "X", Name: "Sticker", Qty: 1, UnitPrice: 100, GSTRate: pos.Percent(18)}}}, note)
 	require.ErrorIs(t, err, pos.ErrStoreOffline)
 	assert.Equal(t, pos.StateAbandoned, o.State)
 	sale, err = t1.Engine().OpenSale(ctx, pos.Sale{Lines: []pos.Line{{SKU: "X", Name: "Sticker", Qty: 1, UnitPrice: 100, GSTRate: pos.Percent(18)}}})
@@ -184,7 +184,7 @@ func TestNoteSpentAtOnceAtTwoCounters(t *testing.T) {
 		errs := make([]error, 2)
 		for i, c := range []*till{t1, t2} {
 			wg.Go(func() {
-				_, _, errs[i] = c.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
+				_, _, errs[i] = c.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
 			})
 		}
 		wg.Wait()
@@ -347,12 +347,12 @@ func TestNoteSpentWhereIssuedBeforeSync(t *testing.T) {
 	t1, t2 := newTill(t, s, "T1"), newTill(t, s, "T2")
 	ctx := t.Context()
 	note := noteOf(t, t1)
-	_, left, err := t1.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
+	_, left, err := t1.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(100000), left, "₹1,499 − ₹499")
 
 	// T2, T1 still unsynced: ₹1,000 is left at the store.
-	_, _, err = t2.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
+	_, _, err = t2.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
 	assert.Contains(t, refusal(t, err).Msg, "has ₹1,000.00 left")
 	sale, err := t2.Engine().OpenSale(ctx, pos.Sale{Lines: []pos.Line{cable(2)}})
 	require.NoError(t, err)
@@ -362,7 +362,7 @@ func TestNoteSpentWhereIssuedBeforeSync(t *testing.T) {
 
 	// T1 syncs; its journal says ₹1,000 is left, the store ₹2.
 	t1.sync(t)
-	_, _, err = t1.Checkout.PayByNoteLeft(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
+	_, _, err = t1.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
 	assert.Contains(t, refusal(t, err).Msg, "has ₹2.00 left")
 	local, err := t1.Returns.NoteBalance(ctx, note)
 	require.NoError(t, err)
