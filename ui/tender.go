@@ -206,7 +206,7 @@ func failedText(t pos.TenderView) string {
 		again += " on the same offer with the card typed again (or another card)"
 	}
 	return fmt.Sprintf("The %s tender of %s failed: %s It is not counted. %s, or take another tender for what is left (F6 for another EMI offer).",
-		tenderName(t.Kind), t.Amount, failReason(t), again)
+		tenderNoun(t.Kind), t.Amount, failReason(t), again)
 }
 
 // failReason is why a tender failed, as a sentence.
