@@ -152,13 +152,13 @@ func cancelRefundDone(o *Order, ev Event) bool {
 
 // CancelDocument cancels the document of sale orderID on a manager's PIN, with
 // the reason printed on it. See the comment at the top of cancel.go.
-func (e *Engine) CancelDocument(ctx context.Context, orderID, pin, reason string) (*CancelResult, error) {
+func (e *Refunds) CancelDocument(ctx context.Context, orderID, pin, reason string) (*CancelResult, error) {
 	return e.cancelDocument(ctx, orderID, pin, reason, "")
 }
 
 // cancelDocument is CancelDocument with the terminal's name the document's
 // number is printed with ("" prints it without).
-func (e *Engine) cancelDocument(ctx context.Context, orderID, pin, reason, terminal string) (*CancelResult, error) {
+func (e *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, terminal string) (*CancelResult, error) {
 	if err := e.journalReady(ctx); err != nil {
 		return nil, err
 	}
@@ -255,12 +255,12 @@ func (e *Engine) cancelDocument(ctx context.Context, orderID, pin, reason, termi
 // being back, and gives its phones back at the store: they never left the shop,
 // so any counter may sell them before this one syncs (without an answer the
 // synced cancellation frees them there).
-func (e *Engine) markCancelled(ctx context.Context, o *Order, staff, reason string) error {
+func (e *Refunds) markCancelled(ctx context.Context, o *Order, staff, reason string) error {
 	if _, err := e.commit(ctx, o, Event{Kind: EvDocumentCancelled, Staff: staff, Reason: reason}); err != nil {
 		return err
 	}
-	if d := e.decisions(); d != nil {
-		if err := e.releaseAtStore(ctx, d, o.ID, nil); err != nil {
+	if d := e.store.decisions(); d != nil {
+		if err := e.store.releaseAtStore(ctx, d, o.ID, nil); err != nil {
 			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: release a cancelled sale at the store", slog.String("order", o.ID), slog.String("error", err.Error()))
 		}
 	}
@@ -273,7 +273,7 @@ func (e *Engine) markCancelled(ctx context.Context, o *Order, staff, reason stri
 // cancellation's refunds only. The reconciler calls it after settling refunds,
 // so the manager need not cancel the invoice again; the manager and reason are
 // those the cancellation's refunds were journaled with.
-func (e *Engine) finishCancellations(ctx context.Context, ids []string) {
+func (e *Refunds) finishCancellations(ctx context.Context, ids []string) {
 	seen := map[string]bool{}
 	for _, id := range ids {
 		o, err := e.Order(ctx, id)
@@ -292,7 +292,7 @@ func (e *Engine) finishCancellations(ctx context.Context, ids []string) {
 
 // finishCancellation journals document.cancelled for sale id when its
 // cancellation's refunds are all done and nothing else was refunded.
-func (e *Engine) finishCancellation(ctx context.Context, id string) error {
+func (e *Refunds) finishCancellation(ctx context.Context, id string) error {
 	unlock, err := e.lock("cancel:" + id)
 	if err != nil {
 		return nil // a cancellation is under way at the counter: it finishes itself
@@ -333,13 +333,13 @@ func (e *Engine) finishCancellation(ctx context.Context, id string) error {
 
 // cancelTenders are the orders whose money a cancellation of o gives back: o
 // itself, or each tender's order of a split sale.
-func (e *Engine) cancelTenders(ctx context.Context, o *Order) ([]*Order, error) {
+func (e *Refunds) cancelTenders(ctx context.Context, o *Order) ([]*Order, error) {
 	if o.Tender != TenderSplit {
 		return []*Order{o}, nil
 	}
 	var out []*Order
 	for _, t := range o.Tenders {
-		to, err := e.tenderOrder(ctx, t.OrderID)
+		to, err := e.sales.tenderOrder(ctx, t.OrderID)
 		if err != nil {
 			return nil, err
 		}
@@ -353,7 +353,7 @@ func (e *Engine) cancelTenders(ctx context.Context, o *Order) ([]*Order, error) 
 // cancelTender gives back what is left of tender's order o: a cancellation's
 // refund pending from before is settled (inquired first, then the same
 // unique_txn_id); otherwise a new one is journaled, marked Cancel, and made.
-func (e *Engine) cancelTender(ctx context.Context, o *Order, pin, staff, reason string) (CancelTender, error) {
+func (e *Refunds) cancelTender(ctx context.Context, o *Order, pin, staff, reason string) (CancelTender, error) {
 	ct := CancelTender{OrderID: o.ID, Tender: o.Tender, Amount: o.Captured - o.Refunded, Status: RefundDone}
 	if o.Note != nil {
 		ct.NoteNo = o.Note.Number
@@ -391,7 +391,7 @@ func (e *Engine) cancelTender(ctx context.Context, o *Order, pin, staff, reason 
 		ct.Status = res.Status
 		return ct, nil
 	}
-	return ct, e.giveBackLocal(ctx, o, ct.NoteNo, staff, reason, true)
+	return ct, e.sales.giveBackLocal(ctx, o, ct.NoteNo, staff, reason, true)
 }
 
 // cancelledMark is what a cancelled sale's document prints (receipts.Cancelled),

@@ -84,7 +84,7 @@ func (s *OfferSet) Find(issuer string, months int, program string) (EMIPlan, boo
 // EMIOffers asks the EMI calculator for the offers on lines (the whole cart, or
 // one product) and groups them for the screen. A cart with no offer gets
 // ErrNoEMIOffer.
-func (e *Engine) EMIOffers(ctx context.Context, lines []Line) (*OfferSet, error) {
+func (e *Payments) EMIOffers(ctx context.Context, lines []Line) (*OfferSet, error) {
 	if e.gw == nil {
 		return nil, fmt.Errorf("pos: EMI offers: %w", ErrNoGateway)
 	}
@@ -185,7 +185,7 @@ func unmarshalTenure(p *EMIPlan, t *gateway.EMITenure) error {
 // (the sale's total), once the card number is entered and before the order is
 // created. It explains 14826 and 14819 with ErrOfferNotForCard and
 // ErrOfferOutdated. It does not wipe card.
-func (e *Engine) ValidateScheme(ctx context.Context, plan EMIPlan, amount Paise, card *gateway.Card) error {
+func (e *Payments) ValidateScheme(ctx context.Context, plan EMIPlan, amount Paise, card *gateway.Card) error {
 	if e.gw == nil {
 		return fmt.Errorf("pos: validate scheme: %w", ErrNoGateway)
 	}
@@ -272,7 +272,7 @@ func checkIMEIs(lines []Line, plan *EMIPlan) error {
 
 // validateIMEIs sends the order's IMEIs to the service and journals success. The
 // caller holds the order's lock.
-func (e *Engine) validateIMEIs(ctx context.Context, o *Order, opt PayOptions) error {
+func (e *Payments) validateIMEIs(ctx context.Context, o *Order, opt PayOptions) error {
 	var items []gateway.IMEIItem
 	sku, name := map[string]string{}, map[string]string{}
 	for _, l := range o.Lines {

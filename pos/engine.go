@@ -98,6 +98,16 @@ const DefaultMaxWait = 20 * time.Minute
 // and the reconciler never act on one order at once. Its methods are safe for
 // concurrent use.
 type Engine struct {
+	*engineCore
+	*Payments
+	*Sales
+	*Refunds
+	*StoreDesk
+	*Ledger
+}
+
+// engineCore is the state the engine's parts share.
+type engineCore struct {
 	j       Journal
 	gw      Gateway
 	clock   Clock
@@ -127,7 +137,30 @@ type Engine struct {
 	// one is held the engine takes no new payment; Reconcile releases it once the
 	// journal shows it final.
 	unrecorded map[string]string
+
+	// The engine's parts, each holding this core.
+	payments *Payments
+	sales    *Sales
+	refunds  *Refunds
+	store    *StoreDesk
+	ledger   *Ledger
 }
+
+// Payments is one order's payment.
+type Payments struct{ *engineCore }
+
+// Sales is the sale and its tenders.
+type Sales struct{ *engineCore }
+
+// Refunds is refunds and cancellations.
+type Refunds struct{ *engineCore }
+
+// StoreDesk is the store's decisions.
+type StoreDesk struct{ *engineCore }
+
+// Ledger is the engine's books.
+type Ledger struct{ *engineCore }
+
 
 // ErrNoGateway reports a card, EMI or phone payment on a terminal with no payment
 // service configured.
@@ -142,7 +175,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Journal == nil {
 		return nil, errors.New("pos: new engine: no journal")
 	}
-	e := &Engine{j: cfg.Journal, gw: cfg.Gateway, clock: cfg.Clock, log: cfg.Logger, cfg: cfg,
+	e := &engineCore{j: cfg.Journal, gw: cfg.Gateway, clock: cfg.Clock, log: cfg.Logger, cfg: cfg,
 		roster: cfg.Roster, rnd: cfg.Rand, maxWait: cfg.MaxWait, busy: map[string]bool{},
 		unrecorded: map[string]string{}}
 	if e.clock == nil {
@@ -167,27 +200,28 @@ func New(cfg Config) (*Engine, error) {
 	if e.cfg.Terminal == "" {
 		e.cfg.Terminal = "G"
 	}
-	return e, nil
+	e.payments, e.sales, e.refunds, e.store, e.ledger = &Payments{e}, &Sales{e}, &Refunds{e}, &StoreDesk{e}, &Ledger{e}
+	return &Engine{engineCore: e, Payments: e.payments, Sales: e.sales, Refunds: e.refunds, StoreDesk: e.store, Ledger: e.ledger}, nil
 }
 
 // Journal returns the engine's journal, for reading orders and events.
-func (e *Engine) Journal() Journal { return e.j }
+func (e *engineCore) Journal() Journal { return e.j }
 
 // Roster returns the staff roster the engine authorises managers with.
-func (e *Engine) Roster() *Roster { return e.roster }
+func (e *engineCore) Roster() *Roster { return e.roster }
 
 // Now returns the engine's clock's time.
-func (e *Engine) Now() time.Time { return e.clock.Now() }
+func (e *engineCore) Now() time.Time { return e.clock.Now() }
 
 // Today returns the business day open now (DayLayout): the calendar day, or
 // the day after the last one a Z report closed when that is later. A Z report
 // starts the next business day at once, so closing a day never stops selling
 // (DESIGN.md section 2, "Shifts and the business day"); documents keep the
 // calendar time of the sale.
-func (e *Engine) Today() string { return BusinessDay(context.Background(), e.j, e.clock.Now()) }
+func (e *engineCore) Today() string { return BusinessDay(context.Background(), e.j, e.clock.Now()) }
 
 // Order returns the journaled order with this merchant order id.
-func (e *Engine) Order(ctx context.Context, id string) (*Order, error) {
+func (e *engineCore) Order(ctx context.Context, id string) (*Order, error) {
 	o, err := e.j.Order(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("pos: order %q: %w", id, err)
@@ -197,7 +231,7 @@ func (e *Engine) Order(ctx context.Context, id string) (*Order, error) {
 
 // lock marks an order busy; the returned function frees it. A busy order gets
 // ErrOrderBusy (or ErrPaymentInFlight for payments, see lockPay).
-func (e *Engine) lock(id string) (func(), error) {
+func (e *engineCore) lock(id string) (func(), error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.busy[id] {
@@ -213,7 +247,7 @@ func (e *Engine) lock(id string) (func(), error) {
 
 // newID returns prefix, the date and time, and 8 random hex digits: a merchant
 // order id or refund id that is unique and sorts by time.
-func (e *Engine) newID(prefix string) (string, error) {
+func (e *engineCore) newID(prefix string) (string, error) {
 	var b [4]byte
 	if _, err := io.ReadFull(e.rnd, b[:]); err != nil {
 		return "", fmt.Errorf("pos: new id: %w", err)
@@ -229,7 +263,7 @@ func (e *Engine) newID(prefix string) (string, error) {
 //
 // Journal writes do not stop when ctx is cancelled: what happened at the service
 // must be recorded.
-func (e *Engine) commit(ctx context.Context, o *Order, ev Event) (stale bool, err error) {
+func (e *engineCore) commit(ctx context.Context, o *Order, ev Event) (stale bool, err error) {
 	now := e.clock.Now()
 	ev.V, ev.Time = EventVersion, now
 	if ev.Day == "" {
@@ -282,7 +316,7 @@ var recordRetries = [...]time.Duration{time.Second, 2 * time.Second, 4 * time.Se
 // that fails is tried again on the clock (recordRetries); if it still fails the
 // payment is held in memory as unknown, the engine takes no new payment, and the
 // error is a *NotRecordedError (free disk space, then reconcile).
-func (e *Engine) record(ctx context.Context, o *Order, ev Event) (bool, error) {
+func (e *engineCore) record(ctx context.Context, o *Order, ev Event) (bool, error) {
 	stale, err := e.commit(ctx, o, ev)
 	for i := 0; err != nil && errors.Is(err, errJournalWrite) && i < len(recordRetries); i++ {
 		e.log.LogAttrs(ctx, slog.LevelError, "pos: journal write failed after the payment service was called; retrying",
@@ -316,7 +350,7 @@ func beforeMoney(err error) error {
 // Unrecorded returns the orders whose payment may have moved money while the
 // journal could not record it, sorted; the engine takes no new payment while
 // any is held.
-func (e *Engine) Unrecorded() []string {
+func (e *engineCore) Unrecorded() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ids := make([]string, 0, len(e.unrecorded))
@@ -329,7 +363,7 @@ func (e *Engine) Unrecorded() []string {
 
 // refuseWhileUnrecorded refuses a new payment while a payment that may have
 // moved money is not recorded.
-func (e *Engine) refuseWhileUnrecorded() error {
+func (e *engineCore) refuseWhileUnrecorded() error {
 	if ids := e.Unrecorded(); len(ids) > 0 {
 		return &NotRecordedError{OrderID: ids[0], Err: errors.New("held until reconciled")}
 	}
@@ -337,7 +371,7 @@ func (e *Engine) refuseWhileUnrecorded() error {
 }
 
 // releaseRecorded drops from the held payments those the journal now shows final.
-func (e *Engine) releaseRecorded(ctx context.Context) {
+func (e *engineCore) releaseRecorded(ctx context.Context) {
 	for _, id := range e.Unrecorded() {
 		o, err := e.j.Order(ctx, id)
 		if err == nil && !o.Unresolved() {
@@ -349,7 +383,7 @@ func (e *Engine) releaseRecorded(ctx context.Context) {
 }
 
 // dayOpen refuses work on a closed day.
-func (e *Engine) dayOpen(ctx context.Context, day string) error {
+func (e *engineCore) dayOpen(ctx context.Context, day string) error {
 	dc, err := e.j.DayClose(ctx, day)
 	if err != nil {
 		return fmt.Errorf("pos: day %s: %w", day, err)
@@ -362,21 +396,21 @@ func (e *Engine) dayOpen(ctx context.Context, day string) error {
 
 // ensureReconciled runs Reconcile once before the first new payment of this
 // engine (DESIGN.md section 2, Restart).
-func (e *Engine) ensureReconciled(ctx context.Context) error {
+func (e *engineCore) ensureReconciled(ctx context.Context) error {
 	e.recMu.Lock()
 	done := e.reconciled
 	e.recMu.Unlock()
 	if done {
 		return nil
 	}
-	_, err := e.Reconcile(ctx)
+	_, err := e.payments.Reconcile(ctx)
 	return err
 }
 
 // RecordPrint journals that an order's receipt was printed (first print or a
 // reprint), or that printing failed with printErr. The sale stands either way. With
 // p.Refund set it is the receipt of that refund, counted apart from the sale's.
-func (e *Engine) RecordPrint(ctx context.Context, orderID string, reprint bool, p PrintEvent, printErr error) error {
+func (e *engineCore) RecordPrint(ctx context.Context, orderID string, reprint bool, p PrintEvent, printErr error) error {
 	o, err := e.Order(ctx, orderID)
 	if err != nil {
 		return err
@@ -401,7 +435,7 @@ func (e *Engine) RecordPrint(ctx context.Context, orderID string, reprint bool, 
 	return err
 }
 
-func (e *Engine) customer(c *Customer) gateway.Customer {
+func (e *engineCore) customer(c *Customer) gateway.Customer {
 	out := gateway.Customer{CountryCode: e.cfg.Customer.CountryCode, Mobile: e.cfg.Customer.Mobile, Email: e.cfg.Customer.Email}
 	if c != nil {
 		if c.CountryCode != "" {

@@ -35,7 +35,7 @@ var ErrJournalChecking = sentenceError{"the journal is still being checked",
 // and no longer than ctx, for the journal's check to finish and refuses when the
 // check failed, with the check's own error (its Sentence names the backup).
 // Without a Health it lets everything through: the journal was checked in Open.
-func (e *Engine) journalReady(ctx context.Context) error {
+func (e *engineCore) journalReady(ctx context.Context) error {
 	h := e.cfg.Health
 	if h == nil {
 		return nil

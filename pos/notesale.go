@@ -15,7 +15,7 @@ import (
 var ErrNoteSpent = errors.New("the credit note has not enough left")
 
 // redeemNote journals note.redeemed on the issuing order, under its lock.
-func (e *Engine) redeemNote(ctx context.Context, issueID string, n NoteEvent) error {
+func (e *Sales) redeemNote(ctx context.Context, issueID string, n NoteEvent) error {
 	unlock, err := e.lock(issueID)
 	if err != nil {
 		return err
@@ -38,7 +38,7 @@ func (e *Engine) redeemNote(ctx context.Context, issueID string, n NoteEvent) er
 }
 
 // openNoteSale journals the intent of a sale paid by credit note number.
-func (e *Engine) openNoteSale(ctx context.Context, sale Sale, number string) (*Order, error) {
+func (e *Sales) openNoteSale(ctx context.Context, sale Sale, number string) (*Order, error) {
 	id, lines, totals, err := e.startSale(ctx, sale, "open") // its phones reserved store-wide, before the note is touched
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func (e *Engine) openNoteSale(ctx context.Context, sale Sale, number string) (*O
 // settleNoteSale finishes a sale paid by a credit note journaled at INTENT: the
 // note is redeemed for it (unless it was already, before a crash), then the sale
 // is paid. A note that no longer covers it abandons the sale: nothing was taken.
-func (e *Engine) settleNoteSale(ctx context.Context, o *Order) error {
+func (e *Sales) settleNoteSale(ctx context.Context, o *Order) error {
 	evs, err := e.j.Events(ctx, o.ID)
 	if err != nil {
 		return err

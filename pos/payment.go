@@ -135,7 +135,7 @@ func (p PayOptions) report(pr Progress) {
 // most three times (contract section 2).
 //
 // plan is the chosen EMI offer for TenderEMI and nil otherwise.
-func (e *Engine) Open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions) (*Order, error) {
+func (e *Payments) Open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions) (*Order, error) {
 	return e.open(ctx, sale, tender, plan, opt, part{})
 }
 
@@ -148,7 +148,7 @@ type part struct {
 	IMEIs    []UnitIMEI // the serialised units' IMEIs, for a brand-EMI tender
 }
 
-func (e *Engine) open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions, pt part) (*Order, error) {
+func (e *Payments) open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions, pt part) (*Order, error) {
 	if len(sale.Lines) == 0 {
 		return nil, fmt.Errorf("pos: open: %w", ErrEmptyCart)
 	}
@@ -210,7 +210,7 @@ func (e *Engine) open(ctx context.Context, sale Sale, tender TenderKind, plan *E
 	if pt.Sale == "" && pt.ID == "" {
 		// The store server reserves the phones before anything is journaled or
 		// charged: an IMEI is sold at most once in the store (DESIGN.md section 11).
-		if err := e.reserveIMEIs(ctx, id, lines, sale.OverrideIMEIs); err != nil {
+		if err := e.store.reserveIMEIs(ctx, id, lines, sale.OverrideIMEIs); err != nil {
 			return nil, err
 		}
 	}
@@ -297,7 +297,7 @@ var ErrServiceUnreachable = sentenceError{"the payment service cannot be reached
 	"The payment service cannot be reached; check the network and try again, or take another payment method."}
 
 // gatewayOrder is the create-order request of o.
-func (e *Engine) gatewayOrder(o *Order, sale Sale) *gateway.Order {
+func (e *Payments) gatewayOrder(o *Order, sale Sale) *gateway.Order {
 	desc := sale.Description
 	if desc == "" && len(o.Lines) > 0 {
 		desc = o.Lines[0].Name
@@ -349,7 +349,7 @@ func allIMEIs(lines []Line) []string {
 // PayCard sends a seamless card payment for an open order (CREATED, or FAILED with
 // attempts left), takes the customer through authentication and polls the
 // verified status. It owns card: the number and CVV are wiped before it returns.
-func (e *Engine) PayCard(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
+func (e *Payments) PayCard(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
 	defer card.Zero()
 	return e.pay(ctx, orderID, card, opt)
 }
@@ -357,13 +357,13 @@ func (e *Engine) PayCard(ctx context.Context, orderID string, card *gateway.Card
 // PayEMI sends the EMI payment of an order opened with an EMI plan: for a brand
 // offer that makes IMEIs mandatory it first validates the IMEIs (once), then pays,
 // authenticates and polls like PayCard. It owns card and wipes it.
-func (e *Engine) PayEMI(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
+func (e *Payments) PayEMI(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
 	defer card.Zero()
 	return e.pay(ctx, orderID, card, opt)
 }
 
 // CheckoutCard opens a card sale and pays it: Open then PayCard. It owns card.
-func (e *Engine) CheckoutCard(ctx context.Context, sale Sale, card *gateway.Card, opt PayOptions) (*Result, error) {
+func (e *Payments) CheckoutCard(ctx context.Context, sale Sale, card *gateway.Card, opt PayOptions) (*Result, error) {
 	defer card.Zero()
 	if err := card.Check(e.clock.Now()); err != nil {
 		return nil, fmt.Errorf("pos: checkout: %w", err)
@@ -377,7 +377,7 @@ func (e *Engine) CheckoutCard(ctx context.Context, sale Sale, card *gateway.Card
 
 // CheckoutEMI validates the chosen offer against the card, opens the sale and pays
 // it: ValidateScheme, Open, PayEMI. It owns card.
-func (e *Engine) CheckoutEMI(ctx context.Context, sale Sale, plan EMIPlan, card *gateway.Card, opt PayOptions) (*Result, error) {
+func (e *Payments) CheckoutEMI(ctx context.Context, sale Sale, plan EMIPlan, card *gateway.Card, opt PayOptions) (*Result, error) {
 	defer card.Zero()
 	if err := card.Check(e.clock.Now()); err != nil {
 		return nil, fmt.Errorf("pos: checkout: %w", err)
@@ -401,7 +401,7 @@ func (e *Engine) CheckoutEMI(ctx context.Context, sale Sale, plan EMIPlan, card 
 // closeUnpaid closes order id when it was refused before any payment was sent
 // on it (created, no attempt): a sale's or a split sale's tender alike, so the
 // sale is opened afresh, or the split sale's due amount is free again.
-func (e *Engine) closeUnpaid(ctx context.Context, id, reason string) {
+func (e *Payments) closeUnpaid(ctx context.Context, id, reason string) {
 	cur, err := e.j.Order(ctx, id)
 	if err != nil || cur.State != StateCreated || len(cur.Attempts) > 0 {
 		return
@@ -415,7 +415,7 @@ func (e *Engine) closeUnpaid(ctx context.Context, id, reason string) {
 // service before any card data is sent, when its offer makes them mandatory;
 // an order whose IMEIs are refused is closed (no payment was sent on it). It
 // serves a sale's EMI order and a split sale's EMI tender alike.
-func (e *Engine) checkIMEIsFirst(ctx context.Context, o *Order, plan EMIPlan, opt PayOptions) (*Order, error) {
+func (e *Payments) checkIMEIsFirst(ctx context.Context, o *Order, plan EMIPlan, opt PayOptions) (*Order, error) {
 	if !plan.IMEIRequired {
 		return o, nil
 	}
@@ -440,7 +440,7 @@ func (e *Engine) checkIMEIsFirst(ctx context.Context, o *Order, plan EMIPlan, op
 // whose IMEIs were refused is closed (no payment was sent on it), so the next try
 // opens a fresh one with the IMEIs corrected. The IMEI validation needs the
 // order's token, so the order is created first (contract section 5).
-func (e *Engine) OpenEMIChecked(ctx context.Context, sale Sale, plan EMIPlan, opt PayOptions) (*Order, error) {
+func (e *Payments) OpenEMIChecked(ctx context.Context, sale Sale, plan EMIPlan, opt PayOptions) (*Order, error) {
 	o, err := e.Open(ctx, sale, TenderEMI, &plan, opt)
 	if err != nil {
 		return nil, err
@@ -450,7 +450,7 @@ func (e *Engine) OpenEMIChecked(ctx context.Context, sale Sale, plan EMIPlan, op
 
 // PayCash takes a cash sale: journaled intent, then the cash received with the
 // change due. No network.
-func (e *Engine) PayCash(ctx context.Context, sale Sale, tendered Paise) (*Result, error) {
+func (e *Payments) PayCash(ctx context.Context, sale Sale, tendered Paise) (*Result, error) {
 	total := ComputeTotals(sale.Lines).Total
 	change, err := CashTender{Tendered: tendered}.Change(total)
 	if err != nil {
@@ -469,7 +469,7 @@ func (e *Engine) PayCash(ctx context.Context, sale Sale, tendered Paise) (*Resul
 // OpenOnPhone opens a sale to be paid on the customer's phone (iFrame mode): the
 // order is created and its token returned in the order; the caller serves the
 // checkout page and calls Await.
-func (e *Engine) OpenOnPhone(ctx context.Context, sale Sale, opt PayOptions) (*Order, error) {
+func (e *Payments) OpenOnPhone(ctx context.Context, sale Sale, opt PayOptions) (*Order, error) {
 	return e.Open(ctx, sale, TenderPhone, nil, opt)
 }
 
@@ -483,7 +483,7 @@ func (e *Engine) OpenOnPhone(ctx context.Context, sale Sale, opt PayOptions) (*O
 // journaled, and a failed attempt is journaled while the wait goes on as long as the
 // service's order status is not terminal. It ends FAILED only on the service's
 // verified FAILED order status (no attempt left, or the token expired unpaid).
-func (e *Engine) Await(ctx context.Context, orderID string, opt PayOptions) (*Result, error) {
+func (e *Payments) Await(ctx context.Context, orderID string, opt PayOptions) (*Result, error) {
 	if err := e.journalReady(ctx); err != nil {
 		return nil, err
 	}
@@ -518,7 +518,7 @@ func inquiryPaymentID(o *Order) string {
 }
 
 // pay is one payment attempt of PayCard and PayEMI.
-func (e *Engine) pay(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
+func (e *Payments) pay(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
 	if e.gw == nil {
 		return nil, fmt.Errorf("pos: pay: %w", ErrNoGateway)
 	}
@@ -570,7 +570,7 @@ func (e *Engine) pay(ctx context.Context, orderID string, card *gateway.Card, op
 		// while the payment is in the air. A split sale's tender is paid again only
 		// while its sale is open and its amount still due, checked under the sale's
 		// lock: from the attempt on it is pending and reserves its amount.
-		release, err := e.holdSaleFor(ctx, o)
+		release, err := e.sales.holdSaleFor(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -614,7 +614,7 @@ func (e *Engine) pay(ctx context.Context, orderID string, card *gateway.Card, op
 // payFailed handles a payment call that returned an error. A definite refusal
 // fails the attempt (no money moved); anything else may have reached the service:
 // the order is UNKNOWN and the same order is inquired, never paid again.
-func (e *Engine) payFailed(ctx context.Context, o *Order, att *AttemptEvent, perr error, opt PayOptions) (*Result, error) {
+func (e *Payments) payFailed(ctx context.Context, o *Order, att *AttemptEvent, perr error, opt PayOptions) (*Result, error) {
 	var ge *gateway.Error
 	definite := errors.As(perr, &ge) && !errors.Is(perr, gateway.ErrOutcomeUnknown) && !errors.Is(perr, gateway.ErrServer) &&
 		!errors.Is(perr, gateway.ErrAlreadyPaid)
@@ -670,7 +670,7 @@ func pollDelay(elapsed time.Duration, k int) time.Duration {
 // poll inquires the order on the schedule of pollDelay until a verified answer
 // decides it or the wait ends; then the order is left UNKNOWN for the reconciler.
 // The caller holds the order's lock.
-func (e *Engine) poll(ctx context.Context, o *Order, paymentID string, opt PayOptions) (*Result, error) {
+func (e *Payments) poll(ctx context.Context, o *Order, paymentID string, opt PayOptions) (*Result, error) {
 	wait := e.maxWait
 	if opt.Wait > 0 && opt.Wait < wait {
 		wait = opt.Wait
@@ -734,7 +734,7 @@ func (e *Engine) poll(ctx context.Context, o *Order, paymentID string, opt PayOp
 }
 
 // result turns an order's state into a Result and reports it.
-func (e *Engine) result(o *Order, opt PayOptions) *Result {
+func (e *Payments) result(o *Order, opt PayOptions) *Result {
 	r := &Result{Order: o, Reason: o.Reason}
 	step := StepUnknown
 	switch {
@@ -778,7 +778,7 @@ func boundedBody(raw []byte) string {
 // inquire asks the service once about o (its payment when the id is known) and
 // journals what the answer changes. Transport errors are logged and leave o as it
 // was.
-func (e *Engine) inquire(ctx context.Context, o *Order, paymentID string) (inquiry, error) {
+func (e *Payments) inquire(ctx context.Context, o *Order, paymentID string) (inquiry, error) {
 	var q *gateway.Inquiry
 	var err error
 	if paymentID != "" {
@@ -894,7 +894,7 @@ var ErrNotCancellable = sentenceError{"order not cancellable",
 // Cancel abandons a card or EMI order that was created but never paid (no payment
 // attempt was sent), for example when the customer walks away or the IMEIs must be
 // entered again; the sale is then opened afresh.
-func (e *Engine) Cancel(ctx context.Context, orderID, reason string) (*Order, error) {
+func (e *Payments) Cancel(ctx context.Context, orderID, reason string) (*Order, error) {
 	unlock, err := e.lock(orderID)
 	if err != nil {
 		return nil, err

@@ -21,7 +21,7 @@ type ReconcileReport struct {
 // the service does not show them, sent again with the same unique_txn_id. Nothing
 // is ever paid again under a new order id. It runs by itself before the engine's
 // first new payment and on demand.
-func (e *Engine) Reconcile(ctx context.Context) (*ReconcileReport, error) {
+func (e *Payments) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 	if err := e.journalReady(ctx); err != nil {
 		return nil, err
 	}
@@ -59,19 +59,19 @@ func (e *Engine) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 	}
 	e.reconciled = true
 	e.releaseRecorded(ctx)
-	e.settleOpenSales(ctx)
+	e.sales.settleOpenSales(ctx)
 	var settled []string
 	for _, o := range rep.Resolved {
 		if o.cancelling() {
 			settled = append(settled, o.ID)
 		}
 	}
-	e.finishCancellations(ctx, settled)
+	e.refunds.finishCancellations(ctx, settled)
 	return rep, nil
 }
 
 // reconcileOne tries once to resolve o. The caller holds its lock.
-func (e *Engine) reconcileOne(ctx context.Context, o *Order) error {
+func (e *Payments) reconcileOne(ctx context.Context, o *Order) error {
 	// Re-read: the list may be older than the order.
 	fresh, err := e.j.Order(ctx, o.ID)
 	if err != nil {
@@ -82,7 +82,7 @@ func (e *Engine) reconcileOne(ctx context.Context, o *Order) error {
 	case o.State == StateIntent && o.Tender == TenderNote:
 		// A sale paid by a credit note stopped between its intent and its
 		// payment: finish it (the note is redeemed once, whatever was journaled).
-		_, err := e.settleNote(ctx, o, false)
+		_, err := e.store.settleNote(ctx, o, false)
 		return err
 	case o.State == StateIntent:
 		// Create order may have been sent, and even answered, without order.created
@@ -99,7 +99,7 @@ func (e *Engine) reconcileOne(ctx context.Context, o *Order) error {
 		if e.gw == nil && RefundDestination(o, o.PendingRefund().To) == RefundToCard {
 			return ErrNoGateway
 		}
-		_, err := e.settleRefund(ctx, o, o.PendingRefund().UniqueTxnID, true)
+		_, err := e.refunds.settleRefund(ctx, o, o.PendingRefund().UniqueTxnID, true)
 		return err
 	case !o.State.Final():
 		if e.gw == nil {

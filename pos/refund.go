@@ -90,7 +90,7 @@ type RefundResult struct {
 // the call, and done only on a verified answer. A reused id (1170) or a lost answer
 // is settled by inquiring the order. A full refund of a brand-EMI sale frees its
 // IMEIs at the service.
-func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, error) {
+func (e *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, error) {
 	mgr, err := e.refundGate(ctx, r.PIN, r.Cashier != "")
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	refundable := o.Refundable()
 	var split *splitLeft
 	if o.Tender == TenderSplit {
-		left, err := e.splitLeft(ctx, o)
+		left, err := e.sales.splitLeft(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +168,7 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 	if err != nil {
 		return nil, err
 	}
-	release, err := e.reserveOwnReturn(ctx, r.reserveAt, uid, amount) // store-wide, when the return asks it
+	release, err := e.store.reserveOwnReturn(ctx, r.reserveAt, uid, amount) // store-wide, when the return asks it
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (e *Engine) Refund(ctx context.Context, r RefundRequest) (*RefundResult, er
 // journal checked, no payment whose outcome is not journaled, the manager's PIN
 // (none for a cashier's own refund, which their limit decides once its amount
 // is known), and the business day open. It returns the manager.
-func (e *Engine) refundGate(ctx context.Context, pin string, cashiers bool) (*Staff, error) {
+func (e *Refunds) refundGate(ctx context.Context, pin string, cashiers bool) (*Staff, error) {
 	if err := e.journalReady(ctx); err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func (e *Engine) refundGate(ctx context.Context, pin string, cashiers bool) (*St
 
 // settleRefund sends (or, for the reconciler, first inquires) the pending refund
 // uid of o and journals its end when one is known. The caller holds o's lock.
-func (e *Engine) settleRefund(ctx context.Context, o *Order, uid string, inquireFirst bool) (*RefundResult, error) {
+func (e *Refunds) settleRefund(ctx context.Context, o *Order, uid string, inquireFirst bool) (*RefundResult, error) {
 	idx := -1
 	for i, rf := range o.Refunds {
 		if rf.UniqueTxnID == uid {
@@ -291,7 +291,7 @@ func (e *Engine) settleRefund(ctx context.Context, o *Order, uid string, inquire
 	return e.refundResult(o, uid, "The refund's answer was not confirmed; it will be checked again and never made twice."), nil
 }
 
-func (e *Engine) refundResult(o *Order, uid, reason string) *RefundResult {
+func (e *Refunds) refundResult(o *Order, uid, reason string) *RefundResult {
 	r := &RefundResult{Order: o, Reason: reason}
 	for _, rf := range o.Refunds {
 		if rf.UniqueTxnID == uid {
@@ -306,11 +306,11 @@ func (e *Engine) refundResult(o *Order, uid, reason string) *RefundResult {
 // what the service had refunded of it before: o itself, or, for a split sale's
 // card refund, the tender's order it names, whose own refunds and the sale's
 // earlier refunds through it the service has made.
-func (e *Engine) refundThrough(ctx context.Context, o *Order, pending Refund) (*Order, Paise, error) {
+func (e *Refunds) refundThrough(ctx context.Context, o *Order, pending Refund) (*Order, Paise, error) {
 	if o.Tender != TenderSplit {
 		return o, o.Refunded, nil
 	}
-	c, err := e.tenderOrder(ctx, pending.Tender)
+	c, err := e.sales.tenderOrder(ctx, pending.Tender)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -78,7 +78,7 @@ type ZDigester interface {
 }
 
 // digest fills r.Digest for a Z report when the journal tells it.
-func (e *Engine) digest(ctx context.Context, r *Report) error {
+func (e *Ledger) digest(ctx context.Context, r *Report) error {
 	zd, ok := e.j.(ZDigester)
 	if !ok || r.ZNo == 0 {
 		return nil
@@ -199,7 +199,7 @@ func PlanName(p *EMIPlan) string {
 
 // Report returns the report of day: the sealed Z report when the day is closed,
 // else a fresh X report.
-func (e *Engine) Report(ctx context.Context, day string) (*Report, error) {
+func (e *Ledger) Report(ctx context.Context, day string) (*Report, error) {
 	if _, err := time.Parse(DayLayout, day); err != nil {
 		return nil, fmt.Errorf("pos: report: %w: day %q", ErrBadDay, day)
 	}
@@ -230,7 +230,7 @@ func (e *Engine) Report(ctx context.Context, day string) (*Report, error) {
 // day.closed event at seq made it, so the rows are the ones the Z report was
 // made from. With seq 0 (a journal that does not tell it) the orders are taken
 // as they are now.
-func (e *Engine) sealedRows(ctx context.Context, day string, seq uint64) ([]ReportRow, error) {
+func (e *Ledger) sealedRows(ctx context.Context, day string, seq uint64) ([]ReportRow, error) {
 	orders, err := e.j.OrdersByDay(ctx, day)
 	if err != nil {
 		return nil, err
@@ -276,7 +276,7 @@ func SealedReport(r *Report) ([]byte, error) {
 // ErrBadDay reports a day that is not YYYY-MM-DD, or a day close of a future day.
 var ErrBadDay = sentenceError{"not a valid day", "A day is written YYYY-MM-DD and cannot be in the future; type it again."}
 
-func (e *Engine) xReport(ctx context.Context, day string) (*Report, error) {
+func (e *Ledger) xReport(ctx context.Context, day string) (*Report, error) {
 	orders, err := e.j.OrdersByDay(ctx, day)
 	if err != nil {
 		return nil, fmt.Errorf("pos: report %s: %w", day, err)
@@ -291,7 +291,7 @@ func (e *Engine) xReport(ctx context.Context, day string) (*Report, error) {
 // BuildReport needs to count them and that had no event that day: the sale of
 // each tender (is it complete?) and the tenders of each sale (a sale completed
 // that day counts its tenders paid before).
-func (e *Engine) withSaleOrders(ctx context.Context, orders []*Order) ([]*Order, error) {
+func (e *Ledger) withSaleOrders(ctx context.Context, orders []*Order) ([]*Order, error) {
 	have := map[string]bool{}
 	for _, o := range orders {
 		have[o.ID] = true
@@ -311,7 +311,7 @@ func (e *Engine) withSaleOrders(ctx context.Context, orders []*Order) ([]*Order,
 			if have[id] {
 				continue
 			}
-			more, err := e.tenderOrder(ctx, id)
+			more, err := e.sales.tenderOrder(ctx, id)
 			if err != nil {
 				return nil, err
 			}
@@ -588,7 +588,7 @@ type DayChecker interface {
 // CloseDay takes the Z report of day, authorised by a manager's PIN: numbered,
 // sealed in the journal, never redone. After it the journal refuses any event
 // dated that day. A day closes once (ErrDayClosed) and never before it has begun.
-func (e *Engine) CloseDay(ctx context.Context, day, pin string) (*Report, error) {
+func (e *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error) {
 	if _, err := time.Parse(DayLayout, day); err != nil || day > e.Today() {
 		return nil, fmt.Errorf("pos: close day: %w: %q", ErrBadDay, day)
 	}
@@ -620,7 +620,7 @@ func (e *Engine) CloseDay(ctx context.Context, day, pin string) (*Report, error)
 		return nil, err
 	}
 	r.Kind, r.ZNo, r.ClosedBy = "Z", last+1, mgr.Name
-	open, err := e.OpenSales(ctx)
+	open, err := e.sales.OpenSales(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func (l splitLeft) card(amount Paise) (tenderLeft, bool, Paise) {
 // splitLeft reads what is left to give back of split sale o through its
 // tenders: what each paid less its own refunds (a tender refunded by itself)
 // and the sale's refunds through it.
-func (e *Engine) splitLeft(ctx context.Context, o *Order) (splitLeft, error) {
+func (e *Sales) splitLeft(ctx context.Context, o *Order) (splitLeft, error) {
 	var out splitLeft
 	var paid Paise
 	for _, t := range o.Tenders {

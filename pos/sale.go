@@ -73,7 +73,7 @@ var (
 // the lines copied and totalled, the order named, and its phones reserved
 // store-wide (before any tender or note is touched). op names the operation in
 // errors.
-func (e *Engine) startSale(ctx context.Context, sale Sale, op string) (id string, lines []Line, totals Totals, err error) {
+func (e *Sales) startSale(ctx context.Context, sale Sale, op string) (id string, lines []Line, totals Totals, err error) {
 	if len(sale.Lines) == 0 {
 		return "", nil, Totals{}, fmt.Errorf("pos: %s: %w", op, ErrEmptyCart)
 	}
@@ -94,7 +94,7 @@ func (e *Engine) startSale(ctx context.Context, sale Sale, op string) (id string
 	if id, err = e.newID(e.cfg.Terminal); err != nil {
 		return "", nil, Totals{}, err
 	}
-	if err := e.reserveIMEIs(ctx, id, lines, sale.OverrideIMEIs); err != nil {
+	if err := e.store.reserveIMEIs(ctx, id, lines, sale.OverrideIMEIs); err != nil {
 		return "", nil, Totals{}, err
 	}
 	return id, lines, totals, nil
@@ -102,7 +102,7 @@ func (e *Engine) startSale(ctx context.Context, sale Sale, op string) (id string
 
 // OpenSale journals a split-tender sale: its lines and amount, and no payment
 // yet. No network is needed.
-func (e *Engine) OpenSale(ctx context.Context, sale Sale) (*Order, error) {
+func (e *Sales) OpenSale(ctx context.Context, sale Sale) (*Order, error) {
 	id, lines, totals, err := e.startSale(ctx, sale, "open sale") // its phones reserved under the sale, before any tender
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func (e *Engine) OpenSale(ctx context.Context, sale Sale) (*Order, error) {
 }
 
 // SaleStatus reads a split sale and its tenders' orders.
-func (e *Engine) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) {
+func (e *Sales) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) {
 	s, err := e.Order(ctx, id)
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (e *Engine) SaleStatus(ctx context.Context, id string) (*SaleStatus, error)
 // tenderOrder loads a tender's order, following a sale moved to a fresh order
 // id after a lost create-order answer; nil when its intent was never journaled
 // (the terminal stopped between tender.added and the intent: nothing was sent).
-func (e *Engine) tenderOrder(ctx context.Context, id string) (*Order, error) {
+func (e *Sales) tenderOrder(ctx context.Context, id string) (*Order, error) {
 	for range 5 {
 		o, err := e.j.Order(ctx, id)
 		if errors.Is(err, ErrOrderNotFound) {
@@ -170,7 +170,7 @@ func (e *Engine) tenderOrder(ctx context.Context, id string) (*Order, error) {
 // addTender journals tender.added on an open sale for amount of kind, after
 // checking that much is left to pay, and returns the id of the tender's order.
 // amount 0 is all that is left. The caller holds the sale's lock.
-func (e *Engine) addTender(ctx context.Context, saleID string, t SaleTender, staff string) (*SaleStatus, SaleTender, error) {
+func (e *Sales) addTender(ctx context.Context, saleID string, t SaleTender, staff string) (*SaleStatus, SaleTender, error) {
 	amount := t.Amount
 	st, err := e.SaleStatus(ctx, saleID)
 	if err != nil {
@@ -200,7 +200,7 @@ func (e *Engine) addTender(ctx context.Context, saleID string, t SaleTender, sta
 // that o may take money again: the sale is open and o's amount is not more than
 // is left to pay (o itself, FAILED, reserves nothing). It returns the sale's
 // unlock; for an order of no split sale it does nothing.
-func (e *Engine) holdSaleFor(ctx context.Context, o *Order) (func(), error) {
+func (e *Sales) holdSaleFor(ctx context.Context, o *Order) (func(), error) {
 	if o.Sale == "" {
 		return func() {}, nil
 	}
@@ -260,12 +260,12 @@ func (e *TenderError) Sentence() string {
 }
 
 // lockSale locks a split sale against a second tender added at once.
-func (e *Engine) lockSale(saleID string) (func(), error) { return e.lock("sale:" + saleID) }
+func (e *engineCore) lockSale(saleID string) (func(), error) { return e.lock("sale:" + saleID) }
 
 // SaleCash takes amount of a split sale in cash (0: all that is left), with
 // tendered handed over (0: exactly amount); the change is tendered − amount. It
 // completes the sale when that covers it.
-func (e *Engine) SaleCash(ctx context.Context, saleID string, amount, tendered Paise, staff string) (*Result, *SaleStatus, error) {
+func (e *Sales) SaleCash(ctx context.Context, saleID string, amount, tendered Paise, staff string) (*Result, *SaleStatus, error) {
 	return e.saleLocal(ctx, saleID, TenderCash, amount, "", staff, func(o *Order) error {
 		if tendered == 0 {
 			tendered = o.Amount
@@ -282,7 +282,7 @@ func (e *Engine) SaleCash(ctx context.Context, saleID string, amount, tendered P
 // SaleUPI records amount of a split sale paid by UPI to the shop's VPA (0: all
 // that is left), as the cashier staff confirmed it arrived: journaled as
 // confirmed by the cashier, never as verified.
-func (e *Engine) SaleUPI(ctx context.Context, saleID string, amount Paise, staff string) (*Result, *SaleStatus, error) {
+func (e *Sales) SaleUPI(ctx context.Context, saleID string, amount Paise, staff string) (*Result, *SaleStatus, error) {
 	if staff == "" {
 		return nil, nil, sentenceErr("Sign in before confirming a UPI payment: the journal names who confirmed it.")
 	}
@@ -294,7 +294,7 @@ func (e *Engine) SaleUPI(ctx context.Context, saleID string, amount Paise, staff
 
 // SaleNote redeems credit note noteNo for amount of a split sale (0: all that
 // is left) in the credit-note ledger (Config.Notes).
-func (e *Engine) SaleNote(ctx context.Context, saleID, noteNo string, amount Paise, staff string) (*Result, *SaleStatus, error) {
+func (e *Sales) SaleNote(ctx context.Context, saleID, noteNo string, amount Paise, staff string) (*Result, *SaleStatus, error) {
 	if e.cfg.Notes == nil {
 		return nil, nil, ErrNoNotes
 	}
@@ -318,7 +318,7 @@ func (e *Engine) SaleNote(ctx context.Context, saleID, noteNo string, amount Pai
 // saleLocal adds a local tender to a split sale: tender.added, the tender's
 // order's intent, then take journals what was received; then the sale is
 // settled.
-func (e *Engine) saleLocal(ctx context.Context, saleID string, kind TenderKind, amount Paise, noteNo, staff string, take func(*Order) error) (*Result, *SaleStatus, error) {
+func (e *Sales) saleLocal(ctx context.Context, saleID string, kind TenderKind, amount Paise, noteNo, staff string, take func(*Order) error) (*Result, *SaleStatus, error) {
 	unlock, err := e.lockSale(saleID)
 	if err != nil {
 		return nil, nil, err
@@ -328,7 +328,7 @@ func (e *Engine) saleLocal(ctx context.Context, saleID string, kind TenderKind, 
 	if err != nil {
 		return nil, nil, err
 	}
-	o, err := e.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, nil, PayOptions{},
+	o, err := e.payments.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, nil, PayOptions{},
 		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount})
 	if err != nil {
 		return nil, nil, err
@@ -349,7 +349,7 @@ func (e *Engine) saleLocal(ctx context.Context, saleID string, kind TenderKind, 
 //
 // imeis are the serialised units' IMEIs a brand-EMI offer needs (the sale may
 // have been journaled without them).
-func (e *Engine) OpenSaleTender(ctx context.Context, saleID string, kind TenderKind, amount Paise, plan *EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
+func (e *Sales) OpenSaleTender(ctx context.Context, saleID string, kind TenderKind, amount Paise, plan *EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
 	if kind.local() || kind == TenderSplit || !kind.valid() {
 		return nil, fmt.Errorf("pos: open tender: %w: %s is not paid at the service", ErrBadEvent, kind)
 	}
@@ -365,7 +365,7 @@ func (e *Engine) OpenSaleTender(ctx context.Context, saleID string, kind TenderK
 	if err != nil {
 		return nil, err
 	}
-	return e.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, plan, opt,
+	return e.payments.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, plan, opt,
 		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount, IMEIs: imeis})
 }
 
@@ -376,18 +376,18 @@ func (e *Engine) OpenSaleTender(ctx context.Context, saleID string, kind TenderK
 // needs the order's token, contract section 5). A tender whose IMEIs are
 // refused is closed (no payment was sent on it), so the sale's due amount is
 // free again and its other tenders stay as they are.
-func (e *Engine) OpenSaleTenderChecked(ctx context.Context, saleID string, amount Paise, plan EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
+func (e *Sales) OpenSaleTenderChecked(ctx context.Context, saleID string, amount Paise, plan EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
 	o, err := e.OpenSaleTender(ctx, saleID, TenderEMI, amount, &plan, staff, opt, imeis...)
 	if err != nil {
 		return nil, err
 	}
-	return e.checkIMEIsFirst(ctx, o, plan, opt)
+	return e.payments.checkIMEIsFirst(ctx, o, plan, opt)
 }
 
 // SettleSale completes a split sale whose paid tenders cover it and none is in
 // flight: sale.completed allocates its document number. It is safe to call at
 // any time, and again after a restart: a sale already complete is left as it is.
-func (e *Engine) SettleSale(ctx context.Context, saleID string) (*SaleStatus, error) {
+func (e *Sales) SettleSale(ctx context.Context, saleID string) (*SaleStatus, error) {
 	unlock, err := e.lockSale(saleID)
 	if err != nil {
 		return nil, err
@@ -396,7 +396,7 @@ func (e *Engine) SettleSale(ctx context.Context, saleID string) (*SaleStatus, er
 	return e.settleSale(ctx, saleID)
 }
 
-func (e *Engine) settleSale(ctx context.Context, saleID string) (*SaleStatus, error) {
+func (e *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, error) {
 	st, err := e.SaleStatus(ctx, saleID)
 	if err != nil {
 		return nil, err
@@ -436,7 +436,7 @@ func (e *Engine) settleSale(ctx context.Context, saleID string) (*SaleStatus, er
 // the last Z report that lists the sales open at its close (Report.OpenAtClose),
 // whose sales still open are taken as well; a journal whose Z reports do not
 // list them (written before they did) is read back openSalesDays days.
-func (e *Engine) OpenSales(ctx context.Context) ([]*Order, error) {
+func (e *Sales) OpenSales(ctx context.Context) ([]*Order, error) {
 	var out []*Order
 	seen := map[string]bool{}
 	keep := func(o *Order) {
@@ -492,7 +492,7 @@ const (
 
 // openAtClose returns the sales the Z report of day listed as open at its
 // close; zed is whether day has a Z report, ok whether it lists them.
-func (e *Engine) openAtClose(ctx context.Context, day string) (ids []string, zed, ok bool, err error) {
+func (e *Sales) openAtClose(ctx context.Context, day string) (ids []string, zed, ok bool, err error) {
 	dc, err := e.j.DayClose(ctx, day)
 	if err != nil || dc == nil {
 		return nil, false, false, err
@@ -510,7 +510,7 @@ func (e *Engine) openAtClose(ctx context.Context, day string) (ids []string, zed
 // settleOpenSales completes the open split sales whose tenders now cover them
 // (the terminal stopped after the last tender was paid, before the sale was
 // completed). Reconcile runs it after resolving the tenders.
-func (e *Engine) settleOpenSales(ctx context.Context) {
+func (e *Sales) settleOpenSales(ctx context.Context) {
 	sales, err := e.OpenSales(ctx)
 	if err != nil {
 		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: open sales", slog.String("error", err.Error()))
@@ -530,7 +530,7 @@ func (e *Engine) settleOpenSales(ctx context.Context) {
 // sale.voided is journaled. A tender still in flight refuses the void (check it
 // first); a refund whose answer is not in leaves the sale open, to be voided
 // again once it is settled (the refund is never sent twice).
-func (e *Engine) VoidSale(ctx context.Context, saleID, pin, reason string) (*SaleStatus, error) {
+func (e *Sales) VoidSale(ctx context.Context, saleID, pin, reason string) (*SaleStatus, error) {
 	if err := e.journalReady(ctx); err != nil {
 		return nil, err
 	}
@@ -572,7 +572,7 @@ func (e *Engine) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sal
 			return st, sentenceErr("A refund of this sale is still being checked; check it, then void the sale again.")
 		}
 		if !t.Kind.local() {
-			res, err := e.Refund(ctx, RefundRequest{OrderID: t.Order.ID, PIN: pin, Reason: reason})
+			res, err := e.refunds.Refund(ctx, RefundRequest{OrderID: t.Order.ID, PIN: pin, Reason: reason})
 			if err != nil {
 				return nil, err
 			}
@@ -605,7 +605,7 @@ func (e *Engine) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sal
 // service can tell whether one was sent before a stop. Any other is inquired as
 // the reconciler would, and its verified answer applied. The caller holds the
 // sale's lock.
-func (e *Engine) settlePendingTenders(ctx context.Context, st *SaleStatus) (*SaleStatus, error) {
+func (e *Sales) settlePendingTenders(ctx context.Context, st *SaleStatus) (*SaleStatus, error) {
 	unrecorded := e.Unrecorded()
 	for _, t := range st.Tenders {
 		if !t.Pending() || slices.Contains(unrecorded, t.Order.ID) {
@@ -629,14 +629,14 @@ func (e *Engine) settlePendingTenders(ctx context.Context, st *SaleStatus) (*Sal
 
 // settlePendingTender is one tender of settlePendingTenders. The caller holds
 // the tender's order's lock.
-func (e *Engine) settlePendingTender(ctx context.Context, id string) error {
+func (e *Sales) settlePendingTender(ctx context.Context, id string) error {
 	o, err := e.j.Order(ctx, id)
 	if err != nil {
 		return err
 	}
 	neverPaid := o.State == StateCreated && len(o.Attempts) == 0 && (o.Tender == TenderCard || o.Tender == TenderEMI)
 	if !neverPaid {
-		return e.reconcileOne(ctx, o)
+		return e.payments.reconcileOne(ctx, o)
 	}
 	if e.gw == nil {
 		return ErrNoGateway
@@ -647,7 +647,7 @@ func (e *Engine) settlePendingTender(ctx context.Context, id string) error {
 	}
 	out := outcomeOf(q)
 	if !q.Verified || o.AnswerMismatch(&out) != "" || !noPaymentApplied(&out) {
-		return e.reconcileOne(ctx, o) // a payment may be on it: the reconciler's way
+		return e.payments.reconcileOne(ctx, o) // a payment may be on it: the reconciler's way
 	}
 	reason := "the sale was voided before this tender was paid; the payment service holds no payment on it"
 	_, err = e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
@@ -660,7 +660,7 @@ func (e *Engine) settlePendingTender(ctx context.Context, id string) error {
 // (Restore is idempotent), then the refund's intent and at once its end are
 // journaled. A void's refund gets the refund document's number; a
 // cancellation's is marked Cancel, names the goods and issues no credit note.
-func (e *Engine) giveBackLocal(ctx context.Context, o *Order, noteNo, staff, reason string, cancel bool) error {
+func (e *Sales) giveBackLocal(ctx context.Context, o *Order, noteNo, staff, reason string, cancel bool) error {
 	if noteNo != "" {
 		if e.cfg.Notes == nil {
 			return ErrNoNotes

@@ -167,7 +167,7 @@ func ParseDocNumber(s string) (series string, no uint64, ok bool) {
 // number gives ev, which makes next paid or a refund of it done, the next number
 // of its document's series: a credit note for a refund, else the sale's kind by
 // the shop's settings and its lines. The caller holds numMu.
-func (e *Engine) number(ctx context.Context, ev *Event, next *Order) error {
+func (e *engineCore) number(ctx context.Context, ev *Event, next *Order) error {
 	kind := DocCreditNote
 	if ev.Kind != EvRefundDone {
 		shop, err := LoadShop(ctx, e.j)

@@ -89,7 +89,7 @@ const storeDecisionWait = 10 * time.Second
 // A refusal (sold at another counter) or no answer stops the sale before
 // anything is journaled or charged, unless approve (the sale's OverrideIMEIs,
 // nil when none) approves the phones the store could not be asked about.
-func (e *Engine) reserveIMEIs(ctx context.Context, id string, lines []Line, approve IMEIApprover) error {
+func (e *StoreDesk) reserveIMEIs(ctx context.Context, id string, lines []Line, approve IMEIApprover) error {
 	e.numMu.Lock()
 	d := e.cfg.Decisions
 	e.numMu.Unlock()
@@ -108,7 +108,7 @@ func (e *Engine) reserveIMEIs(ctx context.Context, id string, lines []Line, appr
 
 // SetDecisions gives the engine the store server's decisions once the link to
 // it is up (nil: none).
-func (e *Engine) SetDecisions(d StoreDecisions) {
+func (e *StoreDesk) SetDecisions(d StoreDecisions) {
 	e.numMu.Lock()
 	defer e.numMu.Unlock()
 	e.cfg.Decisions = d

@@ -18,7 +18,7 @@ import (
 // A note tender given back (a voided split sale) is released at the store.
 
 // decisions returns the store server's decisions, nil when not enrolled.
-func (e *Engine) decisions() StoreDecisions {
+func (e *StoreDesk) decisions() StoreDecisions {
 	e.numMu.Lock()
 	defer e.numMu.Unlock()
 	return e.cfg.Decisions
@@ -28,7 +28,7 @@ func (e *Engine) decisions() StoreDecisions {
 // tenders of split sales, unless it was configured with one (Config.Notes),
 // and the terminal's name its documents are numbered under (terminal), which
 // tells its own credit notes from another counter's (foreignNote).
-func (e *Engine) useNotes(notes NoteRedeemer, terminal string) {
+func (e *StoreDesk) useNotes(notes NoteRedeemer, terminal string) {
 	e.numMu.Lock()
 	defer e.numMu.Unlock()
 	if e.cfg.Notes == nil {
@@ -39,7 +39,7 @@ func (e *Engine) useNotes(notes NoteRedeemer, terminal string) {
 
 // foreignNote reports whether the credit note number was issued by another
 // counter (its number names another terminal).
-func (e *Engine) foreignNote(number string) bool {
+func (e *StoreDesk) foreignNote(number string) bool {
 	term, rest, ok := strings.Cut(strings.TrimSpace(number), "/")
 	e.numMu.Lock()
 	own := e.noteTerminal // the till's name on its documents (useNotes)
@@ -63,7 +63,7 @@ func checkNoteNumber(number string) error {
 // ref, within storeDecisionWait, and returns what the store says is left on
 // the note. Asking again for the same order and amount is harmless (the store
 // answers with what is left).
-func (e *Engine) redeemAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount Paise) (left Paise, err error) {
+func (e *StoreDesk) redeemAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount Paise) (left Paise, err error) {
 	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
 	defer cancel()
 	return d.RedeemCreditNote(rctx, strings.TrimSpace(number), ref, amount)
@@ -80,7 +80,7 @@ type NoteIssuer interface {
 // store does not know yet (issued here, not synced) is recorded there first
 // with what this journal says is left on it (left), and asked again. It
 // returns what the store says is left on the note once redeemed.
-func (e *Engine) redeemOwnAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount, left Paise) (Paise, error) {
+func (e *StoreDesk) redeemOwnAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount, left Paise) (Paise, error) {
 	storeLeft, err := e.redeemAtStore(ctx, d, number, ref, amount)
 	var refusal *StoreRefusal
 	ni, ok := d.(NoteIssuer)
@@ -98,7 +98,7 @@ func (e *Engine) redeemOwnAtStore(ctx context.Context, d StoreDecisions, number,
 
 // releaseAtStore gives back at the store what was reserved for the order ref
 // (a note tender undone, or a sale that took nothing), joined to cause.
-func (e *Engine) releaseAtStore(ctx context.Context, d StoreDecisions, ref string, cause error) error {
+func (e *StoreDesk) releaseAtStore(ctx context.Context, d StoreDecisions, ref string, cause error) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
 	defer cancel()
 	if err := d.Release(rctx, ref, ""); err != nil {
@@ -113,7 +113,7 @@ func (e *Engine) releaseAtStore(ctx context.Context, d StoreDecisions, ref strin
 // the counter); the reconciler leaves it at INTENT to ask again. left is what
 // the store says is left on the note once redeemed there, -1 when the store
 // was not asked (this journal's balance is the note's then).
-func (e *Engine) settleNote(ctx context.Context, o *Order, refuseOffline bool) (left Paise, err error) {
+func (e *StoreDesk) settleNote(ctx context.Context, o *Order, refuseOffline bool) (left Paise, err error) {
 	left = -1
 	evs, err := e.j.Events(ctx, o.ID)
 	if err != nil {
@@ -136,7 +136,7 @@ func (e *Engine) settleNote(ctx context.Context, o *Order, refuseOffline bool) (
 		}
 		return left, ErrStoreOffline // another counter's note waits for the store
 	case d == nil:
-		return left, e.settleNoteSale(ctx, o)
+		return left, e.sales.settleNoteSale(ctx, o)
 	}
 	redeem := func() (Paise, error) { return e.redeemAtStore(ctx, d, number, o.ID, o.Amount) }
 	if !e.foreignNote(number) {
@@ -164,7 +164,7 @@ func (e *Engine) settleNote(ctx context.Context, o *Order, refuseOffline bool) (
 	}
 	left = storeLeft
 	if !e.foreignNote(number) {
-		err := e.settleNoteSale(ctx, o)
+		err := e.sales.settleNoteSale(ctx, o)
 		if err != nil && o.State == StateAbandoned {
 			return left, e.releaseAtStore(ctx, d, o.ID, err)
 		}

@@ -101,7 +101,7 @@ func invoiceTime(o Order) time.Time {
 
 // storeInvoices returns the store's copy of the invoices, when the terminal is
 // enrolled and its link serves it.
-func (e *Engine) storeInvoices() (StoreDecisions, StoreInvoices) {
+func (e *StoreDesk) storeInvoices() (StoreDecisions, StoreInvoices) {
 	e.numMu.Lock()
 	d := e.cfg.Decisions
 	e.numMu.Unlock()
@@ -167,7 +167,7 @@ func returnItems(o *Order, r ReturnRequest) ([]ReturnItem, string, error) {
 // reserveOwnReturn reserves so amount of the refund uid of this counter's
 // invoice number (RefundRequest.reserveAt; "" reserves nothing), and returns
 // how to release it should the refund not happen.
-func (e *Engine) reserveOwnReturn(ctx context.Context, number, uid string, amount Paise) (release func(error) error, err error) {
+func (e *StoreDesk) reserveOwnReturn(ctx context.Context, number, uid string, amount Paise) (release func(error) error, err error) {
 	d := e.decisions()
 	if d == nil || number == "" {
 		return noRelease, nil
