@@ -124,12 +124,12 @@ func (bs *Books) History(ctx context.Context, orderID string) ([]OrderEvent, err
 
 // Report is day's report (DayLayout): the X report, or the sealed Z once closed.
 func (bs *Books) Report(ctx context.Context, day string) (*Report, error) {
-	return bs.eng.Report(ctx, day)
+	return bs.eng.Ledger.Report(ctx, day)
 }
 
 // XReport renders day's X report as text.
 func (bs *Books) XReport(ctx context.Context, day time.Time) (string, error) {
-	r, err := bs.eng.Report(ctx, ToDay(day))
+	r, err := bs.eng.Ledger.Report(ctx, ToDay(day))
 	if err != nil {
 		return "", err
 	}
@@ -283,7 +283,7 @@ func (bs *Books) closeDay(ctx context.Context, r CloseDayRequest) (*CloseDayResu
 	if day == "" {
 		day = bs.eng.Today()
 	}
-	if err := bs.eng.dayOpen(ctx, day); err != nil {
+	if err := bs.ec.dayOpen(ctx, day); err != nil {
 		return nil, err // a Z is taken once
 	}
 	if day > ToDay(bs.eng.Now()) {
@@ -330,7 +330,7 @@ func (bs *Books) closeDay(ctx context.Context, r CloseDayRequest) (*CloseDayResu
 			return nil, err
 		}
 	}
-	rep, err := bs.eng.CloseDay(ctx, day, pin)
+	rep, err := bs.eng.Ledger.CloseDay(ctx, day, pin)
 	if errors.Is(err, ErrWrongPIN) || err == nil {
 		_ = bs.crew.counted(err)
 	}
@@ -384,7 +384,7 @@ func (bs *Books) ZText(ctx context.Context, res *CloseDayResult) string {
 
 // ExportCSV writes day's orders as CSV, one row per order.
 func (bs *Books) ExportCSV(ctx context.Context, day time.Time, w io.Writer) error {
-	r, err := bs.eng.Report(ctx, ToDay(day))
+	r, err := bs.eng.Ledger.Report(ctx, ToDay(day))
 	if err != nil {
 		return err
 	}

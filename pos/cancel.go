@@ -175,7 +175,7 @@ func (e *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, term
 		return nil, err
 	}
 	defer unlock()
-	o, err := e.Order(ctx, orderID)
+	o, err := e.order(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -205,10 +205,10 @@ func (e *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, term
 	}
 	if !begun {
 		// A cancellation not begun yet: today's invoice only, on an open day.
-		if o.PaidDay != e.Today() {
+		if o.PaidDay != e.today() {
 			return nil, wrapf(ErrNoCancel, "Invoice %s was issued on %s; only an invoice of today's business day can be cancelled: make a return (credit note) instead.", num, o.PaidDay)
 		}
-		if err := e.dayOpen(ctx, e.Today()); err != nil {
+		if err := e.dayOpen(ctx, e.today()); err != nil {
 			return nil, err
 		}
 		for _, t := range tenders {
@@ -240,7 +240,7 @@ func (e *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, term
 		return res, nil
 	}
 	// Every tender is given back: the document is cancelled.
-	o, err = e.Order(ctx, o.ID)
+	o, err = e.order(ctx, o.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -276,9 +276,9 @@ func (e *Refunds) markCancelled(ctx context.Context, o *Order, staff, reason str
 func (e *Refunds) finishCancellations(ctx context.Context, ids []string) {
 	seen := map[string]bool{}
 	for _, id := range ids {
-		o, err := e.Order(ctx, id)
+		o, err := e.order(ctx, id)
 		if err == nil && o.Sale != "" {
-			o, err = e.Order(ctx, o.Sale)
+			o, err = e.order(ctx, o.Sale)
 		}
 		if err != nil || seen[o.ID] || o.Cancelled != nil {
 			continue
@@ -298,7 +298,7 @@ func (e *Refunds) finishCancellation(ctx context.Context, id string) error {
 		return nil // a cancellation is under way at the counter: it finishes itself
 	}
 	defer unlock()
-	o, err := e.Order(ctx, id)
+	o, err := e.order(ctx, id)
 	if err != nil || o.Cancelled != nil || !o.State.Paid() {
 		return err
 	}
@@ -324,7 +324,7 @@ func (e *Refunds) finishCancellation(ctx context.Context, id string) error {
 	if reason == "" {
 		return nil // no cancellation's refund: nothing begun
 	}
-	o, err = e.Order(ctx, id)
+	o, err = e.order(ctx, id)
 	if err != nil {
 		return err
 	}

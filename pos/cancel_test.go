@@ -25,10 +25,10 @@ func TestCancelCardInvoice(t *testing.T) {
 	ctx := t.Context()
 	_, _, err := tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
 	require.NoError(t, err)
-	cash, err := r.e.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(499))
+	cash, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(499))
 	require.NoError(t, err)
 	require.Equal(t, "T1/2627/000001", cash.Order.Number("T1"))
-	paid, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	paid, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultPaid, paid.Status, paid.Reason)
 	inv := paid.Order.Number("T1")
@@ -66,7 +66,7 @@ func TestCancelCardInvoice(t *testing.T) {
 
 	// The X report: the cable only. 499.00 at 18%: taxable ⌊(4990000+59)/118⌋
 	// = 42288, tax 7612.
-	rep, err := r.e.Report(ctx, "2026-11-22")
+	rep, err := r.e.Ledger.Report(ctx, "2026-11-22")
 	require.NoError(t, err)
 	assert.Equal(t, Paise(49900), rep.GrossSales)
 	assert.Equal(t, []TenderTotal{{Tender: TenderCash, Count: 1, Amount: 49900}}, rep.Sales)
@@ -124,7 +124,7 @@ func TestCancelCardInvoice(t *testing.T) {
 func TestCancelRefused(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	sold, err := r.e.PayCash(ctx, r.sale(t, "ACC-CBL", "ACC-CASE"), Rupees(1998))
+	sold, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL", "ACC-CASE"), Rupees(1998))
 	require.NoError(t, err)
 	inv := sold.Order.Number("T1")
 	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
@@ -137,16 +137,16 @@ func TestCancelRefused(t *testing.T) {
 	assert.Nil(t, o.Cancelled)
 	assert.Len(t, o.Refunds, 1, "nothing given back by the refused cancellation")
 
-	old, err := r.e.PayCash(ctx, r.sale(t, "ACC-CASE"), Rupees(1499))
+	old, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CASE"), Rupees(1499))
 	require.NoError(t, err)
 	r.clock.Advance(24 * time.Hour)
 	_, err = tl.Returns.CancelDocument(ctx, old.Order.Number("T1"), managerPIN, "customer left")
 	require.ErrorIs(t, err, ErrNoCancel)
 	assert.Equal(t, "Invoice T1/2627/000002 was issued on 2026-11-22; only an invoice of today's business day can be cancelled: make a return (credit note) instead.", Sentence(err))
 
-	open, err := r.e.OpenSale(ctx, r.sale(t, "ACC-CASE"))
+	open, err := r.e.Sales.OpenSale(ctx, r.sale(t, "ACC-CASE"))
 	require.NoError(t, err)
-	_, err = r.e.CancelDocument(ctx, open.ID, managerPIN, "customer left")
+	_, err = r.e.Refunds.CancelDocument(ctx, open.ID, managerPIN, "customer left")
 	require.ErrorIs(t, err, ErrNoCancel)
 	assert.Contains(t, Sentence(err), "void the sale instead")
 }
@@ -158,18 +158,18 @@ func TestCancelRefused(t *testing.T) {
 func TestCancelSplitInvoice(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	s, err := r.e.OpenSale(ctx, r.sale(t, "ACC-CASE"))
+	s, err := r.e.Sales.OpenSale(ctx, r.sale(t, "ACC-CASE"))
 	require.NoError(t, err)
-	_, _, err = r.e.SaleCash(ctx, s.ID, 30000, 0, "001")
+	_, _, err = r.e.Sales.SaleCash(ctx, s.ID, 30000, 0, "001")
 	require.NoError(t, err)
-	_, _, err = r.e.SaleUPI(ctx, s.ID, 20000, "001")
+	_, _, err = r.e.Sales.SaleUPI(ctx, s.ID, 20000, "001")
 	require.NoError(t, err)
-	o, err := r.e.OpenSaleTender(ctx, s.ID, TenderCard, 0, nil, "001", r.otp())
+	o, err := r.e.Sales.OpenSaleTender(ctx, s.ID, TenderCard, 0, nil, "001", r.otp())
 	require.NoError(t, err)
-	pay, err := r.e.PayCard(ctx, o.ID, card("4111111111111111"), r.otp())
+	pay, err := r.e.Payments.PayCard(ctx, o.ID, card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultPaid, pay.Status, pay.Reason)
-	st, err := r.e.SettleSale(ctx, s.ID)
+	st, err := r.e.Sales.SettleSale(ctx, s.ID)
 	require.NoError(t, err)
 	require.True(t, st.Complete())
 	inv := st.Sale.Number("T1")
@@ -183,7 +183,7 @@ func TestCancelSplitInvoice(t *testing.T) {
 	assert.Equal(t, []Paise{30000, 20000, 99900}, []Paise{res.Tenders[0].Amount, res.Tenders[1].Amount, res.Tenders[2].Amount})
 	assert.Equal(t, int64(99900), r.ledger(t, o.ID).RefundedAmount)
 
-	st, err = r.e.SaleStatus(ctx, s.ID)
+	st, err = r.e.Sales.SaleStatus(ctx, s.ID)
 	require.NoError(t, err)
 	require.NotNil(t, st.Sale.Cancelled)
 	for _, tv := range st.Tenders {
@@ -192,7 +192,7 @@ func TestCancelSplitInvoice(t *testing.T) {
 			assert.Zero(t, rf.DocNo, "no credit note for the %s tender", tv.Kind)
 		}
 	}
-	rep, err := r.e.Report(ctx, "2026-11-22")
+	rep, err := r.e.Ledger.Report(ctx, "2026-11-22")
 	require.NoError(t, err)
 	assert.Zero(t, rep.GrossSales)
 	assert.Zero(t, rep.Refunded)
@@ -210,7 +210,7 @@ func TestCancelFreesIMEI(t *testing.T) {
 	ctx := t.Context()
 	sale := r.sale(t, "PH-SAM-S24")
 	sale.Lines[0].IMEIs = []string{"356938035643809"}
-	sold, err := r.e.PayCash(ctx, sale, Rupees(74999))
+	sold, err := r.e.Payments.PayCash(ctx, sale, Rupees(74999))
 	require.NoError(t, err)
 	again := r.sale(t, "PH-SAM-S24")
 	again.Lines[0].IMEIs = []string{"356938035643809"}
@@ -280,10 +280,10 @@ func TestCancelReleasesThePhoneAtTheStore(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
 	st := &releasingStore{}
-	r.e.SetDecisions(st)
+	r.e.StoreDesk.SetDecisions(st)
 	sale := r.sale(t, "PH-SAM-S24")
 	sale.Lines[0].IMEIs = []string{"356938035643809"}
-	sold, err := r.e.PayCash(ctx, sale, Rupees(74999))
+	sold, err := r.e.Payments.PayCash(ctx, sale, Rupees(74999))
 	require.NoError(t, err)
 	assert.Empty(t, st.released)
 	_, err = tl.Returns.CancelDocument(ctx, sold.Order.Number("T1"), managerPIN, "customer left")
@@ -299,7 +299,7 @@ func TestCancelReleasesThePhoneAtTheStore(t *testing.T) {
 func TestAPendingCancellationIsFinishedByTheReconciler(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	paid, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	paid, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultPaid, paid.Status)
 	r.sb.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
@@ -312,7 +312,7 @@ func TestAPendingCancellationIsFinishedByTheReconciler(t *testing.T) {
 	assert.Nil(t, o.Cancelled, "not cancelled while the card's money may not be back")
 
 	r.sb.ClearFaults()
-	_, err = r.e.Reconcile(ctx)
+	_, err = r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	o, err = r.e.Order(ctx, paid.Order.ID)
 	require.NoError(t, err)

@@ -134,7 +134,7 @@ func EMIFrom(offers []EMIPlan) (best EMIPlan, ok bool) {
 // EMIOffers lists the EMI plans for the lines (one product or the whole cart) in
 // the default order (ByTotalCost); none is an empty list.
 func (co *Checkout) EMIOffers(ctx context.Context, lines []CartLine) ([]EMIPlan, error) {
-	set, err := co.eng.EMIOffers(ctx, SaleLines(lines, nil))
+	set, err := co.eng.Payments.EMIOffers(ctx, SaleLines(lines, nil))
 	if errors.Is(err, ErrNoEMIOffer) {
 		return nil, nil
 	}
@@ -153,7 +153,7 @@ func (co *Checkout) EMIOffers(ctx context.Context, lines []CartLine) ([]EMIPlan,
 // FindOffer returns the offer of issuer and tenure for the lines, or a sentence
 // listing the offers there are.
 func (co *Checkout) FindOffer(ctx context.Context, lines []CartLine, issuer string, months int) (EMIPlan, error) {
-	set, err := co.eng.EMIOffers(ctx, SaleLines(lines, nil))
+	set, err := co.eng.Payments.EMIOffers(ctx, SaleLines(lines, nil))
 	if err != nil {
 		return EMIPlan{}, err
 	}
@@ -218,7 +218,7 @@ func (co *Checkout) ValidateScheme(ctx context.Context, lines []CartLine, offer 
 		return errNoCard
 	}
 	amount := ComputeTotals(SaleLines(lines, nil)).Total
-	return co.eng.ValidateScheme(ctx, offer, amount, gc)
+	return co.eng.Payments.ValidateScheme(ctx, offer, amount, gc)
 }
 
 // PayStep is where a payment stands, as the progress screen shows it.
@@ -366,27 +366,27 @@ func (co *Checkout) Pay(ctx context.Context, req PayRequest, progress func(PayPr
 		if tendered == 0 {
 			tendered = ComputeTotals(sale.Lines).Total
 		}
-		res, err = co.eng.PayCash(ctx, sale, tendered)
+		res, err = co.eng.Payments.PayCash(ctx, sale, tendered)
 	case TenderCard:
 		if card == nil {
 			return PayOutcome{}, errNoCard
 		}
 		if req.OrderID != "" {
-			res, err = co.eng.PayCard(ctx, req.OrderID, card, opt)
+			res, err = co.eng.Payments.PayCard(ctx, req.OrderID, card, opt)
 		} else {
-			res, err = co.eng.CheckoutCard(ctx, sale, card, opt)
+			res, err = co.eng.Payments.CheckoutCard(ctx, sale, card, opt)
 		}
 	case TenderEMI:
 		if card == nil || (req.Offer == nil && req.OrderID == "") {
 			return PayOutcome{}, sentenceErr("Choose an EMI offer and type the card again.")
 		}
 		if req.OrderID != "" {
-			res, err = co.eng.PayEMI(ctx, req.OrderID, card, opt)
+			res, err = co.eng.Payments.PayEMI(ctx, req.OrderID, card, opt)
 		} else {
-			res, err = co.eng.CheckoutEMI(ctx, sale, *req.Offer, card, opt)
+			res, err = co.eng.Payments.CheckoutEMI(ctx, sale, *req.Offer, card, opt)
 		}
 	case TenderPhone:
-		res, err = co.payOnPhone(ctx, func() (*Order, error) { return co.eng.OpenOnPhone(ctx, sale, opt) }, opt, progress)
+		res, err = co.payOnPhone(ctx, func() (*Order, error) { return co.eng.Payments.OpenOnPhone(ctx, sale, opt) }, opt, progress)
 	default:
 		return PayOutcome{}, sentenceErr("Choose how the customer pays: card, EMI, cash or phone.")
 	}
@@ -401,7 +401,7 @@ func (co *Checkout) Pay(ctx context.Context, req PayRequest, progress func(PayPr
 	if o := res.Order; o != nil && o.Sale != "" {
 		// A split sale's tender paid again on its own order (galla pay): the
 		// sale is completed once its tenders cover it.
-		if st, serr := co.eng.SettleSale(ctx, o.Sale); serr == nil {
+		if st, serr := co.eng.Sales.SettleSale(ctx, o.Sale); serr == nil {
 			out.Sale = st
 		}
 	}
@@ -478,7 +478,7 @@ func (co *Checkout) CheckEMIOrder(ctx context.Context, req PayRequest) (string, 
 		return "", sentenceErr("Choose an EMI offer first.")
 	}
 	if req.Sale != "" {
-		o, err := co.eng.OpenSaleTenderChecked(ctx, req.Sale, req.Amount, *req.Offer, req.Cashier, PayOptions{}, req.IMEIs...)
+		o, err := co.eng.Sales.OpenSaleTenderChecked(ctx, req.Sale, req.Amount, *req.Offer, req.Cashier, PayOptions{}, req.IMEIs...)
 		if err != nil {
 			co.noteErr(err)
 			return "", err
@@ -504,7 +504,7 @@ func (co *Checkout) CheckEMIOrder(ctx context.Context, req PayRequest) (string, 
 		}
 	}
 	sale.OverrideIMEIs = co.imeiApprover(req)
-	o, err := co.eng.OpenEMIChecked(ctx, sale, *req.Offer, PayOptions{})
+	o, err := co.eng.Payments.OpenEMIChecked(ctx, sale, *req.Offer, PayOptions{})
 	if err != nil {
 		co.noteErr(err)
 		return "", err
@@ -536,7 +536,7 @@ func (co *Checkout) payOnPhone(ctx context.Context, open func() (*Order, error),
 	addr := co.cfg.Phone.Offer(o.ID, PhoneOrder{Token: o.Token, Amount: o.Amount, Shop: shop.Name})
 	defer co.cfg.Phone.Withdraw(o.ID)
 	progress(PayProgress{OrderID: o.ID, Step: PayAuthenticating, CheckoutURL: addr})
-	return co.eng.Await(ctx, o.ID, opt)
+	return co.eng.Payments.Await(ctx, o.ID, opt)
 }
 
 // payOutcomeOf turns the engine's result into the front ends' outcome.
@@ -585,7 +585,7 @@ func (co *Checkout) authenticator(req PayRequest, progress func(PayProgress)) Au
 			return nil
 		}
 		if req.OTP != "" {
-			return co.eng.gw.SubmitAuthentication(ctx, ch.Content, url.Values{"otp": {req.OTP}})
+			return co.ec.gw.SubmitAuthentication(ctx, ch.Content, url.Values{"otp": {req.OTP}})
 		}
 		progress(PayProgress{OrderID: ch.OrderID, Step: PayAuthenticating, OTP: true})
 		if req.Unattended {
@@ -602,7 +602,7 @@ func (co *Checkout) authenticator(req PayRequest, progress func(PayProgress)) Au
 		}()
 		select {
 		case otp := <-wait:
-			return co.eng.gw.SubmitAuthentication(ctx, ch.Content, url.Values{"otp": {otp}})
+			return co.ec.gw.SubmitAuthentication(ctx, ch.Content, url.Values{"otp": {otp}})
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -617,7 +617,7 @@ func (co *Checkout) captured(ctx context.Context, ch Challenge) bool {
 	if err != nil || o.ServiceOrderID == "" || ch.PaymentID == "" {
 		return false
 	}
-	q, err := co.eng.gw.InquirePayment(ctx, o.ServiceOrderID, ch.PaymentID)
+	q, err := co.ec.gw.InquirePayment(ctx, o.ServiceOrderID, ch.PaymentID)
 	return err == nil && q != nil && q.Verified && q.PaymentInfoData.PaymentStatus == gateway.PaymentCaptured
 }
 
@@ -672,7 +672,7 @@ func (co *Checkout) openSale(ctx context.Context, lines []CartLine, imeis []Unit
 			sale.Buyer = &b
 		}
 	}
-	o, err := co.eng.OpenSale(ctx, sale)
+	o, err := co.eng.Sales.OpenSale(ctx, sale)
 	if err != nil {
 		co.noteErr(err)
 		return nil, err
@@ -684,19 +684,19 @@ func (co *Checkout) openSale(ctx context.Context, lines []CartLine, imeis []Unit
 // tenders now cover it (a tender resolved by Check now, or paid again with
 // galla pay).
 func (co *Checkout) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) {
-	return co.eng.SettleSale(ctx, id)
+	return co.eng.Sales.SettleSale(ctx, id)
 }
 
 // OpenSales lists the split sales left part paid, with their tenders, so the
 // counter shows them again after a restart.
 func (co *Checkout) OpenSales(ctx context.Context) ([]*SaleStatus, error) {
-	sales, err := co.eng.OpenSales(ctx)
+	sales, err := co.eng.Sales.OpenSales(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*SaleStatus, 0, len(sales))
 	for _, s := range sales {
-		st, err := co.eng.SaleStatus(ctx, s.ID)
+		st, err := co.eng.Sales.SaleStatus(ctx, s.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -720,7 +720,7 @@ func (co *Checkout) VoidSale(ctx context.Context, saleID, pin, reason string) (*
 	if err := co.drawer.givingBackNeedsShift(ctx, sale); err != nil {
 		return nil, err
 	}
-	st, err := pinCounted(co.crew, func() (*SaleStatus, error) { return co.eng.VoidSale(ctx, saleID, pin, reason) })
+	st, err := pinCounted(co.crew, func() (*SaleStatus, error) { return co.eng.Sales.VoidSale(ctx, saleID, pin, reason) })
 	if err != nil {
 		co.noteErr(err)
 	}
@@ -745,7 +745,7 @@ func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway
 	}()
 	opt := co.payOptions(req, &orderID, &checks, progress)
 	service := func(kind TenderKind, plan *EMIPlan) (*Order, error) {
-		o, err := co.eng.OpenSaleTender(ctx, req.Sale, kind, req.Amount, plan, req.Cashier, opt, req.IMEIs...)
+		o, err := co.eng.Sales.OpenSaleTender(ctx, req.Sale, kind, req.Amount, plan, req.Cashier, opt, req.IMEIs...)
 		if o != nil && o.ID != orderID {
 			co.pending.payReturned(orderID, true)
 			orderID = o.ID
@@ -758,16 +758,16 @@ func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway
 		if err := co.drawer.CashNeedsShift(ctx); err != nil {
 			return PayOutcome{}, err // cash lands in a counted drawer, in a split sale too
 		}
-		res, st, err = co.eng.SaleCash(ctx, req.Sale, req.Amount, req.Tendered, req.Cashier)
+		res, st, err = co.eng.Sales.SaleCash(ctx, req.Sale, req.Amount, req.Tendered, req.Cashier)
 	case TenderUPI:
-		res, st, err = co.eng.SaleUPI(ctx, req.Sale, req.Amount, req.Cashier)
+		res, st, err = co.eng.Sales.SaleUPI(ctx, req.Sale, req.Amount, req.Cashier)
 	case TenderNote:
-		if req.NoteNo != "" && co.eng.cfg.Notes != nil {
+		if req.NoteNo != "" && co.ec.cfg.Notes != nil {
 			if err := co.returns.checkNoteTender(ctx, req.NoteNo); err != nil {
 				return PayOutcome{}, err // a number that is no credit note of ours (or, enrolled, no note at all): nothing journaled
 			}
 		}
-		res, st, err = co.eng.SaleNote(ctx, req.Sale, req.NoteNo, req.Amount, req.Cashier)
+		res, st, err = co.eng.Sales.SaleNote(ctx, req.Sale, req.NoteNo, req.Amount, req.Cashier)
 	case TenderCard, TenderEMI:
 		if card == nil {
 			return PayOutcome{}, errNoCard
@@ -787,13 +787,13 @@ func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway
 			}
 			amount := req.Amount
 			if amount == 0 {
-				cur, serr := co.eng.SaleStatus(ctx, req.Sale)
+				cur, serr := co.eng.Sales.SaleStatus(ctx, req.Sale)
 				if serr != nil {
 					return PayOutcome{}, serr
 				}
 				amount = cur.Due
 			}
-			if err := co.eng.ValidateScheme(ctx, *req.Offer, amount, card); err != nil {
+			if err := co.eng.Payments.ValidateScheme(ctx, *req.Offer, amount, card); err != nil {
 				co.noteErr(err)
 				return PayOutcome{}, err
 			}
@@ -809,7 +809,7 @@ func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway
 			o, err = service(req.Tender, req.Offer)
 		}
 		if err == nil {
-			res, err = co.eng.pay(ctx, o.ID, card, opt)
+			res, err = co.eng.Payments.pay(ctx, o.ID, card, opt)
 			if err != nil && req.Tender == TenderEMI && req.OrderID == "" {
 				// An order opened here and refused before payment is closed; one
 				// opened before the card (CheckEMIOrder) stays for the card typed
@@ -830,7 +830,7 @@ func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway
 		orderID = res.Order.ID
 	}
 	if st == nil {
-		if st, err = co.eng.SettleSale(ctx, req.Sale); err != nil {
+		if st, err = co.eng.Sales.SettleSale(ctx, req.Sale); err != nil {
 			co.noteErr(err)
 			return PayOutcome{}, err
 		}
@@ -850,7 +850,7 @@ func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway
 // again on the same order after a verified failure, when its amount is still
 // left to pay.
 func (co *Checkout) tenderAgain(ctx context.Context, req PayRequest) (*Order, error) {
-	st, err := co.eng.SaleStatus(ctx, req.Sale)
+	st, err := co.eng.Sales.SaleStatus(ctx, req.Sale)
 	if err != nil {
 		return nil, err
 	}
@@ -869,7 +869,7 @@ func (co *Checkout) tenderAgain(ctx context.Context, req PayRequest) (*Order, er
 // cancelUnpaid closes a tender's order that was refused before any payment was
 // sent (the IMEIs, most often), so the sale's due amount is free again.
 func (co *Checkout) cancelUnpaid(ctx context.Context, id string, cause error) {
-	co.eng.closeUnpaid(ctx, id, "refused before payment: "+Sentence(cause))
+	co.eng.Payments.closeUnpaid(ctx, id, "refused before payment: "+Sentence(cause))
 }
 
 // FindSaleOffer returns the EMI offer of issuer and tenure for amount of split
@@ -905,7 +905,7 @@ func (co *Checkout) SaleEMIOffers(ctx context.Context, saleID string, amount Pai
 }
 
 func (co *Checkout) saleOffers(ctx context.Context, saleID string, amount Paise) (*OfferSet, error) {
-	st, err := co.eng.SaleStatus(ctx, saleID)
+	st, err := co.eng.Sales.SaleStatus(ctx, saleID)
 	if err != nil {
 		return nil, err
 	}
@@ -915,7 +915,7 @@ func (co *Checkout) saleOffers(ctx context.Context, saleID string, amount Paise)
 	if amount <= 0 || amount > st.Due {
 		return nil, &TenderError{Amount: amount, Due: st.Due, Pending: st.Pending}
 	}
-	return co.eng.EMIOffers(ctx, partLines(st.Sale.Lines, amount))
+	return co.eng.Payments.EMIOffers(ctx, partLines(st.Sale.Lines, amount))
 }
 
 // OpenSale journals the cart of req (its lines, IMEIs, cashier and buyer) as
@@ -949,7 +949,7 @@ func (co *Checkout) CancelEMIOrder(ctx context.Context, id string) error {
 	if o.Tender != TenderEMI {
 		return ErrNotCancellable
 	}
-	_, err = co.eng.Cancel(ctx, id, "left before the card: the EMI offer or the IMEIs were changed")
+	_, err = co.eng.Payments.Cancel(ctx, id, "left before the card: the EMI offer or the IMEIs were changed")
 	return err
 }
 
@@ -960,7 +960,7 @@ func (co *Checkout) UPIRequest(ctx context.Context, saleID string, amount Paise)
 	if err != nil {
 		return UPIRequest{}, err
 	}
-	st, err := co.eng.SaleStatus(ctx, saleID)
+	st, err := co.eng.Sales.SaleStatus(ctx, saleID)
 	if err != nil {
 		return UPIRequest{}, err
 	}
@@ -986,7 +986,7 @@ func (co *Checkout) UPIRequest(ctx context.Context, saleID string, amount Paise)
 // serialised unit (CheckSerials) and, for cash, an open shift where shifts are
 // kept (CashNeedsShift).
 func (co *Checkout) checkSale(ctx context.Context, lines []Line, tender TenderKind) error {
-	if err := co.eng.journalReady(ctx); err != nil {
+	if err := co.ec.journalReady(ctx); err != nil {
 		return err // a damaged or unchecked journal says so first
 	}
 	if err := co.imeis.CheckSerials(ctx, lines, ""); err != nil {
@@ -1014,7 +1014,7 @@ func (co *Checkout) PayByNote(ctx context.Context, sale Sale, number string) (*O
 		return nil, 0, err // every phone carries its IMEI, sold once
 	}
 	printed := strings.TrimSpace(number)
-	if co.eng.decisions() != nil && co.eng.foreignNote(number) {
+	if co.eng.StoreDesk.decisions() != nil && co.eng.StoreDesk.foreignNote(number) {
 		if err := checkNoteNumber(number); err != nil {
 			return nil, 0, err // the store decides what is left on another counter's note
 		}
@@ -1034,11 +1034,11 @@ func (co *Checkout) PayByNote(ctx context.Context, sale Sale, number string) (*O
 		}
 		printed = ref.Number(co.cfg.Terminal)
 	}
-	o, err := co.eng.openNoteSale(ctx, sale, printed)
+	o, err := co.eng.Sales.openNoteSale(ctx, sale, printed)
 	if err != nil {
 		return nil, 0, err
 	}
-	left, err := co.eng.settleNote(ctx, o, true) // the store's word of what is left, -1 when not asked
+	left, err := co.eng.StoreDesk.settleNote(ctx, o, true) // the store's word of what is left, -1 when not asked
 	if err != nil {
 		return o, 0, err
 	}

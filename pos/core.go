@@ -18,6 +18,7 @@ import (
 // core's pointer to that service, never through the Till.
 type core struct {
 	eng  *Engine
+	ec   *engineCore // the engine's ids, locks, commit and gates, which the services share
 	j    Journal
 	cfg  TillConfig
 	rd   *receipts.Renderer
@@ -58,7 +59,7 @@ type core struct {
 // newCore is the core of a till configured by cfg, with its services, before
 // NewTill checks and loads what it needs.
 func newCore(cfg TillConfig) *core {
-	c := &core{eng: cfg.Engine, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
+	c := &core{eng: cfg.Engine, ec: cfg.Engine.core, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
 		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
 	c.drawer, c.crew, c.shelf, c.setup, c.customers, c.docs = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}, &Documents{c}
 	c.checkout, c.pending, c.imeis, c.returns, c.books = &Checkout{c}, &Pending{c}, &IMEIs{c}, &Returns{c}, &Books{c}

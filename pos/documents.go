@@ -126,7 +126,7 @@ func (ds *Documents) ReceiptDocument(ctx context.Context, orderID string, refund
 	}
 	opt.Reprint, opt.Cashier = NextRefundReprint(ref), ds.staffName(ctx, ref.Staff)
 	if ref.Tender != "" { // a split sale's refund to a card: the tender it went back to
-		via, err := ds.eng.tenderOrder(ctx, ref.Tender)
+		via, err := ds.eng.Sales.tenderOrder(ctx, ref.Tender)
 		if err != nil {
 			return nil, err
 		}
@@ -208,7 +208,7 @@ func (ds *Documents) RecordCopy(ctx context.Context, d *Document, where, format 
 		return nil
 	}
 	ev := PrintEvent{Printer: where, Format: format, Refund: d.refundID}
-	if err := ds.eng.RecordPrint(ctx, d.orderID, d.Receipt.Reprint > 0, ev, nil); err != nil {
+	if err := ds.eng.Ledger.RecordPrint(ctx, d.orderID, d.Receipt.Reprint > 0, ev, nil); err != nil {
 		return fmt.Errorf("%w: %w", ErrCopyNotRecorded, err)
 	}
 	d.Receipt.Reprint++
@@ -233,7 +233,7 @@ func (ds *Documents) PrintDocument(ctx context.Context, d *Document) error {
 	perr := pr.Print(ctx, job.Bytes())
 	if d.Journaled() {
 		ev := PrintEvent{Printer: string(d.Profile.Transport) + ":" + d.Profile.Address, Format: "escpos", Refund: d.refundID}
-		if err := ds.eng.RecordPrint(ctx, d.orderID, d.Receipt.Reprint > 0, ev, perr); err != nil && perr == nil {
+		if err := ds.eng.Ledger.RecordPrint(ctx, d.orderID, d.Receipt.Reprint > 0, ev, perr); err != nil && perr == nil {
 			return fmt.Errorf("%w: %w", ErrCopyNotRecorded, err)
 		}
 		if perr == nil {
@@ -309,7 +309,7 @@ func (ds *Documents) PrintRefund(ctx context.Context, orderID string) error {
 
 // dayReport is day's report document.
 func (ds *Documents) dayReport(ctx context.Context, day time.Time) (*Document, error) {
-	rep, err := ds.eng.Report(ctx, ToDay(day))
+	rep, err := ds.eng.Ledger.Report(ctx, ToDay(day))
 	if err != nil {
 		return nil, err
 	}
@@ -474,7 +474,7 @@ func (ds *Documents) WriteLinesCSV(ctx context.Context, from, to time.Time, w io
 // paidTenders are the orders of the tenders that paid split sale id, for its
 // receipt.
 func (ds *Documents) paidTenders(ctx context.Context, id string) ([]Order, error) {
-	st, err := ds.eng.SaleStatus(ctx, id)
+	st, err := ds.eng.Sales.SaleStatus(ctx, id)
 	if err != nil {
 		return nil, err
 	}

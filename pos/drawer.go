@@ -70,7 +70,7 @@ func (dr *Drawer) OpenShift(ctx context.Context, staff string, float Paise) (*Sh
 	if b.open != nil {
 		return nil, wrapf(ErrShiftOpen, "Shift %s is open since %s; close it with the counted cash before opening another.", b.open.ID, b.open.Opened.Format("15:04"))
 	}
-	id, err := dr.eng.newID("S")
+	id, err := dr.ec.newID("S")
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +314,7 @@ func (dr *Drawer) cashierSales(ctx context.Context, s *Shift, orders []*Order) (
 		if o.Sale == "" || byID[o.Sale] != nil {
 			continue
 		}
-		sale, err := dr.eng.tenderOrder(ctx, o.Sale)
+		sale, err := dr.eng.Sales.tenderOrder(ctx, o.Sale)
 		if err != nil {
 			return nil, err
 		}
@@ -409,7 +409,7 @@ func (dr *Drawer) OpenDrawer(ctx context.Context) error {
 func (dr *Drawer) givingBackNeedsShift(ctx context.Context, o *Order) error {
 	cash := o.Tender != TenderSplit && o.Refundable() > 0 && RefundDestination(o, "").MovesCash()
 	if o.Tender == TenderSplit {
-		st, err := dr.eng.SaleStatus(ctx, o.ID)
+		st, err := dr.eng.Sales.SaleStatus(ctx, o.ID)
 		if err != nil {
 			return err
 		}

@@ -98,12 +98,13 @@ const DefaultMaxWait = 20 * time.Minute
 // and the reconciler never act on one order at once. Its methods are safe for
 // concurrent use.
 type Engine struct {
-	*engineCore
-	*Payments
-	*Sales
-	*Refunds
-	*StoreDesk
-	*Ledger
+	Payments  *Payments
+	Sales     *Sales
+	Refunds   *Refunds
+	StoreDesk *StoreDesk
+	Ledger    *Ledger
+
+	core *engineCore // the state the parts share; the facade's own methods read it
 }
 
 // engineCore is the state the engine's parts share.
@@ -161,7 +162,6 @@ type StoreDesk struct{ *engineCore }
 // Ledger is the engine's books.
 type Ledger struct{ *engineCore }
 
-
 // ErrNoGateway reports a card, EMI or phone payment on a terminal with no payment
 // service configured.
 var ErrNoGateway = errors.New("no payment service is configured")
@@ -201,27 +201,41 @@ func New(cfg Config) (*Engine, error) {
 		e.cfg.Terminal = "G"
 	}
 	e.payments, e.sales, e.refunds, e.store, e.ledger = &Payments{e}, &Sales{e}, &Refunds{e}, &StoreDesk{e}, &Ledger{e}
-	return &Engine{engineCore: e, Payments: e.payments, Sales: e.sales, Refunds: e.refunds, StoreDesk: e.store, Ledger: e.ledger}, nil
+	return &Engine{core: e, Payments: e.payments, Sales: e.sales, Refunds: e.refunds, StoreDesk: e.store, Ledger: e.ledger}, nil
 }
 
 // Journal returns the engine's journal, for reading orders and events.
-func (e *engineCore) Journal() Journal { return e.j }
+func (e *Engine) Journal() Journal { return e.core.j }
 
 // Roster returns the staff roster the engine authorises managers with.
-func (e *engineCore) Roster() *Roster { return e.roster }
+func (e *Engine) Roster() *Roster { return e.core.roster }
 
 // Now returns the engine's clock's time.
-func (e *engineCore) Now() time.Time { return e.clock.Now() }
+func (e *Engine) Now() time.Time { return e.core.now() }
 
 // Today returns the business day open now (DayLayout): the calendar day, or
 // the day after the last one a Z report closed when that is later. A Z report
 // starts the next business day at once, so closing a day never stops selling
 // (DESIGN.md section 2, "Shifts and the business day"); documents keep the
 // calendar time of the sale.
-func (e *engineCore) Today() string { return BusinessDay(context.Background(), e.j, e.clock.Now()) }
+func (e *Engine) Today() string { return e.core.today() }
 
 // Order returns the journaled order with this merchant order id.
-func (e *engineCore) Order(ctx context.Context, id string) (*Order, error) {
+func (e *Engine) Order(ctx context.Context, id string) (*Order, error) { return e.core.order(ctx, id) }
+
+// Unrecorded returns the orders whose payment may have moved money while the
+// journal could not record it, sorted; the engine takes no new payment while
+// any is held.
+func (e *Engine) Unrecorded() []string { return e.core.held() }
+
+// now returns the engine's clock's time.
+func (e *engineCore) now() time.Time { return e.clock.Now() }
+
+// today returns the business day open now (Engine.Today).
+func (e *engineCore) today() string { return BusinessDay(context.Background(), e.j, e.clock.Now()) }
+
+// order returns the journaled order with this merchant order id.
+func (e *engineCore) order(ctx context.Context, id string) (*Order, error) {
 	o, err := e.j.Order(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("pos: order %q: %w", id, err)
@@ -267,7 +281,7 @@ func (e *engineCore) commit(ctx context.Context, o *Order, ev Event) (stale bool
 	now := e.clock.Now()
 	ev.V, ev.Time = EventVersion, now
 	if ev.Day == "" {
-		ev.Day = e.Today()
+		ev.Day = e.today()
 	}
 	if ev.OrderID == "" {
 		ev.OrderID = o.ID
@@ -347,10 +361,9 @@ func beforeMoney(err error) error {
 	return err
 }
 
-// Unrecorded returns the orders whose payment may have moved money while the
-// journal could not record it, sorted; the engine takes no new payment while
-// any is held.
-func (e *engineCore) Unrecorded() []string {
+// held returns the orders whose payment may have moved money while the journal
+// could not record it, sorted (Engine.Unrecorded).
+func (e *engineCore) held() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ids := make([]string, 0, len(e.unrecorded))
@@ -364,7 +377,7 @@ func (e *engineCore) Unrecorded() []string {
 // refuseWhileUnrecorded refuses a new payment while a payment that may have
 // moved money is not recorded.
 func (e *engineCore) refuseWhileUnrecorded() error {
-	if ids := e.Unrecorded(); len(ids) > 0 {
+	if ids := e.held(); len(ids) > 0 {
 		return &NotRecordedError{OrderID: ids[0], Err: errors.New("held until reconciled")}
 	}
 	return nil
@@ -372,7 +385,7 @@ func (e *engineCore) refuseWhileUnrecorded() error {
 
 // releaseRecorded drops from the held payments those the journal now shows final.
 func (e *engineCore) releaseRecorded(ctx context.Context) {
-	for _, id := range e.Unrecorded() {
+	for _, id := range e.held() {
 		o, err := e.j.Order(ctx, id)
 		if err == nil && !o.Unresolved() {
 			e.mu.Lock()
@@ -410,8 +423,8 @@ func (e *engineCore) ensureReconciled(ctx context.Context) error {
 // RecordPrint journals that an order's receipt was printed (first print or a
 // reprint), or that printing failed with printErr. The sale stands either way. With
 // p.Refund set it is the receipt of that refund, counted apart from the sale's.
-func (e *engineCore) RecordPrint(ctx context.Context, orderID string, reprint bool, p PrintEvent, printErr error) error {
-	o, err := e.Order(ctx, orderID)
+func (e *Ledger) RecordPrint(ctx context.Context, orderID string, reprint bool, p PrintEvent, printErr error) error {
+	o, err := e.order(ctx, orderID)
 	if err != nil {
 		return err
 	}

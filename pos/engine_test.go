@@ -125,7 +125,7 @@ func TestCardCheckoutPaid(t *testing.T) {
 				opt.Auth = r.otp().Auth
 			}
 			c := card(tt.number)
-			res, err := r.e.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE", "ACC-CBL"), c, opt)
+			res, err := r.e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE", "ACC-CBL"), c, opt)
 			require.NoError(t, err)
 			assert.Equal(t, ResultPaid, res.Status, res.Reason)
 			o := res.Order
@@ -157,14 +157,14 @@ func TestCardCheckoutPaid(t *testing.T) {
 func TestDeclineThenRetryOnTheSameOrder(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultFailed, res.Status)
 	assert.True(t, res.CanRetry)
 	assert.Contains(t, res.Reason, "declined")
 	id := res.Order.ID
 
-	res, err = r.e.PayCard(ctx, id, card("4111111111111111"), r.otp())
+	res, err = r.e.Payments.PayCard(ctx, id, card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
 	assert.Equal(t, id, res.Order.ID, "the retry is on the same order")
@@ -174,30 +174,30 @@ func TestDeclineThenRetryOnTheSameOrder(t *testing.T) {
 	assert.Equal(t, 1, lo.CapturedPayments)
 	assert.Len(t, r.sb.Ledger(), 1, "no second order was created")
 
-	_, err = r.e.PayCard(ctx, id, card("4111111111111111"), r.otp())
+	_, err = r.e.Payments.PayCard(ctx, id, card("4111111111111111"), r.otp())
 	assert.ErrorIs(t, err, ErrOrderPaid)
 }
 
 func TestAttemptsRunOut(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000009995"), r.otp())
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000009995"), r.otp())
 	require.NoError(t, err)
 	id := res.Order.ID
 	for i := 2; i <= MaxAttempts; i++ {
-		res, err = r.e.PayCard(ctx, id, card("4000000000000069"), r.otp())
+		res, err = r.e.Payments.PayCard(ctx, id, card("4000000000000069"), r.otp())
 		require.NoError(t, err)
 		require.Equal(t, ResultFailed, res.Status)
 	}
 	assert.False(t, res.CanRetry)
-	_, err = r.e.PayCard(ctx, id, card("4111111111111111"), r.otp())
+	_, err = r.e.Payments.PayCard(ctx, id, card("4111111111111111"), r.otp())
 	assert.ErrorIs(t, err, ErrAttemptsUsed)
 	assert.Zero(t, r.captures())
 }
 
 func TestWrongOTPFails(t *testing.T) {
 	r := newRig(t)
-	res, err := r.e.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4111111111111111"),
+	res, err := r.e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4111111111111111"),
 		PayOptions{Auth: SandboxOTP(r.gw, "000000")})
 	require.NoError(t, err)
 	assert.Equal(t, ResultFailed, res.Status)
@@ -211,19 +211,19 @@ func TestUnverifiedAnswerIsUnknownThenReconciled(t *testing.T) {
 	r.sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
 	opt := r.otp()
 	opt.Wait = 30 * time.Second
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnverified, res.Status)
 	assert.Equal(t, StateUnknown, res.Order.State, "an unverified CHARGED is never PAID")
 	assert.False(t, res.Order.Verified)
 	assert.Equal(t, 1, r.captures(), "the service did charge")
 
-	rep, err := r.e.Reconcile(ctx)
+	rep, err := r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	assert.Len(t, rep.Open, 1, "still unverified: still open")
 
 	r.sb.ClearFaults()
-	rep, err = r.e.Reconcile(ctx)
+	rep, err = r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)
 	o, err := r.e.Order(ctx, res.Order.ID)
@@ -237,7 +237,7 @@ func TestDroppedPaymentAnswerIsInquiredNeverRepaid(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
 	r.sb.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
 	assert.Len(t, r.sb.Ledger(), 1, "the same order was inquired, not re-created")
@@ -251,7 +251,7 @@ func TestDroppedCreateOrderAnswerMovesToAFreshOrder(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
 	r.sb.Inject(sandbox.EndpointCreateOrder, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultPaid, res.Status, res.Reason)
 	o := res.Order
@@ -266,7 +266,7 @@ func TestDroppedCreateOrderAnswerMovesToAFreshOrder(t *testing.T) {
 
 func TestPatientPollingWithAFakeClock(t *testing.T) {
 	r := newRig(t)
-	res, err := r.e.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4000000000000119"), r.otp())
+	res, err := r.e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4000000000000119"), r.otp())
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
 	w := r.clock.Sleeps()
@@ -282,7 +282,7 @@ func TestPollScheduleGivesUpAsUnknown(t *testing.T) {
 	r := newRig(t)
 	// No authentication: the payment stays PENDING until the token expires.
 	opt := PayOptions{Wait: 10 * time.Minute}
-	res, err := r.e.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
+	res, err := r.e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnknown, res.Status)
 	assert.Equal(t, StateUnknown, res.Order.State)
@@ -305,7 +305,7 @@ func TestCancelledPollingIsUnknown(t *testing.T) {
 			cancel()
 		}
 	}}
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnknown, res.Status)
 	o, err := r.e.Order(t.Context(), res.Order.ID)
@@ -323,7 +323,7 @@ func TestCrashBeforeTheOutcomeIsJournaled(t *testing.T) {
 		}
 		return nil
 	}
-	_, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
+	_, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 	require.ErrorIs(t, err, crash)
 	r.j.failNext = nil
 
@@ -334,7 +334,7 @@ func TestCrashBeforeTheOutcomeIsJournaled(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, unresolved, 1)
 	assert.Equal(t, StateCreated, unresolved[0].State)
-	rep, err := e2.Reconcile(ctx)
+	rep, err := e2.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)
 	assert.Equal(t, StatePaid, rep.Resolved[0].State)
@@ -350,10 +350,10 @@ func TestReconcileAbandonsAnUnansweredIntent(t *testing.T) {
 		}
 		return nil
 	}
-	_, err := r.e.Open(ctx, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
+	_, err := r.e.Payments.Open(ctx, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
 	require.Error(t, err)
 	r.j.failNext = nil
-	rep, err := r.e.Reconcile(ctx)
+	rep, err := r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)
 	assert.Equal(t, StateAbandoned, rep.Resolved[0].State)
@@ -362,7 +362,7 @@ func TestReconcileAbandonsAnUnansweredIntent(t *testing.T) {
 func TestOnePaymentInFlightPerOrder(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.Open(ctx, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
+	o, err := r.e.Payments.Open(ctx, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
 	require.NoError(t, err)
 	entered := make(chan struct{})
 	release := make(chan struct{})
@@ -373,11 +373,11 @@ func TestOnePaymentInFlightPerOrder(t *testing.T) {
 	})
 	done := make(chan *Result)
 	go func() {
-		res, _ := r.e.PayCard(ctx, o.ID, card("4111111111111111"), PayOptions{Auth: auth})
+		res, _ := r.e.Payments.PayCard(ctx, o.ID, card("4111111111111111"), PayOptions{Auth: auth})
 		done <- res
 	}()
 	<-entered
-	_, err = r.e.PayCard(ctx, o.ID, card("4111111111111111"), r.otp())
+	_, err = r.e.Payments.PayCard(ctx, o.ID, card("4111111111111111"), r.otp())
 	assert.ErrorIs(t, err, ErrPaymentInFlight, "a second Pay on the same order is refused")
 	close(release)
 	res := <-done
@@ -397,7 +397,7 @@ func TestCashSale(t *testing.T) {
 	require.NoError(t, err)
 	lines, _, err := c.Checkout()
 	require.NoError(t, err)
-	res, err := e.PayCash(t.Context(), Sale{Lines: lines}, Rupees(1000))
+	res, err := e.Payments.PayCash(t.Context(), Sale{Lines: lines}, Rupees(1000))
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status)
 	assert.Equal(t, Paise(99800), res.Order.Amount)
@@ -405,22 +405,22 @@ func TestCashSale(t *testing.T) {
 	assert.Equal(t, uint64(1), res.Order.DocNo)
 	assert.Equal(t, 2, j.commitCount())
 
-	_, err = e.PayCash(t.Context(), Sale{Lines: lines}, Rupees(500))
+	_, err = e.Payments.PayCash(t.Context(), Sale{Lines: lines}, Rupees(500))
 	assert.ErrorIs(t, err, ErrCashShort)
-	_, err = e.CheckoutCard(t.Context(), Sale{Lines: lines}, card("4111111111111111"), PayOptions{})
+	_, err = e.Payments.CheckoutCard(t.Context(), Sale{Lines: lines}, card("4111111111111111"), PayOptions{})
 	assert.ErrorIs(t, err, ErrNoGateway)
 }
 
 func TestPayOnPhone(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+	o, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
 	require.NoError(t, err)
 	require.NotEmpty(t, o.Token)
 	// The customer pays on the phone: the hosted page sends the payment itself.
 	_, err = r.gw.CardPayment(ctx, o.Token, card("5555555555554444"), gateway.Customer{Mobile: "9000000002", Email: "c@example.com"})
 	require.NoError(t, err)
-	res, err := r.e.Await(ctx, o.ID, PayOptions{})
+	res, err := r.e.Payments.Await(ctx, o.ID, PayOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
 	assert.Len(t, res.Order.Attempts, 1)
@@ -437,7 +437,7 @@ func TestEMIBrandOfferWithIMEI(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, imei)
-	offers, err := r.e.EMIOffers(ctx, sale.Lines)
+	offers, err := r.e.Payments.EMIOffers(ctx, sale.Lines)
 	require.NoError(t, err)
 	plan, ok := offers.Find("HDFC", 6, ProgramBrand)
 	require.True(t, ok, "HDFC offers SAMSUNG's no-cost 6 months")
@@ -447,26 +447,26 @@ func TestEMIBrandOfferWithIMEI(t *testing.T) {
 	assert.Positive(t, plan.Monthly)
 	assert.InDelta(t, float64(plan.AuthAmount), float64(plan.TotalPayable), 600, "no-cost: the price over the tenure")
 
-	_, err = r.e.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
+	_, err = r.e.Payments.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
 	assert.ErrorIs(t, err, ErrIMEIMissing, "IMEIs are entered before the order is created")
 
 	sale.Lines[0].IMEIs = []string{imei}
-	res, err := r.e.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
+	res, err := r.e.Payments.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
 	assert.True(t, res.Order.IMEIsValidated)
 	assert.Equal(t, []string{imei}, res.Order.IMEIs)
 	assert.Equal(t, "HDFC", res.Order.EMI.Issuer)
 
-	rep, err := r.e.Report(ctx, r.e.Today())
+	rep, err := r.e.Ledger.Report(ctx, r.e.Today())
 	require.NoError(t, err)
 	require.Len(t, rep.EMIPlans, 1)
 	assert.Equal(t, PlanTotal{Issuer: "HDFC", Program: ProgramBrand, Months: 6, Count: 1, Amount: 7499900}, rep.EMIPlans[0])
 
 	// A full refund frees the IMEI for another sale.
-	_, err = r.e.Refund(ctx, RefundRequest{OrderID: res.Order.ID, PIN: managerPIN})
+	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: res.Order.ID, PIN: managerPIN})
 	require.NoError(t, err)
-	res2, err := r.e.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
+	res2, err := r.e.Payments.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res2.Status, res2.Reason)
 }
@@ -475,11 +475,11 @@ func TestEMISchemeErrorsInPlainWords(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
 	sale := r.sale(t, "TV-LG-OLED55C4")
-	offers, err := r.e.EMIOffers(ctx, sale.Lines)
+	offers, err := r.e.Payments.EMIOffers(ctx, sale.Lines)
 	require.NoError(t, err)
 	plan, ok := offers.Find("ICICI", 18, ProgramBank)
 	require.True(t, ok)
-	_, err = r.e.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
+	_, err = r.e.Payments.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
 	require.ErrorIs(t, err, ErrOfferNotForCard)
 	assert.Contains(t, Sentence(err), "not available on this card")
 
@@ -488,34 +488,34 @@ func TestEMISchemeErrorsInPlainWords(t *testing.T) {
 	require.NoError(t, json.Unmarshal(plan.Tenure, &tenure))
 	tenure["monthly_installment"] = tenure["monthly_installment"].(float64) + 1
 	stale.Tenure, _ = json.Marshal(tenure)
-	_, err = r.e.CheckoutEMI(ctx, sale, stale, card("5522600000000005"), r.otp())
+	_, err = r.e.Payments.CheckoutEMI(ctx, sale, stale, card("5522600000000005"), r.otp())
 	require.ErrorIs(t, err, ErrOfferOutdated)
 	assert.Empty(t, r.sb.Ledger(), "no order is created for an offer the card does not take")
 
 	lg, ok := offers.Find("ICICI", 6, ProgramBrand)
 	require.True(t, ok, "LG's low-cost offer")
 	assert.False(t, lg.IMEIRequired)
-	res, err := r.e.CheckoutEMI(ctx, sale, lg, card("5522600000000005"), r.otp())
+	res, err := r.e.Payments.CheckoutEMI(ctx, sale, lg, card("5522600000000005"), r.otp())
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
 
-	_, err = r.e.EMIOffers(ctx, r.sale(t, "ACC-CBL").Lines)
+	_, err = r.e.Payments.EMIOffers(ctx, r.sale(t, "ACC-CBL").Lines)
 	assert.ErrorIs(t, err, ErrNoEMIOffer)
 }
 
 func TestRefunds(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE", "ACC-CBL"), card("4111111111111111"), r.otp())
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE", "ACC-CBL"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	id := res.Order.ID
 
-	_, err = r.e.Refund(ctx, RefundRequest{OrderID: id, Amount: 1000, PIN: "9999"})
+	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: id, Amount: 1000, PIN: "9999"})
 	assert.ErrorIs(t, err, ErrWrongPIN)
-	_, err = r.e.Refund(ctx, RefundRequest{OrderID: id, Amount: 50, PIN: managerPIN})
+	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: id, Amount: 50, PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrNotRefundable, "under the service's minimum")
 
-	rr, err := r.e.Refund(ctx, RefundRequest{OrderID: id, Amount: 49900, PIN: managerPIN, Reason: "cable returned"})
+	rr, err := r.e.Refunds.Refund(ctx, RefundRequest{OrderID: id, Amount: 49900, PIN: managerPIN, Reason: "cable returned"})
 	require.NoError(t, err)
 	assert.Equal(t, RefundDone, rr.Status, rr.Reason)
 	assert.Equal(t, StatePartlyRefunded, rr.Order.State)
@@ -523,34 +523,34 @@ func TestRefunds(t *testing.T) {
 	assert.Equal(t, "C"+FinancialYear(rr.Refund.Time), rr.Refund.Series)
 	assert.Equal(t, "Meera", rr.Manager.Name)
 
-	_, err = r.e.Refund(ctx, RefundRequest{OrderID: id, Amount: 200000, PIN: managerPIN})
+	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: id, Amount: 200000, PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrNotRefundable, "more than is left")
 
 	r.sb.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
-	rr, err = r.e.Refund(ctx, RefundRequest{OrderID: id, PIN: managerPIN})
+	rr, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: id, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, RefundDone, rr.Status, "a lost refund answer is settled by inquiry")
 	assert.Equal(t, StateRefunded, rr.Order.State)
 	lo := r.ledger(t, id)
 	assert.Equal(t, int64(199800), lo.RefundedAmount, "refunded once, not twice")
 
-	_, err = r.e.Refund(ctx, RefundRequest{OrderID: id, PIN: managerPIN})
+	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: id, PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrNotRefundable)
 }
 
 func TestUnconfirmedRefundIsSettledByTheReconciler(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	r.sb.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
 	r.sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
-	rr, err := r.e.Refund(ctx, RefundRequest{OrderID: res.Order.ID, PIN: managerPIN})
+	rr, err := r.e.Refunds.Refund(ctx, RefundRequest{OrderID: res.Order.ID, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, RefundPending, rr.Status)
 	assert.True(t, rr.Order.Unresolved())
 	r.sb.ClearFaults()
-	rep, err := r.e.Reconcile(ctx)
+	rep, err := r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)
 	assert.Equal(t, StateRefunded, rep.Resolved[0].State)
@@ -561,16 +561,16 @@ func TestReportsAndDayClose(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
 	day := r.e.Today()
-	_, err := r.e.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
+	_, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
 	require.NoError(t, err)
-	paid, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	paid, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
-	_, err = r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
+	_, err = r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
 	require.NoError(t, err)
-	_, err = r.e.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 10000, PIN: managerPIN})
+	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 10000, PIN: managerPIN})
 	require.NoError(t, err)
 
-	x, err := r.e.Report(ctx, day)
+	x, err := r.e.Ledger.Report(ctx, day)
 	require.NoError(t, err)
 	assert.Equal(t, "X", x.Kind)
 	assert.Equal(t, []TenderTotal{{TenderCard, 1, 149900}, {TenderCash, 1, 49900}}, x.Sales)
@@ -595,29 +595,29 @@ func TestReportsAndDayClose(t *testing.T) {
 	assert.Contains(t, text.String(), "Cash expected")
 
 	// Another day's report reads nothing of this day.
-	other, err := r.e.Report(ctx, "2026-11-21")
+	other, err := r.e.Ledger.Report(ctx, "2026-11-21")
 	require.NoError(t, err)
 	assert.Empty(t, other.Orders)
 
-	_, err = r.e.CloseDay(ctx, day, "0000")
+	_, err = r.e.Ledger.CloseDay(ctx, day, "0000")
 	assert.ErrorIs(t, err, ErrWrongPIN)
-	_, err = r.e.CloseDay(ctx, "2026-11-23", managerPIN)
+	_, err = r.e.Ledger.CloseDay(ctx, "2026-11-23", managerPIN)
 	assert.ErrorIs(t, err, ErrBadDay, "a future day")
-	z, err := r.e.CloseDay(ctx, day, managerPIN)
+	z, err := r.e.Ledger.CloseDay(ctx, day, managerPIN)
 	require.NoError(t, err)
 	assert.Equal(t, "Z", z.Kind)
 	assert.Equal(t, uint64(1), z.ZNo)
 	assert.Equal(t, x.NetSales, z.NetSales)
 
-	_, err = r.e.CloseDay(ctx, day, managerPIN)
+	_, err = r.e.Ledger.CloseDay(ctx, day, managerPIN)
 	assert.ErrorIs(t, err, ErrDayClosed, "a Z report is never redone")
 	// The next business day starts at once: selling and refunds go on.
-	after, err := r.e.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
+	after, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
 	require.NoError(t, err)
 	assert.Equal(t, "2026-11-23", after.Order.Day, "the sale after the Z is the next business day's")
-	_, err = r.e.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 10000, PIN: managerPIN})
+	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 10000, PIN: managerPIN})
 	require.NoError(t, err)
-	again, err := r.e.Report(ctx, day)
+	again, err := r.e.Ledger.Report(ctx, day)
 	require.NoError(t, err)
 	zj, _ := json.Marshal(z)
 	aj, _ := json.Marshal(again)
@@ -625,9 +625,9 @@ func TestReportsAndDayClose(t *testing.T) {
 
 	// The next day goes on, with the next Z number.
 	r.clock.Advance(24 * time.Hour)
-	_, err = r.e.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
+	_, err = r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
 	require.NoError(t, err)
-	z2, err := r.e.CloseDay(ctx, r.e.Today(), managerPIN)
+	z2, err := r.e.Ledger.CloseDay(ctx, r.e.Today(), managerPIN)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(2), z2.ZNo)
 }
@@ -635,21 +635,21 @@ func TestReportsAndDayClose(t *testing.T) {
 func TestCancelAnUnpaidOrder(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.Open(ctx, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
+	o, err := r.e.Payments.Open(ctx, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
 	require.NoError(t, err)
-	got, err := r.e.Cancel(ctx, o.ID, "")
+	got, err := r.e.Payments.Cancel(ctx, o.ID, "")
 	require.NoError(t, err)
 	assert.Equal(t, StateAbandoned, got.State)
-	_, err = r.e.PayCard(ctx, o.ID, card("4111111111111111"), r.otp())
+	_, err = r.e.Payments.PayCard(ctx, o.ID, card("4111111111111111"), r.otp())
 	assert.Error(t, err, "an abandoned order takes no payment")
 
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
 	require.NoError(t, err)
-	_, err = r.e.Cancel(ctx, res.Order.ID, "")
+	_, err = r.e.Payments.Cancel(ctx, res.Order.ID, "")
 	assert.ErrorIs(t, err, ErrNotCancellable, "a payment was attempted")
-	phone, err := r.e.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+	phone, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
 	require.NoError(t, err)
-	_, err = r.e.Cancel(ctx, phone.ID, "")
+	_, err = r.e.Payments.Cancel(ctx, phone.ID, "")
 	assert.ErrorIs(t, err, ErrNotCancellable, "the phone may still pay")
 }
 
@@ -657,7 +657,7 @@ func TestCreateOrderErrors(t *testing.T) {
 	t.Run("server fault then success moves to a fresh order", func(t *testing.T) {
 		r := newRig(t)
 		r.sb.Inject(sandbox.EndpointCreateOrder, sandbox.Fault{Kind: sandbox.FaultServerError}, 3)
-		res, err := r.e.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
+		res, err := r.e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, ResultPaid, res.Status)
 		assert.Equal(t, 1, r.captures())
@@ -670,7 +670,7 @@ func TestCreateOrderErrors(t *testing.T) {
 		require.NoError(t, err)
 		e, err := New(Config{Journal: r.j, Gateway: gw, Clock: r.clock, Customer: Customer{Mobile: "9000000001", Email: "c@example.com"}})
 		require.NoError(t, err)
-		_, err = e.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4111111111111111"), PayOptions{})
+		_, err = e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4111111111111111"), PayOptions{})
 		require.ErrorIs(t, err, ErrServiceUnreachable)
 		assert.Contains(t, Sentence(err), "cannot be reached")
 		day, err := r.j.OrdersByDay(t.Context(), e.Today())
@@ -689,7 +689,7 @@ func TestReconcileRunsBeforeTheFirstNewPayment(t *testing.T) {
 		}
 		return nil
 	}
-	_, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
+	_, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 	require.Error(t, err)
 	r.j.failNext = nil
 	before, err := r.j.Unresolved(ctx)
@@ -698,7 +698,7 @@ func TestReconcileRunsBeforeTheFirstNewPayment(t *testing.T) {
 
 	e2, err := New(Config{Journal: r.j, Gateway: r.gw, Clock: r.clock, Customer: Customer{Mobile: "9000000001", Email: "c@example.com"}})
 	require.NoError(t, err)
-	res, err := e2.CheckoutCard(ctx, r.sale(t, "ACC-CBL"), card("5555555555554444"), PayOptions{})
+	res, err := e2.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CBL"), card("5555555555554444"), PayOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status)
 	old, err := r.j.Order(ctx, before[0].ID)
@@ -719,11 +719,11 @@ func TestIMEIRefusedByTheService(t *testing.T) {
 	}
 	require.NotEmpty(t, apple)
 	sale.Lines[0].IMEIs = []string{apple}
-	offers, err := r.e.EMIOffers(ctx, sale.Lines)
+	offers, err := r.e.Payments.EMIOffers(ctx, sale.Lines)
 	require.NoError(t, err)
 	plan, ok := offers.Find("HDFC", 3, ProgramBrand)
 	require.True(t, ok)
-	_, err = r.e.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
+	_, err = r.e.Payments.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
 	var ie *IMEIError
 	require.ErrorAs(t, err, &ie)
 	require.Len(t, ie.Problems, 1)
@@ -736,6 +736,6 @@ func TestIMEIRefusedByTheService(t *testing.T) {
 
 	sale.Lines[0].IMEIs = []string{"490154203237519"}
 	sale.Lines[0].IMEIs[0] = sale.Lines[0].IMEIs[0][:14] + "0" // a wrong check digit
-	_, err = r.e.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
+	_, err = r.e.Payments.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
 	require.ErrorIs(t, err, ErrBadIMEI, "checked before any call")
 }

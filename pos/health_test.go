@@ -57,24 +57,24 @@ func TestPaymentsWaitForTheJournalCheck(t *testing.T) {
 		do   func(t *testing.T, r *rig, e *Engine)
 	}{
 		{"card", func(t *testing.T, r *rig, e *Engine) {
-			res, err := e.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+			res, err := e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 			require.NoError(t, err)
 			assert.Equal(t, ResultPaid, res.Status, res.Reason)
 		}},
 		{"cash", func(t *testing.T, r *rig, e *Engine) {
-			res, err := e.PayCash(t.Context(), r.sale(t, "ACC-CBL"), Rupees(500))
+			res, err := e.Payments.PayCash(t.Context(), r.sale(t, "ACC-CBL"), Rupees(500))
 			require.NoError(t, err)
 			assert.Equal(t, ResultPaid, res.Status)
 		}},
 		{"on the phone", func(t *testing.T, r *rig, e *Engine) {
-			o, err := e.OpenOnPhone(t.Context(), r.sale(t, "ACC-CASE"), PayOptions{})
+			o, err := e.Payments.OpenOnPhone(t.Context(), r.sale(t, "ACC-CASE"), PayOptions{})
 			require.NoError(t, err)
 			assert.NotEmpty(t, o.Token)
 		}},
 		{"refund", func(t *testing.T, r *rig, e *Engine) {
-			paid, err := r.e.PayCash(t.Context(), r.sale(t, "ACC-CBL"), Rupees(500))
+			paid, err := r.e.Payments.PayCash(t.Context(), r.sale(t, "ACC-CBL"), Rupees(500))
 			require.NoError(t, err)
-			rr, err := e.Refund(t.Context(), RefundRequest{OrderID: paid.Order.ID, PIN: managerPIN})
+			rr, err := e.Refunds.Refund(t.Context(), RefundRequest{OrderID: paid.Order.ID, PIN: managerPIN})
 			require.NoError(t, err)
 			assert.Equal(t, RefundDone, rr.Status, rr.Reason)
 		}},
@@ -96,9 +96,9 @@ func TestFailedJournalCheckRefusesPayments(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
 	// Before the check fails: a paid card sale and an open card order.
-	paid, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	paid, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
-	open, err := r.e.Open(ctx, r.sale(t, "ACC-CBL"), TenderCard, nil, PayOptions{})
+	open, err := r.e.Payments.Open(ctx, r.sale(t, "ACC-CBL"), TenderCard, nil, PayOptions{})
 	require.NoError(t, err)
 	e := r.gated(t, &checkAt{clock: r.clock, at: r.clock.Now(), err: damagedError{}}, 0)
 	day := e.Today()
@@ -108,43 +108,43 @@ func TestFailedJournalCheckRefusesPayments(t *testing.T) {
 		do   func() error
 	}{
 		{"card checkout", func() error {
-			_, err := e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+			_, err := e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 			return err
 		}},
 		{"card on an open order", func() error {
-			_, err := e.PayCard(ctx, open.ID, card("4111111111111111"), r.otp())
+			_, err := e.Payments.PayCard(ctx, open.ID, card("4111111111111111"), r.otp())
 			return err
 		}},
 		{"EMI", func() error {
-			_, err := e.Open(ctx, r.sale(t, "TV-LG-OLED55C4"), TenderEMI, &EMIPlan{}, PayOptions{})
+			_, err := e.Payments.Open(ctx, r.sale(t, "TV-LG-OLED55C4"), TenderEMI, &EMIPlan{}, PayOptions{})
 			return err
 		}},
 		{"EMI on an open order", func() error {
-			_, err := e.PayEMI(ctx, open.ID, card("4111111111111111"), r.otp())
+			_, err := e.Payments.PayEMI(ctx, open.ID, card("4111111111111111"), r.otp())
 			return err
 		}},
 		{"on the phone", func() error {
-			_, err := e.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+			_, err := e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
 			return err
 		}},
 		{"await", func() error {
-			_, err := e.Await(ctx, open.ID, PayOptions{})
+			_, err := e.Payments.Await(ctx, open.ID, PayOptions{})
 			return err
 		}},
 		{"cash", func() error {
-			_, err := e.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
+			_, err := e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
 			return err
 		}},
 		{"refund", func() error {
-			_, err := e.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, PIN: managerPIN})
+			_, err := e.Refunds.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, PIN: managerPIN})
 			return err
 		}},
 		{"reconcile", func() error {
-			_, err := e.Reconcile(ctx)
+			_, err := e.Payments.Reconcile(ctx)
 			return err
 		}},
 		{"day close", func() error {
-			_, err := e.CloseDay(ctx, day, managerPIN)
+			_, err := e.Ledger.CloseDay(ctx, day, managerPIN)
 			return err
 		}},
 	}
@@ -164,7 +164,7 @@ func TestFailedJournalCheckRefusesPayments(t *testing.T) {
 	o, err := e.Order(ctx, paid.Order.ID)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, o.State)
-	rep, err := e.Report(ctx, day)
+	rep, err := e.Ledger.Report(ctx, day)
 	require.NoError(t, err)
 	assert.NotNil(t, rep)
 	evs, err := e.Journal().Events(ctx, paid.Order.ID)
@@ -193,7 +193,7 @@ func TestJournalCheckThatDoesNotFinish(t *testing.T) {
 			start := r.clock.Now()
 			e := r.gated(t, &checkAt{clock: r.clock, at: start.Add(time.Hour)}, 5*time.Second)
 			commits := r.j.commitCount()
-			_, err := e.CheckoutCard(tt.ctx(t), r.sale(t, "ACC-CASE"), gateway.NewCard("4111111111111111", "12", "2030", "123", "Test Holder"), r.otp())
+			_, err := e.Payments.CheckoutCard(tt.ctx(t), r.sale(t, "ACC-CASE"), gateway.NewCard("4111111111111111", "12", "2030", "123", "Test Holder"), r.otp())
 			require.ErrorIs(t, err, tt.wantErr)
 			if tt.sentence != "" {
 				assert.Equal(t, tt.sentence, Sentence(err))

@@ -37,7 +37,7 @@ func TestWrongAmountIsRecordedAndInquiredAgain(t *testing.T) {
 				// The order is inquired as an order after a lost payment answer.
 				r.sb.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
 			}
-			res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
+			res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, ResultPaid, res.Status, res.Reason)
 			assert.Equal(t, 1, r.captures())
@@ -62,7 +62,7 @@ func TestWrongAmountUntilTheScheduleEnds(t *testing.T) {
 	ctx := t.Context()
 	r.sb.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultWrongAmount}, 1000)
 	r.sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultWrongAmount}, 1000)
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{Wait: 3 * time.Minute})
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{Wait: 3 * time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnknown, res.Status)
 	assert.Contains(t, res.Reason, "the sale is")
@@ -70,7 +70,7 @@ func TestWrongAmountUntilTheScheduleEnds(t *testing.T) {
 	assert.Equal(t, len(r.clock.Sleeps())+1, len(r.ignoredAnswers(t, res.Order.ID)))
 
 	r.sb.ClearFaults()
-	rep, err := r.e.Reconcile(ctx)
+	rep, err := r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)
 	assert.Equal(t, StatePaid, rep.Resolved[0].State)

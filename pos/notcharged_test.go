@@ -35,15 +35,15 @@ func TestUnappliedPaymentFailsAtOnceAndIsPaidAgain(t *testing.T) {
 				)
 				if tender == TenderCard {
 					r.sb.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: kind}, 1)
-					res, err = r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+					res, err = r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 				} else {
 					sale := r.sale(t, "TV-LG-OLED55C4")
-					offers, oerr := r.e.EMIOffers(ctx, sale.Lines)
+					offers, oerr := r.e.Payments.EMIOffers(ctx, sale.Lines)
 					require.NoError(t, oerr)
 					plan, ok := offers.Find("ICICI", 18, ProgramBank)
 					require.True(t, ok)
 					r.sb.Inject(sandbox.EndpointEMIPayment, sandbox.Fault{Kind: kind}, 1)
-					res, err = r.e.CheckoutEMI(ctx, sale, plan, card("5522600000000005"), r.otp())
+					res, err = r.e.Payments.CheckoutEMI(ctx, sale, plan, card("5522600000000005"), r.otp())
 				}
 				require.NoError(t, err)
 				require.Equal(t, ResultFailed, res.Status, res.Reason)
@@ -59,9 +59,9 @@ func TestUnappliedPaymentFailsAtOnceAndIsPaidAgain(t *testing.T) {
 
 				id := res.Order.ID
 				if tender == TenderCard {
-					res, err = r.e.PayCard(ctx, id, card("4111111111111111"), r.otp())
+					res, err = r.e.Payments.PayCard(ctx, id, card("4111111111111111"), r.otp())
 				} else {
-					res, err = r.e.PayEMI(ctx, id, card("5522600000000005"), r.otp())
+					res, err = r.e.Payments.PayEMI(ctx, id, card("5522600000000005"), r.otp())
 				}
 				require.NoError(t, err)
 				assert.Equal(t, ResultPaid, res.Status, res.Reason)
@@ -82,19 +82,19 @@ func TestReconcileFailsAnUnappliedPayment(t *testing.T) {
 	r.sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultReset}, 1000)
 	opt := r.otp()
 	opt.Wait = 30 * time.Second
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
 	require.NoError(t, err)
 	require.Equal(t, ResultUnknown, res.Status, "no inquiry answered")
 
 	r.sb.ClearFaults()
-	rep, err := r.e.Reconcile(ctx)
+	rep, err := r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)
 	o := rep.Resolved[0]
 	assert.Equal(t, StateFailed, o.State)
 	assert.NoError(t, o.CanPay(), "may be paid again")
 
-	res, err = r.e.PayCard(ctx, o.ID, card("5555555555554444"), PayOptions{})
+	res, err = r.e.Payments.PayCard(ctx, o.ID, card("5555555555554444"), PayOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
 	assert.Equal(t, 1, r.captures())
@@ -105,17 +105,17 @@ func TestReconcileFailsAnUnappliedPayment(t *testing.T) {
 func TestLostSecondAttemptAfterADeclineFailsAtOnce(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultFailed, res.Status)
 	r.sb.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultReset}, 1)
-	res, err = r.e.PayCard(ctx, res.Order.ID, card("4111111111111111"), r.otp())
+	res, err = r.e.Payments.PayCard(ctx, res.Order.ID, card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultFailed, res.Status, res.Reason)
 	assert.True(t, res.CanRetry)
 	assert.Zero(t, r.pollTime())
 
-	res, err = r.e.PayCard(ctx, res.Order.ID, card("4111111111111111"), r.otp())
+	res, err = r.e.Payments.PayCard(ctx, res.Order.ID, card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
 	assert.Equal(t, 1, r.captures())
@@ -128,7 +128,7 @@ func TestAppliedPaymentIsNotFailedByTheNoPaymentRule(t *testing.T) {
 	ctx := t.Context()
 	r.sb.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
 	opt := PayOptions{Wait: 30 * time.Second} // nobody authenticates: it stays PENDING
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnknown, res.Status, res.Reason)
 	assert.ErrorIs(t, res.Order.CanPay(), ErrPaymentInFlight, "never paid again while the payment may complete")

@@ -21,7 +21,7 @@ func (e *Sales) redeemNote(ctx context.Context, issueID string, n NoteEvent) err
 		return err
 	}
 	defer unlock()
-	issue, err := e.Order(ctx, issueID)
+	issue, err := e.order(ctx, issueID)
 	if err != nil {
 		return err
 	}

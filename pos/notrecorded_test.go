@@ -54,10 +54,10 @@ func TestDiskFullAtEveryCommitPointOfACardCheckout(t *testing.T) {
 			fj := &failingJournal{Journal: r.j, n: 1 + i}
 			e, err := New(Config{Journal: fj, Gateway: r.gw, Clock: r.clock, Customer: Customer{Mobile: "9000000001", Email: "c@example.com"}})
 			require.NoError(t, err)
-			_, err = e.Reconcile(ctx) // nothing to reconcile; the Nth append counts the checkout's only
+			_, err = e.Payments.Reconcile(ctx) // nothing to reconcile; the Nth append counts the checkout's only
 			require.NoError(t, err)
 
-			res, err := e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
+			res, err := e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 			require.Error(t, err)
 			assert.Nil(t, res)
 			s := Sentence(err)
@@ -80,15 +80,15 @@ func TestDiskFullAtEveryCommitPointOfACardCheckout(t *testing.T) {
 			assert.Equal(t, []string{id}, e.Unrecorded(), "held in memory as unknown")
 			assert.Len(t, r.clock.Sleeps(), len(recordRetries), "the write was retried on the clock")
 
-			_, err = e.Open(ctx, r.sale(t, "ACC-CBL"), TenderCash, nil, PayOptions{})
+			_, err = e.Payments.Open(ctx, r.sale(t, "ACC-CBL"), TenderCash, nil, PayOptions{})
 			require.ErrorIs(t, err, ErrNotRecorded, "no new sale while a payment is not recorded")
 			assert.Contains(t, Sentence(err), id)
-			_, err = e.Reconcile(ctx) // the disk is still full
+			_, err = e.Payments.Reconcile(ctx) // the disk is still full
 			require.NoError(t, err)
 			assert.Equal(t, []string{id}, e.Unrecorded())
 
 			fj.lift()
-			rep, err := e.Reconcile(ctx)
+			rep, err := e.Payments.Reconcile(ctx)
 			require.NoError(t, err)
 			require.Len(t, rep.Resolved, 1)
 			o := rep.Resolved[0]
@@ -104,7 +104,7 @@ func TestDiskFullAtEveryCommitPointOfACardCheckout(t *testing.T) {
 				assert.Equal(t, 1, r.captures(), "charged exactly once")
 			}
 			assert.Len(t, r.sb.Ledger(), 1)
-			res, err = e.CheckoutCard(ctx, r.sale(t, "ACC-CBL"), card("5555555555554444"), PayOptions{})
+			res, err = e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CBL"), card("5555555555554444"), PayOptions{})
 			require.NoError(t, err, "new sales are taken again")
 			assert.Equal(t, ResultPaid, res.Status)
 		})
@@ -119,9 +119,9 @@ func TestOneFailedWriteAfterThePaymentIsRetried(t *testing.T) {
 		fj := &failingJournal{Journal: r.j, n: n, once: true}
 		e, err := New(Config{Journal: fj, Gateway: r.gw, Clock: r.clock, Customer: Customer{Mobile: "9000000001", Email: "c@example.com"}})
 		require.NoError(t, err)
-		_, err = e.Reconcile(t.Context())
+		_, err = e.Payments.Reconcile(t.Context())
 		require.NoError(t, err)
-		res, err := e.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
+		res, err := e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 		require.NoError(t, err, "append %d", n)
 		assert.Equal(t, ResultPaid, res.Status)
 		assert.Equal(t, 1, r.captures())

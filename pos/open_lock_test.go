@@ -33,17 +33,17 @@ func TestReconcileLeavesAnOrderBeingCreated(t *testing.T) {
 	h := &holdCreate{Gateway: r.gw, started: make(chan struct{}), release: make(chan struct{})}
 	e, err := New(Config{Journal: r.j, Gateway: h, Clock: r.clock, Customer: Customer{Mobile: "9000000001", Email: "counter@example.com"}})
 	require.NoError(t, err)
-	_, err = e.Reconcile(t.Context()) // the start's, before any sale
+	_, err = e.Payments.Reconcile(t.Context()) // the start's, before any sale
 	require.NoError(t, err)
 
 	done := make(chan *Result, 1)
 	go func() {
-		res, err := e.CheckoutCard(context.Background(), r.sale(t, "ACC-CASE"), card("4111111111111111"), PayOptions{Auth: SandboxOTP(r.gw, "123456")})
+		res, err := e.Payments.CheckoutCard(context.Background(), r.sale(t, "ACC-CASE"), card("4111111111111111"), PayOptions{Auth: SandboxOTP(r.gw, "123456")})
 		assert.NoError(t, err)
 		done <- res
 	}()
 	<-h.started
-	rep, err := e.Reconcile(t.Context())
+	rep, err := e.Payments.Reconcile(t.Context())
 	require.NoError(t, err)
 	assert.Len(t, rep.Busy, 1, "the order being created is busy")
 	for _, o := range rep.Resolved {

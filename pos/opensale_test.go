@@ -203,9 +203,9 @@ func TestSplitVoidRefusedWhileATenderIsInFlight(t *testing.T) {
 	require.NoError(t, err)
 
 	// Being paid now: its order is locked by the payment.
-	o, err := r.e.OpenSaleTender(ctx, id, TenderCard, 0, nil, ravi.ID, PayOptions{})
+	o, err := r.e.Sales.OpenSaleTender(ctx, id, TenderCard, 0, nil, ravi.ID, PayOptions{})
 	require.NoError(t, err)
-	unlock, err := r.e.lock(o.ID)
+	unlock, err := r.e.core.lock(o.ID)
 	require.NoError(t, err)
 	_, err = tl.Checkout.VoidSale(ctx, id, managerPIN, "customer left")
 	assert.Contains(t, Sentence(err), "still being checked")
@@ -218,7 +218,7 @@ func TestSplitVoidRefusedWhileATenderIsInFlight(t *testing.T) {
 			ch = *p.Challenge
 		}
 	}}
-	res, err := r.e.PayCard(ctx, o.ID, card("4111111111111111"), opt)
+	res, err := r.e.Payments.PayCard(ctx, o.ID, card("4111111111111111"), opt)
 	require.NoError(t, err)
 	require.Equal(t, ResultUnknown, res.Status)
 	_, err = tl.Checkout.VoidSale(ctx, id, managerPIN, "customer left")
@@ -256,7 +256,7 @@ func TestFailedTenderOfACoveredSaleIsNotPaidAgain(t *testing.T) {
 		Card: card("5522600000000005"), OTP: r.td.OTP, Cashier: ravi.ID}, nil)
 	assert.ErrorIs(t, err, ErrSaleClosed)
 	assert.Contains(t, Sentence(err), "no longer open")
-	_, err = r.e.PayEMI(ctx, tid, card("5522600000000005"), r.otp())
+	_, err = r.e.Payments.PayEMI(ctx, tid, card("5522600000000005"), r.otp())
 	assert.ErrorIs(t, err, ErrSaleClosed)
 	assert.Zero(t, r.captures(), "nothing charged twice")
 	o, err := r.e.Order(ctx, tid)
@@ -400,9 +400,9 @@ func TestCloseDayNamesTheOpenSaleOfAnUnknownTender(t *testing.T) {
 	id := st.Sale.ID
 	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: id, Tender: TenderCash, Amount: 49900, Cashier: ravi.ID}, nil)
 	require.NoError(t, err)
-	o, err := r.e.OpenSaleTender(ctx, id, TenderCard, 0, nil, ravi.ID, PayOptions{})
+	o, err := r.e.Sales.OpenSaleTender(ctx, id, TenderCard, 0, nil, ravi.ID, PayOptions{})
 	require.NoError(t, err)
-	res, err := r.e.PayCard(ctx, o.ID, card("4111111111111111"), PayOptions{Wait: time.Minute})
+	res, err := r.e.Payments.PayCard(ctx, o.ID, card("4111111111111111"), PayOptions{Wait: time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, ResultUnknown, res.Status)
 

@@ -167,7 +167,7 @@ func (e *Payments) open(ctx context.Context, sale Sale, tender TenderKind, plan 
 	if err := e.refuseWhileUnrecorded(); err != nil {
 		return nil, err
 	}
-	if err := e.dayOpen(ctx, e.Today()); err != nil {
+	if err := e.dayOpen(ctx, e.today()); err != nil {
 		return nil, err
 	}
 	if !tender.local() {
@@ -492,7 +492,7 @@ func (e *Payments) Await(ctx context.Context, orderID string, opt PayOptions) (*
 		return nil, err
 	}
 	defer unlock()
-	o, err := e.Order(ctx, orderID)
+	o, err := e.order(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -533,7 +533,7 @@ func (e *Payments) pay(ctx context.Context, orderID string, card *gateway.Card, 
 	if err := e.ensureReconciled(ctx); err != nil {
 		return nil, err
 	}
-	o, err := e.Order(ctx, orderID)
+	o, err := e.order(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -546,7 +546,7 @@ func (e *Payments) pay(ctx context.Context, orderID string, card *gateway.Card, 
 	if err := e.refuseWhileUnrecorded(); err != nil {
 		return nil, err
 	}
-	if err := e.dayOpen(ctx, e.Today()); err != nil {
+	if err := e.dayOpen(ctx, e.today()); err != nil {
 		return nil, err
 	}
 	if err := card.Check(e.clock.Now()); err != nil {
@@ -900,7 +900,7 @@ func (e *Payments) Cancel(ctx context.Context, orderID, reason string) (*Order, 
 		return nil, err
 	}
 	defer unlock()
-	o, err := e.Order(ctx, orderID)
+	o, err := e.order(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}

@@ -152,13 +152,13 @@ func (pd *Pending) CheckOrder(ctx context.Context, id string) (PayOutcome, error
 // an order a crash left in its authentication step) goes through the reconciler.
 func (pd *Pending) inquireOne(ctx context.Context, o *Order) error {
 	if o.State == StateUnknown && o.PendingRefund() == nil {
-		_, err := pd.eng.Await(ctx, o.ID, PayOptions{Wait: time.Nanosecond})
+		_, err := pd.eng.Payments.Await(ctx, o.ID, PayOptions{Wait: time.Nanosecond})
 		if errors.Is(err, ErrOrderBusy) {
 			return Errorf("Order %s is being checked already; wait for its result.", o.ID)
 		}
 		return err
 	}
-	rep, err := pd.eng.Reconcile(ctx)
+	rep, err := pd.eng.Payments.Reconcile(ctx)
 	if err != nil {
 		return err
 	}
@@ -303,7 +303,7 @@ func noticeOf(o *Order) PayNotice {
 // Reconcile resolves every payment whose outcome is not final (DESIGN.md section 2,
 // "Restart").
 func (pd *Pending) Reconcile(ctx context.Context) (*ReconcileReport, error) {
-	rep, err := pd.eng.Reconcile(ctx)
+	rep, err := pd.eng.Payments.Reconcile(ctx)
 	if err != nil {
 		pd.noteErr(err)
 	}

@@ -97,7 +97,7 @@ func (r *rig) outcomePayments(orderID string) map[string]string {
 func TestPhoneDeclineThenPaidOnTheSameOrder(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+	o, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
 	require.NoError(t, err)
 	var afterDecline *Order
 	e := r.phoneEngine(t, map[int]func(){
@@ -110,7 +110,7 @@ func TestPhoneDeclineThenPaidOnTheSameOrder(t *testing.T) {
 		},
 	})
 	var steps phoneSteps
-	res, err := e.Await(ctx, o.ID, steps.opt(0))
+	res, err := e.Payments.Await(ctx, o.ID, steps.opt(0))
 	require.NoError(t, err)
 
 	require.NotNil(t, afterDecline)
@@ -152,7 +152,7 @@ func TestPhoneDeclineThenPaidOnTheSameOrder(t *testing.T) {
 func TestPhoneFailsOnlyWhenTheServiceOrderFails(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+	o, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
 	require.NoError(t, err)
 	var before []*Order
 	look := func() {
@@ -166,7 +166,7 @@ func TestPhoneFailsOnlyWhenTheServiceOrderFails(t *testing.T) {
 		5: func() { look(); r.payOnPhone(t, o.Token, "4000000000000069") },
 	})
 	var steps phoneSteps
-	res, err := e.Await(ctx, o.ID, steps.opt(0))
+	res, err := e.Payments.Await(ctx, o.ID, steps.opt(0))
 	require.NoError(t, err)
 
 	require.Len(t, before, 2)
@@ -200,7 +200,7 @@ func TestPhoneTokenExpiryFails(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t)
 			ctx := t.Context()
-			o, err := r.e.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+			o, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
 			require.NoError(t, err)
 			// The till takes the order up again 25 minutes on: its token expires five
 			// minutes into the wait.
@@ -209,7 +209,7 @@ func TestPhoneTokenExpiryFails(t *testing.T) {
 			if tt.decline {
 				steps[1] = func() { r.payOnPhone(t, o.Token, "4000000000000002") }
 			}
-			res, err := r.phoneEngine(t, steps).Await(ctx, o.ID, PayOptions{})
+			res, err := r.phoneEngine(t, steps).Payments.Await(ctx, o.ID, PayOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, ResultFailed, res.Status, res.Reason)
 			assert.Equal(t, StateFailed, res.Order.State)
@@ -230,7 +230,7 @@ func TestPhoneTokenExpiryFails(t *testing.T) {
 func TestPhoneUnverifiedThenReconciledPaid(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+	o, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
 	require.NoError(t, err)
 	e := r.phoneEngine(t, map[int]func(){
 		1: func() { r.payOnPhone(t, o.Token, "4000000000000002") },
@@ -240,7 +240,7 @@ func TestPhoneUnverifiedThenReconciledPaid(t *testing.T) {
 		},
 		3: func() { r.payOnPhone(t, o.Token, "4111111111111111") },
 	})
-	res, err := e.Await(ctx, o.ID, PayOptions{Wait: 30 * time.Second})
+	res, err := e.Payments.Await(ctx, o.ID, PayOptions{Wait: 30 * time.Second})
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnverified, res.Status)
 	assert.Equal(t, StateUnknown, res.Order.State, "an unverified CHARGED is never PAID")
@@ -248,12 +248,12 @@ func TestPhoneUnverifiedThenReconciledPaid(t *testing.T) {
 	require.Len(t, res.Order.Attempts, 1, "the till knows the declined attempt only")
 	assert.Equal(t, 1, r.captures(), "the phone did pay")
 
-	rep, err := e.Reconcile(ctx)
+	rep, err := e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	assert.Len(t, rep.Open, 1, "still unverified: still open")
 
 	r.sb.ClearFaults()
-	rep, err = e.Reconcile(ctx)
+	rep, err = e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)
 	got, err := r.e.Order(ctx, o.ID)
@@ -271,17 +271,17 @@ func TestPhoneUnverifiedThenReconciledPaid(t *testing.T) {
 func TestPhoneLeftWaitingIsReconciledLater(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+	o, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
 	require.NoError(t, err)
 	e := r.phoneEngine(t, map[int]func(){1: func() { r.payOnPhone(t, o.Token, "4000000000000002") }})
-	res, err := e.Await(ctx, o.ID, PayOptions{Wait: 2 * time.Minute})
+	res, err := e.Payments.Await(ctx, o.ID, PayOptions{Wait: 2 * time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnknown, res.Status, "no final answer at the deadline")
 	assert.Equal(t, StateUnknown, res.Order.State)
 
 	// The customer tries again on the phone after the till stopped waiting.
 	r.payOnPhone(t, o.Token, "5555555555554444")
-	rep, err := e.Reconcile(ctx)
+	rep, err := e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)
 	assert.Equal(t, StatePaid, rep.Resolved[0].State)

@@ -100,7 +100,7 @@ func (e *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, e
 		return nil, err
 	}
 	defer unlock()
-	o, err := e.Order(ctx, r.OrderID)
+	o, err := e.order(ctx, r.OrderID)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (e *Refunds) refundGate(ctx context.Context, pin string, cashiers bool) (*S
 		}
 		mgr = m
 	}
-	if err := e.dayOpen(ctx, e.Today()); err != nil {
+	if err := e.dayOpen(ctx, e.today()); err != nil {
 		return nil, err
 	}
 	return mgr, nil

@@ -139,7 +139,7 @@ func TestStoreReturnNeedsAShiftForCashOnly(t *testing.T) {
 	_, tl := newShiftTill(t)
 	ctx := t.Context()
 	st := otherCountersCashSale()
-	tl.c.eng.SetDecisions(st)
+	tl.c.eng.StoreDesk.SetDecisions(st)
 	_, err := tl.Drawer.OpenShift(ctx, "meera", Rupees(500))
 	require.NoError(t, err)
 	_, err = tl.Drawer.CloseShift(ctx, "meera", CashCount{Pieces: map[int]int{500: 1}})
@@ -160,7 +160,7 @@ func TestStoreReturnCountsWrongPINs(t *testing.T) {
 	_, tl := newReturnTill(t)
 	ctx := t.Context()
 	st := otherCountersCashSale()
-	tl.c.eng.SetDecisions(st)
+	tl.c.eng.StoreDesk.SetDecisions(st)
 	req := ReturnRequest{Document: st.inv.Number, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToNote, PIN: "999999"}
 	for i := range MaxOverrideAttempts {
 		_, err := tl.Returns.Return(ctx, req)
@@ -183,10 +183,10 @@ func TestRefundNamingNoDestination(t *testing.T) {
 	require.NoError(t, err)
 	o, err := r.e.Order(ctx, paid.OrderID)
 	require.NoError(t, err)
-	_, err = r.e.commit(ctx, o, Event{Kind: EvRefundIntent, Staff: "meera",
+	_, err = r.e.core.commit(ctx, o, Event{Kind: EvRefundIntent, Staff: "meera",
 		Refund: &RefundEvent{UniqueTxnID: "R-old", Amount: Rupees(100), Items: o.AdjustmentItems(Rupees(100))}})
 	require.NoError(t, err)
-	_, err = r.e.commit(ctx, o, Event{Kind: EvRefundDone, Refund: &RefundEvent{UniqueTxnID: "R-old", Amount: Rupees(100), Refunded: Rupees(100)}})
+	_, err = r.e.core.commit(ctx, o, Event{Kind: EvRefundDone, Refund: &RefundEvent{UniqueTxnID: "R-old", Amount: Rupees(100), Refunded: Rupees(100)}})
 	require.NoError(t, err)
 
 	x, err := tl.Drawer.ShiftReport(ctx, "")

@@ -589,7 +589,7 @@ type DayChecker interface {
 // sealed in the journal, never redone. After it the journal refuses any event
 // dated that day. A day closes once (ErrDayClosed) and never before it has begun.
 func (e *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error) {
-	if _, err := time.Parse(DayLayout, day); err != nil || day > e.Today() {
+	if _, err := time.Parse(DayLayout, day); err != nil || day > e.today() {
 		return nil, fmt.Errorf("pos: close day: %w: %q", ErrBadDay, day)
 	}
 	if err := e.journalReady(ctx); err != nil {

@@ -35,7 +35,7 @@ func splitRig(t *testing.T) (*rig, *Till, *Order, TenderView, TenderView) {
 	require.NoError(t, err)
 	require.True(t, out.Sale.Complete())
 	require.Equal(t, "T1/2627/000001", out.ReceiptNo)
-	s, err := r.e.SaleStatus(ctx, id)
+	s, err := r.e.Sales.SaleStatus(ctx, id)
 	require.NoError(t, err)
 	require.Len(t, s.Tenders, 2)
 	require.Equal(t, Paise(50000), s.Tenders[0].Amount)
@@ -146,7 +146,7 @@ func TestSplitSaleReturnToCard(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Paise(179800-49900-30000), v.Refundable)
 
-	rep, err := r.e.Report(ctx, r.e.Today())
+	rep, err := r.e.Ledger.Report(ctx, r.e.Today())
 	require.NoError(t, err)
 	assert.Equal(t, Paise(79900), rep.Refunded, "₹499 to the card and ₹300 in cash")
 	assert.Equal(t, []TenderTotal{{Tender: "card", Count: 1, Amount: 49900}, {Tender: "cash", Count: 1, Amount: 30000}}, rep.Refunds)

@@ -43,7 +43,7 @@ func creditNoteText(t *testing.T, tl *Till, number string) string {
 func TestPartialReturn(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	res, err := r.e.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
+	res, err := r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
 	require.NoError(t, err)
 	inv := res.Order.Number("T1")
 	require.Equal(t, "T1/2627/000001", inv, "22 Nov 2026 is in FY 2026-27")
@@ -142,7 +142,7 @@ func TestJournalRefusesAReturnTwice(t *testing.T) {
 func TestReturnToCard(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	res, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE", "ACC-CBL"), card("4111111111111111"), r.otp())
+	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE", "ACC-CBL"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultPaid, res.Status)
 	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: res.Order.ID, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
@@ -162,7 +162,7 @@ func TestReturnToCard(t *testing.T) {
 	assert.Equal(t, res.Order.ID, found.ID)
 	_, err = tl.Returns.FindSale(ctx, "0004")
 	assert.ErrorIs(t, err, ErrOrderNotFound)
-	again, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CBL"), card("4111111111111111"), r.otp())
+	again, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CBL"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	_, err = tl.Returns.FindSale(ctx, "1111")
 	require.Error(t, err)
@@ -176,7 +176,7 @@ func TestReturnToCard(t *testing.T) {
 func TestExchange(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	sold, err := r.e.PayCash(ctx, r.sale(t, "ACC-CASE"), 149900)
+	sold, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CASE"), 149900)
 	require.NoError(t, err)
 	ret, err := tl.Returns.Return(ctx, ReturnRequest{Document: sold.Order.Number("T1"), Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}},
 		To: RefundToNote, Reason: "exchange", PIN: managerPIN})
@@ -235,7 +235,7 @@ func TestExchange(t *testing.T) {
 func TestNoteSaleFinishedAfterACrash(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	sold, err := r.e.PayCash(ctx, r.sale(t, "ACC-CASE"), 149900)
+	sold, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CASE"), 149900)
 	require.NoError(t, err)
 	ret, err := tl.Returns.Return(ctx, ReturnRequest{Document: sold.Order.ID, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
@@ -256,7 +256,7 @@ func TestNoteSaleFinishedAfterACrash(t *testing.T) {
 	r.j.failNext = nil
 	left, _ := tl.Returns.NoteBalance(ctx, ret.CreditNote)
 	assert.Equal(t, Paise(149900), left)
-	_, err = r.e.Reconcile(ctx)
+	_, err = r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	left, _ = tl.Returns.NoteBalance(ctx, ret.CreditNote)
 	assert.Equal(t, Paise(100000), left, "the sale finished: one cable (₹499) spent")
@@ -269,7 +269,7 @@ func TestNoteSaleFinishedAfterACrash(t *testing.T) {
 	left, _ = tl.Returns.NoteBalance(ctx, ret.CreditNote)
 	assert.Equal(t, Paise(50100), left, "the redemption was journaled before the crash")
 
-	_, err = r.e.Reconcile(ctx)
+	_, err = r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	left, _ = tl.Returns.NoteBalance(ctx, ret.CreditNote)
 	assert.Equal(t, Paise(50100), left, "reconciling does not spend the note again")
@@ -287,7 +287,7 @@ var errCrash = errors.New("the terminal stopped before the write")
 func TestReportCountsReturns(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	res, err := r.e.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
+	res, err := r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
 	require.NoError(t, err)
 	inv := res.Order.Number("T1")
 	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
@@ -295,7 +295,7 @@ func TestReportCountsReturns(t *testing.T) {
 	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 2}}, To: RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
 
-	rep, err := r.e.Report(ctx, r.e.Today())
+	rep, err := r.e.Ledger.Report(ctx, r.e.Today())
 	require.NoError(t, err)
 	// Sold at 18%: the cables 149600 (taxable ⌊(14960000+59)/118⌋ = 126780, tax
 	// 22820, CGST 11410) and the case 149900 (taxable ⌊(14990000+59)/118⌋ =

@@ -140,7 +140,7 @@ func (rt *Returns) ReturnView(ctx context.Context, doc string) (*SaleForReturn, 
 	v := &SaleForReturn{OrderID: o.ID, Number: o.Number(rt.cfg.Terminal), At: saleTime(*o).In(IST).Format("02 Jan 2006"),
 		Tender: o.Tender, Refundable: o.Refundable(), To: ReturnDestinations(o)}
 	if o.Tender == TenderSplit {
-		left, err := rt.eng.splitLeft(ctx, o)
+		left, err := rt.eng.Sales.splitLeft(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +158,7 @@ func (rt *Returns) ReturnView(ctx context.Context, doc string) (*SaleForReturn, 
 // IMEI q, was paid by a card ending q, or names the mobile number q.
 func (rt *Returns) searchSale(ctx context.Context, q string) (*Order, error) {
 	var found []*Order
-	day := rt.eng.clock.Now()
+	day := rt.eng.Now()
 	for i := 0; i < SearchDays && len(found) <= 5; i++ {
 		orders, err := rt.j.OrdersByDay(ctx, ToDay(day.AddDate(0, 0, -i)))
 		if err != nil {
@@ -244,7 +244,7 @@ func (rt *Returns) RefundOrder(ctx context.Context, r RefundRequest) (*RefundRes
 			return nil, err
 		}
 		r.drawer = rt.drawer // cash paid back leaves a counted drawer
-		res, err := rt.eng.Refund(ctx, r)
+		res, err := rt.eng.Refunds.Refund(ctx, r)
 		if err != nil {
 			rt.noteErr(err)
 		}
@@ -340,14 +340,14 @@ func (rt *Returns) RedeemNote(ctx context.Context, number string, amount Paise, 
 	if err != nil {
 		return err
 	}
-	return rt.eng.redeemNote(ctx, o.ID, NoteEvent{Number: number, IssueID: o.ID, Refund: ref.UniqueTxnID, Amount: amount, SaleID: orderID})
+	return rt.eng.Sales.redeemNote(ctx, o.ID, NoteEvent{Number: number, IssueID: o.ID, Refund: ref.UniqueTxnID, Amount: amount, SaleID: orderID})
 }
 
 // checkNoteTender checks a credit note tendered before anything is journaled:
 // a note of this counter must be one to spend with something left; another
 // counter's note, when the store decides, must read like a note number.
 func (rt *Returns) checkNoteTender(ctx context.Context, number string) error {
-	if rt.eng.decisions() != nil && rt.eng.foreignNote(number) {
+	if rt.eng.StoreDesk.decisions() != nil && rt.eng.StoreDesk.foreignNote(number) {
 		return checkNoteNumber(number)
 	}
 	_, err := rt.NoteBalance(ctx, number)
@@ -358,26 +358,26 @@ func (rt *Returns) checkNoteTender(ctx context.Context, number string) error {
 // store first when enrolled, then on the issuing order when the note is this
 // counter's.
 func (rt *Returns) redeemTender(ctx context.Context, number string, amount Paise, ref string) error {
-	d := rt.eng.decisions()
+	d := rt.eng.StoreDesk.decisions()
 	if d == nil {
 		return rt.RedeemNote(ctx, number, amount, ref)
 	}
-	if rt.eng.foreignNote(number) {
+	if rt.eng.StoreDesk.foreignNote(number) {
 		if err := checkNoteNumber(number); err != nil {
 			return err
 		}
-		_, err := rt.eng.redeemAtStore(ctx, d, number, ref, amount)
+		_, err := rt.eng.StoreDesk.redeemAtStore(ctx, d, number, ref, amount)
 		return err
 	}
 	_, note, err := rt.findNote(ctx, number)
 	if err != nil {
 		return err // not a note of this counter: nothing asked
 	}
-	if _, err := rt.eng.redeemOwnAtStore(ctx, d, number, ref, amount, note.NoteLeft()); err != nil {
+	if _, err := rt.eng.StoreDesk.redeemOwnAtStore(ctx, d, number, ref, amount, note.NoteLeft()); err != nil {
 		return err
 	}
 	if err := rt.RedeemNote(ctx, number, amount, ref); err != nil {
-		return rt.eng.releaseAtStore(ctx, d, ref, err)
+		return rt.eng.StoreDesk.releaseAtStore(ctx, d, ref, err)
 	}
 	return nil
 }
@@ -386,11 +386,11 @@ func (rt *Returns) redeemTender(ctx context.Context, number string, amount Paise
 // reserved of a note is given back. No answer refuses the restore (a void
 // waits until the store is back).
 func (rt *Returns) restoreAtStore(ctx context.Context, ref string) error {
-	d := rt.eng.decisions()
+	d := rt.eng.StoreDesk.decisions()
 	if d == nil {
 		return nil
 	}
-	return rt.eng.releaseAtStore(ctx, d, ref, nil)
+	return rt.eng.StoreDesk.releaseAtStore(ctx, d, ref, nil)
 }
 
 // storeInvoice asks the store for the sale doc names when this counter's
@@ -399,7 +399,7 @@ func (rt *Returns) restoreAtStore(ctx context.Context, ref string) error {
 // a search by IMEI, card or phone, or a number of this counter's own).
 func (rt *Returns) storeInvoice(ctx context.Context, doc string, localErr error) (inv *StoreInvoice, ok bool, err error) {
 	doc = strings.TrimSpace(doc)
-	_, si := rt.eng.storeInvoices()
+	_, si := rt.eng.StoreDesk.storeInvoices()
 	if si == nil || !errors.Is(localErr, ErrOrderNotFound) || doc == "" {
 		return nil, false, nil
 	}
@@ -433,7 +433,7 @@ func (rt *Returns) storeInvoice(ctx context.Context, doc string, localErr error)
 // never reached the journal is released.
 func (rt *Returns) returnAtStore(ctx context.Context, r ReturnRequest, inv *StoreInvoice) (*ReturnResult, error) {
 	e := rt.eng
-	d, _ := e.storeInvoices()
+	d, _ := e.StoreDesk.storeInvoices()
 	if d == nil {
 		return nil, ErrStoreOffline
 	}
@@ -466,15 +466,15 @@ func (rt *Returns) returnAtStore(ctx context.Context, r ReturnRequest, inv *Stor
 	if err := refundNeedsShift(ctx, rt.drawer, to); err != nil {
 		return nil, err
 	}
-	mgr, err := e.refundGate(ctx, r.PIN, false)
+	mgr, err := e.Refunds.refundGate(ctx, r.PIN, false)
 	if err != nil {
 		return nil, err
 	}
-	id, err := e.newID(rt.cfg.Terminal)
+	id, err := rt.ec.newID(rt.cfg.Terminal)
 	if err != nil {
 		return nil, err
 	}
-	uid, err := e.newID("R")
+	uid, err := rt.ec.newID("R")
 	if err != nil {
 		return nil, err
 	}
@@ -509,22 +509,22 @@ func (rt *Returns) returnAtStore(ctx context.Context, r ReturnRequest, inv *Stor
 	in := &Intent{Tender: tender, Lines: lines, Totals: o.Totals, Amount: o.Amount, Customer: o.Customer, Buyer: o.Buyer,
 		Origin: &Origin{Terminal: inv.Terminal, OrderID: o.ID, Number: inv.Number, Series: o.Series, PaidAt: o.PaidAt, PaidDay: o.PaidDay,
 			Tender: o.Tender, Returnable: amount, Returned: returned}}
-	unlock, err := e.lock(id)
+	unlock, err := rt.ec.lock(id)
 	if err != nil {
 		return nil, release(err)
 	}
 	defer unlock()
 	ro := &Order{}
-	if _, err := e.commit(ctx, ro, Event{Kind: EvOrderIntent, OrderID: id, Staff: mgr.ID, Intent: in}); err != nil {
+	if _, err := rt.ec.commit(ctx, ro, Event{Kind: EvOrderIntent, OrderID: id, Staff: mgr.ID, Intent: in}); err != nil {
 		return nil, release(beforeMoney(err))
 	}
-	if _, err := e.commit(ctx, ro, Event{Kind: EvRefundIntent, Staff: mgr.ID,
+	if _, err := rt.ec.commit(ctx, ro, Event{Kind: EvRefundIntent, Staff: mgr.ID,
 		Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: reason, To: to, Items: items}}); err != nil {
 		return nil, release(beforeMoney(err))
 	}
 	// The refund is journaled: from here it is settled (by the reconciler, if
 	// this stops), never released.
-	res, err := e.settleRefund(ctx, ro, uid, false)
+	res, err := e.Refunds.settleRefund(ctx, ro, uid, false)
 	if err != nil {
 		return nil, err
 	}
@@ -567,7 +567,7 @@ func (rt *Returns) CancelDocument(ctx context.Context, doc, pin, reason string) 
 	if err := rt.drawer.givingBackNeedsShift(ctx, o); err != nil {
 		return nil, err
 	}
-	res, err := rt.eng.cancelDocument(ctx, o.ID, pin, reason, rt.cfg.Terminal)
+	res, err := rt.eng.Refunds.cancelDocument(ctx, o.ID, pin, reason, rt.cfg.Terminal)
 	if errors.Is(err, ErrWrongPIN) || err == nil {
 		_ = rt.crew.counted(err)
 	}
@@ -590,7 +590,7 @@ func (rt *Returns) CanCancel(ctx context.Context, o *Order) string {
 	case !o.State.Paid() || (o.DocNo == 0 && o.ReceiptNo == 0):
 		return "This sale has no invoice to cancel."
 	}
-	tenders, err := rt.eng.cancelTenders(ctx, o)
+	tenders, err := rt.eng.Refunds.cancelTenders(ctx, o)
 	if err != nil {
 		return Sentence(err)
 	}
@@ -640,7 +640,7 @@ func (rt *Returns) restoreTender(ctx context.Context, noteNo string, amount Pais
 	if err := rt.restoreAtStore(ctx, ref); err != nil {
 		return err // given back at the store first: a void waits for it
 	}
-	if rt.eng.decisions() != nil && rt.eng.foreignNote(noteNo) {
+	if rt.eng.StoreDesk.decisions() != nil && rt.eng.StoreDesk.foreignNote(noteNo) {
 		return nil // another counter's note: the store's balance is its ledger
 	}
 	o, r, err := rt.findNote(ctx, noteNo)
@@ -648,7 +648,7 @@ func (rt *Returns) restoreTender(ctx context.Context, noteNo string, amount Pais
 		return err
 	}
 	e := rt.eng
-	unlock, err := e.lock(o.ID)
+	unlock, err := rt.ec.lock(o.ID)
 	if err != nil {
 		return err
 	}
@@ -660,6 +660,6 @@ func (rt *Returns) restoreTender(ctx context.Context, noteNo string, amount Pais
 	if cur := issue.RefundByID(r.UniqueTxnID); cur == nil || !slices.Contains(cur.RedeemedBy, ref) {
 		return nil // never redeemed for this tender, or given back already
 	}
-	_, err = e.commit(ctx, issue, Event{Kind: EvNoteRestored, Note: &NoteEvent{Number: noteNo, IssueID: o.ID, Refund: r.UniqueTxnID, Amount: amount, SaleID: ref}})
+	_, err = rt.ec.commit(ctx, issue, Event{Kind: EvNoteRestored, Note: &NoteEvent{Number: noteNo, IssueID: o.ID, Refund: r.UniqueTxnID, Amount: amount, SaleID: ref}})
 	return err
 }

@@ -83,7 +83,7 @@ func (e *Sales) startSale(ctx context.Context, sale Sale, op string) (id string,
 	if err := e.refuseWhileUnrecorded(); err != nil {
 		return "", nil, Totals{}, err
 	}
-	if err := e.dayOpen(ctx, e.Today()); err != nil {
+	if err := e.dayOpen(ctx, e.today()); err != nil {
 		return "", nil, Totals{}, err
 	}
 	lines = make([]Line, len(sale.Lines))
@@ -117,7 +117,7 @@ func (e *Sales) OpenSale(ctx context.Context, sale Sale) (*Order, error) {
 
 // SaleStatus reads a split sale and its tenders' orders.
 func (e *Sales) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) {
-	s, err := e.Order(ctx, id)
+	s, err := e.order(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -445,7 +445,7 @@ func (e *Sales) OpenSales(ctx context.Context) ([]*Order, error) {
 			out = append(out, o)
 		}
 	}
-	today, err := time.ParseInLocation(DayLayout, e.Today(), e.clock.Now().Location())
+	today, err := time.ParseInLocation(DayLayout, e.today(), e.clock.Now().Location())
 	if err != nil {
 		today = e.clock.Now()
 	}
@@ -606,7 +606,7 @@ func (e *Sales) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sale
 // the reconciler would, and its verified answer applied. The caller holds the
 // sale's lock.
 func (e *Sales) settlePendingTenders(ctx context.Context, st *SaleStatus) (*SaleStatus, error) {
-	unrecorded := e.Unrecorded()
+	unrecorded := e.held()
 	for _, t := range st.Tenders {
 		if !t.Pending() || slices.Contains(unrecorded, t.Order.ID) {
 			continue

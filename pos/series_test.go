@@ -94,7 +94,7 @@ func TestSeriesRestartOnFirstApril(t *testing.T) {
 		require.NoError(t, err)
 		lines, _, err := c.Checkout()
 		require.NoError(t, err)
-		res, err := e.PayCash(t.Context(), Sale{Lines: lines}, Rupees(499))
+		res, err := e.Payments.PayCash(t.Context(), Sale{Lines: lines}, Rupees(499))
 		require.NoError(t, err)
 		return res.Order
 	}
@@ -133,7 +133,7 @@ func TestNoNumberSkippedAcrossACrash(t *testing.T) {
 		require.NoError(t, err)
 		lines, _, err := c.Checkout()
 		require.NoError(t, err)
-		return e.PayCash(t.Context(), Sale{Lines: lines}, Rupees(499))
+		return e.Payments.PayCash(t.Context(), Sale{Lines: lines}, Rupees(499))
 	}
 	first, err := sell()
 	require.NoError(t, err)

@@ -267,7 +267,7 @@ func (sh *Shelf) HoldBill(ctx context.Context, lines []CartLine, imeis []UnitIME
 	if len(b.holds) >= MaxHeld {
 		return HeldBill{}, Errorf("%d bills are held already; recall or discard one before holding another.", len(b.holds))
 	}
-	id, err := sh.eng.newID("H")
+	id, err := sh.ec.newID("H")
 	if err != nil {
 		return HeldBill{}, err
 	}

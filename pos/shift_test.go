@@ -229,9 +229,9 @@ func TestBusinessDayNeverBlocksSelling(t *testing.T) {
 	require.NoError(t, err)
 
 	// An unknown payment stops the Z unless a manager accepts listing it.
-	o, err := r.e.Open(ctx, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
+	o, err := r.e.Payments.Open(ctx, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
 	require.NoError(t, err)
-	_, err = r.e.commit(ctx, o, Event{Kind: EvOrderUnknown, Reason: "the answer was lost"})
+	_, err = r.e.core.commit(ctx, o, Event{Kind: EvOrderUnknown, Reason: "the answer was lost"})
 	require.NoError(t, err)
 	_, err = tl.Books.CloseDay(ctx, CloseDayRequest{PIN: managerPIN})
 	var unknown *UnknownPaymentsError

@@ -162,7 +162,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	// A split sale's credit-note tender spends this counter's notes: the
 	// engine is given the Returns' ledger as its port, and the name its notes
 	// are numbered under.
-	t.c.eng.useNotes(noteLedger{c.returns}, t.c.cfg.Terminal)
+	t.c.eng.StoreDesk.useNotes(noteLedger{c.returns}, t.c.cfg.Terminal)
 	d, err := LoadDiscountPolicy(ctx, t.c.j)
 	if err != nil {
 		return nil, err

@@ -110,13 +110,13 @@ func TestTillGSTR1(t *testing.T) {
 	_, _, err = tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
 	require.NoError(t, err)
 
-	_, err = r.e.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
+	_, err = r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
 	require.NoError(t, err)
-	paid, err := r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	paid, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
-	_, err = r.e.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
+	_, err = r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
 	require.NoError(t, err)
-	_, err = r.e.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 100_00, PIN: managerPIN})
+	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 100_00, PIN: managerPIN})
 	require.NoError(t, err)
 
 	ret, err := tl.Documents.GSTR1(ctx, month)
@@ -171,7 +171,7 @@ func TestTillGSTR1(t *testing.T) {
 	// the November invoice; November's return stays as it was.
 	r.clock.Advance(9 * 24 * time.Hour)
 	require.Equal(t, "2026-12-01", ToDay(r.clock.Now()))
-	_, err = r.e.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 100_00, PIN: managerPIN})
+	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 100_00, PIN: managerPIN})
 	require.NoError(t, err)
 	dec, err := tl.Documents.GSTR1(ctx, gstr.Month{Year: 2026, Month: time.December})
 	require.NoError(t, err)

@@ -57,7 +57,7 @@ func TestIMEIOverrideSplitSale(t *testing.T) {
 	_, err := r.e.Roster().WithIterations(MinPINIterations).AddStaff(ctx, "Ravi", RoleCashier, "1234")
 	require.NoError(t, err)
 	store := &offlineStore{}
-	r.e.SetDecisions(store)
+	r.e.StoreDesk.SetDecisions(store)
 	phone, ok := tl.Shelf.Lookup("PH-SAM-S24")
 	require.True(t, ok)
 	imei := r.samsungIMEI(t)
@@ -102,7 +102,7 @@ func TestIMEIOverrideDeclined(t *testing.T) {
 	r := newRig(t)
 	tl := r.till(t)
 	ctx := t.Context()
-	r.e.SetDecisions(&offlineStore{})
+	r.e.StoreDesk.SetDecisions(&offlineStore{})
 	phone, ok := tl.Shelf.Lookup("PH-SAM-S24")
 	require.True(t, ok)
 	c := card("4111111111111111")
@@ -125,7 +125,7 @@ func TestIMEIOverrideBrandEMIOrder(t *testing.T) {
 	r := newRig(t)
 	tl := r.till(t)
 	ctx := t.Context()
-	r.e.SetDecisions(&offlineStore{})
+	r.e.StoreDesk.SetDecisions(&offlineStore{})
 	phone, ok := tl.Shelf.Lookup("PH-SAM-S24")
 	require.True(t, ok)
 	lines := []CartLine{{Product: phone, Qty: 1}}

@@ -111,7 +111,7 @@ func BenchmarkCardCheckout(b *testing.B) {
 	posOne := func() {
 		t0 := time.Now()
 		card := gateway.NewCard("4111111111111111", "12", "2030", "123", "Bench Holder")
-		res, err := eng.CheckoutCard(ctx, pos.Sale{Lines: lines}, card, pos.PayOptions{Auth: auth})
+		res, err := eng.Payments.CheckoutCard(ctx, pos.Sale{Lines: lines}, card, pos.PayOptions{Auth: auth})
 		if err != nil || res.Status != pos.ResultPaid {
 			b.Fatalf("checkout: %v %+v", err, res)
 		}

@@ -120,14 +120,14 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		tc.AuthPages = t.phone // from memory, on loopback: never written to disk
 		if l, stop, err := startStoreLink(c, cfg, sec, j, t.checked, func() *pos.Till { return t.Till }); err == nil && l != nil {
 			tc.Store, stopSync = l, stop
-			t.eng.SetDecisions(l) // an IMEI is reserved store-wide before a sale
+			t.eng.StoreDesk.SetDecisions(l) // an IMEI is reserved store-wide before a sale
 		} else if err != nil {
 			fmt.Fprintln(c.stderr, "galla: the store server link is off:", err)
 		}
 	} else if lc, ok, err := storeLinkConfig(c, cfg, sec); err == nil && ok {
 		// A command-line sale of an enrolled terminal asks the store too.
 		if l, err := link.New(lc, j); err == nil {
-			t.eng.SetDecisions(l)
+			t.eng.StoreDesk.SetDecisions(l)
 		}
 	}
 	if t.Till, err = pos.NewTill(context.Background(), tc); err != nil {

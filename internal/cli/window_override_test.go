@@ -61,7 +61,7 @@ func imeiOverrides(t *testing.T, till *terminal) []pos.Event {
 func TestKeyboardIMEIOverrideStoreOffline(t *testing.T) {
 	till := newWindowTill(t)
 	store := &unreachableStore{}
-	till.eng.SetDecisions(store)
+	till.eng.StoreDesk.SetDecisions(store)
 	k := newCounter(t, till)
 	k.firstManager()
 

@@ -20,7 +20,7 @@ const flowCancel = "cancel"
 
 // cancelInvoice runs flowCancel in the helper.
 func cancelInvoice(ctx context.Context, e *pos.Engine, orderID string) (string, error) {
-	res, err := e.CancelDocument(ctx, orderID, managerPIN, "customer left")
+	res, err := e.Refunds.CancelDocument(ctx, orderID, managerPIN, "customer left")
 	if err != nil {
 		return "", err
 	}
@@ -61,14 +61,14 @@ func runCancelCase(t *testing.T, exe, at string) {
 
 	j, e = w.open(t)
 	defer func() { require.NoError(t, j.Close()) }()
-	_, err = e.Reconcile(ctx)
+	_, err = e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	checkLedger(t, j, w.sb)
 
 	o, err := e.Order(ctx, sale.ID)
 	require.NoError(t, err)
 	if o.Cancelled == nil {
-		cr, err := e.CancelDocument(ctx, sale.ID, managerPIN, "customer left")
+		cr, err := e.Refunds.CancelDocument(ctx, sale.ID, managerPIN, "customer left")
 		require.NoError(t, err)
 		require.Equal(t, pos.CancelDone, cr.Status, cr.Pending)
 		o, err = e.Order(ctx, sale.ID)
@@ -85,7 +85,7 @@ func runCancelCase(t *testing.T, exe, at string) {
 	assert.Equal(t, int64(sale.Captured), lo.RefundedAmount, "refunded once, in full, at the service")
 	assert.Equal(t, 1, lo.CapturedPayments, "charged once")
 
-	_, err = e.CancelDocument(ctx, sale.ID, managerPIN, "again")
+	_, err = e.Refunds.CancelDocument(ctx, sale.ID, managerPIN, "again")
 	assert.ErrorIs(t, err, pos.ErrAlreadyCancelled)
 	unresolved, err := j.Unresolved(ctx)
 	require.NoError(t, err)

@@ -143,7 +143,7 @@ func runHelper(ctx context.Context) (string, error) {
 		if res.Status != pos.ResultFailed || !res.CanRetry {
 			return "", fmt.Errorf("the declined card ended %s: %s", res.Status, res.Reason)
 		}
-		res, err = e.PayCard(ctx, res.Order.ID, newCard(os.Getenv(envCard)), payOptions(client))
+		res, err = e.Payments.PayCard(ctx, res.Order.ID, newCard(os.Getenv(envCard)), payOptions(client))
 		if err != nil {
 			return "", err
 		}
@@ -153,14 +153,14 @@ func runHelper(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		o, err := e.OpenOnPhone(ctx, sale, pos.PayOptions{})
+		o, err := e.Payments.OpenOnPhone(ctx, sale, pos.PayOptions{})
 		if err != nil {
 			return "", err
 		}
 		if err := payOnPhone(ctx, client, o.Token, os.Getenv(envCard)); err != nil {
 			return "", err
 		}
-		res, err := e.Await(ctx, o.ID, pos.PayOptions{Wait: 2 * time.Minute})
+		res, err := e.Payments.Await(ctx, o.ID, pos.PayOptions{Wait: 2 * time.Minute})
 		if err != nil {
 			return "", err
 		}
@@ -174,13 +174,13 @@ func runHelper(ctx context.Context) (string, error) {
 	case flowShift:
 		return shiftHelper(ctx, e)
 	case flowReconcile:
-		rep, err := e.Reconcile(ctx)
+		rep, err := e.Payments.Reconcile(ctx)
 		if err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d resolved, %d open", len(rep.Resolved), len(rep.Open)), nil
 	case flowRefund:
-		rr, err := e.Refund(ctx, pos.RefundRequest{OrderID: os.Getenv(envOrder), Amount: refundAmount, PIN: managerPIN, Reason: "cable returned"})
+		rr, err := e.Refunds.Refund(ctx, pos.RefundRequest{OrderID: os.Getenv(envOrder), Amount: refundAmount, PIN: managerPIN, Reason: "cable returned"})
 		if err != nil {
 			return "", err
 		}
@@ -309,7 +309,7 @@ func newSale(flow string) (pos.Sale, error) {
 
 // emiPlan is HDFC's no-cost 6-month Samsung offer.
 func emiPlan(ctx context.Context, e *pos.Engine, sale pos.Sale) (pos.EMIPlan, error) {
-	offers, err := e.EMIOffers(ctx, sale.Lines)
+	offers, err := e.Payments.EMIOffers(ctx, sale.Lines)
 	if err != nil {
 		return pos.EMIPlan{}, err
 	}
@@ -338,9 +338,9 @@ func checkout(ctx context.Context, e *pos.Engine, gw pos.Gateway, flow, number s
 		if err != nil {
 			return nil, err
 		}
-		return e.CheckoutEMI(ctx, sale, plan, newCard(number), payOptions(gw))
+		return e.Payments.CheckoutEMI(ctx, sale, plan, newCard(number), payOptions(gw))
 	}
-	return e.CheckoutCard(ctx, sale, newCard(number), payOptions(gw))
+	return e.Payments.CheckoutCard(ctx, sale, newCard(number), payOptions(gw))
 }
 
 // ---- the parent ----
@@ -538,7 +538,7 @@ func runCase(t *testing.T, exe string, tc crashCase) {
 	defer func() { require.NoError(t, j.Close()) }()
 	checkEvents(t, j, baseEvents+events)
 
-	rep, err := e.Reconcile(ctx)
+	rep, err := e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	sale := latestOrder(t, j)
 	if tc.flow == flowRefund {
@@ -568,7 +568,7 @@ func runCase(t *testing.T, exe string, tc crashCase) {
 		if tc.phonePays {
 			require.NoError(t, payOnPhone(ctx, w.client, sale.Token, tc.card))
 		}
-		_, err := e.Reconcile(ctx)
+		_, err := e.Payments.Reconcile(ctx)
 		require.NoError(t, err)
 		sale = mustOrder(t, j, sale.ID)
 		assert.Equal(t, tc.then, sale.State, "after the second Reconcile: %s", sale.Reason)
@@ -641,9 +641,9 @@ func runHelperProcess(t *testing.T, exe string, w *world, flow, card, at, orderI
 // payAgain sends a new payment on orderID with the flow's card.
 func payAgain(ctx context.Context, e *pos.Engine, gw pos.Gateway, tc crashCase, orderID string) (*pos.Result, error) {
 	if tc.flow == flowEMI {
-		return e.PayEMI(ctx, orderID, newCard(tc.card), payOptions(gw))
+		return e.Payments.PayEMI(ctx, orderID, newCard(tc.card), payOptions(gw))
 	}
-	return e.PayCard(ctx, orderID, newCard(tc.card), payOptions(gw))
+	return e.Payments.PayCard(ctx, orderID, newCard(tc.card), payOptions(gw))
 }
 
 // finishSale takes the sale to PAID as the counter would after the restart: a
@@ -676,7 +676,7 @@ func finishRefund(t *testing.T, e *pos.Engine, w *world, sale *pos.Order) {
 	t.Helper()
 	if len(sale.Refunds) == 0 {
 		assert.Zero(t, ledgerOf(t, w.sb, sale.ID).RefundedAmount, "no refund reached the service")
-		rr, err := e.Refund(t.Context(), pos.RefundRequest{OrderID: sale.ID, Amount: refundAmount, PIN: managerPIN})
+		rr, err := e.Refunds.Refund(t.Context(), pos.RefundRequest{OrderID: sale.ID, Amount: refundAmount, PIN: managerPIN})
 		require.NoError(t, err)
 		require.Equal(t, pos.RefundDone, rr.Status, rr.Reason)
 		sale = rr.Order

@@ -43,24 +43,24 @@ func splitSale(ctx context.Context, e *pos.Engine, gw *gateway.Client, number st
 	if err != nil {
 		return "", err
 	}
-	s, err := e.OpenSale(ctx, sale)
+	s, err := e.Sales.OpenSale(ctx, sale)
 	if err != nil {
 		return "", err
 	}
-	if _, _, err := e.SaleCash(ctx, s.ID, splitCash, 0, "001"); err != nil {
+	if _, _, err := e.Sales.SaleCash(ctx, s.ID, splitCash, 0, "001"); err != nil {
 		return "", err
 	}
-	if _, _, err := e.SaleUPI(ctx, s.ID, splitUPI, "001"); err != nil {
+	if _, _, err := e.Sales.SaleUPI(ctx, s.ID, splitUPI, "001"); err != nil {
 		return "", err
 	}
-	o, err := e.OpenSaleTender(ctx, s.ID, pos.TenderCard, 0, nil, "001", payOptions(gw))
+	o, err := e.Sales.OpenSaleTender(ctx, s.ID, pos.TenderCard, 0, nil, "001", payOptions(gw))
 	if err != nil {
 		return "", err
 	}
-	if _, err := e.PayCard(ctx, o.ID, newCard(number), payOptions(gw)); err != nil {
+	if _, err := e.Payments.PayCard(ctx, o.ID, newCard(number), payOptions(gw)); err != nil {
 		return "", err
 	}
-	st, err := e.SettleSale(ctx, s.ID)
+	st, err := e.Sales.SettleSale(ctx, s.ID)
 	if err != nil {
 		return "", err
 	}
@@ -69,7 +69,7 @@ func splitSale(ctx context.Context, e *pos.Engine, gw *gateway.Client, number st
 
 // voidSale runs flowVoid in the helper.
 func voidSale(ctx context.Context, e *pos.Engine, saleID string) (string, error) {
-	st, err := e.VoidSale(ctx, saleID, managerPIN, "customer left")
+	st, err := e.Sales.VoidSale(ctx, saleID, managerPIN, "customer left")
 	if err != nil {
 		return "", err
 	}
@@ -119,14 +119,14 @@ func runSplitCase(t *testing.T, exe string, sc splitCase) {
 		require.NoError(t, err)
 		sale, err := newSale(flowCard)
 		require.NoError(t, err)
-		s, err := e.OpenSale(ctx, sale)
+		s, err := e.Sales.OpenSale(ctx, sale)
 		require.NoError(t, err)
 		saleID = s.ID
-		_, _, err = e.SaleCash(ctx, s.ID, splitCash, 0, "001")
+		_, _, err = e.Sales.SaleCash(ctx, s.ID, splitCash, 0, "001")
 		require.NoError(t, err)
-		o, err := e.OpenSaleTender(ctx, s.ID, pos.TenderCard, voidCard, nil, "001", payOptions(w.client))
+		o, err := e.Sales.OpenSaleTender(ctx, s.ID, pos.TenderCard, voidCard, nil, "001", payOptions(w.client))
 		require.NoError(t, err)
-		res, err := e.PayCard(ctx, o.ID, newCard(cardOTP), payOptions(w.client))
+		res, err := e.Payments.PayCard(ctx, o.ID, newCard(cardOTP), payOptions(w.client))
 		require.NoError(t, err)
 		require.Equal(t, pos.ResultPaid, res.Status, res.Reason)
 		require.NoError(t, j.Close())
@@ -135,7 +135,7 @@ func runSplitCase(t *testing.T, exe string, sc splitCase) {
 
 	j, e := w.open(t)
 	defer func() { require.NoError(t, j.Close()) }()
-	_, err := e.Reconcile(ctx)
+	_, err := e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	checkLedger(t, j, w.sb)
 
@@ -167,41 +167,41 @@ func runSplitCase(t *testing.T, exe string, sc splitCase) {
 func finishSplit(t *testing.T, e *pos.Engine, w *world, id string) {
 	t.Helper()
 	ctx := t.Context()
-	st, err := e.SaleStatus(ctx, id)
+	st, err := e.Sales.SaleStatus(ctx, id)
 	require.NoError(t, err)
 	for _, tv := range st.Tenders {
 		if tv.Pending() && tv.Order.CanPay() == nil {
 			// Created at the service, no payment sent: the card is taken on it.
-			res, err := e.PayCard(ctx, tv.Order.ID, newCard(cardOTP), payOptions(w.client))
+			res, err := e.Payments.PayCard(ctx, tv.Order.ID, newCard(cardOTP), payOptions(w.client))
 			require.NoError(t, err)
 			require.Equal(t, pos.ResultPaid, res.Status, res.Reason)
 			continue
 		}
 		if tv.Pending() {
-			_, err := e.PayCard(ctx, tv.Order.ID, newCard(cardOTP), payOptions(w.client))
+			_, err := e.Payments.PayCard(ctx, tv.Order.ID, newCard(cardOTP), payOptions(w.client))
 			require.Error(t, err, "a card tender in flight is not charged again")
 			// The customer never finished the authentication: the token expires
 			// and the reconciler finds the payment failed.
 			w.offset.Add(int64(expireToken))
-			_, err = e.Reconcile(ctx)
+			_, err = e.Payments.Reconcile(ctx)
 			require.NoError(t, err)
 		}
 	}
-	st, err = e.SaleStatus(ctx, id)
+	st, err = e.Sales.SaleStatus(ctx, id)
 	require.NoError(t, err)
 	require.Zero(t, st.Pending, "nothing left in flight")
 	if !st.Complete() && st.Due == 0 {
-		st, err = e.SettleSale(ctx, id)
+		st, err = e.Sales.SettleSale(ctx, id)
 		require.NoError(t, err)
 	}
 	if !st.Complete() {
 		require.Positive(t, st.Due)
-		o, err := e.OpenSaleTender(ctx, id, pos.TenderCard, 0, nil, "001", payOptions(w.client))
+		o, err := e.Sales.OpenSaleTender(ctx, id, pos.TenderCard, 0, nil, "001", payOptions(w.client))
 		require.NoError(t, err)
-		res, err := e.PayCard(ctx, o.ID, newCard(cardOTP), payOptions(w.client))
+		res, err := e.Payments.PayCard(ctx, o.ID, newCard(cardOTP), payOptions(w.client))
 		require.NoError(t, err)
 		require.Equal(t, pos.ResultPaid, res.Status, res.Reason)
-		st, err = e.SettleSale(ctx, id)
+		st, err = e.Sales.SettleSale(ctx, id)
 		require.NoError(t, err)
 	}
 	require.True(t, st.Complete(), "the sale is paid")
@@ -228,10 +228,10 @@ func finishSplit(t *testing.T, e *pos.Engine, w *world, id string) {
 func finishVoid(t *testing.T, e *pos.Engine, w *world, id string) {
 	t.Helper()
 	ctx := t.Context()
-	st, err := e.SaleStatus(ctx, id)
+	st, err := e.Sales.SaleStatus(ctx, id)
 	require.NoError(t, err)
 	if st.Sale.State == pos.StateOpen {
-		st, err = e.VoidSale(ctx, id, managerPIN, "customer left")
+		st, err = e.Sales.VoidSale(ctx, id, managerPIN, "customer left")
 		require.NoError(t, err)
 	}
 	assert.Equal(t, pos.StateVoided, st.Sale.State)

@@ -234,7 +234,7 @@ func BenchmarkDayReport(b *testing.B) {
 	}
 	smallEng, largeEng := engine(small), engine(large)
 	report := func(b *testing.B, e *pos.Engine, day string) {
-		r, err := e.Report(b.Context(), day)
+		r, err := e.Ledger.Report(b.Context(), day)
 		if err != nil {
 			b.Fatal(err)
 		}

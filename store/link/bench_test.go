@@ -57,7 +57,7 @@ func newCounter(b *testing.B, dir string) (*counter, *pos.Engine) {
 func (c *counter) checkout(b *testing.B) time.Duration {
 	t0 := time.Now()
 	card := gateway.NewCard("4111111111111111", "12", "2030", "123", "Bench Holder")
-	res, err := c.eng.CheckoutCard(context.Background(), pos.Sale{Lines: c.lines}, card, pos.PayOptions{Auth: c.auth})
+	res, err := c.eng.Payments.CheckoutCard(context.Background(), pos.Sale{Lines: c.lines}, card, pos.PayOptions{Auth: c.auth})
 	if err != nil || res.Status != pos.ResultPaid {
 		b.Fatalf("checkout: %v %+v", err, res)
 	}

@@ -45,7 +45,7 @@ func newTill(t *testing.T, s *storeServer, name string) *till {
 	require.NoError(t, err)
 	l, err := link.New(s.enrol(t, name, dir), j)
 	require.NoError(t, err)
-	e.SetDecisions(l)
+	e.StoreDesk.SetDecisions(l)
 	return &till{Till: tl, e: e, l: l, name: name}
 }
 
@@ -70,7 +70,7 @@ func phoneCase() pos.Line {
 func noteOf(t *testing.T, c *till) string {
 	t.Helper()
 	ctx := t.Context()
-	sold, err := c.e.PayCash(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, 149900)
+	sold, err := c.e.Payments.PayCash(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, 149900)
 	require.NoError(t, err)
 	ret, err := c.Returns.Return(ctx, pos.ReturnRequest{Document: sold.Order.Number(c.name), Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}},
 		To: pos.RefundToNote, PIN: managerPIN})
@@ -111,9 +111,9 @@ func TestNoteSpentAtAnotherCounter(t *testing.T) {
 
 	// A split sale at T2 of two cables (₹998) takes ₹499 of the note, then is
 	// voided: the ₹499 goes back onto the note at the store.
-	sale, err := t2.Engine().OpenSale(ctx, pos.Sale{Lines: []pos.Line{cable(2)}})
+	sale, err := t2.Engine().Sales.OpenSale(ctx, pos.Sale{Lines: []pos.Line{cable(2)}})
 	require.NoError(t, err)
-	_, st, err := t2.Engine().SaleNote(ctx, sale.ID, note, 49900, "")
+	_, st, err := t2.Engine().Sales.SaleNote(ctx, sale.ID, note, 49900, "")
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(49900), st.Paid)
 	assert.Equal(t, pos.Paise(49900), st.Due)
@@ -139,9 +139,9 @@ func TestNoteSpentAtAnotherCounter(t *testing.T) {
 
 	// T1 spends the rest of what T2 left, ₹998, in a split sale: ₹2 left; T2's
 	// next cable is refused.
-	sale, err = t1.Engine().OpenSale(ctx, pos.Sale{Lines: []pos.Line{cable(2)}})
+	sale, err = t1.Engine().Sales.OpenSale(ctx, pos.Sale{Lines: []pos.Line{cable(2)}})
 	require.NoError(t, err)
-	_, st, err = t1.Engine().SaleNote(ctx, sale.ID, note, 0, "")
+	_, st, err = t1.Engine().Sales.SaleNote(ctx, sale.ID, note, 0, "")
 	require.NoError(t, err)
 	assert.True(t, st.Complete())
 	local, err = t1.Returns.NoteBalance(ctx, note)
@@ -162,9 +162,9 @@ func TestNoteSpentAtAnotherCounter(t *testing.T) {
 	o, _, err = t2.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{{SKU: "X", Name: "Sticker", Qty: 1, UnitPrice: 100, GSTRate: pos.Percent(18)}}}, note)
 	require.ErrorIs(t, err, pos.ErrStoreOffline)
 	assert.Equal(t, pos.StateAbandoned, o.State)
-	sale, err = t1.Engine().OpenSale(ctx, pos.Sale{Lines: []pos.Line{{SKU: "X", Name: "Sticker", Qty: 1, UnitPrice: 100, GSTRate: pos.Percent(18)}}})
+	sale, err = t1.Engine().Sales.OpenSale(ctx, pos.Sale{Lines: []pos.Line{{SKU: "X", Name: "Sticker", Qty: 1, UnitPrice: 100, GSTRate: pos.Percent(18)}}})
 	require.NoError(t, err)
-	_, _, err = t1.Engine().SaleNote(ctx, sale.ID, note, 0, "")
+	_, _, err = t1.Engine().Sales.SaleNote(ctx, sale.ID, note, 0, "")
 	require.ErrorIs(t, err, pos.ErrStoreOffline)
 	local, err = t1.Returns.NoteBalance(ctx, note)
 	require.NoError(t, err)
@@ -223,7 +223,7 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 		{SKU: "ACC-CBL", Name: "Cable", HSN: "8544", Qty: 3, UnitPrice: 49900, Discount: 100, GSTRate: pos.Percent(18)},
 		phoneCase(),
 	}
-	sold, err := t1.e.PayCash(ctx, pos.Sale{Lines: lines}, 299500)
+	sold, err := t1.e.Payments.PayCash(ctx, pos.Sale{Lines: lines}, 299500)
 	require.NoError(t, err)
 	inv := sold.Order.Number("T1")
 	require.Equal(t, "T1/2627/000001", inv)
@@ -266,7 +266,7 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	}
 
 	// T2's day: ₹498.66 refunded in cash, no sale of its own.
-	rep, err := t2.e.Report(ctx, "2026-11-22")
+	rep, err := t2.e.Ledger.Report(ctx, "2026-11-22")
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(0), rep.GrossSales)
 	assert.Equal(t, pos.Paise(49866), rep.Refunded)
@@ -354,9 +354,9 @@ func TestNoteSpentWhereIssuedBeforeSync(t *testing.T) {
 	// T2, T1 still unsynced: ₹1,000 is left at the store.
 	_, _, err = t2.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
 	assert.Contains(t, refusal(t, err).Msg, "has ₹1,000.00 left")
-	sale, err := t2.Engine().OpenSale(ctx, pos.Sale{Lines: []pos.Line{cable(2)}})
+	sale, err := t2.Engine().Sales.OpenSale(ctx, pos.Sale{Lines: []pos.Line{cable(2)}})
 	require.NoError(t, err)
-	_, st, err := t2.Engine().SaleNote(ctx, sale.ID, note, 0, "")
+	_, st, err := t2.Engine().Sales.SaleNote(ctx, sale.ID, note, 0, "")
 	require.NoError(t, err)
 	assert.True(t, st.Complete())
 
