@@ -1005,7 +1005,7 @@ func (co *Checkout) checkSale(ctx context.Context, lines []Line, tender TenderKi
 // refused; a smaller one leaves the rest on the note.
 //
 // When the terminal is enrolled in a store, the note is redeemed at the store
-// server first (store_notes.go): a note of another counter is spent here when
+// server first (StoreDesk, store_desk.go): a note of another counter is spent here when
 // the store approves it, and a refusal or no answer abandons the sale with
 // nothing taken. It returns what is left on the note afterwards (the store's
 // word when enrolled, else this journal's).

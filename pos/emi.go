@@ -1,11 +1,8 @@
 package pos
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"galla/gateway"
@@ -81,47 +78,6 @@ func (s *OfferSet) Find(issuer string, months int, program string) (EMIPlan, boo
 	return *found, true
 }
 
-// EMIOffers asks the EMI calculator for the offers on lines (the whole cart, or
-// one product) and groups them for the screen. A cart with no offer gets
-// ErrNoEMIOffer.
-func (e *Payments) EMIOffers(ctx context.Context, lines []Line) (*OfferSet, error) {
-	if e.gw == nil {
-		return nil, fmt.Errorf("pos: EMI offers: %w", ErrNoGateway)
-	}
-	if len(lines) == 0 {
-		return nil, fmt.Errorf("pos: EMI offers: %w", ErrEmptyCart)
-	}
-	total := ComputeTotals(lines).Total
-	offers, err := e.gw.EMICalculator(ctx, int64(total), products(lines))
-	if err != nil {
-		return nil, fmt.Errorf("pos: EMI offers: %w", err)
-	}
-	set := &OfferSet{Amount: total, AcquirerID: offers.AcquirerID}
-	for _, is := range offers.Issuers {
-		io := IssuerOffers{Issuer: is.IssuerName, Debit: is.IsDebitEMIIssuer}
-		for _, t := range is.Tenures {
-			p, err := planOf(is, t, lines, offers.AcquirerID)
-			if err != nil {
-				return nil, err
-			}
-			io.Plans = append(io.Plans, p)
-		}
-		slices.SortStableFunc(io.Plans, func(a, b EMIPlan) int {
-			if a.TenureMonths != b.TenureMonths {
-				return a.TenureMonths - b.TenureMonths
-			}
-			return strings.Compare(a.Program, b.Program)
-		})
-		if len(io.Plans) > 0 {
-			set.Issuers = append(set.Issuers, io)
-		}
-	}
-	if len(set.Issuers) == 0 {
-		return nil, fmt.Errorf("pos: EMI offers: %w", ErrNoEMIOffer)
-	}
-	return set, nil
-}
-
 // planOf turns one calculator tenure into an EMIPlan.
 func planOf(is gateway.EMIIssuer, t gateway.EMITenure, lines []Line, acquirer int64) (EMIPlan, error) {
 	raw, err := json.Marshal(t)
@@ -179,30 +135,6 @@ func unmarshalTenure(p *EMIPlan, t *gateway.EMITenure) error {
 		return fmt.Errorf("pos: EMI plan: %w", err)
 	}
 	return nil
-}
-
-// ValidateScheme checks with the service that plan applies to card for amount
-// (the sale's total), once the card number is entered and before the order is
-// created. It explains 14826 and 14819 with ErrOfferNotForCard and
-// ErrOfferOutdated. It does not wipe card.
-func (e *Payments) ValidateScheme(ctx context.Context, plan EMIPlan, amount Paise, card *gateway.Card) error {
-	if e.gw == nil {
-		return fmt.Errorf("pos: validate scheme: %w", ErrNoGateway)
-	}
-	var t gateway.EMITenure
-	if err := unmarshalTenure(&plan, &t); err != nil {
-		return err
-	}
-	err := e.gw.ValidateScheme(ctx, int64(amount), card, t, plan.AcquirerID)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, gateway.ErrOfferNotApplicable):
-		return fmt.Errorf("pos: validate scheme: %w: %w", ErrOfferNotForCard, err)
-	case errors.Is(err, gateway.ErrOfferOutdated):
-		return fmt.Errorf("pos: validate scheme: %w: %w", ErrOfferOutdated, err)
-	}
-	return fmt.Errorf("pos: validate scheme: %w", err)
 }
 
 // IMEIProblem is one IMEI the service or the check digit refused.
@@ -267,53 +199,6 @@ func checkIMEIs(lines []Line, plan *EMIPlan) error {
 	if len(probs) > 0 {
 		return &IMEIError{Problems: probs}
 	}
-	return nil
-}
-
-// validateIMEIs sends the order's IMEIs to the service and journals success. The
-// caller holds the order's lock.
-func (e *Payments) validateIMEIs(ctx context.Context, o *Order, opt PayOptions) error {
-	var items []gateway.IMEIItem
-	sku, name := map[string]string{}, map[string]string{}
-	for _, l := range o.Lines {
-		if !l.Serialised {
-			continue
-		}
-		code := l.ProductCode
-		if code == "" {
-			code = l.SKU
-		}
-		for _, s := range l.IMEIs {
-			items = append(items, gateway.IMEIItem{ProductCode: code, IMEI: s})
-			sku[s], name[s] = l.SKU, l.Name
-		}
-	}
-	if len(items) == 0 {
-		return fmt.Errorf("pos: IMEI validation: %w", ErrIMEIMissing)
-	}
-	res, err := e.gw.ValidateIMEI(ctx, o.Token, items)
-	if err != nil || !res.OK() {
-		ie := &IMEIError{cause: err}
-		if res != nil {
-			for _, it := range res.Items {
-				if it.Status.ResponseCode != gateway.CodeIMEISuccess {
-					ie.Problems = append(ie.Problems, IMEIProblem{SKU: sku[it.IMEI], Name: name[it.IMEI], IMEI: it.IMEI, Reason: imeiReason(it.Status)})
-				}
-			}
-		}
-		if len(ie.Problems) == 0 && err != nil {
-			return fmt.Errorf("pos: IMEI validation: %w", err)
-		}
-		return ie
-	}
-	imeis := make([]string, len(items))
-	for i, it := range items {
-		imeis[i] = it.IMEI
-	}
-	if _, err := e.commit(ctx, o, Event{Kind: EvIMEIValidated, IMEIs: imeis}); err != nil {
-		return err
-	}
-	opt.report(Progress{Step: StepIMEIValidated, OrderID: o.ID, State: o.State})
 	return nil
 }
 

@@ -77,20 +77,6 @@ type ZDigester interface {
 	ZDigest(ctx context.Context, zno uint64) (string, error)
 }
 
-// digest fills r.Digest for a Z report when the journal tells it.
-func (e *Ledger) digest(ctx context.Context, r *Report) error {
-	zd, ok := e.j.(ZDigester)
-	if !ok || r.ZNo == 0 {
-		return nil
-	}
-	d, err := zd.ZDigest(ctx, r.ZNo)
-	if err != nil {
-		return fmt.Errorf("pos: report %s: digest: %w", r.Day, err)
-	}
-	r.Digest = d
-	return nil
-}
-
 // OpenSaleRow is one split sale still open in a report: the sale, its amount,
 // and its tenders paid on the report's day.
 type OpenSaleRow struct {
@@ -197,72 +183,6 @@ func PlanName(p *EMIPlan) string {
 	return fmt.Sprintf("%s %dm %s %s", p.Issuer, p.TenureMonths, p.Program, p.Subvention)
 }
 
-// Report returns the report of day: the sealed Z report when the day is closed,
-// else a fresh X report.
-func (e *Ledger) Report(ctx context.Context, day string) (*Report, error) {
-	if _, err := time.Parse(DayLayout, day); err != nil {
-		return nil, fmt.Errorf("pos: report: %w: day %q", ErrBadDay, day)
-	}
-	dc, err := e.j.DayClose(ctx, day)
-	if err != nil {
-		return nil, fmt.Errorf("pos: report %s: %w", day, err)
-	}
-	if dc != nil {
-		var r Report
-		if err := json.Unmarshal(dc.Report, &r); err != nil {
-			return nil, fmt.Errorf("pos: report %s: sealed Z report: %w", day, err)
-		}
-		if r.Orders == nil {
-			if r.Orders, err = e.sealedRows(ctx, day, dc.Seq); err != nil {
-				return nil, fmt.Errorf("pos: report %s: %w", day, err)
-			}
-		}
-		if err := e.digest(ctx, &r); err != nil {
-			return nil, err
-		}
-		return &r, nil
-	}
-	return e.xReport(ctx, day)
-}
-
-// sealedRows rebuilds the rows of a Z report, which is sealed with its totals
-// only (SealedReport): each order of the day as its events before the
-// day.closed event at seq made it, so the rows are the ones the Z report was
-// made from. With seq 0 (a journal that does not tell it) the orders are taken
-// as they are now.
-func (e *Ledger) sealedRows(ctx context.Context, day string, seq uint64) ([]ReportRow, error) {
-	orders, err := e.j.OrdersByDay(ctx, day)
-	if err != nil {
-		return nil, err
-	}
-	for i, o := range orders {
-		if seq == 0 || o.Seq < seq {
-			continue
-		}
-		evs, err := e.j.Events(ctx, o.ID)
-		if err != nil {
-			return nil, err
-		}
-		then := new(Order)
-		for _, ev := range evs {
-			if ev.Seq >= seq {
-				break
-			}
-			next := then.Clone()
-			if err := next.Apply(ev); err != nil {
-				continue // a stale event changed nothing then either
-			}
-			then = next
-		}
-		orders[i] = then
-	}
-	rows := BuildReport(day, orders, time.Time{}).Orders
-	if rows == nil {
-		rows = []ReportRow{}
-	}
-	return rows, nil
-}
-
 // SealedReport is the JSON a Z report is sealed with in its day.closed event:
 // the report without its rows (Orders), which Engine.Report rebuilds from the
 // day's orders. A sealed Z report stays a few hundred bytes however many sales
@@ -275,54 +195,6 @@ func SealedReport(r *Report) ([]byte, error) {
 
 // ErrBadDay reports a day that is not YYYY-MM-DD, or a day close of a future day.
 var ErrBadDay = sentenceError{"not a valid day", "A day is written YYYY-MM-DD and cannot be in the future; type it again."}
-
-func (e *Ledger) xReport(ctx context.Context, day string) (*Report, error) {
-	orders, err := e.j.OrdersByDay(ctx, day)
-	if err != nil {
-		return nil, fmt.Errorf("pos: report %s: %w", day, err)
-	}
-	if orders, err = e.withSaleOrders(ctx, orders); err != nil {
-		return nil, fmt.Errorf("pos: report %s: %w", day, err)
-	}
-	return BuildReport(day, orders, e.clock.Now()), nil
-}
-
-// withSaleOrders adds to a day's orders the split sales and tenders that
-// BuildReport needs to count them and that had no event that day: the sale of
-// each tender (is it complete?) and the tenders of each sale (a sale completed
-// that day counts its tenders paid before).
-func (e *Ledger) withSaleOrders(ctx context.Context, orders []*Order) ([]*Order, error) {
-	have := map[string]bool{}
-	for _, o := range orders {
-		have[o.ID] = true
-	}
-	out := orders
-	for _, o := range orders {
-		var ids []string
-		switch {
-		case o.Sale != "":
-			ids = []string{o.Sale}
-		case o.Tender == TenderSplit:
-			for _, t := range o.Tenders {
-				ids = append(ids, t.OrderID)
-			}
-		}
-		for _, id := range ids {
-			if have[id] {
-				continue
-			}
-			more, err := e.sales.tenderOrder(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			if more != nil && !have[more.ID] {
-				have[id], have[more.ID] = true, true
-				out = append(out, more)
-			}
-		}
-	}
-	return out, nil
-}
 
 // BuildReport computes the X report of day from the orders that have an event on
 // that day.
@@ -583,64 +455,6 @@ func sorted(m map[TenderKind]*TenderTotal) []TenderTotal {
 // counters) from its events and says where they differ; pos/journal implements it.
 type DayChecker interface {
 	CheckDay(ctx context.Context, day string) error
-}
-
-// CloseDay takes the Z report of day, authorised by a manager's PIN: numbered,
-// sealed in the journal, never redone. After it the journal refuses any event
-// dated that day. A day closes once (ErrDayClosed) and never before it has begun.
-func (e *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error) {
-	if _, err := time.Parse(DayLayout, day); err != nil || day > e.today() {
-		return nil, fmt.Errorf("pos: close day: %w: %q", ErrBadDay, day)
-	}
-	if err := e.journalReady(ctx); err != nil {
-		return nil, err
-	}
-	mgr, err := e.roster.AuthoriseManager(ctx, pin, e.clock.Now())
-	if err != nil {
-		return nil, err
-	}
-	e.numMu.Lock()
-	defer e.numMu.Unlock()
-	if err := e.dayOpen(ctx, day); err != nil {
-		return nil, err
-	}
-	if dc, ok := e.j.(DayChecker); ok {
-		// The day's derived records must be what its events make them
-		// (DESIGN.md section 4): an edited order record would change the Z.
-		if err := dc.CheckDay(ctx, day); err != nil {
-			return nil, fmt.Errorf("pos: close day %s: %w", day, err)
-		}
-	}
-	last, err := e.j.LastZ(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("pos: close day: %w", err)
-	}
-	r, err := e.xReport(ctx, day)
-	if err != nil {
-		return nil, err
-	}
-	r.Kind, r.ZNo, r.ClosedBy = "Z", last+1, mgr.Name
-	open, err := e.sales.OpenSales(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r.OpenListed = true
-	for _, o := range open {
-		r.OpenAtClose = append(r.OpenAtClose, o.ID)
-	}
-	raw, err := SealedReport(r)
-	if err != nil {
-		return nil, fmt.Errorf("pos: close day: %w", err)
-	}
-	ev := Event{V: EventVersion, Time: e.clock.Now(), Kind: EvDayClosed, Day: day, Staff: mgr.ID,
-		DayClose: &DayClose{Day: day, ZNo: r.ZNo, Report: raw}}
-	if _, err := e.j.Append(context.WithoutCancel(ctx), ev); err != nil {
-		return nil, fmt.Errorf("pos: close day %s: %w", day, err)
-	}
-	if err := e.digest(context.WithoutCancel(ctx), r); err != nil {
-		e.log.Error("the Z report's seal cannot be read", "day", day, "err", err)
-	}
-	return r, nil
 }
 
 // WriteCSV writes one row per order of the report, with a header row.

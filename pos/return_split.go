@@ -1,7 +1,6 @@
 package pos
 
 import (
-	"context"
 	"fmt"
 )
 
@@ -47,55 +46,6 @@ func (l splitLeft) card(amount Paise) (tenderLeft, bool, Paise) {
 		}
 	}
 	return best, false, best.Left
-}
-
-// splitLeft reads what is left to give back of split sale o through its
-// tenders: what each paid less its own refunds (a tender refunded by itself)
-// and the sale's refunds through it.
-func (e *Sales) splitLeft(ctx context.Context, o *Order) (splitLeft, error) {
-	var out splitLeft
-	var paid Paise
-	for _, t := range o.Tenders {
-		c, err := e.tenderOrder(ctx, t.OrderID)
-		if err != nil {
-			return splitLeft{}, err
-		}
-		if c == nil || !c.State.Paid() {
-			continue
-		}
-		own := c.Refundable()
-		paid += own
-		// Each tender gives back the way it was paid (RefundDestination): cash
-		// and UPI from the drawer, a card through the service, a note onto a
-		// note (any return can go there).
-		switch RefundDestination(c, "") {
-		case RefundToCash:
-			out.Cash += own
-		case RefundToCard:
-			left := own
-			for _, rf := range o.Refunds {
-				if rf.Status != RefundFailed && rf.Tender == c.ID {
-					left -= rf.Amount
-				}
-			}
-			out.Cards = append(out.Cards, tenderLeft{Order: c, Left: max(left, 0)})
-		}
-	}
-	for _, rf := range o.Refunds {
-		if rf.Status == RefundFailed {
-			continue
-		}
-		paid -= rf.Amount
-		if RefundDestination(o, rf.To).MovesCash() {
-			out.Cash -= rf.Amount
-		}
-	}
-	out.Total = max(min(paid, o.Refundable()), 0)
-	out.Cash = min(max(out.Cash, 0), out.Total)
-	for i := range out.Cards {
-		out.Cards[i].Left = min(out.Cards[i].Left, out.Total)
-	}
-	return out, nil
 }
 
 // splitRoute decides where amount of split sale o goes back: to (or, when to

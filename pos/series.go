@@ -1,7 +1,6 @@
 package pos
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"time"
@@ -162,27 +161,6 @@ func ParseDocNumber(s string) (series string, no uint64, ok bool) {
 		return "", 0, false
 	}
 	return series, no, true
-}
-
-// number gives ev, which makes next paid or a refund of it done, the next number
-// of its document's series: a credit note for a refund, else the sale's kind by
-// the shop's settings and its lines. The caller holds numMu.
-func (e *engineCore) number(ctx context.Context, ev *Event, next *Order) error {
-	kind := DocCreditNote
-	if ev.Kind != EvRefundDone {
-		shop, err := LoadShop(ctx, e.j)
-		if err != nil {
-			return err
-		}
-		kind = SaleDocKind(shop, next.Lines)
-	}
-	ev.Series = SeriesOf(kind, ev.Time)
-	last, err := e.j.LastDocNo(ctx, ev.Series)
-	if err != nil {
-		return err
-	}
-	ev.DocNo = last + 1
-	return nil
 }
 
 // saleTitle is the title of a sale's document: BILL OF SUPPLY when it was

@@ -83,33 +83,3 @@ func MayOverrideIMEI(err error) bool { return errors.Is(err, ErrStoreOffline) }
 // storeDecisionWait bounds how long a sale waits for the store server's answer:
 // past it the store counts as unreachable (ErrStoreOffline).
 const storeDecisionWait = 10 * time.Second
-
-// reserveIMEIs asks the store server, when the terminal has one, to reserve the
-// phones of lines for the sale id; a sale without serialised units asks nothing.
-// A refusal (sold at another counter) or no answer stops the sale before
-// anything is journaled or charged, unless approve (the sale's OverrideIMEIs,
-// nil when none) approves the phones the store could not be asked about.
-func (e *StoreDesk) reserveIMEIs(ctx context.Context, id string, lines []Line, approve IMEIApprover) error {
-	e.numMu.Lock()
-	d := e.cfg.Decisions
-	e.numMu.Unlock()
-	imeis := allIMEIs(lines)
-	if d == nil || len(imeis) == 0 {
-		return nil
-	}
-	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
-	defer cancel()
-	err := d.ReserveIMEIs(rctx, id, imeis)
-	if approve != nil && MayOverrideIMEI(err) {
-		return approve.ApproveIMEIs(ctx, id, imeis, err)
-	}
-	return err
-}
-
-// SetDecisions gives the engine the store server's decisions once the link to
-// it is up (nil: none).
-func (e *StoreDesk) SetDecisions(d StoreDecisions) {
-	e.numMu.Lock()
-	defer e.numMu.Unlock()
-	e.cfg.Decisions = d
-}

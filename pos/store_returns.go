@@ -2,7 +2,6 @@ package pos
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -99,19 +98,6 @@ func invoiceTime(o Order) time.Time {
 	return saleTime(o)
 }
 
-// storeInvoices returns the store's copy of the invoices, when the terminal is
-// enrolled and its link serves it.
-func (e *StoreDesk) storeInvoices() (StoreDecisions, StoreInvoices) {
-	e.numMu.Lock()
-	d := e.cfg.Decisions
-	e.numMu.Unlock()
-	si, _ := d.(StoreInvoices)
-	if si == nil {
-		return nil, nil
-	}
-	return d, si
-}
-
 // foreignToSentence refuses a destination a return of another counter's sale
 // cannot have here, saying what can.
 func foreignToSentence(inv *StoreInvoice, to RefundTo) error {
@@ -155,44 +141,6 @@ func returnItems(o *Order, r ReturnRequest) ([]ReturnItem, string, error) {
 		}
 	}
 	return items, reason, nil
-}
-
-// A return of this counter's own invoice, when it is enrolled, is reserved at
-// the store too, so that it and returns of the same invoice at other counters
-// never add up to more than was paid. The store refusing (more than is left)
-// refuses the return; the store not knowing the invoice (not synced yet: no
-// other counter can have returned it) or not answering leaves the decision to
-// this counter's journal, which caps it at what was paid here.
-//
-// reserveOwnReturn reserves so amount of the refund uid of this counter's
-// invoice number (RefundRequest.reserveAt; "" reserves nothing), and returns
-// how to release it should the refund not happen.
-func (e *StoreDesk) reserveOwnReturn(ctx context.Context, number, uid string, amount Paise) (release func(error) error, err error) {
-	d := e.decisions()
-	if d == nil || number == "" {
-		return noRelease, nil
-	}
-	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
-	_, err = d.ReserveReturn(rctx, number, uid, amount)
-	cancel()
-	var refusal *StoreRefusal
-	switch {
-	case err == nil:
-	case errors.As(err, &refusal) && refusal.Code == "not_found":
-		return noRelease, nil // not synced yet: no other counter returned any of it
-	case errors.As(err, &refusal):
-		return nil, wrapf(ErrNotRefundable, "The store refused: %s. Nothing was refunded.", refusal.Msg)
-	default:
-		return noRelease, nil // the store is away: this journal decides
-	}
-	return func(cause error) error {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
-		defer cancel()
-		if err := d.Release(rctx, "", uid); err != nil {
-			return errors.Join(cause, err)
-		}
-		return cause
-	}, nil
 }
 
 // noRelease is the release of a refund that reserved nothing at the store.

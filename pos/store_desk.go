@@ -6,6 +6,12 @@ import (
 	"strings"
 )
 
+// StoreDesk asks the store for what is decided store-wide: each IMEI sold once
+// across the counters, a return of another counter's invoice reserved before it
+// is paid out, and the credit notes redeemed and released in the store's ledger.
+// With no store decisions set (SetDecisions) the counter decides alone.
+type StoreDesk struct{ *engineCore }
+
 // Credit notes store-wide (DESIGN.md section 11). A terminal enrolled in a
 // store redeems every credit note through the store server before it journals
 // the redemption: the store keeps each note's balance (from the note as its
@@ -16,6 +22,52 @@ import (
 // as before; another counter's note is journaled on the sale only (its
 // tender.note_redeemed or note.tendered), the store's balance being its ledger.
 // A note tender given back (a voided split sale) is released at the store.
+
+// checkNoteNumber refuses what is not a credit note number.
+func checkNoteNumber(number string) error {
+	series, _, ok := ParseDocNumber(strings.TrimSpace(number))
+	if !ok || !strings.HasPrefix(series, "C") {
+		return Errorf("%q is not a credit note number; it reads like T1/C2627/00012.", number)
+	}
+	return nil
+}
+
+// NoteIssuer records at the store a credit note issued at this counter, so
+// that the store can redeem it before the counter has sent its events
+// (store/link implements it beside StoreDecisions).
+type NoteIssuer interface {
+	IssueCreditNote(ctx context.Context, number string, value Paise) error
+}
+
+// reserveIMEIs asks the store server, when the terminal has one, to reserve the
+// phones of lines for the sale id; a sale without serialised units asks nothing.
+// A refusal (sold at another counter) or no answer stops the sale before
+// anything is journaled or charged, unless approve (the sale's OverrideIMEIs,
+// nil when none) approves the phones the store could not be asked about.
+func (e *StoreDesk) reserveIMEIs(ctx context.Context, id string, lines []Line, approve IMEIApprover) error {
+	e.numMu.Lock()
+	d := e.cfg.Decisions
+	e.numMu.Unlock()
+	imeis := allIMEIs(lines)
+	if d == nil || len(imeis) == 0 {
+		return nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	defer cancel()
+	err := d.ReserveIMEIs(rctx, id, imeis)
+	if approve != nil && MayOverrideIMEI(err) {
+		return approve.ApproveIMEIs(ctx, id, imeis, err)
+	}
+	return err
+}
+
+// SetDecisions gives the engine the store server's decisions once the link to
+// it is up (nil: none).
+func (e *StoreDesk) SetDecisions(d StoreDecisions) {
+	e.numMu.Lock()
+	defer e.numMu.Unlock()
+	e.cfg.Decisions = d
+}
 
 // decisions returns the store server's decisions, nil when not enrolled.
 func (e *StoreDesk) decisions() StoreDecisions {
@@ -50,15 +102,6 @@ func (e *StoreDesk) foreignNote(number string) bool {
 	return ok && strings.Contains(rest, "/") && term != own
 }
 
-// checkNoteNumber refuses what is not a credit note number.
-func checkNoteNumber(number string) error {
-	series, _, ok := ParseDocNumber(strings.TrimSpace(number))
-	if !ok || !strings.HasPrefix(series, "C") {
-		return Errorf("%q is not a credit note number; it reads like T1/C2627/00012.", number)
-	}
-	return nil
-}
-
 // redeemAtStore asks the store to redeem amount of note number for the order
 // ref, within storeDecisionWait, and returns what the store says is left on
 // the note. Asking again for the same order and amount is harmless (the store
@@ -67,13 +110,6 @@ func (e *StoreDesk) redeemAtStore(ctx context.Context, d StoreDecisions, number,
 	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
 	defer cancel()
 	return d.RedeemCreditNote(rctx, strings.TrimSpace(number), ref, amount)
-}
-
-// NoteIssuer records at the store a credit note issued at this counter, so
-// that the store can redeem it before the counter has sent its events
-// (store/link implements it beside StoreDecisions).
-type NoteIssuer interface {
-	IssueCreditNote(ctx context.Context, number string, value Paise) error
 }
 
 // redeemOwnAtStore is redeemAtStore for a note of this counter: a note the
@@ -177,4 +213,55 @@ func (e *StoreDesk) settleNote(ctx context.Context, o *Order, refuseOffline bool
 		return left, e.releaseAtStore(ctx, d, o.ID, beforeMoney(err))
 	}
 	return left, nil
+}
+
+// storeInvoices returns the store's copy of the invoices, when the terminal is
+// enrolled and its link serves it.
+func (e *StoreDesk) storeInvoices() (StoreDecisions, StoreInvoices) {
+	e.numMu.Lock()
+	d := e.cfg.Decisions
+	e.numMu.Unlock()
+	si, _ := d.(StoreInvoices)
+	if si == nil {
+		return nil, nil
+	}
+	return d, si
+}
+
+// A return of this counter's own invoice, when it is enrolled, is reserved at
+// the store too, so that it and returns of the same invoice at other counters
+// never add up to more than was paid. The store refusing (more than is left)
+// refuses the return; the store not knowing the invoice (not synced yet: no
+// other counter can have returned it) or not answering leaves the decision to
+// this counter's journal, which caps it at what was paid here.
+//
+// reserveOwnReturn reserves so amount of the refund uid of this counter's
+// invoice number (RefundRequest.reserveAt; "" reserves nothing), and returns
+// how to release it should the refund not happen.
+func (e *StoreDesk) reserveOwnReturn(ctx context.Context, number, uid string, amount Paise) (release func(error) error, err error) {
+	d := e.decisions()
+	if d == nil || number == "" {
+		return noRelease, nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	_, err = d.ReserveReturn(rctx, number, uid, amount)
+	cancel()
+	var refusal *StoreRefusal
+	switch {
+	case err == nil:
+	case errors.As(err, &refusal) && refusal.Code == "not_found":
+		return noRelease, nil // not synced yet: no other counter returned any of it
+	case errors.As(err, &refusal):
+		return nil, wrapf(ErrNotRefundable, "The store refused: %s. Nothing was refunded.", refusal.Msg)
+	default:
+		return noRelease, nil // the store is away: this journal decides
+	}
+	return func(cause error) error {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
+		defer cancel()
+		if err := d.Release(rctx, "", uid); err != nil {
+			return errors.Join(cause, err)
+		}
+		return cause
+	}, nil
 }

@@ -1,0 +1,306 @@
+package pos
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"galla/gateway"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+)
+
+// engineCore is the state the engine's parts share: the journal, the payment
+// service, the clock, the configuration, the roster, the orders' locks, the
+// document numbers and the payments held unrecorded. Its methods are the gate
+// every money-moving call passes (journalReady, refuseWhileUnrecorded, dayOpen,
+// lock) and the commit that journals an event. Each part holds the one core of
+// its engine and reaches another part through the core's pointer to it, never
+// through the Engine; the till's services hold it too (core.ec).
+type engineCore struct {
+	j       Journal
+	gw      Gateway
+	clock   Clock
+	log     *slog.Logger
+	cfg     Config
+	roster  *Roster
+	rnd     io.Reader
+	maxWait time.Duration
+
+	healthWait time.Duration
+
+	mu   sync.Mutex
+	busy map[string]bool // orders something is acting on
+
+	numMu sync.Mutex // receipt and Z numbers; the store's decisions and noteTerminal
+
+	// noteTerminal is the terminal's name on its documents, given with the
+	// credit-note ledger (useNotes): a note numbered under another name is
+	// another counter's. "" is "T1".
+	noteTerminal string
+
+	recMu      sync.Mutex
+	reconciled bool
+
+	// unrecorded holds the payments that may have moved money while the journal
+	// could not record their next state (order id -> what was not recorded). While
+	// one is held the engine takes no new payment; Reconcile releases it once the
+	// journal shows it final.
+	unrecorded map[string]string
+
+	// The engine's parts, each holding this core.
+	payments *Payments
+	sales    *Sales
+	refunds  *Refunds
+	store    *StoreDesk
+	ledger   *Ledger
+}
+
+// now returns the engine's clock's time.
+func (e *engineCore) now() time.Time { return e.clock.Now() }
+
+// today returns the business day open now (Engine.Today).
+func (e *engineCore) today() string { return BusinessDay(context.Background(), e.j, e.clock.Now()) }
+
+// order returns the journaled order with this merchant order id.
+func (e *engineCore) order(ctx context.Context, id string) (*Order, error) {
+	o, err := e.j.Order(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("pos: order %q: %w", id, err)
+	}
+	return o, nil
+}
+
+// lock marks an order busy; the returned function frees it. A busy order gets
+// ErrOrderBusy (or ErrPaymentInFlight for payments, see lockPay).
+func (e *engineCore) lock(id string) (func(), error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.busy[id] {
+		return nil, fmt.Errorf("pos: order %q: %w", id, ErrOrderBusy)
+	}
+	e.busy[id] = true
+	return func() {
+		e.mu.Lock()
+		delete(e.busy, id)
+		e.mu.Unlock()
+	}, nil
+}
+
+// newID returns prefix, the date and time, and 8 random hex digits: a merchant
+// order id or refund id that is unique and sorts by time.
+func (e *engineCore) newID(prefix string) (string, error) {
+	var b [4]byte
+	if _, err := io.ReadFull(e.rnd, b[:]); err != nil {
+		return "", fmt.Errorf("pos: new id: %w", err)
+	}
+	return prefix + e.clock.Now().Format("20060102150405") + "-" + hex.EncodeToString(b[:]), nil
+}
+
+// commit journals ev for order o and, once it is committed, applies it to o. The
+// event is checked with Apply first: an event the state machine refuses is never
+// journaled; a stale one is journaled and leaves o as it was. An event that makes
+// the order PAID, or confirms a refund, gets the next receipt number; a tender's
+// order of a split sale does not (its sale gets the number, once covered).
+//
+// Journal writes do not stop when ctx is cancelled: what happened at the service
+// must be recorded.
+func (e *engineCore) commit(ctx context.Context, o *Order, ev Event) (stale bool, err error) {
+	now := e.clock.Now()
+	ev.V, ev.Time = EventVersion, now
+	if ev.Day == "" {
+		ev.Day = e.today()
+	}
+	if ev.OrderID == "" {
+		ev.OrderID = o.ID
+	}
+	next := o.Clone()
+	aerr := next.Apply(ev)
+	if aerr != nil && !errors.Is(aerr, ErrStaleEvent) {
+		return false, aerr
+	}
+	stale = aerr != nil
+	if !stale && (ev.Kind == EvRefundDone && !cancelRefundDone(next, ev) || !o.State.Paid() && next.State.Paid() && next.Sale == "") {
+		e.numMu.Lock()
+		defer e.numMu.Unlock()
+		if err := e.number(context.WithoutCancel(ctx), &ev, next); err != nil {
+			return false, fmt.Errorf("pos: document number: %w: %w", errJournalWrite, err)
+		}
+	}
+	stored, err := e.j.Append(context.WithoutCancel(ctx), ev)
+	if err != nil {
+		return false, fmt.Errorf("pos: journal %s of %q: %w: %w", ev.Kind, ev.OrderID, errJournalWrite, err)
+	}
+	if stale {
+		return true, nil
+	}
+	if err := o.Apply(stored); err != nil {
+		// The journal applied it; our copy must follow. Reload to be sure.
+		fresh, rerr := e.j.Order(context.WithoutCancel(ctx), o.ID)
+		if rerr != nil {
+			return false, fmt.Errorf("pos: reload %q: %w", o.ID, errors.Join(err, rerr))
+		}
+		*o = *fresh
+	}
+	return false, nil
+}
+
+// record commits ev once money may have moved for o (create order or a payment
+// call was sent): the terminal must never say "try again" then. A journal write
+// that fails is tried again on the clock (recordRetries); if it still fails the
+// payment is held in memory as unknown, the engine takes no new payment, and the
+// error is a *NotRecordedError (free disk space, then reconcile).
+func (e *engineCore) record(ctx context.Context, o *Order, ev Event) (bool, error) {
+	stale, err := e.commit(ctx, o, ev)
+	for i := 0; err != nil && errors.Is(err, errJournalWrite) && i < len(recordRetries); i++ {
+		e.log.LogAttrs(ctx, slog.LevelError, "pos: journal write failed after the payment service was called; retrying",
+			slog.String("order", o.ID), slog.String("event", string(ev.Kind)), slog.String("error", err.Error()))
+		if ctx.Err() != nil || e.clock.Sleep(ctx, recordRetries[i]) != nil {
+			break
+		}
+		stale, err = e.commit(ctx, o, ev)
+	}
+	if err != nil && errors.Is(err, errJournalWrite) {
+		e.mu.Lock()
+		e.unrecorded[o.ID] = string(ev.Kind)
+		e.mu.Unlock()
+		e.log.LogAttrs(ctx, slog.LevelError, "pos: payment not recorded; held until reconciled",
+			slog.String("order", o.ID), slog.String("event", string(ev.Kind)), slog.String("error", err.Error()))
+		return false, &NotRecordedError{OrderID: o.ID, Err: err}
+	}
+	return stale, err
+}
+
+// held returns the orders whose payment may have moved money while the journal
+// could not record it, sorted (Engine.Unrecorded).
+func (e *engineCore) held() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ids := make([]string, 0, len(e.unrecorded))
+	for id := range e.unrecorded {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// refuseWhileUnrecorded refuses a new payment while a payment that may have
+// moved money is not recorded.
+func (e *engineCore) refuseWhileUnrecorded() error {
+	if ids := e.held(); len(ids) > 0 {
+		return &NotRecordedError{OrderID: ids[0], Err: errors.New("held until reconciled")}
+	}
+	return nil
+}
+
+// releaseRecorded drops from the held payments those the journal now shows final.
+func (e *engineCore) releaseRecorded(ctx context.Context) {
+	for _, id := range e.held() {
+		o, err := e.j.Order(ctx, id)
+		if err == nil && !o.Unresolved() {
+			e.mu.Lock()
+			delete(e.unrecorded, id)
+			e.mu.Unlock()
+		}
+	}
+}
+
+// dayOpen refuses work on a closed day.
+func (e *engineCore) dayOpen(ctx context.Context, day string) error {
+	dc, err := e.j.DayClose(ctx, day)
+	if err != nil {
+		return fmt.Errorf("pos: day %s: %w", day, err)
+	}
+	if dc != nil {
+		return fmt.Errorf("pos: day %s (Z %d): %w", day, dc.ZNo, ErrDayClosed)
+	}
+	return nil
+}
+
+// ensureReconciled runs Reconcile once before the first new payment of this
+// engine (DESIGN.md section 2, Restart).
+func (e *engineCore) ensureReconciled(ctx context.Context) error {
+	e.recMu.Lock()
+	done := e.reconciled
+	e.recMu.Unlock()
+	if done {
+		return nil
+	}
+	_, err := e.payments.Reconcile(ctx)
+	return err
+}
+
+func (e *engineCore) customer(c *Customer) gateway.Customer {
+	out := gateway.Customer{CountryCode: e.cfg.Customer.CountryCode, Mobile: e.cfg.Customer.Mobile, Email: e.cfg.Customer.Email}
+	if c != nil {
+		if c.CountryCode != "" {
+			out.CountryCode = c.CountryCode
+		}
+		if c.Mobile != "" {
+			out.Mobile = c.Mobile
+		}
+		if c.Email != "" {
+			out.Email = c.Email
+		}
+	}
+	if out.CountryCode == "" {
+		out.CountryCode = "91"
+	}
+	return out
+}
+
+// number gives ev, which makes next paid or a refund of it done, the next number
+// of its document's series: a credit note for a refund, else the sale's kind by
+// the shop's settings and its lines. The caller holds numMu.
+func (e *engineCore) number(ctx context.Context, ev *Event, next *Order) error {
+	kind := DocCreditNote
+	if ev.Kind != EvRefundDone {
+		shop, err := LoadShop(ctx, e.j)
+		if err != nil {
+			return err
+		}
+		kind = SaleDocKind(shop, next.Lines)
+	}
+	ev.Series = SeriesOf(kind, ev.Time)
+	last, err := e.j.LastDocNo(ctx, ev.Series)
+	if err != nil {
+		return err
+	}
+	ev.DocNo = last + 1
+	return nil
+}
+
+// journalReady is the gate of every path that takes or returns money, or appends
+// after asking the payment service (Open for every tender, cash included; PayCard,
+// PayEMI, Await, Refund, Reconcile, CloseDay). It waits, at most cfg.HealthWait
+// and no longer than ctx, for the journal's check to finish and refuses when the
+// check failed, with the check's own error (its Sentence names the backup).
+// Without a Health it lets everything through: the journal was checked in Open.
+func (e *engineCore) journalReady(ctx context.Context) error {
+	h := e.cfg.Health
+	if h == nil {
+		return nil
+	}
+	deadline := e.clock.Now().Add(e.healthWait)
+	for {
+		done, err := h.Verified()
+		if done {
+			if err != nil {
+				return fmt.Errorf("pos: journal check: %w", err)
+			}
+			return nil
+		}
+		if !e.clock.Now().Before(deadline) {
+			return fmt.Errorf("pos: %w", ErrJournalChecking)
+		}
+		if err := e.clock.Sleep(ctx, healthPoll); err != nil {
+			return fmt.Errorf("pos: waiting for the journal check: %w", err)
+		}
+	}
+}
+
+// lockSale locks a split sale against a second tender added at once.
+func (e *engineCore) lockSale(saleID string) (func(), error) { return e.lock("sale:" + saleID) }

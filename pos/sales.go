@@ -1,0 +1,717 @@
+package pos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+)
+
+// Sales keeps a sale and its tenders: it opens a sale, adds and settles its
+// tenders (card, UPI, cash, a credit note), settles the sale once covered, voids
+// it giving each paid tender back, and lists the sales left open.
+type Sales struct{ *engineCore }
+
+// A sale paid wholly by a credit note (Checkout.PayByNote): the engine journals
+// its intent, redeems the note on the order that issued it, and pays the sale
+// (the StoreDesk asks the store first when the terminal is enrolled).
+
+// ErrNoteSpent reports a credit note with less left than asked of it.
+var ErrNoteSpent = errors.New("the credit note has not enough left")
+
+// startSale does what a sale opened without a payment service order does
+// before its intent is journaled: the journal and the business day are checked,
+// the lines copied and totalled, the order named, and its phones reserved
+// store-wide (before any tender or note is touched). op names the operation in
+// errors.
+func (e *Sales) startSale(ctx context.Context, sale Sale, op string) (id string, lines []Line, totals Totals, err error) {
+	if len(sale.Lines) == 0 {
+		return "", nil, Totals{}, fmt.Errorf("pos: %s: %w", op, ErrEmptyCart)
+	}
+	if err := e.journalReady(ctx); err != nil {
+		return "", nil, Totals{}, err
+	}
+	if err := e.refuseWhileUnrecorded(); err != nil {
+		return "", nil, Totals{}, err
+	}
+	if err := e.dayOpen(ctx, e.today()); err != nil {
+		return "", nil, Totals{}, err
+	}
+	lines = make([]Line, len(sale.Lines))
+	for i, l := range sale.Lines {
+		lines[i] = l.clone()
+	}
+	totals = ComputeTotals(lines)
+	if id, err = e.newID(e.cfg.Terminal); err != nil {
+		return "", nil, Totals{}, err
+	}
+	if err := e.store.reserveIMEIs(ctx, id, lines, sale.OverrideIMEIs); err != nil {
+		return "", nil, Totals{}, err
+	}
+	return id, lines, totals, nil
+}
+
+// OpenSale journals a split-tender sale: its lines and amount, and no payment
+// yet. No network is needed.
+func (e *Sales) OpenSale(ctx context.Context, sale Sale) (*Order, error) {
+	id, lines, totals, err := e.startSale(ctx, sale, "open sale") // its phones reserved under the sale, before any tender
+	if err != nil {
+		return nil, err
+	}
+	o := &Order{}
+	in := &Intent{Tender: TenderSplit, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines), Customer: sale.Customer, Buyer: sale.Buyer}
+	if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
+		return nil, beforeMoney(err)
+	}
+	return o, nil
+}
+
+// SaleStatus reads a split sale and its tenders' orders.
+func (e *Sales) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) {
+	s, err := e.order(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.Tender != TenderSplit {
+		return nil, fmt.Errorf("pos: sale %q: %w", id, ErrNotSplitSale)
+	}
+	st := &SaleStatus{Sale: s}
+	for _, t := range s.Tenders {
+		v := TenderView{SaleTender: t}
+		o, err := e.tenderOrder(ctx, t.OrderID)
+		if err != nil {
+			return nil, err
+		}
+		if o != nil {
+			v.Order, v.State = o, o.State
+			v.Verified = o.State.Paid() && o.Verified
+		}
+		switch {
+		case v.Paid():
+			st.Paid += t.Amount
+		case v.Pending():
+			st.Pending += t.Amount
+		}
+		st.Tenders = append(st.Tenders, v)
+	}
+	st.Due = max(s.Amount-st.Paid-st.Pending, 0)
+	return st, nil
+}
+
+// tenderOrder loads a tender's order, following a sale moved to a fresh order
+// id after a lost create-order answer; nil when its intent was never journaled
+// (the terminal stopped between tender.added and the intent: nothing was sent).
+func (e *Sales) tenderOrder(ctx context.Context, id string) (*Order, error) {
+	for range 5 {
+		o, err := e.j.Order(ctx, id)
+		if errors.Is(err, ErrOrderNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("pos: tender order %q: %w", id, err)
+		}
+		if o.State != StateAbandoned || o.MovedTo == "" {
+			return o, nil
+		}
+		id = o.MovedTo
+	}
+	return nil, fmt.Errorf("pos: tender order %q: %w: moved too often", id, ErrBadEvent)
+}
+
+// addTender journals tender.added on an open sale for amount of kind, after
+// checking that much is left to pay, and returns the id of the tender's order.
+// amount 0 is all that is left. The caller holds the sale's lock.
+func (e *Sales) addTender(ctx context.Context, saleID string, t SaleTender, staff string) (*SaleStatus, SaleTender, error) {
+	amount := t.Amount
+	st, err := e.SaleStatus(ctx, saleID)
+	if err != nil {
+		return nil, SaleTender{}, err
+	}
+	if st.Sale.State != StateOpen {
+		return nil, SaleTender{}, fmt.Errorf("pos: sale %q is %s: %w", saleID, st.Sale.State, ErrSaleClosed)
+	}
+	if amount == 0 {
+		amount = st.Due
+	}
+	if amount <= 0 || amount > st.Due {
+		return nil, SaleTender{}, &TenderError{Amount: amount, Due: st.Due, Pending: st.Pending}
+	}
+	id, err := e.newID(e.cfg.Terminal)
+	if err != nil {
+		return nil, SaleTender{}, err
+	}
+	t.OrderID, t.Amount = id, amount
+	if _, err := e.commit(ctx, st.Sale, Event{Kind: EvTenderAdded, Staff: staff, Sale: &SaleEvent{Tender: &t}}); err != nil {
+		return nil, SaleTender{}, beforeMoney(err)
+	}
+	return st, t, nil
+}
+
+// holdSaleFor locks the split sale that tender order o pays part of and checks
+// that o may take money again: the sale is open and o's amount is not more than
+// is left to pay (o itself, FAILED, reserves nothing). It returns the sale's
+// unlock; for an order of no split sale it does nothing.
+func (e *Sales) holdSaleFor(ctx context.Context, o *Order) (func(), error) {
+	if o.Sale == "" {
+		return func() {}, nil
+	}
+	unlock, err := e.lockSale(o.Sale)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.SaleStatus(ctx, o.Sale)
+	if err == nil && st.Sale.State != StateOpen {
+		err = wrapf(fmt.Errorf("pos: sale %q is %s: %w", o.Sale, st.Sale.State, ErrSaleClosed),
+			"The sale %s is no longer open (%s); nothing more is taken for it.", o.Sale, saleStateWords(st.Sale.State))
+	}
+	if err == nil && o.Amount > st.Due {
+		err = &TenderError{Amount: o.Amount, Due: st.Due, Pending: st.Pending}
+	}
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// SaleCash takes amount of a split sale in cash (0: all that is left), with
+// tendered handed over (0: exactly amount); the change is tendered − amount. It
+// completes the sale when that covers it.
+func (e *Sales) SaleCash(ctx context.Context, saleID string, amount, tendered Paise, staff string) (*Result, *SaleStatus, error) {
+	return e.saleLocal(ctx, saleID, TenderCash, amount, "", staff, func(o *Order) error {
+		if tendered == 0 {
+			tendered = o.Amount
+		}
+		change, err := CashTender{Tendered: tendered}.Change(o.Amount)
+		if err != nil {
+			return err
+		}
+		_, err = e.commit(ctx, o, Event{Kind: EvCashReceived, Staff: staff, Cash: &CashEvent{Tendered: tendered, Change: change}})
+		return err
+	})
+}
+
+// SaleUPI records amount of a split sale paid by UPI to the shop's VPA (0: all
+// that is left), as the cashier staff confirmed it arrived: journaled as
+// confirmed by the cashier, never as verified.
+func (e *Sales) SaleUPI(ctx context.Context, saleID string, amount Paise, staff string) (*Result, *SaleStatus, error) {
+	if staff == "" {
+		return nil, nil, sentenceErr("Sign in before confirming a UPI payment: the journal names who confirmed it.")
+	}
+	return e.saleLocal(ctx, saleID, TenderUPI, amount, "", staff, func(o *Order) error {
+		_, err := e.commit(ctx, o, Event{Kind: EvUPIConfirmed, Staff: staff})
+		return err
+	})
+}
+
+// SaleNote redeems credit note noteNo for amount of a split sale (0: all that
+// is left) in the credit-note ledger (Config.Notes).
+func (e *Sales) SaleNote(ctx context.Context, saleID, noteNo string, amount Paise, staff string) (*Result, *SaleStatus, error) {
+	if e.cfg.Notes == nil {
+		return nil, nil, ErrNoNotes
+	}
+	if noteNo == "" {
+		return nil, nil, sentenceErr("Type the credit note's number.")
+	}
+	return e.saleLocal(ctx, saleID, TenderNote, amount, noteNo, staff, func(o *Order) error {
+		if err := e.cfg.Notes.Redeem(ctx, noteNo, o.Amount, o.ID); err != nil {
+			// Not redeemed: the tender's order is closed and the sale still open.
+			reason := "the credit note was refused: " + Sentence(err)
+			if _, aerr := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}}); aerr != nil {
+				return errors.Join(err, aerr)
+			}
+			return err
+		}
+		_, err := e.record(ctx, o, Event{Kind: EvTenderNoteRedeemed, Staff: staff, Sale: &SaleEvent{NoteNo: noteNo}})
+		return err
+	})
+}
+
+// saleLocal adds a local tender to a split sale: tender.added, the tender's
+// order's intent, then take journals what was received; then the sale is
+// settled.
+func (e *Sales) saleLocal(ctx context.Context, saleID string, kind TenderKind, amount Paise, noteNo, staff string, take func(*Order) error) (*Result, *SaleStatus, error) {
+	unlock, err := e.lockSale(saleID)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	st, t, err := e.addTender(ctx, saleID, SaleTender{Kind: kind, Amount: amount, NoteNo: noteNo}, staff)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := e.payments.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, nil, PayOptions{},
+		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := take(o); err != nil {
+		return nil, nil, err
+	}
+	st, err = e.settleSale(ctx, saleID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Result{Status: ResultPaid, Order: o}, st, nil
+}
+
+// OpenSaleTender adds a card, EMI or phone tender to a split sale (amount 0: all
+// that is left) and opens its order at the payment service; the caller pays it
+// (PayCard, PayEMI, or the phone page and Await) and then calls SettleSale.
+//
+// imeis are the serialised units' IMEIs a brand-EMI offer needs (the sale may
+// have been journaled without them).
+func (e *Sales) OpenSaleTender(ctx context.Context, saleID string, kind TenderKind, amount Paise, plan *EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
+	if kind.local() || kind == TenderSplit || !kind.valid() {
+		return nil, fmt.Errorf("pos: open tender: %w: %s is not paid at the service", ErrBadEvent, kind)
+	}
+	if e.gw == nil {
+		return nil, fmt.Errorf("pos: open tender: %w", ErrNoGateway)
+	}
+	unlock, err := e.lockSale(saleID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	st, t, err := e.addTender(ctx, saleID, SaleTender{Kind: kind, Amount: amount}, staff)
+	if err != nil {
+		return nil, err
+	}
+	return e.payments.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, plan, opt,
+		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount, IMEIs: imeis})
+}
+
+// OpenSaleTenderChecked adds a brand-EMI tender to a split sale and opens its
+// order as OpenSaleTender does (tender.added, then the tender's order.intent,
+// then create order), and, when the offer makes IMEIs mandatory, validates
+// them with the service at once, before any card data is sent (the validation
+// needs the order's token, contract section 5). A tender whose IMEIs are
+// refused is closed (no payment was sent on it), so the sale's due amount is
+// free again and its other tenders stay as they are.
+func (e *Sales) OpenSaleTenderChecked(ctx context.Context, saleID string, amount Paise, plan EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
+	o, err := e.OpenSaleTender(ctx, saleID, TenderEMI, amount, &plan, staff, opt, imeis...)
+	if err != nil {
+		return nil, err
+	}
+	return e.payments.checkIMEIsFirst(ctx, o, plan, opt)
+}
+
+// SettleSale completes a split sale whose paid tenders cover it and none is in
+// flight: sale.completed allocates its document number. It is safe to call at
+// any time, and again after a restart: a sale already complete is left as it is.
+func (e *Sales) SettleSale(ctx context.Context, saleID string) (*SaleStatus, error) {
+	unlock, err := e.lockSale(saleID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return e.settleSale(ctx, saleID)
+}
+
+func (e *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, error) {
+	st, err := e.SaleStatus(ctx, saleID)
+	if err != nil {
+		return nil, err
+	}
+	if st.Sale.State != StateOpen {
+		return st, nil
+	}
+	for _, t := range st.Tenders {
+		// A credit-note tender whose order was closed unpaid (refused, or the
+		// terminal stopped before note.redeemed) gives the note back; Restore is
+		// idempotent, so a note never redeemed is left as it is.
+		if t.Kind == TenderNote && t.Order != nil && t.State == StateAbandoned && e.cfg.Notes != nil {
+			if err := e.cfg.Notes.Restore(ctx, t.NoteNo, t.Amount, t.Order.ID); err != nil {
+				e.log.LogAttrs(ctx, slog.LevelWarn, "pos: restore credit note", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
+			}
+		}
+	}
+	if st.Pending > 0 || st.Paid < st.Sale.Amount {
+		return st, nil
+	}
+	ev := &SaleEvent{Verified: true}
+	for _, t := range st.Tenders {
+		if t.Paid() {
+			ev.Covered = append(ev.Covered, t.Order.ID)
+			ev.Verified = ev.Verified && t.Verified
+		}
+	}
+	if _, err := e.record(ctx, st.Sale, Event{Kind: EvSaleCompleted, Sale: ev}); err != nil {
+		return nil, err
+	}
+	return e.SaleStatus(ctx, saleID)
+}
+
+// OpenSales lists the split sales still open (part paid, or not paid at all),
+// oldest first: the counter shows them again after a restart, however long ago
+// they were opened. The days are read back from the business day open now to
+// the last Z report that lists the sales open at its close (Report.OpenAtClose),
+// whose sales still open are taken as well; a journal whose Z reports do not
+// list them (written before they did) is read back openSalesDays days.
+func (e *Sales) OpenSales(ctx context.Context) ([]*Order, error) {
+	var out []*Order
+	seen := map[string]bool{}
+	keep := func(o *Order) {
+		if o.Tender == TenderSplit && o.State == StateOpen && !seen[o.ID] {
+			seen[o.ID] = true
+			out = append(out, o)
+		}
+	}
+	today, err := time.ParseInLocation(DayLayout, e.today(), e.clock.Now().Location())
+	if err != nil {
+		today = e.clock.Now()
+	}
+	for d := range maxOpenSalesDays {
+		day := ToDay(today.AddDate(0, 0, -d))
+		orders, err := e.j.OrdersByDay(ctx, day)
+		if err != nil {
+			return nil, fmt.Errorf("pos: open sales: %w", err)
+		}
+		for _, o := range orders {
+			keep(o)
+		}
+		listed, zed, ok, err := e.openAtClose(ctx, day)
+		if err != nil {
+			return nil, fmt.Errorf("pos: open sales: %w", err)
+		}
+		if !ok {
+			if zed && d >= openSalesDays {
+				break // a Z report written before they were listed: no older list to follow
+			}
+			continue
+		}
+		for _, id := range listed {
+			o, err := e.j.Order(ctx, id)
+			if err != nil {
+				return nil, fmt.Errorf("pos: open sales: %w", err)
+			}
+			keep(o)
+		}
+		break
+	}
+	slices.SortStableFunc(out, func(a, b *Order) int { return a.Opened.Compare(b.Opened) })
+	return out, nil
+}
+
+// openAtClose returns the sales the Z report of day listed as open at its
+// close; zed is whether day has a Z report, ok whether it lists them.
+func (e *Sales) openAtClose(ctx context.Context, day string) (ids []string, zed, ok bool, err error) {
+	dc, err := e.j.DayClose(ctx, day)
+	if err != nil || dc == nil {
+		return nil, false, false, err
+	}
+	var r struct {
+		OpenAtClose []string `json:"open_at_close"`
+		OpenListed  bool     `json:"open_listed"`
+	}
+	if err := json.Unmarshal(dc.Report, &r); err != nil {
+		return nil, true, false, fmt.Errorf("the Z report of %s: %w", day, err)
+	}
+	return r.OpenAtClose, true, r.OpenListed, nil
+}
+
+// settleOpenSales completes the open split sales whose tenders now cover them
+// (the terminal stopped after the last tender was paid, before the sale was
+// completed). Reconcile runs it after resolving the tenders.
+func (e *Sales) settleOpenSales(ctx context.Context) {
+	sales, err := e.OpenSales(ctx)
+	if err != nil {
+		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: open sales", slog.String("error", err.Error()))
+		return
+	}
+	for _, s := range sales {
+		if _, err := e.SettleSale(ctx, s.ID); err != nil {
+			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: settle sale", slog.String("sale", s.ID), slog.String("error", err.Error()))
+		}
+	}
+}
+
+// VoidSale voids an open split sale, authorised by a manager's PIN: every paid
+// tender is refunded — card, EMI and phone through the payment service
+// (Engine.Refund), cash in cash, UPI back to the customer by the cashier, a
+// credit note back to its note — each with its refund document, and then
+// sale.voided is journaled. A tender still in flight refuses the void (check it
+// first); a refund whose answer is not in leaves the sale open, to be voided
+// again once it is settled (the refund is never sent twice).
+func (e *Sales) VoidSale(ctx context.Context, saleID, pin, reason string) (*SaleStatus, error) {
+	if err := e.journalReady(ctx); err != nil {
+		return nil, err
+	}
+	mgr, err := e.roster.AuthoriseManager(ctx, pin, e.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := e.lockSale(saleID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	st, err := e.SaleStatus(ctx, saleID)
+	if err != nil {
+		return nil, err
+	}
+	if st.Sale.State != StateOpen {
+		return nil, fmt.Errorf("pos: void %q is %s: %w", saleID, st.Sale.State, ErrSaleClosed)
+	}
+	if st.Pending > 0 {
+		// A tender not final is checked once here: one that sent nothing is
+		// closed, one the service decided is settled; only a payment really in
+		// flight (being paid now, or not decided at the service) stops the void.
+		if st, err = e.settlePendingTenders(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	if st.Pending > 0 {
+		return nil, sentenceErr(fmt.Sprintf("A payment of %s on this sale is still being checked; use Check now, then void the sale.", st.Pending))
+	}
+	if reason == "" {
+		reason = "sale voided"
+	}
+	for _, t := range st.Tenders {
+		if !t.Paid() || t.Order.Refundable() <= 0 {
+			continue
+		}
+		if t.Order.PendingRefund() != nil {
+			return st, sentenceErr("A refund of this sale is still being checked; check it, then void the sale again.")
+		}
+		if !t.Kind.local() {
+			res, err := e.refunds.Refund(ctx, RefundRequest{OrderID: t.Order.ID, PIN: pin, Reason: reason})
+			if err != nil {
+				return nil, err
+			}
+			if res.Status != RefundDone {
+				return e.SaleStatus(ctx, saleID)
+			}
+			continue
+		}
+		noteNo := ""
+		if t.Kind == TenderNote {
+			noteNo = t.Order.NoteNo
+		}
+		if err := e.giveBackLocal(ctx, t.Order, noteNo, mgr.ID, reason, false); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := e.commit(ctx, st.Sale, Event{Kind: EvSaleVoided, Staff: mgr.ID, Reason: reason}); err != nil {
+		return nil, err
+	}
+	return e.SaleStatus(ctx, saleID)
+}
+
+// settlePendingTenders tries once to make the pending tenders of sale st final
+// before it is voided, and returns the sale as it is then. A tender whose order
+// is being paid now (its lock is held) is left as it is. One whose create order
+// was never answered is abandoned as the reconciler does (no payment is ever
+// sent before order.created). A card or EMI tender created and never paid (no
+// attempt journaled) is abandoned when a verified inquiry shows the service holds
+// no payment on it: the first attempt is journaled with its answer, so only the
+// service can tell whether one was sent before a stop. Any other is inquired as
+// the reconciler would, and its verified answer applied. The caller holds the
+// sale's lock.
+func (e *Sales) settlePendingTenders(ctx context.Context, st *SaleStatus) (*SaleStatus, error) {
+	unrecorded := e.held()
+	for _, t := range st.Tenders {
+		if !t.Pending() || slices.Contains(unrecorded, t.Order.ID) {
+			continue
+		}
+		unlock, err := e.lock(t.Order.ID)
+		if err != nil {
+			continue // being paid now
+		}
+		err = e.settlePendingTender(ctx, t.Order.ID)
+		unlock()
+		if err != nil && ctx.Err() != nil {
+			return nil, err
+		}
+		if err != nil {
+			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: void: tender", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
+		}
+	}
+	return e.SaleStatus(ctx, st.Sale.ID)
+}
+
+// settlePendingTender is one tender of settlePendingTenders. The caller holds
+// the tender's order's lock.
+func (e *Sales) settlePendingTender(ctx context.Context, id string) error {
+	o, err := e.j.Order(ctx, id)
+	if err != nil {
+		return err
+	}
+	neverPaid := o.State == StateCreated && len(o.Attempts) == 0 && (o.Tender == TenderCard || o.Tender == TenderEMI)
+	if !neverPaid {
+		return e.payments.reconcileOne(ctx, o)
+	}
+	if e.gw == nil {
+		return ErrNoGateway
+	}
+	q, err := e.gw.InquireOrder(ctx, o.ServiceOrderID)
+	if err != nil {
+		return err
+	}
+	out := outcomeOf(q)
+	if !q.Verified || o.AnswerMismatch(&out) != "" || !noPaymentApplied(&out) {
+		return e.payments.reconcileOne(ctx, o) // a payment may be on it: the reconciler's way
+	}
+	reason := "the sale was voided before this tender was paid; the payment service holds no payment on it"
+	_, err = e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
+	return err
+}
+
+// giveBackLocal gives back what is left of o, a tender taken at the counter
+// (cash, UPI, a credit note), for a void of its sale or, cancel set, a
+// cancellation of its invoice: a credit note's value goes back onto noteNo first
+// (Restore is idempotent), then the refund's intent and at once its end are
+// journaled. A void's refund gets the refund document's number; a
+// cancellation's is marked Cancel, names the goods and issues no credit note.
+func (e *Sales) giveBackLocal(ctx context.Context, o *Order, noteNo, staff, reason string, cancel bool) error {
+	if noteNo != "" {
+		if e.cfg.Notes == nil {
+			return ErrNoNotes
+		}
+		if err := e.cfg.Notes.Restore(ctx, noteNo, o.Refundable(), o.ID); err != nil {
+			return err
+		}
+	}
+	unlock, err := e.lock(o.ID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	uid, err := e.newID("R")
+	if err != nil {
+		return err
+	}
+	amount := o.Refundable()
+	intent := &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: reason, Cancel: cancel}
+	if cancel {
+		intent.Items = refundItems(o, amount)
+	}
+	if _, err := e.commit(ctx, o, Event{Kind: EvRefundIntent, Staff: staff, Refund: intent}); err != nil {
+		return err
+	}
+	_, err = e.commit(ctx, o, Event{Kind: EvRefundDone, Staff: staff, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Refunded: o.Refunded + amount, Cancel: cancel}})
+	return err
+}
+
+// redeemNote journals note.redeemed on the issuing order, under its lock.
+func (e *Sales) redeemNote(ctx context.Context, issueID string, n NoteEvent) error {
+	unlock, err := e.lock(issueID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	issue, err := e.order(ctx, issueID)
+	if err != nil {
+		return err
+	}
+	if ref := issue.RefundByID(n.Refund); ref != nil && slices.Contains(ref.RedeemedBy, n.SaleID) {
+		return nil // redeemed for this sale already (a retry, or a sale finished after a crash)
+	}
+	if _, err := e.commit(ctx, issue, Event{Kind: EvNoteRedeemed, Note: &n}); err != nil {
+		if errors.Is(err, ErrNotRefundable) {
+			return wrapf(ErrNoteSpent, "Credit note %s has not %s left; nothing was taken from it.", n.Number, n.Amount)
+		}
+		return err
+	}
+	return nil
+}
+
+// openNoteSale journals the intent of a sale paid by credit note number.
+func (e *Sales) openNoteSale(ctx context.Context, sale Sale, number string) (*Order, error) {
+	id, lines, totals, err := e.startSale(ctx, sale, "open") // its phones reserved store-wide, before the note is touched
+	if err != nil {
+		return nil, err
+	}
+	o := &Order{}
+	in := &Intent{Tender: TenderNote, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines),
+		Customer: sale.Customer, Note: number}
+	if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
+		return nil, beforeMoney(err)
+	}
+	return o, nil
+}
+
+// settleNoteSale finishes a sale paid by a credit note journaled at INTENT: the
+// note is redeemed for it (unless it was already, before a crash), then the sale
+// is paid. A note that no longer covers it abandons the sale: nothing was taken.
+func (e *Sales) settleNoteSale(ctx context.Context, o *Order) error {
+	evs, err := e.j.Events(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	number := ""
+	if len(evs) > 0 && evs[0].Intent != nil {
+		number = evs[0].Intent.Note
+	}
+	series, no, ok := ParseDocNumber(number)
+	if !ok {
+		return fmt.Errorf("pos: note sale %q: %w: no credit note named", o.ID, ErrBadEvent)
+	}
+	issueID, uid, err := e.j.FindDocument(ctx, series, no)
+	if err != nil {
+		return err
+	}
+	n := NoteEvent{Number: number, IssueID: issueID, Refund: uid, Amount: o.Amount, SaleID: o.ID}
+	if err := e.redeemNote(ctx, issueID, n); err != nil {
+		if errors.Is(err, ErrNoteSpent) {
+			reason := "the credit note no longer covers the sale"
+			_, aerr := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
+			return errors.Join(err, aerr)
+		}
+		return err
+	}
+	_, err = e.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
+	return err
+}
+
+// splitLeft reads what is left to give back of split sale o through its
+// tenders: what each paid less its own refunds (a tender refunded by itself)
+// and the sale's refunds through it.
+func (e *Sales) splitLeft(ctx context.Context, o *Order) (splitLeft, error) {
+	var out splitLeft
+	var paid Paise
+	for _, t := range o.Tenders {
+		c, err := e.tenderOrder(ctx, t.OrderID)
+		if err != nil {
+			return splitLeft{}, err
+		}
+		if c == nil || !c.State.Paid() {
+			continue
+		}
+		own := c.Refundable()
+		paid += own
+		// Each tender gives back the way it was paid (RefundDestination): cash
+		// and UPI from the drawer, a card through the service, a note onto a
+		// note (any return can go there).
+		switch RefundDestination(c, "") {
+		case RefundToCash:
+			out.Cash += own
+		case RefundToCard:
+			left := own
+			for _, rf := range o.Refunds {
+				if rf.Status != RefundFailed && rf.Tender == c.ID {
+					left -= rf.Amount
+				}
+			}
+			out.Cards = append(out.Cards, tenderLeft{Order: c, Left: max(left, 0)})
+		}
+	}
+	for _, rf := range o.Refunds {
+		if rf.Status == RefundFailed {
+			continue
+		}
+		paid -= rf.Amount
+		if RefundDestination(o, rf.To).MovesCash() {
+			out.Cash -= rf.Amount
+		}
+	}
+	out.Total = max(min(paid, o.Refundable()), 0)
+	out.Cash = min(max(out.Cash, 0), out.Total)
+	for i := range out.Cards {
+		out.Cards[i].Left = min(out.Cards[i].Left, out.Total)
+	}
+	return out, nil
+}
