@@ -461,7 +461,7 @@ func (co *Checkout) openDrawer(ctx context.Context) string {
 }
 
 // CheckEMIOrder opens the EMI order of req and validates its IMEIs with the
-// service before the card is asked for (Engine.OpenEMIChecked: the service needs
+// service before the card is asked for (Engine.Payments.OpenEMIChecked: the service needs
 // the order's token for the IMEI validation); Pay then takes the card on the
 // order it returns (req.OrderID). A refused IMEI is a sentence naming the IMEI
 // and the phone. req.OverrideIMEIPIN or req.AskIMEIOverride lets the phones go
@@ -470,7 +470,7 @@ func (co *Checkout) openDrawer(ctx context.Context) string {
 // With req.Sale set, the order is a tender of that split sale, of req.Amount
 // (0: all that is left), with the sale's phones (reserved when the sale was
 // opened): tender.added and the tender's order.intent are journaled, its order
-// created and its IMEIs validated (Engine.OpenSaleTenderChecked); Pay with
+// created and its IMEIs validated (Engine.Sales.OpenSaleTenderChecked); Pay with
 // req.Sale and req.OrderID then takes the card on it, and CancelEMIOrder closes
 // it when the cashier goes back, the sale staying open with its other tenders.
 func (co *Checkout) CheckEMIOrder(ctx context.Context, req PayRequest) (string, error) {
@@ -706,7 +706,7 @@ func (co *Checkout) OpenSales(ctx context.Context) ([]*SaleStatus, error) {
 }
 
 // VoidSale voids a split sale left part paid, authorised by a manager's PIN:
-// each paid tender is refunded with its document (Engine.VoidSale).
+// each paid tender is refunded with its document (Engine.Sales.VoidSale).
 func (co *Checkout) VoidSale(ctx context.Context, saleID, pin, reason string) (*SaleStatus, error) {
 	sale, err := co.eng.Order(ctx, saleID)
 	if err != nil {

@@ -14,8 +14,8 @@ type Ledger struct{ *engineCore }
 // RecordPrint journals that an order's receipt was printed (first print or a
 // reprint), or that printing failed with printErr. The sale stands either way. With
 // p.Refund set it is the receipt of that refund, counted apart from the sale's.
-func (e *Ledger) RecordPrint(ctx context.Context, orderID string, reprint bool, p PrintEvent, printErr error) error {
-	o, err := e.order(ctx, orderID)
+func (lg *Ledger) RecordPrint(ctx context.Context, orderID string, reprint bool, p PrintEvent, printErr error) error {
+	o, err := lg.order(ctx, orderID)
 	if err != nil {
 		return err
 	}
@@ -35,13 +35,13 @@ func (e *Ledger) RecordPrint(ctx context.Context, orderID string, reprint bool, 
 	case reprint || printed:
 		ev.Kind = EvReceiptReprinted
 	}
-	_, err = e.commit(ctx, o, ev)
+	_, err = lg.commit(ctx, o, ev)
 	return err
 }
 
 // digest fills r.Digest for a Z report when the journal tells it.
-func (e *Ledger) digest(ctx context.Context, r *Report) error {
-	zd, ok := e.j.(ZDigester)
+func (lg *Ledger) digest(ctx context.Context, r *Report) error {
+	zd, ok := lg.j.(ZDigester)
 	if !ok || r.ZNo == 0 {
 		return nil
 	}
@@ -55,11 +55,11 @@ func (e *Ledger) digest(ctx context.Context, r *Report) error {
 
 // Report returns the report of day: the sealed Z report when the day is closed,
 // else a fresh X report.
-func (e *Ledger) Report(ctx context.Context, day string) (*Report, error) {
+func (lg *Ledger) Report(ctx context.Context, day string) (*Report, error) {
 	if _, err := time.Parse(DayLayout, day); err != nil {
 		return nil, fmt.Errorf("pos: report: %w: day %q", ErrBadDay, day)
 	}
-	dc, err := e.j.DayClose(ctx, day)
+	dc, err := lg.j.DayClose(ctx, day)
 	if err != nil {
 		return nil, fmt.Errorf("pos: report %s: %w", day, err)
 	}
@@ -69,16 +69,16 @@ func (e *Ledger) Report(ctx context.Context, day string) (*Report, error) {
 			return nil, fmt.Errorf("pos: report %s: sealed Z report: %w", day, err)
 		}
 		if r.Orders == nil {
-			if r.Orders, err = e.sealedRows(ctx, day, dc.Seq); err != nil {
+			if r.Orders, err = lg.sealedRows(ctx, day, dc.Seq); err != nil {
 				return nil, fmt.Errorf("pos: report %s: %w", day, err)
 			}
 		}
-		if err := e.digest(ctx, &r); err != nil {
+		if err := lg.digest(ctx, &r); err != nil {
 			return nil, err
 		}
 		return &r, nil
 	}
-	return e.xReport(ctx, day)
+	return lg.xReport(ctx, day)
 }
 
 // sealedRows rebuilds the rows of a Z report, which is sealed with its totals
@@ -86,8 +86,8 @@ func (e *Ledger) Report(ctx context.Context, day string) (*Report, error) {
 // day.closed event at seq made it, so the rows are the ones the Z report was
 // made from. With seq 0 (a journal that does not tell it) the orders are taken
 // as they are now.
-func (e *Ledger) sealedRows(ctx context.Context, day string, seq uint64) ([]ReportRow, error) {
-	orders, err := e.j.OrdersByDay(ctx, day)
+func (lg *Ledger) sealedRows(ctx context.Context, day string, seq uint64) ([]ReportRow, error) {
+	orders, err := lg.j.OrdersByDay(ctx, day)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (e *Ledger) sealedRows(ctx context.Context, day string, seq uint64) ([]Repo
 		if seq == 0 || o.Seq < seq {
 			continue
 		}
-		evs, err := e.j.Events(ctx, o.ID)
+		evs, err := lg.j.Events(ctx, o.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -119,22 +119,22 @@ func (e *Ledger) sealedRows(ctx context.Context, day string, seq uint64) ([]Repo
 	return rows, nil
 }
 
-func (e *Ledger) xReport(ctx context.Context, day string) (*Report, error) {
-	orders, err := e.j.OrdersByDay(ctx, day)
+func (lg *Ledger) xReport(ctx context.Context, day string) (*Report, error) {
+	orders, err := lg.j.OrdersByDay(ctx, day)
 	if err != nil {
 		return nil, fmt.Errorf("pos: report %s: %w", day, err)
 	}
-	if orders, err = e.withSaleOrders(ctx, orders); err != nil {
+	if orders, err = lg.withSaleOrders(ctx, orders); err != nil {
 		return nil, fmt.Errorf("pos: report %s: %w", day, err)
 	}
-	return BuildReport(day, orders, e.clock.Now()), nil
+	return BuildReport(day, orders, lg.clock.Now()), nil
 }
 
 // withSaleOrders adds to a day's orders the split sales and tenders that
 // BuildReport needs to count them and that had no event that day: the sale of
 // each tender (is it complete?) and the tenders of each sale (a sale completed
 // that day counts its tenders paid before).
-func (e *Ledger) withSaleOrders(ctx context.Context, orders []*Order) ([]*Order, error) {
+func (lg *Ledger) withSaleOrders(ctx context.Context, orders []*Order) ([]*Order, error) {
 	have := map[string]bool{}
 	for _, o := range orders {
 		have[o.ID] = true
@@ -154,7 +154,7 @@ func (e *Ledger) withSaleOrders(ctx context.Context, orders []*Order) ([]*Order,
 			if have[id] {
 				continue
 			}
-			more, err := e.sales.tenderOrder(ctx, id)
+			more, err := lg.sales.tenderOrder(ctx, id)
 			if err != nil {
 				return nil, err
 			}
@@ -170,39 +170,39 @@ func (e *Ledger) withSaleOrders(ctx context.Context, orders []*Order) ([]*Order,
 // CloseDay takes the Z report of day, authorised by a manager's PIN: numbered,
 // sealed in the journal, never redone. After it the journal refuses any event
 // dated that day. A day closes once (ErrDayClosed) and never before it has begun.
-func (e *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error) {
-	if _, err := time.Parse(DayLayout, day); err != nil || day > e.today() {
+func (lg *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error) {
+	if _, err := time.Parse(DayLayout, day); err != nil || day > lg.today() {
 		return nil, fmt.Errorf("pos: close day: %w: %q", ErrBadDay, day)
 	}
-	if err := e.journalReady(ctx); err != nil {
+	if err := lg.journalReady(ctx); err != nil {
 		return nil, err
 	}
-	mgr, err := e.roster.AuthoriseManager(ctx, pin, e.clock.Now())
+	mgr, err := lg.roster.AuthoriseManager(ctx, pin, lg.clock.Now())
 	if err != nil {
 		return nil, err
 	}
-	e.numMu.Lock()
-	defer e.numMu.Unlock()
-	if err := e.dayOpen(ctx, day); err != nil {
+	lg.numMu.Lock()
+	defer lg.numMu.Unlock()
+	if err := lg.dayOpen(ctx, day); err != nil {
 		return nil, err
 	}
-	if dc, ok := e.j.(DayChecker); ok {
+	if dc, ok := lg.j.(DayChecker); ok {
 		// The day's derived records must be what its events make them
 		// (DESIGN.md section 4): an edited order record would change the Z.
 		if err := dc.CheckDay(ctx, day); err != nil {
 			return nil, fmt.Errorf("pos: close day %s: %w", day, err)
 		}
 	}
-	last, err := e.j.LastZ(ctx)
+	last, err := lg.j.LastZ(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("pos: close day: %w", err)
 	}
-	r, err := e.xReport(ctx, day)
+	r, err := lg.xReport(ctx, day)
 	if err != nil {
 		return nil, err
 	}
 	r.Kind, r.ZNo, r.ClosedBy = "Z", last+1, mgr.Name
-	open, err := e.sales.OpenSales(ctx)
+	open, err := lg.sales.OpenSales(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -214,13 +214,13 @@ func (e *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error)
 	if err != nil {
 		return nil, fmt.Errorf("pos: close day: %w", err)
 	}
-	ev := Event{V: EventVersion, Time: e.clock.Now(), Kind: EvDayClosed, Day: day, Staff: mgr.ID,
+	ev := Event{V: EventVersion, Time: lg.clock.Now(), Kind: EvDayClosed, Day: day, Staff: mgr.ID,
 		DayClose: &DayClose{Day: day, ZNo: r.ZNo, Report: raw}}
-	if _, err := e.j.Append(context.WithoutCancel(ctx), ev); err != nil {
+	if _, err := lg.j.Append(context.WithoutCancel(ctx), ev); err != nil {
 		return nil, fmt.Errorf("pos: close day %s: %w", day, err)
 	}
-	if err := e.digest(context.WithoutCancel(ctx), r); err != nil {
-		e.log.Error("the Z report's seal cannot be read", "day", day, "err", err)
+	if err := lg.digest(context.WithoutCancel(ctx), r); err != nil {
+		lg.log.Error("the Z report's seal cannot be read", "day", day, "err", err)
 	}
 	return r, nil
 }

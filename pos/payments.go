@@ -34,34 +34,34 @@ type ReconcileReport struct {
 // most three times (contract section 2).
 //
 // plan is the chosen EMI offer for TenderEMI and nil otherwise.
-func (e *Payments) Open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions) (*Order, error) {
-	return e.open(ctx, sale, tender, plan, opt, part{})
+func (pm *Payments) Open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions) (*Order, error) {
+	return pm.open(ctx, sale, tender, plan, opt, part{})
 }
 
-func (e *Payments) open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions, pt part) (*Order, error) {
+func (pm *Payments) open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions, pt part) (*Order, error) {
 	if len(sale.Lines) == 0 {
 		return nil, fmt.Errorf("pos: open: %w", ErrEmptyCart)
 	}
 	if tender == TenderSplit || (tender.local() && tender != TenderCash && pt.Sale == "") {
 		return nil, fmt.Errorf("pos: open: %w: tender %s", ErrBadEvent, tender)
 	}
-	if !tender.local() && e.gw == nil {
+	if !tender.local() && pm.gw == nil {
 		return nil, fmt.Errorf("pos: open: %w", ErrNoGateway)
 	}
 	if tender == TenderEMI && plan == nil {
 		return nil, fmt.Errorf("pos: open: %w: choose an EMI offer", ErrBadEvent)
 	}
-	if err := e.journalReady(ctx); err != nil {
+	if err := pm.journalReady(ctx); err != nil {
 		return nil, err
 	}
-	if err := e.refuseWhileUnrecorded(); err != nil {
+	if err := pm.refuseWhileUnrecorded(); err != nil {
 		return nil, err
 	}
-	if err := e.dayOpen(ctx, e.today()); err != nil {
+	if err := pm.dayOpen(ctx, pm.today()); err != nil {
 		return nil, err
 	}
 	if !tender.local() {
-		if err := e.ensureReconciled(ctx); err != nil {
+		if err := pm.ensureReconciled(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -85,14 +85,14 @@ func (e *Payments) open(ctx context.Context, sale Sale, tender TenderKind, plan 
 	id := pt.ID
 	if id == "" {
 		var err error
-		if id, err = e.newID(e.cfg.Terminal); err != nil {
+		if id, err = pm.newID(pm.cfg.Terminal); err != nil {
 			return nil, err
 		}
 	}
 	// The order is busy from its intent until its create order is answered and
 	// journaled: a reconciliation running meanwhile (Check now, the start's) must
 	// not take the INTENT for a lost create order and abandon it.
-	release, err := e.lock(id)
+	release, err := pm.lock(id)
 	if err != nil {
 		return nil, err
 	}
@@ -100,30 +100,30 @@ func (e *Payments) open(ctx context.Context, sale Sale, tender TenderKind, plan 
 	if pt.Sale == "" && pt.ID == "" {
 		// The store server reserves the phones before anything is journaled or
 		// charged: an IMEI is sold at most once in the store (DESIGN.md section 11).
-		if err := e.store.reserveIMEIs(ctx, id, lines, sale.OverrideIMEIs); err != nil {
+		if err := pm.store.reserveIMEIs(ctx, id, lines, sale.OverrideIMEIs); err != nil {
 			return nil, err
 		}
 	}
 	for try := 0; ; try++ {
 		o := &Order{}
 		in := &Intent{Tender: tender, Lines: lines, Totals: totals, Amount: totals.Total, EMI: plan,
-			IMEIs: allIMEIs(lines), Replaces: replaces, Customer: sale.Customer, Buyer: sale.Buyer, ReturnURL: e.cfg.ReturnURL, Sale: pt.Sale}
+			IMEIs: allIMEIs(lines), Replaces: replaces, Customer: sale.Customer, Buyer: sale.Buyer, ReturnURL: pm.cfg.ReturnURL, Sale: pt.Sale}
 		if !tender.local() {
-			in.Gateway = e.cfg.GatewayID
+			in.Gateway = pm.cfg.GatewayID
 		}
-		if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
+		if _, err := pm.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
 			return nil, beforeMoney(err)
 		}
 		opt.report(Progress{Step: StepJournaled, OrderID: id, State: o.State})
 		if tender.local() {
 			return o, nil
 		}
-		created, cerr := e.gw.CreateOrder(ctx, e.gatewayOrder(o, sale))
+		created, cerr := pm.gw.CreateOrder(ctx, pm.gatewayOrder(o, sale))
 		if cerr == nil && created.ServiceOrderID != "" && created.Token != "" {
 			// Create order was sent: from here on the terminal never says "try again"
 			// (record). If even this event cannot be written, no payment is sent, and
 			// Reconcile abandons the order journaled at INTENT.
-			if _, err := e.record(ctx, o, Event{Kind: EvOrderCreated, Created: &Created{ServiceOrderID: created.ServiceOrderID, Token: created.Token}}); err != nil {
+			if _, err := pm.record(ctx, o, Event{Kind: EvOrderCreated, Created: &Created{ServiceOrderID: created.ServiceOrderID, Token: created.Token}}); err != nil {
 				return nil, err
 			}
 			opt.report(Progress{Step: StepCreated, OrderID: id, State: o.State})
@@ -150,28 +150,28 @@ func (e *Payments) open(ctx context.Context, sale Sale, tender TenderKind, plan 
 			if kind == EvOrderAbandoned {
 				ev.Abandoned = &Abandoned{Reason: reason}
 			}
-			if _, err := e.record(ctx, o, ev); err != nil {
+			if _, err := pm.record(ctx, o, ev); err != nil {
 				return nil, err
 			}
 			return nil, fmt.Errorf("pos: create order %q: %w", id, cerr)
 		}
 		next := ""
 		if try < 2 {
-			if next, err = e.newID(e.cfg.Terminal); err != nil {
+			if next, err = pm.newID(pm.cfg.Terminal); err != nil {
 				return nil, err
 			}
 		}
-		if _, err := e.record(ctx, o, Event{Kind: EvOrderAbandoned, Reason: "create order's answer was lost",
+		if _, err := pm.record(ctx, o, Event{Kind: EvOrderAbandoned, Reason: "create order's answer was lost",
 			Abandoned: &Abandoned{Reason: "create order's answer was lost", NewOrderID: next}}); err != nil {
 			return nil, err
 		}
-		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: create order answer lost; order abandoned",
+		pm.log.LogAttrs(ctx, slog.LevelWarn, "pos: create order answer lost; order abandoned",
 			slog.String("order", id), slog.String("error", cerr.Error()))
 		opt.report(Progress{Step: StepAbandoned, OrderID: id, State: o.State, Message: "the answer was lost; retrying under a new order id"})
 		if next == "" {
 			return nil, fmt.Errorf("pos: create order %q: %w", id, cerr)
 		}
-		held, err := e.lock(next)
+		held, err := pm.lock(next)
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +182,7 @@ func (e *Payments) open(ctx context.Context, sale Sale, tender TenderKind, plan 
 }
 
 // gatewayOrder is the create-order request of o.
-func (e *Payments) gatewayOrder(o *Order, sale Sale) *gateway.Order {
+func (pm *Payments) gatewayOrder(o *Order, sale Sale) *gateway.Order {
 	desc := sale.Description
 	if desc == "" && len(o.Lines) > 0 {
 		desc = o.Lines[0].Name
@@ -195,58 +195,58 @@ func (e *Payments) gatewayOrder(o *Order, sale Sale) *gateway.Order {
 	}
 	return &gateway.Order{
 		MerchantOrderID: o.ID, ReturnURL: o.ReturnURL, Amount: int64(o.Amount), CurrencyCode: gateway.DefaultCurrency,
-		Description: desc, Customer: e.customer(o.Customer), Products: products(o.Lines),
+		Description: desc, Customer: pm.customer(o.Customer), Products: products(o.Lines),
 	}
 }
 
 // PayCard sends a seamless card payment for an open order (CREATED, or FAILED with
 // attempts left), takes the customer through authentication and polls the
 // verified status. It owns card: the number and CVV are wiped before it returns.
-func (e *Payments) PayCard(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
+func (pm *Payments) PayCard(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
 	defer card.Zero()
-	return e.pay(ctx, orderID, card, opt)
+	return pm.pay(ctx, orderID, card, opt)
 }
 
 // PayEMI sends the EMI payment of an order opened with an EMI plan: for a brand
 // offer that makes IMEIs mandatory it first validates the IMEIs (once), then pays,
 // authenticates and polls like PayCard. It owns card and wipes it.
-func (e *Payments) PayEMI(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
+func (pm *Payments) PayEMI(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
 	defer card.Zero()
-	return e.pay(ctx, orderID, card, opt)
+	return pm.pay(ctx, orderID, card, opt)
 }
 
 // CheckoutCard opens a card sale and pays it: Open then PayCard. It owns card.
-func (e *Payments) CheckoutCard(ctx context.Context, sale Sale, card *gateway.Card, opt PayOptions) (*Result, error) {
+func (pm *Payments) CheckoutCard(ctx context.Context, sale Sale, card *gateway.Card, opt PayOptions) (*Result, error) {
 	defer card.Zero()
-	if err := card.Check(e.clock.Now()); err != nil {
+	if err := card.Check(pm.clock.Now()); err != nil {
 		return nil, fmt.Errorf("pos: checkout: %w", err)
 	}
-	o, err := e.Open(ctx, sale, TenderCard, nil, opt)
+	o, err := pm.Open(ctx, sale, TenderCard, nil, opt)
 	if err != nil {
 		return nil, err
 	}
-	return e.PayCard(ctx, o.ID, card, opt)
+	return pm.PayCard(ctx, o.ID, card, opt)
 }
 
 // CheckoutEMI validates the chosen offer against the card, opens the sale and pays
 // it: ValidateScheme, Open, PayEMI. It owns card.
-func (e *Payments) CheckoutEMI(ctx context.Context, sale Sale, plan EMIPlan, card *gateway.Card, opt PayOptions) (*Result, error) {
+func (pm *Payments) CheckoutEMI(ctx context.Context, sale Sale, plan EMIPlan, card *gateway.Card, opt PayOptions) (*Result, error) {
 	defer card.Zero()
-	if err := card.Check(e.clock.Now()); err != nil {
+	if err := card.Check(pm.clock.Now()); err != nil {
 		return nil, fmt.Errorf("pos: checkout: %w", err)
 	}
-	if err := e.ValidateScheme(ctx, plan, ComputeTotals(sale.Lines).Total, card); err != nil {
+	if err := pm.ValidateScheme(ctx, plan, ComputeTotals(sale.Lines).Total, card); err != nil {
 		return nil, err
 	}
-	o, err := e.Open(ctx, sale, TenderEMI, &plan, opt)
+	o, err := pm.Open(ctx, sale, TenderEMI, &plan, opt)
 	if err != nil {
 		return nil, err
 	}
-	res, err := e.PayEMI(ctx, o.ID, card, opt)
+	res, err := pm.PayEMI(ctx, o.ID, card, opt)
 	if err != nil {
 		// Refused before any payment (the IMEIs, most often): the IMEIs are part of
 		// the order, so the sale is opened afresh once corrected.
-		e.closeUnpaid(ctx, o.ID, "refused before payment: "+Sentence(err))
+		pm.closeUnpaid(ctx, o.ID, "refused before payment: "+Sentence(err))
 	}
 	return res, err
 }
@@ -254,13 +254,13 @@ func (e *Payments) CheckoutEMI(ctx context.Context, sale Sale, plan EMIPlan, car
 // closeUnpaid closes order id when it was refused before any payment was sent
 // on it (created, no attempt): a sale's or a split sale's tender alike, so the
 // sale is opened afresh, or the split sale's due amount is free again.
-func (e *Payments) closeUnpaid(ctx context.Context, id, reason string) {
-	cur, err := e.j.Order(ctx, id)
+func (pm *Payments) closeUnpaid(ctx context.Context, id, reason string) {
+	cur, err := pm.j.Order(ctx, id)
 	if err != nil || cur.State != StateCreated || len(cur.Attempts) > 0 {
 		return
 	}
-	if _, err := e.Cancel(ctx, id, reason); err != nil {
-		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", id), slog.String("error", err.Error()))
+	if _, err := pm.Cancel(ctx, id, reason); err != nil {
+		pm.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", id), slog.String("error", err.Error()))
 	}
 }
 
@@ -268,19 +268,19 @@ func (e *Payments) closeUnpaid(ctx context.Context, id, reason string) {
 // service before any card data is sent, when its offer makes them mandatory;
 // an order whose IMEIs are refused is closed (no payment was sent on it). It
 // serves a sale's EMI order and a split sale's EMI tender alike.
-func (e *Payments) checkIMEIsFirst(ctx context.Context, o *Order, plan EMIPlan, opt PayOptions) (*Order, error) {
+func (pm *Payments) checkIMEIsFirst(ctx context.Context, o *Order, plan EMIPlan, opt PayOptions) (*Order, error) {
 	if !plan.IMEIRequired {
 		return o, nil
 	}
-	unlock, err := e.lock(o.ID)
+	unlock, err := pm.lock(o.ID)
 	if err != nil {
 		return nil, err
 	}
-	verr := e.validateIMEIs(ctx, o, opt)
+	verr := pm.validateIMEIs(ctx, o, opt)
 	unlock()
 	if verr != nil {
-		if _, cerr := e.Cancel(ctx, o.ID, "IMEIs refused before payment: "+Sentence(verr)); cerr != nil {
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", o.ID), slog.String("error", cerr.Error()))
+		if _, cerr := pm.Cancel(ctx, o.ID, "IMEIs refused before payment: "+Sentence(verr)); cerr != nil {
+			pm.log.LogAttrs(ctx, slog.LevelWarn, "pos: cancel", slog.String("order", o.ID), slog.String("error", cerr.Error()))
 		}
 		return nil, verr
 	}
@@ -293,27 +293,27 @@ func (e *Payments) checkIMEIsFirst(ctx context.Context, o *Order, plan EMIPlan, 
 // whose IMEIs were refused is closed (no payment was sent on it), so the next try
 // opens a fresh one with the IMEIs corrected. The IMEI validation needs the
 // order's token, so the order is created first (contract section 5).
-func (e *Payments) OpenEMIChecked(ctx context.Context, sale Sale, plan EMIPlan, opt PayOptions) (*Order, error) {
-	o, err := e.Open(ctx, sale, TenderEMI, &plan, opt)
+func (pm *Payments) OpenEMIChecked(ctx context.Context, sale Sale, plan EMIPlan, opt PayOptions) (*Order, error) {
+	o, err := pm.Open(ctx, sale, TenderEMI, &plan, opt)
 	if err != nil {
 		return nil, err
 	}
-	return e.checkIMEIsFirst(ctx, o, plan, opt)
+	return pm.checkIMEIsFirst(ctx, o, plan, opt)
 }
 
 // PayCash takes a cash sale: journaled intent, then the cash received with the
 // change due. No network.
-func (e *Payments) PayCash(ctx context.Context, sale Sale, tendered Paise) (*Result, error) {
+func (pm *Payments) PayCash(ctx context.Context, sale Sale, tendered Paise) (*Result, error) {
 	total := ComputeTotals(sale.Lines).Total
 	change, err := CashTender{Tendered: tendered}.Change(total)
 	if err != nil {
 		return nil, err
 	}
-	o, err := e.Open(ctx, sale, TenderCash, nil, PayOptions{})
+	o, err := pm.Open(ctx, sale, TenderCash, nil, PayOptions{})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.commit(ctx, o, Event{Kind: EvCashReceived, Staff: sale.Staff, Cash: &CashEvent{Tendered: tendered, Change: change}}); err != nil {
+	if _, err := pm.commit(ctx, o, Event{Kind: EvCashReceived, Staff: sale.Staff, Cash: &CashEvent{Tendered: tendered, Change: change}}); err != nil {
 		return nil, err
 	}
 	return &Result{Status: ResultPaid, Order: o}, nil
@@ -322,8 +322,8 @@ func (e *Payments) PayCash(ctx context.Context, sale Sale, tendered Paise) (*Res
 // OpenOnPhone opens a sale to be paid on the customer's phone (iFrame mode): the
 // order is created and its token returned in the order; the caller serves the
 // checkout page and calls Await.
-func (e *Payments) OpenOnPhone(ctx context.Context, sale Sale, opt PayOptions) (*Order, error) {
-	return e.Open(ctx, sale, TenderPhone, nil, opt)
+func (pm *Payments) OpenOnPhone(ctx context.Context, sale Sale, opt PayOptions) (*Order, error) {
+	return pm.Open(ctx, sale, TenderPhone, nil, opt)
 }
 
 // Await polls the verified status of an order until it is paid or failed, or the
@@ -336,16 +336,16 @@ func (e *Payments) OpenOnPhone(ctx context.Context, sale Sale, opt PayOptions) (
 // journaled, and a failed attempt is journaled while the wait goes on as long as the
 // service's order status is not terminal. It ends FAILED only on the service's
 // verified FAILED order status (no attempt left, or the token expired unpaid).
-func (e *Payments) Await(ctx context.Context, orderID string, opt PayOptions) (*Result, error) {
-	if err := e.journalReady(ctx); err != nil {
+func (pm *Payments) Await(ctx context.Context, orderID string, opt PayOptions) (*Result, error) {
+	if err := pm.journalReady(ctx); err != nil {
 		return nil, err
 	}
-	unlock, err := e.lock(orderID)
+	unlock, err := pm.lock(orderID)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	o, err := e.order(ctx, orderID)
+	o, err := pm.order(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -356,26 +356,26 @@ func (e *Payments) Await(ctx context.Context, orderID string, opt PayOptions) (*
 	if o.Tender == TenderPhone {
 		opt.report(Progress{Step: StepWaiting, OrderID: o.ID, State: o.State})
 	}
-	return e.poll(ctx, o, pid, opt)
+	return pm.poll(ctx, o, pid, opt)
 }
 
 // pay is one payment attempt of PayCard and PayEMI.
-func (e *Payments) pay(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
-	if e.gw == nil {
+func (pm *Payments) pay(ctx context.Context, orderID string, card *gateway.Card, opt PayOptions) (*Result, error) {
+	if pm.gw == nil {
 		return nil, fmt.Errorf("pos: pay: %w", ErrNoGateway)
 	}
-	if err := e.journalReady(ctx); err != nil {
+	if err := pm.journalReady(ctx); err != nil {
 		return nil, err
 	}
-	unlock, err := e.lock(orderID)
+	unlock, err := pm.lock(orderID)
 	if err != nil {
 		return nil, fmt.Errorf("pos: pay: %w: %w", ErrPaymentInFlight, err)
 	}
 	defer unlock()
-	if err := e.ensureReconciled(ctx); err != nil {
+	if err := pm.ensureReconciled(ctx); err != nil {
 		return nil, err
 	}
-	o, err := e.order(ctx, orderID)
+	o, err := pm.order(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -385,13 +385,13 @@ func (e *Payments) pay(ctx context.Context, orderID string, card *gateway.Card, 
 	if err := o.CanPay(); err != nil {
 		return nil, fmt.Errorf("pos: pay %q: %w", o.ID, err)
 	}
-	if err := e.refuseWhileUnrecorded(); err != nil {
+	if err := pm.refuseWhileUnrecorded(); err != nil {
 		return nil, err
 	}
-	if err := e.dayOpen(ctx, e.today()); err != nil {
+	if err := pm.dayOpen(ctx, pm.today()); err != nil {
 		return nil, err
 	}
-	if err := card.Check(e.clock.Now()); err != nil {
+	if err := card.Check(pm.clock.Now()); err != nil {
 		return nil, fmt.Errorf("pos: pay %q: %w", o.ID, err)
 	}
 	var tenure gateway.EMITenure
@@ -400,7 +400,7 @@ func (e *Payments) pay(ctx context.Context, orderID string, card *gateway.Card, 
 			return nil, err
 		}
 		if o.EMI.IMEIRequired && !o.IMEIsValidated {
-			if err := e.validateIMEIs(ctx, o, opt); err != nil {
+			if err := pm.validateIMEIs(ctx, o, opt); err != nil {
 				return nil, err
 			}
 		}
@@ -412,34 +412,34 @@ func (e *Payments) pay(ctx context.Context, orderID string, card *gateway.Card, 
 		// while the payment is in the air. A split sale's tender is paid again only
 		// while its sale is open and its amount still due, checked under the sale's
 		// lock: from the attempt on it is pending and reserves its amount.
-		release, err := e.sales.holdSaleFor(ctx, o)
+		release, err := pm.sales.holdSaleFor(ctx, o)
 		if err != nil {
 			return nil, err
 		}
-		_, err = e.commit(ctx, o, Event{Kind: EvPaymentAttempt, Attempt: att})
+		_, err = pm.commit(ctx, o, Event{Kind: EvPaymentAttempt, Attempt: att})
 		release()
 		if err != nil {
 			return nil, beforeMoney(err)
 		}
 	}
 	opt.report(Progress{Step: StepPaying, OrderID: o.ID, Attempt: n, State: o.State})
-	cust := e.customer(o.Customer)
+	cust := pm.customer(o.Customer)
 	var resp *gateway.PaymentResponse
 	var perr error
 	if o.Tender == TenderEMI {
-		resp, perr = e.gw.EMIPayment(ctx, gateway.EMIPaymentRequest{Token: o.Token, Card: card, Customer: cust, Tenure: tenure, AcquirerID: o.EMI.AcquirerID})
+		resp, perr = pm.gw.EMIPayment(ctx, gateway.EMIPaymentRequest{Token: o.Token, Card: card, Customer: cust, Tenure: tenure, AcquirerID: o.EMI.AcquirerID})
 	} else {
-		resp, perr = e.gw.CardPayment(ctx, o.Token, card, cust)
+		resp, perr = pm.gw.CardPayment(ctx, o.Token, card, cust)
 	}
 	card.Zero()
 	if perr == nil && (resp == nil || resp.PaymentID == "") {
 		perr = fmt.Errorf("%w: %w: the payment was answered without a payment id", gateway.ErrOutcomeUnknown, gateway.ErrMalformed)
 	}
 	if perr != nil {
-		return e.payFailed(ctx, o, att, perr, opt)
+		return pm.payFailed(ctx, o, att, perr, opt)
 	}
 	att.PaymentID, att.Amount = resp.PaymentID, Paise(resp.AmountInPaise)
-	if _, err := e.record(ctx, o, Event{Kind: EvPaymentAccepted, Attempt: att}); err != nil {
+	if _, err := pm.record(ctx, o, Event{Kind: EvPaymentAccepted, Attempt: att}); err != nil {
 		return nil, err
 	}
 	ch := Challenge{OrderID: o.ID, PaymentID: resp.PaymentID, Content: resp.Content}
@@ -447,16 +447,16 @@ func (e *Payments) pay(ctx context.Context, orderID string, card *gateway.Card, 
 	if opt.Auth != nil && resp.Content != "" {
 		if err := opt.Auth.Authenticate(ctx, ch); err != nil {
 			// The step may still end elsewhere; only the inquiry knows.
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: authentication step", slog.String("order", o.ID), slog.String("error", err.Error()))
+			pm.log.LogAttrs(ctx, slog.LevelWarn, "pos: authentication step", slog.String("order", o.ID), slog.String("error", err.Error()))
 		}
 	}
-	return e.poll(ctx, o, resp.PaymentID, opt)
+	return pm.poll(ctx, o, resp.PaymentID, opt)
 }
 
 // payFailed handles a payment call that returned an error. A definite refusal
 // fails the attempt (no money moved); anything else may have reached the service:
 // the order is UNKNOWN and the same order is inquired, never paid again.
-func (e *Payments) payFailed(ctx context.Context, o *Order, att *AttemptEvent, perr error, opt PayOptions) (*Result, error) {
+func (pm *Payments) payFailed(ctx context.Context, o *Order, att *AttemptEvent, perr error, opt PayOptions) (*Result, error) {
 	var ge *gateway.Error
 	definite := errors.As(perr, &ge) && !errors.Is(perr, gateway.ErrOutcomeUnknown) && !errors.Is(perr, gateway.ErrServer) &&
 		!errors.Is(perr, gateway.ErrAlreadyPaid)
@@ -468,7 +468,7 @@ func (e *Payments) payFailed(ctx context.Context, o *Order, att *AttemptEvent, p
 		} else {
 			att.Message = perr.Error()
 		}
-		if _, err := e.record(ctx, o, Event{Kind: EvPaymentRefused, Attempt: att}); err != nil {
+		if _, err := pm.record(ctx, o, Event{Kind: EvPaymentRefused, Attempt: att}); err != nil {
 			return nil, err
 		}
 		opt.report(Progress{Step: StepFailed, OrderID: o.ID, Attempt: att.N, State: o.State, Message: Sentence(perr)})
@@ -479,36 +479,36 @@ func (e *Payments) payFailed(ctx context.Context, o *Order, att *AttemptEvent, p
 		reason = "the payment service says the order is already paid"
 	}
 	ev := Event{Kind: EvOrderUnknown, Reason: reason, Attempt: att}
-	if _, err := e.record(ctx, o, ev); err != nil {
-		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: payment answer lost", slog.String("order", o.ID), slog.String("error", perr.Error()))
+	if _, err := pm.record(ctx, o, ev); err != nil {
+		pm.log.LogAttrs(ctx, slog.LevelWarn, "pos: payment answer lost", slog.String("order", o.ID), slog.String("error", perr.Error()))
 		return nil, err
 	}
-	e.log.LogAttrs(ctx, slog.LevelWarn, "pos: payment answer lost; inquiring", slog.String("order", o.ID), slog.String("error", perr.Error()))
+	pm.log.LogAttrs(ctx, slog.LevelWarn, "pos: payment answer lost; inquiring", slog.String("order", o.ID), slog.String("error", perr.Error()))
 	opt.report(Progress{Step: StepUnknown, OrderID: o.ID, Attempt: att.N, State: o.State, Message: reason})
 	if ctx.Err() != nil {
 		return &Result{Status: ResultUnknown, Order: o, Reason: reason}, nil
 	}
-	return e.poll(ctx, o, "", opt)
+	return pm.poll(ctx, o, "", opt)
 }
 
 // poll inquires the order on the schedule of pollDelay until a verified answer
 // decides it or the wait ends; then the order is left UNKNOWN for the reconciler.
 // The caller holds the order's lock.
-func (e *Payments) poll(ctx context.Context, o *Order, paymentID string, opt PayOptions) (*Result, error) {
-	wait := e.maxWait
+func (pm *Payments) poll(ctx context.Context, o *Order, paymentID string, opt PayOptions) (*Result, error) {
+	wait := pm.maxWait
 	if opt.Wait > 0 && opt.Wait < wait {
 		wait = opt.Wait
 	}
-	start := e.clock.Now()
+	start := pm.clock.Now()
 	unverified, mismatch := false, ""
 	opt.report(Progress{Step: StepVerifying, OrderID: o.ID, State: o.State})
 	for k := 0; ; {
-		res, err := e.inquire(ctx, o, paymentID)
+		res, err := pm.inquire(ctx, o, paymentID)
 		if err != nil {
 			return nil, err
 		}
 		if res.decided {
-			return e.result(o, opt), nil
+			return pm.result(o, opt), nil
 		}
 		if res.mismatch != "" {
 			mismatch = res.mismatch
@@ -526,7 +526,7 @@ func (e *Payments) poll(ctx context.Context, o *Order, paymentID string, opt Pay
 		if res.paymentID != "" && o.Tender != TenderPhone {
 			paymentID = res.paymentID
 		}
-		elapsed := e.clock.Now().Sub(start)
+		elapsed := pm.clock.Now().Sub(start)
 		d := pollDelay(elapsed, k)
 		if elapsed >= 10*time.Second {
 			k++
@@ -534,7 +534,7 @@ func (e *Payments) poll(ctx context.Context, o *Order, paymentID string, opt Pay
 		if elapsed+d > wait || ctx.Err() != nil {
 			break
 		}
-		if err := e.clock.Sleep(ctx, d); err != nil {
+		if err := pm.clock.Sleep(ctx, d); err != nil {
 			break
 		}
 	}
@@ -546,11 +546,11 @@ func (e *Payments) poll(ctx context.Context, o *Order, paymentID string, opt Pay
 		if ctx.Err() != nil {
 			reason = "the checkout stopped waiting for the payment's answer"
 		}
-		if _, err := e.record(ctx, o, Event{Kind: EvOrderUnknown, Reason: reason}); err != nil {
+		if _, err := pm.record(ctx, o, Event{Kind: EvOrderUnknown, Reason: reason}); err != nil {
 			return nil, err
 		}
 	}
-	r := e.result(o, opt)
+	r := pm.result(o, opt)
 	if unverified && r.Status == ResultUnknown {
 		r.Status = ResultUnverified
 	}
@@ -558,7 +558,7 @@ func (e *Payments) poll(ctx context.Context, o *Order, paymentID string, opt Pay
 }
 
 // result turns an order's state into a Result and reports it.
-func (e *Payments) result(o *Order, opt PayOptions) *Result {
+func (pm *Payments) result(o *Order, opt PayOptions) *Result {
 	r := &Result{Order: o, Reason: o.Reason}
 	step := StepUnknown
 	switch {
@@ -580,16 +580,16 @@ func (e *Payments) result(o *Order, opt PayOptions) *Result {
 // inquire asks the service once about o (its payment when the id is known) and
 // journals what the answer changes. Transport errors are logged and leave o as it
 // was.
-func (e *Payments) inquire(ctx context.Context, o *Order, paymentID string) (inquiry, error) {
+func (pm *Payments) inquire(ctx context.Context, o *Order, paymentID string) (inquiry, error) {
 	var q *gateway.Inquiry
 	var err error
 	if paymentID != "" {
-		q, err = e.gw.InquirePayment(ctx, o.ServiceOrderID, paymentID)
+		q, err = pm.gw.InquirePayment(ctx, o.ServiceOrderID, paymentID)
 		if errors.Is(err, gateway.ErrNotFound) {
-			q, err = e.gw.InquireOrder(ctx, o.ServiceOrderID)
+			q, err = pm.gw.InquireOrder(ctx, o.ServiceOrderID)
 		}
 	} else {
-		q, err = e.gw.InquireOrder(ctx, o.ServiceOrderID)
+		q, err = pm.gw.InquireOrder(ctx, o.ServiceOrderID)
 	}
 	switch {
 	case errors.Is(err, gateway.ErrSignature) || (q != nil && !q.Verified):
@@ -600,7 +600,7 @@ func (e *Payments) inquire(ctx context.Context, o *Order, paymentID string) (inq
 		if o.State == StateUnknown && o.Reason != "" && o.Reason == unverifiedReason {
 			return inquiry{unverified: true}, nil // already recorded: UNKNOWN stays
 		}
-		if _, cerr := e.record(ctx, o, Event{Kind: EvAnswerUnverified, Reason: unverifiedReason, Outcome: &out}); cerr != nil {
+		if _, cerr := pm.record(ctx, o, Event{Kind: EvAnswerUnverified, Reason: unverifiedReason, Outcome: &out}); cerr != nil {
 			return inquiry{}, cerr
 		}
 		return inquiry{unverified: true}, nil
@@ -609,7 +609,7 @@ func (e *Payments) inquire(ctx context.Context, o *Order, paymentID string) (inq
 			return inquiry{}, fmt.Errorf("pos: inquire %q: %w", o.ID, err)
 		}
 		if ctx.Err() == nil {
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: inquiry", slog.String("order", o.ID), slog.String("error", err.Error()))
+			pm.log.LogAttrs(ctx, slog.LevelWarn, "pos: inquiry", slog.String("order", o.ID), slog.String("error", err.Error()))
 		}
 		return inquiry{}, nil
 	}
@@ -619,10 +619,10 @@ func (e *Payments) inquire(ctx context.Context, o *Order, paymentID string) (inq
 		// kept for the audit trail and the order is inquired again on the schedule
 		// (only the schedule's end leaves it UNKNOWN).
 		ev := Event{Kind: EvAnswerIgnored, Reason: why, Outcome: &out, Extra: map[string]string{"body": boundedBody(q.Raw)}}
-		if _, cerr := e.record(ctx, o, ev); cerr != nil {
+		if _, cerr := pm.record(ctx, o, ev); cerr != nil {
 			return inquiry{}, cerr
 		}
-		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: verified answer does not match the sale", slog.String("order", o.ID), slog.String("why", why))
+		pm.log.LogAttrs(ctx, slog.LevelWarn, "pos: verified answer does not match the sale", slog.String("order", o.ID), slog.String("why", why))
 		return inquiry{mismatch: why}, nil
 	}
 	ev := Event{Kind: EvPaymentOutcome, OrderID: o.ID, Outcome: &out}
@@ -642,7 +642,7 @@ func (e *Payments) inquire(ctx context.Context, o *Order, paymentID string) (inq
 	if quiet && probe.State == before && !decisive && sameAttempts(probe.Attempts, o.Attempts) {
 		return inquiry{paymentID: out.PaymentID}, nil // pending, or an attempt already recorded: nothing to journal
 	}
-	if _, cerr := e.record(ctx, o, ev); cerr != nil {
+	if _, cerr := pm.record(ctx, o, ev); cerr != nil {
 		return inquiry{}, cerr
 	}
 	decided := o.State.Paid() || o.State == StateFailed || (decisive && o.State == StateUnknown && o.Reason != unverifiedReason)
@@ -656,13 +656,13 @@ func (e *Payments) inquire(ctx context.Context, o *Order, paymentID string) (inq
 // Cancel abandons a card or EMI order that was created but never paid (no payment
 // attempt was sent), for example when the customer walks away or the IMEIs must be
 // entered again; the sale is then opened afresh.
-func (e *Payments) Cancel(ctx context.Context, orderID, reason string) (*Order, error) {
-	unlock, err := e.lock(orderID)
+func (pm *Payments) Cancel(ctx context.Context, orderID, reason string) (*Order, error) {
+	unlock, err := pm.lock(orderID)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	o, err := e.order(ctx, orderID)
+	o, err := pm.order(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -672,7 +672,7 @@ func (e *Payments) Cancel(ctx context.Context, orderID, reason string) (*Order, 
 	if reason == "" {
 		reason = "cancelled at the counter before payment"
 	}
-	if _, err := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}}); err != nil {
+	if _, err := pm.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}}); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -681,15 +681,15 @@ func (e *Payments) Cancel(ctx context.Context, orderID, reason string) (*Order, 
 // EMIOffers asks the EMI calculator for the offers on lines (the whole cart, or
 // one product) and groups them for the screen. A cart with no offer gets
 // ErrNoEMIOffer.
-func (e *Payments) EMIOffers(ctx context.Context, lines []Line) (*OfferSet, error) {
-	if e.gw == nil {
+func (pm *Payments) EMIOffers(ctx context.Context, lines []Line) (*OfferSet, error) {
+	if pm.gw == nil {
 		return nil, fmt.Errorf("pos: EMI offers: %w", ErrNoGateway)
 	}
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("pos: EMI offers: %w", ErrEmptyCart)
 	}
 	total := ComputeTotals(lines).Total
-	offers, err := e.gw.EMICalculator(ctx, int64(total), products(lines))
+	offers, err := pm.gw.EMICalculator(ctx, int64(total), products(lines))
 	if err != nil {
 		return nil, fmt.Errorf("pos: EMI offers: %w", err)
 	}
@@ -723,15 +723,15 @@ func (e *Payments) EMIOffers(ctx context.Context, lines []Line) (*OfferSet, erro
 // (the sale's total), once the card number is entered and before the order is
 // created. It explains 14826 and 14819 with ErrOfferNotForCard and
 // ErrOfferOutdated. It does not wipe card.
-func (e *Payments) ValidateScheme(ctx context.Context, plan EMIPlan, amount Paise, card *gateway.Card) error {
-	if e.gw == nil {
+func (pm *Payments) ValidateScheme(ctx context.Context, plan EMIPlan, amount Paise, card *gateway.Card) error {
+	if pm.gw == nil {
 		return fmt.Errorf("pos: validate scheme: %w", ErrNoGateway)
 	}
 	var t gateway.EMITenure
 	if err := unmarshalTenure(&plan, &t); err != nil {
 		return err
 	}
-	err := e.gw.ValidateScheme(ctx, int64(amount), card, t, plan.AcquirerID)
+	err := pm.gw.ValidateScheme(ctx, int64(amount), card, t, plan.AcquirerID)
 	switch {
 	case err == nil:
 		return nil
@@ -745,7 +745,7 @@ func (e *Payments) ValidateScheme(ctx context.Context, plan EMIPlan, amount Pais
 
 // validateIMEIs sends the order's IMEIs to the service and journals success. The
 // caller holds the order's lock.
-func (e *Payments) validateIMEIs(ctx context.Context, o *Order, opt PayOptions) error {
+func (pm *Payments) validateIMEIs(ctx context.Context, o *Order, opt PayOptions) error {
 	var items []gateway.IMEIItem
 	sku, name := map[string]string{}, map[string]string{}
 	for _, l := range o.Lines {
@@ -764,7 +764,7 @@ func (e *Payments) validateIMEIs(ctx context.Context, o *Order, opt PayOptions) 
 	if len(items) == 0 {
 		return fmt.Errorf("pos: IMEI validation: %w", ErrIMEIMissing)
 	}
-	res, err := e.gw.ValidateIMEI(ctx, o.Token, items)
+	res, err := pm.gw.ValidateIMEI(ctx, o.Token, items)
 	if err != nil || !res.OK() {
 		ie := &IMEIError{cause: err}
 		if res != nil {
@@ -783,7 +783,7 @@ func (e *Payments) validateIMEIs(ctx context.Context, o *Order, opt PayOptions) 
 	for i, it := range items {
 		imeis[i] = it.IMEI
 	}
-	if _, err := e.commit(ctx, o, Event{Kind: EvIMEIValidated, IMEIs: imeis}); err != nil {
+	if _, err := pm.commit(ctx, o, Event{Kind: EvIMEIValidated, IMEIs: imeis}); err != nil {
 		return err
 	}
 	opt.report(Progress{Step: StepIMEIValidated, OrderID: o.ID, State: o.State})
@@ -797,13 +797,13 @@ func (e *Payments) validateIMEIs(ctx context.Context, o *Order, opt PayOptions) 
 // the service does not show them, sent again with the same unique_txn_id. Nothing
 // is ever paid again under a new order id. It runs by itself before the engine's
 // first new payment and on demand.
-func (e *Payments) Reconcile(ctx context.Context) (*ReconcileReport, error) {
-	if err := e.journalReady(ctx); err != nil {
+func (pm *Payments) Reconcile(ctx context.Context) (*ReconcileReport, error) {
+	if err := pm.journalReady(ctx); err != nil {
 		return nil, err
 	}
-	e.recMu.Lock()
-	defer e.recMu.Unlock()
-	orders, err := e.j.Unresolved(ctx)
+	pm.recMu.Lock()
+	defer pm.recMu.Unlock()
+	orders, err := pm.j.Unresolved(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("pos: reconcile: %w", err)
 	}
@@ -812,12 +812,12 @@ func (e *Payments) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		unlock, err := e.lock(o.ID)
+		unlock, err := pm.lock(o.ID)
 		if err != nil {
 			rep.Busy = append(rep.Busy, o.ID)
 			continue
 		}
-		err = e.reconcileOne(ctx, o)
+		err = pm.reconcileOne(ctx, o)
 		unlock()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -825,7 +825,7 @@ func (e *Payments) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 			}
 			// A day closed today takes no more events until tomorrow; the order
 			// stays open and is listed.
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: reconcile", slog.String("order", o.ID), slog.String("error", err.Error()))
+			pm.log.LogAttrs(ctx, slog.LevelWarn, "pos: reconcile", slog.String("order", o.ID), slog.String("error", err.Error()))
 		}
 		if o.Unresolved() {
 			rep.Open = append(rep.Open, o)
@@ -833,23 +833,23 @@ func (e *Payments) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 			rep.Resolved = append(rep.Resolved, o)
 		}
 	}
-	e.reconciled = true
-	e.releaseRecorded(ctx)
-	e.sales.settleOpenSales(ctx)
+	pm.reconciled = true
+	pm.releaseRecorded(ctx)
+	pm.sales.settleOpenSales(ctx)
 	var settled []string
 	for _, o := range rep.Resolved {
 		if o.cancelling() {
 			settled = append(settled, o.ID)
 		}
 	}
-	e.refunds.finishCancellations(ctx, settled)
+	pm.refunds.finishCancellations(ctx, settled)
 	return rep, nil
 }
 
 // reconcileOne tries once to resolve o. The caller holds its lock.
-func (e *Payments) reconcileOne(ctx context.Context, o *Order) error {
+func (pm *Payments) reconcileOne(ctx context.Context, o *Order) error {
 	// Re-read: the list may be older than the order.
-	fresh, err := e.j.Order(ctx, o.ID)
+	fresh, err := pm.j.Order(ctx, o.ID)
 	if err != nil {
 		return err
 	}
@@ -858,7 +858,7 @@ func (e *Payments) reconcileOne(ctx context.Context, o *Order) error {
 	case o.State == StateIntent && o.Tender == TenderNote:
 		// A sale paid by a credit note stopped between its intent and its
 		// payment: finish it (the note is redeemed once, whatever was journaled).
-		_, err := e.store.settleNote(ctx, o, false)
+		_, err := pm.store.settleNote(ctx, o, false)
 		return err
 	case o.State == StateIntent:
 		// Create order may have been sent, and even answered, without order.created
@@ -869,21 +869,21 @@ func (e *Payments) reconcileOne(ctx context.Context, o *Order) error {
 		// it. An order whose order.created was journaled is inquired by its service
 		// order id below, whatever later events the journal missed.
 		reason := "the terminal stopped before create order was answered"
-		_, err := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
+		_, err := pm.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
 		return err
 	case o.PendingRefund() != nil:
-		if e.gw == nil && RefundDestination(o, o.PendingRefund().To) == RefundToCard {
+		if pm.gw == nil && RefundDestination(o, o.PendingRefund().To) == RefundToCard {
 			return ErrNoGateway
 		}
-		_, err := e.refunds.settleRefund(ctx, o, o.PendingRefund().UniqueTxnID, true)
+		_, err := pm.refunds.settleRefund(ctx, o, o.PendingRefund().UniqueTxnID, true)
 		return err
 	case !o.State.Final():
-		if e.gw == nil {
+		if pm.gw == nil {
 			return ErrNoGateway
 		}
 		// A phone order is inquired as an order: the customer may have paid on the
 		// phone with an attempt the till never saw.
-		_, err := e.inquire(ctx, o, inquiryPaymentID(o))
+		_, err := pm.inquire(ctx, o, inquiryPaymentID(o))
 		return err
 	}
 	return nil

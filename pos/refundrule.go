@@ -3,7 +3,7 @@ package pos
 import "slices"
 
 // Where the money of a refund goes, and whether it moves the drawer's cash: one
-// rule, read by every part that needs it. The refund itself (Engine.Refund,
+// rule, read by every part that needs it. The refund itself (Engine.Refunds.Refund,
 // settleRefund), the journal's check of a refund.intent (Order.checkReturn), the
 // counter's returns of its own and of another counter's invoices (Returns.Return,
 // returnAtStore), the open-shift requirement (Returns.RefundOrder, returnAtStore),

@@ -18,17 +18,17 @@ type Refunds struct{ *engineCore }
 // the call, and done only on a verified answer. A reused id (1170) or a lost answer
 // is settled by inquiring the order. A full refund of a brand-EMI sale frees its
 // IMEIs at the service.
-func (e *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, error) {
-	mgr, err := e.refundGate(ctx, r.PIN, r.Cashier != "")
+func (rf *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, error) {
+	mgr, err := rf.refundGate(ctx, r.PIN, r.Cashier != "")
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := e.lock(r.OrderID)
+	unlock, err := rf.lock(r.OrderID)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	o, err := e.order(ctx, r.OrderID)
+	o, err := rf.order(ctx, r.OrderID)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (e *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, e
 	refundable := o.Refundable()
 	var split *splitLeft
 	if o.Tender == TenderSplit {
-		left, err := e.sales.splitLeft(ctx, o)
+		left, err := rf.sales.splitLeft(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +76,7 @@ func (e *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, e
 	if amount <= 0 || amount > refundable || (to == RefundToCard && amount < MinRefund) {
 		return nil, fmt.Errorf("pos: refund %q: %w: %s asked, %s left", o.ID, ErrNotRefundable, amount, refundable)
 	}
-	if to == RefundToCard && e.gw == nil {
+	if to == RefundToCard && rf.gw == nil {
 		return nil, fmt.Errorf("pos: refund: %w", ErrNoGateway)
 	}
 	if err := refundNeedsShift(ctx, r.drawer, to); err != nil {
@@ -84,7 +84,7 @@ func (e *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, e
 	}
 	if r.Cashier != "" {
 		// A cashier's own refund, within their limit (Roster.CashierWithin).
-		if mgr, err = e.roster.CashierWithin(ctx, r.Cashier, r.PIN, amount, e.clock.Now()); err != nil {
+		if mgr, err = rf.roster.CashierWithin(ctx, r.Cashier, r.PIN, amount, rf.clock.Now()); err != nil {
 			return nil, err
 		}
 	}
@@ -92,19 +92,19 @@ func (e *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, e
 	if len(items) == 0 {
 		items = refundItems(o, amount)
 	}
-	uid, err := e.newID("R")
+	uid, err := rf.newID("R")
 	if err != nil {
 		return nil, err
 	}
-	release, err := e.store.reserveOwnReturn(ctx, r.reserveAt, uid, amount) // store-wide, when the return asks it
+	release, err := rf.store.reserveOwnReturn(ctx, r.reserveAt, uid, amount) // store-wide, when the return asks it
 	if err != nil {
 		return nil, err
 	}
 	ev := Event{Kind: EvRefundIntent, Staff: mgr.ID, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Reason: r.Reason, To: to, Tender: tender, Items: items, Cancel: r.cancel}}
-	if _, err := e.commit(ctx, o, ev); err != nil {
+	if _, err := rf.commit(ctx, o, ev); err != nil {
 		return nil, release(err)
 	}
-	res, err := e.settleRefund(ctx, o, uid, false)
+	res, err := rf.settleRefund(ctx, o, uid, false)
 	if err != nil {
 		return nil, err
 	}
@@ -119,22 +119,22 @@ func (e *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, e
 // journal checked, no payment whose outcome is not journaled, the manager's PIN
 // (none for a cashier's own refund, which their limit decides once its amount
 // is known), and the business day open. It returns the manager.
-func (e *Refunds) refundGate(ctx context.Context, pin string, cashiers bool) (*Staff, error) {
-	if err := e.journalReady(ctx); err != nil {
+func (rf *Refunds) refundGate(ctx context.Context, pin string, cashiers bool) (*Staff, error) {
+	if err := rf.journalReady(ctx); err != nil {
 		return nil, err
 	}
-	if err := e.refuseWhileUnrecorded(); err != nil {
+	if err := rf.refuseWhileUnrecorded(); err != nil {
 		return nil, err
 	}
 	var mgr *Staff
 	if !cashiers {
-		m, err := e.roster.AuthoriseManager(ctx, pin, e.clock.Now())
+		m, err := rf.roster.AuthoriseManager(ctx, pin, rf.clock.Now())
 		if err != nil {
 			return nil, err
 		}
 		mgr = m
 	}
-	if err := e.dayOpen(ctx, e.today()); err != nil {
+	if err := rf.dayOpen(ctx, rf.today()); err != nil {
 		return nil, err
 	}
 	return mgr, nil
@@ -142,10 +142,10 @@ func (e *Refunds) refundGate(ctx context.Context, pin string, cashiers bool) (*S
 
 // settleRefund sends (or, for the reconciler, first inquires) the pending refund
 // uid of o and journals its end when one is known. The caller holds o's lock.
-func (e *Refunds) settleRefund(ctx context.Context, o *Order, uid string, inquireFirst bool) (*RefundResult, error) {
+func (rf *Refunds) settleRefund(ctx context.Context, o *Order, uid string, inquireFirst bool) (*RefundResult, error) {
 	idx := -1
-	for i, rf := range o.Refunds {
-		if rf.UniqueTxnID == uid {
+	for i, ref := range o.Refunds {
+		if ref.UniqueTxnID == uid {
 			idx = i
 		}
 	}
@@ -155,10 +155,10 @@ func (e *Refunds) settleRefund(ctx context.Context, o *Order, uid string, inquir
 	pending := o.Refunds[idx]
 	done := func(refundID string, refunded Paise) (*RefundResult, error) {
 		ev := Event{Kind: EvRefundDone, Refund: &RefundEvent{UniqueTxnID: uid, Amount: pending.Amount, RefundID: refundID, Refunded: refunded}}
-		if _, err := e.commit(ctx, o, ev); err != nil {
+		if _, err := rf.commit(ctx, o, ev); err != nil {
 			return nil, err
 		}
-		return e.refundResult(o, uid, ""), nil
+		return rf.refundResult(o, uid, ""), nil
 	}
 	if RefundDestination(o, pending.To) != RefundToCard {
 		// Cash from the drawer, or a credit note to spend: no service call.
@@ -166,14 +166,14 @@ func (e *Refunds) settleRefund(ctx context.Context, o *Order, uid string, inquir
 	}
 	// svc is the order at the service the money goes back through: o, or a
 	// split sale's card tender, which the service knows and refunds.
-	svc, base, err := e.refundThrough(ctx, o, pending)
+	svc, base, err := rf.refundThrough(ctx, o, pending)
 	if err != nil {
 		return nil, err
 	}
 	want := base + pending.Amount // the service's refunded total once this one is applied
 	// reflected inquires the order: does the service show this refund?
 	reflected := func() (bool, Paise) {
-		q, err := e.gw.InquireOrder(ctx, svc.ServiceOrderID)
+		q, err := rf.gw.InquireOrder(ctx, svc.ServiceOrderID)
 		if err != nil || q == nil || !q.Verified {
 			return false, 0
 		}
@@ -191,7 +191,7 @@ func (e *Refunds) settleRefund(ctx context.Context, o *Order, uid string, inquir
 			pid = a.PaymentID
 		}
 	}
-	q, err := e.gw.Refund(ctx, gateway.RefundRequest{UniqueTxnID: uid, AmountInPaise: int64(pending.Amount), ServiceOrderID: svc.ServiceOrderID, PaymentID: pid, MerchantOrderID: svc.ID})
+	q, err := rf.gw.Refund(ctx, gateway.RefundRequest{UniqueTxnID: uid, AmountInPaise: int64(pending.Amount), ServiceOrderID: svc.ServiceOrderID, PaymentID: pid, MerchantOrderID: svc.ID})
 	var ge *gateway.Error
 	switch {
 	case err == nil && q != nil && q.Verified:
@@ -199,7 +199,7 @@ func (e *Refunds) settleRefund(ctx context.Context, o *Order, uid string, inquir
 		if out.Refunded >= want {
 			return done(q.PaymentInfoData.RefundID, out.Refunded)
 		}
-		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: refund answer does not show the refund", slog.String("order", o.ID),
+		rf.log.LogAttrs(ctx, slog.LevelWarn, "pos: refund answer does not show the refund", slog.String("order", o.ID),
 			slog.Int64("refunded", int64(out.Refunded)), slog.Int64("want", int64(want)))
 	case errors.Is(err, gateway.ErrDuplicateRefund), errors.Is(err, gateway.ErrSignature),
 		errors.Is(err, gateway.ErrOutcomeUnknown), errors.Is(err, gateway.ErrServer), !errors.As(err, &ge):
@@ -207,24 +207,24 @@ func (e *Refunds) settleRefund(ctx context.Context, o *Order, uid string, inquir
 			return done("", total)
 		}
 		if err != nil {
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: refund outcome unknown", slog.String("order", o.ID), slog.String("error", err.Error()))
+			rf.log.LogAttrs(ctx, slog.LevelWarn, "pos: refund outcome unknown", slog.String("order", o.ID), slog.String("error", err.Error()))
 		}
 	default: // a definite refusal
 		ev := Event{Kind: EvRefundFailed, Reason: ge.Message, Refund: &RefundEvent{UniqueTxnID: uid, Amount: pending.Amount, Code: ge.Code, Message: ge.Message}}
-		if _, cerr := e.commit(ctx, o, ev); cerr != nil {
+		if _, cerr := rf.commit(ctx, o, ev); cerr != nil {
 			return nil, errors.Join(err, cerr)
 		}
-		return e.refundResult(o, uid, Sentence(err)), nil
+		return rf.refundResult(o, uid, Sentence(err)), nil
 	}
-	return e.refundResult(o, uid, "The refund's answer was not confirmed; it will be checked again and never made twice."), nil
+	return rf.refundResult(o, uid, "The refund's answer was not confirmed; it will be checked again and never made twice."), nil
 }
 
-func (e *Refunds) refundResult(o *Order, uid, reason string) *RefundResult {
+func (rf *Refunds) refundResult(o *Order, uid, reason string) *RefundResult {
 	r := &RefundResult{Order: o, Reason: reason}
-	for _, rf := range o.Refunds {
-		if rf.UniqueTxnID == uid {
-			r.Refund = rf
-			r.Status = rf.Status
+	for _, ref := range o.Refunds {
+		if ref.UniqueTxnID == uid {
+			r.Refund = ref
+			r.Status = ref.Status
 		}
 	}
 	return r
@@ -234,11 +234,11 @@ func (e *Refunds) refundResult(o *Order, uid, reason string) *RefundResult {
 // what the service had refunded of it before: o itself, or, for a split sale's
 // card refund, the tender's order it names, whose own refunds and the sale's
 // earlier refunds through it the service has made.
-func (e *Refunds) refundThrough(ctx context.Context, o *Order, pending Refund) (*Order, Paise, error) {
+func (rf *Refunds) refundThrough(ctx context.Context, o *Order, pending Refund) (*Order, Paise, error) {
 	if o.Tender != TenderSplit {
 		return o, o.Refunded, nil
 	}
-	c, err := e.sales.tenderOrder(ctx, pending.Tender)
+	c, err := rf.sales.tenderOrder(ctx, pending.Tender)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -246,9 +246,9 @@ func (e *Refunds) refundThrough(ctx context.Context, o *Order, pending Refund) (
 		return nil, 0, fmt.Errorf("pos: refund %q: %w: no tender %q to refund through", o.ID, ErrBadEvent, pending.Tender)
 	}
 	base := c.Refunded
-	for _, rf := range o.Refunds {
-		if rf.Status == RefundDone && rf.Tender == c.ID && rf.UniqueTxnID != pending.UniqueTxnID {
-			base += rf.Amount
+	for _, ref := range o.Refunds {
+		if ref.Status == RefundDone && ref.Tender == c.ID && ref.UniqueTxnID != pending.UniqueTxnID {
+			base += ref.Amount
 		}
 	}
 	return c, base, nil
@@ -256,30 +256,30 @@ func (e *Refunds) refundThrough(ctx context.Context, o *Order, pending Refund) (
 
 // CancelDocument cancels the document of sale orderID on a manager's PIN, with
 // the reason printed on it. See the comment at the top of cancel.go.
-func (e *Refunds) CancelDocument(ctx context.Context, orderID, pin, reason string) (*CancelResult, error) {
-	return e.cancelDocument(ctx, orderID, pin, reason, "")
+func (rf *Refunds) CancelDocument(ctx context.Context, orderID, pin, reason string) (*CancelResult, error) {
+	return rf.cancelDocument(ctx, orderID, pin, reason, "")
 }
 
 // cancelDocument is CancelDocument with the terminal's name the document's
 // number is printed with ("" prints it without).
-func (e *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, terminal string) (*CancelResult, error) {
-	if err := e.journalReady(ctx); err != nil {
+func (rf *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, terminal string) (*CancelResult, error) {
+	if err := rf.journalReady(ctx); err != nil {
 		return nil, err
 	}
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
 		return nil, Errorf("Type why the invoice is cancelled (for example \"customer left before delivery\"); the reason is printed on it.")
 	}
-	mgr, err := e.roster.AuthoriseManager(ctx, pin, e.clock.Now())
+	mgr, err := rf.roster.AuthoriseManager(ctx, pin, rf.clock.Now())
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := e.lock("cancel:" + orderID)
+	unlock, err := rf.lock("cancel:" + orderID)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	o, err := e.order(ctx, orderID)
+	o, err := rf.order(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +296,7 @@ func (e *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, term
 		}
 		return nil, wrapf(ErrNoCancel, "Sale %s is %s: it has no invoice to cancel.", o.ID, o.State)
 	}
-	tenders, err := e.cancelTenders(ctx, o)
+	tenders, err := rf.cancelTenders(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -309,10 +309,10 @@ func (e *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, term
 	}
 	if !begun {
 		// A cancellation not begun yet: today's invoice only, on an open day.
-		if o.PaidDay != e.today() {
+		if o.PaidDay != rf.today() {
 			return nil, wrapf(ErrNoCancel, "Invoice %s was issued on %s; only an invoice of today's business day can be cancelled: make a return (credit note) instead.", num, o.PaidDay)
 		}
-		if err := e.dayOpen(ctx, e.today()); err != nil {
+		if err := rf.dayOpen(ctx, rf.today()); err != nil {
 			return nil, err
 		}
 		for _, t := range tenders {
@@ -326,7 +326,7 @@ func (e *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, term
 		if !t.State.Paid() {
 			continue
 		}
-		ct, err := e.cancelTender(ctx, t, pin, mgr.ID, reason)
+		ct, err := rf.cancelTender(ctx, t, pin, mgr.ID, reason)
 		if err != nil {
 			return nil, err
 		}
@@ -344,11 +344,11 @@ func (e *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, term
 		return res, nil
 	}
 	// Every tender is given back: the document is cancelled.
-	o, err = e.order(ctx, o.ID)
+	o, err = rf.order(ctx, o.ID)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.markCancelled(ctx, o, mgr.ID, reason); err != nil {
+	if err := rf.markCancelled(ctx, o, mgr.ID, reason); err != nil {
 		return nil, err
 	}
 	res.Order = o
@@ -359,13 +359,13 @@ func (e *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, term
 // being back, and gives its phones back at the store: they never left the shop,
 // so any counter may sell them before this one syncs (without an answer the
 // synced cancellation frees them there).
-func (e *Refunds) markCancelled(ctx context.Context, o *Order, staff, reason string) error {
-	if _, err := e.commit(ctx, o, Event{Kind: EvDocumentCancelled, Staff: staff, Reason: reason}); err != nil {
+func (rf *Refunds) markCancelled(ctx context.Context, o *Order, staff, reason string) error {
+	if _, err := rf.commit(ctx, o, Event{Kind: EvDocumentCancelled, Staff: staff, Reason: reason}); err != nil {
 		return err
 	}
-	if d := e.store.decisions(); d != nil {
-		if err := e.store.releaseAtStore(ctx, d, o.ID, nil); err != nil {
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: release a cancelled sale at the store", slog.String("order", o.ID), slog.String("error", err.Error()))
+	if d := rf.store.decisions(); d != nil {
+		if err := rf.store.releaseAtStore(ctx, d, o.ID, nil); err != nil {
+			rf.log.LogAttrs(ctx, slog.LevelWarn, "pos: release a cancelled sale at the store", slog.String("order", o.ID), slog.String("error", err.Error()))
 		}
 	}
 	return nil
@@ -377,36 +377,36 @@ func (e *Refunds) markCancelled(ctx context.Context, o *Order, staff, reason str
 // cancellation's refunds only. The reconciler calls it after settling refunds,
 // so the manager need not cancel the invoice again; the manager and reason are
 // those the cancellation's refunds were journaled with.
-func (e *Refunds) finishCancellations(ctx context.Context, ids []string) {
+func (rf *Refunds) finishCancellations(ctx context.Context, ids []string) {
 	seen := map[string]bool{}
 	for _, id := range ids {
-		o, err := e.order(ctx, id)
+		o, err := rf.order(ctx, id)
 		if err == nil && o.Sale != "" {
-			o, err = e.order(ctx, o.Sale)
+			o, err = rf.order(ctx, o.Sale)
 		}
 		if err != nil || seen[o.ID] || o.Cancelled != nil {
 			continue
 		}
 		seen[o.ID] = true
-		if err := e.finishCancellation(ctx, o.ID); err != nil {
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: finish a cancellation", slog.String("order", o.ID), slog.String("error", err.Error()))
+		if err := rf.finishCancellation(ctx, o.ID); err != nil {
+			rf.log.LogAttrs(ctx, slog.LevelWarn, "pos: finish a cancellation", slog.String("order", o.ID), slog.String("error", err.Error()))
 		}
 	}
 }
 
 // finishCancellation journals document.cancelled for sale id when its
 // cancellation's refunds are all done and nothing else was refunded.
-func (e *Refunds) finishCancellation(ctx context.Context, id string) error {
-	unlock, err := e.lock("cancel:" + id)
+func (rf *Refunds) finishCancellation(ctx context.Context, id string) error {
+	unlock, err := rf.lock("cancel:" + id)
 	if err != nil {
 		return nil // a cancellation is under way at the counter: it finishes itself
 	}
 	defer unlock()
-	o, err := e.order(ctx, id)
+	o, err := rf.order(ctx, id)
 	if err != nil || o.Cancelled != nil || !o.State.Paid() {
 		return err
 	}
-	tenders, err := e.cancelTenders(ctx, o)
+	tenders, err := rf.cancelTenders(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -428,22 +428,22 @@ func (e *Refunds) finishCancellation(ctx context.Context, id string) error {
 	if reason == "" {
 		return nil // no cancellation's refund: nothing begun
 	}
-	o, err = e.order(ctx, id)
+	o, err = rf.order(ctx, id)
 	if err != nil {
 		return err
 	}
-	return e.markCancelled(ctx, o, staff, reason)
+	return rf.markCancelled(ctx, o, staff, reason)
 }
 
 // cancelTenders are the orders whose money a cancellation of o gives back: o
 // itself, or each tender's order of a split sale.
-func (e *Refunds) cancelTenders(ctx context.Context, o *Order) ([]*Order, error) {
+func (rf *Refunds) cancelTenders(ctx context.Context, o *Order) ([]*Order, error) {
 	if o.Tender != TenderSplit {
 		return []*Order{o}, nil
 	}
 	var out []*Order
 	for _, t := range o.Tenders {
-		to, err := e.sales.tenderOrder(ctx, t.OrderID)
+		to, err := rf.sales.tenderOrder(ctx, t.OrderID)
 		if err != nil {
 			return nil, err
 		}
@@ -457,7 +457,7 @@ func (e *Refunds) cancelTenders(ctx context.Context, o *Order) ([]*Order, error)
 // cancelTender gives back what is left of tender's order o: a cancellation's
 // refund pending from before is settled (inquired first, then the same
 // unique_txn_id); otherwise a new one is journaled, marked Cancel, and made.
-func (e *Refunds) cancelTender(ctx context.Context, o *Order, pin, staff, reason string) (CancelTender, error) {
+func (rf *Refunds) cancelTender(ctx context.Context, o *Order, pin, staff, reason string) (CancelTender, error) {
 	ct := CancelTender{OrderID: o.ID, Tender: o.Tender, Amount: o.Captured - o.Refunded, Status: RefundDone}
 	if o.Note != nil {
 		ct.NoteNo = o.Note.Number
@@ -468,15 +468,15 @@ func (e *Refunds) cancelTender(ctx context.Context, o *Order, pin, staff, reason
 	if p := o.PendingRefund(); p != nil {
 		// Begun before (the terminal stopped, or the answer was lost).
 		ct.Amount = p.Amount
-		if RefundDestination(o, p.To) == RefundToCard && e.gw == nil {
+		if RefundDestination(o, p.To) == RefundToCard && rf.gw == nil {
 			return ct, fmt.Errorf("pos: cancel: %w", ErrNoGateway)
 		}
-		unlock, err := e.lock(o.ID)
+		unlock, err := rf.lock(o.ID)
 		if err != nil {
 			return ct, err
 		}
 		defer unlock()
-		res, err := e.settleRefund(ctx, o, p.UniqueTxnID, true)
+		res, err := rf.settleRefund(ctx, o, p.UniqueTxnID, true)
 		if err != nil {
 			return ct, err
 		}
@@ -488,12 +488,12 @@ func (e *Refunds) cancelTender(ctx context.Context, o *Order, pin, staff, reason
 	}
 	ct.Amount = o.Refundable()
 	if !o.Tender.local() {
-		res, err := e.Refund(ctx, RefundRequest{OrderID: o.ID, PIN: pin, Reason: reason, To: RefundToCard, cancel: true})
+		res, err := rf.Refund(ctx, RefundRequest{OrderID: o.ID, PIN: pin, Reason: reason, To: RefundToCard, cancel: true})
 		if err != nil {
 			return ct, err
 		}
 		ct.Status = res.Status
 		return ct, nil
 	}
-	return ct, e.sales.giveBackLocal(ctx, o, ct.NoteNo, staff, reason, true)
+	return ct, rf.sales.giveBackLocal(ctx, o, ct.NoteNo, staff, reason, true)
 }

@@ -58,7 +58,7 @@ type Report struct {
 	OpenPaid  Paise         `json:"open_paid,omitempty"`
 	// OpenAtClose are, on a Z report, every split sale still open when the day
 	// closed (OpenListed says the list was taken): the terminal lists its open
-	// sales back to the last Z that lists them (Engine.OpenSales).
+	// sales back to the last Z that lists them (Engine.Sales.OpenSales).
 	OpenAtClose []string `json:"open_at_close,omitempty"`
 	OpenListed  bool     `json:"open_listed,omitempty"`
 
@@ -184,7 +184,7 @@ func PlanName(p *EMIPlan) string {
 }
 
 // SealedReport is the JSON a Z report is sealed with in its day.closed event:
-// the report without its rows (Orders), which Engine.Report rebuilds from the
+// the report without its rows (Orders), which Engine.Ledger.Report rebuilds from the
 // day's orders. A sealed Z report stays a few hundred bytes however many sales
 // the day had (DESIGN.md section 7: at most 8 KB).
 func SealedReport(r *Report) ([]byte, error) {

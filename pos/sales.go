@@ -27,17 +27,17 @@ var ErrNoteSpent = errors.New("the credit note has not enough left")
 // the lines copied and totalled, the order named, and its phones reserved
 // store-wide (before any tender or note is touched). op names the operation in
 // errors.
-func (e *Sales) startSale(ctx context.Context, sale Sale, op string) (id string, lines []Line, totals Totals, err error) {
+func (sl *Sales) startSale(ctx context.Context, sale Sale, op string) (id string, lines []Line, totals Totals, err error) {
 	if len(sale.Lines) == 0 {
 		return "", nil, Totals{}, fmt.Errorf("pos: %s: %w", op, ErrEmptyCart)
 	}
-	if err := e.journalReady(ctx); err != nil {
+	if err := sl.journalReady(ctx); err != nil {
 		return "", nil, Totals{}, err
 	}
-	if err := e.refuseWhileUnrecorded(); err != nil {
+	if err := sl.refuseWhileUnrecorded(); err != nil {
 		return "", nil, Totals{}, err
 	}
-	if err := e.dayOpen(ctx, e.today()); err != nil {
+	if err := sl.dayOpen(ctx, sl.today()); err != nil {
 		return "", nil, Totals{}, err
 	}
 	lines = make([]Line, len(sale.Lines))
@@ -45,10 +45,10 @@ func (e *Sales) startSale(ctx context.Context, sale Sale, op string) (id string,
 		lines[i] = l.clone()
 	}
 	totals = ComputeTotals(lines)
-	if id, err = e.newID(e.cfg.Terminal); err != nil {
+	if id, err = sl.newID(sl.cfg.Terminal); err != nil {
 		return "", nil, Totals{}, err
 	}
-	if err := e.store.reserveIMEIs(ctx, id, lines, sale.OverrideIMEIs); err != nil {
+	if err := sl.store.reserveIMEIs(ctx, id, lines, sale.OverrideIMEIs); err != nil {
 		return "", nil, Totals{}, err
 	}
 	return id, lines, totals, nil
@@ -56,22 +56,22 @@ func (e *Sales) startSale(ctx context.Context, sale Sale, op string) (id string,
 
 // OpenSale journals a split-tender sale: its lines and amount, and no payment
 // yet. No network is needed.
-func (e *Sales) OpenSale(ctx context.Context, sale Sale) (*Order, error) {
-	id, lines, totals, err := e.startSale(ctx, sale, "open sale") // its phones reserved under the sale, before any tender
+func (sl *Sales) OpenSale(ctx context.Context, sale Sale) (*Order, error) {
+	id, lines, totals, err := sl.startSale(ctx, sale, "open sale") // its phones reserved under the sale, before any tender
 	if err != nil {
 		return nil, err
 	}
 	o := &Order{}
 	in := &Intent{Tender: TenderSplit, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines), Customer: sale.Customer, Buyer: sale.Buyer}
-	if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
+	if _, err := sl.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
 		return nil, beforeMoney(err)
 	}
 	return o, nil
 }
 
 // SaleStatus reads a split sale and its tenders' orders.
-func (e *Sales) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) {
-	s, err := e.order(ctx, id)
+func (sl *Sales) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) {
+	s, err := sl.order(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (e *Sales) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) 
 	st := &SaleStatus{Sale: s}
 	for _, t := range s.Tenders {
 		v := TenderView{SaleTender: t}
-		o, err := e.tenderOrder(ctx, t.OrderID)
+		o, err := sl.tenderOrder(ctx, t.OrderID)
 		if err != nil {
 			return nil, err
 		}
@@ -104,9 +104,9 @@ func (e *Sales) SaleStatus(ctx context.Context, id string) (*SaleStatus, error) 
 // tenderOrder loads a tender's order, following a sale moved to a fresh order
 // id after a lost create-order answer; nil when its intent was never journaled
 // (the terminal stopped between tender.added and the intent: nothing was sent).
-func (e *Sales) tenderOrder(ctx context.Context, id string) (*Order, error) {
+func (sl *Sales) tenderOrder(ctx context.Context, id string) (*Order, error) {
 	for range 5 {
-		o, err := e.j.Order(ctx, id)
+		o, err := sl.j.Order(ctx, id)
 		if errors.Is(err, ErrOrderNotFound) {
 			return nil, nil
 		}
@@ -124,9 +124,9 @@ func (e *Sales) tenderOrder(ctx context.Context, id string) (*Order, error) {
 // addTender journals tender.added on an open sale for amount of kind, after
 // checking that much is left to pay, and returns the id of the tender's order.
 // amount 0 is all that is left. The caller holds the sale's lock.
-func (e *Sales) addTender(ctx context.Context, saleID string, t SaleTender, staff string) (*SaleStatus, SaleTender, error) {
+func (sl *Sales) addTender(ctx context.Context, saleID string, t SaleTender, staff string) (*SaleStatus, SaleTender, error) {
 	amount := t.Amount
-	st, err := e.SaleStatus(ctx, saleID)
+	st, err := sl.SaleStatus(ctx, saleID)
 	if err != nil {
 		return nil, SaleTender{}, err
 	}
@@ -139,12 +139,12 @@ func (e *Sales) addTender(ctx context.Context, saleID string, t SaleTender, staf
 	if amount <= 0 || amount > st.Due {
 		return nil, SaleTender{}, &TenderError{Amount: amount, Due: st.Due, Pending: st.Pending}
 	}
-	id, err := e.newID(e.cfg.Terminal)
+	id, err := sl.newID(sl.cfg.Terminal)
 	if err != nil {
 		return nil, SaleTender{}, err
 	}
 	t.OrderID, t.Amount = id, amount
-	if _, err := e.commit(ctx, st.Sale, Event{Kind: EvTenderAdded, Staff: staff, Sale: &SaleEvent{Tender: &t}}); err != nil {
+	if _, err := sl.commit(ctx, st.Sale, Event{Kind: EvTenderAdded, Staff: staff, Sale: &SaleEvent{Tender: &t}}); err != nil {
 		return nil, SaleTender{}, beforeMoney(err)
 	}
 	return st, t, nil
@@ -154,15 +154,15 @@ func (e *Sales) addTender(ctx context.Context, saleID string, t SaleTender, staf
 // that o may take money again: the sale is open and o's amount is not more than
 // is left to pay (o itself, FAILED, reserves nothing). It returns the sale's
 // unlock; for an order of no split sale it does nothing.
-func (e *Sales) holdSaleFor(ctx context.Context, o *Order) (func(), error) {
+func (sl *Sales) holdSaleFor(ctx context.Context, o *Order) (func(), error) {
 	if o.Sale == "" {
 		return func() {}, nil
 	}
-	unlock, err := e.lockSale(o.Sale)
+	unlock, err := sl.lockSale(o.Sale)
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.SaleStatus(ctx, o.Sale)
+	st, err := sl.SaleStatus(ctx, o.Sale)
 	if err == nil && st.Sale.State != StateOpen {
 		err = wrapf(fmt.Errorf("pos: sale %q is %s: %w", o.Sale, st.Sale.State, ErrSaleClosed),
 			"The sale %s is no longer open (%s); nothing more is taken for it.", o.Sale, saleStateWords(st.Sale.State))
@@ -180,8 +180,8 @@ func (e *Sales) holdSaleFor(ctx context.Context, o *Order) (func(), error) {
 // SaleCash takes amount of a split sale in cash (0: all that is left), with
 // tendered handed over (0: exactly amount); the change is tendered − amount. It
 // completes the sale when that covers it.
-func (e *Sales) SaleCash(ctx context.Context, saleID string, amount, tendered Paise, staff string) (*Result, *SaleStatus, error) {
-	return e.saleLocal(ctx, saleID, TenderCash, amount, "", staff, func(o *Order) error {
+func (sl *Sales) SaleCash(ctx context.Context, saleID string, amount, tendered Paise, staff string) (*Result, *SaleStatus, error) {
+	return sl.saleLocal(ctx, saleID, TenderCash, amount, "", staff, func(o *Order) error {
 		if tendered == 0 {
 			tendered = o.Amount
 		}
@@ -189,7 +189,7 @@ func (e *Sales) SaleCash(ctx context.Context, saleID string, amount, tendered Pa
 		if err != nil {
 			return err
 		}
-		_, err = e.commit(ctx, o, Event{Kind: EvCashReceived, Staff: staff, Cash: &CashEvent{Tendered: tendered, Change: change}})
+		_, err = sl.commit(ctx, o, Event{Kind: EvCashReceived, Staff: staff, Cash: &CashEvent{Tendered: tendered, Change: change}})
 		return err
 	})
 }
@@ -197,35 +197,35 @@ func (e *Sales) SaleCash(ctx context.Context, saleID string, amount, tendered Pa
 // SaleUPI records amount of a split sale paid by UPI to the shop's VPA (0: all
 // that is left), as the cashier staff confirmed it arrived: journaled as
 // confirmed by the cashier, never as verified.
-func (e *Sales) SaleUPI(ctx context.Context, saleID string, amount Paise, staff string) (*Result, *SaleStatus, error) {
+func (sl *Sales) SaleUPI(ctx context.Context, saleID string, amount Paise, staff string) (*Result, *SaleStatus, error) {
 	if staff == "" {
 		return nil, nil, sentenceErr("Sign in before confirming a UPI payment: the journal names who confirmed it.")
 	}
-	return e.saleLocal(ctx, saleID, TenderUPI, amount, "", staff, func(o *Order) error {
-		_, err := e.commit(ctx, o, Event{Kind: EvUPIConfirmed, Staff: staff})
+	return sl.saleLocal(ctx, saleID, TenderUPI, amount, "", staff, func(o *Order) error {
+		_, err := sl.commit(ctx, o, Event{Kind: EvUPIConfirmed, Staff: staff})
 		return err
 	})
 }
 
 // SaleNote redeems credit note noteNo for amount of a split sale (0: all that
 // is left) in the credit-note ledger (Config.Notes).
-func (e *Sales) SaleNote(ctx context.Context, saleID, noteNo string, amount Paise, staff string) (*Result, *SaleStatus, error) {
-	if e.cfg.Notes == nil {
+func (sl *Sales) SaleNote(ctx context.Context, saleID, noteNo string, amount Paise, staff string) (*Result, *SaleStatus, error) {
+	if sl.cfg.Notes == nil {
 		return nil, nil, ErrNoNotes
 	}
 	if noteNo == "" {
 		return nil, nil, sentenceErr("Type the credit note's number.")
 	}
-	return e.saleLocal(ctx, saleID, TenderNote, amount, noteNo, staff, func(o *Order) error {
-		if err := e.cfg.Notes.Redeem(ctx, noteNo, o.Amount, o.ID); err != nil {
+	return sl.saleLocal(ctx, saleID, TenderNote, amount, noteNo, staff, func(o *Order) error {
+		if err := sl.cfg.Notes.Redeem(ctx, noteNo, o.Amount, o.ID); err != nil {
 			// Not redeemed: the tender's order is closed and the sale still open.
 			reason := "the credit note was refused: " + Sentence(err)
-			if _, aerr := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}}); aerr != nil {
+			if _, aerr := sl.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}}); aerr != nil {
 				return errors.Join(err, aerr)
 			}
 			return err
 		}
-		_, err := e.record(ctx, o, Event{Kind: EvTenderNoteRedeemed, Staff: staff, Sale: &SaleEvent{NoteNo: noteNo}})
+		_, err := sl.record(ctx, o, Event{Kind: EvTenderNoteRedeemed, Staff: staff, Sale: &SaleEvent{NoteNo: noteNo}})
 		return err
 	})
 }
@@ -233,17 +233,17 @@ func (e *Sales) SaleNote(ctx context.Context, saleID, noteNo string, amount Pais
 // saleLocal adds a local tender to a split sale: tender.added, the tender's
 // order's intent, then take journals what was received; then the sale is
 // settled.
-func (e *Sales) saleLocal(ctx context.Context, saleID string, kind TenderKind, amount Paise, noteNo, staff string, take func(*Order) error) (*Result, *SaleStatus, error) {
-	unlock, err := e.lockSale(saleID)
+func (sl *Sales) saleLocal(ctx context.Context, saleID string, kind TenderKind, amount Paise, noteNo, staff string, take func(*Order) error) (*Result, *SaleStatus, error) {
+	unlock, err := sl.lockSale(saleID)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer unlock()
-	st, t, err := e.addTender(ctx, saleID, SaleTender{Kind: kind, Amount: amount, NoteNo: noteNo}, staff)
+	st, t, err := sl.addTender(ctx, saleID, SaleTender{Kind: kind, Amount: amount, NoteNo: noteNo}, staff)
 	if err != nil {
 		return nil, nil, err
 	}
-	o, err := e.payments.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, nil, PayOptions{},
+	o, err := sl.payments.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, nil, PayOptions{},
 		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount})
 	if err != nil {
 		return nil, nil, err
@@ -251,7 +251,7 @@ func (e *Sales) saleLocal(ctx context.Context, saleID string, kind TenderKind, a
 	if err := take(o); err != nil {
 		return nil, nil, err
 	}
-	st, err = e.settleSale(ctx, saleID)
+	st, err = sl.settleSale(ctx, saleID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -264,23 +264,23 @@ func (e *Sales) saleLocal(ctx context.Context, saleID string, kind TenderKind, a
 //
 // imeis are the serialised units' IMEIs a brand-EMI offer needs (the sale may
 // have been journaled without them).
-func (e *Sales) OpenSaleTender(ctx context.Context, saleID string, kind TenderKind, amount Paise, plan *EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
+func (sl *Sales) OpenSaleTender(ctx context.Context, saleID string, kind TenderKind, amount Paise, plan *EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
 	if kind.local() || kind == TenderSplit || !kind.valid() {
 		return nil, fmt.Errorf("pos: open tender: %w: %s is not paid at the service", ErrBadEvent, kind)
 	}
-	if e.gw == nil {
+	if sl.gw == nil {
 		return nil, fmt.Errorf("pos: open tender: %w", ErrNoGateway)
 	}
-	unlock, err := e.lockSale(saleID)
+	unlock, err := sl.lockSale(saleID)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	st, t, err := e.addTender(ctx, saleID, SaleTender{Kind: kind, Amount: amount}, staff)
+	st, t, err := sl.addTender(ctx, saleID, SaleTender{Kind: kind, Amount: amount}, staff)
 	if err != nil {
 		return nil, err
 	}
-	return e.payments.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, plan, opt,
+	return sl.payments.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, plan, opt,
 		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount, IMEIs: imeis})
 }
 
@@ -291,28 +291,28 @@ func (e *Sales) OpenSaleTender(ctx context.Context, saleID string, kind TenderKi
 // needs the order's token, contract section 5). A tender whose IMEIs are
 // refused is closed (no payment was sent on it), so the sale's due amount is
 // free again and its other tenders stay as they are.
-func (e *Sales) OpenSaleTenderChecked(ctx context.Context, saleID string, amount Paise, plan EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
-	o, err := e.OpenSaleTender(ctx, saleID, TenderEMI, amount, &plan, staff, opt, imeis...)
+func (sl *Sales) OpenSaleTenderChecked(ctx context.Context, saleID string, amount Paise, plan EMIPlan, staff string, opt PayOptions, imeis ...UnitIMEI) (*Order, error) {
+	o, err := sl.OpenSaleTender(ctx, saleID, TenderEMI, amount, &plan, staff, opt, imeis...)
 	if err != nil {
 		return nil, err
 	}
-	return e.payments.checkIMEIsFirst(ctx, o, plan, opt)
+	return sl.payments.checkIMEIsFirst(ctx, o, plan, opt)
 }
 
 // SettleSale completes a split sale whose paid tenders cover it and none is in
 // flight: sale.completed allocates its document number. It is safe to call at
 // any time, and again after a restart: a sale already complete is left as it is.
-func (e *Sales) SettleSale(ctx context.Context, saleID string) (*SaleStatus, error) {
-	unlock, err := e.lockSale(saleID)
+func (sl *Sales) SettleSale(ctx context.Context, saleID string) (*SaleStatus, error) {
+	unlock, err := sl.lockSale(saleID)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	return e.settleSale(ctx, saleID)
+	return sl.settleSale(ctx, saleID)
 }
 
-func (e *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, error) {
-	st, err := e.SaleStatus(ctx, saleID)
+func (sl *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, error) {
+	st, err := sl.SaleStatus(ctx, saleID)
 	if err != nil {
 		return nil, err
 	}
@@ -323,9 +323,9 @@ func (e *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, err
 		// A credit-note tender whose order was closed unpaid (refused, or the
 		// terminal stopped before note.redeemed) gives the note back; Restore is
 		// idempotent, so a note never redeemed is left as it is.
-		if t.Kind == TenderNote && t.Order != nil && t.State == StateAbandoned && e.cfg.Notes != nil {
-			if err := e.cfg.Notes.Restore(ctx, t.NoteNo, t.Amount, t.Order.ID); err != nil {
-				e.log.LogAttrs(ctx, slog.LevelWarn, "pos: restore credit note", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
+		if t.Kind == TenderNote && t.Order != nil && t.State == StateAbandoned && sl.cfg.Notes != nil {
+			if err := sl.cfg.Notes.Restore(ctx, t.NoteNo, t.Amount, t.Order.ID); err != nil {
+				sl.log.LogAttrs(ctx, slog.LevelWarn, "pos: restore credit note", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
 			}
 		}
 	}
@@ -339,10 +339,10 @@ func (e *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, err
 			ev.Verified = ev.Verified && t.Verified
 		}
 	}
-	if _, err := e.record(ctx, st.Sale, Event{Kind: EvSaleCompleted, Sale: ev}); err != nil {
+	if _, err := sl.record(ctx, st.Sale, Event{Kind: EvSaleCompleted, Sale: ev}); err != nil {
 		return nil, err
 	}
-	return e.SaleStatus(ctx, saleID)
+	return sl.SaleStatus(ctx, saleID)
 }
 
 // OpenSales lists the split sales still open (part paid, or not paid at all),
@@ -351,7 +351,7 @@ func (e *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, err
 // the last Z report that lists the sales open at its close (Report.OpenAtClose),
 // whose sales still open are taken as well; a journal whose Z reports do not
 // list them (written before they did) is read back openSalesDays days.
-func (e *Sales) OpenSales(ctx context.Context) ([]*Order, error) {
+func (sl *Sales) OpenSales(ctx context.Context) ([]*Order, error) {
 	var out []*Order
 	seen := map[string]bool{}
 	keep := func(o *Order) {
@@ -360,20 +360,20 @@ func (e *Sales) OpenSales(ctx context.Context) ([]*Order, error) {
 			out = append(out, o)
 		}
 	}
-	today, err := time.ParseInLocation(DayLayout, e.today(), e.clock.Now().Location())
+	today, err := time.ParseInLocation(DayLayout, sl.today(), sl.clock.Now().Location())
 	if err != nil {
-		today = e.clock.Now()
+		today = sl.clock.Now()
 	}
 	for d := range maxOpenSalesDays {
 		day := ToDay(today.AddDate(0, 0, -d))
-		orders, err := e.j.OrdersByDay(ctx, day)
+		orders, err := sl.j.OrdersByDay(ctx, day)
 		if err != nil {
 			return nil, fmt.Errorf("pos: open sales: %w", err)
 		}
 		for _, o := range orders {
 			keep(o)
 		}
-		listed, zed, ok, err := e.openAtClose(ctx, day)
+		listed, zed, ok, err := sl.openAtClose(ctx, day)
 		if err != nil {
 			return nil, fmt.Errorf("pos: open sales: %w", err)
 		}
@@ -384,7 +384,7 @@ func (e *Sales) OpenSales(ctx context.Context) ([]*Order, error) {
 			continue
 		}
 		for _, id := range listed {
-			o, err := e.j.Order(ctx, id)
+			o, err := sl.j.Order(ctx, id)
 			if err != nil {
 				return nil, fmt.Errorf("pos: open sales: %w", err)
 			}
@@ -398,8 +398,8 @@ func (e *Sales) OpenSales(ctx context.Context) ([]*Order, error) {
 
 // openAtClose returns the sales the Z report of day listed as open at its
 // close; zed is whether day has a Z report, ok whether it lists them.
-func (e *Sales) openAtClose(ctx context.Context, day string) (ids []string, zed, ok bool, err error) {
-	dc, err := e.j.DayClose(ctx, day)
+func (sl *Sales) openAtClose(ctx context.Context, day string) (ids []string, zed, ok bool, err error) {
+	dc, err := sl.j.DayClose(ctx, day)
 	if err != nil || dc == nil {
 		return nil, false, false, err
 	}
@@ -416,40 +416,40 @@ func (e *Sales) openAtClose(ctx context.Context, day string) (ids []string, zed,
 // settleOpenSales completes the open split sales whose tenders now cover them
 // (the terminal stopped after the last tender was paid, before the sale was
 // completed). Reconcile runs it after resolving the tenders.
-func (e *Sales) settleOpenSales(ctx context.Context) {
-	sales, err := e.OpenSales(ctx)
+func (sl *Sales) settleOpenSales(ctx context.Context) {
+	sales, err := sl.OpenSales(ctx)
 	if err != nil {
-		e.log.LogAttrs(ctx, slog.LevelWarn, "pos: open sales", slog.String("error", err.Error()))
+		sl.log.LogAttrs(ctx, slog.LevelWarn, "pos: open sales", slog.String("error", err.Error()))
 		return
 	}
 	for _, s := range sales {
-		if _, err := e.SettleSale(ctx, s.ID); err != nil {
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: settle sale", slog.String("sale", s.ID), slog.String("error", err.Error()))
+		if _, err := sl.SettleSale(ctx, s.ID); err != nil {
+			sl.log.LogAttrs(ctx, slog.LevelWarn, "pos: settle sale", slog.String("sale", s.ID), slog.String("error", err.Error()))
 		}
 	}
 }
 
 // VoidSale voids an open split sale, authorised by a manager's PIN: every paid
 // tender is refunded — card, EMI and phone through the payment service
-// (Engine.Refund), cash in cash, UPI back to the customer by the cashier, a
+// (Engine.Refunds.Refund), cash in cash, UPI back to the customer by the cashier, a
 // credit note back to its note — each with its refund document, and then
 // sale.voided is journaled. A tender still in flight refuses the void (check it
 // first); a refund whose answer is not in leaves the sale open, to be voided
 // again once it is settled (the refund is never sent twice).
-func (e *Sales) VoidSale(ctx context.Context, saleID, pin, reason string) (*SaleStatus, error) {
-	if err := e.journalReady(ctx); err != nil {
+func (sl *Sales) VoidSale(ctx context.Context, saleID, pin, reason string) (*SaleStatus, error) {
+	if err := sl.journalReady(ctx); err != nil {
 		return nil, err
 	}
-	mgr, err := e.roster.AuthoriseManager(ctx, pin, e.clock.Now())
+	mgr, err := sl.roster.AuthoriseManager(ctx, pin, sl.clock.Now())
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := e.lockSale(saleID)
+	unlock, err := sl.lockSale(saleID)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	st, err := e.SaleStatus(ctx, saleID)
+	st, err := sl.SaleStatus(ctx, saleID)
 	if err != nil {
 		return nil, err
 	}
@@ -460,7 +460,7 @@ func (e *Sales) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sale
 		// A tender not final is checked once here: one that sent nothing is
 		// closed, one the service decided is settled; only a payment really in
 		// flight (being paid now, or not decided at the service) stops the void.
-		if st, err = e.settlePendingTenders(ctx, st); err != nil {
+		if st, err = sl.settlePendingTenders(ctx, st); err != nil {
 			return nil, err
 		}
 	}
@@ -478,12 +478,12 @@ func (e *Sales) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sale
 			return st, sentenceErr("A refund of this sale is still being checked; check it, then void the sale again.")
 		}
 		if !t.Kind.local() {
-			res, err := e.refunds.Refund(ctx, RefundRequest{OrderID: t.Order.ID, PIN: pin, Reason: reason})
+			res, err := sl.refunds.Refund(ctx, RefundRequest{OrderID: t.Order.ID, PIN: pin, Reason: reason})
 			if err != nil {
 				return nil, err
 			}
 			if res.Status != RefundDone {
-				return e.SaleStatus(ctx, saleID)
+				return sl.SaleStatus(ctx, saleID)
 			}
 			continue
 		}
@@ -491,14 +491,14 @@ func (e *Sales) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sale
 		if t.Kind == TenderNote {
 			noteNo = t.Order.NoteNo
 		}
-		if err := e.giveBackLocal(ctx, t.Order, noteNo, mgr.ID, reason, false); err != nil {
+		if err := sl.giveBackLocal(ctx, t.Order, noteNo, mgr.ID, reason, false); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := e.commit(ctx, st.Sale, Event{Kind: EvSaleVoided, Staff: mgr.ID, Reason: reason}); err != nil {
+	if _, err := sl.commit(ctx, st.Sale, Event{Kind: EvSaleVoided, Staff: mgr.ID, Reason: reason}); err != nil {
 		return nil, err
 	}
-	return e.SaleStatus(ctx, saleID)
+	return sl.SaleStatus(ctx, saleID)
 }
 
 // settlePendingTenders tries once to make the pending tenders of sale st final
@@ -511,52 +511,52 @@ func (e *Sales) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sale
 // service can tell whether one was sent before a stop. Any other is inquired as
 // the reconciler would, and its verified answer applied. The caller holds the
 // sale's lock.
-func (e *Sales) settlePendingTenders(ctx context.Context, st *SaleStatus) (*SaleStatus, error) {
-	unrecorded := e.held()
+func (sl *Sales) settlePendingTenders(ctx context.Context, st *SaleStatus) (*SaleStatus, error) {
+	unrecorded := sl.held()
 	for _, t := range st.Tenders {
 		if !t.Pending() || slices.Contains(unrecorded, t.Order.ID) {
 			continue
 		}
-		unlock, err := e.lock(t.Order.ID)
+		unlock, err := sl.lock(t.Order.ID)
 		if err != nil {
 			continue // being paid now
 		}
-		err = e.settlePendingTender(ctx, t.Order.ID)
+		err = sl.settlePendingTender(ctx, t.Order.ID)
 		unlock()
 		if err != nil && ctx.Err() != nil {
 			return nil, err
 		}
 		if err != nil {
-			e.log.LogAttrs(ctx, slog.LevelWarn, "pos: void: tender", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
+			sl.log.LogAttrs(ctx, slog.LevelWarn, "pos: void: tender", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
 		}
 	}
-	return e.SaleStatus(ctx, st.Sale.ID)
+	return sl.SaleStatus(ctx, st.Sale.ID)
 }
 
 // settlePendingTender is one tender of settlePendingTenders. The caller holds
 // the tender's order's lock.
-func (e *Sales) settlePendingTender(ctx context.Context, id string) error {
-	o, err := e.j.Order(ctx, id)
+func (sl *Sales) settlePendingTender(ctx context.Context, id string) error {
+	o, err := sl.j.Order(ctx, id)
 	if err != nil {
 		return err
 	}
 	neverPaid := o.State == StateCreated && len(o.Attempts) == 0 && (o.Tender == TenderCard || o.Tender == TenderEMI)
 	if !neverPaid {
-		return e.payments.reconcileOne(ctx, o)
+		return sl.payments.reconcileOne(ctx, o)
 	}
-	if e.gw == nil {
+	if sl.gw == nil {
 		return ErrNoGateway
 	}
-	q, err := e.gw.InquireOrder(ctx, o.ServiceOrderID)
+	q, err := sl.gw.InquireOrder(ctx, o.ServiceOrderID)
 	if err != nil {
 		return err
 	}
 	out := outcomeOf(q)
 	if !q.Verified || o.AnswerMismatch(&out) != "" || !noPaymentApplied(&out) {
-		return e.payments.reconcileOne(ctx, o) // a payment may be on it: the reconciler's way
+		return sl.payments.reconcileOne(ctx, o) // a payment may be on it: the reconciler's way
 	}
 	reason := "the sale was voided before this tender was paid; the payment service holds no payment on it"
-	_, err = e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
+	_, err = sl.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
 	return err
 }
 
@@ -566,21 +566,21 @@ func (e *Sales) settlePendingTender(ctx context.Context, id string) error {
 // (Restore is idempotent), then the refund's intent and at once its end are
 // journaled. A void's refund gets the refund document's number; a
 // cancellation's is marked Cancel, names the goods and issues no credit note.
-func (e *Sales) giveBackLocal(ctx context.Context, o *Order, noteNo, staff, reason string, cancel bool) error {
+func (sl *Sales) giveBackLocal(ctx context.Context, o *Order, noteNo, staff, reason string, cancel bool) error {
 	if noteNo != "" {
-		if e.cfg.Notes == nil {
+		if sl.cfg.Notes == nil {
 			return ErrNoNotes
 		}
-		if err := e.cfg.Notes.Restore(ctx, noteNo, o.Refundable(), o.ID); err != nil {
+		if err := sl.cfg.Notes.Restore(ctx, noteNo, o.Refundable(), o.ID); err != nil {
 			return err
 		}
 	}
-	unlock, err := e.lock(o.ID)
+	unlock, err := sl.lock(o.ID)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	uid, err := e.newID("R")
+	uid, err := sl.newID("R")
 	if err != nil {
 		return err
 	}
@@ -589,28 +589,28 @@ func (e *Sales) giveBackLocal(ctx context.Context, o *Order, noteNo, staff, reas
 	if cancel {
 		intent.Items = refundItems(o, amount)
 	}
-	if _, err := e.commit(ctx, o, Event{Kind: EvRefundIntent, Staff: staff, Refund: intent}); err != nil {
+	if _, err := sl.commit(ctx, o, Event{Kind: EvRefundIntent, Staff: staff, Refund: intent}); err != nil {
 		return err
 	}
-	_, err = e.commit(ctx, o, Event{Kind: EvRefundDone, Staff: staff, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Refunded: o.Refunded + amount, Cancel: cancel}})
+	_, err = sl.commit(ctx, o, Event{Kind: EvRefundDone, Staff: staff, Refund: &RefundEvent{UniqueTxnID: uid, Amount: amount, Refunded: o.Refunded + amount, Cancel: cancel}})
 	return err
 }
 
 // redeemNote journals note.redeemed on the issuing order, under its lock.
-func (e *Sales) redeemNote(ctx context.Context, issueID string, n NoteEvent) error {
-	unlock, err := e.lock(issueID)
+func (sl *Sales) redeemNote(ctx context.Context, issueID string, n NoteEvent) error {
+	unlock, err := sl.lock(issueID)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	issue, err := e.order(ctx, issueID)
+	issue, err := sl.order(ctx, issueID)
 	if err != nil {
 		return err
 	}
 	if ref := issue.RefundByID(n.Refund); ref != nil && slices.Contains(ref.RedeemedBy, n.SaleID) {
 		return nil // redeemed for this sale already (a retry, or a sale finished after a crash)
 	}
-	if _, err := e.commit(ctx, issue, Event{Kind: EvNoteRedeemed, Note: &n}); err != nil {
+	if _, err := sl.commit(ctx, issue, Event{Kind: EvNoteRedeemed, Note: &n}); err != nil {
 		if errors.Is(err, ErrNotRefundable) {
 			return wrapf(ErrNoteSpent, "Credit note %s has not %s left; nothing was taken from it.", n.Number, n.Amount)
 		}
@@ -620,15 +620,15 @@ func (e *Sales) redeemNote(ctx context.Context, issueID string, n NoteEvent) err
 }
 
 // openNoteSale journals the intent of a sale paid by credit note number.
-func (e *Sales) openNoteSale(ctx context.Context, sale Sale, number string) (*Order, error) {
-	id, lines, totals, err := e.startSale(ctx, sale, "open") // its phones reserved store-wide, before the note is touched
+func (sl *Sales) openNoteSale(ctx context.Context, sale Sale, number string) (*Order, error) {
+	id, lines, totals, err := sl.startSale(ctx, sale, "open") // its phones reserved store-wide, before the note is touched
 	if err != nil {
 		return nil, err
 	}
 	o := &Order{}
 	in := &Intent{Tender: TenderNote, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines),
 		Customer: sale.Customer, Note: number}
-	if _, err := e.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
+	if _, err := sl.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
 		return nil, beforeMoney(err)
 	}
 	return o, nil
@@ -637,8 +637,8 @@ func (e *Sales) openNoteSale(ctx context.Context, sale Sale, number string) (*Or
 // settleNoteSale finishes a sale paid by a credit note journaled at INTENT: the
 // note is redeemed for it (unless it was already, before a crash), then the sale
 // is paid. A note that no longer covers it abandons the sale: nothing was taken.
-func (e *Sales) settleNoteSale(ctx context.Context, o *Order) error {
-	evs, err := e.j.Events(ctx, o.ID)
+func (sl *Sales) settleNoteSale(ctx context.Context, o *Order) error {
+	evs, err := sl.j.Events(ctx, o.ID)
 	if err != nil {
 		return err
 	}
@@ -650,31 +650,31 @@ func (e *Sales) settleNoteSale(ctx context.Context, o *Order) error {
 	if !ok {
 		return fmt.Errorf("pos: note sale %q: %w: no credit note named", o.ID, ErrBadEvent)
 	}
-	issueID, uid, err := e.j.FindDocument(ctx, series, no)
+	issueID, uid, err := sl.j.FindDocument(ctx, series, no)
 	if err != nil {
 		return err
 	}
 	n := NoteEvent{Number: number, IssueID: issueID, Refund: uid, Amount: o.Amount, SaleID: o.ID}
-	if err := e.redeemNote(ctx, issueID, n); err != nil {
+	if err := sl.redeemNote(ctx, issueID, n); err != nil {
 		if errors.Is(err, ErrNoteSpent) {
 			reason := "the credit note no longer covers the sale"
-			_, aerr := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
+			_, aerr := sl.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
 			return errors.Join(err, aerr)
 		}
 		return err
 	}
-	_, err = e.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
+	_, err = sl.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
 	return err
 }
 
 // splitLeft reads what is left to give back of split sale o through its
 // tenders: what each paid less its own refunds (a tender refunded by itself)
 // and the sale's refunds through it.
-func (e *Sales) splitLeft(ctx context.Context, o *Order) (splitLeft, error) {
+func (sl *Sales) splitLeft(ctx context.Context, o *Order) (splitLeft, error) {
 	var out splitLeft
 	var paid Paise
 	for _, t := range o.Tenders {
-		c, err := e.tenderOrder(ctx, t.OrderID)
+		c, err := sl.tenderOrder(ctx, t.OrderID)
 		if err != nil {
 			return splitLeft{}, err
 		}

@@ -44,10 +44,10 @@ type NoteIssuer interface {
 // A refusal (sold at another counter) or no answer stops the sale before
 // anything is journaled or charged, unless approve (the sale's OverrideIMEIs,
 // nil when none) approves the phones the store could not be asked about.
-func (e *StoreDesk) reserveIMEIs(ctx context.Context, id string, lines []Line, approve IMEIApprover) error {
-	e.numMu.Lock()
-	d := e.cfg.Decisions
-	e.numMu.Unlock()
+func (sd *StoreDesk) reserveIMEIs(ctx context.Context, id string, lines []Line, approve IMEIApprover) error {
+	sd.numMu.Lock()
+	d := sd.cfg.Decisions
+	sd.numMu.Unlock()
 	imeis := allIMEIs(lines)
 	if d == nil || len(imeis) == 0 {
 		return nil
@@ -63,39 +63,39 @@ func (e *StoreDesk) reserveIMEIs(ctx context.Context, id string, lines []Line, a
 
 // SetDecisions gives the engine the store server's decisions once the link to
 // it is up (nil: none).
-func (e *StoreDesk) SetDecisions(d StoreDecisions) {
-	e.numMu.Lock()
-	defer e.numMu.Unlock()
-	e.cfg.Decisions = d
+func (sd *StoreDesk) SetDecisions(d StoreDecisions) {
+	sd.numMu.Lock()
+	defer sd.numMu.Unlock()
+	sd.cfg.Decisions = d
 }
 
 // decisions returns the store server's decisions, nil when not enrolled.
-func (e *StoreDesk) decisions() StoreDecisions {
-	e.numMu.Lock()
-	defer e.numMu.Unlock()
-	return e.cfg.Decisions
+func (sd *StoreDesk) decisions() StoreDecisions {
+	sd.numMu.Lock()
+	defer sd.numMu.Unlock()
+	return sd.cfg.Decisions
 }
 
 // useNotes gives the engine the counter's credit-note ledger for the note
 // tenders of split sales, unless it was configured with one (Config.Notes),
 // and the terminal's name its documents are numbered under (terminal), which
 // tells its own credit notes from another counter's (foreignNote).
-func (e *StoreDesk) useNotes(notes NoteRedeemer, terminal string) {
-	e.numMu.Lock()
-	defer e.numMu.Unlock()
-	if e.cfg.Notes == nil {
-		e.cfg.Notes = notes
+func (sd *StoreDesk) useNotes(notes NoteRedeemer, terminal string) {
+	sd.numMu.Lock()
+	defer sd.numMu.Unlock()
+	if sd.cfg.Notes == nil {
+		sd.cfg.Notes = notes
 	}
-	e.noteTerminal = terminal
+	sd.noteTerminal = terminal
 }
 
 // foreignNote reports whether the credit note number was issued by another
 // counter (its number names another terminal).
-func (e *StoreDesk) foreignNote(number string) bool {
+func (sd *StoreDesk) foreignNote(number string) bool {
 	term, rest, ok := strings.Cut(strings.TrimSpace(number), "/")
-	e.numMu.Lock()
-	own := e.noteTerminal // the till's name on its documents (useNotes)
-	e.numMu.Unlock()
+	sd.numMu.Lock()
+	own := sd.noteTerminal // the till's name on its documents (useNotes)
+	sd.numMu.Unlock()
 	if own == "" {
 		own = "T1" // as NewTill names a terminal named nowhere
 	}
@@ -106,7 +106,7 @@ func (e *StoreDesk) foreignNote(number string) bool {
 // ref, within storeDecisionWait, and returns what the store says is left on
 // the note. Asking again for the same order and amount is harmless (the store
 // answers with what is left).
-func (e *StoreDesk) redeemAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount Paise) (left Paise, err error) {
+func (sd *StoreDesk) redeemAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount Paise) (left Paise, err error) {
 	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
 	defer cancel()
 	return d.RedeemCreditNote(rctx, strings.TrimSpace(number), ref, amount)
@@ -116,8 +116,8 @@ func (e *StoreDesk) redeemAtStore(ctx context.Context, d StoreDecisions, number,
 // store does not know yet (issued here, not synced) is recorded there first
 // with what this journal says is left on it (left), and asked again. It
 // returns what the store says is left on the note once redeemed.
-func (e *StoreDesk) redeemOwnAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount, left Paise) (Paise, error) {
-	storeLeft, err := e.redeemAtStore(ctx, d, number, ref, amount)
+func (sd *StoreDesk) redeemOwnAtStore(ctx context.Context, d StoreDecisions, number, ref string, amount, left Paise) (Paise, error) {
+	storeLeft, err := sd.redeemAtStore(ctx, d, number, ref, amount)
 	var refusal *StoreRefusal
 	ni, ok := d.(NoteIssuer)
 	if !ok || !errors.As(err, &refusal) || refusal.Code != "not_found" || left <= 0 {
@@ -129,12 +129,12 @@ func (e *StoreDesk) redeemOwnAtStore(ctx context.Context, d StoreDecisions, numb
 	if ierr != nil {
 		return 0, ierr
 	}
-	return e.redeemAtStore(ctx, d, number, ref, amount)
+	return sd.redeemAtStore(ctx, d, number, ref, amount)
 }
 
 // releaseAtStore gives back at the store what was reserved for the order ref
 // (a note tender undone, or a sale that took nothing), joined to cause.
-func (e *StoreDesk) releaseAtStore(ctx context.Context, d StoreDecisions, ref string, cause error) error {
+func (sd *StoreDesk) releaseAtStore(ctx context.Context, d StoreDecisions, ref string, cause error) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)
 	defer cancel()
 	if err := d.Release(rctx, ref, ""); err != nil {
@@ -149,9 +149,9 @@ func (e *StoreDesk) releaseAtStore(ctx context.Context, d StoreDecisions, ref st
 // the counter); the reconciler leaves it at INTENT to ask again. left is what
 // the store says is left on the note once redeemed there, -1 when the store
 // was not asked (this journal's balance is the note's then).
-func (e *StoreDesk) settleNote(ctx context.Context, o *Order, refuseOffline bool) (left Paise, err error) {
+func (sd *StoreDesk) settleNote(ctx context.Context, o *Order, refuseOffline bool) (left Paise, err error) {
 	left = -1
-	evs, err := e.j.Events(ctx, o.ID)
+	evs, err := sd.j.Events(ctx, o.ID)
 	if err != nil {
 		return left, err
 	}
@@ -161,33 +161,33 @@ func (e *StoreDesk) settleNote(ctx context.Context, o *Order, refuseOffline bool
 	}
 	abandon := func(cause error) error {
 		reason := "the credit note was refused: " + Sentence(cause)
-		_, aerr := e.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
+		_, aerr := sd.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
 		return errors.Join(cause, aerr)
 	}
-	d := e.decisions()
+	d := sd.decisions()
 	switch {
-	case d == nil && e.foreignNote(number):
+	case d == nil && sd.foreignNote(number):
 		if refuseOffline {
 			return left, abandon(ErrStoreOffline)
 		}
 		return left, ErrStoreOffline // another counter's note waits for the store
 	case d == nil:
-		return left, e.sales.settleNoteSale(ctx, o)
+		return left, sd.sales.settleNoteSale(ctx, o)
 	}
-	redeem := func() (Paise, error) { return e.redeemAtStore(ctx, d, number, o.ID, o.Amount) }
-	if !e.foreignNote(number) {
+	redeem := func() (Paise, error) { return sd.redeemAtStore(ctx, d, number, o.ID, o.Amount) }
+	if !sd.foreignNote(number) {
 		redeem = func() (Paise, error) {
 			journalLeft := Paise(0)
 			if series, no, ok := ParseDocNumber(number); ok {
-				if issueID, uid, err := e.j.FindDocument(ctx, series, no); err == nil {
-					if issue, err := e.j.Order(ctx, issueID); err == nil {
+				if issueID, uid, err := sd.j.FindDocument(ctx, series, no); err == nil {
+					if issue, err := sd.j.Order(ctx, issueID); err == nil {
 						if ref := issue.RefundByID(uid); ref != nil {
 							journalLeft = ref.NoteLeft()
 						}
 					}
 				}
 			}
-			return e.redeemOwnAtStore(ctx, d, number, o.ID, o.Amount, journalLeft)
+			return sd.redeemOwnAtStore(ctx, d, number, o.ID, o.Amount, journalLeft)
 		}
 	}
 	storeLeft, err := redeem()
@@ -199,28 +199,28 @@ func (e *StoreDesk) settleNote(ctx context.Context, o *Order, refuseOffline bool
 		return left, err // the reconciler asks again
 	}
 	left = storeLeft
-	if !e.foreignNote(number) {
-		err := e.sales.settleNoteSale(ctx, o)
+	if !sd.foreignNote(number) {
+		err := sd.sales.settleNoteSale(ctx, o)
 		if err != nil && o.State == StateAbandoned {
-			return left, e.releaseAtStore(ctx, d, o.ID, err)
+			return left, sd.releaseAtStore(ctx, d, o.ID, err)
 		}
 		return left, err
 	}
 	// Another counter's note: the store's balance is its ledger.
 	n := NoteEvent{Number: number, Amount: o.Amount, SaleID: o.ID}
-	_, err = e.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
+	_, err = sd.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
 	if err != nil {
-		return left, e.releaseAtStore(ctx, d, o.ID, beforeMoney(err))
+		return left, sd.releaseAtStore(ctx, d, o.ID, beforeMoney(err))
 	}
 	return left, nil
 }
 
 // storeInvoices returns the store's copy of the invoices, when the terminal is
 // enrolled and its link serves it.
-func (e *StoreDesk) storeInvoices() (StoreDecisions, StoreInvoices) {
-	e.numMu.Lock()
-	d := e.cfg.Decisions
-	e.numMu.Unlock()
+func (sd *StoreDesk) storeInvoices() (StoreDecisions, StoreInvoices) {
+	sd.numMu.Lock()
+	d := sd.cfg.Decisions
+	sd.numMu.Unlock()
 	si, _ := d.(StoreInvoices)
 	if si == nil {
 		return nil, nil
@@ -238,8 +238,8 @@ func (e *StoreDesk) storeInvoices() (StoreDecisions, StoreInvoices) {
 // reserveOwnReturn reserves so amount of the refund uid of this counter's
 // invoice number (RefundRequest.reserveAt; "" reserves nothing), and returns
 // how to release it should the refund not happen.
-func (e *StoreDesk) reserveOwnReturn(ctx context.Context, number, uid string, amount Paise) (release func(error) error, err error) {
-	d := e.decisions()
+func (sd *StoreDesk) reserveOwnReturn(ctx context.Context, number, uid string, amount Paise) (release func(error) error, err error) {
+	d := sd.decisions()
 	if d == nil || number == "" {
 		return noRelease, nil
 	}

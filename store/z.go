@@ -85,7 +85,7 @@ func counterDay(terminal string, r *pos.Report) CounterDay {
 }
 
 // dayOrders reads, per terminal, the orders pos.BuildReport needs for day d,
-// as the counter's report reads them from its journal (Engine.Report): the
+// as the counter's report reads them from its journal (Engine.Ledger.Report): the
 // orders of that day, paid that day, or with a refund that day, and with them
 // the split sale of each tender and the tenders of each split sale among them.
 func (db *DB) dayOrders(ctx context.Context, d time.Time) (map[string][]*pos.Order, error) {

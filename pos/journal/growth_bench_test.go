@@ -19,7 +19,7 @@ import (
 )
 
 // bulkJournal writes a journal of at least n events at path as busy days of
-// 200 sales, each closed by its Z report (sealed as pos.Engine.CloseDay seals
+// 200 sales, each closed by its Z report (sealed as pos.Engine.Ledger.CloseDay seals
 // it), without Append's one fsync'd commit per event: events are chained,
 // derived and checkpointed by the journal's own code (derive, sealEvent,
 // sealCheckpoint) in large transactions with NoSync. The file is a journal
@@ -195,7 +195,7 @@ const (
 
 // TestJournalSize appends a realistic day (200 card, cash and EMI sales, some
 // refunded, one card refused now and then) through Append, closes it with a Z
-// report sealed as pos.Engine.CloseDay seals it, and checks the sizes: the
+// report sealed as pos.Engine.Ledger.CloseDay seals it, and checks the sizes: the
 // stored Z report within its budget, and the file's pages in use per event.
 func TestJournalSize(t *testing.T) {
 	j := openTest(t)

@@ -15,7 +15,7 @@ var emiTenure = json.RawMessage(`{"offer_scheme":{"product_details":[{"schemes":
 // busyDay is a realistic day of a busy counter: n sales (about 55% card, 30%
 // cash, 15% brand EMI with an IMEI), one sale in twenty refunded the same day,
 // every paid sale's receipt printed, one card sale in twenty-five refused once
-// before it is paid, and the day's Z report (made as pos.Engine.CloseDay makes
+// before it is paid, and the day's Z report (made as pos.Engine.Ledger.CloseDay makes
 // it). Order ids are those of the terminal (day-based, ascending).
 func (s *script) busyDay(day string, n int, zno uint64) []pos.Event {
 	var evs []pos.Event

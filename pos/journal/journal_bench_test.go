@@ -206,7 +206,7 @@ const ordersPerDay = 200
 // reports x-floor (million / ten thousand; DESIGN.md section 7 allows 0.8–1.2):
 //
 //   - orders-by-day: Journal.OrdersByDay alone;
-//   - x-report: pos.Engine.Report, the X report as `galla report` makes it (the
+//   - x-report: pos.Engine.Ledger.Report, the X report as `galla report` makes it (the
 //     day-close lookup, OrdersByDay and pos.BuildReport).
 //
 // The two files are built once per run of this benchmark, only when it is
