@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
@@ -177,21 +176,3 @@ func (e *Engine) Order(ctx context.Context, id string) (*Order, error) { return 
 // journal could not record it, sorted; the engine takes no new payment while
 // any is held.
 func (e *Engine) Unrecorded() []string { return e.core.held() }
-
-// errJournalWrite marks an error of commit that came from the journal (a failed
-// write, a full disk), not from the state machine.
-var errJournalWrite = errors.New("the journal could not be written")
-
-// recordRetries are the waits between the tries of a journal write that must not
-// be lost (record): about half a minute in all, on the engine's clock.
-var recordRetries = [...]time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 15 * time.Second}
-
-// beforeMoney turns a journal write failure before any money can move into
-// ErrNotJournaled: nothing was sent, the cashier may take the payment again once
-// the disk has space.
-func beforeMoney(err error) error {
-	if err != nil && errors.Is(err, errJournalWrite) {
-		return fmt.Errorf("%w: %w", ErrNotJournaled, err)
-	}
-	return err
-}

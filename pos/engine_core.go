@@ -5,12 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"galla/gateway"
 	"io"
 	"log/slog"
 	"slices"
 	"sync"
 	"time"
+
+	"galla/gateway"
 )
 
 // engineCore is the state the engine's parts share: the journal, the payment
@@ -57,6 +58,24 @@ type engineCore struct {
 	refunds  *Refunds
 	store    *StoreDesk
 	ledger   *Ledger
+}
+
+// errJournalWrite marks an error of commit that came from the journal (a failed
+// write, a full disk), not from the state machine.
+var errJournalWrite = errors.New("the journal could not be written")
+
+// recordRetries are the waits between the tries of a journal write that must not
+// be lost (record): about half a minute in all, on the engine's clock.
+var recordRetries = [...]time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 15 * time.Second}
+
+// beforeMoney turns a journal write failure before any money can move into
+// ErrNotJournaled: nothing was sent, the cashier may take the payment again once
+// the disk has space.
+func beforeMoney(err error) error {
+	if err != nil && errors.Is(err, errJournalWrite) {
+		return fmt.Errorf("%w: %w", ErrNotJournaled, err)
+	}
+	return err
 }
 
 // now returns the engine's clock's time.

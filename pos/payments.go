@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"galla/gateway"
 	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"galla/gateway"
 )
 
 // Payments takes one order's payment: it opens the order at the service, pays it

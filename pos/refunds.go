@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"galla/gateway"
 	"log/slog"
 	"strings"
+
+	"galla/gateway"
 )
 
 // Refunds gives money back: a refund of a paid order the way it was paid, and
