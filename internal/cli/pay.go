@@ -275,7 +275,9 @@ func (c *cli) printSplitJSON(st *pos.SaleStatus, terminal, status, reason string
 			to.Amount = tv.Amount
 		}
 		out.Change += to.Change
-		if to.Kind == pos.TenderCard || to.Kind == pos.TenderEMI {
+		// The sale's service ids are its card or EMI tender's: the one that
+		// paid it once complete, else the latest tried (a failure names it).
+		if (to.Kind == pos.TenderCard || to.Kind == pos.TenderEMI) && (tv.Paid() || !st.Complete()) {
 			out.ServiceOrderID, out.PaymentID, out.Gateway = tv.Order.ServiceOrderID, to.PaymentID, tv.Order.Gateway
 		}
 		out.Tenders = append(out.Tenders, to)

@@ -160,3 +160,22 @@ func TestOpenSalesListedFinishedAndVoided(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	assert.NotContains(t, out, "open sales")
 }
+
+// TestOpenSaleFinishedInCashNamesNoFailedPayment: a sale whose card was
+// declined and whose rest was then taken in cash prints, once finished, no
+// service order or payment id of its own: the declined card's ids stay with
+// that tender (its failed status), not on the sale that no card paid.
+func TestOpenSaleFinishedInCashNamesNoFailedPayment(t *testing.T) {
+	dir := t.TempDir()
+	pin, _, cover := openSplitSales(t, dir)
+	code, out, errOut := tillRun(t, dir, "", pin, "pay", cover, "--staff", "Meera", "--pay", "cash", "--cash", "100000")
+	require.Equal(t, exitOK, code, errOut)
+	co := decodeCheckout(t, out)
+	require.Equal(t, "PAID", co.Status)
+	assert.NotEmpty(t, co.InvoiceNo)
+	assert.Empty(t, co.ServiceOrderID, "no card paid the sale")
+	assert.Empty(t, co.PaymentID, "no card paid the sale")
+	require.Len(t, co.Tenders, 3)
+	assert.Equal(t, "FAILED", co.Tenders[1].Status)
+	assert.NotEmpty(t, co.Tenders[1].PaymentID, "the declined card keeps its own payment id")
+}
