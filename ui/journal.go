@@ -333,10 +333,6 @@ func (s *journalScreen) continueSale() {
 		s.message.SetText("Order " + o.OrderID + " is not an open sale: F1 continues a split sale left part paid (state OPEN).")
 		return
 	}
-	if s.u.tenderer() == nil {
-		s.message.SetText("Split tender is not available on this terminal.")
-		return
-	}
 	s.u.tender.openID(o.OrderID)
 }
 

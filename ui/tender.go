@@ -41,11 +41,6 @@ type Tenderer interface {
 	SaleEMIOffers(ctx context.Context, id string, amount pos.Paise) ([]EMIOffer, error)
 }
 
-// tenderer is the till's split tender.
-func (u *UI) tenderer() Tenderer {
-	return u.till.Checkout
-}
-
 // tenderScreen is the split-tender screen: the sale's total, what each tender
 // paid and what is left; each tender key takes the amount typed (empty: all that
 // is left). The sale stays here, part paid, until it is paid or voided.
@@ -118,7 +113,7 @@ func (s *tenderScreen) shown() { s.u.win.Canvas().Focus(s.amount) }
 // paySplit opens the cart as a split-tender sale; on an empty cart it shows
 // again the sale left part paid, if there is one.
 func (s *saleScreen) paySplit() {
-	t := s.u.tenderer()
+	t := s.u.till.Checkout
 	if len(s.lines) == 0 && !s.locked() {
 		s.continueOpen() // an empty cart: the sale left open, if there is one
 		return
@@ -493,7 +488,7 @@ func (s *tenderScreen) askVoid() {
 	if s.sale == nil {
 		return
 	}
-	t := s.u.tenderer()
+	t := s.u.till.Checkout
 	pin := newKeyEntry(s.u)
 	pin.Password = true
 	pin.SetPlaceHolder("Manager PIN")
@@ -565,7 +560,7 @@ func (u *UI) backFrom(req PayRequest) screen {
 // the journal after a restart) and shows them in the banner above the scan
 // field, with the key back to them.
 func (s *saleScreen) loadOpenSales() {
-	t := s.u.tenderer()
+	t := s.u.till.Checkout
 	s.u.async(func(ctx context.Context) func() {
 		open, err := t.OpenSales(ctx)
 		return func() {
@@ -621,7 +616,7 @@ func openSaleText(st *SaleStatus) string {
 // continueOpen shows the open sale again, to finish or void it (F1, and F11 on
 // an empty cart); with several, it asks which.
 func (s *saleScreen) continueOpen() {
-	t := s.u.tenderer()
+	t := s.u.till.Checkout
 	s.u.async(func(ctx context.Context) func() {
 		open, err := t.OpenSales(ctx)
 		return func() {
@@ -669,7 +664,7 @@ func (s *saleScreen) chooseOpen(open []*SaleStatus) {
 
 // openID reads split sale id as it stands now and shows it.
 func (s *tenderScreen) openID(id string) {
-	t := s.u.tenderer()
+	t := s.u.till.Checkout
 	s.u.async(func(ctx context.Context) func() {
 		st, err := t.SaleStatus(ctx, id)
 		return func() {
