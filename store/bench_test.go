@@ -53,7 +53,7 @@ func BenchmarkIngest(b *testing.B) {
 	enrolled(b, db, "T1")
 	ctx := context.Background()
 	// The same columns, checks, primary key and index as events.
-	if _, err := db.pool.Exec(ctx, `CREATE TABLE events_floor (LIKE events INCLUDING ALL)`); err != nil {
+	if _, err := db.Pool().Exec(ctx, `CREATE TABLE events_floor (LIKE events INCLUDING ALL)`); err != nil {
 		b.Fatal(err)
 	}
 	c := newCounter(b, "T1")
@@ -73,12 +73,12 @@ func BenchmarkIngest(b *testing.B) {
 		b.StartTimer()
 		ingest := func() {
 			t0 := time.Now()
-			resp, err := db.Ingest(ctx, "T1", evs)
+			resp, err := db.Events.Ingest(ctx, "T1", evs)
 			if err != nil || resp.Stored != len(evs) {
 				b.Fatalf("ingest: %v %+v", err, resp)
 			}
 			t1 := time.Now()
-			if err := db.ProjectTerminal(ctx, "T1"); err != nil {
+			if err := db.Projections.ProjectTerminal(ctx, "T1"); err != nil {
 				b.Fatalf("project: %v", err)
 			}
 			tIngest += t1.Sub(t0)
@@ -86,7 +86,7 @@ func BenchmarkIngest(b *testing.B) {
 		}
 		floor := func() {
 			t0 := time.Now()
-			err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+			err := pgx.BeginFunc(ctx, db.Pool(), func(tx pgx.Tx) error {
 				_, err := tx.CopyFrom(ctx, pgx.Identifier{"events_floor"}, []string{"terminal_id", "seq", "hash", "prev_hash", "kind", "day", "body"}, pgx.CopyFromRows(rows))
 				return err
 			})
@@ -124,7 +124,7 @@ func BenchmarkIngest(b *testing.B) {
 	// What the projections hold is checked by the store's tests; here only
 	// that they kept up (a sale in each batch at least).
 	var orders int
-	if err := db.pool.QueryRow(ctx, "SELECT count(*) FROM orders WHERE terminal_id = 'T1' AND state = 'PAID'").Scan(&orders); err != nil || orders < batches {
+	if err := db.Pool().QueryRow(ctx, "SELECT count(*) FROM orders WHERE terminal_id = 'T1' AND state = 'PAID'").Scan(&orders); err != nil || orders < batches {
 		b.Fatalf("the projections hold %d paid orders after %d batches (%v)", orders, batches, err)
 	}
 	if batches < judgeBatches {

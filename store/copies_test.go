@@ -48,7 +48,7 @@ func TestCopiesShareOneDatabase(t *testing.T) {
 					from = held - min(held, uint64(rand.IntN(30)))
 				}
 				to := min(uint64(n), from+uint64(1+rand.IntN(80)))
-				resp, err := copies[rand.IntN(2)].Ingest(t.Context(), id, evs[from:to])
+				resp, err := copies[rand.IntN(2)].Events.Ingest(t.Context(), id, evs[from:to])
 				if err != nil {
 					ae := apiErr(t, err)
 					if !assert.Equal(t, api.CodeGap, ae.Code, ae.Message) {
@@ -67,10 +67,10 @@ func TestCopiesShareOneDatabase(t *testing.T) {
 		assert.Equal(t, n, cnt, id)
 		assert.Equal(t, int64(n), maxSeq, id)
 		var distinct int
-		require.NoError(t, a.pool.QueryRow(t.Context(), "SELECT count(DISTINCT seq) FROM events WHERE terminal_id = $1", id).Scan(&distinct))
+		require.NoError(t, a.Pool().QueryRow(t.Context(), "SELECT count(DISTINCT seq) FROM events WHERE terminal_id = $1", id).Scan(&distinct))
 		assert.Equal(t, n, distinct)
 	}
-	alarms, err := a.Alarms(t.Context(), true)
+	alarms, err := a.Access.Alarms(t.Context(), true)
 	require.NoError(t, err)
 	assert.Empty(t, alarms)
 }

@@ -20,12 +20,31 @@ import (
 //go:embed sql/*.sql
 var migrations embed.FS
 
-// DB is the store's database: a pool of connections to PostgreSQL. Its methods
-// are safe for concurrent use, and several processes may use one database.
+// DB is the store's database: a pool of connections to PostgreSQL. As
+// go-github's Client holds its services, it holds one part per capability over
+// one shared core (the pool and the clock): Access (terminals, enrolment,
+// credentials, alarms), Keys (the server's certificate), Events (the ingest of
+// the terminals' events), Projections (the tables derived from them),
+// Decisions (the store-wide reservations), Master (the master data sent down),
+// Staff (the store's staff) and Reports (the day, the store's Z, GSTR-1). Each
+// is a named field: callers name the part they use (db.Events.Ingest). The
+// DB's own methods are the schema's and the pool's. Its methods and its
+// parts' are safe for concurrent use, and several processes may use one
+// database.
 type DB struct {
-	pool *pgxpool.Pool
+	Access      *Access
+	Keys        *Keys
+	Events      *Events
+	Projections *Projections
+	Decisions   *Decisions
+	Master      *Master
+	Staff       *Staff
+	Reports     *Reports
+
 	// Now is the clock (time.Now unless a test sets it).
 	Now func() time.Time
+
+	core *dbCore // the pool and the clock the parts share
 }
 
 // ErrUnavailable matches every error caused by a database that cannot be
@@ -54,32 +73,24 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open: %w", err)
 	}
-	db := &DB{pool: pool, Now: time.Now}
+	db := &DB{Now: time.Now}
+	c := newCore(db, pool)
+	db.core = c
+	db.Access, db.Keys, db.Events, db.Projections = c.access, c.keys, c.events, c.projections
+	db.Decisions, db.Master, db.Staff, db.Reports = c.decisions, c.master, c.staff, c.reports
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, db.wrap("open", err)
+		return nil, c.wrap("open", err)
 	}
 	return db, nil
 }
 
 // Close closes the pool.
-func (db *DB) Close() { db.pool.Close() }
+func (db *DB) Close() { db.core.pool.Close() }
 
 // Pool is the connection pool, for the parts of the server built on this
 // package (projections, reservations, the manager's pages).
-func (db *DB) Pool() *pgxpool.Pool { return db.pool }
-
-// wrap adds the operation to err, and ErrUnavailable where the database could
-// not be reached or went away.
-func (db *DB) wrap(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if unavailable(err) {
-		return fmt.Errorf("store: %s: %w: %w", op, ErrUnavailable, err)
-	}
-	return fmt.Errorf("store: %s: %w", op, err)
-}
+func (db *DB) Pool() *pgxpool.Pool { return db.core.pool }
 
 // unavailable reports whether err means the database is down or unreachable,
 // as opposed to a statement it refused.
@@ -161,7 +172,7 @@ func (db *DB) Migrate(ctx context.Context) ([]int, error) {
 		return nil, fmt.Errorf("store: migrate: %w", err)
 	}
 	var applied []int
-	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, db.core.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(lockMigrate)); err != nil {
 			return err
 		}
@@ -190,7 +201,7 @@ func (db *DB) Migrate(ctx context.Context) ([]int, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, db.wrap("migrate", err)
+		return nil, db.core.wrap("migrate", err)
 	}
 	return applied, nil
 }
@@ -208,14 +219,14 @@ func currentVersion(ctx context.Context, q interface {
 // needs, else an ErrSchema whose sentence says what to do.
 func (db *DB) CheckSchema(ctx context.Context) error {
 	var exists bool
-	if err := db.pool.QueryRow(ctx, "SELECT to_regclass('schema_version') IS NOT NULL").Scan(&exists); err != nil {
-		return db.wrap("check schema", err)
+	if err := db.core.pool.QueryRow(ctx, "SELECT to_regclass('schema_version') IS NOT NULL").Scan(&exists); err != nil {
+		return db.core.wrap("check schema", err)
 	}
 	have := 0
 	if exists {
 		var err error
-		if have, err = currentVersion(ctx, db.pool); err != nil {
-			return db.wrap("check schema", err)
+		if have, err = currentVersion(ctx, db.core.pool); err != nil {
+			return db.core.wrap("check schema", err)
 		}
 	}
 	want := SchemaVersion()

@@ -9,13 +9,13 @@
 // schema is docs/store-schema.md; it is made and migrated by Migrate from the
 // numbered files of sql/, each applied once and recorded in schema_version.
 //
-// A terminal is enrolled with a one-time code (EnrolCode, then the terminal's
-// POST /api/v1/enrol) and receives a credential; every later request is signed
-// with it (package api). Its events go up in batches (Ingest): stored exactly
-// once on (terminal, seq), the chain continuing from the last stored hash; a gap
-// is answered with the sequence expected, and a different event under a known
-// sequence is a fork: an alarm is recorded and the terminal is refused until a
-// manager clears it.
+// A terminal is enrolled with a one-time code (Access.EnrolCode, then the
+// terminal's POST /api/v1/enrol) and receives a credential; every later request
+// is signed with it (package api). Its events go up in batches (Events.Ingest):
+// stored exactly once on (terminal, seq), the chain continuing from the last
+// stored hash; a gap is answered with the sequence expected, and a different
+// event under a known sequence is a fork: an alarm is recorded and the terminal
+// is refused until a manager clears it.
 //
 // # What it owns
 //

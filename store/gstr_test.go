@@ -32,7 +32,7 @@ func twoCountersAndAReturn(t *testing.T, db *DB) {
 	total = t2.intent("T2-B", "2026-12-01", pos.TenderCash, "", line("TEA", 1, 105, 5))
 	t2.add(pos.Event{Kind: pos.EvCashReceived, OrderID: "T2-B", Day: "2026-12-01", Series: "2627", DocNo: 2, Cash: &pos.CashEvent{Tendered: total}})
 	for _, c := range []*counter{t1, t2} {
-		_, err := db.Ingest(t.Context(), c.id, c.sent())
+		_, err := db.Events.Ingest(t.Context(), c.id, c.sent())
 		require.NoError(t, err)
 	}
 }
@@ -43,12 +43,12 @@ func TestTheStoresGSTR1AddsUpEveryCounter(t *testing.T) {
 	twoCountersAndAReturn(t, db)
 	nov := gstr.Month{Year: 2026, Month: time.November}
 
-	_, err := db.GSTR1(ctx, nov, time.UTC)
+	_, err := db.Reports.GSTR1(ctx, nov, time.UTC)
 	require.ErrorIs(t, err, ErrNoGSTIN, "no shop details yet")
 
-	_, err = db.PublishShop(ctx, pos.Shop{Name: "Galla Mobiles", Address: []string{"FC Road, Pune"}, GSTIN: storeGSTIN, State: "27"}, "meera")
+	_, err = db.Master.PublishShop(ctx, pos.Shop{Name: "Galla Mobiles", Address: []string{"FC Road, Pune"}, GSTIN: storeGSTIN, State: "27"}, "meera")
 	require.NoError(t, err)
-	r, err := db.GSTR1(ctx, nov, time.UTC)
+	r, err := db.Reports.GSTR1(ctx, nov, time.UTC)
 	require.NoError(t, err)
 	assert.Equal(t, storeGSTIN, r.GSTIN)
 	assert.Equal(t, "112026", r.FP)
@@ -72,7 +72,7 @@ func TestTheStoresGSTR1AddsUpEveryCounter(t *testing.T) {
 	assert.NotContains(t, string(raw), "T2/2627/000002", "December's sale")
 
 	var buf bytes.Buffer
-	require.NoError(t, db.WriteMonthCSV(ctx, nov, time.UTC, &buf))
+	require.NoError(t, db.Reports.WriteMonthCSV(ctx, nov, time.UTC, &buf))
 	rows, err := csv.NewReader(&buf).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, rows, 4, "a header, two sale lines and the returned line")
@@ -91,16 +91,16 @@ func TestTheStoresShopFallsBackOnACountersSettings(t *testing.T) {
 	shop, err := json.Marshal(pos.Shop{Name: "Galla Mobiles", Address: []string{"Pune"}, GSTIN: storeGSTIN, State: "27"})
 	require.NoError(t, err)
 	c.add(pos.Event{Kind: pos.EvSettingsChanged, Staff: "meera", Setting: &pos.Setting{Key: pos.SettingShop, Value: shop}})
-	_, err = db.Ingest(t.Context(), "T1", c.sent())
+	_, err = db.Events.Ingest(t.Context(), "T1", c.sent())
 	require.NoError(t, err)
-	got, ok, err := db.Shop(t.Context())
+	got, ok, err := db.Master.Shop(t.Context())
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, storeGSTIN, got.GSTIN)
 
-	_, err = db.PublishShop(t.Context(), pos.Shop{Name: "Galla Mobiles Pvt", Address: []string{"Pune"}, GSTIN: storeGSTIN, State: "27"}, "meera")
+	_, err = db.Master.PublishShop(t.Context(), pos.Shop{Name: "Galla Mobiles Pvt", Address: []string{"Pune"}, GSTIN: storeGSTIN, State: "27"}, "meera")
 	require.NoError(t, err)
-	got, _, err = db.Shop(t.Context())
+	got, _, err = db.Master.Shop(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, "Galla Mobiles Pvt", got.Name, "the published details win")
 }

@@ -45,7 +45,7 @@ func TestIngestComparesTheBodysHashes(t *testing.T) {
 			enrolled(t, db, "T1")
 			evs := chain(zero, 1, 3, "a")
 			evs[1] = rebody(evs[1], tc.edit)
-			resp, err := db.Ingest(t.Context(), "T1", evs)
+			resp, err := db.Events.Ingest(t.Context(), "T1", evs)
 			n, _ := count(t, db, "T1")
 			if tc.want == "" {
 				require.NoError(t, err)

@@ -21,6 +21,10 @@ import (
 	"galla/store/api"
 )
 
+// Keys is the server's certificate and the CA's that the terminals pin, kept
+// in server_keys so that every copy of the server presents the same one.
+type Keys struct{ *dbCore }
+
 // The rows of server_keys.
 const (
 	keyCA     = "ca"
@@ -37,8 +41,8 @@ var ErrNoCertificate = errors.New("store: the database holds no server certifica
 // fingerprint, the one terminals pin, and whether it made them now. The keys are
 // kept in server_keys, so that every copy of the server presents the same
 // certificate (docs/adr/0004-store-server.md).
-func (db *DB) InitCertificate(ctx context.Context, hosts []string) (fingerprint string, created bool, err error) {
-	if err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+func (ks *Keys) InitCertificate(ctx context.Context, hosts []string) (fingerprint string, created bool, err error) {
+	if err := pgx.BeginFunc(ctx, ks.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "LOCK TABLE server_keys IN EXCLUSIVE MODE"); err != nil {
 			return err
 		}
@@ -51,7 +55,7 @@ func (db *DB) InitCertificate(ctx context.Context, hosts []string) (fingerprint 
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		ca, srv, err := newCertificates(db.Now(), hosts)
+		ca, srv, err := newCertificates(ks.now(), hosts)
 		if err != nil {
 			return err
 		}
@@ -66,28 +70,28 @@ func (db *DB) InitCertificate(ctx context.Context, hosts []string) (fingerprint 
 		fingerprint, created = api.Fingerprint(ca.der), true
 		return nil
 	}); err != nil {
-		return "", false, db.wrap("certificate", err)
+		return "", false, ks.wrap("certificate", err)
 	}
 	return fingerprint, created, nil
 }
 
 // TLSCertificate returns the server's certificate with the CA's after it (the
 // chain a terminal checks against its pin) and the CA's fingerprint.
-func (db *DB) TLSCertificate(ctx context.Context) (tls.Certificate, string, error) {
-	rows, err := db.pool.Query(ctx, "SELECT name, cert_pem, key_pem FROM server_keys WHERE name IN ($1, $2)", keyCA, keyServer)
+func (ks *Keys) TLSCertificate(ctx context.Context) (tls.Certificate, string, error) {
+	rows, err := ks.pool.Query(ctx, "SELECT name, cert_pem, key_pem FROM server_keys WHERE name IN ($1, $2)", keyCA, keyServer)
 	if err != nil {
-		return tls.Certificate{}, "", db.wrap("certificate", err)
+		return tls.Certificate{}, "", ks.wrap("certificate", err)
 	}
 	pems := map[string][2]string{}
 	for rows.Next() {
 		var name, c, k string
 		if err := rows.Scan(&name, &c, &k); err != nil {
-			return tls.Certificate{}, "", db.wrap("certificate", err)
+			return tls.Certificate{}, "", ks.wrap("certificate", err)
 		}
 		pems[name] = [2]string{c, k}
 	}
 	if err := rows.Err(); err != nil {
-		return tls.Certificate{}, "", db.wrap("certificate", err)
+		return tls.Certificate{}, "", ks.wrap("certificate", err)
 	}
 	ca, okCA := pems[keyCA]
 	srv, okSrv := pems[keyServer]

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
@@ -15,6 +14,11 @@ import (
 	"galla/pos"
 	"galla/store/api"
 )
+
+// Master is the master data the store publishes to its counters: the catalog
+// and the shop's details (the staff's records are published by Staff), and
+// what a counter fetches after the version it holds.
+type Master struct{ *dbCore }
 
 // The master kinds a terminal receives.
 const (
@@ -26,7 +30,7 @@ const (
 // own rules (pos.ImportCSV, pos.ImportJSON) and publishes it as the store's
 // catalog, by who: every counter receives it at its next fetch. A catalog with
 // a bad product is refused whole with pos's sentence of every problem.
-func (db *DB) PublishCatalog(ctx context.Context, r io.Reader, isJSON bool, who string) (version uint64, products int, err error) {
+func (ms *Master) PublishCatalog(ctx context.Context, r io.Reader, isJSON bool, who string) (version uint64, products int, err error) {
 	var cat *pos.Catalog
 	if isJSON {
 		cat, err = pos.ImportJSON(r)
@@ -40,14 +44,14 @@ func (db *DB) PublishCatalog(ctx context.Context, r io.Reader, isJSON bool, who 
 	if err != nil {
 		return 0, 0, err
 	}
-	v, err := db.publish(ctx, MasterCatalog, body, who)
+	v, err := ms.publish(ctx, MasterCatalog, body, who)
 	return v, cat.Len(), err
 }
 
 // PublishShop checks the shop's details by the terminal's own rules
 // (pos.Shop.Check: a name, an address, a GST state code, a GSTIN of that
 // state) and publishes them by who.
-func (db *DB) PublishShop(ctx context.Context, shop pos.Shop, who string) (uint64, error) {
+func (ms *Master) PublishShop(ctx context.Context, shop pos.Shop, who string) (uint64, error) {
 	if err := shop.Check(); err != nil {
 		return 0, err
 	}
@@ -55,27 +59,27 @@ func (db *DB) PublishShop(ctx context.Context, shop pos.Shop, who string) (uint6
 	if err != nil {
 		return 0, err
 	}
-	return db.publish(ctx, MasterShop, body, who)
+	return ms.publish(ctx, MasterShop, body, who)
 }
 
-func (db *DB) publish(ctx context.Context, kind string, body []byte, who string) (uint64, error) {
+func (ms *Master) publish(ctx context.Context, kind string, body []byte, who string) (uint64, error) {
 	if who == "" {
 		return 0, errors.New("name who publishes it")
 	}
 	var v int64
-	err := db.pool.QueryRow(ctx, "INSERT INTO master_data (kind, body, published_by, published_at) VALUES ($1, $2, $3, $4) RETURNING version",
-		kind, body, who, db.Now()).Scan(&v)
+	err := ms.pool.QueryRow(ctx, "INSERT INTO master_data (kind, body, published_by, published_at) VALUES ($1, $2, $3, $4) RETURNING version",
+		kind, body, who, ms.now()).Scan(&v)
 	if err != nil {
-		return 0, db.wrap("publish "+kind, err)
+		return 0, ms.wrap("publish "+kind, err)
 	}
 	return uint64(v), nil
 }
 
 // MasterSince returns the newest item of each kind (of each member, for the
 // staff) published after since, in version order, and the newest version.
-func (db *DB) MasterSince(ctx context.Context, since uint64) (api.MasterUpdate, error) {
+func (ms *Master) MasterSince(ctx context.Context, since uint64) (api.MasterUpdate, error) {
 	out := api.MasterUpdate{Items: []api.MasterItem{}}
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, ms.pool, func(tx pgx.Tx) error {
 		var v int64
 		if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM master_data").Scan(&v); err != nil {
 			return err
@@ -103,30 +107,32 @@ func (db *DB) MasterSince(ctx context.Context, since uint64) (api.MasterUpdate, 
 		return nil
 	})
 	if err != nil {
-		return api.MasterUpdate{}, db.wrap("master data", err)
+		return api.MasterUpdate{}, ms.wrap("master data", err)
 	}
 	return out, nil
 }
 
-// masterRoutes registers the terminals' fetch of the master data.
-func (s *Server) masterRoutes() {
-	s.staffRoutes()
-	s.handleSigned("POST "+api.PathMaster, func(w http.ResponseWriter, r *http.Request, terminal string, body []byte) {
-		var req api.MasterRequest
-		if err := decodeStrict(body, &req); err != nil {
-			s.fail(w, err)
-			return
+// Shop returns the store's shop details: the newest published as master data,
+// else the newest a counter journaled (settings.changed "shop"); ok is false
+// when neither is known.
+func (ms *Master) Shop(ctx context.Context) (shop pos.Shop, ok bool, err error) {
+	var body []byte
+	err = ms.pool.QueryRow(ctx, "SELECT body FROM master_data WHERE kind = $1 ORDER BY version DESC LIMIT 1", MasterShop).Scan(&body)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		err = ms.pool.QueryRow(ctx, `SELECT body->'setting'->'value' FROM events WHERE kind = 'settings.changed' AND body->'setting'->>'key' = $1
+			ORDER BY (body->>'time')::timestamptz DESC, terminal_id, seq DESC LIMIT 1`, pos.SettingShop).Scan(&body)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return shop, false, nil
 		}
-		up, err := s.db.MasterSince(r.Context(), req.Since)
 		if err != nil {
-			s.fail(w, err)
-			return
+			return shop, false, ms.wrap("read the shop's details", err)
 		}
-		if req.Since > up.Version {
-			s.fail(w, &api.Error{HTTPStatus: http.StatusConflict, Code: api.CodeGap, Held: up.Version,
-				Message: fmt.Sprintf("the terminal asks for master data after version %d, but the store's newest is %d: the store's database was replaced; fetch from 0", req.Since, up.Version)})
-			return
-		}
-		writeJSON(w, http.StatusOK, up)
-	})
+	case err != nil:
+		return shop, false, ms.wrap("read the shop's details", err)
+	}
+	if err := json.Unmarshal(body, &shop); err != nil {
+		return shop, false, fmt.Errorf("the shop's details held cannot be read: %w", err)
+	}
+	return shop, true, nil
 }

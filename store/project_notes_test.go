@@ -41,9 +41,9 @@ func TestCreditNotesAndShiftsAreProjected(t *testing.T) {
 	c.shiftEvent(pos.EvShiftCash, day1, "asha", pos.ShiftRecord{ID: "S1", Move: &pos.CashMove{Kind: pos.CashOut, Amount: pos.Rupees(40), Reason: "tea"}})
 	c.shiftEvent(pos.EvShiftCash, day1, "asha", pos.ShiftRecord{ID: "S1", Move: &pos.CashMove{Kind: pos.CashDrop, Amount: pos.Rupees(1000), Reason: "safe"}})
 	uid := c.noteReturn("T1-A", day1, 1)
-	_, err := db.Ingest(ctx, "T1", c.sent())
+	_, err := db.Events.Ingest(ctx, "T1", c.sent())
 	require.NoError(t, err)
-	require.NoError(t, db.Project(ctx))
+	require.NoError(t, db.Projections.Project(ctx))
 
 	// Spend ₹300 of the note in a later batch; close the shift.
 	c.add(pos.Event{Kind: pos.EvNoteRedeemed, OrderID: "T1-A", Day: day1,
@@ -51,13 +51,13 @@ func TestCreditNotesAndShiftsAreProjected(t *testing.T) {
 	// Expected: float 2,000 + cash sale 1,390 + in 500 − out 40 − drop 1,000 = 2,850
 	// (the return went to a note, not out of the drawer); counted 2,840.
 	c.shiftEvent(pos.EvShiftClosed, day1, "asha", pos.ShiftRecord{ID: "S1", Counted: pos.Rupees(2840), Expected: pos.Rupees(2850), Variance: pos.Rupees(-10)})
-	_, err = db.Ingest(ctx, "T1", c.sent())
+	_, err = db.Events.Ingest(ctx, "T1", c.sent())
 	require.NoError(t, err)
-	require.NoError(t, db.Project(ctx))
+	require.NoError(t, db.Projections.Project(ctx))
 
 	var number, series, to, order string
 	var docNo, value, taxable, tax, redeemed int64
-	require.NoError(t, db.pool.QueryRow(ctx, `SELECT number, series, doc_no, refund_to, order_id, value, taxable, tax, redeemed
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT number, series, doc_no, refund_to, order_id, value, taxable, tax, redeemed
 		FROM credit_notes WHERE terminal_id = 'T1'`).Scan(&number, &series, &docNo, &to, &order, &value, &taxable, &tax, &redeemed))
 	assert.Equal(t, "T1/C2627/00001", number)
 	assert.Equal(t, "C2627", series)
@@ -71,21 +71,21 @@ func TestCreditNotesAndShiftsAreProjected(t *testing.T) {
 
 	var kind string
 	var amount int64
-	require.NoError(t, db.pool.QueryRow(ctx, "SELECT kind, amount FROM documents WHERE number = 'T1/C2627/00001'").Scan(&kind, &amount))
+	require.NoError(t, db.Pool().QueryRow(ctx, "SELECT kind, amount FROM documents WHERE number = 'T1/C2627/00001'").Scan(&kind, &amount))
 	assert.Equal(t, "credit note", kind)
 	assert.Equal(t, int64(118000), amount)
 
 	var staff string
 	var float, in, out, drops, counted, expected, variance int64
 	var closed bool
-	require.NoError(t, db.pool.QueryRow(ctx, `SELECT staff, float, cash_in, cash_out, drops, counted, expected, variance, closed_at IS NOT NULL
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT staff, float, cash_in, cash_out, drops, counted, expected, variance, closed_at IS NOT NULL
 		FROM shifts WHERE terminal_id = 'T1' AND shift_id = 'S1'`).Scan(&staff, &float, &in, &out, &drops, &counted, &expected, &variance, &closed))
 	assert.Equal(t, "asha", staff)
 	assert.Equal(t, []int64{200000, 50000, 4000, 100000, 284000, 285000, -1000}, []int64{float, in, out, drops, counted, expected, variance})
 	assert.True(t, closed)
 
 	before := dump(t, db)
-	_, err = db.Rebuild(ctx)
+	_, err = db.Projections.Rebuild(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, before, dump(t, db), "a rebuild gives the same credit notes and shifts")
 }

@@ -28,21 +28,21 @@ func TestALongBatchProjectsAsItsEventsOneByOne(t *testing.T) {
 	evs = append(evs, c.sent()...)
 	require.Greater(t, len(evs), 2*subChunk)
 
-	_, err := whole.Ingest(t.Context(), "T1", evs)
+	_, err := whole.Events.Ingest(t.Context(), "T1", evs)
 	require.NoError(t, err)
 	// In one go, not event by event after a refusal (projectSafely).
-	tx, err := whole.pool.Begin(t.Context())
+	tx, err := whole.Pool().Begin(t.Context())
 	require.NoError(t, err)
 	defer func() { _ = tx.Rollback(t.Context()) }()
 	rows, err := readEvents(t.Context(), tx, "T1", 0, len(evs))
 	require.NoError(t, err)
 	require.NoError(t, projectRows(t.Context(), tx, "T1", rows))
 	require.NoError(t, tx.Rollback(t.Context()), "the connection is free after the projection")
-	require.NoError(t, whole.ProjectTerminal(t.Context(), "T1"))
+	require.NoError(t, whole.Projections.ProjectTerminal(t.Context(), "T1"))
 	for _, e := range evs {
-		_, err := single.Ingest(t.Context(), "T1", evs[e.Seq-1:e.Seq])
+		_, err := single.Events.Ingest(t.Context(), "T1", evs[e.Seq-1:e.Seq])
 		require.NoError(t, err)
-		require.NoError(t, single.ProjectTerminal(t.Context(), "T1"))
+		require.NoError(t, single.Projections.ProjectTerminal(t.Context(), "T1"))
 	}
 	got := dump(t, whole)
 	assert.Equal(t, dump(t, single), got)
@@ -50,13 +50,13 @@ func TestALongBatchProjectsAsItsEventsOneByOne(t *testing.T) {
 	// The long order, by hand: 389.99 + 4.99 sold, 4.99 refunded.
 	var state string
 	var amount, refunded int64
-	require.NoError(t, whole.pool.QueryRow(t.Context(), "SELECT state, amount, refunded FROM orders WHERE order_id = 'T1-LONG'").Scan(&state, &amount, &refunded))
+	require.NoError(t, whole.Pool().QueryRow(t.Context(), "SELECT state, amount, refunded FROM orders WHERE order_id = 'T1-LONG'").Scan(&state, &amount, &refunded))
 	assert.Equal(t, "PARTLY_REFUNDED", state)
 	assert.Equal(t, int64(38999_00+499_00), amount)
 	assert.Equal(t, int64(499_00), refunded)
 	var pays, lines, units, notes int
 	var paid int64
-	require.NoError(t, whole.pool.QueryRow(t.Context(), `SELECT
+	require.NoError(t, whole.Pool().QueryRow(t.Context(), `SELECT
 		(SELECT count(*) FROM payments WHERE order_id = 'T1-LONG'),
 		(SELECT coalesce(sum(amount), 0) FROM payments WHERE order_id = 'T1-LONG' AND kind = 'payment.outcome'),
 		(SELECT count(*) FROM order_lines WHERE order_id = 'T1-LONG'),
@@ -68,7 +68,7 @@ func TestALongBatchProjectsAsItsEventsOneByOne(t *testing.T) {
 	assert.Equal(t, 1, units)
 	assert.Equal(t, 1, notes)
 
-	_, err = whole.Rebuild(t.Context())
+	_, err = whole.Projections.Rebuild(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, got, dump(t, whole))
 }

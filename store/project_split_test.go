@@ -49,16 +49,16 @@ func TestSplitSaleIsProjected(t *testing.T) {
 	c.cashSale("T1-A", day1, line("CHG", 2, 1180, 18))
 	uid := c.noteReturn("T1-A", day1, 1) // a ₹1,180 note to spend
 	c.splitSale("T1-S", day1, "T1/C2627/00001", "T1-A", uid, 1)
-	_, err := db.Ingest(ctx, "T1", c.sent())
+	_, err := db.Events.Ingest(ctx, "T1", c.sent())
 	require.NoError(t, err)
-	require.NoError(t, db.Project(ctx))
+	require.NoError(t, db.Projections.Project(ctx))
 
 	type row struct {
 		state, tender    string
 		amount, captured int64
 	}
 	orders := map[string]row{}
-	rs, err := db.pool.Query(ctx, "SELECT order_id, state, tender, amount, captured FROM orders WHERE terminal_id = 'T1' AND order_id LIKE 'T1-S%'")
+	rs, err := db.Pool().Query(ctx, "SELECT order_id, state, tender, amount, captured FROM orders WHERE terminal_id = 'T1' AND order_id LIKE 'T1-S%'")
 	require.NoError(t, err)
 	for rs.Next() {
 		var id string
@@ -75,14 +75,14 @@ func TestSplitSaleIsProjected(t *testing.T) {
 
 	var doc string
 	var amount int64
-	require.NoError(t, db.pool.QueryRow(ctx, "SELECT order_id, amount FROM documents WHERE number = 'T1/2627/000001' AND kind = 'receipt'").Scan(&doc, &amount))
+	require.NoError(t, db.Pool().QueryRow(ctx, "SELECT order_id, amount FROM documents WHERE number = 'T1/2627/000001' AND kind = 'receipt'").Scan(&doc, &amount))
 	assert.Equal(t, "T1-S", doc)
 	assert.Equal(t, int64(139000), amount)
 
 	// GST once, on the sale: 18% of ₹1,180 is ₹1,000 + ₹180; 5% of ₹210 is
 	// ₹200 + ₹10.
 	var rates []string
-	rs, err = db.pool.Query(ctx, `SELECT order_id || ' ' || rate || ' ' || amount || ' ' || taxable || ' ' || tax || ' ' || cgst || ' ' || sgst
+	rs, err = db.Pool().Query(ctx, `SELECT order_id || ' ' || rate || ' ' || amount || ' ' || taxable || ' ' || tax || ' ' || cgst || ' ' || sgst
 		FROM order_rates WHERE order_id LIKE 'T1-S%' ORDER BY 1`)
 	require.NoError(t, err)
 	for rs.Next() {
@@ -94,30 +94,30 @@ func TestSplitSaleIsProjected(t *testing.T) {
 	assert.Equal(t, []string{"T1-S 1800 118000 100000 18000 9000 9000", "T1-S 500 21000 20000 1000 500 500"}, rates)
 
 	var cash int64
-	require.NoError(t, db.pool.QueryRow(ctx, "SELECT amount FROM payments WHERE order_id = 'T1-S-1' AND kind = 'cash.received'").Scan(&cash))
+	require.NoError(t, db.Pool().QueryRow(ctx, "SELECT amount FROM payments WHERE order_id = 'T1-S-1' AND kind = 'cash.received'").Scan(&cash))
 	assert.Equal(t, int64(39000), cash)
 	var redeemed int64
-	require.NoError(t, db.pool.QueryRow(ctx, "SELECT redeemed FROM credit_notes WHERE number = 'T1/C2627/00001'").Scan(&redeemed))
+	require.NoError(t, db.Pool().QueryRow(ctx, "SELECT redeemed FROM credit_notes WHERE number = 'T1/C2627/00001'").Scan(&redeemed))
 	assert.Equal(t, int64(100000), redeemed)
 
 	// The note's balance at the store starts from the projections: ₹1,180 less
 	// the ₹1,000 spent before it was ever redeemed through the store.
-	_, err = db.RedeemCreditNote(ctx, "T2", "T1/C2627/00001", "T2-X", pos.Rupees(181))
+	_, err = db.Decisions.RedeemCreditNote(ctx, "T2", "T1/C2627/00001", "T2-X", pos.Rupees(181))
 	ae := apiErr(t, err)
 	assert.Equal(t, api.CodeExceeded, ae.Code)
 	assert.Equal(t, "credit note T1/C2627/00001 has ₹180.00 left of ₹1,180.00; ₹181.00 cannot be taken from it", ae.Message)
-	left, err := db.RedeemCreditNote(ctx, "T2", "T1/C2627/00001", "T2-X", pos.Rupees(180))
+	left, err := db.Decisions.RedeemCreditNote(ctx, "T2", "T1/C2627/00001", "T2-X", pos.Rupees(180))
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(0), left)
 
 	// The invoice as a return at another counter reads it.
-	inv, err := db.Invoice(ctx, "T1/2627/000001")
+	inv, err := db.Decisions.Invoice(ctx, "T1/2627/000001")
 	require.NoError(t, err)
 	assert.Equal(t, "T1", inv.Terminal)
 	assert.Equal(t, "T1-S", inv.OrderID)
-	byID, err := db.Invoice(ctx, "T1-S")
+	byID, err := db.Decisions.Invoice(ctx, "T1-S")
 	require.NoError(t, err)
 	assert.Equal(t, "T1/2627/000001", byID.Number)
-	_, err = db.Invoice(ctx, "T1/2627/000099")
+	_, err = db.Decisions.Invoice(ctx, "T1/2627/000099")
 	assert.Equal(t, api.CodeNotFound, apiErr(t, err).Code)
 }

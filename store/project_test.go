@@ -147,10 +147,10 @@ func storeDay(t *testing.T, db *DB) (t1, t2 *counter) {
 	t2.cashSale("T2-A", day1, line("CHG", 2, 1180, 18))
 	t2.cardSale("T2-B", day1, "5555", "", true, line("WAT", 1, 11800, 18))
 	for _, c := range []*counter{t1, t2} {
-		_, err := db.Ingest(t.Context(), c.id, c.sent())
+		_, err := db.Events.Ingest(t.Context(), c.id, c.sent())
 		require.NoError(t, err)
 	}
-	require.NoError(t, db.Project(t.Context()))
+	require.NoError(t, db.Projections.Project(t.Context()))
 	return t1, t2
 }
 
@@ -160,25 +160,25 @@ func TestProjectionsOfADay(t *testing.T) {
 	ctx := t.Context()
 
 	var n int
-	require.NoError(t, db.pool.QueryRow(ctx, "SELECT count(*) FROM orders").Scan(&n))
+	require.NoError(t, db.Pool().QueryRow(ctx, "SELECT count(*) FROM orders").Scan(&n))
 	assert.Equal(t, 5, n)
 	var state string
 	var captured, refunded int64
-	require.NoError(t, db.pool.QueryRow(ctx, "SELECT state, captured, refunded FROM orders WHERE terminal_id = 'T1' AND order_id = 'T1-B'").Scan(&state, &captured, &refunded))
+	require.NoError(t, db.Pool().QueryRow(ctx, "SELECT state, captured, refunded FROM orders WHERE terminal_id = 'T1' AND order_id = 'T1-B'").Scan(&state, &captured, &refunded))
 	assert.Equal(t, "PARTLY_REFUNDED", state)
 	assert.Equal(t, int64(5900000), captured)
 	assert.Equal(t, int64(100000), refunded)
-	require.NoError(t, db.pool.QueryRow(ctx, "SELECT state FROM orders WHERE order_id = 'T1-C'").Scan(&state))
+	require.NoError(t, db.Pool().QueryRow(ctx, "SELECT state FROM orders WHERE order_id = 'T1-C'").Scan(&state))
 	assert.Equal(t, "UNKNOWN", state)
 
-	require.NoError(t, db.pool.QueryRow(ctx, "SELECT count(*) FROM order_lines WHERE terminal_id = 'T1' AND order_id = 'T1-A'").Scan(&n))
+	require.NoError(t, db.Pool().QueryRow(ctx, "SELECT count(*) FROM order_lines WHERE terminal_id = 'T1' AND order_id = 'T1-A'").Scan(&n))
 	assert.Equal(t, 2, n)
 	var imeiOrder string
-	require.NoError(t, db.pool.QueryRow(ctx, "SELECT order_id FROM imei_units WHERE imei = '356938035643809'").Scan(&imeiOrder))
+	require.NoError(t, db.Pool().QueryRow(ctx, "SELECT order_id FROM imei_units WHERE imei = '356938035643809'").Scan(&imeiOrder))
 	assert.Equal(t, "T1-B", imeiOrder)
 	// Receipts 1 (A), 2 (B) and 3 (B's refund) on T1; 1 and 2 on T2.
 	var docs []string
-	rs, err := db.pool.Query(ctx, "SELECT number || ' ' || kind || ' ' || amount FROM documents ORDER BY number")
+	rs, err := db.Pool().Query(ctx, "SELECT number || ' ' || kind || ' ' || amount FROM documents ORDER BY number")
 	require.NoError(t, err)
 	for rs.Next() {
 		var s string
@@ -189,7 +189,7 @@ func TestProjectionsOfADay(t *testing.T) {
 	assert.Equal(t, []string{"T1/000001 receipt 139000", "T1/000002 receipt 5900000", "T1/000003 refund receipt 100000",
 		"T2/000001 receipt 236000", "T2/000002 receipt 1180000"}, docs)
 
-	r, err := db.DayReport(ctx, day1)
+	r, err := db.Reports.DayReport(ctx, day1)
 	require.NoError(t, err)
 	require.Len(t, r.Counters, 2)
 	// Hand-computed: T1 sold ₹1,390 cash + ₹59,000 card, refunded ₹1,000;
@@ -229,7 +229,7 @@ func TestProjectionsOfADay(t *testing.T) {
 func dump(t *testing.T, db *DB) map[string][]string {
 	out := map[string][]string{}
 	for _, table := range projectedTables {
-		rs, err := db.pool.Query(t.Context(), fmt.Sprintf("SELECT to_jsonb(x)::text FROM %s x ORDER BY 1", table))
+		rs, err := db.Pool().Query(t.Context(), fmt.Sprintf("SELECT to_jsonb(x)::text FROM %s x ORDER BY 1", table))
 		require.NoError(t, err)
 		for rs.Next() {
 			var s string
@@ -247,25 +247,25 @@ func TestRebuildGivesTheRowsOfIncrementalProjection(t *testing.T) {
 	// More batches: T1 settles nothing new but closes its day; T2 sells again
 	// the next day in two batches.
 	t1.closeDay(day1, 1)
-	_, err := db.Ingest(t.Context(), "T1", t1.sent())
+	_, err := db.Events.Ingest(t.Context(), "T1", t1.sent())
 	require.NoError(t, err)
 	t2.cashSale("T2-C", "2026-11-25", line("TEA", 3, 105, 5))
-	_, err = db.Ingest(t.Context(), "T2", t2.sent())
+	_, err = db.Events.Ingest(t.Context(), "T2", t2.sent())
 	require.NoError(t, err)
 	t2.refund("T2-C", "2026-11-25", pos.Rupees(105))
-	_, err = db.Ingest(t.Context(), "T2", t2.sent())
+	_, err = db.Events.Ingest(t.Context(), "T2", t2.sent())
 	require.NoError(t, err)
 
-	require.NoError(t, db.ReserveIMEIs(t.Context(), "T2", "T2-D", []string{"490154203237518"})) // projects
+	require.NoError(t, db.Decisions.ReserveIMEIs(t.Context(), "T2", "T2-D", []string{"490154203237518"})) // projects
 	before := dump(t, db)
 	require.Len(t, before["z_reports"], 1)
 	require.NotEmpty(t, before["payments"])
-	st, err := db.Rebuild(t.Context())
+	st, err := db.Projections.Rebuild(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, 2, st.Terminals)
 	assert.Equal(t, int64(6), st.Orders)
 	assert.Equal(t, before, dump(t, db))
-	err = db.ReserveIMEIs(t.Context(), "T1", "T1-X", []string{"490154203237518"})
+	err = db.Decisions.ReserveIMEIs(t.Context(), "T1", "T1-X", []string{"490154203237518"})
 	require.Error(t, err, "a rebuild leaves the reservations alone")
 }
 
@@ -282,14 +282,14 @@ func TestProjectionSkipsUnknownKindsAndBadBodies(t *testing.T) {
 	ghost, _ := json.Marshal(pos.Event{V: 1, Seq: c.seq + 1, Kind: pos.EvRefundDone, OrderID: "nobody", Day: day1,
 		PrevHash: c.prev, Hash: hex.EncodeToString(make([]byte, 31)) + "01", Refund: &pos.RefundEvent{UniqueTxnID: "u", Amount: 5}})
 	evs = append(evs, api.Event{Seq: c.seq + 1, Hash: hex.EncodeToString(make([]byte, 31)) + "01", PrevHash: c.prev, Kind: "refund.done", Day: day1, Body: ghost})
-	resp, err := db.Ingest(t.Context(), "T1", evs)
+	resp, err := db.Events.Ingest(t.Context(), "T1", evs)
 	require.NoError(t, err)
 	assert.Equal(t, len(evs), resp.Stored, "every event is stored, projected or not")
-	require.NoError(t, db.Project(t.Context()))
+	require.NoError(t, db.Projections.Project(t.Context()))
 	var n int
-	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT count(*) FROM orders").Scan(&n))
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT count(*) FROM orders").Scan(&n))
 	assert.Equal(t, 1, n)
-	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT count(*) FROM payments").Scan(&n))
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT count(*) FROM payments").Scan(&n))
 	assert.Equal(t, 1, n)
 }
 
@@ -305,7 +305,7 @@ func TestTheServerProjectsEachBatchAndCatchUpsTakeTurns(t *testing.T) {
 	var br api.BatchResponse
 	require.Equal(t, 200, post(t, srv.URL, "POST", api.PathEvents, "T1", cred, time.Now(), newNonce(), body, &br))
 	var state string
-	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT state FROM orders WHERE order_id = 'T1-A'").Scan(&state))
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT state FROM orders WHERE order_id = 'T1-A'").Scan(&state))
 	assert.Equal(t, "PAID", state, "projected when the batch was answered")
 
 	// Events stored by another copy of the server: two catch-ups at once
@@ -313,17 +313,17 @@ func TestTheServerProjectsEachBatchAndCatchUpsTakeTurns(t *testing.T) {
 	for i := range 5 {
 		c.cardSale(fmt.Sprintf("T1-C%d", i), day1, "4242", "", true, line("PHN", 1, 1000, 18))
 	}
-	_, err = db.Ingest(t.Context(), "T1", c.sent())
+	_, err = db.Events.Ingest(t.Context(), "T1", c.sent())
 	require.NoError(t, err)
 	errs := make(chan error, 2)
 	for range 2 {
-		go func() { errs <- db.Project(t.Context()) }()
+		go func() { errs <- db.Projections.Project(t.Context()) }()
 	}
 	require.NoError(t, <-errs)
 	require.NoError(t, <-errs)
 	once := dump(t, db)
 	require.Len(t, once["payments"], 6)
-	_, err = db.Rebuild(t.Context())
+	_, err = db.Projections.Rebuild(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, once, dump(t, db))
 }
@@ -339,12 +339,12 @@ func TestAnEventTheProjectionsCannotHoldIsSkippedWithAnAlarm(t *testing.T) {
 	c.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: "T1-BIG", Day: day1, Intent: &pos.Intent{Tender: pos.TenderCash,
 		Lines: []pos.Line{big}, Totals: pos.Totals{Total: 100}, Amount: 100}})
 	c.cashSale("T1-B", day1, line("TEA", 2, 105, 5))
-	_, err := db.Ingest(t.Context(), "T1", c.sent())
+	_, err := db.Events.Ingest(t.Context(), "T1", c.sent())
 	require.NoError(t, err)
-	require.NoError(t, db.Project(t.Context()))
+	require.NoError(t, db.Projections.Project(t.Context()))
 
 	var ids []string
-	rs, err := db.pool.Query(t.Context(), "SELECT order_id FROM orders ORDER BY order_id")
+	rs, err := db.Pool().Query(t.Context(), "SELECT order_id FROM orders ORDER BY order_id")
 	require.NoError(t, err)
 	for rs.Next() {
 		var id string
@@ -354,10 +354,10 @@ func TestAnEventTheProjectionsCannotHoldIsSkippedWithAnAlarm(t *testing.T) {
 	assert.Equal(t, []string{"T1-A", "T1-B"}, ids, "the events around the bad one are projected")
 	var kind string
 	var seq int64
-	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT kind, seq FROM alarms WHERE terminal_id = 'T1'").Scan(&kind, &seq))
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT kind, seq FROM alarms WHERE terminal_id = 'T1'").Scan(&kind, &seq))
 	assert.Equal(t, AlarmProjection, kind)
 	assert.Equal(t, int64(3), seq)
 	var mark int64
-	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT seq FROM projection_marks WHERE terminal_id = 'T1'").Scan(&mark))
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT seq FROM projection_marks WHERE terminal_id = 'T1'").Scan(&mark))
 	assert.Equal(t, int64(5), mark)
 }

@@ -35,10 +35,10 @@ func TestDayReportListsRefundsWhereTheMoneyWent(t *testing.T) {
 	c.refund("T1-B", day1, pos.Rupees(100))
 	c.cardSale("T1-C", day1, "4242", "", true, line("PHN", 1, 59000, 18))
 	c.refund("T1-C", day1, pos.Rupees(1000))
-	_, err := db.Ingest(ctx, "T1", c.sent())
+	_, err := db.Events.Ingest(ctx, "T1", c.sent())
 	require.NoError(t, err)
 
-	r, err := db.DayReport(ctx, day1)
+	r, err := db.Reports.DayReport(ctx, day1)
 	require.NoError(t, err)
 	require.Len(t, r.Counters, 1)
 	got := r.Counters[0]
@@ -54,9 +54,9 @@ func TestDayReportListsRefundsWhereTheMoneyWent(t *testing.T) {
 	assert.Equal(t, own.Refunded, got.Refunded)
 
 	// Rebuilt from the events, the same.
-	_, err = db.Rebuild(ctx)
+	_, err = db.Projections.Rebuild(ctx)
 	require.NoError(t, err)
-	again, err := db.DayReport(ctx, day1)
+	again, err := db.Reports.DayReport(ctx, day1)
 	require.NoError(t, err)
 	assert.Equal(t, r, again)
 }
@@ -69,16 +69,16 @@ func TestMigrationProjectsRefundDestinations(t *testing.T) {
 	db := newDB(t)
 	ctx := t.Context()
 	c := cashSaleOntoANote(t, db)
-	_, err := db.Ingest(ctx, "T1", c.sent())
+	_, err := db.Events.Ingest(ctx, "T1", c.sent())
 	require.NoError(t, err)
-	require.NoError(t, db.Project(ctx))
-	_, err = db.pool.Exec(ctx, "UPDATE payments SET refund_to = ''")
+	require.NoError(t, db.Projections.Project(ctx))
+	_, err = db.Pool().Exec(ctx, "UPDATE payments SET refund_to = ''")
 	require.NoError(t, err)
-	_, err = db.pool.Exec(ctx, "DELETE FROM schema_version WHERE version = 6")
+	_, err = db.Pool().Exec(ctx, "DELETE FROM schema_version WHERE version = 6")
 	require.NoError(t, err)
 	refundTo := func() string {
 		var to string
-		require.NoError(t, db.pool.QueryRow(ctx, "SELECT refund_to FROM payments WHERE kind = 'refund.done'").Scan(&to))
+		require.NoError(t, db.Pool().QueryRow(ctx, "SELECT refund_to FROM payments WHERE kind = 'refund.done'").Scan(&to))
 		return to
 	}
 	require.Empty(t, refundTo(), "as projected before")
@@ -86,7 +86,7 @@ func TestMigrationProjectsRefundDestinations(t *testing.T) {
 	applied, err := db.Migrate(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []int{6}, applied)
-	r, err := db.DayReport(ctx, day1)
+	r, err := db.Reports.DayReport(ctx, day1)
 	require.NoError(t, err)
 	require.Len(t, r.Counters, 1)
 	own := c.report(day1)

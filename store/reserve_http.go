@@ -40,7 +40,7 @@ func (s *Server) reserveIMEI(w http.ResponseWriter, r *http.Request, terminal st
 		s.fail(w, err)
 		return
 	}
-	if err := s.db.ReserveIMEIs(r.Context(), terminal, req.OrderID, req.IMEIs); err != nil {
+	if err := s.db.Decisions.ReserveIMEIs(r.Context(), terminal, req.OrderID, req.IMEIs); err != nil {
 		s.fail(w, err)
 		return
 	}
@@ -53,7 +53,7 @@ func (s *Server) issueCreditNote(w http.ResponseWriter, r *http.Request, termina
 		s.fail(w, err)
 		return
 	}
-	if err := s.db.IssueCreditNote(r.Context(), terminal, req.Number, pos.Paise(req.Value)); err != nil {
+	if err := s.db.Decisions.IssueCreditNote(r.Context(), terminal, req.Number, pos.Paise(req.Value)); err != nil {
 		s.fail(w, err)
 		return
 	}
@@ -66,7 +66,7 @@ func (s *Server) reserveCreditNote(w http.ResponseWriter, r *http.Request, termi
 		s.fail(w, err)
 		return
 	}
-	left, err := s.db.RedeemCreditNote(r.Context(), terminal, req.Number, req.OrderID, pos.Paise(req.Amount))
+	left, err := s.db.Decisions.RedeemCreditNote(r.Context(), terminal, req.Number, req.OrderID, pos.Paise(req.Amount))
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -80,7 +80,7 @@ func (s *Server) reserveReturn(w http.ResponseWriter, r *http.Request, terminal 
 		s.fail(w, err)
 		return
 	}
-	out, err := s.db.ReserveReturn(r.Context(), terminal, req.Document, req.RefundID, pos.Paise(req.Amount))
+	out, err := s.db.Decisions.ReserveReturn(r.Context(), terminal, req.Document, req.RefundID, pos.Paise(req.Amount))
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -94,7 +94,7 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request, terminal string
 		s.fail(w, err)
 		return
 	}
-	n, err := s.db.Release(r.Context(), terminal, req.OrderID, req.RefundID)
+	n, err := s.db.Decisions.Release(r.Context(), terminal, req.OrderID, req.RefundID)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -108,7 +108,7 @@ func (s *Server) invoice(w http.ResponseWriter, r *http.Request, _ string, body 
 		s.fail(w, err)
 		return
 	}
-	out, err := s.db.Invoice(r.Context(), req.Document)
+	out, err := s.db.Decisions.Invoice(r.Context(), req.Document)
 	if err != nil {
 		s.fail(w, err)
 		return

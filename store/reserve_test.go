@@ -72,22 +72,22 @@ func TestTwoCountersSellingTheSameIMEIAtOnce(t *testing.T) {
 		assert.Equal(t, 1, won, "round %d: exactly one counter sells the unit", round)
 	}
 	var n int
-	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT count(*) FROM imei_reservations").Scan(&n))
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT count(*) FROM imei_reservations").Scan(&n))
 	assert.Equal(t, 10, n)
 
 	// The same order asking again is answered yes; another order no; after the
 	// sale is released (it took no money) another counter may sell the unit.
-	require.NoError(t, db.ReserveIMEIs(t.Context(), "T1", "O1", []string{imei}))
-	require.NoError(t, db.ReserveIMEIs(t.Context(), "T1", "O1", []string{imei}))
-	err := db.ReserveIMEIs(t.Context(), "T2", "O2", []string{imei})
+	require.NoError(t, db.Decisions.ReserveIMEIs(t.Context(), "T1", "O1", []string{imei}))
+	require.NoError(t, db.Decisions.ReserveIMEIs(t.Context(), "T1", "O1", []string{imei}))
+	err := db.Decisions.ReserveIMEIs(t.Context(), "T2", "O2", []string{imei})
 	require.Error(t, err)
 	assert.Equal(t, "IMEI 356938035643809 is sold already at counter T1 (order O1): check the unit; a manager may look it up on the store's pages", err.Error())
-	released, err := db.Release(t.Context(), "T1", "O1", "")
+	released, err := db.Decisions.Release(t.Context(), "T1", "O1", "")
 	require.NoError(t, err)
 	assert.Equal(t, 1, released)
-	require.NoError(t, db.ReserveIMEIs(t.Context(), "T2", "O2", []string{imei}))
+	require.NoError(t, db.Decisions.ReserveIMEIs(t.Context(), "T2", "O2", []string{imei}))
 
-	err = db.ReserveIMEIs(t.Context(), "T2", "O3", []string{"356938035643808"})
+	err = db.Decisions.ReserveIMEIs(t.Context(), "T2", "O3", []string{"356938035643808"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "is not an IMEI")
 }
@@ -113,7 +113,7 @@ func TestTwoCountersRedeemingTheSameCreditNoteAtOnce(t *testing.T) {
 	for round := range 10 {
 		number := fmt.Sprintf("CN/T1/%04d", round)
 		// ₹1,000 note; each counter asks ₹600: only one can have it.
-		require.NoError(t, db.IssueCreditNote(t.Context(), "T1", number, pos.Rupees(1000)))
+		require.NoError(t, db.Decisions.IssueCreditNote(t.Context(), "T1", number, pos.Rupees(1000)))
 		statuses, errs := race(t, base, creds, []string{"T1", "T2"}, api.PathReserveCreditNote, []any{
 			api.ReserveCreditNote{Number: number, OrderID: "T1-" + number, Amount: 60000},
 			api.ReserveCreditNote{Number: number, OrderID: "T2-" + number, Amount: 60000},
@@ -132,22 +132,22 @@ func TestTwoCountersRedeemingTheSameCreditNoteAtOnce(t *testing.T) {
 		}
 		assert.Equal(t, 1, won, "round %d", round)
 		var redeemed int64
-		require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT redeemed FROM credit_note_balances WHERE number = $1", number).Scan(&redeemed))
+		require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT redeemed FROM credit_note_balances WHERE number = $1", number).Scan(&redeemed))
 		assert.Equal(t, int64(60000), redeemed)
 	}
 	// The rest can be taken, not a paisa more; a release gives it back.
-	left, err := db.RedeemCreditNote(t.Context(), "T2", "CN/T1/0000", "T2-next", pos.Rupees(400))
+	left, err := db.Decisions.RedeemCreditNote(t.Context(), "T2", "CN/T1/0000", "T2-next", pos.Rupees(400))
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(0), left)
-	_, err = db.RedeemCreditNote(t.Context(), "T2", "CN/T1/0000", "T2-more", 1)
+	_, err = db.Decisions.RedeemCreditNote(t.Context(), "T2", "CN/T1/0000", "T2-more", 1)
 	require.Error(t, err)
-	_, err = db.Release(t.Context(), "T2", "T2-next", "")
+	_, err = db.Decisions.Release(t.Context(), "T2", "T2-next", "")
 	require.NoError(t, err)
-	left, err = db.RedeemCreditNote(t.Context(), "T2", "CN/T1/0000", "T2-more", 1)
+	left, err = db.Decisions.RedeemCreditNote(t.Context(), "T2", "CN/T1/0000", "T2-more", 1)
 	require.NoError(t, err)
 	assert.Equal(t, pos.Rupees(400)-1, left)
 
-	_, err = db.RedeemCreditNote(t.Context(), "T2", "CN/NOPE", "x", 100)
+	_, err = db.Decisions.RedeemCreditNote(t.Context(), "T2", "CN/NOPE", "x", 100)
 	require.Error(t, err)
 	assert.Equal(t, "credit note CN/NOPE is not known to the store: check the number on the note, or wait until the counter that issued it has synced", err.Error())
 }
@@ -156,7 +156,7 @@ func TestReturnsOfAnotherCountersInvoiceNeverExceedWhatWasPaid(t *testing.T) {
 	db, base, creds := twoCounters(t)
 	c := newCounter(t, "T1")
 	c.cardSale("T1-B", day1, "4242", "", true, line("PHN", 1, 59000, 18))
-	_, err := db.Ingest(t.Context(), "T1", c.sent())
+	_, err := db.Events.Ingest(t.Context(), "T1", c.sent())
 	require.NoError(t, err)
 
 	// Two counters return ₹40,000 of the ₹59,000 invoice at once: one only.
@@ -182,15 +182,15 @@ func TestReturnsOfAnotherCountersInvoiceNeverExceedWhatWasPaid(t *testing.T) {
 	}
 	c.add(pos.Event{Kind: pos.EvRefundIntent, OrderID: "T1-B", Day: day1, Refund: &pos.RefundEvent{UniqueTxnID: winner, Amount: pos.Rupees(40000)}})
 	c.add(pos.Event{Kind: pos.EvRefundDone, OrderID: "T1-B", Day: day1, ReceiptNo: 2, Refund: &pos.RefundEvent{UniqueTxnID: winner, Amount: pos.Rupees(40000), RefundID: "RF"}})
-	_, err = db.Ingest(t.Context(), "T1", c.sent())
+	_, err = db.Events.Ingest(t.Context(), "T1", c.sent())
 	require.NoError(t, err)
-	out, err := db.ReserveReturn(t.Context(), "T2", "T1/000001", "R3", pos.Rupees(19000))
+	out, err := db.Decisions.ReserveReturn(t.Context(), "T2", "T1/000001", "R3", pos.Rupees(19000))
 	require.NoError(t, err)
 	assert.Equal(t, api.Reserved{SoldTerminal: "T1", SoldOrder: "T1-B"}, out)
-	_, err = db.ReserveReturn(t.Context(), "T2", "T1/000001", "R4", 1)
+	_, err = db.Decisions.ReserveReturn(t.Context(), "T2", "T1/000001", "R4", 1)
 	require.Error(t, err)
 
-	_, err = db.ReserveReturn(t.Context(), "T2", "T9/000001", "R5", 1)
+	_, err = db.Decisions.ReserveReturn(t.Context(), "T2", "T9/000001", "R5", 1)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "invoice T9/000001 is not known to the store")
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"crypto/tls"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,11 +93,11 @@ func (s *Server) handleSigned(pattern string, h SignedHandler) {
 		}
 		a, err := api.ParseAuth(r.Header.Get("Authorization"))
 		if err != nil {
-			s.db.alarm(r.Context(), "", AlarmUnauthorized, 0, "a request without a terminal's signature reached "+r.URL.Path)
+			s.db.core.alarm(r.Context(), "", AlarmUnauthorized, 0, "a request without a terminal's signature reached "+r.URL.Path)
 			s.fail(w, &api.Error{HTTPStatus: http.StatusUnauthorized, Code: api.CodeUnauthorized, Message: "the request carries no terminal signature: enrol the terminal (galla enrol STORE_URL CODE --fingerprint SHA256)"})
 			return
 		}
-		if err := s.db.authenticate(r.Context(), a, r.Method, r.URL.Path, body); err != nil {
+		if err := s.db.Access.authenticate(r.Context(), a, r.Method, r.URL.Path, body); err != nil {
 			s.fail(w, err)
 			return
 		}
@@ -105,8 +106,8 @@ func (s *Server) handleSigned(pattern string, h SignedHandler) {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	if err := s.db.pool.Ping(r.Context()); err != nil {
-		s.fail(w, s.db.wrap("health", err))
+	if err := s.db.core.pool.Ping(r.Context()); err != nil {
+		s.fail(w, s.db.core.wrap("health", err))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -118,7 +119,7 @@ func (s *Server) enrol(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the enrolment request must be {\"code\": \"...\"}"})
 		return
 	}
-	resp, err := s.db.Enrol(r.Context(), req.Code)
+	resp, err := s.db.Access.Enrol(r.Context(), req.Code)
 	if errors.Is(err, ErrBadCode) {
 		s.fail(w, &api.Error{HTTPStatus: http.StatusForbidden, Code: api.CodeBadCode, Message: "the enrolment code is unknown, used already or expired: ask the manager for a new one (galla store enrol-code TERMINAL_ID)"})
 		return
@@ -135,16 +136,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, terminal string,
 	var b api.Batch
 	// Fields a newer terminal adds are ignored, not refused.
 	if err := json.Unmarshal(body, &b); err != nil {
-		s.db.alarm(r.Context(), terminal, AlarmMalformed, 0, "a batch that is not JSON: "+err.Error())
+		s.db.core.alarm(r.Context(), terminal, AlarmMalformed, 0, "a batch that is not JSON: "+err.Error())
 		s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the batch was refused, nothing of it stored: it is not the JSON of a batch (" + err.Error() + ")"})
 		return
 	}
 	if b.TerminalID != terminal {
-		s.db.alarm(r.Context(), terminal, AlarmUnauthorized, 0, fmt.Sprintf("terminal %s sent a batch naming terminal %q", terminal, b.TerminalID))
+		s.db.core.alarm(r.Context(), terminal, AlarmUnauthorized, 0, fmt.Sprintf("terminal %s sent a batch naming terminal %q", terminal, b.TerminalID))
 		s.fail(w, &api.Error{HTTPStatus: http.StatusForbidden, Code: api.CodeUnauthorized, Message: fmt.Sprintf("the batch names terminal %q, but is signed by terminal %s", b.TerminalID, terminal)})
 		return
 	}
-	resp, err := s.db.Ingest(r.Context(), terminal, b.Events)
+	resp, err := s.db.Events.Ingest(r.Context(), terminal, b.Events)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -154,7 +155,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, terminal string,
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, terminal string, _ []byte) {
-	st, err := s.db.Status(r.Context(), terminal)
+	st, err := s.db.Events.Status(r.Context(), terminal)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -194,7 +195,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // Serve serves HTTPS on ln with the certificate in the database until ctx
 // ends, then shuts down gracefully. It forgets old request nonces every minute.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	cert, _, err := s.db.TLSCertificate(ctx)
+	cert, _, err := s.db.Keys.TLSCertificate(ctx)
 	if err != nil {
 		return err
 	}
@@ -220,7 +221,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 				close(done)
 				return
 			case <-t.C:
-				if err := s.db.PurgeNonces(ctx); err != nil && ctx.Err() == nil {
+				if err := s.db.Access.PurgeNonces(ctx); err != nil && ctx.Err() == nil {
 					s.log.Warn("store: purge nonces", "err", err)
 				}
 			}
@@ -232,4 +233,52 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return nil
 	}
 	return err
+}
+
+// masterRoutes registers the terminals' fetch of the master data.
+func (s *Server) masterRoutes() {
+	s.staffRoutes()
+	s.handleSigned("POST "+api.PathMaster, func(w http.ResponseWriter, r *http.Request, terminal string, body []byte) {
+		var req api.MasterRequest
+		if err := decodeStrict(body, &req); err != nil {
+			s.fail(w, err)
+			return
+		}
+		up, err := s.db.Master.MasterSince(r.Context(), req.Since)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		if req.Since > up.Version {
+			s.fail(w, &api.Error{HTTPStatus: http.StatusConflict, Code: api.CodeGap, Held: up.Version,
+				Message: fmt.Sprintf("the terminal asks for master data after version %d, but the store's newest is %d: the store's database was replaced; fetch from 0", req.Since, up.Version)})
+			return
+		}
+		writeJSON(w, http.StatusOK, up)
+	})
+}
+
+// staffRoutes registers a terminal's signed request for the store's staff
+// pepper (a terminal enrolled before the store had staff asks once).
+func (s *Server) staffRoutes() {
+	s.handleSigned("POST "+api.PathStaffPepper, func(w http.ResponseWriter, r *http.Request, terminal string, body []byte) {
+		pep, err := s.db.Staff.StaffPepper(r.Context())
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, api.StaffPepper{Pepper: hex.EncodeToString(pep)})
+	})
+}
+
+// project catches the projections up with a batch just stored (stored events
+// of terminal). A failure is logged only: the events are stored, and the next
+// batch or read catches up.
+func (s *Server) project(ctx context.Context, terminal string, stored int) {
+	if stored == 0 {
+		return
+	}
+	if err := s.db.Projections.ProjectTerminal(ctx, terminal); err != nil && ctx.Err() == nil {
+		s.log.Warn("store: project", "terminal", terminal, "err", err)
+	}
 }

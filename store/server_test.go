@@ -53,7 +53,7 @@ func TestServerSignedRequests(t *testing.T) {
 	srv := httptest.NewServer(NewServer(db, nil))
 	defer srv.Close()
 
-	code, _, err := db.EnrolCode(t.Context(), "T1")
+	code, _, err := db.Access.EnrolCode(t.Context(), "T1")
 	require.NoError(t, err)
 	var enrol api.EnrolResponse
 	body, _ := json.Marshal(api.EnrolRequest{Code: code})
@@ -104,7 +104,7 @@ func TestServerSignedRequests(t *testing.T) {
 
 	n, _ := count(t, db, "T1")
 	assert.Equal(t, 3, n, "no refused request stored anything")
-	alarms, err := db.Alarms(t.Context(), true)
+	alarms, err := db.Access.Alarms(t.Context(), true)
 	require.NoError(t, err)
 	kinds := map[string]int{}
 	for _, a := range alarms {
@@ -117,7 +117,7 @@ func TestServerSignedRequests(t *testing.T) {
 	for range 20 {
 		post(t, srv.URL, "POST", api.PathEvents, "T1", "", time.Now(), "", batch, nil)
 	}
-	after, err := db.Alarms(t.Context(), true)
+	after, err := db.Access.Alarms(t.Context(), true)
 	require.NoError(t, err)
 	assert.Len(t, after, 7)
 	for _, a := range after {
@@ -134,7 +134,7 @@ func TestServerSignedRequests(t *testing.T) {
 
 func TestServeTLSWithPinnedCertificate(t *testing.T) {
 	db := newDB(t)
-	fp, _, err := db.InitCertificate(t.Context(), nil)
+	fp, _, err := db.Keys.InitCertificate(t.Context(), nil)
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

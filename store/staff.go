@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -15,8 +14,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"galla/pos"
-	"galla/store/api"
 )
+
+// Staff is the store's staff (ADR 0007): the members added, disabled or given
+// a new PIN here, who sign in at every counter, and the pepper their PINs are
+// hashed with.
+type Staff struct{ *dbCore }
 
 // The store's staff (ADR 0007): members added at the store sign in at every
 // counter. Their PINs are hashed by the counters' own rules (pos.Staff.SetPIN,
@@ -45,14 +48,14 @@ type StaffMember struct {
 // StaffPepper returns the store's staff pepper (32 bytes), making it on first
 // use. It is handed to a terminal at enrolment and on its signed request, and
 // never published with the master data.
-func (db *DB) StaffPepper(ctx context.Context) ([]byte, error) {
+func (sf *Staff) StaffPepper(ctx context.Context) ([]byte, error) {
 	var pep []byte
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, sf.pool, func(tx pgx.Tx) error {
 		var err error
 		pep, err = staffPepper(ctx, tx)
 		return err
 	})
-	return pep, db.wrap("staff pepper", err)
+	return pep, sf.wrap("staff pepper", err)
 }
 
 func staffPepper(ctx context.Context, tx pgx.Tx) ([]byte, error) {
@@ -75,7 +78,7 @@ func staffPepper(ctx context.Context, tx pgx.Tx) ([]byte, error) {
 // in the store without regard to case: pos.ErrStaffExists), role, PIN (pos's
 // rules: 4 to 8 digits, a manager's 6 to 8) and a cashier's own limits (nil:
 // the shop's). Every counter receives the member at its next sync.
-func (db *DB) AddStaff(ctx context.Context, name string, role pos.Role, pin string, limits *pos.StaffLimits, who string) (StaffMember, error) {
+func (sf *Staff) AddStaff(ctx context.Context, name string, role pos.Role, pin string, limits *pos.StaffLimits, who string) (StaffMember, error) {
 	name, err := pos.CheckStaffName(name)
 	if err != nil {
 		return StaffMember{}, err
@@ -93,7 +96,7 @@ func (db *DB) AddStaff(ctx context.Context, name string, role pos.Role, pin stri
 		return StaffMember{}, err
 	}
 	var out StaffMember
-	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, sf.pool, func(tx pgx.Tx) error {
 		// The name first, so that a name taken uses up no version or id.
 		var taken bool
 		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM store_staff WHERE lower(name) = lower($1))", name).Scan(&taken); err != nil {
@@ -114,16 +117,16 @@ func (db *DB) AddStaff(ctx context.Context, name string, role pos.Role, pin stri
 		if err := s.SetPIN(pin, pos.DefaultPINCost, pep, nil); err != nil {
 			return err
 		}
-		out, err = db.saveStaff(ctx, tx, s, who, true)
+		out, err = sf.saveStaff(ctx, tx, s, who, true)
 		return err
 	})
-	return out, db.staffErr("add staff", name, err)
+	return out, sf.staffErr("add staff", name, err)
 }
 
 // SetStaffDisabled disables the store's member named name (they cannot sign in
 // at any counter once it has synced) or enables them again, by who.
-func (db *DB) SetStaffDisabled(ctx context.Context, name string, disabled bool, who string) (StaffMember, error) {
-	return db.changeStaff(ctx, name, who, func(s *pos.Staff, _ []byte) error {
+func (sf *Staff) SetStaffDisabled(ctx context.Context, name string, disabled bool, who string) (StaffMember, error) {
+	return sf.changeStaff(ctx, name, who, func(s *pos.Staff, _ []byte) error {
 		s.Disabled = disabled
 		return nil
 	})
@@ -131,8 +134,8 @@ func (db *DB) SetStaffDisabled(ctx context.Context, name string, disabled bool, 
 
 // ResetStaffPIN sets a new PIN (pos's rules) for the store's member named name,
 // by who.
-func (db *DB) ResetStaffPIN(ctx context.Context, name, pin, who string) (StaffMember, error) {
-	return db.changeStaff(ctx, name, who, func(s *pos.Staff, pep []byte) error {
+func (sf *Staff) ResetStaffPIN(ctx context.Context, name, pin, who string) (StaffMember, error) {
+	return sf.changeStaff(ctx, name, who, func(s *pos.Staff, pep []byte) error {
 		if err := pos.CheckRolePIN(s.Role, pin); err != nil {
 			return err
 		}
@@ -141,10 +144,10 @@ func (db *DB) ResetStaffPIN(ctx context.Context, name, pin, who string) (StaffMe
 }
 
 // ListStaff lists the store's staff by name, disabled members too.
-func (db *DB) ListStaff(ctx context.Context) ([]StaffMember, error) {
-	rs, err := db.pool.Query(ctx, "SELECT record::text, version, updated_by, updated_at FROM store_staff ORDER BY lower(name)")
+func (sf *Staff) ListStaff(ctx context.Context) ([]StaffMember, error) {
+	rs, err := sf.pool.Query(ctx, "SELECT record::text, version, updated_by, updated_at FROM store_staff ORDER BY lower(name)")
 	if err != nil {
-		return nil, db.wrap("list staff", err)
+		return nil, sf.wrap("list staff", err)
 	}
 	out, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (StaffMember, error) {
 		var rec string
@@ -160,17 +163,17 @@ func (db *DB) ListStaff(ctx context.Context) ([]StaffMember, error) {
 		m.ID, m.Name, m.Role, m.Disabled, m.Limits, m.Version = s.ID, s.Name, s.Role, s.Disabled, s.Limits, uint64(v)
 		return m, nil
 	})
-	return out, db.wrap("list staff", err)
+	return out, sf.wrap("list staff", err)
 }
 
 // changeStaff changes the member named name with f (given the store's pepper)
 // and publishes the record, in one transaction that locks the member's row.
-func (db *DB) changeStaff(ctx context.Context, name, who string, f func(*pos.Staff, []byte) error) (StaffMember, error) {
+func (sf *Staff) changeStaff(ctx context.Context, name, who string, f func(*pos.Staff, []byte) error) (StaffMember, error) {
 	if err := checkWho(who); err != nil {
 		return StaffMember{}, err
 	}
 	var out StaffMember
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, sf.pool, func(tx pgx.Tx) error {
 		var rec string
 		err := tx.QueryRow(ctx, "SELECT record::text FROM store_staff WHERE lower(name) = lower($1) FOR UPDATE", strings.TrimSpace(name)).Scan(&rec)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -190,14 +193,14 @@ func (db *DB) changeStaff(ctx context.Context, name, who string, f func(*pos.Sta
 		if err := f(&s, pep); err != nil {
 			return err
 		}
-		out, err = db.saveStaff(ctx, tx, s, who, false)
+		out, err = sf.saveStaff(ctx, tx, s, who, false)
 		return err
 	})
-	return out, db.staffErr("change staff", name, err)
+	return out, sf.staffErr("change staff", name, err)
 }
 
 // saveStaff publishes s as master data and keeps it as the store's record.
-func (db *DB) saveStaff(ctx context.Context, tx pgx.Tx, s pos.Staff, who string, insert bool) (StaffMember, error) {
+func (sf *Staff) saveStaff(ctx context.Context, tx pgx.Tx, s pos.Staff, who string, insert bool) (StaffMember, error) {
 	if err := pos.CheckStoreMember(s); err != nil {
 		return StaffMember{}, err
 	}
@@ -205,7 +208,7 @@ func (db *DB) saveStaff(ctx context.Context, tx pgx.Tx, s pos.Staff, who string,
 	if err != nil {
 		return StaffMember{}, err
 	}
-	now := db.Now()
+	now := sf.now()
 	var v int64
 	if err := tx.QueryRow(ctx, "INSERT INTO master_data (kind, key, body, published_by, published_at) VALUES ($1, $2, $3, $4, $5) RETURNING version",
 		MasterStaff, s.ID, body, who, now).Scan(&v); err != nil {
@@ -223,7 +226,7 @@ func (db *DB) saveStaff(ctx context.Context, tx pgx.Tx, s pos.Staff, who string,
 
 // staffErr keeps pos's errors (they carry the rule broken) and names a name
 // taken as pos.ErrStaffExists.
-func (db *DB) staffErr(op, name string, err error) error {
+func (sf *Staff) staffErr(op, name string, err error) error {
 	var pe *pgconn.PgError
 	switch {
 	case err == nil:
@@ -233,7 +236,7 @@ func (db *DB) staffErr(op, name string, err error) error {
 	case errors.Is(err, pos.ErrUnknownStaff), errors.Is(err, pos.ErrStaffExists), errors.Is(err, pos.ErrBadPIN), errors.Is(err, pos.ErrShortManagerPIN):
 		return fmt.Errorf("store: %s %q: %w", op, name, err)
 	}
-	return db.wrap(op, err)
+	return sf.wrap(op, err)
 }
 
 func checkWho(who string) error {
@@ -241,17 +244,4 @@ func checkWho(who string) error {
 		return errors.New("name who makes the change")
 	}
 	return nil
-}
-
-// staffRoutes registers a terminal's signed request for the store's staff
-// pepper (a terminal enrolled before the store had staff asks once).
-func (s *Server) staffRoutes() {
-	s.handleSigned("POST "+api.PathStaffPepper, func(w http.ResponseWriter, r *http.Request, terminal string, body []byte) {
-		pep, err := s.db.StaffPepper(r.Context())
-		if err != nil {
-			s.fail(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, api.StaffPepper{Pepper: hex.EncodeToString(pep)})
-	})
 }

@@ -35,9 +35,9 @@ func newDB(t testing.TB) *DB {
 // enrolled registers and enrols terminal id and returns its credential.
 func enrolled(t testing.TB, db *DB, id string) string {
 	t.Helper()
-	code, _, err := db.EnrolCode(t.Context(), id)
+	code, _, err := db.Access.EnrolCode(t.Context(), id)
 	require.NoError(t, err)
-	resp, err := db.Enrol(t.Context(), code)
+	resp, err := db.Access.Enrol(t.Context(), code)
 	require.NoError(t, err)
 	require.Equal(t, id, resp.TerminalID)
 	return resp.Credential
@@ -76,10 +76,10 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	require.NoError(t, db.CheckSchema(t.Context()))
 
 	var n int
-	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT count(*) FROM schema_version").Scan(&n))
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT count(*) FROM schema_version").Scan(&n))
 	assert.Equal(t, 6, n)
 
-	_, err = db.pool.Exec(t.Context(), "INSERT INTO schema_version (version, name) VALUES (99, '0099_future')")
+	_, err = db.Pool().Exec(t.Context(), "INSERT INTO schema_version (version, name) VALUES (99, '0099_future')")
 	require.NoError(t, err)
 	err = db.CheckSchema(t.Context())
 	require.ErrorIs(t, err, ErrSchema)
@@ -99,19 +99,19 @@ func TestOpenBadURLAndDownDatabase(t *testing.T) {
 
 func TestCertificateMadeOnceAndPinned(t *testing.T) {
 	db := newDB(t)
-	_, _, err := db.TLSCertificate(t.Context())
+	_, _, err := db.Keys.TLSCertificate(t.Context())
 	require.ErrorIs(t, err, ErrNoCertificate)
 
-	fp, created, err := db.InitCertificate(t.Context(), []string{"till-server.local", "192.168.1.10"})
+	fp, created, err := db.Keys.InitCertificate(t.Context(), []string{"till-server.local", "192.168.1.10"})
 	require.NoError(t, err)
 	assert.True(t, created)
 	assert.Len(t, fp, 64)
-	fp2, created, err := db.InitCertificate(t.Context(), []string{"other"})
+	fp2, created, err := db.Keys.InitCertificate(t.Context(), []string{"other"})
 	require.NoError(t, err)
 	assert.False(t, created, "a second init keeps the certificate")
 	assert.Equal(t, fp, fp2)
 
-	cert, fp3, err := db.TLSCertificate(t.Context())
+	cert, fp3, err := db.Keys.TLSCertificate(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, fp, fp3)
 	require.Len(t, cert.Certificate, 2, "the server's certificate and the CA's")
@@ -126,33 +126,33 @@ func TestCertificateMadeOnceAndPinned(t *testing.T) {
 
 func TestEnrolCodeIsOneTimeAndExpires(t *testing.T) {
 	db := newDB(t)
-	_, _, err := db.EnrolCode(t.Context(), "bad id!")
+	_, _, err := db.Access.EnrolCode(t.Context(), "bad id!")
 	require.ErrorIs(t, err, ErrTerminalID)
 
-	code, expires, err := db.EnrolCode(t.Context(), "T1")
+	code, expires, err := db.Access.EnrolCode(t.Context(), "T1")
 	require.NoError(t, err)
 	assert.Regexp(t, `^[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}$`, code)
 	assert.WithinDuration(t, time.Now().Add(24*time.Hour), expires, time.Minute)
 
-	resp, err := db.Enrol(t.Context(), " "+lower(code)+" ")
+	resp, err := db.Access.Enrol(t.Context(), " "+lower(code)+" ")
 	require.NoError(t, err, "case and spaces do not count")
 	assert.Equal(t, "T1", resp.TerminalID)
 	assert.Len(t, resp.Credential, 64)
 	var stored []byte
-	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT credential_hash FROM terminals WHERE id = 'T1'").Scan(&stored))
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT credential_hash FROM terminals WHERE id = 'T1'").Scan(&stored))
 	assert.Equal(t, api.CredentialKey(resp.Credential), stored)
 	assert.NotContains(t, string(stored), resp.Credential)
 
-	_, err = db.Enrol(t.Context(), code)
+	_, err = db.Access.Enrol(t.Context(), code)
 	require.ErrorIs(t, err, ErrBadCode, "a code works once")
 
-	code2, _, err := db.EnrolCode(t.Context(), "T2")
+	code2, _, err := db.Access.EnrolCode(t.Context(), "T2")
 	require.NoError(t, err)
 	db.Now = func() time.Time { return time.Now().Add(25 * time.Hour) }
-	_, err = db.Enrol(t.Context(), code2)
+	_, err = db.Access.Enrol(t.Context(), code2)
 	require.ErrorIs(t, err, ErrBadCode, "an expired code is refused")
 
-	alarms, err := db.Alarms(t.Context(), true)
+	alarms, err := db.Access.Alarms(t.Context(), true)
 	require.NoError(t, err)
 	require.Len(t, alarms, 1, "the same alarm again is counted in its row")
 	assert.Equal(t, AlarmBadCode, alarms[0].Kind)
@@ -173,7 +173,7 @@ func lower(s string) string {
 // highest sequence.
 func count(t testing.TB, db *DB, terminal string) (n int, maxSeq int64) {
 	t.Helper()
-	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT count(*), coalesce(max(seq), 0) FROM events WHERE terminal_id = $1", terminal).Scan(&n, &maxSeq))
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT count(*), coalesce(max(seq), 0) FROM events WHERE terminal_id = $1", terminal).Scan(&n, &maxSeq))
 	return n, maxSeq
 }
 
@@ -189,28 +189,28 @@ func TestIngestExactlyOnce(t *testing.T) {
 	enrolled(t, db, "T1")
 	evs := chain(zero, 1, 10, "a")
 
-	resp, err := db.Ingest(t.Context(), "T1", evs[:4])
+	resp, err := db.Events.Ingest(t.Context(), "T1", evs[:4])
 	require.NoError(t, err)
 	assert.Equal(t, api.BatchResponse{Held: 4, HeldHash: evs[3].Hash, Stored: 4}, resp)
 
 	// Resending overlapping events stores only the new ones.
-	resp, err = db.Ingest(t.Context(), "T1", evs[2:7])
+	resp, err = db.Events.Ingest(t.Context(), "T1", evs[2:7])
 	require.NoError(t, err)
 	assert.Equal(t, api.BatchResponse{Held: 7, HeldHash: evs[6].Hash, Stored: 3, Duplicates: 2}, resp)
 
 	// A whole batch resent: nothing stored.
-	resp, err = db.Ingest(t.Context(), "T1", evs[:7])
+	resp, err = db.Events.Ingest(t.Context(), "T1", evs[:7])
 	require.NoError(t, err)
 	assert.Equal(t, api.BatchResponse{Held: 7, HeldHash: evs[6].Hash, Stored: 0, Duplicates: 7}, resp)
 
 	// A gap is answered with the sequence expected.
-	_, err = db.Ingest(t.Context(), "T1", evs[8:])
+	_, err = db.Events.Ingest(t.Context(), "T1", evs[8:])
 	ae := apiErr(t, err)
 	assert.Equal(t, api.CodeGap, ae.Code)
 	assert.Equal(t, uint64(8), ae.Expected)
 	assert.Contains(t, ae.Message, "send from 8")
 
-	resp, err = db.Ingest(t.Context(), "T1", evs[7:])
+	resp, err = db.Events.Ingest(t.Context(), "T1", evs[7:])
 	require.NoError(t, err)
 	assert.Equal(t, uint64(10), resp.Held)
 
@@ -220,10 +220,10 @@ func TestIngestExactlyOnce(t *testing.T) {
 
 	// The body keeps what the terminal sent.
 	var tendered int
-	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT (body->'cash'->>'tendered')::int FROM events WHERE terminal_id = 'T1' AND seq = 3").Scan(&tendered))
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT (body->'cash'->>'tendered')::int FROM events WHERE terminal_id = 'T1' AND seq = 3").Scan(&tendered))
 	assert.Equal(t, 10003, tendered)
 	var day time.Time
-	require.NoError(t, db.pool.QueryRow(t.Context(), "SELECT day FROM events WHERE terminal_id = 'T1' AND seq = 3").Scan(&day))
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT day FROM events WHERE terminal_id = 'T1' AND seq = 3").Scan(&day))
 	assert.Equal(t, "2026-11-24", day.Format("2006-01-02"))
 }
 
@@ -246,10 +246,10 @@ func TestIngestForkBlocksTerminal(t *testing.T) {
 			enrolled(t, db, "T1")
 			enrolled(t, db, "T2")
 			good := chain(zero, 1, 5, "a")
-			_, err := db.Ingest(t.Context(), "T1", good)
+			_, err := db.Events.Ingest(t.Context(), "T1", good)
 			require.NoError(t, err)
 
-			_, err = db.Ingest(t.Context(), "T1", tc.batch(good))
+			_, err = db.Events.Ingest(t.Context(), "T1", tc.batch(good))
 			ae := apiErr(t, err)
 			assert.Equal(t, api.CodeFork, ae.Code)
 			assert.Equal(t, tc.seq, ae.Held)
@@ -258,14 +258,14 @@ func TestIngestForkBlocksTerminal(t *testing.T) {
 			assert.Equal(t, 5, n, "nothing of a forked batch is stored")
 
 			// Refused until a manager looks, even the good events.
-			_, err = db.Ingest(t.Context(), "T1", chain(good[4].Hash, 6, 6, "a"))
+			_, err = db.Events.Ingest(t.Context(), "T1", chain(good[4].Hash, 6, 6, "a"))
 			assert.Equal(t, api.CodeBlocked, apiErr(t, err).Code)
-			st, err := db.Status(t.Context(), "T1")
+			st, err := db.Events.Status(t.Context(), "T1")
 			require.NoError(t, err)
 			assert.True(t, st.Blocked)
 			assert.Contains(t, st.Reason, fmt.Sprintf("forked at event %d", tc.seq))
 
-			alarms, err := db.Alarms(t.Context(), true)
+			alarms, err := db.Access.Alarms(t.Context(), true)
 			require.NoError(t, err)
 			require.Len(t, alarms, 1)
 			assert.Equal(t, AlarmFork, alarms[0].Kind)
@@ -273,13 +273,13 @@ func TestIngestForkBlocksTerminal(t *testing.T) {
 			assert.Equal(t, tc.seq, alarms[0].Seq)
 
 			// Another terminal is not affected.
-			_, err = db.Ingest(t.Context(), "T2", chain(zero, 1, 2, "t2"))
+			_, err = db.Events.Ingest(t.Context(), "T2", chain(zero, 1, 2, "t2"))
 			require.NoError(t, err)
 
-			require.NoError(t, db.Unblock(t.Context(), "T1", "manager-1"))
-			_, err = db.Ingest(t.Context(), "T1", chain(good[4].Hash, 6, 6, "a"))
+			require.NoError(t, db.Access.Unblock(t.Context(), "T1", "manager-1"))
+			_, err = db.Events.Ingest(t.Context(), "T1", chain(good[4].Hash, 6, 6, "a"))
 			require.NoError(t, err)
-			alarms, err = db.Alarms(t.Context(), true)
+			alarms, err = db.Access.Alarms(t.Context(), true)
 			require.NoError(t, err)
 			assert.Empty(t, alarms)
 		})
@@ -313,14 +313,14 @@ func TestIngestMalformedStoresNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			db := newDB(t)
 			enrolled(t, db, "T1")
-			_, err := db.Ingest(t.Context(), "T1", tc.batch)
+			_, err := db.Events.Ingest(t.Context(), "T1", tc.batch)
 			ae := apiErr(t, err)
 			assert.Equal(t, api.CodeMalformed, ae.Code)
 			assert.Contains(t, ae.Message, tc.want)
 			assert.Contains(t, ae.Message, "nothing of it stored")
 			n, _ := count(t, db, "T1")
 			assert.Zero(t, n)
-			alarms, err := db.Alarms(t.Context(), true)
+			alarms, err := db.Access.Alarms(t.Context(), true)
 			require.NoError(t, err)
 			require.Len(t, alarms, 1)
 			assert.Equal(t, AlarmMalformed, alarms[0].Kind)
@@ -330,8 +330,8 @@ func TestIngestMalformedStoresNothing(t *testing.T) {
 
 func TestIngestUnknownTerminal(t *testing.T) {
 	db := newDB(t)
-	_, err := db.Ingest(t.Context(), "T9", chain(zero, 1, 1, "a"))
+	_, err := db.Events.Ingest(t.Context(), "T9", chain(zero, 1, 1, "a"))
 	assert.Equal(t, api.CodeUnauthorized, apiErr(t, err).Code)
-	_, err = db.Terminal(t.Context(), "T9")
+	_, err = db.Access.Terminal(t.Context(), "T9")
 	require.ErrorIs(t, err, pgx.ErrNoRows)
 }

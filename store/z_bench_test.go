@@ -14,7 +14,7 @@ import (
 // that age would hold them.
 func fillDays(b *testing.B, db *DB, days, counters, perDay int) {
 	ctx := context.Background()
-	_, err := db.pool.Exec(ctx, `
+	_, err := db.Pool().Exec(ctx, `
 		INSERT INTO orders (terminal_id, order_id, day, paid_day, state, tender, amount, captured, refunded, tax, receipt_no, last_seq, snapshot)
 		SELECT 'T' || c, 'O-' || d || '-' || c || '-' || n, date '2026-11-24' - d, date '2026-11-24' - d,
 			CASE WHEN n % 10 = 0 THEN 'PARTLY_REFUNDED' ELSE 'PAID' END,
@@ -24,7 +24,7 @@ func fillDays(b *testing.B, db *DB, days, counters, perDay int) {
 	require.NoError(b, err)
 	// Each order's snapshot is the order as pos folds it, which the day report
 	// reads through pos.BuildReport.
-	_, err = db.pool.Exec(ctx, `
+	_, err = db.Pool().Exec(ctx, `
 		UPDATE orders SET snapshot = jsonb_build_object('id', order_id, 'day', day::text, 'paid_day', paid_day::text, 'state', state,
 			'tender', tender, 'amount', amount, 'captured', captured, 'refunded', refunded, 'receipt_no', receipt_no,
 			'totals', jsonb_build_object('total', amount, 'taxable', 100000, 'tax', 18000, 'cgst', 9000, 'sgst', 9000,
@@ -32,19 +32,19 @@ func fillDays(b *testing.B, db *DB, days, counters, perDay int) {
 			'refunds', CASE WHEN refunded > 0 THEN jsonb_build_array(jsonb_build_object('unique_txn_id', 'R-' || order_id, 'amount', refunded,
 				'status', 'done', 'day', paid_day::text)) ELSE '[]'::jsonb END)`)
 	require.NoError(b, err)
-	_, err = db.pool.Exec(ctx, `
+	_, err = db.Pool().Exec(ctx, `
 		INSERT INTO order_lines (terminal_id, order_id, n, sku, name, qty, unit_price, gst_rate, amount, taxable, tax)
 		SELECT terminal_id, order_id, k, 'SKU' || k, 'Item', 1, 59000, 18, 59000, 50000, 9000 FROM orders, generate_series(1, 2) k`)
 	require.NoError(b, err)
-	_, err = db.pool.Exec(ctx, `
+	_, err = db.Pool().Exec(ctx, `
 		INSERT INTO order_rates (terminal_id, order_id, rate, paid_day, amount, taxable, tax, cgst, sgst)
 		SELECT terminal_id, order_id, 18, paid_day, 118000, 100000, 18000, 9000, 9000 FROM orders`)
 	require.NoError(b, err)
-	_, err = db.pool.Exec(ctx, `
+	_, err = db.Pool().Exec(ctx, `
 		INSERT INTO payments (terminal_id, seq, order_id, kind, tender, day, amount, status)
 		SELECT terminal_id, row_number() OVER (), order_id, 'refund.done', tender, paid_day, 10000, 'REFUNDED' FROM orders WHERE refunded > 0`)
 	require.NoError(b, err)
-	_, err = db.pool.Exec(ctx, "VACUUM ANALYZE") // history is vacuumed by autovacuum long since
+	_, err = db.Pool().Exec(ctx, "VACUUM ANALYZE") // history is vacuumed by autovacuum long since
 	require.NoError(b, err)
 }
 
@@ -60,7 +60,7 @@ func BenchmarkStoreDayReport(b *testing.B) {
 	fillDays(b, big, 365, counters, perDay)
 	ctx := context.Background()
 	check := func(db *DB) {
-		r, err := db.DayReport(ctx, "2026-11-24")
+		r, err := db.Reports.DayReport(ctx, "2026-11-24")
 		require.NoError(b, err)
 		require.Len(b, r.Counters, counters)
 		// 10 orders of ₹1,180 per counter, one of them refunded ₹100.
@@ -76,7 +76,7 @@ func BenchmarkStoreDayReport(b *testing.B) {
 	tSmall, tBig := make([]time.Duration, b.N), make([]time.Duration, b.N)
 	report := func(db *DB, into *time.Duration) {
 		start := time.Now()
-		if _, err := db.DayReport(ctx, "2026-11-24"); err != nil {
+		if _, err := db.Reports.DayReport(ctx, "2026-11-24"); err != nil {
 			b.Fatal(err)
 		}
 		*into = time.Since(start)

@@ -41,10 +41,10 @@ func TestDayReportCountsOpenSalesAsTheCounterDoes(t *testing.T) {
 	c.add(pos.Event{Kind: pos.EvRefundIntent, OrderID: "T1-V-1", Day: day1, Refund: &pos.RefundEvent{UniqueTxnID: "R-V", Amount: pos.Rupees(300)}})
 	c.add(pos.Event{Kind: pos.EvRefundDone, OrderID: "T1-V-1", Day: day1, Refund: &pos.RefundEvent{UniqueTxnID: "R-V", Amount: pos.Rupees(300), Refunded: pos.Rupees(300)}})
 	c.add(pos.Event{Kind: pos.EvSaleVoided, OrderID: "T1-V", Day: day1, Staff: "meera", Reason: "customer left"})
-	_, err := db.Ingest(ctx, "T1", c.sent())
+	_, err := db.Events.Ingest(ctx, "T1", c.sent())
 	require.NoError(t, err)
 
-	r, err := db.DayReport(ctx, day1)
+	r, err := db.Reports.DayReport(ctx, day1)
 	require.NoError(t, err)
 	require.Len(t, r.Counters, 1)
 	got := r.Counters[0]

@@ -284,7 +284,7 @@ func TestDayAtTwoCounters(t *testing.T) {
 func agree(t *testing.T, d *store.DB, when string, reports ...pos.Report) {
 	t.Helper()
 	day := reports[0].Day
-	rep, err := d.DayReport(t.Context(), day)
+	rep, err := d.Reports.DayReport(t.Context(), day)
 	require.NoError(t, err)
 	require.Len(t, rep.Counters, len(reports), when)
 	var all []store.CounterDay

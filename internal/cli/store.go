@@ -95,7 +95,7 @@ func (c *cli) storeInit(ctx context.Context, d *store.DB, hosts string, rest []s
 	if hosts == "" {
 		names = localNames()
 	}
-	fp, created, err := d.InitCertificate(ctx, names)
+	fp, created, err := d.Keys.InitCertificate(ctx, names)
 	if err != nil {
 		return c.storeFail(err)
 	}
@@ -137,7 +137,7 @@ func (c *cli) storeServe(ctx context.Context, d *store.DB, listen string, rest [
 	if err := d.CheckSchema(ctx); err != nil {
 		return c.storeFail(err)
 	}
-	_, fp, err := d.TLSCertificate(ctx)
+	_, fp, err := d.Keys.TLSCertificate(ctx)
 	if err != nil {
 		return c.storeFail(err)
 	}
@@ -160,7 +160,7 @@ func (c *cli) storeEnrolCode(ctx context.Context, d *store.DB, rest []string) in
 	if err := d.CheckSchema(ctx); err != nil {
 		return c.storeFail(err)
 	}
-	code, expires, err := d.EnrolCode(ctx, rest[0])
+	code, expires, err := d.Access.EnrolCode(ctx, rest[0])
 	if errors.Is(err, store.ErrTerminalID) {
 		return c.fail(exitBadInput, "%s.", strings.TrimPrefix(err.Error(), "store: "))
 	}
@@ -177,7 +177,7 @@ func (c *cli) storeAlarms(ctx context.Context, d *store.DB, rest []string) int {
 	if len(rest) != 0 {
 		return c.fail(exitBadInput, "Use %s.", commands()["store"].usage)
 	}
-	alarms, err := d.Alarms(ctx, true)
+	alarms, err := d.Access.Alarms(ctx, true)
 	if err != nil {
 		return c.storeFail(err)
 	}
@@ -194,7 +194,7 @@ func (c *cli) storeUnblock(ctx context.Context, d *store.DB, by string, rest []s
 	if len(rest) != 1 || by == "" {
 		return c.fail(exitBadInput, "Use galla store unblock TERMINAL_ID --by MANAGER --db URL, once the terminal's alarms are looked at.")
 	}
-	if err := d.Unblock(ctx, rest[0], by); err != nil {
+	if err := d.Access.Unblock(ctx, rest[0], by); err != nil {
 		return c.storeFail(err)
 	}
 	fmt.Fprintf(c.stderr, "galla: terminal %s's events are taken again; its alarms are cleared by %s.\n", rest[0], by)

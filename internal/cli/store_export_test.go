@@ -33,7 +33,7 @@ func TestStoreExportCommand(t *testing.T) {
 	d, err := store.Open(t.Context(), db)
 	require.NoError(t, err)
 	defer d.Close()
-	_, err = d.PublishShop(t.Context(), pos.Shop{Name: "Galla Mobiles", Address: []string{"Pune"}, GSTIN: "27AAPFU0939F1ZV", State: "27"}, "Meera")
+	_, err = d.Master.PublishShop(t.Context(), pos.Shop{Name: "Galla Mobiles", Address: []string{"Pune"}, GSTIN: "27AAPFU0939F1ZV", State: "27"}, "Meera")
 	require.NoError(t, err)
 	out := filepath.Join(dir, "gstr1.json")
 	code, _, errOut = tillRun(t, dir, "", nil, "store", "export", "gstr1", "--month", "2026-11", "--db", db, "--out", out)

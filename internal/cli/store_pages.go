@@ -74,7 +74,7 @@ func cmdStoreExport(c *cli, args []string) int {
 	var b bytes.Buffer
 	what := fmt.Sprintf("The lines every counter sold and returned in %s", month)
 	if rest[0] == "gstr1" {
-		r, err := d.GSTR1(ctx, month, time.Local)
+		r, err := d.Reports.GSTR1(ctx, month, time.Local)
 		if errors.Is(err, store.ErrNoGSTIN) || errors.Is(err, store.ErrComposition) {
 			return c.fail(exitBadInput, "%s.", strings.ToUpper(err.Error()[:1])+err.Error()[1:])
 		}
@@ -87,7 +87,7 @@ func cmdStoreExport(c *cli, args []string) int {
 		}
 		b.Write(append(j, '\n'))
 		what = fmt.Sprintf("The store's GSTR-1 of %s for GSTIN %s", month, r.GSTIN)
-	} else if err := d.WriteMonthCSV(ctx, month, time.Local, &b); err != nil {
+	} else if err := d.Reports.WriteMonthCSV(ctx, month, time.Local, &b); err != nil {
 		return c.storeFail(err)
 	}
 	if tmp == nil {
@@ -146,7 +146,7 @@ func cmdStoreRebuild(c *cli, args []string) int {
 	if len(rest) != 0 {
 		return c.fail(exitBadInput, "Use %s.", storePagesUsage)
 	}
-	st, err := d.Rebuild(ctx)
+	st, err := d.Projections.Rebuild(ctx)
 	if err != nil {
 		return c.storeFail(err)
 	}
@@ -205,7 +205,7 @@ func cmdStoreZ(c *cli, args []string) int {
 	if len(rest) != 0 || *day == "" || strings.TrimSpace(*by) == "" {
 		return c.fail(exitBadInput, "Name the day and the manager: galla store z --day YYYY-MM-DD --by MANAGER --db URL.")
 	}
-	z, err := d.CloseStoreDay(ctx, *day, strings.TrimSpace(*by))
+	z, err := d.Reports.CloseStoreDay(ctx, *day, strings.TrimSpace(*by))
 	if errors.Is(err, store.ErrStoreZRefused) {
 		return c.fail(exitFailed, "The store's day was not closed: %s.", err)
 	}
@@ -242,7 +242,7 @@ func cmdStoreCatalog(c *cli, args []string) int {
 		return c.fail(exitBadInput, "The catalog file cannot be read (%v): check its name.", err)
 	}
 	defer f.Close()
-	v, n, err := d.PublishCatalog(ctx, f, strings.EqualFold(filepath.Ext(rest[0]), ".json"), strings.TrimSpace(*by))
+	v, n, err := d.Master.PublishCatalog(ctx, f, strings.EqualFold(filepath.Ext(rest[0]), ".json"), strings.TrimSpace(*by))
 	if errors.Is(err, pos.ErrBadCatalog) {
 		return c.fail(exitBadInput, "The catalog was not published; the counters keep the one they have. %s", pos.Sentence(err))
 	}

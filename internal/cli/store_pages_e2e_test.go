@@ -60,7 +60,7 @@ func TestStoreTotalsAreTheCountersOwnReports(t *testing.T) {
 	d, err := store.Open(t.Context(), db)
 	require.NoError(t, err)
 	defer d.Close()
-	rep, err := d.DayReport(t.Context(), day)
+	rep, err := d.Reports.DayReport(t.Context(), day)
 	require.NoError(t, err)
 	require.Len(t, rep.Counters, 2)
 	var sum pos.Paise
@@ -92,7 +92,7 @@ func TestStoreTotalsAreTheCountersOwnReports(t *testing.T) {
 	code, out, errOut = tillRun(t, dir, "", nil, "store", "z", "--day", day, "--by", "Meera", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "the sum of 2 counters' Z reports")
-	z, err := d.StoreZReport(t.Context(), day)
+	z, err := d.Reports.StoreZReport(t.Context(), day)
 	require.NoError(t, err)
 	assert.Equal(t, own["T1"].GrossSales+own["T2"].GrossSales, z.GrossSales)
 	assert.Equal(t, own["T1"].CashExpected+own["T2"].CashExpected, z.CashExpected)

@@ -59,7 +59,7 @@ func TestStorePagesCommands(t *testing.T) {
 	d, err := store.Open(t.Context(), db)
 	require.NoError(t, err)
 	defer d.Close()
-	up, err := d.MasterSince(t.Context(), 0)
+	up, err := d.Master.MasterSince(t.Context(), 0)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(1), up.Version, "the bad catalog published nothing")
 

@@ -48,7 +48,7 @@ func cmdStoreStaff(c *cli, args []string) int {
 		if len(rest) != 0 {
 			return c.fail(exitBadInput, "%s", usage)
 		}
-		list, err := d.ListStaff(ctx)
+		list, err := d.Staff.ListStaff(ctx)
 		if err != nil {
 			return c.storeFail(err)
 		}
@@ -97,11 +97,11 @@ func cmdStoreStaff(c *cli, args []string) int {
 		default:
 			limits = &pos.StaffLimits{Discount: pos.Paise(*discount), Refund: pos.Paise(*refund)}
 		}
-		m, err = d.AddStaff(ctx, name, role, pin, limits, who)
+		m, err = d.Staff.AddStaff(ctx, name, role, pin, limits, who)
 	case "reset-pin":
-		m, err = d.ResetStaffPIN(ctx, name, pin, who)
+		m, err = d.Staff.ResetStaffPIN(ctx, name, pin, who)
 	default:
-		m, err = d.SetStaffDisabled(ctx, name, verb == "disable", who)
+		m, err = d.Staff.SetStaffDisabled(ctx, name, verb == "disable", who)
 	}
 	switch {
 	case errors.Is(err, store.ErrUnavailable):

@@ -193,7 +193,7 @@ func TestChaosExactlyOnce(t *testing.T) {
 		last, _ := tm.j.LastSeq(t.Context())
 		t.Logf("terminal %s: %d events", tm.id, last)
 	}
-	alarms, err := s.db.Alarms(t.Context(), true)
+	alarms, err := s.db.Access.Alarms(t.Context(), true)
 	require.NoError(t, err)
 	for _, a := range alarms {
 		assert.NotEqual(t, "fork", a.Kind, "no fork from honest terminals: %s", a.Detail)

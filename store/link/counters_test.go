@@ -324,7 +324,7 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	var state string
 	require.NoError(t, s.db.Pool().QueryRow(ctx, `SELECT state FROM orders WHERE terminal_id = 'T2' AND order_id = $1`, one.Order.ID).Scan(&state))
 	assert.Equal(t, "RETURN", state, "no sale of T2's")
-	storeDay, err := s.db.DayReport(ctx, one.Order.Day)
+	storeDay, err := s.db.Reports.DayReport(ctx, one.Order.Day)
 	require.NoError(t, err)
 	for _, c := range storeDay.Counters {
 		assert.Zero(t, c.Unknown.Count, "%s: a return order is no unknown payment", c.Terminal)

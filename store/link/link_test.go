@@ -53,9 +53,9 @@ func newStoreServer(t testing.TB) *storeServer {
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())
 	require.NoError(t, err)
-	fp, _, err := db.InitCertificate(t.Context(), nil)
+	fp, _, err := db.Keys.InitCertificate(t.Context(), nil)
 	require.NoError(t, err)
-	cert, _, err := db.TLSCertificate(t.Context())
+	cert, _, err := db.Keys.TLSCertificate(t.Context())
 	require.NoError(t, err)
 	s := &storeServer{db: db, fp: fp, cert: cert}
 	require.NoError(t, s.start("127.0.0.1:0"))
@@ -118,7 +118,7 @@ func (s *storeServer) url() string {
 // enrol enrols terminal id and returns its link config.
 func (s *storeServer) enrol(t testing.TB, id, dir string) link.Config {
 	t.Helper()
-	code, _, err := s.db.EnrolCode(t.Context(), id)
+	code, _, err := s.db.Access.EnrolCode(t.Context(), id)
 	require.NoError(t, err)
 	resp, err := link.Enrol(t.Context(), s.url(), code, s.fp, nil)
 	require.NoError(t, err)
@@ -231,7 +231,7 @@ func TestEnrolSyncAndStatus(t *testing.T) {
 
 func TestEnrolRefusesAnotherFingerprintAndBadCode(t *testing.T) {
 	s := newStoreServer(t)
-	code, _, err := s.db.EnrolCode(t.Context(), "T1")
+	code, _, err := s.db.Access.EnrolCode(t.Context(), "T1")
 	require.NoError(t, err)
 	wrong := hex.EncodeToString(make([]byte, 32))
 	_, err = link.Enrol(t.Context(), s.url(), code, wrong, nil)
@@ -319,7 +319,7 @@ func TestForkShowsBlocked(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, api.CodeBlocked, ae.Code)
 	checkHeld(t, s.db.Pool(), "T1", j)
-	alarms, err := s.db.Alarms(t.Context(), true)
+	alarms, err := s.db.Access.Alarms(t.Context(), true)
 	require.NoError(t, err)
 	require.Len(t, alarms, 1)
 	assert.Equal(t, store.AlarmFork, alarms[0].Kind)

@@ -29,12 +29,12 @@ func TestACatalogPublishedAtTheStoreReachesEveryCounter(t *testing.T) {
 		require.NoError(t, err)
 		links = append(links, l)
 	}
-	v, n, err := s.db.PublishCatalog(ctx, strings.NewReader(storeCatalog), false, "meera")
+	v, n, err := s.db.Master.PublishCatalog(ctx, strings.NewReader(storeCatalog), false, "meera")
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
-	_, err = s.db.PublishShop(ctx, pos.Shop{Name: "Galla Mobiles"}, "meera")
+	_, err = s.db.Master.PublishShop(ctx, pos.Shop{Name: "Galla Mobiles"}, "meera")
 	require.Error(t, err, "a shop without an address or state is refused as the terminal refuses it")
-	_, err = s.db.PublishShop(ctx, pos.Shop{Name: "Galla Mobiles", Address: []string{"12 MG Road, Bengaluru"}, State: "29"}, "meera")
+	_, err = s.db.Master.PublishShop(ctx, pos.Shop{Name: "Galla Mobiles", Address: []string{"12 MG Road, Bengaluru"}, State: "29"}, "meera")
 	require.NoError(t, err)
 
 	for _, l := range links {
@@ -68,7 +68,7 @@ func TestACatalogPublishedAtTheStoreReachesEveryCounter(t *testing.T) {
 	}
 
 	// A new catalog supersedes the old: one item, the newest.
-	v2, _, err := s.db.PublishCatalog(ctx, strings.NewReader(strings.Replace(storeCatalog, "1180.00", "1090.00", 1)), false, "meera")
+	v2, _, err := s.db.Master.PublishCatalog(ctx, strings.NewReader(strings.Replace(storeCatalog, "1180.00", "1090.00", 1)), false, "meera")
 	require.NoError(t, err)
 	var items []api.MasterItem
 	got, err := links[0].PullMaster(ctx, v, func(it api.MasterItem) error { items = append(items, it); return nil })
@@ -84,9 +84,9 @@ func TestACatalogPublishedAtTheStoreReachesEveryCounter(t *testing.T) {
 	assert.Equal(t, v+1, got)
 
 	// A bad catalog is refused at the store with pos's sentence; nothing published.
-	_, _, err = s.db.PublishCatalog(ctx, strings.NewReader("sku,name,hsn,gst_rate,price\nX,Thing,8504,7,10.00\n"), false, "meera")
+	_, _, err = s.db.Master.PublishCatalog(ctx, strings.NewReader("sku,name,hsn,gst_rate,price\nX,Thing,8504,7,10.00\n"), false, "meera")
 	require.ErrorIs(t, err, pos.ErrBadCatalog)
-	after, err := s.db.MasterSince(ctx, v2)
+	after, err := s.db.Master.MasterSince(ctx, v2)
 	require.NoError(t, err)
 	assert.Empty(t, after.Items)
 }

@@ -46,7 +46,7 @@ func (p *Pages) gstr1(w http.ResponseWriter, r *http.Request, s session) {
 	if !ok {
 		return
 	}
-	ret, err := p.db.GSTR1(r.Context(), m, p.Now().Location())
+	ret, err := p.db.Reports.GSTR1(r.Context(), m, p.Now().Location())
 	if err != nil {
 		if !p.refused(w, s, err) {
 			p.fail(w, s, err)
@@ -69,7 +69,7 @@ func (p *Pages) monthCSV(w http.ResponseWriter, r *http.Request, s session) {
 		return
 	}
 	var buf bytes.Buffer
-	if err := p.db.WriteMonthCSV(r.Context(), m, p.Now().Location(), &buf); err != nil {
+	if err := p.db.Reports.WriteMonthCSV(r.Context(), m, p.Now().Location(), &buf); err != nil {
 		p.fail(w, s, err)
 		return
 	}

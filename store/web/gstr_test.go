@@ -38,11 +38,11 @@ func TestTheMonthsGSTR1AndCSVDownload(t *testing.T) {
 			j.add(pos.Event{Kind: pos.EvRefundIntent, OrderID: "T2-A", Day: day, Staff: "meera", Refund: &pos.RefundEvent{UniqueTxnID: "R1", Amount: pos.Rupees(1180), To: pos.RefundToCash, Items: []pos.ReturnItem{item}}})
 			j.add(pos.Event{Kind: pos.EvRefundDone, OrderID: "T2-A", Day: day, Series: "C2627", DocNo: 1, Refund: &pos.RefundEvent{UniqueTxnID: "R1", Amount: pos.Rupees(1180)}})
 		}
-		code, _, err := db.EnrolCode(t.Context(), c.id)
+		code, _, err := db.Access.EnrolCode(t.Context(), c.id)
 		require.NoError(t, err)
-		_, err = db.Enrol(t.Context(), code)
+		_, err = db.Access.Enrol(t.Context(), code)
 		require.NoError(t, err)
-		_, err = db.Ingest(t.Context(), c.id, j.events)
+		_, err = db.Events.Ingest(t.Context(), c.id, j.events)
 		require.NoError(t, err)
 	}
 	_, err = AddManager(t.Context(), db, "Meera", "246810")
@@ -59,7 +59,7 @@ func TestTheMonthsGSTR1AndCSVDownload(t *testing.T) {
 	assert.Equal(t, http.StatusConflict, r.StatusCode)
 	assert.Contains(t, body(t, r), "GSTR-1 is filed under the store&#39;s GSTIN, which is not known")
 
-	_, err = db.PublishShop(t.Context(), pos.Shop{Name: "Galla Mobiles", Address: []string{"Pune"}, GSTIN: "27AAPFU0939F1ZV", State: "27"}, "meera")
+	_, err = db.Master.PublishShop(t.Context(), pos.Shop{Name: "Galla Mobiles", Address: []string{"Pune"}, GSTIN: "27AAPFU0939F1ZV", State: "27"}, "meera")
 	require.NoError(t, err)
 	r, err = c.Get(srv.URL + "/manager/gstr1.json?month=2026-11")
 	require.NoError(t, err)

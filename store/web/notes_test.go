@@ -39,13 +39,13 @@ func TestTheDayShowsCreditNotesAndShifts(t *testing.T) {
 	j.shift(pos.EvShiftCash, pos.ShiftRecord{ID: "S1", Move: &pos.CashMove{Kind: pos.CashOut, Amount: pos.Rupees(40), Reason: "tea"}})
 	// Expected: 2,000 + 2,360 − 1,180 (the cash return) − 40 = 3,140; counted 3,130.
 	j.shift(pos.EvShiftClosed, pos.ShiftRecord{ID: "S1", Counted: pos.Rupees(3130), Expected: pos.Rupees(3140), Variance: pos.Rupees(-10)})
-	code, _, err := db.EnrolCode(t.Context(), "T1")
+	code, _, err := db.Access.EnrolCode(t.Context(), "T1")
 	require.NoError(t, err)
-	_, err = db.Enrol(t.Context(), code)
+	_, err = db.Access.Enrol(t.Context(), code)
 	require.NoError(t, err)
-	_, err = db.Ingest(t.Context(), "T1", j.events)
+	_, err = db.Events.Ingest(t.Context(), "T1", j.events)
 	require.NoError(t, err)
-	require.NoError(t, db.Project(t.Context()))
+	require.NoError(t, db.Projections.Project(t.Context()))
 	_, err = AddManager(t.Context(), db, "Meera", "246810")
 	require.NoError(t, err)
 

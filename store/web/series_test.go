@@ -24,14 +24,14 @@ func TestSearchFindsADocumentOfASeries(t *testing.T) {
 		j.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: id + "-S", Day: day, Staff: "asha",
 			Intent: &pos.Intent{Tender: pos.TenderCash, Lines: []pos.Line{line}, Totals: totals, Amount: totals.Total}})
 		j.add(pos.Event{Kind: pos.EvCashReceived, OrderID: id + "-S", Day: day, Series: "2627", DocNo: 123, Cash: &pos.CashEvent{Tendered: totals.Total}})
-		code, _, err := db.EnrolCode(t.Context(), id)
+		code, _, err := db.Access.EnrolCode(t.Context(), id)
 		require.NoError(t, err)
-		_, err = db.Enrol(t.Context(), code)
+		_, err = db.Access.Enrol(t.Context(), code)
 		require.NoError(t, err)
-		_, err = db.Ingest(t.Context(), id, j.events)
+		_, err = db.Events.Ingest(t.Context(), id, j.events)
 		require.NoError(t, err)
 	}
-	require.NoError(t, db.Project(t.Context()))
+	require.NoError(t, db.Projections.Project(t.Context()))
 	for q, want := range map[string][]string{
 		"T1/2627/000123": {"T1-S"},
 		"t2/2627/000123": {"T2-S"},

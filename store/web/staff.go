@@ -8,7 +8,7 @@ import (
 // their role, limits and whether they are disabled. Changes are made with
 // galla store staff on the server.
 func (p *Pages) staffPage(w http.ResponseWriter, r *http.Request, s session) {
-	list, err := p.db.ListStaff(r.Context())
+	list, err := p.db.Staff.ListStaff(r.Context())
 	if err != nil {
 		p.fail(w, s, err)
 		return

@@ -106,7 +106,7 @@ func (p *Pages) hostAllowed(ctx context.Context, hostport string) bool {
 	}
 	names := p.Hosts
 	if len(names) == 0 {
-		if cert, _, err := p.db.TLSCertificate(ctx); err == nil && cert.Leaf != nil {
+		if cert, _, err := p.db.Keys.TLSCertificate(ctx); err == nil && cert.Leaf != nil {
 			names = cert.Leaf.DNSNames
 		}
 	}
@@ -193,7 +193,7 @@ func (p *Pages) auth(h authed) http.HandlerFunc {
 			}
 		}
 		// The pages show what the events say: catch the projections up.
-		if err := p.db.Project(r.Context()); err != nil {
+		if err := p.db.Projections.Project(r.Context()); err != nil {
 			p.fail(w, s, err)
 			return
 		}
@@ -285,7 +285,7 @@ func (p *Pages) today(w http.ResponseWriter, r *http.Request, s session) {
 	ctx := r.Context()
 	d := todayData{Day: day}
 	var err error
-	if d.Report, err = p.db.DayReport(ctx, day); err != nil {
+	if d.Report, err = p.db.Reports.DayReport(ctx, day); err != nil {
 		p.fail(w, s, err)
 		return
 	}
@@ -301,7 +301,7 @@ func (p *Pages) today(w http.ResponseWriter, r *http.Request, s session) {
 		p.fail(w, s, err)
 		return
 	}
-	if d.Z, err = p.db.StoreZReport(ctx, day); err != nil {
+	if d.Z, err = p.db.Reports.StoreZReport(ctx, day); err != nil {
 		p.fail(w, s, err)
 		return
 	}
@@ -382,17 +382,17 @@ func (p *Pages) zPage(w http.ResponseWriter, r *http.Request, s session) {
 }
 
 func (p *Pages) showZ(w http.ResponseWriter, r *http.Request, s session, day string, status int, errMsg, notice string) {
-	z, err := p.db.StoreZReport(r.Context(), day)
+	z, err := p.db.Reports.StoreZReport(r.Context(), day)
 	if err != nil {
 		p.fail(w, s, err)
 		return
 	}
-	rep, err := p.db.DayReport(r.Context(), day)
+	rep, err := p.db.Reports.DayReport(r.Context(), day)
 	if err != nil {
 		p.fail(w, s, err)
 		return
 	}
-	zs, err := p.db.CounterZs(r.Context(), day)
+	zs, err := p.db.Reports.CounterZs(r.Context(), day)
 	if err != nil {
 		p.fail(w, s, err)
 		return
@@ -408,7 +408,7 @@ func (p *Pages) zClose(w http.ResponseWriter, r *http.Request, s session) {
 			Error: fmt.Sprintf("%q is not a day: write it YYYY-MM-DD.", day)})
 		return
 	}
-	_, err := p.db.CloseStoreDay(r.Context(), day, s.Manager)
+	_, err := p.db.Reports.CloseStoreDay(r.Context(), day, s.Manager)
 	if errors.Is(err, store.ErrStoreZRefused) {
 		p.showZ(w, r, s, day, http.StatusConflict, "The store's day was not closed: "+err.Error()+".", "")
 		return

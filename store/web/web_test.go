@@ -86,7 +86,7 @@ func storeWithSales(t *testing.T) *store.DB {
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())
 	require.NoError(t, err)
-	_, _, err = db.InitCertificate(t.Context(), []string{"store.example", "127.0.0.1"})
+	_, _, err = db.Keys.InitCertificate(t.Context(), []string{"store.example", "127.0.0.1"})
 	require.NoError(t, err)
 	db.Now = func() time.Time { return time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC) }
 	t1 := &journal{t: t, id: "T1", prev: strings.Repeat("0", 64)}
@@ -98,14 +98,14 @@ func storeWithSales(t *testing.T) *store.DB {
 	// T2's manager let an IMEI through while the store could not be asked.
 	t2.add(pos.Event{Kind: pos.EvOverride, Day: day, Staff: "ravi", Extra: pos.IMEIOverride("T2-B", []string{"490154203237518"}, pos.ErrStoreOffline)})
 	for _, j := range []*journal{t1, t2} {
-		code, _, err := db.EnrolCode(t.Context(), j.id)
+		code, _, err := db.Access.EnrolCode(t.Context(), j.id)
 		require.NoError(t, err)
-		_, err = db.Enrol(t.Context(), code)
+		_, err = db.Access.Enrol(t.Context(), code)
 		require.NoError(t, err)
-		_, err = db.Ingest(t.Context(), j.id, j.events)
+		_, err = db.Events.Ingest(t.Context(), j.id, j.events)
 		require.NoError(t, err)
 	}
-	require.NoError(t, db.Project(t.Context()))
+	require.NoError(t, db.Projections.Project(t.Context()))
 	_, err = AddManager(t.Context(), db, "Meera", "246810")
 	require.NoError(t, err)
 	return db
@@ -384,11 +384,11 @@ func TestClosingTheStoreDayOnThePage(t *testing.T) {
 		GST: []pos.RateTotal{{Rate: pos.Percent(18), Amount: pos.Rupees(1180), Taxable: pos.Rupees(1000), Tax: pos.Rupees(180), CGST: pos.Rupees(90), SGST: pos.Rupees(90)}}})
 	require.NoError(t, err)
 	j.add(pos.Event{Kind: pos.EvDayClosed, Day: day, Staff: "meera", DayClose: &pos.DayClose{Day: day, ZNo: 1, Report: rep}})
-	code, _, err := db.EnrolCode(t.Context(), "T1")
+	code, _, err := db.Access.EnrolCode(t.Context(), "T1")
 	require.NoError(t, err)
-	_, err = db.Enrol(t.Context(), code)
+	_, err = db.Access.Enrol(t.Context(), code)
 	require.NoError(t, err)
-	_, err = db.Ingest(t.Context(), "T1", j.events)
+	_, err = db.Events.Ingest(t.Context(), "T1", j.events)
 	require.NoError(t, err)
 	_, err = AddManager(t.Context(), db, "Meera", "246810")
 	require.NoError(t, err)
@@ -409,7 +409,7 @@ func TestClosingTheStoreDayOnThePage(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.StatusCode, page)
 	assert.Contains(t, page, "The store&#39;s day 2026-11-24 is closed.")
 	assert.Contains(t, page, "Closed by Meera")
-	z, err := db.StoreZReport(t.Context(), day)
+	z, err := db.Reports.StoreZReport(t.Context(), day)
 	require.NoError(t, err)
 	assert.Equal(t, pos.Rupees(1180), z.GrossSales)
 	assert.Equal(t, pos.Rupees(180), z.Tax)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -13,11 +14,15 @@ import (
 	"galla/store/api"
 )
 
-// The store-wide decisions (DESIGN.md section 11, ADR 0006): each is taken in
-// one transaction that locks the row it decides on (SELECT … FOR UPDATE), so
-// two counters asking at the same moment are served one after the other and
-// exactly one gets what only one may have. The reservation tables are never
-// touched by Rebuild: they are decisions, not derived from events.
+// Decisions takes the store-wide decisions (DESIGN.md section 11, ADR 0006):
+// an IMEI sold at most once, a credit note spent at most its value, an invoice
+// refunded at most what was paid for it; and it finds the invoice a return at
+// another counter needs. Each decision is taken in one transaction that locks
+// the row it decides on (SELECT … FOR UPDATE), so two counters asking at the
+// same moment are served one after the other and exactly one gets what only
+// one may have. The reservation tables are never touched by
+// Projections.Rebuild: they are decisions, not derived from events.
+type Decisions struct{ *dbCore }
 
 func refused(code, msg string) *api.Error {
 	return &api.Error{HTTPStatus: http.StatusConflict, Code: code, Message: msg}
@@ -32,7 +37,7 @@ func badRequest(msg string) *api.Error {
 // with a sentence naming the counter, unless that order was refunded in full
 // or its invoice cancelled (the unit came back). Reserving again for the same order is harmless. All
 // or none are reserved.
-func (db *DB) ReserveIMEIs(ctx context.Context, terminal, order string, imeis []string) error {
+func (dc *Decisions) ReserveIMEIs(ctx context.Context, terminal, order string, imeis []string) error {
 	if order == "" || len(imeis) == 0 {
 		return badRequest("the reservation names no order or no IMEI")
 	}
@@ -44,13 +49,13 @@ func (db *DB) ReserveIMEIs(ctx context.Context, terminal, order string, imeis []
 			return badRequest(fmt.Sprintf("%q is not an IMEI (%v): scan the 15 digits again", s, err))
 		}
 	}
-	if err := db.Project(ctx); err != nil { // the units sold by the events held
+	if err := dc.projections.Project(ctx); err != nil { // the units sold by the events held
 		return err
 	}
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, dc.pool, func(tx pgx.Tx) error {
 		for _, imei := range imeis {
 			if _, err := tx.Exec(ctx, `INSERT INTO imei_reservations (imei, terminal_id, order_id, reserved_at) VALUES ($1, $2, $3, $4)
-				ON CONFLICT (imei) DO NOTHING`, imei, terminal, order, db.Now()); err != nil {
+				ON CONFLICT (imei) DO NOTHING`, imei, terminal, order, dc.now()); err != nil {
 				return err
 			}
 			var ht, ho string
@@ -71,7 +76,7 @@ func (db *DB) ReserveIMEIs(ctx context.Context, terminal, order string, imeis []
 				default:
 					return refused(api.CodeTaken, fmt.Sprintf("IMEI %s is sold already at counter %s (order %s): check the unit; a manager may look it up on the store's pages", imei, ht, ho))
 				}
-				if _, err := tx.Exec(ctx, "UPDATE imei_reservations SET terminal_id = $2, order_id = $3, reserved_at = $4 WHERE imei = $1", imei, terminal, order, db.Now()); err != nil {
+				if _, err := tx.Exec(ctx, "UPDATE imei_reservations SET terminal_id = $2, order_id = $3, reserved_at = $4 WHERE imei = $1", imei, terminal, order, dc.now()); err != nil {
 					return err
 				}
 			}
@@ -90,16 +95,16 @@ func (db *DB) ReserveIMEIs(ctx context.Context, terminal, order string, imeis []
 		}
 		return nil
 	})
-	return db.reserveErr("reserve IMEI", err)
+	return dc.reserveErr("reserve IMEI", err)
 }
 
 // IssueCreditNote records credit note number of value paise issued at
 // terminal. Recording it again with the same value is harmless.
-func (db *DB) IssueCreditNote(ctx context.Context, terminal, number string, value pos.Paise) error {
+func (dc *Decisions) IssueCreditNote(ctx context.Context, terminal, number string, value pos.Paise) error {
 	if number == "" || value <= 0 {
 		return badRequest("a credit note needs a number and a value above zero")
 	}
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, dc.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO credit_note_balances (number, terminal_id, value) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
 			number, terminal, int64(value)); err != nil {
 			return err
@@ -113,21 +118,21 @@ func (db *DB) IssueCreditNote(ctx context.Context, terminal, number string, valu
 		}
 		return nil
 	})
-	return db.reserveErr("issue credit note", err)
+	return dc.reserveErr("issue credit note", err)
 }
 
 // RedeemCreditNote reserves amount of credit note number for terminal's
 // order: never more than is left of it. It returns what is left afterwards.
 // Asking again for the same order and amount is harmless.
-func (db *DB) RedeemCreditNote(ctx context.Context, terminal, number, order string, amount pos.Paise) (pos.Paise, error) {
+func (dc *Decisions) RedeemCreditNote(ctx context.Context, terminal, number, order string, amount pos.Paise) (pos.Paise, error) {
 	if number == "" || order == "" || amount <= 0 {
 		return 0, badRequest("the redemption needs a credit note number, an order and an amount above zero")
 	}
-	if err := db.noteBalance(ctx, number); err != nil {
-		return 0, db.reserveErr("redeem credit note", err)
+	if err := dc.noteBalance(ctx, number); err != nil {
+		return 0, dc.reserveErr("redeem credit note", err)
 	}
 	var left int64
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, dc.pool, func(tx pgx.Tx) error {
 		var value, redeemed int64
 		err := tx.QueryRow(ctx, "SELECT value, redeemed FROM credit_note_balances WHERE number = $1 FOR UPDATE", number).Scan(&value, &redeemed)
 		if err != nil {
@@ -148,7 +153,7 @@ func (db *DB) RedeemCreditNote(ctx context.Context, terminal, number, order stri
 			return refused(api.CodeExceeded, fmt.Sprintf("credit note %s has %s left of %s; %s cannot be taken from it", number, pos.Paise(value-redeemed), pos.Paise(value), amount))
 		}
 		if _, err := tx.Exec(ctx, "INSERT INTO credit_note_redemptions (number, terminal_id, order_id, amount, reserved_at) VALUES ($1, $2, $3, $4, $5)",
-			number, terminal, order, int64(amount), db.Now()); err != nil {
+			number, terminal, order, int64(amount), dc.now()); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, "UPDATE credit_note_balances SET redeemed = redeemed + $2 WHERE number = $1", number, int64(amount)); err != nil {
@@ -158,7 +163,7 @@ func (db *DB) RedeemCreditNote(ctx context.Context, terminal, number, order stri
 		return nil
 	})
 	if err != nil {
-		return 0, db.reserveErr("redeem credit note", err)
+		return 0, dc.reserveErr("redeem credit note", err)
 	}
 	return pos.Paise(left), nil
 }
@@ -169,18 +174,18 @@ func (db *DB) RedeemCreditNote(ctx context.Context, terminal, number, order stri
 // with what that counter spent of it before it was redeemed through the store.
 // Every later redemption is decided on the balance alone. A note not in the
 // projections is refused with a sentence.
-func (db *DB) noteBalance(ctx context.Context, number string) error {
+func (dc *Decisions) noteBalance(ctx context.Context, number string) error {
 	var one int
-	err := db.pool.QueryRow(ctx, "SELECT 1 FROM credit_note_balances WHERE number = $1", number).Scan(&one)
+	err := dc.pool.QueryRow(ctx, "SELECT 1 FROM credit_note_balances WHERE number = $1", number).Scan(&one)
 	if err == nil || !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
-	if err := db.Project(ctx); err != nil { // the notes the counters have sent
+	if err := dc.projections.Project(ctx); err != nil { // the notes the counters have sent
 		return err
 	}
 	var terminal, to string
 	var value, redeemed int64
-	err = db.pool.QueryRow(ctx, "SELECT terminal_id, refund_to, value, redeemed FROM credit_notes WHERE number = $1", number).
+	err = dc.pool.QueryRow(ctx, "SELECT terminal_id, refund_to, value, redeemed FROM credit_notes WHERE number = $1", number).
 		Scan(&terminal, &to, &value, &redeemed)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -192,7 +197,7 @@ func (db *DB) noteBalance(ctx context.Context, number string) error {
 	case value <= 0:
 		return refused(api.CodeExceeded, fmt.Sprintf("credit note %s has no value to spend", number))
 	}
-	_, err = db.pool.Exec(ctx, `INSERT INTO credit_note_balances (number, terminal_id, value, redeemed) VALUES ($1, $2, $3, $4)
+	_, err = dc.pool.Exec(ctx, `INSERT INTO credit_note_balances (number, terminal_id, value, redeemed) VALUES ($1, $2, $3, $4)
 		ON CONFLICT DO NOTHING`, number, terminal, value, min(max(redeemed, 0), value))
 	return err
 }
@@ -202,15 +207,15 @@ func (db *DB) noteBalance(ctx context.Context, number string) error {
 // less what was refunded (the projections) and what other refunds reserved
 // and have not settled. It returns the sale's terminal and order, and what is
 // left afterwards.
-func (db *DB) ReserveReturn(ctx context.Context, terminal, document, refundID string, amount pos.Paise) (api.Reserved, error) {
+func (dc *Decisions) ReserveReturn(ctx context.Context, terminal, document, refundID string, amount pos.Paise) (api.Reserved, error) {
 	if document == "" || refundID == "" || amount <= 0 {
 		return api.Reserved{}, badRequest("the return needs the invoice's document number, the refund's id and an amount above zero")
 	}
-	if err := db.Project(ctx); err != nil { // what was paid and refunded, as held
+	if err := dc.projections.Project(ctx); err != nil { // what was paid and refunded, as held
 		return api.Reserved{}, err
 	}
 	var out api.Reserved
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, dc.pool, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, "SELECT terminal_id, order_id FROM documents WHERE number = $1 AND kind = 'receipt'", document).Scan(&out.SoldTerminal, &out.SoldOrder)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return &api.Error{HTTPStatus: http.StatusNotFound, Code: api.CodeNotFound, Message: fmt.Sprintf("invoice %s is not known to the store: check the number on the receipt, or wait until its counter has synced", document)}
@@ -249,14 +254,14 @@ func (db *DB) ReserveReturn(ctx context.Context, terminal, document, refundID st
 				document, pos.Paise(captured), pos.Paise(refunded+pending), pos.Paise(max(left, 0)), amount))
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO return_reservations (sold_terminal, sold_order, terminal_id, refund_id, amount, reserved_at)
-			VALUES ($1, $2, $3, $4, $5, $6)`, out.SoldTerminal, out.SoldOrder, terminal, refundID, int64(amount), db.Now()); err != nil {
+			VALUES ($1, $2, $3, $4, $5, $6)`, out.SoldTerminal, out.SoldOrder, terminal, refundID, int64(amount), dc.now()); err != nil {
 			return err
 		}
 		out.Remaining = left - int64(amount)
 		return nil
 	})
 	if err != nil {
-		return api.Reserved{}, db.reserveErr("reserve return", err)
+		return api.Reserved{}, dc.reserveErr("reserve return", err)
 	}
 	return out, nil
 }
@@ -264,12 +269,12 @@ func (db *DB) ReserveReturn(ctx context.Context, terminal, document, refundID st
 // Release gives back what terminal reserved for order (its IMEIs and credit
 // note redemptions: the sale took no money) or for refundID (a refund that
 // failed). It returns how many reservations it released.
-func (db *DB) Release(ctx context.Context, terminal, order, refundID string) (int, error) {
+func (dc *Decisions) Release(ctx context.Context, terminal, order, refundID string) (int, error) {
 	if order == "" && refundID == "" {
 		return 0, badRequest("the release names no order and no refund")
 	}
 	n := 0
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, dc.pool, func(tx pgx.Tx) error {
 		if order != "" {
 			tag, err := tx.Exec(ctx, "DELETE FROM imei_reservations WHERE terminal_id = $1 AND order_id = $2", terminal, order)
 			if err != nil {
@@ -314,13 +319,13 @@ func (db *DB) Release(ctx context.Context, terminal, order, refundID string) (in
 		return nil
 	})
 	if err != nil {
-		return 0, db.reserveErr("release", err)
+		return 0, dc.reserveErr("release", err)
 	}
 	return n, nil
 }
 
 // reserveErr passes an *api.Error on and wraps the rest.
-func (db *DB) reserveErr(op string, err error) error {
+func (dc *Decisions) reserveErr(op string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -328,5 +333,50 @@ func (db *DB) reserveErr(op string, err error) error {
 	if errors.As(err, &ae) {
 		return ae
 	}
-	return db.wrap(op, err)
+	return dc.wrap(op, err)
+}
+
+// Invoice returns a paid sale of any counter of the store, named by its
+// document number as printed (T1/2627/000123) or its merchant order id, as the
+// projections hold it: what a return at another counter needs to take goods
+// back (the lines, the tender, the date, the buyer) and how much of it may
+// still be returned store-wide. A sale the store does not know, or that is not
+// paid, is refused with a sentence.
+func (dc *Decisions) Invoice(ctx context.Context, ref string) (api.Invoice, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return api.Invoice{}, badRequest("name the invoice by its number as printed (T1/2627/000123) or its order id")
+	}
+	if err := dc.projections.Project(ctx); err != nil { // the sales the counters have sent
+		return api.Invoice{}, err
+	}
+	var out api.Invoice
+	err := dc.pool.QueryRow(ctx, "SELECT number, terminal_id, order_id FROM documents WHERE number = $1 AND kind = 'receipt'", ref).
+		Scan(&out.Number, &out.Terminal, &out.OrderID)
+	if errors.Is(err, pgx.ErrNoRows) { // an order id: its invoice
+		err = dc.pool.QueryRow(ctx, "SELECT number, terminal_id, order_id FROM documents WHERE order_id = $1 AND kind = 'receipt' ORDER BY terminal_id LIMIT 1", ref).
+			Scan(&out.Number, &out.Terminal, &out.OrderID)
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return api.Invoice{}, &api.Error{HTTPStatus: http.StatusNotFound, Code: api.CodeNotFound,
+			Message: fmt.Sprintf("invoice %s is not known to the store: check the number on the receipt, or wait until its counter has synced", ref)}
+	}
+	if err != nil {
+		return api.Invoice{}, dc.wrap("invoice", err)
+	}
+	var state string
+	var captured, refunded, pending int64
+	err = dc.pool.QueryRow(ctx, `SELECT o.state, o.captured, o.refunded, o.snapshot,
+			(SELECT coalesce(sum(r.amount), 0)::bigint FROM return_reservations r
+			 WHERE r.sold_terminal = o.terminal_id AND r.sold_order = o.order_id AND NOT r.settled)
+		FROM orders o WHERE o.terminal_id = $1 AND o.order_id = $2`, out.Terminal, out.OrderID).
+		Scan(&state, &captured, &refunded, &out.Order, &pending)
+	if err != nil {
+		return api.Invoice{}, dc.wrap("invoice", err)
+	}
+	if !pos.OrderState(state).Paid() {
+		return api.Invoice{}, refused(api.CodeNotFound, fmt.Sprintf("invoice %s is %s, not paid: nothing of it can be returned", out.Number, state))
+	}
+	out.Returnable = max(captured-refunded-pending, 0)
+	return out, nil
 }

@@ -17,6 +17,12 @@ import (
 	"galla/store/api"
 )
 
+// Access is who may reach the store: the terminals, their enrolment with a
+// one-time code and the credential it gives, the signed requests checked
+// against it, the release of a blocked terminal and the alarms a manager
+// looks at.
+type Access struct{ *dbCore }
+
 // The states of a terminal.
 const (
 	StateNew     = "new"     // an enrolment code was given; not enrolled yet
@@ -43,7 +49,7 @@ var codeEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 // and registers the terminal if it is new. Only the code's hash is kept. A
 // terminal enrolled before may be enrolled again (a replaced computer): its new
 // credential replaces the old one, and its events continue from what is held.
-func (db *DB) EnrolCode(ctx context.Context, terminal string) (code string, expires time.Time, err error) {
+func (ac *Access) EnrolCode(ctx context.Context, terminal string) (code string, expires time.Time, err error) {
 	if !terminalID.MatchString(terminal) {
 		return "", time.Time{}, ErrTerminalID
 	}
@@ -53,8 +59,8 @@ func (db *DB) EnrolCode(ctx context.Context, terminal string) (code string, expi
 	}
 	raw := codeEncoding.EncodeToString(b[:]) // 16 characters
 	code = raw[0:4] + "-" + raw[4:8] + "-" + raw[8:12] + "-" + raw[12:16]
-	expires = db.Now().Add(CodeTTL).UTC().Truncate(time.Second)
-	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	expires = ac.now().Add(CodeTTL).UTC().Truncate(time.Second)
+	err = pgx.BeginFunc(ctx, ac.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO terminals (id) VALUES ($1) ON CONFLICT (id) DO NOTHING", terminal); err != nil {
 			return err
 		}
@@ -62,7 +68,7 @@ func (db *DB) EnrolCode(ctx context.Context, terminal string) (code string, expi
 		return err
 	})
 	if err != nil {
-		return "", time.Time{}, db.wrap("enrol code", err)
+		return "", time.Time{}, ac.wrap("enrol code", err)
 	}
 	return code, expires, nil
 }
@@ -77,7 +83,7 @@ func codeHash(code string) []byte {
 // Enrol redeems a one-time code: it marks the code used and gives the
 // terminal a new credential, of which only the key it signs with is kept. An
 // unknown, used or expired code is ErrBadCode, and is recorded as an alarm.
-func (db *DB) Enrol(ctx context.Context, code string) (api.EnrolResponse, error) {
+func (ac *Access) Enrol(ctx context.Context, code string) (api.EnrolResponse, error) {
 	var cred [32]byte
 	if _, err := rand.Read(cred[:]); err != nil {
 		return api.EnrolResponse{}, fmt.Errorf("store: enrol: %w", err)
@@ -86,10 +92,10 @@ func (db *DB) Enrol(ctx context.Context, code string) (api.EnrolResponse, error)
 	var terminal string
 	var pep []byte
 	bad := false
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, ac.pool, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `UPDATE enrol_codes SET used_at = now()
 			WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2
-			RETURNING terminal_id`, codeHash(code), db.Now()).Scan(&terminal)
+			RETURNING terminal_id`, codeHash(code), ac.now()).Scan(&terminal)
 		if errors.Is(err, pgx.ErrNoRows) {
 			bad = true
 			return nil
@@ -107,10 +113,10 @@ func (db *DB) Enrol(ctx context.Context, code string) (api.EnrolResponse, error)
 		return err
 	})
 	if err != nil {
-		return api.EnrolResponse{}, db.wrap("enrol", err)
+		return api.EnrolResponse{}, ac.wrap("enrol", err)
 	}
 	if bad {
-		db.alarm(ctx, "", AlarmBadCode, 0, "an enrolment code was refused: unknown, used or expired")
+		ac.alarm(ctx, "", AlarmBadCode, 0, "an enrolment code was refused: unknown, used or expired")
 		return api.EnrolResponse{}, ErrBadCode
 	}
 	return api.EnrolResponse{TerminalID: terminal, Credential: credential, StaffPepper: hex.EncodeToString(pep)}, nil
@@ -128,29 +134,29 @@ type Terminal struct {
 }
 
 // Terminals lists every terminal by id.
-func (db *DB) Terminals(ctx context.Context) ([]Terminal, error) {
-	rows, err := db.pool.Query(ctx, `SELECT id, state, coalesce(blocked_reason, ''), last_seq, last_hash,
+func (ac *Access) Terminals(ctx context.Context) ([]Terminal, error) {
+	rows, err := ac.pool.Query(ctx, `SELECT id, state, coalesce(blocked_reason, ''), last_seq, last_hash,
 		coalesce(enrolled_at, 'epoch'), coalesce(last_seen_at, 'epoch') FROM terminals ORDER BY id`)
 	if err != nil {
-		return nil, db.wrap("terminals", err)
+		return nil, ac.wrap("terminals", err)
 	}
 	out, err := pgx.CollectRows(rows, scanTerminal)
 	if err != nil {
-		return nil, db.wrap("terminals", err)
+		return nil, ac.wrap("terminals", err)
 	}
 	return out, nil
 }
 
 // Terminal returns one terminal; pgx.ErrNoRows when it is unknown.
-func (db *DB) Terminal(ctx context.Context, id string) (Terminal, error) {
-	rows, err := db.pool.Query(ctx, `SELECT id, state, coalesce(blocked_reason, ''), last_seq, last_hash,
+func (ac *Access) Terminal(ctx context.Context, id string) (Terminal, error) {
+	rows, err := ac.pool.Query(ctx, `SELECT id, state, coalesce(blocked_reason, ''), last_seq, last_hash,
 		coalesce(enrolled_at, 'epoch'), coalesce(last_seen_at, 'epoch') FROM terminals WHERE id = $1`, id)
 	if err != nil {
-		return Terminal{}, db.wrap("terminal", err)
+		return Terminal{}, ac.wrap("terminal", err)
 	}
 	t, err := pgx.CollectExactlyOneRow(rows, scanTerminal)
 	if err != nil {
-		return Terminal{}, db.wrap("terminal", err)
+		return Terminal{}, ac.wrap("terminal", err)
 	}
 	return t, nil
 }
@@ -169,8 +175,8 @@ func scanTerminal(row pgx.CollectableRow) (Terminal, error) {
 // alarms: they are cleared in manager's name. The events the terminal sent
 // under a forked sequence are not taken: the terminal's journal must be
 // salvaged or restored so that it continues the chain the store holds.
-func (db *DB) Unblock(ctx context.Context, terminal, manager string) error {
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+func (ac *Access) Unblock(ctx context.Context, terminal, manager string) error {
+	err := pgx.BeginFunc(ctx, ac.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, "UPDATE terminals SET state = 'active', blocked_reason = NULL WHERE id = $1 AND state = 'blocked'", terminal)
 		if err != nil {
 			return err
@@ -181,38 +187,38 @@ func (db *DB) Unblock(ctx context.Context, terminal, manager string) error {
 		_, err = tx.Exec(ctx, "UPDATE alarms SET cleared_at = now(), cleared_by = $2 WHERE terminal_id = $1 AND cleared_at IS NULL", terminal, manager)
 		return err
 	})
-	return db.wrap("unblock", err)
+	return ac.wrap("unblock", err)
 }
 
 // authenticate checks a signed request: the terminal is known and enrolled,
 // the signature is its credential's, the time is within api.MaxSkew and the
 // nonce is new. Each refusal is an *api.Error and an alarm.
-func (db *DB) authenticate(ctx context.Context, a api.Auth, method, path string, body []byte) error {
+func (ac *Access) authenticate(ctx context.Context, a api.Auth, method, path string, body []byte) error {
 	var key []byte
-	err := db.pool.QueryRow(ctx, "SELECT credential_hash FROM terminals WHERE id = $1", a.Terminal).Scan(&key)
+	err := ac.pool.QueryRow(ctx, "SELECT credential_hash FROM terminals WHERE id = $1", a.Terminal).Scan(&key)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && key == nil) {
-		db.alarm(ctx, "", AlarmUnauthorized, 0, fmt.Sprintf("a request named terminal %q, which is not enrolled", a.Terminal))
+		ac.alarm(ctx, "", AlarmUnauthorized, 0, fmt.Sprintf("a request named terminal %q, which is not enrolled", a.Terminal))
 		return &api.Error{HTTPStatus: 401, Code: api.CodeUnauthorized, Message: fmt.Sprintf("terminal %s is not enrolled at this store: enrol it with a code from \"galla store enrol-code %s\"", a.Terminal, a.Terminal)}
 	}
 	if err != nil {
-		return db.wrap("authenticate", err)
+		return ac.wrap("authenticate", err)
 	}
 	if len(key) != 32 || !a.Verify(key, method, path, body) {
-		db.alarm(ctx, a.Terminal, AlarmUnauthorized, 0, "a request's signature is not the terminal's credential (wrong credential or an edited request)")
+		ac.alarm(ctx, a.Terminal, AlarmUnauthorized, 0, "a request's signature is not the terminal's credential (wrong credential or an edited request)")
 		return &api.Error{HTTPStatus: 401, Code: api.CodeUnauthorized, Message: fmt.Sprintf("the request is not signed with terminal %s's credential: enrol the terminal again", a.Terminal)}
 	}
-	now := db.Now()
+	now := ac.now()
 	if d := now.Sub(time.Unix(a.Time, 0)); d > api.MaxSkew || d < -api.MaxSkew {
-		db.alarm(ctx, a.Terminal, AlarmReplayed, 0, fmt.Sprintf("a request dated %s was refused (server time %s)", time.Unix(a.Time, 0).UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339)))
+		ac.alarm(ctx, a.Terminal, AlarmReplayed, 0, fmt.Sprintf("a request dated %s was refused (server time %s)", time.Unix(a.Time, 0).UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339)))
 		return &api.Error{HTTPStatus: 401, Code: api.CodeReplayed, Message: fmt.Sprintf("the request is dated %s, more than %v from the store server's clock (%s): set the terminal's clock", time.Unix(a.Time, 0).UTC().Format(time.RFC3339), api.MaxSkew, now.UTC().Format(time.RFC3339))}
 	}
 	nonce, _ := hex.DecodeString(a.Nonce)
-	tag, err := db.pool.Exec(ctx, "INSERT INTO request_nonces (terminal_id, nonce, seen_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", a.Terminal, nonce, now)
+	tag, err := ac.pool.Exec(ctx, "INSERT INTO request_nonces (terminal_id, nonce, seen_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", a.Terminal, nonce, now)
 	if err != nil {
-		return db.wrap("authenticate", err)
+		return ac.wrap("authenticate", err)
 	}
 	if tag.RowsAffected() == 0 {
-		db.alarm(ctx, a.Terminal, AlarmReplayed, 0, "a request was sent again as it was (a replay): refused")
+		ac.alarm(ctx, a.Terminal, AlarmReplayed, 0, "a request was sent again as it was (a replay): refused")
 		return &api.Error{HTTPStatus: 401, Code: api.CodeReplayed, Message: "this request was received before: a replayed request is refused"}
 	}
 	return nil
@@ -220,7 +226,35 @@ func (db *DB) authenticate(ctx context.Context, a api.Auth, method, path string,
 
 // PurgeNonces forgets the nonces older than twice api.MaxSkew: requests that
 // old are refused by their time anyway.
-func (db *DB) PurgeNonces(ctx context.Context) error {
-	_, err := db.pool.Exec(ctx, "DELETE FROM request_nonces WHERE seen_at < $1", db.Now().Add(-2*api.MaxSkew))
-	return db.wrap("purge nonces", err)
+func (ac *Access) PurgeNonces(ctx context.Context) error {
+	_, err := ac.pool.Exec(ctx, "DELETE FROM request_nonces WHERE seen_at < $1", ac.now().Add(-2*api.MaxSkew))
+	return ac.wrap("purge nonces", err)
+}
+
+// Alarms lists the alarms, newest first; open only when openOnly.
+func (ac *Access) Alarms(ctx context.Context, openOnly bool) ([]Alarm, error) {
+	rows, err := ac.pool.Query(ctx, `SELECT id, coalesce(terminal_id, ''), kind, coalesce(seq, 0), detail, raised_at,
+		repeats, last_at, coalesce(cleared_at, 'epoch'), coalesce(cleared_by, '') FROM alarms
+		WHERE NOT $1 OR cleared_at IS NULL ORDER BY id DESC`, openOnly)
+	if err != nil {
+		return nil, ac.wrap("alarms", err)
+	}
+	defer rows.Close()
+	var out []Alarm
+	for rows.Next() {
+		var a Alarm
+		var seq int64
+		if err := rows.Scan(&a.ID, &a.Terminal, &a.Kind, &seq, &a.Detail, &a.RaisedAt, &a.Repeats, &a.LastAt, &a.ClearedAt, &a.ClearedBy); err != nil {
+			return nil, ac.wrap("alarms", err)
+		}
+		a.Seq = uint64(seq)
+		if a.ClearedAt.Equal(time.Unix(0, 0)) {
+			a.ClearedAt = time.Time{}
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, ac.wrap("alarms", err)
+	}
+	return out, nil
 }

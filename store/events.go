@@ -20,6 +20,11 @@ import (
 	"galla/store/api"
 )
 
+// Events takes the terminals' journal events (DESIGN.md section 11): each
+// batch stored exactly once on (terminal, seq), its chain checked, a fork
+// blocking its terminal; and it tells a terminal what the store holds of it.
+type Events struct{ *dbCore }
+
 // row is one event of a batch, checked and decoded for the database.
 type row struct {
 	seq        uint64
@@ -41,17 +46,17 @@ type row struct {
 //   - gap: the batch starts past the next sequence expected (Expected says which);
 //   - fork: an event differs from the one held under its sequence, or the first
 //     new event does not continue the stored chain. An alarm is recorded and the
-//     terminal is blocked until a manager clears it (Unblock);
+//     terminal is blocked until a manager clears it (Access.Unblock);
 //   - blocked, unauthorized (an unknown terminal), unavailable (the database).
-func (db *DB) Ingest(ctx context.Context, terminal string, events []api.Event) (api.BatchResponse, error) {
+func (es *Events) Ingest(ctx context.Context, terminal string, events []api.Event) (api.BatchResponse, error) {
 	rows, err := checkBatch(events)
 	if err != nil {
-		db.alarm(ctx, terminal, AlarmMalformed, 0, err.Error())
+		es.alarm(ctx, terminal, AlarmMalformed, 0, err.Error())
 		return api.BatchResponse{}, malformed(err)
 	}
 	var resp api.BatchResponse
 	var fork *forkError
-	err = db.inLockedTx(ctx, terminal, func(tx pgx.Tx, t lockedTerminal) error {
+	err = es.inLockedTx(ctx, terminal, func(tx pgx.Tx, t lockedTerminal) error {
 		if t.state == StateBlocked {
 			return blocked(terminal, t.reason, t.held)
 		}
@@ -96,7 +101,7 @@ func (db *DB) Ingest(ctx context.Context, terminal string, events []api.Event) (
 		var b pgx.Batch
 		bad := checkBodies(&b, terminal, rows[0].seq, end.seq)
 		b.Queue("UPDATE terminals SET last_seq = $2, last_hash = $3, last_seen_at = $4 WHERE id = $1",
-			terminal, int64(end.seq), end.hash, db.Now())
+			terminal, int64(end.seq), end.hash, es.now())
 		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
 			return err
 		}
@@ -107,17 +112,17 @@ func (db *DB) Ingest(ctx context.Context, terminal string, events []api.Event) (
 		return nil
 	})
 	if fork != nil && err == nil {
-		return api.BatchResponse{}, db.block(ctx, terminal, fork)
+		return api.BatchResponse{}, es.block(ctx, terminal, fork)
 	}
 	if err != nil {
 		var ae *api.Error
 		if errors.As(err, &ae) {
 			if ae.Code == api.CodeMalformed {
-				db.alarm(ctx, terminal, AlarmMalformed, 0, strings.TrimPrefix(ae.Message, "the batch was refused, nothing of it stored: "))
+				es.alarm(ctx, terminal, AlarmMalformed, 0, strings.TrimPrefix(ae.Message, "the batch was refused, nothing of it stored: "))
 			}
 			return api.BatchResponse{}, ae
 		}
-		return api.BatchResponse{}, db.wrap("ingest", err)
+		return api.BatchResponse{}, es.wrap("ingest", err)
 	}
 	return resp, nil
 }
@@ -136,21 +141,21 @@ type forkError struct {
 
 // block records the fork's alarm and blocks the terminal, in one transaction
 // of its own (the batch's was rolled back).
-func (db *DB) block(ctx context.Context, terminal string, f *forkError) error {
+func (es *Events) block(ctx context.Context, terminal string, f *forkError) error {
 	reason := fmt.Sprintf("its journal forked at event %d", f.seq)
 	// Recorded even when the request that found it is gone.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, es.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "UPDATE terminals SET state = 'blocked', blocked_reason = $2 WHERE id = $1", terminal, reason); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, "INSERT INTO alarms (terminal_id, kind, seq, detail, raised_at, last_at) VALUES ($1, $2, $3, $4, $5, $5)",
-			terminal, AlarmFork, int64(f.seq), f.detail, db.Now())
+			terminal, AlarmFork, int64(f.seq), f.detail, es.now())
 		return err
 	})
 	if err != nil {
-		return db.wrap("ingest: record a fork", err)
+		return es.wrap("ingest: record a fork", err)
 	}
 	return &api.Error{HTTPStatus: http.StatusConflict, Code: api.CodeFork, Held: f.seq, Reason: reason,
 		Message: fmt.Sprintf("the store holds a different event %d from terminal %s: an alarm is recorded and the terminal's events are refused until a manager looks (%s)", f.seq, terminal, f.detail)}
@@ -287,7 +292,7 @@ type lockedTerminal struct {
 // UPDATE), and commits when f returns nil. The transaction's start and the
 // lock take one round trip (pgx.Batch.BeginTx). A terminal not enrolled is
 // refused as unauthorized.
-func (db *DB) inLockedTx(ctx context.Context, terminal string, f func(pgx.Tx, lockedTerminal) error) error {
+func (es *Events) inLockedTx(ctx context.Context, terminal string, f func(pgx.Tx, lockedTerminal) error) error {
 	var t lockedTerminal
 	var b pgx.Batch
 	b.BeginTx(pgx.TxOptions{})
@@ -301,7 +306,7 @@ func (db *DB) inLockedTx(ctx context.Context, terminal string, f func(pgx.Tx, lo
 		t.held = uint64(last)
 		return err
 	})
-	br := db.pool.SendBatch(ctx, &b)
+	br := es.pool.SendBatch(ctx, &b)
 	tx := br.Tx()
 	defer func() { _ = tx.Rollback(ctx) }() // nothing once committed
 	if err := br.Close(); err != nil {
@@ -347,8 +352,8 @@ func hash32(s string) ([]byte, error) {
 }
 
 // Status is the store's view of terminal, as the terminal asks for it.
-func (db *DB) Status(ctx context.Context, terminal string) (api.Status, error) {
-	t, err := db.Terminal(ctx, terminal)
+func (es *Events) Status(ctx context.Context, terminal string) (api.Status, error) {
+	t, err := es.access.Terminal(ctx, terminal)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return api.Status{}, &api.Error{HTTPStatus: http.StatusUnauthorized, Code: api.CodeUnauthorized, Message: fmt.Sprintf("terminal %s is not enrolled at this store", terminal)}
 	}

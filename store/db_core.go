@@ -1,0 +1,78 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// dbCore is what the database's parts share: the pool, the clock, the wrapping
+// of errors and the alarms any part may raise. Each part holds the one core of
+// its DB (embedded) and reaches another part through the core's pointer to it,
+// never through the DB.
+type dbCore struct {
+	pool *pgxpool.Pool
+	// clock is the DB's Now, read at each use: a test that sets DB.Now sets
+	// every part's clock.
+	clock *func() time.Time
+
+	// The database's parts, each holding this core.
+	access      *Access
+	keys        *Keys
+	events      *Events
+	projections *Projections
+	decisions   *Decisions
+	master      *Master
+	staff       *Staff
+	reports     *Reports
+}
+
+// newCore makes the core of db over pool, with its parts.
+func newCore(db *DB, pool *pgxpool.Pool) *dbCore {
+	c := &dbCore{pool: pool, clock: &db.Now}
+	c.access, c.keys, c.events, c.projections = &Access{c}, &Keys{c}, &Events{c}, &Projections{c}
+	c.decisions, c.master, c.staff, c.reports = &Decisions{c}, &Master{c}, &Staff{c}, &Reports{c}
+	return c
+}
+
+// now is the time on the DB's clock.
+func (c *dbCore) now() time.Time { return (*c.clock)() }
+
+// wrap adds the operation to err, and ErrUnavailable where the database could
+// not be reached or went away.
+func (c *dbCore) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if unavailable(err) {
+		return fmt.Errorf("store: %s: %w: %w", op, ErrUnavailable, err)
+	}
+	return fmt.Errorf("store: %s: %w", op, err)
+}
+
+// alarm records an alarm. It is recorded outside the refused request's
+// transaction (that one is rolled back); when the database cannot take it
+// either, it goes to the log. The same alarm (terminal, kind, sequence and
+// detail) raised again while it is open is counted in its row, so that a
+// flood of bad requests adds no rows.
+func (c *dbCore) alarm(ctx context.Context, terminal, kind string, seq uint64, detail string) {
+	// Recorded even when the request that raised it is gone.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	var t any
+	if terminal != "" {
+		t = terminal
+	}
+	if _, err := c.pool.Exec(ctx, `WITH again AS (
+			UPDATE alarms SET repeats = repeats + 1, last_at = $5
+			WHERE cleared_at IS NULL AND terminal_id IS NOT DISTINCT FROM $1 AND kind = $2 AND seq = $3 AND detail = $4
+			RETURNING id)
+		INSERT INTO alarms (terminal_id, kind, seq, detail, raised_at, last_at)
+		SELECT $1, $2, $3, $4, $5, $5 WHERE NOT EXISTS (SELECT 1 FROM again)`,
+		t, kind, int64(seq), detail, c.now()); err != nil {
+		slog.Error("store: an alarm could not be recorded", "terminal", terminal, "kind", kind, "seq", seq, "detail", detail, "err", err)
+	}
+}
