@@ -114,7 +114,7 @@ func (e *env) inquire(t *testing.T, id string) *gateway.Inquiry {
 // ledger returns the sandbox's view of one order.
 func (e *env) ledger(t *testing.T, serviceOrderID string) sandbox.LedgerOrder {
 	t.Helper()
-	for _, o := range e.sb.Ledger() {
+	for _, o := range e.sb.Controls.Ledger() {
 		if o.ServiceOrderID == serviceOrderID {
 			return o
 		}
@@ -714,7 +714,7 @@ func faultCases() []faultCase {
 	// as a duplicate; a malformed answer is an unknown outcome; never two orders.
 	add(sandbox.EndpointCreateOrder, all, func(t *testing.T, e *env, kind sandbox.FaultKind) {
 		moid := "F-" + string(kind)
-		e.sb.Inject(sandbox.EndpointCreateOrder, fault(kind), 1)
+		e.sb.Controls.Inject(sandbox.EndpointCreateOrder, fault(kind), 1)
 		res, err := e.c.CreateOrder(t.Context(), &gateway.Order{MerchantOrderID: moid, Amount: 10000, Customer: customer})
 		switch kind {
 		case sandbox.FaultDrop:
@@ -728,7 +728,7 @@ func faultCases() []faultCase {
 			assert.NotEmpty(t, res.ServiceOrderID)
 		}
 		n := 0
-		for _, o := range e.sb.Ledger() {
+		for _, o := range e.sb.Controls.Ledger() {
 			if o.MerchantOrderID == moid {
 				n++
 			}
@@ -740,7 +740,7 @@ func faultCases() []faultCase {
 	// most one payment in the ledger.
 	add(sandbox.EndpointCardPayment, all, func(t *testing.T, e *env, kind sandbox.FaultKind) {
 		ord, _ := e.order(t, 10000)
-		e.sb.Inject(sandbox.EndpointCardPayment, fault(kind), 1)
+		e.sb.Controls.Inject(sandbox.EndpointCardPayment, fault(kind), 1)
 		pay, err := e.c.CardPayment(t.Context(), ord.Token, testCard("5555555555554444"), gateway.Customer{})
 		led := e.ledger(t, ord.ServiceOrderID)
 		switch kind {
@@ -771,7 +771,7 @@ func faultCases() []faultCase {
 		require.NoError(t, err)
 		tn := emiOffer(t, offers, "HDFC", 3, false)
 		ord := e.emiOrder(t, tn)
-		e.sb.Inject(sandbox.EndpointEMIPayment, fault(kind), 1)
+		e.sb.Controls.Inject(sandbox.EndpointEMIPayment, fault(kind), 1)
 		_, err = e.c.EMIPayment(t.Context(), gateway.EMIPaymentRequest{Token: ord.Token, Card: testCard("4386280000000004"), Customer: customer, Tenure: tn, AcquirerID: offers.AcquirerID})
 		led := e.ledger(t, ord.ServiceOrderID)
 		switch kind {
@@ -791,7 +791,7 @@ func faultCases() []faultCase {
 	for _, ep := range []sandbox.Endpoint{sandbox.EndpointInquireOrder, sandbox.EndpointInquirePayment} {
 		add(ep, all, func(t *testing.T, e *env, kind sandbox.FaultKind) {
 			ord, pay := e.paid(t, 10000)
-			e.sb.Inject(ep, fault(kind), 1)
+			e.sb.Controls.Inject(ep, fault(kind), 1)
 			var q *gateway.Inquiry
 			var err error
 			if ep == sandbox.EndpointInquireOrder {
@@ -821,7 +821,7 @@ func faultCases() []faultCase {
 	// Refund: retried with the same unique id; never applied twice.
 	add(sandbox.EndpointRefund, all, func(t *testing.T, e *env, kind sandbox.FaultKind) {
 		ord, pay := e.paid(t, 10000)
-		e.sb.Inject(sandbox.EndpointRefund, fault(kind), 1)
+		e.sb.Controls.Inject(sandbox.EndpointRefund, fault(kind), 1)
 		q, err := e.c.Refund(t.Context(), gateway.RefundRequest{UniqueTxnID: "RF-" + string(kind), AmountInPaise: 4000,
 			ServiceOrderID: ord.ServiceOrderID, PaymentID: pay.PaymentID})
 		switch kind {
@@ -850,7 +850,7 @@ func faultCases() []faultCase {
 
 	// Calculator, scheme and IMEI validation: retried until a good answer.
 	add(sandbox.EndpointEMICalculator, all, func(t *testing.T, e *env, kind sandbox.FaultKind) {
-		e.sb.Inject(sandbox.EndpointEMICalculator, fault(kind), 1)
+		e.sb.Controls.Inject(sandbox.EndpointEMICalculator, fault(kind), 1)
 		offers, err := e.c.EMICalculator(t.Context(), 450000, []gateway.ProductAmount{{Code: "LG-FRIDGE655", Amount: 450000}})
 		require.NoError(t, err)
 		assert.NotEmpty(t, offers.Issuers)
@@ -859,7 +859,7 @@ func faultCases() []faultCase {
 		offers, err := e.c.EMICalculator(t.Context(), 450000, []gateway.ProductAmount{{Code: "LG-FRIDGE655", Amount: 450000}})
 		require.NoError(t, err)
 		tn := emiOffer(t, offers, "HDFC", 3, false)
-		e.sb.Inject(sandbox.EndpointSchemeValidation, fault(kind), 1)
+		e.sb.Controls.Inject(sandbox.EndpointSchemeValidation, fault(kind), 1)
 		assert.NoError(t, e.c.ValidateScheme(t.Context(), 450000, testCard("4386280000000004"), tn, offers.AcquirerID))
 	})
 	add(sandbox.EndpointIMEIValidation, all, func(t *testing.T, e *env, kind sandbox.FaultKind) {
@@ -872,7 +872,7 @@ func faultCases() []faultCase {
 				tac = b.TACs[0]
 			}
 		}
-		e.sb.Inject(sandbox.EndpointIMEIValidation, fault(kind), 1)
+		e.sb.Controls.Inject(sandbox.EndpointIMEIValidation, fault(kind), 1)
 		res, err := e.c.ValidateIMEI(t.Context(), ord.Token, []gateway.IMEIItem{{ProductCode: "SAMSUNG-S24", IMEI: sandbox.TestIMEI(tac, 500)}})
 		require.NoError(t, err, "a retried validation of the same order still succeeds")
 		assert.True(t, res.OK())
@@ -884,7 +884,7 @@ func faultCases() []faultCase {
 		ord, _ := e.order(t, 10000)
 		pay, err := e.c.CardPayment(t.Context(), ord.Token, testCard("4111111111111111"), gateway.Customer{})
 		require.NoError(t, err)
-		e.sb.Inject(sandbox.EndpointACS, fault(kind), 1)
+		e.sb.Controls.Inject(sandbox.EndpointACS, fault(kind), 1)
 		err = e.c.SubmitAuthentication(t.Context(), pay.Content, otp("123456"))
 		q := e.inquire(t, ord.ServiceOrderID)
 		switch kind {
@@ -936,13 +936,13 @@ func TestContractDelayBeyondDeadline(t *testing.T) {
 			e := newEnv(t, mode)
 			e.c = e.client(t, func(c *gateway.Config) { c.Timeout = 100 * time.Millisecond })
 			ord, _ := e.order(t, 10000)
-			e.sb.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDelay, Delay: time.Second}, 1)
+			e.sb.Controls.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDelay, Delay: time.Second}, 1)
 			_, err := e.c.CardPayment(t.Context(), ord.Token, testCard("4111111111111111"), gateway.Customer{})
 			assert.ErrorIs(t, err, gateway.ErrOutcomeUnknown)
 			assert.ErrorIs(t, err, context.DeadlineExceeded)
 			assert.LessOrEqual(t, len(e.ledger(t, ord.ServiceOrderID).Payments), 1)
 
-			e.sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultDelay, Delay: time.Second}, 1)
+			e.sb.Controls.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultDelay, Delay: time.Second}, 1)
 			q, err := e.c.InquireOrder(t.Context(), ord.ServiceOrderID)
 			require.NoError(t, err, "the read is retried")
 			assert.True(t, q.Verified)

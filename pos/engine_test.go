@@ -88,7 +88,7 @@ func (r *rig) otp() PayOptions { return PayOptions{Auth: SandboxOTP(r.gw, r.td.O
 // ledger returns the sandbox's view of the order with this merchant order id.
 func (r *rig) ledger(t *testing.T, merchantOrderID string) sandbox.LedgerOrder {
 	t.Helper()
-	for _, lo := range r.sb.Ledger() {
+	for _, lo := range r.sb.Controls.Ledger() {
 		if lo.MerchantOrderID == merchantOrderID {
 			return lo
 		}
@@ -100,7 +100,7 @@ func (r *rig) ledger(t *testing.T, merchantOrderID string) sandbox.LedgerOrder {
 // captures counts captured payments over the whole sandbox.
 func (r *rig) captures() int {
 	n := 0
-	for _, lo := range r.sb.Ledger() {
+	for _, lo := range r.sb.Controls.Ledger() {
 		n += lo.CapturedPayments
 	}
 	return n
@@ -172,7 +172,7 @@ func TestDeclineThenRetryOnTheSameOrder(t *testing.T) {
 	lo := r.ledger(t, id)
 	assert.Len(t, lo.Payments, 2)
 	assert.Equal(t, 1, lo.CapturedPayments)
-	assert.Len(t, r.sb.Ledger(), 1, "no second order was created")
+	assert.Len(t, r.sb.Controls.Ledger(), 1, "no second order was created")
 
 	_, err = r.e.Payments.PayCard(ctx, id, card("4111111111111111"), r.otp())
 	assert.ErrorIs(t, err, ErrOrderPaid)
@@ -207,8 +207,8 @@ func TestWrongOTPFails(t *testing.T) {
 func TestUnverifiedAnswerIsUnknownThenReconciled(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	r.sb.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
-	r.sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
+	r.sb.Controls.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
+	r.sb.Controls.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
 	opt := r.otp()
 	opt.Wait = 30 * time.Second
 	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
@@ -222,7 +222,7 @@ func TestUnverifiedAnswerIsUnknownThenReconciled(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, rep.Open, 1, "still unverified: still open")
 
-	r.sb.ClearFaults()
+	r.sb.Controls.ClearFaults()
 	rep, err = r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)
@@ -236,11 +236,11 @@ func TestUnverifiedAnswerIsUnknownThenReconciled(t *testing.T) {
 func TestDroppedPaymentAnswerIsInquiredNeverRepaid(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	r.sb.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
+	r.sb.Controls.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
 	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
-	assert.Len(t, r.sb.Ledger(), 1, "the same order was inquired, not re-created")
+	assert.Len(t, r.sb.Controls.Ledger(), 1, "the same order was inquired, not re-created")
 	lo := r.ledger(t, res.Order.ID)
 	assert.Len(t, lo.Payments, 1, "the payment was not sent twice")
 	assert.Equal(t, 1, lo.CapturedPayments)
@@ -250,7 +250,7 @@ func TestDroppedPaymentAnswerIsInquiredNeverRepaid(t *testing.T) {
 func TestDroppedCreateOrderAnswerMovesToAFreshOrder(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	r.sb.Inject(sandbox.EndpointCreateOrder, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
+	r.sb.Controls.Inject(sandbox.EndpointCreateOrder, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
 	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultPaid, res.Status, res.Reason)
@@ -490,7 +490,7 @@ func TestEMISchemeErrorsInPlainWords(t *testing.T) {
 	stale.Tenure, _ = json.Marshal(tenure)
 	_, err = r.e.Payments.CheckoutEMI(ctx, sale, stale, card("5522600000000005"), r.otp())
 	require.ErrorIs(t, err, ErrOfferOutdated)
-	assert.Empty(t, r.sb.Ledger(), "no order is created for an offer the card does not take")
+	assert.Empty(t, r.sb.Controls.Ledger(), "no order is created for an offer the card does not take")
 
 	lg, ok := offers.Find("ICICI", 6, ProgramBrand)
 	require.True(t, ok, "LG's low-cost offer")
@@ -526,7 +526,7 @@ func TestRefunds(t *testing.T) {
 	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: id, Amount: 200000, PIN: managerPIN})
 	assert.ErrorIs(t, err, ErrNotRefundable, "more than is left")
 
-	r.sb.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
+	r.sb.Controls.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
 	rr, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: id, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, RefundDone, rr.Status, "a lost refund answer is settled by inquiry")
@@ -543,13 +543,13 @@ func TestUnconfirmedRefundIsSettledByTheReconciler(t *testing.T) {
 	ctx := t.Context()
 	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
-	r.sb.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
-	r.sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
+	r.sb.Controls.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
+	r.sb.Controls.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
 	rr, err := r.e.Refunds.Refund(ctx, RefundRequest{OrderID: res.Order.ID, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, RefundPending, rr.Status)
 	assert.True(t, rr.Order.Unresolved())
-	r.sb.ClearFaults()
+	r.sb.Controls.ClearFaults()
 	rep, err := r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)
@@ -656,7 +656,7 @@ func TestCancelAnUnpaidOrder(t *testing.T) {
 func TestCreateOrderErrors(t *testing.T) {
 	t.Run("server fault then success moves to a fresh order", func(t *testing.T) {
 		r := newRig(t)
-		r.sb.Inject(sandbox.EndpointCreateOrder, sandbox.Fault{Kind: sandbox.FaultServerError}, 3)
+		r.sb.Controls.Inject(sandbox.EndpointCreateOrder, sandbox.Fault{Kind: sandbox.FaultServerError}, 3)
 		res, err := r.e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, ResultPaid, res.Status)

@@ -32,10 +32,10 @@ func TestWrongAmountIsRecordedAndInquiredAgain(t *testing.T) {
 		t.Run(string(ep), func(t *testing.T) {
 			r := newRig(t)
 			ctx := t.Context()
-			r.sb.Inject(ep, sandbox.Fault{Kind: sandbox.FaultWrongAmount}, 3)
+			r.sb.Controls.Inject(ep, sandbox.Fault{Kind: sandbox.FaultWrongAmount}, 3)
 			if ep == sandbox.EndpointInquireOrder {
 				// The order is inquired as an order after a lost payment answer.
-				r.sb.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
+				r.sb.Controls.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
 			}
 			res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 			require.NoError(t, err)
@@ -60,8 +60,8 @@ func TestWrongAmountIsRecordedAndInquiredAgain(t *testing.T) {
 func TestWrongAmountUntilTheScheduleEnds(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	r.sb.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultWrongAmount}, 1000)
-	r.sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultWrongAmount}, 1000)
+	r.sb.Controls.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultWrongAmount}, 1000)
+	r.sb.Controls.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultWrongAmount}, 1000)
 	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{Wait: 3 * time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnknown, res.Status)
@@ -69,7 +69,7 @@ func TestWrongAmountUntilTheScheduleEnds(t *testing.T) {
 	assert.Greater(t, r.pollTime(), 2*time.Minute, "polled through the schedule")
 	assert.Equal(t, len(r.clock.Sleeps())+1, len(r.ignoredAnswers(t, res.Order.ID)))
 
-	r.sb.ClearFaults()
+	r.sb.Controls.ClearFaults()
 	rep, err := r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)

@@ -34,7 +34,7 @@ func TestUnappliedPaymentFailsAtOnceAndIsPaidAgain(t *testing.T) {
 					err error
 				)
 				if tender == TenderCard {
-					r.sb.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: kind}, 1)
+					r.sb.Controls.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: kind}, 1)
 					res, err = r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 				} else {
 					sale := r.sale(t, "TV-LG-OLED55C4")
@@ -42,7 +42,7 @@ func TestUnappliedPaymentFailsAtOnceAndIsPaidAgain(t *testing.T) {
 					require.NoError(t, oerr)
 					plan, ok := offers.Find("ICICI", 18, ProgramBank)
 					require.True(t, ok)
-					r.sb.Inject(sandbox.EndpointEMIPayment, sandbox.Fault{Kind: kind}, 1)
+					r.sb.Controls.Inject(sandbox.EndpointEMIPayment, sandbox.Fault{Kind: kind}, 1)
 					res, err = r.e.Payments.CheckoutEMI(ctx, sale, plan, card("5522600000000005"), r.otp())
 				}
 				require.NoError(t, err)
@@ -66,7 +66,7 @@ func TestUnappliedPaymentFailsAtOnceAndIsPaidAgain(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, ResultPaid, res.Status, res.Reason)
 				assert.Equal(t, id, res.Order.ID, "paid again on the same order")
-				assert.Len(t, r.sb.Ledger(), 1, "no second order was created")
+				assert.Len(t, r.sb.Controls.Ledger(), 1, "no second order was created")
 				assert.Equal(t, 1, r.captures())
 			})
 		}
@@ -78,15 +78,15 @@ func TestUnappliedPaymentFailsAtOnceAndIsPaidAgain(t *testing.T) {
 func TestReconcileFailsAnUnappliedPayment(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	r.sb.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultServerError}, 1)
-	r.sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultReset}, 1000)
+	r.sb.Controls.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultServerError}, 1)
+	r.sb.Controls.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultReset}, 1000)
 	opt := r.otp()
 	opt.Wait = 30 * time.Second
 	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
 	require.NoError(t, err)
 	require.Equal(t, ResultUnknown, res.Status, "no inquiry answered")
 
-	r.sb.ClearFaults()
+	r.sb.Controls.ClearFaults()
 	rep, err := r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)
@@ -108,7 +108,7 @@ func TestLostSecondAttemptAfterADeclineFailsAtOnce(t *testing.T) {
 	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultFailed, res.Status)
-	r.sb.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultReset}, 1)
+	r.sb.Controls.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultReset}, 1)
 	res, err = r.e.Payments.PayCard(ctx, res.Order.ID, card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultFailed, res.Status, res.Reason)
@@ -126,7 +126,7 @@ func TestLostSecondAttemptAfterADeclineFailsAtOnce(t *testing.T) {
 func TestAppliedPaymentIsNotFailedByTheNoPaymentRule(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	r.sb.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
+	r.sb.Controls.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
 	opt := PayOptions{Wait: 30 * time.Second} // nobody authenticates: it stays PENDING
 	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
 	require.NoError(t, err)

@@ -67,7 +67,7 @@ func TestDiskFullAtEveryCommitPointOfACardCheckout(t *testing.T) {
 				assert.ErrorIs(t, err, ErrNotJournaled, "nothing moved")
 				assert.NotErrorIs(t, err, ErrNotRecorded)
 				assert.Contains(t, s, "nothing was charged")
-				assert.Empty(t, r.sb.Ledger(), "create order was never sent")
+				assert.Empty(t, r.sb.Controls.Ledger(), "create order was never sent")
 				assert.Empty(t, e.Unrecorded())
 				return
 			}
@@ -103,7 +103,7 @@ func TestDiskFullAtEveryCommitPointOfACardCheckout(t *testing.T) {
 				assert.True(t, o.Verified)
 				assert.Equal(t, 1, r.captures(), "charged exactly once")
 			}
-			assert.Len(t, r.sb.Ledger(), 1)
+			assert.Len(t, r.sb.Controls.Ledger(), 1)
 			res, err = e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CBL"), card("5555555555554444"), PayOptions{})
 			require.NoError(t, err, "new sales are taken again")
 			assert.Equal(t, ResultPaid, res.Status)

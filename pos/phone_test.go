@@ -136,7 +136,7 @@ func TestPhoneDeclineThenPaidOnTheSameOrder(t *testing.T) {
 	require.Len(t, lo.Payments, 2)
 	assert.Equal(t, lo.Payments[0].PaymentID, got.Attempts[0].PaymentID)
 	assert.Equal(t, lo.Payments[1].PaymentID, got.Attempts[1].PaymentID)
-	assert.Len(t, r.sb.Ledger(), 1, "one order at the service")
+	assert.Len(t, r.sb.Controls.Ledger(), 1, "one order at the service")
 
 	assert.Equal(t, map[string]string{lo.Payments[0].PaymentID: "FAILED", lo.Payments[1].PaymentID: "CAPTURED"},
 		r.outcomePayments(o.ID), "the journal shows both attempts")
@@ -235,8 +235,8 @@ func TestPhoneUnverifiedThenReconciledPaid(t *testing.T) {
 	e := r.phoneEngine(t, map[int]func(){
 		1: func() { r.payOnPhone(t, o.Token, "4000000000000002") },
 		2: func() {
-			r.sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
-			r.sb.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
+			r.sb.Controls.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
+			r.sb.Controls.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
 		},
 		3: func() { r.payOnPhone(t, o.Token, "4111111111111111") },
 	})
@@ -252,7 +252,7 @@ func TestPhoneUnverifiedThenReconciledPaid(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, rep.Open, 1, "still unverified: still open")
 
-	r.sb.ClearFaults()
+	r.sb.Controls.ClearFaults()
 	rep, err = e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)

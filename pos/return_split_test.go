@@ -79,7 +79,7 @@ func TestSplitSaleReturnToNoteThenRefused(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotRefundable)
 	assert.Equal(t, "Only ₹1,298.00 of sale 2627/000001 can go back to the card: that much was paid by card and not refunded yet. "+
 		"The return comes to ₹1,299.00: give it in cash (up to ₹500.00) or as a credit note.", Sentence(err))
-	for _, lo := range r.sb.Ledger() {
+	for _, lo := range r.sb.Controls.Ledger() {
 		assert.Zero(t, lo.RefundedAmount, "nothing was sent to the service")
 	}
 
@@ -112,7 +112,7 @@ func TestSplitSaleReturnToCard(t *testing.T) {
 	assert.Equal(t, Paise(179800), v.Refundable)
 	assert.Equal(t, []RefundTo{RefundToCard, RefundToCash, RefundToNote}, v.To)
 
-	r.sb.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
+	r.sb.Controls.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
 	res, err := tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL-CC1M", Qty: 1}}, To: RefundToCard, Reason: "faulty", PIN: managerPIN})
 	require.NoError(t, err)
 	require.Equal(t, RefundDone, res.Status, "the lost answer is settled by inquiry")

@@ -72,7 +72,7 @@ func TestSplitBrandEMIWrongBrandBeforeCard(t *testing.T) {
 	assert.Equal(t, apple, ie.Problems[0].IMEI)
 	assert.Contains(t, Sentence(err), "not a phone of this brand")
 	assert.Zero(t, r.captures(), "no payment")
-	for _, lo := range r.sb.Ledger() {
+	for _, lo := range r.sb.Controls.Ledger() {
 		assert.Empty(t, lo.Payments, "no card was sent for order %s", lo.MerchantOrderID)
 	}
 	st, err := tl.Checkout.SaleStatus(ctx, id)

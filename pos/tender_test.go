@@ -183,5 +183,5 @@ func TestTillSplitTenderDeclinedThenSameOrder(t *testing.T) {
 	lo := r.ledger(t, out.OrderID)
 	assert.Len(t, lo.Payments, 2)
 	assert.Equal(t, 1, lo.CapturedPayments)
-	assert.Len(t, r.sb.Ledger(), 1, "no second order at the service")
+	assert.Len(t, r.sb.Controls.Ledger(), 1, "no second order at the service")
 }

@@ -114,7 +114,7 @@ func TestIMEIOverrideDeclined(t *testing.T) {
 	require.ErrorIs(t, err, ErrStoreOffline)
 	assert.Equal(t, 1, asked)
 	assert.Empty(t, eventsOf(t, r, EvOrderIntent, before), "nothing journaled")
-	assert.Empty(t, r.sb.Ledger(), "nothing sent to the payment service")
+	assert.Empty(t, r.sb.Controls.Ledger(), "nothing sent to the payment service")
 	assert.Equal(t, "", c.Last4(), "the card is wiped")
 }
 
@@ -141,7 +141,7 @@ func TestIMEIOverrideBrandEMIOrder(t *testing.T) {
 	req := PayRequest{Lines: lines, IMEIs: []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: r.samsungIMEI(t)}}, Tender: TenderEMI, Offer: plan}
 	_, err = tl.Checkout.CheckEMIOrder(ctx, req)
 	require.ErrorIs(t, err, ErrStoreOffline)
-	assert.Empty(t, r.sb.Ledger(), "no order created at the service")
+	assert.Empty(t, r.sb.Controls.Ledger(), "no order created at the service")
 
 	req.OverrideIMEIPIN = managerPIN
 	id, err := tl.Checkout.CheckEMIOrder(ctx, req)

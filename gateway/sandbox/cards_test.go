@@ -130,7 +130,7 @@ func TestStateFileYieldsNoCardNumber(t *testing.T) {
 		f.acs(pid, map[string][]string{"otp": {TestOTP}})
 		assert.Equal(t, "NA", f.inquire(id, "").PaymentInfoData.SaltedCardHash, "no card-derived value is answered either")
 	}
-	require.Len(t, f.sb.Ledger(), len(TestData().Cards))
+	require.Len(t, f.sb.Controls.Ledger(), len(TestData().Cards))
 	assert.Empty(t, recoverCards(t, dir), "recovered from the state file")
 
 	// Also after a migration and a compaction.

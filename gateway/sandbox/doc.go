@@ -23,14 +23,33 @@
 //	GET  /checkout/v1/pay?orderToken=               the hosted payment page in its iframe
 //	/admin/faults, /admin/ledger                    only with WithAdmin(true)
 //
-// Inject makes an endpoint misbehave for its next calls (contract section 10);
-// Ledger tells what the service believes, so tests can check that no order was
-// charged twice; TestData lists the test cards, EMI offers and IMEIs.
+// Sandbox is a facade, as go-github's Client is: its parts share one unexported
+// core (core.go: the clock, the ids, the merchants, the orders and payments under
+// one lock, and the bookkeeping every payment passes through: settle, capture,
+// authenticate, the rate limit), each part in the file named after it:
+//
+//	Controls         controls.go          faults to inject, the ledger, the admin endpoint (exported)
+//	orderService     order_service.go     create order, card payment, ACS, inquiry, refund
+//	emiService       emi_service.go       EMI calculator, scheme validation, EMI payment, IMEI check
+//	checkoutService  checkout_service.go  checkout.js, the hosted page and its calls, the index page
+//	stateLog         state_log.go         the state file: noting changes, save, load, close
+//	guard            guard.go             the Host check and the admin token
+//
+// Sandbox's own methods serve HTTP (ServeHTTP, Transport: route a request to its
+// part, apply its fault, save the state before the answer) and Close the state
+// file. The EMI offers themselves are in emi.go, the test cards in cards.go, the
+// order model in orders.go.
+//
+// The Controls are what a test or an operator uses and the live service has not:
+// sb.Controls.Inject makes an endpoint misbehave for its next calls (contract
+// section 10); sb.Controls.Ledger tells what the service believes, so tests can
+// check that no order was charged twice; sb.Controls.AdminToken is the token of
+// the admin endpoint. TestData lists the test cards, EMI offers and IMEIs.
 //
 // State lives in memory unless WithStateFile names a file (the terminal uses
 // sandbox.json in its data directory): New loads it, and every request that changes
 // the state appends the orders it changed to it, one JSON line each, and syncs it
-// before its answer is written (see persist.go for the format); New compacts it when
+// before its answer is written (see state_log.go for the format); New compacts it when
 // it has grown to more than twice its live state. A last line cut off by a crash is
 // dropped; a file damaged anywhere else stops New with one sentence and is never
 // overwritten. Close releases the file.

@@ -107,7 +107,7 @@ func TestFaultsOnCreateOrder(t *testing.T) {
 				t.Run(string(tt.fault.Kind), func(t *testing.T) {
 					f := setup(t)
 					c := transports(t, f.sb)[via]
-					f.sb.Inject(EndpointCreateOrder, tt.fault, 1)
+					f.sb.Controls.Inject(EndpointCreateOrder, tt.fault, 1)
 					began := time.Now()
 					resp, body, err := c.createOrder(t.Context())
 					tt.check(t, resp, body, err)
@@ -115,9 +115,9 @@ func TestFaultsOnCreateOrder(t *testing.T) {
 						assert.GreaterOrEqual(t, time.Since(began), tt.fault.Delay)
 					}
 					if tt.applied {
-						assert.Len(t, f.sb.Ledger(), 1)
+						assert.Len(t, f.sb.Controls.Ledger(), 1)
 					} else {
-						assert.Empty(t, f.sb.Ledger())
+						assert.Empty(t, f.sb.Controls.Ledger())
 					}
 					// The fault is spent: the next call is normal.
 					resp, _, err = c.createOrder(t.Context())
@@ -132,17 +132,17 @@ func TestFaultsOnCreateOrder(t *testing.T) {
 func TestFaultResetIsTCPReset(t *testing.T) {
 	f := setup(t)
 	c := transports(t, f.sb)["socket"]
-	f.sb.Inject(EndpointCreateOrder, Fault{Kind: FaultReset}, 1)
+	f.sb.Controls.Inject(EndpointCreateOrder, Fault{Kind: FaultReset}, 1)
 	_, _, err := c.createOrder(t.Context())
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "reset") || strings.Contains(err.Error(), "EOF"), err.Error())
 
 	_, _, err = transports(t, f.sb)["transport"].createOrder(t.Context())
 	require.NoError(t, err)
-	f.sb.Inject(EndpointCreateOrder, Fault{Kind: FaultReset}, 1)
+	f.sb.Controls.Inject(EndpointCreateOrder, Fault{Kind: FaultReset}, 1)
 	_, _, err = transports(t, f.sb)["transport"].createOrder(t.Context())
 	assert.ErrorIs(t, err, ErrConnectionReset)
-	f.sb.Inject(EndpointCreateOrder, Fault{Kind: FaultDrop}, 1)
+	f.sb.Controls.Inject(EndpointCreateOrder, Fault{Kind: FaultDrop}, 1)
 	_, _, err = transports(t, f.sb)["transport"].createOrder(t.Context())
 	assert.ErrorIs(t, err, ErrConnectionDropped)
 	assert.True(t, IsAbort(err))
@@ -153,7 +153,7 @@ func TestFaultHang(t *testing.T) {
 		t.Run(via, func(t *testing.T) {
 			f := setup(t)
 			c := transports(t, f.sb)[via]
-			f.sb.Inject(EndpointCreateOrder, Fault{Kind: FaultHang}, 1)
+			f.sb.Controls.Inject(EndpointCreateOrder, Fault{Kind: FaultHang}, 1)
 			ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 			defer cancel()
 			began := time.Now()
@@ -161,7 +161,7 @@ func TestFaultHang(t *testing.T) {
 			require.Error(t, err)
 			assert.ErrorIs(t, err, context.DeadlineExceeded)
 			assert.GreaterOrEqual(t, time.Since(began), 100*time.Millisecond)
-			assert.Empty(t, f.sb.Ledger(), "a hung call is not applied")
+			assert.Empty(t, f.sb.Controls.Ledger(), "a hung call is not applied")
 		})
 	}
 }
@@ -174,13 +174,13 @@ func TestFaultsOnInquiry(t *testing.T) {
 			tok, id := f.create(1000)
 			f.pay(tok, "5555555555554444")
 
-			f.sb.Inject(EndpointInquireOrder, Fault{Kind: FaultBadSignature}, 1)
+			f.sb.Controls.Inject(EndpointInquireOrder, Fault{Kind: FaultBadSignature}, 1)
 			resp, body, err := c.inquire(t.Context(), id)
 			require.NoError(t, err)
 			require.Equal(t, 200, resp.StatusCode)
 			assert.ErrorIs(t, gateway.Verify(c.key, base64.StdEncoding.EncodeToString(body), resp.Header.Get("x-verify")), gateway.ErrSignature)
 
-			f.sb.Inject(EndpointInquireOrder, Fault{Kind: FaultWrongAmount}, 1)
+			f.sb.Controls.Inject(EndpointInquireOrder, Fault{Kind: FaultWrongAmount}, 1)
 			resp, body, err = c.inquire(t.Context(), id)
 			require.NoError(t, err)
 			require.NoError(t, gateway.Verify(c.key, base64.StdEncoding.EncodeToString(body), resp.Header.Get("x-verify")),
@@ -203,7 +203,7 @@ func TestFaultDropOnPayment(t *testing.T) {
 	// The lost answer of a payment call: the money moved, the caller never heard.
 	f := setup(t)
 	tok, id := f.create(1000)
-	f.sb.Inject(EndpointCardPayment, Fault{Kind: FaultDrop}, 1)
+	f.sb.Controls.Inject(EndpointCardPayment, Fault{Kind: FaultDrop}, 1)
 	body, _ := json.Marshal(map[string]any{"card_data": card("5555555555554444")})
 	req, _ := http.NewRequestWithContext(t.Context(), "POST", "http://sandbox.test/api/v1/card/process/payment?token="+tok, bytes.NewReader(body))
 	req.Header.Set("checkoutmode", "SEAMLESS")
@@ -215,9 +215,9 @@ func TestFaultDropOnPayment(t *testing.T) {
 
 func TestFaultQueueAndEndpoints(t *testing.T) {
 	f := setup(t)
-	f.sb.Inject(EndpointEMICalculator, Fault{Kind: FaultServerError}, 2)
-	f.sb.Inject(EndpointEMICalculator, Fault{Kind: FaultMalformedJSON}, 1)
-	f.sb.Inject(EndpointEMICalculator, Fault{Kind: FaultServerError}, 0) // ignored
+	f.sb.Controls.Inject(EndpointEMICalculator, Fault{Kind: FaultServerError}, 2)
+	f.sb.Controls.Inject(EndpointEMICalculator, Fault{Kind: FaultMalformedJSON}, 1)
+	f.sb.Controls.Inject(EndpointEMICalculator, Fault{Kind: FaultServerError}, 0) // ignored
 	var got []int
 	for range 4 {
 		w := f.do("POST", "/api/v1/emi/calculator", []byte(`{"merchant_data":{"merchant_id":770001},"payment_data":{"amount_in_paisa":500000},"product_details":[{"product_code":"A","product_amount":500000}]}`), nil)
@@ -240,7 +240,7 @@ func TestAdminEndpoint(t *testing.T) {
 	assert.Equal(t, 404, off.do("GET", "/admin/faults", nil, nil).Code)
 
 	f := setup(t, WithAdmin(true))
-	auth := map[string]string{"Authorization": "Bearer " + f.sb.AdminToken()}
+	auth := map[string]string{"Authorization": "Bearer " + f.sb.Controls.AdminToken()}
 	for _, bad := range []string{`{`, `{"endpoint":"nope","fault":"server_error","n":1}`, `{"endpoint":"create_order","fault":"nope","n":1}`,
 		`{"endpoint":"create_order","fault":"server_error","n":0}`, `{"endpoint":"create_order","fault":"delay","n":1}`,
 		`{"endpoint":"create_order","fault":"delay","n":1,"delay":"soon"}`} {

@@ -17,7 +17,7 @@ import (
 //     its own name and is refused. The hosted checkout's routes (/checkout/v1/...)
 //     are left out: another server (the terminal's phone page) mounts them under its
 //     own host, they are meant for browsers, and each call needs its order's token.
-//   - The admin endpoint needs the admin token (AdminToken), sent as
+//   - The admin endpoint needs the admin token (Controls.AdminToken), sent as
 //     "Authorization: Bearer <token>", and refuses a state-changing call whose
 //     Origin is not an allowed host.
 //   - HTML pages carry a strict Content-Security-Policy: scripts only with the
@@ -39,24 +39,29 @@ func WithAllowedHosts(hosts ...string) Option {
 	return func(c *config) { c.allowedHosts = append(c.allowedHosts, hosts...) }
 }
 
-// AdminToken is the token the admin endpoint requires, as
-// "Authorization: Bearer <token>".
-func (s *Sandbox) AdminToken() string { return s.adminToken }
-
 // newAdminToken is a random token of 128 bits.
 func newAdminToken() string { return rand.Text() }
 
-// setHosts records the hosts WithAllowedHosts gave.
-func (s *Sandbox) setHosts(hosts []string) {
-	s.hosts = map[string]bool{}
+// guard is the sandbox's defence of its socket and its admin endpoint: the admin
+// token and the hosts a request may name besides loopback ones.
+type guard struct {
+	token string
+	hosts map[string]bool // allowed Host names and addresses besides loopback ones
+	anyIP bool            // every IP address is an allowed Host
+}
+
+// newGuard builds the guard of the admin token and the hosts WithAllowedHosts gave.
+func newGuard(token string, hosts []string) *guard {
+	g := &guard{token: token, hosts: map[string]bool{}}
 	for _, h := range hosts {
 		h = normalHost(h)
 		if ip := net.ParseIP(h); h == "" || ip != nil && ip.IsUnspecified() {
-			s.anyIP = true
+			g.anyIP = true
 			continue
 		}
-		s.hosts[h] = true
+		g.hosts[h] = true
 	}
+	return g
 }
 
 // normalHost is the host of a Host header or address: port, IPv6 brackets and a
@@ -71,7 +76,7 @@ func normalHost(hostport string) string {
 }
 
 // hostAllowed reports whether a Host header names the sandbox.
-func (s *Sandbox) hostAllowed(hostport string) bool {
+func (g *guard) hostAllowed(hostport string) bool {
 	h := normalHost(hostport)
 	if h == "" {
 		return false
@@ -80,9 +85,9 @@ func (s *Sandbox) hostAllowed(hostport string) bool {
 		return true
 	}
 	if ip := net.ParseIP(h); ip != nil {
-		return ip.IsLoopback() || s.anyIP || s.hosts[ip.String()]
+		return ip.IsLoopback() || g.anyIP || g.hosts[ip.String()]
 	}
-	return s.hosts[h]
+	return g.hosts[h]
 }
 
 // checkoutRoute reports whether path is one of the hosted checkout's routes,
@@ -94,9 +99,9 @@ func foreignHost() *reply { return errCode(http.StatusForbidden, "403", "HOST_NO
 
 // adminAllowed checks the admin token and, for a state-changing call, the
 // Origin; it returns the refusal or nil.
-func (s *Sandbox) adminAllowed(r *request) *reply {
+func (g *guard) adminAllowed(r *request) *reply {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.adminToken)) != 1 {
+	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(g.token)) != 1 {
 		rep := errCode(http.StatusUnauthorized, "401", "ADMIN_TOKEN_REQUIRED")
 		rep.header.Set("WWW-Authenticate", `Bearer realm="galla sandbox admin"`)
 		return rep
@@ -106,7 +111,7 @@ func (s *Sandbox) adminAllowed(r *request) *reply {
 	}
 	if o := r.Header.Get("Origin"); o != "" {
 		u, err := url.Parse(o)
-		if err != nil || o == "null" || u.Host == "" || !s.hostAllowed(u.Host) {
+		if err != nil || o == "null" || u.Host == "" || !g.hostAllowed(u.Host) {
 			return errCode(http.StatusForbidden, "403", "ORIGIN_NOT_ALLOWED")
 		}
 	}

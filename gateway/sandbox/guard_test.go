@@ -107,12 +107,12 @@ func TestAdminToken(t *testing.T) {
 	require.NoError(t, err)
 	b, err := New(WithAdmin(true))
 	require.NoError(t, err)
-	require.NotEmpty(t, a.AdminToken())
-	assert.GreaterOrEqual(t, len(a.AdminToken()), 20)
-	assert.NotEqual(t, a.AdminToken(), b.AdminToken(), "random per sandbox")
+	require.NotEmpty(t, a.Controls.AdminToken())
+	assert.GreaterOrEqual(t, len(a.Controls.AdminToken()), 20)
+	assert.NotEqual(t, a.Controls.AdminToken(), b.Controls.AdminToken(), "random per sandbox")
 	given, err := New(WithAdmin(true), WithAdminToken("s3cret-token"))
 	require.NoError(t, err)
-	assert.Equal(t, "s3cret-token", given.AdminToken())
+	assert.Equal(t, "s3cret-token", given.Controls.AdminToken())
 
 	arm := []byte(`{"endpoint":"create_order","fault":"server_error","n":1}`)
 	const host = "127.0.0.1:7070"
@@ -124,22 +124,22 @@ func TestAdminToken(t *testing.T) {
 	}{
 		{"no token", "POST", nil, 401},
 		{"no token, read", "GET", nil, 401},
-		{"wrong token", "POST", map[string]string{"Authorization": "Bearer " + b.AdminToken()}, 401},
-		{"token without Bearer", "POST", map[string]string{"Authorization": a.AdminToken()}, 401},
-		{"token", "POST", map[string]string{"Authorization": "Bearer " + a.AdminToken()}, 200},
-		{"token, read", "GET", map[string]string{"Authorization": "Bearer " + a.AdminToken()}, 200},
-		{"token, same origin", "POST", map[string]string{"Authorization": "Bearer " + a.AdminToken(), "Origin": "http://127.0.0.1:7070"}, 200},
-		{"token, foreign origin", "POST", map[string]string{"Authorization": "Bearer " + a.AdminToken(), "Origin": "https://evil.example"}, 403},
-		{"token, null origin", "DELETE", map[string]string{"Authorization": "Bearer " + a.AdminToken(), "Origin": "null"}, 403},
+		{"wrong token", "POST", map[string]string{"Authorization": "Bearer " + b.Controls.AdminToken()}, 401},
+		{"token without Bearer", "POST", map[string]string{"Authorization": a.Controls.AdminToken()}, 401},
+		{"token", "POST", map[string]string{"Authorization": "Bearer " + a.Controls.AdminToken()}, 200},
+		{"token, read", "GET", map[string]string{"Authorization": "Bearer " + a.Controls.AdminToken()}, 200},
+		{"token, same origin", "POST", map[string]string{"Authorization": "Bearer " + a.Controls.AdminToken(), "Origin": "http://127.0.0.1:7070"}, 200},
+		{"token, foreign origin", "POST", map[string]string{"Authorization": "Bearer " + a.Controls.AdminToken(), "Origin": "https://evil.example"}, 403},
+		{"token, null origin", "DELETE", map[string]string{"Authorization": "Bearer " + a.Controls.AdminToken(), "Origin": "null"}, 403},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a.ClearFaults()
+			a.Controls.ClearFaults()
 			w := serve(a, tt.method, host, "/admin/faults", arm, tt.header)
 			assert.Equal(t, tt.want, w.Code, w.Body.String())
 			armed := tt.method == "POST" && tt.want == 200
 			assert.Equal(t, armed, strings.Contains(serve(a, "GET", host, "/admin/faults", nil,
-				map[string]string{"Authorization": "Bearer " + a.AdminToken()}).Body.String(), "create_order"))
+				map[string]string{"Authorization": "Bearer " + a.Controls.AdminToken()}).Body.String(), "create_order"))
 		})
 	}
 	t.Run("in process through Transport too", func(t *testing.T) {
@@ -150,7 +150,7 @@ func TestAdminToken(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, res.Body.Close())
 		assert.Equal(t, 401, res.StatusCode)
-		req.Header.Set("Authorization", "Bearer "+a.AdminToken())
+		req.Header.Set("Authorization", "Bearer "+a.Controls.AdminToken())
 		res, err = c.Do(req)
 		require.NoError(t, err)
 		require.NoError(t, res.Body.Close())

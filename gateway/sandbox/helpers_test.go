@@ -167,7 +167,7 @@ func decode(t *testing.T, b []byte) map[string]any {
 
 func (f *fix) ledger(orderID string) LedgerOrder {
 	f.t.Helper()
-	for _, o := range f.sb.Ledger() {
+	for _, o := range f.sb.Controls.Ledger() {
 		if o.ServiceOrderID == orderID {
 			return o
 		}

@@ -30,30 +30,6 @@ type LedgerPayment struct {
 	Message        string `json:"message"`
 }
 
-// Ledger lists every order in creation order, with time-driven changes (the
-// pending card's capture, token expiry) applied as of now.
-func (s *Sandbox) Ledger() []LedgerOrder {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]LedgerOrder, 0, len(s.seq))
-	for _, id := range s.seq {
-		o := s.orders[id]
-		s.settle(o)
-		lo := LedgerOrder{MerchantID: o.m.ID, MerchantOrderID: o.merchantOrderID, ServiceOrderID: o.id,
-			Amount: o.amount, Status: o.status(), RefundedAmount: o.refunded, Payments: []LedgerPayment{}}
-		for _, p := range o.payments {
-			if p.captured {
-				lo.CapturedPayments++
-				lo.CapturedAmount += p.amount
-			}
-			lo.Payments = append(lo.Payments, LedgerPayment{PaymentID: p.id, Mode: p.mode, Amount: p.amount,
-				Status: p.status, Captured: p.captured, RefundedAmount: p.refunded, ResponseCode: p.code, Message: p.message})
-		}
-		out = append(out, lo)
-	}
-	return out
-}
-
 // TestDataSet is everything a person or a test needs to use the sandbox:
 // credentials, test cards, EMI offers per product code and test IMEIs.
 type TestDataSet struct {

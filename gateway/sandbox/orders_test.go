@@ -121,7 +121,7 @@ func TestCreateOrderDuplicateAndToken(t *testing.T) {
 	w = f.createRaw(doc)
 	assert.Equal(t, 400, w.Code)
 	assert.Equal(t, map[string]any{"error_code": "1130", "error_message": "DUPLICATE_ORDER_RECEIVED_ON_MERCHANT"}, decode(t, w.Body.Bytes()))
-	assert.Len(t, f.sb.Ledger(), 1)
+	assert.Len(t, f.sb.Controls.Ledger(), 1)
 
 	// Another merchant may reuse the merchant order id.
 	other := Merchant{ID: "770002", AccessCode: "code-2", Secret: "00112233445566778899AABBCCDDEEFF"}

@@ -17,9 +17,9 @@ import (
 
 // live is sb's whole state as a compacted log.
 func live(sb *Sandbox) []byte {
-	sb.mu.Lock()
-	defer sb.mu.Unlock()
-	return sb.liveState(nil)
+	sb.core.mu.Lock()
+	defer sb.core.mu.Unlock()
+	return sb.core.state.liveState(nil)
 }
 
 // dirNames lists the names in dir, sorted.
@@ -84,7 +84,7 @@ func TestStateWriteIsOneLine(t *testing.T) {
 	f := setup(t, WithStateFile(path))
 	closeSandbox(t, f.sb)
 	for _, n := range []int{1, 10, 100} {
-		for len(f.sb.seq) < n {
+		for len(f.sb.core.seq) < n {
 			f.create(1000)
 		}
 		before, err := os.ReadFile(path)
@@ -167,7 +167,7 @@ func TestStateMigratesVersion1(t *testing.T) {
 	c := testclock.New(start)
 	f := reopen(t, path, c, 5)
 	closeSandbox(t, f.sb)
-	led := f.sb.Ledger()
+	led := f.sb.Controls.Ledger()
 	require.Len(t, led, 5)
 	var statuses []string
 	for _, o := range led {
@@ -276,6 +276,6 @@ func TestStateFailedAppendIsRetried(t *testing.T) {
 	require.NoError(t, f.sb.Close())
 	g := reopen(t, path, f.clock, f.n)
 	closeSandbox(t, g.sb)
-	assert.Len(t, g.sb.Ledger(), 3)
+	assert.Len(t, g.sb.Controls.Ledger(), 3)
 	assert.Equal(t, string(live(f.sb)), string(live(g.sb)))
 }

@@ -70,11 +70,11 @@ func TestStateSurvivesRestart(t *testing.T) {
 	if runtime.GOOS != "windows" {
 		assert.Equal(t, fs.FileMode(0o600), st.Mode().Perm(), "mode of %s", path)
 	}
-	before := f.sb.Ledger()
+	before := f.sb.Controls.Ledger()
 	docA := f.inquire(idA, "")
 
 	g := reopen(t, path, f.clock, f.n)
-	assert.Equal(t, before, g.sb.Ledger(), "the ledger after a restart")
+	assert.Equal(t, before, g.sb.Controls.Ledger(), "the ledger after a restart")
 	assert.Equal(t, docA, g.inquire(idA, ""), "the inquiry document after a restart")
 	assert.Equal(t, orderCreated, g.ledger(idB).Status)
 
@@ -104,7 +104,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 
 	// New ids never collide with loaded ones, though the id source started again.
 	seen := map[string]bool{}
-	for _, o := range g.sb.Ledger() {
+	for _, o := range g.sb.Controls.Ledger() {
 		assert.False(t, seen[o.ServiceOrderID], "order id %s twice", o.ServiceOrderID)
 		seen[o.ServiceOrderID] = true
 	}
@@ -137,7 +137,7 @@ func TestStateSavedBeforeDroppedAnswer(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sandbox.json")
 	f := setup(t, WithStateFile(path))
 	tok, id := f.create(1000)
-	f.sb.Inject(EndpointCardPayment, Fault{Kind: FaultDrop}, 1)
+	f.sb.Controls.Inject(EndpointCardPayment, Fault{Kind: FaultDrop}, 1)
 	body, err := json.Marshal(map[string]any{"card_data": card("5555555555554444")})
 	require.NoError(t, err)
 	req, err := http.NewRequestWithContext(t.Context(), "POST", "http://sandbox.test/api/v1/card/process/payment?token="+tok, bytes.NewReader(body))
@@ -270,7 +270,7 @@ func TestDamagedStateFile(t *testing.T) {
 	t.Run("missing is empty", func(t *testing.T) {
 		sb, err := New(WithStateFile(filepath.Join(t.TempDir(), "no", "such", "sandbox.json")))
 		require.NoError(t, err)
-		assert.Empty(t, sb.Ledger())
+		assert.Empty(t, sb.Controls.Ledger())
 	})
 }
 
@@ -351,7 +351,7 @@ func TestStateConcurrentRequests(t *testing.T) {
 	require.Len(t, all, workers*each)
 
 	g := reopen(t, path, f.clock, f.n)
-	assert.Equal(t, f.sb.Ledger(), g.sb.Ledger(), "the file holds the last state")
+	assert.Equal(t, f.sb.Controls.Ledger(), g.sb.Controls.Ledger(), "the file holds the last state")
 	assert.Equal(t, string(live(f.sb)), string(live(g.sb)), "the replayed state")
 	for _, m := range all {
 		o := g.ledger(m.id)

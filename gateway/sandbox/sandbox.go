@@ -7,9 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"galla/gateway"
@@ -99,50 +97,23 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 
 // WithAdmin turns on the fault-injection admin endpoint /admin/faults (and
 // /admin/ledger). It is off by default. Every admin call needs the admin token
-// (AdminToken, WithAdminToken).
+// (Controls.AdminToken, WithAdminToken).
 func WithAdmin(on bool) Option { return func(c *config) { c.admin = on } }
 
 // Sandbox is an in-process implementation of the payment service. It is an
 // http.Handler and is safe for concurrent use.
+//
+// It is a facade over parts sharing one unexported core (see the package doc):
+// Controls is the one exported part. Sandbox's own methods serve HTTP and close
+// the state file.
 type Sandbox struct {
-	now        func() time.Time
-	logger     *slog.Logger
-	admin      bool
-	adminToken string
-	hosts      map[string]bool // allowed Host names and addresses besides loopback ones
-	anyIP      bool            // every IP address is an allowed Host
-	rateN      int
-	rate       time.Duration
+	// Controls inject faults, list the ledger and give the admin token.
+	Controls *Controls
 
-	mu         sync.Mutex
-	ids        IDSource
-	merchants  map[string]*merchant
-	orders     map[string]*order   // by service order id
-	byToken    map[string]*order   // by raw (decoded) token
-	payments   map[string]*payment // by payment id
-	orderIDs   map[string]bool     // merchant id + "\x00" + merchant order id
-	refundIDs  map[string]bool     // merchant id + "\x00" + unique_txn_id
-	imeis      map[string]string   // blocked IMEI -> service order id
-	faults     map[Endpoint][]*armed
-	rateWindow map[string]rateState // by merchant id
-	seq        []string             // service order ids in creation order
-	refundNos  map[string]bool      // refund ids handed out
-
-	stateFile string        // "" keeps the state in memory only
-	dirty     []*order      // orders touched since the last save, under mu
-	unsaved   []stateRecord // refund ids not saved yet, under mu
-
-	saveMu     sync.Mutex // serialises saves; taken before mu
-	log        *os.File   // the state file open for appending, or nil; under saveMu
-	logSize    int64      // its length after the last whole append, under saveMu
-	logExists  bool       // the state file has been written, under saveMu
-	broken     error      // a failed append that could not be undone, under saveMu
-	compactMin int64
-}
-
-type rateState struct {
-	start time.Time
-	count int
+	core     *core
+	orders   *orderService
+	emi      *emiService
+	checkout *checkoutService
 }
 
 // New builds a sandbox with the default merchant and the given options. A
@@ -158,7 +129,7 @@ func New(opts ...Option) (*Sandbox, error) {
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Sandbox{
+	c := &core{
 		now: cfg.now, logger: cfg.logger, admin: cfg.admin, rateN: cfg.rateN, rate: cfg.ratePer,
 		ids:        cfg.ids,
 		merchants:  map[string]*merchant{},
@@ -171,15 +142,14 @@ func New(opts ...Option) (*Sandbox, error) {
 		faults:     map[Endpoint][]*armed{},
 		rateWindow: map[string]rateState{},
 		refundNos:  map[string]bool{},
-		stateFile:  cfg.stateFile,
-		compactMin: cfg.compactMin,
 	}
-	s.adminToken = cfg.adminToken
-	if s.adminToken == "" {
-		s.adminToken = newAdminToken()
+	c.state = &stateLog{core: c, path: cfg.stateFile, compactMin: cfg.compactMin}
+	token := cfg.adminToken
+	if token == "" {
+		token = newAdminToken()
 	}
-	s.setHosts(cfg.allowedHosts)
-	if s.rateN > 0 && s.rate <= 0 {
+	c.guard = newGuard(token, cfg.allowedHosts)
+	if c.rateN > 0 && c.rate <= 0 {
 		return nil, fmt.Errorf("sandbox: new: rate limit window must be positive")
 	}
 	all := append([]Merchant{{ID: DefaultMerchantID, AccessCode: DefaultAccessCode, Secret: DefaultSecret}}, cfg.merchants...)
@@ -191,14 +161,15 @@ func New(opts ...Option) (*Sandbox, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: new: merchant %s: %w", m.ID, err)
 		}
-		s.merchants[m.ID] = &merchant{Merchant: m, key: key}
+		c.merchants[m.ID] = &merchant{Merchant: m, key: key}
 	}
-	if s.stateFile != "" {
-		if err := s.load(); err != nil {
+	if c.state.path != "" {
+		if err := c.state.load(); err != nil {
 			return nil, err
 		}
 	}
-	return s, nil
+	return &Sandbox{Controls: &Controls{c}, core: c, orders: &orderService{c}, emi: &emiService{c},
+		checkout: &checkoutService{c}}, nil
 }
 
 // reply is an answer before it is written; faults rewrite it.
@@ -285,7 +256,7 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	var rep *reply
 	var act action
-	if !checkoutRoute(r.URL.Path) && !s.hostAllowed(r.Host) {
+	if !checkoutRoute(r.URL.Path) && !s.core.guard.hostAllowed(r.Host) {
 		rep = foreignHost() // see guard.go
 	} else {
 		rep, act = s.process(r)
@@ -304,15 +275,24 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(rep.body)
 		status = rep.status
 	}
-	s.logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", status,
+	s.core.logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", status,
 		"duration", time.Since(start).Round(time.Microsecond).String())
 }
+
+// Transport serves the sandbox in process, without a socket. FaultReset and
+// FaultDrop return ErrConnectionReset and ErrConnectionDropped from RoundTrip;
+// FaultHang blocks until the request's context is done.
+func (s *Sandbox) Transport() http.RoundTripper { return transport{s} }
+
+// Close releases the state file. It is safe to call more than once; a request
+// after Close opens the file again.
+func (s *Sandbox) Close() error { return s.core.state.close() }
 
 // process routes, applies faults and runs the handler. It never panics.
 func (s *Sandbox) process(r *http.Request) (rep *reply, act action) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.logger.Error("handler panic", "path", r.URL.Path, "panic", fmt.Sprint(p))
+			s.core.logger.Error("handler panic", "path", r.URL.Path, "panic", fmt.Sprint(p))
 			rep, act = serverError(), actNone
 		}
 	}()
@@ -331,7 +311,7 @@ func (s *Sandbox) process(r *http.Request) (rep *reply, act action) {
 	}
 	var f *Fault
 	if ep != "" {
-		f = s.takeFault(ep)
+		f = s.Controls.takeFault(ep)
 	}
 	if f != nil {
 		switch f.Kind {
@@ -358,10 +338,10 @@ func (s *Sandbox) process(r *http.Request) (rep *reply, act action) {
 		return errInvalidCode(), actNone
 	}
 	rep = h(&request{Request: r, body: body})
-	if s.stateFile != "" {
+	if st := s.core.state; st.path != "" {
 		// Saved before anyone sees the answer, also when the answer is then dropped.
-		if err := s.save(); err != nil {
-			s.logger.Error("sandbox state not saved", "file", s.stateFile, "err", err.Error())
+		if err := st.save(); err != nil {
+			s.core.logger.Error("sandbox state not saved", "file", st.path, "err", err.Error())
 			return serverError(), actNone
 		}
 	}
@@ -403,77 +383,51 @@ func (s *Sandbox) route(r *http.Request) (Endpoint, handler) {
 	get := r.Method == http.MethodGet
 	switch {
 	case p == "/api/v1/order/create" && post:
-		return EndpointCreateOrder, s.createOrder
+		return EndpointCreateOrder, s.orders.createOrder
 	case p == "/api/v1/card/process/payment" && post:
-		return EndpointCardPayment, s.cardPayment
+		return EndpointCardPayment, s.orders.cardPayment
 	case p == "/api/v1/emi/process/payment" && post:
-		return EndpointEMIPayment, s.emiPayment
+		return EndpointEMIPayment, s.emi.emiPayment
 	case p == "/api/v1/emi/calculator" && post:
-		return EndpointEMICalculator, s.emiCalculator
+		return EndpointEMICalculator, s.emi.emiCalculator
 	case p == "/api/v1/emi/scheme/validation" && post:
-		return EndpointSchemeValidation, s.schemeValidation
+		return EndpointSchemeValidation, s.emi.schemeValidation
 	case p == "/api/v1/emi/imei/validation" && post:
-		return EndpointIMEIValidation, s.imeiValidation
+		return EndpointIMEIValidation, s.emi.imeiValidation
 	case p == "/api/v1/refunds/payment/refund" && post:
-		return EndpointRefund, s.refund
+		return EndpointRefund, s.orders.refund
 	case strings.HasPrefix(p, "/api/v1/inquiry/order/") && get:
 		parts := strings.Split(strings.TrimPrefix(p, "/api/v1/inquiry/order/"), "/")
 		switch {
 		case len(parts) == 1 && parts[0] != "":
-			return EndpointInquireOrder, func(r *request) *reply { return s.inquiry(r, parts[0], "") }
+			return EndpointInquireOrder, func(r *request) *reply { return s.orders.inquiry(r, parts[0], "") }
 		case len(parts) == 3 && parts[1] == "payment" && parts[0] != "" && parts[2] != "":
-			return EndpointInquirePayment, func(r *request) *reply { return s.inquiry(r, parts[0], parts[2]) }
+			return EndpointInquirePayment, func(r *request) *reply { return s.orders.inquiry(r, parts[0], parts[2]) }
 		}
 	case strings.HasPrefix(p, "/acs/") && (get || post):
 		id := strings.TrimPrefix(p, "/acs/")
 		if id != "" && !strings.Contains(id, "/") {
-			return EndpointACS, func(r *request) *reply { return s.acs(r, id) }
+			return EndpointACS, func(r *request) *reply { return s.orders.acs(r, id) }
 		}
 	case p == "/checkout/v1/checkout.js" && get:
-		return "", s.checkoutScript
+		return "", s.checkout.checkoutScript
 	case p == "/checkout/v1/pay" && get:
-		return "", s.hostedPage
+		return "", s.checkout.hostedPage
 	case p == "/checkout/v1/api/pay" && post:
-		return "", s.hostedPay
+		return "", s.checkout.hostedPay
 	case p == "/checkout/v1/api/otp" && post:
-		return "", s.hostedOTP
+		return "", s.checkout.hostedOTP
 	case p == "/checkout/v1/api/status" && post:
-		return "", s.hostedStatus
+		return "", s.checkout.hostedStatus
 	case p == "/" && get:
-		return "", s.index
-	case strings.HasPrefix(p, "/admin/") && s.admin:
-		return "", s.adminHandler
+		return "", s.checkout.index
+	case strings.HasPrefix(p, "/admin/") && s.core.admin:
+		return "", s.Controls.adminHandler
 	}
 	if strings.HasPrefix(p, "/api/") && !post && !get {
 		return "", func(*request) *reply { return errCode(405, "405", "METHOD_NOT_ALLOWED") }
 	}
 	return "", nil
-}
-
-// limited applies the per-merchant rate limit; it returns a 429 answer or nil.
-// The caller holds s.mu.
-func (s *Sandbox) limited(merchantID string) *reply {
-	if s.rateN <= 0 {
-		return nil
-	}
-	now := s.now()
-	st := s.rateWindow[merchantID]
-	if st.start.IsZero() || now.Sub(st.start) >= s.rate || now.Before(st.start) {
-		st = rateState{start: now}
-	}
-	if st.count >= s.rateN {
-		wait := st.start.Add(s.rate).Sub(now)
-		secs := int((wait + time.Second - 1) / time.Second)
-		if secs < 1 {
-			secs = 1
-		}
-		rep := errCode(http.StatusTooManyRequests, "429", "RATE_LIMITED")
-		rep.header.Set("Retry-After", fmt.Sprint(secs))
-		return rep
-	}
-	st.count++
-	s.rateWindow[merchantID] = st
-	return nil
 }
 
 // baseURL is the sandbox's own address as the request reached it.

@@ -108,7 +108,7 @@ func TestStateUnderLoad(t *testing.T) {
 	require.NoError(t, err)
 	defer g.Close()
 	assert.Equal(t, string(live(sb)), string(live(g)), "the replayed state")
-	led := g.Ledger()
+	led := g.Controls.Ledger()
 	require.Len(t, led, loadTerminals*loadCheckouts)
 	for _, o := range led {
 		assert.Equal(t, orderCharged, o.Status, "order %s", o.MerchantOrderID)

@@ -96,7 +96,7 @@ func TestCmdReturnSplitSale(t *testing.T) {
 	sb, err := sandbox.New(sandbox.WithStateFile(filepath.Join(dir, sandboxFile)))
 	require.NoError(t, err)
 	refunded := map[string]int64{}
-	for _, lo := range sb.Ledger() {
+	for _, lo := range sb.Controls.Ledger() {
 		refunded[lo.MerchantOrderID] = lo.RefundedAmount
 	}
 	assert.Equal(t, map[string]int64{co.Tenders[1].MerchantOrderID: 49900}, func() map[string]int64 {

@@ -75,7 +75,7 @@ func cmdSandbox(c *cli, args []string) int {
 	fmt.Fprintf(c.stderr, "galla sandbox listening on http://%s (merchant %s; admin %s); stop with Ctrl+C.\n",
 		ln.Addr(), sandbox.DefaultMerchantID, adminNote)
 	if *admin {
-		fmt.Fprintf(c.stderr, "admin token: %s (send it as the header \"Authorization: Bearer TOKEN\")\n", sb.AdminToken())
+		fmt.Fprintf(c.stderr, "admin token: %s (send it as the header \"Authorization: Bearer TOKEN\")\n", sb.Controls.AdminToken())
 	}
 	select {
 	case err := <-served:

@@ -117,7 +117,7 @@ func TestKeyboardIMEIOverrideStoreOffline(t *testing.T) {
 	assert.Equal(t, "NOT PAID", k.result())
 	assert.True(t, k.shows("The store server cannot be reached"), k.screenText())
 	assert.Equal(t, 1, captures(till), "nothing more charged")
-	assert.Len(t, till.ps.sandbox.Ledger(), 1, "no order was created for the refused sale")
+	assert.Len(t, till.ps.sandbox.Controls.Ledger(), 1, "no order was created for the refused sale")
 	assert.Len(t, imeiOverrides(t, till), 1)
 	k.settle()
 

@@ -277,7 +277,7 @@ func (k *counter) signIn(who, pin string) {
 func ledger(t *testing.T, till *terminal, orderID string) sandbox.LedgerOrder {
 	t.Helper()
 	var found []sandbox.LedgerOrder
-	for _, o := range till.ps.sandbox.Ledger() {
+	for _, o := range till.ps.sandbox.Controls.Ledger() {
 		if o.MerchantOrderID == orderID {
 			found = append(found, o)
 		}
@@ -289,7 +289,7 @@ func ledger(t *testing.T, till *terminal, orderID string) sandbox.LedgerOrder {
 // captures counts the captured payments in the whole sandbox.
 func captures(till *terminal) int {
 	n := 0
-	for _, o := range till.ps.sandbox.Ledger() {
+	for _, o := range till.ps.sandbox.Controls.Ledger() {
 		n += o.CapturedPayments
 	}
 	return n

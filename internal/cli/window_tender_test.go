@@ -202,7 +202,7 @@ func TestKeyboardBrandEMIWrongIMEI(t *testing.T) {
 	k.waitFor("the result", func() bool { return k.result() != "" })
 	require.Equal(t, "PAID", k.result(), k.screenText())
 	assert.Equal(t, 1, captures(till), "the sale charged once")
-	for _, lo := range till.ps.sandbox.Ledger() {
+	for _, lo := range till.ps.sandbox.Controls.Ledger() {
 		if lo.CapturedPayments == 0 {
 			assert.Empty(t, lo.Payments, "the order whose IMEI was refused took no payment")
 		}
@@ -316,7 +316,7 @@ func TestKeyboardSplitTenderBrandEMIWrongIMEI(t *testing.T) {
 	assert.False(t, k.shows("EMI: card of HDFC"), "no card field yet: %s", k.screenText())
 	assert.False(t, k.shows("Card number"), "no card field yet: %s", k.screenText())
 	assert.Zero(t, captures(till), "no payment was sent")
-	for _, lo := range till.ps.sandbox.Ledger() {
+	for _, lo := range till.ps.sandbox.Controls.Ledger() {
 		assert.Empty(t, lo.Payments, "no card was sent for order %s", lo.MerchantOrderID)
 	}
 	st = splitSale(t, till)

@@ -276,8 +276,8 @@ func TestWindowStartReconciles(t *testing.T) {
 	lines := []ui.Line{{Product: p[0], Qty: 1}}
 
 	sb := till.ps.sandbox
-	sb.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
-	sb.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
+	sb.Controls.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
+	sb.Controls.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
 	payCtx, cancel := context.WithTimeout(ctx, 3*time.Second) // polling unverified answers stops here
 	defer cancel()
 	card := till.Checkout.NewCard("5555555555554444", "12", "2031", "123", "A Customer") // frictionless: captured at once
@@ -288,7 +288,7 @@ func TestWindowStartReconciles(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, o.Unresolved(), "the order waits for a verified answer")
 
-	sb.ClearFaults()
+	sb.Controls.ClearFaults()
 	var msg bytes.Buffer
 	select {
 	case <-reconcileAfterCheck(ctx, till, &msg):
@@ -300,7 +300,7 @@ func TestWindowStartReconciles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, pos.StatePaid, o.State, "settled from the verified answer")
 	var captures int
-	for _, lo := range sb.Ledger() {
+	for _, lo := range sb.Controls.Ledger() {
 		captures += lo.CapturedPayments
 	}
 	assert.Equal(t, 1, captures, "no second payment")

@@ -520,11 +520,11 @@ func runCase(t *testing.T, exe string, tc crashCase) {
 		require.NoError(t, j.Close())
 	}
 	if tc.inject != "" {
-		w.sb.Inject(tc.inject, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
+		w.sb.Controls.Inject(tc.inject, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
 	}
 
 	out := runHelperProcess(t, exe, w, tc.flow, tc.card, tc.at, saleID)
-	w.sb.ClearFaults()
+	w.sb.Controls.ClearFaults()
 	events := tc.events
 	if tc.second != "" {
 		j, _ := w.open(t)
@@ -546,7 +546,7 @@ func runCase(t *testing.T, exe string, tc crashCase) {
 	}
 	if tc.reconciled == "" {
 		assert.Nil(t, sale, "nothing was journaled")
-		assert.Empty(t, w.sb.Ledger(), "nothing reached the service")
+		assert.Empty(t, w.sb.Controls.Ledger(), "nothing reached the service")
 	} else {
 		require.NotNil(t, sale, "the sale is in the journal")
 		assert.Equal(t, tc.reconciled, sale.State, "after Reconcile: %s", sale.Reason)
@@ -701,7 +701,7 @@ func checkLedger(t *testing.T, j *journal.Journal, sb *sandbox.Sandbox) {
 		byID[o.ID] = o
 	}
 	seen := map[string]bool{}
-	for _, lo := range sb.Ledger() {
+	for _, lo := range sb.Controls.Ledger() {
 		assert.False(t, seen[lo.MerchantOrderID], "merchant order %s is at the service once", lo.MerchantOrderID)
 		seen[lo.MerchantOrderID] = true
 		assert.LessOrEqual(t, lo.CapturedPayments, 1, "order %s captured twice", lo.MerchantOrderID)
@@ -820,7 +820,7 @@ func mustOrder(t *testing.T, j *journal.Journal, id string) *pos.Order {
 
 func ledgerOf(t *testing.T, sb *sandbox.Sandbox, merchantOrderID string) sandbox.LedgerOrder {
 	t.Helper()
-	for _, lo := range sb.Ledger() {
+	for _, lo := range sb.Controls.Ledger() {
 		if lo.MerchantOrderID == merchantOrderID {
 			return lo
 		}
@@ -831,7 +831,7 @@ func ledgerOf(t *testing.T, sb *sandbox.Sandbox, merchantOrderID string) sandbox
 
 func captures(sb *sandbox.Sandbox) int {
 	n := 0
-	for _, lo := range sb.Ledger() {
+	for _, lo := range sb.Controls.Ledger() {
 		n += lo.CapturedPayments
 	}
 	return n

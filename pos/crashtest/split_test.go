@@ -142,7 +142,7 @@ func runSplitCase(t *testing.T, exe string, sc splitCase) {
 	sales := splitSales(t, j)
 	if sc.flow == flowSplit && sc.at == "before:1" {
 		assert.Empty(t, sales, "nothing was journaled")
-		assert.Empty(t, w.sb.Ledger(), "nothing reached the service")
+		assert.Empty(t, w.sb.Controls.Ledger(), "nothing reached the service")
 		return
 	}
 	require.Len(t, sales, 1, "the sale is in the journal, once")
@@ -217,7 +217,7 @@ func finishSplit(t *testing.T, e *pos.Engine, w *world, id string) {
 	}
 	assert.Equal(t, splitTotal, paid, "the tenders paid add up to the sale, not more")
 	var captured int64
-	for _, lo := range w.sb.Ledger() {
+	for _, lo := range w.sb.Controls.Ledger() {
 		captured += lo.CapturedAmount
 	}
 	assert.Equal(t, int64(card), captured, "the service captured exactly the card tenders")

@@ -9,6 +9,11 @@ import (
 	"strings"
 )
 
+// checkoutService is the browser checkout: the script that defines Checkout, the
+// hosted payment page in its iframe with the calls its script makes (pay, OTP,
+// status), and the sandbox's index page.
+type checkoutService struct{ *core }
+
 //go:embed static/checkout.js
 var checkoutJS []byte
 
@@ -22,7 +27,7 @@ func checkoutModes() []string {
 	return []string{paymentModeCard, paymentModeNetBanking, paymentModeUPI, paymentModeWallet, paymentModeEMI, paymentModeDebitEMI}
 }
 
-func (s *Sandbox) checkoutScript(*request) *reply {
+func (co *checkoutService) checkoutScript(*request) *reply {
 	rep := newReply(200, "text/javascript; charset=utf-8", checkoutJS)
 	rep.header.Set("Cache-Control", "no-cache")
 	return rep
@@ -108,7 +113,7 @@ type hostedCard struct {
 
 // hostedPage serves /checkout/v1/pay?orderToken=...: the page inside the checkout
 // overlay (contract section 8).
-func (s *Sandbox) hostedPage(r *request) *reply {
+func (co *checkoutService) hostedPage(r *request) *reply {
 	q := r.URL.Query()
 	cfg := hostedConfig{
 		OrderToken: q.Get("orderToken"), Theme: "default", ChannelID: q.Get("channelId"),
@@ -142,8 +147,8 @@ func (s *Sandbox) hostedPage(r *request) *reply {
 		}
 		cfg.TestCards = append(cfg.TestCards, hostedCard{Number: c.number, CVV: cvv, Text: c.text})
 	}
-	s.mu.Lock()
-	o, rep := s.orderByToken(cfg.OrderToken)
+	co.mu.Lock()
+	o, rep := co.orderByToken(cfg.OrderToken)
 	if rep == nil {
 		cfg.ServiceOrderID, cfg.MerchantOrderID, cfg.Amount = o.id, o.merchantOrderID, rupees(o.amount)
 		cfg.Paid = o.capturedPayment() != nil
@@ -157,7 +162,7 @@ func (s *Sandbox) hostedPage(r *request) *reply {
 	} else {
 		cfg.Error = envelopeOf(rep)
 	}
-	s.mu.Unlock()
+	co.mu.Unlock()
 	var b bytes.Buffer
 	nonce := newNonce()
 	if err := payTmpl.Execute(&b, struct {
@@ -230,14 +235,14 @@ func stringOf(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // hostedPay takes a payment from the hosted page: a card (then the OTP step) or a
 // simulated UPI, net banking or wallet payment that succeeds.
-func (s *Sandbox) hostedPay(r *request) *reply {
+func (co *checkoutService) hostedPay(r *request) *reply {
 	var in hostedPayJSON
 	if err := json.Unmarshal(r.body, &in); err != nil {
 		return errInvalidResp()
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, rep := s.orderByToken(in.OrderToken)
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	o, rep := co.orderByToken(in.OrderToken)
 	if rep != nil {
 		return rep
 	}
@@ -254,12 +259,12 @@ func (s *Sandbox) hostedPay(r *request) *reply {
 	var p *payment
 	switch in.Mode {
 	case paymentModeCard:
-		if in.Card == nil || !in.Card.valid(s.now()) {
+		if in.Card == nil || !in.Card.valid(co.now()) {
 			return respCode(400, 14845, "Check the card details")
 		}
-		p = s.newPayment(o, *in.Card, cust, o.amount, paymentModeCard, issuerOf(in.Card.CardNumber))
+		p = co.newPayment(o, *in.Card, cust, o.amount, paymentModeCard, issuerOf(in.Card.CardNumber))
 	case paymentModeEMI, paymentModeDebitEMI:
-		if in.Card == nil || !in.Card.valid(s.now()) {
+		if in.Card == nil || !in.Card.valid(co.now()) {
 			return respCode(400, 14845, "Check the card details")
 		}
 		is, ok := issuerByName(in.Issuer)
@@ -276,17 +281,17 @@ func (s *Sandbox) hostedPay(r *request) *reply {
 		if needsIMEI(t) {
 			return errIMEIRequired()
 		}
-		p = s.newPayment(o, *in.Card, cust, t.AuthAmount, in.Mode, is.name)
+		p = co.newPayment(o, *in.Card, cust, t.AuthAmount, in.Mode, is.name)
 	default:
-		now := s.now()
-		p = &payment{id: s.uniquePaymentID(), o: o, amount: o.amount, mode: in.Mode, status: statusPending,
+		now := co.now()
+		p = &payment{id: co.uniquePaymentID(), o: o, amount: o.amount, mode: in.Mode, status: statusPending,
 			stage: stageAuth, mobile: cust.Mobile, created: now, issuer: strings.ToUpper(strings.TrimSpace(in.Bank))}
 		if len(p.issuer) > 30 {
 			p.issuer = p.issuer[:30]
 		}
 		o.payments = append(o.payments, p)
-		s.payments[p.id] = p
-		s.capture(p, now)
+		co.payments[p.id] = p
+		co.capture(p, now)
 	}
 	p.hosted = true
 	return jsonReply(200, resultOf(p))
@@ -300,41 +305,41 @@ type hostedOTPJSON struct {
 }
 
 // hostedOTP ends the hosted page's OTP step (otp, or action "cancel").
-func (s *Sandbox) hostedOTP(r *request) *reply {
+func (co *checkoutService) hostedOTP(r *request) *reply {
 	var in hostedOTPJSON
 	if err := json.Unmarshal(r.body, &in); err != nil {
 		return errInvalidResp()
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.payments[in.PaymentID]
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	p := co.payments[in.PaymentID]
 	if p == nil || !p.hosted || p.o.token != in.OrderToken {
 		return errNoPayment()
 	}
-	s.settle(p.o)
+	co.settle(p.o)
 	if p.stage == stageAuth {
 		if in.Action == "cancel" {
-			s.fail(p, codeCancelled, msgCancelled, s.now())
+			co.fail(p, codeCancelled, msgCancelled, co.now())
 		} else {
-			s.authenticate(p, in.OTP)
+			co.authenticate(p, in.OTP)
 		}
 	}
 	return jsonReply(200, resultOf(p))
 }
 
 // hostedStatus reports a hosted payment's state (the page polls a pending one).
-func (s *Sandbox) hostedStatus(r *request) *reply {
+func (co *checkoutService) hostedStatus(r *request) *reply {
 	var in hostedOTPJSON
 	if err := json.Unmarshal(r.body, &in); err != nil {
 		return errInvalidResp()
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.payments[in.PaymentID]
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	p := co.payments[in.PaymentID]
 	if p == nil || !p.hosted || p.o.token != in.OrderToken {
 		return errNoPayment()
 	}
-	s.settle(p.o)
+	co.settle(p.o)
 	return jsonReply(200, resultOf(p))
 }
 
@@ -347,7 +352,7 @@ var indexTmpl = template.Must(template.New("index").Parse(`<!DOCTYPE html>
 <h2>Test cards</h2><table>{{range .Cards}}<tr><td><code>{{.Number}}</code></td><td>{{.Outcome}}</td></tr>{{end}}</table>
 </body></html>`))
 
-func (s *Sandbox) index(*request) *reply {
+func (co *checkoutService) index(*request) *reply {
 	var b bytes.Buffer
 	nonce := newNonce()
 	if err := indexTmpl.Execute(&b, struct {

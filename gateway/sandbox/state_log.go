@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -178,30 +179,50 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
+// stateLog is the sandbox's persistence: the state file (sandbox.json in the
+// terminal's data directory) as the log described above. It notes what each
+// request changes (touch, noteRefundTxn, noteRefundID) under the core's mu, and
+// save appends it and syncs it before the answer is written; load replays the
+// file into the empty core at New. With an empty path nothing is saved: the
+// refund ids are only noted in the core.
+type stateLog struct {
+	*core
+	path    string        // "" keeps the state in memory only
+	dirty   []*order      // orders touched since the last save, under mu
+	unsaved []stateRecord // refund ids not saved yet, under mu
+
+	saveMu     sync.Mutex // serialises saves; taken before mu
+	log        *os.File   // the state file open for appending, or nil; under saveMu
+	logSize    int64      // its length after the last whole append, under saveMu
+	logExists  bool       // the state file has been written, under saveMu
+	broken     error      // a failed append that could not be undone, under saveMu
+	compactMin int64
+}
+
 // touch marks o for the next save: every order a request reaches is settled
 // first, and settle touches it, so the save looks at the orders of that request
-// only. The caller holds s.mu.
-func (s *Sandbox) touch(o *order) {
-	if s.stateFile == "" || o.dirty {
+// only. The caller holds sl.mu.
+func (sl *stateLog) touch(o *order) {
+	if sl.path == "" || o.dirty {
 		return
 	}
 	o.dirty = true
-	s.dirty = append(s.dirty, o)
+	sl.dirty = append(sl.dirty, o)
 }
 
-// noteRefundTxn records a used unique_txn_id for the next save. The caller holds s.mu.
-func (s *Sandbox) noteRefundTxn(merchantID, txn string) {
-	s.refundIDs[merchantID+"\x00"+txn] = true
-	if s.stateFile != "" {
-		s.unsaved = append(s.unsaved, stateRecord{RefundTxn: &stateRefund{MerchantID: merchantID, UniqueTxnID: txn}})
+// noteRefundTxn records a used unique_txn_id for the next save. The caller holds sl.mu.
+func (sl *stateLog) noteRefundTxn(merchantID, txn string) {
+	sl.refundIDs[merchantID+"\x00"+txn] = true
+	if sl.path != "" {
+		sl.unsaved = append(sl.unsaved, stateRecord{RefundTxn: &stateRefund{MerchantID: merchantID, UniqueTxnID: txn}})
 	}
 }
 
-// noteRefundID records a refund id handed out for the next save. The caller holds s.mu.
-func (s *Sandbox) noteRefundID(id string) {
-	s.refundNos[id] = true
-	if s.stateFile != "" {
-		s.unsaved = append(s.unsaved, stateRecord{RefundID: id})
+// noteRefundID records a refund id handed out for the next save. The caller holds sl.mu.
+func (sl *stateLog) noteRefundID(id string) {
+	sl.refundNos[id] = true
+	if sl.path != "" {
+		sl.unsaved = append(sl.unsaved, stateRecord{RefundID: id})
 	}
 }
 
@@ -216,10 +237,10 @@ type batch struct {
 
 // collect takes the changes since the last save: each touched order whose
 // encoding differs from the one last written, and the new refund ids. The caller
-// holds s.mu.
-func (s *Sandbox) collect() *batch {
+// holds sl.mu.
+func (sl *stateLog) collect() *batch {
 	bt := &batch{}
-	for _, o := range s.dirty {
+	for _, o := range sl.dirty {
 		o.dirty = false
 		so := stateOf(o)
 		l := line(stateRecord{Order: &so})
@@ -231,17 +252,17 @@ func (s *Sandbox) collect() *batch {
 		bt.orders = append(bt.orders, o)
 		bt.sums = append(bt.sums, sum)
 	}
-	s.dirty = s.dirty[:0]
-	for _, r := range s.unsaved {
+	sl.dirty = sl.dirty[:0]
+	for _, r := range sl.unsaved {
 		bt.buf = append(bt.buf, line(r)...)
 	}
-	bt.records, s.unsaved = s.unsaved, nil
+	bt.records, sl.unsaved = sl.unsaved, nil
 	return bt
 }
 
 // done marks a batch saved, or, when err is not nil, unsaved again so that the
-// next save retries it. The caller holds s.mu.
-func (s *Sandbox) done(bt *batch, err error) {
+// next save retries it. The caller holds sl.mu.
+func (sl *stateLog) done(bt *batch, err error) {
 	if err == nil {
 		for i, o := range bt.orders {
 			o.savedSum = bt.sums[i]
@@ -249,29 +270,29 @@ func (s *Sandbox) done(bt *batch, err error) {
 		return
 	}
 	for _, o := range bt.orders {
-		s.touch(o)
+		sl.touch(o)
 	}
-	s.unsaved = append(bt.records, s.unsaved...)
+	sl.unsaved = append(bt.records, sl.unsaved...)
 }
 
 // save appends the changes made since the last save to the state file and syncs
-// it. Saves are serialised by s.saveMu; a save that finds nothing to write
+// it. Saves are serialised by sl.saveMu; a save that finds nothing to write
 // returns at once, because the save before it (which it waited for) wrote its
 // changes. So when save returns nil, the file holds every change made before it
 // was called, and concurrent requests share one append and one sync.
-func (s *Sandbox) save() error {
-	s.saveMu.Lock()
-	defer s.saveMu.Unlock()
-	s.mu.Lock()
-	bt := s.collect()
-	s.mu.Unlock()
+func (sl *stateLog) save() error {
+	sl.saveMu.Lock()
+	defer sl.saveMu.Unlock()
+	sl.mu.Lock()
+	bt := sl.collect()
+	sl.mu.Unlock()
 	if len(bt.buf) == 0 {
 		return nil
 	}
-	err := s.appendLog(bt.buf)
-	s.mu.Lock()
-	s.done(bt, err)
-	s.mu.Unlock()
+	err := sl.appendLog(bt.buf)
+	sl.mu.Lock()
+	sl.done(bt, err)
+	sl.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("sandbox: save state: %w", err)
 	}
@@ -284,50 +305,50 @@ func header() []byte { return []byte(fmt.Sprintf("{\"v\":%d}\n", stateVersion)) 
 // appendLog appends b to the state file and syncs it. The first save creates the
 // file whole (header and b) through a renamed temporary file, so the file never
 // exists without its header. A failed append is cut off again, so that the next
-// one does not follow half a line. The caller holds s.saveMu.
-func (s *Sandbox) appendLog(b []byte) error {
-	if s.broken != nil {
-		return s.broken
+// one does not follow half a line. The caller holds sl.saveMu.
+func (sl *stateLog) appendLog(b []byte) error {
+	if sl.broken != nil {
+		return sl.broken
 	}
-	if !s.logExists {
+	if !sl.logExists {
 		full := append(header(), b...)
-		if err := writeAtomic(s.stateFile, full); err != nil {
+		if err := writeAtomic(sl.path, full); err != nil {
 			return err
 		}
-		s.logExists, s.logSize = true, int64(len(full))
+		sl.logExists, sl.logSize = true, int64(len(full))
 		return nil
 	}
-	if s.log == nil {
-		f, err := os.OpenFile(s.stateFile, os.O_WRONLY|os.O_APPEND, 0)
+	if sl.log == nil {
+		f, err := os.OpenFile(sl.path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			return err
 		}
-		s.log = f
+		sl.log = f
 	}
-	n, err := s.log.Write(b)
+	n, err := sl.log.Write(b)
 	if err == nil {
-		err = s.log.Sync()
+		err = sl.log.Sync()
 	}
 	if err != nil {
-		if terr := s.log.Truncate(s.logSize); terr != nil {
-			s.broken = fmt.Errorf("a failed append could not be cut off (%v), so nothing more is saved until a restart: %w", terr, err)
+		if terr := sl.log.Truncate(sl.logSize); terr != nil {
+			sl.broken = fmt.Errorf("a failed append could not be cut off (%v), so nothing more is saved until a restart: %w", terr, err)
 		}
 		return err
 	}
-	s.logSize += int64(n)
+	sl.logSize += int64(n)
 	return nil
 }
 
-// Close releases the state file. It is safe to call more than once; a request
-// after Close opens the file again.
-func (s *Sandbox) Close() error {
-	s.saveMu.Lock()
-	defer s.saveMu.Unlock()
-	if s.log == nil {
+// close releases the state file (Sandbox.Close). It is safe to call more than
+// once; a request after it opens the file again.
+func (sl *stateLog) close() error {
+	sl.saveMu.Lock()
+	defer sl.saveMu.Unlock()
+	if sl.log == nil {
 		return nil
 	}
-	err := s.log.Close()
-	s.log = nil
+	err := sl.log.Close()
+	sl.log = nil
 	if err != nil {
 		return fmt.Errorf("sandbox: close state file: %w", err)
 	}
@@ -398,13 +419,13 @@ func removeTemps(path string) {
 	}
 }
 
-// load reads the state file into the empty sandbox s. A missing file leaves it
+// load reads the state file into the empty core. A missing file leaves it
 // empty; an unreadable or damaged one is an ErrStateFile error and is left as it
 // is. A version 1 file, or a log more than twice the size of its live state, is
 // rewritten compacted; a log whose last line was cut off by a crash is cut back to
 // its last whole line.
-func (s *Sandbox) load() error {
-	path := s.stateFile
+func (sl *stateLog) load() error {
+	path := sl.path
 	removeTemps(path)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -417,37 +438,37 @@ func (s *Sandbox) load() error {
 	if err != nil {
 		return &stateError{path: path, cause: err}
 	}
-	if err := s.restore(doc); err != nil {
+	if err := sl.restore(doc); err != nil {
 		return &stateError{path: path, cause: err}
 	}
 	// Each order's line is what a save compares with.
-	live := s.liveState(func(o *order, l []byte) { o.savedSum = sha256.Sum256(l) })
-	s.logExists = true
+	live := sl.liveState(func(o *order, l []byte) { o.savedSum = sha256.Sum256(l) })
+	sl.logExists = true
 	garbage := int64(whole) - int64(len(live))
 	switch {
-	case doc.V == legacyVersion || garbage > int64(len(live)) && garbage >= s.compactMin:
+	case doc.V == legacyVersion || garbage > int64(len(live)) && garbage >= sl.compactMin:
 		if err := writeAtomic(path, live); err != nil {
 			return fmt.Errorf("sandbox: compact state file %s: %w", path, err)
 		}
-		s.logSize = int64(len(live))
+		sl.logSize = int64(len(live))
 	case whole < len(b):
 		if err := os.Truncate(path, int64(whole)); err != nil {
 			return fmt.Errorf("sandbox: drop the cut-off last line of %s: %w", path, err)
 		}
-		s.logSize = int64(whole)
+		sl.logSize = int64(whole)
 	default:
-		s.logSize = int64(len(b))
+		sl.logSize = int64(len(b))
 	}
 	return nil
 }
 
 // liveState is the state as a compacted log: the header, each order's line in
 // creation order (each also given to each), then the used refund ids, sorted. The
-// caller holds s.mu or is New.
-func (s *Sandbox) liveState(each func(o *order, line []byte)) []byte {
+// caller holds sl.mu or is New.
+func (sl *stateLog) liveState(each func(o *order, line []byte)) []byte {
 	live := header()
-	for _, id := range s.seq {
-		o := s.orders[id]
+	for _, id := range sl.seq {
+		o := sl.orders[id]
 		so := stateOf(o)
 		l := line(stateRecord{Order: &so})
 		if each != nil {
@@ -455,11 +476,11 @@ func (s *Sandbox) liveState(each func(o *order, line []byte)) []byte {
 		}
 		live = append(live, l...)
 	}
-	for _, key := range sortedKeys(s.refundIDs) {
+	for _, key := range sortedKeys(sl.refundIDs) {
 		m, txn, _ := strings.Cut(key, "\x00")
 		live = append(live, line(stateRecord{RefundTxn: &stateRefund{MerchantID: m, UniqueTxnID: txn}})...)
 	}
-	for _, id := range sortedKeys(s.refundNos) {
+	for _, id := range sortedKeys(sl.refundNos) {
 		live = append(live, line(stateRecord{RefundID: id})...)
 	}
 	return live
@@ -596,12 +617,12 @@ func parseLog(b []byte) (*stateDoc, int, error) {
 	return doc, pos, nil
 }
 
-// restore fills the empty sandbox s with the state of a state file, checking that
+// restore fills the empty core with the state of a state file, checking that
 // it is consistent.
-func (s *Sandbox) restore(doc *stateDoc) error {
+func (sl *stateLog) restore(doc *stateDoc) error {
 	stubs := map[string]*merchant{} // merchants this sandbox is not configured with
 	merchantOf := func(id string) *merchant {
-		if m := s.merchants[id]; m != nil {
+		if m := sl.merchants[id]; m != nil {
 			return m
 		}
 		if stubs[id] == nil {
@@ -613,11 +634,11 @@ func (s *Sandbox) restore(doc *stateDoc) error {
 		if !allDigits(so.ID) || so.Token == "" || !validOrderID(so.MerchantOrderID) || !allDigits(so.MerchantID) {
 			return fmt.Errorf("order %q has a bad id, token or merchant", so.ID)
 		}
-		if s.orders[so.ID] != nil || s.byToken[so.Token] != nil {
+		if sl.orders[so.ID] != nil || sl.byToken[so.Token] != nil {
 			return fmt.Errorf("order %s appears twice", so.ID)
 		}
 		key := so.MerchantID + "\x00" + so.MerchantOrderID
-		if s.orderIDs[key] {
+		if sl.orderIDs[key] {
 			return fmt.Errorf("merchant order id %s appears twice", so.MerchantOrderID)
 		}
 		if so.Created.IsZero() || so.Amount < minAmount || so.Refunded < 0 {
@@ -637,15 +658,15 @@ func (s *Sandbox) restore(doc *stateDoc) error {
 			}
 		}
 		for _, imei := range so.IMEIs {
-			if s.imeis[imei] != "" {
+			if sl.imeis[imei] != "" {
 				return fmt.Errorf("IMEI %s is blocked by two orders", imei)
 			}
-			s.imeis[imei] = o.id
+			sl.imeis[imei] = o.id
 			o.imeis = append(o.imeis, imei)
 		}
 		captured := 0
 		for _, sp := range so.Payments {
-			if !allDigits(sp.ID) || s.payments[sp.ID] != nil {
+			if !allDigits(sp.ID) || sl.payments[sp.ID] != nil {
 				return fmt.Errorf("payment %q of order %s has a bad or repeated id", sp.ID, so.ID)
 			}
 			if sp.Stage < stageAuth || sp.Stage > stageDone || sp.OutcomeKind < int(outcomeApprove) ||
@@ -661,24 +682,24 @@ func (s *Sandbox) restore(doc *stateDoc) error {
 				mobile: sp.Mobile, created: sp.Created, completed: sp.Completed, captureAt: sp.CaptureAt,
 				code: sp.Code, message: sp.Message, authCode: sp.AuthCode, rrn: sp.RRN, refunded: sp.Refunded, hosted: sp.Hosted}
 			o.payments = append(o.payments, p)
-			s.payments[p.id] = p
+			sl.payments[p.id] = p
 		}
 		if captured > 1 {
 			return fmt.Errorf("order %s has %d captured payments", so.ID, captured)
 		}
-		s.orders[o.id] = o
-		s.byToken[o.token] = o
-		s.orderIDs[key] = true
-		s.seq = append(s.seq, o.id)
+		sl.orders[o.id] = o
+		sl.byToken[o.token] = o
+		sl.orderIDs[key] = true
+		sl.seq = append(sl.seq, o.id)
 	}
 	for _, r := range doc.RefundTxnIDs {
 		if r.MerchantID == "" || r.UniqueTxnID == "" {
 			return errors.New("a used refund id has no merchant or no id")
 		}
-		s.refundIDs[r.MerchantID+"\x00"+r.UniqueTxnID] = true
+		sl.refundIDs[r.MerchantID+"\x00"+r.UniqueTxnID] = true
 	}
 	for _, id := range doc.RefundIDs {
-		s.refundNos[id] = true
+		sl.refundNos[id] = true
 	}
 	return nil
 }
