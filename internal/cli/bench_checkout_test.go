@@ -53,7 +53,7 @@ func BenchmarkCardCheckout(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer j.Close()
-	eng, err := pos.New(pos.Config{Journal: j, Gateway: gw, Customer: pos.Customer{Mobile: "9999999999", Email: "bench@galla.local"}})
+	eng, err := pos.New(pos.Config{Journal: j.Port(), Gateway: gw, Customer: pos.Customer{Mobile: "9999999999", Email: "bench@galla.local"}})
 	if err != nil {
 		b.Fatal(err)
 	}

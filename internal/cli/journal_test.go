@@ -68,7 +68,7 @@ func TestJournalCommands(t *testing.T) {
 	backup := filepath.Join(t.TempDir(), "journal-backup.db")
 	j, err := journal.Open(filepath.Join(dir, journalFile), keyed(t, dir, journal.Options{}))
 	require.NoError(t, err)
-	require.NoError(t, j.BackupTo(backup))
+	require.NoError(t, j.Archive.BackupTo(backup))
 	require.NoError(t, j.Close())
 
 	// A sale after the backup (receipt 2), then the journal is lost.

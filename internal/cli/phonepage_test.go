@@ -45,7 +45,7 @@ func startPhoneSale(t *testing.T, ctx context.Context, till *terminal) phoneSale
 	require.NotEmpty(t, found)
 	lines := []ui.Line{{Product: found[0], Qty: 1}}
 	// Each phone sold carries its own IMEI: the sales journaled so far number it.
-	last, err := till.j.LastSeq(ctx)
+	last, err := till.j.Log.LastSeq(ctx)
 	require.NoError(t, err)
 	imeis := phoneIMEIs(t, lines, fmt.Sprintf("3569380%07d", last))
 	shown := make(chan ui.Progress, 1)

@@ -40,7 +40,7 @@ func refundFixture(t *testing.T, printer string) (dataDir, orderID string) {
 			Refund: &pos.RefundEvent{UniqueTxnID: "R-2", Amount: 4900, Refunded: 14900}},
 	}
 	for _, ev := range events {
-		_, err := j.Append(t.Context(), ev)
+		_, err := j.Log.Append(t.Context(), ev)
 		require.NoError(t, err, "append %s", ev.Kind)
 	}
 	return dataDir, orderID
@@ -103,7 +103,7 @@ func openOrder(t *testing.T, dir, id string) *pos.Order {
 	j, err := journal.Open(filepath.Join(dir, journalFile), keyed(t, dir, journal.Options{}))
 	require.NoError(t, err)
 	defer j.Close()
-	o, err := j.Order(t.Context(), id)
+	o, err := j.Orders.Order(t.Context(), id)
 	require.NoError(t, err)
 	return o
 }
@@ -270,7 +270,7 @@ func closeDayFixture(t *testing.T, addr string) string {
 	defer j.Close()
 	p, err := json.Marshal(receipts.Profile{Transport: receipts.TransportTCP, Address: addr, Width: 80, Timeout: 500 * time.Millisecond})
 	require.NoError(t, err)
-	_, err = j.Append(t.Context(), pos.Event{Kind: pos.EvSettingsChanged, Day: pos.ToDay(time.Now()), Time: time.Now(),
+	_, err = j.Log.Append(t.Context(), pos.Event{Kind: pos.EvSettingsChanged, Day: pos.ToDay(time.Now()), Time: time.Now(),
 		Setting: &pos.Setting{Key: pos.SettingPrinter, Value: p}})
 	require.NoError(t, err)
 	return dir

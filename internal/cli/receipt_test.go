@@ -44,7 +44,7 @@ func receiptFixture(t *testing.T, printer string) (dataDir, orderID string) {
 		events = append(events, pos.Event{Kind: pos.EvSettingsChanged, Day: day, Time: at, Setting: &pos.Setting{Key: pos.SettingPrinter, Value: p}})
 	}
 	for _, ev := range events {
-		_, err := j.Append(ctx, ev)
+		_, err := j.Log.Append(ctx, ev)
 		require.NoError(t, err, "append %s", ev.Kind)
 	}
 	return dataDir, "G-1"
@@ -144,7 +144,7 @@ func TestCmdReceiptPrinterNotAnswering(t *testing.T) {
 	j, err := journal.Open(filepath.Join(dir, journalFile), keyed(t, dir, journal.Options{}))
 	require.NoError(t, err)
 	defer j.Close()
-	o, err := j.Order(t.Context(), id)
+	o, err := j.Orders.Order(t.Context(), id)
 	require.NoError(t, err)
 	assert.Contains(t, o.PrintError, "not answering", "the failed print is journaled")
 	assert.Equal(t, pos.StatePaid, o.State, "the sale stands")
@@ -190,7 +190,7 @@ func TestCmdReceiptPrints(t *testing.T) {
 	j, err := journal.Open(filepath.Join(dir, journalFile), keyed(t, dir, journal.Options{}))
 	require.NoError(t, err)
 	defer j.Close()
-	o, err := j.Order(t.Context(), id)
+	o, err := j.Orders.Order(t.Context(), id)
 	require.NoError(t, err)
 	assert.True(t, o.Printed, "the print is journaled")
 	assert.Empty(t, o.PrintError)

@@ -20,11 +20,11 @@ import (
 // hash chain, times and days, order, payment and refund ids, and who was signed in.
 func normalEvents(t *testing.T, j *journal.Journal) []string {
 	t.Helper()
-	last, err := j.LastSeq(t.Context())
+	last, err := j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
 	var out []string
 	for seq := uint64(1); seq <= last; seq++ {
-		ev, err := j.Event(t.Context(), seq)
+		ev, err := j.Log.Event(t.Context(), seq)
 		require.NoError(t, err)
 		if ev.Kind == pos.EvStaffAdded || ev.Kind == pos.EvStaffChanged || ev.Kind == pos.EvStaffSignIn {
 			continue // the window's first manager and sign-ins; the command line has none

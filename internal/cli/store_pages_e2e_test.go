@@ -159,7 +159,7 @@ func TestIMEISoldOnceAcrossCounters(t *testing.T) {
 	require.NoError(t, err)
 	defer j.Close()
 	var overrides []map[string]string
-	require.NoError(t, j.EventsFrom(t.Context(), 1, func(ev pos.Event) error {
+	require.NoError(t, j.Log.EventsFrom(t.Context(), 1, func(ev pos.Event) error {
 		if ev.Kind == pos.EvOverride && ev.Extra["what"] == "imei" {
 			overrides = append(overrides, ev.Extra)
 		}

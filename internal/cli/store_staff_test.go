@@ -170,7 +170,7 @@ func counterEventsJSON(t *testing.T, dir string) []byte {
 	require.NoError(t, err)
 	defer tl.close()
 	var out []byte
-	require.NoError(t, tl.j.EventsFrom(t.Context(), 1, func(ev pos.Event) error {
+	require.NoError(t, tl.j.Log.EventsFrom(t.Context(), 1, func(ev pos.Event) error {
 		b, err := json.Marshal(ev)
 		out = append(append(out, b...), '\n')
 		return err

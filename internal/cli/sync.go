@@ -120,7 +120,7 @@ func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.J
 	if err != nil || !ok {
 		return nil, func() {}, err
 	}
-	if l, err = link.New(lc, j); err != nil {
+	if l, err = link.New(lc, j.Log); err != nil {
 		return nil, func() {}, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -132,7 +132,7 @@ func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.J
 		case <-ctx.Done():
 			return
 		}
-		if _, err := j.Verified(); err != nil {
+		if _, err := j.Log.Verified(); err != nil {
 			return
 		}
 		tick := time.NewTicker(syncEvery)
@@ -203,7 +203,7 @@ func cmdSync(c *cli, args []string) int {
 			_ = j.Close()
 		}
 	}()
-	l, err := link.New(lc, j)
+	l, err := link.New(lc, j.Log)
 	if err != nil {
 		return c.fail(exitCannotWork, "%v", err)
 	}

@@ -79,7 +79,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		return nil, fmt.Errorf("the receipt key in %s cannot be read or made (%v); check the folder's permissions", c.dataDir, err)
 	}
 	pcfg := pos.Config{
-		Journal:  j,
+		Journal:  j.Port(),
 		Gateway:  t.ps.client,
 		Terminal: cfg.Terminal,
 		Customer: pos.Customer{CountryCode: "91", Mobile: "9999999999", Email: "counter@galla.local"},
@@ -98,7 +98,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		pcfg.GatewayID = pos.GatewaySandbox
 	}
 	if window {
-		pcfg.Health = j
+		pcfg.Health = j.Log
 	}
 	if t.eng, err = pos.New(pcfg); err != nil {
 		_ = j.Close()
@@ -112,11 +112,11 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		}
 		return o
 	})
-	tc := pos.TillConfig{Engine: t.eng, Catalogs: j, SampleCatalog: assets.SampleCatalog(), Backups: j, QRKey: key,
+	tc := pos.TillConfig{Engine: t.eng, Catalogs: j.Shop, SampleCatalog: assets.SampleCatalog(), Backups: j.Archive, QRKey: key,
 		Terminal: cfg.Terminal, Live: t.ps.live(), Phone: t.phone, Service: t.cfg}
 	stopSync := func() {}
 	if window {
-		tc.Health = j
+		tc.Health = j.Log
 		tc.AuthPages = t.phone // from memory, on loopback: never written to disk
 		if l, stop, err := startStoreLink(c, cfg, sec, j, t.checked, func() *pos.Till { return t.Till }); err == nil && l != nil {
 			tc.Store, stopSync = l, stop
@@ -126,7 +126,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		}
 	} else if lc, ok, err := storeLinkConfig(c, cfg, sec); err == nil && ok {
 		// A command-line sale of an enrolled terminal asks the store too.
-		if l, err := link.New(lc, j); err == nil {
+		if l, err := link.New(lc, j.Log); err == nil {
 			t.eng.StoreDesk.SetDecisions(l)
 		}
 	}
@@ -144,7 +144,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		defer close(t.checked)
 		// The result is kept by the journal (Verified) for the engine and the
 		// status bar; a check stopped by closing leaves it unverified.
-		_ = j.Verify(vctx)
+		_ = j.Log.Verify(vctx)
 	}()
 	t.stop = func() { stopSync(); stopCheck() }
 	return t, nil

@@ -132,7 +132,7 @@ func givenBack(st *pos.SaleStatus) []pos.CancelTender {
 
 // voidedBy names the manager whose PIN voided sale id, "" when it cannot be read.
 func voidedBy(ctx context.Context, t *terminal, id string) string {
-	evs, err := t.j.Events(ctx, id)
+	evs, err := t.j.Orders.Events(ctx, id)
 	if err != nil {
 		return ""
 	}

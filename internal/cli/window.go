@@ -75,7 +75,7 @@ func reconcileAfterCheck(ctx context.Context, t *terminal, w io.Writer) <-chan s
 		case <-ctx.Done():
 			return
 		}
-		if ok, err := t.j.Verified(); !ok || err != nil {
+		if ok, err := t.j.Log.Verified(); !ok || err != nil {
 			if err != nil {
 				fmt.Fprintln(w, "galla: "+pos.Sentence(err))
 			}

@@ -142,7 +142,7 @@ func TestWindowTillDiscountPolicy(t *testing.T) {
 // mustPolicy reads the discount policy straight from the till's journal.
 func mustPolicy(t *testing.T, till *terminal) pos.DiscountPolicy {
 	t.Helper()
-	p, err := pos.LoadDiscountPolicy(t.Context(), till.j)
+	p, err := pos.LoadDiscountPolicy(t.Context(), till.j.Port())
 	require.NoError(t, err)
 	return p
 }

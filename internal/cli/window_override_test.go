@@ -39,11 +39,11 @@ func (s *unreachableStore) Release(context.Context, string, string) error { retu
 // imeiOverrides are the journal's staff.override events of what=imei.
 func imeiOverrides(t *testing.T, till *terminal) []pos.Event {
 	t.Helper()
-	last, err := till.j.LastSeq(t.Context())
+	last, err := till.j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
 	var out []pos.Event
 	for seq := uint64(1); seq <= last; seq++ {
-		ev, err := till.j.Event(t.Context(), seq)
+		ev, err := till.j.Log.Event(t.Context(), seq)
 		require.NoError(t, err)
 		if ev.Kind == pos.EvOverride && ev.Extra["what"] == "imei" {
 			out = append(out, ev)

@@ -301,10 +301,10 @@ func noCardNumber(t *testing.T, till *terminal, numbers ...string) {
 	t.Helper()
 	dir := till.c.dataDir
 	// The journal's event bodies are stored compressed: read them back too.
-	last, err := till.j.LastSeq(t.Context())
+	last, err := till.j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
 	for seq := uint64(1); seq <= last; seq++ {
-		ev, err := till.j.Event(t.Context(), seq)
+		ev, err := till.j.Log.Event(t.Context(), seq)
 		require.NoError(t, err)
 		b, err := json.Marshal(ev)
 		require.NoError(t, err)

@@ -16,11 +16,11 @@ import (
 // journalEvents reads every event of the terminal's journal from seq from on.
 func journalEvents(t *testing.T, till *terminal, from uint64) []pos.Event {
 	t.Helper()
-	last, err := till.j.LastSeq(t.Context())
+	last, err := till.j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
 	var out []pos.Event
 	for seq := from; seq <= last; seq++ {
-		ev, err := till.j.Event(t.Context(), seq)
+		ev, err := till.j.Log.Event(t.Context(), seq)
 		require.NoError(t, err)
 		out = append(out, ev)
 	}
@@ -41,7 +41,7 @@ func TestWindowSettingsAudit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, st.SecretsWhere, config.SecretsFile, "no keyring in the tests: the 0600 file, and Settings says so")
 
-	start, err := till.j.LastSeq(ctx)
+	start, err := till.j.Log.LastSeq(ctx)
 	require.NoError(t, err)
 	cfgPath := filepath.Join(till.c.dataDir, configFile)
 	cfgBefore, _ := os.ReadFile(cfgPath)
@@ -52,7 +52,7 @@ func TestWindowSettingsAudit(t *testing.T) {
 	err = till.Setup.SaveSettings(ctx, asha, st, "SECRET-VALUE-1")
 	require.Error(t, err)
 	assert.Contains(t, pos.Sentence(err), "collector.example")
-	last, err := till.j.LastSeq(ctx)
+	last, err := till.j.Log.LastSeq(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, start, last, "a refused address journals nothing, not even the shop")
 	cfgAfter, _ := os.ReadFile(cfgPath)

@@ -27,7 +27,7 @@ func (k *counter) firstManager() {
 func splitSale(t *testing.T, till *terminal) *pos.SaleStatus {
 	t.Helper()
 	var found []*pos.Order
-	orders, err := till.j.OrdersByDay(t.Context(), till.eng.Today())
+	orders, err := till.j.Orders.OrdersByDay(t.Context(), till.eng.Today())
 	require.NoError(t, err)
 	for _, o := range orders {
 		if o.Tender == pos.TenderSplit {
@@ -381,7 +381,7 @@ func TestKeyboardSplitTenderBrandEMIBack(t *testing.T) {
 	k.press(fyne.KeyEscape)
 	k.waitText("Split tender: sale")
 	k.waitFor("the tender closed", func() bool {
-		o, err := till.j.Order(t.Context(), emi.ID)
+		o, err := till.j.Orders.Order(t.Context(), emi.ID)
 		return err == nil && o.State == pos.StateAbandoned
 	})
 	st = splitSale(t, till)

@@ -87,7 +87,7 @@ func runCancelCase(t *testing.T, exe, at string) {
 
 	_, err = e.Refunds.CancelDocument(ctx, sale.ID, managerPIN, "again")
 	assert.ErrorIs(t, err, pos.ErrAlreadyCancelled)
-	unresolved, err := j.Unresolved(ctx)
+	unresolved, err := j.Orders.Unresolved(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, ids(unresolved), "every order is resolved in the end")
 	checkLedger(t, j, w.sb)

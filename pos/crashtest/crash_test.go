@@ -114,7 +114,7 @@ func runHelper(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cj := &killJournal{Journal: j}
+	cj := &killJournal{Journal: j.Port()}
 	var gw pos.Gateway = client
 	switch kind {
 	case "before":
@@ -495,7 +495,7 @@ func (w *world) open(t *testing.T) (*journal.Journal, *pos.Engine) {
 	t.Helper()
 	j, err := journal.Open(w.path, journal.Options{LockTimeout: 5 * time.Second})
 	require.NoError(t, err, "the journal opens after the kill: lock released, chain verified")
-	e, err := newEngine(j, w.client, testclock.Real(time.Millisecond))
+	e, err := newEngine(j.Port(), w.client, testclock.Real(time.Millisecond))
 	require.NoError(t, err)
 	return j, e
 }
@@ -514,7 +514,7 @@ func runCase(t *testing.T, exe string, tc crashCase) {
 		require.NoError(t, err)
 		require.Equal(t, pos.ResultPaid, res.Status, res.Reason)
 		saleID = res.Order.ID
-		evs, err := j.Events(ctx, saleID)
+		evs, err := j.Orders.Events(ctx, saleID)
 		require.NoError(t, err)
 		baseEvents = len(evs)
 		require.NoError(t, j.Close())
@@ -589,7 +589,7 @@ func runCase(t *testing.T, exe string, tc crashCase) {
 		assert.NotEmpty(t, sale.Reason)
 	}
 
-	unresolved, err := j.Unresolved(ctx)
+	unresolved, err := j.Orders.Unresolved(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, ids(unresolved), "every order is resolved in the end")
 	checkLedger(t, j, w.sb)
@@ -597,11 +597,11 @@ func runCase(t *testing.T, exe string, tc crashCase) {
 
 	// Event bodies are stored compressed: scan them as the journal reads them
 	// back, and the raw file (order records, anything else) too.
-	last, err := j.LastSeq(ctx)
+	last, err := j.Log.LastSeq(ctx)
 	require.NoError(t, err)
 	var stored []byte
 	for seq := uint64(1); seq <= last; seq++ {
-		ev, err := j.Event(ctx, seq)
+		ev, err := j.Log.Event(ctx, seq)
 		require.NoError(t, err)
 		b, err := json.Marshal(ev)
 		require.NoError(t, err)
@@ -744,7 +744,7 @@ func allOrders(t *testing.T, j *journal.Journal) []*pos.Order {
 	seen := map[string]bool{}
 	now := time.Now()
 	for _, d := range []time.Time{now.AddDate(0, 0, -1), now, now.AddDate(0, 0, 1)} {
-		orders, err := j.OrdersByDay(t.Context(), pos.ToDay(d))
+		orders, err := j.Orders.OrdersByDay(t.Context(), pos.ToDay(d))
 		require.NoError(t, err)
 		for _, o := range orders {
 			if !seen[o.ID] {
@@ -761,7 +761,7 @@ func latestOrder(t *testing.T, j *journal.Journal) *pos.Order {
 	t.Helper()
 	var last *pos.Order
 	for _, o := range allOrders(t, j) {
-		evs, err := j.Events(t.Context(), o.ID)
+		evs, err := j.Orders.Events(t.Context(), o.ID)
 		require.NoError(t, err)
 		require.NotEmpty(t, evs)
 		if last == nil || evs[0].Seq > firstSeq(t, j, last.ID) {
@@ -773,7 +773,7 @@ func latestOrder(t *testing.T, j *journal.Journal) *pos.Order {
 
 func firstSeq(t *testing.T, j *journal.Journal, id string) uint64 {
 	t.Helper()
-	evs, err := j.Events(t.Context(), id)
+	evs, err := j.Orders.Events(t.Context(), id)
 	require.NoError(t, err)
 	require.NotEmpty(t, evs)
 	return evs[0].Seq
@@ -792,7 +792,7 @@ func checkEvents(t *testing.T, j *journal.Journal, want int) {
 func logEvents(t *testing.T, j *journal.Journal) {
 	t.Helper()
 	for _, o := range allOrders(t, j) {
-		evs, err := j.Events(t.Context(), o.ID)
+		evs, err := j.Orders.Events(t.Context(), o.ID)
 		require.NoError(t, err)
 		for _, ev := range evs {
 			t.Logf("%d %s %s %s", ev.Seq, ev.OrderID, ev.Kind, ev.Reason)
@@ -804,7 +804,7 @@ func countOrderEvents(t *testing.T, j *journal.Journal) int {
 	t.Helper()
 	n := 0
 	for _, o := range allOrders(t, j) {
-		evs, err := j.Events(t.Context(), o.ID)
+		evs, err := j.Orders.Events(t.Context(), o.ID)
 		require.NoError(t, err)
 		n += len(evs)
 	}
@@ -813,7 +813,7 @@ func countOrderEvents(t *testing.T, j *journal.Journal) int {
 
 func mustOrder(t *testing.T, j *journal.Journal, id string) *pos.Order {
 	t.Helper()
-	o, err := j.Order(t.Context(), id)
+	o, err := j.Orders.Order(t.Context(), id)
 	require.NoError(t, err)
 	return o
 }

@@ -154,7 +154,7 @@ func runSplitCase(t *testing.T, exe string, sc splitCase) {
 		finishVoid(t, e, w, id)
 	}
 
-	unresolved, err := j.Unresolved(ctx)
+	unresolved, err := j.Orders.Unresolved(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, ids(unresolved), "every order is resolved in the end")
 	checkLedger(t, j, w.sb)

@@ -28,15 +28,15 @@ func TestWrongPINsJournalTheAttemptOnly(t *testing.T) {
 	opts := Options{Now: func() time.Time { return now }}
 	j, err := Open(path, opts)
 	require.NoError(t, err)
-	r := pos.NewRoster(j).WithIterations(pos.MinPINIterations)
+	r := pos.NewRoster(j.Staff).WithIterations(pos.MinPINIterations)
 	asha, err := r.AddStaff(ctx, "Asha", pos.RoleManager, "246813")
 	require.NoError(t, err)
 	ravi, err := r.AddStaff(ctx, "Ravi", pos.RoleCashier, "1357")
 	require.NoError(t, err)
-	_, err = j.Append(ctx, pos.Event{Kind: pos.EvDayClosed, Day: "2026-11-21", Time: t0,
+	_, err = j.Log.Append(ctx, pos.Event{Kind: pos.EvDayClosed, Day: "2026-11-21", Time: t0,
 		DayClose: &pos.DayClose{Day: "2026-11-21", ZNo: 1, Report: json.RawMessage(`{}`)}})
 	require.NoError(t, err)
-	_, ok, err := j.LastCheckpoint(ctx)
+	_, ok, err := j.Days.LastCheckpoint(ctx)
 	require.NoError(t, err)
 	require.True(t, ok, "the records are written before the checkpoint")
 
@@ -55,8 +55,8 @@ func TestWrongPINsJournalTheAttemptOnly(t *testing.T) {
 
 	j, err = Open(path, opts)
 	require.NoError(t, err, "the start-up check accepts the attempts")
-	r = pos.NewRoster(j).WithIterations(pos.MinPINIterations)
-	got, err := j.Get(ctx, ravi.ID)
+	r = pos.NewRoster(j.Staff).WithIterations(pos.MinPINIterations)
+	got, err := j.Staff.Get(ctx, ravi.ID)
 	require.NoError(t, err)
 	assert.Equal(t, pos.MaxPINAttempts-1, got.FailedAttempts, "the count survives the reopen")
 	assert.Equal(t, ravi.PINHash, got.PINHash, "the attempts keep the record")
@@ -65,14 +65,14 @@ func TestWrongPINsJournalTheAttemptOnly(t *testing.T) {
 	var le *pos.LockedError
 	require.ErrorAs(t, err, &le, "the last wrong PIN locks")
 	assert.Equal(t, now.Add(pos.LockDuration), le.Until)
-	got, err = j.Get(ctx, asha.ID)
+	got, err = j.Staff.Get(ctx, asha.ID)
 	require.NoError(t, err)
 	assert.Equal(t, 1, got.FailedAttempts)
 	require.NoError(t, j.Close())
 
 	j, err = Open(path, opts)
 	require.NoError(t, err)
-	r = pos.NewRoster(j).WithIterations(pos.MinPINIterations)
+	r = pos.NewRoster(j.Staff).WithIterations(pos.MinPINIterations)
 	_, err = r.SignIn(ctx, ravi.ID, "1357", now)
 	require.ErrorAs(t, err, &le, "the lock survives the reopen: the right PIN is not checked")
 	assert.True(t, le.Until.Equal(now.Add(pos.LockDuration)), "locked until %v; want %v", le.Until, now.Add(pos.LockDuration))
@@ -85,7 +85,7 @@ func TestWrongPINsJournalTheAttemptOnly(t *testing.T) {
 	type member struct{ last, attempts int }
 	members := map[string]*member{asha.ID: {}, ravi.ID: {}}
 	var evs []pos.Event
-	require.NoError(t, j.db.View(func(tx *bolt.Tx) error {
+	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketEvents).ForEach(func(_, v []byte) error {
 			ev, err := DecodeEvent(v)
 			evs = append(evs, ev)
@@ -108,7 +108,7 @@ func TestWrongPINsJournalTheAttemptOnly(t *testing.T) {
 	assert.Equal(t, pos.MaxPINAttempts, members[ravi.ID].attempts)
 	assert.Equal(t, 2, members[asha.ID].attempts, "one wrong PIN and the reset")
 	for _, m := range []pos.Staff{asha, ravi} {
-		rec, err := j.Get(ctx, m.ID)
+		rec, err := j.Staff.Get(ctx, m.ID)
 		require.NoError(t, err)
 		hash := base64.StdEncoding.EncodeToString(rec.PINHash)
 		for _, ev := range evs[members[m.ID].last+1:] {
@@ -122,7 +122,7 @@ func TestWrongPINsJournalTheAttemptOnly(t *testing.T) {
 	}
 
 	before := snapshot(t, j)
-	require.NoError(t, j.Rebuild(ctx))
+	require.NoError(t, j.Log.Rebuild(ctx))
 	assert.Equal(t, before, snapshot(t, j), "Rebuild replays the attempts to the same records")
 	require.NoError(t, j.Close())
 	rep, err := VerifyFile(ctx, path)
@@ -169,8 +169,8 @@ func TestWrongPINsJournalTheAttemptOnly(t *testing.T) {
 // TestAttemptOfNoMember: a staff.attempt of an id with no record is refused.
 func TestAttemptOfNoMember(t *testing.T) {
 	j := openTest(t)
-	assert.ErrorIs(t, j.RecordAttempt(t.Context(), "404", 1, time.Time{}), pos.ErrUnknownStaff)
-	assert.ErrorIs(t, j.RecordAttempt(t.Context(), "", 1, time.Time{}), pos.ErrUnknownStaff)
+	assert.ErrorIs(t, j.Staff.RecordAttempt(t.Context(), "404", 1, time.Time{}), pos.ErrUnknownStaff)
+	assert.ErrorIs(t, j.Staff.RecordAttempt(t.Context(), "", 1, time.Time{}), pos.ErrUnknownStaff)
 }
 
 func keys(m map[string]any) []string {

@@ -16,7 +16,7 @@ import (
 func storedOrder(t *testing.T, j *Journal, id string) *pos.Order {
 	t.Helper()
 	var o pos.Order
-	require.NoError(t, j.db.View(func(tx *bolt.Tx) error {
+	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
 		raw := tx.Bucket(bucketOrders).Get([]byte(id))
 		require.NotNil(t, raw, "order %s is stored", id)
 		return json.Unmarshal(raw, &o)
@@ -34,14 +34,14 @@ func TestOrderReadsMatchTheFile(t *testing.T) {
 	var s script
 	const id = "G-CACHE-1"
 	for _, ev := range s.cardSale(id, "2026-11-21", 3999900) {
-		_, err := j.Append(ctx, ev)
+		_, err := j.Log.Append(ctx, ev)
 		require.NoError(t, err)
-		got, err := j.Order(ctx, id)
+		got, err := j.Orders.Order(ctx, id)
 		require.NoError(t, err)
 		assert.Equal(t, storedOrder(t, j, id), got, "Order(%s) after %s", id, ev.Kind)
 
 		got.State, got.Attempts = pos.StateFailed, nil
-		again, err := j.Order(ctx, id)
+		again, err := j.Orders.Order(ctx, id)
 		require.NoError(t, err)
 		assert.Equal(t, storedOrder(t, j, id), again, "Order(%s) after the caller changed its copy", id)
 	}
@@ -61,9 +61,9 @@ func TestOrderCacheNeedsTheStoredBytes(t *testing.T) {
 	want.Reason = "changed behind the cache's back"
 	data, err := json.Marshal(want)
 	require.NoError(t, err)
-	require.NoError(t, j.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketOrders).Put([]byte(id), data) }))
+	require.NoError(t, j.core.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketOrders).Put([]byte(id), data) }))
 
-	got, err := j.Order(ctx, id)
+	got, err := j.Orders.Order(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, "changed behind the cache's back", got.Reason)
 }

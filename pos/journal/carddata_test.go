@@ -66,9 +66,9 @@ func TestNoCardDataOnDisk(t *testing.T) {
 	var s script
 	appendAll(t, j, s.representative(t))
 	appendAll(t, j, s.unknownSale("G-0099", "2026-11-22", 4999))
-	require.NoError(t, j.Rebuild(t.Context()))
+	require.NoError(t, j.Log.Rebuild(t.Context()))
 	var backup bytes.Buffer
-	require.NoError(t, j.Backup(&backup))
+	require.NoError(t, j.Archive.Backup(&backup))
 	require.NoError(t, j.Close())
 
 	raw, err := os.ReadFile(j.Path())

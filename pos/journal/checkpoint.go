@@ -2,11 +2,9 @@ package journal
 
 import (
 	"bytes"
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -115,67 +113,4 @@ func lastCheckpoint(tx *bolt.Tx) (c Checkpoint, ok bool, err error) {
 		return Checkpoint{}, false, fmt.Errorf("the checkpoint of Z report %d is malformed", beU64(k))
 	}
 	return c, true, nil
-}
-
-// LastCheckpoint returns the checkpoint of the newest Z report; ok is false when
-// no day was closed yet. Its Digest is the one to print on the Z report and to
-// send to the store server: an anchor outside the file.
-func (j *Journal) LastCheckpoint(ctx context.Context) (c Checkpoint, ok bool, err error) {
-	if err := ctx.Err(); err != nil {
-		return Checkpoint{}, false, fmt.Errorf("journal: last checkpoint: %w", err)
-	}
-	err = j.view(func(tx *bolt.Tx) error {
-		var err error
-		c, ok, err = lastCheckpoint(tx)
-		return err
-	})
-	if err != nil {
-		return Checkpoint{}, false, fmt.Errorf("journal: last checkpoint: %w", err)
-	}
-	return c, ok, nil
-}
-
-// ZDigest is the seal of Z report zno to print on it and send to the store server
-// (pos.ZDigester): hex SHA-256 of the checkpoint's chain hash, event count and
-// derived-state digest, 64 hex digits; an HMAC-SHA256 with the chain key of the
-// same when the Z report's event is keyed, so that only the terminal's key can
-// make it.
-func (j *Journal) ZDigest(ctx context.Context, zno uint64) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("journal: Z digest: %w", err)
-	}
-	var (
-		c     Checkpoint
-		found bool
-		key   []byte
-	)
-	err := j.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketCheckpoints)
-		if b == nil {
-			return nil
-		}
-		if c, found = decodeCheckpoint(zno, b.Get(u64(zno))); !found {
-			return nil
-		}
-		r, err := j.rec.decode(tx.Bucket(bucketEvents).Get(u64(c.Seq)))
-		if err != nil {
-			return j.corrupt(c.Seq, err.Error())
-		}
-		key = j.rec.keyOf(r)
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("journal: Z digest %d: %w", zno, err)
-	}
-	if !found {
-		return "", nil // a Z report of before checkpoints: no seal
-	}
-	h := sha256.New()
-	if key != nil {
-		h = hmac.New(sha256.New, key)
-	}
-	h.Write(c.Hash[:])
-	h.Write(binary.BigEndian.AppendUint64(nil, c.Events))
-	h.Write(c.Digest[:])
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -120,7 +120,7 @@ func TestTamperIsDetected(t *testing.T) {
 			var s script
 			stored := appendAll(t, j, s.representative(t))
 			last := uint64(len(stored))
-			backup, err := j.BackupDay("2026-11-21")
+			backup, err := j.Archive.BackupDay("2026-11-21")
 			require.NoError(t, err)
 			path := j.Path()
 			require.NoError(t, j.Close())
@@ -159,19 +159,19 @@ func TestTamperIsDetected(t *testing.T) {
 			// damage, says it the same way and remembers it.
 			d, derr := Open(path, Options{DeferVerify: true})
 			require.NoError(t, derr, "Open with DeferVerify of a tampered journal")
-			done, verr := d.Verified()
+			done, verr := d.Log.Verified()
 			assert.False(t, done, "verified before Verify")
 			assert.NoError(t, verr)
-			verr = d.Verify(t.Context())
+			verr = d.Log.Verify(t.Context())
 			require.ErrorIs(t, verr, ErrCorrupt)
 			assert.Equal(t, err.Error(), verr.Error(), "Verify's error is Open's")
 			var vce *CorruptError
 			require.ErrorAs(t, verr, &vce)
 			assert.Equal(t, ce.Sentence(), vce.Sentence())
-			done, verr = d.Verified()
+			done, verr = d.Log.Verified()
 			assert.True(t, done, "verified after Verify")
 			assert.Equal(t, err.Error(), verr.Error())
-			assert.ErrorIs(t, d.Verify(t.Context()), ErrCorrupt, "a failure stays")
+			assert.ErrorIs(t, d.Log.Verify(t.Context()), ErrCorrupt, "a failure stays")
 			require.NoError(t, d.Close())
 
 			// The backup itself opens.
@@ -203,7 +203,7 @@ func TestStartUpVerifiesFromTheLastCheckpoint(t *testing.T) {
 			var s script
 			stored := appendAll(t, j, s.representative(t))
 			require.Equal(t, pos.EvDayClosed, stored[zSeq-1].Kind)
-			cp, ok, err := j.LastCheckpoint(t.Context())
+			cp, ok, err := j.Days.LastCheckpoint(t.Context())
 			require.NoError(t, err)
 			require.True(t, ok, "a checkpoint after the Z report")
 			assert.Equal(t, Checkpoint{ZNo: 1, Seq: zSeq, Hash: cp.Hash, Events: zSeq, Digest: cp.Digest}, cp)
@@ -221,7 +221,7 @@ func TestStartUpVerifiesFromTheLastCheckpoint(t *testing.T) {
 				require.ErrorIs(t, err, ErrCorrupt, "Open")
 			} else {
 				require.NoError(t, err, "Open verifies from the checkpoint only")
-				assert.ErrorIs(t, j2.VerifyAll(t.Context()), ErrCorrupt, "VerifyAll")
+				assert.ErrorIs(t, j2.Log.VerifyAll(t.Context()), ErrCorrupt, "VerifyAll")
 				require.NoError(t, j2.Close())
 			}
 			_, err = VerifyFile(t.Context(), path)
@@ -347,12 +347,12 @@ func TestBrokenPageIsDetected(t *testing.T) {
 	var s script
 	appendAll(t, j, s.representative(t))
 	var root uint64
-	require.NoError(t, j.db.View(func(tx *bolt.Tx) error {
+	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
 		root = uint64(tx.Bucket(bucketOrders).Root())
 		return nil
 	}))
 	require.NotZero(t, root, "the orders bucket has a page of its own")
-	pageSize := j.db.Info().PageSize
+	pageSize := j.core.db.Info().PageSize
 	path := j.Path()
 	require.NoError(t, j.Close())
 
@@ -373,7 +373,7 @@ func TestBrokenPageIsDetected(t *testing.T) {
 	d, err := Open(path, Options{DeferVerify: true})
 	require.NoError(t, err, "Open with DeferVerify leaves the check to Verify")
 	t.Cleanup(func() { _ = d.Close() })
-	verr := d.Verify(t.Context())
+	verr := d.Log.Verify(t.Context())
 	require.ErrorIs(t, verr, ErrCorrupt)
 	assert.Equal(t, ce.Error(), verr.Error())
 }
@@ -402,7 +402,7 @@ func TestVerified(t *testing.T) {
 			d, err := Open(path, Options{DeferVerify: tt.deferVerify})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = d.Close() })
-			done, verr := d.Verified()
+			done, verr := d.Log.Verified()
 			assert.Equal(t, tt.wantBefore, done, "Verified after Open")
 			assert.NoError(t, verr)
 
@@ -412,21 +412,21 @@ func TestVerified(t *testing.T) {
 				cancel()
 				ctx = c
 			}
-			err = d.Verify(ctx)
+			err = d.Log.Verify(ctx)
 			if tt.wantErr != nil {
 				assert.ErrorIs(t, err, tt.wantErr)
 			} else {
 				assert.NoError(t, err)
 			}
-			done, verr = d.Verified()
+			done, verr = d.Log.Verified()
 			assert.Equal(t, tt.wantAfter, done, "Verified after Verify")
 			assert.NoError(t, verr)
 
 			// Reads and appends work while unverified and after.
-			_, err = d.LastReceiptNo(t.Context())
+			_, err = d.Orders.LastReceiptNo(t.Context())
 			assert.NoError(t, err)
 			appendAll(t, d, s.cashSale("G-late", "2026-11-22", 100))
-			assert.NoError(t, d.Verify(t.Context()), "the chain stays whole")
+			assert.NoError(t, d.Log.Verify(t.Context()), "the chain stays whole")
 		})
 	}
 }
@@ -465,7 +465,7 @@ func TestVerifyBesideAppends(t *testing.T) {
 	go func() {
 		var first error
 		for range 20 {
-			if err := d.Verify(t.Context()); err != nil && first == nil {
+			if err := d.Log.Verify(t.Context()); err != nil && first == nil {
 				first = err
 			}
 		}
@@ -475,10 +475,10 @@ func TestVerifyBesideAppends(t *testing.T) {
 		appendAll(t, d, s.cashSale(fmt.Sprintf("G-beside-%d", i), "2026-11-22", 100))
 	}
 	require.NoError(t, <-errs)
-	done, err := d.Verified()
+	done, err := d.Log.Verified()
 	assert.True(t, done)
 	assert.NoError(t, err)
-	require.NoError(t, d.Verify(t.Context()), "the chain is whole after the appends")
+	require.NoError(t, d.Log.Verify(t.Context()), "the chain is whole after the appends")
 }
 
 // TestMigrationSealsCheckpoints opens a file of schema 1 (no checkpoints
@@ -504,13 +504,13 @@ func TestMigrationSealsCheckpoints(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = j2.Close() })
 	assert.Equal(t, want, snapshot(t, j2), "the derived buckets, checkpoints included")
-	require.NoError(t, j2.db.View(func(tx *bolt.Tx) error {
+	require.NoError(t, j2.core.db.View(func(tx *bolt.Tx) error {
 		assert.Equal(t, SchemaVersion(), schemaOf(tx))
 		return nil
 	}))
-	last, err := j2.LastSeq(t.Context())
+	last, err := j2.Log.LastSeq(t.Context())
 	require.NoError(t, err)
-	ev, err := j2.Event(t.Context(), last)
+	ev, err := j2.Log.Event(t.Context(), last)
 	require.NoError(t, err)
 	assert.Equal(t, stored[len(stored)-1].Hash, ev.Hash, "the chain is untouched")
 }

@@ -25,7 +25,7 @@ func usedDir(t *testing.T) string {
 	require.NoError(t, err)
 	var s script
 	appendAll(t, j, s.representative(t))
-	_, err = j.BackupDay("2026-11-21")
+	_, err = j.Archive.BackupDay("2026-11-21")
 	require.NoError(t, err)
 	require.NoError(t, j.Close())
 	return path
@@ -128,7 +128,7 @@ func TestCreateAnywayContinuesTheNumbers(t *testing.T) {
 	n, err := j.Numbers()
 	require.NoError(t, err)
 	assert.Equal(t, before, n, "continued from the high-water file")
-	staff, err := j.List(t.Context())
+	staff, err := j.Staff.List(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, staff, "a new journal")
 }
@@ -185,7 +185,7 @@ func TestDamagedFilesAreSentences(t *testing.T) {
 	j, err := Open(path, Options{})
 	require.NoError(t, err)
 	want := snapshot(t, j)
-	ps := j.db.Info().PageSize
+	ps := j.core.db.Info().PageSize
 	require.NoError(t, j.Close())
 	orig, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -250,11 +250,11 @@ func checkDamaged(t *testing.T, p string, opened, refused *int) {
 			continue
 		}
 		*opened++
-		if verr := j.Verify(t.Context()); verr != nil {
+		if verr := j.Log.Verify(t.Context()); verr != nil {
 			require.ErrorIs(t, verr, ErrDamaged)
 		}
-		_, _ = j.OrdersByDay(t.Context(), "2026-11-21")
-		_, _ = j.Unresolved(t.Context())
+		_, _ = j.Orders.OrdersByDay(t.Context(), "2026-11-21")
+		_, _ = j.Orders.Unresolved(t.Context())
 		require.NoError(t, j.Close())
 	}
 }

@@ -1,5 +1,33 @@
 // Package journal is Galla's bbolt journal, the only package that imports bbolt. It
-// implements the journal interface that package pos declares.
+// owns the journal file, the head record and the number high-water file beside
+// it, and its backups, and implements the journal interfaces package pos
+// declares.
+//
+// # Its parts
+//
+// Open returns a *Journal: a facade (journal.go) whose own methods open and close
+// the file and tell its path, commits, version and numbers, over parts that share
+// one core (journal_core.go: the bbolt handle, the head record, the high-water
+// file, the verification and their locks). Each part is a named field, in a file
+// named after it:
+//
+//	Log      log.go       the chain of events: Append, Event, EventsFrom, LastSeq,
+//	                      Rebuild, Verify, VerifyAll, Verified
+//	Orders   orders.go    the orders derived from it and their documents' numbers:
+//	                      Order, OrdersByDay, Unresolved, Events, LastReceiptNo,
+//	                      LastDocNo, FindDocument
+//	Days     days.go      the closed days: DayClose, LastZ, LastCheckpoint,
+//	                      ZDigest, CheckDay
+//	Staff    staff.go     the staff records: List, Get, Put, RecordAttempt
+//	Shop     shop.go      the settings and the catalog: Setting, Catalog, PutCatalog
+//	Archive  archive.go   the copies of the file: Backup, BackupTo, BackupDay,
+//	                      LatestBackup, VerifyBackup
+//
+// Journal.Port (port.go) is the value pos is given as its pos.Journal: it embeds
+// the parts pos reads, so that their methods (and the optional interfaces pos
+// looks for: pos.EventLog, pos.ZDigester, pos.DayChecker, pos.AttemptRecorder)
+// are one value's. The window is given the parts it needs by name: the Log as
+// pos.JournalHealth, the Shop as pos.CatalogStore, the Archive as pos.Backuper.
 //
 // # The file
 //
@@ -10,7 +38,7 @@
 // transaction, and nothing but bbolt happens inside it (no network, no printer).
 //
 // The log of events is the source of truth; every other bucket is derived from it
-// in the same transaction as the event, and Rebuild recreates them by replay.
+// in the same transaction as the event, and Log.Rebuild recreates them by replay.
 //
 // # Bucket tree (schema version 3)
 //
@@ -82,7 +110,7 @@
 // chain; any break is an error matching ErrCorrupt (a *CorruptError) that names
 // the first bad sequence and the newest backup. With Options.DeferVerify (the
 // window, whose cold start must not grow with the journal) Open leaves both to
-// Verify, run in the background, and Verified reports its result; pos's payments
+// Log.Verify, run in the background, and Log.Verified reports its result; pos's payments
 // wait for it (pos.Config.Health). Card numbers and CVVs are never in an event:
 // pos records brand and last four digits only.
 //
@@ -94,7 +122,7 @@
 // runs every bbolt call under a recover with debug.SetPanicOnFault: a missing
 // journal is ErrMissing, any damage ErrDamaged, never a crash. The last number of
 // every series is also kept in journal.db.numbers (NumbersPath); a journal behind
-// it is ErrBehind. CheckDay, VerifyFile, Salvage and Restore check and recover a
+// it is ErrBehind. Days.CheckDay, VerifyFile, Salvage and Restore check and recover a
 // journal; docs/journal-schema.md says how.
 //
 // # Schema changes
@@ -109,7 +137,7 @@
 //
 // # Backups
 //
-// Backup and BackupTo copy the live file through one read transaction
-// (Tx.WriteTo) while the terminal keeps working; BackupDay writes
+// The Archive's Backup and BackupTo copy the live file through one read
+// transaction (Tx.WriteTo) while the terminal keeps working; its BackupDay writes
 // backups/journal-DAY.db at day close; LatestBackup finds the newest.
 package journal

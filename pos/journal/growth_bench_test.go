@@ -176,7 +176,7 @@ func TestStartUpFromCheckpoint(t *testing.T) {
 	bareOpen(t, path)
 	j, err := Open(path, Options{Create: CreateNever})
 	require.NoError(t, err)
-	cp, ok, err := j.LastCheckpoint(t.Context())
+	cp, ok, err := j.Days.LastCheckpoint(t.Context())
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, n, cp.Seq, "the generator ends each day with its Z report")
@@ -205,7 +205,7 @@ func TestJournalSize(t *testing.T) {
 	ctx := t.Context()
 	for _, ev := range evs {
 		if ev.Kind == pos.EvDayClosed {
-			orders, err := j.OrdersByDay(ctx, day)
+			orders, err := j.Orders.OrdersByDay(ctx, day)
 			require.NoError(t, err)
 			r := pos.BuildReport(day, orders, ev.Time)
 			require.GreaterOrEqual(t, len(r.Orders), 200, "the rows the Z report is made from")
@@ -214,14 +214,14 @@ func TestJournalSize(t *testing.T) {
 			require.NoError(t, err)
 			ev.DayClose.Report = raw
 		}
-		_, err := j.Append(ctx, ev)
+		_, err := j.Log.Append(ctx, ev)
 		require.NoError(t, err)
 	}
 	var zSize, inUse int
-	require.NoError(t, j.db.View(func(tx *bolt.Tx) error {
+	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
 		zSize = len(tx.Bucket(bucketZ).Get(u64(1)))
-		free := j.db.Stats().FreePageN + j.db.Stats().PendingPageN
-		inUse = int(tx.Size()) - free*j.db.Info().PageSize
+		free := j.core.db.Stats().FreePageN + j.core.db.Stats().PendingPageN
+		inUse = int(tx.Size()) - free*j.core.db.Info().PageSize
 		return nil
 	}))
 	perEvent := inUse / len(evs)

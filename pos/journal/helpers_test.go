@@ -139,7 +139,7 @@ func appendAll(t testing.TB, j *Journal, evs []pos.Event) []pos.Event {
 	t.Helper()
 	out := make([]pos.Event, 0, len(evs))
 	for _, ev := range evs {
-		got, err := j.Append(context.Background(), ev)
+		got, err := j.Log.Append(context.Background(), ev)
 		require.NoError(t, err, "Append(%s %s)", ev.Kind, ev.OrderID)
 		out = append(out, got)
 	}
@@ -150,7 +150,7 @@ func appendAll(t testing.TB, j *Journal, evs []pos.Event) []pos.Event {
 func snapshot(t testing.TB, j *Journal) map[string]map[string]string {
 	t.Helper()
 	out := map[string]map[string]string{}
-	require.NoError(t, j.db.View(func(tx *bolt.Tx) error {
+	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
 		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
 			if bytes.Equal(name, bucketEvents) {
 				return nil

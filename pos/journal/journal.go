@@ -3,14 +3,14 @@ package journal
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -98,31 +98,28 @@ type Options struct {
 }
 
 // Journal is Galla's bbolt journal: an append-only hash-chained log of events and
-// the derived buckets read by pos. It is safe for concurrent use.
+// the derived buckets read by pos. As go-github's Client holds its services, it
+// holds one part per capability over one shared core (journalCore: the bbolt
+// handle, the head record, the number high-water file, the verification and their
+// locks): the Log is the chain of events itself (append, read, iterate, verify,
+// rebuild), the Orders the orders derived from it and the numbers of their
+// documents, the Days the closed days, their Z reports and checkpoints, the Staff
+// the staff records, the Shop the settings and the catalog, and the Archive the
+// copies of the file. Each is a named field and none is embedded: callers name the
+// part they use (j.Log.Append, j.Days.CheckDay). The Journal's own methods are
+// only the facade's: opening and closing the file, its path, commits, version and
+// numbers, and Port, the journal as package pos uses it. It is safe for
+// concurrent use.
 type Journal struct {
-	db         *bolt.DB
-	path       string
-	backupDir  string
-	now        func() time.Time
-	commits    atomic.Uint64
-	orders     orderCache // decoded orders for Append
-	rec        sealer     // the chain key and the compressors of the records
-	headMu     sync.Mutex // guards head, headSeq and headErr
-	head       *os.File   // the head record beside the file (HeadPath); nil read-only
-	headSeq    uint64     // the sequence it holds
-	headErr    error      // its last write's error
-	keyAdopted bool       // this Open gave the chain key to a journal that had none
+	Log     *Log
+	Orders  *Orders
+	Days    *Days
+	Staff   *Staff
+	Shop    *Shop
+	Archive *Archive
 
-	readOnly bool
-
-	numMu      sync.Mutex // guards numWritten and numErr
-	numWritten Numbers    // what the high-water file last received
-	numErr     error      // its last write's error, tried again with the next number
-
-	verifyRun sync.Mutex // one Verify at a time
-	vmu       sync.Mutex // guards verified and verifyErr
-	verified  bool       // a verification has finished (in Open or Verify)
-	verifyErr error      // its result: nil or a *CorruptError; a failure stays
+	core *journalCore // the state the parts share; the facade's own methods read it
+	port *Port        // the parts pos uses, as one value
 }
 
 // alreadyRunningError is the error Open returns when the lock is held elsewhere.
@@ -235,14 +232,21 @@ func Open(path string, opts Options) (*Journal, error) {
 			return nil, fmt.Errorf("journal: open: %w", err)
 		}
 	}
-	j := &Journal{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly,
-		rec: sealer{key: chainKey(opts)}}
+	j := newJournal(&journalCore{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly,
+		rec: sealer{key: chainKey(opts)}})
 	if err := j.init(opts, creating); err != nil {
 		_ = j.closeHead()
 		_ = db.Close()
 		return nil, err
 	}
 	return j, nil
+}
+
+// newJournal builds the facade and its parts over c.
+func newJournal(c *journalCore) *Journal {
+	j := &Journal{core: c, Log: &Log{c}, Orders: &Orders{c}, Days: &Days{c}, Staff: &Staff{c}, Shop: &Shop{c}, Archive: &Archive{c}}
+	j.port = &Port{Log: j.Log, Orders: j.Orders, Days: j.Days, Staff: j.Staff, Shop: j.Shop}
+	return j
 }
 
 // chainKey is a copy of opts.ChainKey, nil when it is empty.
@@ -289,162 +293,6 @@ func mayCreate(path string, opts Options, empty bool) error {
 	return nil
 }
 
-// init brings an opened file to a journal Open can return: migrations, the
-// check, the rebuild of missing derived buckets, the high-water numbers.
-func (j *Journal) init(opts Options, creating bool) error {
-	if opts.ReadOnly {
-		var have uint64
-		if err := j.view(func(tx *bolt.Tx) error { have = schemaOf(tx); return nil }); err != nil {
-			return j.openErr(err)
-		}
-		var newer error
-		if err := j.view(func(tx *bolt.Tx) error {
-			if have > SchemaVersion() {
-				newer = j.newerSchema(tx, have, opts.AppVersion)
-			}
-			return nil
-		}); err != nil {
-			return j.openErr(err)
-		}
-		switch {
-		case newer != nil:
-			return newer
-		case have == 0:
-			return j.corrupt(0, "the file holds no journal (no schema version)")
-		}
-	}
-	var mig migrated
-	if !opts.ReadOnly {
-		var err error
-		if mig, err = j.migrate(opts.AppVersion); err != nil {
-			return j.openErr(err)
-		}
-	}
-	if err := j.checkKey(); err != nil {
-		if !opts.ReadOnly || !errors.Is(err, ErrDamaged) {
-			return err
-		}
-		// Read-only, the reports stay readable; Verified says why the
-		// journal cannot be trusted.
-		j.verified, j.verifyErr = true, err
-	}
-	missing := j.derivedMissing()
-	switch {
-	case opts.ReadOnly:
-		if !opts.DeferVerify {
-			// The result is kept for Verified; a damaged journal still opens for
-			// its reports.
-			if err := j.Verify(context.Background()); err != nil && !errors.Is(err, ErrDamaged) {
-				return err
-			}
-		}
-	case !opts.DeferVerify || missing:
-		// A rebuild replays the events, so they are verified first even when
-		// verification was deferred.
-		// A rebuild replays every event, so then the whole chain is checked.
-		if err := j.verify(context.Background(), missing); err != nil {
-			return err
-		}
-		j.verified = true
-	}
-	if missing && !opts.ReadOnly {
-		if err := j.Rebuild(context.Background()); err != nil {
-			return j.openErr(fmt.Errorf("journal: open: %w", err))
-		}
-	}
-	if creating && !opts.ReadOnly {
-		// The journal a head record beside names is gone, and Create allowed a
-		// new one in its place: the record is of no use to it.
-		if err := os.Remove(HeadPath(j.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("journal: open: %w", err)
-		}
-	}
-	// The numbers first: an old copy put back is told as such (ErrBehind).
-	if err := j.initNumbers(opts, creating); err != nil {
-		return err
-	}
-	if err := j.checkHead(); err != nil {
-		if !opts.ReadOnly || !errors.Is(err, ErrDamaged) {
-			return err
-		}
-		if j.verifyErr == nil {
-			j.verified, j.verifyErr = true, err
-		}
-	}
-	return j.noteVersion(opts.AppVersion, creating, mig)
-}
-
-// closeHead closes the head record.
-func (j *Journal) closeHead() error {
-	j.headMu.Lock()
-	defer j.headMu.Unlock()
-	if j.head == nil {
-		return nil
-	}
-	err := j.head.Close()
-	j.head = nil
-	return err
-}
-
-// openErr turns a bbolt failure caught by guard into the CorruptError it means.
-func (j *Journal) openErr(err error) error {
-	var pe *panicError
-	if errors.As(err, &pe) {
-		return j.corrupt(0, pe.Error())
-	}
-	return err
-}
-
-// initNumbers compares the journal's counters with the high-water file: a new
-// journal made in a used directory, and a journal Restore put back, continue past
-// it; any other journal behind it is refused; the file is caught up with the
-// journal when it is behind or missing.
-func (j *Journal) initNumbers(opts Options, creating bool) error {
-	hw, _, err := ReadNumbers(j.path)
-	if err != nil {
-		return err
-	}
-	have, err := j.Numbers()
-	if err != nil {
-		return j.openErr(err)
-	}
-	if have.behind(hw) && !opts.ReadOnly {
-		reason := opts.continueNumbers
-		if creating && opts.Create == CreateAnyway {
-			reason = "a new journal made in a used data directory"
-		}
-		if reason != "" {
-			if err := j.continueNumbers(hw, reason); err != nil {
-				return err
-			}
-			have = have.max(hw)
-		}
-	}
-	if have.behind(hw) && !opts.ReadOnly {
-		backup, _ := LatestBackup(j.backupDir)
-		return &BehindError{Path: j.path, Numbers: NumbersPath(j.path), Journal: have, HighWater: hw, Backup: backup}
-	}
-	if opts.ReadOnly {
-		return nil
-	}
-	j.numWritten = hw
-	j.noteNumbers(have)
-	if j.numErr != nil {
-		return fmt.Errorf("journal: open: the number high-water file: %w", j.numErr)
-	}
-	return nil
-}
-
-// continueNumbers appends numbers.continued lifting the counters to n.
-func (j *Journal) continueNumbers(n Numbers, reason string) error {
-	data, err := json.Marshal(numbersEvent{Numbers: n, Reason: reason})
-	if err != nil {
-		return fmt.Errorf("journal: continue numbers: %w", err)
-	}
-	_, err = j.Append(context.Background(), pos.Event{Kind: EvNumbersContinued, Time: j.now(), Data: data})
-	return err
-}
-
 // boltOptions are the bbolt options of a journal: the lock timeout, bbolt's
 // default sync settings (NoSync, NoGrowSync and NoFreelistSync all off) and the
 // hashmap freelist.
@@ -464,69 +312,6 @@ func boltOptions(opts Options) *bolt.Options {
 	}
 }
 
-// derivedMissing reports whether a derived bucket is missing (deleted by hand or
-// by a tool); Open then rebuilds them all from the events.
-func (j *Journal) derivedMissing() bool {
-	missing := false
-	_ = j.view(func(tx *bolt.Tx) error {
-		for _, name := range derivedBuckets {
-			if tx.Bucket(name) == nil {
-				missing = true
-			}
-		}
-		return nil
-	})
-	return missing
-}
-
-// Close closes the file and releases its lock. Close is idempotent.
-func (j *Journal) Close() error {
-	herr := j.closeHead()
-	if err := j.db.Close(); err != nil {
-		return fmt.Errorf("journal: close: %w", err)
-	}
-	if herr != nil {
-		return fmt.Errorf("journal: close: the head record: %w", herr)
-	}
-	return nil
-}
-
-// Path returns the path of the journal file.
-func (j *Journal) Path() string { return j.path }
-
-// Commits reports how many write transactions the journal has committed since
-// Open. Each is one fsync'd bbolt commit; Append costs exactly one.
-func (j *Journal) Commits() uint64 { return j.commits.Load() }
-
-// update runs fn in one read-write transaction and counts its commit.
-func (j *Journal) update(fn func(tx *bolt.Tx) error) error {
-	if j.readOnly {
-		return ErrReadOnly
-	}
-	var refused error
-	err := guard(func() error {
-		return j.db.Update(func(tx *bolt.Tx) error {
-			if err := fn(tx); err != nil {
-				refused = err
-				return err
-			}
-			tx.OnCommit(func() { j.commits.Add(1) })
-			return nil
-		})
-	})
-	var pe *panicError
-	switch {
-	case errors.Is(err, berrors.ErrDatabaseNotOpen):
-		return ErrClosed
-	case errors.As(err, &pe):
-		return j.corrupt(0, pe.Error())
-	case err != nil && err != refused:
-		// Not a rule that refused the event: the file itself could not be written.
-		return &writeError{err: err}
-	}
-	return err
-}
-
 // writeError is a commit the file system refused (a full disk, an I/O error): the
 // transaction was rolled back, so nothing of it is stored and nothing before it is
 // lost.
@@ -541,15 +326,428 @@ func (e *writeError) Sentence() string {
 	return "The journal could not be written (the disk may be full or failing), so this step was not recorded; free space on the disk and try again. Everything recorded before is kept."
 }
 
-// view runs fn in one read-only transaction.
-func (j *Journal) view(fn func(tx *bolt.Tx) error) error {
-	err := guard(func() error { return j.db.View(fn) })
-	var pe *panicError
-	switch {
-	case errors.Is(err, berrors.ErrDatabaseNotOpen):
-		return ErrClosed
-	case errors.As(err, &pe):
-		return j.corrupt(0, pe.Error())
+// Close closes the file and releases its lock. Close is idempotent.
+func (j *Journal) Close() error {
+	herr := j.closeHead()
+	if err := j.core.db.Close(); err != nil {
+		return fmt.Errorf("journal: close: %w", err)
 	}
+	if herr != nil {
+		return fmt.Errorf("journal: close: the head record: %w", herr)
+	}
+	return nil
+}
+
+// Path returns the path of the journal file.
+func (j *Journal) Path() string { return j.core.path }
+
+// Commits reports how many write transactions the journal has committed since
+// Open. Each is one fsync'd bbolt commit; Append costs exactly one.
+func (j *Journal) Commits() uint64 { return j.core.commits.Load() }
+
+// Version returns the version of the last Galla that opened the journal for
+// writing, as recorded in it; "" when none was.
+func (j *Journal) Version() (string, error) {
+	var v string
+	if err := j.core.view(func(tx *bolt.Tx) error { v = versionOf(tx); return nil }); err != nil {
+		return "", fmt.Errorf("journal: version: %w", err)
+	}
+	return v, nil
+}
+
+// Numbers returns the last number of every series this journal has handed out.
+func (j *Journal) Numbers() (Numbers, error) {
+	var n Numbers
+	if err := j.core.view(func(tx *bolt.Tx) error { n = numbersOf(tx); return nil }); err != nil {
+		return Numbers{}, fmt.Errorf("journal: numbers: %w", err)
+	}
+	return n, nil
+}
+
+// init brings an opened file to a journal Open can return: migrations, the
+// check, the rebuild of missing derived buckets, the high-water numbers.
+func (j *Journal) init(opts Options, creating bool) error {
+	if opts.ReadOnly {
+		var have uint64
+		if err := j.core.view(func(tx *bolt.Tx) error { have = schemaOf(tx); return nil }); err != nil {
+			return j.core.openErr(err)
+		}
+		var newer error
+		if err := j.core.view(func(tx *bolt.Tx) error {
+			if have > SchemaVersion() {
+				newer = j.newerSchema(tx, have, opts.AppVersion)
+			}
+			return nil
+		}); err != nil {
+			return j.core.openErr(err)
+		}
+		switch {
+		case newer != nil:
+			return newer
+		case have == 0:
+			return j.core.corrupt(0, "the file holds no journal (no schema version)")
+		}
+	}
+	var mig migrated
+	if !opts.ReadOnly {
+		var err error
+		if mig, err = j.migrate(opts.AppVersion); err != nil {
+			return j.core.openErr(err)
+		}
+	}
+	if err := j.checkKey(); err != nil {
+		if !opts.ReadOnly || !errors.Is(err, ErrDamaged) {
+			return err
+		}
+		// Read-only, the reports stay readable; Verified says why the
+		// journal cannot be trusted.
+		j.core.verified, j.core.verifyErr = true, err
+	}
+	missing := j.derivedMissing()
+	switch {
+	case opts.ReadOnly:
+		if !opts.DeferVerify {
+			// The result is kept for Verified; a damaged journal still opens for
+			// its reports.
+			if err := j.Log.Verify(context.Background()); err != nil && !errors.Is(err, ErrDamaged) {
+				return err
+			}
+		}
+	case !opts.DeferVerify || missing:
+		// A rebuild replays the events, so they are verified first even when
+		// verification was deferred.
+		// A rebuild replays every event, so then the whole chain is checked.
+		if err := j.Log.verify(context.Background(), missing); err != nil {
+			return err
+		}
+		j.core.verified = true
+	}
+	if missing && !opts.ReadOnly {
+		if err := j.Log.Rebuild(context.Background()); err != nil {
+			return j.core.openErr(fmt.Errorf("journal: open: %w", err))
+		}
+	}
+	if creating && !opts.ReadOnly {
+		// The journal a head record beside names is gone, and Create allowed a
+		// new one in its place: the record is of no use to it.
+		if err := os.Remove(HeadPath(j.core.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("journal: open: %w", err)
+		}
+	}
+	// The numbers first: an old copy put back is told as such (ErrBehind).
+	if err := j.initNumbers(opts, creating); err != nil {
+		return err
+	}
+	if err := j.checkHead(); err != nil {
+		if !opts.ReadOnly || !errors.Is(err, ErrDamaged) {
+			return err
+		}
+		if j.core.verifyErr == nil {
+			j.core.verified, j.core.verifyErr = true, err
+		}
+	}
+	return j.noteVersion(opts.AppVersion, creating, mig)
+}
+
+// initNumbers compares the journal's counters with the high-water file: a new
+// journal made in a used directory, and a journal Restore put back, continue past
+// it; any other journal behind it is refused; the file is caught up with the
+// journal when it is behind or missing.
+func (j *Journal) initNumbers(opts Options, creating bool) error {
+	hw, _, err := ReadNumbers(j.core.path)
+	if err != nil {
+		return err
+	}
+	have, err := j.Numbers()
+	if err != nil {
+		return j.core.openErr(err)
+	}
+	if have.behind(hw) && !opts.ReadOnly {
+		reason := opts.continueNumbers
+		if creating && opts.Create == CreateAnyway {
+			reason = "a new journal made in a used data directory"
+		}
+		if reason != "" {
+			if err := j.continueNumbers(hw, reason); err != nil {
+				return err
+			}
+			have = have.max(hw)
+		}
+	}
+	if have.behind(hw) && !opts.ReadOnly {
+		backup, _ := LatestBackup(j.core.backupDir)
+		return &BehindError{Path: j.core.path, Numbers: NumbersPath(j.core.path), Journal: have, HighWater: hw, Backup: backup}
+	}
+	if opts.ReadOnly {
+		return nil
+	}
+	j.core.numWritten = hw
+	j.core.noteNumbers(have)
+	if j.core.numErr != nil {
+		return fmt.Errorf("journal: open: the number high-water file: %w", j.core.numErr)
+	}
+	return nil
+}
+
+// continueNumbers appends numbers.continued lifting the counters to n.
+func (j *Journal) continueNumbers(n Numbers, reason string) error {
+	data, err := json.Marshal(numbersEvent{Numbers: n, Reason: reason})
+	if err != nil {
+		return fmt.Errorf("journal: continue numbers: %w", err)
+	}
+	_, err = j.Log.Append(context.Background(), pos.Event{Kind: EvNumbersContinued, Time: j.core.now(), Data: data})
 	return err
 }
+
+// derivedMissing reports whether a derived bucket is missing (deleted by hand or
+// by a tool); Open then rebuilds them all from the events.
+func (j *Journal) derivedMissing() bool {
+	missing := false
+	_ = j.core.view(func(tx *bolt.Tx) error {
+		for _, name := range derivedBuckets {
+			if tx.Bucket(name) == nil {
+				missing = true
+			}
+		}
+		return nil
+	})
+	return missing
+}
+
+// migrate applies, each in its own transaction, every migration the file
+// lacks. A file that holds a journal already (schema 1 or later) is copied
+// first into the backup directory, and the copy checked (migrationBackup):
+// nothing is migrated without it. A file of a newer schema is refused with a
+// *NewerSchemaError naming both versions, unchanged.
+func (j *Journal) migrate(appVersion string) (migrated, error) {
+	var have uint64
+	var newer error
+	if err := j.core.view(func(tx *bolt.Tx) error {
+		have = schemaOf(tx)
+		if have > SchemaVersion() {
+			newer = j.newerSchema(tx, have, appVersion)
+		}
+		return nil
+	}); err != nil {
+		return migrated{}, fmt.Errorf("journal: migrate: %w", err)
+	}
+	if newer != nil {
+		return migrated{}, newer
+	}
+	var mig migrated
+	if have > 0 && have < SchemaVersion() {
+		backup, err := j.migrationBackup(have)
+		if err != nil {
+			return migrated{}, &UpgradeCopyError{Path: j.core.path, BackupDir: j.core.backupDir, From: have, To: SchemaVersion(), Err: err}
+		}
+		mig = migrated{from: have, backup: backup}
+	}
+	for _, m := range migrations {
+		if m.version <= have {
+			continue
+		}
+		err := j.core.update(func(tx *bolt.Tx) error {
+			if err := m.apply(tx); err != nil {
+				return err
+			}
+			return putU64(tx.Bucket(bucketMeta), metaSchema, m.version)
+		})
+		if err != nil {
+			return migrated{}, fmt.Errorf("journal: migrate to schema %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	return mig, nil
+}
+
+// newerSchema is the refusal of a file of schema have, read from tx.
+func (j *Journal) newerSchema(tx *bolt.Tx, have uint64, appVersion string) error {
+	return &NewerSchemaError{Path: j.core.path, FileSchema: have, FileVersion: versionOf(tx),
+		Schema: SchemaVersion(), Version: appVersion}
+}
+
+// migrationBackup writes a copy of the file, as it is before a migration from
+// schema have, into the backup directory and checks it: bbolt's consistency
+// check of the copy, and its schema and head the same as the file's. It
+// returns the copy's path. The copy is named like a day's backup
+// (journal-….db), so LatestBackup and every sentence that offers a backup find it.
+func (j *Journal) migrationBackup(have uint64) (string, error) {
+	stamp := j.core.now().UTC().Format("20060102-150405")
+	path := filepath.Join(j.core.backupDir, fmt.Sprintf("%sschema%d-before-upgrade-%s%s", backupPrefix, have, stamp, backupSuffix))
+	var head []byte
+	if err := j.core.view(func(tx *bolt.Tx) error {
+		head = bytes.Clone(tx.Bucket(bucketMeta).Get(metaHead))
+		return nil
+	}); err != nil {
+		return "", err
+	}
+	if err := j.Archive.BackupTo(path); err != nil {
+		return "", err
+	}
+	if err := checkCopy(path, have, head); err != nil {
+		return "", fmt.Errorf("the copy %s does not check out: %w", path, err)
+	}
+	return path, nil
+}
+
+// noteVersion records that the Galla of version opened the journal: a new
+// journal takes the version in meta; an existing one written last by another
+// version, or migrated by this Open, gets a journal.opened_by event. Nothing is
+// recorded without a version (tests, the journal's own tools).
+func (j *Journal) noteVersion(version string, creating bool, mig migrated) error {
+	if version == "" || j.core.readOnly {
+		return nil
+	}
+	var prev string
+	if err := j.core.view(func(tx *bolt.Tx) error { prev = versionOf(tx); return nil }); err != nil {
+		return j.core.openErr(err)
+	}
+	if creating {
+		if err := j.core.update(func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketMeta).Put(metaGallaVersion, []byte(version))
+		}); err != nil {
+			return fmt.Errorf("journal: open: record the version: %w", err)
+		}
+		return nil
+	}
+	if prev == version && mig.from == 0 {
+		return nil
+	}
+	d := openedBy{Version: version, Previous: prev, Backup: mig.backup}
+	if mig.from != 0 {
+		d.From, d.To = mig.from, SchemaVersion()
+	}
+	data, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("journal: open: record the version: %w", err)
+	}
+	if _, err := j.Log.Append(context.Background(), pos.Event{Kind: EvOpenedBy, Time: j.core.now(), Data: data}); err != nil {
+		return fmt.Errorf("journal: open: record the version: %w", err)
+	}
+	return nil
+}
+
+// checkKey compares the chain key with the key check kept in meta. A journal
+// that has one needs that very key; one that has none but whose last event is
+// keyed lost it (an edit); one that has none is given it when a key is given
+// (not read-only), and from then on its events are keyed.
+func (j *Journal) checkKey() error {
+	var (
+		stored    []byte
+		headKeyed bool
+		head      uint64
+	)
+	err := j.core.view(func(tx *bolt.Tx) error {
+		meta, events := tx.Bucket(bucketMeta), tx.Bucket(bucketEvents)
+		if meta == nil || events == nil {
+			return nil
+		}
+		stored = bytes.Clone(meta.Get(metaKey))
+		head, _, _ = headOf(meta.Get(metaHead))
+		if v := events.Get(u64(head)); v != nil {
+			if r, _, err := splitV2(v); err == nil {
+				headKeyed = r.Keyed
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return j.core.openErr(err)
+	}
+	key := j.core.rec.key
+	switch {
+	case stored == nil && headKeyed && key == nil:
+		return &KeyError{Path: j.core.path, Missing: true}
+	case stored == nil && headKeyed:
+		return j.core.corrupt(head, "the check of the chain key is missing, but the events are keyed")
+	case stored == nil && key != nil && !j.core.readOnly:
+		j.core.keyAdopted = true
+		return j.core.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaKey, keyCheck(key)) })
+	case stored == nil:
+		return nil
+	case key == nil:
+		return &KeyError{Path: j.core.path, Missing: true}
+	case !hmac.Equal(stored, keyCheck(key)):
+		return &KeyError{Path: j.core.path}
+	}
+	return nil
+}
+
+// checkHead compares the head record beside the journal with the log: the
+// event it names must be there with the hash it names. A missing record, or one
+// whose seal fails without a key (a torn write), is written anew from the log.
+// It opens the record for the Appends to come (not read-only).
+func (j *Journal) checkHead() error {
+	raw, err := os.ReadFile(HeadPath(j.core.path))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("journal: open: the head record: %w", err)
+	}
+	var seq, last uint64
+	var h, lastHash, have [32]byte
+	found := false
+	err = j.core.view(func(tx *bolt.Tx) error {
+		last, lastHash, _ = headOf(tx.Bucket(bucketMeta).Get(metaHead))
+		if len(raw) != headRecordSize {
+			return nil
+		}
+		seq = binary.BigEndian.Uint64(raw)
+		copy(h[:], raw[8:40])
+		if v := tx.Bucket(bucketEvents).Get(u64(seq)); v != nil {
+			if r, _, err := splitV2(v); err == nil {
+				have, found = r.Hash, true
+			} else if r, err := j.core.rec.decode(v); err == nil {
+				have, found = r.Hash, true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return j.core.openErr(err)
+	}
+	sealed := len(raw) == headRecordSize && hmac.Equal(raw[40:], headSeal(j.core.rec.key, seq, h))
+	if !sealed && j.core.keyAdopted && len(raw) == headRecordSize {
+		// Written before the journal had a key: its unkeyed seal still counts.
+		sealed = hmac.Equal(raw[40:], headSeal(nil, seq, h))
+	}
+	switch {
+	case len(raw) == headRecordSize && !sealed && j.core.rec.key != nil:
+		return j.core.corrupt(0, "the head record beside the journal is not sealed with the chain key")
+	case sealed && seq > last:
+		return j.core.corrupt(last+1, fmt.Sprintf("the journal ends at event %d, but event %d was recorded: its last events were cut off", last, seq))
+	case sealed && (!found || have != h):
+		return j.core.corrupt(seq, "the event is not the one the head record beside the journal names: the chain was made anew")
+	}
+	if j.core.readOnly {
+		return nil
+	}
+	f, err := os.OpenFile(HeadPath(j.core.path), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("journal: open: the head record: %w", err)
+	}
+	j.core.headMu.Lock()
+	j.core.head = f
+	if sealed && seq == last {
+		j.core.headSeq = last
+	}
+	j.core.headMu.Unlock()
+	j.core.writeHead(last, lastHash)
+	if j.core.headErr != nil {
+		return fmt.Errorf("journal: open: the head record: %w", j.core.headErr)
+	}
+	return nil
+}
+
+// closeHead closes the head record.
+func (j *Journal) closeHead() error {
+	j.core.headMu.Lock()
+	defer j.core.headMu.Unlock()
+	if j.core.head == nil {
+		return nil
+	}
+	err := j.core.head.Close()
+	j.core.head = nil
+	return err
+}
+
+// Port returns the journal as package pos uses it (pos.Config.Journal): one value
+// whose methods are its parts'.
+func (j *Journal) Port() *Port { return j.port }

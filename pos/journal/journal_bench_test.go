@@ -82,7 +82,7 @@ func BenchmarkAppend(b *testing.B) {
 	steps := []func(){
 		func() {
 			t0 := time.Now()
-			if _, err := j.Append(ctx, c.next()); err != nil {
+			if _, err := j.Log.Append(ctx, c.next()); err != nil {
 				b.Fatal(err)
 			}
 			appendT += time.Since(t0)
@@ -205,7 +205,7 @@ const ordersPerDay = 200
 // ten thousand orders (the floor) and from one holding a million, in turn, and
 // reports x-floor (million / ten thousand; DESIGN.md section 7 allows 0.8–1.2):
 //
-//   - orders-by-day: Journal.OrdersByDay alone;
+//   - orders-by-day: Orders.OrdersByDay alone;
 //   - x-report: pos.Engine.Ledger.Report, the X report as `galla report` makes it (the
 //     day-close lookup, OrdersByDay and pos.BuildReport).
 //
@@ -217,7 +217,7 @@ func BenchmarkDayReport(b *testing.B) {
 	small, smallDay := fillOrders(b, 10_000)
 	large, largeDay := fillOrders(b, 1_000_000)
 	read := func(b *testing.B, j *Journal, day string) {
-		got, err := j.OrdersByDay(b.Context(), day)
+		got, err := j.Orders.OrdersByDay(b.Context(), day)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -226,7 +226,7 @@ func BenchmarkDayReport(b *testing.B) {
 		}
 	}
 	engine := func(j *Journal) *pos.Engine {
-		e, err := pos.New(pos.Config{Journal: j})
+		e, err := pos.New(pos.Config{Journal: j.Port()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -318,7 +318,7 @@ func fillOrders(b *testing.B, n int) (*Journal, string) {
 	dayOf := func(i int) string { return origin.AddDate(0, 0, i/ordersPerDay).Format(pos.DayLayout) }
 	const batch = 50_000
 	for lo := 0; lo < n; lo += batch {
-		err := j.db.Update(func(tx *bolt.Tx) error {
+		err := j.core.db.Update(func(tx *bolt.Tx) error {
 			orders, days := tx.Bucket(bucketOrders), tx.Bucket(bucketDays)
 			orders.FillPercent, days.FillPercent = 1, 1 // sorted inserts
 			for i := lo; i < min(lo+batch, n); i++ {
@@ -377,7 +377,7 @@ func fillEvents(b *testing.B, j *Journal, n int) {
 	var c checkout
 	const batch = 10_000
 	for lo := 0; lo < n; lo += batch {
-		err := j.db.Update(func(tx *bolt.Tx) error {
+		err := j.core.db.Update(func(tx *bolt.Tx) error {
 			events, meta := tx.Bucket(bucketEvents), tx.Bucket(bucketMeta)
 			events.FillPercent = 1
 			seq, prev, ok := headOf(meta.Get(metaHead))

@@ -31,10 +31,10 @@ func TestOpenCreatesPrivateFile(t *testing.T) {
 	di, err := os.Stat(dir)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o700), di.Mode().Perm(), "data directory mode")
-	assert.False(t, j.db.NoSync, "NoSync")
-	assert.False(t, j.db.NoGrowSync, "NoGrowSync")
-	assert.False(t, j.db.NoFreelistSync, "NoFreelistSync")
-	require.NoError(t, j.db.View(func(tx *bolt.Tx) error {
+	assert.False(t, j.core.db.NoSync, "NoSync")
+	assert.False(t, j.core.db.NoGrowSync, "NoGrowSync")
+	assert.False(t, j.core.db.NoFreelistSync, "NoFreelistSync")
+	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
 		assert.Equal(t, SchemaVersion(), schemaOf(tx), "schema version")
 		return nil
 	}))
@@ -102,12 +102,12 @@ func TestAppendChainsEvents(t *testing.T) {
 		assert.Len(t, ev.Hash, 64, "Hash of event %d", i)
 		prev = ev.Hash
 	}
-	last, err := j.LastSeq(t.Context())
+	last, err := j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, uint64(len(stored)), last)
 
 	// What Events returns is what Append returned, hash chain included.
-	evs, err := j.Events(t.Context(), "G-0001")
+	evs, err := j.Orders.Events(t.Context(), "G-0001")
 	require.NoError(t, err)
 	var want []pos.Event
 	for _, ev := range stored {
@@ -123,10 +123,10 @@ func TestAppendChainsEvents(t *testing.T) {
 		assert.Equal(t, want[i].Kind, evs[i].Kind)
 		assert.True(t, want[i].Time.Equal(evs[i].Time))
 	}
-	one, err := j.Event(t.Context(), want[0].Seq)
+	one, err := j.Log.Event(t.Context(), want[0].Seq)
 	require.NoError(t, err)
 	assert.Equal(t, want[0].Hash, one.Hash)
-	_, err = j.Event(t.Context(), last+1)
+	_, err = j.Log.Event(t.Context(), last+1)
 	assert.Error(t, err)
 }
 
@@ -149,7 +149,7 @@ func TestDerivedState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
-			o, err := j.Order(ctx, tt.id)
+			o, err := j.Orders.Order(ctx, tt.id)
 			require.NoError(t, err)
 			assert.Equal(t, tt.id, o.ID)
 			assert.Equal(t, tt.state, o.State, "Order(%s).State", tt.id)
@@ -157,25 +157,25 @@ func TestDerivedState(t *testing.T) {
 		})
 	}
 
-	_, err := j.Order(ctx, "G-9999")
+	_, err := j.Orders.Order(ctx, "G-9999")
 	assert.ErrorIs(t, err, pos.ErrOrderNotFound)
 
-	n, err := j.LastReceiptNo(ctx)
+	n, err := j.Orders.LastReceiptNo(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(5), n, "LastReceiptNo (4 sales and a refund)")
-	z, err := j.LastZ(ctx)
+	z, err := j.Days.LastZ(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(1), z)
-	dc, err := j.DayClose(ctx, "2026-11-21")
+	dc, err := j.Days.DayClose(ctx, "2026-11-21")
 	require.NoError(t, err)
 	require.NotNil(t, dc)
 	assert.Equal(t, uint64(1), dc.ZNo)
 	assert.JSONEq(t, `{"sales":4,"total":4429700}`, string(dc.Report))
-	open, err := j.DayClose(ctx, "2026-11-22")
+	open, err := j.Days.DayClose(ctx, "2026-11-22")
 	require.NoError(t, err)
 	assert.Nil(t, open, "DayClose of an open day")
 
-	un, err := j.Unresolved(ctx)
+	un, err := j.Orders.Unresolved(ctx)
 	require.NoError(t, err)
 	require.Len(t, un, 1)
 	assert.Equal(t, "G-0003", un[0].ID)
@@ -208,12 +208,12 @@ func TestOrdersByDay(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.day, func(t *testing.T) {
-			got, err := j.OrdersByDay(t.Context(), tt.day)
+			got, err := j.Orders.OrdersByDay(t.Context(), tt.day)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, ids(got), "OrdersByDay(%s)", tt.day)
 		})
 	}
-	_, err := j.OrdersByDay(t.Context(), "2026-11")
+	_, err := j.Orders.OrdersByDay(t.Context(), "2026-11")
 	assert.Error(t, err, "a malformed day")
 }
 
@@ -222,26 +222,26 @@ func TestStaleEventIsStoredAndIgnored(t *testing.T) {
 	var s script
 	ctx := t.Context()
 	appendAll(t, j, s.cardSale("G-1", "2026-11-21", 5000))
-	before, err := j.Order(ctx, "G-1")
+	before, err := j.Orders.Order(ctx, "G-1")
 	require.NoError(t, err)
 	require.Equal(t, pos.StatePaid, before.State)
-	beforeReceipt, err := j.LastReceiptNo(ctx)
+	beforeReceipt, err := j.Orders.LastReceiptNo(ctx)
 	require.NoError(t, err)
 
 	late := pos.Event{Kind: pos.EvPaymentOutcome, OrderID: "G-1", Day: "2026-11-21", Time: s.next(),
 		ReceiptNo: beforeReceipt + 7, // would be out of sequence, but a stale event allocates nothing
 		Outcome:   &pos.Outcome{MerchantOrderID: "G-1", ServiceOrderID: "SG-1", PaymentID: "PG-1", OrderStatus: "FAILED", Amount: 5000}}
-	stored, err := j.Append(ctx, late)
+	stored, err := j.Log.Append(ctx, late)
 	require.NoError(t, err, "a stale event is not an error")
 
-	after, err := j.Order(ctx, "G-1")
+	after, err := j.Orders.Order(ctx, "G-1")
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the order is left as it was")
-	evs, err := j.Events(ctx, "G-1")
+	evs, err := j.Orders.Events(ctx, "G-1")
 	require.NoError(t, err)
 	require.NotEmpty(t, evs)
 	assert.Equal(t, stored.Seq, evs[len(evs)-1].Seq, "the stale event is in the log")
-	r, err := j.LastReceiptNo(ctx)
+	r, err := j.Orders.LastReceiptNo(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, beforeReceipt, r)
 }
@@ -290,19 +290,19 @@ func TestAppendRefusesAndStoresNothing(t *testing.T) {
 			appendAll(t, j, []pos.Event{{Kind: pos.EvDayClosed, Day: "2026-11-21", Time: s.next(),
 				DayClose: &pos.DayClose{Day: "2026-11-21", ZNo: 1, Report: json.RawMessage(`{}`)}}})
 			before := snapshot(t, j)
-			seq, err := j.LastSeq(ctx)
+			seq, err := j.Log.LastSeq(ctx)
 			require.NoError(t, err)
 			commits := j.Commits()
 
 			ev := tt.ev(&s)
-			_, err = j.Append(ctx, ev)
+			_, err = j.Log.Append(ctx, ev)
 			require.Error(t, err)
 			if tt.want != nil {
 				assert.ErrorIs(t, err, tt.want)
 			}
 			assert.True(t, strings.HasPrefix(err.Error(), "journal: append "+string(ev.Kind)+": "), "error %q", err)
 
-			after, err := j.LastSeq(ctx)
+			after, err := j.Log.LastSeq(ctx)
 			require.NoError(t, err)
 			assert.Equal(t, seq, after, "no event stored")
 			assert.Equal(t, before, snapshot(t, j), "derived state unchanged")
@@ -316,7 +316,7 @@ func TestOneCommitPerAppend(t *testing.T) {
 	var s script
 	for _, ev := range s.representative(t) {
 		before := j.Commits()
-		_, err := j.Append(t.Context(), ev)
+		_, err := j.Log.Append(t.Context(), ev)
 		require.NoError(t, err)
 		assert.Equal(t, before+1, j.Commits(), "commits for %s", ev.Kind)
 	}
@@ -331,7 +331,7 @@ func TestRebuildEqualsIncremental(t *testing.T) {
 	require.NotEmpty(t, want["days"])
 	require.NotEmpty(t, want["staff"])
 
-	require.NoError(t, j.Rebuild(t.Context()))
+	require.NoError(t, j.Log.Rebuild(t.Context()))
 	assert.Equal(t, want, snapshot(t, j), "after Rebuild")
 
 	// Derived buckets deleted by hand are rebuilt when the file is opened.
@@ -351,7 +351,7 @@ func TestRebuildEqualsIncremental(t *testing.T) {
 	require.NoError(t, err)
 	defer j2.Close()
 	assert.Equal(t, want, snapshot(t, j2), "after reopening without derived buckets")
-	o, err := j2.Order(t.Context(), "G-0004")
+	o, err := j2.Orders.Order(t.Context(), "G-0004")
 	require.NoError(t, err)
 	assert.Equal(t, pos.StateRefunded, o.State)
 }
@@ -359,37 +359,37 @@ func TestRebuildEqualsIncremental(t *testing.T) {
 func TestStaffStore(t *testing.T) {
 	j := openTest(t)
 	ctx := t.Context()
-	r := pos.NewRoster(j).WithIterations(pos.MinPINIterations)
+	r := pos.NewRoster(j.Staff).WithIterations(pos.MinPINIterations)
 
 	asha, err := r.AddStaff(ctx, "Asha", pos.RoleManager, "246800")
 	require.NoError(t, err)
 	ravi, err := r.AddStaff(ctx, "Ravi", pos.RoleCashier, "1357")
 	require.NoError(t, err)
 
-	list, err := j.List(ctx)
+	list, err := j.Staff.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, list, 2)
 	assert.Equal(t, []string{asha.ID, ravi.ID}, []string{list[0].ID, list[1].ID})
-	got, err := j.Get(ctx, ravi.ID)
+	got, err := j.Staff.Get(ctx, ravi.ID)
 	require.NoError(t, err)
 	assert.Equal(t, ravi, got, "Get returns what was put")
 
 	_, err = r.SignIn(ctx, ravi.ID, "0000", t0)
 	require.ErrorIs(t, err, pos.ErrWrongPIN)
-	got, err = j.Get(ctx, ravi.ID)
+	got, err = j.Staff.Get(ctx, ravi.ID)
 	require.NoError(t, err)
 	assert.Equal(t, 1, got.FailedAttempts, "a wrong PIN is counted in the journal")
 	signed, err := r.SignIn(ctx, ravi.ID, "1357", t0)
 	require.NoError(t, err)
 	assert.Equal(t, "Ravi", signed.Name)
 
-	_, err = j.Get(ctx, "999")
+	_, err = j.Staff.Get(ctx, "999")
 	assert.ErrorIs(t, err, pos.ErrUnknownStaff)
-	assert.ErrorIs(t, j.Put(ctx, pos.Staff{Name: "no id"}), pos.ErrUnknownStaff)
+	assert.ErrorIs(t, j.Staff.Put(ctx, pos.Staff{Name: "no id"}), pos.ErrUnknownStaff)
 
 	// Added, then changed: the log says which.
 	var kinds []pos.EventKind
-	require.NoError(t, j.db.View(func(tx *bolt.Tx) error {
+	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketEvents).ForEach(func(_, v []byte) error {
 			ev, err := DecodeEvent(v)
 			kinds = append(kinds, ev.Kind)
@@ -399,7 +399,7 @@ func TestStaffStore(t *testing.T) {
 	assert.Equal(t, []pos.EventKind{pos.EvStaffAdded, pos.EvStaffAdded, pos.EvStaffAttempt, pos.EvStaffAttempt}, kinds, "a PIN tried journals the attempt alone")
 
 	// Staff work on a closed day: their events carry no business day.
-	_, err = j.Append(ctx, pos.Event{Kind: pos.EvDayClosed, Day: "2026-11-21", Time: t0,
+	_, err = j.Log.Append(ctx, pos.Event{Kind: pos.EvDayClosed, Day: "2026-11-21", Time: t0,
 		DayClose: &pos.DayClose{Day: "2026-11-21", ZNo: 1, Report: json.RawMessage(`{}`)}})
 	require.NoError(t, err)
 	_, err = r.SignIn(ctx, asha.ID, "246800", t0)
@@ -410,20 +410,20 @@ func TestSettingsAndCatalog(t *testing.T) {
 	j := openTest(t)
 	ctx := t.Context()
 
-	v, err := j.Setting(ctx, "printer")
+	v, err := j.Shop.Setting(ctx, "printer")
 	require.NoError(t, err)
 	assert.Nil(t, v, "a setting never set")
 	for _, val := range []string{`{"kind":"tcp","addr":"10.0.0.5:9100"}`, `{"kind":"file"}`} {
-		_, err := j.Append(ctx, pos.Event{Kind: pos.EvSettingsChanged, Time: t0, Setting: &pos.Setting{Key: "printer", Value: json.RawMessage(val)}})
+		_, err := j.Log.Append(ctx, pos.Event{Kind: pos.EvSettingsChanged, Time: t0, Setting: &pos.Setting{Key: "printer", Value: json.RawMessage(val)}})
 		require.NoError(t, err)
-		v, err = j.Setting(ctx, "printer")
+		v, err = j.Shop.Setting(ctx, "printer")
 		require.NoError(t, err)
 		assert.JSONEq(t, val, string(v))
 	}
-	_, err = j.Append(ctx, pos.Event{Kind: pos.EvSettingsChanged, Time: t0})
+	_, err = j.Log.Append(ctx, pos.Event{Kind: pos.EvSettingsChanged, Time: t0})
 	assert.ErrorIs(t, err, pos.ErrBadEvent, "settings.changed without a setting")
 
-	c, err := j.Catalog(ctx)
+	c, err := j.Shop.Catalog(ctx)
 	require.NoError(t, err)
 	assert.Nil(t, c, "no catalog imported")
 	cat, err := pos.NewCatalog([]pos.Product{
@@ -431,8 +431,8 @@ func TestSettingsAndCatalog(t *testing.T) {
 		{SKU: "PEN", Name: "Pen", Price: 1000, GSTRate: pos.Percent(18), HSN: "9608"},
 	})
 	require.NoError(t, err)
-	require.NoError(t, j.PutCatalog(ctx, cat, "001"))
-	c, err = j.Catalog(ctx)
+	require.NoError(t, j.Shop.PutCatalog(ctx, cat, "001"))
+	c, err = j.Shop.Catalog(ctx)
 	require.NoError(t, err)
 	require.NotNil(t, c)
 	assert.Equal(t, cat.Products(), c.Products())
@@ -444,11 +444,11 @@ func TestClosedJournal(t *testing.T) {
 	appendAll(t, j, s.cashSale("G-1", "2026-11-21", 100))
 	require.NoError(t, j.Close())
 
-	_, err := j.Append(t.Context(), s.cashSale("G-2", "2026-11-21", 100)[0])
+	_, err := j.Log.Append(t.Context(), s.cashSale("G-2", "2026-11-21", 100)[0])
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrClosed)
 	assert.Equal(t, "journal: append order.intent: journal is closed", err.Error())
-	_, err = j.Order(t.Context(), "G-1")
+	_, err = j.Orders.Order(t.Context(), "G-1")
 	assert.ErrorIs(t, err, ErrClosed)
 }
 
@@ -465,7 +465,7 @@ func TestFullDiskLosesNothing(t *testing.T) {
 	for i := range 1000 {
 		ev := s.intent(fmt.Sprintf("G-%04d", i), "2026-11-22", pos.TenderCash, 100)
 		ev.Extra = map[string]string{"note": big}
-		got, err := j.Append(t.Context(), ev)
+		got, err := j.Log.Append(t.Context(), ev)
 		if err != nil {
 			failure = err
 			break
@@ -479,7 +479,7 @@ func TestFullDiskLosesNothing(t *testing.T) {
 	assert.Contains(t, pos.Sentence(failure), "The journal could not be written (the disk may be full", "the cashier is told, not given the generic sentence")
 
 	// The journal stays usable for reads, and the failed event left no trace.
-	seq, err := j.LastSeq(t.Context())
+	seq, err := j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, last.Seq, seq)
 	require.NoError(t, j.Close())
@@ -488,12 +488,12 @@ func TestFullDiskLosesNothing(t *testing.T) {
 	j, err = Open(path, Options{})
 	require.NoError(t, err, "reopen after a full disk")
 	defer j.Close()
-	got, err := j.Event(t.Context(), last.Seq)
+	got, err := j.Log.Event(t.Context(), last.Seq)
 	require.NoError(t, err)
 	assert.Equal(t, last.Hash, got.Hash)
-	_, err = j.Order(t.Context(), last.OrderID)
+	_, err = j.Orders.Order(t.Context(), last.OrderID)
 	assert.NoError(t, err)
-	_, err = j.Append(t.Context(), s.intent("G-after", "2026-11-22", pos.TenderCash, 100))
+	_, err = j.Log.Append(t.Context(), s.intent("G-after", "2026-11-22", pos.TenderCash, 100))
 	assert.NoError(t, err, "appending works again once there is room")
 }
 
@@ -503,11 +503,11 @@ func TestBackup(t *testing.T) {
 	var s script
 	appendAll(t, j, s.representative(t))
 
-	none, err := j.LatestBackup()
+	none, err := j.Archive.LatestBackup()
 	require.NoError(t, err)
 	assert.Empty(t, none)
 
-	p1, err := j.BackupDay("2026-11-21")
+	p1, err := j.Archive.BackupDay("2026-11-21")
 	require.NoError(t, err)
 	assert.Equal(t, "journal-2026-11-21.db", filepath.Base(p1))
 	fi, err := os.Stat(p1)
@@ -515,27 +515,27 @@ func TestBackup(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 	// Make the second backup visibly newer on file systems with coarse times.
 	require.NoError(t, os.Chtimes(p1, t0, t0))
-	p2, err := j.BackupDay("2026-11-22")
+	p2, err := j.Archive.BackupDay("2026-11-22")
 	require.NoError(t, err)
 	latest, err := LatestBackup(filepath.Dir(p1))
 	require.NoError(t, err)
 	assert.Equal(t, p2, latest)
 
-	_, err = j.BackupDay("../../etc")
+	_, err = j.Archive.BackupDay("../../etc")
 	assert.Error(t, err, "a day that is not a date")
 
 	// The backup is a complete journal.
 	b, err := Open(p2, Options{})
 	require.NoError(t, err)
 	defer b.Close()
-	want, err := j.OrdersByDay(ctx, "2026-11-21")
+	want, err := j.Orders.OrdersByDay(ctx, "2026-11-21")
 	require.NoError(t, err)
-	got, err := b.OrdersByDay(ctx, "2026-11-21")
+	got, err := b.Orders.OrdersByDay(ctx, "2026-11-21")
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 
 	var w failingWriter
-	err = j.Backup(&w)
+	err = j.Archive.Backup(&w)
 	assert.ErrorIs(t, err, errWriterFull)
 }
 

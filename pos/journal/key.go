@@ -1,13 +1,10 @@
 package journal
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"errors"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // ErrKey is matched (errors.Is) by the error Open, VerifyFileWith, RestoreWith
@@ -51,50 +48,4 @@ func (e *KeyError) Sentence() string {
 		return fmt.Sprintf("The journal %s is sealed with this terminal's journal key, and no key was found (the keyring may be locked, or belong to another user), so Galla will not use it. Sign in to this computer as the user who runs Galla, unlock the keyring and start again; the journal is kept as it is.", e.Path)
 	}
 	return fmt.Sprintf("The journal key in the keyring does not match the journal %s (the keyring may be of another terminal or another user), so Galla will not use it. Sign in as the user who runs Galla on this terminal, or put this terminal's key back in the keyring, and start again; the journal is kept as it is.", e.Path)
-}
-
-// checkKey compares the chain key with the key check kept in meta. A journal
-// that has one needs that very key; one that has none but whose last event is
-// keyed lost it (an edit); one that has none is given it when a key is given
-// (not read-only), and from then on its events are keyed.
-func (j *Journal) checkKey() error {
-	var (
-		stored    []byte
-		headKeyed bool
-		head      uint64
-	)
-	err := j.view(func(tx *bolt.Tx) error {
-		meta, events := tx.Bucket(bucketMeta), tx.Bucket(bucketEvents)
-		if meta == nil || events == nil {
-			return nil
-		}
-		stored = bytes.Clone(meta.Get(metaKey))
-		head, _, _ = headOf(meta.Get(metaHead))
-		if v := events.Get(u64(head)); v != nil {
-			if r, _, err := splitV2(v); err == nil {
-				headKeyed = r.Keyed
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return j.openErr(err)
-	}
-	key := j.rec.key
-	switch {
-	case stored == nil && headKeyed && key == nil:
-		return &KeyError{Path: j.path, Missing: true}
-	case stored == nil && headKeyed:
-		return j.corrupt(head, "the check of the chain key is missing, but the events are keyed")
-	case stored == nil && key != nil && !j.readOnly:
-		j.keyAdopted = true
-		return j.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaKey, keyCheck(key)) })
-	case stored == nil:
-		return nil
-	case key == nil:
-		return &KeyError{Path: j.path, Missing: true}
-	case !hmac.Equal(stored, keyCheck(key)):
-		return &KeyError{Path: j.path}
-	}
-	return nil
 }

@@ -85,7 +85,7 @@ func TestKeyedChainRefusesAnEditChainedAnew(t *testing.T) {
 			for _, deferred := range []bool{false, true} {
 				j, err := Open(path, Options{ChainKey: testKey, DeferVerify: deferred})
 				if err == nil {
-					err = j.Verify(t.Context())
+					err = j.Log.Verify(t.Context())
 					_ = j.Close()
 				}
 				require.ErrorIs(t, err, ErrDamaged, "deferred %v", deferred)
@@ -153,7 +153,7 @@ func TestWrongChainKey(t *testing.T) {
 	// Read-only, it opens for its reports and says why it is not trusted.
 	j, err := Open(path, Options{ReadOnly: true, ChainKey: otherKey})
 	require.NoError(t, err)
-	done, verr := j.Verified()
+	done, verr := j.Log.Verified()
 	assert.True(t, done)
 	assert.ErrorIs(t, verr, ErrKey)
 	require.NoError(t, j.Close())
@@ -197,24 +197,24 @@ func TestKeyedChainKeepsOldEvents(t *testing.T) {
 	require.NoError(t, os.Remove(HeadPath(path)))
 	j, err = Open(path, Options{})
 	require.NoError(t, err, "a journal of schema 2 opens")
-	oldZ, err := j.ZDigest(t.Context(), 1)
+	oldZ, err := j.Days.ZDigest(t.Context(), 1)
 	require.NoError(t, err)
 	require.NotEmpty(t, oldZ)
 	require.NoError(t, j.Close())
 
 	j, err = Open(path, Options{ChainKey: testKey})
 	require.NoError(t, err, "a journal of schema 2 opens with a key")
-	z, err := j.ZDigest(t.Context(), 1)
+	z, err := j.Days.ZDigest(t.Context(), 1)
 	require.NoError(t, err)
 	assert.Equal(t, oldZ, z, "the seal of a Z report of before the key")
 	appendAll(t, j, s.cashSale("G-keyed", "2026-11-22", 100))
-	require.NoError(t, j.VerifyAll(t.Context()))
-	require.NoError(t, j.db.View(func(tx *bolt.Tx) error {
+	require.NoError(t, j.Log.VerifyAll(t.Context()))
+	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
 		events := tx.Bucket(bucketEvents)
 		for n, v := range old {
 			assert.Equal(t, v, events.Get(u64(n)), "event %d byte for byte", n)
 		}
-		r, err := j.rec.decode(events.Get(u64(uint64(len(old)) + 1)))
+		r, err := j.core.rec.decode(events.Get(u64(uint64(len(old)) + 1)))
 		require.NoError(t, err)
 		assert.True(t, r.Keyed, "a new event is keyed")
 		assert.Equal(t, SchemaVersion(), schemaOf(tx))

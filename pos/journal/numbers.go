@@ -213,33 +213,6 @@ func validSeries(s string) bool {
 	return true
 }
 
-// Numbers returns the last number of every series this journal has handed out.
-func (j *Journal) Numbers() (Numbers, error) {
-	var n Numbers
-	if err := j.view(func(tx *bolt.Tx) error { n = numbersOf(tx); return nil }); err != nil {
-		return Numbers{}, fmt.Errorf("journal: numbers: %w", err)
-	}
-	return n, nil
-}
-
-// noteNumbers raises the high-water file to n when n is above what it last wrote.
-// Appends that hand out no number never call it. A failed write is kept and tried
-// again with the next number, and Open catches the file up, since the journal
-// itself already holds the numbers.
-func (j *Journal) noteNumbers(n Numbers) {
-	j.numMu.Lock()
-	defer j.numMu.Unlock()
-	if !j.numWritten.behind(n) && j.numErr == nil {
-		return
-	}
-	hw := j.numWritten.max(n)
-	if err := writeNumbers(j.path, hw); err != nil {
-		j.numErr = err
-		return
-	}
-	j.numWritten, j.numErr = hw, nil
-}
-
 // EvNumbersContinued is the kind of the journal's own event that lifts the
 // counters of the number series to the values in its Data ({"receipt_no":N,
 // "z_no":M,"reason":"..."}): Restore and Salvage append it so that the next number

@@ -12,6 +12,8 @@ import (
 	"hash"
 
 	"galla/pos"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // The formats of a stored event (the value of the events bucket under its
@@ -352,6 +354,22 @@ func headValue(seq uint64, h [32]byte) []byte {
 	return append(u64(seq), h[:]...)
 }
 
+// errNoEvent reports a sequence number past the end of the log.
+var errNoEvent = errors.New("no such event")
+
+// eventAt decodes the event stored at seq.
+func (s *sealer) eventAt(events *bolt.Bucket, seq uint64) (pos.Event, error) {
+	v := events.Get(u64(seq))
+	if v == nil {
+		return pos.Event{}, fmt.Errorf("event %d: %w", seq, errNoEvent)
+	}
+	r, err := s.decode(v)
+	if err != nil {
+		return pos.Event{}, fmt.Errorf("event %d: %w", seq, err)
+	}
+	return r.event()
+}
+
 // beU64 decodes 8 big-endian bytes.
 func beU64(b []byte) uint64 {
 	var v uint64
@@ -359,17 +377,4 @@ func beU64(b []byte) uint64 {
 		v = v<<8 | uint64(c)
 	}
 	return v
-}
-
-// storedEvent decodes the event stored in the events bucket under key k; damage
-// is a *CorruptError at its sequence.
-func (j *Journal) storedEvent(k, v []byte) (pos.Event, error) {
-	r, err := j.rec.decode(v)
-	if err == nil {
-		var ev pos.Event
-		if ev, err = r.event(); err == nil {
-			return ev, nil
-		}
-	}
-	return pos.Event{}, j.corrupt(beU64(k), err.Error())
 }

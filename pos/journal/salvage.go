@@ -147,7 +147,7 @@ func SalvageWith(ctx context.Context, damagedPath, backupPath, out string, opts 
 			}
 		}
 		ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
-		if _, err := j.Append(ctx, ev); err != nil {
+		if _, err := j.Log.Append(ctx, ev); err != nil {
 			rep.Lost = append(rep.Lost, fmt.Sprintf("event %d (%s %s): %v", seq, ev.Kind, ev.OrderID, err))
 			continue
 		}
@@ -175,7 +175,7 @@ func SalvageWith(ctx context.Context, damagedPath, backupPath, out string, opts 
 	if rep.Numbers, err = j.Numbers(); err != nil {
 		return fail(err)
 	}
-	open, err := j.Unresolved(ctx)
+	open, err := j.Orders.Unresolved(ctx)
 	if err != nil {
 		return fail(err)
 	}

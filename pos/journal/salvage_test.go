@@ -25,7 +25,7 @@ func dayAfterBackup(t *testing.T) (string, string, Numbers) {
 	require.NoError(t, err)
 	var s script
 	appendAll(t, j, s.representative(t))
-	backup, err := j.BackupDay("2026-11-21")
+	backup, err := j.Archive.BackupDay("2026-11-21")
 	require.NoError(t, err)
 	appendAll(t, j, s.cashSale("G-after-1", "2026-11-22", 5000))
 	appendAll(t, j, s.cardSale("G-after-2", "2026-11-22", 7000))
@@ -76,7 +76,7 @@ func TestRestoreContinuesTheNumbers(t *testing.T) {
 	s.receipt = n.Receipt
 	stored := appendAll(t, j, s.cashSale("G-next", "2026-11-22", 100))
 	assert.Equal(t, n.Receipt+1, stored[1].ReceiptNo)
-	_, err = j.Order(t.Context(), "G-after-1")
+	_, err = j.Orders.Order(t.Context(), "G-after-1")
 	assert.ErrorIs(t, err, pos.ErrOrderNotFound, "a restore loses what came after the backup")
 	_, err = VerifyFile(t.Context(), backup)
 	assert.NoError(t, err, "the backup is left as it was")
@@ -129,7 +129,7 @@ func TestSalvage(t *testing.T) {
 			j, err := Open(out, Options{})
 			require.NoError(t, err)
 			defer j.Close()
-			_, err = j.Order(t.Context(), "G-after-1")
+			_, err = j.Orders.Order(t.Context(), "G-after-1")
 			if tt.wantSale {
 				assert.NoError(t, err, "the sale after the backup is kept")
 				assert.Contains(t, rep.Unresolved, "G-after-3", "an open order stays for reconcile")
@@ -180,8 +180,8 @@ func TestCheckDayFindsAnEditedOrder(t *testing.T) {
 			var s script
 			appendAll(t, j, s.representative(t))
 			appendAll(t, j, s.unknownSale("G-open", "2026-11-22", 100))
-			require.NoError(t, j.CheckDay(t.Context(), "2026-11-22"), "an untouched day checks out")
-			require.NoError(t, j.CheckDay(t.Context(), "2026-11-21"))
+			require.NoError(t, j.Days.CheckDay(t.Context(), "2026-11-22"), "an untouched day checks out")
+			require.NoError(t, j.Days.CheckDay(t.Context(), "2026-11-21"))
 			path := j.Path()
 			require.NoError(t, j.Close())
 
@@ -199,7 +199,7 @@ func TestCheckDayFindsAnEditedOrder(t *testing.T) {
 			}
 			d, err = Open(path, Options{BackupDir: backups, DeferVerify: true})
 			require.NoError(t, err, "the chain is whole: only a derived record changed")
-			err = d.CheckDay(t.Context(), "2026-11-22")
+			err = d.Days.CheckDay(t.Context(), "2026-11-22")
 			require.ErrorIs(t, err, ErrDerivedMismatch)
 			require.ErrorIs(t, err, ErrDamaged)
 			assert.Contains(t, err.Error(), tt.want)
@@ -218,7 +218,7 @@ func countEvents(t *testing.T, path string) int {
 	j, err := Open(path, Options{ReadOnly: true})
 	require.NoError(t, err)
 	defer j.Close()
-	n, err := j.LastSeq(t.Context())
+	n, err := j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
 	return int(n)
 }

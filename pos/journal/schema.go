@@ -109,51 +109,6 @@ func schemaOf(tx *bolt.Tx) uint64 {
 	return getU64(meta, metaSchema)
 }
 
-// migrate applies, each in its own transaction, every migration the file
-// lacks. A file that holds a journal already (schema 1 or later) is copied
-// first into the backup directory, and the copy checked (migrationBackup):
-// nothing is migrated without it. A file of a newer schema is refused with a
-// *NewerSchemaError naming both versions, unchanged.
-func (j *Journal) migrate(appVersion string) (migrated, error) {
-	var have uint64
-	var newer error
-	if err := j.view(func(tx *bolt.Tx) error {
-		have = schemaOf(tx)
-		if have > SchemaVersion() {
-			newer = j.newerSchema(tx, have, appVersion)
-		}
-		return nil
-	}); err != nil {
-		return migrated{}, fmt.Errorf("journal: migrate: %w", err)
-	}
-	if newer != nil {
-		return migrated{}, newer
-	}
-	var mig migrated
-	if have > 0 && have < SchemaVersion() {
-		backup, err := j.migrationBackup(have)
-		if err != nil {
-			return migrated{}, &UpgradeCopyError{Path: j.path, BackupDir: j.backupDir, From: have, To: SchemaVersion(), Err: err}
-		}
-		mig = migrated{from: have, backup: backup}
-	}
-	for _, m := range migrations {
-		if m.version <= have {
-			continue
-		}
-		err := j.update(func(tx *bolt.Tx) error {
-			if err := m.apply(tx); err != nil {
-				return err
-			}
-			return putU64(tx.Bucket(bucketMeta), metaSchema, m.version)
-		})
-		if err != nil {
-			return migrated{}, fmt.Errorf("journal: migrate to schema %d (%s): %w", m.version, m.name, err)
-		}
-	}
-	return mig, nil
-}
-
 // u64 encodes v as 8 bytes big-endian, so that keys sort as numbers.
 func u64(v uint64) []byte {
 	b := make([]byte, 8)

@@ -42,27 +42,27 @@ func TestDocumentSeries(t *testing.T) {
 		series string
 		want   uint64
 	}{{"2627", 2}, {"C2627", 1}, {"B2627", 0}, {"2728", 0}} {
-		n, err := j.LastDocNo(ctx, tt.series)
+		n, err := j.Orders.LastDocNo(ctx, tt.series)
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, n, "LastDocNo(%s)", tt.series)
 	}
-	id, ref, err := j.FindDocument(ctx, "C2627", 1)
+	id, ref, err := j.Orders.FindDocument(ctx, "C2627", 1)
 	require.NoError(t, err)
 	assert.Equal(t, [2]string{"G-2", "UG-2"}, [2]string{id, ref})
-	id, ref, err = j.FindDocument(ctx, "2627", 1)
+	id, ref, err = j.Orders.FindDocument(ctx, "2627", 1)
 	require.NoError(t, err)
 	assert.Equal(t, [2]string{"G-1", ""}, [2]string{id, ref})
-	_, _, err = j.FindDocument(ctx, "2627", 3)
+	_, _, err = j.Orders.FindDocument(ctx, "2627", 3)
 	assert.ErrorIs(t, err, pos.ErrOrderNotFound)
 
 	// A skipped number and a repeated one are refused, and nothing is stored.
 	appendAll(t, j, []pos.Event{s.intent("G-3", "2026-11-21", pos.TenderCash, 100)})
 	for _, no := range []uint64{4, 2} {
-		_, err = j.Append(ctx, pos.Event{Kind: pos.EvCashReceived, OrderID: "G-3", Day: "2026-11-21", Time: s.next(),
+		_, err = j.Log.Append(ctx, pos.Event{Kind: pos.EvCashReceived, OrderID: "G-3", Day: "2026-11-21", Time: s.next(),
 			Series: "2627", DocNo: no, Cash: &pos.CashEvent{Tendered: 100}})
 		require.ErrorIs(t, err, pos.ErrSequence, "number %d after 2", no)
 	}
-	o, err := j.Order(ctx, "G-3")
+	o, err := j.Orders.Order(ctx, "G-3")
 	require.NoError(t, err)
 	assert.Equal(t, pos.StateIntent, o.State, "the refused payment left the order unpaid")
 	// A new financial year's series starts at 1.
@@ -83,8 +83,8 @@ func TestDocumentSeries(t *testing.T) {
 	require.NoError(t, err)
 	appendAll(t, j, []pos.Event{{Kind: pos.EvCashReceived, OrderID: "G-3", Day: "2026-11-21", Time: s.next(),
 		Series: "2627", DocNo: 3, Cash: &pos.CashEvent{Tendered: 100}}})
-	require.NoError(t, j.Rebuild(ctx))
-	n, err := j.LastDocNo(ctx, "2627")
+	require.NoError(t, j.Log.Rebuild(ctx))
+	n, err := j.Orders.LastDocNo(ctx, "2627")
 	require.NoError(t, err)
 	assert.Equal(t, uint64(3), n, "a rebuild replays the series")
 	assert.NotEqual(t, before["documents"], snapshot(t, j)["documents"])
@@ -134,11 +134,11 @@ func TestSalvageContinuesASeries(t *testing.T) {
 	require.NoError(t, err)
 	defer j.Close()
 	for id, want := range map[string]uint64{"G-1": 1, "G-3": 3, "G-4": 4} {
-		o, err := j.Order(t.Context(), id)
+		o, err := j.Orders.Order(t.Context(), id)
 		require.NoError(t, err)
 		assert.Equal(t, want, o.DocNo, "%s keeps its number", id)
 	}
-	n, err := j.LastDocNo(t.Context(), "2627")
+	n, err := j.Orders.LastDocNo(t.Context(), "2627")
 	require.NoError(t, err)
 	assert.Equal(t, uint64(4), n, "the next invoice is 5")
 }
@@ -153,7 +153,7 @@ func TestCheckDayFindsASeriesCounterBehind(t *testing.T) {
 	var s script
 	appendAll(t, j, s.numberedCash("G-1", "2026-11-21", 1000, "2627", 1))
 	appendAll(t, j, s.numberedCash("G-2", "2026-11-21", 1000, "2627", 2))
-	require.NoError(t, j.CheckDay(t.Context(), "2026-11-21"))
+	require.NoError(t, j.Days.CheckDay(t.Context(), "2026-11-21"))
 	require.NoError(t, j.Close())
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		return putU64(tx.Bucket(bucketDocuments), append(slices.Clone(docLastPrefix), "2627"...), 1)
@@ -164,7 +164,7 @@ func TestCheckDayFindsASeriesCounterBehind(t *testing.T) {
 	j, err = Open(path, Options{DeferVerify: true, Now: func() time.Time { return t0 }})
 	require.NoError(t, err)
 	defer j.Close()
-	err = j.CheckDay(t.Context(), "2026-11-21")
+	err = j.Days.CheckDay(t.Context(), "2026-11-21")
 	require.ErrorIs(t, err, ErrDerivedMismatch)
 	assert.Contains(t, err.Error(), "2627")
 }

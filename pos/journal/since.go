@@ -1,11 +1,7 @@
 package journal
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 
 	"galla/pos"
 )
@@ -60,70 +56,6 @@ func (s *since) note(ev *pos.Event) {
 	case ev.Kind == pos.EvCatalogImported:
 		s.catalog = compact(ev.Data)
 	}
-}
-
-// checkSince compares the derived records the events after the last checkpoint
-// wrote with a replay of them: every order they touched (its stored state
-// against Order.Apply over all its events, its event index, its place in
-// unresolved), every staff record and setting they wrote (of a record written
-// last before the checkpoint and counted by staff.attempt events after it, the
-// counters: what the replay can reproduce), the catalog, and the
-// receipt counter. The first difference is a *MismatchError. The cost is that
-// of the events since the last Z report (and of the orders they belong to).
-func (j *Journal) checkSince(tx *bolt.Tx, s *since) error {
-	if s.orders == nil {
-		return nil
-	}
-	for _, name := range derivedBuckets {
-		if tx.Bucket(name) == nil {
-			return nil // Open rebuilds them all from the events; VerifyFile says which is missing
-		}
-	}
-	orders := tx.Bucket(bucketOrders)
-	for id, seqs := range s.orders {
-		for _, seq := range seqs {
-			if orders.Get(orderEventKey(id, seq)) == nil {
-				return j.mismatch("orders", id, fmt.Sprintf("event %d of the order is missing from its index", seq))
-			}
-		}
-		if err := j.checkOrder(tx, id, "", 0); err != nil {
-			return err
-		}
-	}
-	for _, c := range []struct {
-		bucket []byte
-		want   map[string][]byte
-	}{{bucketStaff, s.staff}, {bucketSettings, s.setting}} {
-		b := tx.Bucket(c.bucket)
-		for k, v := range c.want {
-			if !bytes.Equal(b.Get([]byte(k)), v) {
-				return j.mismatch(string(c.bucket), k, "the stored record is not the one its last event wrote")
-			}
-		}
-	}
-	staff := tx.Bucket(bucketStaff)
-	for id, a := range s.attempt {
-		have := staff.Get([]byte(id))
-		if have == nil {
-			return j.mismatch("staff", id, "the record its last attempt counted is missing")
-		}
-		// The stored record was written by this attempt last: applying it
-		// again changes nothing.
-		if want, err := withAttempt(have, a); err != nil || !bytes.Equal(have, want) {
-			return j.mismatch("staff", id, "the stored counters are not the ones its last attempt wrote")
-		}
-	}
-	if s.catalog != nil && !bytes.Equal(tx.Bucket(bucketCatalog).Get(catalogKey), s.catalog) {
-		return j.mismatch("catalog", string(catalogKey), "the stored catalog is not the one its last event imported")
-	}
-	have := numbersOf(tx)
-	if have.Receipt < s.receipt {
-		return j.mismatch("meta", "receipt_no", fmt.Sprintf("the counter is %d, but receipt number %d was handed out", have.Receipt, s.receipt))
-	}
-	if sr, behind := have.behindSeries(s.series); behind {
-		return j.mismatch("documents", sr, fmt.Sprintf("the counter is %d, but number %d was handed out", have.Series[sr], s.series.Series[sr]))
-	}
-	return nil
 }
 
 // staffID is the id of the staff record in data.

@@ -2,11 +2,9 @@ package journal
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -54,16 +52,6 @@ func versionOf(tx *bolt.Tx) string {
 	return string(meta.Get(metaGallaVersion))
 }
 
-// Version returns the version of the last Galla that opened the journal for
-// writing, as recorded in it; "" when none was.
-func (j *Journal) Version() (string, error) {
-	var v string
-	if err := j.view(func(tx *bolt.Tx) error { v = versionOf(tx); return nil }); err != nil {
-		return "", fmt.Errorf("journal: version: %w", err)
-	}
-	return v, nil
-}
-
 // NewerSchemaError is the error Open returns for a file whose schema is newer
 // than this build's: a newer Galla wrote it, and this one cannot read it
 // without the risk of damaging it. It matches ErrNewerSchema.
@@ -104,36 +92,6 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
-}
-
-// newerSchema is the refusal of a file of schema have, read from tx.
-func (j *Journal) newerSchema(tx *bolt.Tx, have uint64, appVersion string) error {
-	return &NewerSchemaError{Path: j.path, FileSchema: have, FileVersion: versionOf(tx),
-		Schema: SchemaVersion(), Version: appVersion}
-}
-
-// migrationBackup writes a copy of the file, as it is before a migration from
-// schema have, into the backup directory and checks it: bbolt's consistency
-// check of the copy, and its schema and head the same as the file's. It
-// returns the copy's path. The copy is named like a day's backup
-// (journal-….db), so LatestBackup and every sentence that offers a backup find it.
-func (j *Journal) migrationBackup(have uint64) (string, error) {
-	stamp := j.now().UTC().Format("20060102-150405")
-	path := filepath.Join(j.backupDir, fmt.Sprintf("%sschema%d-before-upgrade-%s%s", backupPrefix, have, stamp, backupSuffix))
-	var head []byte
-	if err := j.view(func(tx *bolt.Tx) error {
-		head = bytes.Clone(tx.Bucket(bucketMeta).Get(metaHead))
-		return nil
-	}); err != nil {
-		return "", err
-	}
-	if err := j.BackupTo(path); err != nil {
-		return "", err
-	}
-	if err := checkCopy(path, have, head); err != nil {
-		return "", fmt.Errorf("the copy %s does not check out: %w", path, err)
-	}
-	return path, nil
 }
 
 // ErrUpgradeCopy is matched (errors.Is) by the error Open returns when the
@@ -192,43 +150,6 @@ func checkCopy(path string, schema uint64, head []byte) error {
 			return nil
 		})
 	})
-}
-
-// noteVersion records that the Galla of version opened the journal: a new
-// journal takes the version in meta; an existing one written last by another
-// version, or migrated by this Open, gets a journal.opened_by event. Nothing is
-// recorded without a version (tests, the journal's own tools).
-func (j *Journal) noteVersion(version string, creating bool, mig migrated) error {
-	if version == "" || j.readOnly {
-		return nil
-	}
-	var prev string
-	if err := j.view(func(tx *bolt.Tx) error { prev = versionOf(tx); return nil }); err != nil {
-		return j.openErr(err)
-	}
-	if creating {
-		if err := j.update(func(tx *bolt.Tx) error {
-			return tx.Bucket(bucketMeta).Put(metaGallaVersion, []byte(version))
-		}); err != nil {
-			return fmt.Errorf("journal: open: record the version: %w", err)
-		}
-		return nil
-	}
-	if prev == version && mig.from == 0 {
-		return nil
-	}
-	d := openedBy{Version: version, Previous: prev, Backup: mig.backup}
-	if mig.from != 0 {
-		d.From, d.To = mig.from, SchemaVersion()
-	}
-	data, err := json.Marshal(d)
-	if err != nil {
-		return fmt.Errorf("journal: open: record the version: %w", err)
-	}
-	if _, err := j.Append(context.Background(), pos.Event{Kind: EvOpenedBy, Time: j.now(), Data: data}); err != nil {
-		return fmt.Errorf("journal: open: record the version: %w", err)
-	}
-	return nil
 }
 
 // migrated is what migrate did: the schema it started from (0 when it made no

@@ -141,9 +141,9 @@ func copyFixture(t *testing.T, fixture string) string {
 // journal.opened_by.
 func lastOpenedBy(t *testing.T, j *Journal) (uint64, openedBy) {
 	t.Helper()
-	last, err := j.LastSeq(t.Context())
+	last, err := j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
-	ev, err := j.Event(t.Context(), last)
+	ev, err := j.Log.Event(t.Context(), last)
 	require.NoError(t, err)
 	require.Equal(t, EvOpenedBy, ev.Kind, "the last event")
 	var d openedBy
@@ -172,15 +172,15 @@ func TestOpenPreviousSchema(t *testing.T) {
 
 	// The fixture's sales, by hand: G-0002 cash ₹499.00 with receipt 2, G-0004
 	// refunded, the counters at receipt 5 and Z 1.
-	o, err := j.Order(t.Context(), "G-0002")
+	o, err := j.Orders.Order(t.Context(), "G-0002")
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(49900), o.Amount)
 	assert.Equal(t, uint64(2), o.ReceiptNo)
 	n, err := j.Numbers()
 	require.NoError(t, err)
 	assert.Equal(t, Numbers{Receipt: 5, Z: 1}, n)
-	require.NoError(t, j.VerifyAll(t.Context()), "the old events and the new one verify")
-	require.NoError(t, j.db.View(func(tx *bolt.Tx) error {
+	require.NoError(t, j.Log.VerifyAll(t.Context()), "the old events and the new one verify")
+	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
 		assert.Equal(t, uint64(3), schemaOf(tx))
 		return nil
 	}))
@@ -204,7 +204,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 	now = now.Add(time.Hour)
 	j, err = Open(path, opts)
 	require.NoError(t, err)
-	last, err := j.LastSeq(t.Context())
+	last, err := j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, uint64(fixtureEvents+1), last, "no event at a second Open")
 	require.NoError(t, j.Close())
@@ -254,7 +254,7 @@ func TestNewJournalRecordsVersion(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "data", "journal.db")
 	j, err := Open(path, Options{AppVersion: "0.1.0"})
 	require.NoError(t, err)
-	last, err := j.LastSeq(t.Context())
+	last, err := j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, uint64(0), last, "no event in a new journal")
 	v, err := j.Version()
@@ -267,7 +267,7 @@ func TestNewJournalRecordsVersion(t *testing.T) {
 	seq, d := lastOpenedBy(t, j)
 	assert.Equal(t, uint64(1), seq)
 	assert.Equal(t, openedBy{Version: "0.0.9", Previous: "0.1.0"}, d)
-	require.NoError(t, j.Rebuild(t.Context()))
+	require.NoError(t, j.Log.Rebuild(t.Context()))
 	v, err = j.Version()
 	require.NoError(t, err)
 	assert.Equal(t, "0.0.9", v, "the replay keeps the version")

@@ -35,7 +35,7 @@ func newCounter(b *testing.B, dir string) (*counter, *pos.Engine) {
 		b.Fatal(err)
 	}
 	j := openJournal(b, dir)
-	eng, err := pos.New(pos.Config{Journal: j, Gateway: gw, Customer: pos.Customer{Mobile: "9999999999", Email: "bench@galla.local"}})
+	eng, err := pos.New(pos.Config{Journal: j.Port(), Gateway: gw, Customer: pos.Customer{Mobile: "9999999999", Email: "bench@galla.local"}})
 	if err != nil {
 		b.Fatal(err)
 	}

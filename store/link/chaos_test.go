@@ -143,7 +143,7 @@ func TestChaosExactlyOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var old []byte // an older copy of the state file
-			l, err := link.New(tm.cfg, tm.j)
+			l, err := link.New(tm.cfg, tm.j.Log)
 			if !assert.NoError(t, err) {
 				return
 			}
@@ -167,7 +167,7 @@ func TestChaosExactlyOnce(t *testing.T) {
 							staleStates.Add(1)
 						}
 					}
-					if l, err = link.New(tm.cfg, tm.j); !assert.NoError(t, err) {
+					if l, err = link.New(tm.cfg, tm.j.Log); !assert.NoError(t, err) {
 						return
 					}
 				}
@@ -184,13 +184,13 @@ func TestChaosExactlyOnce(t *testing.T) {
 	require.NoError(t, s.start(s.hostport()))
 	proxy.cut.Store(false)
 	for _, tm := range terms {
-		l, err := link.New(tm.cfg, tm.j)
+		l, err := link.New(tm.cfg, tm.j.Log)
 		require.NoError(t, err)
 		res, err := l.Sync(t.Context())
 		require.NoError(t, err, "terminal %s", tm.id)
 		assert.Zero(t, res.Waiting)
 		checkHeld(t, s.db.Pool(), tm.id, tm.j)
-		last, _ := tm.j.LastSeq(t.Context())
+		last, _ := tm.j.Log.LastSeq(t.Context())
 		t.Logf("terminal %s: %d events", tm.id, last)
 	}
 	alarms, err := s.db.Access.Alarms(t.Context(), true)

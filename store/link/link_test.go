@@ -145,7 +145,7 @@ func appendN(t testing.TB, j *journal.Journal, n int) {
 // test's call it.
 func appendEvents(j *journal.Journal, n int) error {
 	for i := 0; i < n; i++ {
-		if _, err := j.Append(context.Background(), pos.Event{Kind: pos.EvSettingsChanged, Time: time.Now(), Day: time.Now().Format(pos.DayLayout), Staff: "001",
+		if _, err := j.Log.Append(context.Background(), pos.Event{Kind: pos.EvSettingsChanged, Time: time.Now(), Day: time.Now().Format(pos.DayLayout), Staff: "001",
 			Setting: &pos.Setting{Key: "note", Value: json.RawMessage(fmt.Sprintf(`"note %d"`, i))}}); err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func appendEvents(j *journal.Journal, n int) error {
 // row per sequence 1..last, each with the journal's hash.
 func checkHeld(t testing.TB, pool *pgxpool.Pool, terminal string, j *journal.Journal) {
 	t.Helper()
-	last, err := j.LastSeq(t.Context())
+	last, err := j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
 	var n, distinct int
 	var maxSeq int64
@@ -174,7 +174,7 @@ func checkHeld(t testing.TB, pool *pgxpool.Pool, terminal string, j *journal.Jou
 		var hash []byte
 		require.NoError(t, rows.Scan(&seq, &hash))
 		require.Equal(t, int64(want), seq, "terminal %s: a gap", terminal)
-		ev, err := j.Event(t.Context(), want)
+		ev, err := j.Log.Event(t.Context(), want)
 		require.NoError(t, err)
 		require.Equal(t, ev.Hash, hex.EncodeToString(hash), "terminal %s event %d", terminal, seq)
 		want++
@@ -189,7 +189,7 @@ func TestEnrolSyncAndStatus(t *testing.T) {
 	j := openJournal(t, dir)
 	appendN(t, j, 1203)
 
-	l, err := link.New(cfg, j)
+	l, err := link.New(cfg, j.Log)
 	require.NoError(t, err)
 	st := l.Status()
 	assert.True(t, st.Enrolled)
@@ -213,7 +213,7 @@ func TestEnrolSyncAndStatus(t *testing.T) {
 
 	// The state file lost: the link asks the server and sends nothing again.
 	require.NoError(t, os.Remove(cfg.StatePath))
-	l2, err := link.New(cfg, j)
+	l2, err := link.New(cfg, j.Log)
 	require.NoError(t, err)
 	res, err = l2.Sync(t.Context())
 	require.NoError(t, err)
@@ -222,7 +222,7 @@ func TestEnrolSyncAndStatus(t *testing.T) {
 
 	// A state file that cannot be read is a resend too, harmless.
 	require.NoError(t, os.WriteFile(cfg.StatePath, []byte("{not json"), 0o600))
-	l3, err := link.New(cfg, j)
+	l3, err := link.New(cfg, j.Log)
 	require.NoError(t, err)
 	_, err = l3.Sync(t.Context())
 	require.NoError(t, err)
@@ -259,7 +259,7 @@ func TestSyncUnreachableAndDatabaseDown(t *testing.T) {
 	cfg := s.enrol(t, "T1", dir)
 	j := openJournal(t, dir)
 	appendN(t, j, 10)
-	l, err := link.New(cfg, j)
+	l, err := link.New(cfg, j.Log)
 	require.NoError(t, err)
 	_, err = l.Sync(t.Context())
 	require.NoError(t, err)
@@ -295,7 +295,7 @@ func TestForkShowsBlocked(t *testing.T) {
 	cfg := s.enrol(t, "T1", dir)
 	j := openJournal(t, dir)
 	appendN(t, j, 4)
-	l, err := link.New(cfg, j)
+	l, err := link.New(cfg, j.Log)
 	require.NoError(t, err)
 	_, err = l.Sync(t.Context())
 	require.NoError(t, err)
@@ -305,7 +305,7 @@ func TestForkShowsBlocked(t *testing.T) {
 	j2 := openJournal(t, dir2)
 	appendN(t, j2, 6)
 	cfg.StatePath = filepath.Join(dir2, link.StateFile)
-	l2, err := link.New(cfg, j2)
+	l2, err := link.New(cfg, j2.Log)
 	require.NoError(t, err)
 	_, err = l2.Sync(t.Context())
 	var ae *api.Error

@@ -25,7 +25,7 @@ func TestACatalogPublishedAtTheStoreReachesEveryCounter(t *testing.T) {
 	ctx := t.Context()
 	var links []*link.Link
 	for _, id := range []string{"T1", "T2"} {
-		l, err := link.New(s.enrol(t, id, t.TempDir()), openJournal(t, t.TempDir()))
+		l, err := link.New(s.enrol(t, id, t.TempDir()), openJournal(t, t.TempDir()).Log)
 		require.NoError(t, err)
 		links = append(links, l)
 	}

@@ -13,9 +13,9 @@ import (
 
 func TestStoreDecisionsThroughTheLink(t *testing.T) {
 	s := newStoreServer(t)
-	l1, err := link.New(s.enrol(t, "T1", t.TempDir()), openJournal(t, t.TempDir()))
+	l1, err := link.New(s.enrol(t, "T1", t.TempDir()), openJournal(t, t.TempDir()).Log)
 	require.NoError(t, err)
-	l2, err := link.New(s.enrol(t, "T2", t.TempDir()), openJournal(t, t.TempDir()))
+	l2, err := link.New(s.enrol(t, "T2", t.TempDir()), openJournal(t, t.TempDir()).Log)
 	require.NoError(t, err)
 	ctx := t.Context()
 

@@ -30,7 +30,7 @@ func TestTheStoresStaffReachEveryCounter(t *testing.T) {
 	require.Len(t, pepper, 32)
 	assert.Equal(t, hex.EncodeToString(pepper), resp.StaffPepper, "the pepper comes with the enrolment")
 
-	l, err := link.New(s.enrol(t, "T2", t.TempDir()), openJournal(t, t.TempDir()))
+	l, err := link.New(s.enrol(t, "T2", t.TempDir()), openJournal(t, t.TempDir()).Log)
 	require.NoError(t, err)
 	got, err := l.StaffPepper(ctx)
 	require.NoError(t, err)

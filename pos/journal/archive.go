@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,18 +20,23 @@ const (
 	backupSuffix = ".db"
 )
 
+// Archive copies the live file while the terminal keeps working (Backup,
+// BackupTo, BackupDay at day close: pos.Backuper), finds the newest copy, and
+// checks a copy whole (pos.BackupVerifier).
+type Archive struct{ *journalCore }
+
 // Backup writes a consistent copy of the whole journal file to w while the
 // terminal keeps working (a hot backup through one read transaction).
-func (j *Journal) Backup(w io.Writer) error {
-	if err := j.backup(w); err != nil {
+func (bk *Archive) Backup(w io.Writer) error {
+	if err := bk.backup(w); err != nil {
 		return fmt.Errorf("journal: backup: %w", err)
 	}
 	return nil
 }
 
 // backup is Backup without the error's prefix.
-func (j *Journal) backup(w io.Writer) error {
-	return j.view(func(tx *bolt.Tx) error {
+func (bk *Archive) backup(w io.Writer) error {
+	return bk.view(func(tx *bolt.Tx) error {
 		_, err := tx.WriteTo(w)
 		return err
 	})
@@ -39,14 +45,38 @@ func (j *Journal) backup(w io.Writer) error {
 // BackupTo writes a hot backup to the file at path (mode 0600, its directory
 // created 0700). It writes a temporary file beside it, syncs it and renames it
 // into place, so path is either the old file or a complete new one.
-func (j *Journal) BackupTo(path string) error {
+func (bk *Archive) BackupTo(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("journal: backup: %w", err)
 	}
-	if err := writeSynced(path, j.backup); err != nil {
+	if err := writeSynced(path, bk.backup); err != nil {
 		return fmt.Errorf("journal: backup: %w", err)
 	}
 	return nil
+}
+
+// BackupDay writes the hot backup of day close into the backup directory as
+// journal-DAY.db and returns its path. A second backup of the same day replaces
+// the first.
+func (bk *Archive) BackupDay(day string) (string, error) {
+	if err := checkDay(day); err != nil {
+		return "", fmt.Errorf("journal: backup day %q: %w", day, err)
+	}
+	path := filepath.Join(bk.backupDir, backupPrefix+day+backupSuffix)
+	if err := bk.BackupTo(path); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// LatestBackup returns the path of the most recently written backup in the
+// backup directory of this journal, or "" when there is none.
+func (bk *Archive) LatestBackup() (string, error) { return LatestBackup(bk.backupDir) }
+
+// VerifyBackup checks a backup file whole (pos.BackupVerifier): VerifyFile.
+func (bk *Archive) VerifyBackup(ctx context.Context, path string) error {
+	_, err := VerifyFileWith(ctx, path, Options{ChainKey: bk.rec.key})
+	return err
 }
 
 // writeSynced writes the file at path through write (mode 0600): into a
@@ -73,24 +103,6 @@ func writeSynced(path string, write func(io.Writer) error) error {
 	}
 	return err
 }
-
-// BackupDay writes the hot backup of day close into the backup directory as
-// journal-DAY.db and returns its path. A second backup of the same day replaces
-// the first.
-func (j *Journal) BackupDay(day string) (string, error) {
-	if err := checkDay(day); err != nil {
-		return "", fmt.Errorf("journal: backup day %q: %w", day, err)
-	}
-	path := filepath.Join(j.backupDir, backupPrefix+day+backupSuffix)
-	if err := j.BackupTo(path); err != nil {
-		return "", err
-	}
-	return path, nil
-}
-
-// LatestBackup returns the path of the most recently written backup in the
-// backup directory of this journal, or "" when there is none.
-func (j *Journal) LatestBackup() (string, error) { return LatestBackup(j.backupDir) }
 
 // LatestBackup returns the path of the most recently written journal-DAY.db in
 // dir, or "" when there is none (a missing dir is not an error). It needs no open

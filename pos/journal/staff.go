@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,13 +11,17 @@ import (
 	"galla/pos"
 )
 
+// Staff keeps the staff records (pos.StaffStore and pos.AttemptRecorder): each
+// change is a staff event, the record its derived state.
+type Staff struct{ *journalCore }
+
 // List returns every staff record, ordered by ID (pos.StaffStore).
-func (j *Journal) List(ctx context.Context) ([]pos.Staff, error) {
+func (st *Staff) List(ctx context.Context) ([]pos.Staff, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("journal: list staff: %w", err)
 	}
 	var out []pos.Staff
-	err := j.view(func(tx *bolt.Tx) error {
+	err := st.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketStaff).ForEach(func(k, v []byte) error {
 			var s pos.Staff
 			if err := json.Unmarshal(v, &s); err != nil {
@@ -36,12 +39,12 @@ func (j *Journal) List(ctx context.Context) ([]pos.Staff, error) {
 
 // Get returns the staff record of id, or an error matching pos.ErrUnknownStaff
 // (pos.StaffStore).
-func (j *Journal) Get(ctx context.Context, id string) (pos.Staff, error) {
+func (st *Staff) Get(ctx context.Context, id string) (pos.Staff, error) {
 	if err := ctx.Err(); err != nil {
 		return pos.Staff{}, fmt.Errorf("journal: staff %q: %w", id, err)
 	}
 	var s pos.Staff
-	err := j.view(func(tx *bolt.Tx) error {
+	err := st.view(func(tx *bolt.Tx) error {
 		raw := tx.Bucket(bucketStaff).Get([]byte(id))
 		if raw == nil {
 			return pos.ErrUnknownStaff
@@ -58,7 +61,7 @@ func (j *Journal) Get(ctx context.Context, id string) (pos.Staff, error) {
 // appends a staff.added or staff.changed event carrying the record (the PIN only
 // as its salted hash), dated with no business day, so that a closed day never
 // stops staff from signing in.
-func (j *Journal) Put(ctx context.Context, s pos.Staff) error {
+func (st *Staff) Put(ctx context.Context, s pos.Staff) error {
 	if err := checkID(s.ID); err != nil {
 		return fmt.Errorf("journal: put staff: %w: %w", pos.ErrUnknownStaff, err)
 	}
@@ -66,8 +69,8 @@ func (j *Journal) Put(ctx context.Context, s pos.Staff) error {
 	if err != nil {
 		return fmt.Errorf("journal: put staff: %w", err)
 	}
-	ev := pos.Event{Kind: pos.EvStaffChanged, Time: j.now(), Data: data}
-	_, err = j.append(ctx, ev, func(tx *bolt.Tx, ev *pos.Event) {
+	ev := pos.Event{Kind: pos.EvStaffChanged, Time: st.now(), Data: data}
+	_, err = st.append(ctx, ev, func(tx *bolt.Tx, ev *pos.Event) {
 		if tx.Bucket(bucketStaff).Get([]byte(s.ID)) == nil {
 			ev.Kind = pos.EvStaffAdded
 		}
@@ -79,7 +82,7 @@ func (j *Journal) Put(ctx context.Context, s pos.Staff) error {
 // member id (pos.AttemptRecorder): it appends a staff.attempt event carrying
 // those counters only, never the record or its PIN hash. Its error matches
 // pos.ErrUnknownStaff when there is no record of id.
-func (j *Journal) RecordAttempt(ctx context.Context, id string, failed int, lockedUntil time.Time) error {
+func (st *Staff) RecordAttempt(ctx context.Context, id string, failed int, lockedUntil time.Time) error {
 	if err := checkID(id); err != nil {
 		return fmt.Errorf("journal: record attempt: %w: %w", pos.ErrUnknownStaff, err)
 	}
@@ -87,42 +90,6 @@ func (j *Journal) RecordAttempt(ctx context.Context, id string, failed int, lock
 	if err != nil {
 		return fmt.Errorf("journal: record attempt: %w", err)
 	}
-	_, err = j.append(ctx, pos.Event{Kind: pos.EvStaffAttempt, Time: j.now(), Data: data}, nil)
+	_, err = st.append(ctx, pos.Event{Kind: pos.EvStaffAttempt, Time: st.now(), Data: data}, nil)
 	return err
-}
-
-// PutCatalog replaces the catalog: it appends a catalog.imported event carrying
-// the catalog's JSON, done by staff.
-func (j *Journal) PutCatalog(ctx context.Context, c *pos.Catalog, staff string) error {
-	var b bytes.Buffer
-	if err := c.WriteJSON(&b); err != nil {
-		return fmt.Errorf("journal: put catalog: %w", err)
-	}
-	ev := pos.Event{Kind: pos.EvCatalogImported, Time: j.now(), Staff: staff, Data: b.Bytes()}
-	_, err := j.Append(ctx, ev)
-	return err
-}
-
-// Catalog returns the catalog last imported (catalog.imported), or nil when none
-// was.
-func (j *Journal) Catalog(ctx context.Context) (*pos.Catalog, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("journal: catalog: %w", err)
-	}
-	var data []byte
-	err := j.view(func(tx *bolt.Tx) error {
-		data = bytes.Clone(tx.Bucket(bucketCatalog).Get(catalogKey))
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("journal: catalog: %w", err)
-	}
-	if data == nil {
-		return nil, nil
-	}
-	c, err := pos.RestoreCatalogJSON(data)
-	if err != nil {
-		return nil, fmt.Errorf("journal: catalog: %w", err)
-	}
-	return c, nil
 }

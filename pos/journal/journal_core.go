@@ -1,0 +1,339 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"galla/pos"
+)
+
+// journalCore is the state the journal's parts share: the bbolt handle, the
+// file's path and backup directory, the clock, the sealer of the records, the
+// head record beside the file, the number high-water file and the result of the
+// verification, with their locks. Its methods are the transactions every part
+// runs in (view, update), the append every write goes through, the reads and
+// checks more than one part makes, and the errors that name the file and its
+// newest backup. Each part holds the one core of its journal.
+type journalCore struct {
+	db         *bolt.DB
+	path       string
+	backupDir  string
+	now        func() time.Time
+	commits    atomic.Uint64
+	orders     orderCache // decoded orders for Append
+	rec        sealer     // the chain key and the compressors of the records
+	headMu     sync.Mutex // guards head, headSeq and headErr
+	head       *os.File   // the head record beside the file (HeadPath); nil read-only
+	headSeq    uint64     // the sequence it holds
+	headErr    error      // its last write's error
+	keyAdopted bool       // this Open gave the chain key to a journal that had none
+
+	readOnly bool
+
+	numMu      sync.Mutex // guards numWritten and numErr
+	numWritten Numbers    // what the high-water file last received
+	numErr     error      // its last write's error, tried again with the next number
+
+	verifyRun sync.Mutex // one Verify at a time
+	vmu       sync.Mutex // guards verified and verifyErr
+	verified  bool       // a verification has finished (in Open or Verify)
+	verifyErr error      // its result: nil or a *CorruptError; a failure stays
+}
+
+// update runs fn in one read-write transaction and counts its commit.
+func (jc *journalCore) update(fn func(tx *bolt.Tx) error) error {
+	if jc.readOnly {
+		return ErrReadOnly
+	}
+	var refused error
+	err := guard(func() error {
+		return jc.db.Update(func(tx *bolt.Tx) error {
+			if err := fn(tx); err != nil {
+				refused = err
+				return err
+			}
+			tx.OnCommit(func() { jc.commits.Add(1) })
+			return nil
+		})
+	})
+	var pe *panicError
+	switch {
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
+		return ErrClosed
+	case errors.As(err, &pe):
+		return jc.corrupt(0, pe.Error())
+	case err != nil && err != refused:
+		// Not a rule that refused the event: the file itself could not be written.
+		return &writeError{err: err}
+	}
+	return err
+}
+
+// view runs fn in one read-only transaction.
+func (jc *journalCore) view(fn func(tx *bolt.Tx) error) error {
+	err := guard(func() error { return jc.db.View(fn) })
+	var pe *panicError
+	switch {
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
+		return ErrClosed
+	case errors.As(err, &pe):
+		return jc.corrupt(0, pe.Error())
+	}
+	return err
+}
+
+// corrupt builds the CorruptError for seq, naming the newest backup.
+func (jc *journalCore) corrupt(seq uint64, reason string) error {
+	backup, _ := LatestBackup(jc.backupDir)
+	return &CorruptError{Path: jc.path, Seq: seq, Reason: reason, Backup: backup}
+}
+
+// mismatch builds the MismatchError of j.
+func (jc *journalCore) mismatch(bucket, key, reason string) error {
+	backup, _ := LatestBackup(jc.backupDir)
+	return &MismatchError{Path: jc.path, Bucket: bucket, Key: key, Reason: reason, Backup: backup}
+}
+
+// openErr turns a bbolt failure caught by guard into the CorruptError it means.
+func (jc *journalCore) openErr(err error) error {
+	var pe *panicError
+	if errors.As(err, &pe) {
+		return jc.corrupt(0, pe.Error())
+	}
+	return err
+}
+
+// storedEvent decodes the event stored in the events bucket under key k; damage
+// is a *CorruptError at its sequence.
+func (jc *journalCore) storedEvent(k, v []byte) (pos.Event, error) {
+	r, err := jc.rec.decode(v)
+	if err == nil {
+		var ev pos.Event
+		if ev, err = r.event(); err == nil {
+			return ev, nil
+		}
+	}
+	return pos.Event{}, jc.corrupt(beU64(k), err.Error())
+}
+
+// append is Append with a hook that may adjust the event inside the transaction,
+// before it is applied (StaffStore.Put uses it to tell added from changed).
+func (jc *journalCore) append(ctx context.Context, ev pos.Event, prepare func(tx *bolt.Tx, ev *pos.Event)) (pos.Event, error) {
+	fail := func(err error) (pos.Event, error) {
+		return pos.Event{}, fmt.Errorf("journal: append %s: %w", ev.Kind, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	if err := checkEvent(&ev); err != nil {
+		return fail(err)
+	}
+	if ev.V == 0 {
+		ev.V = pos.EventVersion
+	}
+	var (
+		out      pos.Event
+		numbered bool
+		nums     Numbers
+		sum      [32]byte
+	)
+	err := jc.update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		seq, prev, ok := headOf(meta.Get(metaHead))
+		if !ok {
+			return jc.corrupt(0, "the head in meta is malformed")
+		}
+		e := ev
+		if prepare != nil {
+			prepare(tx, &e)
+		}
+		e.Seq, e.PrevHash, e.Hash = seq+1, hex.EncodeToString(prev[:]), ""
+		if err := derive(tx, &e, &jc.orders); err != nil {
+			return err
+		}
+		data, h, err := jc.rec.seal(&e)
+		if err != nil {
+			return err
+		}
+		events := tx.Bucket(bucketEvents)
+		events.FillPercent = 1 // keys only grow: pack the log's pages
+		if err := events.Put(u64(e.Seq), data); err != nil {
+			return err
+		}
+		if err := meta.Put(metaHead, headValue(e.Seq, h)); err != nil {
+			return err
+		}
+		if err := sealCheckpoint(tx, &e, h, jc.rec.key); err != nil {
+			return err
+		}
+		e.Hash, sum = hex.EncodeToString(h[:]), h
+		out = e
+		// Only an event that hands out a number reads the counters, and only
+		// then is the high-water file written, after the commit.
+		if numbered = e.ReceiptNo != 0 || e.DocNo != 0 || e.Kind == pos.EvDayClosed || e.Kind == EvNumbersContinued; numbered {
+			nums = numbersOf(tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	jc.writeHead(out.Seq, sum)
+	if numbered {
+		jc.noteNumbers(nums)
+	}
+	return out, nil
+}
+
+// errNoKind refuses an event without a kind.
+var errNoKind = errors.New("the event has no kind")
+
+// checkEvent refuses events whose ids or day would break the key layout.
+func checkEvent(ev *pos.Event) error {
+	if ev.Kind == "" {
+		return errNoKind
+	}
+	if ev.Kind.IsOrderEvent() {
+		if err := checkID(ev.OrderID); err != nil {
+			return fmt.Errorf("order id: %w", err)
+		}
+	}
+	if ev.Day != "" {
+		if err := checkDay(ev.Day); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeHead writes the head record in place. It is written after the commit
+// and not fsync'd: after a power cut it is at worst behind the journal, which
+// the check allows (the event it names is still there), and it never gets ahead
+// of it, since the commit was fsync'd first. It costs one write per Append.
+func (jc *journalCore) writeHead(seq uint64, h [32]byte) {
+	jc.headMu.Lock()
+	defer jc.headMu.Unlock()
+	if jc.head == nil || (seq <= jc.headSeq && jc.headErr == nil) {
+		return // an Append that committed later wrote it already
+	}
+	if _, err := jc.head.WriteAt(headRecord(jc.rec.key, seq, h), 0); err != nil {
+		jc.headErr = err
+		return
+	}
+	jc.headSeq, jc.headErr = seq, nil
+}
+
+// noteNumbers raises the high-water file to n when n is above what it last wrote.
+// Appends that hand out no number never call it. A failed write is kept and tried
+// again with the next number, and Open catches the file up, since the journal
+// itself already holds the numbers.
+func (jc *journalCore) noteNumbers(n Numbers) {
+	jc.numMu.Lock()
+	defer jc.numMu.Unlock()
+	if !jc.numWritten.behind(n) && jc.numErr == nil {
+		return
+	}
+	hw := jc.numWritten.max(n)
+	if err := writeNumbers(jc.path, hw); err != nil {
+		jc.numErr = err
+		return
+	}
+	jc.numWritten, jc.numErr = hw, nil
+}
+
+// counter reads one number from the meta bucket.
+func (jc *journalCore) counter(ctx context.Context, what string, read func(meta *bolt.Bucket) uint64) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("journal: %s: %w", what, err)
+	}
+	var n uint64
+	err := jc.view(func(tx *bolt.Tx) error {
+		n = read(tx.Bucket(bucketMeta))
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("journal: %s: %w", what, err)
+	}
+	return n, nil
+}
+
+// checkOrder replays the events of order id and compares the result with its
+// stored record, its listing under day (first) and in unresolved. With day ""
+// (start-up) the listing under a day is not checked, and first is the order's
+// first event as its index says.
+func (jc *journalCore) checkOrder(tx *bolt.Tx, id, day string, first uint64) error {
+	orders, events := tx.Bucket(bucketOrders), tx.Bucket(bucketEvents)
+	raw := orders.Get([]byte(id))
+	if raw == nil && day == "" {
+		return jc.mismatch("orders", id, "the order has events but no record")
+	}
+	if raw == nil {
+		return jc.mismatch("orders", id, "listed under "+day+" but has no record")
+	}
+	var (
+		o      = new(pos.Order)
+		n      int
+		seqs   []uint64
+		hasDay bool
+	)
+	prefix := orderEventPrefix(id)
+	c := orders.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if len(k) != len(prefix)+8 {
+			continue
+		}
+		seqs = append(seqs, beU64(k[len(prefix):]))
+	}
+	if day == "" && len(seqs) > 0 {
+		first = seqs[0]
+	}
+	if len(seqs) == 0 || seqs[0] != first {
+		return jc.mismatch("days", day+" "+id, "the listing does not name the order's first event")
+	}
+	for _, seq := range seqs {
+		ev, err := jc.rec.eventAt(events, seq)
+		if err != nil {
+			return jc.mismatch("orders", id, fmt.Sprintf("its event index names event %d: %v", seq, err))
+		}
+		if ev.OrderID != id {
+			return jc.mismatch("orders", id, fmt.Sprintf("its event index names event %d of order %q", seq, ev.OrderID))
+		}
+		hasDay = hasDay || ev.Day == day || day == ""
+		ev.Hash = ""
+		next := o.Clone()
+		if err := next.Apply(ev); err != nil {
+			if errors.Is(err, pos.ErrStaleEvent) {
+				continue
+			}
+			return jc.mismatch("orders", id, fmt.Sprintf("event %d does not apply: %v", seq, err))
+		}
+		o = next
+		n++
+	}
+	if !hasDay {
+		return jc.mismatch("days", day+" "+id, "listed under the day but has no event on it")
+	}
+	want, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(want, raw) {
+		return jc.mismatch("orders", id, fmt.Sprintf("the stored record is not what its %d events give", n))
+	}
+	listed := tx.Bucket(bucketUnresolved).Get(u64(first)) != nil
+	if listed != o.Unresolved() {
+		return jc.mismatch("unresolved", id, fmt.Sprintf("listed %v, but the order's outcome is final %v", listed, !o.Unresolved()))
+	}
+	return nil
+}
