@@ -5,7 +5,7 @@ import (
 )
 
 // JournalHealth reports the journal's startup check (DESIGN.md section 4: bbolt's
-// consistency check and the hash chain). *journal.Journal implements it; when the
+// consistency check and the hash chain). journal.Log implements it; when the
 // window opens the journal with the check deferred, the check runs in the
 // background and the engine's gate waits for it.
 type JournalHealth interface {
