@@ -58,7 +58,7 @@ func (s *saleScreen) askCustomer(why string) {
 	if why != "" {
 		text = why
 	}
-	c.prompt = u.ask("Customer", text, []*keyEntry{c.phone, c.name, c.address, c.state, c.gstin, c.ship}, c.confirm)
+	c.prompt = u.dialogs.ask("Customer", text, []*keyEntry{c.phone, c.name, c.address, c.state, c.gstin, c.ship}, c.confirm)
 	c.phone.OnSubmitted = func(string) { c.lookUp() }
 	c.fit()
 }

@@ -473,7 +473,7 @@ func (s *imeiScreen) submit() {
 	// is said here, with every IMEI typed kept.
 	s.pay.btn.Disable()
 	s.message.SetText("Creating the order and checking the IMEIs with the payment service…")
-	req.AskIMEIOverride = s.u.askIMEIOverride
+	req.AskIMEIOverride = s.u.dialogs.askIMEIOverride
 	s.u.async(func(ctx context.Context) func() {
 		id, err := chk.CheckEMIOrder(ctx, req)
 		return func() {

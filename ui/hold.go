@@ -36,7 +36,7 @@ func (s *saleScreen) hold() {
 	note := newKeyEntry(s.u)
 	note.SetPlaceHolder("A name or a word to find it by (optional)")
 	lines, imeis := append([]Line(nil), s.lines...), append([]IMEI(nil), s.imeis...)
-	s.u.ask("Hold this bill", fmt.Sprintf("%s, %s. It stays in the held bills (Ctrl+R) until it is recalled or discarded.", plural(len(lines), "line"), s.bill.Total),
+	s.u.dialogs.ask("Hold this bill", fmt.Sprintf("%s, %s. It stays in the held bills (Ctrl+R) until it is recalled or discarded.", plural(len(lines), "line"), s.bill.Total),
 		[]*keyEntry{note}, func(p *prompt) {
 			n := note.Text
 			p.ok.Disable()
@@ -118,7 +118,7 @@ func (s *saleScreen) recall() {
 					}
 				})
 			})
-			p = s.u.askWithActions("Held bills", strings.Join(rows, "\n")+"\n\nType a bill's number and press Enter to recall it, or F8 to discard it.",
+			p = s.u.dialogs.askWithActions("Held bills", strings.Join(rows, "\n")+"\n\nType a bill's number and press Enter to recall it, or F8 to discard it.",
 				nil, []*action{discard}, []*keyEntry{num}, func(p *prompt) {
 					b, ok := pick(p)
 					if !ok {

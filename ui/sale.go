@@ -469,7 +469,7 @@ func (s *saleScreen) askQty() {
 	}
 	in := newKeyEntry(s.u)
 	in.SetText(strconv.Itoa(s.lines[i].Qty))
-	s.u.ask("Quantity", "How many "+s.lines[i].Product.Name+"?", []*keyEntry{in}, func(p *prompt) {
+	s.u.dialogs.ask("Quantity", "How many "+s.lines[i].Product.Name+"?", []*keyEntry{in}, func(p *prompt) {
 		n, err := strconv.Atoi(strings.TrimSpace(in.Text))
 		if err != nil || n < 1 || n > 999 {
 			p.say("Type a whole number from 1 to 999.")
@@ -506,7 +506,7 @@ func (s *saleScreen) askDiscount() {
 	}
 	var p *prompt
 	defer func() { amount.OnSubmitted = func(string) { p.confirm() } }() // Enter on the amount confirms; the PIN only when asked
-	p = s.u.ask("Discount", text, []*keyEntry{amount, pin}, func(p *prompt) {
+	p = s.u.dialogs.ask("Discount", text, []*keyEntry{amount, pin}, func(p *prompt) {
 		d, err := pos.ParsePaise(amount.Text)
 		if err != nil || d < 0 {
 			p.say("Type the amount in rupees, like 500 or 499.50.")

@@ -67,7 +67,7 @@ func (s *saleScreen) haveIMEIs(then func()) bool {
 		}
 		fields[i] = e
 	}
-	s.u.ask("IMEI of each phone", "Every phone sold carries its IMEI: scan the box's barcode or type the 15 digits (dial *#06# on the phone to see it).",
+	s.u.dialogs.ask("IMEI of each phone", "Every phone sold carries its IMEI: scan the box's barcode or type the 15 digits (dial *#06# on the phone to see it).",
 		fields, func(p *prompt) {
 			var list []IMEI
 			seen := map[string]bool{}
