@@ -66,7 +66,7 @@ func TestCustomerPanel(t *testing.T) {
 	h.settle()
 	u := h.u
 	h.signIn("Ravi", "1234")
-	assert.Equal(t, "Walk-in customer", u.sale.buyerInfo.Text)
+	assert.Equal(t, "Walk-in customer", u.sale.customer.buyerInfo.Text)
 
 	h.enter("8806090000019") // the television
 	h.settle()
@@ -94,7 +94,7 @@ func TestCustomerPanel(t *testing.T) {
 	u.dialogs.prompt.confirm()
 	h.settle()
 	assert.Nil(t, u.dialogs.prompt)
-	assert.Equal(t, "Customer: Asha Rao, Karnataka", u.sale.buyerInfo.Text)
+	assert.Equal(t, "Customer: Asha Rao, Karnataka", u.sale.customer.buyerInfo.Text)
 	require.Len(t, till.remembered, 1)
 	// ₹1,39,990 at 28%: taxable 1,09,367.19, GST 30,622.81, all IGST for Karnataka.
 	assert.Equal(t, "Taxable ₹1,09,367.19   IGST ₹30,622.81", u.sale.gst.Text)
@@ -109,6 +109,6 @@ func TestCustomerPanel(t *testing.T) {
 	h.press(fyne.KeyEscape)
 	h.settle()
 	u.sale.clear()
-	assert.Equal(t, "Walk-in customer", u.sale.buyerInfo.Text)
-	assert.Nil(t, u.sale.buyer)
+	assert.Equal(t, "Walk-in customer", u.sale.customer.buyerInfo.Text)
+	assert.Nil(t, u.sale.customer.buyer)
 }

@@ -426,7 +426,7 @@ func (s *journalScreen) check() {
 			}
 			s.message.SetText("Order " + o.OrderID + ": " + string(out.State) + ".")
 			s.load(s.day)
-			s.u.sale.checkLock()
+			s.u.sale.payment.checkLock()
 			s.u.bar.refreshStatus()
 		}
 	})

@@ -154,7 +154,7 @@ func (s *payScreen) start(req PayRequest) {
 	s.retryA.btn.Disable()
 	s.checkA.btn.Disable()
 	s.newSaleA.btn.Disable()
-	s.u.sale.paymentStarted(run)
+	s.u.sale.payment.paymentStarted(run)
 	s.u.goTo(s)
 	s.u.async(func(context.Context) func() {
 		o, err := s.u.till.Checkout.Pay(ctx, req, func(p Progress) {
@@ -198,7 +198,7 @@ func (s *payScreen) mark(step Step) {
 func (s *payScreen) progress(run *payRun, p Progress) {
 	if p.OrderID != "" {
 		run.orderID = p.OrderID
-		s.u.sale.paymentOrder(run, p.OrderID)
+		s.u.sale.payment.paymentOrder(run, p.OrderID)
 	}
 	if s.run != run {
 		return // a payment gone to the background: its result becomes a notice
@@ -298,7 +298,7 @@ func (s *payScreen) done(run *payRun, o Outcome, err error) {
 	if o.OrderID == "" {
 		o.OrderID = run.orderID
 	}
-	s.u.sale.paymentDone(run, o, err)
+	s.u.sale.payment.paymentDone(run, o, err)
 	defer s.u.bar.refreshStatus()
 	if s.run != run {
 		s.u.bar.noteOutcome(o, err)
@@ -384,7 +384,7 @@ func (s *payScreen) check() {
 		o, err := s.u.till.Pending.CheckOrder(ctx, id)
 		return func() {
 			s.checked(id, o, err)
-			s.u.sale.checkLock()
+			s.u.sale.payment.checkLock()
 			s.u.bar.refreshStatus()
 		}
 	})

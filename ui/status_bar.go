@@ -87,7 +87,7 @@ func (sb *statusBar) raise(n Notice) {
 		sb.notice.Refresh()
 		sb.noticeA.btn.Show()
 	}
-	sb.u.sale.resolved(n.OrderID)
+	sb.u.sale.payment.resolved(n.OrderID)
 	if sb.u.current == sb.u.pay && sb.u.pay.run == nil && sb.u.pay.orderID == n.OrderID {
 		sb.u.async(func(ctx context.Context) func() {
 			o, err := sb.u.till.Pending.CheckOrder(ctx, n.OrderID)
@@ -132,8 +132,8 @@ func (sb *statusBar) openNotice() {
 // status bar names.
 func (sb *statusBar) checkNow() {
 	var ids []string
-	if sb.u.sale.payOrder != "" && sb.u.sale.lock.Locked && sb.u.sale.lockRun == nil {
-		ids = []string{sb.u.sale.payOrder}
+	if sb.u.sale.payment.payOrder != "" && sb.u.sale.payment.lock.Locked && sb.u.sale.payment.lockRun == nil {
+		ids = []string{sb.u.sale.payment.payOrder}
 	} else {
 		for _, p := range sb.status.Pending {
 			ids = append(ids, p.OrderID)
@@ -169,7 +169,7 @@ func (sb *statusBar) checkNow() {
 			} else {
 				sb.note("Checked: nothing is pending.")
 			}
-			sb.u.sale.checkLock()
+			sb.u.sale.payment.checkLock()
 			sb.refreshStatus() // the notices of what was resolved
 		}
 	})

@@ -114,11 +114,11 @@ func (s *tenderScreen) shown() { s.u.win.Canvas().Focus(s.amount) }
 // again the sale left part paid, if there is one.
 func (s *saleScreen) paySplit() {
 	t := s.u.till.Checkout
-	if len(s.lines) == 0 && !s.locked() {
+	if len(s.lines) == 0 && !s.payment.locked() {
 		s.continueOpen() // an empty cart: the sale left open, if there is one
 		return
 	}
-	if !s.ready() || !s.haveIMEIs(s.paySplit) {
+	if !s.ready() || !s.serials.haveIMEIs(s.paySplit) {
 		return
 	}
 	req := s.request(pos.TenderSplit)

@@ -35,7 +35,7 @@ func TestSaleByKeyboardAlone(t *testing.T) {
 	require.True(t, u.signedIn, u.signIn.message.Text)
 	assert.Equal(t, "Ravi (cashier)", u.bar.userText.Text)
 	require.Equal(t, u.sale, u.current)
-	require.Equal(t, u.sale.scan, h.focused(), "the scan field has the focus")
+	require.Equal(t, u.sale.finder.scan, h.focused(), "the scan field has the focus")
 
 	h.enter("8801643000011") // the scanner types the barcode and Enter
 	h.settle()
@@ -198,11 +198,11 @@ func TestSaleScreen(t *testing.T) {
 	s := h.u.sale
 
 	h.typeText("cab")
-	require.Len(t, s.results, 1)
-	assert.Equal(t, "CABLE", s.results[0].SKU)
+	require.Len(t, s.finder.results, 1)
+	assert.Equal(t, "CABLE", s.finder.results[0].SKU)
 	h.press(fyne.KeyReturn)
 	require.Len(t, s.lines, 1)
-	assert.Empty(t, s.scan.Text)
+	assert.Empty(t, s.finder.scan.Text)
 
 	h.enter("nothing-like-this")
 	assert.Contains(t, s.message.Text, "Nothing in the catalog matches")
