@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
-	"strconv"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,7 +65,6 @@ type screen interface {
 type UI struct {
 	app  fyne.App
 	win  fyne.Window
-	cap  *capped // the window's content: no bigger than the screen
 	till Services
 	opts Options
 	now  func() time.Time
@@ -84,14 +85,9 @@ type UI struct {
 	current screen
 	global  []*action
 
-	// status bar
-	modeText    *canvas.Text
-	onlineText  *widget.Label
-	unknownText *widget.Label
-	journalText *widget.Label // the journal's startup check: running, or failed
-	userText    *widget.Label
-	status      Status
-	damageShown bool // the damaged journal's sentence was shown in a dialog
+	bar     *statusBar // status_bar.go
+	dialogs *dialogs   // dialogs.go
+	fit     *windowFit // window_fit.go
 
 	signIn   *signInScreen
 	sale     *saleScreen
@@ -106,15 +102,6 @@ type UI struct {
 	settings *settingsScreen
 	staff    *staffScreen // Settings' staff list (staff.go)
 	shift    *shiftScreen // the shift and the cash drawer (shift.go)
-
-	prompt *prompt       // the open dialog, if any
-	notice *widget.Label // the latest background result, in the status bar
-	// noticeOrder is the order of the latest notice of a payment paid after the
-	// cashier moved on: Ctrl+O opens its receipt.
-	noticeOrder string
-	noticeRow   *fyne.Container
-	checkA      *action // Check now [Ctrl+K]: the pending payments, in the status bar
-	noticeA     *action // Receipt [Ctrl+O]: the receipt of the notice's order
 }
 
 // New builds the terminal window on app over the services it uses. The window
@@ -146,21 +133,23 @@ func New(app fyne.App, services Services, opts Options) *UI {
 	}
 	u.ctx, u.stop = context.WithCancel(context.Background())
 	u.lastInput = u.now()
-	u.theme = &counterTheme{dark: u.rememberedDark(opts.Dark)}
+	u.fit = &windowFit{u: u, cap: &capped{}}
+	u.dialogs = &dialogs{u: u}
+	u.theme = &counterTheme{dark: u.fit.rememberedDark(opts.Dark)}
 	app.Settings().SetTheme(u.theme)
 
 	u.win = app.NewWindow(title)
 	if opts.Icon != nil {
 		u.win.SetIcon(opts.Icon)
 	}
-	u.win.Resize(u.rememberedSize())
+	u.win.Resize(u.fit.rememberedSize())
 	u.win.SetOnClosed(func() {
-		u.rememberWindow()
+		u.fit.rememberWindow()
 		u.stop()
 	})
-	app.Lifecycle().SetOnStarted(u.fitScreen)
+	app.Lifecycle().SetOnStarted(u.fit.fitScreen)
 
-	u.buildStatusBar()
+	u.bar = newStatusBar(u)
 	u.signIn = newSignInScreen(u)
 	u.sale = newSaleScreen(u)
 	u.card = newCardScreen(u)
@@ -173,12 +162,8 @@ func New(app fyne.App, services Services, opts Options) *UI {
 	u.settings = newSettingsScreen(u)
 	u.staff = newStaffScreen(u)
 	u.shift = newShiftScreen(u)
-	u.checkA = u.newAction("Check now", fyne.KeyK, fyne.KeyModifierControl, u.checkNow)
-	u.noticeA = u.newAction("Receipt", fyne.KeyO, fyne.KeyModifierControl, u.openNotice)
-	u.checkA.btn.Hide()
-	u.noticeA.btn.Hide()
 	u.global = []*action{
-		u.checkA, u.noticeA,
+		u.bar.checkA, u.bar.noticeA,
 		u.newAction("Sale", fyne.KeyF2, 0, func() { u.goTo(u.sale) }),
 		u.newAction("Journal", fyne.KeyF9, 0, u.openJournal),
 		u.newAction("Settings", fyne.KeyF10, 0, u.openSettings),
@@ -192,17 +177,10 @@ func New(app fyne.App, services Services, opts Options) *UI {
 	for _, a := range u.global[2:] {
 		nav.Add(a.btn)
 	}
-	bar := container.NewHBox(u.modeText, widget.NewSeparator(), u.onlineText, widget.NewSeparator(),
-		u.unknownText, u.checkA.btn, widget.NewSeparator(), u.journalText, layout.NewSpacer(), u.userText)
-	// The notice has a row of its own: an order id and a receipt number must not
-	// push the window wider than the screen.
-	u.noticeRow = container.NewBorder(nil, nil, nil, u.noticeA.btn, u.notice)
-	u.noticeRow.Hide()
 	top := container.NewBorder(nil, nil, title2("Galla"), nil, container.NewHBox(layout.NewSpacer(), nav))
-	u.cap = &capped{}
-	u.win.SetContent(container.New(u.cap, container.NewBorder(
+	u.win.SetContent(container.New(u.fit.cap, container.NewBorder(
 		container.NewVBox(top, widget.NewSeparator()),
-		container.NewVBox(widget.NewSeparator(), u.noticeRow, container.NewPadded(bar)),
+		container.NewVBox(widget.NewSeparator(), u.bar.noticeRow, container.NewPadded(u.bar.row)),
 		nil, nil, u.body)))
 
 	c := u.win.Canvas()
@@ -215,7 +193,7 @@ func New(app fyne.App, services Services, opts Options) *UI {
 		c.AddShortcut(sc, u.TypedShortcut)
 	}
 	u.startSignIn()
-	u.refreshStatus()
+	u.bar.refreshStatus()
 	return u
 }
 
@@ -240,7 +218,7 @@ func (u *UI) Busy() bool { return u.pending.Load() > 0 }
 // ShowAndRun shows the window, starts the status and idle-lock tickers and runs the
 // app until the window closes.
 func (u *UI) ShowAndRun() {
-	go u.tick(u.opts.StatusEvery, u.refreshStatus)
+	go u.tick(u.opts.StatusEvery, u.bar.refreshStatus)
 	go u.tick(30*time.Second, u.checkIdle)
 	u.win.ShowAndRun()
 	u.stop()
@@ -276,6 +254,37 @@ func (u *UI) async(work func(ctx context.Context) func()) {
 			u.do(apply)
 		}
 	}()
+}
+
+// newAction makes an action and its button, labelled "Label  [F5]".
+func (u *UI) newAction(label string, key fyne.KeyName, mod fyne.KeyModifier, run func()) *action {
+	a := &action{key: key, mod: mod, label: label, run: run}
+	a.btn = newKeyButton(u, label+"  ["+a.keyText()+"]", func() {
+		if a.btn.Disabled() {
+			return
+		}
+		a.run()
+	})
+	return a
+}
+
+// savePNG writes png as name into dir off the UI goroutine and says on msg where it
+// went, or why it did not.
+func (u *UI) savePNG(msg *widget.Label, dir, name, what string, png []byte) {
+	u.async(func(context.Context) func() {
+		path := filepath.Join(dir, name)
+		err := os.MkdirAll(dir, 0o700)
+		if err == nil {
+			err = os.WriteFile(path, png, 0o600)
+		}
+		return func() {
+			if err != nil {
+				msg.SetText(fmt.Sprintf("The %s could not be saved in %s: %v. Check that the disk has room and the folder can be written.", what, dir, err))
+				return
+			}
+			msg.SetText("Saved as " + path)
+		}
+	})
 }
 
 // dispatch runs the action bound to key on the current screen, or a global one.
@@ -338,12 +347,12 @@ func (u *UI) signOut(idle bool) {
 	who, was := u.user, u.signedIn
 	u.signedIn = false
 	u.user = StaffMember{}
-	u.userText.SetText("Locked")
+	u.bar.userText.SetText("Locked")
 	u.card.reset()
 	if was {
 		u.async(func(ctx context.Context) func() {
 			if err := u.till.Staffer.SignOut(ctx, who, idle); err != nil {
-				return func() { u.note("The sign-out could not be journaled: " + sentence(err)) }
+				return func() { u.bar.note("The sign-out could not be journaled: " + sentence(err)) }
 			}
 			return nil
 		})
@@ -356,7 +365,7 @@ func (u *UI) signedInAs(s StaffMember) {
 	u.user = s
 	u.signedIn = true
 	u.touch()
-	u.userText.SetText(s.Name + " (" + string(s.Role) + ")")
+	u.bar.userText.SetText(s.Name + " (" + string(s.Role) + ")")
 	for i, a := range u.global[3:5] {
 		// The journal for whoever may refund (a cashier a manager gave a refund
 		// limit, too); the settings for managers.
@@ -378,7 +387,7 @@ func (u *UI) startSignIn() {
 
 func (u *UI) openJournal() {
 	if !u.user.Refunds() {
-		u.showError("The journal is for managers, and for cashiers a manager lets refund: sign in as a manager.")
+		u.dialogs.showError("The journal is for managers, and for cashiers a manager lets refund: sign in as a manager.")
 		return
 	}
 	u.journal.open()
@@ -386,7 +395,7 @@ func (u *UI) openJournal() {
 
 func (u *UI) openSettings() {
 	if !u.user.Manager() {
-		u.showError("Settings are for managers: sign in as a manager.")
+		u.dialogs.showError("Settings are for managers: sign in as a manager.")
 		return
 	}
 	u.goTo(u.settings)
@@ -404,242 +413,13 @@ func (u *UI) toggleTheme() {
 	}
 }
 
-func (u *UI) buildStatusBar() {
-	u.modeText = canvas.NewText("SANDBOX", colSandbox)
-	u.modeText.TextStyle = fyne.TextStyle{Bold: true}
-	u.modeText.TextSize = 20
-	u.onlineText = widget.NewLabel("Checking the payment service…")
-	u.unknownText = widget.NewLabel("")
-	u.journalText = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	u.userText = widget.NewLabelWithStyle("Not signed in", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
-	u.notice = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	u.notice.Truncation = fyne.TextTruncateEllipsis
-}
-
-// note shows the latest background result in the status bar.
-func (u *UI) note(msg string) {
-	u.noticeOrder = ""
-	u.noticeA.btn.Hide()
-	u.notice.Importance = widget.MediumImportance
-	u.notice.SetText(msg)
-	if msg == "" {
-		u.noticeRow.Hide()
-	} else {
-		u.noticeRow.Show()
-	}
-}
-
-// raise shows the notice of a payment that became final after the cashier moved
-// on; a paid one's receipt opens with Ctrl+O.
-func (u *UI) raise(n Notice) {
-	u.note(n.Text)
-	if n.Paid() {
-		u.noticeOrder = n.OrderID
-		u.notice.Importance = widget.SuccessImportance
-		u.notice.Refresh()
-		u.noticeA.btn.Show()
-	}
-	u.sale.resolved(n.OrderID)
-	if u.current == u.pay && u.pay.run == nil && u.pay.orderID == n.OrderID {
-		u.async(func(ctx context.Context) func() {
-			o, err := u.till.Pending.CheckOrder(ctx, n.OrderID)
-			return func() { u.pay.checked(n.OrderID, o, err) }
-		})
-	}
-}
-
-// noteOutcome raises the outcome of a payment whose screen the cashier had left.
-func (u *UI) noteOutcome(o Outcome, err error) {
-	id := o.OrderID
-	switch {
-	case err != nil:
-		u.note(strings.TrimSpace("Order "+id) + ": NOT PAID — " + sentence(err))
-	case o.State.Paid() && o.Verified:
-		n := Notice{OrderID: id, State: o.State, Amount: o.Amount, ReceiptNo: o.ReceiptNo,
-			Text: "Order " + id + ": PAID " + o.Amount.String()}
-		if o.ReceiptNo != "" {
-			n.Text += " — receipt " + o.ReceiptNo
-		}
-		u.raise(n)
-	case o.State == pos.StateFailed:
-		u.note("Order " + id + ": FAILED — not charged")
-	default:
-		u.note("Order " + id + ": pending — its outcome is not known yet")
-	}
-}
-
-// openNotice opens the receipt of the notice's paid order.
-func (u *UI) openNotice() {
-	if u.noticeOrder == "" {
-		return
-	}
-	back := u.current
-	if back == u.receipt || back == u.signIn {
-		back = u.sale
-	}
-	u.receipt.open(u.noticeOrder, back)
-}
-
-// checkNow inquires the pending payments now: the cart's own, else every one the
-// status bar names.
-func (u *UI) checkNow() {
-	var ids []string
-	if u.sale.payOrder != "" && u.sale.lock.Locked && u.sale.lockRun == nil {
-		ids = []string{u.sale.payOrder}
-	} else {
-		for _, p := range u.status.Pending {
-			ids = append(ids, p.OrderID)
-		}
-	}
-	if len(ids) == 0 {
-		u.note("No payment is pending.")
-		return
-	}
-	u.checkA.btn.Disable()
-	u.note("Checking " + plural(len(ids), "pending payment") + "…")
-	u.async(func(ctx context.Context) func() {
-		outs := make([]Outcome, len(ids))
-		errs := make([]error, len(ids))
-		for i, id := range ids {
-			outs[i], errs[i] = u.till.Pending.CheckOrder(ctx, id)
-		}
-		return func() {
-			u.checkA.btn.Enable()
-			var still []string
-			for i, id := range ids {
-				if errs[i] != nil {
-					still = append(still, "order "+id+": "+sentence(errs[i]))
-				} else if !outs[i].State.Final() {
-					still = append(still, "order "+id+" still pending")
-				}
-				if u.pay.orderID == id {
-					u.pay.checked(id, outs[i], errs[i])
-				}
-			}
-			if len(still) > 0 {
-				u.note("Checked: " + strings.Join(still, "; ") + ".")
-			} else {
-				u.note("Checked: nothing is pending.")
-			}
-			u.sale.checkLock()
-			u.refreshStatus() // the notices of what was resolved
-		}
-	})
-}
-
 // RefreshStatus asks pos for its standing and the payments resolved since, as the
 // status ticker does every Options.StatusEvery.
-func (u *UI) RefreshStatus() { u.refreshStatus() }
-
-// refreshStatus follows up the payments left pending, asks pos for its standing
-// and shows both in the status bar.
-func (u *UI) refreshStatus() {
-	u.async(func(ctx context.Context) func() {
-		notes, _ := u.till.Pending.FollowUp(ctx) // what could not be inquired is tried again on the next tick
-		st := u.till.Counter.Status(ctx)
-		return func() {
-			u.showStatus(st)
-			for _, n := range notes {
-				u.raise(n)
-			}
-		}
-	})
-}
-
-func (u *UI) showStatus(st Status) {
-	u.status = st
-	if st.Live {
-		u.modeText.Text = "LIVE"
-		u.modeText.Color = colLive
-	} else {
-		u.modeText.Text = "SANDBOX"
-		u.modeText.Color = colSandbox
-	}
-	u.modeText.Refresh()
-	online := "Offline: card payments will wait"
-	if st.Online {
-		online = "Online"
-	}
-	if store := st.Store.Text(time.Now()); store != "" {
-		online += " · " + store // the link to the store server (pos.StoreStatus)
-	}
-	u.onlineText.SetText(online)
-	switch {
-	case len(st.Pending) == 1:
-		u.unknownText.SetText("Payment pending: order " + st.Pending[0].OrderID + " " + st.Pending[0].Amount.String())
-	case len(st.Pending) > 1:
-		u.unknownText.SetText(strconv.Itoa(len(st.Pending)) + " payments pending")
-	default:
-		u.unknownText.SetText(paymentsText(st.Unknown, st.InProgress))
-	}
-	if len(st.Pending) > 0 {
-		u.unknownText.Importance = widget.WarningImportance
-		u.checkA.btn.Show()
-	} else {
-		u.unknownText.Importance = widget.MediumImportance
-		u.checkA.btn.Hide()
-	}
-	u.unknownText.Refresh()
-	u.showJournal(st)
-}
-
-// paymentsText is the status bar's count of payments not final: those whose
-// outcome is unknown, and those in progress (being created, authenticated or
-// verified), which are not unknown (pos.TillStatus).
-func paymentsText(unknown, inProgress int) string {
-	var parts []string
-	switch {
-	case unknown == 1:
-		parts = append(parts, "1 unknown payment")
-	case unknown > 1:
-		parts = append(parts, strconv.Itoa(unknown)+" unknown payments")
-	}
-	switch {
-	case inProgress == 1:
-		parts = append(parts, "1 payment in progress")
-	case inProgress > 1:
-		parts = append(parts, strconv.Itoa(inProgress)+" payments in progress")
-	}
-	if len(parts) == 0 {
-		return "No unknown payments"
-	}
-	return strings.Join(parts, " · ")
-}
-
-// showJournal shows the journal's startup check in the status bar. A damaged
-// journal's sentence (what is damaged, where the last backup is) is also shown
-// once in a dialog, as soon as no other dialog is open.
-func (u *UI) showJournal(st Status) {
-	switch {
-	case st.Damaged != "":
-		u.journalText.Importance = widget.DangerImportance
-		u.journalText.SetText("JOURNAL DAMAGED — card payments stopped")
-		if !u.damageShown && (u.prompt == nil || u.prompt.closed) {
-			u.damageShown = true
-			u.showMessage("The journal is damaged", st.Damaged)
-		}
-	case st.Checking:
-		u.journalText.Importance = widget.MediumImportance
-		u.journalText.SetText("Checking journal…")
-	default:
-		u.journalText.Importance = widget.MediumImportance
-		u.journalText.SetText("")
-	}
-}
+func (u *UI) RefreshStatus() { u.bar.refreshStatus() }
 
 // sentence turns an error from pos into a sentence a cashier can act on.
 func sentence(err error) string {
 	return pos.Sentence(err)
-}
-
-// showError shows msg in a dialog that Enter or Escape closes; the focus goes back
-// to the current screen afterwards.
-func (u *UI) showError(msg string) {
-	u.showMessage("Cannot do that", msg)
-}
-
-func (u *UI) showMessage(title, msg string) {
-	u.ask(title, msg, nil, func(p *prompt) { p.close() })
 }
 
 // heading is large bold text.

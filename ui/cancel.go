@@ -44,7 +44,7 @@ func (s *journalScreen) confirmCancel(c Canceller, o OrderSummary) {
 	pin.Password = true
 	pin.SetPlaceHolder("Manager PIN")
 	title := "Cancel invoice " + firstOf(o.ReceiptNo, o.OrderID)
-	s.u.ask(title, refundNames(o)+"\nOnly when the goods were not handed over: every payment of this sale is given back (no credit note) and the invoice keeps its number, marked CANCELLED.",
+	s.u.dialogs.ask(title, refundNames(o)+"\nOnly when the goods were not handed over: every payment of this sale is given back (no credit note) and the invoice keeps its number, marked CANCELLED.",
 		[]*keyEntry{reason, pin}, func(p *prompt) {
 			code := pin.Text
 			pin.SetText("")

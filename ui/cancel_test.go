@@ -36,7 +36,7 @@ func TestCancelInvoiceFromJournal(t *testing.T) {
 	h := journalWithSale(t, f)
 	h.ctrl(fyne.KeyD)
 	h.settle()
-	p := h.u.prompt
+	p := h.u.dialogs.prompt
 	require.NotNil(t, p, "Ctrl+D asks")
 	assert.Contains(t, p.title, "Cancel invoice")
 	require.Len(t, p.fields, 2)
@@ -57,7 +57,7 @@ func TestCancelInvoiceFromJournal(t *testing.T) {
 	pin.SetText("4321")
 	p.confirm()
 	h.settle()
-	assert.Nil(t, h.u.prompt, "the dialog closes")
+	assert.Nil(t, h.u.dialogs.prompt, "the dialog closes")
 	assert.Equal(t, "Invoice T1/2627/000007 is cancelled: give back ₹1,000.00 refunded to the card.", h.u.journal.message.Text)
 }
 

@@ -40,29 +40,6 @@ type customerPanel struct {
 	ship    *keyEntry
 }
 
-// askCustomer opens the customer panel over the sale; why, when set, says why
-// it is needed.
-func (s *saleScreen) askCustomer(why string) {
-	u := s.u
-	c := &customerPanel{s: s, phone: newKeyEntry(u), name: newKeyEntry(u), address: newKeyEntry(u), state: newKeyEntry(u), gstin: newKeyEntry(u), ship: newKeyEntry(u)}
-	c.phone.SetPlaceHolder("Mobile number (Enter finds a customer seen before)")
-	c.name.SetPlaceHolder("Name")
-	c.address.SetPlaceHolder("Address")
-	c.state.SetPlaceHolder("State: name or code, e.g. Karnataka or 29")
-	c.gstin.SetPlaceHolder("GSTIN of a registered buyer (a B2B sale)")
-	c.ship.SetPlaceHolder("Delivered to state (empty: taken at the counter)")
-	if b := s.buyer; b != nil {
-		c.fill(*b)
-	}
-	text := "The customer on this sale's invoice. Name, address and state are needed for a taxable value of ₹50,000 or more, and with a GSTIN."
-	if why != "" {
-		text = why
-	}
-	c.prompt = u.ask("Customer", text, []*keyEntry{c.phone, c.name, c.address, c.state, c.gstin, c.ship}, c.confirm)
-	c.phone.OnSubmitted = func(string) { c.lookUp() }
-	c.fit()
-}
-
 // fit grows the panel to hold its message as wrapped at the panel's width (a
 // wrapping label asks for one line until it is laid out).
 func (c *customerPanel) fit() {
@@ -129,16 +106,16 @@ func (c *customerPanel) confirm(p *prompt) {
 	}
 	s := c.s
 	if b.IsZero() {
-		s.buyer = nil
+		s.customer.buyer = nil
 	} else {
-		s.buyer = &b
+		s.customer.buyer = &b
 	}
-	s.interstate = false
-	s.showBuyer()
+	s.customer.interstate = false
+	s.customer.showBuyer()
 	s.refresh()
 	p.close()
 	cs := s.u.till.Customers
-	by, buyer := s.u.user.ID, s.buyer
+	by, buyer := s.u.user.ID, s.customer.buyer
 	s.u.async(func(ctx context.Context) func() {
 		place, perr := cs.PlaceOf(ctx, buyer)
 		var rerr error
@@ -146,8 +123,8 @@ func (c *customerPanel) confirm(p *prompt) {
 			rerr = cs.RememberBuyer(ctx, by, b)
 		}
 		return func() {
-			if perr == nil && s.buyer == buyer {
-				s.interstate = place.Interstate
+			if perr == nil && s.customer.buyer == buyer {
+				s.customer.interstate = place.Interstate
 				s.refresh()
 			}
 			if rerr != nil {
@@ -155,49 +132,4 @@ func (c *customerPanel) confirm(p *prompt) {
 			}
 		}
 	})
-}
-
-// taxLine is the cart's taxable value and GST as the sale screen shows them:
-// CGST and SGST, or IGST when the buyer's place of supply is another state.
-func (s *saleScreen) taxLine() string {
-	txt := "Taxable " + s.bill.Taxable.String()
-	if s.interstate {
-		return txt + "   IGST " + (s.bill.CGST + s.bill.SGST).String()
-	}
-	return txt + "   CGST " + s.bill.CGST.String() + "   SGST " + s.bill.SGST.String()
-}
-
-// showBuyer says on the sale screen who the invoice names.
-func (s *saleScreen) showBuyer() {
-	b := s.buyer
-	if b == nil {
-		s.buyerInfo.SetText("Walk-in customer")
-		return
-	}
-	who := b.Name
-	if who == "" {
-		who = b.Phone
-	}
-	if b.State != "" {
-		who += ", " + pos.States[b.State]
-	}
-	if b.GSTIN != "" {
-		who += " · GSTIN " + b.GSTIN
-	}
-	if b.ShipState != "" {
-		who += " · delivered to " + pos.States[b.ShipState]
-	}
-	s.buyerInfo.SetText("Customer: " + who)
-}
-
-// checkBuyer asks pos whether the invoice of the cart can be issued to the buyer
-// recorded; when not, it says why and opens the customer panel.
-func (s *saleScreen) checkBuyer() bool {
-	cs := s.u.till.Customers
-	// A read of the shop's settings: quick enough for the counter's thread.
-	if err := cs.CheckBuyer(s.u.ctx, s.lines, s.buyer); err != nil {
-		s.askCustomer(sentence(err))
-		return false
-	}
-	return true
 }

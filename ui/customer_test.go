@@ -66,35 +66,35 @@ func TestCustomerPanel(t *testing.T) {
 	h.settle()
 	u := h.u
 	h.signIn("Ravi", "1234")
-	assert.Equal(t, "Walk-in customer", u.sale.buyerInfo.Text)
+	assert.Equal(t, "Walk-in customer", u.sale.customer.buyerInfo.Text)
 
 	h.enter("8806090000019") // the television
 	h.settle()
 	require.Len(t, u.sale.lines, 1)
 	h.press(fyne.KeyF7) // cash
 	h.settle()
-	require.NotNil(t, u.prompt, "the customer panel opens")
-	assert.Equal(t, "Customer", u.prompt.title)
-	assert.Contains(t, u.prompt.message.Text, "₹50,000.00 or more: the invoice must name the buyer")
+	require.NotNil(t, u.dialogs.prompt, "the customer panel opens")
+	assert.Equal(t, "Customer", u.dialogs.prompt.title)
+	assert.Contains(t, u.dialogs.prompt.message.Text, "₹50,000.00 or more: the invoice must name the buyer")
 	assert.Equal(t, u.sale, u.current, "no tender screen yet")
 
 	h.enter("98450 12345")
 	h.settle()
-	fields := u.prompt.fields
+	fields := u.dialogs.prompt.fields
 	assert.Equal(t, "Asha Rao", fields[1].Text, "the customer seen before")
 	assert.Equal(t, "Karnataka", fields[3].Text)
-	assert.Contains(t, u.prompt.message.Text, "Welcome back: Asha Rao")
+	assert.Contains(t, u.dialogs.prompt.message.Text, "Welcome back: Asha Rao")
 	require.Equal(t, fields[1], h.focused())
 
 	fields[4].SetText("29AAPFU0939F1ZX") // a wrong check character
-	u.prompt.confirm()
-	require.NotNil(t, u.prompt)
-	assert.Contains(t, u.prompt.message.Text, "The buyer's GSTIN is not valid")
+	u.dialogs.prompt.confirm()
+	require.NotNil(t, u.dialogs.prompt)
+	assert.Contains(t, u.dialogs.prompt.message.Text, "The buyer's GSTIN is not valid")
 	fields[4].SetText("")
-	u.prompt.confirm()
+	u.dialogs.prompt.confirm()
 	h.settle()
-	assert.Nil(t, u.prompt)
-	assert.Equal(t, "Customer: Asha Rao, Karnataka", u.sale.buyerInfo.Text)
+	assert.Nil(t, u.dialogs.prompt)
+	assert.Equal(t, "Customer: Asha Rao, Karnataka", u.sale.customer.buyerInfo.Text)
 	require.Len(t, till.remembered, 1)
 	// ₹1,39,990 at 28%: taxable 1,09,367.19, GST 30,622.81, all IGST for Karnataka.
 	assert.Equal(t, "Taxable ₹1,09,367.19   IGST ₹30,622.81", u.sale.gst.Text)
@@ -109,6 +109,6 @@ func TestCustomerPanel(t *testing.T) {
 	h.press(fyne.KeyEscape)
 	h.settle()
 	u.sale.clear()
-	assert.Equal(t, "Walk-in customer", u.sale.buyerInfo.Text)
-	assert.Nil(t, u.sale.buyer)
+	assert.Equal(t, "Walk-in customer", u.sale.customer.buyerInfo.Text)
+	assert.Nil(t, u.sale.customer.buyer)
 }

@@ -61,35 +61,35 @@ func TestDiscountLimitSetting(t *testing.T) {
 			var given pos.Paise
 			if tt.alone != "" {
 				h.press(fyne.KeyF4)
-				require.NotNil(t, h.u.prompt)
-				assert.Contains(t, h.u.prompt.message.Text, tt.intro)
+				require.NotNil(t, h.u.dialogs.prompt)
+				assert.Contains(t, h.u.dialogs.prompt.message.Text, tt.intro)
 				h.enter(tt.alone)
-				assert.Nil(t, h.u.prompt, "up to the limit no PIN is asked")
+				assert.Nil(t, h.u.dialogs.prompt, "up to the limit no PIN is asked")
 				given, _ = pos.ParsePaise(tt.alone)
 				assert.Equal(t, given, s.lines[0].Discount)
 				assert.Empty(t, s.lines[0].ApprovedBy)
 			}
 
 			h.press(fyne.KeyF4)
-			require.NotNil(t, h.u.prompt)
-			assert.Contains(t, h.u.prompt.message.Text, tt.intro)
+			require.NotNil(t, h.u.dialogs.prompt)
+			assert.Contains(t, h.u.dialogs.prompt.message.Text, tt.intro)
 			h.enter(tt.above)
-			require.NotNil(t, h.u.prompt, "above the limit the prompt stays for the PIN")
-			assert.Contains(t, h.u.prompt.message.Text, tt.needsText)
+			require.NotNil(t, h.u.dialogs.prompt, "above the limit the prompt stays for the PIN")
+			assert.Contains(t, h.u.dialogs.prompt.message.Text, tt.needsText)
 			assert.Equal(t, given, s.lines[0].Discount, "nothing changes before a manager approves")
 
 			for _, pin := range []string{"1234", "9999"} { // a cashier's PIN, a PIN of nobody
 				h.enter(pin)
 				h.settle()
-				require.NotNil(t, h.u.prompt, "PIN %s", pin)
-				assert.Equal(t, sentence(errFakeWrongPIN), h.u.prompt.message.Text, "PIN %s", pin)
+				require.NotNil(t, h.u.dialogs.prompt, "PIN %s", pin)
+				assert.Equal(t, sentence(errFakeWrongPIN), h.u.dialogs.prompt.message.Text, "PIN %s", pin)
 				assert.Equal(t, given, s.lines[0].Discount, "PIN %s does not approve", pin)
 				assert.Empty(t, s.lines[0].ApprovedBy)
 			}
 
 			h.enter("4321")
 			h.settle()
-			assert.Nil(t, h.u.prompt)
+			assert.Nil(t, h.u.dialogs.prompt)
 			assert.Equal(t, tt.aboveP, s.lines[0].Discount)
 			assert.Equal(t, "Asha", s.lines[0].ApprovedBy)
 			assert.Equal(t, (pos.Rupees(139990) - tt.aboveP).String(), s.total.Text)

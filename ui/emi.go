@@ -250,14 +250,14 @@ func (s *emiScreen) choose() {
 		// A brand offer takes the IMEIs on its own page first: they are
 		// validated with the service on the sale's order before the card is
 		// asked for.
-		req.IMEIs = s.u.sale.imeisFor(req.Lines, req.IMEIs)
+		req.IMEIs = s.u.sale.serials.imeisFor(req.Lines, req.IMEIs)
 		s.imei.start(req, s.total)
 	default:
 		// Any other offer takes them here, as every phone sold carries its IMEI.
-		if !s.u.sale.haveIMEIs(s.choose) {
+		if !s.u.sale.serials.haveIMEIs(s.choose) {
 			return
 		}
-		req.IMEIs = s.u.sale.imeisFor(req.Lines, req.IMEIs)
+		req.IMEIs = s.u.sale.serials.imeisFor(req.Lines, req.IMEIs)
 		s.u.card.start(req, s.total)
 	}
 }
@@ -473,7 +473,7 @@ func (s *imeiScreen) submit() {
 	// is said here, with every IMEI typed kept.
 	s.pay.btn.Disable()
 	s.message.SetText("Creating the order and checking the IMEIs with the payment service…")
-	req.AskIMEIOverride = s.u.askIMEIOverride
+	req.AskIMEIOverride = s.u.dialogs.askIMEIOverride
 	s.u.async(func(ctx context.Context) func() {
 		id, err := chk.CheckEMIOrder(ctx, req)
 		return func() {

@@ -361,7 +361,7 @@ func (s *journalScreen) askRefund() {
 	if me := s.u.user; !me.Manager() && me.Limits != nil {
 		pin.SetPlaceHolder("Your PIN (refunds up to " + me.Limits.Refund.String() + ") or a manager's")
 	}
-	s.u.ask("Refund order "+o.OrderID, refundNames(o)+"\nUp to "+left.String()+" can be refunded. Change the amount for a partial refund.",
+	s.u.dialogs.ask("Refund order "+o.OrderID, refundNames(o)+"\nUp to "+left.String()+" can be refunded. Change the amount for a partial refund.",
 		[]*keyEntry{amount, pin}, func(p *prompt) {
 			code := pin.Text
 			pin.SetText("")
@@ -426,8 +426,8 @@ func (s *journalScreen) check() {
 			}
 			s.message.SetText("Order " + o.OrderID + ": " + string(out.State) + ".")
 			s.load(s.day)
-			s.u.sale.checkLock()
-			s.u.refreshStatus()
+			s.u.sale.payment.checkLock()
+			s.u.bar.refreshStatus()
 		}
 	})
 }
@@ -463,7 +463,7 @@ func (s *journalScreen) askClose() {
 	pin := newKeyEntry(s.u)
 	pin.Password = true
 	pin.SetPlaceHolder("Manager PIN to close the day")
-	s.u.ask("Close "+day.Format("2 Jan 2006")+"?",
+	s.u.dialogs.ask("Close "+day.Format("2 Jan 2006")+"?",
 		"The Z report closes the day for good: its orders cannot change afterwards. Type a manager's PIN and press Enter to close it, or Escape to keep it open.",
 		[]*keyEntry{pin}, func(p *prompt) {
 			code := pin.Text
@@ -504,7 +504,7 @@ func (s *journalScreen) askExport() {
 	path := newKeyEntry(s.u)
 	home, _ := os.UserHomeDir()
 	path.SetText(filepath.Join(home, "galla-"+day.Format(pos.DayLayout)+".csv"))
-	s.u.ask("Export CSV", "Where should the day's orders be written?", []*keyEntry{path}, func(p *prompt) {
+	s.u.dialogs.ask("Export CSV", "Where should the day's orders be written?", []*keyEntry{path}, func(p *prompt) {
 		name := strings.TrimSpace(path.Text)
 		p.ok.Disable()
 		s.u.async(func(ctx context.Context) func() {
@@ -574,7 +574,7 @@ func (u *UI) showReport(title, text string, day time.Time, kind string) {
 	if u.opts.ReceiptDir == "" {
 		save.btn.Disable()
 	}
-	p = u.askWithActions(title, "", scroll, []*action{printA, save}, nil, func(p *prompt) { p.close() })
+	p = u.dialogs.askWithActions(title, "", scroll, []*action{printA, save}, nil, func(p *prompt) { p.close() })
 }
 
 // cycle selects a Select's next option, from the keyboard.

@@ -33,7 +33,7 @@ func TestRefundOpensRefundReceipt(t *testing.T) {
 	f := newFakeTill()
 	h := journalWithSale(t, f)
 	h.press(fyne.KeyF5)
-	require.NotNil(t, h.u.prompt)
+	require.NotNil(t, h.u.dialogs.prompt)
 	h.focused().(*keyEntry).SetText("")
 	h.enter("250")
 	h.enter("4321")
@@ -105,7 +105,7 @@ func TestReportDialogPrintAndSave(t *testing.T) {
 			h := journalWithSale(t, f)
 			tt.open(h)
 			h.settle()
-			p := h.u.prompt
+			p := h.u.dialogs.prompt
 			require.NotNil(t, p)
 			require.Len(t, p.actions, 2)
 
@@ -113,7 +113,7 @@ func TestReportDialogPrintAndSave(t *testing.T) {
 			h.settle()
 			assert.Equal(t, []string{"print:2026-11-22"}, f.reports, "F5 in the dialog prints the report")
 			assert.Empty(t, f.refunds, "F5 does not reach the journal's Refund")
-			assert.Same(t, p, h.u.prompt, "the report dialog stays open; no refund prompt")
+			assert.Same(t, p, h.u.dialogs.prompt, "the report dialog stays open; no refund prompt")
 			assert.Equal(t, "Printed.", p.message.Text)
 
 			h.ctrl(fyne.KeyS)
@@ -123,7 +123,7 @@ func TestReportDialogPrintAndSave(t *testing.T) {
 			assert.FileExists(t, path)
 
 			h.press(fyne.KeyEscape)
-			assert.Nil(t, h.u.prompt)
+			assert.Nil(t, h.u.dialogs.prompt)
 			assert.Equal(t, h.u.journal, h.u.current)
 		})
 	}
@@ -135,11 +135,11 @@ func TestReportDialogPrintFails(t *testing.T) {
 	h := journalWithSale(t, f)
 	h.press(fyne.KeyF7)
 	h.settle()
-	p := h.u.prompt
+	p := h.u.dialogs.prompt
 	require.NotNil(t, p)
 	h.press(fyne.KeyF5)
 	h.settle()
 	assert.Contains(t, p.message.Text, "The report did not print")
 	assert.Empty(t, f.reports)
-	require.NotNil(t, h.u.prompt, "the dialog stays open")
+	require.NotNil(t, h.u.dialogs.prompt, "the dialog stays open")
 }

@@ -30,18 +30,6 @@ func (a *action) keyText() string {
 	return name
 }
 
-// newAction makes an action and its button, labelled "Label  [F5]".
-func (u *UI) newAction(label string, key fyne.KeyName, mod fyne.KeyModifier, run func()) *action {
-	a := &action{key: key, mod: mod, label: label, run: run}
-	a.btn = newKeyButton(u, label+"  ["+a.keyText()+"]", func() {
-		if a.btn.Disabled() {
-			return
-		}
-		a.run()
-	})
-	return a
-}
-
 // matches reports whether the key (with modifiers) triggers a.
 func (a *action) matches(key fyne.KeyName, mod fyne.KeyModifier) bool {
 	return a.key == key && a.mod == mod

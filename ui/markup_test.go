@@ -71,10 +71,10 @@ func TestMarkupSale(t *testing.T) {
 	require.Len(t, u.sale.lines, 2)
 	u.sale.selectLine(1)
 	h.press(fyne.KeyF4)
-	require.NotNil(t, u.prompt)
+	require.NotNil(t, u.dialogs.prompt)
 	h.enter("500") // within the limit: no PIN
 	h.settle()
-	require.Nil(t, u.prompt, "the discount is applied")
+	require.Nil(t, u.dialogs.prompt, "the discount is applied")
 	require.Equal(t, pos.Rupees(500), u.sale.lines[1].Discount)
 	h.assertMarkup("sale")
 }

@@ -126,7 +126,7 @@ func (s *payScreen) start(req PayRequest) {
 	if req.OrderID == "" && req.Sale == "" {
 		// A new sale's phones are reserved with the store server; when it
 		// cannot be asked, a manager may approve them here ("Manager override").
-		req.AskIMEIOverride = s.u.askIMEIOverride
+		req.AskIMEIOverride = s.u.dialogs.askIMEIOverride
 	}
 	s.req = req
 	s.req.Card = nil // the card belongs to the call below, which wipes it
@@ -154,7 +154,7 @@ func (s *payScreen) start(req PayRequest) {
 	s.retryA.btn.Disable()
 	s.checkA.btn.Disable()
 	s.newSaleA.btn.Disable()
-	s.u.sale.paymentStarted(run)
+	s.u.sale.payment.paymentStarted(run)
 	s.u.goTo(s)
 	s.u.async(func(context.Context) func() {
 		o, err := s.u.till.Checkout.Pay(ctx, req, func(p Progress) {
@@ -198,7 +198,7 @@ func (s *payScreen) mark(step Step) {
 func (s *payScreen) progress(run *payRun, p Progress) {
 	if p.OrderID != "" {
 		run.orderID = p.OrderID
-		s.u.sale.paymentOrder(run, p.OrderID)
+		s.u.sale.payment.paymentOrder(run, p.OrderID)
 	}
 	if s.run != run {
 		return // a payment gone to the background: its result becomes a notice
@@ -257,7 +257,7 @@ func (s *payScreen) askOTP(run *payRun) {
 	s.otpEntry.Password = true
 	s.otpEntry.SetPlaceHolder("One-time password")
 	order := s.orderID
-	s.otp = s.u.ask("Customer authentication (sandbox)",
+	s.otp = s.u.dialogs.ask("Customer authentication (sandbox)",
 		"The customer types the one-time password the bank sent (the sandbox accepts 123456).",
 		[]*keyEntry{s.otpEntry}, func(p *prompt) {
 			code := strings.TrimSpace(s.otpEntry.Text)
@@ -298,10 +298,10 @@ func (s *payScreen) done(run *payRun, o Outcome, err error) {
 	if o.OrderID == "" {
 		o.OrderID = run.orderID
 	}
-	s.u.sale.paymentDone(run, o, err)
-	defer s.u.refreshStatus()
+	s.u.sale.payment.paymentDone(run, o, err)
+	defer s.u.bar.refreshStatus()
 	if s.run != run {
-		s.u.noteOutcome(o, err)
+		s.u.bar.noteOutcome(o, err)
 		return
 	}
 	s.run = nil
@@ -311,7 +311,7 @@ func (s *payScreen) done(run *payRun, o Outcome, err error) {
 	s.u.card.reset()
 	s.show(o, err)
 	if s.u.current != s {
-		s.u.noteOutcome(o, err)
+		s.u.bar.noteOutcome(o, err)
 	}
 	s.shown()
 }
@@ -384,8 +384,8 @@ func (s *payScreen) check() {
 		o, err := s.u.till.Pending.CheckOrder(ctx, id)
 		return func() {
 			s.checked(id, o, err)
-			s.u.sale.checkLock()
-			s.u.refreshStatus()
+			s.u.sale.payment.checkLock()
+			s.u.bar.refreshStatus()
 		}
 	})
 }

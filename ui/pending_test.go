@@ -17,9 +17,9 @@ func (h *harness) leaveOTP() {
 	h.t.Helper()
 	h.payBy("4111111111111111")
 	h.waitFor("the OTP dialog", func() bool { return h.u.pay.otp != nil && !h.u.pay.otp.closed })
-	h.u.refreshStatus()
+	h.u.bar.refreshStatus()
 	h.waitFor("the status bar to count the payment in progress", func() bool {
-		return h.u.unknownText.Text == "1 payment in progress"
+		return h.u.bar.unknownText.Text == "1 payment in progress"
 	})
 	h.press(fyne.KeyEscape)
 	h.settle()
@@ -40,8 +40,8 @@ func TestCancelOTPLeavesPaymentPending(t *testing.T) {
 	assert.Equal(t, "UNKNOWN", p.result.Text)
 	assert.Contains(t, p.detail.Text, "The payment is pending")
 	assert.False(t, p.checkA.btn.Disabled(), "Check now [F7]")
-	assert.Equal(t, "Payment pending: order G-0001 ₹499.00", h.u.unknownText.Text)
-	assert.True(t, h.u.checkA.btn.Visible(), "Check now in the status bar")
+	assert.Equal(t, "Payment pending: order G-0001 ₹499.00", h.u.bar.unknownText.Text)
+	assert.True(t, h.u.bar.checkA.btn.Visible(), "Check now in the status bar")
 
 	h.press(fyne.KeyF7)
 	h.settle()
@@ -69,9 +69,9 @@ func TestCancelOTPLeavesPaymentPending(t *testing.T) {
 	h.ctrl(fyne.KeyK)
 	h.settle()
 	assert.Equal(t, []string{"G-0001", "G-0001"}, f.checked)
-	assert.Contains(t, h.u.notice.Text, "Order G-0001: PAID ₹499.00 — receipt R-G-0001")
-	assert.Equal(t, "No unknown payments", h.u.unknownText.Text)
-	assert.False(t, h.u.checkA.btn.Visible())
+	assert.Contains(t, h.u.bar.notice.Text, "Order G-0001: PAID ₹499.00 — receipt R-G-0001")
+	assert.Equal(t, "No unknown payments", h.u.bar.unknownText.Text)
+	assert.False(t, h.u.bar.checkA.btn.Visible())
 }
 
 // TestPendingThenPaidInTheBackground resolves a payment left pending after the
@@ -93,8 +93,8 @@ func TestPendingThenPaidInTheBackground(t *testing.T) {
 	f.resolve("G-0001", pos.StatePaid)
 	h.u.RefreshStatus() // the status ticker
 	h.settle()
-	assert.Equal(t, "Order G-0001: PAID ₹499.00 — receipt R-G-0001", h.u.notice.Text)
-	assert.True(t, h.u.noticeA.btn.Visible(), "Receipt [Ctrl+O] beside the notice")
+	assert.Equal(t, "Order G-0001: PAID ₹499.00 — receipt R-G-0001", h.u.bar.notice.Text)
+	assert.True(t, h.u.bar.noticeA.btn.Visible(), "Receipt [Ctrl+O] beside the notice")
 	back := h.u.current
 	h.ctrl(fyne.KeyO)
 	h.settle()
@@ -120,8 +120,8 @@ func TestPendingThenNotChargedUnlocksTheCart(t *testing.T) {
 	f.resolve("G-0001", pos.StateFailed)
 	h.u.RefreshStatus()
 	h.settle()
-	assert.Equal(t, "Order G-0001: FAILED — not charged", h.u.notice.Text)
-	assert.False(t, h.u.noticeA.btn.Visible(), "no receipt for an order not paid")
+	assert.Equal(t, "Order G-0001: FAILED — not charged", h.u.bar.notice.Text)
+	assert.False(t, h.u.bar.noticeA.btn.Visible(), "no receipt for an order not paid")
 	assert.False(t, h.u.sale.cashA.btn.Disabled(), "the cart may be paid again")
 	assert.Len(t, h.u.sale.lines, 1)
 }
@@ -151,16 +151,16 @@ func TestJournalSearchWithNoMatchSelectsNothing(t *testing.T) {
 	assert.Empty(t, j.events)
 	assert.Contains(t, j.message.Text, "No order of this list matches")
 	h.press(fyne.KeyF5)
-	assert.Nil(t, h.u.prompt, "no refund without a chosen order")
+	assert.Nil(t, h.u.dialogs.prompt, "no refund without a chosen order")
 	assert.Contains(t, j.message.Text, "Choose an order first")
 	assert.Empty(t, f.refunds)
 
 	h.enter("G-0001")
 	h.settle()
 	h.press(fyne.KeyF5)
-	require.NotNil(t, h.u.prompt)
-	assert.Equal(t, "Refund order G-0001", h.u.prompt.title)
+	require.NotNil(t, h.u.dialogs.prompt)
+	assert.Equal(t, "Refund order G-0001", h.u.dialogs.prompt.title)
 	for _, want := range []string{"Order G-0001", "receipt 17", "₹74,999.00 by card", "card ••••0004"} {
-		assert.Contains(t, h.u.prompt.message.Text, want)
+		assert.Contains(t, h.u.dialogs.prompt.message.Text, want)
 	}
 }

@@ -2,9 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -211,23 +208,4 @@ func (s *receiptScreen) savePNG() {
 		name = "refund-" + s.orderID + ".png"
 	}
 	s.u.savePNG(s.message, s.u.opts.ReceiptDir, name, "receipt", s.png)
-}
-
-// savePNG writes png as name into dir off the UI goroutine and says on msg where it
-// went, or why it did not.
-func (u *UI) savePNG(msg *widget.Label, dir, name, what string, png []byte) {
-	u.async(func(context.Context) func() {
-		path := filepath.Join(dir, name)
-		err := os.MkdirAll(dir, 0o700)
-		if err == nil {
-			err = os.WriteFile(path, png, 0o600)
-		}
-		return func() {
-			if err != nil {
-				msg.SetText(fmt.Sprintf("The %s could not be saved in %s: %v. Check that the disk has room and the folder can be written.", what, dir, err))
-				return
-			}
-			msg.SetText("Saved as " + path)
-		}
-	})
 }

@@ -22,27 +22,17 @@ import (
 type saleScreen struct {
 	u       *UI
 	lines   []Line
-	imeis   []IMEI // the IMEI of each phone in the cart (serial.go)
 	bill    Bill
-	results []Product
-	hit     int // highlighted result
 	sel     int // selected cart line
 	bestEMI map[string]string
-	// The cart's open payment: the run in flight (nil once its call ended) and its
-	// order. While pos says the cart is locked to it (CartLock), no tender is taken
-	// and no line changes.
-	lockRun  *payRun
-	payOrder string
-	lock     CartLock
-	// buyer is who the invoice names (the customer panel); nil: a walk-in.
-	buyer      *pos.Buyer
-	interstate bool // the buyer's place of supply is another state: IGST
-	buyerInfo  *widget.Label
-	customerA  *action
+
+	finder   *productFinder // product_finder.go
+	payment  *cartPayment   // cart_payment.go
+	customer *saleCustomer  // sale_customer.go
+	serials  *cartIMEIs     // cart_imeis.go
+	held     *heldBills     // held_bills.go
 
 	root     fyne.CanvasObject
-	scan     *keyEntry
-	found    *widget.List
 	cart     *widget.List
 	total    *canvas.Text
 	gst      *widget.Label
@@ -60,8 +50,6 @@ type saleScreen struct {
 	splitA   *action // split tender and UPI (tender.go)
 	newSale  *action
 	clearA   *action
-	holdA    *action // hold.go
-	recallA  *action
 	// The open sales (tender.go): split sales left part paid, shown above the
 	// scan field with the key back to them, whatever the cart holds.
 	openSales []*SaleStatus
@@ -72,28 +60,9 @@ type saleScreen struct {
 
 func newSaleScreen(u *UI) *saleScreen {
 	s := &saleScreen{u: u, sel: -1, bestEMI: map[string]string{}}
-	s.scan = newKeyEntry(u)
-	s.scan.SetPlaceHolder("Scan a barcode or type a name or code, then Enter")
-	s.scan.OnChanged = s.search
-	s.scan.OnSubmitted = s.submit
-	s.scan.onKey = s.key
-
-	s.found = widget.NewList(
-		func() int { return len(s.results) },
-		func() fyne.CanvasObject {
-			return container.NewBorder(nil, nil, nil, widget.NewLabel("₹1,00,000.00"), widget.NewLabel("Product name"))
-		},
-		func(i widget.ListItemID, o fyne.CanvasObject) {
-			p := s.results[i]
-			c := o.(*fyne.Container)
-			c.Objects[0].(*widget.Label).SetText(p.Name + "  ·  " + p.SKU)
-			c.Objects[1].(*widget.Label).SetText(p.Price.String())
-		})
-	s.found.OnSelected = func(i widget.ListItemID) {
-		if i < len(s.results) {
-			s.hit = i
-		}
-	}
+	s.finder = newProductFinder(s)
+	s.payment = &cartPayment{s: s}
+	s.serials = &cartIMEIs{s: s}
 	s.cart = widget.NewList(
 		func() int { return len(s.lines) },
 		func() fyne.CanvasObject {
@@ -121,7 +90,7 @@ func newSaleScreen(u *UI) *saleScreen {
 	s.cart.OnSelected = func(i widget.ListItemID) {
 		s.sel = i
 		s.showEMIHint()
-		u.win.Canvas().Focus(s.scan)
+		u.win.Canvas().Focus(s.finder.scan)
 	}
 
 	s.total = bigText(pos.Paise(0).String(), sizeTotal)
@@ -144,23 +113,20 @@ func newSaleScreen(u *UI) *saleScreen {
 	s.phoneA = u.newAction("Pay on phone", fyne.KeyF8, 0, s.payPhone)
 	s.splitA = u.newAction("Split / UPI", fyne.KeyF11, 0, s.paySplit) // tender.go
 	s.newSale = u.newAction("New sale", fyne.KeyN, fyne.KeyModifierControl, s.clear)
-	s.customerA = u.newAction("Customer", fyne.KeyU, fyne.KeyModifierControl, func() { s.askCustomer("") })
-	s.buyerInfo = widget.NewLabel("")
-	s.buyerInfo.Wrapping = fyne.TextWrapWord
-	s.holdA = u.newAction("Hold", fyne.KeyH, fyne.KeyModifierControl, s.hold)
-	s.recallA = u.newAction("Held bills", fyne.KeyR, fyne.KeyModifierControl, s.recall)
+	s.customer = newSaleCustomer(s)
+	s.held = newHeldBills(s)
 	s.clearA = u.newAction("Clear field", fyne.KeyEscape, 0, func() {
-		s.scan.SetText("")
+		s.finder.scan.SetText("")
 		s.message.SetText("")
 	})
 	for _, a := range []*action{s.card, s.emi, s.cashA, s.phoneA} {
 		a.btn.Importance = widget.HighImportance
 	}
 
-	results := container.NewBorder(widget.NewLabel("Matches (Up and Down to choose, Enter to add)"), nil, nil, nil, s.found)
+	results := container.NewBorder(widget.NewLabel("Matches (Up and Down to choose, Enter to add)"), nil, nil, nil, s.finder.found)
 	cart := container.NewBorder(
 		container.NewBorder(nil, nil, heading("Cart"), s.count),
-		container.NewGridWithColumns(3, s.qty.btn, s.discount.btn, s.remove.btn, s.holdA.btn, s.recallA.btn, s.newSale.btn),
+		container.NewGridWithColumns(3, s.qty.btn, s.discount.btn, s.remove.btn, s.held.holdA.btn, s.held.recallA.btn, s.newSale.btn),
 		nil, nil, s.cart)
 	split := container.NewVSplit(results, cart)
 	split.Offset = 0.3
@@ -170,15 +136,15 @@ func newSaleScreen(u *UI) *saleScreen {
 	s.openA = u.newAction("Continue it", fyne.KeyF1, 0, s.continueOpen) // tender.go
 	s.openRow = container.NewBorder(nil, nil, nil, s.openA.btn, s.openText)
 	s.openRow.Hide()
-	left := container.NewBorder(container.NewVBox(s.openRow, s.scan, s.message), nil, nil, nil, split)
+	left := container.NewBorder(container.NewVBox(s.openRow, s.finder.scan, s.message), nil, nil, nil, split)
 
 	totals := container.NewVBox(
 		widget.NewLabelWithStyle("Total to pay", fyne.TextAlignTrailing, fyne.TextStyle{}),
-		s.total, s.gst, widget.NewSeparator(), s.buyerInfo, s.customerA.btn, widget.NewSeparator(), s.emiHint, s.emiItem.btn, layout.NewSpacer())
+		s.total, s.gst, widget.NewSeparator(), s.customer.buyerInfo, s.customer.customerA.btn, widget.NewSeparator(), s.emiHint, s.emiItem.btn, layout.NewSpacer())
 	tenders := container.NewVBox(container.NewGridWithColumns(2, s.card.btn, s.emi.btn, s.cashA.btn, s.phoneA.btn), s.splitA.btn)
 	right := container.NewBorder(nil, tenders, nil, nil, totals)
 	s.root = container.NewPadded(container.New(&ratioLayout{ratio: 0.6}, left, right))
-	s.showBuyer()
+	s.customer.showBuyer()
 	s.refresh()
 	return s
 }
@@ -186,161 +152,20 @@ func newSaleScreen(u *UI) *saleScreen {
 func (s *saleScreen) view() fyne.CanvasObject { return s.root }
 
 func (s *saleScreen) actions() []*action {
-	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.splitA, s.newSale, s.customerA, s.clearA, s.holdA, s.recallA, s.openA}
+	return []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA, s.splitA, s.newSale, s.customer.customerA, s.clearA, s.held.holdA, s.held.recallA, s.openA}
 }
 
 func (s *saleScreen) shown() {
-	s.u.win.Canvas().Focus(s.scan)
+	s.u.win.Canvas().Focus(s.finder.scan)
 	s.loadOpenSales() // tender.go: the open sales, in the banner above the scan field
-	if s.lock.Locked && s.lockRun == nil {
-		s.checkLock()
+	if s.payment.lock.Locked && s.payment.lockRun == nil {
+		s.payment.checkLock()
 	}
-}
-
-// paymentStarted locks the cart to the payment run takes of it. A tender of an
-// open split sale is that sale's: it neither locks nor, once paid, empties the
-// counter's cart, which may be the next customer's by then.
-func (s *saleScreen) paymentStarted(run *payRun) {
-	if run.req.Sale != "" {
-		return
-	}
-	s.lockRun, s.payOrder = run, run.req.OrderID
-	s.lock = CartLock{Locked: true, Reason: "A payment of this cart is in progress: wait for its result before another tender or a change to the cart."}
-	s.refresh()
-}
-
-// paymentOrder records the order of the cart's payment run.
-func (s *saleScreen) paymentOrder(run *payRun, id string) {
-	if s.lockRun == run {
-		s.payOrder = id
-	}
-}
-
-// paymentDone ends the call of the cart's payment run: a verified PAID sells the
-// cart; anything else is for pos to say (CartLock).
-func (s *saleScreen) paymentDone(run *payRun, o Outcome, err error) {
-	if s.lockRun != run {
-		return
-	}
-	s.lockRun = nil
-	if o.OrderID != "" {
-		s.payOrder = o.OrderID
-	}
-	if err == nil && o.State.Paid() && o.Verified {
-		s.clear()
-		return
-	}
-	s.checkLock()
-}
-
-// resolved is told that order id became final in the background.
-func (s *saleScreen) resolved(id string) {
-	if id != "" && s.payOrder == id && s.lockRun == nil {
-		s.checkLock()
-	}
-}
-
-// checkLock asks pos whether the cart is still locked to its payment.
-func (s *saleScreen) checkLock() {
-	id := s.payOrder
-	if s.lockRun != nil {
-		return
-	}
-	if id == "" {
-		s.lock = CartLock{}
-		s.refresh()
-		return
-	}
-	s.u.async(func(ctx context.Context) func() {
-		l := s.u.till.Pending.CartLock(ctx, id)
-		return func() {
-			if s.payOrder != id || s.lockRun != nil {
-				return // the cart moved on meanwhile
-			}
-			if l.Paid {
-				s.clear()
-				s.message.SetText(l.Reason + " That cart is sold; this is the next sale.")
-				return
-			}
-			s.lock = l
-			if !l.Locked {
-				s.payOrder = ""
-			}
-			s.message.SetText(l.Reason)
-			s.refresh()
-		}
-	})
-}
-
-// locked says why the cart takes no tender and no change now, if it is locked.
-func (s *saleScreen) locked() bool {
-	if s.lock.Locked {
-		s.message.SetText(s.lock.Reason)
-	}
-	return s.lock.Locked
-}
-
-// key moves the highlight in the matches (when something is typed) or the cart.
-func (s *saleScreen) key(k *fyne.KeyEvent) bool {
-	d := 0
-	switch k.Name {
-	case fyne.KeyUp:
-		d = -1
-	case fyne.KeyDown:
-		d = 1
-	default:
-		return false
-	}
-	if s.scan.Text != "" && len(s.results) > 0 {
-		s.hit = max(0, min(s.hit+d, len(s.results)-1))
-		s.found.Select(s.hit)
-		s.found.ScrollTo(s.hit)
-	} else if len(s.lines) > 0 {
-		s.selectLine(max(0, min(s.sel+d, len(s.lines)-1)))
-	}
-	s.u.win.Canvas().Focus(s.scan)
-	return true
-}
-
-// search shows the matches of what is typed so far.
-func (s *saleScreen) search(q string) {
-	q = strings.TrimSpace(q)
-	if q == "" {
-		s.results = nil
-	} else {
-		s.results = s.u.till.Catalog.Search(q, 20)
-	}
-	s.hit = 0
-	s.found.UnselectAll()
-	s.found.Refresh()
-	if len(s.results) > 0 {
-		s.found.Select(0)
-	}
-}
-
-// submit adds the scanned or chosen product: an exact code first (a scanner), else
-// the highlighted match.
-func (s *saleScreen) submit(text string) {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return
-	}
-	p, ok := s.u.till.Catalog.Lookup(text)
-	if !ok && len(s.results) > 0 && s.hit < len(s.results) {
-		p, ok = s.results[s.hit], true
-	}
-	s.scan.SetText("")
-	if !ok {
-		s.message.SetText("Nothing in the catalog matches “" + text + "”. Check the code or search by name.")
-		return
-	}
-	s.message.SetText("")
-	s.add(p)
 }
 
 // add puts one of p in the cart (one more on its line when it is there already).
 func (s *saleScreen) add(p Product) {
-	if s.locked() {
+	if s.payment.locked() {
 		return
 	}
 	var i int
@@ -390,7 +215,7 @@ func (s *saleScreen) refresh() {
 		s.gst.SetText("")
 		s.count.SetText("Cart is empty")
 	} else {
-		txt := s.taxLine()
+		txt := s.customer.taxLine()
 		if s.bill.Discount > 0 {
 			txt = "Discount −" + s.bill.Discount.String() + "\n" + txt
 		}
@@ -402,7 +227,7 @@ func (s *saleScreen) refresh() {
 		s.count.SetText(plural(n, "item"))
 	}
 	s.cart.Refresh()
-	off := len(s.lines) == 0 || s.lock.Locked
+	off := len(s.lines) == 0 || s.payment.lock.Locked
 	for _, a := range []*action{s.qty, s.discount, s.remove, s.emiItem, s.card, s.emi, s.cashA, s.phoneA} {
 		if off {
 			a.btn.Disable()
@@ -452,7 +277,7 @@ func wholeRupees(p pos.Paise) string {
 }
 
 func (s *saleScreen) selected() (int, bool) {
-	if s.locked() {
+	if s.payment.locked() {
 		return 0, false
 	}
 	if s.sel < 0 || s.sel >= len(s.lines) {
@@ -469,7 +294,7 @@ func (s *saleScreen) askQty() {
 	}
 	in := newKeyEntry(s.u)
 	in.SetText(strconv.Itoa(s.lines[i].Qty))
-	s.u.ask("Quantity", "How many "+s.lines[i].Product.Name+"?", []*keyEntry{in}, func(p *prompt) {
+	s.u.dialogs.ask("Quantity", "How many "+s.lines[i].Product.Name+"?", []*keyEntry{in}, func(p *prompt) {
 		n, err := strconv.Atoi(strings.TrimSpace(in.Text))
 		if err != nil || n < 1 || n > 999 {
 			p.say("Type a whole number from 1 to 999.")
@@ -506,7 +331,7 @@ func (s *saleScreen) askDiscount() {
 	}
 	var p *prompt
 	defer func() { amount.OnSubmitted = func(string) { p.confirm() } }() // Enter on the amount confirms; the PIN only when asked
-	p = s.u.ask("Discount", text, []*keyEntry{amount, pin}, func(p *prompt) {
+	p = s.u.dialogs.ask("Discount", text, []*keyEntry{amount, pin}, func(p *prompt) {
 		d, err := pos.ParsePaise(amount.Text)
 		if err != nil || d < 0 {
 			p.say("Type the amount in rupees, like 500 or 499.50.")
@@ -573,13 +398,13 @@ func (s *saleScreen) removeLine() {
 // clear empties the cart for the next customer. A payment of the old cart still
 // pending stays in the status bar and the journal.
 func (s *saleScreen) clear() {
-	s.lockRun, s.payOrder, s.lock = nil, "", CartLock{}
-	s.lines, s.imeis = nil, nil
+	s.payment.lockRun, s.payment.payOrder, s.payment.lock = nil, "", CartLock{}
+	s.lines, s.serials.imeis = nil, nil
 	s.bill = Bill{}
-	s.buyer, s.interstate = nil, false
-	s.showBuyer()
+	s.customer.buyer, s.customer.interstate = nil, false
+	s.customer.showBuyer()
 	s.sel = -1
-	s.scan.SetText("")
+	s.finder.scan.SetText("")
 	s.message.SetText("")
 	s.emiHint.SetText("")
 	s.cart.UnselectAll()
@@ -591,27 +416,27 @@ func (s *saleScreen) clear() {
 
 // ready reports whether the cart can be paid, saying why not.
 func (s *saleScreen) ready() bool {
-	if s.locked() {
+	if s.payment.locked() {
 		return false
 	}
 	if len(s.lines) == 0 {
 		s.message.SetText("The cart is empty: scan something first.")
 		return false
 	}
-	return s.reprice() && s.checkBuyer()
+	return s.reprice() && s.customer.checkBuyer()
 }
 
 func (s *saleScreen) request(t pos.TenderKind) PayRequest {
-	req := PayRequest{Lines: append([]Line(nil), s.lines...), IMEIs: append([]IMEI(nil), s.imeis...), Tender: t, Cashier: s.u.user.Name}
-	if s.buyer != nil {
-		b := *s.buyer
+	req := PayRequest{Lines: append([]Line(nil), s.lines...), IMEIs: append([]IMEI(nil), s.serials.imeis...), Tender: t, Cashier: s.u.user.Name}
+	if s.customer.buyer != nil {
+		b := *s.customer.buyer
 		req.Buyer = &b
 	}
 	return req
 }
 
 func (s *saleScreen) payCard() {
-	if s.ready() && s.haveIMEIs(s.payCard) {
+	if s.ready() && s.serials.haveIMEIs(s.payCard) {
 		s.u.card.start(s.request(pos.TenderCard), s.bill.Total)
 	}
 }
@@ -638,36 +463,13 @@ func (s *saleScreen) emiForItem() {
 }
 
 func (s *saleScreen) payCash() {
-	if s.ready() && s.haveIMEIs(s.payCash) {
+	if s.ready() && s.serials.haveIMEIs(s.payCash) {
 		s.u.cash.start(s.request(pos.TenderCash), s.bill.Total)
 	}
 }
 
 func (s *saleScreen) payPhone() {
-	if s.ready() && s.haveIMEIs(s.payPhone) {
+	if s.ready() && s.serials.haveIMEIs(s.payPhone) {
 		s.u.pay.start(s.request(pos.TenderPhone))
 	}
-}
-
-// ratioLayout puts two objects side by side, the first taking ratio of the width.
-type ratioLayout struct{ ratio float32 }
-
-func (r *ratioLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	if len(objs) < 2 {
-		return
-	}
-	pad := float32(12)
-	w := size.Width*r.ratio - pad/2
-	objs[0].Move(fyne.NewPos(0, 0))
-	objs[0].Resize(fyne.NewSize(w, size.Height))
-	objs[1].Move(fyne.NewPos(w+pad, 0))
-	objs[1].Resize(fyne.NewSize(size.Width-w-pad, size.Height))
-}
-
-func (r *ratioLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	if len(objs) < 2 {
-		return fyne.NewSize(0, 0)
-	}
-	a, b := objs[0].MinSize(), objs[1].MinSize()
-	return fyne.NewSize(a.Width+b.Width+12, max(a.Height, b.Height))
 }

@@ -72,7 +72,7 @@ func TestScreensReachTheirServices(t *testing.T) {
 	h.enter("CABLE")
 	h.settle()
 	h.ctrl(fyne.KeyH)
-	require.NotNil(t, u.prompt, "Ctrl+H asks for a note")
+	require.NotNil(t, u.dialogs.prompt, "Ctrl+H asks for a note")
 	h.enter("Mr Rao")
 	h.settle()
 	assert.Empty(t, u.sale.lines, "the cart is held and the counter is clear")

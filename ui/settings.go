@@ -240,7 +240,7 @@ func (s *settingsScreen) store() {
 			s.rates.SetText(saved.Rates)
 			s.docs.SetText(saved.DocumentsNote)
 			s.message.SetText("Saved.")
-			s.u.refreshStatus()
+			s.u.bar.refreshStatus()
 		}
 	})
 }
@@ -290,7 +290,7 @@ func (s *settingsScreen) askStaff() {
 	again := newKeyEntry(s.u)
 	again.Password = true
 	again.SetPlaceHolder("The same PIN again")
-	s.u.ask("Add staff", "A cashier sells; a manager also refunds, closes the day and changes settings.",
+	s.u.dialogs.ask("Add staff", "A cashier sells; a manager also refunds, closes the day and changes settings.",
 		[]*keyEntry{name, role, pin, again}, func(p *prompt) {
 			r := Role(strings.ToLower(strings.TrimSpace(role.Text)))
 			if r != RoleCashier && r != RoleManager {

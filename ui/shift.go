@@ -143,7 +143,7 @@ func amountEntry(u *UI, placeholder string) *keyEntry {
 
 func (s *shiftScreen) askOpen() {
 	float := amountEntry(s.u, "Cash in the drawer now, ₹ (0 if empty)")
-	s.u.ask("Open a shift", "Count the cash in the drawer: it is the shift's opening float.", []*keyEntry{float}, func(p *prompt) {
+	s.u.dialogs.ask("Open a shift", "Count the cash in the drawer: it is the shift's opening float.", []*keyEntry{float}, func(p *prompt) {
 		f, err := parseRupees(float.Text)
 		if err != nil || strings.TrimSpace(float.Text) == "" {
 			p.say("Type the float in rupees, like 2000, or 0 for an empty drawer.")
@@ -167,7 +167,7 @@ func (s *shiftScreen) askMove(kind pos.CashMoveKind) {
 	if kind == pos.CashDrop {
 		reason.SetText("safe drop")
 	}
-	s.u.ask(titles[kind], "The amount and the reason are journaled with the shift.", []*keyEntry{amount, reason}, func(p *prompt) {
+	s.u.dialogs.ask(titles[kind], "The amount and the reason are journaled with the shift.", []*keyEntry{amount, reason}, func(p *prompt) {
 		a, err := parseRupees(amount.Text)
 		if err != nil || a <= 0 {
 			p.say("Type the amount in rupees, like 500.")
@@ -213,7 +213,7 @@ func (s *shiftScreen) askClose() {
 	for _, e := range fields {
 		e.OnChanged = func(string) { update() }
 	}
-	p := s.u.askWith("Close the shift", "Count the drawer: type how many notes and coins of each value (Enter moves on, the last Enter closes the shift).",
+	p := s.u.dialogs.askWith("Close the shift", "Count the drawer: type how many notes and coins of each value (Enter moves on, the last Enter closes the shift).",
 		s.counted, fields, func(p *prompt) {
 			c, err := s.readCount()
 			if err != nil {
@@ -307,7 +307,7 @@ func (s *journalScreen) askAccept(p *prompt, day time.Time, err error) bool {
 	}
 	p.close()
 	pin := pinEntry(s.u, "Manager's PIN to accept and close")
-	s.u.ask("Payments still unknown", sentence(err)+" Type a manager's PIN to accept listing them as unknown and close the day, or Escape to check them first.",
+	s.u.dialogs.ask("Payments still unknown", sentence(err)+" Type a manager's PIN to accept listing them as unknown and close the day, or Escape to check them first.",
 		[]*keyEntry{pin}, func(q *prompt) {
 			code := pin.Text
 			pin.SetText("")

@@ -303,13 +303,13 @@ func (s *signInScreen) endChange() {
 func (s *signInScreen) createManager() {
 	name, pin, again := s.newName.Text, s.newPIN.Text, s.newConfirm.Text
 	if name == "" {
-		s.u.showError("Type the manager's name.")
+		s.u.dialogs.showError("Type the manager's name.")
 		return
 	}
 	if pin != again {
 		s.newPIN.SetText("")
 		s.newConfirm.SetText("")
-		s.u.showError("The two PINs differ: type the PIN twice the same.")
+		s.u.dialogs.showError("The two PINs differ: type the PIN twice the same.")
 		return
 	}
 	s.create.btn.Disable()
@@ -320,7 +320,7 @@ func (s *signInScreen) createManager() {
 			s.newPIN.SetText("")
 			s.newConfirm.SetText("")
 			if err != nil {
-				s.u.showError(sentence(err))
+				s.u.dialogs.showError(sentence(err))
 				return
 			}
 			s.newName.SetText("")

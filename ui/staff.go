@@ -189,7 +189,7 @@ func (s *staffScreen) askAdd() {
 	pin := pinEntry(s.u, "PIN (cashier 4–8 digits, manager 6–8)")
 	again := pinEntry(s.u, "The same PIN again")
 	mgr := pinEntry(s.u, "Manager's PIN")
-	s.u.ask("Add staff", "A cashier sells; a manager also refunds, closes the day and changes settings.",
+	s.u.dialogs.ask("Add staff", "A cashier sells; a manager also refunds, closes the day and changes settings.",
 		[]*keyEntry{name, role, pin, again, mgr}, func(p *prompt) {
 			r := Role(strings.ToLower(strings.TrimSpace(role.Text)))
 			if r != RoleCashier && r != RoleManager {
@@ -223,7 +223,7 @@ func (s *staffScreen) askToggle() {
 		change, verb, done = pos.StaffEnable, "Enable", r.Name+" may sign in again."
 	}
 	mgr := pinEntry(s.u, "Manager's PIN")
-	s.u.ask(verb+" "+r.Name+"?", "Type a manager's PIN and press Enter, or Escape to leave "+r.Name+" as they are.",
+	s.u.dialogs.ask(verb+" "+r.Name+"?", "Type a manager's PIN and press Enter, or Escape to leave "+r.Name+" as they are.",
 		[]*keyEntry{mgr}, func(p *prompt) {
 			m := mgr.Text
 			mgr.SetText("")
@@ -245,7 +245,7 @@ func (s *staffScreen) askChange(change pos.StaffChange) {
 			s.message.SetText(r.Name + " is not locked out.")
 			return
 		}
-		s.u.ask("Unlock "+r.Name+"?", r.Name+" is locked after too many wrong PINs. Type a manager's PIN to let them sign in again now.",
+		s.u.dialogs.ask("Unlock "+r.Name+"?", r.Name+" is locked after too many wrong PINs. Type a manager's PIN to let them sign in again now.",
 			[]*keyEntry{mgr}, func(p *prompt) {
 				m := mgr.Text
 				mgr.SetText("")
@@ -258,7 +258,7 @@ func (s *staffScreen) askChange(change pos.StaffChange) {
 	}
 	pin := pinEntry(s.u, "New PIN")
 	again := pinEntry(s.u, "The same PIN again")
-	s.u.ask("New PIN for "+r.Name, "Type the new PIN twice (it also lifts a lock), then a manager's PIN.",
+	s.u.dialogs.ask("New PIN for "+r.Name, "Type the new PIN twice (it also lifts a lock), then a manager's PIN.",
 		[]*keyEntry{pin, again, mgr}, func(p *prompt) {
 			if pin.Text != again.Text {
 				pin.SetText("")
@@ -295,7 +295,7 @@ func (s *staffScreen) askLimits() {
 		refund.SetText(strings.TrimSuffix(r.Limits.Refund.Plain(), ".00"))
 	}
 	mgr := pinEntry(s.u, "Manager's PIN")
-	s.u.ask("Limits of "+r.Name, "What "+r.Name+" may give alone with their own PIN; more needs a manager's PIN. Leave both empty for the shop's discount limit and no refund alone.",
+	s.u.dialogs.ask("Limits of "+r.Name, "What "+r.Name+" may give alone with their own PIN; more needs a manager's PIN. Leave both empty for the shop's discount limit and no refund alone.",
 		[]*keyEntry{discount, refund, mgr}, func(p *prompt) {
 			var l *pos.StaffLimits
 			if strings.TrimSpace(discount.Text) != "" || strings.TrimSpace(refund.Text) != "" {
@@ -333,7 +333,7 @@ func (s *staffScreen) askOwnPIN() {
 	old := pinEntry(s.u, "Your PIN now")
 	pin := pinEntry(s.u, "New PIN")
 	again := pinEntry(s.u, "The same PIN again")
-	s.u.ask("Change my PIN ("+me.Name+")", "Type your PIN now, then the new one twice.",
+	s.u.dialogs.ask("Change my PIN ("+me.Name+")", "Type your PIN now, then the new one twice.",
 		[]*keyEntry{old, pin, again}, func(p *prompt) {
 			if pin.Text != again.Text {
 				pin.SetText("")

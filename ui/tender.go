@@ -114,15 +114,15 @@ func (s *tenderScreen) shown() { s.u.win.Canvas().Focus(s.amount) }
 // again the sale left part paid, if there is one.
 func (s *saleScreen) paySplit() {
 	t := s.u.till.Checkout
-	if len(s.lines) == 0 && !s.locked() {
+	if len(s.lines) == 0 && !s.payment.locked() {
 		s.continueOpen() // an empty cart: the sale left open, if there is one
 		return
 	}
-	if !s.ready() || !s.haveIMEIs(s.paySplit) {
+	if !s.ready() || !s.serials.haveIMEIs(s.paySplit) {
 		return
 	}
 	req := s.request(pos.TenderSplit)
-	req.AskIMEIOverride = s.u.askIMEIOverride
+	req.AskIMEIOverride = s.u.dialogs.askIMEIOverride
 	s.u.async(func(ctx context.Context) func() {
 		st, err := t.OpenSale(ctx, req)
 		return func() {
@@ -497,7 +497,7 @@ func (s *tenderScreen) askVoid() {
 	if s.sale.Paid == 0 {
 		text = "Nothing is paid on this sale: voiding it gives its cart up for good. A manager's PIN confirms it; Esc keeps the sale open."
 	}
-	s.u.ask("Void sale "+id, text,
+	s.u.dialogs.ask("Void sale "+id, text,
 		[]*keyEntry{pin}, func(p *prompt) {
 			code := pin.Text
 			pin.SetText("")
@@ -650,7 +650,7 @@ func (s *saleScreen) chooseOpen(open []*SaleStatus) {
 	}
 	num := newKeyEntry(s.u)
 	num.SetPlaceHolder("Number of the sale")
-	s.u.ask("Open sales", strings.Join(rows, "\n")+"\n\nType a sale's number and press Enter to continue it: take its other tenders, or void it.",
+	s.u.dialogs.ask("Open sales", strings.Join(rows, "\n")+"\n\nType a sale's number and press Enter to continue it: take its other tenders, or void it.",
 		[]*keyEntry{num}, func(p *prompt) {
 			n, err := strconv.Atoi(strings.TrimSpace(num.Text))
 			if err != nil || n < 1 || n > len(open) {
@@ -669,7 +669,7 @@ func (s *tenderScreen) openID(id string) {
 		st, err := t.SaleStatus(ctx, id)
 		return func() {
 			if err != nil {
-				s.u.showError(sentence(err))
+				s.u.dialogs.showError(sentence(err))
 				return
 			}
 			s.open(st, "")

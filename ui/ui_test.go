@@ -33,9 +33,9 @@ func TestSaleByKeyboardAlone(t *testing.T) {
 	h.enter("1234")
 	h.settle()
 	require.True(t, u.signedIn, u.signIn.message.Text)
-	assert.Equal(t, "Ravi (cashier)", u.userText.Text)
+	assert.Equal(t, "Ravi (cashier)", u.bar.userText.Text)
 	require.Equal(t, u.sale, u.current)
-	require.Equal(t, u.sale.scan, h.focused(), "the scan field has the focus")
+	require.Equal(t, u.sale.finder.scan, h.focused(), "the scan field has the focus")
 
 	h.enter("8801643000011") // the scanner types the barcode and Enter
 	h.settle()
@@ -131,8 +131,8 @@ func TestSignIn(t *testing.T) {
 		h.enter("2468")
 		h.enter("2469")
 		h.settle()
-		require.NotNil(t, h.u.prompt, "mismatched PINs are refused")
-		assert.Contains(t, h.u.prompt.message.Text, "differ")
+		require.NotNil(t, h.u.dialogs.prompt, "mismatched PINs are refused")
+		assert.Contains(t, h.u.dialogs.prompt.message.Text, "differ")
 		h.press(fyne.KeyReturn) // close the message
 		h.u.win.Canvas().Focus(h.u.signIn.newPIN)
 		h.enter("2468")
@@ -198,11 +198,11 @@ func TestSaleScreen(t *testing.T) {
 	s := h.u.sale
 
 	h.typeText("cab")
-	require.Len(t, s.results, 1)
-	assert.Equal(t, "CABLE", s.results[0].SKU)
+	require.Len(t, s.finder.results, 1)
+	assert.Equal(t, "CABLE", s.finder.results[0].SKU)
 	h.press(fyne.KeyReturn)
 	require.Len(t, s.lines, 1)
-	assert.Empty(t, s.scan.Text)
+	assert.Empty(t, s.finder.scan.Text)
 
 	h.enter("nothing-like-this")
 	assert.Contains(t, s.message.Text, "Nothing in the catalog matches")
@@ -215,32 +215,32 @@ func TestSaleScreen(t *testing.T) {
 	assert.Contains(t, s.gst.Text, "CGST ₹76.12")
 
 	h.press(fyne.KeyF3)
-	require.NotNil(t, h.u.prompt)
+	require.NotNil(t, h.u.dialogs.prompt)
 	h.enter("4") // the quantity shown is selected: typing replaces it
-	assert.Nil(t, h.u.prompt)
+	assert.Nil(t, h.u.dialogs.prompt)
 	assert.Equal(t, 4, s.lines[0].Qty, "typing 4 over the 2 shown gives 4, not 24")
 	h.press(fyne.KeyF3)
-	require.NotNil(t, h.u.prompt)
+	require.NotNil(t, h.u.dialogs.prompt)
 	h.focused().(*keyEntry).SetText("")
 	h.enter("0")
-	assert.Contains(t, h.u.prompt.message.Text, "1 to 999")
+	assert.Contains(t, h.u.dialogs.prompt.message.Text, "1 to 999")
 	h.focused().(*keyEntry).SetText("")
 	h.enter("3")
-	assert.Nil(t, h.u.prompt)
+	assert.Nil(t, h.u.dialogs.prompt)
 	assert.Equal(t, 3, s.lines[0].Qty)
 	assert.Equal(t, "₹1,497.00", s.total.Text)
 
 	// a discount above the limit needs a manager's PIN
 	h.press(fyne.KeyF4)
 	h.enter("600")
-	require.NotNil(t, h.u.prompt)
-	assert.Contains(t, h.u.prompt.message.Text, "A discount above ₹500.00 needs a manager's PIN.")
+	require.NotNil(t, h.u.dialogs.prompt)
+	assert.Contains(t, h.u.dialogs.prompt.message.Text, "A discount above ₹500.00 needs a manager's PIN.")
 	h.enter("1234") // a cashier's PIN is not a manager's
 	h.settle()
-	assert.Equal(t, sentence(errFakeWrongPIN), h.u.prompt.message.Text)
+	assert.Equal(t, sentence(errFakeWrongPIN), h.u.dialogs.prompt.message.Text)
 	h.enter("4321")
 	h.settle()
-	assert.Nil(t, h.u.prompt)
+	assert.Nil(t, h.u.dialogs.prompt)
 	assert.Equal(t, pos.Rupees(600), s.lines[0].Discount)
 	assert.Equal(t, "Asha", s.lines[0].ApprovedBy)
 	assert.Equal(t, "₹897.00", s.total.Text)
@@ -392,10 +392,10 @@ func TestPaymentDoesNotBlockTheCounter(t *testing.T) {
 	assert.Equal(t, "G-0002", h.u.pay.orderID, "the second payment is not refused")
 
 	close(hold) // the first payment ends PAID while the second waits for its OTP
-	h.waitFor("the first payment's notice", func() bool { return h.u.noticeOrder != "" })
-	assert.Contains(t, h.u.notice.Text, "Order G-0001: PAID")
-	assert.Contains(t, h.u.notice.Text, "receipt R-G-0001")
-	assert.Equal(t, "G-0001", h.u.noticeOrder)
+	h.waitFor("the first payment's notice", func() bool { return h.u.bar.noticeOrder != "" })
+	assert.Contains(t, h.u.bar.notice.Text, "Order G-0001: PAID")
+	assert.Contains(t, h.u.bar.notice.Text, "receipt R-G-0001")
+	assert.Equal(t, "G-0001", h.u.bar.noticeOrder)
 	assert.Len(t, s.lines, 1, "the next customer's cart stays")
 	h.enter("123456")
 	h.settle()
@@ -428,7 +428,7 @@ func TestEMIScreen(t *testing.T) {
 	h.press(fyne.KeyDown)
 	h.press(fyne.KeyReturn)
 	// Not a brand offer: the phone's IMEI is asked before the card.
-	require.NotNil(t, h.u.prompt, "the IMEI of the phone is asked")
+	require.NotNil(t, h.u.dialogs.prompt, "the IMEI of the phone is asked")
 	imei := validIMEI(t, "35693803564380")
 	h.enter(imei)
 	h.settle()
@@ -573,17 +573,17 @@ func TestStatusBar(t *testing.T) {
 	f := newFakeTill()
 	f.status = Status{Live: true, Online: false, Unknown: 2}
 	h := newHarness(t, f)
-	assert.Equal(t, "LIVE", h.u.modeText.Text)
-	assert.Contains(t, h.u.onlineText.Text, "Offline")
-	assert.Equal(t, "2 unknown payments", h.u.unknownText.Text)
+	assert.Equal(t, "LIVE", h.u.bar.modeText.Text)
+	assert.Contains(t, h.u.bar.onlineText.Text, "Offline")
+	assert.Equal(t, "2 unknown payments", h.u.bar.unknownText.Text)
 	f.mu.Lock()
 	f.status = Status{Online: true}
 	f.mu.Unlock()
-	h.u.refreshStatus()
+	h.u.bar.refreshStatus()
 	h.settle()
-	assert.Equal(t, "SANDBOX", h.u.modeText.Text)
-	assert.Equal(t, "Online", h.u.onlineText.Text)
-	assert.Equal(t, "Not signed in", h.u.userText.Text)
+	assert.Equal(t, "SANDBOX", h.u.bar.modeText.Text)
+	assert.Equal(t, "Online", h.u.bar.onlineText.Text)
+	assert.Equal(t, "Not signed in", h.u.bar.userText.Text)
 }
 
 func TestManagerScreensNeedAManager(t *testing.T) {
@@ -634,16 +634,16 @@ func TestJournal(t *testing.T) {
 	assert.Contains(t, j.detail.Text, "G-A")
 
 	h.press(fyne.KeyF5) // refund
-	require.NotNil(t, h.u.prompt)
+	require.NotNil(t, h.u.dialogs.prompt)
 	h.focused().(*keyEntry).SetText("")
 	h.enter("2000")
 	h.enter("4321")
-	assert.Contains(t, h.u.prompt.message.Text, "from ₹1.00 to ₹1,000.00")
+	assert.Contains(t, h.u.dialogs.prompt.message.Text, "from ₹1.00 to ₹1,000.00")
 	h.focused().(*keyEntry).SetText("")
 	h.enter("400")
 	h.enter("4321")
 	h.settle()
-	assert.Nil(t, h.u.prompt)
+	assert.Nil(t, h.u.dialogs.prompt)
 	assert.Equal(t, []pos.Paise{pos.Rupees(400)}, f.refunds)
 	assert.Contains(t, j.message.Text, "Refunded ₹400.00")
 	require.Equal(t, h.u.receipt, h.u.current, "a verified refund opens its receipt")
@@ -652,16 +652,16 @@ func TestJournal(t *testing.T) {
 
 	h.press(fyne.KeyF7)
 	h.settle()
-	require.NotNil(t, h.u.prompt)
+	require.NotNil(t, h.u.dialogs.prompt)
 	assert.Contains(t, j.report.Text, "X REPORT 2026-11-22")
 	h.press(fyne.KeyReturn)
-	assert.Nil(t, h.u.prompt)
+	assert.Nil(t, h.u.dialogs.prompt)
 
 	h.press(fyne.KeyF8) // close day, with confirmation
-	require.NotNil(t, h.u.prompt)
+	require.NotNil(t, h.u.dialogs.prompt)
 	h.enter("1234")
 	h.settle()
-	assert.Equal(t, sentence(errFakeWrongPIN), h.u.prompt.message.Text)
+	assert.Equal(t, sentence(errFakeWrongPIN), h.u.dialogs.prompt.message.Text)
 	assert.Empty(t, f.closed)
 	h.enter("4321")
 	h.settle()
@@ -687,12 +687,12 @@ func TestJournalExportCSV(t *testing.T) {
 	h.press(fyne.KeyF9)
 	h.settle()
 	h.ctrl(fyne.KeyS)
-	require.NotNil(t, h.u.prompt)
+	require.NotNil(t, h.u.dialogs.prompt)
 	name := t.TempDir() + "/day.csv"
 	h.focused().(*keyEntry).SetText("")
 	h.enter(name)
 	h.settle()
-	assert.Nil(t, h.u.prompt)
+	assert.Nil(t, h.u.dialogs.prompt)
 	assert.Contains(t, h.u.journal.message.Text, "Wrote")
 	assert.FileExists(t, name)
 }
@@ -730,14 +730,14 @@ func TestSettings(t *testing.T) {
 	assert.Equal(t, "0.0.0.0:7071", f.settings.PhoneListen)
 
 	h.press(fyne.KeyF6) // add staff
-	require.NotNil(t, h.u.prompt)
+	require.NotNil(t, h.u.dialogs.prompt)
 	h.enter("Kiran")
 	h.focused().(*keyEntry).SetText("")
 	h.enter("cashier")
 	h.enter("5678")
 	h.enter("5678")
 	h.settle()
-	assert.Nil(t, h.u.prompt)
+	assert.Nil(t, h.u.dialogs.prompt)
 	assert.Contains(t, s.message.Text, "Kiran can sign in")
 
 	f.mu.Lock()
@@ -765,24 +765,24 @@ func TestStatusBarJournalCheck(t *testing.T) {
 			f := newFakeTill()
 			f.status = tt.status
 			h := newHarness(t, f)
-			assert.Equal(t, tt.wantLabel, h.u.journalText.Text)
+			assert.Equal(t, tt.wantLabel, h.u.bar.journalText.Text)
 			if tt.wantDialog == "" {
-				if h.u.prompt != nil {
-					assert.NotContains(t, h.u.prompt.message.Text, "journal")
+				if h.u.dialogs.prompt != nil {
+					assert.NotContains(t, h.u.dialogs.prompt.message.Text, "journal")
 				}
 				return
 			}
-			require.NotNil(t, h.u.prompt, "the damage is said in a dialog")
-			assert.Equal(t, tt.wantDialog, h.u.prompt.message.Text)
-			assert.Equal(t, widget.DangerImportance, h.u.journalText.Importance)
+			require.NotNil(t, h.u.dialogs.prompt, "the damage is said in a dialog")
+			assert.Equal(t, tt.wantDialog, h.u.dialogs.prompt.message.Text)
+			assert.Equal(t, widget.DangerImportance, h.u.bar.journalText.Importance)
 
 			// Said once: the next refresh keeps the label and opens no second dialog.
-			h.u.prompt.close()
-			h.u.refreshStatus()
+			h.u.dialogs.prompt.close()
+			h.u.bar.refreshStatus()
 			h.settle()
-			assert.Equal(t, tt.wantLabel, h.u.journalText.Text)
-			if h.u.prompt != nil {
-				assert.True(t, h.u.prompt.closed, "no second dialog")
+			assert.Equal(t, tt.wantLabel, h.u.bar.journalText.Text)
+			if h.u.dialogs.prompt != nil {
+				assert.True(t, h.u.dialogs.prompt.closed, "no second dialog")
 			}
 		})
 	}
@@ -805,7 +805,7 @@ func TestStatusBarInProgress(t *testing.T) {
 			f := newFakeTill()
 			f.status = Status{Online: true, Unknown: tc.unknown, InProgress: tc.inProgress}
 			h := newHarness(t, f)
-			assert.Equal(t, tc.want, h.u.unknownText.Text)
+			assert.Equal(t, tc.want, h.u.bar.unknownText.Text)
 		})
 	}
 }

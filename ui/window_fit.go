@@ -53,14 +53,21 @@ func (c *capped) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	return m
 }
 
+// windowFit keeps the window's size and theme between starts and fits the window
+// to the screen it opens on.
+type windowFit struct {
+	u   *UI
+	cap *capped // the window's content: no bigger than the screen
+}
+
 // rememberedDark is the theme last chosen on this computer, or dark when none was.
-func (u *UI) rememberedDark(dark bool) bool {
-	return u.app.Preferences().BoolWithFallback(prefDark, dark)
+func (wf *windowFit) rememberedDark(dark bool) bool {
+	return wf.u.app.Preferences().BoolWithFallback(prefDark, dark)
 }
 
 // rememberedSize is the window's size when it was last closed, or defaultSize.
-func (u *UI) rememberedSize() fyne.Size {
-	if s, ok := u.remembered(); ok {
+func (wf *windowFit) rememberedSize() fyne.Size {
+	if s, ok := wf.remembered(); ok {
 		return s
 	}
 	return defaultSize
@@ -68,8 +75,8 @@ func (u *UI) rememberedSize() fyne.Size {
 
 // remembered is the window's size when it was last closed on this computer; ok
 // is false on the first start.
-func (u *UI) remembered() (fyne.Size, bool) {
-	p := u.app.Preferences()
+func (wf *windowFit) remembered() (fyne.Size, bool) {
+	p := wf.u.app.Preferences()
 	w, h := p.Float(prefWidth), p.Float(prefHeight)
 	if w < 320 || h < 240 {
 		return fyne.Size{}, false
@@ -78,42 +85,42 @@ func (u *UI) remembered() (fyne.Size, bool) {
 }
 
 // rememberWindow keeps the window's size and theme for the next start.
-func (u *UI) rememberWindow() {
-	p := u.app.Preferences()
-	s := u.win.Canvas().Size()
+func (wf *windowFit) rememberWindow() {
+	p := wf.u.app.Preferences()
+	s := wf.u.win.Canvas().Size()
 	if s.Width >= 320 && s.Height >= 240 {
 		p.SetFloat(prefWidth, float64(s.Width))
 		p.SetFloat(prefHeight, float64(s.Height))
 	}
-	p.SetBool(prefDark, u.theme.dark)
+	p.SetBool(prefDark, wf.u.theme.dark)
 }
 
 // fitScreen caps the window at the screen Options.Screen reports (less
 // screenMargin): on the first start the window fills it, later it keeps the size
 // it was closed at and shrinks to fit when that is bigger. With no screen known it
 // does nothing. The desktop calls it once the window system runs.
-func (u *UI) fitScreen() {
-	if u.opts.Screen == nil {
+func (wf *windowFit) fitScreen() {
+	if wf.u.opts.Screen == nil {
 		return
 	}
-	w, h := u.opts.Screen()
-	scale := u.win.Canvas().Scale()
+	w, h := wf.u.opts.Screen()
+	scale := wf.u.win.Canvas().Scale()
 	if w <= 0 || h <= 0 || scale <= 0 {
 		return
 	}
 	scr := fyne.NewSize(float32(w)/scale, float32(h)/scale)
 	limit := fyne.NewSize(scr.Width-screenMargin.Width, scr.Height-screenMargin.Height)
-	u.cap.max = limit
-	size := u.win.Canvas().Size()
+	wf.cap.max = limit
+	size := wf.u.win.Canvas().Size()
 	if size.Width <= 0 || size.Height <= 0 {
-		size = u.rememberedSize()
+		size = wf.rememberedSize()
 	}
 	want := size
-	if _, ok := u.remembered(); !ok {
+	if _, ok := wf.remembered(); !ok {
 		want = limit // the first start: the counter's whole screen
 	}
 	fit := fyne.NewSize(min(want.Width, limit.Width), min(want.Height, limit.Height))
 	if fit != size {
-		u.win.Resize(fit)
+		wf.u.win.Resize(fit)
 	}
 }

@@ -20,7 +20,7 @@ func TestWindowFitsTheScreen(t *testing.T) {
 	u := h.u
 	u.opts.Screen = func() (int, int) { return 1024, 600 }
 	u.win.Resize(fyne.NewSize(1366, 768))
-	u.fitScreen()
+	u.fit.fitScreen()
 	size := u.win.Canvas().Size()
 	limit := fyne.NewSize(1024-screenMargin.Width, 600-screenMargin.Height)
 	assert.LessOrEqual(t, size.Width, limit.Width)
@@ -44,12 +44,12 @@ func TestWindowFirstStartFillsTheScreen(t *testing.T) {
 	u := h.u
 	u.opts.Screen = func() (int, int) { return 1920, 1080 }
 	u.win.Resize(defaultSize)
-	u.fitScreen()
+	u.fit.fitScreen()
 	assert.Equal(t, fyne.NewSize(1920-screenMargin.Width, 1080-screenMargin.Height), u.win.Canvas().Size())
 
 	u.win.Resize(fyne.NewSize(1400, 800))
-	u.rememberWindow()
-	u.fitScreen()
+	u.fit.rememberWindow()
+	u.fit.fitScreen()
 	assert.Equal(t, fyne.NewSize(1400, 800), u.win.Canvas().Size(), "the size the cashier chose")
 }
 
@@ -57,7 +57,7 @@ func TestWindowFirstStartFillsTheScreen(t *testing.T) {
 func TestWindowWithoutScreenKeepsItsSize(t *testing.T) {
 	h := newHarness(t, newFakeTill())
 	h.u.win.Resize(fyne.NewSize(1366, 768))
-	h.u.fitScreen()
+	h.u.fit.fitScreen()
 	assert.Equal(t, fyne.NewSize(1366, 768), h.u.win.Canvas().Size())
 }
 
@@ -73,6 +73,6 @@ func TestWindowRemembersSizeAndTheme(t *testing.T) {
 
 	second := New(app, servicesOf(newFakeTill()), Options{Do: func(f func()) {}})
 	defer second.stop()
-	assert.Equal(t, fyne.NewSize(1200, 700), second.rememberedSize())
+	assert.Equal(t, fyne.NewSize(1200, 700), second.fit.rememberedSize())
 	assert.Equal(t, !startDark, second.theme.dark, "the theme chosen last")
 }
