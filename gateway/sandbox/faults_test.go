@@ -154,9 +154,12 @@ func TestFaultHang(t *testing.T) {
 			f := setup(t)
 			c := transports(t, f.sb)[via]
 			f.sb.Controls.Inject(EndpointCreateOrder, Fault{Kind: FaultHang}, 1)
+			// The clock starts before the deadline is set: the other way round, a
+			// goroutine descheduled between the two lines (a loaded machine) saw
+			// the deadline pass sooner than 100 ms after began.
+			began := time.Now()
 			ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 			defer cancel()
-			began := time.Now()
 			_, _, err := c.createOrder(ctx)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, context.DeadlineExceeded)
