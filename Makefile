@@ -65,7 +65,7 @@ depcheck:
 	@bash scripts/depcheck.sh
 
 unit:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
 
 # Every fuzz target runs briefly from its committed seeds (go test -fuzz takes one target at a time).
 fuzz:
