@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -61,6 +62,20 @@ type StaffMember struct {
 	// member's name at this counter before this sign-in (each journaled as
 	// staff.signin_failed): shown to them, a manager above all.
 	WrongPINs int
+}
+
+// WrongPINsNotice is what a manager is told at sign-in of the wrong PINs typed
+// against their name at this counter just before (WrongPINs): "" when none.
+// Each is in the journal (staff.signin_failed), which they can read.
+func (s StaffMember) WrongPINsNotice() string {
+	if !s.Manager() || s.WrongPINs == 0 {
+		return ""
+	}
+	pins := "wrong PINs were"
+	if s.WrongPINs == 1 {
+		pins = "wrong PIN was"
+	}
+	return fmt.Sprintf("%d %s typed against your name at this counter before you signed in (your own included). Each is in the journal; if they were not yours, someone is guessing your PIN: change it.", s.WrongPINs, pins)
 }
 
 // Manager reports whether s may approve refunds, discounts, day close and settings.

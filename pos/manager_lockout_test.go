@@ -57,6 +57,7 @@ func TestWrongPINsAgainstAManagersNameNeverLockTheManager(t *testing.T) {
 	require.NoError(t, err, "the manager's right PIN works once the wait is over")
 	assert.True(t, m.Manager())
 	assert.Equal(t, 3*MaxPINAttempts, m.WrongPINs, "the manager is told of the wrong PINs typed against their name")
+	assert.Contains(t, m.WrongPINsNotice(), "30 wrong PINs were typed against your name at this counter")
 
 	failed := 0
 	for _, ev := range r.j.allEvents() {
