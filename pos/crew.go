@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -57,6 +58,24 @@ type StaffMember struct {
 	MustChangePIN bool
 	// Limits are a cashier's own discount and refund limits, nil when none.
 	Limits *StaffLimits
+	// WrongPINs is how many wrong PINs in a row were typed against this
+	// member's name at this counter before this sign-in (each journaled as
+	// staff.signin_failed): shown to them, a manager above all.
+	WrongPINs int
+}
+
+// WrongPINsNotice is what a manager is told at sign-in of the wrong PINs typed
+// against their name at this counter just before (WrongPINs): "" when none.
+// Each is in the journal (staff.signin_failed), which they can read.
+func (s StaffMember) WrongPINsNotice() string {
+	if !s.Manager() || s.WrongPINs == 0 {
+		return ""
+	}
+	pins := "wrong PINs were"
+	if s.WrongPINs == 1 {
+		pins = "wrong PIN was"
+	}
+	return fmt.Sprintf("%d %s typed against your name at this counter before you signed in (your own included). Each is in the journal; if they were not yours, someone is guessing your PIN: change it.", s.WrongPINs, pins)
 }
 
 // Manager reports whether s may approve refunds, discounts, day close and settings.
@@ -155,6 +174,10 @@ func (cr *Crew) HasStaff(ctx context.Context) (bool, error) {
 
 // SignIn checks name's PIN and journals the sign-in, or the refusal, with the
 // member's id (never the PIN). A sign-in the journal cannot record is refused.
+// Wrong PINs against a manager's name never lock the manager out: past
+// FreeManagerPINs they make the next try at this counter wait (ErrSlowed), and
+// the manager's right PIN works once the wait is over; the member signed in
+// learns how many wrong PINs came before (StaffMember.WrongPINs).
 func (cr *Crew) SignIn(ctx context.Context, name, pin string) (StaffMember, error) {
 	list, err := cr.j.List(ctx)
 	if err != nil {
@@ -165,8 +188,11 @@ func (cr *Crew) SignIn(ctx context.Context, name, pin string) (StaffMember, erro
 			got, err := cr.eng.Roster().SignIn(ctx, s.ID, pin, cr.eng.Now())
 			if err != nil {
 				reason := "wrong PIN"
-				if errors.Is(err, ErrLocked) {
+				switch {
+				case errors.Is(err, ErrLocked):
 					reason = "locked"
+				case errors.Is(err, ErrSlowed):
+					reason = "slowed" // a manager's name: the PIN was not checked
 				}
 				if aerr := cr.audit(ctx, Event{Kind: EvStaffSignInFail, Staff: s.ID, Reason: reason}); aerr != nil {
 					return StaffMember{}, errors.Join(err, aerr)
@@ -182,6 +208,7 @@ func (cr *Crew) SignIn(ctx context.Context, name, pin string) (StaffMember, erro
 			cr.setSigned(got)
 			m := memberOf(*got)
 			m.MustChangePIN = got.Role == RoleManager && len(pin) < MinManagerPINLength
+			m.WrongPINs = s.FailedAttempts
 			return m, nil
 		}
 	}

@@ -184,33 +184,120 @@ func peppered(pin string, pepper []byte) []byte {
 	return m.Sum(nil)
 }
 
+// Wrong PINs typed against a manager's name slow the next try instead of
+// locking the manager out (PINAttempts.Slow): nobody typing at a counter may
+// keep a manager from signing in, and a guesser still gets few tries. The first
+// FreeManagerPINs wrong PINs in a row cost nothing; each one after makes the
+// next try wait ManagerPINWait, doubled each time up to MaxManagerPINWait. At
+// that pace a guesser tries at most 1 440 PINs a day, 1 in 700 of a 6-digit
+// PIN's range, and every try is journaled.
+const (
+	FreeManagerPINs   = 3
+	ManagerPINWait    = 5 * time.Second
+	MaxManagerPINWait = time.Minute
+)
+
+// ErrSlowed matches a PIN refused unchecked because wrong PINs against the
+// same manager came just before (*SlowedError).
+var ErrSlowed = errors.New("too many wrong PINs: wait before the next try")
+
+// SlowedError refuses a manager's PIN, unchecked, until Until: wrong PINs were
+// typed against that manager's name just before. It matches ErrSlowed.
+type SlowedError struct {
+	Until  time.Time
+	Failed int // wrong PINs in a row so far
+}
+
+// Error states until when.
+func (e *SlowedError) Error() string {
+	return fmt.Sprintf("pos: sign in: %d wrong PINs in a row: the next try after %s", e.Failed, e.Until.Format(time.DateTime))
+}
+
+// Is makes a *SlowedError match ErrSlowed.
+func (e *SlowedError) Is(target error) bool { return target == ErrSlowed }
+
+// Sentence says what to do.
+func (e *SlowedError) Sentence() string {
+	return fmt.Sprintf("%d wrong PINs in a row for this manager: the next PIN is taken after %s. The manager's own PIN works then, and the wrong ones are in the journal.",
+		e.Failed, e.Until.Format("15:04:05"))
+}
+
 // PINAttempts is the lockout of someone who signs in with a PIN: their wrong
-// PINs in a row and the end of any lock.
+// PINs in a row and the end of any lock, or with Slow (a manager) of the wait
+// before the next try.
 type PINAttempts struct {
 	Failed      int
 	LockedUntil time.Time
+	// Slow makes wrong PINs delay the next try (FreeManagerPINs,
+	// ManagerPINWait) instead of locking: a manager, whom a cashier typing
+	// wrong PINs against their name must never lock out.
+	Slow bool
 }
 
-// Locked reports whether a locks out every PIN at now, the right one too.
-func (a PINAttempts) Locked(now time.Time) bool { return now.Before(a.LockedUntil) }
+// Locked reports whether a locks out every PIN at now, the right one too. A
+// Slow record is never locked: it waits (Refused).
+func (a PINAttempts) Locked(now time.Time) bool { return !a.Slow && now.Before(a.LockedUntil) }
+
+// Refused is the error of a PIN tried at now before it is checked: a
+// *LockedError while locked, a *SlowedError while a Slow record waits, nil
+// when the PIN is to be checked.
+func (a PINAttempts) Refused(now time.Time) error {
+	switch {
+	case !now.Before(a.LockedUntil):
+		return nil
+	case a.Slow:
+		return &SlowedError{Until: a.LockedUntil, Failed: a.Failed}
+	}
+	return &LockedError{Until: a.LockedUntil}
+}
 
 // After is a after a PIN checked at now, right (ok) or wrong: a right PIN
 // clears the count and the lock; a wrong one counts, and the MaxPINAttempts-th
-// in a row locks for LockDuration from now and starts the count again.
+// in a row locks for LockDuration from now and starts the count again. A Slow
+// record is never locked: past FreeManagerPINs each wrong PIN sets the wait
+// before the next (managerWait).
 func (a PINAttempts) After(ok bool, now time.Time) PINAttempts {
 	switch {
 	case ok:
-		return PINAttempts{}
+		return PINAttempts{Slow: a.Slow}
+	case a.Slow:
+		a.Failed++
+		a.LockedUntil = time.Time{}
+		if w := managerWait(a.Failed); w > 0 {
+			a.LockedUntil = now.Add(w)
+		}
+		return a
 	case a.Failed+1 >= MaxPINAttempts:
 		return PINAttempts{LockedUntil: now.Add(LockDuration)}
 	}
 	return PINAttempts{Failed: a.Failed + 1, LockedUntil: a.LockedUntil}
 }
 
+// managerWait is the wait after a manager's failed-th wrong PIN in a row.
+func managerWait(failed int) time.Duration {
+	n := failed - FreeManagerPINs
+	if n <= 0 {
+		return 0
+	}
+	w := ManagerPINWait
+	for range n - 1 {
+		if w *= 2; w >= MaxManagerPINWait {
+			return MaxManagerPINWait
+		}
+	}
+	return w
+}
+
 // WrongPIN is the error of the wrong PIN that left a (After): a *LockedError
-// when it locked, else a *WrongPINError with the attempts left.
+// when it locked, a *SlowedError when a Slow record must wait, else a
+// *WrongPINError with the attempts left (none counted for a Slow record).
 func (a PINAttempts) WrongPIN() error {
-	if !a.LockedUntil.IsZero() && a.Failed == 0 {
+	switch {
+	case a.Slow && !a.LockedUntil.IsZero():
+		return &SlowedError{Until: a.LockedUntil, Failed: a.Failed}
+	case a.Slow:
+		return &WrongPINError{}
+	case !a.LockedUntil.IsZero() && a.Failed == 0:
 		return &LockedError{Until: a.LockedUntil}
 	}
 	return &WrongPINError{AttemptsLeft: MaxPINAttempts - a.Failed}

@@ -95,7 +95,7 @@ func (s Staff) Locked(now time.Time) bool { return s.attempts().Locked(now) }
 
 // attempts is s's count of wrong PINs and lock.
 func (s Staff) attempts() PINAttempts {
-	return PINAttempts{Failed: s.FailedAttempts, LockedUntil: s.LockedUntil}
+	return PINAttempts{Failed: s.FailedAttempts, LockedUntil: s.LockedUntil, Slow: s.Role == RoleManager}
 }
 
 // SetPIN checks pin and stores its argon2id hash at cost with a fresh salt from
@@ -283,7 +283,9 @@ func (r *Roster) ChangePIN(ctx context.Context, id, pin string) error {
 // SignIn checks the PIN of staff member id at now. A locked member gets a
 // *LockedError (ErrLocked) without the PIN being checked; a wrong PIN gets a
 // *WrongPINError (ErrWrongPIN) with the attempts left, or a *LockedError when it was
-// the MaxPINAttempts-th in a row; a correct PIN resets the count.
+// the MaxPINAttempts-th in a row; a correct PIN resets the count. A manager is
+// never locked: wrong PINs against their name make the next try wait
+// (*SlowedError, ErrSlowed; PINAttempts.Slow).
 func (r *Roster) SignIn(ctx context.Context, id, pin string, now time.Time) (*Staff, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -294,8 +296,8 @@ func (r *Roster) SignIn(ctx context.Context, id, pin string, now time.Time) (*St
 	if s.Disabled {
 		return nil, fmt.Errorf("pos: sign in %s: %w", s.ID, ErrStaffDisabled)
 	}
-	if s.Locked(now) {
-		return nil, &LockedError{Until: s.LockedUntil}
+	if err := s.attempts().Refused(now); err != nil {
+		return nil, err
 	}
 	if s.Algo == "" && s.Iterations < MinPINIterations {
 		return nil, fmt.Errorf("pos: sign in %s: %w", s.ID, ErrWeakPINHash)
@@ -358,10 +360,11 @@ func (r *Roster) record(ctx context.Context, s *Staff, ok bool, now time.Time) e
 func attemptError(s Staff) error { return s.attempts().WrongPIN() }
 
 // AuthoriseManager finds the manager whose PIN is pin at now, for a refund, day close
-// or settings. Locked and disabled managers are skipped. A PIN that matches no
-// manager is ErrWrongPIN and counts against no manager (no cashier can lock a
-// manager out); the caller limits the prompts per session. With every manager
-// locked the error is a *LockedError with the earliest end; with none set up it is
+// or settings. Disabled managers are skipped, and those whose next try must
+// wait (PINAttempts.Refused). A PIN that matches no manager is ErrWrongPIN and
+// counts against no manager (no cashier can lock a manager out); the caller
+// limits the prompts per session. With every manager waiting the error is the
+// refusal (a *SlowedError) that ends first; with none set up it is
 // ErrNoManager.
 func (r *Roster) AuthoriseManager(ctx context.Context, pin string, now time.Time) (*Staff, error) {
 	r.mu.Lock()
@@ -371,14 +374,15 @@ func (r *Roster) AuthoriseManager(ctx context.Context, pin string, now time.Time
 		return nil, fmt.Errorf("pos: authorise manager: %w", err)
 	}
 	var tried []Staff
-	var locked *LockedError
+	var wait error // the refusal of the manager whose wait ends first
+	var until time.Time
 	for _, s := range all {
 		if s.Role != RoleManager || s.Disabled {
 			continue
 		}
-		if s.Locked(now) {
-			if locked == nil || s.LockedUntil.Before(locked.Until) {
-				locked = &LockedError{Until: s.LockedUntil}
+		if err := s.attempts().Refused(now); err != nil {
+			if wait == nil || s.LockedUntil.Before(until) {
+				wait, until = err, s.LockedUntil
 			}
 			continue
 		}
@@ -398,8 +402,8 @@ func (r *Roster) AuthoriseManager(ctx context.Context, pin string, now time.Time
 		tried = append(tried, s)
 	}
 	if len(tried) == 0 {
-		if locked != nil {
-			return nil, locked
+		if wait != nil {
+			return nil, wait
 		}
 		return nil, fmt.Errorf("pos: authorise manager: %w", ErrNoManager)
 	}

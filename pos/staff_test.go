@@ -186,13 +186,16 @@ func TestAuthoriseManager(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, cashier.FailedAttempts, "the cashier is not counted")
 
-	// A locked manager is skipped; with every manager locked the error says until when.
-	mgr.FailedAttempts, mgr.LockedUntil = 0, now.Add(LockDuration)
+	// A manager whose next try must wait is skipped; with every manager
+	// waiting the error says until when.
+	mgr.FailedAttempts, mgr.LockedUntil = FreeManagerPINs+1, now.Add(ManagerPINWait)
 	require.NoError(t, store.Put(ctx, mgr))
 	_, err = r.AuthoriseManager(ctx, "135700", now)
-	var locked *LockedError
-	require.ErrorAs(t, err, &locked)
-	assert.Equal(t, now.Add(LockDuration), locked.Until)
+	var slowed *SlowedError
+	require.ErrorAs(t, err, &slowed)
+	assert.Equal(t, now.Add(ManagerPINWait), slowed.Until)
+	_, err = r.AuthoriseManager(ctx, "135700", now.Add(ManagerPINWait))
+	assert.NoError(t, err, "once the wait is over the manager's PIN works")
 
 	// No manager at all.
 	empty := NewMemStaff()
@@ -301,7 +304,9 @@ func TestAttemptsStoredAlone(t *testing.T) {
 			_, isRecorder := store.(AttemptRecorder)
 			require.Equal(t, tt.recorder, isRecorder)
 			r := NewRoster(store).WithIterations(MinPINIterations)
-			m, err := r.AddStaff(ctx, "Asha", RoleManager, "135791")
+			_, err := r.AddStaff(ctx, "Meera", RoleManager, "246802")
+			require.NoError(t, err)
+			m, err := r.AddStaff(ctx, "Asha", RoleCashier, "135791") // a cashier: a manager is never locked
 			require.NoError(t, err)
 			counter.puts = 0
 			for range MaxPINAttempts - 1 {

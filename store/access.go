@@ -191,20 +191,26 @@ func (ac *Access) Unblock(ctx context.Context, terminal, manager string) error {
 }
 
 // authenticate checks a signed request: the terminal is known and enrolled,
-// the signature is its credential's, the time is within api.MaxSkew and the
-// nonce is new. Each refusal is an *api.Error and an alarm.
-func (ac *Access) authenticate(ctx context.Context, a api.Auth, method, path string, body []byte) error {
+// the signature is its credential's (signed reports it of the terminal's key),
+// the time is within api.MaxSkew and the nonce is new. Each refusal is an
+// *api.Error and an alarm; an alarm naming no enrolled terminal is bounded
+// (dbCore.alarm).
+func (ac *Access) authenticate(ctx context.Context, a api.Auth, signed func(key []byte) bool) error {
 	var key []byte
 	err := ac.pool.QueryRow(ctx, "SELECT credential_hash FROM terminals WHERE id = $1", a.Terminal).Scan(&key)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && key == nil) {
-		ac.alarm(ctx, "", AlarmUnauthorized, 0, fmt.Sprintf("a request named terminal %q, which is not enrolled", a.Terminal))
-		return &api.Error{HTTPStatus: 401, Code: api.CodeUnauthorized, Message: fmt.Sprintf("terminal %s is not enrolled at this store: enrol it with a code from \"galla store enrol-code %s\"", a.Terminal, a.Terminal)}
+		name := a.Terminal
+		if !terminalID.MatchString(name) {
+			name = "(not a terminal id)" // whatever the header held, never stored
+		}
+		ac.alarm(ctx, "", AlarmUnauthorized, 0, fmt.Sprintf("a request named terminal %q, which is not enrolled", name))
+		return &api.Error{HTTPStatus: 401, Code: api.CodeUnauthorized, Message: fmt.Sprintf("terminal %s is not enrolled at this store: enrol it with a code from \"galla store enrol-code %s\"", name, name)}
 	}
 	if err != nil {
 		return ac.wrap("authenticate", err)
 	}
-	if len(key) != 32 || !a.Verify(key, method, path, body) {
-		ac.alarm(ctx, a.Terminal, AlarmUnauthorized, 0, "a request's signature is not the terminal's credential (wrong credential or an edited request)")
+	if len(key) != 32 || !signed(key) {
+		ac.alarm(ctx, a.Terminal, AlarmUnauthorized, 0, badSignature)
 		return &api.Error{HTTPStatus: 401, Code: api.CodeUnauthorized, Message: fmt.Sprintf("the request is not signed with terminal %s's credential: enrol the terminal again", a.Terminal)}
 	}
 	now := ac.now()
@@ -223,6 +229,16 @@ func (ac *Access) authenticate(ctx context.Context, a api.Auth, method, path str
 	}
 	return nil
 }
+
+// Alarm records an alarm of kind that names no terminal (a manager's sign-in
+// stopped after wrong PINs: AlarmSignIn), bounded as every such alarm is.
+func (ac *Access) Alarm(ctx context.Context, kind, detail string) {
+	ac.alarm(ctx, "", kind, 0, detail)
+}
+
+// badSignature is the alarm of a request not signed by its terminal's
+// credential, or edited after it was signed.
+const badSignature = "a request's signature is not the terminal's credential (wrong credential or an edited request)"
 
 // PurgeNonces forgets the nonces older than twice api.MaxSkew: requests that
 // old are refused by their time anyway.

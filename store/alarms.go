@@ -11,6 +11,7 @@ const (
 	AlarmReplayed     = "replayed"     // a request seen before or dated too far from now
 	AlarmBadCode      = "bad_code"     // an enrolment code refused
 	AlarmMalformed    = "malformed"    // a batch that cannot be read, from an authenticated terminal
+	AlarmSignIn       = "signin"       // a source stopped after too many wrong manager PINs (store/web)
 )
 
 // Alarm is something a manager must look at.

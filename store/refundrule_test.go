@@ -74,7 +74,8 @@ func TestMigrationProjectsRefundDestinations(t *testing.T) {
 	require.NoError(t, db.Projections.Project(ctx))
 	_, err = db.Pool().Exec(ctx, "UPDATE payments SET refund_to = ''")
 	require.NoError(t, err)
-	_, err = db.Pool().Exec(ctx, "DELETE FROM schema_version WHERE version = 6")
+	// Schema version 5: the migrations after it run again (each may).
+	_, err = db.Pool().Exec(ctx, "DELETE FROM schema_version WHERE version >= 6")
 	require.NoError(t, err)
 	refundTo := func() string {
 		var to string
@@ -85,7 +86,7 @@ func TestMigrationProjectsRefundDestinations(t *testing.T) {
 
 	applied, err := db.Migrate(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []int{6}, applied)
+	assert.Equal(t, versionsFrom(6), applied)
 	r, err := db.Reports.DayReport(ctx, day1)
 	require.NoError(t, err)
 	require.Len(t, r.Counters, 1)

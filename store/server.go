@@ -59,7 +59,7 @@ func NewServer(db *DB, log *slog.Logger, opts ...ServerOption) *Server {
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.health)
 	s.mux.HandleFunc("POST "+api.PathEnrol, s.enrol)
-	s.handleSigned("POST "+api.PathEvents, s.events)
+	s.handleSignedUpTo("POST "+api.PathEvents, api.MaxBody, s.events)
 	s.handleSigned("GET "+api.PathStatus, s.status)
 	s.reserveRoutes()
 	s.masterRoutes()
@@ -76,19 +76,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 type SignedHandler func(w http.ResponseWriter, r *http.Request, terminal string, body []byte)
 
 // handleSigned registers h for pattern behind the terminal's signature
-// (api.Auth): an unsigned, wrongly signed or replayed request is refused (401)
-// and recorded as an alarm before h is called.
+// (api.Auth), for a request of at most api.MaxRequest bytes: a decision, a
+// question. See handleSignedUpTo.
 func (s *Server) handleSigned(pattern string, h SignedHandler) {
+	s.handleSignedUpTo(pattern, api.MaxRequest, h)
+}
+
+// handleSignedUpTo registers h for pattern behind the terminal's signature,
+// for a body of at most max bytes. Nothing of the body is read before the
+// request is known to be the terminal's: a body said to be larger than max is
+// refused (413) unread; the signature is checked against the body's hash that
+// the header names, and only then is the body read (max bytes at most) and
+// held to that hash. An unsigned, wrongly signed or replayed request is
+// refused (401) and recorded as an alarm (bounded: dbCore.alarm) before h is
+// called. A header of an earlier version without the body's hash is checked
+// once its body is read, which may then be api.MaxUndigested bytes at most.
+func (s *Server) handleSignedUpTo(pattern string, max int64, h SignedHandler) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, api.MaxBody))
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			s.fail(w, &api.Error{HTTPStatus: http.StatusRequestEntityTooLarge, Code: api.CodeMalformed, Message: fmt.Sprintf("the request is larger than %d bytes: send smaller batches", api.MaxBody)})
-			return
-		}
-		if err != nil {
-			// The request was cut on its way: nobody is left to answer.
-			s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the request was cut before its end: nothing stored"})
+		if r.ContentLength > max {
+			s.fail(w, tooLarge(max))
 			return
 		}
 		a, err := api.ParseAuth(r.Header.Get("Authorization"))
@@ -97,12 +103,62 @@ func (s *Server) handleSigned(pattern string, h SignedHandler) {
 			s.fail(w, &api.Error{HTTPStatus: http.StatusUnauthorized, Code: api.CodeUnauthorized, Message: "the request carries no terminal signature: enrol the terminal (galla enrol STORE_URL CODE --fingerprint SHA256)"})
 			return
 		}
-		if err := s.db.Access.authenticate(r.Context(), a, r.Method, r.URL.Path, body); err != nil {
+		var body []byte
+		if a.Body == "" {
+			// A terminal of an earlier version: its signature covers the
+			// body, which must be read first; only a small one is.
+			if body, err = readBody(w, r, min(max, api.MaxUndigested)); err != nil {
+				s.fail(w, err)
+				return
+			}
+			if err := s.db.Access.authenticate(r.Context(), a, func(key []byte) bool { return a.Verify(key, r.Method, r.URL.Path, body) }); err != nil {
+				s.fail(w, err)
+				return
+			}
+			h(w, r, a.Terminal, body)
+			return
+		}
+		if err := s.db.Access.authenticate(r.Context(), a, func(key []byte) bool { return a.VerifyHeader(key, r.Method, r.URL.Path) }); err != nil {
 			s.fail(w, err)
+			return
+		}
+		if body, err = readBody(w, r, max); err != nil {
+			s.fail(w, err)
+			return
+		}
+		if api.BodyDigest(body) != a.Body {
+			// The same alarm as a wrong signature: the signed request was edited.
+			s.db.core.alarm(r.Context(), a.Terminal, AlarmUnauthorized, 0, badSignature)
+			s.fail(w, &api.Error{HTTPStatus: http.StatusUnauthorized, Code: api.CodeUnauthorized, Message: "the request's body is not the one it is signed for: nothing was stored"})
 			return
 		}
 		h(w, r, a.Terminal, body)
 	})
+}
+
+// readBody reads r's body, max bytes at most: more is a 413 *api.Error.
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	var big *http.MaxBytesError
+	switch {
+	case errors.As(err, &big):
+		return nil, tooLarge(max)
+	case err != nil:
+		// The request was cut on its way: nobody is left to answer.
+		return nil, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the request was cut before its end: nothing stored"}
+	}
+	return body, nil
+}
+
+// tooLarge refuses a body larger than max bytes.
+func tooLarge(max int64) *api.Error {
+	msg := fmt.Sprintf("the request is larger than %d bytes, the most this address takes: nothing stored", max)
+	if max == api.MaxBody {
+		msg += "; send smaller batches"
+	} else if max <= api.MaxUndigested {
+		msg += "; a terminal whose requests do not carry the body's hash (an earlier version of Galla) must be updated to send more"
+	}
+	return &api.Error{HTTPStatus: http.StatusRequestEntityTooLarge, Code: api.CodeMalformed, Message: msg}
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
@@ -113,9 +169,16 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
+// maxEnrol is the most bytes of an enrolment request ({"code": "..."}).
+const maxEnrol = 4096
+
 func (s *Server) enrol(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > maxEnrol {
+		s.fail(w, tooLarge(maxEnrol))
+		return
+	}
 	var req api.EnrolRequest
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req); err != nil || req.Code == "" {
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxEnrol)).Decode(&req); err != nil || req.Code == "" {
 		s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the enrolment request must be {\"code\": \"...\"}"})
 		return
 	}
@@ -203,6 +266,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		Handler:           s,
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10, // a signed request's headers are a few hundred bytes
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,

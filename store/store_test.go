@@ -61,6 +61,15 @@ func chain(prev string, from, to uint64, salt string) []api.Event {
 
 var zero = hex.EncodeToString(make([]byte, 32))
 
+// versionsFrom is the migrations from version v to the program's last.
+func versionsFrom(v int) []int {
+	var out []int
+	for ; v <= SchemaVersion(); v++ {
+		out = append(out, v)
+	}
+	return out
+}
+
 func TestMigrateIsIdempotent(t *testing.T) {
 	db, err := Open(t.Context(), cluster.Database(t))
 	require.NoError(t, err)
@@ -69,7 +78,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	require.ErrorIs(t, db.CheckSchema(t.Context()), ErrSchema, "an empty database needs init")
 	applied, err := db.Migrate(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, []int{1, 2, 3, 4, 5, 6}, applied)
+	assert.Equal(t, versionsFrom(1), applied)
 	applied, err = db.Migrate(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, applied, "a second Migrate applies nothing")
@@ -77,7 +86,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 
 	var n int
 	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT count(*) FROM schema_version").Scan(&n))
-	assert.Equal(t, 6, n)
+	assert.Equal(t, SchemaVersion(), n)
 
 	_, err = db.Pool().Exec(t.Context(), "INSERT INTO schema_version (version, name) VALUES (99, '0099_future')")
 	require.NoError(t, err)

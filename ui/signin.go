@@ -241,6 +241,9 @@ func (s *signInScreen) submit() {
 				return
 			}
 			s.u.signedInAs(m)
+			if n := m.WrongPINsNotice(); n != "" {
+				s.u.showMessage("Wrong PINs before you signed in", n)
+			}
 		}
 	})
 }

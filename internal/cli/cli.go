@@ -94,7 +94,7 @@ func commands() map[string]command {
 		"shop":      {"galla shop set --name N --address A --state CODE [--gstin GSTIN] [--composition] [--rates 0,5,18]", cmdShop},
 		"export":    {"galla export gstr1 --month YYYY-MM [--out FILE] | export csv --from DAY [--to DAY] [--out FILE]", cmdExport},
 		"journal":   {"galla journal verify | journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE | journal restore BACKUP | journal find IMEI", cmdJournal},
-		"store":     {"galla store init --db URL [--host NAMES] | store serve --db URL [--listen ADDR] | store enrol-code TERMINAL_ID --db URL | store alarms --db URL | store unblock TERMINAL_ID --by MANAGER --db URL | " + storePagesUsage[len("galla "):], cmdStore},
+		"store":     {"galla store init --db URL [--host NAMES] | store serve --db URL [--listen ADDR] | store enrol-code TERMINAL_ID --db URL | store alarms --db URL | store unblock TERMINAL_ID --db URL (a store manager's PIN) | " + storePagesUsage[len("galla "):], cmdStore},
 		"enrol":     {"galla enrol STORE_URL CODE --fingerprint SHA256", cmdEnrol},
 		"sync":      {"galla sync [--pending]", cmdSync},
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -24,15 +25,13 @@ func cmdStore(c *cli, args []string) int {
 	sub, args := args[0], args[1:]
 	fs := c.flagSet("galla store " + sub)
 	db := fs.String("db", c.getenv("GALLA_STORE_DB"), "the PostgreSQL database: postgres://USER:PASSWORD@HOST/DB (or GALLA_STORE_DB)")
-	var listen, hosts, by *string
+	var listen, hosts *string
 	switch sub {
 	case "init":
 		hosts = fs.String("host", "", "the names and addresses the counters reach the server by, comma-separated (the certificate lists them)")
 	case "serve":
 		listen = fs.String("listen", ":8443", "the address to serve HTTPS on")
-	case "unblock":
-		by = fs.String("by", "", "the manager who looked at the alarms")
-	case "enrol-code", "alarms":
+	case "enrol-code", "alarms", "unblock":
 	default:
 		if run, ok := storePagesCommands[sub]; ok {
 			return run(c, args)
@@ -66,7 +65,7 @@ func cmdStore(c *cli, args []string) int {
 	case "alarms":
 		return c.storeAlarms(ctx, d, rest)
 	default:
-		return c.storeUnblock(ctx, d, *by, rest)
+		return c.storeUnblock(ctx, d, rest)
 	}
 }
 
@@ -190,9 +189,15 @@ func (c *cli) storeAlarms(ctx context.Context, d *store.DB, rest []string) int {
 	return exitOK
 }
 
-func (c *cli) storeUnblock(ctx context.Context, d *store.DB, by string, rest []string) int {
-	if len(rest) != 1 || by == "" {
-		return c.fail(exitBadInput, "Use galla store unblock TERMINAL_ID --by MANAGER --db URL, once the terminal's alarms are looked at.")
+// storeUnblock takes a blocked terminal's events again, on a store manager's
+// PIN (GALLA_PIN or standard input), who is named as the one who looked.
+func (c *cli) storeUnblock(ctx context.Context, d *store.DB, rest []string) int {
+	if len(rest) != 1 {
+		return c.fail(exitBadInput, "Use galla store unblock TERMINAL_ID --db URL with a store manager's PIN (GALLA_PIN or standard input), once the terminal's alarms are looked at.")
+	}
+	by, code := c.storeManager(ctx, d, bufio.NewReader(c.stdin))
+	if code >= 0 {
+		return code
 	}
 	if err := d.Access.Unblock(ctx, rest[0], by); err != nil {
 		return c.storeFail(err)

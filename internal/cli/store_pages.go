@@ -20,7 +20,7 @@ import (
 )
 
 // storePagesUsage is the usage of the store commands of this file.
-const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store z --day YYYY-MM-DD --by MANAGER --db URL | store catalog import FILE --by MANAGER --db URL | store export gstr1|csv --month YYYY-MM --db URL [--out FILE] | " + storeStaffUsage
+const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store manager disable|enable NAME --db URL | store z --day YYYY-MM-DD --db URL (a store manager's PIN in GALLA_PIN or on stdin) | store catalog import FILE --db URL (a store manager's PIN) | store export gstr1|csv --month YYYY-MM --db URL [--out FILE] | " + storeStaffUsage
 
 // storePagesCommands are the "galla store" sub-commands of the projections,
 // the manager's pages and the store's day; cmdStore hands them on.
@@ -154,19 +154,38 @@ func cmdStoreRebuild(c *cli, args []string) int {
 	return exitOK
 }
 
+// cmdStoreManager is galla store manager add|disable|enable NAME: the
+// managers of the pages, whose PIN the store's commands take. Whoever runs it
+// holds the database's address and password, as for galla store init: it is
+// how the first manager is made, and how a forgotten PIN is set again.
 func cmdStoreManager(c *cli, args []string) int {
-	if len(args) == 0 || args[0] != "add" {
+	if len(args) == 0 || (args[0] != "add" && args[0] != "disable" && args[0] != "enable") {
 		return c.fail(exitBadInput, "Use %s.", storePagesUsage)
 	}
-	ctx, done, d, rest, code := c.openStore("manager add", args[1:], nil)
+	verb := args[0]
+	ctx, done, d, rest, code := c.openStore("manager "+verb, args[1:], nil)
 	if code >= 0 {
 		return code
 	}
 	defer done()
 	if len(rest) != 1 {
-		return c.fail(exitBadInput, "Name one manager: galla store manager add NAME --db URL, with the PIN on the standard input.")
+		return c.fail(exitBadInput, "Name one manager: galla store manager %s NAME --db URL.", verb)
 	}
 	name := rest[0]
+	if verb != "add" {
+		err := web.SetManagerDisabled(ctx, d, name, verb == "disable")
+		switch {
+		case errors.Is(err, web.ErrNoSuchManager), errors.Is(err, web.ErrLastManager):
+			return c.fail(exitBadInput, "%s: nothing was changed.", capital(errors.Unwrap(err).Error()))
+		case err != nil:
+			return c.storeFail(err)
+		case verb == "disable":
+			fmt.Fprintf(c.stdout, "Manager %s is disabled: their sessions have ended, and neither the pages nor the store's commands take their PIN.\n", strings.TrimSpace(name))
+		default:
+			fmt.Fprintf(c.stdout, "Manager %s is enabled again.\n", strings.TrimSpace(name))
+		}
+		return exitOK
+	}
 	in := bufio.NewScanner(c.stdin)
 	var lines []string
 	for len(lines) < 2 && in.Scan() {
@@ -187,25 +206,56 @@ func cmdStoreManager(c *cli, args []string) int {
 	case created:
 		fmt.Fprintf(c.stdout, "Manager %s can sign in to the manager's pages (https://SERVER/manager/).\n", strings.TrimSpace(name))
 	default:
-		fmt.Fprintf(c.stdout, "Manager %s has a new PIN; their sessions stay, a lockout is lifted.\n", strings.TrimSpace(name))
+		fmt.Fprintf(c.stdout, "Manager %s has a new PIN; their sessions have ended.\n", strings.TrimSpace(name))
 	}
 	return exitOK
 }
 
+// storeManager reads the PIN of a store manager (a manager of the pages) from
+// GALLA_PIN or the first line of in, and returns that manager's name: a store
+// command is done on a manager's authority, named by their PIN, never by a
+// name typed. Wrong PINs count as at the sign-in page, against the command
+// line. When it fails it has said why, and code is the exit code (else -1).
+func (c *cli) storeManager(ctx context.Context, d *store.DB, in *bufio.Reader) (name string, code int) {
+	pin, err := c.managerPIN(in)
+	if err != nil || pin == "" {
+		return "", c.fail(exitBadInput, "A store manager's PIN is needed (a manager of the store's pages): give it in GALLA_PIN or on the first line of standard input. Nothing was changed.")
+	}
+	name, err = web.ManagerByPIN(ctx, d, web.SourceCommandLine, pin, time.Now())
+	var locked *web.SourceLockedError
+	switch {
+	case err == nil:
+		return name, -1
+	case errors.Is(err, web.ErrNoManager):
+		return "", c.fail(exitBadInput, "The store has no manager yet: add one with galla store manager add NAME --db URL (the PIN on standard input), then run this again. Nothing was changed.")
+	case errors.Is(err, web.ErrBadPIN):
+		return "", c.fail(exitBadInput, "%s Nothing was changed.", pos.Sentence(err))
+	case errors.Is(err, web.ErrSignIn):
+		return "", c.fail(exitBadInput, "That PIN is no store manager's: nothing was changed. After %d wrong PINs in a row the store's commands take none for %d minutes.",
+			pos.MaxPINAttempts, int(pos.LockDuration/time.Minute))
+	case errors.As(err, &locked):
+		return "", c.fail(exitBadInput, "Too many wrong store manager's PINs: the store's commands take none until %s. Nothing was changed.", locked.Until.Local().Format("15:04"))
+	}
+	return "", c.storeFail(err)
+}
+
 func cmdStoreZ(c *cli, args []string) int {
-	var day, by *string
+	var day *string
 	ctx, done, d, rest, code := c.openStore("z", args, func(fs *flag.FlagSet) {
 		day = fs.String("day", "", "the day to close, YYYY-MM-DD")
-		by = fs.String("by", "", "the manager who closes the store's day")
 	})
 	if code >= 0 {
 		return code
 	}
 	defer done()
-	if len(rest) != 0 || *day == "" || strings.TrimSpace(*by) == "" {
-		return c.fail(exitBadInput, "Name the day and the manager: galla store z --day YYYY-MM-DD --by MANAGER --db URL.")
+	if len(rest) != 0 || *day == "" {
+		return c.fail(exitBadInput, "Name the day: galla store z --day YYYY-MM-DD --db URL, with a store manager's PIN in GALLA_PIN or on standard input.")
 	}
-	z, err := d.Reports.CloseStoreDay(ctx, *day, strings.TrimSpace(*by))
+	by, code := c.storeManager(ctx, d, bufio.NewReader(c.stdin))
+	if code >= 0 {
+		return code
+	}
+	z, err := d.Reports.CloseStoreDay(ctx, *day, by)
 	if errors.Is(err, store.ErrStoreZRefused) {
 		return c.fail(exitFailed, "The store's day was not closed: %s.", err)
 	}
@@ -226,23 +276,24 @@ func cmdStoreCatalog(c *cli, args []string) int {
 	if len(args) == 0 || args[0] != "import" {
 		return c.fail(exitBadInput, "Use %s.", storePagesUsage)
 	}
-	var by *string
-	ctx, done, d, rest, code := c.openStore("catalog import", args[1:], func(fs *flag.FlagSet) {
-		by = fs.String("by", "", "the manager who publishes the catalog")
-	})
+	ctx, done, d, rest, code := c.openStore("catalog import", args[1:], nil)
 	if code >= 0 {
 		return code
 	}
 	defer done()
-	if len(rest) != 1 || strings.TrimSpace(*by) == "" {
-		return c.fail(exitBadInput, "Name the file and the manager: galla store catalog import FILE --by MANAGER --db URL.")
+	if len(rest) != 1 {
+		return c.fail(exitBadInput, "Name the file: galla store catalog import FILE --db URL, with a store manager's PIN in GALLA_PIN or on standard input.")
+	}
+	by, code := c.storeManager(ctx, d, bufio.NewReader(c.stdin))
+	if code >= 0 {
+		return code
 	}
 	f, err := os.Open(rest[0])
 	if err != nil {
 		return c.fail(exitBadInput, "The catalog file cannot be read (%v): check its name.", err)
 	}
 	defer f.Close()
-	v, n, err := d.Master.PublishCatalog(ctx, f, strings.EqualFold(filepath.Ext(rest[0]), ".json"), strings.TrimSpace(*by))
+	v, n, err := d.Master.PublishCatalog(ctx, f, strings.EqualFold(filepath.Ext(rest[0]), ".json"), by)
 	if errors.Is(err, pos.ErrBadCatalog) {
 		return c.fail(exitBadInput, "The catalog was not published; the counters keep the one they have. %s", pos.Sentence(err))
 	}

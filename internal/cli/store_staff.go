@@ -13,12 +13,13 @@ import (
 )
 
 // storeStaffUsage is the usage of galla store staff.
-const storeStaffUsage = "store staff list --db URL | store staff add NAME --role cashier|manager --by MANAGER [--discount PAISE --refund PAISE] --db URL (PIN on stdin, twice) | store staff disable|enable NAME --by MANAGER --db URL | store staff reset-pin NAME --by MANAGER --db URL (PIN on stdin, twice)"
+const storeStaffUsage = "store staff list --db URL | store staff add NAME --role cashier|manager [--discount PAISE --refund PAISE] --db URL (a store manager's PIN in GALLA_PIN or on stdin, then the new PIN twice) | store staff disable|enable NAME --db URL (a store manager's PIN) | store staff reset-pin NAME --db URL (a store manager's PIN, then the new PIN twice)"
 
 // cmdStoreStaff is galla store staff list|add|disable|enable|reset-pin: the
 // store's staff, who sign in at every counter once it has synced (ADR 0007).
 // A PIN follows pos's rules (4 to 8 digits, a manager's 6 to 8), typed twice
-// on standard input.
+// on standard input. Every change is made on a store manager's authority:
+// their PIN (GALLA_PIN, or the first line of standard input) names them.
 func cmdStoreStaff(c *cli, args []string) int {
 	usage := "Use galla " + storeStaffUsage + "."
 	if len(args) == 0 {
@@ -30,10 +31,9 @@ func cmdStoreStaff(c *cli, args []string) int {
 	default:
 		return c.fail(exitBadInput, "%q is not a store staff command. %s", verb, usage)
 	}
-	var roleText, by *string
+	var roleText *string
 	var discount, refund *int64
 	ctx, done, d, rest, code := c.openStore("staff "+verb, args[1:], func(fs *flag.FlagSet) {
-		by = fs.String("by", "", "the manager who makes the change")
 		if verb == "add" {
 			roleText = fs.String("role", "", "cashier or manager")
 			discount = fs.Int64("discount", -1, "a cashier's own limit: the largest line discount they give alone, in paise")
@@ -65,19 +65,23 @@ func cmdStoreStaff(c *cli, args []string) int {
 				s.UpdatedAt.Local().Format(time.DateTime), lim)
 		}
 		if len(list) == 0 {
-			fmt.Fprintln(c.stderr, "galla: the store has no staff of its own yet: add them with galla store staff add NAME --role cashier --by MANAGER --db URL.")
+			fmt.Fprintln(c.stderr, "galla: the store has no staff of its own yet: add them with galla store staff add NAME --role cashier --db URL, with a store manager's PIN.")
 		}
 		return exitOK
 	}
 	name := strings.Join(rest, " ")
-	who := strings.TrimSpace(*by)
-	if name == "" || who == "" {
-		return c.fail(exitBadInput, "Name the member and the manager who makes the change. %s", usage)
+	if name == "" {
+		return c.fail(exitBadInput, "Name the member. %s", usage)
+	}
+	in := bufio.NewReader(c.stdin)
+	who, code := c.storeManager(ctx, d, in)
+	if code >= 0 {
+		return code
 	}
 	var pin string
 	if verb == "add" || verb == "reset-pin" {
 		var err error
-		if pin, err = twicePIN(c); err != nil {
+		if pin, err = twicePIN(in); err != nil {
 			return c.fail(exitBadInput, "%s.", capital(err.Error()))
 		}
 	}
@@ -125,13 +129,13 @@ func cmdStoreStaff(c *cli, args []string) int {
 	return exitOK
 }
 
-// twicePIN reads a new PIN and its confirmation from standard input; the
-// error is a sentence to print.
-func twicePIN(c *cli) (string, error) {
-	in := bufio.NewScanner(c.stdin)
+// twicePIN reads a new PIN and its confirmation from in (standard input, past
+// the manager's PIN); the error is a sentence to print.
+func twicePIN(in *bufio.Reader) (string, error) {
+	sc := bufio.NewScanner(in)
 	var lines []string
-	for len(lines) < 2 && in.Scan() {
-		lines = append(lines, strings.TrimSpace(in.Text()))
+	for len(lines) < 2 && sc.Scan() {
+		lines = append(lines, strings.TrimSpace(sc.Text()))
 	}
 	switch {
 	case len(lines) < 2 || lines[0] == "":

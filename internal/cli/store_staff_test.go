@@ -36,6 +36,7 @@ func storeWithCounters(t *testing.T, ids ...string) (db, storeDir string, counte
 	code, out, errOut := tillRun(t, storeDir, "", nil, "store", "init", "--db", db, "--host", "till-server.local")
 	require.Equal(t, exitOK, code, errOut)
 	fp := strings.TrimSpace(out)
+	addStoreManager(t, storeDir, db, "Meera")
 	addr, stop := serveStore(t, db)
 	t.Cleanup(func() { stop() })
 	for _, id := range ids {
@@ -49,6 +50,21 @@ func storeWithCounters(t *testing.T, ids ...string) (db, storeDir string, counte
 		counters = append(counters, dir)
 	}
 	return db, storeDir, counters
+}
+
+// storeManagerPIN is the PIN of Meera, the store's manager of
+// storeWithCounters.
+const storeManagerPIN = "864200"
+
+// storeManager is the environment of a store command given her PIN.
+var storeManager = map[string]string{"GALLA_PIN": storeManagerPIN}
+
+// addStoreManager adds name as the store's manager (a manager of the pages),
+// whose PIN, storeManagerPIN, the store's commands take.
+func addStoreManager(t *testing.T, dir, db, name string) {
+	t.Helper()
+	code, _, errOut := tillRun(t, dir, storeManagerPIN+"\n"+storeManagerPIN+"\n", nil, "store", "manager", "add", name, "--db", db)
+	require.Equal(t, exitOK, code, errOut)
 }
 
 // signInAt signs name in at the counter of dir, as the window does.
@@ -75,19 +91,24 @@ func TestAStoreCashierSignsInAtEveryCounter(t *testing.T) {
 	code, _, errOut := tillRun(t, a, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
 
-	code, _, errOut = tillRun(t, storeDir, "1234\n1234\n", nil, "store", "staff", "add", "Ravin", "--role", "manager", "--by", "Meera", "--db", db)
+	code, _, errOut = tillRun(t, storeDir, storeManagerPIN+"\n1234\n1234\n", nil, "store", "staff", "add", "Ravin", "--role", "manager", "--db", db)
 	assert.Equal(t, exitBadInput, code, "a manager's PIN of 4 digits is refused at the store as at the counter")
 	assert.Contains(t, errOut, "A manager's PIN is 6 to 8 digits")
-	code, _, errOut = tillRun(t, storeDir, ashaPIN+"\n"+ashaPIN+"\n", nil, "store", "staff", "add", "Asha", "--role", "cashier", "--db", db)
-	assert.Equal(t, exitBadInput, code, "a change names the manager who makes it")
-	assert.Contains(t, errOut, "Name the member and the manager who makes the change.")
-	code, _, errOut = tillRun(t, storeDir, ashaPIN+"\n"+"73914563\n", nil, "store", "staff", "add", "Asha", "--role", "cashier", "--by", "Meera", "--db", db)
+	code, _, errOut = tillRun(t, storeDir, "", nil, "store", "staff", "add", "Asha", "--role", "cashier", "--db", db)
+	assert.Equal(t, exitBadInput, code, "a change is made on a store manager's PIN")
+	assert.Contains(t, errOut, "A store manager's PIN is needed")
+	code, _, errOut = tillRun(t, storeDir, "432100\n"+ashaPIN+"\n"+ashaPIN+"\n", nil, "store", "staff", "add", "Asha", "--role", "cashier", "--db", db)
+	assert.Equal(t, exitBadInput, code, "a counter's manager's PIN is no store manager's")
+	assert.Contains(t, errOut, "That PIN is no store manager's: nothing was changed.")
+	code, _, _ = tillRun(t, storeDir, ashaPIN+"\n"+ashaPIN+"\n", storeManager, "store", "staff", "add", "Asha", "--role", "cashier", "--by", "Meera", "--db", db)
+	assert.Equal(t, exitBadInput, code, "a name given with --by is no longer taken")
+	code, _, errOut = tillRun(t, storeDir, ashaPIN+"\n"+"73914563\n", storeManager, "store", "staff", "add", "Asha", "--role", "cashier", "--db", db)
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "The two PINs differ: nothing was changed; type the same PIN twice.")
-	code, out, errOut := tillRun(t, storeDir, ashaPIN+"\n"+ashaPIN+"\n", nil, "store", "staff", "add", "Asha", "--role", "cashier", "--by", "Meera", "--db", db)
+	code, out, errOut := tillRun(t, storeDir, storeManagerPIN+"\n"+ashaPIN+"\n"+ashaPIN+"\n", nil, "store", "staff", "add", "Asha", "--role", "cashier", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, "S001\tAsha\tcashier\tversion 1\n", out)
-	code, _, errOut = tillRun(t, storeDir, "11112222\n11112222\n", nil, "store", "staff", "add", "asha", "--role", "cashier", "--by", "Meera", "--db", db)
+	code, _, errOut = tillRun(t, storeDir, "11112222\n11112222\n", storeManager, "store", "staff", "add", "asha", "--role", "cashier", "--db", db)
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "has a member of staff called \"asha\" already")
 
@@ -115,7 +136,7 @@ func TestAStoreCashierSignsInAtEveryCounter(t *testing.T) {
 		assert.Contains(t, out, "the store's catalog and shop details are as applied (version 1)\n", "a second sync applies nothing new")
 	}
 
-	code, _, errOut = tillRun(t, storeDir, "", nil, "store", "staff", "disable", "asha", "--by", "Meera", "--db", db)
+	code, _, errOut = tillRun(t, storeDir, "", storeManager, "store", "staff", "disable", "asha", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 	code, out, errOut = tillRun(t, storeDir, "", nil, "store", "staff", "list", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
@@ -184,7 +205,7 @@ func counterEventsJSON(t *testing.T, dir string) []byte {
 func TestTheWindowAppliesTheStoresStaffInBackground(t *testing.T) {
 	db, storeDir, counters := storeWithCounters(t, "T7")
 	dir := counters[0]
-	code, _, errOut := tillRun(t, storeDir, ravinPIN+"\n"+ravinPIN+"\n", nil, "store", "staff", "add", "Ravin", "--role", "manager", "--by", "Meera", "--db", db)
+	code, _, errOut := tillRun(t, storeDir, ravinPIN+"\n"+ravinPIN+"\n", storeManager, "store", "staff", "add", "Ravin", "--role", "manager", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 	sec := config.OpenSecrets(dir, nil)
 	require.NoError(t, sec.Set(config.SecretStorePINPepper, ""))

@@ -19,6 +19,7 @@ func TestSyncAppliesTheStoresCatalogOnce(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errOut := tillRun(t, dir, "", nil, "store", "init", "--db", db, "--host", "till-server.local")
 	require.Equal(t, exitOK, code, errOut)
+	addStoreManager(t, dir, db, "Meera")
 	fp := strings.TrimSpace(out)
 	code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", "T1", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
@@ -36,7 +37,7 @@ func TestSyncAppliesTheStoresCatalogOnce(t *testing.T) {
 
 	cat := filepath.Join(dir, "catalog.csv")
 	require.NoError(t, os.WriteFile(cat, []byte("sku,name,hsn,gst_rate,price\nSTORE-CHG,Store charger,8504,18,1180.00\n"), 0o600))
-	code, _, errOut = tillRun(t, dir, "", nil, "store", "catalog", "import", cat, "--by", "Meera", "--db", db)
+	code, _, errOut = tillRun(t, dir, "", storeManager, "store", "catalog", "import", cat, "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 
 	code, out, errOut = tillRun(t, counter, "", nil, "sync")
@@ -56,6 +57,7 @@ func TestTheWindowAppliesTheStoresCatalogInBackground(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errOut := tillRun(t, dir, "", nil, "store", "init", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
+	addStoreManager(t, dir, db, "Meera")
 	fp := strings.TrimSpace(out)
 	code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", "T5", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
@@ -64,7 +66,7 @@ func TestTheWindowAppliesTheStoresCatalogInBackground(t *testing.T) {
 	defer stop()
 	cat := filepath.Join(dir, "catalog.csv")
 	require.NoError(t, os.WriteFile(cat, []byte("sku,name,hsn,gst_rate,price\nSTORE-CHG,Store charger,8504,18,1180.00\n"), 0o600))
-	code, _, errOut = tillRun(t, dir, "", nil, "store", "catalog", "import", cat, "--by", "Meera", "--db", db)
+	code, _, errOut = tillRun(t, dir, "", storeManager, "store", "catalog", "import", cat, "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 
 	counter := t.TempDir()

@@ -447,6 +447,9 @@ func (c *cli) signIn(ctx context.Context, t *terminal, name, pin string) (string
 	if err != nil {
 		return "", c.fail(exitBadInput, "%s", pos.Sentence(err))
 	}
+	if n := m.WrongPINsNotice(); n != "" {
+		fmt.Fprintf(c.stderr, "galla: %s\n", n)
+	}
 	if m.MustChangePIN {
 		return "", c.fail(exitBadInput, "%s's PIN is shorter than a manager's must now be: sign in once in the window to set a new one, or ask another manager for galla staff reset-pin %s.", m.Name, m.Name)
 	}

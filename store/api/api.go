@@ -115,18 +115,31 @@ func CredentialKey(credential string) []byte {
 
 // Auth is the Authorization header of a signed request:
 //
-//	Galla-HMAC terminal=T1, time=1700000000, nonce=HEX, sig=HEX
+//	Galla-HMAC terminal=T1, time=1700000000, nonce=HEX, body=HEX, sig=HEX
 //
 // sig is HMAC-SHA256 under CredentialKey(credential) of the method, path,
 // terminal, time, nonce and the SHA-256 of the body, separated by newlines. The
 // nonce (16 random bytes) makes every request once only: the server refuses a
-// nonce it saw, and a time more than MaxSkew off its clock.
+// nonce it saw, and a time more than MaxSkew off its clock. body is that
+// SHA-256 in hex, so that the server checks the signature before it reads the
+// body, and then the body against it; a header of an earlier version without
+// it is checked once the body (MaxUndigested at most) is read.
 type Auth struct {
 	Terminal string
 	Time     int64
 	Nonce    string
+	Body     string // the body's SHA-256 in hex; "" from a terminal of an earlier version
 	Sig      string
 }
+
+// MaxUndigested is the largest body of a signed request whose header does not
+// carry the body's hash (a terminal of an earlier version): it must be read
+// before its signature can be checked, so it is kept small.
+const MaxUndigested = 64 << 10
+
+// MaxRequest is the largest body of a signed request other than a batch of
+// events: a decision, a question after master data.
+const MaxRequest = 64 << 10
 
 // MaxSkew is how far a request's time may be from the server's clock.
 const MaxSkew = 15 * time.Minute
@@ -134,17 +147,23 @@ const MaxSkew = 15 * time.Minute
 // scheme names the Authorization scheme.
 const scheme = "Galla-HMAC "
 
-// payload is what a signature covers.
-func payload(method, path, terminal string, t int64, nonce string, body []byte) []byte {
+// payload is what a signature covers: digest is the body's SHA-256 in hex.
+func payload(method, path, terminal string, t int64, nonce, digest string) []byte {
+	return []byte(method + "\n" + path + "\n" + terminal + "\n" + strconv.FormatInt(t, 10) + "\n" + nonce + "\n" + digest)
+}
+
+// BodyDigest is the SHA-256 of body in hex, as Auth.Body carries it.
+func BodyDigest(body []byte) string {
 	bh := sha256.Sum256(body)
-	return []byte(method + "\n" + path + "\n" + terminal + "\n" + strconv.FormatInt(t, 10) + "\n" + nonce + "\n" + hex.EncodeToString(bh[:]))
+	return hex.EncodeToString(bh[:])
 }
 
 // Sign returns the Authorization header of a request.
 func Sign(key []byte, terminal, method, path string, t time.Time, nonce string, body []byte) string {
+	digest := BodyDigest(body)
 	m := hmac.New(sha256.New, key)
-	m.Write(payload(method, path, terminal, t.Unix(), nonce, body))
-	return fmt.Sprintf("%sterminal=%s, time=%d, nonce=%s, sig=%s", scheme, terminal, t.Unix(), nonce, hex.EncodeToString(m.Sum(nil)))
+	m.Write(payload(method, path, terminal, t.Unix(), nonce, digest))
+	return fmt.Sprintf("%sterminal=%s, time=%d, nonce=%s, body=%s, sig=%s", scheme, terminal, t.Unix(), nonce, digest, hex.EncodeToString(m.Sum(nil)))
 }
 
 // ErrAuthFormat reports an Authorization header that cannot be read.
@@ -173,6 +192,8 @@ func ParseAuth(h string) (Auth, error) {
 			a.Time = n
 		case "nonce":
 			a.Nonce = v
+		case "body":
+			a.Body = v
 		case "sig":
 			a.Sig = v
 		}
@@ -183,16 +204,37 @@ func ParseAuth(h string) (Auth, error) {
 	if _, err := hex.DecodeString(a.Nonce); err != nil {
 		return Auth{}, ErrAuthFormat
 	}
+	if a.Body != "" {
+		if b, err := hex.DecodeString(a.Body); err != nil || len(b) != sha256.Size {
+			return Auth{}, ErrAuthFormat
+		}
+	}
 	return a, nil
 }
 
-// Verify reports whether the signature is key's over the request.
+// Verify reports whether the signature is key's over the request, and the
+// body the one the header names when it names one.
 func (a Auth) Verify(key []byte, method, path string, body []byte) bool {
+	digest := BodyDigest(body)
+	if a.Body != "" && !hmac.Equal([]byte(a.Body), []byte(digest)) {
+		return false
+	}
+	return a.verify(key, method, path, digest)
+}
+
+// VerifyHeader reports whether the signature is key's over the request whose
+// body has the hash the header names (Body), before the body is read; false
+// for a header without it. The body must then be checked against Body.
+func (a Auth) VerifyHeader(key []byte, method, path string) bool {
+	return a.Body != "" && a.verify(key, method, path, a.Body)
+}
+
+func (a Auth) verify(key []byte, method, path, digest string) bool {
 	sig, err := hex.DecodeString(a.Sig)
 	if err != nil {
 		return false
 	}
 	m := hmac.New(sha256.New, key)
-	m.Write(payload(method, path, a.Terminal, a.Time, a.Nonce, body))
+	m.Write(payload(method, path, a.Terminal, a.Time, a.Nonce, digest))
 	return hmac.Equal(sig, m.Sum(nil))
 }

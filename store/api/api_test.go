@@ -18,12 +18,25 @@ func TestSignKnownValue(t *testing.T) {
 	assert.Equal(t, "e019f20709ba93762e73cf7207c8b3733366721fc7d189ebe4f32dcfe2605733", hex.EncodeToString(key))
 	body := []byte(`{"terminal_id":"T1","events":[]}`)
 	h := Sign(key, "T1", "POST", PathEvents, time.Unix(1764000000, 0), "00112233445566778899aabbccddeeff", body)
-	assert.Equal(t, "Galla-HMAC terminal=T1, time=1764000000, nonce=00112233445566778899aabbccddeeff, sig=615dc881c90c3c886ba2ddbb305396ef58deb5876fc9f91f05404b1a5252ded7", h)
+	const digest = "d33f1ac424b014ac54c41ea73f0f08bc6d0d0ff076d83f994f5a5679f5571842" // SHA-256 of body
+	assert.Equal(t, "Galla-HMAC terminal=T1, time=1764000000, nonce=00112233445566778899aabbccddeeff, body="+digest+", sig=615dc881c90c3c886ba2ddbb305396ef58deb5876fc9f91f05404b1a5252ded7", h)
 
 	a, err := ParseAuth(h)
 	require.NoError(t, err)
-	assert.Equal(t, Auth{Terminal: "T1", Time: 1764000000, Nonce: "00112233445566778899aabbccddeeff", Sig: "615dc881c90c3c886ba2ddbb305396ef58deb5876fc9f91f05404b1a5252ded7"}, a)
+	assert.Equal(t, Auth{Terminal: "T1", Time: 1764000000, Nonce: "00112233445566778899aabbccddeeff", Body: digest, Sig: "615dc881c90c3c886ba2ddbb305396ef58deb5876fc9f91f05404b1a5252ded7"}, a)
 	assert.True(t, a.Verify(key, "POST", PathEvents, body))
+	assert.True(t, a.VerifyHeader(key, "POST", PathEvents), "checked before the body is read")
+	b := a
+	b.Body = strings.Repeat("0", 64)
+	assert.False(t, b.VerifyHeader(key, "POST", PathEvents), "a header naming another body's hash")
+	assert.False(t, b.Verify(key, "POST", PathEvents, body), "a body that is not the one the header names")
+
+	// The header of an earlier version, without the body's hash, signs the
+	// same: it is checked once the body is read, never before.
+	old, err := ParseAuth("Galla-HMAC terminal=T1, time=1764000000, nonce=00112233445566778899aabbccddeeff, sig=615dc881c90c3c886ba2ddbb305396ef58deb5876fc9f91f05404b1a5252ded7")
+	require.NoError(t, err)
+	assert.True(t, old.Verify(key, "POST", PathEvents, body))
+	assert.False(t, old.VerifyHeader(key, "POST", PathEvents))
 
 	for name, check := range map[string]func() bool{
 		"another body":     func() bool { return a.Verify(key, "POST", PathEvents, []byte(`{"terminal_id":"T1","events":[{}]}`)) },

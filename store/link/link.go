@@ -34,6 +34,9 @@ import (
 // server acknowledged.
 const StateFile = "store-sync.json"
 
+// batchOverhead is the bytes of a batch's JSON besides its events.
+const batchOverhead = 256
+
 // DefaultBatch is how many events go in one batch.
 const DefaultBatch = 500
 
@@ -302,6 +305,7 @@ func (l *Link) sync(ctx context.Context) (Result, error) {
 		from := st.Held + 1
 		to := min(last, from+uint64(l.cfg.Batch)-1)
 		batch := api.Batch{TerminalID: l.cfg.TerminalID, Events: make([]api.Event, 0, to-from+1)}
+		size := batchOverhead
 		for seq := from; seq <= to; seq++ {
 			ev, err := l.src.Event(ctx, seq)
 			if err != nil {
@@ -311,7 +315,18 @@ func (l *Link) sync(ctx context.Context) (Result, error) {
 			if err != nil {
 				return l.result(res, last), fmt.Errorf("link: event %d: %w", seq, err)
 			}
-			batch.Events = append(batch.Events, api.Event{Seq: ev.Seq, Hash: ev.Hash, PrevHash: ev.PrevHash, Kind: string(ev.Kind), Day: ev.Day, Body: body})
+			e := api.Event{Seq: ev.Seq, Hash: ev.Hash, PrevHash: ev.PrevHash, Kind: string(ev.Kind), Day: ev.Day, Body: body}
+			raw, err := json.Marshal(e)
+			if err != nil {
+				return l.result(res, last), fmt.Errorf("link: event %d: %w", seq, err)
+			}
+			// The server takes api.MaxBody bytes a batch: the batch ends
+			// before the event that would pass it (one event goes alone).
+			if size += len(raw) + 1; size > api.MaxBody && len(batch.Events) > 0 {
+				to = seq - 1
+				break
+			}
+			batch.Events = append(batch.Events, e)
 		}
 		body, err := json.Marshal(batch)
 		if err != nil {

@@ -92,7 +92,36 @@ func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "The form came from another site and was refused: open the manager's pages and send it again from there.", http.StatusForbidden)
 		return
 	}
+	if !p.boundForm(w, r) {
+		return
+	}
 	p.mux.ServeHTTP(w, r)
+}
+
+// MaxForm is the most bytes of a form the pages take: the sign-in's name, PIN
+// and return address, a day to close, a CSRF token. Nothing larger is read.
+const MaxForm = 8 << 10
+
+// boundForm reads a request's form before anything is done with it, MaxForm
+// bytes at most: a body said to be larger is refused unread (413), and one
+// that turns out larger when read is refused at MaxForm. It reports whether
+// the request goes on.
+func (p *Pages) boundForm(w http.ResponseWriter, r *http.Request) bool {
+	if r.ContentLength > MaxForm {
+		http.Error(w, "The form is larger than the manager's pages take: nothing was done.", http.StatusRequestEntityTooLarge)
+		return false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxForm)
+	if err := r.ParseForm(); err != nil {
+		var big *http.MaxBytesError
+		if errors.As(err, &big) {
+			http.Error(w, "The form is larger than the manager's pages take: nothing was done.", http.StatusRequestEntityTooLarge)
+			return false
+		}
+		http.Error(w, "The form cannot be read: open the page again and send it from there.", http.StatusBadRequest)
+		return false
+	}
+	return true
 }
 
 func (p *Pages) hostAllowed(ctx context.Context, hostport string) bool {
@@ -220,15 +249,15 @@ func safeNext(next string) string {
 
 func (p *Pages) signin(w http.ResponseWriter, r *http.Request) {
 	name, pin, next := r.PostFormValue("name"), r.PostFormValue("pin"), safeNext(r.PostFormValue("next"))
-	token, _, err := signIn(r.Context(), p.db, name, pin, p.Now())
-	var locked *pos.LockedError
+	token, _, err := signIn(r.Context(), p.db, SourceOf(r), name, pin, p.Now())
+	var locked *SourceLockedError
 	switch {
 	case errors.As(err, &locked):
-		p.render(w, http.StatusTooManyRequests, "signin", view{Title: "Sign in", Error: "Too many wrong PINs: this manager is locked until " + locked.Until.Local().Format("15:04") + ". Wait, or have another manager set the PIN again (galla store manager add).", Data: next})
+		p.render(w, http.StatusTooManyRequests, "signin", view{Title: "Sign in", Error: "Too many wrong PINs from this computer: sign-in from it stops until " + locked.Until.Local().Format("15:04") + ". Other computers are not stopped, and the store's alarms list it.", Data: next})
 	case errors.Is(err, ErrBadPIN):
 		p.render(w, http.StatusUnauthorized, "signin", view{Title: "Sign in", Error: pos.Sentence(err), Data: next})
 	case errors.Is(err, ErrSignIn):
-		p.render(w, http.StatusUnauthorized, "signin", view{Title: "Sign in", Error: fmt.Sprintf("The name or the PIN is wrong: type them again. After %d wrong PINs in a row the manager is locked for %d minutes.",
+		p.render(w, http.StatusUnauthorized, "signin", view{Title: "Sign in", Error: fmt.Sprintf("The name or the PIN is wrong: type them again. After %d wrong PINs in a row from this computer, sign-in from it stops for %d minutes.",
 			pos.MaxPINAttempts, int(pos.LockDuration/time.Minute)), Data: next})
 	case err != nil:
 		p.fail(w, session{}, err)

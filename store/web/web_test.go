@@ -162,7 +162,7 @@ func TestSignInSessionsCSRFAndHeaders(t *testing.T) {
 	}
 	r = signin(t, c, srv.URL, "Meera", "246810")
 	assert.Equal(t, http.StatusTooManyRequests, r.StatusCode)
-	assert.Contains(t, body(t, r), "Too many wrong PINs: this manager is locked until")
+	assert.Contains(t, body(t, r), "Too many wrong PINs from this computer: sign-in from it stops until")
 	now = now.Add(pos.LockDuration + time.Second)
 
 	r = signin(t, c, srv.URL, "Meera", "246810")
@@ -292,9 +292,9 @@ func TestAddManagerRefusesBadNamesAndPINs(t *testing.T) {
 	created, err := AddManager(t.Context(), db, "Meera", "97531086")
 	require.NoError(t, err)
 	assert.False(t, created, "Meera existed: her PIN is set again")
-	_, _, err = signIn(t.Context(), db, "Meera", "246810", time.Now())
+	_, _, err = signIn(t.Context(), db, testSource, "Meera", "246810", time.Now())
 	assert.ErrorIs(t, err, ErrSignIn, "the old PIN no longer works")
-	_, s, err := signIn(t.Context(), db, "Meera", "97531086", time.Now())
+	_, s, err := signIn(t.Context(), db, testSource, "Meera", "97531086", time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, "Meera", s.Manager)
 }
