@@ -242,7 +242,7 @@ func (s *signInScreen) submit() {
 			}
 			s.u.signedInAs(m)
 			if n := m.WrongPINsNotice(); n != "" {
-				s.u.showMessage("Wrong PINs before you signed in", n)
+				s.u.dialogs.showMessage("Wrong PINs before you signed in", n)
 			}
 		}
 	})

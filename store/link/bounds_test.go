@@ -25,13 +25,13 @@ func TestLargeEventsGoInBatchesTheServerTakes(t *testing.T) {
 	big, err := json.Marshal(strings.Repeat("x", 5<<20))
 	require.NoError(t, err)
 	for range 5 { // 25 MiB in all
-		_, err := j.Append(t.Context(), pos.Event{Kind: pos.EvSettingsChanged, Time: time.Now(), Day: time.Now().Format(pos.DayLayout), Staff: "001",
+		_, err := j.Log.Append(t.Context(), pos.Event{Kind: pos.EvSettingsChanged, Time: time.Now(), Day: time.Now().Format(pos.DayLayout), Staff: "001",
 			Setting: &pos.Setting{Key: "note", Value: big}})
 		require.NoError(t, err)
 	}
 	require.Greater(t, 5*len(big), api.MaxBody, "the journal is larger than one batch may be")
 
-	l, err := link.New(cfg, j)
+	l, err := link.New(cfg, j.Log)
 	require.NoError(t, err)
 	res, err := l.Sync(t.Context())
 	require.NoError(t, err)
