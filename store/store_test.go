@@ -69,7 +69,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	require.ErrorIs(t, db.CheckSchema(t.Context()), ErrSchema, "an empty database needs init")
 	applied, err := db.Migrate(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, []int{1, 2, 3, 4, 5, 6}, applied)
+	assert.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, applied)
 	applied, err = db.Migrate(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, applied, "a second Migrate applies nothing")
@@ -77,7 +77,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 
 	var n int
 	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT count(*) FROM schema_version").Scan(&n))
-	assert.Equal(t, 6, n)
+	assert.Equal(t, 7, n)
 
 	_, err = db.Pool().Exec(t.Context(), "INSERT INTO schema_version (version, name) VALUES (99, '0099_future')")
 	require.NoError(t, err)
