@@ -301,8 +301,23 @@ func (dc *Decisions) Invoice(ctx context.Context, ref string) (api.Invoice, erro
 		number := ref
 		var one int
 		err := tx.QueryRow(ctx, "SELECT 1 FROM documents WHERE number = $1 AND kind = 'receipt' LIMIT 1", ref).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) { // an order id: its invoice
-			err = tx.QueryRow(ctx, "SELECT number FROM documents WHERE order_id = $1 AND kind = 'receipt' ORDER BY terminal_id LIMIT 1", ref).Scan(&number)
+		if errors.Is(err, pgx.ErrNoRows) { // an order id: its invoice, at one counter only
+			var numbers []string
+			rs, qerr := tx.Query(ctx, "SELECT number FROM documents WHERE order_id = $1 AND kind = 'receipt' ORDER BY terminal_id, number LIMIT 2", ref)
+			if qerr != nil {
+				return qerr
+			}
+			if numbers, err = pgx.CollectRows(rs, pgx.RowTo[string]); err != nil {
+				return err
+			}
+			switch len(numbers) {
+			case 0:
+				err = pgx.ErrNoRows
+			case 1:
+				number = numbers[0]
+			default: // a counter's order id named by another's events too: not guessed
+				return refused(api.CodeTaken, fmt.Sprintf("order %s names invoices %s and %s: name the invoice by its number as printed", ref, numbers[0], numbers[1]))
+			}
 		}
 		if errors.Is(err, pgx.ErrNoRows) {
 			return &api.Error{HTTPStatus: http.StatusNotFound, Code: api.CodeNotFound,

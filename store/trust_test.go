@@ -203,6 +203,19 @@ func TestAReturnRestsOnTheInvoicesOwnEvents(t *testing.T) {
 	inv, err := db.Decisions.Invoice(t.Context(), "T3/000001")
 	require.NoError(t, err)
 	assert.Equal(t, int64(7499000), inv.Returnable, "the store holds it as T3's word")
+	// Made up under the order id of T1's sale, it is not what T2 finds by
+	// that id: the order id names two invoices and is refused.
+	c1 := newCounter(t, "T1")
+	c1.cashSale("T1-X", day1, line("CBL", 1, 499, 18))
+	ingest(t, db, c1)
+	fake.cashSale("T1-X", day1, line("TV", 1, 74990, 18))
+	ingest(t, db, fake)
+	_, err = db.Decisions.Invoice(t.Context(), "T1-X")
+	require.Error(t, err)
+	assert.Equal(t, "order T1-X names invoices T1/000001 and T3/000002: name the invoice by its number as printed", err.Error())
+	byNumber, err := db.Decisions.Invoice(t.Context(), "T1/000001")
+	require.NoError(t, err)
+	assert.Equal(t, "T1", byNumber.Terminal)
 
 	// T3's real journal syncs: another event under sequence 1. T3 is blocked.
 	real := newCounter(t, "T3")
