@@ -21,8 +21,13 @@ import (
 // another counter needs. Each decision is taken in one transaction that locks
 // the row it decides on (SELECT … FOR UPDATE), so two counters asking at the
 // same moment are served one after the other and exactly one gets what only
-// one may have. The reservation tables are never touched by
-// Projections.Rebuild: they are decisions, not derived from events.
+// one may have. A decision about another counter's money rests on the events
+// that counter sent through the signed, hash-chained ingest, never on what a
+// request claims: a request speaks for its own counter only (docs/security.md,
+// "Decisions from the chain"). The reservation tables are never truncated by
+// Projections.Rebuild: they are decisions, not derived from events; the
+// projections only settle them and verify claims against the events
+// (project_claims.go).
 type Decisions struct{ *dbCore }
 
 func refused(code, msg string) *api.Error {
