@@ -97,7 +97,7 @@ func (rf *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, 
 	if err != nil {
 		return nil, err
 	}
-	release, err := rf.store.reserveOwnReturn(ctx, r.reserveAt, uid, amount) // store-wide, when the return asks it
+	release, err := rf.store.reserveOwnReturn(ctx, r.reserveAt, uid, amount, items) // store-wide, when the return asks it
 	if err != nil {
 		return nil, err
 	}

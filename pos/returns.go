@@ -478,10 +478,7 @@ func (rt *Returns) returnAtStore(ctx context.Context, r ReturnRequest, inv *Stor
 	if err != nil {
 		return nil, err
 	}
-	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
-	_, err = d.ReserveReturn(rctx, inv.Number, uid, amount)
-	cancel()
-	if err != nil {
+	if _, err := reserveReturn(ctx, d, inv.Number, uid, amount, items); err != nil {
 		return nil, err // nothing journaled, nothing paid out
 	}
 	release := func(cause error) error {

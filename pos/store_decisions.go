@@ -24,11 +24,25 @@ type StoreDecisions interface {
 	RedeemCreditNote(ctx context.Context, number, orderID string, amount Paise) (Paise, error)
 	// ReserveReturn reserves amount of a refund of invoice document (T1/000123,
 	// any counter's) under refundID, the refund's unique_txn_id, and returns
-	// what may still be returned of it.
+	// what may still be returned of it. A StoreDecisions that is also a
+	// ReturnReserver is asked with the refund's items instead
+	// (StoreDesk.reserveReturn).
 	ReserveReturn(ctx context.Context, document, refundID string, amount Paise) (Paise, error)
 	// Release gives back what was reserved for orderID (a sale that took no
 	// money) or refundID (a refund that failed).
 	Release(ctx context.Context, orderID, refundID string) error
+}
+
+// ReturnReserver is a StoreDecisions that reserves a return with its goods
+// (store/link implements it): the store checks each line's units and money
+// against the invoice as its own counter's events hold it, less what every
+// counter returned or is returning of it. A return of another counter's
+// invoice is refused by the store without them; one of this counter's own
+// invoice may be reserved by amount alone.
+type ReturnReserver interface {
+	// ReserveReturnItems is StoreDecisions.ReserveReturn with the refund's
+	// items (ReturnItem.Line indexes the invoice's lines).
+	ReserveReturnItems(ctx context.Context, document, refundID string, amount Paise, items []ReturnItem) (Paise, error)
 }
 
 // ErrStoreOffline is a store-wide decision that could not be asked: the store

@@ -236,16 +236,14 @@ func (sd *StoreDesk) storeInvoices() (StoreDecisions, StoreInvoices) {
 // this counter's journal, which caps it at what was paid here.
 //
 // reserveOwnReturn reserves so amount of the refund uid of this counter's
-// invoice number (RefundRequest.reserveAt; "" reserves nothing), and returns
-// how to release it should the refund not happen.
-func (sd *StoreDesk) reserveOwnReturn(ctx context.Context, number, uid string, amount Paise) (release func(error) error, err error) {
+// invoice number (RefundRequest.reserveAt; "" reserves nothing), with its
+// items, and returns how to release it should the refund not happen.
+func (sd *StoreDesk) reserveOwnReturn(ctx context.Context, number, uid string, amount Paise, items []ReturnItem) (release func(error) error, err error) {
 	d := sd.decisions()
 	if d == nil || number == "" {
 		return noRelease, nil
 	}
-	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
-	_, err = d.ReserveReturn(rctx, number, uid, amount)
-	cancel()
+	_, err = reserveReturn(ctx, d, number, uid, amount, items)
 	var refusal *StoreRefusal
 	switch {
 	case err == nil:
@@ -264,4 +262,17 @@ func (sd *StoreDesk) reserveOwnReturn(ctx context.Context, number, uid string, a
 		}
 		return cause
 	}, nil
+}
+
+// reserveReturn asks the store d, within storeDecisionWait, to reserve amount
+// of the refund uid of invoice document: with its items, line by line, when d
+// takes them (ReturnReserver) and they add up to amount, else by amount alone.
+// It returns what may still be returned of the invoice.
+func reserveReturn(ctx context.Context, d StoreDecisions, document, uid string, amount Paise, items []ReturnItem) (Paise, error) {
+	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
+	defer cancel()
+	if rr, ok := d.(ReturnReserver); ok && len(items) > 0 && ItemsAmount(items) == amount {
+		return rr.ReserveReturnItems(rctx, document, uid, amount, items)
+	}
+	return d.ReserveReturn(rctx, document, uid, amount)
 }

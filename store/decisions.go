@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -20,8 +21,13 @@ import (
 // another counter needs. Each decision is taken in one transaction that locks
 // the row it decides on (SELECT … FOR UPDATE), so two counters asking at the
 // same moment are served one after the other and exactly one gets what only
-// one may have. The reservation tables are never touched by
-// Projections.Rebuild: they are decisions, not derived from events.
+// one may have. A decision about another counter's money rests on the events
+// that counter sent through the signed, hash-chained ingest, never on what a
+// request claims: a request speaks for its own counter only (docs/security.md,
+// "Decisions from the chain"). The reservation tables are never truncated by
+// Projections.Rebuild: they are decisions, not derived from events; the
+// projections only settle them and verify claims against the events
+// (project_claims.go).
 type Decisions struct{ *dbCore }
 
 func refused(code, msg string) *api.Error {
@@ -32,11 +38,22 @@ func badRequest(msg string) *api.Error {
 	return &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: msg}
 }
 
+// ReserveHold is how long a reservation of an IMEI or of a return holds with
+// no verified event behind it: an IMEI's until its order's first event reaches
+// the store (then the order's state decides), a return's until its refund's
+// event does (then the events count it). Past it the reservation is free
+// again: a claim that no journal backed blocks other counters no longer.
+const ReserveHold = 2 * time.Hour
+
 // ReserveIMEIs reserves imeis for terminal's order: each IMEI is sold at most
-// once in the store. An IMEI reserved or sold for another order is refused
-// with a sentence naming the counter, unless that order was refunded in full
-// or its invoice cancelled (the unit came back). Reserving again for the same order is harmless. All
-// or none are reserved.
+// once in the store. An IMEI reserved for another order is refused with a
+// sentence naming the counter while that order holds it: paid (the events say
+// the unit left the shop), in progress (the events say a sale is under way),
+// or, for an order the store holds no event of yet, for ReserveHold after it
+// was reserved. It is free again once that order was refunded in full, its
+// invoice cancelled or its sale failed or abandoned, or once its reservation
+// expired with no event behind it. Reserving again for the same order is
+// harmless, and holds the reservation anew. All or none are reserved.
 func (dc *Decisions) ReserveIMEIs(ctx context.Context, terminal, order string, imeis []string) error {
 	if order == "" || len(imeis) == 0 {
 		return badRequest("the reservation names no order or no IMEI")
@@ -59,13 +76,14 @@ func (dc *Decisions) ReserveIMEIs(ctx context.Context, terminal, order string, i
 				return err
 			}
 			var ht, ho string
-			if err := tx.QueryRow(ctx, "SELECT terminal_id, order_id FROM imei_reservations WHERE imei = $1 FOR UPDATE", imei).Scan(&ht, &ho); err != nil {
+			var at time.Time
+			if err := tx.QueryRow(ctx, "SELECT terminal_id, order_id, reserved_at FROM imei_reservations WHERE imei = $1 FOR UPDATE", imei).Scan(&ht, &ho, &at); err != nil {
 				return err
 			}
 			if ht != terminal || ho != order {
-				// Held by another order: free only when that order was refunded in
-				// full, its invoice cancelled (the unit never left the shop), or its
-				// sale never took money (failed, abandoned).
+				// Held by another order: free only when that order's events say
+				// the unit came back or never left (refunded in full, cancelled,
+				// failed, abandoned), or when no event of it came in ReserveHold.
 				var state string
 				err := tx.QueryRow(ctx, "SELECT state FROM orders WHERE terminal_id = $1 AND order_id = $2", ht, ho).Scan(&state)
 				if err != nil && !errors.Is(err, pgx.ErrNoRows) {
@@ -73,12 +91,16 @@ func (dc *Decisions) ReserveIMEIs(ctx context.Context, terminal, order string, i
 				}
 				switch pos.OrderState(state) {
 				case pos.StateRefunded, pos.StatusCancelled, pos.StateFailed, pos.StateAbandoned:
+				case "":
+					if dc.now().Before(at.Add(ReserveHold)) {
+						return refused(api.CodeTaken, fmt.Sprintf("IMEI %s is sold already at counter %s (order %s): check the unit; a manager may look it up on the store's pages", imei, ht, ho))
+					}
 				default:
 					return refused(api.CodeTaken, fmt.Sprintf("IMEI %s is sold already at counter %s (order %s): check the unit; a manager may look it up on the store's pages", imei, ht, ho))
 				}
-				if _, err := tx.Exec(ctx, "UPDATE imei_reservations SET terminal_id = $2, order_id = $3, reserved_at = $4 WHERE imei = $1", imei, terminal, order, dc.now()); err != nil {
-					return err
-				}
+			}
+			if _, err := tx.Exec(ctx, "UPDATE imei_reservations SET terminal_id = $2, order_id = $3, reserved_at = $4 WHERE imei = $1", imei, terminal, order, dc.now()); err != nil {
+				return err
 			}
 			// Sold by an order the store knows from events only (an offline
 			// sale a manager let through): refused as well.
@@ -98,22 +120,84 @@ func (dc *Decisions) ReserveIMEIs(ctx context.Context, terminal, order string, i
 	return dc.reserveErr("reserve IMEI", err)
 }
 
-// IssueCreditNote records credit note number of value paise issued at
-// terminal. Recording it again with the same value is harmless.
+// ClaimHold is how long a credit note claimed by its issuing counter
+// (IssueCreditNote) may be spent by that counter before the store holds the
+// note's event: past it the claim is void, with an alarm.
+const ClaimHold = 24 * time.Hour
+
+// AlarmClaim is a counter's claim the store refused or its events contradict:
+// a credit note of another counter's series, a note claimed with more than its
+// event issued, or one its events never issued.
+const AlarmClaim = "claim"
+
+// The states of a credit note's balance (credit_note_balances.state).
+const (
+	noteClaimed  = "claimed"  // recorded by its issuing counter; only that counter may spend it
+	noteVerified = "verified" // its event is held: any counter may spend it
+	noteVoid     = "void"     // its counter's events contradict the claim, or never backed it
+)
+
+// noteIssuer returns the counter whose credit-note series number belongs to
+// (T1 of T1/C2627/00012); ok is false for anything that is not a credit note
+// number of a counter.
+func noteIssuer(number string) (terminal string, ok bool) {
+	series, _, ok := pos.ParseDocNumber(number)
+	terminal, rest, cut := strings.Cut(number, "/")
+	if !ok || !cut || terminal == "" || !strings.Contains(rest, "/") || !strings.HasPrefix(series, "C") {
+		return "", false
+	}
+	return terminal, true
+}
+
+// IssueCreditNote records that terminal issued credit note number with value
+// paise left on it, before its event reached the store. The number must be of
+// terminal's own series: another counter's is refused (api.CodeForeign) with
+// an alarm, and changes nothing. The record is a claim bound to terminal: only
+// terminal may redeem against it until the note's event arrives, which
+// verifies it (Projections; an alarm where the event says less, or says no
+// note). A note whose event is held already is recorded from the event.
+// Recording it again with the same value is harmless.
 func (dc *Decisions) IssueCreditNote(ctx context.Context, terminal, number string, value pos.Paise) error {
+	number = strings.TrimSpace(number)
 	if number == "" || value <= 0 {
 		return badRequest("a credit note needs a number and a value above zero")
 	}
-	err := pgx.BeginFunc(ctx, dc.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO credit_note_balances (number, terminal_id, value) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-			number, terminal, int64(value)); err != nil {
+	issuer, ok := noteIssuer(number)
+	if !ok {
+		return badRequest(fmt.Sprintf("%q is not a credit note number of a counter (T1/C2627/00012)", number))
+	}
+	if issuer != terminal {
+		dc.alarm(ctx, terminal, AlarmClaim, 0, fmt.Sprintf("counter %s claimed credit note %s of %s, a number of counter %s's series: refused", terminal, number, value, issuer))
+		return &api.Error{HTTPStatus: http.StatusForbidden, Code: api.CodeForeign,
+			Message: fmt.Sprintf("credit note %s is a number of counter %s: a counter records only its own credit notes", number, issuer)}
+	}
+	if err := dc.projections.Project(ctx); err != nil { // the note's event, if it is held
+		return err
+	}
+	err := dc.noteBalance(ctx, number)
+	var ae *api.Error
+	switch {
+	case err == nil, errors.As(err, &ae) && ae.HTTPStatus == http.StatusNotFound: // held, or a claim
+	case ae != nil:
+		dc.alarm(ctx, terminal, AlarmClaim, 0, fmt.Sprintf("counter %s claimed credit note %s with %s left, which its own events say cannot be spent (%s): refused", terminal, number, value, ae.Message))
+		return ae
+	default:
+		return dc.reserveErr("issue credit note", err)
+	}
+	err = pgx.BeginFunc(ctx, dc.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO credit_note_balances (number, terminal_id, value, state, claimed_at) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT DO NOTHING`, number, terminal, int64(value), noteClaimed, dc.now()); err != nil {
 			return err
 		}
 		var v int64
-		if err := tx.QueryRow(ctx, "SELECT value FROM credit_note_balances WHERE number = $1", number).Scan(&v); err != nil {
+		var state string
+		if err := tx.QueryRow(ctx, "SELECT value, state FROM credit_note_balances WHERE number = $1 FOR UPDATE", number).Scan(&v, &state); err != nil {
 			return err
 		}
-		if v != int64(value) {
+		switch {
+		case state == noteVoid:
+			return refused(api.CodeTaken, fmt.Sprintf("credit note %s is void at the store: this counter's events do not back it; a manager looks at the store's alarms", number))
+		case v != int64(value):
 			return refused(api.CodeTaken, fmt.Sprintf("credit note %s is recorded already with value %s", number, pos.Paise(v)))
 		}
 		return nil
@@ -123,26 +207,63 @@ func (dc *Decisions) IssueCreditNote(ctx context.Context, terminal, number strin
 
 // RedeemCreditNote reserves amount of credit note number for terminal's
 // order: never more than is left of it. It returns what is left afterwards.
-// Asking again for the same order and amount is harmless.
+// Asking again for the same order and amount is harmless. A redemption holds
+// while its sale's events say it took money or is under way, and, for a sale
+// of which no event has come, for ClaimHold (freeRedemptions): a note is
+// money, so a counter that took it and lost its network keeps it for a day. Another counter's
+// note is redeemed only when the store holds the issuing counter's event of it
+// (verified), never on that counter's claim alone, nor while that counter is
+// blocked; a counter's own note also on its claim, within ClaimHold.
 func (dc *Decisions) RedeemCreditNote(ctx context.Context, terminal, number, order string, amount pos.Paise) (pos.Paise, error) {
+	number = strings.TrimSpace(number)
 	if number == "" || order == "" || amount <= 0 {
 		return 0, badRequest("the redemption needs a credit note number, an order and an amount above zero")
+	}
+	if err := dc.projections.Project(ctx); err != nil { // the notes' events held, and the claims they verify
+		return 0, err
 	}
 	if err := dc.noteBalance(ctx, number); err != nil {
 		return 0, dc.reserveErr("redeem credit note", err)
 	}
 	var left int64
+	var expired string
 	err := pgx.BeginFunc(ctx, dc.pool, func(tx pgx.Tx) error {
+		var issuer, state string
 		var value, redeemed int64
-		err := tx.QueryRow(ctx, "SELECT value, redeemed FROM credit_note_balances WHERE number = $1 FOR UPDATE", number).Scan(&value, &redeemed)
+		var claimedAt *time.Time
+		err := tx.QueryRow(ctx, "SELECT terminal_id, value, redeemed, state, claimed_at FROM credit_note_balances WHERE number = $1 FOR UPDATE", number).
+			Scan(&issuer, &value, &redeemed, &state, &claimedAt)
 		if err != nil {
 			return err
 		}
+		switch {
+		case state == noteVoid:
+			return refused(api.CodeExceeded, fmt.Sprintf("credit note %s cannot be spent: the events of counter %s do not back it; a manager looks at the store's alarms", number, issuer))
+		case state == noteClaimed && issuer != terminal:
+			return &api.Error{HTTPStatus: http.StatusNotFound, Code: api.CodeNotFound,
+				Message: fmt.Sprintf("credit note %s is not verified at the store yet: counter %s has not sent the event that issued it; spend it at counter %s, or wait until it has synced", number, issuer, issuer)}
+		case state == noteClaimed && claimedAt != nil && dc.now().After(claimedAt.Add(ClaimHold)):
+			if _, err := tx.Exec(ctx, "UPDATE credit_note_balances SET state = $2 WHERE number = $1", number, noteVoid); err != nil {
+				return err
+			}
+			expired = fmt.Sprintf("counter %s claimed credit note %s on %s and has sent no event of it since: the claim is void", issuer, number, claimedAt.Format(time.RFC3339))
+			return nil
+		}
+		if issuer != terminal {
+			if err := issuerActive(ctx, tx, issuer, "credit note "+number); err != nil {
+				return err
+			}
+		}
+		freed, err := freeRedemptions(ctx, tx, number, dc.now())
+		if err != nil {
+			return err
+		}
+		redeemed -= freed
 		var had int64
 		err = tx.QueryRow(ctx, "SELECT amount FROM credit_note_redemptions WHERE number = $1 AND terminal_id = $2 AND order_id = $3", number, terminal, order).Scan(&had)
 		switch {
 		case err == nil && had == int64(amount):
-			left = value - redeemed
+			left = max(value-redeemed, 0)
 			return nil
 		case err == nil:
 			return refused(api.CodeTaken, fmt.Sprintf("%s of credit note %s is reserved for this sale already: release it before asking for %s", pos.Paise(had), number, amount))
@@ -150,7 +271,7 @@ func (dc *Decisions) RedeemCreditNote(ctx context.Context, terminal, number, ord
 			return err
 		}
 		if redeemed+int64(amount) > value {
-			return refused(api.CodeExceeded, fmt.Sprintf("credit note %s has %s left of %s; %s cannot be taken from it", number, pos.Paise(value-redeemed), pos.Paise(value), amount))
+			return refused(api.CodeExceeded, fmt.Sprintf("credit note %s has %s left of %s; %s cannot be taken from it", number, pos.Paise(max(value-redeemed, 0)), pos.Paise(value), amount))
 		}
 		if _, err := tx.Exec(ctx, "INSERT INTO credit_note_redemptions (number, terminal_id, order_id, amount, reserved_at) VALUES ($1, $2, $3, $4, $5)",
 			number, terminal, order, int64(amount), dc.now()); err != nil {
@@ -162,31 +283,65 @@ func (dc *Decisions) RedeemCreditNote(ctx context.Context, terminal, number, ord
 		left = value - redeemed - int64(amount)
 		return nil
 	})
+	if err == nil && expired != "" {
+		dc.alarm(ctx, terminal, AlarmClaim, 0, expired)
+		err = refused(api.CodeExceeded, fmt.Sprintf("credit note %s cannot be spent: counter %s claimed it more than %s ago and has sent no event of it; a manager looks at the store's alarms", number, terminal, ClaimHold))
+	}
 	if err != nil {
 		return 0, dc.reserveErr("redeem credit note", err)
 	}
 	return pos.Paise(left), nil
 }
 
+// freeRedemptions gives back, under the lock of credit note number's balance,
+// the redemptions of it whose sale took no money by its events (failed,
+// abandoned), or of whose sale no event came within ClaimHold: a redemption
+// asked and never followed by a sale blocks the note no longer. It returns what
+// it gave back.
+func freeRedemptions(ctx context.Context, tx pgx.Tx, number string, now time.Time) (int64, error) {
+	var freed int64
+	err := tx.QueryRow(ctx, `WITH f AS (
+			DELETE FROM credit_note_redemptions r WHERE r.number = $1 AND (
+				EXISTS (SELECT 1 FROM orders o WHERE o.terminal_id = r.terminal_id AND o.order_id = r.order_id AND o.state = ANY($2))
+				OR (r.reserved_at < $3 AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.terminal_id = r.terminal_id AND o.order_id = r.order_id)))
+			RETURNING amount),
+		u AS (UPDATE credit_note_balances SET redeemed = redeemed - (SELECT coalesce(sum(amount), 0) FROM f) WHERE number = $1)
+		SELECT coalesce(sum(amount), 0)::bigint FROM f`,
+		number, []string{string(pos.StateFailed), string(pos.StateAbandoned)}, now.Add(-ClaimHold)).Scan(&freed)
+	return freed, err
+}
+
+// issuerActive refuses, with a sentence, a decision about what (another
+// counter's note or invoice) while its counter is blocked: its chain forked,
+// so the events the decision rests on are in doubt until a manager looks.
+func issuerActive(ctx context.Context, tx pgx.Tx, terminal, what string) error {
+	var state string
+	err := tx.QueryRow(ctx, "SELECT state FROM terminals WHERE id = $1", terminal).Scan(&state)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && state != "active") {
+		return refused(api.CodeTaken, fmt.Sprintf("%s is of counter %s, which the store has blocked or does not know: a manager looks at its alarms first", what, terminal))
+	}
+	return err
+}
+
 // noteBalance makes sure the store keeps a balance for credit note number, the
 // first time a counter redeems it: from the note as its issuing counter
-// journaled it (the credit_notes projection, a note to spend that is done),
-// with what that counter spent of it before it was redeemed through the store.
-// Every later redemption is decided on the balance alone. A note not in the
-// projections is refused with a sentence.
+// journaled it (the credit_notes projection of that counter's events, a note to
+// spend that is done), with what that counter spent of it before it was
+// redeemed through the store. Every later redemption is decided on the balance
+// alone. A note the events do not hold (and no claim) is refused with a
+// sentence (api.CodeNotFound, HTTP 404); one they hold that is not to spend is
+// refused too (HTTP 409).
 func (dc *Decisions) noteBalance(ctx context.Context, number string) error {
 	var one int
 	err := dc.pool.QueryRow(ctx, "SELECT 1 FROM credit_note_balances WHERE number = $1", number).Scan(&one)
 	if err == nil || !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
-	if err := dc.projections.Project(ctx); err != nil { // the notes the counters have sent
-		return err
-	}
-	var terminal, to string
+	issuer, _ := noteIssuer(number)
+	var to string
 	var value, redeemed int64
-	err = dc.pool.QueryRow(ctx, "SELECT terminal_id, refund_to, value, redeemed FROM credit_notes WHERE number = $1", number).
-		Scan(&terminal, &to, &value, &redeemed)
+	err = dc.pool.QueryRow(ctx, "SELECT refund_to, value, redeemed FROM credit_notes WHERE number = $1 AND terminal_id = $2", number, issuer).
+		Scan(&to, &value, &redeemed)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return &api.Error{HTTPStatus: http.StatusNotFound, Code: api.CodeNotFound, Message: fmt.Sprintf("credit note %s is not known to the store: check the number on the note, or wait until the counter that issued it has synced", number)}
@@ -197,73 +352,9 @@ func (dc *Decisions) noteBalance(ctx context.Context, number string) error {
 	case value <= 0:
 		return refused(api.CodeExceeded, fmt.Sprintf("credit note %s has no value to spend", number))
 	}
-	_, err = dc.pool.Exec(ctx, `INSERT INTO credit_note_balances (number, terminal_id, value, redeemed) VALUES ($1, $2, $3, $4)
-		ON CONFLICT DO NOTHING`, number, terminal, value, min(max(redeemed, 0), value))
+	_, err = dc.pool.Exec(ctx, `INSERT INTO credit_note_balances (number, terminal_id, value, redeemed, state) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT DO NOTHING`, number, issuer, value, min(max(redeemed, 0), value), noteVerified)
 	return err
-}
-
-// ReserveReturn reserves amount of a refund of the invoice document (any
-// counter's), for terminal's refund refundID: never more than was paid for it
-// less what was refunded (the projections) and what other refunds reserved
-// and have not settled. It returns the sale's terminal and order, and what is
-// left afterwards.
-func (dc *Decisions) ReserveReturn(ctx context.Context, terminal, document, refundID string, amount pos.Paise) (api.Reserved, error) {
-	if document == "" || refundID == "" || amount <= 0 {
-		return api.Reserved{}, badRequest("the return needs the invoice's document number, the refund's id and an amount above zero")
-	}
-	if err := dc.projections.Project(ctx); err != nil { // what was paid and refunded, as held
-		return api.Reserved{}, err
-	}
-	var out api.Reserved
-	err := pgx.BeginFunc(ctx, dc.pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, "SELECT terminal_id, order_id FROM documents WHERE number = $1 AND kind = 'receipt'", document).Scan(&out.SoldTerminal, &out.SoldOrder)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return &api.Error{HTTPStatus: http.StatusNotFound, Code: api.CodeNotFound, Message: fmt.Sprintf("invoice %s is not known to the store: check the number on the receipt, or wait until its counter has synced", document)}
-		}
-		if err != nil {
-			return err
-		}
-		var captured, refunded int64
-		if err := tx.QueryRow(ctx, "SELECT captured, refunded FROM orders WHERE terminal_id = $1 AND order_id = $2 FOR UPDATE",
-			out.SoldTerminal, out.SoldOrder).Scan(&captured, &refunded); err != nil {
-			return err
-		}
-		var had int64
-		err = tx.QueryRow(ctx, "SELECT amount FROM return_reservations WHERE terminal_id = $1 AND refund_id = $2", terminal, refundID).Scan(&had)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		var pending int64
-		// A refund settled on the sold order is in orders.refunded; one made on
-		// a return order at another counter never settles, so it counts here
-		// for good.
-		if err := tx.QueryRow(ctx, `SELECT coalesce(sum(amount), 0)::bigint FROM return_reservations
-			WHERE sold_terminal = $1 AND sold_order = $2 AND NOT settled`, out.SoldTerminal, out.SoldOrder).Scan(&pending); err != nil {
-			return err
-		}
-		left := captured - refunded - pending
-		if err == nil { // asked again
-			if had != int64(amount) {
-				return refused(api.CodeTaken, fmt.Sprintf("refund %s reserved %s of invoice %s already", refundID, pos.Paise(had), document))
-			}
-			out.Remaining = left
-			return nil
-		}
-		if int64(amount) > left {
-			return refused(api.CodeExceeded, fmt.Sprintf("invoice %s was paid %s, of which %s is refunded or being refunded: at most %s can be returned, not %s",
-				document, pos.Paise(captured), pos.Paise(refunded+pending), pos.Paise(max(left, 0)), amount))
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO return_reservations (sold_terminal, sold_order, terminal_id, refund_id, amount, reserved_at)
-			VALUES ($1, $2, $3, $4, $5, $6)`, out.SoldTerminal, out.SoldOrder, terminal, refundID, int64(amount), dc.now()); err != nil {
-			return err
-		}
-		out.Remaining = left - int64(amount)
-		return nil
-	})
-	if err != nil {
-		return api.Reserved{}, dc.reserveErr("reserve return", err)
-	}
-	return out, nil
 }
 
 // Release gives back what terminal reserved for order (its IMEIs and credit
@@ -334,49 +425,4 @@ func (dc *Decisions) reserveErr(op string, err error) error {
 		return ae
 	}
 	return dc.wrap(op, err)
-}
-
-// Invoice returns a paid sale of any counter of the store, named by its
-// document number as printed (T1/2627/000123) or its merchant order id, as the
-// projections hold it: what a return at another counter needs to take goods
-// back (the lines, the tender, the date, the buyer) and how much of it may
-// still be returned store-wide. A sale the store does not know, or that is not
-// paid, is refused with a sentence.
-func (dc *Decisions) Invoice(ctx context.Context, ref string) (api.Invoice, error) {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
-		return api.Invoice{}, badRequest("name the invoice by its number as printed (T1/2627/000123) or its order id")
-	}
-	if err := dc.projections.Project(ctx); err != nil { // the sales the counters have sent
-		return api.Invoice{}, err
-	}
-	var out api.Invoice
-	err := dc.pool.QueryRow(ctx, "SELECT number, terminal_id, order_id FROM documents WHERE number = $1 AND kind = 'receipt'", ref).
-		Scan(&out.Number, &out.Terminal, &out.OrderID)
-	if errors.Is(err, pgx.ErrNoRows) { // an order id: its invoice
-		err = dc.pool.QueryRow(ctx, "SELECT number, terminal_id, order_id FROM documents WHERE order_id = $1 AND kind = 'receipt' ORDER BY terminal_id LIMIT 1", ref).
-			Scan(&out.Number, &out.Terminal, &out.OrderID)
-	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return api.Invoice{}, &api.Error{HTTPStatus: http.StatusNotFound, Code: api.CodeNotFound,
-			Message: fmt.Sprintf("invoice %s is not known to the store: check the number on the receipt, or wait until its counter has synced", ref)}
-	}
-	if err != nil {
-		return api.Invoice{}, dc.wrap("invoice", err)
-	}
-	var state string
-	var captured, refunded, pending int64
-	err = dc.pool.QueryRow(ctx, `SELECT o.state, o.captured, o.refunded, o.snapshot,
-			(SELECT coalesce(sum(r.amount), 0)::bigint FROM return_reservations r
-			 WHERE r.sold_terminal = o.terminal_id AND r.sold_order = o.order_id AND NOT r.settled)
-		FROM orders o WHERE o.terminal_id = $1 AND o.order_id = $2`, out.Terminal, out.OrderID).
-		Scan(&state, &captured, &refunded, &out.Order, &pending)
-	if err != nil {
-		return api.Invoice{}, dc.wrap("invoice", err)
-	}
-	if !pos.OrderState(state).Paid() {
-		return api.Invoice{}, refused(api.CodeNotFound, fmt.Sprintf("invoice %s is %s, not paid: nothing of it can be returned", out.Number, state))
-	}
-	out.Returnable = max(captured-refunded-pending, 0)
-	return out, nil
 }

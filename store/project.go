@@ -154,6 +154,12 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 		if err := p.lines(o, ev.Day); err != nil {
 			return err
 		}
+	case pos.EvRefundIntent:
+		if ev.Refund != nil {
+			if err := p.settleReturn(o, ev.Refund.UniqueTxnID); err != nil {
+				return err
+			}
+		}
 	case pos.EvPaymentOutcome:
 		out := ev.Outcome
 		p.payment(seq, o.ID, string(ev.Kind), string(o.Tender), "", ev.Day, int64(out.Captured), out.PaymentStatus, out.PaymentID, o.CardLast4)
@@ -162,18 +168,14 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 	case pos.EvRefundDone:
 		p.payment(seq, o.ID, refundKind(o, ev), string(o.Tender), string(refundDestination(o, ev.Refund.UniqueTxnID)), ev.Day,
 			int64(o.Refunded-before), "REFUNDED", ev.Refund.RefundID, "")
-		// A refund reserved at the store is now counted in the order's refunded.
-		// One made on a return order at another counter never is: its
-		// reservation stays unsettled and keeps counting against the invoice.
-		if _, err := p.tx.Exec(p.ctx, "UPDATE return_reservations SET settled = true WHERE refund_id = $1 AND sold_terminal = $2 AND sold_order = $3",
-			ev.Refund.UniqueTxnID, p.terminal, o.ID); err != nil {
+		if err := p.settleReturn(o, ev.Refund.UniqueTxnID); err != nil {
 			return err
 		}
-		if err := p.creditNote(o, ev.Refund.UniqueTxnID); err != nil {
+		if err := p.creditNote(seq, o, ev.Refund.UniqueTxnID); err != nil {
 			return err
 		}
 	case pos.EvNoteRedeemed, pos.EvNoteRestored:
-		if err := p.creditNote(o, ev.Note.Refund); err != nil {
+		if err := p.creditNote(seq, o, ev.Note.Refund); err != nil {
 			return err
 		}
 	case pos.EvDocumentCancelled:

@@ -12,8 +12,9 @@ import (
 // cash paid in, paid out and dropped, and its count at close.
 
 // creditNote writes the credit note of o's refund uid (after refund.done, or a
-// note's redemption changed what is spent of it).
-func (p *projector) creditNote(o *pos.Order, uid string) error {
+// note's redemption changed what is spent of it; seq is the event's), and
+// verifies against it a claim its counter made of the note (verifyClaim).
+func (p *projector) creditNote(seq uint64, o *pos.Order, uid string) error {
 	for _, r := range o.Refunds {
 		if r.UniqueTxnID != uid || r.Status != pos.RefundDone {
 			continue
@@ -33,7 +34,10 @@ func (p *projector) creditNote(o *pos.Order, uid string) error {
 			ON CONFLICT (number) DO UPDATE SET redeemed = EXCLUDED.redeemed`,
 			number, p.terminal, o.ID, dayArg(r.Day), int64(r.Amount), r.UniqueTxnID, r.Series, int64(r.DocNo), to,
 			int64(taxable), int64(tax), int64(r.Redeemed))
-		return err
+		if err != nil {
+			return err
+		}
+		return p.verifyClaim(seq, number, r.Amount, pos.RefundTo(to) == pos.RefundToNote)
 	}
 	return nil
 }

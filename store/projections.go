@@ -49,6 +49,9 @@ func (pj *Projections) ProjectTerminal(ctx context.Context, terminal string) err
 		if err != nil || n == mark {
 			return err
 		}
+		if err := voidUnbacked(ctx, tx, terminal, n); err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, "UPDATE projection_marks SET seq = $2 WHERE terminal_id = $1", terminal, n)
 		return err
 	})
@@ -148,6 +151,9 @@ func (pj *Projections) Rebuild(ctx context.Context) (RebuildStats, error) {
 		for _, t := range terms {
 			n, err := catchUp(ctx, tx, t.id, 0)
 			if err != nil {
+				return err
+			}
+			if err := voidUnbacked(ctx, tx, t.id, n); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, "INSERT INTO projection_marks (terminal_id, seq) VALUES ($1, $2)", t.id, n); err != nil {

@@ -80,7 +80,7 @@ func (s *Server) reserveReturn(w http.ResponseWriter, r *http.Request, terminal 
 		s.fail(w, err)
 		return
 	}
-	out, err := s.db.Decisions.ReserveReturn(r.Context(), terminal, req.Document, req.RefundID, pos.Paise(req.Amount))
+	out, err := s.db.Decisions.ReserveReturn(r.Context(), terminal, req.Document, req.RefundID, pos.Paise(req.Amount), req.Lines)
 	if err != nil {
 		s.fail(w, err)
 		return

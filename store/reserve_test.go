@@ -108,12 +108,33 @@ func luhnDigit(s string) byte {
 	return byte((10 - sum%10) % 10)
 }
 
+// noteSale journals at c a cash sale id of one item at rupees, taken back onto
+// a credit note to spend of the same value, numbered C2627/docNo, and returns
+// the note's number.
+func (c *counter) noteSale(id string, rupees int64, docNo uint64) string {
+	c.t.Helper()
+	c.cashSale(id, day1, pos.Line{SKU: "GIFT", Name: "Gift box", Qty: 1, UnitPrice: pos.Rupees(rupees), GSTRate: pos.Percent(0)})
+	uid := "R-" + id
+	item := pos.ReturnItem{Line: 0, SKU: "GIFT", Qty: 1, Amount: pos.Rupees(rupees), Taxable: pos.Rupees(rupees)}
+	c.add(pos.Event{Kind: pos.EvRefundIntent, OrderID: id, Day: day1, Staff: "meera",
+		Refund: &pos.RefundEvent{UniqueTxnID: uid, Amount: pos.Rupees(rupees), To: pos.RefundToNote, Items: []pos.ReturnItem{item}}})
+	c.receipt++
+	c.add(pos.Event{Kind: pos.EvRefundDone, OrderID: id, Day: day1, ReceiptNo: c.receipt, Series: "C2627", DocNo: docNo,
+		Refund: &pos.RefundEvent{UniqueTxnID: uid, Amount: pos.Rupees(rupees)}})
+	return pos.DocNumber(c.id, "C2627", docNo)
+}
+
 func TestTwoCountersRedeemingTheSameCreditNoteAtOnce(t *testing.T) {
 	db, base, creds := twoCounters(t)
+	c := newCounter(t, "T1")
+	var numbers []string
 	for round := range 10 {
-		number := fmt.Sprintf("CN/T1/%04d", round)
+		numbers = append(numbers, c.noteSale(fmt.Sprintf("T1-N%d", round), 1000, uint64(round+1)))
+	}
+	_, err := db.Events.Ingest(t.Context(), "T1", c.sent())
+	require.NoError(t, err)
+	for round, number := range numbers {
 		// ₹1,000 note; each counter asks ₹600: only one can have it.
-		require.NoError(t, db.Decisions.IssueCreditNote(t.Context(), "T1", number, pos.Rupees(1000)))
 		statuses, errs := race(t, base, creds, []string{"T1", "T2"}, api.PathReserveCreditNote, []any{
 			api.ReserveCreditNote{Number: number, OrderID: "T1-" + number, Amount: 60000},
 			api.ReserveCreditNote{Number: number, OrderID: "T2-" + number, Amount: 60000},
@@ -136,14 +157,15 @@ func TestTwoCountersRedeemingTheSameCreditNoteAtOnce(t *testing.T) {
 		assert.Equal(t, int64(60000), redeemed)
 	}
 	// The rest can be taken, not a paisa more; a release gives it back.
-	left, err := db.Decisions.RedeemCreditNote(t.Context(), "T2", "CN/T1/0000", "T2-next", pos.Rupees(400))
+	first := numbers[0]
+	left, err := db.Decisions.RedeemCreditNote(t.Context(), "T2", first, "T2-next", pos.Rupees(400))
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(0), left)
-	_, err = db.Decisions.RedeemCreditNote(t.Context(), "T2", "CN/T1/0000", "T2-more", 1)
+	_, err = db.Decisions.RedeemCreditNote(t.Context(), "T2", first, "T2-more", 1)
 	require.Error(t, err)
 	_, err = db.Decisions.Release(t.Context(), "T2", "T2-next", "")
 	require.NoError(t, err)
-	left, err = db.Decisions.RedeemCreditNote(t.Context(), "T2", "CN/T1/0000", "T2-more", 1)
+	left, err = db.Decisions.RedeemCreditNote(t.Context(), "T2", first, "T2-more", 1)
 	require.NoError(t, err)
 	assert.Equal(t, pos.Rupees(400)-1, left)
 
@@ -152,17 +174,49 @@ func TestTwoCountersRedeemingTheSameCreditNoteAtOnce(t *testing.T) {
 	assert.Equal(t, "credit note CN/NOPE is not known to the store: check the number on the note, or wait until the counter that issued it has synced", err.Error())
 }
 
+// returnItem is qty units and amount of line n (sku, at rate percent) given
+// back, with its tax split.
+func returnItem(n int, sku string, qty int, amount pos.Paise, rate int) pos.ReturnItem {
+	tx := pos.TaxOf(amount, pos.Percent(rate))
+	return pos.ReturnItem{Line: n, SKU: sku, Qty: qty, Amount: amount, Taxable: tx.Taxable, Tax: tx.Tax, CGST: tx.CGST, Rate: pos.Percent(rate)}
+}
+
+// returnAt journals at c a return order id of another counter's invoice
+// (origin, whose lines it copies) with its refund uid of items in cash, done
+// and numbered C2627/docNo.
+func (c *counter) returnAt(id, uid string, docNo uint64, origin pos.Origin, lines []pos.Line, items []pos.ReturnItem) {
+	c.t.Helper()
+	var amount pos.Paise
+	for _, it := range items {
+		amount += it.Amount
+	}
+	origin.Returnable = amount
+	totals := pos.ComputeTotals(lines)
+	c.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: id, Day: day1, Staff: "meera",
+		Intent: &pos.Intent{Tender: pos.TenderCash, Lines: lines, Totals: totals, Amount: totals.Total, Origin: &origin}})
+	c.add(pos.Event{Kind: pos.EvRefundIntent, OrderID: id, Day: day1, Staff: "meera",
+		Refund: &pos.RefundEvent{UniqueTxnID: uid, Amount: amount, To: pos.RefundToCash, Items: items}})
+	c.receipt++
+	c.add(pos.Event{Kind: pos.EvRefundDone, OrderID: id, Day: day1, ReceiptNo: c.receipt, Series: "C2627", DocNo: docNo,
+		Refund: &pos.RefundEvent{UniqueTxnID: uid, Amount: amount}})
+}
+
 func TestReturnsOfAnotherCountersInvoiceNeverExceedWhatWasPaid(t *testing.T) {
 	db, base, creds := twoCounters(t)
 	c := newCounter(t, "T1")
-	c.cardSale("T1-B", day1, "4242", "", true, line("PHN", 1, 59000, 18))
+	phone := line("PHN", 1, 59000, 18)
+	c.cardSale("T1-B", day1, "4242", "", true, phone)
 	_, err := db.Events.Ingest(t.Context(), "T1", c.sent())
 	require.NoError(t, err)
 
-	// Two counters return ₹40,000 of the ₹59,000 invoice at once: one only.
+	// Two counters return ₹40,000 of the ₹59,000 invoice at once (a price
+	// adjustment of its one line): one only.
+	adjust := func(amount int64) []api.ReturnLine {
+		return []api.ReturnLine{{Line: 0, SKU: "PHN", Amount: amount}}
+	}
 	statuses, errs := race(t, base, creds, []string{"T1", "T2"}, api.PathReserveReturn, []any{
-		api.ReserveReturn{Document: "T1/000001", RefundID: "R1", Amount: 4000000},
-		api.ReserveReturn{Document: "T1/000001", RefundID: "R2", Amount: 4000000},
+		api.ReserveReturn{Document: "T1/000001", RefundID: "R1", Amount: 4000000, Lines: adjust(4000000)},
+		api.ReserveReturn{Document: "T1/000001", RefundID: "R2", Amount: 4000000, Lines: adjust(4000000)},
 	})
 	won := 0
 	for i, s := range statuses {
@@ -175,22 +229,31 @@ func TestReturnsOfAnotherCountersInvoiceNeverExceedWhatWasPaid(t *testing.T) {
 	}
 	assert.Equal(t, 1, won)
 
-	// The refund done at T1 settles its reservation: counted once.
-	winner := "R1"
-	if statuses[0] != 200 {
-		winner = "R2"
+	// The winner's refund reaches the store from the counter that reserved it
+	// (on the invoice at T1, on a return order citing it at T2) and settles
+	// its reservation: counted once, by the events.
+	item := returnItem(0, "PHN", 0, pos.Rupees(40000), 18)
+	if statuses[0] == 200 {
+		c.add(pos.Event{Kind: pos.EvRefundIntent, OrderID: "T1-B", Day: day1, Refund: &pos.RefundEvent{UniqueTxnID: "R1", Amount: pos.Rupees(40000), Items: []pos.ReturnItem{item}}})
+		c.add(pos.Event{Kind: pos.EvRefundDone, OrderID: "T1-B", Day: day1, ReceiptNo: 2, Refund: &pos.RefundEvent{UniqueTxnID: "R1", Amount: pos.Rupees(40000), RefundID: "RF"}})
+		_, err = db.Events.Ingest(t.Context(), "T1", c.sent())
+	} else {
+		c2 := newCounter(t, "T2")
+		c2.returnAt("T2-RET", "R2", 1, pos.Origin{Terminal: "T1", OrderID: "T1-B", Number: "T1/000001", Tender: pos.TenderCard}, []pos.Line{phone}, []pos.ReturnItem{item})
+		_, err = db.Events.Ingest(t.Context(), "T2", c2.sent())
 	}
-	c.add(pos.Event{Kind: pos.EvRefundIntent, OrderID: "T1-B", Day: day1, Refund: &pos.RefundEvent{UniqueTxnID: winner, Amount: pos.Rupees(40000)}})
-	c.add(pos.Event{Kind: pos.EvRefundDone, OrderID: "T1-B", Day: day1, ReceiptNo: 2, Refund: &pos.RefundEvent{UniqueTxnID: winner, Amount: pos.Rupees(40000), RefundID: "RF"}})
-	_, err = db.Events.Ingest(t.Context(), "T1", c.sent())
 	require.NoError(t, err)
-	out, err := db.Decisions.ReserveReturn(t.Context(), "T2", "T1/000001", "R3", pos.Rupees(19000))
+	require.NoError(t, db.Projections.Project(t.Context()))
+	var settled bool
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT settled FROM return_reservations").Scan(&settled))
+	assert.True(t, settled, "the refund's event settles its reservation")
+	out, err := db.Decisions.ReserveReturn(t.Context(), "T2", "T1/000001", "R3", pos.Rupees(19000), adjust(1900000))
 	require.NoError(t, err)
 	assert.Equal(t, api.Reserved{SoldTerminal: "T1", SoldOrder: "T1-B"}, out)
-	_, err = db.Decisions.ReserveReturn(t.Context(), "T2", "T1/000001", "R4", 1)
+	_, err = db.Decisions.ReserveReturn(t.Context(), "T2", "T1/000001", "R4", 1, adjust(1))
 	require.Error(t, err)
 
-	_, err = db.Decisions.ReserveReturn(t.Context(), "T2", "T9/000001", "R5", 1)
+	_, err = db.Decisions.ReserveReturn(t.Context(), "T2", "T9/000001", "R5", 1, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "invoice T9/000001 is not known to the store")
 }

@@ -20,6 +20,13 @@ const (
 	CodeTaken    = "taken"    // the IMEI is sold or reserved by another order
 	CodeExceeded = "exceeded" // more than the credit note's or the invoice's remaining value
 	CodeNotFound = "not_found"
+	// CodeForeign refuses a claim a counter made about another counter's
+	// numbers (a credit note of another counter's series): the store raises an
+	// alarm.
+	CodeForeign = "foreign"
+	// CodeLinesNeeded refuses a return of another counter's invoice that names
+	// no lines (a counter older than the line-by-line check): update it.
+	CodeLinesNeeded = "lines_needed"
 )
 
 // ReserveIMEI reserves IMEIs for the terminal's order: each is sold at most
@@ -29,8 +36,14 @@ type ReserveIMEI struct {
 	IMEIs   []string `json:"imeis"`
 }
 
-// IssueCreditNote records a credit note issued at the terminal, so that any
-// counter may redeem it up to Value (paise).
+// IssueCreditNote records a credit note issued at the terminal, before the
+// terminal's event of it has reached the store: Value (paise) is what is left of
+// it. Number must be of the terminal's own credit-note series (T1/C2627/00012);
+// another counter's number is refused (CodeForeign) with an alarm. The record is
+// a claim bound to the terminal: only the terminal itself may redeem against it,
+// and the store verifies it when the note's event arrives (an alarm when the
+// event says otherwise, or never comes). Any other counter redeems the note only
+// once the store holds that event.
 type IssueCreditNote struct {
 	Number  string `json:"number"`
 	OrderID string `json:"order_id,omitempty"`
@@ -48,11 +61,29 @@ type ReserveCreditNote struct {
 // ReserveReturn reserves Amount (paise) of a refund of an invoice, perhaps of
 // another counter, named by its document number (T1/000123): never more than
 // was paid for it less what was refunded or reserved already. RefundID is the
-// refund's unique_txn_id at the terminal.
+// refund's unique_txn_id at the terminal. Lines are the goods (or a price
+// adjustment's split) the refund gives back, each checked against the
+// invoice's line as its own counter's events hold it, units and money, less
+// what every counter returned or reserved of it; their amounts add up to
+// Amount. A return of another counter's invoice must name them
+// (CodeLinesNeeded); the invoice's own counter may reserve by amount alone.
 type ReserveReturn struct {
-	Document string `json:"document"`
-	RefundID string `json:"refund_id"`
-	Amount   int64  `json:"amount"`
+	Document string       `json:"document"`
+	RefundID string       `json:"refund_id"`
+	Amount   int64        `json:"amount"`
+	Lines    []ReturnLine `json:"lines,omitempty"`
+}
+
+// ReturnLine is what a return takes back of one line of the invoice: Line is
+// the line's index on the invoice (0 for the first, as pos.ReturnItem), SKU its
+// item code, Qty the units (0 for a price adjustment), Amount the money
+// (paise, GST-inclusive) and IMEIs the serialised units that come back.
+type ReturnLine struct {
+	Line   int      `json:"line"`
+	SKU    string   `json:"sku"`
+	Qty    int      `json:"qty"`
+	Amount int64    `json:"amount"`
+	IMEIs  []string `json:"imeis,omitempty"`
 }
 
 // Release gives back what the terminal reserved for an order whose money did

@@ -303,8 +303,11 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	_, err = t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
 	require.ErrorIs(t, err, pos.ErrNotRefundable)
 	assert.Contains(t, pos.Sentence(err), "refunded in full already")
-	_, err = t2.l.ReserveReturn(ctx, inv, "R-more", 1)
+	_, err = t2.l.ReserveReturnItems(ctx, inv, "R-more", 1, []pos.ReturnItem{{Line: 0, SKU: "ACC-CBL", Amount: 1}})
 	assert.Equal(t, "exceeded", refusal(t, err).Code)
+	// A counter that names no lines is not heard on another counter's invoice.
+	_, err = t2.l.ReserveReturn(ctx, inv, "R-more", 1)
+	assert.Equal(t, "lines_needed", refusal(t, err).Code)
 	// Nor at T1, whose own journal still shows the sale unrefunded.
 	_, err = t1.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
 	require.ErrorIs(t, err, pos.ErrNotRefundable)
@@ -339,9 +342,10 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 }
 
 // TestNoteSpentWhereIssuedBeforeSync is an exchange: a note issued at T1 is
-// spent at T1 at once, before T1 has synced. The store records the note from
-// T1's word (what its journal says is left), after which T2 spends the rest
-// and T1 cannot.
+// spent at T1 at once, before T1 has synced. The store records the note on
+// T1's word (what its journal says is left) as a claim bound to T1: T2 cannot
+// spend it until T1's event of the note has reached the store, after which T2
+// spends the rest and T1 cannot.
 func TestNoteSpentWhereIssuedBeforeSync(t *testing.T) {
 	s := newStoreServer(t)
 	t1, t2 := newTill(t, s, "T1"), newTill(t, s, "T2")
@@ -351,7 +355,12 @@ func TestNoteSpentWhereIssuedBeforeSync(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(100000), left, "₹1,499 − ₹499")
 
-	// T2, T1 still unsynced: ₹1,000 is left at the store.
+	// T2, T1 still unsynced: the store holds T1's claim only.
+	_, _, err = t2.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
+	assert.Contains(t, refusal(t, err).Msg, "is not verified at the store yet: counter T1 has not sent the event that issued it")
+
+	// T1 syncs: ₹1,000 is left at the store, and T2 spends it.
+	t1.sync(t)
 	_, _, err = t2.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, note)
 	assert.Contains(t, refusal(t, err).Msg, "has ₹1,000.00 left")
 	sale, err := t2.Engine().Sales.OpenSale(ctx, pos.Sale{Lines: []pos.Line{cable(2)}})
@@ -360,8 +369,7 @@ func TestNoteSpentWhereIssuedBeforeSync(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, st.Complete())
 
-	// T1 syncs; its journal says ₹1,000 is left, the store ₹2.
-	t1.sync(t)
+	// T1's journal says ₹1,000 is left, the store ₹2.
 	_, _, err = t1.Checkout.PayByNote(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, note)
 	assert.Contains(t, refusal(t, err).Msg, "has ₹2.00 left")
 	local, err := t1.Returns.NoteBalance(ctx, note)

@@ -18,6 +18,7 @@ var (
 	_ pos.StoreDecisions = (*Link)(nil)
 	_ pos.StoreInvoices  = (*Link)(nil)
 	_ pos.NoteIssuer     = (*Link)(nil)
+	_ pos.ReturnReserver = (*Link)(nil)
 )
 
 // ReserveIMEIs reserves the sale's IMEIs for orderID.
@@ -42,6 +43,18 @@ func (l *Link) RedeemCreditNote(ctx context.Context, number, orderID string, amo
 func (l *Link) ReserveReturn(ctx context.Context, document, refundID string, amount pos.Paise) (pos.Paise, error) {
 	var out api.Reserved
 	err := l.decide(ctx, api.PathReserveReturn, api.ReserveReturn{Document: document, RefundID: refundID, Amount: int64(amount)}, &out)
+	return pos.Paise(out.Remaining), err
+}
+
+// ReserveReturnItems reserves amount of a refund of invoice document with
+// the goods it gives back, line by line.
+func (l *Link) ReserveReturnItems(ctx context.Context, document, refundID string, amount pos.Paise, items []pos.ReturnItem) (pos.Paise, error) {
+	lines := make([]api.ReturnLine, len(items))
+	for i, it := range items {
+		lines[i] = api.ReturnLine{Line: it.Line, SKU: it.SKU, Qty: it.Qty, Amount: int64(it.Amount), IMEIs: it.IMEIs}
+	}
+	var out api.Reserved
+	err := l.decide(ctx, api.PathReserveReturn, api.ReserveReturn{Document: document, RefundID: refundID, Amount: int64(amount), Lines: lines}, &out)
 	return pos.Paise(out.Remaining), err
 }
 

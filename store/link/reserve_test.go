@@ -29,17 +29,27 @@ func TestStoreDecisionsThroughTheLink(t *testing.T) {
 	assert.Equal(t, "The store refused: IMEI 356938035643809 is sold already at counter T1 (order T1-1): check the unit; a manager may look it up on the store's pages. Nothing was charged.", pos.Sentence(err))
 	assert.False(t, pos.MayOverrideIMEI(err), "a unit the store knows sold is never overridden")
 
-	require.NoError(t, l1.IssueCreditNote(ctx, "CN-1", pos.Rupees(500)))
-	left, err := d2.RedeemCreditNote(ctx, "CN-1", "T2-2", pos.Rupees(200))
+	// T1's own note, before its event reached the store: T1's claim, which T1
+	// spends and T2 cannot.
+	const note = "T1/C2627/00001"
+	require.NoError(t, l1.IssueCreditNote(ctx, note, pos.Rupees(500)))
+	left, err := d1.RedeemCreditNote(ctx, note, "T1-2", pos.Rupees(200))
 	require.NoError(t, err)
 	assert.Equal(t, pos.Rupees(300), left)
-	_, err = d1.RedeemCreditNote(ctx, "CN-1", "T1-2", pos.Rupees(301))
+	_, err = d2.RedeemCreditNote(ctx, note, "T2-2", pos.Rupees(100))
+	require.ErrorAs(t, err, &refusal)
+	assert.Equal(t, "not_found", refusal.Code)
+	_, err = d1.RedeemCreditNote(ctx, note, "T1-3", pos.Rupees(301))
 	require.ErrorAs(t, err, &refusal)
 	assert.Equal(t, "exceeded", refusal.Code)
-	require.NoError(t, d2.Release(ctx, "T2-2", ""))
-	left, err = d1.RedeemCreditNote(ctx, "CN-1", "T1-2", pos.Rupees(500))
+	require.NoError(t, d1.Release(ctx, "T1-2", ""))
+	left, err = d1.RedeemCreditNote(ctx, note, "T1-3", pos.Rupees(500))
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(0), left)
+	// Another counter's number is refused.
+	err = l2.IssueCreditNote(ctx, "T1/C2627/00002", pos.Rupees(1))
+	require.ErrorAs(t, err, &refusal)
+	assert.Equal(t, "foreign", refusal.Code)
 
 	// With the server gone: offline, and an IMEI may be overridden.
 	s.kill()
@@ -47,6 +57,6 @@ func TestStoreDecisionsThroughTheLink(t *testing.T) {
 	require.True(t, errors.Is(err, pos.ErrStoreOffline), "%v", err)
 	assert.True(t, pos.MayOverrideIMEI(err))
 	assert.Contains(t, pos.Sentence(err), "A manager may approve an IMEI by PIN")
-	_, err = d2.RedeemCreditNote(ctx, "CN-1", "T2-4", 1)
+	_, err = d2.RedeemCreditNote(ctx, note, "T2-4", 1)
 	require.ErrorIs(t, err, pos.ErrStoreOffline)
 }
