@@ -74,7 +74,7 @@ func TestMigrationProjectsRefundDestinations(t *testing.T) {
 	require.NoError(t, db.Projections.Project(ctx))
 	_, err = db.Pool().Exec(ctx, "UPDATE payments SET refund_to = ''")
 	require.NoError(t, err)
-	_, err = db.Pool().Exec(ctx, "DELETE FROM schema_version WHERE version = 6")
+	_, err = db.Pool().Exec(ctx, "DELETE FROM schema_version WHERE version >= 6")
 	require.NoError(t, err)
 	refundTo := func() string {
 		var to string
@@ -85,7 +85,8 @@ func TestMigrationProjectsRefundDestinations(t *testing.T) {
 
 	applied, err := db.Migrate(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []int{6}, applied)
+	require.NotEmpty(t, applied)
+	assert.Equal(t, 6, applied[0], "0006 and those after it (which apply again unchanged)")
 	r, err := db.Reports.DayReport(ctx, day1)
 	require.NoError(t, err)
 	require.Len(t, r.Counters, 1)

@@ -4,7 +4,7 @@
 package api
 
 import (
-	"crypto/hmac"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -17,9 +17,13 @@ import (
 
 // The terminal's endpoints.
 const (
-	PathEnrol  = "/api/v1/enrol"  // POST EnrolRequest → EnrolResponse (no signature: the code is the proof)
-	PathEvents = "/api/v1/events" // POST Batch → BatchResponse, signed
-	PathStatus = "/api/v1/status" // GET → Status, signed
+	PathEnrol = "/api/v1/enrol" // POST EnrolRequest → EnrolResponse (no signature: the code is the proof)
+	// PathRotateKey moves a terminal enrolled with a credential (before
+	// terminals had keys) to a key: POST RotateRequest → Status, unsigned: the
+	// credential itself, which the store never held, is the proof.
+	PathRotateKey = "/api/v1/rotate-key"
+	PathEvents    = "/api/v1/events" // POST Batch → BatchResponse, signed
+	PathStatus    = "/api/v1/status" // GET → Status, signed
 )
 
 // MaxBatch is the most events one batch may carry; MaxBody the most bytes.
@@ -28,19 +32,48 @@ const (
 	MaxBody  = 16 << 20
 )
 
-// EnrolRequest redeems a one-time enrolment code.
+// EnrolRequest redeems a one-time enrolment code for the terminal's public
+// key: the terminal made the key pair and keeps the private key; the store
+// keeps only PublicKey.
 type EnrolRequest struct {
 	Code string `json:"code"`
+	// PublicKey is the terminal's Ed25519 public key, 64 hex digits.
+	PublicKey string `json:"public_key"`
 }
 
-// EnrolResponse is the terminal's identity and its credential: shown once, kept
-// by the terminal in its keyring.
+// EnrolResponse is the terminal's identity at the store: the id the code was
+// made for. The terminal keeps its own key; nothing secret comes back but the
+// store's staff pepper.
 type EnrolResponse struct {
 	TerminalID string `json:"terminal_id"`
-	Credential string `json:"credential"`
 	// StaffPepper is the store's staff pepper in hex (ADR 0007), kept in the
-	// keyring like the credential.
+	// keyring like the terminal's key.
 	StaffPepper string `json:"staff_pepper,omitempty"`
+}
+
+// RotateRequest moves a terminal that holds a credential of an earlier
+// version to the key PublicKey: Credential is the credential itself (the
+// store holds only CredentialKey of it), sent once over the pinned link and
+// void from then on.
+type RotateRequest struct {
+	TerminalID string `json:"terminal_id"`
+	Credential string `json:"credential"`
+	PublicKey  string `json:"public_key"`
+}
+
+// PublicKeyHex is the form a public key travels in: 64 hex digits.
+func PublicKeyHex(pub ed25519.PublicKey) string { return hex.EncodeToString(pub) }
+
+// ErrPublicKey reports a public key that is not 64 hex digits.
+var ErrPublicKey = errors.New("api: the public key is not an Ed25519 key of 64 hex digits")
+
+// ParsePublicKey reads a public key as PublicKeyHex writes it.
+func ParsePublicKey(s string) (ed25519.PublicKey, error) {
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != ed25519.PublicKeySize {
+		return nil, ErrPublicKey
+	}
+	return ed25519.PublicKey(b), nil
 }
 
 // Event is one journal event as it goes up: the decoded pos.Event as Body, and
@@ -82,7 +115,7 @@ type Status struct {
 // The codes of an Error.
 const (
 	CodeMalformed    = "malformed"    // the request cannot be read: nothing stored
-	CodeUnauthorized = "unauthorized" // unknown terminal, wrong credential, bad signature
+	CodeUnauthorized = "unauthorized" // unknown terminal, a signature not its key's, a credential not its own
 	CodeReplayed     = "replayed"     // a request seen before, or too old: refused
 	CodeGap          = "gap"          // the batch starts past Expected
 	CodeFork         = "fork"         // a different event under a sequence held: the terminal is blocked
@@ -106,8 +139,9 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// CredentialKey is the key a credential signs with: what the server keeps
-// instead of the credential itself.
+// CredentialKey is what the store kept of a credential of an earlier version
+// (terminals enrolled before they had keys): a terminal that still holds one
+// proves it once, when it moves to a key (RotateRequest).
 func CredentialKey(credential string) []byte {
 	h := sha256.Sum256([]byte("galla store credential 1\x00" + credential))
 	return h[:]
@@ -115,12 +149,14 @@ func CredentialKey(credential string) []byte {
 
 // Auth is the Authorization header of a signed request:
 //
-//	Galla-HMAC terminal=T1, time=1700000000, nonce=HEX, sig=HEX
+//	Galla-Ed25519 terminal=T1, time=1700000000, nonce=HEX, sig=HEX
 //
-// sig is HMAC-SHA256 under CredentialKey(credential) of the method, path,
-// terminal, time, nonce and the SHA-256 of the body, separated by newlines. The
-// nonce (16 random bytes) makes every request once only: the server refuses a
-// nonce it saw, and a time more than MaxSkew off its clock.
+// sig is the terminal's Ed25519 signature (128 hex digits) of the method,
+// path, terminal, time, nonce and the SHA-256 of the body, separated by
+// newlines. The store checks it with the terminal's public key, so that what
+// the store holds is not enough to sign. The nonce (16 random bytes) makes
+// every request once only: the server refuses a nonce it saw, and a time more
+// than MaxSkew off its clock.
 type Auth struct {
 	Terminal string
 	Time     int64
@@ -132,7 +168,7 @@ type Auth struct {
 const MaxSkew = 15 * time.Minute
 
 // scheme names the Authorization scheme.
-const scheme = "Galla-HMAC "
+const scheme = "Galla-Ed25519 "
 
 // payload is what a signature covers.
 func payload(method, path, terminal string, t int64, nonce string, body []byte) []byte {
@@ -140,15 +176,14 @@ func payload(method, path, terminal string, t int64, nonce string, body []byte) 
 	return []byte(method + "\n" + path + "\n" + terminal + "\n" + strconv.FormatInt(t, 10) + "\n" + nonce + "\n" + hex.EncodeToString(bh[:]))
 }
 
-// Sign returns the Authorization header of a request.
-func Sign(key []byte, terminal, method, path string, t time.Time, nonce string, body []byte) string {
-	m := hmac.New(sha256.New, key)
-	m.Write(payload(method, path, terminal, t.Unix(), nonce, body))
-	return fmt.Sprintf("%sterminal=%s, time=%d, nonce=%s, sig=%s", scheme, terminal, t.Unix(), nonce, hex.EncodeToString(m.Sum(nil)))
+// Sign returns the Authorization header of a request signed with key.
+func Sign(key ed25519.PrivateKey, terminal, method, path string, t time.Time, nonce string, body []byte) string {
+	sig := ed25519.Sign(key, payload(method, path, terminal, t.Unix(), nonce, body))
+	return fmt.Sprintf("%sterminal=%s, time=%d, nonce=%s, sig=%s", scheme, terminal, t.Unix(), nonce, hex.EncodeToString(sig))
 }
 
 // ErrAuthFormat reports an Authorization header that cannot be read.
-var ErrAuthFormat = errors.New("api: the Authorization header is not Galla-HMAC terminal=, time=, nonce=, sig=")
+var ErrAuthFormat = errors.New("api: the Authorization header is not Galla-Ed25519 terminal=, time=, nonce=, sig=")
 
 // ParseAuth reads an Authorization header.
 func ParseAuth(h string) (Auth, error) {
@@ -177,7 +212,7 @@ func ParseAuth(h string) (Auth, error) {
 			a.Sig = v
 		}
 	}
-	if a.Terminal == "" || a.Time == 0 || len(a.Nonce) != 32 || len(a.Sig) != 64 {
+	if a.Terminal == "" || a.Time == 0 || len(a.Nonce) != 32 || len(a.Sig) != 2*ed25519.SignatureSize {
 		return Auth{}, ErrAuthFormat
 	}
 	if _, err := hex.DecodeString(a.Nonce); err != nil {
@@ -186,13 +221,11 @@ func ParseAuth(h string) (Auth, error) {
 	return a, nil
 }
 
-// Verify reports whether the signature is key's over the request.
-func (a Auth) Verify(key []byte, method, path string, body []byte) bool {
+// Verify reports whether the signature is pub's over the request.
+func (a Auth) Verify(pub ed25519.PublicKey, method, path string, body []byte) bool {
 	sig, err := hex.DecodeString(a.Sig)
-	if err != nil {
+	if err != nil || len(pub) != ed25519.PublicKeySize || len(sig) != ed25519.SignatureSize {
 		return false
 	}
-	m := hmac.New(sha256.New, key)
-	m.Write(payload(method, path, a.Terminal, a.Time, a.Nonce, body))
-	return hmac.Equal(sig, m.Sum(nil))
+	return ed25519.Verify(pub, payload(method, path, a.Terminal, a.Time, a.Nonce, body), sig)
 }

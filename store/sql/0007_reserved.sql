@@ -1,0 +1,3 @@
+-- 0007: a number held for a change made beside this one; it changes nothing
+-- here. When that change's own 0007 is merged, this file goes.
+SELECT 1;
