@@ -96,7 +96,7 @@ func (s *Server) handleSigned(pattern string, h SignedHandler) {
 		a, err := api.ParseAuth(r.Header.Get("Authorization"))
 		if err != nil {
 			s.db.core.alarm(r.Context(), "", AlarmUnauthorized, 0, "a request without a terminal's signature reached "+r.URL.Path)
-			s.fail(w, &api.Error{HTTPStatus: http.StatusUnauthorized, Code: api.CodeUnauthorized, Message: "the request carries no terminal signature: enrol the terminal (galla enrol STORE_URL CODE --fingerprint SHA256)"})
+			s.fail(w, &api.Error{HTTPStatus: http.StatusUnauthorized, Code: api.CodeUnauthorized, Message: "the request carries no terminal signature: enrol the terminal (galla enrol STORE_URL CODE --fingerprint SHA256 --staff MANAGER)"})
 			return
 		}
 		if err := s.db.Access.authenticate(r.Context(), a, r.Method, r.URL.Path, body); err != nil {

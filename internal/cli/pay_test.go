@@ -43,6 +43,7 @@ func TestPayAgainAfterAVerifiedFailure(t *testing.T) {
 	assert.Contains(t, errOut, "Ravi is not a manager")
 	code, _, errOut = tillRun(t, dir, visaJSON, map[string]string{"GALLA_PIN": "999999"}, "pay", failed.MerchantOrderID, "--staff", "Meera", "--otp", "123456")
 	assert.Equal(t, exitBadInput, code, "a wrong PIN")
+	assert.Contains(t, strings.ToLower(errOut), "pin")
 
 	// The PIN on the first line of standard input, then the card.
 	code, out, errOut = tillRun(t, dir, "432100\n"+visaJSON, nil, "pay", failed.MerchantOrderID, "--staff", "Meera", "--otp", "123456")

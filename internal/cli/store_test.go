@@ -122,6 +122,7 @@ func TestStoreCommandsEnrolAndSync(t *testing.T) {
 	owner := map[string]string{"GALLA_PIN": ownerPIN}
 	code, _, errOut = tillRun(t, counter, "", owner, "enrol", addr, enrolCode, "--fingerprint", fp, "--staff", "Owner")
 	assert.Equal(t, exitBadInput, code, "no manager on the counter yet")
+	assert.NotContains(t, errOut, "enrolled")
 	code, _, errOut = tillRun(t, counter, ownerPIN+"\n", nil, "staff", "add", "Owner", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
 	code, _, errOut = tillRun(t, counter, "1111\n"+ownerPIN+"\n", nil, "staff", "add", "Ravi", "--role", "cashier")
@@ -134,6 +135,7 @@ func TestStoreCommandsEnrolAndSync(t *testing.T) {
 	assert.Contains(t, errOut, "a manager's act: give --staff NAME")
 	code, _, errOut = tillRun(t, counter, "", owner, "enrol", addr, enrolCode, "--fingerprint", fp, "--staff", "Owner", "extra")
 	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "Use galla enrol")
 	code, _, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", fp, "--staff", "Owner")
 	assert.Equal(t, exitBadInput, code, "no PIN")
 	assert.Contains(t, errOut, "manager's PIN is needed")
@@ -142,6 +144,7 @@ func TestStoreCommandsEnrolAndSync(t *testing.T) {
 	assert.Contains(t, errOut, "Ravi is not a manager")
 	code, _, errOut = tillRun(t, counter, "", map[string]string{"GALLA_PIN": "999999"}, "enrol", addr, enrolCode, "--fingerprint", fp, "--staff", "Owner")
 	assert.Equal(t, exitBadInput, code, "a wrong PIN")
+	assert.Contains(t, strings.ToLower(errOut), "pin")
 
 	code, _, errOut = tillRun(t, counter, "", owner, "enrol", addr, enrolCode, "--fingerprint", strings.Repeat("ab", 32), "--staff", "Owner")
 	assert.Equal(t, exitFailed, code)
@@ -181,6 +184,7 @@ func TestStoreCommandsEnrolAndSync(t *testing.T) {
 	assert.Contains(t, errOut, "galla: store: enrolled at "+addr+" as T2 by Owner on ")
 	code, _, errOut = tillRun(t, counter, "", map[string]string{"GALLA_PIN": "1111"}, "enrol", "--acknowledge", "--staff", "Ravi")
 	assert.Equal(t, exitBadInput, code, "a cashier does not acknowledge it")
+	assert.Contains(t, errOut, "Ravi is not a manager")
 	code, out, errOut = tillRun(t, counter, "", owner, "enrol", "--acknowledge", "--staff", "Owner")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, "the enrolment at "+addr+" as T2 (enrol by Owner) is acknowledged by Owner\n", out)

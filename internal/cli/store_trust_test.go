@@ -188,8 +188,10 @@ func TestAStoreOfAnEarlierEnrolmentIsAcceptedByAManager(t *testing.T) {
 	assert.Contains(t, errOut, "its first sync is a manager's act")
 	code, _, errOut = tillRun(t, counter, "", map[string]string{"GALLA_PIN": malloryPIN}, "sync", "--staff", "Mallory")
 	assert.Equal(t, exitBadInput, code, "the store's manager cannot accept their own store")
+	assert.Contains(t, errOut, "the store's PIN key")
 	code, _, errOut = tillRun(t, counter, "", map[string]string{"GALLA_PIN": "000000"}, "sync", "--staff", "Owner")
 	assert.Equal(t, exitBadInput, code, "a wrong PIN")
+	assert.Contains(t, strings.ToLower(errOut), "pin")
 	assert.Zero(t, heldBy(t, db, "T1"), "nothing sent")
 	var held []byte
 	require.NoError(t, conn.QueryRow(t.Context(), "SELECT credential_hash FROM terminals WHERE id = 'T1'").Scan(&held))

@@ -143,7 +143,7 @@ type state struct {
 // server what it holds.
 func New(cfg Config, src Source) (*Link, error) {
 	if cfg.URL == "" || cfg.TerminalID == "" || len(cfg.Key) != ed25519.PrivateKeySize {
-		return nil, errors.New("link: the terminal is not enrolled at a store server: run \"galla enrol STORE_URL CODE --fingerprint SHA256\"")
+		return nil, errors.New("link: the terminal is not enrolled at a store server: run \"galla enrol STORE_URL CODE --fingerprint SHA256 --staff MANAGER\"")
 	}
 	if cfg.Batch <= 0 || cfg.Batch > api.MaxBatch {
 		cfg.Batch = DefaultBatch
