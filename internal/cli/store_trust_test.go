@@ -183,6 +183,13 @@ func TestAStoreOfAnEarlierEnrolmentIsAcceptedByAManager(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, errOut, "not accepted by a manager on this counter")
 
+	// A phone's sale asks a store no manager accepted nothing: it waits, as
+	// with a store that cannot be reached.
+	code, _, errOut = tillRun(t, counter, "", map[string]string{"GALLA_PIN": ownerPIN}, "checkout", "--staff", "Owner",
+		"--items", "PH-SAM-A55-128", "--imei", "356938035643809", "--pay", "cash")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "store server cannot be reached")
+
 	code, _, errOut = tillRun(t, counter, "", nil, "sync")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "its first sync is a manager's act")
@@ -214,6 +221,18 @@ func TestAStoreOfAnEarlierEnrolmentIsAcceptedByAManager(t *testing.T) {
 	left, err := sec.Get(config.SecretStoreCredential)
 	require.NoError(t, err)
 	assert.Empty(t, left, "the credential forgotten")
+	accepted := 0
+	for _, ev := range dirEvents(t, counter) {
+		if ev.Kind == pos.EvSettingsChanged && ev.Setting.Key == link.SettingEnrolment {
+			var rec link.Enrolment
+			require.NoError(t, json.Unmarshal(ev.Setting.Value, &rec))
+			assert.Equal(t, link.Enrolment{URL: addr, Fingerprint: fp, TerminalID: "T1", PublicKey: api.PublicKeyHex(key.Public().(ed25519.PublicKey)),
+				Act: link.ActFirstContact, By: "Owner", At: rec.At}, rec)
+			assert.Equal(t, "001", ev.Staff, "Owner's id")
+			accepted++
+		}
+	}
+	assert.Equal(t, 1, accepted, "the acceptance journaled once")
 	assert.NoError(t, signInAt(t, counter, "Mallory", malloryPIN), "accepted by the counter's manager: the store's staff sign in")
 
 	code, _, errOut = tillRun(t, counter, "", nil, "sync")
