@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base32"
 	"encoding/hex"
 	"errors"
@@ -18,8 +20,8 @@ import (
 )
 
 // Access is who may reach the store: the terminals, their enrolment with a
-// one-time code and the credential it gives, the signed requests checked
-// against it, the release of a blocked terminal and the alarms a manager
+// one-time code and the public key it registers, the signed requests checked
+// against that key, the release of a blocked terminal and the alarms a manager
 // looks at.
 type Access struct{ *dbCore }
 
@@ -48,7 +50,7 @@ var codeEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 // EnrolCode makes a one-time enrolment code for terminalID, valid for CodeTTL,
 // and registers the terminal if it is new. Only the code's hash is kept. A
 // terminal enrolled before may be enrolled again (a replaced computer): its new
-// credential replaces the old one, and its events continue from what is held.
+// key replaces the old one, and its events continue from what is held.
 func (ac *Access) EnrolCode(ctx context.Context, terminal string) (code string, expires time.Time, err error) {
 	if !terminalID.MatchString(terminal) {
 		return "", time.Time{}, ErrTerminalID
@@ -80,15 +82,20 @@ func codeHash(code string) []byte {
 	return h[:]
 }
 
-// Enrol redeems a one-time code: it marks the code used and gives the
-// terminal a new credential, of which only the key it signs with is kept. An
-// unknown, used or expired code is ErrBadCode, and is recorded as an alarm.
-func (ac *Access) Enrol(ctx context.Context, code string) (api.EnrolResponse, error) {
-	var cred [32]byte
-	if _, err := rand.Read(cred[:]); err != nil {
-		return api.EnrolResponse{}, fmt.Errorf("store: enrol: %w", err)
+// ErrPublicKey reports an enrolment or a rotation without an Ed25519 public key.
+var ErrPublicKey = errors.New("store: the terminal sent no Ed25519 public key of 32 bytes")
+
+// Enrol redeems a one-time code for the terminal's public key: it marks the
+// code used and keeps pub as the only key the terminal's requests are checked
+// with. The terminal made the key pair and keeps the private key; nothing the
+// store holds can sign for it. Enrolling again (a replaced computer, a key
+// rotated) replaces the key, so that the old one is refused from then on, and
+// forgets a credential of an earlier version. An unknown, used or expired code
+// is ErrBadCode, and is recorded as an alarm.
+func (ac *Access) Enrol(ctx context.Context, code string, pub ed25519.PublicKey) (api.EnrolResponse, error) {
+	if len(pub) != ed25519.PublicKeySize {
+		return api.EnrolResponse{}, ErrPublicKey
 	}
-	credential := hex.EncodeToString(cred[:])
 	var terminal string
 	var pep []byte
 	bad := false
@@ -103,12 +110,12 @@ func (ac *Access) Enrol(ctx context.Context, code string) (api.EnrolResponse, er
 		if err != nil {
 			return err
 		}
-		if _, err = tx.Exec(ctx, `UPDATE terminals SET credential_hash = $2, enrolled_at = now(),
-			state = CASE WHEN state = 'new' THEN 'active' ELSE state END WHERE id = $1`,
-			terminal, api.CredentialKey(credential)); err != nil {
+		if _, err = tx.Exec(ctx, `UPDATE terminals SET public_key = $2, credential_hash = NULL, key_changed_at = now(),
+			enrolled_at = now(), state = CASE WHEN state = 'new' THEN 'active' ELSE state END WHERE id = $1`,
+			terminal, []byte(pub)); err != nil {
 			return err
 		}
-		// The store's staff pepper goes with the credential (ADR 0007).
+		// The store's staff pepper goes with the enrolment (ADR 0007).
 		pep, err = staffPepper(ctx, tx)
 		return err
 	})
@@ -119,7 +126,47 @@ func (ac *Access) Enrol(ctx context.Context, code string) (api.EnrolResponse, er
 		ac.alarm(ctx, "", AlarmBadCode, 0, "an enrolment code was refused: unknown, used or expired")
 		return api.EnrolResponse{}, ErrBadCode
 	}
-	return api.EnrolResponse{TerminalID: terminal, Credential: credential, StaffPepper: hex.EncodeToString(pep)}, nil
+	return api.EnrolResponse{TerminalID: terminal, StaffPepper: hex.EncodeToString(pep)}, nil
+}
+
+// RotateKey moves a terminal enrolled with a credential (before terminals had
+// keys) to the key in req: the credential must be the one whose key the store
+// kept, which the store itself cannot make from what it holds. The credential
+// is forgotten in the same transaction, so that it moves the terminal once. A
+// request for the key the terminal moved to already (its answer lost) is
+// answered as done. Anything else is an *api.Error and an alarm.
+func (ac *Access) RotateKey(ctx context.Context, req api.RotateRequest) error {
+	pub, err := api.ParsePublicKey(req.PublicKey)
+	if err != nil {
+		return &api.Error{HTTPStatus: 400, Code: api.CodeMalformed, Message: "the key rotation carries no Ed25519 public key of 64 hex digits"}
+	}
+	var refused, alarmed string // why, and the terminal the alarm names ("" when unknown)
+	err = pgx.BeginFunc(ctx, ac.pool, func(tx pgx.Tx) error {
+		var held, key []byte
+		err := tx.QueryRow(ctx, "SELECT credential_hash, public_key FROM terminals WHERE id = $1 FOR UPDATE", req.TerminalID).Scan(&held, &key)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			refused = fmt.Sprintf("a key rotation named terminal %q, which is not enrolled", req.TerminalID)
+			return nil
+		case err != nil:
+			return err
+		case held == nil && key != nil && subtle.ConstantTimeCompare(key, pub) == 1:
+			return nil // moved already: the answer was lost
+		case held == nil || subtle.ConstantTimeCompare(held, api.CredentialKey(req.Credential)) != 1:
+			refused, alarmed = "a key rotation did not show the terminal's credential", req.TerminalID
+			return nil
+		}
+		_, err = tx.Exec(ctx, "UPDATE terminals SET public_key = $2, credential_hash = NULL, key_changed_at = now() WHERE id = $1", req.TerminalID, []byte(pub))
+		return err
+	})
+	if err != nil {
+		return ac.wrap("rotate key", err)
+	}
+	if refused != "" {
+		ac.alarm(ctx, alarmed, AlarmUnauthorized, 0, refused)
+		return &api.Error{HTTPStatus: 401, Code: api.CodeUnauthorized, Message: fmt.Sprintf("terminal %s cannot move to a key with this credential: enrol it again with a code from \"galla store enrol-code %s\"", req.TerminalID, req.TerminalID)}
+	}
+	return nil
 }
 
 // Terminal is a terminal as the store knows it.
@@ -190,15 +237,17 @@ func (ac *Access) Unblock(ctx context.Context, terminal, manager string) error {
 	return ac.wrap("unblock", err)
 }
 
-// authenticate checks a signed request: the terminal is known and enrolled,
-// the signature is its credential's (signed reports it of the terminal's key),
-// the time is within api.MaxSkew and the nonce is new. Each refusal is an
-// *api.Error and an alarm; an alarm naming no enrolled terminal is bounded
-// (dbCore.alarm).
-func (ac *Access) authenticate(ctx context.Context, a api.Auth, signed func(key []byte) bool) error {
+// authenticate checks a signed request: the terminal is known and enrolled
+// with a key, the signature is that key's (signed reports it of the terminal's
+// public key), the time is within api.MaxSkew and the nonce is new. A terminal
+// that still holds a credential of an earlier version is refused until it
+// moves to a key (RotateKey). Each refusal is an *api.Error and an alarm; an
+// alarm naming no enrolled terminal is bounded (dbCore.alarm).
+func (ac *Access) authenticate(ctx context.Context, a api.Auth, signed func(pub ed25519.PublicKey) bool) error {
 	var key []byte
-	err := ac.pool.QueryRow(ctx, "SELECT credential_hash FROM terminals WHERE id = $1", a.Terminal).Scan(&key)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && key == nil) {
+	var legacy bool
+	err := ac.pool.QueryRow(ctx, "SELECT public_key, credential_hash IS NOT NULL FROM terminals WHERE id = $1", a.Terminal).Scan(&key, &legacy)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && key == nil && !legacy) {
 		name := a.Terminal
 		if !terminalID.MatchString(name) {
 			name = "(not a terminal id)" // whatever the header held, never stored
@@ -209,9 +258,13 @@ func (ac *Access) authenticate(ctx context.Context, a api.Auth, signed func(key 
 	if err != nil {
 		return ac.wrap("authenticate", err)
 	}
-	if len(key) != 32 || !signed(key) {
+	if key == nil {
+		ac.alarm(ctx, a.Terminal, AlarmUnauthorized, 0, "a signed request of a terminal that holds a credential of an earlier version and has not moved to a key")
+		return &api.Error{HTTPStatus: 401, Code: api.CodeUnauthorized, Message: fmt.Sprintf("terminal %s still holds a credential of an earlier version: its link moves it to a key at its next sync (update the counter's Galla), or enrol it again", a.Terminal)}
+	}
+	if len(key) != ed25519.PublicKeySize || !signed(ed25519.PublicKey(key)) {
 		ac.alarm(ctx, a.Terminal, AlarmUnauthorized, 0, badSignature)
-		return &api.Error{HTTPStatus: 401, Code: api.CodeUnauthorized, Message: fmt.Sprintf("the request is not signed with terminal %s's credential: enrol the terminal again", a.Terminal)}
+		return &api.Error{HTTPStatus: 401, Code: api.CodeUnauthorized, Message: fmt.Sprintf("the request is not signed with terminal %s's key: enrol the terminal again", a.Terminal)}
 	}
 	now := ac.now()
 	if d := now.Sub(time.Unix(a.Time, 0)); d > api.MaxSkew || d < -api.MaxSkew {
@@ -238,7 +291,7 @@ func (ac *Access) Alarm(ctx context.Context, kind, detail string) {
 
 // badSignature is the alarm of a request not signed by its terminal's
 // credential, or edited after it was signed.
-const badSignature = "a request's signature is not the terminal's credential (wrong credential or an edited request)"
+const badSignature = "a request's signature is not the terminal's key (another key or an edited request)"
 
 // PurgeNonces forgets the nonces older than twice api.MaxSkew: requests that
 // old are refused by their time anyway.

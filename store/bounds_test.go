@@ -2,7 +2,7 @@ package store
 
 import (
 	"bytes"
-	"crypto/hmac"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -56,9 +56,8 @@ func TestSignedEndpointsBoundedBeforeTrusted(t *testing.T) {
 	cred := enrolled(t, db, "T1")
 	const huge = 20 << 20
 	digest := xDigest(huge)
-	sign := func(credential, terminal, path string) string {
+	sign := func(key ed25519.PrivateKey, terminal, path string) string {
 		// Sign over the 20 MiB body without holding it: the header names its hash.
-		key := api.CredentialKey(credential)
 		h := api.Sign(key, terminal, "POST", path, time.Now(), newNonce(), nil)
 		a, err := api.ParseAuth(h)
 		require.NoError(t, err)
@@ -75,13 +74,13 @@ func TestSignedEndpointsBoundedBeforeTrusted(t *testing.T) {
 		wantCode string
 	}{
 		{"unsigned, chunked", api.PathEvents, "", -1, 401, 0, api.CodeUnauthorized},
-		{"a wrong credential, chunked", api.PathEvents, sign(hex.EncodeToString(make([]byte, 32)), "T1", api.PathEvents), -1, 401, 0, api.CodeUnauthorized},
+		{"another key, chunked", api.PathEvents, sign(ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)), "T1", api.PathEvents), -1, 401, 0, api.CodeUnauthorized},
 		{"an unknown terminal, chunked", api.PathEvents, sign(cred, "T404", api.PathEvents), -1, 401, 0, api.CodeUnauthorized},
 		{"signed, said to be 20 MiB", api.PathEvents, sign(cred, "T1", api.PathEvents), huge, 413, 0, api.CodeMalformed},
 		{"unsigned, said to be 20 MiB", api.PathEvents, "", huge, 413, 0, api.CodeMalformed},
 		{"signed, chunked: read to the batch limit only", api.PathEvents, sign(cred, "T1", api.PathEvents), -1, 413, api.MaxBody + 1, api.CodeMalformed},
 		{"a decision, signed, chunked: read to its small limit only", api.PathReserveIMEI, sign(cred, "T1", api.PathReserveIMEI), -1, 413, api.MaxRequest + 1, api.CodeMalformed},
-		{"an earlier version's header without the body's hash: read to its small limit only", api.PathEvents, legacyHeader(t, cred, "T1", api.PathEvents), -1, 413, api.MaxUndigested + 1, api.CodeMalformed},
+		{"a header without the body's hash: read to its small limit only", api.PathEvents, legacyHeader(t, cred, "T1", api.PathEvents), -1, 413, api.MaxUndigested + 1, api.CodeMalformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := &countingBody{left: huge}
@@ -104,7 +103,7 @@ func TestSignedEndpointsBoundedBeforeTrusted(t *testing.T) {
 
 	// A signed request whose body is not the one its header names is refused.
 	batch, _ := json.Marshal(api.Batch{TerminalID: "T1", Events: chain(zero, 1, 2, "a")})
-	key := api.CredentialKey(cred)
+	key := cred
 	a, err := api.ParseAuth(api.Sign(key, "T1", "POST", api.PathEvents, time.Now(), newNonce(), batch))
 	require.NoError(t, err)
 	edited := bytes.Replace(batch, []byte(`"T1"`), []byte(`"T2"`), 1)
@@ -114,8 +113,8 @@ func TestSignedEndpointsBoundedBeforeTrusted(t *testing.T) {
 	srv.ServeHTTP(w, req)
 	assert.Equal(t, 401, w.Code, w.Body.String())
 
-	// The same batch as signed goes in, and so does an earlier version's
-	// small batch without the body's hash.
+	// The same batch as signed goes in, and so does a small batch signed
+	// without the body's hash in the header.
 	for _, h := range []string{api.Sign(key, "T1", "POST", api.PathEvents, time.Now(), newNonce(), batch), legacySign(t, cred, "T1", api.PathEvents, batch)} {
 		req = httptest.NewRequestWithContext(t.Context(), "POST", api.PathEvents, bytes.NewReader(batch))
 		req.Header.Set("Authorization", h)
@@ -128,36 +127,29 @@ func TestSignedEndpointsBoundedBeforeTrusted(t *testing.T) {
 }
 
 // signedHeader writes a as a header, signed with key over the body hash a.Body.
-func signedHeader(t *testing.T, key []byte, a api.Auth, method, path string) string {
+func signedHeader(t *testing.T, key ed25519.PrivateKey, a api.Auth, method, path string) string {
 	t.Helper()
 	// Sign over a body whose digest is a.Body: api.Sign takes the body itself,
 	// so the signature is made here the way api does, then checked by api.
-	a.Sig = hex.EncodeToString(hmacOf(key, fmt.Sprintf("%s\n%s\n%s\n%d\n%s\n%s", method, path, a.Terminal, a.Time, a.Nonce, a.Body)))
-	require.True(t, a.VerifyHeader(key, method, path))
-	return fmt.Sprintf("Galla-HMAC terminal=%s, time=%d, nonce=%s, body=%s, sig=%s", a.Terminal, a.Time, a.Nonce, a.Body, a.Sig)
+	a.Sig = hex.EncodeToString(ed25519.Sign(key, fmt.Appendf(nil, "%s\n%s\n%s\n%d\n%s\n%s", method, path, a.Terminal, a.Time, a.Nonce, a.Body)))
+	require.True(t, a.VerifyHeader(key.Public().(ed25519.PublicKey), method, path))
+	return fmt.Sprintf("Galla-Ed25519 terminal=%s, time=%d, nonce=%s, body=%s, sig=%s", a.Terminal, a.Time, a.Nonce, a.Body, a.Sig)
 }
 
-func hmacOf(key []byte, msg string) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(msg))
-	return m.Sum(nil)
-}
-
-// legacyHeader is the header of an earlier version (no body=) over the 20 MiB
-// body of countingBody.
-func legacyHeader(t *testing.T, credential, terminal, path string) string {
+// legacyHeader is a header without body= over the 20 MiB body of
+// countingBody.
+func legacyHeader(t *testing.T, key ed25519.PrivateKey, terminal, path string) string {
 	t.Helper()
-	key := api.CredentialKey(credential)
 	a, err := api.ParseAuth(api.Sign(key, terminal, "POST", path, time.Now(), newNonce(), nil))
 	require.NoError(t, err)
 	a.Body = hex.EncodeToString(xDigest(20 << 20))
 	return withoutBody(signedHeader(t, key, a, "POST", path))
 }
 
-// legacySign is an earlier version's header over body.
-func legacySign(t *testing.T, credential, terminal, path string, body []byte) string {
+// legacySign is a header without body= over body.
+func legacySign(t *testing.T, key ed25519.PrivateKey, terminal, path string, body []byte) string {
 	t.Helper()
-	return withoutBody(api.Sign(api.CredentialKey(credential), terminal, "POST", path, time.Now(), newNonce(), body))
+	return withoutBody(api.Sign(key, terminal, "POST", path, time.Now(), newNonce(), body))
 }
 
 func withoutBody(h string) string {

@@ -297,7 +297,7 @@ func (es *Events) inLockedTx(ctx context.Context, terminal string, f func(pgx.Tx
 	var b pgx.Batch
 	b.BeginTx(pgx.TxOptions{})
 	b.Queue(`SELECT state, coalesce(blocked_reason, ''), last_seq, last_hash
-		FROM terminals WHERE id = $1 AND credential_hash IS NOT NULL FOR UPDATE`, terminal).QueryRow(func(r pgx.Row) error {
+		FROM terminals WHERE id = $1 AND enrolled_at IS NOT NULL FOR UPDATE`, terminal).QueryRow(func(r pgx.Row) error {
 		var last int64
 		err := r.Scan(&t.state, &t.reason, &last, &t.lastHash)
 		if errors.Is(err, pgx.ErrNoRows) {

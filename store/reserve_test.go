@@ -1,6 +1,7 @@
 package store
 
 import (
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -17,7 +18,7 @@ import (
 
 // race sends one signed request from each of terminals at the same moment and
 // returns their HTTP statuses and answers.
-func race(t *testing.T, base string, creds map[string]string, terminals []string, path string, bodies []any) ([]int, []api.Error) {
+func race(t *testing.T, base string, creds map[string]ed25519.PrivateKey, terminals []string, path string, bodies []any) ([]int, []api.Error) {
 	t.Helper()
 	statuses, errs := make([]int, len(terminals)), make([]api.Error, len(terminals))
 	var start, done sync.WaitGroup
@@ -40,11 +41,11 @@ func race(t *testing.T, base string, creds map[string]string, terminals []string
 }
 
 // twoCounters is a server with enrolled terminals T1 and T2.
-func twoCounters(t *testing.T) (*DB, string, map[string]string) {
+func twoCounters(t *testing.T) (*DB, string, map[string]ed25519.PrivateKey) {
 	db := newDB(t)
 	srv := httptest.NewServer(NewServer(db, nil))
 	t.Cleanup(srv.Close)
-	return db, srv.URL, map[string]string{"T1": enrolled(t, db, "T1"), "T2": enrolled(t, db, "T2")}
+	return db, srv.URL, map[string]ed25519.PrivateKey{"T1": enrolled(t, db, "T1"), "T2": enrolled(t, db, "T2")}
 }
 
 func TestTwoCountersSellingTheSameIMEIAtOnce(t *testing.T) {
@@ -267,6 +268,6 @@ func TestReserveRefusesBadRequests(t *testing.T) {
 	status = post(t, base, "POST", api.PathReserveCreditNote, "T1", creds["T1"], time.Now(), newNonce(), []byte(`{"number":"CN","order_id":"O","amount":-5}`), &e)
 	assert.Equal(t, 400, status)
 	assert.Equal(t, "the redemption needs a credit note number, an order and an amount above zero", e.Message)
-	status = post(t, base, "POST", api.PathReserveIMEI, "T1", "", time.Now(), newNonce(), []byte(`{}`), &e)
+	status = post(t, base, "POST", api.PathReserveIMEI, "T1", nil, time.Now(), newNonce(), []byte(`{}`), &e)
 	assert.Equal(t, 401, status, "unsigned")
 }

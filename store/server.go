@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
@@ -53,12 +54,14 @@ func NewServer(db *DB, log *slog.Logger, opts ...ServerOption) *Server {
 // routes registers every endpoint. Each area of the server adds its routes
 // here, one line calling a method of its own file:
 //
-//	/api/v1/enrol, /api/v1/events, /api/v1/status   the terminals (this file)
+//	/api/v1/enrol, /api/v1/rotate-key,
+//	/api/v1/events, /api/v1/status                  the terminals (this file)
 //	/api/v1/...                                     store-wide decisions: s.handleSigned
 //	/manager/...                                    the manager's pages: s.pages
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.health)
 	s.mux.HandleFunc("POST "+api.PathEnrol, s.enrol)
+	s.mux.HandleFunc("POST "+api.PathRotateKey, s.rotateKey)
 	s.handleSignedUpTo("POST "+api.PathEvents, api.MaxBody, s.events)
 	s.handleSigned("GET "+api.PathStatus, s.status)
 	s.reserveRoutes()
@@ -100,7 +103,7 @@ func (s *Server) handleSignedUpTo(pattern string, max int64, h SignedHandler) {
 		a, err := api.ParseAuth(r.Header.Get("Authorization"))
 		if err != nil {
 			s.db.core.alarm(r.Context(), "", AlarmUnauthorized, 0, "a request without a terminal's signature reached "+r.URL.Path)
-			s.fail(w, &api.Error{HTTPStatus: http.StatusUnauthorized, Code: api.CodeUnauthorized, Message: "the request carries no terminal signature: enrol the terminal (galla enrol STORE_URL CODE --fingerprint SHA256)"})
+			s.fail(w, &api.Error{HTTPStatus: http.StatusUnauthorized, Code: api.CodeUnauthorized, Message: "the request carries no terminal signature: enrol the terminal (galla enrol STORE_URL CODE --fingerprint SHA256 --staff MANAGER)"})
 			return
 		}
 		var body []byte
@@ -111,14 +114,14 @@ func (s *Server) handleSignedUpTo(pattern string, max int64, h SignedHandler) {
 				s.fail(w, err)
 				return
 			}
-			if err := s.db.Access.authenticate(r.Context(), a, func(key []byte) bool { return a.Verify(key, r.Method, r.URL.Path, body) }); err != nil {
+			if err := s.db.Access.authenticate(r.Context(), a, func(pub ed25519.PublicKey) bool { return a.Verify(pub, r.Method, r.URL.Path, body) }); err != nil {
 				s.fail(w, err)
 				return
 			}
 			h(w, r, a.Terminal, body)
 			return
 		}
-		if err := s.db.Access.authenticate(r.Context(), a, func(key []byte) bool { return a.VerifyHeader(key, r.Method, r.URL.Path) }); err != nil {
+		if err := s.db.Access.authenticate(r.Context(), a, func(pub ed25519.PublicKey) bool { return a.VerifyHeader(pub, r.Method, r.URL.Path) }); err != nil {
 			s.fail(w, err)
 			return
 		}
@@ -179,10 +182,15 @@ func (s *Server) enrol(w http.ResponseWriter, r *http.Request) {
 	}
 	var req api.EnrolRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxEnrol)).Decode(&req); err != nil || req.Code == "" {
-		s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the enrolment request must be {\"code\": \"...\"}"})
+		s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the enrolment request must be {\"code\": \"...\", \"public_key\": \"...\"}"})
 		return
 	}
-	resp, err := s.db.Access.Enrol(r.Context(), req.Code)
+	pub, err := api.ParsePublicKey(req.PublicKey)
+	if err != nil {
+		s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the enrolment carries no Ed25519 public key of 64 hex digits: update the counter's Galla; the code stays valid"})
+		return
+	}
+	resp, err := s.db.Access.Enrol(r.Context(), req.Code, pub)
 	if errors.Is(err, ErrBadCode) {
 		s.fail(w, &api.Error{HTTPStatus: http.StatusForbidden, Code: api.CodeBadCode, Message: "the enrolment code is unknown, used already or expired: ask the manager for a new one (galla store enrol-code TERMINAL_ID)"})
 		return
@@ -193,6 +201,27 @@ func (s *Server) enrol(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("terminal enrolled", "terminal", resp.TerminalID)
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// rotateKey moves a terminal enrolled with a credential of an earlier version
+// to a key (Access.RotateKey) and answers its status.
+func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request) {
+	var req api.RotateRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req); err != nil || req.TerminalID == "" || req.Credential == "" {
+		s.fail(w, &api.Error{HTTPStatus: http.StatusBadRequest, Code: api.CodeMalformed, Message: "the key rotation must be {\"terminal_id\", \"credential\", \"public_key\"}"})
+		return
+	}
+	if err := s.db.Access.RotateKey(r.Context(), req); err != nil {
+		s.fail(w, err)
+		return
+	}
+	st, err := s.db.Events.Status(r.Context(), req.TerminalID)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.log.Info("terminal moved to a key", "terminal", req.TerminalID)
+	writeJSON(w, http.StatusOK, st)
 }
 
 func (s *Server) events(w http.ResponseWriter, r *http.Request, terminal string, body []byte) {

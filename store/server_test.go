@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -22,14 +23,14 @@ import (
 	"galla/store/api"
 )
 
-// post sends a request signed with credential's key (unsigned when
-// credential is "") and decodes the answer into out.
-func post(t *testing.T, base, method, path, terminal, credential string, at time.Time, nonce string, body []byte, out any) int {
+// post sends a request signed with key (unsigned when key is nil) and
+// decodes the answer into out.
+func post(t *testing.T, base, method, path, terminal string, key ed25519.PrivateKey, at time.Time, nonce string, body []byte, out any) int {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, base+path, bytes.NewReader(body))
 	require.NoError(t, err)
-	if credential != "" {
-		req.Header.Set("Authorization", api.Sign(api.CredentialKey(credential), terminal, method, path, at, nonce, body))
+	if key != nil {
+		req.Header.Set("Authorization", api.Sign(key, terminal, method, path, at, nonce, body))
 	}
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
@@ -55,13 +56,20 @@ func TestServerSignedRequests(t *testing.T) {
 
 	code, _, err := db.Access.EnrolCode(t.Context(), "T1")
 	require.NoError(t, err)
+	pub, cred, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
 	var enrol api.EnrolResponse
-	body, _ := json.Marshal(api.EnrolRequest{Code: code})
-	require.Equal(t, 200, post(t, srv.URL, "POST", api.PathEnrol, "", "", time.Time{}, "", body, &enrol))
-	cred := enrol.Credential
 	var e api.Error
-	require.Equal(t, 403, post(t, srv.URL, "POST", api.PathEnrol, "", "", time.Time{}, "", body, &e), "a code works once")
+	body, _ := json.Marshal(api.EnrolRequest{Code: code})
+	require.Equal(t, 400, post(t, srv.URL, "POST", api.PathEnrol, "", nil, time.Time{}, "", body, &e), "an enrolment without a key")
+	assert.Equal(t, api.CodeMalformed, e.Code)
+	body, _ = json.Marshal(api.EnrolRequest{Code: code, PublicKey: api.PublicKeyHex(pub)})
+	require.Equal(t, 200, post(t, srv.URL, "POST", api.PathEnrol, "", nil, time.Time{}, "", body, &enrol))
+	assert.Equal(t, "T1", enrol.TerminalID)
+	require.Equal(t, 403, post(t, srv.URL, "POST", api.PathEnrol, "", nil, time.Time{}, "", body, &e), "a code works once")
 	assert.Equal(t, api.CodeBadCode, e.Code)
+	_, wrong, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
 
 	batch, _ := json.Marshal(api.Batch{TerminalID: "T1", Events: chain(zero, 1, 3, "a")})
 	now, nonce := time.Now(), newNonce()
@@ -70,25 +78,25 @@ func TestServerSignedRequests(t *testing.T) {
 	assert.Equal(t, api.BatchResponse{Held: 3, HeldHash: chain(zero, 1, 3, "a")[2].Hash, Stored: 3}, br)
 
 	for _, tc := range []struct {
-		name       string
-		terminal   string
-		credential string
-		at         time.Time
-		nonce      string
-		body       []byte
-		status     int
-		code       string
+		name     string
+		terminal string
+		key      ed25519.PrivateKey
+		at       time.Time
+		nonce    string
+		body     []byte
+		status   int
+		code     string
 	}{
 		{"the same request replayed", "T1", cred, now, nonce, batch, 401, api.CodeReplayed},
-		{"a wrong credential", "T1", hex.EncodeToString(make([]byte, 32)), time.Now(), newNonce(), batch, 401, api.CodeUnauthorized},
+		{"another key", "T1", wrong, time.Now(), newNonce(), batch, 401, api.CodeUnauthorized},
 		{"an unknown terminal", "T7", cred, time.Now(), newNonce(), batch, 401, api.CodeUnauthorized},
 		{"an old request", "T1", cred, time.Now().Add(-time.Hour), newNonce(), batch, 401, api.CodeReplayed},
-		{"unsigned", "T1", "", time.Now(), "", batch, 401, api.CodeUnauthorized},
+		{"unsigned", "T1", nil, time.Now(), "", batch, 401, api.CodeUnauthorized},
 		{"not JSON", "T1", cred, time.Now(), newNonce(), []byte("{oops"), 400, api.CodeMalformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var e api.Error
-			assert.Equal(t, tc.status, post(t, srv.URL, "POST", api.PathEvents, tc.terminal, tc.credential, tc.at, tc.nonce, tc.body, &e))
+			assert.Equal(t, tc.status, post(t, srv.URL, "POST", api.PathEvents, tc.terminal, tc.key, tc.at, tc.nonce, tc.body, &e))
 			assert.Equal(t, tc.code, e.Code)
 			assert.NotEmpty(t, e.Message)
 		})
@@ -96,7 +104,7 @@ func TestServerSignedRequests(t *testing.T) {
 	// An edited request: signed over one body, sent with another.
 	req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+api.PathEvents, bytes.NewReader(batch))
 	other, _ := json.Marshal(api.Batch{TerminalID: "T1", Events: chain(zero, 1, 4, "a")})
-	req.Header.Set("Authorization", api.Sign(api.CredentialKey(cred), "T1", "POST", api.PathEvents, time.Now(), newNonce(), other))
+	req.Header.Set("Authorization", api.Sign(cred, "T1", "POST", api.PathEvents, time.Now(), newNonce(), other))
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -111,11 +119,11 @@ func TestServerSignedRequests(t *testing.T) {
 		kinds[a.Kind] += a.Repeats
 	}
 	assert.Equal(t, map[string]int{AlarmBadCode: 1, AlarmReplayed: 2, AlarmUnauthorized: 4, AlarmMalformed: 1}, kinds)
-	assert.Len(t, alarms, 7, "the wrong credential and the edited request are the same alarm, counted twice")
+	assert.Len(t, alarms, 7, "another key and the edited request are the same alarm, counted twice")
 
 	// A flood of unsigned requests is one alarm, counted.
 	for range 20 {
-		post(t, srv.URL, "POST", api.PathEvents, "T1", "", time.Now(), "", batch, nil)
+		post(t, srv.URL, "POST", api.PathEvents, "T1", nil, time.Now(), "", batch, nil)
 	}
 	after, err := db.Access.Alarms(t.Context(), true)
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -32,15 +33,18 @@ func newDB(t testing.TB) *DB {
 	return db
 }
 
-// enrolled registers and enrols terminal id and returns its credential.
-func enrolled(t testing.TB, db *DB, id string) string {
+// enrolled registers and enrols terminal id with a new key and returns the
+// private key, which signs its requests.
+func enrolled(t testing.TB, db *DB, id string) ed25519.PrivateKey {
 	t.Helper()
 	code, _, err := db.Access.EnrolCode(t.Context(), id)
 	require.NoError(t, err)
-	resp, err := db.Access.Enrol(t.Context(), code)
+	pub, key, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
+	resp, err := db.Access.Enrol(t.Context(), code, pub)
 	require.NoError(t, err)
 	require.Equal(t, id, resp.TerminalID)
-	return resp.Credential
+	return key
 }
 
 // chain makes events from..to of a terminal's journal: each hash is SHA-256
@@ -143,22 +147,26 @@ func TestEnrolCodeIsOneTimeAndExpires(t *testing.T) {
 	assert.Regexp(t, `^[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}$`, code)
 	assert.WithinDuration(t, time.Now().Add(24*time.Hour), expires, time.Minute)
 
-	resp, err := db.Access.Enrol(t.Context(), " "+lower(code)+" ")
+	pub, _, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
+	_, err = db.Access.Enrol(t.Context(), code, pub[:31])
+	require.ErrorIs(t, err, ErrPublicKey, "an enrolment names the terminal's key")
+	resp, err := db.Access.Enrol(t.Context(), " "+lower(code)+" ", pub)
 	require.NoError(t, err, "case and spaces do not count")
 	assert.Equal(t, "T1", resp.TerminalID)
-	assert.Len(t, resp.Credential, 64)
 	var stored []byte
-	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT credential_hash FROM terminals WHERE id = 'T1'").Scan(&stored))
-	assert.Equal(t, api.CredentialKey(resp.Credential), stored)
-	assert.NotContains(t, string(stored), resp.Credential)
+	var cred *[]byte
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT public_key, credential_hash FROM terminals WHERE id = 'T1'").Scan(&stored, &cred))
+	assert.Equal(t, []byte(pub), stored, "the store keeps the public key alone")
+	assert.Nil(t, cred)
 
-	_, err = db.Access.Enrol(t.Context(), code)
+	_, err = db.Access.Enrol(t.Context(), code, pub)
 	require.ErrorIs(t, err, ErrBadCode, "a code works once")
 
 	code2, _, err := db.Access.EnrolCode(t.Context(), "T2")
 	require.NoError(t, err)
 	db.Now = func() time.Time { return time.Now().Add(25 * time.Hour) }
-	_, err = db.Access.Enrol(t.Context(), code2)
+	_, err = db.Access.Enrol(t.Context(), code2, pub)
 	require.ErrorIs(t, err, ErrBadCode, "an expired code is refused")
 
 	alarms, err := db.Access.Alarms(t.Context(), true)

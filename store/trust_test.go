@@ -1,6 +1,7 @@
 package store
 
 import (
+	"crypto/ed25519"
 	"encoding/json"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 // and the honest flows beside them.
 
 // threeCounters is a server with enrolled terminals T1, T2 and T3.
-func threeCounters(t *testing.T) (*DB, string, map[string]string) {
+func threeCounters(t *testing.T) (*DB, string, map[string]ed25519.PrivateKey) {
 	db, base, creds := twoCounters(t)
 	creds["T3"] = enrolled(t, db, "T3")
 	return db, base, creds
@@ -26,7 +27,7 @@ func threeCounters(t *testing.T) (*DB, string, map[string]string) {
 
 // ask sends terminal's signed request body to path with its own credential
 // and returns the status and the refusal, if any.
-func ask(t *testing.T, base string, creds map[string]string, terminal, path string, body any) (int, api.Error) {
+func ask(t *testing.T, base string, creds map[string]ed25519.PrivateKey, terminal, path string, body any) (int, api.Error) {
 	t.Helper()
 	b, err := json.Marshal(body)
 	require.NoError(t, err)

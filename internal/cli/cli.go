@@ -79,7 +79,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"sandbox":   {"galla sandbox [--listen ADDR] [--admin] [--state FILE] [--test-data]", cmdSandbox},
 		"checkout":  {"galla checkout --items SKU[:QTY],... --pay card|emi|cash [--issuer NAME --tenure N] [--imei IMEI,...] [--otp CODE] [--cash PAISE] [--wait DURATION] [--customer-name NAME --customer-address ADDRESS --customer-state STATE] [--customer-phone MOBILE] [--customer-gstin GSTIN] [--deliver-state STATE]", cmdCheckout},
-		"pay":       {"galla pay SALE_ID --pay TENDER[,TENDER...] [--issuer NAME --tenure N] [--cash PAISE] [--staff NAME] [--otp CODE] [--wait DURATION] (finish an open sale) | pay MERCHANT_ORDER_ID [--otp CODE] [--wait DURATION] (pay again an order whose card payment failed)", cmdPay},
+		"pay":       {"galla pay SALE_ID --pay TENDER[,TENDER...] [--issuer NAME --tenure N] [--cash PAISE] --staff MANAGER [--otp CODE] [--wait DURATION] (finish an open sale) | pay MERCHANT_ORDER_ID --staff MANAGER [--otp CODE] [--wait DURATION] (pay again an order whose card payment failed)", cmdPay},
 		"sales":     {"galla sales --open [--format text|json]", cmdSales},
 		"reconcile": {"galla reconcile", cmdReconcile},
 		"refund":    {"galla refund MERCHANT_ORDER_ID [--amount PAISE]", cmdRefund},
@@ -95,8 +95,8 @@ func commands() map[string]command {
 		"export":    {"galla export gstr1 --month YYYY-MM [--out FILE] | export csv --from DAY [--to DAY] [--out FILE]", cmdExport},
 		"journal":   {"galla journal verify | journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE | journal restore BACKUP | journal find IMEI", cmdJournal},
 		"store":     {"galla store init --db URL [--host NAMES] | store serve --db URL [--listen ADDR] | store enrol-code TERMINAL_ID --db URL | store alarms --db URL | store unblock TERMINAL_ID --db URL (a store manager's PIN) | " + storePagesUsage[len("galla "):], cmdStore},
-		"enrol":     {"galla enrol STORE_URL CODE --fingerprint SHA256", cmdEnrol},
-		"sync":      {"galla sync [--pending]", cmdSync},
+		"enrol":     {"galla enrol STORE_URL CODE --fingerprint SHA256 --staff MANAGER | enrol --acknowledge --staff MANAGER (a manager's PIN on standard input or in GALLA_PIN)", cmdEnrol},
+		"sync":      {"galla sync [--pending] [--staff MANAGER] (a manager accepts a store at its first sync)", cmdSync},
 	}
 }
 

@@ -128,8 +128,8 @@ func TestDayAtTwoCounters(t *testing.T) {
 	for _, c := range []*dayCounter{t1, t2} {
 		code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", c.id, "--db", db)
 		require.Equal(t, exitOK, code, errOut)
-		s.run(c, "", exitOK, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp)
 		s.run(c, "432100\n", exitOK, "staff", "add", "Meera", "--role", "manager")
+		s.run(c, "", exitOK, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp, "--staff", "Meera")
 	}
 	d, err := store.Open(t.Context(), db)
 	require.NoError(t, err)

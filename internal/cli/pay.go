@@ -24,13 +24,17 @@ import (
 //     payment verifiably failed is paid again on the same order (DESIGN.md
 //     sections 3 and 6), the card read from standard input; the output and the
 //     exit codes are checkout's.
+//
+// Either moves money on a manager's authority: --staff names the manager, whose
+// PIN comes in GALLA_PIN or on the first line of standard input, before the
+// card; the sign-in and the approval are journaled naming them (payManager).
 func cmdPay(c *cli, args []string) int {
 	fs := c.flagSet("galla pay")
 	pay := fs.String("pay", "", "an open sale: TENDER[,TENDER...] for what is left: cash, upi, card, emi, note:CREDIT_NOTE_NO, each :PAISE but one (which takes the rest)")
 	issuer := fs.String("issuer", "", "an open sale's EMI tender: the issuing bank (HDFC, ICICI, AXIS)")
 	tenure := fs.Int("tenure", 0, "an open sale's EMI tender: the tenure in months")
 	cash := fs.Int64("cash", 0, "an open sale's cash tender: the amount handed over in paise (default: exact)")
-	staff := fs.String("staff", "", "an open sale: who takes the tenders, signed in with their PIN (GALLA_PIN, or the first line of standard input, before the card)")
+	staff := fs.String("staff", "", "the manager who takes the payment, signed in with their PIN (GALLA_PIN, or the first line of standard input, before the card)")
 	otp := fs.String("otp", "", "the embedded sandbox's one-time password, to complete authentication at once")
 	wait := fs.Duration("wait", 5*time.Minute, "how long to poll the payment's status before it is left UNKNOWN")
 	rest, err := c.parse(fs, args)
@@ -72,11 +76,20 @@ func cmdPay(c *cli, args []string) int {
 	case *pay != "":
 		return c.fail(exitBadInput, "%s is not an open sale, so --pay has nothing to finish (galla sales --open lists the open sales); to pay again an order whose card payment failed, give galla pay ORDER_ID the card alone.", id)
 	}
-	card, code := c.cardFromStdin()
+	in := bufio.NewReader(c.stdin)
+	pin, err := c.payPIN(in, *staff)
+	if err != nil {
+		return c.fail(exitBadInput, "%v", err)
+	}
+	card, code := c.cardFrom(in)
 	if card == nil {
 		return code
 	}
 	defer card.Zero()
+	m, code := c.payManager(ctx, t, *staff, pin)
+	if code != exitOK {
+		return code
+	}
 	o, err := t.Checkout.PayAgainOrder(ctx, id)
 	switch {
 	case errors.Is(err, pos.ErrOrderNotFound), errors.Is(err, pos.ErrNotPayableAgain):
@@ -85,12 +98,34 @@ func cmdPay(c *cli, args []string) int {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
 	req := pos.PayRequest{OrderID: o.ID, Tender: o.Tender, Card: card, OTP: *otp, Unattended: true, Wait: *wait,
-		Cashier: "command line"}
+		Cashier: m.Name}
 	res, err := t.Checkout.Pay(ctx, req, c.payProgress(t.Live()))
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}
 	return c.printCheckout(res, t.Terminal())
+}
+
+// payPIN reads the PIN of the manager galla pay names with --staff: a
+// payment taken again moves money, so it is a manager's act.
+func (c *cli) payPIN(in *bufio.Reader, staff string) (string, error) {
+	if staff == "" {
+		return "", errors.New("galla pay takes money on a manager's authority: give --staff NAME of a manager and their PIN (GALLA_PIN, or the first line of standard input, before the card)")
+	}
+	return c.staffPIN(in)
+}
+
+// payManager signs the manager staff in with pin and journals their approval
+// of the payment (staff.override, what "pay"), naming them.
+func (c *cli) payManager(ctx context.Context, t *terminal, staff, pin string) (pos.StaffMember, int) {
+	m, code := c.signInManager(ctx, t, staff, pin, "Taking a payment with galla pay")
+	if code != exitOK {
+		return m, code
+	}
+	if _, err := t.Crew.Authorize(ctx, pin, pos.Override{What: "pay", By: m.ID}); err != nil {
+		return pos.StaffMember{}, c.fail(exitBadInput, "%s", pos.Sentence(err))
+	}
+	return m, exitOK
 }
 
 // openSale reports whether id is a split sale still open: its tenders may be
@@ -105,12 +140,9 @@ func openSale(ctx context.Context, t *terminal, id string) bool {
 // standard input, the tenders in the order given.
 func (c *cli) finishSale(ctx context.Context, t *terminal, id string, tenders []tenderArg, staff string, f splitFlags) int {
 	in := bufio.NewReader(c.stdin)
-	var pin string
-	if staff != "" {
-		var err error
-		if pin, err = c.staffPIN(in); err != nil {
-			return c.fail(exitBadInput, "%v", err)
-		}
+	pin, err := c.payPIN(in, staff)
+	if err != nil {
+		return c.fail(exitBadInput, "%v", err)
 	}
 	var card *gateway.Card
 	for _, ta := range tenders {
@@ -122,11 +154,11 @@ func (c *cli) finishSale(ctx context.Context, t *terminal, id string, tenders []
 			defer card.Zero()
 		}
 	}
-	cashier, code := c.signIn(ctx, t, staff, pin)
+	m, code := c.payManager(ctx, t, staff, pin)
 	if code != exitOK {
 		return code
 	}
-	f.cashier = cashier
+	f.cashier = m.Name
 	st, err := t.Checkout.SaleStatus(ctx, id)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))

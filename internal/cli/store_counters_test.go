@@ -29,9 +29,10 @@ func TestCountersOfOneStore(t *testing.T) {
 		counters[id] = t.TempDir()
 		// A new counter is enrolled before its first use: the enrolment starts
 		// its journal, and the counter then works as any other.
-		code, _, errOut = tillRun(t, counters[id], "", nil, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp)
-		require.Equal(t, exitOK, code, errOut)
+		enrolCode := strings.TrimSpace(out)
 		code, _, errOut = tillRun(t, counters[id], "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+		require.Equal(t, exitOK, code, errOut)
+		code, _, errOut = tillRun(t, counters[id], "", pin, "enrol", addr, enrolCode, "--fingerprint", fp, "--staff", "Meera")
 		require.Equal(t, exitOK, code, errOut)
 	}
 	t1, t2 := counters["T1"], counters["T2"]

@@ -34,7 +34,7 @@ func TestStoreTotalsAreTheCountersOwnReports(t *testing.T) {
 		require.Equal(t, exitOK, code, errOut)
 		code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", id, "--db", db)
 		require.Equal(t, exitOK, code, errOut)
-		code, _, errOut = tillRun(t, cdir, "", nil, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp)
+		code, _, errOut = tillRun(t, cdir, "", pin, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp, "--staff", "Meera")
 		require.Equal(t, exitOK, code, errOut)
 	}
 	// T1: two cash sales and a card sale; T2: one cash sale.
@@ -119,7 +119,7 @@ func TestIMEISoldOnceAcrossCounters(t *testing.T) {
 		require.Equal(t, exitOK, code, errOut)
 		code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", id, "--db", db)
 		require.Equal(t, exitOK, code, errOut)
-		code, _, errOut = tillRun(t, cdir, "", nil, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp)
+		code, _, errOut = tillRun(t, cdir, "", pin, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp, "--staff", "Meera")
 		require.Equal(t, exitOK, code, errOut)
 	}
 	const imei = "490154203237518"

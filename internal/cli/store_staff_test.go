@@ -45,8 +45,7 @@ func storeWithCounters(t *testing.T, ids ...string) (db, storeDir string, counte
 		dir := t.TempDir()
 		code, _, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 		require.Equal(t, exitOK, code, errOut)
-		code, _, errOut = tillRun(t, dir, "", nil, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp)
-		require.Equal(t, exitOK, code, errOut)
+		enrolByOwner(t, dir, addr, strings.TrimSpace(out), fp)
 		counters = append(counters, dir)
 	}
 	return db, storeDir, counters
@@ -88,7 +87,7 @@ func TestAStoreCashierSignsInAtEveryCounter(t *testing.T) {
 	db, storeDir, counters := storeWithCounters(t, "T1", "T2")
 	a, b := counters[0], counters[1]
 	// Counter A has a manager of its own, set up before the store had staff.
-	code, _, errOut := tillRun(t, a, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+	code, _, errOut := tillRun(t, a, "432100\n"+ownerPIN+"\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
 
 	code, _, errOut = tillRun(t, storeDir, storeManagerPIN+"\n1234\n1234\n", nil, "store", "staff", "add", "Ravin", "--role", "manager", "--db", db)

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -117,12 +119,41 @@ func TestStoreCommandsEnrolAndSync(t *testing.T) {
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "not enrolled at a store server")
 
-	code, _, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", strings.Repeat("ab", 32))
+	owner := map[string]string{"GALLA_PIN": ownerPIN}
+	code, _, errOut = tillRun(t, counter, "", owner, "enrol", addr, enrolCode, "--fingerprint", fp, "--staff", "Owner")
+	assert.Equal(t, exitBadInput, code, "no manager on the counter yet")
+	assert.NotContains(t, errOut, "enrolled")
+	code, _, errOut = tillRun(t, counter, ownerPIN+"\n", nil, "staff", "add", "Owner", "--role", "manager")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, counter, "1111\n"+ownerPIN+"\n", nil, "staff", "add", "Ravi", "--role", "cashier")
+	require.Equal(t, exitOK, code, errOut)
+
+	// Enrolment is a manager's act: without one, with a cashier or a wrong
+	// PIN it is refused before the code is spent.
+	code, _, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", fp)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "a manager's act: give --staff NAME")
+	code, _, errOut = tillRun(t, counter, "", owner, "enrol", addr, enrolCode, "--fingerprint", fp, "--staff", "Owner", "extra")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "Use galla enrol")
+	code, _, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", fp, "--staff", "Owner")
+	assert.Equal(t, exitBadInput, code, "no PIN")
+	assert.Contains(t, errOut, "manager's PIN is needed")
+	code, _, errOut = tillRun(t, counter, "", map[string]string{"GALLA_PIN": "1111"}, "enrol", addr, enrolCode, "--fingerprint", fp, "--staff", "Ravi")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "Ravi is not a manager")
+	code, _, errOut = tillRun(t, counter, "", map[string]string{"GALLA_PIN": "999999"}, "enrol", addr, enrolCode, "--fingerprint", fp, "--staff", "Owner")
+	assert.Equal(t, exitBadInput, code, "a wrong PIN")
+	assert.Contains(t, strings.ToLower(errOut), "pin")
+
+	code, _, errOut = tillRun(t, counter, "", owner, "enrol", addr, enrolCode, "--fingerprint", strings.Repeat("ab", 32), "--staff", "Owner")
 	assert.Equal(t, exitFailed, code)
 	assert.Contains(t, errOut, "not the one pinned")
 
-	code, out, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", strings.ToUpper(fp))
+	code, out, errOut = tillRun(t, counter, ownerPIN+"\n", nil, "enrol", addr, enrolCode, "--fingerprint", strings.ToUpper(fp), "--staff", "Owner")
 	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, "enrolled by Owner and journaled")
+	assert.Contains(t, errOut, "not yet acknowledged by a manager")
 	assert.Equal(t, "enrolled as terminal T2 at "+addr+"\n", out)
 	assert.Contains(t, errOut, "named T2 on its documents")
 	cfgRaw, err := os.ReadFile(filepath.Join(counter, config.File))
@@ -131,12 +162,36 @@ func TestStoreCommandsEnrolAndSync(t *testing.T) {
 	require.NoError(t, json.Unmarshal(cfgRaw, &cfg))
 	assert.Equal(t, config.StoreServer{URL: addr, Fingerprint: fp, TerminalID: "T2"}, cfg.Store)
 	assert.NotContains(t, string(cfgRaw), "credential")
-	secrets, err := os.ReadFile(filepath.Join(counter, config.SecretsFile))
+	assert.NotContains(t, string(cfgRaw), "key")
+	key, err := config.OpenSecrets(counter, nil).StoreKey()
 	require.NoError(t, err)
-	assert.Contains(t, string(secrets), config.SecretStoreCredential)
+	require.NotNil(t, key, "the counter's private key is in its keyring (here the data folder's secrets file)")
+	var stored []byte
+	conn, err := pgx.Connect(t.Context(), db)
+	require.NoError(t, err)
+	require.NoError(t, conn.QueryRow(t.Context(), "SELECT public_key FROM terminals WHERE id = 'T2'").Scan(&stored))
+	require.NoError(t, conn.Close(t.Context()))
+	assert.Equal(t, []byte(key.Public().(ed25519.PublicKey)), stored, "the store holds the public half only")
+	for _, ev := range dirEvents(t, counter) {
+		b, err := json.Marshal(ev)
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), hex.EncodeToString(key.Seed()), "the private key is never journaled")
+	}
+
+	// The enrolment shows until a manager acknowledges it.
+	code, _, errOut = tillRun(t, counter, "", nil, "sync", "--pending")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, "galla: store: enrolled at "+addr+" as T2 by Owner on ")
+	code, _, errOut = tillRun(t, counter, "", map[string]string{"GALLA_PIN": "1111"}, "enrol", "--acknowledge", "--staff", "Ravi")
+	assert.Equal(t, exitBadInput, code, "a cashier does not acknowledge it")
+	assert.Contains(t, errOut, "Ravi is not a manager")
+	code, out, errOut = tillRun(t, counter, "", owner, "enrol", "--acknowledge", "--staff", "Owner")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, "the enrolment at "+addr+" as T2 (enrol by Owner) is acknowledged by Owner\n", out)
 
 	code, out, errOut = tillRun(t, counter, "", nil, "sync", "--pending")
 	require.Equal(t, exitOK, code, errOut)
+	assert.Empty(t, errOut)
 	last := lastSeqOf(t, counter)
 	assert.Equal(t, "store "+addr+", terminal T2: "+events(last)+" waiting (the journal ends at event "+itoa(last)+")\n", out)
 
@@ -152,7 +207,7 @@ func TestStoreCommandsEnrolAndSync(t *testing.T) {
 
 	// The server stops: the next sale waits, and sync says so.
 	require.Equal(t, exitOK, stop())
-	code, _, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	code, _, errOut = tillRun(t, counter, "", owner, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash", "--staff", "Owner")
 	require.Equal(t, exitOK, code, errOut, "the counter keeps selling without the store server")
 	code, _, errOut = tillRun(t, counter, "", nil, "sync")
 	assert.Equal(t, exitFailed, code)
@@ -170,7 +225,10 @@ func TestStoreCommandsEnrolAndSync(t *testing.T) {
 	assert.Equal(t, "galla: The terminal's window is open: it sends the events to the store itself, and its status bar shows how many wait.\n", errOut)
 
 	// Enrolling while the server is down says so; the code is not spent.
-	code, _, errOut = tillRun(t, t.TempDir(), "", nil, "enrol", addr, enrolCode, "--fingerprint", fp)
+	fresh := t.TempDir()
+	code, _, errOut = tillRun(t, fresh, ownerPIN+"\n", nil, "staff", "add", "Owner", "--role", "manager")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, fresh, "", owner, "enrol", addr, enrolCode, "--fingerprint", fp, "--staff", "Owner")
 	assert.Equal(t, exitFailed, code)
 	assert.Contains(t, errOut, "cannot be reached")
 	assert.Contains(t, errOut, "the code stays valid")
@@ -246,8 +304,7 @@ func TestWindowSyncsInBackground(t *testing.T) {
 	counter := t.TempDir()
 	code, _, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	require.Equal(t, exitOK, code, errOut)
-	code, _, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", fp)
-	require.Equal(t, exitOK, code, errOut)
+	enrolByOwner(t, counter, addr, enrolCode, fp)
 	last := lastSeqOf(t, counter)
 
 	c := &cli{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }, dataDir: counter}
@@ -259,7 +316,8 @@ func TestWindowSyncsInBackground(t *testing.T) {
 		return st.Enrolled && st.Waiting == 0 && !st.LastSync.IsZero()
 	}, 30*time.Second, 50*time.Millisecond, "the window's first sync")
 	assert.Equal(t, last, heldBy(t, db, "T3"))
-	assert.Regexp(t, `^store: up to date, last sync \d\d:\d\d$`, till.Status(t.Context()).Store.Text(time.Now()))
+	// The status bar shows the enrolment until a manager acknowledges it.
+	assert.Regexp(t, `^store: up to date, last sync \d\d:\d\d \(enrolled at https://\S+ as T3 by Owner on .+, not yet acknowledged by a manager \(galla enrol --acknowledge --staff NAME\)\)$`, till.Status(t.Context()).Store.Text(time.Now()))
 	require.Equal(t, exitOK, stop())
 }
 
@@ -277,8 +335,7 @@ func TestStoreCommandsForkAndUnblock(t *testing.T) {
 		t.Helper()
 		code, out, errOut := tillRun(t, srv, "", nil, "store", "enrol-code", "T4", "--db", db)
 		require.Equal(t, exitOK, code, errOut)
-		code, _, errOut = tillRun(t, dir, "", nil, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp)
-		require.Equal(t, exitOK, code, errOut)
+		enrolByOwner(t, dir, addr, strings.TrimSpace(out), fp)
 	}
 
 	first := t.TempDir()
@@ -319,11 +376,11 @@ func TestStoreCommandsForkAndUnblock(t *testing.T) {
 	assert.Contains(t, errOut, "terminal T4 is not blocked")
 
 	// The first journal, the one the store holds, goes on.
-	code, _, errOut = tillRun(t, first, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	code, _, errOut = tillRun(t, first, "", map[string]string{"GALLA_PIN": ownerPIN}, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash", "--staff", "Owner")
 	require.Equal(t, exitOK, code, errOut)
 	code, _, errOut = tillRun(t, first, "", nil, "sync")
-	assert.Equal(t, exitFailed, code, "the first journal's credential was replaced by the second enrolment")
-	assert.Contains(t, errOut, "not signed with terminal T4's credential")
+	assert.Equal(t, exitFailed, code, "the first journal's key was replaced by the second enrolment")
+	assert.Contains(t, errOut, "not signed with terminal T4's key")
 }
 
 // TestStoreDatabaseFromEnvironment: GALLA_STORE_DB names the database when
@@ -335,4 +392,19 @@ func TestStoreDatabaseFromEnvironment(t *testing.T) {
 	assert.Regexp(t, `^[0-9a-f]{64}\n$`, out)
 	code, _, errOut = tillRun(t, t.TempDir(), "", map[string]string{"GALLA_STORE_DB": "postgres://postgres@/x?host=/nonexistent-galla&connect_timeout=1"}, "store", "init", "--db", db)
 	require.Equal(t, exitOK, code, "--db wins over the environment: %s", errOut)
+}
+
+// ownerPIN is the PIN of Owner, the manager enrolByOwner signs in.
+const ownerPIN = "864200"
+
+// enrolByOwner enrols the counter in dir at the store at addr with code, as
+// its manager Owner (added as its first member when it has no staff yet).
+func enrolByOwner(t *testing.T, dir, addr, code, fp string) {
+	t.Helper()
+	if c, out, _ := tillRun(t, dir, "", nil, "staff", "list"); c != exitOK || !strings.Contains(out, "Owner") {
+		c, _, errOut := tillRun(t, dir, ownerPIN+"\n", nil, "staff", "add", "Owner", "--role", "manager")
+		require.Equal(t, exitOK, c, errOut)
+	}
+	c, _, errOut := tillRun(t, dir, "", map[string]string{"GALLA_PIN": ownerPIN}, "enrol", addr, code, "--fingerprint", fp, "--staff", "Owner")
+	require.Equal(t, exitOK, c, errOut)
 }

@@ -30,9 +30,9 @@ func TestSyncAppliesTheStoresCatalogOnce(t *testing.T) {
 	counter := t.TempDir()
 	code, _, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	require.Equal(t, exitOK, code, errOut)
-	code, _, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", fp)
-	require.Equal(t, exitOK, code, errOut)
-	code, _, _ = tillRun(t, counter, "", nil, "checkout", "--items", "STORE-CHG", "--pay", "cash")
+	enrolByOwner(t, counter, addr, enrolCode, fp)
+	owner := map[string]string{"GALLA_PIN": ownerPIN}
+	code, _, _ = tillRun(t, counter, "", owner, "checkout", "--items", "STORE-CHG", "--pay", "cash", "--staff", "Owner")
 	require.NotEqual(t, exitOK, code, "the store's product is not on the counter yet")
 
 	cat := filepath.Join(dir, "catalog.csv")
@@ -43,7 +43,7 @@ func TestSyncAppliesTheStoresCatalogOnce(t *testing.T) {
 	code, out, errOut = tillRun(t, counter, "", nil, "sync")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "applied the store's catalog (version 1)\n")
-	code, out, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "STORE-CHG", "--pay", "cash")
+	code, out, errOut = tillRun(t, counter, "", owner, "checkout", "--items", "STORE-CHG", "--pay", "cash", "--staff", "Owner")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, `"amount":118000,`, "sold at the store's price")
 
@@ -72,8 +72,7 @@ func TestTheWindowAppliesTheStoresCatalogInBackground(t *testing.T) {
 	counter := t.TempDir()
 	code, _, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
 	require.Equal(t, exitOK, code, errOut)
-	code, _, errOut = tillRun(t, counter, "", nil, "enrol", addr, enrolCode, "--fingerprint", fp)
-	require.Equal(t, exitOK, code, errOut)
+	enrolByOwner(t, counter, addr, enrolCode, fp)
 
 	c := &cli{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }, dataDir: counter}
 	till, closeTill, err := openWindowTill(c)

@@ -27,6 +27,21 @@ func storePepper(sec *config.Secrets) ([]byte, error) {
 	return nil, nil
 }
 
+// acceptedStorePepper is the store's staff pepper for the counter's engine:
+// nil unless the counter's journal names the store config.json names as one a
+// manager accepted (link.Enrolment), so that the staff a store pushed gain no
+// power here from a store the counter's manager did not accept.
+func acceptedStorePepper(cfg config.Config, sec *config.Secrets, settings link.Settings) ([]byte, error) {
+	rec, err := link.ReadEnrolment(context.Background(), settings)
+	if err != nil {
+		return nil, err
+	}
+	if !rec.Accepts(cfg.Store.URL, cfg.Store.Fingerprint, cfg.Store.TerminalID) {
+		return nil, nil
+	}
+	return storePepper(sec)
+}
+
 // keepStorePepper keeps the store's staff pepper (hex) in the keyring; an
 // empty one (a store server of an earlier version) is passed over.
 func keepStorePepper(sec *config.Secrets, pepper string) error {

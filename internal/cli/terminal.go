@@ -88,7 +88,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		_ = j.Close()
 		return nil, fmt.Errorf("the PIN key cannot be read or made (%v); check the system keyring", err)
 	}
-	if pcfg.StorePINPepper, err = storePepper(sec); err != nil {
+	if pcfg.StorePINPepper, err = acceptedStorePepper(cfg, sec, j.Shop); err != nil {
 		_ = j.Close()
 		return nil, err
 	}
@@ -124,8 +124,9 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		} else if err != nil {
 			fmt.Fprintln(c.stderr, "galla: the store server link is off:", err)
 		}
-	} else if lc, ok, err := storeLinkConfig(c, cfg, sec); err == nil && ok {
-		// A command-line sale of an enrolled terminal asks the store too.
+	} else if lc, ok, err := storeLinkConfig(context.Background(), c, cfg, sec, j.Shop); err == nil && ok {
+		// A command-line sale of an enrolled terminal asks the store too (a store
+		// no manager accepted answers as one offline: link.Config.Hold).
 		if l, err := link.New(lc, j.Log); err == nil {
 			t.eng.StoreDesk.SetDecisions(l)
 		}

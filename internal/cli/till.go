@@ -37,12 +37,9 @@ type cardInput struct {
 	Holder      string `json:"holder"`
 }
 
-// cardFromStdin checks the payment service's address (card data goes nowhere
-// else), then reads the card from standard input and checks it. A nil card comes
-// with the exit code of the sentence already said.
-func (c *cli) cardFromStdin() (*gateway.Card, int) { return c.cardFrom(c.stdin) }
-
-// cardFrom is cardFromStdin reading the card from in.
+// cardFrom checks the payment service's address (card data goes nowhere
+// else), then reads the card from in (standard input, after any PIN) and
+// checks it. A nil card comes with the exit code of the sentence already said.
 func (c *cli) cardFrom(in io.Reader) (*gateway.Card, int) {
 	if _, err := config.Load(c.dataDir, c.getenv, c.gatewayURL, nil); err != nil {
 		return nil, c.failOpen(err)

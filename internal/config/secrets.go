@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -20,7 +21,13 @@ const (
 	SecretAccessCode = "access-code"     // the payment service's access code
 	SecretPINPepper  = "pin-pepper"      // mixed into every staff PIN hash (hex, 32 bytes)
 	SecretJournalKey = "journal-key"     // keys the journal's hash chain (hex, 32 bytes)
-	// SecretStoreCredential is the terminal's credential at the store server (galla enrol).
+	// SecretStoreKey is the terminal's Ed25519 private key at the store server
+	// (its seed, hex, 32 bytes; galla enrol): the store holds only the public
+	// half. Read and kept with StoreKey and SetStoreKey.
+	SecretStoreKey = "store-key"
+	// SecretStoreCredential is the credential of a terminal enrolled before
+	// terminals had keys: kept until the link has moved the terminal to its
+	// key, then emptied.
 	SecretStoreCredential = "store-credential"
 	// SecretStorePINPepper is the store's pepper of the store's staff PINs
 	// (hex, 32 bytes), handed over by the store server (ADR 0007).
@@ -153,6 +160,28 @@ func (s *Secrets) Key(name string, n int) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// StoreKey returns the terminal's private key at the store server, nil when
+// none is kept.
+func (s *Secrets) StoreKey() (ed25519.PrivateKey, error) {
+	v, err := s.Get(SecretStoreKey)
+	if err != nil || v == "" {
+		return nil, err
+	}
+	seed, err := hex.DecodeString(v)
+	if err != nil || len(seed) != ed25519.SeedSize {
+		return nil, fmt.Errorf("config: secret %s is not a key of %d bytes in hex: enrol the terminal again", SecretStoreKey, ed25519.SeedSize)
+	}
+	return ed25519.NewKeyFromSeed(seed), nil
+}
+
+// SetStoreKey keeps key as the terminal's private key at the store server.
+func (s *Secrets) SetStoreKey(key ed25519.PrivateKey) error {
+	if len(key) != ed25519.PrivateKeySize {
+		return fmt.Errorf("config: secret %s: not an Ed25519 private key", SecretStoreKey)
+	}
+	return s.Set(SecretStoreKey, hex.EncodeToString(key.Seed()))
 }
 
 // readFile reads the fallback file; absent is empty.

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -146,4 +148,26 @@ func TestKeyIsMadeOnceAndKept(t *testing.T) {
 	other, err := OpenSecrets(t.TempDir(), kr).Key(SecretPINPepper, 32)
 	require.NoError(t, err)
 	assert.NotEqual(t, k1, other, "each data directory has its own")
+}
+
+// The terminal's key at the store is kept in the keyring, never in the data
+// directory, and comes back as the same key.
+func TestStoreKeyInTheKeyring(t *testing.T) {
+	dir := t.TempDir()
+	kr := &fakeKeyring{m: map[string]string{}}
+	s := OpenSecrets(dir, kr)
+	none, err := s.StoreKey()
+	require.NoError(t, err)
+	assert.Nil(t, none)
+	_, key, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
+	require.NoError(t, s.SetStoreKey(key))
+	got, err := OpenSecrets(dir, kr).StoreKey()
+	require.NoError(t, err)
+	assert.Equal(t, key, got)
+	assert.False(t, dirHolds(t, dir, hex.EncodeToString(key.Seed())), "nothing of it in the data directory")
+	require.Error(t, s.SetStoreKey(key[:10]))
+	require.NoError(t, s.Set(SecretStoreKey, "00ff"))
+	_, err = s.StoreKey()
+	require.Error(t, err, "a damaged key is said, not taken")
 }

@@ -4,8 +4,9 @@
 package api
 
 import (
-	"crypto/hmac"
+	"crypto/ed25519"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -17,9 +18,13 @@ import (
 
 // The terminal's endpoints.
 const (
-	PathEnrol  = "/api/v1/enrol"  // POST EnrolRequest → EnrolResponse (no signature: the code is the proof)
-	PathEvents = "/api/v1/events" // POST Batch → BatchResponse, signed
-	PathStatus = "/api/v1/status" // GET → Status, signed
+	PathEnrol = "/api/v1/enrol" // POST EnrolRequest → EnrolResponse (no signature: the code is the proof)
+	// PathRotateKey moves a terminal enrolled with a credential (before
+	// terminals had keys) to a key: POST RotateRequest → Status, unsigned: the
+	// credential itself, which the store never held, is the proof.
+	PathRotateKey = "/api/v1/rotate-key"
+	PathEvents    = "/api/v1/events" // POST Batch → BatchResponse, signed
+	PathStatus    = "/api/v1/status" // GET → Status, signed
 )
 
 // MaxBatch is the most events one batch may carry; MaxBody the most bytes.
@@ -28,19 +33,48 @@ const (
 	MaxBody  = 16 << 20
 )
 
-// EnrolRequest redeems a one-time enrolment code.
+// EnrolRequest redeems a one-time enrolment code for the terminal's public
+// key: the terminal made the key pair and keeps the private key; the store
+// keeps only PublicKey.
 type EnrolRequest struct {
 	Code string `json:"code"`
+	// PublicKey is the terminal's Ed25519 public key, 64 hex digits.
+	PublicKey string `json:"public_key"`
 }
 
-// EnrolResponse is the terminal's identity and its credential: shown once, kept
-// by the terminal in its keyring.
+// EnrolResponse is the terminal's identity at the store: the id the code was
+// made for. The terminal keeps its own key; nothing secret comes back but the
+// store's staff pepper.
 type EnrolResponse struct {
 	TerminalID string `json:"terminal_id"`
-	Credential string `json:"credential"`
 	// StaffPepper is the store's staff pepper in hex (ADR 0007), kept in the
-	// keyring like the credential.
+	// keyring like the terminal's key.
 	StaffPepper string `json:"staff_pepper,omitempty"`
+}
+
+// RotateRequest moves a terminal that holds a credential of an earlier
+// version to the key PublicKey: Credential is the credential itself (the
+// store holds only CredentialKey of it), sent once over the pinned link and
+// void from then on.
+type RotateRequest struct {
+	TerminalID string `json:"terminal_id"`
+	Credential string `json:"credential"`
+	PublicKey  string `json:"public_key"`
+}
+
+// PublicKeyHex is the form a public key travels in: 64 hex digits.
+func PublicKeyHex(pub ed25519.PublicKey) string { return hex.EncodeToString(pub) }
+
+// ErrPublicKey reports a public key that is not 64 hex digits.
+var ErrPublicKey = errors.New("api: the public key is not an Ed25519 key of 64 hex digits")
+
+// ParsePublicKey reads a public key as PublicKeyHex writes it.
+func ParsePublicKey(s string) (ed25519.PublicKey, error) {
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != ed25519.PublicKeySize {
+		return nil, ErrPublicKey
+	}
+	return ed25519.PublicKey(b), nil
 }
 
 // Event is one journal event as it goes up: the decoded pos.Event as Body, and
@@ -82,7 +116,7 @@ type Status struct {
 // The codes of an Error.
 const (
 	CodeMalformed    = "malformed"    // the request cannot be read: nothing stored
-	CodeUnauthorized = "unauthorized" // unknown terminal, wrong credential, bad signature
+	CodeUnauthorized = "unauthorized" // unknown terminal, a signature not its key's, a credential not its own
 	CodeReplayed     = "replayed"     // a request seen before, or too old: refused
 	CodeGap          = "gap"          // the batch starts past Expected
 	CodeFork         = "fork"         // a different event under a sequence held: the terminal is blocked
@@ -106,8 +140,9 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// CredentialKey is the key a credential signs with: what the server keeps
-// instead of the credential itself.
+// CredentialKey is what the store kept of a credential of an earlier version
+// (terminals enrolled before they had keys): a terminal that still holds one
+// proves it once, when it moves to a key (RotateRequest).
 func CredentialKey(credential string) []byte {
 	h := sha256.Sum256([]byte("galla store credential 1\x00" + credential))
 	return h[:]
@@ -115,15 +150,17 @@ func CredentialKey(credential string) []byte {
 
 // Auth is the Authorization header of a signed request:
 //
-//	Galla-HMAC terminal=T1, time=1700000000, nonce=HEX, body=HEX, sig=HEX
+//	Galla-Ed25519 terminal=T1, time=1700000000, nonce=HEX, body=HEX, sig=HEX
 //
-// sig is HMAC-SHA256 under CredentialKey(credential) of the method, path,
-// terminal, time, nonce and the SHA-256 of the body, separated by newlines. The
-// nonce (16 random bytes) makes every request once only: the server refuses a
-// nonce it saw, and a time more than MaxSkew off its clock. body is that
-// SHA-256 in hex, so that the server checks the signature before it reads the
-// body, and then the body against it; a header of an earlier version without
-// it is checked once the body (MaxUndigested at most) is read.
+// sig is the terminal's Ed25519 signature (128 hex digits) of the method,
+// path, terminal, time, nonce and the SHA-256 of the body, separated by
+// newlines. The store checks it with the terminal's public key, so that what
+// the store holds is not enough to sign. The nonce (16 random bytes) makes
+// every request once only: the server refuses a nonce it saw, and a time more
+// than MaxSkew off its clock. body is that SHA-256 in hex, so that the server
+// checks the signature before it reads the body, and then the body against
+// it; a header without it is checked once the body (MaxUndigested at most) is
+// read.
 type Auth struct {
 	Terminal string
 	Time     int64
@@ -145,7 +182,7 @@ const MaxRequest = 64 << 10
 const MaxSkew = 15 * time.Minute
 
 // scheme names the Authorization scheme.
-const scheme = "Galla-HMAC "
+const scheme = "Galla-Ed25519 "
 
 // payload is what a signature covers: digest is the body's SHA-256 in hex.
 func payload(method, path, terminal string, t int64, nonce, digest string) []byte {
@@ -158,16 +195,15 @@ func BodyDigest(body []byte) string {
 	return hex.EncodeToString(bh[:])
 }
 
-// Sign returns the Authorization header of a request.
-func Sign(key []byte, terminal, method, path string, t time.Time, nonce string, body []byte) string {
+// Sign returns the Authorization header of a request signed with key.
+func Sign(key ed25519.PrivateKey, terminal, method, path string, t time.Time, nonce string, body []byte) string {
 	digest := BodyDigest(body)
-	m := hmac.New(sha256.New, key)
-	m.Write(payload(method, path, terminal, t.Unix(), nonce, digest))
-	return fmt.Sprintf("%sterminal=%s, time=%d, nonce=%s, body=%s, sig=%s", scheme, terminal, t.Unix(), nonce, digest, hex.EncodeToString(m.Sum(nil)))
+	sig := ed25519.Sign(key, payload(method, path, terminal, t.Unix(), nonce, digest))
+	return fmt.Sprintf("%sterminal=%s, time=%d, nonce=%s, body=%s, sig=%s", scheme, terminal, t.Unix(), nonce, digest, hex.EncodeToString(sig))
 }
 
 // ErrAuthFormat reports an Authorization header that cannot be read.
-var ErrAuthFormat = errors.New("api: the Authorization header is not Galla-HMAC terminal=, time=, nonce=, sig=")
+var ErrAuthFormat = errors.New("api: the Authorization header is not Galla-Ed25519 terminal=, time=, nonce=, sig=")
 
 // ParseAuth reads an Authorization header.
 func ParseAuth(h string) (Auth, error) {
@@ -198,7 +234,7 @@ func ParseAuth(h string) (Auth, error) {
 			a.Sig = v
 		}
 	}
-	if a.Terminal == "" || a.Time == 0 || len(a.Nonce) != 32 || len(a.Sig) != 64 {
+	if a.Terminal == "" || a.Time == 0 || len(a.Nonce) != 32 || len(a.Sig) != 2*ed25519.SignatureSize {
 		return Auth{}, ErrAuthFormat
 	}
 	if _, err := hex.DecodeString(a.Nonce); err != nil {
@@ -212,29 +248,27 @@ func ParseAuth(h string) (Auth, error) {
 	return a, nil
 }
 
-// Verify reports whether the signature is key's over the request, and the
+// Verify reports whether the signature is pub's over the request, and the
 // body the one the header names when it names one.
-func (a Auth) Verify(key []byte, method, path string, body []byte) bool {
+func (a Auth) Verify(pub ed25519.PublicKey, method, path string, body []byte) bool {
 	digest := BodyDigest(body)
-	if a.Body != "" && !hmac.Equal([]byte(a.Body), []byte(digest)) {
+	if a.Body != "" && subtle.ConstantTimeCompare([]byte(a.Body), []byte(digest)) != 1 {
 		return false
 	}
-	return a.verify(key, method, path, digest)
+	return a.verify(pub, method, path, digest)
 }
 
-// VerifyHeader reports whether the signature is key's over the request whose
+// VerifyHeader reports whether the signature is pub's over the request whose
 // body has the hash the header names (Body), before the body is read; false
 // for a header without it. The body must then be checked against Body.
-func (a Auth) VerifyHeader(key []byte, method, path string) bool {
-	return a.Body != "" && a.verify(key, method, path, a.Body)
+func (a Auth) VerifyHeader(pub ed25519.PublicKey, method, path string) bool {
+	return a.Body != "" && a.verify(pub, method, path, a.Body)
 }
 
-func (a Auth) verify(key []byte, method, path, digest string) bool {
+func (a Auth) verify(pub ed25519.PublicKey, method, path, digest string) bool {
 	sig, err := hex.DecodeString(a.Sig)
-	if err != nil {
+	if err != nil || len(pub) != ed25519.PublicKeySize || len(sig) != ed25519.SignatureSize {
 		return false
 	}
-	m := hmac.New(sha256.New, key)
-	m.Write(payload(method, path, a.Terminal, a.Time, a.Nonce, digest))
-	return hmac.Equal(sig, m.Sum(nil))
+	return ed25519.Verify(pub, payload(method, path, a.Terminal, a.Time, a.Nonce, digest), sig)
 }

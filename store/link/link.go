@@ -1,6 +1,7 @@
 // Package link is the terminal's client of the store server (DESIGN.md section
-// 11): enrolment with a pinned certificate, and the sync that sends the
-// journal's events up in sequence order, in batches, beside the counter's work.
+// 11): enrolment with a pinned certificate and the terminal's own Ed25519 key,
+// and the sync that sends the journal's events up in sequence order, in
+// batches, beside the counter's work.
 // It implements pos.StoreLink. It imports pos and store/api, never store (no
 // database driver on the counter's side of the wire).
 package link
@@ -8,6 +9,7 @@ package link
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -53,7 +55,23 @@ type Config struct {
 	URL         string // the store server: https://host:port
 	Fingerprint string // the SHA-256 of the store's CA certificate, pinned at enrolment
 	TerminalID  string
-	Credential  string // from the keyring; never written by this package
+	// Key is the terminal's private key (from the keyring; never written by
+	// this package): every request is signed with it, and the store holds
+	// only its public half.
+	Key ed25519.PrivateKey
+	// Credential is the credential of a terminal enrolled before terminals
+	// had keys, "" otherwise: the link moves the terminal to Key with it
+	// before its first signed request (api.RotateRequest) and then calls
+	// Rotated, which forgets it.
+	Credential string
+	Rotated    func() error
+	// Hold, when not "", is why the link may not talk to this store: every
+	// request is refused with it, and Status shows it (a store the
+	// counter's manager has not accepted).
+	Hold string
+	// Notice is a line Status shows beside how the link stands (an
+	// enrolment no manager has acknowledged yet), "" for none.
+	Notice string
 	// StatePath is the file of what the server acknowledged: StateFile in the
 	// data directory.
 	StatePath string
@@ -70,6 +88,31 @@ type Config struct {
 // server: nothing was sent, the events wait in the journal.
 var ErrUnreachable = errors.New("link: the store server cannot be reached")
 
+// ErrOtherTerminal matches an answer of the store that names another terminal
+// than this counter: refused, nothing taken from it.
+var ErrOtherTerminal = errors.New("link: the store server answered for another terminal")
+
+// ErrHeld matches a request the link refused to send (Config.Hold).
+var ErrHeld = errors.New("link: the store is not accepted on this counter")
+
+// OtherTerminalError is an answer of the store naming Got where the counter
+// is Want.
+type OtherTerminalError struct{ Want, Got string }
+
+func (e *OtherTerminalError) Error() string {
+	return fmt.Sprintf("the store server answered as if this counter were terminal %q, but this counter is %s: refused, nothing renamed", e.Got, e.Want)
+}
+
+// Is makes the error match ErrOtherTerminal.
+func (e *OtherTerminalError) Is(target error) bool { return target == ErrOtherTerminal }
+
+// NewKey makes a terminal's key pair: the private key for the keyring, the
+// public key for the store.
+func NewKey() (ed25519.PrivateKey, error) {
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	return key, err
+}
+
 // Link is one terminal's link to its store server. Its methods are safe for
 // concurrent use; Sync runs one at a time.
 type Link struct {
@@ -77,7 +120,8 @@ type Link struct {
 	src    Source
 	client *http.Client
 
-	syncMu sync.Mutex // one Sync at a time
+	syncMu   sync.Mutex // one Sync at a time
+	rotateMu sync.Mutex // guards cfg.Credential: one rotation at a time
 
 	mu      sync.Mutex
 	st      state
@@ -101,8 +145,8 @@ type state struct {
 // missing, unreadable or for another store is ignored: the first Sync asks the
 // server what it holds.
 func New(cfg Config, src Source) (*Link, error) {
-	if cfg.URL == "" || cfg.TerminalID == "" || cfg.Credential == "" {
-		return nil, errors.New("link: the terminal is not enrolled at a store server: run \"galla enrol STORE_URL CODE --fingerprint SHA256\"")
+	if cfg.URL == "" || cfg.TerminalID == "" || len(cfg.Key) != ed25519.PrivateKeySize {
+		return nil, errors.New("link: the terminal is not enrolled at a store server: run \"galla enrol STORE_URL CODE --fingerprint SHA256 --staff MANAGER\"")
 	}
 	if cfg.Batch <= 0 || cfg.Batch > api.MaxBatch {
 		cfg.Batch = DefaultBatch
@@ -145,9 +189,10 @@ func PinnedTransport(fingerprint string) *http.Transport {
 }
 
 // Enrol redeems a one-time code at the store server at storeURL, whose CA must
-// have fingerprint, and returns the terminal's id and credential. tr nil is a
+// have fingerprint, for key's public half, and returns the terminal's id as
+// the store names it. The private key never leaves the counter. tr nil is a
 // PinnedTransport.
-func Enrol(ctx context.Context, storeURL, code, fingerprint string, tr http.RoundTripper) (api.EnrolResponse, error) {
+func Enrol(ctx context.Context, storeURL, code, fingerprint string, key ed25519.PrivateKey, tr http.RoundTripper) (api.EnrolResponse, error) {
 	fp, err := api.NormalizeFingerprint(fingerprint)
 	if err != nil {
 		return api.EnrolResponse{}, err
@@ -156,10 +201,13 @@ func Enrol(ctx context.Context, storeURL, code, fingerprint string, tr http.Roun
 	if err != nil || u.Scheme != "https" || u.Host == "" {
 		return api.EnrolResponse{}, fmt.Errorf("the store server's address %q must be https://HOST[:PORT]", storeURL)
 	}
+	if len(key) != ed25519.PrivateKeySize {
+		return api.EnrolResponse{}, errors.New("link: enrol: no key to enrol")
+	}
 	if tr == nil {
 		tr = PinnedTransport(fp)
 	}
-	body, _ := json.Marshal(api.EnrolRequest{Code: code})
+	body, _ := json.Marshal(api.EnrolRequest{Code: code, PublicKey: api.PublicKeyHex(key.Public().(ed25519.PublicKey))})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(storeURL, "/")+api.PathEnrol, bytes.NewReader(body))
 	if err != nil {
 		return api.EnrolResponse{}, err
@@ -169,8 +217,8 @@ func Enrol(ctx context.Context, storeURL, code, fingerprint string, tr http.Roun
 	if err := do(&http.Client{Transport: tr, Timeout: 30 * time.Second}, req, storeURL, &resp); err != nil {
 		return api.EnrolResponse{}, err
 	}
-	if resp.TerminalID == "" || len(resp.Credential) < 32 {
-		return api.EnrolResponse{}, errors.New("the store server's answer to the enrolment holds no credential")
+	if resp.TerminalID == "" {
+		return api.EnrolResponse{}, errors.New("the store server's answer to the enrolment names no terminal")
 	}
 	return resp, nil
 }
@@ -207,8 +255,16 @@ func do(c *http.Client, req *http.Request, storeURL string, out any) error {
 	return nil
 }
 
-// request sends a signed request and decodes the answer into out.
+// request sends a signed request and decodes the answer into out. A terminal
+// that still holds a credential of an earlier version is moved to its key
+// first.
 func (l *Link) request(ctx context.Context, method, path string, body []byte, out any) error {
+	if l.cfg.Hold != "" {
+		return fmt.Errorf("%w: %s", ErrHeld, l.cfg.Hold)
+	}
+	if err := l.rotate(ctx); err != nil {
+		return err
+	}
 	var nonce [16]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
 		return err
@@ -218,8 +274,53 @@ func (l *Link) request(ctx context.Context, method, path string, body []byte, ou
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", api.Sign(api.CredentialKey(l.cfg.Credential), l.cfg.TerminalID, method, path, l.cfg.Now(), hex.EncodeToString(nonce[:]), body))
+	req.Header.Set("Authorization", api.Sign(l.cfg.Key, l.cfg.TerminalID, method, path, l.cfg.Now(), hex.EncodeToString(nonce[:]), body))
 	return do(l.client, req, l.cfg.URL, out)
+}
+
+// rotate moves a terminal enrolled with a credential to its key, once: the
+// credential goes to the store over the pinned link (the store holds only
+// its key and cannot make it), and Rotated forgets it on the counter.
+func (l *Link) rotate(ctx context.Context) error {
+	l.rotateMu.Lock()
+	defer l.rotateMu.Unlock()
+	if l.cfg.Credential == "" {
+		return nil
+	}
+	body, _ := json.Marshal(api.RotateRequest{TerminalID: l.cfg.TerminalID, Credential: l.cfg.Credential, PublicKey: api.PublicKeyHex(l.cfg.Key.Public().(ed25519.PublicKey))})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(l.cfg.URL, "/")+api.PathRotateKey, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	var st api.Status
+	if err := do(l.client, req, l.cfg.URL, &st); err != nil {
+		return fmt.Errorf("link: moving terminal %s to a key: %w", l.cfg.TerminalID, err)
+	}
+	if st.TerminalID != "" && st.TerminalID != l.cfg.TerminalID {
+		return &OtherTerminalError{Want: l.cfg.TerminalID, Got: st.TerminalID}
+	}
+	if l.cfg.Rotated != nil {
+		if err := l.cfg.Rotated(); err != nil {
+			return fmt.Errorf("link: the credential replaced by the key cannot be forgotten: %w", err)
+		}
+	}
+	l.cfg.Credential = ""
+	return nil
+}
+
+// Check asks the store how it holds this terminal, without sending anything:
+// the store must answer as this terminal (ErrOtherTerminal otherwise). It is
+// the first contact with a store, before a manager accepts it.
+func (l *Link) Check(ctx context.Context) (api.Status, error) {
+	var s api.Status
+	if err := l.request(ctx, http.MethodGet, api.PathStatus, nil, &s); err != nil {
+		return api.Status{}, err
+	}
+	if s.TerminalID != l.cfg.TerminalID {
+		return api.Status{}, &OtherTerminalError{Want: l.cfg.TerminalID, Got: s.TerminalID}
+	}
+	return s, nil
 }
 
 // Result is what one Sync did.
@@ -268,6 +369,8 @@ func (l *Link) Sync(ctx context.Context) (Result, error) {
 		l.problem = "store server unreachable"
 	case errors.As(err, &ae) && ae.Code == api.CodeUnavailable:
 		l.problem = "the store's database is down"
+	case errors.Is(err, ErrHeld):
+		l.problem = l.cfg.Hold
 	default:
 		l.problem = err.Error()
 	}
@@ -290,6 +393,9 @@ func (l *Link) sync(ctx context.Context) (Result, error) {
 		var s api.Status
 		if err := l.request(ctx, http.MethodGet, api.PathStatus, nil, &s); err != nil {
 			return Result{Waiting: last}, err
+		}
+		if s.TerminalID != l.cfg.TerminalID {
+			return Result{Waiting: last}, &OtherTerminalError{Want: l.cfg.TerminalID, Got: s.TerminalID}
 		}
 		st.Held, st.HeldHash = 0, ""
 		if s.Held > 0 && s.Held <= last {
@@ -418,6 +524,14 @@ func (l *Link) Status() pos.StoreStatus {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := pos.StoreStatus{Enrolled: true, LastSync: l.st.LastSync, Problem: l.problem, Blocked: l.blocked}
+	switch {
+	case l.cfg.Hold != "":
+		s.Problem = l.cfg.Hold
+	case l.cfg.Notice != "" && s.Problem != "":
+		s.Problem += "; " + l.cfg.Notice
+	case l.cfg.Notice != "":
+		s.Problem = l.cfg.Notice
+	}
 	if l.last > l.st.Held {
 		s.Waiting = l.last - l.st.Held
 	}

@@ -120,10 +120,12 @@ func (s *storeServer) enrol(t testing.TB, id, dir string) link.Config {
 	t.Helper()
 	code, _, err := s.db.Access.EnrolCode(t.Context(), id)
 	require.NoError(t, err)
-	resp, err := link.Enrol(t.Context(), s.url(), code, s.fp, nil)
+	key, err := link.NewKey()
+	require.NoError(t, err)
+	resp, err := link.Enrol(t.Context(), s.url(), code, s.fp, key, nil)
 	require.NoError(t, err)
 	require.Equal(t, id, resp.TerminalID)
-	return link.Config{URL: s.url(), Fingerprint: s.fp, TerminalID: id, Credential: resp.Credential, StatePath: filepath.Join(dir, link.StateFile)}
+	return link.Config{URL: s.url(), Fingerprint: s.fp, TerminalID: id, Key: key, StatePath: filepath.Join(dir, link.StateFile)}
 }
 
 // openJournal opens a journal in dir.
@@ -233,22 +235,24 @@ func TestEnrolRefusesAnotherFingerprintAndBadCode(t *testing.T) {
 	s := newStoreServer(t)
 	code, _, err := s.db.Access.EnrolCode(t.Context(), "T1")
 	require.NoError(t, err)
+	key, err := link.NewKey()
+	require.NoError(t, err)
 	wrong := hex.EncodeToString(make([]byte, 32))
-	_, err = link.Enrol(t.Context(), s.url(), code, wrong, nil)
+	_, err = link.Enrol(t.Context(), s.url(), code, wrong, key, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not the one pinned")
 
-	_, err = link.Enrol(t.Context(), s.url(), code, "12:34", nil)
+	_, err = link.Enrol(t.Context(), s.url(), code, "12:34", key, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "64 hex digits")
 
-	_, err = link.Enrol(t.Context(), s.url(), "AAAA-BBBB-CCCC-DDDD", s.fp, nil)
+	_, err = link.Enrol(t.Context(), s.url(), "AAAA-BBBB-CCCC-DDDD", s.fp, key, nil)
 	var ae *api.Error
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, api.CodeBadCode, ae.Code)
 
 	// The code was not used by the refused attempts.
-	resp, err := link.Enrol(t.Context(), s.url(), code, "SHA256:"+s.fp, nil)
+	resp, err := link.Enrol(t.Context(), s.url(), code, "SHA256:"+s.fp, key, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "T1", resp.TerminalID)
 }

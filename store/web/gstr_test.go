@@ -40,7 +40,7 @@ func TestTheMonthsGSTR1AndCSVDownload(t *testing.T) {
 		}
 		code, _, err := db.Access.EnrolCode(t.Context(), c.id)
 		require.NoError(t, err)
-		_, err = db.Access.Enrol(t.Context(), code)
+		_, err = db.Access.Enrol(t.Context(), code, newPublicKey(t))
 		require.NoError(t, err)
 		_, err = db.Events.Ingest(t.Context(), c.id, j.events)
 		require.NoError(t, err)

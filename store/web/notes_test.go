@@ -41,7 +41,7 @@ func TestTheDayShowsCreditNotesAndShifts(t *testing.T) {
 	j.shift(pos.EvShiftClosed, pos.ShiftRecord{ID: "S1", Counted: pos.Rupees(3130), Expected: pos.Rupees(3140), Variance: pos.Rupees(-10)})
 	code, _, err := db.Access.EnrolCode(t.Context(), "T1")
 	require.NoError(t, err)
-	_, err = db.Access.Enrol(t.Context(), code)
+	_, err = db.Access.Enrol(t.Context(), code, newPublicKey(t))
 	require.NoError(t, err)
 	_, err = db.Events.Ingest(t.Context(), "T1", j.events)
 	require.NoError(t, err)

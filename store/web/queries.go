@@ -63,7 +63,7 @@ type DoubleSale struct {
 func counters(ctx context.Context, db *store.DB, now time.Time) ([]Counter, error) {
 	rs, err := db.Pool().Query(ctx, `SELECT t.id, t.state, coalesce(t.blocked_reason, ''), t.last_seq, t.last_seen_at,
 		(SELECT count(*) FROM alarms a WHERE a.terminal_id = t.id AND a.cleared_at IS NULL)
-		FROM terminals t WHERE t.credential_hash IS NOT NULL ORDER BY length(t.id), t.id`)
+		FROM terminals t WHERE t.enrolled_at IS NOT NULL ORDER BY length(t.id), t.id`)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func TestSearchFindsADocumentOfASeries(t *testing.T) {
 		j.add(pos.Event{Kind: pos.EvCashReceived, OrderID: id + "-S", Day: day, Series: "2627", DocNo: 123, Cash: &pos.CashEvent{Tendered: totals.Total}})
 		code, _, err := db.Access.EnrolCode(t.Context(), id)
 		require.NoError(t, err)
-		_, err = db.Access.Enrol(t.Context(), code)
+		_, err = db.Access.Enrol(t.Context(), code, newPublicKey(t))
 		require.NoError(t, err)
 		_, err = db.Events.Ingest(t.Context(), id, j.events)
 		require.NoError(t, err)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"crypto/ed25519"
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
@@ -25,6 +26,14 @@ import (
 )
 
 var cluster *pgtest.Cluster
+
+// newPublicKey is a fresh terminal's public key, for an enrolment.
+func newPublicKey(t testing.TB) ed25519.PublicKey {
+	t.Helper()
+	pub, _, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
+	return pub
+}
 
 func TestMain(m *testing.M) {
 	PINCost = pos.MinPINCost // the tests' PINs: as cheap to hash as pos accepts
@@ -100,7 +109,7 @@ func storeWithSales(t *testing.T) *store.DB {
 	for _, j := range []*journal{t1, t2} {
 		code, _, err := db.Access.EnrolCode(t.Context(), j.id)
 		require.NoError(t, err)
-		_, err = db.Access.Enrol(t.Context(), code)
+		_, err = db.Access.Enrol(t.Context(), code, newPublicKey(t))
 		require.NoError(t, err)
 		_, err = db.Events.Ingest(t.Context(), j.id, j.events)
 		require.NoError(t, err)
@@ -386,7 +395,7 @@ func TestClosingTheStoreDayOnThePage(t *testing.T) {
 	j.add(pos.Event{Kind: pos.EvDayClosed, Day: day, Staff: "meera", DayClose: &pos.DayClose{Day: day, ZNo: 1, Report: rep}})
 	code, _, err := db.Access.EnrolCode(t.Context(), "T1")
 	require.NoError(t, err)
-	_, err = db.Access.Enrol(t.Context(), code)
+	_, err = db.Access.Enrol(t.Context(), code, newPublicKey(t))
 	require.NoError(t, err)
 	_, err = db.Events.Ingest(t.Context(), "T1", j.events)
 	require.NoError(t, err)
