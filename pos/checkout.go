@@ -677,7 +677,7 @@ func (co *Checkout) openSale(ctx context.Context, lines []CartLine, imeis []Unit
 		co.noteErr(err)
 		return nil, err
 	}
-	return &SaleStatus{Sale: o, Due: o.Amount}, nil
+	return saleView(o, nil) // no tender yet: none is loaded
 }
 
 // SaleStatus reads a split sale and its tenders, completing it first when its

@@ -141,16 +141,7 @@ func (lg *Ledger) withSaleOrders(ctx context.Context, orders []*Order) ([]*Order
 	}
 	out := orders
 	for _, o := range orders {
-		var ids []string
-		switch {
-		case o.Sale != "":
-			ids = []string{o.Sale}
-		case o.Tender == TenderSplit:
-			for _, t := range o.Tenders {
-				ids = append(ids, t.OrderID)
-			}
-		}
-		for _, id := range ids {
+		for _, id := range SaleOrderIDs(o) {
 			if have[id] {
 				continue
 			}

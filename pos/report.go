@@ -227,10 +227,10 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 		}
 		r.LastReceipt = max(r.LastReceipt, n)
 	}
-	splits := map[string]*Order{}
+	byID := map[string]*Order{} // a tender's sale (Order.Sale) is found here
 	for _, o := range orders {
-		if o.Tender == TenderSplit && splits[o.ID] == nil {
-			splits[o.ID] = o
+		if byID[o.ID] == nil {
+			byID[o.ID] = o
 		}
 	}
 	open := map[string]*OpenSaleRow{}
@@ -289,7 +289,7 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 					r.CashExpected += o.Captured
 				}
 			}
-			sale := splits[o.Sale]
+			sale := byID[o.Sale]
 			switch {
 			case sale != nil && sale.State.Paid():
 				if sale.PaidDay == day {

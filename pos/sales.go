@@ -75,30 +75,19 @@ func (sl *Sales) SaleStatus(ctx context.Context, id string) (*SaleStatus, error)
 	if err != nil {
 		return nil, err
 	}
-	if s.Tender != TenderSplit {
+	st, err := sl.saleOf(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if !st.split {
 		return nil, fmt.Errorf("pos: sale %q: %w", id, ErrNotSplitSale)
 	}
-	st := &SaleStatus{Sale: s}
-	for _, t := range s.Tenders {
-		v := TenderView{SaleTender: t}
-		o, err := sl.tenderOrder(ctx, t.OrderID)
-		if err != nil {
-			return nil, err
-		}
-		if o != nil {
-			v.Order, v.State = o, o.State
-			v.Verified = o.State.Paid() && o.Verified
-		}
-		switch {
-		case v.Paid():
-			st.Paid += t.Amount
-		case v.Pending():
-			st.Pending += t.Amount
-		}
-		st.Tenders = append(st.Tenders, v)
-	}
-	st.Due = max(s.Amount-st.Paid-st.Pending, 0)
 	return st, nil
+}
+
+// saleOf reads sale o and its tenders' orders from the journal (saleView).
+func (sl *Sales) saleOf(ctx context.Context, o *Order) (*SaleStatus, error) {
+	return saleView(o, func(id string) (*Order, error) { return sl.tenderOrder(ctx, id) })
 }
 
 // tenderOrder loads a tender's order, following a sale moved to a fresh order
@@ -355,7 +344,7 @@ func (sl *Sales) OpenSales(ctx context.Context) ([]*Order, error) {
 	var out []*Order
 	seen := map[string]bool{}
 	keep := func(o *Order) {
-		if o.Tender == TenderSplit && o.State == StateOpen && !seen[o.ID] {
+		if o.State == StateOpen && !seen[o.ID] { // only a split sale is ever OPEN
 			seen[o.ID] = true
 			out = append(out, o)
 		}
@@ -665,53 +654,4 @@ func (sl *Sales) settleNoteSale(ctx context.Context, o *Order) error {
 	}
 	_, err = sl.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
 	return err
-}
-
-// splitLeft reads what is left to give back of split sale o through its
-// tenders: what each paid less its own refunds (a tender refunded by itself)
-// and the sale's refunds through it.
-func (sl *Sales) splitLeft(ctx context.Context, o *Order) (splitLeft, error) {
-	var out splitLeft
-	var paid Paise
-	for _, t := range o.Tenders {
-		c, err := sl.tenderOrder(ctx, t.OrderID)
-		if err != nil {
-			return splitLeft{}, err
-		}
-		if c == nil || !c.State.Paid() {
-			continue
-		}
-		own := c.Refundable()
-		paid += own
-		// Each tender gives back the way it was paid (RefundDestination): cash
-		// and UPI from the drawer, a card through the service, a note onto a
-		// note (any return can go there).
-		switch RefundDestination(c, "") {
-		case RefundToCash:
-			out.Cash += own
-		case RefundToCard:
-			left := own
-			for _, rf := range o.Refunds {
-				if rf.Status != RefundFailed && rf.Tender == c.ID {
-					left -= rf.Amount
-				}
-			}
-			out.Cards = append(out.Cards, tenderLeft{Order: c, Left: max(left, 0)})
-		}
-	}
-	for _, rf := range o.Refunds {
-		if rf.Status == RefundFailed {
-			continue
-		}
-		paid -= rf.Amount
-		if RefundDestination(o, rf.To).MovesCash() {
-			out.Cash -= rf.Amount
-		}
-	}
-	out.Total = max(min(paid, o.Refundable()), 0)
-	out.Cash = min(max(out.Cash, 0), out.Total)
-	for i := range out.Cards {
-		out.Cards[i].Left = min(out.Cards[i].Left, out.Total)
-	}
-	return out, nil
 }

@@ -63,7 +63,7 @@ func (o *Order) applySale(ev Event) error {
 	switch ev.Kind {
 	case EvTenderAdded:
 		switch {
-		case o.Tender != TenderSplit:
+		case !paidApart(o):
 			return fmt.Errorf("%w: a tender added to a %s order", ErrBadEvent, o.Tender)
 		case se == nil || se.Tender == nil || se.Tender.OrderID == "":
 			return fmt.Errorf("%w: no tender", ErrBadEvent)
@@ -80,7 +80,7 @@ func (o *Order) applySale(ev Event) error {
 		return nil
 	case EvSaleCompleted:
 		switch {
-		case o.Tender != TenderSplit:
+		case !paidApart(o):
 			return fmt.Errorf("%w: sale.completed on a %s order", ErrBadEvent, o.Tender)
 		case o.State.Paid():
 			return ErrStaleEvent
@@ -92,7 +92,7 @@ func (o *Order) applySale(ev Event) error {
 		return o.move(StatePaid)
 	case EvSaleVoided:
 		switch {
-		case o.Tender != TenderSplit:
+		case !paidApart(o):
 			return fmt.Errorf("%w: sale.voided on a %s order", ErrBadEvent, o.Tender)
 		case o.State == StateVoided:
 			return ErrStaleEvent

@@ -97,7 +97,7 @@ func cmdPay(c *cli, args []string) int {
 // taken or it may be voided.
 func openSale(ctx context.Context, t *terminal, id string) bool {
 	o, err := t.Books.Order(ctx, id)
-	return err == nil && o.Tender == pos.TenderSplit && o.State == pos.StateOpen
+	return err == nil && o.State == pos.StateOpen // only a split sale is ever OPEN
 }
 
 // finishSale takes tenders for what is left of the open split sale id, as
