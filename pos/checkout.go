@@ -705,6 +705,14 @@ func (co *Checkout) OpenSales(ctx context.Context) ([]*SaleStatus, error) {
 	return out, nil
 }
 
+// DropSale closes open sale saleID that holds no money (nothing paid, nothing
+// in flight) for the signed-in cashier, with no manager's PIN: nothing is given
+// back (Engine.Sales.DropSale); reason "" says nothing was paid. A sale with
+// money on it is voided (VoidSale).
+func (co *Checkout) DropSale(ctx context.Context, saleID, staff, reason string) (*SaleStatus, error) {
+	return co.eng.Sales.DropSale(ctx, saleID, staff, reason)
+}
+
 // VoidSale voids a split sale left part paid, authorised by a manager's PIN:
 // each paid tender is refunded with its document (Engine.Sales.VoidSale).
 func (co *Checkout) VoidSale(ctx context.Context, saleID, pin, reason string) (*SaleStatus, error) {

@@ -61,6 +61,10 @@ type Report struct {
 	// sales back to the last Z that lists them (Engine.Sales.OpenSales).
 	OpenAtClose []string `json:"open_at_close,omitempty"`
 	OpenListed  bool     `json:"open_listed,omitempty"`
+	// Dropped are, on a Z report, the sales left open with nothing paid and
+	// nothing in flight that the close of day dropped (Sales.DropSale): they
+	// held no money, so nothing was given back.
+	Dropped []string `json:"dropped,omitempty"`
 
 	FirstReceipt uint64      `json:"first_receipt,omitempty"`
 	LastReceipt  uint64      `json:"last_receipt,omitempty"`
@@ -564,6 +568,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if len(r.OpenAtClose) > 0 {
 		line("Sales still open at close", len(r.OpenAtClose))
+	}
+	if len(r.Dropped) > 0 {
+		b.WriteString("Dropped at close (nothing paid, nothing to give back)\n")
+		for _, id := range r.Dropped {
+			fmt.Fprintf(&b, "  %s\n", id)
+		}
 	}
 	line("Cash expected in drawer", r.CashExpected)
 	if r.FirstReceipt != 0 {

@@ -308,16 +308,7 @@ func (sl *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, er
 	if st.Sale.State != StateOpen {
 		return st, nil
 	}
-	for _, t := range st.Tenders {
-		// A credit-note tender whose order was closed unpaid (refused, or the
-		// terminal stopped before note.redeemed) gives the note back; Restore is
-		// idempotent, so a note never redeemed is left as it is.
-		if t.Kind == TenderNote && t.Order != nil && t.State == StateAbandoned && sl.cfg.Notes != nil {
-			if err := sl.cfg.Notes.Restore(ctx, t.NoteNo, t.Amount, t.Order.ID); err != nil {
-				sl.log.LogAttrs(ctx, slog.LevelWarn, "pos: restore credit note", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
-			}
-		}
-	}
+	sl.restoreNotes(ctx, st)
 	if st.Pending > 0 || st.Paid < st.Sale.Amount {
 		return st, nil
 	}
@@ -332,6 +323,105 @@ func (sl *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, er
 		return nil, err
 	}
 	return sl.SaleStatus(ctx, saleID)
+}
+
+// restoreNotes gives back the credit note of each note tender of st whose
+// order was closed unpaid (refused, or the terminal stopped before
+// note.redeemed); Restore is idempotent, so a note never redeemed is left as it
+// is.
+func (sl *Sales) restoreNotes(ctx context.Context, st *SaleStatus) {
+	for _, t := range st.Tenders {
+		if t.Kind == TenderNote && t.Order != nil && t.State == StateAbandoned && sl.cfg.Notes != nil {
+			if err := sl.cfg.Notes.Restore(ctx, t.NoteNo, t.Amount, t.Order.ID); err != nil {
+				sl.log.LogAttrs(ctx, slog.LevelWarn, "pos: restore credit note", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
+			}
+		}
+	}
+}
+
+// HoldsNoMoney reports whether an open sale has nothing paid and no tender in
+// flight: nothing of it is to give back, so it may be dropped (DropSale)
+// without a manager, and the close of day drops it.
+func (s *SaleStatus) HoldsNoMoney() bool {
+	return s.Sale.State == StateOpen && s.Paid == 0 && s.Pending == 0
+}
+
+// ErrHoldsMoney refuses to drop a sale that has a tender paid or in flight: it
+// is voided, by a manager's PIN, giving each paid tender back.
+var ErrHoldsMoney = errors.New("the sale holds money")
+
+// DropSale closes open sale saleID that holds no money (HoldsNoMoney), for
+// staff and with no manager's PIN: nothing is given back because nothing was
+// taken. A tender not final is checked once first, as VoidSale does; a credit
+// note tendered and refused is given back to its note. It is journaled as
+// sale.voided marked dropped.
+func (sl *Sales) DropSale(ctx context.Context, saleID, staff, reason string) (*SaleStatus, error) {
+	if err := sl.journalReady(ctx); err != nil {
+		return nil, err
+	}
+	unlock, err := sl.lockSale(saleID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	st, err := sl.SaleStatus(ctx, saleID)
+	if err != nil {
+		return nil, err
+	}
+	if st.Sale.State != StateOpen {
+		return nil, fmt.Errorf("pos: drop %q is %s: %w", saleID, st.Sale.State, ErrSaleClosed)
+	}
+	if st.Pending > 0 {
+		if st, err = sl.settlePendingTenders(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	if !st.HoldsNoMoney() {
+		return nil, wrapf(ErrHoldsMoney, "Sale %s has %s paid or being checked: a manager voids it, giving each paid tender back.", saleID, st.Paid+st.Pending)
+	}
+	return sl.drop(ctx, st, staff, reason)
+}
+
+// drop journals the drop of sale st, which holds no money. The caller holds
+// the sale's lock.
+func (sl *Sales) drop(ctx context.Context, st *SaleStatus, staff, reason string) (*SaleStatus, error) {
+	sl.restoreNotes(ctx, st)
+	if reason == "" {
+		reason = "nothing was paid: the sale was dropped"
+	}
+	if _, err := sl.commit(ctx, st.Sale, Event{Kind: EvSaleVoided, Staff: staff, Reason: reason, Sale: &SaleEvent{Dropped: true}}); err != nil {
+		return nil, err
+	}
+	return sl.SaleStatus(ctx, st.Sale.ID)
+}
+
+// dropEmptySales drops every open sale that holds no money, for the close of
+// day (Ledger.CloseDay), and returns their ids. A sale with a tender not final
+// is left open: the close of day deals with payments still unknown.
+func (sl *Sales) dropEmptySales(ctx context.Context, staff string) ([]string, error) {
+	sales, err := sl.OpenSales(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var dropped []string
+	for _, s := range sales {
+		unlock, err := sl.lockSale(s.ID)
+		if err != nil {
+			continue // being paid now
+		}
+		st, err := sl.SaleStatus(ctx, s.ID)
+		if err == nil && st.HoldsNoMoney() {
+			_, err = sl.drop(ctx, st, staff, "nothing was paid: dropped at the close of day")
+			if err == nil {
+				dropped = append(dropped, s.ID)
+			}
+		}
+		unlock()
+		if err != nil {
+			return dropped, err
+		}
+	}
+	return dropped, nil
 }
 
 // OpenSales lists the split sales still open (part paid, or not paid at all),

@@ -28,6 +28,9 @@ type SaleEvent struct {
 	Verified bool `json:"verified,omitempty"`
 	// NoteNo is, in tender.note_redeemed, the credit note redeemed.
 	NoteNo string `json:"note_no,omitempty"`
+	// Dropped is, in sale.voided, a sale that held no money closed without a
+	// manager (Sales.DropSale, or the close of day): nothing was given back.
+	Dropped bool `json:"dropped,omitempty"`
 }
 
 // NoteRedeemer is the credit-note ledger as a split sale needs it: a credit note
