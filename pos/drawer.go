@@ -348,9 +348,7 @@ func (dr *Drawer) cashierSales(ctx context.Context, s *Shift, orders []*Order) (
 			rep := BuildReport(day, group, time.Time{})
 			c.Amount += rep.GrossSales
 			for _, st := range rep.Sales {
-				if st.Tender != TenderSplit {
-					c.ByTender[st.Tender] += st.Amount
-				}
+				c.ByTender[st.Tender] += st.Amount
 			}
 		}
 		for _, o := range group {

@@ -333,7 +333,11 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 			receipt(o.ReceiptNo)
 			document(o.Series, o.DocNo)
 			r.Discounts += o.Totals.Discount
-			gross(o, o.Captured)
+			if !paidApart(o) {
+				// A sale counts once, each tender in its own tender: a split
+				// sale's tenders carry its money (above), the sale its tax.
+				gross(o, o.Captured)
+			}
 			if o.Tender == TenderCash {
 				r.CashExpected += o.Captured
 			}

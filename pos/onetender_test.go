@@ -84,3 +84,42 @@ func TestReceiptOfOneTenderSale(t *testing.T) {
 		})
 	}
 }
+
+// TestReportOfOneTenderSale: the X report counts a sale paid by one tender as
+// it counts an order of one tender: once, in its tender, with its GST and
+// document number, and no row of its own beside its tender's.
+func TestReportOfOneTenderSale(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		req  PayRequest
+	}{
+		{"card", PayRequest{Tender: TenderCard}},
+		{"cash", PayRequest{Tender: TenderCash, Tendered: Rupees(2000)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reports := map[bool]*Report{}
+			for _, split := range []bool{false, true} {
+				r, tl := newReturnTill(t)
+				ctx := t.Context()
+				req := c.req
+				req.Lines, req.OTP, req.Unattended, req.Cashier = []CartLine{r.cartLine(t, "ACC-CASE", 1)}, r.td.OTP, true, "001"
+				if req.Tender == TenderCard {
+					req.Card = card("4111111111111111")
+				}
+				if split {
+					st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: req.Lines, Cashier: "001"})
+					require.NoError(t, err)
+					req.Sale, req.Lines = st.Sale.ID, nil
+				}
+				out, err := tl.Checkout.Pay(ctx, req, nil)
+				require.NoError(t, err)
+				require.Equal(t, StatePaid, out.State, out.Reason)
+				rep, err := tl.Books.Report(ctx, ToDay(r.clock.Now()))
+				require.NoError(t, err)
+				rep.Orders = nil // one row per order: a sale of one tender has its sale's and its tender's
+				reports[split] = rep
+			}
+			assert.Equal(t, reports[false], reports[true])
+		})
+	}
+}
