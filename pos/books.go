@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -337,6 +338,7 @@ func (bs *Books) closeDay(ctx context.Context, r CloseDayRequest) (*CloseDayResu
 	if err != nil {
 		return nil, err
 	}
+	open = slices.DeleteFunc(open, func(st *SaleStatus) bool { return slices.Contains(rep.Dropped, st.Sale.ID) })
 	res := &CloseDayResult{Report: rep, OpenSales: open}
 	if bs.cfg.Backups == nil {
 		res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d.", day, rep.ZNo) + openSalesNote(open)

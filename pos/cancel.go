@@ -129,7 +129,7 @@ func (o *Order) applyCancelled(ev Event) error {
 		return fmt.Errorf("%w: a %s sale has no document to cancel", ErrNoCancel, o.State)
 	case o.returnedAgainst():
 		return fmt.Errorf("%w: a credit note was issued against it", ErrNoCancel)
-	case o.Tender != TenderSplit && (o.Refundable() > 0 || o.PendingRefund() != nil):
+	case !paidApart(o) && (o.Refundable() > 0 || o.PendingRefund() != nil):
 		return fmt.Errorf("%w: %s of it was not given back", ErrNoCancel, o.Refundable())
 	case strings.TrimSpace(ev.Reason) == "":
 		return fmt.Errorf("%w: no reason", ErrBadEvent)

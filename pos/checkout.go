@@ -677,7 +677,7 @@ func (co *Checkout) openSale(ctx context.Context, lines []CartLine, imeis []Unit
 		co.noteErr(err)
 		return nil, err
 	}
-	return &SaleStatus{Sale: o, Due: o.Amount}, nil
+	return saleView(o, nil) // no tender yet: none is loaded
 }
 
 // SaleStatus reads a split sale and its tenders, completing it first when its
@@ -703,6 +703,14 @@ func (co *Checkout) OpenSales(ctx context.Context) ([]*SaleStatus, error) {
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// DropSale closes open sale saleID that holds no money (nothing paid, nothing
+// in flight) for the signed-in cashier, with no manager's PIN: nothing is given
+// back (Engine.Sales.DropSale); reason "" says nothing was paid. A sale with
+// money on it is voided (VoidSale).
+func (co *Checkout) DropSale(ctx context.Context, saleID, staff, reason string) (*SaleStatus, error) {
+	return co.eng.Sales.DropSale(ctx, saleID, staff, reason)
 }
 
 // VoidSale voids a split sale left part paid, authorised by a manager's PIN:

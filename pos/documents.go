@@ -109,11 +109,11 @@ func (ds *Documents) ReceiptDocument(ctx context.Context, orderID string, refund
 	d := &Document{Profile: prof, HavePrinter: ok, Noun: "receipt", orderID: o.ID}
 	opt := ReceiptOptions{Terminal: ds.cfg.Terminal, QRKey: ds.cfg.QRKey, Reprint: NextReprint(*o), Sandbox: !ds.live}
 	if refund < 0 {
-		if o.Tender == TenderSplit {
-			if opt.Tenders, err = ds.paidTenders(ctx, o.ID); err != nil {
-				return nil, err
-			}
+		sale, err := ds.eng.Sales.saleOf(ctx, o)
+		if err != nil {
+			return nil, err
 		}
+		opt.Tenders = sale.paidTenders()
 		d.Receipt = ReceiptFor(*o, shop, opt)
 		return d, nil
 	}
@@ -469,20 +469,4 @@ func (ds *Documents) WriteLinesCSV(ctx context.Context, from, to time.Time, w io
 		return err
 	}
 	return gstr.WriteCSV(w, docs)
-}
-
-// paidTenders are the orders of the tenders that paid split sale id, for its
-// receipt.
-func (ds *Documents) paidTenders(ctx context.Context, id string) ([]Order, error) {
-	st, err := ds.eng.Sales.SaleStatus(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	var out []Order
-	for _, tv := range st.Tenders {
-		if tv.Paid() {
-			out = append(out, *tv.Order)
-		}
-	}
-	return out, nil
 }

@@ -348,9 +348,7 @@ func (dr *Drawer) cashierSales(ctx context.Context, s *Shift, orders []*Order) (
 			rep := BuildReport(day, group, time.Time{})
 			c.Amount += rep.GrossSales
 			for _, st := range rep.Sales {
-				if st.Tender != TenderSplit {
-					c.ByTender[st.Tender] += st.Amount
-				}
+				c.ByTender[st.Tender] += st.Amount
 			}
 		}
 		for _, o := range group {
@@ -407,20 +405,14 @@ func (dr *Drawer) OpenDrawer(ctx context.Context) error {
 // each paid tender of a split sale, or for o's own tender) and the counter
 // keeps shifts with none open.
 func (dr *Drawer) givingBackNeedsShift(ctx context.Context, o *Order) error {
-	cash := o.Tender != TenderSplit && o.Refundable() > 0 && RefundDestination(o, "").MovesCash()
-	if o.Tender == TenderSplit {
-		st, err := dr.eng.Sales.SaleStatus(ctx, o.ID)
-		if err != nil {
-			return err
-		}
-		for _, t := range st.Tenders {
-			if t.Paid() && t.Order.Refundable() > 0 && RefundDestination(t.Order, "").MovesCash() {
-				cash = true
-			}
+	st, err := dr.eng.Sales.saleOf(ctx, o)
+	if err != nil {
+		return err
+	}
+	for _, t := range st.Tenders {
+		if t.Paid() && t.Order.Refundable() > 0 && RefundDestination(t.Order, "").MovesCash() {
+			return dr.CashNeedsShift(ctx)
 		}
 	}
-	if !cash {
-		return nil
-	}
-	return dr.CashNeedsShift(ctx)
+	return nil
 }

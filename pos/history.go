@@ -111,6 +111,9 @@ func EventSentence(ev Event, terminal string) string {
 		}
 		return "The split sale is paid in full and numbered"
 	case EvSaleVoided:
+		if s := ev.Sale; s != nil && s.Dropped {
+			return with("The sale was dropped: nothing was paid on it, nothing was given back", ev.Reason)
+		}
 		return with("The split sale was voided; its paid tenders were refunded", ev.Reason)
 	case EvUPIConfirmed:
 		return "UPI payment confirmed by the cashier (not verified by the payment service)"

@@ -141,16 +141,7 @@ func (lg *Ledger) withSaleOrders(ctx context.Context, orders []*Order) ([]*Order
 	}
 	out := orders
 	for _, o := range orders {
-		var ids []string
-		switch {
-		case o.Sale != "":
-			ids = []string{o.Sale}
-		case o.Tender == TenderSplit:
-			for _, t := range o.Tenders {
-				ids = append(ids, t.OrderID)
-			}
-		}
-		for _, id := range ids {
+		for _, id := range SaleOrderIDs(o) {
 			if have[id] {
 				continue
 			}
@@ -181,6 +172,16 @@ func (lg *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error
 	if err != nil {
 		return nil, err
 	}
+	if err := lg.dayOpen(ctx, day); err != nil {
+		return nil, err
+	}
+	// A sale left open with nothing paid and nothing in flight holds no money:
+	// it is dropped here, journaled, and named on the Z; nothing is given back.
+	// (Before numMu: giving a refused credit note back may ask the store.)
+	dropped, err := lg.sales.dropEmptySales(ctx, mgr.ID)
+	if err != nil {
+		return nil, fmt.Errorf("pos: close day: %w", err)
+	}
 	lg.numMu.Lock()
 	defer lg.numMu.Unlock()
 	if err := lg.dayOpen(ctx, day); err != nil {
@@ -201,7 +202,7 @@ func (lg *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error
 	if err != nil {
 		return nil, err
 	}
-	r.Kind, r.ZNo, r.ClosedBy = "Z", last+1, mgr.Name
+	r.Kind, r.ZNo, r.ClosedBy, r.Dropped = "Z", last+1, mgr.Name, dropped
 	open, err := lg.sales.OpenSales(ctx)
 	if err != nil {
 		return nil, err

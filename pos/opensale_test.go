@@ -133,9 +133,9 @@ func TestSplitRefusedEMITenderReplacedByCash(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, out.Sale)
 	assert.True(t, out.Sale.Complete())
-	paid, err := tl.Documents.paidTenders(ctx, id)
+	st, err := tl.Checkout.SaleStatus(ctx, id)
 	require.NoError(t, err)
-	assert.Len(t, paid, 2, "the two cash tenders")
+	assert.Len(t, st.paidTenders(), 2, "the two cash tenders")
 	assert.Zero(t, r.captures())
 }
 

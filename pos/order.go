@@ -303,7 +303,7 @@ func (o *Order) Refundable() Paise {
 // paid is what the order's payment took: the captured amount, or, for a paid
 // split-tender sale, its amount (its tenders' orders captured it).
 func (o *Order) paid() Paise {
-	if o.Tender == TenderSplit && o.State.Paid() {
+	if paidApart(o) && o.State.Paid() {
 		return o.Amount
 	}
 	return o.Captured

@@ -43,7 +43,7 @@ func (to RefundTo) MovesCash() bool { return to == RefundToCash }
 // them, each up to what its tenders paid (splitDestinations).
 func ReturnDestinations(o *Order) []RefundTo {
 	switch {
-	case o.Tender == TenderSplit:
+	case paidApart(o):
 		return []RefundTo{RefundToCard, RefundToCash, RefundToNote}
 	case brandIMEIs(o):
 		return []RefundTo{RefundToCard}
@@ -84,7 +84,7 @@ func CheckRefundTo(o *Order, to RefundTo) error {
 // split sale, whose tenders' cash that counter alone knows.
 func foreignDestinations(o *Order) []RefundTo {
 	return slices.DeleteFunc(ReturnDestinations(o), func(to RefundTo) bool {
-		return to == RefundToCard || (o.Tender == TenderSplit && to.MovesCash())
+		return to == RefundToCard || (paidApart(o) && to.MovesCash())
 	})
 }
 

@@ -39,14 +39,15 @@ func (rf *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, 
 	if o.PendingRefund() != nil {
 		return nil, fmt.Errorf("pos: refund %q: %w: another refund is pending", o.ID, ErrNotRefundable)
 	}
-	refundable := o.Refundable()
+	sale, err := rf.sales.saleOf(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	refundable, _ := sale.returnable()
 	var split *splitLeft
-	if o.Tender == TenderSplit {
-		left, err := rf.sales.splitLeft(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		split, refundable = &left, left.Total
+	if sale.split {
+		left := sale.left()
+		split = &left
 	}
 	amount := r.Amount
 	if len(r.Items) > 0 {
@@ -236,14 +237,12 @@ func (rf *Refunds) refundResult(o *Order, uid, reason string) *RefundResult {
 // card refund, the tender's order it names, whose own refunds and the sale's
 // earlier refunds through it the service has made.
 func (rf *Refunds) refundThrough(ctx context.Context, o *Order, pending Refund) (*Order, Paise, error) {
-	if o.Tender != TenderSplit {
-		return o, o.Refunded, nil
-	}
-	c, err := rf.sales.tenderOrder(ctx, pending.Tender)
+	sale, err := rf.sales.saleOf(ctx, o)
 	if err != nil {
 		return nil, 0, err
 	}
-	if c == nil || pending.Tender == "" {
+	c := sale.through(pending.Tender)
+	if c == nil {
 		return nil, 0, fmt.Errorf("pos: refund %q: %w: no tender %q to refund through", o.ID, ErrBadEvent, pending.Tender)
 	}
 	base := c.Refunded
@@ -439,20 +438,11 @@ func (rf *Refunds) finishCancellation(ctx context.Context, id string) error {
 // cancelTenders are the orders whose money a cancellation of o gives back: o
 // itself, or each tender's order of a split sale.
 func (rf *Refunds) cancelTenders(ctx context.Context, o *Order) ([]*Order, error) {
-	if o.Tender != TenderSplit {
-		return []*Order{o}, nil
+	sale, err := rf.sales.saleOf(ctx, o)
+	if err != nil {
+		return nil, err
 	}
-	var out []*Order
-	for _, t := range o.Tenders {
-		to, err := rf.sales.tenderOrder(ctx, t.OrderID)
-		if err != nil {
-			return nil, err
-		}
-		if to != nil {
-			out = append(out, to)
-		}
-	}
-	return out, nil
+	return sale.orders(), nil
 }
 
 // cancelTender gives back what is left of tender's order o: a cancellation's

@@ -61,6 +61,10 @@ type Report struct {
 	// sales back to the last Z that lists them (Engine.Sales.OpenSales).
 	OpenAtClose []string `json:"open_at_close,omitempty"`
 	OpenListed  bool     `json:"open_listed,omitempty"`
+	// Dropped are, on a Z report, the sales left open with nothing paid and
+	// nothing in flight that the close of day dropped (Sales.DropSale): they
+	// held no money, so nothing was given back.
+	Dropped []string `json:"dropped,omitempty"`
 
 	FirstReceipt uint64      `json:"first_receipt,omitempty"`
 	LastReceipt  uint64      `json:"last_receipt,omitempty"`
@@ -227,10 +231,10 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 		}
 		r.LastReceipt = max(r.LastReceipt, n)
 	}
-	splits := map[string]*Order{}
+	byID := map[string]*Order{} // a tender's sale (Order.Sale) is found here
 	for _, o := range orders {
-		if o.Tender == TenderSplit && splits[o.ID] == nil {
-			splits[o.ID] = o
+		if byID[o.ID] == nil {
+			byID[o.ID] = o
 		}
 	}
 	open := map[string]*OpenSaleRow{}
@@ -289,7 +293,7 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 					r.CashExpected += o.Captured
 				}
 			}
-			sale := splits[o.Sale]
+			sale := byID[o.Sale]
 			switch {
 			case sale != nil && sale.State.Paid():
 				if sale.PaidDay == day {
@@ -329,7 +333,11 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 			receipt(o.ReceiptNo)
 			document(o.Series, o.DocNo)
 			r.Discounts += o.Totals.Discount
-			gross(o, o.Captured)
+			if !paidApart(o) {
+				// A sale counts once, each tender in its own tender: a split
+				// sale's tenders carry its money (above), the sale its tax.
+				gross(o, o.Captured)
+			}
 			if o.Tender == TenderCash {
 				r.CashExpected += o.Captured
 			}
@@ -564,6 +572,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if len(r.OpenAtClose) > 0 {
 		line("Sales still open at close", len(r.OpenAtClose))
+	}
+	if len(r.Dropped) > 0 {
+		b.WriteString("Dropped at close (nothing paid, nothing to give back)\n")
+		for _, id := range r.Dropped {
+			fmt.Fprintf(&b, "  %s\n", id)
+		}
 	}
 	line("Cash expected in drawer", r.CashExpected)
 	if r.FirstReceipt != 0 {

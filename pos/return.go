@@ -222,7 +222,7 @@ func ItemsAmount(items []ReturnItem) Paise {
 // checkReturn is the state machine's check of a refund.intent's items and
 // destination against o (see the rules above).
 func (o *Order) checkReturn(r *RefundEvent) error {
-	split := o.Tender == TenderSplit
+	split := paidApart(o)
 	switch {
 	case split && r.To == "":
 		return fmt.Errorf("%w: a split sale's refund names where the money goes", ErrBadEvent)

@@ -33,6 +33,53 @@ type tenderLeft struct {
 	Left  Paise
 }
 
+// left reads what is left to give back of a paid split sale through its
+// tenders: what each paid less its own refunds (a tender refunded by itself)
+// and the sale's refunds through it.
+func (s *SaleStatus) left() splitLeft {
+	o := s.Sale
+	var out splitLeft
+	var paid Paise
+	for _, t := range s.Tenders {
+		c := t.Order
+		if c == nil || !c.State.Paid() {
+			continue
+		}
+		own := c.Refundable()
+		paid += own
+		// Each tender gives back the way it was paid (RefundDestination): cash
+		// and UPI from the drawer, a card through the service, a note onto a
+		// note (any return can go there).
+		switch RefundDestination(c, "") {
+		case RefundToCash:
+			out.Cash += own
+		case RefundToCard:
+			left := own
+			for _, rf := range o.Refunds {
+				if rf.Status != RefundFailed && rf.Tender == c.ID {
+					left -= rf.Amount
+				}
+			}
+			out.Cards = append(out.Cards, tenderLeft{Order: c, Left: max(left, 0)})
+		}
+	}
+	for _, rf := range o.Refunds {
+		if rf.Status == RefundFailed {
+			continue
+		}
+		paid -= rf.Amount
+		if RefundDestination(o, rf.To).MovesCash() {
+			out.Cash -= rf.Amount
+		}
+	}
+	out.Total = max(min(paid, o.Refundable()), 0)
+	out.Cash = min(max(out.Cash, 0), out.Total)
+	for i := range out.Cards {
+		out.Cards[i].Left = min(out.Cards[i].Left, out.Total)
+	}
+	return out
+}
+
 // card is the card tender that can take amount back, the one with most left
 // when none can, and the most any can take.
 func (l splitLeft) card(amount Paise) (tenderLeft, bool, Paise) {

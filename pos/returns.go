@@ -137,15 +137,13 @@ func (rt *Returns) ReturnView(ctx context.Context, doc string) (*SaleForReturn, 
 	if !o.State.Paid() {
 		return nil, wrapf(ErrNotRefundable, "Sale %s is %s, not paid: nothing of it can be returned.", o.ID, o.State)
 	}
-	v := &SaleForReturn{OrderID: o.ID, Number: o.Number(rt.cfg.Terminal), At: saleTime(*o).In(IST).Format("02 Jan 2006"),
-		Tender: o.Tender, Refundable: o.Refundable(), To: ReturnDestinations(o)}
-	if o.Tender == TenderSplit {
-		left, err := rt.eng.Sales.splitLeft(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		v.Refundable, v.To = left.Total, splitDestinations(left)
+	sale, err := rt.eng.Sales.saleOf(ctx, o)
+	if err != nil {
+		return nil, err
 	}
+	v := &SaleForReturn{OrderID: o.ID, Number: o.Number(rt.cfg.Terminal), At: saleTime(*o).In(IST).Format("02 Jan 2006"),
+		Tender: o.Tender}
+	v.Refundable, v.To = sale.returnable()
 	for i, l := range o.Lines {
 		ret := o.Returned(i)
 		v.Lines = append(v.Lines, ReturnableLine{SKU: l.SKU, Name: l.Name, Sold: l.Qty, Returned: ret, Left: l.Qty - ret,

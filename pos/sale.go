@@ -39,13 +39,124 @@ func (v TenderView) Failed() bool {
 	return v.Order == nil || v.State == StateFailed || v.State == StateAbandoned
 }
 
-// SaleStatus is where a split sale stands.
+// SaleStatus is where a sale stands: the order that holds its cart and
+// document, and the tenders that pay it. It is built by saleView only.
 type SaleStatus struct {
 	Sale    *Order
 	Tenders []TenderView
 	Paid    Paise // the tenders paid
 	Pending Paise // the tenders whose outcome is not final
 	Due     Paise // what is left to tender: the amount less paid and pending
+	// split is whether the tenders are orders apart from the sale (a split
+	// sale); false for a sale of one tender, which is its own only tender.
+	split bool
+}
+
+// paidApart reports whether sale o is paid by tender orders apart from it (a
+// split sale) rather than being its own only tender (an order of one tender, as
+// every sale was journaled before sales were split). It is the one test that
+// tells the two apart: saleView reads every sale through it, and the order's
+// state machine (which events an order takes, what it paid) asks it where the
+// journal's events differ.
+func paidApart(o *Order) bool { return o.Tender == TenderSplit }
+
+// saleView reads order o as a sale, the one place that turns orders into
+// sales: a split sale with each tender's order (tender loads one, nil when its
+// intent never reached the journal), an order of one tender as a sale whose
+// only tender is itself. o is a sale, not a split sale's tender.
+func saleView(o *Order, tender func(id string) (*Order, error)) (*SaleStatus, error) {
+	st := &SaleStatus{Sale: o, split: paidApart(o)}
+	tenders := o.Tenders
+	if !st.split {
+		tenders = []SaleTender{{OrderID: o.ID, Kind: o.Tender, Amount: o.Amount, NoteNo: o.NoteNo}}
+	}
+	for _, t := range tenders {
+		v := TenderView{SaleTender: t}
+		c := o
+		if st.split {
+			var err error
+			if c, err = tender(t.OrderID); err != nil {
+				return nil, err
+			}
+		}
+		if c != nil {
+			v.Order, v.State = c, c.State
+			v.Verified = c.State.Paid() && c.Verified
+		}
+		switch {
+		case v.Paid():
+			st.Paid += t.Amount
+		case v.Pending():
+			st.Pending += t.Amount
+		}
+		st.Tenders = append(st.Tenders, v)
+	}
+	st.Due = max(o.Amount-st.Paid-st.Pending, 0)
+	return st, nil
+}
+
+// SaleOrderIDs are the ids of the orders o is read with as a sale (saleView)
+// besides itself: a split sale's tenders' orders, a tender's sale; none for an
+// order of one tender. The ledger and the store server's day report load them
+// to count a day's sales.
+func SaleOrderIDs(o *Order) []string {
+	if o.Sale != "" {
+		return []string{o.Sale}
+	}
+	var ids []string
+	for _, t := range o.Tenders {
+		ids = append(ids, t.OrderID)
+	}
+	return ids
+}
+
+// orders are the orders that hold the sale's money: each tender's order that
+// reached the journal (the sale's own, for a sale of one tender).
+func (s *SaleStatus) orders() []*Order {
+	var out []*Order
+	for _, t := range s.Tenders {
+		if t.Order != nil {
+			out = append(out, t.Order)
+		}
+	}
+	return out
+}
+
+// paidTenders are the paid tenders' orders apart from the sale, which its
+// receipt prints one by one; none for a sale of one tender, whose receipt
+// prints its own payment.
+func (s *SaleStatus) paidTenders() []Order {
+	var out []Order
+	for _, t := range s.Tenders {
+		if t.Paid() && t.Order != s.Sale {
+			out = append(out, *t.Order)
+		}
+	}
+	return out
+}
+
+// through is the order a refund of the sale naming tender id goes through at
+// the payment service: that tender's order (a split sale's card refund names
+// it), or, for a refund naming none of a sale of one tender, the sale itself;
+// nil when the sale has no such tender.
+func (s *SaleStatus) through(id string) *Order {
+	for _, t := range s.Tenders {
+		if t.Order != nil && (t.Order.ID == id || (id == "" && t.Order == s.Sale)) {
+			return t.Order
+		}
+	}
+	return nil
+}
+
+// returnable is what of a paid sale can be given back now and where its money
+// can go, the default first: a sale of one tender by its own refunds and rule
+// (ReturnDestinations), a split sale by what each tender paid (splitLeft).
+func (s *SaleStatus) returnable() (Paise, []RefundTo) {
+	if !s.split {
+		return s.Sale.Refundable(), ReturnDestinations(s.Sale)
+	}
+	left := s.left()
+	return left.Total, splitDestinations(left)
 }
 
 // Complete reports whether the sale is paid and has its document number.

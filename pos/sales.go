@@ -75,30 +75,19 @@ func (sl *Sales) SaleStatus(ctx context.Context, id string) (*SaleStatus, error)
 	if err != nil {
 		return nil, err
 	}
-	if s.Tender != TenderSplit {
+	st, err := sl.saleOf(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if !st.split {
 		return nil, fmt.Errorf("pos: sale %q: %w", id, ErrNotSplitSale)
 	}
-	st := &SaleStatus{Sale: s}
-	for _, t := range s.Tenders {
-		v := TenderView{SaleTender: t}
-		o, err := sl.tenderOrder(ctx, t.OrderID)
-		if err != nil {
-			return nil, err
-		}
-		if o != nil {
-			v.Order, v.State = o, o.State
-			v.Verified = o.State.Paid() && o.Verified
-		}
-		switch {
-		case v.Paid():
-			st.Paid += t.Amount
-		case v.Pending():
-			st.Pending += t.Amount
-		}
-		st.Tenders = append(st.Tenders, v)
-	}
-	st.Due = max(s.Amount-st.Paid-st.Pending, 0)
 	return st, nil
+}
+
+// saleOf reads sale o and its tenders' orders from the journal (saleView).
+func (sl *Sales) saleOf(ctx context.Context, o *Order) (*SaleStatus, error) {
+	return saleView(o, func(id string) (*Order, error) { return sl.tenderOrder(ctx, id) })
 }
 
 // tenderOrder loads a tender's order, following a sale moved to a fresh order
@@ -319,16 +308,7 @@ func (sl *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, er
 	if st.Sale.State != StateOpen {
 		return st, nil
 	}
-	for _, t := range st.Tenders {
-		// A credit-note tender whose order was closed unpaid (refused, or the
-		// terminal stopped before note.redeemed) gives the note back; Restore is
-		// idempotent, so a note never redeemed is left as it is.
-		if t.Kind == TenderNote && t.Order != nil && t.State == StateAbandoned && sl.cfg.Notes != nil {
-			if err := sl.cfg.Notes.Restore(ctx, t.NoteNo, t.Amount, t.Order.ID); err != nil {
-				sl.log.LogAttrs(ctx, slog.LevelWarn, "pos: restore credit note", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
-			}
-		}
-	}
+	sl.restoreNotes(ctx, st)
 	if st.Pending > 0 || st.Paid < st.Sale.Amount {
 		return st, nil
 	}
@@ -345,6 +325,105 @@ func (sl *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, er
 	return sl.SaleStatus(ctx, saleID)
 }
 
+// restoreNotes gives back the credit note of each note tender of st whose
+// order was closed unpaid (refused, or the terminal stopped before
+// note.redeemed); Restore is idempotent, so a note never redeemed is left as it
+// is.
+func (sl *Sales) restoreNotes(ctx context.Context, st *SaleStatus) {
+	for _, t := range st.Tenders {
+		if t.Kind == TenderNote && t.Order != nil && t.State == StateAbandoned && sl.cfg.Notes != nil {
+			if err := sl.cfg.Notes.Restore(ctx, t.NoteNo, t.Amount, t.Order.ID); err != nil {
+				sl.log.LogAttrs(ctx, slog.LevelWarn, "pos: restore credit note", slog.String("order", t.Order.ID), slog.String("error", err.Error()))
+			}
+		}
+	}
+}
+
+// HoldsNoMoney reports whether an open sale has nothing paid and no tender in
+// flight: nothing of it is to give back, so it may be dropped (DropSale)
+// without a manager, and the close of day drops it.
+func (s *SaleStatus) HoldsNoMoney() bool {
+	return s.Sale.State == StateOpen && s.Paid == 0 && s.Pending == 0
+}
+
+// ErrHoldsMoney refuses to drop a sale that has a tender paid or in flight: it
+// is voided, by a manager's PIN, giving each paid tender back.
+var ErrHoldsMoney = errors.New("the sale holds money")
+
+// DropSale closes open sale saleID that holds no money (HoldsNoMoney), for
+// staff and with no manager's PIN: nothing is given back because nothing was
+// taken. A tender not final is checked once first, as VoidSale does; a credit
+// note tendered and refused is given back to its note. It is journaled as
+// sale.voided marked dropped.
+func (sl *Sales) DropSale(ctx context.Context, saleID, staff, reason string) (*SaleStatus, error) {
+	if err := sl.journalReady(ctx); err != nil {
+		return nil, err
+	}
+	unlock, err := sl.lockSale(saleID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	st, err := sl.SaleStatus(ctx, saleID)
+	if err != nil {
+		return nil, err
+	}
+	if st.Sale.State != StateOpen {
+		return nil, fmt.Errorf("pos: drop %q is %s: %w", saleID, st.Sale.State, ErrSaleClosed)
+	}
+	if st.Pending > 0 {
+		if st, err = sl.settlePendingTenders(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	if !st.HoldsNoMoney() {
+		return nil, wrapf(ErrHoldsMoney, "Sale %s has %s paid or being checked: a manager voids it, giving each paid tender back.", saleID, st.Paid+st.Pending)
+	}
+	return sl.drop(ctx, st, staff, reason)
+}
+
+// drop journals the drop of sale st, which holds no money. The caller holds
+// the sale's lock.
+func (sl *Sales) drop(ctx context.Context, st *SaleStatus, staff, reason string) (*SaleStatus, error) {
+	sl.restoreNotes(ctx, st)
+	if reason == "" {
+		reason = "nothing was paid: the sale was dropped"
+	}
+	if _, err := sl.commit(ctx, st.Sale, Event{Kind: EvSaleVoided, Staff: staff, Reason: reason, Sale: &SaleEvent{Dropped: true}}); err != nil {
+		return nil, err
+	}
+	return sl.SaleStatus(ctx, st.Sale.ID)
+}
+
+// dropEmptySales drops every open sale that holds no money, for the close of
+// day (Ledger.CloseDay), and returns their ids. A sale with a tender not final
+// is left open: the close of day deals with payments still unknown.
+func (sl *Sales) dropEmptySales(ctx context.Context, staff string) ([]string, error) {
+	sales, err := sl.OpenSales(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var dropped []string
+	for _, s := range sales {
+		unlock, err := sl.lockSale(s.ID)
+		if err != nil {
+			continue // being paid now
+		}
+		st, err := sl.SaleStatus(ctx, s.ID)
+		if err == nil && st.HoldsNoMoney() {
+			_, err = sl.drop(ctx, st, staff, "nothing was paid: dropped at the close of day")
+			if err == nil {
+				dropped = append(dropped, s.ID)
+			}
+		}
+		unlock()
+		if err != nil {
+			return dropped, err
+		}
+	}
+	return dropped, nil
+}
+
 // OpenSales lists the split sales still open (part paid, or not paid at all),
 // oldest first: the counter shows them again after a restart, however long ago
 // they were opened. The days are read back from the business day open now to
@@ -355,7 +434,7 @@ func (sl *Sales) OpenSales(ctx context.Context) ([]*Order, error) {
 	var out []*Order
 	seen := map[string]bool{}
 	keep := func(o *Order) {
-		if o.Tender == TenderSplit && o.State == StateOpen && !seen[o.ID] {
+		if o.State == StateOpen && !seen[o.ID] { // only a split sale is ever OPEN
 			seen[o.ID] = true
 			out = append(out, o)
 		}
@@ -665,53 +744,4 @@ func (sl *Sales) settleNoteSale(ctx context.Context, o *Order) error {
 	}
 	_, err = sl.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
 	return err
-}
-
-// splitLeft reads what is left to give back of split sale o through its
-// tenders: what each paid less its own refunds (a tender refunded by itself)
-// and the sale's refunds through it.
-func (sl *Sales) splitLeft(ctx context.Context, o *Order) (splitLeft, error) {
-	var out splitLeft
-	var paid Paise
-	for _, t := range o.Tenders {
-		c, err := sl.tenderOrder(ctx, t.OrderID)
-		if err != nil {
-			return splitLeft{}, err
-		}
-		if c == nil || !c.State.Paid() {
-			continue
-		}
-		own := c.Refundable()
-		paid += own
-		// Each tender gives back the way it was paid (RefundDestination): cash
-		// and UPI from the drawer, a card through the service, a note onto a
-		// note (any return can go there).
-		switch RefundDestination(c, "") {
-		case RefundToCash:
-			out.Cash += own
-		case RefundToCard:
-			left := own
-			for _, rf := range o.Refunds {
-				if rf.Status != RefundFailed && rf.Tender == c.ID {
-					left -= rf.Amount
-				}
-			}
-			out.Cards = append(out.Cards, tenderLeft{Order: c, Left: max(left, 0)})
-		}
-	}
-	for _, rf := range o.Refunds {
-		if rf.Status == RefundFailed {
-			continue
-		}
-		paid -= rf.Amount
-		if RefundDestination(o, rf.To).MovesCash() {
-			out.Cash -= rf.Amount
-		}
-	}
-	out.Total = max(min(paid, o.Refundable()), 0)
-	out.Cash = min(max(out.Cash, 0), out.Total)
-	for i := range out.Cards {
-		out.Cards[i].Left = min(out.Cards[i].Left, out.Total)
-	}
-	return out, nil
 }

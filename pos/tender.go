@@ -28,6 +28,9 @@ type SaleEvent struct {
 	Verified bool `json:"verified,omitempty"`
 	// NoteNo is, in tender.note_redeemed, the credit note redeemed.
 	NoteNo string `json:"note_no,omitempty"`
+	// Dropped is, in sale.voided, a sale that held no money closed without a
+	// manager (Sales.DropSale, or the close of day): nothing was given back.
+	Dropped bool `json:"dropped,omitempty"`
 }
 
 // NoteRedeemer is the credit-note ledger as a split sale needs it: a credit note
@@ -63,7 +66,7 @@ func (o *Order) applySale(ev Event) error {
 	switch ev.Kind {
 	case EvTenderAdded:
 		switch {
-		case o.Tender != TenderSplit:
+		case !paidApart(o):
 			return fmt.Errorf("%w: a tender added to a %s order", ErrBadEvent, o.Tender)
 		case se == nil || se.Tender == nil || se.Tender.OrderID == "":
 			return fmt.Errorf("%w: no tender", ErrBadEvent)
@@ -80,7 +83,7 @@ func (o *Order) applySale(ev Event) error {
 		return nil
 	case EvSaleCompleted:
 		switch {
-		case o.Tender != TenderSplit:
+		case !paidApart(o):
 			return fmt.Errorf("%w: sale.completed on a %s order", ErrBadEvent, o.Tender)
 		case o.State.Paid():
 			return ErrStaleEvent
@@ -92,7 +95,7 @@ func (o *Order) applySale(ev Event) error {
 		return o.move(StatePaid)
 	case EvSaleVoided:
 		switch {
-		case o.Tender != TenderSplit:
+		case !paidApart(o):
 			return fmt.Errorf("%w: sale.voided on a %s order", ErrBadEvent, o.Tender)
 		case o.State == StateVoided:
 			return ErrStaleEvent

@@ -86,16 +86,7 @@ func (rp *Reports) dayOrders(ctx context.Context, d time.Time) (map[string][]*po
 	var ts, ids []string
 	for t, os := range out {
 		for _, o := range os {
-			var related []string
-			switch {
-			case o.Sale != "":
-				related = []string{o.Sale}
-			case o.Tender == pos.TenderSplit:
-				for _, tn := range o.Tenders {
-					related = append(related, tn.OrderID)
-				}
-			}
-			for _, id := range related {
+			for _, id := range pos.SaleOrderIDs(o) {
 				if k := [2]string{t, id}; !have[k] {
 					have[k] = true
 					ts, ids = append(ts, t), append(ids, id)

@@ -126,6 +126,10 @@ func (f *fakeTill) VoidSale(context.Context, string, string, string) (*SaleStatu
 	return nil, errFakeNotKept
 }
 
+func (f *fakeTill) DropSale(context.Context, string, string, string) (*SaleStatus, error) {
+	return nil, errFakeNotKept
+}
+
 func (f *fakeTill) UPIRequest(context.Context, string, pos.Paise) (UPIRequest, error) {
 	return UPIRequest{}, errFakeNotKept
 }

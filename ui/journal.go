@@ -303,7 +303,7 @@ func (s *journalScreen) openOrder(id string) {
 // openSale reports whether o is a split sale left open: part paid, or not
 // paid at all, with no invoice yet.
 func openSale(o OrderSummary) bool {
-	return o.Tender == pos.TenderSplit && o.State == pos.StateOpen
+	return o.State == pos.StateOpen // only a split sale is ever OPEN
 }
 
 func openText(o OrderSummary) string {

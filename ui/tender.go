@@ -35,6 +35,9 @@ type Tenderer interface {
 	OpenSales(ctx context.Context) ([]*SaleStatus, error)
 	// VoidSale refunds the paid tenders of a part-paid sale, by a manager's PIN.
 	VoidSale(ctx context.Context, id, pin, reason string) (*SaleStatus, error)
+	// DropSale closes an open sale that holds no money (nothing paid, nothing
+	// in flight) for staff, with no PIN: nothing is given back.
+	DropSale(ctx context.Context, id, staff, reason string) (*SaleStatus, error)
 	// UPIRequest builds the UPI QR for amount of the sale (0: all that is left).
 	UPIRequest(ctx context.Context, id string, amount pos.Paise) (UPIRequest, error)
 	// SaleEMIOffers lists the EMI plans for amount of the sale (0: the rest).
@@ -483,9 +486,14 @@ func (u *UI) tenderDone(req PayRequest, o Outcome, err error, back screen) bool 
 	return true
 }
 
-// askVoid asks a manager's PIN and voids the sale: each paid tender is refunded.
+// askVoid asks a manager's PIN and voids the sale: each paid tender is
+// refunded. A sale that holds no money is dropped instead (askDrop).
 func (s *tenderScreen) askVoid() {
 	if s.sale == nil {
+		return
+	}
+	if s.sale.HoldsNoMoney() {
+		s.askDrop()
 		return
 	}
 	t := s.u.till.Checkout
@@ -518,6 +526,30 @@ func (s *tenderScreen) askVoid() {
 					}
 					s.sale = nil
 					s.u.sale.message.SetText("Sale " + id + " voided: " + st.Paid.String() + " refunded. " + refundCash(st))
+					s.u.goTo(s.u.sale)
+				}
+			})
+		})
+}
+
+// askDrop asks the cashier to confirm dropping the sale, which holds no money:
+// no PIN, nothing to give back.
+func (s *tenderScreen) askDrop() {
+	t, id, staff := s.u.till.Checkout, s.sale.Sale.ID, s.u.user.Name
+	s.u.dialogs.ask("Drop sale "+id, "Nothing is paid on this sale and nothing is being checked: dropping it gives its cart up, with nothing to give back. Enter drops it; Esc keeps the sale open.",
+		nil, func(p *prompt) {
+			p.ok.Disable()
+			s.u.async(func(ctx context.Context) func() {
+				_, err := t.DropSale(ctx, id, staff, "")
+				return func() {
+					p.ok.Enable()
+					if err != nil {
+						p.say(sentence(err))
+						return
+					}
+					p.close()
+					s.sale = nil
+					s.u.sale.message.SetText("Sale " + id + " dropped: nothing was paid on it.")
 					s.u.goTo(s.u.sale)
 				}
 			})

@@ -30,6 +30,7 @@ type splitTill struct {
 	ids       []string // the sales, oldest first
 	events    int      // what was journaled: a sale opened, a tender, a void
 	voids     []string
+	drops     []string // the sales dropped (no PIN)
 	refuseEMI bool
 	hold      chan struct{}
 }
@@ -106,6 +107,18 @@ func (f *splitTill) VoidSale(ctx context.Context, id, pin, reason string) (*Sale
 	}
 	f.sales[id].State = pos.StateVoided
 	f.voids = append(f.voids, id)
+	f.events++
+	return f.status(id), nil
+}
+
+func (f *splitTill) DropSale(_ context.Context, id, staff, reason string) (*SaleStatus, error) {
+	f.smu.Lock()
+	defer f.smu.Unlock()
+	if st := f.status(id); !st.HoldsNoMoney() {
+		return nil, pos.ErrHoldsMoney
+	}
+	f.sales[id].State = pos.StateVoided
+	f.drops = append(f.drops, id)
 	f.events++
 	return f.status(id), nil
 }
@@ -524,4 +537,38 @@ func TestTenderNoun(t *testing.T) {
 		pos.TenderUPI: "UPI", pos.TenderNote: "credit note", pos.TenderPhone: "phone"} {
 		assert.Equal(t, want, tenderNoun(k))
 	}
+}
+
+// TestVoidDropsSaleWithNothingPaid: F4 on a sale with nothing paid drops it
+// with the cashier's Enter, no manager's PIN (it holds no money); on a sale
+// with cash paid it asks the manager's PIN as before.
+func TestVoidDropsSaleWithNothingPaid(t *testing.T) {
+	f := newSplitTill()
+	h := newSplitHarness(t, f)
+	h.signIn("Ravi", "1234")
+	h.enter("TV55")
+	h.press(fyne.KeyF11)
+	h.settle()
+	require.Equal(t, h.u.tender, h.u.current, h.u.sale.message.Text)
+	id := h.u.tender.sale.Sale.ID
+	h.press(fyne.KeyF4)
+	h.settle()
+	require.NotNil(t, h.u.dialogs.prompt)
+	assert.Equal(t, "Drop sale "+id, h.u.dialogs.prompt.title)
+	assert.Empty(t, h.u.dialogs.prompt.fields, "no PIN for a sale that holds no money")
+	h.press(fyne.KeyReturn)
+	h.settle()
+	assert.Equal(t, []string{id}, f.drops)
+	assert.Empty(t, f.voids)
+	require.Equal(t, h.u.sale, h.u.current)
+	assert.Equal(t, "Sale "+id+" dropped: nothing was paid on it.", h.u.sale.message.Text)
+	open, _ := f.OpenSales(t.Context())
+	assert.Empty(t, open)
+
+	st := h.openSplitSale()
+	h.press(fyne.KeyF4)
+	h.settle()
+	require.NotNil(t, h.u.dialogs.prompt)
+	assert.Equal(t, "Void sale "+st.Sale.ID, h.u.dialogs.prompt.title)
+	assert.Len(t, h.u.dialogs.prompt.fields, 1, "a sale with money on it asks the manager's PIN")
 }

@@ -132,7 +132,7 @@ func (c *cli) payManager(ctx context.Context, t *terminal, staff, pin string) (p
 // taken or it may be voided.
 func openSale(ctx context.Context, t *terminal, id string) bool {
 	o, err := t.Books.Order(ctx, id)
-	return err == nil && o.Tender == pos.TenderSplit && o.State == pos.StateOpen
+	return err == nil && o.State == pos.StateOpen // only a split sale is ever OPEN
 }
 
 // finishSale takes tenders for what is left of the open split sale id, as

@@ -179,3 +179,31 @@ func TestOpenSaleFinishedInCashNamesNoFailedPayment(t *testing.T) {
 	assert.Equal(t, "FAILED", co.Tenders[1].Status)
 	assert.NotEmpty(t, co.Tenders[1].PaymentID, "the declined card keeps its own payment id")
 }
+
+// TestVoidDropsSaleWithNothingPaid: a split sale whose only tender the issuer
+// declined holds no money: galla void drops it with no PIN (nothing given
+// back), after which it is neither open nor to be paid.
+func TestVoidDropsSaleWithNothingPaid(t *testing.T) {
+	dir := t.TempDir()
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+	require.Equal(t, exitOK, code, errOut)
+	declined := strings.Replace(visaJSON, "4111 1111 1111 1111", "4000000000000002", 1)
+	code, out, errOut := tillRun(t, dir, declined, pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "card:50000,cash", "--otp", "123456")
+	require.Equal(t, exitFailed, code, errOut)
+	co := decodeCheckout(t, out)
+	require.Equal(t, "FAILED", co.Status)
+	sale := co.MerchantOrderID
+
+	code, out, errOut = tillRun(t, dir, "", nil, "void", sale, "--reason", "customer left")
+	require.Equal(t, exitOK, code, "no PIN is asked for a sale that holds no money: %s", errOut)
+	var v voidOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	assert.Equal(t, voidOutput{MerchantOrderID: sale, Status: "VOIDED", Reason: "customer left", Tenders: []pos.CancelTender{}}, v)
+	code, out, errOut = tillRun(t, dir, "", nil, "sales", "--open", "--format", "json")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, "[]\n", out)
+	code, _, errOut = tillRun(t, dir, "", pin, "pay", sale, "--staff", "Meera", "--pay", "cash")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "is not an open sale")
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,7 +30,9 @@ type voidOutput struct {
 //   - an open split sale's id (galla sales --open): the sale is voided
 //     (Till.VoidSale): each paid tender is given back with its refund document
 //     (the card through the service, cash from the drawer, a credit note back
-//     onto its note), and the sale issues no invoice;
+//     onto its note), and the sale issues no invoice; a sale with nothing paid
+//     and nothing in flight holds no money and is dropped with no PIN
+//     (Checkout.DropSale);
 //   - an invoice's number (or its sale's order id): today's invoice whose supply
 //     did not happen is cancelled; every tender is given back and the invoice
 //     keeps its number, marked CANCELLED.
@@ -48,13 +51,20 @@ func cmdVoid(c *cli, args []string) int {
 	if strings.TrimSpace(*reason) == "" {
 		return c.fail(exitBadInput, "Say why the invoice is cancelled (or the open sale voided) with --reason, for example --reason \"customer left before delivery\".")
 	}
-	t, pin, failed := c.openAsManager()
-	if t == nil {
-		return failed
+	t, err := openTill(c)
+	if err != nil {
+		return c.failOpen(err)
 	}
 	defer t.close()
 	ctx, cancel := signalContext()
 	defer cancel()
+	if st, err := t.Checkout.SaleStatus(ctx, rest[0]); err == nil && st.HoldsNoMoney() {
+		return c.dropSale(ctx, t, rest[0], *reason)
+	}
+	pin, err := c.managerPIN(bufio.NewReader(c.stdin))
+	if err != nil {
+		return c.fail(exitBadInput, "%v.", err)
+	}
 	if openSale(ctx, t, rest[0]) {
 		return c.voidSale(ctx, t, rest[0], pin, *reason)
 	}
@@ -114,6 +124,17 @@ func (c *cli) voidSale(ctx context.Context, t *terminal, id, pin, reason string)
 	if out.Status == "PENDING" {
 		return c.fail(exitUnknown, "%s", out.Pending)
 	}
+	return exitOK
+}
+
+// dropSale drops the open sale id that holds no money (Checkout.DropSale), with
+// no PIN, and prints galla void's answer: status VOIDED, nothing given back.
+func (c *cli) dropSale(ctx context.Context, t *terminal, id, reason string) int {
+	if _, err := t.Checkout.DropSale(ctx, id, "", reason); err != nil {
+		return c.fail(voidErrorCode(err), "%s", pos.Sentence(err))
+	}
+	b, _ := json.Marshal(voidOutput{MerchantOrderID: id, Status: "VOIDED", Reason: reason, Tenders: []pos.CancelTender{}})
+	fmt.Fprintln(c.stdout, string(b))
 	return exitOK
 }
 
