@@ -103,8 +103,19 @@ func printable(k []byte) string {
 	if i := bytes.IndexByte(k, sep); i >= 0 && len(k) == i+9 {
 		return fmt.Sprintf("%s %d", k[:i], beU64(k[i+1:]))
 	}
-	if len(k) == 8 {
+	if len(k) == 8 && !isText(k) {
 		return fmt.Sprint(beU64(k))
 	}
 	return string(k)
+}
+
+// isText reports whether k is printable ASCII (a key such as "products", not a
+// number).
+func isText(k []byte) bool {
+	for _, c := range k {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }

@@ -172,6 +172,9 @@ func SalvageWith(ctx context.Context, damagedPath, backupPath, out string, opts 
 			return fail(err)
 		}
 	}
+	if err := j.noteRecovery(ctx, recovered{How: "salvage", By: opts.RecoveredBy, From: damagedPath, Backup: backupPath, Lost: rep.Lost}); err != nil {
+		return fail(err)
+	}
 	if rep.Numbers, err = j.Numbers(); err != nil {
 		return fail(err)
 	}
@@ -388,8 +391,9 @@ func RestoreWith(ctx context.Context, backup, dst string, opts Options) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return fail(err)
 	}
+	aside := ""
 	if _, err := os.Stat(dst); err == nil {
-		aside := dst + damagedInfix + time.Now().UTC().Format("20060102T150405.000000000")
+		aside = dst + damagedInfix + time.Now().UTC().Format("20060102T150405.000000000")
 		if err := os.Rename(dst, aside); err != nil {
 			return fail(err)
 		}
@@ -405,8 +409,12 @@ func RestoreWith(ctx context.Context, backup, dst string, opts Options) error {
 	if err := writeNumbers(dst, hw); err != nil {
 		return fail(err)
 	}
-	j, err := Open(dst, Options{Create: CreateNever, continueNumbers: "restore of " + backup, ChainKey: key})
+	j, err := Open(dst, Options{Create: CreateNever, continueNumbers: "restore of " + backup, ChainKey: key, recovery: true})
 	if err != nil {
+		return fail(err)
+	}
+	if err := j.noteRecovery(ctx, recovered{How: "restore", By: opts.RecoveredBy, From: backup, Aside: aside}); err != nil {
+		_ = j.Close()
 		return fail(err)
 	}
 	if err := j.Close(); err != nil {
