@@ -89,8 +89,13 @@ type Options struct {
 
 	// RecoveredBy names the manager who restores or salvages a journal
 	// (RestoreWith, SalvageWith): the journal.recovered event they append
-	// records it. The command line asks for the manager's PIN first.
+	// records it. Authorise, when set, names the manager instead: it is given
+	// the staff of the journal to be put in place (Restore: the backup's,
+	// before anything is moved; Salvage: the new journal's, before it is
+	// finished) and returns who allowed it, or an error that stops it with
+	// nothing put in place. The command line checks a manager's PIN there.
 	RecoveredBy string
+	Authorise   func(ctx context.Context, staff pos.StaffStore) (string, error)
 
 	// recovery is set by Restore: the journal is put in place by a manager, so
 	// the head record of the journal it replaces is not asked for.
@@ -448,6 +453,14 @@ func (j *Journal) init(opts Options, creating bool) error {
 		// new one in its place: the record is of no use to it.
 		if err := os.Remove(HeadPath(j.core.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("journal: open: %w", err)
+		}
+	}
+	// The records every command reads first (who signs in, the shop's
+	// details) are few: their proofs are checked here, so that an edit of one
+	// stops the terminal before anything is sold.
+	if err := j.checkStaffAndSettings(); err != nil {
+		if !opts.ReadOnly {
+			return err
 		}
 	}
 	// The numbers first: an old copy put back is told as such (ErrBehind).

@@ -181,6 +181,10 @@ func (lg *Log) verifyOnce(ctx context.Context, full bool) error {
 		return err
 	}
 	lg.vmu.Lock()
+	if lg.verifyErr != nil {
+		// A record refused while this ran (refuse): that failure stays.
+		err = lg.verifyErr
+	}
 	lg.verified, lg.verifyErr = true, err
 	lg.vmu.Unlock()
 	return err

@@ -212,6 +212,30 @@ func (e *proofError) Is(target error) bool {
 	return target == ErrDerivedMismatch || target == ErrDamaged
 }
 
+// checkStaffAndSettings checks the proof of every staff record and setting:
+// a few dozen records, read by every command before it does anything.
+func (j *Journal) checkStaffAndSettings() error {
+	return j.core.view(func(tx *bolt.Tx) error {
+		if on, err := proved(tx); err != nil || !on {
+			if err != nil {
+				return j.core.refuse("proofs", "", err.Error())
+			}
+			return nil
+		}
+		for _, bucket := range [][]byte{bucketStaff, bucketSettings} {
+			if err := tx.Bucket(bucket).ForEach(func(k, v []byte) error {
+				if reason := j.core.proofs.check(tx, bucket, k, v); reason != "" {
+					return j.core.refuse(string(bucket), printable(k), reason)
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // EvRecordsProved is the journal's own event recording that the derived records
 // of a journal written before proofs (schema 3 or older) were proved against a
 // replay of its events, once, at the first Open by a build of schema 4, and

@@ -3,6 +3,8 @@ package journal
 import (
 	"bytes"
 	"context"
+	"crypto/pbkdf2"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -57,9 +59,10 @@ func editBytes(t *testing.T, path string, bucket []byte, key []byte, old, new st
 // last Z report, which the start-up check does not replay: a cashier made
 // manager, a manager's PIN replaced by an old unpeppered PBKDF2 hash, the
 // shop's name and UPI address, an order's amount, the catalog's price, a Z
-// report's total. Each read that would use the record refuses it with a
-// *MismatchError naming it and the last backup, the verification result then
-// says so (the window takes no payment), and nothing is written.
+// report's total. Open refuses an edited staff record or setting (every
+// command reads them first); each read that would use any record refuses it
+// with a *MismatchError naming it and the last backup, the verification result
+// then says so (the window takes no payment), and nothing is written.
 func TestEditedRecordsAreRefused(t *testing.T) {
 	pbkdf2Hash := `"pin_hash":"` + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" + `","salt":"c2FsdA==","iterations":100000`
 	tests := []struct {
@@ -96,8 +99,15 @@ func TestEditedRecordsAreRefused(t *testing.T) {
 			editBytes(t, path, tt.bucket, []byte(tt.key), tt.old, tt.new)
 			before := fileSum(t, path)
 
+			// Staff and settings, read by every command first, are proved at
+			// Open; the rest when read.
 			j, err := Open(path, Options{ChainKey: testKey})
-			require.NoError(t, err, "the start-up check replays the events since the Z only")
+			if bytes.Equal(tt.bucket, bucketStaff) || bytes.Equal(tt.bucket, bucketSettings) {
+				require.ErrorIs(t, err, ErrDerivedMismatch, "refused at Open")
+				j, err = Open(path, Options{ChainKey: testKey, ReadOnly: true})
+				require.NoError(t, err, "read-only, the reports stay readable")
+			}
+			require.NoError(t, err)
 			err = tt.read(t.Context(), j)
 			require.ErrorIs(t, err, ErrDerivedMismatch)
 			var me *MismatchError
@@ -139,11 +149,23 @@ func TestEditedZReportIsRefused(t *testing.T) {
 // appended.
 func TestEditedRecordIsNotLaundered(t *testing.T) {
 	path, _ := provedJournal(t)
-	editBytes(t, path, bucketStaff, []byte("002"), `"role":"cashier"`, `"role":"manager"`)
-	editBytes(t, path, bucketOrders, []byte("G-0003"), `"amount":129900`, `"amount":1299`)
 	j, err := Open(path, Options{ChainKey: testKey})
 	require.NoError(t, err)
 	defer j.Close()
+	// Edited in the open file (Open would refuse the staff record already),
+	// as another writer could.
+	require.NoError(t, j.core.db.Update(func(tx *bolt.Tx) error {
+		for _, e := range []struct{ bucket, key, old, new string }{
+			{"staff", "002", `"role":"cashier"`, `"role":"manager"`},
+			{"orders", "G-0003", `"amount":129900`, `"amount":1299`},
+		} {
+			b := tx.Bucket([]byte(e.bucket))
+			v := b.Get([]byte(e.key))
+			require.True(t, bytes.Contains(v, []byte(e.old)))
+			require.NoError(t, b.Put([]byte(e.key), bytes.Replace(v, []byte(e.old), []byte(e.new), 1)))
+		}
+		return nil
+	}))
 	last, err := j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
 
@@ -362,4 +384,34 @@ func TestSalvagePutInPlace(t *testing.T) {
 	j, err = Open(path, Options{ChainKey: testKey})
 	require.NoError(t, err, "and it opens again")
 	require.NoError(t, j.Close())
+}
+
+// TestOldPINRecordedByTheLogIsUpgraded: a manager's PIN recorded by the keyed
+// log as an earlier version hashed it (PBKDF2, no pepper) signs in, and is
+// rehashed with argon2id and the pepper in a keyed event; the journal verifies.
+func TestOldPINRecordedByTheLogIsUpgraded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data", "journal.db")
+	j, err := Open(path, Options{ChainKey: testKey})
+	require.NoError(t, err)
+	old := pos.Staff{ID: "001", Name: "Asha", Role: pos.RoleManager, Iterations: pos.MinPINIterations, Salt: []byte("sixteen byte slt")}
+	old.PINHash, err = pbkdf2.Key(sha256.New, "135790", old.Salt, old.Iterations, 32)
+	require.NoError(t, err)
+	data, err := json.Marshal(old)
+	require.NoError(t, err)
+	var s script
+	appendAll(t, j, []pos.Event{{Kind: pos.EvStaffAdded, Time: s.next(), Data: data}})
+	require.NoError(t, j.Close())
+
+	j, err = Open(path, Options{ChainKey: testKey})
+	require.NoError(t, err)
+	defer j.Close()
+	pepper := []byte("a pepper kept in the keyring, 32b")
+	r := pos.NewRoster(j.Staff).WithPepper(pepper)
+	_, err = r.SignIn(t.Context(), "001", "135790", t0.Add(time.Hour))
+	require.NoError(t, err, "the log recorded it")
+	up, err := j.Staff.Get(t.Context(), "001")
+	require.NoError(t, err)
+	assert.Equal(t, pos.AlgoArgon2id, up.Algo, "rehashed at once")
+	assert.True(t, up.PINMatches("135790", pepper))
+	require.NoError(t, j.Log.VerifyAll(t.Context()))
 }

@@ -172,7 +172,18 @@ func SalvageWith(ctx context.Context, damagedPath, backupPath, out string, opts 
 			return fail(err)
 		}
 	}
-	if err := j.noteRecovery(ctx, recovered{How: "salvage", By: opts.RecoveredBy, From: damagedPath, Backup: backupPath, Lost: rep.Lost}); err != nil {
+	by := opts.RecoveredBy
+	if opts.Authorise != nil {
+		if by, err = opts.Authorise(ctx, j.Staff); err != nil {
+			// Not allowed: the new journal is not left behind.
+			_ = j.Close()
+			for _, p := range []string{out, HeadPath(out), NumbersPath(out)} {
+				_ = os.Remove(p)
+			}
+			return fail(err)
+		}
+	}
+	if err := j.noteRecovery(ctx, recovered{How: "salvage", By: by, From: damagedPath, Backup: backupPath, Lost: rep.Lost}); err != nil {
 		return fail(err)
 	}
 	if rep.Numbers, err = j.Numbers(); err != nil {
@@ -359,6 +370,18 @@ func RestoreWith(ctx context.Context, backup, dst string, opts Options) error {
 	if _, err := VerifyFileWith(ctx, backup, Options{ChainKey: key}); err != nil && !errors.Is(err, ErrBehind) {
 		return fail(fmt.Errorf("the backup does not verify: %w", err))
 	}
+	by := opts.RecoveredBy
+	if opts.Authorise != nil {
+		b, err := Open(backup, Options{ReadOnly: true, Create: CreateNever, ChainKey: key})
+		if err != nil {
+			return fail(err)
+		}
+		by, err = opts.Authorise(ctx, b.Staff)
+		_ = b.Close()
+		if err != nil {
+			return fail(err)
+		}
+	}
 	hw, _, err := ReadNumbers(dst)
 	if err != nil {
 		return fail(err)
@@ -413,7 +436,7 @@ func RestoreWith(ctx context.Context, backup, dst string, opts Options) error {
 	if err != nil {
 		return fail(err)
 	}
-	if err := j.noteRecovery(ctx, recovered{How: "restore", By: opts.RecoveredBy, From: backup, Aside: aside}); err != nil {
+	if err := j.noteRecovery(ctx, recovered{How: "restore", By: by, From: backup, Aside: aside}); err != nil {
 		_ = j.Close()
 		return fail(err)
 	}

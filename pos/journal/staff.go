@@ -22,6 +22,7 @@ func (st *Staff) List(ctx context.Context) ([]pos.Staff, error) {
 	}
 	var out []pos.Staff
 	err := st.view(func(tx *bolt.Tx) error {
+		recorded, _ := proved(tx)
 		return tx.Bucket(bucketStaff).ForEach(func(k, v []byte) error {
 			if reason := st.proofs.check(tx, bucketStaff, k, v); reason != "" {
 				return st.refuse(string(bucketStaff), string(k), reason)
@@ -30,6 +31,7 @@ func (st *Staff) List(ctx context.Context) ([]pos.Staff, error) {
 			if err := json.Unmarshal(v, &s); err != nil {
 				return fmt.Errorf("staff %q: %w", k, err)
 			}
+			s.Recorded = recorded
 			out = append(out, s)
 			return nil
 		})
@@ -55,6 +57,9 @@ func (st *Staff) Get(ctx context.Context, id string) (pos.Staff, error) {
 		if raw == nil {
 			return pos.ErrUnknownStaff
 		}
+		// Its proof checked: the journal wrote it (an old PIN hash in it
+		// was set on this terminal).
+		s.Recorded, _ = proved(tx)
 		return json.Unmarshal(raw, &s)
 	})
 	if err != nil {
