@@ -516,13 +516,8 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 	})
 }
 
-// compareBucket reports the first key whose value differs between have (the
-// journal) and want (the replay).
-func (lg *Log) compareBucket(have, want *bolt.Bucket, name string) error {
-	return lg.compareBucketAs(have, want, name, false)
-}
-
-// compareBucketAs is compareBucket; with indexOnly the values of the orders'
+// compareBucketAs reports the first key whose value differs between have (the
+// journal) and want (the replay). With indexOnly the values of the orders'
 // event index entries (their proofs, made with another key or none) are not
 // compared, only their keys: the upgrade gives them anew.
 func (lg *Log) compareBucketAs(have, want *bolt.Bucket, name string, indexOnly bool) error {

@@ -38,9 +38,6 @@ var bucketProofs = []byte("proofs")
 // proofLabel is what the proof key is the HMAC of, under the chain key.
 const proofLabel = "galla journal record proof 1"
 
-// proofSize is the size of one proof.
-const proofSize = sha256.Size
-
 // schemaProofs is the first schema whose derived records carry proofs.
 const schemaProofs = 4
 
@@ -134,7 +131,8 @@ func lastOrderEvent(orders *bolt.Bucket, id []byte) ([]byte, []byte) {
 	prefix := append(bytes.Clone(id), sep)
 	c := orders.Cursor()
 	// The entries of id sort between id ‖ 0x00 and id ‖ 0x01.
-	k, v := c.Seek(append(bytes.Clone(id), sep+1))
+	k, _ := c.Seek(append(bytes.Clone(id), sep+1))
+	var v []byte
 	if k == nil {
 		k, v = c.Last()
 	} else {
