@@ -417,6 +417,13 @@ func (j *Journal) init(opts Options, creating bool) error {
 		// journal cannot be trusted.
 		j.core.verified, j.core.verifyErr = true, err
 	}
+	// A missing head record is refused before anything is written (the
+	// proof of the records, a rebuild); checkHead checks the record itself.
+	if last, _ := j.Log.LastSeq(context.Background()); j.headExpected(opts, creating, mig, last) {
+		if fi, err := os.Stat(HeadPath(j.core.path)); err != nil || fi.Size() != headRecordSize {
+			return j.headMissing(last)
+		}
+	}
 	missing := j.derivedMissing()
 	switch {
 	case opts.ReadOnly:
@@ -809,10 +816,9 @@ func (j *Journal) checkHead(opts Options, creating bool, mig migrated) error {
 	}
 	// Without a key the record only catches a torn write (anyone can seal
 	// it), and a missing one is written anew.
-	expected := j.core.rec.key != nil && !creating && last > 0 && !opts.recovery && !j.core.keyAdoptOld && (mig.from == 0 || mig.from >= 3)
 	switch {
-	case len(raw) != headRecordSize && expected && !j.core.readOnly:
-		return j.core.corrupt(last, fmt.Sprintf("the head record %s beside the journal is missing or cut short: it records the journal's last event, so that a journal cut short or made anew is found, and Galla will not write it anew. Put it back from where it was moved; a journal salvaged or restored by a manager is put in place with \"galla journal restore FILE\"", HeadPath(j.core.path)))
+	case len(raw) != headRecordSize && j.headExpected(opts, creating, mig, last):
+		return j.headMissing(last)
 	case len(raw) == headRecordSize && !sealed && j.core.rec.key != nil:
 		return j.core.corrupt(0, "the head record beside the journal is not sealed with the chain key")
 	case sealed && seq > last:
@@ -838,6 +844,20 @@ func (j *Journal) checkHead(opts Options, creating bool, mig migrated) error {
 		return fmt.Errorf("journal: open: the head record: %w", j.core.headErr)
 	}
 	return nil
+}
+
+// headExpected reports whether the journal, whose last event is last, must have
+// its head record beside it (checkHead): a keyed journal that is not new,
+// empty, migrated from a schema before the record in this Open, or put in place
+// by Restore, opened for writing.
+func (j *Journal) headExpected(opts Options, creating bool, mig migrated, last uint64) bool {
+	return j.core.rec.key != nil && !j.core.readOnly && !creating && last > 0 && !opts.recovery &&
+		!j.core.keyAdoptOld && (mig.from == 0 || mig.from >= 3)
+}
+
+// headMissing is the refusal of a journal whose head record is missing.
+func (j *Journal) headMissing(last uint64) error {
+	return j.core.corrupt(last, fmt.Sprintf("the head record %s beside the journal is missing or cut short: it records the journal's last event, so that a journal cut short or made anew is found, and Galla will not write it anew. Put it back from where it was moved; a journal salvaged or restored by a manager is put in place with \"galla journal restore FILE\"", HeadPath(j.core.path)))
 }
 
 // closeHead closes the head record.

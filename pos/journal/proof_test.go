@@ -297,16 +297,25 @@ func TestKeyedChainDowngradeIsRefused(t *testing.T) {
 }
 
 // TestMissingHeadRecordIsRefused: the head record beside a keyed journal
-// deleted: Open refuses with a sentence instead of writing it anew.
+// deleted: Open refuses with a sentence instead of writing it anew. With the
+// proofs deleted too (which Open would give anew), the refusal comes before
+// anything is written.
 func TestMissingHeadRecordIsRefused(t *testing.T) {
-	path, _ := keyedJournal(t)
-	require.NoError(t, os.Remove(HeadPath(path)))
-	_, err := Open(path, Options{ChainKey: testKey})
-	require.ErrorIs(t, err, ErrCorrupt)
-	assert.Contains(t, pos.Sentence(err), "head record")
-	assert.Contains(t, pos.Sentence(err), "galla journal restore")
-	_, err = os.Stat(HeadPath(path))
-	assert.ErrorIs(t, err, os.ErrNotExist)
+	for _, dropProofs := range []bool{false, true} {
+		path, _ := keyedJournal(t)
+		require.NoError(t, os.Remove(HeadPath(path)))
+		if dropProofs {
+			rawUpdate(t, path, func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketProofs) })
+		}
+		before := fileSum(t, path)
+		_, err := Open(path, Options{ChainKey: testKey})
+		require.ErrorIs(t, err, ErrCorrupt)
+		assert.Contains(t, pos.Sentence(err), "head record")
+		assert.Contains(t, pos.Sentence(err), "galla journal restore")
+		_, err = os.Stat(HeadPath(path))
+		assert.ErrorIs(t, err, os.ErrNotExist)
+		assert.Equal(t, before, fileSum(t, path), "nothing written (proofs dropped %v)", dropProofs)
+	}
 }
 
 // TestSalvagePutInPlace cuts a keyed journal after its first events (its
