@@ -78,6 +78,12 @@ type Staff struct {
 	// hash is peppered with the store's pepper, and their PIN, role, limits
 	// and disabling are changed at the store only.
 	Store bool `json:"store,omitempty"`
+	// Recorded is set by a store that vouches it wrote the record itself: the
+	// journal, whose keyed proof of the record was checked on read, and
+	// MemStaff, which holds only what was Put. A PIN hash of an earlier
+	// version (PBKDF2 without a pepper) is accepted only from such a record:
+	// one put into the file by hand proves nothing. Never stored.
+	Recorded bool `json:"-"`
 }
 
 // StaffLimits are a cashier's own limits: the largest line discount and the
@@ -113,7 +119,8 @@ func (s *Staff) SetPIN(pin string, cost PINCost, pepper []byte, rnd io.Reader) e
 // PINMatches reports whether pin is s's PIN under pepper, comparing hashes in
 // constant time. A record hashed below the minimum cost (MinPINCost, or
 // MinPINIterations for an earlier version's PBKDF2, which knew no pepper), or
-// without salt or hash, never matches.
+// without salt or hash, never matches; nor does a PBKDF2 hash of a record its
+// store does not vouch for (Recorded).
 func (s Staff) PINMatches(pin string, pepper []byte) bool {
 	if len(s.Salt) == 0 || len(s.PINHash) == 0 || CheckPIN(pin) != nil {
 		return false
@@ -125,7 +132,7 @@ func (s Staff) PINMatches(pin string, pepper []byte) bool {
 		}
 		return PINHashMatches(s.PINHash, pin, pepper, s.Salt, PINCost{Time: uint32(s.Iterations), MemoryKiB: s.Memory})
 	case "":
-		if s.Iterations < MinPINIterations {
+		if s.Iterations < MinPINIterations || !s.Recorded {
 			return false
 		}
 		h, err := pbkdf2.Key(sha256.New, pin, s.Salt, s.Iterations, len(s.PINHash))
@@ -251,6 +258,7 @@ func (r *Roster) AddStaff(ctx context.Context, name string, role Role, pin strin
 	if err := r.store.Put(ctx, s); err != nil {
 		return Staff{}, fmt.Errorf("pos: add staff: %w", err)
 	}
+	s.Recorded = true // as the store gives it back: it wrote it
 	return s.clone(), nil
 }
 
@@ -299,7 +307,7 @@ func (r *Roster) SignIn(ctx context.Context, id, pin string, now time.Time) (*St
 	if err := s.attempts().Refused(now); err != nil {
 		return nil, err
 	}
-	if s.Algo == "" && s.Iterations < MinPINIterations {
+	if s.Algo == "" && (s.Iterations < MinPINIterations || !s.Recorded) {
 		return nil, fmt.Errorf("pos: sign in %s: %w", s.ID, ErrWeakPINHash)
 	}
 	if err := r.pepperKnown(s); err != nil {
@@ -540,6 +548,7 @@ func (m *MemStaff) List(ctx context.Context) ([]Staff, error) {
 	defer m.mu.Unlock()
 	out := make([]Staff, 0, len(m.m))
 	for _, s := range m.m {
+		s.Recorded = true
 		out = append(out, s.clone())
 	}
 	slices.SortFunc(out, func(a, b Staff) int { return strings.Compare(a.ID, b.ID) })
@@ -557,6 +566,7 @@ func (m *MemStaff) Get(ctx context.Context, id string) (Staff, error) {
 	if !ok {
 		return Staff{}, fmt.Errorf("pos: staff %q: %w", printable(id), ErrUnknownStaff)
 	}
+	s.Recorded = true
 	return s.clone(), nil
 }
 

@@ -77,7 +77,9 @@ func TestAddStaff(t *testing.T) {
 	require.NoError(t, err)
 	var back Staff
 	require.NoError(t, json.Unmarshal(data, &back))
-	assert.Equal(t, m, back)
+	stored := m
+	stored.Recorded = false // the store's word on the record, never stored
+	assert.Equal(t, stored, back)
 	assert.True(t, back.PINMatches("135700", nil))
 
 	// Fewer iterations than the minimum are refused.
@@ -335,4 +337,49 @@ func TestAttemptsStoredAlone(t *testing.T) {
 
 func TestMemStaffRecordAttempt(t *testing.T) {
 	assert.ErrorIs(t, NewMemStaff().RecordAttempt(t.Context(), "404", 1, time.Time{}), ErrUnknownStaff)
+}
+
+// unvouched is a StaffStore that does not vouch for its records (a file that
+// anyone could have edited): Recorded is never set.
+type unvouched struct{ StaffStore }
+
+func (u unvouched) Get(ctx context.Context, id string) (Staff, error) {
+	s, err := u.StaffStore.Get(ctx, id)
+	s.Recorded = false
+	return s, err
+}
+
+func (u unvouched) List(ctx context.Context) ([]Staff, error) {
+	all, err := u.StaffStore.List(ctx)
+	for i := range all {
+		all[i].Recorded = false
+	}
+	return all, err
+}
+
+// TestOldPINHashNeedsARecordedRecord: a PBKDF2 hash (an earlier version's,
+// without a pepper) signs in and is rehashed only from a record its store
+// vouches it wrote; from any other it is refused as too weak, for a cashier
+// and for a manager's approval alike, and never upgraded.
+func TestOldPINHashNeedsARecordedRecord(t *testing.T) {
+	ctx := t.Context()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	mem := NewMemStaff()
+	old := Staff{ID: "001", Name: "Asha", Role: RoleManager, Iterations: MinPINIterations, Salt: []byte("sixteen byte slt")}
+	var err error
+	old.PINHash, err = pbkdf2.Key(sha256.New, "135790", old.Salt, old.Iterations, 32)
+	require.NoError(t, err)
+	require.NoError(t, mem.Put(ctx, old))
+
+	r := NewRoster(unvouched{mem}).WithPepper([]byte("a pepper kept in the keyring, 32b"))
+	_, err = r.SignIn(ctx, "001", "135790", now)
+	assert.ErrorIs(t, err, ErrWeakPINHash, "sign in")
+	_, err = r.AuthoriseManager(ctx, "135790", now)
+	assert.Error(t, err, "a manager's approval")
+	kept, err := mem.Get(ctx, "001")
+	require.NoError(t, err)
+	assert.Empty(t, kept.Algo, "not upgraded")
+
+	_, err = NewRoster(mem).WithPepper([]byte("a pepper kept in the keyring, 32b")).SignIn(ctx, "001", "135790", now)
+	require.NoError(t, err, "from a store that wrote it, it signs in")
 }

@@ -1,17 +1,24 @@
 package cli
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"time"
 
+	"galla/internal/config"
 	"galla/pos"
 	"galla/pos/journal"
 )
 
 // cmdJournal is galla journal verify | journal salvage DAMAGED_FILE [--backup FILE]
-// --out NEW_FILE | journal restore BACKUP (DESIGN.md section 4).
+// --out NEW_FILE | journal restore BACKUP (DESIGN.md section 4). Salvage and
+// restore are a manager's: they take a manager's PIN (GALLA_PIN or the first
+// line of standard input), checked against the staff of the journal they put
+// together or in place, and the journal records who did it (journal.recovered).
 func cmdJournal(c *cli, args []string) int {
 	fs := c.flagSet("galla journal")
 	backup := fs.String("backup", "", "salvage: a backup whose events are taken too")
@@ -47,6 +54,9 @@ func cmdJournal(c *cli, args []string) int {
 		if *out == "" {
 			return c.fail(exitBadInput, "Say where the salvaged journal goes with --out NEW_FILE (a file that does not exist yet).")
 		}
+		if opts.Authorise, err = c.journalManager(); err != nil {
+			return c.fail(exitBadInput, "%v.", err)
+		}
 		rep, err := journal.SalvageWith(ctx, rest[1], *backup, *out, opts)
 		if err != nil {
 			return c.fail(journalCode(err), "%s", pos.Sentence(err))
@@ -59,10 +69,13 @@ func cmdJournal(c *cli, args []string) int {
 		for _, o := range rep.Unresolved {
 			fmt.Fprintln(c.stdout, "open\t"+o)
 		}
-		fmt.Fprintf(c.stderr, "galla: The salvaged journal is %s. Move the damaged %s aside, put the new file in its place, then run \"galla reconcile\" to ask the payment service about the %d open orders.\n",
-			rep.Out, path, len(rep.Unresolved))
+		fmt.Fprintf(c.stderr, "galla: The salvaged journal is %s. Close Galla and put it in place with \"galla journal restore %s\" (a manager's PIN; the damaged %s is kept beside it), then run \"galla reconcile\" to ask the payment service about the %d open orders.\n",
+			rep.Out, rep.Out, path, len(rep.Unresolved))
 		return exitOK
 	case rest[0] == "restore" && len(rest) == 2:
+		if opts.Authorise, err = c.journalManager(); err != nil {
+			return c.fail(exitBadInput, "%v.", err)
+		}
 		if err := journal.RestoreWith(ctx, rest[1], path, opts); err != nil {
 			return c.fail(journalCode(err), "%s", pos.Sentence(err))
 		}
@@ -74,11 +87,43 @@ func cmdJournal(c *cli, args []string) int {
 }
 
 // journalCode is the exit code of a journal command's error: bad input for a file
-// named that is not there (or, for --out, is there already), 5 for a journal that
-// cannot be worked with.
+// named that is not there (or, for --out, is there already) and for a PIN that
+// is no manager's, 5 for a journal that cannot be worked with.
 func journalCode(err error) int {
 	if (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist)) && !errors.Is(err, journal.ErrMissing) {
 		return exitBadInput
 	}
+	for _, pin := range []error{pos.ErrWrongPIN, pos.ErrBadPIN, pos.ErrLocked, pos.ErrNoManager, pos.ErrNotManager} {
+		if errors.Is(err, pin) {
+			return exitBadInput
+		}
+	}
 	return exitCannotWork
+}
+
+// journalManager reads a manager's PIN (GALLA_PIN or the first line of
+// standard input) and returns the check journal.Options.Authorise runs: the
+// PIN must be a manager's of the journal's staff, with this terminal's peppers;
+// it names the manager ("001 Asha") for journal.recovered.
+func (c *cli) journalManager() (func(ctx context.Context, staff pos.StaffStore) (string, error), error) {
+	pin, err := c.managerPIN(bufio.NewReader(c.stdin))
+	if err != nil {
+		return nil, err
+	}
+	sec := config.OpenSecrets(c.dataDir, c.keyring)
+	pepper, err := sec.Key(config.SecretPINPepper, 32)
+	if err != nil {
+		return nil, fmt.Errorf("the PIN key cannot be read or made (%v); check the system keyring", err)
+	}
+	storePep, err := storePepper(sec)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, staff pos.StaffStore) (string, error) {
+		m, err := pos.NewRoster(staff).WithPepper(pepper).WithStorePepper(storePep).AuthoriseManager(ctx, pin, time.Now())
+		if err != nil {
+			return "", err
+		}
+		return m.ID + " " + m.Name, nil
+	}, nil
 }

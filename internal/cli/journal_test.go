@@ -1,16 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 
 	"galla/internal/config"
+	"galla/pos"
 	"galla/pos/journal"
 )
 
@@ -78,6 +82,12 @@ func TestJournalCommands(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(dir, journalFile)))
 
 	code, _, errOut = tillRun(t, dir, "", nil, "journal", "restore", backup)
+	assert.Equal(t, exitBadInput, code, "a restore needs a manager's PIN: %s", errOut)
+	code, _, errOut = tillRun(t, dir, "", map[string]string{"GALLA_PIN": "999999"}, "journal", "restore", backup)
+	assert.Equal(t, exitBadInput, code, "not a manager's PIN: %s", errOut)
+	_, err = os.Stat(filepath.Join(dir, journalFile))
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing put in place")
+	code, _, errOut = tillRun(t, dir, "", pin, "journal", "restore", backup)
 	require.Equal(t, exitOK, code, errOut)
 	code, _, errOut = tillRun(t, dir, "", nil, "journal", "verify")
 	require.Equal(t, exitOK, code, errOut)
@@ -87,7 +97,7 @@ func TestJournalCommands(t *testing.T) {
 	code, _, errOut = tillRun(t, dir, "", pin, "close-day")
 	require.Equal(t, exitOK, code, errOut)
 
-	code, _, errOut = tillRun(t, dir, "", nil, "journal", "salvage", filepath.Join(dir, "nope.db"), "--out", filepath.Join(dir, "new.db"))
+	code, _, errOut = tillRun(t, dir, "", pin, "journal", "salvage", filepath.Join(dir, "nope.db"), "--out", filepath.Join(dir, "new.db"))
 	assert.NotEqual(t, exitOK, code)
 	assert.NotContains(t, errOut, "goroutine")
 	code, _, errOut = tillRun(t, dir, "", nil, "journal", "frobnicate")
@@ -120,4 +130,159 @@ func keyed(t testing.TB, dataDir string, o journal.Options) journal.Options {
 	require.NoError(t, err)
 	o.ChainKey = key
 	return o
+}
+
+// closedCounter is a data directory whose manager Meera (PIN 432100) added the
+// cashier Ravi (PIN 2468) and the shop's details, sold a cable and closed the
+// day: those records are written before the last Z report, which the start-up
+// check does not replay. It returns the directory and the day's backup.
+func closedCounter(t *testing.T) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "2468\n432100\n", nil, "staff", "add", "Ravi", "--role", "cashier")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "", pin, "shop", "set", "--name", "Galla Mobiles", "--address", "1 MG Road, Pune", "--state", "27")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "", pin, "close-day")
+	require.Equal(t, exitOK, code, errOut)
+	backup, err := journal.LatestBackup(filepath.Join(dir, "backups"))
+	require.NoError(t, err)
+	require.NotEmpty(t, backup)
+	return dir, backup
+}
+
+// editJournal rewrites, with bbolt, the bytes of the first record of bucket that
+// holds old: old becomes new. It returns the record's key.
+func editJournal(t *testing.T, dir, bucket, old, new string) string {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(dir, journalFile), 0o600, &bolt.Options{Timeout: time.Second})
+	require.NoError(t, err)
+	defer db.Close()
+	var key string
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(bucket))
+		require.NotNil(t, b, bucket)
+		return b.ForEach(func(k, v []byte) error {
+			if key == "" && bytes.Contains(v, []byte(old)) {
+				key = string(k)
+				return b.Put(bytes.Clone(k), bytes.Replace(v, []byte(old), []byte(new), 1))
+			}
+			return nil
+		})
+	}))
+	require.NotEmpty(t, key, "a record of %s holds %s", bucket, old)
+	return key
+}
+
+// TestEditedRecordsStopTheCommands edits records of the journal written before
+// the last Z report, byte for byte: the cashier Ravi made manager (his PIN
+// would then add a manager), the shop's name (it would print on the next
+// invoice). Every command that would use them exits 5 with a sentence naming
+// the record and the last backup, and the journal file is left as it was.
+func TestEditedRecordsStopTheCommands(t *testing.T) {
+	tests := []struct {
+		name, bucket, old, new string
+		stdin                  string
+		env                    map[string]string
+		args                   []string
+	}{
+		{"a cashier made manager", "staff", `"role":"cashier"`, `"role":"manager"`,
+			"5555\n2468\n", nil, []string{"staff", "add", "Eve", "--role", "manager"}},
+		{"a cashier made manager, at the counter", "staff", `"role":"cashier"`, `"role":"manager"`,
+			"", map[string]string{"GALLA_PIN": "2468"}, []string{"checkout", "--staff", "Ravi", "--items", "ACC-CBL-CC1M", "--pay", "cash"}},
+		{"the shop's name", "settings", `"name":"Galla Mobiles"`, `"name":"Fake Mobiles!"`,
+			"", map[string]string{"GALLA_PIN": "432100"}, []string{"checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, backup := closedCounter(t)
+			key := editJournal(t, dir, tt.bucket, tt.old, tt.new)
+			before, err := os.ReadFile(filepath.Join(dir, journalFile))
+			require.NoError(t, err)
+
+			code, out, errOut := tillRun(t, dir, tt.stdin, tt.env, tt.args...)
+			assert.Equal(t, exitCannotWork, code, "%s\n%s", out, errOut)
+			assert.Contains(t, errOut, "changed outside Galla")
+			assert.Contains(t, errOut, "the record "+key+" in "+tt.bucket)
+			assert.Contains(t, errOut, backup, "the last backup")
+			assert.NotContains(t, errOut, "goroutine")
+
+			code, _, errOut = tillRun(t, dir, "", nil, "journal", "verify")
+			assert.Equal(t, exitCannotWork, code, errOut)
+			after, err := os.ReadFile(filepath.Join(dir, journalFile))
+			require.NoError(t, err)
+			assert.Equal(t, before, after, "nothing written")
+		})
+	}
+}
+
+// TestMissingHeadRecordStopsTheCommands deletes the head record beside the
+// journal: every command exits 5 with a sentence, and it is not written anew.
+func TestMissingHeadRecordStopsTheCommands(t *testing.T) {
+	dir, _ := closedCounter(t)
+	head := journal.HeadPath(filepath.Join(dir, journalFile))
+	require.NoError(t, os.Remove(head))
+	code, _, errOut := tillRun(t, dir, "", nil, "report")
+	assert.Equal(t, exitCannotWork, code, errOut)
+	assert.Contains(t, errOut, "head record")
+	_, err := os.Stat(head)
+	assert.ErrorIs(t, err, os.ErrNotExist, "not written anew")
+}
+
+// TestSalvagedJournalSellsAgain: the journal is cut back to an early copy (its
+// head record names a later event): every command refuses it. Salvaged and put
+// in place by a manager as the commands say, it is accepted, the recovery is
+// journaled with the manager, and the next sale takes the receipt number after
+// the highest ever handed out.
+func TestSalvagedJournalSellsAgain(t *testing.T) {
+	dir, _ := closedCounter(t)
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	path := filepath.Join(dir, journalFile)
+	early, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var last uint64
+	for range 2 {
+		code, out, errOut := tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+		require.Equal(t, exitOK, code, errOut)
+		last = decodeCheckout(t, out).ReceiptNo
+	}
+	require.NoError(t, os.WriteFile(path, early, 0o600)) // cut back
+	code, _, errOut := tillRun(t, dir, "", nil, "report")
+	require.Equal(t, exitCannotWork, code, errOut)
+	assert.Contains(t, errOut, "galla journal salvage")
+
+	out := filepath.Join(t.TempDir(), "salvaged.db")
+	code, _, errOut = tillRun(t, dir, "", nil, "journal", "salvage", path, "--out", out)
+	assert.Equal(t, exitBadInput, code, "a salvage needs a manager's PIN: %s", errOut)
+	code, _, errOut = tillRun(t, dir, "", pin, "journal", "salvage", path, "--out", out)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, "galla journal restore "+out)
+	code, _, errOut = tillRun(t, dir, "", pin, "journal", "restore", out)
+	require.Equal(t, exitOK, code, errOut)
+
+	code, stdout, errOut := tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, last+1, decodeCheckout(t, stdout).ReceiptNo, "past the highest number ever handed out")
+	code, _, errOut = tillRun(t, dir, "", nil, "journal", "verify")
+	require.Equal(t, exitOK, code, errOut)
+
+	j, err := journal.Open(path, keyed(t, dir, journal.Options{ReadOnly: true, Create: journal.CreateNever}))
+	require.NoError(t, err)
+	defer j.Close()
+	var by []string
+	require.NoError(t, j.Log.EventsFrom(t.Context(), 1, func(ev pos.Event) error {
+		if ev.Kind == journal.EvRecovered {
+			by = append(by, ev.Staff)
+		}
+		return nil
+	}))
+	require.Len(t, by, 2, "the salvage and the restore")
+	for _, b := range by {
+		assert.Contains(t, b, "Meera")
+	}
 }

@@ -61,7 +61,14 @@ func TestOrderCacheNeedsTheStoredBytes(t *testing.T) {
 	want.Reason = "changed behind the cache's back"
 	data, err := json.Marshal(want)
 	require.NoError(t, err)
-	require.NoError(t, j.core.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketOrders).Put([]byte(id), data) }))
+	// Written with its proof, as the journal would write it: the cache must
+	// serve the new bytes, not the ones it remembers.
+	require.NoError(t, j.core.db.Update(func(tx *bolt.Tx) error {
+		orders := tx.Bucket(bucketOrders)
+		k, _ := lastOrderEvent(orders, []byte(id))
+		require.NoError(t, orders.Put(k, j.core.proofs.sum(bucketOrders, k, data)))
+		return orders.Put([]byte(id), data)
+	}))
 
 	got, err := j.Orders.Order(ctx, id)
 	require.NoError(t, err)

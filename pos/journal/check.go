@@ -38,8 +38,8 @@ func (e *MismatchError) Sentence() string {
 	if e.Backup != "" {
 		backup = e.Backup
 	}
-	return fmt.Sprintf("The journal %s has been changed outside Galla: the record %s in %s does not match the sales recorded (%s), so its reports cannot be trusted. Close Galla and run \"galla journal salvage %s --backup %s --out NEW\", which rebuilds every record from the sales.",
-		e.Path, e.Key, e.Bucket, e.Reason, e.Path, backup)
+	return fmt.Sprintf("The journal %s has been changed outside Galla: the record %s in %s does not match the sales recorded (%s), so its reports cannot be trusted and Galla will not take payments from it. The last backup is %s. Close Galla and run \"galla journal salvage %s --backup %s --out NEW\", which rebuilds every record from the sales, then \"galla journal restore NEW\" to put it in place (both with a manager's PIN).",
+		e.Path, e.Key, e.Bucket, e.Reason, backup, e.Path, backup)
 }
 
 // Report is what VerifyFile found.
@@ -103,8 +103,19 @@ func printable(k []byte) string {
 	if i := bytes.IndexByte(k, sep); i >= 0 && len(k) == i+9 {
 		return fmt.Sprintf("%s %d", k[:i], beU64(k[i+1:]))
 	}
-	if len(k) == 8 {
+	if len(k) == 8 && !isText(k) {
 		return fmt.Sprint(beU64(k))
 	}
 	return string(k)
+}
+
+// isText reports whether k is printable ASCII (a key such as "products", not a
+// number).
+func isText(k []byte) bool {
+	for _, c := range k {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }

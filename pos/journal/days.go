@@ -33,7 +33,10 @@ func (dy *Days) DayClose(ctx context.Context, day string) (*pos.DayClose, error)
 		if zno == nil {
 			return nil
 		}
-		raw := tx.Bucket(bucketZ).Get(zno)
+		raw, err := dy.provedGet(tx, bucketZ, zno)
+		if err != nil {
+			return err
+		}
 		if raw == nil {
 			return fmt.Errorf("the Z report of a closed day is missing")
 		}

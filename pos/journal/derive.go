@@ -15,8 +15,10 @@ import (
 
 // derive updates the derived buckets for ev, whose Seq is set, inside tx: the
 // same code for Append and for Rebuild's replay, so that both give the same state.
+// Each record it writes gets its proof from pv (proof.go) when the journal keeps
+// proofs; each record it reads to build on is checked against its proof first.
 // An error refuses the event (Append) or stops the replay (Rebuild).
-func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache) error {
+func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) error {
 	closed := tx.Bucket(bucketClosedDays)
 	if ev.Day != "" && closed.Get([]byte(ev.Day)) != nil {
 		return fmt.Errorf("day %s: %w", ev.Day, pos.ErrDayClosed)
@@ -24,7 +26,7 @@ func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache) error {
 	applied := true
 	if ev.Kind.IsOrderEvent() {
 		var err error
-		if applied, err = deriveOrder(tx, ev, cache); err != nil {
+		if applied, err = deriveOrder(tx, ev, cache, pv); err != nil {
 			return err
 		}
 	}
@@ -45,7 +47,7 @@ func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache) error {
 	}
 	switch ev.Kind {
 	case pos.EvDayClosed:
-		return deriveDayClose(tx, ev)
+		return deriveDayClose(tx, ev, pv)
 	case EvNumbersContinued:
 		return deriveNumbers(tx, ev)
 	case EvOpenedBy:
@@ -58,7 +60,7 @@ func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache) error {
 		if err := checkID(s.ID); err != nil {
 			return fmt.Errorf("%w: staff id: %w", pos.ErrBadEvent, err)
 		}
-		return tx.Bucket(bucketStaff).Put([]byte(s.ID), compact(ev.Data))
+		return pv.put(tx, bucketStaff, []byte(s.ID), compact(ev.Data))
 	case pos.EvStaffAttempt:
 		a, err := staffAttempt(ev.Data)
 		if err != nil {
@@ -69,22 +71,27 @@ func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache) error {
 		if raw == nil {
 			return fmt.Errorf("%w: staff.attempt of %q: %w", pos.ErrBadEvent, a.ID, pos.ErrUnknownStaff)
 		}
+		// The counters are written over the stored record: an edited one
+		// would be given a proof by them.
+		if reason := pv.check(tx, bucketStaff, []byte(a.ID), raw); reason != "" {
+			return &proofError{bucket: string(bucketStaff), key: a.ID, reason: reason}
+		}
 		rec, err := withAttempt(raw, a)
 		if err != nil {
 			return fmt.Errorf("staff %q: stored record: %w", a.ID, err)
 		}
-		return staff.Put([]byte(a.ID), rec)
+		return pv.put(tx, bucketStaff, []byte(a.ID), rec)
 	case pos.EvSettingsChanged:
 		st := ev.Setting
 		if st == nil || st.Key == "" || !json.Valid(st.Value) {
 			return fmt.Errorf("%w: settings.changed without a key and a JSON value", pos.ErrBadEvent)
 		}
-		return tx.Bucket(bucketSettings).Put([]byte(st.Key), compact(st.Value))
+		return pv.put(tx, bucketSettings, []byte(st.Key), compact(st.Value))
 	case pos.EvCatalogImported:
 		if !json.Valid(ev.Data) {
 			return fmt.Errorf("%w: catalog.imported without the catalog", pos.ErrBadEvent)
 		}
-		return tx.Bucket(bucketCatalog).Put(catalogKey, compact(ev.Data))
+		return pv.put(tx, bucketCatalog, catalogKey, compact(ev.Data))
 	}
 	return nil
 }
@@ -134,7 +141,7 @@ func withAttempt(raw []byte, a pos.StaffAttempt) ([]byte, error) {
 // deriveOrder applies an order event to its order with Order.Apply and updates
 // orders (state and event index), days and unresolved. It reports whether the event was
 // applied (false for a stale event, which is stored and changes no order).
-func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache) (bool, error) {
+func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) (bool, error) {
 	orders := tx.Bucket(bucketOrders)
 	// Order ids ascend (the terminal makes them from the day and a counter) and
 	// an order's event index sorts right after it, so nearly every put lands on
@@ -147,9 +154,16 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache) (bool, error) {
 	switch {
 	case raw != nil:
 		if c := cache.get(ev.OrderID, raw); c != nil {
-			o = *c
-		} else if err := json.Unmarshal(raw, &o); err != nil {
-			return false, fmt.Errorf("order %q: stored state: %w", ev.OrderID, err)
+			o = *c // the bytes this journal wrote last, so proved
+		} else {
+			// The next state is built on the stored one: an edited record
+			// would be given a proof by it.
+			if reason := pv.checkOrderProof(tx, id, raw); reason != "" {
+				return false, &proofError{bucket: string(bucketOrders), key: ev.OrderID, reason: reason}
+			}
+			if err := json.Unmarshal(raw, &o); err != nil {
+				return false, fmt.Errorf("order %q: stored state: %w", ev.OrderID, err)
+			}
 		}
 	case ev.Kind != pos.EvOrderIntent:
 		return false, fmt.Errorf("order %q: %w", ev.OrderID, pos.ErrOrderNotFound)
@@ -159,12 +173,16 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache) (bool, error) {
 	if err != nil && !stale {
 		return false, err
 	}
-	if err := tx.Bucket(bucketOrders).Put(orderEventKey(ev.OrderID, ev.Seq), nil); err != nil {
+	// The newest entry of the index holds the proof of the order's record
+	// (proof.go), put with it below; until then it is empty.
+	indexKey := orderEventKey(ev.OrderID, ev.Seq)
+	if err := orders.Put(indexKey, nil); err != nil {
 		return false, err
 	}
 	if raw == nil && stale {
 		return false, nil // no order exists to list
 	}
+	keeps := tx.Bucket(bucketProofs) != nil
 	// Puts that would change nothing are skipped: each bucket touched costs
 	// pages written in the commit.
 	first := firstSeq(tx, ev.OrderID)
@@ -178,6 +196,9 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache) (bool, error) {
 		}
 	}
 	if stale {
+		if keeps {
+			return false, orders.Put(indexKey, pv.sum(bucketOrders, indexKey, raw))
+		}
 		return false, nil
 	}
 	data, err := json.Marshal(&o)
@@ -186,6 +207,11 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache) (bool, error) {
 	}
 	if err := orders.Put(id, data); err != nil {
 		return false, err
+	}
+	if keeps {
+		if err := orders.Put(indexKey, pv.sum(bucketOrders, indexKey, data)); err != nil {
+			return false, err
+		}
 	}
 	if cache != nil {
 		keep := o.Clone()
@@ -216,7 +242,7 @@ func firstSeq(tx *bolt.Tx, orderID string) uint64 {
 }
 
 // deriveDayClose seals a day: the Z number must be the next one.
-func deriveDayClose(tx *bolt.Tx, ev *pos.Event) error {
+func deriveDayClose(tx *bolt.Tx, ev *pos.Event, pv prover) error {
 	dc := ev.DayClose
 	if dc == nil {
 		return fmt.Errorf("%w: day.closed without its report", pos.ErrBadEvent)
@@ -237,7 +263,7 @@ func deriveDayClose(tx *bolt.Tx, ev *pos.Event) error {
 	if err != nil {
 		return err
 	}
-	if err := tx.Bucket(bucketZ).Put(u64(dc.ZNo), data); err != nil {
+	if err := pv.put(tx, bucketZ, u64(dc.ZNo), data); err != nil {
 		return err
 	}
 	if err := closed.Put([]byte(dc.Day), u64(dc.ZNo)); err != nil {

@@ -40,7 +40,7 @@
 // The log of events is the source of truth; every other bucket is derived from it
 // in the same transaction as the event, and Log.Rebuild recreates them by replay.
 //
-// # Bucket tree (schema version 3)
+// # Bucket tree (schema version 4)
 //
 //	journal.db
 //	├── meta                      not derived except the two counters
@@ -53,7 +53,8 @@
 //	│   └── u64 seq       → a record of format 2 (record.go), or of format 1 written before schema 3
 //	├── orders                    derived: the state of every order and its events
 //	│   ├── orderID       → pos.Order JSON (Order.Apply folded over its events)
-//	│   └── orderID ‖ 0x00 ‖ u64 seq → (empty): the index of the order's events
+//	│   └── orderID ‖ 0x00 ‖ u64 seq → the index of the order's events; the newest
+//	│                                  entry holds the proof of the order's record (proof.go)
 //	├── days                      derived: the orders with an event on a day
 //	│   └── day ‖ 0x00 ‖ u64 first seq of the order → orderID
 //	├── unresolved                derived: orders for the reconciler
@@ -70,9 +71,11 @@
 //	│   └── "products"    → JSON array of pos.Product
 //	├── checkpoints               derived: the seal of every Z report (checkpoint.go)
 //	│   └── u64 Z number  → u64 seq ‖ [32]byte hash ‖ u64 events ‖ [32]byte digest
-//	└── documents                 derived: the document series (numbers.go), made when first needed
-//	    ├── "last" ‖ 0x00 ‖ series → u64   last number of the series ("2627", "B2627", "C2627")
-//	    └── "doc" ‖ 0x00 ‖ series ‖ 0x00 ‖ u64 number → order id [‖ 0x00 ‖ refund unique_txn_id]
+//	├── documents                 derived: the document series (numbers.go), made when first needed
+//	│   ├── "last" ‖ 0x00 ‖ series → u64   last number of the series ("2627", "B2627", "C2627")
+//	│   └── "doc" ‖ 0x00 ‖ series ‖ 0x00 ‖ u64 number → order id [‖ 0x00 ‖ refund unique_txn_id]
+//	└── proofs                    derived: the proofs of the records pos decides by (proof.go)
+//	    └── bucket ‖ 0x00 ‖ key → [32]byte HMAC of staff, settings, catalog and z_reports records
 //
 // u64 is 8 bytes big-endian, so numeric keys sort as numbers; day is YYYY-MM-DD.
 // Order ids, staff ids and days never hold a NUL byte (Append refuses them), so
@@ -113,6 +116,16 @@
 // Log.Verify, run in the background, and Log.Verified reports its result; pos's payments
 // wait for it (pos.Config.Health). Card numbers and CVVs are never in an event:
 // pos records brand and last four digits only.
+//
+// # Proofs of the derived records
+//
+// Every derived record pos reads to decide (staff, settings, the catalog, Z
+// reports, orders) carries a keyed proof (proof.go) that the parts' reads, and
+// derive before it builds on a record, check: an edit of any age is a
+// *MismatchError naming the record, never believed. A journal without a key
+// check is given the key only when it cannot have had one, and a keyed
+// journal's head record missing is refused. Restore and Salvage, a manager's,
+// append journal.recovered (recovery.go).
 //
 // # Missing, damaged and old journals
 //

@@ -58,7 +58,7 @@ func bulkJournal(tb testing.TB, path string, n int) uint64 {
 				}
 				seq++
 				ev.V, ev.Seq, ev.PrevHash = pos.EventVersion, seq, hex.EncodeToString(prev[:])
-				if err := derive(tx, &ev, nil); err != nil {
+				if err := derive(tx, &ev, nil, newProver(nil)); err != nil {
 					return err
 				}
 				data, sum, err := sealEvent(&ev)

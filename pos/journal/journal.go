@@ -87,6 +87,20 @@ type Options struct {
 	// (NewerSchemaError). Empty records nothing (tests, the journal's tools).
 	AppVersion string
 
+	// RecoveredBy names the manager who restores or salvages a journal
+	// (RestoreWith, SalvageWith): the journal.recovered event they append
+	// records it. Authorise, when set, names the manager instead: it is given
+	// the staff of the journal to be put in place (Restore: the backup's,
+	// before anything is moved; Salvage: the new journal's, before it is
+	// finished) and returns who allowed it, or an error that stops it with
+	// nothing put in place. The command line checks a manager's PIN there.
+	RecoveredBy string
+	Authorise   func(ctx context.Context, staff pos.StaffStore) (string, error)
+
+	// recovery is set by Restore: the journal is put in place by a manager, so
+	// the head record of the journal it replaces is not asked for.
+	recovery bool
+
 	// continueNumbers makes Open lift the counters of a journal that is behind
 	// its high-water file with a numbers.continued event instead of refusing it
 	// (Restore).
@@ -233,7 +247,7 @@ func Open(path string, opts Options) (*Journal, error) {
 		}
 	}
 	j := newJournal(&journalCore{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly,
-		rec: sealer{key: chainKey(opts)}})
+		rec: sealer{key: chainKey(opts)}, proofs: newProver(chainKey(opts))})
 	if err := j.init(opts, creating); err != nil {
 		_ = j.closeHead()
 		_ = db.Close()
@@ -395,13 +409,20 @@ func (j *Journal) init(opts Options, creating bool) error {
 			return j.core.openErr(err)
 		}
 	}
-	if err := j.checkKey(); err != nil {
+	if err := j.checkKey(mig); err != nil {
 		if !opts.ReadOnly || !errors.Is(err, ErrDamaged) {
 			return err
 		}
 		// Read-only, the reports stay readable; Verified says why the
 		// journal cannot be trusted.
 		j.core.verified, j.core.verifyErr = true, err
+	}
+	// A missing head record is refused before anything is written (the
+	// proof of the records, a rebuild); checkHead checks the record itself.
+	if last, _ := j.Log.LastSeq(context.Background()); j.headExpected(opts, creating, mig, last) {
+		if fi, err := os.Stat(HeadPath(j.core.path)); err != nil || fi.Size() != headRecordSize {
+			return j.headMissing(last)
+		}
 	}
 	missing := j.derivedMissing()
 	switch {
@@ -422,7 +443,14 @@ func (j *Journal) init(opts Options, creating bool) error {
 		}
 		j.core.verified = true
 	}
-	if missing && !opts.ReadOnly {
+	switch {
+	case missing && !opts.ReadOnly && j.unproved():
+		// Written before proofs, or its proofs deleted: every record is
+		// compared with the events before it is given a proof.
+		if err := j.proveRecords(context.Background(), mig); err != nil {
+			return err
+		}
+	case missing && !opts.ReadOnly:
 		if err := j.Log.Rebuild(context.Background()); err != nil {
 			return j.core.openErr(fmt.Errorf("journal: open: %w", err))
 		}
@@ -434,11 +462,19 @@ func (j *Journal) init(opts Options, creating bool) error {
 			return fmt.Errorf("journal: open: %w", err)
 		}
 	}
+	// The records every command reads first (who signs in, the shop's
+	// details) are few: their proofs are checked here, so that an edit of one
+	// stops the terminal before anything is sold.
+	if err := j.checkStaffAndSettings(); err != nil {
+		if !opts.ReadOnly {
+			return err
+		}
+	}
 	// The numbers first: an old copy put back is told as such (ErrBehind).
 	if err := j.initNumbers(opts, creating); err != nil {
 		return err
 	}
-	if err := j.checkHead(); err != nil {
+	if err := j.checkHead(opts, creating, mig); err != nil {
 		if !opts.ReadOnly || !errors.Is(err, ErrDamaged) {
 			return err
 		}
@@ -497,6 +533,23 @@ func (j *Journal) continueNumbers(n Numbers, reason string) error {
 	}
 	_, err = j.Log.Append(context.Background(), pos.Event{Kind: EvNumbersContinued, Time: j.core.now(), Data: data})
 	return err
+}
+
+// unproved reports whether the journal holds derived records without their
+// proofs (written before proofs, or the proofs deleted). When every derived
+// bucket is gone there is nothing to prove: Rebuild makes them from the events.
+func (j *Journal) unproved() bool {
+	missing := false
+	_ = j.core.view(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketProofs) != nil {
+			return nil
+		}
+		for _, name := range derivedBuckets {
+			missing = missing || tx.Bucket(name) != nil
+		}
+		return nil
+	})
+	return missing
 }
 
 // derivedMissing reports whether a derived bucket is missing (deleted by hand or
@@ -629,12 +682,19 @@ func (j *Journal) noteVersion(version string, creating bool, mig migrated) error
 // checkKey compares the chain key with the key check kept in meta. A journal
 // that has one needs that very key; one that has none but whose last event is
 // keyed lost it (an edit); one that has none is given it when a key is given
-// (not read-only), and from then on its events are keyed.
-func (j *Journal) checkKey() error {
+// (not read-only), and from then on its events are keyed. It is given the key
+// only when it cannot have had one: it was of a schema before keys (2 or older)
+// until this Open, or it holds no event, or the head record beside it is there
+// and sealed without a key (checkHead). Proofs of its records made with this
+// very key show that it had it (the key check deleted, the chain made anew
+// without it): that is refused. Its records are then proved anew with the key
+// (their proofs removed here, given again by proveRecords).
+func (j *Journal) checkKey(mig migrated) error {
 	var (
 		stored    []byte
 		headKeyed bool
 		head      uint64
+		hadKey    string // a record whose proof is made with the key given
 	)
 	err := j.core.view(func(tx *bolt.Tx) error {
 		meta, events := tx.Bucket(bucketMeta), tx.Bucket(bucketEvents)
@@ -643,6 +703,9 @@ func (j *Journal) checkKey() error {
 		}
 		stored = bytes.Clone(meta.Get(metaKey))
 		head, _, _ = headOf(meta.Get(metaHead))
+		if stored == nil && j.core.rec.key != nil {
+			hadKey = provedWith(tx, j.core.proofs)
+		}
 		if v := events.Get(u64(head)); v != nil {
 			if r, _, err := splitV2(v); err == nil {
 				headKeyed = r.Keyed
@@ -659,9 +722,24 @@ func (j *Journal) checkKey() error {
 		return &KeyError{Path: j.core.path, Missing: true}
 	case stored == nil && headKeyed:
 		return j.core.corrupt(head, "the check of the chain key is missing, but the events are keyed")
+	case stored == nil && key != nil && hadKey != "":
+		return j.core.corrupt(head, fmt.Sprintf("the journal was kept with this terminal's chain key (the proof of %s is made with it), but its check of the key is gone and its events are not keyed: it was made anew without the key", hadKey))
 	case stored == nil && key != nil && !j.core.readOnly:
+		old := (mig.from > 0 && mig.from < 3) || head == 0
+		if !old && !j.keptUnkeyed() {
+			return j.core.corrupt(head, fmt.Sprintf("the journal has no check of the chain key, and the head record %s that would show it was kept without one is missing or does not match: its check of the key may have been deleted and its chain made anew without the key", HeadPath(j.core.path)))
+		}
 		j.core.keyAdopted = true
-		return j.core.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaKey, keyCheck(key)) })
+		j.core.keyAdoptOld = old
+		return j.core.update(func(tx *bolt.Tx) error {
+			if head > 0 && tx.Bucket(bucketProofs) != nil {
+				// Made without the key: proved anew with it at this Open.
+				if err := tx.DeleteBucket(bucketProofs); err != nil {
+					return err
+				}
+			}
+			return tx.Bucket(bucketMeta).Put(metaKey, keyCheck(key))
+		})
 	case stored == nil:
 		return nil
 	case key == nil:
@@ -672,11 +750,39 @@ func (j *Journal) checkKey() error {
 	return nil
 }
 
+// keptUnkeyed reports whether the head record beside the journal is sealed
+// without a key and names the journal's head: the journal was kept without a
+// chain key until now (a journal the terminal's key can be given).
+func (j *Journal) keptUnkeyed() bool {
+	raw, err := os.ReadFile(HeadPath(j.core.path))
+	if err != nil || len(raw) != headRecordSize {
+		return false
+	}
+	seq := binary.BigEndian.Uint64(raw)
+	h := [32]byte(raw[8:40])
+	if !hmac.Equal(raw[40:], headSeal(nil, seq, h)) {
+		return false
+	}
+	var last uint64
+	var lastHash [32]byte
+	if err := j.core.view(func(tx *bolt.Tx) error {
+		last, lastHash, _ = headOf(tx.Bucket(bucketMeta).Get(metaHead))
+		return nil
+	}); err != nil {
+		return false
+	}
+	return seq == last && h == lastHash
+}
+
 // checkHead compares the head record beside the journal with the log: the
-// event it names must be there with the hash it names. A missing record, or one
-// whose seal fails without a key (a torn write), is written anew from the log.
-// It opens the record for the Appends to come (not read-only).
-func (j *Journal) checkHead() error {
+// event it names must be there with the hash it names. A missing record is
+// refused when the journal is kept with a chain key (writing it anew would take
+// a journal cut short or made anew for whole), except where no record can be
+// expected: a new journal, an empty one,
+// one of a schema before the record (2 or older) until this Open, one Restore
+// puts in place (Options.recovery), and a read-only Open (a backup). It opens
+// the record for the Appends to come (not read-only).
+func (j *Journal) checkHead(opts Options, creating bool, mig migrated) error {
 	raw, err := os.ReadFile(HeadPath(j.core.path))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("journal: open: the head record: %w", err)
@@ -708,11 +814,15 @@ func (j *Journal) checkHead() error {
 		// Written before the journal had a key: its unkeyed seal still counts.
 		sealed = hmac.Equal(raw[40:], headSeal(nil, seq, h))
 	}
+	// Without a key the record only catches a torn write (anyone can seal
+	// it), and a missing one is written anew.
 	switch {
+	case len(raw) != headRecordSize && j.headExpected(opts, creating, mig, last):
+		return j.headMissing(last)
 	case len(raw) == headRecordSize && !sealed && j.core.rec.key != nil:
 		return j.core.corrupt(0, "the head record beside the journal is not sealed with the chain key")
 	case sealed && seq > last:
-		return j.core.corrupt(last+1, fmt.Sprintf("the journal ends at event %d, but event %d was recorded: its last events were cut off", last, seq))
+		return j.core.corrupt(last+1, fmt.Sprintf("the journal ends at event %d, but event %d was recorded: its last events were cut off (a journal salvaged or restored by a manager is put in place with \"galla journal restore FILE\", which records its new head)", last, seq))
 	case sealed && (!found || have != h):
 		return j.core.corrupt(seq, "the event is not the one the head record beside the journal names: the chain was made anew")
 	}
@@ -734,6 +844,20 @@ func (j *Journal) checkHead() error {
 		return fmt.Errorf("journal: open: the head record: %w", j.core.headErr)
 	}
 	return nil
+}
+
+// headExpected reports whether the journal, whose last event is last, must have
+// its head record beside it (checkHead): a keyed journal that is not new,
+// empty, migrated from a schema before the record in this Open, or put in place
+// by Restore, opened for writing.
+func (j *Journal) headExpected(opts Options, creating bool, mig migrated, last uint64) bool {
+	return j.core.rec.key != nil && !j.core.readOnly && !creating && last > 0 && !opts.recovery &&
+		!j.core.keyAdoptOld && (mig.from == 0 || mig.from >= 3)
+}
+
+// headMissing is the refusal of a journal whose head record is missing.
+func (j *Journal) headMissing(last uint64) error {
+	return j.core.corrupt(last, fmt.Sprintf("the head record %s beside the journal is missing or cut short: it records the journal's last event, so that a journal cut short or made anew is found, and Galla will not write it anew. Put it back from where it was moved; a journal salvaged or restored by a manager is put in place with \"galla journal restore FILE\"", HeadPath(j.core.path)))
 }
 
 // closeHead closes the head record.

@@ -26,18 +26,20 @@ import (
 // checks more than one part makes, and the errors that name the file and its
 // newest backup. Each part holds the one core of its journal.
 type journalCore struct {
-	db         *bolt.DB
-	path       string
-	backupDir  string
-	now        func() time.Time
-	commits    atomic.Uint64
-	orders     orderCache // decoded orders for Append
-	rec        sealer     // the chain key and the compressors of the records
-	headMu     sync.Mutex // guards head, headSeq and headErr
-	head       *os.File   // the head record beside the file (HeadPath); nil read-only
-	headSeq    uint64     // the sequence it holds
-	headErr    error      // its last write's error
-	keyAdopted bool       // this Open gave the chain key to a journal that had none
+	db          *bolt.DB
+	path        string
+	backupDir   string
+	now         func() time.Time
+	commits     atomic.Uint64
+	orders      orderCache // decoded orders for Append
+	rec         sealer     // the chain key and the compressors of the records
+	proofs      prover     // the proofs of the derived records, keyed from the chain key
+	headMu      sync.Mutex // guards head, headSeq and headErr
+	head        *os.File   // the head record beside the file (HeadPath); nil read-only
+	headSeq     uint64     // the sequence it holds
+	headErr     error      // its last write's error
+	keyAdopted  bool       // this Open gave the chain key to a journal that had none
+	keyAdoptOld bool       // ... one of a schema before keys, or empty: it needs no head record
 
 	readOnly bool
 
@@ -159,7 +161,11 @@ func (jc *journalCore) append(ctx context.Context, ev pos.Event, prepare func(tx
 			prepare(tx, &e)
 		}
 		e.Seq, e.PrevHash, e.Hash = seq+1, hex.EncodeToString(prev[:]), ""
-		if err := derive(tx, &e, &jc.orders); err != nil {
+		if err := derive(tx, &e, &jc.orders, jc.proofs); err != nil {
+			var pe *proofError
+			if errors.As(err, &pe) {
+				return jc.refuse(pe.bucket, pe.key, pe.reason)
+			}
 			return err
 		}
 		data, h, err := jc.rec.seal(&e)

@@ -121,7 +121,7 @@ func (lg *Log) Rebuild(ctx context.Context) error {
 				return err
 			}
 			ev.Hash = ""
-			if err := derive(tx, &ev, nil); err != nil {
+			if err := derive(tx, &ev, nil, lg.proofs); err != nil {
 				return fmt.Errorf("replay event %d (%s): %w", ev.Seq, ev.Kind, err)
 			}
 			if err := sealCheckpoint(tx, &ev, r.Hash, lg.rec.keyOf(r)); err != nil {
@@ -181,6 +181,10 @@ func (lg *Log) verifyOnce(ctx context.Context, full bool) error {
 		return err
 	}
 	lg.vmu.Lock()
+	if lg.verifyErr != nil {
+		// A record refused while this ran (refuse): that failure stays.
+		err = lg.verifyErr
+	}
 	lg.verified, lg.verifyErr = true, err
 	lg.vmu.Unlock()
 	return err
@@ -423,7 +427,12 @@ func (lg *Log) checkSince(tx *bolt.Tx, s *since) error {
 
 // checkDerived replays every event into a temporary file and compares each
 // derived bucket and the counters with the journal's, key by key.
-func (lg *Log) checkDerived(ctx context.Context) error {
+func (lg *Log) checkDerived(ctx context.Context) error { return lg.checkDerivedAs(ctx, false) }
+
+// checkDerivedAs is checkDerived; with upgrade set (the first Open of a journal
+// written before proofs) a derived bucket missing from the journal is not a
+// difference: Open rebuilds it from the events next.
+func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 	dir, err := os.MkdirTemp("", "galla-verify-")
 	if err != nil {
 		return fmt.Errorf("journal: verify: %w", err)
@@ -439,6 +448,14 @@ func (lg *Log) checkDerived(ctx context.Context) error {
 			if err := createBuckets(dst); err != nil {
 				return err
 			}
+			srcProved := src.Bucket(bucketProofs) != nil || (schemaOf(src) >= schemaProofs && !upgrade)
+			if !srcProved {
+				// A file written before proofs (a backup, or the journal at the
+				// upgrade) is replayed as it was written: without them.
+				if err := dst.DeleteBucket(bucketProofs); err != nil {
+					return err
+				}
+			}
 			c := src.Bucket(bucketEvents).Cursor()
 			for k, v := c.First(); k != nil; k, v = c.Next() {
 				if err := ctx.Err(); err != nil {
@@ -453,7 +470,7 @@ func (lg *Log) checkDerived(ctx context.Context) error {
 					return lg.corrupt(beU64(k), err.Error())
 				}
 				ev.Hash = ""
-				if err := derive(dst, &ev, nil); err != nil {
+				if err := derive(dst, &ev, nil, lg.proofs); err != nil {
 					return lg.corrupt(ev.Seq, fmt.Sprintf("replay of %s: %v", ev.Kind, err))
 				}
 				if err := sealCheckpoint(dst, &ev, r.Hash, lg.rec.keyOf(r)); err != nil {
@@ -473,17 +490,25 @@ func (lg *Log) checkDerived(ctx context.Context) error {
 				return err
 			}
 			for _, name := range derivedBuckets {
+				if bytes.Equal(name, bucketProofs) && (!srcProved || upgrade) {
+					continue // none yet; the upgrade gives them
+				}
+				if upgrade && src.Bucket(name) == nil {
+					continue
+				}
 				if bytes.Equal(name, bucketCheckpoints) && schemaOf(src) < schemaCheckpoints {
 					continue // a file of schema 1 (a backup) has none yet
 				}
 				if bytes.Equal(name, bucketDocuments) && src.Bucket(name) == nil && dst.Bucket(name).Stats().KeyN == 0 {
 					continue // made before document series, and none numbered since
 				}
-				if err := lg.compareBucket(src.Bucket(name), dst.Bucket(name), string(name)); err != nil {
+				if err := lg.compareBucketAs(src.Bucket(name), dst.Bucket(name), string(name), upgrade && bytes.Equal(name, bucketOrders)); err != nil {
 					return err
 				}
 			}
-			if have, want := numbersOf(src), numbersOf(dst); have.behind(want) || want.behind(have) {
+			meta := src.Bucket(bucketMeta)
+			gone := upgrade && meta.Get(metaReceipt) == nil && meta.Get(metaZ) == nil // deleted with the buckets: rebuilt
+			if have, want := numbersOf(src), numbersOf(dst); !gone && (have.behind(want) || want.behind(have)) {
 				return lg.mismatch("meta", "counters", fmt.Sprintf("receipt %d and Z %d stored, the events give receipt %d and Z %d", have.Receipt, have.Z, want.Receipt, want.Z))
 			}
 			return nil
@@ -491,9 +516,11 @@ func (lg *Log) checkDerived(ctx context.Context) error {
 	})
 }
 
-// compareBucket reports the first key whose value differs between have (the
-// journal) and want (the replay).
-func (lg *Log) compareBucket(have, want *bolt.Bucket, name string) error {
+// compareBucketAs reports the first key whose value differs between have (the
+// journal) and want (the replay). With indexOnly the values of the orders'
+// event index entries (their proofs, made with another key or none) are not
+// compared, only their keys: the upgrade gives them anew.
+func (lg *Log) compareBucketAs(have, want *bolt.Bucket, name string, indexOnly bool) error {
 	if have == nil {
 		return lg.mismatch(name, "", "the bucket is missing")
 	}
@@ -506,7 +533,7 @@ func (lg *Log) compareBucket(have, want *bolt.Bucket, name string) error {
 			return lg.mismatch(name, printable(wk), "missing: the events give it")
 		case wk == nil || c < 0:
 			return lg.mismatch(name, printable(hk), "stored, but no event gives it")
-		case !bytes.Equal(hv, wv):
+		case !bytes.Equal(hv, wv) && !(indexOnly && bytes.IndexByte(hk, sep) >= 0):
 			return lg.mismatch(name, printable(hk), "the stored value is not what the events give")
 		}
 		hk, hv = hc.Next()

@@ -44,7 +44,10 @@ func (or *Orders) getOrder(tx *bolt.Tx, id []byte) (*pos.Order, error) {
 		return nil, pos.ErrOrderNotFound
 	}
 	if o := or.orders.get(string(id), raw); o != nil {
-		return o, nil
+		return o, nil // the bytes Append wrote last, so proved
+	}
+	if reason := or.proofs.checkOrderProof(tx, id, raw); reason != "" {
+		return nil, or.refuse(string(bucketOrders), string(id), reason)
 	}
 	o := new(pos.Order)
 	if err := json.Unmarshal(raw, o); err != nil {

@@ -172,6 +172,20 @@ func SalvageWith(ctx context.Context, damagedPath, backupPath, out string, opts 
 			return fail(err)
 		}
 	}
+	by := opts.RecoveredBy
+	if opts.Authorise != nil {
+		if by, err = opts.Authorise(ctx, j.Staff); err != nil {
+			// Not allowed: the new journal is not left behind.
+			_ = j.Close()
+			for _, p := range []string{out, HeadPath(out), NumbersPath(out)} {
+				_ = os.Remove(p)
+			}
+			return fail(err)
+		}
+	}
+	if err := j.noteRecovery(ctx, recovered{How: "salvage", By: by, From: damagedPath, Backup: backupPath, Lost: rep.Lost}); err != nil {
+		return fail(err)
+	}
 	if rep.Numbers, err = j.Numbers(); err != nil {
 		return fail(err)
 	}
@@ -356,6 +370,18 @@ func RestoreWith(ctx context.Context, backup, dst string, opts Options) error {
 	if _, err := VerifyFileWith(ctx, backup, Options{ChainKey: key}); err != nil && !errors.Is(err, ErrBehind) {
 		return fail(fmt.Errorf("the backup does not verify: %w", err))
 	}
+	by := opts.RecoveredBy
+	if opts.Authorise != nil {
+		b, err := Open(backup, Options{ReadOnly: true, Create: CreateNever, ChainKey: key})
+		if err != nil {
+			return fail(err)
+		}
+		by, err = opts.Authorise(ctx, b.Staff)
+		_ = b.Close()
+		if err != nil {
+			return fail(err)
+		}
+	}
 	hw, _, err := ReadNumbers(dst)
 	if err != nil {
 		return fail(err)
@@ -388,8 +414,9 @@ func RestoreWith(ctx context.Context, backup, dst string, opts Options) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return fail(err)
 	}
+	aside := ""
 	if _, err := os.Stat(dst); err == nil {
-		aside := dst + damagedInfix + time.Now().UTC().Format("20060102T150405.000000000")
+		aside = dst + damagedInfix + time.Now().UTC().Format("20060102T150405.000000000")
 		if err := os.Rename(dst, aside); err != nil {
 			return fail(err)
 		}
@@ -405,8 +432,12 @@ func RestoreWith(ctx context.Context, backup, dst string, opts Options) error {
 	if err := writeNumbers(dst, hw); err != nil {
 		return fail(err)
 	}
-	j, err := Open(dst, Options{Create: CreateNever, continueNumbers: "restore of " + backup, ChainKey: key})
+	j, err := Open(dst, Options{Create: CreateNever, continueNumbers: "restore of " + backup, ChainKey: key, recovery: true})
 	if err != nil {
+		return fail(err)
+	}
+	if err := j.noteRecovery(ctx, recovered{How: "restore", By: by, From: backup, Aside: aside}); err != nil {
+		_ = j.Close()
 		return fail(err)
 	}
 	if err := j.Close(); err != nil {

@@ -46,7 +46,7 @@ var catalogKey = []byte("products")
 var derivedBuckets = [][]byte{
 	bucketOrders, bucketDays, bucketUnresolved,
 	bucketZ, bucketClosedDays, bucketStaff, bucketSettings, bucketCatalog,
-	bucketCheckpoints, bucketDocuments,
+	bucketCheckpoints, bucketDocuments, bucketProofs,
 }
 
 // migration moves the file from schema version-1 to version.
@@ -62,6 +62,7 @@ var migrations = []migration{
 	{version: 1, name: "create the buckets", apply: createBuckets},
 	{version: 2, name: "checkpoints at every Z report, compact events", apply: sealCheckpoints},
 	{version: 3, name: "events in binary records, compressed and keyed", apply: binaryRecords},
+	{version: 4, name: "a keyed proof on every derived record", apply: recordProofs},
 }
 
 // schemaCheckpoints is the first schema with the checkpoints bucket and compact
@@ -86,6 +87,14 @@ func sealCheckpoints(*bolt.Tx) error { return nil }
 // migration does: a build that knows only schema 2 cannot read the new records,
 // and refuses the file (ErrNewerSchema) instead of calling it damaged.
 func binaryRecords(*bolt.Tx) error { return nil }
+
+// recordProofs moves a file of schema 3 to 4: every derived record pos reads to
+// decide carries a keyed proof (proof.go). The proofs bucket, derived, is left
+// missing here: Open then compares every derived record with a replay of the
+// events, refuses the file if one does not match (an edit made before the
+// upgrade), and only then rebuilds them with their proofs and journals
+// journal.records_proved (Journal.proveRecords), once.
+func recordProofs(*bolt.Tx) error { return nil }
 
 // SchemaVersion is the schema version this build writes.
 func SchemaVersion() uint64 { return migrations[len(migrations)-1].version }

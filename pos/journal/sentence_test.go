@@ -26,7 +26,7 @@ func TestOpenErrorsSpeakToTheCashier(t *testing.T) {
 
 	c := &CorruptError{Path: path, Seq: 7, Reason: "hash chain broken", Backup: "/data/backups/journal-2026-11-21.db"}
 	got = pos.Sentence(fmt.Errorf("open: %w", c))
-	assert.Equal(t, "The journal "+path+" is damaged at event 7 (hash chain broken), so Galla will not take payments from it. The last backup is /data/backups/journal-2026-11-21.db: close Galla and run \"galla journal salvage "+path+" --backup /data/backups/journal-2026-11-21.db --out NEW\" to keep the sales after it too, or \"galla journal restore /data/backups/journal-2026-11-21.db\"; the damaged file is kept aside.", got)
+	assert.Equal(t, "The journal "+path+" is damaged at event 7 (hash chain broken), so Galla will not take payments from it. The last backup is /data/backups/journal-2026-11-21.db: close Galla and run \"galla journal salvage "+path+" --backup /data/backups/journal-2026-11-21.db --out NEW\" to keep the sales after it too, or \"galla journal restore /data/backups/journal-2026-11-21.db\"; the damaged file is kept aside. A salvaged journal is put in place with \"galla journal restore NEW\" (a manager's PIN).", got)
 	c.Backup = ""
 	assert.Contains(t, pos.Sentence(c), "No backup was found")
 }

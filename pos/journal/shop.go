@@ -23,10 +23,11 @@ func (sh *Shop) Setting(ctx context.Context, key string) (json.RawMessage, error
 	}
 	var v json.RawMessage
 	err := sh.view(func(tx *bolt.Tx) error {
-		if raw := tx.Bucket(bucketSettings).Get([]byte(key)); raw != nil {
+		raw, err := sh.provedGet(tx, bucketSettings, []byte(key))
+		if raw != nil {
 			v = bytes.Clone(raw)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("journal: setting %q: %w", key, err)
@@ -42,8 +43,9 @@ func (sh *Shop) Catalog(ctx context.Context) (*pos.Catalog, error) {
 	}
 	var data []byte
 	err := sh.view(func(tx *bolt.Tx) error {
-		data = bytes.Clone(tx.Bucket(bucketCatalog).Get(catalogKey))
-		return nil
+		raw, err := sh.provedGet(tx, bucketCatalog, catalogKey)
+		data = bytes.Clone(raw)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("journal: catalog: %w", err)

@@ -22,11 +22,16 @@ func (st *Staff) List(ctx context.Context) ([]pos.Staff, error) {
 	}
 	var out []pos.Staff
 	err := st.view(func(tx *bolt.Tx) error {
+		recorded, _ := proved(tx)
 		return tx.Bucket(bucketStaff).ForEach(func(k, v []byte) error {
+			if reason := st.proofs.check(tx, bucketStaff, k, v); reason != "" {
+				return st.refuse(string(bucketStaff), string(k), reason)
+			}
 			var s pos.Staff
 			if err := json.Unmarshal(v, &s); err != nil {
 				return fmt.Errorf("staff %q: %w", k, err)
 			}
+			s.Recorded = recorded
 			out = append(out, s)
 			return nil
 		})
@@ -45,10 +50,16 @@ func (st *Staff) Get(ctx context.Context, id string) (pos.Staff, error) {
 	}
 	var s pos.Staff
 	err := st.view(func(tx *bolt.Tx) error {
-		raw := tx.Bucket(bucketStaff).Get([]byte(id))
+		raw, err := st.provedGet(tx, bucketStaff, []byte(id))
+		if err != nil {
+			return err
+		}
 		if raw == nil {
 			return pos.ErrUnknownStaff
 		}
+		// Its proof checked: the journal wrote it (an old PIN hash in it
+		// was set on this terminal).
+		s.Recorded, _ = proved(tx)
 		return json.Unmarshal(raw, &s)
 	})
 	if err != nil {

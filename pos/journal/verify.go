@@ -36,7 +36,7 @@ func (e *CorruptError) Sentence() string {
 	}
 	backup := fmt.Sprintf("No backup was found: keep the damaged file and do not delete it; run \"galla journal salvage %s --out NEW\" to copy what is intact into a new journal, or call support.", e.Path)
 	if e.Backup != "" {
-		backup = fmt.Sprintf("The last backup is %s: close Galla and run \"galla journal salvage %s --backup %s --out NEW\" to keep the sales after it too, or \"galla journal restore %s\"; the damaged file is kept aside.", e.Backup, e.Path, e.Backup, e.Backup)
+		backup = fmt.Sprintf("The last backup is %s: close Galla and run \"galla journal salvage %s --backup %s --out NEW\" to keep the sales after it too, or \"galla journal restore %s\"; the damaged file is kept aside. A salvaged journal is put in place with \"galla journal restore NEW\" (a manager's PIN).", e.Backup, e.Path, e.Backup, e.Backup)
 	}
 	return fmt.Sprintf("The journal %s is damaged%s (%s), so Galla will not take payments from it. %s", e.Path, where, e.Reason, backup)
 }

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -25,15 +26,19 @@ import (
 // that only the two files changed and the tests below still pass).
 var writeFixtures = flag.Bool("fixtures", false, "regenerate testdata/journal-schema*.db")
 
-// The committed fixtures. Both hold the representative script (31 events:
+// The committed fixtures. Each holds the representative script (31 events:
 // receipts 1 to 5, Z report 1).
 const (
 	// fixturePrevious is a journal as the previous schema (2) wrote it: events
 	// of record format 1, unkeyed, no version recorded. Its checkpoints bucket,
 	// derived, is left out: Open rebuilds it from the events.
 	fixturePrevious = "testdata/journal-schema2.db"
-	// fixtureNewer claims schema 4, written by Galla 0.2.0, keyed with testKey.
-	fixtureNewer = "testdata/journal-schema4.db"
+	// fixtureSchema3 is a journal as schema 3 wrote it: keyed with testKey,
+	// its derived records without proofs, Galla 0.1.0, and the head record
+	// beside it (journal-schema3.db.head).
+	fixtureSchema3 = "testdata/journal-schema3.db"
+	// fixtureNewer claims schema 5, written by Galla 0.2.0, keyed with testKey.
+	fixtureNewer = "testdata/journal-schema5.db"
 	// fixtureEvents is the number of events in each.
 	fixtureEvents = 31
 )
@@ -43,13 +48,14 @@ const (
 func TestFixtures(t *testing.T) {
 	if *writeFixtures {
 		makeFixturePrevious(t, fixturePrevious)
+		makeFixtureSchema3(t, fixtureSchema3)
 		makeFixtureNewer(t, fixtureNewer)
 	}
 	for _, f := range []struct {
 		path    string
 		schema  uint64
 		version string
-	}{{fixturePrevious, 2, ""}, {fixtureNewer, 4, "0.2.0"}} {
+	}{{fixturePrevious, 2, ""}, {fixtureSchema3, 3, "0.1.0"}, {fixtureNewer, 5, "0.2.0"}} {
 		db, err := bolt.Open(f.path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 		require.NoError(t, err, f.path)
 		require.NoError(t, db.View(func(tx *bolt.Tx) error {
@@ -86,14 +92,59 @@ func makeFixturePrevious(t *testing.T, out string) {
 			require.NoError(t, events.Put(u64(n), data))
 		}
 		require.NoError(t, tx.DeleteBucket(bucketCheckpoints))
+		require.NoError(t, unprove(tx))
 		require.NoError(t, putU64(meta, metaSchema, 2))
 		return meta.Put(metaHead, headValue(last, h))
 	})
 	compactTo(t, path, out)
 }
 
+// unprove takes the proofs out of a journal, as schema 3 and older kept it:
+// no proofs bucket, the orders' event index entries empty.
+func unprove(tx *bolt.Tx) error {
+	if err := tx.DeleteBucket(bucketProofs); err != nil {
+		return err
+	}
+	orders := tx.Bucket(bucketOrders)
+	var index [][]byte
+	if err := orders.ForEach(func(k, _ []byte) error {
+		if bytes.IndexByte(k, sep) >= 0 {
+			index = append(index, bytes.Clone(k))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range index {
+		if err := orders.Put(k, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// makeFixtureSchema3 writes the representative script keyed with testKey by
+// Galla 0.1.0, then takes the proofs out and sets schema 3; the head record
+// beside it is written next to out.
+func makeFixtureSchema3(t *testing.T, out string) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	j, err := Open(path, Options{ChainKey: testKey, AppVersion: "0.1.0"})
+	require.NoError(t, err)
+	var s script
+	appendAll(t, j, s.representative(t))
+	require.NoError(t, j.Close())
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		require.NoError(t, unprove(tx))
+		return putU64(tx.Bucket(bucketMeta), metaSchema, 3)
+	})
+	compactTo(t, path, out)
+	head, err := os.ReadFile(HeadPath(path))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(HeadPath(out), head, 0o644))
+}
+
 // makeFixtureNewer writes the representative script keyed with testKey and
-// makes the file claim schema 4, written by Galla 0.2.0.
+// makes the file claim schema 5, written by Galla 0.2.0.
 func makeFixtureNewer(t *testing.T, out string) {
 	path := filepath.Join(t.TempDir(), "journal.db")
 	j, err := Open(path, Options{ChainKey: testKey, AppVersion: "0.1.0"})
@@ -103,7 +154,7 @@ func makeFixtureNewer(t *testing.T, out string) {
 	require.NoError(t, j.Close())
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
-		require.NoError(t, putU64(meta, metaSchema, 4))
+		require.NoError(t, putU64(meta, metaSchema, 5))
 		return meta.Put(metaGallaVersion, []byte("0.2.0"))
 	})
 	compactTo(t, path, out)
@@ -134,6 +185,9 @@ func copyFixture(t *testing.T, fixture string) string {
 	path := filepath.Join(t.TempDir(), "data", "journal.db")
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
 	require.NoError(t, os.WriteFile(path, data, 0o600))
+	if head, err := os.ReadFile(HeadPath(fixture)); err == nil {
+		require.NoError(t, os.WriteFile(HeadPath(path), head, 0o600))
+	}
 	return path
 }
 
@@ -164,8 +218,9 @@ func TestOpenPreviousSchema(t *testing.T) {
 
 	wantBackup := filepath.Join(filepath.Dir(path), "backups", "journal-schema2-before-upgrade-20261124-093000.db")
 	seq, d := lastOpenedBy(t, j)
-	assert.Equal(t, uint64(fixtureEvents+1), seq, "one event after the fixture's 31")
-	assert.Equal(t, openedBy{Version: "0.1.0", From: 2, To: 3, Backup: wantBackup}, d)
+	// journal.records_proved, then journal.opened_by.
+	assert.Equal(t, uint64(fixtureEvents+2), seq, "two events after the fixture's 31")
+	assert.Equal(t, openedBy{Version: "0.1.0", From: 2, To: 4, Backup: wantBackup}, d)
 	v, err := j.Version()
 	require.NoError(t, err)
 	assert.Equal(t, "0.1.0", v)
@@ -181,7 +236,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 	assert.Equal(t, Numbers{Receipt: 5, Z: 1}, n)
 	require.NoError(t, j.Log.VerifyAll(t.Context()), "the old events and the new one verify")
 	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
-		assert.Equal(t, uint64(3), schemaOf(tx))
+		assert.Equal(t, uint64(4), schemaOf(tx))
 		return nil
 	}))
 	require.NoError(t, j.Close())
@@ -206,7 +261,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 	require.NoError(t, err)
 	last, err := j.Log.LastSeq(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, uint64(fixtureEvents+1), last, "no event at a second Open")
+	assert.Equal(t, uint64(fixtureEvents+2), last, "no event at a second Open")
 	require.NoError(t, j.Close())
 	entries, err := os.ReadDir(filepath.Dir(wantBackup))
 	require.NoError(t, err)
@@ -227,7 +282,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 // TestOpenNewerSchema opens the journal a newer Galla wrote: refused, read-only
 // too, with a sentence naming both versions, the file untouched and no copy made.
 func TestOpenNewerSchema(t *testing.T) {
-	require.Less(t, SchemaVersion(), uint64(4), "this build knows schema 4: the fixture must claim a newer one")
+	require.Less(t, SchemaVersion(), uint64(5), "this build knows schema 5: the fixture must claim a newer one")
 	path := copyFixture(t, fixtureNewer)
 	before := fileSum(t, path)
 	for _, ro := range []bool{false, true} {
@@ -236,9 +291,9 @@ func TestOpenNewerSchema(t *testing.T) {
 		assert.ErrorIs(t, err, ErrNewerSchema)
 		var ne *NewerSchemaError
 		require.True(t, errors.As(err, &ne))
-		assert.Equal(t, NewerSchemaError{Path: path, FileSchema: 4, FileVersion: "0.2.0", Schema: 3, Version: "0.1.0"}, *ne)
+		assert.Equal(t, NewerSchemaError{Path: path, FileSchema: 5, FileVersion: "0.2.0", Schema: 4, Version: "0.1.0"}, *ne)
 		s := pos.Sentence(err)
-		for _, want := range []string{"Galla 0.2.0", "Galla 0.1.0", "schema 4", "schema 3 at most", "changed nothing"} {
+		for _, want := range []string{"Galla 0.2.0", "Galla 0.1.0", "schema 5", "schema 4 at most", "changed nothing"} {
 			assert.Contains(t, s, want, "read-only %v", ro)
 		}
 		assert.False(t, strings.Contains(strings.ToLower(s), "try again"))
@@ -292,7 +347,7 @@ func TestNoMigrationWithoutCopy(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrUpgradeCopy)
 	s := pos.Sentence(err)
-	assert.Contains(t, s, "from schema 2 to 3")
+	assert.Contains(t, s, "from schema 2 to 4")
 	assert.Contains(t, s, "nothing was changed")
 	assert.Equal(t, before, fileSum(t, path), "not migrated")
 }
