@@ -62,11 +62,11 @@ func refundItems(o *Order, amount Paise) []ReturnItem {
 		for _, l := range o.Lines {
 			ask = append(ask, ReturnQty{SKU: l.SKU, Qty: l.Qty})
 		}
-		if items, err := o.ReturnItems(ask); err == nil && ItemsAmount(items) == amount {
+		if items, err := o.Returns().ReturnItems(ask); err == nil && ItemsAmount(items) == amount {
 			return items
 		}
 	}
-	return o.AdjustmentItems(amount)
+	return o.Returns().AdjustmentItems(amount)
 }
 
 // RefundResult is how a refund ended: RefundDone (confirmed by a verified answer),

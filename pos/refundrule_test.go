@@ -184,7 +184,7 @@ func TestRefundNamingNoDestination(t *testing.T) {
 	o, err := r.e.Order(ctx, paid.OrderID)
 	require.NoError(t, err)
 	_, err = r.e.core.commit(ctx, o, Event{Kind: EvRefundIntent, Staff: "meera",
-		Refund: &RefundEvent{UniqueTxnID: "R-old", Amount: Rupees(100), Items: o.AdjustmentItems(Rupees(100))}})
+		Refund: &RefundEvent{UniqueTxnID: "R-old", Amount: Rupees(100), Items: o.Returns().AdjustmentItems(Rupees(100))}})
 	require.NoError(t, err)
 	_, err = r.e.core.commit(ctx, o, Event{Kind: EvRefundDone, Refund: &RefundEvent{UniqueTxnID: "R-old", Amount: Rupees(100), Refunded: Rupees(100)}})
 	require.NoError(t, err)

@@ -133,7 +133,7 @@ func refundRates(o *Order, rf Refund, into map[Rate]*RateTotal) {
 			}
 			return
 		}
-		items = (&Order{Lines: o.Lines}).AdjustmentItems(rf.Amount)
+		items = (&Order{Lines: o.Lines}).Returns().AdjustmentItems(rf.Amount)
 	}
 	for _, it := range items {
 		addRate(into, it.Rate, it.tax())

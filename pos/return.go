@@ -71,139 +71,12 @@ type ReturnQty struct {
 	IMEIs []string
 }
 
-// Returned returns how many units of o's line i were returned by refunds that did
-// not fail.
-func (o *Order) Returned(i int) int {
-	n := 0
-	if o.Origin != nil {
-		for _, it := range o.Origin.Returned {
-			if it.Line == i {
-				n += it.Qty
-			}
-		}
-	}
-	for _, r := range o.Refunds {
-		if r.Status == RefundFailed {
-			continue
-		}
-		for _, it := range r.Items {
-			if it.Line == i {
-				n += it.Qty
-			}
-		}
-	}
-	return n
-}
-
-// returnedIMEIs returns the IMEIs of line i already returned.
-func (o *Order) returnedIMEIs(i int) []string {
-	var out []string
-	if o.Origin != nil {
-		for _, it := range o.Origin.Returned {
-			if it.Line == i {
-				out = append(out, it.IMEIs...)
-			}
-		}
-	}
-	for _, r := range o.Refunds {
-		if r.Status == RefundFailed {
-			continue
-		}
-		for _, it := range r.Items {
-			if it.Line == i {
-				out = append(out, it.IMEIs...)
-			}
-		}
-	}
-	return out
-}
-
 // unitsAmount is the money of the first n units of line l: ⌊A×n/Q⌋.
 func unitsAmount(l Line, n int) Paise {
 	if l.Qty <= 0 {
 		return 0
 	}
 	return Paise(int64(l.Amount()) * int64(n) / int64(l.Qty))
-}
-
-// returnItem builds the item for k more units of line i of o.
-func (o *Order) returnItem(i, k int, imeis []string) ReturnItem {
-	l := o.Lines[i]
-	r := o.Returned(i)
-	before, after := TaxOf(unitsAmount(l, r), l.GSTRate), TaxOf(unitsAmount(l, r+k), l.GSTRate)
-	return ReturnItem{Line: i, SKU: l.SKU, Qty: k, Amount: after.Amount - before.Amount, Taxable: after.Taxable - before.Taxable,
-		Tax: after.Tax - before.Tax, CGST: after.CGST - before.CGST, Rate: l.GSTRate, IMEIs: imeis}
-}
-
-// ReturnItems turns the goods asked back into the items of a return of o,
-// checking that each line was sold and is not returned beyond its units, and that
-// a serialised line names the IMEIs of the units that come back.
-func (o *Order) ReturnItems(ask []ReturnQty) ([]ReturnItem, error) {
-	var items []ReturnItem
-	for _, a := range ask {
-		i := slices.IndexFunc(o.Lines, func(l Line) bool { return l.SKU == a.SKU })
-		if i < 0 {
-			return nil, Errorf("%s was not sold on %s; check the item code.", a.SKU, o.ID)
-		}
-		if slices.ContainsFunc(items, func(it ReturnItem) bool { return it.Line == i }) {
-			return nil, Errorf("%s is named twice; give its quantity once.", a.SKU)
-		}
-		l := o.Lines[i]
-		left := l.Qty - o.Returned(i)
-		if a.Qty <= 0 || a.Qty > left {
-			return nil, wrapf(ErrNotRefundable, "%s: %d sold, %d returned already, so at most %d can come back (not %d).",
-				a.SKU, l.Qty, l.Qty-left, left, a.Qty)
-		}
-		imeis := a.IMEIs
-		if l.Serialised && len(l.IMEIs) > 0 {
-			if len(imeis) == 0 && a.Qty == left {
-				imeis = slices.DeleteFunc(slices.Clone(l.IMEIs), func(s string) bool { return slices.Contains(o.returnedIMEIs(i), s) })
-			}
-			if len(imeis) != a.Qty {
-				return nil, Errorf("%s is serialised: name the IMEI of each of the %d units that come back.", a.SKU, a.Qty)
-			}
-			for _, m := range imeis {
-				if !slices.Contains(l.IMEIs, m) || slices.Contains(o.returnedIMEIs(i), m) {
-					return nil, wrapf(ErrNotRefundable, "IMEI %s was not sold on this invoice or was returned already.", m)
-				}
-			}
-		}
-		items = append(items, o.returnItem(i, a.Qty, imeis))
-	}
-	return items, nil
-}
-
-// AdjustmentItems splits a price adjustment of amount, without goods, over o's
-// lines in proportion to the money of their units not returned (the last such
-// line takes the rest), so that the credit note reverses tax at each line's rate.
-func (o *Order) AdjustmentItems(amount Paise) []ReturnItem {
-	kept := make([]Paise, len(o.Lines))
-	total, last := Paise(0), -1
-	for i, l := range o.Lines {
-		kept[i] = l.Amount() - unitsAmount(l, o.Returned(i))
-		total += kept[i]
-		if kept[i] > 0 {
-			last = i
-		}
-	}
-	if total <= 0 || amount <= 0 {
-		return nil
-	}
-	var items []ReturnItem
-	left := amount
-	for i, l := range o.Lines {
-		share := Paise(int64(amount) * int64(kept[i]) / int64(total))
-		if i == last {
-			share = left
-		}
-		left -= share
-		if share == 0 {
-			continue
-		}
-		t := TaxOf(share, l.GSTRate)
-		items = append(items, ReturnItem{Line: i, SKU: l.SKU, Amount: share, Taxable: t.Taxable, Tax: t.Tax, CGST: t.CGST, Rate: l.GSTRate})
-	}
-	return items
 }
 
 // brandIMEIs reports whether o is a brand-EMI sale whose IMEIs the service
@@ -254,15 +127,15 @@ func (o *Order) checkReturn(r *RefundEvent) error {
 				return fmt.Errorf("%w: line %d twice", ErrBadEvent, it.Line)
 			}
 			seen[it.Line] = true
-			if o.Returned(it.Line)+it.Qty > l.Qty {
-				return fmt.Errorf("%w: %s: %d of %d units returned already, %d more asked", ErrNotRefundable, it.SKU, o.Returned(it.Line), l.Qty, it.Qty)
+			if o.Returns().Returned(it.Line)+it.Qty > l.Qty {
+				return fmt.Errorf("%w: %s: %d of %d units returned already, %d more asked", ErrNotRefundable, it.SKU, o.Returns().Returned(it.Line), l.Qty, it.Qty)
 			}
-			want := o.returnItem(it.Line, it.Qty, it.IMEIs)
+			want := o.Returns().returnItem(it.Line, it.Qty, it.IMEIs)
 			if it.Amount != want.Amount || it.Taxable != want.Taxable || it.Tax != want.Tax || it.CGST != want.CGST || it.Rate != l.GSTRate {
 				return fmt.Errorf("%w: %s: %s (tax %s) for %d units; they cost %s (tax %s)", ErrBadEvent, it.SKU, it.Amount, it.Tax, it.Qty, want.Amount, want.Tax)
 			}
 			for _, m := range it.IMEIs {
-				if !slices.Contains(l.IMEIs, m) || slices.Contains(o.returnedIMEIs(it.Line), m) {
+				if !slices.Contains(l.IMEIs, m) || slices.Contains(o.Returns().returnedIMEIs(it.Line), m) {
 					return fmt.Errorf("%w: IMEI %s not sold or returned already", ErrNotRefundable, m)
 				}
 			}

@@ -103,8 +103,8 @@ func TestPartialReturn(t *testing.T) {
 	o, err := tl.Returns.FindSale(ctx, inv)
 	require.NoError(t, err)
 	assert.Equal(t, Paise(139900), o.Refundable())
-	assert.Equal(t, 3, o.Returned(0))
-	assert.Equal(t, 0, o.Returned(1))
+	assert.Equal(t, 3, o.Returns().Returned(0))
+	assert.Equal(t, 0, o.Returns().Returned(1))
 
 	// A wrong PIN returns nothing.
 	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToCash, PIN: "999999"})
@@ -346,19 +346,19 @@ func TestReturnByIMEI(t *testing.T) {
 	o := &Order{ID: "G-1", State: StatePaid, Tender: TenderCard, Captured: 14999800, Amount: 14999800, Lines: []Line{{
 		SKU: "PH-S24", Name: "Galaxy S24", Qty: 2, UnitPrice: 7499900, GSTRate: Percent(18), Serialised: true,
 		IMEIs: []string{"356938035643809", "356938035643817"}}}}
-	_, err := o.ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1}})
+	_, err := o.Returns().ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1}})
 	assert.Error(t, err, "which phone comes back must be named")
-	_, err = o.ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1, IMEIs: []string{"356938035643825"}}})
+	_, err = o.Returns().ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1, IMEIs: []string{"356938035643825"}}})
 	assert.ErrorIs(t, err, ErrNotRefundable, "an IMEI this invoice did not sell")
-	items, err := o.ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1, IMEIs: []string{"356938035643817"}}})
+	items, err := o.Returns().ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1, IMEIs: []string{"356938035643817"}}})
 	require.NoError(t, err)
 	// 7499900 at 18%: taxable ⌊(749990000+59)/118⌋ = 6355847, tax 1144053, CGST 572026.
 	assert.Equal(t, []ReturnItem{{Line: 0, SKU: "PH-S24", Qty: 1, Amount: 7499900, Taxable: 6355847, Tax: 1144053, CGST: 572026,
 		Rate: Percent(18), IMEIs: []string{"356938035643817"}}}, items)
 	require.NoError(t, o.Apply(Event{Kind: EvRefundIntent, OrderID: "G-1", Refund: &RefundEvent{UniqueTxnID: "U1", Amount: 7499900, To: RefundToCard, Items: items}}))
-	_, err = o.ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1, IMEIs: []string{"356938035643817"}}})
+	_, err = o.Returns().ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1, IMEIs: []string{"356938035643817"}}})
 	assert.ErrorIs(t, err, ErrNotRefundable, "the same phone twice")
-	rest, err := o.ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1}})
+	rest, err := o.Returns().ReturnItems([]ReturnQty{{SKU: "PH-S24", Qty: 1}})
 	require.NoError(t, err, "the last unit needs no IMEI: only one is left")
 	assert.Equal(t, []string{"356938035643809"}, rest[0].IMEIs)
 }

@@ -145,7 +145,7 @@ func (rt *Returns) ReturnView(ctx context.Context, doc string) (*SaleForReturn, 
 		Tender: o.Tender}
 	v.Refundable, v.To = sale.returnable()
 	for i, l := range o.Lines {
-		ret := o.Returned(i)
+		ret := o.Returns().Returned(i)
 		v.Lines = append(v.Lines, ReturnableLine{SKU: l.SKU, Name: l.Name, Sold: l.Qty, Returned: ret, Left: l.Qty - ret,
 			Amount: l.Amount(), IMEIs: slices.Clone(l.IMEIs)})
 	}
@@ -493,8 +493,8 @@ func (rt *Returns) returnAtStore(ctx context.Context, r ReturnRequest, inv *Stor
 	}
 	var returned []ReturnItem
 	for i := range o.Lines {
-		if n := o.Returned(i); n > 0 {
-			returned = append(returned, ReturnItem{Line: i, SKU: o.Lines[i].SKU, Qty: n, IMEIs: o.returnedIMEIs(i)})
+		if n := o.Returns().Returned(i); n > 0 {
+			returned = append(returned, ReturnItem{Line: i, SKU: o.Lines[i].SKU, Qty: n, IMEIs: o.Returns().returnedIMEIs(i)})
 		}
 	}
 	lines := make([]Line, len(o.Lines))
@@ -537,7 +537,7 @@ func (rt *Returns) foreignReturnView(inv *StoreInvoice) *SaleForReturn {
 	v := &SaleForReturn{OrderID: o.ID, Number: inv.Number, At: saleTime(*o).In(IST).Format("02 Jan 2006"),
 		Tender: o.Tender, Refundable: o.Refundable(), To: foreignDestinations(o)}
 	for i, l := range o.Lines {
-		ret := o.Returned(i)
+		ret := o.Returns().Returned(i)
 		v.Lines = append(v.Lines, ReturnableLine{SKU: l.SKU, Name: l.Name, Sold: l.Qty, Returned: ret, Left: l.Qty - ret,
 			Amount: l.Amount(), IMEIs: slices.Clone(l.IMEIs)})
 	}

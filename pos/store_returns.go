@@ -122,14 +122,14 @@ func returnItems(o *Order, r ReturnRequest) ([]ReturnItem, string, error) {
 	case len(r.Items) > 0 && r.Amount != 0:
 		return nil, "", Errorf("Give either the goods that come back or an amount for a price adjustment, not both.")
 	case len(r.Items) > 0:
-		if items, err = o.ReturnItems(r.Items); err != nil {
+		if items, err = o.Returns().ReturnItems(r.Items); err != nil {
 			return nil, "", err
 		}
 	case r.Amount > 0:
 		if r.Amount > o.Refundable() {
 			return nil, "", wrapf(ErrNotRefundable, "At most %s of sale %s is left to refund (not %s).", o.Refundable(), o.ID, r.Amount)
 		}
-		items = o.AdjustmentItems(r.Amount)
+		items = o.Returns().AdjustmentItems(r.Amount)
 	default:
 		return nil, "", Errorf("Name the goods that come back (SKU and quantity) or an amount for a price adjustment.")
 	}

@@ -52,25 +52,25 @@ func cmdStore(c *cli, args []string) int {
 	defer cancel()
 	d, err := store.Open(ctx, *db)
 	if err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	defer d.Close()
 	switch sub {
 	case "init":
-		return c.storeInit(ctx, d, *hosts, rest)
+		return storeInit(c, ctx, d, *hosts, rest)
 	case "serve":
-		return c.storeServe(ctx, d, *listen, rest)
+		return storeServe(c, ctx, d, *listen, rest)
 	case "enrol-code":
-		return c.storeEnrolCode(ctx, d, rest)
+		return storeEnrolCode(c, ctx, d, rest)
 	case "alarms":
-		return c.storeAlarms(ctx, d, rest)
+		return storeAlarms(c, ctx, d, rest)
 	default:
-		return c.storeUnblock(ctx, d, rest)
+		return storeUnblock(c, ctx, d, rest)
 	}
 }
 
 // storeFail says what went wrong with the store's database.
-func (c *cli) storeFail(err error) int {
+func storeFail(c *cli, err error) int {
 	switch {
 	case errors.Is(err, store.ErrUnavailable):
 		return c.fail(exitCannotWork, "The store's database cannot be reached (%v): check that PostgreSQL runs and the --db address, user and password.", err)
@@ -82,13 +82,13 @@ func (c *cli) storeFail(err error) int {
 	return c.fail(exitFailed, "%v.", err)
 }
 
-func (c *cli) storeInit(ctx context.Context, d *store.DB, hosts string, rest []string) int {
+func storeInit(c *cli, ctx context.Context, d *store.DB, hosts string, rest []string) int {
 	if len(rest) != 0 {
 		return c.fail(exitBadInput, "Use %s.", commands()["store"].usage)
 	}
 	applied, err := d.Migrate(ctx)
 	if err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	names := strings.Split(hosts, ",")
 	if hosts == "" {
@@ -96,7 +96,7 @@ func (c *cli) storeInit(ctx context.Context, d *store.DB, hosts string, rest []s
 	}
 	fp, created, err := d.Keys.InitCertificate(ctx, names)
 	if err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	if len(applied) > 0 {
 		fmt.Fprintf(c.stderr, "galla: the store's schema is at version %d (applied now: %v).\n", store.SchemaVersion(), applied)
@@ -129,16 +129,16 @@ func localNames() []string {
 	return out
 }
 
-func (c *cli) storeServe(ctx context.Context, d *store.DB, listen string, rest []string) int {
+func storeServe(c *cli, ctx context.Context, d *store.DB, listen string, rest []string) int {
 	if len(rest) != 0 {
 		return c.fail(exitBadInput, "Use %s.", commands()["store"].usage)
 	}
 	if err := d.CheckSchema(ctx); err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	_, fp, err := d.Keys.TLSCertificate(ctx)
 	if err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -147,24 +147,24 @@ func (c *cli) storeServe(ctx context.Context, d *store.DB, listen string, rest [
 	log := slog.New(slog.NewTextHandler(c.stderr, nil))
 	fmt.Fprintf(c.stdout, "serving https://%s (fingerprint %s)\n", ln.Addr(), fp)
 	if err := store.NewServer(d, log, store.WithManagerPages(web.New(d, log))).Serve(ctx, ln); err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	return exitOK
 }
 
-func (c *cli) storeEnrolCode(ctx context.Context, d *store.DB, rest []string) int {
+func storeEnrolCode(c *cli, ctx context.Context, d *store.DB, rest []string) int {
 	if len(rest) != 1 {
 		return c.fail(exitBadInput, "Name the terminal: galla store enrol-code TERMINAL_ID --db URL (for example T2).")
 	}
 	if err := d.CheckSchema(ctx); err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	code, expires, err := d.Access.EnrolCode(ctx, rest[0])
 	if errors.Is(err, store.ErrTerminalID) {
 		return c.fail(exitBadInput, "%s.", strings.TrimPrefix(err.Error(), "store: "))
 	}
 	if err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	fmt.Fprintln(c.stdout, code)
 	fmt.Fprintf(c.stderr, "galla: the code enrols terminal %s once, until %s: on that counter run galla enrol https://THIS-SERVER:8443 %s --fingerprint FINGERPRINT\n",
@@ -172,13 +172,13 @@ func (c *cli) storeEnrolCode(ctx context.Context, d *store.DB, rest []string) in
 	return exitOK
 }
 
-func (c *cli) storeAlarms(ctx context.Context, d *store.DB, rest []string) int {
+func storeAlarms(c *cli, ctx context.Context, d *store.DB, rest []string) int {
 	if len(rest) != 0 {
 		return c.fail(exitBadInput, "Use %s.", commands()["store"].usage)
 	}
 	alarms, err := d.Access.Alarms(ctx, true)
 	if err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	for _, a := range alarms {
 		fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%d\t%d\t%s\n", a.RaisedAt.Local().Format(time.DateTime), orDash(a.Terminal), a.Kind, a.Seq, a.Repeats, a.Detail)
@@ -191,16 +191,16 @@ func (c *cli) storeAlarms(ctx context.Context, d *store.DB, rest []string) int {
 
 // storeUnblock takes a blocked terminal's events again, on a store manager's
 // PIN (GALLA_PIN or standard input), who is named as the one who looked.
-func (c *cli) storeUnblock(ctx context.Context, d *store.DB, rest []string) int {
+func storeUnblock(c *cli, ctx context.Context, d *store.DB, rest []string) int {
 	if len(rest) != 1 {
 		return c.fail(exitBadInput, "Use galla store unblock TERMINAL_ID --db URL with a store manager's PIN (GALLA_PIN or standard input), once the terminal's alarms are looked at.")
 	}
-	by, code := c.storeManager(ctx, d, bufio.NewReader(c.stdin))
+	by, code := signInStoreManager(c, ctx, d, bufio.NewReader(c.stdin))
 	if code >= 0 {
 		return code
 	}
 	if err := d.Access.Unblock(ctx, rest[0], by); err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	fmt.Fprintf(c.stderr, "galla: terminal %s's events are taken again; its alarms are cleared by %s.\n", rest[0], by)
 	return exitOK

@@ -38,7 +38,7 @@ var storePagesCommands = map[string]func(c *cli, args []string) int{
 // GSTIN), or one row per line every counter sold or returned in it.
 func cmdStoreExport(c *cli, args []string) int {
 	var monthText, out *string
-	ctx, done, d, rest, code := c.openStore("export", args, func(fs *flag.FlagSet) {
+	ctx, done, d, rest, code := openStore(c, "export", args, func(fs *flag.FlagSet) {
 		monthText = fs.String("month", "", "the month, YYYY-MM")
 		out = fs.String("out", "", "write the export to this file instead of standard output")
 	})
@@ -79,16 +79,16 @@ func cmdStoreExport(c *cli, args []string) int {
 			return c.fail(exitBadInput, "%s.", strings.ToUpper(err.Error()[:1])+err.Error()[1:])
 		}
 		if err != nil {
-			return c.storeFail(err)
+			return storeFail(c, err)
 		}
 		j, err := json.MarshalIndent(r, "", "  ")
 		if err != nil {
-			return c.storeFail(err)
+			return storeFail(c, err)
 		}
 		b.Write(append(j, '\n'))
 		what = fmt.Sprintf("The store's GSTR-1 of %s for GSTIN %s", month, r.GSTIN)
 	} else if err := d.Reports.WriteMonthCSV(ctx, month, time.Local, &b); err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	if tmp == nil {
 		if _, err := c.stdout.Write(b.Bytes()); err != nil {
@@ -106,7 +106,7 @@ func cmdStoreExport(c *cli, args []string) int {
 
 // openStore parses the --db flag (and extra flags) and opens the database
 // at the program's schema.
-func (c *cli) openStore(name string, args []string, extra func(fs *flag.FlagSet)) (context.Context, func(), *store.DB, []string, int) {
+func openStore(c *cli, name string, args []string, extra func(fs *flag.FlagSet)) (context.Context, func(), *store.DB, []string, int) {
 	fs := c.flagSet("galla store " + name)
 	db := fs.String("db", c.getenv("GALLA_STORE_DB"), "the PostgreSQL database: postgres://USER:PASSWORD@HOST/DB (or GALLA_STORE_DB)")
 	if extra != nil {
@@ -132,13 +132,13 @@ func (c *cli) openStore(name string, args []string, extra func(fs *flag.FlagSet)
 	}
 	if err != nil {
 		cancel()
-		return nil, nil, nil, nil, c.storeFail(err)
+		return nil, nil, nil, nil, storeFail(c, err)
 	}
 	return ctx, func() { d.Close(); cancel() }, d, rest, -1
 }
 
 func cmdStoreRebuild(c *cli, args []string) int {
-	ctx, done, d, rest, code := c.openStore("rebuild", args, nil)
+	ctx, done, d, rest, code := openStore(c, "rebuild", args, nil)
 	if code >= 0 {
 		return code
 	}
@@ -148,7 +148,7 @@ func cmdStoreRebuild(c *cli, args []string) int {
 	}
 	st, err := d.Projections.Rebuild(ctx)
 	if err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	fmt.Fprintf(c.stdout, "Rebuilt the store's projections from %d events of %d counters: %d orders.\n", st.Events, st.Terminals, st.Orders)
 	return exitOK
@@ -163,7 +163,7 @@ func cmdStoreManager(c *cli, args []string) int {
 		return c.fail(exitBadInput, "Use %s.", storePagesUsage)
 	}
 	verb := args[0]
-	ctx, done, d, rest, code := c.openStore("manager "+verb, args[1:], nil)
+	ctx, done, d, rest, code := openStore(c, "manager "+verb, args[1:], nil)
 	if code >= 0 {
 		return code
 	}
@@ -178,7 +178,7 @@ func cmdStoreManager(c *cli, args []string) int {
 		case errors.Is(err, web.ErrNoSuchManager), errors.Is(err, web.ErrLastManager):
 			return c.fail(exitBadInput, "%s: nothing was changed.", capital(errors.Unwrap(err).Error()))
 		case err != nil:
-			return c.storeFail(err)
+			return storeFail(c, err)
 		case verb == "disable":
 			fmt.Fprintf(c.stdout, "Manager %s is disabled: their sessions have ended, and neither the pages nor the store's commands take their PIN.\n", strings.TrimSpace(name))
 		default:
@@ -202,7 +202,7 @@ func cmdStoreManager(c *cli, args []string) int {
 	case errors.Is(err, web.ErrBadName), errors.Is(err, web.ErrBadPIN):
 		return c.fail(exitBadInput, "%s: nothing was changed.", strings.ToUpper(err.Error()[:1])+err.Error()[1:])
 	case err != nil:
-		return c.storeFail(err)
+		return storeFail(c, err)
 	case created:
 		fmt.Fprintf(c.stdout, "Manager %s can sign in to the manager's pages (https://SERVER/manager/).\n", strings.TrimSpace(name))
 	default:
@@ -211,12 +211,12 @@ func cmdStoreManager(c *cli, args []string) int {
 	return exitOK
 }
 
-// storeManager reads the PIN of a store manager (a manager of the pages) from
+// signInStoreManager reads the PIN of a store manager (a manager of the pages) from
 // GALLA_PIN or the first line of in, and returns that manager's name: a store
 // command is done on a manager's authority, named by their PIN, never by a
 // name typed. Wrong PINs count as at the sign-in page, against the command
 // line. When it fails it has said why, and code is the exit code (else -1).
-func (c *cli) storeManager(ctx context.Context, d *store.DB, in *bufio.Reader) (name string, code int) {
+func signInStoreManager(c *cli, ctx context.Context, d *store.DB, in *bufio.Reader) (name string, code int) {
 	pin, err := c.managerPIN(in)
 	if err != nil || pin == "" {
 		return "", c.fail(exitBadInput, "A store manager's PIN is needed (a manager of the store's pages): give it in GALLA_PIN or on the first line of standard input. Nothing was changed.")
@@ -236,12 +236,12 @@ func (c *cli) storeManager(ctx context.Context, d *store.DB, in *bufio.Reader) (
 	case errors.As(err, &locked):
 		return "", c.fail(exitBadInput, "Too many wrong store manager's PINs: the store's commands take none until %s. Nothing was changed.", locked.Until.Local().Format("15:04"))
 	}
-	return "", c.storeFail(err)
+	return "", storeFail(c, err)
 }
 
 func cmdStoreZ(c *cli, args []string) int {
 	var day *string
-	ctx, done, d, rest, code := c.openStore("z", args, func(fs *flag.FlagSet) {
+	ctx, done, d, rest, code := openStore(c, "z", args, func(fs *flag.FlagSet) {
 		day = fs.String("day", "", "the day to close, YYYY-MM-DD")
 	})
 	if code >= 0 {
@@ -251,7 +251,7 @@ func cmdStoreZ(c *cli, args []string) int {
 	if len(rest) != 0 || *day == "" {
 		return c.fail(exitBadInput, "Name the day: galla store z --day YYYY-MM-DD --db URL, with a store manager's PIN in GALLA_PIN or on standard input.")
 	}
-	by, code := c.storeManager(ctx, d, bufio.NewReader(c.stdin))
+	by, code := signInStoreManager(c, ctx, d, bufio.NewReader(c.stdin))
 	if code >= 0 {
 		return code
 	}
@@ -260,7 +260,7 @@ func cmdStoreZ(c *cli, args []string) int {
 		return c.fail(exitFailed, "The store's day was not closed: %s.", err)
 	}
 	if err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	fmt.Fprintf(c.stdout, "Store Z of %s, closed by %s: the sum of %d counters' Z reports.\n", z.Day, z.ClosedBy, len(z.Counters))
 	for _, t := range z.Counters {
@@ -276,7 +276,7 @@ func cmdStoreCatalog(c *cli, args []string) int {
 	if len(args) == 0 || args[0] != "import" {
 		return c.fail(exitBadInput, "Use %s.", storePagesUsage)
 	}
-	ctx, done, d, rest, code := c.openStore("catalog import", args[1:], nil)
+	ctx, done, d, rest, code := openStore(c, "catalog import", args[1:], nil)
 	if code >= 0 {
 		return code
 	}
@@ -284,7 +284,7 @@ func cmdStoreCatalog(c *cli, args []string) int {
 	if len(rest) != 1 {
 		return c.fail(exitBadInput, "Name the file: galla store catalog import FILE --db URL, with a store manager's PIN in GALLA_PIN or on standard input.")
 	}
-	by, code := c.storeManager(ctx, d, bufio.NewReader(c.stdin))
+	by, code := signInStoreManager(c, ctx, d, bufio.NewReader(c.stdin))
 	if code >= 0 {
 		return code
 	}
@@ -298,7 +298,7 @@ func cmdStoreCatalog(c *cli, args []string) int {
 		return c.fail(exitBadInput, "The catalog was not published; the counters keep the one they have. %s", pos.Sentence(err))
 	}
 	if err != nil {
-		return c.storeFail(err)
+		return storeFail(c, err)
 	}
 	fmt.Fprintf(c.stdout, "Published the store's catalog of %d products as version %d: every counter receives it at its next sync.\n", n, v)
 	return exitOK

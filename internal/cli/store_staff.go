@@ -33,7 +33,7 @@ func cmdStoreStaff(c *cli, args []string) int {
 	}
 	var roleText *string
 	var discount, refund *int64
-	ctx, done, d, rest, code := c.openStore("staff "+verb, args[1:], func(fs *flag.FlagSet) {
+	ctx, done, d, rest, code := openStore(c, "staff "+verb, args[1:], func(fs *flag.FlagSet) {
 		if verb == "add" {
 			roleText = fs.String("role", "", "cashier or manager")
 			discount = fs.Int64("discount", -1, "a cashier's own limit: the largest line discount they give alone, in paise")
@@ -50,7 +50,7 @@ func cmdStoreStaff(c *cli, args []string) int {
 		}
 		list, err := d.Staff.ListStaff(ctx)
 		if err != nil {
-			return c.storeFail(err)
+			return storeFail(c, err)
 		}
 		for _, s := range list {
 			status := "active"
@@ -74,7 +74,7 @@ func cmdStoreStaff(c *cli, args []string) int {
 		return c.fail(exitBadInput, "Name the member. %s", usage)
 	}
 	in := bufio.NewReader(c.stdin)
-	who, code := c.storeManager(ctx, d, in)
+	who, code := signInStoreManager(c, ctx, d, in)
 	if code >= 0 {
 		return code
 	}
@@ -109,7 +109,7 @@ func cmdStoreStaff(c *cli, args []string) int {
 	}
 	switch {
 	case errors.Is(err, store.ErrUnavailable):
-		return c.storeFail(err)
+		return storeFail(c, err)
 	case errors.Is(err, pos.ErrUnknownStaff):
 		return c.fail(exitBadInput, "The store has no member of staff called %q; see galla store staff list --db URL.", name)
 	case errors.Is(err, pos.ErrStaffExists):

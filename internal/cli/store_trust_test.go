@@ -137,7 +137,8 @@ func (noSource) Event(context.Context, uint64) (pos.Event, error) { return pos.E
 func TestAStoreOfAnEarlierEnrolmentIsAcceptedByAManager(t *testing.T) {
 	db, storeDir, addr, fp := newStore(t)
 	const malloryPIN = "97531864"
-	code, _, errOut := tillRun(t, storeDir, malloryPIN+"\n"+malloryPIN+"\n", nil, "store", "staff", "add", "Mallory", "--role", "manager", "--by", "Someone", "--db", db)
+	addStoreManager(t, storeDir, db, "Meera")
+	code, _, errOut := tillRun(t, storeDir, malloryPIN+"\n"+malloryPIN+"\n", storeManager, "store", "staff", "add", "Mallory", "--role", "manager", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 
 	// What the earlier version left: the store's row with the credential's
