@@ -25,7 +25,7 @@ const StoreStaffPrefix = "S"
 // ErrStorePepper reports a store member whose PIN this counter cannot check:
 // its keyring holds no store pepper, or another store's.
 var ErrStorePepper = sentenceError{"the store's PIN key is missing or another",
-	"This member of staff is the store's, and this counter does not hold the store's PIN key: run galla sync with the store server reachable, or enrol the counter again."}
+	"This member of staff is the store's, and this counter does not hold the store's PIN key: a manager of this counter accepts the store (galla sync --staff MANAGER, with the store server reachable), or enrols the counter again."}
 
 // WithStorePepper sets the store's pepper, with which the PINs of the store's
 // members are checked, and returns r. It may be called while r is in use (the

@@ -536,7 +536,7 @@ func (s *tenderScreen) askVoid() {
 // no PIN, nothing to give back.
 func (s *tenderScreen) askDrop() {
 	t, id, staff := s.u.till.Checkout, s.sale.Sale.ID, s.u.user.Name
-	s.u.dialogs.ask("Drop sale "+id, "Nothing is paid on this sale and nothing is being checked: dropping it gives its cart up, with nothing to give back. Enter drops it; Esc keeps the sale open.",
+	p := s.u.dialogs.ask("Drop sale "+id, "Nothing is paid on this sale and nothing is being checked: dropping it gives its cart up, with nothing to give back.",
 		nil, func(p *prompt) {
 			p.ok.Disable()
 			s.u.async(func(ctx context.Context) func() {
@@ -554,6 +554,10 @@ func (s *tenderScreen) askDrop() {
 				}
 			})
 		})
+	// The dialog says what each key does: a message's lone OK would not.
+	p.ok.SetText("Drop it  [Enter]")
+	p.cancel.SetText("Keep it open  [Esc]")
+	p.cancel.Show()
 }
 
 // refundCash says what to hand back after a void: cash from the drawer, UPI sent

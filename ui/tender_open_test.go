@@ -556,6 +556,18 @@ func TestVoidDropsSaleWithNothingPaid(t *testing.T) {
 	require.NotNil(t, h.u.dialogs.prompt)
 	assert.Equal(t, "Drop sale "+id, h.u.dialogs.prompt.title)
 	assert.Empty(t, h.u.dialogs.prompt.fields, "no PIN for a sale that holds no money")
+	assert.Equal(t, "Drop it  [Enter]", h.u.dialogs.prompt.ok.Text)
+	assert.Equal(t, "Keep it open  [Esc]", h.u.dialogs.prompt.cancel.Text)
+	assert.True(t, h.u.dialogs.prompt.cancel.Visible(), "the way back is shown, not only said")
+
+	// Esc keeps the sale open; F4 asks again.
+	h.press(fyne.KeyEscape)
+	h.settle()
+	assert.Empty(t, f.drops)
+	require.Equal(t, h.u.tender, h.u.current)
+	h.press(fyne.KeyF4)
+	h.settle()
+	require.NotNil(t, h.u.dialogs.prompt)
 	h.press(fyne.KeyReturn)
 	h.settle()
 	assert.Equal(t, []string{id}, f.drops)
