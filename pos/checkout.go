@@ -208,11 +208,32 @@ func (co *Checkout) PayAgainOrder(ctx context.Context, id string) (*Order, error
 	return no("The payment of the sale %s has not verifiably failed (it is %s); do not charge again — run \"galla reconcile\" to resolve it.", o.ID, o.State)
 }
 
+// gatewayHeld refuses a card, EMI or pay-on-phone tender while the live
+// service is not the one a manager approved on this counter
+// (TillConfig.GatewayHold), before any order is made or card data sent.
+func (co *Checkout) gatewayHeld(kind TenderKind) error {
+	switch hold := co.cfg.GatewayHold; {
+	case hold == "":
+		return nil
+	case kind == TenderCard, kind == TenderEMI, kind == TenderPhone:
+		return sentenceWrap{sentence: hold, err: ErrGatewayNotApproved}
+	}
+	return nil
+}
+
+// ErrGatewayNotApproved is the refusal of a card, EMI or pay-on-phone tender
+// while the live service is not the one a manager approved on this counter;
+// nothing was sent.
+var ErrGatewayNotApproved = errors.New("the payment service is not approved on this counter")
+
 // errNoCard says that a card tender came without the card.
 var errNoCard = sentenceErr("The card was not read; type it again.")
 
 // ValidateScheme asks the service whether card's issuer gives offer today.
 func (co *Checkout) ValidateScheme(ctx context.Context, lines []CartLine, offer EMIPlan, card CardData) error {
+	if err := co.gatewayHeld(TenderEMI); err != nil {
+		return err
+	}
 	gc, ok := card.(*gateway.Card)
 	if !ok {
 		return errNoCard
@@ -316,6 +337,9 @@ func (co *Checkout) Pay(ctx context.Context, req PayRequest, progress func(PayPr
 	card, _ := req.Card.(*gateway.Card)
 	if card != nil {
 		defer card.Zero()
+	}
+	if err := co.gatewayHeld(req.Tender); err != nil {
+		return PayOutcome{}, err
 	}
 	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier, OverrideIMEIs: co.imeiApprover(req)}
 	if req.Sale != "" {

@@ -139,6 +139,12 @@ type TillConfig struct {
 	Service ServiceConfig
 	// Store is the link to the store server; nil when the terminal is not enrolled.
 	Store StoreLink
+	// GatewayHold is the sentence that refuses card, EMI and pay-on-phone
+	// payments while the live service's address or credentials are not the
+	// ones a manager approved on this counter; "" when none is needed (the
+	// embedded sandbox, or the approved service). Cash, UPI and credit notes
+	// are taken as ever. The status bar shows it (TillStatus.Gateway).
+	GatewayHold string
 }
 
 // NewTill builds the till over an engine: it loads the discount policy and the
@@ -212,6 +218,9 @@ type TillStatus struct {
 	Pending []PendingPayment
 	// Store is how the link to the store server stands (till_store.go).
 	Store StoreStatus
+	// Gateway is the sentence of a live service no manager approved on this
+	// counter (TillConfig.GatewayHold): card payments are refused until one does.
+	Gateway string
 }
 
 // Status returns the gateway mode, whether the service answers, how many payments
@@ -242,6 +251,7 @@ func (t *Till) Status(ctx context.Context) TillStatus {
 	}
 	t.c.mu.Unlock()
 	st.Store = t.StoreStatus()
+	st.Gateway = t.c.cfg.GatewayHold
 	return st
 }
 

@@ -207,6 +207,9 @@ func (sb *statusBar) showStatus(st Status) {
 	if store := st.Store.Text(time.Now()); store != "" {
 		online += " · " + store // the link to the store server (pos.StoreStatus)
 	}
+	if st.Gateway != "" {
+		online += " · " + st.Gateway // a live service no manager approved: no card payments
+	}
 	sb.onlineText.SetText(online)
 	switch {
 	case len(st.Pending) == 1:

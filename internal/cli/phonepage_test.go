@@ -154,7 +154,9 @@ func TestPhonePageServesOrder(t *testing.T) {
 func TestPhonePageLiveNeedsScriptURL(t *testing.T) {
 	env := map[string]string{"GALLA_MERCHANT_ID": "100001", "GALLA_ACCESS_CODE": "AC1",
 		"GALLA_SECRET_KEY": strings.Repeat("ab", 32)}
-	c := &cli{dataDir: t.TempDir(), stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string { return env[k] },
+	dir := t.TempDir()
+	approveGateway(t, dir, env, "https://payments.example.invalid") // approved: the script address is what is missing
+	c := &cli{dataDir: dir, stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string { return env[k] },
 		gatewayURL: "https://payments.example.invalid"}
 	till, closeAll, err := openWindowTill(c)
 	require.NoError(t, err)

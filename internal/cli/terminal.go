@@ -114,6 +114,20 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 	})
 	tc := pos.TillConfig{Engine: t.eng, Catalogs: j.Shop, SampleCatalog: assets.SampleCatalog(), Backups: j.Archive, QRKey: key,
 		Terminal: cfg.Terminal, Live: t.ps.live(), Phone: t.phone, Service: t.cfg}
+	// A live service whose address or credentials are not the ones a manager
+	// approved on this counter takes no card data (gateway.go); the change is
+	// journaled once the journal is known sound.
+	if tc.GatewayHold, err = gatewayHold(context.Background(), j.Shop, cfg.Gateway); err != nil {
+		_ = j.Close()
+		return nil, err
+	}
+	noteChange := func() {
+		if tc.GatewayHold != "" && create != journal.CreateNever {
+			if err := noteGatewayChange(context.Background(), j.Log, j.Shop, cfg.Gateway, t.eng.Now()); err != nil {
+				fmt.Fprintln(c.stderr, "galla: the change of the payment service cannot be journaled:", err)
+			}
+		}
+	}
 	stopSync := func() {}
 	if window {
 		tc.Health = j.Log
@@ -137,6 +151,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		return nil, err
 	}
 	if !window {
+		noteChange()
 		close(t.checked)
 		return t, nil
 	}
@@ -145,7 +160,9 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		defer close(t.checked)
 		// The result is kept by the journal (Verified) for the engine and the
 		// status bar; a check stopped by closing leaves it unverified.
-		_ = j.Log.Verify(vctx)
+		if j.Log.Verify(vctx) == nil {
+			noteChange()
+		}
 	}()
 	t.stop = func() { stopSync(); stopCheck() }
 	return t, nil

@@ -318,7 +318,7 @@ func checkoutErrorCode(err error) int {
 	}
 	for _, bad := range []error{pos.ErrEmptyCart, pos.ErrBadIMEI, pos.ErrIMEIMissing, pos.ErrOfferNotForCard,
 		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed, pos.ErrBuyerNeeded, pos.ErrIMEISold, pos.ErrNoShift,
-		pos.ErrWrongPIN, pos.ErrBadPIN, pos.ErrTooManyOverrides} {
+		pos.ErrWrongPIN, pos.ErrBadPIN, pos.ErrTooManyOverrides, pos.ErrGatewayNotApproved} {
 		if errors.Is(err, bad) {
 			return exitBadInput
 		}
