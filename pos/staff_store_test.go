@@ -41,7 +41,7 @@ func TestTheStoresStaffSignInWithTheStoresPepper(t *testing.T) {
 	assert.Equal(t, uint64(1), v)
 	_, err = tl.Crew.SignIn(ctx, "Asha", "73914562")
 	require.ErrorIs(t, err, ErrStorePepper, "without the store's pepper the PIN cannot be checked")
-	assert.Contains(t, Sentence(err), "run galla sync")
+	assert.Contains(t, Sentence(err), "galla sync --staff MANAGER")
 
 	tl.Crew.SetStorePepper(bytes.Repeat([]byte{0x11}, 32))
 	_, err = tl.Crew.SignIn(ctx, "Asha", "73914562")
