@@ -157,21 +157,11 @@ func (c *cli) acknowledgeEnrolment(staff string) int {
 	if staff == "" {
 		return c.fail(exitBadInput, "Acknowledging the enrolment is a manager's act: give --staff NAME of a manager and their PIN (GALLA_PIN, or the first line of standard input).")
 	}
-	pin, err := c.managerPIN(bufio.NewReader(c.stdin))
-	if err != nil {
-		return c.fail(exitBadInput, "%s.", upperFirst(err.Error()))
-	}
-	t, err := openTill(c)
-	if err != nil {
-		return c.failOpen(err)
-	}
-	defer t.close()
-	ctx, cancel := signalContext()
-	defer cancel()
-	m, code := c.signInManager(ctx, t, staff, pin, "Acknowledging the enrolment")
+	t, ctx, done, m, code := c.openForManager(staff, "Acknowledging the enrolment")
 	if code != exitOK {
 		return code
 	}
+	defer done()
 	rec, err := link.ReadEnrolment(ctx, t.j.Shop)
 	switch {
 	case err != nil:
@@ -209,6 +199,26 @@ func (c *cli) signInManager(ctx context.Context, t *terminal, name, pin, what st
 		return pos.StaffMember{}, c.fail(exitBadInput, "%s's PIN is shorter than a manager's must now be: sign in once in the window to set a new one, or ask another manager for galla staff reset-pin %s.", m.Name, m.Name)
 	}
 	return m, exitOK
+}
+
+// openForManager reads the PIN of manager staff, opens the till and signs
+// them in for what, a manager's act. On exitOK the caller calls done, which
+// closes the till; otherwise everything is closed and the failure said.
+func (c *cli) openForManager(staff, what string) (t *terminal, ctx context.Context, done func(), m pos.StaffMember, code int) {
+	pin, err := c.managerPIN(bufio.NewReader(c.stdin))
+	if err != nil {
+		return nil, nil, nil, m, c.fail(exitBadInput, "%s.", upperFirst(err.Error()))
+	}
+	if t, err = openTill(c); err != nil {
+		return nil, nil, nil, m, c.failOpen(err)
+	}
+	ctx, cancel := signalContext()
+	done = func() { cancel(); t.close() }
+	if m, code = c.signInManager(ctx, t, staff, pin, what); code != exitOK {
+		done()
+		return nil, nil, nil, m, code
+	}
+	return t, ctx, done, m, exitOK
 }
 
 // storeLinkConfig is the link configuration of an enrolled terminal; ok is
@@ -324,21 +334,11 @@ func (c *cli) acceptStore(cfg config.Config, sec *config.Secrets, staff string) 
 	if staff == "" {
 		return c.fail(exitBadInput, "This counter's journal has not accepted the store %s: its first sync is a manager's act. Give --staff NAME of a manager and their PIN (GALLA_PIN, or the first line of standard input).", cfg.Store.URL)
 	}
-	pin, err := c.managerPIN(bufio.NewReader(c.stdin))
-	if err != nil {
-		return c.fail(exitBadInput, "%s.", upperFirst(err.Error()))
-	}
-	t, err := openTill(c)
-	if err != nil {
-		return c.failOpen(err)
-	}
-	defer t.close()
-	ctx, cancel := signalContext()
-	defer cancel()
-	m, code := c.signInManager(ctx, t, staff, pin, "Accepting a store")
+	t, ctx, done, m, code := c.openForManager(staff, "Accepting a store")
 	if code != exitOK {
 		return code
 	}
+	defer done()
 	was, err := link.ReadEnrolment(ctx, t.j.Shop)
 	if err != nil {
 		return c.fail(exitCannotWork, "%s.", upperFirst(err.Error()))
