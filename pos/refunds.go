@@ -98,7 +98,7 @@ func (rf *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, 
 	if err != nil {
 		return nil, err
 	}
-	release, err := rf.store.reserveOwnReturn(ctx, r.reserveAt, uid, amount, items) // store-wide, when the return asks it
+	release, err := rf.store.reserveOwnReturn(ctx, o, rf.reserveAt(o, r), uid, amount, items) // store-wide
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +115,19 @@ func (rf *Refunds) Refund(ctx context.Context, r RefundRequest) (*RefundResult, 
 	}
 	res.Manager = *mgr
 	return res, nil
+}
+
+// reserveAt is the invoice number a refund of o is reserved under at the
+// store: the return's (RefundRequest.reserveAt), or, for any other refund of
+// a numbered sale of this counter (a refund by amount, a cancellation), the
+// sale's own number, so that no refund of an invoice returned at another
+// counter bypasses the store. A tender's order of a split sale has no number
+// of its own and reserves nothing.
+func (rf *Refunds) reserveAt(o *Order, r RefundRequest) string {
+	if r.reserveAt != "" || (o.DocNo == 0 && o.ReceiptNo == 0) {
+		return r.reserveAt
+	}
+	return o.Number(rf.cfg.Terminal)
 }
 
 // refundGate is what every refund passes before its order is touched: the

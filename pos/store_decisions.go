@@ -97,3 +97,45 @@ func MayOverrideIMEI(err error) bool { return errors.Is(err, ErrStoreOffline) }
 // storeDecisionWait bounds how long a sale waits for the store server's answer:
 // past it the store counts as unreachable (ErrStoreOffline).
 const storeDecisionWait = 10 * time.Second
+
+// ReturnsElsewhere is the store's last word, kept on the counter, on which of
+// this counter's own invoices other counters returned (store/link implements
+// it from the answers of its syncs). While the store cannot be reached, a
+// return or refund of an own invoice is decided by this counter's journal
+// only when the store never said another counter returned any of it; one
+// returned elsewhere waits for the store (docs/security.md "Offline returns").
+type ReturnsElsewhere interface {
+	// ReturnedElsewhere says what other counters returned of this counter's
+	// sale orderID, as the store last said; ok is false when it never said
+	// any counter did.
+	ReturnedElsewhere(orderID string) (r ElsewhereReturn, ok bool)
+}
+
+// ElsewhereReturn is what other counters returned of one of this counter's
+// invoices, as the store last said.
+type ElsewhereReturn struct {
+	Number   string // the invoice as printed
+	Amount   Paise  // the money those counters refunded or reserved of it
+	Counters string // which: "T2" or "T2, T3"
+}
+
+// returnedElsewhereOffline refuses, with a sentence, a return or refund of
+// this counter's sale o (its invoice number) that the store could not be
+// asked about, when the store last said another counter returned some of it
+// (d a ReturnsElsewhere): nothing was refunded, and the return waits for the
+// store, which alone knows what is left.
+func returnedElsewhereOffline(d StoreDecisions, o *Order, number string) error {
+	re, ok := d.(ReturnsElsewhere)
+	if !ok {
+		return nil
+	}
+	r, ok := re.ReturnedElsewhere(o.ID)
+	if !ok {
+		return nil
+	}
+	if r.Number != "" {
+		number = r.Number
+	}
+	return wrapf(ErrNotRefundable, "Invoice %s was returned at counter %s (%s), and the store cannot be reached to say what is left of it: this return needs the store. Nothing was refunded; connect to the store and try again.",
+		number, r.Counters, r.Amount)
+}

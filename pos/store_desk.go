@@ -232,13 +232,16 @@ func (sd *StoreDesk) storeInvoices() (StoreDecisions, StoreInvoices) {
 // the store too, so that it and returns of the same invoice at other counters
 // never add up to more than was paid. The store refusing (more than is left)
 // refuses the return; the store not knowing the invoice (not synced yet: no
-// other counter can have returned it) or not answering leaves the decision to
-// this counter's journal, which caps it at what was paid here.
+// other counter can have returned it) leaves the decision to this counter's
+// journal, which caps it at what was paid here. The store not answering
+// leaves it to the journal too, unless the store last said another counter
+// returned some of the invoice (ReturnsElsewhere): that return waits for the
+// store (docs/security.md "Offline returns").
 //
 // reserveOwnReturn reserves so amount of the refund uid of this counter's
-// invoice number (RefundRequest.reserveAt; "" reserves nothing), with its
-// items, and returns how to release it should the refund not happen.
-func (sd *StoreDesk) reserveOwnReturn(ctx context.Context, number, uid string, amount Paise, items []ReturnItem) (release func(error) error, err error) {
+// sale o, its invoice number (RefundRequest.reserveAt; "" reserves nothing),
+// with its items, and returns how to release it should the refund not happen.
+func (sd *StoreDesk) reserveOwnReturn(ctx context.Context, o *Order, number, uid string, amount Paise, items []ReturnItem) (release func(error) error, err error) {
 	d := sd.decisions()
 	if d == nil || number == "" {
 		return noRelease, nil
@@ -252,7 +255,12 @@ func (sd *StoreDesk) reserveOwnReturn(ctx context.Context, number, uid string, a
 	case errors.As(err, &refusal):
 		return nil, wrapf(ErrNotRefundable, "The store refused: %s. Nothing was refunded.", refusal.Msg)
 	default:
-		return noRelease, nil // the store is away: this journal decides
+		// The store is away: this journal decides, unless the store said
+		// another counter returned some of it.
+		if err := returnedElsewhereOffline(d, o, number); err != nil {
+			return nil, err
+		}
+		return noRelease, nil
 	}
 	return func(cause error) error {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeDecisionWait)

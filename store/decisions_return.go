@@ -350,3 +350,28 @@ func (dc *Decisions) Invoice(ctx context.Context, ref string) (api.Invoice, erro
 	}
 	return out, nil
 }
+
+// ReturnedElsewhere lists terminal's own invoices that other counters
+// returned or are returning, from their reservations (a return of another
+// counter's invoice is always reserved first), the latest first, at most
+// api.MaxReturnedElsewhere: the counter keeps them, and refuses a return of
+// any of them while the store cannot be reached (docs/security.md "Offline
+// returns").
+func (dc *Decisions) ReturnedElsewhere(ctx context.Context, terminal string) (api.ReturnedElsewhere, error) {
+	rs, err := dc.pool.Query(ctx, `SELECT r.sold_order, coalesce((SELECT min(d.number) FROM documents d
+			WHERE d.terminal_id = r.sold_terminal AND d.order_id = r.sold_order AND d.kind = 'receipt'), ''),
+		sum(r.amount), string_agg(DISTINCT r.terminal_id, ', ')
+		FROM return_reservations r WHERE r.sold_terminal = $1 AND r.terminal_id <> $1
+		GROUP BY r.sold_terminal, r.sold_order ORDER BY max(r.reserved_at) DESC LIMIT $2`, terminal, api.MaxReturnedElsewhere)
+	if err != nil {
+		return api.ReturnedElsewhere{}, dc.reserveErr("returned elsewhere", err)
+	}
+	list, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (api.ElsewhereReturn, error) {
+		var e api.ElsewhereReturn
+		return e, r.Scan(&e.OrderID, &e.Number, &e.Amount, &e.Counters)
+	})
+	if err != nil {
+		return api.ReturnedElsewhere{}, dc.reserveErr("returned elsewhere", err)
+	}
+	return api.ReturnedElsewhere{Invoices: list}, nil
+}

@@ -44,7 +44,37 @@ func (rp *Reports) DayReport(ctx context.Context, day string) (*DayReport, error
 	}
 	slices.SortFunc(r.Counters, func(a, b CounterDay) int { return compareTerminal(a.Terminal, b.Terminal) })
 	r.Store = SumCounters(r.Counters)
+	if r.OverRefunds, r.OverRefunded, err = overRefunds(ctx, rp.pool, d); err != nil {
+		return nil, rp.wrap("day report", err)
+	}
 	return r, nil
+}
+
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// overRefunds reads the refunds of day d that paid money out twice across
+// counters, and their sum.
+func overRefunds(ctx context.Context, q querier, d time.Time) ([]OverRefund, pos.Paise, error) {
+	rs, err := q.Query(ctx, `SELECT terminal_id, refund_id, number, others, amount, units FROM over_refunds
+		WHERE day = $1 ORDER BY seq, terminal_id`, d)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (OverRefund, error) {
+		var o OverRefund
+		var amount int64
+		err := r.Scan(&o.Terminal, &o.RefundID, &o.Number, &o.Others, &amount, &o.Units)
+		o.Amount = pos.Paise(amount)
+		return o, err
+	})
+	var sum pos.Paise
+	for _, o := range out {
+		sum += o.Amount
+	}
+	return out, sum, err
 }
 
 // dayOrders reads, per terminal, the orders pos.BuildReport needs for day d,
@@ -187,6 +217,9 @@ func (rp *Reports) CloseStoreDay(ctx context.Context, day, manager string) (*Sto
 		}
 		rs.Close()
 		if err := rs.Err(); err != nil {
+			return err
+		}
+		if z.OverRefunds, z.OverRefunded, err = overRefunds(ctx, tx, d); err != nil {
 			return err
 		}
 		if len(z.Counters) == 0 {

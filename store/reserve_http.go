@@ -19,6 +19,7 @@ func (s *Server) reserveRoutes() {
 	s.handleSigned("POST "+api.PathReserveReturn, s.reserveReturn)
 	s.handleSigned("POST "+api.PathRelease, s.release)
 	s.handleSigned("POST "+api.PathInvoice, s.invoice)
+	s.handleSigned("POST "+api.PathReturnedElsewhere, s.returnedElsewhere)
 }
 
 // decodeStrict reads body into v, refusing unknown fields and trailing data.
@@ -109,6 +110,20 @@ func (s *Server) invoice(w http.ResponseWriter, r *http.Request, _ string, body 
 		return
 	}
 	out, err := s.db.Decisions.Invoice(r.Context(), req.Document)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) returnedElsewhere(w http.ResponseWriter, r *http.Request, terminal string, body []byte) {
+	var req api.ReturnedElsewhereRequest
+	if err := decodeStrict(body, &req); err != nil {
+		s.fail(w, err)
+		return
+	}
+	out, err := s.db.Decisions.ReturnedElsewhere(r.Context(), terminal)
 	if err != nil {
 		s.fail(w, err)
 		return

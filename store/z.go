@@ -38,6 +38,23 @@ type DayReport struct {
 	Day      string
 	Counters []CounterDay
 	Store    CounterDay // Terminal is ""
+	// OverRefunds are the refunds of the day that took an invoice beyond what
+	// was left of it across counters (AlarmOverRefund): in the totals above
+	// as the counters paid them, and shown apart so that the money paid out
+	// twice is not netted away silently. OverRefunded is their sum.
+	OverRefunds  []OverRefund
+	OverRefunded pos.Paise
+}
+
+// OverRefund is a refund that took an invoice beyond what was left of it
+// across counters: money paid out twice.
+type OverRefund struct {
+	Terminal string    `json:"terminal"`  // the counter whose refund went over
+	RefundID string    `json:"refund_id"` // that refund's unique_txn_id
+	Number   string    `json:"number"`    // the invoice as printed
+	Others   string    `json:"others"`    // the counters that refunded it before
+	Amount   pos.Paise `json:"amount"`    // the money at stake
+	Units    int       `json:"units,omitempty"`
 }
 
 // counterDay is terminal's day from its report.
@@ -162,8 +179,13 @@ type StoreZ struct {
 	NetSales     pos.Paise  `json:"net_sales"`
 	CashExpected pos.Paise  `json:"cash_expected"`
 	Tax          pos.Paise  `json:"tax"`
-	ClosedBy     string     `json:"closed_by"`
-	ClosedAt     time.Time  `json:"closed_at"`
+	// OverRefunds are the day's refunds that paid money out twice across
+	// counters (DayReport.OverRefunds); OverRefunded their sum, which the
+	// net above includes.
+	OverRefunds  []OverRefund `json:"over_refunds,omitempty"`
+	OverRefunded pos.Paise    `json:"over_refunded,omitempty"`
+	ClosedBy     string       `json:"closed_by"`
+	ClosedAt     time.Time    `json:"closed_at"`
 }
 
 // ErrStoreZRefused is wrapped by every refusal of CloseStoreDay; the error's

@@ -124,3 +124,33 @@ type Invoice struct {
 	Order      json.RawMessage `json:"order"`
 	Returnable int64           `json:"returnable"`
 }
+
+// PathReturnedElsewhere lists the terminal's own invoices that other counters
+// returned or are returning (their reservations at the store), so that the
+// counter remembers them while the store cannot be reached: a return of such
+// an invoice then waits for the store (docs/security.md "Offline returns").
+// The link asks it after each sync.
+const PathReturnedElsewhere = "/api/v1/returned-elsewhere" // POST ReturnedElsewhereRequest → ReturnedElsewhere
+
+// MaxReturnedElsewhere bounds the invoices one answer lists, the latest
+// returned first; the counter keeps what earlier answers said.
+const MaxReturnedElsewhere = 1000
+
+// ReturnedElsewhereRequest asks for the terminal's invoices returned at other
+// counters; it carries nothing (the signature names the terminal).
+type ReturnedElsewhereRequest struct{}
+
+// ReturnedElsewhere are the terminal's invoices returned at other counters.
+type ReturnedElsewhere struct {
+	Invoices []ElsewhereReturn `json:"invoices"`
+}
+
+// ElsewhereReturn is one invoice of the terminal that other counters returned
+// or are returning: its order and number as printed, the money (paise) they
+// reserved for it in all, and which counters ("T2, T3").
+type ElsewhereReturn struct {
+	OrderID  string `json:"order_id"`
+	Number   string `json:"number"`
+	Amount   int64  `json:"amount"`
+	Counters string `json:"counters"`
+}

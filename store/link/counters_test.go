@@ -27,6 +27,7 @@ type till struct {
 	*pos.Till
 	e    *pos.Engine
 	l    *link.Link
+	cfg  link.Config
 	name string
 }
 
@@ -43,10 +44,11 @@ func newTill(t *testing.T, s *storeServer, name string) *till {
 	require.NoError(t, err)
 	tl, err := pos.NewTill(t.Context(), pos.TillConfig{Engine: e, Terminal: name})
 	require.NoError(t, err)
-	l, err := link.New(s.enrol(t, name, dir), j.Log)
+	cfg := s.enrol(t, name, dir)
+	l, err := link.New(cfg, j.Log)
 	require.NoError(t, err)
 	e.StoreDesk.SetDecisions(l)
-	return &till{Till: tl, e: e, l: l, name: name}
+	return &till{Till: tl, e: e, l: l, cfg: cfg, name: name}
 }
 
 // sync sends the counter's journal to the store.

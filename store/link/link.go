@@ -138,7 +138,10 @@ type state struct {
 	Held       uint64    `json:"held"`      // the server holds events 1..Held
 	HeldHash   string    `json:"held_hash"` // the hash of event Held
 	LastSync   time.Time `json:"last_sync"`
-	known      bool      // read from the file, for this store and terminal
+	// Elsewhere are this terminal's invoices other counters returned, by
+	// order id, as the store last said (returns.go).
+	Elsewhere map[string]pos.ElsewhereReturn `json:"elsewhere,omitempty"`
+	known     bool                           // read from the file, for this store and terminal
 }
 
 // New returns the link of an enrolled terminal over src. A state file that is
@@ -464,6 +467,7 @@ func (l *Link) sync(ctx context.Context) (Result, error) {
 		st.LastSync = l.cfg.Now()
 		l.keep(st, false)
 	}
+	l.learnElsewhere(ctx)
 	return l.result(res, last), nil
 }
 

@@ -304,7 +304,12 @@ type todayData struct {
 	Z         *store.StoreZ
 	Returns   []ReturnRow
 	Shifts    []ShiftRow
+	// Alarms are the open alarms, newest first, at most maxAlarmsShown.
+	Alarms []store.Alarm
 }
+
+// maxAlarmsShown bounds the open alarms the day's page lists.
+const maxAlarmsShown = 50
 
 func (p *Pages) today(w http.ResponseWriter, r *http.Request, s session) {
 	day, date, ok := p.day(w, r, s, "today")
@@ -342,6 +347,11 @@ func (p *Pages) today(w http.ResponseWriter, r *http.Request, s session) {
 		p.fail(w, s, err)
 		return
 	}
+	if d.Alarms, err = p.db.Access.Alarms(ctx, true); err != nil {
+		p.fail(w, s, err)
+		return
+	}
+	d.Alarms = d.Alarms[:min(len(d.Alarms), maxAlarmsShown)]
 	p.render(w, http.StatusOK, "today", view{Title: "The store on " + day, Manager: s.Manager, CSRF: s.CSRF, Data: d})
 }
 
