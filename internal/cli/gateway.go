@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"time"
 
+	"galla/gateway"
 	"galla/internal/config"
 	"galla/pos"
 )
@@ -197,4 +198,72 @@ func cmdGateway(c *cli, args []string) int {
 	}
 	fmt.Fprintf(c.stdout, "the payment service at %s (merchant %s, credentials %s) is approved by %s\n", g.BaseURL, g.MerchantID, id.short(), m.Name)
 	return exitOK
+}
+
+// heldGateway stands for a live payment service no manager approved on this
+// counter (gatewayHold): every call is refused before anything is sent, card
+// payments as the Checkout refuses them (pos.ErrGatewayNotApproved), and also
+// EMI offers, IMEI checks, refunds and inquiries. An inquiry is refused too,
+// even of an order made under the service approved before: the answer would
+// come from the unapproved host, signed with its unapproved credentials, and
+// an order it called paid would be believed. Such an order stays unknown, and
+// is settled once a manager approves the service or config.json names the
+// approved one again. A refund is refused as the service refuses one (its
+// reason is the sentence): nothing was sent and nothing refunded.
+type heldGateway struct{ hold string }
+
+var _ pos.Gateway = heldGateway{}
+
+// refused is the refusal of every call, with the hold's sentence.
+func (h heldGateway) refused() error {
+	return heldError{ge: &gateway.Error{Code: "not_approved", Message: h.hold}}
+}
+
+// heldError is heldGateway's refusal: it matches pos.ErrGatewayNotApproved,
+// reads as a definite refusal of the service (a *gateway.Error: a refund fails
+// with it, never waits to be inquired) and says the hold's sentence.
+type heldError struct{ ge *gateway.Error }
+
+func (e heldError) Error() string    { return "cli: " + pos.ErrGatewayNotApproved.Error() }
+func (e heldError) Sentence() string { return e.ge.Message }
+func (e heldError) Unwrap() []error  { return []error{pos.ErrGatewayNotApproved, e.ge} }
+
+func (h heldGateway) CreateOrder(context.Context, *gateway.Order) (*gateway.CreateOrderResponse, error) {
+	return nil, h.refused()
+}
+
+func (h heldGateway) CardPayment(context.Context, string, *gateway.Card, gateway.Customer) (*gateway.PaymentResponse, error) {
+	return nil, h.refused()
+}
+
+func (h heldGateway) EMIPayment(context.Context, gateway.EMIPaymentRequest) (*gateway.PaymentResponse, error) {
+	return nil, h.refused()
+}
+
+func (h heldGateway) EMICalculator(context.Context, int64, []gateway.ProductAmount) (*gateway.EMIOffers, error) {
+	return nil, h.refused()
+}
+
+func (h heldGateway) ValidateScheme(context.Context, int64, *gateway.Card, gateway.EMITenure, int64) error {
+	return h.refused()
+}
+
+func (h heldGateway) ValidateIMEI(context.Context, string, []gateway.IMEIItem) (*gateway.IMEIResult, error) {
+	return nil, h.refused()
+}
+
+func (h heldGateway) InquireOrder(context.Context, string) (*gateway.Inquiry, error) {
+	return nil, h.refused()
+}
+
+func (h heldGateway) InquirePayment(context.Context, string, string) (*gateway.Inquiry, error) {
+	return nil, h.refused()
+}
+
+func (h heldGateway) Refund(context.Context, gateway.RefundRequest) (*gateway.Inquiry, error) {
+	return nil, h.refused()
+}
+
+func (h heldGateway) SubmitAuthentication(context.Context, string, url.Values) error {
+	return h.refused()
 }

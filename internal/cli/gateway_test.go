@@ -103,7 +103,8 @@ func TestGatewayNeedsApproval(t *testing.T) {
 	// Approved: card sales go through.
 	code, out, errOut = sale(env)
 	require.Equal(t, exitOK, code, errOut)
-	assert.Equal(t, "PAID", decodeCheckout(t, out).Status)
+	paid := decodeCheckout(t, out)
+	assert.Equal(t, "PAID", paid.Status)
 	assert.NotZero(t, hits.Load())
 	code, out, _ = gw(env)
 	require.Equal(t, exitOK, code)
@@ -133,8 +134,18 @@ func TestGatewayNeedsApproval(t *testing.T) {
 	assert.Contains(t, till.Status(t.Context()).Gateway, "galla gateway approve --staff NAME")
 	_, err = till.Checkout.Pay(t.Context(), pos.PayRequest{Lines: []pos.CartLine{}, Tender: pos.TenderPhone, Cashier: "Meera"}, nil)
 	assert.ErrorIs(t, err, pos.ErrGatewayNotApproved)
+	// Nor EMI offers, nor a refund of the sale paid under the service
+	// approved before: the refund fails with the sentence, nothing refunded.
+	_, err = till.Engine().Payments.EMIOffers(t.Context(), []pos.Line{{SKU: "PHN", Name: "Phone", Qty: 1, UnitPrice: pos.Rupees(30000), GSTRate: pos.Percent(18)}})
+	assert.ErrorIs(t, err, pos.ErrGatewayNotApproved)
+	o, err := till.Engine().Order(t.Context(), paid.MerchantOrderID)
+	require.NoError(t, err)
+	res, err := till.Returns.RefundOrder(t.Context(), pos.RefundRequest{OrderID: o.ID, Amount: pos.Rupees(100), PIN: "432100"})
+	require.NoError(t, err)
+	assert.Equal(t, pos.RefundFailed, res.Status)
+	assert.Contains(t, res.Reason, "galla gateway approve --staff NAME")
 	closeAll()
-	assert.Equal(t, before, hits.Load())
+	assert.Equal(t, before, hits.Load(), "nothing reaches a service no manager approved")
 
 	// The embedded sandbox needs no approval.
 	code, out, errOut = tillRun(t, dir, "", nil, "gateway")

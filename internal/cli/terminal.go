@@ -78,11 +78,22 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		_ = j.Close()
 		return nil, fmt.Errorf("the receipt key in %s cannot be read or made (%v); check the folder's permissions", c.dataDir, err)
 	}
+	// A live service whose address or credentials are not the ones a manager
+	// approved on this counter takes no card data, and is sent nothing at all
+	// (gateway.go); the change is journaled once the journal is known sound.
+	hold, err := gatewayHold(context.Background(), j.Shop, cfg.Gateway)
+	if err != nil {
+		_ = j.Close()
+		return nil, err
+	}
 	pcfg := pos.Config{
 		Journal:  j.Port(),
 		Gateway:  t.ps.client,
 		Terminal: cfg.Terminal,
 		Customer: pos.Customer{CountryCode: "91", Mobile: "9999999999", Email: "counter@galla.local"},
+	}
+	if hold != "" && t.ps.live() {
+		pcfg.Gateway = heldGateway{hold: hold}
 	}
 	if pcfg.PINPepper, err = sec.Key(config.SecretPINPepper, 32); err != nil {
 		_ = j.Close()
@@ -114,13 +125,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 	})
 	tc := pos.TillConfig{Engine: t.eng, Catalogs: j.Shop, SampleCatalog: assets.SampleCatalog(), Backups: j.Archive, QRKey: key,
 		Terminal: cfg.Terminal, Live: t.ps.live(), Phone: t.phone, Service: t.cfg}
-	// A live service whose address or credentials are not the ones a manager
-	// approved on this counter takes no card data (gateway.go); the change is
-	// journaled once the journal is known sound.
-	if tc.GatewayHold, err = gatewayHold(context.Background(), j.Shop, cfg.Gateway); err != nil {
-		_ = j.Close()
-		return nil, err
-	}
+	tc.GatewayHold = hold
 	noteChange := func() {
 		if tc.GatewayHold != "" && create != journal.CreateNever {
 			if err := noteGatewayChange(context.Background(), j.Log, j.Shop, cfg.Gateway, t.eng.Now()); err != nil {
