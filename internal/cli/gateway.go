@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -143,11 +142,15 @@ func cmdGateway(c *cli, args []string) int {
 	if approve && *staff == "" {
 		return c.fail(exitBadInput, "Approving the payment service is a manager's act: give --staff NAME of a manager and their PIN (GALLA_PIN, or the first line of standard input).")
 	}
-	var pin string
 	if approve {
-		if pin, err = c.managerPIN(bufio.NewReader(c.stdin)); err != nil {
-			return c.fail(exitBadInput, "%v", err)
+		// The manager's PIN, the till opened and the manager signed in, as
+		// every manager's act of the command line (openForManager).
+		t, ctx, done, m, code := c.openForManager(*staff, "Approving the payment service")
+		if code != exitOK {
+			return code
 		}
+		defer done()
+		return c.approveGateway(ctx, t, m)
 	}
 	t, err := openTill(c)
 	if err != nil {
@@ -166,23 +169,32 @@ func cmdGateway(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(exitCannotWork, "%s.", upperFirst(err.Error()))
 	}
-	is := ok && approved.same(id)
-	if !approve {
-		fmt.Fprintf(c.stdout, "payment service: %s, merchant %s, credentials %s\n", g.BaseURL, g.MerchantID, id.short())
-		switch {
-		case is:
-			fmt.Fprintf(c.stdout, "approved by %s on %s\n", approved.By, approved.At.Local().Format("2 Jan 2006 15:04"))
-		case ok:
-			fmt.Fprintf(c.stdout, "not approved: the approved one was %s, merchant %s, credentials %s (by %s)\n", approved.BaseURL, approved.MerchantID, approved.short(), approved.By)
-		default:
-			fmt.Fprintln(c.stdout, "not approved: no payment service was approved on this counter")
-		}
+	fmt.Fprintf(c.stdout, "payment service: %s, merchant %s, credentials %s\n", g.BaseURL, g.MerchantID, id.short())
+	switch {
+	case ok && approved.same(id):
+		fmt.Fprintf(c.stdout, "approved by %s on %s\n", approved.By, approved.At.Local().Format("2 Jan 2006 15:04"))
+	case ok:
+		fmt.Fprintf(c.stdout, "not approved: the approved one was %s, merchant %s, credentials %s (by %s)\n", approved.BaseURL, approved.MerchantID, approved.short(), approved.By)
+	default:
+		fmt.Fprintln(c.stdout, "not approved: no payment service was approved on this counter")
+	}
+	return exitOK
+}
+
+// approveGateway journals the manager m's approval of the live payment
+// service config.json names, unless it is the one approved already.
+func (c *cli) approveGateway(ctx context.Context, t *terminal, m pos.StaffMember) int {
+	g := t.cfg.Config().Gateway
+	if g.BaseURL == "" {
+		fmt.Fprintln(c.stdout, "payment service: the embedded sandbox (needs no approval)")
 		return exitOK
 	}
-	m, code := c.signInManager(ctx, t, *staff, pin, "Approving the payment service")
-	if code != exitOK {
-		return code
+	id := identityOf(g)
+	approved, ok, err := readIdentity(ctx, t.j.Shop, settingGatewayApproved)
+	if err != nil {
+		return c.fail(exitCannotWork, "%s.", upperFirst(err.Error()))
 	}
+	is := ok && approved.same(id)
 	if is {
 		fmt.Fprintf(c.stdout, "the payment service at %s (merchant %s) was approved by %s already\n", g.BaseURL, g.MerchantID, approved.By)
 		return exitOK
