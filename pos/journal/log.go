@@ -395,7 +395,8 @@ func (lg *Log) checkSince(tx *bolt.Tx, s *since) error {
 	}{{bucketStaff, s.staff}, {bucketSettings, s.setting}} {
 		b := tx.Bucket(c.bucket)
 		for k, v := range c.want {
-			if !bytes.Equal(b.Get([]byte(k)), v) {
+			sk := lg.proofs.v.storeKey(c.bucket, []byte(k))
+			if have, err := lg.proofs.v.openValue(c.bucket, sk, b.Get(sk)); err != nil || !bytes.Equal(have, v) {
 				return lg.mismatch(string(c.bucket), k, "the stored record is not the one its last event wrote")
 			}
 		}
