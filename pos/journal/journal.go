@@ -470,6 +470,11 @@ func (j *Journal) init(opts Options, creating bool) error {
 			return err
 		}
 	}
+	// The customers' details a journal of an older build holds in clear are
+	// sealed, once (reseal.go).
+	if err := j.sealPersonal(opts); err != nil {
+		return err
+	}
 	// The numbers first: an old copy put back is told as such (ErrBehind).
 	if err := j.initNumbers(opts, creating); err != nil {
 		return err

@@ -153,17 +153,23 @@ func (s *sealer) seal(ev *pos.Event) ([]byte, [32]byte, error) {
 	copy(data[44:76], sum[:])
 	if s.v != nil && personal(body) {
 		// The hash above is the plaintext record's; the body is stored sealed.
-		sealed := make([]byte, recordHeader, len(data)+s.v.aead.NonceSize()+s.v.aead.Overhead()+binary.MaxVarintLen64)
-		copy(sealed, data[:recordHeader])
-		sealed[3] |= flagSealed
-		sealed = binary.AppendUvarint(sealed, uint64(len(kind)))
-		sealed = append(sealed, kind...)
-		box := s.v.seal(bodyAAD(sealed[:12], kind), packed)
-		sealed = binary.AppendUvarint(sealed, uint64(len(box)))
-		sealed = append(sealed, box...)
-		return sealed, sum, nil
+		return s.sealedForm(data[:recordHeader], kind, packed), sum, nil
 	}
 	return data, sum, nil
+}
+
+// sealedForm is a record of format 2 with its body sealed: head (the header,
+// its hash that of the plaintext record) with flagSealed, the kind in clear,
+// and packed (the compressed body) sealed with the data key.
+func (s *sealer) sealedForm(head []byte, kind string, packed []byte) []byte {
+	out := make([]byte, recordHeader, recordHeader+len(kind)+len(packed)+s.v.aead.NonceSize()+s.v.aead.Overhead()+2*binary.MaxVarintLen64)
+	copy(out, head[:recordHeader])
+	out[3] |= flagSealed
+	out = binary.AppendUvarint(out, uint64(len(kind)))
+	out = append(out, kind...)
+	box := s.v.seal(bodyAAD(out[:12], kind), packed)
+	out = binary.AppendUvarint(out, uint64(len(box)))
+	return append(out, box...)
 }
 
 // bodyAAD binds a sealed body to its record's magic, flags, sequence and kind.
@@ -300,7 +306,7 @@ func splitV2(data []byte) (*record, int, error) {
 	if len(data) < recordHeader+1 || !bytes.HasPrefix(data, recordMagic) {
 		return nil, 0, fmt.Errorf("%w: too short", errRecordFormat)
 	}
-	if data[3]&^(flagKeyed|flagSealed) != 0 || data[3] == flagSealed {
+	if data[3]&^(flagKeyed|flagSealed) != 0 {
 		return nil, 0, fmt.Errorf("%w: unknown flags %#x", errRecordFormat, data[3])
 	}
 	r := &record{Format: recordV2, Keyed: data[3]&flagKeyed != 0, Sealed: data[3]&flagSealed != 0, Seq: binary.BigEndian.Uint64(data[4:12])}
