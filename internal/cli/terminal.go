@@ -20,10 +20,9 @@ import (
 
 // The files of the data directory that the command line names.
 const (
-	journalFile    = config.JournalFile
-	configFile     = config.File
-	sandboxFile    = config.SandboxFile
-	receiptKeyFile = config.ReceiptKeyFile
+	journalFile = config.JournalFile
+	configFile  = config.File
+	sandboxFile = config.SandboxFile
 )
 
 // terminal is the composition of one data directory: the configuration, the
@@ -73,10 +72,10 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		_ = j.Close()
 		return nil, err
 	}
-	key, err := config.ReceiptKey(c.dataDir)
+	key, err := sec.QRKey()
 	if err != nil {
 		_ = j.Close()
-		return nil, fmt.Errorf("the receipt key in %s cannot be read or made (%v); check the folder's permissions", c.dataDir, err)
+		return nil, fmt.Errorf("the key that signs the receipts' QR codes cannot be read or made (%v); check the system keyring, or the permissions of %s", err, c.dataDir)
 	}
 	pcfg := pos.Config{
 		Journal:  j.Port(),

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
@@ -32,6 +33,9 @@ const (
 	// SecretStorePINPepper is the store's pepper of the store's staff PINs
 	// (hex, 32 bytes), handed over by the store server (ADR 0007).
 	SecretStorePINPepper = "store-pin-pepper"
+	// SecretQRKey signs the documents' QR codes (hex, 32 bytes): read with
+	// QRKey, which moves a key kept in ReceiptKeyFile by an older build here.
+	SecretQRKey = "receipt-qr-key"
 )
 
 // SecretsFile is the fallback store of secrets in the data directory (mode 0600),
@@ -160,6 +164,43 @@ func (s *Secrets) Key(name string, n int) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// ReceiptKeyFile is where builds before the keyring kept the key that signs
+// the documents' QR codes (32 random bytes, mode 0600); QRKey moves it into
+// the secrets and removes the file.
+const ReceiptKeyFile = "receipt-qr.key"
+
+// QRKey returns the terminal's key that signs the documents' QR codes,
+// SecretQRKey: the key an older build kept in ReceiptKeyFile moved here (the
+// file removed once the secrets give it back), or a new one made on first use.
+func (s *Secrets) QRKey() ([]byte, error) {
+	path := filepath.Join(s.dir, ReceiptKeyFile)
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return s.Key(SecretQRKey, 32)
+	case err != nil:
+		return nil, fmt.Errorf("config: the QR key file %s: %w", path, err)
+	}
+	if v, err := s.Get(SecretQRKey); err != nil {
+		return nil, err
+	} else if v == "" && len(old) >= 32 {
+		// The printed QR codes were signed with the file's key: it is kept.
+		if err := s.Set(SecretQRKey, hex.EncodeToString(old)); err != nil {
+			return nil, err
+		}
+	}
+	key, err := s.Key(SecretQRKey, 32)
+	if err != nil {
+		return nil, err
+	}
+	if len(old) < 32 || bytes.Equal(key, old) {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("config: remove the QR key file %s once moved: %w", path, err)
+		}
+	}
+	return key, nil
 }
 
 // StoreKey returns the terminal's private key at the store server, nil when

@@ -171,3 +171,44 @@ func TestStoreKeyInTheKeyring(t *testing.T) {
 	_, err = s.StoreKey()
 	require.Error(t, err, "a damaged key is said, not taken")
 }
+
+// TestQRKeyMovesIntoTheSecrets: the QR key an older build kept in
+// receipt-qr.key is moved into the keyring (or, where none answers, into
+// secrets.json), the same bytes, and the file removed; a new terminal makes
+// one in the secrets and never writes the file.
+func TestQRKeyMovesIntoTheSecrets(t *testing.T) {
+	old := []byte("0123456789abcdef0123456789abcdef")
+	for _, c := range []struct {
+		name string
+		kr   *fakeKeyring
+	}{{"keyring", &fakeKeyring{m: map[string]string{}}}, {"no keyring", &fakeKeyring{broken: true}}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, ReceiptKeyFile)
+			require.NoError(t, os.WriteFile(path, old, 0o600))
+			s := OpenSecrets(dir, c.kr)
+			key, err := s.QRKey()
+			require.NoError(t, err)
+			assert.Equal(t, old, key, "the key that signed the printed codes is kept")
+			assert.NoFileExists(t, path)
+			v, err := s.Get(SecretQRKey)
+			require.NoError(t, err)
+			assert.Equal(t, hex.EncodeToString(old), v)
+			again, err := OpenSecrets(dir, c.kr).QRKey()
+			require.NoError(t, err)
+			assert.Equal(t, old, again)
+			if c.kr.broken {
+				assert.True(t, dirHolds(t, dir, hex.EncodeToString(old)), "in secrets.json")
+			} else {
+				assert.False(t, dirHolds(t, dir, hex.EncodeToString(old)), "nothing of it in the data directory")
+			}
+		})
+	}
+	t.Run("new", func(t *testing.T) {
+		dir := t.TempDir()
+		key, err := OpenSecrets(dir, &fakeKeyring{m: map[string]string{}}).QRKey()
+		require.NoError(t, err)
+		assert.Len(t, key, 32)
+		assert.NoFileExists(t, filepath.Join(dir, ReceiptKeyFile))
+	})
+}
