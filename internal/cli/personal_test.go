@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"galla/internal/config"
 	"galla/pos"
 )
 
@@ -89,4 +91,33 @@ func TestPersonalDataSealed(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok, "the customer is found by phone")
 	assert.Equal(t, buyer.Normal(), got)
+}
+
+// deafKeyring is a system keyring that does not answer (a headless Linux
+// without Secret Service).
+type deafKeyring struct{}
+
+func (deafKeyring) Set(string, string, string) error { return errors.New("no keyring") }
+
+func (deafKeyring) Get(string, string) (string, error) { return "", errors.New("no keyring") }
+
+// TestNoKeyringSaysSoAtEveryStart: where the system keyring does not answer,
+// every command says in one line that the secrets, and the key that seals the
+// customers' details, are in secrets.json, and Settings says the same.
+func TestNoKeyringSaysSoAtEveryStart(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) (int, string) {
+		var out, errOut bytes.Buffer
+		c := &cli{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }, keyring: deafKeyring{}}
+		return c.main(append([]string{"--data", dir}, args...)), errOut.String()
+	}
+	for _, args := range [][]string{{"report"}, {"journal", "verify"}} {
+		code, errOut := run(args...)
+		require.Equal(t, exitOK, code, errOut)
+		assert.Equal(t, 1, strings.Count(errOut, "No system keyring answers"), "%v: %q", args, errOut)
+		assert.Contains(t, errOut, filepath.Join(dir, "secrets.json"))
+		assert.Contains(t, errOut, "customers' details")
+	}
+	sec := config.OpenSecrets(dir, deafKeyring{})
+	assert.Equal(t, sec.NoKeyring(), config.NewStore(dir, config.Config{}, sec).ServiceSettings().SecretsWhere, "Settings says the same")
 }

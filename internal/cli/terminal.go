@@ -261,12 +261,27 @@ func journalDirUsed(dataDir string) bool {
 	return used
 }
 
+// keyringLine is the line every start shows where the system keyring given
+// does not answer (config.Secrets.NoKeyring), "" otherwise.
+func keyringLine(c *cli, sec *config.Secrets) string {
+	if c.keyring == nil {
+		return ""
+	}
+	if sec == nil {
+		sec = config.OpenSecrets(c.dataDir, c.keyring)
+	}
+	return sec.NoKeyring()
+}
+
 // journalKey is the key of the journal's hash chain, kept outside the journal
 // (the keyring, or the data directory's 0600 secrets file where none answers):
 // an event edited in the file cannot be chained anew without it.
 func journalKey(c *cli, sec *config.Secrets) ([]byte, error) {
 	if sec == nil {
 		sec = config.OpenSecrets(c.dataDir, c.keyring)
+	}
+	if line := keyringLine(c, sec); line != "" {
+		fmt.Fprintln(c.stderr, "galla: "+line)
 	}
 	key, err := sec.Key(config.SecretJournalKey, 32)
 	if err != nil {

@@ -212,3 +212,50 @@ func TestQRKeyMovesIntoTheSecrets(t *testing.T) {
 		assert.NoFileExists(t, filepath.Join(dir, ReceiptKeyFile))
 	})
 }
+
+// TestSecretsMoveIntoAKeyringAdded: a counter that ran without a keyring keeps
+// its secrets in secrets.json; once a keyring answers, they move into it, the
+// same values, and the file is removed, so that the journal key (and the
+// customers' details it seals) is no longer beside the journal. A keyring that
+// holds another value of one of them leaves the file as the store.
+func TestSecretsMoveIntoAKeyringAdded(t *testing.T) {
+	dir := t.TempDir()
+	kr := &fakeKeyring{m: map[string]string{}, broken: true}
+	before := OpenSecrets(dir, kr)
+	key, err := before.Key(SecretJournalKey, 32)
+	require.NoError(t, err)
+	require.NoError(t, before.Set(SecretMerchant, secret))
+	require.FileExists(t, filepath.Join(dir, SecretsFile))
+
+	kr.broken = false
+	after := OpenSecrets(dir, kr)
+	again, err := after.Key(SecretJournalKey, 32)
+	require.NoError(t, err)
+	assert.Equal(t, key, again, "the journal key is the same")
+	v, err := after.Get(SecretMerchant)
+	require.NoError(t, err)
+	assert.Equal(t, secret, v)
+	assert.Equal(t, "the system keyring", after.Where())
+	assert.NoFileExists(t, filepath.Join(dir, SecretsFile))
+	assert.False(t, dirHolds(t, dir, secret))
+
+	t.Run("a different value in the keyring", func(t *testing.T) {
+		dir := t.TempDir()
+		kr := &fakeKeyring{m: map[string]string{}, broken: true}
+		require.NoError(t, OpenSecrets(dir, kr).Set(SecretMerchant, secret))
+		kr.broken = false
+		require.NoError(t, OpenSecrets(dir, kr).kr.Set("Galla "+mustAbs(t, dir), SecretMerchant, "other"))
+		s := OpenSecrets(dir, kr)
+		v, err := s.Get(SecretMerchant)
+		require.NoError(t, err)
+		assert.Equal(t, secret, v, "the file stays the store")
+		assert.Contains(t, s.Where(), SecretsFile)
+	})
+}
+
+func mustAbs(t *testing.T, dir string) string {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	require.NoError(t, err)
+	return abs
+}
