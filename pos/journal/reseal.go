@@ -23,11 +23,6 @@ const (
 	sealedCompact = 2
 )
 
-// schemaSealed is the first schema whose records may be sealed: a build of an
-// older schema reads a sealed record as damage, so it is told the file is
-// newer instead.
-const schemaSealed = 5
-
 // sealPersonal seals the personal data of a journal written before schema 5:
 // every event of format 2 whose body names a person is stored again with its
 // body sealed (its hash, the plaintext record's, unchanged), every order
