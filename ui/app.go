@@ -48,6 +48,9 @@ type Options struct {
 	Version string
 	// DataDir is the data directory Settings shows, with why it is the one used.
 	DataDir string
+	// StartNotice is a line the status bar shows from the start (where no
+	// system keyring answers, config.Secrets.NoKeyring); "" shows none.
+	StartNotice string
 }
 
 // screen is one of the terminal's screens.
@@ -150,6 +153,7 @@ func New(app fyne.App, services Services, opts Options) *UI {
 	app.Lifecycle().SetOnStarted(u.fit.fitScreen)
 
 	u.bar = newStatusBar(u)
+	u.bar.note(opts.StartNotice)
 	u.signIn = newSignInScreen(u)
 	u.sale = newSaleScreen(u)
 	u.card = newCardScreen(u)

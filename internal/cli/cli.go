@@ -61,6 +61,8 @@ type cli struct {
 	getenv     func(string) string
 	// keyring keeps the secrets; nil keeps them in the data directory's 0600
 	// file (the tests: they never touch the keyring of the machine they run on).
+	// Only a keyring that was given and does not answer is told at every start
+	// (keyringLine): nil is the file chosen, not a keyring missing.
 	keyring config.Keyring
 	// extra adds commands to commands(): the tests' way to make one crash.
 	extra map[string]command

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"galla/internal/config"
 	"galla/pos"
 	"galla/pos/journal"
 	"galla/receipts"
@@ -87,7 +88,7 @@ func TestCmdReceipt(t *testing.T) {
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, again, "DUPLICATE - reprint 1", "the second paper copy is a reprint")
 
-	key, err := os.ReadFile(filepath.Join(dir, receiptKeyFile))
+	key, err := config.OpenSecrets(dir, nil).QRKey()
 	require.NoError(t, err)
 	i := strings.Index(out, "GALLA1|")
 	require.GreaterOrEqual(t, i, 0, "the QR text is in the ESC/POS bytes")

@@ -20,10 +20,9 @@ import (
 
 // The files of the data directory that the command line names.
 const (
-	journalFile    = config.JournalFile
-	configFile     = config.File
-	sandboxFile    = config.SandboxFile
-	receiptKeyFile = config.ReceiptKeyFile
+	journalFile = config.JournalFile
+	configFile  = config.File
+	sandboxFile = config.SandboxFile
 )
 
 // terminal is the composition of one data directory: the configuration, the
@@ -73,10 +72,10 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		_ = j.Close()
 		return nil, err
 	}
-	key, err := config.ReceiptKey(c.dataDir)
+	key, err := sec.QRKey()
 	if err != nil {
 		_ = j.Close()
-		return nil, fmt.Errorf("the receipt key in %s cannot be read or made (%v); check the folder's permissions", c.dataDir, err)
+		return nil, fmt.Errorf("the key that signs the receipts' QR codes cannot be read or made (%v); check the system keyring, or the permissions of %s", err, c.dataDir)
 	}
 	// A live service whose address or credentials are not the ones a manager
 	// approved on this counter takes no card data, and is sent nothing at all
@@ -267,12 +266,27 @@ func journalDirUsed(dataDir string) bool {
 	return used
 }
 
+// keyringLine is the line every start shows where the system keyring given
+// does not answer (config.Secrets.NoKeyring), "" otherwise.
+func keyringLine(c *cli, sec *config.Secrets) string {
+	if c.keyring == nil {
+		return ""
+	}
+	if sec == nil {
+		sec = config.OpenSecrets(c.dataDir, c.keyring)
+	}
+	return sec.NoKeyring()
+}
+
 // journalKey is the key of the journal's hash chain, kept outside the journal
 // (the keyring, or the data directory's 0600 secrets file where none answers):
 // an event edited in the file cannot be chained anew without it.
 func journalKey(c *cli, sec *config.Secrets) ([]byte, error) {
 	if sec == nil {
 		sec = config.OpenSecrets(c.dataDir, c.keyring)
+	}
+	if line := keyringLine(c, sec); line != "" {
+		fmt.Fprintln(c.stderr, "galla: "+line)
 	}
 	key, err := sec.Key(config.SecretJournalKey, 32)
 	if err != nil {

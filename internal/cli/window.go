@@ -48,7 +48,8 @@ func cmdWindow(c *cli, args []string) int {
 	icon := fyne.NewStaticResource("icon.png", assets.Icon())
 	a.SetIcon(icon)
 	w := ui.New(a, windowServices(t.Till), ui.Options{Title: "Galla — " + t.Terminal(), Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts"),
-		Screen: primaryScreen, Version: buildInfo().String(), DataDir: dataDirLine(c)})
+		Screen: primaryScreen, Version: buildInfo().String(), DataDir: dataDirLine(c),
+		StartNotice: keyringLine(c, nil)})
 	w.ShowAndRun()
 	return exitOK
 }

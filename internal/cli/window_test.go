@@ -319,7 +319,7 @@ func openWindowTill(c *cli) (*terminal, func(), error) {
 // testKey is the terminal's receipt QR key.
 func testKey(t *testing.T, till *terminal) []byte {
 	t.Helper()
-	key, err := config.ReceiptKey(till.c.dataDir)
+	key, err := config.OpenSecrets(till.c.dataDir, till.c.keyring).QRKey()
 	require.NoError(t, err)
 	return key
 }

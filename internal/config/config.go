@@ -6,7 +6,6 @@
 package config
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -319,39 +318,4 @@ func (s *Store) SecretsWhere() string {
 		return "nowhere: only the environment gives them"
 	}
 	return s.sec.Where()
-}
-
-// ReceiptKeyFile holds the terminal's key that receipt QR codes are signed with (32
-// random bytes, mode 0600), made the first time it is needed.
-const ReceiptKeyFile = "receipt-qr.key"
-
-// ReceiptKey returns the terminal's QR signing key, making it on first use.
-func ReceiptKey(dataDir string) ([]byte, error) {
-	path := filepath.Join(dataDir, ReceiptKeyFile)
-	key, err := os.ReadFile(path)
-	if err == nil && len(key) >= 32 {
-		return key, nil
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	key = make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) { // made by another process meanwhile
-		return os.ReadFile(path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if _, err := f.Write(key); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return key, f.Close()
 }

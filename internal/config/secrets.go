@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
@@ -32,6 +33,9 @@ const (
 	// SecretStorePINPepper is the store's pepper of the store's staff PINs
 	// (hex, 32 bytes), handed over by the store server (ADR 0007).
 	SecretStorePINPepper = "store-pin-pepper"
+	// SecretQRKey signs the documents' QR codes (hex, 32 bytes): read with
+	// QRKey, which moves a key kept in ReceiptKeyFile by an older build here.
+	SecretQRKey = "receipt-qr-key"
 )
 
 // SecretsFile is the fallback store of secrets in the data directory (mode 0600),
@@ -80,6 +84,9 @@ func OpenSecrets(dataDir string, kr Keyring) *Secrets {
 }
 
 // useFile reports whether the fallback file is the store, trying the keyring once.
+// Where the keyring answers and the fallback file is there (a keyring added to
+// a counter that ran without one), the file's secrets move into the keyring
+// and the file is removed; if one cannot be moved, the file stays the store.
 func (s *Secrets) useFile() bool {
 	if !s.decided {
 		s.decided = true
@@ -87,19 +94,66 @@ func (s *Secrets) useFile() bool {
 			s.fallback = true
 		} else if _, err := s.kr.Get(s.service, "probe"); err != nil && !errors.Is(err, keyring.ErrNotFound) {
 			s.fallback = true
+		} else if s.moveFileToKeyring() != nil {
+			s.fallback = true
 		}
 	}
 	return s.fallback
 }
 
-// Where says where the secrets are kept, for Settings.
+// moveFileToKeyring moves every secret of the fallback file into the keyring
+// (a secret the keyring holds already is kept as the keyring has it only when
+// it is the same) and removes the file once the keyring gives each back.
+func (s *Secrets) moveFileToKeyring() error {
+	path := filepath.Join(s.dir, SecretsFile)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	m, err := s.readFile()
+	if err != nil {
+		return err
+	}
+	for name, v := range m {
+		have, err := s.kr.Get(s.service, name)
+		switch {
+		case err == nil && have != v:
+			return fmt.Errorf("config: secret %s differs in the keyring and in %s", name, path)
+		case errors.Is(err, keyring.ErrNotFound):
+			if err := s.kr.Set(s.service, name, v); err != nil {
+				return err
+			}
+			if have, err = s.kr.Get(s.service, name); err != nil || have != v {
+				return fmt.Errorf("config: secret %s not kept by the keyring", name)
+			}
+		case err != nil:
+			return err
+		}
+	}
+	return os.Remove(path)
+}
+
+// Where says where the secrets are kept, for Settings: where no keyring
+// answers, NoKeyring's line.
 func (s *Secrets) Where() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.useFile() {
-		return "the file " + filepath.Join(s.dir, SecretsFile) + " (readable by this user only): no system keyring answered"
+	if line := s.NoKeyring(); line != "" {
+		return line
 	}
 	return "the system keyring"
+}
+
+// NoKeyring is the one line every start (the command line's standard error,
+// the window's status bar) and Settings show where no system keyring answers:
+// the secrets, the journal key that seals the customers' details among them,
+// are then in SecretsFile, and the details are only as safe as that file. It
+// is "" where a keyring answers.
+func (s *Secrets) NoKeyring() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.useFile() {
+		return ""
+	}
+	return "No system keyring answers: the secrets, and with them the key that seals the customers' details in the journal, are in the file " +
+		filepath.Join(s.dir, SecretsFile) + " (readable by this user only), so they are only as safe as that file; docs/security.md says how to add a keyring."
 }
 
 // Get returns the secret name, "" when it was never set.
@@ -160,6 +214,43 @@ func (s *Secrets) Key(name string, n int) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// ReceiptKeyFile is where builds before the keyring kept the key that signs
+// the documents' QR codes (32 random bytes, mode 0600); QRKey moves it into
+// the secrets and removes the file.
+const ReceiptKeyFile = "receipt-qr.key"
+
+// QRKey returns the terminal's key that signs the documents' QR codes,
+// SecretQRKey: the key an older build kept in ReceiptKeyFile moved here (the
+// file removed once the secrets give it back), or a new one made on first use.
+func (s *Secrets) QRKey() ([]byte, error) {
+	path := filepath.Join(s.dir, ReceiptKeyFile)
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return s.Key(SecretQRKey, 32)
+	case err != nil:
+		return nil, fmt.Errorf("config: the QR key file %s: %w", path, err)
+	}
+	if v, err := s.Get(SecretQRKey); err != nil {
+		return nil, err
+	} else if v == "" && len(old) >= 32 {
+		// The printed QR codes were signed with the file's key: it is kept.
+		if err := s.Set(SecretQRKey, hex.EncodeToString(old)); err != nil {
+			return nil, err
+		}
+	}
+	key, err := s.Key(SecretQRKey, 32)
+	if err != nil {
+		return nil, err
+	}
+	if len(old) < 32 || bytes.Equal(key, old) {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("config: remove the QR key file %s once moved: %w", path, err)
+		}
+	}
+	return key, nil
 }
 
 // StoreKey returns the terminal's private key at the store server, nil when

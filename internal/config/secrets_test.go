@@ -171,3 +171,91 @@ func TestStoreKeyInTheKeyring(t *testing.T) {
 	_, err = s.StoreKey()
 	require.Error(t, err, "a damaged key is said, not taken")
 }
+
+// TestQRKeyMovesIntoTheSecrets: the QR key an older build kept in
+// receipt-qr.key is moved into the keyring (or, where none answers, into
+// secrets.json), the same bytes, and the file removed; a new terminal makes
+// one in the secrets and never writes the file.
+func TestQRKeyMovesIntoTheSecrets(t *testing.T) {
+	old := []byte("0123456789abcdef0123456789abcdef")
+	for _, c := range []struct {
+		name string
+		kr   *fakeKeyring
+	}{{"keyring", &fakeKeyring{m: map[string]string{}}}, {"no keyring", &fakeKeyring{broken: true}}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, ReceiptKeyFile)
+			require.NoError(t, os.WriteFile(path, old, 0o600))
+			s := OpenSecrets(dir, c.kr)
+			key, err := s.QRKey()
+			require.NoError(t, err)
+			assert.Equal(t, old, key, "the key that signed the printed codes is kept")
+			assert.NoFileExists(t, path)
+			v, err := s.Get(SecretQRKey)
+			require.NoError(t, err)
+			assert.Equal(t, hex.EncodeToString(old), v)
+			again, err := OpenSecrets(dir, c.kr).QRKey()
+			require.NoError(t, err)
+			assert.Equal(t, old, again)
+			if c.kr.broken {
+				assert.True(t, dirHolds(t, dir, hex.EncodeToString(old)), "in secrets.json")
+			} else {
+				assert.False(t, dirHolds(t, dir, hex.EncodeToString(old)), "nothing of it in the data directory")
+			}
+		})
+	}
+	t.Run("new", func(t *testing.T) {
+		dir := t.TempDir()
+		key, err := OpenSecrets(dir, &fakeKeyring{m: map[string]string{}}).QRKey()
+		require.NoError(t, err)
+		assert.Len(t, key, 32)
+		assert.NoFileExists(t, filepath.Join(dir, ReceiptKeyFile))
+	})
+}
+
+// TestSecretsMoveIntoAKeyringAdded: a counter that ran without a keyring keeps
+// its secrets in secrets.json; once a keyring answers, they move into it, the
+// same values, and the file is removed, so that the journal key (and the
+// customers' details it seals) is no longer beside the journal. A keyring that
+// holds another value of one of them leaves the file as the store.
+func TestSecretsMoveIntoAKeyringAdded(t *testing.T) {
+	dir := t.TempDir()
+	kr := &fakeKeyring{m: map[string]string{}, broken: true}
+	before := OpenSecrets(dir, kr)
+	key, err := before.Key(SecretJournalKey, 32)
+	require.NoError(t, err)
+	require.NoError(t, before.Set(SecretMerchant, secret))
+	require.FileExists(t, filepath.Join(dir, SecretsFile))
+
+	kr.broken = false
+	after := OpenSecrets(dir, kr)
+	again, err := after.Key(SecretJournalKey, 32)
+	require.NoError(t, err)
+	assert.Equal(t, key, again, "the journal key is the same")
+	v, err := after.Get(SecretMerchant)
+	require.NoError(t, err)
+	assert.Equal(t, secret, v)
+	assert.Equal(t, "the system keyring", after.Where())
+	assert.NoFileExists(t, filepath.Join(dir, SecretsFile))
+	assert.False(t, dirHolds(t, dir, secret))
+
+	t.Run("a different value in the keyring", func(t *testing.T) {
+		dir := t.TempDir()
+		kr := &fakeKeyring{m: map[string]string{}, broken: true}
+		require.NoError(t, OpenSecrets(dir, kr).Set(SecretMerchant, secret))
+		kr.broken = false
+		require.NoError(t, OpenSecrets(dir, kr).kr.Set("Galla "+mustAbs(t, dir), SecretMerchant, "other"))
+		s := OpenSecrets(dir, kr)
+		v, err := s.Get(SecretMerchant)
+		require.NoError(t, err)
+		assert.Equal(t, secret, v, "the file stays the store")
+		assert.Contains(t, s.Where(), SecretsFile)
+	})
+}
+
+func mustAbs(t *testing.T, dir string) string {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	require.NoError(t, err)
+	return abs
+}

@@ -161,7 +161,11 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) (bool
 			if reason := pv.checkOrderProof(tx, id, raw); reason != "" {
 				return false, &proofError{bucket: string(bucketOrders), key: ev.OrderID, reason: reason}
 			}
-			if err := json.Unmarshal(raw, &o); err != nil {
+			plain, err := pv.v.openValue(bucketOrders, id, raw)
+			if err != nil {
+				return false, fmt.Errorf("order %q: stored state: %w", ev.OrderID, err)
+			}
+			if err := json.Unmarshal(plain, &o); err != nil {
 				return false, fmt.Errorf("order %q: stored state: %w", ev.OrderID, err)
 			}
 		}
@@ -197,7 +201,11 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) (bool
 	}
 	if stale {
 		if keeps {
-			return false, orders.Put(indexKey, pv.sum(bucketOrders, indexKey, raw))
+			plain, err := pv.v.openValue(bucketOrders, id, raw)
+			if err != nil {
+				return false, fmt.Errorf("order %q: stored state: %w", ev.OrderID, err)
+			}
+			return false, orders.Put(indexKey, pv.sum(bucketOrders, indexKey, plain))
 		}
 		return false, nil
 	}
@@ -205,7 +213,8 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) (bool
 	if err != nil {
 		return false, err
 	}
-	if err := orders.Put(id, data); err != nil {
+	stored := pv.v.sealValue(bucketOrders, id, data) // sealed when it names a buyer
+	if err := orders.Put(id, stored); err != nil {
 		return false, err
 	}
 	if keeps {
@@ -215,7 +224,7 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) (bool
 	}
 	if cache != nil {
 		keep := o.Clone()
-		tx.OnCommit(func() { cache.put(ev.OrderID, data, keep) })
+		tx.OnCommit(func() { cache.put(ev.OrderID, stored, keep) })
 	}
 	unresolved, k := tx.Bucket(bucketUnresolved), u64(first)
 	switch listed := unresolved.Get(k) != nil; {

@@ -40,19 +40,21 @@
 // The log of events is the source of truth; every other bucket is derived from it
 // in the same transaction as the event, and Log.Rebuild recreates them by replay.
 //
-// # Bucket tree (schema version 4)
+// # Bucket tree (schema version 5)
 //
 //	journal.db
 //	├── meta                      not derived except the two counters
 //	│   ├── "schema"      → u64   schema version (migrations run at Open)
 //	│   ├── "head"        → u64 seq ‖ [32]byte hash of event seq (the chain's end)
 //	│   ├── "chain_key"   → [32]byte HMAC of a fixed label under the chain key (when keyed)
+//	│   ├── "personal_sealed" → u64 the customers' details of older schemas sealed (1), the file copied (2)
 //	│   ├── "receipt_no"  → u64   last receipt number handed out         (derived)
 //	│   └── "z_no"        → u64   number of the last Z report            (derived)
 //	├── events                    the log: append only, never rewritten
-//	│   └── u64 seq       → a record of format 2 (record.go), or of format 1 written before schema 3
+//	│   └── u64 seq       → a record of format 2 (record.go; its body sealed when it names a
+//	│                        person, seal.go), or of format 1 written before schema 3
 //	├── orders                    derived: the state of every order and its events
-//	│   ├── orderID       → pos.Order JSON (Order.Apply folded over its events)
+//	│   ├── orderID       → pos.Order JSON (Order.Apply folded over its events), sealed when it names a buyer
 //	│   └── orderID ‖ 0x00 ‖ u64 seq → the index of the order's events; the newest
 //	│                                  entry holds the proof of the order's record (proof.go)
 //	├── days                      derived: the orders with an event on a day
@@ -66,7 +68,7 @@
 //	├── staff                     derived: staff records (PIN as salted PBKDF2 hash)
 //	│   └── staff ID      → pos.Staff JSON
 //	├── settings                  derived: the last value of each setting
-//	│   └── key           → JSON value
+//	│   └── key           → JSON value (a remembered customer sealed, under "buyer/#" and a digest)
 //	├── catalog                   derived: the catalog last imported
 //	│   └── "products"    → JSON array of pos.Product
 //	├── checkpoints               derived: the seal of every Z report (checkpoint.go)
@@ -126,6 +128,14 @@
 // check is given the key only when it cannot have had one, and a keyed
 // journal's head record missing is refused. Restore and Salvage, a manager's,
 // append journal.recovered (recovery.go).
+//
+// # Customers' details
+//
+// What names a person (a buyer on an invoice, a customer remembered by phone) is
+// stored sealed with AES-256-GCM under a data key derived from the chain key
+// (seal.go): the hashes and proofs are of the plaintext, so sealing changes no
+// chain, digest or proof; a journal of an older schema is sealed once at Open
+// and copied without its free pages (reseal.go).
 //
 // # Missing, damaged and old journals
 //

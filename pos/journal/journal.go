@@ -247,7 +247,7 @@ func Open(path string, opts Options) (*Journal, error) {
 		}
 	}
 	j := newJournal(&journalCore{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly,
-		rec: sealer{key: chainKey(opts)}, proofs: newProver(chainKey(opts))})
+		rec: sealer{key: chainKey(opts), v: newVault(chainKey(opts))}, proofs: newProver(chainKey(opts))})
 	if err := j.init(opts, creating); err != nil {
 		_ = j.closeHead()
 		_ = db.Close()
@@ -469,6 +469,11 @@ func (j *Journal) init(opts Options, creating bool) error {
 		if !opts.ReadOnly {
 			return err
 		}
+	}
+	// The customers' details a journal of an older build holds in clear are
+	// sealed, once (reseal.go).
+	if err := j.sealPersonal(opts); err != nil {
+		return err
 	}
 	// The numbers first: an old copy put back is told as such (ErrBehind).
 	if err := j.initNumbers(opts, creating); err != nil {

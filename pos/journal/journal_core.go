@@ -334,7 +334,7 @@ func (jc *journalCore) checkOrder(tx *bolt.Tx, id, day string, first uint64) err
 	if err != nil {
 		return err
 	}
-	if !bytes.Equal(want, raw) {
+	if plain, err := jc.proofs.v.openValue(bucketOrders, []byte(id), raw); err != nil || !bytes.Equal(want, plain) {
 		return jc.mismatch("orders", id, fmt.Sprintf("the stored record is not what its %d events give", n))
 	}
 	listed := tx.Bucket(bucketUnresolved).Get(u64(first)) != nil

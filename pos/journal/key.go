@@ -39,13 +39,16 @@ func (e *KeyError) Error() string {
 	return fmt.Sprintf("journal: %s: the chain key given is not the one its events are keyed with: %v", e.Path, ErrKey)
 }
 
+// keyBackups says what the backups are worth without the key.
+const keyBackups = "The backups in the backups folder are sealed with the same key, so the last backup is no way round it: only the key is."
+
 // Is makes errors.Is(err, ErrKey) and errors.Is(err, ErrDamaged) hold.
 func (e *KeyError) Is(target error) bool { return target == ErrKey || target == ErrDamaged }
 
 // Sentence is what the manager reads (pos.Sentencer).
 func (e *KeyError) Sentence() string {
 	if e.Missing {
-		return fmt.Sprintf("The journal %s is sealed with this terminal's journal key, and no key was found (the keyring may be locked, or belong to another user), so Galla will not use it. Sign in to this computer as the user who runs Galla, unlock the keyring and start again; the journal is kept as it is.", e.Path)
+		return fmt.Sprintf("The journal %s is sealed with this terminal's journal key, and no key was found (the keyring may be locked, or belong to another user), so Galla will not use it: its chain and its customers' details open only with that key. Sign in to this computer as the user who runs Galla, unlock the keyring (the entry journal-key of this data directory, or its secrets.json where no keyring answers) and start again; the journal is kept as it is. %s", e.Path, keyBackups)
 	}
-	return fmt.Sprintf("The journal key in the keyring does not match the journal %s (the keyring may be of another terminal or another user), so Galla will not use it. Sign in as the user who runs Galla on this terminal, or put this terminal's key back in the keyring, and start again; the journal is kept as it is.", e.Path)
+	return fmt.Sprintf("The journal key in the keyring does not match the journal %s (the keyring may be of another terminal or another user), so Galla will not use it: its chain and its customers' details open only with its own key. Sign in as the user who runs Galla on this terminal, or put this terminal's key back in the keyring (the entry journal-key of this data directory, or its secrets.json where no keyring answers), and start again; the journal is kept as it is. %s", e.Path, keyBackups)
 }

@@ -49,8 +49,12 @@ func (or *Orders) getOrder(tx *bolt.Tx, id []byte) (*pos.Order, error) {
 	if reason := or.proofs.checkOrderProof(tx, id, raw); reason != "" {
 		return nil, or.refuse(string(bucketOrders), string(id), reason)
 	}
+	plain, err := or.proofs.v.openValue(bucketOrders, id, raw)
+	if err != nil {
+		return nil, or.refuse(string(bucketOrders), string(id), err.Error())
+	}
 	o := new(pos.Order)
-	if err := json.Unmarshal(raw, o); err != nil {
+	if err := json.Unmarshal(plain, o); err != nil {
 		return nil, err
 	}
 	return o, nil

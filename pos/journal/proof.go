@@ -42,7 +42,10 @@ const proofLabel = "galla journal record proof 1"
 const schemaProofs = 4
 
 // prover makes and checks the proofs of the derived records of one journal.
-type prover struct{ key []byte }
+type prover struct {
+	key []byte
+	v   *vault // seals the records that name a person (seal.go); nil without a chain key
+}
 
 // newProver returns the prover of the journal keyed with chainKey. Without a key
 // (tests, the journal's own tools) the proofs are keyed with a fixed label:
@@ -50,7 +53,7 @@ type prover struct{ key []byte }
 func newProver(chainKey []byte) prover {
 	m := hmac.New(sha256.New, chainKey)
 	m.Write([]byte(proofLabel))
-	return prover{key: m.Sum(nil)}
+	return prover{key: m.Sum(nil), v: newVault(chainKey)}
 }
 
 // sum is the proof of value stored under key in bucket.
@@ -76,9 +79,12 @@ func proofKey(bucket, key []byte) []byte {
 }
 
 // put stores value under key in bucket, and its proof beside it when the journal
-// keeps proofs (the proofs bucket is there).
+// keeps proofs (the proofs bucket is there). A record that names a person is
+// stored sealed, a remembered customer under a digest of the key (seal.go); the
+// proof is of the key as stored and the value in clear.
 func (p prover) put(tx *bolt.Tx, bucket, key, value []byte) error {
-	if err := tx.Bucket(bucket).Put(key, value); err != nil {
+	key = p.v.storeKey(bucket, key)
+	if err := tx.Bucket(bucket).Put(key, p.v.sealValue(bucket, key, value)); err != nil {
 		return err
 	}
 	proofs := tx.Bucket(bucketProofs)
@@ -105,9 +111,14 @@ func proved(tx *bolt.Tx) (bool, error) {
 // errProofsMissing is the reason of a journal of schema 4 without proofs.
 var errProofsMissing = fmt.Errorf("the proofs of the records are missing")
 
-// check checks the proof of the record value stored under key in bucket. It
-// returns the reason the record is not to be believed, or "".
+// check checks the proof of the record value stored under key in bucket (key
+// and value as stored). It returns the reason the record is not to be
+// believed, or "".
 func (p prover) check(tx *bolt.Tx, bucket, key, value []byte) string {
+	value, err := p.v.openValue(bucket, key, value)
+	if err != nil {
+		return err.Error()
+	}
 	on, err := proved(tx)
 	switch {
 	case err != nil:
@@ -146,6 +157,10 @@ func lastOrderEvent(orders *bolt.Bucket, id []byte) ([]byte, []byte) {
 
 // checkOrderProof checks the proof of the stored order record raw of id.
 func (p prover) checkOrderProof(tx *bolt.Tx, id, raw []byte) string {
+	raw, err := p.v.openValue(bucketOrders, id, raw)
+	if err != nil {
+		return err.Error()
+	}
 	on, err := proved(tx)
 	switch {
 	case err != nil:
@@ -179,8 +194,10 @@ func (jc *journalCore) refuse(bucket, key, reason string) error {
 }
 
 // provedGet reads the record key of bucket and checks its proof: nil when there
-// is no record, a *MismatchError when its proof fails.
+// is no record, a *MismatchError when its proof fails. A sealed record is
+// returned in clear.
 func (jc *journalCore) provedGet(tx *bolt.Tx, bucket, key []byte) ([]byte, error) {
+	key = jc.proofs.v.storeKey(bucket, key)
 	v := tx.Bucket(bucket).Get(key)
 	on, err := proved(tx)
 	switch {
@@ -194,7 +211,7 @@ func (jc *journalCore) provedGet(tx *bolt.Tx, bucket, key []byte) ([]byte, error
 	if reason := jc.proofs.check(tx, bucket, key, v); reason != "" {
 		return nil, jc.refuse(string(bucket), printable(key), reason)
 	}
-	return v, nil
+	return jc.proofs.v.openValue(bucket, key, v)
 }
 
 // proofError is a derived record whose proof fails, found while an event is
@@ -296,7 +313,8 @@ func provedWith(tx *bolt.Tx, p prover) string {
 		if b == nil {
 			return nil
 		}
-		if rec := b.Get(key); rec != nil && hmac.Equal(v, p.sum(bucket, key, rec)) {
+		rec, err := p.v.openValue(bucket, key, b.Get(key))
+		if err == nil && rec != nil && hmac.Equal(v, p.sum(bucket, key, rec)) {
 			found = string(bucket) + " " + printable(key)
 			return errStop
 		}

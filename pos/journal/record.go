@@ -75,6 +75,7 @@ func chainHash(prev [32]byte, event []byte) [32]byte {
 // (nil: the chain is not keyed) and the compressors of the bodies.
 type sealer struct {
 	key []byte
+	v   *vault // seals the bodies that name a person (seal.go); nil without a key
 	zip codec
 }
 
@@ -150,7 +151,43 @@ func (s *sealer) seal(ev *pos.Event) ([]byte, [32]byte, error) {
 	data = append(data, packed...)
 	sum := mac(s.key, prev, data[:12], data[recordHeader:])
 	copy(data[44:76], sum[:])
+	if s.v != nil && personal(body) {
+		// The hash above is the plaintext record's; the body is stored sealed.
+		return s.sealedForm(data[:recordHeader], kind, packed), sum, nil
+	}
 	return data, sum, nil
+}
+
+// sealedForm is a record of format 2 with its body sealed: head (the header,
+// its hash that of the plaintext record) with flagSealed, the kind in clear,
+// and packed (the compressed body) sealed with the data key.
+func (s *sealer) sealedForm(head []byte, kind string, packed []byte) []byte {
+	out := make([]byte, recordHeader, recordHeader+len(kind)+len(packed)+s.v.aead.NonceSize()+s.v.aead.Overhead()+2*binary.MaxVarintLen64)
+	copy(out, head[:recordHeader])
+	out[3] |= flagSealed
+	out = binary.AppendUvarint(out, uint64(len(kind)))
+	out = append(out, kind...)
+	box := s.v.seal(bodyAAD(out[:12], kind), packed)
+	out = binary.AppendUvarint(out, uint64(len(box)))
+	return append(out, box...)
+}
+
+// bodyAAD binds a sealed body to its record's magic, flags, sequence and kind.
+func bodyAAD(head []byte, kind string) []byte {
+	return append(bytes.Clone(head), kind...)
+}
+
+// plainForm is the record r of format 2 as it was before its body was sealed:
+// the header without flagSealed and the kind and the plaintext body with their
+// lengths. Its hash is made over this form.
+func plainForm(data, kindStored, packed []byte) []byte {
+	out := make([]byte, recordHeader, len(data))
+	copy(out, data[:recordHeader])
+	out[3] &^= flagSealed
+	out = binary.AppendUvarint(out, uint64(len(kindStored)))
+	out = append(out, kindStored...)
+	out = binary.AppendUvarint(out, uint64(len(packed)))
+	return append(out, packed...)
 }
 
 // Errors of decodeRecord, wrapped with the detail.
@@ -159,6 +196,8 @@ var (
 	errRecordVersion = errors.New("unknown event format version")
 	errRecordHash    = errors.New("event does not match its hash")
 	errRecordKey     = errors.New("the event is keyed with the terminal's chain key, and no key was given")
+	// errRecordSealed is a sealed body and no key, or one that does not open it.
+	errRecordSealed = fmt.Errorf("the event's customer details are sealed: %w", ErrSealed)
 )
 
 // record is a stored value decoded by decodeRecord.
@@ -168,6 +207,7 @@ type record struct {
 	Hash   [32]byte
 	Format int    // recordV1 or recordV2
 	Keyed  bool   // the hash is an HMAC with the chain key
+	Sealed bool   // the body is sealed with the data key (flagSealed)
 	kind   string // format 2: the kind in clear
 	body   []byte
 	zip    *codec // nil: body is the event's JSON (format 1)
@@ -240,7 +280,19 @@ func (s *sealer) decodeV2(data []byte) (*record, error) {
 	if !r.Keyed {
 		key = nil
 	}
-	if mac(key, r.Prev, data[:12], data[recordHeader:n]) != r.Hash {
+	plain := data[:n]
+	if r.Sealed {
+		if s.v == nil {
+			return nil, errRecordSealed
+		}
+		kind := []byte(kindOpen + r.kind + `"`)
+		packed, err := s.v.open(bodyAAD(data[:12], string(kind)), r.body)
+		if err != nil {
+			return nil, errRecordSealed
+		}
+		plain, r.body = plainForm(data, kind, packed), packed
+	}
+	if mac(key, r.Prev, plain[:12], plain[recordHeader:]) != r.Hash {
 		return nil, errRecordHash
 	}
 	r.zip = &s.zip
@@ -254,10 +306,10 @@ func splitV2(data []byte) (*record, int, error) {
 	if len(data) < recordHeader+1 || !bytes.HasPrefix(data, recordMagic) {
 		return nil, 0, fmt.Errorf("%w: too short", errRecordFormat)
 	}
-	if data[3]&^flagKeyed != 0 {
+	if data[3]&^(flagKeyed|flagSealed) != 0 {
 		return nil, 0, fmt.Errorf("%w: unknown flags %#x", errRecordFormat, data[3])
 	}
-	r := &record{Format: recordV2, Keyed: data[3]&flagKeyed != 0, Seq: binary.BigEndian.Uint64(data[4:12])}
+	r := &record{Format: recordV2, Keyed: data[3]&flagKeyed != 0, Sealed: data[3]&flagSealed != 0, Seq: binary.BigEndian.Uint64(data[4:12])}
 	if r.Seq == 0 {
 		return nil, 0, fmt.Errorf("%w: no sequence", errRecordFormat)
 	}

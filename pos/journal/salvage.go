@@ -56,7 +56,7 @@ func Salvage(ctx context.Context, damagedPath, backupPath, out string) (SalvageR
 // is not recovered) and keys the new journal. The other options are not used.
 func SalvageWith(ctx context.Context, damagedPath, backupPath, out string, opts Options) (SalvageReport, error) {
 	rep := SalvageReport{Out: out}
-	rec := &sealer{key: chainKey(opts)}
+	rec := &sealer{key: chainKey(opts), v: newVault(chainKey(opts))}
 	fail := func(err error) (SalvageReport, error) {
 		return rep, fmt.Errorf("journal: salvage: %w", err)
 	}
@@ -408,7 +408,7 @@ func RestoreWith(ctx context.Context, backup, dst string, opts Options) error {
 		if errors.Is(lockErr, errTimeout) {
 			return fail(&alreadyRunningError{path: dst})
 		}
-		_, nums, _ := readIntact(dst, &sealer{key: key})
+		_, nums, _ := readIntact(dst, &sealer{key: key, v: newVault(key)})
 		hw = hw.max(nums)
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {

@@ -63,6 +63,7 @@ var migrations = []migration{
 	{version: 2, name: "checkpoints at every Z report, compact events", apply: sealCheckpoints},
 	{version: 3, name: "events in binary records, compressed and keyed", apply: binaryRecords},
 	{version: 4, name: "a keyed proof on every derived record", apply: recordProofs},
+	{version: 5, name: "the customers' details sealed", apply: sealedRecords},
 }
 
 // schemaCheckpoints is the first schema with the checkpoints bucket and compact
@@ -95,6 +96,14 @@ func binaryRecords(*bolt.Tx) error { return nil }
 // upgrade), and only then rebuilds them with their proofs and journals
 // journal.records_proved (Journal.proveRecords), once.
 func recordProofs(*bolt.Tx) error { return nil }
+
+// sealedRecords moves a file of schema 4 to 5: from here on the events and
+// records that name a person are stored sealed (seal.go). The bump itself is
+// what the migration does, as for binaryRecords: a build of schema 4 reads a
+// sealed record as damage, and must refuse the file as newer instead. The
+// details already stored in clear are sealed once the key is known to be the
+// journal's and its records proved (Journal.sealPersonal, reseal.go).
+func sealedRecords(*bolt.Tx) error { return nil }
 
 // SchemaVersion is the schema version this build writes.
 func SchemaVersion() uint64 { return migrations[len(migrations)-1].version }
