@@ -40,7 +40,8 @@ type Line struct {
 	GSTRate     Rate     `json:"gst_rate"`
 	Cess        Rate     `json:"cess_rate,omitzero"` // the compensation cess, on the taxable value
 	Serialised  bool     `json:"serialised,omitempty"`
-	IMEIs       []string `json:"imeis,omitempty"` // at most Qty; one per unit once all are entered
+	IMEIs       []string `json:"imeis,omitempty"`  // at most Qty; one per unit once all are entered
+	Supply      Supply   `json:"supply,omitempty"` // the catalog's: a 0% line's column in GSTR-1 table 8
 }
 
 // Gross returns Qty × UnitPrice.
@@ -77,7 +78,7 @@ func (l Line) clone() Line {
 func LineFor(p Product, qty int) Line {
 	return Line{
 		SKU: p.SKU, Name: p.Name, Brand: p.Brand, ProductCode: p.ProductCode, HSN: p.HSN,
-		Qty: qty, UnitPrice: p.Price, GSTRate: p.GSTRate, Cess: p.Cess, Serialised: p.Serialised,
+		Qty: qty, UnitPrice: p.Price, GSTRate: p.GSTRate, Cess: p.Cess, Serialised: p.Serialised, Supply: p.Supply,
 	}
 }
 

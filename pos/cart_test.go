@@ -108,7 +108,7 @@ func TestCartEdit(t *testing.T) {
 	assert.Equal(t, Rupees(5*499-900), lines[0].Amount())
 	tot := cart.Totals()
 	assert.Equal(t, Rupees(5*499-900), tot.Total)
-	assert.Equal(t, tot.Total, tot.Taxable+tot.Tax)
+	assert.Equal(t, tot.Total, tot.Taxable+tot.Tax+tot.RoundOff)
 
 	cart.Clear()
 	_, _, err = cart.Checkout()

@@ -23,6 +23,7 @@ type Bill struct {
 	Taxable  Paise
 	CGST     Paise
 	SGST     Paise
+	IGST     Paise // the GST as IGST, were the supply to another state (Totals.Interstate)
 	Total    Paise
 }
 

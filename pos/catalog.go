@@ -35,6 +35,7 @@ type Product struct {
 	Cess        Rate   // the compensation cess on the taxable value; zero for most goods
 	HSN         string // the HSN code: 4, 6 or 8 digits
 	Serialised  bool   // each unit carries an IMEI
+	Supply      Supply // taxable (""), or a 0% supply: nil-rated, exempt or non-GST (ParseSupply)
 }
 
 // MaxPrice is the highest unit price a product may carry (₹1,00,00,000.00), which
@@ -154,24 +155,6 @@ func NewCatalog(products []Product) (*Catalog, error) {
 		return nil, ie
 	}
 	return build(ps), nil
-}
-
-// CheckRates refuses a catalog whose products carry a GST rate outside the
-// shop's rate list (Shop.RateList), naming each product; nothing is imported.
-func (c *Catalog) CheckRates(list []Rate) error {
-	ie := &ImportError{}
-	for i, p := range c.products {
-		if !slices.Contains(list, p.GSTRate) {
-			msg := fmt.Sprintf("the GST rate %s is not in the shop's rate list (%s); correct the row, or add the rate to the shop's list in Settings (galla shop set --rates)", p.GSTRate, RatesSentence(list))
-			if !ie.add(Problem{Item: i + 1, SKU: printable(p.SKU), Msg: msg}) {
-				break
-			}
-		}
-	}
-	if len(ie.Problems) == 0 {
-		return nil
-	}
-	return ie
 }
 
 func normalise(p Product) Product {
@@ -570,7 +553,7 @@ func readAll(r io.Reader) ([]byte, error) {
 
 // csvColumns returns the columns of a catalog CSV file; the first five are required.
 func csvColumns() []string {
-	return []string{"sku", "name", "price", "gst_rate", "hsn", "barcode", "brand", "product_code", "serialised", "cess_rate"}
+	return []string{"sku", "name", "price", "gst_rate", "hsn", "barcode", "brand", "product_code", "serialised", "cess_rate", "supply"}
 }
 
 // ImportCSV reads a catalog from CSV text with a header row naming the columns sku,
@@ -678,6 +661,9 @@ func ImportCSV(r io.Reader) (*Catalog, error) {
 		if p.Serialised, err = parseYesNo(get("serialised")); err != nil {
 			msgs = append(msgs, "serialised must be yes or no")
 		}
+		if p.Supply, err = ParseSupply(get("supply")); err != nil {
+			msgs = append(msgs, err.Error())
+		}
 		for _, m := range msgs {
 			if !ie.add(Problem{Line: line, Item: item, SKU: printable(p.SKU), Msg: m}) {
 				return nil, ie
@@ -739,6 +725,7 @@ type jsonProduct struct {
 	Cess        Rate            `json:"cess_rate,omitzero"`
 	HSN         string          `json:"hsn"`
 	Serialised  bool            `json:"serialised,omitempty"`
+	Supply      Supply          `json:"supply,omitempty"`
 }
 
 // MarshalJSON writes p with snake_case names and the price in rupees as text.
@@ -747,7 +734,7 @@ func (p Product) MarshalJSON() ([]byte, error) {
 	price, _ := json.Marshal(priceText(p.Price))
 	return json.Marshal(jsonProduct{
 		SKU: p.SKU, Barcode: p.Barcode, Name: p.Name, Brand: p.Brand, ProductCode: p.ProductCode,
-		Price: price, GSTRate: &rate, Cess: p.Cess, HSN: p.HSN, Serialised: p.Serialised,
+		Price: price, GSTRate: &rate, Cess: p.Cess, HSN: p.HSN, Serialised: p.Serialised, Supply: p.Supply,
 	})
 }
 
@@ -779,6 +766,9 @@ func (p *Product) UnmarshalJSON(data []byte) error {
 	*p = Product{
 		SKU: j.SKU, Barcode: j.Barcode, Name: j.Name, Brand: j.Brand, ProductCode: j.ProductCode,
 		Price: price, GSTRate: *j.GSTRate, Cess: j.Cess, HSN: j.HSN, Serialised: j.Serialised,
+	}
+	if p.Supply, err = ParseSupply(string(j.Supply)); err != nil {
+		return err
 	}
 	return nil
 }
@@ -929,7 +919,7 @@ func (c *Catalog) WriteJSON(w io.Writer) error {
 // WriteCSV writes the catalog as CSV with a header row that ImportCSV reads back.
 func (c *Catalog) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"sku", "barcode", "name", "brand", "product_code", "price", "gst_rate", "hsn", "serialised", "cess_rate"})
+	_ = cw.Write([]string{"sku", "barcode", "name", "brand", "product_code", "price", "gst_rate", "hsn", "serialised", "cess_rate", "supply"})
 	for _, p := range c.products {
 		ser := "no"
 		if p.Serialised {
@@ -939,7 +929,7 @@ func (c *Catalog) WriteCSV(w io.Writer) error {
 		if !p.Cess.IsZero() {
 			cess = p.Cess.Decimal()
 		}
-		_ = cw.Write([]string{p.SKU, p.Barcode, p.Name, p.Brand, p.ProductCode, priceText(p.Price), p.GSTRate.Decimal(), p.HSN, ser, cess})
+		_ = cw.Write([]string{p.SKU, p.Barcode, p.Name, p.Brand, p.ProductCode, priceText(p.Price), p.GSTRate.Decimal(), p.HSN, ser, cess, string(p.Supply)})
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

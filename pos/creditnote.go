@@ -160,13 +160,29 @@ func CreditNoteFor(o Order, ref Refund, shop Shop, opt ReceiptOptions) receipts.
 		rates[i].Tax += t.Tax
 		rates[i].CGST += t.CGST
 		rates[i].SGST += t.SGST
+		rates[i].Cess += max(it.Amount-it.Taxable-it.Tax, 0) // a cess the item's amount holds beside its GST
 	}
 	slices.SortFunc(rates, func(a, b RateTotal) int { return a.Rate.Compare(b.Rate) })
 	if place.State != "" {
 		r.PlaceOfSupply = stateLabel(place.State)
 	}
-	if place.Interstate {
-		rates = Totals{ByRate: rates}.Interstate().ByRate
+	// The GST reversed is the portal's arithmetic on the credit note's own
+	// taxable values (GSTOn per rate), each line showing its share; what is
+	// given back beyond it is the round-off.
+	tr := Totals{ByRate: rates}.taxed(place.Interstate)
+	rates = tr.ByRate
+	lts := make([]LineTax, len(r.Credit.Lines))
+	lrates := make([]Rate, len(r.Credit.Lines))
+	for k, cl := range r.Credit.Lines {
+		lts[k] = LineTax{Taxable: Paise(cl.Taxable)}
+		lrates[k] = RateBP(cl.GSTRate)
+	}
+	DocumentTax(lts, lrates, place.Interstate)
+	for k := range r.Credit.Lines {
+		r.Credit.Lines[k].Tax = int64(lts[k].Tax)
+	}
+	if off := int64(ref.Amount - tr.Taxable - tr.Tax - tr.Cess); len(rates) > 0 && off != 0 && off > -100 && off < 100 && r.Total == int64(ref.Amount) {
+		r.RoundOff = off
 	}
 	r.Taxes = receiptTaxes(rates)
 	switch RefundDestination(&o, ref.To) {

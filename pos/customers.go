@@ -29,6 +29,9 @@ func (cu *Customers) CheckBuyer(ctx context.Context, lines []CartLine, b *Buyer)
 		buyer = *b
 	}
 	sl := SaleLines(lines, nil)
+	if err := CheckSaleRates(sl, cu.eng.Now()); err != nil {
+		return err
+	}
 	return CheckBuyer(shop.TitleFor(sl), ComputeTotals(sl).Taxable, buyer)
 }
 

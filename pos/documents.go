@@ -439,26 +439,7 @@ func (ds *Documents) ExportDocuments(ctx context.Context, from, to time.Time) ([
 // is refused while the shop has no GSTIN (its documents are receipts, not tax
 // invoices) and for a composition-scheme shop (which files GSTR-4, not GSTR-1).
 func (ds *Documents) GSTR1(ctx context.Context, month gstr.Month) (*gstr.Return, error) {
-	shop, err := LoadShop(ctx, ds.j)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case shop.GSTIN == "":
-		return nil, sentenceErr("GSTR-1 is filed under the shop's GSTIN, which is not set: set it with galla shop set --gstin (or in Settings), then export again.")
-	case shop.Composition:
-		return nil, sentenceErr("A shop under the composition scheme files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export.")
-	}
-	first, last := month.Days(ds.eng.Now().Location())
-	docs, err := ds.ExportDocuments(ctx, first, last)
-	if err != nil {
-		return nil, err
-	}
-	r, err := gstr.GSTR1(month, shop.GSTIN, docs)
-	if err != nil {
-		return nil, fmt.Errorf("pos: gstr1 %s: %w", month, err)
-	}
-	return r, nil
+	return ds.GSTR1Period(ctx, gstr.MonthPeriod(month), false)
 }
 
 // WriteLinesCSV writes one row per line sold or returned on the days from to to

@@ -1,6 +1,8 @@
 package pos
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,8 +34,9 @@ var ErrExportTooLong = sentenceErr(fmt.Sprintf("An export covers at most %d days
 //
 // The buyer journaled with the sale names a registered buyer (B2B) and decides
 // the place of supply (PlaceOfSupply, IGST Act s.10): across states the tax is
-// IGST, within the state CGST and SGST. Each line's tax, cess included, is
-// Galla's one rule (TaxWithCess). A return's credit note reverses the goods and
+// IGST, within the state CGST and SGST. Each line's taxable value and cess are
+// TaxWithCess's, the GST of each document the portal's arithmetic per rate
+// (DocumentTax), and what was charged beyond that the document's round-off. A return's credit note reverses the goods and
 // tax its items name (pos/return.go); a refund made before returns had items
 // reverses every line when it refunded the whole sale, and is a credit note of
 // value only, spread over the lines in proportion to their amounts, otherwise.
@@ -66,16 +69,17 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 		Cancelled:     o.Cancelled != nil,
 	}
 	noTax := kind == gstr.BillOfSupply
-	printed := receiptLines(o) // the IMEIs given to each line, as the receipt prints them
+	printed := receiptLines(o, place.Interstate) // the IMEIs given to each line, as the receipt prints them
 	amounts := make([]Paise, len(o.Lines))
 	for i, l := range o.Lines {
 		amounts[i] = l.Amount()
-		gl := gstrLine(l, l.Amount(), l.Qty, noTax, place.Interstate)
+		gl := gstrLine(l, l.Amount(), l.Qty, noTax)
 		if i < len(printed) {
 			gl.IMEIs = printed[i].IMEIs
 		}
 		invoice.Lines = append(invoice.Lines, gl)
 	}
+	invoice.RoundOff = documentGST(invoice.Lines, amounts, noTax, place.Interstate)
 	total := o.Totals.Total
 	if total == 0 {
 		total = ComputeTotals(o.Lines).Total
@@ -105,37 +109,43 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 			Tender:         invoice.Tender,
 			Cashier:        staff(rf.Staff),
 		}
+		var back []Paise // what each line of the credit note gives back
 		switch {
 		case len(rf.Items) > 0:
 			for _, it := range rf.Items {
 				if it.Line < 0 || it.Line >= len(o.Lines) {
 					continue
 				}
-				l := returnedLine(o.Lines[it.Line], it, noTax, place.Interstate)
+				l := returnedLine(o.Lines[it.Line], it, noTax)
 				l.IMEIs = it.IMEIs
 				cn.Lines = append(cn.Lines, l)
+				back = append(back, it.Amount)
 			}
 		case rf.Amount >= total:
 			cn.Lines = make([]gstr.Line, len(invoice.Lines))
 			copy(cn.Lines, invoice.Lines)
+			back = amounts
 		default:
 			for i, share := range Spread(rf.Amount, amounts) {
 				if share != 0 {
-					cn.Lines = append(cn.Lines, gstrLine(o.Lines[i], share, 0, noTax, place.Interstate))
+					cn.Lines = append(cn.Lines, gstrLine(o.Lines[i], share, 0, noTax))
+					back = append(back, share)
 				}
 			}
 		}
+		cn.RoundOff = documentGST(cn.Lines, back, noTax, place.Interstate)
 		docs = append(docs, cn)
 	}
 	return docs
 }
 
 // gstrLine is l as a document line for a GST-inclusive amount of it (the
-// line's own, or a refund's share) and a quantity: the tax by Galla's one rule,
-// as IGST across states, else CGST and SGST. A document without tax (a bill of
-// supply) carries all of it as the value of the supply.
-func gstrLine(l Line, amount Paise, qty int, noTax, interstate bool) gstr.Line {
-	out := gstr.Line{Description: l.Name, HSN: l.HSN, Qty: qty}
+// line's own, or a refund's share) and a quantity: its taxable value and cess
+// (TaxWithCess); documentGST then sets the GST of the document's lines. A
+// document without tax (a bill of supply) carries all of it as the value of the
+// supply.
+func gstrLine(l Line, amount Paise, qty int, noTax bool) gstr.Line {
+	out := gstr.Line{Description: l.Name, HSN: l.HSN, Qty: qty, Supply: string(l.Supply)}
 	if noTax {
 		out.Taxable = gstr.Paise(amount)
 		return out
@@ -143,19 +153,14 @@ func gstrLine(l Line, amount Paise, qty int, noTax, interstate bool) gstr.Line {
 	tx := TaxWithCess(amount, l.GSTRate, l.Cess)
 	out.Rate = gstr.Rate(l.GSTRate.BP())
 	out.Taxable, out.Cess = gstr.Paise(tx.Taxable), gstr.Paise(tx.Cess)
-	if interstate {
-		out.IGST = gstr.Paise(tx.Tax)
-	} else {
-		out.CGST, out.SGST = gstr.Paise(tx.CGST), gstr.Paise(tx.SGST)
-	}
 	return out
 }
 
-// returnedLine is a return's item as a credit note's line: the taxable value and
-// tax the return reversed (exactly the sale's, split by the rule of
-// pos/return.go), as IGST across states.
-func returnedLine(l Line, it ReturnItem, noTax, interstate bool) gstr.Line {
-	out := gstr.Line{Description: l.Name, HSN: l.HSN, Qty: it.Qty}
+// returnedLine is a return's item as a credit note's line: the taxable value
+// and cess the return reversed (exactly the sale's, split by the rule of
+// pos/return.go); documentGST then sets the GST of the credit note's lines.
+func returnedLine(l Line, it ReturnItem, noTax bool) gstr.Line {
+	out := gstr.Line{Description: l.Name, HSN: l.HSN, Qty: it.Qty, Supply: string(l.Supply)}
 	if noTax {
 		out.Taxable = gstr.Paise(it.Amount)
 		return out
@@ -167,12 +172,34 @@ func returnedLine(l Line, it ReturnItem, noTax, interstate bool) gstr.Line {
 	out.Taxable = gstr.Paise(it.Taxable)
 	cess := it.Amount - it.Taxable - it.Tax // a cess the item's amount holds beside its GST
 	out.Cess = gstr.Paise(max(cess, 0))
-	if interstate {
-		out.IGST = gstr.Paise(it.Tax)
-	} else {
-		out.CGST, out.SGST = gstr.Paise(it.CGST), gstr.Paise(it.Tax-it.CGST)
-	}
 	return out
+}
+
+// documentGST sets the GST of one document's lines by the portal's arithmetic
+// (DocumentTax: per rate of the document, as IGST across states) and returns the
+// document's round-off: what its lines charge (amounts) less their taxable
+// values, GST and cess. A document without tax has none.
+func documentGST(lines []gstr.Line, amounts []Paise, noTax, interstate bool) gstr.Paise {
+	if noTax {
+		return 0
+	}
+	lts := make([]LineTax, len(lines))
+	rates := make([]Rate, len(lines))
+	var off Paise
+	for i, l := range lines {
+		lts[i] = LineTax{Taxable: Paise(l.Taxable), Cess: Paise(l.Cess)}
+		rates[i] = RateBP(int(l.Rate))
+	}
+	DocumentTax(lts, rates, interstate)
+	for i := range lines {
+		l := &lines[i]
+		l.CGST, l.SGST, l.IGST = gstr.Paise(lts[i].CGST), gstr.Paise(lts[i].SGST), gstr.Paise(lts[i].IGST)
+		if i < len(amounts) {
+			off += amounts[i]
+		}
+		off -= lts[i].Taxable + lts[i].Tax + lts[i].Cess
+	}
+	return gstr.Paise(off)
 }
 
 // Spread divides amount over parts in proportion to their sizes, to the paisa:
@@ -243,4 +270,56 @@ func dayTime(day string, at time.Time, loc *time.Location) time.Time {
 		return at.In(loc)
 	}
 	return d
+}
+
+// returnDocuments is the shop and the documents of period for a return filed
+// under the shop's GSTIN: refused with a sentence while the shop has none, and
+// for a composition shop (CMP-08 and GSTR-4).
+func (ds *Documents) returnDocuments(ctx context.Context, period gstr.Period) (Shop, []gstr.Document, error) {
+	shop, err := LoadShop(ctx, ds.j)
+	if err != nil {
+		return Shop{}, nil, err
+	}
+	switch {
+	case shop.GSTIN == "":
+		return Shop{}, nil, sentenceErr("GSTR-1 is filed under the shop's GSTIN, which is not set: set it with galla shop set --gstin (or in Settings), then export again.")
+	case shop.Composition:
+		return Shop{}, nil, sentenceErr("A shop under the composition scheme files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export.")
+	}
+	first, last := period.Days(ds.eng.Now().Location())
+	docs, err := ds.ExportDocuments(ctx, first, last)
+	return shop, docs, err
+}
+
+// GSTR1Period is the GSTR-1 of a month, or of a quarter for a shop filing
+// quarterly under the QRMP scheme (gstr.GSTR1Period); iff says the B2B
+// documents of the quarter's first two months went in their IFF.
+func (ds *Documents) GSTR1Period(ctx context.Context, period gstr.Period, iff bool) (*gstr.Return, error) {
+	shop, docs, err := ds.returnDocuments(ctx, period)
+	if err != nil {
+		return nil, err
+	}
+	r, err := gstr.GSTR1Period(period, shop.GSTIN, docs, iff)
+	if err != nil {
+		return nil, fmt.Errorf("pos: gstr1 %s: %w", period, err)
+	}
+	return r, nil
+}
+
+// IFF is the Invoice Furnishing Facility of month for a quarterly filer: the
+// month's B2B invoices and credit notes to registered buyers (gstr.IFF). The
+// last month of a quarter has none: its documents go in the quarter's GSTR-1.
+func (ds *Documents) IFF(ctx context.Context, month gstr.Month) (*gstr.Return, error) {
+	shop, docs, err := ds.returnDocuments(ctx, gstr.MonthPeriod(month))
+	if err != nil {
+		return nil, err
+	}
+	r, err := gstr.IFF(month, shop.GSTIN, docs)
+	if errors.Is(err, gstr.ErrIFFMonth) {
+		return nil, Errorf("%s is the last month of its quarter (%s): its B2B invoices go in the quarter's GSTR-1 (galla export gstr1 --quarter %s), not in an IFF.", month, gstr.QuarterOf(month), gstr.QuarterOf(month))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pos: iff %s: %w", month, err)
+	}
+	return r, nil
 }

@@ -127,7 +127,11 @@ func (lg *Ledger) xReport(ctx context.Context, day string) (*Report, error) {
 	if orders, err = lg.withSaleOrders(ctx, orders); err != nil {
 		return nil, fmt.Errorf("pos: report %s: %w", day, err)
 	}
-	return BuildReport(day, orders, lg.clock.Now()), nil
+	shop, err := LoadShop(ctx, lg.j)
+	if err != nil {
+		return nil, fmt.Errorf("pos: report %s: %w", day, err)
+	}
+	return ShopReport(day, orders, lg.clock.Now(), shop), nil
 }
 
 // withSaleOrders adds to a day's orders the split sales and tenders that

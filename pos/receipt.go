@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -31,17 +30,12 @@ type Shop struct {
 	// Composition is a shop under the composition scheme: it issues bills of
 	// supply, never tax invoices, and charges no GST.
 	Composition bool `json:"composition,omitempty"`
-	// Rates is the shop's GST rate list: the rates its catalog may carry, a
-	// subset of GSTRates. Empty is every rate in force (GSTRates).
-	Rates []Rate `json:"rates,omitempty"`
-}
-
-// RateList is the rates the shop's catalog may carry, lowest first.
-func (s Shop) RateList() []Rate {
-	if len(s.Rates) == 0 {
-		return GSTRates()
-	}
-	return slices.Clone(s.Rates)
+	// Rates is the shop's choice of GST rates by date (ShopRates): the rates its
+	// catalog may carry, within those in force (RateSchedule). Empty is every
+	// rate in force; Shop.RatesOn is the rates of a day.
+	Rates ShopRates `json:"rates,omitempty"`
+	// Turnover is the shop's aggregate turnover of the previous financial year; above ₹5 crore HSN takes six digits and B2B invoices are e-invoiced.
+	Turnover Paise `json:"turnover,omitempty"`
 }
 
 // Check checks the shop's details as `galla shop set` and Settings take them: a
@@ -248,7 +242,7 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		Cashier:         firstNonEmpty(opt.Cashier, o.Staff),
 		Time:            saleTime(o),
 		MerchantOrderID: o.ID,
-		Lines:           receiptLines(o),
+		Lines:           receiptLines(o, place.Interstate),
 		Reprint:         opt.Reprint,
 		Footer:          opt.Footer,
 		Sandbox:         sandboxed(o, opt),
@@ -271,9 +265,14 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 	if paid == 0 {
 		paid = o.Amount
 	}
-	if off := int64(paid) - r.Total; r.Total != 0 && off != 0 && off > -100 && off < 100 {
-		// The amount charged was the invoice value rounded to the rupee: the
-		// difference is the round-off line (docs/gst.md).
+	value := int64(totals.Taxable + totals.Tax + totals.Cess) // the invoice value by the portal's arithmetic
+	if len(o.Lines) == 0 {
+		value = r.Total
+	}
+	if off := int64(paid) - value; value != 0 && off != 0 && off > -100 && off < 100 {
+		// What was charged differs from the taxable value and its tax by the
+		// paise of the portal's per-rate rounding, or by rounding the total to
+		// the rupee: the difference is the round-off line (docs/gst.md).
 		r.RoundOff = off
 		r.Total = int64(paid)
 	}
@@ -336,11 +335,8 @@ func RefundReceiptFor(o Order, uniqueTxnID string, shop Shop, opt ReceiptOptions
 		},
 	}
 	if !partial {
-		r.Lines = receiptLines(o)
-		totals := o.Totals
-		if len(totals.ByRate) == 0 {
-			totals = ComputeTotals(o.Lines)
-		}
+		totals, place := SaleTotals(o, shop)
+		r.Lines = receiptLines(o, place.Interstate)
 		r.Taxes = receiptTaxes(totals.ByRate)
 	}
 	t := saleTender(o, ref.Amount)
@@ -506,9 +502,11 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// receiptLines copies the sale's lines; IMEIs journaled for the order rather than
-// per line go to its serialised lines in order, one per unit.
-func receiptLines(o Order) []receipts.Line {
+// receiptLines copies the sale's lines, each with its share of its rate's GST
+// (DocumentLines); IMEIs journaled for the order rather than per line go to its
+// serialised lines in order, one per unit.
+func receiptLines(o Order, interstate bool) []receipts.Line {
+	taxes := DocumentLines(o.Lines, interstate)
 	spare := o.IMEIs
 	seen := map[string]bool{}
 	for _, l := range o.Lines {
@@ -517,7 +515,7 @@ func receiptLines(o Order) []receipts.Line {
 		}
 	}
 	out := make([]receipts.Line, 0, len(o.Lines))
-	for _, l := range o.Lines {
+	for i, l := range o.Lines {
 		imeis := append([]string(nil), l.IMEIs...)
 		for l.Serialised && len(imeis) < l.Qty && len(spare) > 0 {
 			if !seen[spare[0]] {
@@ -526,7 +524,7 @@ func receiptLines(o Order) []receipts.Line {
 			}
 			spare = spare[1:]
 		}
-		lt := l.Tax()
+		lt := taxes[i]
 		out = append(out, receipts.Line{
 			Name:      l.Name,
 			HSN:       l.HSN,

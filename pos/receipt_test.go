@@ -55,8 +55,13 @@ func TestReceiptFor(t *testing.T) {
 			assert.Equal(t, 1800, r.Lines[0].GSTRate)
 			assert.Equal(t, []string{"356938035643809"}, r.Lines[0].IMEIs, "the order's IMEI goes to its serialised line")
 			require.Len(t, r.Taxes, 1)
+			// 74,999.00/1.18 = 63,558.4746 → 63,558.47; 9% of it 5,720.2623 →
+			// 5,720.26 each; the invoice value 74,998.99, paid 74,999.00: round-off 0.01.
 			assert.Equal(t, int64(6355847), r.Taxes[0].Taxable)
-			assert.Equal(t, int64(7499900), r.Taxes[0].Taxable+r.Taxes[0].CGST+r.Taxes[0].SGST)
+			assert.Equal(t, int64(572026), r.Taxes[0].CGST)
+			assert.Equal(t, int64(572026), r.Taxes[0].SGST)
+			assert.Equal(t, int64(1), r.RoundOff)
+			assert.Equal(t, int64(7499900), r.Taxes[0].Taxable+r.Taxes[0].CGST+r.Taxes[0].SGST+r.RoundOff)
 
 			p, err := receipts.ParseQR(key, r.QR)
 			require.NoError(t, err)

@@ -110,6 +110,18 @@ func addRate(m map[Rate]*RateTotal, rate Rate, t LineTax) {
 	g.Tax += t.Tax
 	g.CGST += t.CGST
 	g.SGST += t.SGST
+	g.IGST += t.IGST
+	g.Cess += t.Cess
+}
+
+// rateTax is a RateTotal as the LineTax addRate takes.
+func rateTax(rt RateTotal) LineTax {
+	return LineTax{Amount: rt.Amount, Taxable: rt.Taxable, Tax: rt.Tax, CGST: rt.CGST, SGST: rt.SGST, IGST: rt.IGST, Cess: rt.Cess}
+}
+
+// negated is t with every amount's sign turned.
+func negated(t LineTax) LineTax {
+	return LineTax{Amount: -t.Amount, Taxable: -t.Taxable, Tax: -t.Tax, CGST: -t.CGST, SGST: -t.SGST, IGST: -t.IGST, Cess: -t.Cess}
 }
 
 func rateTotals(m map[Rate]*RateTotal) []RateTotal {
@@ -123,20 +135,34 @@ func rateTotals(m map[Rate]*RateTotal) []RateTotal {
 
 // refundRates is the tax a done refund of o reversed, by rate: its items, or for
 // one made before returns had items, the whole sale's (a full refund) or the
-// amount split over the sale's lines.
-func refundRates(o *Order, rf Refund, into map[Rate]*RateTotal) {
+// amount split over the sale's lines. The GST is the portal's arithmetic on the
+// credit note's taxable values (GSTOn), as IGST when the sale was supplied in
+// another state, as its credit note and GSTR-1 state it.
+func refundRates(o *Order, rf Refund, shop Shop, into map[Rate]*RateTotal) {
+	sale, place := SaleTotals(*o, shop)
 	items := rf.Items
 	if len(items) == 0 {
 		if rf.Amount >= o.Captured {
-			for _, rt := range o.Totals.ByRate {
-				addRate(into, rt.Rate, LineTax{Amount: rt.Amount, Taxable: rt.Taxable, Tax: rt.Tax, CGST: rt.CGST, SGST: rt.SGST})
+			for _, rt := range sale.ByRate {
+				addRate(into, rt.Rate, rateTax(rt))
 			}
 			return
 		}
 		items = (&Order{Lines: o.Lines}).Returns().AdjustmentItems(rf.Amount)
 	}
+	var note Totals
 	for _, it := range items {
-		addRate(into, it.Rate, it.tax())
+		i := slices.IndexFunc(note.ByRate, func(rt RateTotal) bool { return rt.Rate == it.Rate })
+		if i < 0 {
+			note.ByRate = append(note.ByRate, RateTotal{Rate: it.Rate})
+			i = len(note.ByRate) - 1
+		}
+		note.ByRate[i].Amount += it.Amount
+		note.ByRate[i].Taxable += it.Taxable
+		note.ByRate[i].Cess += max(it.Amount-it.Taxable-it.Tax, 0) // a cess beside the GST
+	}
+	for _, rt := range note.taxed(place.Interstate).ByRate {
+		addRate(into, rt.Rate, rateTax(rt))
 	}
 }
 
@@ -201,8 +227,17 @@ func SealedReport(r *Report) ([]byte, error) {
 var ErrBadDay = sentenceError{"not a valid day", "A day is written YYYY-MM-DD and cannot be in the future; type it again."}
 
 // BuildReport computes the X report of day from the orders that have an event on
-// that day.
+// that day, for a shop whose state is not known: every sale within the state
+// (ShopReport is the report of a shop).
 func BuildReport(day string, orders []*Order, now time.Time) *Report {
+	return ShopReport(day, orders, now, Shop{})
+}
+
+// ShopReport computes the X report of day from the orders that have an event on
+// that day. Its GST is each sale's document's (SaleTotals: CGST and SGST, or
+// IGST for a supply to another state, and the cess, by the portal's
+// arithmetic) and each credit note's.
+func ShopReport(day string, orders []*Order, now time.Time, shop Shop) *Report {
 	r := &Report{Kind: "X", Day: day, Generated: now}
 	sales := map[TenderKind]*TenderTotal{}
 	refunds := map[TenderKind]*TenderTotal{}
@@ -329,7 +364,8 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 		} else if o.State.Paid() && o.PaidDay == day {
 			inDay = true
 			row.Captured, row.ReceiptNo = o.Captured, o.ReceiptNo
-			row.GST = o.Totals.Tax
+			sale, _ := SaleTotals(*o, shop)
+			row.GST = sale.Tax
 			receipt(o.ReceiptNo)
 			document(o.Series, o.DocNo)
 			r.Discounts += o.Totals.Discount
@@ -341,17 +377,8 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 			if o.Tender == TenderCash {
 				r.CashExpected += o.Captured
 			}
-			for _, rt := range o.Totals.ByRate {
-				g := gst[rt.Rate]
-				if g == nil {
-					g = &RateTotal{Rate: rt.Rate}
-					gst[rt.Rate] = g
-				}
-				g.Amount += rt.Amount
-				g.Taxable += rt.Taxable
-				g.Tax += rt.Tax
-				g.CGST += rt.CGST
-				g.SGST += rt.SGST
+			for _, rt := range sale.ByRate {
+				addRate(gst, rt.Rate, rateTax(rt))
 			}
 		}
 		for _, rf := range o.Refunds {
@@ -366,7 +393,7 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 				if to.MovesCash() {
 					r.CashExpected -= rf.Amount
 				}
-				refundRates(o, rf, reversed)
+				refundRates(o, rf, shop, reversed)
 			}
 		}
 		if o.Day == day {
@@ -418,10 +445,10 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 	r.ReturnsGST = rateTotals(reversed)
 	net := map[Rate]*RateTotal{}
 	for _, g := range r.GST {
-		addRate(net, g.Rate, LineTax{Amount: g.Amount, Taxable: g.Taxable, Tax: g.Tax, CGST: g.CGST, SGST: g.SGST})
+		addRate(net, g.Rate, rateTax(g))
 	}
 	for _, g := range r.ReturnsGST {
-		addRate(net, g.Rate, LineTax{Amount: -g.Amount, Taxable: -g.Taxable, Tax: -g.Tax, CGST: -g.CGST, SGST: -g.SGST})
+		addRate(net, g.Rate, negated(rateTax(g)))
 	}
 	if len(r.ReturnsGST) > 0 {
 		r.NetGST = rateTotals(net)
@@ -524,21 +551,33 @@ func (r *Report) WriteText(w io.Writer) error {
 			line(fmt.Sprintf("%s %dm %s (%d)", p.Issuer, p.Months, p.Program, p.Count), p.Amount)
 		}
 	}
-	if len(r.GST) > 0 {
-		b.WriteString("GST\n")
-		for _, g := range r.GST {
+	// rates writes each rate's taxable value and GST, and under it the GST's
+	// heads that are not zero: CGST and SGST at half the rate, IGST at the
+	// rate, and the cess.
+	rates := func(title string, rs []RateTotal) {
+		b.WriteString(title + "\n")
+		for _, g := range rs {
 			line(fmt.Sprintf("%s on %s", g.Rate, g.Taxable), g.Tax)
+			half := RateBP(g.Rate.BP() / 2)
+			if g.Rate.BP()%2 != 0 {
+				half = g.Rate // an odd basis point: named by the whole rate
+			}
+			for _, h := range []struct {
+				name string
+				v    Paise
+			}{{"CGST @" + half.String(), g.CGST}, {"SGST @" + half.String(), g.SGST}, {"IGST @" + g.Rate.String(), g.IGST}, {"Cess", g.Cess}} {
+				if h.v != 0 {
+					line("  "+h.name, h.v)
+				}
+			}
 		}
 	}
+	if len(r.GST) > 0 {
+		rates("GST", r.GST)
+	}
 	if len(r.ReturnsGST) > 0 {
-		b.WriteString("GST reversed by credit notes\n")
-		for _, g := range r.ReturnsGST {
-			line(fmt.Sprintf("%d%% on %s", g.Rate, g.Taxable), g.Tax)
-		}
-		b.WriteString("Net GST\n")
-		for _, g := range r.NetGST {
-			line(fmt.Sprintf("%d%% on %s", g.Rate, g.Taxable), g.Tax)
-		}
+		rates("GST reversed by credit notes", r.ReturnsGST)
+		rates("Net GST", r.NetGST)
 	}
 	if r.Discounts != 0 {
 		line("Discounts given", r.Discounts)

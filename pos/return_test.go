@@ -60,10 +60,15 @@ func TestPartialReturn(t *testing.T) {
 	assert.Equal(t, Paise(49866), one.Refund.Amount)
 	text := creditNoteText(t, tl, one.CreditNote)
 	for _, want := range []string{"CREDIT NOTE", "Credit note", "T1/C2627/00001", "Against invoice", inv, "22 Nov 2026",
-		"Returned 1 x 499.00", "498.66", "Taxable 422.59", "76.07", "CGST @9%", "38.03", "38.04", "Refunded to cash", "Reason: faulty"} {
+		"Returned 1 x 499.00", "498.66", "Taxable 422.59", "CGST @9%", "38.03", "Refunded to cash", "Reason: faulty"} {
 		assert.Contains(t, text, want)
 	}
 	assert.NotContains(t, text, "PAYMENT VERIFIED")
+	// The credit note states the GST the portal computes on its own taxable
+	// value: 422.59 × 9% = 38.0331 → 38.03 for CGST and for SGST, 76.06 on the
+	// line; 422.59 + 76.06 = 498.65, 0.01 short of what is given back.
+	assert.Contains(t, text, "GST 18%                  76.06")
+	assert.Regexp(t, `SGST @9% +38\.03\n`, text)
 
 	// The other two: 149600 − 49866 = 99734 (the odd paisa goes to the last
 	// units). The whole line was taxable ⌊(14960000+59)/118⌋ = 126780, tax 22820,

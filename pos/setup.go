@@ -114,9 +114,13 @@ type ShopDetails struct {
 	State       string // GST state code, "27"
 	GSTIN       string // "" while the shop is not registered: documents are RECEIPTs
 	Composition bool
-	// Rates is the shop's GST rate list as typed ("0, 5, 18"; "all" for every
-	// rate in force); empty keeps the list the shop has.
+	// Rates is the shop's GST rate schedule as typed (ParseRateList: "0, 5, 18";
+	// "0, 5, 18, 28; from 2026-02-01: 0, 5, 18, 40"; "all" for every rate in
+	// force); empty keeps the schedule the shop has.
 	Rates string
+	// Turnover is the previous financial year's aggregate turnover in crore of
+	// rupees as typed ("12.5", ParseCrore); empty keeps the one the shop has.
+	Turnover string
 }
 
 // DocumentsNote says what the shop's sales documents are and why.
@@ -158,10 +162,7 @@ func (su *Setup) Settings(ctx context.Context) (Settings, error) {
 	if su.cfg.Service != nil {
 		svc = su.cfg.Service.ServiceSettings()
 	}
-	rates := "all"
-	if len(shop.Rates) > 0 {
-		rates = strings.ReplaceAll(RatesSentence(shop.Rates), " or ", ", ")
-	}
+	rates := shop.Rates.String()
 	s := Settings{ShopName: shop.Name, Address: strings.Join(shop.Address, ", "), GSTIN: shop.GSTIN,
 		State: shop.State, Composition: shop.Composition, Rates: rates, DocumentsNote: DocumentsNote(shop),
 		Live: svc.BaseURL != "", GatewayURL: svc.BaseURL, MerchantID: svc.MerchantID, AccessCodeShown: svc.AccessCode,
@@ -258,7 +259,7 @@ func (su *Setup) SaveSettings(ctx context.Context, by StaffMember, s Settings, s
 
 	// Everything is valid: journal what changed, naming the manager.
 	if !slices.Equal(shop.Address, oldShop.Address) || shop.Name != oldShop.Name || shop.GSTIN != oldShop.GSTIN ||
-		shop.State != oldShop.State || shop.Composition != oldShop.Composition || !slices.Equal(shop.Rates, oldShop.Rates) {
+		shop.State != oldShop.State || shop.Composition != oldShop.Composition || !shop.Rates.Equal(oldShop.Rates) {
 		if err := su.saveSetting(ctx, mgr.ID, SettingShop, shop); err != nil {
 			return err
 		}
@@ -304,6 +305,11 @@ func (su *Setup) SetShop(ctx context.Context, d ShopDetails, managerPIN string) 
 	}
 	if strings.TrimSpace(d.Rates) != "" {
 		if shop.Rates, err = ParseRateList(d.Rates); err != nil {
+			return Shop{}, "", err
+		}
+	}
+	if strings.TrimSpace(d.Turnover) != "" {
+		if shop.Turnover, err = ParseCrore(d.Turnover); err != nil {
 			return Shop{}, "", err
 		}
 	}

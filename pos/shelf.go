@@ -105,7 +105,7 @@ func (sh *Shelf) ImportCatalog(ctx context.Context, r io.Reader, json bool, staf
 	if err != nil {
 		return nil, err
 	}
-	if err := cat.CheckRates(shop.RateList()); err != nil {
+	if err := cat.CheckRates(shop, sh.eng.Now()); err != nil {
 		return nil, err
 	}
 	if err := sh.cfg.Catalogs.PutCatalog(ctx, cat, staff); err != nil {
@@ -203,6 +203,7 @@ func (sh *Shelf) Price(lines []CartLine) (Bill, error) {
 	}
 	tt := ComputeTotals(pl)
 	b.Gross, b.Discount, b.Taxable, b.CGST, b.SGST, b.Total = tt.Gross, tt.Discount, tt.Taxable, tt.CGST, tt.SGST, tt.Total
+	b.IGST = tt.Interstate().IGST
 	return b, nil
 }
 

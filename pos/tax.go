@@ -12,30 +12,39 @@ import (
 	"strings"
 )
 
-// GST in Galla: prices include GST (and cess, where the catalog sets one), and every
-// screen, document, journal entry and report derives the tax from GST-inclusive
-// amounts with this one rule, per line. Rates are in basis points (hundredths of a
-// percent: 18% is 1800, 0.25% is 25), so every step is integer arithmetic:
+// GST in Galla: prices include GST (and cess, where the catalog sets one). Rates
+// are in basis points (hundredths of a percent: 18% is 1800, 0.25% is 25), so every
+// step is integer arithmetic. A line's taxable value and cess come from its
+// GST-inclusive amount:
 //
 //	amount  = qty × unit price − line discount        (what the customer pays for the line)
 //	d       = 10000 + rate + cess                      (both in basis points)
 //	taxable = ⌊(amount × 10000 + ⌊d/2⌋) / d⌋           (amount × 10000/d, rounded half up to the paisa)
 //	cess    = ⌊(taxable × cess + 5000) / 10000⌋        (the cess on the taxable value, half up)
-//	tax     = amount − taxable − cess                  (the GST)
-//	CGST    = ⌊tax / 2⌋                                (rounded down to the paisa)
-//	SGST    = tax − CGST                               (so SGST takes the odd paisa)
-//	IGST    = tax                                      (a supply to another state: Interstate)
+//
+// and a document's GST is the GST portal's arithmetic (its offline tool computes
+// each rate of each invoice so), per rate of the document, never per line:
+//
+//	CGST = SGST = round(Σ taxable × rate / 200)        (within the state)
+//	IGST        = round(Σ taxable × rate / 100)        (a supply to another state)
+//
+// rounded half away from zero to the paisa (GSTOn). What the customer pays less
+// the taxable value, the GST and the cess is the document's round-off, a few
+// paise either way (Totals.RoundOff). Each line's own figures (a document's line
+// column, the HSN summary, GSTR-1's lines and the CSV) are its share of its
+// rate's GST in proportion to its taxable value (DocumentTax), so that they add
+// up to the document's figures exactly.
 //
 // A GST-inclusive price with cess is thus split as amount / (1 + rate + cess): the
 // cess is levied on the taxable value, like the GST, and never on the GST.
 //
-// Sums (per rate, per HSN and for the cart) add up the lines' values, never
-// recompute from sums, so that for every line, every rate and the cart:
-// taxable + tax + cess == amount and CGST + SGST + IGST == tax, exactly.
-//
 // Whether the tax is CGST + SGST or IGST depends on the place of supply
 // (PlaceOfSupply): ComputeTotals splits within the state, as a counter sale is by
 // default; Totals.Interstate turns the split into IGST.
+//
+// TaxOf and TaxWithCess keep the rule by which a single line's amount was split
+// when Galla taxed line by line (Tax = amount − taxable − cess, CGST = ⌊Tax/2⌋):
+// returns journaled under it are checked against it, so it stays as it was.
 
 // Rate is a tax rate in basis points (hundredths of a percent): Percent(18) is 18%,
 // RateBP(25) is 0.25%. The zero Rate is 0%. It is a struct so that a bare number
@@ -129,9 +138,10 @@ func (r *Rate) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// GSTRates returns the GST rates a product may carry, lowest first: those in force
-// since 22 September 2025 (0, 0.25, 1.5, 3, 5, 18, 40), and 28 for the goods that
-// keep it with a compensation cess (tobacco, pan masala).
+// GSTRates returns the GST rates a catalog row may carry, lowest first: those in
+// force on some day since 22 September 2025 (0, 0.25, 1.5, 3, 5, 18, 40, and 28
+// for pan masala and tobacco until 31 January 2026). Which of them may be
+// charged on a day is RatesOn's.
 func GSTRates() []Rate {
 	return []Rate{Percent(0), RateBP(25), RateBP(150), Percent(3), Percent(5), Percent(18), Percent(28), Percent(40)}
 }
@@ -142,35 +152,13 @@ func ValidGSTRate(rate Rate) bool { return slices.Contains(GSTRates(), rate) }
 // rateList is GSTRates as a sentence: "0, 0.25, 1.5, 3, 5, 18, 28 or 40".
 func rateList() string { return RatesSentence(GSTRates()) }
 
-// ParseRateList reads a shop's rate list as typed ("0, 5, 18"): each a rate in
-// force (GSTRates), in any order; the list comes back lowest first without
-// repeats. "" and "all" are every rate in force (nil).
-func ParseRateList(s string) ([]Rate, error) {
-	s = strings.TrimSpace(s)
-	if s == "" || strings.EqualFold(s, "all") {
-		return nil, nil
-	}
-	var out []Rate
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
-		r, err := ParseRate(strings.TrimSuffix(f, "%"))
-		if err != nil || !ValidGSTRate(r) {
-			return nil, Errorf("The rate list has %q, which is not a GST rate in force since 22 September 2025 (%s). Type the shop's rates separated by commas, or \"all\".", printable(f), rateList())
-		}
-		if !slices.Contains(out, r) {
-			out = append(out, r)
-		}
-	}
-	slices.SortFunc(out, func(a, b Rate) int { return a.Compare(b) })
-	if slices.Equal(out, GSTRates()) {
-		return nil, nil
-	}
-	return out, nil
-}
-
 // RatesSentence is rs as a sentence: "0, 5 or 18".
 func RatesSentence(rs []Rate) string {
-	if len(rs) == 0 {
+	switch len(rs) {
+	case 0:
 		return "none"
+	case 1:
+		return rs[0].Decimal()
 	}
 	parts := make([]string, len(rs))
 	for i, r := range rs {
@@ -217,10 +205,95 @@ func TaxWithCess(amount Paise, rate, cess Rate) LineTax {
 	return LineTax{Amount: amount, Taxable: taxable, Tax: tax, CGST: cgst, SGST: tax - cgst, Cess: cs}
 }
 
-// interstate moves CGST + SGST into IGST.
-func (t *LineTax) interstate() {
-	t.IGST += t.CGST + t.SGST
-	t.CGST, t.SGST = 0, 0
+// roundHalfAway is n/d (d > 0) rounded to the nearest integer, halves away from
+// zero.
+func roundHalfAway(n, d int64) int64 {
+	if n < 0 {
+		return -((-n + d/2) / d)
+	}
+	return (n + d/2) / d
+}
+
+// GSTOn returns the GST on a taxable value at rate as the GST portal computes it
+// for one rate of one document: within the state CGST = SGST = round(taxable ×
+// rate / 200), across states IGST = round(taxable × rate / 100), each rounded
+// half away from zero to the paisa. Taxable ₹59,237.29 at 18% is CGST 5,331.36
+// and SGST 5,331.36 (5,331.3561 each), or IGST 10,662.71.
+func GSTOn(taxable Paise, rate Rate, interstate bool) (cgst, sgst, igst Paise) {
+	r := max(int64(rate.bp), 0)
+	if interstate {
+		return 0, 0, Paise(roundHalfAway(int64(taxable)*r, 10000))
+	}
+	half := Paise(roundHalfAway(int64(taxable)*r, 20000))
+	return half, half, 0
+}
+
+// DocumentTax sets the GST of one document's lines by the portal's arithmetic:
+// lts are the lines' figures (Amount, Taxable and Cess as TaxWithCess gives them)
+// and rates their GST rates. Per rate, the GST of the lines' taxable values
+// together (GSTOn) is shared among them in proportion to their taxable values
+// (Spread), so the lines of a rate add up to the rate's GST exactly; each line's
+// Tax is its CGST + SGST + IGST. The one function by which the documents, the
+// reports, GSTR-1 and the CSV state GST.
+func DocumentTax(lts []LineTax, rates []Rate, interstate bool) {
+	done := make([]bool, len(lts))
+	for i := range lts {
+		if done[i] {
+			continue
+		}
+		var idx []int
+		var parts []Paise
+		var taxable Paise
+		for k := i; k < len(lts); k++ {
+			if !done[k] && rates[k] == rates[i] {
+				done[k] = true
+				idx = append(idx, k)
+				parts = append(parts, lts[k].Taxable)
+				taxable += lts[k].Taxable
+			}
+		}
+		cgst, sgst, igst := GSTOn(taxable, rates[i], interstate)
+		cs, ss, is := spreadSigned(cgst, parts), spreadSigned(sgst, parts), spreadSigned(igst, parts)
+		for n, k := range idx {
+			lt := &lts[k]
+			lt.CGST, lt.SGST, lt.IGST = cs[n], ss[n], is[n]
+			lt.Tax = lt.CGST + lt.SGST + lt.IGST
+		}
+	}
+}
+
+// spreadSigned is Spread for parts of one sign (a credit note's negative values
+// too) and an amount of the same sign.
+func spreadSigned(amount Paise, parts []Paise) []Paise {
+	var total Paise
+	for _, p := range parts {
+		total += p
+	}
+	if total >= 0 && amount >= 0 {
+		return Spread(amount, parts)
+	}
+	neg := make([]Paise, len(parts))
+	for i, p := range parts {
+		neg[i] = -p
+	}
+	out := Spread(-amount, neg)
+	for i := range out {
+		out[i] = -out[i]
+	}
+	return out
+}
+
+// DocumentLines returns the figures of each of a document's lines: taxable value
+// and cess by TaxWithCess, the GST by DocumentTax (IGST when interstate).
+func DocumentLines(lines []Line, interstate bool) []LineTax {
+	lts := make([]LineTax, len(lines))
+	rates := make([]Rate, len(lines))
+	for i, l := range lines {
+		lts[i] = l.Tax()
+		rates[i] = l.GSTRate
+	}
+	DocumentTax(lts, rates, interstate)
+	return lts
 }
 
 // RateTotal is the sum of the lines taxed at one GST rate.
@@ -233,16 +306,6 @@ type RateTotal struct {
 	SGST    Paise `json:"sgst"`           //
 	IGST    Paise `json:"igst,omitempty"` // across states
 	Cess    Paise `json:"cess,omitempty"` //
-}
-
-func (r *RateTotal) add(lt LineTax) {
-	r.Amount += lt.Amount
-	r.Taxable += lt.Taxable
-	r.Tax += lt.Tax
-	r.CGST += lt.CGST
-	r.SGST += lt.SGST
-	r.IGST += lt.IGST
-	r.Cess += lt.Cess
 }
 
 // HSNTotal is the sum of the lines of one HSN code at one rate: the HSN summary of
@@ -259,9 +322,11 @@ type HSNTotal struct {
 	Cess    Paise  `json:"cess,omitempty"`
 }
 
-// Totals are a cart's money. Gross − Discount == Total == Taxable + Tax + Cess, and
-// CGST + SGST + IGST == Tax, exactly; ByRate lists the rates present, lowest first,
-// and its entries add up to the totals.
+// Totals are a cart's money. Gross − Discount == Total == Taxable + Tax + Cess +
+// RoundOff, and CGST + SGST + IGST == Tax, exactly; ByRate lists the rates present,
+// lowest first, and its entries add up to the totals. Each rate's GST is GSTOn its
+// taxable value; RoundOff is the few paise by which that differs from what the
+// GST-inclusive prices contain.
 type Totals struct {
 	Items    int         `json:"items"`    // units: the sum of the quantities
 	Gross    Paise       `json:"gross"`    // Σ qty × unit price
@@ -273,11 +338,13 @@ type Totals struct {
 	SGST     Paise       `json:"sgst"`
 	IGST     Paise       `json:"igst,omitempty"`
 	Cess     Paise       `json:"cess,omitempty"`
+	RoundOff Paise       `json:"round_off,omitempty"` // Total − Taxable − Tax − Cess
 	ByRate   []RateTotal `json:"by_rate"`
 }
 
-// ComputeTotals adds up lines by Galla's one GST rule (see LineTax), split within
-// the state (CGST + SGST). The engine, documents and reports call it on journaled
+// ComputeTotals adds up lines as one document within the state (CGST + SGST): the
+// taxable value and cess per line (TaxWithCess), the GST per rate by the portal's
+// arithmetic (GSTOn). The engine, documents and reports call it on journaled
 // lines and get the cart's numbers.
 func ComputeTotals(lines []Line) Totals {
 	var t Totals
@@ -286,46 +353,52 @@ func ComputeTotals(lines []Line) Totals {
 		t.Items += l.Qty
 		t.Gross += l.Gross()
 		t.Discount += l.Discount
-		t.Total += lt.Amount
-		t.Taxable += lt.Taxable
-		t.Tax += lt.Tax
-		t.CGST += lt.CGST
-		t.SGST += lt.SGST
-		t.Cess += lt.Cess
 		i := slices.IndexFunc(t.ByRate, func(r RateTotal) bool { return r.Rate == l.GSTRate })
 		if i < 0 {
 			t.ByRate = append(t.ByRate, RateTotal{Rate: l.GSTRate})
 			i = len(t.ByRate) - 1
 		}
-		t.ByRate[i].add(lt)
+		t.ByRate[i].Amount += lt.Amount
+		t.ByRate[i].Taxable += lt.Taxable
+		t.ByRate[i].Cess += lt.Cess
 	}
 	slices.SortFunc(t.ByRate, func(a, b RateTotal) int { return a.Rate.Compare(b.Rate) })
-	return t
+	t.Total = t.Gross - t.Discount
+	return t.taxed(false)
 }
 
-// Interstate returns t with its tax split as IGST instead of CGST + SGST: a
-// supply whose place is in another state than the shop's (PlaceOfSupply).
-func (t Totals) Interstate() Totals {
-	t.IGST += t.CGST + t.SGST
-	t.CGST, t.SGST = 0, 0
+// taxed sets each rate's GST by GSTOn and the totals from the rates.
+func (t Totals) taxed(interstate bool) Totals {
 	t.ByRate = slices.Clone(t.ByRate)
+	t.Taxable, t.Tax, t.CGST, t.SGST, t.IGST, t.Cess = 0, 0, 0, 0, 0, 0
 	for i := range t.ByRate {
 		r := &t.ByRate[i]
-		r.IGST += r.CGST + r.SGST
-		r.CGST, r.SGST = 0, 0
+		r.CGST, r.SGST, r.IGST = GSTOn(r.Taxable, r.Rate, interstate)
+		r.Tax = r.CGST + r.SGST + r.IGST
+		t.Taxable += r.Taxable
+		t.Tax += r.Tax
+		t.CGST += r.CGST
+		t.SGST += r.SGST
+		t.IGST += r.IGST
+		t.Cess += r.Cess
 	}
+	t.RoundOff = t.Total - t.Taxable - t.Tax - t.Cess
 	return t
 }
 
+// Interstate returns t with its tax as IGST instead of CGST + SGST: a supply
+// whose place is in another state than the shop's (PlaceOfSupply). IGST is
+// computed afresh from each rate's taxable value (GSTOn), so it may differ by a
+// paisa from CGST + SGST; the round-off takes the difference.
+func (t Totals) Interstate() Totals { return t.taxed(true) }
+
 // HSNSummary adds up lines by HSN code and rate, in the order the codes first
-// appear; interstate splits the tax as IGST.
+// appear, with each line's share of its rate's GST (DocumentLines); interstate
+// splits the tax as IGST.
 func HSNSummary(lines []Line, interstate bool) []HSNTotal {
 	var out []HSNTotal
-	for _, l := range lines {
-		lt := l.Tax()
-		if interstate {
-			lt.interstate()
-		}
+	for n, lt := range DocumentLines(lines, interstate) {
+		l := lines[n]
 		i := slices.IndexFunc(out, func(h HSNTotal) bool { return h.HSN == l.HSN && h.Rate == l.GSTRate })
 		if i < 0 {
 			out = append(out, HSNTotal{HSN: l.HSN, Rate: l.GSTRate})

@@ -67,25 +67,32 @@ func TestComputeTotals(t *testing.T) {
 		{SKU: "BK", Qty: 2, UnitPrice: 39900, GSTRate: Percent(0)},
 	}
 	got := ComputeTotals(lines)
-	ph, tv, cbl, bk := TaxOf(7400000, Percent(18)), TaxOf(7799000, Percent(28)), TaxOf(149699, Percent(18)), TaxOf(79800, Percent(0))
+	// Worked by hand. Taxable per line, half up: 74,000.00/1.18 = 62,711.8644 →
+	// 62,711.86; 1,496.99/1.18 = 1,268.6356 → 1,268.64; 77,990.00/1.28 =
+	// 60,929.6875 → 60,929.69. At 18% together 63,980.50 taxable:
+	// CGST = SGST = 63,980.50 × 9% = 5,758.245 → 5,758.25 (half away from zero).
+	// At 28%: 60,929.69 × 14% = 8,530.1566 → 8,530.16 each. Taxable 1,25,708.19,
+	// GST 11,516.50 + 17,060.32 = 28,576.82; paid 1,54,284.99, so the round-off
+	// is 1,54,284.99 − 1,25,708.19 − 28,576.82 = −0.02.
 	want := Totals{
 		Items:    7,
-		Gross:    7499900 + 7799000 + 149700 + 79800,
-		Discount: 99901,
-		Total:    7400000 + 7799000 + 149699 + 79800,
-		Taxable:  ph.Taxable + tv.Taxable + cbl.Taxable + bk.Taxable,
-		Tax:      ph.Tax + tv.Tax + cbl.Tax,
-		CGST:     ph.CGST + tv.CGST + cbl.CGST,
-		SGST:     ph.SGST + tv.SGST + cbl.SGST,
+		Gross:    155284_00,
+		Discount: 999_01,
+		Total:    154284_99,
+		Taxable:  125708_19,
+		Tax:      28576_82,
+		CGST:     14288_41,
+		SGST:     14288_41,
+		RoundOff: -2,
 		ByRate: []RateTotal{
-			{Rate: Percent(0), Amount: 79800, Taxable: 79800},
-			{Rate: Percent(18), Amount: 7400000 + 149699, Taxable: ph.Taxable + cbl.Taxable, Tax: ph.Tax + cbl.Tax, CGST: ph.CGST + cbl.CGST, SGST: ph.SGST + cbl.SGST},
-			{Rate: Percent(28), Amount: 7799000, Taxable: tv.Taxable, Tax: tv.Tax, CGST: tv.CGST, SGST: tv.SGST},
+			{Rate: Percent(0), Amount: 798_00, Taxable: 798_00},
+			{Rate: Percent(18), Amount: 75496_99, Taxable: 63980_50, Tax: 11516_50, CGST: 5758_25, SGST: 5758_25},
+			{Rate: Percent(28), Amount: 77990_00, Taxable: 60929_69, Tax: 17060_32, CGST: 8530_16, SGST: 8530_16},
 		},
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, got.Gross-got.Discount, got.Total)
-	assert.Equal(t, got.Total, got.Taxable+got.Tax)
+	assert.Equal(t, got.Total, got.Taxable+got.Tax+got.RoundOff)
 	assert.Equal(t, got.Tax, got.CGST+got.SGST)
 
 	assert.Equal(t, Totals{}, ComputeTotals(nil))
@@ -102,15 +109,22 @@ func TestComputeTotalsProperties(t *testing.T) {
 		}
 		tt := ComputeTotals(lines)
 		require.Equal(t, tt.Gross-tt.Discount, tt.Total)
-		require.Equal(t, tt.Total, tt.Taxable+tt.Tax)
+		require.Equal(t, tt.Total, tt.Taxable+tt.Tax+tt.RoundOff)
 		require.Equal(t, tt.Tax, tt.CGST+tt.SGST)
+		// Each line's taxable value is within half a paisa of its share, so the
+		// round-off is within about half a paisa × (1 + rate) per line, and a
+		// paisa per rate for the rounding of its GST.
+		require.LessOrEqual(t, abs(tt.RoundOff), Paise(len(lines)+len(tt.ByRate)), "round-off %d of %d lines", tt.RoundOff, len(lines))
 		var sum RateTotal
 		for i, rt := range tt.ByRate {
 			if i > 0 {
 				require.Less(t, tt.ByRate[i-1].Rate.BP(), rt.Rate.BP(), "ByRate is sorted and has each rate once")
 			}
-			require.Equal(t, rt.Amount, rt.Taxable+rt.Tax)
 			require.Equal(t, rt.Tax, rt.CGST+rt.SGST)
+			require.Equal(t, rt.CGST, rt.SGST, "CGST and SGST at one rate are equal")
+			// CGST is the nearest paisa to taxable × rate / 200.
+			diff := int64(rt.CGST)*20000 - int64(rt.Taxable)*int64(rt.Rate.BP())
+			require.True(t, 2*diff >= -20000 && 2*diff <= 20000, "CGST %d of taxable %d at %v", rt.CGST, rt.Taxable, rt.Rate)
 			sum.Amount += rt.Amount
 			sum.Taxable += rt.Taxable
 			sum.Tax += rt.Tax
@@ -119,6 +133,76 @@ func TestComputeTotalsProperties(t *testing.T) {
 		}
 		require.Equal(t, RateTotal{Amount: tt.Total, Taxable: tt.Taxable, Tax: tt.Tax, CGST: tt.CGST, SGST: tt.SGST}, sum)
 	}
+}
+
+func abs(p Paise) Paise { return max(p, -p) }
+
+// TestPortalArithmetic checks GSTOn and a document's figures against numbers
+// worked by hand, as the GST portal's offline tool computes them: per rate of
+// the document, CGST = SGST = round(taxable × rate / 200), IGST = round(taxable ×
+// rate / 100).
+func TestPortalArithmetic(t *testing.T) {
+	tests := []struct {
+		taxable          Paise
+		rate             Rate
+		cgst, sgst, igst Paise
+	}{
+		// 59,237.29 × 9% = 5,331.3561 → 5,331.36 each (never 5,331.35 + 5,331.36);
+		// × 18% = 10,662.7122 → 10,662.71.
+		{59237_29, Percent(18), 5331_36, 5331_36, 10662_71},
+		// 0.50 × 9% = 0.045 → 0.05 each, half away from zero; × 18% = 0.09.
+		{50, Percent(18), 5, 5, 9},
+		// 32.23 × 2.5% = 0.80575 → 0.81 each; × 5% = 1.6115 → 1.61.
+		{32_23, Percent(5), 81, 81, 1_61},
+		// 1,00,000.00 at 0.25%: 125.00 each, IGST 250.00.
+		{100000_00, RateBP(25), 125_00, 125_00, 250_00},
+		// A credit note's negative value: −0.50 × 9% = −0.045 → −0.05.
+		{-50, Percent(18), -5, -5, -9},
+		{1234_56, Percent(0), 0, 0, 0},
+	}
+	for _, tt := range tests {
+		c, s, _ := GSTOn(tt.taxable, tt.rate, false)
+		_, _, i := GSTOn(tt.taxable, tt.rate, true)
+		assert.Equal(t, [3]Paise{tt.cgst, tt.sgst, tt.igst}, [3]Paise{c, s, i}, "GSTOn(%d, %v)", tt.taxable, tt.rate)
+	}
+
+	// The invoice of the issue: a phone at ₹69,900.00, 18%. Taxable 69,900/1.18
+	// = 59,237.2881 → 59,237.29; CGST = SGST = 5,331.36; the invoice value
+	// 69,900.01, paid 69,900.00: round-off −0.01.
+	lines := []Line{{SKU: "PH", HSN: "8517", Qty: 1, UnitPrice: 69900_00, GSTRate: Percent(18)}}
+	got := ComputeTotals(lines)
+	assert.Equal(t, Paise(59237_29), got.Taxable)
+	assert.Equal(t, Paise(5331_36), got.CGST)
+	assert.Equal(t, Paise(5331_36), got.SGST)
+	assert.Equal(t, Paise(-1), got.RoundOff)
+	// Across states: IGST 10,662.71, the invoice value 69,900.00, no round-off.
+	inter := got.Interstate()
+	assert.Equal(t, Paise(10662_71), inter.IGST)
+	assert.Equal(t, Paise(0), inter.CGST+inter.SGST)
+	assert.Equal(t, Paise(0), inter.RoundOff)
+
+	// Two lines at one rate share the rate's GST in proportion to their
+	// taxable values: ₹590.00 and ₹1,180.00 at 18% are taxable 500.00 and
+	// 1,000.00; CGST of 1,500.00 is 135.00, shared 45.00 and 90.00. And the same
+	// two at 5% beside: ₹105.00 is 100.00, CGST 2.50.
+	two := []Line{
+		{SKU: "A", HSN: "8517", Qty: 1, UnitPrice: 590_00, GSTRate: Percent(18)},
+		{SKU: "B", HSN: "8544", Qty: 1, UnitPrice: 1180_00, GSTRate: Percent(18)},
+		{SKU: "C", HSN: "8544", Qty: 1, UnitPrice: 105_00, GSTRate: Percent(5)},
+	}
+	lts := DocumentLines(two, false)
+	assert.Equal(t, []Paise{45_00, 90_00, 2_50}, []Paise{lts[0].CGST, lts[1].CGST, lts[2].CGST})
+	assert.Equal(t, []Paise{90_00, 180_00, 5_00}, []Paise{lts[0].Tax, lts[1].Tax, lts[2].Tax})
+	// One paisa the lines cannot split evenly goes to the larger remainder:
+	// ₹1.00 and ₹2.00 at 18% are taxable 0.85 and 1.69 (2.54 together); CGST
+	// 2.54 × 9% = 0.2286 → 0.23, shared 0.85/2.54 × 23 = 7.70 and 15.30 paise:
+	// 7 and 15, the paisa left to the first (remainder 0.70 against 0.30): 8 and 15.
+	odd := DocumentLines([]Line{
+		{SKU: "A", Qty: 1, UnitPrice: 1_00, GSTRate: Percent(18)},
+		{SKU: "B", Qty: 1, UnitPrice: 2_00, GSTRate: Percent(18)},
+	}, false)
+	assert.Equal(t, []Paise{85, 1_69}, []Paise{odd[0].Taxable, odd[1].Taxable})
+	assert.Equal(t, []Paise{8, 15}, []Paise{odd[0].CGST, odd[1].CGST})
 }
 
 func TestTaxWithCess(t *testing.T) {

@@ -327,7 +327,7 @@ func TestSettingsKeepTheShopsStateSchemeAndRates(t *testing.T) {
 	assert.Equal(t, "Sales print a RECEIPT, not a tax invoice: the shop's GSTIN is not set.", got.DocumentsNote)
 	shop, err := LoadShop(ctx, r.j)
 	require.NoError(t, err)
-	assert.Equal(t, []Rate{Percent(5), Percent(18)}, shop.RateList())
+	assert.Equal(t, ShopRates{{Rates: []Rate{Percent(5), Percent(18)}}}, shop.Rates)
 
 	// Registered under the composition scheme, every rate again.
 	s.GSTIN, s.State, s.Composition, s.Rates = "27AAPFU0939F1ZV", "", true, "all"

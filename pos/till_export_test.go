@@ -61,11 +61,15 @@ func TestGSTRDocuments(t *testing.T) {
 	// ₹1,000.00 spread over 2,998.00 and 105.00 of 3,103.00: 966.161… and 33.838…,
 	// rounded down to 966.16 and 33.83, the odd paisa to the larger remainder
 	// (the cable's): 966.16 and 33.84. Then 966.16 at 18%: 818.78 + 73.69 + 73.69;
-	// 33.84 at 5%: 32.23 + 0.80 + 0.81. A value-only note: no quantity.
+	// 33.84 at 5%: 32.23, and 2.5% of it 0.80575 → 0.81 each (the portal's
+	// arithmetic: the credit note's own rate, rounded half away from zero).
+	// A value-only note: no quantity. 818.78 + 147.38 + 32.23 + 1.62 = 1,000.01,
+	// so the note gives back 1,000.00 with a round-off of −0.01.
 	assert.Equal(t, []gstr.Line{
 		{Description: "Phone case", HSN: "3926", Qty: 0, Rate: 1800, Taxable: 818_78, CGST: 73_69, SGST: 73_69},
-		{Description: "Cable", HSN: "8544", Qty: 0, Rate: 500, Taxable: 32_23, CGST: 80, SGST: 81},
+		{Description: "Cable", HSN: "8544", Qty: 0, Rate: 500, Taxable: 32_23, CGST: 81, SGST: 81},
 	}, cn.Lines)
+	assert.Equal(t, gstr.Paise(-1), cn.RoundOff)
 	assert.Equal(t, gstr.Paise(1000_00), cn.Value())
 
 	// A full refund reverses every line with its quantity.
@@ -127,7 +131,9 @@ func TestTillGSTR1(t *testing.T) {
 	assert.Empty(t, ret.B2CL)
 	// 499.00 and 1,499.00 at 18% sold, 100.00 refunded, all within Maharashtra:
 	// taxable 422.88 + 1,270.34 − 84.75 = 1,608.47;
-	// CGST 38.06 + 114.33 − 7.62 = 144.77; SGST 38.06 + 114.33 − 7.63 = 144.76.
+	// per invoice and rate, CGST = SGST = 9% of the taxable value, half away
+	// from zero: 38.0592 → 38.06, 114.3306 → 114.33, and the credit note's
+	// 7.6275 → 7.63; CGST = SGST = 38.06 + 114.33 − 7.63 = 144.76.
 	require.Len(t, ret.B2CS, 1)
 	b := ret.B2CS[0]
 	assert.Equal(t, "INTRA", b.SplyTy)
@@ -136,7 +142,7 @@ func TestTillGSTR1(t *testing.T) {
 	assert.Equal(t, gstr.Paise(1608_47), b.TxVal)
 	require.NotNil(t, b.CAmt)
 	require.NotNil(t, b.SAmt)
-	assert.Equal(t, gstr.Paise(144_77), *b.CAmt)
+	assert.Equal(t, gstr.Paise(144_76), *b.CAmt)
 	assert.Equal(t, gstr.Paise(144_76), *b.SAmt)
 	assert.Nil(t, b.IAmt)
 	require.NotNil(t, ret.DocIssue)

@@ -104,3 +104,43 @@ func TestTheStoresShopFallsBackOnACountersSettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Galla Mobiles Pvt", got.Name, "the published details win")
 }
+
+// TestTheStoresGSTR1HasEveryCountersCreditNotes: T2 takes back one of the
+// chargers T1 sold (a return order citing T1's invoice). The store's GSTR-1
+// counts T2's credit note in doc_issue and nets it in b2cs, also after the
+// projections are rebuilt from the events.
+func TestTheStoresGSTR1HasEveryCountersCreditNotes(t *testing.T) {
+	db := newDB(t)
+	ctx := t.Context()
+	enrolled(t, db, "T1")
+	enrolled(t, db, "T2")
+	t1, t2 := newCounter(t, "T1"), newCounter(t, "T2")
+	charger := line("CHG", 2, 1180, 18)
+	total := t1.intent("T1-A", day1, pos.TenderCash, "", charger)
+	t1.add(pos.Event{Kind: pos.EvCashReceived, OrderID: "T1-A", Day: day1, Series: "2627", DocNo: 1, Cash: &pos.CashEvent{Tendered: total}})
+	ingest(t, db, t1)
+	t2.returnAt("T2-RET", "R-T2-1", 1, pos.Origin{Terminal: "T1", OrderID: "T1-A", Number: "T1/2627/000001", Tender: pos.TenderCash},
+		[]pos.Line{charger}, []pos.ReturnItem{returnItem(0, "CHG", 1, pos.Rupees(1180), 18)})
+	ingest(t, db, t2)
+	_, err := db.Master.PublishShop(ctx, pos.Shop{Name: "Galla Mobiles", Address: []string{"FC Road, Pune"}, GSTIN: storeGSTIN, State: "27"}, "meera")
+	require.NoError(t, err)
+	nov := gstr.Month{Year: 2026, Month: time.November}
+	check := func(stage string) {
+		t.Helper()
+		r, err := db.Reports.GSTR1(ctx, nov, time.UTC)
+		require.NoError(t, err)
+		raw, err := json.Marshal(r.DocIssue)
+		require.NoError(t, err)
+		assert.Contains(t, string(raw), `"T1/2627/000001"`, stage)
+		assert.Contains(t, string(raw), `"T2/C2627/00001"`, "%s: the credit note T2 issued against T1's invoice", stage)
+		// b2cs: 2,000.00 sold less 1,000.00 returned, CGST = SGST = 180.00 − 90.00.
+		require.Len(t, r.B2CS, 1, stage)
+		assert.Equal(t, gstr.Paise(1_000_00), r.B2CS[0].TxVal, stage)
+		require.NotNil(t, r.B2CS[0].CAmt)
+		assert.Equal(t, gstr.Paise(90_00), *r.B2CS[0].CAmt, stage)
+	}
+	check("projected")
+	_, err = db.Projections.Rebuild(ctx)
+	require.NoError(t, err)
+	check("rebuilt")
+}

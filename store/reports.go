@@ -38,9 +38,13 @@ func (rp *Reports) DayReport(ctx context.Context, day string) (*DayReport, error
 	if err != nil {
 		return nil, rp.wrap("day report", err)
 	}
+	shop, _, err := rp.master.Shop(ctx)
+	if err != nil {
+		return nil, rp.wrap("day report", err)
+	}
 	r := &DayReport{Day: day}
 	for t, os := range orders {
-		r.Counters = append(r.Counters, counterDay(t, pos.BuildReport(day, os, time.Time{})))
+		r.Counters = append(r.Counters, counterDay(t, pos.ShopReport(day, os, time.Time{}, shop)))
 	}
 	slices.SortFunc(r.Counters, func(a, b CounterDay) int { return compareTerminal(a.Terminal, b.Terminal) })
 	r.Store = SumCounters(r.Counters)
@@ -311,9 +315,13 @@ func (rp *Reports) MonthDocuments(ctx context.Context, month gstr.Month, shop po
 	}
 	first, last := month.Days(loc)
 	from, to := first.Format(pos.DayLayout), last.Format(pos.DayLayout)
-	// A sale paid in an earlier month may have been refunded in this one.
+	// A sale paid in an earlier month may have been refunded in this one; a
+	// return order (a counter taking back another counter's invoice) has no
+	// payment of its own, only the credit notes it issued.
 	rs, err := rp.pool.Query(ctx, `SELECT terminal_id, snapshot FROM orders
-		WHERE paid_day <= $2 AND (paid_day >= $1 OR refunded > 0) ORDER BY terminal_id, order_id`, from, to)
+		WHERE (paid_day <= $2 AND (paid_day >= $1 OR refunded > 0))
+		   OR (state = $3 AND day <= $2)
+		ORDER BY terminal_id, order_id`, from, to, string(pos.StateReturn))
 	if err != nil {
 		return nil, rp.wrap("read the month's orders", err)
 	}

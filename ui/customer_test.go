@@ -96,7 +96,8 @@ func TestCustomerPanel(t *testing.T) {
 	assert.Nil(t, u.dialogs.prompt)
 	assert.Equal(t, "Customer: Asha Rao, Karnataka", u.sale.customer.buyerInfo.Text)
 	require.Len(t, till.remembered, 1)
-	// ₹1,39,990 at 28%: taxable 1,09,367.19, GST 30,622.81, all IGST for Karnataka.
+	// ₹1,39,990 at 28%: taxable 1,09,367.19, IGST 28% of it 30,622.8132 →
+	// 30,622.81 for Karnataka (not twice the 14% CGST, 2 × 15,311.41).
 	assert.Equal(t, "Taxable ₹1,09,367.19   IGST ₹30,622.81", u.sale.gst.Text)
 
 	h.press(fyne.KeyF7)

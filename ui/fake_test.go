@@ -293,6 +293,7 @@ func (f *fakeTill) Price(lines []Line) (Bill, error) {
 	}
 	t := pos.ComputeTotals(pl)
 	b.Gross, b.Discount, b.Taxable, b.CGST, b.SGST, b.Total = t.Gross, t.Discount, t.Taxable, t.CGST, t.SGST, t.Total
+	b.IGST = t.Interstate().IGST
 	return b, nil
 }
 

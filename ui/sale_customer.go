@@ -54,7 +54,7 @@ func (sc *saleCustomer) askCustomer(why string) {
 func (sc *saleCustomer) taxLine() string {
 	txt := "Taxable " + sc.s.bill.Taxable.String()
 	if sc.interstate {
-		return txt + "   IGST " + (sc.s.bill.CGST + sc.s.bill.SGST).String()
+		return txt + "   IGST " + sc.s.bill.IGST.String()
 	}
 	return txt + "   CGST " + sc.s.bill.CGST.String() + "   SGST " + sc.s.bill.SGST.String()
 }

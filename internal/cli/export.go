@@ -16,13 +16,18 @@ import (
 )
 
 // cmdExport is galla export gstr1 --month YYYY-MM [--out FILE] (the month's
-// GSTR-1 JSON for the GST portal's offline tool) and galla export csv --from DAY
+// GSTR-1 JSON for the GST portal's offline tool; --quarter YYYY-Qn [--iff-filed]
+// the quarter's for a QRMP filer, --iff YYYY-MM the IFF of a quarter's first or
+// second month) and galla export csv --from DAY
 // [--to DAY] [--out FILE] (one row per line sold or returned, for the
 // accountant). Without --out the export goes to standard output; with it, to
 // FILE whole or not at all.
 func cmdExport(c *cli, args []string) int {
 	fs := c.flagSet("galla export")
 	monthText := fs.String("month", "", "gstr1: the month, YYYY-MM")
+	quarterText := fs.String("quarter", "", "gstr1: the quarter of a quarterly (QRMP) filer, YYYY-Qn (Q1 January–March)")
+	iffText := fs.String("iff", "", "gstr1: the IFF (B2B invoices and credit notes) of a quarter's first or second month, YYYY-MM")
+	iffFiled := fs.Bool("iff-filed", false, "gstr1 --quarter: the first two months' B2B documents went in their IFF; leave them out of b2b and cdnr")
 	fromText := fs.String("from", "", "csv: the first day, YYYY-MM-DD")
 	toText := fs.String("to", "", "csv: the last day, YYYY-MM-DD (default today)")
 	out := fs.String("out", "", "write the export to this file instead of standard output")
@@ -40,15 +45,45 @@ func cmdExport(c *cli, args []string) int {
 		if *fromText != "" || *toText != "" {
 			return c.fail(exitBadInput, "galla export gstr1 takes a --month, not --from or --to.")
 		}
-		if *monthText == "" {
-			return c.fail(exitBadInput, "Give the month of the GSTR-1 with --month YYYY-MM, for example --month %s.", time.Now().Format("2006-01"))
+		given := 0
+		for _, s := range []string{*monthText, *quarterText, *iffText} {
+			if s != "" {
+				given++
+			}
 		}
-		month, err := gstr.ParseMonth(*monthText)
-		if err != nil {
-			return c.fail(exitBadInput, "The month %q is not YYYY-MM (a month from 01 to 12); type it again.", *monthText)
+		if given != 1 {
+			return c.fail(exitBadInput, "Give one period: --month YYYY-MM (for example --month %s), --quarter YYYY-Qn for a quarterly filer, or --iff YYYY-MM.", time.Now().Format("2006-01"))
+		}
+		if *iffFiled && *quarterText == "" {
+			return c.fail(exitBadInput, "--iff-filed goes with --quarter.")
+		}
+		var build func(ctx context.Context, t *terminal) (*gstr.Return, error)
+		var name string
+		switch {
+		case *quarterText != "":
+			q, err := gstr.ParseQuarter(*quarterText)
+			if err != nil {
+				return c.fail(exitBadInput, "The quarter %q is not YYYY-Qn (Q1 January–March to Q4 October–December); type it again.", *quarterText)
+			}
+			name = "The GSTR-1 of " + q.String()
+			build = func(ctx context.Context, t *terminal) (*gstr.Return, error) {
+				return t.Documents.GSTR1Period(ctx, q, *iffFiled)
+			}
+		default:
+			text := *monthText + *iffText
+			month, err := gstr.ParseMonth(text)
+			if err != nil {
+				return c.fail(exitBadInput, "The month %q is not YYYY-MM (a month from 01 to 12); type it again.", text)
+			}
+			name = "The GSTR-1 of " + month.String()
+			build = func(ctx context.Context, t *terminal) (*gstr.Return, error) { return t.Documents.GSTR1(ctx, month) }
+			if *iffText != "" {
+				name = "The IFF of " + month.String()
+				build = func(ctx context.Context, t *terminal) (*gstr.Return, error) { return t.Documents.IFF(ctx, month) }
+			}
 		}
 		write = func(ctx context.Context, t *terminal, w io.Writer) (string, error) {
-			r, err := t.Documents.GSTR1(ctx, month)
+			r, err := build(ctx, t)
 			if err != nil {
 				return "", err
 			}
@@ -57,10 +92,10 @@ func cmdExport(c *cli, args []string) int {
 				return "", fmt.Errorf("gstr1: %w", err)
 			}
 			_, err = w.Write(append(b, '\n'))
-			return fmt.Sprintf("The GSTR-1 of %s for GSTIN %s", month, r.GSTIN), err
+			return fmt.Sprintf("%s for GSTIN %s", name, r.GSTIN), err
 		}
 	case "csv":
-		if *monthText != "" {
+		if *monthText != "" || *quarterText != "" || *iffText != "" || *iffFiled {
 			return c.fail(exitBadInput, "galla export csv takes --from and --to, not --month.")
 		}
 		if *fromText == "" {

@@ -125,10 +125,11 @@ func TestExportCommands(t *testing.T) {
 		}
 	}
 	// By hand: 2 × 499.00 = 998.00 → taxable 99800×100/118 = 845.762… → 845.76,
-	// tax 152.24 = 76.12 + 76.12; 1,499.00 → 1,270.34, tax 228.66 = 114.33 + 114.33;
-	// the refund of 100.00 → 84.75, tax 15.25 = 7.62 + 7.63.
+	// CGST = SGST = 9% of it, 76.1184 → 76.12; 1,499.00 → 1,270.34, 114.3306 →
+	// 114.33 each; the refund of 100.00 → 84.75, 7.6275 → 7.63 each (half away
+	// from zero, as the portal computes per document and rate).
 	assert.Equal(t, int64(845_76+1270_34-84_75), txval, "b2cs taxable value: the sales less the return")
-	assert.Equal(t, int64(76_12+114_33-7_62), camt, "CGST")
+	assert.Equal(t, int64(76_12+114_33-7_63), camt, "CGST")
 	assert.Equal(t, int64(76_12+114_33-7_63), samt, "SGST")
 	assert.ElementsMatch(t, []string{"T1/" + fy + "/000001..T1/" + fy + "/000002", "T1/C" + fy + "/00001..T1/C" + fy + "/00001"}, docs, "two invoices and one credit note")
 
@@ -150,7 +151,7 @@ func TestExportCommands(t *testing.T) {
 	assert.Equal(t, "document_no", rows[0][0])
 	assert.Equal(t, []string{"T1/" + fy + "/000001", "invoice", "8544", "2", "845.76", "76.12", "76.12"},
 		[]string{rows[1][0], rows[1][2], rows[1][8], rows[1][9], rows[1][11], rows[1][14], rows[1][15]})
-	assert.Equal(t, []string{"T1/C" + fy + "/00001", "credit-note", "T1/" + fy + "/000002", "0", "-84.75", "-7.62", "-7.63"},
+	assert.Equal(t, []string{"T1/C" + fy + "/00001", "credit-note", "T1/" + fy + "/000002", "0", "-84.75", "-7.63", "-7.63"},
 		[]string{rows[3][0], rows[3][2], rows[3][3], rows[3][9], rows[3][11], rows[3][14], rows[3][15]})
 }
 
@@ -165,6 +166,9 @@ func TestExportBadInput(t *testing.T) {
 		{"no month", []string{"export", "gstr1"}, "--month YYYY-MM"},
 		{"a day for a month", []string{"export", "gstr1", "--month", "2026-07-01"}, "is not YYYY-MM"},
 		{"days for gstr1", []string{"export", "gstr1", "--month", "2026-07", "--from", "2026-07-01"}, "takes a --month"},
+		{"quarter 5", []string{"export", "gstr1", "--quarter", "2026-Q5"}, `The quarter "2026-Q5" is not YYYY-Qn`},
+		{"month and quarter", []string{"export", "gstr1", "--month", "2026-07", "--quarter", "2026-Q3"}, "Give one period"},
+		{"iff-filed alone", []string{"export", "gstr1", "--month", "2026-07", "--iff-filed"}, "--iff-filed goes with --quarter"},
 		{"from after to", []string{"export", "csv", "--from", "2026-07-10", "--to", "2026-07-09"}, "is after the last day"},
 		{"too long", []string{"export", "csv", "--from", "2020-01-01", "--to", "2026-01-01"}, "at most 1096 days"},
 		{"no from", []string{"export", "csv", "--to", "2026-07-09"}, "--from YYYY-MM-DD"},

@@ -8,7 +8,7 @@ import (
 )
 
 // cmdShop is galla shop set --name N --address A --state CODE [--gstin GSTIN]
-// [--composition] [--rates LIST]: the shop's details on its documents, on a manager's PIN once
+// [--composition] [--rates SCHEDULE] [--turnover CRORE]: the shop's details on its documents, on a manager's PIN once
 // staff exist (GALLA_PIN or standard input).
 func cmdShop(c *cli, args []string) int {
 	fs := c.flagSet("galla shop")
@@ -18,7 +18,8 @@ func cmdShop(c *cli, args []string) int {
 	fs.StringVar(&d.State, "state", "", "the GST state code, e.g. 27 for Maharashtra")
 	fs.StringVar(&d.GSTIN, "gstin", "", "the shop's GSTIN (without it sales print a RECEIPT, not a tax invoice)")
 	fs.BoolVar(&d.Composition, "composition", false, "the shop is under the composition scheme: bills of supply")
-	fs.StringVar(&d.Rates, "rates", "", `the shop's GST rate list, e.g. "0,5,18" ("all": every rate in force); a catalog row outside it is refused`)
+	fs.StringVar(&d.Rates, "rates", "", `the shop's GST rate schedule, e.g. "0,5,18" or "0,5,18,28; from 2026-02-01: 0,5,18,40" ("all": every rate in force); a catalog row outside it is refused`)
+	fs.StringVar(&d.Turnover, "turnover", "", `the previous financial year's aggregate turnover in crore of rupees, e.g. 12.5 (above 5: six-digit HSN codes)`)
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput

@@ -202,9 +202,19 @@ var ErrNoGSTIN = errors.New("gstr: the shop's GSTIN is not set")
 // docs; documents dated outside month are left out. Credit notes are reported
 // in the month they were issued.
 func GSTR1(month Month, shopGSTIN string, docs []Document) (*Return, error) {
+	return GSTR1Period(MonthPeriod(month), shopGSTIN, docs, false)
+}
+
+// GSTR1Period builds the GSTR-1 of a period: a month, or a quarterly (QRMP)
+// filer's quarter, whose return period (fp) is its last month. With iff, the
+// B2B invoices and registered credit notes of the quarter's first two months
+// were furnished in their IFF (IFF) and are left out of b2b and cdnr; they
+// still count in doc_issue and the HSN summary.
+func GSTR1Period(period Period, shopGSTIN string, docs []Document, iff bool) (*Return, error) {
 	if strings.TrimSpace(shopGSTIN) == "" {
 		return nil, ErrNoGSTIN
 	}
+	month := period.Last()
 	r := &Return{GSTIN: shopGSTIN, FP: month.FP(), Version: SchemaVersion, Hash: "hash"}
 	b := builder{
 		b2b:   map[string][]B2BInvoice{},
@@ -216,9 +226,10 @@ func GSTR1(month Month, shopGSTIN string, docs []Document) (*Return, error) {
 		issue: map[seriesKey]*seriesAcc{},
 	}
 	for _, d := range docs {
-		if !month.Contains(d.Date) {
+		if !period.Contains(d.Date) {
 			continue
 		}
+		b.furnished = iff && furnished(period, d)
 		if err := b.add(d); err != nil {
 			return nil, err
 		}
@@ -260,6 +271,9 @@ type builder struct {
 	nils  map[string]*NilRow
 	hsn   map[hsnKey]*HSNRow
 	issue map[seriesKey]*seriesAcc
+	// furnished is set while adding a document an IFF reported already: it
+	// goes to doc_issue and the HSN summary only.
+	furnished bool
 }
 
 // portalDate writes a date as the portal does: DD-MM-YYYY.
@@ -311,14 +325,20 @@ func (b *builder) add(d Document) error {
 				n = &NilRow{SplyTy: nilKind}
 				b.nils[nilKind] = n
 			}
-			if d.Kind == BillOfSupply {
+			// The line's own supply decides the column, so that an item is
+			// in the same column on a tax invoice, a bill of supply and the
+			// credit note that reverses either.
+			switch l.Supply {
+			case "exempt":
 				n.ExptAmt += sign * l.Taxable
-			} else {
+			case "non-gst":
+				n.NgsAmt += sign * l.Taxable
+			default:
 				n.NilAmt += sign * l.Taxable
 			}
 		}
 	}
-	if d.Kind == BillOfSupply {
+	if d.Kind == BillOfSupply || b.furnished {
 		return nil
 	}
 	items := itemsOf(d)

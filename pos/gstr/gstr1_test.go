@@ -203,18 +203,29 @@ func TestGSTR1NilRatedAndExempt(t *testing.T) {
 		{Kind: Invoice, Number: "T1/2627/000001", Date: day("2026-07-01"), PlaceOfSupply: "27", ShopState: "27",
 			Lines: []Line{{HSN: "4901", Qty: 1, Rate: 0, Taxable: 250_00}, {HSN: "3926", Qty: 1, Rate: 1800, Taxable: 100_00, CGST: 9_00, SGST: 9_00}}},
 		{Kind: BillOfSupply, Number: "T1/B2627/00001", Date: day("2026-07-02"), PlaceOfSupply: "27", ShopState: "27",
-			Lines: []Line{{HSN: "0701", Qty: 4, Rate: 0, Taxable: 80_00}}},
+			Lines: []Line{{HSN: "0701", Qty: 4, Rate: 0, Taxable: 80_00, Supply: "exempt"}}},
+		// The same exempt vegetables on a tax invoice: the same column.
+		{Kind: Invoice, Number: "T1/2627/000002", Date: day("2026-07-03"), PlaceOfSupply: "27", ShopState: "27",
+			Lines: []Line{{HSN: "0701", Qty: 1, Rate: 0, Taxable: 20_00, Supply: "exempt"}, {HSN: "3926", Qty: 1, Rate: 1800, Taxable: 100_00, CGST: 9_00, SGST: 9_00}}},
+		// A credit note against the bill of supply reverses the exempt column
+		// (2 of the 4 units, 40.00), and one against the first invoice the
+		// nil-rated book (250.00).
+		{Kind: CreditNote, Number: "T1/C2627/00001", Date: day("2026-07-04"), PlaceOfSupply: "27", ShopState: "27", OriginalNumber: "T1/B2627/00001",
+			Lines: []Line{{HSN: "0701", Qty: 2, Rate: 0, Taxable: 40_00, Supply: "exempt"}}},
+		{Kind: CreditNote, Number: "T1/C2627/00002", Date: day("2026-07-05"), PlaceOfSupply: "27", ShopState: "27", OriginalNumber: "T1/2627/000001",
+			Lines: []Line{{HSN: "4901", Qty: 1, Rate: 0, Taxable: 250_00, Supply: "nil"}}},
 	}
 	r, err := GSTR1(Month{2026, time.July}, shopGSTIN, docs)
 	require.NoError(t, err)
 	require.NotNil(t, r.Nil)
-	assert.Equal(t, []NilRow{{SplyTy: "INTRAB2C", NilAmt: 250_00, ExptAmt: 80_00}}, r.Nil.Inv)
-	assert.Equal(t, []B2CS{{SplyTy: "INTRA", POS: "27", Typ: "OE", Rt: 1800, TxVal: 100_00, CAmt: ptr(9_00), SAmt: ptr(9_00)}}, r.B2CS,
-		"the 0% line is not in b2cs")
+	// nil: 250.00 sold − 250.00 returned = 0.00; exempt: 80.00 + 20.00 − 40.00 = 60.00.
+	assert.Equal(t, []NilRow{{SplyTy: "INTRAB2C", NilAmt: 0, ExptAmt: 60_00}}, r.Nil.Inv)
+	assert.Equal(t, []B2CS{{SplyTy: "INTRA", POS: "27", Typ: "OE", Rt: 1800, TxVal: 200_00, CAmt: ptr(18_00), SAmt: ptr(18_00)}}, r.B2CS,
+		"the 0% lines are not in b2cs")
 	require.NotNil(t, r.DocIssue)
-	require.Len(t, r.DocIssue.DocDet, 1)
+	require.Len(t, r.DocIssue.DocDet, 2, "invoices and credit notes")
 	assert.Equal(t, []DocSeries{
-		{Num: 1, From: "T1/2627/000001", To: "T1/2627/000001", TotNum: 1, NetIssue: 1},
+		{Num: 1, From: "T1/2627/000001", To: "T1/2627/000002", TotNum: 2, NetIssue: 2},
 		{Num: 2, From: "T1/B2627/00001", To: "T1/B2627/00001", TotNum: 1, NetIssue: 1},
 	}, r.DocIssue.DocDet[0].Docs, "the bill of supply is its own series of invoices for outward supply")
 }

@@ -88,14 +88,17 @@ type Line struct {
 	Description string
 	HSN         string
 	UQC         string // the unit quantity code of the portal ("NOS"); "" is NOS
-	Qty         int    // 0 for a credit note of value only (a price adjustment)
-	Rate        Rate
-	Taxable     Paise
-	IGST        Paise
-	CGST        Paise
-	SGST        Paise
-	Cess        Paise
-	IMEIs       []string
+	// Supply is a 0% line's column in table 8: "nil" (and a 0% line that
+	// does not say), "exempt" or "non-gst"; the same on every document.
+	Supply  string
+	Qty     int // 0 for a credit note of value only (a price adjustment)
+	Rate    Rate
+	Taxable Paise
+	IGST    Paise
+	CGST    Paise
+	SGST    Paise
+	Cess    Paise
+	IMEIs   []string
 }
 
 // Total is what the buyer pays for the line: its taxable value and every tax.

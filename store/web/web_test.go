@@ -241,7 +241,7 @@ func TestSignInSessionsCSRFAndHeaders(t *testing.T) {
 	assert.Equal(t, "counter,order,day,state,tender,document,amount,captured,refunded,gst,card,staff\n"+
 		"T1,T1-A,2026-11-24,PAID,cash,T1/000001,1180.00,1180.00,0.00,180.00,,asha\n"+
 		"T1,T1-B,2026-11-24,PAID,card,T1/000002,59000.00,59000.00,0.00,9000.00,VISA 4242,asha\n"+
-		"T1,T1-C,2026-11-24,UNKNOWN,card,,500.00,0.00,0.00,76.27,VISA 1111,asha\n"+
+		"T1,T1-C,2026-11-24,UNKNOWN,card,,500.00,0.00,0.00,76.28,VISA 1111,asha\n"+
 		"T2,T2-A,2026-11-24,PAID,card,T2/000001,11800.00,11800.00,0.00,1800.00,VISA 5555,asha\n", csv)
 
 	// Signing out ends the session in the database.

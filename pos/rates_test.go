@@ -1,0 +1,169 @@
+package pos
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ist is India Standard Time, where the notifications' days begin.
+var ist = time.FixedZone("IST", 5*3600+1800)
+
+// panMasala is a row of pan masala as it was sold before 1 February 2026: 28%
+// GST and a 60% compensation cess (₹188.00 = 100.00 + 28.00 + 60.00).
+func panMasala(gst, cess Rate) Product {
+	return Product{SKU: "PM-1", Name: "Pan masala", HSN: "2106", Price: 188_00, GSTRate: gst, Cess: cess}
+}
+
+// TestRatesAcrossFebruary2026 walks the schedule over the night of 31 January
+// to 1 February 2026 (Notification 19/2025-CT(Rate), 03/2025-Compensation
+// Cess): pan masala at 28% + 60% cess is sold up to 23:59 on 31 January and
+// refused from midnight, when it is 40% with no cess; the 14% schedule (28%) is
+// gone for every good.
+func TestRatesAcrossFebruary2026(t *testing.T) {
+	jan31 := time.Date(2026, 1, 31, 23, 59, 59, 0, ist)
+	feb1 := time.Date(2026, 2, 1, 0, 0, 0, 0, ist)
+	sep21 := time.Date(2025, 9, 21, 12, 0, 0, 0, ist)
+	sep22 := time.Date(2025, 9, 22, 0, 0, 0, 0, ist)
+
+	assert.Equal(t, "2025-09-22", RatesOn(jan31).From)
+	assert.Equal(t, "2026-02-01", RatesOn(feb1).From)
+	assert.Equal(t, "2017-07-01", RatesOn(sep21).From)
+
+	old := LineFor(panMasala(Percent(28), Percent(60)), 1)
+	now := LineFor(panMasala(Percent(40), Rate{}), 1)
+	require.NoError(t, CheckSaleRates([]Line{old}, jan31), "28% + 60% cess on 31 January 2026")
+	err := CheckSaleRates([]Line{old}, feb1)
+	require.Error(t, err)
+	assert.Equal(t, "Pan masala (SKU PM-1) is in the catalog at 28% with a 60% cess, which cannot be charged on 1 February 2026: "+
+		"28% is not a GST rate in force since 1 February 2026 (Notification 19/2025-Central Tax (Rate) and 03/2025-Compensation Cess (Rate); "+
+		"the rates are 0, 0.25, 1.5, 3, 5, 18 or 40); pan masala and tobacco are 40% and bear no compensation cess. "+
+		"Correct its row in the catalog (galla catalog import) before selling it.", Sentence(err))
+	require.NoError(t, CheckSaleRates([]Line{now}, feb1), "40% without cess from 1 February 2026")
+	// 40% with the old cess kept is refused: the cess is nil.
+	err = CheckSaleRates([]Line{LineFor(panMasala(Percent(40), Percent(60)), 1)}, feb1)
+	require.Error(t, err)
+	assert.Contains(t, Sentence(err), "no compensation cess is levied since 1 February 2026 (Notification 19/2025-Central Tax (Rate) and 03/2025-Compensation Cess (Rate)), so a 60% cess is not")
+	// Before, 28% went only with the cess, and the cess only with 28%.
+	assert.Contains(t, Sentence(CheckSaleRates([]Line{LineFor(panMasala(Percent(28), Rate{}), 1)}, jan31)),
+		"since 22 September 2025 (Notification 9/2025-Central Tax (Rate)) 28% is kept only for goods that also bear a compensation cess")
+	assert.Contains(t, Sentence(CheckSaleRates([]Line{LineFor(panMasala(Percent(40), Percent(60)), 1)}, jan31)),
+		"a compensation cess goes only with 28%, not with 40%")
+	// 12% went on 22 September 2025.
+	phone := Product{SKU: "PH", Name: "Phone", HSN: "8517", Price: 112_00, GSTRate: Percent(12)}
+	require.NoError(t, CheckSaleRates([]Line{LineFor(phone, 1)}, sep21))
+	assert.Contains(t, Sentence(CheckSaleRates([]Line{LineFor(phone, 1)}, sep22)), "12% is not a GST rate in force since 22 September 2025 (Notification 9/2025-Central Tax (Rate)")
+
+	// A catalog imported on either day: the same rule, per row, naming it.
+	cat, err := NewCatalog([]Product{panMasala(Percent(28), Percent(60)), {SKU: "CBL", Name: "Cable", HSN: "8544", Price: 499_00, GSTRate: Percent(18)}})
+	require.NoError(t, err)
+	require.NoError(t, cat.CheckRates(Shop{}, jan31))
+	err = cat.CheckRates(Shop{}, feb1)
+	var ie *ImportError
+	require.ErrorAs(t, err, &ie)
+	require.Len(t, ie.Problems, 1)
+	assert.Equal(t, "PM-1", ie.Problems[0].SKU)
+	assert.Contains(t, ie.Problems[0].Msg, "the row cannot be sold today: 28% is not a GST rate in force since 1 February 2026")
+}
+
+// TestPanMasalaIsNotInvoicedAt28PercentIn2026 is the defect: pan masala at 28%
+// + 60% cess was invoiced on 26 November 2026. The till refuses the sale with a
+// sentence and journals nothing; at 40% it sells, with no cess.
+func TestPanMasalaIsNotInvoicedAt28PercentIn2026(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	ctx := t.Context()
+	r.clock.Advance(4 * 24 * time.Hour) // 26 November 2026
+	require.Equal(t, "2026-11-26", ToDay(r.clock.Now()))
+	before := len(r.j.events)
+	_, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{{Product: panMasala(Percent(28), Percent(60)), Qty: 1}}, Tender: TenderCash, Cashier: "Meera"}, nil)
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(Sentence(err), "Pan masala (SKU PM-1) is in the catalog at 28% with a 60% cess, which cannot be charged on 26 November 2026: 28% is not a GST rate in force since 1 February 2026"), Sentence(err))
+	assert.Equal(t, before, len(r.j.events), "a refused sale journals nothing")
+
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{{Product: panMasala(Percent(40), Rate{}), Qty: 1}}, Tender: TenderCash, Cashier: "Meera"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, StatePaid, out.State)
+	// ₹188.00 at 40%: taxable 134.29 (188/1.4 = 134.2857); CGST = SGST = 20% of
+	// it, 26.858 → 26.86; 134.29 + 53.72 = 188.01, round-off −0.01; no cess.
+	tt := ComputeTotals(out.Order.Lines)
+	assert.Equal(t, Paise(134_29), tt.Taxable)
+	assert.Equal(t, Paise(26_86), tt.CGST)
+	assert.Equal(t, Paise(26_86), tt.SGST)
+	assert.Equal(t, Paise(0), tt.Cess)
+	assert.Equal(t, Paise(-1), tt.RoundOff)
+}
+
+// TestShopRatesSchedule: the shop's choice is a schedule by date, typed in
+// Settings or galla shop set --rates, and the plain list a shop kept before
+// reads as its choice on every day.
+func TestShopRatesSchedule(t *testing.T) {
+	sr, err := ParseRateList("0, 5, 18, 28; from 2026-02-01: 0, 5, 18, 40")
+	require.NoError(t, err)
+	assert.Equal(t, ShopRates{
+		{Rates: []Rate{Percent(0), Percent(5), Percent(18), Percent(28)}},
+		{From: "2026-02-01", Rates: []Rate{Percent(0), Percent(5), Percent(18), Percent(40)}},
+	}, sr)
+	assert.Equal(t, "0, 5, 18, 28; from 2026-02-01: 0, 5, 18, 40", sr.String())
+	shop := Shop{Rates: sr}
+	jan31 := time.Date(2026, 1, 31, 12, 0, 0, 0, ist)
+	feb1 := time.Date(2026, 2, 1, 12, 0, 0, 0, ist)
+	assert.Equal(t, []Rate{Percent(0), Percent(5), Percent(18), Percent(28)}, shop.RatesOn(jan31))
+	assert.Equal(t, []Rate{Percent(0), Percent(5), Percent(18), Percent(40)}, shop.RatesOn(feb1))
+
+	// An old list: one choice for every day, within the rates in force.
+	var old Shop
+	require.NoError(t, json.Unmarshal([]byte(`{"name":"Galla","rates":[0,5,18,28]}`), &old))
+	assert.Equal(t, ShopRates{{Rates: []Rate{Percent(0), Percent(5), Percent(18), Percent(28)}}}, old.Rates)
+	assert.Equal(t, []Rate{Percent(0), Percent(5), Percent(18), Percent(28)}, old.RatesOn(jan31))
+	assert.Equal(t, []Rate{Percent(0), Percent(5), Percent(18)}, old.RatesOn(feb1), "28% is gone from 1 February 2026")
+	raw, err := json.Marshal(shop)
+	require.NoError(t, err)
+	var back Shop
+	require.NoError(t, json.Unmarshal(raw, &back))
+	assert.True(t, back.Rates.Equal(shop.Rates), "%s", raw)
+
+	// Refusals name what is wrong.
+	for _, tt := range []struct{ in, want string }{
+		{"0, 5; from 2026-02-01: 28", `The rate list has "28", which is not a GST rate in force from 2026-02-01`},
+		{"5, 12", `The rate list has "12", which is not a GST rate in force since 22 September 2025`},
+		{"5; 18", "say from which day it applies"},
+		{"5; from 2026-02-01: 18; from 2026-01-01: 5", "must go forward in time"},
+		{"5; from 2026-02-30: 18", "a later choice starts with the day it applies from"},
+	} {
+		_, err := ParseRateList(tt.in)
+		require.Error(t, err, tt.in)
+		assert.Contains(t, Sentence(err), tt.want, tt.in)
+	}
+	for _, all := range []string{"", "all", "0, 0.25, 1.5, 3, 5, 18, 28, 40"} {
+		sr, err := ParseRateList(all)
+		require.NoError(t, err)
+		assert.Nil(t, sr, all)
+	}
+}
+
+func TestParseCrore(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Paise
+	}{
+		{"12.5", 12_50_00_000_00}, // ₹12,50,00,000.00
+		{"5", 5_00_00_000_00},
+		{"0.75", 75_00_000_00},        // ₹75,00,000.00
+		{"4.9999999", 4_99_99_999_00}, // to the rupee
+		{" 1 crore", 1_00_00_000_00},
+	} {
+		got, err := ParseCrore(tt.in)
+		require.NoError(t, err, tt.in)
+		assert.Equal(t, tt.want, got, "ParseCrore(%q)", tt.in)
+	}
+	for _, bad := range []string{"", "-1", "1.", "1.23456789", "12,5", "ten", "12345678"} {
+		_, err := ParseCrore(bad)
+		assert.Error(t, err, bad)
+	}
+	assert.Equal(t, Paise(5_00_00_000_00), EInvoiceTurnover)
+}
