@@ -30,7 +30,7 @@ func cardSale() Receipt {
 		MerchantOrderID: "GAL-20261122-T1-0007",
 		Lines: []Line{
 			{Name: "Sony WH-1000XM5 wireless headphones", HSN: "8518", Qty: 1, UnitPrice: 2999000, Amount: 2999000, GSTRate: 1800},
-			{Name: "USB-C cable 1 m", HSN: "8544", Qty: 2, UnitPrice: 49900, Amount: 99800, GSTRate: 1800},
+			{Name: "USB-C cable 1 m", HSN: "8544", Qty: 2, Unit: "PCS", UnitPrice: 49900, Amount: 99800, GSTRate: 1800},
 		},
 		Taxes: []TaxLine{{Rate: 1800, Taxable: 2626102, CGST: 236349, SGST: 236349}},
 		Total: 3098800,
@@ -175,10 +175,11 @@ func taxInvoice() Receipt {
 		Buyer:           &Buyer{Name: "Rohan Naik", Address: "House 12, Rua de Ourem, Panaji", State: "Goa (30)", Phone: "9822012345"},
 		PlaceOfSupply:   "Goa (30)",
 		Interstate:      true,
+		NoReverseCharge: true,
 		Lines: []Line{
-			{Name: "Samsung Galaxy A55 5G 8GB/128GB Awesome Iceblue", HSN: "8517", Qty: 1, UnitPrice: 5900000, Amount: 5900000, GSTRate: 1800,
+			{Name: "Samsung Galaxy A55 5G 8GB/128GB Awesome Iceblue", HSN: "8517", Qty: 1, Unit: "NOS", UnitPrice: 5900000, Amount: 5900000, GSTRate: 1800,
 				Taxable: 5000000, Tax: 900000, IMEIs: []string{"356938035643809"}},
-			{Name: "Silicone case", HSN: "3926", Qty: 1, UnitPrice: 118000, Discount: 18000, Amount: 100000, GSTRate: 1800, Taxable: 84746, Tax: 15254},
+			{Name: "Silicone case", HSN: "3926", Qty: 1, Unit: "PCS", UnitPrice: 118000, Discount: 18000, Amount: 100000, GSTRate: 1800, Taxable: 84746, Tax: 15254},
 		},
 		Taxes: []TaxLine{{Rate: 1800, Taxable: 5084746, IGST: 915254}},
 		HSN: []HSNLine{
