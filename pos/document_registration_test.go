@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"galla/pos/gstr"
 	"galla/receipts"
 
 	"github.com/stretchr/testify/assert"
@@ -264,5 +265,36 @@ func TestRegistrationSamples(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, name+".pdf"), b.Bytes(), 0o600))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, name+".a4.txt"), []byte(receipts.PageText(r)), 0o600))
 		}
+	}
+}
+
+// TestExportFollowsTheRegistration: the lines exported for the accountant (the
+// CSV, GSTR-1) state tax only for a regular shop, the same rule as the
+// documents; each carries its unit.
+func TestExportFollowsTheRegistration(t *testing.T) {
+	o := docOrder(regLines(), nil)
+	for reg, shop := range registrationShops() {
+		t.Run(reg.String(), func(t *testing.T) {
+			docs := GSTRDocuments(o, shop, "T1", time.UTC, nil)
+			require.Len(t, docs, 1)
+			require.Len(t, docs[0].Lines, 2)
+			assert.Equal(t, "NOS", docs[0].Lines[0].UQC, "the catalog row's unit")
+			assert.Equal(t, "PCS", docs[0].Lines[1].UQC)
+			var b bytes.Buffer
+			require.NoError(t, gstr.WriteCSV(&b, docs))
+			for _, l := range docs[0].Lines {
+				if reg == Regular {
+					assert.NotZero(t, l.CGST+l.SGST, "a regular shop's line states its tax")
+					continue
+				}
+				assert.Zero(t, l.CGST+l.SGST+l.IGST+l.Cess, "no tax exported")
+				assert.Zero(t, l.Rate, "no rate exported")
+			}
+			// ₹59,000.00 + 2 × ₹1,180.00: the value of the supply, whatever is stated of tax.
+			assert.Equal(t, int64(61_360_00), int64(docs[0].Value()))
+			if reg != Regular {
+				assert.NotContains(t, b.String(), ",18,", "no rate in the CSV")
+			}
+		})
 	}
 }

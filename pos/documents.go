@@ -443,10 +443,10 @@ func (ds *Documents) GSTR1(ctx context.Context, month gstr.Month) (*gstr.Return,
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case shop.GSTIN == "":
+	switch shop.Registration() {
+	case Unregistered:
 		return nil, sentenceErr("GSTR-1 is filed under the shop's GSTIN, which is not set: set it with galla shop set --gstin (or in Settings), then export again.")
-	case shop.Composition:
+	case Composition:
 		return nil, sentenceErr("A shop under the composition scheme files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export.")
 	}
 	first, last := month.Days(ds.eng.Now().Location())

@@ -45,7 +45,7 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 		staff = func(id string) string { return id }
 	}
 	kind := gstr.Invoice
-	if shop.Composition || (o.DocNo != 0 && strings.HasPrefix(o.Series, "B")) || (o.Origin != nil && o.Origin.Series != "" && strings.HasPrefix(o.Origin.Series, "B")) {
+	if shop.Registration() == Composition || (o.DocNo != 0 && strings.HasPrefix(o.Series, "B")) || (o.Origin != nil && o.Origin.Series != "" && strings.HasPrefix(o.Origin.Series, "B")) {
 		kind = gstr.BillOfSupply
 	}
 	var buyer Buyer
@@ -65,7 +65,9 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 		Cashier:       staff(o.Staff),
 		Cancelled:     o.Cancelled != nil,
 	}
-	noTax := kind == gstr.BillOfSupply
+	// Registration decides, as on the documents: a shop that states no tax
+	// exports none.
+	noTax := kind == gstr.BillOfSupply || !shop.Registration().ShowsTax()
 	printed := receiptLines(o) // the IMEIs given to each line, as the receipt prints them
 	amounts := make([]Paise, len(o.Lines))
 	for i, l := range o.Lines {
@@ -135,7 +137,7 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 // as IGST across states, else CGST and SGST. A document without tax (a bill of
 // supply) carries all of it as the value of the supply.
 func gstrLine(l Line, amount Paise, qty int, noTax, interstate bool) gstr.Line {
-	out := gstr.Line{Description: l.Name, HSN: l.HSN, Qty: qty}
+	out := gstr.Line{Description: l.Name, HSN: l.HSN, UQC: string(l.Unit), Qty: qty}
 	if noTax {
 		out.Taxable = gstr.Paise(amount)
 		return out
@@ -155,7 +157,7 @@ func gstrLine(l Line, amount Paise, qty int, noTax, interstate bool) gstr.Line {
 // tax the return reversed (exactly the sale's, split by the rule of
 // pos/return.go), as IGST across states.
 func returnedLine(l Line, it ReturnItem, noTax, interstate bool) gstr.Line {
-	out := gstr.Line{Description: l.Name, HSN: l.HSN, Qty: it.Qty}
+	out := gstr.Line{Description: l.Name, HSN: l.HSN, UQC: string(l.Unit), Qty: it.Qty}
 	if noTax {
 		out.Taxable = gstr.Paise(it.Amount)
 		return out
