@@ -66,7 +66,7 @@ func a4Layout(r Receipt) []row {
 		doc.add("Date", r.Time.Format("02 Jan 2006 15:04"))
 	}
 	doc.add("Place of supply", r.PlaceOfSupply)
-	if r.Interstate {
+	if r.Interstate && !r.NoTax {
 		doc.add("Supply", "inter-state (IGST)")
 	}
 	if r.NoReverseCharge {

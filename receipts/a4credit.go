@@ -25,7 +25,7 @@ func a4CreditLayout(r Receipt) []row {
 		doc.add("Invoice date", c.InvoiceTime.Format("02 Jan 2006"))
 	}
 	doc.add("Place of supply", r.PlaceOfSupply)
-	if r.Interstate {
+	if r.Interstate && !r.NoTax {
 		doc.add("Supply", "inter-state (IGST)")
 	}
 	if r.NoReverseCharge {

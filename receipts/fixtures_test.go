@@ -153,6 +153,62 @@ func goldenCases() []struct {
 		{"x-report", report(false)},
 		{"z-report", report(true)},
 		{"tax-invoice", taxInvoice()},
+		{"composition-bill", compositionBill()},
+		{"credit-note", creditNote()},
+	}
+}
+
+// compositionBill is a composition shop's BILL OF SUPPLY: the legend of CGST
+// Rule 5(1)(f) under the title, prices only, no tax anywhere.
+func compositionBill() Receipt {
+	shop := testShop()
+	shop.State = "Karnataka (29)"
+	return Receipt{
+		Kind:            KindSale,
+		Title:           "BILL OF SUPPLY",
+		Legend:          "Composition taxable person, not eligible to collect tax on supplies",
+		NoTax:           true,
+		NoReverseCharge: true,
+		Shop:            shop,
+		Number:          "T1/B2627/00012",
+		Terminal:        "T1",
+		Cashier:         "Asha",
+		Time:            testTime(),
+		MerchantOrderID: "GAL-20261122-T1-0010",
+		PlaceOfSupply:   "Karnataka (29)",
+		Lines: []Line{
+			{Name: "Redmi 13C 4GB/128GB", HSN: "8517", Qty: 1, Unit: "NOS", UnitPrice: 899900, Amount: 899900, IMEIs: []string{"356938035643817"}},
+			{Name: "Tempered glass", HSN: "7007", Qty: 2, Unit: "PCS", UnitPrice: 29900, Discount: 9800, Amount: 50000},
+		},
+		Total:   949900,
+		Tenders: []Tender{{Kind: TenderCash, Amount: 949900, Tendered: 950000, Change: 100}},
+		Footer:  []string{"Thank you!"},
+	}
+}
+
+// creditNote is a registered shop's CREDIT NOTE for the case of taxInvoice,
+// returned: the buyer as on the invoice, the tax it reverses as IGST.
+func creditNote() Receipt {
+	inv := taxInvoice()
+	return Receipt{
+		Kind:            KindCreditNote,
+		Title:           "CREDIT NOTE",
+		NoReverseCharge: true,
+		Shop:            inv.Shop,
+		Number:          "T1/C2627/00003",
+		Terminal:        "T1",
+		Cashier:         "Ravi (manager)",
+		Time:            testTime().Add(26 * time.Hour),
+		MerchantOrderID: inv.MerchantOrderID,
+		Buyer:           inv.Buyer,
+		PlaceOfSupply:   inv.PlaceOfSupply,
+		Interstate:      true,
+		Credit: &CreditNote{InvoiceNumber: inv.Number, InvoiceTime: inv.Time, InvoiceOrderID: inv.MerchantOrderID, Reason: "wrong colour",
+			Lines: []CreditLine{{Line: Line{Name: "Silicone case", HSN: "3926", Qty: 1, Unit: "PCS", UnitPrice: 118000, Amount: 100000, GSTRate: 1800},
+				Taxable: 84746, Tax: 15254}}},
+		Taxes:   []TaxLine{{Rate: 1800, Taxable: 84746, IGST: 15254}},
+		Total:   100000,
+		Tenders: []Tender{{Kind: TenderCard, Amount: 100000, CardBrand: "VISA", CardLast4: "1111", Verified: true}},
 	}
 }
 
