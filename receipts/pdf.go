@@ -36,7 +36,8 @@ type pdfCanvas interface {
 
 // PDF writes r as an A4 PDF (more pages if it is long) with the embedded DejaVu
 // Sans Mono, ₹ and the QR code, for A4 printers and e-mail: a sale as the A4 tax
-// invoice with its tables, anything else as the receipt's column. The document's
+// invoice with its tables, a credit note as its A4 page, anything else as the
+// receipt's column. The document's
 // creation date is the receipt's time, so the same receipt gives the same file.
 func (rd *Renderer) PDF(w io.Writer, r Receipt) error {
 	pdf := &gopdf.GoPdf{}
