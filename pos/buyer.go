@@ -22,6 +22,9 @@ type Buyer struct {
 	// delivers them rather than handing them over at the counter; "" for a counter
 	// sale.
 	ShipState string `json:"ship_state,omitempty"`
+	// ShipAddress is the address the goods are delivered to, printed with
+	// ShipState (CGST Rule 46(e) and (o)); "" for a counter sale.
+	ShipAddress string `json:"ship_address,omitempty"`
 }
 
 // BuyerThreshold is the taxable value from which an unregistered buyer's name,
@@ -44,6 +47,7 @@ func (b Buyer) Registered() bool { return b.GSTIN != "" }
 func (b Buyer) Normal() Buyer {
 	b.Name = strings.Join(strings.Fields(b.Name), " ")
 	b.Address = strings.Join(strings.Fields(b.Address), " ")
+	b.ShipAddress = strings.Join(strings.Fields(b.ShipAddress), " ")
 	b.GSTIN = NormalGSTIN(b.GSTIN)
 	b.Phone = strings.Map(func(r rune) rune {
 		if unicode.IsDigit(r) {

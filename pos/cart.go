@@ -34,7 +34,8 @@ type Line struct {
 	ProductCode string   `json:"product_code,omitempty"`
 	HSN         string   `json:"hsn"`
 	Qty         int      `json:"qty"`
-	UnitPrice   Paise    `json:"unit_price"` // GST-inclusive
+	Unit        UQC      `json:"unit,omitempty"` // the catalog's unit of Qty; "" is NOS
+	UnitPrice   Paise    `json:"unit_price"`     // GST-inclusive
 	Discount    Paise    `json:"discount,omitempty"`
 	ApprovedBy  string   `json:"approved_by,omitempty"` // the manager who approved a discount above the DiscountPolicy's limit
 	GSTRate     Rate     `json:"gst_rate"`
@@ -78,7 +79,7 @@ func (l Line) clone() Line {
 func LineFor(p Product, qty int) Line {
 	return Line{
 		SKU: p.SKU, Name: p.Name, Brand: p.Brand, ProductCode: p.ProductCode, HSN: p.HSN,
-		Qty: qty, UnitPrice: p.Price, GSTRate: p.GSTRate, Cess: p.Cess, Serialised: p.Serialised, Supply: p.Supply,
+		Qty: qty, Unit: p.Unit, UnitPrice: p.Price, GSTRate: p.GSTRate, Cess: p.Cess, Serialised: p.Serialised, Supply: p.Supply,
 	}
 }
 

@@ -36,6 +36,7 @@ type Product struct {
 	HSN         string // the HSN code: 4, 6 or 8 digits
 	Serialised  bool   // each unit carries an IMEI
 	Supply      Supply // taxable (""), or a 0% supply: nil-rated, exempt or non-GST (ParseSupply)
+	Unit        UQC    // the unit quantity code it is sold in; "" is NOS (ParseUQC)
 }
 
 // MaxPrice is the highest unit price a product may carry (₹1,00,00,000.00), which
@@ -553,14 +554,15 @@ func readAll(r io.Reader) ([]byte, error) {
 
 // csvColumns returns the columns of a catalog CSV file; the first five are required.
 func csvColumns() []string {
-	return []string{"sku", "name", "price", "gst_rate", "hsn", "barcode", "brand", "product_code", "serialised", "cess_rate", "supply"}
+	return []string{"sku", "name", "price", "gst_rate", "hsn", "barcode", "brand", "product_code", "serialised", "cess_rate", "supply", "unit"}
 }
 
 // ImportCSV reads a catalog from CSV text with a header row naming the columns sku,
 // barcode, name, brand, product_code, price (rupees, e.g. 74999.00), gst_rate
-// (percent: 18, 0.25), hsn, serialised (yes/no, true/false, 1/0, or empty) and
-// cess_rate (percent), in any order; barcode, brand, product_code, serialised and
-// cess_rate may be left out. It returns a complete
+// (percent: 18, 0.25), hsn, serialised (yes/no, true/false, 1/0, or empty),
+// cess_rate (percent) and unit (a GST unit quantity code, ParseUQC; empty is
+// NOS), in any order; barcode, brand, product_code, serialised, cess_rate and
+// unit may be left out. It returns a complete
 // new catalog, or an *ImportError listing every bad row by line number.
 func ImportCSV(r io.Reader) (*Catalog, error) {
 	data, err := readAll(r)
@@ -664,6 +666,9 @@ func ImportCSV(r io.Reader) (*Catalog, error) {
 		if p.Supply, err = ParseSupply(get("supply")); err != nil {
 			msgs = append(msgs, err.Error())
 		}
+		if p.Unit, err = ParseUQC(get("unit")); err != nil {
+			msgs = append(msgs, err.Error())
+		}
 		for _, m := range msgs {
 			if !ie.add(Problem{Line: line, Item: item, SKU: printable(p.SKU), Msg: m}) {
 				return nil, ie
@@ -726,6 +731,7 @@ type jsonProduct struct {
 	HSN         string          `json:"hsn"`
 	Serialised  bool            `json:"serialised,omitempty"`
 	Supply      Supply          `json:"supply,omitempty"`
+	Unit        string          `json:"unit,omitempty"`
 }
 
 // MarshalJSON writes p with snake_case names and the price in rupees as text.
@@ -734,7 +740,7 @@ func (p Product) MarshalJSON() ([]byte, error) {
 	price, _ := json.Marshal(priceText(p.Price))
 	return json.Marshal(jsonProduct{
 		SKU: p.SKU, Barcode: p.Barcode, Name: p.Name, Brand: p.Brand, ProductCode: p.ProductCode,
-		Price: price, GSTRate: &rate, Cess: p.Cess, HSN: p.HSN, Serialised: p.Serialised, Supply: p.Supply,
+		Price: price, GSTRate: &rate, Cess: p.Cess, HSN: p.HSN, Serialised: p.Serialised, Supply: p.Supply, Unit: string(p.Unit),
 	})
 }
 
@@ -763,9 +769,13 @@ func (p *Product) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
+	unit, err := ParseUQC(j.Unit)
+	if err != nil {
+		return err
+	}
 	*p = Product{
 		SKU: j.SKU, Barcode: j.Barcode, Name: j.Name, Brand: j.Brand, ProductCode: j.ProductCode,
-		Price: price, GSTRate: *j.GSTRate, Cess: j.Cess, HSN: j.HSN, Serialised: j.Serialised,
+		Price: price, GSTRate: *j.GSTRate, Cess: j.Cess, HSN: j.HSN, Serialised: j.Serialised, Unit: unit,
 	}
 	if p.Supply, err = ParseSupply(string(j.Supply)); err != nil {
 		return err
@@ -919,7 +929,7 @@ func (c *Catalog) WriteJSON(w io.Writer) error {
 // WriteCSV writes the catalog as CSV with a header row that ImportCSV reads back.
 func (c *Catalog) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"sku", "barcode", "name", "brand", "product_code", "price", "gst_rate", "hsn", "serialised", "cess_rate", "supply"})
+	_ = cw.Write([]string{"sku", "barcode", "name", "brand", "product_code", "price", "gst_rate", "hsn", "serialised", "cess_rate", "supply", "unit"})
 	for _, p := range c.products {
 		ser := "no"
 		if p.Serialised {
@@ -929,7 +939,7 @@ func (c *Catalog) WriteCSV(w io.Writer) error {
 		if !p.Cess.IsZero() {
 			cess = p.Cess.Decimal()
 		}
-		_ = cw.Write([]string{p.SKU, p.Barcode, p.Name, p.Brand, p.ProductCode, priceText(p.Price), p.GSTRate.Decimal(), p.HSN, ser, cess, string(p.Supply)})
+		_ = cw.Write([]string{p.SKU, p.Barcode, p.Name, p.Brand, p.ProductCode, priceText(p.Price), p.GSTRate.Decimal(), p.HSN, ser, cess, string(p.Supply), string(p.Unit)})
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

@@ -108,8 +108,9 @@ func (o *Order) NumberText() string {
 // reversed by rate, the total, where the money went (the card, cash, or a note to
 // spend and what is left on it) and the reason.
 func CreditNoteFor(o Order, ref Refund, shop Shop, opt ReceiptOptions) receipts.Receipt {
-	// The buyer and the place of supply are the invoice's (CGST Rule 53): the tax
-	// reversed is IGST where the invoice charged IGST.
+	// The buyer and the place of supply are the invoice's (CGST Rule 53(1A)), a
+	// return order's copied from the invoice it takes back; the tax reversed is
+	// IGST where the invoice charged IGST. A walk-in invoice's note says so.
 	var buyer Buyer
 	if o.Buyer != nil {
 		buyer = o.Buyer.Normal()
@@ -145,7 +146,7 @@ func CreditNoteFor(o Order, ref Refund, shop Shop, opt ReceiptOptions) receipts.
 		}
 		l := o.Lines[it.Line]
 		r.Credit.Lines = append(r.Credit.Lines, receipts.CreditLine{
-			Line: receipts.Line{Name: l.Name, HSN: l.HSN, Qty: it.Qty, UnitPrice: int64(l.UnitPrice),
+			Line: receipts.Line{Name: l.Name, HSN: l.HSN, Qty: it.Qty, Unit: string(l.Unit.OrNOS()), UnitPrice: int64(l.UnitPrice),
 				Amount: int64(it.Amount), GSTRate: it.Rate.BP(), IMEIs: it.IMEIs},
 			Taxable: int64(it.Taxable), Tax: int64(it.Tax),
 		})
@@ -207,6 +208,7 @@ func CreditNoteFor(o Order, ref Refund, shop Shop, opt ReceiptOptions) receipts.
 			MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID, Amount: -int64(ref.Amount),
 		})
 	}
+	registered(&r, shop)
 	return r
 }
 

@@ -16,8 +16,10 @@ const settingBuyer = "buyer/"
 // PlaceOf). A buyer's details are a Buyer.
 type Customers struct{ *core }
 
-// CheckBuyer is CheckBuyer for a cart of this till's shop: the window asks it
-// before it opens a tender, Pay before it journals anything. b may be nil (a
+// CheckBuyer is CheckBuyer for a cart of this till's shop, and the supply the
+// shop's registration allows (Shop.CheckSupply: no sale to another state by a
+// composition shop): the window asks it before it opens a tender, Pay before it
+// journals anything. b may be nil (a
 // walk-in customer).
 func (cu *Customers) CheckBuyer(ctx context.Context, lines []CartLine, b *Buyer) error {
 	shop, err := LoadShop(ctx, cu.j)
@@ -32,7 +34,10 @@ func (cu *Customers) CheckBuyer(ctx context.Context, lines []CartLine, b *Buyer)
 	if err := CheckSaleRates(sl, cu.eng.Now()); err != nil {
 		return err
 	}
-	return CheckBuyer(shop.TitleFor(sl), ComputeTotals(sl).Taxable, buyer)
+	if err := CheckBuyer(shop.TitleFor(sl), ComputeTotals(sl).Taxable, buyer); err != nil {
+		return err
+	}
+	return shop.CheckSupply(PlaceOfSupply(shop.State, buyer.Normal()))
 }
 
 // PlaceOf is where a sale of this till's shop to b (nil: a walk-in) is supplied
@@ -60,7 +65,7 @@ func (cu *Customers) RememberBuyer(ctx context.Context, by string, b Buyer) erro
 	if b.Phone == "" {
 		return nil
 	}
-	b.ShipState = "" // a delivery is of one sale, not of the customer
+	b.ShipState, b.ShipAddress = "", "" // a delivery is of one sale, not of the customer
 	if old, ok, err := cu.FindBuyer(ctx, b.Phone); err == nil && ok && old == b {
 		return nil // nothing new to journal
 	}

@@ -48,7 +48,7 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 		staff = func(id string) string { return id }
 	}
 	kind := gstr.Invoice
-	if shop.Composition || (o.DocNo != 0 && strings.HasPrefix(o.Series, "B")) || (o.Origin != nil && o.Origin.Series != "" && strings.HasPrefix(o.Origin.Series, "B")) {
+	if shop.Registration() == Composition || (o.DocNo != 0 && strings.HasPrefix(o.Series, "B")) || (o.Origin != nil && o.Origin.Series != "" && strings.HasPrefix(o.Origin.Series, "B")) {
 		kind = gstr.BillOfSupply
 	}
 	var buyer Buyer
@@ -68,7 +68,9 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 		Cashier:       staff(o.Staff),
 		Cancelled:     o.Cancelled != nil,
 	}
-	noTax := kind == gstr.BillOfSupply
+	// Registration decides, as on the documents: a shop that states no tax
+	// exports none.
+	noTax := kind == gstr.BillOfSupply || !shop.Registration().ShowsTax()
 	printed := receiptLines(o, place.Interstate) // the IMEIs given to each line, as the receipt prints them
 	amounts := make([]Paise, len(o.Lines))
 	for i, l := range o.Lines {
@@ -145,7 +147,7 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 // document without tax (a bill of supply) carries all of it as the value of the
 // supply.
 func gstrLine(l Line, amount Paise, qty int, noTax bool) gstr.Line {
-	out := gstr.Line{Description: l.Name, HSN: l.HSN, Qty: qty, Supply: string(l.Supply)}
+	out := gstr.Line{Description: l.Name, HSN: l.HSN, UQC: string(l.Unit), Qty: qty, Supply: string(l.Supply)}
 	if noTax {
 		out.Taxable = gstr.Paise(amount)
 		return out
@@ -160,7 +162,7 @@ func gstrLine(l Line, amount Paise, qty int, noTax bool) gstr.Line {
 // and cess the return reversed (exactly the sale's, split by the rule of
 // pos/return.go); documentGST then sets the GST of the credit note's lines.
 func returnedLine(l Line, it ReturnItem, noTax bool) gstr.Line {
-	out := gstr.Line{Description: l.Name, HSN: l.HSN, Qty: it.Qty, Supply: string(l.Supply)}
+	out := gstr.Line{Description: l.Name, HSN: l.HSN, UQC: string(l.Unit), Qty: it.Qty, Supply: string(l.Supply)}
 	if noTax {
 		out.Taxable = gstr.Paise(it.Amount)
 		return out
@@ -280,10 +282,10 @@ func (ds *Documents) returnDocuments(ctx context.Context, period gstr.Period) (S
 	if err != nil {
 		return Shop{}, nil, err
 	}
-	switch {
-	case shop.GSTIN == "":
+	switch shop.Registration() {
+	case Unregistered:
 		return Shop{}, nil, sentenceErr("GSTR-1 is filed under the shop's GSTIN, which is not set: set it with galla shop set --gstin (or in Settings), then export again.")
-	case shop.Composition:
+	case Composition:
 		return Shop{}, nil, sentenceErr("A shop under the composition scheme files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export.")
 	}
 	first, last := period.Days(ds.eng.Now().Location())

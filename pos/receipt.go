@@ -67,16 +67,8 @@ func (s Shop) CheckTax() error {
 
 // DocumentTitle is what a sale's document is: a RECEIPT (not a tax document) while
 // the shop's GSTIN is not set, a BILL OF SUPPLY for a composition shop, else a TAX
-// INVOICE (DESIGN.md section 9).
-func (s Shop) DocumentTitle() string {
-	switch {
-	case s.GSTIN == "":
-		return "RECEIPT"
-	case s.Composition:
-		return "BILL OF SUPPLY"
-	}
-	return "TAX INVOICE"
-}
+// INVOICE (Registration.Title).
+func (s Shop) DocumentTitle() string { return s.Registration().Title() }
 
 // TitleFor is what the document of a sale of lines is: DocumentTitle, except that
 // a registered shop's sale of exempt goods only (every line at 0% and no cess) is a
@@ -248,7 +240,6 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		Sandbox:         sandboxed(o, opt),
 		Buyer:           receiptBuyer(buyer),
 		Interstate:      place.Interstate,
-		Composition:     shop.Composition && shop.GSTIN != "",
 	}
 	if place.State != "" {
 		r.PlaceOfSupply = stateLabel(place.State)
@@ -289,6 +280,7 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		})
 	}
 	r.Cancelled = cancelledMark(o, opt.Tenders)
+	registered(&r, shop)
 	return r
 }
 
@@ -348,6 +340,7 @@ func RefundReceiptFor(o Order, uniqueTxnID string, shop Shop, opt ReceiptOptions
 			MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID, Amount: -int64(ref.Amount),
 		})
 	}
+	registered(&r, shop)
 	return r, nil
 }
 
@@ -370,6 +363,8 @@ func ReportReceipt(rep Report, shop Shop, opt ReceiptOptions) receipts.Receipt {
 			r.Number = opt.Terminal + "-" + r.Number
 		}
 	}
+	// A shop that states no tax (Registration.ShowsTax) prints no tax rows.
+	r.NoTax = !shop.Registration().ShowsTax()
 	body := &receipts.Report{
 		ZNumber:      int(rep.ZNo),
 		Refunds:      receipts.ReportRow{Label: "Refunds", Amount: int64(rep.Refunded)},
@@ -382,6 +377,9 @@ func ReportReceipt(rep Report, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		LastReceipt:  ReceiptNumber(opt.Terminal, rep.LastReceipt),
 	}
 	body.Returns, body.NetTaxes = receiptTaxes(rep.ReturnsGST), receiptTaxes(rep.NetGST)
+	if r.NoTax {
+		body.Taxes, body.Returns, body.NetTaxes = nil, nil, nil
+	}
 	if rep.Discounts != 0 {
 		body.Discounts = receipts.ReportRow{Label: "Discounts given", Amount: int64(rep.Discounts)}
 	}
@@ -442,6 +440,38 @@ func tenderName(t TenderKind) string {
 	return string(t)
 }
 
+// registered marks the document r of shop as its registration decides
+// (Registration): the legend under its title, "Reverse charge: No", and whether
+// it states any tax. A document that states none loses every tax figure here,
+// so that no format can print one: prices and amounts only.
+func registered(r *receipts.Receipt, shop Shop) {
+	g := shop.Registration()
+	r.NoTax, r.Legend, r.NoReverseCharge = !g.ShowsTax(), g.Legend(), g.ReverseCharge()
+	if !r.NoTax {
+		return
+	}
+	if g == Unregistered {
+		// Where a supply takes place decides a GST registrant's tax; a seller
+		// outside GST states none.
+		r.PlaceOfSupply, r.Interstate = "", false
+	}
+	r.Taxes, r.HSN = nil, nil
+	for i := range r.Lines {
+		untaxed(&r.Lines[i])
+	}
+	if r.Credit != nil {
+		for i := range r.Credit.Lines {
+			untaxed(&r.Credit.Lines[i].Line)
+			r.Credit.Lines[i].Taxable, r.Credit.Lines[i].Tax = 0, 0
+		}
+	}
+}
+
+// untaxed clears a document line's tax figures.
+func untaxed(l *receipts.Line) {
+	l.GSTRate, l.Taxable, l.Tax, l.CessRate, l.Cess = 0, 0, 0, 0, 0
+}
+
 func receiptShop(s Shop) receipts.Shop {
 	out := receipts.Shop{Name: s.Name, Address: s.Address, GSTIN: s.GSTIN, Phone: s.Phone}
 	if _, ok := States[s.State]; ok {
@@ -469,6 +499,7 @@ func receiptBuyer(b Buyer) *receipts.Buyer {
 	if b.ShipState != "" {
 		out.DeliveredTo = stateLabel(b.ShipState)
 	}
+	out.DeliveryAddress = b.ShipAddress
 	return out
 }
 
@@ -529,6 +560,7 @@ func receiptLines(o Order, interstate bool) []receipts.Line {
 			Name:      l.Name,
 			HSN:       l.HSN,
 			Qty:       l.Qty,
+			Unit:      string(l.Unit.OrNOS()),
 			UnitPrice: int64(l.UnitPrice),
 			Discount:  int64(l.Discount),
 			Amount:    int64(l.Amount()),

@@ -28,6 +28,14 @@ func newReturnTill(t *testing.T) (*rig, *Till) {
 	return r, tl
 }
 
+// registerShop makes tl's shop a regular GST registrant, whose documents and
+// reports state the tax (a shop without a GSTIN states none).
+func registerShop(t *testing.T, tl *Till) {
+	t.Helper()
+	_, _, err := tl.Setup.SetShop(t.Context(), ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
+	require.NoError(t, err)
+}
+
 func creditNoteText(t *testing.T, tl *Till, number string) string {
 	t.Helper()
 	d, err := tl.Returns.CreditNoteDocument(t.Context(), number)
@@ -42,6 +50,7 @@ func creditNoteText(t *testing.T, tl *Till, number string) string {
 // returned twice.
 func TestPartialReturn(t *testing.T) {
 	r, tl := newReturnTill(t)
+	registerShop(t, tl)
 	ctx := t.Context()
 	res, err := r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
 	require.NoError(t, err)
@@ -60,7 +69,7 @@ func TestPartialReturn(t *testing.T) {
 	assert.Equal(t, Paise(49866), one.Refund.Amount)
 	text := creditNoteText(t, tl, one.CreditNote)
 	for _, want := range []string{"CREDIT NOTE", "Credit note", "T1/C2627/00001", "Against invoice", inv, "22 Nov 2026",
-		"Returned 1 x 499.00", "498.66", "Taxable 422.59", "CGST @9%", "38.03", "Refunded to cash", "Reason: faulty"} {
+		"Returned 1 NOS x 499.00", "498.66", "Taxable 422.59", "CGST @9%", "38.03", "Refunded to cash", "Reason: faulty"} {
 		assert.Contains(t, text, want)
 	}
 	assert.NotContains(t, text, "PAYMENT VERIFIED")
@@ -291,6 +300,7 @@ var errCrash = errors.New("the terminal stopped before the write")
 // the numbers used.
 func TestReportCountsReturns(t *testing.T) {
 	r, tl := newReturnTill(t)
+	registerShop(t, tl)
 	ctx := t.Context()
 	res, err := r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
 	require.NoError(t, err)

@@ -64,10 +64,10 @@ func SeriesOf(kind DocKind, t time.Time) string { return kind.prefix() + Financi
 // composition shop, or a registered shop selling exempt (0%) goods only, else a
 // TAX INVOICE. A shop without GSTIN prints RECEIPT, numbered in the invoice series.
 func SaleDocKind(shop Shop, lines []Line) DocKind {
-	if shop.GSTIN == "" {
+	switch shop.Registration() {
+	case Unregistered:
 		return DocInvoice
-	}
-	if shop.Composition {
+	case Composition:
 		return DocBillOfSupply
 	}
 	exempt := len(lines) > 0

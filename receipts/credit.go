@@ -68,11 +68,13 @@ func (l *layouter) creditNote(r Receipt) {
 			hsn = "HSN " + it.HSN + "  "
 		}
 		if it.Qty > 0 {
-			l.lr("  "+hsn+"Returned "+strconv.Itoa(it.Qty)+" x "+Amount(it.UnitPrice), Amount(it.Amount), false)
+			l.lr("  "+hsn+"Returned "+quantity(it.Qty, it.Unit)+" x "+Amount(it.UnitPrice), Amount(it.Amount), false)
 		} else {
 			l.lr("  "+hsn+"Adjustment", Amount(it.Amount), false)
 		}
-		l.lr("  Taxable "+Amount(it.Taxable)+"  GST "+percent(it.GSTRate), Amount(it.Tax), false)
+		if !r.NoTax {
+			l.lr("  Taxable "+Amount(it.Taxable)+"  GST "+percent(it.GSTRate), Amount(it.Tax), false)
+		}
 		for _, imei := range it.IMEIs {
 			l.text("IMEI "+imei, 2, false)
 		}
@@ -81,8 +83,10 @@ func (l *layouter) creditNote(r Receipt) {
 		l.lr("Items "+strconv.Itoa(len(c.Lines))+"  Qty "+strconv.Itoa(units), "", false)
 	}
 	l.rule('-')
-	l.taxes(r.Taxes, "Tax reversed")
-	l.rule('=')
+	if !r.NoTax {
+		l.taxes(r.Taxes, "Tax reversed")
+	}
+	l.closeRule()
 	l.bigLR("CREDIT", l.money(r.Total))
 	l.text(Words(r.Total), 0, false)
 	l.rule('=')
@@ -101,9 +105,9 @@ func (l *layouter) creditNote(r Receipt) {
 }
 
 // reportReturns lays out what an X or Z report says of credit notes: the GST
-// they reversed and the net GST by rate, the discounts, and the numbers used.
-func (l *layouter) reportReturns(rep *Report) {
-	if len(rep.Returns) > 0 {
+// they reversed and the net GST by rate (none when noTax), the discounts, and the numbers used.
+func (l *layouter) reportReturns(rep *Report, noTax bool) {
+	if len(rep.Returns) > 0 && !noTax {
 		l.rule('-')
 		l.taxes(rep.Returns, "GST reversed (credit notes)")
 		l.rule('-')

@@ -17,9 +17,17 @@
 //   - Renderer.PNG draws what a 203 dpi printer prints (576 dots on 80 mm, 384 on
 //     58 mm) with the embedded DejaVu Sans Mono; Renderer.PDF makes an A4 page: a
 //     sale as the A4 tax invoice (seller and document side by side, buyer, table of
-//     lines, HSN summary, totals, words), anything else as the receipt's column.
+//     lines, HSN summary, totals, words), a credit note as its A4 page in the same
+//     layout, anything else as the receipt's column; PageText is that page's text.
 //     Build the Renderer once with NewRenderer: it parses the font and draws the
 //     glyphs in advance, and is never modified afterwards.
+//
+// What a document states is pos's decision, carried as plain values: Legend (the
+// composition scheme's sentence, or that the seller is not registered) under the
+// title, NoTax (prices only: no tax figure, rate or HSN summary in any format),
+// NoReverseCharge ("Reverse charge: No"), and each line's Unit. Every numbered
+// document says ORIGINAL FOR RECIPIENT on its first print and DUPLICATE on later
+// ones, and ends with the seller's signature line.
 //
 // The QR code carries the merchant order id, the service order id, the payment id and
 // the amount in compact text, "GALLA1|moid|soid|pid|amount|sig", signed with the

@@ -16,10 +16,12 @@ func ExampleText() {
 		Terminal: "T1",
 		Cashier:  "Asha",
 		Time:     time.Date(2026, 11, 22, 18, 30, 0, 0, time.UTC),
-		Lines:    []receipts.Line{{Name: "Phone case", HSN: "3926", Qty: 1, UnitPrice: 59900, Amount: 59900, GSTRate: 1800}},
+		Lines:    []receipts.Line{{Name: "Phone case", HSN: "3926", Qty: 1, Unit: "PCS", UnitPrice: 59900, Amount: 59900, GSTRate: 1800}},
 		Taxes:    []receipts.TaxLine{{Rate: 1800, Taxable: 50763, CGST: 4568, SGST: 4569}},
 		Total:    59900,
 		Tenders:  []receipts.Tender{{Kind: receipts.TenderCash, Amount: 59900, Tendered: 100000, Change: 40100}},
+		// A registered seller's invoice says no tax is paid under reverse charge.
+		NoReverseCharge: true,
 	}
 	if err := receipts.Text(os.Stdout, r, 32); err != nil {
 		fmt.Println(err)
@@ -30,14 +32,16 @@ func ExampleText() {
 	//      GSTIN 29ABCDE1234F1Z5
 	//
 	//           TAX INVOICE
+	//      ORIGINAL FOR RECIPIENT
 	// --------------------------------
 	// Invoice No.            T1-000125
 	// Date           22 Nov 2026 18:30
+	// Reverse charge                No
 	// Terminal T1         Cashier Asha
 	// --------------------------------
 	// Phone case
 	//   HSN 3926 GST 18%
-	//   1 x 599.00              599.00
+	//   1 PCS x 599.00          599.00
 	// Items 1  Qty 1            599.00
 	// --------------------------------
 	// Taxable value @18%        507.63
@@ -51,6 +55,10 @@ func ExampleText() {
 	// Paid by cash              599.00
 	//   Cash tendered         1,000.00
 	//   Change                  401.00
+	//
+	//                for Galla Mobiles
+	//
+	//             Authorised signatory
 }
 
 func ExampleWords() {

@@ -30,7 +30,7 @@ func cardSale() Receipt {
 		MerchantOrderID: "GAL-20261122-T1-0007",
 		Lines: []Line{
 			{Name: "Sony WH-1000XM5 wireless headphones", HSN: "8518", Qty: 1, UnitPrice: 2999000, Amount: 2999000, GSTRate: 1800},
-			{Name: "USB-C cable 1 m", HSN: "8544", Qty: 2, UnitPrice: 49900, Amount: 99800, GSTRate: 1800},
+			{Name: "USB-C cable 1 m", HSN: "8544", Qty: 2, Unit: "PCS", UnitPrice: 49900, Amount: 99800, GSTRate: 1800},
 		},
 		Taxes: []TaxLine{{Rate: 1800, Taxable: 2626102, CGST: 236349, SGST: 236349}},
 		Total: 3098800,
@@ -153,6 +153,62 @@ func goldenCases() []struct {
 		{"x-report", report(false)},
 		{"z-report", report(true)},
 		{"tax-invoice", taxInvoice()},
+		{"composition-bill", compositionBill()},
+		{"credit-note", creditNote()},
+	}
+}
+
+// compositionBill is a composition shop's BILL OF SUPPLY: the legend of CGST
+// Rule 5(1)(f) under the title, prices only, no tax anywhere.
+func compositionBill() Receipt {
+	shop := testShop()
+	shop.State = "Karnataka (29)"
+	return Receipt{
+		Kind:            KindSale,
+		Title:           "BILL OF SUPPLY",
+		Legend:          "Composition taxable person, not eligible to collect tax on supplies",
+		NoTax:           true,
+		NoReverseCharge: true,
+		Shop:            shop,
+		Number:          "T1/B2627/00012",
+		Terminal:        "T1",
+		Cashier:         "Asha",
+		Time:            testTime(),
+		MerchantOrderID: "GAL-20261122-T1-0010",
+		PlaceOfSupply:   "Karnataka (29)",
+		Lines: []Line{
+			{Name: "Redmi 13C 4GB/128GB", HSN: "8517", Qty: 1, Unit: "NOS", UnitPrice: 899900, Amount: 899900, IMEIs: []string{"356938035643817"}},
+			{Name: "Tempered glass", HSN: "7007", Qty: 2, Unit: "PCS", UnitPrice: 29900, Discount: 9800, Amount: 50000},
+		},
+		Total:   949900,
+		Tenders: []Tender{{Kind: TenderCash, Amount: 949900, Tendered: 950000, Change: 100}},
+		Footer:  []string{"Thank you!"},
+	}
+}
+
+// creditNote is a registered shop's CREDIT NOTE for the case of taxInvoice,
+// returned: the buyer as on the invoice, the tax it reverses as IGST.
+func creditNote() Receipt {
+	inv := taxInvoice()
+	return Receipt{
+		Kind:            KindCreditNote,
+		Title:           "CREDIT NOTE",
+		NoReverseCharge: true,
+		Shop:            inv.Shop,
+		Number:          "T1/C2627/00003",
+		Terminal:        "T1",
+		Cashier:         "Ravi (manager)",
+		Time:            testTime().Add(26 * time.Hour),
+		MerchantOrderID: inv.MerchantOrderID,
+		Buyer:           inv.Buyer,
+		PlaceOfSupply:   inv.PlaceOfSupply,
+		Interstate:      true,
+		Credit: &CreditNote{InvoiceNumber: inv.Number, InvoiceTime: inv.Time, InvoiceOrderID: inv.MerchantOrderID, Reason: "wrong colour",
+			Lines: []CreditLine{{Line: Line{Name: "Silicone case", HSN: "3926", Qty: 1, Unit: "PCS", UnitPrice: 118000, Amount: 100000, GSTRate: 1800},
+				Taxable: 84746, Tax: 15254}}},
+		Taxes:   []TaxLine{{Rate: 1800, Taxable: 84746, IGST: 15254}},
+		Total:   100000,
+		Tenders: []Tender{{Kind: TenderCard, Amount: 100000, CardBrand: "VISA", CardLast4: "1111", Verified: true}},
 	}
 }
 
@@ -175,10 +231,11 @@ func taxInvoice() Receipt {
 		Buyer:           &Buyer{Name: "Rohan Naik", Address: "House 12, Rua de Ourem, Panaji", State: "Goa (30)", Phone: "9822012345"},
 		PlaceOfSupply:   "Goa (30)",
 		Interstate:      true,
+		NoReverseCharge: true,
 		Lines: []Line{
-			{Name: "Samsung Galaxy A55 5G 8GB/128GB Awesome Iceblue", HSN: "8517", Qty: 1, UnitPrice: 5900000, Amount: 5900000, GSTRate: 1800,
+			{Name: "Samsung Galaxy A55 5G 8GB/128GB Awesome Iceblue", HSN: "8517", Qty: 1, Unit: "NOS", UnitPrice: 5900000, Amount: 5900000, GSTRate: 1800,
 				Taxable: 5000000, Tax: 900000, IMEIs: []string{"356938035643809"}},
-			{Name: "Silicone case", HSN: "3926", Qty: 1, UnitPrice: 118000, Discount: 18000, Amount: 100000, GSTRate: 1800, Taxable: 84746, Tax: 15254},
+			{Name: "Silicone case", HSN: "3926", Qty: 1, Unit: "PCS", UnitPrice: 118000, Discount: 18000, Amount: 100000, GSTRate: 1800, Taxable: 84746, Tax: 15254},
 		},
 		Taxes: []TaxLine{{Rate: 1800, Taxable: 5084746, IGST: 915254}},
 		HSN: []HSNLine{

@@ -83,6 +83,9 @@ func layout(r Receipt, cols int, sign string) []row {
 	default:
 		l.sale(r)
 	}
+	if isDocument(r) {
+		l.signature(r.Shop.Name)
+	}
 	if r.QR != "" {
 		l.blank()
 		l.rows = append(l.rows, row{kind: rowQR})
@@ -104,6 +107,44 @@ func layout(r Receipt, cols int, sign string) []row {
 	return l.rows
 }
 
+// isDocument reports whether r is a numbered document issued to a customer (a
+// sale's, a credit note, a refund receipt), which carries the copy it is and a
+// signature line; a report or a test page does not.
+func isDocument(r Receipt) bool {
+	switch r.Kind {
+	case KindSale, "", KindCreditNote, KindRefund:
+		return r.Number != ""
+	}
+	return false
+}
+
+// OriginalMark is what the first print of a document says (CGST Rule 48(1)).
+const OriginalMark = "ORIGINAL FOR RECIPIENT"
+
+// copyMark prints which copy r is: ORIGINAL FOR RECIPIENT on the first print of a
+// document, "DUPLICATE — reprint N" on every later one.
+func (l *layouter) copyMark(r Receipt) {
+	switch {
+	case r.Reprint > 0:
+		l.rule('*')
+		l.center("DUPLICATE — reprint "+strconv.Itoa(r.Reprint), true)
+		l.rule('*')
+	case isDocument(r):
+		l.center(OriginalMark, true)
+	}
+}
+
+// signature closes a document with the seller's signature line (CGST Rules
+// 46(q), 49 and 53): "for SHOP", room to sign, "Authorised signatory".
+func (l *layouter) signature(shop string) {
+	l.blank()
+	if shop != "" {
+		l.rows = append(l.rows, row{left: "for " + shop, align: alignRight})
+	}
+	l.blank()
+	l.rows = append(l.rows, row{left: "Authorised signatory", align: alignRight})
+}
+
 // sandboxMark says in a box of '#' that the document is the sandbox's.
 func (l *layouter) sandboxMark() {
 	l.rule('#')
@@ -114,6 +155,15 @@ func (l *layouter) sandboxMark() {
 func (l *layouter) blank() { l.rows = append(l.rows, row{}) }
 
 func (l *layouter) rule(c byte) { l.rows = append(l.rows, row{kind: rowRule, ruleChar: c}) }
+
+// closeRule draws the double rule above a total, in place of a single rule just
+// drawn (the end of the items when no tax follows them).
+func (l *layouter) closeRule() {
+	if n := len(l.rows); n > 0 && l.rows[n-1].kind == rowRule && l.rows[n-1].ruleChar == '-' {
+		l.rows = l.rows[:n-1]
+	}
+	l.rule('=')
+}
 
 // text adds s wrapped to the width, indented by indent spaces on every line.
 // buyer prints the buyer named on a document under head, a field a line; strong
@@ -135,12 +185,24 @@ func (l *layouter) buyer(b Buyer, head string, strong bool) {
 		{labelled("State ", b.State), false},
 		{labelled("GSTIN ", b.GSTIN), strong},
 		{labelled("Ph ", b.Phone), false},
-		{labelled("Delivered to ", b.DeliveredTo), strong},
+		{labelled("Delivered to ", deliveredTo(b)), strong},
 	} {
 		if f.s != "" {
 			l.text(f.s, 2, f.bold)
 		}
 	}
+}
+
+// deliveredTo is where the goods are delivered, as printed: the address and
+// the state, either of them, or "".
+func deliveredTo(b Buyer) string {
+	switch {
+	case b.DeliveryAddress != "" && b.DeliveredTo != "":
+		return b.DeliveryAddress + ", " + b.DeliveredTo
+	case b.DeliveryAddress != "":
+		return b.DeliveryAddress
+	}
+	return b.DeliveredTo
 }
 
 func (l *layouter) text(s string, indent int, bold bool) {
@@ -239,15 +301,14 @@ func (l *layouter) header(r Receipt) {
 		}
 		l.center(title, true)
 	}
+	if r.Legend != "" {
+		l.center(r.Legend, true)
+	}
 	if r.Sandbox {
 		l.sandboxMark()
 	}
 	l.cancelMark(r)
-	if r.Reprint > 0 {
-		l.rule('*')
-		l.center("DUPLICATE — reprint "+strconv.Itoa(r.Reprint), true)
-		l.rule('*')
-	}
+	l.copyMark(r)
 	l.rule('-')
 	if r.Number != "" {
 		label := numberLabel(r)
@@ -262,6 +323,9 @@ func (l *layouter) header(r Receipt) {
 			label = "Printed"
 		}
 		l.lr(label, r.Time.Format("02 Jan 2006 15:04"), false)
+	}
+	if r.NoReverseCharge {
+		l.lr("Reverse charge", "No", false)
 	}
 	if r.Terminal != "" || r.Cashier != "" {
 		t, c := "Terminal "+r.Terminal, "Cashier "+r.Cashier
@@ -282,6 +346,10 @@ func (l *layouter) header(r Receipt) {
 	l.billedTo(r)
 }
 
+// walkIn names the recipient of a document that records none: a walk-in buyer,
+// unregistered, as on the invoice.
+const walkIn = "Buyer: walk-in customer (unregistered), as on the invoice"
+
 // billedTo prints who the document is issued to and the place of supply.
 func (l *layouter) billedTo(r Receipt) {
 	if b := r.Buyer; b != nil {
@@ -291,13 +359,26 @@ func (l *layouter) billedTo(r Receipt) {
 			head = "Buyer (registered)"
 		}
 		l.buyer(*b, head, false)
+	} else if r.Kind == KindCreditNote {
+		// Rule 53(1A): the recipient as on the invoice, named or not.
+		l.rule('-')
+		l.text(walkIn, 0, false)
 	}
 	if r.PlaceOfSupply != "" {
 		l.lr("Place of supply", r.PlaceOfSupply, false)
 	}
 }
 
-func (l *layouter) items(lines []Line) {
+// quantity is a line's quantity with its unit: "2 PCS", or "2" without one.
+func quantity(qty int, unit string) string {
+	if unit == "" {
+		return strconv.Itoa(qty)
+	}
+	return strconv.Itoa(qty) + " " + unit
+}
+
+// items lists the lines; noTax leaves out every tax figure (Receipt.NoTax).
+func (l *layouter) items(lines []Line, noTax bool) {
 	if len(lines) == 0 {
 		return
 	}
@@ -307,15 +388,15 @@ func (l *layouter) items(lines []Line) {
 		units += it.Qty
 		sum += it.Amount
 		l.text(it.Name, 0, true)
-		qty := strconv.Itoa(it.Qty) + " x " + Amount(it.UnitPrice)
+		qty := quantity(it.Qty, it.Unit) + " x " + Amount(it.UnitPrice)
 		hsn := ""
 		if it.HSN != "" {
 			hsn = "HSN " + it.HSN
 		}
 		// A taxed line shows its taxable value and tax; an exempt one (0%, no
 		// cess) has none to show.
-		detailed := (it.GSTRate != 0 || it.CessRate != 0) && (it.Taxable != 0 || it.Tax != 0)
-		if it.GSTRate > 0 && !detailed {
+		detailed := !noTax && (it.GSTRate != 0 || it.CessRate != 0) && (it.Taxable != 0 || it.Tax != 0)
+		if it.GSTRate > 0 && !detailed && !noTax {
 			hsn = strings.TrimSpace(hsn + " GST " + percent(it.GSTRate))
 		}
 		amount := Amount(it.Amount)
@@ -394,10 +475,8 @@ func (l *layouter) hsnSummary(rows []HSNLine) {
 }
 
 func (l *layouter) sale(r Receipt) {
-	l.items(r.Lines)
-	if r.Composition {
-		l.text("Composition taxable person, not eligible to collect tax on supplies", 0, false)
-	} else {
+	l.items(r.Lines, r.NoTax)
+	if !r.NoTax {
 		l.taxes(r.Taxes, "")
 		if len(r.HSN) > 0 {
 			l.rule('-')
@@ -409,7 +488,7 @@ func (l *layouter) sale(r Receipt) {
 		l.lr("Invoice value", Amount(r.Total-r.RoundOff), false)
 		l.lr("Round off", signed(r.RoundOff), false)
 	}
-	l.rule('=')
+	l.closeRule()
 	l.bigLR("TOTAL", l.money(r.Total))
 	l.text(Words(r.Total), 0, false)
 	l.rule('=')
@@ -433,8 +512,10 @@ func (l *layouter) refund(r Receipt) {
 			l.text("Partial refund", 0, true)
 		}
 	}
-	l.items(r.Lines)
-	l.taxes(r.Taxes, "GST reversed")
+	l.items(r.Lines, r.NoTax)
+	if !r.NoTax {
+		l.taxes(r.Taxes, "GST reversed")
+	}
 	l.rule('=')
 	l.bigLR("REFUND", l.money(r.Total))
 	l.text(Words(r.Total), 0, false)
@@ -594,11 +675,11 @@ func (l *layouter) report(r Receipt) {
 	}
 	section("By tender", rep.ByTender)
 	section("By EMI plan", rep.ByEMI)
-	if len(rep.Taxes) > 0 {
+	if len(rep.Taxes) > 0 && !r.NoTax {
 		l.rule('-')
 		l.taxes(rep.Taxes, "GST collected")
 	}
-	l.reportReturns(rep)
+	l.reportReturns(rep, r.NoTax)
 	l.rule('=')
 	l.bigLR("NET", l.money(rep.Net))
 	l.lr("Cash expected in drawer", l.money(rep.CashExpected), true)

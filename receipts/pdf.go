@@ -11,7 +11,8 @@ import (
 	"github.com/skip2/go-qrcode"
 )
 
-// The PDF of a sale is the A4 tax invoice (a4.go); that of a refund or a report is
+// The PDF of a sale is the A4 tax invoice (a4.go), that of a credit note its A4
+// page (a4credit.go); that of a refund receipt or a report is
 // an A4 page with the receipt as a column of 48 monospaced characters in its
 // middle, the same rows as the printed receipt.
 const (
@@ -35,7 +36,8 @@ type pdfCanvas interface {
 
 // PDF writes r as an A4 PDF (more pages if it is long) with the embedded DejaVu
 // Sans Mono, ₹ and the QR code, for A4 printers and e-mail: a sale as the A4 tax
-// invoice with its tables, anything else as the receipt's column. The document's
+// invoice with its tables, a credit note as its A4 page, anything else as the
+// receipt's column. The document's
 // creation date is the receipt's time, so the same receipt gives the same file.
 func (rd *Renderer) PDF(w io.Writer, r Receipt) error {
 	pdf := &gopdf.GoPdf{}
@@ -80,13 +82,35 @@ type pdfGrid struct {
 	size, lineH float64 // points
 }
 
-// drawPDF lays r out on A4 pages of c: a sale as the A4 invoice, anything else as
-// the receipt's column.
+// drawPDF lays r out on A4 pages of c (pdfRows).
 func drawPDF(c pdfCanvas, r Receipt) error {
-	if r.Kind == KindSale || r.Kind == "" {
-		return drawGrid(c, r, a4Layout(r), pdfGrid{cols: a4Cols, size: a4FontSize, lineH: a4LineH})
+	rows, g := pdfRows(r)
+	return drawGrid(c, r, rows, g)
+}
+
+// pdfRows is what r's PDF draws and on what grid: a sale as the A4 invoice, a
+// credit note as its A4 page, anything else as the receipt's column.
+func pdfRows(r Receipt) ([]row, pdfGrid) {
+	a4 := pdfGrid{cols: a4Cols, size: a4FontSize, lineH: a4LineH}
+	switch r.Kind {
+	case KindSale, "":
+		return a4Layout(r), a4
+	case KindCreditNote:
+		return a4CreditLayout(r), a4
 	}
-	return drawGrid(c, r, layout(r, pdfCols, "₹"), pdfGrid{cols: pdfCols, size: pdfFontSize, lineH: pdfLineH})
+	return layout(r, pdfCols, "₹"), pdfGrid{cols: pdfCols, size: pdfFontSize, lineH: pdfLineH}
+}
+
+// PageText is the text r's PDF prints, a line per row (the QR code and rules as
+// they are in Text), for reading what an A4 document says without a PDF reader.
+func PageText(r Receipt) string {
+	rows, g := pdfRows(r)
+	var b strings.Builder
+	for _, rw := range rows {
+		b.WriteString(strings.TrimRight(rw.compose(g.cols), " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // drawGrid draws rows on A4 pages of c, centred, on grid g.

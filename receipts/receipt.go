@@ -51,9 +51,17 @@ type Receipt struct {
 	// tax is IGST).
 	PlaceOfSupply string
 	Interstate    bool
-	// Composition marks a bill of supply of a composition-scheme shop, which
-	// must say it collects no tax.
-	Composition bool
+	// NoTax marks a document of a seller who may not state tax: one not
+	// registered under GST (CGST Act s.32) or under the composition scheme
+	// (s.10(4)). It prints prices only, in every format: no taxable value, rate,
+	// GST, CGST, SGST, IGST, cess, HSN summary of tax or tax reversed.
+	NoTax bool
+	// Legend is the line printed under the title: the composition scheme's
+	// sentence (CGST Rule 5(1)(f)) or that the seller is not registered.
+	Legend string
+	// NoReverseCharge prints "Reverse charge: No" (CGST Rule 46(p)) with the
+	// number and date: a registered seller's documents say it.
+	NoReverseCharge bool
 
 	Lines []Line    // the items sold (or refunded)
 	Taxes []TaxLine // taxable value and GST per rate
@@ -68,8 +76,9 @@ type Receipt struct {
 	Credit  *CreditNote // set for KindCreditNote (credit.go)
 	Report  *Report     // set for KindXReport and KindZReport
 
-	// Reprint is 0 for the original and N for the Nth reprint, which prints
-	// "DUPLICATE — reprint N".
+	// Reprint is 0 for the original, which a sale's document or a credit note
+	// marks ORIGINAL FOR RECIPIENT (CGST Rule 48(1)), and N for the Nth copy,
+	// which prints "DUPLICATE — reprint N".
 	Reprint int
 
 	// QR is the signed QR text (SignQR), printed as a QR code; empty prints none.
@@ -108,6 +117,9 @@ type Buyer struct {
 	// DeliveredTo is the state the goods are delivered to, as printed, when the
 	// shop delivers them; "" when they are taken at the counter.
 	DeliveredTo string
+	// DeliveryAddress is the address the goods are delivered to (CGST Rule
+	// 46(e) and (o)), printed before DeliveredTo.
+	DeliveryAddress string
 }
 
 // Line is one item of a sale or refund.
@@ -115,6 +127,7 @@ type Line struct {
 	Name      string
 	HSN       string   // HSN/SAC code
 	Qty       int      // units
+	Unit      string   // the unit quantity code (UQC) of Qty: NOS, PCS, BOX, KGS…
 	UnitPrice int64    // GST-inclusive paise per unit
 	Discount  int64    // paise taken off the line
 	Amount    int64    // GST-inclusive paise for the line (after any discount)

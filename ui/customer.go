@@ -38,6 +38,8 @@ type customerPanel struct {
 	state   *keyEntry
 	gstin   *keyEntry
 	ship    *keyEntry
+	// shipAt is the address the goods are delivered to, printed with ship.
+	shipAt *keyEntry
 }
 
 // fit grows the panel to hold its message as wrapped at the panel's width (a
@@ -68,10 +70,11 @@ func (c *customerPanel) fill(b pos.Buyer) {
 	if b.ShipState != "" {
 		c.ship.SetText(pos.States[b.ShipState])
 	}
+	c.shipAt.SetText(b.ShipAddress)
 }
 
 func (c *customerPanel) buyer() pos.Buyer {
-	return pos.Buyer{Phone: c.phone.Text, Name: c.name.Text, Address: c.address.Text, State: c.state.Text, GSTIN: c.gstin.Text, ShipState: c.ship.Text}.Normal()
+	return pos.Buyer{Phone: c.phone.Text, Name: c.name.Text, Address: c.address.Text, State: c.state.Text, GSTIN: c.gstin.Text, ShipState: c.ship.Text, ShipAddress: c.shipAt.Text}.Normal()
 }
 
 // lookUp fills in a customer remembered under the phone number typed, then moves

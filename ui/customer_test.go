@@ -91,6 +91,8 @@ func TestCustomerPanel(t *testing.T) {
 	require.NotNil(t, u.dialogs.prompt)
 	assert.Contains(t, u.dialogs.prompt.message.Text, "The buyer's GSTIN is not valid")
 	fields[4].SetText("")
+	require.Len(t, fields, 7, "phone, name, address, state, GSTIN, delivery state and address")
+	fields[6].SetText("House 3,  Indiranagar") // delivered within the buyer's state: still IGST
 	u.dialogs.prompt.confirm()
 	h.settle()
 	assert.Nil(t, u.dialogs.prompt)
@@ -104,7 +106,8 @@ func TestCustomerPanel(t *testing.T) {
 	h.settle()
 	require.Equal(t, u.cash, u.current)
 	require.NotNil(t, u.cash.req.Buyer)
-	assert.Equal(t, pos.Buyer{Name: "Asha Rao", Phone: "9845012345", Address: "12 MG Road, Bengaluru", State: "29"}, *u.cash.req.Buyer)
+	assert.Equal(t, pos.Buyer{Name: "Asha Rao", Phone: "9845012345", Address: "12 MG Road, Bengaluru", State: "29", ShipAddress: "House 3, Indiranagar"}, *u.cash.req.Buyer,
+		"the delivery address goes with the sale, to be printed")
 
 	// A new sale forgets the customer.
 	h.press(fyne.KeyEscape)

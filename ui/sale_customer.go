@@ -30,13 +30,14 @@ func newSaleCustomer(s *saleScreen) *saleCustomer {
 // it is needed.
 func (sc *saleCustomer) askCustomer(why string) {
 	u := sc.s.u
-	c := &customerPanel{s: sc.s, phone: newKeyEntry(u), name: newKeyEntry(u), address: newKeyEntry(u), state: newKeyEntry(u), gstin: newKeyEntry(u), ship: newKeyEntry(u)}
+	c := &customerPanel{s: sc.s, phone: newKeyEntry(u), name: newKeyEntry(u), address: newKeyEntry(u), state: newKeyEntry(u), gstin: newKeyEntry(u), ship: newKeyEntry(u), shipAt: newKeyEntry(u)}
 	c.phone.SetPlaceHolder("Mobile number (Enter finds a customer seen before)")
 	c.name.SetPlaceHolder("Name")
 	c.address.SetPlaceHolder("Address")
 	c.state.SetPlaceHolder("State: name or code, e.g. Karnataka or 29")
 	c.gstin.SetPlaceHolder("GSTIN of a registered buyer (a B2B sale)")
 	c.ship.SetPlaceHolder("Delivered to state (empty: taken at the counter)")
+	c.shipAt.SetPlaceHolder("Delivery address, printed on the invoice")
 	if b := sc.buyer; b != nil {
 		c.fill(*b)
 	}
@@ -44,7 +45,7 @@ func (sc *saleCustomer) askCustomer(why string) {
 	if why != "" {
 		text = why
 	}
-	c.prompt = u.dialogs.ask("Customer", text, []*keyEntry{c.phone, c.name, c.address, c.state, c.gstin, c.ship}, c.confirm)
+	c.prompt = u.dialogs.ask("Customer", text, []*keyEntry{c.phone, c.name, c.address, c.state, c.gstin, c.ship, c.shipAt}, c.confirm)
 	c.phone.OnSubmitted = func(string) { c.lookUp() }
 	c.fit()
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,4 +56,61 @@ func TestCheckoutBuyer(t *testing.T) {
 	assert.Contains(t, doc, "  Delivered to Goa (30)\n")
 	assert.Contains(t, doc, "Place of supply                         Goa (30)\n")
 	assert.Contains(t, doc, "  IGST @18%")
+
+	// Delivered to an address: the address is printed with its state (Rule
+	// 46(e)), on the slip and on A4.
+	code, out, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash", "--deliver-state", "goa",
+		"--deliver-address", "Villa 4, Calangute")
+	require.Equal(t, exitOK, code, errOut)
+	code, doc, errOut = tillRun(t, dir, "", nil, "receipt", decodeCheckout(t, out).MerchantOrderID)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, doc, "  Delivered to Villa 4, Calangute, Goa (30)\n")
+}
+
+// TestReceiptFollowsTheRegistration sells a cable at a shop without a GSTIN, then
+// under the composition scheme, and prints each receipt with galla receipt: the
+// first a RECEIPT with prices only, the second a BILL OF SUPPLY with the legend
+// at its top and no tax; a sale to another state is refused under the scheme.
+// Each prints as ESC/POS, PNG and PDF.
+func TestReceiptFollowsTheRegistration(t *testing.T) {
+	dir := t.TempDir()
+	shop := []string{"shop", "set", "--name", "Sharma Mobiles", "--address", "12 FC Road, Pune 411004", "--state", "27"}
+	code, _, errOut := tillRun(t, dir, "", nil, shop...)
+	require.Equal(t, exitOK, code, errOut)
+	sell := func() string {
+		t.Helper()
+		code, out, errOut := tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+		require.Equal(t, exitOK, code, errOut)
+		id := decodeCheckout(t, out).MerchantOrderID
+		for _, format := range []string{"escpos", "png", "pdf"} {
+			code, out, errOut := tillRun(t, dir, "", nil, "receipt", id, "--format", format)
+			require.Equal(t, exitOK, code, errOut)
+			assert.NotEmpty(t, out, format)
+		}
+		code, doc, errOut := tillRun(t, dir, "", nil, "receipt", id)
+		require.Equal(t, exitOK, code, errOut)
+		return strings.Join(strings.Fields(doc), " ")
+	}
+	noTax := []string{"TAX INVOICE", "Taxable", "GST @", "CGST", "SGST", "IGST", "HSN summary", "%"}
+
+	doc := sell()
+	assert.Contains(t, doc, "RECEIPT")
+	assert.Contains(t, doc, "Seller not registered under GST")
+	assert.Contains(t, doc, "1 NOS x 499.00")
+	for _, no := range append(noTax, "Reverse charge") {
+		assert.NotContains(t, doc, no)
+	}
+
+	code, _, errOut = tillRun(t, dir, "", nil, append(shop, "--gstin", "27AAPFU0939F1ZV", "--composition")...)
+	require.Equal(t, exitOK, code, errOut)
+	doc = sell()
+	assert.Contains(t, doc, "BILL OF SUPPLY Composition taxable person, not eligible to collect tax on supplies")
+	assert.Contains(t, doc, "Reverse charge No")
+	assert.Contains(t, doc, "for Sharma Mobiles Authorised signatory")
+	for _, no := range noTax {
+		assert.NotContains(t, doc, no)
+	}
+	code, _, errOut = tillRun(t, dir, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash", "--deliver-state", "goa")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "may not supply goods to another state (CGST Act s.10(2)(c))")
 }

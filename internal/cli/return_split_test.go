@@ -27,6 +27,7 @@ func TestCmdReturnSplitSale(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	code, _, errOut = tillRun(t, dir, "", pin, "shift", "open", "--float", "200000")
 	require.Equal(t, exitOK, code, errOut)
+	registerShop(t, dir, pin)
 	fy := pos.FinancialYear(time.Now())
 	sell := func(n string) checkoutOutput {
 		t.Helper()

@@ -127,11 +127,21 @@ func TestExchangeWithSplitTender(t *testing.T) {
 // twoCablesForCash adds the manager Meera on a fresh terminal in dir and sells
 // two cables for cash (T1/FY/000001); it returns her PIN as GALLA_PIN and the
 // sale.
+// registerShop makes the shop in dir a regular GST registrant, whose documents
+// state the tax they charge and reverse (a shop without a GSTIN states none).
+func registerShop(t *testing.T, dir string, pin map[string]string) {
+	t.Helper()
+	code, _, errOut := tillRun(t, dir, "", pin, "shop", "set", "--name", "Galla Mobiles", "--address", "1 MG Road, Pune",
+		"--state", "27", "--gstin", "27AAPFU0939F1ZV")
+	require.Equal(t, exitOK, code, errOut)
+}
+
 func twoCablesForCash(t *testing.T, dir string) (map[string]string, checkoutOutput) {
 	t.Helper()
 	pin := map[string]string{"GALLA_PIN": "432100"}
 	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
 	require.Equal(t, exitOK, code, errOut)
+	registerShop(t, dir, pin)
 	code, out, errOut := tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M:2", "--pay", "cash", "--cash", "100000")
 	require.Equal(t, exitOK, code, errOut)
 	sale := decodeCheckout(t, out)

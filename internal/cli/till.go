@@ -182,6 +182,7 @@ func cmdCheckout(c *cli, args []string) int {
 	fs.StringVar(&buyer.State, "customer-state", "", "the buyer's state: its GST code (29) or name (Karnataka)")
 	fs.StringVar(&buyer.GSTIN, "customer-gstin", "", "a registered buyer's GSTIN: the sale is B2B")
 	fs.StringVar(&buyer.ShipState, "deliver-state", "", "the state the shop delivers the goods to, when not handed over at the counter")
+	fs.StringVar(&buyer.ShipAddress, "deliver-address", "", "the address the shop delivers the goods to, printed on the invoice with --deliver-state")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
@@ -318,7 +319,7 @@ func checkoutErrorCode(err error) int {
 	}
 	for _, bad := range []error{pos.ErrEmptyCart, pos.ErrBadIMEI, pos.ErrIMEIMissing, pos.ErrOfferNotForCard,
 		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed, pos.ErrBuyerNeeded, pos.ErrIMEISold, pos.ErrNoShift,
-		pos.ErrWrongPIN, pos.ErrBadPIN, pos.ErrTooManyOverrides, pos.ErrGatewayNotApproved} {
+		pos.ErrWrongPIN, pos.ErrBadPIN, pos.ErrTooManyOverrides, pos.ErrGatewayNotApproved, pos.ErrInterstateComposition} {
 		if errors.Is(err, bad) {
 			return exitBadInput
 		}

@@ -1,0 +1,111 @@
+package pos
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Registration is how the shop is registered under GST. It is the one rule that
+// decides what every document of the shop is and whether any of them states tax:
+// the sale's document and its credit notes in every format, the X and Z reports'
+// tax rows, the CSV of lines and GSTR-1 (docs/gst.md, "Which document").
+//
+//   - Unregistered (no GSTIN): the shop may not collect tax (CGST Act s.32(1)). Its
+//     document is a RECEIPT with prices only, saying the seller is not registered.
+//   - Composition: the shop pays tax on its turnover and may not collect it from
+//     the buyer (s.10(4)). Its document is a BILL OF SUPPLY (Rule 49) with no tax
+//     anywhere and the legend of Rule 5(1)(f) at its top; it may not supply goods
+//     to another state (s.10(2)(c)).
+//   - Regular: a TAX INVOICE (s.31, Rule 46), or a BILL OF SUPPLY for a sale of
+//     exempt goods only (Rule 49).
+type Registration uint8
+
+// The registrations a shop can have.
+const (
+	Unregistered Registration = iota
+	Composition
+	Regular
+)
+
+// CompositionLegend is the sentence a composition shop prints at the top of its
+// bill of supply, word for word (CGST Rule 5(1)(f)).
+const CompositionLegend = "Composition taxable person, not eligible to collect tax on supplies"
+
+// UnregisteredLegend is the line a shop without a GSTIN prints under the title of
+// its documents: it is not a tax document and charges no tax (CGST Act s.32).
+const UnregisteredLegend = "Seller not registered under GST; no tax charged"
+
+// Registration is the shop's registration: Unregistered while its GSTIN is not
+// set, else Composition or Regular.
+func (s Shop) Registration() Registration {
+	switch {
+	case s.GSTIN == "":
+		return Unregistered
+	case s.Composition:
+		return Composition
+	}
+	return Regular
+}
+
+// String names the registration as Settings and the docs do.
+func (g Registration) String() string {
+	switch g {
+	case Unregistered:
+		return "not registered"
+	case Composition:
+		return "composition scheme"
+	}
+	return "registered"
+}
+
+// ShowsTax reports whether the shop's documents, reports and exports state tax
+// (a taxable value, a rate, GST, CGST/SGST/IGST, cess, an HSN summary of tax): a
+// regular registration only.
+func (g Registration) ShowsTax() bool { return g == Regular }
+
+// Title is the title of the shop's sale documents: RECEIPT, BILL OF SUPPLY or
+// TAX INVOICE. A regular shop's sale of exempt goods only is a BILL OF SUPPLY
+// all the same (Shop.TitleFor).
+func (g Registration) Title() string {
+	switch g {
+	case Unregistered:
+		return "RECEIPT"
+	case Composition:
+		return "BILL OF SUPPLY"
+	}
+	return "TAX INVOICE"
+}
+
+// Legend is the line printed at the top of the shop's documents, under the title:
+// CompositionLegend, UnregisteredLegend, or "" for a regular shop.
+func (g Registration) Legend() string {
+	switch g {
+	case Unregistered:
+		return UnregisteredLegend
+	case Composition:
+		return CompositionLegend
+	}
+	return ""
+}
+
+// ReverseCharge reports whether the shop's documents say "Reverse charge: No"
+// (Rule 46(p)): a registered shop's do. Galla never sells under reverse charge.
+func (g Registration) ReverseCharge() bool { return g != Unregistered }
+
+// ErrInterstateComposition is matched (errors.Is) by the refusal of a composition
+// shop's sale to another state.
+var ErrInterstateComposition = errors.New("a composition shop may not supply goods to another state")
+
+// CheckSupply refuses a supply the shop's registration does not allow: a
+// composition shop's sale whose place of supply is another state (CGST Act
+// s.10(2)(c)). It is checked before anything is journaled or charged.
+func (s Shop) CheckSupply(p Place) error {
+	if s.Registration() != Composition || !p.Interstate {
+		return nil
+	}
+	return sentenceWrap{
+		sentence: fmt.Sprintf("This sale is supplied in %s, another state, and a shop under the composition scheme may not supply goods to another state (CGST Act s.10(2)(c)): hand the goods over at the counter or deliver them within %s, and leave out an address in another state; nothing has been charged.",
+			stateName(p.State), stateName(s.State)),
+		err: ErrInterstateComposition,
+	}
+}
