@@ -33,7 +33,8 @@ type Shop struct {
 	Composition bool `json:"composition,omitempty"`
 	// Rates is the shop's GST rate list: the rates its catalog may carry, a
 	// subset of GSTRates. Empty is every rate in force (GSTRates).
-	Rates []Rate `json:"rates,omitempty"`
+	Rates    []Rate `json:"rates,omitempty"`
+	Turnover Paise  `json:"turnover,omitempty"`
 }
 
 // RateList is the rates the shop's catalog may carry, lowest first.
