@@ -38,6 +38,9 @@ const EInvoiceLimit = Paise(5_00_00_000_00)
 // IRP refuses documents older than 30 days from taxpayers of this size.
 const EInvoiceWindow = 30
 
+// StampTimeout bounds the registration a print waits for.
+const StampTimeout = 10 * time.Second
+
 // IRNCancelWindow is how long after its acknowledgement the IRP cancels an IRN.
 const IRNCancelWindow = 24 * time.Hour
 
@@ -70,6 +73,9 @@ const (
 	EvIRNUnknown    EventKind = "irn.unknown"    // generate's answer was lost: inquire by document details before sending again
 	EvIRNCancelled  EventKind = "irn.cancelled"  // the IRN cancelled, the document voided within 24 hours
 )
+
+// refusedBuild is the code of an irn.refused whose INV-01 could not be built.
+const refusedBuild = "build"
 
 // IRNEvent is the Data of the irn.* events.
 type IRNEvent struct {
@@ -194,6 +200,9 @@ func (e *EInvoices) apply(kind EventKind, d IRNEvent) {
 		st.Status = IRNUnknown
 	case EvIRNRefused:
 		st.Status, st.Refusal = IRNPending, strings.TrimSpace(d.Code+" "+d.Message)
+		if d.Code == refusedBuild {
+			st.Refusal = d.Message
+		}
 	case EvIRNRegistered:
 		st.Status, st.IRN, st.AckNo, st.QR, st.Refusal = IRNRegistered, d.IRN, d.AckNo, d.QR, ""
 		st.AckDate, _ = time.ParseInLocation(irp.AckLayout, d.AckDate, irp.IST)
@@ -316,7 +325,7 @@ func (e *EInvoices) Register(ctx context.Context, orderID string) ([]IRNState, e
 		if st.Status != IRNRegistered && st.Status != IRNCancelled {
 			why := "the IRP cannot be reached"
 			if st.Refusal != "" {
-				why = "the IRP refused it: " + st.Refusal
+				why = "refused: " + st.Refusal
 			}
 			pending = append(pending, fmt.Sprintf("%s (%s)", d.Number, why))
 		}
@@ -346,7 +355,7 @@ func (e *EInvoices) registerLocked(ctx context.Context, d gstr.Document, o Order
 	inv, err := irp.Build(irpDocument(d, o, shop))
 	if err != nil {
 		ev := base
-		ev.Code, ev.Message = "build", strings.TrimPrefix(err.Error(), irp.ErrIncomplete.Error()+": ")
+		ev.Code, ev.Message = refusedBuild, strings.TrimPrefix(err.Error(), irp.ErrIncomplete.Error()+": ")
 		if err := e.append(ctx, EvIRNRefused, ev); err != nil {
 			return IRNState{}, err
 		}
@@ -513,6 +522,9 @@ func (e *EInvoices) CheckVoid(ctx context.Context, o *Order) error {
 	if e == nil || o == nil {
 		return nil
 	}
+	if shop, err := LoadShop(ctx, e.c.j); err != nil || !shop.EInvoicing() {
+		return err // a void is of today's invoice: the shop's e-invoicing today decides
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.catchUp(ctx); err != nil {
@@ -535,6 +547,9 @@ func (e *EInvoices) CheckVoid(ctx context.Context, o *Order) error {
 func (e *EInvoices) CancelVoided(ctx context.Context, o *Order, reason string) error {
 	if e == nil || o == nil {
 		return nil
+	}
+	if shop, err := LoadShop(ctx, e.c.j); err != nil || !shop.EInvoicing() {
+		return err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -580,7 +595,11 @@ func (e *EInvoices) stamp(ctx context.Context, o *Order, r *receipts.Receipt) {
 		return
 	}
 	if e.port != nil {
-		_, _ = e.Register(ctx, o.ID) // a pending IRN prints as pending; the sentence is the till's to show
+		// A pending IRN prints as pending: the IRP is given a few seconds, not
+		// the counter's queue.
+		rctx, cancel := context.WithTimeout(ctx, StampTimeout)
+		_, _ = e.Register(rctx, o.ID)
+		cancel()
 	}
 	e.mu.Lock()
 	st := e.state(docType(*doc), doc.Number)

@@ -335,3 +335,23 @@ func irpClient(t *testing.T, er *einvoiceRig) *irp.Client {
 	require.NoError(t, err)
 	return c
 }
+
+// TestIncompleteDocumentStaysPendingWithTheReason: a shop address without a
+// PIN code cannot make an INV-01; nothing is sent, the refusal is journaled and
+// the document stays pending with the reason.
+func TestIncompleteDocumentStaysPendingWithTheReason(t *testing.T) {
+	er := newEInvoiceRig(t, crore(12.5))
+	shop, err := LoadShop(t.Context(), er.j)
+	require.NoError(t, err)
+	shop.Address = []string{"Shop 4, FC Road", "Pune"}
+	raw, err := json.Marshal(shop)
+	require.NoError(t, err)
+	_, err = er.j.Append(t.Context(), Event{V: EventVersion, Time: er.clock.Now(), Kind: EvSettingsChanged, Setting: &Setting{Key: SettingShop, Value: raw}})
+	require.NoError(t, err)
+	id, number := er.sell(t, b2bBuyer)
+	_, err = er.tl.EInvoices.Register(t.Context(), id)
+	require.ErrorIs(t, err, ErrIRNPending)
+	assert.Contains(t, Sentence(err), "IRN pending for "+number+" (refused: the shop's address has no 6-digit PIN code)")
+	assert.Zero(t, er.irp.Calls(irp.PathGenerate))
+	assert.Equal(t, []EventKind{EvIRNRefused}, er.irnEvents(t))
+}
