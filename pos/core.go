@@ -54,6 +54,7 @@ type core struct {
 	imeis     *IMEIs
 	returns   *Returns
 	books     *Books
+	einv      *EInvoices
 }
 
 // newCore is the core of a till configured by cfg, with its services, before
@@ -63,6 +64,7 @@ func newCore(cfg TillConfig) *core {
 		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
 	c.drawer, c.crew, c.shelf, c.setup, c.customers, c.docs = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}, &Documents{c}
 	c.checkout, c.pending, c.imeis, c.returns, c.books = &Checkout{c}, &Pending{c}, &IMEIs{c}, &Returns{c}, &Books{c}
+	c.einv = &EInvoices{c: c, port: cfg.IRP}
 	return c
 }
 

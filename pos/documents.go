@@ -115,6 +115,7 @@ func (ds *Documents) ReceiptDocument(ctx context.Context, orderID string, refund
 		}
 		opt.Tenders = sale.paidTenders()
 		d.Receipt = ReceiptFor(*o, shop, opt)
+		ds.einv.stamp(ctx, o, &d.Receipt)
 		return d, nil
 	}
 	ref, found := DoneRefund(*o, refund)
@@ -137,6 +138,7 @@ func (ds *Documents) ReceiptDocument(ctx context.Context, orderID string, refund
 	if d.Receipt, err = RefundReceiptFor(*o, ref.UniqueTxnID, shop, opt); err != nil {
 		return nil, err
 	}
+	ds.einv.stamp(ctx, o, &d.Receipt)
 	d.refundID = ref.UniqueTxnID
 	return d, nil
 }

@@ -562,7 +562,13 @@ func (rt *Returns) CancelDocument(ctx context.Context, doc, pin, reason string) 
 	if err := rt.drawer.givingBackNeedsShift(ctx, o); err != nil {
 		return nil, err
 	}
+	if err := rt.einv.CheckVoid(ctx, o); err != nil {
+		return nil, err
+	}
 	res, err := rt.eng.Refunds.cancelDocument(ctx, o.ID, pin, reason, rt.cfg.Terminal)
+	if err == nil && res.Status == CancelDone {
+		err = rt.einv.CancelVoided(ctx, o, reason)
+	}
 	if errors.Is(err, ErrWrongPIN) || err == nil {
 		_ = rt.crew.counted(err)
 	}
@@ -599,6 +605,9 @@ func (rt *Returns) CanCancel(ctx context.Context, o *Order) string {
 	}
 	if o.PaidDay != rt.eng.Today() {
 		return "Only an invoice of today's business day can be cancelled; make a return (credit note) instead."
+	}
+	if err := rt.einv.CheckVoid(ctx, o); err != nil {
+		return Sentence(err)
 	}
 	return ""
 }

@@ -37,6 +37,8 @@ type Till struct {
 	IMEIs     *IMEIs
 	Returns   *Returns
 	Books     *Books
+	// EInvoices registers the B2B documents with the IRP (einvoice.go).
+	EInvoices *EInvoices
 
 	c *core // the state the services share; the facade's own methods read it
 }
@@ -145,6 +147,10 @@ type TillConfig struct {
 	// embedded sandbox, or the approved service). Cash, UPI and credit notes
 	// are taken as ever. The status bar shows it (TillStatus.Gateway).
 	GatewayHold string
+	// IRP is the Invoice Registration Portal the B2B documents of an
+	// e-invoicing shop are registered with (einvoice.go); nil leaves them IRN
+	// pending.
+	IRP IRP
 }
 
 // NewTill builds the till over an engine: it loads the discount policy and the
@@ -155,7 +161,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	}
 	c := newCore(cfg)
 	t := &Till{c: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers, Documents: c.docs,
-		Checkout: c.checkout, Pending: c.pending, IMEIs: c.imeis, Returns: c.returns, Books: c.books}
+		Checkout: c.checkout, Pending: c.pending, IMEIs: c.imeis, Returns: c.returns, Books: c.books, EInvoices: c.einv}
 	if t.c.prn == nil {
 		t.c.prn = receipts.NewPrinter
 	}

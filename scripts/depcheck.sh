@@ -42,6 +42,8 @@ while read -r pkg imports; do
 	case "$pkg" in
 	galla/pos/gstr | galla/internal/testclock | galla/internal/version | galla/store/pgtest)
 		grep -qE '(^| )galla(/| |$)' <<<"$imports" && say "$pkg imports a package of ours (it is a leaf)" ;;
+	galla/gateway/irp) grep -qE '(^| )galla(/| |$)' <<<"$imports" && say "$pkg imports a package of ours (it is a leaf)" ;;
+	galla/gateway/irp/sandbox) grep -oE '(^| )galla(/[^ ]*)?' <<<"$imports" | grep -qvE '^ ?galla/gateway/irp$' && say "gateway/irp/sandbox imports more of ours than gateway/irp" ;;
 	galla/gateway/sandbox) grep -oE '(^| )galla(/[^ ]*)?' <<<"$imports" | grep -qvE '^ ?galla/gateway$' && say "gateway/sandbox imports more of ours than gateway" ;;
 	galla/internal/config | galla/internal/phonepage) grep -oE '(^| )galla(/[^ ]*)?' <<<"$imports" | grep -qvE '^ ?galla/pos$' && say "$pkg imports more of ours than pos (the port it implements)" ;;
 	esac

@@ -99,6 +99,7 @@ func commands() map[string]command {
 		"store":     {"galla store init --db URL [--host NAMES] | store serve --db URL [--listen ADDR] | store enrol-code TERMINAL_ID --db URL | store alarms --db URL | store unblock TERMINAL_ID --db URL (a store manager's PIN) | " + storePagesUsage[len("galla "):], cmdStore},
 		"enrol":     {"galla enrol STORE_URL CODE --fingerprint SHA256 --staff MANAGER | enrol --acknowledge --staff MANAGER (a manager's PIN on standard input or in GALLA_PIN)", cmdEnrol},
 		"gateway":   {"galla gateway [approve --staff MANAGER] (the live payment service and whether a manager approved it on this counter; approve takes a manager's PIN on standard input or in GALLA_PIN)", cmdGateway},
+		"einvoice":  {"galla einvoice pending | einvoice register [DOCUMENT_NO] | einvoice status DOCUMENT_NO | einvoice credentials (the live IRP's access as JSON on standard input, kept in the keyring)", cmdEInvoice},
 		"sync":      {"galla sync [--pending] [--staff MANAGER] (a manager accepts a store at its first sync)", cmdSync},
 	}
 }

@@ -124,6 +124,13 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 	})
 	tc := pos.TillConfig{Engine: t.eng, Catalogs: j.Shop, SampleCatalog: assets.SampleCatalog(), Backups: j.Archive, QRKey: key,
 		Terminal: cfg.Terminal, Live: t.ps.live(), Phone: t.phone, Service: t.cfg}
+	// B2B documents of an e-invoicing shop are registered with the IRP: the live
+	// one whose access the keyring keeps, else the embedded sandbox.
+	if shop, err := pos.LoadShop(context.Background(), j.Port()); err == nil {
+		if tc.IRP, _, err = openIRP(sec, shop.GSTIN, t.eng.Now); err != nil {
+			fmt.Fprintln(c.stderr, "galla: e-invoicing is off:", err)
+		}
+	}
 	tc.GatewayHold = hold
 	noteChange := func() {
 		if tc.GatewayHold != "" && create != journal.CreateNever {
@@ -168,7 +175,9 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 			noteChange()
 		}
 	}()
-	t.stop = func() { stopSync(); stopCheck() }
+	irnDone := make(chan struct{})
+	go func() { defer close(irnDone); registerPendingIRNs(vctx, t) }()
+	t.stop = func() { stopSync(); stopCheck(); <-irnDone }
 	return t, nil
 }
 

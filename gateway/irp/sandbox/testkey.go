@@ -1,0 +1,34 @@
+package sandbox
+
+// TestKeyPEM is the published test key the sandbox signs its QR codes and
+// invoices with (RS256, as the IRP). It is public on purpose: a signature by it
+// proves nothing, and documents of the sandbox say so. Its public half is in
+// docs/irp-contract.md.
+const TestKeyPEM = `-----BEGIN RSA PRIVATE KEY-----
+MIIEogIBAAKCAQEA3hz+JW9pRwkvCISMu7spovc7acBWnWRaqvlzByORpOdsjp0t
+qD/livrhQlwmtc3BC9AJPRXqrRBNYhrI2izRQOD/HWZ3i6q7x3x0aZsXGUufKZOO
+VsbTyKlj4hH69hpb7hefHIHWknSJPkGjr76dH/ZmJ3JxGB+U/v3nFXPrhxtnZrmD
++nmFSuYlz3DrzK59yHoAGQeoNF5IOLb7+Tp4/LgmlvkphZ8KlU+/IvP9/Vw4Y7fP
+qVhbCm+z2PfD4nkCcIVkGF7uL6AskVSTJjQ5IJaGLMywacQLGNMxmVVWZdGW8+g9
+nHbGoj737/SYAl099fUIHQXb4Cej6DHaP/SRBwIDAQABAoIBABG1uxfuCbVlyI/D
+zdrcIgZB80VL1jwnd8lBKYhMsDy3TSMT6kOLkLhjp5lccqO1W6qe9FWgDT2uWpUz
+cIdg4nBrYDwOYwLKYr2VsUyIVq+oJXExuDw4D0PlKbcpWtrLoD/cN04VFjBIRXcm
+0a/eIXYedee4SsczIXSxdv7xZrq3cRXWA5qKFHX2RL5YozBWNnWhjV6UMB5d83Qt
+SFK/LMnofJCwuBx5WRcAxHJl4RtAwyutMtgBK29cijpyY/6VrlioCAhfrZpL7DdA
+e+kOhMGgwv7WBDY/kRszMpAVu4CeYUwVhrMe9tPkBdBXw3TvLtVwoKYuHTKN7/4L
+Lnuxbi0CgYEA+h6rl429xQVwjSwwqiOCkHmEJD3HTtWNjtQjoXLA50BqQX7dTBDj
+w+/gy2Y0YqGjqfAU1zyTJT/JaNxjw1kueE2cF1o5qiyz2tUWhfolv5L4Kc9zKEgN
+CJVGQct0QL3py2FgPwff7hSWZGubVrW45OIVaU0zkmyD5lHLKmOUBqsCgYEA41XE
+UXcPuIddaMr2sgveKh0Dk32zfd2ZcnkKxJzjXNJcbAFjR0phmH4Axl0tLIkE4y8O
+Z9gI0exCIJxIC490k6xJaPEDDAQ4WhqpbkTyfGMxIWARcJpwOcMZ0hPfSsscZAIX
+YDYaXQ4rAOUZ5UkVVNvBu1VuIbyUdAd2delEDxUCgYA5lDvuTKwGIiVx6l1dnYUe
+G0tHSI2MYW8QFVgKf69WzSZo43qwWycD4UH/sQyYNBvIMEOr9P7u0Utdf3bb7rja
+6wrm+VdTDK1u0CU6PIbaHkxQ27fn6wZNFogw91RQ3ydmMYmFmRt85HJmtbrx8C2b
+S0ygjCw2JhMLP4Mkw/28twKBgHveFpsA0asM7sOTm3mF5+ZwaqtpmWxiWyK5ezmH
+9oZ0BHHBC9QjXiwVs9xhlqSmf+g9ko7Ycm3XWmykWskZwD5aaKFqeOuKPR4zWtA/
+dxR5g6KY0sfVDoMaoC4ML+Vz6CNB1HTS5eiAOMRDEKoS+TGEj/m/4cM2GnliO5Sh
+pjjFAoGAQX2Qg6K8vx8evdOvumyWtOiOA9f8rSjpiP4r6ypDqhD8hudJrMLB1t0Y
+z6das3ctaP3Ib0uVzrZz6QQHSam5WbBpyuz6XRigNRyEfV/cE6ekD+OEJFbFubYx
+f/r07dCLJCVpznxR1AAQiXpNoxfXwQfoRZs9uffEtXJuGkVP+BU=
+-----END RSA PRIVATE KEY-----
+`
