@@ -86,12 +86,11 @@ func (dl *dialogs) askWithActions(title, text string, extra fyne.CanvasObject, a
 	dl.prompt = p
 	p.pop.Show()
 	if len(fields) > 0 {
-		dl.u.win.Canvas().Focus(fields[0])
-		// A value the dialog opens with is replaced by what is typed first.
-		fields[0].replace = fields[0].Text != ""
+		dl.u.win.Canvas().Focus(fields[0]) // a value it opens with is selected (keyEntry)
 	} else {
 		dl.u.win.Canvas().Focus(p.ok)
 	}
+	dl.u.typeAhead.arrived()
 	return p
 }
 
