@@ -149,6 +149,7 @@ func New(app fyne.App, services Services, opts Options) *UI {
 		u.fit.rememberWindow()
 		u.stop()
 	})
+	u.win.SetCloseIntercept(u.confirmClose) // close.go
 	app.Lifecycle().SetOnStarted(u.fit.fitScreen)
 
 	u.bar = newStatusBar(u)
