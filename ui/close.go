@@ -22,9 +22,8 @@ func (u *UI) confirmClose() {
 				u.win.Close()
 				return
 			}
-			text := "These payments are not final yet:\n" + strings.Join(names, "\n") +
-				"\n\nIf Galla closes now, they are checked again when it starts: nothing is charged twice, " +
-				"but a customer still paying waits without an answer at the counter until then."
+			text := "Not final yet:\n" + strings.Join(names, "\n") +
+				"\nClosed now, they are checked again when Galla starts (nothing is charged twice)."
 			p := u.dialogs.ask(closeTitle, text, nil, func(p *prompt) {
 				p.close()
 				u.win.Close()

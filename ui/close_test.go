@@ -26,8 +26,10 @@ func TestCloseWithPaymentsOpen(t *testing.T) {
 	h.payBy("5555555555554444")
 	h.waitFor("order created", func() bool { return strings.HasPrefix(h.u.pay.steps[0].Text, "✓") })
 
+	otp := newKeyEntry(h.u) // a dialog open when the window is closed, as the OTP's
+	under := h.u.dialogs.ask("One-time password", "", []*keyEntry{otp}, func(p *prompt) { p.close() })
 	h.u.confirmClose()
-	h.waitFor("the question", func() bool { return h.u.dialogs.prompt != nil })
+	h.waitFor("the question", func() bool { return h.u.dialogs.prompt != under })
 	p := h.u.dialogs.prompt
 	require.NotNil(t, p, "closing with payments open asks")
 	assert.Equal(t, closeTitle, p.title)
@@ -36,8 +38,11 @@ func TestCloseWithPaymentsOpen(t *testing.T) {
 	assert.NotContains(t, p.message.Text, "other payment", "the payment in flight is named, not counted again")
 	assert.True(t, p.cancel.Visible())
 	h.press(fyne.KeyEscape)
-	assert.Nil(t, h.u.dialogs.prompt)
+	assert.Equal(t, under, h.u.dialogs.prompt, "the dialog under the question is the open one again")
+	assert.Equal(t, otp, h.focused(), "with its field focused")
 	assert.NoError(t, h.u.ctx.Err(), "Escape keeps the window open")
+	h.press(fyne.KeyEscape)
+	require.Nil(t, h.u.dialogs.prompt)
 
 	h.u.confirmClose()
 	h.waitFor("the question again", func() bool { return h.u.dialogs.prompt != nil })
