@@ -61,3 +61,27 @@ func TestCloseWithNothingOpen(t *testing.T) {
 	assert.Nil(t, h.u.dialogs.prompt)
 	assert.Error(t, h.u.ctx.Err(), "nothing open: the window closes")
 }
+
+// TestPayOnPhoneSaysWhatHappened: while the customer's phone has not paid, the
+// payment screen names the amount and waits for the phone; it does not say
+// that a customer is authenticating.
+func TestPayOnPhoneSaysWhatHappened(t *testing.T) {
+	f := newFakeTill()
+	hold := make(chan struct{})
+	f.holdPay = hold
+	h := newHarness(t, f)
+	h.signIn("Ravi", "1234")
+	h.enter("CABLE")
+	h.press(fyne.KeyF8)
+	p := h.u.pay
+	h.waitFor("the QR code", func() bool { return p.qrURL.Text != "" })
+	assert.Equal(t, "Pay on phone ₹499.00: waiting for the customer", p.title.Text)
+	assert.Equal(t, "✓   Order created", p.steps[0].Text)
+	assert.Equal(t, "…   "+phoneWaitStep, p.steps[1].Text)
+	for _, l := range p.steps {
+		assert.NotContains(t, l.Text, "authenticating")
+	}
+	close(hold)
+	h.settle()
+	assert.Equal(t, "PAID", p.result.Text)
+}

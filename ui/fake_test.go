@@ -417,6 +417,12 @@ func (f *fakeTill) Pay(ctx context.Context, req PayRequest, progress func(Progre
 	case pos.TenderPhone:
 		progress(Progress{OrderID: id, Step: StepCreated})
 		progress(Progress{OrderID: id, Step: StepAuthenticating, CheckoutURL: "http://127.0.0.1:7071/pay/" + id})
+		if hold != nil { // the customer has not paid yet
+			select {
+			case <-hold:
+			case <-ctx.Done():
+			}
+		}
 		f.mu.Lock()
 		fail := f.phoneFails > 0
 		if fail {
