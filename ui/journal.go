@@ -84,7 +84,7 @@ func newJournalScreen(u *UI) *journalScreen {
 			r := s.visible[i]
 			if s.tenderRow(i) {
 				// A tender of the sale above: beneath it, indented, by its kind.
-				setRow(o, "", "    ↳ "+strings.TrimSpace(tenderName(r.Tender)+" "+r.Detail), string(r.State), string(r.Tender), r.Amount.String(), "")
+				setRow(o, "", tenderIndent+strings.TrimSpace(tenderName(r.Tender)+" "+r.Detail), string(r.State), string(r.Tender), r.Amount.String(), "")
 				return
 			}
 			doc := r.ReceiptNo // the invoice's number, or the order's id before it has one
@@ -190,7 +190,13 @@ func (s *journalScreen) load(day time.Time) {
 				return
 			}
 			s.orders = orders
-			s.title.SetText("Journal of " + day.Format("Mon 2 Jan 2006") + ": " + plural(len(orders), "order"))
+			sales := 0
+			for _, o := range orders {
+				if o.Sale == "" {
+					sales++
+				}
+			}
+			s.title.SetText("Journal of " + day.Format("Mon 2 Jan 2006") + ": " + plural(sales, "sale"))
 			s.apply()
 		}
 	})
@@ -232,6 +238,10 @@ func (s *journalScreen) apply() {
 		}
 	}
 }
+
+// tenderIndent starts a tender's row beneath its sale (a glyph every counter
+// font has).
+const tenderIndent = "      · "
 
 // saleOf is the sale a journal row belongs to: its own id, or for a tender of
 // a split sale that sale's.

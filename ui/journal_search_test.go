@@ -31,6 +31,7 @@ func TestJournalSaleRowsAndSearch(t *testing.T) {
 	h.settle()
 	j := h.u.journal
 	require.Len(t, j.visible, 4)
+	assert.Equal(t, "Journal of Sun 22 Nov 2026: 2 sales", j.title.Text, "sales are counted, not their tenders")
 	assert.False(t, j.tenderRow(1))
 	assert.True(t, j.tenderRow(2))
 	assert.True(t, j.tenderRow(3))
@@ -44,7 +45,7 @@ func TestJournalSaleRowsAndSearch(t *testing.T) {
 		return out
 	}
 	assert.Equal(t, []string{"11:05", "T1/2627/000002", "PAID", "split", "₹1,000.00", "Ravi"}, cells(1))
-	assert.Equal(t, []string{"", "    ↳ UPI", "PAID", "upi", "₹600.00", ""}, cells(3))
+	assert.Equal(t, []string{"", tenderIndent + "UPI", "PAID", "upi", "₹600.00", ""}, cells(3))
 
 	j.tender.SetSelected(string(pos.TenderUPI))
 	require.Len(t, j.visible, 3, "the sale paid partly by UPI, with its tenders")
