@@ -22,7 +22,7 @@ func TestPrefilledFieldSelected(t *testing.T) {
 	assert.Equal(t, 2, h.u.sale.lines[0].Qty, "typing 2 over the 1 shown gives 2, not 21")
 
 	h.press(fyne.KeyF3)
-	qty = h.focused().(*keyEntry)
+	assert.Equal(t, "2", h.focused().(*keyEntry).SelectedText())
 	h.press(fyne.KeyEnd)
 	h.enter("5")
 	assert.Equal(t, 25, h.u.sale.lines[0].Qty, "End keeps the 2 and types after it")
