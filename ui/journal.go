@@ -334,7 +334,11 @@ func (s *journalScreen) findSales(text string) {
 				if doc == "" {
 					doc = o.OrderID
 				}
-				s.message.SetText(fmt.Sprintf("Found %s of %s (%s, %s)%s.", doc, o.At.Format("2 Jan 2006 15:04"), o.State, o.Amount, moreSales(len(found))))
+				what := "Found " + doc + " of"
+				if pos.CheckIMEI(text) == nil {
+					what = "This IMEI was sold on"
+				}
+				s.message.SetText(fmt.Sprintf("%s %s (%s, %s)%s.", what, o.At.Format("2 Jan 2006 15:04"), o.State, o.Amount, moreSales(len(found))))
 				day := o.At
 				if d, err := time.ParseInLocation(pos.DayLayout, o.Day, o.At.Location()); err == nil {
 					day = d.Add(12 * time.Hour) // the business day it is listed under
