@@ -90,19 +90,6 @@ func refundRange(o *Order) (most, least Paise, no string) {
 	return most, least, ""
 }
 
-// Orders lists the orders of day.
-func (bs *Books) Orders(ctx context.Context, day time.Time) ([]OrderSummary, error) {
-	list, err := bs.j.OrdersByDay(ctx, ToDay(day))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]OrderSummary, 0, len(list))
-	for _, o := range list {
-		out = append(out, summaryOf(o, bs.cfg.Terminal))
-	}
-	return out, nil
-}
-
 // Order returns the journaled order with this merchant order id.
 func (bs *Books) Order(ctx context.Context, id string) (*Order, error) { return bs.eng.Order(ctx, id) }
 

@@ -88,9 +88,10 @@ type UI struct {
 	current screen
 	global  []*action
 
-	bar     *statusBar // status_bar.go
-	dialogs *dialogs   // dialogs.go
-	fit     *windowFit // window_fit.go
+	bar       *statusBar // status_bar.go
+	typeAhead *typeAhead // typeahead.go
+	dialogs   *dialogs   // dialogs.go
+	fit       *windowFit // window_fit.go
 
 	signIn   *signInScreen
 	sale     *saleScreen
@@ -138,6 +139,7 @@ func New(app fyne.App, services Services, opts Options) *UI {
 	u.lastInput = u.now()
 	u.fit = &windowFit{u: u, cap: &capped{}}
 	u.dialogs = &dialogs{u: u}
+	u.typeAhead = &typeAhead{u: u}
 	u.theme = &counterTheme{dark: u.fit.rememberedDark(opts.Dark)}
 	app.Settings().SetTheme(u.theme)
 
@@ -150,6 +152,7 @@ func New(app fyne.App, services Services, opts Options) *UI {
 		u.fit.rememberWindow()
 		u.stop()
 	})
+	u.win.SetCloseIntercept(u.confirmClose) // close.go
 	app.Lifecycle().SetOnStarted(u.fit.fitScreen)
 
 	u.bar = newStatusBar(u)
@@ -190,7 +193,13 @@ func New(app fyne.App, services Services, opts Options) *UI {
 	c := u.win.Canvas()
 	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
 		u.touch()
-		u.dispatch(k.Name, 0)
+		if !u.typeAhead.keep(0, k.Name) {
+			u.dispatch(k.Name, 0)
+		}
+	})
+	c.SetOnTypedRune(func(r rune) {
+		u.touch()
+		u.typeAhead.keep(r, "")
 	})
 	for _, k := range []fyne.KeyName{fyne.KeyL, fyne.KeyT, fyne.KeyD, fyne.KeyE, fyne.KeyF, fyne.KeyP, fyne.KeyR, fyne.KeyS, fyne.KeyQ, fyne.KeyI, fyne.KeyO, fyne.KeyK, fyne.KeyN, fyne.KeyG, fyne.KeyH, fyne.KeyDelete, fyne.KeyUp, fyne.KeyDown} {
 		sc := &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierControl}

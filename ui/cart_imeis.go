@@ -88,7 +88,7 @@ func (ci *cartIMEIs) haveIMEIs(then func()) bool {
 			}
 			chk := ci.s.u.till.IMEIs
 			p.ok.Disable()
-			ci.s.u.async(func(ctx context.Context) func() {
+			ci.s.u.asyncScreen(func(ctx context.Context) func() {
 				var err error
 				bad := -1
 				for i, m := range list {

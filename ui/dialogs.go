@@ -32,7 +32,7 @@ func (dl *dialogs) askWith(title, text string, extra fyne.CanvasObject, fields [
 // askWithActions is askWith with actions of the dialog's own, shown as a row of
 // buttons under the extra content; their keys work while the dialog is open.
 func (dl *dialogs) askWithActions(title, text string, extra fyne.CanvasObject, acts []*action, fields []*keyEntry, onOK func(p *prompt)) *prompt {
-	p := &prompt{u: dl.u, title: title, fields: fields, onOK: onOK, actions: acts}
+	p := &prompt{u: dl.u, title: title, fields: fields, onOK: onOK, actions: acts, under: dl.prompt}
 	p.message = widget.NewLabel(text)
 	p.message.Wrapping = fyne.TextWrapWord
 	box := container.NewVBox(heading(title), p.message)
@@ -86,12 +86,11 @@ func (dl *dialogs) askWithActions(title, text string, extra fyne.CanvasObject, a
 	dl.prompt = p
 	p.pop.Show()
 	if len(fields) > 0 {
-		dl.u.win.Canvas().Focus(fields[0])
-		// A value the dialog opens with is replaced by what is typed first.
-		fields[0].replace = fields[0].Text != ""
+		dl.u.win.Canvas().Focus(fields[0]) // a value it opens with is selected (keyEntry)
 	} else {
 		dl.u.win.Canvas().Focus(p.ok)
 	}
+	dl.u.typeAhead.arrived()
 	return p
 }
 

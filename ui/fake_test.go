@@ -418,6 +418,12 @@ func (f *fakeTill) Pay(ctx context.Context, req PayRequest, progress func(Progre
 	case pos.TenderPhone:
 		progress(Progress{OrderID: id, Step: StepCreated})
 		progress(Progress{OrderID: id, Step: StepAuthenticating, CheckoutURL: "http://127.0.0.1:7071/pay/" + id})
+		if hold != nil { // the customer has not paid yet
+			select {
+			case <-hold:
+			case <-ctx.Done():
+			}
+		}
 		f.mu.Lock()
 		fail := f.phoneFails > 0
 		if fail {
@@ -706,3 +712,21 @@ func (f *fakeTill) TestPrint(context.Context) error {
 }
 
 var _ wholeTill = (*fakeTill)(nil)
+
+// FindSales finds orders as pos would, simply: a document number whole or
+// without its counter, a number alone, or a card's last four; a tender gives its
+// sale's row.
+func (f *fakeTill) FindSales(_ context.Context, text string) ([]OrderSummary, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []OrderSummary
+	for _, o := range f.orders {
+		doc := o.ReceiptNo
+		_, tail, _ := strings.Cut(doc, "/")
+		_, no, _ := strings.Cut(tail, "/")
+		if doc != "" && (text == doc || text == tail || strings.TrimLeft(no, "0") == strings.TrimLeft(text, "0")) || o.CardLast4 != "" && o.CardLast4 == text {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}

@@ -87,7 +87,7 @@ func (hb *heldBills) recall() {
 	if hb.s.payment.locked() {
 		return
 	}
-	hb.s.u.async(func(ctx context.Context) func() {
+	hb.s.u.asyncScreen(func(ctx context.Context) func() {
 		list, err := h.HeldBills(ctx)
 		return func() {
 			switch {
@@ -121,7 +121,7 @@ func (hb *heldBills) recall() {
 				if !ok {
 					return
 				}
-				hb.s.u.async(func(ctx context.Context) func() {
+				hb.s.u.asyncScreen(func(ctx context.Context) func() {
 					err := h.DiscardBill(ctx, b.ID, hb.s.u.user.ID)
 					return func() {
 						if err != nil {

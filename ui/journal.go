@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,7 @@ func newJournalScreen(u *UI) *journalScreen {
 	s := &journalScreen{u: u}
 	s.title = heading("Journal")
 	s.scan = newKeyEntry(u)
-	s.scan.SetPlaceHolder("Scan a receipt's QR code, an order id or an IMEI, then Enter; Up and Down to move")
+	s.scan.SetPlaceHolder("Scan a receipt, or type an invoice or note number, IMEI, mobile or card's last four")
 	s.scan.OnSubmitted = s.find
 	s.scan.onKey = func(k *fyne.KeyEvent) bool {
 		switch k.Name {
@@ -81,6 +82,11 @@ func newJournalScreen(u *UI) *journalScreen {
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			r := s.visible[i]
+			if s.tenderRow(i) {
+				// A tender of the sale above: beneath it, indented, by its kind.
+				setRow(o, "", tenderIndent+strings.TrimSpace(tenderName(r.Tender)+" "+r.Detail), string(r.State), string(r.Tender), r.Amount.String(), "")
+				return
+			}
 			doc := r.ReceiptNo // the invoice's number, or the order's id before it has one
 			if doc == "" {
 				doc = r.OrderID
@@ -184,7 +190,13 @@ func (s *journalScreen) load(day time.Time) {
 				return
 			}
 			s.orders = orders
-			s.title.SetText("Journal of " + day.Format("Mon 2 Jan 2006") + ": " + plural(len(orders), "order"))
+			sales := 0
+			for _, o := range orders {
+				if o.Sale == "" {
+					sales++
+				}
+			}
+			s.title.SetText("Journal of " + day.Format("Mon 2 Jan 2006") + ": " + plural(sales, "sale"))
 			s.apply()
 		}
 	})
@@ -200,15 +212,23 @@ func (s *journalScreen) apply() {
 	if s.pick != "" {
 		keep, s.pick = s.pick, "" // the sale an IMEI search found
 	}
+	// A sale is listed when it or one of its tenders passes the filters, with
+	// all its tenders beneath it.
+	match := func(o OrderSummary) bool {
+		return (s.status.SelectedIndex() <= 0 || string(o.State) == st) &&
+			(s.tender.SelectedIndex() <= 0 || string(o.Tender) == td)
+	}
+	keepSale := map[string]bool{}
+	for _, o := range s.orders {
+		if match(o) {
+			keepSale[saleOf(o)] = true
+		}
+	}
 	s.visible = s.visible[:0]
 	for _, o := range s.orders {
-		if s.status.SelectedIndex() > 0 && string(o.State) != st {
-			continue
+		if keepSale[saleOf(o)] {
+			s.visible = append(s.visible, o)
 		}
-		if s.tender.SelectedIndex() > 0 && string(o.Tender) != td {
-			continue
-		}
-		s.visible = append(s.visible, o)
 	}
 	s.unselect()
 	s.list.Refresh()
@@ -217,6 +237,36 @@ func (s *journalScreen) apply() {
 			s.list.Select(i) // keeps the order chosen across a reload
 		}
 	}
+}
+
+// tenderIndent starts a tender's row beneath its sale (a glyph every counter
+// font has).
+const tenderIndent = "      · "
+
+// saleOf is the sale a journal row belongs to: its own id, or for a tender of
+// a split sale that sale's.
+func saleOf(o OrderSummary) string {
+	if o.Sale != "" {
+		return o.Sale
+	}
+	return o.OrderID
+}
+
+// tenderRow reports whether visible row i is a tender listed beneath its sale.
+func (s *journalScreen) tenderRow(i int) bool {
+	r := s.visible[i]
+	if r.Sale == "" {
+		return false
+	}
+	for j := i - 1; j >= 0; j-- {
+		if s.visible[j].OrderID == r.Sale {
+			return true
+		}
+		if s.visible[j].Sale != r.Sale {
+			return false
+		}
+	}
+	return false
 }
 
 // unselect leaves no order chosen: F5 and F6 act on none until one is.
@@ -239,21 +289,19 @@ func (s *journalScreen) move(d int) {
 	s.list.ScrollTo(s.hit)
 }
 
-// find opens the order of a scanned receipt QR code or a typed order id.
+// find opens the order of a scanned receipt QR code or a typed order id; any
+// other text is looked up in the journal (findSales).
 func (s *journalScreen) find(text string) {
 	text = strings.TrimSpace(text)
 	s.scan.SetText("")
 	if text == "" {
 		return
 	}
-	if s.findIMEI(text) {
-		return
-	}
 	id := text
 	if got, err := s.u.till.Books.OrderFromQR(text); err == nil {
 		id = got
-	} else if strings.ContainsAny(text, "{:/") {
-		s.message.SetText(sentence(err))
+	} else if strings.Contains(text, "{") {
+		s.message.SetText(sentence(err)) // a QR code's JSON, not this terminal's
 		return
 	}
 	for i, o := range s.visible {
@@ -263,10 +311,43 @@ func (s *journalScreen) find(text string) {
 			return
 		}
 	}
-	// Nothing matches: nothing stays chosen, so no key acts on the order chosen
-	// before.
-	s.unselect()
-	s.message.SetText("No order of this list matches “" + text + "”. Check the day (F3, F4) and the filters, or scan the receipt again.")
+	s.findSales(text)
+}
+
+// findSales looks text up in the whole journal (a document number, an IMEI, a
+// customer's mobile, a card's last four) and shows the newest sale found on its
+// day, chosen.
+func (s *journalScreen) findSales(text string) {
+	s.unselect() // nothing stays chosen meanwhile, so no key acts on the order chosen before
+	s.message.SetText("Looking for “" + text + "”…")
+	s.u.async(func(ctx context.Context) func() {
+		found, err := s.u.till.Books.FindSales(ctx, text)
+		return func() {
+			switch {
+			case err != nil:
+				s.message.SetText(sentence(err))
+			case len(found) == 0:
+				s.message.SetText("No sale in the journal matches “" + text + "”: type an invoice or credit note number (T1/2627/000012, 2627/000012 or 12), an IMEI, the customer's mobile or the card's last four digits.")
+			default:
+				o := found[0]
+				doc := o.ReceiptNo
+				if doc == "" {
+					doc = o.OrderID
+				}
+				what := "Found " + doc + " of"
+				if pos.CheckIMEI(text) == nil {
+					what = "This IMEI was sold on"
+				}
+				s.message.SetText(fmt.Sprintf("%s %s (%s, %s)%s.", what, o.At.Format("2 Jan 2006 15:04"), o.State, o.Amount, moreSales(len(found))))
+				day := o.At
+				if d, err := time.ParseInLocation(pos.DayLayout, o.Day, o.At.Location()); err == nil {
+					day = d.Add(12 * time.Hour) // the business day it is listed under
+				}
+				s.pick = o.OrderID
+				s.load(day)
+			}
+		}
+	})
 }
 
 // selectedOrder is the order whose history is shown.

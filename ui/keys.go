@@ -46,18 +46,25 @@ type keyEntry struct {
 	// noCopy refuses copy and cut (keys and the context menu alike): a card
 	// number, a CVV or a secret never reaches the clipboard (DESIGN.md section 5).
 	noCopy bool
-	// replace makes the next character typed replace the whole text: a field a
-	// dialog opens with a value (the quantity, a refund's amount) takes what the
-	// cashier types instead ("2", not "21"); any other key edits it as usual.
-	replace bool
 	// label, when set, names the field beside it in a dialog (a count of notes).
 	label string
 }
 
-// SetText sets the text; what is typed next goes after it.
+// SetText sets the text, nothing selected and the cursor after it: what is
+// typed next goes after it.
 func (e *keyEntry) SetText(s string) {
-	e.replace = false
 	e.Entry.SetText(s)
+	e.Entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEnd}) // ends a selection too
+}
+
+// FocusGained selects the text the field holds: a pre-filled value (the
+// quantity, a refund's amount, a held bill's number) is replaced by what is
+// typed ("2", not "21"), and a key that moves the cursor keeps it to edit.
+func (e *keyEntry) FocusGained() {
+	e.Entry.FocusGained()
+	if e.Text != "" {
+		e.Entry.TypedShortcut(&fyne.ShortcutSelectAll{})
+	}
 }
 
 func newKeyEntry(u *UI) *keyEntry {
@@ -67,24 +74,28 @@ func newKeyEntry(u *UI) *keyEntry {
 }
 
 // TypedKey runs the entry's own keys, then the screen's actions, then edits text.
+// While the screen changes, Enter and Backspace wait for the next screen
+// (typeAhead).
 func (e *keyEntry) TypedKey(k *fyne.KeyEvent) {
 	e.ui.touch()
+	if e.ui.typeAhead.keep(0, k.Name) {
+		return
+	}
 	if e.onKey != nil && e.onKey(k) {
 		return
 	}
 	if !e.modal && isActionKey(k.Name) && e.ui.dispatch(k.Name, 0) {
 		return
 	}
-	e.replace = false
 	e.Entry.TypedKey(k)
 }
 
-// TypedRune records activity and types.
+// TypedRune records activity and types; while the screen changes the character
+// waits for the next screen's field (typeAhead).
 func (e *keyEntry) TypedRune(r rune) {
 	e.ui.touch()
-	if e.replace {
-		e.replace = false
-		e.Entry.SetText("")
+	if e.ui.typeAhead.keep(r, "") {
+		return
 	}
 	e.Entry.TypedRune(r)
 }
@@ -134,6 +145,7 @@ func (b *keyButton) Tapped(ev *fyne.PointEvent) {
 func (b *keyButton) TypedKey(k *fyne.KeyEvent) {
 	b.ui.touch()
 	switch {
+	case b.ui.typeAhead.keep(0, k.Name):
 	case k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter:
 		if !b.Disabled() && b.OnTapped != nil {
 			b.OnTapped()

@@ -145,6 +145,7 @@ func (s *payScreen) start(req PayRequest) {
 		s.steps[i].SetText("      " + n)
 	}
 	s.mark(StepCreating)
+	s.phoneView() // pay_phone.go
 	s.qr.Hide()
 	s.qrURL.SetText("")
 	s.phoneWarn.SetText("")
@@ -212,6 +213,7 @@ func (s *payScreen) progress(run *payRun, p Progress) {
 	default:
 		s.mark(p.Step)
 	}
+	s.phoneView() // pay_phone.go
 	switch {
 	case p.Step == StepCreating:
 		s.poll.SetText("Creating the order…")

@@ -149,7 +149,7 @@ func TestJournalSearchWithNoMatchSelectsNothing(t *testing.T) {
 	assert.Equal(t, -1, j.hit, "nothing is chosen")
 	assert.Empty(t, j.detail.Text)
 	assert.Empty(t, j.events)
-	assert.Contains(t, j.message.Text, "No order of this list matches")
+	assert.Contains(t, j.message.Text, "No sale in the journal matches")
 	h.press(fyne.KeyF5)
 	assert.Nil(t, h.u.dialogs.prompt, "no refund without a chosen order")
 	assert.Contains(t, j.message.Text, "Choose an order first")

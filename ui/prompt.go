@@ -21,6 +21,9 @@ type prompt struct {
 	onCancel func()
 	closed   bool
 	actions  []*action // the dialog's own keys (Print [F5]); the screen's do not run
+	// under is the dialog this one opened over (closing the window during a
+	// payment's OTP): it is the open one again once this one closes.
+	under *prompt
 }
 
 // dispatch runs the dialog's action bound to key, if any.
@@ -74,6 +77,15 @@ func (p *prompt) close() {
 	p.pop.Hide()
 	if p.u.dialogs.prompt == p {
 		p.u.dialogs.prompt = nil
+		if u := p.under; u != nil && !u.closed {
+			p.u.dialogs.prompt = u
+			if len(u.fields) > 0 {
+				p.u.win.Canvas().Focus(u.fields[0])
+			} else {
+				p.u.win.Canvas().Focus(u.ok)
+			}
+			return
+		}
 	}
 	if p.u.current != nil {
 		p.u.current.shown()

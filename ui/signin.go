@@ -226,7 +226,7 @@ func (s *signInScreen) submit() {
 	}
 	s.signIn.btn.Disable()
 	s.message.SetText("Checking…")
-	s.u.async(func(ctx context.Context) func() {
+	s.u.asyncScreen(func(ctx context.Context) func() {
 		m, err := s.u.till.Staffer.SignIn(ctx, name, pin)
 		return func() {
 			s.signIn.btn.Enable()

@@ -184,7 +184,6 @@ func (s *staffScreen) askAdd() {
 	name.SetPlaceHolder("Name")
 	role := newKeyEntry(s.u)
 	role.SetText(string(RoleCashier))
-	role.replace = true // "manager" typed replaces the proposed role
 	role.SetPlaceHolder("cashier or manager")
 	pin := pinEntry(s.u, "PIN (cashier 4–8 digits, manager 6–8)")
 	again := pinEntry(s.u, "The same PIN again")

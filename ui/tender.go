@@ -126,7 +126,7 @@ func (s *saleScreen) paySplit() {
 	}
 	req := s.request(pos.TenderSplit)
 	req.AskIMEIOverride = s.u.dialogs.askIMEIOverride
-	s.u.async(func(ctx context.Context) func() {
+	s.u.asyncScreen(func(ctx context.Context) func() {
 		st, err := t.OpenSale(ctx, req)
 		return func() {
 			if err != nil {

@@ -180,6 +180,9 @@ type Books interface {
 	ExportCSV(ctx context.Context, day time.Time, w io.Writer) error
 	// OrderFromQR reads a receipt's QR text and returns its order id.
 	OrderFromQR(text string) (string, error)
+	// FindSales finds sales by document number, IMEI, customer mobile or card
+	// last four, newest first (pos.Books.FindSales).
+	FindSales(ctx context.Context, text string) ([]OrderSummary, error)
 }
 
 // Settings is the shop's configuration as the settings screen edits it.

@@ -288,7 +288,7 @@ func TestWindowCashierRefundsWithinLimit(t *testing.T) {
 	k.enter("2468")
 	k.waitFor("Ravi signed in", func() bool { return !k.shows("PIN for Ravi") && k.shows("Scan a barcode") })
 	k.press(fyne.KeyF9)
-	k.waitText(": 1 order")
+	k.waitText(": 1 sale")
 	k.enter(sold.OrderID)
 	k.waitText("Order " + sold.OrderID + ": PAID")
 	k.press(fyne.KeyF5)

@@ -12,6 +12,24 @@
   "use strict";
   var script = document.currentScript;
   var origin = script && script.src ? new URL(script.src).origin : window.location.origin;
+  // The overlay is styled by classes in a style element that carries this
+  // script's nonce: a merchant page whose Content-Security-Policy allows its
+  // scripts by nonce allows these styles too, without 'unsafe-inline' (an
+  // inline style attribute would be refused and leave a bare 300x150 frame).
+  var nonce = script ? (script.nonce || script.getAttribute("nonce") || "") : "";
+  var css = ".galla-checkout-overlay{position:fixed;inset:0;z-index:2147483647;background:rgba(0,0,0,.55);" +
+    "display:flex;align-items:center;justify-content:center}" +
+    ".galla-checkout-frame{width:420px;max-width:100%;height:640px;max-height:100%;border:0;border-radius:10px;background:#fff}" +
+    "@media (max-width:480px){.galla-checkout-frame{width:100%;height:100%;border-radius:0}}";
+
+  function addStyle() {
+    if (document.getElementById("galla-checkout-style")) { return; }
+    var style = document.createElement("style");
+    style.id = "galla-checkout-style";
+    if (nonce) { style.nonce = nonce; }
+    style.textContent = css;
+    (document.head || document.documentElement).appendChild(style);
+  }
 
   function Checkout(options) {
     if (!(this instanceof Checkout)) { return new Checkout(options); }
@@ -42,15 +60,15 @@
     add("emailId", o.emailId);
     add("showSavedCardsFeature", o.showSavedCardsFeature === false ? "false" : "true");
 
+    addStyle();
     var overlay = document.createElement("div");
     overlay.id = "galla-checkout-overlay";
-    overlay.setAttribute("style", "position:fixed;inset:0;z-index:2147483647;background:rgba(0,0,0,.55);" +
-      "display:flex;align-items:center;justify-content:center");
+    overlay.className = "galla-checkout-overlay";
     var frame = document.createElement("iframe");
     frame.id = "galla-checkout-frame";
     frame.title = "Checkout";
     frame.src = origin + "/checkout/v1/pay?" + q;
-    frame.setAttribute("style", "width:420px;max-width:100%;height:640px;max-height:100%;border:0;border-radius:10px;background:#fff");
+    frame.className = "galla-checkout-frame";
     frame.setAttribute("allow", "payment");
     overlay.appendChild(frame);
     document.body.appendChild(overlay);
