@@ -100,7 +100,7 @@ func (bs *Books) Orders(ctx context.Context, day time.Time) ([]OrderSummary, err
 	for _, o := range list {
 		out = append(out, summaryOf(o, bs.cfg.Terminal))
 	}
-	return out, nil
+	return oneTenderSummaries(out, list), nil
 }
 
 // Order returns the journaled order with this merchant order id.

@@ -431,6 +431,7 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 	}
 	slices.SortFunc(r.Documents, func(a, b SeriesRange) int { return strings.Compare(a.Series, b.Series) })
 	slices.SortFunc(r.GST, func(a, b RateTotal) int { return a.Rate.Compare(b.Rate) })
+	r.Orders = oneTenderRows(r.Orders, byID)
 	slices.SortFunc(r.Orders, func(a, b ReportRow) int {
 		if c := a.Time.Compare(b.Time); c != 0 {
 			return c
