@@ -183,7 +183,8 @@ var ErrNotPayableAgain = errors.New("the order cannot be paid again")
 
 // PayAgainOrder returns order id when it may be paid again on the same order (a
 // card or EMI sale whose payment verifiably failed, with attempts left), or a
-// sentence saying why not.
+// sentence saying why not. id may name an open split sale: its latest card or
+// EMI tender is the order, when that may be paid again.
 func (co *Checkout) PayAgainOrder(ctx context.Context, id string) (*Order, error) {
 	o, err := co.eng.Order(ctx, id)
 	if errors.Is(err, ErrOrderNotFound) {
@@ -193,6 +194,46 @@ func (co *Checkout) PayAgainOrder(ctx context.Context, id string) (*Order, error
 		return nil, err
 	}
 	no := func(format string, a ...any) (*Order, error) { return nil, wrapf(ErrNotPayableAgain, format, a...) }
+	if paidApart(o) && o.State != StateOpen {
+		st, err := co.eng.Sales.SaleStatus(ctx, o.ID)
+		if err != nil {
+			return nil, err
+		}
+		var kinds []string
+		card := false
+		for _, tv := range st.Tenders {
+			if tv.Paid() {
+				kinds = append(kinds, string(tv.Kind))
+				card = card || tv.Kind == TenderCard || tv.Kind == TenderEMI
+			}
+		}
+		switch {
+		case o.State.Paid() && !card && len(kinds) > 0:
+			return no("The sale %s is paid in %s, not by card or EMI; nothing can be paid again on it.", o.ID, strings.Join(kinds, " and "))
+		case o.State.Paid():
+			return no("The sale %s is already paid; print the receipt instead of charging again.", o.ID)
+		}
+		return no("The sale %s cannot be paid again (it is %s); start a new sale.", o.ID, saleStateWords(o.State))
+	}
+	if o.State == StateOpen {
+		// An open sale: its card or EMI tender that verifiably failed, the
+		// latest tried, is paid again on its own order.
+		st, err := co.eng.Sales.SettleSale(ctx, o.ID)
+		if err != nil {
+			return nil, err
+		}
+		for i := len(st.Tenders) - 1; i >= 0; i-- {
+			tv := st.Tenders[i]
+			if tv.Order == nil || (tv.Kind != TenderCard && tv.Kind != TenderEMI) {
+				continue
+			}
+			if tv.State == StateFailed && tv.Amount > st.Due {
+				return nil, &TenderError{Amount: tv.Amount, Due: st.Due, Pending: st.Pending}
+			}
+			return co.PayAgainOrder(ctx, tv.Order.ID)
+		}
+		return no("The sale %s has no card or EMI payment to pay again; take what is left with galla pay %s --pay TENDER.", o.ID, o.ID)
+	}
 	switch {
 	case o.Tender != TenderCard && o.Tender != TenderEMI:
 		return no("The sale %s is paid in %s, not by card or EMI; nothing can be paid again on it.", o.ID, o.Tender)
@@ -341,10 +382,10 @@ func (co *Checkout) Pay(ctx context.Context, req PayRequest, progress func(PayPr
 	if err := co.gatewayHeld(req.Tender); err != nil {
 		return PayOutcome{}, err
 	}
-	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier, OverrideIMEIs: co.imeiApprover(req)}
 	if req.Sale != "" {
 		return co.payTender(ctx, req, card, progress)
 	}
+	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier, OverrideIMEIs: co.imeiApprover(req)}
 	if req.OrderID == "" {
 		if err := co.shelf.checkDiscounts(sale.Lines); err != nil {
 			return PayOutcome{}, err

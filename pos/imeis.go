@@ -108,6 +108,20 @@ func (im *IMEIs) holding(ctx context.Context, b *book, imei string) (*IMEISoldEr
 		if err != nil {
 			return nil, err
 		}
+		if o.Sale != "" {
+			// A tender's order carries its sale's lines: the sale holds the
+			// phone, by its own id and number, once complete; a tender paid or in
+			// flight on a sale still open holds it for that sale.
+			s, err := im.j.Order(ctx, o.Sale)
+			switch {
+			case err != nil && !errors.Is(err, ErrOrderNotFound):
+				return nil, err
+			case err == nil && s.State != StateOpen:
+				continue // the sale itself is among ids and decides
+			case err == nil && b.freed[imei] != s.ID && (o.State.Paid() || o.Unresolved()):
+				return &IMEISoldError{IMEI: imei, OrderID: s.ID, At: s.Opened, Pending: o.Unresolved()}, nil
+			}
+		}
 		switch {
 		case b.freed[imei] == o.ID || o.State == StateRefunded || o.Cancelled != nil:
 			continue
@@ -214,6 +228,9 @@ func (im *IMEIs) FindIMEI(ctx context.Context, imei string) ([]OrderSummary, err
 		}
 		if err != nil {
 			return nil, err
+		}
+		if o.Sale != "" {
+			continue // a tender's order: its sale is listed
 		}
 		out = append(out, summaryOf(o, im.cfg.Terminal))
 	}

@@ -2,6 +2,7 @@ package pos
 
 import (
 	"bytes"
+	"errors"
 	"regexp"
 	"testing"
 
@@ -87,7 +88,8 @@ func TestReceiptOfOneTenderSale(t *testing.T) {
 
 // TestReportOfOneTenderSale: the X report counts a sale paid by one tender as
 // it counts an order of one tender: once, in its tender, with its GST and
-// document number, and no row of its own beside its tender's.
+// document number, and one row (the sale's, paid as its tender says), not a
+// row of its own beside its tender's.
 func TestReportOfOneTenderSale(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -116,10 +118,110 @@ func TestReportOfOneTenderSale(t *testing.T) {
 				require.Equal(t, StatePaid, out.State, out.Reason)
 				rep, err := tl.Books.Report(ctx, ToDay(r.clock.Now()))
 				require.NoError(t, err)
-				rep.Orders = nil // one row per order: a sale of one tender has its sale's and its tender's
+				require.Len(t, rep.Orders, 1, "one row for the sale and its one tender")
+				row := &rep.Orders[0]
+				assert.Equal(t, out.Order.ID == row.OrderID, !split, "an order of one tender is its row; a sale's row is the sale's")
+				if split {
+					assert.Equal(t, out.Sale.Sale.ID, row.OrderID)
+				}
+				row.OrderID = "" // the ids of two sales differ
 				reports[split] = rep
 			}
 			assert.Equal(t, reports[false], reports[true])
 		})
 	}
+}
+
+// TestOneTenderSaleInTheJournal: the journal screen lists a sale paid by one
+// tender in one row, as an order of one tender: the sale's id and document,
+// paid as its tender says; a phone sold in it is held by the sale, which the
+// IMEI search finds and the refusal names by its receipt.
+func TestOneTenderSaleInTheJournal(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	const imei = "490154203237518"
+	lines := []CartLine{r.cartLine(t, "PH-SAM-S24", 1)}
+	units := []UnitIMEI{{ProductCode: "SAMSUNG-S24", IMEI: imei}}
+	st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: lines, IMEIs: units, Cashier: "001"})
+	require.NoError(t, err)
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCard, Card: card("4111111111111111"), OTP: r.td.OTP, Unattended: true, Cashier: "001"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, StatePaid, out.State, out.Reason)
+	require.True(t, out.Sale.Complete())
+
+	rows, err := tl.Books.Orders(ctx, r.clock.Now())
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	assert.Equal(t, st.Sale.ID, rows[0].OrderID)
+	assert.Equal(t, TenderCard, rows[0].Tender)
+	assert.Equal(t, StatePaid, rows[0].State)
+	assert.Contains(t, rows[0].Detail, "1111")
+	assert.Equal(t, out.ReceiptNo, rows[0].ReceiptNo)
+
+	err = tl.IMEIs.CheckIMEIFree(ctx, imei)
+	sold, ok := errors.AsType[*IMEISoldError](err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, st.Sale.ID, sold.OrderID, "the sale holds the phone, not its tender")
+	assert.NotEmpty(t, sold.ReceiptNo)
+	assert.Contains(t, Sentence(err), "(receipt "+sold.ReceiptNo+")")
+	found, err := tl.IMEIs.FindIMEI(ctx, imei)
+	require.NoError(t, err)
+	require.Len(t, found, 1)
+	assert.Equal(t, st.Sale.ID, found[0].OrderID)
+}
+
+// TestPayAgainASale: an open sale whose card tender verifiably failed is paid
+// again, on that tender's own order, by the sale's id; a sale paid is not.
+func TestPayAgainASale(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Cashier: "001"})
+	require.NoError(t, err)
+	declined, err := tl.Checkout.Pay(ctx, PayRequest{Sale: st.Sale.ID, Tender: TenderCard, Card: card("4000000000000002"), OTP: r.td.OTP, Unattended: true, Cashier: "001"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, StateFailed, declined.State)
+
+	o, err := tl.Checkout.PayAgainOrder(ctx, st.Sale.ID)
+	require.NoError(t, err)
+	assert.Equal(t, declined.OrderID, o.ID, "the failed tender's own order")
+	assert.Equal(t, st.Sale.ID, o.Sale)
+	paid, err := tl.Checkout.Pay(ctx, PayRequest{OrderID: o.ID, Tender: o.Tender, Card: card("4111111111111111"), OTP: r.td.OTP, Unattended: true, Cashier: "001"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, StatePaid, paid.State, paid.Reason)
+	require.NotNil(t, paid.Sale)
+	assert.True(t, paid.Sale.Complete(), "the sale is complete once its tender is paid")
+
+	_, err = tl.Checkout.PayAgainOrder(ctx, st.Sale.ID)
+	require.ErrorIs(t, err, ErrNotPayableAgain)
+	assert.Contains(t, Sentence(err), "already paid")
+
+	cash, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Cashier: "001"})
+	require.NoError(t, err)
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Sale: cash.Sale.ID, Tender: TenderCash, Cashier: "001"}, nil)
+	require.NoError(t, err)
+	_, err = tl.Checkout.PayAgainOrder(ctx, cash.Sale.ID)
+	require.ErrorIs(t, err, ErrNotPayableAgain)
+	assert.Contains(t, Sentence(err), "paid in cash")
+}
+
+// TestForeignReturnOfASalePaidAtTheCounter: another counter may give back in
+// cash the money of a sale whose tenders were all taken at the counter (as it
+// may an order paid in cash), never that of a sale a card paid part of.
+func TestForeignReturnOfASalePaidAtTheCounter(t *testing.T) {
+	sale := func(kinds ...TenderKind) *Order {
+		o := &Order{ID: "S", Tender: TenderSplit, State: StatePaid}
+		for i, k := range kinds {
+			id := string(rune('a' + i))
+			o.Tenders = append(o.Tenders, SaleTender{OrderID: id, Kind: k, Amount: 100})
+			o.Covered = append(o.Covered, id)
+		}
+		return o
+	}
+	assert.Contains(t, foreignDestinations(sale(TenderCash)), RefundToCash)
+	assert.Contains(t, foreignDestinations(sale(TenderCash, TenderUPI)), RefundToCash)
+	assert.NotContains(t, foreignDestinations(sale(TenderCash, TenderCard)), RefundToCash)
+	assert.NotContains(t, foreignDestinations(&Order{ID: "S", Tender: TenderSplit, State: StatePaid}), RefundToCash, "a sale whose tenders are not named")
+	failedCard := sale(TenderCard, TenderCash)
+	failedCard.Covered = failedCard.Covered[1:] // the card failed; cash paid it
+	assert.Contains(t, foreignDestinations(failedCard), RefundToCash)
 }

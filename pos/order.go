@@ -165,6 +165,9 @@ type Order struct {
 	// Tenders are, on a split-tender sale, its tenders in the order they were
 	// added; each names its own order.
 	Tenders []SaleTender `json:"tenders,omitempty"`
+	// Covered are, on a split-tender sale complete, its tenders' orders that
+	// paid it (sale.completed).
+	Covered []string `json:"covered,omitempty"`
 	// ConfirmedBy is, on a UPI tender, the cashier who confirmed the money arrived.
 	ConfirmedBy string `json:"confirmed_by,omitempty"`
 	// NoteNo is, on a credit-note tender, the credit note redeemed.
@@ -353,6 +356,7 @@ func (o *Order) Clone() *Order {
 	c.Refunds = slices.Clone(o.Refunds)
 	c.IMEIs = slices.Clone(o.IMEIs)
 	c.Tenders = slices.Clone(o.Tenders)
+	c.Covered = slices.Clone(o.Covered)
 	c.Totals.ByRate = slices.Clone(o.Totals.ByRate)
 	if o.Customer != nil {
 		cu := *o.Customer

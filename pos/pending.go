@@ -281,10 +281,30 @@ func (pd *Pending) FollowUp(ctx context.Context) ([]PayNotice, error) {
 		}
 		pd.mu.Unlock()
 		if still {
-			out = append(out, noticeOf(o))
+			out = append(out, pd.noticeOf(ctx, o))
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// noticeOf is the notice of an order that became final: a tender paid
+// completes its sale when it covers it, and the notice names the sale's
+// document.
+func (pd *Pending) noticeOf(ctx context.Context, o *Order) PayNotice {
+	n := noticeOf(o)
+	if o.Sale == "" || !o.State.Paid() {
+		return n
+	}
+	st, err := pd.eng.Sales.SettleSale(ctx, o.Sale)
+	if err != nil {
+		pd.noteErr(err)
+		return n
+	}
+	if st.Complete() {
+		n.ReceiptNo = st.Sale.NumberText()
+		n.Text = "Order " + o.ID + ": PAID " + o.Amount.String() + receiptText(st.Sale)
+	}
+	return n
 }
 
 // noticeOf is the notice of an order that became final.

@@ -81,10 +81,11 @@ func CheckRefundTo(o *Order, to RefundTo) error {
 // foreignDestinations are where the money of a return of another counter's sale
 // o may go at this counter: ReturnDestinations less the card, which only the
 // counter that took it can refund through the service, and less the cash of a
-// split sale, whose tenders' cash that counter alone knows.
+// split sale, whose tenders' cash that counter alone knows, unless every tender
+// that paid it was taken at the counter (paidAtCounter).
 func foreignDestinations(o *Order) []RefundTo {
 	return slices.DeleteFunc(ReturnDestinations(o), func(to RefundTo) bool {
-		return to == RefundToCard || (paidApart(o) && to.MovesCash())
+		return to == RefundToCard || (paidApart(o) && to.MovesCash() && !paidAtCounter(o))
 	})
 }
 

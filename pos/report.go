@@ -458,6 +458,7 @@ func ShopReport(day string, orders []*Order, now time.Time, shop Shop) *Report {
 	}
 	slices.SortFunc(r.Documents, func(a, b SeriesRange) int { return strings.Compare(a.Series, b.Series) })
 	slices.SortFunc(r.GST, func(a, b RateTotal) int { return a.Rate.Compare(b.Rate) })
+	r.Orders = oneTenderRows(r.Orders, byID)
 	slices.SortFunc(r.Orders, func(a, b ReportRow) int {
 		if c := a.Time.Compare(b.Time); c != 0 {
 			return c

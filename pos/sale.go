@@ -3,6 +3,7 @@ package pos
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // A split-tender sale (DESIGN.md section 2, docs/adr/0005-split-tender.md) is an
@@ -218,3 +219,104 @@ const (
 	openSalesDays    = 62
 	maxOpenSalesDays = 400
 )
+
+// oneTenderRows gives a report's sale of one tender one row, as an order of
+// one tender has: the sale's row (its id, document number and GST) and its
+// tender's (how it was paid, what was captured and given back) become one,
+// in the tender's kind. A sale of several tenders keeps a row for itself and
+// one per tender.
+func oneTenderRows(rows []ReportRow, byID map[string]*Order) []ReportRow {
+	at := make(map[string]int, len(rows))
+	for i, r := range rows {
+		at[r.OrderID] = i
+	}
+	gone := map[int]bool{}
+	for i, r := range rows {
+		s := byID[r.OrderID]
+		if r.Tender != TenderSplit || s == nil || !paidApart(s) || len(s.Tenders) != 1 {
+			continue
+		}
+		j, ok := at[s.Tenders[0].OrderID]
+		if !ok {
+			continue
+		}
+		t := rows[j]
+		m := t
+		m.OrderID, m.SaleDay, m.Time, m.Amount = r.OrderID, r.SaleDay, r.Time, r.Amount
+		m.ReceiptNo, m.GST, m.Refunded = r.ReceiptNo, r.GST, r.Refunded+t.Refunded
+		if !t.Status.Paid() {
+			m.Status = r.Status
+		}
+		rows[i] = m
+		gone[j] = true
+	}
+	if len(gone) == 0 {
+		return rows
+	}
+	out := rows[:0]
+	for i, r := range rows {
+		if !gone[i] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// oneTenderSummaries gives the journal screen's sale of one tender one row,
+// as an order of one tender has: the sale's (its id, document, what may be
+// refunded) paid as its tender says (the tender's kind and card; its state
+// while the sale is open, FAILED or UNKNOWN). A sale of several tenders keeps
+// a row for itself and one per tender.
+func oneTenderSummaries(rows []OrderSummary, orders []*Order) []OrderSummary {
+	byID := make(map[string]*Order, len(orders))
+	for _, o := range orders {
+		byID[o.ID] = o
+	}
+	at := make(map[string]int, len(rows))
+	for i, r := range rows {
+		at[r.OrderID] = i
+	}
+	gone := map[int]bool{}
+	for i, r := range rows {
+		s := byID[r.OrderID]
+		if s == nil || !paidApart(s) || len(s.Tenders) != 1 {
+			continue
+		}
+		j, ok := at[s.Tenders[0].OrderID]
+		if !ok {
+			continue
+		}
+		t := rows[j]
+		m := r
+		m.Tender, m.Detail, m.CardLast4, m.Refunded = t.Tender, t.Detail, t.CardLast4, t.Refunded
+		if s.State == StateOpen {
+			m.State, m.Refundable, m.MinRefund, m.NoRefund = t.State, t.Refundable, t.MinRefund, t.NoRefund
+		}
+		rows[i] = m
+		gone[j] = true
+	}
+	out := rows[:0]
+	for i, r := range rows {
+		if !gone[i] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// paidAtCounter reports whether complete sale o was paid wholly by tenders
+// taken at the counter (cash, UPI to the shop's VPA), as its sale.completed
+// names them: its money may go back in cash at any counter, as an order of one
+// such tender's does.
+func paidAtCounter(o *Order) bool {
+	if !paidApart(o) || len(o.Covered) == 0 {
+		return false
+	}
+	for _, id := range o.Covered {
+		i := slices.IndexFunc(o.Tenders, func(t SaleTender) bool { return t.OrderID == id })
+		if i < 0 || (o.Tenders[i].Kind != TenderCash && o.Tenders[i].Kind != TenderUPI) {
+			return false
+		}
+	}
+	return true
+}

@@ -61,7 +61,7 @@ func (bs *Books) Orders(ctx context.Context, day time.Time) ([]OrderSummary, err
 		}
 		out = append(out, rows...)
 	}
-	return out, nil
+	return oneTenderSummaries(out, list), nil
 }
 
 // saleRows is sale o as the journal lists it: its own row, then, for a split

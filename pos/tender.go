@@ -92,6 +92,9 @@ func (o *Order) applySale(ev Event) error {
 		}
 		o.PaidAt, o.PaidDay, o.ReceiptNo, o.Series, o.DocNo = ev.Time, ev.Day, ev.ReceiptNo, ev.Series, ev.DocNo
 		o.Verified = se != nil && se.Verified
+		if se != nil {
+			o.Covered = slices.Clone(se.Covered)
+		}
 		return o.move(StatePaid)
 	case EvSaleVoided:
 		switch {

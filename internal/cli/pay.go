@@ -23,7 +23,9 @@ import (
 //   - Any other order: a card or EMI sale (or a split sale's tender) whose
 //     payment verifiably failed is paid again on the same order (DESIGN.md
 //     sections 3 and 6), the card read from standard input; the output and the
-//     exit codes are checkout's.
+//     exit codes are checkout's. An open split sale named without --pay is
+//     such an order when it has a card or EMI tender: that tender is paid again
+//     on its own order, and the sale's answer printed.
 //
 // Either moves money on a manager's authority: --staff names the manager, whose
 // PIN comes in GALLA_PIN or on the first line of standard input, before the
@@ -68,9 +70,9 @@ func cmdPay(c *cli, args []string) int {
 	defer cancel()
 	open := openSale(ctx, t, id)
 	switch {
-	case open && *pay == "":
+	case open && *pay == "" && !cardTender(ctx, t, id):
 		return c.fail(exitBadInput, "%s is an open sale: name how the rest is paid with --pay, such as --pay card or --pay cash:50000,card (galla sales --open shows what is left).", id)
-	case open:
+	case open && *pay != "":
 		f := splitFlags{cash: pos.Paise(*cash), issuer: *issuer, tenure: *tenure, otp: *otp, wait: *wait}
 		return c.finishSale(ctx, t, id, tenders, *staff, f)
 	case *pay != "":
@@ -103,7 +105,27 @@ func cmdPay(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(checkoutErrorCode(err), "%s", pos.Sentence(err))
 	}
+	if open {
+		return c.printSplit(ctx, t, id, res) // the sale named: its answer, as checkout prints it
+	}
 	return c.printCheckout(res, t.Terminal())
+}
+
+// cardTender reports whether open sale id has a card or EMI tender: galla
+// pay ID with the card alone pays it again on the same order when it
+// verifiably failed (as checkout's FAILED answer says), and says why not
+// otherwise (an outcome not known is reconciled, never paid again).
+func cardTender(ctx context.Context, t *terminal, id string) bool {
+	st, err := t.Checkout.SaleStatus(ctx, id)
+	if err != nil {
+		return false
+	}
+	for _, tv := range st.Tenders {
+		if tv.Order != nil && (tv.Kind == pos.TenderCard || tv.Kind == pos.TenderEMI) {
+			return true
+		}
+	}
+	return false
 }
 
 // payPIN reads the PIN of the manager galla pay names with --staff: a
@@ -274,6 +296,10 @@ func (c *cli) printSplit(ctx context.Context, t *terminal, id string, last pos.P
 	case st.Complete():
 		c.printSplitJSON(st, t.Terminal(), "PAID", "")
 		return exitOK
+	case last.State == pos.StateFailed && st.Paid == 0:
+		c.printSplitJSON(st, t.Terminal(), "FAILED", last.Reason)
+		return c.fail(exitFailed, "The %s payment failed (%s); the sale %s stays open with nothing paid: pay again on the same order with galla pay %s (the card on standard input), take another payment method with galla pay %s --pay TENDER, or drop it with galla void %s (or in the terminal).",
+			tenderNoun(last.Order), strings.TrimSuffix(last.Reason, "."), id, id, id, id)
 	case last.State == pos.StateFailed:
 		c.printSplitJSON(st, t.Terminal(), "FAILED", last.Reason)
 		return c.fail(exitFailed, "The %s payment failed (%s); the sale %s stays open with %s paid: take the rest with galla pay %s --pay TENDER, or void the sale with galla void %s --reason TEXT (or in the terminal).",

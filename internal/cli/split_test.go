@@ -99,3 +99,41 @@ func TestCheckoutTendersRefused(t *testing.T) {
 		assert.Contains(t, errOut, tt.want, tt.pay)
 	}
 }
+
+// TestPayAgainAnOpenSalesCard: a split sale whose card was declined stays open
+// with its cash; galla pay SALE_ID with the card alone (as the FAILED answer
+// names the sale) pays that card tender again on its own order and finishes
+// the sale, printing the sale's answer; a tender whose outcome is not known is
+// reconciled, never paid again.
+func TestPayAgainAnOpenSalesCard(t *testing.T) {
+	dir := t.TempDir()
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+	require.Equal(t, exitOK, code, errOut)
+	declined := strings.Replace(visaJSON, "4111 1111 1111 1111", "4000000000000002", 1)
+	code, out, _ := tillRun(t, dir, declined, pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "cash:50000,card", "--otp", "123456")
+	require.Equal(t, exitFailed, code)
+	failed := decodeCheckout(t, out)
+	require.Equal(t, "FAILED", failed.Status)
+	require.Len(t, failed.Tenders, 2)
+
+	code, out, errOut = tillRun(t, dir, visaJSON, pin, "pay", failed.MerchantOrderID, "--staff", "Meera", "--otp", "123456")
+	require.Equal(t, exitOK, code, errOut)
+	paid := decodeCheckout(t, out)
+	assert.Equal(t, "PAID", paid.Status)
+	assert.Equal(t, failed.MerchantOrderID, paid.MerchantOrderID, "the sale's answer")
+	assert.Equal(t, "T1/"+pos.FinancialYear(time.Now())+"/000001", paid.InvoiceNo)
+	require.Len(t, paid.Tenders, 2)
+	assert.Equal(t, failed.Tenders[1].MerchantOrderID, paid.Tenders[1].MerchantOrderID, "paid again on the same order")
+	assert.Equal(t, "PAID", paid.Tenders[1].Status)
+
+	code, _, errOut = tillRun(t, dir, visaJSON, pin, "pay", failed.MerchantOrderID, "--staff", "Meera", "--otp", "123456")
+	assert.Equal(t, exitBadInput, code, "a paid sale is not paid again")
+	assert.Contains(t, errOut, "already paid")
+
+	code, out, _ = tillRun(t, dir, visaJSON, pin, "checkout", "--staff", "Meera", "--items", "ACC-CASE-S24", "--pay", "cash:50000,card", "--wait", "2s")
+	require.Equal(t, exitUnknown, code)
+	code, _, errOut = tillRun(t, dir, visaJSON, pin, "pay", decodeCheckout(t, out).MerchantOrderID, "--staff", "Meera", "--otp", "123456")
+	assert.Equal(t, exitBadInput, code, "an unknown outcome is reconciled, never paid again")
+	assert.Contains(t, errOut, "reconcile")
+}
