@@ -147,7 +147,7 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 // document without tax (a bill of supply) carries all of it as the value of the
 // supply.
 func gstrLine(l Line, amount Paise, qty int, noTax bool) gstr.Line {
-	out := gstr.Line{Description: l.Name, HSN: l.HSN, UQC: string(l.Unit), Qty: qty, Supply: string(l.Supply)}
+	out := gstr.Line{Description: l.Name, HSN: l.HSN, HSNDesc: HSNDescription(l.HSN), UQC: string(l.Unit), Qty: qty, Supply: string(l.Supply)}
 	if noTax {
 		out.Taxable = gstr.Paise(amount)
 		return out
@@ -162,7 +162,7 @@ func gstrLine(l Line, amount Paise, qty int, noTax bool) gstr.Line {
 // and cess the return reversed (exactly the sale's, split by the rule of
 // pos/return.go); documentGST then sets the GST of the credit note's lines.
 func returnedLine(l Line, it ReturnItem, noTax bool) gstr.Line {
-	out := gstr.Line{Description: l.Name, HSN: l.HSN, UQC: string(l.Unit), Qty: it.Qty, Supply: string(l.Supply)}
+	out := gstr.Line{Description: l.Name, HSN: l.HSN, HSNDesc: HSNDescription(l.HSN), UQC: string(l.Unit), Qty: it.Qty, Supply: string(l.Supply)}
 	if noTax {
 		out.Taxable = gstr.Paise(it.Amount)
 		return out

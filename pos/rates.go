@@ -110,8 +110,10 @@ func CheckSaleRates(lines []Line, day time.Time) error {
 }
 
 // CheckRates refuses a catalog imported on day whose products carry a GST rate
-// or cess not in force that day (RatesOn), or a rate outside the shop's choice
-// for that day (Shop.RatesOn), naming each product; nothing is imported.
+// or cess not in force that day (RatesOn), a rate outside the shop's choice
+// for that day (Shop.RatesOn), or an HSN code the master does not know or
+// too short for the shop's turnover (hsnRefusal), naming each product;
+// nothing is imported.
 func (c *Catalog) CheckRates(shop Shop, day time.Time) error {
 	law := RatesOn(day)
 	list := shop.RatesOn(day)
@@ -124,6 +126,9 @@ func (c *Catalog) CheckRates(shop Shop, day time.Time) error {
 			msg = "the row cannot be sold today: " + msg
 		} else if !slices.Contains(list, p.GSTRate) {
 			msg = fmt.Sprintf("the GST rate %s is not in the shop's rate list (%s); correct the row, or add the rate to the shop's list in Settings (galla shop set --rates)", p.GSTRate, RatesSentence(list))
+		}
+		if msg == "" {
+			msg = hsnRefusal(p.HSN, shop.Turnover)
 		}
 		if msg != "" && !ie.add(Problem{Item: i + 1, SKU: printable(p.SKU), Msg: msg}) {
 			break

@@ -167,3 +167,28 @@ func TestParseCrore(t *testing.T) {
 	}
 	assert.Equal(t, Paise(5_00_00_000_00), EInvoiceTurnover)
 }
+
+// TestHSNAtImport: a code of a chapter the HS nomenclature does not have is
+// refused, and a shop above ₹5 crore turnover gives six digits; GSTR-1's desc
+// is the master's.
+func TestHSNAtImport(t *testing.T) {
+	day := time.Date(2026, 11, 26, 12, 0, 0, 0, ist)
+	row := func(hsn string) *Catalog {
+		cat, err := NewCatalog([]Product{{SKU: "PH", Name: "Phone", HSN: hsn, Price: 59000_00, GSTRate: Percent(18)}})
+		require.NoError(t, err)
+		return cat
+	}
+	small := Shop{Turnover: 4_00_00_000_00}
+	big := Shop{Turnover: 12_50_00_000_00}
+	require.NoError(t, row("8517").CheckRates(small, day))
+	require.NoError(t, row("851713").CheckRates(big, day))
+	var ie *ImportError
+	require.ErrorAs(t, row("8517").CheckRates(big, day), &ie)
+	assert.Contains(t, ie.Problems[0].Msg, "the HSN code 8517 has 4 digits; a shop whose aggregate turnover is above ₹5,00,00,000.00 gives six")
+	require.ErrorAs(t, row("7788").CheckRates(small, day), &ie)
+	assert.Contains(t, ie.Problems[0].Msg, "the HSN code 7788 is not in the GST portal's HSN master: chapter 77 does not exist")
+	require.ErrorAs(t, row("9901").CheckRates(small, day), &ie)
+	assert.Contains(t, ie.Problems[0].Msg, "chapter 99 does not exist")
+	assert.Equal(t, "Telephone sets", HSNDescription("85171300"))
+	assert.Equal(t, "", HSNDescription("8599"))
+}

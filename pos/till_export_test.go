@@ -46,8 +46,8 @@ func TestGSTRDocuments(t *testing.T) {
 	// 2 × 1,499.00 = 2,998.00 at 18%: taxable 299800×100/118 = 2,540.678 → 2,540.68,
 	// tax 457.32 split 228.66 + 228.66; 105.00 at 5%: 100.00 and 2.50 + 2.50.
 	assert.Equal(t, []gstr.Line{
-		{Description: "Phone case", HSN: "3926", Qty: 2, Rate: 1800, Taxable: 2540_68, CGST: 228_66, SGST: 228_66},
-		{Description: "Cable", HSN: "8544", Qty: 1, Rate: 500, Taxable: 100_00, CGST: 2_50, SGST: 2_50},
+		{Description: "Phone case", HSN: "3926", HSNDesc: "Other articles of plastics", Qty: 2, Rate: 1800, Taxable: 2540_68, CGST: 228_66, SGST: 228_66},
+		{Description: "Cable", HSN: "8544", HSNDesc: "Insulated wire and cable", Qty: 1, Rate: 500, Taxable: 100_00, CGST: 2_50, SGST: 2_50},
 	}, inv.Lines)
 	assert.Equal(t, gstr.Paise(3103_00), inv.Value())
 
@@ -66,8 +66,8 @@ func TestGSTRDocuments(t *testing.T) {
 	// A value-only note: no quantity. 818.78 + 147.38 + 32.23 + 1.62 = 1,000.01,
 	// so the note gives back 1,000.00 with a round-off of −0.01.
 	assert.Equal(t, []gstr.Line{
-		{Description: "Phone case", HSN: "3926", Qty: 0, Rate: 1800, Taxable: 818_78, CGST: 73_69, SGST: 73_69},
-		{Description: "Cable", HSN: "8544", Qty: 0, Rate: 500, Taxable: 32_23, CGST: 81, SGST: 81},
+		{Description: "Phone case", HSN: "3926", HSNDesc: "Other articles of plastics", Qty: 0, Rate: 1800, Taxable: 818_78, CGST: 73_69, SGST: 73_69},
+		{Description: "Cable", HSN: "8544", HSNDesc: "Insulated wire and cable", Qty: 0, Rate: 500, Taxable: 32_23, CGST: 81, SGST: 81},
 	}, cn.Lines)
 	assert.Equal(t, gstr.Paise(-1), cn.RoundOff)
 	assert.Equal(t, gstr.Paise(1000_00), cn.Value())
@@ -221,14 +221,14 @@ func TestGSTRDocumentsBuyerAndPlace(t *testing.T) {
 	assert.Equal(t, "T1/2627/000007", away[0].Number)
 	assert.Equal(t, "29", away[0].PlaceOfSupply, "s.10(1)(ca): the unregistered buyer's address in Karnataka")
 	assert.Empty(t, away[0].BuyerGSTIN)
-	assert.Equal(t, []gstr.Line{{Description: "Phone", HSN: "8517", Qty: 1, Rate: 1800, Taxable: 50000_00, IGST: 9000_00}}, away[0].Lines)
+	assert.Equal(t, []gstr.Line{{Description: "Phone", HSN: "8517", HSNDesc: "Telephone sets", Qty: 1, Rate: 1800, Taxable: 50000_00, IGST: 9000_00}}, away[0].Lines)
 
 	b2b := GSTRDocuments(sale(&Buyer{Name: "Rao Traders", Address: "MG Road, Bengaluru", State: "29", GSTIN: "29AAPFU0939F1ZR"}), shop, "T1", time.Local, nil)
 	require.Len(t, b2b, 1)
 	assert.Equal(t, "29AAPFU0939F1ZR", b2b[0].BuyerGSTIN)
 	assert.Equal(t, "Rao Traders", b2b[0].BuyerName)
 	assert.Equal(t, "27", b2b[0].PlaceOfSupply, "taken at the counter: supplied in the shop's state")
-	assert.Equal(t, []gstr.Line{{Description: "Phone", HSN: "8517", Qty: 1, Rate: 1800, Taxable: 50000_00, CGST: 4500_00, SGST: 4500_00}}, b2b[0].Lines)
+	assert.Equal(t, []gstr.Line{{Description: "Phone", HSN: "8517", HSNDesc: "Telephone sets", Qty: 1, Rate: 1800, Taxable: 50000_00, CGST: 4500_00, SGST: 4500_00}}, b2b[0].Lines)
 	ret, err := gstr.GSTR1(gstr.Month{Year: 2026, Month: time.July}, shop.GSTIN, b2b)
 	require.NoError(t, err)
 	require.Len(t, ret.B2B, 1)
@@ -246,5 +246,5 @@ func TestGSTRDocumentsBuyerAndPlace(t *testing.T) {
 	cn := docs[1]
 	assert.Equal(t, "T1/C2627/00003", cn.Number)
 	assert.Equal(t, "29", cn.PlaceOfSupply)
-	assert.Equal(t, []gstr.Line{{Description: "Phone", HSN: "8517", Qty: 1, Rate: 1800, Taxable: 50000_00, IGST: 9000_00, IMEIs: []string{"490154203237518"}}}, cn.Lines)
+	assert.Equal(t, []gstr.Line{{Description: "Phone", HSN: "8517", HSNDesc: "Telephone sets", Qty: 1, Rate: 1800, Taxable: 50000_00, IGST: 9000_00, IMEIs: []string{"490154203237518"}}}, cn.Lines)
 }

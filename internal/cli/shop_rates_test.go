@@ -45,3 +45,31 @@ func TestShopRateListRefusesACatalogRow(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	assert.Contains(t, out, "AC-1")
 }
+
+// A shop that declares ₹12.5 crore of turnover gives six-digit HSN codes: a
+// 4-digit row is refused naming it, a 6-digit one imports; a turnover that is
+// not a number of crore is refused; a schedule by date is taken and kept.
+func TestShopTurnoverAndSchedule(t *testing.T) {
+	dir := t.TempDir()
+	set := func(extra ...string) (int, string) {
+		args := append([]string{"shop", "set", "--name", "Sharma Mobiles", "--address", "12 FC Road, Pune 411004", "--state", "27"}, extra...)
+		code, _, errOut := tillRun(t, dir, "", nil, args...)
+		return code, errOut
+	}
+	code, errOut := set("--turnover", "12,5")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, `The turnover "12,5" is not a number of crore of rupees`)
+	code, errOut = set("--turnover", "12.5", "--rates", "0, 5, 18, 28; from 2026-02-01: 0, 5, 18, 40")
+	require.Equal(t, exitOK, code, errOut)
+
+	catalog := filepath.Join(t.TempDir(), "catalog.csv")
+	require.NoError(t, os.WriteFile(catalog, []byte("sku,name,price,gst_rate,hsn\n"+
+		"PH-1,Phone,59000.00,18,8517\n"), 0o600))
+	code, _, errOut = tillRun(t, dir, "", nil, "catalog", "import", catalog)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "(SKU PH-1): the HSN code 8517 has 4 digits; a shop whose aggregate turnover is above ₹5,00,00,000.00 gives six")
+	require.NoError(t, os.WriteFile(catalog, []byte("sku,name,price,gst_rate,hsn\n"+
+		"PH-1,Phone,59000.00,18,851713\n"), 0o600))
+	code, _, errOut = tillRun(t, dir, "", nil, "catalog", "import", catalog)
+	require.Equal(t, exitOK, code, errOut)
+}

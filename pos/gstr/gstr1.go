@@ -136,7 +136,8 @@ type HSN struct {
 type HSNRow struct {
 	Num   int    `json:"num"`
 	HSNSc string `json:"hsn_sc"`
-	Desc  string `json:"desc,omitempty"`
+	Desc  string `json:"desc,omitempty"`      // the HSN master's description of the code (Line.HSNDesc)
+	User  string `json:"user_desc,omitempty"` // the catalog's name of the goods
 	UQC   string `json:"uqc"`
 	Qty   int    `json:"qty"`
 	Rt    Rate   `json:"rt"`
@@ -454,7 +455,7 @@ func (b *builder) addHSN(d Document, l Line, sign Paise) {
 	k := hsnKey{b2b: d.Registered(), hsn: l.HSN, uqc: uqc, rate: l.Rate}
 	h := b.hsn[k]
 	if h == nil {
-		h = &HSNRow{HSNSc: l.HSN, Desc: hsnDesc(l.Description), UQC: uqc, Rt: l.Rate}
+		h = &HSNRow{HSNSc: l.HSN, Desc: hsnDesc(l.HSNDesc), User: hsnDesc(l.Description), UQC: uqc, Rt: l.Rate}
 		b.hsn[k] = h
 	}
 	h.Qty += int(sign) * l.Qty
@@ -571,7 +572,7 @@ func (b *builder) fill(r *Return, month Month) {
 		split := !month.before(2025, time.May)
 		for _, k := range keys {
 			h := *b.hsn[k]
-			if h == (HSNRow{HSNSc: h.HSNSc, Desc: h.Desc, UQC: h.UQC, Rt: h.Rt}) {
+			if h == (HSNRow{HSNSc: h.HSNSc, Desc: h.Desc, User: h.User, UQC: h.UQC, Rt: h.Rt}) {
 				continue // sold and wholly returned within the month
 			}
 			switch {

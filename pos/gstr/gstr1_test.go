@@ -30,7 +30,7 @@ func july2026() []Document {
 		return Document{Kind: Invoice, Number: no, Date: day(date), PlaceOfSupply: pos, ShopState: "27", Lines: lines,
 			Tender: "cash", Cashier: "Meera"}
 	}
-	return []Document{
+	docs := []Document{
 		// Intra-state, two rates.
 		b2c("T1/2627/000001", "2026-07-03", "27",
 			Line{Description: "Phone case", HSN: "3926", Qty: 2, Rate: 1800, Taxable: 1000_00, CGST: 90_00, SGST: 90_00},
@@ -69,6 +69,14 @@ func july2026() []Document {
 		b2c("T1/2627/000000", "2026-06-30", "27", Line{Description: "Phone case", HSN: "3926", Qty: 1, Rate: 1800, Taxable: 100_00, CGST: 9_00, SGST: 9_00}),
 		b2c("T1/2627/000008", "2026-08-01", "27", Line{Description: "Phone case", HSN: "3926", Qty: 1, Rate: 1800, Taxable: 100_00, CGST: 9_00, SGST: 9_00}),
 	}
+	// The HSN master's descriptions, as GSTRDocuments fills them in.
+	master := map[string]string{"8517": "Telephone sets", "3926": "Other articles of plastics", "8544": "Insulated wire and cable"}
+	for i := range docs {
+		for k := range docs[i].Lines {
+			docs[i].Lines[k].HSNDesc = master[docs[i].Lines[k].HSN]
+		}
+	}
+	return docs
 }
 
 // july2026Return is the GSTR-1 of july2026, computed by hand:
@@ -100,14 +108,14 @@ const july2026Return = `{
      "itms": [{"num": 1, "itm_det": {"rt": 18, "txval": 2000.00, "iamt": 360.00, "csamt": 0.00}}]}],
   "hsn": {
     "hsn_b2b": [
-      {"num": 1, "hsn_sc": "8517", "desc": "Phone X1", "uqc": "NOS", "qty": 1, "rt": 18, "txval": 49000.00,
+      {"num": 1, "hsn_sc": "8517", "desc": "Telephone sets", "user_desc": "Phone X1", "uqc": "NOS", "qty": 1, "rt": 18, "txval": 49000.00,
        "iamt": 0.00, "camt": 4410.00, "samt": 4410.00, "csamt": 0.00}],
     "hsn_b2c": [
-      {"num": 1, "hsn_sc": "3926", "desc": "Phone case", "uqc": "NOS", "qty": 1, "rt": 18, "txval": 500.00,
+      {"num": 1, "hsn_sc": "3926", "desc": "Other articles of plastics", "user_desc": "Phone case", "uqc": "NOS", "qty": 1, "rt": 18, "txval": 500.00,
        "iamt": 0.00, "camt": 45.00, "samt": 45.00, "csamt": 0.00},
-      {"num": 2, "hsn_sc": "8517", "desc": "Phone X9", "uqc": "NOS", "qty": 2, "rt": 18, "txval": 182745.76,
+      {"num": 2, "hsn_sc": "8517", "desc": "Telephone sets", "user_desc": "Phone X9", "uqc": "NOS", "qty": 2, "rt": 18, "txval": 182745.76,
        "iamt": 32894.24, "camt": 0.00, "samt": 0.00, "csamt": 0.00},
-      {"num": 3, "hsn_sc": "8544", "desc": "USB cable", "uqc": "NOS", "qty": 5, "rt": 5, "txval": 900.00,
+      {"num": 3, "hsn_sc": "8544", "desc": "Insulated wire and cable", "user_desc": "USB cable", "uqc": "NOS", "qty": 5, "rt": 5, "txval": 900.00,
        "iamt": 20.00, "camt": 12.50, "samt": 12.50, "csamt": 0.00}]},
   "doc_issue": {"doc_det": [
     {"doc_num": 1, "doc_typ": "Invoices for outward supply", "docs": [{"num": 1, "from": "T1/2627/000001", "to": "T1/2627/000007", "totnum": 7, "cancel": 1, "net_issue": 6}]},
@@ -190,7 +198,7 @@ func TestGSTR1BeforeMay2025HasOneHSNTable(t *testing.T) {
 	require.NotNil(t, r.HSN)
 	assert.Empty(t, r.HSN.B2B)
 	assert.Empty(t, r.HSN.B2C)
-	assert.Equal(t, []HSNRow{{Num: 1, HSNSc: "8517", Desc: "Phone X1", UQC: "NOS", Qty: 3, Rt: 1800, TxVal: 3000_00,
+	assert.Equal(t, []HSNRow{{Num: 1, HSNSc: "8517", User: "Phone X1", UQC: "NOS", Qty: 3, Rt: 1800, TxVal: 3000_00,
 		CAmt: 270_00, SAmt: 270_00}}, r.HSN.Data)
 
 	r, err = GSTR1(Month{2025, time.May}, shopGSTIN, nil)

@@ -87,6 +87,7 @@ type Document struct {
 type Line struct {
 	Description string
 	HSN         string
+	HSNDesc     string // the HSN master's description of HSN, "" when it has none
 	UQC         string // the unit quantity code of the portal ("NOS"); "" is NOS
 	// Supply is a 0% line's column in table 8: "nil" (and a 0% line that
 	// does not say), "exempt" or "non-gst"; the same on every document.
