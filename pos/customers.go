@@ -40,6 +40,16 @@ func (cu *Customers) CheckBuyer(ctx context.Context, lines []CartLine, b *Buyer)
 	return shop.CheckSupply(PlaceOfSupply(shop.State, buyer.Normal()))
 }
 
+// Registration is the shop's GST registration, which decides whether a sale
+// states tax (Shop.Registration).
+func (cu *Customers) Registration(ctx context.Context) (Registration, error) {
+	shop, err := LoadShop(ctx, cu.j)
+	if err != nil {
+		return Regular, err
+	}
+	return shop.Registration(), nil
+}
+
 // PlaceOf is where a sale of this till's shop to b (nil: a walk-in) is supplied
 // (PlaceOfSupply).
 func (cu *Customers) PlaceOf(ctx context.Context, b *Buyer) (Place, error) {

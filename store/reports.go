@@ -361,10 +361,10 @@ func (rp *Reports) GSTR1(ctx context.Context, month gstr.Month, loc *time.Locati
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case shop.GSTIN == "":
+	switch shop.Registration() {
+	case pos.Unregistered:
 		return nil, ErrNoGSTIN
-	case shop.Composition:
+	case pos.Composition:
 		return nil, ErrComposition
 	}
 	docs, err := rp.MonthDocuments(ctx, month, shop, loc)

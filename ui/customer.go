@@ -23,6 +23,8 @@ type Customers interface {
 	RememberBuyer(ctx context.Context, by string, b pos.Buyer) error
 	// PlaceOf is where a sale to b is supplied: IGST when another state.
 	PlaceOf(ctx context.Context, b *pos.Buyer) (pos.Place, error)
+	// Registration is the shop's GST registration: whether a sale states tax.
+	Registration(ctx context.Context) (pos.Registration, error)
 }
 
 // customerPanel is the sale's customer: phone number first (a number seen before

@@ -51,6 +51,12 @@ func (f *fakeTill) FindBuyer(context.Context, string) (pos.Buyer, bool, error) {
 
 func (f *fakeTill) RememberBuyer(context.Context, string, pos.Buyer) error { return nil }
 
+func (f *fakeTill) Registration(context.Context) (pos.Registration, error) {
+	if f.composition {
+		return pos.Composition, nil
+	}
+	return pos.Regular, nil
+}
 func (f *fakeTill) PlaceOf(context.Context, *pos.Buyer) (pos.Place, error) { return pos.Place{}, nil }
 
 // Holder: the held bills in memory.

@@ -29,18 +29,21 @@ var (
 // fakeTill is a scripted Till for the screens' tests. It is safe for concurrent use:
 // the screens call it from background goroutines.
 type fakeTill struct {
-	mu       sync.Mutex
-	status   Status
-	staff    []StaffMember
-	pins     map[string]string // name -> PIN
-	short    map[string]bool   // name -> signs in with MustChangePIN
-	products []Product
-	offers   []EMIOffer
-	printErr error
-	orders   []OrderSummary
-	events   map[string][]OrderEvent
-	settings Settings
-	secret   string
+	mu sync.Mutex
+	// composition is a shop under the composition scheme: its sale screen
+	// states no tax (the fake's shop is otherwise registered).
+	composition bool
+	status      Status
+	staff       []StaffMember
+	pins        map[string]string // name -> PIN
+	short       map[string]bool   // name -> signs in with MustChangePIN
+	products    []Product
+	offers      []EMIOffer
+	printErr    error
+	orders      []OrderSummary
+	events      map[string][]OrderEvent
+	settings    Settings
+	secret      string
 	// accessCode is the access code as stored (never shown).
 	accessCode string
 	// savedBy lists who saved the settings; overrides the approvals asked for

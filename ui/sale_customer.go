@@ -51,8 +51,17 @@ func (sc *saleCustomer) askCustomer(why string) {
 }
 
 // taxLine is the cart's taxable value and GST as the sale screen shows them:
-// CGST and SGST, or IGST when the buyer's place of supply is another state.
+// CGST and SGST, or IGST when the buyer's place of supply is another state. A
+// shop that may not charge GST (not registered, or under the composition
+// scheme) shows no tax, as its documents do (pos.Registration).
 func (sc *saleCustomer) taxLine() string {
+	// A read of the shop's settings: quick enough for the counter's thread.
+	if reg, err := sc.s.u.till.Customers.Registration(sc.s.u.ctx); err == nil && !reg.ShowsTax() {
+		if reg == pos.Composition {
+			return "Bill of supply: composition scheme, no GST charged"
+		}
+		return "No GST charged: the seller is not registered"
+	}
 	txt := "Taxable " + sc.s.bill.Taxable.String()
 	if sc.interstate {
 		return txt + "   IGST " + sc.s.bill.IGST.String()

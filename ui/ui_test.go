@@ -886,3 +886,21 @@ func TestBrandEMIIMEIsBeforeCard(t *testing.T) {
 	assert.Equal(t, "E-0003", f.requests[0].OrderID, "the card pays the order whose IMEIs were validated")
 	assert.Equal(t, []string{"E-0002"}, f.cancelled, "the paid order is not cancelled")
 }
+
+// TestSaleScreenOfACompositionShop: a shop under the composition scheme may not
+// collect tax (CGST Act s.10(4)), so its sale screen states none, as its bill of
+// supply does.
+func TestSaleScreenOfACompositionShop(t *testing.T) {
+	f := newFakeTill()
+	f.composition = true
+	h := newHarness(t, f)
+	h.signIn("Ravi", "1234")
+	s := h.u.sale
+	h.enter("CABLE")
+	require.Len(t, s.lines, 1)
+	assert.Equal(t, "₹499.00", s.total.Text)
+	assert.Contains(t, s.gst.Text, "no GST charged")
+	for _, tax := range []string{"CGST", "SGST", "IGST", "Taxable"} {
+		assert.NotContains(t, s.gst.Text, tax)
+	}
+}
