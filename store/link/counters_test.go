@@ -219,6 +219,11 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	s := newStoreServer(t)
 	t1, t2 := newTill(t, s, "T1"), newTill(t, s, "T2")
 	ctx := t.Context()
+	// A regular GST registrant's counters: their documents state the tax.
+	for _, c := range []*till{t1, t2} {
+		_, _, err := c.Setup.SetShop(ctx, pos.ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
+		require.NoError(t, err)
+	}
 	// Three cables at ₹499 with ₹1 off the line (₹1,496.00) and a case at ₹1,499:
 	// ₹2,995.00.
 	lines := []pos.Line{
@@ -262,8 +267,8 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	require.NoError(t, err)
 	var b bytes.Buffer
 	require.NoError(t, receipts.Text(&b, d.Receipt, 48))
-	for _, want := range []string{"CREDIT NOTE", "T2/C2627/00001", "Against invoice", inv, "22 Nov 2026", "Returned 1 x 499.00", "498.66",
-		"Taxable 422.59", "76.07", "Refunded to cash", "Reason: faulty"} {
+	for _, want := range []string{"CREDIT NOTE", "T2/C2627/00001", "Against invoice", inv, "22 Nov 2026", "Returned 1 NOS x 499.00", "498.66",
+		"Taxable 422.59", "CGST @9%", "38.03", "Refunded to cash", "Reason: faulty"} {
 		assert.Contains(t, b.String(), want)
 	}
 
@@ -286,8 +291,9 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 	t2.sync(t)
 
 	// T2's GSTR-1 documents: its two credit notes, citing T1's invoice of 22
-	// Nov; T1's invoice is T1's to report. The first reverses ₹422.59 + ₹76.07
-	// (CGST 38.03, SGST 38.04).
+	// Nov; T1's invoice is T1's to report. The first reverses ₹422.59 of taxable
+	// value with CGST = SGST = round(42259 × 18 / 200) = 3803 paise each (the
+	// portal's arithmetic; the paisa left is round-off).
 	day := time.Date(2026, 11, 22, 0, 0, 0, 0, pos.IST)
 	docs, err := t2.Documents.ExportDocuments(ctx, day, day)
 	require.NoError(t, err)
@@ -299,7 +305,7 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 		assert.Equal(t, "2026-11-22", docs[i].OriginalDate.Format(time.DateOnly))
 	}
 	require.Len(t, docs[0].Lines, 1)
-	assert.Equal(t, []gstr.Paise{42259, 3803, 3804}, []gstr.Paise{docs[0].Lines[0].Taxable, docs[0].Lines[0].CGST, docs[0].Lines[0].SGST})
+	assert.Equal(t, []gstr.Paise{42259, 3803, 3803}, []gstr.Paise{docs[0].Lines[0].Taxable, docs[0].Lines[0].CGST, docs[0].Lines[0].SGST})
 
 	// Nothing more, at T2 or by the store.
 	_, err = t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
