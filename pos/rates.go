@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -336,12 +337,27 @@ func ParseCrore(s string) (Paise, error) {
 	if whole == "" || len(whole) > 7 || !allDigits(whole) || (dot && (frac == "" || len(frac) > 7 || !allDigits(frac))) {
 		return 0, Errorf("The turnover %q is not a number of crore of rupees; type it as 12.5 for ₹12.5 crore.", printable(s))
 	}
-	var w, f int64
-	fmt.Sscan(whole, &w)
+	// Decimal digits (a fraction such as "0375" is not octal); both fit: at most
+	// seven digits each.
+	w, _ := strconv.ParseInt(whole, 10, 64)
+	var f int64
 	if dot {
-		fmt.Sscan(frac+strings.Repeat("0", 7-len(frac)), &f)
+		f, _ = strconv.ParseInt(frac+strings.Repeat("0", 7-len(frac)), 10, 64)
 	}
 	return Paise(w)*Crore + Paise(f)*100, nil // f is in rupees: a crore is 10^7 rupees
+}
+
+// CroreText writes an amount in crore of rupees as ParseCrore reads it ("12.5");
+// "" for none.
+func CroreText(p Paise) string {
+	if p <= 0 {
+		return ""
+	}
+	t := fmt.Sprintf("%d", p/Crore)
+	if f := (p % Crore) / 100; f != 0 {
+		t += "." + strings.TrimRight(fmt.Sprintf("%07d", f), "0")
+	}
+	return t
 }
 
 // Supply is what a catalog row's goods are for GST beside their rate: taxable

@@ -156,6 +156,8 @@ func TestParseCrore(t *testing.T) {
 		{"0.75", 75_00_000_00},        // ₹75,00,000.00
 		{"4.9999999", 4_99_99_999_00}, // to the rupee
 		{" 1 crore", 1_00_00_000_00},
+		{"0.0375", 3_75_000_00}, // a fraction with a leading zero is decimal, not octal
+		{"08", 8_00_00_000_00},
 	} {
 		got, err := ParseCrore(tt.in)
 		require.NoError(t, err, tt.in)

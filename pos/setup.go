@@ -23,6 +23,10 @@ type Settings struct {
 	// Rates is the shop's GST rate list as typed ("0, 5, 18"), or "all" for every
 	// rate in force; a catalog row outside it is refused at import.
 	Rates string
+	// Turnover is the previous financial year's aggregate turnover in crore of
+	// rupees ("12.5", ParseCrore); empty is none declared. Above ₹5 crore, HSN
+	// codes take six digits and B2B documents are e-invoiced.
+	Turnover string
 	// DocumentsNote says what the shop's sales print and why (DocumentsNote).
 	DocumentsNote string
 	Live          bool
@@ -164,7 +168,7 @@ func (su *Setup) Settings(ctx context.Context) (Settings, error) {
 	}
 	rates := shop.Rates.String()
 	s := Settings{ShopName: shop.Name, Address: strings.Join(shop.Address, ", "), GSTIN: shop.GSTIN,
-		State: shop.State, Composition: shop.Composition, Rates: rates, DocumentsNote: DocumentsNote(shop),
+		State: shop.State, Composition: shop.Composition, Rates: rates, Turnover: CroreText(shop.Turnover), DocumentsNote: DocumentsNote(shop),
 		Live: svc.BaseURL != "", GatewayURL: svc.BaseURL, MerchantID: svc.MerchantID, AccessCodeShown: svc.AccessCode,
 		SecretSet: svc.SecretSet, SecretsWhere: svc.SecretsWhere,
 		PrinterAddr: prof.Address, DiscountLimit: discount.Limit, PhoneListen: svc.PhoneListen}
@@ -221,6 +225,12 @@ func (su *Setup) SaveSettings(ctx context.Context, by StaffMember, s Settings, s
 	if shop.Rates, err = ParseRateList(s.Rates); err != nil {
 		return err
 	}
+	shop.Turnover = 0
+	if strings.TrimSpace(s.Turnover) != "" {
+		if shop.Turnover, err = ParseCrore(s.Turnover); err != nil {
+			return err
+		}
+	}
 	curDiscount, derr := LoadDiscountPolicy(ctx, su.j)
 	curPrinter, havePrinter, err := LoadPrinter(ctx, su.j)
 	if err != nil {
@@ -259,7 +269,8 @@ func (su *Setup) SaveSettings(ctx context.Context, by StaffMember, s Settings, s
 
 	// Everything is valid: journal what changed, naming the manager.
 	if !slices.Equal(shop.Address, oldShop.Address) || shop.Name != oldShop.Name || shop.GSTIN != oldShop.GSTIN ||
-		shop.State != oldShop.State || shop.Composition != oldShop.Composition || !shop.Rates.Equal(oldShop.Rates) {
+		shop.State != oldShop.State || shop.Composition != oldShop.Composition || !shop.Rates.Equal(oldShop.Rates) ||
+		shop.Turnover != oldShop.Turnover {
 		if err := su.saveSetting(ctx, mgr.ID, SettingShop, shop); err != nil {
 			return err
 		}

@@ -339,3 +339,42 @@ func TestSettingsKeepTheShopsStateSchemeAndRates(t *testing.T) {
 	assert.True(t, got.Composition)
 	assert.Equal(t, "Sales print a BILL OF SUPPLY: the shop is under the composition scheme and charges no GST.", got.DocumentsNote)
 }
+
+// TestSettingsKeepTheShopsTurnover: Settings take the previous year's aggregate
+// turnover in crore (e-invoicing and six-digit HSN above ₹5 crore), refuse what
+// is not a number of crore, and clear it when emptied.
+func TestSettingsKeepTheShopsTurnover(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	ctx := t.Context()
+	m, err := tl.Crew.Authorize(ctx, managerPIN, Override{})
+	require.NoError(t, err)
+	s := Settings{ShopName: "Sharma Mobiles", Address: "MG Road", GSTIN: "27AAPFU0939F1ZV", DiscountLimit: DefaultDiscountLimit}
+
+	s.Turnover = "twelve"
+	require.Error(t, tl.Setup.SaveSettings(ctx, m, s, ""))
+	shop, err := LoadShop(ctx, r.j)
+	require.NoError(t, err)
+	assert.Equal(t, Paise(0), shop.Turnover, "a refusal changes nothing")
+
+	s.Turnover = "12.5"
+	require.NoError(t, tl.Setup.SaveSettings(ctx, m, s, ""))
+	shop, err = LoadShop(ctx, r.j)
+	require.NoError(t, err)
+	assert.Equal(t, Paise(12_50_00_000_00), shop.Turnover, "₹12.5 crore in paise")
+	got, err := tl.Setup.Settings(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "12.5", got.Turnover)
+
+	s.Turnover = "0.0375" // ₹3,75,000
+	require.NoError(t, tl.Setup.SaveSettings(ctx, m, s, ""))
+	got, err = tl.Setup.Settings(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "0.0375", got.Turnover)
+
+	s.Turnover = ""
+	require.NoError(t, tl.Setup.SaveSettings(ctx, m, s, ""))
+	shop, err = LoadShop(ctx, r.j)
+	require.NoError(t, err)
+	assert.Equal(t, Paise(0), shop.Turnover)
+}

@@ -26,6 +26,7 @@ type settingsScreen struct {
 	state      *keyEntry     // the GST state code; a GSTIN gives it
 	compo      *widget.Check // the composition scheme: bills of supply
 	rates      *keyEntry     // the shop's GST rate list
+	turnover   *keyEntry     // the previous year's aggregate turnover, in crore
 	docs       *widget.Label // what the sales print, and why
 	discount   *keyEntry     // the discount limit without a manager, in rupees
 	live       *widget.Check
@@ -67,6 +68,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.state = entry("GST state code, e.g. 27 (a GSTIN gives it)")
 	s.compo = widget.NewCheck("Composition scheme (bills of supply)", nil)
 	s.rates = entry("all, or e.g. 0, 5, 18")
+	s.turnover = entry("crore, e.g. 12.5 (last financial year)")
 	s.docs = widget.NewLabel("")
 	s.docs.Wrapping = fyne.TextWrapWord
 	s.discount = entry("Rupees, e.g. 500; 0: every discount needs a manager")
@@ -85,7 +87,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.printer = entry("192.168.1.50:9100, printer name or file path")
 	s.phone = entry("127.0.0.1:0 (this computer only)")
 	s.upi = newUPISetting(u)
-	chain := []*keyEntry{s.shop, s.address, s.gstin, s.state, s.rates, s.discount, s.printer, s.phone, s.gatewayURL, s.merchant, s.access, s.secret}
+	chain := []*keyEntry{s.shop, s.address, s.gstin, s.state, s.rates, s.turnover, s.discount, s.printer, s.phone, s.gatewayURL, s.merchant, s.access, s.secret}
 	for i, e := range chain {
 		if i+1 < len(chain) {
 			next := chain[i+1]
@@ -126,6 +128,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		widget.NewFormItem("State code", s.state),
 		widget.NewFormItem("Scheme", s.compo),
 		widget.NewFormItem("GST rates", s.rates),
+		widget.NewFormItem("Turnover (crore)", s.turnover),
 		widget.NewFormItem("Documents", s.docs),
 		widget.NewFormItem("Discount without manager (₹)", s.discount),
 		widget.NewFormItem("Printer profile [Ctrl+P]", s.profile),
@@ -177,6 +180,7 @@ func (s *settingsScreen) load() {
 			s.state.SetText(st.State)
 			s.compo.SetChecked(st.Composition)
 			s.rates.SetText(st.Rates)
+			s.turnover.SetText(st.Turnover)
 			s.docs.SetText(st.DocumentsNote)
 			s.discount.SetText(strings.TrimSuffix(st.DiscountLimit.Plain(), ".00"))
 			s.live.SetChecked(st.Live)
@@ -205,6 +209,7 @@ func (s *settingsScreen) store() {
 	st.State = strings.TrimSpace(s.state.Text)
 	st.Composition = s.compo.Checked
 	st.Rates = strings.TrimSpace(s.rates.Text)
+	st.Turnover = strings.TrimSpace(s.turnover.Text)
 	st.Live = s.live.Checked
 	st.GatewayURL = strings.TrimSpace(s.gatewayURL.Text)
 	st.MerchantID = strings.TrimSpace(s.merchant.Text)
@@ -238,6 +243,7 @@ func (s *settingsScreen) store() {
 			s.showSecrets(saved)
 			s.state.SetText(saved.State)
 			s.rates.SetText(saved.Rates)
+			s.turnover.SetText(saved.Turnover)
 			s.docs.SetText(saved.DocumentsNote)
 			s.message.SetText("Saved.")
 			s.u.bar.refreshStatus()
