@@ -214,9 +214,7 @@ func (su *Setup) SaveSettings(ctx context.Context, by StaffMember, s Settings, s
 		}
 	}
 	shop.State, shop.Composition = strings.TrimSpace(s.State), s.Composition
-	if shop.State == "" && len(shop.GSTIN) >= 2 {
-		shop.State = shop.GSTIN[:2] // a GSTIN names the shop's state
-	}
+	shop.stateFromGSTIN()
 	if shop.State != "" {
 		if err := shop.CheckTax(); err != nil {
 			return err
@@ -308,6 +306,7 @@ func (su *Setup) SetShop(ctx context.Context, d ShopDetails, managerPIN string) 
 	shop := cur
 	shop.Name, shop.State, shop.Composition = strings.TrimSpace(d.Name), strings.TrimSpace(d.State), d.Composition
 	shop.GSTIN = NormalGSTIN(d.GSTIN)
+	shop.stateFromGSTIN()
 	shop.Address = nil
 	for _, a := range strings.Split(d.Address, ",") {
 		if a = strings.TrimSpace(a); a != "" {
@@ -362,4 +361,12 @@ func (su *Setup) SaveVPA(ctx context.Context, by StaffMember, vpa string) error 
 		return err
 	}
 	return su.saveSetting(ctx, by.ID, SettingUPI, vpa)
+}
+
+// stateFromGSTIN takes the shop's state code from its GSTIN (its first two
+// digits) when none was given, as Settings and galla shop set both do.
+func (s *Shop) stateFromGSTIN() {
+	if s.State == "" && len(s.GSTIN) >= 2 {
+		s.State = s.GSTIN[:2]
+	}
 }
