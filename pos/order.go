@@ -294,7 +294,7 @@ func (o *Order) RefundByID(uid string) *Refund {
 // Refundable is what is left to refund: captured minus done and pending refunds.
 // A paid split-tender sale's tenders captured its amount.
 func (o *Order) Refundable() Paise {
-	left := o.paid()
+	left := o.PaidAmount()
 	for _, r := range o.Refunds {
 		if r.Status != RefundFailed {
 			left -= r.Amount
@@ -303,9 +303,11 @@ func (o *Order) Refundable() Paise {
 	return max(left, 0)
 }
 
-// paid is what the order's payment took: the captured amount, or, for a paid
-// split-tender sale, its amount (its tenders' orders captured it).
-func (o *Order) paid() Paise {
+// PaidAmount is what the order's payment took: the captured amount, or, for a
+// paid split-tender sale, its amount (its tenders' orders captured it, and the
+// store's copy of the sale has none captured). The store server reads a sale's
+// paid amount here, as the counter does.
+func (o *Order) PaidAmount() Paise {
 	if paidApart(o) && o.State.Paid() {
 		return o.Amount
 	}
@@ -862,7 +864,7 @@ func (o *Order) applyRefund(ev Event) error {
 	if o.State == StateReturn {
 		return nil // a return order stays one: it was never this counter's sale
 	}
-	if o.Refunded >= o.paid() {
+	if o.Refunded >= o.PaidAmount() {
 		return o.move(StateRefunded)
 	}
 	return o.move(StatePartlyRefunded)

@@ -436,23 +436,21 @@ func (rt *Returns) returnAtStore(ctx context.Context, r ReturnRequest, inv *Stor
 		return nil, ErrStoreOffline
 	}
 	o := inv.Order.Clone()
-	// The store's own refunds of it are the sale's; cap what is left by the
-	// store's word (it counts returns at every counter).
-	o.Captured = min(o.Captured, o.Refunded+inv.Returnable)
-	if o.Refundable() <= 0 {
+	left := storeLeft(o, inv)
+	if left <= 0 {
 		return nil, wrapf(ErrNotRefundable, "Invoice %s of counter %s is refunded in full already, here or at another counter: nothing of it can be returned.", inv.Number, inv.Terminal)
 	}
-	if len(r.Items) == 0 && r.Amount > o.Refundable() {
-		return nil, wrapf(ErrNotRefundable, "At most %s of invoice %s is left to return, here or at another counter (not %s).", o.Refundable(), inv.Number, r.Amount)
+	if len(r.Items) == 0 && r.Amount > left {
+		return nil, wrapf(ErrNotRefundable, "At most %s of invoice %s is left to return, here or at another counter (not %s).", left, inv.Number, r.Amount)
 	}
 	items, reason, err := returnItems(o, r)
 	if err != nil {
 		return nil, err
 	}
 	amount := ItemsAmount(items)
-	if amount > o.Refundable() {
+	if amount > left {
 		return nil, wrapf(ErrNotRefundable, "The goods come to %s but only %s of invoice %s is left to refund store-wide; return fewer, or make a price adjustment of at most %s.",
-			amount, o.Refundable(), inv.Number, o.Refundable())
+			amount, left, inv.Number, left)
 	}
 	to := r.To
 	if dests := foreignDestinations(o); to == "" && len(dests) > 0 {
@@ -530,12 +528,20 @@ func (rt *Returns) returnAtStore(ctx context.Context, r ReturnRequest, inv *Stor
 	return out, nil
 }
 
+// storeLeft is what is left to return of o, another counter's invoice inv as
+// its counter's events made it: what o holds refundable, what it was paid
+// (PaidAmount, on its tenders for a split sale) capped by the store's word (its
+// own refunds and what it says is left, counting returns at every counter).
+func storeLeft(o *Order, inv *StoreInvoice) Paise {
+	paid := o.PaidAmount()
+	return o.Refundable() - (paid - min(paid, o.Refunded+inv.Returnable))
+}
+
 // foreignReturnView is the Returns screen's view of another counter's invoice.
 func (rt *Returns) foreignReturnView(inv *StoreInvoice) *SaleForReturn {
 	o := inv.Order.Clone()
-	o.Captured = min(o.Captured, o.Refunded+inv.Returnable)
 	v := &SaleForReturn{OrderID: o.ID, Number: inv.Number, At: saleTime(*o).In(IST).Format("02 Jan 2006"),
-		Tender: o.Tender, Refundable: o.Refundable(), To: foreignDestinations(o)}
+		Tender: o.Tender, Refundable: max(storeLeft(o, inv), 0), To: foreignDestinations(o)}
 	for i, l := range o.Lines {
 		ret := o.Returns().Returned(i)
 		v.Lines = append(v.Lines, ReturnableLine{SKU: l.SKU, Name: l.Name, Sold: l.Qty, Returned: ret, Left: l.Qty - ret,

@@ -384,3 +384,45 @@ func TestNoteSpentWhereIssuedBeforeSync(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, pos.Paise(100000), local)
 }
+
+// TestReturnOfAnotherCountersSaleOfOneTender: a sale written as a sale and its
+// one cash tender at T1 (its money on the tender's order) is returned at T2 up
+// to what it was paid, and the store's day report counts it once.
+func TestReturnOfAnotherCountersSaleOfOneTender(t *testing.T) {
+	s := newStoreServer(t)
+	t1, t2 := newTill(t, s, "T1"), newTill(t, s, "T2")
+	ctx := t.Context()
+	sale, err := t1.Engine().Sales.OpenSale(ctx, pos.Sale{Lines: []pos.Line{cable(1), phoneCase()}})
+	require.NoError(t, err)
+	out, err := t1.Checkout.Pay(ctx, pos.PayRequest{Sale: sale.ID, Tender: pos.TenderCash, Amount: 199800}, nil)
+	require.NoError(t, err)
+	require.Equal(t, pos.StatePaid, out.State)
+	require.NotNil(t, out.Sale)
+	require.True(t, out.Sale.Complete())
+	inv := out.Sale.Sale.Number("T1")
+	require.Equal(t, "T1/2627/000001", inv)
+	t1.sync(t)
+
+	v, err := t2.Returns.ReturnView(ctx, inv)
+	require.NoError(t, err)
+	assert.Equal(t, pos.Paise(199800), v.Refundable, "paid as its tender says")
+	one, err := t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
+	require.NoError(t, err)
+	assert.Equal(t, pos.RefundDone, one.Status)
+	assert.Equal(t, pos.Paise(149900), one.Refund.Amount)
+	_, err = t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Amount: 49901, To: pos.RefundToNote, PIN: managerPIN})
+	require.ErrorIs(t, err, pos.ErrNotRefundable)
+	assert.Equal(t, "At most ₹499.00 of invoice T1/2627/000001 is left to return, here or at another counter (not ₹499.01).", pos.Sentence(err))
+	t2.sync(t)
+
+	// The store's day: the sale once in T1's gross sales and in cash, the
+	// refund in T2's.
+	storeDay, err := s.db.Reports.DayReport(ctx, one.Order.Day)
+	require.NoError(t, err)
+	require.Len(t, storeDay.Counters, 2)
+	assert.Equal(t, pos.Paise(199800), storeDay.Counters[0].GrossSales)
+	assert.Equal(t, pos.Paise(199800), storeDay.Counters[0].CashExpected)
+	assert.Equal(t, pos.Paise(149900), storeDay.Counters[1].Refunded)
+	assert.Equal(t, pos.Paise(199800), storeDay.Store.GrossSales)
+	assert.Equal(t, pos.Paise(199800-149900), storeDay.Store.CashExpected)
+}
