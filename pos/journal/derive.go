@@ -314,7 +314,7 @@ func deriveDayClose(tx *bolt.Tx, ev *pos.Event, pv prover) error {
 func storedDayClose(tx *bolt.Tx, pv prover, zno []byte) (*pos.DayClose, error) {
 	raw := tx.Bucket(bucketZ).Get(zno)
 	if raw == nil {
-		return nil, fmt.Errorf("Z report %d is missing", beU64(zno))
+		return nil, fmt.Errorf("the Z report %d is missing", beU64(zno))
 	}
 	if reason := pv.check(tx, bucketZ, zno, raw); reason != "" {
 		return nil, &proofError{bucket: string(bucketZ), key: fmt.Sprint(beU64(zno)), reason: reason}
