@@ -636,6 +636,9 @@ func TestReportsAndDayClose(t *testing.T) {
 	assert.Equal(t, "Day", whole.Kind)
 	assert.Equal(t, Paise(249700), whole.GrossSales, "the date's report sums every period")
 	assert.Len(t, whole.Orders, 4)
+	var wholeText bytes.Buffer
+	require.NoError(t, whole.WriteText(&wholeText))
+	assert.Contains(t, wholeText.String(), "Day report — 2026-11-22")
 
 	// The second Z of the date closes period 2, numbered on.
 	z2, err := r.e.Ledger.CloseDay(ctx, day, managerPIN)

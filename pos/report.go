@@ -536,8 +536,11 @@ func rupees(p Paise) string {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	title := "X report"
-	if r.Kind == "Z" {
+	switch r.Kind {
+	case "Z":
 		title = fmt.Sprintf("Z report no. %d", r.ZNo)
+	case "Day":
+		title = "Day report" // a closed date's every period (Ledger.Report, ADR 0010)
 	}
 	day := r.Day
 	if r.Period > 1 {
