@@ -115,9 +115,10 @@ func (bs *Books) Report(ctx context.Context, day string) (*Report, error) {
 	return bs.eng.Ledger.Report(ctx, day)
 }
 
-// XReport renders day's X report as text.
+// XReport renders the X report of day's open period as text: after a Z report
+// of the date, what was sold since (ADR 0010).
 func (bs *Books) XReport(ctx context.Context, day time.Time) (string, error) {
-	r, err := bs.eng.Ledger.Report(ctx, ToDay(day))
+	r, err := bs.eng.Ledger.XReport(ctx, ToDay(day))
 	if err != nil {
 		return "", err
 	}
@@ -149,20 +150,13 @@ type BackupVerifier interface {
 	VerifyBackup(ctx context.Context, path string) error
 }
 
-// BusinessDay returns the business day open at now (DayLayout): the calendar day
-// of now, or, when a Z report closed it already, the first day after it that no
-// Z report closed. The next business day starts the moment a Z is taken.
-func BusinessDay(ctx context.Context, j Journal, now time.Time) string {
-	d := now
-	for range 366 {
-		day := ToDay(d)
-		dc, err := j.DayClose(ctx, day)
-		if err != nil || dc == nil {
-			return day
-		}
-		d = d.AddDate(0, 0, 1)
-	}
-	return ToDay(d)
+// BusinessDay returns the business day open at now (DayLayout): the calendar date
+// of now in its own location (ADR 0010). A Z report closes the period of its
+// date; what is sold after it on the same date still carries that date and
+// belongs to the date's next period, which a later Z of the date closes. j is
+// not read; it stays in the signature for the callers that name the journal.
+func BusinessDay(_ context.Context, _ Journal, now time.Time) string {
+	return ToDay(now)
 }
 
 // BusinessDay returns the business day open now (DayLayout).
@@ -251,7 +245,7 @@ var ErrShiftOpenAtClose = errors.New("a shift is still open")
 // unknown unless the manager accepts listing them (r.AcceptUnknown); then it
 // writes the hot backup of the journal that DESIGN.md section 4 asks for (the
 // note says where it went, or that it failed: the day stays closed either way)
-// and the next business day starts at once. It is the one way a day closes:
+// and the date's next period starts at once (ADR 0010). It is the one way a day closes:
 // the window and galla close-day call it, and render the result with ZText.
 // With r.Print the Z prints at once on the receipt printer, when there is one.
 func (bs *Books) CloseDay(ctx context.Context, r CloseDayRequest) (*CloseDayResult, error) {
@@ -271,15 +265,8 @@ func (bs *Books) closeDay(ctx context.Context, r CloseDayRequest) (*CloseDayResu
 	if day == "" {
 		day = bs.eng.Today()
 	}
-	if err := bs.ec.dayOpen(ctx, day); err != nil {
-		return nil, err // a Z is taken once
-	}
-	if day > ToDay(bs.eng.Now()) {
-		// A business day opened by a Z taken earlier today: its own Z waits for
-		// its first sale, so a second close-day by mistake seals nothing.
-		if orders, err := bs.j.OrdersByDay(ctx, day); err == nil && len(orders) == 0 {
-			return nil, wrapf(ErrDayClosed, "Business day %s has no sales yet: the day before it is closed already.", day)
-		}
+	if _, _, err := bs.eng.Ledger.NextPeriod(ctx, day); err != nil {
+		return nil, err // a period is closed once, and only with a sale in it
 	}
 	if kept, _ := bs.drawer.keepsShifts(ctx); kept {
 		if s, err := bs.drawer.CurrentShift(ctx); err == nil && s != nil {
@@ -371,7 +358,8 @@ func (bs *Books) ZText(ctx context.Context, res *CloseDayResult) string {
 	return b.String()
 }
 
-// ExportCSV writes day's orders as CSV, one row per order.
+// ExportCSV writes day's orders as CSV, one row per order: the whole date,
+// every period of it (Ledger.Report).
 func (bs *Books) ExportCSV(ctx context.Context, day time.Time, w io.Writer) error {
 	r, err := bs.eng.Ledger.Report(ctx, ToDay(day))
 	if err != nil {

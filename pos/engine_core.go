@@ -227,8 +227,13 @@ func (e *engineCore) releaseRecorded(ctx context.Context) {
 	}
 }
 
-// dayOpen refuses work on a closed day.
+// dayOpen refuses work dated a day that can take no more: a closed date other
+// than today's (ADR 0010). Today's date stays open after its Z report: what is
+// sold after it belongs to the date's next period.
 func (e *engineCore) dayOpen(ctx context.Context, day string) error {
+	if day == e.today() {
+		return nil
+	}
 	dc, err := e.j.DayClose(ctx, day)
 	if err != nil {
 		return fmt.Errorf("pos: day %s: %w", day, err)

@@ -609,27 +609,66 @@ func TestReportsAndDayClose(t *testing.T) {
 	assert.Equal(t, uint64(1), z.ZNo)
 	assert.Equal(t, x.NetSales, z.NetSales)
 
-	_, err = r.e.Ledger.CloseDay(ctx, day, managerPIN)
-	assert.ErrorIs(t, err, ErrDayClosed, "a Z report is never redone")
-	// The next business day starts at once: selling and refunds go on.
-	after, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
-	require.NoError(t, err)
-	assert.Equal(t, "2026-11-23", after.Order.Day, "the sale after the Z is the next business day's")
-	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 10000, PIN: managerPIN})
-	require.NoError(t, err)
 	again, err := r.e.Ledger.Report(ctx, day)
 	require.NoError(t, err)
 	zj, _ := json.Marshal(z)
 	aj, _ := json.Marshal(again)
 	assert.JSONEq(t, string(zj), string(aj), "the sealed Z report is returned")
+	_, err = r.e.Ledger.CloseDay(ctx, day, managerPIN)
+	assert.ErrorIs(t, err, ErrDayClosed, "a Z report is never redone")
+	assert.Equal(t, "Sun 22 Nov 2026 is closed (Z 1); nothing was sold after it.", Sentence(err))
 
-	// The next day goes on, with the next Z number.
+	// Selling and refunds go on after the Z, on the same date (ADR 0010): the
+	// date's next period.
+	after, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
+	require.NoError(t, err)
+	assert.Equal(t, day, after.Order.Day, "the sale after the Z keeps its calendar date")
+	assert.Equal(t, day, r.e.Today())
+	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 10000, PIN: managerPIN})
+	require.NoError(t, err)
+	x2, err := r.e.Ledger.XReport(ctx, day)
+	require.NoError(t, err)
+	assert.Equal(t, "X", x2.Kind)
+	assert.Equal(t, 2, x2.Period)
+	assert.Equal(t, []TenderTotal{{TenderCash, 1, 49900}}, x2.Sales, "the X report is the open period's")
+	whole, err := r.e.Ledger.Report(ctx, day)
+	require.NoError(t, err)
+	assert.Equal(t, "Day", whole.Kind)
+	assert.Equal(t, Paise(249700), whole.GrossSales, "the date's report sums every period")
+	assert.Len(t, whole.Orders, 4)
+	var wholeText bytes.Buffer
+	require.NoError(t, whole.WriteText(&wholeText))
+	assert.Contains(t, wholeText.String(), "Day report — 2026-11-22")
+
+	// The second Z of the date closes period 2, numbered on.
+	z2, err := r.e.Ledger.CloseDay(ctx, day, managerPIN)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), z2.ZNo)
+	assert.Equal(t, 2, z2.Period)
+	assert.Equal(t, day, z2.Day)
+	assert.Equal(t, Paise(49900), z2.GrossSales)
+	require.Len(t, z2.Orders, 1)
+	assert.Equal(t, after.Order.ID, z2.Orders[0].OrderID)
+	var text2 bytes.Buffer
+	require.NoError(t, z2.WriteText(&text2))
+	assert.Contains(t, text2.String(), "Z report no. 2 — 2026-11-22, Z 2 of 22 Nov")
+	whole, err = r.e.Ledger.Report(ctx, day)
+	require.NoError(t, err)
+	assert.Equal(t, Paise(249700), whole.GrossSales, "closed, the date's report still sums both periods")
+	_, err = r.e.Ledger.CloseDay(ctx, day, managerPIN)
+	assert.ErrorIs(t, err, ErrDayClosed, "nothing sold after the second Z")
+
+	// The next day goes on, with the next Z number; the closed date takes no
+	// more.
 	r.clock.Advance(24 * time.Hour)
 	_, err = r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
 	require.NoError(t, err)
-	z2, err := r.e.Ledger.CloseDay(ctx, r.e.Today(), managerPIN)
+	z3, err := r.e.Ledger.CloseDay(ctx, r.e.Today(), managerPIN)
 	require.NoError(t, err)
-	assert.Equal(t, uint64(2), z2.ZNo)
+	assert.Equal(t, uint64(3), z3.ZNo)
+	assert.Zero(t, z3.Period)
+	_, err = r.e.Ledger.CloseDay(ctx, day, managerPIN)
+	assert.ErrorIs(t, err, ErrDayClosed)
 }
 
 func TestCancelAnUnpaidOrder(t *testing.T) {

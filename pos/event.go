@@ -298,6 +298,13 @@ type DayClose struct {
 	Day    string          `json:"day"`
 	ZNo    uint64          `json:"z_no"`   // the journal's last Z number plus one
 	Report json.RawMessage `json:"report"` // the Report as JSON, sealed (SealedReport: totals, not rows)
+	// Period is the Z's place among the Zs of its date (ADR 0010): 1 (stored
+	// as absent, as in journals written before a date could have more than
+	// one) for the first; a Z taken after it on the same date closes period 2,
+	// and so on. After is the sequence of the date's previous day.closed event
+	// (0 for period 1): the period holds the orders first journaled after it.
+	Period int    `json:"period,omitempty"`
+	After  uint64 `json:"after,omitempty"`
 
 	// Seq is the sequence of the day.closed event, filled in by a journal that
 	// reads the Z report back (never stored in the event): the rows of the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -53,8 +54,10 @@ func (lg *Ledger) digest(ctx context.Context, r *Report) error {
 	return nil
 }
 
-// Report returns the report of day: the sealed Z report when the day is closed,
-// else a fresh X report.
+// Report returns the report of day: a fresh X report of the whole date while
+// no Z report closed it, the sealed Z report when one Z closed it and nothing
+// came after, else a fresh report of the whole date, every period summed (ADR
+// 0010): what the accountant's CSV and GSTR-1 read.
 func (lg *Ledger) Report(ctx context.Context, day string) (*Report, error) {
 	if _, err := time.Parse(DayLayout, day); err != nil {
 		return nil, fmt.Errorf("pos: report: %w: day %q", ErrBadDay, day)
@@ -63,36 +66,143 @@ func (lg *Ledger) Report(ctx context.Context, day string) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pos: report %s: %w", day, err)
 	}
-	if dc != nil {
-		var r Report
-		if err := json.Unmarshal(dc.Report, &r); err != nil {
-			return nil, fmt.Errorf("pos: report %s: sealed Z report: %w", day, err)
-		}
-		if r.Orders == nil {
-			if r.Orders, err = lg.sealedRows(ctx, day, dc.Seq); err != nil {
-				return nil, fmt.Errorf("pos: report %s: %w", day, err)
-			}
-		}
-		if err := lg.digest(ctx, &r); err != nil {
+	if dc == nil {
+		return lg.xReport(ctx, day, 0)
+	}
+	orders, err := lg.j.OrdersByDay(ctx, day)
+	if err != nil {
+		return nil, fmt.Errorf("pos: report %s: %w", day, err)
+	}
+	after := dc.Seq != 0 && slices.ContainsFunc(orders, func(o *Order) bool { return o.Seq > dc.Seq })
+	if dc.Period > 1 || after {
+		r, err := lg.xReport(ctx, day, 0)
+		if err != nil {
 			return nil, err
 		}
-		return &r, nil
+		r.Kind = "Day"
+		return r, nil
 	}
-	return lg.xReport(ctx, day)
+	return lg.sealed(ctx, dc)
 }
 
-// sealedRows rebuilds the rows of a Z report, which is sealed with its totals
-// only (SealedReport): each order of the day as its events before the
-// day.closed event at seq made it, so the rows are the ones the Z report was
-// made from. With seq 0 (a journal that does not tell it) the orders are taken
-// as they are now.
-func (lg *Ledger) sealedRows(ctx context.Context, day string, seq uint64) ([]ReportRow, error) {
-	orders, err := lg.j.OrdersByDay(ctx, day)
+// sealed is the Z report dc sealed, its rows rebuilt.
+func (lg *Ledger) sealed(ctx context.Context, dc *DayClose) (*Report, error) {
+	day := dc.Day
+	var r Report
+	if err := json.Unmarshal(dc.Report, &r); err != nil {
+		return nil, fmt.Errorf("pos: report %s: sealed Z report: %w", day, err)
+	}
+	if r.Orders == nil {
+		var err error
+		if r.Orders, err = lg.sealedRows(ctx, day, dc.After, dc.Seq); err != nil {
+			return nil, fmt.Errorf("pos: report %s: %w", day, err)
+		}
+	}
+	if err := lg.digest(ctx, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// XReport is the X report of day's open period (ADR 0010): the sales after the
+// date's last Z report, or the whole date while none closed it.
+func (lg *Ledger) XReport(ctx context.Context, day string) (*Report, error) {
+	if _, err := time.Parse(DayLayout, day); err != nil {
+		return nil, fmt.Errorf("pos: report: %w: day %q", ErrBadDay, day)
+	}
+	dc, err := lg.j.DayClose(ctx, day)
+	if err != nil {
+		return nil, fmt.Errorf("pos: report %s: %w", day, err)
+	}
+	if dc == nil {
+		return lg.xReport(ctx, day, 0)
+	}
+	r, err := lg.xReport(ctx, day, dc.Seq)
 	if err != nil {
 		return nil, err
 	}
-	for i, o := range orders {
+	r.Period = max(dc.Period, 1) + 1
+	return r, nil
+}
+
+// NextPeriod is the period of day a Z report taken now closes, and the
+// sequence of the date's last day.closed it follows (0 for the first). A date
+// already closed takes another Z only when something was sold after its last
+// one; else the refusal (ErrDayClosed) names that Z.
+func (lg *Ledger) NextPeriod(ctx context.Context, day string) (period int, after uint64, err error) {
+	dc, err := lg.j.DayClose(ctx, day)
+	if err != nil {
+		return 0, 0, fmt.Errorf("pos: day %s: %w", day, err)
+	}
+	if dc == nil {
+		return 1, 0, nil
+	}
+	orders, err := lg.periodOrders(ctx, day, dc.Seq)
+	if err != nil {
+		return 0, 0, fmt.Errorf("pos: day %s: %w", day, err)
+	}
+	if dc.Seq == 0 || len(orders) == 0 {
+		return 0, 0, wrapf(fmt.Errorf("pos: day %s (Z %d): %w", day, dc.ZNo, ErrDayClosed),
+			"%s is closed (Z %d); nothing was sold after it.", DayWords(day), dc.ZNo)
+	}
+	return max(dc.Period, 1) + 1, dc.Seq, nil
+}
+
+// DayWords is day (DayLayout) as screens name it: "Thu 26 Nov 2026".
+func DayWords(day string) string {
+	d, err := time.Parse(DayLayout, day)
+	if err != nil {
+		return day
+	}
+	return d.Format("Mon 2 Jan 2006")
+}
+
+// periodOrders are day's orders of the period after the day.closed event at
+// seq: the orders first journaled after it. With seq 0, every order of day.
+func (lg *Ledger) periodOrders(ctx context.Context, day string, seq uint64) ([]*Order, error) {
+	orders, err := lg.j.OrdersByDay(ctx, day)
+	if err != nil || seq == 0 {
+		return orders, err
+	}
+	out := orders[:0:0]
+	for _, o := range orders {
+		if o.Seq <= seq {
+			continue // its last event is before the Z: so is its first
+		}
+		first, err := lg.firstSeq(ctx, o.ID)
+		if err != nil {
+			return nil, err
+		}
+		if first > seq {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// firstSeq is the sequence of the first event of order id.
+func (lg *Ledger) firstSeq(ctx context.Context, id string) (uint64, error) {
+	evs, err := lg.j.Events(ctx, id)
+	if err != nil || len(evs) == 0 {
+		return 0, err
+	}
+	return evs[0].Seq, nil
+}
+
+// sealedRows rebuilds the rows of a Z report, which is sealed with its totals
+// only (SealedReport): each order of the Z's period (first journaled after the
+// sequence after, see periodOrders) as its events before the day.closed event
+// at seq made it, so the rows are the ones the Z report was made from. With
+// seq 0 (a journal that does not tell it) the orders are taken as they are now.
+func (lg *Ledger) sealedRows(ctx context.Context, day string, after, seq uint64) ([]ReportRow, error) {
+	orders, err := lg.periodOrders(ctx, day, after)
+	if err != nil {
+		return nil, err
+	}
+	kept := orders[:0:0]
+	for _, o := range orders {
 		if seq == 0 || o.Seq < seq {
+			kept = append(kept, o)
 			continue
 		}
 		evs, err := lg.j.Events(ctx, o.ID)
@@ -110,17 +220,22 @@ func (lg *Ledger) sealedRows(ctx context.Context, day string, seq uint64) ([]Rep
 			}
 			then = next
 		}
-		orders[i] = then
+		if then.ID == "" {
+			continue // first journaled after the Z: the date's next period's
+		}
+		kept = append(kept, then)
 	}
-	rows := BuildReport(day, orders, time.Time{}).Orders
+	rows := BuildReport(day, kept, time.Time{}).Orders
 	if rows == nil {
 		rows = []ReportRow{}
 	}
 	return rows, nil
 }
 
-func (lg *Ledger) xReport(ctx context.Context, day string) (*Report, error) {
-	orders, err := lg.j.OrdersByDay(ctx, day)
+// xReport is a fresh report of day's orders first journaled after the
+// sequence after (periodOrders): the whole date with 0.
+func (lg *Ledger) xReport(ctx context.Context, day string, after uint64) (*Report, error) {
+	orders, err := lg.periodOrders(ctx, day, after)
 	if err != nil {
 		return nil, fmt.Errorf("pos: report %s: %w", day, err)
 	}
@@ -162,9 +277,11 @@ func (lg *Ledger) withSaleOrders(ctx context.Context, orders []*Order) ([]*Order
 	return out, nil
 }
 
-// CloseDay takes the Z report of day, authorised by a manager's PIN: numbered,
-// sealed in the journal, never redone. After it the journal refuses any event
-// dated that day. A day closes once (ErrDayClosed) and never before it has begun.
+// CloseDay takes the Z report of day's open period, authorised by a manager's
+// PIN: numbered, sealed in the journal, never redone (ADR 0010). What is sold
+// after it on the same date belongs to the date's next period, which a later Z
+// closes; a period closes once, and only with a sale in it (NextPeriod,
+// ErrDayClosed), and never before its day has begun.
 func (lg *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error) {
 	if _, err := time.Parse(DayLayout, day); err != nil || day > lg.today() {
 		return nil, fmt.Errorf("pos: close day: %w: %q", ErrBadDay, day)
@@ -176,7 +293,7 @@ func (lg *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error
 	if err != nil {
 		return nil, err
 	}
-	if err := lg.dayOpen(ctx, day); err != nil {
+	if _, _, err := lg.NextPeriod(ctx, day); err != nil {
 		return nil, err
 	}
 	// A sale left open with nothing paid and nothing in flight holds no money:
@@ -188,7 +305,8 @@ func (lg *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error
 	}
 	lg.numMu.Lock()
 	defer lg.numMu.Unlock()
-	if err := lg.dayOpen(ctx, day); err != nil {
+	period, after, err := lg.NextPeriod(ctx, day)
+	if err != nil {
 		return nil, err
 	}
 	if dc, ok := lg.j.(DayChecker); ok {
@@ -202,9 +320,12 @@ func (lg *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error
 	if err != nil {
 		return nil, fmt.Errorf("pos: close day: %w", err)
 	}
-	r, err := lg.xReport(ctx, day)
+	r, err := lg.xReport(ctx, day, after)
 	if err != nil {
 		return nil, err
+	}
+	if period > 1 {
+		r.Period = period
 	}
 	r.Kind, r.ZNo, r.ClosedBy, r.Dropped = "Z", last+1, mgr.Name, dropped
 	open, err := lg.sales.OpenSales(ctx)
@@ -220,7 +341,10 @@ func (lg *Ledger) CloseDay(ctx context.Context, day, pin string) (*Report, error
 		return nil, fmt.Errorf("pos: close day: %w", err)
 	}
 	ev := Event{V: EventVersion, Time: lg.clock.Now(), Kind: EvDayClosed, Day: day, Staff: mgr.ID,
-		DayClose: &DayClose{Day: day, ZNo: r.ZNo, Report: raw}}
+		DayClose: &DayClose{Day: day, ZNo: r.ZNo, Report: raw, After: after}}
+	if period > 1 {
+		ev.DayClose.Period = period
+	}
 	if _, err := lg.j.Append(context.WithoutCancel(ctx), ev); err != nil {
 		return nil, fmt.Errorf("pos: close day %s: %w", day, err)
 	}

@@ -49,8 +49,10 @@ func (m *memJournal) Append(ctx context.Context, ev Event) (Event, error) {
 	if ev.V == 0 {
 		ev.V = EventVersion
 	}
-	if _, ok := m.closed[ev.Day]; ok {
-		return Event{}, fmt.Errorf("memjournal: %w", ErrDayClosed)
+	for day := range m.closed {
+		if ev.Day != "" && day > ev.Day { // a later date is closed (ADR 0010)
+			return Event{}, fmt.Errorf("memjournal: %w", ErrDayClosed)
+		}
 	}
 	ev.Seq = uint64(len(m.events)) + 1
 	var order []byte
@@ -96,7 +98,9 @@ func (m *memJournal) Append(ctx context.Context, ev Event) (Event, error) {
 			return Event{}, fmt.Errorf("memjournal: z: %w", ErrSequence)
 		}
 		m.lastZ = ev.DayClose.ZNo
-		m.closed[ev.Day] = *ev.DayClose
+		dc := *ev.DayClose
+		dc.Seq = ev.Seq
+		m.closed[ev.Day] = dc
 	case ev.Kind == EvSettingsChanged && ev.Setting != nil:
 		m.settings[ev.Setting.Key] = ev.Setting.Value
 	}

@@ -11,8 +11,9 @@ import (
 var (
 	// ErrOrderNotFound reports an order id the journal does not hold.
 	ErrOrderNotFound = errors.New("no such order in the journal")
-	// ErrDayClosed reports an event dated a day whose Z report is taken: the journal
-	// of a closed day cannot change.
+	// ErrDayClosed reports an event dated a day that can take no more (a later
+	// date has its Z report), or a Z report of a period already closed: what a
+	// Z report sealed cannot change (ADR 0010).
 	ErrDayClosed = errors.New("the day is closed")
 	// ErrSequence reports a Z number or receipt number that is not the next one.
 	ErrSequence = errors.New("number out of sequence")
@@ -27,8 +28,12 @@ var (
 //   - Append assigns Seq (1, 2, 3, … without gaps), sets V to EventVersion when it
 //     is zero and fills the hash chain (PrevHash, Hash). It keeps Time, Day and the
 //     payload as given.
-//   - An event whose Day is a closed day is refused with ErrDayClosed and nothing is
-//     stored (day.closed of that day included: a day closes once).
+//   - An event whose Day is earlier than a date with a Z report is refused with
+//     ErrDayClosed and nothing is stored. A date whose last Z is the newest takes
+//     events after it: they belong to the date's next period (ADR 0010), which
+//     a day.closed of the same date closes, with Period one past the date's last
+//     Z's and After that Z's sequence (else ErrDayClosed). DayClose returns the
+//     date's last Z report.
 //   - For an order event (Kind.IsOrderEvent) the journal loads the order (a zero
 //     Order for order.intent; ErrOrderNotFound for any other kind on an unknown
 //     order) and calls Order.Apply. When Apply succeeds the updated order is stored

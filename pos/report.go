@@ -19,9 +19,13 @@ import (
 // confirmed; failed, unknown and abandoned orders on the day of the sale; a refund
 // on the day it was made.
 type Report struct {
-	Kind      string    `json:"kind"` // "X", or "Z" once the day is closed
-	ZNo       uint64    `json:"z_no,omitempty"`
-	Day       string    `json:"day"`
+	Kind string `json:"kind"` // "X", or "Z" once the day is closed
+	ZNo  uint64 `json:"z_no,omitempty"`
+	Day  string `json:"day"`
+	// Period is, when above 1, the period of Day the report covers (ADR 0010):
+	// the sales after the date's Z report of period Period-1. 0 is the whole
+	// date, or its only period.
+	Period    int       `json:"period,omitempty"`
 	Generated time.Time `json:"generated"`
 	ClosedBy  string    `json:"closed_by,omitempty"`
 
@@ -533,10 +537,20 @@ func rupees(p Paise) string {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	title := "X report"
-	if r.Kind == "Z" {
+	switch r.Kind {
+	case "Z":
 		title = fmt.Sprintf("Z report no. %d", r.ZNo)
+	case "Day":
+		title = "Day report" // a closed date's every period (Ledger.Report, ADR 0010)
 	}
-	fmt.Fprintf(&b, "%s — %s (made %s)\n", title, r.Day, r.Generated.Format("2006-01-02 15:04"))
+	day := r.Day
+	if r.Period > 1 {
+		// A second Z of the same date (ADR 0010) says which of the date's it is.
+		if d, err := time.Parse(DayLayout, r.Day); err == nil {
+			day = fmt.Sprintf("%s, Z %d of %s", r.Day, r.Period, d.Format("2 Jan"))
+		}
+	}
+	fmt.Fprintf(&b, "%s — %s (made %s)\n", title, day, r.Generated.Format("2006-01-02 15:04"))
 	if r.ClosedBy != "" {
 		fmt.Fprintf(&b, "Closed by %s\n", r.ClosedBy)
 	}

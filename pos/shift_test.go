@@ -254,27 +254,46 @@ func TestBusinessDayNeverBlocksSelling(t *testing.T) {
 	require.NoError(t, json.Unmarshal(accepted[0].Data, &list))
 	assert.Equal(t, []UnknownPayment{{OrderID: o.ID, Amount: Rupees(1499), Tender: TenderCard, State: StateUnknown}}, list.Orders)
 
-	// The next business day starts at once: selling and refunds go on at 10:00
-	// the same calendar day, on 2026-11-23.
-	assert.Equal(t, "2026-11-23", tl.Books.BusinessDay())
+	// Selling and refunds go on at once, on the same calendar date (ADR
+	// 0010): the date's next period. The payment left unknown at the Z gets its
+	// answer after it, and it is recorded.
+	assert.Equal(t, "2026-11-22", tl.Books.BusinessDay())
 	next, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CBL", 1)}, Tender: TenderCash, Cashier: "meera"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, StatePaid, next.State)
-	assert.Equal(t, "2026-11-23", next.Order.Day)
+	assert.Equal(t, "2026-11-22", next.Order.Day)
 	assert.Equal(t, 22, next.Order.Opened.Day(), "the document keeps the calendar time")
 	_, err = tl.Returns.Refund(ctx, first.OrderID, Rupees(10), managerPIN)
-	require.NoError(t, err, "a refund of the closed day's sale goes on the new business day")
+	require.NoError(t, err, "a refund of the closed period's sale goes on")
+	late, err := r.e.Order(ctx, o.ID)
+	require.NoError(t, err)
+	_, err = r.e.core.commit(ctx, late, Event{Kind: EvOrderUnknown, Reason: "the late answer is ambiguous too"})
+	require.NoError(t, err, "a late payment answer after the Z is recorded, never refused")
+	evs := r.j.allEvents()
+	assert.Equal(t, day, evs[len(evs)-1].Day, "dated the calendar date")
 
-	// A Z twice is refused.
-	_, err = tl.Books.CloseDay(ctx, CloseDayRequest{Day: day, PIN: managerPIN})
+	// A second Z of the date closes what came after the first; a third, with
+	// nothing after the second, is refused.
+	z2, err := tl.Books.CloseDay(ctx, CloseDayRequest{Day: day, PIN: managerPIN, AcceptUnknown: true})
+	require.NoError(t, err)
+	assert.Equal(t, day, z2.Report.Day)
+	assert.Equal(t, 2, z2.Report.Period)
+	assert.Equal(t, res.Report.ZNo+1, z2.Report.ZNo)
+	_, err = tl.Books.CloseDay(ctx, CloseDayRequest{Day: day, PIN: managerPIN, AcceptUnknown: true})
 	assert.ErrorIs(t, err, ErrDayClosed)
+	assert.Contains(t, Sentence(err), "is closed (Z 2); nothing was sold after it.")
 
-	// The next day's sales are in its report; the calendar catching up keeps it.
+	// The next date's sales are in its report.
 	r.clock.Advance(24 * time.Hour)
 	assert.Equal(t, "2026-11-23", tl.Books.BusinessDay())
+	_, err = tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CBL", 1)}, Tender: TenderCash, Cashier: "meera"}, nil)
+	require.NoError(t, err)
 	x, err := tl.Books.Report(ctx, "2026-11-23")
 	require.NoError(t, err)
-	assert.Len(t, x.Orders, 2, "the new sale and the refund of the closed day's sale")
+	assert.Len(t, x.Orders, 1, "the new date's sale")
+	whole, err := tl.Books.Report(ctx, day)
+	require.NoError(t, err)
+	assert.Len(t, whole.Orders, 3, "the 22nd: both periods' sales and the unknown payment")
 }
 
 func TestCashierLimits(t *testing.T) {

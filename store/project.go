@@ -236,10 +236,12 @@ func projectDayClosed(p *projector, seq uint64, ev *pos.Event) error {
 	for _, g := range r.GST {
 		tax += g.Tax
 	}
-	_, err := p.tx.Exec(p.ctx, `INSERT INTO z_reports (terminal_id, day, z_no, seq, gross, refunded, net, cash_expected, tax, unknown_count, report)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (terminal_id, day) DO NOTHING`,
+	// A date may have more than one Z (ADR 0010): each is kept, by number,
+	// with the period of its date it closes.
+	_, err := p.tx.Exec(p.ctx, `INSERT INTO z_reports (terminal_id, day, z_no, seq, gross, refunded, net, cash_expected, tax, unknown_count, report, period)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (terminal_id, z_no) DO NOTHING`,
 		p.terminal, day, int64(dc.ZNo), int64(seq), int64(r.GrossSales), int64(r.Refunded), int64(r.NetSales),
-		int64(r.CashExpected), int64(tax), r.Unknown.Count, []byte(dc.Report))
+		int64(r.CashExpected), int64(tax), r.Unknown.Count, []byte(dc.Report), max(dc.Period, 1))
 	return err
 }
 

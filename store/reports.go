@@ -178,11 +178,15 @@ func (rp *Reports) CloseStoreDay(ctx context.Context, day, manager string) (*Sto
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		// A counter with events of the day but no Z report of it.
+		// A counter with events of the day but no Z report of it, or a sale
+		// after its last Z of the date (ADR 0010: the Z of the date's next
+		// period is still to come).
 		var missing string
-		err = tx.QueryRow(ctx, `SELECT e.terminal_id FROM (SELECT DISTINCT terminal_id FROM events WHERE day = $1) e
+		err = tx.QueryRow(ctx, `SELECT e.terminal_id FROM (SELECT terminal_id, max(seq) AS seq, bool_or(kind = $2) AS sold FROM events WHERE day = $1 GROUP BY terminal_id) e
 			WHERE NOT EXISTS (SELECT 1 FROM z_reports z WHERE z.terminal_id = e.terminal_id AND z.day = $1)
-			ORDER BY e.terminal_id LIMIT 1`, d).Scan(&missing)
+			   OR (e.sold AND EXISTS (SELECT 1 FROM events s WHERE s.terminal_id = e.terminal_id AND s.day = $1 AND s.kind = $2
+			        AND s.seq > (SELECT max(z.seq) FROM z_reports z WHERE z.terminal_id = e.terminal_id AND z.day = $1)))
+			ORDER BY e.terminal_id LIMIT 1`, d, string(pos.EvOrderIntent)).Scan(&missing)
 		if err == nil {
 			return &zRefusal{fmt.Sprintf("counter %s sold on %s but its Z report has not reached the store: close the day on counter %s and let it sync (galla sync), then close the store's day", missing, day, missing)}
 		}
@@ -200,14 +204,14 @@ func (rp *Reports) CloseStoreDay(ctx context.Context, day, manager string) (*Sto
 			return err
 		}
 		z := &StoreZ{Day: day, ClosedBy: manager, ClosedAt: rp.now().UTC().Truncate(time.Second)}
-		rs, err := tx.Query(ctx, `SELECT terminal_id, z_no, gross, refunded, net, cash_expected, tax FROM z_reports WHERE day = $1`, d)
+		rs, err := tx.Query(ctx, `SELECT terminal_id, z_no, gross, refunded, net, cash_expected, tax, period FROM z_reports WHERE day = $1 ORDER BY z_no`, d)
 		if err != nil {
 			return err
 		}
 		for rs.Next() {
 			var c CounterZ
 			var zno, g, r, n, ce, tax int64
-			if err := rs.Scan(&c.Terminal, &zno, &g, &r, &n, &ce, &tax); err != nil {
+			if err := rs.Scan(&c.Terminal, &zno, &g, &r, &n, &ce, &tax, &c.Period); err != nil {
 				rs.Close()
 				return err
 			}
@@ -229,7 +233,7 @@ func (rp *Reports) CloseStoreDay(ctx context.Context, day, manager string) (*Sto
 		if len(z.Counters) == 0 {
 			return &zRefusal{fmt.Sprintf("no counter has sent a Z report of %s: close the day on the counters and let them sync first", day)}
 		}
-		slices.SortFunc(z.Counters, func(a, b CounterZ) int { return compareTerminal(a.Terminal, b.Terminal) })
+		slices.SortStableFunc(z.Counters, func(a, b CounterZ) int { return compareTerminal(a.Terminal, b.Terminal) }) // a counter's Zs by number
 		b, err := json.Marshal(z)
 		if err != nil {
 			return err
@@ -277,21 +281,21 @@ func (rp *Reports) CounterZs(ctx context.Context, day string) ([]CounterZ, error
 	if err != nil {
 		return nil, &zRefusal{fmt.Sprintf("%q is not a day: write it YYYY-MM-DD", day)}
 	}
-	rs, err := rp.pool.Query(ctx, `SELECT terminal_id, z_no, gross, refunded, net, cash_expected, tax FROM z_reports WHERE day = $1`, d)
+	rs, err := rp.pool.Query(ctx, `SELECT terminal_id, z_no, gross, refunded, net, cash_expected, tax, period FROM z_reports WHERE day = $1 ORDER BY z_no`, d)
 	if err != nil {
 		return nil, rp.wrap("counter Z reports", err)
 	}
 	out, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (CounterZ, error) {
 		var c CounterZ
 		var zno, g, rf, n, ce, tax int64
-		err := r.Scan(&c.Terminal, &zno, &g, &rf, &n, &ce, &tax)
+		err := r.Scan(&c.Terminal, &zno, &g, &rf, &n, &ce, &tax, &c.Period)
 		c.ZNo, c.GrossSales, c.Refunded, c.NetSales, c.CashExpected, c.Tax = uint64(zno), pos.Paise(g), pos.Paise(rf), pos.Paise(n), pos.Paise(ce), pos.Paise(tax)
 		return c, err
 	})
 	if err != nil {
 		return nil, rp.wrap("counter Z reports", err)
 	}
-	slices.SortFunc(out, func(a, b CounterZ) int { return compareTerminal(a.Terminal, b.Terminal) })
+	slices.SortStableFunc(out, func(a, b CounterZ) int { return compareTerminal(a.Terminal, b.Terminal) }) // a counter's Zs by number
 	return out, nil
 }
 

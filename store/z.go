@@ -159,10 +159,13 @@ func compareTerminal(a, b string) int {
 	return 0
 }
 
-// CounterZ is one counter's sealed Z report as the store received it.
+// CounterZ is one counter's sealed Z report as the store received it. A date
+// may have more than one at a counter (ADR 0010): each closes a period of the
+// date, and the store's Z lists and sums them all.
 type CounterZ struct {
 	Terminal     string    `json:"terminal"`
 	ZNo          uint64    `json:"z_no"`
+	Period       int       `json:"period,omitempty"` // the period of the date it closes; 1 is the first
 	GrossSales   pos.Paise `json:"gross_sales"`
 	Refunded     pos.Paise `json:"refunded"`
 	NetSales     pos.Paise `json:"net_sales"`

@@ -27,7 +27,7 @@ func TestStoreZIsTheSumOfTheCountersZAndWaitsForThem(t *testing.T) {
 	zs, err := db.Reports.CounterZs(ctx, day1)
 	require.NoError(t, err)
 	require.Len(t, zs, 1)
-	assert.Equal(t, CounterZ{Terminal: "T2", ZNo: 1, GrossSales: pos.Rupees(14160), NetSales: pos.Rupees(14160), CashExpected: pos.Rupees(2360), Tax: pos.Rupees(2160)}, zs[0])
+	assert.Equal(t, CounterZ{Terminal: "T2", ZNo: 1, Period: 1, GrossSales: pos.Rupees(14160), NetSales: pos.Rupees(14160), CashExpected: pos.Rupees(2360), Tax: pos.Rupees(2160)}, zs[0])
 
 	r1 := t1.closeDay(day1, 1)
 	_, err = db.Events.Ingest(ctx, "T1", t1.sent())
@@ -85,4 +85,55 @@ func TestStoreZRefusesABlockedCounterAndABadDay(t *testing.T) {
 	_, err = db.Reports.CloseStoreDay(ctx, day1, "meera")
 	require.ErrorIs(t, err, ErrStoreZRefused)
 	assert.Contains(t, err.Error(), "counter T3 is blocked (its journal forked at event 7)")
+}
+
+// TestStoreZWaitsForTheLastZOfADate: a counter that sells after its Z on the
+// same date (ADR 0010) closes the date again (Z 2, period 2); the store's day
+// waits for that second Z, keeps both, and sums them.
+func TestStoreZWaitsForTheLastZOfADate(t *testing.T) {
+	db := newDB(t)
+	ctx := t.Context()
+	enrolled(t, db, "T1")
+	t1 := newCounter(t, "T1")
+	t1.cashSale("T1-A", day1, line("CHG", 1, 1180, 18))
+	r1 := t1.closeDay(day1, 1)
+	z1Seq := t1.seq
+	_, err := db.Events.Ingest(ctx, "T1", t1.sent())
+	require.NoError(t, err)
+
+	// The evening's sale, after the Z, on the same date.
+	t1.cashSale("T1-B", day1, line("TEA", 2, 105, 5))
+	_, err = db.Events.Ingest(ctx, "T1", t1.sent())
+	require.NoError(t, err)
+	_, err = db.Reports.CloseStoreDay(ctx, day1, "meera")
+	require.ErrorIs(t, err, ErrStoreZRefused)
+	assert.Contains(t, err.Error(), "counter T1 sold on 2026-11-24 but its Z report has not reached the store", "the sale after the Z waits for the date's second Z")
+
+	// The second Z of the date: the evening's sale only.
+	r := t1.report(day1)
+	r.Kind, r.ZNo, r.Period = "Z", 2, 2
+	r.Sales, r.GrossSales, r.NetSales, r.CashExpected = []pos.TenderTotal{{Tender: pos.TenderCash, Count: 1, Amount: pos.Rupees(210)}}, pos.Rupees(210), pos.Rupees(210), pos.Rupees(210)
+	r.GST = []pos.RateTotal{{Rate: pos.Percent(5), Amount: pos.Rupees(210), Tax: 1000}}
+	sealed, err := pos.SealedReport(r)
+	require.NoError(t, err)
+	t1.add(pos.Event{Kind: pos.EvDayClosed, Day: day1, Staff: "meera", DayClose: &pos.DayClose{Day: day1, ZNo: 2, Period: 2, After: z1Seq, Report: sealed}})
+	_, err = db.Events.Ingest(ctx, "T1", t1.sent())
+	require.NoError(t, err)
+
+	require.NoError(t, db.Projections.Project(ctx))
+	zs, err := db.Reports.CounterZs(ctx, day1)
+	require.NoError(t, err)
+	require.Len(t, zs, 2, "both Zs of the date are kept")
+	assert.Equal(t, []uint64{1, 2}, []uint64{zs[0].ZNo, zs[1].ZNo})
+	assert.Equal(t, []int{1, 2}, []int{zs[0].Period, zs[1].Period})
+	z, err := db.Reports.CloseStoreDay(ctx, day1, "meera")
+	require.NoError(t, err)
+	require.Len(t, z.Counters, 2)
+	assert.Equal(t, r1.GrossSales+pos.Rupees(210), z.GrossSales, "the store's Z sums the date's Zs")
+	assert.Equal(t, r1.CashExpected+pos.Rupees(210), z.CashExpected)
+	var tax1 pos.Paise
+	for _, g := range r1.GST {
+		tax1 += g.Tax
+	}
+	assert.Equal(t, tax1+1000, z.Tax)
 }

@@ -169,7 +169,7 @@ func journalRow(cells ...string) fyne.CanvasObject {
 func (s *journalScreen) open() {
 	day := s.day
 	if day.IsZero() {
-		day = s.u.till.Books.BusinessDate() // after a Z, the business day the sales go to
+		day = s.u.till.Books.BusinessDate() // today's date, after a Z too (ADR 0010)
 	}
 	s.u.goTo(s)
 	s.load(day)
@@ -545,7 +545,7 @@ func (s *journalScreen) askClose() {
 	pin.Password = true
 	pin.SetPlaceHolder("Manager PIN to close the day")
 	s.u.dialogs.ask("Close "+day.Format("2 Jan 2006")+"?",
-		"The Z report closes the day for good: its orders cannot change afterwards. Type a manager's PIN and press Enter to close it, or Escape to keep it open.",
+		"The Z report closes the day's sales so far for good: they cannot change afterwards, and what is sold later today goes on the same date, for another Z. Type a manager's PIN and press Enter to close it, or Escape to keep it open.",
 		[]*keyEntry{pin}, func(p *prompt) {
 			code := pin.Text
 			pin.SetText("")

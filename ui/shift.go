@@ -292,8 +292,8 @@ func (s *shiftScreen) do(p *prompt, work func(ctx context.Context, d Drawer) (st
 	})
 }
 
-// BusinessDater tells the business day open now (a Z report starts the next one
-// at once); pos.Books implements it.
+// BusinessDater tells the business day open now: today's date, after a Z
+// report of it too (ADR 0010); pos.Books implements it.
 type BusinessDater interface {
 	BusinessDate() time.Time
 }

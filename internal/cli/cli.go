@@ -25,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"galla/internal/config"
+	"galla/pos"
 	"io"
 	"os"
 	"path/filepath"
@@ -66,6 +67,17 @@ type cli struct {
 	keyring config.Keyring
 	// extra adds commands to commands(): the tests' way to make one crash.
 	extra map[string]command
+	// clock is the counter's clock; nil is the system's. The tests give one
+	// of internal/testclock to sell on a chosen date.
+	clock pos.Clock
+}
+
+// now is the time on the counter's clock.
+func (c *cli) now() time.Time {
+	if c.clock != nil {
+		return c.clock.Now()
+	}
+	return time.Now()
 }
 
 // command is one sub-command: it parses its own arguments and returns an exit code.

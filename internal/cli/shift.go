@@ -72,7 +72,7 @@ func cmdShift(c *cli, args []string) int {
 		return c.fail(exitBadInput, "%s", usage)
 	}
 	if *dayText != "" {
-		if _, err := dayFlag(*dayText); err != nil {
+		if _, err := c.dayFlag(*dayText); err != nil {
 			return c.fail(exitBadInput, "%v; type it again.", err)
 		}
 	}

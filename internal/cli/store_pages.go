@@ -262,7 +262,11 @@ func cmdStoreZ(c *cli, args []string) int {
 	if err != nil {
 		return storeFail(c, err)
 	}
-	fmt.Fprintf(c.stdout, "Store Z of %s, closed by %s: the sum of %d counters' Z reports.\n", z.Day, z.ClosedBy, len(z.Counters))
+	counters := map[string]bool{} // a counter may have more than one Z of the date (ADR 0010)
+	for _, t := range z.Counters {
+		counters[t.Terminal] = true
+	}
+	fmt.Fprintf(c.stdout, "Store Z of %s, closed by %s: the sum of %d counters' Z reports.\n", z.Day, z.ClosedBy, len(counters))
 	for _, t := range z.Counters {
 		fmt.Fprintf(c.stdout, "  %-8s Z %-4d gross %14s  refunds %12s  net %14s  GST %12s  cash %12s\n", t.Terminal, t.ZNo,
 			t.GrossSales, t.Refunded, t.NetSales, t.Tax, t.CashExpected)

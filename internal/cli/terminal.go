@@ -90,6 +90,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		Gateway:  t.ps.client,
 		Terminal: cfg.Terminal,
 		Customer: pos.Customer{CountryCode: "91", Mobile: "9999999999", Email: "counter@galla.local"},
+		Clock:    c.clock,
 	}
 	if hold != "" && t.ps.live() {
 		pcfg.Gateway = heldGateway{hold: hold}

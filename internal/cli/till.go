@@ -526,10 +526,11 @@ func cmdRefund(c *cli, args []string) int {
 	return c.fail(exitUnknown, "%s", res.Reason)
 }
 
-// dayFlag returns --day's value or today.
-func dayFlag(day string) (string, error) {
+// dayFlag returns --day's value or today, the calendar date on the counter's
+// clock (the business day, ADR 0010).
+func (c *cli) dayFlag(day string) (string, error) {
 	if day == "" {
-		return pos.ToDay(time.Now()), nil
+		return pos.ToDay(c.now()), nil
 	}
 	if _, err := time.Parse(pos.DayLayout, day); err != nil {
 		return "", fmt.Errorf("the day %q is not YYYY-MM-DD", day)
@@ -563,7 +564,7 @@ func cmdReport(c *cli, args []string) int {
 		defer t.close()
 		return c.shiftReport(context.Background(), t, strings.TrimPrefix(*shift, "current"))
 	}
-	day, err := dayFlag(*dayText)
+	day, err := c.dayFlag(*dayText)
 	if err != nil {
 		return c.fail(exitBadInput, "%v; type it again.", err)
 	}
@@ -631,7 +632,7 @@ func cmdCloseDay(c *cli, args []string) int {
 	}
 	day := ""
 	if *dayText != "" {
-		if day, err = dayFlag(*dayText); err != nil {
+		if day, err = c.dayFlag(*dayText); err != nil {
 			return c.fail(exitBadInput, "%v; type it again.", err)
 		}
 	}

@@ -22,7 +22,8 @@ import (
 // (pos.DayChecker).
 type Days struct{ *journalCore }
 
-// DayClose returns the sealed Z report of day, or nil when the day is open.
+// DayClose returns the sealed Z report of day's last period (ADR 0010: a date
+// may have more than one), or nil when no Z report closed the date.
 func (dy *Days) DayClose(ctx context.Context, day string) (*pos.DayClose, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("journal: day close %s: %w", day, err)
@@ -185,8 +186,8 @@ func (dy *Days) CheckDay(ctx context.Context, day string) error {
 				if !seenZ {
 					newest.Z, seenZ = ev.DayClose.ZNo, true
 				}
-				if ev.DayClose.Day == day {
-					zEvent = ev.DayClose
+				if ev.DayClose.Day == day && zEvent == nil {
+					zEvent = ev.DayClose // the date's last Z (ADR 0010)
 				}
 			case ev.Kind == EvNumbersContinued:
 				var d numbersEvent
@@ -230,8 +231,8 @@ func (dy *Days) CheckDay(ctx context.Context, day string) error {
 	return nil
 }
 
-// checkZ compares the closed day and Z report of day with its day.closed event
-// (nil when the scan found none).
+// checkZ compares the closed day and Z report of day with its last day.closed
+// event (nil when the scan found none).
 func (dy *Days) checkZ(tx *bolt.Tx, day string, ev *pos.DayClose) error {
 	zno := tx.Bucket(bucketClosedDays).Get([]byte(day))
 	switch {

@@ -19,8 +19,7 @@ import (
 // proofs; each record it reads to build on is checked against its proof first.
 // An error refuses the event (Append) or stops the replay (Rebuild).
 func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) error {
-	closed := tx.Bucket(bucketClosedDays)
-	if ev.Day != "" && closed.Get([]byte(ev.Day)) != nil {
+	if ev.Day != "" && laterClosed(tx, ev.Day) {
 		return fmt.Errorf("day %s: %w", ev.Day, pos.ErrDayClosed)
 	}
 	applied := true
@@ -250,7 +249,22 @@ func firstSeq(tx *bolt.Tx, orderID string) uint64 {
 	return beU64(k[len(prefix):])
 }
 
-// deriveDayClose seals a day: the Z number must be the next one.
+// laterClosed reports whether a date after day has a Z report: day can then
+// take no more events. A date whose last Z is its newest still can: what is
+// sold after a Z on the same date belongs to the date's next period (ADR 0010).
+func laterClosed(tx *bolt.Tx, day string) bool {
+	c := tx.Bucket(bucketClosedDays).Cursor()
+	k, _ := c.Seek([]byte(day))
+	if k != nil && string(k) == day {
+		k, _ = c.Next()
+	}
+	return k != nil
+}
+
+// deriveDayClose seals a period of a date: the Z number must be the next one,
+// and a date already closed takes the Z of its next period (ADR 0010), whose
+// Period and After follow the date's last Z. closed_days keeps the number of
+// the date's last Z.
 func deriveDayClose(tx *bolt.Tx, ev *pos.Event, pv prover) error {
 	dc := ev.DayClose
 	if dc == nil {
@@ -259,9 +273,23 @@ func deriveDayClose(tx *bolt.Tx, ev *pos.Event, pv prover) error {
 	if err := checkDay(dc.Day); err != nil {
 		return fmt.Errorf("%w: %w", pos.ErrBadEvent, err)
 	}
-	closed := tx.Bucket(bucketClosedDays)
-	if closed.Get([]byte(dc.Day)) != nil {
+	if laterClosed(tx, dc.Day) {
 		return fmt.Errorf("day %s: %w", dc.Day, pos.ErrDayClosed)
+	}
+	closed := tx.Bucket(bucketClosedDays)
+	prev := closed.Get([]byte(dc.Day))
+	switch {
+	case prev == nil && dc.Period > 1:
+		return fmt.Errorf("%w: Z %d closes period %d of %s, which has no Z before it", pos.ErrBadEvent, dc.ZNo, dc.Period, dc.Day)
+	case prev != nil:
+		last, err := storedDayClose(tx, pv, prev)
+		if err != nil {
+			return fmt.Errorf("day %s: its last Z report: %w", dc.Day, err)
+		}
+		seq, _ := zSeq(tx, prev)
+		if dc.Period != max(last.Period, 1)+1 || dc.After != seq {
+			return fmt.Errorf("day %s (Z %d): %w", dc.Day, last.ZNo, pos.ErrDayClosed)
+		}
 	}
 	meta := tx.Bucket(bucketMeta)
 	last := getU64(meta, metaZ)
@@ -279,6 +307,34 @@ func deriveDayClose(tx *bolt.Tx, ev *pos.Event, pv prover) error {
 		return err
 	}
 	return putU64(meta, metaZ, dc.ZNo)
+}
+
+// storedDayClose reads the Z report numbered zno (8 bytes), checked against its
+// proof.
+func storedDayClose(tx *bolt.Tx, pv prover, zno []byte) (*pos.DayClose, error) {
+	raw := tx.Bucket(bucketZ).Get(zno)
+	if raw == nil {
+		return nil, fmt.Errorf("the Z report %d is missing", beU64(zno))
+	}
+	if reason := pv.check(tx, bucketZ, zno, raw); reason != "" {
+		return nil, &proofError{bucket: string(bucketZ), key: fmt.Sprint(beU64(zno)), reason: reason}
+	}
+	var dc pos.DayClose
+	if err := json.Unmarshal(raw, &dc); err != nil {
+		return nil, err
+	}
+	return &dc, nil
+}
+
+// zSeq is the sequence of the day.closed event of Z report zno (8 bytes), from
+// its checkpoint.
+func zSeq(tx *bolt.Tx, zno []byte) (uint64, bool) {
+	cps := tx.Bucket(bucketCheckpoints)
+	if cps == nil {
+		return 0, false
+	}
+	cp, ok := decodeCheckpoint(beU64(zno), cps.Get(zno))
+	return cp.Seq, ok
 }
 
 // compact returns the compact form of valid JSON.

@@ -63,8 +63,8 @@
 //	│   └── u64 first seq of the order → orderID   (while Order.Unresolved)
 //	├── z_reports                 derived: sealed Z reports
 //	│   └── u64 Z number  → pos.DayClose JSON
-//	├── closed_days               derived: days whose Z report is taken
-//	│   └── day           → u64 Z number
+//	├── closed_days               derived: dates with a Z report
+//	│   └── day           → u64 Z number of the date's last Z (a date may have more than one)
 //	├── staff                     derived: staff records (PIN as salted PBKDF2 hash)
 //	│   └── staff ID      → pos.Staff JSON
 //	├── settings                  derived: the last value of each setting

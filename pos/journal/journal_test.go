@@ -266,11 +266,14 @@ func TestAppendRefusesAndStoresNothing(t *testing.T) {
 			e.ReceiptNo = 9
 			return e
 		}, pos.ErrSequence},
-		{"event of a closed day", func(s *script) pos.Event {
-			return s.cashSale("G-3", "2026-11-21", 100)[0]
+		{"event dated before a closed day", func(s *script) pos.Event {
+			return s.cashSale("G-3", "2026-11-20", 100)[0]
 		}, pos.ErrDayClosed},
 		{"second close of a day", func(s *script) pos.Event {
 			return pos.Event{Kind: pos.EvDayClosed, Day: "2026-11-22", Time: s.next(), DayClose: &pos.DayClose{Day: "2026-11-21", ZNo: 2, Report: json.RawMessage(`{}`)}}
+		}, pos.ErrDayClosed},
+		{"second close of a day with no period", func(s *script) pos.Event {
+			return pos.Event{Kind: pos.EvDayClosed, Day: "2026-11-21", Time: s.next(), DayClose: &pos.DayClose{Day: "2026-11-21", ZNo: 2, Period: 3, Report: json.RawMessage(`{}`)}}
 		}, pos.ErrDayClosed},
 		{"Z number out of sequence", func(s *script) pos.Event {
 			return pos.Event{Kind: pos.EvDayClosed, Day: "2026-11-22", Time: s.next(), DayClose: &pos.DayClose{Day: "2026-11-22", ZNo: 3, Report: json.RawMessage(`{}`)}}

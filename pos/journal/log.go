@@ -25,7 +25,7 @@ type Log struct{ *journalCore }
 // Append commits ev as the next event in one short bbolt transaction (one fsync'd
 // commit) that also updates the derived buckets, following the rules of
 // pos.Journal: it assigns Seq, sets V when zero, fills PrevHash and Hash, refuses
-// events of a closed day (pos.ErrDayClosed), applies order events with
+// events dated before a closed date (pos.ErrDayClosed; ADR 0010), applies order events with
 // Order.Apply (a stale event is stored and changes nothing), checks receipt and Z
 // numbers (pos.ErrSequence) and keeps staff, settings and the catalog. On any
 // error nothing is stored and the error reads "journal: append KIND: ...".
