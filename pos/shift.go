@@ -144,6 +144,7 @@ type Shift struct {
 
 	orders  []string    // orders whose sale began while the shift was open
 	refunds []refundRef // refunds confirmed while the shift was open
+	trimmed bool        // read from a snapshot without its orders and refunds (an old shift)
 }
 
 type refundRef struct{ order, txn string }
@@ -172,39 +173,44 @@ type book struct {
 	freed  map[string]string   // IMEI → the order whose returned unit freed it last
 	// everShift is true once any shift was opened: from then on cash needs one.
 	everShift bool
+	mark      snapMark // where its snapshot was sealed (snapshot.go)
+	// replay: a book read from the first event, neither reading nor sealing a
+	// snapshot (the orders of an old shift, which the snapshot leaves out).
+	replay bool
 }
 
-// catchUp applies the events appended since the last call. b.mu is held.
+// catchUp applies the events appended since the last call. b.mu is held. The
+// first call reads the journal's snapshot of the book (snapshot.go) and
+// replays only the events after it; a call that leaves a snapshot due seals
+// one.
 func (b *book) catchUp(ctx context.Context, j Journal) error {
-	if r, ok := j.(EventRanger); ok {
-		return r.EventsFrom(ctx, b.seq+1, func(ev Event) error {
-			if ev.Seq != b.seq+1 {
-				return fmt.Errorf("pos: event %d after %d: %w", ev.Seq, b.seq, ErrBadEvent)
-			}
-			if err := b.apply(ev); err != nil {
-				return err
-			}
-			b.seq = ev.Seq
-			return nil
-		})
-	}
-	log, ok := j.(EventLog)
-	if !ok {
-		return ErrNoEventLog
-	}
-	last, err := log.LastSeq(ctx)
-	if err != nil {
-		return err
-	}
-	for b.seq < last {
-		ev, err := log.Event(ctx, b.seq+1)
+	if !b.mark.loaded && !b.replay {
+		var st bookState
+		seq, err := loadSnapshot(ctx, j, snapBook, &st)
 		if err != nil {
 			return err
+		}
+		if seq > 0 {
+			b.restore(st)
+			b.seq, b.mark.seq, b.mark.at, b.mark.last = seq, seq, st.At, st.At
+		}
+		b.mark.loaded = true
+	}
+	err := eventsFrom(ctx, j, b.seq+1, func(ev Event) error {
+		if ev.Seq != b.seq+1 {
+			return fmt.Errorf("pos: event %d after %d: %w", ev.Seq, b.seq, ErrBadEvent)
 		}
 		if err := b.apply(ev); err != nil {
 			return err
 		}
-		b.seq++
+		b.seq, b.mark.last = ev.Seq, ev.Time
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !b.replay {
+		sealSnapshot(ctx, j, snapBook, &b.mark, b.seq, func() any { return b.state() })
 	}
 	return nil
 }
