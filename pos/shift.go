@@ -177,6 +177,18 @@ type book struct {
 	// replay: a book read from the first event, neither reading nor sealing a
 	// snapshot (the orders of an old shift, which the snapshot leaves out).
 	replay bool
+	// imeiPart: this book keeps the IMEIs sold and freed, and nothing else;
+	// the other keeps the rest. Each has its own snapshot, so that a shift or
+	// a cash sale does not read every IMEI ever sold.
+	imeiPart bool
+}
+
+// snapName is the name of the book's snapshot.
+func (b *book) snapName() string {
+	if b.imeiPart {
+		return snapIMEIs
+	}
+	return snapBook
 }
 
 // catchUp applies the events appended since the last call. b.mu is held. The
@@ -186,7 +198,7 @@ type book struct {
 func (b *book) catchUp(ctx context.Context, j Journal) error {
 	if !b.mark.loaded && !b.replay {
 		var st bookState
-		seq, err := loadSnapshot(ctx, j, snapBook, &st)
+		seq, err := loadSnapshot(ctx, j, b.snapName(), &st)
 		if err != nil {
 			return err
 		}
@@ -210,7 +222,7 @@ func (b *book) catchUp(ctx context.Context, j Journal) error {
 		return err
 	}
 	if !b.replay {
-		sealSnapshot(ctx, j, snapBook, &b.mark, b.seq, func() any { return b.state() })
+		sealSnapshot(ctx, j, b.snapName(), &b.mark, b.seq, func() any { return b.state() })
 	}
 	return nil
 }
@@ -218,6 +230,10 @@ func (b *book) catchUp(ctx context.Context, j Journal) error {
 // apply takes one event into the book. An event the book cannot read is an error:
 // the journal's records are checked by the journal, so this is damage.
 func (b *book) apply(ev Event) error {
+	if b.imeiPart {
+		b.applyIMEIs(ev)
+		return nil
+	}
 	switch ev.Kind {
 	case EvShiftOpened, EvShiftCash, EvShiftClosed:
 		var r ShiftRecord
@@ -232,24 +248,31 @@ func (b *book) apply(ev Event) error {
 			if b.open != nil {
 				b.open.orders = append(b.open.orders, ev.OrderID)
 			}
-			for _, imei := range intentIMEIs(ev.Intent) {
-				if b.imeis == nil {
-					b.imeis = map[string][]string{}
-				}
-				if !slices.Contains(b.imeis[imei], ev.OrderID) {
-					b.imeis[imei] = append(b.imeis[imei], ev.OrderID)
-				}
-			}
 		}
 	case EvRefundDone:
 		if b.open != nil && ev.Refund != nil {
 			b.open.refunds = append(b.open.refunds, refundRef{order: ev.OrderID, txn: ev.Refund.UniqueTxnID})
 		}
 	}
+	return nil
+}
+
+// applyIMEIs takes the IMEIs a sale carries, and those a return frees, into
+// the IMEI book.
+func (b *book) applyIMEIs(ev Event) {
+	if ev.Kind == EvOrderIntent && ev.Intent != nil {
+		for _, imei := range intentIMEIs(ev.Intent) {
+			if b.imeis == nil {
+				b.imeis = map[string][]string{}
+			}
+			if !slices.Contains(b.imeis[imei], ev.OrderID) {
+				b.imeis[imei] = append(b.imeis[imei], ev.OrderID)
+			}
+		}
+	}
 	if strings.HasPrefix(string(ev.Kind), returnPrefix) {
 		b.applyReturn(ev)
 	}
-	return nil
 }
 
 func (b *book) applyShift(ev Event, r ShiftRecord) error {

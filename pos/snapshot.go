@@ -39,8 +39,9 @@ const (
 
 // The names of the snapshots.
 const (
-	snapBook = "pos.book"
-	snapIRN  = "pos.einvoices"
+	snapBook  = "pos.book"
+	snapIMEIs = "pos.imeis"
+	snapIRN   = "pos.einvoices"
 )
 
 // snapMark is where the last snapshot of one state was sealed, or loaded from.

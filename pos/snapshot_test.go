@@ -121,9 +121,20 @@ func replayed(t *testing.T, j Journal) (bookState, irnState) {
 	t.Helper()
 	b := &book{replay: true}
 	require.NoError(t, b.catchUp(t.Context(), j))
+	ib := &book{replay: true, imeiPart: true}
+	require.NoError(t, ib.catchUp(t.Context(), j))
 	e := &EInvoices{c: &core{j: &memOnly{j}}}
 	require.NoError(t, e.catchUp(t.Context()))
-	return b.state(), e.snapshot()
+	st := b.state()
+	st.IMEIs, st.Freed = ib.imeis, ib.freed
+	return st, e.snapshot()
+}
+
+// both is the state of a book and of its IMEI book, as replayed gives it.
+func both(b, ib *book) bookState {
+	st := b.state()
+	st.IMEIs, st.Freed = ib.imeis, ib.freed
+	return st
 }
 
 // memOnly hides a journal's snapshots.
@@ -154,9 +165,13 @@ func TestSnapshotEqualsReplay(t *testing.T) {
 	j := &logJournal{}
 	bookScript(t, j, 0, 40)
 
-	first := &book{}
+	first, firstIB := &book{}, &book{imeiPart: true}
 	require.NoError(t, first.catchUp(t.Context(), j))
+	require.NoError(t, firstIB.catchUp(t.Context(), j))
 	require.Contains(t, j.snaps, snapBook, "an old journal (no snapshot) is sealed at its first catch-up")
+	require.Contains(t, j.snaps, snapIMEIs)
+	require.NotContains(t, string(j.snaps[snapBook].Data), `"imeis"`, "a shift does not read the IMEIs sold")
+	require.NotEmpty(t, firstIB.imeis)
 	sealedAt := j.snaps[snapBook].Seq
 	firstIRN := &EInvoices{c: &core{j: j}}
 	require.NoError(t, firstIRN.catchUp(t.Context()))
@@ -164,11 +179,12 @@ func TestSnapshotEqualsReplay(t *testing.T) {
 
 	// A crash: events appended, no snapshot sealed since.
 	bookScript(t, j, 40, 3)
-	second := &book{}
+	second, secondIB := &book{}, &book{imeiPart: true}
 	require.NoError(t, second.catchUp(t.Context(), j))
+	require.NoError(t, secondIB.catchUp(t.Context(), j))
 	assert.Equal(t, sealedAt, second.mark.seq, "less than an hour and %d events since: nothing sealed", SnapshotEvents)
 	wantBook, wantIRN := replayed(t, j)
-	assert.Equal(t, stateJSON(t, wantBook), stateJSON(t, second.state()), "snapshot + the events since = a replay")
+	assert.Equal(t, stateJSON(t, wantBook), stateJSON(t, both(second, secondIB)), "snapshot + the events since = a replay")
 	secondIRN := &EInvoices{c: &core{j: j}}
 	require.NoError(t, secondIRN.catchUp(t.Context()))
 	assert.Equal(t, stateJSON(t, wantIRN), stateJSON(t, secondIRN.snapshot()))
@@ -177,13 +193,16 @@ func TestSnapshotEqualsReplay(t *testing.T) {
 	for from := 43; from < 43+400*5; from += 50 {
 		bookScript(t, j, from, 50)
 		require.NoError(t, second.catchUp(t.Context(), j))
+		require.NoError(t, secondIB.catchUp(t.Context(), j))
 	}
 	assert.Greater(t, second.mark.seq, sealedAt, "an hour of selling seals a snapshot")
-	third := &book{}
+	third, thirdIB := &book{}, &book{imeiPart: true}
 	require.NoError(t, third.catchUp(t.Context(), j))
+	require.NoError(t, thirdIB.catchUp(t.Context(), j))
+	assert.NotZero(t, thirdIB.mark.seq, "read from its snapshot")
 	wantBook, _ = replayed(t, j)
-	assert.Equal(t, stateJSON(t, wantBook), stateJSON(t, third.state()))
-	assert.Equal(t, stateJSON(t, wantBook), stateJSON(t, second.state()), "the book that sealed them")
+	assert.Equal(t, stateJSON(t, wantBook), stateJSON(t, both(third, thirdIB)))
+	assert.Equal(t, stateJSON(t, wantBook), stateJSON(t, both(second, secondIB)), "the books that sealed them")
 	require.Greater(t, len(third.shifts), keptOrders)
 	old := third.shifts[0]
 	assert.True(t, old.trimmed, "an old shift is read from the snapshot without its orders")

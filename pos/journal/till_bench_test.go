@@ -104,12 +104,17 @@ func tillRun(ctx context.Context, path string, fn func(tl *pos.Till) error) erro
 	return fn(tl)
 }
 
-// keepShifts opens a shift at the journal at path: from then on cash needs one.
+// keepShifts opens a shift at the journal at path (from then on cash needs
+// one) and scans an IMEI: the first command of each kind on a journal without
+// snapshots reads every event once and seals them (the upgrade), which the
+// commands timed after do not pay again.
 func keepShifts(tb testing.TB, path string) {
 	tb.Helper()
 	require.NoError(tb, tillRun(tb.Context(), path, func(tl *pos.Till) error {
-		_, err := tl.Drawer.OpenShift(tb.Context(), "001", 1000_00)
-		return err
+		if _, err := tl.Drawer.OpenShift(tb.Context(), "001", 1000_00); err != nil {
+			return err
+		}
+		return tl.IMEIs.CheckIMEIFree(tb.Context(), imeiN(0))
 	}))
 }
 
