@@ -36,7 +36,8 @@ type core struct {
 	inFlight  map[string]bool         // orders a Pay call is acting on
 	follow    map[string]*followState // orders left pending, followed up until final (pending.go)
 
-	bk book // shifts, held bills and IMEIs, derived from the journal's events (shift.go)
+	bk book // shifts and held bills, derived from the journal's events (shift.go)
+	ib book // the IMEIs sold and freed, derived likewise (imeis.go)
 	// signed is the member signed in at this till (the window), whose own
 	// limits apply to discounts and refunds (crew.go); nil on the command
 	// line.
@@ -65,6 +66,7 @@ func newCore(cfg TillConfig) *core {
 	c.drawer, c.crew, c.shelf, c.setup, c.customers, c.docs = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}, &Documents{c}
 	c.checkout, c.pending, c.imeis, c.returns, c.books = &Checkout{c}, &Pending{c}, &IMEIs{c}, &Returns{c}, &Books{c}
 	c.einv = &EInvoices{c: c, port: cfg.IRP}
+	c.ib.imeiPart = true
 	return c
 }
 

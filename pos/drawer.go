@@ -242,6 +242,17 @@ func (dr *Drawer) ShiftReport(ctx context.Context, id string) (*ShiftReport, err
 // shiftReport computes s's report from its moves and the orders of its time.
 // The book's lock is held.
 func (dr *Drawer) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, error) {
+	if s.trimmed {
+		// An old shift read from the book's snapshot, which keeps the orders of
+		// the newest shifts only: its report reads the journal through.
+		full := &book{replay: true}
+		if err := full.catchUp(ctx, dr.j); err != nil {
+			return nil, err
+		}
+		if f := full.find(s.ID); f != nil {
+			s = f
+		}
+	}
 	r := &ShiftReport{Shift: s.clone(), StaffName: dr.staffName(ctx, s.Staff)}
 	for _, m := range s.Moves {
 		switch m.Kind {

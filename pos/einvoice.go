@@ -141,17 +141,36 @@ type EInvoices struct {
 	mu   sync.Mutex // serialises registrations and guards the state below
 	seq  uint64
 	docs map[string]*IRNState // by type and number
+	mark snapMark             // where its snapshot was sealed (snapshot.go)
 }
 
 func irnKey(typ, no string) string { return typ + " " + no }
 
 // catchUp reads the irn.* events appended since the last call. e.mu is held.
+// The first call reads the journal's snapshot of the registrations
+// (snapshot.go) and reads only the events after it; a call that leaves a
+// snapshot due seals one.
 func (e *EInvoices) catchUp(ctx context.Context) error {
 	if e.docs == nil {
 		e.docs = map[string]*IRNState{}
 	}
-	apply := func(ev Event) error {
-		e.seq = ev.Seq
+	if !e.mark.loaded {
+		var st irnState
+		seq, err := loadSnapshot(ctx, e.c.j, snapIRN, &st)
+		if err != nil {
+			return err
+		}
+		if seq > 0 {
+			for k, d := range st.Docs {
+				d.IRNState.QR = d.QR
+				e.docs[k] = &d.IRNState
+			}
+			e.seq, e.mark.seq, e.mark.at, e.mark.last = seq, seq, st.At, st.At
+		}
+		e.mark.loaded = true
+	}
+	err := eventsFrom(ctx, e.c.j, e.seq+1, func(ev Event) error {
+		e.seq, e.mark.last = ev.Seq, ev.Time
 		if !strings.HasPrefix(string(ev.Kind), "irn.") {
 			return nil
 		}
@@ -161,28 +180,33 @@ func (e *EInvoices) catchUp(ctx context.Context) error {
 		}
 		e.apply(ev.Kind, d)
 		return nil
-	}
-	if r, ok := e.c.j.(EventRanger); ok {
-		return r.EventsFrom(ctx, e.seq+1, apply)
-	}
-	log, ok := e.c.j.(EventLog)
-	if !ok {
-		return ErrNoEventLog
-	}
-	last, err := log.LastSeq(ctx)
+	})
 	if err != nil {
 		return err
 	}
-	for e.seq < last {
-		ev, err := log.Event(ctx, e.seq+1)
-		if err != nil {
-			return err
-		}
-		if err := apply(ev); err != nil {
-			return err
-		}
-	}
+	sealSnapshot(ctx, e.c.j, snapIRN, &e.mark, e.seq, func() any { return e.snapshot() })
 	return nil
+}
+
+// irnState is the registrations as their snapshot holds them.
+type irnState struct {
+	At   time.Time           `json:"at"` // the time of the snapshot's event
+	Docs map[string]*irnSnap `json:"docs,omitempty"`
+}
+
+// irnSnap is one registration in the snapshot, with its QR code.
+type irnSnap struct {
+	IRNState
+	QR string `json:"qr,omitempty"`
+}
+
+// snapshot is the registrations' snapshot. e.mu is held.
+func (e *EInvoices) snapshot() irnState {
+	st := irnState{At: e.mark.last, Docs: make(map[string]*irnSnap, len(e.docs))}
+	for k, d := range e.docs {
+		st.Docs[k] = &irnSnap{IRNState: *d, QR: d.QR}
+	}
+	return st
 }
 
 // apply takes one irn.* event into the state.

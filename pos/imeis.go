@@ -160,7 +160,7 @@ func (im *IMEIs) CheckSerials(ctx context.Context, lines []Line, self string) er
 	if len(seen) == 0 {
 		return nil
 	}
-	b := &im.bk
+	b := &im.ib
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err := b.catchUp(ctx, im.j); err != nil {
@@ -187,7 +187,7 @@ func (im *IMEIs) CheckIMEIFree(ctx context.Context, imei string) error {
 	if err := CheckIMEI(imei); err != nil {
 		return err
 	}
-	b := &im.bk
+	b := &im.ib
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err := b.catchUp(ctx, im.j); err != nil {
@@ -209,7 +209,7 @@ func (im *IMEIs) FindIMEI(ctx context.Context, imei string) ([]OrderSummary, err
 	if err := CheckIMEI(imei); err != nil {
 		return nil, err
 	}
-	b := &im.bk
+	b := &im.ib
 	b.mu.Lock()
 	ids := []string(nil)
 	err := b.catchUp(ctx, im.j)

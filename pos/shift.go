@@ -144,6 +144,7 @@ type Shift struct {
 
 	orders  []string    // orders whose sale began while the shift was open
 	refunds []refundRef // refunds confirmed while the shift was open
+	trimmed bool        // read from a snapshot without its orders and refunds (an old shift)
 }
 
 type refundRef struct{ order, txn string }
@@ -172,39 +173,56 @@ type book struct {
 	freed  map[string]string   // IMEI → the order whose returned unit freed it last
 	// everShift is true once any shift was opened: from then on cash needs one.
 	everShift bool
+	mark      snapMark // where its snapshot was sealed (snapshot.go)
+	// replay: a book read from the first event, neither reading nor sealing a
+	// snapshot (the orders of an old shift, which the snapshot leaves out).
+	replay bool
+	// imeiPart: this book keeps the IMEIs sold and freed, and nothing else;
+	// the other keeps the rest. Each has its own snapshot, so that a shift or
+	// a cash sale does not read every IMEI ever sold.
+	imeiPart bool
 }
 
-// catchUp applies the events appended since the last call. b.mu is held.
+// snapName is the name of the book's snapshot.
+func (b *book) snapName() string {
+	if b.imeiPart {
+		return snapIMEIs
+	}
+	return snapBook
+}
+
+// catchUp applies the events appended since the last call. b.mu is held. The
+// first call reads the journal's snapshot of the book (snapshot.go) and
+// replays only the events after it; a call that leaves a snapshot due seals
+// one.
 func (b *book) catchUp(ctx context.Context, j Journal) error {
-	if r, ok := j.(EventRanger); ok {
-		return r.EventsFrom(ctx, b.seq+1, func(ev Event) error {
-			if ev.Seq != b.seq+1 {
-				return fmt.Errorf("pos: event %d after %d: %w", ev.Seq, b.seq, ErrBadEvent)
-			}
-			if err := b.apply(ev); err != nil {
-				return err
-			}
-			b.seq = ev.Seq
-			return nil
-		})
-	}
-	log, ok := j.(EventLog)
-	if !ok {
-		return ErrNoEventLog
-	}
-	last, err := log.LastSeq(ctx)
-	if err != nil {
-		return err
-	}
-	for b.seq < last {
-		ev, err := log.Event(ctx, b.seq+1)
+	if !b.mark.loaded && !b.replay {
+		var st bookState
+		seq, err := loadSnapshot(ctx, j, b.snapName(), &st)
 		if err != nil {
 			return err
+		}
+		if seq > 0 {
+			b.restore(st)
+			b.seq, b.mark.seq, b.mark.at, b.mark.last = seq, seq, st.At, st.At
+		}
+		b.mark.loaded = true
+	}
+	err := eventsFrom(ctx, j, b.seq+1, func(ev Event) error {
+		if ev.Seq != b.seq+1 {
+			return fmt.Errorf("pos: event %d after %d: %w", ev.Seq, b.seq, ErrBadEvent)
 		}
 		if err := b.apply(ev); err != nil {
 			return err
 		}
-		b.seq++
+		b.seq, b.mark.last = ev.Seq, ev.Time
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !b.replay {
+		sealSnapshot(ctx, j, b.snapName(), &b.mark, b.seq, func() any { return b.state() })
 	}
 	return nil
 }
@@ -212,6 +230,10 @@ func (b *book) catchUp(ctx context.Context, j Journal) error {
 // apply takes one event into the book. An event the book cannot read is an error:
 // the journal's records are checked by the journal, so this is damage.
 func (b *book) apply(ev Event) error {
+	if b.imeiPart {
+		b.applyIMEIs(ev)
+		return nil
+	}
 	switch ev.Kind {
 	case EvShiftOpened, EvShiftCash, EvShiftClosed:
 		var r ShiftRecord
@@ -226,24 +248,31 @@ func (b *book) apply(ev Event) error {
 			if b.open != nil {
 				b.open.orders = append(b.open.orders, ev.OrderID)
 			}
-			for _, imei := range intentIMEIs(ev.Intent) {
-				if b.imeis == nil {
-					b.imeis = map[string][]string{}
-				}
-				if !slices.Contains(b.imeis[imei], ev.OrderID) {
-					b.imeis[imei] = append(b.imeis[imei], ev.OrderID)
-				}
-			}
 		}
 	case EvRefundDone:
 		if b.open != nil && ev.Refund != nil {
 			b.open.refunds = append(b.open.refunds, refundRef{order: ev.OrderID, txn: ev.Refund.UniqueTxnID})
 		}
 	}
+	return nil
+}
+
+// applyIMEIs takes the IMEIs a sale carries, and those a return frees, into
+// the IMEI book.
+func (b *book) applyIMEIs(ev Event) {
+	if ev.Kind == EvOrderIntent && ev.Intent != nil {
+		for _, imei := range intentIMEIs(ev.Intent) {
+			if b.imeis == nil {
+				b.imeis = map[string][]string{}
+			}
+			if !slices.Contains(b.imeis[imei], ev.OrderID) {
+				b.imeis[imei] = append(b.imeis[imei], ev.OrderID)
+			}
+		}
+	}
 	if strings.HasPrefix(string(ev.Kind), returnPrefix) {
 		b.applyReturn(ev)
 	}
-	return nil
 }
 
 func (b *book) applyShift(ev Event, r ShiftRecord) error {

@@ -76,8 +76,10 @@
 //	├── documents                 derived: the document series (numbers.go), made when first needed
 //	│   ├── "last" ‖ 0x00 ‖ series → u64   last number of the series ("2627", "B2627", "C2627")
 //	│   └── "doc" ‖ 0x00 ‖ series ‖ 0x00 ‖ u64 number → order id [‖ 0x00 ‖ refund unique_txn_id]
-//	└── proofs                    derived: the proofs of the records pos decides by (proof.go)
-//	    └── bucket ‖ 0x00 ‖ key → [32]byte HMAC of staff, settings, catalog and z_reports records
+//	├── proofs                    derived: the proofs of the records pos decides by (proof.go)
+//	│   └── bucket ‖ 0x00 ‖ key → [32]byte HMAC of staff, settings, catalog and z_reports records
+//	└── snapshots                 pos's state sealed at an event (snapshot.go), made when first needed
+//	    └── name          → [32]byte proof ‖ u64 seq ‖ [32]byte hash of event seq ‖ state JSON
 //
 // u64 is 8 bytes big-endian, so numeric keys sort as numbers; day is YYYY-MM-DD.
 // Order ids, staff ids and days never hold a NUL byte (Append refuses them), so

@@ -26,6 +26,20 @@ import (
 // Open accepts as it is; it returns the number of events.
 func bulkJournal(tb testing.TB, path string, n int) uint64 {
 	tb.Helper()
+	return bulkDays(tb, path, n, n)
+}
+
+// bulkJournalNoZ is bulkJournal's journal with no day closed: no Z report, so
+// no checkpoint of the Z's.
+func bulkJournalNoZ(tb testing.TB, path string, n int) uint64 {
+	tb.Helper()
+	return bulkDays(tb, path, n, 0)
+}
+
+// bulkDays writes bulkJournal's days; a day that starts at event openFrom or
+// later is left without its Z report.
+func bulkDays(tb testing.TB, path string, n, openFrom int) uint64 {
+	tb.Helper()
 	j, err := Open(path, Options{})
 	require.NoError(tb, err)
 	require.NoError(tb, j.Close())
@@ -43,6 +57,9 @@ func bulkJournal(tb testing.TB, path string, n int) uint64 {
 		zno++
 		d := pos.ToDay(day)
 		evs := s.busyDay(d, 200, zno)
+		if int(seq) >= openFrom {
+			evs, zno = evs[:len(evs)-1], zno-1 // no day.closed
+		}
 		err := db.Update(func(tx *bolt.Tx) error {
 			events := tx.Bucket(bucketEvents)
 			events.FillPercent = 1

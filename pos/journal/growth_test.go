@@ -3,7 +3,12 @@ package journal
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"galla/pos"
 )
@@ -36,6 +41,8 @@ func (s *script) busyDay(day string, n int, zno uint64) []pos.Event {
 			if i%25 == 7 {
 				add(pos.Event{Kind: pos.EvOrderIntent, OrderID: id + "R", Day: day, Time: s.next(), Staff: "001",
 					Intent: s.intent(id, day, pos.TenderCard, pos.Paise(199900+1000*i)).Intent})
+				add(pos.Event{Kind: pos.EvOrderCreated, OrderID: id + "R", Day: day, Time: s.next(), Created: &pos.Created{ServiceOrderID: "S" + id + "R", Token: "tok-" + id + "R"}})
+				add(pos.Event{Kind: pos.EvPaymentAttempt, OrderID: id + "R", Day: day, Time: s.next(), Attempt: &pos.AttemptEvent{N: 1, CardBrand: "VISA", CardLast4: testCardLast4}})
 				add(pos.Event{Kind: pos.EvPaymentRefused, OrderID: id + "R", Day: day, Time: s.next(),
 					Attempt: &pos.AttemptEvent{N: 1, CardBrand: "VISA", CardLast4: testCardLast4, Code: "14826", Message: "card declined by the issuer"}})
 			}
@@ -71,7 +78,35 @@ func (s *script) emiSale(id, day string, amount pos.Paise) []pos.Event {
 		{Kind: pos.EvPaymentAccepted, OrderID: id, Day: day, Time: s.next(), Attempt: &pos.AttemptEvent{N: 1, PaymentID: pay, Amount: 7302800}},
 		{Kind: pos.EvPaymentOutcome, OrderID: id, Day: day, Time: s.next(), ReceiptNo: s.receipt, Outcome: &pos.Outcome{
 			MerchantOrderID: id, ServiceOrderID: svc, PaymentID: pay, OrderStatus: "CHARGED", PaymentStatus: "CAPTURED",
-			Amount: amount, Captured: amount, PaymentMode: "EMI", Issuer: "HDFC Bank", MaskedCard: "411111XXXXXX1111", AuthCode: "A1", RRN: "R1"}},
+			Amount: amount, Captured: plan.AuthAmount, PaymentMode: "EMI", Issuer: "HDFC Bank", MaskedCard: "411111XXXXXX1111", AuthCode: "A1", RRN: "R1"}},
 		{Kind: pos.EvReceiptPrinted, OrderID: id, Day: day, Time: s.next(), Print: &pos.PrintEvent{Printer: "file", Format: "text"}},
 	}
+}
+
+// Every order the growth generator writes ends as a real sale ends (an EMI
+// sale captured at its EMI amount, a refused card through create and
+// attempt): the journal it makes holds no unresolved order, as a counter's
+// does once its payments are known.
+func TestGrowthOrdersEnd(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "journal.db")
+	bulkJournal(t, p, 2000)
+	j, err := Open(p, Options{})
+	require.NoError(t, err)
+	defer j.Close()
+	un, err := j.Orders.Unresolved(t.Context())
+	require.NoError(t, err)
+	for _, o := range un {
+		t.Errorf("order %s (%s) left %s", o.ID, o.Tender, o.State)
+	}
+	paid := 0
+	for _, d := range []string{"2026-01-01", "2026-01-02"} {
+		orders, err := j.Orders.OrdersByDay(t.Context(), d)
+		require.NoError(t, err)
+		for _, o := range orders {
+			if o.State.Paid() {
+				paid++
+			}
+		}
+	}
+	assert.Greater(t, paid, 300, "two busy days of sales, paid")
 }

@@ -194,12 +194,17 @@ func (lg *Log) verifyOnce(ctx context.Context, full bool) error {
 // set, else the right edge of every bucket and the chain from the last
 // checkpoint.
 func (lg *Log) verify(ctx context.Context, full bool) error {
+	var mark uint64 // the event to mark as verified, 0 for none
 	err := lg.checkPages(full)
 	if err == nil {
 		err = ctx.Err()
 	}
 	if err == nil {
-		err = lg.view(func(tx *bolt.Tx) error { return lg.verifyChain(ctx, tx, full) })
+		err = lg.view(func(tx *bolt.Tx) error { return lg.verifyChain(ctx, tx, full, &mark) })
+	}
+	if err == nil && mark > 0 && !lg.readOnly {
+		// Best effort: without the mark the next Open verifies a little more.
+		_ = lg.SaveSnapshot(ctx, markVerified, pos.Snapshot{Seq: mark})
 	}
 	if err != nil {
 		var (
@@ -266,8 +271,10 @@ func (lg *Log) checkPages(full bool) error {
 // verifyChain decodes every event in sequence order and checks its own hash, its
 // link to the one before and the head kept in meta. Unless full is set it starts
 // after the last checkpoint, whose own event must still be the day.closed it
-// sealed, with the hash it sealed. It stops with ctx's error when ctx ends.
-func (lg *Log) verifyChain(ctx context.Context, tx *bolt.Tx, full bool) error {
+// sealed, with the hash it sealed, or after the mark an earlier Open left past
+// it (snapshot.go), and sets *mark when it walked enough events to leave one.
+// It stops with ctx's error when ctx ends.
+func (lg *Log) verifyChain(ctx context.Context, tx *bolt.Tx, full bool, mark *uint64) error {
 	events := tx.Bucket(bucketEvents)
 	meta := tx.Bucket(bucketMeta)
 	if events == nil || meta == nil {
@@ -294,6 +301,17 @@ func (lg *Log) verifyChain(ctx context.Context, tx *bolt.Tx, full bool) error {
 		}
 		prev, want, keyed = cp.Hash, cp.Seq+1, r.Keyed
 	}
+	if !full {
+		// An Open verified up to its mark since that checkpoint (snapshot.go).
+		m, r, found, err := lg.snapshotIn(tx, markVerified)
+		if err != nil {
+			return err
+		}
+		if found && m.Seq >= want {
+			prev, want, keyed, cpSeq = r.Hash, m.Seq+1, r.Keyed, m.Seq
+		}
+	}
+	walked := want
 	c := events.Cursor()
 	for k, v := c.Seek(u64(want)); k != nil; k, v = c.Next() {
 		if len(k) != 8 || beU64(k) != want {
@@ -334,7 +352,13 @@ func (lg *Log) verifyChain(ctx context.Context, tx *bolt.Tx, full bool) error {
 			return err
 		}
 	}
-	return lg.checkSince(tx, &derived)
+	if err := lg.checkSince(tx, &derived); err != nil {
+		return err
+	}
+	if !full && want-walked >= markEvery {
+		*mark = want - 1 // verified up to the head: the next Open starts here
+	}
+	return nil
 }
 
 // checkCheckpoint checks that the event cp names is still the day.closed of its Z
@@ -481,7 +505,7 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 					return err
 				}
 			}
-			known := map[string]bool{string(bucketMeta): true, string(bucketEvents): true}
+			known := map[string]bool{string(bucketMeta): true, string(bucketEvents): true, string(bucketSnapshots): true}
 			for _, name := range derivedBuckets {
 				known[string(name)] = true
 			}

@@ -1,0 +1,228 @@
+package journal
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"galla/pos"
+)
+
+// The till's commands on a journal of a year's history against the same
+// command on a fresh journal (issue 25 item 1): each is a whole command as the
+// command line runs it, Open (verified from the last checkpoint), the engine
+// and the till, the command, Close.
+
+// tillCmd is one command of the counter, timed from Open to Close.
+type tillCmd struct {
+	name string
+	// prepare runs untimed before each run (the shift open needs none open);
+	// do is the command itself.
+	prepare func(ctx context.Context, tl *pos.Till) error
+	do      func(ctx context.Context, tl *pos.Till, n int) error
+}
+
+// imeiN is a valid IMEI of unit n, none of the generator's.
+func imeiN(n int) string {
+	body := fmt.Sprintf("86%012d", n)
+	d, _ := pos.LuhnCheckDigit(body)
+	return body + string(d)
+}
+
+func phoneLine() pos.CartLine {
+	return pos.CartLine{Product: pos.Product{SKU: "PH-A15", Name: "Galaxy A15", HSN: "8517", Price: 15_999_00, GSTRate: pos.Percent(18),
+		Serialised: true, ProductCode: "PH-A15"}, Qty: 1}
+}
+
+func cableLine() pos.CartLine {
+	return pos.CartLine{Product: pos.Product{SKU: "CBL", Name: "Cable", HSN: "8544", Price: 499_00, GSTRate: pos.Percent(18)}, Qty: 1}
+}
+
+// paid refuses an outcome that is not paid.
+func paid(out pos.PayOutcome, err error) error {
+	if err != nil {
+		return err
+	}
+	if out.State != pos.StatePaid {
+		return fmt.Errorf("sale %s: %s", out.State, out.Reason)
+	}
+	return nil
+}
+
+var tillCmds = []tillCmd{
+	{name: "phone", do: func(ctx context.Context, tl *pos.Till, n int) error {
+		imei := imeiN(n)
+		if err := tl.IMEIs.CheckIMEIFree(ctx, imei); err != nil { // the scan
+			return err
+		}
+		return paid(tl.Checkout.Pay(ctx, pos.PayRequest{Lines: []pos.CartLine{phoneLine()}, Tender: pos.TenderCash, Cashier: "001",
+			IMEIs: []pos.UnitIMEI{{ProductCode: "PH-A15", IMEI: imei}}}, nil))
+	}},
+	{name: "cash-shift", do: func(ctx context.Context, tl *pos.Till, _ int) error {
+		return paid(tl.Checkout.Pay(ctx, pos.PayRequest{Lines: []pos.CartLine{cableLine()}, Tender: pos.TenderCash, Cashier: "001"}, nil))
+	}},
+	{name: "shift-open",
+		prepare: func(ctx context.Context, tl *pos.Till) error {
+			if s, err := tl.Drawer.CurrentShift(ctx); err != nil || s == nil {
+				return err
+			}
+			_, err := tl.Drawer.CloseShift(ctx, "001", pos.CashCount{Paise: 1000_00})
+			return err
+		},
+		do: func(ctx context.Context, tl *pos.Till, _ int) error {
+			_, err := tl.Drawer.OpenShift(ctx, "001", 1000_00)
+			return err
+		}},
+}
+
+// tillRun opens the journal at path, the engine and a till, runs fn and closes
+// the journal.
+func tillRun(ctx context.Context, path string, fn func(tl *pos.Till) error) error {
+	j, err := Open(path, Options{Create: CreateNever})
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	var port pos.Journal = j.Port()
+	if os.Getenv("GALLA_BENCH_NO_SNAPSHOTS") != "" {
+		port = noSnapshots{j.Port()} // the book read from the first event, as before snapshots
+	}
+	e, err := pos.New(pos.Config{Journal: port})
+	if err != nil {
+		return err
+	}
+	tl, err := pos.NewTill(ctx, pos.TillConfig{Engine: e})
+	if err != nil {
+		return err
+	}
+	return fn(tl)
+}
+
+// keepShifts opens a shift at the journal at path (from then on cash needs
+// one) and scans an IMEI: the first command of each kind on a journal without
+// snapshots reads every event once and seals them (the upgrade), which the
+// commands timed after do not pay again.
+func keepShifts(tb testing.TB, path string) {
+	tb.Helper()
+	require.NoError(tb, tillRun(tb.Context(), path, func(tl *pos.Till) error {
+		if _, err := tl.Drawer.OpenShift(tb.Context(), "001", 1000_00); err != nil {
+			return err
+		}
+		return tl.IMEIs.CheckIMEIFree(tb.Context(), imeiN(0))
+	}))
+}
+
+// tillJournals makes the two journals of a run: bulkJournal's at least n
+// events, the last of them (from event n - open on) in days never closed (no
+// Z report, so no checkpoint of the Z's), and a fresh one, each with a shift
+// open.
+func tillJournals(tb testing.TB, n, open int) (big, fresh string, events uint64) {
+	tb.Helper()
+	big, fresh = filepath.Join(tb.TempDir(), "journal.db"), filepath.Join(tb.TempDir(), "journal.db")
+	events = bulkDays(tb, big, n, n-open)
+	j, err := Open(fresh, Options{})
+	require.NoError(tb, err)
+	require.NoError(tb, j.Close())
+	keepShifts(tb, big)
+	keepShifts(tb, fresh)
+	return big, fresh, events
+}
+
+// benchTill runs each command on the big and the fresh journal in turn (which
+// goes first alternating) as long as b.Loop runs, and reports x-fresh-NAME, the median of
+// the runs' big / fresh ratios, and NAME-ms on the big journal. unit numbers
+// the phones sold, across calls.
+func benchTill(b *testing.B, big, fresh string, unit *int) (map[string]float64, int) {
+	ctx := context.Background()
+	ratios := map[string][]float64{}
+	bigMS := map[string]float64{}
+	runs := 0
+	for i := 0; b.Loop(); i++ {
+		for _, c := range tillCmds {
+			var took [2]time.Duration
+			for k := range 2 {
+				which := (i + k) % 2 // 0 big, 1 fresh
+				path := []string{big, fresh}[which]
+				if c.prepare != nil {
+					if err := tillRun(ctx, path, func(tl *pos.Till) error { return c.prepare(ctx, tl) }); err != nil {
+						b.Fatalf("%s: %v", c.name, err)
+					}
+				}
+				*unit++
+				n := *unit
+				start := time.Now()
+				err := tillRun(ctx, path, func(tl *pos.Till) error { return c.do(ctx, tl, n) })
+				took[which] = time.Since(start)
+				if err != nil {
+					b.Fatalf("%s: %v", c.name, err)
+				}
+			}
+			ratios[c.name] = append(ratios[c.name], float64(took[0])/float64(took[1]))
+			bigMS[c.name] += float64(took[0]) / 1e6
+		}
+		runs = i + 1
+	}
+	out := map[string]float64{}
+	for _, c := range tillCmds {
+		rs := ratios[c.name]
+		slices.Sort(rs)
+		out[c.name] = rs[len(rs)/2]
+		b.ReportMetric(rs[len(rs)/2], "x-fresh-"+c.name)
+		b.ReportMetric(bigMS[c.name]/float64(runs), c.name+"-ms")
+	}
+	return out, runs
+}
+
+// BenchmarkTillGrowth runs a phone sale with its IMEI (the scan and the cash
+// sale), a cash sale with a shift open, and a shift open, each a whole command
+// on a journal of 200 thousand events (about 190 busy days by bulkJournal,
+// the last 20 thousand events, about 19 days, never closed by a Z report) and
+// on a fresh one in turn; budget x-fresh ≤ 1.3 for each, judged from 10 runs
+// on. GALLA_BENCH_NO_SNAPSHOTS=1 hides the journal's snapshots from the till,
+// which then reads every event as before them.
+func BenchmarkTillGrowth(b *testing.B) {
+	big, fresh, events := tillJournals(b, 200_000, 20_000)
+	b.ReportMetric(float64(events), "events")
+	unit := 0
+	got, runs := benchTill(b, big, fresh, &unit)
+	b.Logf("%d events, %d runs: x-fresh %v", events, runs, got)
+	for name, x := range got {
+		if runs >= 10 && x > 1.3 {
+			b.Errorf("%s on %d events took %.2f× the same command on a fresh journal; budget 1.3×", name, events, x)
+		}
+	}
+}
+
+// TestTillGrowth is the short BenchmarkTillGrowth of make test: 10 thousand
+// events (the last 3 thousand in days never closed), where reading the book
+// from the first event took 34–227× the fresh journal's command (at 20
+// thousand events), judged at 3×.
+func TestTillGrowth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a journal of 10 thousand events")
+	}
+	big, fresh, events := tillJournals(t, 10_000, 3_000)
+	var (
+		got  map[string]float64
+		runs int
+		unit int
+	)
+	res := testing.Benchmark(func(b *testing.B) {
+		got, runs = benchTill(b, big, fresh, &unit)
+	})
+	require.NotNil(t, got, "the benchmark failed at %d runs", runs)
+	t.Logf("%d events: %v (%s)", events, got, res)
+	require.Len(t, got, len(tillCmds))
+	require.NotZero(t, res.N, "the benchmark failed after %d runs", runs)
+	for name, x := range got {
+		if x > 3 {
+			t.Errorf("%s on %d events took %.2f× the same command on a fresh journal; at most 3×", name, events, x)
+		}
+	}
+}
