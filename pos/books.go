@@ -365,7 +365,7 @@ func (bs *Books) ExportCSV(ctx context.Context, day time.Time, w io.Writer) erro
 	if err != nil {
 		return err
 	}
-	return r.WriteCSV(w)
+	return r.WriteCSVFor(w, bs.cfg.Terminal)
 }
 
 // OrderFromQR checks a receipt's QR text with the terminal's key and returns its

@@ -205,8 +205,15 @@ type ReportRow struct {
 	Refunded  Paise      `json:"refunded"` // refunds done this day
 	GST       Paise      `json:"gst"`
 	ReceiptNo uint64     `json:"receipt_no,omitempty"`
-	Card      string     `json:"card,omitempty"` // brand and last four digits only
-	Reason    string     `json:"reason,omitempty"`
+	// DocumentNo is the sale's document number without its terminal
+	// ("2627/000001", Order.NumberText), CreditNotes its credit notes of the day
+	// ("C2627/00001"): the CSV prints them with the terminal.
+	DocumentNo  string   `json:"document_no,omitempty"`
+	CreditNotes []string `json:"credit_notes,omitempty"`
+	doc         docRef   // DocumentNo, to print with a terminal
+	notes       []docRef // CreditNotes, the same
+	Card        string   `json:"card,omitempty"` // brand and last four digits only
+	Reason      string   `json:"reason,omitempty"`
 }
 
 // PlanName names an EMI plan in a report: "HDFC 6m bank no-cost".
@@ -309,7 +316,7 @@ func ShopReport(day string, orders []*Order, now time.Time, shop Shop) *Report {
 					reason = o.Cancelled.Reason
 				}
 				r.Orders = append(r.Orders, ReportRow{OrderID: o.ID, SaleDay: o.Day, Time: o.Opened, Tender: o.Tender, Plan: PlanName(o.EMI),
-					Status: StatusCancelled, Amount: o.Amount, ReceiptNo: o.ReceiptNo, Reason: reason})
+					Status: StatusCancelled, Amount: o.Amount, ReceiptNo: o.ReceiptNo, DocumentNo: o.NumberText(), doc: docRef{o.Series, o.DocNo, o.ReceiptNo}, Reason: reason})
 			}
 			continue
 		}
@@ -367,7 +374,8 @@ func ShopReport(day string, orders []*Order, now time.Time, shop Shop) *Report {
 			}
 		} else if o.State.Paid() && o.PaidDay == day {
 			inDay = true
-			row.Captured, row.ReceiptNo = o.Captured, o.ReceiptNo
+			row.Captured, row.ReceiptNo, row.DocumentNo = o.Captured, o.ReceiptNo, o.NumberText()
+			row.doc = docRef{o.Series, o.DocNo, o.ReceiptNo}
 			sale, _ := SaleTotals(*o, shop)
 			row.GST = sale.Tax
 			receipt(o.ReceiptNo)
@@ -389,6 +397,10 @@ func ShopReport(day string, orders []*Order, now time.Time, shop Shop) *Report {
 			if rf.Status == RefundDone && rf.Day == day {
 				inDay = true
 				row.Refunded += rf.Amount
+				if n := Number("", rf.Series, rf.DocNo, rf.ReceiptNo); n != "" {
+					row.CreditNotes = append(row.CreditNotes, n)
+					row.notes = append(row.notes, docRef{rf.Series, rf.DocNo, rf.ReceiptNo})
+				}
 				receipt(rf.ReceiptNo)
 				document(rf.Series, rf.DocNo)
 				to := RefundDestination(o, rf.To)
@@ -497,17 +509,29 @@ type DayChecker interface {
 	CheckDay(ctx context.Context, day string) error
 }
 
-// WriteCSV writes one row per order of the report, with a header row.
-func (r *Report) WriteCSV(w io.Writer) error {
+// WriteCSV writes one row per order of the report, with a header row; its
+// document numbers name no terminal (WriteCSVFor).
+func (r *Report) WriteCSV(w io.Writer) error { return r.WriteCSVFor(w, "") }
+
+// WriteCSVFor writes one row per order of the report, with a header row: each
+// sale's document number and its credit notes of the day as terminal printed
+// them ("T1/2627/000001"; several notes separated by spaces).
+func (r *Report) WriteCSVFor(w io.Writer, terminal string) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"order_id", "sale_day", "time", "tender", "plan", "status", "amount", "captured", "refunded", "gst", "receipt_no", "card", "reason"})
+	_ = cw.Write([]string{"order_id", "sale_day", "time", "tender", "plan", "status", "amount", "captured", "refunded", "gst", "receipt_no", "card", "reason", "document_no", "credit_notes"})
 	for _, o := range r.Orders {
 		rec := ""
 		if o.ReceiptNo != 0 {
 			rec = strconv.FormatUint(o.ReceiptNo, 10)
 		}
+		notes := make([]string, len(o.notes))
+		for i, n := range o.notes {
+			notes[i] = n.number(terminal)
+		}
+		doc := o.doc.number(terminal)
 		_ = cw.Write([]string{CSVText(o.OrderID), o.SaleDay, o.Time.Format(time.RFC3339), CSVText(string(o.Tender)), CSVText(o.Plan),
-			CSVText(string(o.Status)), rupees(o.Amount), rupees(o.Captured), rupees(o.Refunded), rupees(o.GST), rec, CSVText(o.Card), CSVText(o.Reason)})
+			CSVText(string(o.Status)), rupees(o.Amount), rupees(o.Captured), rupees(o.Refunded), rupees(o.GST), rec, CSVText(o.Card), CSVText(o.Reason),
+			CSVText(doc), CSVText(strings.Join(notes, " "))})
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {
@@ -515,6 +539,14 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	}
 	return nil
 }
+
+// docRef is a document's number as the journal keeps it (Number).
+type docRef struct {
+	series        string
+	no, receiptNo uint64
+}
+
+func (d docRef) number(terminal string) string { return Number(terminal, d.series, d.no, d.receiptNo) }
 
 // CSVText makes a text cell safe for a spreadsheet (DESIGN.md section 5); it is
 // gstr.CSVText, the one rule every CSV export of Galla uses.

@@ -244,6 +244,9 @@ func oneTenderRows(rows []ReportRow, byID map[string]*Order) []ReportRow {
 		m := t
 		m.OrderID, m.SaleDay, m.Time, m.Amount = r.OrderID, r.SaleDay, r.Time, r.Amount
 		m.ReceiptNo, m.GST, m.Refunded = r.ReceiptNo, r.GST, r.Refunded+t.Refunded
+		m.DocumentNo, m.doc = r.DocumentNo, r.doc
+		m.CreditNotes = append(slices.Clone(r.CreditNotes), t.CreditNotes...)
+		m.notes = append(slices.Clone(r.notes), t.notes...)
 		if !t.Status.Paid() {
 			m.Status = r.Status
 		}

@@ -40,6 +40,10 @@ type Options struct {
 	// ReceiptDir is where the receipt screen's Save PNG writes receipt images; empty
 	// turns the action off.
 	ReceiptDir string
+	// ExportDir is where the journal's Export CSV offers to write the day's
+	// orders (the data directory's exports folder, made when first used); empty
+	// offers the home directory.
+	ExportDir string
 	// Screen returns the size in pixels of the screen the window opens on; nil (or
 	// a zero size) when it cannot be known. The window is fitted to it and never
 	// grows past it.

@@ -583,8 +583,11 @@ func (u *UI) closeDay(ctx context.Context, day time.Time, pin string, accept boo
 func (s *journalScreen) askExport() {
 	day := s.day
 	path := newKeyEntry(s.u)
-	home, _ := os.UserHomeDir()
-	path.SetText(filepath.Join(home, "galla-"+day.Format(pos.DayLayout)+".csv"))
+	dir := s.u.opts.ExportDir
+	if dir == "" {
+		dir, _ = os.UserHomeDir()
+	}
+	path.SetText(filepath.Join(dir, "galla-"+day.Format(pos.DayLayout)+".csv"))
 	s.u.dialogs.ask("Export CSV", "Where should the day's orders be written?", []*keyEntry{path}, func(p *prompt) {
 		name := strings.TrimSpace(path.Text)
 		p.ok.Disable()
@@ -604,6 +607,9 @@ func (s *journalScreen) askExport() {
 }
 
 func exportTo(ctx context.Context, t Books, day time.Time, name string) (err error) {
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		return err
+	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err

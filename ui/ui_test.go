@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -903,4 +904,25 @@ func TestSaleScreenOfACompositionShop(t *testing.T) {
 	for _, tax := range []string{"CGST", "SGST", "IGST", "Taxable"} {
 		assert.NotContains(t, s.gst.Text, tax)
 	}
+}
+
+// TestJournalExportOffersTheExportsFolder: Export CSV offers the data
+// directory's exports folder (made when first used), not the home directory.
+func TestJournalExportOffersTheExportsFolder(t *testing.T) {
+	f := newFakeTill()
+	f.orders = []OrderSummary{{OrderID: "G-A", State: pos.StatePaid, Tender: pos.TenderCard, Amount: pos.Rupees(1000)}}
+	h := newHarness(t, f)
+	dir := filepath.Join(t.TempDir(), "exports")
+	h.u.opts.ExportDir = dir
+	h.signIn("Asha", "4321")
+	h.press(fyne.KeyF9)
+	h.settle()
+	h.ctrl(fyne.KeyS)
+	require.NotNil(t, h.u.dialogs.prompt)
+	offered := h.focused().(*keyEntry).Text
+	assert.Equal(t, dir, filepath.Dir(offered))
+	h.press(fyne.KeyReturn)
+	h.settle()
+	assert.Nil(t, h.u.dialogs.prompt)
+	assert.FileExists(t, offered)
 }

@@ -590,16 +590,17 @@ func cmdReport(c *cli, args []string) int {
 	var write func(io.Writer) error
 	switch *format {
 	case "text", "csv", "json":
-		write = func(w io.Writer) error { return writeReport(w, rep, *format) }
+		write = func(w io.Writer) error { return writeReport(w, rep, *format, t.Terminal()) }
 	}
 	return c.document(ctx, t, d, *format, *out, *doPrint, write)
 }
 
-// writeReport writes rep as text, csv or json.
-func writeReport(w io.Writer, rep *pos.Report, format string) error {
+// writeReport writes rep as text, csv or json; terminal names the counter's
+// document numbers in the CSV.
+func writeReport(w io.Writer, rep *pos.Report, format, terminal string) error {
 	switch format {
 	case "csv":
-		return rep.WriteCSV(w)
+		return rep.WriteCSVFor(w, terminal)
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -608,8 +609,8 @@ func writeReport(w io.Writer, rep *pos.Report, format string) error {
 	return rep.WriteText(w)
 }
 
-func (c *cli) writeReport(rep *pos.Report, format string) int {
-	if err := writeReport(c.stdout, rep, format); err != nil {
+func (c *cli) writeReport(rep *pos.Report, format, terminal string) int {
+	if err := writeReport(c.stdout, rep, format, terminal); err != nil {
 		return c.fail(exitFailed, "The report cannot be written: %v.", err)
 	}
 	return exitOK
@@ -658,7 +659,7 @@ func cmdCloseDay(c *cli, args []string) int {
 		return c.fail(code, "%s", pos.Sentence(err))
 	}
 	fmt.Fprintln(c.stderr, "galla: "+res.Note)
-	code := c.writeReport(res.Report, *format)
+	code := c.writeReport(res.Report, *format, t.Terminal())
 	if st := t.Drawer.ShiftsText(ctx, res.Report.Day); st != "" && *format == "text" {
 		fmt.Fprint(c.stdout, "\n"+st)
 	}

@@ -47,7 +47,7 @@ func cmdWindow(c *cli, args []string) int {
 	a := app.NewWithID("in.galla.pos")
 	icon := fyne.NewStaticResource("icon.png", assets.Icon())
 	a.SetIcon(icon)
-	w := ui.New(a, windowServices(t.Till), ui.Options{Title: "Galla — " + t.Terminal(), Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts"),
+	w := ui.New(a, windowServices(t.Till), ui.Options{Title: "Galla — " + t.Terminal(), Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts"), ExportDir: filepath.Join(c.dataDir, "exports"),
 		Screen: primaryScreen, Version: buildInfo().String(), DataDir: dataDirLine(c),
 		StartNotice: keyringLine(c, nil)})
 	w.ShowAndRun()
