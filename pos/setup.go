@@ -306,7 +306,6 @@ func (su *Setup) SetShop(ctx context.Context, d ShopDetails, managerPIN string) 
 	shop := cur
 	shop.Name, shop.State, shop.Composition = strings.TrimSpace(d.Name), strings.TrimSpace(d.State), d.Composition
 	shop.GSTIN = NormalGSTIN(d.GSTIN)
-	shop.stateFromGSTIN()
 	shop.Address = nil
 	for _, a := range strings.Split(d.Address, ",") {
 		if a = strings.TrimSpace(a); a != "" {
@@ -364,7 +363,8 @@ func (su *Setup) SaveVPA(ctx context.Context, by StaffMember, vpa string) error 
 }
 
 // stateFromGSTIN takes the shop's state code from its GSTIN (its first two
-// digits) when none was given, as Settings and galla shop set both do.
+// digits) when none was given, as Settings does (galla shop set asks for
+// --state and refuses a GSTIN without it).
 func (s *Shop) stateFromGSTIN() {
 	if s.State == "" && len(s.GSTIN) >= 2 {
 		s.State = s.GSTIN[:2]

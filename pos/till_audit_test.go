@@ -378,19 +378,3 @@ func TestSettingsKeepTheShopsTurnover(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Paise(0), shop.Turnover)
 }
-
-// TestSetShopTakesTheStateFromTheGSTIN: galla shop set, like Settings, takes the
-// shop's state code from its GSTIN when none is given, and still refuses a state
-// the GSTIN contradicts.
-func TestSetShopTakesTheStateFromTheGSTIN(t *testing.T) {
-	r := newRig(t)
-	tl := r.till(t)
-	ctx := t.Context()
-	_, _, err := tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
-	require.NoError(t, err)
-	shop, err := LoadShop(ctx, r.j)
-	require.NoError(t, err)
-	assert.Equal(t, "27", shop.State)
-	_, _, err = tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "29", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
-	require.Error(t, err)
-}
