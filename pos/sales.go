@@ -350,6 +350,28 @@ func (s *SaleStatus) HoldsNoMoney() bool {
 // is voided, by a manager's PIN, giving each paid tender back.
 var ErrHoldsMoney = errors.New("the sale holds money")
 
+// lockOpenSale locks sale saleID for act ("drop", "void") and returns it open,
+// each tender not final checked once first (settlePendingTenders); unlock
+// releases the sale. A sale no longer open is ErrSaleClosed.
+func (sl *Sales) lockOpenSale(ctx context.Context, saleID, act string) (*SaleStatus, func(), error) {
+	unlock, err := sl.lockSale(saleID)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := sl.SaleStatus(ctx, saleID)
+	if err == nil && st.Sale.State != StateOpen {
+		err = fmt.Errorf("pos: %s %q is %s: %w", act, saleID, st.Sale.State, ErrSaleClosed)
+	}
+	if err == nil && st.Pending > 0 {
+		st, err = sl.settlePendingTenders(ctx, st)
+	}
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return st, unlock, nil
+}
+
 // DropSale closes open sale saleID that holds no money (HoldsNoMoney), for
 // staff and with no manager's PIN: nothing is given back because nothing was
 // taken. A tender not final is checked once first, as VoidSale does; a credit
@@ -359,23 +381,11 @@ func (sl *Sales) DropSale(ctx context.Context, saleID, staff, reason string) (*S
 	if err := sl.journalReady(ctx); err != nil {
 		return nil, err
 	}
-	unlock, err := sl.lockSale(saleID)
+	st, unlock, err := sl.lockOpenSale(ctx, saleID, "drop")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	st, err := sl.SaleStatus(ctx, saleID)
-	if err != nil {
-		return nil, err
-	}
-	if st.Sale.State != StateOpen {
-		return nil, fmt.Errorf("pos: drop %q is %s: %w", saleID, st.Sale.State, ErrSaleClosed)
-	}
-	if st.Pending > 0 {
-		if st, err = sl.settlePendingTenders(ctx, st); err != nil {
-			return nil, err
-		}
-	}
 	if !st.HoldsNoMoney() {
 		return nil, wrapf(ErrHoldsMoney, "Sale %s has %s paid or being checked: a manager voids it, giving each paid tender back.", saleID, st.Paid+st.Pending)
 	}
@@ -523,26 +533,14 @@ func (sl *Sales) VoidSale(ctx context.Context, saleID, pin, reason string) (*Sal
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := sl.lockSale(saleID)
+	// A tender not final is checked once (lockOpenSale): one that sent nothing
+	// is closed, one the service decided is settled; only a payment really in
+	// flight (being paid now, or not decided at the service) stops the void.
+	st, unlock, err := sl.lockOpenSale(ctx, saleID, "void")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	st, err := sl.SaleStatus(ctx, saleID)
-	if err != nil {
-		return nil, err
-	}
-	if st.Sale.State != StateOpen {
-		return nil, fmt.Errorf("pos: void %q is %s: %w", saleID, st.Sale.State, ErrSaleClosed)
-	}
-	if st.Pending > 0 {
-		// A tender not final is checked once here: one that sent nothing is
-		// closed, one the service decided is settled; only a payment really in
-		// flight (being paid now, or not decided at the service) stops the void.
-		if st, err = sl.settlePendingTenders(ctx, st); err != nil {
-			return nil, err
-		}
-	}
 	if st.Pending > 0 {
 		return nil, sentenceErr(fmt.Sprintf("A payment of %s on this sale is still being checked; use Check now, then void the sale.", st.Pending))
 	}
