@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"galla/gateway/irp"
@@ -217,4 +218,55 @@ func registerPendingIRNs(ctx context.Context, t *terminal) {
 	if left, err := t.EInvoices.RegisterPending(ctx); ctx.Err() == nil && (err != nil || len(left) > 0) {
 		fmt.Fprintf(t.c.stderr, "galla: %d B2B document(s) wait for their IRN (galla einvoice pending)\n", len(left))
 	}
+}
+
+// lazyIRP opens the IRP (the keyring's access, its public key) the first time a
+// document is registered, looked up or cancelled, so that a command of a shop
+// that registers nothing never reads the keyring for it. A failure to open is
+// said once on stderr and answered as no IRP.
+type lazyIRP struct {
+	gstin  string
+	open   func() (pos.IRP, error)
+	stderr io.Writer
+
+	once sync.Once
+	port pos.IRP
+	err  error
+}
+
+func (l *lazyIRP) get() (pos.IRP, error) {
+	l.once.Do(func() {
+		l.port, l.err = l.open()
+		if l.err != nil {
+			fmt.Fprintln(l.stderr, "galla: e-invoicing is off:", l.err)
+			l.err = fmt.Errorf("%w (%v)", pos.ErrNoIRP, l.err)
+		}
+	})
+	return l.port, l.err
+}
+
+func (l *lazyIRP) GSTIN() string { return l.gstin }
+
+func (l *lazyIRP) Generate(ctx context.Context, inv irp.Invoice) (irp.Registration, error) {
+	p, err := l.get()
+	if err != nil {
+		return irp.Registration{}, err
+	}
+	return p.Generate(ctx, inv)
+}
+
+func (l *lazyIRP) GetByDocument(ctx context.Context, typ, no string, date time.Time) (irp.Registration, error) {
+	p, err := l.get()
+	if err != nil {
+		return irp.Registration{}, err
+	}
+	return p.GetByDocument(ctx, typ, no, date)
+}
+
+func (l *lazyIRP) Cancel(ctx context.Context, irn, reason, remark string) (irp.Cancellation, error) {
+	p, err := l.get()
+	if err != nil {
+		return irp.Cancellation{}, err
+	}
+	return p.Cancel(ctx, irn, reason, remark)
 }

@@ -126,11 +126,13 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 	tc := pos.TillConfig{Engine: t.eng, Catalogs: j.Shop, SampleCatalog: assets.SampleCatalog(), Backups: j.Archive, QRKey: key,
 		Terminal: cfg.Terminal, Live: t.ps.live(), Phone: t.phone, Service: t.cfg}
 	// B2B documents of an e-invoicing shop are registered with the IRP: the live
-	// one whose access the keyring keeps, else the embedded sandbox.
+	// one whose access the keyring keeps, else the embedded sandbox; opened when
+	// a document is first registered, looked up or cancelled.
 	if shop, err := pos.LoadShop(context.Background(), j.Port()); err == nil {
-		if tc.IRP, _, err = openIRP(sec, shop.GSTIN, t.eng.Now); err != nil {
-			fmt.Fprintln(c.stderr, "galla: e-invoicing is off:", err)
-		}
+		tc.IRP = &lazyIRP{gstin: shop.GSTIN, stderr: c.stderr, open: func() (pos.IRP, error) {
+			p, _, err := openIRP(sec, shop.GSTIN, t.eng.Now)
+			return p, err
+		}}
 	}
 	tc.GatewayHold = hold
 	noteChange := func() {
