@@ -70,6 +70,10 @@ type cli struct {
 	// clock is the counter's clock; nil is the system's. The tests give one
 	// of internal/testclock to sell on a chosen date.
 	clock pos.Clock
+	// changed is the first journal record a command found changed outside
+	// Galla (journal.Journal.Changed): the command, failing, exits
+	// exitCannotWork whichever path met it.
+	changed error
 }
 
 // now is the time on the counter's clock.
@@ -211,7 +215,11 @@ func (c *cli) main(args []string) int {
 		fmt.Fprintf(c.stderr, "galla: %q is not a command; run \"galla help\" to see the commands.\n", name)
 		return exitBadInput
 	}
-	return cmd.run(c, rest[1:])
+	code := cmd.run(c, rest[1:])
+	if code != exitOK && c.changed != nil {
+		return exitCannotWork
+	}
+	return code
 }
 
 // flagSet returns a flag set that also accepts the global flags, so that

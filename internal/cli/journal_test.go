@@ -286,3 +286,27 @@ func TestSalvagedJournalSellsAgain(t *testing.T) {
 		assert.Contains(t, b, "Meera")
 	}
 }
+
+// TestEditedOrderStopsTheCommands edits a sold order's record in place (its
+// price doubled): its receipt, a refund of it and the X report exit 5 with the
+// sentence naming the record, and nothing is written.
+func TestEditedOrderStopsTheCommands(t *testing.T) {
+	dir, backup := closedCounter(t)
+	id := editJournal(t, dir, "orders", `"unit_price":49900`, `"unit_price":99900`)
+	before, err := os.ReadFile(filepath.Join(dir, journalFile))
+	require.NoError(t, err)
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	for _, args := range [][]string{
+		{"receipt", id},
+		{"refund", id, "--reason", "customer changed mind"},
+		{"report"},
+	} {
+		code, out, errOut := tillRun(t, dir, "", pin, args...)
+		assert.Equal(t, exitCannotWork, code, "%v: %s\n%s", args, out, errOut)
+		assert.Contains(t, errOut, "changed outside Galla", args)
+		assert.Contains(t, errOut, backup, "the last backup")
+	}
+	after, err := os.ReadFile(filepath.Join(dir, journalFile))
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "nothing written")
+}

@@ -192,6 +192,9 @@ func (t *terminal) close() {
 	if t.ps.sandbox != nil {
 		_ = t.ps.sandbox.Close()
 	}
+	if err := t.j.Changed(); err != nil && t.c.changed == nil {
+		t.c.changed = err
+	}
 	_ = t.j.Close()
 }
 

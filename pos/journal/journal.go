@@ -340,6 +340,12 @@ func (e *writeError) Sentence() string {
 	return "The journal could not be written (the disk may be full or failing), so this step was not recorded; free space on the disk and try again. Everything recorded before is kept."
 }
 
+// Changed returns the first derived record found, since Open, not to match the
+// events it was derived from (a *MismatchError matching ErrDerivedMismatch),
+// nil while none was: whichever path met it, the command line exits with the
+// journal's damage code.
+func (j *Journal) Changed() error { return j.core.changedErr() }
+
 // Close closes the file and releases its lock. Close is idempotent.
 func (j *Journal) Close() error {
 	herr := j.closeHead()

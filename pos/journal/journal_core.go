@@ -51,6 +51,8 @@ type journalCore struct {
 	vmu       sync.Mutex // guards verified and verifyErr
 	verified  bool       // a verification has finished (in Open or Verify)
 	verifyErr error      // its result: nil or a *CorruptError; a failure stays
+
+	changed atomic.Pointer[MismatchError] // the first record found changed outside Galla
 }
 
 // update runs fn in one read-write transaction and counts its commit.
@@ -104,7 +106,18 @@ func (jc *journalCore) corrupt(seq uint64, reason string) error {
 // mismatch builds the MismatchError of j.
 func (jc *journalCore) mismatch(bucket, key, reason string) error {
 	backup, _ := LatestBackup(jc.backupDir)
-	return &MismatchError{Path: jc.path, Bucket: bucket, Key: key, Reason: reason, Backup: backup}
+	e := &MismatchError{Path: jc.path, Bucket: bucket, Key: key, Reason: reason, Backup: backup}
+	jc.changed.CompareAndSwap(nil, e)
+	return e
+}
+
+// changedErr returns the first derived record found not matching its events
+// since the journal was opened (a *MismatchError), nil while none was.
+func (jc *journalCore) changedErr() error {
+	if e := jc.changed.Load(); e != nil {
+		return e
+	}
+	return nil
 }
 
 // openErr turns a bbolt failure caught by guard into the CorruptError it means.
