@@ -197,7 +197,7 @@ func (c *cli) main(args []string) int {
 	})
 	rest := fs.Args()
 	if *showVersion {
-		return c.printVersion(c.dataWhy)
+		return printVersion(c, c.dataWhy)
 	}
 	if len(rest) == 0 {
 		return cmdWindow(c, nil)

@@ -113,7 +113,7 @@ func cmdEInvoice(c *cli, args []string) int {
 	}
 	switch {
 	case verb == "credentials" && len(rest) == 0:
-		return c.einvoiceCredentials()
+		return einvoiceCredentials(c)
 	case verb == "pending" && len(rest) == 0, verb == "register" && len(rest) <= 1, verb == "status" && len(rest) == 1:
 	default:
 		return usage()
@@ -184,7 +184,7 @@ func einvoiceExit(err error) int {
 
 // einvoiceCredentials keeps the live IRP's access (irpAccess, JSON on standard
 // input) in the keyring.
-func (c *cli) einvoiceCredentials() int {
+func einvoiceCredentials(c *cli) int {
 	raw, err := io.ReadAll(io.LimitReader(c.stdin, 64<<10))
 	if err != nil {
 		return c.fail(exitBadInput, "The IRP's access cannot be read from standard input (%v).", err)

@@ -150,7 +150,7 @@ func cmdGateway(c *cli, args []string) int {
 			return code
 		}
 		defer done()
-		return c.approveGateway(ctx, t, m)
+		return approveLiveGateway(c, ctx, t, m)
 	}
 	t, err := openTill(c)
 	if err != nil {
@@ -181,9 +181,9 @@ func cmdGateway(c *cli, args []string) int {
 	return exitOK
 }
 
-// approveGateway journals the manager m's approval of the live payment
+// approveLiveGateway journals the manager m's approval of the live payment
 // service config.json names, unless it is the one approved already.
-func (c *cli) approveGateway(ctx context.Context, t *terminal, m pos.StaffMember) int {
+func approveLiveGateway(c *cli, ctx context.Context, t *terminal, m pos.StaffMember) int {
 	g := t.cfg.Config().Gateway
 	if g.BaseURL == "" {
 		fmt.Fprintln(c.stdout, "payment service: the embedded sandbox (needs no approval)")

@@ -165,31 +165,3 @@ func (c *cli) shiftReport(ctx context.Context, t *terminal, id string) int {
 	}
 	return exitOK
 }
-
-// journalFind is galla journal find IMEI: the sales that carried the IMEI,
-// newest first, one a line (order id, time, state, amount, receipt number).
-func (c *cli) journalFind(args []string) int {
-	if len(args) != 1 {
-		return c.fail(exitBadInput, "Give one IMEI: galla journal find IMEI.")
-	}
-	imei := strings.TrimSpace(args[0])
-	if err := pos.CheckIMEI(imei); err != nil {
-		return c.fail(exitBadInput, "%s", pos.Sentence(err))
-	}
-	t, err := openTill(c)
-	if err != nil {
-		return c.failOpen(err)
-	}
-	defer t.close()
-	list, err := t.IMEIs.FindIMEI(context.Background(), imei)
-	if err != nil {
-		return c.fail(exitCannotWork, "%s", pos.Sentence(err))
-	}
-	if len(list) == 0 {
-		return c.fail(exitFailed, "No sale in the journal carries this IMEI.")
-	}
-	for _, o := range list {
-		fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s\treceipt %s\n", o.OrderID, o.At.Format("2006-01-02 15:04"), o.State, o.Amount, o.ReceiptNo)
-	}
-	return exitOK
-}

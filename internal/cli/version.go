@@ -98,7 +98,7 @@ func hasJournal(dir string) bool {
 
 // printVersion answers galla --version: the build, the data directory and why,
 // and the journal schema this build writes.
-func (c *cli) printVersion(why string) int {
+func printVersion(c *cli, why string) int {
 	info := buildInfo()
 	fmt.Fprintf(c.stdout, "Galla %s\n", info.Version)
 	fmt.Fprintf(c.stdout, "commit:         %s\n", info.Commit)
