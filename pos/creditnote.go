@@ -198,16 +198,9 @@ func CreditNoteFor(o Order, ref Refund, shop Shop, opt ReceiptOptions) receipts.
 				via = tn // a split sale's card tender it went back to
 			}
 		}
-		t := saleTender(via, ref.Amount)
-		t.Tendered, t.Change, t.EMI, t.AuthCode, t.RRN = 0, 0, nil, "", ""
-		t.Verified = true // a refund is done only on a verified answer
-		r.Tenders = []receipts.Tender{t}
+		r.Tenders = []receipts.Tender{refundTender(via, ref.Amount)}
 	}
-	if opt.QRKey != nil {
-		r.QR = receipts.SignQR(opt.QRKey, receipts.QRPayload{
-			MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID, Amount: -int64(ref.Amount),
-		})
-	}
+	r.QR = refundQR(opt.QRKey, o, ref.Amount)
 	registered(&r, shop)
 	return r
 }

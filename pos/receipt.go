@@ -331,17 +331,31 @@ func RefundReceiptFor(o Order, uniqueTxnID string, shop Shop, opt ReceiptOptions
 		r.Lines = receiptLines(o, place.Interstate)
 		r.Taxes = receiptTaxes(totals.ByRate)
 	}
-	t := saleTender(o, ref.Amount)
-	t.Tendered, t.Change, t.EMI, t.AuthCode, t.RRN = 0, 0, nil, "", ""
-	t.Verified = true // a refund is done only on a verified answer
-	r.Tenders = []receipts.Tender{t}
-	if opt.QRKey != nil {
-		r.QR = receipts.SignQR(opt.QRKey, receipts.QRPayload{
-			MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID, Amount: -int64(ref.Amount),
-		})
-	}
+	r.Tenders = []receipts.Tender{refundTender(o, ref.Amount)}
+	r.QR = refundQR(opt.QRKey, o, ref.Amount)
 	registered(&r, shop)
 	return r, nil
+}
+
+// refundTender is the tender line of a refund of amount through via: the
+// sale's tender without what only a payment has (tendered, change, EMI, the
+// card's codes), verified, as a refund is done only on a verified answer.
+func refundTender(via Order, amount Paise) receipts.Tender {
+	t := saleTender(via, amount)
+	t.Tendered, t.Change, t.EMI, t.AuthCode, t.RRN = 0, 0, nil, "", ""
+	t.Verified = true
+	return t
+}
+
+// refundQR is the signed QR payload of a refund of amount of o, "" without a
+// key.
+func refundQR(key []byte, o Order, amount Paise) string {
+	if key == nil {
+		return ""
+	}
+	return receipts.SignQR(key, receipts.QRPayload{
+		MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID, Amount: -int64(amount),
+	})
 }
 
 // ReportReceipt turns an X or Z report into the slip printed for it.
