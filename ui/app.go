@@ -55,6 +55,9 @@ type Options struct {
 	// StartNotice is a line the status bar shows from the start (where no
 	// system keyring answers, config.Secrets.NoKeyring); "" shows none.
 	StartNotice string
+	// Store is a manager's acts on the counter's store link, offered in
+	// Settings; nil where the counter is not enrolled at a store.
+	Store StoreActs
 }
 
 // screen is one of the terminal's screens.

@@ -39,6 +39,7 @@ type settingsScreen struct {
 	printer    *keyEntry
 	phone      *keyEntry // where the page for pay on the customer's phone listens
 	upi        *upiSetting
+	storeLink  *storeSetting // what a manager must do about the counter's store
 	version    *widget.Label // this Galla's version
 	dataDir    *widget.Label // where the journal and the configuration are kept
 	message    *widget.Label
@@ -87,6 +88,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.printer = entry("192.168.1.50:9100, printer name or file path")
 	s.phone = entry("127.0.0.1:0 (this computer only)")
 	s.upi = newUPISetting(u)
+	s.storeLink = newStoreSetting(u)
 	chain := []*keyEntry{s.shop, s.address, s.gstin, s.state, s.rates, s.turnover, s.discount, s.printer, s.phone, s.gatewayURL, s.merchant, s.access, s.secret}
 	for i, e := range chain {
 		if i+1 < len(chain) {
@@ -146,6 +148,9 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		widget.NewFormItem("Galla", s.version),
 		widget.NewFormItem("Data directory", s.dataDir),
 	)
+	if it := s.storeLink.item(); it != nil {
+		service.AppendItem(it)
+	}
 	buttons := container.NewGridWithColumns(5, s.back.btn, s.staffA.btn, s.addStaff.btn, s.testPrint.btn, s.save.btn)
 	s.root = container.NewPadded(container.NewBorder(heading("Settings"), container.NewVBox(s.message, buttons), nil, nil,
 		container.NewVScroll(container.NewGridWithColumns(2, shop, service))))
@@ -163,6 +168,7 @@ func (s *settingsScreen) shown() {
 }
 
 func (s *settingsScreen) load() {
+	s.storeLink.refresh()
 	s.profile.Options = s.u.till.Admin.PrinterProfiles()
 	s.u.async(func(ctx context.Context) func() {
 		st, err := s.u.till.Admin.Settings(ctx)

@@ -21,6 +21,7 @@ import (
 
 	"galla/internal/config"
 	"galla/store"
+	"galla/store/link"
 	"galla/store/pgtest"
 )
 
@@ -317,8 +318,66 @@ func TestWindowSyncsInBackground(t *testing.T) {
 	}, 30*time.Second, 50*time.Millisecond, "the window's first sync")
 	assert.Equal(t, last, heldBy(t, db, "T3"))
 	// The status bar shows the enrolment until a manager acknowledges it.
-	assert.Regexp(t, `^store: up to date, last sync \d\d:\d\d \(enrolled at https://\S+ as T3 by Owner on .+, not yet acknowledged by a manager \(galla enrol --acknowledge --staff NAME\)\)$`, till.Status(t.Context()).Store.Text(time.Now()))
+	assert.Regexp(t, `^store: up to date, last sync \d\d:\d\d \(enrolled at https://\S+ as T3 by Owner on .+, not yet acknowledged by a manager \(Settings, or galla enrol --acknowledge --staff NAME\)\)$`, till.Status(t.Context()).Store.Text(time.Now()))
+
+	// Settings offers the acknowledgement to a manager's PIN, journaled
+	// naming them; the status bar then shows the link alone.
+	acts := windowStoreActs(c, till)
+	require.NotNil(t, acts)
+	line, act := acts.Waiting()
+	assert.Equal(t, "Acknowledge", act)
+	assert.Contains(t, line, "Enrolled at "+addr+" as T3 by Owner")
+	_, err = acts.Act(t.Context(), "11223344")
+	assert.Error(t, err, "not a manager's PIN")
+	done, err := acts.Act(t.Context(), ownerPIN)
+	require.NoError(t, err)
+	assert.Contains(t, done, "acknowledged by Owner")
+	line, act = acts.Waiting()
+	assert.Empty(t, line+act)
+	assert.NotContains(t, till.Status(t.Context()).Store.Text(time.Now()), "acknowledged")
+	seq, err := till.j.Log.LastSeq(t.Context())
+	require.NoError(t, err)
+	ev, err := till.j.Log.Event(t.Context(), seq)
+	require.NoError(t, err)
+	assert.Equal(t, "store "+link.ActAcknowledged, ev.Extra["what"])
 	require.Equal(t, exitOK, stop())
+}
+
+// TestWindowAcceptsAStore: config.json names the store by another address
+// than the one the journal accepted: the window's link is held (nothing
+// sent) until a manager accepts the store in Settings, journaled naming
+// them; then it syncs.
+func TestWindowAcceptsAStore(t *testing.T) {
+	db, storeDir, addr, fp := newStore(t)
+	counter := t.TempDir()
+	enrolByOwner(t, counter, addr, enrolCodeFor(t, db, storeDir, "T1"), fp)
+	cfg := readConfig(t, counter)
+	cfg.Store.URL = strings.Replace(addr, "127.0.0.1", "localhost", 1)
+	require.NoError(t, config.Save(counter, cfg))
+	code, _, errOut := tillRun(t, counter, "", map[string]string{"GALLA_PIN": ownerPIN}, "checkout", "--staff", "Owner", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+
+	c := &cli{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }, dataDir: counter}
+	till, closeTill, err := openWindowTill(c)
+	require.NoError(t, err)
+	defer closeTill()
+	acts := windowStoreActs(c, till)
+	require.NotNil(t, acts)
+	line, act := acts.Waiting()
+	assert.Equal(t, "Accept store", act)
+	assert.Contains(t, line, "has not accepted the store "+cfg.Store.URL)
+	assert.Contains(t, till.Status(t.Context()).Store.Text(time.Now()), "not accepted by a manager on this counter: accept it in Settings")
+	held := heldBy(t, db, "T1")
+
+	done, err := acts.Act(t.Context(), ownerPIN)
+	require.NoError(t, err)
+	assert.Contains(t, done, "is accepted on this counter as terminal T1 by Owner")
+	require.Eventually(t, func() bool {
+		st := till.Status(t.Context()).Store
+		return st.Waiting == 0 && heldBy(t, db, "T1") > held
+	}, 30*time.Second, 50*time.Millisecond, "the link syncs once the store is accepted")
+	_, act = acts.Waiting()
+	assert.Equal(t, "Acknowledge", act, "the acceptance is shown until acknowledged")
 }
 
 // TestStoreCommandsForkAndUnblock: a counter whose journal no longer continues

@@ -162,15 +162,26 @@ func (c *cli) acknowledgeEnrolment(staff string) int {
 		return code
 	}
 	defer done()
+	code, say := acknowledgeEnrolment(ctx, t, m)
+	if code != exitOK {
+		return c.fail(code, "%s", say)
+	}
+	fmt.Fprintln(c.stdout, say)
+	return exitOK
+}
+
+// acknowledgeEnrolment journals the manager m's acknowledgement of the
+// counter's enrolment (the command line's and the window's act) and returns
+// the exit code and what to say: the failure's sentence, or the line done.
+func acknowledgeEnrolment(ctx context.Context, t *terminal, m pos.StaffMember) (int, string) {
 	rec, err := link.ReadEnrolment(ctx, t.j.Shop)
 	switch {
 	case err != nil:
-		return c.fail(exitCannotWork, "%s.", upperFirst(err.Error()))
+		return exitCannotWork, upperFirst(err.Error()) + "."
 	case rec == nil:
-		return c.fail(exitBadInput, "This counter's journal holds no enrolment at a store: there is nothing to acknowledge.")
+		return exitBadInput, "This counter's journal holds no enrolment at a store: there is nothing to acknowledge."
 	case rec.AcknowledgedBy != "":
-		fmt.Fprintf(c.stdout, "the enrolment at %s as %s was acknowledged by %s already\n", rec.URL, rec.TerminalID, rec.AcknowledgedBy)
-		return exitOK
+		return exitOK, fmt.Sprintf("the enrolment at %s as %s was acknowledged by %s already", rec.URL, rec.TerminalID, rec.AcknowledgedBy)
 	}
 	rec.AcknowledgedBy, rec.AcknowledgedAt = m.Name, t.Now()
 	ev, err := rec.Event(m.ID, t.Now())
@@ -179,10 +190,9 @@ func (c *cli) acknowledgeEnrolment(staff string) int {
 		_, err = t.j.Log.Append(ctx, ev)
 	}
 	if err != nil {
-		return c.fail(exitCannotWork, "The acknowledgement cannot be journaled: %s", pos.Sentence(err))
+		return exitCannotWork, "The acknowledgement cannot be journaled: " + pos.Sentence(err)
 	}
-	fmt.Fprintf(c.stdout, "the enrolment at %s as %s (%s by %s) is acknowledged by %s\n", rec.URL, rec.TerminalID, rec.Act, rec.By, m.Name)
-	return exitOK
+	return exitOK, fmt.Sprintf("the enrolment at %s as %s (%s by %s) is acknowledged by %s", rec.URL, rec.TerminalID, rec.Act, rec.By, m.Name)
 }
 
 // signInManager signs name in with pin (journaled, as every sign-in) and
@@ -264,7 +274,7 @@ func storeLinkConfig(ctx context.Context, c *cli, cfg config.Config, sec *config
 	case err != nil:
 		return link.Config{}, false, err
 	case !rec.Accepts(cfg.Store.URL, cfg.Store.Fingerprint, cfg.Store.TerminalID):
-		lc.Hold = "store " + cfg.Store.URL + " not accepted by a manager on this counter: run galla sync --staff NAME"
+		lc.Hold = "store " + cfg.Store.URL + " not accepted by a manager on this counter: accept it in Settings, or run galla sync --staff NAME"
 	default:
 		lc.Notice = rec.Notice()
 	}
@@ -297,13 +307,21 @@ func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.J
 		case <-ctx.Done():
 			return
 		}
-		if _, err := j.Log.Verified(); err != nil || lc.Hold != "" {
+		if _, err := j.Log.Verified(); err != nil {
 			return
 		}
 		tick := time.NewTicker(syncEvery)
 		defer tick.Stop()
 		pepperGiven := false
 		for {
+			// A store no manager accepted waits until one does (Settings).
+			for l.Hold() != "" {
+				select {
+				case <-ctx.Done():
+					return
+				case <-l.Accepted():
+				}
+			}
 			_, _ = l.Sync(ctx)
 			if t := till(); t != nil {
 				// The store's staff pepper, asked for once if the keyring lacks it.
@@ -339,34 +357,47 @@ func (c *cli) acceptStore(cfg config.Config, sec *config.Secrets, staff string) 
 		return code
 	}
 	defer done()
+	code, say := acceptStore(ctx, c, t, cfg, sec, m)
+	if code != exitOK {
+		return c.fail(code, "%s", say)
+	}
+	fmt.Fprintf(c.stderr, "galla: %s\n", say)
+	return exitOK
+}
+
+// acceptStore asks the store config.json names how it holds this counter and,
+// when it answers as this terminal, journals the manager m's acceptance (the
+// command line's and the window's act). It returns the exit code and what to
+// say: the failure's sentence, or the line done.
+func acceptStore(ctx context.Context, c *cli, t *terminal, cfg config.Config, sec *config.Secrets, m pos.StaffMember) (int, string) {
 	was, err := link.ReadEnrolment(ctx, t.j.Shop)
 	if err != nil {
-		return c.fail(exitCannotWork, "%s.", upperFirst(err.Error()))
+		return exitCannotWork, upperFirst(err.Error()) + "."
 	}
 	if was != nil && was.TerminalID != cfg.Store.TerminalID {
-		return c.fail(exitFailed, "config.json names this counter terminal %s at the store %s, but it is %s since its first enrolment: a store may not rename a counter. Nothing was sent; enrol the counter again with a code made for %s.",
+		return exitFailed, fmt.Sprintf("config.json names this counter terminal %s at the store %s, but it is %s since its first enrolment: a store may not rename a counter. Nothing was sent; enrol the counter again with a code made for %s.",
 			cfg.Store.TerminalID, cfg.Store.URL, was.TerminalID, was.TerminalID)
 	}
 	lc, _, err := storeLinkConfig(ctx, c, cfg, sec, t.j.Shop)
 	if err != nil {
-		return c.fail(exitCannotWork, "%s.", err)
+		return exitCannotWork, err.Error() + "."
 	}
 	lc.Hold = ""
 	l, err := link.New(lc, t.j.Log)
 	if err != nil {
-		return c.fail(exitCannotWork, "%v", err)
+		return exitCannotWork, err.Error()
 	}
 	if _, err := l.Check(ctx); err != nil {
 		var ae *api.Error
 		switch {
 		case errors.Is(err, link.ErrOtherTerminal):
-			return c.fail(exitFailed, "%s.", capital(err.Error()))
+			return exitFailed, capital(err.Error()) + "."
 		case errors.Is(err, link.ErrUnreachable):
-			return c.fail(exitFailed, "The store server at %s cannot be reached: it is not accepted yet; the counter keeps selling.", cfg.Store.URL)
+			return exitFailed, fmt.Sprintf("The store server at %s cannot be reached: it is not accepted yet; the counter keeps selling.", cfg.Store.URL)
 		case errors.As(err, &ae):
-			return c.fail(exitFailed, "The store server refused the counter: %s.", strings.TrimSuffix(ae.Message, "."))
+			return exitFailed, "The store server refused the counter: " + strings.TrimSuffix(ae.Message, ".") + "."
 		}
-		return c.fail(exitFailed, "%s.", strings.TrimSuffix(err.Error(), "."))
+		return exitFailed, strings.TrimSuffix(err.Error(), ".") + "."
 	}
 	rec := link.Enrolment{URL: cfg.Store.URL, Fingerprint: cfg.Store.Fingerprint, TerminalID: cfg.Store.TerminalID,
 		PublicKey: api.PublicKeyHex(lc.Key.Public().(ed25519.PublicKey)), Act: link.ActFirstContact, By: m.Name, At: t.Now()}
@@ -375,10 +406,9 @@ func (c *cli) acceptStore(cfg config.Config, sec *config.Secrets, staff string) 
 		_, err = t.j.Log.Append(ctx, ev)
 	}
 	if err != nil {
-		return c.fail(exitCannotWork, "The store's acceptance cannot be journaled: %s", pos.Sentence(err))
+		return exitCannotWork, "The store's acceptance cannot be journaled: " + pos.Sentence(err)
 	}
-	fmt.Fprintf(c.stderr, "galla: the store %s is accepted on this counter as terminal %s by %s, journaled.\n", cfg.Store.URL, cfg.Store.TerminalID, m.Name)
-	return exitOK
+	return exitOK, fmt.Sprintf("the store %s is accepted on this counter as terminal %s by %s, journaled.", cfg.Store.URL, cfg.Store.TerminalID, m.Name)
 }
 
 // cmdSync is galla sync [--pending] [--staff NAME]: it says what the store

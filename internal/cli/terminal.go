@@ -38,6 +38,8 @@ type terminal struct {
 	phone   *phonepage.Lazy
 	checked chan struct{} // closed when the journal's startup check is over (the window)
 	stop    func()
+	sec     *config.Secrets
+	link    *link.Link // the window's link to its store; nil when not enrolled
 }
 
 // openTerminal opens the journal and the payment service and builds pos. The
@@ -67,7 +69,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 	if err != nil {
 		return nil, err
 	}
-	t := &terminal{c: c, cfg: config.NewStore(c.dataDir, cfg, sec), j: j, checked: make(chan struct{}), stop: func() {}}
+	t := &terminal{c: c, cfg: config.NewStore(c.dataDir, cfg, sec), j: j, checked: make(chan struct{}), stop: func() {}, sec: sec}
 	if t.ps, err = openPaymentService(cfg.Gateway, c.dataDir); err != nil {
 		_ = j.Close()
 		return nil, err
@@ -147,7 +149,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		tc.Health = j.Log
 		tc.AuthPages = t.phone // from memory, on loopback: never written to disk
 		if l, stop, err := startStoreLink(c, cfg, sec, j, t.checked, func() *pos.Till { return t.Till }); err == nil && l != nil {
-			tc.Store, stopSync = l, stop
+			tc.Store, stopSync, t.link = l, stop, l
 			t.eng.StoreDesk.SetDecisions(l) // an IMEI is reserved store-wide before a sale
 		} else if err != nil {
 			fmt.Fprintln(c.stderr, "galla: the store server link is off:", err)

@@ -49,7 +49,7 @@ func cmdWindow(c *cli, args []string) int {
 	a.SetIcon(icon)
 	w := ui.New(a, windowServices(t.Till), ui.Options{Title: "Galla — " + t.Terminal(), Icon: icon, ReceiptDir: filepath.Join(c.dataDir, "receipts"), ExportDir: filepath.Join(c.dataDir, "exports"),
 		Screen: primaryScreen, Version: buildInfo().String(), DataDir: dataDirLine(c),
-		StartNotice: keyringLine(c, nil)})
+		StartNotice: keyringLine(c, nil), Store: windowStoreActs(c, t)})
 	w.ShowAndRun()
 	return exitOK
 }

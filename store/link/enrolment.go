@@ -95,6 +95,6 @@ func (e *Enrolment) Notice() string {
 	if e.Act == ActFirstContact {
 		verb = "accepted"
 	}
-	return fmt.Sprintf("%s at %s as %s by %s on %s, not yet acknowledged by a manager (galla enrol --acknowledge --staff NAME)",
+	return fmt.Sprintf("%s at %s as %s by %s on %s, not yet acknowledged by a manager (Settings, or galla enrol --acknowledge --staff NAME)",
 		verb, e.URL, e.TerminalID, e.By, e.At.Local().Format("2 Jan 15:04"))
 }

@@ -128,6 +128,9 @@ type Link struct {
 	last    uint64 // the journal's last sequence at the last look
 	problem string
 	blocked string
+	hold    string        // Config.Hold until a manager accepts the store (Accept)
+	accept  chan struct{} // closed by Accept
+	notice  string        // Config.Notice until a manager acknowledges (Acknowledged)
 }
 
 // state is what StateFile holds.
@@ -161,7 +164,7 @@ func New(cfg Config, src Source) (*Link, error) {
 	if tr == nil {
 		tr = PinnedTransport(cfg.Fingerprint)
 	}
-	l := &Link{cfg: cfg, src: src, client: &http.Client{Transport: tr, Timeout: 60 * time.Second}}
+	l := &Link{cfg: cfg, src: src, client: &http.Client{Transport: tr, Timeout: 60 * time.Second}, hold: cfg.Hold, notice: cfg.Notice, accept: make(chan struct{})}
 	if b, err := os.ReadFile(cfg.StatePath); err == nil {
 		var st state
 		if json.Unmarshal(b, &st) == nil && st.V == 1 && st.URL == cfg.URL && st.TerminalID == cfg.TerminalID {
@@ -170,6 +173,45 @@ func New(cfg Config, src Source) (*Link, error) {
 		}
 	}
 	return l, nil
+}
+
+// Hold is why the link may not talk to its store ("" when it may): a store
+// no manager accepted on this counter.
+func (l *Link) Hold() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.hold
+}
+
+// Notice is the line shown until a manager acknowledges the counter's
+// enrolment, "" when there is none.
+func (l *Link) Notice() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.notice
+}
+
+// Accept lifts the hold once a manager's acceptance of the store is
+// journaled (by the caller): the next sync goes through, and notice (the
+// acceptance's, until a manager acknowledges it) is shown.
+func (l *Link) Accept(notice string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.hold != "" {
+		l.hold, l.problem, l.notice = "", "", notice
+		close(l.accept)
+	}
+}
+
+// Accepted is closed once Accept lifts the hold.
+func (l *Link) Accepted() <-chan struct{} { return l.accept }
+
+// Acknowledged drops the enrolment's notice once a manager's
+// acknowledgement is journaled (by the caller).
+func (l *Link) Acknowledged() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.notice = ""
 }
 
 // PinnedTransport is an HTTPS transport that trusts exactly the store whose CA
@@ -262,8 +304,8 @@ func do(c *http.Client, req *http.Request, storeURL string, out any) error {
 // that still holds a credential of an earlier version is moved to its key
 // first.
 func (l *Link) request(ctx context.Context, method, path string, body []byte, out any) error {
-	if l.cfg.Hold != "" {
-		return fmt.Errorf("%w: %s", ErrHeld, l.cfg.Hold)
+	if hold := l.Hold(); hold != "" {
+		return fmt.Errorf("%w: %s", ErrHeld, hold)
 	}
 	if err := l.rotate(ctx); err != nil {
 		return err
@@ -373,7 +415,7 @@ func (l *Link) Sync(ctx context.Context) (Result, error) {
 	case errors.As(err, &ae) && ae.Code == api.CodeUnavailable:
 		l.problem = "the store's database is down"
 	case errors.Is(err, ErrHeld):
-		l.problem = l.cfg.Hold
+		l.problem = l.hold
 	default:
 		l.problem = err.Error()
 	}
@@ -529,12 +571,12 @@ func (l *Link) Status() pos.StoreStatus {
 	defer l.mu.Unlock()
 	s := pos.StoreStatus{Enrolled: true, LastSync: l.st.LastSync, Problem: l.problem, Blocked: l.blocked}
 	switch {
-	case l.cfg.Hold != "":
-		s.Problem = l.cfg.Hold
-	case l.cfg.Notice != "" && s.Problem != "":
-		s.Problem += "; " + l.cfg.Notice
-	case l.cfg.Notice != "":
-		s.Problem = l.cfg.Notice
+	case l.hold != "":
+		s.Problem = l.hold
+	case l.notice != "" && s.Problem != "":
+		s.Problem += "; " + l.notice
+	case l.notice != "":
+		s.Problem = l.notice
 	}
 	if l.last > l.st.Held {
 		s.Waiting = l.last - l.st.Held
