@@ -234,6 +234,25 @@ func (rp *Reports) CloseStoreDay(ctx context.Context, day, manager string) (*Sto
 			return &zRefusal{fmt.Sprintf("no counter has sent a Z report of %s: close the day on the counters and let them sync first", day)}
 		}
 		slices.SortStableFunc(z.Counters, func(a, b CounterZ) int { return compareTerminal(a.Terminal, b.Terminal) }) // a counter's Zs by number
+		// What the store held as it closed: what comes after is late.
+		rs, err = tx.Query(ctx, "SELECT id, last_seq FROM terminals WHERE last_seq > 0")
+		if err != nil {
+			return err
+		}
+		z.Held = map[string]uint64{}
+		for rs.Next() {
+			var id string
+			var seq int64
+			if err := rs.Scan(&id, &seq); err != nil {
+				rs.Close()
+				return err
+			}
+			z.Held[id] = uint64(seq)
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil {
+			return err
+		}
 		b, err := json.Marshal(z)
 		if err != nil {
 			return err
@@ -273,6 +292,49 @@ func (rp *Reports) StoreZReport(ctx context.Context, day string) (*StoreZ, error
 		return nil, fmt.Errorf("store: the sealed store Z of %s cannot be read: %w", day, err)
 	}
 	return &z, nil
+}
+
+// maxLateEvents bounds the late events LateEvents lists.
+const maxLateEvents = 200
+
+// LateEvents returns the events of day that reached the store after its
+// store Z was sealed (beyond StoreZ.Held; for a Z sealed without it, received
+// after it was closed), in the order they came, at most maxLateEvents; none
+// while the day is open.
+func (rp *Reports) LateEvents(ctx context.Context, day string) ([]LateEvent, error) {
+	z, err := rp.StoreZReport(ctx, day)
+	if err != nil || z == nil {
+		return nil, err
+	}
+	d, _ := time.Parse(pos.DayLayout, day) // StoreZReport parsed it
+	var rs pgx.Rows
+	if z.Held != nil {
+		ts, seqs := make([]string, 0, len(z.Held)), make([]int64, 0, len(z.Held))
+		for t, s := range z.Held {
+			ts, seqs = append(ts, t), append(seqs, int64(s))
+		}
+		rs, err = rp.pool.Query(ctx, `SELECT e.terminal_id, e.seq, e.kind, coalesce(e.body->>'order_id', ''), e.received_at FROM events e
+			LEFT JOIN unnest($2::text[], $3::int8[]) AS h(terminal_id, seq) ON h.terminal_id = e.terminal_id
+			WHERE e.day = $1 AND e.seq > coalesce(h.seq, 0)
+			ORDER BY e.received_at, e.terminal_id, e.seq LIMIT $4`, d, ts, seqs, maxLateEvents)
+	} else {
+		rs, err = rp.pool.Query(ctx, `SELECT terminal_id, seq, kind, coalesce(body->>'order_id', ''), received_at FROM events
+			WHERE day = $1 AND received_at > $2 ORDER BY received_at, terminal_id, seq LIMIT $3`, d, z.ClosedAt, maxLateEvents)
+	}
+	if err != nil {
+		return nil, rp.wrap("late events", err)
+	}
+	out, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (LateEvent, error) {
+		var e LateEvent
+		var seq int64
+		err := r.Scan(&e.Terminal, &seq, &e.Kind, &e.OrderID, &e.Received)
+		e.Seq = uint64(seq)
+		return e, err
+	})
+	if err != nil {
+		return nil, rp.wrap("late events", err)
+	}
+	return out, nil
 }
 
 // CounterZs returns the counters' Z reports of day the store holds.

@@ -57,7 +57,7 @@ func NewServer(db *DB, log *slog.Logger, opts ...ServerOption) *Server {
 //	/api/v1/enrol, /api/v1/rotate-key,
 //	/api/v1/events, /api/v1/status                  the terminals (this file)
 //	/api/v1/...                                     store-wide decisions: s.handleSigned
-//	/manager/...                                    the manager's pages: s.pages
+//	/manager/..., and / (sent on to /manager/)      the manager's pages: s.pages
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.health)
 	s.mux.HandleFunc("POST "+api.PathEnrol, s.enrol)
@@ -68,6 +68,7 @@ func (s *Server) routes() {
 	s.masterRoutes()
 	if s.pages != nil {
 		s.mux.Handle("/manager/", s.pages)
+		s.mux.Handle("GET /{$}", s.pages)
 	}
 }
 

@@ -189,6 +189,22 @@ type StoreZ struct {
 	OverRefunded pos.Paise    `json:"over_refunded,omitempty"`
 	ClosedBy     string       `json:"closed_by"`
 	ClosedAt     time.Time    `json:"closed_at"`
+	// Held is, per counter, the last event the store held when the day was
+	// closed: an event of the day beyond it came late (Reports.LateEvents).
+	// A Z sealed before it was kept has none, and its late events are those
+	// received after ClosedAt.
+	Held map[string]uint64 `json:"held,omitempty"`
+}
+
+// LateEvent is an event of a day whose store Z is sealed that reached the
+// store after the Z: the live totals of the day count it, the sealed Z does
+// not.
+type LateEvent struct {
+	Terminal string
+	Seq      uint64
+	Kind     string
+	OrderID  string
+	Received time.Time
 }
 
 // ErrStoreZRefused is wrapped by every refusal of CloseStoreDay; the error's

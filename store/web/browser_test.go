@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -116,4 +117,66 @@ func TestManagerPagesInChromium(t *testing.T) {
 	require.NoError(t, chromedp.Do(bctx, chromedp.WaitVisible(css("#signin"))))
 	require.NoError(t, chromedp.Do(bctx, chromedp.Navigate(srv.URL+"/manager/z")))
 	require.NoError(t, chromedp.Do(bctx, chromedp.WaitVisible(css("#signin"))), "signed out: the pages ask to sign in again")
+}
+
+// TestManagerPagesReadOnAPhone opens every page in headless Chromium at a
+// phone's 390×844: nothing spills off the screen (the page is no wider than
+// the phone, and every table ends within it, scrolling sideways inside
+// itself when it is wider), and the figures keep a readable size. The
+// screenshots are written to GALLA_SCREENSHOT_DIR when it is set.
+func TestManagerPagesReadOnAPhone(t *testing.T) {
+	db := storeWithSales(t)
+	p := New(db, nil)
+	p.Now = db.Now
+	srv := httptest.NewTLSServer(p)
+	defer srv.Close()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	bctx := browsertest.Start(t, ctx, chromedp.Flag("ignore-certificate-errors", true), chromedp.WindowSize(390, 844))
+	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+	require.NoError(t, chromedp.Do(bctx,
+		chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(srv.URL+"/manager/"),
+		chromedp.WaitVisible(css("#signin")),
+		chromedp.SetValue(css("#name"), "Meera"),
+		chromedp.SetValue(css("#pin"), "246810"),
+		chromedp.Click(css("#signin-button")),
+		chromedp.WaitVisible(css("#day")),
+	))
+	type fit struct {
+		Width, Page float64
+		Spill       []string
+		Font        float64
+	}
+	for name, path := range map[string]string{
+		"today":  "/manager/?day=" + day,
+		"search": "/manager/search?q=4242",
+		"order":  "/manager/order/T1/T1-B",
+		"z":      "/manager/z?day=" + day,
+		"staff":  "/manager/staff",
+	} {
+		require.NoError(t, chromedp.Do(bctx, chromedp.Navigate(srv.URL+path), chromedp.WaitVisible(css("h1"))), name)
+		got, err := chromedp.Run(bctx, chromedp.Evaluate[fit](`(function () {
+			var w = window.innerWidth, spill = [];
+			document.querySelectorAll("table, form, dl, p, h1, h2, header").forEach(function (e) {
+				var r = e.getBoundingClientRect();
+				if (r.right > w + 0.5 || r.left < -0.5) { spill.push((e.id || e.tagName) + " " + Math.round(r.left) + ".." + Math.round(r.right)); }
+			});
+			var td = document.querySelector("td");
+			return {Width: w, Page: document.documentElement.scrollWidth, Spill: spill,
+				Font: td ? parseFloat(getComputedStyle(td).fontSize) : 16};
+		})()`))
+		require.NoError(t, err, name)
+		assert.Equal(t, 390.0, got.Width, name)
+		assert.LessOrEqual(t, got.Page, 390.0, "%s: the page is no wider than the phone", name)
+		assert.Empty(t, got.Spill, "%s: nothing ends off the screen", name)
+		assert.GreaterOrEqual(t, got.Font, 13.0, "%s: the figures stay readable", name)
+		shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(90))
+		require.NoError(t, err, name)
+		require.NotEmpty(t, shot)
+		if dir := os.Getenv("GALLA_SCREENSHOT_DIR"); dir != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("manager-%s-390.jpg", name)), shot, 0o600))
+		}
+	}
 }

@@ -21,9 +21,12 @@ type Counter struct {
 	State    string
 	Reason   string
 	Held     int64
+	Enrolled *time.Time
 	LastSeen *time.Time
 	Alarms   int
-	Lag      string // "4 min", "never"
+	// Lag says how long ago the counter last synced ("4 min"), or, for a
+	// counter that has sent nothing yet, since when it is enrolled.
+	Lag string
 }
 
 // OrderRow is an order in a list.
@@ -35,13 +38,18 @@ type OrderRow struct {
 	Tender   string
 	Amount   pos.Paise
 	Captured pos.Paise
-	Refunded pos.Paise
-	Tax      pos.Paise
-	Document string
-	Card     string
-	Phone    string
-	Staff    string
-	Updated  *time.Time
+	Refunded pos.Paise // refunded on the order itself, at its own counter
+	// Returned is what was given back for the order at any counter: its own
+	// refunds and those of every return order citing it (another counter
+	// taking its invoice back); ReturnedAt names the other counters.
+	Returned   pos.Paise
+	ReturnedAt string
+	Tax        pos.Paise
+	Document   string
+	Card       string
+	Phone      string
+	Staff      string
+	Updated    *time.Time
 }
 
 // Override is a manager's override flagged on the pages.
@@ -49,7 +57,8 @@ type Override struct {
 	Terminal string
 	Seq      int64
 	Day      string
-	Staff    string
+	At       time.Time
+	Staff    string // the manager's name and id, or the id of a counter's own staff
 	What     string
 	Detail   string
 }
@@ -61,7 +70,7 @@ type DoubleSale struct {
 }
 
 func counters(ctx context.Context, db *store.DB, now time.Time) ([]Counter, error) {
-	rs, err := db.Pool().Query(ctx, `SELECT t.id, t.state, coalesce(t.blocked_reason, ''), t.last_seq, t.last_seen_at,
+	rs, err := db.Pool().Query(ctx, `SELECT t.id, t.state, coalesce(t.blocked_reason, ''), t.last_seq, t.enrolled_at, t.last_seen_at,
 		(SELECT count(*) FROM alarms a WHERE a.terminal_id = t.id AND a.cleared_at IS NULL)
 		FROM terminals t WHERE t.enrolled_at IS NOT NULL ORDER BY length(t.id), t.id`)
 	if err != nil {
@@ -69,21 +78,24 @@ func counters(ctx context.Context, db *store.DB, now time.Time) ([]Counter, erro
 	}
 	out, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (Counter, error) {
 		var c Counter
-		err := r.Scan(&c.ID, &c.State, &c.Reason, &c.Held, &c.LastSeen, &c.Alarms)
+		err := r.Scan(&c.ID, &c.State, &c.Reason, &c.Held, &c.Enrolled, &c.LastSeen, &c.Alarms)
 		return c, err
 	})
-	for i := range out {
-		out[i].Lag = lag(out[i].LastSeen, now)
+	for i, c := range out {
+		switch {
+		case c.Held == 0 || c.LastSeen == nil:
+			// Enrolled, but no event of it has reached the store: say since when.
+			out[i].Lag = "enrolled " + c.Enrolled.Local().Format("2 Jan 15:04") + ", nothing synced yet"
+		default:
+			out[i].Lag = ago(*c.LastSeen, now)
+		}
 	}
 	return out, err
 }
 
-// lag says how long ago t was, roughly.
-func lag(t *time.Time, now time.Time) string {
-	if t == nil {
-		return "never synced"
-	}
-	d := now.Sub(*t)
+// ago says how long ago t was, roughly.
+func ago(t time.Time, now time.Time) string {
+	d := now.Sub(t)
 	switch {
 	case d < time.Minute:
 		return "under a minute"
@@ -95,16 +107,27 @@ func lag(t *time.Time, now time.Time) string {
 	return strconv.Itoa(int(d/(24*time.Hour))) + " days"
 }
 
-const orderCols = `o.terminal_id, o.order_id, coalesce(to_char(o.day, 'YYYY-MM-DD'), ''), o.state, o.tender, o.amount, o.captured, o.refunded, o.tax,
+// orderCols are an OrderRow's columns of orders o. The returns at other
+// counters are the return orders citing o (the index orders_origin).
+const orderCols = `o.terminal_id, o.order_id, coalesce(to_char(o.day, 'YYYY-MM-DD'), ''), o.state, o.tender, o.amount, o.captured, o.refunded,
+	coalesce(x.refunded, 0), coalesce(x.at, ''), o.tax,
 	coalesce((SELECT min(d.number) FROM documents d WHERE d.terminal_id = o.terminal_id AND d.order_id = o.order_id AND d.kind = 'receipt'), ''),
 	CASE WHEN o.card_last4 <> '' THEN o.card_brand || ' ' || o.card_last4 ELSE '' END, o.phone, o.staff, o.updated_at`
+
+// returnsJoin joins orders o to x: what the return orders citing o refunded,
+// and their counters.
+const returnsJoin = ` LEFT JOIN LATERAL (SELECT sum(r.refunded) AS refunded, string_agg(DISTINCT r.terminal_id, ', ') AS at FROM orders r
+	WHERE r.snapshot ? 'origin' AND r.snapshot->'origin'->>'terminal' = o.terminal_id AND r.snapshot->'origin'->>'order_id' = o.order_id
+	AND r.refunded > 0) x ON true`
 
 func scanOrders(rs pgx.Rows) ([]OrderRow, error) {
 	return pgx.CollectRows(rs, func(r pgx.CollectableRow) (OrderRow, error) {
 		var o OrderRow
-		var amount, captured, refunded, tax int64
-		err := r.Scan(&o.Terminal, &o.OrderID, &o.Day, &o.State, &o.Tender, &amount, &captured, &refunded, &tax, &o.Document, &o.Card, &o.Phone, &o.Staff, &o.Updated)
+		var amount, captured, refunded, elsewhere, tax int64
+		err := r.Scan(&o.Terminal, &o.OrderID, &o.Day, &o.State, &o.Tender, &amount, &captured, &refunded, &elsewhere, &o.ReturnedAt, &tax,
+			&o.Document, &o.Card, &o.Phone, &o.Staff, &o.Updated)
 		o.Amount, o.Captured, o.Refunded, o.Tax = pos.Paise(amount), pos.Paise(captured), pos.Paise(refunded), pos.Paise(tax)
+		o.Returned = o.Refunded + pos.Paise(elsewhere)
 		return o, err
 	})
 }
@@ -131,23 +154,44 @@ func pending(s pos.OrderState) bool { return !s.Final() }
 func holdsGoods(s pos.OrderState) bool { return s.Paid() && s != pos.StateRefunded }
 
 func unknownPayments(ctx context.Context, db *store.DB) ([]OrderRow, error) {
-	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o WHERE o.state = ANY($1) ORDER BY o.updated_at LIMIT 200", statesWhere(pending))
+	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o"+returnsJoin+" WHERE o.state = ANY($1) ORDER BY o.updated_at LIMIT 200", statesWhere(pending))
 	if err != nil {
 		return nil, err
 	}
 	return scanOrders(rs)
 }
 
-func overrides(ctx context.Context, db *store.DB) ([]Override, []DoubleSale, error) {
-	rs, err := db.Pool().Query(ctx, `SELECT terminal_id, seq, coalesce(to_char(day, 'YYYY-MM-DD'), ''), staff, what, detail::text
-		FROM overrides WHERE what = 'imei' ORDER BY day DESC NULLS LAST, terminal_id, seq LIMIT 100`)
+// overrides returns the IMEI overrides of day (its start and end in the
+// store's time zone), each with its manager's name, and every IMEI sold by
+// more than one order that holds its goods. An override's day is the one its
+// counter journaled, else its order's, else the local date of its event.
+func overrides(ctx context.Context, db *store.DB, day time.Time) ([]Override, []DoubleSale, error) {
+	from := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.Local)
+	rs, err := db.Pool().Query(ctx, `SELECT v.terminal_id, v.seq, coalesce(to_char(coalesce(v.day, o.day), 'YYYY-MM-DD'), ''),
+			(e.body->>'time')::timestamptz, v.staff, coalesce(s.name, ''), v.what, v.detail::text
+		FROM overrides v
+		JOIN events e ON e.terminal_id = v.terminal_id AND e.seq = v.seq
+		LEFT JOIN orders o ON o.terminal_id = v.terminal_id AND o.order_id = v.detail->>'order_id'
+		LEFT JOIN store_staff s ON s.id = v.staff
+		WHERE v.what = 'imei' AND (coalesce(v.day, o.day) = $1
+			OR (coalesce(v.day, o.day) IS NULL AND (e.body->>'time')::timestamptz >= $2 AND (e.body->>'time')::timestamptz < $3))
+		ORDER BY (e.body->>'time')::timestamptz, v.terminal_id, v.seq LIMIT 100`, day, from, from.AddDate(0, 0, 1))
 	if err != nil {
 		return nil, nil, err
 	}
 	ovs, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (Override, error) {
 		var o Override
-		var detail string
-		err := r.Scan(&o.Terminal, &o.Seq, &o.Day, &o.Staff, &o.What, &detail)
+		var detail, id, name string
+		var at time.Time
+		err := r.Scan(&o.Terminal, &o.Seq, &o.Day, &at, &id, &name, &o.What, &detail)
+		if o.Day == "" {
+			o.Day = at.Local().Format(pos.DayLayout)
+		}
+		o.At = at
+		o.Staff = id
+		if name != "" {
+			o.Staff = name + " (" + id + ")"
+		}
 		o.Detail = overrideText(detail)
 		return o, err
 	})
@@ -209,7 +253,7 @@ func search(ctx context.Context, db *store.DB, q string) (string, []OrderRow, er
 	default:
 		where = "o.order_id = $1"
 	}
-	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o WHERE "+where+" ORDER BY o.opened_at DESC NULLS LAST LIMIT 200", arg)
+	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o"+returnsJoin+" WHERE "+where+" ORDER BY o.opened_at DESC NULLS LAST LIMIT 200", arg)
 	if err != nil {
 		return kind, nil, err
 	}
@@ -244,6 +288,18 @@ type Document struct {
 	Amount            pos.Paise
 }
 
+// Return is a return against an order, at its own counter or another
+// (a return order citing its invoice): its document and where the money went.
+type Return struct {
+	Terminal string
+	OrderID  string // the order the refund is journaled on: the sale, or a return order
+	Number   string // the credit note or refund receipt as printed
+	Kind     string
+	Day      string
+	Amount   pos.Paise
+	To       string // card, cash or note; "" when the store does not know
+}
+
 // Detail is one order's page.
 type Detail struct {
 	Order     OrderRow
@@ -251,10 +307,12 @@ type Detail struct {
 	Lines     []Line
 	Payments  []Payment
 	Documents []Document
+	// Returns are every return against the order, wherever it was made.
+	Returns []Return
 }
 
 func detail(ctx context.Context, db *store.DB, terminal, order string) (*Detail, error) {
-	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o WHERE o.terminal_id = $1 AND o.order_id = $2", terminal, order)
+	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o"+returnsJoin+" WHERE o.terminal_id = $1 AND o.order_id = $2", terminal, order)
 	if err != nil {
 		return nil, err
 	}
@@ -306,12 +364,135 @@ func detail(ctx context.Context, db *store.DB, terminal, order string) (*Detail,
 		x.Amount = pos.Paise(amount)
 		return x, err
 	})
+	if err != nil {
+		return nil, err
+	}
+	d.Returns, err = returnsOf(ctx, db, terminal, order)
 	return d, err
+}
+
+// returnsOf lists the returns against terminal's order: the documents of its
+// own refunds and of the return orders citing it, at any counter.
+func returnsOf(ctx context.Context, db *store.DB, terminal, order string) ([]Return, error) {
+	rs, err := db.Pool().Query(ctx, `SELECT d.terminal_id, d.order_id, d.number, d.kind, coalesce(to_char(d.day, 'YYYY-MM-DD'), ''), d.amount,
+			coalesce(c.refund_to, p.refund_to, '')
+		FROM documents d LEFT JOIN credit_notes c ON c.number = d.number
+		LEFT JOIN LATERAL (SELECT p.refund_to FROM payments p WHERE p.terminal_id = d.terminal_id AND p.order_id = d.order_id
+			AND p.day = d.day AND p.amount = d.amount AND p.refund_to <> '' ORDER BY p.seq LIMIT 1) p ON c.number IS NULL
+		WHERE d.kind <> 'receipt' AND NOT d.cancelled AND ((d.terminal_id = $1 AND d.order_id = $2)
+			OR EXISTS (SELECT 1 FROM orders r WHERE r.terminal_id = d.terminal_id AND r.order_id = d.order_id AND r.snapshot ? 'origin'
+				AND r.snapshot->'origin'->>'terminal' = $1 AND r.snapshot->'origin'->>'order_id' = $2))
+		ORDER BY d.day, length(d.terminal_id), d.terminal_id, d.number`, terminal, order)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rs, func(r pgx.CollectableRow) (Return, error) {
+		var x Return
+		var amount int64
+		err := r.Scan(&x.Terminal, &x.OrderID, &x.Number, &x.Kind, &x.Day, &amount, &x.To)
+		x.Amount = pos.Paise(amount)
+		return x, err
+	})
+}
+
+// OpenSale is a split sale still taking its tenders, with each tender's
+// order as it stands: neither an unknown payment nor a sale yet.
+type OpenSale struct {
+	Terminal string
+	OrderID  string
+	Day      string
+	Amount   pos.Paise
+	Paid     pos.Paise // taken on its tenders and not given back
+	Tenders  []OpenTender
+	Updated  *time.Time
+}
+
+// OpenTender is one tender of an open sale.
+type OpenTender struct {
+	OrderID string
+	Kind    string
+	Amount  pos.Paise
+	State   string
+	Reason  string // why a tender failed or was abandoned, as its counter said
+}
+
+// openSale is the state of a split sale taking its tenders.
+func openSale(s pos.OrderState) bool { return s == pos.StateOpen }
+
+// openSales lists the split sales still open, oldest first, with their
+// tenders.
+func openSales(ctx context.Context, db *store.DB) ([]OpenSale, error) {
+	rs, err := db.Pool().Query(ctx, `SELECT o.terminal_id, o.snapshot, o.updated_at FROM orders o WHERE o.state = ANY($1)
+		ORDER BY o.opened_at NULLS LAST, o.terminal_id, o.order_id LIMIT 100`, statesWhere(openSale))
+	if err != nil {
+		return nil, err
+	}
+	type row struct {
+		terminal string
+		order    pos.Order
+		updated  *time.Time
+	}
+	rows, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (row, error) {
+		var x row
+		var snap []byte
+		if err := r.Scan(&x.terminal, &snap, &x.updated); err != nil {
+			return x, err
+		}
+		return x, json.Unmarshal(snap, &x.order)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var ts, ids []string
+	for _, x := range rows {
+		for _, t := range x.order.Tenders {
+			ts, ids = append(ts, x.terminal), append(ids, t.OrderID)
+		}
+	}
+	tenders := map[[2]string]*pos.Order{}
+	if len(ids) > 0 {
+		rs, err = db.Pool().Query(ctx, `SELECT o.terminal_id, o.snapshot FROM orders o
+			JOIN unnest($1::text[], $2::text[]) AS k(terminal_id, order_id) USING (terminal_id, order_id)`, ts, ids)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (struct{}, error) {
+			var t string
+			var snap []byte
+			o := new(pos.Order)
+			if err := r.Scan(&t, &snap); err != nil {
+				return struct{}{}, err
+			}
+			if err := json.Unmarshal(snap, o); err != nil {
+				return struct{}{}, err
+			}
+			tenders[[2]string{t, o.ID}] = o
+			return struct{}{}, nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]OpenSale, 0, len(rows))
+	for _, x := range rows {
+		s := OpenSale{Terminal: x.terminal, OrderID: x.order.ID, Day: x.order.Day, Amount: x.order.Amount, Updated: x.updated}
+		for _, t := range x.order.Tenders {
+			ot := OpenTender{OrderID: t.OrderID, Kind: string(t.Kind), Amount: t.Amount, State: "not synced yet"}
+			if o := tenders[[2]string{x.terminal, t.OrderID}]; o != nil {
+				ot.State, ot.Reason = string(o.State), o.Reason
+				if o.State.Paid() {
+					s.Paid += o.Captured - o.Refunded
+				}
+			}
+			s.Tenders = append(s.Tenders, ot)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // dayOrders are the orders of day (opened or paid that day), for the CSV.
 func dayOrders(ctx context.Context, db *store.DB, day time.Time) ([]OrderRow, error) {
-	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+` FROM orders o WHERE o.day = $1 OR o.paid_day = $1
+	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o"+returnsJoin+` WHERE o.day = $1 OR o.paid_day = $1
 		ORDER BY length(o.terminal_id), o.terminal_id, o.opened_at, o.order_id`, day)
 	if err != nil {
 		return nil, err
@@ -335,7 +516,32 @@ func overrideText(detail string) string {
 	slices.Sort(imeis)
 	out := "order " + m["order_id"] + ", IMEI " + strings.Join(imeis, ", ")
 	if m["cause"] != "" {
-		out += " (" + m["cause"] + ")"
+		out += " (" + causeText(m["cause"]) + ")"
 	}
 	return out
+}
+
+// causeText says why a counter could not ask the store, in words: the error
+// a counter journaled may carry a network error's text ("dial tcp …:
+// connection refused"), which is said as what it means.
+func causeText(cause string) string {
+	low := strings.ToLower(cause)
+	switch {
+	case strings.Contains(low, "no such host"):
+		return "the store server's name was not found on the network"
+	case strings.Contains(low, "connection refused"):
+		return "the store server refused the connection: it was not running, or listens at another port"
+	case strings.Contains(low, "timeout") || strings.Contains(low, "deadline exceeded"):
+		return "the store server did not answer in time"
+	case strings.Contains(low, "certificate") || strings.Contains(low, "x509") || strings.Contains(low, "tls:"):
+		return "the store server's certificate was not accepted"
+	case strings.Contains(low, "dial ") || strings.Contains(low, "unreachable") || strings.Contains(low, "no route to host") ||
+		strings.Contains(low, "connection reset") || strings.Contains(cause, "EOF"):
+		return "the store server could not be reached over the network"
+	}
+	// A sentence of pos, perhaps with an error's details after a colon.
+	if i := strings.Index(cause, ": "); i > 0 {
+		cause = cause[:i]
+	}
+	return strings.TrimSuffix(cause, ".")
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,7 @@ func TestThePagesTakeTheirStatesFromPos(t *testing.T) {
 	for state, want := range map[string]int{"PAID": 1, "PARTLY_REFUNDED": 1, "REFUNDED": 0, "UNKNOWN": 0} {
 		_, err = db.Pool().Exec(ctx, "UPDATE orders SET state = $1 WHERE terminal_id = 'T2' AND order_id = 'T2-A'", state)
 		require.NoError(t, err)
-		_, doubles, err := overrides(ctx, db)
+		_, doubles, err := overrides(ctx, db, time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC))
 		require.NoError(t, err)
 		if assert.Len(t, doubles, want, state) && want == 1 {
 			assert.Equal(t, DoubleSale{IMEI: "356938035643809", Orders: "T1 T1-B, T2 T2-A"}, doubles[0])

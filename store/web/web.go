@@ -30,7 +30,7 @@ const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action '
 // CookieName is the session cookie.
 const CookieName = "galla_manager"
 
-// Pages serves /manager/.
+// Pages serves /manager/, and sends the store's address alone (/) there.
 type Pages struct {
 	db  *store.DB
 	log *slog.Logger
@@ -58,7 +58,17 @@ func New(db *store.DB, log *slog.Logger) *Pages {
 			return t.Local().Format("2 Jan 15:04")
 		},
 		"q": url.QueryEscape,
+		// delta is a change of an amount, signed: +₹1,180.00, -₹50.00.
+		"delta": func(v pos.Paise) string {
+			if v > 0 {
+				return "+" + v.String()
+			}
+			return v.String()
+		},
+		"event": eventText,
 	}).ParseFS(files, "templates/*.html"))
+	// The store's address alone opens the pages.
+	p.mux.Handle("GET /{$}", http.RedirectHandler("/manager/", http.StatusSeeOther))
 	static, _ := fs.Sub(files, "static")
 	p.mux.Handle("GET /manager/static/", http.StripPrefix("/manager/static/", http.FileServerFS(static)))
 	p.mux.HandleFunc("GET /manager/signin", p.signinPage)
@@ -299,9 +309,11 @@ type todayData struct {
 	Report    *store.DayReport
 	Counters  []Counter
 	Unknown   []OrderRow
+	Open      []OpenSale
 	Overrides []Override
 	Doubles   []DoubleSale
 	Z         *store.StoreZ
+	Late      *Late
 	Returns   []ReturnRow
 	Shifts    []ShiftRow
 	// Alarms are the open alarms, newest first, at most maxAlarmsShown.
@@ -331,11 +343,19 @@ func (p *Pages) today(w http.ResponseWriter, r *http.Request, s session) {
 		p.fail(w, s, err)
 		return
 	}
-	if d.Overrides, d.Doubles, err = overrides(ctx, p.db); err != nil {
+	if d.Open, err = openSales(ctx, p.db); err != nil {
+		p.fail(w, s, err)
+		return
+	}
+	if d.Overrides, d.Doubles, err = overrides(ctx, p.db, date); err != nil {
 		p.fail(w, s, err)
 		return
 	}
 	if d.Z, err = p.db.Reports.StoreZReport(ctx, day); err != nil {
+		p.fail(w, s, err)
+		return
+	}
+	if d.Late, err = late(ctx, p.db, day, d.Z, d.Report); err != nil {
 		p.fail(w, s, err)
 		return
 	}
@@ -408,6 +428,7 @@ func (p *Pages) order(w http.ResponseWriter, r *http.Request, s session) {
 type zData struct {
 	Day      string
 	Z        *store.StoreZ
+	Late     *Late
 	Report   *store.DayReport
 	Counters []store.CounterZ // the counters' Z reports received
 }
@@ -436,8 +457,13 @@ func (p *Pages) showZ(w http.ResponseWriter, r *http.Request, s session, day str
 		p.fail(w, s, err)
 		return
 	}
+	lt, err := late(r.Context(), p.db, day, z, rep)
+	if err != nil {
+		p.fail(w, s, err)
+		return
+	}
 	p.render(w, status, "z", view{Title: "Store Z of " + day, Manager: s.Manager, CSRF: s.CSRF, Error: errMsg, Notice: notice,
-		Data: zData{Day: day, Z: z, Report: rep, Counters: zs}})
+		Data: zData{Day: day, Z: z, Late: lt, Report: rep, Counters: zs}})
 }
 
 func (p *Pages) zClose(w http.ResponseWriter, r *http.Request, s session) {
