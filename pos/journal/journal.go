@@ -247,9 +247,11 @@ func Open(path string, opts Options) (*Journal, error) {
 		}
 	}
 	j := newJournal(&journalCore{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly,
-		rec: sealer{key: chainKey(opts), v: newVault(chainKey(opts))}, proofs: newProver(chainKey(opts))})
+		rec: sealer{key: chainKey(opts), v: newVault(chainKey(opts))}, proofs: newProver(chainKey(opts)),
+		nums: numbersWriter{path: path}})
 	if err := j.init(opts, creating); err != nil {
 		_ = j.closeHead()
+		_ = j.core.nums.close()
 		_ = db.Close()
 		return nil, err
 	}
@@ -349,11 +351,17 @@ func (j *Journal) Changed() error { return j.core.changedErr() }
 // Close closes the file and releases its lock. Close is idempotent.
 func (j *Journal) Close() error {
 	herr := j.closeHead()
+	j.core.numMu.Lock()
+	nerr := j.core.nums.close()
+	j.core.numMu.Unlock()
 	if err := j.core.db.Close(); err != nil {
 		return fmt.Errorf("journal: close: %w", err)
 	}
 	if herr != nil {
 		return fmt.Errorf("journal: close: the head record: %w", herr)
+	}
+	if nerr != nil {
+		return fmt.Errorf("journal: close: the number high-water file: %w", nerr)
 	}
 	return nil
 }

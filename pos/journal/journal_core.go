@@ -43,9 +43,10 @@ type journalCore struct {
 
 	readOnly bool
 
-	numMu      sync.Mutex // guards numWritten and numErr
-	numWritten Numbers    // what the high-water file last received
-	numErr     error      // its last write's error, tried again with the next number
+	numMu      sync.Mutex    // guards nums, numWritten and numErr
+	nums       numbersWriter // writes the high-water file in place
+	numWritten Numbers       // what the high-water file last received
+	numErr     error         // its last write's error, tried again with the next number
 
 	verifyRun sync.Mutex // one Verify at a time
 	vmu       sync.Mutex // guards verified and verifyErr
@@ -264,7 +265,7 @@ func (jc *journalCore) noteNumbers(n Numbers) {
 		return
 	}
 	hw := jc.numWritten.max(n)
-	if err := writeNumbers(jc.path, hw); err != nil {
+	if err := jc.nums.write(hw); err != nil {
 		jc.numErr = err
 		return
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -69,16 +71,41 @@ const numbersSuffix = ".numbers"
 // twice.
 func NumbersPath(path string) string { return path + numbersSuffix }
 
-// numbersFile is the high-water file's JSON: {"v":1,"receipt_no":N,"z_no":M}.
-type numbersFile struct {
+// numbersV1 is the high-water file as builds before format 2 wrote it, one
+// JSON object rewritten whole (a temporary file renamed into place):
+// {"v":1,"receipt_no":N,"z_no":M,"series":{...}}. It is still read.
+type numbersV1 struct {
 	V int `json:"v"`
 	Numbers
 }
 
+// The high-water file of format 2 is two slots of the same size, written in
+// place by turns with one pwrite each, so that handing out a number costs one
+// write and no rename. A slot is
+//
+//	"GN" 0x02 | 0x00 | u64 generation | u32 n | u32 CRC-32C | n bytes JSON of Numbers | zeros
+//
+// the CRC over the 16 bytes before it and the JSON. A write cut short by a crash
+// damages only the slot being written, whose CRC then fails; the other slot
+// holds the numbers before it, at most one number behind, which is what the
+// file promised already (it is not fsync'd, see writeNumbers). The reader takes,
+// series by series, the larger of the two valid slots: numbers only grow.
+const (
+	numbersSlotHeader = 20
+	numbersSlotMin    = 256 // the smallest slot; a slot grows by doubling when its JSON outgrows it
+)
+
+// numbersMagic opens every slot of format 2.
+var numbersMagic = []byte{'G', 'N', 2, 0}
+
+// numbersCRC is the table of the slots' CRC-32C.
+var numbersCRC = crc32.MakeTable(crc32.Castagnoli)
+
 // ReadNumbers reads the high-water file of the journal at path. A missing file,
-// and one that is empty or does not decode (a crash between its write and its
-// rename can leave one, since it is not fsync'd), give zero numbers and ok false:
-// the journal's own counters then stand and Open writes the file again.
+// and one of which no slot decodes (or, of format 1, that does not decode: a
+// crash between its write and its rename could leave one), give zero numbers
+// and ok false: the journal's own counters then stand and Open writes the file
+// again.
 func ReadNumbers(path string) (n Numbers, ok bool, err error) {
 	raw, err := os.ReadFile(NumbersPath(path))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -87,33 +114,180 @@ func ReadNumbers(path string) (n Numbers, ok bool, err error) {
 	if err != nil {
 		return Numbers{}, false, fmt.Errorf("journal: numbers: %w", err)
 	}
-	var f numbersFile
-	if json.Unmarshal(raw, &f) != nil || f.V != 1 {
-		return Numbers{}, false, nil
-	}
-	return f.Numbers, true, nil
+	n, _, ok = decodeNumbers(raw)
+	return n, ok, nil
 }
 
-// writeNumbers writes n to the high-water file of the journal at path: a
-// temporary file beside it, renamed into place, mode 0600. It is not fsync'd: the
-// journal's commit that allocated the numbers is, so after a power cut the file is
-// at worst one number behind the journal (Open lifts it again), and an fsync here
+// decodeNumbers decodes a high-water file of either format. For format 2 it
+// also returns the generation of the newest valid slot.
+func decodeNumbers(raw []byte) (Numbers, uint64, bool) {
+	if len(raw) > 0 && raw[0] == '{' {
+		var f numbersV1
+		if json.Unmarshal(raw, &f) != nil || f.V != 1 {
+			return Numbers{}, 0, false
+		}
+		return f.Numbers, 0, true
+	}
+	size := len(raw) / 2
+	if len(raw)%2 != 0 || size < numbersSlotMin {
+		return Numbers{}, 0, false
+	}
+	var (
+		n   Numbers
+		gen uint64
+		ok  bool
+	)
+	for at := 0; at < len(raw); at += size {
+		sn, sg, sok := decodeNumbersSlot(raw[at : at+size])
+		if sok {
+			n, gen, ok = n.max(sn), max(gen, sg), true
+		}
+	}
+	return n, gen, ok
+}
+
+// decodeNumbersSlot decodes one slot of format 2.
+func decodeNumbersSlot(slot []byte) (Numbers, uint64, bool) {
+	if !bytes.HasPrefix(slot, numbersMagic) {
+		return Numbers{}, 0, false
+	}
+	gen := binary.BigEndian.Uint64(slot[4:12])
+	size := int(binary.BigEndian.Uint32(slot[12:16]))
+	if size > len(slot)-numbersSlotHeader {
+		return Numbers{}, 0, false
+	}
+	payload := slot[numbersSlotHeader : numbersSlotHeader+size]
+	crc := crc32.Update(crc32.Checksum(slot[:16], numbersCRC), numbersCRC, payload)
+	if crc != binary.BigEndian.Uint32(slot[16:20]) {
+		return Numbers{}, 0, false
+	}
+	var n Numbers
+	if json.Unmarshal(payload, &n) != nil {
+		return Numbers{}, 0, false
+	}
+	return n, gen, true
+}
+
+// numbersSlot encodes n as a slot of generation gen into buf (its size the
+// slot's); false when n's JSON does not fit.
+func numbersSlot(buf []byte, gen uint64, n Numbers) bool {
+	payload, err := json.Marshal(n)
+	if err != nil || len(payload) > len(buf)-numbersSlotHeader {
+		return false
+	}
+	clear(buf)
+	copy(buf, numbersMagic)
+	binary.BigEndian.PutUint64(buf[4:12], gen)
+	binary.BigEndian.PutUint32(buf[12:16], uint32(len(payload)))
+	copy(buf[numbersSlotHeader:], payload)
+	binary.BigEndian.PutUint32(buf[16:20], crc32.Update(crc32.Checksum(buf[:16], numbersCRC), numbersCRC, payload))
+	return true
+}
+
+// writeNumbers writes n to the high-water file of the journal at path as a new
+// file of format 2, both slots holding n: a temporary file beside it, renamed
+// into place, mode 0600. Restore and Salvage write it so; an open journal
+// writes its slots in place (numbersWriter). Neither is fsync'd: the journal's
+// commit that allocated the numbers is, so after a power cut the file is at
+// worst one number behind the journal (Open lifts it again), and an fsync here
 // would double the cost of every Append that hands out a number.
 func writeNumbers(path string, n Numbers) error {
-	data, err := json.Marshal(numbersFile{V: 1, Numbers: n})
-	if err != nil {
-		return err
+	_, err := freshNumbers(path, n, 0)
+	return err
+}
+
+// freshNumbers is writeNumbers with slots of at least minSlot bytes; it
+// returns the slot size it used.
+func freshNumbers(path string, n Numbers, minSlot int) (int, error) {
+	size := max(numbersSlotMin, minSlot)
+	var buf []byte
+	for {
+		// Generation g lives in slot g%2: the next write (3) goes to slot 1.
+		buf = make([]byte, 2*size)
+		if numbersSlot(buf[:size], 2, n) && numbersSlot(buf[size:], 1, n) {
+			break
+		}
+		size *= 2
 	}
 	dst := NumbersPath(path)
 	tmp := dst + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
+	if err := os.WriteFile(tmp, buf, 0o600); err != nil {
+		return 0, err
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		_ = os.Remove(tmp)
+		return 0, err
+	}
+	return size, nil
+}
+
+// numbersWriter writes the high-water file of an open journal in place: the
+// slot after the one it wrote last, with one pwrite. The first write of a
+// process, or one whose numbers outgrow the slots, or one to a file of format 1
+// or damaged, makes the file anew (freshNumbers) and opens it.
+type numbersWriter struct {
+	path string
+	f    *os.File
+	size int    // the slot size of f
+	gen  uint64 // the generation written last
+	buf  []byte
+}
+
+// write writes n.
+func (w *numbersWriter) write(n Numbers) error {
+	if w.f == nil {
+		w.adopt()
+	}
+	if w.f != nil {
+		gen := w.gen + 1
+		if numbersSlot(w.buf, gen, n) {
+			if _, err := w.f.WriteAt(w.buf, int64(gen%2)*int64(w.size)); err != nil {
+				return err
+			}
+			w.gen = gen
+			return nil
+		}
+	}
+	// No file to write in place, or n outgrew its slots. (Closed first: a
+	// file open cannot be renamed over everywhere.)
+	minSlot := 2 * w.size
+	_ = w.close()
+	size, err := freshNumbers(w.path, n, minSlot)
+	if err != nil {
 		return err
 	}
+	f, err := os.OpenFile(NumbersPath(w.path), os.O_RDWR, 0o600)
+	if err != nil {
+		return nil // written; the next write makes the file anew again
+	}
+	w.f, w.size, w.gen, w.buf = f, size, 2, make([]byte, size)
 	return nil
+}
+
+// adopt opens the high-water file for writing in place when it is of format 2
+// with a valid slot, and takes its newest generation.
+func (w *numbersWriter) adopt() {
+	f, err := os.OpenFile(NumbersPath(w.path), os.O_RDWR, 0o600)
+	if err != nil {
+		return
+	}
+	raw, err := io.ReadAll(f)
+	_, gen, ok := decodeNumbers(raw)
+	if err != nil || !ok || raw[0] == '{' {
+		_ = f.Close()
+		return
+	}
+	w.f, w.size, w.gen, w.buf = f, len(raw)/2, gen, make([]byte, len(raw)/2)
+}
+
+// close closes the file, if open.
+func (w *numbersWriter) close() error {
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close()
+	w.f = nil
+	return err
 }
 
 // numbersOf reads the counters of a journal in tx.

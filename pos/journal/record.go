@@ -136,19 +136,18 @@ func (s *sealer) seal(ev *pos.Event) ([]byte, [32]byte, error) {
 	if err != nil {
 		return nil, [32]byte{}, err
 	}
-	packed := s.zip.deflate(body)
-	data := make([]byte, recordHeader, recordHeader+2*binary.MaxVarintLen64+len(kindOpen)+len(ev.Kind)+1+len(packed))
+	kind := kindOpen + string(ev.Kind) + `"`
+	// A body compresses to about a third: room for that, else append grows it.
+	data := make([]byte, recordHeader, recordHeader+2*binary.MaxVarintLen64+len(kind)+len(body)/2+32)
 	copy(data, recordMagic)
 	if s.keyed() {
 		data[3] = flagKeyed
 	}
 	binary.BigEndian.PutUint64(data[4:12], ev.Seq)
 	copy(data[12:44], prev[:])
-	kind := kindOpen + string(ev.Kind) + `"`
 	data = binary.AppendUvarint(data, uint64(len(kind)))
 	data = append(data, kind...)
-	data = binary.AppendUvarint(data, uint64(len(packed)))
-	data = append(data, packed...)
+	data, packed := s.zip.deflateBody(data, body)
 	sum := mac(s.key, prev, data[:12], data[recordHeader:])
 	copy(data[44:76], sum[:])
 	if s.v != nil && personal(body) {
