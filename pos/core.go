@@ -36,8 +36,9 @@ type core struct {
 	inFlight  map[string]bool         // orders a Pay call is acting on
 	follow    map[string]*followState // orders left pending, followed up until final (pending.go)
 
-	bk book // shifts and held bills, derived from the journal's events (shift.go)
-	ib book // the IMEIs sold and freed, derived likewise (imeis.go)
+	bk book      // shifts and held bills, derived from the journal's events (shift.go)
+	ib book      // the IMEIs sold and freed, derived likewise (imeis.go)
+	sb stockBook // the stock on hand, derived likewise (stock_book.go)
 	// signed is the member signed in at this till (the window), whose own
 	// limits apply to discounts and refunds (crew.go); nil on the command
 	// line.
@@ -56,6 +57,7 @@ type core struct {
 	returns   *Returns
 	books     *Books
 	einv      *EInvoices
+	stock     *Stock
 }
 
 // newCore is the core of a till configured by cfg, with its services, before
@@ -66,6 +68,7 @@ func newCore(cfg TillConfig) *core {
 	c.drawer, c.crew, c.shelf, c.setup, c.customers, c.docs = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}, &Documents{c}
 	c.checkout, c.pending, c.imeis, c.returns, c.books = &Checkout{c}, &Pending{c}, &IMEIs{c}, &Returns{c}, &Books{c}
 	c.einv = &EInvoices{c: c, port: cfg.IRP}
+	c.stock = &Stock{c}
 	c.ib.imeiPart = true
 	return c
 }

@@ -135,9 +135,11 @@ func (im *IMEIs) holding(ctx context.Context, b *book, imei string) (*IMEISoldEr
 }
 
 // CheckSerials checks a cart before payment: every serialised unit has an IMEI
-// that passes the check digit, none is given twice, and none is held by another
-// sale (sold and not returned, or its payment unknown). The order being paid
-// again (its own id) does not count against itself.
+// that passes the check digit, none is given twice, none is held by another
+// sale (sold and not returned, or its payment unknown), and once stock is kept
+// each is a unit in stock of its line's item (ErrNotInStock; a manager may
+// allow it, Stock.AllowIMEIs). The order being paid again (its own id) does
+// not count against itself.
 func (im *IMEIs) CheckSerials(ctx context.Context, lines []Line, self string) error {
 	seen := map[string]bool{}
 	for _, l := range lines {
@@ -160,6 +162,17 @@ func (im *IMEIs) CheckSerials(ctx context.Context, lines []Line, self string) er
 	if len(seen) == 0 {
 		return nil
 	}
+	if err := im.checkHeld(ctx, seen, self); err != nil || self != "" {
+		return err
+	}
+	// Once stock is kept, each phone is a unit in stock (or one a manager
+	// allowed); the order being paid again had its units checked when it was
+	// opened.
+	return im.stock.checkOnHand(ctx, lines)
+}
+
+// checkHeld refuses an IMEI of seen that another sale than self holds.
+func (im *IMEIs) checkHeld(ctx context.Context, seen map[string]bool, self string) error {
 	b := &im.ib
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -181,26 +194,17 @@ func (im *IMEIs) CheckSerials(ctx context.Context, lines []Line, self string) er
 	return nil
 }
 
-// CheckIMEIFree checks one IMEI as it is scanned: its digits, then that no sale
-// holds it.
+// CheckIMEIFree checks one IMEI as it is scanned: its digits, that no sale
+// holds it, and, once stock is kept, that it is a unit in stock (or one a
+// manager allowed).
 func (im *IMEIs) CheckIMEIFree(ctx context.Context, imei string) error {
 	if err := CheckIMEI(imei); err != nil {
 		return err
 	}
-	b := &im.ib
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err := b.catchUp(ctx, im.j); err != nil {
-		if errors.Is(err, ErrNoEventLog) {
-			return nil
-		}
+	if err := im.checkHeld(ctx, map[string]bool{imei: true}, ""); err != nil {
 		return err
 	}
-	h, err := im.holding(ctx, b, imei)
-	if err != nil || h == nil {
-		return err
-	}
-	return h
+	return im.stock.checkUnit(ctx, imei)
 }
 
 // FindIMEI lists the sales that carried imei, newest first: the journal screen's

@@ -39,6 +39,8 @@ type Till struct {
 	Books     *Books
 	// EInvoices registers the B2B documents with the IRP (einvoice.go).
 	EInvoices *EInvoices
+	// Stock keeps the goods received and on hand (stock.go).
+	Stock *Stock
 
 	c *core // the state the services share; the facade's own methods read it
 }
@@ -161,7 +163,7 @@ func NewTill(ctx context.Context, cfg TillConfig) (*Till, error) {
 	}
 	c := newCore(cfg)
 	t := &Till{c: c, Drawer: c.drawer, Crew: c.crew, Shelf: c.shelf, Setup: c.setup, Customers: c.customers, Documents: c.docs,
-		Checkout: c.checkout, Pending: c.pending, IMEIs: c.imeis, Returns: c.returns, Books: c.books, EInvoices: c.einv}
+		Checkout: c.checkout, Pending: c.pending, IMEIs: c.imeis, Returns: c.returns, Books: c.books, EInvoices: c.einv, Stock: c.stock}
 	if t.c.prn == nil {
 		t.c.prn = receipts.NewPrinter
 	}

@@ -101,7 +101,7 @@ func commands() map[string]command {
 		"sales":     {"galla sales --open [--format text|json]", cmdSales},
 		"reconcile": {"galla reconcile", cmdReconcile},
 		"refund":    {"galla refund MERCHANT_ORDER_ID [--amount PAISE]", cmdRefund},
-		"return":    {"galla return DOCUMENT_NO [--items SKU:QTY,...] [--imei IMEI,...] [--amount PAISE] --to card|cash|note [--reason TEXT]", cmdReturn},
+		"return":    {"galla return DOCUMENT_NO [--items SKU:QTY,...] [--imei IMEI,...] [--damaged] [--amount PAISE] --to card|cash|note [--reason TEXT]", cmdReturn},
 		"void":      {"galla void DOCUMENT_NO|SALE_ID --reason TEXT (cancel an invoice of today, or void an open sale)", cmdVoid},
 		"report":    {"galla report [--day YYYY-MM-DD] [--format text|csv|json|escpos|png|pdf] [--out FILE] [--print] | report --shift ID|current", cmdReport},
 		"close-day": {"galla close-day [--day YYYY-MM-DD] [--accept-unknown]", cmdCloseDay},
@@ -116,6 +116,7 @@ func commands() map[string]command {
 		"enrol":     {"galla enrol STORE_URL CODE --fingerprint SHA256 --staff MANAGER | enrol --acknowledge --staff MANAGER (a manager's PIN on standard input or in GALLA_PIN)", cmdEnrol},
 		"gateway":   {"galla gateway [approve --staff MANAGER] (the live payment service and whether a manager approved it on this counter; approve takes a manager's PIN on standard input or in GALLA_PIN)", cmdGateway},
 		"einvoice":  {"galla einvoice pending | einvoice register [DOCUMENT_NO] | einvoice status DOCUMENT_NO | einvoice credentials (the live IRP's access as JSON on standard input, kept in the keyring)", cmdEInvoice},
+		"stock":     {stockUsage, cmdStock},
 		"sync":      {"galla sync [--pending] [--staff MANAGER] (a manager accepts a store at its first sync)", cmdSync},
 	}
 }

@@ -26,7 +26,7 @@ type returnOutput struct {
 }
 
 // cmdReturn is galla return DOCUMENT_NO [--items SKU:QTY,...] [--imei IMEI,...]
-// [--amount PAISE] --to card|cash|note [--reason TEXT]: goods (or a price
+// [--damaged] [--amount PAISE] --to card|cash|note [--reason TEXT]: goods (or a price
 // adjustment) taken back on a sale, authorised by a manager's PIN on standard
 // input or in GALLA_PIN. It prints the credit note as JSON.
 func cmdReturn(c *cli, args []string) int {
@@ -36,6 +36,7 @@ func cmdReturn(c *cli, args []string) int {
 	amount := fs.Int64("amount", 0, "a price adjustment without goods, in paise")
 	toFlag := fs.String("to", "", "where the money goes: card, cash or note")
 	reason := fs.String("reason", "", "why, printed on the credit note")
+	damaged := fs.Bool("damaged", false, "the units named by --imei come back damaged: set aside, not back in stock")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
@@ -83,6 +84,15 @@ func cmdReturn(c *cli, args []string) int {
 	}
 	b, _ := json.Marshal(out)
 	fmt.Fprintln(c.stdout, string(b))
+	if *damaged && res.Status == pos.RefundDone {
+		for _, it := range res.Refund.Items {
+			for _, m := range it.IMEIs {
+				if err := t.Stock.SetAside(ctx, m, res.Manager.ID, "returned damaged: "+*reason); err != nil {
+					return c.fail(exitFailed, "The return is done, but IMEI %s could not be set aside as damaged: %s", m, pos.Sentence(err))
+				}
+			}
+		}
+	}
 	switch res.Status {
 	case pos.RefundDone:
 		return exitOK

@@ -318,7 +318,7 @@ func checkoutErrorCode(err error) int {
 		return exitBadInput // the store server refused, or could not be asked: nothing was recorded
 	}
 	for _, bad := range []error{pos.ErrEmptyCart, pos.ErrBadIMEI, pos.ErrIMEIMissing, pos.ErrOfferNotForCard,
-		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed, pos.ErrBuyerNeeded, pos.ErrIMEISold, pos.ErrNoShift,
+		pos.ErrOfferOutdated, pos.ErrNoEMIOffer, pos.ErrCashShort, gateway.ErrInvalidCard, pos.ErrDayClosed, pos.ErrBuyerNeeded, pos.ErrIMEISold, pos.ErrNotInStock, pos.ErrNoShift,
 		pos.ErrWrongPIN, pos.ErrBadPIN, pos.ErrTooManyOverrides, pos.ErrGatewayNotApproved, pos.ErrInterstateComposition} {
 		if errors.Is(err, bad) {
 			return exitBadInput

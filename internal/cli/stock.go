@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"galla/pos"
+)
+
+// stockUsage is galla stock's usage line.
+const stockUsage = "galla stock receive --supplier NAME --invoice NO --date YYYY-MM-DD --items SKU:QTY[@COST_PAISE],... [--imei IMEI[/IMEI2],...] | stock list [--sku SKU] [--format text|csv|json] | stock allow IMEI,... | stock damaged IMEI [--reason TEXT] (receive, allow and damaged take a manager's PIN on standard input or in GALLA_PIN)"
+
+// cmdStock is galla stock: goods received into stock, the stock on hand, a
+// manager allowing a unit not in stock to be sold, and a unit set aside as
+// damaged.
+func cmdStock(c *cli, args []string) int {
+	if len(args) == 0 {
+		return c.fail(exitBadInput, "Use %s.", stockUsage)
+	}
+	switch args[0] {
+	case "receive":
+		return c.stockReceive(args[1:])
+	case "list":
+		return c.stockList(args[1:])
+	case "allow":
+		return c.stockAllow(args[1:])
+	case "damaged":
+		return c.stockDamaged(args[1:])
+	}
+	return c.fail(exitBadInput, "Use %s.", stockUsage)
+}
+
+// stockErrorCode is the exit code of a refused stock command: bad input for
+// what the manager corrects, FAILED for the rest.
+func stockErrorCode(err error) int {
+	for _, bad := range []error{pos.ErrBadDelivery, pos.ErrInvoiceReceived, pos.ErrWrongPIN, pos.ErrBadPIN, pos.ErrTooManyOverrides,
+		pos.ErrBadIMEI, pos.ErrDayClosed, pos.ErrIMEIDigits, pos.ErrIMEILength, pos.ErrIMEICheckDigit} {
+		if errors.Is(err, bad) {
+			return exitBadInput
+		}
+	}
+	return exitFailed
+}
+
+func (c *cli) stockReceive(args []string) int {
+	fs := c.flagSet("galla stock receive")
+	supplier := fs.String("supplier", "", "the distributor the goods came from")
+	invoice := fs.String("invoice", "", "the supplier's invoice number")
+	date := fs.String("date", "", "the invoice's date, YYYY-MM-DD")
+	items := fs.String("items", "", "SKU:QTY[@COST_PAISE],...")
+	imeis := fs.String("imei", "", "the units' IMEIs in the order of the lines' units, a second IMEI after a slash")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(rest) != 0 || *supplier == "" || *invoice == "" || *date == "" || *items == "" {
+		return c.fail(exitBadInput, "Give the delivery: galla stock receive --supplier NAME --invoice NO --date YYYY-MM-DD --items SKU:QTY[@COST_PAISE],... [--imei IMEI,...].")
+	}
+	t, pin, failed := c.openAsManager()
+	if t == nil {
+		return failed
+	}
+	defer t.close()
+	d, err := t.Stock.ReceiveItems(context.Background(), *supplier, *invoice, *date, *items, strings.Split(*imeis, ","), pin)
+	if err != nil {
+		return c.fail(stockErrorCode(err), "%s", pos.Sentence(err))
+	}
+	fmt.Fprintf(c.stderr, "galla: received %d units on %d lines, invoice %s of %s.\n", d.Units(), len(d.Lines), d.Invoice, d.Supplier)
+	return exitOK
+}
+
+func (c *cli) stockList(args []string) int {
+	fs := c.flagSet("galla stock list")
+	sku := fs.String("sku", "", "only this item, with its units")
+	format := fs.String("format", "text", "text, csv or json")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(rest) != 0 {
+		return c.fail(exitBadInput, "Use galla stock list [--sku SKU] [--format text|csv|json].")
+	}
+	if *format != "text" && *format != "csv" && *format != "json" {
+		return c.fail(exitBadInput, "The format %q is not known; use text, csv or json.", *format)
+	}
+	t, err := openTill(c)
+	if err != nil {
+		return c.failOpen(err)
+	}
+	defer t.close()
+	ctx := context.Background()
+	st, err := t.Stock.Status(ctx)
+	if err != nil {
+		return c.fail(exitFailed, "%s", pos.Sentence(err))
+	}
+	rows, err := t.Stock.List(ctx, "", 0, true)
+	if err != nil {
+		return c.fail(exitFailed, "%s", pos.Sentence(err))
+	}
+	if *sku != "" {
+		p, ok := t.Shelf.Lookup(*sku)
+		if !ok {
+			return c.fail(exitBadInput, "%s is not in the catalog; check the item code.", *sku)
+		}
+		var one []pos.StockRow
+		for _, r := range rows {
+			if r.SKU == p.SKU {
+				one = append(one, r)
+			}
+		}
+		if one == nil {
+			one = []pos.StockRow{{SKU: p.SKU, Name: p.Name, Brand: p.Brand, Serialised: p.Serialised}}
+		}
+		rows = one
+	}
+	fmt.Fprintf(c.stderr, "galla: %s\n", st.Sentence())
+	switch *format {
+	case "json":
+		out := struct {
+			Enforced bool           `json:"enforced"`
+			Since    string         `json:"since,omitempty"`
+			Items    []pos.StockRow `json:"items"`
+		}{Enforced: st.Kept, Items: rows}
+		if st.Kept {
+			out.Since = st.Since.Format(pos.DayLayout)
+		}
+		if out.Items == nil {
+			out.Items = []pos.StockRow{}
+		}
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return exitFailed
+		}
+	case "csv":
+		w := csv.NewWriter(c.stdout)
+		_ = w.Write([]string{"sku", "name", "brand", "serialised", "on_hand", "damaged", "cost_paise", "value_paise", "imeis"})
+		for _, r := range rows {
+			_ = w.Write([]string{pos.CSVText(r.SKU), pos.CSVText(r.Name), pos.CSVText(r.Brand), strconv.FormatBool(r.Serialised), strconv.FormatInt(r.OnHand, 10),
+				strconv.Itoa(r.Damaged), strconv.FormatInt(int64(r.Cost), 10), strconv.FormatInt(int64(r.Value), 10), strings.Join(r.IMEIs, " ")})
+		}
+		w.Flush()
+		if w.Error() != nil {
+			return exitFailed
+		}
+	default:
+		for _, r := range rows {
+			note := ""
+			if r.OnHand < 0 {
+				note = "\tBELOW ZERO: more sold than received; count the shelf"
+			}
+			if r.Damaged > 0 {
+				note += fmt.Sprintf("\t%d damaged", r.Damaged)
+			}
+			fmt.Fprintf(c.stdout, "%s\t%s\t%d%s\n", r.SKU, r.Name, r.OnHand, note)
+			for _, m := range r.IMEIs {
+				fmt.Fprintf(c.stdout, "\t%s\n", m)
+			}
+		}
+	}
+	return exitOK
+}
+
+func (c *cli) stockAllow(args []string) int {
+	fs := c.flagSet("galla stock allow")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(rest) != 1 {
+		return c.fail(exitBadInput, "Name the units a manager allows to be sold though not in stock: galla stock allow IMEI,...")
+	}
+	t, pin, failed := c.openAsManager()
+	if t == nil {
+		return failed
+	}
+	defer t.close()
+	var imeis []string
+	for _, u := range pos.ParseUnits(strings.Split(rest[0], ",")) {
+		imeis = append(imeis, u.IMEI)
+	}
+	m, err := t.Stock.AllowIMEIs(context.Background(), imeis, pin, "command line")
+	if err != nil {
+		return c.fail(stockErrorCode(err), "%s", pos.Sentence(err))
+	}
+	fmt.Fprintf(c.stderr, "galla: %s allowed %d unit(s) not in stock to be sold.\n", m.Name, len(imeis))
+	return exitOK
+}
+
+func (c *cli) stockDamaged(args []string) int {
+	fs := c.flagSet("galla stock damaged")
+	reason := fs.String("reason", "damaged", "why the unit is set aside")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(rest) != 1 {
+		return c.fail(exitBadInput, "Name the unit: galla stock damaged IMEI [--reason TEXT].")
+	}
+	t, pin, failed := c.openAsManager()
+	if t == nil {
+		return failed
+	}
+	defer t.close()
+	err = t.Stock.Adjust(context.Background(), pos.StockAdjustment{Reason: *reason, Units: []pos.UnitMove{{IMEI: rest[0], To: pos.UnitDamaged}}}, pin)
+	if err != nil {
+		return c.fail(stockErrorCode(err), "%s", pos.Sentence(err))
+	}
+	fmt.Fprintf(c.stderr, "galla: IMEI %s is set aside as damaged.\n", rest[0])
+	return exitOK
+}

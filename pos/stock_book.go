@@ -1,0 +1,383 @@
+package pos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// snapStock is the name of the stock book's snapshot.
+const snapStock = "pos.stock"
+
+// StockUnit is a serialised unit the stock book knows: received, sold, or
+// set aside.
+type StockUnit struct {
+	IMEI     string    `json:"imei"`
+	IMEI2    string    `json:"imei2,omitempty"`
+	SKU      string    `json:"sku"`
+	State    UnitState `json:"state"`
+	Cost     Paise     `json:"cost,omitempty"`
+	Received time.Time `json:"received,omitzero"` // when it came into stock
+	Supplier string    `json:"supplier,omitempty"`
+	Invoice  string    `json:"invoice,omitempty"`
+	Order    string    `json:"order,omitempty"` // the sale it was last sold in
+}
+
+// stockEffect is what one sale took out of stock, as the stock book last
+// applied it: units of items not serialised by SKU, and the IMEIs of the
+// serialised units.
+type stockEffect struct {
+	Out   map[string]int64 `json:"out,omitempty"`
+	IMEIs []string         `json:"imeis,omitempty"`
+}
+
+// stockState is the stock book as its snapshot holds it.
+type stockState struct {
+	At time.Time `json:"at"` // the time of the snapshot's event
+	// Since is when the first goods were received: from then on stock is
+	// kept and enforced; zero before.
+	Since    time.Time               `json:"since,omitzero"`
+	Qty      map[string]int64        `json:"qty,omitempty"`  // on hand by SKU; a serialised SKU's units in stock
+	Cost     map[string]Paise        `json:"cost,omitempty"` // the last cost received of an item not serialised
+	Units    map[string]*StockUnit   `json:"units,omitempty"`
+	Alias    map[string]string       `json:"alias,omitempty"`    // a unit's second IMEI → its first
+	Invoices map[string]uint64       `json:"invoices,omitempty"` // invoiceKey → the stock.received event
+	Allowed  map[string]string       `json:"allowed,omitempty"`  // IMEI → the manager who allowed selling it out of stock
+	Orders   map[string]*stockEffect `json:"orders,omitempty"`   // the sales since stock began, with what each took out
+}
+
+// stockBook is the stock derived from the journal's events, caught up as the
+// IMEI book is (shift.go): its snapshot and the events since. Besides the
+// state it keeps, per SKU, the IMEIs of the units in stock sorted, for the
+// offer as typed.
+type stockBook struct {
+	mu   sync.Mutex
+	seq  uint64
+	mark snapMark
+	st   stockState
+	// shelf is the sorted IMEIs of the units in stock, by SKU; made from st.
+	shelf map[string][]string
+	// skus is the SKUs of st.Qty sorted, made again when one is added.
+	skus []string
+	// damaged counts the damaged units by SKU; made from st.
+	damaged map[string]int
+}
+
+// sortedSKUs returns the SKUs with stock records, sorted. b.mu is held.
+func (b *stockBook) sortedSKUs() []string {
+	if len(b.skus) != len(b.st.Qty) {
+		b.skus = b.skus[:0]
+		for sku := range b.st.Qty {
+			b.skus = append(b.skus, sku)
+		}
+		slices.Sort(b.skus)
+	}
+	return b.skus
+}
+
+// catchUp applies the events appended since the last call. b.mu is held.
+func (b *stockBook) catchUp(ctx context.Context, j Journal) error {
+	if !b.mark.loaded {
+		var st stockState
+		seq, err := loadSnapshot(ctx, j, snapStock, &st)
+		if err != nil {
+			return err
+		}
+		if seq > 0 {
+			b.st = st
+			b.seq, b.mark.seq, b.mark.at, b.mark.last = seq, seq, st.At, st.At
+		}
+		b.reindex()
+		b.mark.loaded = true
+	}
+	err := eventsFrom(ctx, j, b.seq+1, func(ev Event) error {
+		if ev.Seq != b.seq+1 {
+			return fmt.Errorf("pos: event %d after %d: %w", ev.Seq, b.seq, ErrBadEvent)
+		}
+		if err := b.apply(ctx, j, ev); err != nil {
+			return err
+		}
+		b.seq, b.mark.last = ev.Seq, ev.Time
+		return nil
+	})
+	if errors.Is(err, ErrNoEventLog) {
+		return nil // a journal without its events keeps no stock
+	}
+	if err != nil {
+		return err
+	}
+	sealSnapshot(ctx, j, snapStock, &b.mark, b.seq, func() any {
+		st := b.st
+		st.At = b.mark.last
+		return st
+	})
+	return nil
+}
+
+// reindex makes the sorted shelf from the units.
+func (b *stockBook) reindex() {
+	b.shelf, b.damaged, b.skus = map[string][]string{}, map[string]int{}, nil
+	for _, u := range b.st.Units {
+		switch u.State {
+		case UnitInStock:
+			b.shelf[u.SKU] = append(b.shelf[u.SKU], u.IMEI)
+		case UnitDamaged:
+			b.damaged[u.SKU]++
+		}
+	}
+	for _, s := range b.shelf {
+		slices.Sort(s)
+	}
+}
+
+// unit returns the unit with imei as either of its IMEIs, or nil.
+func (b *stockBook) unit(imei string) *StockUnit {
+	if u := b.st.Units[imei]; u != nil {
+		return u
+	}
+	if first, ok := b.st.Alias[imei]; ok {
+		return b.st.Units[first]
+	}
+	return nil
+}
+
+// setState moves u to state to, keeping the quantities and the shelf.
+func (b *stockBook) setState(u *StockUnit, to UnitState) {
+	if u.State == to {
+		return
+	}
+	if u.State == UnitInStock {
+		b.st.Qty[u.SKU]--
+		s := b.shelf[u.SKU]
+		if i, ok := slices.BinarySearch(s, u.IMEI); ok {
+			b.shelf[u.SKU] = slices.Delete(s, i, i+1)
+		}
+	}
+	if u.State == UnitDamaged {
+		b.damaged[u.SKU]--
+	}
+	if to == UnitDamaged {
+		b.damaged[u.SKU]++
+	}
+	if to == UnitInStock {
+		b.st.Qty[u.SKU]++
+		s := b.shelf[u.SKU]
+		if i, ok := slices.BinarySearch(s, u.IMEI); !ok {
+			b.shelf[u.SKU] = slices.Insert(s, i, u.IMEI)
+		}
+	}
+	u.State = to
+}
+
+// init makes the maps of a book that has none.
+func (b *stockBook) init() {
+	if b.st.Qty == nil {
+		b.st.Qty = map[string]int64{}
+	}
+	if b.st.Cost == nil {
+		b.st.Cost = map[string]Paise{}
+	}
+	if b.st.Units == nil {
+		b.st.Units = map[string]*StockUnit{}
+	}
+	if b.st.Alias == nil {
+		b.st.Alias = map[string]string{}
+	}
+	if b.st.Invoices == nil {
+		b.st.Invoices = map[string]uint64{}
+	}
+	if b.st.Allowed == nil {
+		b.st.Allowed = map[string]string{}
+	}
+	if b.st.Orders == nil {
+		b.st.Orders = map[string]*stockEffect{}
+	}
+	if b.shelf == nil {
+		b.shelf = map[string][]string{}
+	}
+	if b.damaged == nil {
+		b.damaged = map[string]int{}
+	}
+}
+
+// apply takes one event into the stock book. An event it cannot read is
+// damage (the journal checked it when it was appended).
+func (b *stockBook) apply(ctx context.Context, j Journal, ev Event) error {
+	b.init()
+	switch {
+	case ev.Kind == EvStockReceived:
+		var d Delivery
+		if err := json.Unmarshal(ev.Data, &d); err != nil {
+			return fmt.Errorf("pos: %s at %d: %w: %w", ev.Kind, ev.Seq, ErrBadEvent, err)
+		}
+		b.applyDelivery(ev, d)
+	case ev.Kind == EvStockAdjusted:
+		var a StockAdjustment
+		if err := json.Unmarshal(ev.Data, &a); err != nil {
+			return fmt.Errorf("pos: %s at %d: %w: %w", ev.Kind, ev.Seq, ErrBadEvent, err)
+		}
+		b.applyAdjustment(ev, a)
+	case ev.Kind == EvOverride && ev.Extra["what"] == overrideStock:
+		for k, v := range ev.Extra {
+			if strings.HasPrefix(k, "imei") {
+				b.st.Allowed[v] = ev.Staff
+			}
+		}
+	case ev.Kind.IsOrderEvent() && !b.st.Since.IsZero():
+		return b.applyOrder(ctx, j, ev)
+	}
+	return nil
+}
+
+func (b *stockBook) applyDelivery(ev Event, d Delivery) {
+	if b.st.Since.IsZero() {
+		b.st.Since = ev.Time
+	}
+	b.st.Invoices[invoiceKey(d.Supplier, d.Invoice)] = ev.Seq
+	for _, l := range d.Lines {
+		if len(l.Units) == 0 {
+			b.st.Qty[l.SKU] += int64(l.Qty)
+			if l.Cost > 0 {
+				b.st.Cost[l.SKU] = l.Cost
+			}
+			continue
+		}
+		for _, un := range l.Units {
+			u := b.unit(un.IMEI)
+			if u != nil && u.IMEI != un.IMEI {
+				u = nil // received again with its IMEIs the other way round: a new record
+			}
+			if u == nil {
+				u = &StockUnit{IMEI: un.IMEI, State: UnitSold} // moved into stock below
+				b.st.Units[un.IMEI] = u
+			}
+			if u.State == UnitInStock {
+				b.setState(u, UnitSold) // not expected: Receive refuses a unit in stock
+			}
+			u.SKU, u.IMEI2, u.Cost, u.Received, u.Supplier, u.Invoice, u.Order = l.SKU, un.IMEI2, l.Cost, ev.Time, d.Supplier, d.Invoice, ""
+			if un.IMEI2 != "" {
+				b.st.Alias[un.IMEI2] = un.IMEI
+			}
+			b.setState(u, UnitInStock)
+		}
+	}
+}
+
+func (b *stockBook) applyAdjustment(ev Event, a StockAdjustment) {
+	for _, l := range a.Lines {
+		b.st.Qty[l.SKU] += l.Delta
+	}
+	for _, m := range a.Units {
+		u := b.unit(m.IMEI)
+		if u == nil {
+			u = &StockUnit{IMEI: m.IMEI, SKU: m.SKU, State: UnitSold, Received: ev.Time}
+			b.st.Units[m.IMEI] = u
+		}
+		b.setState(u, m.To)
+	}
+	if b.st.Since.IsZero() && len(a.Lines)+len(a.Units) > 0 {
+		b.st.Since = ev.Time // a count of the shelf starts stock as a delivery does
+	}
+}
+
+// applyOrder brings what a sale took out of stock to what its order says now:
+// the units of its lines once paid, less those returned, none once its
+// document is cancelled. It reads the order as the journal holds it now, so a
+// replay reaches the same stock from any event of the order on.
+func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
+	applied, tracked := b.st.Orders[ev.OrderID]
+	if ev.Kind == EvOrderIntent && !tracked {
+		if ev.Intent == nil || ev.Intent.Sale != "" || ev.Intent.Origin != nil {
+			return nil // a tender's order (its sale holds the lines) or another counter's invoice
+		}
+		applied, tracked = &stockEffect{}, true
+		b.st.Orders[ev.OrderID] = applied
+	}
+	if !tracked {
+		return nil
+	}
+	o, err := j.Order(ctx, ev.OrderID)
+	if errors.Is(err, ErrOrderNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	want := effectOf(o)
+	for sku, n := range want.Out {
+		b.st.Qty[sku] -= n - applied.Out[sku]
+	}
+	for sku, n := range applied.Out {
+		if _, ok := want.Out[sku]; !ok {
+			b.st.Qty[sku] += n
+		}
+	}
+	for _, imei := range applied.IMEIs {
+		if !slices.Contains(want.IMEIs, imei) {
+			if u := b.unit(imei); u != nil && u.State == UnitSold && u.Order == o.ID {
+				b.setState(u, UnitInStock)
+				u.Order = ""
+			}
+		}
+	}
+	for _, imei := range want.IMEIs {
+		if slices.Contains(applied.IMEIs, imei) {
+			continue
+		}
+		u := b.unit(imei)
+		if u == nil {
+			u = &StockUnit{IMEI: imei, SKU: skuOfIMEI(o, imei), State: UnitSold}
+			b.st.Units[imei] = u
+		}
+		b.setState(u, UnitSold)
+		u.Order = o.ID
+	}
+	switch {
+	case len(want.Out) == 0 && len(want.IMEIs) == 0 && (o.State == StateFailed || o.State == StateAbandoned || o.State == StateVoided):
+		delete(b.st.Orders, o.ID) // never sold: nothing more can come of it
+	default:
+		b.st.Orders[o.ID] = &want
+	}
+	return nil
+}
+
+// effectOf is what sale o takes out of stock now.
+func effectOf(o *Order) stockEffect {
+	var e stockEffect
+	if !o.State.Paid() || o.Cancelled != nil || o.Sale != "" || o.Origin != nil {
+		return e
+	}
+	for i, l := range o.Lines {
+		if l.Serialised && len(l.IMEIs) > 0 {
+			back := o.Returns().returnedIMEIs(i)
+			for _, m := range l.IMEIs {
+				if m != "" && !slices.Contains(back, m) {
+					e.IMEIs = append(e.IMEIs, m)
+				}
+			}
+			continue
+		}
+		if n := int64(l.Qty - o.Returns().Returned(i)); n > 0 {
+			if e.Out == nil {
+				e.Out = map[string]int64{}
+			}
+			e.Out[l.SKU] += n
+		}
+	}
+	return e
+}
+
+// skuOfIMEI is the SKU of the line of o that carries imei.
+func skuOfIMEI(o *Order, imei string) string {
+	for _, l := range o.Lines {
+		if slices.Contains(l.IMEIs, imei) {
+			return l.SKU
+		}
+	}
+	return ""
+}
