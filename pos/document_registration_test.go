@@ -235,6 +235,32 @@ func TestCompositionRefusesInterstate(t *testing.T) {
 	assert.Equal(t, StatePaid, out.State)
 }
 
+// TestUnregisteredRefusesInterstate: a shop not registered for GST may not
+// supply goods to another state (CGST Act s.24(i)): refused with a sentence
+// before anything is journaled, an address or a delivery in another state
+// alike; the same sale within the state is paid.
+func TestUnregisteredRefusesInterstate(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	ctx := t.Context()
+	_, _, err := tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "14 FC Road, Pune", State: "27"}, managerPIN)
+	require.NoError(t, err)
+	lines := []CartLine{{Product: Product{SKU: "PH", Name: "Phone", HSN: "8517", Price: 20_000_00, GSTRate: Percent(18)}, Qty: 1}}
+	before := len(r.j.events)
+	for _, b := range []*Buyer{{Name: "Rohan Naik", Address: "House 12, Panaji", State: "30"}, {Name: "Asha", ShipState: "30"}} {
+		_, err = tl.Checkout.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCash, Cashier: "Meera", Buyer: b}, nil)
+		require.ErrorIs(t, err, ErrInterstateUnregistered)
+		assert.Contains(t, Sentence(err), "a shop not registered for GST may not supply goods to another state (CGST Act s.24(i)")
+		assert.Contains(t, Sentence(err), "Goa")
+		assert.Contains(t, Sentence(err), "within Maharashtra")
+	}
+	assert.Equal(t, before, len(r.j.events), "a refused sale journals nothing")
+
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCash, Cashier: "Meera", Buyer: &Buyer{Name: "Asha", Address: "FC Road, Pune", State: "27"}}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, StatePaid, out.State)
+}
+
 // TestDocumentDeliveryAddress: goods delivered print the address they go to,
 // not only its state (Rule 46(e)).
 func TestDocumentDeliveryAddress(t *testing.T) {

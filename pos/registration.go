@@ -96,16 +96,32 @@ func (g Registration) ReverseCharge() bool { return g != Unregistered }
 // shop's sale to another state.
 var ErrInterstateComposition = errors.New("a composition shop may not supply goods to another state")
 
-// CheckSupply refuses a supply the shop's registration does not allow: a
-// composition shop's sale whose place of supply is another state (CGST Act
-// s.10(2)(c)). It is checked before anything is journaled or charged.
+// ErrInterstateUnregistered is matched (errors.Is) by the refusal of a sale to
+// another state by a shop not registered for GST.
+var ErrInterstateUnregistered = errors.New("a shop not registered for GST may not supply goods to another state")
+
+// CheckSupply refuses a supply the shop's registration does not allow, a sale
+// whose place of supply is another state: by a composition shop (CGST Act
+// s.10(2)(c)), or by a shop not registered (whoever supplies goods to another
+// state must register, CGST Act s.24(i)). It is checked before anything is
+// journaled or charged. A shop whose state is not set has no other state.
 func (s Shop) CheckSupply(p Place) error {
-	if s.Registration() != Composition || !p.Interstate {
+	if !p.Interstate {
+		return nil
+	}
+	var who, law string
+	var kind error
+	switch s.Registration() {
+	case Composition:
+		who, law, kind = "a shop under the composition scheme", "CGST Act s.10(2)(c)", ErrInterstateComposition
+	case Unregistered:
+		who, law, kind = "a shop not registered for GST", "CGST Act s.24(i): supplying goods to another state needs a GST registration", ErrInterstateUnregistered
+	default:
 		return nil
 	}
 	return sentenceWrap{
-		sentence: fmt.Sprintf("This sale is supplied in %s, another state, and a shop under the composition scheme may not supply goods to another state (CGST Act s.10(2)(c)): hand the goods over at the counter or deliver them within %s, and leave out an address in another state; nothing has been charged.",
-			stateName(p.State), stateName(s.State)),
-		err: ErrInterstateComposition,
+		sentence: fmt.Sprintf("This sale is supplied in %s, another state, and %s may not supply goods to another state (%s): hand the goods over at the counter or deliver them within %s, and leave out an address in another state; nothing has been charged.",
+			stateName(p.State), who, law, stateName(s.State)),
+		err: kind,
 	}
 }
