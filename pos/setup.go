@@ -127,6 +127,59 @@ type ShopDetails struct {
 	Turnover string
 }
 
+// Apply returns cur with the details d gives, checked (Shop.Check): the
+// name, address (split at commas), state, GSTIN and scheme replace cur's;
+// empty Rates and Turnover keep cur's. The counter's `galla shop set` and the
+// store's `galla store shop set` build the shop alike.
+func (d ShopDetails) Apply(cur Shop) (Shop, error) {
+	shop := cur
+	shop.Name, shop.State, shop.Composition = strings.TrimSpace(d.Name), strings.TrimSpace(d.State), d.Composition
+	shop.GSTIN = NormalGSTIN(d.GSTIN)
+	shop.Address = nil
+	for _, a := range strings.Split(d.Address, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			shop.Address = append(shop.Address, a)
+		}
+	}
+	var err error
+	if strings.TrimSpace(d.Rates) != "" {
+		if shop.Rates, err = ParseRateList(d.Rates); err != nil {
+			return Shop{}, err
+		}
+	}
+	if strings.TrimSpace(d.Turnover) != "" {
+		if shop.Turnover, err = ParseCrore(d.Turnover); err != nil {
+			return Shop{}, err
+		}
+	}
+	if err := shop.Check(); err != nil {
+		return Shop{}, err
+	}
+	return shop, nil
+}
+
+// SettingShopByStore holds the store's master-data version of the shop's
+// details the counter applied (Shelf.ApplyMaster): once the store publishes
+// them, its details are the counter's.
+const SettingShopByStore = "store.shop_version"
+
+// ErrShopByStore refuses a counter's own change of the shop's details once the
+// store publishes them: the store's win, and every counter prints the same.
+var ErrShopByStore = sentenceErr("The store publishes this shop's details to every counter, so they are changed at the store (galla store shop set on the store server) and this counter takes them at its next sync. Nothing was changed here.")
+
+// shopByStore refuses, with ErrShopByStore, a change of the shop's details
+// once the counter applied the store's.
+func (su *Setup) shopByStore(ctx context.Context) error {
+	raw, err := su.j.Setting(ctx, SettingShopByStore)
+	if err != nil {
+		return err
+	}
+	if raw != nil {
+		return ErrShopByStore
+	}
+	return nil
+}
+
 // DocumentsNote says what the shop's sales documents are and why.
 func DocumentsNote(s Shop) string {
 	switch s.DocumentTitle() {
@@ -265,10 +318,17 @@ func (su *Setup) SaveSettings(ctx context.Context, by StaffMember, s Settings, s
 		}
 	}
 
-	// Everything is valid: journal what changed, naming the manager.
-	if !slices.Equal(shop.Address, oldShop.Address) || shop.Name != oldShop.Name || shop.GSTIN != oldShop.GSTIN ||
+	shopChanged := !slices.Equal(shop.Address, oldShop.Address) || shop.Name != oldShop.Name || shop.GSTIN != oldShop.GSTIN ||
 		shop.State != oldShop.State || shop.Composition != oldShop.Composition || !shop.Rates.Equal(oldShop.Rates) ||
-		shop.Turnover != oldShop.Turnover {
+		shop.Turnover != oldShop.Turnover
+	if shopChanged {
+		if err := su.shopByStore(ctx); err != nil {
+			return err
+		}
+	}
+
+	// Everything is valid: journal what changed, naming the manager.
+	if shopChanged {
 		if err := su.saveSetting(ctx, mgr.ID, SettingShop, shop); err != nil {
 			return err
 		}
@@ -298,31 +358,19 @@ func (su *Setup) SaveSettings(ctx context.Context, by StaffMember, s Settings, s
 // SetShop checks and journals the shop's details on a manager's authority
 // (managerPIN, once staff exist), naming the manager on the event. It returns the
 // shop as stored and the sentence Settings shows about its documents.
+//
+// Once the store publishes the shop's details (galla store shop set), they
+// are every counter's and this refuses with ErrShopByStore: the store's win.
 func (su *Setup) SetShop(ctx context.Context, d ShopDetails, managerPIN string) (Shop, string, error) {
+	if err := su.shopByStore(ctx); err != nil {
+		return Shop{}, "", err
+	}
 	cur, err := LoadShop(ctx, su.j)
 	if err != nil {
 		return Shop{}, "", err
 	}
-	shop := cur
-	shop.Name, shop.State, shop.Composition = strings.TrimSpace(d.Name), strings.TrimSpace(d.State), d.Composition
-	shop.GSTIN = NormalGSTIN(d.GSTIN)
-	shop.Address = nil
-	for _, a := range strings.Split(d.Address, ",") {
-		if a = strings.TrimSpace(a); a != "" {
-			shop.Address = append(shop.Address, a)
-		}
-	}
-	if strings.TrimSpace(d.Rates) != "" {
-		if shop.Rates, err = ParseRateList(d.Rates); err != nil {
-			return Shop{}, "", err
-		}
-	}
-	if strings.TrimSpace(d.Turnover) != "" {
-		if shop.Turnover, err = ParseCrore(d.Turnover); err != nil {
-			return Shop{}, "", err
-		}
-	}
-	if err := shop.Check(); err != nil {
+	shop, err := d.Apply(cur)
+	if err != nil {
 		return Shop{}, "", err
 	}
 	by := ""

@@ -355,9 +355,10 @@ func (sh *Shelf) MasterVersion(ctx context.Context) (uint64, error) {
 // ApplyMaster applies one item of the store's master data of version: a
 // catalog (the JSON of its products) is imported as the store's, the shop's
 // details replace the counter's, a member of the store's staff is journaled
-// (ADR 0007); then the version is journaled. An item of a
-// version already applied changes nothing; a kind this build does not know is
-// passed over (its version recorded). A catalog or shop the counter's rules
+// (ADR 0007); then the version is journaled. Once the store's shop details
+// are applied, the counter's own changes of them are refused
+// (ErrShopByStore). An item of a version already applied changes nothing; a
+// kind this build does not know is passed over (its version recorded). A catalog or shop the counter's rules
 // refuse is refused with pos's sentence, and the counter keeps what it has.
 func (sh *Shelf) ApplyMaster(ctx context.Context, kind string, body []byte, version uint64) error {
 	have, err := sh.MasterVersion(ctx)
@@ -381,6 +382,10 @@ func (sh *Shelf) ApplyMaster(ctx context.Context, kind string, body []byte, vers
 			return err
 		}
 		if err := sh.saveSetting(ctx, MasterByStore, SettingShop, shop); err != nil {
+			return err
+		}
+		// From now on the store's details win (Setup.SetShop refuses).
+		if err := sh.saveSetting(ctx, MasterByStore, SettingShopByStore, json.Number(strconv.FormatUint(version, 10))); err != nil {
 			return err
 		}
 	case MasterStaff:

@@ -48,6 +48,12 @@ func TestTheStoresMasterDataIsAppliedOnce(t *testing.T) {
 	got, err := LoadShop(ctx, r.j)
 	require.NoError(t, err)
 	assert.Equal(t, Shop{Name: "Galla Mobiles", Address: []string{"FC Road, Pune"}, GSTIN: "27AAPFU0939F1ZV", State: "27"}, got)
+	// From now on the store's details win: the counter's own change is refused.
+	_, _, err = tl.Setup.SetShop(ctx, ShopDetails{Name: "Other", Address: "Elsewhere", State: "27"}, "")
+	require.ErrorIs(t, err, ErrShopByStore)
+	got, err = LoadShop(ctx, r.j)
+	require.NoError(t, err)
+	assert.Equal(t, "Galla Mobiles", got.Name, "nothing changed")
 
 	// A catalog the counter's rules refuse changes nothing.
 	err = tl.Shelf.ApplyMaster(ctx, MasterCatalog, []byte(`[{"sku":"X","name":"X","price":"10.00","gst_rate":7,"hsn":"8504"}]`), 3)
@@ -69,5 +75,5 @@ func TestTheStoresMasterDataIsAppliedOnce(t *testing.T) {
 			byStore++
 		}
 	}
-	assert.Equal(t, 3, byStore, "version 1, the shop, version 2")
+	assert.Equal(t, 4, byStore, "version 1, the shop, the store's shop version, version 2")
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -26,12 +28,59 @@ const (
 	MasterShop    = "shop"
 )
 
+// ErrCatalogRemoves is wrapped by the refusal of a catalog that would take
+// products off every counter (a *CatalogRemovalError says how many).
+var ErrCatalogRemoves = errors.New("the catalog would remove products from every counter")
+
+// CatalogRemovalError refuses a catalog that lacks products of the catalog
+// published before: publishing it would remove them from every counter.
+type CatalogRemovalError struct {
+	Removed  []string // the SKUs it lacks, as published before, in their order
+	Products int      // the products it has
+	Before   int      // the products of the catalog published before
+}
+
+func (e *CatalogRemovalError) Error() string {
+	list := e.Removed
+	more := ""
+	if len(list) > 5 {
+		list, more = list[:5], fmt.Sprintf(" and %d more", len(e.Removed)-5)
+	}
+	return fmt.Sprintf("the file has %s and the store's catalog %d: publishing it would remove %s from every counter (%s%s)",
+		products(e.Products), e.Before, products(len(e.Removed)), strings.Join(list, ", "), more)
+}
+
+// products is n products in words: "1 product", "39 products".
+func products(n int) string {
+	if n == 1 {
+		return "1 product"
+	}
+	return fmt.Sprintf("%d products", n)
+}
+
+func (e *CatalogRemovalError) Unwrap() error { return ErrCatalogRemoves }
+
 // PublishCatalog checks a catalog (CSV, or JSON when isJSON) by the terminal's
 // own rules (pos.ImportCSV, pos.ImportJSON) and publishes it as the store's
-// catalog, by who: every counter receives it at its next fetch. A catalog with
-// a bad product is refused whole with pos's sentence of every problem.
+// catalog, by who: every counter receives it at its next fetch, and its
+// products are the counters' whole catalog. A catalog with a bad product is
+// refused whole with pos's sentence of every problem; one that lacks products
+// of the catalog published before is refused with a *CatalogRemovalError
+// (ReplaceCatalog publishes it).
 func (ms *Master) PublishCatalog(ctx context.Context, r io.Reader, isJSON bool, who string) (version uint64, products int, err error) {
+	return ms.publishCatalog(ctx, r, isJSON, who, false)
+}
+
+// ReplaceCatalog is PublishCatalog of a catalog meant to be the whole of the
+// store's: the products the one before had and it lacks are removed from
+// every counter.
+func (ms *Master) ReplaceCatalog(ctx context.Context, r io.Reader, isJSON bool, who string) (version uint64, products int, err error) {
+	return ms.publishCatalog(ctx, r, isJSON, who, true)
+}
+
+func (ms *Master) publishCatalog(ctx context.Context, r io.Reader, isJSON bool, who string, replace bool) (uint64, int, error) {
 	var cat *pos.Catalog
+	var err error
 	if isJSON {
 		cat, err = pos.ImportJSON(r)
 	} else {
@@ -44,8 +93,58 @@ func (ms *Master) PublishCatalog(ctx context.Context, r io.Reader, isJSON bool, 
 	if err != nil {
 		return 0, 0, err
 	}
-	v, err := ms.publish(ctx, MasterCatalog, body, who)
-	return v, cat.Len(), err
+	if who == "" {
+		return 0, 0, errors.New("name who publishes it")
+	}
+	var v int64
+	err = pgx.BeginFunc(ctx, ms.pool, func(tx pgx.Tx) error {
+		// One catalog at a time: the one compared with is the one replaced.
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", "galla master catalog"); err != nil {
+			return err
+		}
+		if !replace {
+			var before []byte
+			err := tx.QueryRow(ctx, "SELECT body FROM master_data WHERE kind = $1 ORDER BY version DESC LIMIT 1", MasterCatalog).Scan(&before)
+			switch {
+			case err == nil:
+				if rm := removed(before, cat); rm != nil {
+					return rm
+				}
+			case !errors.Is(err, pgx.ErrNoRows):
+				return err
+			}
+		}
+		return tx.QueryRow(ctx, "INSERT INTO master_data (kind, body, published_by, published_at) VALUES ($1, $2, $3, $4) RETURNING version",
+			MasterCatalog, body, who, ms.now()).Scan(&v)
+	})
+	var rm *CatalogRemovalError
+	if errors.As(err, &rm) {
+		return 0, cat.Len(), rm
+	}
+	if err != nil {
+		return 0, 0, ms.wrap("publish "+MasterCatalog, err)
+	}
+	return uint64(v), cat.Len(), nil
+}
+
+// removed is the refusal of cat when it lacks products of the catalog
+// published before (its body); nil when it has them all. A body that cannot
+// be read any more is replaced without a word: it holds nothing to keep.
+func removed(before []byte, cat *pos.Catalog) *CatalogRemovalError {
+	old, err := pos.ImportJSON(bytes.NewReader(before))
+	if err != nil {
+		return nil
+	}
+	e := &CatalogRemovalError{Products: cat.Len(), Before: old.Len()}
+	for _, p := range old.Products() {
+		if n, ok := cat.Lookup(p.SKU); !ok || !strings.EqualFold(n.SKU, p.SKU) {
+			e.Removed = append(e.Removed, p.SKU)
+		}
+	}
+	if len(e.Removed) == 0 {
+		return nil
+	}
+	return e
 }
 
 // PublishShop checks the shop's details by the terminal's own rules

@@ -20,7 +20,7 @@ import (
 )
 
 // storePagesUsage is the usage of the store commands of this file.
-const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store manager disable|enable NAME --db URL | store z --day YYYY-MM-DD --db URL (a store manager's PIN in GALLA_PIN or on stdin) | store catalog import FILE --db URL (a store manager's PIN) | store export gstr1|csv --month YYYY-MM --db URL [--out FILE] | " + storeStaffUsage
+const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store manager disable|enable NAME --db URL | store z --day YYYY-MM-DD --db URL (a store manager's PIN in GALLA_PIN or on stdin) | store catalog import FILE [--replace] --db URL (a store manager's PIN) | store shop set --name N --address A --state CODE [--gstin GSTIN] [--composition] [--rates SCHEDULE] [--turnover CRORE] --db URL (a store manager's PIN) | store export gstr1|csv --month YYYY-MM --db URL [--out FILE] | " + storeStaffUsage
 
 // storePagesCommands are the "galla store" sub-commands of the projections,
 // the manager's pages and the store's day; cmdStore hands them on.
@@ -29,6 +29,7 @@ var storePagesCommands = map[string]func(c *cli, args []string) int{
 	"manager": cmdStoreManager,
 	"z":       cmdStoreZ,
 	"catalog": cmdStoreCatalog,
+	"shop":    cmdStoreShop,
 	"export":  cmdStoreExport,
 	"staff":   cmdStoreStaff,
 }
@@ -280,13 +281,16 @@ func cmdStoreCatalog(c *cli, args []string) int {
 	if len(args) == 0 || args[0] != "import" {
 		return c.fail(exitBadInput, "Use %s.", storePagesUsage)
 	}
-	ctx, done, d, rest, code := openStore(c, "catalog import", args[1:], nil)
+	var replace *bool
+	ctx, done, d, rest, code := openStore(c, "catalog import", args[1:], func(fs *flag.FlagSet) {
+		replace = fs.Bool("replace", false, "the file is the whole catalog: the products it lacks are removed from every counter")
+	})
 	if code >= 0 {
 		return code
 	}
 	defer done()
 	if len(rest) != 1 {
-		return c.fail(exitBadInput, "Name the file: galla store catalog import FILE --db URL, with a store manager's PIN in GALLA_PIN or on standard input.")
+		return c.fail(exitBadInput, "Name the file: galla store catalog import FILE [--replace] --db URL, with a store manager's PIN in GALLA_PIN or on standard input.")
 	}
 	by, code := signInStoreManager(c, ctx, d, bufio.NewReader(c.stdin))
 	if code >= 0 {
@@ -297,11 +301,19 @@ func cmdStoreCatalog(c *cli, args []string) int {
 		return c.fail(exitBadInput, "The catalog file cannot be read (%v): check its name.", err)
 	}
 	defer f.Close()
-	v, n, err := d.Master.PublishCatalog(ctx, f, strings.EqualFold(filepath.Ext(rest[0]), ".json"), by)
-	if errors.Is(err, pos.ErrBadCatalog) {
-		return c.fail(exitBadInput, "The catalog was not published; the counters keep the one they have. %s", pos.Sentence(err))
+	publish := d.Master.PublishCatalog
+	if *replace {
+		publish = d.Master.ReplaceCatalog
 	}
-	if err != nil {
+	v, n, err := publish(ctx, f, strings.EqualFold(filepath.Ext(rest[0]), ".json"), by)
+	var rm *store.CatalogRemovalError
+	switch {
+	case errors.Is(err, pos.ErrBadCatalog):
+		return c.fail(exitBadInput, "The catalog was not published; the counters keep the one they have. %s", pos.Sentence(err))
+	case errors.As(err, &rm):
+		return c.fail(exitBadInput, "The catalog was not published; the counters keep the one they have: %s. To add or change products, put every product in the file; to publish the file as the whole catalog, removing those %d, import it again with --replace.",
+			err, len(rm.Removed))
+	case err != nil:
 		return storeFail(c, err)
 	}
 	fmt.Fprintf(c.stdout, "Published the store's catalog of %d products as version %d: every counter receives it at its next sync.\n", n, v)

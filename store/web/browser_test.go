@@ -126,6 +126,14 @@ func TestManagerPagesInChromium(t *testing.T) {
 // screenshots are written to GALLA_SCREENSHOT_DIR when it is set.
 func TestManagerPagesReadOnAPhone(t *testing.T) {
 	db := storeWithSales(t)
+	// T3 has a split sale open, its credit note refused: the open sales' table.
+	code, _, err := db.Access.EnrolCode(t.Context(), "T3")
+	require.NoError(t, err)
+	_, err = db.Access.Enrol(t.Context(), code, newPublicKey(t))
+	require.NoError(t, err)
+	t3 := &journal{t: t, id: "T3", prev: strings.Repeat("0", 64)}
+	t3.refusedNoteSale("T3-S")
+	ingest(t, db, t3, 0)
 	p := New(db, nil)
 	p.Now = db.Now
 	srv := httptest.NewTLSServer(p)
@@ -172,6 +180,9 @@ func TestManagerPagesReadOnAPhone(t *testing.T) {
 		assert.LessOrEqual(t, got.Page, 390.0, "%s: the page is no wider than the phone", name)
 		assert.Empty(t, got.Spill, "%s: nothing ends off the screen", name)
 		assert.GreaterOrEqual(t, got.Font, 13.0, "%s: the figures stay readable", name)
+		if name == "today" {
+			require.NoError(t, chromedp.Do(bctx, chromedp.WaitVisible(css("#open-T3-T3-S"))), "the open sale is listed")
+		}
 		shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(90))
 		require.NoError(t, err, name)
 		require.NotEmpty(t, shot)

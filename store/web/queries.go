@@ -450,13 +450,18 @@ func openSales(ctx context.Context, db *store.DB) ([]OpenSale, error) {
 		}
 	}
 	tenders := map[[2]string]*pos.Order{}
-	if len(ids) > 0 {
+	// A tender's order abandoned before any payment moved the tender to a new
+	// order (MovedTo): those are read in turn, a few moves at most.
+	for range 4 {
+		if len(ids) == 0 {
+			break
+		}
 		rs, err = db.Pool().Query(ctx, `SELECT o.terminal_id, o.snapshot FROM orders o
 			JOIN unnest($1::text[], $2::text[]) AS k(terminal_id, order_id) USING (terminal_id, order_id)`, ts, ids)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (struct{}, error) {
+		read, cerr := pgx.CollectRows(rs, func(r pgx.CollectableRow) (struct{}, error) {
 			var t string
 			var snap []byte
 			o := new(pos.Order)
@@ -468,17 +473,39 @@ func openSales(ctx context.Context, db *store.DB) ([]OpenSale, error) {
 			}
 			tenders[[2]string{t, o.ID}] = o
 			return struct{}{}, nil
-		}); err != nil {
-			return nil, err
+		})
+		if cerr != nil {
+			return nil, cerr
 		}
+		if len(read) == 0 {
+			break
+		}
+		ts, ids = nil, nil
+		for k, o := range tenders {
+			if o.MovedTo != "" && tenders[[2]string{k[0], o.MovedTo}] == nil {
+				ts, ids = append(ts, k[0]), append(ids, o.MovedTo)
+			}
+		}
+	}
+	// follow is the order that holds a tender's payment now.
+	follow := func(terminal, id string) *pos.Order {
+		o := tenders[[2]string{terminal, id}]
+		for n := 0; o != nil && o.MovedTo != "" && n < 4; n++ {
+			next := tenders[[2]string{terminal, o.MovedTo}]
+			if next == nil {
+				break
+			}
+			o = next
+		}
+		return o
 	}
 	out := make([]OpenSale, 0, len(rows))
 	for _, x := range rows {
 		s := OpenSale{Terminal: x.terminal, OrderID: x.order.ID, Day: x.order.Day, Amount: x.order.Amount, Updated: x.updated}
 		for _, t := range x.order.Tenders {
 			ot := OpenTender{OrderID: t.OrderID, Kind: string(t.Kind), Amount: t.Amount, State: "not synced yet"}
-			if o := tenders[[2]string{x.terminal, t.OrderID}]; o != nil {
-				ot.State, ot.Reason = string(o.State), o.Reason
+			if o := follow(x.terminal, t.OrderID); o != nil {
+				ot.OrderID, ot.State, ot.Reason = o.ID, string(o.State), o.Reason
 				if o.State.Paid() {
 					s.Paid += o.Captured - o.Refunded
 				}

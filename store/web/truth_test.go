@@ -117,17 +117,26 @@ func TestAnInvoiceShowsItsReturnsAtEveryCounter(t *testing.T) {
 // TestAnOpenSaleIsNoUnknownPayment: a ₹1,900 split sale at T1 whose credit
 // note tender was refused (its order abandoned) is still open. The day's
 // unknown payments are none, in the table as in the list, and the sale is
-// listed as open with its refused tender and why.
+// listed as open with its refused tender and why; another open sale shows
+// what its card tender paid on the order it moved to.
 func TestAnOpenSaleIsNoUnknownPayment(t *testing.T) {
 	db := emptyStore(t, "T1")
-	line := pos.Line{SKU: "CAS", Name: "Case", HSN: "3926", Qty: 1, UnitPrice: pos.Rupees(1900), GSTRate: pos.Percent(18)}
-	totals := pos.ComputeTotals([]pos.Line{line})
 	j := &journal{t: t, id: "T1", prev: strings.Repeat("0", 64)}
-	j.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: "T1-S", Day: day, Staff: "asha", Intent: &pos.Intent{Tender: pos.TenderSplit, Lines: []pos.Line{line}, Totals: totals, Amount: totals.Total}})
-	j.add(pos.Event{Kind: pos.EvTenderAdded, OrderID: "T1-S", Day: day, Staff: "asha", Sale: &pos.SaleEvent{Tender: &pos.SaleTender{OrderID: "T1-S-1", Kind: pos.TenderNote, Amount: totals.Total, NoteNo: "T2/C2627/00001"}}})
-	j.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: "T1-S-1", Day: day, Staff: "asha", Intent: &pos.Intent{Tender: pos.TenderNote, Lines: []pos.Line{line}, Totals: totals, Amount: totals.Total, Sale: "T1-S", Note: "T2/C2627/00001"}})
-	reason := "the credit note was refused: " + pos.Sentence(errors.New("credit note T2/C2627/00001 has nothing left"))
-	j.add(pos.Event{Kind: pos.EvOrderAbandoned, OrderID: "T1-S-1", Day: day, Reason: reason, Abandoned: &pos.Abandoned{Reason: reason}})
+	j.refusedNoteSale("T1-S")
+	// A second open sale: ₹1,000 of it paid by card on an order its tender
+	// moved to (the first order's create answer was lost before any payment).
+	phone := pos.Line{SKU: "PHN", Name: "Phone", HSN: "8517", Qty: 1, UnitPrice: pos.Rupees(5000), GSTRate: pos.Percent(18)}
+	totals := pos.ComputeTotals([]pos.Line{phone})
+	j.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: "T1-P", Day: day, Staff: "asha", Intent: &pos.Intent{Tender: pos.TenderSplit, Lines: []pos.Line{phone}, Totals: totals, Amount: totals.Total}})
+	j.add(pos.Event{Kind: pos.EvTenderAdded, OrderID: "T1-P", Day: day, Staff: "asha", Sale: &pos.SaleEvent{Tender: &pos.SaleTender{OrderID: "T1-P-1", Kind: pos.TenderCard, Amount: pos.Rupees(1000)}}})
+	part := &pos.Intent{Tender: pos.TenderCard, Lines: []pos.Line{phone}, Totals: totals, Amount: pos.Rupees(1000), Sale: "T1-P"}
+	j.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: "T1-P-1", Day: day, Staff: "asha", Intent: part})
+	j.add(pos.Event{Kind: pos.EvOrderAbandoned, OrderID: "T1-P-1", Day: day, Reason: "the answer was lost", Abandoned: &pos.Abandoned{Reason: "the answer was lost", NewOrderID: "T1-P-2"}})
+	j.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: "T1-P-2", Day: day, Staff: "asha", Intent: part})
+	j.add(pos.Event{Kind: pos.EvOrderCreated, OrderID: "T1-P-2", Day: day, Created: &pos.Created{ServiceOrderID: "S-T1-P-2"}})
+	j.add(pos.Event{Kind: pos.EvPaymentAttempt, OrderID: "T1-P-2", Day: day, Attempt: &pos.AttemptEvent{N: 1, CardBrand: "VISA", CardLast4: "4242"}})
+	j.add(pos.Event{Kind: pos.EvPaymentOutcome, OrderID: "T1-P-2", Day: day, Outcome: &pos.Outcome{MerchantOrderID: "T1-P-2",
+		ServiceOrderID: "S-T1-P-2", PaymentID: "P-T1-P-2", OrderStatus: "CHARGED", PaymentStatus: "CAPTURED", Amount: pos.Rupees(1000), Captured: pos.Rupees(1000)}})
 	ingest(t, db, j, 0)
 
 	status, html := get200(t, pages(t, db), "/manager/?day="+day)
@@ -137,7 +146,22 @@ func TestAnOpenSaleIsNoUnknownPayment(t *testing.T) {
 	assert.Contains(t, html, `<p id="unknown-none">`, "the list agrees")
 	open := between(html, `<tr id="open-T1-T1-S">`, `</tr>`)
 	assert.Contains(t, open, `<td class="num">₹1,900.00</td><td class="num">₹0.00</td>`, "the sale's amount, nothing paid")
-	assert.Contains(t, open, "note ₹1,900.00: ABANDONED (the credit note was refused:", "the refused tender and why")
+	assert.Contains(t, open, "note ₹1,900.00: ABANDONED (the credit note was refused: Credit note T2/C2627/00001 has nothing left to spend.)", "the refused tender and why")
+	moved := between(html, `<tr id="open-T1-T1-P">`, `</tr>`)
+	assert.Contains(t, moved, `<td class="num">₹5,000.00</td><td class="num">₹1,000.00</td>`, "paid so far on the order the tender moved to")
+	assert.Contains(t, moved, "card ₹1,000.00: PAID")
+}
+
+// refusedNoteSale journals a ₹1,900 split sale id whose one tender, credit
+// note T2/C2627/00001, was refused (its order abandoned): the sale is open.
+func (j *journal) refusedNoteSale(id string) {
+	line := pos.Line{SKU: "CAS", Name: "Case", HSN: "3926", Qty: 1, UnitPrice: pos.Rupees(1900), GSTRate: pos.Percent(18)}
+	totals := pos.ComputeTotals([]pos.Line{line})
+	j.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: id, Day: day, Staff: "asha", Intent: &pos.Intent{Tender: pos.TenderSplit, Lines: []pos.Line{line}, Totals: totals, Amount: totals.Total}})
+	j.add(pos.Event{Kind: pos.EvTenderAdded, OrderID: id, Day: day, Staff: "asha", Sale: &pos.SaleEvent{Tender: &pos.SaleTender{OrderID: id + "-1", Kind: pos.TenderNote, Amount: totals.Total, NoteNo: "T2/C2627/00001"}}})
+	j.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: id + "-1", Day: day, Staff: "asha", Intent: &pos.Intent{Tender: pos.TenderNote, Lines: []pos.Line{line}, Totals: totals, Amount: totals.Total, Sale: id, Note: "T2/C2627/00001"}})
+	reason := "the credit note was refused: " + pos.Sentence(pos.Errorf("Credit note T2/C2627/00001 has nothing left to spend."))
+	j.add(pos.Event{Kind: pos.EvOrderAbandoned, OrderID: id + "-1", Day: day, Reason: reason, Abandoned: &pos.Abandoned{Reason: reason}})
 }
 
 func get200(t *testing.T, get func(string) (int, string), path string) (int, string) {
