@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The service is loose about JSON types (contract section 6): a number field may
@@ -38,12 +39,12 @@ func decodeLenient(data []byte, v any) error {
 	if !json.Valid(data) {
 		return errors.New("decode: not valid JSON")
 	}
-	return lenientValue(bytes.TrimSpace(data), rv.Elem(), "", 0)
+	return lenientValue(bytes.TrimSpace(data), rv.Elem(), nil, 0)
 }
 
-func lenientValue(raw []byte, v reflect.Value, path string, depth int) error {
+func lenientValue(raw []byte, v reflect.Value, path *fieldPath, depth int) error {
 	if depth > maxLenientDepth {
-		return fmt.Errorf("decode %s: nested too deeply", pathName(path))
+		return fmt.Errorf("decode %s: nested too deeply", path.String())
 	}
 	if v.Type() == rawMessageType {
 		v.SetBytes(append([]byte(nil), raw...))
@@ -61,24 +62,24 @@ func lenientValue(raw []byte, v reflect.Value, path string, depth int) error {
 	case reflect.String:
 		s, err := flexString(raw)
 		if err != nil {
-			return fmt.Errorf("decode %s: %w", pathName(path), err)
+			return fmt.Errorf("decode %s: %w", path.String(), err)
 		}
 		v.SetString(s)
 		return nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, err := flexInt(raw)
 		if err != nil {
-			return fmt.Errorf("decode %s: %w", pathName(path), err)
+			return fmt.Errorf("decode %s: %w", path.String(), err)
 		}
 		if v.OverflowInt(n) {
-			return fmt.Errorf("decode %s: number out of range", pathName(path))
+			return fmt.Errorf("decode %s: number out of range", path.String())
 		}
 		v.SetInt(n)
 		return nil
 	case reflect.Bool:
 		b, err := flexBool(raw)
 		if err != nil {
-			return fmt.Errorf("decode %s: %w", pathName(path), err)
+			return fmt.Errorf("decode %s: %w", path.String(), err)
 		}
 		v.SetBool(b)
 		return nil
@@ -89,35 +90,29 @@ func lenientValue(raw []byte, v reflect.Value, path string, depth int) error {
 			if s, err := flexString(raw); err == nil && s == "" {
 				return nil // "NA" or "" for an absent list
 			}
-			return fmt.Errorf("decode %s: want a list", pathName(path))
+			return fmt.Errorf("decode %s: want a list", path.String())
 		}
-		var items []json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return fmt.Errorf("decode %s: %w", pathName(path), err)
-		}
+		items := arrayItems(raw)
 		s := reflect.MakeSlice(v.Type(), len(items), len(items))
 		for i, it := range items {
-			if err := lenientValue(bytes.TrimSpace(it), s.Index(i), path+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
+			if err := lenientValue(it, s.Index(i), &fieldPath{parent: path, index: i, item: true}, depth+1); err != nil {
 				return err
 			}
 		}
 		v.Set(s)
 		return nil
 	}
-	return fmt.Errorf("decode %s: unsupported type %s", pathName(path), v.Type())
+	return fmt.Errorf("decode %s: unsupported type %s", path.String(), v.Type())
 }
 
-func lenientStruct(raw []byte, v reflect.Value, path string, depth int) error {
+func lenientStruct(raw []byte, v reflect.Value, path *fieldPath, depth int) error {
 	if len(raw) == 0 || raw[0] != '{' {
 		if s, err := flexString(raw); err == nil && s == "" {
 			return nil // "NA" for an absent object
 		}
-		return fmt.Errorf("decode %s: want an object", pathName(path))
+		return fmt.Errorf("decode %s: want an object", path.String())
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return fmt.Errorf("decode %s: %w", pathName(path), err)
-	}
+	fields := objectMembers(raw)
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -131,37 +126,49 @@ func lenientStruct(raw []byte, v reflect.Value, path string, depth int) error {
 		if name == "" {
 			name = f.Name
 		}
-		fr, ok := fields[name]
-		if !ok {
-			for k, val := range fields { // encoding/json's case-insensitive fallback
-				if strings.EqualFold(k, name) {
-					fr, ok = val, true
-					break
-				}
-			}
-		}
+		fr, ok := fields.get(name)
 		if !ok {
 			continue
 		}
-		if err := lenientValue(bytes.TrimSpace(fr), v.Field(i), joinPath(path, name), depth+1); err != nil {
+		if err := lenientValue(fr, v.Field(i), &fieldPath{parent: path, name: name}, depth+1); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func joinPath(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
+// fieldPath names the value being decoded, for an error: "answer",
+// "order_data.amount", "payment_info_data[2].rrn". It is built only when an
+// error names it.
+type fieldPath struct {
+	parent *fieldPath
+	name   string
+	index  int
+	item   bool // an item of a list: parent[index]
 }
 
-func pathName(path string) string {
-	if path == "" {
+// String writes the path; the whole answer is "answer".
+func (p *fieldPath) String() string {
+	if p == nil {
 		return "answer"
 	}
-	return path
+	var b strings.Builder
+	p.write(&b)
+	return b.String()
+}
+
+func (p *fieldPath) write(b *strings.Builder) {
+	if p.parent != nil {
+		p.parent.write(b)
+	}
+	switch {
+	case p.item:
+		fmt.Fprintf(b, "[%d]", p.index)
+	case b.Len() > 0:
+		b.WriteString("." + p.name)
+	default:
+		b.WriteString(p.name)
+	}
 }
 
 // isNA reports whether s is the service's text for "not available".
@@ -176,8 +183,8 @@ func flexString(raw []byte) (string, error) {
 	}
 	switch c := raw[0]; {
 	case c == '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
+		s, err := unquote(raw)
+		if err != nil {
 			return "", err
 		}
 		if isNA(s) {
@@ -201,8 +208,8 @@ func flexInt(raw []byte) (int64, error) {
 	}
 	text := string(raw)
 	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
+		s, err := unquote(raw)
+		if err != nil {
 			return 0, err
 		}
 		s = strings.TrimSpace(s)
@@ -239,7 +246,8 @@ func parseInteger(text string) (int64, error) {
 func flexBool(raw []byte) (bool, error) {
 	s := string(raw)
 	if len(raw) > 0 && raw[0] == '"' {
-		if err := json.Unmarshal(raw, &s); err != nil {
+		var err error
+		if s, err = unquote(raw); err != nil {
 			return false, err
 		}
 		s = strings.ToLower(strings.TrimSpace(s))
@@ -251,4 +259,146 @@ func flexBool(raw []byte) (bool, error) {
 		return false, nil
 	}
 	return false, errors.New("want true or false")
+}
+
+// The answer is checked as valid JSON once, in decodeLenient; the functions
+// below split the objects and lists inside it without a second parse or a map
+// (the inquiry answer, read at every checkout, cost about 0.1 ms through
+// encoding/json's maps). On valid JSON they give what encoding/json gives; on
+// anything else they stay inside raw and never panic.
+
+// member is one name and value of an object, the value's bytes as in the answer.
+type member struct {
+	name  string
+	value []byte
+}
+
+// members are the members of one object, in the answer's order.
+type members []member
+
+// get returns the value of the member name: the last one of that name, as
+// encoding/json keeps it, else the last whose name matches without regard to
+// case (encoding/json's fallback).
+func (ms members) get(name string) ([]byte, bool) {
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].name == name {
+			return ms[i].value, true
+		}
+	}
+	for i := len(ms) - 1; i >= 0; i-- {
+		if strings.EqualFold(ms[i].name, name) {
+			return ms[i].value, true
+		}
+	}
+	return nil, false
+}
+
+// objectMembers splits the valid JSON object raw into its members.
+func objectMembers(raw []byte) members {
+	var out members
+	i := skipSpace(raw, 1)
+	for i < len(raw) && raw[i] == '"' {
+		end := skipString(raw, i)
+		name, err := unquote(raw[i:end])
+		if err != nil {
+			return out
+		}
+		i = skipSpace(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return out
+		}
+		i = skipSpace(raw, i+1)
+		vend := skipValue(raw, i)
+		out = append(out, member{name: name, value: raw[i:vend]})
+		i = skipSpace(raw, vend)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return out
+}
+
+// arrayItems splits the valid JSON list raw into its items.
+func arrayItems(raw []byte) [][]byte {
+	var out [][]byte
+	i := skipSpace(raw, 1)
+	for i < len(raw) && raw[i] != ']' {
+		end := skipValue(raw, i)
+		if end == i {
+			return out
+		}
+		out = append(out, raw[i:end])
+		i = skipSpace(raw, end)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return out
+}
+
+// skipSpace returns the index of the first byte at or after i that is not JSON
+// white space.
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just after the string that opens at raw[i].
+func skipString(raw []byte, i int) int {
+	for i++; i < len(raw); i++ {
+		switch raw[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(raw)
+}
+
+// skipValue returns the index just after the value that starts at raw[i].
+func skipValue(raw []byte, i int) int {
+	if i >= len(raw) {
+		return i
+	}
+	switch raw[i] {
+	case '"':
+		return skipString(raw, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(raw); i++ {
+			switch raw[i] {
+			case '"':
+				i = skipString(raw, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(raw)
+	}
+	for i < len(raw) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(raw[i])) {
+		i++
+	}
+	return i
+}
+
+// unquote decodes the JSON string raw: directly when it holds no escape and
+// is valid UTF-8, else through encoding/json (which also replaces invalid
+// UTF-8), so that both give the same text.
+func unquote(raw []byte) (string, error) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		in := raw[1 : len(raw)-1]
+		if bytes.IndexByte(in, '\\') < 0 && bytes.IndexByte(in, '"') < 0 && utf8.Valid(in) {
+			return string(in), nil
+		}
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
 }

@@ -150,6 +150,82 @@ type BackupVerifier interface {
 	VerifyBackup(ctx context.Context, path string) error
 }
 
+// BackupSpace is what the backup directory of the journal holds: its files (the
+// day backups and any other copy kept there) and their size.
+type BackupSpace struct {
+	Files int
+	Bytes int64
+}
+
+// String reads "17 files, 4.2 GB".
+func (s BackupSpace) String() string {
+	files := "files"
+	if s.Files == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("%d %s, %s", s.Files, files, SizeText(s.Bytes))
+}
+
+// BackupPrune is what a day close removed from the backups under the keeping
+// rule (pos/journal's PruneBackups), and what is kept after.
+type BackupPrune struct {
+	Removed []string // the file names removed
+	Freed   int64    // their size
+	Kept    BackupSpace
+}
+
+// Line is the line of the Z report's note on the backups kept.
+func (p BackupPrune) Line() string {
+	if len(p.Removed) == 0 {
+		return fmt.Sprintf("Backups kept: %s.", p.Kept)
+	}
+	copies := "copies"
+	if len(p.Removed) == 1 {
+		copies = "copy"
+	}
+	return fmt.Sprintf("Backups: %d old %s removed by the keeping rule (%s freed); kept %s.", len(p.Removed), copies, SizeText(p.Freed), p.Kept)
+}
+
+// BackupKeeper keeps the day backups by the keeping rule (every day of the
+// last two weeks, every month-end of the last two years, every financial-year
+// end) and says the space they use; pos/journal implements it.
+type BackupKeeper interface {
+	// PruneBackups removes the backups the rule no longer keeps, counted back
+	// from day, the day being closed.
+	PruneBackups(day string) (BackupPrune, error)
+	// BackupSpace returns what the backup directory holds.
+	BackupSpace() (BackupSpace, error)
+}
+
+// SizeText writes a number of bytes for people: "512 B", "3.4 MB", "12.0 GB"
+// (powers of 1000).
+func SizeText(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, suffix := float64(n), ""
+	for _, s := range []string{"kB", "MB", "GB", "TB"} {
+		f /= unit
+		suffix = s
+		if f < unit {
+			break
+		}
+	}
+	return fmt.Sprintf("%.1f %s", f, suffix)
+}
+
+// BackupSpace returns the space the journal's backups use (Settings shows it);
+// ok is false when the terminal keeps no backups it can measure.
+func (bs *Books) BackupSpace() (space BackupSpace, ok bool, err error) {
+	k, ok := bs.cfg.Backups.(BackupKeeper)
+	if !ok {
+		return BackupSpace{}, false, nil
+	}
+	space, err = k.BackupSpace()
+	return space, err == nil, err
+}
+
 // BusinessDay returns the business day open at now (DayLayout): the calendar date
 // of now in its own location (ADR 0010). A Z report closes the period of its
 // date; what is sold after it on the same date still carries that date and
@@ -323,7 +399,16 @@ func (bs *Books) closeDay(ctx context.Context, r CloseDayRequest) (*CloseDayResu
 		res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d, but the backup could not be written (%v); copy the data folder by hand.", day, rep.ZNo, err) + openSalesNote(open)
 		return res, nil
 	}
-	res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d; backup written to %s.", day, rep.ZNo, path) + openSalesNote(open)
+	res.Note = fmt.Sprintf("Day %s is closed with Z report no. %d; backup written to %s.", day, rep.ZNo, path)
+	if k, ok := bs.cfg.Backups.(BackupKeeper); ok {
+		p, err := k.PruneBackups(day)
+		if err != nil {
+			res.Note += fmt.Sprintf(" Old backups could not all be removed (%v).", err)
+		} else {
+			res.Note += " " + p.Line()
+		}
+	}
+	res.Note += openSalesNote(open)
 	if v, ok := bs.cfg.Backups.(BackupVerifier); ok {
 		checked := make(chan error, 1)
 		res.Checked = checked

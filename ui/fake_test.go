@@ -615,6 +615,11 @@ func (f *fakeTill) CloseDay(ctx context.Context, r pos.CloseDayRequest) (*pos.Cl
 	return &pos.CloseDayResult{Report: &pos.Report{Day: r.Day, ZNo: 1}, Note: "closed by " + m.Name}, nil
 }
 
+// BackupSpace is a fixed space of seventeen backups.
+func (f *fakeTill) BackupSpace() (pos.BackupSpace, bool, error) {
+	return pos.BackupSpace{Files: 17, Bytes: 20_400_000_000}, true, nil
+}
+
 // ZText is the fake's Z: its number, day and who closed it.
 func (f *fakeTill) ZText(_ context.Context, res *pos.CloseDayResult) string {
 	return fmt.Sprintf("Z REPORT %d %s %s", res.Report.ZNo, res.Report.Day, res.Note)

@@ -42,6 +42,7 @@ type settingsScreen struct {
 	storeLink  *storeSetting // what a manager must do about the counter's store
 	version    *widget.Label // this Galla's version
 	dataDir    *widget.Label // where the journal and the configuration are kept
+	backups    *widget.Label // the space the journal's backups use, and the keeping rule
 	message    *widget.Label
 	save       *action
 	testPrint  *action
@@ -102,6 +103,8 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.version.Wrapping = fyne.TextWrapWord
 	s.dataDir = widget.NewLabel(u.opts.DataDir)
 	s.dataDir.Wrapping = fyne.TextWrapWord
+	s.backups = widget.NewLabel("")
+	s.backups.Wrapping = fyne.TextWrapWord
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
 	s.save = u.newAction("Save", fyne.KeyS, fyne.KeyModifierControl, s.store)
@@ -147,6 +150,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		s.upi.item(),
 		widget.NewFormItem("Galla", s.version),
 		widget.NewFormItem("Data directory", s.dataDir),
+		widget.NewFormItem("Backups", s.backups),
 	)
 	if it := s.storeLink.item(); it != nil {
 		service.AppendItem(it)
@@ -173,8 +177,10 @@ func (s *settingsScreen) load() {
 	s.u.async(func(ctx context.Context) func() {
 		st, err := s.u.till.Admin.Settings(ctx)
 		upiLoaded := s.upi.load(ctx)
+		backups := backupsText(s.u.till.Books.BackupSpace())
 		return func() {
 			upiLoaded()
+			s.backups.SetText(backups)
 			if err != nil {
 				s.message.SetText(sentence(err))
 				return
@@ -198,6 +204,21 @@ func (s *settingsScreen) load() {
 			s.phone.SetText(st.PhoneListen)
 		}
 	})
+}
+
+// backupsRule is the keeping rule of the day backups, as Settings states it
+// (pos/journal's PruneBackups applies it at every day close).
+const backupsRule = "kept: every day of the last two weeks, every month-end of the last two years, every financial-year end (31 March)"
+
+// backupsText is what Settings shows of the backups.
+func backupsText(space pos.BackupSpace, ok bool, err error) string {
+	switch {
+	case err != nil:
+		return sentence(err)
+	case !ok:
+		return "No backups are kept by this terminal."
+	}
+	return space.String() + "; " + backupsRule
 }
 
 func (s *settingsScreen) store() {

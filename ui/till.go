@@ -183,6 +183,9 @@ type Books interface {
 	// FindSales finds sales by document number, IMEI, customer mobile or card
 	// last four, newest first (pos.Books.FindSales).
 	FindSales(ctx context.Context, text string) ([]OrderSummary, error)
+	// BackupSpace is the space the journal's backups use; ok is false when the
+	// terminal keeps none it can measure.
+	BackupSpace() (space pos.BackupSpace, ok bool, err error)
 }
 
 // Settings is the shop's configuration as the settings screen edits it.

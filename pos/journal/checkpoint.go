@@ -124,3 +124,33 @@ func lastCheckpoint(tx *bolt.Tx) (c Checkpoint, ok bool, err error) {
 	}
 	return c, true, nil
 }
+
+// checkpointBefore returns the newest checkpoint of a Z report before zno; ok is
+// false when there is none.
+func checkpointBefore(tx *bolt.Tx, zno uint64) (c Checkpoint, ok bool, err error) {
+	b := tx.Bucket(bucketCheckpoints)
+	if b == nil {
+		return Checkpoint{}, false, nil
+	}
+	cur := b.Cursor()
+	k, v := cur.Seek(u64(zno))
+	if k == nil {
+		k, v = cur.Last()
+	} else {
+		k, v = cur.Prev()
+	}
+	for ; k != nil; k, v = cur.Prev() {
+		if len(k) != 8 {
+			return Checkpoint{}, false, fmt.Errorf("a malformed checkpoint key")
+		}
+		if beU64(k) >= zno {
+			continue
+		}
+		c, ok = decodeCheckpoint(beU64(k), v)
+		if !ok {
+			return Checkpoint{}, false, fmt.Errorf("the checkpoint of Z report %d is malformed", beU64(k))
+		}
+		return c, true, nil
+	}
+	return Checkpoint{}, false, nil
+}

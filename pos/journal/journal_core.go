@@ -48,6 +48,11 @@ type journalCore struct {
 	numWritten Numbers       // what the high-water file last received
 	numErr     error         // its last write's error, tried again with the next number
 
+	backupMu   sync.Mutex        // guards backupSums
+	backupSums map[string]uint32 // the CRC-32C of each backup BackupTo wrote, by path
+
+	replayBatch int // the events of one transaction of checkDerived's replay; 0 is replayBatch
+
 	verifyRun sync.Mutex // one Verify at a time
 	vmu       sync.Mutex // guards verified and verifyErr
 	verified  bool       // a verification has finished (in Open or Verify)

@@ -200,7 +200,11 @@ func (lg *Log) verify(ctx context.Context, full bool) error {
 		err = ctx.Err()
 	}
 	if err == nil {
-		err = lg.view(func(tx *bolt.Tx) error { return lg.verifyChain(ctx, tx, full, &mark) })
+		scope := scopeFromMark
+		if full {
+			scope = scopeAll
+		}
+		err = lg.view(func(tx *bolt.Tx) error { return lg.verifyChain(ctx, tx, scope, &mark) })
 	}
 	if err == nil && mark > 0 && !lg.readOnly {
 		// Best effort: without the mark the next Open verifies a little more.
@@ -268,40 +272,62 @@ func (lg *Log) checkPages(full bool) error {
 	return nil
 }
 
+// chainScope is where verifyChain starts.
+type chainScope int
+
+const (
+	// scopeFromMark starts after the last checkpoint, or after the mark an
+	// earlier Open left past it: the check of start-up.
+	scopeFromMark chainScope = iota
+	// scopeFromPrevious starts after the checkpoint before the last one (from
+	// event 1 when there is none), mark or not, and checks the last one
+	// after: the day a Z report just sealed, the check of its backup.
+	scopeFromPrevious
+	// scopeAll walks every event.
+	scopeAll
+)
+
 // verifyChain decodes every event in sequence order and checks its own hash, its
-// link to the one before and the head kept in meta. Unless full is set it starts
-// after the last checkpoint, whose own event must still be the day.closed it
-// sealed, with the hash it sealed, or after the mark an earlier Open left past
-// it (snapshot.go), and sets *mark when it walked enough events to leave one.
-// It stops with ctx's error when ctx ends.
-func (lg *Log) verifyChain(ctx context.Context, tx *bolt.Tx, full bool, mark *uint64) error {
+// link to the one before and the head kept in meta, from where scope says: from
+// a checkpoint, whose own event must still be the day.closed it sealed, with the
+// hash it sealed, or after the mark an earlier Open left past it (snapshot.go).
+// It sets *mark when it walked enough events from a mark to leave one, and stops
+// with ctx's error when ctx ends.
+func (lg *Log) verifyChain(ctx context.Context, tx *bolt.Tx, scope chainScope, mark *uint64) error {
 	events := tx.Bucket(bucketEvents)
 	meta := tx.Bucket(bucketMeta)
 	if events == nil || meta == nil {
 		return lg.corrupt(0, "a bucket is missing")
 	}
+	full := scope == scopeAll
 	var (
 		prev    [32]byte
 		want    uint64 = 1
 		keyed   bool   // an event before was keyed: every one after must be
-		cpSeq   uint64 // the last checkpoint's event
+		cpSeq   uint64 // the checkpoint's event the walk starts after
 		derived since  // what the events after it wrote
 	)
 	cp, ok, err := lastCheckpoint(tx)
 	if err != nil {
 		return lg.corrupt(0, err.Error())
 	}
-	if ok {
-		cpSeq = cp.Seq
+	start, startOK := cp, ok
+	if ok && scope == scopeFromPrevious {
+		if start, startOK, err = checkpointBefore(tx, cp.ZNo); err != nil {
+			return lg.corrupt(0, err.Error())
+		}
 	}
-	if ok && !full {
-		r, err := lg.checkCheckpoint(events, cp)
+	if startOK {
+		cpSeq = start.Seq
+	}
+	if startOK && !full {
+		r, err := lg.checkCheckpoint(events, start)
 		if err != nil {
 			return err
 		}
-		prev, want, keyed = cp.Hash, cp.Seq+1, r.Keyed
+		prev, want, keyed = start.Hash, start.Seq+1, r.Keyed
 	}
-	if !full {
+	if scope == scopeFromMark {
 		// An Open verified up to its mark since that checkpoint (snapshot.go).
 		m, r, found, err := lg.snapshotIn(tx, markVerified)
 		if err != nil {
@@ -347,7 +373,7 @@ func (lg *Log) verifyChain(ctx context.Context, tx *bolt.Tx, full bool, mark *ui
 	if !headOK || seq != want-1 || h != prev {
 		return lg.corrupt(max(seq, want-1), "the head in meta does not match the last event")
 	}
-	if ok && full {
+	if ok && scope != scopeFromMark {
 		if _, err := lg.checkCheckpoint(events, cp); err != nil {
 			return err
 		}
@@ -355,7 +381,7 @@ func (lg *Log) verifyChain(ctx context.Context, tx *bolt.Tx, full bool, mark *ui
 	if err := lg.checkSince(tx, &derived); err != nil {
 		return err
 	}
-	if !full && want-walked >= markEvery {
+	if scope == scopeFromMark && want-walked >= markEvery {
 		*mark = want - 1 // verified up to the head: the next Open starts here
 	}
 	return nil
@@ -472,7 +498,14 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 	}
 	defer replay.Close()
 	return lg.view(func(src *bolt.Tx) error {
-		return replay.Update(func(dst *bolt.Tx) error {
+		// The replay commits every replayBatch events, so that bbolt holds the
+		// pages of one batch in memory and not those of the whole history.
+		dst, err := replay.Begin(true)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = dst.Rollback() }() // the open one; a committed one says ErrTxClosed
+		return func() error {
 			if err := createBuckets(dst); err != nil {
 				return err
 			}
@@ -503,6 +536,14 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 				}
 				if err := sealCheckpoint(dst, &ev, r.Hash, lg.rec.keyOf(r)); err != nil {
 					return err
+				}
+				if ev.Seq%lg.replayEvery() == 0 {
+					if err := dst.Commit(); err != nil {
+						return err
+					}
+					if dst, err = replay.Begin(true); err != nil {
+						return err
+					}
 				}
 			}
 			known := map[string]bool{string(bucketMeta): true, string(bucketEvents): true, string(bucketSnapshots): true}
@@ -540,8 +581,21 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 				return lg.mismatch("meta", "counters", fmt.Sprintf("receipt %d and Z %d stored, the events give receipt %d and Z %d", have.Receipt, have.Z, want.Receipt, want.Z))
 			}
 			return nil
-		})
+		}()
 	})
+}
+
+// replayBatch is how many events the replay of checkDerived writes in one
+// transaction of its temporary file (journalCore.replayBatch, when set,
+// stands in for it in tests).
+const replayBatch = 10_000
+
+// replayEvery is the replay's batch.
+func (lg *Log) replayEvery() uint64 {
+	if lg.replayBatch > 0 {
+		return uint64(lg.replayBatch)
+	}
+	return replayBatch
 }
 
 // compareBucketAs reports the first key whose value differs between have (the

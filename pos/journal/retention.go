@@ -1,0 +1,180 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"galla/pos"
+)
+
+// The keeping rule of the day backups (journal-DAY.db), counted back from the
+// day being closed:
+//
+//   - every day of the last keepDays days, that day included;
+//   - the month-end backup (the last of its calendar month) of each of the last
+//     keepMonths months;
+//   - the financial-year-end backup (the last of a year April to March: the one
+//     of 31 March, or the last before it) of every year, never pruned.
+//
+// A file in the backup directory that is not a day backup (a copy kept before a
+// schema migration, a journal set aside) is never pruned, and neither is a
+// backup dated after the day being closed.
+const (
+	keepDays   = 14
+	keepMonths = 24
+)
+
+// backupDay returns the day of a backup's file name (journal-DAY.db), or false
+// for any other name.
+func backupDay(name string) (string, bool) {
+	day, ok := strings.CutPrefix(name, backupPrefix)
+	if !ok {
+		return "", false
+	}
+	if day, ok = strings.CutSuffix(day, backupSuffix); !ok {
+		return "", false
+	}
+	if _, err := time.Parse(pos.DayLayout, day); err != nil {
+		return "", false
+	}
+	return day, true
+}
+
+// keptBackups splits the days of day backups into those the keeping rule keeps
+// and those it prunes, counted back from today (pos.DayLayout). Both come back
+// sorted.
+func keptBackups(days []string, today string) (keep, prune []string) {
+	t, err := time.Parse(pos.DayLayout, today)
+	if err != nil {
+		return slices.Sorted(slices.Values(days)), nil
+	}
+	firstDay := t.AddDate(0, 0, -(keepDays - 1)).Format(pos.DayLayout)
+	// The first of the earliest month whose month-end is kept.
+	firstMonth := time.Date(t.Year(), t.Month()-(keepMonths-1), 1, 0, 0, 0, 0, time.UTC).Format("2006-01")
+	sorted := slices.Sorted(slices.Values(days))
+	lastOf := func(i int, key func(string) string) bool {
+		return i+1 == len(sorted) || key(sorted[i+1]) != key(sorted[i])
+	}
+	for i, d := range sorted {
+		switch {
+		case d > today, d >= firstDay,
+			lastOf(i, fyOf),
+			lastOf(i, monthOf) && monthOf(d) >= firstMonth:
+			keep = append(keep, d)
+		default:
+			prune = append(prune, d)
+		}
+	}
+	return keep, prune
+}
+
+// monthOf is the calendar month of day: "2026-11".
+func monthOf(day string) string { return day[:7] }
+
+// fyOf names the financial year (April to March) of day by the year it ends in:
+// 2026-03-31 and 2025-04-01 are both "2026".
+func fyOf(day string) string {
+	t, err := time.Parse(pos.DayLayout, day)
+	if err != nil {
+		return day
+	}
+	if t.Month() >= time.April {
+		return fmt.Sprint(t.Year() + 1)
+	}
+	return fmt.Sprint(t.Year())
+}
+
+// PruneBackups removes the day backups the keeping rule no longer keeps,
+// counted back from day (the day being closed), and returns what it removed
+// and what the backup directory holds after (pos.BackupKeeper). A backup that
+// cannot be removed is left and named in the error; the others are removed.
+func (bk *Archive) PruneBackups(day string) (pos.BackupPrune, error) {
+	var res pos.BackupPrune
+	if err := checkDay(day); err != nil {
+		return res, fmt.Errorf("journal: prune backups: %w", err)
+	}
+	files, err := backupFiles(bk.backupDir)
+	if err != nil {
+		return res, fmt.Errorf("journal: prune backups: %w", err)
+	}
+	var days []string
+	for _, f := range files {
+		if d, ok := backupDay(f.name); ok {
+			days = append(days, d)
+		}
+	}
+	_, prune := keptBackups(days, day)
+	var errs []error
+	for _, d := range prune {
+		name := backupPrefix + d + backupSuffix
+		path := filepath.Join(bk.backupDir, name)
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		res.Removed = append(res.Removed, name)
+		for _, f := range files {
+			if f.name == name {
+				res.Freed += f.size
+			}
+		}
+	}
+	res.Kept, err = bk.BackupSpace()
+	if err == nil {
+		err = errors.Join(errs...)
+	}
+	if err != nil {
+		return res, fmt.Errorf("journal: prune backups: %w", err)
+	}
+	return res, nil
+}
+
+// BackupSpace returns how many files the backup directory holds and their
+// size (pos.BackupKeeper): the day backups and any other copy kept there.
+func (bk *Archive) BackupSpace() (pos.BackupSpace, error) {
+	files, err := backupFiles(bk.backupDir)
+	if err != nil {
+		return pos.BackupSpace{}, fmt.Errorf("journal: backup space: %w", err)
+	}
+	var s pos.BackupSpace
+	for _, f := range files {
+		s.Files++
+		s.Bytes += f.size
+	}
+	return s, nil
+}
+
+// backupFile is a file of the backup directory.
+type backupFile struct {
+	name string
+	size int64
+}
+
+// backupFiles lists the regular files of dir (none when it is missing).
+func backupFiles(dir string) ([]backupFile, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []backupFile
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		out = append(out, backupFile{name: e.Name(), size: info.Size()})
+	}
+	return out, nil
+}
