@@ -66,6 +66,24 @@ type stockBook struct {
 	skus []string
 	// damaged counts the damaged units by SKU; made from st.
 	damaged map[string]int
+	// keys is, by SKU, what the list's search matches (SKU, name and brand in
+	// lower case) for the catalog keysOf; made as asked.
+	keys   map[string]string
+	keysOf *Catalog
+}
+
+// key returns what the list's search matches of sku in cat. b.mu is held.
+func (b *stockBook) key(cat *Catalog, sku string) string {
+	if b.keysOf != cat {
+		b.keys, b.keysOf = map[string]string{}, cat
+	}
+	k, ok := b.keys[sku]
+	if !ok {
+		p, _ := cat.Lookup(sku)
+		k = strings.ToLower(sku + "\x00" + p.Name + "\x00" + p.Brand)
+		b.keys[sku] = k
+	}
+	return k
 }
 
 // sortedSKUs returns the SKUs with stock records, sorted. b.mu is held.

@@ -89,9 +89,7 @@ func (s *Stock) List(ctx context.Context, query string, limit int, units bool) (
 	digits := len(q) >= 4 && allDigits(q)
 	var out []StockRow
 	for _, sku := range skus {
-		p, _ := cat.Lookup(sku)
-		match := q == "" || strings.Contains(strings.ToLower(sku), q) || strings.Contains(strings.ToLower(p.Name), q) ||
-			strings.Contains(strings.ToLower(p.Brand), q)
+		match := q == "" || strings.Contains(b.key(cat, sku), q)
 		var found []string
 		if !match && digits {
 			found = prefixed(b.shelf[sku], q, 0)
@@ -100,6 +98,7 @@ func (s *Stock) List(ctx context.Context, query string, limit int, units bool) (
 		if !match {
 			continue
 		}
+		p, _ := cat.Lookup(sku)
 		r := StockRow{SKU: sku, Name: p.Name, Brand: p.Brand, Serialised: p.Serialised, OnHand: b.st.Qty[sku], Damaged: b.damaged[sku]}
 		if r.Name == "" {
 			r.Name = sku // an item no longer in the catalog

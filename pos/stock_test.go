@@ -2,7 +2,9 @@ package pos
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,9 +20,18 @@ type stockJournal struct {
 }
 
 func (l *stockJournal) EventsFrom(ctx context.Context, from uint64, fn func(Event) error) error {
-	evs := l.allEvents()
-	for i := from; i >= 1 && i <= uint64(len(evs)); i++ {
-		if err := fn(evs[i-1]); err != nil {
+	l.mu.Lock()
+	var raws [][]byte
+	if from >= 1 && from <= uint64(len(l.events)) {
+		raws = slices.Clone(l.events[from-1:])
+	}
+	l.mu.Unlock()
+	for _, raw := range raws {
+		var ev Event
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return err
+		}
+		if err := fn(ev); err != nil {
 			return err
 		}
 	}
