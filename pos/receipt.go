@@ -625,20 +625,19 @@ func receiptEMI(p EMIPlan) *receipts.EMIPlan {
 	if p.Subvention != "" && p.Subvention != "standard" {
 		program += ", " + p.Subvention
 	}
+	f := p.Figures()
 	e := &receipts.EMIPlan{
 		Issuer:       p.Issuer,
 		Program:      program,
-		TenureMonths: p.TenureMonths,
-		Monthly:      int64(p.Monthly),
+		TenureMonths: f.Months,
+		Financed:     int64(f.Principal),
+		Monthly:      int64(f.Instalment),
+		LastMonthly:  int64(f.Last),
 		InterestRate: int(p.RateBP / 100), // ×10000 to basis points
-		Interest:     int64(p.Interest),
-		NoCost:       p.Subvention == "no-cost",
-		TotalCost:    int64(p.TotalPayable),
-	}
-	if e.NoCost {
-		e.Discount = int64(p.Benefit)
-	} else {
-		e.Cashback = int64(p.Benefit)
+		Interest:     int64(f.Interest),
+		Discount:     int64(f.Discount),
+		NoCost:       f.NoCost,
+		TotalCost:    int64(f.Total),
 	}
 	if p.Debit {
 		e.Issuer += " (debit)"

@@ -301,3 +301,18 @@ func TestImageConcurrent(t *testing.T) {
 		assert.NoError(t, <-errs)
 	}
 }
+
+func TestInstalments(t *testing.T) {
+	tests := []struct {
+		plan EMIPlan
+		want string
+	}{
+		{EMIPlan{TenureMonths: 6, Monthly: 1301518, LastMonthly: 1301518}, "6 instalments of 13,015.18"},
+		{EMIPlan{TenureMonths: 6, Monthly: 1249983, LastMonthly: 1249985}, "5 of 12,499.83 and a last of 12,499.85"},
+		{EMIPlan{TenureMonths: 3, Monthly: 1000000}, "3 instalments of 10,000.00"},
+		{EMIPlan{TenureMonths: 1, Monthly: 1000000, LastMonthly: 1000000}, "1 instalment of 10,000.00"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, instalments(tt.plan), "instalments(%+v)", tt.plan)
+	}
+}
