@@ -94,11 +94,18 @@ func (c *core) staffName(ctx context.Context, id string) string {
 	return id
 }
 
-// saveSetting journals one setting as JSON, changed by the manager of id by.
+// saveSetting journals one setting as JSON, changed by the manager of id by. A
+// change of the shop is dated in its registration history first, so that
+// documents issued before it are reprinted as they were (ShopAt).
 func (c *core) saveSetting(ctx context.Context, by, key string, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
+	}
+	if shop, ok := v.(Shop); ok && key == SettingShop {
+		if err := c.recordRegistration(ctx, by, shop); err != nil {
+			return err
+		}
 	}
 	return c.audit(ctx, Event{Kind: EvSettingsChanged, Staff: by, Setting: &Setting{Key: key, Value: raw}})
 }

@@ -98,10 +98,6 @@ func (ds *Documents) ReceiptDocument(ctx context.Context, orderID string, refund
 	if !o.State.Paid() && (o.State != StateReturn || refund < 0) { // a return order has its credit notes only
 		return nil, Errorf("Order %s is %s, not paid, so it has no receipt; run \"galla reconcile\" if its outcome is unknown.", o.ID, o.State)
 	}
-	shop, err := LoadShop(ctx, ds.j)
-	if err != nil {
-		return nil, Errorf("The shop's settings cannot be read (%v); set the shop's name, address and GSTIN again.", err)
-	}
 	prof, ok, err := ds.printerProfile(ctx)
 	if err != nil {
 		return nil, Errorf("The printer settings cannot be read (%v); set the receipt printer again.", err)
@@ -109,6 +105,10 @@ func (ds *Documents) ReceiptDocument(ctx context.Context, orderID string, refund
 	d := &Document{Profile: prof, HavePrinter: ok, Noun: "receipt", orderID: o.ID}
 	opt := ReceiptOptions{Terminal: ds.cfg.Terminal, QRKey: ds.cfg.QRKey, Reprint: NextReprint(*o), Sandbox: !ds.live}
 	if refund < 0 {
+		shop, err := ds.shopAt(ctx, saleTime(*o))
+		if err != nil {
+			return nil, err
+		}
 		sale, err := ds.eng.Sales.saleOf(ctx, o)
 		if err != nil {
 			return nil, err
@@ -124,6 +124,10 @@ func (ds *Documents) ReceiptDocument(ctx context.Context, orderID string, refund
 			return nil, wrapf(ErrNoSuchRefund, "Order %s has no done refund, so there is no refund receipt; refund it with \"galla refund %s\".", o.ID, o.ID)
 		}
 		return nil, wrapf(ErrNoSuchRefund, "Order %s has no refund no. %d; leave the number out for its latest refund.", o.ID, refund)
+	}
+	shop, err := ds.shopAt(ctx, ref.Time)
+	if err != nil {
+		return nil, err
 	}
 	opt.Reprint, opt.Cashier = NextRefundReprint(ref), ds.staffName(ctx, ref.Staff)
 	if ref.Tender != "" { // a split sale's refund to a card: the tender it went back to
@@ -141,6 +145,17 @@ func (ds *Documents) ReceiptDocument(ctx context.Context, orderID string, refund
 	ds.einv.stamp(ctx, o, &d.Receipt)
 	d.refundID = ref.UniqueTxnID
 	return d, nil
+}
+
+// shopAt is the shop as a document issued at t prints it (ShopAt): every copy of
+// a document, the first and each DUPLICATE, names the shop as it was registered
+// when the document was issued.
+func (ds *Documents) shopAt(ctx context.Context, t time.Time) (Shop, error) {
+	shop, err := ShopAt(ctx, ds.j, t)
+	if err != nil {
+		return shop, Errorf("The shop's settings cannot be read (%v); set the shop's name, address and GSTIN again.", err)
+	}
+	return shop, nil
 }
 
 // ReportDocument is day's report slip (DayLayout): the X report, or the sealed Z

@@ -88,13 +88,10 @@ func planOf(is gateway.EMIIssuer, t gateway.EMITenure, lines []Line, acquirer in
 	p := EMIPlan{
 		Issuer: is.IssuerName, Debit: is.IsDebitEMIIssuer, Program: ProgramBank, Subvention: SubventionStandard,
 		TenureMonths: months, TenureID: t.TenureID, RateBP: t.BankInterestRate,
-		Monthly: Paise(t.MonthlyInstallment), Interest: Paise(t.InterestPayToBank),
-		Benefit: Paise(t.TotalOfferredDiscountCashbackAmount), Loan: Paise(t.LoanAmount),
-		AuthAmount: Paise(t.AuthAmount),
+		Interest: Paise(t.InterestPayToBank), Benefit: Paise(t.TotalOfferredDiscountCashbackAmount),
+		Loan: Paise(t.LoanAmount), AuthAmount: Paise(t.AuthAmount),
 		AcquirerID: acquirer, Tenure: raw,
 	}
-	// The customer pays the instalments, less what is given back as cashback.
-	p.TotalPayable = p.Monthly*Paise(months) - p.Benefit
 	if t.ProgramType() == gateway.ProgramBrandEMI {
 		p.Program = ProgramBrand
 	}
@@ -124,6 +121,10 @@ func planOf(is gateway.EMIIssuer, t gateway.EMITenure, lines []Line, acquirer in
 			}
 		}
 	}
+	// What the customer pays (EMIFigures): on a no-cost plan the price over the
+	// tenure, not the bank's instalment with interest that the brand pays off.
+	f := p.Figures()
+	p.Monthly, p.TotalPayable = f.Instalment, f.Total
 	return p, nil
 }
 

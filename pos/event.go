@@ -330,10 +330,10 @@ type EMIPlan struct {
 	TenureMonths int             `json:"tenure_months"`
 	TenureID     string          `json:"tenure_id"`
 	RateBP       int64           `json:"rate"`          // annual interest rate ×10000 (15% = 150000)
-	Monthly      Paise           `json:"monthly"`       // monthly instalment
+	Monthly      Paise           `json:"monthly"`       // the customer's monthly instalment (EMIFigures.Instalment; the bank's in plans journaled before)
 	Interest     Paise           `json:"interest"`      // interest paid to the bank
-	Benefit      Paise           `json:"benefit"`       // cashback / discount given back (no-cost, low-cost)
-	TotalPayable Paise           `json:"total_payable"` // what the customer pays over the tenure
+	Benefit      Paise           `json:"benefit"`       // discount paying the interest (no-cost, low-cost)
+	TotalPayable Paise           `json:"total_payable"` // what the customer pays over the tenure (EMIFigures.Total)
 	Loan         Paise           `json:"loan"`          // loan amount
 	AuthAmount   Paise           `json:"auth_amount"`   // what the card is charged now
 	IMEIRequired bool            `json:"imei_required,omitempty"`

@@ -479,6 +479,30 @@ func registered(r *receipts.Receipt, shop Shop) {
 			r.Credit.Lines[i].Taxable, r.Credit.Lines[i].Tax = 0, 0
 		}
 	}
+	r.RoundOff = untaxedRoundOff(*r)
+}
+
+// untaxedRoundOff is the round-off of a document that states no tax: what its
+// total differs from the amounts of its lines by, not from a taxable value and
+// tax it does not print (a ₹74,999.00 phone is ₹74,999.00, not an invoice value
+// of 74,998.99 and 0.01 of round-off). A document without lines, or whose lines
+// are not all it pays (a partial refund), has none.
+func untaxedRoundOff(r receipts.Receipt) int64 {
+	var sum int64
+	n := len(r.Lines)
+	for _, l := range r.Lines {
+		sum += l.Amount
+	}
+	if r.Credit != nil {
+		n += len(r.Credit.Lines)
+		for _, l := range r.Credit.Lines {
+			sum += l.Amount
+		}
+	}
+	if off := r.Total - sum; n > 0 && off > -100 && off < 100 {
+		return off
+	}
+	return 0
 }
 
 // untaxed clears a document line's tax figures.
@@ -639,20 +663,19 @@ func receiptEMI(p EMIPlan) *receipts.EMIPlan {
 	if p.Subvention != "" && p.Subvention != "standard" {
 		program += ", " + p.Subvention
 	}
+	f := p.Figures()
 	e := &receipts.EMIPlan{
 		Issuer:       p.Issuer,
 		Program:      program,
-		TenureMonths: p.TenureMonths,
-		Monthly:      int64(p.Monthly),
+		TenureMonths: f.Months,
+		Financed:     int64(f.Principal),
+		Monthly:      int64(f.Instalment),
+		LastMonthly:  int64(f.Last),
 		InterestRate: int(p.RateBP / 100), // ×10000 to basis points
-		Interest:     int64(p.Interest),
-		NoCost:       p.Subvention == "no-cost",
-		TotalCost:    int64(p.TotalPayable),
-	}
-	if e.NoCost {
-		e.Discount = int64(p.Benefit)
-	} else {
-		e.Cashback = int64(p.Benefit)
+		Interest:     int64(f.Interest),
+		Discount:     int64(f.Discount),
+		NoCost:       f.NoCost,
+		TotalCost:    int64(f.Total),
 	}
 	if p.Debit {
 		e.Issuer += " (debit)"

@@ -25,7 +25,7 @@ func receiptOrder(t *testing.T, tender TenderKind) Order {
 	switch tender {
 	case TenderEMI:
 		o.EMI = &EMIPlan{Issuer: "HDFC Bank", Brand: "SAMSUNG", Program: "brand", Subvention: "no-cost", TenureMonths: 6,
-			RateBP: 150000, Monthly: 1249984, Interest: 197100, Benefit: 197100, TotalPayable: 7499900}
+			RateBP: 140000, Monthly: 1249983, Interest: 309208, Benefit: 309208, TotalPayable: 7499900, Loan: 7499900, AuthAmount: 7499900}
 	case TenderCash:
 		o.CardBrand, o.CardLast4, o.ServiceOrderID, o.PaymentID, o.AuthCode, o.RRN = "", "", "", "", "", ""
 		o.CashTendered, o.Change = 7500000, 100
@@ -41,7 +41,7 @@ func TestReceiptFor(t *testing.T) {
 		want   []string
 	}{
 		{TenderCard, []string{"Paid by VISA •••• 1111", "Auth code", "775533", "432612349999", "15230000012346_1", "PAYMENT VERIFIED"}},
-		{TenderEMI, []string{"Paid by EMI", "EMI HDFC Bank, 6 months", "SAMSUNG brand EMI, no-cost", "12,499.84", "@15% p.a.", "No-cost EMI", "Instant discount"}},
+		{TenderEMI, []string{"Paid by EMI", "EMI HDFC Bank, 6 months", "SAMSUNG brand EMI, no-cost", "5 of 12,499.83 and a last of 12,499.85", "@14% p.a.", "No-cost EMI", "Less discount"}},
 		{TenderCash, []string{"Paid by cash", "Cash tendered", "75,000.00", "Change", "1.00"}},
 	}
 	for _, tt := range tests {

@@ -1,8 +1,12 @@
 package pos
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 )
 
 // Registration is how the shop is registered under GST. It is the one rule that
@@ -124,4 +128,117 @@ func (s Shop) CheckSupply(p Place) error {
 			stateName(p.State), who, law, stateName(s.State)),
 		err: kind,
 	}
+}
+
+// SettingRegistrations is the settings.changed key of the shop's registration
+// history (RegistrationHistory), journaled with every change of what a document
+// prints of the shop.
+const SettingRegistrations = "shop.registrations"
+
+// RegisteredShop is the shop's details as its documents printed them from From
+// on: its name, address, phone, GSTIN, state, composition scheme and turnover
+// (Rates, which no document prints, is left out).
+type RegisteredShop struct {
+	// From is when these details came into force; zero for the details set
+	// before the history was kept, in force since an unknown date.
+	From time.Time `json:"from"`
+	Shop Shop      `json:"shop"`
+}
+
+// RegistrationHistory is every change of the shop's printed details, oldest
+// first. A document is reprinted as it was issued: with the details in force at
+// its date (ShopAt), so that a DUPLICATE of an invoice made before the shop took
+// a GSTIN, left the composition scheme or moved state still says what the
+// original said (CGST Rule 48: a copy is a copy of the document issued).
+type RegistrationHistory []RegisteredShop
+
+// At returns the details in force at t: those of the last change at or before
+// t. ok is false when t is before the first change the history knows of.
+func (h RegistrationHistory) At(t time.Time) (Shop, bool) {
+	for i := len(h) - 1; i >= 0; i-- {
+		if !h[i].From.After(t) {
+			return h[i].Shop, true
+		}
+	}
+	return Shop{}, false
+}
+
+// printedShop is what a document prints of s: s without its rate choice.
+func printedShop(s Shop) Shop {
+	s.Rates = nil
+	return s
+}
+
+// samePrinted reports whether documents of a and b print the same shop.
+func samePrinted(a, b Shop) bool {
+	return a.Name == b.Name && slices.Equal(a.Address, b.Address) && a.GSTIN == b.GSTIN && a.Phone == b.Phone &&
+		a.State == b.State && a.Composition == b.Composition && a.Turnover == b.Turnover
+}
+
+// LoadRegistrations reads the shop's registration history; empty when the
+// shop's details never changed since it was first kept.
+func LoadRegistrations(ctx context.Context, j Journal) (RegistrationHistory, error) {
+	var h RegistrationHistory
+	raw, err := j.Setting(ctx, SettingRegistrations)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return nil, fmt.Errorf("pos: setting %q: %w", SettingRegistrations, err)
+	}
+	return h, nil
+}
+
+// ShopAt is the shop as a document issued at t prints it: the details in force
+// at t by the registration history, or today's (LoadShop) when t is at or after
+// its last change, before its first, or there is no history (a journal whose
+// shop never changed since the history began; docs/gst.md).
+func ShopAt(ctx context.Context, j Journal, t time.Time) (Shop, error) {
+	today, err := LoadShop(ctx, j)
+	if err != nil {
+		return today, err
+	}
+	h, err := LoadRegistrations(ctx, j)
+	if err != nil || len(h) == 0 || t.IsZero() || !t.Before(h[len(h)-1].From) {
+		// Since its last change the shop is as it is today: the history is
+		// journaled before the shop, so today's details are right also when
+		// the shop's own event did not follow.
+		return today, err
+	}
+	s, ok := h.At(t)
+	if !ok {
+		return today, nil
+	}
+	s.Rates = today.Rates
+	return s, nil
+}
+
+// recordRegistration journals the registration history with next's details in
+// force from now, when they differ from the last the history holds (or, with no
+// history yet, from the shop's current details, which it keeps first as in
+// force since an unknown date). It is called before the shop itself is
+// journaled, by the manager of id by.
+func (c *core) recordRegistration(ctx context.Context, by string, next Shop) error {
+	h, err := LoadRegistrations(ctx, c.j)
+	if err != nil {
+		return err
+	}
+	if len(h) == 0 {
+		cur, err := LoadShop(ctx, c.j)
+		if err != nil {
+			return err
+		}
+		if cur.Name != "" || cur.GSTIN != "" || len(cur.Address) > 0 {
+			h = append(h, RegisteredShop{Shop: printedShop(cur)})
+		}
+	}
+	if len(h) > 0 && samePrinted(h[len(h)-1].Shop, next) {
+		return nil
+	}
+	h = append(h, RegisteredShop{From: c.eng.Now(), Shop: printedShop(next)})
+	raw, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	return c.audit(ctx, Event{Kind: EvSettingsChanged, Staff: by, Setting: &Setting{Key: SettingRegistrations, Value: raw}})
 }

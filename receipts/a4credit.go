@@ -86,6 +86,9 @@ func a4CreditLayout(r Receipt) []row {
 	if !r.NoTax {
 		l.a4Taxes(r.Taxes)
 	}
+	if r.RoundOff != 0 {
+		l.a4Total("Round off", signed(r.RoundOff), false)
+	}
 	l.a4Total("CREDIT", Money(r.Total, "₹"), true)
 	l.text("Amount in words: "+Words(r.Total), 0, true)
 	l.rule('-')

@@ -86,6 +86,13 @@ func (l *layouter) creditNote(r Receipt) {
 	if !r.NoTax {
 		l.taxes(r.Taxes, "Tax reversed")
 	}
+	if r.RoundOff != 0 {
+		// As on the invoice: the value the lines and their tax add up to, and
+		// the paise by which the credit differs from it.
+		l.rule('-')
+		l.lr("Credit note value", Amount(r.Total-r.RoundOff), false)
+		l.lr("Round off", signed(r.RoundOff), false)
+	}
 	l.closeRule()
 	l.bigLR("CREDIT", l.money(r.Total))
 	l.text(Words(r.Total), 0, false)

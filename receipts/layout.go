@@ -619,24 +619,44 @@ func (l *layouter) emi(e EMIPlan) {
 	if e.Program != "" {
 		l.lr("  Plan", e.Program, false)
 	}
-	l.lr("  Monthly instalment", Amount(e.Monthly), true)
+	if e.Financed > 0 {
+		l.lr("  Amount financed", Amount(e.Financed), false)
+	}
 	interest := "  Interest"
 	if e.InterestRate > 0 {
 		interest += " @" + percent(e.InterestRate) + " p.a."
 	}
 	l.lr(interest, Amount(e.Interest), false)
-	if e.NoCost {
-		l.text("No-cost EMI: the interest is borne by the brand; you pay no extra.", 4, false)
-	}
 	if e.Discount > 0 {
-		l.lr("  Instant discount", Amount(e.Discount), false)
-	}
-	if e.Cashback > 0 {
-		l.lr("  Cashback", Amount(e.Cashback), false)
+		l.lr("  Less discount", Amount(-e.Discount), false)
 	}
 	if e.TotalCost > 0 {
-		l.lr("  Total cost", Amount(e.TotalCost), false)
+		l.lr("  You pay in all", Amount(e.TotalCost), true)
 	}
+	l.lr("  Monthly instalment", Amount(e.Monthly), true)
+	if e.TenureMonths > 0 {
+		l.text(instalments(e), 4, false)
+	}
+	if e.NoCost {
+		l.text("No-cost EMI: the discount pays the bank's interest.", 4, false)
+	}
+}
+
+// instalments says how the instalments add up to the total: "6 instalments of
+// 13,015.18", or, when the total does not divide by the tenure, "5 of 12,499.83
+// and a last of 12,499.85".
+func instalments(e EMIPlan) string {
+	last := e.LastMonthly
+	if last == 0 {
+		last = e.Monthly
+	}
+	switch {
+	case e.TenureMonths == 1:
+		return "1 instalment of " + Amount(last)
+	case last == e.Monthly:
+		return strconv.Itoa(e.TenureMonths) + " instalments of " + Amount(last)
+	}
+	return strconv.Itoa(e.TenureMonths-1) + " of " + Amount(e.Monthly) + " and a last of " + Amount(last)
 }
 
 func reportLabel(rw ReportRow) string {

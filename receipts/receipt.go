@@ -183,18 +183,21 @@ type Tender struct {
 	Change   int64 // cash given back, paise
 }
 
-// EMIPlan is the instalment plan a customer chose.
+// EMIPlan is the instalment plan a customer chose, in the figures pos computes
+// for it (pos.EMIFigures), printed so that they reconcile: Financed + Interest −
+// Discount == TotalCost == Monthly × (TenureMonths − 1) + LastMonthly.
 type EMIPlan struct {
 	Issuer       string // the issuing bank
 	Program      string // "bank EMI" or the brand's programme, e.g. "SAMSUNG no-cost"
 	TenureMonths int
-	Monthly      int64 // the monthly instalment, paise
+	Financed     int64 // the amount financed (the loan), paise
+	Monthly      int64 // each monthly instalment but the last, paise
+	LastMonthly  int64 // the last instalment, paise: Monthly and the paise left over
 	InterestRate int   // basis points per year
-	Interest     int64 // total interest, paise
-	Cashback     int64 // cashback the customer gets, paise
-	Discount     int64 // instant discount, paise
-	NoCost       bool  // the interest is paid by the brand or the shop
-	TotalCost    int64 // what the customer pays the bank in all, paise
+	Interest     int64 // the bank's interest over the tenure, paise
+	Discount     int64 // what the brand or the shop pays of that interest, paise
+	NoCost       bool  // the discount pays all the interest
+	TotalCost    int64 // what the customer pays in all, paise
 }
 
 // Refund tells what a refund receipt refunds.

@@ -301,3 +301,43 @@ func TestImageConcurrent(t *testing.T) {
 		assert.NoError(t, <-errs)
 	}
 }
+
+func TestInstalments(t *testing.T) {
+	tests := []struct {
+		plan EMIPlan
+		want string
+	}{
+		{EMIPlan{TenureMonths: 6, Monthly: 1301518, LastMonthly: 1301518}, "6 instalments of 13,015.18"},
+		{EMIPlan{TenureMonths: 6, Monthly: 1249983, LastMonthly: 1249985}, "5 of 12,499.83 and a last of 12,499.85"},
+		{EMIPlan{TenureMonths: 3, Monthly: 1000000}, "3 instalments of 10,000.00"},
+		{EMIPlan{TenureMonths: 1, Monthly: 1000000, LastMonthly: 1000000}, "1 instalment of 10,000.00"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, instalments(tt.plan), "instalments(%+v)", tt.plan)
+	}
+}
+
+// A credit note whose lines and tax add up to a paisa less than it gives back
+// prints that paisa as its round-off, as the invoice does: on the thermal note
+// (its value, then the round-off, before the credit) and on its A4 page.
+func TestCreditNoteRoundOff(t *testing.T) {
+	r := creditNote()
+	r.Total++
+	r.RoundOff = 1
+	var b bytes.Buffer
+	require.NoError(t, Text(&b, r, 42))
+	text := b.String()
+	assert.Contains(t, text, "\nCredit note value                 1,000.00\nRound off                            +0.01\n")
+	assert.Less(t, strings.Index(text, "Round off"), strings.LastIndex(text, "CREDIT"), "before the credit's total")
+	assert.Contains(t, text, "₹1,000.01")
+	page := PageText(r)
+	assert.Regexp(t, `Round off +\+0\.01\n`, page)
+	assert.Less(t, strings.Index(page, "Round off"), strings.LastIndex(page, "CREDIT"), "before the credit's total")
+
+	r.Total--
+	r.RoundOff = 0
+	b.Reset()
+	require.NoError(t, Text(&b, r, 42))
+	assert.NotContains(t, b.String(), "Round off")
+	assert.NotContains(t, PageText(r), "Round off")
+}

@@ -177,7 +177,7 @@ func (s *emiScreen) start(req PayRequest, total pos.Paise, what string) {
 	s.offers, s.shown_ = nil, nil
 	s.filter.SetText("")
 	s.list.Refresh()
-	s.title.SetText("EMI offers for " + what + " (" + total.String() + ")")
+	s.title.SetText(emiTitle(what, total))
 	s.message.SetText("Asking the payment service for offers…")
 	s.pick.btn.Disable()
 	s.u.goTo(s)

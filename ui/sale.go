@@ -260,7 +260,7 @@ func (s *saleScreen) showEMIHint() {
 				h = p.Name + ": no EMI offer."
 			default:
 				best, _ := pos.EMIFrom(offers)
-				h = p.Name + ": EMI from " + wholeRupees(best.Monthly) + "/month"
+				h = p.Name + ": EMI from " + wholeRupees(best.Figures().Last) + "/month"
 				s.bestEMI[p.SKU] = h
 			}
 			if s.sel >= 0 && s.sel < len(s.lines) && s.lines[s.sel].Product.SKU == p.SKU {
@@ -270,7 +270,9 @@ func (s *saleScreen) showEMIHint() {
 	})
 }
 
-// wholeRupees shows an amount rounded up to whole rupees: "₹2,499".
+// wholeRupees shows an amount rounded up to whole rupees: "₹2,499". The hint
+// quotes the customer's largest instalment (EMIFigures.Last) so rounded: no
+// month costs more than it says.
 func wholeRupees(p pos.Paise) string {
 	r := (p + 99) / 100 * 100
 	return strings.TrimSuffix(r.String(), ".00")

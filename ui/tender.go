@@ -235,7 +235,7 @@ func (s *tenderScreen) retry() {
 		s.u.card.start(req, t.Amount)
 	case pos.TenderEMI:
 		if t.Order.EMI == nil {
-			s.u.emi.start(req, t.Amount, fmt.Sprintf("%s of the sale", t.Amount))
+			s.u.emi.start(req, t.Amount, emiPartOf(t.Amount, s.sale.Sale.Amount))
 			return
 		}
 		offer := *t.Order.EMI
@@ -413,7 +413,7 @@ func (s *tenderScreen) take(kind pos.TenderKind) {
 	case pos.TenderCard:
 		s.u.card.start(req, amount)
 	case pos.TenderEMI:
-		s.u.emi.start(req, amount, fmt.Sprintf("%s of the sale", amount))
+		s.u.emi.start(req, amount, emiPartOf(amount, s.sale.Sale.Amount))
 	case pos.TenderPhone:
 		s.u.pay.start(req)
 	case pos.TenderUPI:

@@ -352,6 +352,12 @@ func TestKeyboardSale(t *testing.T) {
 	require.NotEmpty(t, s24, "the sample catalog has the S24")
 	k.enter("s24")
 	k.waitText("EMI from ₹")
+	// The hint quotes what the customer pays on the no-cost plan with the lowest
+	// instalment: ₹74,999.00 in six is 12,499.83 and a last of 12,499.85, ₹12,500
+	// rounded up; not a bank's instalment with the interest the brand pays
+	// (12,978.04 at ICICI's 13%).
+	require.Equal(t, pos.Rupees(74999), s24[0].Price)
+	assert.True(t, k.shows(s24[0].Name+": EMI from ₹12,500/month"), k.screenText())
 	assert.True(t, k.shows(s24[0].Name), "the cart shows %s", s24[0].Name)
 	assert.True(t, k.shows(s24[0].Price.String()), "the total is %s", s24[0].Price)
 	assert.True(t, k.shows("1 item"))
@@ -380,7 +386,7 @@ func TestKeyboardSale(t *testing.T) {
 	assert.True(t, k.shows("✓ IMEI looks right"))
 	k.press(fyne.KeyF5)
 	k.waitText("EMI: card of HDFC")
-	assert.True(t, k.shows("HDFC, 6 months at"), k.screenText())
+	assert.True(t, k.shows("HDFC, 6 months at ₹12,499.83 a month"), k.screenText())
 	assert.True(t, k.shows("No-cost"), k.screenText())
 
 	// 5. The card, typed as on the card; the brand and Luhn check show as typed;
@@ -430,6 +436,25 @@ func TestKeyboardSale(t *testing.T) {
 	assert.Equal(t, "0004", o.CardLast4)
 	assert.Equal(t, "Asha", o.Staff)
 	assert.Equal(t, uint64(1), o.DocNo)
+	// The receipt's EMI figures reconcile: the price financed, the bank's
+	// interest (6 × 13,015.18 − 74,999.00 at HDFC's 14%) less the brand's
+	// discount, and the six instalments that add up to the price.
+	doc, err := till.Documents.ReceiptDocument(ctx, id, -1)
+	require.NoError(t, err)
+	var text bytes.Buffer
+	require.NoError(t, till.Documents.Render(&text, doc, "text"))
+	rows := strings.Split(text.String(), "\n")
+	for _, want := range []string{
+		"  Amount financed                      74,999.00",
+		"  Interest @14% p.a.                    3,092.08",
+		"  Less discount                        -3,092.08",
+		"  You pay in all                       74,999.00",
+		"  Monthly instalment                   12,499.83",
+		"    5 of 12,499.83 and a last of 12,499.85",
+	} {
+		assert.Contains(t, rows, want, text.String())
+	}
+	assert.NotContains(t, text.String(), "13,015.18", "the bank's instalment with interest is not what the customer pays")
 	lo := ledger(t, till, id)
 	assert.Equal(t, 1, lo.CapturedPayments)
 	assert.Equal(t, 1, captures(till), "the sandbox captured exactly once")

@@ -244,7 +244,7 @@ func TestKeyboardSplitTenderCashDownEMI(t *testing.T) {
 	assert.True(t, k.shows("1. Cash ₹20,000.00 — paid"), k.screenText())
 
 	k.press(fyne.KeyF6) // EMI on the rest: the amount field is empty
-	k.waitText("EMI offers for " + rest.String() + " of the sale")
+	k.waitText("EMI offers for " + rest.String() + " of the " + st.Sale.Amount.String() + " sale")
 	k.typeText("hdfc 6")
 	k.waitText("1 offer")
 	k.press(fyne.KeyReturn)
@@ -252,7 +252,7 @@ func TestKeyboardSplitTenderCashDownEMI(t *testing.T) {
 	k.waitText("the IMEIs are validated with the payment service") // before the card
 	first := splitSale(t, till).Tenders[1].Order.ID
 	k.press(fyne.KeyEscape) // back to the offers: the validated order is kept for the same offer
-	k.waitText("EMI offers for " + rest.String() + " of the sale")
+	k.waitText("EMI offers for " + rest.String() + " of the " + st.Sale.Amount.String() + " sale")
 	k.press(fyne.KeyReturn)
 	k.waitText("EMI: card of HDFC")
 	k.waitText("Order " + first + ": the IMEIs are validated")
@@ -308,7 +308,7 @@ func TestKeyboardSplitTenderBrandEMIWrongIMEI(t *testing.T) {
 	require.Equal(t, st.Sale.Amount-50000, rest)
 
 	k.press(fyne.KeyF6)
-	k.waitText("EMI offers for " + rest.String() + " of the sale")
+	k.waitText("EMI offers for " + rest.String() + " of the " + st.Sale.Amount.String() + " sale")
 	k.typeText("hdfc 6")
 	k.waitText("1 offer")
 	k.press(fyne.KeyReturn)
@@ -363,15 +363,16 @@ func TestKeyboardSplitTenderBrandEMIBack(t *testing.T) {
 	k.waitText("Tendered")
 	k.enter("500")
 	k.waitText("Cash ₹500.00 taken")
-	rest := splitSale(t, till).Due
+	st := splitSale(t, till)
+	rest := st.Due
 
 	k.press(fyne.KeyF6)
-	k.waitText("EMI offers for " + rest.String() + " of the sale")
+	k.waitText("EMI offers for " + rest.String() + " of the " + st.Sale.Amount.String() + " sale")
 	k.typeText("hdfc 6")
 	k.waitText("1 offer")
 	k.press(fyne.KeyReturn)
 	k.waitText("EMI: card of HDFC")
-	st := splitSale(t, till)
+	st = splitSale(t, till)
 	require.Len(t, st.Tenders, 2)
 	emi := st.Tenders[1].Order
 	assert.Equal(t, pos.StateCreated, emi.State)
