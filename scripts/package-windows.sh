@@ -19,8 +19,16 @@ cp "$exe" "$work/Galla.exe"
 # ImageMagick: convert assets/icon.png -define icon:auto-resize=256,64,48,32,16 packaging/windows/galla.ico
 cp "$here/packaging/windows/galla.ico" "$work/galla.ico"
 setup=$out/Galla-$version-windows-amd64-setup.exe
-makensis -V2 -DVERSION="$version" -DBUILD="$build" -DEXE="$work/Galla.exe" -DICON="$work/galla.ico" \
-	-DOUTFILE="$setup" "$here/packaging/windows/galla.nsi"
+makensis -V4 -DVERSION="$version" -DBUILD="$build" -DEXE="$work/Galla.exe" -DICON="$work/galla.ico" \
+	-DOUTFILE="$setup" "$here/packaging/windows/galla.nsi" >"$work/makensis.log" 2>&1 ||
+	{ cat "$work/makensis.log"; echo "package-windows: makensis failed"; exit 1; }
+grep -i 'warning' "$work/makensis.log" || true
+# The installer carries Galla.exe and nothing else (its uninstaller is written
+# at install time): never the bcryptprimitives.dll stand-in that the test under
+# Wine builds (packaging/windows/wine-shim), nor any DLL.
+packed=$(grep '^File: ' "$work/makensis.log" || true)
+[ "$packed" = "$(printf 'File: "Galla.exe"->"Galla.exe" %s bytes' "$(stat -c %s "$work/Galla.exe")")" ] ||
+	{ echo "package-windows: the installer must pack Galla.exe alone; makensis packed:"; echo "$packed"; exit 1; }
 
 bash "$here/scripts/package-windows-check.sh" "$setup" "$version"
 echo "$setup"
