@@ -114,7 +114,7 @@ func TestPayNeedsTheBuyerFrom50000(t *testing.T) {
 	out, err = tl.Checkout.Pay(ctx, PayRequest{Lines: phone(58_999_99), Tender: TenderCash, Cashier: "Meera"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, out.State)
-	assert.Nil(t, out.Order.Buyer)
+	assert.Nil(t, out.SaleOrder().Buyer)
 
 	// ₹59,000.00: taxable 50,000.00.
 	before := len(r.j.events)
@@ -132,11 +132,11 @@ func TestPayNeedsTheBuyerFrom50000(t *testing.T) {
 	out, err = tl.Checkout.Pay(ctx, PayRequest{Lines: phone(59_000_00), Tender: TenderCash, Cashier: "Meera", Buyer: buyer}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, out.State)
-	require.NotNil(t, out.Order.Buyer)
-	assert.Equal(t, Buyer{Name: "Asha Rao", Address: "12 MG Road, Bengaluru", State: "29", Phone: "9845012345"}, *out.Order.Buyer)
-	o, err := r.e.Order(ctx, out.OrderID)
+	require.NotNil(t, out.SaleOrder().Buyer)
+	assert.Equal(t, Buyer{Name: "Asha Rao", Address: "12 MG Road, Bengaluru", State: "29", Phone: "9845012345"}, *out.SaleOrder().Buyer)
+	o, err := r.e.Order(ctx, out.SaleID())
 	require.NoError(t, err)
-	assert.Equal(t, out.Order.Buyer, o.Buyer, "the buyer is journaled with the sale")
+	assert.Equal(t, out.SaleOrder().Buyer, o.Buyer, "the buyer is journaled with the sale")
 
 	// An exempt-only sale is a bill of supply: no buyer needed at any value.
 	book := []CartLine{{Product: Product{SKU: "ATLAS", Name: "Atlas set", HSN: "4901", Price: 60_000_00}, Qty: 1}}

@@ -369,6 +369,38 @@ type PayOutcome struct {
 	Sale *SaleStatus
 }
 
+// SaleID is the id of the sale the payment is for: what its receipt, the CSV,
+// the journal, a refund and galla pay take. OrderID is the tender's, what the
+// payment service knows; for an order of one tender (an older journal's,
+// paid again) the two are the same.
+func (o PayOutcome) SaleID() string {
+	if o.Sale != nil && o.Sale.Sale != nil {
+		return o.Sale.Sale.ID
+	}
+	return o.OrderID
+}
+
+// SaleOutcome is the outcome as the sale's: its id, amount, order and
+// document, once the sale is complete; an outcome of no sale, or of a sale not
+// complete, is o as it is. A receipt, the CSV and a refund take the sale's.
+func (o PayOutcome) SaleOutcome() PayOutcome {
+	st := o.Sale
+	if st == nil || st.Sale == nil || !st.Complete() {
+		return o
+	}
+	o.OrderID, o.Amount, o.Order = st.Sale.ID, st.Sale.Amount, st.Sale
+	return o
+}
+
+// SaleOrder is the journaled order of the sale the payment is for (its lines,
+// buyer and document), Order for an order of one tender.
+func (o PayOutcome) SaleOrder() *Order {
+	if o.Sale != nil && o.Sale.Sale != nil {
+		return o.Sale.Sale
+	}
+	return o.Order
+}
+
 // Pay takes a payment and reports progress (progress may be nil) until an
 // outcome: PAID, FAILED or UNKNOWN. It wipes the card when the call is done.
 func (co *Checkout) Pay(ctx context.Context, req PayRequest, progress func(PayProgress)) (PayOutcome, error) {
@@ -385,89 +417,55 @@ func (co *Checkout) Pay(ctx context.Context, req PayRequest, progress func(PayPr
 	if req.Sale != "" {
 		return co.payTender(ctx, req, card, progress)
 	}
-	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier, OverrideIMEIs: co.imeiApprover(req)}
 	if req.OrderID == "" {
-		if err := co.shelf.checkDiscounts(sale.Lines); err != nil {
-			return PayOutcome{}, err
-		}
-		// Every phone sold carries its IMEI, and no IMEI is sold twice
-		// (DESIGN.md section 10); cash lands in a counted drawer.
-		if err := co.checkSale(ctx, sale.Lines, req.Tender); err != nil {
-			return PayOutcome{}, err
-		}
-		if err := co.customers.CheckBuyer(ctx, req.Lines, req.Buyer); err != nil {
-			return PayOutcome{}, err
-		}
-		if req.Buyer != nil {
-			if b := req.Buyer.Normal(); !b.IsZero() {
-				sale.Buyer = &b
-			}
-		}
+		return co.paySale(ctx, req, card, progress)
 	}
+	// An order that failed, paid again on the same order: a card or EMI
+	// tender (or an order of one tender an older journal holds).
 	checks := 0
 	// The order is in flight from its first report until Pay returns: its cart is
 	// locked to it (CartLock) and FollowUp leaves it to this call.
-	var orderID string
-	if req.OrderID != "" {
-		orderID = req.OrderID
-		co.pending.paying(orderID)
-	}
+	orderID := req.OrderID
+	co.pending.paying(orderID)
 	defer func() {
 		// A final order's outcome went to the caller; one still unresolved (the
 		// wait was cancelled or ran out, or the call failed midway) is followed up.
-		if orderID != "" {
-			o, err := co.eng.Order(context.WithoutCancel(ctx), orderID)
-			co.pending.payReturned(orderID, err == nil && !o.Unresolved())
-		}
+		o, err := co.eng.Order(context.WithoutCancel(ctx), orderID)
+		co.pending.payReturned(orderID, err == nil && !o.Unresolved())
 	}()
 	opt := co.payOptions(req, &orderID, &checks, progress)
 	var (
 		res *Result
 		err error
 	)
-	switch req.Tender {
-	case TenderCash:
-		tendered := req.Tendered
-		if tendered == 0 {
-			tendered = ComputeTotals(sale.Lines).Total
-		}
-		res, err = co.eng.Payments.PayCash(ctx, sale, tendered)
-	case TenderCard:
-		if card == nil {
-			return PayOutcome{}, errNoCard
-		}
-		if req.OrderID != "" {
-			res, err = co.eng.Payments.PayCard(ctx, req.OrderID, card, opt)
-		} else {
-			res, err = co.eng.Payments.CheckoutCard(ctx, sale, card, opt)
-		}
-	case TenderEMI:
-		if card == nil || (req.Offer == nil && req.OrderID == "") {
-			return PayOutcome{}, sentenceErr("Choose an EMI offer and type the card again.")
-		}
-		if req.OrderID != "" {
-			res, err = co.eng.Payments.PayEMI(ctx, req.OrderID, card, opt)
-		} else {
-			res, err = co.eng.Payments.CheckoutEMI(ctx, sale, *req.Offer, card, opt)
-		}
-	case TenderPhone:
-		res, err = co.payOnPhone(ctx, func() (*Order, error) { return co.eng.Payments.OpenOnPhone(ctx, sale, opt) }, opt, progress)
+	switch {
+	case req.Tender != TenderCard && req.Tender != TenderEMI:
+		return PayOutcome{}, wrapf(ErrNotPayableAgain, "Only a card or EMI payment is paid again on its order; take the %s as a new tender.", req.Tender)
+	case card == nil:
+		return PayOutcome{}, errNoCard
+	case req.Tender == TenderCard:
+		res, err = co.eng.Payments.PayCard(ctx, req.OrderID, card, opt)
 	default:
-		return PayOutcome{}, sentenceErr("Choose how the customer pays: card, EMI, cash or phone.")
+		res, err = co.eng.Payments.PayEMI(ctx, req.OrderID, card, opt)
+		if err == nil {
+			co.mu.Lock()
+			delete(co.emiSales, req.OrderID) // paid on, its sale is no longer dropped with it
+			co.mu.Unlock()
+		}
 	}
 	if err != nil {
 		co.noteErr(err)
 		return PayOutcome{}, err
 	}
 	out := payOutcomeOf(res, co.cfg.Terminal)
-	if req.Tender == TenderCash {
-		out.Drawer = co.openDrawer(ctx)
-	}
 	if o := res.Order; o != nil && o.Sale != "" {
 		// A split sale's tender paid again on its own order (galla pay): the
 		// sale is completed once its tenders cover it.
-		if st, serr := co.eng.Sales.SettleSale(ctx, o.Sale); serr == nil {
+		if st, serr := co.eng.Sales.SettleSale(context.WithoutCancel(ctx), o.Sale); serr == nil {
 			out.Sale = st
+			if st.Complete() {
+				out.ReceiptNo = st.Sale.Number(co.cfg.Terminal)
+			}
 		}
 	}
 	if out.OrderID != "" && out.OrderID != orderID {
@@ -475,6 +473,76 @@ func (co *Checkout) Pay(ctx context.Context, req PayRequest, progress func(PayPr
 		orderID = out.OrderID
 	}
 	return out, nil
+}
+
+// paySale is Pay for a new sale: the sale is opened (OpenSale: its
+// pre-checks, its phones reserved) and req is taken as its one tender
+// (payTender), so every sale is written one way, whatever pays for it. A
+// tender refused before any money moved drops the sale it opened, which holds
+// nothing: a refused sale leaves no sale open. A tender that failed (declined,
+// verified not charged) is FAILED and its sale stays open, to pay it again,
+// replace it or drop it; the outcome names the sale (PayOutcome.Sale).
+func (co *Checkout) paySale(ctx context.Context, req PayRequest, card *gateway.Card, progress func(PayProgress)) (PayOutcome, error) {
+	// What is refused before anything is journaled: a tender this call does
+	// not take, a card not read or expired, an EMI without its offer, cash
+	// without a counted drawer, pay on phone where its page cannot be served.
+	switch req.Tender {
+	case TenderCash:
+		if err := co.drawer.CashNeedsShift(ctx); err != nil {
+			return PayOutcome{}, err
+		}
+	case TenderCard, TenderEMI:
+		if req.Tender == TenderEMI && req.Offer == nil {
+			return PayOutcome{}, sentenceErr("Choose an EMI offer and type the card again.")
+		}
+		if card == nil {
+			return PayOutcome{}, errNoCard
+		}
+		if err := card.Check(co.eng.Now()); err != nil {
+			return PayOutcome{}, fmt.Errorf("pos: checkout: %w", err)
+		}
+	case TenderPhone:
+		if co.cfg.Phone == nil {
+			return PayOutcome{}, errNoPhonePage
+		}
+		if err := co.cfg.Phone.Start(); err != nil {
+			return PayOutcome{}, err
+		}
+	default:
+		return PayOutcome{}, sentenceErr("Choose how the customer pays: card, EMI, cash or phone.")
+	}
+	st, err := co.OpenSale(ctx, req)
+	if err != nil {
+		return PayOutcome{}, err
+	}
+	req.Sale, req.Amount = st.Sale.ID, 0
+	out, err := co.payTender(ctx, req, card, progress)
+	if err != nil {
+		out.Sale = co.dropRefused(ctx, st.Sale.ID, req.Cashier, "refused before payment: "+Sentence(err))
+	}
+	return out, err
+}
+
+// dropRefused drops sale id, opened for a tender that was refused or left
+// before any money moved (reason): it holds nothing, so it is closed as a
+// cashier drops a sale (journaled as dropped). It returns the sale as it
+// stands when it still holds money (a tender in flight or paid), and nil once
+// dropped.
+func (co *Checkout) dropRefused(ctx context.Context, id, cashier, reason string) *SaleStatus {
+	ctx = context.WithoutCancel(ctx)
+	st, err := co.eng.Sales.SaleStatus(ctx, id)
+	if err != nil {
+		co.noteErr(err)
+		return nil
+	}
+	if !st.HoldsNoMoney() {
+		return st
+	}
+	if _, err := co.eng.Sales.DropSale(ctx, id, cashier, reason); err != nil {
+		co.noteErr(err)
+		return st
+	}
+	return nil
 }
 
 // payOptions are the engine's options of a Pay call: its progress reports
@@ -550,30 +618,24 @@ func (co *Checkout) CheckEMIOrder(ctx context.Context, req PayRequest) (string, 
 		}
 		return o.ID, nil
 	}
-	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier}
-	if err := co.shelf.checkDiscounts(sale.Lines); err != nil {
+	// A new sale: it is opened as any new sale is (OpenSale: what every new
+	// sale passes, the store's reservation of its phones included, with a
+	// manager's override when the store cannot be asked), and the EMI tender
+	// of all of it is its one tender. IMEIs refused drop the sale, which
+	// holds nothing; CancelEMIOrder drops it with its tender.
+	st, err := co.OpenSale(ctx, req)
+	if err != nil {
 		return "", err
 	}
-	// The order opened here is the sale's (Pay then only takes the card on it):
-	// it passes what any new sale passes, the store's reservation of its phones
-	// included, with a manager's override when the store cannot be asked.
-	if err := co.checkSale(ctx, sale.Lines, TenderEMI); err != nil {
-		return "", err
-	}
-	if err := co.customers.CheckBuyer(ctx, req.Lines, req.Buyer); err != nil {
-		return "", err
-	}
-	if req.Buyer != nil {
-		if b := req.Buyer.Normal(); !b.IsZero() {
-			sale.Buyer = &b
-		}
-	}
-	sale.OverrideIMEIs = co.imeiApprover(req)
-	o, err := co.eng.Payments.OpenEMIChecked(ctx, sale, *req.Offer, PayOptions{})
+	o, err := co.eng.Sales.OpenSaleTenderChecked(ctx, st.Sale.ID, 0, *req.Offer, req.Cashier, PayOptions{}, req.IMEIs...)
 	if err != nil {
 		co.noteErr(err)
+		co.dropRefused(ctx, st.Sale.ID, req.Cashier, "refused before payment: "+Sentence(err))
 		return "", err
 	}
+	co.mu.Lock()
+	co.emiSales[o.ID] = st.Sale.ID
+	co.mu.Unlock()
 	return o.ID, nil
 }
 
@@ -903,7 +965,9 @@ func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway
 		orderID = res.Order.ID
 	}
 	if st == nil {
-		if st, err = co.eng.Sales.SettleSale(ctx, req.Sale); err != nil {
+		// The sale is read, and completed when covered, also after the caller
+		// stopped waiting (an OTP step left): the tender's outcome stands.
+		if st, err = co.eng.Sales.SettleSale(context.WithoutCancel(ctx), req.Sale); err != nil {
 			co.noteErr(err)
 			return PayOutcome{}, err
 		}
@@ -1022,8 +1086,18 @@ func (co *Checkout) CancelEMIOrder(ctx context.Context, id string) error {
 	if o.Tender != TenderEMI {
 		return ErrNotCancellable
 	}
-	_, err = co.eng.Payments.Cancel(ctx, id, "left before the card: the EMI offer or the IMEIs were changed")
-	return err
+	if _, err = co.eng.Payments.Cancel(ctx, id, "left before the card: the EMI offer or the IMEIs were changed"); err != nil {
+		return err
+	}
+	co.mu.Lock()
+	sale := co.emiSales[id]
+	delete(co.emiSales, id)
+	co.mu.Unlock()
+	if sale != "" {
+		// The sale was opened for this tender alone: it holds nothing now.
+		co.dropRefused(ctx, sale, o.Staff, "left before the card: the EMI offer or the IMEIs were changed")
+	}
+	return nil
 }
 
 // UPIRequest builds the dynamic UPI QR for amount of split sale saleID (0: all

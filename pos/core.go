@@ -35,6 +35,9 @@ type core struct {
 	wrongPINs int                     // wrong manager PINs in a row at this till (MaxOverrideAttempts)
 	inFlight  map[string]bool         // orders a Pay call is acting on
 	follow    map[string]*followState // orders left pending, followed up until final (pending.go)
+	// emiSales are the sales CheckEMIOrder opened for one EMI tender, by the
+	// tender's order: going back before the card drops the sale with it.
+	emiSales map[string]string
 
 	bk book      // shifts and held bills, derived from the journal's events (shift.go)
 	ib book      // the IMEIs sold and freed, derived likewise (imeis.go)
@@ -64,7 +67,8 @@ type core struct {
 // NewTill checks and loads what it needs.
 func newCore(cfg TillConfig) *core {
 	c := &core{eng: cfg.Engine, ec: cfg.Engine.core, j: cfg.Engine.Journal(), cfg: cfg, rd: cfg.Renderer, prn: cfg.Printers, live: cfg.Live,
-		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{}}
+		approvers: map[string]Staff{}, otps: map[string]chan string{}, inFlight: map[string]bool{}, follow: map[string]*followState{},
+		emiSales: map[string]string{}}
 	c.drawer, c.crew, c.shelf, c.setup, c.customers, c.docs = &Drawer{c}, &Crew{c}, &Shelf{c}, &Setup{c}, &Customers{c}, &Documents{c}
 	c.checkout, c.pending, c.imeis, c.returns, c.books = &Checkout{c}, &Pending{c}, &IMEIs{c}, &Returns{c}, &Books{c}
 	c.einv = &EInvoices{c: c, port: cfg.IRP}

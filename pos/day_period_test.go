@@ -27,7 +27,7 @@ func sellCable(t *testing.T, r *rig, tl *Till) *Order {
 	res, err := tl.Checkout.Pay(t.Context(), PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CBL", 1)}, Tender: TenderCash, Cashier: "meera"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, StatePaid, res.State)
-	return res.Order
+	return res.SaleOrder()
 }
 
 // csvSaleDays is day's CSV (Books.ExportCSV): each order's sale_day.

@@ -62,7 +62,7 @@ func (er *einvoiceRig) sell(t *testing.T, buyer *Buyer) (orderID, number string)
 	out, err := er.tl.Checkout.Pay(t.Context(), PayRequest{Lines: lines, Tender: TenderCash, Cashier: "Meera", Buyer: buyer}, nil)
 	require.NoError(t, err)
 	require.Equal(t, StatePaid, out.State)
-	return out.OrderID, out.Order.Number("T1")
+	return out.SaleID(), out.SaleOrder().Number("T1")
 }
 
 func (er *einvoiceRig) receiptText(t *testing.T, orderID string, refund int) (string, receipts.Receipt) {

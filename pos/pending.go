@@ -29,6 +29,9 @@ type PayNotice struct {
 	State     OrderState // PAID (or a refund state), FAILED or ABANDONED
 	Amount    Paise
 	ReceiptNo string // the receipt to print when it was paid
+	// Sale is, for a tender that completed its sale, the sale's id: its
+	// receipt is the one to print.
+	Sale string
 	// Text is the notice as the status bar shows it: "Order X: PAID — receipt 7".
 	Text string
 }
@@ -301,7 +304,7 @@ func (pd *Pending) noticeOf(ctx context.Context, o *Order) PayNotice {
 		return n
 	}
 	if st.Complete() {
-		n.ReceiptNo = st.Sale.NumberText()
+		n.Sale, n.ReceiptNo = st.Sale.ID, st.Sale.NumberText()
 		n.Text = "Order " + o.ID + ": PAID " + o.Amount.String() + receiptText(st.Sale)
 	}
 	return n

@@ -275,9 +275,13 @@ func ReceiptFor(o Order, shop Shop, opt ReceiptOptions) receipts.Receipt {
 		}
 	}
 	if opt.QRKey != nil {
-		r.QR = receipts.SignQR(opt.QRKey, receipts.QRPayload{
-			MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID, Amount: int64(paid),
-		})
+		q := receipts.QRPayload{MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID, Amount: int64(paid)}
+		if len(opt.Tenders) == 1 {
+			// A sale of one tender carries its tender's service ids, as an
+			// order of one tender carries its own.
+			q.ServiceOrderID, q.PaymentID = opt.Tenders[0].ServiceOrderID, opt.Tenders[0].PaymentID
+		}
+		r.QR = receipts.SignQR(opt.QRKey, q)
 	}
 	r.Cancelled = cancelledMark(o, opt.Tenders)
 	registered(&r, shop)

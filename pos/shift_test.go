@@ -196,28 +196,28 @@ func TestIMEIOnEveryPhone(t *testing.T) {
 	_, err = tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{phone}, IMEIs: []UnitIMEI{{ProductCode: "SAMSUNG-S24", IMEI: imei}}, Tender: TenderCash, Cashier: "meera"}, nil)
 	var sold *IMEISoldError
 	require.True(t, errors.As(err, &sold), "%v", err)
-	assert.Equal(t, out.OrderID, sold.OrderID)
+	assert.Equal(t, out.SaleID(), sold.OrderID)
 	assert.Contains(t, Sentence(err), "already sold on 22 Nov 10:00 (receipt 2627/000001)")
 	assert.ErrorIs(t, tl.IMEIs.CheckIMEIFree(ctx, imei), ErrIMEISold)
 
 	found, err := tl.IMEIs.FindIMEI(ctx, imei)
 	require.NoError(t, err)
 	require.Len(t, found, 1)
-	assert.Equal(t, out.OrderID, found[0].OrderID)
+	assert.Equal(t, out.SaleID(), found[0].OrderID)
 	none, err := tl.IMEIs.FindIMEI(ctx, "356938035643809")
 	require.NoError(t, err)
 	assert.Empty(t, none)
 
 	// The unit comes back: its IMEI may be sold again, and the search still
 	// finds the first sale.
-	require.NoError(t, tl.IMEIs.ReturnIMEIs(ctx, out.OrderID, "meera", []string{imei}))
+	require.NoError(t, tl.IMEIs.ReturnIMEIs(ctx, out.SaleID(), "meera", []string{imei}))
 	assert.NoError(t, tl.IMEIs.CheckIMEIFree(ctx, imei))
 	again, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{phone}, IMEIs: []UnitIMEI{{ProductCode: "SAMSUNG-S24", IMEI: imei}}, Tender: TenderCash, Cashier: "meera"}, nil)
 	require.NoError(t, err)
 	found, err = tl.IMEIs.FindIMEI(ctx, imei)
 	require.NoError(t, err)
 	require.Len(t, found, 2)
-	assert.Equal(t, again.OrderID, found[0].OrderID, "newest first")
+	assert.Equal(t, again.SaleID(), found[0].OrderID, "newest first")
 }
 
 func TestBusinessDayNeverBlocksSelling(t *testing.T) {

@@ -1,6 +1,10 @@
 package ui
 
-import "context"
+import (
+	"context"
+
+	"galla/pos"
+)
 
 // cartPayment is the sale's open payment: the run in flight (nil once its call
 // ended) and its order. While pos says the cart is locked to it (CartLock), no
@@ -42,6 +46,14 @@ func (cp *cartPayment) paymentDone(run *payRun, o Outcome, err error) {
 		cp.payOrder = o.OrderID
 	}
 	if err == nil && o.State.Paid() && o.Verified {
+		cp.s.clear()
+		return
+	}
+	if st := o.Sale; err == nil && o.State == pos.StateFailed && st != nil && st.Sale.State == pos.StateOpen {
+		// The tender failed and its sale stays open, holding the cart: it is
+		// paid again, replaced or dropped on the sale's own screen.
+		cp.payOrder = ""
+		cp.lock = CartLock{}
 		cp.s.clear()
 		return
 	}

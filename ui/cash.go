@@ -117,7 +117,7 @@ func (s *cashScreen) takeCash() {
 				return
 			}
 			s.u.sale.clear()
-			s.u.receipt.show(o, clearCart)
+			s.u.receipt.show(o.SaleOutcome(), clearCart)
 		}
 	})
 }

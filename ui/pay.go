@@ -347,6 +347,13 @@ func (s *payScreen) show(o Outcome, err error) {
 		if msg == "" {
 			msg = "The payment failed."
 		}
+		if st := o.Sale; st != nil && s.req.Sale == "" && st.Sale.State == pos.StateOpen {
+			// The cart's sale stays open with its failed tender: from now on the
+			// screen pays a tender of it, and Escape goes to its tenders (another
+			// tender, or drop it).
+			s.req.Sale = st.Sale.ID
+			msg += " Escape shows sale " + st.Sale.ID + " to take another tender or drop it."
+		}
 		switch {
 		case o.CanRetry && s.req.Tender == pos.TenderPhone:
 			// The attempts of a phone payment are made on the phone: another try
@@ -422,13 +429,16 @@ func (s *payScreen) toReceipt() {
 	if s.outcome.State != pos.StatePaid {
 		return
 	}
-	if st := s.outcome.Sale; st != nil {
+	if st := s.outcome.Sale; st != nil && s.req.Sale != "" {
 		if st.Complete() {
 			s.u.tenderDone(s.req, s.outcome, nil, s)
 		}
 		return
 	}
-	s.u.receipt.show(s.outcome, clearCart)
+	if st := s.outcome.Sale; st != nil && !st.Complete() {
+		return // its other tenders are on the sale's screen (Escape)
+	}
+	s.u.receipt.show(s.outcome.SaleOutcome(), clearCart)
 }
 
 // back leaves the payment screen: to the split sale's tenders while it is not

@@ -82,7 +82,7 @@ func (sb *statusBar) note(msg string) {
 func (sb *statusBar) raise(n Notice) {
 	sb.note(n.Text)
 	if n.Paid() {
-		sb.noticeOrder = n.OrderID
+		sb.noticeOrder = firstOf(n.Sale, n.OrderID) // a tender's sale: the sale's receipt
 		sb.notice.Importance = widget.SuccessImportance
 		sb.notice.Refresh()
 		sb.noticeA.btn.Show()
@@ -105,6 +105,9 @@ func (sb *statusBar) noteOutcome(o Outcome, err error) {
 	case o.State.Paid() && o.Verified:
 		n := Notice{OrderID: id, State: o.State, Amount: o.Amount, ReceiptNo: o.ReceiptNo,
 			Text: "Order " + id + ": PAID " + o.Amount.String()}
+		if st := o.Sale; st != nil && st.Complete() {
+			n.Sale = st.Sale.ID
+		}
 		if o.ReceiptNo != "" {
 			n.Text += " — receipt " + o.ReceiptNo
 		}

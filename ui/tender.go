@@ -466,9 +466,7 @@ func (u *UI) tenderDone(req PayRequest, o Outcome, err error, back screen) bool 
 		return true
 	}
 	if st.Complete() {
-		sale := o
-		sale.OrderID, sale.Amount, sale.Order = st.Sale.ID, st.Sale.Amount, st.Sale
-		u.receipt.show(sale, keepCart)
+		u.receipt.show(o.SaleOutcome(), keepCart)
 		return true
 	}
 	text := fmt.Sprintf("%s %s taken; %s left to pay.", tenderName(req.Tender), o.Amount, st.Due)

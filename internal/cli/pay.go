@@ -319,6 +319,13 @@ func tenderNoun(o *pos.Order) string {
 
 // printSplitJSON prints checkout's answer for a split sale.
 func (c *cli) printSplitJSON(st *pos.SaleStatus, terminal, status, reason string) {
+	b, _ := json.Marshal(saleOutput(st, terminal, status, reason))
+	fmt.Fprintln(c.stdout, string(b))
+}
+
+// saleOutput is checkout's answer for sale st: the sale's id, document and
+// amount, and its tenders.
+func saleOutput(st *pos.SaleStatus, terminal, status, reason string) checkoutOutput {
 	s := st.Sale
 	out := checkoutOutput{MerchantOrderID: s.ID, Status: status, Verified: s.Verified, Amount: s.Amount, ReceiptNo: max(s.DocNo, s.ReceiptNo), Reason: reason,
 		Tenders: []tenderOutput{}}
@@ -340,8 +347,7 @@ func (c *cli) printSplitJSON(st *pos.SaleStatus, terminal, status, reason string
 		}
 		out.Tenders = append(out.Tenders, to)
 	}
-	b, _ := json.Marshal(out)
-	fmt.Fprintln(c.stdout, string(b))
+	return out
 }
 
 // tenderOf is one tender's part of checkout's answer.

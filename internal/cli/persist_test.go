@@ -63,7 +63,8 @@ func TestSandboxStateAcrossCommands(t *testing.T) {
 	}
 	code, out, errOut = tillRun(t, dir, "", nil, "reconcile")
 	require.Equal(t, exitOK, code, "out %q, err %q", out, errOut)
-	assert.Contains(t, out, pending.MerchantOrderID)
+	require.Len(t, pending.Tenders, 1)
+	assert.Contains(t, out, pending.Tenders[0].MerchantOrderID, "the payment resolved is the sale's card tender's")
 	assert.Contains(t, errOut, "0 still open")
 }
 

@@ -42,7 +42,8 @@ func normalEvents(t *testing.T, j *journal.Journal) []string {
 }
 
 // scrub blanks, at any depth, the fields whose values are ids (ours or the
-// service's: auth code, RRN), times or people.
+// service's: auth code, RRN; a tender's sale and the tenders that covered a
+// sale), times or people.
 func scrub(v any) {
 	switch v := v.(type) {
 	case map[string]any:
@@ -50,8 +51,14 @@ func scrub(v any) {
 			switch k {
 			case "seq", "hash", "prev_hash", "time", "day", "order_id", "merchant_order_id", "service_order_id",
 				"payment_id", "token", "staff", "unique_txn_id", "refund_id", "at", "expires_at", "txn_date_time",
-				"order_date_time", "updated_at", "created_at", "completed_at", "auth_code", "rrn":
+				"order_date_time", "updated_at", "created_at", "completed_at", "auth_code", "rrn", "covered":
 				v[k] = "·"
+			case "sale":
+				if _, id := x.(string); id {
+					v[k] = "·"
+				} else {
+					scrub(x)
+				}
 			default:
 				scrub(x)
 			}

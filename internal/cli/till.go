@@ -327,21 +327,36 @@ func checkoutErrorCode(err error) int {
 	return exitFailed
 }
 
+// printCheckout prints the answer of a checkout of one tender and returns its
+// exit code. A new sale's answer is its sale's (merchant_order_id the sale's
+// id, which galla pay, receipt, refund and void take; a card, EMI or phone
+// tender's own id, the one the payment service knows, in tenders); an order
+// of one tender, paid again from an older journal, answers as itself.
 func (c *cli) printCheckout(res pos.PayOutcome, terminal string) int {
-	o := res.Order
-	out := checkoutOutput{MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID,
-		Verified: o.Verified, Amount: o.Amount, ReceiptNo: max(o.DocNo, o.ReceiptNo), DocumentNo: o.Number(terminal), Change: o.Change, Gateway: o.Gateway}
-	if out.PaymentID == "" {
-		if a := o.LastAttempt(); a != nil {
-			out.PaymentID = a.PaymentID
+	var out checkoutOutput
+	if res.Sale != nil {
+		out = saleOutput(res.Sale, terminal, "", "")
+		for i := range out.Tenders {
+			if k := out.Tenders[i].Kind; k == pos.TenderCash || k == pos.TenderUPI || k == pos.TenderNote {
+				out.Tenders[i].MerchantOrderID = "" // a tender taken at the counter: the sale's id is all there is to name
+			}
 		}
+	} else {
+		o := res.Order
+		out = checkoutOutput{MerchantOrderID: o.ID, ServiceOrderID: o.ServiceOrderID, PaymentID: o.PaymentID,
+			Verified: o.Verified, Amount: o.Amount, ReceiptNo: max(o.DocNo, o.ReceiptNo), DocumentNo: o.Number(terminal), Change: o.Change, Gateway: o.Gateway}
+		if out.PaymentID == "" {
+			if a := o.LastAttempt(); a != nil {
+				out.PaymentID = a.PaymentID
+			}
+		}
+		if o.DocNo > 0 || o.ReceiptNo > 0 {
+			out.InvoiceNo = out.DocumentNo
+		}
+		tout := tenderOf(o)
+		tout.MerchantOrderID = ""
+		out.Tenders = []tenderOutput{tout}
 	}
-	if o.DocNo > 0 || o.ReceiptNo > 0 {
-		out.InvoiceNo = out.DocumentNo
-	}
-	tout := tenderOf(o)
-	tout.MerchantOrderID = ""
-	out.Tenders = []tenderOutput{tout}
 	code := exitOK
 	switch res.State {
 	case pos.StatePaid:
@@ -356,6 +371,10 @@ func (c *cli) printCheckout(res pos.PayOutcome, terminal string) int {
 	switch code {
 	case exitFailed:
 		fmt.Fprintf(c.stderr, "galla: The payment failed (%s); pay again on the same order in the terminal, or take another payment method.\n", strings.TrimSuffix(res.Reason, "."))
+		if res.Sale != nil && res.Sale.Sale.State == pos.StateOpen {
+			id := res.Sale.Sale.ID
+			fmt.Fprintf(c.stderr, "galla: The sale %s stays open with nothing paid: pay again with galla pay %s (the card on standard input), take another payment method with galla pay %s --pay TENDER, or drop it with galla void %s.\n", id, id, id, id)
+		}
 	case exitUnknown:
 		fmt.Fprintln(c.stderr, "galla: The payment's outcome is not known yet; do not charge again — run \"galla reconcile\" to resolve it.")
 	}

@@ -17,7 +17,8 @@ import (
 )
 
 // leaveOTP sells the S24 by card (4111…, approved after the OTP) and backs out of
-// the sandbox's OTP step with Escape. It returns the order, which must be pending.
+// the sandbox's OTP step with Escape. It returns the payment's order (the sale's
+// one tender, the order the payment service knows), which must be pending.
 func (k *counter) leaveOTP() string {
 	k.t.Helper()
 	k.enter("s24")
@@ -38,7 +39,7 @@ func (k *counter) leaveOTP() string {
 	orders, err := k.till.Books.Orders(k.t.Context(), k.till.eng.Now())
 	require.NoError(k.t, err)
 	require.Len(k.t, orders, 1)
-	return orders[0].OrderID
+	return saleTender(k.t, k.till, orders[0].OrderID).ID // the sale's one tender
 }
 
 // authenticateAtBank completes the OTP step of order id at the sandbox's bank page,
@@ -101,13 +102,16 @@ func TestWindowCancelOTPLeavesPaymentPending(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, pos.StatePaid, o.State)
 	assert.True(t, o.Verified)
-	assert.True(t, k.shows("receipt "+o.NumberText()), k.screenText())
+	sale, err := till.eng.Order(ctx, o.Sale) // the receipt is the sale's, which its tender completed
+	require.NoError(t, err)
+	assert.Equal(t, pos.StatePaid, sale.State)
+	assert.True(t, k.shows("receipt "+sale.NumberText()), k.screenText())
 	assert.Equal(t, 1, captures(till), "captured once")
 	k.waitText("No unknown payments")
 
 	k.ctrl(fyne.KeyO)
 	k.waitFor("the receipt preview", func() bool { return k.receiptImage() != nil })
-	assert.Equal(t, "receipt-"+id+".png", k.receiptImage().Name())
+	assert.Equal(t, "receipt-"+sale.ID+".png", k.receiptImage().Name())
 	k.settle()
 }
 
@@ -145,10 +149,13 @@ func TestWindowLatePaidRaisesNotice(t *testing.T) {
 	o, err := till.eng.Order(ctx, id)
 	require.NoError(t, err)
 	require.Equal(t, pos.StatePaid, o.State)
-	assert.True(t, k.shows("receipt "+o.NumberText()), k.screenText())
+	sale, err := till.eng.Order(ctx, o.Sale) // the receipt is the sale's, which its tender completed
+	require.NoError(t, err)
+	require.Equal(t, pos.StatePaid, sale.State)
+	assert.True(t, k.shows("receipt "+sale.NumberText()), k.screenText())
 	k.ctrl(fyne.KeyO)
 	k.waitFor("the late order's receipt", func() bool {
-		return k.receiptImage() != nil && k.receiptImage().Name() == "receipt-"+id+".png"
+		return k.receiptImage() != nil && k.receiptImage().Name() == "receipt-"+sale.ID+".png"
 	})
 	assert.Equal(t, 1, ledger(t, till, id).CapturedPayments)
 	k.settle()

@@ -194,6 +194,18 @@ func (k *counter) screenText() string { return strings.Join(k.texts(), " ") }
 // shows reports whether the screen shows s. A label that wraps is drawn as one text
 // per line, broken between words or, for a long path, inside one; so spaces do not
 // count.
+// saleTender is the order of the one tender that paid sale id: the order the
+// payment service knows (its merchant order id, the card, the EMI plan).
+func saleTender(t *testing.T, till *terminal, id string) *pos.Order {
+	t.Helper()
+	sale, err := till.eng.Order(t.Context(), id)
+	require.NoError(t, err)
+	require.Len(t, sale.Tenders, 1, "a sale of one tender")
+	o, err := till.eng.Order(t.Context(), sale.Tenders[0].OrderID)
+	require.NoError(t, err)
+	return o
+}
+
 func (k *counter) shows(s string) bool {
 	return strings.Contains(noSpace(k.screenText()), noSpace(s))
 }
@@ -426,16 +438,22 @@ func TestKeyboardSale(t *testing.T) {
 	assert.Equal(t, res.Content(), onDisk)
 
 	// The journal and the sandbox agree: one verified EMI sale, captured once.
-	o, err := till.eng.Order(ctx, id)
+	// The receipt is the sale's; its one tender is the EMI order the payment
+	// service knows.
+	sale, err := till.eng.Order(ctx, id)
 	require.NoError(t, err)
+	assert.Equal(t, pos.StatePaid, sale.State)
+	assert.True(t, sale.Verified, "PAID on a verified answer")
+	assert.Equal(t, []string{imei}, sale.IMEIs)
+	assert.Equal(t, "Asha", sale.Staff)
+	assert.Equal(t, uint64(1), sale.DocNo)
+	o := saleTender(t, till, id)
 	assert.Equal(t, pos.StatePaid, o.State)
 	assert.True(t, o.Verified, "PAID on a verified answer")
 	assert.Equal(t, pos.TenderEMI, o.Tender)
 	require.NotNil(t, o.EMI)
 	assert.Equal(t, []string{imei}, o.IMEIs)
 	assert.Equal(t, "0004", o.CardLast4)
-	assert.Equal(t, "Asha", o.Staff)
-	assert.Equal(t, uint64(1), o.DocNo)
 	// The receipt's EMI figures reconcile: the price financed, the bank's
 	// interest (6 × 13,015.18 − 74,999.00 at HDFC's 14%) less the brand's
 	// discount, and the six instalments that add up to the price.
@@ -455,7 +473,7 @@ func TestKeyboardSale(t *testing.T) {
 		assert.Contains(t, rows, want, text.String())
 	}
 	assert.NotContains(t, text.String(), "13,015.18", "the bank's instalment with interest is not what the customer pays")
-	lo := ledger(t, till, id)
+	lo := ledger(t, till, o.ID)
 	assert.Equal(t, 1, lo.CapturedPayments)
 	assert.Equal(t, 1, captures(till), "the sandbox captured exactly once")
 	assert.Equal(t, int64(o.Captured), lo.CapturedAmount)
@@ -467,6 +485,51 @@ func TestKeyboardSale(t *testing.T) {
 	assert.True(t, k.shows(s24[0].Name+"  ·  "+s24[0].SKU), "the matches show what was typed: %s", k.screenText())
 	k.settle()
 	noCardNumber(t, till, "4386280000000004")
+}
+
+// TestKeyboardSaleDeclinedStaysOpen: a card the issuer declines leaves the
+// cart's sale open with its card tender FAILED, not the cart on the counter:
+// Escape shows the sale with the failed tender, to try it again, take another
+// tender or drop it; F4 drops it with no PIN, since nothing was paid.
+func TestKeyboardSaleDeclinedStaysOpen(t *testing.T) {
+	ctx := t.Context()
+	till := newWindowTill(t)
+	k := newCounter(t, till)
+	k.firstManager()
+	k.enter("ACC-CASE-S24")
+	k.waitText("1 item")
+	k.press(fyne.KeyF5) // card
+	k.waitText("Card payment")
+	k.enter("4000000000000002")
+	k.enter("12/30")
+	k.enter("123")
+	k.enter("A Customer")
+	k.otp()
+	k.waitFor("the result", func() bool { return k.result() != "" })
+	require.Equal(t, "FAILED", k.result(), k.screenText())
+	open, err := till.Checkout.OpenSales(ctx)
+	require.NoError(t, err)
+	require.Len(t, open, 1, "the sale stays open")
+	id := open[0].Sale.ID
+	require.Len(t, open[0].Tenders, 1)
+	assert.Equal(t, pos.StateFailed, open[0].Tenders[0].State)
+	assert.True(t, k.shows("Escape shows sale "+id), k.screenText())
+
+	k.press(fyne.KeyEscape)
+	k.waitText("Split tender: sale " + id)
+	k.waitText("The card tender of ₹1,499.00 failed")
+	assert.True(t, k.shows("F3 tries it again"), k.screenText())
+
+	k.press(fyne.KeyF4)
+	k.waitText("Drop sale " + id)
+	k.press(fyne.KeyReturn)
+	k.waitText("Sale " + id + " dropped: nothing was paid on it.")
+	assert.True(t, k.shows("Cart is empty"), "the cart went with the sale: %s", k.screenText())
+	open, err = till.Checkout.OpenSales(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, open)
+	assert.Zero(t, captures(till))
+	k.settle()
 }
 
 // TestKeyboardSaleDeclineThenRetry declines a card sale and takes it again on the
@@ -497,7 +560,10 @@ func TestKeyboardSaleDeclineThenRetry(t *testing.T) {
 	orders, err := till.Books.Orders(ctx, till.eng.Now())
 	require.NoError(t, err)
 	require.Len(t, orders, 1)
-	id := orders[0].OrderID
+	// The journal's row is the sale, open with its card tender FAILED; the
+	// screen names the tender's order, the one the payment service knows.
+	sale := orders[0].OrderID
+	id := saleTender(t, till, sale).ID
 	assert.Equal(t, pos.StateFailed, orders[0].State, "the journal has the attempt FAILED")
 	assert.True(t, k.shows("Order "+id), k.screenText())
 
@@ -524,7 +590,9 @@ func TestKeyboardSaleDeclineThenRetry(t *testing.T) {
 	assert.Equal(t, 1, captures(till), "the sandbox captured exactly once")
 	orders, err = till.Books.Orders(ctx, till.eng.Now())
 	require.NoError(t, err)
-	assert.Len(t, orders, 1, "the retry made no second order")
+	require.Len(t, orders, 1, "the retry made no second order")
+	assert.Equal(t, sale, orders[0].OrderID)
+	assert.Equal(t, pos.StatePaid, orders[0].State, "the sale is paid by its tender")
 
 	k.press(fyne.KeyEscape)
 	k.waitText("Cart is empty")

@@ -138,11 +138,11 @@ func TestWindowTillSells(t *testing.T) {
 	assert.Contains(t, steps, ui.StepCreated)
 	assert.Contains(t, steps, ui.StepAuthenticating)
 
-	img, err := till.Documents.Receipt(ctx, out.OrderID)
+	img, err := till.Documents.Receipt(ctx, out.SaleID())
 	require.NoError(t, err)
 	_, err = png.Decode(bytes.NewReader(img))
 	require.NoError(t, err, "the receipt preview is a PNG")
-	err = till.Documents.Print(ctx, out.OrderID, false)
+	err = till.Documents.Print(ctx, out.SaleID(), false)
 	require.Error(t, err, "no printer is set up")
 	assert.Contains(t, pos.Sentence(err), "Settings")
 
@@ -151,7 +151,7 @@ func TestWindowTillSells(t *testing.T) {
 	require.Len(t, orders, 1)
 	assert.Equal(t, pos.StatePaid, orders[0].State)
 	assert.Contains(t, orders[0].Detail, "1111")
-	hist, err := till.Books.History(ctx, out.OrderID)
+	hist, err := till.Books.History(ctx, out.SaleID())
 	require.NoError(t, err)
 	assert.NotEmpty(t, hist)
 	x, err := till.Books.XReport(ctx, till.eng.Now())
@@ -159,11 +159,11 @@ func TestWindowTillSells(t *testing.T) {
 	assert.NotEmpty(t, x)
 	var csv strings.Builder
 	require.NoError(t, till.Books.ExportCSV(ctx, till.eng.Now(), &csv))
-	assert.Contains(t, csv.String(), out.OrderID)
-	got, err := till.Books.OrderFromQR(receipts.SignQR(testKey(t, till), receipts.QRPayload{MerchantOrderID: out.OrderID, Amount: int64(out.Amount)}))
+	assert.Contains(t, csv.String(), out.SaleID())
+	got, err := till.Books.OrderFromQR(receipts.SignQR(testKey(t, till), receipts.QRPayload{MerchantOrderID: out.SaleID(), Amount: int64(out.Amount)}))
 	require.NoError(t, err)
-	assert.Equal(t, out.OrderID, got)
-	_, err = till.Books.OrderFromQR(out.OrderID)
+	assert.Equal(t, out.SaleID(), got)
+	_, err = till.Books.OrderFromQR(out.SaleID())
 	assert.Error(t, err, "an unsigned code is not a receipt")
 
 	// settings: the shop and printer are journaled, the secret is never read back

@@ -1,0 +1,86 @@
+package pos
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPayWritesASale: a new sale paid by one tender (Checkout.Pay naming no
+// sale) is written on the sale path: the sale holding the cart and its
+// document, and its one tender, an order of its own that the payment service
+// knows. A tender refused before any money moved drops the sale it opened, so
+// no sale is left open; a card the issuer declined leaves the sale open with
+// its tender FAILED, and the tender is paid again on its own order.
+func TestPayWritesASale(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	caseLine := []CartLine{r.cartLine(t, "ACC-CASE", 1)}
+	pay := func(req PayRequest) (PayOutcome, error) {
+		req.OTP, req.Unattended, req.Cashier = r.td.OTP, true, "001"
+		return tl.Checkout.Pay(ctx, req, nil)
+	}
+
+	t.Run("paid", func(t *testing.T) {
+		out, err := pay(PayRequest{Lines: caseLine, Tender: TenderCard, Card: card("4111111111111111")})
+		require.NoError(t, err)
+		require.Equal(t, StatePaid, out.State, out.Reason)
+		require.NotNil(t, out.Sale)
+		require.True(t, out.Sale.Complete())
+		require.Len(t, out.Sale.Tenders, 1, "a sale of one tender")
+		assert.Equal(t, TenderSplit, out.Sale.Sale.Tender, "the sale's own order holds the cart")
+		assert.Equal(t, out.OrderID, out.Sale.Tenders[0].Order.ID, "the outcome's order is the tender's")
+		assert.NotEqual(t, out.OrderID, out.SaleID())
+		assert.Equal(t, out.SaleID(), out.Order.Sale, "the tender names its sale")
+		assert.Equal(t, out.Sale.Sale.Number(tl.Terminal()), out.ReceiptNo, "the document is the sale's")
+		assert.NotEmpty(t, out.ReceiptNo)
+		sale := out.SaleOutcome()
+		assert.Equal(t, out.SaleID(), sale.OrderID)
+		assert.Equal(t, out.Sale.Sale, sale.Order)
+	})
+
+	t.Run("refused before money moved", func(t *testing.T) {
+		tv := []CartLine{r.cartLine(t, "TV-LG-OLED55C4", 1)}
+		plan, err := tl.Checkout.FindOffer(ctx, tv, "ICICI", 18)
+		require.NoError(t, err)
+		_, err = pay(PayRequest{Lines: tv, Tender: TenderEMI, Offer: &plan, Card: card("4386280000000004"),
+			Buyer: &Buyer{Name: "Asha Rao", Address: "12 MG Road, Pune", State: "27"}})
+		require.ErrorIs(t, err, ErrOfferNotForCard)
+		open, err := tl.Checkout.OpenSales(ctx)
+		require.NoError(t, err)
+		assert.Empty(t, open, "the sale opened for the refused tender is dropped: it holds nothing")
+		var dropped int
+		for _, ev := range r.j.allEvents() {
+			if ev.Kind == EvSaleVoided && ev.Sale != nil && ev.Sale.Dropped {
+				dropped++
+			}
+		}
+		assert.Equal(t, 1, dropped, "the sale was opened, then dropped")
+	})
+
+	t.Run("declined", func(t *testing.T) {
+		out, err := pay(PayRequest{Lines: caseLine, Tender: TenderCard, Card: card("4000000000000002")})
+		require.NoError(t, err)
+		require.Equal(t, StateFailed, out.State)
+		assert.True(t, out.CanRetry)
+		require.NotNil(t, out.Sale)
+		assert.Equal(t, StateOpen, out.Sale.Sale.State, "the sale stays open with its failed tender")
+		assert.True(t, out.Sale.HoldsNoMoney())
+		open, err := tl.Checkout.OpenSales(ctx)
+		require.NoError(t, err)
+		require.Len(t, open, 1)
+		assert.Equal(t, out.SaleID(), open[0].Sale.ID)
+
+		again, err := tl.Checkout.PayAgainOrder(ctx, out.SaleID())
+		require.NoError(t, err, "the sale's id names the tender to pay again")
+		assert.Equal(t, out.OrderID, again.ID)
+		paid, err := pay(PayRequest{OrderID: again.ID, Tender: TenderCard, Card: card("4111111111111111")})
+		require.NoError(t, err)
+		require.Equal(t, StatePaid, paid.State, paid.Reason)
+		assert.Equal(t, out.OrderID, paid.OrderID, "paid again on the same order")
+		require.NotNil(t, paid.Sale)
+		assert.True(t, paid.Sale.Complete())
+		assert.Equal(t, paid.Sale.Sale.Number(tl.Terminal()), paid.ReceiptNo)
+	})
+}
