@@ -111,8 +111,8 @@ type StockMove struct {
 	Delta int64  `json:"delta"`
 }
 
-// UnitMove sets a serialised unit's state (in stock, damaged, or gone: sold
-// is a sale's).
+// UnitMove sets a serialised unit's state (in stock, damaged, or missing:
+// sold is a sale's).
 type UnitMove struct {
 	IMEI string    `json:"imei"`
 	SKU  string    `json:"sku,omitempty"` // a unit the journal does not know yet (found at a count)
@@ -488,8 +488,8 @@ func (s *Stock) adjust(ctx context.Context, a StockAdjustment, staff string) err
 		if err := CheckIMEI(u.IMEI); err != nil {
 			return wrapf(ErrBadDelivery, "The IMEI %q is wrong: %v; nothing was recorded.", u.IMEI, err)
 		}
-		if u.To != UnitInStock && u.To != UnitDamaged && u.To != UnitSold {
-			return wrapf(ErrBadDelivery, "A unit goes back in stock, is damaged, or is gone (not %q); nothing was recorded.", u.To)
+		if u.To != UnitInStock && u.To != UnitDamaged && u.To != UnitMissing {
+			return wrapf(ErrBadDelivery, "A unit goes back in stock, is damaged, or is missing (not %q); nothing was recorded.", u.To)
 		}
 		un := b.unit(u.IMEI)
 		if un == nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // stockUsage is galla stock's usage line.
-const stockUsage = "galla stock receive --supplier NAME --invoice NO --date YYYY-MM-DD --items SKU:QTY[@COST_PAISE],... [--imei IMEI[/IMEI2],...] | stock list [--sku SKU] [--format text|csv|json] | stock allow IMEI,... | stock damaged IMEI [--reason TEXT] (receive, allow and damaged take a manager's PIN on standard input or in GALLA_PIN)"
+const stockUsage = "galla stock receive --supplier NAME --invoice NO --date YYYY-MM-DD --items SKU:QTY[@COST_PAISE],... [--imei IMEI[/IMEI2],...] | stock list [--sku SKU] [--format text|csv|json] | stock count --sku SKU (--counted N | --imei IMEI,...) [--apply --reason TEXT] | stock allow IMEI,... | stock damaged IMEI [--reason TEXT] (receive, count --apply, allow and damaged take a manager's PIN on standard input or in GALLA_PIN)"
 
 // cmdStock is galla stock: goods received into stock, the stock on hand, a
 // manager allowing a unit not in stock to be sold, and a unit set aside as
@@ -31,6 +31,8 @@ func cmdStock(c *cli, args []string) int {
 		return c.stockAllow(args[1:])
 	case "damaged":
 		return c.stockDamaged(args[1:])
+	case "count":
+		return c.stockCount(args[1:])
 	}
 	return c.fail(exitBadInput, "Use %s.", stockUsage)
 }
@@ -94,7 +96,7 @@ func (c *cli) stockList(args []string) int {
 	}
 	defer t.close()
 	ctx := context.Background()
-	st, err := t.Stock.Status(ctx)
+	st, err := t.Stock.Enforced(ctx)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
@@ -212,5 +214,63 @@ func (c *cli) stockDamaged(args []string) int {
 		return c.fail(stockErrorCode(err), "%s", pos.Sentence(err))
 	}
 	fmt.Fprintf(c.stderr, "galla: IMEI %s is set aside as damaged.\n", rest[0])
+	return exitOK
+}
+
+// stockCount is galla stock count: one item counted on the shelf against the
+// book; the variance is printed as JSON, and with --apply a manager adjusts
+// the book to the count, with a reason. Exit 1 when a variance is left
+// unapplied, so that a script sees it.
+func (c *cli) stockCount(args []string) int {
+	fs := c.flagSet("galla stock count")
+	sku := fs.String("sku", "", "the item counted")
+	counted := fs.Int64("counted", 0, "the units counted of an item not serialised")
+	imeis := fs.String("imei", "", "the units scanned of a serialised item: IMEI,...")
+	apply := fs.Bool("apply", false, "adjust the book to the count (manager PIN)")
+	reason := fs.String("reason", "", "why the count differs, with --apply")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(rest) != 0 || *sku == "" {
+		return c.fail(exitBadInput, "Use galla stock count --sku SKU (--counted N | --imei IMEI,...) [--apply --reason TEXT].")
+	}
+	count := pos.StockCount{SKU: *sku, Counted: *counted}
+	for _, u := range pos.ParseUnits(strings.Split(*imeis, ",")) {
+		count.IMEIs = append(count.IMEIs, u.IMEI)
+	}
+	var (
+		t   *terminal
+		pin string
+	)
+	if *apply {
+		var failed int
+		if t, pin, failed = c.openAsManager(); t == nil {
+			return failed
+		}
+	} else if t, err = openTill(c); err != nil {
+		return c.failOpen(err)
+	}
+	defer t.close()
+	ctx := context.Background()
+	var v pos.Variance
+	if *apply {
+		v, err = t.Stock.ApplyCount(ctx, count, *reason, pin)
+	} else {
+		v, err = t.Stock.Count(ctx, count)
+	}
+	if err != nil {
+		return c.fail(stockErrorCode(err), "%s", pos.Sentence(err))
+	}
+	b, _ := json.Marshal(v)
+	fmt.Fprintln(c.stdout, string(b))
+	switch {
+	case v.None():
+		fmt.Fprintf(c.stderr, "galla: %s: the count agrees with the book (%d).\n", v.SKU, v.Book)
+	case *apply:
+		fmt.Fprintf(c.stderr, "galla: %s: the book is now %d (was %d): %d missing, %d found.\n", v.SKU, v.Counted, v.Book, len(v.Missing), len(v.Found))
+	default:
+		return c.fail(exitFailed, "%s: counted %d, the book has %d: %d missing, %d found; a manager applies it with --apply --reason TEXT.", v.SKU, v.Counted, v.Book, len(v.Missing), len(v.Found))
+	}
 	return exitOK
 }
