@@ -192,3 +192,47 @@ func TestStockCountCommand(t *testing.T) {
 	assert.Contains(t, out, "ACC-CBL-CC1M\t")
 	assert.Contains(t, out, "\t3\n")
 }
+
+// TestStockTransferCommands: a phone sent from one counter's data directory
+// and received at another's, once; its history at each end; the ageing.
+func TestStockTransferCommands(t *testing.T) {
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	one, two := t.TempDir(), t.TempDir()
+	for _, dir := range []string{one, two} {
+		code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+		require.Equal(t, exitOK, code, errOut)
+	}
+	code, _, errOut := tillRun(t, one, "", pin, "stock", "receive", "--supplier", "Sai", "--invoice", "7", "--date", "2026-01-05",
+		"--items", "PH-SAM-A55-128:2@2100000", "--imei", luhnIMEI(1)+","+luhnIMEI(2))
+	require.Equal(t, exitOK, code, errOut)
+	code, out, errOut := tillRun(t, one, "", pin, "stock", "send", "--to", "Store 2", "--items", "PH-SAM-A55-128:1", "--imei", luhnIMEI(2))
+	require.Equal(t, exitOK, code, errOut)
+	id := strings.TrimSpace(out)
+	assert.Equal(t, "T1/TR/1", id)
+	code, _, errOut = tillRun(t, one, "", pin, "stock", "send", "--to", "Store 2", "--items", "PH-SAM-A55-128:1", "--imei", luhnIMEI(2))
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "was sent to another counter")
+
+	code, _, errOut = tillRun(t, two, "", pin, "stock", "arrive", "--from", "T1", "--transfer", id, "--items", "PH-SAM-A55-128:1", "--imei", luhnIMEI(2))
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, two, "", pin, "stock", "arrive", "--from", "T1", "--transfer", id, "--items", "PH-SAM-A55-128:1", "--imei", luhnIMEI(2))
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "was received already")
+
+	code, out, errOut = tillRun(t, one, "", nil, "stock", "history", luhnIMEI(2))
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "in_transit")
+	assert.Contains(t, out, "received from Sai on invoice 7 of 2026-01-05")
+	assert.Contains(t, out, "sent to Store 2 on transfer T1/TR/1")
+	code, out, errOut = tillRun(t, two, "", nil, "stock", "history", luhnIMEI(2))
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "received from T1 on transfer T1/TR/1")
+
+	code, out, errOut = tillRun(t, one, "", nil, "stock", "ageing", "--format", "json")
+	require.Equal(t, exitOK, code, errOut)
+	var rows []pos.AgeingRow
+	require.NoError(t, json.Unmarshal([]byte(out), &rows))
+	require.Len(t, rows, 1)
+	assert.Equal(t, 1, rows[0].Units)
+	assert.Equal(t, luhnIMEI(1), rows[0].OldestI)
+}
