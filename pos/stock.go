@@ -32,6 +32,10 @@ const (
 	// variance approved by a manager, or a unit set aside as damaged or put
 	// back (Data: StockAdjustment).
 	EvStockAdjusted EventKind = "stock.adjusted"
+	// EvStockSent is goods sent to another counter or store: out of stock
+	// here, its units in transit until the other end receives them as a
+	// delivery From this counter (Data: Transfer).
+	EvStockSent EventKind = "stock.sent"
 )
 
 // overrideStock is the "what" of a manager's override (EvOverride) that lets
@@ -71,6 +75,9 @@ type DeliveryLine struct {
 // Delivery is goods received from a supplier on their invoice of a date
 // (DayLayout).
 type Delivery struct {
+	// From is, for goods transferred from another counter or store, the
+	// sender's name (Supplier says it too, Invoice is the transfer's id).
+	From     string         `json:"from,omitempty"`
 	Supplier string         `json:"supplier"`
 	Invoice  string         `json:"invoice"`
 	Date     string         `json:"date"`
@@ -94,6 +101,9 @@ const (
 	UnitInStock UnitState = "in_stock" // on the shelf, for sale
 	UnitSold    UnitState = "sold"     // sold and not returned
 	UnitDamaged UnitState = "damaged"  // set aside: not for sale
+	// UnitInTransit is a unit sent to another counter or store, not yet
+	// received there.
+	UnitInTransit UnitState = "in_transit"
 )
 
 // StockAdjustment is what a stock.adjusted event changes: quantities of
@@ -111,8 +121,8 @@ type StockMove struct {
 	Delta int64  `json:"delta"`
 }
 
-// UnitMove sets a serialised unit's state (in stock, damaged, or gone: sold
-// is a sale's).
+// UnitMove sets a serialised unit's state (in stock, damaged, or missing:
+// sold is a sale's).
 type UnitMove struct {
 	IMEI string    `json:"imei"`
 	SKU  string    `json:"sku,omitempty"` // a unit the journal does not know yet (found at a count)
@@ -144,6 +154,10 @@ func (e *NotInStockError) Sentence() string {
 		return fmt.Sprintf("IMEI %s is not in stock: it was sold and not returned%s", e.IMEI, ask)
 	case e.State == UnitDamaged:
 		return fmt.Sprintf("IMEI %s is set aside as damaged, not for sale%s", e.IMEI, ask)
+	case e.State == UnitInTransit:
+		return fmt.Sprintf("IMEI %s was sent to another counter and is not in stock here%s", e.IMEI, ask)
+	case e.State == UnitMissing:
+		return fmt.Sprintf("IMEI %s was written off as missing at a count%s", e.IMEI, ask)
 	}
 	return fmt.Sprintf("IMEI %s was never received into stock%s", e.IMEI, ask)
 }
@@ -193,7 +207,7 @@ func (s *Stock) receive(ctx context.Context, d Delivery, staff string) (Delivery
 				if imei == "" {
 					continue
 				}
-				if un := b.unit(imei); un != nil && un.State != UnitSold {
+				if un := b.unit(imei); un != nil && (un.State == UnitInStock || un.State == UnitDamaged) {
 					return Delivery{}, wrapf(ErrBadDelivery, "IMEI %s (%s, box %d) is already in stock as %s (%s); nothing was recorded.",
 						imei, l.SKU, boxNo(d, li, ui), un.SKU, stateText(un.State))
 				}
@@ -227,6 +241,8 @@ func stateText(s UnitState) string {
 		return "a unit on the shelf"
 	case UnitDamaged:
 		return "a damaged unit"
+	case UnitInTransit:
+		return "a unit in transit"
 	}
 	return string(s)
 }
@@ -488,8 +504,8 @@ func (s *Stock) adjust(ctx context.Context, a StockAdjustment, staff string) err
 		if err := CheckIMEI(u.IMEI); err != nil {
 			return wrapf(ErrBadDelivery, "The IMEI %q is wrong: %v; nothing was recorded.", u.IMEI, err)
 		}
-		if u.To != UnitInStock && u.To != UnitDamaged && u.To != UnitSold {
-			return wrapf(ErrBadDelivery, "A unit goes back in stock, is damaged, or is gone (not %q); nothing was recorded.", u.To)
+		if u.To != UnitInStock && u.To != UnitDamaged && u.To != UnitMissing {
+			return wrapf(ErrBadDelivery, "A unit goes back in stock, is damaged, or is missing (not %q); nothing was recorded.", u.To)
 		}
 		un := b.unit(u.IMEI)
 		if un == nil {

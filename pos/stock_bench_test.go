@@ -49,7 +49,7 @@ func BenchmarkStockList(b *testing.B) {
 		_, err := tl.Stock.receive(b.Context(), d, "bench")
 		require.NoError(b, err)
 	}
-	st, err := tl.Stock.Status(b.Context())
+	st, err := tl.Stock.Enforced(b.Context())
 	require.NoError(b, err)
 	require.Equal(b, 50_000, st.Units)
 	ctx := b.Context()

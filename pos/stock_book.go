@@ -26,6 +26,21 @@ type StockUnit struct {
 	Supplier string    `json:"supplier,omitempty"`
 	Invoice  string    `json:"invoice,omitempty"`
 	Order    string    `json:"order,omitempty"` // the sale it was last sold in
+	// History is what happened to the unit, oldest first: its IMEI's story.
+	History []UnitEvent `json:"history,omitempty"`
+}
+
+// UnitEvent is one step of a unit's history: when, at which journal event,
+// and what, in words.
+type UnitEvent struct {
+	Seq  uint64    `json:"seq"`
+	Time time.Time `json:"time"`
+	What string    `json:"what"`
+}
+
+// note adds a step to u's history.
+func (u *StockUnit) note(ev Event, format string, a ...any) {
+	u.History = append(u.History, UnitEvent{Seq: ev.Seq, Time: ev.Time, What: fmt.Sprintf(format, a...)})
 }
 
 // stockEffect is what one sale took out of stock, as the stock book last
@@ -49,6 +64,7 @@ type stockState struct {
 	Invoices map[string]uint64       `json:"invoices,omitempty"` // invoiceKey → the stock.received event
 	Allowed  map[string]string       `json:"allowed,omitempty"`  // IMEI → the manager who allowed selling it out of stock
 	Orders   map[string]*stockEffect `json:"orders,omitempty"`   // the sales since stock began, with what each took out
+	Sent     int                     `json:"sent,omitempty"`     // the transfers sent, numbering the next
 }
 
 // stockBook is the stock derived from the journal's events, caught up as the
@@ -240,6 +256,12 @@ func (b *stockBook) apply(ctx context.Context, j Journal, ev Event) error {
 			return fmt.Errorf("pos: %s at %d: %w: %w", ev.Kind, ev.Seq, ErrBadEvent, err)
 		}
 		b.applyAdjustment(ev, a)
+	case ev.Kind == EvStockSent:
+		var t Transfer
+		if err := json.Unmarshal(ev.Data, &t); err != nil {
+			return fmt.Errorf("pos: %s at %d: %w: %w", ev.Kind, ev.Seq, ErrBadEvent, err)
+		}
+		b.applySent(ev, t)
 	case ev.Kind == EvOverride && ev.Extra["what"] == overrideStock:
 		for k, v := range ev.Extra {
 			if strings.HasPrefix(k, "imei") {
@@ -282,6 +304,11 @@ func (b *stockBook) applyDelivery(ev Event, d Delivery) {
 				b.st.Alias[un.IMEI2] = un.IMEI
 			}
 			b.setState(u, UnitInStock)
+			if d.From != "" {
+				u.note(ev, "received from %s on transfer %s as %s", d.From, d.Invoice, l.SKU)
+			} else {
+				u.note(ev, "received from %s on invoice %s of %s as %s", d.Supplier, d.Invoice, d.Date, l.SKU)
+			}
 		}
 	}
 }
@@ -297,6 +324,7 @@ func (b *stockBook) applyAdjustment(ev Event, a StockAdjustment) {
 			b.st.Units[m.IMEI] = u
 		}
 		b.setState(u, m.To)
+		u.note(ev, "%s: %s", stateWord(m.To), a.Reason)
 	}
 	if b.st.Since.IsZero() && len(a.Lines)+len(a.Units) > 0 {
 		b.st.Since = ev.Time // a count of the shelf starts stock as a delivery does
@@ -340,6 +368,7 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 			if u := b.unit(imei); u != nil && u.State == UnitSold && u.Order == o.ID {
 				b.setState(u, UnitInStock)
 				u.Order = ""
+				u.note(ev, "returned from sale %s", o.ID)
 			}
 		}
 	}
@@ -354,6 +383,7 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 		}
 		b.setState(u, UnitSold)
 		u.Order = o.ID
+		u.note(ev, "sold in sale %s", o.ID)
 	}
 	switch {
 	case len(want.Out) == 0 && len(want.IMEIs) == 0 && (o.State == StateFailed || o.State == StateAbandoned || o.State == StateVoided):
@@ -398,4 +428,34 @@ func skuOfIMEI(o *Order, imei string) string {
 		}
 	}
 	return ""
+}
+
+// applySent takes a transfer's goods out of stock: its units are in transit.
+func (b *stockBook) applySent(ev Event, t Transfer) {
+	b.st.Sent++
+	for _, l := range t.Lines {
+		if len(l.Units) == 0 {
+			b.st.Qty[l.SKU] -= int64(l.Qty)
+			continue
+		}
+		for _, un := range l.Units {
+			if u := b.unit(un.IMEI); u != nil {
+				b.setState(u, UnitInTransit)
+				u.note(ev, "sent to %s on transfer %s", t.To, t.ID)
+			}
+		}
+	}
+}
+
+// stateWord is a unit state in a history's words.
+func stateWord(s UnitState) string {
+	switch s {
+	case UnitInStock:
+		return "back in stock"
+	case UnitDamaged:
+		return "set aside as damaged"
+	case UnitMissing:
+		return "written off as missing"
+	}
+	return string(s)
 }

@@ -39,8 +39,8 @@ type StockRow struct {
 	IMEIs      []string `json:"imeis,omitempty"`
 }
 
-// Status reports whether stock is kept.
-func (s *Stock) Status(ctx context.Context) (StockStatus, error) {
+// Enforced reports whether stock is kept, and so enforced.
+func (s *Stock) Enforced(ctx context.Context) (StockStatus, error) {
 	b, err := s.book(ctx)
 	if err != nil {
 		return StockStatus{}, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -173,7 +174,7 @@ func TestReceiveRefusesBadDeliveries(t *testing.T) {
 func TestSellFromStock(t *testing.T) {
 	r, tl, sj := stockRig(t)
 	ctx := t.Context()
-	st, err := tl.Stock.Status(ctx)
+	st, err := tl.Stock.Enforced(ctx)
 	require.NoError(t, err)
 	assert.False(t, st.Kept)
 	assert.Contains(t, st.Sentence(), "Stock is not kept")
@@ -185,7 +186,7 @@ func TestSellFromStock(t *testing.T) {
 	_, err = tl.Stock.ReceiveItems(ctx, "Sai Distributors", "SD/1", "2026-11-22", "PH-SAM-S24:2@6500000,ACC-CBL:3@12000",
 		[]string{testIMEI(1) + "/" + testIMEI(2), testIMEI(3)}, managerPIN)
 	require.NoError(t, err)
-	st, err = tl.Stock.Status(ctx)
+	st, err = tl.Stock.Enforced(ctx)
 	require.NoError(t, err)
 	assert.True(t, st.Kept)
 	assert.Equal(t, 2, st.Units)
@@ -305,4 +306,108 @@ func TestStockOfferAndSearch(t *testing.T) {
 	require.Len(t, rows, 1)
 	assert.Equal(t, int64(5), rows[0].OnHand)
 	assert.Nil(t, rows[0].IMEIs)
+}
+
+// TestStockCount: a count of the shelf against the book, its variance (units
+// missing and found, a quantity short), applied by a manager with a reason as
+// one stock.adjusted; a count that agrees records nothing.
+func TestStockCount(t *testing.T) {
+	r, tl, _ := stockRig(t)
+	ctx := t.Context()
+	_, err := tl.Stock.ReceiveItems(ctx, "Sai", "1", "2026-11-22", "PH-SAM-S24:3,ACC-CBL:10",
+		[]string{testIMEI(1) + "/" + testIMEI(2), testIMEI(3), testIMEI(4)}, managerPIN)
+	require.NoError(t, err)
+
+	// The shelf: units 1 (by its second IMEI, twice) and 4, and one never received.
+	count := StockCount{SKU: "PH-SAM-S24", IMEIs: []string{testIMEI(2), testIMEI(4), testIMEI(2), testIMEI(7)}}
+	v, err := tl.Stock.Count(ctx, count)
+	require.NoError(t, err)
+	assert.Equal(t, Variance{SKU: "PH-SAM-S24", Book: 3, Counted: 3, Missing: []string{testIMEI(3)}, Found: []string{testIMEI(7)}}, v)
+	_, err = tl.Stock.Count(ctx, StockCount{SKU: "PH-SAM-S24", Counted: 2})
+	require.ErrorIs(t, err, ErrBadDelivery, "a phone is counted by IMEI")
+
+	before := len(r.j.allEvents())
+	_, err = tl.Stock.ApplyCount(ctx, count, "", managerPIN)
+	require.ErrorIs(t, err, ErrBadDelivery, "a reason is needed")
+	_, err = tl.Stock.ApplyCount(ctx, count, "monthly count", "1111")
+	require.Error(t, err)
+	assert.Len(t, r.j.allEvents(), before)
+	_, err = tl.Stock.ApplyCount(ctx, count, "monthly count", managerPIN)
+	require.NoError(t, err)
+	_, err = tl.Stock.ApplyCount(ctx, StockCount{SKU: "ACC-CBL", Counted: 8}, "two lost", managerPIN)
+	require.NoError(t, err)
+	evs := eventsOf(t, r, EvStockAdjusted, before)
+	require.Len(t, evs, 2)
+	assert.Contains(t, string(evs[0].Data), `"reason":"count: monthly count"`)
+
+	n, imeis := onHand(t, tl, "PH-SAM-S24")
+	assert.Equal(t, int64(3), n)
+	assert.Equal(t, []string{testIMEI(1), testIMEI(4), testIMEI(7)}, imeis)
+	u, ok, err := tl.Stock.Unit(ctx, testIMEI(3))
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, UnitMissing, u.State)
+	n, _ = onHand(t, tl, "ACC-CBL")
+	assert.Equal(t, int64(8), n)
+
+	before = len(r.j.allEvents())
+	v, err = tl.Stock.ApplyCount(ctx, StockCount{SKU: "ACC-CBL", Counted: 8}, "again", managerPIN)
+	require.NoError(t, err)
+	assert.True(t, v.None())
+	assert.Len(t, r.j.allEvents(), before, "a count that agrees records nothing")
+}
+
+// TestStockTransferAgeingHistory: a phone sent from one counter is in
+// transit there and in stock at the other once received, which takes the
+// transfer once; the ageing counts days in stock; an IMEI's history tells its
+// story at each end.
+func TestStockTransferAgeingHistory(t *testing.T) {
+	_, t1, _ := stockRig(t)
+	r2, t2, _ := stockRig(t)
+	ctx := t.Context()
+	_, err := t1.Stock.ReceiveItems(ctx, "Sai Distributors", "SD/9", "2026-11-01", "PH-SAM-S24:2@6500000,ACC-CBL:4",
+		[]string{testIMEI(1), testIMEI(3)}, managerPIN)
+	require.NoError(t, err)
+
+	_, err = t1.Stock.Send(ctx, "Store 2", "PH-SAM-S24:1", []string{testIMEI(51)}, managerPIN)
+	require.ErrorIs(t, err, ErrNotInStock, "only a unit in stock is sent")
+	tr, err := t1.Stock.Send(ctx, "Store 2", "PH-SAM-S24:1,ACC-CBL:3", []string{testIMEI(3)}, managerPIN)
+	require.NoError(t, err)
+	assert.Equal(t, "T1/TR/1", tr.ID)
+	n, imeis := onHand(t, t1, "PH-SAM-S24")
+	assert.Equal(t, int64(1), n)
+	assert.Equal(t, []string{testIMEI(1)}, imeis)
+	n, _ = onHand(t, t1, "ACC-CBL")
+	assert.Equal(t, int64(1), n)
+	u, _, err := t1.Stock.Unit(ctx, testIMEI(3))
+	require.NoError(t, err)
+	assert.Equal(t, UnitInTransit, u.State)
+
+	_, err = t2.Stock.Arrive(ctx, "T1", tr.ID, "PH-SAM-S24:1,ACC-CBL:3", []string{testIMEI(3)}, managerPIN)
+	require.NoError(t, err)
+	_, err = t2.Stock.Arrive(ctx, "T1", tr.ID, "PH-SAM-S24:1,ACC-CBL:3", []string{testIMEI(3)}, managerPIN)
+	require.ErrorIs(t, err, ErrInvoiceReceived, "a transfer is received once")
+	n, imeis = onHand(t, t2, "PH-SAM-S24")
+	assert.Equal(t, int64(1), n)
+	assert.Equal(t, []string{testIMEI(3)}, imeis)
+
+	r2.clock.Advance(40 * 24 * time.Hour)
+	_, err = t2.Stock.ReceiveItems(ctx, "Sai Distributors", "SD/10", "2026-12-31", "PH-SAM-S24:1", []string{testIMEI(5)}, managerPIN)
+	require.NoError(t, err)
+	age, err := t2.Stock.Ageing(ctx)
+	require.NoError(t, err)
+	require.Len(t, age, 1)
+	assert.Equal(t, AgeingRow{SKU: "PH-SAM-S24", Name: "Samsung Galaxy S24", Brand: "Samsung", Units: 2, Days30: 1, Days60: 1, Oldest: 40,
+		OldestI: testIMEI(3)}, age[0])
+
+	h, ok, err := t1.Stock.History(ctx, testIMEI(3))
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Len(t, h.History, 2)
+	assert.Equal(t, "received from Sai Distributors on invoice SD/9 of 2026-11-01 as PH-SAM-S24", h.History[0].What)
+	assert.Equal(t, "sent to Store 2 on transfer T1/TR/1", h.History[1].What)
+	h, _, err = t2.Stock.History(ctx, testIMEI(3))
+	require.NoError(t, err)
+	require.Len(t, h.History, 1)
+	assert.Equal(t, "received from T1 on transfer T1/TR/1 as PH-SAM-S24", h.History[0].What)
 }

@@ -23,7 +23,7 @@ import (
 // nothing.
 
 // projectedTables are the tables Projections.Rebuild truncates: everything derived.
-var projectedTables = []string{"orders", "order_lines", "order_rates", "payments", "documents", "credit_notes", "imei_units", "shifts", "z_reports", "overrides", "over_refunds"}
+var projectedTables = append([]string{"orders", "order_lines", "order_rates", "payments", "documents", "credit_notes", "imei_units", "shifts", "z_reports", "overrides", "over_refunds"}, stockTables...)
 
 // projectFunc projects one decoded event of the projector's terminal.
 type projectFunc func(p *projector, seq uint64, ev *pos.Event) error
@@ -51,6 +51,9 @@ func projectionsTable() map[pos.EventKind]projectFunc {
 	}
 	for _, k := range []pos.EventKind{pos.EvShiftOpened, pos.EvShiftCash, pos.EvShiftClosed} {
 		t[k] = projectShift
+	}
+	for _, k := range []pos.EventKind{pos.EvStockReceived, pos.EvStockAdjusted, pos.EvStockSent} {
+		t[k] = projectStock // project_stock.go
 	}
 	return t
 }

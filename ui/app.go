@@ -113,6 +113,7 @@ type UI struct {
 	settings *settingsScreen
 	staff    *staffScreen // Settings' staff list (staff.go)
 	shift    *shiftScreen // the shift and the cash drawer (shift.go)
+	stock    *stockScreen // the stock on hand and goods received (stock.go)
 }
 
 // New builds the terminal window on app over the services it uses. The window
@@ -176,12 +177,14 @@ func New(app fyne.App, services Services, opts Options) *UI {
 	u.settings = newSettingsScreen(u)
 	u.staff = newStaffScreen(u)
 	u.shift = newShiftScreen(u)
+	u.stock = newStockScreen(u)
 	u.global = []*action{
 		u.bar.checkA, u.bar.noticeA,
 		u.newAction("Sale", fyne.KeyF2, 0, func() { u.goTo(u.sale) }),
 		u.newAction("Journal", fyne.KeyF9, 0, u.openJournal),
 		u.newAction("Settings", fyne.KeyF10, 0, u.openSettings),
 		u.newAction("Shift", fyne.KeyF12, 0, u.shift.openScreen),
+		u.newAction("Stock", fyne.KeyB, fyne.KeyModifierControl, u.stock.open),
 		u.newAction("Theme", fyne.KeyT, fyne.KeyModifierControl, u.toggleTheme),
 		u.newAction("Lock", fyne.KeyL, fyne.KeyModifierControl, u.lock),
 	}
@@ -208,7 +211,7 @@ func New(app fyne.App, services Services, opts Options) *UI {
 		u.touch()
 		u.typeAhead.keep(r, "")
 	})
-	for _, k := range []fyne.KeyName{fyne.KeyL, fyne.KeyT, fyne.KeyD, fyne.KeyE, fyne.KeyF, fyne.KeyP, fyne.KeyR, fyne.KeyS, fyne.KeyQ, fyne.KeyI, fyne.KeyO, fyne.KeyK, fyne.KeyN, fyne.KeyG, fyne.KeyH, fyne.KeyDelete, fyne.KeyUp, fyne.KeyDown} {
+	for _, k := range []fyne.KeyName{fyne.KeyB, fyne.KeyL, fyne.KeyT, fyne.KeyD, fyne.KeyE, fyne.KeyF, fyne.KeyP, fyne.KeyR, fyne.KeyS, fyne.KeyQ, fyne.KeyI, fyne.KeyO, fyne.KeyK, fyne.KeyN, fyne.KeyG, fyne.KeyH, fyne.KeyDelete, fyne.KeyUp, fyne.KeyDown} {
 		sc := &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierControl}
 		c.AddShortcut(sc, u.TypedShortcut)
 	}

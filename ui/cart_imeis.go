@@ -102,6 +102,9 @@ func (ci *cartIMEIs) haveIMEIs(then func()) bool {
 					if err != nil {
 						p.say(fmt.Sprintf("IMEI %d: %s", bad+1, sentence(err)))
 						ci.s.u.win.Canvas().Focus(fields[bad])
+						if pos.MayOverrideStock(err) {
+							ci.askStockOverride(p, list[bad].IMEI, err)
+						}
 						return
 					}
 					ci.imeis = list
@@ -131,4 +134,38 @@ func (ci *cartIMEIs) imeisFor(lines []Line, have []IMEI) []IMEI {
 		}
 	}
 	return out
+}
+
+// askStockOverride asks, over the IMEI prompt p, for a manager's PIN that
+// allows the unit imei to be sold though it is not in stock (cause says why);
+// the override is journaled with the manager's name, and the IMEIs are then
+// checked again. Escape goes back to the IMEIs with nothing allowed.
+func (ci *cartIMEIs) askStockOverride(p *prompt, imei string, cause error) {
+	u := ci.s.u
+	pin := newKeyEntry(u)
+	pin.Password = true
+	pin.SetPlaceHolder("Manager PIN")
+	st, by := u.till.Stock, u.user.Name
+	u.dialogs.ask("Manager override", sentence(cause)+" A manager's PIN sells it though it is not in stock (journaled with the manager's name); Escape goes back to the IMEIs.",
+		[]*keyEntry{pin}, func(op *prompt) {
+			code := pin.Text
+			pin.SetText("")
+			if code == "" {
+				op.say("Type a manager's PIN, then Enter; Escape goes back.")
+				return
+			}
+			op.ok.Disable()
+			u.asyncScreen(func(ctx context.Context) func() {
+				_, err := st.AllowIMEIs(ctx, []string{imei}, code, by)
+				return func() {
+					op.ok.Enable()
+					if err != nil {
+						op.say(sentence(err))
+						return
+					}
+					op.close()
+					p.confirm() // checked again: allowed now
+				}
+			})
+		})
 }

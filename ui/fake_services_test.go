@@ -25,12 +25,13 @@ type wholeTill interface {
 	Books
 	Documents
 	Admin
+	Stock
 }
 
 // servicesOf fills every field of the window's Services with t.
 func servicesOf(t wholeTill) Services {
 	return Services{Counter: t, Staffer: t, Catalog: t, Customers: t, Checkout: t, Pending: t, IMEIs: t,
-		Returns: t, Drawer: t, Books: t, Documents: t, Admin: t}
+		Returns: t, Drawer: t, Books: t, Documents: t, Admin: t, Stock: t}
 }
 
 // The services below are the fake till's part of what no test here drives (the
@@ -170,7 +171,7 @@ func (f *fakeTill) SetStaffLimits(context.Context, string, *pos.StaffLimits, str
 
 // IMEIs: every IMEI is free and no sale carries one.
 
-func (f *fakeTill) CheckIMEIFree(context.Context, string) error { return nil }
+func (f *fakeTill) CheckIMEIFree(_ context.Context, imei string) error { return f.stockCheck(imei) }
 
 func (f *fakeTill) FindIMEI(context.Context, string) ([]OrderSummary, error) { return nil, nil }
 

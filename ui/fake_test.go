@@ -55,6 +55,8 @@ type fakeTill struct {
 	refunds   []pos.Paise
 	// reports lists the reports printed ("print:2026-11-22") and drawn ("png:...").
 	reports []string
+	// stock is the fake's goods on hand (stock_test.go).
+	stock fakeStock
 
 	cards    []*fakeCard // every card NewCard made
 	otp      chan string // the OTP typed in the window, for a payment waiting on it

@@ -44,6 +44,8 @@ type Services struct {
 	Documents
 	// Admin reads and changes the settings, the shop's UPI address with them.
 	Admin
+	// Stock is the goods on hand and received (stock.go).
+	Stock
 }
 
 // Checkout takes payments (the sale's one path to money in).

@@ -13,7 +13,7 @@ import (
 )
 
 // stockUsage is galla stock's usage line.
-const stockUsage = "galla stock receive --supplier NAME --invoice NO --date YYYY-MM-DD --items SKU:QTY[@COST_PAISE],... [--imei IMEI[/IMEI2],...] | stock list [--sku SKU] [--format text|csv|json] | stock allow IMEI,... | stock damaged IMEI [--reason TEXT] (receive, allow and damaged take a manager's PIN on standard input or in GALLA_PIN)"
+const stockUsage = "galla stock receive --supplier NAME --invoice NO --date YYYY-MM-DD --items SKU:QTY[@COST_PAISE],... [--imei IMEI[/IMEI2],...] | stock list [--sku SKU] [--format text|csv|json] | stock count --sku SKU (--counted N | --imei IMEI,...) [--apply --reason TEXT] | stock send --to COUNTER --items SKU:QTY,... [--imei IMEI,...] | stock arrive --from COUNTER --transfer ID --items SKU:QTY,... [--imei IMEI,...] | stock ageing [--format text|csv|json] | stock history IMEI | stock allow IMEI,... | stock damaged IMEI [--reason TEXT] (receive, count --apply, send, arrive, allow and damaged take a manager's PIN on standard input or in GALLA_PIN)"
 
 // cmdStock is galla stock: goods received into stock, the stock on hand, a
 // manager allowing a unit not in stock to be sold, and a unit set aside as
@@ -31,6 +31,16 @@ func cmdStock(c *cli, args []string) int {
 		return c.stockAllow(args[1:])
 	case "damaged":
 		return c.stockDamaged(args[1:])
+	case "count":
+		return c.stockCount(args[1:])
+	case "send":
+		return c.stockSend(args[1:])
+	case "arrive":
+		return c.stockArrive(args[1:])
+	case "ageing":
+		return c.stockAgeing(args[1:])
+	case "history":
+		return c.stockHistory(args[1:])
 	}
 	return c.fail(exitBadInput, "Use %s.", stockUsage)
 }
@@ -39,7 +49,7 @@ func cmdStock(c *cli, args []string) int {
 // what the manager corrects, FAILED for the rest.
 func stockErrorCode(err error) int {
 	for _, bad := range []error{pos.ErrBadDelivery, pos.ErrInvoiceReceived, pos.ErrWrongPIN, pos.ErrBadPIN, pos.ErrTooManyOverrides,
-		pos.ErrBadIMEI, pos.ErrDayClosed, pos.ErrIMEIDigits, pos.ErrIMEILength, pos.ErrIMEICheckDigit} {
+		pos.ErrBadIMEI, pos.ErrDayClosed, pos.ErrNotInStock, pos.ErrIMEIDigits, pos.ErrIMEILength, pos.ErrIMEICheckDigit} {
 		if errors.Is(err, bad) {
 			return exitBadInput
 		}
@@ -94,7 +104,7 @@ func (c *cli) stockList(args []string) int {
 	}
 	defer t.close()
 	ctx := context.Background()
-	st, err := t.Stock.Status(ctx)
+	st, err := t.Stock.Enforced(ctx)
 	if err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
@@ -212,5 +222,197 @@ func (c *cli) stockDamaged(args []string) int {
 		return c.fail(stockErrorCode(err), "%s", pos.Sentence(err))
 	}
 	fmt.Fprintf(c.stderr, "galla: IMEI %s is set aside as damaged.\n", rest[0])
+	return exitOK
+}
+
+// stockCount is galla stock count: one item counted on the shelf against the
+// book; the variance is printed as JSON, and with --apply a manager adjusts
+// the book to the count, with a reason. Exit 1 when a variance is left
+// unapplied, so that a script sees it.
+func (c *cli) stockCount(args []string) int {
+	fs := c.flagSet("galla stock count")
+	sku := fs.String("sku", "", "the item counted")
+	counted := fs.Int64("counted", 0, "the units counted of an item not serialised")
+	imeis := fs.String("imei", "", "the units scanned of a serialised item: IMEI,...")
+	apply := fs.Bool("apply", false, "adjust the book to the count (manager PIN)")
+	reason := fs.String("reason", "", "why the count differs, with --apply")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(rest) != 0 || *sku == "" {
+		return c.fail(exitBadInput, "Use galla stock count --sku SKU (--counted N | --imei IMEI,...) [--apply --reason TEXT].")
+	}
+	count := pos.StockCount{SKU: *sku, Counted: *counted}
+	for _, u := range pos.ParseUnits(strings.Split(*imeis, ",")) {
+		count.IMEIs = append(count.IMEIs, u.IMEI)
+	}
+	var (
+		t   *terminal
+		pin string
+	)
+	if *apply {
+		var failed int
+		if t, pin, failed = c.openAsManager(); t == nil {
+			return failed
+		}
+	} else if t, err = openTill(c); err != nil {
+		return c.failOpen(err)
+	}
+	defer t.close()
+	ctx := context.Background()
+	var v pos.Variance
+	if *apply {
+		v, err = t.Stock.ApplyCount(ctx, count, *reason, pin)
+	} else {
+		v, err = t.Stock.Count(ctx, count)
+	}
+	if err != nil {
+		return c.fail(stockErrorCode(err), "%s", pos.Sentence(err))
+	}
+	b, _ := json.Marshal(v)
+	fmt.Fprintln(c.stdout, string(b))
+	switch {
+	case v.None():
+		fmt.Fprintf(c.stderr, "galla: %s: the count agrees with the book (%d).\n", v.SKU, v.Book)
+	case *apply:
+		fmt.Fprintf(c.stderr, "galla: %s: the book is now %d (was %d): %d missing, %d found.\n", v.SKU, v.Counted, v.Book, len(v.Missing), len(v.Found))
+	default:
+		return c.fail(exitFailed, "%s: counted %d, the book has %d: %d missing, %d found; a manager applies it with --apply --reason TEXT.", v.SKU, v.Counted, v.Book, len(v.Missing), len(v.Found))
+	}
+	return exitOK
+}
+
+// stockSend is galla stock send: goods sent to another counter or store,
+// their units in transit; it prints the transfer's id for the other end.
+func (c *cli) stockSend(args []string) int {
+	fs := c.flagSet("galla stock send")
+	to := fs.String("to", "", "the counter or store the goods go to")
+	items := fs.String("items", "", "SKU:QTY,...")
+	imeis := fs.String("imei", "", "the units' IMEIs in the order of the lines' units")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(rest) != 0 || *to == "" || *items == "" {
+		return c.fail(exitBadInput, "Use galla stock send --to COUNTER --items SKU:QTY,... [--imei IMEI,...].")
+	}
+	t, pin, failed := c.openAsManager()
+	if t == nil {
+		return failed
+	}
+	defer t.close()
+	tr, err := t.Stock.Send(context.Background(), *to, *items, strings.Split(*imeis, ","), pin)
+	if err != nil {
+		return c.fail(stockErrorCode(err), "%s", pos.Sentence(err))
+	}
+	fmt.Fprintln(c.stdout, tr.ID)
+	fmt.Fprintf(c.stderr, "galla: transfer %s to %s: the goods are in transit until %s receives them with galla stock arrive --from %s --transfer %s.\n", tr.ID, tr.To, tr.To, t.Terminal(), tr.ID)
+	return exitOK
+}
+
+// stockArrive is galla stock arrive: goods transferred from another counter
+// or store received here, once per transfer.
+func (c *cli) stockArrive(args []string) int {
+	fs := c.flagSet("galla stock arrive")
+	from := fs.String("from", "", "the counter or store that sent the goods")
+	id := fs.String("transfer", "", "the sender's transfer id")
+	items := fs.String("items", "", "SKU:QTY,...")
+	imeis := fs.String("imei", "", "the units' IMEIs in the order of the lines' units")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(rest) != 0 || *from == "" || *id == "" || *items == "" {
+		return c.fail(exitBadInput, "Use galla stock arrive --from COUNTER --transfer ID --items SKU:QTY,... [--imei IMEI,...].")
+	}
+	t, pin, failed := c.openAsManager()
+	if t == nil {
+		return failed
+	}
+	defer t.close()
+	d, err := t.Stock.Arrive(context.Background(), *from, *id, *items, strings.Split(*imeis, ","), pin)
+	if err != nil {
+		return c.fail(stockErrorCode(err), "%s", pos.Sentence(err))
+	}
+	fmt.Fprintf(c.stderr, "galla: received %d units of transfer %s from %s.\n", d.Units(), d.Invoice, d.From)
+	return exitOK
+}
+
+// stockAgeing is galla stock ageing: the serialised units in stock by model
+// and days in stock.
+func (c *cli) stockAgeing(args []string) int {
+	fs := c.flagSet("galla stock ageing")
+	format := fs.String("format", "text", "text, csv or json")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(rest) != 0 || (*format != "text" && *format != "csv" && *format != "json") {
+		return c.fail(exitBadInput, "Use galla stock ageing [--format text|csv|json].")
+	}
+	t, err := openTill(c)
+	if err != nil {
+		return c.failOpen(err)
+	}
+	defer t.close()
+	rows, err := t.Stock.Ageing(context.Background())
+	if err != nil {
+		return c.fail(exitFailed, "%s", pos.Sentence(err))
+	}
+	switch *format {
+	case "json":
+		if rows == nil {
+			rows = []pos.AgeingRow{}
+		}
+		b, _ := json.MarshalIndent(rows, "", "  ")
+		fmt.Fprintln(c.stdout, string(b))
+	case "csv":
+		w := csv.NewWriter(c.stdout)
+		_ = w.Write([]string{"sku", "name", "brand", "units", "days_0_30", "days_31_60", "days_61_90", "days_over_90", "oldest_days", "oldest_imei", "cost_paise"})
+		for _, r := range rows {
+			_ = w.Write([]string{pos.CSVText(r.SKU), pos.CSVText(r.Name), pos.CSVText(r.Brand), strconv.Itoa(r.Units), strconv.Itoa(r.Days30), strconv.Itoa(r.Days60),
+				strconv.Itoa(r.Days90), strconv.Itoa(r.Over90), strconv.Itoa(r.Oldest), r.OldestI, strconv.FormatInt(int64(r.Cost), 10)})
+		}
+		w.Flush()
+	default:
+		for _, r := range rows {
+			slow := ""
+			if r.Over90 > 0 {
+				slow = "\tSLOW: over 90 days"
+			}
+			fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%d units\t0-30: %d\t31-60: %d\t61-90: %d\t>90: %d\toldest %d days%s\n",
+				r.Brand, r.SKU, r.Name, r.Units, r.Days30, r.Days60, r.Days90, r.Over90, r.Oldest, slow)
+		}
+	}
+	return exitOK
+}
+
+// stockHistory is galla stock history IMEI: the unit's whole story.
+func (c *cli) stockHistory(args []string) int {
+	fs := c.flagSet("galla stock history")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(rest) != 1 {
+		return c.fail(exitBadInput, "Name the unit: galla stock history IMEI.")
+	}
+	t, err := openTill(c)
+	if err != nil {
+		return c.failOpen(err)
+	}
+	defer t.close()
+	u, ok, err := t.Stock.History(context.Background(), rest[0])
+	if err != nil {
+		return c.fail(exitFailed, "%s", pos.Sentence(err))
+	}
+	if !ok {
+		return c.fail(exitFailed, "IMEI %s was never in this counter's stock; galla journal find IMEI lists the sales that carried it.", rest[0])
+	}
+	fmt.Fprintf(c.stdout, "IMEI %s\t%s\t%s\n", u.IMEI, u.SKU, u.State)
+	for _, h := range u.History {
+		fmt.Fprintf(c.stdout, "%s\t%s\n", h.Time.Format("2006-01-02 15:04"), h.What)
+	}
 	return exitOK
 }

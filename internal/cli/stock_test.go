@@ -157,3 +157,82 @@ func TestStockCommands(t *testing.T) {
 	code, _, errOut = run(nil, "stock", "list", "--format", "xml")
 	assert.Equal(t, exitBadInput, code, errOut)
 }
+
+// TestStockCountCommand: a count with a variance is said (exit 1) and
+// changes nothing until a manager applies it with a reason.
+func TestStockCountCommand(t *testing.T) {
+	dir := t.TempDir()
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "", pin, "stock", "receive", "--supplier", "Sai", "--invoice", "1", "--date", "2026-01-05",
+		"--items", "PH-SAM-A55-128:2,ACC-CBL-CC1M:4", "--imei", luhnIMEI(1)+","+luhnIMEI(2))
+	require.Equal(t, exitOK, code, errOut)
+
+	code, out, errOut := tillRun(t, dir, "", nil, "stock", "count", "--sku", "PH-SAM-A55-128", "--imei", luhnIMEI(2)+","+luhnIMEI(5))
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, errOut, "counted 2, the book has 2: 1 missing, 1 found")
+	var v pos.Variance
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	assert.Equal(t, []string{luhnIMEI(1)}, v.Missing)
+	assert.Equal(t, []string{luhnIMEI(5)}, v.Found)
+
+	code, _, errOut = tillRun(t, dir, "", pin, "stock", "count", "--sku", "PH-SAM-A55-128", "--imei", luhnIMEI(2)+","+luhnIMEI(5), "--apply")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "Say why")
+	code, _, errOut = tillRun(t, dir, "", pin, "stock", "count", "--sku", "PH-SAM-A55-128", "--imei", luhnIMEI(2)+","+luhnIMEI(5), "--apply", "--reason", "month end")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "", nil, "stock", "count", "--sku", "PH-SAM-A55-128", "--imei", luhnIMEI(5)+","+luhnIMEI(2))
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, "agrees with the book (2)")
+	code, _, errOut = tillRun(t, dir, "", pin, "stock", "count", "--sku", "ACC-CBL-CC1M", "--counted", "3", "--apply", "--reason", "one lost")
+	require.Equal(t, exitOK, code, errOut)
+	code, out, errOut = tillRun(t, dir, "", nil, "stock", "list", "--sku", "ACC-CBL-CC1M")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "ACC-CBL-CC1M\t")
+	assert.Contains(t, out, "\t3\n")
+}
+
+// TestStockTransferCommands: a phone sent from one counter's data directory
+// and received at another's, once; its history at each end; the ageing.
+func TestStockTransferCommands(t *testing.T) {
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	one, two := t.TempDir(), t.TempDir()
+	for _, dir := range []string{one, two} {
+		code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+		require.Equal(t, exitOK, code, errOut)
+	}
+	code, _, errOut := tillRun(t, one, "", pin, "stock", "receive", "--supplier", "Sai", "--invoice", "7", "--date", "2026-01-05",
+		"--items", "PH-SAM-A55-128:2@2100000", "--imei", luhnIMEI(1)+","+luhnIMEI(2))
+	require.Equal(t, exitOK, code, errOut)
+	code, out, errOut := tillRun(t, one, "", pin, "stock", "send", "--to", "Store 2", "--items", "PH-SAM-A55-128:1", "--imei", luhnIMEI(2))
+	require.Equal(t, exitOK, code, errOut)
+	id := strings.TrimSpace(out)
+	assert.Equal(t, "T1/TR/1", id)
+	code, _, errOut = tillRun(t, one, "", pin, "stock", "send", "--to", "Store 2", "--items", "PH-SAM-A55-128:1", "--imei", luhnIMEI(2))
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "was sent to another counter")
+
+	code, _, errOut = tillRun(t, two, "", pin, "stock", "arrive", "--from", "T1", "--transfer", id, "--items", "PH-SAM-A55-128:1", "--imei", luhnIMEI(2))
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, two, "", pin, "stock", "arrive", "--from", "T1", "--transfer", id, "--items", "PH-SAM-A55-128:1", "--imei", luhnIMEI(2))
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "was received already")
+
+	code, out, errOut = tillRun(t, one, "", nil, "stock", "history", luhnIMEI(2))
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "in_transit")
+	assert.Contains(t, out, "received from Sai on invoice 7 of 2026-01-05")
+	assert.Contains(t, out, "sent to Store 2 on transfer T1/TR/1")
+	code, out, errOut = tillRun(t, two, "", nil, "stock", "history", luhnIMEI(2))
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "received from T1 on transfer T1/TR/1")
+
+	code, out, errOut = tillRun(t, one, "", nil, "stock", "ageing", "--format", "json")
+	require.Equal(t, exitOK, code, errOut)
+	var rows []pos.AgeingRow
+	require.NoError(t, json.Unmarshal([]byte(out), &rows))
+	require.Len(t, rows, 1)
+	assert.Equal(t, 1, rows[0].Units)
+	assert.Equal(t, luhnIMEI(1), rows[0].OldestI)
+}

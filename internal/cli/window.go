@@ -60,7 +60,7 @@ func cmdWindow(c *cli, args []string) int {
 func windowServices(t *pos.Till) ui.Services {
 	return ui.Services{Counter: t, Staffer: t.Crew, Catalog: t.Shelf, Customers: t.Customers, Checkout: t.Checkout,
 		Pending: t.Pending, IMEIs: t.IMEIs, Returns: t.Returns, Drawer: t.Drawer, Books: t.Books, Documents: t.Documents,
-		Admin: t.Setup}
+		Admin: t.Setup, Stock: t.Stock}
 }
 
 // reconcileAfterCheck waits for the journal's startup check that openTerminal
