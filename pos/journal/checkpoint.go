@@ -133,8 +133,8 @@ func checkpointBefore(tx *bolt.Tx, zno uint64) (c Checkpoint, ok bool, err error
 		return Checkpoint{}, false, nil
 	}
 	cur := b.Cursor()
-	k, v := cur.Seek(u64(zno))
-	if k == nil {
+	var k, v []byte
+	if k, _ = cur.Seek(u64(zno)); k == nil {
 		k, v = cur.Last()
 	} else {
 		k, v = cur.Prev()

@@ -469,9 +469,15 @@ func TestAppendBudget(t *testing.T) {
 	}
 	const (
 		turns     = 100
-		xBudget   = 1.8
 		maxAllocs = 250
 	)
+	// Under the race detector (make test) an Append's CPU counts several times
+	// over: 1.4-1.6 where a plain run reads 0.9-1.2, and a second fsync still
+	// goes above 2.2.
+	xBudget := 1.8
+	if raceOn {
+		xBudget = 2.2
+	}
 	r := appendRun(t, func(yield func() bool) {
 		for range turns {
 			yield()
