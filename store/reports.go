@@ -368,7 +368,7 @@ func (rp *Reports) CounterZs(ctx context.Context, day string) ([]CounterZ, error
 // journaled.
 
 // ErrNoGSTIN refuses a GSTR-1 of a store whose GSTIN is not known.
-var ErrNoGSTIN = errors.New("GSTR-1 is filed under the store's GSTIN, which is not known: set it on a counter (galla shop set --gstin, or Settings) and let the counter sync, then export again")
+var ErrNoGSTIN = errors.New("GSTR-1 is filed under the store's GSTIN, which is not known: publish the shop's details at the store (galla store shop set --gstin GSTIN …), then export again")
 
 // ErrComposition refuses a GSTR-1 of a composition-scheme store.
 var ErrComposition = errors.New("a store under the composition scheme files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export")

@@ -22,7 +22,7 @@ func TestStoreExportCommand(t *testing.T) {
 
 	code, _, errOut = tillRun(t, dir, "", nil, "store", "export", "gstr1", "--month", "2026-11", "--db", db)
 	assert.Equal(t, exitBadInput, code)
-	assert.Equal(t, "galla: GSTR-1 is filed under the store's GSTIN, which is not known: set it on a counter (galla shop set --gstin, or Settings) and let the counter sync, then export again.\n", errOut)
+	assert.Equal(t, "galla: GSTR-1 is filed under the store's GSTIN, which is not known: publish the shop's details at the store (galla store shop set --gstin GSTIN …), then export again.\n", errOut)
 	code, _, errOut = tillRun(t, dir, "", nil, "store", "export", "gstr1", "--month", "11-2026", "--db", db)
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, `The month "11-2026" is not YYYY-MM`)

@@ -256,3 +256,25 @@ func TestACounterThatSentNothingSaysSince(t *testing.T) {
 	body(t, r)
 	assert.Equal(t, http.StatusNotFound, r.StatusCode, "only the address alone is sent on")
 }
+
+// TestAZThatDiffersFromTheDayIsFlagged: T1's Z report left its GST out, so
+// the store's sealed Z says ₹0 of GST while the day's sales carry ₹180, though
+// nothing came after the Z. The day page says the totals differ and by how
+// much, not that events came late.
+func TestAZThatDiffersFromTheDayIsFlagged(t *testing.T) {
+	db := emptyStore(t, "T1")
+	j := &journal{t: t, id: "T1", prev: strings.Repeat("0", 64)}
+	j.sale("T1-A", pos.TenderCash, "", "", true, pos.Line{SKU: "CHG", Name: "Charger", HSN: "8504", Qty: 1, UnitPrice: pos.Rupees(1180), GSTRate: pos.Percent(18)})
+	rep, err := json.Marshal(pos.Report{Kind: "Z", ZNo: 1, Day: day, GrossSales: pos.Rupees(1180), NetSales: pos.Rupees(1180), CashExpected: pos.Rupees(1180)})
+	require.NoError(t, err)
+	j.add(pos.Event{Kind: pos.EvDayClosed, Day: day, Staff: "meera", DayClose: &pos.DayClose{Day: day, ZNo: 1, Report: rep}})
+	ingest(t, db, j, 0)
+	_, err = db.Reports.CloseStoreDay(t.Context(), day, "Meera")
+	require.NoError(t, err)
+	_, page := get200(t, pages(t, db), "/manager/?day="+day)
+	late := html.UnescapeString(between(page, `<section id="late" class="late">`, `</section>`))
+	assert.Contains(t, late, "The day's live totals differ from its sealed Z, though no event came after it")
+	assert.Contains(t, late, "Since the Z: gross ₹0.00, refunds ₹0.00, net ₹0.00, GST +₹180.00, cash expected ₹0.00.")
+	assert.NotContains(t, late, "late-events")
+	assert.Contains(t, between(page, `<p class="notice" id="closed">`, `</p>`), "the totals below are not the Z's.")
+}
