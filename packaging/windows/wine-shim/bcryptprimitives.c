@@ -6,9 +6,10 @@
  * answers ProcessPrng with advapi32's RtlGenRandom (SystemFunction036), which
  * every Wine has.
  *
- * It is built by scripts/wine-run-test.sh with mingw-w64 and copied into the
- * throwaway Wine prefix of that test only: the installer never carries it (a
- * real Windows has its own), and packaging/windows/galla.nsi is checked for that.
+ * scripts/wine-test.sh (make wine-test) builds it with mingw-w64 and copies
+ * it into that test's throwaway Wine prefix only: a real Windows has its own,
+ * and the installer never carries it (scripts/package-windows.sh checks that
+ * makensis packs Galla.exe alone).
  */
 #include <windows.h>
 
