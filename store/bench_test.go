@@ -38,8 +38,8 @@ const (
 //
 //   - ingest: DB.Ingest (checks, the terminal's row lock, COPY, the bodies'
 //     fields checked against the envelope, the chain's end), timed alone;
-//   - project: DB.ProjectTerminal of the same batch right after, as the server
-//     does before it answers (orders, lines, payments, documents, IMEIs);
+//   - project: Projections.ProjectBatch of the same batch right after, as the
+//     server does before it answers (orders, lines, payments, documents, IMEIs);
 //   - floor: a bare COPY of the same rows into a table like events (its
 //     columns, checks, primary key and index) in a transaction of its own.
 //
@@ -78,7 +78,7 @@ func BenchmarkIngest(b *testing.B) {
 				b.Fatalf("ingest: %v %+v", err, resp)
 			}
 			t1 := time.Now()
-			if err := db.Projections.ProjectTerminal(ctx, "T1"); err != nil {
+			if err := db.Projections.ProjectBatch(ctx, "T1", evs); err != nil {
 				b.Fatalf("project: %v", err)
 			}
 			tIngest += t1.Sub(t0)

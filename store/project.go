@@ -279,8 +279,7 @@ func (p *projector) write() error {
 }
 
 // subChunk is how many events projectRows projects before it sends their
-// writes: the database executes them while the next events are decoded and
-// applied in Go (the two take about as long).
+// writes: the database executes them while the next events are applied in Go.
 const subChunk = 250
 
 // projectRows projects rows of terminal inside tx. When it fails, the writes
@@ -293,20 +292,20 @@ func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) (e
 			err = werr
 		}
 	}()
-	if len(rows) > 0 {
-		if err := p.preload(rows[0].seq, rows[len(rows)-1].seq); err != nil {
-			return err
-		}
+	// The whole run is decoded first, for its orders to be read in one query.
+	evs := decodeEvents(rows)
+	if err := p.preload(evs); err != nil {
+		return err
 	}
 	for len(rows) > 0 {
 		part := rows[:min(subChunk, len(rows))]
 		rows = rows[len(part):]
-		evs := decodeEvents(part)
 		for i, r := range part {
 			if err := p.event(r.seq, evs[i]); err != nil {
 				return fmt.Errorf("project event %d of terminal %s: %w", r.seq, terminal, err)
 			}
 		}
+		evs = evs[len(part):]
 		if len(rows) > 0 {
 			if err := p.write(); err != nil {
 				return err

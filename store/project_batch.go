@@ -179,14 +179,29 @@ func (b errBatch) QueryRow() pgx.Row                { return errRow(b) }
 func (b errBatch) Close() error                     { return b.err }
 func (b errBatch) Tx() pgx.Tx                       { return nil }
 
-// preload reads, in one query, the orders that the terminal's events from seq
-// first to last name (order_id), as order would read them one by one: the
-// stored projection, or a new empty order when none is stored.
-func (p *projector) preload(first, last uint64) error {
-	rs, err := p.tx.Query(p.ctx, `SELECT e.id, o.snapshot FROM
-			(SELECT DISTINCT body->>'order_id' AS id FROM events
-				WHERE terminal_id = $1 AND seq BETWEEN $2 AND $3 AND jsonb_typeof(body->'order_id') = 'string') e
-			LEFT JOIN orders o ON o.terminal_id = $1 AND o.order_id = e.id`, p.terminal, int64(first), int64(last))
+// preload reads, in one query, the orders that evs name (order_id), as order
+// would read them one by one: the stored projection, or a new empty order
+// when none is stored. The query names the orders' whole key, so that it is
+// planned as lookups of orders_pkey whatever the statistics say (one that
+// joined the events read back was planned, with stale statistics, as a scan
+// of all of the terminal's orders).
+func (p *projector) preload(evs []*pos.Event) error {
+	var ids []string
+	seen := map[string]bool{}
+	for _, ev := range evs {
+		if ev == nil || ev.OrderID == "" || seen[ev.OrderID] {
+			continue
+		}
+		if _, ok := p.orders[ev.OrderID]; ok {
+			continue
+		}
+		seen[ev.OrderID] = true
+		ids = append(ids, ev.OrderID)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rs, err := p.tx.Query(p.ctx, "SELECT order_id, snapshot FROM orders WHERE terminal_id = $1 AND order_id = ANY($2::text[])", p.terminal, ids)
 	if err != nil {
 		return err
 	}
@@ -197,17 +212,22 @@ func (p *projector) preload(first, last uint64) error {
 		if err := rs.Scan(&id, &snap); err != nil {
 			return err
 		}
-		if _, ok := p.orders[id]; ok {
+		o := &pos.Order{}
+		if json.Unmarshal(snap, o) != nil {
+			delete(seen, id) // order reads it again and says what is wrong, if an event needs it
 			continue
 		}
-		o := &pos.Order{}
-		if snap != nil && json.Unmarshal(snap, o) != nil {
-			continue // order reads it again and says what is wrong, if an event needs it
-		}
 		p.orders[id] = o
-		if snap != nil {
-			p.stored[id] = true
+		p.stored[id] = true
+		delete(seen, id)
+	}
+	if err := rs.Err(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if seen[id] { // none stored
+			p.orders[id] = &pos.Order{}
 		}
 	}
-	return rs.Err()
+	return nil
 }

@@ -1,11 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"galla/store/api"
 )
 
 // Projections keeps the tables derived from the events (ADR 0006): caught up
@@ -37,15 +41,45 @@ func (pj *Projections) Project(ctx context.Context) error {
 
 // ProjectTerminal catches the projections up with terminal's events.
 func (pj *Projections) ProjectTerminal(ctx context.Context, terminal string) error {
+	return pj.project(ctx, terminal, nil)
+}
+
+// ProjectBatch catches the projections up with terminal's events, as
+// ProjectTerminal does, where batch is a batch of terminal's events that
+// Events.Ingest has just accepted: the events of it past the mark are
+// projected from memory, not read back from events (the ingest compared the
+// ones it held already with their stored copies and stored the others as
+// they are, so both hold the same JSON). Events before the batch, if the mark
+// is behind it, and after it are read from events. Only events up to the
+// terminal's last stored sequence are taken from batch.
+func (pj *Projections) ProjectBatch(ctx context.Context, terminal string, batch []api.Event) error {
+	mem := make([]row, 0, len(batch))
+	for i, e := range batch {
+		if i > 0 && e.Seq != batch[i-1].Seq+1 {
+			return pj.wrap("project", fmt.Errorf("the batch of terminal %s does not run in sequence at event %d", terminal, e.Seq))
+		}
+		mem = append(mem, row{seq: e.Seq, body: bytes.TrimSpace(e.Body)})
+	}
+	return pj.project(ctx, terminal, mem)
+}
+
+// project catches the projections up with terminal's events, taking those of
+// mem (events in sequence without a gap, stored as they are) from memory.
+func (pj *Projections) project(ctx context.Context, terminal string, mem []row) error {
+	var from, to int64 // the events projected: after from, up to to
 	err := pgx.BeginFunc(ctx, pj.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO projection_marks (terminal_id) VALUES ($1) ON CONFLICT DO NOTHING", terminal); err != nil {
 			return err
 		}
-		var mark int64
-		if err := tx.QueryRow(ctx, "SELECT seq FROM projection_marks WHERE terminal_id = $1 FOR UPDATE", terminal).Scan(&mark); err != nil {
+		var mark, last int64
+		if err := tx.QueryRow(ctx, `SELECT m.seq, coalesce((SELECT last_seq FROM terminals WHERE id = $1), 0)
+			FROM projection_marks m WHERE m.terminal_id = $1 FOR UPDATE`, terminal).Scan(&mark, &last); err != nil {
 			return err
 		}
-		n, err := catchUp(ctx, tx, terminal, mark)
+		for len(mem) > 0 && int64(mem[len(mem)-1].seq) > last {
+			mem = mem[:len(mem)-1]
+		}
+		n, err := catchUp(ctx, tx, terminal, mark, mem)
 		if err != nil || n == mark {
 			return err
 		}
@@ -53,18 +87,70 @@ func (pj *Projections) ProjectTerminal(ctx context.Context, terminal string) err
 			return err
 		}
 		_, err = tx.Exec(ctx, "UPDATE projection_marks SET seq = $2 WHERE terminal_id = $1", terminal, n)
+		from, to = mark, n
 		return err
 	})
+	if err == nil && from/analyzeEvery != to/analyzeEvery {
+		// The projection is done: a statistics run that fails leaves the
+		// plans as they were, and the next one tries again.
+		if aerr := pj.analyzeStale(ctx); aerr != nil && ctx.Err() == nil {
+			slog.Warn("store: analyze the projections", "terminal", terminal, "err", aerr)
+		}
+	}
 	return pj.wrap("project", err)
 }
 
-// catchUp projects terminal's events after seq and returns the last one.
-func catchUp(ctx context.Context, tx pgx.Tx, terminal string, seq int64) (int64, error) {
+// analyzeEvery is how often, in a terminal's events projected, the
+// projections look for tables whose statistics are stale.
+const analyzeEvery = 10000
+
+// analyzeStale runs ANALYZE on each projected table (and events) whose
+// statistics PostgreSQL's planner reads as stale: never analyzed, or changed
+// by more than a fifth of its rows since. Autovacuum does the same, but up to
+// a minute late and then only past its own thresholds; a catch-up at
+// thousands of events a second grows a table from nothing to millions of
+// rows in that time, planned all along as nearly empty. It runs outside the
+// projection's transaction (ANALYZE holds its lock until the end of one), at
+// most once every analyzeEvery events of a terminal, and each table's
+// ANALYZE reads a fixed sample of it.
+func (pj *Projections) analyzeStale(ctx context.Context) error {
+	rs, err := pj.pool.Query(ctx, `SELECT s.relname FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+		WHERE s.schemaname = current_schema() AND s.relname = ANY($1)
+		AND s.n_mod_since_analyze > 1000 + 0.2 * greatest(c.reltuples, 0)`, append([]string{"events"}, projectedTables...))
+	if err != nil {
+		return err
+	}
+	stale, err := pgx.CollectRows(rs, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	for _, t := range stale {
+		if _, err := pj.pool.Exec(ctx, "ANALYZE "+pgx.Identifier{t}.Sanitize()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// catchUp projects terminal's events after seq and returns the last one. The
+// events of mem (in sequence without a gap, stored) are taken from it, the
+// others read from events.
+func catchUp(ctx context.Context, tx pgx.Tx, terminal string, seq int64, mem []row) (int64, error) {
 	const chunk = 2000
 	for {
-		rows, err := readEvents(ctx, tx, terminal, seq, chunk)
-		if err != nil || len(rows) == 0 {
-			return seq, err
+		var rows []row
+		if len(mem) > 0 && int64(mem[0].seq) <= seq+1 && int64(mem[len(mem)-1].seq) > seq {
+			i := int(seq + 1 - int64(mem[0].seq))
+			rows = mem[i:min(i+chunk, len(mem))]
+		} else {
+			n := chunk
+			if len(mem) > 0 && int64(mem[0].seq) > seq+1 {
+				n = int(min(int64(chunk), int64(mem[0].seq)-seq-1)) // up to the batch's first
+			}
+			var err error
+			if rows, err = readEvents(ctx, tx, terminal, seq, n); err != nil || len(rows) == 0 {
+				return seq, err
+			}
 		}
 		if err := projectSafely(ctx, tx, terminal, rows); err != nil {
 			return seq, err
@@ -149,7 +235,7 @@ func (pj *Projections) Rebuild(ctx context.Context) (RebuildStats, error) {
 			return err
 		}
 		for _, t := range terms {
-			n, err := catchUp(ctx, tx, t.id, 0)
+			n, err := catchUp(ctx, tx, t.id, 0, nil)
 			if err != nil {
 				return err
 			}

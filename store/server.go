@@ -243,7 +243,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, terminal string,
 		s.fail(w, err)
 		return
 	}
-	s.project(r.Context(), terminal, resp.Stored)
+	s.project(r.Context(), terminal, resp.Stored, b.Events)
 	writeJSON(w, http.StatusOK, resp)
 }
 
@@ -366,13 +366,13 @@ func (s *Server) staffRoutes() {
 }
 
 // project catches the projections up with a batch just stored (stored events
-// of terminal). A failure is logged only: the events are stored, and the next
-// batch or read catches up.
-func (s *Server) project(ctx context.Context, terminal string, stored int) {
+// of terminal), projecting it from memory. A failure is logged only: the
+// events are stored, and the next batch or read catches up.
+func (s *Server) project(ctx context.Context, terminal string, stored int, batch []api.Event) {
 	if stored == 0 {
 		return
 	}
-	if err := s.db.Projections.ProjectTerminal(ctx, terminal); err != nil && ctx.Err() == nil {
+	if err := s.db.Projections.ProjectBatch(ctx, terminal, batch); err != nil && ctx.Err() == nil {
 		s.log.Warn("store: project", "terminal", terminal, "err", err)
 	}
 }
