@@ -181,6 +181,9 @@ func (s *settingsScreen) load() {
 		return func() {
 			upiLoaded()
 			s.backups.SetText(backups)
+			// Texts that wrap (the backups, what the documents print) are set
+			// after the form was laid out: lay it out again for their lines.
+			defer s.root.Refresh()
 			if err != nil {
 				s.message.SetText(sentence(err))
 				return
