@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Wraps the Windows build of Galla in its installer with NSIS and checks the result:
 #   scripts/package-windows.sh GALLA_EXE VERSION BUILD OUTDIR
-# GALLA_EXE is fyne package's Galla.exe (mingw-w64 on Debian, or the native
-# toolchain on a Windows runner). The installer must be a PE file made by NSIS
-# whose version resource carries VERSION; so must Galla.exe (fyne package puts
-# FyneApp.toml's version in it).
+# GALLA_EXE is scripts/package-windows-exe.sh's Galla.exe (mingw-w64 on Debian,
+# or the native toolchain on a Windows runner). The installer must pack that
+# Galla.exe alone and be a PE file made by NSIS whose version resource carries
+# VERSION. make wine-test then runs it under Wine (scripts/wine-test.sh).
 set -euo pipefail
 exe=$1 version=$2 build=$3 out=$4
 here=$(cd "$(dirname "$0")/.." && pwd)

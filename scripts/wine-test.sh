@@ -21,13 +21,17 @@
 # Needs wine64, gcc-mingw-w64-x86-64, xvfb, xdotool and imagemagick (make wine-test
 # installs them). Each failure is one sentence starting "wine test:".
 set -euo pipefail
+fail() { echo "wine test: $*"; exit 1; }
+# A step that fails without its own sentence is named by its line.
+trap 'echo "wine test: failed at line $LINENO: $BASH_COMMAND"' ERR
+[ $# -ge 2 ] && [ -f "$1" ] || fail "usage: scripts/wine-test.sh SETUP_EXE VERSION [SHOT_PNG] (make package-windows builds the setup)"
 if [ -z "${GALLA_WINE_XVFB:-}" ]; then
+	command -v xvfb-run >/dev/null || fail "xvfb-run is not installed (apt-get install xvfb, or make wine-test)"
 	# Everything runs under one X server: Wine keeps its display for the prefix.
 	exec env GALLA_WINE_XVFB=1 xvfb-run -a -s '-screen 0 1366x768x24' bash "$0" "$@"
 fi
 setup=$(realpath "$1") version=$2 keep=${3:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
-fail() { echo "wine test: $*"; exit 1; }
 
 wine=${WINE:-$(command -v wine || command -v wine64 || { [ -x /usr/lib/wine/wine64 ] && echo /usr/lib/wine/wine64; } || true)}
 [ -n "$wine" ] || fail "Wine is not installed (apt-get install wine64, or make wine-test)"
@@ -96,7 +100,7 @@ grep -qF "data directory: $windata (the default for this system)" "$work/version
 sed 's/^/wine test: /' "$work/version.txt"
 
 # 3. The window, on the fresh data directory: the first manager's screen.
-(cd "$inst" && exec "$wine" ./Galla.exe >"$work/window.out" 2>"$work/window.err") &
+(cd "$inst" && exec "$wine" ./Galla.exe </dev/null >"$work/window.out" 2>"$work/window.err") &
 pid=$!
 win=
 for _ in $(seq 1 120); do
