@@ -118,6 +118,11 @@ func (rt *Returns) FindSale(ctx context.Context, doc string) (*Order, error) {
 	if errors.Is(err, ErrOrderNotFound) {
 		return nil, wrapf(ErrOrderNotFound, "No sale %s is in the journal; give the invoice number as printed (T1/2627/000123) or the order id.", doc)
 	}
+	if err == nil && o.Sale != "" {
+		// A tender's id (what the payment service knows, printed with the
+		// tender): the goods went with its sale, which is what comes back.
+		return rt.eng.Order(ctx, o.Sale)
+	}
 	return o, err
 }
 

@@ -299,3 +299,25 @@ func TestSplitTenderPhoneAndUPI(t *testing.T) {
 	assert.Equal(t, uint64(1), st.Sale.DocNo)
 	assert.Equal(t, int64(150000), r.ledger(t, o.ID).CapturedAmount)
 }
+
+// TestReturnByATendersID: a return asked by the id of a sale's tender (what
+// the payment service knows, printed with the tender) is the sale's return:
+// the goods come back on the sale, and what is left of it is the sale's.
+func TestReturnByATendersID(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	ctx := t.Context()
+	lines := []CartLine{{Product: Product{SKU: "CBL", Name: "Cable", HSN: "8544", Price: 499_00, GSTRate: Percent(18)}, Qty: 2}}
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCash, Cashier: "Meera"}, nil)
+	require.NoError(t, err)
+	require.NotEqual(t, out.OrderID, out.SaleID(), "a sale and its tender")
+	res, err := tl.Returns.Return(ctx, ReturnRequest{Document: out.OrderID, Items: []ReturnQty{{SKU: "CBL", Qty: 1}}, To: RefundToCash, Reason: "one too many", PIN: managerPIN})
+	require.NoError(t, err)
+	assert.Equal(t, out.SaleID(), res.Order.ID, "returned on the sale")
+	sale, err := tl.Returns.FindSale(ctx, out.OrderID)
+	require.NoError(t, err)
+	assert.Equal(t, out.SaleID(), sale.ID)
+	assert.Equal(t, 1, sale.Returns().Returned(0), "the sale's line counts the unit back")
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: out.SaleID(), Items: []ReturnQty{{SKU: "CBL", Qty: 2}}, To: RefundToCash, Reason: "both", PIN: managerPIN})
+	require.Error(t, err, "one unit is left, not two")
+}

@@ -218,7 +218,7 @@ func TestSellFromStock(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, UnitSold, u.State)
-	assert.Equal(t, out.Order.ID, u.Order)
+	assert.Equal(t, out.SaleID(), u.Order)
 
 	// Sold once: the IMEI book refuses it again before stock is asked.
 	_, err = tl.Checkout.Pay(ctx, phoneSale(t, tl, testIMEI(1)), nil)
@@ -239,10 +239,10 @@ func TestSellFromStock(t *testing.T) {
 
 	// Returns put the units back: the received one on the shelf, the allowed
 	// one too (it is in the counter's hands now); a damaged one aside.
-	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: out.Order.ID, Items: []ReturnQty{{SKU: "PH-SAM-S24", Qty: 1, IMEIs: []string{testIMEI(1)}}, {SKU: "ACC-CBL", Qty: 2}},
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: out.SaleID(), Items: []ReturnQty{{SKU: "PH-SAM-S24", Qty: 1, IMEIs: []string{testIMEI(1)}}, {SKU: "ACC-CBL", Qty: 2}},
 		To: RefundToCash, Reason: "changed mind", PIN: managerPIN})
 	require.NoError(t, err)
-	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: over.Order.ID, Items: []ReturnQty{{SKU: "PH-SAM-S24", Qty: 1, IMEIs: []string{testIMEI(51)}}},
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: over.SaleID(), Items: []ReturnQty{{SKU: "PH-SAM-S24", Qty: 1, IMEIs: []string{testIMEI(51)}}},
 		To: RefundToCash, Reason: "screen cracked", PIN: managerPIN})
 	require.NoError(t, err)
 	require.NoError(t, tl.Stock.SetAside(ctx, testIMEI(51), "Meera", ""))
