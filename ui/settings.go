@@ -138,6 +138,9 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		widget.NewFormItem("Discount without manager (₹)", s.discount),
 		widget.NewFormItem("Printer profile [Ctrl+P]", s.profile),
 		widget.NewFormItem("Printer", s.printer),
+		// Here, where the column has room: a row more on the right would
+		// scroll the screen at 1366×768.
+		widget.NewFormItem("Backups", s.backups),
 	)
 	service := widget.NewForm(
 		widget.NewFormItem("Gateway", s.live),
@@ -150,7 +153,6 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		s.upi.item(),
 		widget.NewFormItem("Galla", s.version),
 		widget.NewFormItem("Data directory", s.dataDir),
-		widget.NewFormItem("Backups", s.backups),
 	)
 	if it := s.storeLink.item(); it != nil {
 		service.AppendItem(it)
@@ -209,9 +211,11 @@ func (s *settingsScreen) load() {
 	})
 }
 
-// backupsRule is the keeping rule of the day backups, as Settings states it
-// (pos/journal's PruneBackups applies it at every day close).
-const backupsRule = "kept: every day of the last two weeks, every month-end of the last two years, every financial-year end (31 March)"
+// backupsRule is the keeping rule of the day backups, as Settings states it in
+// one line: every day of the last two weeks, the month-ends of the last 24
+// months, every financial-year end (pos/journal's PruneBackups applies it at
+// every day close).
+const backupsRule = "(14 days, 24 month-ends, year ends)"
 
 // backupsText is what Settings shows of the backups.
 func backupsText(space pos.BackupSpace, ok bool, err error) string {
@@ -221,7 +225,7 @@ func backupsText(space pos.BackupSpace, ok bool, err error) string {
 	case !ok:
 		return "No backups are kept by this terminal."
 	}
-	return space.String() + "; " + backupsRule
+	return space.String() + " " + backupsRule
 }
 
 func (s *settingsScreen) store() {

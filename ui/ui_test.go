@@ -708,7 +708,7 @@ func TestSettings(t *testing.T) {
 	s := h.u.settings
 	require.Equal(t, s, h.u.current)
 	assert.Equal(t, "Sharma Mobiles", s.shop.Text)
-	assert.Equal(t, "17 files, 20.4 GB; "+backupsRule, s.backups.Text, "the space the backups use")
+	assert.Equal(t, "17 files, 20.4 GB (14 days, 24 month-ends, year ends)", s.backups.Text, "the space the backups use and the keeping rule")
 	assert.Empty(t, s.secret.Text, "a stored secret is never shown")
 	assert.Contains(t, s.secret.PlaceHolder, "A secret is stored")
 	h.ctrl(fyne.KeyG)
