@@ -158,6 +158,14 @@ func (d ShopDetails) Apply(cur Shop) (Shop, error) {
 	return shop, nil
 }
 
+// shownShopChanged reports whether shop differs from old as Settings shows
+// them: the address as one text, the rates as their schedule.
+func shownShopChanged(shop, old Shop) bool {
+	return strings.Join(shop.Address, ", ") != strings.Join(old.Address, ", ") || shop.Name != old.Name || shop.GSTIN != old.GSTIN ||
+		shop.State != old.State || shop.Composition != old.Composition || shop.Rates.String() != old.Rates.String() ||
+		shop.Turnover != old.Turnover
+}
+
 // SettingShopByStore holds the store's master-data version of the shop's
 // details the counter applied (Shelf.ApplyMaster): once the store publishes
 // them, its details are the counter's.
@@ -323,7 +331,12 @@ func (su *Setup) SaveSettings(ctx context.Context, by StaffMember, s Settings, s
 		shop.Turnover != oldShop.Turnover
 	if shopChanged {
 		if err := su.shopByStore(ctx); err != nil {
-			return err
+			if shownShopChanged(shop, oldShop) {
+				return err
+			}
+			// The store's details as Settings shows them, unchanged (an
+			// address line of its own with a comma reads back as two): kept.
+			shopChanged = false
 		}
 	}
 
