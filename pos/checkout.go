@@ -593,19 +593,22 @@ func (co *Checkout) openDrawer(ctx context.Context) string {
 	return ""
 }
 
-// CheckEMIOrder opens the EMI order of req and validates its IMEIs with the
-// service before the card is asked for (Engine.Payments.OpenEMIChecked: the service needs
-// the order's token for the IMEI validation); Pay then takes the card on the
-// order it returns (req.OrderID). A refused IMEI is a sentence naming the IMEI
-// and the phone. req.OverrideIMEIPIN or req.AskIMEIOverride lets the phones go
-// without the store's reservation when the store cannot be asked, as in Pay.
+// CheckEMIOrder opens the EMI tender of req and validates its IMEIs with the
+// service before the card is asked for (Engine.Sales.OpenSaleTenderChecked:
+// the service needs the order's token for the IMEI validation), and returns
+// the tender's order: Pay then takes the card on it (req.OrderID). A refused
+// IMEI is a sentence naming the IMEI and the phone.
+//
+// Without req.Sale it is a new sale: the sale is opened first (OpenSale, as
+// Pay opens one: req.OverrideIMEIPIN or req.AskIMEIOverride lets the phones go
+// without the store's reservation when the store cannot be asked) and the
+// tender is of all of it; IMEIs refused drop the sale, which holds nothing,
+// and CancelEMIOrder drops it with its tender when the cashier goes back.
 //
 // With req.Sale set, the order is a tender of that split sale, of req.Amount
 // (0: all that is left), with the sale's phones (reserved when the sale was
-// opened): tender.added and the tender's order.intent are journaled, its order
-// created and its IMEIs validated (Engine.Sales.OpenSaleTenderChecked); Pay with
-// req.Sale and req.OrderID then takes the card on it, and CancelEMIOrder closes
-// it when the cashier goes back, the sale staying open with its other tenders.
+// opened); CancelEMIOrder closes it when the cashier goes back, the sale
+// staying open with its other tenders.
 func (co *Checkout) CheckEMIOrder(ctx context.Context, req PayRequest) (string, error) {
 	if req.Offer == nil {
 		return "", sentenceErr("Choose an EMI offer first.")
@@ -1066,12 +1069,13 @@ func (co *Checkout) OpenSale(ctx context.Context, req PayRequest) (*SaleStatus, 
 	return co.openSale(ctx, req.Lines, req.IMEIs, req.Cashier, req.Buyer, co.imeiApprover(req))
 }
 
-// CancelEMIOrder closes the EMI order id that CheckEMIOrder opened, when the
+// CancelEMIOrder closes the EMI tender id that CheckEMIOrder opened, when the
 // cashier leaves it before its card (back to the offers, or other IMEIs typed):
-// no payment was sent on it, so it is abandoned and its phones are free at this
-// counter again; a split sale's EMI tender is closed so, the sale staying open
-// with its other tenders. An order with a payment sent, or in flight, is never
-// cancelled (ErrNotCancellable).
+// no payment was sent on it, so it is abandoned. The sale CheckEMIOrder opened
+// for it is dropped with it, its phones free at this counter again; a split
+// sale's EMI tender is closed so, the sale staying open with its other
+// tenders. An order with a payment sent, or in flight, is never cancelled
+// (ErrNotCancellable).
 func (co *Checkout) CancelEMIOrder(ctx context.Context, id string) error {
 	co.mu.Lock()
 	busy := co.inFlight[id]

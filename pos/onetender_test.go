@@ -83,6 +83,43 @@ func TestReceiptOfOneTenderSale(t *testing.T) {
 	}
 }
 
+// TestReceiptQROfOneTenderSale: the QR printed on the receipt of a sale paid
+// by one card carries what an order of one card's carries: the payment
+// service's order and payment ids (its tender's) and the amount paid; the
+// merchant order id is the sale's, which galla receipt and refund take.
+func TestReceiptQROfOneTenderSale(t *testing.T) {
+	r := newRig(t)
+	key := []byte("a key that signs the receipts' QR codes")
+	tl, err := NewTill(t.Context(), TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t), QRKey: key})
+	require.NoError(t, err)
+	ctx := t.Context()
+	qr := func(id string) receipts.QRPayload {
+		t.Helper()
+		d, err := tl.Documents.ReceiptDocument(ctx, id, -1)
+		require.NoError(t, err)
+		require.NotEmpty(t, d.Receipt.QR)
+		p, err := receipts.ParseQR(key, d.Receipt.QR)
+		require.NoError(t, err)
+		return p
+	}
+	req := PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Tender: TenderCard, Card: card("4111111111111111"),
+		OTP: r.td.OTP, Unattended: true, Cashier: "001"}
+	one := oneTenderOrder(t, r, req)
+	old := qr(one.ID)
+	assert.Equal(t, receipts.QRPayload{MerchantOrderID: one.ID, ServiceOrderID: one.ServiceOrderID, PaymentID: one.PaymentID, Amount: int64(one.Captured)}, old)
+
+	req.Card = card("4111111111111111")
+	out, err := tl.Checkout.Pay(ctx, req, nil)
+	require.NoError(t, err)
+	require.Equal(t, StatePaid, out.State, out.Reason)
+	tender := out.Order
+	got := qr(out.SaleID())
+	assert.Equal(t, receipts.QRPayload{MerchantOrderID: out.SaleID(), ServiceOrderID: tender.ServiceOrderID, PaymentID: tender.PaymentID, Amount: int64(tender.Captured)}, got)
+	assert.NotEmpty(t, got.ServiceOrderID)
+	assert.NotEmpty(t, got.PaymentID)
+	assert.Equal(t, old.Amount, got.Amount)
+}
+
 // oneTenderOrder writes req (card, bank EMI or cash, with the sandbox's OTP) as
 // an order of one tender, the shape every journal written before the sale path
 // holds (the engine's entry points of one tender), for a sale the sale path

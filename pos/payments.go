@@ -288,20 +288,6 @@ func (pm *Payments) checkIMEIsFirst(ctx context.Context, o *Order, plan EMIPlan,
 	return o, nil
 }
 
-// OpenEMIChecked opens an EMI sale and, for a brand offer that makes IMEIs
-// mandatory, validates them with the service at once, before any card data is
-// sent: a wrong brand or a used IMEI is said before the payment, and the order
-// whose IMEIs were refused is closed (no payment was sent on it), so the next try
-// opens a fresh one with the IMEIs corrected. The IMEI validation needs the
-// order's token, so the order is created first (contract section 5).
-func (pm *Payments) OpenEMIChecked(ctx context.Context, sale Sale, plan EMIPlan, opt PayOptions) (*Order, error) {
-	o, err := pm.Open(ctx, sale, TenderEMI, &plan, opt)
-	if err != nil {
-		return nil, err
-	}
-	return pm.checkIMEIsFirst(ctx, o, plan, opt)
-}
-
 // PayCash takes a cash sale: journaled intent, then the cash received with the
 // change due. No network.
 func (pm *Payments) PayCash(ctx context.Context, sale Sale, tendered Paise) (*Result, error) {

@@ -84,3 +84,64 @@ func TestPayWritesASale(t *testing.T) {
 		assert.Equal(t, paid.Sale.Sale.Number(tl.Terminal()), paid.ReceiptNo)
 	})
 }
+
+// TestCheckEMIOrderOpensASale: a brand-EMI sale whose IMEIs are validated
+// before the card (CheckEMIOrder naming no sale) opens the sale and its EMI
+// tender. Going back before the card (CancelEMIOrder) drops the sale with its
+// tender, its phone free again at the counter; the card pays the tender, and
+// the document is the sale's.
+func TestCheckEMIOrderOpensASale(t *testing.T) {
+	start := func(t *testing.T) (*rig, *Till, PayRequest, string) {
+		r := newRig(t)
+		tl := r.till(t)
+		ctx := t.Context()
+		phone, ok := tl.Shelf.Lookup("PH-SAM-S24")
+		require.True(t, ok)
+		lines := []CartLine{{Product: phone, Qty: 1}}
+		offers, err := tl.Checkout.EMIOffers(ctx, lines)
+		require.NoError(t, err)
+		var plan *EMIPlan
+		for i := range offers {
+			if offers[i].IMEIRequired && offers[i].Issuer == "HDFC" && offers[i].TenureMonths == 6 {
+				plan = &offers[i]
+			}
+		}
+		require.NotNil(t, plan, "HDFC gives Samsung's brand offer")
+		req := PayRequest{Lines: lines, IMEIs: []UnitIMEI{{ProductCode: phone.ProductCode, IMEI: r.samsungIMEI(t)}}, Tender: TenderEMI, Offer: plan, Cashier: "001"}
+		id, err := tl.Checkout.CheckEMIOrder(ctx, req)
+		require.NoError(t, err)
+		o, err := r.e.Order(ctx, id)
+		require.NoError(t, err)
+		assert.True(t, o.IMEIsValidated, "the IMEI is validated before the card is asked for")
+		require.NotEmpty(t, o.Sale, "the EMI order is the tender of a sale")
+		open, err := tl.Checkout.OpenSales(ctx)
+		require.NoError(t, err)
+		require.Len(t, open, 1)
+		assert.Equal(t, o.Sale, open[0].Sale.ID)
+		return r, tl, req, id
+	}
+
+	t.Run("back before the card", func(t *testing.T) {
+		_, tl, req, id := start(t)
+		ctx := t.Context()
+		require.NoError(t, tl.Checkout.CancelEMIOrder(ctx, id))
+		open, err := tl.Checkout.OpenSales(ctx)
+		require.NoError(t, err)
+		assert.Empty(t, open, "the sale opened for the tender is dropped with it")
+		assert.NoError(t, tl.IMEIs.CheckIMEIFree(ctx, req.IMEIs[0].IMEI), "its phone is free again")
+	})
+
+	t.Run("paid", func(t *testing.T) {
+		r, tl, req, id := start(t)
+		ctx := t.Context()
+		req.OrderID, req.Card, req.OTP, req.Unattended = id, card("4386280000000004"), r.td.OTP, true
+		out, err := tl.Checkout.Pay(ctx, req, nil)
+		require.NoError(t, err)
+		require.Equal(t, StatePaid, out.State, out.Reason)
+		assert.Equal(t, id, out.OrderID)
+		require.NotNil(t, out.Sale)
+		assert.True(t, out.Sale.Complete())
+		assert.Equal(t, out.Sale.Sale.Number(tl.Terminal()), out.ReceiptNo, "the document is the sale's")
+		assert.ErrorIs(t, tl.IMEIs.CheckIMEIFree(ctx, req.IMEIs[0].IMEI), ErrIMEISold)
+	})
+}
