@@ -368,7 +368,7 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 			if u := b.unit(imei); u != nil && u.State == UnitSold && u.Order == o.ID {
 				b.setState(u, UnitInStock)
 				u.Order = ""
-				u.note(ev, "returned from sale %s", o.ID)
+				u.note(ev, "back in stock from sale %s (returned, or its invoice cancelled)", o.ID)
 			}
 		}
 	}

@@ -411,3 +411,29 @@ func TestStockTransferAgeingHistory(t *testing.T) {
 	require.Len(t, h.History, 1)
 	assert.Equal(t, "received from T1 on transfer T1/TR/1 as PH-SAM-S24", h.History[0].What)
 }
+
+// TestCancelledInvoicePutsUnitsBack: an invoice of today cancelled (voided)
+// puts its phone and its cables back in stock.
+func TestCancelledInvoicePutsUnitsBack(t *testing.T) {
+	_, tl, _ := stockRig(t)
+	ctx := t.Context()
+	_, err := tl.Stock.ReceiveItems(ctx, "Sai", "1", "2026-11-22", "PH-SAM-S24:1,ACC-CBL:5", []string{testIMEI(1)}, managerPIN)
+	require.NoError(t, err)
+	out, err := tl.Checkout.Pay(ctx, phoneSale(t, tl, testIMEI(1)), nil)
+	require.NoError(t, err)
+	require.Equal(t, StatePaid, out.State)
+	n, _ := onHand(t, tl, "PH-SAM-S24")
+	require.Equal(t, int64(0), n)
+	res, err := tl.Returns.CancelDocument(ctx, out.Order.Number("T1"), managerPIN, "customer left before delivery")
+	require.NoError(t, err)
+	require.Equal(t, CancelDone, res.Status, res.Pending)
+	n, imeis := onHand(t, tl, "PH-SAM-S24")
+	assert.Equal(t, int64(1), n)
+	assert.Equal(t, []string{testIMEI(1)}, imeis)
+	n, _ = onHand(t, tl, "ACC-CBL")
+	assert.Equal(t, int64(5), n)
+	u, _, err := tl.Stock.History(ctx, testIMEI(1))
+	require.NoError(t, err)
+	require.Len(t, u.History, 3)
+	assert.Equal(t, "back in stock from sale "+out.Order.ID+" (returned, or its invoice cancelled)", u.History[2].What)
+}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+
 	"galla/pos"
 )
 
@@ -13,6 +16,9 @@ import (
 type cartIMEIs struct {
 	s     *saleScreen
 	imeis []IMEI
+	// offer is the open prompt's units on hand as an IMEI is typed (kept for
+	// tests).
+	offer *widget.Label
 }
 
 // missingIMEIs is how many serialised units of the cart have no IMEI yet.
@@ -42,14 +48,14 @@ func (ci *cartIMEIs) haveIMEIs(then func()) bool {
 		return true
 	}
 	type unit struct {
-		code, name string
-		n, of      int
+		code, name, sku string
+		n, of           int
 	}
 	var units []unit
 	for _, l := range ci.s.lines {
 		if l.Product.Serialised {
 			for n := 1; n <= l.Qty; n++ {
-				units = append(units, unit{l.Product.ProductCode, l.Product.Name, n, l.Qty})
+				units = append(units, unit{l.Product.ProductCode, l.Product.Name, l.Product.SKU, n, l.Qty})
 			}
 		}
 	}
@@ -67,8 +73,36 @@ func (ci *cartIMEIs) haveIMEIs(then func()) bool {
 		}
 		fields[i] = e
 	}
-	ci.s.u.dialogs.ask("IMEI of each phone", "Every phone sold carries its IMEI: scan the box's barcode or type the 15 digits (dial *#06# on the phone to see it).",
-		fields, func(p *prompt) {
+	// The units on hand of the phone whose IMEI is being typed, offered as
+	// its digits come (nothing when stock is not kept).
+	offer := widget.NewLabel("")
+	offer.Wrapping = fyne.TextWrapWord
+	ci.offer = offer
+	asked := 0
+	for i, e := range fields {
+		u := units[i]
+		e.OnChanged = func(typed string) {
+			asked++
+			n := asked
+			st := ci.s.u.till.Stock
+			ci.s.u.async(func(ctx context.Context) func() {
+				on, err := st.Offer(ctx, u.sku, strings.TrimSpace(typed), 5)
+				return func() {
+					if n != asked {
+						return
+					}
+					switch {
+					case err != nil || len(on) == 0:
+						offer.SetText("")
+					default:
+						offer.SetText(fmt.Sprintf("On hand of %s: %s", u.name, strings.Join(on, ", ")))
+					}
+				}
+			})
+		}
+	}
+	ci.s.u.dialogs.askWith("IMEI of each phone", "Every phone sold carries its IMEI: scan the box's barcode or type the 15 digits (dial *#06# on the phone to see it).",
+		offer, fields, func(p *prompt) {
 			var list []IMEI
 			seen := map[string]bool{}
 			for i, e := range fields {

@@ -208,3 +208,25 @@ func TestStockOverrideAtTheCart(t *testing.T) {
 	assert.True(t, done, "the IMEIs were checked again and taken")
 	assert.Equal(t, []IMEI{{ProductCode: "SAMSUNG-S24", IMEI: imei}}, h.u.sale.serials.imeis)
 }
+
+// TestIMEIFieldOffersUnitsOnHand: as an IMEI is typed, the prompt offers the
+// phone's units on hand that begin with the digits typed.
+func TestIMEIFieldOffersUnitsOnHand(t *testing.T) {
+	till := newFakeTill()
+	till.stock.onHand = map[string][]string{"S24": {"356938035643809", "356938035643817"}, "CABLE": {""}}
+	h := newHarness(t, till)
+	h.signIn("Ravi", "1234")
+	h.enter("S24")
+	h.settle()
+	ci := h.u.sale.serials
+	require.False(t, ci.haveIMEIs(func() {}))
+	h.typeText("35693803564380")
+	h.settle()
+	assert.Equal(t, "On hand of Samsung Galaxy S24: 356938035643809", ci.offer.Text)
+	h.press(fyne.KeyBackspace)
+	h.settle()
+	assert.Equal(t, "On hand of Samsung Galaxy S24: 356938035643809, 356938035643817", ci.offer.Text)
+	h.typeText("99")
+	h.settle()
+	assert.Empty(t, ci.offer.Text, "none on hand begins so")
+}

@@ -123,6 +123,7 @@ func TestStockCommands(t *testing.T) {
 	assert.Contains(t, errOut, "was never received into stock")
 	code, _, errOut = run(map[string]string{"GALLA_PIN": "000000"}, "stock", "allow", luhnIMEI(91))
 	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "PIN", "a wrong manager PIN allows nothing")
 	code, _, errOut = run(pin, "stock", "allow", luhnIMEI(91))
 	require.Equal(t, exitOK, code, errOut)
 	code, _, errOut = sell(luhnIMEI(91))

@@ -78,6 +78,7 @@ func New(db *store.DB, log *slog.Logger) *Pages {
 	p.mux.HandleFunc("GET /manager/search", p.auth(p.search))
 	p.mux.HandleFunc("GET /manager/order/{terminal}/{order}", p.auth(p.order))
 	p.mux.HandleFunc("GET /manager/staff", p.auth(p.staffPage))
+	p.mux.HandleFunc("GET /manager/stock", p.auth(p.stockPage)) // stock.go
 	p.mux.HandleFunc("GET /manager/z", p.auth(p.zPage))
 	p.mux.HandleFunc("POST /manager/z", p.auth(p.zClose))
 	p.mux.HandleFunc("GET /manager/export.csv", p.auth(p.export))
