@@ -27,6 +27,13 @@ const (
 	judgeCopyEPS = goalFloor * goalEPS
 	// judgeBatches is the fewest batches whose ratio BenchmarkIngest judges.
 	judgeBatches = 20
+	// goalSync is the goal of issue 25 for a batch stored and projected (what
+	// the server answers after): 20 000 events/s for one counter, judged
+	// against the bare COPY of the same rows in the same run, as
+	// (ingest + project) / COPY. 3.2 is 20 000 events/s where a bare COPY
+	// stores 64 000, the lower end of this machine's kind when the goal was
+	// set (64 000–74 000); a ratio, so that a loaded machine slows both.
+	goalSync = 3.2
 )
 
 // BenchmarkIngest measures the store's ingest (issue 15: at least 20 000
@@ -45,9 +52,10 @@ const (
 //
 // It reports x-floor (ingest / floor), ingest-eps, copy-eps, sync-eps (events
 // stored and projected per second, what a store answers at) and x-sync
-// ((ingest + project) / floor). It fails when x-floor is above 1.5, or when
-// ingest-eps is under 20 000 while copy-eps is at least 30 000, over at least
-// 20 batches (-benchtime=100x).
+// ((ingest + project) / floor, the median turn; x-sync-sum over the sums). It
+// fails when x-floor is above 1.5, when x-sync is above goalSync (3.2), or
+// when ingest-eps is under 20 000 while copy-eps is at least 30 000, over at
+// least 20 batches (-benchtime=100x).
 func BenchmarkIngest(b *testing.B) {
 	db := newDB(b)
 	enrolled(b, db, "T1")
@@ -58,7 +66,7 @@ func BenchmarkIngest(b *testing.B) {
 	}
 	c := newCounter(b, "T1")
 	var tIngest, tProject, tCopy time.Duration
-	var ratios []float64 // ingest / floor of each turn
+	var ratios, syncs []float64 // ingest / floor and (ingest + project) / floor of each turn
 	n, bytes, batches := 0, 0, 0
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
@@ -95,7 +103,7 @@ func BenchmarkIngest(b *testing.B) {
 			}
 			tCopy += time.Since(t0)
 		}
-		i0, c0 := tIngest, tCopy
+		i0, p0, c0 := tIngest, tProject, tCopy
 		if i%2 == 0 {
 			ingest()
 			floor()
@@ -104,6 +112,7 @@ func BenchmarkIngest(b *testing.B) {
 			ingest()
 		}
 		ratios = append(ratios, float64(tIngest-i0)/float64(tCopy-c0))
+		syncs = append(syncs, float64(tIngest-i0+tProject-p0)/float64(tCopy-c0))
 		n += len(evs)
 		batches++
 	}
@@ -111,7 +120,8 @@ func BenchmarkIngest(b *testing.B) {
 	// The median turn: a stall of the shared machine slows one leg of a turn,
 	// not the median.
 	slices.Sort(ratios)
-	xFloor := ratios[len(ratios)/2]
+	slices.Sort(syncs)
+	xFloor, xSync := ratios[len(ratios)/2], syncs[len(syncs)/2]
 	ingestEPS := float64(n) / tIngest.Seconds()
 	copyEPS := float64(n) / tCopy.Seconds()
 	b.ReportMetric(xFloor, "x-floor")
@@ -119,7 +129,8 @@ func BenchmarkIngest(b *testing.B) {
 	b.ReportMetric(ingestEPS, "ingest-eps")
 	b.ReportMetric(copyEPS, "copy-eps")
 	b.ReportMetric(float64(n)/(tIngest+tProject).Seconds(), "sync-eps")
-	b.ReportMetric(float64(tIngest+tProject)/float64(tCopy), "x-sync")
+	b.ReportMetric(xSync, "x-sync")
+	b.ReportMetric(float64(tIngest+tProject)/float64(tCopy), "x-sync-sum")
 	b.ReportMetric(float64(bytes)/float64(n), "body-bytes")
 	// What the projections hold is checked by the store's tests; here only
 	// that they kept up (a sale in each batch at least).
@@ -132,6 +143,10 @@ func BenchmarkIngest(b *testing.B) {
 	}
 	if xFloor > goalFloor {
 		b.Fatalf("the ingest took %.2f× a bare COPY of the same rows over %d batches; the goal is at most %.1f×", xFloor, batches, goalFloor)
+	}
+	if xSync > goalSync {
+		b.Fatalf("a batch stored and projected took %.2f× a bare COPY of the same rows over %d batches (%.0f events/s, COPY %.0f); the goal is at most %.1f×",
+			xSync, batches, float64(n)/(tIngest+tProject).Seconds(), copyEPS, goalSync)
 	}
 	if copyEPS >= judgeCopyEPS && ingestEPS < goalEPS {
 		b.Fatalf("the ingest stored %.0f events/s while a bare COPY stored %.0f; the goal is at least %d", ingestEPS, copyEPS, goalEPS)

@@ -23,7 +23,7 @@ import (
 // nothing.
 
 // projectedTables are the tables Projections.Rebuild truncates: everything derived.
-var projectedTables = append([]string{"orders", "order_lines", "order_rates", "payments", "documents", "credit_notes", "imei_units", "shifts", "z_reports", "overrides", "over_refunds"}, stockTables...)
+var projectedTables = append([]string{"orders", "order_lines", "order_rates", "payments", "documents", "credit_notes", "imei_units", "imei_repeats", "shifts", "z_reports", "overrides", "over_refunds"}, stockTables...)
 
 // projectFunc projects one decoded event of the projector's terminal.
 type projectFunc func(p *projector, seq uint64, ev *pos.Event) error

@@ -179,6 +179,9 @@ func (b errBatch) QueryRow() pgx.Row                { return errRow(b) }
 func (b errBatch) Close() error                     { return b.err }
 func (b errBatch) Tx() pgx.Tx                       { return nil }
 
+// preloadOrders reads a terminal's orders by their ids.
+const preloadOrders = "SELECT order_id, snapshot FROM orders WHERE terminal_id = $1 AND order_id = ANY($2::text[])"
+
 // preload reads, in one query, the orders that evs name (order_id), as order
 // would read them one by one: the stored projection, or a new empty order
 // when none is stored. The query names the orders' whole key, so that it is
@@ -201,7 +204,7 @@ func (p *projector) preload(evs []*pos.Event) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	rs, err := p.tx.Query(p.ctx, "SELECT order_id, snapshot FROM orders WHERE terminal_id = $1 AND order_id = ANY($2::text[])", p.terminal, ids)
+	rs, err := p.tx.Query(p.ctx, preloadOrders, p.terminal, ids)
 	if err != nil {
 		return err
 	}

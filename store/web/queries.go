@@ -199,7 +199,7 @@ func overrides(ctx context.Context, db *store.DB, day time.Time) ([]Override, []
 		return nil, nil, err
 	}
 	rs, err = db.Pool().Query(ctx, `SELECT u.imei, string_agg(u.terminal_id || ' ' || u.order_id, ', ' ORDER BY u.terminal_id, u.order_id)
-		FROM imei_units u JOIN orders o USING (terminal_id, order_id) WHERE o.state = ANY($1)
+		FROM imei_repeats r JOIN imei_units u USING (imei) JOIN orders o USING (terminal_id, order_id) WHERE o.state = ANY($1)
 		GROUP BY u.imei HAVING count(*) > 1 ORDER BY u.imei LIMIT 100`, statesWhere(holdsGoods))
 	if err != nil {
 		return nil, nil, err
@@ -241,7 +241,7 @@ func search(ctx context.Context, db *store.DB, q string) (string, []OrderRow, er
 	arg := any(q)
 	switch kind {
 	case "document":
-		where = "EXISTS (SELECT 1 FROM documents d WHERE d.terminal_id = o.terminal_id AND d.order_id = o.order_id AND (d.number = upper($1) OR right(d.number, length($1) + 1) = '/' || upper($1)))"
+		where = "(o.terminal_id, o.order_id) IN (SELECT d.terminal_id, d.order_id FROM documents d WHERE d.number = upper($1) OR substr(d.number, length(d.terminal_id) + 2) = upper($1))"
 	case "IMEI":
 		where = "EXISTS (SELECT 1 FROM imei_units u WHERE u.terminal_id = o.terminal_id AND u.order_id = o.order_id AND u.imei = $1)"
 	case "card":
