@@ -424,7 +424,7 @@ func TestCancelledInvoicePutsUnitsBack(t *testing.T) {
 	require.Equal(t, StatePaid, out.State)
 	n, _ := onHand(t, tl, "PH-SAM-S24")
 	require.Equal(t, int64(0), n)
-	res, err := tl.Returns.CancelDocument(ctx, out.Order.Number("T1"), managerPIN, "customer left before delivery")
+	res, err := tl.Returns.CancelDocument(ctx, out.SaleOrder().Number("T1"), managerPIN, "customer left before delivery")
 	require.NoError(t, err)
 	require.Equal(t, CancelDone, res.Status, res.Pending)
 	n, imeis := onHand(t, tl, "PH-SAM-S24")
@@ -435,5 +435,5 @@ func TestCancelledInvoicePutsUnitsBack(t *testing.T) {
 	u, _, err := tl.Stock.History(ctx, testIMEI(1))
 	require.NoError(t, err)
 	require.Len(t, u.History, 3)
-	assert.Equal(t, "back in stock from sale "+out.Order.ID+" (returned, or its invoice cancelled)", u.History[2].What)
+	assert.Equal(t, "back in stock from sale "+out.SaleID()+" (returned, or its invoice cancelled)", u.History[2].What)
 }
