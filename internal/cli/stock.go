@@ -24,23 +24,23 @@ func cmdStock(c *cli, args []string) int {
 	}
 	switch args[0] {
 	case "receive":
-		return c.stockReceive(args[1:])
+		return stockReceive(c, args[1:])
 	case "list":
-		return c.stockList(args[1:])
+		return stockList(c, args[1:])
 	case "allow":
-		return c.stockAllow(args[1:])
+		return stockAllow(c, args[1:])
 	case "damaged":
-		return c.stockDamaged(args[1:])
+		return stockDamaged(c, args[1:])
 	case "count":
-		return c.stockCount(args[1:])
+		return stockCount(c, args[1:])
 	case "send":
-		return c.stockSend(args[1:])
+		return stockSend(c, args[1:])
 	case "arrive":
-		return c.stockArrive(args[1:])
+		return stockArrive(c, args[1:])
 	case "ageing":
-		return c.stockAgeing(args[1:])
+		return stockAgeing(c, args[1:])
 	case "history":
-		return c.stockHistory(args[1:])
+		return stockHistory(c, args[1:])
 	}
 	return c.fail(exitBadInput, "Use %s.", stockUsage)
 }
@@ -57,7 +57,7 @@ func stockErrorCode(err error) int {
 	return exitFailed
 }
 
-func (c *cli) stockReceive(args []string) int {
+func stockReceive(c *cli, args []string) int {
 	fs := c.flagSet("galla stock receive")
 	supplier := fs.String("supplier", "", "the distributor the goods came from")
 	invoice := fs.String("invoice", "", "the supplier's invoice number")
@@ -80,11 +80,11 @@ func (c *cli) stockReceive(args []string) int {
 	if err != nil {
 		return c.fail(stockErrorCode(err), "%s", pos.Sentence(err))
 	}
-	fmt.Fprintf(c.stderr, "galla: received %d units on %d lines, invoice %s of %s.\n", d.Units(), len(d.Lines), d.Invoice, d.Supplier)
+	fmt.Fprintf(c.stderr, "galla: received %s on %s, invoice %s of %s.\n", plural(d.Units(), "unit"), plural(len(d.Lines), "line"), d.Invoice, d.Supplier)
 	return exitOK
 }
 
-func (c *cli) stockList(args []string) int {
+func stockList(c *cli, args []string) int {
 	fs := c.flagSet("galla stock list")
 	sku := fs.String("sku", "", "only this item, with its units")
 	format := fs.String("format", "text", "text, csv or json")
@@ -176,7 +176,7 @@ func (c *cli) stockList(args []string) int {
 	return exitOK
 }
 
-func (c *cli) stockAllow(args []string) int {
+func stockAllow(c *cli, args []string) int {
 	fs := c.flagSet("galla stock allow")
 	rest, err := c.parse(fs, args)
 	if err != nil {
@@ -202,7 +202,7 @@ func (c *cli) stockAllow(args []string) int {
 	return exitOK
 }
 
-func (c *cli) stockDamaged(args []string) int {
+func stockDamaged(c *cli, args []string) int {
 	fs := c.flagSet("galla stock damaged")
 	reason := fs.String("reason", "damaged", "why the unit is set aside")
 	rest, err := c.parse(fs, args)
@@ -229,7 +229,7 @@ func (c *cli) stockDamaged(args []string) int {
 // book; the variance is printed as JSON, and with --apply a manager adjusts
 // the book to the count, with a reason. Exit 1 when a variance is left
 // unapplied, so that a script sees it.
-func (c *cli) stockCount(args []string) int {
+func stockCount(c *cli, args []string) int {
 	fs := c.flagSet("galla stock count")
 	sku := fs.String("sku", "", "the item counted")
 	counted := fs.Int64("counted", 0, "the units counted of an item not serialised")
@@ -285,7 +285,7 @@ func (c *cli) stockCount(args []string) int {
 
 // stockSend is galla stock send: goods sent to another counter or store,
 // their units in transit; it prints the transfer's id for the other end.
-func (c *cli) stockSend(args []string) int {
+func stockSend(c *cli, args []string) int {
 	fs := c.flagSet("galla stock send")
 	to := fs.String("to", "", "the counter or store the goods go to")
 	items := fs.String("items", "", "SKU:QTY,...")
@@ -313,7 +313,7 @@ func (c *cli) stockSend(args []string) int {
 
 // stockArrive is galla stock arrive: goods transferred from another counter
 // or store received here, once per transfer.
-func (c *cli) stockArrive(args []string) int {
+func stockArrive(c *cli, args []string) int {
 	fs := c.flagSet("galla stock arrive")
 	from := fs.String("from", "", "the counter or store that sent the goods")
 	id := fs.String("transfer", "", "the sender's transfer id")
@@ -341,7 +341,7 @@ func (c *cli) stockArrive(args []string) int {
 
 // stockAgeing is galla stock ageing: the serialised units in stock by model
 // and days in stock.
-func (c *cli) stockAgeing(args []string) int {
+func stockAgeing(c *cli, args []string) int {
 	fs := c.flagSet("galla stock ageing")
 	format := fs.String("format", "text", "text, csv or json")
 	rest, err := c.parse(fs, args)
@@ -389,7 +389,7 @@ func (c *cli) stockAgeing(args []string) int {
 }
 
 // stockHistory is galla stock history IMEI: the unit's whole story.
-func (c *cli) stockHistory(args []string) int {
+func stockHistory(c *cli, args []string) int {
 	fs := c.flagSet("galla stock history")
 	rest, err := c.parse(fs, args)
 	if err != nil {
@@ -415,4 +415,12 @@ func (c *cli) stockHistory(args []string) int {
 		fmt.Fprintf(c.stdout, "%s\t%s\n", h.Time.Format("2006-01-02 15:04"), h.What)
 	}
 	return exitOK
+}
+
+// plural is n and the noun, with an s unless n is one: "1 line", "2 units".
+func plural[N int | int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatInt(int64(n), 10) + " " + noun + "s"
 }
