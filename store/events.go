@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"galla/pos"
 	"galla/store/api"
 )
 
@@ -33,10 +32,6 @@ type row struct {
 	kind       string
 	day        any // time.Time, or nil when the event names no day
 	body       []byte
-	// ev is body decoded for the projections, when decoded says it was (nil:
-	// a body that is not a pos.Event).
-	ev      *pos.Event
-	decoded bool
 }
 
 // Ingest stores a batch of terminal's events in one transaction (DESIGN.md

@@ -91,15 +91,10 @@ func (p *projector) event(seq uint64, ev *pos.Event) error {
 // decodeEvents decodes the bodies of rows as pos.Events (nil for a body that
 // is not one), on as many goroutines as the program runs on: decoding is
 // most of the projector's own time, and each body decodes alone.
-// A row decoded already (row.decoded) is taken as it is.
 func decodeEvents(rows []row) []*pos.Event {
 	evs := make([]*pos.Event, len(rows))
 	decode := func(from, to int) {
 		for i := from; i < to; i++ {
-			if rows[i].decoded {
-				evs[i] = rows[i].ev
-				continue
-			}
 			var ev pos.Event
 			if json.Unmarshal(rows[i].body, &ev) == nil {
 				evs[i] = &ev

@@ -27,12 +27,12 @@ func TestProjectBatchGivesTheRowsOfARebuild(t *testing.T) {
 	second := daySales(c, 300)
 	_, err = db.Events.Ingest(ctx, "T1", second)
 	require.NoError(t, err)
-	require.NoError(t, db.Projections.ProjectBatch(ctx, "T1", DecodeBatch(second)))
+	require.NoError(t, db.Projections.ProjectBatch(ctx, "T1", second))
 	var mark int64
 	require.NoError(t, db.Pool().QueryRow(ctx, "SELECT seq FROM projection_marks WHERE terminal_id = 'T1'").Scan(&mark))
 	assert.Equal(t, int64(second[len(second)-1].Seq), mark)
 	// A batch sent again projects nothing twice.
-	require.NoError(t, db.Projections.ProjectBatch(ctx, "T1", DecodeBatch(first)))
+	require.NoError(t, db.Projections.ProjectBatch(ctx, "T1", first))
 
 	got := dump(t, db)
 	require.NotEmpty(t, got["orders"])
@@ -96,7 +96,7 @@ func TestCatchUpOnStaleStatisticsReadsOrdersByTheirKey(t *testing.T) {
 			assert.Contains(t, text, "orders_pkey", text)
 			assert.Regexp(t, `Index Cond: \(\(terminal_id = 'T1'::text\) AND \(order_id = ANY`, text)
 		}
-		require.NoError(t, db.Projections.ProjectBatch(ctx, "T1", DecodeBatch(batch)))
+		require.NoError(t, db.Projections.ProjectBatch(ctx, "T1", batch))
 	}
 	assert.True(t, analyzed(), "the projected tables analyzed after %d events", c.seq)
 }
@@ -115,7 +115,7 @@ func TestHistoryLookupsByIndex(t *testing.T) {
 	batch := c.sent()
 	_, err := db.Events.Ingest(ctx, "T1", batch)
 	require.NoError(t, err)
-	require.NoError(t, db.Projections.ProjectBatch(ctx, "T1", DecodeBatch(batch)))
+	require.NoError(t, db.Projections.ProjectBatch(ctx, "T1", batch))
 	repeats := func() []string {
 		rs, err := db.Pool().Query(ctx, "SELECT imei FROM imei_repeats ORDER BY imei")
 		require.NoError(t, err)

@@ -44,38 +44,21 @@ func (pj *Projections) ProjectTerminal(ctx context.Context, terminal string) err
 	return pj.project(ctx, terminal, nil)
 }
 
-// Batch is a batch of a terminal's events as the projections take it, its
-// bodies decoded (DecodeBatch).
-type Batch struct{ rows []row }
-
-// DecodeBatch decodes events, a batch of a terminal's events, for
-// ProjectBatch. It needs no database: the server runs it while the ingest
-// stores the batch.
-func DecodeBatch(events []api.Event) *Batch {
-	rows := make([]row, len(events))
-	for i, e := range events {
-		rows[i] = row{seq: e.Seq, body: bytes.TrimSpace(e.Body)}
-	}
-	for i, ev := range decodeEvents(rows) {
-		rows[i].ev, rows[i].decoded = ev, true
-	}
-	return &Batch{rows: rows}
-}
-
 // ProjectBatch catches the projections up with terminal's events, as
 // ProjectTerminal does, where batch is a batch of terminal's events that
 // Events.Ingest has just accepted: the events of it past the mark are
-// projected from memory, decoded already, not read back from events (the
-// ingest compared the ones it held already with their stored copies and
-// stored the others as they are, so both hold the same JSON). Events before
-// the batch, if the mark is behind it, and after it are read from events.
-// Only events up to the terminal's last stored sequence are taken from batch.
-func (pj *Projections) ProjectBatch(ctx context.Context, terminal string, batch *Batch) error {
-	mem := batch.rows
-	for i := 1; i < len(mem); i++ {
-		if mem[i].seq != mem[i-1].seq+1 {
-			return pj.wrap("project", fmt.Errorf("the batch of terminal %s does not run in sequence at event %d", terminal, mem[i].seq))
+// projected from memory, not read back from events (the ingest compared the
+// ones it held already with their stored copies and stored the others as
+// they are, so both hold the same JSON). Events before the batch, if the mark
+// is behind it, and after it are read from events. Only events up to the
+// terminal's last stored sequence are taken from batch.
+func (pj *Projections) ProjectBatch(ctx context.Context, terminal string, batch []api.Event) error {
+	mem := make([]row, 0, len(batch))
+	for i, e := range batch {
+		if i > 0 && e.Seq != batch[i-1].Seq+1 {
+			return pj.wrap("project", fmt.Errorf("the batch of terminal %s does not run in sequence at event %d", terminal, e.Seq))
 		}
+		mem = append(mem, row{seq: e.Seq, body: bytes.TrimSpace(e.Body)})
 	}
 	return pj.project(ctx, terminal, mem)
 }

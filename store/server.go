@@ -237,15 +237,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, terminal string,
 		s.fail(w, &api.Error{HTTPStatus: http.StatusForbidden, Code: api.CodeUnauthorized, Message: fmt.Sprintf("the batch names terminal %q, but is signed by terminal %s", b.TerminalID, terminal)})
 		return
 	}
-	// The projections' decoding of the batch runs while the ingest stores it.
-	decoded := make(chan *Batch, 1)
-	go func() { decoded <- DecodeBatch(b.Events) }()
 	resp, err := s.db.Events.Ingest(r.Context(), terminal, b.Events)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	s.project(r.Context(), terminal, resp.Stored, decoded)
+	s.project(r.Context(), terminal, resp.Stored, b.Events)
 	writeJSON(w, http.StatusOK, resp)
 }
 
@@ -368,13 +365,13 @@ func (s *Server) staffRoutes() {
 }
 
 // project catches the projections up with a batch just stored (stored events
-// of terminal), projecting it from memory once it is decoded. A failure is logged only: the
+// of terminal), projecting it from memory. A failure is logged only: the
 // events are stored, and the next batch or read catches up.
-func (s *Server) project(ctx context.Context, terminal string, stored int, batch <-chan *Batch) {
+func (s *Server) project(ctx context.Context, terminal string, stored int, batch []api.Event) {
 	if stored == 0 {
 		return
 	}
-	if err := s.db.Projections.ProjectBatch(ctx, terminal, <-batch); err != nil && ctx.Err() == nil {
+	if err := s.db.Projections.ProjectBatch(ctx, terminal, batch); err != nil && ctx.Err() == nil {
 		s.log.Warn("store: project", "terminal", terminal, "err", err)
 	}
 }
