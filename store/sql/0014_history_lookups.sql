@@ -24,5 +24,6 @@ BEGIN
         ON CONFLICT DO NOTHING;
     RETURN NULL;
 END $$;
+DROP TRIGGER IF EXISTS imei_units_repeats ON imei_units;
 CREATE TRIGGER imei_units_repeats AFTER INSERT ON imei_units
     REFERENCING NEW TABLE AS new_units FOR EACH STATEMENT EXECUTE FUNCTION imei_repeats_add();
