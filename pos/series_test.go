@@ -117,7 +117,7 @@ func TestSaleTitleFollowsTheSeries(t *testing.T) {
 	assert.Equal(t, "TAX INVOICE", ReceiptFor(Order{ReceiptNo: 3}, reg, ReceiptOptions{}).Title, "a document from before series")
 }
 
-// TestNoNumberSkippedAcrossACrash stops the terminal as a sale's payment is
+// TestNoNumberSkippedAcrossACrash stops the terminal as a sale's completion is
 // journaled: the number it would have taken was never handed out, and the next
 // sale takes it.
 func TestNoNumberSkippedAcrossACrash(t *testing.T) {
