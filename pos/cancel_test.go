@@ -25,10 +25,10 @@ func TestCancelCardInvoice(t *testing.T) {
 	ctx := t.Context()
 	_, _, err := tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
 	require.NoError(t, err)
-	cash, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(499))
+	cash, err := sellCash(ctx, r.e, r.sale(t, "ACC-CBL"), Rupees(499))
 	require.NoError(t, err)
 	require.Equal(t, "T1/2627/000001", cash.Order.Number("T1"))
-	paid, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	paid, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultPaid, paid.Status, paid.Reason)
 	inv := paid.Order.Number("T1")
@@ -38,15 +38,17 @@ func TestCancelCardInvoice(t *testing.T) {
 	require.Error(t, err, "a cancellation needs a reason")
 	_, err = tl.Returns.CancelDocument(ctx, inv, "999999", "customer left")
 	require.ErrorIs(t, err, ErrWrongPIN)
-	assert.Zero(t, r.ledger(t, paid.Order.ID).RefundedAmount, "nothing refunded on a wrong PIN")
+	assert.Zero(t, r.ledger(t, paid.Order.Tenders[0].OrderID).RefundedAmount, "nothing refunded on a wrong PIN")
 
 	res, err := tl.Returns.CancelDocument(ctx, inv, managerPIN, "customer left before delivery")
 	require.NoError(t, err)
 	assert.Equal(t, CancelDone, res.Status, res.Pending)
 	assert.Equal(t, inv, res.Number)
 	require.Len(t, res.Tenders, 1)
-	assert.Equal(t, CancelTender{OrderID: paid.Order.ID, Tender: TenderCard, Amount: 149900, Status: RefundDone}, res.Tenders[0])
-	lo := r.ledger(t, paid.Order.ID)
+	require.Len(t, paid.Order.Tenders, 1, "a sale of one tender")
+	tender := paid.Order.Tenders[0].OrderID
+	assert.Equal(t, CancelTender{OrderID: tender, Tender: TenderCard, Amount: 149900, Status: RefundDone}, res.Tenders[0])
+	lo := r.ledger(t, paid.Order.Tenders[0].OrderID)
 	assert.Equal(t, int64(149900), lo.RefundedAmount, "the card got all of it back")
 	assert.Equal(t, 1, lo.CapturedPayments)
 
@@ -55,14 +57,16 @@ func TestCancelCardInvoice(t *testing.T) {
 	require.NotNil(t, o.Cancelled)
 	assert.Equal(t, "customer left before delivery", o.Cancelled.Reason)
 	assert.Equal(t, inv, o.Number("T1"), "it keeps its number")
-	require.Len(t, o.Refunds, 1)
-	assert.Zero(t, o.Refunds[0].DocNo, "no credit note")
-	assert.True(t, o.Refunds[0].Cancel)
+	to, err := r.e.Order(ctx, tender) // the card's money went back on its tender
+	require.NoError(t, err)
+	require.Len(t, to.Refunds, 1)
+	assert.Zero(t, to.Refunds[0].DocNo, "no credit note")
+	assert.True(t, to.Refunds[0].Cancel)
 
 	_, err = tl.Returns.CancelDocument(ctx, inv, managerPIN, "again")
 	assert.ErrorIs(t, err, ErrAlreadyCancelled)
 	assert.Equal(t, "Invoice T1/2627/000002 is already cancelled (customer left before delivery).", Sentence(err))
-	assert.Equal(t, int64(149900), r.ledger(t, paid.Order.ID).RefundedAmount, "nothing refunded twice")
+	assert.Equal(t, int64(149900), r.ledger(t, paid.Order.Tenders[0].OrderID).RefundedAmount, "nothing refunded twice")
 
 	// The X report: the cable only. 499.00 at 18%: taxable ⌊(4990000+59)/118⌋
 	// = 42288, tax 7612.
@@ -137,7 +141,7 @@ func TestCancelRefused(t *testing.T) {
 	assert.Nil(t, o.Cancelled)
 	assert.Len(t, o.Refunds, 1, "nothing given back by the refused cancellation")
 
-	old, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CASE"), Rupees(1499))
+	old, err := sellCash(ctx, r.e, r.sale(t, "ACC-CASE"), Rupees(1499))
 	require.NoError(t, err)
 	r.clock.Advance(24 * time.Hour)
 	_, err = tl.Returns.CancelDocument(ctx, old.Order.Number("T1"), managerPIN, "customer left")
@@ -210,7 +214,7 @@ func TestCancelFreesIMEI(t *testing.T) {
 	ctx := t.Context()
 	sale := r.sale(t, "PH-SAM-S24")
 	sale.Lines[0].IMEIs = []string{"356938035643809"}
-	sold, err := r.e.Payments.PayCash(ctx, sale, Rupees(74999))
+	sold, err := sellCash(ctx, r.e, sale, Rupees(74999))
 	require.NoError(t, err)
 	again := r.sale(t, "PH-SAM-S24")
 	again.Lines[0].IMEIs = []string{"356938035643809"}
@@ -283,7 +287,7 @@ func TestCancelReleasesThePhoneAtTheStore(t *testing.T) {
 	r.e.StoreDesk.SetDecisions(st)
 	sale := r.sale(t, "PH-SAM-S24")
 	sale.Lines[0].IMEIs = []string{"356938035643809"}
-	sold, err := r.e.Payments.PayCash(ctx, sale, Rupees(74999))
+	sold, err := sellCash(ctx, r.e, sale, Rupees(74999))
 	require.NoError(t, err)
 	assert.Empty(t, st.released)
 	_, err = tl.Returns.CancelDocument(ctx, sold.Order.Number("T1"), managerPIN, "customer left")
@@ -299,7 +303,7 @@ func TestCancelReleasesThePhoneAtTheStore(t *testing.T) {
 func TestAPendingCancellationIsFinishedByTheReconciler(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	paid, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	paid, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultPaid, paid.Status)
 	r.sb.Controls.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
@@ -318,7 +322,7 @@ func TestAPendingCancellationIsFinishedByTheReconciler(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, o.Cancelled)
 	assert.Equal(t, "customer left before delivery", o.Cancelled.Reason)
-	assert.Equal(t, int64(149900), r.ledger(t, paid.Order.ID).RefundedAmount, "refunded once")
+	assert.Equal(t, int64(149900), r.ledger(t, paid.Order.Tenders[0].OrderID).RefundedAmount, "refunded once")
 	_, err = tl.Returns.CancelDocument(ctx, paid.Order.Number("T1"), managerPIN, "again")
 	assert.ErrorIs(t, err, ErrAlreadyCancelled)
 }

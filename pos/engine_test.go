@@ -157,7 +157,7 @@ func TestCardCheckoutPaid(t *testing.T) {
 func TestDeclineThenRetryOnTheSameOrder(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultFailed, res.Status)
 	assert.True(t, res.CanRetry)
@@ -181,7 +181,7 @@ func TestDeclineThenRetryOnTheSameOrder(t *testing.T) {
 func TestAttemptsRunOut(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000009995"), r.otp())
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4000000000009995"), r.otp())
 	require.NoError(t, err)
 	id := res.Order.ID
 	for i := 2; i <= MaxAttempts; i++ {
@@ -197,7 +197,7 @@ func TestAttemptsRunOut(t *testing.T) {
 
 func TestWrongOTPFails(t *testing.T) {
 	r := newRig(t)
-	res, err := r.e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4111111111111111"),
+	res, err := sellCard(t.Context(), r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"),
 		PayOptions{Auth: SandboxOTP(r.gw, "000000")})
 	require.NoError(t, err)
 	assert.Equal(t, ResultFailed, res.Status)
@@ -211,7 +211,7 @@ func TestUnverifiedAnswerIsUnknownThenReconciled(t *testing.T) {
 	r.sb.Controls.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultBadSignature}, 1000)
 	opt := r.otp()
 	opt.Wait = 30 * time.Second
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnverified, res.Status)
 	assert.Equal(t, StateUnknown, res.Order.State, "an unverified CHARGED is never PAID")
@@ -266,7 +266,7 @@ func TestDroppedCreateOrderAnswerMovesToAFreshOrder(t *testing.T) {
 
 func TestPatientPollingWithAFakeClock(t *testing.T) {
 	r := newRig(t)
-	res, err := r.e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4000000000000119"), r.otp())
+	res, err := sellCard(t.Context(), r.e, r.sale(t, "ACC-CASE"), card("4000000000000119"), r.otp())
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
 	w := r.clock.Sleeps()
@@ -282,7 +282,7 @@ func TestPollScheduleGivesUpAsUnknown(t *testing.T) {
 	r := newRig(t)
 	// No authentication: the payment stays PENDING until the token expires.
 	opt := PayOptions{Wait: 10 * time.Minute}
-	res, err := r.e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
+	res, err := sellCard(t.Context(), r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnknown, res.Status)
 	assert.Equal(t, StateUnknown, res.Order.State)
@@ -305,7 +305,7 @@ func TestCancelledPollingIsUnknown(t *testing.T) {
 			cancel()
 		}
 	}}
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnknown, res.Status)
 	o, err := r.e.Order(t.Context(), res.Order.ID)
@@ -323,7 +323,7 @@ func TestCrashBeforeTheOutcomeIsJournaled(t *testing.T) {
 		}
 		return nil
 	}
-	_, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
+	_, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 	require.ErrorIs(t, err, crash)
 	r.j.failNext = nil
 
@@ -350,7 +350,7 @@ func TestReconcileAbandonsAnUnansweredIntent(t *testing.T) {
 		}
 		return nil
 	}
-	_, err := r.e.Payments.Open(ctx, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
+	_, err := openOneTender(ctx, r.e, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
 	require.Error(t, err)
 	r.j.failNext = nil
 	rep, err := r.e.Payments.Reconcile(ctx)
@@ -362,7 +362,7 @@ func TestReconcileAbandonsAnUnansweredIntent(t *testing.T) {
 func TestOnePaymentInFlightPerOrder(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.Payments.Open(ctx, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
+	o, err := openOneTender(ctx, r.e, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
 	require.NoError(t, err)
 	entered := make(chan struct{})
 	release := make(chan struct{})
@@ -414,7 +414,7 @@ func TestCashSale(t *testing.T) {
 func TestPayOnPhone(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+	o, err := sellOnPhone(ctx, r.e, r.sale(t, "ACC-CASE"), PayOptions{})
 	require.NoError(t, err)
 	require.NotEmpty(t, o.Token)
 	// The customer pays on the phone: the hosted page sends the payment itself.
@@ -479,7 +479,7 @@ func TestEMISchemeErrorsInPlainWords(t *testing.T) {
 	require.NoError(t, err)
 	plan, ok := offers.Find("ICICI", 18, ProgramBank)
 	require.True(t, ok)
-	_, err = r.e.Payments.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
+	_, err = sellEMI(ctx, r.e, sale, plan, card("4386280000000004"), r.otp())
 	require.ErrorIs(t, err, ErrOfferNotForCard)
 	assert.Contains(t, Sentence(err), "not available on this card")
 
@@ -488,14 +488,14 @@ func TestEMISchemeErrorsInPlainWords(t *testing.T) {
 	require.NoError(t, json.Unmarshal(plan.Tenure, &tenure))
 	tenure["monthly_installment"] = tenure["monthly_installment"].(float64) + 1
 	stale.Tenure, _ = json.Marshal(tenure)
-	_, err = r.e.Payments.CheckoutEMI(ctx, sale, stale, card("5522600000000005"), r.otp())
+	_, err = sellEMI(ctx, r.e, sale, stale, card("5522600000000005"), r.otp())
 	require.ErrorIs(t, err, ErrOfferOutdated)
 	assert.Empty(t, r.sb.Controls.Ledger(), "no order is created for an offer the card does not take")
 
 	lg, ok := offers.Find("ICICI", 6, ProgramBrand)
 	require.True(t, ok, "LG's low-cost offer")
 	assert.False(t, lg.IMEIRequired)
-	res, err := r.e.Payments.CheckoutEMI(ctx, sale, lg, card("5522600000000005"), r.otp())
+	res, err := sellEMI(ctx, r.e, sale, lg, card("5522600000000005"), r.otp())
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
 
@@ -674,7 +674,7 @@ func TestReportsAndDayClose(t *testing.T) {
 func TestCancelAnUnpaidOrder(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.Payments.Open(ctx, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
+	o, err := openOneTender(ctx, r.e, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
 	require.NoError(t, err)
 	got, err := r.e.Payments.Cancel(ctx, o.ID, "")
 	require.NoError(t, err)
@@ -682,11 +682,11 @@ func TestCancelAnUnpaidOrder(t *testing.T) {
 	_, err = r.e.Payments.PayCard(ctx, o.ID, card("4111111111111111"), r.otp())
 	assert.Error(t, err, "an abandoned order takes no payment")
 
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
 	require.NoError(t, err)
 	_, err = r.e.Payments.Cancel(ctx, res.Order.ID, "")
 	assert.ErrorIs(t, err, ErrNotCancellable, "a payment was attempted")
-	phone, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+	phone, err := sellOnPhone(ctx, r.e, r.sale(t, "ACC-CASE"), PayOptions{})
 	require.NoError(t, err)
 	_, err = r.e.Payments.Cancel(ctx, phone.ID, "")
 	assert.ErrorIs(t, err, ErrNotCancellable, "the phone may still pay")
@@ -728,7 +728,7 @@ func TestReconcileRunsBeforeTheFirstNewPayment(t *testing.T) {
 		}
 		return nil
 	}
-	_, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
+	_, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 	require.Error(t, err)
 	r.j.failNext = nil
 	before, err := r.j.Unresolved(ctx)
@@ -737,7 +737,7 @@ func TestReconcileRunsBeforeTheFirstNewPayment(t *testing.T) {
 
 	e2, err := New(Config{Journal: r.j, Gateway: r.gw, Clock: r.clock, Customer: Customer{Mobile: "9000000001", Email: "c@example.com"}})
 	require.NoError(t, err)
-	res, err := e2.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CBL"), card("5555555555554444"), PayOptions{})
+	res, err := sellCard(ctx, e2, r.sale(t, "ACC-CBL"), card("5555555555554444"), PayOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status)
 	old, err := r.j.Order(ctx, before[0].ID)
@@ -762,7 +762,7 @@ func TestIMEIRefusedByTheService(t *testing.T) {
 	require.NoError(t, err)
 	plan, ok := offers.Find("HDFC", 3, ProgramBrand)
 	require.True(t, ok)
-	_, err = r.e.Payments.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
+	_, err = sellEMI(ctx, r.e, sale, plan, card("4386280000000004"), r.otp())
 	var ie *IMEIError
 	require.ErrorAs(t, err, &ie)
 	require.Len(t, ie.Problems, 1)
@@ -775,6 +775,6 @@ func TestIMEIRefusedByTheService(t *testing.T) {
 
 	sale.Lines[0].IMEIs = []string{"490154203237519"}
 	sale.Lines[0].IMEIs[0] = sale.Lines[0].IMEIs[0][:14] + "0" // a wrong check digit
-	_, err = r.e.Payments.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
+	_, err = sellEMI(ctx, r.e, sale, plan, card("4386280000000004"), r.otp())
 	require.ErrorIs(t, err, ErrBadIMEI, "checked before any call")
 }

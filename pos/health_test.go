@@ -57,22 +57,22 @@ func TestPaymentsWaitForTheJournalCheck(t *testing.T) {
 		do   func(t *testing.T, r *rig, e *Engine)
 	}{
 		{"card", func(t *testing.T, r *rig, e *Engine) {
-			res, err := e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+			res, err := sellCard(t.Context(), e, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 			require.NoError(t, err)
 			assert.Equal(t, ResultPaid, res.Status, res.Reason)
 		}},
 		{"cash", func(t *testing.T, r *rig, e *Engine) {
-			res, err := e.Payments.PayCash(t.Context(), r.sale(t, "ACC-CBL"), Rupees(500))
+			res, err := sellCash(t.Context(), e, r.sale(t, "ACC-CBL"), Rupees(500))
 			require.NoError(t, err)
 			assert.Equal(t, ResultPaid, res.Status)
 		}},
 		{"on the phone", func(t *testing.T, r *rig, e *Engine) {
-			o, err := e.Payments.OpenOnPhone(t.Context(), r.sale(t, "ACC-CASE"), PayOptions{})
+			o, err := sellOnPhone(t.Context(), e, r.sale(t, "ACC-CASE"), PayOptions{})
 			require.NoError(t, err)
 			assert.NotEmpty(t, o.Token)
 		}},
 		{"refund", func(t *testing.T, r *rig, e *Engine) {
-			paid, err := r.e.Payments.PayCash(t.Context(), r.sale(t, "ACC-CBL"), Rupees(500))
+			paid, err := sellCash(t.Context(), r.e, r.sale(t, "ACC-CBL"), Rupees(500))
 			require.NoError(t, err)
 			rr, err := e.Refunds.Refund(t.Context(), RefundRequest{OrderID: paid.Order.ID, PIN: managerPIN})
 			require.NoError(t, err)
@@ -96,9 +96,9 @@ func TestFailedJournalCheckRefusesPayments(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
 	// Before the check fails: a paid card sale and an open card order.
-	paid, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	paid, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
-	open, err := r.e.Payments.Open(ctx, r.sale(t, "ACC-CBL"), TenderCard, nil, PayOptions{})
+	open, err := openOneTender(ctx, r.e, r.sale(t, "ACC-CBL"), TenderCard, nil, PayOptions{})
 	require.NoError(t, err)
 	e := r.gated(t, &checkAt{clock: r.clock, at: r.clock.Now(), err: damagedError{}}, 0)
 	day := e.Today()
@@ -108,7 +108,7 @@ func TestFailedJournalCheckRefusesPayments(t *testing.T) {
 		do   func() error
 	}{
 		{"card checkout", func() error {
-			_, err := e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+			_, err := sellCard(ctx, e, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 			return err
 		}},
 		{"card on an open order", func() error {
@@ -116,7 +116,7 @@ func TestFailedJournalCheckRefusesPayments(t *testing.T) {
 			return err
 		}},
 		{"EMI", func() error {
-			_, err := e.Payments.Open(ctx, r.sale(t, "TV-LG-OLED55C4"), TenderEMI, &EMIPlan{}, PayOptions{})
+			_, err := openOneTender(ctx, e, r.sale(t, "TV-LG-OLED55C4"), TenderEMI, &EMIPlan{}, PayOptions{})
 			return err
 		}},
 		{"EMI on an open order", func() error {
@@ -124,7 +124,7 @@ func TestFailedJournalCheckRefusesPayments(t *testing.T) {
 			return err
 		}},
 		{"on the phone", func() error {
-			_, err := e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+			_, err := sellOnPhone(ctx, e, r.sale(t, "ACC-CASE"), PayOptions{})
 			return err
 		}},
 		{"await", func() error {
@@ -132,7 +132,7 @@ func TestFailedJournalCheckRefusesPayments(t *testing.T) {
 			return err
 		}},
 		{"cash", func() error {
-			_, err := e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
+			_, err := sellCash(ctx, e, r.sale(t, "ACC-CBL"), Rupees(500))
 			return err
 		}},
 		{"refund", func() error {
@@ -193,7 +193,7 @@ func TestJournalCheckThatDoesNotFinish(t *testing.T) {
 			start := r.clock.Now()
 			e := r.gated(t, &checkAt{clock: r.clock, at: start.Add(time.Hour)}, 5*time.Second)
 			commits := r.j.commitCount()
-			_, err := e.Payments.CheckoutCard(tt.ctx(t), r.sale(t, "ACC-CASE"), gateway.NewCard("4111111111111111", "12", "2030", "123", "Test Holder"), r.otp())
+			_, err := sellCard(tt.ctx(t), e, r.sale(t, "ACC-CASE"), gateway.NewCard("4111111111111111", "12", "2030", "123", "Test Holder"), r.otp())
 			require.ErrorIs(t, err, tt.wantErr)
 			if tt.sentence != "" {
 				assert.Equal(t, tt.sentence, Sentence(err))

@@ -37,11 +37,12 @@ func TestWrongAmountIsRecordedAndInquiredAgain(t *testing.T) {
 				// The order is inquired as an order after a lost payment answer.
 				r.sb.Controls.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
 			}
-			res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
+			res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, ResultPaid, res.Status, res.Reason)
 			assert.Equal(t, 1, r.captures())
-			ign := r.ignoredAnswers(t, res.Order.ID)
+			require.Len(t, res.Order.Tenders, 1, "a sale of one tender")
+			ign := r.ignoredAnswers(t, res.Order.Tenders[0].OrderID)
 			require.Len(t, ign, 3, "each mismatching answer is kept")
 			for _, ev := range ign {
 				assert.Contains(t, ev.Reason, "the sale is")
@@ -62,7 +63,7 @@ func TestWrongAmountUntilTheScheduleEnds(t *testing.T) {
 	ctx := t.Context()
 	r.sb.Controls.Inject(sandbox.EndpointInquirePayment, sandbox.Fault{Kind: sandbox.FaultWrongAmount}, 1000)
 	r.sb.Controls.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultWrongAmount}, 1000)
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{Wait: 3 * time.Minute})
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{Wait: 3 * time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnknown, res.Status)
 	assert.Contains(t, res.Reason, "the sale is")

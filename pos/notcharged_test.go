@@ -35,7 +35,7 @@ func TestUnappliedPaymentFailsAtOnceAndIsPaidAgain(t *testing.T) {
 				)
 				if tender == TenderCard {
 					r.sb.Controls.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: kind}, 1)
-					res, err = r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+					res, err = sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 				} else {
 					sale := r.sale(t, "TV-LG-OLED55C4")
 					offers, oerr := r.e.Payments.EMIOffers(ctx, sale.Lines)
@@ -43,7 +43,7 @@ func TestUnappliedPaymentFailsAtOnceAndIsPaidAgain(t *testing.T) {
 					plan, ok := offers.Find("ICICI", 18, ProgramBank)
 					require.True(t, ok)
 					r.sb.Controls.Inject(sandbox.EndpointEMIPayment, sandbox.Fault{Kind: kind}, 1)
-					res, err = r.e.Payments.CheckoutEMI(ctx, sale, plan, card("5522600000000005"), r.otp())
+					res, err = sellEMI(ctx, r.e, sale, plan, card("5522600000000005"), r.otp())
 				}
 				require.NoError(t, err)
 				require.Equal(t, ResultFailed, res.Status, res.Reason)
@@ -82,7 +82,7 @@ func TestReconcileFailsAnUnappliedPayment(t *testing.T) {
 	r.sb.Controls.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultReset}, 1000)
 	opt := r.otp()
 	opt.Wait = 30 * time.Second
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
 	require.NoError(t, err)
 	require.Equal(t, ResultUnknown, res.Status, "no inquiry answered")
 
@@ -105,7 +105,7 @@ func TestReconcileFailsAnUnappliedPayment(t *testing.T) {
 func TestLostSecondAttemptAfterADeclineFailsAtOnce(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultFailed, res.Status)
 	r.sb.Controls.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultReset}, 1)
@@ -128,7 +128,7 @@ func TestAppliedPaymentIsNotFailedByTheNoPaymentRule(t *testing.T) {
 	ctx := t.Context()
 	r.sb.Controls.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
 	opt := PayOptions{Wait: 30 * time.Second} // nobody authenticates: it stays PENDING
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), opt)
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnknown, res.Status, res.Reason)
 	assert.ErrorIs(t, res.Order.CanPay(), ErrPaymentInFlight, "never paid again while the payment may complete")

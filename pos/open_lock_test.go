@@ -38,7 +38,7 @@ func TestReconcileLeavesAnOrderBeingCreated(t *testing.T) {
 
 	done := make(chan *Result, 1)
 	go func() {
-		res, err := e.Payments.CheckoutCard(context.Background(), r.sale(t, "ACC-CASE"), card("4111111111111111"), PayOptions{Auth: SandboxOTP(r.gw, "123456")})
+		res, err := sellCard(context.Background(), e, r.sale(t, "ACC-CASE"), card("4111111111111111"), PayOptions{Auth: SandboxOTP(r.gw, "123456")})
 		assert.NoError(t, err)
 		done <- res
 	}()

@@ -97,7 +97,7 @@ func (r *rig) outcomePayments(orderID string) map[string]string {
 func TestPhoneDeclineThenPaidOnTheSameOrder(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+	o, err := sellOnPhone(ctx, r.e, r.sale(t, "ACC-CASE"), PayOptions{})
 	require.NoError(t, err)
 	var afterDecline *Order
 	e := r.phoneEngine(t, map[int]func(){
@@ -152,7 +152,7 @@ func TestPhoneDeclineThenPaidOnTheSameOrder(t *testing.T) {
 func TestPhoneFailsOnlyWhenTheServiceOrderFails(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+	o, err := sellOnPhone(ctx, r.e, r.sale(t, "ACC-CASE"), PayOptions{})
 	require.NoError(t, err)
 	var before []*Order
 	look := func() {
@@ -200,7 +200,7 @@ func TestPhoneTokenExpiryFails(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t)
 			ctx := t.Context()
-			o, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+			o, err := sellOnPhone(ctx, r.e, r.sale(t, "ACC-CASE"), PayOptions{})
 			require.NoError(t, err)
 			// The till takes the order up again 25 minutes on: its token expires five
 			// minutes into the wait.
@@ -230,7 +230,7 @@ func TestPhoneTokenExpiryFails(t *testing.T) {
 func TestPhoneUnverifiedThenReconciledPaid(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+	o, err := sellOnPhone(ctx, r.e, r.sale(t, "ACC-CASE"), PayOptions{})
 	require.NoError(t, err)
 	e := r.phoneEngine(t, map[int]func(){
 		1: func() { r.payOnPhone(t, o.Token, "4000000000000002") },
@@ -271,7 +271,7 @@ func TestPhoneUnverifiedThenReconciledPaid(t *testing.T) {
 func TestPhoneLeftWaitingIsReconciledLater(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	o, err := r.e.Payments.OpenOnPhone(ctx, r.sale(t, "ACC-CASE"), PayOptions{})
+	o, err := sellOnPhone(ctx, r.e, r.sale(t, "ACC-CASE"), PayOptions{})
 	require.NoError(t, err)
 	e := r.phoneEngine(t, map[int]func(){1: func() { r.payOnPhone(t, o.Token, "4000000000000002") }})
 	res, err := e.Payments.Await(ctx, o.ID, PayOptions{Wait: 2 * time.Minute})

@@ -17,7 +17,7 @@ func TestCSVNamesEveryDocument(t *testing.T) {
 	r, tl := newReturnTill(t)
 	registerShop(t, tl)
 	ctx := t.Context()
-	res, err := r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
+	res, err := sellCash(ctx, r.e, Sale{Lines: returnLines()}, 299500)
 	require.NoError(t, err)
 	inv := res.Order.Number("T1")
 	require.Equal(t, "T1/2627/000001", inv)

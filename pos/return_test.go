@@ -52,7 +52,7 @@ func TestPartialReturn(t *testing.T) {
 	r, tl := newReturnTill(t)
 	registerShop(t, tl)
 	ctx := t.Context()
-	res, err := r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
+	res, err := sellCash(ctx, r.e, Sale{Lines: returnLines()}, 299500)
 	require.NoError(t, err)
 	inv := res.Order.Number("T1")
 	require.Equal(t, "T1/2627/000001", inv, "22 Nov 2026 is in FY 2026-27")
@@ -190,7 +190,7 @@ func TestReturnToCard(t *testing.T) {
 func TestExchange(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	sold, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CASE"), 149900)
+	sold, err := sellCash(ctx, r.e, r.sale(t, "ACC-CASE"), 149900)
 	require.NoError(t, err)
 	ret, err := tl.Returns.Return(ctx, ReturnRequest{Document: sold.Order.Number("T1"), Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}},
 		To: RefundToNote, Reason: "exchange", PIN: managerPIN})
@@ -249,7 +249,7 @@ func TestExchange(t *testing.T) {
 func TestNoteSaleFinishedAfterACrash(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	sold, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CASE"), 149900)
+	sold, err := sellCash(ctx, r.e, r.sale(t, "ACC-CASE"), 149900)
 	require.NoError(t, err)
 	ret, err := tl.Returns.Return(ctx, ReturnRequest{Document: sold.Order.ID, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
@@ -302,7 +302,7 @@ func TestReportCountsReturns(t *testing.T) {
 	r, tl := newReturnTill(t)
 	registerShop(t, tl)
 	ctx := t.Context()
-	res, err := r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
+	res, err := sellCash(ctx, r.e, Sale{Lines: returnLines()}, 299500)
 	require.NoError(t, err)
 	inv := res.Order.Number("T1")
 	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})

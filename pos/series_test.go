@@ -94,7 +94,7 @@ func TestSeriesRestartOnFirstApril(t *testing.T) {
 		require.NoError(t, err)
 		lines, _, err := c.Checkout()
 		require.NoError(t, err)
-		res, err := e.Payments.PayCash(t.Context(), Sale{Lines: lines}, Rupees(499))
+		res, err := sellCash(t.Context(), e, Sale{Lines: lines}, Rupees(499))
 		require.NoError(t, err)
 		return res.Order
 	}
@@ -117,7 +117,7 @@ func TestSaleTitleFollowsTheSeries(t *testing.T) {
 	assert.Equal(t, "TAX INVOICE", ReceiptFor(Order{ReceiptNo: 3}, reg, ReceiptOptions{}).Title, "a document from before series")
 }
 
-// TestNoNumberSkippedAcrossACrash stops the terminal as a sale's payment is
+// TestNoNumberSkippedAcrossACrash stops the terminal as a sale's completion is
 // journaled: the number it would have taken was never handed out, and the next
 // sale takes it.
 func TestNoNumberSkippedAcrossACrash(t *testing.T) {
@@ -133,14 +133,14 @@ func TestNoNumberSkippedAcrossACrash(t *testing.T) {
 		require.NoError(t, err)
 		lines, _, err := c.Checkout()
 		require.NoError(t, err)
-		return e.Payments.PayCash(t.Context(), Sale{Lines: lines}, Rupees(499))
+		return sellCash(t.Context(), e, Sale{Lines: lines}, Rupees(499))
 	}
 	first, err := sell()
 	require.NoError(t, err)
 	assert.Equal(t, "T1/2627/000001", first.Order.Number("T1"))
 	j.failNext = func(ev Event) error {
-		if ev.Kind == EvCashReceived {
-			require.Equal(t, uint64(2), ev.DocNo, "the payment would take number 2")
+		if ev.Kind == EvSaleCompleted {
+			require.Equal(t, uint64(2), ev.DocNo, "the sale would take number 2")
 			return errCrash
 		}
 		return nil
@@ -148,6 +148,8 @@ func TestNoNumberSkippedAcrossACrash(t *testing.T) {
 	_, err = sell()
 	require.Error(t, err)
 	j.failNext = nil
+	e, err = New(Config{Journal: j, Clock: clock}) // the terminal restarted
+	require.NoError(t, err)
 	last, err := j.LastDocNo(t.Context(), "2627")
 	require.NoError(t, err)
 	assert.Equal(t, uint64(1), last, "nothing was handed out")

@@ -229,7 +229,7 @@ func TestBusinessDayNeverBlocksSelling(t *testing.T) {
 	require.NoError(t, err)
 
 	// An unknown payment stops the Z unless a manager accepts listing it.
-	o, err := r.e.Payments.Open(ctx, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
+	o, err := openOneTender(ctx, r.e, r.sale(t, "ACC-CASE"), TenderCard, nil, PayOptions{})
 	require.NoError(t, err)
 	_, err = r.e.core.commit(ctx, o, Event{Kind: EvOrderUnknown, Reason: "the answer was lost"})
 	require.NoError(t, err)

@@ -116,9 +116,9 @@ func TestTillGSTR1(t *testing.T) {
 
 	_, err = r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
 	require.NoError(t, err)
-	paid, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	paid, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
-	_, err = r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
+	_, err = sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
 	require.NoError(t, err)
 	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 100_00, PIN: managerPIN})
 	require.NoError(t, err)

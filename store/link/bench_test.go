@@ -17,9 +17,8 @@ import (
 // counter is a terminal for the benchmark: an engine over its own journal and
 // embedded sandbox.
 type counter struct {
-	eng   *pos.Engine
-	auth  pos.Authenticator
-	lines []pos.Line
+	tl    *pos.Till
+	lines []pos.CartLine
 }
 
 func newCounter(b *testing.B, dir string) (*counter, *pos.Engine) {
@@ -43,23 +42,24 @@ func newCounter(b *testing.B, dir string) (*counter, *pos.Engine) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cart := pos.NewCart(cat)
-	if _, err := cart.Add("ACC-CASE", 1); err != nil {
-		b.Fatal(err)
+	p, ok := cat.Lookup("ACC-CASE")
+	if !ok {
+		b.Fatal("no phone case in the catalog")
 	}
-	lines, _, err := cart.Checkout()
+	tl, err := pos.NewTill(context.Background(), pos.TillConfig{Engine: eng})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &counter{eng: eng, auth: pos.SandboxOTP(gw, sandbox.TestOTP), lines: lines}, eng
+	return &counter{tl: tl, lines: []pos.CartLine{{Product: p, Qty: 1}}}, eng
 }
 
 func (c *counter) checkout(b *testing.B) time.Duration {
 	t0 := time.Now()
 	card := gateway.NewCard("4111111111111111", "12", "2030", "123", "Bench Holder")
-	res, err := c.eng.Payments.CheckoutCard(context.Background(), pos.Sale{Lines: c.lines}, card, pos.PayOptions{Auth: c.auth})
-	if err != nil || res.Status != pos.ResultPaid {
-		b.Fatalf("checkout: %v %+v", err, res)
+	out, err := c.tl.Checkout.Pay(context.Background(), pos.PayRequest{Lines: c.lines, Tender: pos.TenderCard, Card: card,
+		OTP: sandbox.TestOTP, Unattended: true}, nil)
+	if err != nil || out.State != pos.StatePaid {
+		b.Fatalf("checkout: %v %+v", err, out)
 	}
 	return time.Since(t0)
 }

@@ -67,14 +67,27 @@ func phoneCase() pos.Line {
 	return pos.Line{SKU: "ACC-CASE", Name: "Phone case", HSN: "3926", Qty: 1, UnitPrice: 149900, GSTRate: pos.Percent(18)}
 }
 
+// sellCash sells lines at c for cash on the sale path, tendered: its outcome,
+// paid.
+func (c *till) sellCash(t *testing.T, tendered pos.Paise, lines ...pos.Line) pos.PayOutcome {
+	t.Helper()
+	cart := make([]pos.CartLine, len(lines))
+	for i, l := range lines {
+		cart[i] = pos.CartLine{Product: pos.Product{SKU: l.SKU, Name: l.Name, HSN: l.HSN, Price: l.UnitPrice, GSTRate: l.GSTRate}, Qty: l.Qty, Discount: l.Discount}
+	}
+	out, err := c.Checkout.Pay(t.Context(), pos.PayRequest{Lines: cart, Tender: pos.TenderCash, Tendered: tendered}, nil)
+	require.NoError(t, err)
+	require.Equal(t, pos.StatePaid, out.State, out.Reason)
+	return out
+}
+
 // noteOf sells a phone case for cash at c and takes it back onto a credit note
 // to spend, worth ₹1,499: its number.
 func noteOf(t *testing.T, c *till) string {
 	t.Helper()
 	ctx := t.Context()
-	sold, err := c.e.Payments.PayCash(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, 149900)
-	require.NoError(t, err)
-	ret, err := c.Returns.Return(ctx, pos.ReturnRequest{Document: sold.Order.Number(c.name), Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}},
+	sold := c.sellCash(t, 149900, phoneCase())
+	ret, err := c.Returns.Return(ctx, pos.ReturnRequest{Document: sold.ReceiptNo, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}},
 		To: pos.RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
 	require.Equal(t, pos.RefundDone, ret.Status)
@@ -230,13 +243,11 @@ func TestReturnOfAnotherCountersInvoice(t *testing.T) {
 		{SKU: "ACC-CBL", Name: "Cable", HSN: "8544", Qty: 3, UnitPrice: 49900, Discount: 100, GSTRate: pos.Percent(18)},
 		phoneCase(),
 	}
-	sold, err := t1.e.Payments.PayCash(ctx, pos.Sale{Lines: lines}, 299500)
-	require.NoError(t, err)
-	inv := sold.Order.Number("T1")
+	inv := t1.sellCash(t, 299500, lines...).ReceiptNo
 	require.Equal(t, "T1/2627/000001", inv)
 
 	// Not synced yet: the store does not know it.
-	_, err = t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
+	_, err := t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
 	assert.Equal(t, "not_found", refusal(t, err).Code)
 	t1.sync(t)
 

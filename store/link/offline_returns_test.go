@@ -39,11 +39,9 @@ func TestAnOfflineCounterDoesNotRefundAReturnTwice(t *testing.T) {
 	s := newStoreServer(t)
 	t1, t2 := newTill(t, s, "T1"), newTill(t, s, "T2")
 	ctx := t.Context()
-	sold, err := t1.e.Payments.PayCash(ctx, pos.Sale{Lines: []pos.Line{cable(2)}}, 99800)
-	require.NoError(t, err)
-	inv := sold.Order.Number("T1")
-	other, err := t1.e.Payments.PayCash(ctx, pos.Sale{Lines: []pos.Line{phoneCase()}}, 149900)
-	require.NoError(t, err)
+	sold := t1.sellCash(t, 99800, cable(2))
+	inv := sold.ReceiptNo
+	other := t1.sellCash(t, 149900, phoneCase())
 	t1.sync(t)
 
 	back, err := t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 2}}, To: pos.RefundToCash, PIN: managerPIN})
@@ -51,7 +49,7 @@ func TestAnOfflineCounterDoesNotRefundAReturnTwice(t *testing.T) {
 	require.Equal(t, pos.RefundDone, back.Status)
 	t2.sync(t)
 	t1.sync(t) // the store's answer names the invoice returned at T2
-	r, ok := t1.l.ReturnedElsewhere(sold.Order.ID)
+	r, ok := t1.l.ReturnedElsewhere(sold.SaleID())
 	require.True(t, ok)
 	assert.Equal(t, pos.ElsewhereReturn{Number: inv, Amount: 99800, Counters: "T2"}, r)
 
@@ -60,21 +58,21 @@ func TestAnOfflineCounterDoesNotRefundAReturnTwice(t *testing.T) {
 	_, err = t1.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 2}}, To: pos.RefundToCash, PIN: managerPIN})
 	require.ErrorIs(t, err, pos.ErrNotRefundable)
 	assert.Equal(t, want, pos.Sentence(err))
-	_, err = t1.Returns.RefundOrder(ctx, pos.RefundRequest{OrderID: sold.Order.ID, Amount: 49900, PIN: managerPIN})
+	_, err = t1.Returns.RefundOrder(ctx, pos.RefundRequest{OrderID: sold.SaleID(), Amount: 49900, PIN: managerPIN})
 	require.ErrorIs(t, err, pos.ErrNotRefundable)
 	assert.Equal(t, want, pos.Sentence(err))
-	o, err := t1.e.Order(ctx, sold.Order.ID)
+	o, err := t1.e.Order(ctx, sold.SaleID())
 	require.NoError(t, err)
 	assert.Empty(t, o.Refunds, "nothing journaled")
 
 	// A state file read again (the counter restarted) still knows it.
 	again, err := link.New(t1.cfg, openJournal(t, t.TempDir()).Log)
 	require.NoError(t, err)
-	_, ok = again.ReturnedElsewhere(sold.Order.ID)
+	_, ok = again.ReturnedElsewhere(sold.SaleID())
 	assert.True(t, ok)
 
 	// The case no other counter returned comes back from T1's own journal.
-	ret, err := t1.Returns.Return(ctx, pos.ReturnRequest{Document: other.Order.Number("T1"), Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
+	ret, err := t1.Returns.Return(ctx, pos.ReturnRequest{Document: other.ReceiptNo, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
 	require.NoError(t, err)
 	assert.Equal(t, pos.RefundDone, ret.Status)
 
@@ -93,9 +91,8 @@ func TestAUnitReturnedAtTwoCountersIsAnAlarmAtTheNextSync(t *testing.T) {
 	s := newStoreServer(t)
 	t1, t2 := newTill(t, s, "T1"), newTill(t, s, "T2")
 	ctx := t.Context()
-	sold, err := t1.e.Payments.PayCash(ctx, pos.Sale{Lines: []pos.Line{cable(1)}}, 49900)
-	require.NoError(t, err)
-	inv := sold.Order.Number("T1")
+	sold := t1.sellCash(t, 49900, cable(1))
+	inv := sold.ReceiptNo
 	t1.sync(t)
 
 	back, err := t2.Returns.Return(ctx, pos.ReturnRequest{Document: inv, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
