@@ -168,7 +168,19 @@ func (rt *Returns) searchSale(ctx context.Context, q string) (*Order, error) {
 			return nil, err
 		}
 		for _, o := range orders {
-			if o.State.Paid() && saleMatches(o, q) && !slices.ContainsFunc(found, func(f *Order) bool { return f.ID == o.ID }) {
+			if !o.State.Paid() || !saleMatches(o, q) {
+				continue
+			}
+			if o.Sale != "" {
+				// A tender carries the card and the sale's lines; the goods
+				// went with its sale, which holds the invoice.
+				sale, err := rt.eng.Order(ctx, o.Sale)
+				if err != nil {
+					return nil, err
+				}
+				o = sale
+			}
+			if !slices.ContainsFunc(found, func(f *Order) bool { return f.ID == o.ID }) {
 				found = append(found, o)
 			}
 		}

@@ -3,6 +3,7 @@ package pos
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -320,4 +321,37 @@ func TestReturnByATendersID(t *testing.T) {
 	assert.Equal(t, 1, sale.Returns().Returned(0), "the sale's line counts the unit back")
 	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: out.SaleID(), Items: []ReturnQty{{SKU: "CBL", Qty: 2}}, To: RefundToCash, Reason: "both", PIN: managerPIN})
 	require.Error(t, err, "one unit is left, not two")
+}
+
+// TestLinesCSVNamesTheSalesTenders: the accountant's lines CSV says how a sale
+// was paid by its tenders ("cash", the card's brand and last four), not
+// "split", the sale's own tender.
+func TestLinesCSVNamesTheSalesTenders(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	ctx := t.Context()
+	lines := []CartLine{{Product: Product{SKU: "CBL", Name: "Cable", HSN: "8544", Price: 499_00, GSTRate: Percent(18)}, Qty: 1}}
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCash, Cashier: "Meera"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, StatePaid, out.State)
+	var csv strings.Builder
+	require.NoError(t, tl.Documents.WriteLinesCSV(ctx, r.clock.Now(), r.clock.Now(), &csv))
+	assert.Contains(t, csv.String(), ",cash,", csv.String())
+	assert.NotContains(t, csv.String(), ",split,")
+}
+
+// TestReturnFindsASaleByItsCardsLastFour: the card's last four (carried by the
+// sale's card tender) find the sale, with its invoice, once.
+func TestReturnFindsASaleByItsCardsLastFour(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	ctx := t.Context()
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Tender: TenderCard, Card: card("4111111111111111"),
+		OTP: r.td.OTP, Unattended: true, Cashier: "001"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, StatePaid, out.State)
+	sale, err := tl.Returns.FindSale(ctx, "1111")
+	require.NoError(t, err)
+	assert.Equal(t, out.SaleID(), sale.ID)
+	assert.NotZero(t, sale.DocNo, "the sale, which holds the invoice")
 }
