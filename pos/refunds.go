@@ -309,6 +309,9 @@ func (rf *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, ter
 		}
 		return nil, wrapf(ErrNoCancel, "Sale %s is %s: it has no invoice to cancel.", o.ID, o.State)
 	}
+	if o.returnedAgainst() { // a sale's returns are the sale's, not its tenders'
+		return nil, wrapf(ErrNoCancel, "Invoice %s has a credit note against it, so it can no longer be cancelled; make a return (credit note) for the rest instead.", num)
+	}
 	tenders, err := rf.cancelTenders(ctx, o)
 	if err != nil {
 		return nil, err

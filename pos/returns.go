@@ -613,6 +613,8 @@ func (rt *Returns) CanCancel(ctx context.Context, o *Order) string {
 		return "This invoice is already cancelled."
 	case !o.State.Paid() || (o.DocNo == 0 && o.ReceiptNo == 0):
 		return "This sale has no invoice to cancel."
+	case o.returnedAgainst():
+		return "This invoice has a credit note against it; make a return (credit note) instead."
 	}
 	tenders, err := rt.eng.Refunds.cancelTenders(ctx, o)
 	if err != nil {

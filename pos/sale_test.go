@@ -355,3 +355,26 @@ func TestReturnFindsASaleByItsCardsLastFour(t *testing.T) {
 	assert.Equal(t, out.SaleID(), sale.ID)
 	assert.NotZero(t, sale.DocNo, "the sale, which holds the invoice")
 }
+
+// TestCancelAfterACreditNoteIsRefusedFirst: an invoice with a credit note
+// against it is refused cancellation with a sentence before anything is given
+// back (the sale's returns are the sale's, not its cash tender's), and the
+// journal screen is told so too.
+func TestCancelAfterACreditNoteIsRefusedFirst(t *testing.T) {
+	r := newRig(t)
+	tl := r.till(t)
+	ctx := t.Context()
+	lines := []CartLine{{Product: Product{SKU: "CBL", Name: "Cable", HSN: "8544", Price: 499_00, GSTRate: Percent(18)}, Qty: 2}}
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCash, Cashier: "Meera"}, nil)
+	require.NoError(t, err)
+	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: out.SaleID(), Items: []ReturnQty{{SKU: "CBL", Qty: 1}}, To: RefundToNote, Reason: "one back", PIN: managerPIN})
+	require.NoError(t, err)
+	sale, err := tl.Returns.FindSale(ctx, out.SaleID())
+	require.NoError(t, err)
+	assert.Contains(t, tl.Returns.CanCancel(ctx, sale), "credit note against it")
+	before := len(r.j.events)
+	_, err = tl.Returns.CancelDocument(ctx, sale.Number("T1"), managerPIN, "mistake")
+	require.ErrorIs(t, err, ErrNoCancel)
+	assert.Contains(t, Sentence(err), "has a credit note against it")
+	assert.Equal(t, before, len(r.j.events), "nothing given back, nothing journaled")
+}
