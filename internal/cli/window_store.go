@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"galla/pos"
 	"galla/store/link"
 	"galla/ui"
 )
@@ -51,7 +52,7 @@ func (s storeActs) Act(ctx context.Context, managerPIN string) (string, error) {
 		code, say = acknowledgeEnrolment(ctx, s.t, m)
 	}
 	if code != exitOK {
-		return "", said(say)
+		return "", pos.Errorf("%s", say)
 	}
 	if hold {
 		notice := "" // the acceptance's, shown until acknowledged
@@ -64,10 +65,3 @@ func (s storeActs) Act(ctx context.Context, managerPIN string) (string, error) {
 	}
 	return upperFirst(say), nil
 }
-
-// said is a failure the command line words for the cashier (pos.Sentencer):
-// the window shows it as it is.
-type said string
-
-func (s said) Error() string    { return string(s) }
-func (s said) Sentence() string { return string(s) }
