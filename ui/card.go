@@ -7,7 +7,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"galla/pos"
@@ -72,13 +71,15 @@ func newCardScreen(u *UI) *cardScreen {
 	form := container.NewVBox(
 		s.title, s.amount, s.plan,
 		widget.NewLabel("Card number"), s.number, s.brand,
-		container.NewGridWithColumns(2,
+		// Expiry, CVV and holder on one row: a row each is taller than a
+		// 1280×720 screen under an EMI plan.
+		container.NewGridWithColumns(3,
 			container.NewVBox(widget.NewLabel("Expiry (MM/YY)"), s.expiry),
-			container.NewVBox(widget.NewLabel("CVV"), s.cvv)),
-		widget.NewLabel("Card holder"), s.holder,
+			container.NewVBox(widget.NewLabel("CVV"), s.cvv),
+			container.NewVBox(widget.NewLabel("Card holder"), s.holder)),
 		s.message,
 		container.NewGridWithColumns(2, s.back.btn, s.submit.btn))
-	s.root = container.NewPadded(container.NewGridWithColumns(3, layout.NewSpacer(), form, layout.NewSpacer()))
+	s.root = container.NewPadded(container.New(&columnLayout{width: 600}, form))
 	return s
 }
 

@@ -6,7 +6,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"galla/pos"
@@ -45,7 +44,7 @@ func newCashScreen(u *UI) *cashScreen {
 	form := container.NewVBox(heading("Cash"), widget.NewLabel("To pay"), s.due,
 		widget.NewLabel("Tendered"), s.tendered, widget.NewLabel("Change due"), s.change, s.message,
 		container.NewGridWithColumns(2, s.back.btn, s.take.btn))
-	s.root = container.NewPadded(container.NewGridWithColumns(3, layout.NewSpacer(), form, layout.NewSpacer()))
+	s.root = container.NewPadded(container.New(&columnLayout{width: 600}, form))
 	return s
 }
 

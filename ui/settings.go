@@ -74,7 +74,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.docs = widget.NewLabel("")
 	s.docs.Wrapping = fyne.TextWrapWord
 	s.discount = entry("Rupees, e.g. 500; 0: every discount needs a manager")
-	s.live = widget.NewCheck("Live payment service (off: the embedded sandbox)  [Ctrl+G]", nil)
+	s.live = widget.NewCheck("Live service (off: the sandbox)  [Ctrl+G]", nil)
 	s.gatewayURL = entry("Live service base URL, https://…")
 	s.merchant = entry("Merchant id")
 	s.access = entry("Access code")

@@ -45,8 +45,12 @@ func newStaffScreen(u *UI) *staffScreen {
 	s.list = widget.NewList(
 		func() int { return len(s.rows) },
 		func() fyne.CanvasObject {
-			return container.NewGridWithColumns(4, widget.NewLabel("Staff member name"), widget.NewLabel("manager"),
+			row := container.NewGridWithColumns(4, widget.NewLabel("Staff member name"), widget.NewLabel("manager"),
 				widget.NewLabel("locked until 00:00"), widget.NewLabel("discount ₹00,000, refund ₹00,000"))
+			for _, o := range row.Objects {
+				o.(*widget.Label).Truncation = fyne.TextTruncateEllipsis
+			}
+			return row
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			r := s.rows[i]
@@ -70,7 +74,8 @@ func newStaffScreen(u *UI) *staffScreen {
 	s.down = u.newAction("Down", fyne.KeyDown, 0, func() { s.move(1) })
 	help := widget.NewLabel("Up and Down pick a member. A change needs a manager's PIN; a cashier's limits let them give that much discount, or refund that much, with their own PIN.")
 	help.Wrapping = fyne.TextWrapWord
-	buttons := container.NewGridWithColumns(7, s.back.btn, s.add.btn, s.unlock.btn, s.toggle.btn, s.reset.btn, s.limits.btn, s.own.btn)
+	// Two rows of keys: seven in one row are wider than a 1280×720 screen.
+	buttons := container.NewGridWithColumns(4, s.back.btn, s.add.btn, s.unlock.btn, s.toggle.btn, s.reset.btn, s.limits.btn, s.own.btn)
 	header := container.NewGridWithColumns(4, widget.NewLabel("Name"), widget.NewLabel("Role"), widget.NewLabel("Status"), widget.NewLabel("Limits"))
 	s.root = container.NewPadded(container.NewBorder(container.NewVBox(heading("Staff"), help, header), container.NewVBox(s.message, buttons), nil, nil, s.list))
 	return s

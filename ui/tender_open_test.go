@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,7 +125,8 @@ func (f *splitTill) DropSale(_ context.Context, id, staff, reason string) (*Sale
 }
 
 func (f *splitTill) UPIRequest(_ context.Context, id string, amount pos.Paise) (UPIRequest, error) {
-	return UPIRequest{}, nil
+	ref := "GALLA" + strings.ReplaceAll(id, "-", "")
+	return UPIRequest{Link: "upi://pay?pa=sharma@okaxis&am=" + amount.Plain() + "&tr=" + ref, Ref: ref, Amount: amount, VPA: "sharma@okaxis"}, nil
 }
 
 func (f *splitTill) SaleEMIOffers(context.Context, string, pos.Paise) ([]EMIOffer, error) {

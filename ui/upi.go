@@ -6,7 +6,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/skip2/go-qrcode"
@@ -47,9 +46,13 @@ func newUPIScreen(u *UI) *upiScreen {
 	s.confirm = u.newAction("Money received", fyne.KeyF5, 0, s.received)
 	s.confirm.btn.Importance = widget.HighImportance
 	s.back = u.newAction("Back", fyne.KeyEscape, 0, func() { u.goTo(u.tender) })
-	col := container.NewVBox(heading("UPI"), s.amount, s.qr, s.ref, s.message,
+	// The code beside what the cashier reads: one above the other is taller
+	// than a 1280×720 screen.
+	code := container.NewVBox(s.amount, s.qr)
+	text := container.NewVBox(heading("UPI"), s.ref, s.message,
 		container.NewGridWithColumns(2, s.back.btn, s.confirm.btn))
-	s.root = container.NewPadded(container.NewGridWithColumns(3, layout.NewSpacer(), col, layout.NewSpacer()))
+	s.root = container.NewPadded(container.New(&columnLayout{width: 860},
+		container.New(&ratioLayout{ratio: 0.42}, code, text)))
 	return s
 }
 
