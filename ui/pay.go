@@ -96,10 +96,13 @@ func newPayScreen(u *UI) *payScreen {
 	s.qr.Hide()
 	s.qrURL = widget.NewLabel("")
 	s.qrURL.Wrapping = fyne.TextWrapBreak
+	s.qrURL.Alignment = fyne.TextAlignCenter
 	s.phoneWarn = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	s.phoneWarn.Wrapping = fyne.TextWrapWord
-	left := container.NewVBox(s.title, steps, s.poll, s.qr, s.qrURL, s.phoneWarn)
-	right := container.NewVBox(layout.NewSpacer(), s.result, s.detail, layout.NewSpacer())
+	// The phone's code and its address stand with the result: under the steps
+	// they ran past the bottom of a 1366×768 screen.
+	left := container.NewVBox(s.title, steps, s.poll, s.phoneWarn)
+	right := container.NewVBox(layout.NewSpacer(), container.NewCenter(s.qr), s.qrURL, s.result, s.detail, layout.NewSpacer())
 	buttons := container.NewGridWithColumns(5, s.backA.btn, s.newSaleA.btn, s.retryA.btn, s.checkA.btn, s.receiptA.btn)
 	s.root = container.NewPadded(container.NewBorder(nil, buttons, nil, nil,
 		container.New(&ratioLayout{ratio: 0.4}, left, right)))

@@ -102,41 +102,51 @@ func TestEveryScreenFits(t *testing.T) {
 		name  string
 		setup func(*harness)
 		want  func(*UI) bool // the screen or dialog really is the one named
-		split bool           // on a till that keeps split sales
+		till  string         // "split": a till that keeps split sales; "fresh": a journal with no staff
 	}{
-		{"sign-in", func(*harness) {}, func(u *UI) bool { return u.current == u.signIn }, false},
-		{"sale", cart, func(u *UI) bool { return u.current == u.sale }, false},
-		{"quantity", then(cart, key(fyne.KeyF3)), hasDialog, false},
-		{"discount", then(cart, key(fyne.KeyF4)), hasDialog, false},
-		{"customer", then(cart, ctrl(fyne.KeyU)), hasDialog, false},
-		{"emi offers", then(cart, ctrl(fyne.KeyE)), func(u *UI) bool { return u.current == u.emi }, false},
-		{"card entry", toCard, func(u *UI) bool { return u.current == u.card }, false},
-		{"otp", toOTP, hasDialog, false},
-		{"paid", toPaid, func(u *UI) bool { return u.current == u.pay }, false},
-		{"receipt", then(toPaid, key(fyne.KeyF5)), func(u *UI) bool { return u.current == u.receipt }, false},
-		{"cash", then(cables, key(fyne.KeyF7)), func(u *UI) bool { return u.current == u.cash }, false},
-		{"split", split, func(u *UI) bool { return u.current == u.tender }, true},
-		{"upi", then(split, func(h *harness) { h.typeText("5000") }, key(fyne.KeyF11)), func(u *UI) bool { return u.current == u.upi }, true},
-		{"held bills", then(cart, ctrl(fyne.KeyH), ctrl(fyne.KeyR)), hasDialog, false},
-		{"journal", journal, func(u *UI) bool { return u.current == u.journal }, false},
-		{"x report", then(journal, key(fyne.KeyF7)), hasDialog, false},
-		{"close day", then(journal, key(fyne.KeyF8)), hasDialog, false},
-		{"returns", then(journal, ctrl(fyne.KeyU)), func(u *UI) bool { _, ok := u.current.(*returnsScreen); return ok }, false},
-		{"settings", then(signedIn, key(fyne.KeyF10)), func(u *UI) bool { return u.current == u.settings }, false},
-		{"staff", then(signedIn, key(fyne.KeyF10), key(fyne.KeyF7)), func(u *UI) bool { return u.current == u.staff }, false},
-		{"staff add", then(signedIn, key(fyne.KeyF10), key(fyne.KeyF7), key(fyne.KeyF5)), hasDialog, false},
-		{"staff limits", then(signedIn, key(fyne.KeyF10), key(fyne.KeyF7), key(fyne.KeyDown), key(fyne.KeyF3)), hasDialog, false},
-		{"shift", then(signedIn, key(fyne.KeyF12)), func(u *UI) bool { return u.current == u.shift }, false},
-		{"shift open", then(signedIn, key(fyne.KeyF12), key(fyne.KeyF5)), hasDialog, false},
-		{"stock", then(signedIn, ctrl(fyne.KeyB)), func(u *UI) bool { return u.current == u.stock }, false},
-		{"receive goods", then(signedIn, ctrl(fyne.KeyB), key(fyne.KeyF5)), hasDialog, false},
+		{"sign-in", func(*harness) {}, func(u *UI) bool { return u.current == u.signIn }, ""},
+		{"first manager", func(*harness) {}, func(u *UI) bool { return u.signIn.creating }, "fresh"},
+		{"sale", cart, func(u *UI) bool { return u.current == u.sale }, ""},
+		{"quantity", then(cart, key(fyne.KeyF3)), hasDialog, ""},
+		{"discount", then(cart, key(fyne.KeyF4)), hasDialog, ""},
+		{"customer", then(cart, ctrl(fyne.KeyU)), hasDialog, ""},
+		{"emi offers", then(cart, ctrl(fyne.KeyE)), func(u *UI) bool { return u.current == u.emi }, ""},
+		{"card entry", toCard, func(u *UI) bool { return u.current == u.card }, ""},
+		{"otp", toOTP, hasDialog, ""},
+		{"paid", toPaid, func(u *UI) bool { return u.current == u.pay }, ""},
+		{"receipt", then(toPaid, key(fyne.KeyF5)), func(u *UI) bool { return u.current == u.receipt }, ""},
+		{"imei", then(cart, key(fyne.KeyF5)), hasDialog, ""},
+		{"pay on phone", then(cables, key(fyne.KeyF8)), func(u *UI) bool { return u.current == u.pay }, ""},
+		{"cash", then(cables, key(fyne.KeyF7)), func(u *UI) bool { return u.current == u.cash }, ""},
+		{"split", split, func(u *UI) bool { return u.current == u.tender }, "split"},
+		{"upi", then(split, func(h *harness) { h.typeText("5000") }, key(fyne.KeyF11)), func(u *UI) bool { return u.current == u.upi }, "split"},
+		{"held bills", then(cart, ctrl(fyne.KeyH), ctrl(fyne.KeyR)), hasDialog, ""},
+		{"journal", journal, func(u *UI) bool { return u.current == u.journal }, ""},
+		{"x report", then(journal, key(fyne.KeyF7)), hasDialog, ""},
+		{"close day", then(journal, key(fyne.KeyF8)), hasDialog, ""},
+		{"refund", then(journal, key(fyne.KeyF5)), hasDialog, ""},
+		{"cancel invoice", then(journal, ctrl(fyne.KeyD)), hasDialog, ""},
+		{"returns", then(journal, ctrl(fyne.KeyU)), func(u *UI) bool { _, ok := u.current.(*returnsScreen); return ok }, ""},
+		{"settings", then(signedIn, key(fyne.KeyF10)), func(u *UI) bool { return u.current == u.settings }, ""},
+		{"staff", then(signedIn, key(fyne.KeyF10), key(fyne.KeyF7)), func(u *UI) bool { return u.current == u.staff }, ""},
+		{"staff add", then(signedIn, key(fyne.KeyF10), key(fyne.KeyF7), key(fyne.KeyF5)), hasDialog, ""},
+		{"staff limits", then(signedIn, key(fyne.KeyF10), key(fyne.KeyF7), key(fyne.KeyDown), key(fyne.KeyF3)), hasDialog, ""},
+		{"shift", then(signedIn, key(fyne.KeyF12)), func(u *UI) bool { return u.current == u.shift }, ""},
+		{"shift open", then(signedIn, key(fyne.KeyF12), key(fyne.KeyF5)), hasDialog, ""},
+		{"stock", then(signedIn, ctrl(fyne.KeyB)), func(u *UI) bool { return u.current == u.stock }, ""},
+		{"receive goods", then(signedIn, ctrl(fyne.KeyB), key(fyne.KeyF5)), hasDialog, ""},
 	}
 	for _, s := range screens {
 		t.Run(s.name, func(t *testing.T) {
 			var h *harness
-			if s.split {
+			switch s.till {
+			case "split":
 				h = newSplitHarness(t, newSplitTill())
-			} else {
+			case "fresh":
+				f := newFakeTill()
+				f.staff, f.pins = nil, map[string]string{}
+				h = newHarness(t, f)
+			default:
 				h = newHarness(t, newFakeTill())
 			}
 			s.setup(h)
