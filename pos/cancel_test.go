@@ -124,22 +124,31 @@ func TestCancelCardInvoice(t *testing.T) {
 }
 
 // TestCancelRefused: a returned invoice, an invoice of an earlier day, and an
-// open split sale cannot be cancelled, each with a sentence that says what to do.
+// open split sale cannot be cancelled, each with a sentence that says what to
+// do. The returned invoice, a sale paid by its one cash tender, is refused
+// before anything is given back, named by its number or by the sale's id.
 func TestCancelRefused(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	sold, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL", "ACC-CASE"), Rupees(1998))
+	sold, err := sellCash(ctx, r.e, r.sale(t, "ACC-CBL", "ACC-CASE"), Rupees(1998))
 	require.NoError(t, err)
+	require.Equal(t, TenderSplit, sold.Order.Tender, "a sale, paid by its tender")
 	inv := sold.Order.Number("T1")
 	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: inv, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
 	require.NoError(t, err)
-	_, err = tl.Returns.CancelDocument(ctx, inv, managerPIN, "customer left")
-	require.ErrorIs(t, err, ErrNoCancel)
-	assert.Equal(t, "Invoice T1/2627/000001 has a credit note against it, so it can no longer be cancelled; make a return (credit note) for the rest instead.", Sentence(err))
-	o, err := r.e.Order(ctx, sold.Order.ID)
+	before := len(r.j.events)
+	for _, doc := range []string{inv, sold.Order.ID} {
+		_, err = tl.Returns.CancelDocument(ctx, doc, managerPIN, "customer left")
+		require.ErrorIs(t, err, ErrNoCancel, doc)
+		assert.Equal(t, "Invoice T1/2627/000001 has a credit note against it, so it can no longer be cancelled; make a return (credit note) for the rest instead.", Sentence(err), doc)
+	}
+	assert.Equal(t, before, len(r.j.events), "nothing given back, nothing journaled by the refused cancellation")
+	st, err := r.e.Sales.SaleStatus(ctx, sold.Order.ID)
 	require.NoError(t, err)
-	assert.Nil(t, o.Cancelled)
-	assert.Len(t, o.Refunds, 1, "nothing given back by the refused cancellation")
+	assert.Nil(t, st.Sale.Cancelled)
+	assert.Len(t, st.Sale.Refunds, 1, "the return alone")
+	require.Len(t, st.Tenders, 1)
+	assert.Equal(t, StatePaid, st.Tenders[0].Order.State, "the cash tender is not given back")
 
 	old, err := sellCash(ctx, r.e, r.sale(t, "ACC-CASE"), Rupees(1499))
 	require.NoError(t, err)

@@ -25,7 +25,7 @@ func TestCreditNoteRoundOff(t *testing.T) {
 	r, tl := newReturnTill(t)
 	registerShop(t, tl)
 	ctx := t.Context()
-	res, err := r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
+	res, err := sellCash(ctx, r.e, Sale{Lines: returnLines()}, 299500)
 	require.NoError(t, err)
 	one, err := tl.Returns.Return(ctx, ReturnRequest{Document: res.Order.Number("T1"), Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}},
 		To: RefundToCash, Reason: "faulty", PIN: managerPIN})
@@ -111,7 +111,7 @@ func TestReprintKeepsTheRegistration(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
 	registerShop(t, tl) // Galla Mobiles, 27AAPFU0939F1ZV, Maharashtra, regular
-	sale, err := r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
+	sale, err := sellCash(ctx, r.e, Sale{Lines: returnLines()}, 299500)
 	require.NoError(t, err)
 	note, err := tl.Returns.Return(ctx, ReturnRequest{Document: sale.Order.Number("T1"), Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}},
 		To: RefundToCash, Reason: "wrong colour", PIN: managerPIN})
@@ -124,7 +124,7 @@ func TestReprintKeepsTheRegistration(t *testing.T) {
 	_, _, err = tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobile Store", Address: "2 FC Road, Pune", State: "27", GSTIN: goodGSTIN, Composition: true}, managerPIN)
 	require.NoError(t, err)
 	r.clock.Advance(time.Hour)
-	later, err := r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()[1:]}, 149900)
+	later, err := sellCash(ctx, r.e, Sale{Lines: returnLines()[1:]}, 149900)
 	require.NoError(t, err)
 
 	regular := func(t *testing.T, text string) {
@@ -222,7 +222,7 @@ func TestReprintBeforeTheHistory(t *testing.T) {
 		require.NoError(t, err)
 	}
 	oldShop(Shop{Name: "Old Name Mobiles", Address: []string{"1 MG Road, Pune"}, State: "27"})
-	sale, err := r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()[1:]}, 149900)
+	sale, err := sellCash(ctx, r.e, Sale{Lines: returnLines()[1:]}, 149900)
 	require.NoError(t, err)
 	r.clock.Advance(time.Hour)
 	oldShop(docShop)

@@ -31,19 +31,16 @@ import (
 // service's state at that moment) and what this build read of it then (the X
 // report, each sale's receipt and what of it can be returned) and after a card
 // refund, a return in cash and a declined card order paid again (the *.golden
-// files). TestOldJournal opens a copy and asserts it reads and behaves the same.
+// files). TestOldJournal opens a copy and asserts it reads and behaves the same;
+// the tests of a sale of one tender (onetender_test.go) compare it with the
+// orders of one tender this journal holds.
 //
-// The sales themselves were made by writeOldJournal (oldjournal_write_test.go)
-// with -write-oldjournal.
+// The journal is a fixture: the path that wrote it (the engine's entry points
+// of one tender) is gone, so it cannot be written again, only read.
 
 // -update-oldjournal rewrites the golden files from the stored journal, for a
-// change that means them to read otherwise (reviewed in the diff);
-// -write-oldjournal writes the journal itself again, with the sale path of one
-// tender, while that path exists.
-var (
-	updateOldJournal = flag.Bool("update-oldjournal", false, "rewrite testdata/oldjournal/*.golden from its journal")
-	writeOldJournalF = flag.Bool("write-oldjournal", false, "write testdata/oldjournal with the sale path of one tender")
-)
+// change that means them to read otherwise (reviewed in the diff).
+var updateOldJournal = flag.Bool("update-oldjournal", false, "rewrite testdata/oldjournal/*.golden from its journal")
 
 const oldJournalDir = "testdata/oldjournal"
 
@@ -81,8 +78,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // oldJournalTill opens the engine and till on journal j with the sandbox whose
-// state is in stateFile.
-func oldJournalTill(t *testing.T, j *memJournal, stateFile string, clock *testclock.Clock, ids sandbox.IDSource, rnd *countingReader) (*rig, *Till) {
+// state is in stateFile; qrKey, when set, signs the receipts' QR codes.
+func oldJournalTill(t *testing.T, j *memJournal, stateFile string, clock *testclock.Clock, ids sandbox.IDSource, rnd *countingReader, qrKey []byte) (*rig, *Till) {
 	t.Helper()
 	sb, err := sandbox.New(sandbox.WithClock(clock.Now), sandbox.WithStateFile(stateFile), sandbox.WithIDs(ids))
 	require.NoError(t, err)
@@ -102,7 +99,7 @@ func oldJournalTill(t *testing.T, j *memJournal, stateFile string, clock *testcl
 	cat, err := LoadCatalogJSON(catalogJSON(t))
 	require.NoError(t, err)
 	r := &rig{e: e, sb: sb, j: j, clock: clock, gw: gw, td: sandbox.TestData(), cat: cat}
-	tl, err := NewTill(t.Context(), TillConfig{Engine: e, SampleCatalog: catalogJSON(t)})
+	tl, err := NewTill(t.Context(), TillConfig{Engine: e, SampleCatalog: catalogJSON(t), QRKey: qrKey})
 	require.NoError(t, err)
 	return r, tl
 }
@@ -177,40 +174,7 @@ var idRE = regexp.MustCompile(`\b(R)\d{14}-[0-9a-f]{8}\b`)
 // refund, a return and a declined order paid again give the same documents and
 // report.
 func TestOldJournal(t *testing.T) {
-	if *writeOldJournalF {
-		writeOldJournal(t)
-	}
-	dir := t.TempDir()
-	raw, err := os.ReadFile(filepath.Join(oldJournalDir, "sandbox.state"))
-	require.NoError(t, err)
-	state := filepath.Join(dir, "sandbox.state")
-	require.NoError(t, os.WriteFile(state, raw, 0o600))
-	var f oldJournalFixture
-	readJSON(t, filepath.Join(oldJournalDir, "orders.json"), &f)
-	j := newMemJournal()
-	var staff []Staff
-	readJSON(t, filepath.Join(oldJournalDir, "staff.json"), &staff)
-	for _, s := range staff {
-		require.NoError(t, j.Put(t.Context(), s))
-	}
-	ev, err := os.Open(filepath.Join(oldJournalDir, "events.jsonl"))
-	require.NoError(t, err)
-	defer ev.Close()
-	sc := bufio.NewScanner(ev)
-	sc.Buffer(nil, 1<<20)
-	n := 0
-	for sc.Scan() {
-		var e Event
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &e))
-		_, err := j.Append(t.Context(), e)
-		require.NoError(t, err, "event %d (%s) of the old journal", n+1, e.Kind)
-		n++
-	}
-	require.NoError(t, sc.Err())
-	require.Positive(t, n)
-
-	clock := testclock.New(oldJournalAt)
-	r, tl := oldJournalTill(t, j, state, clock, newOffsetIDs(), &countingReader{})
+	r, tl, f := openOldJournal(t, func(Event) bool { return true }, oldJournalAt, nil)
 	for _, id := range []string{f.Cash, f.Card, f.EMI, f.Note} {
 		o, err := r.e.Order(t.Context(), id)
 		require.NoError(t, err)
@@ -220,6 +184,57 @@ func TestOldJournal(t *testing.T) {
 	checkOldJournal(t, "before", oldJournalReads(t, tl, f, false))
 	oldJournalActs(t, r, tl, f)
 	checkOldJournal(t, "after", oldJournalReads(t, tl, f, true))
+}
+
+// oldJournalEvents is the old journal's events, in order.
+func oldJournalEvents(t *testing.T) []Event {
+	t.Helper()
+	ev, err := os.Open(filepath.Join(oldJournalDir, "events.jsonl"))
+	require.NoError(t, err)
+	defer ev.Close()
+	var out []Event
+	sc := bufio.NewScanner(ev)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var e Event
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &e), "event %d of the old journal", len(out)+1)
+		out = append(out, e)
+	}
+	require.NoError(t, sc.Err())
+	require.NotEmpty(t, out)
+	return out
+}
+
+// openOldJournal opens a copy of the old journal holding the events keep
+// keeps, with its staff and the payment service's state, on a clock at at;
+// qrKey, when set, signs the receipts' QR codes. It returns the rig, the till
+// and the old journal's orders.
+func openOldJournal(t *testing.T, keep func(Event) bool, at time.Time, qrKey []byte) (*rig, *Till, oldJournalFixture) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(oldJournalDir, "sandbox.state"))
+	require.NoError(t, err)
+	state := filepath.Join(t.TempDir(), "sandbox.state")
+	require.NoError(t, os.WriteFile(state, raw, 0o600))
+	var f oldJournalFixture
+	readJSON(t, filepath.Join(oldJournalDir, "orders.json"), &f)
+	j := newMemJournal()
+	var staff []Staff
+	readJSON(t, filepath.Join(oldJournalDir, "staff.json"), &staff)
+	for _, s := range staff {
+		require.NoError(t, j.Put(t.Context(), s))
+	}
+	n := 0
+	for _, e := range oldJournalEvents(t) {
+		if !keep(e) {
+			continue
+		}
+		_, err := j.Append(t.Context(), e)
+		require.NoError(t, err, "event %d (%s) of the old journal", e.Seq, e.Kind)
+		n++
+	}
+	require.Positive(t, n)
+	r, tl := oldJournalTill(t, j, state, testclock.New(at), newOffsetIDs(), &countingReader{}, qrKey)
+	return r, tl, f
 }
 
 // checkOldJournal compares what was read with the golden files of stage.
@@ -233,7 +248,7 @@ func checkOldJournal(t *testing.T, stage string, got map[string]string) {
 	for _, name := range names {
 		path := filepath.Join(oldJournalDir, stage+"-"+name+".golden")
 		text := idRE.ReplaceAllString(got[name], "${1}ID")
-		if *updateOldJournal || *writeOldJournalF {
+		if *updateOldJournal {
 			require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 			continue
 		}

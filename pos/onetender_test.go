@@ -3,13 +3,14 @@ package pos
 import (
 	"bytes"
 	"errors"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"galla/gateway"
 	"galla/receipts"
 )
 
@@ -31,69 +32,71 @@ func receiptFor(t *testing.T, tl *Till, id string) string {
 // TestReceiptOfOneTenderSale: a sale paid by one tender prints as an order of
 // one tender does: the same header, lines, GST and payment block (card brand and
 // last four, EMI plan and instalments, the service's ids, cash tendered and
-// change), whichever path wrote it.
+// change), whichever path wrote it. Each order of one tender is one the old
+// journal (testdata/oldjournal) holds; the sale is the same cart sold on the
+// sale path in that journal as it stood just before the order, at its time.
 func TestReceiptOfOneTenderSale(t *testing.T) {
-	r, tl := newReturnTill(t)
-	ctx := t.Context()
-	_, _, err := tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
-	require.NoError(t, err)
-	tv := []CartLine{r.cartLine(t, "TV-LG-OLED55C4", 1)}
-	offers, err := tl.Checkout.EMIOffers(ctx, tv)
-	require.NoError(t, err)
-	var plan *EMIPlan
-	for _, o := range offers {
-		if o.Issuer == "ICICI" && o.TenureMonths == 18 && o.Program == ProgramBank {
-			p := o
-			plan = &p
-		}
-	}
-	require.NotNil(t, plan)
 	for _, c := range []struct {
 		name, card string // the card's number, "" for cash
-		req        PayRequest
+		order      func(oldJournalFixture) string
+		req        PayRequest // the tender (not EMI: see below)
 	}{
-		{"card", "4111111111111111", PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Tender: TenderCard}},
-		{"cash", "", PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1), r.cartLine(t, "ACC-CBL", 2)}, Tender: TenderCash, Tendered: Rupees(3000)}},
-		{"emi", "5522600000000005", PayRequest{Lines: tv, Tender: TenderEMI, Offer: plan, Buyer: &Buyer{Name: "Asha Rao", Address: "12 MG Road, Pune", State: "27"}}},
+		{"card", "4111111111111111", func(f oldJournalFixture) string { return f.Card }, PayRequest{Tender: TenderCard}},
+		{"cash", "", func(f oldJournalFixture) string { return f.Cash }, PayRequest{Tender: TenderCash, Tendered: Rupees(2000)}},
+		{"emi", "5522600000000005", func(f oldJournalFixture) string { return f.EMI }, PayRequest{Tender: TenderEMI}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			req := c.req
-			req.OTP, req.Unattended, req.Cashier = r.td.OTP, true, "001"
-			if c.card != "" {
-				req.Card = card(c.card)
+			old, oldTill, r, tl := oldOneTenderOrder(t, c.order, nil)
+			require.Equal(t, c.req.Tender, old.Tender, "an order of one tender")
+			ctx := t.Context()
+			var saleID string
+			if old.EMI != nil {
+				// The old order names no buyer: the engine's entry point did
+				// not ask for one, where the till's pre-check asks for one on
+				// a taxable value of ₹50,000 or more. The same sale is written
+				// by the engine's sale path, as that entry point wrote it.
+				offers, err := r.e.Payments.EMIOffers(ctx, old.Lines)
+				require.NoError(t, err)
+				plan, ok := offers.Find(old.EMI.Issuer, old.EMI.TenureMonths, old.EMI.Program)
+				require.True(t, ok, "the old order's plan is offered")
+				res, err := sellEMI(ctx, r.e, Sale{Lines: old.Lines, Staff: "001"}, plan, card(c.card), r.otp())
+				require.NoError(t, err)
+				require.Equal(t, ResultPaid, res.Status, res.Reason)
+				saleID = res.Order.ID
+			} else {
+				s, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: cartOf(t, r, old), Cashier: "001"})
+				require.NoError(t, err)
+				req := c.req
+				req.Sale, req.OTP, req.Unattended, req.Cashier = s.Sale.ID, r.td.OTP, true, "001"
+				if c.card != "" {
+					req.Card = card(c.card)
+				}
+				paid, err := tl.Checkout.Pay(ctx, req, nil)
+				require.NoError(t, err)
+				require.Equal(t, StatePaid, paid.State, paid.Reason)
+				saleID = s.Sale.ID
 			}
-			one := oneTenderOrder(t, r, req)
-			require.Equal(t, c.req.Tender, one.Tender, "an order of one tender")
-
-			st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: req.Lines, Cashier: "001", Buyer: req.Buyer})
+			st, err := r.e.Sales.SaleStatus(ctx, saleID)
 			require.NoError(t, err)
-			req.Sale, req.Lines = st.Sale.ID, nil
-			if c.card != "" {
-				req.Card = card(c.card)
-			}
-			paid, err := tl.Checkout.Pay(ctx, req, nil)
-			require.NoError(t, err)
-			require.Equal(t, StatePaid, paid.State, paid.Reason)
-			require.NotNil(t, paid.Sale)
-			require.True(t, paid.Sale.Complete())
-			require.Len(t, paid.Sale.Tenders, 1, "a sale of one tender")
+			require.True(t, st.Complete())
+			require.Len(t, st.Tenders, 1, "a sale of one tender")
+			assert.Equal(t, old.DocNo, st.Sale.DocNo, "the number the old order took")
 
-			assert.Equal(t, receiptFor(t, tl, one.ID), receiptFor(t, tl, st.Sale.ID))
+			assert.Equal(t, receiptFor(t, oldTill, old.ID), receiptFor(t, tl, saleID))
 		})
 	}
 }
 
 // TestReceiptQROfOneTenderSale: the QR printed on the receipt of a sale paid
-// by one card carries what an order of one card's carries: the payment
-// service's order and payment ids (its tender's) and the amount paid; the
-// merchant order id is the sale's, which galla receipt and refund take.
+// by one card carries what an order of one card's (the old journal's) carries:
+// the payment service's order and payment ids (its tender's) and the amount
+// paid; the merchant order id is the sale's, which galla receipt and refund
+// take.
 func TestReceiptQROfOneTenderSale(t *testing.T) {
-	r := newRig(t)
 	key := []byte("a key that signs the receipts' QR codes")
-	tl, err := NewTill(t.Context(), TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t), QRKey: key})
-	require.NoError(t, err)
+	one, oldTill, r, tl := oldOneTenderOrder(t, func(f oldJournalFixture) string { return f.Card }, key)
 	ctx := t.Context()
-	qr := func(id string) receipts.QRPayload {
+	qr := func(tl *Till, id string) receipts.QRPayload {
 		t.Helper()
 		d, err := tl.Documents.ReceiptDocument(ctx, id, -1)
 		require.NoError(t, err)
@@ -102,99 +105,102 @@ func TestReceiptQROfOneTenderSale(t *testing.T) {
 		require.NoError(t, err)
 		return p
 	}
-	req := PayRequest{Lines: []CartLine{r.cartLine(t, "ACC-CASE", 1)}, Tender: TenderCard, Card: card("4111111111111111"),
-		OTP: r.td.OTP, Unattended: true, Cashier: "001"}
-	one := oneTenderOrder(t, r, req)
-	old := qr(one.ID)
+	require.Equal(t, TenderCard, one.Tender)
+	old := qr(oldTill, one.ID)
 	assert.Equal(t, receipts.QRPayload{MerchantOrderID: one.ID, ServiceOrderID: one.ServiceOrderID, PaymentID: one.PaymentID, Amount: int64(one.Captured)}, old)
 
-	req.Card = card("4111111111111111")
-	out, err := tl.Checkout.Pay(ctx, req, nil)
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: cartOf(t, r, one), Tender: TenderCard, Card: card("4111111111111111"),
+		OTP: r.td.OTP, Unattended: true, Cashier: "001"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, StatePaid, out.State, out.Reason)
 	tender := out.Order
-	got := qr(out.SaleID())
+	got := qr(tl, out.SaleID())
 	assert.Equal(t, receipts.QRPayload{MerchantOrderID: out.SaleID(), ServiceOrderID: tender.ServiceOrderID, PaymentID: tender.PaymentID, Amount: int64(tender.Captured)}, got)
 	assert.NotEmpty(t, got.ServiceOrderID)
 	assert.NotEmpty(t, got.PaymentID)
 	assert.Equal(t, old.Amount, got.Amount)
 }
 
-// oneTenderOrder writes req (card, bank EMI or cash, with the sandbox's OTP) as
-// an order of one tender, the shape every journal written before the sale path
-// holds (the engine's entry points of one tender), for a sale the sale path
-// wrote to be compared with.
-func oneTenderOrder(t *testing.T, r *rig, req PayRequest) *Order {
+// oldOneTenderOrder opens the old journal (testdata/oldjournal) twice around
+// its order of one tender that order names: with the journal up to that
+// order's outcome (old, read by oldTill), and up to just before that order
+// (r, tl), each on a clock at the moment the order was made, for a sale the
+// sale path writes on tl to be compared with it: numbered and timed as it was.
+// qrKey, when set, signs the receipts' QR codes.
+func oldOneTenderOrder(t *testing.T, order func(oldJournalFixture) string, qrKey []byte) (old *Order, oldTill *Till, r *rig, tl *Till) {
 	t.Helper()
-	ctx := t.Context()
-	sale := Sale{Lines: SaleLines(req.Lines, req.IMEIs), Staff: req.Cashier}
-	if req.Buyer != nil {
-		b := req.Buyer.Normal()
-		sale.Buyer = &b
+	var f oldJournalFixture
+	readJSON(t, filepath.Join(oldJournalDir, "orders.json"), &f)
+	id := order(f)
+	events := oldJournalEvents(t)
+	first := slices.IndexFunc(events, func(e Event) bool { return e.OrderID == id })
+	require.GreaterOrEqual(t, first, 0, "order %s is in the old journal", id)
+	last := first
+	for last+1 < len(events) && events[last+1].OrderID == id {
+		last++
 	}
-	gc, _ := req.Card.(*gateway.Card)
-	var (
-		res *Result
-		err error
-	)
-	switch req.Tender {
-	case TenderCash:
-		res, err = r.e.Payments.PayCash(ctx, sale, req.Tendered)
-	case TenderCard:
-		res, err = r.e.Payments.CheckoutCard(ctx, sale, gc, r.otp())
-	case TenderEMI:
-		res, err = r.e.Payments.CheckoutEMI(ctx, sale, *req.Offer, gc, r.otp())
-	default:
-		t.Fatalf("oneTenderOrder: tender %s", req.Tender)
-	}
+	at := events[first].Time
+	oldRig, oldTill, _ := openOldJournal(t, func(e Event) bool { return e.Seq <= events[last].Seq }, at, qrKey)
+	old, err := oldRig.e.Order(t.Context(), id)
 	require.NoError(t, err)
-	require.Equal(t, ResultPaid, res.Status, res.Reason)
-	return res.Order
+	require.True(t, old.State.Paid(), "the old order is paid")
+	require.Empty(t, old.Sale, "an order of one tender")
+	r, tl, _ = openOldJournal(t, func(e Event) bool { return e.Seq < events[first].Seq }, at, qrKey)
+	_, err = r.e.Order(t.Context(), id)
+	require.ErrorIs(t, err, ErrOrderNotFound, "the journal before the order")
+	return old, oldTill, r, tl
+}
+
+// cartOf is the cart that sold o, as the counter rings it up again.
+func cartOf(t *testing.T, r *rig, o *Order) []CartLine {
+	t.Helper()
+	var out []CartLine
+	for _, l := range o.Lines {
+		out = append(out, r.cartLine(t, l.SKU, l.Qty))
+	}
+	return out
 }
 
 // TestReportOfOneTenderSale: the X report counts a sale paid by one tender as
-// it counts an order of one tender: once, in its tender, with its GST and
-// document number, and one row (the sale's, paid as its tender says), not a
-// row of its own beside its tender's.
+// it counts an order of one tender (the old journal's): once, in its tender,
+// with its GST and document number, and one row (the sale's, paid as its
+// tender says), not a row of its own beside its tender's.
 func TestReportOfOneTenderSale(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		req  PayRequest
+		name  string
+		order func(oldJournalFixture) string
+		req   PayRequest
 	}{
-		{"card", PayRequest{Tender: TenderCard}},
-		{"cash", PayRequest{Tender: TenderCash, Tendered: Rupees(2000)}},
+		{"card", func(f oldJournalFixture) string { return f.Card }, PayRequest{Tender: TenderCard, Card: card("4111111111111111")}},
+		{"cash", func(f oldJournalFixture) string { return f.Cash }, PayRequest{Tender: TenderCash, Tendered: Rupees(2000)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			reports := map[bool]*Report{}
-			for _, split := range []bool{false, true} {
-				r, tl := newReturnTill(t)
-				ctx := t.Context()
-				req := c.req
-				req.Lines, req.OTP, req.Unattended, req.Cashier = []CartLine{r.cartLine(t, "ACC-CASE", 1)}, r.td.OTP, true, "001"
-				if req.Tender == TenderCard {
-					req.Card = card("4111111111111111")
-				}
-				saleID := ""
-				if split {
-					out, err := tl.Checkout.Pay(ctx, req, nil)
-					require.NoError(t, err)
-					require.Equal(t, StatePaid, out.State, out.Reason)
-					require.NotNil(t, out.Sale, "a new sale is written on the sale path")
-					require.Len(t, out.Sale.Tenders, 1, "a sale of one tender")
-					saleID = out.SaleID()
-					assert.NotEqual(t, out.OrderID, saleID, "the tender is an order of its own")
-				} else {
-					saleID = oneTenderOrder(t, r, req).ID
-				}
+			old, oldTill, r, tl := oldOneTenderOrder(t, c.order, nil)
+			ctx := t.Context()
+			report := func(tl *Till, id string) *Report {
+				t.Helper()
 				rep, err := tl.Books.Report(ctx, ToDay(r.clock.Now()))
 				require.NoError(t, err)
-				require.Len(t, rep.Orders, 1, "one row for the sale and its one tender")
-				row := &rep.Orders[0]
-				assert.Equal(t, saleID, row.OrderID, "an order of one tender is its row; a sale's row is the sale's")
-				row.OrderID = "" // the ids of two sales differ
-				reports[split] = rep
+				i := slices.IndexFunc(rep.Orders, func(o ReportRow) bool { return o.OrderID == id })
+				require.GreaterOrEqual(t, i, 0, "%s has its row", id)
+				rep.Orders[i].OrderID = "" // the ids of two sales differ
+				return rep
 			}
-			assert.Equal(t, reports[false], reports[true])
+			want := report(oldTill, old.ID)
+
+			before, err := tl.Books.Report(ctx, ToDay(r.clock.Now()))
+			require.NoError(t, err)
+			req := c.req
+			req.Lines, req.OTP, req.Unattended, req.Cashier = cartOf(t, r, old), r.td.OTP, true, "001"
+			out, err := tl.Checkout.Pay(ctx, req, nil)
+			require.NoError(t, err)
+			require.Equal(t, StatePaid, out.State, out.Reason)
+			require.NotNil(t, out.Sale, "a new sale is written on the sale path")
+			require.Len(t, out.Sale.Tenders, 1, "a sale of one tender")
+			assert.NotEqual(t, out.OrderID, out.SaleID(), "the tender is an order of its own")
+			got := report(tl, out.SaleID())
+			assert.Len(t, got.Orders, len(before.Orders)+1, "one row for the sale and its one tender")
+			assert.Equal(t, want, got)
 		})
 	}
 }

@@ -156,7 +156,7 @@ func TestJournalRefusesAReturnTwice(t *testing.T) {
 func TestReturnToCard(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE", "ACC-CBL"), card("4111111111111111"), r.otp())
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE", "ACC-CBL"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultPaid, res.Status)
 	_, err = tl.Returns.Return(ctx, ReturnRequest{Document: res.Order.ID, Items: []ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: RefundToCash, PIN: managerPIN})
@@ -176,7 +176,7 @@ func TestReturnToCard(t *testing.T) {
 	assert.Equal(t, res.Order.ID, found.ID)
 	_, err = tl.Returns.FindSale(ctx, "0004")
 	assert.ErrorIs(t, err, ErrOrderNotFound)
-	again, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CBL"), card("4111111111111111"), r.otp())
+	again, err := sellCard(ctx, r.e, r.sale(t, "ACC-CBL"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	_, err = tl.Returns.FindSale(ctx, "1111")
 	require.Error(t, err)

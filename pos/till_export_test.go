@@ -114,7 +114,7 @@ func TestTillGSTR1(t *testing.T) {
 	_, _, err = tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: "27AAPFU0939F1ZV"}, managerPIN)
 	require.NoError(t, err)
 
-	_, err = r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
+	_, err = sellCash(ctx, r.e, r.sale(t, "ACC-CBL"), Rupees(500))
 	require.NoError(t, err)
 	paid, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)

@@ -14,8 +14,9 @@ import (
 	"galla/pos"
 )
 
-// flowCancel cancels the invoice of a paid card sale (cancel.go): the card
-// refund's intent (1) and done (2), then document.cancelled (3).
+// flowCancel cancels the invoice of a sale paid by one card tender (cancel.go):
+// the card tender's refund intent (1) and done (2), then document.cancelled
+// (3) on the sale.
 const flowCancel = "cancel"
 
 // cancelInvoice runs flowCancel in the helper.
@@ -50,11 +51,13 @@ func runCancelCase(t *testing.T, exe, at string) {
 	j, e := w.open(t)
 	_, err := e.Roster().WithIterations(pos.MinPINIterations).AddStaff(ctx, "Meera", pos.RoleManager, managerPIN)
 	require.NoError(t, err)
-	res, err := checkout(ctx, e, w.client, flowCard, cardOTP)
+	res, _, err := checkout(ctx, e, w.client, flowCard, cardOTP)
 	require.NoError(t, err)
 	require.Equal(t, pos.ResultPaid, res.Status, res.Reason)
 	sale := res.Order
 	require.NotZero(t, sale.DocNo)
+	require.Len(t, sale.Tenders, 1, "a sale of one card tender")
+	tender := sale.Tenders[0].OrderID
 	require.NoError(t, j.Close())
 
 	out := runHelperProcess(t, exe, w, flowCancel, cardOTP, at, sale.ID)
@@ -65,24 +68,28 @@ func runCancelCase(t *testing.T, exe, at string) {
 	require.NoError(t, err)
 	checkLedger(t, j, w.sb)
 
-	o, err := e.Order(ctx, sale.ID)
+	st, err := e.Sales.SaleStatus(ctx, sale.ID)
 	require.NoError(t, err)
-	if o.Cancelled == nil {
+	if st.Sale.Cancelled == nil {
 		cr, err := e.Refunds.CancelDocument(ctx, sale.ID, managerPIN, "customer left")
 		require.NoError(t, err)
 		require.Equal(t, pos.CancelDone, cr.Status, cr.Pending)
-		o, err = e.Order(ctx, sale.ID)
+		st, err = e.Sales.SaleStatus(ctx, sale.ID)
 		require.NoError(t, err)
 	}
-	require.NotNil(t, o.Cancelled, "the invoice is cancelled")
-	assert.Equal(t, sale.DocNo, o.DocNo, "it keeps its number")
+	require.NotNil(t, st.Sale.Cancelled, "the invoice is cancelled")
+	assert.Equal(t, sale.DocNo, st.Sale.DocNo, "it keeps its number")
+	require.Len(t, st.Tenders, 1)
+	o := st.Tenders[0].Order
+	require.NotNil(t, o)
+	assert.Equal(t, tender, o.ID)
 	assert.Equal(t, pos.StateRefunded, o.State)
 	require.Len(t, o.Refunds, 1, "one refund, never a second")
 	assert.Equal(t, pos.RefundDone, o.Refunds[0].Status)
 	assert.True(t, o.Refunds[0].Cancel)
 	assert.Zero(t, o.Refunds[0].DocNo, "no credit note")
-	lo := ledgerOf(t, w.sb, sale.ID)
-	assert.Equal(t, int64(sale.Captured), lo.RefundedAmount, "refunded once, in full, at the service")
+	lo := ledgerOf(t, w.sb, tender)
+	assert.Equal(t, int64(sale.Amount), lo.RefundedAmount, "refunded once, in full, at the service")
 	assert.Equal(t, 1, lo.CapturedPayments, "charged once")
 
 	_, err = e.Refunds.CancelDocument(ctx, sale.ID, managerPIN, "again")

@@ -43,10 +43,10 @@ const (
 
 // The flows a helper runs.
 const (
-	flowCard   = "card"   // a card checkout with the sandbox's OTP step
-	flowEMI    = "emi"    // a brand-EMI checkout with an IMEI and the OTP step
-	flowRefund = "refund" // a partial refund of a paid card order
-	flowRetry  = "retry"  // a card checkout declined, then a second attempt on the same order
+	flowCard   = "card"   // a sale paid by one card tender, with the sandbox's OTP step
+	flowEMI    = "emi"    // a sale paid by one brand-EMI tender, with an IMEI and the OTP step
+	flowRefund = "refund" // a partial refund of a sale paid by card
+	flowRetry  = "retry"  // a sale's card tender declined, then a second attempt on the same order
 	flowPhone  = "phone"  // a sale paid on the customer's phone (iFrame mode), awaited by the terminal
 
 	// flowReconcile is the restarted terminal's own Reconcile, for a second crash.
@@ -130,20 +130,20 @@ func runHelper(ctx context.Context) (string, error) {
 	}
 	switch flow := os.Getenv(envFlow); flow {
 	case flowCard, flowEMI:
-		res, err := checkout(ctx, e, client, flow, os.Getenv(envCard))
+		res, _, err := checkout(ctx, e, client, flow, os.Getenv(envCard))
 		if err != nil {
 			return "", err
 		}
 		return string(res.Status) + " " + res.Reason, nil
 	case flowRetry:
-		res, err := checkout(ctx, e, client, flowCard, cardDecline)
+		res, saleID, err := checkout(ctx, e, client, flowCard, cardDecline)
 		if err != nil {
 			return "", err
 		}
 		if res.Status != pos.ResultFailed || !res.CanRetry {
 			return "", fmt.Errorf("the declined card ended %s: %s", res.Status, res.Reason)
 		}
-		res, err = e.Payments.PayCard(ctx, res.Order.ID, newCard(os.Getenv(envCard)), payOptions(client))
+		res, err = settled(ctx, e, saleID)(e.Payments.PayCard(ctx, res.Order.ID, newCard(os.Getenv(envCard)), payOptions(client)))
 		if err != nil {
 			return "", err
 		}
@@ -153,14 +153,18 @@ func runHelper(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		o, err := e.Payments.OpenOnPhone(ctx, sale, pos.PayOptions{})
+		s, err := e.Sales.OpenSale(ctx, sale)
+		if err != nil {
+			return "", err
+		}
+		o, err := e.Sales.OpenSaleTender(ctx, s.ID, pos.TenderPhone, 0, nil, sale.Staff, pos.PayOptions{})
 		if err != nil {
 			return "", err
 		}
 		if err := payOnPhone(ctx, client, o.Token, os.Getenv(envCard)); err != nil {
 			return "", err
 		}
-		res, err := e.Payments.Await(ctx, o.ID, pos.PayOptions{Wait: 2 * time.Minute})
+		res, err := settled(ctx, e, s.ID)(e.Payments.Await(ctx, o.ID, pos.PayOptions{Wait: 2 * time.Minute}))
 		if err != nil {
 			return "", err
 		}
@@ -329,20 +333,77 @@ func payOnPhone(ctx context.Context, client *gateway.Client, token, number strin
 	return err
 }
 
-// checkout runs the flow's whole checkout on a fresh order.
-func checkout(ctx context.Context, e *pos.Engine, gw pos.Gateway, flow, number string) (*pos.Result, error) {
+// checkout sells the flow's cart on the sale path, as the counter does: the
+// sale opened (Sales.OpenSale), its one tender for the whole amount opened at
+// the service (for brand EMI with the phone's IMEI) and paid, and the sale
+// settled once the tender is paid. It returns the tender's result (its Order
+// the sale's once complete, the tender's otherwise) and the sale's id.
+func checkout(ctx context.Context, e *pos.Engine, gw pos.Gateway, flow, number string) (*pos.Result, string, error) {
 	sale, err := newSale(flow)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := e.Sales.OpenSale(ctx, sale)
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := payTender(ctx, e, gw, flow, s.ID, number)
+	return res, s.ID, err
+}
+
+// payTender opens a tender of the flow's kind for what is left of open sale
+// saleID and pays it with the card number, settling the sale once it is paid.
+func payTender(ctx context.Context, e *pos.Engine, gw pos.Gateway, flow, saleID, number string) (*pos.Result, error) {
+	st, err := e.Sales.SaleStatus(ctx, saleID)
 	if err != nil {
 		return nil, err
 	}
 	if flow == flowEMI {
+		sale := pos.Sale{Lines: st.Sale.Lines, Staff: "001"}
 		plan, err := emiPlan(ctx, e, sale)
 		if err != nil {
 			return nil, err
 		}
-		return e.Payments.CheckoutEMI(ctx, sale, plan, newCard(number), payOptions(gw))
+		o, err := e.Sales.OpenSaleTenderChecked(ctx, saleID, 0, plan, "001", payOptions(gw), imeisOf(sale.Lines)...)
+		if err != nil {
+			return nil, err
+		}
+		return settled(ctx, e, saleID)(e.Payments.PayEMI(ctx, o.ID, newCard(number), payOptions(gw)))
 	}
-	return e.Payments.CheckoutCard(ctx, sale, newCard(number), payOptions(gw))
+	o, err := e.Sales.OpenSaleTender(ctx, saleID, pos.TenderCard, 0, nil, "001", payOptions(gw))
+	if err != nil {
+		return nil, err
+	}
+	return settled(ctx, e, saleID)(e.Payments.PayCard(ctx, o.ID, newCard(number), payOptions(gw)))
+}
+
+// settled settles sale saleID once its tender's payment returned paid; the
+// result's Order is then the sale.
+func settled(ctx context.Context, e *pos.Engine, saleID string) func(*pos.Result, error) (*pos.Result, error) {
+	return func(res *pos.Result, err error) (*pos.Result, error) {
+		if err != nil || res.Status != pos.ResultPaid {
+			return res, err
+		}
+		st, err := e.Sales.SettleSale(ctx, saleID)
+		if err != nil {
+			return res, err
+		}
+		if st.Complete() {
+			res.Order = st.Sale
+		}
+		return res, nil
+	}
+}
+
+// imeisOf is the IMEIs the lines carry, by product code.
+func imeisOf(lines []pos.Line) []pos.UnitIMEI {
+	var out []pos.UnitIMEI
+	for _, l := range lines {
+		for _, imei := range l.IMEIs {
+			out = append(out, pos.UnitIMEI{ProductCode: l.ProductCode, IMEI: imei})
+		}
+	}
+	return out
 }
 
 // ---- the parent ----
@@ -355,14 +416,15 @@ type crashCase struct {
 	card   string
 	at     string           // the kill point (envAt)
 	inject sandbox.Endpoint // the helper's first call to this endpoint is applied and its answer dropped
-	events int              // order events journaled when the helper dies (the refund flow: after the sale's own)
+	events int              // order events journaled when the helper dies (the refund flow: after those of the paid sale)
 	// second, when set, is the kill point of a second helper that restarts and
 	// dies inside its own Reconcile; events2 counts the order events then.
 	second  string
 	events2 int
 
-	// reconciled is the state of the sale's latest order after the first
-	// Reconcile; "" means no order was journaled at all.
+	// reconciled is the state of the order journaled last (the sale's tender,
+	// or the sale itself before its tender's order) after the first Reconcile;
+	// "" means no order was journaled at all.
 	reconciled pos.OrderState
 	// advance moves the sandbox's clock after that; then is the state the second
 	// Reconcile finds.
@@ -379,78 +441,99 @@ type crashCase struct {
 }
 
 func crashCases() []crashCase {
-	const pay = pos.StatePaid
+	const (
+		pay  = pos.StatePaid
+		open = pos.StateOpen // the sale, before its tender's order is journaled
+	)
 	return []crashCase{
-		// The card checkout commits intent, created, accepted, outcome.
-		{name: "card/before-intent", flow: flowCard, card: cardOTP, at: "before:1", events: 0, captures: 1},
-		{name: "card/after-intent", flow: flowCard, card: cardOTP, at: "after:1", events: 1, reconciled: pos.StateAbandoned, captures: 1},
-		{name: "card/created-unjournaled", flow: flowCard, card: cardOTP, at: "before:2", events: 1, reconciled: pos.StateAbandoned, captures: 1},
-		{name: "card/after-created", flow: flowCard, card: cardOTP, at: "after:2", events: 2, reconciled: pos.StateCreated, captures: 1},
-		{name: "card/accepted-unjournaled", flow: flowCard, card: cardOTP, at: "before:3", events: 2, reconciled: pos.StateAuthenticating,
+		// A card sale commits the sale's intent (1) and tender.added (2), its
+		// card tender's intent, created, accepted and outcome (3-6), and
+		// sale.completed (7).
+		{name: "card/before-sale", flow: flowCard, card: cardOTP, at: "before:1", events: 0, captures: 1},
+		{name: "card/after-sale", flow: flowCard, card: cardOTP, at: "after:1", events: 1, reconciled: open, captures: 1},
+		{name: "card/tender-unjournaled", flow: flowCard, card: cardOTP, at: "before:2", events: 1, reconciled: open, captures: 1},
+		{name: "card/after-tender", flow: flowCard, card: cardOTP, at: "after:2", events: 2, reconciled: open, captures: 1},
+		{name: "card/before-intent", flow: flowCard, card: cardOTP, at: "before:3", events: 2, reconciled: open, captures: 1},
+		{name: "card/after-intent", flow: flowCard, card: cardOTP, at: "after:3", events: 3, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "card/created-unjournaled", flow: flowCard, card: cardOTP, at: "before:4", events: 3, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "card/after-created", flow: flowCard, card: cardOTP, at: "after:4", events: 4, reconciled: pos.StateCreated, captures: 1},
+		{name: "card/accepted-unjournaled", flow: flowCard, card: cardOTP, at: "before:5", events: 4, reconciled: pos.StateAuthenticating,
 			advance: expireToken, then: pos.StateFailed, captures: 1},
-		{name: "card/after-accepted", flow: flowCard, card: cardOTP, at: "after:3", events: 3, reconciled: pos.StateAuthenticating,
+		{name: "card/after-accepted", flow: flowCard, card: cardOTP, at: "after:5", events: 5, reconciled: pos.StateAuthenticating,
 			advance: expireToken, then: pos.StateFailed, captures: 1},
-		{name: "card/charged-unjournaled", flow: flowCard, card: cardOTP, at: "before:4", events: 3, reconciled: pay, captures: 1},
-		{name: "card/after-paid", flow: flowCard, card: cardOTP, at: "after:4", events: 4, reconciled: pay, captures: 1},
+		{name: "card/charged-unjournaled", flow: flowCard, card: cardOTP, at: "before:6", events: 5, reconciled: pay, captures: 1},
+		{name: "card/after-paid", flow: flowCard, card: cardOTP, at: "after:6", events: 6, reconciled: pay, captures: 1},
+		{name: "card/settle-unjournaled", flow: flowCard, card: cardOTP, at: "before:7", events: 6, reconciled: pay, captures: 1},
+		{name: "card/after-settled", flow: flowCard, card: cardOTP, at: "after:7", events: 7, reconciled: pay, captures: 1},
 
 		// Polling: killed before the n-th inquiry, after the OTP was submitted; the
 		// slow card's issuer holds it PENDING until the sandbox's clock moves on.
-		{name: "poll/otp-first-inquiry", flow: flowCard, card: cardOTP, at: "poll:1", events: 3, reconciled: pay, captures: 1},
-		{name: "poll/first-inquiry", flow: flowCard, card: cardSlow, at: "poll:1", events: 3, reconciled: pos.StateAuthenticating,
+		{name: "poll/otp-first-inquiry", flow: flowCard, card: cardOTP, at: "poll:1", events: 5, reconciled: pay, captures: 1},
+		{name: "poll/first-inquiry", flow: flowCard, card: cardSlow, at: "poll:1", events: 5, reconciled: pos.StateAuthenticating,
 			advance: releaseHold, then: pay, captures: 1},
-		{name: "poll/third-inquiry", flow: flowCard, card: cardSlow, at: "poll:3", events: 3, reconciled: pos.StateAuthenticating,
+		{name: "poll/third-inquiry", flow: flowCard, card: cardSlow, at: "poll:3", events: 5, reconciled: pos.StateAuthenticating,
 			advance: releaseHold, then: pay, captures: 1},
 
 		// The payment call is applied and its answer dropped; the helper dies with
-		// the order UNKNOWN (intent, created, unknown).
-		{name: "lost-answer/charged", flow: flowCard, card: cardFrictio, at: "after:3", inject: sandbox.EndpointCardPayment,
-			events: 3, reconciled: pay, captures: 1},
-		{name: "lost-answer/never-authenticated", flow: flowCard, card: cardOTP, at: "after:3", inject: sandbox.EndpointCardPayment,
-			events: 3, reconciled: pos.StateUnknown, advance: expireToken, then: pos.StateFailed, captures: 1},
-		// Create order's answer is dropped: the order is abandoned and the sale moves
-		// to a fresh id (intent, abandoned, intent, ...); killed before the new intent.
-		{name: "lost-answer/create-order", flow: flowCard, card: cardOTP, at: "before:3", inject: sandbox.EndpointCreateOrder,
-			events: 2, reconciled: pos.StateAbandoned, captures: 1},
-		{name: "lost-answer/create-order-new-intent", flow: flowCard, card: cardOTP, at: "after:3", inject: sandbox.EndpointCreateOrder,
-			events: 3, reconciled: pos.StateAbandoned, captures: 1},
+		// the tender UNKNOWN (the sale's 2, then intent, created, unknown).
+		{name: "lost-answer/charged", flow: flowCard, card: cardFrictio, at: "after:5", inject: sandbox.EndpointCardPayment,
+			events: 5, reconciled: pay, captures: 1},
+		{name: "lost-answer/never-authenticated", flow: flowCard, card: cardOTP, at: "after:5", inject: sandbox.EndpointCardPayment,
+			events: 5, reconciled: pos.StateUnknown, advance: expireToken, then: pos.StateFailed, captures: 1},
+		// Create order's answer is dropped: the tender's order is abandoned and
+		// it moves to a fresh id (the sale's 2, then intent, abandoned, intent,
+		// ...); killed before and after the new intent.
+		{name: "lost-answer/create-order", flow: flowCard, card: cardOTP, at: "before:5", inject: sandbox.EndpointCreateOrder,
+			events: 4, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "lost-answer/create-order-new-intent", flow: flowCard, card: cardOTP, at: "after:5", inject: sandbox.EndpointCreateOrder,
+			events: 5, reconciled: pos.StateAbandoned, captures: 1},
 
-		// The brand-EMI checkout commits intent, created, imei.validated, accepted, outcome.
-		{name: "emi/before-intent", flow: flowEMI, card: cardHDFC, at: "before:1", events: 0, captures: 1},
-		{name: "emi/after-intent", flow: flowEMI, card: cardHDFC, at: "after:1", events: 1, reconciled: pos.StateAbandoned, captures: 1},
-		{name: "emi/created-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:2", events: 1, reconciled: pos.StateAbandoned, captures: 1},
-		{name: "emi/after-created", flow: flowEMI, card: cardHDFC, at: "after:2", events: 2, reconciled: pos.StateCreated, captures: 1},
-		{name: "emi/imei-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:3", events: 2, reconciled: pos.StateCreated, captures: 1},
-		{name: "emi/after-imei", flow: flowEMI, card: cardHDFC, at: "after:3", events: 3, reconciled: pos.StateCreated, captures: 1},
-		{name: "emi/accepted-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:4", events: 3, reconciled: pos.StateAuthenticating,
+		// A brand-EMI sale commits the sale's intent and tender.added (1-2), its
+		// tender's intent, created, imei.validated, accepted and outcome (3-7),
+		// and sale.completed (8).
+		{name: "emi/before-sale", flow: flowEMI, card: cardHDFC, at: "before:1", events: 0, captures: 1},
+		{name: "emi/after-tender", flow: flowEMI, card: cardHDFC, at: "after:2", events: 2, reconciled: open, captures: 1},
+		{name: "emi/after-intent", flow: flowEMI, card: cardHDFC, at: "after:3", events: 3, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "emi/created-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:4", events: 3, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "emi/after-created", flow: flowEMI, card: cardHDFC, at: "after:4", events: 4, reconciled: pos.StateCreated, captures: 1},
+		{name: "emi/imei-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:5", events: 4, reconciled: pos.StateCreated, captures: 1},
+		{name: "emi/after-imei", flow: flowEMI, card: cardHDFC, at: "after:5", events: 5, reconciled: pos.StateCreated, captures: 1},
+		{name: "emi/accepted-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:6", events: 5, reconciled: pos.StateAuthenticating,
 			advance: expireToken, then: pos.StateFailed, captures: 0},
-		{name: "emi/after-accepted", flow: flowEMI, card: cardHDFC, at: "after:4", events: 4, reconciled: pos.StateAuthenticating,
+		{name: "emi/after-accepted", flow: flowEMI, card: cardHDFC, at: "after:6", events: 6, reconciled: pos.StateAuthenticating,
 			advance: expireToken, then: pos.StateFailed, captures: 0},
-		{name: "emi/charged-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:5", events: 4, reconciled: pay, captures: 1},
-		{name: "emi/after-paid", flow: flowEMI, card: cardHDFC, at: "after:5", events: 5, reconciled: pay, captures: 1},
+		{name: "emi/charged-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:7", events: 6, reconciled: pay, captures: 1},
+		{name: "emi/after-paid", flow: flowEMI, card: cardHDFC, at: "after:7", events: 7, reconciled: pay, captures: 1},
+		{name: "emi/settle-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:8", events: 7, reconciled: pay, captures: 1},
 
-		// A declined attempt (intent, created, accepted, outcome FAILED), then a
-		// second attempt on the same order (attempt, accepted, outcome).
-		{name: "retry/after-attempt", flow: flowRetry, card: cardOTP, at: "after:5", events: 5, reconciled: pos.StatePaying,
+		// A declined attempt (the sale's 2, then intent, created, accepted,
+		// outcome FAILED), then a second attempt on the same tender's order
+		// (attempt, accepted, outcome) and sale.completed.
+		{name: "retry/after-attempt", flow: flowRetry, card: cardOTP, at: "after:7", events: 7, reconciled: pos.StatePaying,
 			advance: expireToken, then: pos.StateFailed, captures: 1},
-		{name: "retry/accepted-unjournaled", flow: flowRetry, card: cardOTP, at: "before:6", events: 5, reconciled: pos.StateAuthenticating,
+		{name: "retry/accepted-unjournaled", flow: flowRetry, card: cardOTP, at: "before:8", events: 7, reconciled: pos.StateAuthenticating,
 			advance: expireToken, then: pos.StateFailed, captures: 1},
-		{name: "retry/charged-unjournaled", flow: flowRetry, card: cardOTP, at: "before:7", events: 6, reconciled: pay, captures: 1},
+		{name: "retry/charged-unjournaled", flow: flowRetry, card: cardOTP, at: "before:9", events: 8, reconciled: pay, captures: 1},
+		{name: "retry/settle-unjournaled", flow: flowRetry, card: cardOTP, at: "before:10", events: 9, reconciled: pay, captures: 1},
 
-		// Paid on the customer's phone: the terminal commits intent, created, outcome.
-		{name: "phone/after-created", flow: flowPhone, card: cardFrictio, at: "after:2", events: 2, reconciled: pos.StateCreated,
+		// Paid on the customer's phone: the sale's 2, then the phone tender's
+		// intent, created, outcome, and sale.completed.
+		{name: "phone/after-created", flow: flowPhone, card: cardFrictio, at: "after:4", events: 4, reconciled: pos.StateCreated,
 			phonePays: true, then: pay, captures: 1},
-		{name: "phone/charged-unjournaled", flow: flowPhone, card: cardFrictio, at: "before:3", events: 2, reconciled: pay, captures: 1},
+		{name: "phone/charged-unjournaled", flow: flowPhone, card: cardFrictio, at: "before:5", events: 4, reconciled: pay, captures: 1},
+		{name: "phone/settle-unjournaled", flow: flowPhone, card: cardFrictio, at: "before:6", events: 5, reconciled: pay, captures: 1},
 
 		// The restarted terminal dies too, inside its Reconcile, before journaling
 		// what it found or did.
-		{name: "restart-crash/charged", flow: flowCard, card: cardOTP, at: "before:4", events: 3,
-			second: "before:1", events2: 3, reconciled: pay, captures: 1},
-		{name: "restart-crash/lost-answer", flow: flowCard, card: cardFrictio, at: "after:3", inject: sandbox.EndpointCardPayment, events: 3,
-			second: "before:1", events2: 3, reconciled: pay, captures: 1},
+		{name: "restart-crash/charged", flow: flowCard, card: cardOTP, at: "before:6", events: 5,
+			second: "before:1", events2: 5, reconciled: pay, captures: 1},
+		{name: "restart-crash/lost-answer", flow: flowCard, card: cardFrictio, at: "after:5", inject: sandbox.EndpointCardPayment, events: 5,
+			second: "before:1", events2: 5, reconciled: pay, captures: 1},
 		{name: "restart-crash/refund-resent", flow: flowRefund, card: cardOTP, at: "after:1", events: 1,
 			second: "before:1", events2: 1, reconciled: pos.StatePartlyRefunded, captures: 1},
 
-		// A refund commits intent and done.
+		// A refund of a sale paid by its card tender commits intent and done, on
+		// the sale, the money going back through the tender.
 		{name: "refund/before-intent", flow: flowRefund, card: cardOTP, at: "before:1", events: 0, reconciled: pay, captures: 1},
 		{name: "refund/after-intent", flow: flowRefund, card: cardOTP, at: "after:1", events: 1, reconciled: pos.StatePartlyRefunded, captures: 1},
 		{name: "refund/done-unjournaled", flow: flowRefund, card: cardOTP, at: "before:2", events: 1, reconciled: pos.StatePartlyRefunded, captures: 1},
@@ -512,13 +595,12 @@ func runCase(t *testing.T, exe string, tc crashCase) {
 		j, e := w.open(t)
 		_, err := e.Roster().WithIterations(pos.MinPINIterations).AddStaff(ctx, "Meera", pos.RoleManager, managerPIN)
 		require.NoError(t, err)
-		res, err := checkout(ctx, e, w.client, flowCard, tc.card)
+		res, id, err := checkout(ctx, e, w.client, flowCard, tc.card)
 		require.NoError(t, err)
 		require.Equal(t, pos.ResultPaid, res.Status, res.Reason)
-		saleID = res.Order.ID
-		evs, err := j.Orders.Events(ctx, saleID)
-		require.NoError(t, err)
-		baseEvents = len(evs)
+		require.Equal(t, id, res.Order.ID, "the sale is complete")
+		saleID = id
+		baseEvents = countOrderEvents(t, j)
 		require.NoError(t, j.Close())
 	}
 	if tc.inject != "" {
@@ -584,11 +666,13 @@ func runCase(t *testing.T, exe string, tc crashCase) {
 	case tc.captures == 1:
 		finishSale(t, e, w, tc, sale)
 	default:
-		// The EMI order failed after its IMEI was blocked for it: the reconciler
-		// shows it FAILED with the service's reason; nothing was charged.
+		// The EMI tender failed after its IMEI was blocked for it: the
+		// reconciler shows it FAILED with the service's reason; nothing was
+		// charged, and its sale, holding no money, is dropped.
 		require.NotNil(t, sale)
 		assert.Equal(t, pos.StateFailed, sale.State)
 		assert.NotEmpty(t, sale.Reason)
+		dropSale(t, e, sale)
 	}
 
 	unresolved, err := j.Orders.Unresolved(ctx)
@@ -649,35 +733,89 @@ func payAgain(ctx context.Context, e *pos.Engine, gw pos.Gateway, tc crashCase, 
 }
 
 // finishSale takes the sale to PAID as the counter would after the restart: a
-// paid order stands; an order that takes another attempt is paid on the same
-// order; a sale whose order never took a payment (or whose token is spent) is
-// rung up afresh.
-func finishSale(t *testing.T, e *pos.Engine, w *world, tc crashCase, sale *pos.Order) {
+// complete sale stands; a tender paid is settled; a tender's order that takes
+// another attempt is paid on the same order; a sale whose tender never took a
+// payment (or whose token is spent) is paid by a new tender; where no sale was
+// journaled at all, the cart is rung up afresh. The sale ends complete with the
+// first document number, paid once.
+func finishSale(t *testing.T, e *pos.Engine, w *world, tc crashCase, last *pos.Order) {
 	t.Helper()
 	ctx := t.Context()
-	if sale != nil && sale.State.Paid() {
+	if last == nil {
+		res, _, err := checkout(ctx, e, w.client, tc.flow, tc.card)
+		require.NoError(t, err)
+		require.Equal(t, pos.ResultPaid, res.Status, res.Reason)
 		return
 	}
-	if sale != nil && sale.CanPay() == nil {
-		res, err := payAgain(ctx, e, w.client, tc, sale.ID)
-		require.NoError(t, err)
-		if res.Status == pos.ResultPaid {
-			assert.Equal(t, sale.ID, res.Order.ID)
-			return
-		}
-		require.Equal(t, pos.ResultFailed, res.Status, "the retry on the same order is refused, not left open: %s", res.Reason)
-	}
-	res, err := checkout(ctx, e, w.client, tc.flow, tc.card)
+	id := saleOf(last)
+	require.NotEmpty(t, id, "order %s is a sale or its tender", last.ID)
+	st, err := e.Sales.SaleStatus(ctx, id)
 	require.NoError(t, err)
-	require.Equal(t, pos.ResultPaid, res.Status, res.Reason)
+	for _, tv := range st.Tenders {
+		if tv.Order == nil || tv.Paid() || tv.Order.CanPay() != nil {
+			continue
+		}
+		res, err := payAgain(ctx, e, w.client, tc, tv.Order.ID)
+		require.NoError(t, err)
+		require.Contains(t, []pos.ResultStatus{pos.ResultPaid, pos.ResultFailed}, res.Status,
+			"the retry on the same order is paid or refused, not left open: %s", res.Reason)
+	}
+	if st, err = e.Sales.SettleSale(ctx, id); err == nil && !st.Complete() {
+		require.Zero(t, st.Pending, "nothing left in flight")
+		require.Positive(t, st.Due)
+		_, err = payTender(ctx, e, w.client, tc.flow, id, tc.card)
+		require.NoError(t, err)
+		st, err = e.Sales.SaleStatus(ctx, id)
+	}
+	require.NoError(t, err)
+	require.True(t, st.Complete(), "the sale is paid")
+	assert.Equal(t, uint64(1), st.Sale.DocNo, "one document number, the first")
+	paid := 0
+	for _, tv := range st.Tenders {
+		if tv.Paid() {
+			paid++
+		}
+	}
+	assert.Equal(t, 1, paid, "one tender paid it")
+}
+
+// dropSale drops the open sale of last, whose tender failed: it holds no
+// money, so the cashier drops it without a PIN.
+func dropSale(t *testing.T, e *pos.Engine, last *pos.Order) {
+	t.Helper()
+	ctx := t.Context()
+	id := saleOf(last)
+	require.NotEmpty(t, id, "order %s is a sale or its tender", last.ID)
+	st, err := e.Sales.SaleStatus(ctx, id)
+	require.NoError(t, err)
+	require.Equal(t, pos.StateOpen, st.Sale.State)
+	require.True(t, st.HoldsNoMoney(), "the sale holds no money")
+	st, err = e.Sales.DropSale(ctx, id, "001", "the EMI was refused")
+	require.NoError(t, err)
+	assert.Equal(t, pos.StateVoided, st.Sale.State)
+	assert.Zero(t, st.Sale.DocNo, "a dropped sale has no invoice")
+}
+
+// saleOf is the id of the sale o is or is a tender of, or "".
+func saleOf(o *pos.Order) string {
+	switch {
+	case o.Sale != "":
+		return o.Sale
+	case o.Tender == pos.TenderSplit:
+		return o.ID
+	}
+	return ""
 }
 
 // finishRefund makes the manager's refund when the helper died before it was
-// journaled, and checks it was made once.
+// journaled, and checks it was made once, on the sale, through its card
+// tender.
 func finishRefund(t *testing.T, e *pos.Engine, w *world, sale *pos.Order) {
 	t.Helper()
+	require.Len(t, sale.Tenders, 1, "a sale of one card tender")
+	tender := sale.Tenders[0].OrderID
 	if len(sale.Refunds) == 0 {
-		assert.Zero(t, ledgerOf(t, w.sb, sale.ID).RefundedAmount, "no refund reached the service")
+		assert.Zero(t, ledgerOf(t, w.sb, tender).RefundedAmount, "no refund reached the service")
 		rr, err := e.Refunds.Refund(t.Context(), pos.RefundRequest{OrderID: sale.ID, Amount: refundAmount, PIN: managerPIN})
 		require.NoError(t, err)
 		require.Equal(t, pos.RefundDone, rr.Status, rr.Reason)
@@ -685,9 +823,10 @@ func finishRefund(t *testing.T, e *pos.Engine, w *world, sale *pos.Order) {
 	}
 	require.Len(t, sale.Refunds, 1)
 	assert.Equal(t, pos.RefundDone, sale.Refunds[0].Status)
+	assert.Equal(t, tender, sale.Refunds[0].Tender, "back through the card tender")
 	assert.Equal(t, pos.StatePartlyRefunded, sale.State)
 	assert.Equal(t, refundAmount, sale.Refunded)
-	assert.Equal(t, int64(refundAmount), ledgerOf(t, w.sb, sale.ID).RefundedAmount, "refunded once, not twice")
+	assert.Equal(t, int64(refundAmount), ledgerOf(t, w.sb, tender).RefundedAmount, "refunded once, not twice")
 }
 
 // checkLedger checks the journal against what the service believes, order by
@@ -699,8 +838,20 @@ func checkLedger(t *testing.T, j *journal.Journal, sb *sandbox.Sandbox) {
 	t.Helper()
 	orders := allOrders(t, j)
 	byID := map[string]*pos.Order{}
+	// refunded is what went back through each order at the service: its own
+	// refunds, and a sale's refunds through the tender each names.
+	refunded := map[string]pos.Paise{}
 	for _, o := range orders {
 		byID[o.ID] = o
+		if o.Tender != pos.TenderSplit {
+			refunded[o.ID] += o.Refunded
+			continue
+		}
+		for _, rf := range o.Refunds {
+			if rf.Status == pos.RefundDone && rf.Tender != "" {
+				refunded[rf.Tender] += rf.Amount
+			}
+		}
 	}
 	seen := map[string]bool{}
 	for _, lo := range sb.Controls.Ledger() {
@@ -727,7 +878,7 @@ func checkLedger(t *testing.T, j *journal.Journal, sb *sandbox.Sandbox) {
 					assert.Equal(t, p.PaymentID, o.PaymentID, "order %s: the captured payment", o.ID)
 				}
 			}
-			assert.Equal(t, int64(o.Refunded), lo.RefundedAmount, "order %s: refunded", o.ID)
+			assert.Equal(t, int64(refunded[o.ID]), lo.RefundedAmount, "order %s: refunded", o.ID)
 		} else if !o.Unresolved() {
 			assert.Zero(t, lo.CapturedPayments, "order %s is %s in the journal but captured at the service", o.ID, o.State)
 		}
