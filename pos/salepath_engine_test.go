@@ -61,3 +61,27 @@ func TestLostCreateOrderAnswersOnATender(t *testing.T) {
 	assert.True(t, st.HoldsNoMoney(), "the sale may be paid another way")
 	assert.Zero(t, r.captures())
 }
+
+// Too little cash for a new sale (Checkout.Pay naming no sale) is refused
+// with nothing journaled of the tender: the sale it opened holds nothing and is
+// dropped, and the cash counted again pays a new sale.
+func TestPayShortCashLeavesNoSaleOpen(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	lines := []CartLine{r.cartLine(t, "ACC-CBL", 1)}
+	_, err := tl.Checkout.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCash, Tendered: Rupees(100), Cashier: "001"}, nil)
+	require.ErrorIs(t, err, ErrCashShort)
+	open, err := tl.Checkout.OpenSales(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, open, "the sale opened for the refused cash is dropped: it holds nothing")
+	for _, ev := range r.j.allEvents() {
+		assert.NotEqual(t, EvTenderAdded, ev.Kind, "no tender was journaled")
+	}
+
+	out, err := tl.Checkout.Pay(ctx, PayRequest{Lines: lines, Tender: TenderCash, Tendered: Rupees(500), Cashier: "001"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, StatePaid, out.State)
+	require.NotNil(t, out.Sale)
+	assert.True(t, out.Sale.Complete())
+	assert.Equal(t, Paise(100), out.Order.Change)
+}
