@@ -125,26 +125,33 @@ func TestCardCheckoutPaid(t *testing.T) {
 				opt.Auth = r.otp().Auth
 			}
 			c := card(tt.number)
-			res, err := r.e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE", "ACC-CBL"), c, opt)
+			res, err := sellCard(t.Context(), r.e, r.sale(t, "ACC-CASE", "ACC-CBL"), c, opt)
 			require.NoError(t, err)
 			assert.Equal(t, ResultPaid, res.Status, res.Reason)
-			o := res.Order
+			o := res.Order // the sale
+			st, paid := soleTender(t, r.e, o.ID)
+			assert.True(t, st.Complete())
 			assert.Equal(t, StatePaid, o.State)
 			assert.True(t, o.Verified)
 			assert.Equal(t, Paise(199800), o.Amount)
-			assert.Equal(t, o.Amount, o.Captured)
+			assert.Equal(t, StatePaid, paid.State)
+			assert.True(t, paid.Verified)
+			assert.Equal(t, o.Amount, paid.Amount, "one tender for the whole amount")
+			assert.Equal(t, o.Amount, paid.Captured)
 			assert.Equal(t, uint64(1), o.DocNo, "the first tax invoice of the year")
-			assert.Equal(t, tt.number[len(tt.number)-4:], o.CardLast4)
+			assert.Equal(t, tt.number[len(tt.number)-4:], paid.CardLast4)
 			assert.Empty(t, c.Last4(), "the card is wiped after the payment")
 			assert.Contains(t, steps, StepCreated)
 			assert.Contains(t, steps, StepPaid)
-			lo := r.ledger(t, o.ID)
+			lo := r.ledger(t, paid.ID)
 			assert.Equal(t, "CHARGED", lo.Status)
 			assert.Equal(t, 1, lo.CapturedPayments)
 			assert.LessOrEqual(t, r.j.commitCount(), 4, "fsync'd commits per card checkout (DESIGN.md section 7)")
-			stored, err := r.j.Order(t.Context(), o.ID)
-			require.NoError(t, err)
-			assert.Equal(t, StatePaid, stored.State, "the journal's derived order matches the engine's")
+			for _, want := range []*Order{o, paid} {
+				stored, err := r.j.Order(t.Context(), want.ID)
+				require.NoError(t, err)
+				assert.Equal(t, StatePaid, stored.State, "the journal's derived order matches the engine's")
+			}
 			for _, ev := range r.j.allEvents() {
 				raw, _ := json.Marshal(ev)
 				assert.NotContains(t, string(raw), tt.number, "no card number in the journal")
@@ -237,25 +244,28 @@ func TestDroppedPaymentAnswerIsInquiredNeverRepaid(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
 	r.sb.Controls.Inject(sandbox.EndpointCardPayment, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
 	assert.Len(t, r.sb.Controls.Ledger(), 1, "the same order was inquired, not re-created")
-	lo := r.ledger(t, res.Order.ID)
+	_, paid := soleTender(t, r.e, res.Order.ID)
+	lo := r.ledger(t, paid.ID)
 	assert.Len(t, lo.Payments, 1, "the payment was not sent twice")
 	assert.Equal(t, 1, lo.CapturedPayments)
-	assert.Equal(t, lo.Payments[0].PaymentID, res.Order.PaymentID, "the lost payment id was learned from the inquiry")
+	assert.Equal(t, lo.Payments[0].PaymentID, paid.PaymentID, "the lost payment id was learned from the inquiry")
 }
 
 func TestDroppedCreateOrderAnswerMovesToAFreshOrder(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
 	r.sb.Controls.Inject(sandbox.EndpointCreateOrder, sandbox.Fault{Kind: sandbox.FaultDrop}, 1)
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	require.Equal(t, ResultPaid, res.Status, res.Reason)
-	o := res.Order
-	require.NotEmpty(t, o.Replaces)
+	st, o := soleTender(t, r.e, res.Order.ID)
+	assert.True(t, st.Complete())
+	require.NotEmpty(t, o.Replaces, "the tender moved to a fresh order")
+	assert.Equal(t, o.Replaces, st.Tenders[0].OrderID, "the sale names the tender's first order")
 	old, err := r.e.Order(ctx, o.Replaces)
 	require.NoError(t, err)
 	assert.Equal(t, StateAbandoned, old.State)
@@ -397,17 +407,35 @@ func TestCashSale(t *testing.T) {
 	require.NoError(t, err)
 	lines, _, err := c.Checkout()
 	require.NoError(t, err)
-	res, err := e.Payments.PayCash(t.Context(), Sale{Lines: lines}, Rupees(1000))
+	res, err := sellCash(t.Context(), e, Sale{Lines: lines}, Rupees(1000))
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status)
-	assert.Equal(t, Paise(99800), res.Order.Amount)
-	assert.Equal(t, Paise(200), res.Order.Change)
-	assert.Equal(t, uint64(1), res.Order.DocNo)
+	sale := res.Order
+	assert.Equal(t, StatePaid, sale.State)
+	assert.Equal(t, Paise(99800), sale.Amount)
+	assert.Equal(t, uint64(1), sale.DocNo)
+	_, cash := soleTender(t, e, sale.ID)
+	assert.Equal(t, TenderCash, cash.Tender)
+	assert.Equal(t, Paise(99800), cash.Amount)
+	assert.Equal(t, Paise(200), cash.Change)
 	assert.Equal(t, 2, j.commitCount())
 
-	_, err = e.Payments.PayCash(t.Context(), Sale{Lines: lines}, Rupees(500))
+	// Too little cash is refused, and takes nothing: the sale stays open for
+	// the cash counted again.
+	short, err := e.Sales.OpenSale(t.Context(), Sale{Lines: lines})
+	require.NoError(t, err)
+	_, _, err = e.Sales.SaleCash(t.Context(), short.ID, 0, Rupees(500), "")
 	assert.ErrorIs(t, err, ErrCashShort)
-	_, err = e.Payments.CheckoutCard(t.Context(), Sale{Lines: lines}, card("4111111111111111"), PayOptions{})
+	st, err := e.Sales.SaleStatus(t.Context(), short.ID)
+	require.NoError(t, err)
+	assert.Empty(t, st.Tenders, "refused before a tender was journaled")
+	assert.True(t, st.HoldsNoMoney(), "nothing was taken")
+	assert.Equal(t, Paise(99800), st.Due)
+	_, st, err = e.Sales.SaleCash(t.Context(), short.ID, 0, Rupees(1000), "")
+	require.NoError(t, err)
+	assert.True(t, st.Complete())
+
+	_, err = sellCard(t.Context(), e, Sale{Lines: lines}, card("4111111111111111"), PayOptions{})
 	assert.ErrorIs(t, err, ErrNoGateway)
 }
 
@@ -447,16 +475,22 @@ func TestEMIBrandOfferWithIMEI(t *testing.T) {
 	assert.Positive(t, plan.Monthly)
 	assert.InDelta(t, float64(plan.AuthAmount), float64(plan.TotalPayable), 600, "no-cost: the price over the tenure")
 
-	_, err = r.e.Payments.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
+	_, err = sellEMI(ctx, r.e, sale, plan, card("4386280000000004"), r.otp())
 	assert.ErrorIs(t, err, ErrIMEIMissing, "IMEIs are entered before the order is created")
+	assert.Empty(t, r.sb.Controls.Ledger(), "no order was created at the service")
+	assert.Zero(t, r.captures())
 
 	sale.Lines[0].IMEIs = []string{imei}
-	res, err := r.e.Payments.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
+	res, err := sellEMI(ctx, r.e, sale, plan, card("4386280000000004"), r.otp())
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res.Status, res.Reason)
-	assert.True(t, res.Order.IMEIsValidated)
-	assert.Equal(t, []string{imei}, res.Order.IMEIs)
-	assert.Equal(t, "HDFC", res.Order.EMI.Issuer)
+	assert.Equal(t, []string{imei}, res.Order.IMEIs, "the sale carries the phone's IMEI")
+	_, emi := soleTender(t, r.e, res.Order.ID)
+	assert.Equal(t, TenderEMI, emi.Tender)
+	assert.True(t, emi.IMEIsValidated)
+	assert.Equal(t, []string{imei}, emi.IMEIs)
+	require.NotNil(t, emi.EMI)
+	assert.Equal(t, "HDFC", emi.EMI.Issuer)
 
 	rep, err := r.e.Ledger.Report(ctx, r.e.Today())
 	require.NoError(t, err)
@@ -466,9 +500,10 @@ func TestEMIBrandOfferWithIMEI(t *testing.T) {
 	// A full refund frees the IMEI for another sale.
 	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: res.Order.ID, PIN: managerPIN})
 	require.NoError(t, err)
-	res2, err := r.e.Payments.CheckoutEMI(ctx, sale, plan, card("4386280000000004"), r.otp())
+	res2, err := sellEMI(ctx, r.e, sale, plan, card("4386280000000004"), r.otp())
 	require.NoError(t, err)
 	assert.Equal(t, ResultPaid, res2.Status, res2.Reason)
+	assert.Equal(t, []string{imei}, res2.Order.IMEIs)
 }
 
 func TestEMISchemeErrorsInPlainWords(t *testing.T) {
@@ -506,7 +541,7 @@ func TestEMISchemeErrorsInPlainWords(t *testing.T) {
 func TestRefunds(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE", "ACC-CBL"), card("4111111111111111"), r.otp())
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE", "ACC-CBL"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	id := res.Order.ID
 
@@ -531,7 +566,9 @@ func TestRefunds(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, RefundDone, rr.Status, "a lost refund answer is settled by inquiry")
 	assert.Equal(t, StateRefunded, rr.Order.State)
-	lo := r.ledger(t, id)
+	assert.Equal(t, id, rr.Order.ID, "the refunds are the sale's")
+	_, paid := soleTender(t, r.e, id)
+	lo := r.ledger(t, paid.ID) // the money went back through the card tender's order
 	assert.Equal(t, int64(199800), lo.RefundedAmount, "refunded once, not twice")
 
 	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: id, PIN: managerPIN})
@@ -541,7 +578,7 @@ func TestRefunds(t *testing.T) {
 func TestUnconfirmedRefundIsSettledByTheReconciler(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	res, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	res, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
 	r.sb.Controls.Inject(sandbox.EndpointRefund, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
 	r.sb.Controls.Inject(sandbox.EndpointInquireOrder, sandbox.Fault{Kind: sandbox.FaultReset}, 10)
@@ -553,20 +590,28 @@ func TestUnconfirmedRefundIsSettledByTheReconciler(t *testing.T) {
 	rep, err := r.e.Payments.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Resolved, 1)
+	assert.Equal(t, res.Order.ID, rep.Resolved[0].ID, "the sale's refund is settled")
 	assert.Equal(t, StateRefunded, rep.Resolved[0].State)
-	assert.Equal(t, int64(149900), r.ledger(t, res.Order.ID).RefundedAmount)
+	_, paid := soleTender(t, r.e, res.Order.ID)
+	assert.Equal(t, int64(149900), r.ledger(t, paid.ID).RefundedAmount)
 }
 
 func TestReportsAndDayClose(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
 	day := r.e.Today()
-	_, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
+	_, err := sellCash(ctx, r.e, r.sale(t, "ACC-CBL"), Rupees(500))
 	require.NoError(t, err)
-	paid, err := r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
+	paid, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4111111111111111"), r.otp())
 	require.NoError(t, err)
-	_, err = r.e.Payments.CheckoutCard(ctx, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
+	declined, err := sellCard(ctx, r.e, r.sale(t, "ACC-CASE"), card("4000000000000002"), r.otp())
 	require.NoError(t, err)
+	require.Equal(t, ResultFailed, declined.Status)
+	assert.Equal(t, StateFailed, declined.Order.State, "the declined tender")
+	refused, err := r.e.Sales.SaleStatus(ctx, declined.Order.Sale)
+	require.NoError(t, err)
+	assert.Equal(t, StateOpen, refused.Sale.State, "a declined card leaves its sale open")
+	assert.True(t, refused.HoldsNoMoney())
 	_, err = r.e.Refunds.Refund(ctx, RefundRequest{OrderID: paid.Order.ID, Amount: 10000, PIN: managerPIN})
 	require.NoError(t, err)
 
@@ -608,6 +653,9 @@ func TestReportsAndDayClose(t *testing.T) {
 	assert.Equal(t, "Z", z.Kind)
 	assert.Equal(t, uint64(1), z.ZNo)
 	assert.Equal(t, x.NetSales, z.NetSales)
+	refused, err = r.e.Sales.SaleStatus(ctx, refused.Sale.ID)
+	require.NoError(t, err)
+	assert.Equal(t, StateVoided, refused.Sale.State, "the Z drops the declined sale, which holds nothing")
 
 	again, err := r.e.Ledger.Report(ctx, day)
 	require.NoError(t, err)
@@ -620,7 +668,7 @@ func TestReportsAndDayClose(t *testing.T) {
 
 	// Selling and refunds go on after the Z, on the same date (ADR 0010): the
 	// date's next period.
-	after, err := r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
+	after, err := sellCash(ctx, r.e, r.sale(t, "ACC-CBL"), Rupees(500))
 	require.NoError(t, err)
 	assert.Equal(t, day, after.Order.Day, "the sale after the Z keeps its calendar date")
 	assert.Equal(t, day, r.e.Today())
@@ -661,7 +709,7 @@ func TestReportsAndDayClose(t *testing.T) {
 	// The next day goes on, with the next Z number; the closed date takes no
 	// more.
 	r.clock.Advance(24 * time.Hour)
-	_, err = r.e.Payments.PayCash(ctx, r.sale(t, "ACC-CBL"), Rupees(500))
+	_, err = sellCash(ctx, r.e, r.sale(t, "ACC-CBL"), Rupees(500))
 	require.NoError(t, err)
 	z3, err := r.e.Ledger.CloseDay(ctx, r.e.Today(), managerPIN)
 	require.NoError(t, err)
@@ -696,10 +744,13 @@ func TestCreateOrderErrors(t *testing.T) {
 	t.Run("server fault then success moves to a fresh order", func(t *testing.T) {
 		r := newRig(t)
 		r.sb.Controls.Inject(sandbox.EndpointCreateOrder, sandbox.Fault{Kind: sandbox.FaultServerError}, 3)
-		res, err := r.e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
+		res, err := sellCard(t.Context(), r.e, r.sale(t, "ACC-CASE"), card("5555555555554444"), PayOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, ResultPaid, res.Status)
 		assert.Equal(t, 1, r.captures())
+		st, paid := soleTender(t, r.e, res.Order.ID)
+		assert.True(t, st.Complete())
+		assert.NotEmpty(t, paid.Replaces, "the tender was paid on a fresh order")
 	})
 	t.Run("unreachable service fails the order without a fresh one", func(t *testing.T) {
 		r := newRig(t)
@@ -709,13 +760,22 @@ func TestCreateOrderErrors(t *testing.T) {
 		require.NoError(t, err)
 		e, err := New(Config{Journal: r.j, Gateway: gw, Clock: r.clock, Customer: Customer{Mobile: "9000000001", Email: "c@example.com"}})
 		require.NoError(t, err)
-		_, err = e.Payments.CheckoutCard(t.Context(), r.sale(t, "ACC-CASE"), card("4111111111111111"), PayOptions{})
+		_, err = sellCard(t.Context(), e, r.sale(t, "ACC-CASE"), card("4111111111111111"), PayOptions{})
 		require.ErrorIs(t, err, ErrServiceUnreachable)
 		assert.Contains(t, Sentence(err), "cannot be reached")
 		day, err := r.j.OrdersByDay(t.Context(), e.Today())
 		require.NoError(t, err)
-		require.Len(t, day, 1, "one order, failed; no fresh ids tried")
-		assert.Equal(t, StateFailed, day[0].State)
+		require.Len(t, day, 2, "the sale and its one tender's order, failed; no fresh ids tried")
+		sale := day[0]
+		if sale.Tender != TenderSplit {
+			sale = day[1]
+		}
+		st, failed := soleTender(t, e, sale.ID)
+		assert.Equal(t, StateOpen, st.Sale.State, "the sale stays open, to be paid another way")
+		assert.True(t, st.HoldsNoMoney())
+		assert.Equal(t, StateFailed, failed.State)
+		assert.Empty(t, failed.MovedTo)
+		assert.Equal(t, st.Tenders[0].OrderID, failed.ID)
 	})
 }
 

@@ -247,7 +247,9 @@ func oneTenderRows(rows []ReportRow, byID map[string]*Order) []ReportRow {
 		m.DocumentNo, m.doc = r.DocumentNo, r.doc
 		m.CreditNotes = append(slices.Clone(r.CreditNotes), t.CreditNotes...)
 		m.notes = append(slices.Clone(r.notes), t.notes...)
-		if !t.Status.Paid() {
+		if !t.Status.Paid() || refundRank(r.Status) > refundRank(t.Status) {
+			// A paid sale's refunds are journaled on the sale: its state says
+			// what was given back, not its tender's.
 			m.Status = r.Status
 		}
 		rows[i] = m
@@ -263,6 +265,18 @@ func oneTenderRows(rows []ReportRow, byID map[string]*Order) []ReportRow {
 		}
 	}
 	return out
+}
+
+// refundRank orders the states of a paid order by how much of it was given
+// back.
+func refundRank(s OrderState) int {
+	switch s {
+	case StatePartlyRefunded:
+		return 1
+	case StateRefunded:
+		return 2
+	}
+	return 0
 }
 
 // oneTenderSummaries gives the journal screen's sale of one tender one row,

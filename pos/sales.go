@@ -170,6 +170,21 @@ func (sl *Sales) holdSaleFor(ctx context.Context, o *Order) (func(), error) {
 // tendered handed over (0: exactly amount); the change is tendered − amount. It
 // completes the sale when that covers it.
 func (sl *Sales) SaleCash(ctx context.Context, saleID string, amount, tendered Paise, staff string) (*Result, *SaleStatus, error) {
+	if tendered != 0 {
+		// Too little cash is refused before the tender is journaled: a tender
+		// journaled and never taken would hold the sale's amount as in flight.
+		due := amount
+		if due == 0 {
+			st, err := sl.SaleStatus(ctx, saleID)
+			if err != nil {
+				return nil, nil, err
+			}
+			due = st.Due
+		}
+		if _, err := (CashTender{Tendered: tendered}).Change(due); err != nil {
+			return nil, nil, err
+		}
+	}
 	return sl.saleLocal(ctx, saleID, TenderCash, amount, "", staff, func(o *Order) error {
 		if tendered == 0 {
 			tendered = o.Amount
