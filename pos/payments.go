@@ -27,7 +27,7 @@ type ReconcileReport struct {
 	Busy     []string // orders something else was acting on; left alone this time
 }
 
-// Open journals a sale and, for every tender but cash, creates its order at the
+// open journals a sale and, for every tender but cash, creates its order at the
 // payment service (DESIGN.md section 2). The intent is committed before create
 // order is sent. When create order's answer is lost (or the service says the order
 // id was used, after a lost answer) no payment can have been sent: the order is
@@ -35,10 +35,6 @@ type ReconcileReport struct {
 // most three times (contract section 2).
 //
 // plan is the chosen EMI offer for TenderEMI and nil otherwise.
-func (pm *Payments) Open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions) (*Order, error) {
-	return pm.open(ctx, sale, tender, plan, opt, part{})
-}
-
 func (pm *Payments) open(ctx context.Context, sale Sale, tender TenderKind, plan *EMIPlan, opt PayOptions, pt part) (*Order, error) {
 	if len(sale.Lines) == 0 {
 		return nil, fmt.Errorf("pos: open: %w", ErrEmptyCart)
@@ -216,42 +212,6 @@ func (pm *Payments) PayEMI(ctx context.Context, orderID string, card *gateway.Ca
 	return pm.pay(ctx, orderID, card, opt)
 }
 
-// CheckoutCard opens a card sale and pays it: Open then PayCard. It owns card.
-func (pm *Payments) CheckoutCard(ctx context.Context, sale Sale, card *gateway.Card, opt PayOptions) (*Result, error) {
-	defer card.Zero()
-	if err := card.Check(pm.clock.Now()); err != nil {
-		return nil, fmt.Errorf("pos: checkout: %w", err)
-	}
-	o, err := pm.Open(ctx, sale, TenderCard, nil, opt)
-	if err != nil {
-		return nil, err
-	}
-	return pm.PayCard(ctx, o.ID, card, opt)
-}
-
-// CheckoutEMI validates the chosen offer against the card, opens the sale and pays
-// it: ValidateScheme, Open, PayEMI. It owns card.
-func (pm *Payments) CheckoutEMI(ctx context.Context, sale Sale, plan EMIPlan, card *gateway.Card, opt PayOptions) (*Result, error) {
-	defer card.Zero()
-	if err := card.Check(pm.clock.Now()); err != nil {
-		return nil, fmt.Errorf("pos: checkout: %w", err)
-	}
-	if err := pm.ValidateScheme(ctx, plan, ComputeTotals(sale.Lines).Total, card); err != nil {
-		return nil, err
-	}
-	o, err := pm.Open(ctx, sale, TenderEMI, &plan, opt)
-	if err != nil {
-		return nil, err
-	}
-	res, err := pm.PayEMI(ctx, o.ID, card, opt)
-	if err != nil {
-		// Refused before any payment (the IMEIs, most often): the IMEIs are part of
-		// the order, so the sale is opened afresh once corrected.
-		pm.closeUnpaid(ctx, o.ID, "refused before payment: "+Sentence(err))
-	}
-	return res, err
-}
-
 // closeUnpaid closes order id when it was refused before any payment was sent
 // on it (created, no attempt): a sale's or a split sale's tender alike, so the
 // sale is opened afresh, or the split sale's due amount is free again.
@@ -286,31 +246,6 @@ func (pm *Payments) checkIMEIsFirst(ctx context.Context, o *Order, plan EMIPlan,
 		return nil, verr
 	}
 	return o, nil
-}
-
-// PayCash takes a cash sale: journaled intent, then the cash received with the
-// change due. No network.
-func (pm *Payments) PayCash(ctx context.Context, sale Sale, tendered Paise) (*Result, error) {
-	total := ComputeTotals(sale.Lines).Total
-	change, err := CashTender{Tendered: tendered}.Change(total)
-	if err != nil {
-		return nil, err
-	}
-	o, err := pm.Open(ctx, sale, TenderCash, nil, PayOptions{})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := pm.commit(ctx, o, Event{Kind: EvCashReceived, Staff: sale.Staff, Cash: &CashEvent{Tendered: tendered, Change: change}}); err != nil {
-		return nil, err
-	}
-	return &Result{Status: ResultPaid, Order: o}, nil
-}
-
-// OpenOnPhone opens a sale to be paid on the customer's phone (iFrame mode): the
-// order is created and its token returned in the order; the caller serves the
-// checkout page and calls Await.
-func (pm *Payments) OpenOnPhone(ctx context.Context, sale Sale, opt PayOptions) (*Order, error) {
-	return pm.Open(ctx, sale, TenderPhone, nil, opt)
 }
 
 // Await polls the verified status of an order until it is paid or failed, or the
