@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,10 +98,11 @@ func TestSandboxDamagedStateFile(t *testing.T) {
 // is undone and refused (5001), so the document is not registered and may be
 // sent again.
 func TestSandboxStateNotSaved(t *testing.T) {
-	blocker := filepath.Join(t.TempDir(), "data")
+	// A name the file system takes, but not with the temporary file's
+	// prefix and suffix: the snapshot cannot be written beside it.
+	name := strings.Repeat("s", 245) + ".json"
 	clk := &clock{t: saleDay}
-	c, sb := openOn(t, filepath.Join(blocker, "irp-sandbox.json"), clk)
-	require.NoError(t, os.WriteFile(blocker, nil, 0o600)) // the data folder is now a file
+	c, sb := openOn(t, filepath.Join(t.TempDir(), name), clk)
 	_, err := c.Generate(t.Context(), mustBuild(t, invoiceDoc()))
 	var ie *irp.Error
 	require.ErrorAs(t, err, &ie)
@@ -109,4 +111,54 @@ func TestSandboxStateNotSaved(t *testing.T) {
 	assert.Equal(t, 0, sb.Registered())
 	_, err = c.GetByDocument(t.Context(), "INV", "T1/2627/000123", saleDay)
 	assert.ErrorIs(t, err, irp.ErrNotFound)
+}
+
+// TestSandboxesSideBySide: two sandboxes open on one file at once (the window
+// and a command beside it) each answer from what the other wrote: a document
+// one registered is a duplicate to the other, found by the other, and neither
+// drops the other's registrations when it writes.
+func TestSandboxesSideBySide(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "irp-sandbox.json")
+	clk := &clock{t: saleDay}
+	window, _ := openOn(t, path, clk)
+	command, _ := openOn(t, path, clk)
+	inv := mustBuild(t, invoiceDoc())
+
+	reg, err := window.Generate(t.Context(), inv)
+	require.NoError(t, err)
+	_, err = command.Generate(t.Context(), inv)
+	require.ErrorIs(t, err, irp.ErrDuplicate)
+	note, err := command.Generate(t.Context(), mustBuild(t, creditNoteDoc()))
+	require.NoError(t, err)
+	got, err := window.GetByDocument(t.Context(), irp.TypeCreditNote, creditNoteDoc().Number, saleDay)
+	require.NoError(t, err)
+	assert.Equal(t, note.Irn, got.Irn)
+	_, err = window.Cancel(t.Context(), reg.Irn, irp.CancelOrder, "sale voided")
+	require.NoError(t, err)
+
+	_, sb := openOn(t, path, clk)
+	assert.Equal(t, 2, sb.Registered(), "neither write dropped the other's registration")
+	later, _ := openOn(t, path, clk)
+	got, err = later.GetByDocument(t.Context(), "INV", inv.DocDtls.No, saleDay)
+	require.NoError(t, err)
+	assert.Equal(t, "CNL", got.Status)
+}
+
+// TestSandboxFileDamagedWhileOpen: a state file damaged under an open sandbox
+// refuses its next call (5001) with the sentence, and is left as it is.
+func TestSandboxFileDamagedWhileOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "irp-sandbox.json")
+	clk := &clock{t: saleDay}
+	c, _ := openOn(t, path, clk)
+	_, err := c.Generate(t.Context(), mustBuild(t, invoiceDoc()))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, []byte("{not json"), 0o600))
+	_, err = c.Generate(t.Context(), mustBuild(t, creditNoteDoc()))
+	var ie *irp.Error
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, "5001", ie.Code)
+	assert.Contains(t, ie.Message, "cannot be read as the IRP sandbox's registrations")
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "{not json", string(raw))
 }

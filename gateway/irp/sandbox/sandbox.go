@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -55,7 +56,8 @@ type record struct {
 type Sandbox struct {
 	key  *rsa.PrivateKey
 	now  func() time.Time
-	path string // the state file (Open); "" keeps the state in memory only
+	path string      // the state file (Open); "" keeps the state in memory only
+	seen os.FileInfo // the state file as last read or written, under mu
 
 	mu      sync.Mutex
 	docs    map[string]*record // by GSTIN|type|number
@@ -211,7 +213,7 @@ func refuse(status int, code, msg string, infos ...info) (int, []byte) {
 }
 
 // codeNotSaved refuses a call whose change the sandbox could not keep in its
-// state file: the change is undone.
+// state file (the change is undone), or whose state file it could not read.
 const codeNotSaved = "5001"
 
 // serve answers one call.
@@ -228,6 +230,9 @@ func (s *Sandbox) serve(r *http.Request, body []byte) (int, []byte) {
 	}
 	if exp, found := s.tokens[r.Header.Get("AuthToken")]; !found || !s.now().Before(exp) {
 		return refuse(http.StatusUnauthorized, irp.CodeInvalidToken, "Invalid Token")
+	}
+	if err := s.refresh(); err != nil {
+		return refuse(http.StatusInternalServerError, codeNotSaved, err.Error())
 	}
 	switch {
 	case r.URL.Path == irp.PathGenerate && r.Method == http.MethodPost:

@@ -25,8 +25,12 @@ import (
 // state file, so the file is always a whole snapshot, the old or the new. A
 // call whose snapshot cannot be written is undone and refused (HTTP 500, code
 // 5001, with the reason), as if it had not been made. A file that cannot be read as
-// a snapshot stops Open with a sentence and is never overwritten. Tokens are
-// not kept: each run authenticates again.
+// a snapshot stops Open with a sentence and is never overwritten. Each call
+// reads the file again first when another sandbox on it (a command run beside
+// the window) has written it since (refresh), so that two runs one after the
+// other never answer from a stale copy nor drop each other's registrations;
+// two calls at the same instant from two processes are not serialised. Tokens
+// are not kept: each run authenticates again.
 
 // stateVersion is the snapshot's format.
 const stateVersion = 1
@@ -58,12 +62,34 @@ func Open(path string, now func() time.Time) (*Sandbox, error) {
 	s := New(now)
 	s.path = path
 	removeTemps(path)
-	raw, err := os.ReadFile(path)
+	if err := s.refresh(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// refresh reads the state file again when another sandbox on it (a command
+// run beside the window) has written it since this one last read or wrote it,
+// so that each call answers from the file's registrations, not from a copy
+// that predates them. A file that does not exist leaves the state as it is.
+// s.mu is held, or s is not shared yet.
+func (s *Sandbox) refresh() error {
+	if s.path == "" {
+		return nil
+	}
+	fi, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
+		return nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: read %s: %w", path, err)
+		return fmt.Errorf("sandbox: read %s: %w", s.path, err)
+	}
+	if s.seen != nil && os.SameFile(s.seen, fi) && s.seen.ModTime().Equal(fi.ModTime()) && s.seen.Size() == fi.Size() {
+		return nil
+	}
+	raw, err := os.ReadFile(s.path)
+	if err != nil {
+		return fmt.Errorf("sandbox: read %s: %w", s.path, err)
 	}
 	var snap snapshot
 	if err := json.Unmarshal(raw, &snap); err != nil || snap.V != stateVersion {
@@ -71,15 +97,17 @@ func Open(path string, now func() time.Time) (*Sandbox, error) {
 		if err != nil {
 			why = err.Error()
 		}
-		return nil, fmt.Errorf("%w: %s cannot be read as the IRP sandbox's registrations (%s); it is left as it is: move it away to start an empty sandbox, which knows none of the IRNs registered before", ErrDamaged, path, why)
+		return fmt.Errorf("%w: %s cannot be read as the IRP sandbox's registrations (%s); it is left as it is: move it away to start an empty sandbox, which knows none of the IRNs registered before", ErrDamaged, s.path, why)
 	}
 	s.ackNo = max(s.ackNo, snap.AckNo)
+	s.docs, s.byIRN = make(map[string]*record, len(snap.Docs)), make(map[string]*record, len(snap.Docs))
 	for _, d := range snap.Docs {
 		rec := &record{gstin: d.GSTIN, inv: d.Invoice, reg: d.Reg, ack: d.Ack, cancelled: d.Cancelled}
 		s.docs[key(d.GSTIN, d.Invoice.DocDtls.Typ, d.Invoice.DocDtls.No)] = rec
 		s.byIRN[d.Reg.Irn] = rec
 	}
-	return s, nil
+	s.seen = fi
+	return nil
 }
 
 // save writes the state to the state file, when there is one. s.mu is held.
@@ -99,6 +127,11 @@ func (s *Sandbox) save() error {
 	}
 	if err := writeAtomic(s.path, append(b, '\n')); err != nil {
 		return fmt.Errorf("sandbox: save state: %w", err)
+	}
+	if fi, err := os.Stat(s.path); err == nil {
+		s.seen = fi
+	} else {
+		s.seen = nil // read it again on the next call
 	}
 	return nil
 }
