@@ -161,16 +161,36 @@ func (ds *Documents) shopAt(ctx context.Context, t time.Time) (Shop, error) {
 // ReportDocument is day's report slip (DayLayout): the X report, or the sealed Z
 // report once the day is closed.
 func (ds *Documents) ReportDocument(ctx context.Context, rep *Report) (*Document, error) {
-	shop, err := LoadShop(ctx, ds.j)
+	shops, err := LoadShops(ctx, ds.j)
 	if err != nil {
 		return nil, Errorf("The shop's settings cannot be read (%v); set the shop's name, address and GSTIN again.", err)
 	}
+	shop := reportShop(shops, rep.Day, ds.eng.Now().Location())
 	prof, ok, err := ds.printerProfile(ctx)
 	if err != nil {
 		return nil, Errorf("The printer settings cannot be read (%v); set the receipt printer again.", err)
 	}
 	r := ReportReceipt(*rep, shop, ReceiptOptions{Terminal: ds.cfg.Terminal, Sandbox: !ds.live})
 	return &Document{Receipt: r, Profile: prof, HavePrinter: ok, Noun: rep.Kind + " report"}, nil
+}
+
+// reportShop is the shop a report of day names: as registered at the end of
+// the day, or, when the shop stated tax only for part of it (its registration
+// changed that day), as registered when it last did, so that the slip prints
+// the GST rows of the documents that stated tax (ShopReportAt).
+func reportShop(shops Shops, day string, loc *time.Location) Shop {
+	start, err := time.ParseInLocation(DayLayout, day, loc)
+	if err != nil {
+		return shops.Today
+	}
+	during := shops.During(start, start.AddDate(0, 0, 1).Add(-time.Nanosecond))
+	shop := during[len(during)-1]
+	for _, s := range during {
+		if s.Registration().ShowsTax() {
+			shop = s
+		}
+	}
+	return shop
 }
 
 // Render draws d in format: text, escpos, png (58 or 80 mm, as the printer) or
@@ -394,13 +414,14 @@ func (ds *Documents) TestPrint(ctx context.Context) error {
 // ExportDocuments returns the documents issued on the days from to to (both
 // included, local days): a tax invoice for every paid sale confirmed on one of
 // those days and a credit note for every refund done on one of them, by date and
-// number.
+// number. Each document is as the shop was registered on its date
+// (GSTRDocumentsAt).
 func (ds *Documents) ExportDocuments(ctx context.Context, from, to time.Time) ([]gstr.Document, error) {
 	first, last := ToDay(from), ToDay(to)
 	if first > last {
 		return nil, ErrExportRange
 	}
-	shop, err := LoadShop(ctx, ds.j)
+	shops, err := LoadShops(ctx, ds.j)
 	if err != nil {
 		return nil, err
 	}
@@ -440,7 +461,7 @@ func (ds *Documents) ExportDocuments(ctx context.Context, from, to time.Time) ([
 			if o.Tender == TenderSplit && o.Sale == "" {
 				paidBy = ds.salePaidBy(ctx, o)
 			}
-			for _, doc := range GSTRDocuments(*o, shop, ds.cfg.Terminal, loc, name) {
+			for _, doc := range GSTRDocumentsAt(*o, shops, ds.cfg.Terminal, loc, name) {
 				if paidBy != "" && doc.Tender == string(TenderSplit) {
 					doc.Tender = paidBy
 				}

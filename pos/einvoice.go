@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -251,15 +252,15 @@ func (e *EInvoices) append(ctx context.Context, kind EventKind, d IRNEvent) erro
 	return e.catchUp(ctx)
 }
 
-// docsOf are the documents of o that need an IRN for shop: its B2B tax invoice
-// and its B2B credit notes, not cancelled.
-func (e *EInvoices) docsOf(o Order, shop Shop) []gstr.Document {
-	if !shop.EInvoicing() {
-		return nil
-	}
+// docsOf are the documents of o that need an IRN: its B2B tax invoice and its
+// B2B credit notes, not cancelled, each issued while the shop was e-invoicing
+// (the shop as registered on the document's date, Shops.At: a document issued
+// before the shop declared a turnover above the limit, or while it had no
+// GSTIN or was under the composition scheme, is not registered).
+func (e *EInvoices) docsOf(o Order, shops Shops) []gstr.Document {
 	var out []gstr.Document
-	for _, d := range GSTRDocuments(o, shop, e.c.cfg.Terminal, e.c.eng.Now().Location(), nil) {
-		if d.Cancelled || !d.Registered() || !taxed(d) {
+	for _, d := range GSTRDocumentsAt(o, shops, e.c.cfg.Terminal, e.c.eng.Now().Location(), nil) {
+		if d.Cancelled || !d.Registered() || !taxed(d) || !shops.At(d.Date).EInvoicing() {
 			continue
 		}
 		if d.Kind == gstr.Invoice || d.Kind == gstr.CreditNote {
@@ -322,11 +323,11 @@ func (e *EInvoices) Register(ctx context.Context, orderID string) ([]IRNState, e
 	if err != nil {
 		return nil, err
 	}
-	shop, err := LoadShop(ctx, e.c.j)
+	shops, err := LoadShops(ctx, e.c.j)
 	if err != nil {
 		return nil, err
 	}
-	docs := e.docsOf(*o, shop)
+	docs := e.docsOf(*o, shops)
 	if len(docs) == 0 {
 		return nil, nil
 	}
@@ -341,7 +342,7 @@ func (e *EInvoices) Register(ctx context.Context, orderID string) ([]IRNState, e
 	var out []IRNState
 	var pending []string
 	for _, d := range docs {
-		st, err := e.registerLocked(ctx, d, *o, shop)
+		st, err := e.registerLocked(ctx, d, *o, shops.At(d.Date))
 		if err != nil {
 			return out, err
 		}
@@ -361,7 +362,8 @@ func (e *EInvoices) Register(ctx context.Context, orderID string) ([]IRNState, e
 }
 
 // registerLocked registers one document: inquired first when an earlier call's
-// outcome is unknown, sent only when the IRP has no record of it. e.mu is held.
+// outcome is unknown, sent only when the IRP has no record of it. shop is the
+// shop as registered on the document's date, the INV-01's seller. e.mu is held.
 func (e *EInvoices) registerLocked(ctx context.Context, d gstr.Document, o Order, shop Shop) (IRNState, error) {
 	typ := docType(d)
 	base := IRNEvent{Type: typ, DocNo: d.Number, DocDate: ToDay(d.Date), OrderID: o.ID}
@@ -461,9 +463,13 @@ func (e *EInvoices) state(typ, no string) IRNState {
 // Pending lists the B2B documents of the last EInvoiceWindow days whose IRN is not
 // in, oldest first.
 func (e *EInvoices) Pending(ctx context.Context) ([]IRNState, error) {
-	shop, err := LoadShop(ctx, e.c.j)
-	if err != nil || !shop.EInvoicing() {
+	shops, err := LoadShops(ctx, e.c.j)
+	if err != nil {
 		return nil, err
+	}
+	now := e.c.eng.Now()
+	if !slices.ContainsFunc(shops.During(now.AddDate(0, 0, -EInvoiceWindow-1), now), Shop.EInvoicing) {
+		return nil, nil
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -483,7 +489,7 @@ func (e *EInvoices) Pending(ctx context.Context) ([]IRNState, error) {
 				continue
 			}
 			seen[o.ID] = true
-			for _, d := range e.docsOf(*o, shop) {
+			for _, d := range e.docsOf(*o, shops) {
 				st := e.state(docType(d), d.Number)
 				st.OrderID, st.DocDate = o.ID, ToDay(d.Date)
 				if st.Status == IRNPending || st.Status == IRNUnknown {
@@ -546,8 +552,8 @@ func (e *EInvoices) CheckVoid(ctx context.Context, o *Order) error {
 	if e == nil || o == nil {
 		return nil
 	}
-	if shop, err := LoadShop(ctx, e.c.j); err != nil || !shop.EInvoicing() {
-		return err // a void is of today's invoice: the shop's e-invoicing today decides
+	if shop, err := ShopAt(ctx, e.c.j, saleTime(*o)); err != nil || !shop.EInvoicing() {
+		return err // the shop's e-invoicing when the invoice was issued decides
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -572,7 +578,7 @@ func (e *EInvoices) CancelVoided(ctx context.Context, o *Order, reason string) e
 	if e == nil || o == nil {
 		return nil
 	}
-	if shop, err := LoadShop(ctx, e.c.j); err != nil || !shop.EInvoicing() {
+	if shop, err := ShopAt(ctx, e.c.j, saleTime(*o)); err != nil || !shop.EInvoicing() {
 		return err
 	}
 	e.mu.Lock()
@@ -604,12 +610,12 @@ func (e *EInvoices) stamp(ctx context.Context, o *Order, r *receipts.Receipt) {
 	if e == nil || o == nil {
 		return
 	}
-	shop, err := LoadShop(ctx, e.c.j)
+	shops, err := LoadShops(ctx, e.c.j)
 	if err != nil {
 		return
 	}
 	var doc *gstr.Document
-	for _, d := range e.docsOf(*o, shop) {
+	for _, d := range e.docsOf(*o, shops) {
 		if d.Number == r.Number {
 			doc = &d
 			break

@@ -200,7 +200,7 @@ func TestDuplicateFetchesTheIRNAlreadyIssued(t *testing.T) {
 	require.NoError(t, err)
 	shop, err := LoadShop(t.Context(), er.j)
 	require.NoError(t, err)
-	docs := er.tl.EInvoices.docsOf(*o, shop)
+	docs := er.tl.EInvoices.docsOf(*o, ShopsOf(shop))
 	require.Len(t, docs, 1)
 	inv, err := irp.Build(irpDocument(docs[0], *o, shop))
 	require.NoError(t, err)

@@ -41,12 +41,28 @@ var ErrExportTooLong = sentenceErr(fmt.Sprintf("An export covers at most %d days
 // reverses every line when it refunded the whole sale, and is a credit note of
 // value only, spread over the lines in proportion to their amounts, otherwise.
 func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staff func(id string) string) []gstr.Document {
+	return GSTRDocumentsAt(o, ShopsOf(shop), terminal, loc, staff)
+}
+
+// GSTRDocumentsAt is GSTRDocuments for a shop whose registration may have
+// changed: each document follows the shop as registered on its date
+// (Shops.At), as its print does. The invoice is a tax invoice, a bill of supply
+// or an unregistered shop's receipt (an invoice stating no tax) by the shop of
+// the sale's date; a credit note states tax only when its invoice did and the
+// shop still did on the note's date. Each document's Seller is the
+// registration it was issued under, which decides the GSTR-1 it belongs in.
+func GSTRDocumentsAt(o Order, shops Shops, terminal string, loc *time.Location, staff func(id string) string) []gstr.Document {
 	if (!o.State.Paid() && o.State != StateReturn) || len(o.Lines) == 0 || o.Sale != "" {
 		return nil // a split sale's tender is no document: its sale is
 	}
 	if staff == nil {
 		staff = func(id string) string { return id }
 	}
+	date := dayTime(o.PaidDay, saleTime(o), loc)
+	if o.Origin != nil {
+		date = dayTime(o.Origin.PaidDay, o.Origin.PaidAt, loc)
+	}
+	shop := shops.At(date)
 	kind := gstr.Invoice
 	if shop.Registration() == Composition || (o.DocNo != 0 && strings.HasPrefix(o.Series, "B")) || (o.Origin != nil && o.Origin.Series != "" && strings.HasPrefix(o.Origin.Series, "B")) {
 		kind = gstr.BillOfSupply
@@ -59,7 +75,8 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 	invoice := gstr.Document{
 		Kind:          kind,
 		Number:        firstNonEmpty(o.InvoiceNumber(terminal), o.ID),
-		Date:          dayTime(o.PaidDay, saleTime(o), loc),
+		Date:          date,
+		Seller:        sellerOf(shop),
 		BuyerGSTIN:    buyer.GSTIN,
 		BuyerName:     buyer.Name,
 		PlaceOfSupply: firstNonEmpty(place.State, shop.State),
@@ -90,17 +107,27 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 	if o.Origin != nil {
 		// A return order's invoice is its own counter's document: only the
 		// credit notes issued here are this counter's, citing it.
-		invoice.Date = dayTime(o.Origin.PaidDay, o.Origin.PaidAt, loc)
 		docs = nil
 	}
 	for n, rf := range o.Refunds {
 		if rf.Status != RefundDone || rf.Cancel {
 			continue // a cancellation's refund issues no credit note
 		}
+		cnDate := dayTime(rf.Day, rf.Time, loc)
+		cnShop := shops.At(cnDate)
+		cnNoTax := noTax || !cnShop.Registration().ShowsTax()
+		cnSeller := sellerOf(cnShop)
+		if !shop.Registration().ShowsTax() {
+			// A note against a receipt or a composition bill of supply
+			// reverses a supply no GSTR-1 reported: it files where its
+			// invoice does, in none.
+			cnSeller = invoice.Seller
+		}
 		cn := gstr.Document{
 			Kind:           gstr.CreditNote,
 			Number:         firstNonEmpty(rf.Number(terminal), fmt.Sprintf("%s/R%d", o.ID, n+1)),
-			Date:           dayTime(rf.Day, rf.Time, loc),
+			Date:           cnDate,
+			Seller:         cnSeller,
 			OriginalNumber: invoice.Number,
 			OriginalDate:   invoice.Date,
 			OriginalValue:  invoice.Value(),
@@ -118,27 +145,39 @@ func GSTRDocuments(o Order, shop Shop, terminal string, loc *time.Location, staf
 				if it.Line < 0 || it.Line >= len(o.Lines) {
 					continue
 				}
-				l := returnedLine(o.Lines[it.Line], it, noTax)
+				l := returnedLine(o.Lines[it.Line], it, cnNoTax)
 				l.IMEIs = it.IMEIs
 				cn.Lines = append(cn.Lines, l)
 				back = append(back, it.Amount)
 			}
-		case rf.Amount >= total:
+		case rf.Amount >= total && cnNoTax == noTax:
 			cn.Lines = make([]gstr.Line, len(invoice.Lines))
 			copy(cn.Lines, invoice.Lines)
+			back = amounts
+		case rf.Amount >= total:
+			for i, l := range o.Lines {
+				gl := gstrLine(l, l.Amount(), l.Qty, cnNoTax)
+				gl.IMEIs = invoice.Lines[i].IMEIs
+				cn.Lines = append(cn.Lines, gl)
+			}
 			back = amounts
 		default:
 			for i, share := range Spread(rf.Amount, amounts) {
 				if share != 0 {
-					cn.Lines = append(cn.Lines, gstrLine(o.Lines[i], share, 0, noTax))
+					cn.Lines = append(cn.Lines, gstrLine(o.Lines[i], share, 0, cnNoTax))
 					back = append(back, share)
 				}
 			}
 		}
-		cn.RoundOff = documentGST(cn.Lines, back, noTax, place.Interstate)
+		cn.RoundOff = documentGST(cn.Lines, back, cnNoTax, place.Interstate)
 		docs = append(docs, cn)
 	}
 	return docs
+}
+
+// sellerOf is the registration a document of shop is issued under.
+func sellerOf(shop Shop) *gstr.Seller {
+	return &gstr.Seller{GSTIN: shop.GSTIN, Composition: shop.Registration() == Composition}
 }
 
 // gstrLine is l as a document line for a GST-inclusive amount of it (the
@@ -275,22 +314,68 @@ func dayTime(day string, at time.Time, loc *time.Location) time.Time {
 }
 
 // returnDocuments is the shop and the documents of period for a return filed
-// under the shop's GSTIN: refused with a sentence while the shop has none, and
-// for a composition shop (CMP-08 and GSTR-4).
+// under the shop's GSTIN: the last GSTIN the shop was registered under as a
+// regular taxpayer during the period (a GSTR-1 is per GSTIN, and documents
+// issued under another registration are left out of it: gstr.Document.Under).
+// It is refused with a sentence when the shop had no GSTIN during the whole
+// period, or was under the composition scheme (CMP-08 and GSTR-4).
 func (ds *Documents) returnDocuments(ctx context.Context, period gstr.Period) (Shop, []gstr.Document, error) {
-	shop, err := LoadShop(ctx, ds.j)
+	shops, err := LoadShops(ctx, ds.j)
 	if err != nil {
 		return Shop{}, nil, err
 	}
-	switch shop.Registration() {
-	case Unregistered:
-		return Shop{}, nil, sentenceErr("GSTR-1 is filed under the shop's GSTIN, which is not set: set it with galla shop set --gstin (or in Settings), then export again.")
-	case Composition:
-		return Shop{}, nil, sentenceErr("A shop under the composition scheme files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export.")
-	}
 	first, last := period.Days(ds.eng.Now().Location())
+	during := shops.During(first, last.AddDate(0, 0, 1).Add(-time.Nanosecond))
+	i := len(during) - 1
+	for i >= 0 && during[i].Registration() != Regular {
+		i--
+	}
+	if i < 0 {
+		switch {
+		case shops.Today.Registration() == Unregistered:
+			return Shop{}, nil, sentenceErr("GSTR-1 is filed under the shop's GSTIN, which is not set: set it with galla shop set --gstin (or in Settings), then export again.")
+		case during[len(during)-1].Registration() == Unregistered:
+			return Shop{}, nil, Errorf("The shop had no GSTIN in %s (its documents were receipts, with no tax): it files no GSTR-1 for it, so there is nothing to export.", period)
+		}
+		return Shop{}, nil, Errorf("In %s the shop was under the composition scheme, which files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export.", period)
+	}
 	docs, err := ds.ExportDocuments(ctx, first, last)
-	return shop, docs, err
+	return during[i], docs, err
+}
+
+// OtherDocuments says which documents of r's period are not in it because they
+// were issued under another registration (gstr.Return.Other): while the shop
+// had no GSTIN, under the composition scheme, or under another GSTIN; "" when
+// there are none.
+func OtherDocuments(r *gstr.Return) string {
+	if r == nil || len(r.Other) == 0 {
+		return ""
+	}
+	var groups []string
+	byWhy := map[string][]string{}
+	for _, d := range r.Other {
+		why := "under GSTIN " + d.Seller.GSTIN
+		switch {
+		case d.Seller.GSTIN == "":
+			why = "while the shop had no GSTIN"
+		case d.Seller.Composition:
+			why = "under the composition scheme"
+		}
+		if _, ok := byWhy[why]; !ok {
+			groups = append(groups, why)
+		}
+		byWhy[why] = append(byWhy[why], d.Number)
+	}
+	parts := make([]string, len(groups))
+	for i, why := range groups {
+		parts[i] = strings.Join(byWhy[why], ", ") + " " + why
+	}
+	n := "documents were"
+	if len(r.Other) == 1 {
+		n = "document was"
+	}
+	return fmt.Sprintf("%d %s issued in the period under another registration than GSTIN %s and %s not in this return: %s.",
+		len(r.Other), n, r.GSTIN, map[bool]string{true: "is", false: "are"}[len(r.Other) == 1], strings.Join(parts, "; "))
 }
 
 // GSTR1Period is the GSTR-1 of a month, or of a quarter for a shop filing

@@ -242,11 +242,11 @@ func (lg *Ledger) xReport(ctx context.Context, day string, after uint64) (*Repor
 	if orders, err = lg.withSaleOrders(ctx, orders); err != nil {
 		return nil, fmt.Errorf("pos: report %s: %w", day, err)
 	}
-	shop, err := LoadShop(ctx, lg.j)
+	shops, err := LoadShops(ctx, lg.j)
 	if err != nil {
 		return nil, fmt.Errorf("pos: report %s: %w", day, err)
 	}
-	return ShopReport(day, orders, lg.clock.Now(), shop), nil
+	return ShopReportAt(day, orders, lg.clock.Now(), shops), nil
 }
 
 // withSaleOrders adds to a day's orders the split sales and tenders that

@@ -189,28 +189,74 @@ func LoadRegistrations(ctx context.Context, j Journal) (RegistrationHistory, err
 	return h, nil
 }
 
-// ShopAt is the shop as a document issued at t prints it: the details in force
-// at t by the registration history, or today's (LoadShop) when t is at or after
-// its last change, before its first, or there is no history (a journal whose
-// shop never changed since the history began; docs/gst.md).
-func ShopAt(ctx context.Context, j Journal, t time.Time) (Shop, error) {
+// Shops is the shop's details by date: today's and the registration history
+// that says what they were before. A document, a report or an export of a past
+// day takes the details in force when each document was issued (At): its
+// registration (none, composition, regular), GSTIN, state and turnover.
+type Shops struct {
+	Today   Shop
+	History RegistrationHistory
+}
+
+// ShopsOf is a shop whose details never changed: shop on every date.
+func ShopsOf(shop Shop) Shops { return Shops{Today: shop} }
+
+// LoadShops reads today's shop (LoadShop) and its registration history.
+func LoadShops(ctx context.Context, j Journal) (Shops, error) {
 	today, err := LoadShop(ctx, j)
 	if err != nil {
-		return today, err
+		return Shops{Today: today}, err
 	}
 	h, err := LoadRegistrations(ctx, j)
-	if err != nil || len(h) == 0 || t.IsZero() || !t.Before(h[len(h)-1].From) {
+	return Shops{Today: today, History: h}, err
+}
+
+// At is the shop as a document issued at t prints it: the details in force at
+// t by the history, or today's when t is at or after its last change, before
+// its first, or there is no history (a journal whose shop never changed since
+// the history began; docs/gst.md). The rate choice is always today's.
+func (s Shops) At(t time.Time) Shop {
+	h := s.History
+	if len(h) == 0 || t.IsZero() || !t.Before(h[len(h)-1].From) {
 		// Since its last change the shop is as it is today: the history is
 		// journaled before the shop, so today's details are right also when
 		// the shop's own event did not follow.
-		return today, err
+		return s.Today
 	}
-	s, ok := h.At(t)
+	shop, ok := h.At(t)
 	if !ok {
-		return today, nil
+		return s.Today
 	}
-	s.Rates = today.Rates
-	return s, nil
+	shop.Rates = s.Today.Rates
+	return shop
+}
+
+// During is every set of details in force at some time from from to to (both
+// included), oldest first: one shop when nothing changed between them. A
+// history whose first change is dated began when the shop was first set up:
+// before it the shop had no details, and no registration is in force then.
+func (s Shops) During(from, to time.Time) []Shop {
+	if len(s.History) > 0 && from.Before(s.History[0].From) && !s.History[0].From.After(to) {
+		from = s.History[0].From
+	}
+	out := []Shop{s.At(from)}
+	for _, e := range s.History {
+		if e.From.After(from) && !e.From.After(to) {
+			if next := s.At(e.From); !samePrinted(next, out[len(out)-1]) {
+				out = append(out, next)
+			}
+		}
+	}
+	return out
+}
+
+// ShopAt is the shop as a document issued at t prints it (Shops.At).
+func ShopAt(ctx context.Context, j Journal, t time.Time) (Shop, error) {
+	s, err := LoadShops(ctx, j)
+	if err != nil {
+		return s.Today, err
+	}
+	return s.At(t), nil
 }
 
 // recordRegistration journals the registration history with next's details in

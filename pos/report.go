@@ -249,6 +249,19 @@ func BuildReport(day string, orders []*Order, now time.Time) *Report {
 // IGST for a supply to another state, and the cess, by the portal's
 // arithmetic) and each credit note's.
 func ShopReport(day string, orders []*Order, now time.Time, shop Shop) *Report {
+	return ShopReportAt(day, orders, now, ShopsOf(shop))
+}
+
+// ShopReportAt is ShopReport for a shop whose registration may have changed:
+// each sale's GST is its document's as the shop was registered when it was
+// paid, each credit note's as it was when the note was issued (Shops.At, as
+// GSTRDocumentsAt). A document issued while the shop had no GSTIN or was under
+// the composition scheme stated no tax, and its tax is in no GST row; a shop
+// whose registration never changed keeps its figures as ShopReport always did
+// (its slip prints no GST rows when it states no tax: ReportReceipt).
+func ShopReportAt(day string, orders []*Order, now time.Time, shops Shops) *Report {
+	// taxed reports whether a document issued at t stated tax.
+	taxed := func(t time.Time) bool { return len(shops.History) == 0 || shops.At(t).Registration().ShowsTax() }
 	r := &Report{Kind: "X", Day: day, Generated: now}
 	sales := map[TenderKind]*TenderTotal{}
 	refunds := map[TenderKind]*TenderTotal{}
@@ -376,7 +389,11 @@ func ShopReport(day string, orders []*Order, now time.Time, shop Shop) *Report {
 			inDay = true
 			row.Captured, row.ReceiptNo, row.DocumentNo = o.Captured, o.ReceiptNo, o.NumberText()
 			row.doc = docRef{o.Series, o.DocNo, o.ReceiptNo}
+			shop := shops.At(saleTime(*o))
 			sale, _ := SaleTotals(*o, shop)
+			if !taxed(saleTime(*o)) {
+				sale = Totals{}
+			}
 			row.GST = sale.Tax
 			receipt(o.ReceiptNo)
 			document(o.Series, o.DocNo)
@@ -409,7 +426,9 @@ func ShopReport(day string, orders []*Order, now time.Time, shop Shop) *Report {
 				if to.MovesCash() {
 					r.CashExpected -= rf.Amount
 				}
-				refundRates(o, rf, shop, reversed)
+				if taxed(saleTime(*o)) && taxed(rf.Time) {
+					refundRates(o, rf, shops.At(saleTime(*o)), reversed)
+				}
 			}
 		}
 		if o.Day == day {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -37,14 +38,18 @@ type irpAccess struct {
 // openIRP is the IRP the till registers B2B documents with: the live one when
 // the keyring holds its access, else the embedded sandbox (a fresh install
 // e-invoices offline; its QR codes are signed with the published test key).
-// shop is the shop's GSTIN, the sandbox's taxpayer.
-func openIRP(sec *config.Secrets, gstin string, now func() time.Time) (pos.IRP, bool, error) {
+// gstin is the shop's GSTIN, the sandbox's taxpayer; the sandbox keeps what it
+// registered in dataDir (config.IRPSandboxFile), for the next run.
+func openIRP(sec *config.Secrets, dataDir, gstin string, now func() time.Time) (pos.IRP, bool, error) {
 	raw, err := sec.Get(SecretIRP)
 	if err != nil {
 		return nil, false, err
 	}
 	if raw == "" {
-		sb := irpsandbox.New(now)
+		sb, err := irpsandbox.Open(filepath.Join(dataDir, config.IRPSandboxFile), now)
+		if err != nil {
+			return nil, false, err
+		}
 		c, err := irp.New("https://irp.sandbox.invalid", irpsandbox.Credentials(gstin),
 			irp.WithHTTPClient(&http.Client{Transport: sb.Transport()}), irp.WithPublicKey(sb.PublicKey()), irp.WithClock(now))
 		return c, false, err

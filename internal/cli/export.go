@@ -92,6 +92,9 @@ func cmdExport(c *cli, args []string) int {
 				return "", fmt.Errorf("gstr1: %w", err)
 			}
 			_, err = w.Write(append(b, '\n'))
+			if other := pos.OtherDocuments(r); other != "" {
+				fmt.Fprintf(c.stderr, "galla: %s\n", other)
+			}
 			return fmt.Sprintf("%s for GSTIN %s", name, r.GSTIN), err
 		}
 	case "csv":

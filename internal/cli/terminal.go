@@ -132,7 +132,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 	// a document is first registered, looked up or cancelled.
 	if shop, err := pos.LoadShop(context.Background(), j.Port()); err == nil {
 		tc.IRP = &lazyIRP{gstin: shop.GSTIN, stderr: c.stderr, open: func() (pos.IRP, error) {
-			p, _, err := openIRP(sec, shop.GSTIN, t.eng.Now)
+			p, _, err := openIRP(sec, c.dataDir, shop.GSTIN, t.eng.Now)
 			return p, err
 		}}
 	}

@@ -32,6 +32,11 @@ const JournalFile = "journal.db"
 // that a later run can inquire and refund them (no card data).
 const SandboxFile = "sandbox.json"
 
+// IRPSandboxFile is the embedded IRP sandbox's state in the data directory: the
+// documents it registered, so that a later run finds, refuses as duplicates and
+// cancels them.
+const IRPSandboxFile = "irp-sandbox.json"
+
 // EmbeddedBaseURL is the address the client uses for the embedded sandbox. The
 // requests never leave the process: the sandbox's Transport serves them.
 const EmbeddedBaseURL = "http://sandbox.galla.local"

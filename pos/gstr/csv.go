@@ -22,12 +22,14 @@ func CSVText(s string) string {
 
 // CSVHeader is the header row WriteCSV writes.
 var CSVHeader = []string{"document_no", "date", "kind", "original_no", "buyer_gstin", "buyer_name", "place_of_supply",
-	"item", "hsn", "qty", "uqc", "taxable", "rate", "igst", "cgst", "sgst", "cess", "total", "imei", "tender", "cashier"}
+	"item", "hsn", "qty", "uqc", "taxable", "rate", "igst", "cgst", "sgst", "cess", "total", "imei", "tender", "cashier", "seller_gstin"}
 
 // WriteCSV writes one row per line sold or returned in docs, in the order given,
 // for the accountant: a credit note's lines with negative quantities and values
 // (so that a column's sum is the net), a cancelled document as one row with no
-// line. Amounts are rupees with two decimals; every text cell is CSVText.
+// line. Its last column is the GSTIN the shop issued the document under (empty
+// while it had none, or where the document does not say), so that a period
+// across a change of registration is told apart. Amounts are rupees with two decimals; every text cell is CSVText.
 func WriteCSV(w io.Writer, docs []Document) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(CSVHeader)
@@ -38,7 +40,11 @@ func WriteCSV(w io.Writer, docs []Document) error {
 		}
 		head := []string{CSVText(d.Number), d.Date.Format(time.DateOnly), string(d.Kind), CSVText(d.OriginalNumber),
 			CSVText(d.BuyerGSTIN), CSVText(d.BuyerName), CSVText(pos)}
-		tail := []string{CSVText(d.Tender), CSVText(d.Cashier)}
+		seller := ""
+		if d.Seller != nil {
+			seller = d.Seller.GSTIN
+		}
+		tail := []string{CSVText(d.Tender), CSVText(d.Cashier), CSVText(seller)}
 		if d.Cancelled {
 			row := append(append([]string(nil), head...), make([]string, len(CSVHeader)-len(head)-len(tail))...)
 			row[2] = string(d.Kind) + " (cancelled)"

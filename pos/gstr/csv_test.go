@@ -28,7 +28,7 @@ func TestCSVText(t *testing.T) {
 func TestWriteCSV(t *testing.T) {
 	docs := []Document{
 		{Kind: Invoice, Number: "T1/2627/000003", Date: day("2026-07-08"), BuyerGSTIN: buyerGSTIN, BuyerName: "=cmd|' /C calc'!A0",
-			PlaceOfSupply: "27", ShopState: "27", Tender: "card VISA 1111", Cashier: "Meera",
+			PlaceOfSupply: "27", ShopState: "27", Tender: "card VISA 1111", Cashier: "Meera", Seller: &Seller{GSTIN: shopGSTIN},
 			Lines: []Line{
 				{Description: "Phone X1", HSN: "8517", Qty: 2, Rate: 1800, Taxable: 50000_00, CGST: 4500_00, SGST: 4500_00,
 					IMEIs: []string{"490154203237518", "356938035643809"}},
@@ -47,12 +47,12 @@ func TestWriteCSV(t *testing.T) {
 	want := [][]string{
 		CSVHeader,
 		{"T1/2627/000003", "2026-07-08", "invoice", "", buyerGSTIN, "'=cmd|' /C calc'!A0", "27", "Phone X1", "8517", "2", "NOS",
-			"50000.00", "18", "0.00", "4500.00", "4500.00", "0.00", "59000.00", "490154203237518 356938035643809", "card VISA 1111", "Meera"},
+			"50000.00", "18", "0.00", "4500.00", "4500.00", "0.00", "59000.00", "490154203237518 356938035643809", "card VISA 1111", "Meera", shopGSTIN},
 		{"T1/2627/000003", "2026-07-08", "invoice", "", buyerGSTIN, "'=cmd|' /C calc'!A0", "27", "'@case", "3926", "1", "NOS",
-			"100.00", "2.5", "0.00", "1.25", "1.25", "1.00", "103.50", "", "card VISA 1111", "Meera"},
+			"100.00", "2.5", "0.00", "1.25", "1.25", "1.00", "103.50", "", "card VISA 1111", "Meera", shopGSTIN},
 		{"T1/C2627/00001", "2026-07-15", "credit-note", "T1/2627/000001", "", "", "29", "USB cable", "8544", "-1", "NOS",
-			"-400.00", "5", "-20.00", "0.00", "0.00", "0.00", "-420.00", "", "cash", "'-Ravi"},
-		{"T1/2627/000006", "2026-07-12", "invoice (cancelled)", "", "", "", "27", "", "", "", "", "", "", "", "", "", "", "", "", "", ""},
+			"-400.00", "5", "-20.00", "0.00", "0.00", "0.00", "-420.00", "", "cash", "'-Ravi", ""},
+		{"T1/2627/000006", "2026-07-12", "invoice (cancelled)", "", "", "", "27", "", "", "", "", "", "", "", "", "", "", "", "", "", "", ""},
 	}
 	assert.Equal(t, want, rows)
 }

@@ -29,7 +29,7 @@ func ExampleGSTR1() {
 	_ = gstr.WriteCSV(os.Stdout, docs)
 	// Output:
 	// [{"sply_ty":"INTRA","pos":"27","typ":"OE","rt":18,"txval":500.00,"camt":45.00,"samt":45.00,"csamt":0.00}]
-	// document_no,date,kind,original_no,buyer_gstin,buyer_name,place_of_supply,item,hsn,qty,uqc,taxable,rate,igst,cgst,sgst,cess,total,imei,tender,cashier
-	// T1/2627/000001,2026-07-01,invoice,,,,27,,8544,2,NOS,1000.00,18,0.00,90.00,90.00,0.00,1180.00,,,
-	// T1/C2627/00001,2026-07-02,credit-note,T1/2627/000001,,,27,,8544,-1,NOS,-500.00,18,0.00,-45.00,-45.00,0.00,-590.00,,,
+	// document_no,date,kind,original_no,buyer_gstin,buyer_name,place_of_supply,item,hsn,qty,uqc,taxable,rate,igst,cgst,sgst,cess,total,imei,tender,cashier,seller_gstin
+	// T1/2627/000001,2026-07-01,invoice,,,,27,,8544,2,NOS,1000.00,18,0.00,90.00,90.00,0.00,1180.00,,,,
+	// T1/C2627/00001,2026-07-02,credit-note,T1/2627/000001,,,27,,8544,-1,NOS,-500.00,18,0.00,-45.00,-45.00,0.00,-590.00,,,,
 }

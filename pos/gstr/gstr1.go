@@ -25,6 +25,12 @@ type Return struct {
 	Nil      *Nil      `json:"nil,omitempty"`
 	HSN      *HSN      `json:"hsn,omitempty"`
 	DocIssue *DocIssue `json:"doc_issue,omitempty"`
+
+	// Other is the period's documents left out because they were issued under
+	// another registration (Document.Under): while the shop had no GSTIN, was
+	// under the composition scheme, or had another GSTIN. They are not part of
+	// the file; an exporter says which they are.
+	Other []Document `json:"-"`
 }
 
 // B2B is table 4A: the invoices to one registered buyer.
@@ -200,8 +206,9 @@ func B2CLThreshold(d time.Time) Paise {
 var ErrNoGSTIN = errors.New("gstr: the shop's GSTIN is not set")
 
 // GSTR1 builds the GSTR-1 of month for the shop registered as shopGSTIN from
-// docs; documents dated outside month are left out. Credit notes are reported
-// in the month they were issued.
+// docs; documents dated outside month are left out, and so are those issued
+// under another registration (Document.Under), which are listed in the
+// return's Other. Credit notes are reported in the month they were issued.
 func GSTR1(month Month, shopGSTIN string, docs []Document) (*Return, error) {
 	return GSTR1Period(MonthPeriod(month), shopGSTIN, docs, false)
 }
@@ -228,6 +235,10 @@ func GSTR1Period(period Period, shopGSTIN string, docs []Document, iff bool) (*R
 	}
 	for _, d := range docs {
 		if !period.Contains(d.Date) {
+			continue
+		}
+		if !d.Under(shopGSTIN) {
+			r.Other = append(r.Other, d)
 			continue
 		}
 		b.furnished = iff && furnished(period, d)

@@ -80,7 +80,29 @@ type Document struct {
 
 	Tender  string // how it was paid or refunded: "cash", "card", "emi VISA 1111"
 	Cashier string // who issued it
+
+	// Seller is the shop's registration when it issued the document; nil
+	// where the caller does not say, which GSTR-1 reads as the return's own
+	// GSTIN.
+	Seller *Seller
 }
+
+// Seller is the registration a shop issued a document under: its GSTIN ("" while
+// it had none) and whether it was under the composition scheme. GSTR-1 is filed
+// per GSTIN by a regular taxpayer, so a document belongs in the GSTR-1 of the
+// GSTIN it was issued under, issued outside the composition scheme (Files); one
+// issued while the shop had no GSTIN belongs in none.
+type Seller struct {
+	GSTIN       string
+	Composition bool
+}
+
+// Files reports whether a document issued under s belongs in the GSTR-1 of gstin.
+func (s Seller) Files(gstin string) bool { return s.GSTIN != "" && s.GSTIN == gstin && !s.Composition }
+
+// Under reports whether d belongs in the GSTR-1 of gstin: it was issued under
+// that GSTIN outside the composition scheme, or it does not say (Seller nil).
+func (d Document) Under(gstin string) bool { return d.Seller == nil || d.Seller.Files(gstin) }
 
 // Line is one line of a document: the goods, their HSN and the tax on them.
 // Taxable + IGST + CGST + SGST + Cess is what the buyer pays for the line.

@@ -5,7 +5,8 @@
 // cancel window, item values against the invoice's totals) and its QR codes signed
 // with a published test key (TestKeyPEM, RS256). A fresh install and every test
 // register e-invoices here, offline. Faults (down, a lost answer) are set by
-// tests.
+// tests. New keeps the registrations in memory; Open keeps them in a state file
+// (state.go), as the terminal does, so that a later run knows them.
 //
 // It imports only gateway/irp.
 package sandbox
@@ -20,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -52,8 +54,10 @@ type record struct {
 
 // Sandbox is the embedded IRP.
 type Sandbox struct {
-	key *rsa.PrivateKey
-	now func() time.Time
+	key  *rsa.PrivateKey
+	now  func() time.Time
+	path string      // the state file (Open); "" keeps the state in memory only
+	seen os.FileInfo // the state file as last read or written, under mu
 
 	mu      sync.Mutex
 	docs    map[string]*record // by GSTIN|type|number
@@ -66,7 +70,8 @@ type Sandbox struct {
 	invalid map[string]bool // GSTINs the sandbox treats as not registered
 }
 
-// New is an empty sandbox on the clock now (time.Now when nil).
+// New is an empty sandbox on the clock now (time.Now when nil), its state in
+// memory only (Open keeps it in a file).
 func New(now func() time.Time) *Sandbox {
 	if now == nil {
 		now = time.Now
@@ -207,6 +212,10 @@ func refuse(status int, code, msg string, infos ...info) (int, []byte) {
 	return status, b
 }
 
+// codeNotSaved refuses a call whose change the sandbox could not keep in its
+// state file (the change is undone), or whose state file it could not read.
+const codeNotSaved = "5001"
+
 // serve answers one call.
 func (s *Sandbox) serve(r *http.Request, body []byte) (int, []byte) {
 	s.mu.Lock()
@@ -221,6 +230,9 @@ func (s *Sandbox) serve(r *http.Request, body []byte) (int, []byte) {
 	}
 	if exp, found := s.tokens[r.Header.Get("AuthToken")]; !found || !s.now().Before(exp) {
 		return refuse(http.StatusUnauthorized, irp.CodeInvalidToken, "Invalid Token")
+	}
+	if err := s.refresh(); err != nil {
+		return refuse(http.StatusInternalServerError, codeNotSaved, err.Error())
 	}
 	switch {
 	case r.URL.Path == irp.PathGenerate && r.Method == http.MethodPost:
@@ -288,8 +300,15 @@ func (s *Sandbox) generate(gstin string, body []byte) (int, []byte) {
 		return refuse(http.StatusInternalServerError, "5000", err.Error())
 	}
 	rec := &record{gstin: gstin, inv: inv, reg: reg, ack: now}
-	s.docs[key(gstin, inv.DocDtls.Typ, inv.DocDtls.No)] = rec
+	k := key(gstin, inv.DocDtls.Typ, inv.DocDtls.No)
+	s.docs[k] = rec
 	s.byIRN[reg.Irn] = rec
+	if err := s.save(); err != nil {
+		delete(s.docs, k)
+		delete(s.byIRN, reg.Irn)
+		s.ackNo--
+		return refuse(http.StatusInternalServerError, codeNotSaved, err.Error())
+	}
 	return ok(reg)
 }
 
@@ -324,5 +343,9 @@ func (s *Sandbox) cancel(gstin string, body []byte) (int, []byte) {
 		return refuse(http.StatusOK, irp.CodeCancelWindow, "The allowed cancellation time limit is crossed, you cannot cancel the IRN")
 	}
 	rec.cancelled = true
+	if err := s.save(); err != nil {
+		rec.cancelled = false
+		return refuse(http.StatusInternalServerError, codeNotSaved, err.Error())
+	}
 	return ok(irp.Cancellation{Irn: req.Irn, CancelDate: s.now().In(irp.IST).Format(irp.AckLayout)})
 }
