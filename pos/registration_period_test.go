@@ -43,7 +43,7 @@ func newChangingShop(t *testing.T) *changingShop {
 	}
 	pay := func() Order {
 		t.Helper()
-		res, err := r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
+		res, err := sellCash(ctx, r.e, Sale{Lines: returnLines()}, 299500)
 		require.NoError(t, err)
 		return *res.Order
 	}
@@ -125,7 +125,7 @@ func TestGSTR1BeforeTheGSTIN(t *testing.T) {
 	ctx := t.Context()
 	_, _, err := tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27"}, managerPIN)
 	require.NoError(t, err)
-	_, err = r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
+	_, err = sellCash(ctx, r.e, Sale{Lines: returnLines()}, 299500)
 	require.NoError(t, err)
 	r.clock.Advance(10 * 24 * time.Hour) // 2 December
 	registerShop(t, tl)
@@ -206,7 +206,7 @@ func TestReportAcrossRegistrationChange(t *testing.T) {
 
 	// The next day, wholly under the scheme, has no GST rows.
 	cs.r.clock.Advance(24 * time.Hour)
-	_, err = cs.r.e.Payments.PayCash(ctx, Sale{Lines: returnLines()}, 299500)
+	_, err = sellCash(ctx, cs.r.e, Sale{Lines: returnLines()}, 299500)
 	require.NoError(t, err)
 	next, err := cs.r.e.Ledger.Report(ctx, ToDay(cs.r.clock.Now()))
 	require.NoError(t, err)
