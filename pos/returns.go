@@ -371,30 +371,34 @@ func (rt *Returns) checkNoteTender(ctx context.Context, number string) error {
 
 // redeemTender is noteLedger.Redeem: a split sale's note tender, redeemed at the
 // store first when enrolled, then on the issuing order when the note is this
-// counter's.
-func (rt *Returns) redeemTender(ctx context.Context, number string, amount Paise, ref string) error {
+// counter's. It returns what is left on the note: the store's word when
+// enrolled, else this journal's.
+func (rt *Returns) redeemTender(ctx context.Context, number string, amount Paise, ref string) (Paise, error) {
 	d := rt.eng.StoreDesk.decisions()
 	if d == nil {
-		return rt.RedeemNote(ctx, number, amount, ref)
+		if err := rt.RedeemNote(ctx, number, amount, ref); err != nil {
+			return 0, err
+		}
+		return rt.NoteBalance(ctx, number)
 	}
 	if rt.eng.StoreDesk.foreignNote(number) {
 		if err := checkNoteNumber(number); err != nil {
-			return err
+			return 0, err
 		}
-		_, err := rt.eng.StoreDesk.redeemAtStore(ctx, d, number, ref, amount)
-		return err
+		return rt.eng.StoreDesk.redeemAtStore(ctx, d, number, ref, amount)
 	}
 	_, note, err := rt.findNote(ctx, number)
 	if err != nil {
-		return err // not a note of this counter: nothing asked
+		return 0, err // not a note of this counter: nothing asked
 	}
-	if _, err := rt.eng.StoreDesk.redeemOwnAtStore(ctx, d, number, ref, amount, note.NoteLeft()); err != nil {
-		return err
+	left, err := rt.eng.StoreDesk.redeemOwnAtStore(ctx, d, number, ref, amount, note.NoteLeft())
+	if err != nil {
+		return 0, err
 	}
 	if err := rt.RedeemNote(ctx, number, amount, ref); err != nil {
-		return rt.eng.StoreDesk.releaseAtStore(ctx, d, ref, err)
+		return 0, rt.eng.StoreDesk.releaseAtStore(ctx, d, ref, err)
 	}
-	return nil
+	return left, nil
 }
 
 // restoreAtStore is the store's part of restoreTender: what the tender ref

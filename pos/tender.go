@@ -39,8 +39,10 @@ type SaleEvent struct {
 // second Redeem of the same reference is not a second redemption, and Restore of
 // a reference never redeemed does nothing. Errors it returns are shown to the
 // cashier as they are (Sentence), so a refusal should say what was wrong.
+// Redeem returns what is left on the note once redeemed (the store's word when
+// the terminal is enrolled), -1 when the ledger cannot say.
 type NoteRedeemer interface {
-	Redeem(ctx context.Context, noteNo string, amount Paise, ref string) error
+	Redeem(ctx context.Context, noteNo string, amount Paise, ref string) (left Paise, err error)
 	Restore(ctx context.Context, noteNo string, amount Paise, ref string) error
 }
 
