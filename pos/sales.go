@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -316,12 +317,15 @@ func (sl *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, er
 		return st, nil
 	}
 	ev := &SaleEvent{Verified: true}
+	var paidBy []string
 	for _, t := range st.Tenders {
 		if t.Paid() {
 			ev.Covered = append(ev.Covered, t.Order.ID)
 			ev.Verified = ev.Verified && t.Verified
+			paidBy = append(paidBy, tenderText(*t.Order))
 		}
 	}
+	ev.PaidBy = strings.Join(paidBy, " + ")
 	if _, err := sl.record(ctx, st.Sale, Event{Kind: EvSaleCompleted, Sale: ev}); err != nil {
 		return nil, err
 	}
