@@ -16,9 +16,10 @@ import (
 // writeOldJournal writes testdata/oldjournal with the sale path of one tender:
 // a cash sale, a card sale, a bank-EMI sale, a sale paid by the credit note of a
 // return, and a card order the issuer declined, each an order of its own tender
-// (Engine.Payments.PayCash, CheckoutCard, CheckoutEMI, Checkout.PayByNote). It
-// runs with -write-oldjournal only; when that path goes, this file goes with it
-// and the journal it wrote stays.
+// (Engine.Payments.PayCash, CheckoutCard, CheckoutEMI; the note sale as
+// Checkout.PayByNote wrote it before it became a sale, writeNoteSale). It runs
+// with -write-oldjournal only; when that path goes, this file goes with it and
+// the journal it wrote stays.
 func writeOldJournal(t *testing.T) {
 	t.Helper()
 	ctx := t.Context()
@@ -56,8 +57,7 @@ func writeOldJournal(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, ret.CreditNote)
 	clock.Advance(time.Minute)
-	note, _, err := tl.Checkout.PayByNote(ctx, r.sale(t, "ACC-CBL"), ret.CreditNote)
-	require.NoError(t, err)
+	note := writeNoteSale(t, r.e, tl, r.sale(t, "ACC-CBL"), ret.CreditNote)
 	require.Equal(t, StatePaid, note.State)
 	f.Note = note.ID
 	clock.Advance(time.Minute)
@@ -89,4 +89,25 @@ func writeJSON(t *testing.T, path string, v any) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, append(b, '\n'), 0o644))
+}
+
+// writeNoteSale journals a sale paid wholly by credit note number as the
+// one-tender path wrote it: an order of tender note naming the note in its
+// intent, the note redeemed on the order that issued it, then note.tendered.
+func writeNoteSale(t *testing.T, e *Engine, tl *Till, sale Sale, number string) *Order {
+	t.Helper()
+	ctx := t.Context()
+	id, lines, totals, err := e.Sales.startSale(ctx, sale, "open")
+	require.NoError(t, err)
+	o := &Order{}
+	in := &Intent{Tender: TenderNote, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines), Customer: sale.Customer, Note: number}
+	_, err = e.Sales.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in})
+	require.NoError(t, err)
+	issue, ref, err := tl.Returns.findNote(ctx, number)
+	require.NoError(t, err)
+	n := NoteEvent{Number: number, IssueID: issue.ID, Refund: ref.UniqueTxnID, Amount: o.Amount, SaleID: o.ID}
+	require.NoError(t, e.Sales.redeemNote(ctx, issue.ID, n))
+	_, err = e.Sales.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
+	require.NoError(t, err)
+	return o
 }
