@@ -117,3 +117,39 @@ func (s spentFirst) Redeem(ctx context.Context, noteNo string, amount Paise, ref
 	}
 	return s.NoteRedeemer.Redeem(ctx, noteNo, amount, ref)
 }
+
+// TestOldNoteSaleFinishedByReconciling: an older journal's sale paid wholly by
+// a credit note (an order of tender note, its note named in its intent) that
+// the terminal stopped in before the note was redeemed is finished by the
+// reconciler as before: the note redeemed once, the sale paid by note.tendered.
+func TestOldNoteSaleFinishedByReconciling(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	sold, err := sellCash(ctx, r.e, r.sale(t, "ACC-CASE"), 149900)
+	require.NoError(t, err)
+	ret, err := tl.Returns.Return(ctx, ReturnRequest{Document: sold.Order.ID, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
+	require.NoError(t, err)
+
+	sale := r.sale(t, "ACC-CBL")
+	id, lines, totals, err := r.e.Sales.startSale(ctx, sale, "open")
+	require.NoError(t, err)
+	o := &Order{}
+	in := &Intent{Tender: TenderNote, Lines: lines, Totals: totals, Amount: totals.Total, Note: ret.CreditNote}
+	_, err = r.e.Sales.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Intent: in})
+	require.NoError(t, err)
+
+	for range 2 { // a second reconciliation finds nothing to do
+		_, err = r.e.Payments.Reconcile(ctx)
+		require.NoError(t, err)
+	}
+	o, err = r.e.Order(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, StatePaid, o.State)
+	assert.Equal(t, TenderNote, o.Tender)
+	require.NotNil(t, o.Note)
+	assert.Equal(t, ret.CreditNote, o.Note.Number)
+	assert.NotZero(t, o.DocNo, "numbered when paid")
+	left, err := tl.Returns.NoteBalance(ctx, ret.CreditNote)
+	require.NoError(t, err)
+	assert.Equal(t, Paise(149900-49900), left, "redeemed once")
+}
