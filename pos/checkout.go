@@ -1150,16 +1150,18 @@ func (co *Checkout) checkSale(ctx context.Context, lines []Line, tender TenderKi
 }
 
 // PayByNote takes a sale paid wholly by a credit note to spend (tender
-// "note:NUMBER"): the sale is journaled, the note's value is redeemed on it
-// (journaled on the order that issued the note, before the sale completes), and
-// the sale is paid and numbered. A sale above what is left on the note is
-// refused; a smaller one leaves the rest on the note.
+// "note:NUMBER"), an exchange's new sale: the sale is opened and the note is
+// its one tender (Sales.SaleNote), redeemed in the credit-note ledger (on the
+// order that issued it, and at the store server first when the terminal is
+// enrolled: a note of another counter is spent here when the store approves
+// it), and the sale is completed and numbered. A sale above what is left on
+// the note is refused before anything is journaled; a smaller one leaves the
+// rest on the note. A note refused when redeemed (the store refusing, or not
+// answering) closes its tender unpaid and drops the sale, which took nothing.
 //
-// When the terminal is enrolled in a store, the note is redeemed at the store
-// server first (StoreDesk, store_desk.go): a note of another counter is spent here when
-// the store approves it, and a refusal or no answer abandons the sale with
-// nothing taken. It returns what is left on the note afterwards (the store's
-// word when enrolled, else this journal's).
+// It returns the sale's order, complete, and what is left on the note
+// afterwards (the store's word when enrolled, else this journal's); on a
+// refusal once the tender was journaled, the tender's order, closed unpaid.
 func (co *Checkout) PayByNote(ctx context.Context, sale Sale, number string) (*Order, Paise, error) {
 	if err := co.checkSale(ctx, sale.Lines, TenderNote); err != nil {
 		return nil, 0, err // every phone carries its IMEI, sold once
@@ -1185,20 +1187,26 @@ func (co *Checkout) PayByNote(ctx context.Context, sale Sale, number string) (*O
 		}
 		printed = ref.Number(co.cfg.Terminal)
 	}
-	o, err := co.eng.Sales.openNoteSale(ctx, sale, printed)
+	s, err := co.eng.Sales.OpenSale(ctx, sale) // its phones reserved store-wide, before the note is touched
 	if err != nil {
 		return nil, 0, err
 	}
-	left, err := co.eng.StoreDesk.settleNote(ctx, o, true) // the store's word of what is left, -1 when not asked
+	res, st, err := co.eng.Sales.SaleNote(ctx, s.ID, printed, 0, sale.Staff)
 	if err != nil {
-		return o, 0, err
+		var tender *Order
+		if cur, serr := co.eng.Sales.SaleStatus(context.WithoutCancel(ctx), s.ID); serr == nil && len(cur.Tenders) > 0 {
+			tender = cur.Tenders[len(cur.Tenders)-1].Order
+		}
+		co.dropRefused(ctx, s.ID, sale.Staff, "the credit note was refused: "+Sentence(err))
+		return tender, 0, err
 	}
+	left := res.NoteLeft
 	if left < 0 {
 		if left, err = co.returns.NoteBalance(ctx, printed); err != nil {
-			return o, 0, err
+			return st.Sale, 0, err
 		}
 	}
-	return o, left, nil
+	return st.Sale, left, nil
 }
 
 // imeiApprover is the manager's approval req asks for of the sale's phones when

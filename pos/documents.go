@@ -457,14 +457,7 @@ func (ds *Documents) ExportDocuments(ctx context.Context, from, to time.Time) ([
 				continue
 			}
 			seen[o.ID] = true
-			paidBy := ""
-			if o.Tender == TenderSplit && o.Sale == "" {
-				paidBy = ds.salePaidBy(ctx, o)
-			}
 			for _, doc := range GSTRDocumentsAt(*o, shops, ds.cfg.Terminal, loc, name) {
-				if paidBy != "" && doc.Tender == string(TenderSplit) {
-					doc.Tender = paidBy
-				}
 				if day := ToDay(doc.Date); day >= first && day <= last {
 					docs = append(docs, doc)
 				}
@@ -478,23 +471,6 @@ func (ds *Documents) ExportDocuments(ctx context.Context, from, to time.Time) ([
 		return strings.Compare(a.Number, b.Number)
 	})
 	return docs, nil
-}
-
-// salePaidBy is how sale o was paid, as the accountant's CSV shows it: its one
-// tender's text ("cash", "card VISA 1111"), or its paid tenders' joined with
-// " + "; "" when they cannot be read (the CSV then says split).
-func (ds *Documents) salePaidBy(ctx context.Context, o *Order) string {
-	st, err := ds.eng.Sales.saleOf(ctx, o)
-	if err != nil {
-		return ""
-	}
-	var paid []string
-	for _, t := range st.Tenders {
-		if t.Order != nil && t.State.Paid() {
-			paid = append(paid, tenderText(*t.Order))
-		}
-	}
-	return strings.Join(paid, " + ")
 }
 
 // GSTR1 builds the GSTR-1 of month from the journal, under the shop's GSTIN. It

@@ -288,8 +288,12 @@ func Spread(amount Paise, parts []Paise) []Paise {
 }
 
 // tenderText is how a sale was paid, as the accountant's CSV shows it: the
-// tender, the card's brand and last four, the EMI plan.
+// tender, the card's brand and last four, the EMI plan; for a sale of
+// tenders, theirs as recorded when it completed (Order.PaidBy).
 func tenderText(o Order) string {
+	if o.PaidBy != "" {
+		return o.PaidBy // a sale's tenders, recorded when it completed
+	}
 	s := string(o.Tender)
 	if o.CardLast4 != "" {
 		s += " " + strings.TrimSpace(o.CardBrand+" "+o.CardLast4)

@@ -10,8 +10,9 @@ import "context"
 // (Engine.useNotes), and the engine knows it only as its port.
 type noteLedger struct{ rt *Returns }
 
-// Redeem redeems amount of credit note noteNo for the tender ref.
-func (n noteLedger) Redeem(ctx context.Context, noteNo string, amount Paise, ref string) error {
+// Redeem redeems amount of credit note noteNo for the tender ref and returns
+// what is left on the note.
+func (n noteLedger) Redeem(ctx context.Context, noteNo string, amount Paise, ref string) (Paise, error) {
 	return n.rt.redeemTender(ctx, noteNo, amount, ref)
 }
 

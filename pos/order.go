@@ -168,6 +168,10 @@ type Order struct {
 	// Covered are, on a split-tender sale complete, its tenders' orders that
 	// paid it (sale.completed).
 	Covered []string `json:"covered,omitempty"`
+	// PaidBy is, on a split-tender sale complete, how its tenders paid it as
+	// its documents name it (sale.completed); "" on a sale completed before it
+	// was recorded, which its documents name split.
+	PaidBy string `json:"paid_by,omitempty"`
 	// ConfirmedBy is, on a UPI tender, the cashier who confirmed the money arrived.
 	ConfirmedBy string `json:"confirmed_by,omitempty"`
 	// NoteNo is, on a credit-note tender, the credit note redeemed.

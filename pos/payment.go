@@ -40,6 +40,9 @@ type Result struct {
 	Order    *Order // the order as journaled
 	Reason   string // FAILED, UNVERIFIED, UNKNOWN: why, in plain words
 	CanRetry bool   // FAILED: a new attempt on the same order is allowed
+	// NoteLeft is, for a credit-note tender, what is left on its note once
+	// redeemed (the store's word when enrolled); -1 when the ledger cannot say.
+	NoteLeft Paise
 }
 
 // Step names a stage of a checkout for the screen.

@@ -778,10 +778,9 @@ func (pm *Payments) reconcileOne(ctx context.Context, o *Order) error {
 	*o = *fresh
 	switch {
 	case o.State == StateIntent && o.Tender == TenderNote:
-		// A sale paid by a credit note stopped between its intent and its
-		// payment: finish it (the note is redeemed once, whatever was journaled).
-		_, err := pm.store.settleNote(ctx, o, false)
-		return err
+		// A credit-note tender stopped between its intent and its payment:
+		// finish it (the note is redeemed once, whatever was journaled).
+		return pm.sales.finishNoteTender(ctx, o)
 	case o.State == StateIntent:
 		// Create order may have been sent, and even answered, without order.created
 		// reaching the journal (a crash, or a full disk: Engine.record). The service

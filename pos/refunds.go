@@ -296,47 +296,11 @@ func (rf *Refunds) cancelDocument(ctx context.Context, orderID, pin, reason, ter
 	if err != nil {
 		return nil, err
 	}
-	if o.Sale != "" {
-		return nil, wrapf(ErrNoCancel, "Order %s is one tender of split sale %s: cancel that sale's invoice.", o.ID, o.Sale)
-	}
-	num := firstNonEmpty(o.Number(terminal), o.ID)
-	if o.Cancelled != nil {
-		return nil, wrapf(ErrAlreadyCancelled, "Invoice %s is already cancelled (%s).", num, o.Cancelled.Reason)
-	}
-	if !o.State.Paid() || (o.DocNo == 0 && o.ReceiptNo == 0) {
-		if o.State == StateOpen {
-			return nil, wrapf(ErrNoCancel, "Sale %s is not paid in full and has no invoice yet: void the sale instead.", o.ID)
-		}
-		return nil, wrapf(ErrNoCancel, "Sale %s is %s: it has no invoice to cancel.", o.ID, o.State)
-	}
-	if o.returnedAgainst() { // a sale's returns are the sale's, not its tenders'
-		return nil, wrapf(ErrNoCancel, "Invoice %s has a credit note against it, so it can no longer be cancelled; make a return (credit note) for the rest instead.", num)
-	}
-	tenders, err := rf.cancelTenders(ctx, o)
+	tenders, err := rf.cancelRefusal(ctx, o, terminal)
 	if err != nil {
 		return nil, err
 	}
-	begun := false
-	for _, t := range tenders {
-		if t.returnedAgainst() {
-			return nil, wrapf(ErrNoCancel, "Invoice %s has a credit note against it, so it can no longer be cancelled; make a return (credit note) for the rest instead.", num)
-		}
-		begun = begun || t.cancelling()
-	}
-	if !begun {
-		// A cancellation not begun yet: today's invoice only, on an open day.
-		if o.PaidDay != rf.today() {
-			return nil, wrapf(ErrNoCancel, "Invoice %s was issued on %s; only an invoice of today's business day can be cancelled: make a return (credit note) instead.", num, o.PaidDay)
-		}
-		if err := rf.dayOpen(ctx, rf.today()); err != nil {
-			return nil, err
-		}
-		for _, t := range tenders {
-			if !t.State.Final() {
-				return nil, wrapf(ErrNoCancel, "A payment of invoice %s is still being checked; use Check now, then cancel it.", num)
-			}
-		}
-	}
+	num := firstNonEmpty(o.Number(terminal), o.ID)
 	res := &CancelResult{Status: CancelDone, Number: num, OrderID: o.ID, Reason: reason, Manager: mgr.Name}
 	for _, t := range tenders {
 		if !t.State.Paid() {
@@ -449,6 +413,59 @@ func (rf *Refunds) finishCancellation(ctx context.Context, id string) error {
 		return err
 	}
 	return rf.markCancelled(ctx, o, staff, reason)
+}
+
+// cancelRefusal is the one pre-check of a cancellation of sale o's document,
+// before anything is given back: nil when it may go ahead, with the orders
+// whose money it gives back (cancelTenders), else why not as a sentence for
+// the cashier (ErrNoCancel, ErrAlreadyCancelled, or the day's). A tender's
+// order has no document of its own; a document with a credit note against it
+// (a return of the sale, or of one of its tenders in an older journal) is
+// final; a cancellation not begun yet is of today's invoice only, on an open
+// day, with none of its payments still being checked; one begun is finished
+// whatever the day. The counter's cancel (cancelDocument) and the journal
+// screen's offer of it (Returns.CanCancel) both ask it; terminal is the name
+// the document's number is printed with.
+func (rf *Refunds) cancelRefusal(ctx context.Context, o *Order, terminal string) ([]*Order, error) {
+	if o.Sale != "" {
+		return nil, wrapf(ErrNoCancel, "Order %s is one tender of split sale %s: cancel that sale's invoice.", o.ID, o.Sale)
+	}
+	num := firstNonEmpty(o.Number(terminal), o.ID)
+	if o.Cancelled != nil {
+		return nil, wrapf(ErrAlreadyCancelled, "Invoice %s is already cancelled (%s).", num, o.Cancelled.Reason)
+	}
+	if !o.State.Paid() || (o.DocNo == 0 && o.ReceiptNo == 0) {
+		if o.State == StateOpen {
+			return nil, wrapf(ErrNoCancel, "Sale %s is not paid in full and has no invoice yet: void the sale instead.", o.ID)
+		}
+		return nil, wrapf(ErrNoCancel, "Sale %s is %s: it has no invoice to cancel.", o.ID, o.State)
+	}
+	tenders, err := rf.cancelTenders(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	begun := false
+	for _, t := range append([]*Order{o}, tenders...) { // a sale's returns are the sale's, not its tenders'
+		if t.returnedAgainst() {
+			return nil, wrapf(ErrNoCancel, "Invoice %s has a credit note against it, so it can no longer be cancelled; make a return (credit note) for the rest instead.", num)
+		}
+		begun = begun || t.cancelling()
+	}
+	if begun {
+		return tenders, nil
+	}
+	if o.PaidDay != rf.today() {
+		return nil, wrapf(ErrNoCancel, "Invoice %s was issued on %s; only an invoice of today's business day can be cancelled: make a return (credit note) instead.", num, o.PaidDay)
+	}
+	if err := rf.dayOpen(ctx, rf.today()); err != nil {
+		return nil, err
+	}
+	for _, t := range tenders {
+		if !t.State.Final() {
+			return nil, wrapf(ErrNoCancel, "A payment of invoice %s is still being checked; use Check now, then cancel it.", num)
+		}
+	}
+	return tenders, nil
 }
 
 // cancelTenders are the orders whose money a cancellation of o gives back: o

@@ -202,7 +202,11 @@ func TestExchange(t *testing.T) {
 	o, _, err := tl.Checkout.PayByNote(ctx, cable, note)
 	require.NoError(t, err)
 	assert.Equal(t, StatePaid, o.State)
-	assert.Equal(t, TenderNote, o.Tender)
+	st, err := r.e.Sales.SaleStatus(ctx, o.ID)
+	require.NoError(t, err)
+	require.Len(t, st.Tenders, 1, "a sale of one tender")
+	assert.Equal(t, TenderNote, st.Tenders[0].Kind)
+	tender := st.Tenders[0].Order.ID
 	assert.Equal(t, "T1/2627/000002", o.Number("T1"), "the new sale is the next invoice")
 	d, err := tl.Documents.ReceiptDocument(ctx, o.ID, -1)
 	require.NoError(t, err)
@@ -227,21 +231,21 @@ func TestExchange(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Paise(200), left)
 
-	// Redeeming for a sale already paid by it takes nothing more; more than is
-	// left is refused by the journal itself.
-	require.NoError(t, tl.Returns.RedeemNote(ctx, note, 200, o.ID))
+	// Redeeming for a tender already paid by it takes nothing more; more than
+	// is left is refused by the journal itself.
+	require.NoError(t, tl.Returns.RedeemNote(ctx, note, 200, tender))
 	left, _ = tl.Returns.NoteBalance(ctx, note)
 	assert.Equal(t, Paise(200), left)
 	assert.ErrorIs(t, tl.Returns.RedeemNote(ctx, note, 201, "G-other"), ErrNoteSpent)
 
-	// The journal: the note is redeemed before the sale it pays is paid.
+	// The journal: the note is redeemed before the tender it pays is paid.
 	var kinds []EventKind
 	for _, ev := range r.j.allEvents() {
-		if ev.Kind == EvNoteRedeemed || ev.Kind == EvNoteTendered {
+		if ev.Kind == EvNoteRedeemed || ev.Kind == EvTenderNoteRedeemed {
 			kinds = append(kinds, ev.Kind)
 		}
 	}
-	assert.Equal(t, []EventKind{EvNoteRedeemed, EvNoteTendered, EvNoteRedeemed, EvNoteTendered}, kinds)
+	assert.Equal(t, []EventKind{EvNoteRedeemed, EvTenderNoteRedeemed, EvNoteRedeemed, EvTenderNoteRedeemed}, kinds)
 }
 
 // TestNoteSaleFinishedAfterACrash stops a note sale before its redemption is
@@ -254,9 +258,12 @@ func TestNoteSaleFinishedAfterACrash(t *testing.T) {
 	ret, err := tl.Returns.Return(ctx, ReturnRequest{Document: sold.Order.ID, Items: []ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: RefundToNote, PIN: managerPIN})
 	require.NoError(t, err)
 
+	// The terminal stops at the first write of kind: it and every write after
+	// it never happen.
 	crash := func(kind EventKind) func(Event) error {
+		stopped := false
 		return func(ev Event) error {
-			if ev.Kind == kind {
+			if stopped = stopped || ev.Kind == kind; stopped {
 				return errCrash
 			}
 			return nil
@@ -275,8 +282,8 @@ func TestNoteSaleFinishedAfterACrash(t *testing.T) {
 	left, _ = tl.Returns.NoteBalance(ctx, ret.CreditNote)
 	assert.Equal(t, Paise(100000), left, "the sale finished: one cable (₹499) spent")
 
-	// Stopped after the redemption, before the sale was paid.
-	r.j.failNext = crash(EvNoteTendered)
+	// Stopped after the redemption, before its tender was paid.
+	r.j.failNext = crash(EvTenderNoteRedeemed)
 	_, _, err = tl.Checkout.PayByNote(ctx, r.sale(t, "ACC-CBL"), ret.CreditNote)
 	require.Error(t, err)
 	r.j.failNext = nil

@@ -371,30 +371,34 @@ func (rt *Returns) checkNoteTender(ctx context.Context, number string) error {
 
 // redeemTender is noteLedger.Redeem: a split sale's note tender, redeemed at the
 // store first when enrolled, then on the issuing order when the note is this
-// counter's.
-func (rt *Returns) redeemTender(ctx context.Context, number string, amount Paise, ref string) error {
+// counter's. It returns what is left on the note: the store's word when
+// enrolled, else this journal's.
+func (rt *Returns) redeemTender(ctx context.Context, number string, amount Paise, ref string) (Paise, error) {
 	d := rt.eng.StoreDesk.decisions()
 	if d == nil {
-		return rt.RedeemNote(ctx, number, amount, ref)
+		if err := rt.RedeemNote(ctx, number, amount, ref); err != nil {
+			return 0, err
+		}
+		return rt.NoteBalance(ctx, number)
 	}
 	if rt.eng.StoreDesk.foreignNote(number) {
 		if err := checkNoteNumber(number); err != nil {
-			return err
+			return 0, err
 		}
-		_, err := rt.eng.StoreDesk.redeemAtStore(ctx, d, number, ref, amount)
-		return err
+		return rt.eng.StoreDesk.redeemAtStore(ctx, d, number, ref, amount)
 	}
 	_, note, err := rt.findNote(ctx, number)
 	if err != nil {
-		return err // not a note of this counter: nothing asked
+		return 0, err // not a note of this counter: nothing asked
 	}
-	if _, err := rt.eng.StoreDesk.redeemOwnAtStore(ctx, d, number, ref, amount, note.NoteLeft()); err != nil {
-		return err
+	left, err := rt.eng.StoreDesk.redeemOwnAtStore(ctx, d, number, ref, amount, note.NoteLeft())
+	if err != nil {
+		return 0, err
 	}
 	if err := rt.RedeemNote(ctx, number, amount, ref); err != nil {
-		return rt.eng.StoreDesk.releaseAtStore(ctx, d, ref, err)
+		return 0, rt.eng.StoreDesk.releaseAtStore(ctx, d, ref, err)
 	}
-	return nil
+	return left, nil
 }
 
 // restoreAtStore is the store's part of restoreTender: what the tender ref
@@ -568,7 +572,9 @@ func (rt *Returns) foreignReturnView(inv *StoreInvoice) *SaleForReturn {
 }
 
 // CancelDocument cancels the document named by its number as printed (or the
-// sale's order id), on a manager's PIN, with the reason printed on it.
+// sale's order id, or a tender's: FindSale finds its sale), on a manager's
+// PIN, with the reason printed on it. A document that may not be cancelled is
+// refused first (cancelRefused), before the drawer or the PIN is asked.
 func (rt *Returns) CancelDocument(ctx context.Context, doc, pin, reason string) (*CancelResult, error) {
 	if err := rt.crew.gate(); err != nil {
 		return nil, err
@@ -577,15 +583,10 @@ func (rt *Returns) CancelDocument(ctx context.Context, doc, pin, reason string) 
 	if err != nil {
 		return nil, err
 	}
-	if o.Sale != "" {
-		if o, err = rt.eng.Order(ctx, o.Sale); err != nil {
-			return nil, err
-		}
-	}
-	if err := rt.drawer.givingBackNeedsShift(ctx, o); err != nil {
+	if err := rt.cancelRefused(ctx, o); err != nil {
 		return nil, err
 	}
-	if err := rt.einv.CheckVoid(ctx, o); err != nil {
+	if err := rt.drawer.givingBackNeedsShift(ctx, o); err != nil {
 		return nil, err
 	}
 	res, err := rt.eng.Refunds.cancelDocument(ctx, o.ID, pin, reason, rt.cfg.Terminal)
@@ -602,39 +603,29 @@ func (rt *Returns) CancelDocument(ctx context.Context, doc, pin, reason string) 
 }
 
 // CanCancel says whether o's document may be cancelled today: "" when it may,
-// else the sentence that says why not and what to do. The journal screen asks
-// it before offering "Cancel invoice".
+// else the sentence that says why not and what to do, the refusal the
+// cancellation itself would give (cancelRefused). The journal screen asks it
+// before offering "Cancel invoice".
 func (rt *Returns) CanCancel(ctx context.Context, o *Order) string {
-	if o == nil || o.Sale != "" {
+	if o == nil {
 		return "Only a sale's invoice can be cancelled."
 	}
-	switch {
-	case o.Cancelled != nil:
-		return "This invoice is already cancelled."
-	case !o.State.Paid() || (o.DocNo == 0 && o.ReceiptNo == 0):
-		return "This sale has no invoice to cancel."
-	case o.returnedAgainst():
-		return "This invoice has a credit note against it; make a return (credit note) instead."
-	}
-	tenders, err := rt.eng.Refunds.cancelTenders(ctx, o)
-	if err != nil {
-		return Sentence(err)
-	}
-	for _, to := range tenders {
-		if to.cancelling() {
-			return "" // begun: cancel again to finish
-		}
-		if to.returnedAgainst() {
-			return "This invoice has a credit note against it; make a return (credit note) instead."
-		}
-	}
-	if o.PaidDay != rt.eng.Today() {
-		return "Only an invoice of today's business day can be cancelled; make a return (credit note) instead."
-	}
-	if err := rt.einv.CheckVoid(ctx, o); err != nil {
+	if err := rt.cancelRefused(ctx, o); err != nil {
 		return Sentence(err)
 	}
 	return ""
+}
+
+// cancelRefused is why o's document may not be cancelled, nil when it may: an
+// IRN registered too long ago to cancel (EInvoices.CheckVoid, which offers the
+// credit note instead), then the cancellation's pre-check
+// (Refunds.cancelRefusal: a credit note against it, not today's, ...).
+func (rt *Returns) cancelRefused(ctx context.Context, o *Order) error {
+	if err := rt.einv.CheckVoid(ctx, o); err != nil {
+		return err
+	}
+	_, err := rt.eng.Refunds.cancelRefusal(ctx, o, rt.cfg.Terminal)
+	return err
 }
 
 // CanCancelOrder is CanCancel of the order with this merchant order id.

@@ -26,22 +26,22 @@ func newMemNotes(notes map[string]Paise) *memNotes {
 	return &memNotes{balance: notes, redeemed: map[string]Paise{}}
 }
 
-func (m *memNotes) Redeem(_ context.Context, no string, amount Paise, ref string) error {
+func (m *memNotes) Redeem(_ context.Context, no string, amount Paise, ref string) (Paise, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.redeemed[ref]; ok {
-		return nil
+		return m.balance[no], nil
 	}
 	bal, ok := m.balance[no]
 	if !ok {
-		return sentenceErr("No credit note " + no + " exists; check the number on the note.")
+		return 0, sentenceErr("No credit note " + no + " exists; check the number on the note.")
 	}
 	if bal < amount {
-		return sentenceErr("The credit note " + no + " has only " + bal.String() + " left.")
+		return 0, sentenceErr("The credit note " + no + " has only " + bal.String() + " left.")
 	}
 	m.balance[no] = bal - amount
 	m.redeemed[ref] = amount
-	return nil
+	return m.balance[no], nil
 }
 
 func (m *memNotes) Restore(_ context.Context, no string, amount Paise, ref string) error {

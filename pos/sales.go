@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -14,10 +15,6 @@ import (
 // tenders (card, UPI, cash, a credit note), settles the sale once covered, voids
 // it giving each paid tender back, and lists the sales left open.
 type Sales struct{ *engineCore }
-
-// A sale paid wholly by a credit note (Checkout.PayByNote): the engine journals
-// its intent, redeems the note on the order that issued it, and pays the sale
-// (the StoreDesk asks the store first when the terminal is enrolled).
 
 // ErrNoteSpent reports a credit note with less left than asked of it.
 var ErrNoteSpent = errors.New("the credit note has not enough left")
@@ -212,7 +209,8 @@ func (sl *Sales) SaleUPI(ctx context.Context, saleID string, amount Paise, staff
 }
 
 // SaleNote redeems credit note noteNo for amount of a split sale (0: all that
-// is left) in the credit-note ledger (Config.Notes).
+// is left) in the credit-note ledger (Config.Notes); the result says what is
+// left on the note (Result.NoteLeft).
 func (sl *Sales) SaleNote(ctx context.Context, saleID, noteNo string, amount Paise, staff string) (*Result, *SaleStatus, error) {
 	if sl.cfg.Notes == nil {
 		return nil, nil, ErrNoNotes
@@ -220,8 +218,10 @@ func (sl *Sales) SaleNote(ctx context.Context, saleID, noteNo string, amount Pai
 	if noteNo == "" {
 		return nil, nil, sentenceErr("Type the credit note's number.")
 	}
-	return sl.saleLocal(ctx, saleID, TenderNote, amount, noteNo, staff, func(o *Order) error {
-		if err := sl.cfg.Notes.Redeem(ctx, noteNo, o.Amount, o.ID); err != nil {
+	left := Paise(-1)
+	res, st, err := sl.saleLocal(ctx, saleID, TenderNote, amount, noteNo, staff, func(o *Order) error {
+		var err error
+		if left, err = sl.cfg.Notes.Redeem(ctx, noteNo, o.Amount, o.ID); err != nil {
 			// Not redeemed: the tender's order is closed and the sale still open.
 			reason := "the credit note was refused: " + Sentence(err)
 			if _, aerr := sl.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}}); aerr != nil {
@@ -229,9 +229,13 @@ func (sl *Sales) SaleNote(ctx context.Context, saleID, noteNo string, amount Pai
 			}
 			return err
 		}
-		_, err := sl.record(ctx, o, Event{Kind: EvTenderNoteRedeemed, Staff: staff, Sale: &SaleEvent{NoteNo: noteNo}})
+		_, err = sl.record(ctx, o, Event{Kind: EvTenderNoteRedeemed, Staff: staff, Sale: &SaleEvent{NoteNo: noteNo}})
 		return err
 	})
+	if res != nil {
+		res.NoteLeft = left
+	}
+	return res, st, err
 }
 
 // saleLocal adds a local tender to a split sale: tender.added, the tender's
@@ -328,12 +332,15 @@ func (sl *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, er
 		return st, nil
 	}
 	ev := &SaleEvent{Verified: true}
+	var paidBy []string
 	for _, t := range st.Tenders {
 		if t.Paid() {
 			ev.Covered = append(ev.Covered, t.Order.ID)
 			ev.Verified = ev.Verified && t.Verified
+			paidBy = append(paidBy, tenderText(*t.Order))
 		}
 	}
+	ev.PaidBy = strings.Join(paidBy, " + ")
 	if _, err := sl.record(ctx, st.Sale, Event{Kind: EvSaleCompleted, Sale: ev}); err != nil {
 		return nil, err
 	}
@@ -711,50 +718,63 @@ func (sl *Sales) redeemNote(ctx context.Context, issueID string, n NoteEvent) er
 	return nil
 }
 
-// openNoteSale journals the intent of a sale paid by credit note number.
-func (sl *Sales) openNoteSale(ctx context.Context, sale Sale, number string) (*Order, error) {
-	id, lines, totals, err := sl.startSale(ctx, sale, "open") // its phones reserved store-wide, before the note is touched
-	if err != nil {
-		return nil, err
-	}
-	o := &Order{}
-	in := &Intent{Tender: TenderNote, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines),
-		Customer: sale.Customer, Note: number}
-	if _, err := sl.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
-		return nil, beforeMoney(err)
-	}
-	return o, nil
-}
-
-// settleNoteSale finishes a sale paid by a credit note journaled at INTENT: the
-// note is redeemed for it (unless it was already, before a crash), then the sale
-// is paid. A note that no longer covers it abandons the sale: nothing was taken.
-func (sl *Sales) settleNoteSale(ctx context.Context, o *Order) error {
-	evs, err := sl.j.Events(ctx, o.ID)
-	if err != nil {
-		return err
+// finishNoteTender finishes a credit-note tender whose order stopped between
+// its intent and its payment (the terminal stopped while the note was being
+// redeemed), for the reconciler, which holds o's lock: the note is redeemed for
+// it in the credit-note ledger (at the store first when enrolled; once,
+// whatever was journaled: the ledger is idempotent per tender) and the tender is
+// paid; its sale is completed by settleOpenSales. A note that no longer covers
+// it (or the store refusing it) closes the tender unpaid, its sale still open;
+// the store not answering leaves it to be asked again. An older journal's sale
+// paid wholly by a credit note (an order of one tender, its note named in its
+// intent) is finished the same way and paid by note.tendered.
+func (sl *Sales) finishNoteTender(ctx context.Context, o *Order) error {
+	if sl.cfg.Notes == nil {
+		return ErrNoNotes
 	}
 	number := ""
-	if len(evs) > 0 && evs[0].Intent != nil {
-		number = evs[0].Intent.Note
-	}
-	series, no, ok := ParseDocNumber(number)
-	if !ok {
-		return fmt.Errorf("pos: note sale %q: %w: no credit note named", o.ID, ErrBadEvent)
-	}
-	issueID, uid, err := sl.j.FindDocument(ctx, series, no)
-	if err != nil {
-		return err
-	}
-	n := NoteEvent{Number: number, IssueID: issueID, Refund: uid, Amount: o.Amount, SaleID: o.ID}
-	if err := sl.redeemNote(ctx, issueID, n); err != nil {
-		if errors.Is(err, ErrNoteSpent) {
-			reason := "the credit note no longer covers the sale"
-			_, aerr := sl.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
-			return errors.Join(err, aerr)
+	if o.Sale != "" {
+		unlock, err := sl.lockSale(o.Sale) // not while the cashier's call is still redeeming it
+		if err != nil {
+			return err
 		}
+		defer unlock()
+		if fresh, err := sl.j.Order(ctx, o.ID); err != nil || fresh.State != StateIntent {
+			return err // finished meanwhile
+		}
+		sale, err := sl.order(ctx, o.Sale)
+		if err != nil {
+			return err
+		}
+		for _, t := range sale.Tenders {
+			if t.OrderID == o.ID {
+				number = t.NoteNo
+			}
+		}
+	} else {
+		evs, err := sl.j.Events(ctx, o.ID)
+		if err != nil {
+			return err
+		}
+		if len(evs) > 0 && evs[0].Intent != nil {
+			number = evs[0].Intent.Note
+		}
+	}
+	if number == "" {
+		return fmt.Errorf("pos: note tender %q: %w: no credit note named", o.ID, ErrBadEvent)
+	}
+	if _, err := sl.cfg.Notes.Redeem(ctx, number, o.Amount, o.ID); err != nil {
+		if _, refused := errors.AsType[*StoreRefusal](err); !refused && !errors.Is(err, ErrNoteSpent) {
+			return err // asked again at the next reconciliation
+		}
+		reason := "the credit note was refused: " + Sentence(err)
+		_, aerr := sl.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}})
+		return errors.Join(err, aerr)
+	}
+	if o.Sale == "" {
+		_, err := sl.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &NoteEvent{Number: number, Amount: o.Amount, SaleID: o.ID}})
 		return err
 	}
-	_, err = sl.commit(ctx, o, Event{Kind: EvNoteTendered, Staff: o.Staff, Note: &n})
+	_, err := sl.record(ctx, o, Event{Kind: EvTenderNoteRedeemed, Staff: o.Staff, Sale: &SaleEvent{NoteNo: number}})
 	return err
 }

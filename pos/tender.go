@@ -26,6 +26,10 @@ type SaleEvent struct {
 	// verified (by the service, or cash, or the credit-note ledger): false when a
 	// UPI tender was confirmed by the cashier only.
 	Verified bool `json:"verified,omitempty"`
+	// PaidBy is, in sale.completed, how the sale was paid as its documents
+	// name it: each tender that paid it (tenderText: "cash", "card VISA
+	// 1111"), joined with " + ".
+	PaidBy string `json:"paid_by,omitempty"`
 	// NoteNo is, in tender.note_redeemed, the credit note redeemed.
 	NoteNo string `json:"note_no,omitempty"`
 	// Dropped is, in sale.voided, a sale that held no money closed without a
@@ -39,8 +43,10 @@ type SaleEvent struct {
 // second Redeem of the same reference is not a second redemption, and Restore of
 // a reference never redeemed does nothing. Errors it returns are shown to the
 // cashier as they are (Sentence), so a refusal should say what was wrong.
+// Redeem returns what is left on the note once redeemed (the store's word when
+// the terminal is enrolled), -1 when the ledger cannot say.
 type NoteRedeemer interface {
-	Redeem(ctx context.Context, noteNo string, amount Paise, ref string) error
+	Redeem(ctx context.Context, noteNo string, amount Paise, ref string) (left Paise, err error)
 	Restore(ctx context.Context, noteNo string, amount Paise, ref string) error
 }
 
@@ -93,7 +99,7 @@ func (o *Order) applySale(ev Event) error {
 		o.PaidAt, o.PaidDay, o.ReceiptNo, o.Series, o.DocNo = ev.Time, ev.Day, ev.ReceiptNo, ev.Series, ev.DocNo
 		o.Verified = se != nil && se.Verified
 		if se != nil {
-			o.Covered = slices.Clone(se.Covered)
+			o.Covered, o.PaidBy = slices.Clone(se.Covered), se.PaidBy
 		}
 		return o.move(StatePaid)
 	case EvSaleVoided:

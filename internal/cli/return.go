@@ -136,9 +136,10 @@ func parseReturnItems(items, imeis string) ([]pos.ReturnQty, error) {
 	return out, nil
 }
 
-// checkoutByNote is galla checkout --items ... --pay note:CREDIT_NOTE_NO: a sale
-// paid wholly by a credit note to spend (an exchange's new sale). It prints the
-// checkout JSON, with the note's value left in "note_left".
+// payByNote is galla checkout --items ... --pay note:CREDIT_NOTE_NO: a sale
+// paid wholly by a credit note to spend (an exchange's new sale), a sale with
+// the note its one tender. It prints the checkout JSON, with the note's value
+// left in "note_left".
 func (c *cli) payByNote(ctx context.Context, t *terminal, lines []pos.CartLine, units []pos.UnitIMEI, note, cashier string) int {
 	if strings.TrimSpace(note) == "" {
 		return c.fail(exitBadInput, "Name the credit note: --pay note:T1/C2627/00012.")
@@ -151,15 +152,19 @@ func (c *cli) payByNote(ctx context.Context, t *terminal, lines []pos.CartLine, 
 		}
 		return c.fail(code, "%s", pos.Sentence(err))
 	}
+	st, err := t.Checkout.SaleStatus(ctx, o.ID)
+	if err != nil {
+		return c.fail(exitFailed, "%s", pos.Sentence(err))
+	}
 	out := struct {
 		checkoutOutput
 		Note     string    `json:"note"`
 		NoteLeft pos.Paise `json:"note_left"`
-	}{checkoutOutput{MerchantOrderID: o.ID, Status: string(o.State), Verified: o.Verified, Amount: o.Amount,
-		ReceiptNo: o.DocNo, DocumentNo: o.Number(t.Terminal()), InvoiceNo: o.Number(t.Terminal())}, note, left}
-	t0 := tenderOf(o)
-	t0.MerchantOrderID = ""
-	out.Tenders = []tenderOutput{t0}
+	}{saleOutput(st, t.Terminal(), string(o.State), ""), note, left}
+	for i := range out.Tenders {
+		out.Tenders[i].MerchantOrderID = "" // a tender taken at the counter: the sale's id is all there is to name
+		out.Tenders[i].NoteNo = ""          // the note is named once, in note
+	}
 	b, _ := json.Marshal(out)
 	fmt.Fprintln(c.stdout, string(b))
 	return exitOK
