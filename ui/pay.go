@@ -101,7 +101,9 @@ func newPayScreen(u *UI) *payScreen {
 	s.phoneWarn.Wrapping = fyne.TextWrapWord
 	// The phone's code and its address stand with the result: under the steps
 	// they ran past the bottom of a 1366×768 screen.
-	left := container.NewVBox(s.title, steps, s.poll, s.phoneWarn)
+	// The steps scroll: the polling's account and the address warning are
+	// long on a 1280×720 screen with the status bar's notice shown.
+	left := container.NewVScroll(container.NewVBox(s.title, steps, s.poll, s.phoneWarn))
 	right := container.NewVBox(layout.NewSpacer(), container.NewCenter(s.qr), s.qrURL, s.result, s.detail, layout.NewSpacer())
 	buttons := container.NewGridWithColumns(5, s.backA.btn, s.newSaleA.btn, s.retryA.btn, s.checkA.btn, s.receiptA.btn)
 	s.root = container.NewPadded(container.NewBorder(nil, buttons, nil, nil,
