@@ -231,11 +231,11 @@ func (sl *Sales) takeCash(tendered Paise, staff string) func(*Order) (Event, boo
 		if tendered == 0 {
 			tendered = o.Amount
 		}
-		change, err := CashTender{Tendered: tendered}.Change(o.Amount)
+		back, err := CashTender{Tendered: tendered}.Change(o.Amount)
 		if err != nil {
 			return Event{}, false, err
 		}
-		return Event{Kind: EvCashReceived, Staff: staff, Cash: &CashEvent{Tendered: tendered, Change: change}}, false, nil
+		return Event{Kind: EvCashReceived, Staff: staff, Cash: &CashEvent{Tendered: tendered, Change: back}}, false, nil
 	}
 }
 
