@@ -62,12 +62,17 @@ func (m *memJournal) AppendBatch(ctx context.Context, evs []Event) ([]Event, err
 			}
 		}
 	}
-	saved := m.save()
+	var saved memState
+	if len(evs) > 1 {
+		saved = m.save() // one event is kept as Append always kept it
+	}
 	out := make([]Event, 0, len(evs))
 	for _, ev := range evs {
 		stored, err := m.appendOne(ev)
 		if err != nil {
-			m.restore(saved)
+			if len(evs) > 1 {
+				m.restore(saved)
+			}
 			return nil, err
 		}
 		out = append(out, stored)
