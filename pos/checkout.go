@@ -415,7 +415,7 @@ func (co *Checkout) Pay(ctx context.Context, req PayRequest, progress func(PayPr
 		return PayOutcome{}, err
 	}
 	if req.Sale != "" {
-		return co.payTender(ctx, req, card, progress)
+		return co.payTender(ctx, req, card, progress, nil)
 	}
 	if req.OrderID == "" {
 		return co.paySale(ctx, req, card, progress)
@@ -511,16 +511,25 @@ func (co *Checkout) paySale(ctx context.Context, req PayRequest, card *gateway.C
 	default:
 		return PayOutcome{}, sentenceErr("Choose how the customer pays: card, EMI, cash or phone.")
 	}
-	st, err := co.OpenSale(ctx, req)
+	sale, err := co.saleOf(ctx, req.Lines, req.IMEIs, req.Cashier, req.Buyer, co.imeiApprover(req))
 	if err != nil {
 		return PayOutcome{}, err
 	}
-	req.Sale, req.Amount = st.Sale.ID, 0
-	out, err := co.payTender(ctx, req, card, progress)
-	if err != nil {
-		out.Sale = co.dropRefused(ctx, st.Sale.ID, req.Cashier, "refused before payment: "+Sentence(err))
+	open := &opening{sale: sale}
+	req.Amount = 0
+	out, err := co.payTender(ctx, req, card, progress, open)
+	if err != nil && open.id != "" {
+		out.Sale = co.dropRefused(ctx, open.id, req.Cashier, "refused before payment: "+Sentence(err))
 	}
 	return out, err
+}
+
+// opening is a new sale payTender opens with its one tender (Sales.openWith):
+// the sale's intent is journaled with the tender's, in one commit. id is the
+// sale's once journaled.
+type opening struct {
+	sale Sale
+	id   string
 }
 
 // dropRefused drops sale id, opened for a tender that was refused or left
@@ -626,18 +635,26 @@ func (co *Checkout) CheckEMIOrder(ctx context.Context, req PayRequest) (string, 
 	// manager's override when the store cannot be asked), and the EMI tender
 	// of all of it is its one tender. IMEIs refused drop the sale, which
 	// holds nothing; CancelEMIOrder drops it with its tender.
-	st, err := co.OpenSale(ctx, req)
+	sale, err := co.saleOf(ctx, req.Lines, req.IMEIs, req.Cashier, req.Buyer, co.imeiApprover(req))
 	if err != nil {
 		return "", err
 	}
-	o, err := co.eng.Sales.OpenSaleTenderChecked(ctx, st.Sale.ID, 0, *req.Offer, req.Cashier, PayOptions{}, req.IMEIs...)
+	id, o, unlock, err := co.eng.Sales.openWith(ctx, sale, TenderEMI, req.Offer, PayOptions{}, req.IMEIs...)
+	if unlock != nil {
+		unlock()
+	}
+	if err == nil {
+		o, err = co.eng.Payments.checkIMEIsFirst(ctx, o, *req.Offer, PayOptions{})
+	}
 	if err != nil {
 		co.noteErr(err)
-		co.dropRefused(ctx, st.Sale.ID, req.Cashier, "refused before payment: "+Sentence(err))
+		if id != "" {
+			co.dropRefused(ctx, id, req.Cashier, "refused before payment: "+Sentence(err))
+		}
 		return "", err
 	}
 	co.mu.Lock()
-	co.emiSales[o.ID] = st.Sale.ID
+	co.emiSales[o.ID] = id
 	co.mu.Unlock()
 	return o.ID, nil
 }
@@ -785,22 +802,9 @@ func FormAction(content string) string {
 // the store server cannot be asked (nil: none). The discounts are checked as
 // for any sale.
 func (co *Checkout) openSale(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string, buyer *Buyer, approve IMEIApprover) (*SaleStatus, error) {
-	sale := Sale{Lines: SaleLines(lines, imeis), Staff: cashier, OverrideIMEIs: approve}
-	if err := co.shelf.checkDiscounts(sale.Lines); err != nil {
+	sale, err := co.saleOf(ctx, lines, imeis, cashier, buyer, approve)
+	if err != nil {
 		return nil, err
-	}
-	// Every phone sold carries its IMEI, and no IMEI is sold twice (DESIGN.md
-	// section 10), whatever pays for it.
-	if err := co.checkSale(ctx, sale.Lines, TenderSplit); err != nil {
-		return nil, err
-	}
-	if err := co.customers.CheckBuyer(ctx, lines, buyer); err != nil {
-		return nil, err
-	}
-	if buyer != nil {
-		if b := buyer.Normal(); !b.IsZero() {
-			sale.Buyer = &b
-		}
 	}
 	o, err := co.eng.Sales.OpenSale(ctx, sale)
 	if err != nil {
@@ -808,6 +812,29 @@ func (co *Checkout) openSale(ctx context.Context, lines []CartLine, imeis []Unit
 		return nil, err
 	}
 	return saleView(o, nil) // no tender yet: none is loaded
+}
+
+// saleOf is the sale of lines and their phones' IMEIs for cashier and buyer,
+// checked as openSale checks one before anything is journaled.
+func (co *Checkout) saleOf(ctx context.Context, lines []CartLine, imeis []UnitIMEI, cashier string, buyer *Buyer, approve IMEIApprover) (Sale, error) {
+	sale := Sale{Lines: SaleLines(lines, imeis), Staff: cashier, OverrideIMEIs: approve}
+	if err := co.shelf.checkDiscounts(sale.Lines); err != nil {
+		return Sale{}, err
+	}
+	// Every phone sold carries its IMEI, and no IMEI is sold twice (DESIGN.md
+	// section 10), whatever pays for it.
+	if err := co.checkSale(ctx, sale.Lines, TenderSplit); err != nil {
+		return Sale{}, err
+	}
+	if err := co.customers.CheckBuyer(ctx, lines, buyer); err != nil {
+		return Sale{}, err
+	}
+	if buyer != nil {
+		if b := buyer.Normal(); !b.IsZero() {
+			sale.Buyer = &b
+		}
+	}
+	return sale, nil
 }
 
 // SaleStatus reads a split sale and its tenders, completing it first when its
@@ -866,9 +893,11 @@ func (co *Checkout) VoidSale(ctx context.Context, saleID, pin, reason string) (*
 }
 
 // payTender is Pay for one tender of a split sale: the tender is journaled on
-// the sale before its own order, paid as a whole sale of that tender would be,
-// and the sale is completed once its tenders cover it.
-func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway.Card, progress func(PayProgress)) (PayOutcome, error) {
+// the sale with its own order's intent, paid as a whole sale of that tender
+// would be, and the sale is completed once its tenders cover it. With open
+// the sale is new: it is opened with the tender, of all of it (Sales.openWith),
+// and open.id names it once journaled.
+func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway.Card, progress func(PayProgress), open *opening) (PayOutcome, error) {
 	var (
 		res *Result
 		st  *SaleStatus
@@ -883,7 +912,20 @@ func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway
 	}()
 	opt := co.payOptions(req, &orderID, &checks, progress)
 	service := func(kind TenderKind, plan *EMIPlan) (*Order, error) {
-		o, err := co.eng.Sales.OpenSaleTender(ctx, req.Sale, kind, req.Amount, plan, req.Cashier, opt, req.IMEIs...)
+		var (
+			o   *Order
+			err error
+		)
+		if open != nil {
+			var unlock func()
+			open.id, o, unlock, err = co.eng.Sales.openWith(ctx, open.sale, kind, plan, opt, req.IMEIs...)
+			if unlock != nil {
+				unlock()
+			}
+			req.Sale = open.id
+		} else {
+			o, err = co.eng.Sales.OpenSaleTender(ctx, req.Sale, kind, req.Amount, plan, req.Cashier, opt, req.IMEIs...)
+		}
 		if o != nil && o.ID != orderID {
 			co.pending.payReturned(orderID, true)
 			orderID = o.ID
@@ -896,7 +938,12 @@ func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway
 		if err := co.drawer.CashNeedsShift(ctx); err != nil {
 			return PayOutcome{}, err // cash lands in a counted drawer, in a split sale too
 		}
-		res, st, err = co.eng.Sales.SaleCash(ctx, req.Sale, req.Amount, req.Tendered, req.Cashier)
+		if open != nil {
+			open.id, res, st, err = co.eng.Sales.saleCashOpening(ctx, open.sale, req.Tendered)
+			req.Sale = open.id
+		} else {
+			res, st, err = co.eng.Sales.SaleCash(ctx, req.Sale, req.Amount, req.Tendered, req.Cashier)
+		}
 	case TenderUPI:
 		res, st, err = co.eng.Sales.SaleUPI(ctx, req.Sale, req.Amount, req.Cashier)
 	case TenderNote:
@@ -924,6 +971,9 @@ func (co *Checkout) payTender(ctx context.Context, req PayRequest, card *gateway
 				return PayOutcome{}, sentenceErr("Choose an EMI offer and type the card again.")
 			}
 			amount := req.Amount
+			if amount == 0 && open != nil {
+				amount = ComputeTotals(open.sale.Lines).Total // all of the sale it opens
+			}
 			if amount == 0 {
 				cur, serr := co.eng.Sales.SaleStatus(ctx, req.Sale)
 				if serr != nil {

@@ -119,6 +119,13 @@ func (e *engineCore) newID(prefix string) (string, error) {
 	return prefix + e.clock.Now().Format("20060102150405") + "-" + hex.EncodeToString(b[:]), nil
 }
 
+// change is one event to journal for its order o, in a commit of several
+// (commitAll): o is the order as the caller holds it, updated once committed.
+type change struct {
+	o  *Order
+	ev Event
+}
+
 // commit journals ev for order o and, once it is committed, applies it to o. The
 // event is checked with Apply first: an event the state machine refuses is never
 // journaled; a stale one is journaled and leaves o as it was. An event that makes
@@ -128,43 +135,101 @@ func (e *engineCore) newID(prefix string) (string, error) {
 // Journal writes do not stop when ctx is cancelled: what happened at the service
 // must be recorded.
 func (e *engineCore) commit(ctx context.Context, o *Order, ev Event) (stale bool, err error) {
-	now := e.clock.Now()
-	ev.V, ev.Time = EventVersion, now
-	if ev.Day == "" {
-		ev.Day = e.today()
-	}
-	if ev.OrderID == "" {
-		ev.OrderID = o.ID
-	}
-	next := o.Clone()
-	aerr := next.Apply(ev)
-	if aerr != nil && !errors.Is(aerr, ErrStaleEvent) {
-		return false, aerr
-	}
-	stale = aerr != nil
-	if !stale && (ev.Kind == EvRefundDone && !cancelRefundDone(next, ev) || !o.State.Paid() && next.State.Paid() && next.Sale == "") {
-		e.numMu.Lock()
-		defer e.numMu.Unlock()
-		if err := e.number(context.WithoutCancel(ctx), &ev, next); err != nil {
-			return false, fmt.Errorf("pos: document number: %w: %w", errJournalWrite, err)
-		}
-	}
-	stored, err := e.j.Append(context.WithoutCancel(ctx), ev)
+	st, err := e.commitAll(ctx, change{o, ev})
 	if err != nil {
-		return false, fmt.Errorf("pos: journal %s of %q: %w: %w", ev.Kind, ev.OrderID, errJournalWrite, err)
+		return false, err
 	}
-	if stale {
-		return true, nil
-	}
-	if err := o.Apply(stored); err != nil {
-		// The journal applied it; our copy must follow. Reload to be sure.
-		fresh, rerr := e.j.Order(context.WithoutCancel(ctx), o.ID)
-		if rerr != nil {
-			return false, fmt.Errorf("pos: reload %q: %w", o.ID, errors.Join(err, rerr))
+	return st[0], nil
+}
+
+// commitAll journals the events of cs, in their order, in one commit (one
+// fsync'd transaction, Journal.AppendBatch), each checked and numbered as commit
+// does one, on the state the changes before it leave its order in; once
+// committed each is applied to its order. An event the state machine refuses
+// refuses the commit: nothing is journaled. It reports which events were stale.
+// It is how what follows from a state change with no call between them (a sale
+// and its first tender's intent; a tender's outcome and the sale it completes)
+// is journaled with it: all of it or none after a crash, for one commit.
+func (e *engineCore) commitAll(ctx context.Context, cs ...change) (stale []bool, err error) {
+	now := e.clock.Now()
+	day := ""
+	evs := make([]Event, len(cs))
+	stale = make([]bool, len(cs))
+	state := map[*Order]*Order{} // each order as the changes before leave it
+	numbered := map[string]uint64{}
+	locked := false
+	defer func() {
+		if locked {
+			e.numMu.Unlock()
 		}
-		*o = *fresh
+	}()
+	for i, c := range cs {
+		ev := c.ev
+		ev.V, ev.Time = EventVersion, now
+		if ev.Day == "" {
+			if day == "" {
+				day = e.today()
+			}
+			ev.Day = day
+		}
+		cur := state[c.o]
+		if cur == nil {
+			cur = c.o
+		}
+		if ev.OrderID == "" {
+			ev.OrderID = cur.ID
+		}
+		next := cur.Clone()
+		aerr := next.Apply(ev)
+		if aerr != nil && !errors.Is(aerr, ErrStaleEvent) {
+			return nil, aerr
+		}
+		stale[i] = aerr != nil
+		if !stale[i] && (ev.Kind == EvRefundDone && !cancelRefundDone(next, ev) || !cur.State.Paid() && next.State.Paid() && next.Sale == "") {
+			if !locked {
+				e.numMu.Lock()
+				locked = true
+			}
+			if err := e.number(context.WithoutCancel(ctx), &ev, next); err != nil {
+				return nil, fmt.Errorf("pos: document number: %w: %w", errJournalWrite, err)
+			}
+			// A second number of one series in the commit follows the first.
+			if last, ok := numbered[ev.Series]; ok && ev.DocNo <= last {
+				ev.DocNo = last + 1
+			}
+			numbered[ev.Series] = ev.DocNo
+		}
+		if !stale[i] {
+			state[c.o] = next
+		}
+		evs[i] = ev
 	}
-	return false, nil
+	var stored []Event
+	if len(evs) == 1 {
+		var one Event
+		if one, err = e.j.Append(context.WithoutCancel(ctx), evs[0]); err == nil {
+			stored = []Event{one}
+		}
+	} else {
+		stored, err = e.j.AppendBatch(context.WithoutCancel(ctx), evs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pos: journal %s of %q: %w: %w", evs[0].Kind, evs[0].OrderID, errJournalWrite, err)
+	}
+	for i, c := range cs {
+		if stale[i] {
+			continue
+		}
+		if err := c.o.Apply(stored[i]); err != nil {
+			// The journal applied it; our copy must follow. Reload to be sure.
+			fresh, rerr := e.j.Order(context.WithoutCancel(ctx), stored[i].OrderID)
+			if rerr != nil {
+				return nil, fmt.Errorf("pos: reload %q: %w", stored[i].OrderID, errors.Join(err, rerr))
+			}
+			*c.o = *fresh
+		}
+	}
+	return stale, nil
 }
 
 // record commits ev once money may have moved for o (create order or a payment
@@ -173,22 +238,35 @@ func (e *engineCore) commit(ctx context.Context, o *Order, ev Event) (stale bool
 // payment is held in memory as unknown, the engine takes no new payment, and the
 // error is a *NotRecordedError (free disk space, then reconcile).
 func (e *engineCore) record(ctx context.Context, o *Order, ev Event) (bool, error) {
-	stale, err := e.commit(ctx, o, ev)
+	st, err := e.recordAll(ctx, change{o, ev})
+	if err != nil {
+		return false, err
+	}
+	return st[0], nil
+}
+
+// recordAll is record of the changes cs in one commit (commitAll): the first
+// is what money may have moved for, the rest what follows from it. A commit
+// that cannot be written is tried again as record tries one, and the first
+// change's order is held when it still cannot.
+func (e *engineCore) recordAll(ctx context.Context, cs ...change) ([]bool, error) {
+	o, kind := cs[0].o, cs[0].ev.Kind
+	stale, err := e.commitAll(ctx, cs...)
 	for i := 0; err != nil && errors.Is(err, errJournalWrite) && i < len(recordRetries); i++ {
 		e.log.LogAttrs(ctx, slog.LevelError, "pos: journal write failed after the payment service was called; retrying",
-			slog.String("order", o.ID), slog.String("event", string(ev.Kind)), slog.String("error", err.Error()))
+			slog.String("order", o.ID), slog.String("event", string(kind)), slog.String("error", err.Error()))
 		if ctx.Err() != nil || e.clock.Sleep(ctx, recordRetries[i]) != nil {
 			break
 		}
-		stale, err = e.commit(ctx, o, ev)
+		stale, err = e.commitAll(ctx, cs...)
 	}
 	if err != nil && errors.Is(err, errJournalWrite) {
 		e.mu.Lock()
-		e.unrecorded[o.ID] = string(ev.Kind)
+		e.unrecorded[o.ID] = string(kind)
 		e.mu.Unlock()
 		e.log.LogAttrs(ctx, slog.LevelError, "pos: payment not recorded; held until reconciled",
-			slog.String("order", o.ID), slog.String("event", string(ev.Kind)), slog.String("error", err.Error()))
-		return false, &NotRecordedError{OrderID: o.ID, Err: err}
+			slog.String("order", o.ID), slog.String("event", string(kind)), slog.String("error", err.Error()))
+		return nil, &NotRecordedError{OrderID: o.ID, Err: err}
 	}
 	return stale, err
 }

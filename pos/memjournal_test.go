@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 )
@@ -39,13 +40,77 @@ func newMemJournal() *memJournal {
 }
 
 func (m *memJournal) Append(ctx context.Context, ev Event) (Event, error) {
+	out, err := m.AppendBatch(ctx, []Event{ev})
+	if err != nil {
+		return Event{}, err
+	}
+	return out[0], nil
+}
+
+// AppendBatch keeps evs as Append keeps each, in one commit: failNext is asked
+// for each, and one refused refuses them all, leaving the journal as it was.
+func (m *memJournal) AppendBatch(ctx context.Context, evs []Event) ([]Event, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if len(evs) == 0 {
+		return nil, errors.New("memjournal: no events")
+	}
 	if m.failNext != nil {
-		if err := m.failNext(ev); err != nil {
-			return Event{}, err
+		for _, ev := range evs {
+			if err := m.failNext(ev); err != nil {
+				return nil, err
+			}
 		}
 	}
+	var saved memState
+	if len(evs) > 1 {
+		saved = m.save() // one event is kept as Append always kept it
+	}
+	out := make([]Event, 0, len(evs))
+	for _, ev := range evs {
+		stored, err := m.appendOne(ev)
+		if err != nil {
+			if len(evs) > 1 {
+				m.restore(saved)
+			}
+			return nil, err
+		}
+		out = append(out, stored)
+	}
+	m.commits++
+	return out, nil
+}
+
+// memState is what a batch changes, kept to undo a refused one.
+type memState struct {
+	events      int
+	orders      map[string][]byte
+	byDay       map[string][]string
+	lastReceipt uint64
+	lastDoc     map[string]uint64
+	docs        map[string][2]string
+	lastZ       uint64
+	closed      map[string]DayClose
+	settings    map[string]json.RawMessage
+}
+
+func (m *memJournal) save() memState {
+	byDay := make(map[string][]string, len(m.byDay))
+	for d, ids := range m.byDay {
+		byDay[d] = slices.Clone(ids)
+	}
+	return memState{events: len(m.events), orders: maps.Clone(m.orders), byDay: byDay, lastReceipt: m.lastReceipt,
+		lastDoc: maps.Clone(m.lastDoc), docs: maps.Clone(m.docs), lastZ: m.lastZ, closed: maps.Clone(m.closed), settings: maps.Clone(m.settings)}
+}
+
+func (m *memJournal) restore(s memState) {
+	m.events = m.events[:s.events]
+	m.orders, m.byDay, m.lastReceipt, m.lastDoc, m.docs = s.orders, s.byDay, s.lastReceipt, s.lastDoc, s.docs
+	m.lastZ, m.closed, m.settings = s.lastZ, s.closed, s.settings
+}
+
+// appendOne stores ev; the caller holds mu.
+func (m *memJournal) appendOne(ev Event) (Event, error) {
 	if ev.V == 0 {
 		ev.V = EventVersion
 	}
@@ -109,7 +174,6 @@ func (m *memJournal) Append(ctx context.Context, ev Event) (Event, error) {
 		return Event{}, err
 	}
 	m.events = append(m.events, raw)
-	m.commits++
 	if order != nil {
 		m.orders[ev.OrderID] = order
 	}

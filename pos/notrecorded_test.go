@@ -43,6 +43,24 @@ func (f *failingJournal) Append(ctx context.Context, ev Event) (Event, error) {
 	return f.Journal.Append(ctx, ev)
 }
 
+// AppendBatch is one append, as the batch is one commit: it fails as a
+// whole, and counts as an append of each kind it holds.
+func (f *failingJournal) AppendBatch(ctx context.Context, evs []Event) ([]Event, error) {
+	f.mu.Lock()
+	f.seen++
+	for _, ev := range evs {
+		if f.kind != "" && f.n == 0 && ev.Kind == f.kind {
+			f.n = f.seen
+		}
+	}
+	fail := !f.lifted && f.n > 0 && (f.seen == f.n || (!f.once && f.seen > f.n))
+	f.mu.Unlock()
+	if fail {
+		return nil, errDiskFull
+	}
+	return f.Journal.AppendBatch(ctx, evs)
+}
+
 func (f *failingJournal) lift() {
 	f.mu.Lock()
 	defer f.mu.Unlock()

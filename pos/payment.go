@@ -133,6 +133,11 @@ type part struct {
 	Sale, ID string
 	Amount   Paise
 	IMEIs    []UnitIMEI // the serialised units' IMEIs, for a brand-EMI tender
+	// lead are the sale's changes journaled in the same commit as the tender's
+	// first intent: a sale opened with its tender (its intent and
+	// tender.added), so that the sale, its tender and the tender's intent are
+	// in the journal together or not at all.
+	lead []change
 }
 
 // ErrServiceUnreachable reports a call that could not reach the payment service

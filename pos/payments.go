@@ -108,9 +108,11 @@ func (pm *Payments) open(ctx context.Context, sale Sale, tender TenderKind, plan
 		if !tender.local() {
 			in.Gateway = pm.cfg.GatewayID
 		}
-		if _, err := pm.commit(ctx, o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}); err != nil {
+		intent := change{o, Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}}
+		if _, err := pm.commitAll(ctx, append(slices.Clip(pt.lead), intent)...); err != nil {
 			return nil, beforeMoney(err)
 		}
+		pt.lead = nil // journaled: an intent after a lost create order answer is the tender's alone
 		opt.report(Progress{Step: StepJournaled, OrderID: id, State: o.State})
 		if tender.local() {
 			return o, nil
@@ -564,7 +566,7 @@ func (pm *Payments) inquire(ctx context.Context, o *Order, paymentID string) (in
 	if quiet && probe.State == before && !decisive && sameAttempts(probe.Attempts, o.Attempts) {
 		return inquiry{paymentID: out.PaymentID}, nil // pending, or an attempt already recorded: nothing to journal
 	}
-	if _, cerr := pm.record(ctx, o, ev); cerr != nil {
+	if cerr := pm.recordOutcome(ctx, o, ev); cerr != nil {
 		return inquiry{}, cerr
 	}
 	decided := o.State.Paid() || o.State == StateFailed || (decisive && o.State == StateUnknown && o.Reason != unverifiedReason)
@@ -573,6 +575,21 @@ func (pm *Payments) inquire(ctx context.Context, o *Order, paymentID string) (in
 		res.attemptFailed = newlyFailed(attempts, o.Attempts)
 	}
 	return res, nil
+}
+
+// recordOutcome records ev, a verified answer about o. When o is a tender
+// this answer pays and its sale is then covered, the sale's completion (its
+// document number) is journaled in the same commit (Sales.journalTender); a
+// sale something else is acting on (a void, a settlement) is left to it.
+func (pm *Payments) recordOutcome(ctx context.Context, o *Order, ev Event) error {
+	if o.Sale != "" {
+		if unlock, err := pm.lockSale(o.Sale); err == nil {
+			defer unlock()
+			return pm.sales.journalTender(ctx, o.Sale, o, ev, true)
+		}
+	}
+	_, err := pm.record(ctx, o, ev)
+	return err
 }
 
 // Cancel abandons a card or EMI order that was created but never paid (no payment

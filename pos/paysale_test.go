@@ -10,9 +10,10 @@ import (
 // TestPayWritesASale: a new sale paid by one tender (Checkout.Pay naming no
 // sale) is written on the sale path: the sale holding the cart and its
 // document, and its one tender, an order of its own that the payment service
-// knows. A tender refused before any money moved drops the sale it opened, so
-// no sale is left open; a card the issuer declined leaves the sale open with
-// its tender FAILED, and the tender is paid again on its own order.
+// knows. A tender refused before any money moved leaves no sale open (refused
+// before the sale's commit, nothing of it is journaled); a card the issuer
+// declined leaves the sale open with its tender FAILED, and the tender is paid
+// again on its own order.
 func TestPayWritesASale(t *testing.T) {
 	r, tl := newReturnTill(t)
 	ctx := t.Context()
@@ -44,19 +45,16 @@ func TestPayWritesASale(t *testing.T) {
 		tv := []CartLine{r.cartLine(t, "TV-LG-OLED55C4", 1)}
 		plan, err := tl.Checkout.FindOffer(ctx, tv, "ICICI", 18)
 		require.NoError(t, err)
+		before := len(r.j.allEvents())
 		_, err = pay(PayRequest{Lines: tv, Tender: TenderEMI, Offer: &plan, Card: card("4386280000000004"),
 			Buyer: &Buyer{Name: "Asha Rao", Address: "12 MG Road, Pune", State: "27"}})
 		require.ErrorIs(t, err, ErrOfferNotForCard)
 		open, err := tl.Checkout.OpenSales(ctx)
 		require.NoError(t, err)
-		assert.Empty(t, open, "the sale opened for the refused tender is dropped: it holds nothing")
-		var dropped int
-		for _, ev := range r.j.allEvents() {
-			if ev.Kind == EvSaleVoided && ev.Sale != nil && ev.Sale.Dropped {
-				dropped++
-			}
-		}
-		assert.Equal(t, 1, dropped, "the sale was opened, then dropped")
+		assert.Empty(t, open, "no sale is left open for the refused tender")
+		// The sale is journaled with its tender's intent, in one commit: a
+		// tender refused before it leaves nothing to drop.
+		assert.Len(t, r.j.allEvents(), before, "nothing of the refused sale is journaled")
 	})
 
 	t.Run("declined", func(t *testing.T) {
@@ -144,4 +142,63 @@ func TestCheckEMIOrderOpensASale(t *testing.T) {
 		assert.Equal(t, out.Sale.Sale.Number(tl.Terminal()), out.ReceiptNo, "the document is the sale's")
 		assert.ErrorIs(t, tl.IMEIs.CheckIMEIFree(ctx, req.IMEIs[0].IMEI), ErrIMEISold)
 	})
+}
+
+// TestSalePathCommits: a new sale on the sale path takes the commits DESIGN.md
+// section 7 allows. The sale's intent, its tender and the tender's intent are
+// one commit, and the tender's outcome, the sale's completion and its document
+// number another: a card or bank-EMI sale takes 4 (with create order's and the
+// payment's answers), a cash sale 2. Each kind and its order in the journal is
+// as it was.
+func TestSalePathCommits(t *testing.T) {
+	tests := []struct {
+		name    string
+		tender  TenderKind
+		sku     string
+		card    string
+		issuer  string
+		commits int
+		kinds   []EventKind
+	}{
+		{"card", TenderCard, "ACC-CASE", "4111111111111111", "", 4,
+			[]EventKind{EvOrderIntent, EvTenderAdded, EvOrderIntent, EvOrderCreated, EvPaymentAccepted, EvPaymentOutcome, EvSaleCompleted}},
+		{"bank EMI", TenderEMI, "TV-LG-OLED55C4", "4386280000000004", "HDFC", 4,
+			[]EventKind{EvOrderIntent, EvTenderAdded, EvOrderIntent, EvOrderCreated, EvPaymentAccepted, EvPaymentOutcome, EvSaleCompleted}},
+		{"cash", TenderCash, "ACC-CASE", "", "", 2,
+			[]EventKind{EvOrderIntent, EvTenderAdded, EvOrderIntent, EvCashReceived, EvSaleCompleted}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, tl := newReturnTill(t)
+			ctx := t.Context()
+			lines := []CartLine{r.cartLine(t, tt.sku, 1)}
+			req := PayRequest{Lines: lines, Tender: tt.tender, Cashier: "001", OTP: r.td.OTP, Unattended: true,
+				Buyer: &Buyer{Name: "Asha Rao", Address: "12 MG Road, Pune", State: "27"}}
+			if tt.card != "" {
+				req.Card = card(tt.card)
+			}
+			if tt.issuer != "" {
+				offers, err := tl.Checkout.EMIOffers(ctx, lines)
+				require.NoError(t, err)
+				for i := range offers {
+					if offers[i].Issuer == tt.issuer && !offers[i].IMEIRequired && req.Offer == nil {
+						req.Offer = &offers[i]
+					}
+				}
+				require.NotNil(t, req.Offer, "a bank offer of %s", tt.issuer)
+			}
+			before, seq := r.j.commitCount(), len(r.j.allEvents())
+			out, err := tl.Checkout.Pay(ctx, req, nil)
+			require.NoError(t, err)
+			require.Equal(t, StatePaid, out.State, out.Reason)
+			require.NotNil(t, out.Sale)
+			require.True(t, out.Sale.Complete())
+			assert.Equal(t, tt.commits, r.j.commitCount()-before, "fsync'd commits of a %s sale", tt.name)
+			var kinds []EventKind
+			for _, ev := range r.j.allEvents()[seq:] {
+				kinds = append(kinds, ev.Kind)
+			}
+			assert.Equal(t, tt.kinds, kinds, "the events of the sale, in the order they were always journaled")
+		})
+	}
 }

@@ -23,7 +23,9 @@ var (
 // (DESIGN.md section 4), with the derived state pos reads. pos/journal implements
 // it with bbolt; tests use an in-memory one.
 //
-// Rules every implementation keeps, each in one committed transaction per Append:
+// Rules every implementation keeps, each in one committed transaction per Append
+// (and per AppendBatch, whose events are kept as if appended one after the
+// other, all of them or none):
 //
 //   - Append assigns Seq (1, 2, 3, … without gaps), sets V to EventVersion when it
 //     is zero and fills the hash chain (PrevHash, Hash). It keeps Time, Day and the
@@ -56,6 +58,13 @@ type Journal interface {
 	// Append commits ev in one transaction and returns it as stored (with Seq and
 	// the hash chain).
 	Append(ctx context.Context, ev Event) (Event, error)
+	// AppendBatch commits evs, in their order, in one transaction: each is
+	// kept as Append keeps it, on the state the ones before it left, and one
+	// refused refuses them all (nothing is stored). It returns them as stored.
+	// A state change and the bookkeeping that follows from it (a sale and its
+	// first tender's intent; a tender's outcome and the sale it completes) are
+	// one commit this way, not several.
+	AppendBatch(ctx context.Context, evs []Event) ([]Event, error)
 	// Order returns the derived state of the order with this merchant_order_id, or
 	// an error matching ErrOrderNotFound.
 	Order(ctx context.Context, id string) (*Order, error)

@@ -107,33 +107,84 @@ func (sl *Sales) tenderOrder(ctx context.Context, id string) (*Order, error) {
 	return nil, fmt.Errorf("pos: tender order %q: %w: moved too often", id, ErrBadEvent)
 }
 
-// addTender journals tender.added on an open sale for amount of kind, after
-// checking that much is left to pay, and returns the id of the tender's order.
-// amount 0 is all that is left. The caller holds the sale's lock.
-func (sl *Sales) addTender(ctx context.Context, saleID string, t SaleTender, staff string) (*SaleStatus, SaleTender, error) {
+// tenderEvent checks that t may be added to sale st (open, its amount left
+// to pay; amount 0 is all that is left) and returns it with its order's id
+// and amount, and the tender.added event that adds it. Nothing is journaled:
+// tender.added goes in the same commit as the tender's intent (openTender).
+func (sl *Sales) tenderEvent(st *SaleStatus, t SaleTender, staff string) (SaleTender, Event, error) {
 	amount := t.Amount
-	st, err := sl.SaleStatus(ctx, saleID)
-	if err != nil {
-		return nil, SaleTender{}, err
-	}
 	if st.Sale.State != StateOpen {
-		return nil, SaleTender{}, fmt.Errorf("pos: sale %q is %s: %w", saleID, st.Sale.State, ErrSaleClosed)
+		return SaleTender{}, Event{}, fmt.Errorf("pos: sale %q is %s: %w", st.Sale.ID, st.Sale.State, ErrSaleClosed)
 	}
 	if amount == 0 {
 		amount = st.Due
 	}
 	if amount <= 0 || amount > st.Due {
-		return nil, SaleTender{}, &TenderError{Amount: amount, Due: st.Due, Pending: st.Pending}
+		return SaleTender{}, Event{}, &TenderError{Amount: amount, Due: st.Due, Pending: st.Pending}
 	}
 	id, err := sl.newID(sl.cfg.Terminal)
 	if err != nil {
-		return nil, SaleTender{}, err
+		return SaleTender{}, Event{}, err
 	}
 	t.OrderID, t.Amount = id, amount
-	if _, err := sl.commit(ctx, st.Sale, Event{Kind: EvTenderAdded, Staff: staff, Sale: &SaleEvent{Tender: &t}}); err != nil {
-		return nil, SaleTender{}, beforeMoney(err)
+	return t, Event{Kind: EvTenderAdded, Staff: staff, Sale: &SaleEvent{Tender: &t}}, nil
+}
+
+// openTender adds tender t to sale st (tenderEvent) and opens its order
+// (Payments.open, for a tender of the service up to create order): tender.added
+// is journaled in the same commit as the tender's intent, after lead (the
+// sale's own intent, for a sale opened with its tender), so a crash leaves the
+// sale with its tender and the tender's intent, or neither. sale is the sale's
+// order tender.added is applied to (st.Sale, or for a sale opened with its
+// tender the order its intent in lead is applied to). The caller holds the
+// sale's lock.
+func (sl *Sales) openTender(ctx context.Context, sale *Order, st *SaleStatus, t SaleTender, staff string, plan *EMIPlan, opt PayOptions,
+	imeis []UnitIMEI, lead ...change) (*Order, error) {
+	t, added, err := sl.tenderEvent(st, t, staff)
+	if err != nil {
+		return nil, err
 	}
-	return st, t, nil
+	return sl.payments.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, t.Kind, plan, opt,
+		part{Sale: st.Sale.ID, ID: t.OrderID, Amount: t.Amount, IMEIs: imeis, lead: append(lead, change{sale, added})})
+}
+
+// openWith opens sale with its one tender of kind, for all of it, and the
+// tender's order (for a tender of the service, up to create order): the sale's
+// intent, tender.added and the tender's intent are one commit, not three. It
+// returns the sale's id once journaled ("" when nothing was) and the tender's
+// order, locking the sale from its intent on; unlock releases it (nil when
+// nothing was locked).
+func (sl *Sales) openWith(ctx context.Context, sale Sale, kind TenderKind, plan *EMIPlan, opt PayOptions, imeis ...UnitIMEI) (saleID string, o *Order, unlock func(), err error) {
+	if kind == TenderSplit || !kind.valid() {
+		return "", nil, nil, fmt.Errorf("pos: open sale: %w: tender %s", ErrBadEvent, kind)
+	}
+	if !kind.local() && sl.gw == nil {
+		return "", nil, nil, fmt.Errorf("pos: open sale: %w", ErrNoGateway)
+	}
+	id, lines, totals, err := sl.startSale(ctx, sale, "open sale") // its phones reserved under the sale, before any tender
+	if err != nil {
+		return "", nil, nil, err
+	}
+	in := &Intent{Tender: TenderSplit, Lines: lines, Totals: totals, Amount: totals.Total, IMEIs: allIMEIs(lines), Customer: sale.Customer, Buyer: sale.Buyer}
+	intent := Event{Kind: EvOrderIntent, OrderID: id, Staff: sale.Staff, Intent: in}
+	// The sale as its intent will leave it, to check its tender against; s,
+	// below, is the order the intent is applied to once journaled.
+	opened := &Order{}
+	ev := intent
+	ev.V, ev.Time, ev.Day = EventVersion, sl.now(), sl.today()
+	if err := opened.Apply(ev); err != nil {
+		return "", nil, nil, err
+	}
+	st, err := saleView(opened, nil) // no tender yet: none is loaded
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if unlock, err = sl.lockSale(id); err != nil {
+		return "", nil, nil, err
+	}
+	s := &Order{}
+	o, err = sl.openTender(ctx, s, st, SaleTender{Kind: kind}, sale.Staff, plan, opt, imeis, change{s, intent})
+	return s.ID, o, unlock, err
 }
 
 // holdSaleFor locks the split sale that tender order o pays part of and checks
@@ -182,17 +233,22 @@ func (sl *Sales) SaleCash(ctx context.Context, saleID string, amount, tendered P
 			return nil, nil, err
 		}
 	}
-	return sl.saleLocal(ctx, saleID, TenderCash, amount, "", staff, func(o *Order) error {
+	return sl.saleLocal(ctx, saleID, TenderCash, amount, "", staff, sl.takeCash(tendered, staff))
+}
+
+// takeCash is the cash.received of a cash tender, tendered handed over (0:
+// exactly its amount).
+func (sl *Sales) takeCash(tendered Paise, staff string) func(*Order) (Event, bool, error) {
+	return func(o *Order) (Event, bool, error) {
 		if tendered == 0 {
 			tendered = o.Amount
 		}
-		change, err := CashTender{Tendered: tendered}.Change(o.Amount)
+		back, err := CashTender{Tendered: tendered}.Change(o.Amount)
 		if err != nil {
-			return err
+			return Event{}, false, err
 		}
-		_, err = sl.commit(ctx, o, Event{Kind: EvCashReceived, Staff: staff, Cash: &CashEvent{Tendered: tendered, Change: change}})
-		return err
-	})
+		return Event{Kind: EvCashReceived, Staff: staff, Cash: &CashEvent{Tendered: tendered, Change: back}}, false, nil
+	}
 }
 
 // SaleUPI records amount of a split sale paid by UPI to the shop's VPA (0: all
@@ -202,9 +258,8 @@ func (sl *Sales) SaleUPI(ctx context.Context, saleID string, amount Paise, staff
 	if staff == "" {
 		return nil, nil, sentenceErr("Sign in before confirming a UPI payment: the journal names who confirmed it.")
 	}
-	return sl.saleLocal(ctx, saleID, TenderUPI, amount, "", staff, func(o *Order) error {
-		_, err := sl.commit(ctx, o, Event{Kind: EvUPIConfirmed, Staff: staff})
-		return err
+	return sl.saleLocal(ctx, saleID, TenderUPI, amount, "", staff, func(o *Order) (Event, bool, error) {
+		return Event{Kind: EvUPIConfirmed, Staff: staff}, false, nil
 	})
 }
 
@@ -219,18 +274,17 @@ func (sl *Sales) SaleNote(ctx context.Context, saleID, noteNo string, amount Pai
 		return nil, nil, sentenceErr("Type the credit note's number.")
 	}
 	left := Paise(-1)
-	res, st, err := sl.saleLocal(ctx, saleID, TenderNote, amount, noteNo, staff, func(o *Order) error {
+	res, st, err := sl.saleLocal(ctx, saleID, TenderNote, amount, noteNo, staff, func(o *Order) (Event, bool, error) {
 		var err error
 		if left, err = sl.cfg.Notes.Redeem(ctx, noteNo, o.Amount, o.ID); err != nil {
 			// Not redeemed: the tender's order is closed and the sale still open.
 			reason := "the credit note was refused: " + Sentence(err)
 			if _, aerr := sl.commit(ctx, o, Event{Kind: EvOrderAbandoned, Reason: reason, Abandoned: &Abandoned{Reason: reason}}); aerr != nil {
-				return errors.Join(err, aerr)
+				return Event{}, false, errors.Join(err, aerr)
 			}
-			return err
+			return Event{}, false, err
 		}
-		_, err = sl.record(ctx, o, Event{Kind: EvTenderNoteRedeemed, Staff: staff, Sale: &SaleEvent{NoteNo: noteNo}})
-		return err
+		return Event{Kind: EvTenderNoteRedeemed, Staff: staff, Sale: &SaleEvent{NoteNo: noteNo}}, true, nil
 	})
 	if res != nil {
 		res.NoteLeft = left
@@ -238,32 +292,139 @@ func (sl *Sales) SaleNote(ctx context.Context, saleID, noteNo string, amount Pai
 	return res, st, err
 }
 
-// saleLocal adds a local tender to a split sale: tender.added, the tender's
-// order's intent, then take journals what was received; then the sale is
-// settled.
-func (sl *Sales) saleLocal(ctx context.Context, saleID string, kind TenderKind, amount Paise, noteNo, staff string, take func(*Order) error) (*Result, *SaleStatus, error) {
+// saleLocal adds a local tender to a split sale: tender.added with the tender's
+// order's intent, then what take says was received (moved: the note's value
+// moved, so it is recorded), with the sale's completion when it covers the
+// sale (journalTender).
+func (sl *Sales) saleLocal(ctx context.Context, saleID string, kind TenderKind, amount Paise, noteNo, staff string, take func(*Order) (Event, bool, error)) (*Result, *SaleStatus, error) {
 	unlock, err := sl.lockSale(saleID)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer unlock()
-	st, t, err := sl.addTender(ctx, saleID, SaleTender{Kind: kind, Amount: amount, NoteNo: noteNo}, staff)
+	st, err := sl.SaleStatus(ctx, saleID)
 	if err != nil {
 		return nil, nil, err
 	}
-	o, err := sl.payments.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, nil, PayOptions{},
-		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount})
+	o, err := sl.openTender(ctx, st.Sale, st, SaleTender{Kind: kind, Amount: amount, NoteNo: noteNo}, staff, nil, PayOptions{}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := take(o); err != nil {
+	return sl.takeLocal(ctx, saleID, o, take)
+}
+
+// takeLocal journals what take says local tender o received, with its sale's
+// completion when it covers the sale (journalTender), and returns the sale.
+// The caller holds the sale's lock.
+func (sl *Sales) takeLocal(ctx context.Context, saleID string, o *Order, take func(*Order) (Event, bool, error)) (*Result, *SaleStatus, error) {
+	ev, moved, err := take(o)
+	if err != nil {
 		return nil, nil, err
 	}
-	st, err = sl.settleSale(ctx, saleID)
+	if err := sl.journalTender(ctx, saleID, o, ev, moved); err != nil {
+		return nil, nil, err
+	}
+	st, err := sl.settleSale(ctx, saleID)
 	if err != nil {
 		return nil, nil, err
 	}
 	return &Result{Status: ResultPaid, Order: o}, st, nil
+}
+
+// saleCashOpening opens sale and takes all of it in cash, tendered handed
+// over (0: exactly its amount): the sale's intent, its tender and the
+// tender's intent are one commit, the cash received and the sale's
+// completion another.
+func (sl *Sales) saleCashOpening(ctx context.Context, sale Sale, tendered Paise) (string, *Result, *SaleStatus, error) {
+	if tendered != 0 {
+		if _, err := (CashTender{Tendered: tendered}).Change(ComputeTotals(sale.Lines).Total); err != nil {
+			return "", nil, nil, err // short: nothing is journaled
+		}
+	}
+	id, o, unlock, err := sl.openWith(ctx, sale, TenderCash, nil, PayOptions{})
+	if unlock != nil {
+		defer unlock()
+	}
+	if err != nil {
+		return id, nil, nil, err
+	}
+	res, st, err := sl.takeLocal(ctx, id, o, sl.takeCash(tendered, sale.Staff))
+	return id, res, st, err
+}
+
+// journalTender journals ev of tender order o of sale saleID and, in the
+// same commit, the sale's completion when ev leaves the sale covered with
+// nothing in flight (completion): one commit where there were two, and no
+// state in between for a crash to leave. moved says money moved with ev: it
+// is recorded (record). A completion the state machine refuses is left to
+// settleSale, ev journaled alone. The caller holds the sale's lock.
+func (sl *Sales) journalTender(ctx context.Context, saleID string, o *Order, ev Event, moved bool) error {
+	write := sl.commitAll
+	if moved {
+		write = sl.recordAll
+	}
+	if done, ok := sl.completion(ctx, saleID, o, ev); ok {
+		_, err := write(ctx, change{o, ev}, done)
+		if err == nil || errors.Is(err, errJournalWrite) {
+			return err
+		}
+		sl.log.LogAttrs(ctx, slog.LevelWarn, "pos: sale not completed with its tender", slog.String("sale", saleID), slog.String("error", err.Error()))
+	}
+	_, err := write(ctx, change{o, ev})
+	return err
+}
+
+// completion is the sale.completed of sale saleID when ev, journaled for its
+// tender order o, makes o paid and leaves the sale covered with nothing in
+// flight, as settleSale would find it once ev is journaled; false when it does
+// not. A credit note of a tender closed unpaid is given back first, as
+// settleSale does. The caller holds the sale's lock.
+func (sl *Sales) completion(ctx context.Context, saleID string, o *Order, ev Event) (change, bool) {
+	next := o.Clone()
+	if ev.Time.IsZero() {
+		ev.Time = sl.now()
+	}
+	if ev.OrderID == "" {
+		ev.OrderID = o.ID
+	}
+	if next.Apply(ev) != nil || !next.State.Paid() {
+		return change{}, false
+	}
+	sale, err := sl.j.Order(ctx, saleID)
+	if err != nil || sale.State != StateOpen {
+		return change{}, false
+	}
+	st, err := saleView(sale, func(id string) (*Order, error) {
+		t, err := sl.tenderOrder(ctx, id)
+		if t != nil && t.ID == o.ID {
+			return next, nil
+		}
+		return t, err
+	})
+	if err != nil || !st.split {
+		return change{}, false
+	}
+	sl.restoreNotes(ctx, st)
+	if st.Pending > 0 || st.Paid < st.Sale.Amount {
+		return change{}, false
+	}
+	return change{sale, completedEvent(st)}, true
+}
+
+// completedEvent is the sale.completed of sale st, covered by its paid
+// tenders.
+func completedEvent(st *SaleStatus) Event {
+	ev := &SaleEvent{Verified: true}
+	var paidBy []string
+	for _, t := range st.Tenders {
+		if t.Paid() {
+			ev.Covered = append(ev.Covered, t.Order.ID)
+			ev.Verified = ev.Verified && t.Verified
+			paidBy = append(paidBy, tenderText(*t.Order))
+		}
+	}
+	ev.PaidBy = strings.Join(paidBy, " + ")
+	return Event{Kind: EvSaleCompleted, Sale: ev}
 }
 
 // OpenSaleTender adds a card, EMI or phone tender to a split sale (amount 0: all
@@ -284,12 +445,11 @@ func (sl *Sales) OpenSaleTender(ctx context.Context, saleID string, kind TenderK
 		return nil, err
 	}
 	defer unlock()
-	st, t, err := sl.addTender(ctx, saleID, SaleTender{Kind: kind, Amount: amount}, staff)
+	st, err := sl.SaleStatus(ctx, saleID)
 	if err != nil {
 		return nil, err
 	}
-	return sl.payments.open(ctx, Sale{Lines: st.Sale.Lines, Staff: staff, Customer: st.Sale.Customer}, kind, plan, opt,
-		part{Sale: saleID, ID: t.OrderID, Amount: t.Amount, IMEIs: imeis})
+	return sl.openTender(ctx, st.Sale, st, SaleTender{Kind: kind, Amount: amount}, staff, plan, opt, imeis)
 }
 
 // OpenSaleTenderChecked adds a brand-EMI tender to a split sale and opens its
@@ -331,17 +491,7 @@ func (sl *Sales) settleSale(ctx context.Context, saleID string) (*SaleStatus, er
 	if st.Pending > 0 || st.Paid < st.Sale.Amount {
 		return st, nil
 	}
-	ev := &SaleEvent{Verified: true}
-	var paidBy []string
-	for _, t := range st.Tenders {
-		if t.Paid() {
-			ev.Covered = append(ev.Covered, t.Order.ID)
-			ev.Verified = ev.Verified && t.Verified
-			paidBy = append(paidBy, tenderText(*t.Order))
-		}
-	}
-	ev.PaidBy = strings.Join(paidBy, " + ")
-	if _, err := sl.record(ctx, st.Sale, Event{Kind: EvSaleCompleted, Sale: ev}); err != nil {
+	if _, err := sl.record(ctx, st.Sale, completedEvent(st)); err != nil {
 		return nil, err
 	}
 	return sl.SaleStatus(ctx, saleID)

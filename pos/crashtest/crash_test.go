@@ -173,6 +173,8 @@ func runHelper(ctx context.Context) (string, error) {
 		return splitSale(ctx, e, client, os.Getenv(envCard))
 	case flowVoid:
 		return voidSale(ctx, e, os.Getenv(envOrder))
+	case flowSalePath:
+		return salePath(ctx, e, os.Getenv(envCard))
 	case flowCancel:
 		return cancelInvoice(ctx, e, os.Getenv(envOrder))
 	case flowShift:
@@ -228,6 +230,20 @@ func (k *killJournal) Append(ctx context.Context, ev pos.Event) (pos.Event, erro
 		die()
 	}
 	out, err := k.Journal.Append(ctx, ev)
+	if n == k.after {
+		die()
+	}
+	return out, err
+}
+
+// AppendBatch commits evs through the real journal as one commit, dying at the
+// kill point as Append does.
+func (k *killJournal) AppendBatch(ctx context.Context, evs []pos.Event) ([]pos.Event, error) {
+	n := int(k.n.Add(1))
+	if n == k.before {
+		die()
+	}
+	out, err := k.Journal.AppendBatch(ctx, evs)
 	if n == k.after {
 		die()
 	}

@@ -151,20 +151,45 @@ func (jc *journalCore) storedEvent(k, v []byte) (pos.Event, error) {
 // append is Append with a hook that may adjust the event inside the transaction,
 // before it is applied (StaffStore.Put uses it to tell added from changed).
 func (jc *journalCore) append(ctx context.Context, ev pos.Event, prepare func(tx *bolt.Tx, ev *pos.Event)) (pos.Event, error) {
-	fail := func(err error) (pos.Event, error) {
-		return pos.Event{}, fmt.Errorf("journal: append %s: %w", ev.Kind, err)
+	out, err := jc.appendAll(ctx, []pos.Event{ev}, prepare)
+	if err != nil {
+		return pos.Event{}, err
+	}
+	return out[0], nil
+}
+
+// appendAll commits evs as the next events, in order, in one transaction: each
+// is checked, chained and derived as append does one, on the state the ones
+// before it left; one refused refuses them all and nothing is stored. The
+// error names the kind of the event refused.
+func (jc *journalCore) appendAll(ctx context.Context, evs []pos.Event, prepare func(tx *bolt.Tx, ev *pos.Event)) ([]pos.Event, error) {
+	failed := 0 // the event an error is about
+	fail := func(err error) ([]pos.Event, error) {
+		var kind pos.EventKind
+		if failed < len(evs) {
+			kind = evs[failed].Kind
+		}
+		return nil, fmt.Errorf("journal: append %s: %w", kind, err)
+	}
+	if len(evs) == 0 {
+		return fail(errNoEvents)
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	if err := checkEvent(&ev); err != nil {
-		return fail(err)
-	}
-	if ev.V == 0 {
-		ev.V = pos.EventVersion
+	in := make([]pos.Event, len(evs))
+	for i, ev := range evs {
+		failed = i
+		if err := checkEvent(&ev); err != nil {
+			return fail(err)
+		}
+		if ev.V == 0 {
+			ev.V = pos.EventVersion
+		}
+		in[i] = ev
 	}
 	var (
-		out      pos.Event
+		out      []pos.Event
 		numbered bool
 		nums     Numbers
 		sum      [32]byte
@@ -175,38 +200,43 @@ func (jc *journalCore) append(ctx context.Context, ev pos.Event, prepare func(tx
 		if !ok {
 			return jc.corrupt(0, "the head in meta is malformed")
 		}
-		e := ev
-		if prepare != nil {
-			prepare(tx, &e)
-		}
-		e.Seq, e.PrevHash, e.Hash = seq+1, hex.EncodeToString(prev[:]), ""
-		if err := derive(tx, &e, &jc.orders, jc.proofs); err != nil {
-			var pe *proofError
-			if errors.As(err, &pe) {
-				return jc.refuse(pe.bucket, pe.key, pe.reason)
-			}
-			return err
-		}
-		data, h, err := jc.rec.seal(&e)
-		if err != nil {
-			return err
-		}
 		events := tx.Bucket(bucketEvents)
 		events.FillPercent = 1 // keys only grow: pack the log's pages
-		if err := events.Put(u64(e.Seq), data); err != nil {
-			return err
+		out = make([]pos.Event, 0, len(in))
+		for i, e := range in {
+			failed = i
+			if prepare != nil {
+				prepare(tx, &e)
+			}
+			e.Seq, e.PrevHash, e.Hash = seq+1, hex.EncodeToString(prev[:]), ""
+			if err := derive(tx, &e, &jc.orders, jc.proofs); err != nil {
+				var pe *proofError
+				if errors.As(err, &pe) {
+					return jc.refuse(pe.bucket, pe.key, pe.reason)
+				}
+				return err
+			}
+			data, h, err := jc.rec.seal(&e)
+			if err != nil {
+				return err
+			}
+			if err := events.Put(u64(e.Seq), data); err != nil {
+				return err
+			}
+			if err := meta.Put(metaHead, headValue(e.Seq, h)); err != nil {
+				return err
+			}
+			if err := sealCheckpoint(tx, &e, h, jc.rec.key); err != nil {
+				return err
+			}
+			e.Hash = hex.EncodeToString(h[:])
+			seq, prev, sum = e.Seq, h, h
+			// Only an event that hands out a number reads the counters, and only
+			// then is the high-water file written, after the commit.
+			numbered = numbered || e.ReceiptNo != 0 || e.DocNo != 0 || e.Kind == pos.EvDayClosed || e.Kind == EvNumbersContinued
+			out = append(out, e)
 		}
-		if err := meta.Put(metaHead, headValue(e.Seq, h)); err != nil {
-			return err
-		}
-		if err := sealCheckpoint(tx, &e, h, jc.rec.key); err != nil {
-			return err
-		}
-		e.Hash, sum = hex.EncodeToString(h[:]), h
-		out = e
-		// Only an event that hands out a number reads the counters, and only
-		// then is the high-water file written, after the commit.
-		if numbered = e.ReceiptNo != 0 || e.DocNo != 0 || e.Kind == pos.EvDayClosed || e.Kind == EvNumbersContinued; numbered {
+		if numbered {
 			nums = numbersOf(tx)
 		}
 		return nil
@@ -214,12 +244,15 @@ func (jc *journalCore) append(ctx context.Context, ev pos.Event, prepare func(tx
 	if err != nil {
 		return fail(err)
 	}
-	jc.writeHead(out.Seq, sum)
+	jc.writeHead(out[len(out)-1].Seq, sum)
 	if numbered {
 		jc.noteNumbers(nums)
 	}
 	return out, nil
 }
+
+// errNoEvents refuses a batch of no events.
+var errNoEvents = errors.New("no events to append")
 
 // errNoKind refuses an event without a kind.
 var errNoKind = errors.New("the event has no kind")

@@ -325,6 +325,59 @@ func TestOneCommitPerAppend(t *testing.T) {
 	}
 }
 
+// TestAppendBatch: a batch is one commit that leaves the journal as the same
+// events appended one by one do (the log, its chain, every derived record),
+// and one event refused refuses the batch: nothing stored, nothing committed.
+func TestAppendBatch(t *testing.T) {
+	ctx := t.Context()
+	var s script
+	sales := [][]pos.Event{s.cardSale("G-1", "2026-11-21", 5000), s.cashSale("G-2", "2026-11-21", 700), s.cardSale("G-3", "2026-11-21", 900)}
+
+	one := openTest(t)
+	for _, evs := range sales {
+		appendAll(t, one, evs)
+	}
+	batched := openTest(t)
+	for _, evs := range sales {
+		before := batched.Commits()
+		stored, err := batched.Log.AppendBatch(ctx, evs)
+		require.NoError(t, err)
+		assert.Equal(t, before+1, batched.Commits(), "one commit for %d events", len(evs))
+		require.Len(t, stored, len(evs))
+		for i := 1; i < len(stored); i++ {
+			assert.Equal(t, stored[i-1].Seq+1, stored[i].Seq)
+			assert.Equal(t, stored[i-1].Hash, stored[i].PrevHash, "the chain runs through the batch")
+		}
+	}
+	assert.Equal(t, snapshot(t, one), snapshot(t, batched), "the same derived state as one Append each")
+	for seq := uint64(1); seq <= uint64(len(sales[0])+len(sales[1])+len(sales[2])); seq++ {
+		a, err := one.Log.Event(ctx, seq)
+		require.NoError(t, err)
+		b, err := batched.Log.Event(ctx, seq)
+		require.NoError(t, err)
+		assert.Equal(t, a, b, "event %d", seq)
+	}
+	require.NoError(t, batched.Log.VerifyAll(ctx))
+
+	// The second event is refused (an order the journal does not hold): the
+	// first, valid, is not stored either.
+	before, commits := snapshot(t, batched), batched.Commits()
+	seq, err := batched.Log.LastSeq(ctx)
+	require.NoError(t, err)
+	next := s.cashSale("G-4", "2026-11-21", 300)
+	next[1].OrderID = "G-5"
+	_, err = batched.Log.AppendBatch(ctx, next)
+	require.ErrorIs(t, err, pos.ErrOrderNotFound)
+	assert.True(t, strings.HasPrefix(err.Error(), "journal: append "+string(pos.EvCashReceived)+": "), "error %q", err)
+	after, err := batched.Log.LastSeq(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, seq, after, "no event stored")
+	assert.Equal(t, before, snapshot(t, batched), "derived state unchanged")
+	assert.Equal(t, commits, batched.Commits(), "nothing committed")
+	_, err = batched.Log.AppendBatch(ctx, nil)
+	require.Error(t, err, "an empty batch")
+}
+
 func TestRebuildEqualsIncremental(t *testing.T) {
 	j := openTest(t)
 	var s script

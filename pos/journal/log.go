@@ -33,6 +33,15 @@ func (lg *Log) Append(ctx context.Context, ev pos.Event) (pos.Event, error) {
 	return lg.append(ctx, ev, nil)
 }
 
+// AppendBatch commits evs as the next events, in their order, in one bbolt
+// transaction (one fsync'd commit): each is checked, chained, applied and
+// numbered as Append does one, on the state the ones before it left. One event
+// refused refuses the batch: nothing is stored and the error reads "journal:
+// append KIND: ..." of the event refused. It returns the events as stored.
+func (lg *Log) AppendBatch(ctx context.Context, evs []pos.Event) ([]pos.Event, error) {
+	return lg.appendAll(ctx, evs, nil)
+}
+
 // Event returns the event stored at seq.
 func (lg *Log) Event(ctx context.Context, seq uint64) (pos.Event, error) {
 	if err := ctx.Err(); err != nil {
