@@ -462,25 +462,22 @@ func crashCases() []crashCase {
 		open = pos.StateOpen // the sale, before its tender's order is journaled
 	)
 	return []crashCase{
-		// A card sale commits the sale's intent (1) and tender.added (2), its
-		// card tender's intent, created, accepted and outcome (3-6), and
-		// sale.completed (7).
+		// A card sale taken as a split sale is taken (the sale opened, then its
+		// tender) commits the sale's intent (1), tender.added with the card
+		// tender's intent (2), created (3), accepted (4), and the outcome with
+		// sale.completed (5).
 		{name: "card/before-sale", flow: flowCard, card: cardOTP, at: "before:1", events: 0, captures: 1},
 		{name: "card/after-sale", flow: flowCard, card: cardOTP, at: "after:1", events: 1, reconciled: open, captures: 1},
 		{name: "card/tender-unjournaled", flow: flowCard, card: cardOTP, at: "before:2", events: 1, reconciled: open, captures: 1},
-		{name: "card/after-tender", flow: flowCard, card: cardOTP, at: "after:2", events: 2, reconciled: open, captures: 1},
-		{name: "card/before-intent", flow: flowCard, card: cardOTP, at: "before:3", events: 2, reconciled: open, captures: 1},
-		{name: "card/after-intent", flow: flowCard, card: cardOTP, at: "after:3", events: 3, reconciled: pos.StateAbandoned, captures: 1},
-		{name: "card/created-unjournaled", flow: flowCard, card: cardOTP, at: "before:4", events: 3, reconciled: pos.StateAbandoned, captures: 1},
-		{name: "card/after-created", flow: flowCard, card: cardOTP, at: "after:4", events: 4, reconciled: pos.StateCreated, captures: 1},
-		{name: "card/accepted-unjournaled", flow: flowCard, card: cardOTP, at: "before:5", events: 4, reconciled: pos.StateAuthenticating,
+		{name: "card/after-intent", flow: flowCard, card: cardOTP, at: "after:2", events: 3, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "card/created-unjournaled", flow: flowCard, card: cardOTP, at: "before:3", events: 3, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "card/after-created", flow: flowCard, card: cardOTP, at: "after:3", events: 4, reconciled: pos.StateCreated, captures: 1},
+		{name: "card/accepted-unjournaled", flow: flowCard, card: cardOTP, at: "before:4", events: 4, reconciled: pos.StateAuthenticating,
 			advance: expireToken, then: pos.StateFailed, captures: 1},
-		{name: "card/after-accepted", flow: flowCard, card: cardOTP, at: "after:5", events: 5, reconciled: pos.StateAuthenticating,
+		{name: "card/after-accepted", flow: flowCard, card: cardOTP, at: "after:4", events: 5, reconciled: pos.StateAuthenticating,
 			advance: expireToken, then: pos.StateFailed, captures: 1},
-		{name: "card/charged-unjournaled", flow: flowCard, card: cardOTP, at: "before:6", events: 5, reconciled: pay, captures: 1},
-		{name: "card/after-paid", flow: flowCard, card: cardOTP, at: "after:6", events: 6, reconciled: pay, captures: 1},
-		{name: "card/settle-unjournaled", flow: flowCard, card: cardOTP, at: "before:7", events: 6, reconciled: pay, captures: 1},
-		{name: "card/after-settled", flow: flowCard, card: cardOTP, at: "after:7", events: 7, reconciled: pay, captures: 1},
+		{name: "card/charged-unjournaled", flow: flowCard, card: cardOTP, at: "before:5", events: 5, reconciled: pay, captures: 1},
+		{name: "card/after-paid", flow: flowCard, card: cardOTP, at: "after:5", events: 7, reconciled: pay, captures: 1},
 
 		// Polling: killed before the n-th inquiry, after the OTP was submitted; the
 		// slow card's issuer holds it PENDING until the sandbox's clock moves on.
@@ -491,59 +488,58 @@ func crashCases() []crashCase {
 			advance: releaseHold, then: pay, captures: 1},
 
 		// The payment call is applied and its answer dropped; the helper dies with
-		// the tender UNKNOWN (the sale's 2, then intent, created, unknown).
-		{name: "lost-answer/charged", flow: flowCard, card: cardFrictio, at: "after:5", inject: sandbox.EndpointCardPayment,
+		// the tender UNKNOWN (the sale, the tender with its intent, created,
+		// unknown).
+		{name: "lost-answer/charged", flow: flowCard, card: cardFrictio, at: "after:4", inject: sandbox.EndpointCardPayment,
 			events: 5, reconciled: pay, captures: 1},
-		{name: "lost-answer/never-authenticated", flow: flowCard, card: cardOTP, at: "after:5", inject: sandbox.EndpointCardPayment,
+		{name: "lost-answer/never-authenticated", flow: flowCard, card: cardOTP, at: "after:4", inject: sandbox.EndpointCardPayment,
 			events: 5, reconciled: pos.StateUnknown, advance: expireToken, then: pos.StateFailed, captures: 1},
 		// Create order's answer is dropped: the tender's order is abandoned and
-		// it moves to a fresh id (the sale's 2, then intent, abandoned, intent,
-		// ...); killed before and after the new intent.
-		{name: "lost-answer/create-order", flow: flowCard, card: cardOTP, at: "before:5", inject: sandbox.EndpointCreateOrder,
+		// it moves to a fresh id (the sale, the tender with its intent,
+		// abandoned, intent, ...); killed before and after the new intent.
+		{name: "lost-answer/create-order", flow: flowCard, card: cardOTP, at: "before:4", inject: sandbox.EndpointCreateOrder,
 			events: 4, reconciled: pos.StateAbandoned, captures: 1},
-		{name: "lost-answer/create-order-new-intent", flow: flowCard, card: cardOTP, at: "after:5", inject: sandbox.EndpointCreateOrder,
+		{name: "lost-answer/create-order-new-intent", flow: flowCard, card: cardOTP, at: "after:4", inject: sandbox.EndpointCreateOrder,
 			events: 5, reconciled: pos.StateAbandoned, captures: 1},
 
-		// A brand-EMI sale commits the sale's intent and tender.added (1-2), its
-		// tender's intent, created, imei.validated, accepted and outcome (3-7),
-		// and sale.completed (8).
+		// A brand-EMI sale commits the sale's intent (1), tender.added with its
+		// tender's intent (2), created, imei.validated, accepted (3-5), and the
+		// outcome with sale.completed (6).
 		{name: "emi/before-sale", flow: flowEMI, card: cardHDFC, at: "before:1", events: 0, captures: 1},
-		{name: "emi/after-tender", flow: flowEMI, card: cardHDFC, at: "after:2", events: 2, reconciled: open, captures: 1},
-		{name: "emi/after-intent", flow: flowEMI, card: cardHDFC, at: "after:3", events: 3, reconciled: pos.StateAbandoned, captures: 1},
-		{name: "emi/created-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:4", events: 3, reconciled: pos.StateAbandoned, captures: 1},
-		{name: "emi/after-created", flow: flowEMI, card: cardHDFC, at: "after:4", events: 4, reconciled: pos.StateCreated, captures: 1},
-		{name: "emi/imei-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:5", events: 4, reconciled: pos.StateCreated, captures: 1},
-		{name: "emi/after-imei", flow: flowEMI, card: cardHDFC, at: "after:5", events: 5, reconciled: pos.StateCreated, captures: 1},
-		{name: "emi/accepted-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:6", events: 5, reconciled: pos.StateAuthenticating,
+		{name: "emi/after-intent", flow: flowEMI, card: cardHDFC, at: "after:2", events: 3, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "emi/created-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:3", events: 3, reconciled: pos.StateAbandoned, captures: 1},
+		{name: "emi/after-created", flow: flowEMI, card: cardHDFC, at: "after:3", events: 4, reconciled: pos.StateCreated, captures: 1},
+		{name: "emi/imei-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:4", events: 4, reconciled: pos.StateCreated, captures: 1},
+		{name: "emi/after-imei", flow: flowEMI, card: cardHDFC, at: "after:4", events: 5, reconciled: pos.StateCreated, captures: 1},
+		{name: "emi/accepted-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:5", events: 5, reconciled: pos.StateAuthenticating,
 			advance: expireToken, then: pos.StateFailed, captures: 0},
-		{name: "emi/after-accepted", flow: flowEMI, card: cardHDFC, at: "after:6", events: 6, reconciled: pos.StateAuthenticating,
+		{name: "emi/after-accepted", flow: flowEMI, card: cardHDFC, at: "after:5", events: 6, reconciled: pos.StateAuthenticating,
 			advance: expireToken, then: pos.StateFailed, captures: 0},
-		{name: "emi/charged-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:7", events: 6, reconciled: pay, captures: 1},
-		{name: "emi/after-paid", flow: flowEMI, card: cardHDFC, at: "after:7", events: 7, reconciled: pay, captures: 1},
-		{name: "emi/settle-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:8", events: 7, reconciled: pay, captures: 1},
+		{name: "emi/charged-unjournaled", flow: flowEMI, card: cardHDFC, at: "before:6", events: 6, reconciled: pay, captures: 1},
+		{name: "emi/after-paid", flow: flowEMI, card: cardHDFC, at: "after:6", events: 8, reconciled: pay, captures: 1},
 
-		// A declined attempt (the sale's 2, then intent, created, accepted,
-		// outcome FAILED), then a second attempt on the same tender's order
-		// (attempt, accepted, outcome) and sale.completed.
-		{name: "retry/after-attempt", flow: flowRetry, card: cardOTP, at: "after:7", events: 7, reconciled: pos.StatePaying,
+		// A declined attempt (the sale, the tender with its intent, created,
+		// accepted, outcome FAILED: 5 commits), then a second attempt on the same
+		// tender's order (attempt, accepted, the outcome with sale.completed).
+		{name: "retry/after-attempt", flow: flowRetry, card: cardOTP, at: "after:6", events: 7, reconciled: pos.StatePaying,
 			advance: expireToken, then: pos.StateFailed, captures: 1},
-		{name: "retry/accepted-unjournaled", flow: flowRetry, card: cardOTP, at: "before:8", events: 7, reconciled: pos.StateAuthenticating,
+		{name: "retry/accepted-unjournaled", flow: flowRetry, card: cardOTP, at: "before:7", events: 7, reconciled: pos.StateAuthenticating,
 			advance: expireToken, then: pos.StateFailed, captures: 1},
-		{name: "retry/charged-unjournaled", flow: flowRetry, card: cardOTP, at: "before:9", events: 8, reconciled: pay, captures: 1},
-		{name: "retry/settle-unjournaled", flow: flowRetry, card: cardOTP, at: "before:10", events: 9, reconciled: pay, captures: 1},
+		{name: "retry/charged-unjournaled", flow: flowRetry, card: cardOTP, at: "before:8", events: 8, reconciled: pay, captures: 1},
+		{name: "retry/after-paid", flow: flowRetry, card: cardOTP, at: "after:8", events: 10, reconciled: pay, captures: 1},
 
-		// Paid on the customer's phone: the sale's 2, then the phone tender's
-		// intent, created, outcome, and sale.completed.
-		{name: "phone/after-created", flow: flowPhone, card: cardFrictio, at: "after:4", events: 4, reconciled: pos.StateCreated,
+		// Paid on the customer's phone: the sale, the phone tender with its
+		// intent, created, and the outcome with sale.completed.
+		{name: "phone/after-created", flow: flowPhone, card: cardFrictio, at: "after:3", events: 4, reconciled: pos.StateCreated,
 			phonePays: true, then: pay, captures: 1},
-		{name: "phone/charged-unjournaled", flow: flowPhone, card: cardFrictio, at: "before:5", events: 4, reconciled: pay, captures: 1},
-		{name: "phone/settle-unjournaled", flow: flowPhone, card: cardFrictio, at: "before:6", events: 5, reconciled: pay, captures: 1},
+		{name: "phone/charged-unjournaled", flow: flowPhone, card: cardFrictio, at: "before:4", events: 4, reconciled: pay, captures: 1},
+		{name: "phone/after-paid", flow: flowPhone, card: cardFrictio, at: "after:4", events: 6, reconciled: pay, captures: 1},
 
 		// The restarted terminal dies too, inside its Reconcile, before journaling
 		// what it found or did.
-		{name: "restart-crash/charged", flow: flowCard, card: cardOTP, at: "before:6", events: 5,
+		{name: "restart-crash/charged", flow: flowCard, card: cardOTP, at: "before:5", events: 5,
 			second: "before:1", events2: 5, reconciled: pay, captures: 1},
-		{name: "restart-crash/lost-answer", flow: flowCard, card: cardFrictio, at: "after:5", inject: sandbox.EndpointCardPayment, events: 5,
+		{name: "restart-crash/lost-answer", flow: flowCard, card: cardFrictio, at: "after:4", inject: sandbox.EndpointCardPayment, events: 5,
 			second: "before:1", events2: 5, reconciled: pay, captures: 1},
 		{name: "restart-crash/refund-resent", flow: flowRefund, card: cardOTP, at: "after:1", events: 1,
 			second: "before:1", events2: 1, reconciled: pos.StatePartlyRefunded, captures: 1},
