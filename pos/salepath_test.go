@@ -51,15 +51,9 @@ func sellEMI(ctx context.Context, e *Engine, sale Sale, plan EMIPlan, card *gate
 // sellCash opens sale and takes it wholly in cash, tendered handed over (0:
 // the exact amount).
 func sellCash(ctx context.Context, e *Engine, sale Sale, tendered Paise) (*Result, error) {
-	total := ComputeTotals(sale.Lines).Total
-	if _, err := (CashTender{Tendered: tendered}).Change(total); err != nil {
-		return nil, err
-	}
-	s, err := e.Sales.OpenSale(ctx, sale)
-	if err != nil {
-		return nil, err
-	}
-	res, st, err := e.Sales.SaleCash(ctx, s.ID, 0, tendered, sale.Staff)
+	// As Checkout.Pay takes a new cash sale: the sale, its tender and the
+	// tender's intent in one commit, the cash with the completion another.
+	_, res, st, err := e.Sales.saleCashOpening(ctx, sale, tendered)
 	if err == nil && st != nil && st.Complete() {
 		res.Order = st.Sale
 	}
@@ -76,11 +70,16 @@ func sellOnPhone(ctx context.Context, e *Engine, sale Sale, opt PayOptions) (*Or
 // openOneTender opens sale and its one tender of kind for the whole amount:
 // the tender's order (for cash, taken in the till, the sale's).
 func openOneTender(ctx context.Context, e *Engine, sale Sale, kind TenderKind, plan *EMIPlan, opt PayOptions) (*Order, error) {
-	s, err := e.Sales.OpenSale(ctx, sale)
-	if err != nil || kind == TenderCash {
-		return s, err
+	if kind == TenderCash {
+		return e.Sales.OpenSale(ctx, sale)
 	}
-	return e.Sales.OpenSaleTender(ctx, s.ID, kind, 0, plan, sale.Staff, opt, imeisOf(sale.Lines)...)
+	// As Checkout.Pay opens a new sale: the sale, its tender and the tender's
+	// intent in one commit.
+	_, o, unlock, err := e.Sales.openWith(ctx, sale, kind, plan, opt, imeisOf(sale.Lines)...)
+	if unlock != nil {
+		unlock()
+	}
+	return o, err
 }
 
 // imeisOf is the IMEIs the lines carry, by product code.
