@@ -155,15 +155,32 @@ type BackupVerifier interface {
 type BackupSpace struct {
 	Files int
 	Bytes int64
+	// Clear names the files among them that hold customers' details in
+	// clear: copies made before the journal sealed those details (a build
+	// before journal schema 5), which the keeping rule may keep for years
+	// (a month-end, a year-end, the copy taken before the migration).
+	Clear []string
 }
 
-// String reads "17 files, 4.2 GB".
+// String reads "17 files, 4.2 GB", and names the files that hold customers'
+// details in clear, with what to do about them.
 func (s BackupSpace) String() string {
 	files := "files"
 	if s.Files == 1 {
 		files = "file"
 	}
-	return fmt.Sprintf("%d %s, %s", s.Files, files, SizeText(s.Bytes))
+	out := fmt.Sprintf("%d %s, %s", s.Files, files, SizeText(s.Bytes))
+	switch n := len(s.Clear); {
+	case n == 1:
+		out += fmt.Sprintf("; %s was made before the customers' details were sealed and holds them in clear: keep it off this computer, or delete it (docs/security.md)", s.Clear[0])
+	case n > 1:
+		names := strings.Join(s.Clear[:min(n, 3)], ", ")
+		if n > 3 {
+			names += fmt.Sprintf(" and %d more", n-3)
+		}
+		out += fmt.Sprintf("; %d of them (%s) were made before the customers' details were sealed and hold them in clear: keep them off this computer, or delete them (docs/security.md)", n, names)
+	}
+	return out
 }
 
 // BackupPrune is what a day close removed from the backups under the keeping
