@@ -99,6 +99,11 @@ func TestIndexedLookupsOfAnUneditedJournal(t *testing.T) {
 	open, err := j.Orders.Unresolved(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"G-U"}, ids(open))
+	for zno, day := range []string{"2026-11-21", "2026-11-22"} {
+		dc, err := j.Days.DayClose(ctx, day)
+		require.NoError(t, err)
+		assert.Equal(t, uint64(zno+1), dc.ZNo, "DayClose(%s)", day)
+	}
 	assert.NoError(t, j.Changed())
 }
 
@@ -106,7 +111,7 @@ func TestIndexedLookupsOfAnUneditedJournal(t *testing.T) {
 // sale (the bigger one, to refund it against the small one's invoice), a
 // credit note pointed at another refund or at no order, a day's entry
 // pointed at another order, an order added under a day it had no event on,
-// a paid sale listed as unresolved (for the reconciler to act on): each
+// a date given another date's Z report, a paid sale listed as unresolved (for the reconciler to act on): each
 // lookup refuses with a *MismatchError naming the index entry, the journal's
 // Changed (the command line's exit 5) and Verified (the window's payments)
 // say it, and nothing is written.
@@ -155,6 +160,12 @@ func TestEditedIndexEntriesAreRefused(t *testing.T) {
 			return tx.Bucket(bucketDays).Put(dayKey("2026-11-22", "G-B"), []byte("G-B"))
 		}, "days", printable(dayKey("2026-11-22", "G-B")), func(ctx context.Context, j *Journal) error {
 			_, err := j.Orders.OrdersByDay(ctx, "2026-11-22")
+			return err
+		}},
+		{"a date given another date's Z report", func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketClosedDays).Put([]byte("2026-11-22"), u64(1))
+		}, "closed_days", "2026-11-22", func(ctx context.Context, j *Journal) error {
+			_, err := j.Days.DayClose(ctx, "2026-11-22")
 			return err
 		}},
 		{"a paid sale listed as unresolved", func(tx *bolt.Tx) error {
