@@ -155,6 +155,11 @@ type BackupVerifier interface {
 type BackupSpace struct {
 	Files int
 	Bytes int64
+	// Clear names the files among them that hold customers' details in
+	// clear: copies made before the journal sealed those details (a build
+	// before journal schema 5), which the keeping rule may keep for years
+	// (a month-end, a year-end, the copy taken before the migration).
+	Clear []string
 }
 
 // String reads "17 files, 4.2 GB".
@@ -166,6 +171,22 @@ func (s BackupSpace) String() string {
 	return fmt.Sprintf("%d %s, %s", s.Files, files, SizeText(s.Bytes))
 }
 
+// ClearText names the backups that hold customers' details in clear (Clear)
+// and says what to do about them, a sentence; "" when there are none.
+func (s BackupSpace) ClearText() string {
+	switch n := len(s.Clear); {
+	case n == 1:
+		return fmt.Sprintf("The backup %s was made before the customers' details were sealed and holds them in clear: keep it off this computer, or delete it (docs/security.md).", s.Clear[0])
+	case n > 1:
+		names := strings.Join(s.Clear[:min(n, 3)], ", ")
+		if n > 3 {
+			names += fmt.Sprintf(" and %d more", n-3)
+		}
+		return fmt.Sprintf("%d backups (%s) were made before the customers' details were sealed and hold them in clear: keep them off this computer, or delete them (docs/security.md).", n, names)
+	}
+	return ""
+}
+
 // BackupPrune is what a day close removed from the backups under the keeping
 // rule (pos/journal's PruneBackups), and what is kept after.
 type BackupPrune struct {
@@ -174,16 +195,23 @@ type BackupPrune struct {
 	Kept    BackupSpace
 }
 
-// Line is the line of the Z report's note on the backups kept.
+// Line is the line of the Z report's note on the backups kept, with the
+// backups that hold customers' details in clear named (ClearText).
 func (p BackupPrune) Line() string {
+	var line string
 	if len(p.Removed) == 0 {
-		return fmt.Sprintf("Backups kept: %s.", p.Kept)
+		line = fmt.Sprintf("Backups kept: %s.", p.Kept)
+	} else {
+		copies := "copies"
+		if len(p.Removed) == 1 {
+			copies = "copy"
+		}
+		line = fmt.Sprintf("Backups: %d old %s removed by the keeping rule (%s freed); kept %s.", len(p.Removed), copies, SizeText(p.Freed), p.Kept)
 	}
-	copies := "copies"
-	if len(p.Removed) == 1 {
-		copies = "copy"
+	if clear := p.Kept.ClearText(); clear != "" {
+		line += " " + clear
 	}
-	return fmt.Sprintf("Backups: %d old %s removed by the keeping rule (%s freed); kept %s.", len(p.Removed), copies, SizeText(p.Freed), p.Kept)
+	return line
 }
 
 // BackupKeeper keeps the day backups by the keeping rule (every day of the

@@ -107,8 +107,10 @@ const storeDecisionWait = 10 * time.Second
 type ReturnsElsewhere interface {
 	// ReturnedElsewhere says what other counters returned of this counter's
 	// sale orderID, as the store last said; ok is false when it never said
-	// any counter did.
-	ReturnedElsewhere(orderID string) (r ElsewhereReturn, ok bool)
+	// any counter did. An error says why the counter does not know what the
+	// store last said (what it kept of it is missing, or was changed outside
+	// Galla and is not believed): a clause for a sentence.
+	ReturnedElsewhere(orderID string) (r ElsewhereReturn, ok bool, err error)
 }
 
 // ElsewhereReturn is what other counters returned of one of this counter's
@@ -122,14 +124,19 @@ type ElsewhereReturn struct {
 // returnedElsewhereOffline refuses, with a sentence, a return or refund of
 // this counter's sale o (its invoice number) that the store could not be
 // asked about, when the store last said another counter returned some of it
-// (d a ReturnsElsewhere): nothing was refunded, and the return waits for the
-// store, which alone knows what is left.
+// (d a ReturnsElsewhere), or when what the store last said is not known:
+// nothing was refunded, and the return waits for the store, which alone
+// knows what is left.
 func returnedElsewhereOffline(d StoreDecisions, o *Order, number string) error {
 	re, ok := d.(ReturnsElsewhere)
 	if !ok {
 		return nil
 	}
-	r, ok := re.ReturnedElsewhere(o.ID)
+	r, ok, err := re.ReturnedElsewhere(o.ID)
+	if err != nil {
+		return wrapf(ErrNotRefundable, "The store cannot be reached, and this counter cannot tell whether other counters returned any of invoice %s: %s. This return needs the store. Nothing was refunded; connect to the store and try again.",
+			number, err)
+	}
 	if !ok {
 		return nil
 	}

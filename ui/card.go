@@ -94,8 +94,17 @@ func (s *cardScreen) shown() {
 	s.u.win.Canvas().Focus(s.number)
 }
 
-// start opens the form for req (a card sale, or an EMI sale with its offer chosen).
+// start opens the form for req (a card sale, or an EMI sale with its offer
+// chosen). While the live payment service is not the one a manager approved
+// on this counter (the status bar's line), it says so and opens nothing:
+// no digit of a card is asked for a payment that cannot be taken. The line
+// holds for the window's life, since the approval is a command run with the
+// window closed.
 func (s *cardScreen) start(req PayRequest, total pos.Paise) {
+	if hold := s.u.bar.status.Gateway; hold != "" {
+		s.u.dialogs.showError(hold)
+		return
+	}
 	s.req = req
 	s.reset()
 	s.amount.Text = "Amount " + total.String()

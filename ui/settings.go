@@ -217,13 +217,17 @@ func (s *settingsScreen) load() {
 // every day close).
 const backupsRule = "(14 days, 24 month-ends, year ends)"
 
-// backupsText is what Settings shows of the backups.
+// backupsText is what Settings shows of the backups, and of those that hold
+// customers' details in clear.
 func backupsText(space pos.BackupSpace, ok bool, err error) string {
 	switch {
 	case err != nil:
 		return sentence(err)
 	case !ok:
 		return "No backups are kept by this terminal."
+	}
+	if clear := space.ClearText(); clear != "" {
+		return space.String() + " " + backupsRule + ". " + clear
 	}
 	return space.String() + " " + backupsRule
 }

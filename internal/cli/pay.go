@@ -83,6 +83,9 @@ func cmdPay(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(exitBadInput, "%v", err)
 	}
+	if err := t.Checkout.GatewayHeld(pos.TenderCard); err != nil {
+		return c.fail(checkoutErrorCode(err), "%s Nothing was read of the card, and nothing was sent.", pos.Sentence(err))
+	}
 	card, code := c.cardFrom(in)
 	if card == nil {
 		return code
@@ -169,6 +172,9 @@ func (c *cli) finishSale(ctx context.Context, t *terminal, id string, tenders []
 	var card *gateway.Card
 	for _, ta := range tenders {
 		if ta.Kind == pos.TenderCard || ta.Kind == pos.TenderEMI {
+			if err := t.Checkout.GatewayHeld(ta.Kind); err != nil {
+				return c.fail(checkoutErrorCode(err), "%s Nothing was read of the card, and nothing was sent.", pos.Sentence(err))
+			}
 			var code int
 			if card, code = c.cardFrom(in); card == nil {
 				return code

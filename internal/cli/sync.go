@@ -236,8 +236,9 @@ func (c *cli) openForManager(staff, what string) (t *terminal, ctx context.Conte
 // unless the counter's journal names the store config.json names as the one
 // a manager accepted (link.Enrolment), and shows an enrolment no manager has
 // acknowledged. A terminal enrolled before terminals had keys is given a key
-// now, and its link moves it to the key at its first request.
-func storeLinkConfig(ctx context.Context, c *cli, cfg config.Config, sec *config.Secrets, settings link.Settings) (link.Config, bool, error) {
+// now, and its link moves it to the key at its first request. The link's
+// state file is proven with a key of j's (journal.Journal.FileProofKey).
+func storeLinkConfig(ctx context.Context, c *cli, cfg config.Config, sec *config.Secrets, j *journal.Journal) (link.Config, bool, error) {
 	if cfg.Store.URL == "" {
 		return link.Config{}, false, nil
 	}
@@ -250,7 +251,7 @@ func storeLinkConfig(ctx context.Context, c *cli, cfg config.Config, sec *config
 		return link.Config{}, false, fmt.Errorf("the store credential cannot be read (%v); check the system keyring", err)
 	}
 	lc := link.Config{URL: cfg.Store.URL, Fingerprint: cfg.Store.Fingerprint, TerminalID: cfg.Store.TerminalID,
-		StatePath: filepath.Join(c.dataDir, link.StateFile)}
+		StatePath: filepath.Join(c.dataDir, link.StateFile), ProofKey: j.FileProofKey(link.StateFile)}
 	switch {
 	case key == nil && cred == "":
 		return link.Config{}, false, fmt.Errorf("config.json names the store server %s, but the keyring holds no key for it: enrol the terminal again (galla enrol)", cfg.Store.URL)
@@ -269,7 +270,7 @@ func storeLinkConfig(ctx context.Context, c *cli, cfg config.Config, sec *config
 		lc.Credential = cred
 		lc.Rotated = func() error { return sec.Set(config.SecretStoreCredential, "") }
 	}
-	rec, err := link.ReadEnrolment(ctx, settings)
+	rec, err := link.ReadEnrolment(ctx, j.Shop)
 	switch {
 	case err != nil:
 		return link.Config{}, false, err
@@ -291,7 +292,7 @@ func storeLinkConfig(ctx context.Context, c *cli, cfg config.Config, sec *config
 // manager accepted on this counter is held: nothing is sent to it, nothing of
 // it applied, and its staff's PINs are not taken.
 func startStoreLink(c *cli, cfg config.Config, sec *config.Secrets, j *journal.Journal, checked <-chan struct{}, till func() *pos.Till) (l *link.Link, stop func(), err error) {
-	lc, ok, err := storeLinkConfig(context.Background(), c, cfg, sec, j.Shop)
+	lc, ok, err := storeLinkConfig(context.Background(), c, cfg, sec, j)
 	if err != nil || !ok {
 		return nil, func() {}, err
 	}
@@ -378,7 +379,7 @@ func acceptStore(ctx context.Context, c *cli, t *terminal, cfg config.Config, se
 		return exitFailed, fmt.Sprintf("config.json names this counter terminal %s at the store %s, but it is %s since its first enrolment: a store may not rename a counter. Nothing was sent; enrol the counter again with a code made for %s.",
 			cfg.Store.TerminalID, cfg.Store.URL, was.TerminalID, was.TerminalID)
 	}
-	lc, _, err := storeLinkConfig(ctx, c, cfg, sec, t.j.Shop)
+	lc, _, err := storeLinkConfig(ctx, c, cfg, sec, t.j)
 	if err != nil {
 		return exitCannotWork, err.Error() + "."
 	}
@@ -456,7 +457,7 @@ func cmdSync(c *cli, args []string) int {
 	}()
 	ctx, cancel := signalContext()
 	defer cancel()
-	lc, _, err := storeLinkConfig(ctx, c, cfg, sec, j.Shop)
+	lc, _, err := storeLinkConfig(ctx, c, cfg, sec, j)
 	if err != nil {
 		return c.fail(exitCannotWork, "%s.", err)
 	}
@@ -472,7 +473,7 @@ func cmdSync(c *cli, args []string) int {
 			return c.failOpen(err)
 		}
 		open = true
-		if lc, _, err = storeLinkConfig(ctx, c, cfg, sec, j.Shop); err != nil {
+		if lc, _, err = storeLinkConfig(ctx, c, cfg, sec, j); err != nil {
 			return c.fail(exitCannotWork, "%s.", err)
 		}
 	}

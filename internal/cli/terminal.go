@@ -154,7 +154,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		} else if err != nil {
 			fmt.Fprintln(c.stderr, "galla: the store server link is off:", err)
 		}
-	} else if lc, ok, err := storeLinkConfig(context.Background(), c, cfg, sec, j.Shop); err == nil && ok {
+	} else if lc, ok, err := storeLinkConfig(context.Background(), c, cfg, sec, j); err == nil && ok {
 		// A command-line sale of an enrolled terminal asks the store too (a store
 		// no manager accepted answers as one offline: link.Config.Hold).
 		if l, err := link.New(lc, j.Log); err == nil {

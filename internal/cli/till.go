@@ -219,14 +219,11 @@ func cmdCheckout(c *cli, args []string) int {
 			return c.fail(exitBadInput, "%v", err)
 		}
 	}
-	var card *gateway.Card
-	if tender == pos.TenderCard || tender == pos.TenderEMI {
-		var code int
-		if card, code = c.cardFrom(in); card == nil {
-			return code
-		}
-		defer card.Zero()
-	} else if _, err := config.Load(c.dataDir, c.getenv, c.gatewayURL, nil); err != nil {
+	// The configuration (a forged service's address among its refusals) is
+	// read before the journal is opened; the card is read only once the
+	// counter can take it: the member signed in, and the live service one a
+	// manager approved on this counter.
+	if _, err := config.Load(c.dataDir, c.getenv, c.gatewayURL, nil); err != nil {
 		return c.failOpen(err)
 	}
 	t, err := openTill(c)
@@ -239,6 +236,16 @@ func cmdCheckout(c *cli, args []string) int {
 	cashier, code := c.signIn(ctx, t, *staff, pin)
 	if code != exitOK {
 		return code
+	}
+	var card *gateway.Card
+	if tender == pos.TenderCard || tender == pos.TenderEMI {
+		if err := t.Checkout.GatewayHeld(tender); err != nil {
+			return c.fail(checkoutErrorCode(err), "%s Nothing was read of the card, and nothing was sent.", pos.Sentence(err))
+		}
+		if card, code = c.cardFrom(in); card == nil {
+			return code
+		}
+		defer card.Zero()
 	}
 	if _, err := t.Shelf.Catalog(ctx); err != nil {
 		return c.fail(exitFailed, "The catalog cannot be read: %s", pos.Sentence(err))

@@ -45,6 +45,11 @@ func (dy *Days) DayClose(ctx context.Context, day string) (*pos.DayClose, error)
 		if err := json.Unmarshal(raw, dc); err != nil {
 			return err
 		}
+		if dc.Day != day {
+			// The index closed_days carries no proof of its own: the Z
+			// report it names must be the date's.
+			return dy.refuse(string(bucketClosedDays), day, fmt.Sprintf("the index gives the date Z report %d, which closed %s: the index was changed outside Galla", beU64(zno), dc.Day))
+		}
 		if cps := tx.Bucket(bucketCheckpoints); cps != nil {
 			if cp, ok := decodeCheckpoint(beU64(zno), cps.Get(zno)); ok {
 				dc.Seq = cp.Seq

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -76,9 +79,9 @@ func (or *Orders) OrdersByDay(ctx context.Context, day string) ([]*pos.Order, er
 		prefix := dayPrefix(day)
 		c := tx.Bucket(bucketDays).Cursor()
 		for k, id := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, id = c.Next() {
-			o, err := or.getOrder(tx, id)
+			o, err := or.listed(tx, bucketDays, k, id, k[len(prefix):], day)
 			if err != nil {
-				return fmt.Errorf("order %q: %w", id, err)
+				return err
 			}
 			out = append(out, o)
 		}
@@ -98,10 +101,13 @@ func (or *Orders) Unresolved(ctx context.Context) ([]*pos.Order, error) {
 	}
 	var out []*pos.Order
 	err := or.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketUnresolved).ForEach(func(_, id []byte) error {
-			o, err := or.getOrder(tx, id)
+		return tx.Bucket(bucketUnresolved).ForEach(func(k, id []byte) error {
+			o, err := or.listed(tx, bucketUnresolved, k, id, k, "")
 			if err != nil {
-				return fmt.Errorf("order %q: %w", id, err)
+				return err
+			}
+			if !o.Unresolved() {
+				return or.refuse(string(bucketUnresolved), printable(k), fmt.Sprintf("the index lists order %q as unresolved, but its proven record is final (%s): the index was changed outside Galla", id, o.State))
 			}
 			out = append(out, o)
 			return nil
@@ -162,14 +168,17 @@ func (or *Orders) LastDocNo(ctx context.Context, series string) (uint64, error) 
 }
 
 // FindDocument returns the order, and for a credit note the refund, that number
-// no of series was given to.
+// no of series was given to. The entry of the documents index is checked
+// against the proven record of the order it names (checkDocument).
 func (or *Orders) FindDocument(ctx context.Context, series string, no uint64) (orderID, refund string, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", "", fmt.Errorf("journal: document %s/%d: %w", series, no, err)
 	}
 	var found bool
 	err = or.view(func(tx *bolt.Tx) error {
-		orderID, refund, found = document(tx, series, no)
+		if orderID, refund, found = document(tx, series, no); found {
+			return or.checkDocument(tx, series, no, orderID, refund)
+		}
 		return nil
 	})
 	switch {
@@ -179,4 +188,98 @@ func (or *Orders) FindDocument(ctx context.Context, series string, no uint64) (o
 		return "", "", fmt.Errorf("journal: document %s/%d: %w", series, no, pos.ErrOrderNotFound)
 	}
 	return orderID, refund, nil
+}
+
+// The lookup indexes (days, unresolved, documents) carry no proof of their
+// own: an entry is checked against the proven record of the order it names
+// before that order is returned, so that an entry edited in the file (a
+// document number pointed at another sale, a day's entry at another order)
+// is a *MismatchError naming it, never a wrong order. The checks read only
+// what the lookup reads anyway: the order's record and the first key of its
+// event index, on the same page.
+
+// listed returns the order id listed in bucket under key, whose key names
+// the sequence seq (8 bytes) of the order's first event, and for the days
+// index the day: an entry naming another order than the one whose first
+// event that is, or listing an order under a day it has no event on, was
+// changed outside Galla.
+func (or *Orders) listed(tx *bolt.Tx, bucket, key, id, seq []byte, day string) (*pos.Order, error) {
+	if len(seq) != 8 {
+		return nil, or.refuse(string(bucket), printable(key), "the index entry's key is not one Galla writes: the index was changed outside Galla")
+	}
+	o, err := or.getOrder(tx, id)
+	switch {
+	case errors.Is(err, pos.ErrOrderNotFound):
+		return nil, or.refuse(string(bucket), printable(key), fmt.Sprintf("the index names order %q, which has no record: the index was changed outside Galla", id))
+	case err != nil:
+		return nil, fmt.Errorf("order %q: %w", id, err)
+	}
+	if first := firstSeq(tx, string(id)); first != beU64(seq) {
+		return nil, or.refuse(string(bucket), printable(key), fmt.Sprintf("the index names order %q at event %d, but that order's first event is %d: the index was changed outside Galla", id, beU64(seq), first))
+	}
+	if day != "" {
+		on, err := or.onDay(tx, o, day)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("order %q: %w", id, err)
+		case !on:
+			return nil, or.refuse(string(bucket), printable(key), fmt.Sprintf("the index lists order %q under %s, but it has no event on that day: the index was changed outside Galla", id, day))
+		}
+	}
+	return o, nil
+}
+
+// onDay reports whether order o has an event recorded on day: a day its
+// proven record keeps (its sale's, its payment's, a refund's, its
+// cancellation's), else the day of one of its events (a reprint, a late
+// answer: days the record keeps no trace of), read through its event index.
+func (or *Orders) onDay(tx *bolt.Tx, o *pos.Order, day string) (bool, error) {
+	if o.Day == day || o.PaidDay == day || (o.Cancelled != nil && o.Cancelled.Day == day) ||
+		slices.ContainsFunc(o.Refunds, func(r pos.Refund) bool { return r.Day == day }) {
+		return true, nil
+	}
+	prefix := orderEventPrefix(o.ID)
+	events := tx.Bucket(bucketEvents)
+	c := tx.Bucket(bucketOrders).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if len(k) != len(prefix)+8 {
+			continue
+		}
+		ev, err := or.rec.eventAt(events, beU64(k[len(prefix):]))
+		if err != nil {
+			return false, err
+		}
+		if ev.Day == day {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// checkDocument checks the documents index's entry of number no of series,
+// which names orderID (and for a credit note its refund), against the
+// order's proven record: the number must be the order's own (refund "") or
+// that refund's.
+func (or *Orders) checkDocument(tx *bolt.Tx, series string, no uint64, orderID, refund string) error {
+	key := fmt.Sprintf("%s/%d", series, no)
+	o, err := or.getOrder(tx, []byte(orderID))
+	switch {
+	case errors.Is(err, pos.ErrOrderNotFound):
+		return or.refuse(string(bucketDocuments), key, fmt.Sprintf("the index gives the number to order %q, which has no record: the index was changed outside Galla", orderID))
+	case err != nil:
+		return fmt.Errorf("order %q: %w", orderID, err)
+	}
+	carries := refund == "" && o.Series == series && o.DocNo == no
+	if refund != "" {
+		i := slices.IndexFunc(o.Refunds, func(r pos.Refund) bool { return r.UniqueTxnID == refund })
+		carries = i >= 0 && o.Refunds[i].Series == series && o.Refunds[i].DocNo == no
+	}
+	if !carries {
+		what := "order " + strconv.Quote(orderID)
+		if refund != "" {
+			what = "refund " + strconv.Quote(refund) + " of " + what
+		}
+		return or.refuse(string(bucketDocuments), key, fmt.Sprintf("the index gives the number to %s, whose proven record does not carry it: the index was changed outside Galla", what))
+	}
+	return nil
 }

@@ -325,3 +325,20 @@ func provedWith(tx *bolt.Tx, p prover) string {
 
 // errStop ends a ForEach early.
 var errStop = errors.New("stop")
+
+// fileProofLabel prefixes the name of a file beside the journal whose proof key
+// FileProofKey gives.
+const fileProofLabel = "galla file proof 1\x00"
+
+// FileProofKey is the key of the keyed proof of name, a file the terminal keeps
+// beside the journal and decides by (store-sync.json: which of this counter's
+// invoices other counters returned). It is derived from the proof key of the
+// records, so from the chain key: whoever holds the file without the keyring
+// cannot make a proof that checks, and a proof of one file is no proof of
+// another. Without a chain key it is a fixed key, as the records' proofs are:
+// it catches damage, not an edit.
+func (j *Journal) FileProofKey(name string) []byte {
+	m := hmac.New(sha256.New, j.core.proofs.key)
+	m.Write([]byte(fileProofLabel + name))
+	return m.Sum(nil)
+}

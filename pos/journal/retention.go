@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"galla/pos"
 )
 
@@ -136,7 +138,8 @@ func (bk *Archive) PruneBackups(day string) (pos.BackupPrune, error) {
 }
 
 // BackupSpace returns how many files the backup directory holds and their
-// size (pos.BackupKeeper): the day backups and any other copy kept there.
+// size (pos.BackupKeeper): the day backups and any other copy kept there,
+// and which of them hold customers' details in clear (holdsClear).
 func (bk *Archive) BackupSpace() (pos.BackupSpace, error) {
 	files, err := backupFiles(bk.backupDir)
 	if err != nil {
@@ -146,8 +149,38 @@ func (bk *Archive) BackupSpace() (pos.BackupSpace, error) {
 	for _, f := range files {
 		s.Files++
 		s.Bytes += f.size
+		if strings.HasSuffix(f.name, backupSuffix) && holdsClear(filepath.Join(bk.backupDir, f.name)) {
+			s.Clear = append(s.Clear, f.name)
+		}
 	}
 	return s, nil
+}
+
+// holdsClear reports whether the journal copy at path holds customers'
+// details in clear: it was made before its journal sealed them (meta's
+// personal_sealed short of sealedCompact, as in every copy of a schema
+// before 5, and in the copy taken before the migration to it). A file that
+// cannot be read as a journal is not counted; the check of the backups says
+// what is wrong with it.
+func holdsClear(path string) bool {
+	if st, reason, err := preflight(path); err != nil || reason != "" || st == fileMissing || st == fileEmpty {
+		return false
+	}
+	clear := false
+	_ = guard(func() error {
+		db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 100 * time.Millisecond})
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return db.View(func(tx *bolt.Tx) error {
+			if meta := tx.Bucket(bucketMeta); meta != nil {
+				clear = getU64(meta, metaSealed) != sealedCompact
+			}
+			return nil
+		})
+	})
+	return clear
 }
 
 // backupFile is a file of the backup directory.

@@ -3,6 +3,7 @@ package link_test
 import (
 	"bytes"
 	"errors"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"galla/internal/testclock"
 	"galla/pos"
 	"galla/pos/gstr"
+	"galla/pos/journal"
 	"galla/receipts"
 	"galla/store/link"
 )
@@ -22,10 +24,11 @@ import (
 
 const managerPIN = "432100"
 
-// till is one counter: its till, engine, journal's link and name.
+// till is one counter: its till, engine, journal, journal's link and name.
 type till struct {
 	*pos.Till
 	e    *pos.Engine
+	j    *journal.Journal
 	l    *link.Link
 	cfg  link.Config
 	name string
@@ -35,8 +38,16 @@ type till struct {
 // a clock standing at 22 Nov 2026 (FY 2026-27).
 func newTill(t *testing.T, s *storeServer, name string) *till {
 	t.Helper()
+	return newTillKeyed(t, s, name, nil)
+}
+
+// newTillKeyed is newTill over a journal keyed with chainKey (nil: unkeyed).
+func newTillKeyed(t *testing.T, s *storeServer, name string, chainKey []byte) *till {
+	t.Helper()
 	dir := t.TempDir()
-	j := openJournal(t, dir)
+	j, err := journal.Open(filepath.Join(dir, "journal.db"), journal.Options{ChainKey: chainKey})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = j.Close() })
 	clock := testclock.New(time.Date(2026, 11, 22, 10, 0, 0, 0, pos.IST))
 	e, err := pos.New(pos.Config{Journal: j.Port(), Clock: clock, Terminal: name})
 	require.NoError(t, err)
@@ -45,10 +56,11 @@ func newTill(t *testing.T, s *storeServer, name string) *till {
 	tl, err := pos.NewTill(t.Context(), pos.TillConfig{Engine: e, Terminal: name})
 	require.NoError(t, err)
 	cfg := s.enrol(t, name, dir)
+	cfg.ProofKey = j.FileProofKey(link.StateFile)
 	l, err := link.New(cfg, j.Log)
 	require.NoError(t, err)
 	e.StoreDesk.SetDecisions(l)
-	return &till{Till: tl, e: e, l: l, cfg: cfg, name: name}
+	return &till{Till: tl, e: e, j: j, l: l, cfg: cfg, name: name}
 }
 
 // sync sends the counter's journal to the store.

@@ -10,7 +10,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
@@ -75,6 +77,10 @@ type Config struct {
 	// StatePath is the file of what the server acknowledged: StateFile in the
 	// data directory.
 	StatePath string
+	// ProofKey keys the proof the state file carries, checked when it is read
+	// (journal.Journal.FileProofKey(StateFile)): a file edited, or written
+	// without the key, is not believed. Nil proves against damage only.
+	ProofKey []byte
 	// Batch is how many events go in one batch; 0 is DefaultBatch.
 	Batch int
 	// Transport carries the requests; nil is a pinned HTTPS transport. Tests
@@ -128,10 +134,19 @@ type Link struct {
 	last    uint64 // the journal's last sequence at the last look
 	problem string
 	blocked string
-	hold    string        // Config.Hold until a manager accepts the store (Accept)
-	accept  chan struct{} // closed by Accept
-	notice  string        // Config.Notice until a manager acknowledges (Acknowledged)
+	// elsewhereWhy is why the store's last word on this counter's invoices
+	// returned at other counters is not known ("" when it is): the state
+	// file missing, unproven or of another store, or the store not asked
+	// since (returns.go).
+	elsewhereWhy string
+	hold         string        // Config.Hold until a manager accepts the store (Accept)
+	accept       chan struct{} // closed by Accept
+	notice       string        // Config.Notice until a manager acknowledges (Acknowledged)
 }
+
+// stateVersion is the version of StateFile this build writes: 2 carries a
+// proof. A file of version 1 (no proof) is not believed.
+const stateVersion = 2
 
 // state is what StateFile holds.
 type state struct {
@@ -144,12 +159,63 @@ type state struct {
 	// Elsewhere are this terminal's invoices other counters returned, by
 	// order id, as the store last said (returns.go).
 	Elsewhere map[string]pos.ElsewhereReturn `json:"elsewhere,omitempty"`
-	known     bool                           // read from the file, for this store and terminal
+	// ElsewhereKnown is true once the store answered which invoices other
+	// counters returned (an empty answer too): Elsewhere is then its word.
+	ElsewhereKnown bool `json:"elsewhere_known,omitempty"`
+	// Proof is the keyed proof of the rest (proofOf), hex.
+	Proof string `json:"proof,omitempty"`
+	known bool   // read from the file, for this store and terminal
+}
+
+// proofOf is the proof of st under key: HMAC-SHA256 of its JSON without the
+// proof.
+func proofOf(st state, key []byte) []byte {
+	st.Proof, st.known = "", false
+	b, _ := json.Marshal(st)
+	m := hmac.New(sha256.New, key)
+	m.Write(b)
+	return m.Sum(nil)
+}
+
+// readState reads the state file at path for the store at url and terminal,
+// checking its proof under key. It returns the state to believe and, when
+// the store's list of the invoices other counters returned is not to be
+// believed, why.
+func readState(path, url, terminal string, key []byte) (state, string) {
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || path == "":
+		return state{}, "it has no record of the store's answer since it was enrolled (" + StateFile + " is missing)"
+	case err != nil:
+		return state{}, StateFile + " cannot be read (" + err.Error() + ")"
+	}
+	var st state
+	if json.Unmarshal(b, &st) != nil {
+		return state{}, StateFile + " cannot be read"
+	}
+	proof, _ := hex.DecodeString(st.Proof)
+	switch {
+	case st.V < stateVersion || st.Proof == "":
+		return state{}, StateFile + " was written by an earlier version, without a proof"
+	case st.V > stateVersion:
+		return state{}, StateFile + " was written by a newer version"
+	case !hmac.Equal(proof, proofOf(st, key)):
+		return state{}, StateFile + " was changed outside Galla (its proof does not match), so what it says is not believed"
+	case st.URL != url || st.TerminalID != terminal:
+		return state{}, StateFile + " is of another store or terminal"
+	}
+	st.known, st.Proof = true, ""
+	if !st.ElsewhereKnown {
+		return st, "the store has not answered it since " + StateFile + " was started"
+	}
+	return st, ""
 }
 
 // New returns the link of an enrolled terminal over src. A state file that is
-// missing, unreadable or for another store is ignored: the first Sync asks the
-// server what it holds.
+// missing, unreadable, for another store or whose proof does not check
+// (Config.ProofKey) is ignored: the first Sync asks the server what it holds,
+// and until the store answers which of this counter's invoices other
+// counters returned, ReturnedElsewhere says it does not know.
 func New(cfg Config, src Source) (*Link, error) {
 	if cfg.URL == "" || cfg.TerminalID == "" || len(cfg.Key) != ed25519.PrivateKeySize {
 		return nil, errors.New("link: the terminal is not enrolled at a store server: run \"galla enrol STORE_URL CODE --fingerprint SHA256 --staff MANAGER\"")
@@ -165,13 +231,7 @@ func New(cfg Config, src Source) (*Link, error) {
 		tr = PinnedTransport(cfg.Fingerprint)
 	}
 	l := &Link{cfg: cfg, src: src, client: &http.Client{Transport: tr, Timeout: 60 * time.Second}, hold: cfg.Hold, notice: cfg.Notice, accept: make(chan struct{})}
-	if b, err := os.ReadFile(cfg.StatePath); err == nil {
-		var st state
-		if json.Unmarshal(b, &st) == nil && st.V == 1 && st.URL == cfg.URL && st.TerminalID == cfg.TerminalID {
-			st.known = true
-			l.st = st
-		}
-	}
+	l.st, l.elsewhereWhy = readState(cfg.StatePath, cfg.URL, cfg.TerminalID, cfg.ProofKey)
 	return l, nil
 }
 
@@ -289,7 +349,7 @@ func do(c *http.Client, req *http.Request, storeURL string, out any) error {
 			if resp.StatusCode >= 500 {
 				return fmt.Errorf("%w at %s: it answered HTTP %d", ErrUnreachable, storeURL, resp.StatusCode)
 			}
-			return fmt.Errorf("the store server at %s answered HTTP %d, which is not its API: check the address", storeURL, resp.StatusCode)
+			return &notAPIError{url: storeURL, status: resp.StatusCode}
 		}
 		ae.HTTPStatus = resp.StatusCode
 		return ae
@@ -298,6 +358,17 @@ func do(c *http.Client, req *http.Request, storeURL string, out any) error {
 		return fmt.Errorf("the store server at %s gave an answer that cannot be read: %w", storeURL, err)
 	}
 	return nil
+}
+
+// notAPIError is an answer that is not the store's API: an address that is
+// not a store server, or a path a store of an earlier version does not have.
+type notAPIError struct {
+	url    string
+	status int
+}
+
+func (e *notAPIError) Error() string {
+	return fmt.Sprintf("the store server at %s answered HTTP %d, which is not its API: check the address", e.url, e.status)
 }
 
 // request sends a signed request and decodes the answer into out. A terminal
@@ -524,16 +595,17 @@ func (l *Link) result(r Result, last uint64) Result {
 }
 
 // keep records st in memory and, with write, in the state file (written
-// atomically). A failure to write the file (a full disk) is not an error: it
+// atomically, with its proof). A failure to write the file (a full disk) is not an error: it
 // costs a resend, which the server answers as duplicates.
 func (l *Link) keep(st state, write bool) {
-	st.V, st.URL, st.TerminalID = 1, l.cfg.URL, l.cfg.TerminalID
+	st.V, st.URL, st.TerminalID = stateVersion, l.cfg.URL, l.cfg.TerminalID
 	l.mu.Lock()
 	l.st = st
 	l.mu.Unlock()
 	if !write || l.cfg.StatePath == "" {
 		return
 	}
+	st.Proof = hex.EncodeToString(proofOf(st, l.cfg.ProofKey))
 	if b, err := json.MarshalIndent(st, "", "  "); err == nil {
 		_ = writeAtomic(l.cfg.StatePath, b)
 	}

@@ -49,7 +49,8 @@ func TestAnOfflineCounterDoesNotRefundAReturnTwice(t *testing.T) {
 	require.Equal(t, pos.RefundDone, back.Status)
 	t2.sync(t)
 	t1.sync(t) // the store's answer names the invoice returned at T2
-	r, ok := t1.l.ReturnedElsewhere(sold.SaleID())
+	r, ok, err := t1.l.ReturnedElsewhere(sold.SaleID())
+	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, pos.ElsewhereReturn{Number: inv, Amount: 99800, Counters: "T2"}, r)
 
@@ -68,7 +69,8 @@ func TestAnOfflineCounterDoesNotRefundAReturnTwice(t *testing.T) {
 	// A state file read again (the counter restarted) still knows it.
 	again, err := link.New(t1.cfg, openJournal(t, t.TempDir()).Log)
 	require.NoError(t, err)
-	_, ok = again.ReturnedElsewhere(sold.SaleID())
+	_, ok, err = again.ReturnedElsewhere(sold.SaleID())
+	require.NoError(t, err)
 	assert.True(t, ok)
 
 	// The case no other counter returned comes back from T1's own journal.

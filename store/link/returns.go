@@ -3,6 +3,7 @@ package link
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 
@@ -20,22 +21,43 @@ import (
 var _ pos.ReturnsElsewhere = (*Link)(nil)
 
 // ReturnedElsewhere says what other counters returned of this counter's sale
-// orderID, as the store last said.
-func (l *Link) ReturnedElsewhere(orderID string) (pos.ElsewhereReturn, bool) {
+// orderID, as the store last said. It is an *UnknownError when the link does
+// not know what the store said: its state file is missing, was written by an
+// earlier version, is of another store, or was changed outside Galla (its
+// proof does not check), and no sync has asked the store since.
+func (l *Link) ReturnedElsewhere(orderID string) (pos.ElsewhereReturn, bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.elsewhereWhy != "" {
+		return pos.ElsewhereReturn{}, false, &UnknownError{Why: l.elsewhereWhy}
+	}
 	r, ok := l.st.Elsewhere[orderID]
-	return r, ok
+	return r, ok, nil
 }
+
+// UnknownError is why the counter does not know which of its invoices other
+// counters returned: it does not believe its state file, and has not asked
+// the store since.
+type UnknownError struct{ Why string }
+
+func (e *UnknownError) Error() string { return e.Why }
 
 // learnElsewhere asks the store which of this counter's invoices other
 // counters returned and keeps what it says beside what earlier answers said
 // (an answer lists the latest api.MaxReturnedElsewhere only). A store that
-// does not answer leaves what the link knew: the next sync asks again.
+// does not answer leaves what the link knew: the next sync asks again. A
+// store of an earlier version, which has no such question, counts as saying
+// none: the counter decides offline from its journal, as with that store it
+// always did.
 func (l *Link) learnElsewhere(ctx context.Context) {
 	body, _ := json.Marshal(api.ReturnedElsewhereRequest{})
 	var out api.ReturnedElsewhere
-	if err := l.request(ctx, http.MethodPost, api.PathReturnedElsewhere, body, &out); err != nil || len(out.Invoices) == 0 {
+	err := l.request(ctx, http.MethodPost, api.PathReturnedElsewhere, body, &out)
+	var na *notAPIError
+	switch {
+	case errors.As(err, &na) && na.status == http.StatusNotFound:
+		out = api.ReturnedElsewhere{}
+	case err != nil:
 		return
 	}
 	l.mu.Lock()
@@ -44,7 +66,8 @@ func (l *Link) learnElsewhere(ctx context.Context) {
 	if st.Elsewhere == nil {
 		st.Elsewhere = map[string]pos.ElsewhereReturn{}
 	}
-	changed := false
+	changed := !st.ElsewhereKnown
+	st.ElsewhereKnown = true
 	for _, e := range out.Invoices {
 		if e.OrderID == "" {
 			continue
@@ -59,4 +82,7 @@ func (l *Link) learnElsewhere(ctx context.Context) {
 	if changed {
 		l.keep(st, true)
 	}
+	l.mu.Lock()
+	l.elsewhereWhy = ""
+	l.mu.Unlock()
 }

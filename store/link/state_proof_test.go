@@ -1,0 +1,151 @@
+package link_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"galla/pos"
+	"galla/store/link"
+)
+
+// The counter's list of its invoices returned at other counters, kept in
+// store-sync.json, carries a keyed proof (docs/security.md "Offline
+// returns"): a file edited at the byte level, written without the key, or
+// missing is not believed. The counter then does not know what the store
+// said, and an offline return of its own invoice waits for the store.
+
+// cutEntry removes the entry of order id from the "elsewhere" object of the
+// state file's bytes b (as the link writes it, indented): the edit that makes
+// the counter forget a return made at another counter.
+func cutEntry(t *testing.T, b []byte, id string) []byte {
+	t.Helper()
+	re := regexp.MustCompile(`(?s),?\s*"` + regexp.QuoteMeta(id) + `": \{[^}]*\}`)
+	out := re.ReplaceAll(b, nil)
+	require.NotEqual(t, b, out, "the entry of %s is in the file", id)
+	require.True(t, json.Valid(out), "still JSON: %s", out)
+	return out
+}
+
+// TestAnEditedReturnedElsewhereListIsNotBelieved: T1 sells two invoices,
+// T2 returns the first, and T1 learns it at its sync. With the store down,
+// store-sync.json is edited in place in the ways an employee with the data
+// directory would, and T1 started again over it: no edit is believed. The
+// return of the invoice returned at T2, and of the one no counter returned,
+// are refused with a sentence naming why, and nothing is journaled. Once the
+// store answers again the counter knows, and the file is proven again.
+func TestAnEditedReturnedElsewhereListIsNotBelieved(t *testing.T) {
+	s := newStoreServer(t)
+	chainKey := bytes.Repeat([]byte{7}, 32)
+	t1, t2 := newTillKeyed(t, s, "T1", chainKey), newTill(t, s, "T2")
+	ctx := t.Context()
+	sold := t1.sellCash(t, 99800, cable(2))
+	other := t1.sellCash(t, 149900, phoneCase())
+	t1.sync(t)
+	back, err := t2.Returns.Return(ctx, pos.ReturnRequest{Document: sold.ReceiptNo, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 2}}, To: pos.RefundToCash, PIN: managerPIN})
+	require.NoError(t, err)
+	require.Equal(t, pos.RefundDone, back.Status)
+	t2.sync(t)
+	t1.sync(t)
+	good, err := os.ReadFile(t1.cfg.StatePath)
+	require.NoError(t, err)
+	require.Contains(t, string(good), sold.SaleID())
+	s.kill()
+
+	// proofWith puts into b the proof of its state made as the link makes
+	// it, with key: what someone without the counter's keyring can do.
+	proofRe := regexp.MustCompile(`"proof": "[0-9a-f]*"`)
+	proofWith := func(b, key []byte) []byte {
+		p, err := link.StateProof(b, key)
+		require.NoError(t, err)
+		return proofRe.ReplaceAll(b, []byte(`"proof": "`+p+`"`))
+	}
+	// Made with the counter's own key, the same proof the file holds: the
+	// forgeries below differ from the link's proof in their key only.
+	require.Equal(t, good, proofWith(bytes.Clone(good), t1.cfg.ProofKey))
+	changed := "store-sync.json was changed outside Galla (its proof does not match), so what it says is not believed"
+	for _, tc := range []struct {
+		name string
+		edit func([]byte) []byte // nil: the file deleted
+		why  string
+	}{
+		{"the return at T2 cut out", func(b []byte) []byte { return cutEntry(t, b, sold.SaleID()) }, changed},
+		{"the amount returned made smaller", func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"Amount": 99800`), []byte(`"Amount": 100`), 1)
+		}, changed},
+		{"the entry moved to another order", func(b []byte) []byte {
+			return bytes.Replace(b, []byte(sold.SaleID()), []byte(other.SaleID()), 1)
+		}, changed},
+		{"the entry cut and the proof made anew without the key", func(b []byte) []byte {
+			return proofWith(cutEntry(t, b, sold.SaleID()), nil)
+		}, changed},
+		{"the entry cut and the proof made with another counter's key", func(b []byte) []byte {
+			return proofWith(cutEntry(t, b, sold.SaleID()), bytes.Repeat([]byte{8}, 32))
+		}, changed},
+		{"made a file of the earlier version, without a proof", func(b []byte) []byte {
+			b = cutEntry(t, b, sold.SaleID())
+			b = regexp.MustCompile(`,?\s*"proof": "[0-9a-f]*"`).ReplaceAll(b, nil)
+			return bytes.Replace(b, []byte(`"v": 2`), []byte(`"v": 1`), 1)
+		}, "store-sync.json was written by an earlier version, without a proof"},
+		{"the file deleted", nil, "it has no record of the store's answer since it was enrolled (store-sync.json is missing)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.edit == nil {
+				require.NoError(t, os.Remove(t1.cfg.StatePath))
+			} else {
+				edited := tc.edit(bytes.Clone(good))
+				require.NotEqual(t, good, edited)
+				require.NoError(t, os.WriteFile(t1.cfg.StatePath, edited, 0o600))
+			}
+			// The counter started again over the file.
+			l, err := link.New(t1.cfg, t1.j.Log)
+			require.NoError(t, err)
+			t1.e.StoreDesk.SetDecisions(l)
+			_, ok, err := l.ReturnedElsewhere(sold.SaleID())
+			assert.False(t, ok)
+			var unknown *link.UnknownError
+			require.ErrorAs(t, err, &unknown)
+			assert.Equal(t, tc.why, unknown.Why)
+
+			for _, o := range []pos.PayOutcome{sold, other} {
+				want := "The store cannot be reached, and this counter cannot tell whether other counters returned any of invoice " + o.ReceiptNo + ": " + tc.why + ". This return needs the store. Nothing was refunded; connect to the store and try again."
+				_, err = t1.Returns.RefundOrder(ctx, pos.RefundRequest{OrderID: o.SaleID(), Amount: 10000, PIN: managerPIN})
+				require.ErrorIs(t, err, pos.ErrNotRefundable)
+				assert.Equal(t, want, pos.Sentence(err))
+				got, err := t1.e.Order(ctx, o.SaleID())
+				require.NoError(t, err)
+				assert.Empty(t, got.Refunds, "nothing journaled")
+			}
+			_, err = t1.Returns.Return(ctx, pos.ReturnRequest{Document: sold.ReceiptNo, Items: []pos.ReturnQty{{SKU: "ACC-CBL", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
+			require.ErrorIs(t, err, pos.ErrNotRefundable)
+		})
+	}
+
+	// The store back: the counter asks again at its sync, knows, and proves
+	// its file; a start over that file knows too.
+	require.NoError(t, s.start(s.hostport()))
+	l, err := link.New(t1.cfg, t1.j.Log)
+	require.NoError(t, err)
+	t1.l = l
+	t1.e.StoreDesk.SetDecisions(l)
+	t1.sync(t)
+	s.kill()
+	again, err := link.New(t1.cfg, t1.j.Log)
+	require.NoError(t, err)
+	t1.e.StoreDesk.SetDecisions(again)
+	r, ok, err := again.ReturnedElsewhere(sold.SaleID())
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, pos.ElsewhereReturn{Number: sold.ReceiptNo, Amount: 99800, Counters: "T2"}, r)
+	_, err = t1.Returns.RefundOrder(ctx, pos.RefundRequest{OrderID: sold.SaleID(), Amount: 10000, PIN: managerPIN})
+	require.ErrorIs(t, err, pos.ErrNotRefundable)
+	assert.Contains(t, pos.Sentence(err), "was returned at counter T2 (₹998.00)")
+	ret, err := t1.Returns.Return(ctx, pos.ReturnRequest{Document: other.ReceiptNo, Items: []pos.ReturnQty{{SKU: "ACC-CASE", Qty: 1}}, To: pos.RefundToCash, PIN: managerPIN})
+	require.NoError(t, err, "no counter returned it: the journal decides offline")
+	assert.Equal(t, pos.RefundDone, ret.Status)
+}
