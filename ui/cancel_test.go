@@ -12,7 +12,7 @@ import (
 )
 
 // CanCancelOrder lets the fake's sale G-A be cancelled.
-func (f *fakeTill) CanCancelOrder(_ context.Context, orderID string) string {
+func (f *fakeReturns) CanCancelOrder(_ context.Context, orderID string) string {
 	if orderID != "G-A" {
 		return "Only a sale's invoice can be cancelled."
 	}
@@ -20,7 +20,7 @@ func (f *fakeTill) CanCancelOrder(_ context.Context, orderID string) string {
 }
 
 // CancelDocument cancels G-A (₹1,000 by card) when the PIN is the manager's.
-func (f *fakeTill) CancelDocument(_ context.Context, doc, pin, reason string) (*pos.CancelResult, error) {
+func (f *fakeReturns) CancelDocument(_ context.Context, doc, pin, reason string) (*pos.CancelResult, error) {
 	if pin != "4321" {
 		return nil, pos.ErrWrongPIN
 	}

@@ -14,9 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// customersTill is the fake till of a registered shop that remembers customers.
+// customersTill is the Customers of a registered shop that remembers customers,
+// on the fake till's state; its Registration is the fake's.
 type customersTill struct {
-	*fakeTill
+	*fakeCustomers
 	known      map[string]pos.Buyer
 	remembered []pos.Buyer
 }
@@ -52,12 +53,15 @@ func (c *customersTill) RememberBuyer(_ context.Context, _ string, b pos.Buyer) 
 // phone number of a customer seen before fills in the rest; a bad GSTIN is
 // refused in the panel; the payment then carries the buyer.
 func TestCustomerPanel(t *testing.T) {
-	till := &customersTill{fakeTill: newFakeTill(), known: map[string]pos.Buyer{
+	f := newFakeTill()
+	till := &customersTill{fakeCustomers: &fakeCustomers{f}, known: map[string]pos.Buyer{
 		"9845012345": {Name: "Asha Rao", Phone: "9845012345", Address: "12 MG Road, Bengaluru", State: "29"},
 	}}
-	h := &harness{t: t, till: till.fakeTill, clock: testclock.New(time.Date(2026, 11, 22, 11, 30, 0, 0, time.Local))}
-	till.now = h.clock.Now
-	h.u = New(test.NewTempApp(t), servicesOf(till), Options{Do: h.enqueue, Now: h.clock.Now})
+	h := &harness{t: t, till: f, clock: testclock.New(time.Date(2026, 11, 22, 11, 30, 0, 0, time.Local))}
+	f.now = h.clock.Now
+	services := servicesOf(f)
+	services.Customers = till
+	h.u = New(test.NewTempApp(t), services, Options{Do: h.enqueue, Now: h.clock.Now})
 	h.u.win.Resize(fyne.NewSize(1366, 768))
 	t.Cleanup(func() {
 		h.u.stop()

@@ -10,28 +10,44 @@ import (
 	"galla/pos"
 )
 
-// wholeTill is a value that plays every service of the window, as pos.Till does
-// and the fakes here do.
-type wholeTill interface {
-	Counter
-	Staffer
-	Catalog
-	Customers
-	Checkout
-	Pending
-	IMEIs
-	Returns
-	Drawer
-	Books
-	Documents
-	Admin
-	Stock
-}
+// The fake till is split by capability, as the real till is: fakeTill holds
+// the state the tests script and read, and each type below plays one service
+// of the window (or two closely related ones) on that shared state, so what a
+// test changes in a fakeTill every service sees.
+type (
+	// fakePending plays the Counter and Pending: the status bar and the
+	// payments left pending.
+	fakePending struct{ *fakeTill }
+	// fakeStaffer plays the Staffer: sign-in, overrides and the staff list.
+	fakeStaffer struct{ *fakeTill }
+	// fakeCatalog plays the Catalog: products, prices and held bills.
+	fakeCatalog struct{ *fakeTill }
+	// fakeCustomers plays the Customers.
+	fakeCustomers struct{ *fakeTill }
+	// fakeCheckout plays the Checkout: payments, split tenders, the EMI IMEI check.
+	fakeCheckout struct{ *fakeTill }
+	// fakeStockroom plays the Stock and the IMEIs: the goods on hand and the
+	// units scanned.
+	fakeStockroom struct{ *fakeTill }
+	// fakeReturns plays the Returns: credit notes, refunds, cancellations.
+	fakeReturns struct{ *fakeTill }
+	// fakeDrawer plays the Drawer.
+	fakeDrawer struct{ *fakeTill }
+	// fakeBooks plays the Books: the journal's orders and the reports.
+	fakeBooks struct{ *fakeTill }
+	// fakeDocuments plays the Documents: receipts and slips, drawn and printed.
+	fakeDocuments struct{ *fakeTill }
+	// fakeAdmin plays the Admin: the settings and the shop's UPI address.
+	fakeAdmin struct{ *fakeTill }
+)
 
-// servicesOf fills every field of the window's Services with t.
-func servicesOf(t wholeTill) Services {
-	return Services{Counter: t, Staffer: t, Catalog: t, Customers: t, Checkout: t, Pending: t, IMEIs: t,
-		Returns: t, Drawer: t, Books: t, Documents: t, Admin: t, Stock: t}
+// servicesOf fills every field of the window's Services with the fake of f
+// that plays it.
+func servicesOf(f *fakeTill) Services {
+	pending, stock := &fakePending{f}, &fakeStockroom{f}
+	return Services{Counter: pending, Staffer: &fakeStaffer{f}, Catalog: &fakeCatalog{f}, Customers: &fakeCustomers{f},
+		Checkout: &fakeCheckout{f}, Pending: pending, IMEIs: stock, Returns: &fakeReturns{f}, Drawer: &fakeDrawer{f},
+		Books: &fakeBooks{f}, Documents: &fakeDocuments{f}, Admin: &fakeAdmin{f}, Stock: stock}
 }
 
 // The services below are the fake till's part of what no test here drives (the
@@ -44,25 +60,27 @@ var errFakeNotKept = errors.New("fake: not kept by the fake till")
 // Customers: a walk-in shop with no customer to remember; every supply is within
 // the state.
 
-func (f *fakeTill) CheckBuyer(context.Context, []Line, *pos.Buyer) error { return nil }
+func (f *fakeCustomers) CheckBuyer(context.Context, []Line, *pos.Buyer) error { return nil }
 
-func (f *fakeTill) FindBuyer(context.Context, string) (pos.Buyer, bool, error) {
+func (f *fakeCustomers) FindBuyer(context.Context, string) (pos.Buyer, bool, error) {
 	return pos.Buyer{}, false, nil
 }
 
-func (f *fakeTill) RememberBuyer(context.Context, string, pos.Buyer) error { return nil }
+func (f *fakeCustomers) RememberBuyer(context.Context, string, pos.Buyer) error { return nil }
 
-func (f *fakeTill) Registration(context.Context) (pos.Registration, error) {
+func (f *fakeCustomers) Registration(context.Context) (pos.Registration, error) {
 	if f.composition {
 		return pos.Composition, nil
 	}
 	return pos.Regular, nil
 }
-func (f *fakeTill) PlaceOf(context.Context, *pos.Buyer) (pos.Place, error) { return pos.Place{}, nil }
+func (f *fakeCustomers) PlaceOf(context.Context, *pos.Buyer) (pos.Place, error) {
+	return pos.Place{}, nil
+}
 
 // Holder: the held bills in memory.
 
-func (f *fakeTill) HoldBill(_ context.Context, lines []Line, imeis []IMEI, staff, note string) (HeldBill, error) {
+func (f *fakeCatalog) HoldBill(_ context.Context, lines []Line, imeis []IMEI, staff, note string) (HeldBill, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	b := HeldBill{ID: fmt.Sprintf("H%d", len(f.held)+1), Lines: lines, IMEIs: imeis, Note: note, Staff: staff, At: f.clock()}
@@ -74,13 +92,13 @@ func (f *fakeTill) HoldBill(_ context.Context, lines []Line, imeis []IMEI, staff
 	return b, nil
 }
 
-func (f *fakeTill) HeldBills(context.Context) ([]HeldBill, error) {
+func (f *fakeCatalog) HeldBills(context.Context) ([]HeldBill, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.held), nil
 }
 
-func (f *fakeTill) RecallBill(ctx context.Context, id, _ string) (HeldBill, error) {
+func (f *fakeCatalog) RecallBill(ctx context.Context, id, _ string) (HeldBill, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, b := range f.held {
@@ -92,62 +110,62 @@ func (f *fakeTill) RecallBill(ctx context.Context, id, _ string) (HeldBill, erro
 	return HeldBill{}, errFakeNotKept
 }
 
-func (f *fakeTill) DiscardBill(ctx context.Context, id, staff string) error {
+func (f *fakeCatalog) DiscardBill(ctx context.Context, id, staff string) error {
 	_, err := f.RecallBill(ctx, id, staff)
 	return err
 }
 
 // Drawer: no shift is kept.
 
-func (f *fakeTill) CurrentShift(context.Context) (*pos.Shift, error) { return nil, nil }
+func (f *fakeDrawer) CurrentShift(context.Context) (*pos.Shift, error) { return nil, nil }
 
-func (f *fakeTill) OpenShift(context.Context, string, pos.Paise) (*pos.Shift, error) {
+func (f *fakeDrawer) OpenShift(context.Context, string, pos.Paise) (*pos.Shift, error) {
 	return nil, errFakeNotKept
 }
 
-func (f *fakeTill) MoveCash(context.Context, string, pos.CashMoveKind, pos.Paise, string) (*pos.Shift, error) {
+func (f *fakeDrawer) MoveCash(context.Context, string, pos.CashMoveKind, pos.Paise, string) (*pos.Shift, error) {
 	return nil, errFakeNotKept
 }
 
-func (f *fakeTill) CloseShift(context.Context, string, pos.CashCount) (*pos.ShiftReport, error) {
+func (f *fakeDrawer) CloseShift(context.Context, string, pos.CashCount) (*pos.ShiftReport, error) {
 	return nil, errFakeNotKept
 }
 
-func (f *fakeTill) ShiftReport(context.Context, string) (*pos.ShiftReport, error) {
+func (f *fakeDrawer) ShiftReport(context.Context, string) (*pos.ShiftReport, error) {
 	return nil, pos.ErrShiftNotFound
 }
 
 // Tenderer: no split sale is open, and none is opened.
 
-func (f *fakeTill) OpenSale(context.Context, PayRequest) (*SaleStatus, error) {
+func (f *fakeCheckout) OpenSale(context.Context, PayRequest) (*SaleStatus, error) {
 	return nil, errFakeNotKept
 }
 
-func (f *fakeTill) SaleStatus(context.Context, string) (*SaleStatus, error) {
+func (f *fakeCheckout) SaleStatus(context.Context, string) (*SaleStatus, error) {
 	return nil, errFakeNotKept
 }
 
-func (f *fakeTill) OpenSales(context.Context) ([]*SaleStatus, error) { return nil, nil }
+func (f *fakeCheckout) OpenSales(context.Context) ([]*SaleStatus, error) { return nil, nil }
 
-func (f *fakeTill) VoidSale(context.Context, string, string, string) (*SaleStatus, error) {
+func (f *fakeCheckout) VoidSale(context.Context, string, string, string) (*SaleStatus, error) {
 	return nil, errFakeNotKept
 }
 
-func (f *fakeTill) DropSale(context.Context, string, string, string) (*SaleStatus, error) {
+func (f *fakeCheckout) DropSale(context.Context, string, string, string) (*SaleStatus, error) {
 	return nil, errFakeNotKept
 }
 
-func (f *fakeTill) UPIRequest(context.Context, string, pos.Paise) (UPIRequest, error) {
+func (f *fakeCheckout) UPIRequest(context.Context, string, pos.Paise) (UPIRequest, error) {
 	return UPIRequest{}, errFakeNotKept
 }
 
-func (f *fakeTill) SaleEMIOffers(context.Context, string, pos.Paise) ([]EMIOffer, error) {
+func (f *fakeCheckout) SaleEMIOffers(context.Context, string, pos.Paise) ([]EMIOffer, error) {
 	return nil, errFakeNotKept
 }
 
 // StaffAdmin: the staff list as signed in with; no change is kept.
 
-func (f *fakeTill) StaffList(context.Context) ([]StaffInfo, error) {
+func (f *fakeStaffer) StaffList(context.Context) ([]StaffInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var list []StaffInfo
@@ -157,28 +175,30 @@ func (f *fakeTill) StaffList(context.Context) ([]StaffInfo, error) {
 	return list, nil
 }
 
-func (f *fakeTill) AddStaffBy(context.Context, string, Role, string, string) (StaffMember, error) {
+func (f *fakeStaffer) AddStaffBy(context.Context, string, Role, string, string) (StaffMember, error) {
 	return StaffMember{}, errFakeNotKept
 }
 
-func (f *fakeTill) ChangeStaff(context.Context, string, pos.StaffChange, string, string) (StaffInfo, error) {
+func (f *fakeStaffer) ChangeStaff(context.Context, string, pos.StaffChange, string, string) (StaffInfo, error) {
 	return StaffInfo{}, errFakeNotKept
 }
 
-func (f *fakeTill) SetStaffLimits(context.Context, string, *pos.StaffLimits, string) (StaffInfo, error) {
+func (f *fakeStaffer) SetStaffLimits(context.Context, string, *pos.StaffLimits, string) (StaffInfo, error) {
 	return StaffInfo{}, errFakeNotKept
 }
 
 // IMEIs: every IMEI is free and no sale carries one.
 
-func (f *fakeTill) CheckIMEIFree(_ context.Context, imei string) error { return f.stockCheck(imei) }
+func (f *fakeStockroom) CheckIMEIFree(_ context.Context, imei string) error {
+	return f.stockCheck(imei)
+}
 
-func (f *fakeTill) FindIMEI(context.Context, string) ([]OrderSummary, error) { return nil, nil }
+func (f *fakeStockroom) FindIMEI(context.Context, string) ([]OrderSummary, error) { return nil, nil }
 
 // Books: the business day is the clock's; a day closes accepting the unknown
 // payments as CloseDay closes it.
 
-func (f *fakeTill) BusinessDate() time.Time { return f.clock() }
+func (f *fakeBooks) BusinessDate() time.Time { return f.clock() }
 
 // clock is the fake's time: the harness's clock when it set one.
 func (f *fakeTill) clock() time.Time {

@@ -26,8 +26,10 @@ var (
 	errFakeNoStaffed = errors.New("fake: name taken")
 )
 
-// fakeTill is a scripted Till for the screens' tests. It is safe for concurrent use:
-// the screens call it from background goroutines.
+// fakeTill is the state of the scripted till of the screens' tests: what a test
+// sets and reads. The services the window calls are the fakes that share it
+// (fakeCheckout, fakeBooks, ...: servicesOf, fake_services_test.go). It is safe
+// for concurrent use: the screens call it from background goroutines.
 type fakeTill struct {
 	mu sync.Mutex
 	// composition is a shop under the composition scheme: its sale screen
@@ -141,7 +143,7 @@ func (f *fakeTill) resolve(id string, state pos.OrderState) {
 	f.status.Unknown = len(f.status.Pending)
 }
 
-func (f *fakeTill) CheckOrder(_ context.Context, id string) (Outcome, error) {
+func (f *fakePending) CheckOrder(_ context.Context, id string) (Outcome, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.checked = append(f.checked, id)
@@ -153,7 +155,7 @@ func (f *fakeTill) CheckOrder(_ context.Context, id string) (Outcome, error) {
 }
 
 // CartLock says what pos says: locked while in flight or pending, sold when paid.
-func (f *fakeTill) CartLock(_ context.Context, id string) CartLock {
+func (f *fakePending) CartLock(_ context.Context, id string) CartLock {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.inFlight[id] {
@@ -169,7 +171,7 @@ func (f *fakeTill) CartLock(_ context.Context, id string) CartLock {
 	return CartLock{Locked: true, Reason: "The payment of order " + id + " is pending (fake)."}
 }
 
-func (f *fakeTill) FollowUp(context.Context) ([]Notice, error) {
+func (f *fakePending) FollowUp(context.Context) ([]Notice, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := f.notices
@@ -177,7 +179,7 @@ func (f *fakeTill) FollowUp(context.Context) ([]Notice, error) {
 	return n, nil
 }
 
-func (f *fakeTill) Status(context.Context) Status {
+func (f *fakePending) Status(context.Context) Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := f.status
@@ -186,13 +188,13 @@ func (f *fakeTill) Status(context.Context) Status {
 	return st
 }
 
-func (f *fakeTill) Staff(context.Context) ([]StaffMember, error) {
+func (f *fakeStaffer) Staff(context.Context) ([]StaffMember, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]StaffMember(nil), f.staff...), nil
 }
 
-func (f *fakeTill) AddStaff(_ context.Context, name string, role Role, pin string) error {
+func (f *fakeStaffer) AddStaff(_ context.Context, name string, role Role, pin string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := pos.CheckPIN(pin); err != nil {
@@ -209,7 +211,7 @@ func (f *fakeTill) AddStaff(_ context.Context, name string, role Role, pin strin
 	return nil
 }
 
-func (f *fakeTill) SignIn(_ context.Context, name, pin string) (StaffMember, error) {
+func (f *fakeStaffer) SignIn(_ context.Context, name, pin string) (StaffMember, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, s := range f.staff {
@@ -221,7 +223,7 @@ func (f *fakeTill) SignIn(_ context.Context, name, pin string) (StaffMember, err
 	return StaffMember{}, errFakeWrongPIN
 }
 
-func (f *fakeTill) ChangeOwnPIN(_ context.Context, name, oldPIN, newPIN string) (StaffMember, error) {
+func (f *fakeStaffer) ChangeOwnPIN(_ context.Context, name, oldPIN, newPIN string) (StaffMember, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, s := range f.staff {
@@ -238,7 +240,7 @@ func (f *fakeTill) ChangeOwnPIN(_ context.Context, name, oldPIN, newPIN string) 
 	return StaffMember{}, errFakeWrongPIN
 }
 
-func (f *fakeTill) SignOut(_ context.Context, m StaffMember, idle bool) error {
+func (f *fakeStaffer) SignOut(_ context.Context, m StaffMember, idle bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	how := "locked"
@@ -249,7 +251,12 @@ func (f *fakeTill) SignOut(_ context.Context, m StaffMember, idle bool) error {
 	return nil
 }
 
-func (f *fakeTill) Authorize(_ context.Context, pin string, o Override) (StaffMember, error) {
+func (f *fakeStaffer) Authorize(_ context.Context, pin string, o Override) (StaffMember, error) {
+	return f.authorize(pin, o)
+}
+
+// authorize is Authorize, for the services whose own calls take a manager's PIN.
+func (f *fakeTill) authorize(pin string, o Override) (StaffMember, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, s := range f.staff {
@@ -263,7 +270,7 @@ func (f *fakeTill) Authorize(_ context.Context, pin string, o Override) (StaffMe
 	return StaffMember{}, errFakeWrongPIN
 }
 
-func (f *fakeTill) Search(q string, limit int) []Product {
+func (f *fakeCatalog) Search(q string, limit int) []Product {
 	var out []Product
 	q = strings.ToLower(q)
 	for _, p := range f.products {
@@ -274,7 +281,7 @@ func (f *fakeTill) Search(q string, limit int) []Product {
 	return out
 }
 
-func (f *fakeTill) Lookup(code string) (Product, bool) {
+func (f *fakeCatalog) Lookup(code string) (Product, bool) {
 	for _, p := range f.products {
 		if strings.EqualFold(p.SKU, code) || p.Barcode == code {
 			return p, true
@@ -285,7 +292,7 @@ func (f *fakeTill) Lookup(code string) (Product, bool) {
 
 // Price uses pos's own tax rule on the lines, and pos's discount policy with the
 // limit of the settings; an approval names one of the fake's staff.
-func (f *fakeTill) Price(lines []Line) (Bill, error) {
+func (f *fakeCatalog) Price(lines []Line) (Bill, error) {
 	var pl []pos.Line
 	var b Bill
 	for _, l := range lines {
@@ -302,7 +309,7 @@ func (f *fakeTill) Price(lines []Line) (Bill, error) {
 	return b, nil
 }
 
-func (f *fakeTill) DiscountLimit(Line) pos.Paise {
+func (f *fakeCatalog) DiscountLimit(Line) pos.Paise {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.settings.DiscountLimit
@@ -357,7 +364,7 @@ func brandOf(n string) string {
 	return "UNKNOWN"
 }
 
-func (f *fakeTill) NewCard(number, mm, yyyy, cvv, holder string) Card {
+func (f *fakeCheckout) NewCard(number, mm, yyyy, cvv, holder string) Card {
 	c := &fakeCard{number: number, mm: mm, yyyy: yyyy, cvv: cvv, holder: holder}
 	f.mu.Lock()
 	f.cards = append(f.cards, c)
@@ -365,16 +372,16 @@ func (f *fakeTill) NewCard(number, mm, yyyy, cvv, holder string) Card {
 	return c
 }
 
-func (f *fakeTill) CardBrand(number string) string { return brandOf(number) }
+func (f *fakeCheckout) CardBrand(number string) string { return brandOf(number) }
 
-func (f *fakeTill) EMIOffers(_ context.Context, lines []Line) ([]EMIOffer, error) {
+func (f *fakeCheckout) EMIOffers(_ context.Context, lines []Line) ([]EMIOffer, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]EMIOffer(nil), f.offers...), nil
 }
 
 // ValidateScheme accepts HDFC offers on HDFC cards (4386…) only.
-func (f *fakeTill) ValidateScheme(_ context.Context, _ []Line, o EMIOffer, c Card) error {
+func (f *fakeCheckout) ValidateScheme(_ context.Context, _ []Line, o EMIOffer, c Card) error {
 	f.mu.Lock()
 	f.schemes++
 	f.mu.Unlock()
@@ -387,7 +394,7 @@ func (f *fakeTill) ValidateScheme(_ context.Context, _ []Line, o EMIOffer, c Car
 
 // Pay scripts the sandbox cards: …0002 fails, …9995 answers unverified, …0119 never
 // answers (UNKNOWN), others wait for the OTP 123456 (5555… is frictionless).
-func (f *fakeTill) Pay(ctx context.Context, req PayRequest, progress func(Progress)) (Outcome, error) {
+func (f *fakeCheckout) Pay(ctx context.Context, req PayRequest, progress func(Progress)) (Outcome, error) {
 	if progress == nil {
 		progress = func(Progress) {}
 	}
@@ -487,7 +494,7 @@ func (f *fakeTill) Pay(ctx context.Context, req PayRequest, progress func(Progre
 // CheckEMIOrder opens a brand-EMI order and validates its IMEIs as the service
 // would: an IMEI whose type allocation code is not Samsung's ("35") is not of
 // the brand. The order ids are E-0001, E-0002, ...
-func (f *fakeTill) CheckEMIOrder(_ context.Context, req PayRequest) (string, error) {
+func (f *fakeCheckout) CheckEMIOrder(_ context.Context, req PayRequest) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.emiChecks = append(f.emiChecks, req)
@@ -499,7 +506,7 @@ func (f *fakeTill) CheckEMIOrder(_ context.Context, req PayRequest) (string, err
 	return fmt.Sprintf("E-%04d", len(f.emiChecks)), nil
 }
 
-func (f *fakeTill) CancelEMIOrder(_ context.Context, id string) error {
+func (f *fakeCheckout) CancelEMIOrder(_ context.Context, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cancelled = append(f.cancelled, id)
@@ -514,7 +521,7 @@ func (f *fakeTill) record(o OrderSummary) {
 	f.events[o.OrderID] = append(f.events[o.OrderID], OrderEvent{At: o.At, Kind: "order.intent", Detail: "Sale journaled"}, OrderEvent{At: o.At.Add(9 * time.Second), Kind: "payment.outcome", Detail: "Verified answer: " + string(o.State)})
 }
 
-func (f *fakeTill) SubmitOTP(_ context.Context, _, otp string) error {
+func (f *fakeCheckout) SubmitOTP(_ context.Context, _, otp string) error {
 	select {
 	case f.otp <- otp:
 		return nil
@@ -523,7 +530,7 @@ func (f *fakeTill) SubmitOTP(_ context.Context, _, otp string) error {
 	}
 }
 
-func (f *fakeTill) Receipt(_ context.Context, orderID string) ([]byte, error) {
+func (f *fakeDocuments) Receipt(_ context.Context, orderID string) ([]byte, error) {
 	img := image.NewNRGBA(image.Rect(0, 0, 64, 96))
 	for i := range img.Pix {
 		img.Pix[i] = 0xff
@@ -536,7 +543,7 @@ func (f *fakeTill) Receipt(_ context.Context, orderID string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func (f *fakeTill) Print(_ context.Context, orderID string, reprint bool) error {
+func (f *fakeDocuments) Print(_ context.Context, orderID string, reprint bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.printErr != nil {
@@ -550,7 +557,7 @@ func (f *fakeTill) Print(_ context.Context, orderID string, reprint bool) error 
 	return nil
 }
 
-func (f *fakeTill) Orders(context.Context, time.Time) ([]OrderSummary, error) {
+func (f *fakeBooks) Orders(context.Context, time.Time) ([]OrderSummary, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := append([]OrderSummary(nil), f.orders...)
@@ -565,14 +572,14 @@ func (f *fakeTill) Orders(context.Context, time.Time) ([]OrderSummary, error) {
 	return out, nil
 }
 
-func (f *fakeTill) History(_ context.Context, id string) ([]OrderEvent, error) {
+func (f *fakeBooks) History(_ context.Context, id string) ([]OrderEvent, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]OrderEvent(nil), f.events[id]...), nil
 }
 
-func (f *fakeTill) Refund(ctx context.Context, id string, amount pos.Paise, pin string) (Outcome, error) {
-	if _, err := f.Authorize(ctx, pin, Override{}); err != nil {
+func (f *fakeReturns) Refund(ctx context.Context, id string, amount pos.Paise, pin string) (Outcome, error) {
+	if _, err := f.authorize(pin, Override{}); err != nil {
 		return Outcome{}, err
 	}
 	f.mu.Lock()
@@ -591,14 +598,14 @@ func (f *fakeTill) Refund(ctx context.Context, id string, amount pos.Paise, pin 
 	return Outcome{}, pos.ErrOrderNotFound
 }
 
-func (f *fakeTill) XReport(_ context.Context, day time.Time) (string, error) {
+func (f *fakeBooks) XReport(_ context.Context, day time.Time) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return fmt.Sprintf("X REPORT %s\norders %d", day.Format(pos.DayLayout), len(f.orders)), nil
 }
 
-func (f *fakeTill) CloseDay(ctx context.Context, r pos.CloseDayRequest) (*pos.CloseDayResult, error) {
-	m, err := f.Authorize(ctx, r.PIN, Override{})
+func (f *fakeBooks) CloseDay(ctx context.Context, r pos.CloseDayRequest) (*pos.CloseDayResult, error) {
+	m, err := f.authorize(r.PIN, Override{})
 	if err != nil {
 		return nil, err
 	}
@@ -618,17 +625,17 @@ func (f *fakeTill) CloseDay(ctx context.Context, r pos.CloseDayRequest) (*pos.Cl
 }
 
 // BackupSpace is a fixed space of seventeen backups.
-func (f *fakeTill) BackupSpace() (pos.BackupSpace, bool, error) {
+func (f *fakeBooks) BackupSpace() (pos.BackupSpace, bool, error) {
 	return pos.BackupSpace{Files: 17, Bytes: 20_400_000_000}, true, nil
 }
 
 // ZText is the fake's Z: its number, day and who closed it.
-func (f *fakeTill) ZText(_ context.Context, res *pos.CloseDayResult) string {
+func (f *fakeBooks) ZText(_ context.Context, res *pos.CloseDayResult) string {
 	return fmt.Sprintf("Z REPORT %d %s %s", res.Report.ZNo, res.Report.Day, res.Note)
 }
 
 // RefundReceipt draws a PNG only for an order with a refund.
-func (f *fakeTill) RefundReceipt(ctx context.Context, orderID string) ([]byte, error) {
+func (f *fakeDocuments) RefundReceipt(ctx context.Context, orderID string) ([]byte, error) {
 	f.mu.Lock()
 	refunded := false
 	for _, o := range f.orders {
@@ -641,7 +648,7 @@ func (f *fakeTill) RefundReceipt(ctx context.Context, orderID string) ([]byte, e
 	return f.Receipt(ctx, orderID)
 }
 
-func (f *fakeTill) PrintRefund(_ context.Context, orderID string) error {
+func (f *fakeDocuments) PrintRefund(_ context.Context, orderID string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.printErr != nil {
@@ -651,14 +658,14 @@ func (f *fakeTill) PrintRefund(_ context.Context, orderID string) error {
 	return nil
 }
 
-func (f *fakeTill) ReportReceipt(ctx context.Context, day time.Time) ([]byte, error) {
+func (f *fakeDocuments) ReportReceipt(ctx context.Context, day time.Time) ([]byte, error) {
 	f.mu.Lock()
 	f.reports = append(f.reports, "png:"+day.Format(pos.DayLayout))
 	f.mu.Unlock()
 	return f.Receipt(ctx, "report")
 }
 
-func (f *fakeTill) PrintReport(_ context.Context, day time.Time) error {
+func (f *fakeDocuments) PrintReport(_ context.Context, day time.Time) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.printErr != nil {
@@ -668,7 +675,7 @@ func (f *fakeTill) PrintReport(_ context.Context, day time.Time) error {
 	return nil
 }
 
-func (f *fakeTill) ExportCSV(_ context.Context, _ time.Time, w io.Writer) error {
+func (f *fakeBooks) ExportCSV(_ context.Context, _ time.Time, w io.Writer) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fmt.Fprintln(w, "order_id,state,amount")
@@ -678,14 +685,14 @@ func (f *fakeTill) ExportCSV(_ context.Context, _ time.Time, w io.Writer) error 
 	return nil
 }
 
-func (f *fakeTill) OrderFromQR(text string) (string, error) {
+func (f *fakeBooks) OrderFromQR(text string) (string, error) {
 	if id, ok := strings.CutPrefix(text, "galla:"); ok {
 		return id, nil
 	}
 	return "", errFakeBadQR
 }
 
-func (f *fakeTill) Settings(context.Context) (Settings, error) {
+func (f *fakeAdmin) Settings(context.Context) (Settings, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.settings, nil
@@ -693,7 +700,7 @@ func (f *fakeTill) Settings(context.Context) (Settings, error) {
 
 // SaveSettings keeps s as pos would: a new access code replaces the stored one
 // (shown masked afterwards), an empty one keeps it; the secret likewise.
-func (f *fakeTill) SaveSettings(_ context.Context, by StaffMember, s Settings, secret string) error {
+func (f *fakeAdmin) SaveSettings(_ context.Context, by StaffMember, s Settings, secret string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !by.Manager() {
@@ -713,20 +720,18 @@ func (f *fakeTill) SaveSettings(_ context.Context, by StaffMember, s Settings, s
 	return nil
 }
 
-func (f *fakeTill) PrinterProfiles() []string { return []string{"58mm", "80mm"} }
+func (f *fakeAdmin) PrinterProfiles() []string { return []string{"58mm", "80mm"} }
 
-func (f *fakeTill) TestPrint(context.Context) error {
+func (f *fakeDocuments) TestPrint(context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.printErr
 }
 
-var _ wholeTill = (*fakeTill)(nil)
-
 // FindSales finds orders as pos would, simply: a document number whole or
 // without its counter, a number alone, or a card's last four; a tender gives its
 // sale's row.
-func (f *fakeTill) FindSales(_ context.Context, text string) ([]OrderSummary, error) {
+func (f *fakeBooks) FindSales(_ context.Context, text string) ([]OrderSummary, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []OrderSummary

@@ -13,7 +13,7 @@ import (
 
 // ReturnView is the fake's sale G-A: two cables (one returned already) and a
 // phone, paid by card.
-func (f *fakeTill) ReturnView(_ context.Context, doc string) (*pos.SaleForReturn, error) {
+func (f *fakeReturns) ReturnView(_ context.Context, doc string) (*pos.SaleForReturn, error) {
 	if doc != "G-A" && doc != "T1/2627/000007" {
 		return nil, pos.Errorf("No sale %s is in the journal.", doc)
 	}
@@ -29,7 +29,7 @@ func (f *fakeTill) ReturnView(_ context.Context, doc string) (*pos.SaleForReturn
 
 // Return records the request and issues credit note C00001 when the PIN is the
 // manager's.
-func (f *fakeTill) Return(_ context.Context, r pos.ReturnRequest) (*pos.ReturnResult, error) {
+func (f *fakeReturns) Return(_ context.Context, r pos.ReturnRequest) (*pos.ReturnResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.returnReqs = append(f.returnReqs, r)

@@ -20,7 +20,7 @@ func TestServicesCheck(t *testing.T) {
 		{"every field set", func(*Services) {}, ""},
 		{"returns left out", func(s *Services) { s.Returns = nil }, "ui: the window's services lack Returns"},
 		{"two left out", func(s *Services) { s.Drawer, s.Admin = nil, nil }, "ui: the window's services lack Drawer, Admin"},
-		{"a nil pointer", func(s *Services) { s.Books = (*fakeTill)(nil) }, "ui: the window's services lack Books"},
+		{"a nil pointer", func(s *Services) { s.Books = (*fakeBooks)(nil) }, "ui: the window's services lack Books"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := servicesOf(newFakeTill())

@@ -11,13 +11,13 @@ import (
 	"galla/pos"
 )
 
-func (f *fakeTill) VPA(context.Context) (string, error) {
+func (f *fakeAdmin) VPA(context.Context) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.vpa, nil
 }
 
-func (f *fakeTill) SaveVPA(_ context.Context, by StaffMember, vpa string) error {
+func (f *fakeAdmin) SaveVPA(_ context.Context, by StaffMember, vpa string) error {
 	if !by.Manager() {
 		return pos.ErrNotManager
 	}

@@ -35,7 +35,7 @@ func (f *fakeTill) stockCheck(imei string) error {
 	return f.stock.refuse[imei]
 }
 
-func (f *fakeTill) Enforced(context.Context) (pos.StockStatus, error) {
+func (f *fakeStockroom) Enforced(context.Context) (pos.StockStatus, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.stock.received) == 0 {
@@ -44,7 +44,7 @@ func (f *fakeTill) Enforced(context.Context) (pos.StockStatus, error) {
 	return pos.StockStatus{Kept: true, Since: time.Date(2026, 11, 22, 11, 30, 0, 0, time.Local)}, nil
 }
 
-func (f *fakeTill) List(_ context.Context, q string, limit int, units bool) ([]pos.StockRow, error) {
+func (f *fakeStockroom) List(_ context.Context, q string, limit int, units bool) ([]pos.StockRow, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []pos.StockRow
@@ -62,8 +62,8 @@ func (f *fakeTill) List(_ context.Context, q string, limit int, units bool) ([]p
 	return out, nil
 }
 
-func (f *fakeTill) ReceiveItems(_ context.Context, supplier, invoice, date, items string, imeis []string, pin string) (pos.Delivery, error) {
-	if _, err := f.Authorize(context.Background(), pin, Override{}); err != nil {
+func (f *fakeStockroom) ReceiveItems(_ context.Context, supplier, invoice, date, items string, imeis []string, pin string) (pos.Delivery, error) {
+	if _, err := f.authorize(pin, Override{}); err != nil {
 		return pos.Delivery{}, err
 	}
 	lines, err := pos.ParseDelivery(items)
@@ -94,7 +94,7 @@ func (f *fakeTill) ReceiveItems(_ context.Context, supplier, invoice, date, item
 	return d, nil
 }
 
-func (f *fakeTill) Offer(_ context.Context, sku, prefix string, limit int) ([]string, error) {
+func (f *fakeStockroom) Offer(_ context.Context, sku, prefix string, limit int) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []string
@@ -106,8 +106,8 @@ func (f *fakeTill) Offer(_ context.Context, sku, prefix string, limit int) ([]st
 	return out, nil
 }
 
-func (f *fakeTill) AllowIMEIs(_ context.Context, imeis []string, pin, by string) (pos.StaffMember, error) {
-	m, err := f.Authorize(context.Background(), pin, Override{})
+func (f *fakeStockroom) AllowIMEIs(_ context.Context, imeis []string, pin, by string) (pos.StaffMember, error) {
+	m, err := f.authorize(pin, Override{})
 	if err != nil {
 		return pos.StaffMember{}, err
 	}

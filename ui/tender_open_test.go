@@ -36,11 +36,29 @@ type splitTill struct {
 	hold      chan struct{}
 }
 
+// splitCheckout is the Checkout of a splitTill: the split sales (Tenderer) and
+// their tenders' Pay are the splitTill's; the rest is the fake till's.
+type splitCheckout struct {
+	*splitTill
+	*fakeCheckout
+}
+
+// splitBooks is the Books of a splitTill: its Orders adds the split sales to
+// the fake till's orders.
+type splitBooks struct {
+	*splitTill
+	*fakeBooks
+}
+
+// checkout is the Checkout of f, books its Books.
+func (f *splitTill) checkout() *splitCheckout { return &splitCheckout{f, &fakeCheckout{f.fakeTill}} }
+func (f *splitTill) books() *splitBooks       { return &splitBooks{f, &fakeBooks{f.fakeTill}} }
+
 func newSplitTill() *splitTill {
 	return &splitTill{fakeTill: newFakeTill(), sales: map[string]*pos.Order{}, tenders: map[string]*pos.Order{}}
 }
 
-func (f *splitTill) OpenSale(_ context.Context, req PayRequest) (*SaleStatus, error) {
+func (f *splitCheckout) OpenSale(_ context.Context, req PayRequest) (*SaleStatus, error) {
 	f.smu.Lock()
 	defer f.smu.Unlock()
 	o := &pos.Order{ID: fmt.Sprintf("T1-20261122-%04d", len(f.ids)+1), Tender: pos.TenderSplit, State: pos.StateOpen, Staff: req.Cashier}
@@ -74,7 +92,7 @@ func (f *splitTill) status(id string) *SaleStatus {
 	return st
 }
 
-func (f *splitTill) SaleStatus(_ context.Context, id string) (*SaleStatus, error) {
+func (f *splitCheckout) SaleStatus(_ context.Context, id string) (*SaleStatus, error) {
 	f.smu.Lock()
 	defer f.smu.Unlock()
 	if f.sales[id] == nil {
@@ -83,7 +101,7 @@ func (f *splitTill) SaleStatus(_ context.Context, id string) (*SaleStatus, error
 	return f.status(id), nil
 }
 
-func (f *splitTill) OpenSales(context.Context) ([]*SaleStatus, error) {
+func (f *splitCheckout) OpenSales(context.Context) ([]*SaleStatus, error) {
 	f.smu.Lock()
 	defer f.smu.Unlock()
 	var out []*SaleStatus
@@ -95,8 +113,8 @@ func (f *splitTill) OpenSales(context.Context) ([]*SaleStatus, error) {
 	return out, nil
 }
 
-func (f *splitTill) VoidSale(ctx context.Context, id, pin, reason string) (*SaleStatus, error) {
-	if _, err := f.Authorize(ctx, pin, Override{}); err != nil {
+func (f *splitCheckout) VoidSale(ctx context.Context, id, pin, reason string) (*SaleStatus, error) {
+	if _, err := f.splitTill.authorize(pin, Override{}); err != nil {
 		return nil, err
 	}
 	f.smu.Lock()
@@ -112,7 +130,7 @@ func (f *splitTill) VoidSale(ctx context.Context, id, pin, reason string) (*Sale
 	return f.status(id), nil
 }
 
-func (f *splitTill) DropSale(_ context.Context, id, staff, reason string) (*SaleStatus, error) {
+func (f *splitCheckout) DropSale(_ context.Context, id, staff, reason string) (*SaleStatus, error) {
 	f.smu.Lock()
 	defer f.smu.Unlock()
 	if st := f.status(id); !st.HoldsNoMoney() {
@@ -124,26 +142,26 @@ func (f *splitTill) DropSale(_ context.Context, id, staff, reason string) (*Sale
 	return f.status(id), nil
 }
 
-func (f *splitTill) UPIRequest(_ context.Context, id string, amount pos.Paise) (UPIRequest, error) {
+func (f *splitCheckout) UPIRequest(_ context.Context, id string, amount pos.Paise) (UPIRequest, error) {
 	ref := "GALLA" + strings.ReplaceAll(id, "-", "")
 	return UPIRequest{Link: "upi://pay?pa=sharma@okaxis&am=" + amount.Plain() + "&tr=" + ref, Ref: ref, Amount: amount, VPA: "sharma@okaxis"}, nil
 }
 
-func (f *splitTill) SaleEMIOffers(context.Context, string, pos.Paise) ([]EMIOffer, error) {
-	f.fakeTill.mu.Lock()
-	defer f.fakeTill.mu.Unlock()
-	return append([]EMIOffer(nil), f.offers...), nil
+func (f *splitCheckout) SaleEMIOffers(context.Context, string, pos.Paise) ([]EMIOffer, error) {
+	f.splitTill.mu.Lock()
+	defer f.splitTill.mu.Unlock()
+	return append([]EMIOffer(nil), f.splitTill.offers...), nil
 }
 
 // Pay takes a tender of a split sale (req.Sale); any other payment is the
 // fake till's.
-func (f *splitTill) Pay(ctx context.Context, req PayRequest, progress func(Progress)) (Outcome, error) {
+func (f *splitCheckout) Pay(ctx context.Context, req PayRequest, progress func(Progress)) (Outcome, error) {
 	if req.Sale == "" {
-		return f.fakeTill.Pay(ctx, req, progress)
+		return f.fakeCheckout.Pay(ctx, req, progress)
 	}
-	f.fakeTill.mu.Lock()
-	f.requests = append(f.requests, req)
-	f.fakeTill.mu.Unlock()
+	f.splitTill.mu.Lock()
+	f.splitTill.requests = append(f.splitTill.requests, req)
+	f.splitTill.mu.Unlock()
 	last4 := ""
 	if req.Card != nil {
 		last4 = req.Card.Last4()
@@ -200,8 +218,8 @@ func (f *splitTill) Pay(ctx context.Context, req PayRequest, progress func(Progr
 
 // Orders lists the fake till's orders and the split sales, as the journal
 // screen shows them.
-func (f *splitTill) Orders(ctx context.Context, day time.Time) ([]OrderSummary, error) {
-	out, err := f.fakeTill.Orders(ctx, day)
+func (f *splitBooks) Orders(ctx context.Context, day time.Time) ([]OrderSummary, error) {
+	out, err := f.fakeBooks.Orders(ctx, day)
 	f.smu.Lock()
 	defer f.smu.Unlock()
 	for _, id := range f.ids {
@@ -216,7 +234,9 @@ func (f *splitTill) Orders(ctx context.Context, day time.Time) ([]OrderSummary, 
 func newSplitHarness(t *testing.T, f *splitTill) *harness {
 	t.Helper()
 	h := &harness{t: t, till: f.fakeTill, clock: testclock.New(time.Date(2026, 11, 22, 11, 30, 0, 0, time.Local))}
-	h.u = New(test.NewTempApp(t), servicesOf(f), Options{Do: h.enqueue, Now: h.clock.Now})
+	services := servicesOf(f.fakeTill)
+	services.Checkout, services.Books = f.checkout(), f.books()
+	h.u = New(test.NewTempApp(t), services, Options{Do: h.enqueue, Now: h.clock.Now})
 	h.u.win.Resize(fyne.NewSize(1366, 768))
 	t.Cleanup(func() {
 		h.u.stop()
@@ -261,7 +281,7 @@ func TestEscLeavesTheOpenSale(t *testing.T) {
 	require.Equal(t, s, h.u.current)
 	assert.Equal(t, journaled, f.events, "Esc journals nothing")
 	assert.Empty(t, f.voids)
-	open, _ := f.OpenSales(t.Context())
+	open, _ := f.checkout().OpenSales(t.Context())
 	require.Len(t, open, 1, "the sale stays open")
 	assert.True(t, s.openRow.Visible(), "the open sale is shown on the sale screen")
 	assert.Equal(t, "Open sale "+st.Sale.ID+": ₹10,000.00 of ₹1,39,990.00 paid, ₹1,29,990.00 left to pay", s.openText.Text)
@@ -494,7 +514,7 @@ func TestSplitTenderLeavesTheCounterCart(t *testing.T) {
 
 func mustOpen(t *testing.T, f *splitTill) []*SaleStatus {
 	t.Helper()
-	open, err := f.OpenSales(t.Context())
+	open, err := f.checkout().OpenSales(t.Context())
 	require.NoError(t, err)
 	return open
 }
@@ -576,7 +596,7 @@ func TestVoidDropsSaleWithNothingPaid(t *testing.T) {
 	assert.Empty(t, f.voids)
 	require.Equal(t, h.u.sale, h.u.current)
 	assert.Equal(t, "Sale "+id+" dropped: nothing was paid on it.", h.u.sale.message.Text)
-	open, _ := f.OpenSales(t.Context())
+	open, _ := f.checkout().OpenSales(t.Context())
 	assert.Empty(t, open)
 
 	st := h.openSplitSale()
