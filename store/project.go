@@ -71,6 +71,7 @@ type projector struct {
 	stored   map[string]bool // orders read from the orders table (not new)
 	pipe     *pipeTx         // tx, whose writes are sent together (project_batch.go)
 	sets     sets            // rows gathered, written at flush (project_sets.go)
+	stock    stockRun        // the terminal's stock (project_stock.go)
 }
 
 func newProjector(ctx context.Context, tx pgx.Tx, terminal string) *projector {
@@ -203,7 +204,7 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 		}
 		p.document(number, kind, o.ID, ev.Day, int64(amount))
 	}
-	return nil
+	return p.stockOrder(seq, ev, o)
 }
 
 // refundDestination is where o's refund uid went, by the counter's rule
