@@ -145,9 +145,16 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 	if err != nil {
 		return err
 	}
-	before := o.Refunded
+	before, wasPaid := o.Refunded, o.State.Paid()
 	if err := o.Apply(*ev); err != nil {
 		return nil
+	}
+	if !wasPaid && o.State.Paid() {
+		if imeis := pos.StockEffectOf(o).IMEIs; len(imeis) > 0 {
+			if err := p.checkSoldTwice(seq, o, imeis); err != nil { // project_twice.go
+				return err
+			}
+		}
 	}
 	if !p.isDirty[ev.OrderID] {
 		p.isDirty[ev.OrderID] = true
