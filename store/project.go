@@ -72,6 +72,7 @@ type projector struct {
 	pipe     *pipeTx         // tx, whose writes are sent together (project_batch.go)
 	sets     sets            // rows gathered, written at flush (project_sets.go)
 	stock    stockRun        // the terminal's stock (project_stock.go)
+	sold     []soldNow       // the sales just paid with IMEIs, checked at write (project_twice.go)
 }
 
 func newProjector(ctx context.Context, tx pgx.Tx, terminal string) *projector {
@@ -151,9 +152,7 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 	}
 	if !wasPaid && o.State.Paid() {
 		if imeis := pos.StockEffectOf(o).IMEIs; len(imeis) > 0 {
-			if err := p.checkSoldTwice(seq, o, imeis); err != nil { // project_twice.go
-				return err
-			}
+			p.sold = append(p.sold, soldNow{seq: seq, order: o.ID, imeis: imeis}) // checked at write (project_twice.go)
 		}
 	}
 	if !p.isDirty[ev.OrderID] {
@@ -272,6 +271,9 @@ func projectOverride(p *projector, seq uint64, ev *pos.Event) error {
 // write queues the writes of the rows gathered and of the orders touched.
 // The orders written are stored from then on (projector.stored).
 func (p *projector) write() error {
+	if err := p.checkSoldTwice(); err != nil {
+		return err
+	}
 	if err := p.flushSets(); err != nil {
 		return err
 	}

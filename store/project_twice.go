@@ -23,12 +23,29 @@ type soldBy struct {
 	order    *pos.Order
 }
 
-// checkSoldTwice raises an alarm for each of imeis, just sold by o (the
-// projector's terminal's sale), that a paid sale of another counter still
-// holds: not returned there, nor at any counter (a return order citing it),
-// nor cancelled. Raised once: a re-projection finds the same two invoices and
-// adds no alarm.
-func (p *projector) checkSoldTwice(seq uint64, o *pos.Order, imeis []string) error {
+// soldNow is a sale of the projector's run whose IMEIs it just sold, and
+// the event that made it paid.
+type soldNow struct {
+	seq   uint64
+	order string
+	imeis []string
+}
+
+// checkSoldTwice raises an alarm for each IMEI just sold by the run's sales
+// (p.sold, emptied) that a paid sale of another counter still holds: not
+// returned there, nor at any counter (a return order citing it), nor
+// cancelled. One query for the run's IMEIs, only when it sold some. Raised
+// once: a re-projection finds the same two invoices and adds no alarm.
+func (p *projector) checkSoldTwice() error {
+	if len(p.sold) == 0 {
+		return nil
+	}
+	sold := p.sold
+	p.sold = nil
+	var imeis []string
+	for _, s := range sold {
+		imeis = append(imeis, s.imeis...)
+	}
 	rs, err := p.tx.Query(p.ctx, `SELECT u.imei, u.terminal_id, o.snapshot FROM imei_units u JOIN orders o USING (terminal_id, order_id)
 		WHERE u.imei = ANY($1::text[]) AND u.terminal_id <> $2 AND o.state IN ('PAID', 'PARTLY_REFUNDED')`, imeis, p.terminal)
 	if err != nil {
@@ -42,7 +59,7 @@ func (p *projector) checkSoldTwice(seq uint64, o *pos.Order, imeis []string) err
 		var h hit
 		return h, r.Scan(&h.imei, &h.terminal, &h.snap)
 	})
-	if err != nil || len(hits) == 0 {
+	if err != nil {
 		return err
 	}
 	for _, h := range hits {
@@ -57,17 +74,22 @@ func (p *projector) checkSoldTwice(seq uint64, o *pos.Order, imeis []string) err
 		if back {
 			continue
 		}
-		a := soldBy{h.terminal, &other}
-		b := soldBy{p.terminal, o}
-		if b.terminal < a.terminal {
-			a, b = b, a
-		}
-		detail := fmt.Sprintf("IMEI %s was sold at two counters: at %s on invoice %s and at %s on invoice %s (one of them could not reach the store); find the unit and settle one of the sales",
-			h.imei, a.terminal, invoiceNumber(a.order, a.terminal, a.order), b.terminal, invoiceNumber(b.order, b.terminal, b.order))
-		if _, err := p.tx.Exec(p.ctx, `INSERT INTO alarms (terminal_id, kind, seq, detail)
-			SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM alarms WHERE kind = $2 AND detail = $4)`,
-			p.terminal, AlarmSoldTwice, int64(seq), detail); err != nil {
-			return err
+		for _, s := range sold {
+			o := p.orders[s.order]
+			if o == nil || !slices.Contains(s.imeis, h.imei) || !slices.Contains(pos.StockEffectOf(o).IMEIs, h.imei) {
+				continue
+			}
+			a, b := soldBy{h.terminal, &other}, soldBy{p.terminal, o}
+			if b.terminal < a.terminal {
+				a, b = b, a
+			}
+			detail := fmt.Sprintf("IMEI %s was sold at two counters: at %s on invoice %s and at %s on invoice %s (one of them could not reach the store); find the unit and settle one of the sales",
+				h.imei, a.terminal, invoiceNumber(a.order, a.terminal, a.order), b.terminal, invoiceNumber(b.order, b.terminal, b.order))
+			if _, err := p.tx.Exec(p.ctx, `INSERT INTO alarms (terminal_id, kind, seq, detail)
+				SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM alarms WHERE kind = $2 AND detail = $4)`,
+				p.terminal, AlarmSoldTwice, int64(s.seq), detail); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
