@@ -43,12 +43,15 @@ func (u *StockUnit) note(ev Event, format string, a ...any) {
 	u.History = append(u.History, UnitEvent{Seq: ev.Seq, Time: ev.Time, What: fmt.Sprintf(format, a...)})
 }
 
-// stockEffect is what one sale took out of stock, as the stock book last
-// applied it: units of items not serialised by SKU, and the IMEIs of the
-// serialised units.
-type stockEffect struct {
+// StockEffect is what one order of a counter takes out of the counter's
+// stock (or brings into it): units of items not serialised by SKU (negative:
+// brought back), the IMEIs of the serialised units sold, and those a return
+// of another counter's invoice brought here. The stock book keeps, per order,
+// the effect it last applied; the store's projection does the same.
+type StockEffect struct {
 	Out   map[string]int64 `json:"out,omitempty"`
 	IMEIs []string         `json:"imeis,omitempty"`
+	In    []string         `json:"in,omitempty"`
 }
 
 // stockState is the stock book as its snapshot holds it.
@@ -63,7 +66,7 @@ type stockState struct {
 	Alias    map[string]string       `json:"alias,omitempty"`    // a unit's second IMEI → its first
 	Invoices map[string]uint64       `json:"invoices,omitempty"` // invoiceKey → the stock.received event
 	Allowed  map[string]string       `json:"allowed,omitempty"`  // IMEI → the manager who allowed selling it out of stock
-	Orders   map[string]*stockEffect `json:"orders,omitempty"`   // the sales since stock began, with what each took out
+	Orders   map[string]*StockEffect `json:"orders,omitempty"`   // the sales since stock began, with what each took out
 	Sent     int                     `json:"sent,omitempty"`     // the transfers sent, numbering the next
 }
 
@@ -229,7 +232,7 @@ func (b *stockBook) init() {
 		b.st.Allowed = map[string]string{}
 	}
 	if b.st.Orders == nil {
-		b.st.Orders = map[string]*stockEffect{}
+		b.st.Orders = map[string]*StockEffect{}
 	}
 	if b.shelf == nil {
 		b.shelf = map[string][]string{}
@@ -338,10 +341,10 @@ func (b *stockBook) applyAdjustment(ev Event, a StockAdjustment) {
 func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 	applied, tracked := b.st.Orders[ev.OrderID]
 	if ev.Kind == EvOrderIntent && !tracked {
-		if ev.Intent == nil || ev.Intent.Sale != "" || ev.Intent.Origin != nil {
-			return nil // a tender's order (its sale holds the lines) or another counter's invoice
+		if ev.Intent == nil || ev.Intent.Sale != "" {
+			return nil // a tender's order: its sale holds the lines
 		}
-		applied, tracked = &stockEffect{}, true
+		applied, tracked = &StockEffect{}, true
 		b.st.Orders[ev.OrderID] = applied
 	}
 	if !tracked {
@@ -354,7 +357,7 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 	if err != nil {
 		return err
 	}
-	want := effectOf(o)
+	want := StockEffectOf(o)
 	for sku, n := range want.Out {
 		b.st.Qty[sku] -= n - applied.Out[sku]
 	}
@@ -385,8 +388,29 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 		u.Order = o.ID
 		u.note(ev, "sold in sale %s", o.ID)
 	}
+	for _, imei := range applied.In {
+		if !slices.Contains(want.In, imei) {
+			if u := b.unit(imei); u != nil && u.State == UnitInStock {
+				b.setState(u, UnitSold)
+				u.note(ev, "out of stock again: return order %s (of invoice %s) did not go through", o.ID, o.InvoiceNumber(""))
+			}
+		}
+	}
+	for _, imei := range want.In {
+		if slices.Contains(applied.In, imei) {
+			continue
+		}
+		u := b.unit(imei)
+		if u == nil {
+			u = &StockUnit{IMEI: imei, SKU: skuOfIMEI(o, imei), State: UnitSold, Received: ev.Time}
+			b.st.Units[imei] = u
+		}
+		b.setState(u, UnitInStock)
+		u.Order = ""
+		u.note(ev, "returned here on invoice %s of counter %s (return order %s)", o.Origin.Number, o.Origin.Terminal, o.ID)
+	}
 	switch {
-	case len(want.Out) == 0 && len(want.IMEIs) == 0 && (o.State == StateFailed || o.State == StateAbandoned || o.State == StateVoided):
+	case len(want.Out) == 0 && len(want.IMEIs) == 0 && len(want.In) == 0 && (o.State == StateFailed || o.State == StateAbandoned || o.State == StateVoided):
 		delete(b.st.Orders, o.ID) // never sold: nothing more can come of it
 	default:
 		b.st.Orders[o.ID] = &want
@@ -394,10 +418,17 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 	return nil
 }
 
-// effectOf is what sale o takes out of stock now.
-func effectOf(o *Order) stockEffect {
-	var e stockEffect
-	if !o.State.Paid() || o.Cancelled != nil || o.Sale != "" || o.Origin != nil {
+// StockEffectOf is what order o takes out of its counter's stock now: a
+// sale, the units of its lines once paid, less those returned, none once its
+// document is cancelled; a return order of another counter's invoice
+// (Origin), the goods its refunds that did not fail bring back here; any
+// other order (a split sale's tender), nothing.
+func StockEffectOf(o *Order) StockEffect {
+	var e StockEffect
+	if o.Origin != nil && o.Sale == "" {
+		return returnEffect(o)
+	}
+	if !o.State.Paid() || o.Cancelled != nil || o.Sale != "" {
 		return e
 	}
 	for i, l := range o.Lines {
@@ -415,6 +446,35 @@ func effectOf(o *Order) stockEffect {
 				e.Out = map[string]int64{}
 			}
 			e.Out[l.SKU] += n
+		}
+	}
+	return e
+}
+
+// returnEffect is what return order o brings back into stock: the goods of
+// its own refunds (not those Origin says were returned before, elsewhere).
+func returnEffect(o *Order) StockEffect {
+	var e StockEffect
+	for _, r := range o.Refunds {
+		if r.Status == RefundFailed {
+			continue
+		}
+		for _, it := range r.Items {
+			if it.Line < 0 || it.Line >= len(o.Lines) || it.Qty <= 0 {
+				continue // a price adjustment brings nothing back
+			}
+			if l := o.Lines[it.Line]; l.Serialised && len(l.IMEIs) > 0 {
+				for _, m := range it.IMEIs {
+					if m != "" && !slices.Contains(e.In, m) {
+						e.In = append(e.In, m)
+					}
+				}
+				continue
+			}
+			if e.Out == nil {
+				e.Out = map[string]int64{}
+			}
+			e.Out[it.SKU] -= int64(it.Qty)
 		}
 	}
 	return e

@@ -2,6 +2,7 @@ package pos
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -226,15 +227,37 @@ func (s *Stock) Short(ctx context.Context, lines []CartLine) ([]string, error) {
 		return nil, nil
 	}
 	var out []string
+	want := map[string]int64{}
 	for _, l := range lines {
 		if l.Product.Serialised {
 			continue
 		}
-		if have := b.st.Qty[l.Product.SKU]; have < int64(l.Qty) {
-			out = append(out, l.Product.SKU)
+		want[l.Product.SKU] += int64(l.Qty) // an item on two lines counts once, in full
+	}
+	for _, l := range lines {
+		sku := l.Product.SKU
+		if l.Product.Serialised || slices.Contains(out, sku) {
+			continue
+		}
+		if have := b.st.Qty[sku]; have < want[sku] {
+			out = append(out, sku)
 		}
 	}
 	return out, nil
+}
+
+// ShortWarning is the warning before a sale that takes the items short (as
+// Short lists them) below the quantity on hand: the sale goes on, the stock
+// list and the store's stock page show the quantity below zero. "" when none
+// is short.
+func ShortWarning(short []string) string {
+	switch len(short) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("Stock: %s is not on hand in that quantity; the sale goes on and takes its stock below zero, which the manager sees in the stock list. Receive or count it.", short[0])
+	}
+	return fmt.Sprintf("Stock: %s are not on hand in those quantities; the sale goes on and takes their stock below zero, which the manager sees in the stock list. Receive or count them.", strings.Join(short, ", "))
 }
 
 // checkUnit checks one IMEI as it is scanned, of any item: in stock, or

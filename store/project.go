@@ -71,6 +71,8 @@ type projector struct {
 	stored   map[string]bool // orders read from the orders table (not new)
 	pipe     *pipeTx         // tx, whose writes are sent together (project_batch.go)
 	sets     sets            // rows gathered, written at flush (project_sets.go)
+	stock    stockRun        // the terminal's stock (project_stock.go)
+	sold     []soldNow       // the sales just paid with IMEIs, checked at write (project_twice.go)
 }
 
 func newProjector(ctx context.Context, tx pgx.Tx, terminal string) *projector {
@@ -144,9 +146,14 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 	if err != nil {
 		return err
 	}
-	before := o.Refunded
+	before, wasPaid := o.Refunded, o.State.Paid()
 	if err := o.Apply(*ev); err != nil {
 		return nil
+	}
+	if !wasPaid && o.State.Paid() {
+		if imeis := pos.StockEffectOf(o).IMEIs; len(imeis) > 0 {
+			p.sold = append(p.sold, soldNow{seq: seq, order: o.ID, imeis: imeis}) // checked at write (project_twice.go)
+		}
 	}
 	if !p.isDirty[ev.OrderID] {
 		p.isDirty[ev.OrderID] = true
@@ -203,7 +210,7 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 		}
 		p.document(number, kind, o.ID, ev.Day, int64(amount))
 	}
-	return nil
+	return p.stockOrder(seq, ev, o)
 }
 
 // refundDestination is where o's refund uid went, by the counter's rule
@@ -264,6 +271,9 @@ func projectOverride(p *projector, seq uint64, ev *pos.Event) error {
 // write queues the writes of the rows gathered and of the orders touched.
 // The orders written are stored from then on (projector.stored).
 func (p *projector) write() error {
+	if err := p.checkSoldTwice(); err != nil {
+		return err
+	}
 	if err := p.flushSets(); err != nil {
 		return err
 	}

@@ -232,5 +232,5 @@ func (p *projector) preload(evs []*pos.Event) error {
 			p.orders[id] = &pos.Order{}
 		}
 	}
-	return nil
+	return p.preloadStock(ids)
 }

@@ -8,9 +8,9 @@ import (
 )
 
 // StoreUnit is a serialised unit on a store's books as the counters'
-// events made it: its counter, state (in_stock, damaged, missing,
-// in_transit; sold when a paid sale of that counter carries it, a cancelled
-// one being CANCELLED) and where it came from.
+// events made it: its counter, state (in_stock, sold, damaged, missing,
+// in_transit, as that counter's stock book has it), the sale it was sold in,
+// and where it came from.
 type StoreUnit struct {
 	Terminal string
 	IMEI     string
@@ -20,6 +20,7 @@ type StoreUnit struct {
 	Received *time.Time
 	Supplier string
 	Invoice  string
+	Order    string // the sale that sold it, while sold
 }
 
 // StoreTransfer is a transfer sent by a counter, and its arrival.
@@ -39,12 +40,8 @@ func (pj *Projections) StockUnits(ctx context.Context, sold bool) ([]StoreUnit, 
 	if err := pj.Project(ctx); err != nil {
 		return nil, err
 	}
-	rs, err := pj.pool.Query(ctx, `SELECT s.terminal_id, s.imei, s.sku,
-			CASE WHEN s.state = 'in_stock' AND EXISTS (SELECT 1 FROM imei_units u JOIN orders o USING (terminal_id, order_id)
-				WHERE u.terminal_id = s.terminal_id AND u.imei IN (s.imei, s.imei2)
-				AND o.state IN ('PAID', 'PARTLY_REFUNDED')) THEN 'sold' ELSE s.state END,
-			s.cost, s.received_at, s.supplier, s.invoice
-		FROM stock_units s ORDER BY s.terminal_id, s.sku, s.imei`)
+	rs, err := pj.pool.Query(ctx, `SELECT s.terminal_id, s.imei, s.sku, s.state, s.cost, s.received_at, s.supplier, s.invoice, s.order_id
+		FROM stock_units s WHERE $1 OR s.state <> 'sold' ORDER BY s.terminal_id, s.sku, s.imei`, sold)
 	if err != nil {
 		return nil, pj.wrap("stock units", err)
 	}
@@ -53,13 +50,10 @@ func (pj *Projections) StockUnits(ctx context.Context, sold bool) ([]StoreUnit, 
 	for rs.Next() {
 		var u StoreUnit
 		var cost int64
-		if err := rs.Scan(&u.Terminal, &u.IMEI, &u.SKU, &u.State, &cost, &u.Received, &u.Supplier, &u.Invoice); err != nil {
+		if err := rs.Scan(&u.Terminal, &u.IMEI, &u.SKU, &u.State, &cost, &u.Received, &u.Supplier, &u.Invoice, &u.Order); err != nil {
 			return nil, pj.wrap("stock units", err)
 		}
 		u.Cost = pos.Paise(cost)
-		if u.State == "sold" && !sold {
-			continue
-		}
 		out = append(out, u)
 	}
 	return out, pj.wrap("stock units", rs.Err())
@@ -86,4 +80,34 @@ func (pj *Projections) StockTransfers(ctx context.Context) ([]StoreTransfer, err
 		out = append(out, t)
 	}
 	return out, pj.wrap("stock transfers", rs.Err())
+}
+
+// StoreQty is the quantity on hand of an item not serialised at a counter:
+// received, less sold and sent, plus returned, adjusted at counts.
+type StoreQty struct {
+	Terminal string
+	SKU      string
+	Qty      int64
+}
+
+// StockQty lists the quantities on hand of the items not serialised, counter
+// then SKU.
+func (pj *Projections) StockQty(ctx context.Context) ([]StoreQty, error) {
+	if err := pj.Project(ctx); err != nil {
+		return nil, err
+	}
+	rs, err := pj.pool.Query(ctx, "SELECT terminal_id, sku, qty FROM stock_qty ORDER BY terminal_id, sku")
+	if err != nil {
+		return nil, pj.wrap("stock quantities", err)
+	}
+	defer rs.Close()
+	var out []StoreQty
+	for rs.Next() {
+		var q StoreQty
+		if err := rs.Scan(&q.Terminal, &q.SKU, &q.Qty); err != nil {
+			return nil, pj.wrap("stock quantities", err)
+		}
+		out = append(out, q)
+	}
+	return out, pj.wrap("stock quantities", rs.Err())
 }

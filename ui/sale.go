@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,24 +33,26 @@ type saleScreen struct {
 	serials  *cartIMEIs     // cart_imeis.go
 	held     *heldBills     // held_bills.go
 
-	root     fyne.CanvasObject
-	cart     *widget.List
-	total    *canvas.Text
-	gst      *widget.Label
-	count    *widget.Label
-	emiHint  *widget.Label
-	message  *widget.Label
-	qty      *action
-	discount *action
-	remove   *action
-	emiItem  *action
-	card     *action
-	emi      *action
-	cashA    *action
-	phoneA   *action
-	splitA   *action // split tender and UPI (tender.go)
-	newSale  *action
-	clearA   *action
+	root    fyne.CanvasObject
+	cart    *widget.List
+	total   *canvas.Text
+	gst     *widget.Label
+	count   *widget.Label
+	emiHint *widget.Label
+	message *widget.Label
+	// shortShown is the stock warning the message last showed (warnShort).
+	shortShown string
+	qty        *action
+	discount   *action
+	remove     *action
+	emiItem    *action
+	card       *action
+	emi        *action
+	cashA      *action
+	phoneA     *action
+	splitA     *action // split tender and UPI (tender.go)
+	newSale    *action
+	clearA     *action
 	// The open sales (tender.go): split sales left part paid, shown above the
 	// scan field with the key back to them, whatever the cart holds.
 	openSales []*SaleStatus
@@ -205,7 +208,32 @@ func (s *saleScreen) price() error {
 	}
 	s.bill = b
 	s.refresh()
+	s.warnShort()
 	return nil
+}
+
+// warnShort says under the scan field, once the till has answered, which
+// items not serialised the cart takes below what is on hand (the sale goes
+// on; the stock list shows it below zero), and takes the warning away when
+// none is short any more.
+func (s *saleScreen) warnShort() {
+	lines := slices.Clone(s.lines)
+	s.u.async(func(ctx context.Context) func() {
+		short, err := s.u.till.Stock.Short(ctx, lines)
+		return func() {
+			w := ""
+			if err == nil {
+				w = pos.ShortWarning(short)
+			}
+			switch {
+			case w != "":
+				s.message.SetText(w)
+			case s.shortShown != "" && s.message.Text == s.shortShown:
+				s.message.SetText("")
+			}
+			s.shortShown = w
+		}
+	})
 }
 
 func (s *saleScreen) refresh() {

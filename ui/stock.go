@@ -23,6 +23,9 @@ type Stock interface {
 	ReceiveItems(ctx context.Context, supplier, invoice, date, items string, imeis []string, managerPIN string) (pos.Delivery, error)
 	Offer(ctx context.Context, sku, prefix string, limit int) ([]string, error)
 	AllowIMEIs(ctx context.Context, imeis []string, managerPIN, by string) (pos.StaffMember, error)
+	// Short lists the items not serialised the lines take below what is on
+	// hand while stock is kept: a warning, not a refusal.
+	Short(ctx context.Context, lines []pos.CartLine) ([]string, error)
 }
 
 // stockRows is how many items the Stock screen lists at once.

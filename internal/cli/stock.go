@@ -424,3 +424,16 @@ func plural[N int | int64](n N, noun string) string {
 	}
 	return strconv.FormatInt(int64(n), 10) + " " + noun + "s"
 }
+
+// warnShort warns, before a sale, of the items not serialised it takes below
+// the quantity on hand while stock is kept (pos.Stock.Short): the sale goes
+// on, and the stock list shows the quantity below zero.
+func (c *cli) warnShort(ctx context.Context, t *terminal, lines []pos.CartLine) {
+	short, err := t.Stock.Short(ctx, lines)
+	if err != nil {
+		return // the sale says what is wrong with the journal, if anything
+	}
+	if w := pos.ShortWarning(short); w != "" {
+		fmt.Fprintln(c.stderr, w)
+	}
+}

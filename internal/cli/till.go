@@ -267,6 +267,7 @@ func cmdCheckout(c *cli, args []string) int {
 	if code, ok := c.checkTenderSum(tenders, total.Total, "the sale is"); !ok {
 		return code
 	}
+	c.warnShort(ctx, t, lines)
 	if len(tenders) == 1 && tender == pos.TenderNote { // an exchange: paid wholly by a credit note
 		return c.payByNote(ctx, t, lines, units, tenders[0].NoteNo, cashier)
 	}

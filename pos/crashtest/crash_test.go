@@ -179,8 +179,8 @@ func runHelper(ctx context.Context) (string, error) {
 		return cancelInvoice(ctx, e, os.Getenv(envOrder))
 	case flowShift:
 		return shiftHelper(ctx, e)
-	case flowStock:
-		return stockHelper(ctx, e)
+	case flowStock, flowStockSend, flowStockArrive, flowStockCount:
+		return stockHelper(ctx, e, flow)
 	case flowReconcile:
 		rep, err := e.Payments.Reconcile(ctx)
 		if err != nil {

@@ -25,11 +25,50 @@ var (
 	stockItems = "PH-SAM-S24:2@6500000,ACC-CBL:5@12000"
 )
 
-// stockHelper receives the delivery, to be killed at its commit.
-func stockHelper(ctx context.Context, e *pos.Engine) (string, error) {
+// The other stock flows, each one journal commit: a transfer sent (the
+// delivery received first), a transfer arriving from another counter, and a
+// count of the phones applied (the delivery received first).
+const (
+	flowStockSend   = "stock.send"
+	flowStockArrive = "stock.arrive"
+	flowStockCount  = "stock.count"
+)
+
+// What the helper sends, receives from T2, and counts.
+const (
+	sentIMEI    = "490154203237518"
+	sentItems   = "PH-SAM-S24:1,ACC-CBL:2"
+	arriveID    = "T2/TR/7"
+	arriveIMEI  = "356938035643825"
+	arriveItems = "PH-SAM-S24:1,ACC-CBL:3"
+	countedIMEI = "356938035643809"
+)
+
+// stockHelper runs the stock flow, to be killed at its commit.
+func stockHelper(ctx context.Context, e *pos.Engine, flow string) (string, error) {
 	t, err := newTill(ctx, e)
 	if err != nil {
 		return "", err
+	}
+	switch flow {
+	case flowStockSend:
+		tr, err := t.Stock.Send(ctx, "T2", sentItems, []string{sentIMEI}, managerPIN)
+		if err != nil {
+			return "", err
+		}
+		return "sent " + tr.ID, nil
+	case flowStockArrive:
+		d, err := t.Stock.Arrive(ctx, "T2", arriveID, arriveItems, []string{arriveIMEI}, managerPIN)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("received %d units", d.Units()), nil
+	case flowStockCount:
+		v, err := t.Stock.ApplyCount(ctx, pos.StockCount{SKU: "PH-SAM-S24", IMEIs: []string{countedIMEI}}, "shelf count", managerPIN)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d missing", len(v.Missing)), nil
 	}
 	d, err := t.Stock.ReceiveItems(ctx, "Sai Distributors", "SD/114", "2026-01-05", stockItems, stockIMEIs, managerPIN)
 	if err != nil {

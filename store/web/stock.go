@@ -10,10 +10,12 @@ import (
 )
 
 // stockView is the Stock page: the serialised units on hand by counter and
-// model with their value at cost and their age, the units set aside, missing
-// or in transit, and the transfers, those in transit first.
+// model with their value at cost and their age, the quantities on hand of
+// the items not serialised, the units set aside, missing or in transit, and
+// the transfers, those in transit first.
 type stockView struct {
 	OnHand    []stockGroup
+	Qty       []store.StoreQty
 	Aside     []store.StoreUnit // damaged, missing, in transit
 	Transfers []store.StoreTransfer
 	Units     int
@@ -43,9 +45,19 @@ func (p *Pages) stockPage(w http.ResponseWriter, r *http.Request, s session) {
 		p.fail(w, s, err)
 		return
 	}
+	qty, err := p.db.Projections.StockQty(ctx)
+	if err != nil {
+		p.fail(w, s, err)
+		return
+	}
 	v := stockView{Transfers: transfers, Query: strings.TrimSpace(r.URL.Query().Get("q"))}
 	now := p.Now()
 	q := strings.ToLower(v.Query)
+	for _, x := range qty {
+		if q == "" || strings.Contains(strings.ToLower(x.SKU), q) {
+			v.Qty = append(v.Qty, x)
+		}
+	}
 	for _, u := range units {
 		if q != "" && !strings.Contains(strings.ToLower(u.SKU), q) && !strings.HasPrefix(u.IMEI, q) {
 			continue
