@@ -12,7 +12,7 @@ import (
 
 // Short lists the items not serialised the lines take beyond what the fake
 // has on hand, once goods were received.
-func (f *fakeTill) Short(_ context.Context, lines []pos.CartLine) ([]string, error) {
+func (f *fakeStockroom) Short(_ context.Context, lines []pos.CartLine) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.stock.received) == 0 {
@@ -43,7 +43,7 @@ func (f *fakeTill) Short(_ context.Context, lines []pos.CartLine) ([]string, err
 // still be paid); taking the line away takes the warning away.
 func TestCartWarnsBelowZero(t *testing.T) {
 	till := newFakeTill()
-	_, err := till.ReceiveItems(t.Context(), "Sai", "SD/1", "2026-11-21", "CABLE:1", nil, "4321")
+	_, err := (&fakeStockroom{till}).ReceiveItems(t.Context(), "Sai", "SD/1", "2026-11-21", "CABLE:1", nil, "4321")
 	require.NoError(t, err)
 	h := newHarness(t, till)
 	h.signIn("Ravi", "1234")
