@@ -71,6 +71,9 @@ type projector struct {
 	stored   map[string]bool // orders read from the orders table (not new)
 	pipe     *pipeTx         // tx, whose writes are sent together (project_batch.go)
 	sets     sets            // rows gathered, written at flush (project_sets.go)
+	// returns are the stored return orders citing the terminal's invoices
+	// refunded in the run, read by preload (project_overrefund.go).
+	returns map[[2]string][]storedReturn
 }
 
 func newProjector(ctx context.Context, tx pgx.Tx, terminal string) *projector {
