@@ -73,6 +73,9 @@ type projector struct {
 	sets     sets            // rows gathered, written at flush (project_sets.go)
 	stock    stockRun        // the terminal's stock (project_stock.go)
 	sold     []soldNow       // the sales just paid with IMEIs, checked at write (project_twice.go)
+	// returns are the stored return orders citing the terminal's invoices
+	// refunded in the run, read by preload (project_overrefund.go).
+	returns map[[2]string][]storedReturn
 }
 
 func newProjector(ctx context.Context, tx pgx.Tx, terminal string) *projector {

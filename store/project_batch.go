@@ -182,17 +182,32 @@ func (b errBatch) Tx() pgx.Tx                       { return nil }
 // preloadOrders reads a terminal's orders by their ids.
 const preloadOrders = "SELECT order_id, snapshot FROM orders WHERE terminal_id = $1 AND order_id = ANY($2::text[])"
 
-// preload reads, in one query, the orders that evs name (order_id), as order
-// would read them one by one: the stored projection, or a new empty order
-// when none is stored. The query names the orders' whole key, so that it is
-// planned as lookups of orders_pkey whatever the statistics say (one that
-// joined the events read back was planned, with stale statistics, as a scan
-// of all of the terminal's orders).
+// preloadReturns reads the return orders citing invoices of a terminal, by
+// the invoices' ids: what returnsOf reads for each refund, for the run's
+// refunds at once (orders_origin).
+const preloadReturns = `SELECT snapshot->'origin'->>'order_id', terminal_id, order_id, snapshot FROM orders WHERE snapshot ? 'origin'
+	AND snapshot->'origin'->>'terminal' = $1 AND snapshot->'origin'->>'order_id' = ANY($2::text[])`
+
+// preload reads, in one round trip, the orders that evs name (order_id), as
+// order would read them one by one: the stored projection, or a new empty
+// order when none is stored; and, for the run's refunds done, the return
+// orders citing the invoices they go against, as returnsOf would read them
+// one refund at a time. The first query names the orders' whole key, so that
+// it is planned as lookups of orders_pkey whatever the statistics say (one
+// that joined the events read back was planned, with stale statistics, as a
+// scan of all of the terminal's orders).
 func (p *projector) preload(evs []*pos.Event) error {
 	var ids []string
 	seen := map[string]bool{}
+	refunded := map[string]bool{}
 	for _, ev := range evs {
-		if ev == nil || ev.OrderID == "" || seen[ev.OrderID] {
+		if ev == nil || ev.OrderID == "" {
+			continue
+		}
+		if ev.Kind == pos.EvRefundDone {
+			refunded[ev.OrderID] = true
+		}
+		if seen[ev.OrderID] {
 			continue
 		}
 		if _, ok := p.orders[ev.OrderID]; ok {
@@ -201,10 +216,52 @@ func (p *projector) preload(evs []*pos.Event) error {
 		seen[ev.OrderID] = true
 		ids = append(ids, ev.OrderID)
 	}
-	if len(ids) == 0 {
+	if len(ids) == 0 && len(refunded) == 0 {
 		return nil
 	}
-	rs, err := p.tx.Query(p.ctx, preloadOrders, p.terminal, ids)
+	// The invoices the refunds go against: the order's own, or, for a return
+	// order of this terminal's invoice, its origin's (from its intent, or as
+	// stored: read below). Another terminal's invoices are read by returnsOf.
+	invoices := map[string]bool{}
+	for _, ev := range evs {
+		if ev != nil && refunded[ev.OrderID] && ev.Kind == pos.EvOrderIntent && ev.Intent != nil && ev.Intent.Origin != nil &&
+			ev.Intent.Origin.Terminal == p.terminal {
+			invoices[ev.Intent.Origin.OrderID] = true
+		}
+	}
+	for id := range refunded {
+		invoices[id] = true
+	}
+	var b pgx.Batch
+	if len(ids) > 0 {
+		b.Queue(preloadOrders, p.terminal, ids)
+	}
+	var inv []string
+	if len(invoices) > 0 {
+		inv = make([]string, 0, len(invoices))
+		for id := range invoices {
+			inv = append(inv, id)
+		}
+		b.Queue(preloadReturns, p.terminal, inv)
+	}
+	br := p.tx.SendBatch(p.ctx, &b)
+	defer br.Close()
+	if len(ids) > 0 {
+		if err := p.readOrders(br, ids, seen); err != nil {
+			return err
+		}
+	}
+	if len(inv) > 0 {
+		if err := p.readReturns(br, inv); err != nil {
+			return err
+		}
+	}
+	return br.Close()
+}
+
+// readOrders reads preloadOrders' answer.
+func (p *projector) readOrders(br pgx.BatchResults, ids []string, seen map[string]bool) error {
+	rs, err := br.Query()
 	if err != nil {
 		return err
 	}
@@ -233,4 +290,30 @@ func (p *projector) preload(evs []*pos.Event) error {
 		}
 	}
 	return p.preloadStock(ids)
+}
+
+// readReturns reads preloadReturns' answer into p.returns: for each invoice
+// of inv, the stored return orders citing it (none for most).
+func (p *projector) readReturns(br pgx.BatchResults, inv []string) error {
+	rs, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	if p.returns == nil {
+		p.returns = map[[2]string][]storedReturn{}
+	}
+	for _, id := range inv {
+		p.returns[[2]string{p.terminal, id}] = nil
+	}
+	for rs.Next() {
+		var invoice string
+		var r storedReturn
+		if err := rs.Scan(&invoice, &r.terminal, &r.id, &r.snap); err != nil {
+			return err
+		}
+		k := [2]string{p.terminal, invoice}
+		p.returns[k] = append(p.returns[k], r)
+	}
+	return rs.Err()
 }

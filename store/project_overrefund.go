@@ -138,19 +138,7 @@ func (p *projector) returnsOf(o *pos.Order) (*returnsOf, error) {
 		return nil, nil
 	}
 	ro.terminals, ro.orders = append(ro.terminals, ro.soldTerm), append(ro.orders, ro.sold)
-	rs, err := p.tx.Query(p.ctx, `SELECT terminal_id, order_id, snapshot FROM orders WHERE snapshot ? 'origin'
-		AND snapshot->'origin'->>'terminal' = $1 AND snapshot->'origin'->>'order_id' = $2`, ro.soldTerm, soldOrder)
-	if err != nil {
-		return nil, err
-	}
-	type stored struct {
-		terminal, id string
-		snap         []byte
-	}
-	rows, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (stored, error) {
-		var s stored
-		return s, r.Scan(&s.terminal, &s.id, &s.snap)
-	})
+	rows, err := p.storedReturns(ro.soldTerm, soldOrder)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +173,30 @@ func (p *projector) returnsOf(o *pos.Order) (*returnsOf, error) {
 		ro.terminals, ro.orders = append(ro.terminals, p.terminal), append(ro.orders, ret)
 	}
 	return ro, nil
+}
+
+// storedReturn is a stored return order citing an invoice.
+type storedReturn struct {
+	terminal, id string
+	snap         []byte
+}
+
+// storedReturns reads the stored return orders citing terminal's invoice
+// order: as preload read them for the run (the projector's terminal's return
+// orders written since are the run's, in memory), or else now.
+func (p *projector) storedReturns(terminal, order string) ([]storedReturn, error) {
+	if rows, ok := p.returns[[2]string{terminal, order}]; ok {
+		return rows, nil
+	}
+	rs, err := p.tx.Query(p.ctx, `SELECT terminal_id, order_id, snapshot FROM orders WHERE snapshot ? 'origin'
+		AND snapshot->'origin'->>'terminal' = $1 AND snapshot->'origin'->>'order_id' = $2`, terminal, order)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rs, func(r pgx.CollectableRow) (storedReturn, error) {
+		var s storedReturn
+		return s, r.Scan(&s.terminal, &s.id, &s.snap)
+	})
 }
 
 // taken adds up the refunds of the invoice, leaving out (with) or counting
