@@ -256,7 +256,13 @@ func (p *projector) preload(evs []*pos.Event) error {
 			return err
 		}
 	}
-	return br.Close()
+	if err := br.Close(); err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return p.preloadStock(ids) // once the batch's answers are read: one query at a time on the connection
 }
 
 // readOrders reads preloadOrders' answer.
@@ -289,7 +295,7 @@ func (p *projector) readOrders(br pgx.BatchResults, ids []string, seen map[strin
 			p.orders[id] = &pos.Order{}
 		}
 	}
-	return p.preloadStock(ids)
+	return nil
 }
 
 // readReturns reads preloadReturns' answer into p.returns: for each invoice
