@@ -38,7 +38,7 @@ func newEInvoiceRig(t *testing.T, turnover Paise) *einvoiceRig {
 	r := newRig(t)
 	sb := irpsandbox.New(r.clock.Now)
 	client, err := irp.New("https://irp.sandbox.invalid", irpsandbox.Credentials(eShopGSTIN),
-		irp.WithHTTPClient(&http.Client{Transport: sb.Transport()}), irp.WithPublicKey(sb.PublicKey()), irp.WithClock(r.clock.Now))
+		irp.WithHTTPClient(&http.Client{Transport: sb.Transport()}), irp.WithPublicKey(sb.PublicKey()), irp.WithEncryptionKey(sb.EncryptionKey()), irp.WithClock(r.clock.Now))
 	require.NoError(t, err)
 	tl, err := NewTill(t.Context(), TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t), IRP: client})
 	require.NoError(t, err)
@@ -204,7 +204,7 @@ func TestDuplicateFetchesTheIRNAlreadyIssued(t *testing.T) {
 	require.Len(t, docs, 1)
 	inv, err := irp.Build(irpDocument(docs[0], *o, shop))
 	require.NoError(t, err)
-	other, err := irp.New("https://irp.sandbox.invalid", irpsandbox.Credentials(eShopGSTIN), irp.WithHTTPClient(&http.Client{Transport: er.irp.Transport()}))
+	other, err := irp.New("https://irp.sandbox.invalid", irpsandbox.Credentials(eShopGSTIN), irp.WithHTTPClient(&http.Client{Transport: er.irp.Transport()}), irp.WithEncryptionKey(er.irp.EncryptionKey()))
 	require.NoError(t, err)
 	first, err := other.Generate(t.Context(), inv)
 	require.NoError(t, err)
@@ -331,7 +331,7 @@ func TestB2BCreditNoteIsRegistered(t *testing.T) {
 func irpClient(t *testing.T, er *einvoiceRig) *irp.Client {
 	t.Helper()
 	c, err := irp.New("https://irp.sandbox.invalid", irpsandbox.Credentials(eShopGSTIN),
-		irp.WithHTTPClient(&http.Client{Transport: er.irp.Transport()}), irp.WithClock(er.clock.Now))
+		irp.WithHTTPClient(&http.Client{Transport: er.irp.Transport()}), irp.WithEncryptionKey(er.irp.EncryptionKey()), irp.WithClock(er.clock.Now))
 	require.NoError(t, err)
 	return c
 }
