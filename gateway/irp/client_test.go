@@ -315,3 +315,20 @@ func TestEveryCallIsEncrypted(t *testing.T) {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestSessionKeyThatDoesNotDecrypt: the IRP answers a Sek that does not decrypt
+// with the AppKey sent; the client says so (ErrSession, an unknown outcome for
+// the document, which is then inquired), sends no generate, and the next call
+// authenticates again and registers.
+func TestSessionKeyThatDoesNotDecrypt(t *testing.T) {
+	c, sb, _ := setup(t)
+	sb.GarbleSessionKeys(1)
+	_, err := c.Generate(t.Context(), mustBuild(t, invoiceDoc()))
+	require.ErrorIs(t, err, irp.ErrSession)
+	assert.False(t, irp.Definite(err))
+	assert.Contains(t, err.Error(), "does not decrypt with the AppKey sent")
+	assert.Equal(t, 0, sb.Calls(irp.PathGenerate))
+	_, err = c.Generate(t.Context(), mustBuild(t, invoiceDoc()))
+	require.NoError(t, err)
+	assert.Equal(t, 2, sb.Calls(irp.PathAuth))
+}

@@ -76,6 +76,7 @@ type Sandbox struct {
 	down    bool
 	lose    int // answers to lose after processing
 	garble  int // answers to encrypt with a key that is not the session's
+	badSek  int // session keys to answer under a key that is not the AppKey
 	calls   map[string]int
 	invalid map[string]bool // GSTINs the sandbox treats as not registered
 }
@@ -163,6 +164,14 @@ func (s *Sandbox) LoseAnswers(n int) {
 func (s *Sandbox) GarbleAnswers(n int) {
 	s.mu.Lock()
 	s.garble = n
+	s.mu.Unlock()
+}
+
+// GarbleSessionKeys makes the next n authentications answer their session key
+// encrypted under a key that is not the AppKey sent.
+func (s *Sandbox) GarbleSessionKeys(n int) {
+	s.mu.Lock()
+	s.badSek = n
 	s.mu.Unlock()
 }
 
@@ -397,6 +406,12 @@ func (s *Sandbox) auth(gstin string, body []byte) reply {
 	sek, err := irp.NewKey()
 	if err != nil {
 		return refuse(http.StatusInternalServerError, "5000", err.Error())
+	}
+	if s.badSek > 0 {
+		s.badSek--
+		if appKey, err = irp.NewKey(); err != nil {
+			return refuse(http.StatusInternalServerError, "5000", err.Error())
+		}
 	}
 	encSek, err := irp.Seal(appKey, sek)
 	if err != nil {
