@@ -38,7 +38,7 @@ func newEInvoiceRig(t *testing.T, turnover Paise) *einvoiceRig {
 	r := newRig(t)
 	sb := irpsandbox.New(r.clock.Now)
 	client, err := irp.New("https://irp.sandbox.invalid", irpsandbox.Credentials(eShopGSTIN),
-		irp.WithHTTPClient(&http.Client{Transport: sb.Transport()}), irp.WithPublicKey(sb.PublicKey()), irp.WithClock(r.clock.Now))
+		irp.WithHTTPClient(&http.Client{Transport: sb.Transport()}), irp.WithPublicKey(sb.PublicKey()), irp.WithEncryptionKey(sb.EncryptionKey()), irp.WithClock(r.clock.Now))
 	require.NoError(t, err)
 	tl, err := NewTill(t.Context(), TillConfig{Engine: r.e, SampleCatalog: catalogJSON(t), IRP: client})
 	require.NoError(t, err)
@@ -204,7 +204,7 @@ func TestDuplicateFetchesTheIRNAlreadyIssued(t *testing.T) {
 	require.Len(t, docs, 1)
 	inv, err := irp.Build(irpDocument(docs[0], *o, shop))
 	require.NoError(t, err)
-	other, err := irp.New("https://irp.sandbox.invalid", irpsandbox.Credentials(eShopGSTIN), irp.WithHTTPClient(&http.Client{Transport: er.irp.Transport()}))
+	other, err := irp.New("https://irp.sandbox.invalid", irpsandbox.Credentials(eShopGSTIN), irp.WithHTTPClient(&http.Client{Transport: er.irp.Transport()}), irp.WithEncryptionKey(er.irp.EncryptionKey()))
 	require.NoError(t, err)
 	first, err := other.Generate(t.Context(), inv)
 	require.NoError(t, err)
@@ -331,7 +331,7 @@ func TestB2BCreditNoteIsRegistered(t *testing.T) {
 func irpClient(t *testing.T, er *einvoiceRig) *irp.Client {
 	t.Helper()
 	c, err := irp.New("https://irp.sandbox.invalid", irpsandbox.Credentials(eShopGSTIN),
-		irp.WithHTTPClient(&http.Client{Transport: er.irp.Transport()}), irp.WithClock(er.clock.Now))
+		irp.WithHTTPClient(&http.Client{Transport: er.irp.Transport()}), irp.WithEncryptionKey(er.irp.EncryptionKey()), irp.WithClock(er.clock.Now))
 	require.NoError(t, err)
 	return c
 }
@@ -354,4 +354,78 @@ func TestIncompleteDocumentStaysPendingWithTheReason(t *testing.T) {
 	assert.Contains(t, Sentence(err), "IRN pending for "+number+" (refused: the shop's address has no 6-digit PIN code)")
 	assert.Zero(t, er.irp.Calls(irp.PathGenerate))
 	assert.Equal(t, []EventKind{EvIRNRefused}, er.irnEvents(t))
+}
+
+// TestIRPWrongEncryptionKeyKeepsTheDocumentPending: a till whose IRP access
+// holds a public key that is not the IRP's encryption key is refused at
+// authentication; the B2B invoice stays IRN pending with the IRP's sentence,
+// nothing is generated, and once the right key is held it is registered.
+func TestIRPWrongEncryptionKeyKeepsTheDocumentPending(t *testing.T) {
+	er := newEInvoiceRig(t, crore(12.5))
+	wrong, err := irp.New("https://irp.sandbox.invalid", irpsandbox.Credentials(eShopGSTIN),
+		irp.WithHTTPClient(&http.Client{Transport: er.irp.Transport()}), irp.WithEncryptionKey(er.irp.PublicKey()), irp.WithClock(er.clock.Now))
+	require.NoError(t, err)
+	er.tl.EInvoices.port = wrong
+	id, number := er.sell(t, b2bBuyer)
+	states, err := er.tl.EInvoices.Register(t.Context(), id)
+	require.ErrorIs(t, err, ErrIRNPending)
+	require.Len(t, states, 1)
+	assert.Equal(t, IRNPending, states[0].Status)
+	assert.Contains(t, Sentence(err), "IRN pending for "+number)
+	assert.Contains(t, Sentence(err), "not encrypted with the IRP's public encryption key")
+	assert.Equal(t, 0, er.irp.Calls(irp.PathGenerate))
+
+	er.tl.EInvoices.port = er.client
+	left, err := er.tl.EInvoices.RegisterPending(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, left)
+	text, _ := er.receiptText(t, id, -1)
+	assert.Contains(t, text, "IRN "+wantIRN("INV", number)[:32])
+	assert.Equal(t, 1, er.irp.Calls(irp.PathGenerate))
+}
+
+// TestIRNAnswerThatDoesNotDecryptIsInquired: the IRP registers the invoice and
+// its answer does not decrypt with the session key; the outcome is unknown, and
+// printing inquires on a new session and prints the IRN without sending the
+// invoice again.
+func TestIRNAnswerThatDoesNotDecryptIsInquired(t *testing.T) {
+	er := newEInvoiceRig(t, crore(12.5))
+	require.NoError(t, er.client.Authenticate(t.Context()))
+	id, number := er.sell(t, b2bBuyer)
+	er.irp.GarbleAnswers(2) // generate's and the inquiry's right after it
+	states, err := er.tl.EInvoices.Register(t.Context(), id)
+	require.ErrorIs(t, err, ErrIRNPending)
+	require.Len(t, states, 1)
+	assert.Equal(t, IRNUnknown, states[0].Status)
+	assert.Equal(t, 1, er.irp.Registered())
+
+	text, _ := er.receiptText(t, id, -1)
+	assert.Contains(t, text, "IRN "+wantIRN("INV", number)[:32])
+	assert.Equal(t, 1, er.irp.Calls(irp.PathGenerate), "never sent again")
+	assert.Equal(t, []EventKind{EvIRNIntent, EvIRNUnknown, EvIRNRegistered}, er.irnEvents(t))
+}
+
+// TestIRNTokenExpiryIsRenewed: the till's token expires over the day (six
+// hours) and the IRP ends a session before its time; each later invoice is
+// registered on a new token, and each generate is made once per refusal.
+func TestIRNTokenExpiryIsRenewed(t *testing.T) {
+	er := newEInvoiceRig(t, crore(12.5))
+	first, _ := er.sell(t, b2bBuyer)
+	_, err := er.tl.EInvoices.Register(t.Context(), first)
+	require.NoError(t, err)
+	assert.Equal(t, 1, er.irp.Calls(irp.PathAuth))
+
+	er.clock.Advance(7 * time.Hour)
+	second, _ := er.sell(t, b2bBuyer)
+	_, err = er.tl.EInvoices.Register(t.Context(), second)
+	require.NoError(t, err)
+	assert.Equal(t, 2, er.irp.Calls(irp.PathAuth), "renewed before the call, the token being past its expiry")
+
+	er.irp.ExpireTokens()
+	third, _ := er.sell(t, b2bBuyer)
+	_, err = er.tl.EInvoices.Register(t.Context(), third)
+	require.NoError(t, err)
+	assert.Equal(t, 3, er.irp.Calls(irp.PathAuth), "renewed once on the IRP's 1005")
+	assert.Equal(t, 4, er.irp.Calls(irp.PathGenerate), "three invoices and the one call refused for its token")
+	assert.Equal(t, 3, er.irp.Registered())
 }

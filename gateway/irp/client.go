@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rsa"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,16 +88,26 @@ type infoDetail struct {
 	Desc  json.RawMessage `json:"Desc"`
 }
 
+// authRequest is the JSON of authentication, sent encrypted (EncryptAuth).
 type authRequest struct {
 	UserName                string `json:"UserName"`
 	Password                string `json:"Password"`
+	AppKey                  string `json:"AppKey"` // base64 of the 32 random bytes
 	ForceRefreshAccessToken bool   `json:"ForceRefreshAccessToken"`
 }
 
+// sealed is the body of every request but a GET: {"Data":"<base64>"}.
+type sealed struct {
+	Data string `json:"Data"`
+}
+
+// authData is the Data of authentication's answer (plain JSON): Sek is the
+// session key encrypted under the AppKey (Seal).
 type authData struct {
 	ClientID    string `json:"ClientId"`
 	UserName    string `json:"UserName"`
 	AuthToken   string `json:"AuthToken"`
+	Sek         string `json:"Sek"`
 	TokenExpiry string `json:"TokenExpiry"`
 }
 
@@ -107,16 +118,25 @@ type cancelRequest struct {
 }
 
 // Client calls the IRP. It authenticates on the first call and again when the
-// token expires or is refused. It is safe for concurrent use.
+// token expires or is refused, and encrypts every payload as the NIC API does
+// (crypt.go). It is safe for concurrent use.
 type Client struct {
 	base *url.URL
 	cred Credentials
 	hc   *http.Client
-	pub  *rsa.PublicKey
+	pub  *rsa.PublicKey // checks signed QR codes
+	enc  *rsa.PublicKey // encrypts authentication
 	now  func() time.Time
 
-	mu      sync.Mutex
+	mu   sync.Mutex
+	sess session
+}
+
+// session is what authentication gives: the token and the session key that
+// encrypts every later payload, until expires.
+type session struct {
 	token   string
+	sek     []byte
 	expires time.Time
 }
 
@@ -128,6 +148,11 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc
 
 // WithPublicKey checks every signed QR code with the IRP's public key pub.
 func WithPublicKey(pub *rsa.PublicKey) Option { return func(c *Client) { c.pub = pub } }
+
+// WithEncryptionKey encrypts authentication with the IRP's public encryption key
+// pub (NIC publishes one for its sandbox and one for production; it is not the
+// key its signatures are checked with). Without it New fails.
+func WithEncryptionKey(pub *rsa.PublicKey) Option { return func(c *Client) { c.enc = pub } }
 
 // WithClock gives the client its time (token expiry).
 func WithClock(now func() time.Time) Option { return func(c *Client) { c.now = now } }
@@ -142,6 +167,9 @@ func New(baseURL string, cred Credentials, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
+	if c.enc == nil {
+		return nil, errors.New("irp: no public encryption key of the IRP: its payloads cannot be encrypted")
+	}
 	return c, nil
 }
 
@@ -151,57 +179,116 @@ func (c *Client) GSTIN() string { return c.cred.GSTIN }
 // PublicKey is the IRP's key that signed QR codes are checked with.
 func (c *Client) PublicKey() *rsa.PublicKey { return c.pub }
 
-// Authenticate gets a fresh auth token.
+// Authenticate gets a fresh auth token and session key.
 func (c *Client) Authenticate(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.authLocked(ctx)
 }
 
+// authLocked authenticates: the credentials and a new random AppKey, encrypted
+// with the IRP's public key; the answer's session key (Sek) decrypted with the
+// AppKey. c.mu is held.
 func (c *Client) authLocked(ctx context.Context) error {
-	body, _ := json.Marshal(authRequest{UserName: c.cred.UserName, Password: c.cred.Password, ForceRefreshAccessToken: true})
-	var d authData
-	if err := c.do(ctx, http.MethodPost, PathAuth, nil, body, "", &d); err != nil {
+	c.sess = session{}
+	appKey, err := NewKey()
+	if err != nil {
+		return err
+	}
+	payload, _ := json.Marshal(authRequest{UserName: c.cred.UserName, Password: c.cred.Password,
+		AppKey: base64.StdEncoding.EncodeToString(appKey), ForceRefreshAccessToken: true})
+	data, err := EncryptAuth(c.enc, payload)
+	if err != nil {
 		return fmt.Errorf("irp: authenticate: %w", err)
 	}
-	exp, err := time.ParseInLocation(AckLayout, d.TokenExpiry, IST)
-	if err != nil || d.AuthToken == "" {
-		return fmt.Errorf("irp: authenticate: %w: no token in the answer", ErrUnknown)
+	body, _ := json.Marshal(sealed{Data: data})
+	raw, err := c.do(ctx, http.MethodPost, PathAuth, nil, body, "")
+	if err != nil {
+		return fmt.Errorf("irp: authenticate: %w", err)
 	}
-	c.token, c.expires = d.AuthToken, exp
+	var d authData
+	if err := json.Unmarshal(raw, &d); err != nil || d.AuthToken == "" || d.Sek == "" {
+		return fmt.Errorf("irp: authenticate: %w: the answer has no token and session key", ErrUnknown)
+	}
+	exp, err := time.ParseInLocation(AckLayout, d.TokenExpiry, IST)
+	if err != nil {
+		return fmt.Errorf("irp: authenticate: %w: token expiry %q", ErrUnknown, d.TokenExpiry)
+	}
+	sek, err := Open(appKey, d.Sek)
+	if err == nil && len(sek) != KeySize {
+		err = fmt.Errorf("%w, not %d", ErrKeySize, len(sek))
+	}
+	if err != nil {
+		return fmt.Errorf("irp: authenticate: %w: the session key the IRP answered does not decrypt with the AppKey sent: %w", ErrSession, err)
+	}
+	c.sess = session{token: d.AuthToken, sek: sek, expires: exp}
 	return nil
 }
 
-// tokenFor returns a token valid for a minute at least.
-func (c *Client) tokenFor(ctx context.Context) (string, error) {
+// sessionFor returns a session valid for a minute at least.
+func (c *Client) sessionFor(ctx context.Context) (session, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.token == "" || c.now().Add(time.Minute).After(c.expires) {
+	if c.sess.token == "" || c.now().Add(time.Minute).After(c.sess.expires) {
 		if err := c.authLocked(ctx); err != nil {
-			return "", err
+			return session{}, err
 		}
 	}
-	return c.token, nil
+	return c.sess, nil
 }
 
-// call makes an authenticated call, authenticating once more if the token is
-// refused.
-func (c *Client) call(ctx context.Context, method, path string, q url.Values, body []byte, out any) error {
+// drop ends the session of token, so that the next call authenticates again.
+func (c *Client) drop(token string) {
+	c.mu.Lock()
+	if c.sess.token == token {
+		c.sess = session{}
+	}
+	c.mu.Unlock()
+}
+
+// call makes an authenticated call: payload (JSON, nil for a GET) encrypted
+// with the session key, the answer's Data decrypted with it into out. A token
+// the IRP refuses (expired before its time, or not known) is renewed once and
+// the call made again: the refusal is definite, nothing was processed. An
+// answer that does not decrypt ends the session and leaves the outcome unknown.
+func (c *Client) call(ctx context.Context, method, path string, q url.Values, payload []byte, out any) error {
 	for try := 0; ; try++ {
-		tok, err := c.tokenFor(ctx)
+		s, err := c.sessionFor(ctx)
 		if err != nil {
 			return err
 		}
-		err = c.do(ctx, method, path, q, body, tok, out)
-		if try == 0 && errors.Is(err, ErrAuth) {
-			c.mu.Lock()
-			if c.token == tok {
-				c.token = ""
+		var body []byte
+		if payload != nil {
+			data, err := Seal(s.sek, payload)
+			if err != nil {
+				return fmt.Errorf("%w: encrypt the request: %w", ErrSession, err)
 			}
-			c.mu.Unlock()
+			body, _ = json.Marshal(sealed{Data: data})
+		}
+		raw, err := c.do(ctx, method, path, q, body, s.token)
+		if try == 0 && errors.Is(err, ErrAuth) {
+			c.drop(s.token)
 			continue
 		}
-		return err
+		if errors.Is(err, ErrSession) {
+			c.drop(s.token)
+		}
+		if err != nil {
+			return err
+		}
+		var data string
+		if err := json.Unmarshal(raw, &data); err != nil {
+			return fmt.Errorf("%w: the answer's Data is not encrypted", ErrUnknown)
+		}
+		plain, err := Open(s.sek, data)
+		if err != nil {
+			c.drop(s.token)
+			return fmt.Errorf("%w: the answer does not decrypt with the session key: %w", ErrUnknown, err)
+		}
+		if err := json.Unmarshal(plain, out); err != nil {
+			return fmt.Errorf("%w: data: %v", ErrUnknown, err)
+		}
+		return nil
 	}
 }
 
@@ -257,9 +344,10 @@ func (c *Client) check(r Registration) error {
 	return nil
 }
 
-// do sends one request and decodes the envelope's Data into out. A definite
-// refusal is an *Error; anything else that fails wraps ErrUnknown.
-func (c *Client) do(ctx context.Context, method, path string, q url.Values, body []byte, token string, out any) error {
+// do sends one request and returns the envelope's Data (still encrypted but
+// for authentication's). A definite refusal is an *Error; anything else that
+// fails wraps ErrUnknown.
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, body []byte, token string) (json.RawMessage, error) {
 	u := *c.base
 	u.Path += path
 	u.RawQuery = q.Encode()
@@ -269,7 +357,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUnknown, err)
+		return nil, fmt.Errorf("%w: %v", ErrUnknown, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("client_id", c.cred.ClientID)
@@ -281,29 +369,26 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	}
 	res, err := c.hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUnknown, err)
+		return nil, fmt.Errorf("%w: %v", ErrUnknown, err)
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
 	if err != nil {
-		return fmt.Errorf("%w: read answer: %v", ErrUnknown, err)
+		return nil, fmt.Errorf("%w: read answer: %v", ErrUnknown, err)
 	}
 	var env envelope
 	if err := json.Unmarshal(raw, &env); err != nil {
 		if res.StatusCode == http.StatusUnauthorized {
-			return &Error{HTTPStatus: res.StatusCode, Code: CodeInvalidToken, Message: "unauthorised", Raw: raw}
+			return nil, &Error{HTTPStatus: res.StatusCode, Code: CodeInvalidToken, Message: "unauthorised", Raw: raw}
 		}
-		return fmt.Errorf("%w: HTTP %d, not an IRP answer", ErrUnknown, res.StatusCode)
+		return nil, fmt.Errorf("%w: HTTP %d, not an IRP answer", ErrUnknown, res.StatusCode)
 	}
 	if env.Status != 1 {
 		if len(env.ErrorDetails) == 0 {
-			return fmt.Errorf("%w: HTTP %d, status %d without error details", ErrUnknown, res.StatusCode, env.Status)
+			return nil, fmt.Errorf("%w: HTTP %d, status %d without error details", ErrUnknown, res.StatusCode, env.Status)
 		}
 		codes, msg := joinMessages(env.ErrorDetails)
-		return &Error{HTTPStatus: res.StatusCode, Code: codes[0], Codes: codes, Message: msg, Raw: raw}
+		return nil, &Error{HTTPStatus: res.StatusCode, Code: codes[0], Codes: codes, Message: msg, Raw: raw}
 	}
-	if err := json.Unmarshal(env.Data, out); err != nil {
-		return fmt.Errorf("%w: data: %v", ErrUnknown, err)
-	}
-	return nil
+	return env.Data, nil
 }

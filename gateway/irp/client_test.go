@@ -1,7 +1,9 @@
 package irp_test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -35,7 +37,7 @@ func setup(t *testing.T) (*irp.Client, *sandbox.Sandbox, *clock) {
 	clk := &clock{t: saleDay}
 	sb := sandbox.New(clk.Now)
 	c, err := irp.New("https://irp.sandbox.invalid", sandbox.Credentials(sellerGSTIN),
-		irp.WithHTTPClient(&http.Client{Transport: sb.Transport()}), irp.WithPublicKey(sb.PublicKey()), irp.WithClock(clk.Now))
+		irp.WithHTTPClient(&http.Client{Transport: sb.Transport()}), irp.WithPublicKey(sb.PublicKey()), irp.WithEncryptionKey(sb.EncryptionKey()), irp.WithClock(clk.Now))
 	require.NoError(t, err)
 	return c, sb, clk
 }
@@ -194,7 +196,7 @@ func TestOverASocket(t *testing.T) {
 	sb := sandbox.New(nil)
 	srv := httptest.NewServer(sb)
 	t.Cleanup(srv.Close)
-	c, err := irp.New(srv.URL, sandbox.Credentials(sellerGSTIN), irp.WithPublicKey(sb.PublicKey()))
+	c, err := irp.New(srv.URL, sandbox.Credentials(sellerGSTIN), irp.WithPublicKey(sb.PublicKey()), irp.WithEncryptionKey(sb.EncryptionKey()))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
@@ -206,4 +208,127 @@ func TestOverASocket(t *testing.T) {
 	sb.SetDown(true)
 	_, err = c.GetByDocument(ctx, "INV", d.Number, d.Date)
 	assert.ErrorIs(t, err, irp.ErrUnknown)
+}
+
+// TestRevokedTokenIsRenewedOnce: the IRP refuses a token before its expiry
+// (1005); the client authenticates again once and sends the generate again, a
+// definite refusal having processed nothing. One document is registered.
+func TestRevokedTokenIsRenewedOnce(t *testing.T) {
+	c, sb, _ := setup(t)
+	require.NoError(t, c.Authenticate(t.Context()))
+	sb.ExpireTokens()
+	reg, err := c.Generate(t.Context(), mustBuild(t, invoiceDoc()))
+	require.NoError(t, err)
+	assert.True(t, hex64(reg.Irn))
+	assert.Equal(t, 2, sb.Calls(irp.PathAuth))
+	assert.Equal(t, 2, sb.Calls(irp.PathGenerate), "the refused call and the one after the new token")
+	assert.Equal(t, 1, sb.Registered())
+}
+
+// TestTokenRefusedAgainIsNotLooped: tokens that are expired when given; the
+// client renews the token once, then gives up with the IRP's sentence.
+func TestTokenRefusedAgainIsNotLooped(t *testing.T) {
+	c, sb, _ := setup(t)
+	sb.SetTokenLife(0)
+	_, err := c.Generate(t.Context(), mustBuild(t, invoiceDoc()))
+	require.ErrorIs(t, err, irp.ErrAuth)
+	assert.True(t, irp.Definite(err))
+	assert.Contains(t, err.Error(), "Invalid Token")
+	assert.Equal(t, 2, sb.Calls(irp.PathAuth))
+	assert.Equal(t, 2, sb.Calls(irp.PathGenerate))
+	assert.Equal(t, 0, sb.Registered())
+}
+
+// TestWrongEncryptionKey: a client holding a public key that is not the IRP's
+// encryption key (here the signing key's) is refused at authentication with
+// a sentence naming the key; no generate is sent. A client without one is not
+// made.
+func TestWrongEncryptionKey(t *testing.T) {
+	sb := sandbox.New(func() time.Time { return saleDay })
+	c, err := irp.New("https://irp.sandbox.invalid", sandbox.Credentials(sellerGSTIN),
+		irp.WithHTTPClient(&http.Client{Transport: sb.Transport()}), irp.WithEncryptionKey(sb.PublicKey()))
+	require.NoError(t, err)
+	_, err = c.Generate(t.Context(), mustBuild(t, invoiceDoc()))
+	require.ErrorIs(t, err, irp.ErrEncryptionKey)
+	assert.True(t, irp.Definite(err), "a definite refusal: nothing was registered")
+	assert.Contains(t, err.Error(), "not encrypted with the IRP's public encryption key")
+	assert.Equal(t, 0, sb.Calls(irp.PathGenerate))
+
+	_, err = irp.New("https://irp.sandbox.invalid", sandbox.Credentials(sellerGSTIN))
+	assert.ErrorContains(t, err, "no public encryption key")
+}
+
+// TestAnswerThatDoesNotDecryptIsInquired: the IRP registers the document and
+// answers under a key that is not the session's; the outcome is unknown (not a
+// refusal), the session is ended, and the inquiry, on a new session, finds the
+// registration. The generate is not sent again.
+func TestAnswerThatDoesNotDecryptIsInquired(t *testing.T) {
+	c, sb, _ := setup(t)
+	sb.GarbleAnswers(1)
+	_, err := c.Generate(t.Context(), mustBuild(t, invoiceDoc()))
+	require.ErrorIs(t, err, irp.ErrUnknown)
+	assert.False(t, irp.Definite(err))
+	assert.Equal(t, 1, sb.Registered())
+	reg, err := c.GetByDocument(t.Context(), "INV", "T1/2627/000123", saleDay)
+	require.NoError(t, err)
+	assert.True(t, hex64(reg.Irn))
+	assert.Equal(t, 2, sb.Calls(irp.PathAuth), "a new session after the answer that did not decrypt")
+	assert.Equal(t, 1, sb.Calls(irp.PathGenerate))
+}
+
+// TestEveryCallIsEncrypted: what goes over the wire between the client and the
+// sandbox never holds the invoice, the credentials or the IRN in the clear.
+func TestEveryCallIsEncrypted(t *testing.T) {
+	clk := &clock{t: saleDay}
+	sb := sandbox.New(clk.Now)
+	var seen bytes.Buffer
+	spy := roundTrip(func(req *http.Request) (*http.Response, error) {
+		if req.Body != nil {
+			b, _ := io.ReadAll(req.Body)
+			seen.Write(b)
+			req.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		res, err := sb.Transport().RoundTrip(req)
+		if err == nil {
+			b, _ := io.ReadAll(res.Body)
+			seen.Write(b)
+			res.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		return res, err
+	})
+	c, err := irp.New("https://irp.sandbox.invalid", sandbox.Credentials(sellerGSTIN),
+		irp.WithHTTPClient(&http.Client{Transport: spy}), irp.WithPublicKey(sb.PublicKey()), irp.WithEncryptionKey(sb.EncryptionKey()), irp.WithClock(clk.Now))
+	require.NoError(t, err)
+	inv := mustBuild(t, invoiceDoc())
+	reg, err := c.Generate(t.Context(), inv)
+	require.NoError(t, err)
+	_, err = c.GetByDocument(t.Context(), "INV", inv.DocDtls.No, saleDay)
+	require.NoError(t, err)
+	_, err = c.Cancel(t.Context(), reg.Irn, irp.CancelOrder, "sale voided")
+	require.NoError(t, err)
+	for _, clear := range []string{`"Password"`, `"AppKey"`, localBuyer, "Reliance Traders", reg.Irn, reg.AckNo, "sale voided", `"ItemList"`} {
+		assert.NotContains(t, seen.String(), clear)
+	}
+	assert.Contains(t, seen.String(), `"Sek"`, "the authentication's answer is seen")
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestSessionKeyThatDoesNotDecrypt: the IRP answers a Sek that does not decrypt
+// with the AppKey sent; the client says so (ErrSession, an unknown outcome for
+// the document, which is then inquired), sends no generate, and the next call
+// authenticates again and registers.
+func TestSessionKeyThatDoesNotDecrypt(t *testing.T) {
+	c, sb, _ := setup(t)
+	sb.GarbleSessionKeys(1)
+	_, err := c.Generate(t.Context(), mustBuild(t, invoiceDoc()))
+	require.ErrorIs(t, err, irp.ErrSession)
+	assert.False(t, irp.Definite(err))
+	assert.Contains(t, err.Error(), "does not decrypt with the AppKey sent")
+	assert.Equal(t, 0, sb.Calls(irp.PathGenerate))
+	_, err = c.Generate(t.Context(), mustBuild(t, invoiceDoc()))
+	require.NoError(t, err)
+	assert.Equal(t, 2, sb.Calls(irp.PathAuth))
 }

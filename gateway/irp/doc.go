@@ -1,7 +1,10 @@
 // Package irp is the client of the Invoice Registration Portal (IRP), the GST
 // e-invoice API of NIC: authentication, generate IRN, get IRN by document details
 // and cancel IRN, with the INV-01 (schema version 1.1) JSON that it registers,
-// built from a Document, and the check of the IRP's signed QR code.
+// built from a Document, and the check of the IRP's signed QR code. Every call
+// is encrypted as the NIC API asks (crypt.go): the credentials and a random
+// AppKey with the IRP's RSA public encryption key, every later payload with the
+// session key (Sek) authentication answers, AES-256-ECB with PKCS#7 padding.
 //
 // A shop whose aggregate turnover exceeds the notified limit (Notification
 // 10/2023-CT: ₹5 crore) registers every B2B invoice and credit note here before

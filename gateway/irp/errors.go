@@ -15,6 +15,9 @@ const (
 	CodeNotFound      = "2283" // no IRN for these document details
 	CodeInvalidGSTIN  = "3028" // a GSTIN is not valid
 	CodeValueMismatch = "2172" // item values do not add up to the invoice's
+	CodeCredentials   = "1008" // invalid login credentials (user name or password)
+	CodeAppKey        = "1016" // the authentication payload does not decrypt with the IRP's key
+	CodeNotDecrypted  = "5100" // the sandbox's: a request's Data is not encrypted with the session key
 )
 
 // Error is a definite refusal of the IRP: Status 0 with error details. The
@@ -54,6 +57,10 @@ func (e *Error) Is(target error) bool {
 		return e.Has(CodeCancelled)
 	case ErrAuth:
 		return e.Has(CodeInvalidToken) || e.HTTPStatus == 401
+	case ErrEncryptionKey:
+		return e.Has(CodeAppKey)
+	case ErrSession:
+		return e.Has(CodeNotDecrypted)
 	}
 	return false
 }
@@ -65,7 +72,15 @@ var (
 	ErrCancelWindow = errors.New("irp: the 24 hours to cancel the IRN are over")
 	ErrCancelled    = errors.New("irp: the IRN is not active")
 	ErrAuth         = errors.New("irp: authentication refused")
+	// ErrEncryptionKey: the IRP cannot decrypt the authentication, encrypted
+	// with a public key that is not the IRP's.
+	ErrEncryptionKey = errors.New("irp: the IRP cannot decrypt the credentials: the public encryption key kept for it is not the IRP's")
 )
+
+// ErrSession is a session key that does not fit: the IRP cannot decrypt a
+// request with it, or the key the IRP answered does not decrypt with the
+// AppKey sent. The session is ended; the next call authenticates again.
+var ErrSession = errors.New("irp: the session key does not fit")
 
 // ErrUnknown wraps a call whose outcome is not known: the request may or may not
 // have been processed (no answer, a broken answer, a server error). The document

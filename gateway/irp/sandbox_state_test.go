@@ -22,7 +22,7 @@ func openOn(t *testing.T, path string, clk *clock) (*irp.Client, *sandbox.Sandbo
 	sb, err := sandbox.Open(path, clk.Now)
 	require.NoError(t, err)
 	c, err := irp.New("https://irp.sandbox.invalid", sandbox.Credentials(sellerGSTIN),
-		irp.WithHTTPClient(&http.Client{Transport: sb.Transport()}), irp.WithPublicKey(sb.PublicKey()), irp.WithClock(clk.Now))
+		irp.WithHTTPClient(&http.Client{Transport: sb.Transport()}), irp.WithPublicKey(sb.PublicKey()), irp.WithEncryptionKey(sb.EncryptionKey()), irp.WithClock(clk.Now))
 	require.NoError(t, err)
 	return c, sb
 }

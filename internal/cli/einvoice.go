@@ -22,7 +22,7 @@ import (
 )
 
 // SecretIRP names the keyring secret that holds the IRP's access (irpAccess,
-// JSON): its address, the API credentials and the IRP's public key. Without it
+// JSON): its address, the API credentials and the IRP's public keys. Without it
 // the terminal registers with the embedded IRP sandbox.
 const SecretIRP = "irp-credentials"
 
@@ -33,6 +33,9 @@ type irpAccess struct {
 	// PublicKeyPEM is the IRP's public key (PEM) its signed QR codes are checked
 	// with.
 	PublicKeyPEM string `json:"public_key_pem"`
+	// EncryptionKeyPEM is the IRP's public encryption key (PEM), the one NIC
+	// publishes for its API's authentication to be encrypted with.
+	EncryptionKeyPEM string `json:"encryption_key_pem"`
 }
 
 // openIRP is the IRP the till registers B2B documents with: the live one when
@@ -51,33 +54,39 @@ func openIRP(sec *config.Secrets, dataDir, gstin string, now func() time.Time) (
 			return nil, false, err
 		}
 		c, err := irp.New("https://irp.sandbox.invalid", irpsandbox.Credentials(gstin),
-			irp.WithHTTPClient(&http.Client{Transport: sb.Transport()}), irp.WithPublicKey(sb.PublicKey()), irp.WithClock(now))
+			irp.WithHTTPClient(&http.Client{Transport: sb.Transport()}), irp.WithPublicKey(sb.PublicKey()), irp.WithEncryptionKey(sb.EncryptionKey()), irp.WithClock(now))
 		return c, false, err
 	}
 	var a irpAccess
 	if err := json.Unmarshal([]byte(raw), &a); err != nil {
 		return nil, true, fmt.Errorf("the IRP's access in the keyring is not readable (%v); set it again with galla einvoice credentials", err)
 	}
-	pub, err := parsePublicKey(a.PublicKeyPEM)
+	pub, err := parsePublicKey("public key", a.PublicKeyPEM)
 	if err != nil {
 		return nil, true, err
 	}
-	c, err := irp.New(a.BaseURL, a.Credentials, irp.WithPublicKey(pub), irp.WithClock(now))
+	enc, err := parsePublicKey("encryption key", a.EncryptionKeyPEM)
+	if err != nil {
+		return nil, true, fmt.Errorf("%w; set the access again with galla einvoice credentials, with encryption_key_pem", err)
+	}
+	c, err := irp.New(a.BaseURL, a.Credentials, irp.WithPublicKey(pub), irp.WithEncryptionKey(enc), irp.WithClock(now))
 	return c, true, err
 }
 
-func parsePublicKey(p string) (*rsa.PublicKey, error) {
+// parsePublicKey is the IRP's RSA public key what (its "public key", its
+// "encryption key") from its PEM p.
+func parsePublicKey(what, p string) (*rsa.PublicKey, error) {
 	b, _ := pem.Decode([]byte(p))
 	if b == nil {
-		return nil, errors.New("the IRP's public key is not a PEM block")
+		return nil, fmt.Errorf("the IRP's %s is not a PEM block", what)
 	}
 	k, err := x509.ParsePKIXPublicKey(b.Bytes)
 	if err != nil {
-		return nil, fmt.Errorf("the IRP's public key: %w", err)
+		return nil, fmt.Errorf("the IRP's %s: %w", what, err)
 	}
 	pub, ok := k.(*rsa.PublicKey)
 	if !ok {
-		return nil, errors.New("the IRP's public key is not an RSA key")
+		return nil, fmt.Errorf("the IRP's %s is not an RSA key", what)
 	}
 	return pub, nil
 }
@@ -196,13 +205,16 @@ func einvoiceCredentials(c *cli) int {
 	}
 	var a irpAccess
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return c.fail(exitBadInput, "The IRP's access is JSON: {\"base_url\",\"client_id\",\"client_secret\",\"user_name\",\"password\",\"gstin\",\"public_key_pem\"} (%v).", err)
+		return c.fail(exitBadInput, "The IRP's access is JSON: {\"base_url\",\"client_id\",\"client_secret\",\"user_name\",\"password\",\"gstin\",\"public_key_pem\",\"encryption_key_pem\"} (%v).", err)
 	}
 	if !strings.HasPrefix(a.BaseURL, "https://") || a.ClientID == "" || a.UserName == "" || a.GSTIN == "" {
 		return c.fail(exitBadInput, "The IRP's access needs an https:// base_url, client_id, user_name and gstin.")
 	}
-	if _, err := parsePublicKey(a.PublicKeyPEM); err != nil {
+	if _, err := parsePublicKey("public key", a.PublicKeyPEM); err != nil {
 		return c.fail(exitBadInput, "%s.", upperFirst(err.Error()))
+	}
+	if _, err := parsePublicKey("encryption key", a.EncryptionKeyPEM); err != nil {
+		return c.fail(exitBadInput, "%s (encryption_key_pem: NIC's public key for the API's encryption).", upperFirst(err.Error()))
 	}
 	b, _ := json.Marshal(a)
 	sec := config.OpenSecrets(c.dataDir, c.keyring)

@@ -2,8 +2,11 @@
 // docs/irp-contract.md (authentication, generate IRN, get IRN by document
 // details, cancel) served as an http.Handler or in process (Transport), with the
 // IRP's validations (the GSTIN check digit, a duplicate document, the 24-hour
-// cancel window, item values against the invoice's totals) and its QR codes signed
-// with a published test key (TestKeyPEM, RS256). A fresh install and every test
+// cancel window, item values against the invoice's totals), its payload
+// encryption (authentication decrypted with a published test encryption key,
+// EncryptionKeyPEM; every later request and answer encrypted with the session
+// key it gives) and its QR codes signed with a published test key (TestKeyPEM,
+// RS256). A fresh install and every test
 // register e-invoices here, offline. Faults (down, a lost answer) are set by
 // tests. New keeps the registrations in memory; Open keeps them in a state file
 // (state.go), as the terminal does, so that a later run knows them.
@@ -15,6 +18,7 @@ import (
 	"bytes"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -43,6 +47,9 @@ const KeyID = "galla-irp-sandbox-1"
 // CancelWindow is how long after its acknowledgement an IRN can be cancelled.
 const CancelWindow = 24 * time.Hour
 
+// TokenLife is how long a token and its session key last, as the IRP's.
+const TokenLife = 6 * time.Hour
+
 // record is one registered document.
 type record struct {
 	gstin     string
@@ -54,7 +61,8 @@ type record struct {
 
 // Sandbox is the embedded IRP.
 type Sandbox struct {
-	key  *rsa.PrivateKey
+	key  *rsa.PrivateKey // signs
+	enc  *rsa.PrivateKey // decrypts authentication
 	now  func() time.Time
 	path string      // the state file (Open); "" keeps the state in memory only
 	seen os.FileInfo // the state file as last read or written, under mu
@@ -62,10 +70,13 @@ type Sandbox struct {
 	mu      sync.Mutex
 	docs    map[string]*record // by GSTIN|type|number
 	byIRN   map[string]*record
-	tokens  map[string]time.Time
+	tokens  map[string]*token
+	life    time.Duration // of a token (TokenLife)
 	ackNo   int64
 	down    bool
 	lose    int // answers to lose after processing
+	garble  int // answers to encrypt with a key that is not the session's
+	badSek  int // session keys to answer under a key that is not the AppKey
 	calls   map[string]int
 	invalid map[string]bool // GSTINs the sandbox treats as not registered
 }
@@ -76,22 +87,56 @@ func New(now func() time.Time) *Sandbox {
 	if now == nil {
 		now = time.Now
 	}
-	return &Sandbox{key: TestKey(), now: now, docs: map[string]*record{}, byIRN: map[string]*record{},
-		tokens: map[string]time.Time{}, ackNo: 112610000000000, calls: map[string]int{}, invalid: map[string]bool{}}
+	return &Sandbox{key: TestKey(), enc: TestEncryptionKey(), now: now, docs: map[string]*record{}, byIRN: map[string]*record{},
+		tokens: map[string]*token{}, life: TokenLife, ackNo: 112610000000000, calls: map[string]int{}, invalid: map[string]bool{}}
+}
+
+// token is one authenticated session: its session key, whose it is and until
+// when it is good.
+type token struct {
+	sek      []byte
+	gstin    string
+	userName string
+	expires  time.Time
 }
 
 // TestKey is the sandbox's signing key, parsed from TestKeyPEM.
-func TestKey() *rsa.PrivateKey {
-	b, _ := pem.Decode([]byte(TestKeyPEM))
+func TestKey() *rsa.PrivateKey { return parseKey(TestKeyPEM) }
+
+// TestEncryptionKey is the sandbox's encryption key pair, parsed from
+// EncryptionKeyPEM: clients encrypt authentication with its public half.
+func TestEncryptionKey() *rsa.PrivateKey { return parseKey(EncryptionKeyPEM) }
+
+func parseKey(p string) *rsa.PrivateKey {
+	b, _ := pem.Decode([]byte(p))
 	k, err := x509.ParsePKCS1PrivateKey(b.Bytes)
 	if err != nil {
-		panic("sandbox: the published test key does not parse: " + err.Error())
+		panic("sandbox: a published test key does not parse: " + err.Error())
 	}
 	return k
 }
 
 // PublicKey is the key the sandbox's signatures verify with.
 func (s *Sandbox) PublicKey() *rsa.PublicKey { return &s.key.PublicKey }
+
+// EncryptionKey is the public key a client encrypts authentication with
+// (irp.WithEncryptionKey).
+func (s *Sandbox) EncryptionKey() *rsa.PublicKey { return &s.enc.PublicKey }
+
+// SetTokenLife makes the tokens given from now on last d (TokenLife unless
+// set); 0 gives tokens that are expired when they are given.
+func (s *Sandbox) SetTokenLife(d time.Duration) {
+	s.mu.Lock()
+	s.life = d
+	s.mu.Unlock()
+}
+
+// ExpireTokens ends every session now, as the IRP may before a token's expiry.
+func (s *Sandbox) ExpireTokens() {
+	s.mu.Lock()
+	clear(s.tokens)
+	s.mu.Unlock()
+}
 
 // Credentials are the published credentials for a taxpayer's GSTIN.
 func Credentials(gstin string) irp.Credentials {
@@ -110,6 +155,23 @@ func (s *Sandbox) SetDown(down bool) {
 func (s *Sandbox) LoseAnswers(n int) {
 	s.mu.Lock()
 	s.lose = n
+	s.mu.Unlock()
+}
+
+// GarbleAnswers makes the next n answers be processed and their Data
+// encrypted with a key that is not the session key, so that the client cannot
+// decrypt them.
+func (s *Sandbox) GarbleAnswers(n int) {
+	s.mu.Lock()
+	s.garble = n
+	s.mu.Unlock()
+}
+
+// GarbleSessionKeys makes the next n authentications answer their session key
+// encrypted under a key that is not the AppKey sent.
+func (s *Sandbox) GarbleSessionKeys(n int) {
+	s.mu.Lock()
+	s.badSek = n
 	s.mu.Unlock()
 }
 
@@ -202,62 +264,167 @@ type info struct {
 	Desc  any    `json:"Desc"`
 }
 
-func ok(data any) (int, []byte) {
-	b, _ := json.Marshal(answer{Status: 1, Data: data})
-	return http.StatusOK, b
+// reply is an answer before its Data is encrypted.
+type reply struct {
+	status int
+	ans    answer
 }
 
-func refuse(status int, code, msg string, infos ...info) (int, []byte) {
-	b, _ := json.Marshal(answer{Status: 0, ErrorDetails: []errDetail{{code, msg}}, InfoDtls: infos})
-	return status, b
+func ok(data any) reply { return reply{http.StatusOK, answer{Status: 1, Data: data}} }
+
+func refuse(status int, code, msg string, infos ...info) reply {
+	return reply{status, answer{Status: 0, ErrorDetails: []errDetail{{code, msg}}, InfoDtls: infos}}
 }
 
 // codeNotSaved refuses a call whose change the sandbox could not keep in its
 // state file (the change is undone), or whose state file it could not read.
 const codeNotSaved = "5001"
 
-// serve answers one call.
+// Codes of authentication's refusals (NIC's).
+const (
+	codeBadPayload   = "1007" // the authentication payload is not the JSON asked for
+	codeClient       = "1010" // invalid client id or client secret
+	codeNoGSTIN      = "1004" // the Gstin header is missing
+	codeCredentials  = irp.CodeCredentials
+	codeAppKeyFailed = irp.CodeAppKey
+)
+
+// serve answers one call: authentication in the clear but for its encrypted
+// request; every other call with a token, its request's Data decrypted and its
+// answer's Data encrypted with the token's session key.
 func (s *Sandbox) serve(r *http.Request, body []byte) (int, []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[r.URL.Path]++
+	rep, sek := s.route(r, body)
+	if rep.ans.Status == 1 && sek != nil {
+		if s.garble > 0 {
+			s.garble--
+			if other, err := irp.NewKey(); err == nil {
+				sek = other
+			}
+		}
+		plain, _ := json.Marshal(rep.ans.Data)
+		data, err := irp.Seal(sek, plain)
+		if err != nil {
+			rep = refuse(http.StatusInternalServerError, "5000", err.Error())
+		} else {
+			rep.ans.Data = data
+		}
+	}
+	out, _ := json.Marshal(rep.ans)
+	return rep.status, out
+}
+
+// route answers one call; sek is the session key its answer is encrypted with
+// (nil for authentication's). s.mu is held.
+func (s *Sandbox) route(r *http.Request, body []byte) (reply, []byte) {
 	if r.Header.Get("client_id") != ClientID || r.Header.Get("client_secret") != ClientSecret {
-		return refuse(http.StatusUnauthorized, "1004", "Invalid client id or client secret")
+		return refuse(http.StatusUnauthorized, codeClient, "Invalid Client-ID/Client-Secret"), nil
 	}
 	gstin := r.Header.Get("Gstin")
-	if r.URL.Path == irp.PathAuth {
-		return s.auth(gstin, body)
+	if gstin == "" {
+		return refuse(http.StatusOK, codeNoGSTIN, "Header GSTIN is required"), nil
 	}
-	if exp, found := s.tokens[r.Header.Get("AuthToken")]; !found || !s.now().Before(exp) {
-		return refuse(http.StatusUnauthorized, irp.CodeInvalidToken, "Invalid Token")
+	if r.URL.Path == irp.PathAuth {
+		return s.auth(gstin, body), nil
+	}
+	tok, found := s.tokens[r.Header.Get("AuthToken")]
+	if !found || !s.now().Before(tok.expires) || tok.gstin != gstin || tok.userName != r.Header.Get("user_name") {
+		return refuse(http.StatusUnauthorized, irp.CodeInvalidToken, "Invalid Token: it has expired, or it is not this GSTIN's and user's; authenticate again"), nil
+	}
+	var plain []byte
+	if r.Method == http.MethodPost {
+		var why string
+		if plain, why = unseal(tok.sek, body); why != "" {
+			return refuse(http.StatusOK, irp.CodeNotDecrypted, why), nil
+		}
 	}
 	if err := s.refresh(); err != nil {
-		return refuse(http.StatusInternalServerError, codeNotSaved, err.Error())
+		return refuse(http.StatusInternalServerError, codeNotSaved, err.Error()), nil
 	}
 	switch {
 	case r.URL.Path == irp.PathGenerate && r.Method == http.MethodPost:
-		return s.generate(gstin, body)
+		return s.generate(gstin, plain), tok.sek
 	case r.URL.Path == irp.PathByDoc && r.Method == http.MethodGet:
 		q := r.URL.Query()
-		return s.byDoc(gstin, q.Get("doctype"), q.Get("docnum"), q.Get("docdate"))
+		return s.byDoc(gstin, q.Get("doctype"), q.Get("docnum"), q.Get("docdate")), tok.sek
 	case r.URL.Path == irp.PathCancel && r.Method == http.MethodPost:
-		return s.cancel(gstin, body)
+		return s.cancel(gstin, plain), tok.sek
 	}
-	return refuse(http.StatusNotFound, "1001", "No such API")
+	return refuse(http.StatusNotFound, "1001", "No such API"), nil
 }
 
-func (s *Sandbox) auth(gstin string, body []byte) (int, []byte) {
-	var req struct{ UserName, Password string }
-	if json.Unmarshal(body, &req) != nil || req.UserName != UserName || req.Password != Password {
-		return refuse(http.StatusOK, "3002", "Invalid user name or password")
+// unseal is the JSON of a request's body {"Data":"<base64>"} encrypted with
+// sek, or why (a sentence) it is not.
+func unseal(sek, body []byte) (plain []byte, why string) {
+	var req struct {
+		Data *string `json:"Data"`
+	}
+	if json.Unmarshal(body, &req) != nil || req.Data == nil {
+		return nil, `The request is not encrypted: its body must be {"Data":"…"}, the JSON encrypted with the session key (AES-256-ECB, PKCS#7, base64)`
+	}
+	plain, err := irp.Open(sek, *req.Data)
+	switch {
+	case errors.Is(err, irp.ErrNotEncrypted):
+		return nil, "The request is not encrypted: its Data is not base64 ciphertext"
+	case err != nil:
+		return nil, "The request's Data does not decrypt with the session key of this token (bad padding): encrypt it with the Sek of the authentication that gave the token"
+	}
+	return plain, ""
+}
+
+// auth checks the credentials, decrypted with the encryption key, and opens a
+// session: a token and a new session key, answered encrypted under the AppKey
+// the client sent.
+func (s *Sandbox) auth(gstin string, body []byte) reply {
+	var req struct{ Data string }
+	if json.Unmarshal(body, &req) != nil || req.Data == "" {
+		return refuse(http.StatusOK, codeBadPayload, `Authentication failed: the body must be {"Data":"…"}, the credentials encrypted with the IRP's public key`)
+	}
+	payload, err := irp.DecryptAuth(s.enc, req.Data)
+	if err != nil {
+		return refuse(http.StatusOK, codeAppKeyFailed, "Decryption of App Key failed: the credentials were not encrypted with the IRP's public encryption key")
+	}
+	var cred struct {
+		UserName, Password, AppKey string
+		ForceRefreshAccessToken    bool
+	}
+	if json.Unmarshal(payload, &cred) != nil {
+		return refuse(http.StatusOK, codeBadPayload, "Authentication failed: the decrypted payload is not the JSON of UserName, Password, AppKey and ForceRefreshAccessToken")
+	}
+	if cred.UserName != UserName || cred.Password != Password {
+		return refuse(http.StatusOK, codeCredentials, "Invalid login credentials")
+	}
+	appKey, err := base64.StdEncoding.DecodeString(cred.AppKey)
+	if err != nil || len(appKey) != irp.KeySize {
+		return refuse(http.StatusOK, codeAppKeyFailed, "Decryption of App Key failed: the AppKey is not 32 bytes in base64")
 	}
 	if !ValidGSTIN(gstin) {
 		return refuse(http.StatusOK, irp.CodeInvalidGSTIN, "Invalid GSTIN of the taxpayer")
 	}
-	tok := fmt.Sprintf("sbx-%x", s.now().UnixNano())
-	exp := s.now().Add(6 * time.Hour)
-	s.tokens[tok] = exp
-	return ok(map[string]string{"ClientId": ClientID, "UserName": UserName, "AuthToken": tok,
+	sek, err := irp.NewKey()
+	if err != nil {
+		return refuse(http.StatusInternalServerError, "5000", err.Error())
+	}
+	if s.badSek > 0 {
+		s.badSek--
+		if appKey, err = irp.NewKey(); err != nil {
+			return refuse(http.StatusInternalServerError, "5000", err.Error())
+		}
+	}
+	encSek, err := irp.Seal(appKey, sek)
+	if err != nil {
+		return refuse(http.StatusInternalServerError, "5000", err.Error())
+	}
+	id, err := irp.NewKey()
+	if err != nil {
+		return refuse(http.StatusInternalServerError, "5000", err.Error())
+	}
+	tok := "sbx-" + base64.RawURLEncoding.EncodeToString(id[:18])
+	exp := s.now().Add(s.life)
+	s.tokens[tok] = &token{sek: sek, gstin: gstin, userName: cred.UserName, expires: exp}
+	return ok(map[string]string{"ClientId": ClientID, "UserName": cred.UserName, "AuthToken": tok, "Sek": encSek,
 		"TokenExpiry": exp.In(irp.IST).Format(irp.AckLayout)})
 }
 
@@ -265,7 +432,7 @@ func key(gstin, typ, no string) string {
 	return gstin + "|" + strings.ToUpper(typ) + "|" + strings.ToUpper(no)
 }
 
-func (s *Sandbox) generate(gstin string, body []byte) (int, []byte) {
+func (s *Sandbox) generate(gstin string, body []byte) reply {
 	var inv irp.Invoice
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&inv); err != nil {
@@ -312,7 +479,7 @@ func (s *Sandbox) generate(gstin string, body []byte) (int, []byte) {
 	return ok(reg)
 }
 
-func (s *Sandbox) byDoc(gstin, typ, no, date string) (int, []byte) {
+func (s *Sandbox) byDoc(gstin, typ, no, date string) reply {
 	rec, found := s.docs[key(gstin, typ, no)]
 	if !found || rec.inv.DocDtls.Dt != date {
 		return refuse(http.StatusOK, irp.CodeNotFound, "IRN details are not found")
@@ -324,7 +491,7 @@ func (s *Sandbox) byDoc(gstin, typ, no, date string) (int, []byte) {
 	return ok(reg)
 }
 
-func (s *Sandbox) cancel(gstin string, body []byte) (int, []byte) {
+func (s *Sandbox) cancel(gstin string, body []byte) reply {
 	var req struct{ Irn, CnlRsn, CnlRem string }
 	if json.Unmarshal(body, &req) != nil {
 		return refuse(http.StatusOK, "2000", "Invalid JSON")

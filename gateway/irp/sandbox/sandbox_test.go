@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,16 +32,27 @@ func TestValidGSTIN(t *testing.T) {
 	}
 }
 
-// TestPublishedKeyIsDocumented: the public half of the test key in
-// docs/irp-contract.md is the sandbox's, so anyone can check its QR codes.
+// TestPublishedKeyIsDocumented: the public halves of the test keys in
+// docs/irp-contract.md are the sandbox's, so anyone can check its QR codes and
+// encrypt for it.
 func TestPublishedKeyIsDocumented(t *testing.T) {
 	doc, err := os.ReadFile("../../../docs/irp-contract.md")
 	require.NoError(t, err)
-	start := strings.Index(string(doc), "-----BEGIN PUBLIC KEY-----")
-	require.GreaterOrEqual(t, start, 0, "docs/irp-contract.md has no public key")
-	b, _ := pem.Decode(doc[start:])
-	require.NotNil(t, b)
-	pub, err := x509.ParsePKIXPublicKey(b.Bytes)
-	require.NoError(t, err)
-	assert.True(t, sandbox.TestKey().PublicKey.Equal(pub))
+	var keys []any
+	for rest := doc; ; {
+		start := strings.Index(string(rest), "-----BEGIN PUBLIC KEY-----")
+		if start < 0 {
+			break
+		}
+		b, next := pem.Decode(rest[start:])
+		require.NotNil(t, b)
+		pub, err := x509.ParsePKIXPublicKey(b.Bytes)
+		require.NoError(t, err)
+		keys = append(keys, pub)
+		rest = next
+	}
+	require.Len(t, keys, 2, "docs/irp-contract.md publishes the signing and the encryption key")
+	assert.True(t, slices.ContainsFunc(keys, func(k any) bool { return sandbox.TestKey().PublicKey.Equal(k) }), "the signing key")
+	assert.True(t, slices.ContainsFunc(keys, func(k any) bool { return sandbox.TestEncryptionKey().PublicKey.Equal(k) }), "the encryption key")
+	assert.False(t, sandbox.TestKey().PublicKey.Equal(&sandbox.TestEncryptionKey().PublicKey), "two key pairs, not one")
 }

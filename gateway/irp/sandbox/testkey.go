@@ -32,3 +32,37 @@ z6das3ctaP3Ib0uVzrZz6QQHSam5WbBpyuz6XRigNRyEfV/cE6ekD+OEJFbFubYx
 f/r07dCLJCVpznxR1AAQiXpNoxfXwQfoRZs9uffEtXJuGkVP+BU=
 -----END RSA PRIVATE KEY-----
 `
+
+// EncryptionKeyPEM is the sandbox's published test encryption key pair, as NIC
+// publishes the public key its API's authentication is encrypted with (RSAES-
+// PKCS1-v1_5). Its private half is public on purpose: the sandbox's "encryption"
+// hides nothing. The public half is in docs/irp-contract.md; a client of the
+// sandbox is given it with irp.WithEncryptionKey(Sandbox.EncryptionKey()).
+const EncryptionKeyPEM = `-----BEGIN RSA PRIVATE KEY-----
+MIIEoQIBAAKCAQEAtLJfl4LBjt0IR/IkyMXAqCnScjEAh8RnOQn8uDoCBOv10n37
+T0H0zFqjaXA+SVbNxMLj0Wc5KYC8orwv0j3o6MWD26dtTSfmHVIyu34r7fZ2Aeb5
+uHm3zlfvMWQNAnElkSu3o4F7uxuEMm2k/Kul2gB/PjY1/IB0FgO1nIb4yx2ll6uh
+69VceOgCrJiSEY/dhHgzKQpEaVdJtTcBU9hc0WeWI/4/1Fp3wYxif2WNA/iGbny1
+GdG3+jI6WgNGEpkgJ+Dj/FUNXas9QaOclJCqOnhkg6+vSmkI3+CpxZaDdcQjRqPc
+BLnQi/ZfqFcCLVBODzAEd5hLE5fTOnCi2hcKCQIDAQABAoIBAAFSrYFXculj4nHD
+AURj8akUuxtWLI8Lgw1CoeJE6kGFBNg0aMZZdD+ZrPwPUL6hEOTCbKA6iXgti4pq
++fQn4YhjwTdQXCwUkTpQreAPMhnkZC29783eYt6MqJ4KIbZaMJIMQB4FhPI3bW7T
+le6TwKUuSM0CYPL1cbQjQio2vd250ypSZlzWckCVm8h9mm98HQFR1cd63YP7gXzT
+Y+RQyqHrIr0v9SG+MwHKz3LZR/dcVXsXwoDXqV1KYOYaW9uXxMjHiCShels8MuaM
+tmCSp9phPLuOxnEZyvdxhUBiIwhWP7bDIwfoCkBus8bghEVH3D3YKNa1kWoby2Mw
+cJuD0vECgYEA3tFoc3V4gbAe3aD2euhs6zi3bntzgM770T7sVhuK2QKuxJ/dkQdL
+x0v1WS17zdujUSABg7XMnuunCI8CG1nH5pM/BofnZhbZ9SpavFOwCwBDb3cgRpE2
+zcL45AA9t/dW3MGk4x1BRuZB++iMSthkUy+Tf7TJfK5v5yUBf9tcFlECgYEAz5so
+m1JwLHbiKGTOZjxiWSfkTUQ7wozqEmULPH8Y8zdS3t5jmoo+PW9ui+jOONU8XRtY
++4em0eIQisgvpQ8Z7idzV776RYOVYysVv+qI+eh9Kd76unxvgrumbnGTa85pns/7
+oMhGZSRZRX7x6xlBwmWldtbWlURMl00vwV7GcjkCgYEAyoDzNwvqK6OPScnCeU3H
+v7faLhUQkl6LSk6vqEp71GK1x4mrauWAn26PWy8VN7CIK3C1L6kIgN6W/hZKyeS8
+4ver7hmR2pymFkUaFdLRSg5BO4q+0KOldTff0AfQD+RBE30CiE7MRs155qIg7tzf
+wSKaIRSDkkdO+HoPdM4+USECgYByaQqu1na1OmsWYb+RfhOhGKfroP/iDrBspLzV
+gSGp38JOynZP04HLb56XghwsG++hTBH0xGQ95HzDTuFa8ICUy674G2pnZsWsGjFp
+S4JjXymjKpw4q5z0ih+FXBgnYGC6wdnlWJna4XZFI1mE+61OyZ+vZ2RobHRdKY94
+3Jc2mQJ/Yh8KofmBgJrZizYZk03gI4ewMLKS42N/np6gl4cuEnC2VqUo/Rln3T2w
+1DtT4gqYTKshN/Ty7Oyj/DCCN2oXQaJDTz29/j+ONPmbayMH4LQln30tb8x+Fck+
+AETboOjgvF2HHOlEDUczKlZlfOXP/yMWqDuuVn7tg+gqquq0ZA==
+-----END RSA PRIVATE KEY-----
+`
