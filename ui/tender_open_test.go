@@ -605,4 +605,16 @@ func TestVoidDropsSaleWithNothingPaid(t *testing.T) {
 	require.NotNil(t, h.u.dialogs.prompt)
 	assert.Equal(t, "Void sale "+st.Sale.ID, h.u.dialogs.prompt.title)
 	assert.Len(t, h.u.dialogs.prompt.fields, 1, "a sale with money on it asks the manager's PIN")
+
+	// A cashier's PIN voids nothing; the manager's gives the cash back and
+	// leaves the counter with the sale voided.
+	h.enter("1234")
+	h.settle()
+	require.NotNil(t, h.u.dialogs.prompt, "the dialog stays with the refusal")
+	assert.Empty(t, f.voids)
+	h.enter("4321")
+	h.settle()
+	assert.Equal(t, []string{st.Sale.ID}, f.voids)
+	require.Equal(t, h.u.sale, h.u.current)
+	assert.Equal(t, "Sale "+st.Sale.ID+" voided: ₹10,000.00 refunded. Hand back ₹10,000.00 in cash.", h.u.sale.message.Text)
 }
