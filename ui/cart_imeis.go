@@ -63,7 +63,9 @@ func (ci *cartIMEIs) haveIMEIs(then func()) bool {
 	used := make([]bool, len(ci.imeis))
 	for i, u := range units {
 		e := newKeyEntry(ci.s.u)
-		e.SetPlaceHolder(fmt.Sprintf("IMEI of %s, unit %d of %d (15 digits)", u.name, u.n, u.of))
+		// The field says which; the phone it is of is named above the
+		// fields, where a long name is not cut off.
+		e.SetPlaceHolder(fmt.Sprintf("IMEI %d: 15 digits", i+1))
 		for j, m := range ci.imeis {
 			if !used[j] && m.ProductCode == u.code {
 				e.SetText(m.IMEI)
@@ -101,7 +103,11 @@ func (ci *cartIMEIs) haveIMEIs(then func()) bool {
 			})
 		}
 	}
-	ci.s.u.dialogs.askWith("IMEI of each phone", "Every phone sold carries its IMEI: scan the box's barcode or type the 15 digits (dial *#06# on the phone to see it).",
+	text := "Every phone sold carries its IMEI: scan the box's barcode or type the 15 digits (dial *#06# on the phone to see it)."
+	for i, u := range units {
+		text += fmt.Sprintf("\nIMEI %d: %s, unit %d of %d", i+1, u.name, u.n, u.of)
+	}
+	ci.s.u.dialogs.askWith("IMEI of each phone", text,
 		offer, fields, func(p *prompt) {
 			var list []IMEI
 			seen := map[string]bool{}
