@@ -46,8 +46,18 @@ func (p *projector) checkSoldTwice() error {
 	for _, s := range sold {
 		imeis = append(imeis, s.imeis...)
 	}
+	// A phone with two IMEIs may be sold by either: each IMEI is looked for
+	// with its unit's other one, as the stock received recorded them.
+	unit, err := p.unitIMEIs(imeis)
+	if err != nil {
+		return err
+	}
+	var search []string
+	for _, m := range imeis {
+		search = append(search, unit(m)...)
+	}
 	rs, err := p.tx.Query(p.ctx, `SELECT u.imei, u.terminal_id, o.snapshot FROM imei_units u JOIN orders o USING (terminal_id, order_id)
-		WHERE u.imei = ANY($1::text[]) AND u.terminal_id <> $2 AND o.state IN ('PAID', 'PARTLY_REFUNDED')`, imeis, p.terminal)
+		WHERE u.imei = ANY($1::text[]) AND u.terminal_id <> $2 AND o.state IN ('PAID', 'PARTLY_REFUNDED')`, search, p.terminal)
 	if err != nil {
 		return err
 	}
@@ -76,15 +86,28 @@ func (p *projector) checkSoldTwice() error {
 		}
 		for _, s := range sold {
 			o := p.orders[s.order]
-			if o == nil || !slices.Contains(s.imeis, h.imei) || !slices.Contains(pos.StockEffectOf(o).IMEIs, h.imei) {
+			if o == nil {
+				continue
+			}
+			here := "" // the IMEI this run's sale names the unit by
+			for _, m := range s.imeis {
+				if slices.Contains(unit(m), h.imei) && slices.Contains(pos.StockEffectOf(o).IMEIs, m) {
+					here = m
+				}
+			}
+			if here == "" {
 				continue
 			}
 			a, b := soldBy{h.terminal, &other}, soldBy{p.terminal, o}
 			if b.terminal < a.terminal {
 				a, b = b, a
 			}
-			detail := fmt.Sprintf("IMEI %s was sold at two counters: at %s on invoice %s and at %s on invoice %s (one of them could not reach the store); find the unit and settle one of the sales",
-				h.imei, a.terminal, invoiceNumber(a.order, a.terminal, a.order), b.terminal, invoiceNumber(b.order, b.terminal, b.order))
+			named := "IMEI " + h.imei
+			if here != h.imei {
+				named = fmt.Sprintf("The phone of IMEIs %s and %s", min(here, h.imei), max(here, h.imei))
+			}
+			detail := fmt.Sprintf("%s was sold at two counters: at %s on invoice %s and at %s on invoice %s (one of them could not reach the store); find the unit and settle one of the sales",
+				named, a.terminal, invoiceNumber(a.order, a.terminal, a.order), b.terminal, invoiceNumber(b.order, b.terminal, b.order))
 			if _, err := p.tx.Exec(p.ctx, `INSERT INTO alarms (terminal_id, kind, seq, detail)
 				SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM alarms WHERE kind = $2 AND detail = $4)`,
 				p.terminal, AlarmSoldTwice, int64(s.seq), detail); err != nil {
@@ -93,6 +116,32 @@ func (p *projector) checkSoldTwice() error {
 		}
 	}
 	return nil
+}
+
+// unitIMEIs gives, for each of imeis, every IMEI of its unit (itself
+// first) as any counter's stock received recorded it: one query.
+func (p *projector) unitIMEIs(imeis []string) (func(string) []string, error) {
+	rs, err := p.tx.Query(p.ctx, `SELECT imei, imei2 FROM stock_units WHERE imei2 <> '' AND (imei = ANY($1::text[]) OR imei2 = ANY($1::text[]))`, imeis)
+	if err != nil {
+		return nil, err
+	}
+	pairs, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) ([2]string, error) {
+		var pr [2]string
+		return pr, r.Scan(&pr[0], &pr[1])
+	})
+	if err != nil {
+		return nil, err
+	}
+	other := map[string]string{}
+	for _, pr := range pairs {
+		other[pr[0]], other[pr[1]] = pr[1], pr[0]
+	}
+	return func(m string) []string {
+		if o, ok := other[m]; ok {
+			return []string{m, o}
+		}
+		return []string{m}
+	}, nil
 }
 
 // returnedElsewhere reports whether a return order at any counter citing

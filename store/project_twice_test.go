@@ -62,3 +62,28 @@ func TestUnitSoldAtTwoCountersIsAnAlarm(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, soldTwiceAlarms(t, db), "raised once")
 }
+
+// TestAPhoneSoldByEachOfItsIMEIsIsAnAlarm: a phone received at T1 with two
+// IMEIs, sold at T1 by its first and at T2, offline, by its second, is one
+// unit sold twice: one alarm naming both IMEIs and both invoices.
+func TestAPhoneSoldByEachOfItsIMEIsIsAnAlarm(t *testing.T) {
+	db := newDB(t)
+	ctx := t.Context()
+	enrolled(t, db, "T1")
+	enrolled(t, db, "T2")
+	t1, t2 := newCounter(t, "T1"), newCounter(t, "T2")
+	const first, second = "356938035643809", "356938035643817"
+	t1.stockEvent(pos.EvStockReceived, day1, pos.Delivery{Supplier: "Sai", Invoice: "SD/1", Date: day1, Lines: []pos.DeliveryLine{
+		{SKU: "PH", Qty: 1, Cost: 6_500_000, Units: []pos.Unit{{IMEI: first, IMEI2: second}}}}})
+	t1.cashSale("T1-A", day1, line("PH", 1, 59000, 18, first))
+	_, err := db.Events.Ingest(ctx, "T1", t1.sent())
+	require.NoError(t, err)
+	t2.cashSale("T2-A", day1, line("PH", 1, 59000, 18, second))
+	_, err = db.Events.Ingest(ctx, "T2", t2.sent())
+	require.NoError(t, err)
+	require.NoError(t, db.Projections.Project(ctx))
+
+	assert.Equal(t, []string{"The phone of IMEIs " + first + " and " + second +
+		" was sold at two counters: at T1 on invoice T1/000001 and at T2 on invoice T2/000001 (one of them could not reach the store); find the unit and settle one of the sales"},
+		soldTwiceAlarms(t, db))
+}
