@@ -191,7 +191,7 @@ func sentence(err error) string {
 		return fmt.Sprintf("Wrong PIN: %d attempts left before this user is locked for %d minutes.", e.AttemptsLeft, int(LockDuration/time.Minute))
 	}
 	if e, ok := errors.AsType[*LockedError](err); ok {
-		return fmt.Sprintf("Too many wrong PINs: this user is locked until %s; wait, or ask a manager to set a new PIN.", e.Until.Format("15:04"))
+		return fmt.Sprintf("Too many wrong PINs: this user is locked until %s; wait, or ask a manager to unlock it (Staff, Unlock [F6], or \"galla staff unlock NAME\").", e.Until.Format("15:04"))
 	}
 	if e, ok := errors.AsType[*ImportError](err); ok && len(e.Problems) > 0 {
 		more := ""

@@ -55,7 +55,7 @@ func TestSentence(t *testing.T) {
 		{"wrong PIN", &WrongPINError{AttemptsLeft: 3}, "Wrong PIN: 3 attempts left before this user is locked for 30 minutes."},
 		{"wrong PIN, last", &WrongPINError{AttemptsLeft: 1}, "Wrong PIN: 1 attempt left before this user is locked for 30 minutes."},
 		{"locked", &LockedError{Until: time.Date(2026, 11, 22, 14, 5, 0, 0, time.UTC)},
-			"Too many wrong PINs: this user is locked until 14:05; wait, or ask a manager to set a new PIN."},
+			"Too many wrong PINs: this user is locked until 14:05; wait, or ask a manager to unlock it (Staff, Unlock [F6], or \"galla staff unlock NAME\")."},
 		{"import", &ImportError{Problems: []Problem{{Line: 4, SKU: "PH-1", Msg: "the price must be more than zero"}, {Line: 9, Msg: "x"}, {Line: 12, Msg: "y"}}},
 			"The catalog was not imported: line 4 (SKU PH-1): the price must be more than zero (and 2 more problems); fix the file and import it again."},
 		{"IMEI", fmt.Errorf("pos: set IMEI: %w", CheckIMEI("490154203237519")),
