@@ -406,7 +406,7 @@ func (ds *Documents) TestPrint(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r := receipts.Receipt{Kind: receipts.KindSale, Shop: receipts.Shop{Name: shop.Name, Address: shop.Address, GSTIN: shop.GSTIN},
+	r := receipts.Receipt{Kind: receipts.KindTestPage, Shop: receipts.Shop{Name: shop.Name, Address: shop.Address, GSTIN: shop.GSTIN},
 		Terminal: ds.cfg.Terminal, Time: ds.eng.Now(), Footer: []string{"Test page: the printer works."}, Sandbox: !ds.live}
 	return ds.PrintDocument(ctx, &Document{Receipt: r, Profile: prof, HavePrinter: true, Noun: "test page"})
 }

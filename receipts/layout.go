@@ -76,6 +76,8 @@ func layout(r Receipt, cols int, sign string) []row {
 	switch r.Kind {
 	case KindXReport, KindZReport:
 		l.report(r)
+	case KindTestPage:
+		l.testPage()
 	case KindRefund:
 		l.refund(r)
 	case KindCreditNote:
@@ -105,6 +107,19 @@ func layout(r Receipt, cols int, sign string) []row {
 		l.sandboxMark()
 	}
 	return l.rows
+}
+
+// testPage shows what the printer prints: its width in columns, a rule across
+// it, the digits and letters, an amount with the rupee sign as this printer
+// writes it. It is no document: no number, no total, no tax.
+func (l *layouter) testPage() {
+	l.lr("Columns", strconv.Itoa(l.cols), false)
+	l.rule('=')
+	l.text("0123456789 ABCDEFGHIJKLMNOPQRSTUVWXYZ", 0, false)
+	l.text("abcdefghijklmnopqrstuvwxyz .,:;-/()", 0, false)
+	l.lr("Bold", "left and right", true)
+	l.lr("An amount", l.sign+"1,234.50", false)
+	l.rule('-')
 }
 
 // isDocument reports whether r is a numbered document issued to a customer (a
@@ -294,6 +309,8 @@ func (l *layouter) header(r Receipt) {
 		l.center("Credit note", false)
 	case KindCreditNote:
 		l.bigCenter("CREDIT NOTE")
+	case KindTestPage:
+		l.bigCenter("PRINTER TEST")
 	default:
 		title := r.Title
 		if title == "" {
@@ -319,7 +336,7 @@ func (l *layouter) header(r Receipt) {
 	}
 	if !r.Time.IsZero() {
 		label := "Date"
-		if r.Kind == KindXReport || r.Kind == KindZReport {
+		if r.Kind == KindXReport || r.Kind == KindZReport || r.Kind == KindTestPage {
 			label = "Printed"
 		}
 		l.lr(label, r.Time.Format("02 Jan 2006 15:04"), false)

@@ -68,6 +68,8 @@ func pdfTitle(r Receipt) string {
 		return "X report " + r.Number
 	case KindZReport:
 		return "Z report " + r.Number
+	case KindTestPage:
+		return "Printer test"
 	}
 	title := r.Title
 	if title == "" {

@@ -11,6 +11,9 @@ const (
 	KindRefund  Kind = "refund"   // a refund of (part of) a paid order
 	KindXReport Kind = "x-report" // the day so far, printed at any time
 	KindZReport Kind = "z-report" // the numbered report that closes the day
+	// KindTestPage is a printer's test page: the printer's width, its
+	// characters and a code, no sale and no money.
+	KindTestPage Kind = "test-page"
 )
 
 // TenderKind is how a sale was paid. The values are the same words pos uses.
