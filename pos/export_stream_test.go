@@ -109,7 +109,7 @@ func liveHeap() runtime.MemStats {
 
 // exportPeak is the most heap the export of days held at once, beyond what
 // the journal holds (the median of three exports).
-func exportPeak(t *testing.T, tl *Till, from time.Time, days int, write func(io.Writer) error) uint64 {
+func exportPeak(t *testing.T, days int, write func(io.Writer) error) uint64 {
 	t.Helper()
 	var peaks []uint64
 	for range 3 { // the median of three: the heap's base moves now and then under the test's feet
@@ -145,12 +145,12 @@ func TestStreamedCSVMemoryFlat(t *testing.T) {
 		}
 	}
 	streamed := func(n int) uint64 {
-		return exportPeak(t, tl, first, n, func(w io.Writer) error {
+		return exportPeak(t, n, func(w io.Writer) error {
 			return tl.Documents.WriteLinesCSV(ctx, first, first.AddDate(0, 0, n-1), w)
 		})
 	}
 	inMemory := func(n int) uint64 {
-		return exportPeak(t, tl, first, n, func(w io.Writer) error {
+		return exportPeak(t, n, func(w io.Writer) error {
 			docs, err := tl.Documents.ExportDocuments(ctx, first, first.AddDate(0, 0, n-1))
 			if err != nil {
 				return err
