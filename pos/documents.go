@@ -464,12 +464,7 @@ func (ds *Documents) ExportDocuments(ctx context.Context, from, to time.Time) ([
 			}
 		}
 	}
-	slices.SortStableFunc(docs, func(a, b gstr.Document) int {
-		if c := a.Date.Compare(b.Date); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Number, b.Number)
-	})
+	sortDocuments(docs)
 	return docs, nil
 }
 
@@ -481,11 +476,95 @@ func (ds *Documents) GSTR1(ctx context.Context, month gstr.Month) (*gstr.Return,
 }
 
 // WriteLinesCSV writes one row per line sold or returned on the days from to to
-// (gstr.WriteCSV), for the accountant.
+// (gstr.WriteCSV), for the accountant: the rows of ExportDocuments, in its order,
+// written a day at a time (ExportDays), so that its memory is one day's
+// documents whatever the length of the period or of the journal.
 func (ds *Documents) WriteLinesCSV(ctx context.Context, from, to time.Time, w io.Writer) error {
-	docs, err := ds.ExportDocuments(ctx, from, to)
+	var cw *gstr.CSVWriter
+	err := ds.ExportDays(ctx, from, to, func(docs []gstr.Document) error {
+		if cw == nil {
+			cw = gstr.NewCSVWriter(w)
+		}
+		cw.Write(docs...)
+		return cw.Flush()
+	})
 	if err != nil {
 		return err
 	}
-	return gstr.WriteCSV(w, docs)
+	if cw == nil {
+		cw = gstr.NewCSVWriter(w)
+	}
+	return cw.Close()
+}
+
+// ExportDays calls fn with the documents of ExportDocuments one day at a time,
+// day by day from from to to, each day's by date and number (fn is called for
+// every day, with none on a day with none): the same documents in the same order,
+// with one day's in memory. A document is dated on a day on which its order has
+// an event (its payment, its refund), and the journal lists an order under every
+// such day (Journal.OrdersByDay), so the documents of a day are those of the
+// orders listed under it that are dated on it: a credit note issued days after
+// its invoice comes with the orders of its own day, and a cancelled invoice with
+// those of its sale. fn's slice is reused for the next day.
+func (ds *Documents) ExportDays(ctx context.Context, from, to time.Time, fn func(docs []gstr.Document) error) error {
+	first, last := ToDay(from), ToDay(to)
+	if first > last {
+		return ErrExportRange
+	}
+	shops, err := LoadShops(ctx, ds.j)
+	if err != nil {
+		return err
+	}
+	loc := ds.eng.Now().Location()
+	start, err := time.ParseInLocation(DayLayout, first, loc)
+	if err != nil {
+		return fmt.Errorf("pos: export: %w", err)
+	}
+	if start.AddDate(0, 0, MaxExportDays-1).Format(DayLayout) < last {
+		return ErrExportTooLong
+	}
+	names := map[string]string{} // one per member of staff, not per day
+	name := func(id string) string {
+		if id == "" {
+			return ""
+		}
+		if n, ok := names[id]; ok {
+			return n
+		}
+		n := ds.staffName(ctx, id)
+		names[id] = n
+		return n
+	}
+	var docs []gstr.Document
+	for d := start; ToDay(d) <= last; d = d.AddDate(0, 0, 1) {
+		day := ToDay(d)
+		orders, err := ds.j.OrdersByDay(ctx, day)
+		if err != nil {
+			return fmt.Errorf("pos: export %s: %w", day, err)
+		}
+		clear(docs)
+		docs = docs[:0]
+		for _, o := range orders {
+			for _, doc := range GSTRDocumentsAt(*o, shops, ds.cfg.Terminal, loc, name) {
+				if ToDay(doc.Date) == day {
+					docs = append(docs, doc)
+				}
+			}
+		}
+		sortDocuments(docs)
+		if err := fn(docs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortDocuments sorts docs by date and number, keeping the order of equals.
+func sortDocuments(docs []gstr.Document) {
+	slices.SortStableFunc(docs, func(a, b gstr.Document) int {
+		if c := a.Date.Compare(b.Date); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Number, b.Number)
+	})
 }
