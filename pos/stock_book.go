@@ -11,8 +11,10 @@ import (
 	"time"
 )
 
-// snapStock is the name of the stock book's snapshot.
-const snapStock = "pos.stock"
+// snapStock is the name of the stock book's snapshot. It names the state's
+// form: a snapshot of an older form (without Sold and First) is not read, the
+// book is made again from the events.
+const snapStock = "pos.stock.2"
 
 // StockUnit is a serialised unit the stock book knows: received, sold, or
 // set aside.
@@ -68,6 +70,11 @@ type stockState struct {
 	Allowed  map[string]string       `json:"allowed,omitempty"`  // IMEI → the manager who allowed selling it out of stock
 	Orders   map[string]*StockEffect `json:"orders,omitempty"`   // the sales since stock began, with what each took out
 	Sent     int                     `json:"sent,omitempty"`     // the transfers sent, numbering the next
+	// Sold is, by SKU, when a unit of it was last sold (the slow movers).
+	Sold map[string]time.Time `json:"sold,omitempty"`
+	// First is, by SKU of an item not serialised, when what is on hand began:
+	// the delivery that brought it up from nothing.
+	First map[string]time.Time `json:"first,omitempty"`
 }
 
 // stockBook is the stock derived from the journal's events, caught up as the
@@ -234,6 +241,12 @@ func (b *stockBook) init() {
 	if b.st.Orders == nil {
 		b.st.Orders = map[string]*StockEffect{}
 	}
+	if b.st.Sold == nil {
+		b.st.Sold = map[string]time.Time{}
+	}
+	if b.st.First == nil {
+		b.st.First = map[string]time.Time{}
+	}
 	if b.shelf == nil {
 		b.shelf = map[string][]string{}
 	}
@@ -284,6 +297,9 @@ func (b *stockBook) applyDelivery(ev Event, d Delivery) {
 	b.st.Invoices[invoiceKey(d.Supplier, d.Invoice)] = ev.Seq
 	for _, l := range d.Lines {
 		if len(l.Units) == 0 {
+			if b.st.Qty[l.SKU] <= 0 {
+				b.st.First[l.SKU] = ev.Time
+			}
 			b.st.Qty[l.SKU] += int64(l.Qty)
 			if l.Cost > 0 {
 				b.st.Cost[l.SKU] = l.Cost
@@ -359,6 +375,9 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 	}
 	want := StockEffectOf(o)
 	for sku, n := range want.Out {
+		if n > applied.Out[sku] {
+			b.st.Sold[sku] = ev.Time
+		}
 		b.st.Qty[sku] -= n - applied.Out[sku]
 	}
 	for sku, n := range applied.Out {
@@ -387,6 +406,7 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 		b.setState(u, UnitSold)
 		u.Order = o.ID
 		u.note(ev, "sold in sale %s", o.ID)
+		b.st.Sold[u.SKU] = ev.Time
 	}
 	for _, imei := range applied.In {
 		if !slices.Contains(want.In, imei) {

@@ -13,7 +13,7 @@ import (
 )
 
 // stockUsage is galla stock's usage line.
-const stockUsage = "galla stock receive --supplier NAME --invoice NO --date YYYY-MM-DD --items SKU:QTY[@COST_PAISE],... [--imei IMEI[/IMEI2],...] | stock list [--sku SKU] [--format text|csv|json] | stock count --sku SKU (--counted N | --imei IMEI,...) [--apply --reason TEXT] | stock send --to COUNTER --items SKU:QTY,... [--imei IMEI,...] | stock arrive --from COUNTER --transfer ID --items SKU:QTY,... [--imei IMEI,...] | stock ageing [--format text|csv|json] | stock history IMEI | stock allow IMEI,... | stock damaged IMEI [--reason TEXT] (receive, count --apply, send, arrive, allow and damaged take a manager's PIN on standard input or in GALLA_PIN)"
+const stockUsage = "galla stock receive --supplier NAME --invoice NO --date YYYY-MM-DD --items SKU:QTY[@COST_PAISE],... [--imei IMEI[/IMEI2],...] | stock list [--sku SKU] [--format text|csv|json] | stock count --sku SKU (--counted N | --imei IMEI,...) [--apply --reason TEXT] | stock send --to COUNTER --items SKU:QTY,... [--imei IMEI,...] | stock arrive --from COUNTER --transfer ID --items SKU:QTY,... [--imei IMEI,...] | stock ageing [--format text|csv|json] | stock slow [--days N] [--format text|csv|json] | stock moves [--day YYYY-MM-DD | --shift ID] [--format text|csv|json] | stock history IMEI | stock allow IMEI,... | stock damaged IMEI [--reason TEXT] (receive, count --apply, send, arrive, allow and damaged take a manager's PIN on standard input or in GALLA_PIN)"
 
 // cmdStock is galla stock: goods received into stock, the stock on hand, a
 // manager allowing a unit not in stock to be sold, and a unit set aside as
@@ -41,6 +41,10 @@ func cmdStock(c *cli, args []string) int {
 		return stockAgeing(c, args[1:])
 	case "history":
 		return stockHistory(c, args[1:])
+	case "slow":
+		return stockSlow(c, args[1:])
+	case "moves":
+		return stockMoves(c, args[1:])
 	}
 	return c.fail(exitBadInput, "Use %s.", stockUsage)
 }
