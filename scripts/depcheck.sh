@@ -40,11 +40,11 @@ while read -r pkg imports; do
 	esac
 	# Leaves and adapters: what each package's doc comment says it may import.
 	case "$pkg" in
-	galla/pos/gstr | galla/internal/testclock | galla/internal/version | galla/store/pgtest)
+	galla/pos/gstr | galla/internal/testclock | galla/internal/version | galla/internal/atomicfile | galla/store/pgtest)
 		grep -qE '(^| )galla(/| |$)' <<<"$imports" && say "$pkg imports a package of ours (it is a leaf)" ;;
 	galla/gateway/irp) grep -qE '(^| )galla(/| |$)' <<<"$imports" && say "$pkg imports a package of ours (it is a leaf)" ;;
-	galla/gateway/irp/sandbox) grep -oE '(^| )galla(/[^ ]*)?' <<<"$imports" | grep -qvE '^ ?galla/gateway/irp$' && say "gateway/irp/sandbox imports more of ours than gateway/irp" ;;
-	galla/gateway/sandbox) grep -oE '(^| )galla(/[^ ]*)?' <<<"$imports" | grep -qvE '^ ?galla/gateway$' && say "gateway/sandbox imports more of ours than gateway" ;;
+	galla/gateway/irp/sandbox) grep -oE '(^| )galla(/[^ ]*)?' <<<"$imports" | grep -qvE '^ ?galla/(gateway/irp|internal/atomicfile)$' && say "gateway/irp/sandbox imports more of ours than gateway/irp and internal/atomicfile" ;;
+	galla/gateway/sandbox) grep -oE '(^| )galla(/[^ ]*)?' <<<"$imports" | grep -qvE '^ ?galla/(gateway|internal/atomicfile)$' && say "gateway/sandbox imports more of ours than gateway and internal/atomicfile" ;;
 	galla/internal/config | galla/internal/phonepage) grep -oE '(^| )galla(/[^ ]*)?' <<<"$imports" | grep -qvE '^ ?galla/pos$' && say "$pkg imports more of ours than pos (the port it implements)" ;;
 	esac
 	case "$pkg" in

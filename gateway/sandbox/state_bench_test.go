@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"galla/gateway"
+	"galla/internal/atomicfile"
 )
 
 // Terminals and checkouts of the load run (issue 11.14: 50 terminals × 20 checkouts).
@@ -167,7 +168,7 @@ func stateWith(b *testing.B, path string, n int) *Sandbox {
 			b.Fatal(err)
 		}
 	}
-	if err := writeAtomic(path, live(mem)); err != nil { // synced, so the first timed sync is not the file's
+	if err := atomicfile.Write(path, live(mem)); err != nil { // synced, so the first timed sync is not the file's
 		b.Fatal(err)
 	}
 	sb, err := New(WithStateFile(path))

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"galla/internal/atomicfile"
 )
 
 // The state file is a log, one JSON value per line (format version 2):
@@ -312,7 +312,7 @@ func (sl *stateLog) appendLog(b []byte) error {
 	}
 	if !sl.logExists {
 		full := append(header(), b...)
-		if err := writeAtomic(sl.path, full); err != nil {
+		if err := atomicfile.Write(sl.path, full); err != nil {
 			return err
 		}
 		sl.logExists, sl.logSize = true, int64(len(full))
@@ -355,70 +355,6 @@ func (sl *stateLog) close() error {
 	return nil
 }
 
-// tempPrefix starts the names of writeAtomic's temporary files in the state file's
-// directory: "." + base + "-*.tmp".
-func tempPrefix(path string) string { return "." + filepath.Base(path) + "-" }
-
-// writeAtomic replaces path with b: a temporary file in the same directory with
-// mode 0600, synced, then renamed over path.
-func writeAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*.tmp")
-	if err != nil {
-		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		_ = os.Remove(tmp.Name())
-		done = true
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		_ = os.Remove(tmp.Name())
-		done = true
-		return err
-	}
-	done = true
-	if d, err := os.Open(dir); err == nil { // make the rename durable; not possible on every system
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
-}
-
-// removeTemps removes temporary files writeAtomic left next to path when the
-// program stopped in the middle of one.
-func removeTemps(path string) {
-	entries, err := os.ReadDir(filepath.Dir(path))
-	if err != nil {
-		return
-	}
-	prefix := tempPrefix(path)
-	for _, e := range entries {
-		if n := e.Name(); strings.HasPrefix(n, prefix) && strings.HasSuffix(n, ".tmp") && e.Type().IsRegular() {
-			_ = os.Remove(filepath.Join(filepath.Dir(path), n))
-		}
-	}
-}
-
 // load reads the state file into the empty core. A missing file leaves it
 // empty; an unreadable or damaged one is an ErrStateFile error and is left as it
 // is. A version 1 file, or a log more than twice the size of its live state, is
@@ -426,7 +362,7 @@ func removeTemps(path string) {
 // its last whole line.
 func (sl *stateLog) load() error {
 	path := sl.path
-	removeTemps(path)
+	atomicfile.RemoveTemps(path)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -447,7 +383,7 @@ func (sl *stateLog) load() error {
 	garbage := int64(whole) - int64(len(live))
 	switch {
 	case doc.V == legacyVersion || garbage > int64(len(live)) && garbage >= sl.compactMin:
-		if err := writeAtomic(path, live); err != nil {
+		if err := atomicfile.Write(path, live); err != nil {
 			return fmt.Errorf("sandbox: compact state file %s: %w", path, err)
 		}
 		sl.logSize = int64(len(live))

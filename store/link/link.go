@@ -25,11 +25,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"galla/internal/atomicfile"
 	"galla/pos"
 	"galla/store/api"
 )
@@ -607,25 +607,8 @@ func (l *Link) keep(st state, write bool) {
 	}
 	st.Proof = hex.EncodeToString(proofOf(st, l.cfg.ProofKey))
 	if b, err := json.MarshalIndent(st, "", "  "); err == nil {
-		_ = writeAtomic(l.cfg.StatePath, b)
+		_ = atomicfile.Write(l.cfg.StatePath, b)
 	}
-}
-
-// writeAtomic writes path through a temporary file and a rename.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // Status says how the link stands, for the status bar: the events waiting

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"galla/gateway/irp"
+	"galla/internal/atomicfile"
 )
 
 // The sandbox's state file. Open keeps every registered document, its
@@ -61,7 +60,7 @@ var ErrDamaged = errors.New("sandbox: the state file is damaged")
 func Open(path string, now func() time.Time) (*Sandbox, error) {
 	s := New(now)
 	s.path = path
-	removeTemps(path)
+	atomicfile.RemoveTemps(path)
 	if err := s.refresh(); err != nil {
 		return nil, err
 	}
@@ -125,7 +124,7 @@ func (s *Sandbox) save() error {
 	if err != nil {
 		return fmt.Errorf("sandbox: save state: %w", err)
 	}
-	if err := writeAtomic(s.path, append(b, '\n')); err != nil {
+	if err := atomicfile.Write(s.path, append(b, '\n')); err != nil {
 		return fmt.Errorf("sandbox: save state: %w", err)
 	}
 	if fi, err := os.Stat(s.path); err == nil {
@@ -143,66 +142,4 @@ func sortDocs(docs []savedDoc) {
 		}
 		return strings.Compare(a.Reg.AckNo, b.Reg.AckNo)
 	})
-}
-
-// tempPrefix starts the names of writeAtomic's temporary files in the state
-// file's directory.
-func tempPrefix(path string) string { return "." + filepath.Base(path) + "-" }
-
-// writeAtomic replaces path with b: a temporary file in the same directory with
-// mode 0600, synced, then renamed over path, and the directory synced where
-// the system allows it.
-func writeAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = tmp.Close()
-			_ = os.Remove(name)
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
-}
-
-// removeTemps removes the temporary files writeAtomic left beside path when
-// the program stopped in the middle of one.
-func removeTemps(path string) {
-	entries, err := os.ReadDir(filepath.Dir(path))
-	if err != nil {
-		return
-	}
-	prefix := tempPrefix(path)
-	for _, e := range entries {
-		if n := e.Name(); strings.HasPrefix(n, prefix) && strings.HasSuffix(n, ".tmp") && e.Type().IsRegular() {
-			_ = os.Remove(filepath.Join(filepath.Dir(path), n))
-		}
-	}
 }
