@@ -112,6 +112,9 @@ type appendResult struct {
 	n                        int
 	commits                  float64
 	allocs                   uint64 // heap allocations made by the Appends
+	// pages written by the Appends' commits and by the derived floor's, as
+	// bbolt counts them (TxStats.Write): a count, the same on every machine.
+	writes, derivedWrites int64
 }
 
 func (r appendResult) xFloor() float64   { return float64(r.appendT) / float64(r.bareT) }
@@ -133,6 +136,7 @@ func appendRun(b testing.TB, loop func(yield func() bool)) appendResult {
 	steps := []func(){
 		func() {
 			ev := c.next()
+			w0 := pageWrites(j.core.db)
 			runtime.ReadMemStats(&ms)
 			m0 := ms.Mallocs
 			t0 := time.Now()
@@ -142,6 +146,7 @@ func appendRun(b testing.TB, loop func(yield func() bool)) appendResult {
 			r.appendT += time.Since(t0)
 			runtime.ReadMemStats(&ms)
 			r.allocs += ms.Mallocs - m0
+			r.writes += pageWrites(j.core.db) - w0
 		},
 		func() {
 			t0 := time.Now()
@@ -149,9 +154,11 @@ func appendRun(b testing.TB, loop func(yield func() bool)) appendResult {
 			r.bareT += time.Since(t0)
 		},
 		func() {
+			w0 := pageWrites(d2.db)
 			t0 := time.Now()
 			d2.putWithOrder(b)
 			r.derivedT += time.Since(t0)
+			r.derivedWrites += pageWrites(d2.db) - w0
 		},
 	}
 	loop(func() bool {
@@ -163,6 +170,12 @@ func appendRun(b testing.TB, loop func(yield func() bool)) appendResult {
 	})
 	r.commits = float64(j.Commits()-start) / float64(r.n)
 	return r
+}
+
+// pageWrites is how many pages db's committed transactions have written.
+func pageWrites(db *bolt.DB) int64 {
+	st := db.Stats()
+	return st.TxStats.GetWrite()
 }
 
 // bareDB is the floor of an Append: a bbolt file with the journal's options
@@ -458,11 +471,15 @@ func fillEvents(b *testing.B, j *Journal, n int) {
 }
 
 // TestAppendBudget is the short version of BenchmarkAppend that make test runs:
-// 100 turns, bounds loose enough for a loaded machine, tight enough that a
-// second commit, a second fsync or a rewrite of a whole file per event fails
-// (each costs an Append about 2× its floor), and the heap allocations of an
-// Append (about 225 on this build, 140 of them bbolt's own; see
-// docs/benchmarks.md) bounded so that a new one per event shows.
+// 100 turns, judged by counts that are the same on every machine rather than by
+// time (make test shares the machine with other packages' tests, and a ratio of
+// times read 2.23 against a bound of 2.2 there once): one commit an Append; the
+// pages its commit writes within a quarter of a bare commit of the same event
+// and order (a second commit, or a rewrite of a bucket per event, writes about
+// twice as many); and the heap allocations of an Append (about 215 on this
+// build, 140 of them bbolt's own; see docs/benchmarks.md) bounded so that a new
+// one per event shows. The time against its floor is BenchmarkAppend's, in
+// make bench.
 func TestAppendBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("appends with fsync")
@@ -471,20 +488,13 @@ func TestAppendBudget(t *testing.T) {
 		turns     = 100
 		maxAllocs = 250
 	)
-	// Under the race detector (make test) an Append's CPU counts several times
-	// over: 1.4-1.6 where a plain run reads 0.9-1.2, and a second fsync still
-	// goes above 2.2.
-	xBudget := 1.8
-	if raceOn {
-		xBudget = 2.2
-	}
 	r := appendRun(t, func(yield func() bool) {
 		for range turns {
 			yield()
 		}
 	})
-	t.Logf("x-derived %.2f, x-floor %.2f, %.1f allocations an Append", r.xDerived(), r.xFloor(), float64(r.allocs)/turns)
+	t.Logf("x-derived %.2f, x-floor %.2f, %.1f allocations an Append, pages %d / floor %d", r.xDerived(), r.xFloor(), float64(r.allocs)/turns, r.writes, r.derivedWrites)
 	assert.InDelta(t, 1.0, r.commits, 1e-9, "commits per Append")
-	assert.LessOrEqual(t, r.xDerived(), xBudget, "Append time / a bare commit of the same event and order")
+	assert.LessOrEqual(t, float64(r.writes), 1.25*float64(r.derivedWrites), "pages written by the Appends / by bare commits of the same events and orders")
 	assert.LessOrEqual(t, float64(r.allocs)/turns, float64(maxAllocs), "heap allocations per Append")
 }
