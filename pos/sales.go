@@ -218,22 +218,7 @@ func (sl *Sales) holdSaleFor(ctx context.Context, o *Order) (func(), error) {
 // tendered handed over (0: exactly amount); the change is tendered − amount. It
 // completes the sale when that covers it.
 func (sl *Sales) SaleCash(ctx context.Context, saleID string, amount, tendered Paise, staff string) (*Result, *SaleStatus, error) {
-	if tendered != 0 {
-		// Too little cash is refused before the tender is journaled: a tender
-		// journaled and never taken would hold the sale's amount as in flight.
-		due := amount
-		if due == 0 {
-			st, err := sl.SaleStatus(ctx, saleID)
-			if err != nil {
-				return nil, nil, err
-			}
-			due = st.Due
-		}
-		if _, err := (CashTender{Tendered: tendered}).Change(due); err != nil {
-			return nil, nil, err
-		}
-	}
-	return sl.saleLocal(ctx, saleID, TenderCash, amount, "", staff, sl.takeCash(tendered, staff))
+	return sl.saleLocal(ctx, saleID, TenderCash, amount, tendered, "", staff, sl.takeCash(tendered, staff))
 }
 
 // takeCash is the cash.received of a cash tender, tendered handed over (0:
@@ -258,7 +243,7 @@ func (sl *Sales) SaleUPI(ctx context.Context, saleID string, amount Paise, staff
 	if staff == "" {
 		return nil, nil, sentenceErr("Sign in before confirming a UPI payment: the journal names who confirmed it.")
 	}
-	return sl.saleLocal(ctx, saleID, TenderUPI, amount, "", staff, func(o *Order) (Event, bool, error) {
+	return sl.saleLocal(ctx, saleID, TenderUPI, amount, 0, "", staff, func(o *Order) (Event, bool, error) {
 		return Event{Kind: EvUPIConfirmed, Staff: staff}, false, nil
 	})
 }
@@ -274,7 +259,7 @@ func (sl *Sales) SaleNote(ctx context.Context, saleID, noteNo string, amount Pai
 		return nil, nil, sentenceErr("Type the credit note's number.")
 	}
 	left := Paise(-1)
-	res, st, err := sl.saleLocal(ctx, saleID, TenderNote, amount, noteNo, staff, func(o *Order) (Event, bool, error) {
+	res, st, err := sl.saleLocal(ctx, saleID, TenderNote, amount, 0, noteNo, staff, func(o *Order) (Event, bool, error) {
 		var err error
 		if left, err = sl.cfg.Notes.Redeem(ctx, noteNo, o.Amount, o.ID); err != nil {
 			// Not redeemed: the tender's order is closed and the sale still open.
@@ -295,8 +280,10 @@ func (sl *Sales) SaleNote(ctx context.Context, saleID, noteNo string, amount Pai
 // saleLocal adds a local tender to a split sale: tender.added with the tender's
 // order's intent, then what take says was received (moved: the note's value
 // moved, so it is recorded), with the sale's completion when it covers the
-// sale (journalTender).
-func (sl *Sales) saleLocal(ctx context.Context, saleID string, kind TenderKind, amount Paise, noteNo, staff string, take func(*Order) (Event, bool, error)) (*Result, *SaleStatus, error) {
+// sale (journalTender). Cash tendered (0: exactly the amount) too short for the
+// amount (0: all that is left) is refused before anything is journaled: a
+// tender journaled and never taken would hold the sale's amount as in flight.
+func (sl *Sales) saleLocal(ctx context.Context, saleID string, kind TenderKind, amount, tendered Paise, noteNo, staff string, take func(*Order) (Event, bool, error)) (*Result, *SaleStatus, error) {
 	unlock, err := sl.lockSale(saleID)
 	if err != nil {
 		return nil, nil, err
@@ -305,6 +292,15 @@ func (sl *Sales) saleLocal(ctx context.Context, saleID string, kind TenderKind, 
 	st, err := sl.SaleStatus(ctx, saleID)
 	if err != nil {
 		return nil, nil, err
+	}
+	if tendered != 0 {
+		due := amount
+		if due == 0 {
+			due = st.Due
+		}
+		if _, err := (CashTender{Tendered: tendered}).Change(due); err != nil {
+			return nil, nil, err
+		}
 	}
 	o, err := sl.openTender(ctx, st.Sale, st, SaleTender{Kind: kind, Amount: amount, NoteNo: noteNo}, staff, nil, PayOptions{}, nil)
 	if err != nil {
