@@ -2,8 +2,8 @@ package pos
 
 import (
 	"fmt"
-	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"galla/pos/hsn"
 )
@@ -35,31 +35,46 @@ func HSNDescription(code string) string {
 
 // trailingHSNWords are the words a shortened description does not end on:
 // they only join what was cut off.
-var trailingHSNWords = []string{"and", "or", "of", "for", "with", "without", "including", "excluding", "other", "than", "not", "whether", "in", "on", "by", "to", "the", "a", "an", "e.g.", "n.e.c."}
+var trailingHSNWords = map[string]bool{
+	"and": true, "or": true, "of": true, "for": true, "with": true, "without": true,
+	"including": true, "excluding": true, "other": true, "than": true, "not": true,
+	"whether": true, "in": true, "on": true, "by": true, "to": true, "the": true,
+	"a": true, "an": true, "e.g.": true, "n.e.c.": true, "their": true, "its": true,
+	"such": true, "any": true, "kind": true, "containing": true, "elsewhere": true,
+	"which": true, "from": true, "at": true, "as": true, "but": true, "nor": true,
+}
 
 // shortHSNDesc shortens a description of the master to at most hsnDescMax
 // characters at a word boundary, without a parenthesis left open, a
 // trailing comma or semicolon, or a last word that only joins what was cut
 // ("Telephone sets, including smartphones and …" is "Telephone sets").
 func shortHSNDesc(d string) string {
-	r := []rune(d)
-	if len(r) <= hsnDescMax {
+	n, end := 0, len(d)
+	for i := range d {
+		if n == hsnDescMax+1 {
+			end = i
+			break
+		}
+		n++
+	}
+	if n <= hsnDescMax {
 		return d
 	}
-	// The last space at or before hsnDescMax ends the last whole word.
-	cut := strings.LastIndex(string(r[:hsnDescMax+1]), " ")
-	if cut <= 0 {
-		return strings.TrimSpace(string(r[:hsnDescMax])) // one long word
+	head := d[:end] // its first hsnDescMax+1 characters
+	// The last space in head ends the last whole word.
+	cut := strings.LastIndexByte(head, ' ')
+	if cut <= 0 { // one long word: its first hsnDescMax characters
+		_, size := utf8.DecodeLastRuneInString(head)
+		return head[:len(head)-size]
 	}
-	s := string(r[:hsnDescMax+1])[:cut]
-	if open := strings.LastIndex(s, "("); open > strings.LastIndex(s, ")") && open > 0 {
+	s := head[:cut]
+	if open := strings.LastIndexByte(s, '('); open > 0 && open > strings.LastIndexByte(s, ')') {
 		s = s[:open]
 	}
 	for {
 		s = strings.TrimRight(s, " ,;:-")
-		i := strings.LastIndex(s, " ")
-		last := s[i+1:]
-		if i <= 0 || !slices.ContainsFunc(trailingHSNWords, func(w string) bool { return strings.EqualFold(w, last) }) {
+		i := strings.LastIndexByte(s, ' ')
+		if i <= 0 || !trailingHSNWords[strings.ToLower(s[i+1:])] {
 			return s
 		}
 		s = s[:i]

@@ -2,12 +2,16 @@ package pos
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"galla/pos/hsn"
 )
 
 // ist is India Standard Time, where the notifications' days begin.
@@ -255,6 +259,44 @@ func TestHSNDescription(t *testing.T) {
 	}
 }
 
+// TestHSNDescriptionsOfTheMaster: every heading and subheading of the master
+// has a desc of 1 to 30 characters that begins its text and ends where a word
+// of it ends.
+func TestHSNDescriptionsOfTheMaster(t *testing.T) {
+	var codes []string
+	for h := range 10000 {
+		head := fmt.Sprintf("%04d", h)
+		if _, ok := hsn.Description(head); !ok {
+			continue
+		}
+		codes = append(codes, head)
+		for s := range 100 {
+			if sub := fmt.Sprintf("%s%02d", head, s); hsnHas(sub) {
+				codes = append(codes, sub)
+			}
+		}
+	}
+	require.Len(t, codes, 1228+5612)
+	for _, code := range codes {
+		full, _ := hsn.Description(code)
+		got := HSNDescription(code)
+		n := utf8.RuneCountInString(got)
+		if n < 1 || n > 30 || !strings.HasPrefix(full, got) {
+			t.Errorf("HSNDescription(%s) = %q; want 1 to 30 characters beginning %q", code, got, full)
+			continue
+		}
+		// Cut mid-word only when the first word is longer than 30 characters.
+		if rest := full[len(got):]; rest != "" && strings.Contains(got, " ") && !strings.ContainsAny(rest[:1], " ,;:()-.") {
+			t.Errorf("HSNDescription(%s) = %q cuts a word of %q", code, got, full)
+		}
+	}
+}
+
+func hsnHas(code string) bool {
+	_, ok := hsn.Description(code)
+	return ok
+}
+
 // TestShortHSNDesc: at most 30 characters, whole words, no parenthesis left
 // open, no joining word or comma at the end.
 func TestShortHSNDesc(t *testing.T) {
@@ -264,7 +306,7 @@ func TestShortHSNDesc(t *testing.T) {
 		{"Potatoes, fresh (chilled or frozen)", "Potatoes, fresh"},
 		{"Lamps; portable, electric, designed to function", "Lamps; portable, electric"},
 		{"Sacks and bags, of a kind used for the packing of goods", "Sacks and bags, of a kind used"},
-		{"Sacks and bags, of a kind for the packing of goods", "Sacks and bags, of a kind"},
+		{"Sacks and bags, of a kind for the packing of goods", "Sacks and bags"},
 		{"Pneumonoultramicroscopicsilicovolcanoconiosis", "Pneumonoultramicroscopicsilico"},
 		{"Naïve café crème brûlée, flambée à la française", "Naïve café crème brûlée"},
 	} {
