@@ -2,12 +2,16 @@ package pos
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"galla/pos/hsn"
 )
 
 // ist is India Standard Time, where the notifications' days begin.
@@ -170,9 +174,10 @@ func TestParseCrore(t *testing.T) {
 	assert.Equal(t, Paise(5_00_00_000_00), EInvoiceTurnover)
 }
 
-// TestHSNAtImport: a code of a chapter the HS nomenclature does not have is
-// refused, and a shop above ₹5 crore turnover gives six digits; GSTR-1's desc
-// is the master's.
+// TestHSNAtImport: a code the HSN master (HS 2022) does not have is refused
+// with a sentence naming it: a 4-digit code must be a heading, a 6-digit code
+// a subheading, an 8-digit code's first six digits a subheading; services
+// (chapter 99) are refused; a shop above ₹5 crore turnover gives six digits.
 func TestHSNAtImport(t *testing.T) {
 	day := time.Date(2026, 11, 26, 12, 0, 0, 0, ist)
 	row := func(hsn string) *Catalog {
@@ -182,15 +187,131 @@ func TestHSNAtImport(t *testing.T) {
 	}
 	small := Shop{Turnover: 4_00_00_000_00}
 	big := Shop{Turnover: 12_50_00_000_00}
-	require.NoError(t, row("8517").CheckRates(small, day))
-	require.NoError(t, row("851713").CheckRates(big, day))
-	var ie *ImportError
-	require.ErrorAs(t, row("8517").CheckRates(big, day), &ie)
-	assert.Contains(t, ie.Problems[0].Msg, "the HSN code 8517 has 4 digits; a shop whose aggregate turnover is above ₹5,00,00,000.00 gives six")
-	require.ErrorAs(t, row("7788").CheckRates(small, day), &ie)
-	assert.Contains(t, ie.Problems[0].Msg, "the HSN code 7788 is not in the GST portal's HSN master: chapter 77 does not exist")
-	require.ErrorAs(t, row("9901").CheckRates(small, day), &ie)
-	assert.Contains(t, ie.Problems[0].Msg, "chapter 99 does not exist")
-	assert.Equal(t, "Telephone sets", HSNDescription("85171300"))
-	assert.Equal(t, "", HSNDescription("8599"))
+	for _, tt := range []struct {
+		hsn  string
+		shop Shop
+	}{
+		{"8517", small},
+		{"851713", small},
+		{"851713", big},
+		{"85171300", big}, // India's tariff item under subheading 851713
+		{"854442", big},
+		{"85444299", big},
+		{"847130", big},
+		{"8524", small}, // new in HS 2022
+	} {
+		assert.NoError(t, row(tt.hsn).CheckRates(tt.shop, day), "HSN %q, turnover %s", tt.hsn, tt.shop.Turnover)
+	}
+	for _, tt := range []struct {
+		hsn  string
+		shop Shop
+		want string
+	}{
+		{"8517", big, "the HSN code 8517 has 4 digits; a shop whose aggregate turnover is above ₹5,00,00,000.00 gives six (Notification 78/2020-Central Tax), such as 8517xx"},
+		{"8599", small, "the HSN code 8599 is not a heading of the HSN master (HS 2022); check the code on the invoice from your supplier"},
+		{"8599", big, "the HSN code 8599 is not a heading of the HSN master (HS 2022); check the code on the invoice from your supplier"},
+		{"0000", small, "the HSN code 0000 is not in the HSN master (HS 2022): chapter 00 does not exist (goods are chapters 01 to 97, without 77); check the code on the invoice from your supplier"},
+		{"7788", small, "the HSN code 7788 is not in the HSN master (HS 2022): chapter 77 does not exist (goods are chapters 01 to 97, without 77); check the code on the invoice from your supplier"},
+		{"9901", small, "the HSN code 9901 is a services code (SAC, chapter 99), not goods of the HSN master (HS 2022); a catalog row is goods, so check the code on the invoice from your supplier"},
+		{"851799", big, "the HSN code 851799 is not a subheading of the HSN master (HS 2022): heading 8517 has no subheading 851799; check the code on the invoice from your supplier"},
+		{"851712", big, "the HSN code 851712 is not a subheading of the HSN master (HS 2022): heading 8517 has no subheading 851712;"}, // HS 2017's smartphones
+		{"85179900", big, "the HSN code 85179900 is not in the HSN master (HS 2022): its first six digits 851799 are not a subheading of heading 8517 (an 8-digit tariff item extends a subheading of the HS); check the code on the invoice from your supplier"},
+		{"85991300", small, "the HSN code 85991300 is not in the HSN master (HS 2022): its heading 8599 does not exist; check the code on the invoice from your supplier"},
+	} {
+		var ie *ImportError
+		require.ErrorAs(t, row(tt.hsn).CheckRates(tt.shop, day), &ie, "HSN %s", tt.hsn)
+		require.Len(t, ie.Problems, 1)
+		assert.Equal(t, 1, ie.Problems[0].Item)
+		assert.Contains(t, ie.Problems[0].Msg, tt.want, "HSN %s", tt.hsn)
+	}
+}
+
+// TestHSNDescription: table 12's desc is the master's text of the code's
+// subheading, else its heading, cut to 30 characters at a word boundary. The
+// full texts, from data/harmonized-system.csv, are in the comments.
+func TestHSNDescription(t *testing.T) {
+	for _, tt := range []struct{ code, want string }{
+		// 851713 "Telephone sets; smartphones for cellular or other wireless networks"
+		{"851713", "Telephone sets; smartphones"},
+		{"85171300", "Telephone sets; smartphones"},
+		// 8517 "Telephone sets, including smartphones and other telephones for …"
+		{"8517", "Telephone sets"},
+		// 854442 "Insulated electric conductors; for a voltage not exceeding 1000 volts, fitted with connectors"
+		{"854442", "Insulated electric conductors"},
+		{"85444299", "Insulated electric conductors"},
+		// 847130 "Automatic data processing machines; portable, weighing not more than 10kg, …"
+		{"847130", "Automatic data processing"},
+		// 3926 "Articles of plastics and articles of other materials of heading no. 3901 to 3914, …"
+		{"3926", "Articles of plastics"},
+		// 8544 "Insulated wire, cable and other electric conductors, connector fitted or not; …"
+		{"8544", "Insulated wire, cable"},
+		// 710239 "Diamonds; non-industrial, (other than unworked or simply sawn, …"
+		{"71023910", "Diamonds; non-industrial"},
+		{"7118", "Coin"},
+		{"1006", "Rice"},
+		// a subheading the master lacks: its heading's text
+		{"85179900", "Telephone sets"},
+		{"8599", ""},
+		{"85", ""},
+		{"", ""},
+	} {
+		assert.Equal(t, tt.want, HSNDescription(tt.code), "HSNDescription(%q)", tt.code)
+	}
+}
+
+// TestHSNDescriptionsOfTheMaster: every heading and subheading of the master
+// has a desc of 1 to 30 characters that begins its text and ends where a word
+// of it ends.
+func TestHSNDescriptionsOfTheMaster(t *testing.T) {
+	var codes []string
+	for h := range 10000 {
+		head := fmt.Sprintf("%04d", h)
+		if _, ok := hsn.Description(head); !ok {
+			continue
+		}
+		codes = append(codes, head)
+		for s := range 100 {
+			if sub := fmt.Sprintf("%s%02d", head, s); hsnHas(sub) {
+				codes = append(codes, sub)
+			}
+		}
+	}
+	require.Len(t, codes, 1228+5612)
+	for _, code := range codes {
+		full, _ := hsn.Description(code)
+		got := HSNDescription(code)
+		n := utf8.RuneCountInString(got)
+		if n < 1 || n > 30 || !strings.HasPrefix(full, got) {
+			t.Errorf("HSNDescription(%s) = %q; want 1 to 30 characters beginning %q", code, got, full)
+			continue
+		}
+		// Cut mid-word only when the first word is longer than 30 characters.
+		if rest := full[len(got):]; rest != "" && strings.Contains(got, " ") && !strings.ContainsAny(rest[:1], " ,;:()-.") {
+			t.Errorf("HSNDescription(%s) = %q cuts a word of %q", code, got, full)
+		}
+	}
+}
+
+func hsnHas(code string) bool {
+	_, ok := hsn.Description(code)
+	return ok
+}
+
+// TestShortHSNDesc: at most 30 characters, whole words, no parenthesis left
+// open, no joining word or comma at the end.
+func TestShortHSNDesc(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"Rice", "Rice"},
+		{"exactly thirty characters here", "exactly thirty characters here"},
+		{"Potatoes, fresh (chilled or frozen)", "Potatoes, fresh"},
+		{"Lamps; portable, electric, designed to function", "Lamps; portable, electric"},
+		{"Sacks and bags, of a kind used for the packing of goods", "Sacks and bags, of a kind used"},
+		{"Sacks and bags, of a kind for the packing of goods", "Sacks and bags"},
+		{"Pneumonoultramicroscopicsilicovolcanoconiosis", "Pneumonoultramicroscopicsilico"},
+		{"Naïve café crème brûlée, flambée à la française", "Naïve café crème brûlée"},
+	} {
+		got := shortHSNDesc(tt.in)
+		assert.Equal(t, tt.want, got, "shortHSNDesc(%q)", tt.in)
+		assert.LessOrEqual(t, len([]rune(got)), 30, got)
+	}
 }
