@@ -92,8 +92,10 @@ func (bk *Archive) LatestBackup() (string, error) { return LatestBackup(bk.backu
 // this journal did not write), then the copy opened read-only as start-up
 // opens a journal (its size and meta pages, the right edge of every bucket),
 // its hash chain from the checkpoint before the last one (the day the Z report
-// just sealed, from event 1 when it is the first) to its head, both checkpoints,
-// and every derived record the day's events wrote against a replay of them.
+// just sealed, from event 1 when it is the first), or from the mark an Open of
+// the live journal left after it (the events before it were checked there, and
+// the copy's bytes are the live file's), to its head, both checkpoints, and
+// every derived record the events walked wrote against a replay of them.
 // The days before were checked when their own backups were; VerifyFile (galla
 // journal verify) still checks a file whole.
 func (bk *Archive) VerifyBackup(ctx context.Context, path string) error {
