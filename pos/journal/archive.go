@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -52,7 +53,7 @@ func (bk *Archive) BackupTo(path string) error {
 		return fmt.Errorf("journal: backup: %w", err)
 	}
 	sum := crc32.New(backupCRC)
-	write := func(w io.Writer) error { return bk.backup(io.MultiWriter(w, sum)) }
+	write := func(w io.Writer) error { return bk.backup(&summedWriter{w: w, sum: sum}) }
 	if err := writeSynced(path, write); err != nil {
 		return fmt.Errorf("journal: backup: %w", err)
 	}
@@ -63,6 +64,45 @@ func (bk *Archive) BackupTo(path string) error {
 	bk.backupSums[path] = sum.Sum32()
 	bk.backupMu.Unlock()
 	return nil
+}
+
+// summedWriter writes to w and adds what it wrote to sum. It reads what it is
+// given to copy in large chunks (ReadFrom: io.Copy hands it the reader, and
+// Tx.WriteTo copies the file through io.CopyN), where io.Copy's own buffer is
+// 32 KB: a copy of a year's journal is some ten thousand system calls, not
+// some twenty thousand of each.
+type summedWriter struct {
+	w   io.Writer
+	sum hash.Hash32
+}
+
+func (s *summedWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	s.sum.Write(p[:n])
+	return n, err
+}
+
+// copyChunk is the size of the reads of a backup's copy.
+const copyChunk = 4 << 20
+
+func (s *summedWriter) ReadFrom(r io.Reader) (int64, error) {
+	buf := make([]byte, copyChunk)
+	var total int64
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			if _, werr := s.Write(buf[:n]); werr != nil {
+				return total, werr
+			}
+			total += int64(n)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
 }
 
 // backupCRC is the table of the CRC-32C kept of each backup written.
