@@ -17,7 +17,7 @@ DEB_PACKAGES := gcc libc6-dev pkg-config libgl-dev libegl-dev libx11-dev libxcur
 # on a loaded machine without any failing input.
 FUZZTIME ?= 3000x
 
-.PHONY: all deps run test check fmt vet staticcheck depcheck unit fuzz window deb-test wine-test bench bench-start build package package-deb package-windows package-macos clean
+.PHONY: all deps run test check fmt vet staticcheck depcheck unit fuzz window deb-test wine-test bench bench-start bench-500k build package package-deb package-windows package-macos clean
 
 # The version lives in FyneApp.toml only; the release build stamps the commit and
 # the date into galla --version (internal/version). SOURCE_DATE_EPOCH, when set,
@@ -92,6 +92,11 @@ bench:
 # Cold start to the first frame against a bare Fyne window, under Xvfb (N starts each).
 bench-start: deps
 	@bash scripts/bench-start.sh
+
+# The real binary on a data directory of 500 thousand events (the last 100
+# days without a Z report) against a fresh one (docs/benchmarks.md).
+bench-500k: deps
+	@bash scripts/bench-500k.sh
 
 # The Linux packages: the tarball of fyne package and the .deb (dpkg-deb), both
 # from one stamped, stripped build. fyne package raises FyneApp.toml's Build by

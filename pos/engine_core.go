@@ -52,6 +52,9 @@ type engineCore struct {
 	// journal shows it final.
 	unrecorded map[string]string
 
+	// openBook is the split sales that may still be open (sales_book.go).
+	openBook salesBook
+
 	// The engine's parts, each holding this core.
 	payments *Payments
 	sales    *Sales

@@ -604,11 +604,28 @@ func (sl *Sales) dropEmptySales(ctx context.Context, staff string) ([]string, er
 
 // OpenSales lists the split sales still open (part paid, or not paid at all),
 // oldest first: the counter shows them again after a restart, however long ago
-// they were opened. The days are read back from the business day open now to
-// the last Z report that lists the sales open at its close (Report.OpenAtClose),
-// whose sales still open are taken as well; a journal whose Z reports do not
-// list them (written before they did) is read back openSalesDays days.
+// they were opened. They are the split sales the journal's events opened that
+// are not paid or voided yet, kept as a snapshot (sales_book.go): a close of
+// day after weeks without a Z report reads them, not the weeks' orders.
 func (sl *Sales) OpenSales(ctx context.Context) ([]*Order, error) {
+	out, err := sl.openBook.openSales(ctx, sl.j, func() ([]*Order, error) { return sl.openSalesByDays(ctx) })
+	if errors.Is(err, ErrNoEventLog) {
+		out, err = sl.openSalesByDays(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b *Order) int { return a.Opened.Compare(b.Opened) })
+	return out, nil
+}
+
+// openSalesByDays finds the split sales still open by the days' orders: read
+// back from the business day open now to the last Z report that lists the
+// sales open at its close (Report.OpenAtClose), whose sales still open are
+// taken as well; a journal whose Z reports do not list them (written before
+// they did) is read back openSalesDays days. What OpenSales reads where no
+// snapshot of them was sealed yet, or where the journal keeps none.
+func (sl *Sales) openSalesByDays(ctx context.Context) ([]*Order, error) {
 	var out []*Order
 	seen := map[string]bool{}
 	keep := func(o *Order) {
@@ -649,7 +666,6 @@ func (sl *Sales) OpenSales(ctx context.Context) ([]*Order, error) {
 		}
 		break
 	}
-	slices.SortStableFunc(out, func(a, b *Order) int { return a.Opened.Compare(b.Opened) })
 	return out, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -52,7 +53,7 @@ func (bk *Archive) BackupTo(path string) error {
 		return fmt.Errorf("journal: backup: %w", err)
 	}
 	sum := crc32.New(backupCRC)
-	write := func(w io.Writer) error { return bk.backup(io.MultiWriter(w, sum)) }
+	write := func(w io.Writer) error { return bk.backup(&summedWriter{w: w, sum: sum}) }
 	if err := writeSynced(path, write); err != nil {
 		return fmt.Errorf("journal: backup: %w", err)
 	}
@@ -63,6 +64,45 @@ func (bk *Archive) BackupTo(path string) error {
 	bk.backupSums[path] = sum.Sum32()
 	bk.backupMu.Unlock()
 	return nil
+}
+
+// summedWriter writes to w and adds what it wrote to sum. It reads what it is
+// given to copy in large chunks (ReadFrom: io.Copy hands it the reader, and
+// Tx.WriteTo copies the file through io.CopyN), where io.Copy's own buffer is
+// 32 KB: a copy of a year's journal is some ten thousand system calls, not
+// some twenty thousand of each.
+type summedWriter struct {
+	w   io.Writer
+	sum hash.Hash32
+}
+
+func (s *summedWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	s.sum.Write(p[:n])
+	return n, err
+}
+
+// copyChunk is the size of the reads of a backup's copy.
+const copyChunk = 4 << 20
+
+func (s *summedWriter) ReadFrom(r io.Reader) (int64, error) {
+	buf := make([]byte, copyChunk)
+	var total int64
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			if _, werr := s.Write(buf[:n]); werr != nil {
+				return total, werr
+			}
+			total += int64(n)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
 }
 
 // backupCRC is the table of the CRC-32C kept of each backup written.
@@ -92,8 +132,10 @@ func (bk *Archive) LatestBackup() (string, error) { return LatestBackup(bk.backu
 // this journal did not write), then the copy opened read-only as start-up
 // opens a journal (its size and meta pages, the right edge of every bucket),
 // its hash chain from the checkpoint before the last one (the day the Z report
-// just sealed, from event 1 when it is the first) to its head, both checkpoints,
-// and every derived record the day's events wrote against a replay of them.
+// just sealed, from event 1 when it is the first), or from the mark an Open of
+// the live journal left after it (the events before it were checked there, and
+// the copy's bytes are the live file's), to its head, both checkpoints, and
+// every derived record the events walked wrote against a replay of them.
 // The days before were checked when their own backups were; VerifyFile (galla
 // journal verify) still checks a file whole.
 func (bk *Archive) VerifyBackup(ctx context.Context, path string) error {

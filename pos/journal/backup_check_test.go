@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
+
+	"galla/pos"
 )
 
 // TestVerifyBackupBounded: the day's backup is checked from the checkpoint
@@ -127,4 +129,72 @@ func TestReplayInBatches(t *testing.T) {
 		return b.Put(u64(3), []byte("G-NOT-AN-ORDER"))
 	}))
 	assert.ErrorIs(t, j.Log.checkDerived(t.Context()), ErrDerivedMismatch)
+}
+
+// TestVerifyBackupFromMark: a day closed after thousands of events without a
+// Z report is checked from the mark the Open before its close left, not from
+// the checkpoint before: an event after the mark is still found, one before
+// it is the full check's (the Opens of the live journal walked it).
+func TestVerifyBackupFromMark(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "journal.db")
+	// Day 1 closed, days 2 and 3 (2 126 events) never: more than an Open walks
+	// before it leaves its mark.
+	n := bulkDays(t, path, 3000, 1000)
+	j, err := Open(path, Options{BackupDir: filepath.Join(dir, "backups")})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = j.Close() })
+	ctx := t.Context()
+	var cpSeq, markSeq uint64
+	require.NoError(t, j.core.view(func(tx *bolt.Tx) error {
+		cp, _, err := lastCheckpoint(tx)
+		require.NoError(t, err)
+		m, _, found, err := j.Log.snapshotIn(tx, markVerified)
+		require.NoError(t, err)
+		require.True(t, found, "Open walked %d events and left its mark", n-cp.Seq)
+		cpSeq, markSeq = cp.Seq, m.Seq
+		return nil
+	}))
+	require.Equal(t, n, markSeq)
+
+	nums, err := j.Numbers()
+	require.NoError(t, err)
+	s := script{receipt: nums.Receipt, at: t0}
+	const day = "2026-01-04"
+	evs := s.cashSale("G260104-0001", day, 49900)
+	evs = append(evs, pos.Event{Kind: pos.EvDayClosed, Day: day, Time: s.next(), Staff: "001", DayClose: &pos.DayClose{Day: day, ZNo: nums.Z + 1}})
+	appendAll(t, j, evs)
+	backup, err := j.Archive.BackupDay(day)
+	require.NoError(t, err)
+	require.NoError(t, j.Archive.VerifyBackup(ctx, backup), "a good backup")
+	original, err := os.ReadFile(backup)
+	require.NoError(t, err)
+
+	damaged := func(t *testing.T, seq uint64) string {
+		t.Helper()
+		other := filepath.Join(dir, "other.db")
+		require.NoError(t, os.WriteFile(other, original, 0o600))
+		db, err := bolt.Open(other, 0o600, nil)
+		require.NoError(t, err)
+		require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+			b := tx.Bucket(bucketEvents)
+			v := append([]byte(nil), b.Get(u64(seq))...)
+			v[len(v)-3] ^= 0x01
+			return b.Put(u64(seq), v)
+		}))
+		require.NoError(t, db.Close())
+		return other
+	}
+	t.Run("an event after the mark", func(t *testing.T) {
+		err := j.Archive.VerifyBackup(ctx, damaged(t, markSeq+1))
+		var ce *CorruptError
+		require.ErrorAs(t, err, &ce)
+		assert.Equal(t, markSeq+1, ce.Seq)
+	})
+	t.Run("an event between the checkpoint and the mark", func(t *testing.T) {
+		other := damaged(t, cpSeq+10)
+		assert.NoError(t, j.Archive.VerifyBackup(ctx, other), "walked by the Opens of the live journal")
+		_, err := VerifyFile(ctx, other)
+		assert.ErrorIs(t, err, ErrDamaged)
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -40,12 +41,30 @@ func bulkJournalNoZ(tb testing.TB, path string, n int) uint64 {
 // later is left without its Z report.
 func bulkDays(tb testing.TB, path string, n, openFrom int) uint64 {
 	tb.Helper()
-	j, err := Open(path, Options{})
+	return bulkDaysAt(tb, path, n, openFrom, growth{})
+}
+
+// growth is how bulkDaysAt writes a journal: keyed with a chain key as the
+// terminal keys its journal (nil: unkeyed, as the journal's tests), and from
+// its first day (zero: 1 January 2026).
+type growth struct {
+	key   []byte
+	first time.Time
+}
+
+// bulkDaysAt is bulkDays with the chain key and the first day of g. The
+// journal at path may exist already, empty (as a terminal's first command
+// leaves it).
+func bulkDaysAt(tb testing.TB, path string, n, openFrom int, g growth) uint64 {
+	tb.Helper()
+	j, err := Open(path, Options{ChainKey: g.key})
 	require.NoError(tb, err)
 	require.NoError(tb, j.Close())
 	db, err := bolt.Open(path, 0o600, &bolt.Options{NoSync: true, FreelistType: bolt.FreelistMapType})
 	require.NoError(tb, err)
 	defer db.Close()
+	key := chainKey(Options{ChainKey: g.key})
+	rec, pv := sealer{key: key, v: newVault(key)}, newProver(key)
 	var (
 		s    script
 		seq  uint64
@@ -53,6 +72,17 @@ func bulkDays(tb testing.TB, path string, n, openFrom int) uint64 {
 		day  = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		zno  uint64
 	)
+	if !g.first.IsZero() {
+		day = g.first
+	}
+	require.NoError(tb, db.View(func(tx *bolt.Tx) error {
+		h, p, ok := headOf(tx.Bucket(bucketMeta).Get(metaHead))
+		if ok && h != 0 {
+			return fmt.Errorf("the journal %s holds %d events already", path, h)
+		}
+		seq, prev = h, p
+		return nil
+	}))
 	for int(seq) < n {
 		zno++
 		d := pos.ToDay(day)
@@ -75,17 +105,17 @@ func bulkDays(tb testing.TB, path string, n, openFrom int) uint64 {
 				}
 				seq++
 				ev.V, ev.Seq, ev.PrevHash = pos.EventVersion, seq, hex.EncodeToString(prev[:])
-				if err := derive(tx, &ev, nil, newProver(nil)); err != nil {
+				if err := derive(tx, &ev, nil, pv); err != nil {
 					return err
 				}
-				data, sum, err := sealEvent(&ev)
+				data, sum, err := rec.seal(&ev)
 				if err != nil {
 					return err
 				}
 				if err := events.Put(u64(seq), data); err != nil {
 					return err
 				}
-				if err := sealCheckpoint(tx, &ev, sum, nil); err != nil {
+				if err := sealCheckpoint(tx, &ev, sum, key); err != nil {
 					return err
 				}
 				prev = sum
@@ -96,6 +126,11 @@ func bulkDays(tb testing.TB, path string, n, openFrom int) uint64 {
 		day = day.AddDate(0, 0, 1)
 	}
 	require.NoError(tb, db.Sync())
+	if key != nil {
+		// A keyed journal keeps its head record beside it (head.go), as Append
+		// writes it.
+		require.NoError(tb, os.WriteFile(HeadPath(path), headRecord(key, seq, prev), 0o600))
+	}
 	return seq
 }
 

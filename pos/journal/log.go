@@ -289,8 +289,9 @@ const (
 	// earlier Open left past it: the check of start-up.
 	scopeFromMark chainScope = iota
 	// scopeFromPrevious starts after the checkpoint before the last one (from
-	// event 1 when there is none), mark or not, and checks the last one
-	// after: the day a Z report just sealed, the check of its backup.
+	// event 1 when there is none), or after the mark an Open left past it
+	// when the mark is before the last one, and checks the last one after:
+	// the day a Z report just sealed, the check of its backup.
 	scopeFromPrevious
 	// scopeAll walks every event.
 	scopeAll
@@ -336,13 +337,17 @@ func (lg *Log) verifyChain(ctx context.Context, tx *bolt.Tx, scope chainScope, m
 		}
 		prev, want, keyed = start.Hash, start.Seq+1, r.Keyed
 	}
-	if scope == scopeFromMark {
+	if scope == scopeFromMark || (scope == scopeFromPrevious && ok) {
 		// An Open verified up to its mark since that checkpoint (snapshot.go).
+		// The check of a backup starts there too when the mark is before the
+		// last checkpoint: the day's events up to the mark were checked on the
+		// live file, whose bytes the copy's are, and a day closed after
+		// weeks without a Z walks what came since, not the weeks.
 		m, r, found, err := lg.snapshotIn(tx, markVerified)
 		if err != nil {
 			return err
 		}
-		if found && m.Seq >= want {
+		if found && m.Seq >= want && (scope == scopeFromMark || m.Seq < cp.Seq) {
 			prev, want, keyed, cpSeq = r.Hash, m.Seq+1, r.Keyed, m.Seq
 		}
 	}
