@@ -272,10 +272,18 @@ func projectOverride(p *projector, seq uint64, ev *pos.Event) error {
 }
 
 // write queues the writes of the rows gathered and of the orders touched.
-// The orders written are stored from then on (projector.stored).
-func (p *projector) write() error {
-	if err := p.checkSoldTwice(); err != nil {
+// The orders written are stored from then on (projector.stored). The run's
+// sales of IMEIs are checked against the other counters' at its last write
+// (last): one read a run, not one a part, each of which waited for the
+// part's writes before it.
+func (p *projector) write(last bool) error {
+	if err := p.flushRefunds(); err != nil {
 		return err
+	}
+	if last {
+		if err := p.checkSoldTwice(); err != nil {
+			return err
+		}
 	}
 	if err := p.flushSets(); err != nil {
 		return err
@@ -298,11 +306,37 @@ const subChunk = 250
 // projectRows projects rows of terminal inside tx. When it fails, the writes
 // it sent are read before it returns: the connection is free for the
 // rollback.
-func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) (err error) {
+func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) error {
+	return projectPart(ctx, tx, terminal, rows, false)
+}
+
+// projectSavepoint is the savepoint projectPart writes a part inside.
+const projectSavepoint = "project_part"
+
+// projectPart is projectRows, inside a savepoint of its own when inSavepoint:
+// the savepoint is taken in the round trip of the first read and released in
+// that of the last writes (a pgx savepoint, tx.Begin, takes a round trip to
+// begin and one to commit). When it fails, what it wrote is rolled back to
+// the savepoint.
+func projectPart(ctx context.Context, tx pgx.Tx, terminal string, rows []row, inSavepoint bool) (err error) {
 	p := newProjector(ctx, tx, terminal)
+	if inSavepoint {
+		_, _ = p.pipe.queue(ctx, "SAVEPOINT "+projectSavepoint)
+	}
 	defer func() {
 		if werr := p.pipe.wait(); err == nil {
 			err = werr
+		}
+		if err != nil && inSavepoint && p.pipe.sent {
+			// The savepoint went with the first writes sent; the connection
+			// still holds the transaction unless it was lost.
+			p.pipe.batch = pgx.Batch{}
+			for _, sql := range []string{"ROLLBACK TO SAVEPOINT " + projectSavepoint, "RELEASE SAVEPOINT " + projectSavepoint} {
+				if _, rerr := p.pipe.Tx.Exec(ctx, sql); rerr != nil {
+					err = errors.Join(err, rerr)
+					break
+				}
+			}
 		}
 	}()
 	// The whole run is decoded first, for its orders to be read in one query.
@@ -320,7 +354,7 @@ func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) (e
 		}
 		evs = evs[len(part):]
 		if len(rows) > 0 {
-			if err := p.write(); err != nil {
+			if err := p.write(false); err != nil {
 				return err
 			}
 			if err := p.pipe.sendAsync(ctx); err != nil {
@@ -328,8 +362,11 @@ func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) (e
 			}
 		}
 	}
-	if err := p.write(); err != nil {
+	if err := p.write(true); err != nil {
 		return err
+	}
+	if inSavepoint {
+		_, _ = p.pipe.queue(ctx, "RELEASE SAVEPOINT "+projectSavepoint)
 	}
 	return p.pipe.send(ctx)
 }

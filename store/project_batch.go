@@ -30,6 +30,7 @@ type pipeTx struct {
 	// other use of the connection reads them first (wait).
 	pending pgx.BatchResults
 	sds     map[string]*pgconn.StatementDescription // the statements Exec prepared
+	sent    bool                                    // whether any write was sent
 }
 
 // maxQueued bounds the writes held before they are sent.
@@ -80,6 +81,15 @@ func (t *pipeTx) queue(ctx context.Context, sql string, args ...any) (pgconn.Com
 	return pgconn.CommandTag{}, nil
 }
 
+// take returns the writes queued, as a batch of their own, and empties the
+// queue: pgx reads the batch sent until its results are closed, so the queue
+// filled again meanwhile must not be that batch.
+func (t *pipeTx) take() *pgx.Batch {
+	b := &pgx.Batch{QueuedQueries: t.batch.QueuedQueries}
+	t.batch, t.sent = pgx.Batch{}, true
+	return b
+}
+
 // wait reads the results of the writes sent by sendAsync: the first refusal
 // among them, if any.
 func (t *pipeTx) wait() error {
@@ -101,8 +111,8 @@ func (t *pipeTx) sendAsync(ctx context.Context) error {
 	if t.batch.Len() == 0 {
 		return nil
 	}
-	t.pending = t.Tx.SendBatch(ctx, &t.batch)
-	t.batch = pgx.Batch{}
+	b := t.take() // the results read it until they are closed
+	t.pending = t.Tx.SendBatch(ctx, b)
 	return nil
 }
 
@@ -114,33 +124,78 @@ func (t *pipeTx) send(ctx context.Context) error {
 	if t.batch.Len() == 0 {
 		return nil
 	}
-	err := t.Tx.SendBatch(ctx, &t.batch).Close()
-	t.batch = pgx.Batch{}
+	return t.Tx.SendBatch(ctx, t.take()).Close()
+}
+
+// withQueued sends the writes queued and then b in one round trip (a
+// pipeline), and reads the writes' results: b's are left to the caller. A
+// read therefore sees every write queued before it, as it would one by one,
+// without a round trip of its own for them.
+func (t *pipeTx) withQueued(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
+	if err := t.wait(); err != nil {
+		return errBatch{err}
+	}
+	n := t.batch.Len()
+	if n == 0 {
+		return t.Tx.SendBatch(ctx, b)
+	}
+	t.batch.QueuedQueries = append(t.batch.QueuedQueries, b.QueuedQueries...)
+	br := t.Tx.SendBatch(ctx, t.take())
+	for range n {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return errBatch{err}
+		}
+	}
+	return br
+}
+
+// QueryRow sends the writes queued and the read together.
+func (t *pipeTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	var b pgx.Batch
+	b.Queue(sql, args...)
+	return batchRow{t.withQueued(ctx, &b)}
+}
+
+// Query sends the writes queued and the read together.
+func (t *pipeTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	var b pgx.Batch
+	b.Queue(sql, args...)
+	br := t.withQueued(ctx, &b)
+	rs, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: rs, br: br}, nil
+}
+
+// SendBatch sends the writes queued and b together.
+func (t *pipeTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
+	return t.withQueued(ctx, b)
+}
+
+// batchRow is the one row of a read sent with the writes queued before it.
+type batchRow struct{ br pgx.BatchResults }
+
+func (r batchRow) Scan(dest ...any) error {
+	err := r.br.QueryRow().Scan(dest...)
+	if cerr := r.br.Close(); err == nil {
+		err = cerr
+	}
 	return err
 }
 
-// QueryRow sends the writes queued, then reads.
-func (t *pipeTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	if err := t.send(ctx); err != nil {
-		return errRow{err}
-	}
-	return t.Tx.QueryRow(ctx, sql, args...)
+// batchRows are the rows of a read sent with the writes queued before it;
+// closing them closes the batch.
+type batchRows struct {
+	pgx.Rows
+	br pgx.BatchResults
 }
 
-// Query sends the writes queued, then reads.
-func (t *pipeTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	if err := t.send(ctx); err != nil {
-		return nil, err
-	}
-	return t.Tx.Query(ctx, sql, args...)
-}
-
-// SendBatch sends the writes queued, then b.
-func (t *pipeTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
-	if err := t.send(ctx); err != nil {
-		return errBatch{err}
-	}
-	return t.Tx.SendBatch(ctx, b)
+func (r *batchRows) Close() {
+	r.Rows.Close()
+	_ = r.br.Close()
 }
 
 // CopyFrom sends the writes queued, then copies.
@@ -243,6 +298,9 @@ func (p *projector) preload(evs []*pos.Event) error {
 			inv = append(inv, id)
 		}
 		b.Queue(preloadReturns, p.terminal, inv)
+	}
+	if !p.stock.loaded {
+		b.Queue(keepsStockSQL, p.terminal).QueryRow(func(r pgx.Row) error { return p.stockKept(r) })
 	}
 	br := p.tx.SendBatch(p.ctx, &b)
 	defer br.Close()

@@ -32,36 +32,35 @@ const claimSkew = 2 * api.MaxSkew
 
 // settleReturn settles the reservation of o's refund uid, made by the
 // projector's terminal on the invoice o takes goods back on (o's own, or its
-// Origin's).
+// Origin's): gathered, and written with the part's rows (flushRefunds).
 func (p *projector) settleReturn(o *pos.Order, uid string) error {
 	soldTerminal, soldOrder := p.terminal, o.ID
 	if o.Origin != nil {
 		soldTerminal, soldOrder = o.Origin.Terminal, o.Origin.OrderID
 	}
-	_, err := p.tx.Exec(p.ctx, `UPDATE return_reservations SET settled = true
-		WHERE terminal_id = $1 AND refund_id = $2 AND sold_terminal = $3 AND sold_order = $4 AND NOT settled`,
-		p.terminal, uid, soldTerminal, soldOrder)
-	return err
+	s := &p.sets.settles
+	s.refundID, s.soldTerminal, s.soldOrder = append(s.refundID, uid), append(s.soldTerminal, soldTerminal), append(s.soldOrder, soldOrder)
+	return nil
 }
 
 // verifyClaim verifies, against the projector's terminal's credit note number
 // of value issued at event seq, the claim the terminal made of it: a note to
 // spend (spendable) verifies it, cut to value when it claimed more (with an
-// alarm); a refund that went back as money voids it (with an alarm).
+// alarm); a refund that went back as money voids it (with an alarm). It is
+// gathered and verified with the part's rows (flushRefunds); the first of a
+// number's verifications decides, as the later ones find the claim no longer
+// claimed.
 func (p *projector) verifyClaim(seq uint64, number string, value pos.Paise, spendable bool) error {
-	_, err := p.tx.Exec(p.ctx, `WITH c AS (
-			SELECT number, value FROM credit_note_balances WHERE number = $1 AND terminal_id = $2 AND state = 'claimed' FOR UPDATE),
-		u AS (
-			UPDATE credit_note_balances b SET state = CASE WHEN $4 THEN 'verified' ELSE 'void' END, value = LEAST(b.value, $3)
-			FROM c WHERE b.number = c.number RETURNING b.number)
-		INSERT INTO alarms (terminal_id, kind, seq, detail)
-		SELECT $2, $5, $6, CASE WHEN $4
-			THEN format('counter %s claimed credit note %s with ₹%s left, but its event issued it for ₹%s: cut to that', $2, $1,
-				to_char(c.value / 100.0, 'FM999,999,999,990.00'), to_char($3 / 100.0, 'FM999,999,999,990.00'))
-			ELSE format('counter %s claimed credit note %s to spend, but its event refunded it as money: the claim is void', $2, $1) END
-		FROM c WHERE NOT $4 OR c.value > $3`,
-		number, p.terminal, int64(value), spendable, AlarmClaim, int64(seq))
-	return err
+	c := &p.sets.claims
+	if c.seen[number] {
+		return nil
+	}
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	c.seen[number] = true
+	c.number, c.value, c.spendable, c.seq = append(c.number, number), append(c.value, int64(value)), append(c.spendable, spendable), append(c.seq, int64(seq))
+	return nil
 }
 
 // voidUnbacked voids, with an alarm each, terminal's credit-note claims that

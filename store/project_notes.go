@@ -13,7 +13,8 @@ import (
 
 // creditNote writes the credit note of o's refund uid (after refund.done, or a
 // note's redemption changed what is spent of it; seq is the event's), and
-// verifies against it a claim its counter made of the note (verifyClaim).
+// verifies against it a claim its counter made of the note (verifyClaim):
+// both gathered, and written with the part's other rows (flushRefunds).
 func (p *projector) creditNote(seq uint64, o *pos.Order, uid string) error {
 	for _, r := range o.Refunds {
 		if r.UniqueTxnID != uid || r.Status != pos.RefundDone {
@@ -29,14 +30,8 @@ func (p *projector) creditNote(seq uint64, o *pos.Order, uid string) error {
 			tax += it.Tax
 		}
 		to := string(pos.RefundDestination(o, r.To))
-		_, err := p.tx.Exec(p.ctx, `INSERT INTO credit_notes (number, terminal_id, order_id, day, value, refund_id, series, doc_no, refund_to, taxable, tax, redeemed)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-			ON CONFLICT (number) DO UPDATE SET redeemed = EXCLUDED.redeemed`,
-			number, p.terminal, o.ID, dayArg(r.Day), int64(r.Amount), r.UniqueTxnID, r.Series, int64(r.DocNo), to,
-			int64(taxable), int64(tax), int64(r.Redeemed))
-		if err != nil {
-			return err
-		}
+		p.sets.notes.add(noteRow{number: number, order: o.ID, day: dateOf(r.Day), value: int64(r.Amount), refundID: r.UniqueTxnID,
+			series: r.Series, docNo: int64(r.DocNo), to: to, taxable: int64(taxable), tax: int64(tax), redeemed: int64(r.Redeemed)})
 		return p.verifyClaim(seq, number, r.Amount, pos.RefundTo(to) == pos.RefundToNote)
 	}
 	return nil

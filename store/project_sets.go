@@ -48,6 +48,9 @@ type sets struct {
 	lineOrders []string             // the orders of lines, in the order first written
 	units      map[unitKey]*unitRow
 	unitKeys   []unitKey // in the order first written
+	notes      noteSet   // the refunds' rows (project_refunds.go)
+	claims     claimSet
+	settles    settleSet
 }
 
 type paySet struct {
@@ -217,7 +220,7 @@ func (p *projector) flushSets() error {
 		}
 		if len(order) > 0 {
 			if _, err := p.pipe.queue(p.ctx, `INSERT INTO order_lines (terminal_id, order_id, n, sku, name, hsn, qty, unit_price, discount, gst_rate, amount, taxable, tax, imeis)
-				SELECT $1, o, n, s, nm, h, q, up, d, r, a, tx, t, ARRAY(SELECT e FROM jsonb_array_elements_text(i::jsonb) WITH ORDINALITY AS x(e, k) ORDER BY k)
+				SELECT $1, o, n, s, nm, h, q, up, d, r, a, tx, t, CASE WHEN i = '[]' THEN '{}' ELSE ARRAY(SELECT e FROM jsonb_array_elements_text(i::jsonb) WITH ORDINALITY AS x(e, k) ORDER BY k) END
 				FROM unnest($2::text[], $3::int4[], $4::text[], $5::text[], $6::text[], $7::int4[], $8::int8[], $9::int8[], $10::int4[], $11::int8[], $12::int8[], $13::int8[], $14::text[])
 					AS u(o, n, s, nm, h, q, up, d, r, a, tx, t, i)`,
 				p.terminal, order, n, sku, name, hsn, qty, price, discount, rate, amount, taxable, tax, imeis); err != nil {
@@ -245,40 +248,85 @@ func (p *projector) flushSets() error {
 	return nil
 }
 
-// flushOrders queues the orders touched (upserted) and their GST by rate.
+// orderCols are the columns of orders of the orders a statement writes.
+type orderCols struct {
+	id, state, tender, staff, brand, last4, phone, snap []string
+	day, paidDay                                        []pgtype.Date
+	amount, captured, refunded, tax, receipt, lastSeq   []int64
+	opened, updated                                     []pgtype.Timestamptz
+}
+
+// add adds o's row, its snapshot js.
+func (c *orderCols) add(o *pos.Order, js []byte) {
+	stamp := func(t time.Time) pgtype.Timestamptz { return pgtype.Timestamptz{Time: t, Valid: !t.IsZero()} }
+	ph := ""
+	if o.Customer != nil {
+		ph = o.Customer.Mobile
+	}
+	c.id, c.state, c.tender, c.staff = append(c.id, o.ID), append(c.state, projectedState(o)), append(c.tender, string(o.Tender)), append(c.staff, o.Staff)
+	c.brand, c.last4, c.phone, c.snap = append(c.brand, o.CardBrand), append(c.last4, o.CardLast4), append(c.phone, ph), append(c.snap, string(js))
+	c.day, c.paidDay = append(c.day, dateOf(o.Day)), append(c.paidDay, dateOf(o.PaidDay))
+	c.amount, c.captured, c.refunded = append(c.amount, int64(o.Amount)), append(c.captured, int64(o.Captured)), append(c.refunded, int64(o.Refunded))
+	c.tax, c.receipt, c.lastSeq = append(c.tax, int64(o.Totals.Tax)), append(c.receipt, int64(o.ReceiptNo)), append(c.lastSeq, int64(o.Seq))
+	c.opened, c.updated = append(c.opened, stamp(o.Opened)), append(c.updated, stamp(o.Updated))
+}
+
+// ordersInsert writes new orders; with ordersUpsert's conflict clause, it
+// writes orders stored before over their rows.
+const ordersInsert = `INSERT INTO orders (terminal_id, order_id, day, paid_day, state, tender, staff, amount, captured, refunded, tax,
+		receipt_no, card_brand, card_last4, phone, opened_at, updated_at, last_seq, snapshot)
+	SELECT $1, i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn::jsonb
+	FROM unnest($2::text[], $3::date[], $4::date[], $5::text[], $6::text[], $7::text[], $8::int8[], $9::int8[], $10::int8[], $11::int8[],
+		$12::int8[], $13::text[], $14::text[], $15::text[], $16::timestamptz[], $17::timestamptz[], $18::int8[], $19::text[])
+		AS u(i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn)`
+
+const ordersUpsert = ordersInsert + `
+	ON CONFLICT (terminal_id, order_id) DO UPDATE SET day = EXCLUDED.day, paid_day = EXCLUDED.paid_day, state = EXCLUDED.state,
+		tender = EXCLUDED.tender, staff = EXCLUDED.staff, amount = EXCLUDED.amount, captured = EXCLUDED.captured,
+		refunded = EXCLUDED.refunded, tax = EXCLUDED.tax, receipt_no = EXCLUDED.receipt_no, card_brand = EXCLUDED.card_brand,
+		card_last4 = EXCLUDED.card_last4, phone = EXCLUDED.phone, opened_at = EXCLUDED.opened_at,
+		updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq, snapshot = EXCLUDED.snapshot`
+
+// queueOrders queues the statement sql (ordersInsert or ordersUpsert) of c's rows.
+func (p *projector) queueOrders(sql string, c *orderCols) error {
+	if len(c.id) == 0 {
+		return nil
+	}
+	_, err := p.pipe.queue(p.ctx, sql, p.terminal, c.id, c.day, c.paidDay, c.state, c.tender, c.staff, c.amount, c.captured, c.refunded,
+		c.tax, c.receipt, c.brand, c.last4, c.phone, c.opened, c.updated, c.lastSeq, c.snap)
+	return err
+}
+
+// flushOrders queues the orders touched and their GST by rate. The orders
+// not stored before (most: the projector read every order of its run, and
+// no other writes the terminal's orders while it holds the mark) are
+// inserted, those stored updated through their key (an upsert: it finds the
+// row by orders_pkey whatever the statistics say). An upsert of a new row
+// costs PostgreSQL a speculative insertion, about half as much again as the
+// plain insert (300 orders: 84 ms against 41 at one measurement, 111
+// against 75 at another).
 func (p *projector) flushOrders() error {
 	if len(p.dirty) == 0 {
 		return nil
 	}
-	var (
-		id, state, tender, staff, brand, last4, phone, snap []string
-		day, paidDay                                        []pgtype.Date
-		amount, captured, refunded, tax, receipt, lastSeq   []int64
-		opened, updated                                     []pgtype.Timestamptz
-	)
+	var fresh, stored orderCols
 	var (
 		rID                                   []string
 		rRate                                 []int32
 		rAmount, rTaxable, rTax, rCGST, rSGST []int64
 		rPaid                                 []pgtype.Date
 	)
-	stamp := func(t time.Time) pgtype.Timestamptz { return pgtype.Timestamptz{Time: t, Valid: !t.IsZero()} }
 	for _, oid := range p.dirty {
 		o := p.orders[oid]
 		js, err := json.Marshal(o)
 		if err != nil {
 			return err
 		}
-		ph := ""
-		if o.Customer != nil {
-			ph = o.Customer.Mobile
+		if p.stored[oid] {
+			stored.add(o, js)
+		} else {
+			fresh.add(o, js)
 		}
-		id, state, tender, staff = append(id, o.ID), append(state, projectedState(o)), append(tender, string(o.Tender)), append(staff, o.Staff)
-		brand, last4, phone, snap = append(brand, o.CardBrand), append(last4, o.CardLast4), append(phone, ph), append(snap, string(js))
-		day, paidDay = append(day, dateOf(o.Day)), append(paidDay, dateOf(o.PaidDay))
-		amount, captured, refunded = append(amount, int64(o.Amount)), append(captured, int64(o.Captured)), append(refunded, int64(o.Refunded))
-		tax, receipt, lastSeq = append(tax, int64(o.Totals.Tax)), append(receipt, int64(o.ReceiptNo)), append(lastSeq, int64(o.Seq))
-		opened, updated = append(opened, stamp(o.Opened)), append(updated, stamp(o.Updated))
 		if paid := dateOf(o.PaidDay); o.State.Paid() && paid.Valid && !o.Voided() {
 			for _, r := range o.Totals.ByRate {
 				rID, rRate, rPaid = append(rID, o.ID), append(rRate, int32(r.Rate.BP())), append(rPaid, paid)
@@ -287,19 +335,10 @@ func (p *projector) flushOrders() error {
 			}
 		}
 	}
-	if _, err := p.pipe.queue(p.ctx, `INSERT INTO orders (terminal_id, order_id, day, paid_day, state, tender, staff, amount, captured, refunded, tax,
-			receipt_no, card_brand, card_last4, phone, opened_at, updated_at, last_seq, snapshot)
-		SELECT $1, i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn::jsonb
-		FROM unnest($2::text[], $3::date[], $4::date[], $5::text[], $6::text[], $7::text[], $8::int8[], $9::int8[], $10::int8[], $11::int8[],
-			$12::int8[], $13::text[], $14::text[], $15::text[], $16::timestamptz[], $17::timestamptz[], $18::int8[], $19::text[])
-			AS u(i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn)
-		ON CONFLICT (terminal_id, order_id) DO UPDATE SET day = EXCLUDED.day, paid_day = EXCLUDED.paid_day, state = EXCLUDED.state,
-			tender = EXCLUDED.tender, staff = EXCLUDED.staff, amount = EXCLUDED.amount, captured = EXCLUDED.captured,
-			refunded = EXCLUDED.refunded, tax = EXCLUDED.tax, receipt_no = EXCLUDED.receipt_no, card_brand = EXCLUDED.card_brand,
-			card_last4 = EXCLUDED.card_last4, phone = EXCLUDED.phone, opened_at = EXCLUDED.opened_at,
-			updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq, snapshot = EXCLUDED.snapshot`,
-		p.terminal, id, day, paidDay, state, tender, staff, amount, captured, refunded, tax, receipt, brand, last4, phone,
-		opened, updated, lastSeq, snap); err != nil {
+	if err := p.queueOrders(ordersInsert, &fresh); err != nil {
+		return err
+	}
+	if err := p.queueOrders(ordersUpsert, &stored); err != nil {
 		return err
 	}
 	for _, oid := range p.dirty {

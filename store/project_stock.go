@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"galla/pos"
 )
 
@@ -34,16 +36,27 @@ type stockRun struct {
 	fx     map[string]*pos.StockEffect
 }
 
-// keepsStock reports whether the projector's terminal keeps stock.
+// keepsStockSQL reads whether a terminal keeps stock.
+const keepsStockSQL = "SELECT EXISTS (SELECT 1 FROM stock_terminals WHERE terminal_id = $1)"
+
+// keepsStock reports whether the projector's terminal keeps stock: read
+// with the run's orders (preload), or else now.
 func (p *projector) keepsStock() (bool, error) {
 	if !p.stock.loaded {
-		err := p.tx.QueryRow(p.ctx, "SELECT EXISTS (SELECT 1 FROM stock_terminals WHERE terminal_id = $1)", p.terminal).Scan(&p.stock.kept)
-		if err != nil {
+		if err := p.stockKept(p.tx.QueryRow(p.ctx, keepsStockSQL, p.terminal)); err != nil {
 			return false, err
 		}
-		p.stock.loaded, p.stock.fx = true, map[string]*pos.StockEffect{}
 	}
 	return p.stock.kept, nil
+}
+
+// stockKept takes keepsStockSQL's answer.
+func (p *projector) stockKept(r pgx.Row) error {
+	if err := r.Scan(&p.stock.kept); err != nil {
+		return err
+	}
+	p.stock.loaded, p.stock.fx = true, map[string]*pos.StockEffect{}
+	return nil
 }
 
 // stockBegins records that the projector's terminal keeps stock from t on.

@@ -47,28 +47,37 @@ func (p *projector) checkSoldTwice() error {
 		imeis = append(imeis, s.imeis...)
 	}
 	// A phone with two IMEIs may be sold by either: each IMEI is looked for
-	// with its unit's other one, as the stock received recorded them.
-	unit, err := p.unitIMEIs(imeis)
+	// with its unit's other one, as the stock received recorded them. The
+	// units' pairs and the other counters' sales go in one round trip: the
+	// second query finds the pairs itself.
+	var b pgx.Batch
+	b.Queue(unitPairsSQL, imeis)
+	b.Queue(`SELECT u.imei, u.terminal_id, o.snapshot FROM imei_units u JOIN orders o USING (terminal_id, order_id)
+		WHERE u.imei = ANY($1::text[] || ARRAY(SELECT imei2 FROM stock_units WHERE imei2 <> '' AND imei = ANY($1::text[]))
+			|| ARRAY(SELECT imei FROM stock_units WHERE imei2 <> '' AND imei2 = ANY($1::text[])))
+		AND u.terminal_id <> $2 AND o.state IN ('PAID', 'PARTLY_REFUNDED')`, imeis, p.terminal)
+	br := p.tx.SendBatch(p.ctx, &b)
+	unit, err := readUnitPairs(br)
 	if err != nil {
-		return err
-	}
-	var search []string
-	for _, m := range imeis {
-		search = append(search, unit(m)...)
-	}
-	rs, err := p.tx.Query(p.ctx, `SELECT u.imei, u.terminal_id, o.snapshot FROM imei_units u JOIN orders o USING (terminal_id, order_id)
-		WHERE u.imei = ANY($1::text[]) AND u.terminal_id <> $2 AND o.state IN ('PAID', 'PARTLY_REFUNDED')`, search, p.terminal)
-	if err != nil {
+		_ = br.Close()
 		return err
 	}
 	type hit struct {
 		imei, terminal string
 		snap           []byte
 	}
+	rs, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return err
+	}
 	hits, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (hit, error) {
 		var h hit
 		return h, r.Scan(&h.imei, &h.terminal, &h.snap)
 	})
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return err
 	}
@@ -118,10 +127,14 @@ func (p *projector) checkSoldTwice() error {
 	return nil
 }
 
-// unitIMEIs gives, for each of imeis, every IMEI of its unit (itself
-// first) as any counter's stock received recorded it: one query.
-func (p *projector) unitIMEIs(imeis []string) (func(string) []string, error) {
-	rs, err := p.tx.Query(p.ctx, `SELECT imei, imei2 FROM stock_units WHERE imei2 <> '' AND (imei = ANY($1::text[]) OR imei2 = ANY($1::text[]))`, imeis)
+// unitPairsSQL reads the units (both IMEIs) that any counter's stock
+// received recorded with one of the IMEIs $1.
+const unitPairsSQL = `SELECT imei, imei2 FROM stock_units WHERE imei2 <> '' AND (imei = ANY($1::text[]) OR imei2 = ANY($1::text[]))`
+
+// readUnitPairs reads unitPairsSQL's answer: a function that gives, for each
+// IMEI asked, every IMEI of its unit (itself first).
+func readUnitPairs(br pgx.BatchResults) (func(string) []string, error) {
+	rs, err := br.Query()
 	if err != nil {
 		return nil, err
 	}
