@@ -86,8 +86,8 @@ func GSTRDocumentsAt(o Order, shops Shops, terminal string, loc *time.Location, 
 		Cancelled:     o.Cancelled != nil,
 	}
 	// Registration decides, as on the documents: a shop that states no tax
-	// exports none.
-	noTax := kind == gstr.BillOfSupply || !shop.Registration().ShowsTax()
+	// exports none (Shops.StatesTax, the rule the X/Z reports follow too).
+	noTax := kind == gstr.BillOfSupply || !shops.StatesTax(date)
 	printed := receiptLines(o, place.Interstate) // the IMEIs given to each line, as the receipt prints them
 	amounts := make([]Paise, len(o.Lines))
 	for i, l := range o.Lines {
@@ -115,9 +115,9 @@ func GSTRDocumentsAt(o Order, shops Shops, terminal string, loc *time.Location, 
 		}
 		cnDate := dayTime(rf.Day, rf.Time, loc)
 		cnShop := shops.At(cnDate)
-		cnNoTax := noTax || !cnShop.Registration().ShowsTax()
+		cnNoTax := noTax || !shops.StatesTax(cnDate)
 		cnSeller := sellerOf(cnShop)
-		if !shop.Registration().ShowsTax() {
+		if !shops.StatesTax(date) {
 			// A note against a receipt or a composition bill of supply
 			// reverses a supply no GSTR-1 reported: it files where its
 			// invoice does, in none.
