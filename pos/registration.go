@@ -239,6 +239,18 @@ func (s Shops) At(t time.Time) Shop {
 // registration history.
 func (s Shops) StatesTax(t time.Time) bool { return s.At(t).Registration().ShowsTax() }
 
+// GSTINs is every GSTIN the shop has held, by its history and today's
+// details, in the order it first held them.
+func (s Shops) GSTINs() []string {
+	var out []string
+	for _, e := range append(slices.Clone(s.History), RegisteredShop{Shop: s.Today}) {
+		if e.Shop.GSTIN != "" && !slices.Contains(out, e.Shop.GSTIN) {
+			out = append(out, e.Shop.GSTIN)
+		}
+	}
+	return out
+}
+
 // During is every set of details in force at some time from from to to (both
 // included), oldest first: one shop when nothing changed between them. A
 // history whose first change is dated began when the shop was first set up:
