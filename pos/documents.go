@@ -472,7 +472,7 @@ func (ds *Documents) ExportDocuments(ctx context.Context, from, to time.Time) ([
 // is refused while the shop has no GSTIN (its documents are receipts, not tax
 // invoices) and for a composition-scheme shop (which files GSTR-4, not GSTR-1).
 func (ds *Documents) GSTR1(ctx context.Context, month gstr.Month) (*gstr.Return, error) {
-	return ds.GSTR1Period(ctx, gstr.MonthPeriod(month), false)
+	return ds.GSTR1Period(ctx, gstr.MonthPeriod(month), "", false)
 }
 
 // WriteLinesCSV writes one row per line sold or returned on the days from to to

@@ -83,6 +83,21 @@ func card(number string) *gateway.Card {
 	return gateway.NewCard(number, "12", "2030", cvv, "Test Holder")
 }
 
+// registeredShop is a regular registrant in Maharashtra: its documents are tax
+// invoices and its reports state their GST.
+var registeredShop = Shop{Name: "Galla Mobiles", Address: []string{"1 MG Road, Pune"}, State: "27", GSTIN: goodGSTIN}
+
+// register journals shop as the shop's details the way a journal written
+// before the registration history was kept holds them: the shop setting alone,
+// with no history of its changes.
+func (r *rig) register(t *testing.T, shop Shop) {
+	t.Helper()
+	raw, err := json.Marshal(shop)
+	require.NoError(t, err)
+	_, err = r.j.Append(t.Context(), Event{V: EventVersion, Time: r.clock.Now(), Kind: EvSettingsChanged, Setting: &Setting{Key: SettingShop, Value: raw}})
+	require.NoError(t, err)
+}
+
 func (r *rig) otp() PayOptions { return PayOptions{Auth: SandboxOTP(r.gw, r.td.OTP)} }
 
 // ledger returns the sandbox's view of the order with this merchant order id.
@@ -598,6 +613,7 @@ func TestUnconfirmedRefundIsSettledByTheReconciler(t *testing.T) {
 
 func TestReportsAndDayClose(t *testing.T) {
 	r := newRig(t)
+	r.register(t, registeredShop) // its X and Z state GST
 	ctx := t.Context()
 	day := r.e.Today()
 	_, err := sellCash(ctx, r.e, r.sale(t, "ACC-CBL"), Rupees(500))

@@ -86,8 +86,8 @@ func GSTRDocumentsAt(o Order, shops Shops, terminal string, loc *time.Location, 
 		Cancelled:     o.Cancelled != nil,
 	}
 	// Registration decides, as on the documents: a shop that states no tax
-	// exports none.
-	noTax := kind == gstr.BillOfSupply || !shop.Registration().ShowsTax()
+	// exports none (Shops.StatesTax, the rule the X/Z reports follow too).
+	noTax := kind == gstr.BillOfSupply || !shops.StatesTax(date)
 	printed := receiptLines(o, place.Interstate) // the IMEIs given to each line, as the receipt prints them
 	amounts := make([]Paise, len(o.Lines))
 	for i, l := range o.Lines {
@@ -115,9 +115,9 @@ func GSTRDocumentsAt(o Order, shops Shops, terminal string, loc *time.Location, 
 		}
 		cnDate := dayTime(rf.Day, rf.Time, loc)
 		cnShop := shops.At(cnDate)
-		cnNoTax := noTax || !cnShop.Registration().ShowsTax()
+		cnNoTax := noTax || !shops.StatesTax(cnDate)
 		cnSeller := sellerOf(cnShop)
-		if !shop.Registration().ShowsTax() {
+		if !shops.StatesTax(date) {
 			// A note against a receipt or a composition bill of supply
 			// reverses a supply no GSTR-1 reported: it files where its
 			// invoice does, in none.
@@ -318,33 +318,74 @@ func dayTime(day string, at time.Time, loc *time.Location) time.Time {
 }
 
 // returnDocuments is the shop and the documents of period for a return filed
-// under the shop's GSTIN: the last GSTIN the shop was registered under as a
-// regular taxpayer during the period (a GSTR-1 is per GSTIN, and documents
-// issued under another registration are left out of it: gstr.Document.Under).
-// It is refused with a sentence when the shop had no GSTIN during the whole
-// period, or was under the composition scheme (CMP-08 and GSTR-4).
-func (ds *Documents) returnDocuments(ctx context.Context, period gstr.Period) (Shop, []gstr.Document, error) {
+// under gstin, or, with gstin "", under the GSTIN the shop was registered under
+// as a regular taxpayer during the period (a GSTR-1 is per GSTIN, and documents
+// issued under another registration are left out of it: gstr.Document.Seller).
+// A shop whose GSTIN changed in the period (a new registration, after moving
+// state) names the one it files for: with gstin "" it is refused with a sentence
+// naming them. It is refused with a sentence when the shop had no GSTIN during
+// the whole period, was under the composition scheme (CMP-08 and GSTR-4), never
+// held gstin, or did not hold it as a regular taxpayer in the period.
+func (ds *Documents) returnDocuments(ctx context.Context, period gstr.Period, gstin string) (Shop, []gstr.Document, error) {
 	shops, err := LoadShops(ctx, ds.j)
 	if err != nil {
 		return Shop{}, nil, err
 	}
 	first, last := period.Days(ds.eng.Now().Location())
 	during := shops.During(first, last.AddDate(0, 0, 1).Add(-time.Nanosecond))
-	i := len(during) - 1
-	for i >= 0 && during[i].Registration() != Regular {
-		i--
-	}
-	if i < 0 {
-		switch {
-		case shops.Today.Registration() == Unregistered:
-			return Shop{}, nil, sentenceErr("GSTR-1 is filed under the shop's GSTIN, which is not set: set it with galla shop set --gstin (or in Settings), then export again.")
-		case during[len(during)-1].Registration() == Unregistered:
-			return Shop{}, nil, Errorf("The shop had no GSTIN in %s (its documents were receipts, with no tax): it files no GSTR-1 for it, so there is nothing to export.", period)
+	regular := map[string]Shop{} // each GSTIN held as a regular taxpayer in the period: its last details
+	var gstins []string
+	for _, s := range during {
+		if s.Registration() != Regular {
+			continue
 		}
-		return Shop{}, nil, Errorf("In %s the shop was under the composition scheme, which files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export.", period)
+		if _, ok := regular[s.GSTIN]; !ok {
+			gstins = append(gstins, s.GSTIN)
+		}
+		regular[s.GSTIN] = s
 	}
-	docs, err := ds.ExportDocuments(ctx, first, last)
-	return during[i], docs, err
+	if gstin = strings.ToUpper(strings.TrimSpace(gstin)); gstin != "" {
+		shop, ok := regular[gstin]
+		switch {
+		case ok:
+		case !slices.Contains(shops.GSTINs(), gstin):
+			return Shop{}, nil, Errorf("The shop never held GSTIN %s (its GSTINs: %s): give one of them to --gstin.", gstin, orNone(shops.GSTINs()))
+		case len(gstins) > 0:
+			return Shop{}, nil, Errorf("GSTIN %s was not the shop's regular registration in %s (%s was): it files no GSTR-1 for it; give the period in which it was.", gstin, period, strings.Join(gstins, ", "))
+		default:
+			return Shop{}, nil, Errorf("GSTIN %s was not the shop's regular registration in %s: it files no GSTR-1 for it; give the period in which it was.", gstin, period)
+		}
+		docs, err := ds.ExportDocuments(ctx, first, last)
+		return shop, docs, err
+	}
+	switch {
+	case len(gstins) > 1:
+		return Shop{}, nil, Errorf("In %s the shop was registered under %s, and a GSTR-1 is filed per GSTIN: say which with --gstin (for example --gstin %s).", period, joinAnd(gstins), gstins[len(gstins)-1])
+	case len(gstins) == 1:
+		docs, err := ds.ExportDocuments(ctx, first, last)
+		return regular[gstins[0]], docs, err
+	case shops.Today.Registration() == Unregistered:
+		return Shop{}, nil, sentenceErr("GSTR-1 is filed under the shop's GSTIN, which is not set: set it with galla shop set --gstin (or in Settings), then export again.")
+	case during[len(during)-1].Registration() == Unregistered:
+		return Shop{}, nil, Errorf("The shop had no GSTIN in %s (its documents were receipts, with no tax): it files no GSTR-1 for it, so there is nothing to export.", period)
+	}
+	return Shop{}, nil, Errorf("In %s the shop was under the composition scheme, which files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export.", period)
+}
+
+// orNone is the GSTINs joined, or "none".
+func orNone(gstins []string) string {
+	if len(gstins) == 0 {
+		return "none"
+	}
+	return strings.Join(gstins, ", ")
+}
+
+// joinAnd joins words as a sentence lists them: "A and B", "A, B and C".
+func joinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // OtherDocuments says which documents of r's period are not in it because they
@@ -383,10 +424,12 @@ func OtherDocuments(r *gstr.Return) string {
 }
 
 // GSTR1Period is the GSTR-1 of a month, or of a quarter for a shop filing
-// quarterly under the QRMP scheme (gstr.GSTR1Period); iff says the B2B
+// quarterly under the QRMP scheme (gstr.GSTR1Period), under gstin: "" for the
+// GSTIN the shop held in the period, or one of the shop's GSTINs in force then
+// (a shop whose GSTIN changed files a return for each). iff says the B2B
 // documents of the quarter's first two months went in their IFF.
-func (ds *Documents) GSTR1Period(ctx context.Context, period gstr.Period, iff bool) (*gstr.Return, error) {
-	shop, docs, err := ds.returnDocuments(ctx, period)
+func (ds *Documents) GSTR1Period(ctx context.Context, period gstr.Period, gstin string, iff bool) (*gstr.Return, error) {
+	shop, docs, err := ds.returnDocuments(ctx, period, gstin)
 	if err != nil {
 		return nil, err
 	}
@@ -400,8 +443,9 @@ func (ds *Documents) GSTR1Period(ctx context.Context, period gstr.Period, iff bo
 // IFF is the Invoice Furnishing Facility of month for a quarterly filer: the
 // month's B2B invoices and credit notes to registered buyers (gstr.IFF). The
 // last month of a quarter has none: its documents go in the quarter's GSTR-1.
-func (ds *Documents) IFF(ctx context.Context, month gstr.Month) (*gstr.Return, error) {
-	shop, docs, err := ds.returnDocuments(ctx, gstr.MonthPeriod(month))
+// gstin is as GSTR1Period takes it.
+func (ds *Documents) IFF(ctx context.Context, month gstr.Month, gstin string) (*gstr.Return, error) {
+	shop, docs, err := ds.returnDocuments(ctx, gstr.MonthPeriod(month), gstin)
 	if err != nil {
 		return nil, err
 	}

@@ -225,7 +225,13 @@ func (lg *Ledger) sealedRows(ctx context.Context, day string, after, seq uint64)
 		}
 		kept = append(kept, then)
 	}
-	rows := BuildReport(day, kept, time.Time{}).Orders
+	// Each row's GST is its document's, as the Z report stated it: by the
+	// shop's registration on the document's date (Shops.StatesTax).
+	shops, err := LoadShops(ctx, lg.j)
+	if err != nil {
+		return nil, err
+	}
+	rows := ShopReportAt(day, kept, time.Time{}, shops).Orders
 	if rows == nil {
 		rows = []ReportRow{}
 	}

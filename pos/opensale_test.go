@@ -272,6 +272,7 @@ func TestFailedTenderOfACoveredSaleIsNotPaidAgain(t *testing.T) {
 func TestReportCountsASplitSaleOnceComplete(t *testing.T) {
 	r, tl, _, _, ravi := auditRig(t)
 	ctx := t.Context()
+	registerShop(t, tl) // a regular registrant: the report states the sale's GST
 	lines, _, err := tl.Shelf.ParseItems(ctx, "ACC-CASE", nil)
 	require.NoError(t, err)
 	st, err := tl.Checkout.OpenSale(ctx, PayRequest{Lines: lines, Cashier: ravi.ID})

@@ -231,6 +231,26 @@ func (s Shops) At(t time.Time) Shop {
 	return shop
 }
 
+// StatesTax reports whether a document issued at t states tax: whether the
+// shop was a regular registrant then (Registration.ShowsTax of At). It is the
+// one rule that the X and Z reports' GST rows, GSTR-1 and the accountant's CSV
+// follow, so that a sale made while the shop had no GSTIN or was under the
+// composition scheme is in none of their tax figures, with or without a
+// registration history.
+func (s Shops) StatesTax(t time.Time) bool { return s.At(t).Registration().ShowsTax() }
+
+// GSTINs is every GSTIN the shop has held, by its history and today's
+// details, in the order it first held them.
+func (s Shops) GSTINs() []string {
+	var out []string
+	for _, e := range append(slices.Clone(s.History), RegisteredShop{Shop: s.Today}) {
+		if e.Shop.GSTIN != "" && !slices.Contains(out, e.Shop.GSTIN) {
+			out = append(out, e.Shop.GSTIN)
+		}
+	}
+	return out
+}
+
 // During is every set of details in force at some time from from to to (both
 // included), oldest first: one shop when nothing changed between them. A
 // history whose first change is dated began when the shop was first set up:

@@ -238,8 +238,9 @@ func SealedReport(r *Report) ([]byte, error) {
 var ErrBadDay = sentenceError{"not a valid day", "A day is written YYYY-MM-DD and cannot be in the future; type it again."}
 
 // BuildReport computes the X report of day from the orders that have an event on
-// that day, for a shop whose state is not known: every sale within the state
-// (ShopReport is the report of a shop).
+// that day, for a shop whose details are not known: its money (sales by tender,
+// refunds, cash expected) and no GST, since a shop not known to be registered
+// stated no tax (ShopReport is the report of a shop).
 func BuildReport(day string, orders []*Order, now time.Time) *Report {
 	return ShopReport(day, orders, now, Shop{})
 }
@@ -256,12 +257,13 @@ func ShopReport(day string, orders []*Order, now time.Time, shop Shop) *Report {
 // each sale's GST is its document's as the shop was registered when it was
 // paid, each credit note's as it was when the note was issued (Shops.At, as
 // GSTRDocumentsAt). A document issued while the shop had no GSTIN or was under
-// the composition scheme stated no tax, and its tax is in no GST row; a shop
-// whose registration never changed keeps its figures as ShopReport always did
-// (its slip prints no GST rows when it states no tax: ReportReceipt).
+// the composition scheme stated no tax, and its tax is in no GST row and no
+// row's GST: its amount counts as sales only. The rule is Shops.StatesTax, the
+// one GSTR-1 and the CSV follow, and it holds as well for a shop with no
+// registration history: one that never had a GSTIN, or was always under the
+// composition scheme, has no GST rows at all.
 func ShopReportAt(day string, orders []*Order, now time.Time, shops Shops) *Report {
-	// taxed reports whether a document issued at t stated tax.
-	taxed := func(t time.Time) bool { return len(shops.History) == 0 || shops.At(t).Registration().ShowsTax() }
+	taxed := shops.StatesTax
 	r := &Report{Kind: "X", Day: day, Generated: now}
 	sales := map[TenderKind]*TenderTotal{}
 	refunds := map[TenderKind]*TenderTotal{}

@@ -13,7 +13,7 @@ import (
 // note reverses its own, and every rate prints as a percent (never "{1800}%").
 func TestReportStatesIGSTAndCess(t *testing.T) {
 	const day = "2026-01-20"
-	shop := Shop{Name: "Galla Mobiles", State: "27"}
+	shop := Shop{Name: "Galla Mobiles", State: "27", GSTIN: goodGSTIN} // a regular registrant: its documents state tax
 	phone := []Line{{SKU: "PH", Name: "Phone", HSN: "8517", Qty: 1, UnitPrice: 59000_00, GSTRate: Percent(18)}}
 	pan := []Line{{SKU: "PM", Name: "Pan masala", HSN: "2106", Qty: 1, UnitPrice: 188_00, GSTRate: Percent(28), Cess: Percent(60)}}
 	orders := []*Order{

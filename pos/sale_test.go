@@ -107,7 +107,7 @@ func TestSplitTenderCashUPICard(t *testing.T) {
 
 	day, err := r.j.OrdersByDay(ctx, r.e.Today())
 	require.NoError(t, err)
-	rep := BuildReport(r.e.Today(), day, r.e.Now())
+	rep := ShopReport(r.e.Today(), day, r.e.Now(), registeredShop)
 	assert.Equal(t, Paise(199800), rep.GrossSales, "each rupee counted once")
 	assert.Equal(t, Paise(50000), rep.CashExpected)
 	byTender := map[TenderKind]Paise{}

@@ -23,7 +23,7 @@ import (
 // nothing.
 
 // projectedTables are the tables Projections.Rebuild truncates: everything derived.
-var projectedTables = append([]string{"orders", "order_lines", "order_rates", "payments", "documents", "credit_notes", "imei_units", "imei_repeats", "shifts", "z_reports", "overrides", "over_refunds"}, stockTables...)
+var projectedTables = append(append([]string{"orders", "order_lines", "order_rates", "payments", "documents", "credit_notes", "imei_units", "imei_repeats", "shifts", "z_reports", "overrides", "over_refunds"}, stockTables...), registrationTables...)
 
 // projectFunc projects one decoded event of the projector's terminal.
 type projectFunc func(p *projector, seq uint64, ev *pos.Event) error
@@ -38,6 +38,8 @@ func projectionsTable() map[pos.EventKind]projectFunc {
 	t := map[pos.EventKind]projectFunc{
 		pos.EvDayClosed: projectDayClosed,
 		pos.EvOverride:  projectOverride,
+		// A counter's shop and registration history (registrations.go).
+		pos.EvSettingsChanged: projectSettings,
 	}
 	for _, k := range []pos.EventKind{pos.EvOrderIntent, pos.EvOrderCreated, pos.EvOrderFailed, pos.EvOrderAbandoned,
 		pos.EvOrderUnknown, pos.EvIMEIValidated, pos.EvPaymentAttempt, pos.EvPaymentAccepted, pos.EvPaymentRefused,

@@ -56,13 +56,14 @@ func posEventKinds(t *testing.T) []pos.EventKind {
 // TestEveryOrderEventIsProjected checks the projections' table against every
 // event kind pos declares: each kind pos applies to an order goes through
 // projectOrder, and besides them only the Z report, the overrides, the
-// shifts and the stock are projected.
+// shifts, the stock and the shop's settings (registrations.go) are projected.
 func TestEveryOrderEventIsProjected(t *testing.T) {
 	table := projectionsTable()
 	name := func(f projectFunc) uintptr { return reflect.ValueOf(f).Pointer() }
 	others := map[pos.EventKind]projectFunc{pos.EvDayClosed: projectDayClosed, pos.EvOverride: projectOverride,
 		pos.EvShiftOpened: projectShift, pos.EvShiftCash: projectShift, pos.EvShiftClosed: projectShift,
-		pos.EvStockReceived: projectStock, pos.EvStockAdjusted: projectStock, pos.EvStockSent: projectStock}
+		pos.EvStockReceived: projectStock, pos.EvStockAdjusted: projectStock, pos.EvStockSent: projectStock,
+		pos.EvSettingsChanged: projectSettings}
 	for _, k := range posEventKinds(t) {
 		f := table[k]
 		switch want, ok := others[k]; {

@@ -109,13 +109,18 @@ func (c *counter) refund(id, day string, amount pos.Paise) {
 	c.add(pos.Event{Kind: pos.EvRefundDone, OrderID: id, Day: day, ReceiptNo: c.receipt, Refund: &pos.RefundEvent{UniqueTxnID: uid, Amount: amount, RefundID: "RF-" + uid}})
 }
 
-// report is the counter's own report of day (what its till prints).
+// storeShop is the shop of the store and its counters: a regular registrant,
+// whose documents and reports state their GST.
+var storeShop = pos.Shop{Name: "Galla Mobiles", Address: []string{"FC Road, Pune"}, GSTIN: storeGSTIN, State: "27"}
+
+// report is the counter's own report of day (what its till prints), for
+// storeShop.
 func (c *counter) report(day string) *pos.Report {
 	var os []*pos.Order
 	for _, id := range c.ids {
 		os = append(os, c.orders[id])
 	}
-	return pos.BuildReport(day, os, c.clock)
+	return pos.ShopReport(day, os, c.clock, storeShop)
 }
 
 // closeDay journals day.closed with the counter's report sealed as Z.
@@ -134,6 +139,8 @@ const day1 = "2026-11-24"
 // storeDay fills two counters with a day of sales: cash, card, a refund, an
 // unknown payment, IMEIs, and sends their events.
 func storeDay(t *testing.T, db *DB) (t1, t2 *counter) {
+	_, err := db.Master.PublishShop(t.Context(), storeShop, "meera") // a regular registrant: the reports state GST
+	require.NoError(t, err)
 	enrolled(t, db, "T1")
 	enrolled(t, db, "T2")
 	t1, t2 = newCounter(t, "T1"), newCounter(t, "T2")

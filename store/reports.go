@@ -24,8 +24,9 @@ type Reports struct{ *dbCore }
 
 // DayReport sums day (YYYY-MM-DD) per counter and for the store from the
 // projections: each counter's orders of the day, as projected (their
-// snapshots), go through the counter's own report, pos.BuildReport. Its cost
-// depends on the day's rows only (indexes on day).
+// snapshots), go through the counter's own report, pos.ShopReportAt, with
+// the counter's registration by date (registrations.go). Its cost depends on
+// the day's rows only (indexes on day).
 func (rp *Reports) DayReport(ctx context.Context, day string) (*DayReport, error) {
 	d, err := time.Parse(pos.DayLayout, day)
 	if err != nil {
@@ -42,9 +43,13 @@ func (rp *Reports) DayReport(ctx context.Context, day string) (*DayReport, error
 	if err != nil {
 		return nil, rp.wrap("day report", err)
 	}
+	shops, err := readCounterShops(ctx, rp.pool, shop)
+	if err != nil {
+		return nil, rp.wrap("day report", err)
+	}
 	r := &DayReport{Day: day}
 	for t, os := range orders {
-		r.Counters = append(r.Counters, counterDay(t, pos.ShopReport(day, os, time.Time{}, shop)))
+		r.Counters = append(r.Counters, counterDay(t, pos.ShopReportAt(day, os, time.Time{}, shops.of(t))))
 	}
 	slices.SortFunc(r.Counters, func(a, b CounterDay) int { return compareTerminal(a.Terminal, b.Terminal) })
 	r.Store = SumCounters(r.Counters)
@@ -363,9 +368,11 @@ func (rp *Reports) CounterZs(ctx context.Context, day string) ([]CounterZ, error
 
 // The store's GSTR-1 (issue 15). GSTR-1 is filed per GSTIN, that is per store:
 // it is built from every counter's orders as projected (pos.Order snapshots) by
-// the terminal's own rules (pos.GSTRDocuments, gstr.GSTR1), under the shop's
+// the terminal's own rules (pos.GSTRDocumentsAt, gstr.GSTR1), under the shop's
 // details published as master data or, failing that, the newest a counter
-// journaled.
+// journaled. Each document is issued under the registration in force at its
+// counter on its date (registrations.go): one issued before the shop had its
+// GSTIN, or under the composition scheme, is in no return of the GSTIN.
 
 // ErrNoGSTIN refuses a GSTR-1 of a store whose GSTIN is not known.
 var ErrNoGSTIN = errors.New("GSTR-1 is filed under the store's GSTIN, which is not known: publish the shop's details at the store (galla store shop set --gstin GSTIN …), then export again")
@@ -374,10 +381,16 @@ var ErrNoGSTIN = errors.New("GSTR-1 is filed under the store's GSTIN, which is n
 var ErrComposition = errors.New("a store under the composition scheme files CMP-08 and GSTR-4, not GSTR-1: there is nothing to export")
 
 // MonthDocuments returns the tax invoices and credit notes every counter issued
-// in month (days in loc), by date, counter and number, under shop.
+// in month (days in loc), by date, counter and number, each under the
+// registration in force at its counter on its date; shop is the registration
+// of a counter that journaled none of its own.
 func (rp *Reports) MonthDocuments(ctx context.Context, month gstr.Month, shop pos.Shop, loc *time.Location) ([]gstr.Document, error) {
 	if err := rp.projections.Project(ctx); err != nil {
 		return nil, err
+	}
+	shops, err := readCounterShops(ctx, rp.pool, shop)
+	if err != nil {
+		return nil, rp.wrap("read the counters' registrations", err)
 	}
 	first, last := month.Days(loc)
 	from, to := first.Format(pos.DayLayout), last.Format(pos.DayLayout)
@@ -403,7 +416,7 @@ func (rp *Reports) MonthDocuments(ctx context.Context, month gstr.Month, shop po
 		if err := json.Unmarshal(snap, &o); err != nil {
 			return nil, fmt.Errorf("an order of terminal %s held by the store cannot be read (galla store rebuild rebuilds it from the events): %w", terminal, err)
 		}
-		for _, d := range pos.GSTRDocuments(o, shop, terminal, loc, nil) {
+		for _, d := range pos.GSTRDocumentsAt(o, shops.of(terminal), terminal, loc, nil) {
 			if day := d.Date.In(loc).Format(pos.DayLayout); day >= from && day <= to {
 				docs = append(docs, d)
 			}

@@ -15,8 +15,10 @@ import (
 	"galla/pos/gstr"
 )
 
-// cmdExport is galla export gstr1 --month YYYY-MM [--out FILE] (the month's
-// GSTR-1 JSON for the GST portal's offline tool; --quarter YYYY-Qn [--iff-filed]
+// cmdExport is galla export gstr1 --month YYYY-MM [--gstin GSTIN] [--out FILE]
+// (the month's GSTR-1 JSON for the GST portal's offline tool, under the GSTIN
+// in force then, or the one --gstin names when the shop's GSTIN changed in the
+// period; --quarter YYYY-Qn [--iff-filed]
 // the quarter's for a QRMP filer, --iff YYYY-MM the IFF of a quarter's first or
 // second month) and galla export csv --from DAY
 // [--to DAY] [--out FILE] (one row per line sold or returned, for the
@@ -28,6 +30,7 @@ func cmdExport(c *cli, args []string) int {
 	quarterText := fs.String("quarter", "", "gstr1: the quarter of a quarterly (QRMP) filer, YYYY-Qn (Q1 January–March)")
 	iffText := fs.String("iff", "", "gstr1: the IFF (B2B invoices and credit notes) of a quarter's first or second month, YYYY-MM")
 	iffFiled := fs.Bool("iff-filed", false, "gstr1 --quarter: the first two months' B2B documents went in their IFF; leave them out of b2b and cdnr")
+	gstin := fs.String("gstin", "", "gstr1: the GSTIN to file for (default: the shop's GSTIN in the period; needed when it changed in the period)")
 	fromText := fs.String("from", "", "csv: the first day, YYYY-MM-DD")
 	toText := fs.String("to", "", "csv: the last day, YYYY-MM-DD (default today)")
 	out := fs.String("out", "", "write the export to this file instead of standard output")
@@ -67,7 +70,7 @@ func cmdExport(c *cli, args []string) int {
 			}
 			name = "The GSTR-1 of " + q.String()
 			build = func(ctx context.Context, t *terminal) (*gstr.Return, error) {
-				return t.Documents.GSTR1Period(ctx, q, *iffFiled)
+				return t.Documents.GSTR1Period(ctx, q, *gstin, *iffFiled)
 			}
 		default:
 			text := *monthText + *iffText
@@ -76,10 +79,14 @@ func cmdExport(c *cli, args []string) int {
 				return c.fail(exitBadInput, "The month %q is not YYYY-MM (a month from 01 to 12); type it again.", text)
 			}
 			name = "The GSTR-1 of " + month.String()
-			build = func(ctx context.Context, t *terminal) (*gstr.Return, error) { return t.Documents.GSTR1(ctx, month) }
+			build = func(ctx context.Context, t *terminal) (*gstr.Return, error) {
+				return t.Documents.GSTR1Period(ctx, gstr.MonthPeriod(month), *gstin, false)
+			}
 			if *iffText != "" {
 				name = "The IFF of " + month.String()
-				build = func(ctx context.Context, t *terminal) (*gstr.Return, error) { return t.Documents.IFF(ctx, month) }
+				build = func(ctx context.Context, t *terminal) (*gstr.Return, error) {
+					return t.Documents.IFF(ctx, month, *gstin)
+				}
 			}
 		}
 		write = func(ctx context.Context, t *terminal, w io.Writer) (string, error) {
@@ -98,8 +105,8 @@ func cmdExport(c *cli, args []string) int {
 			return fmt.Sprintf("%s for GSTIN %s", name, r.GSTIN), err
 		}
 	case "csv":
-		if *monthText != "" || *quarterText != "" || *iffText != "" || *iffFiled {
-			return c.fail(exitBadInput, "galla export csv takes --from and --to, not --month.")
+		if *monthText != "" || *quarterText != "" || *iffText != "" || *iffFiled || *gstin != "" {
+			return c.fail(exitBadInput, "galla export csv takes --from and --to, not --month or --gstin: its rows name the GSTIN of each document.")
 		}
 		if *fromText == "" {
 			return c.fail(exitBadInput, "Give the first day of the export with --from YYYY-MM-DD (and the last with --to).")
