@@ -16,9 +16,7 @@ import (
 // returned (api.PathReturnedElsewhere) and keeps the answer in its state
 // file, so that while the store cannot be reached the counter refuses a
 // return of any of them instead of refunding it a second time from its own
-// journal (pos.ReturnsElsewhere).
-
-var _ pos.ReturnsElsewhere = (*Link)(nil)
+// journal (pos.StoreDecisions.ReturnedElsewhere).
 
 // ReturnedElsewhere says what other counters returned of this counter's sale
 // orderID, as the store last said. It is an *UnknownError when the link does
