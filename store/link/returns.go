@@ -66,7 +66,9 @@ func (l *Link) learnElsewhere(ctx context.Context) (bool, error) {
 	if st.Elsewhere == nil {
 		st.Elsewhere = map[string]pos.ElsewhereReturn{}
 	}
-	changed := !st.ElsewhereKnown
+	// A list never numbered (a file of an earlier build) is journaled at
+	// its first answer too, so that a copy of it put back is older.
+	changed := !st.ElsewhereKnown || (l.cfg.Journal != nil && st.Answer == 0)
 	st.ElsewhereKnown = true
 	for _, e := range out.Invoices {
 		if e.OrderID == "" {

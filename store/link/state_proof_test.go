@@ -289,3 +289,44 @@ func mustRead(t *testing.T, path string) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+// TestAStateFileOfAnEarlierBuildIsNumberedAtTheNextSync: a counter whose
+// state file was written by a build that did not journal the store's
+// answers (no answer named, none journaled) believes it, and its next sync
+// journals the store's answer although the list did not change: a copy of
+// that earlier file put back is then older than the journal's record.
+func TestAStateFileOfAnEarlierBuildIsNumberedAtTheNextSync(t *testing.T) {
+	s := newStoreServer(t)
+	t1 := newTill(t, s, "T1")
+	sold := t1.sellCash(t, 49900, cable(1))
+	earlier := t1.cfg
+	earlier.Journal = nil // as the earlier build kept it
+	l, err := link.New(earlier, t1.j.Log)
+	require.NoError(t, err)
+	_, err = l.Sync(t.Context())
+	require.NoError(t, err)
+	old := mustRead(t, t1.cfg.StatePath)
+	require.NotContains(t, string(old), `"answer"`)
+	rec, err := link.ReadAnswer(t.Context(), t1.j.Shop)
+	require.NoError(t, err)
+	require.Zero(t, rec.N, "nothing journaled")
+
+	l, err = link.New(t1.cfg, t1.j.Log)
+	require.NoError(t, err)
+	_, ok, err := l.ReturnedElsewhere(sold.SaleID())
+	require.NoError(t, err, "believed: the journal records no answer")
+	assert.False(t, ok)
+	_, err = l.Sync(t.Context())
+	require.NoError(t, err)
+	rec, err = link.ReadAnswer(t.Context(), t1.j.Shop)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1), rec.N)
+
+	require.NoError(t, os.WriteFile(t1.cfg.StatePath, old, 0o600))
+	l, err = link.New(t1.cfg, t1.j.Log)
+	require.NoError(t, err)
+	_, _, err = l.ReturnedElsewhere(sold.SaleID())
+	var unknown *link.UnknownError
+	require.ErrorAs(t, err, &unknown)
+	assert.Equal(t, "store-sync.json is older than the store's last answer this counter's journal records (answer 1; the file holds answer 0): a copy put back is not believed", unknown.Why)
+}
