@@ -286,6 +286,12 @@ func (s *releasingStore) Release(_ context.Context, order, _ string) error {
 	return nil
 }
 
+// ReturnedElsewhere says the store never named an invoice of this counter
+// returned at another counter.
+func (s *releasingStore) ReturnedElsewhere(string) (ElsewhereReturn, bool, error) {
+	return ElsewhereReturn{}, false, nil
+}
+
 // TestCancelReleasesThePhoneAtTheStore: at an enrolled counter the phone of a
 // cancelled invoice is given back at the store at once, so that any counter
 // may sell it before this one syncs.

@@ -31,6 +31,19 @@ type StoreDecisions interface {
 	// Release gives back what was reserved for orderID (a sale that took no
 	// money) or refundID (a refund that failed).
 	Release(ctx context.Context, orderID, refundID string) error
+	// ReturnedElsewhere is the store's last word, kept on the counter, on
+	// what other counters returned of this counter's sale orderID (store/link
+	// keeps it from the answers of its syncs); ok is false when the store
+	// never said any counter did. An error says why the counter does not
+	// know what the store last said (what it kept of it is missing, or was
+	// changed outside Galla and is not believed): a clause for a sentence.
+	// While the store cannot be reached, a return or refund of an own
+	// invoice is decided by this counter's journal only when the store never
+	// said another counter returned any of it; one returned elsewhere waits
+	// for the store (docs/security.md "Offline returns"). Every
+	// implementation answers: a decision about money another counter paid
+	// out is never skipped for want of a method.
+	ReturnedElsewhere(orderID string) (r ElsewhereReturn, ok bool, err error)
 }
 
 // ReturnReserver is a StoreDecisions that reserves a return with its goods
@@ -98,21 +111,6 @@ func MayOverrideIMEI(err error) bool { return errors.Is(err, ErrStoreOffline) }
 // past it the store counts as unreachable (ErrStoreOffline).
 const storeDecisionWait = 10 * time.Second
 
-// ReturnsElsewhere is the store's last word, kept on the counter, on which of
-// this counter's own invoices other counters returned (store/link implements
-// it from the answers of its syncs). While the store cannot be reached, a
-// return or refund of an own invoice is decided by this counter's journal
-// only when the store never said another counter returned any of it; one
-// returned elsewhere waits for the store (docs/security.md "Offline returns").
-type ReturnsElsewhere interface {
-	// ReturnedElsewhere says what other counters returned of this counter's
-	// sale orderID, as the store last said; ok is false when it never said
-	// any counter did. An error says why the counter does not know what the
-	// store last said (what it kept of it is missing, or was changed outside
-	// Galla and is not believed): a clause for a sentence.
-	ReturnedElsewhere(orderID string) (r ElsewhereReturn, ok bool, err error)
-}
-
 // ElsewhereReturn is what other counters returned of one of this counter's
 // invoices, as the store last said.
 type ElsewhereReturn struct {
@@ -124,15 +122,11 @@ type ElsewhereReturn struct {
 // returnedElsewhereOffline refuses, with a sentence, a return or refund of
 // this counter's sale o (its invoice number) that the store could not be
 // asked about, when the store last said another counter returned some of it
-// (d a ReturnsElsewhere), or when what the store last said is not known:
-// nothing was refunded, and the return waits for the store, which alone
-// knows what is left.
+// (StoreDecisions.ReturnedElsewhere), or when what the store last said is not
+// known: nothing was refunded, and the return waits for the store, which
+// alone knows what is left.
 func returnedElsewhereOffline(d StoreDecisions, o *Order, number string) error {
-	re, ok := d.(ReturnsElsewhere)
-	if !ok {
-		return nil
-	}
-	r, ok, err := re.ReturnedElsewhere(o.ID)
+	r, ok, err := d.ReturnedElsewhere(o.ID)
 	if err != nil {
 		return wrapf(ErrNotRefundable, "The store cannot be reached, and this counter cannot tell whether other counters returned any of invoice %s: %s. This return needs the store. Nothing was refunded; connect to the store and try again.",
 			number, err)

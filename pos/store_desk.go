@@ -163,7 +163,7 @@ func (sd *StoreDesk) storeInvoices() (StoreDecisions, StoreInvoices) {
 // other counter can have returned it) leaves the decision to this counter's
 // journal, which caps it at what was paid here. The store not answering
 // leaves it to the journal too, unless the store last said another counter
-// returned some of the invoice (ReturnsElsewhere): that return waits for the
+// returned some of the invoice (StoreDecisions.ReturnedElsewhere): that return waits for the
 // store (docs/security.md "Offline returns").
 //
 // reserveOwnReturn reserves so amount of the refund uid of this counter's

@@ -34,6 +34,12 @@ func (s *offlineStore) ReserveReturn(context.Context, string, string, Paise) (Pa
 
 func (s *offlineStore) Release(context.Context, string, string) error { return ErrStoreOffline }
 
+// ReturnedElsewhere says the store never named an invoice of this counter
+// returned at another counter.
+func (s *offlineStore) ReturnedElsewhere(string) (ElsewhereReturn, bool, error) {
+	return ElsewhereReturn{}, false, nil
+}
+
 // samsungIMEI is the sandbox's test IMEI of the Samsung brand.
 func (r *rig) samsungIMEI(t *testing.T) string {
 	t.Helper()

@@ -111,7 +111,7 @@ func commands() map[string]command {
 		"staff":     {"galla staff list | staff add NAME --role cashier|manager | staff disable|enable|reset-pin|unlock NAME | staff limits NAME --discount PAISE --refund PAISE|--shop", cmdStaff},
 		"shop":      {"galla shop set --name N --address A --state CODE [--gstin GSTIN] [--composition] [--rates SCHEDULE] [--turnover CRORE]", cmdShop},
 		"export":    {"galla export gstr1 --month YYYY-MM | --quarter YYYY-Qn [--iff-filed] | --iff YYYY-MM [--gstin GSTIN] [--out FILE] | export csv --from DAY [--to DAY] [--out FILE]", cmdExport},
-		"journal":   {"galla journal verify | journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE | journal restore BACKUP | journal find IMEI", cmdJournal},
+		"journal":   {"galla journal verify | journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE | journal restore BACKUP | journal seal-backups (a manager's PIN) | journal find IMEI", cmdJournal},
 		"store":     {"galla store init --db URL [--host NAMES] | store serve --db URL [--listen ADDR] | store enrol-code TERMINAL_ID --db URL | store alarms --db URL | store unblock TERMINAL_ID --db URL (a store manager's PIN) | " + storePagesUsage[len("galla "):], cmdStore},
 		"enrol":     {"galla enrol STORE_URL CODE --fingerprint SHA256 --staff MANAGER | enrol --acknowledge --staff MANAGER (a manager's PIN on standard input or in GALLA_PIN)", cmdEnrol},
 		"gateway":   {"galla gateway [approve --staff MANAGER] (the live payment service and whether a manager approved it on this counter; approve takes a manager's PIN on standard input or in GALLA_PIN)", cmdGateway},

@@ -16,10 +16,12 @@ import (
 )
 
 // cmdJournal is galla journal verify | journal salvage DAMAGED_FILE [--backup FILE]
-// --out NEW_FILE | journal restore BACKUP (DESIGN.md section 4). Salvage and
-// restore are a manager's: they take a manager's PIN (GALLA_PIN or the first
-// line of standard input), checked against the staff of the journal they put
-// together or in place, and the journal records who did it (journal.recovered).
+// --out NEW_FILE | journal restore BACKUP | journal seal-backups (DESIGN.md
+// section 4). Salvage, restore and seal-backups are a manager's: they take a
+// manager's PIN (GALLA_PIN or the first line of standard input), checked
+// against the staff of the journal they put together, in place or seal the
+// backups of, and the journal records who did it (journal.recovered,
+// journal.backups_sealed).
 func cmdJournal(c *cli, args []string) int {
 	fs := c.flagSet("galla journal")
 	backup := fs.String("backup", "", "salvage: a backup whose events are taken too")
@@ -28,7 +30,7 @@ func cmdJournal(c *cli, args []string) int {
 	if err != nil {
 		return exitBadInput
 	}
-	usage := "Use galla journal verify, galla journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE, or galla journal restore BACKUP."
+	usage := "Use galla journal verify, galla journal salvage DAMAGED_FILE [--backup FILE] --out NEW_FILE, galla journal restore BACKUP, or galla journal seal-backups."
 	if len(rest) == 0 {
 		return c.fail(exitBadInput, "%s", usage)
 	}
@@ -73,6 +75,12 @@ func cmdJournal(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "galla: The salvaged journal is %s. Close Galla and put it in place with \"galla journal restore %s\" (a manager's PIN; the damaged %s is kept beside it), then run \"galla reconcile\" to ask the payment service about the %d open orders.\n",
 			rep.Out, rep.Out, path, len(rep.Unresolved))
 		return exitOK
+	case rest[0] == "seal-backups" && len(rest) == 1:
+		authorise, err := c.journalManager()
+		if err != nil {
+			return c.fail(exitBadInput, "%v.", err)
+		}
+		return c.sealBackups(ctx, authorise)
 	case rest[0] == "restore" && len(rest) == 2:
 		if opts.Authorise, err = c.journalManager(); err != nil {
 			return c.fail(exitBadInput, "%v.", err)
@@ -154,5 +162,41 @@ func journalFind(c *cli, args []string) int {
 	for _, o := range list {
 		fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s\treceipt %s\n", o.OrderID, o.At.Format("2006-01-02 15:04"), o.State, o.Amount, o.ReceiptNo)
 	}
+	return exitOK
+}
+
+// sealBackups is galla journal seal-backups: the backups made before the
+// customers' details were sealed, which hold them in clear, are rewritten
+// with them sealed (journal.Journal.SealBackups), on the authority of the
+// manager whose PIN authorise checks, journaled naming them. Each sealed
+// backup is named on standard output; one that does not verify is left as
+// it was and named in the sentence.
+func (c *cli) sealBackups(ctx context.Context, authorise func(ctx context.Context, staff pos.StaffStore) (string, error)) int {
+	t, err := openTill(c)
+	if err != nil {
+		return c.failOpen(err)
+	}
+	defer t.close()
+	who, err := authorise(ctx, t.j.Staff)
+	if err != nil {
+		return c.fail(journalCode(err), "%s", pos.Sentence(err))
+	}
+	id, name, _ := strings.Cut(who, " ")
+	sealed, err := t.j.SealBackups(ctx, id)
+	for _, n := range sealed {
+		fmt.Fprintln(c.stdout, "sealed\t"+n)
+	}
+	if err != nil {
+		return c.fail(exitCannotWork, "Not every backup could be sealed (%v); those named above are sealed, the others keep the customers' details in clear.", err)
+	}
+	if len(sealed) == 0 {
+		fmt.Fprintln(c.stderr, "galla: no backup holds the customers' details in clear.")
+		return exitOK
+	}
+	what := fmt.Sprintf("%d backups", len(sealed))
+	if len(sealed) == 1 {
+		what = "1 backup"
+	}
+	fmt.Fprintf(c.stderr, "galla: %s rewritten with the customers' details sealed, by %s, journaled.\n", what, name)
 	return exitOK
 }

@@ -310,3 +310,57 @@ func TestEditedOrderStopsTheCommands(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "nothing written")
 }
+
+// TestJournalSealBackups: a backup the journal holds marked as made before
+// the customers' details were sealed is named in clear; galla journal
+// seal-backups refuses without a manager's PIN and changes nothing, and with
+// it rewrites the backup sealed, names it, and journals the act naming the
+// manager; a second run finds nothing to seal.
+func TestJournalSealBackups(t *testing.T) {
+	dir := t.TempDir()
+	pin := map[string]string{"GALLA_PIN": "432100"}
+	code, _, errOut := tillRun(t, dir, "432100\n", nil, "staff", "add", "Meera", "--role", "manager")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "1111\n432100\n", nil, "staff", "add", "Ravi", "--role", "cashier")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+	require.Equal(t, exitOK, code, errOut)
+
+	j, err := journal.Open(filepath.Join(dir, journalFile), keyed(t, dir, journal.Options{}))
+	require.NoError(t, err)
+	backup := filepath.Join(filepath.Dir(j.Path()), "backups", "journal-2026-03-31.db")
+	require.NoError(t, j.Archive.BackupTo(backup))
+	require.NoError(t, j.Close())
+	// As a build before the sealing left it.
+	db, err := bolt.Open(backup, 0o600, &bolt.Options{Timeout: time.Second})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Delete([]byte("personal_sealed")) }))
+	require.NoError(t, db.Close())
+	clearBytes, err := os.ReadFile(backup)
+	require.NoError(t, err)
+
+	for _, env := range []map[string]string{nil, {"GALLA_PIN": "1111"}, {"GALLA_PIN": "999999"}} {
+		code, _, errOut = tillRun(t, dir, "", env, "journal", "seal-backups")
+		assert.Equal(t, exitBadInput, code, "a manager's act: %s", errOut)
+		after, err := os.ReadFile(backup)
+		require.NoError(t, err)
+		assert.Equal(t, clearBytes, after, "nothing rewritten")
+	}
+
+	code, out, errOut := tillRun(t, dir, "", pin, "journal", "seal-backups")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, "sealed\tjournal-2026-03-31.db\n", out)
+	assert.Contains(t, errOut, "1 backup rewritten with the customers' details sealed, by Meera, journaled")
+	evs := dirEvents(t, dir)
+	last := evs[len(evs)-1]
+	assert.Equal(t, journal.EvBackupsSealed, last.Kind)
+	assert.Contains(t, string(last.Data), "journal-2026-03-31.db")
+	code, out, errOut = tillRun(t, dir, "", nil, "journal", "verify")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "verified")
+
+	code, out, errOut = tillRun(t, dir, "", pin, "journal", "seal-backups")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "no backup holds the customers' details in clear")
+}

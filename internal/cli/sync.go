@@ -237,7 +237,8 @@ func (c *cli) openForManager(staff, what string) (t *terminal, ctx context.Conte
 // a manager accepted (link.Enrolment), and shows an enrolment no manager has
 // acknowledged. A terminal enrolled before terminals had keys is given a key
 // now, and its link moves it to the key at its first request. The link's
-// state file is proven with a key of j's (journal.Journal.FileProofKey).
+// state file is proven with a key of j's (journal.Journal.FileProofKey), and
+// checked against the store answers j records.
 func storeLinkConfig(ctx context.Context, c *cli, cfg config.Config, sec *config.Secrets, j *journal.Journal) (link.Config, bool, error) {
 	if cfg.Store.URL == "" {
 		return link.Config{}, false, nil
@@ -251,7 +252,7 @@ func storeLinkConfig(ctx context.Context, c *cli, cfg config.Config, sec *config
 		return link.Config{}, false, fmt.Errorf("the store credential cannot be read (%v); check the system keyring", err)
 	}
 	lc := link.Config{URL: cfg.Store.URL, Fingerprint: cfg.Store.Fingerprint, TerminalID: cfg.Store.TerminalID,
-		StatePath: filepath.Join(c.dataDir, link.StateFile), ProofKey: j.FileProofKey(link.StateFile)}
+		StatePath: filepath.Join(c.dataDir, link.StateFile), ProofKey: j.FileProofKey(link.StateFile), Journal: link.Journaled(j.Shop, j.Log)}
 	switch {
 	case key == nil && cred == "":
 		return link.Config{}, false, fmt.Errorf("config.json names the store server %s, but the keyring holds no key for it: enrol the terminal again (galla enrol)", cfg.Store.URL)
@@ -442,7 +443,10 @@ func cmdSync(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(exitCannotWork, "%v", err)
 	}
-	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{ReadOnly: true, Create: journal.CreateNever, ChainKey: key})
+	// A sync journals the store's answers it decides offline returns by
+	// (link.SettingAnswer): the journal is open for writing, unless the
+	// command only says what waits.
+	j, err := journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{ReadOnly: *only, Create: journal.CreateNever, ChainKey: key})
 	if errors.Is(err, journal.ErrAlreadyRunning) {
 		return c.fail(exitCannotWork, "The terminal's window is open: it sends the events to the store itself, and its status bar shows how many wait.")
 	}
@@ -469,7 +473,7 @@ func cmdSync(c *cli, args []string) int {
 		if code := c.acceptStore(cfg, sec, *staff); code != exitOK {
 			return code
 		}
-		if j, err = journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{ReadOnly: true, Create: journal.CreateNever, ChainKey: key}); err != nil {
+		if j, err = journal.Open(filepath.Join(c.dataDir, journalFile), journal.Options{Create: journal.CreateNever, ChainKey: key}); err != nil {
 			return c.failOpen(err)
 		}
 		open = true

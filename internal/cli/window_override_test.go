@@ -36,6 +36,12 @@ func (s *unreachableStore) ReserveReturn(context.Context, string, string, pos.Pa
 
 func (s *unreachableStore) Release(context.Context, string, string) error { return pos.ErrStoreOffline }
 
+// ReturnedElsewhere says the store never named an invoice of this counter
+// returned at another counter.
+func (s *unreachableStore) ReturnedElsewhere(string) (pos.ElsewhereReturn, bool, error) {
+	return pos.ElsewhereReturn{}, false, nil
+}
+
 // imeiOverrides are the journal's staff.override events of what=imei.
 func imeiOverrides(t *testing.T, till *terminal) []pos.Event {
 	t.Helper()

@@ -74,7 +74,12 @@ func (j *Journal) sealPersonal(opts Options) error {
 
 // sealOld is the transaction of sealPersonal; it returns how many events and
 // records it sealed.
-func (j *Journal) sealOld(tx *bolt.Tx) (int, error) {
+func (j *Journal) sealOld(tx *bolt.Tx) (int, error) { return j.sealIn(tx, j.core.refuse) }
+
+// sealIn seals, in tx (this journal's file or a copy of it, keyed alike),
+// what sealOld seals; a remembered customer whose proof fails is refused
+// with refuse (bucket, key, reason) and nothing is sealed.
+func (j *Journal) sealIn(tx *bolt.Tx, refuse func(bucket, key, reason string) error) (int, error) {
 	rec, pv := &j.core.rec, j.core.proofs
 	type kv struct{ k, v []byte }
 	var evs, ords, custs []kv
@@ -107,7 +112,7 @@ func (j *Journal) sealOld(tx *bolt.Tx) (int, error) {
 		}
 		if reason := pv.check(tx, bucketSettings, k, v); reason != "" {
 			// Never given a proof by sealing it: the record is refused.
-			return 0, j.core.refuse(string(bucketSettings), printable(k), reason)
+			return 0, refuse(string(bucketSettings), printable(k), reason)
 		}
 		custs = append(custs, kv{bytes.Clone(k), bytes.Clone(v)})
 	}

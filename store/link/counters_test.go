@@ -57,6 +57,7 @@ func newTillKeyed(t *testing.T, s *storeServer, name string, chainKey []byte) *t
 	require.NoError(t, err)
 	cfg := s.enrol(t, name, dir)
 	cfg.ProofKey = j.FileProofKey(link.StateFile)
+	cfg.Journal = link.Journaled(j.Shop, j.Log)
 	l, err := link.New(cfg, j.Log)
 	require.NoError(t, err)
 	e.StoreDesk.SetDecisions(l)

@@ -81,6 +81,13 @@ type Config struct {
 	// (journal.Journal.FileProofKey(StateFile)): a file edited, or written
 	// without the key, is not believed. Nil proves against damage only.
 	ProofKey []byte
+	// Journal is the counter's keyed journal, where each store answer that
+	// changes which of its invoices other counters returned is recorded
+	// (answers.go), and against whose record the state file is checked: a
+	// file naming an older answer (an earlier copy put back) is not
+	// believed. Nil (a link with no journal of its own) believes no state
+	// file's list: until the store answers, the counter does not know.
+	Journal Journal
 	// Batch is how many events go in one batch; 0 is DefaultBatch.
 	Batch int
 	// Transport carries the requests; nil is a pinned HTTPS transport. Tests
@@ -162,6 +169,10 @@ type state struct {
 	// ElsewhereKnown is true once the store answered which invoices other
 	// counters returned (an empty answer too): Elsewhere is then its word.
 	ElsewhereKnown bool `json:"elsewhere_known,omitempty"`
+	// Answer is the number of the store's answer Elsewhere holds, as the
+	// journal records it (answers.go); 0 in a file of a build that did not
+	// number them.
+	Answer uint64 `json:"answer,omitempty"`
 	// Proof is the keyed proof of the rest (proofOf), hex.
 	Proof string `json:"proof,omitempty"`
 	known bool   // read from the file, for this store and terminal
@@ -178,10 +189,11 @@ func proofOf(st state, key []byte) []byte {
 }
 
 // readState reads the state file at path for the store at url and terminal,
-// checking its proof under key. It returns the state to believe and, when
-// the store's list of the invoices other counters returned is not to be
+// checking its proof under key and its answer against the journal's record
+// rec (recWhy, when not "", why there is none to check against). It returns the state to believe and,
+// when the store's list of the invoices other counters returned is not to be
 // believed, why.
-func readState(path, url, terminal string, key []byte) (state, string) {
+func readState(path, url, terminal string, key []byte, rec Answer, recWhy string) (state, string) {
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || path == "":
@@ -208,6 +220,16 @@ func readState(path, url, terminal string, key []byte) (state, string) {
 	if !st.ElsewhereKnown {
 		return st, "the store has not answered it since " + StateFile + " was started"
 	}
+	why := recWhy
+	if why == "" {
+		why = staleWhy(st, rec)
+	}
+	if why != "" {
+		// What the server holds is still worth keeping, and the returns the
+		// list names did happen; but it is not the store's last word.
+		st.ElsewhereKnown = false
+		return st, why
+	}
 	return st, ""
 }
 
@@ -215,7 +237,9 @@ func readState(path, url, terminal string, key []byte) (state, string) {
 // missing, unreadable, for another store or whose proof does not check
 // (Config.ProofKey) is ignored: the first Sync asks the server what it holds,
 // and until the store answers which of this counter's invoices other
-// counters returned, ReturnedElsewhere says it does not know.
+// counters returned, ReturnedElsewhere says it does not know. So it says of a
+// file whose list is older than the store's last answer the journal records
+// (Config.Journal).
 func New(cfg Config, src Source) (*Link, error) {
 	if cfg.URL == "" || cfg.TerminalID == "" || len(cfg.Key) != ed25519.PrivateKeySize {
 		return nil, errors.New("link: the terminal is not enrolled at a store server: run \"galla enrol STORE_URL CODE --fingerprint SHA256 --staff MANAGER\"")
@@ -231,7 +255,18 @@ func New(cfg Config, src Source) (*Link, error) {
 		tr = PinnedTransport(cfg.Fingerprint)
 	}
 	l := &Link{cfg: cfg, src: src, client: &http.Client{Transport: tr, Timeout: 60 * time.Second}, hold: cfg.Hold, notice: cfg.Notice, accept: make(chan struct{})}
-	l.st, l.elsewhereWhy = readState(cfg.StatePath, cfg.URL, cfg.TerminalID, cfg.ProofKey)
+	rec, recWhy := Answer{}, "this counter keeps no journal to check "+StateFile+" against"
+	if cfg.Journal != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var err error
+		if rec, err = ReadAnswer(ctx, cfg.Journal); err != nil {
+			recWhy = "the journal's record of the store's last answer cannot be read (" + err.Error() + ")"
+		} else {
+			recWhy = ""
+		}
+		cancel()
+	}
+	l.st, l.elsewhereWhy = readState(cfg.StatePath, cfg.URL, cfg.TerminalID, cfg.ProofKey, rec, recWhy)
 	return l, nil
 }
 
@@ -494,6 +529,22 @@ func (l *Link) Sync(ctx context.Context) (Result, error) {
 }
 
 func (l *Link) sync(ctx context.Context) (Result, error) {
+	res, err := l.send(ctx)
+	if err != nil {
+		return res, err
+	}
+	if journaled, err := l.learnElsewhere(ctx); err != nil || !journaled {
+		return res, err
+	}
+	// The answer was journaled, an event of its own: it goes now, so that a
+	// sync leaves nothing waiting.
+	more, err := l.send(ctx)
+	more.Sent += res.Sent
+	return more, err
+}
+
+// send sends every event the server does not hold.
+func (l *Link) send(ctx context.Context) (Result, error) {
 	last, err := l.src.LastSeq(ctx)
 	if err != nil {
 		return Result{}, fmt.Errorf("link: the journal: %w", err)
@@ -580,7 +631,6 @@ func (l *Link) sync(ctx context.Context) (Result, error) {
 		st.LastSync = l.cfg.Now()
 		l.keep(st, false)
 	}
-	l.learnElsewhere(ctx)
 	return l.result(res, last), nil
 }
 

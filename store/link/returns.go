@@ -16,9 +16,7 @@ import (
 // returned (api.PathReturnedElsewhere) and keeps the answer in its state
 // file, so that while the store cannot be reached the counter refuses a
 // return of any of them instead of refunding it a second time from its own
-// journal (pos.ReturnsElsewhere).
-
-var _ pos.ReturnsElsewhere = (*Link)(nil)
+// journal (pos.StoreDecisions.ReturnedElsewhere).
 
 // ReturnedElsewhere says what other counters returned of this counter's sale
 // orderID, as the store last said. It is an *UnknownError when the link does
@@ -48,8 +46,10 @@ func (e *UnknownError) Error() string { return e.Why }
 // does not answer leaves what the link knew: the next sync asks again. A
 // store of an earlier version, which has no such question, counts as saying
 // none: the counter decides offline from its journal, as with that store it
-// always did.
-func (l *Link) learnElsewhere(ctx context.Context) {
+// always did. An answer that changes what the counter knows is journaled
+// (answers.go) before the state file names it; learnElsewhere reports
+// whether it journaled one, and returns why it could not.
+func (l *Link) learnElsewhere(ctx context.Context) (bool, error) {
 	body, _ := json.Marshal(api.ReturnedElsewhereRequest{})
 	var out api.ReturnedElsewhere
 	err := l.request(ctx, http.MethodPost, api.PathReturnedElsewhere, body, &out)
@@ -58,7 +58,7 @@ func (l *Link) learnElsewhere(ctx context.Context) {
 	case errors.As(err, &na) && na.status == http.StatusNotFound:
 		out = api.ReturnedElsewhere{}
 	case err != nil:
-		return
+		return false, nil
 	}
 	l.mu.Lock()
 	st := l.st
@@ -66,7 +66,9 @@ func (l *Link) learnElsewhere(ctx context.Context) {
 	if st.Elsewhere == nil {
 		st.Elsewhere = map[string]pos.ElsewhereReturn{}
 	}
-	changed := !st.ElsewhereKnown
+	// A list never numbered (a file of an earlier build) is journaled at
+	// its first answer too, so that a copy of it put back is older.
+	changed := !st.ElsewhereKnown || (l.cfg.Journal != nil && st.Answer == 0)
 	st.ElsewhereKnown = true
 	for _, e := range out.Invoices {
 		if e.OrderID == "" {
@@ -79,10 +81,30 @@ func (l *Link) learnElsewhere(ctx context.Context) {
 		}
 	}
 	l.mu.Unlock()
+	journaled := false
+	if changed && l.cfg.Journal != nil {
+		var err error
+		if st, err = l.recordAnswer(ctx, st); err != nil {
+			// Known now, but not journaled: no file may say the list is
+			// the store's word, or an older file would match the journal's
+			// record and be believed at the next start. This run knows it;
+			// a start over the file does not until the store answers
+			// again, and the next sync journals it again.
+			st.ElsewhereKnown = false
+			l.keep(st, false)
+			_ = RemoveState(l.cfg.StatePath)
+			l.mu.Lock()
+			l.elsewhereWhy = ""
+			l.mu.Unlock()
+			return false, err
+		}
+		journaled = true
+	}
 	if changed {
 		l.keep(st, true)
 	}
 	l.mu.Lock()
 	l.elsewhereWhy = ""
 	l.mu.Unlock()
+	return journaled, nil
 }
