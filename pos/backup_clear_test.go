@@ -20,7 +20,7 @@ func TestBackupSpaceNamesTheBackupsInClear(t *testing.T) {
 		{BackupSpace{Files: 2, Bytes: 2000, Clear: []string{"journal-2026-03-31.db"}},
 			"The backup journal-2026-03-31.db was" + advice + "holds them in clear: keep it off this computer, or delete it (docs/security.md)."},
 		{BackupSpace{Files: 20, Bytes: 2000, Clear: []string{"journal-2025-03-31.db", "journal-2026-02-28.db", "journal-2026-03-31.db", "journal-schema4-before-upgrade-20261125.db"}},
-			"4 backups (journal-2025-03-31.db, journal-2026-02-28.db, journal-2026-03-31.db and 1 more) were" + advice + "hold them in clear: keep them off this computer, or delete them (docs/security.md)."},
+			"4 backups (journal-2025-03-31.db, journal-2026-02-28.db, journal-2026-03-31.db and 1 more) were" + advice + "hold them in clear: a manager seals them with galla journal seal-backups (docs/security.md)."},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.clear, tt.s.ClearText())

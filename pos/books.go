@@ -176,13 +176,13 @@ func (s BackupSpace) String() string {
 func (s BackupSpace) ClearText() string {
 	switch n := len(s.Clear); {
 	case n == 1:
-		return fmt.Sprintf("The backup %s was made before the customers' details were sealed and holds them in clear: keep it off this computer, or delete it (docs/security.md).", s.Clear[0])
+		return fmt.Sprintf("The backup %s was made before the customers' details were sealed and holds them in clear: a manager seals it with galla journal seal-backups (docs/security.md).", s.Clear[0])
 	case n > 1:
 		names := strings.Join(s.Clear[:min(n, 3)], ", ")
 		if n > 3 {
 			names += fmt.Sprintf(" and %d more", n-3)
 		}
-		return fmt.Sprintf("%d backups (%s) were made before the customers' details were sealed and hold them in clear: keep them off this computer, or delete them (docs/security.md).", n, names)
+		return fmt.Sprintf("%d backups (%s) were made before the customers' details were sealed and hold them in clear: a manager seals them with galla journal seal-backups (docs/security.md).", n, names)
 	}
 	return ""
 }

@@ -71,7 +71,7 @@ func TestBackupsWithCustomersInClearAreNamed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, res.Removed, "the keeping rule keeps the year end")
 	assert.Equal(t, clear, res.Kept.Clear)
-	want := "2 backups (" + clear[0] + ", " + clear[1] + ") were made before the customers' details were sealed and hold them in clear: keep them off this computer, or delete them (docs/security.md)."
+	want := "2 backups (" + clear[0] + ", " + clear[1] + ") were made before the customers' details were sealed and hold them in clear: a manager seals them with galla journal seal-backups (docs/security.md)."
 	assert.Equal(t, "Backups kept: 3 files, "+pos.SizeText(space.Bytes)+". "+want, res.Line())
 
 	// Once they are gone, nothing is said.
