@@ -18,7 +18,7 @@ func TestBackupSpaceNamesTheBackupsInClear(t *testing.T) {
 	}{
 		{BackupSpace{Files: 17, Bytes: 4_200_000_000}, ""},
 		{BackupSpace{Files: 2, Bytes: 2000, Clear: []string{"journal-2026-03-31.db"}},
-			"The backup journal-2026-03-31.db was" + advice + "holds them in clear: keep it off this computer, or delete it (docs/security.md)."},
+			"The backup journal-2026-03-31.db was" + advice + "holds them in clear: a manager seals it with galla journal seal-backups (docs/security.md)."},
 		{BackupSpace{Files: 20, Bytes: 2000, Clear: []string{"journal-2025-03-31.db", "journal-2026-02-28.db", "journal-2026-03-31.db", "journal-schema4-before-upgrade-20261125.db"}},
 			"4 backups (journal-2025-03-31.db, journal-2026-02-28.db, journal-2026-03-31.db and 1 more) were" + advice + "hold them in clear: a manager seals them with galla journal seal-backups (docs/security.md)."},
 	}
