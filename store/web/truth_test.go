@@ -39,6 +39,7 @@ func emptyStore(t *testing.T, ids ...string) *store.DB {
 	}
 	_, err = AddManager(t.Context(), db, "Meera", "246810")
 	require.NoError(t, err)
+	publishShop(t, db)
 	return db
 }
 

@@ -117,7 +117,17 @@ func storeWithSales(t *testing.T) *store.DB {
 	require.NoError(t, db.Projections.Project(t.Context()))
 	_, err = AddManager(t.Context(), db, "Meera", "246810")
 	require.NoError(t, err)
+	publishShop(t, db)
 	return db
+}
+
+// publishShop publishes the store's shop, a regular registrant: the pages state
+// the GST of its counters' sales (a store whose counters journaled no shop
+// takes its published one; with none, a sale states no tax).
+func publishShop(t *testing.T, db *store.DB) {
+	t.Helper()
+	_, err := db.Master.PublishShop(t.Context(), pos.Shop{Name: "Galla Mobiles", Address: []string{"Pune"}, GSTIN: "27AAPFU0939F1ZV", State: "27"}, "meera")
+	require.NoError(t, err)
 }
 
 // client is a browser-like client of the pages over TLS: cookies kept,
