@@ -531,6 +531,7 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 					return err
 				}
 			}
+			cache := &orderCache{atOnce: true}
 			c := src.Bucket(bucketEvents).Cursor()
 			for k, v := c.First(); k != nil; k, v = c.Next() {
 				if err := ctx.Err(); err != nil {
@@ -545,13 +546,16 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 					return lg.corrupt(beU64(k), err.Error())
 				}
 				ev.Hash = ""
-				if err := derive(dst, &ev, nil, lg.proofs); err != nil {
+				if err := derive(dst, &ev, cache, lg.proofs); err != nil {
 					return lg.corrupt(ev.Seq, fmt.Sprintf("replay of %s: %v", ev.Kind, err))
 				}
 				if err := sealCheckpoint(dst, &ev, r.Hash, lg.rec.keyOf(r)); err != nil {
 					return err
 				}
 				if ev.Seq%lg.replayEvery() == 0 {
+					if lg.replayHook != nil {
+						lg.replayHook()
+					}
 					if err := dst.Commit(); err != nil {
 						return err
 					}
@@ -559,6 +563,9 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 						return err
 					}
 				}
+			}
+			if lg.replayHook != nil {
+				lg.replayHook()
 			}
 			known := map[string]bool{string(bucketMeta): true, string(bucketEvents): true, string(bucketSnapshots): true}
 			for _, name := range derivedBuckets {
