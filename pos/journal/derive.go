@@ -223,7 +223,11 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) (bool
 	}
 	if cache != nil {
 		keep := o.Clone()
-		tx.OnCommit(func() { cache.put(ev.OrderID, stored, keep) })
+		if cache.atOnce {
+			cache.put(ev.OrderID, stored, keep)
+		} else {
+			tx.OnCommit(func() { cache.put(ev.OrderID, stored, keep) })
+		}
 	}
 	unresolved, k := tx.Bucket(bucketUnresolved), u64(first)
 	switch listed := unresolved.Get(k) != nil; {
@@ -350,9 +354,17 @@ func compact(data []byte) []byte {
 // stored, so that the next event of a sale need not decode its order again. A
 // hit needs the stored bytes to be equal, so the cache can never serve a state
 // other than the stored one. A nil *orderCache caches nothing.
+//
+// The cache of a journal remembers an order when its transaction commits, so
+// that a rolled-back one leaves nothing behind. The cache of the replay of
+// checkDerived (atOnce) remembers it at once: the replay writes its own
+// temporary file in transactions of many events, none rolled back but on an
+// error that ends it, and the next event of a sale is nearly always in the
+// same one.
 type orderCache struct {
-	mu sync.Mutex
-	m  map[string]cachedOrder
+	mu     sync.Mutex
+	m      map[string]cachedOrder
+	atOnce bool
 }
 
 // cachedOrder is one entry of orderCache.

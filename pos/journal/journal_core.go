@@ -51,7 +51,8 @@ type journalCore struct {
 	backupMu   sync.Mutex        // guards backupSums
 	backupSums map[string]uint32 // the CRC-32C of each backup BackupTo wrote, by path
 
-	replayBatch int // the events of one transaction of checkDerived's replay; 0 is replayBatch
+	replayBatch int    // the events of one transaction of checkDerived's replay; 0 is replayBatch
+	replayHook  func() // called by checkDerived's replay before each commit and before its comparison (tests)
 
 	verifyRun sync.Mutex // one Verify at a time
 	vmu       sync.Mutex // guards verified and verifyErr

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -531,27 +532,28 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 					return err
 				}
 			}
-			c := src.Bucket(bucketEvents).Cursor()
-			for k, v := c.First(); k != nil; k, v = c.Next() {
+			cache := &orderCache{atOnce: true}
+			ahead, stop := lg.decodeAhead(src)
+			defer stop()
+			for it := range ahead {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				r, err := lg.rec.decode(v)
-				if err != nil {
-					return lg.corrupt(beU64(k), err.Error())
+				if it.err != nil {
+					return it.err
 				}
-				ev, err := r.event()
-				if err != nil {
-					return lg.corrupt(beU64(k), err.Error())
-				}
+				ev := it.ev
 				ev.Hash = ""
-				if err := derive(dst, &ev, nil, lg.proofs); err != nil {
+				if err := derive(dst, &ev, cache, lg.proofs); err != nil {
 					return lg.corrupt(ev.Seq, fmt.Sprintf("replay of %s: %v", ev.Kind, err))
 				}
-				if err := sealCheckpoint(dst, &ev, r.Hash, lg.rec.keyOf(r)); err != nil {
+				if err := sealCheckpoint(dst, &ev, it.hash, it.key); err != nil {
 					return err
 				}
 				if ev.Seq%lg.replayEvery() == 0 {
+					if lg.replayHook != nil {
+						lg.replayHook()
+					}
 					if err := dst.Commit(); err != nil {
 						return err
 					}
@@ -559,6 +561,9 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 						return err
 					}
 				}
+			}
+			if lg.replayHook != nil {
+				lg.replayHook()
 			}
 			known := map[string]bool{string(bucketMeta): true, string(bucketEvents): true, string(bucketSnapshots): true}
 			for _, name := range derivedBuckets {
@@ -597,6 +602,69 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 			return nil
 		}()
 	})
+}
+
+// replayed is one event of the journal decoded for checkDerived's replay.
+type replayed struct {
+	ev   pos.Event
+	hash [32]byte // the record's hash, which its checkpoint seals
+	key  []byte   // the key the record's hash is made with
+	err  error    // the record does not decode (a *CorruptError): the replay stops at it
+}
+
+// decodeAhead decodes the events of src in sequence order in a goroutine of
+// its own, so that the replay derives an event while the next ones are
+// inflated and decoded (the two take about the same time). The replay does
+// not read src until the channel is closed: the goroutine's cursor is src's
+// only reader meanwhile. A record that does not decode, or a fault of bbolt
+// reading the file (caught as guard catches it in view), is the last item.
+// stop ends the goroutine and waits for it; call it before src ends.
+func (lg *Log) decodeAhead(src *bolt.Tx) (<-chan replayed, func()) {
+	out := make(chan replayed, 256)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(out)
+		send := func(it replayed) bool {
+			select {
+			case out <- it:
+				return it.err == nil
+			case <-done:
+				return false
+			}
+		}
+		err := guard(func() error {
+			c := src.Bucket(bucketEvents).Cursor()
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				var it replayed
+				r, err := lg.rec.decode(v)
+				if err == nil {
+					it.ev, err = r.event()
+					it.hash, it.key = r.Hash, lg.rec.keyOf(r)
+				}
+				if err != nil {
+					it.err = lg.corrupt(beU64(k), err.Error())
+				}
+				if !send(it) {
+					return nil
+				}
+			}
+			return nil
+		})
+		var pe *panicError
+		if errors.As(err, &pe) {
+			send(replayed{err: lg.corrupt(0, pe.Error())})
+		}
+	}()
+	var once sync.Once
+	return out, func() {
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+		})
+	}
 }
 
 // replayBatch is how many events the replay of checkDerived writes in one
