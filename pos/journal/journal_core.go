@@ -53,6 +53,7 @@ type journalCore struct {
 
 	replayBatch int    // the events of one transaction of checkDerived's replay; 0 is replayBatch
 	replayHook  func() // called by checkDerived's replay before each commit and before its comparison (tests)
+	replayAhead int    // events decoded ahead of the replay; 0 is decodeAheadEvents, -1 none (tests measuring its heap)
 
 	verifyRun sync.Mutex // one Verify at a time
 	vmu       sync.Mutex // guards verified and verifyErr

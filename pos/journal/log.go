@@ -612,6 +612,10 @@ type replayed struct {
 	err  error    // the record does not decode (a *CorruptError): the replay stops at it
 }
 
+// decodeAheadEvents is how many events decodeAhead decodes ahead of the
+// replay.
+const decodeAheadEvents = 256
+
 // decodeAhead decodes the events of src in sequence order in a goroutine of
 // its own, so that the replay derives an event while the next ones are
 // inflated and decoded (the two take about the same time). The replay does
@@ -620,7 +624,14 @@ type replayed struct {
 // reading the file (caught as guard catches it in view), is the last item.
 // stop ends the goroutine and waits for it; call it before src ends.
 func (lg *Log) decodeAhead(src *bolt.Tx) (<-chan replayed, func()) {
-	out := make(chan replayed, 256)
+	ahead := decodeAheadEvents
+	switch {
+	case lg.replayAhead > 0:
+		ahead = lg.replayAhead
+	case lg.replayAhead < 0:
+		ahead = 0
+	}
+	out := make(chan replayed, ahead)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
