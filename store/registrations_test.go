@@ -97,3 +97,56 @@ func TestTheStoresGSTR1TakesEachCountersRegistration(t *testing.T) {
 	require.NoError(t, err)
 	check("rebuilt")
 }
+
+// TestTheStoresGSTR1OfAnEarlierGSTIN: counter T1 sold under GSTIN
+// 29AAPFU0939F1ZR in Karnataka, then moved to the store's registration in
+// Maharashtra (storeGSTIN). The store's GSTR-1 of the earlier GSTIN holds
+// only the invoice issued under it, that of the published GSTIN only the
+// later one; a valid GSTIN no counter issued under, and a malformed one, are
+// refused with a sentence.
+//
+// By hand: T1-A ₹1,180.00 at 18% in Karnataka: taxable 1,000.00, CGST = SGST
+// = 90.00; T1-B ₹11,800.00 at 18% in Maharashtra: taxable 10,000.00, CGST =
+// SGST = 900.00.
+func TestTheStoresGSTR1OfAnEarlierGSTIN(t *testing.T) {
+	const earlier = "29AAPFU0939F1ZR"
+	db := newDB(t)
+	ctx := t.Context()
+	enrolled(t, db, "T1")
+	t1 := newCounter(t, "T1")
+	h := t1.setShop(nil, pos.Shop{Name: "Galla Mobiles", Address: []string{"MG Road, Bengaluru"}, GSTIN: earlier, State: "29"})
+	total := t1.intent("T1-A", day1, pos.TenderCash, "", line("CHG", 1, 1180, 18))
+	t1.add(pos.Event{Kind: pos.EvCashReceived, OrderID: "T1-A", Day: day1, Series: "2627", DocNo: 1, Cash: &pos.CashEvent{Tendered: total}})
+	t1.setShop(h, storeShop)
+	total = t1.intent("T1-B", day1, pos.TenderCash, "", line("WAT", 1, 11800, 18))
+	t1.add(pos.Event{Kind: pos.EvCashReceived, OrderID: "T1-B", Day: day1, Series: "2627", DocNo: 2, Cash: &pos.CashEvent{Tendered: total}})
+	_, err := db.Events.Ingest(ctx, t1.id, t1.sent())
+	require.NoError(t, err)
+	_, err = db.Master.PublishShop(ctx, storeShop, "meera")
+	require.NoError(t, err)
+
+	nov := gstr.Month{Year: 2026, Month: time.November}
+	b2cs := func(r *gstr.Return) []string {
+		var out []string
+		for _, row := range r.B2CS {
+			out = append(out, row.POS+" "+row.TxVal.Rupees()+" "+row.CAmt.Rupees())
+		}
+		return out
+	}
+	old, err := db.Reports.GSTR1Of(ctx, nov, time.UTC, " 29aapfu0939f1zr ")
+	require.NoError(t, err)
+	assert.Equal(t, earlier, old.GSTIN)
+	assert.Equal(t, []string{"29 1000.00 90.00"}, b2cs(old))
+	now, err := db.Reports.GSTR1Of(ctx, nov, time.UTC, "")
+	require.NoError(t, err)
+	assert.Equal(t, storeGSTIN, now.GSTIN)
+	assert.Equal(t, []string{"27 10000.00 900.00"}, b2cs(now))
+
+	_, err = db.Reports.GSTR1Of(ctx, nov, time.UTC, "29AAGCB7383J1Z4")
+	require.ErrorIs(t, err, ErrGSTINNotHeld)
+	assert.Contains(t, err.Error(), "no counter issued a document of 2026-11 under GSTIN 29AAGCB7383J1Z4")
+	_, err = db.Reports.GSTR1Of(ctx, nov, time.UTC, "29AAPFU0939F1Z")
+	require.ErrorIs(t, err, ErrGSTINNotHeld)
+	assert.Contains(t, err.Error(), `"29AAPFU0939F1Z" is not a GSTIN`)
+	assert.NotContains(t, err.Error(), ".", "one sentence, its full stop added where it is shown")
+}

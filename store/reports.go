@@ -434,24 +434,47 @@ func (rp *Reports) MonthDocuments(ctx context.Context, month gstr.Month, shop po
 	return docs, nil
 }
 
-// GSTR1 builds the store's GSTR-1 of month from every counter's documents.
+// GSTR1 builds the store's GSTR-1 of month from every counter's documents,
+// under the GSTIN of the shop the store published.
 func (rp *Reports) GSTR1(ctx context.Context, month gstr.Month, loc *time.Location) (*gstr.Return, error) {
+	return rp.GSTR1Of(ctx, month, loc, "")
+}
+
+// GSTR1Of builds the store's GSTR-1 of month under gstin ("" is the published
+// shop's): a store whose GSTIN changed (a new registration) files the return
+// of the earlier one for the documents its counters issued under it. A GSTIN
+// under which no counter issued a document of month, and that is not the
+// published shop's, is refused with a sentence (ErrGSTINNotHeld).
+func (rp *Reports) GSTR1Of(ctx context.Context, month gstr.Month, loc *time.Location, gstin string) (*gstr.Return, error) {
 	shop, _, err := rp.master.Shop(ctx)
 	if err != nil {
 		return nil, err
 	}
-	switch shop.Registration() {
-	case pos.Unregistered:
-		return nil, ErrNoGSTIN
-	case pos.Composition:
-		return nil, ErrComposition
+	gstin = pos.NormalGSTIN(gstin)
+	if gstin == "" || gstin == shop.GSTIN {
+		switch shop.Registration() {
+		case pos.Unregistered:
+			return nil, ErrNoGSTIN
+		case pos.Composition:
+			return nil, ErrComposition
+		}
+		gstin = shop.GSTIN
+	} else if err := pos.CheckGSTIN(gstin); err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrGSTINNotHeld, strings.TrimSuffix(pos.Sentence(err), "."))
 	}
 	docs, err := rp.MonthDocuments(ctx, month, shop, loc)
 	if err != nil {
 		return nil, err
 	}
-	return gstr.GSTR1(month, shop.GSTIN, docs)
+	if gstin != shop.GSTIN && !slices.ContainsFunc(docs, func(d gstr.Document) bool { return d.Under(gstin) }) {
+		return nil, fmt.Errorf("%w: no counter issued a document of %s under GSTIN %s; give a GSTIN the store's counters held that month", ErrGSTINNotHeld, month, gstin)
+	}
+	return gstr.GSTR1(month, gstin, docs)
 }
+
+// ErrGSTINNotHeld refuses a GSTR-1 of a GSTIN that is not valid, or under
+// which no counter issued a document of the month.
+var ErrGSTINNotHeld = errors.New("there is no GSTR-1 of that GSTIN")
 
 // WriteMonthCSV writes one row per line every counter sold or returned in
 // month (gstr.WriteCSV), for the accountant.

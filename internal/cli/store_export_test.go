@@ -43,6 +43,12 @@ func TestStoreExportCommand(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"gstin": "27AAPFU0939F1ZV"`)
 	assert.Contains(t, string(b), `"fp": "112026"`)
+	code, _, errOut = tillRun(t, dir, "", nil, "store", "export", "gstr1", "--month", "2026-11", "--gstin", "29AAGCB7383J1Z4", "--db", db)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "no counter issued a document of 2026-11 under GSTIN 29AAGCB7383J1Z4")
+	code, _, errOut = tillRun(t, dir, "", nil, "store", "export", "csv", "--month", "2026-11", "--gstin", "29AAGCB7383J1Z4", "--db", db)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "--gstin is for gstr1")
 
 	code, csv, errOut := tillRun(t, dir, "", nil, "store", "export", "csv", "--month", "2026-11", "--db", db)
 	require.Equal(t, exitOK, code, errOut)

@@ -20,7 +20,7 @@ import (
 )
 
 // storePagesUsage is the usage of the store commands of this file.
-const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store manager disable|enable NAME --db URL | store z --day YYYY-MM-DD --db URL (a store manager's PIN in GALLA_PIN or on stdin) | store catalog import FILE [--replace] --db URL (a store manager's PIN) | store shop set --name N --address A --state CODE [--gstin GSTIN] [--composition] [--rates SCHEDULE] [--turnover CRORE] --db URL (a store manager's PIN) | store export gstr1|csv --month YYYY-MM --db URL [--out FILE] | " + storeStaffUsage
+const storePagesUsage = "galla store rebuild --db URL | store manager add NAME --db URL (PIN on stdin) | store manager disable|enable NAME --db URL | store z --day YYYY-MM-DD --db URL (a store manager's PIN in GALLA_PIN or on stdin) | store catalog import FILE [--replace] --db URL (a store manager's PIN) | store shop set --name N --address A --state CODE [--gstin GSTIN] [--composition] [--rates SCHEDULE] [--turnover CRORE] --db URL (a store manager's PIN) | store export gstr1|csv --month YYYY-MM [--gstin GSTIN] --db URL [--out FILE] | " + storeStaffUsage
 
 // storePagesCommands are the "galla store" sub-commands of the projections,
 // the manager's pages and the store's day; cmdStore hands them on.
@@ -38,17 +38,21 @@ var storePagesCommands = map[string]func(c *cli, args []string) int{
 // the store's GSTR-1 of a month (every counter's documents under the store's
 // GSTIN), or one row per line every counter sold or returned in it.
 func cmdStoreExport(c *cli, args []string) int {
-	var monthText, out *string
+	var monthText, out, gstin *string
 	ctx, done, d, rest, code := openStore(c, "export", args, func(fs *flag.FlagSet) {
 		monthText = fs.String("month", "", "the month, YYYY-MM")
 		out = fs.String("out", "", "write the export to this file instead of standard output")
+		gstin = fs.String("gstin", "", "gstr1: the GSTIN whose return it is (default: the published shop's; an earlier one after a new registration)")
 	})
 	if code >= 0 {
 		return code
 	}
 	defer done()
 	if len(rest) != 1 || (rest[0] != "gstr1" && rest[0] != "csv") {
-		return c.fail(exitBadInput, "Use galla store export gstr1|csv --month YYYY-MM --db URL [--out FILE].")
+		return c.fail(exitBadInput, "Use galla store export gstr1|csv --month YYYY-MM [--gstin GSTIN] --db URL [--out FILE].")
+	}
+	if rest[0] == "csv" && *gstin != "" {
+		return c.fail(exitBadInput, "The lines CSV names each document's GSTIN on its row; --gstin is for gstr1.")
 	}
 	if *monthText == "" {
 		return c.fail(exitBadInput, "Give the month with --month YYYY-MM, for example --month %s.", time.Now().Format("2006-01"))
@@ -75,8 +79,8 @@ func cmdStoreExport(c *cli, args []string) int {
 	var b bytes.Buffer
 	what := fmt.Sprintf("The lines every counter sold and returned in %s", month)
 	if rest[0] == "gstr1" {
-		r, err := d.Reports.GSTR1(ctx, month, time.Local)
-		if errors.Is(err, store.ErrNoGSTIN) || errors.Is(err, store.ErrComposition) {
+		r, err := d.Reports.GSTR1Of(ctx, month, time.Local, *gstin)
+		if errors.Is(err, store.ErrNoGSTIN) || errors.Is(err, store.ErrComposition) || errors.Is(err, store.ErrGSTINNotHeld) {
 			return c.fail(exitBadInput, "%s.", strings.ToUpper(err.Error()[:1])+err.Error()[1:])
 		}
 		if err != nil {

@@ -32,7 +32,7 @@ func (p *Pages) month(w http.ResponseWriter, r *http.Request, s session) (gstr.M
 
 // refused answers the store's refusal of a GSTR-1 with its sentence.
 func (p *Pages) refused(w http.ResponseWriter, s session, err error) bool {
-	if errors.Is(err, store.ErrNoGSTIN) || errors.Is(err, store.ErrComposition) {
+	if errors.Is(err, store.ErrNoGSTIN) || errors.Is(err, store.ErrComposition) || errors.Is(err, store.ErrGSTINNotHeld) {
 		msg := err.Error()
 		p.render(w, http.StatusConflict, "error", view{Title: "Error", Manager: s.Manager, CSRF: s.CSRF,
 			Error: strings.ToUpper(msg[:1]) + msg[1:] + "."})
@@ -46,7 +46,8 @@ func (p *Pages) gstr1(w http.ResponseWriter, r *http.Request, s session) {
 	if !ok {
 		return
 	}
-	ret, err := p.db.Reports.GSTR1(r.Context(), m, p.Now().Location())
+	// ?gstin= names an earlier GSTIN of the store (after a new registration).
+	ret, err := p.db.Reports.GSTR1Of(r.Context(), m, p.Now().Location(), r.URL.Query().Get("gstin"))
 	if err != nil {
 		if !p.refused(w, s, err) {
 			p.fail(w, s, err)

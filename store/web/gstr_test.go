@@ -91,6 +91,12 @@ func TestTheMonthsGSTR1AndCSVDownload(t *testing.T) {
 		assert.Contains(t, csv, n)
 	}
 
+	// A GSTIN under which no counter issued a document of the month.
+	r, err = c.Get(srv.URL + "/manager/gstr1.json?month=2026-11&gstin=29AAGCB7383J1Z4")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusConflict, r.StatusCode)
+	assert.Contains(t, body(t, r), "no counter issued a document of 2026-11 under GSTIN 29AAGCB7383J1Z4")
+
 	r, err = c.Get(srv.URL + "/manager/gstr1.json?month=November")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusBadRequest, r.StatusCode)
