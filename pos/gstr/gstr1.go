@@ -480,14 +480,27 @@ func (b *builder) addHSN(d Document, l Line, sign Paise) {
 	h.CsAmt += sign * l.Cess
 }
 
-// hsnDesc is a line's description as table 12 takes it: at most 30 characters.
+// hsnDesc is a line's description as table 12 takes it: at most 30
+// characters, cut after the last whole word that fits ("Samsung Galaxy S24 5G
+// 8GB/256GB Onyx Black" is "Samsung Galaxy S24 5G", not "… 8GB/256G"), or
+// at 30 characters when no word ends in the second half of them.
 func hsnDesc(s string) string {
 	s = strings.TrimSpace(s)
-	if r := []rune(s); len(r) > 30 {
-		s = strings.TrimSpace(string(r[:30]))
+	r := []rune(s)
+	if len(r) <= hsnDescMax {
+		return s
 	}
-	return s
+	head := r[:hsnDescMax+1] // one more: a word that ends at 30 is whole
+	for i := hsnDescMax; i >= hsnDescMax/2; i-- {
+		if head[i] == ' ' {
+			return strings.TrimSpace(string(head[:i]))
+		}
+	}
+	return strings.TrimSpace(string(r[:hsnDescMax]))
 }
+
+// hsnDescMax is the length of table 12's desc and user_desc.
+const hsnDescMax = 30
 
 var trailingDigits = regexp.MustCompile(`[0-9]+$`)
 

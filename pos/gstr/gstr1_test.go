@@ -283,3 +283,20 @@ func TestGSTR1SaleWhollyReturnedLeavesNoRow(t *testing.T) {
 	require.NotNil(t, r.DocIssue, "both documents were issued")
 	assert.Len(t, r.DocIssue.DocDet, 2)
 }
+
+// hsnDesc cuts the catalog's name after its last whole word within 30
+// characters, and hard at 30 only when no word ends in their second half.
+func TestHSNDescCutsAtAWord(t *testing.T) {
+	for in, want := range map[string]string{
+		"USB cable": "USB cable",
+		"Samsung Galaxy S24 5G 8GB/256GB Onyx Black":  "Samsung Galaxy S24 5G",
+		"Portronics Konnect USB-C to USB-C Cable 1 m": "Portronics Konnect USB-C to",
+		"abcdefghijklmnopqrstuvwxyz0123456789":        "abcdefghijklmnopqrstuvwxyz0123",
+		"Thirty characters exactly okay":              "Thirty characters exactly okay",
+		"Thirty characters exactly okay and more":     "Thirty characters exactly okay",
+		"A verylongwordthatgoesonandonandon":          "A verylongwordthatgoesonandona",
+	} {
+		assert.Equal(t, want, hsnDesc(in), in)
+		assert.LessOrEqual(t, len([]rune(hsnDesc(in))), 30, in)
+	}
+}
