@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -45,6 +46,13 @@ func (f *fakeStoreActs) Act(_ context.Context, pin string) (string, error) {
 	return "Done by Asha.", nil
 }
 
+// entered is the PINs Act was given so far (Act runs on the window's worker).
+func (f *fakeStoreActs) entered() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.pins)
+}
+
 // TestSettingsStoreActs: Settings shows what a manager must do about the
 // counter's store with its button; the button asks for a manager's PIN,
 // says a wrong one and stays open, and with the right one does it, and the
@@ -72,13 +80,13 @@ func TestSettingsStoreActs(t *testing.T) {
 	assert.Equal(t, "Accept store?", p.title)
 	h.typeText("111111")
 	h.press(fyne.KeyReturn)
-	h.waitFor("the refusal", func() bool { return p.message.Text != "" && len(acts.pins) == 1 })
+	h.waitFor("the refusal", func() bool { return p.message.Text != "" && len(acts.entered()) == 1 })
 	assert.Equal(t, pos.Sentence(pos.ErrWrongPIN), p.message.Text)
 	assert.Equal(t, p, h.u.dialogs.prompt, "the dialog stays open")
 	h.typeText("432100")
 	h.press(fyne.KeyReturn)
 	h.waitFor("the act", func() bool { return h.u.dialogs.prompt == nil })
-	assert.Equal(t, []string{"111111", "432100"}, acts.pins)
+	assert.Equal(t, []string{"111111", "432100"}, acts.entered())
 	assert.Equal(t, "Done by Asha.", h.u.settings.message.Text)
 	assert.Equal(t, "Acknowledge (manager PIN)", s.btn.Text)
 
