@@ -286,6 +286,16 @@ func (s *releasingStore) Release(_ context.Context, order, _ string) error {
 	return nil
 }
 
+// ReserveReturnItems cannot be asked either.
+func (s *releasingStore) ReserveReturnItems(context.Context, string, string, Paise, []ReturnItem) (Paise, error) {
+	return 0, ErrStoreOffline
+}
+
+// Invoice cannot be asked either.
+func (s *releasingStore) Invoice(context.Context, string) (*StoreInvoice, error) {
+	return nil, ErrStoreOffline
+}
+
 // ReturnedElsewhere says the store never named an invoice of this counter
 // returned at another counter.
 func (s *releasingStore) ReturnedElsewhere(string) (ElsewhereReturn, bool, error) {

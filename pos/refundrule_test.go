@@ -113,6 +113,10 @@ func (s *invoiceStore) ReserveReturn(context.Context, string, string, Paise) (Pa
 	return s.inv.Returnable, nil
 }
 
+func (s *invoiceStore) ReserveReturnItems(context.Context, string, string, Paise, []ReturnItem) (Paise, error) {
+	return s.inv.Returnable, nil
+}
+
 func (s *invoiceStore) Invoice(_ context.Context, ref string) (*StoreInvoice, error) {
 	if ref != s.inv.Number && ref != s.inv.Order.ID {
 		return nil, &StoreRefusal{Code: "not_found", Msg: "no invoice " + ref}

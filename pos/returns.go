@@ -418,7 +418,7 @@ func (rt *Returns) restoreAtStore(ctx context.Context, ref string) error {
 // a search by IMEI, card or phone, or a number of this counter's own).
 func (rt *Returns) storeInvoice(ctx context.Context, doc string, localErr error) (inv *StoreInvoice, ok bool, err error) {
 	doc = strings.TrimSpace(doc)
-	_, si := rt.eng.StoreDesk.storeInvoices()
+	si := rt.eng.StoreDesk.decisions()
 	if si == nil || !errors.Is(localErr, ErrOrderNotFound) || doc == "" {
 		return nil, false, nil
 	}
@@ -452,7 +452,7 @@ func (rt *Returns) storeInvoice(ctx context.Context, doc string, localErr error)
 // never reached the journal is released.
 func (rt *Returns) returnAtStore(ctx context.Context, r ReturnRequest, inv *StoreInvoice) (*ReturnResult, error) {
 	e := rt.eng
-	d, _ := e.StoreDesk.storeInvoices()
+	d := e.StoreDesk.decisions()
 	if d == nil {
 		return nil, ErrStoreOffline
 	}

@@ -24,10 +24,19 @@ type StoreDecisions interface {
 	RedeemCreditNote(ctx context.Context, number, orderID string, amount Paise) (Paise, error)
 	// ReserveReturn reserves amount of a refund of invoice document (T1/000123,
 	// any counter's) under refundID, the refund's unique_txn_id, and returns
-	// what may still be returned of it. A StoreDecisions that is also a
-	// ReturnReserver is asked with the refund's items instead
-	// (StoreDesk.reserveReturn).
+	// what may still be returned of it. A refund whose items add up to its
+	// amount is asked with them instead (ReserveReturnItems).
 	ReserveReturn(ctx context.Context, document, refundID string, amount Paise) (Paise, error)
+	// ReserveReturnItems is ReserveReturn with the refund's items
+	// (ReturnItem.Line indexes the invoice's lines): the store checks each
+	// line's units and money against the invoice as its own counter's events
+	// hold it, less what every counter returned or is returning of it. A
+	// return of another counter's invoice is refused by the store without
+	// them; one of this counter's own invoice may be reserved by amount alone.
+	ReserveReturnItems(ctx context.Context, document, refundID string, amount Paise, items []ReturnItem) (Paise, error)
+	// StoreInvoices reads the store's copy of another counter's invoice, for
+	// a return at this counter.
+	StoreInvoices
 	// Release gives back what was reserved for orderID (a sale that took no
 	// money) or refundID (a refund that failed).
 	Release(ctx context.Context, orderID, refundID string) error
@@ -44,18 +53,6 @@ type StoreDecisions interface {
 	// implementation answers: a decision about money another counter paid
 	// out is never skipped for want of a method.
 	ReturnedElsewhere(orderID string) (r ElsewhereReturn, ok bool, err error)
-}
-
-// ReturnReserver is a StoreDecisions that reserves a return with its goods
-// (store/link implements it): the store checks each line's units and money
-// against the invoice as its own counter's events hold it, less what every
-// counter returned or is returning of it. A return of another counter's
-// invoice is refused by the store without them; one of this counter's own
-// invoice may be reserved by amount alone.
-type ReturnReserver interface {
-	// ReserveReturnItems is StoreDecisions.ReserveReturn with the refund's
-	// items (ReturnItem.Line indexes the invoice's lines).
-	ReserveReturnItems(ctx context.Context, document, refundID string, amount Paise, items []ReturnItem) (Paise, error)
 }
 
 // ErrStoreOffline is a store-wide decision that could not be asked: the store

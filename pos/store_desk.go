@@ -143,19 +143,6 @@ func (sd *StoreDesk) releaseAtStore(ctx context.Context, d StoreDecisions, ref s
 	return cause
 }
 
-// storeInvoices returns the store's copy of the invoices, when the terminal is
-// enrolled and its link serves it.
-func (sd *StoreDesk) storeInvoices() (StoreDecisions, StoreInvoices) {
-	sd.numMu.Lock()
-	d := sd.cfg.Decisions
-	sd.numMu.Unlock()
-	si, _ := d.(StoreInvoices)
-	if si == nil {
-		return nil, nil
-	}
-	return d, si
-}
-
 // A return of this counter's own invoice, when it is enrolled, is reserved at
 // the store too, so that it and returns of the same invoice at other counters
 // never add up to more than was paid. The store refusing (more than is left)
@@ -201,14 +188,14 @@ func (sd *StoreDesk) reserveOwnReturn(ctx context.Context, o *Order, number, uid
 }
 
 // reserveReturn asks the store d, within storeDecisionWait, to reserve amount
-// of the refund uid of invoice document: with its items, line by line, when d
-// takes them (ReturnReserver) and they add up to amount, else by amount alone.
+// of the refund uid of invoice document: with its items, line by line, when
+// they add up to amount, else by amount alone.
 // It returns what may still be returned of the invoice.
 func reserveReturn(ctx context.Context, d StoreDecisions, document, uid string, amount Paise, items []ReturnItem) (Paise, error) {
 	rctx, cancel := context.WithTimeout(ctx, storeDecisionWait)
 	defer cancel()
-	if rr, ok := d.(ReturnReserver); ok && len(items) > 0 && ItemsAmount(items) == amount {
-		return rr.ReserveReturnItems(rctx, document, uid, amount, items)
+	if len(items) > 0 && ItemsAmount(items) == amount {
+		return d.ReserveReturnItems(rctx, document, uid, amount, items)
 	}
 	return d.ReserveReturn(rctx, document, uid, amount)
 }

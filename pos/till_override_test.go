@@ -34,6 +34,16 @@ func (s *offlineStore) ReserveReturn(context.Context, string, string, Paise) (Pa
 
 func (s *offlineStore) Release(context.Context, string, string) error { return ErrStoreOffline }
 
+// ReserveReturnItems cannot be asked either.
+func (s *offlineStore) ReserveReturnItems(context.Context, string, string, Paise, []ReturnItem) (Paise, error) {
+	return 0, ErrStoreOffline
+}
+
+// Invoice cannot be asked either.
+func (s *offlineStore) Invoice(context.Context, string) (*StoreInvoice, error) {
+	return nil, ErrStoreOffline
+}
+
 // ReturnedElsewhere says the store never named an invoice of this counter
 // returned at another counter.
 func (s *offlineStore) ReturnedElsewhere(string) (ElsewhereReturn, bool, error) {

@@ -36,6 +36,16 @@ func (s *unreachableStore) ReserveReturn(context.Context, string, string, pos.Pa
 
 func (s *unreachableStore) Release(context.Context, string, string) error { return pos.ErrStoreOffline }
 
+// ReserveReturnItems cannot be asked either.
+func (s *unreachableStore) ReserveReturnItems(context.Context, string, string, pos.Paise, []pos.ReturnItem) (pos.Paise, error) {
+	return 0, pos.ErrStoreOffline
+}
+
+// Invoice cannot be asked either.
+func (s *unreachableStore) Invoice(context.Context, string) (*pos.StoreInvoice, error) {
+	return nil, pos.ErrStoreOffline
+}
+
 // ReturnedElsewhere says the store never named an invoice of this counter
 // returned at another counter.
 func (s *unreachableStore) ReturnedElsewhere(string) (pos.ElsewhereReturn, bool, error) {

@@ -43,8 +43,7 @@ type Answer struct {
 // (Journaled(j.Shop, j.Log)).
 type Journal interface {
 	Settings
-	// Append journals ev.
-	Append(ctx context.Context, ev pos.Event) (pos.Event, error)
+	Appender
 }
 
 // Appender journals an event (journal.Log has it).

@@ -16,9 +16,7 @@ import (
 // *pos.StoreRefusal with the server's sentence.
 var (
 	_ pos.StoreDecisions = (*Link)(nil)
-	_ pos.StoreInvoices  = (*Link)(nil)
 	_ pos.NoteIssuer     = (*Link)(nil)
-	_ pos.ReturnReserver = (*Link)(nil)
 )
 
 // ReserveIMEIs reserves the sale's IMEIs for orderID.
