@@ -372,16 +372,21 @@ func detail(ctx context.Context, db *store.DB, terminal, order string) (*Detail,
 }
 
 // returnsOf lists the returns against terminal's order: the documents of its
-// own refunds and of the return orders citing it, at any counter.
+// own refunds and of the return orders citing it, at any counter. The two are
+// read each by its index (documents_order; orders_origin, then
+// documents_order) and put together: one condition with an OR between them
+// read every document the store ever printed.
 func returnsOf(ctx context.Context, db *store.DB, terminal, order string) ([]Return, error) {
 	rs, err := db.Pool().Query(ctx, `SELECT d.terminal_id, d.order_id, d.number, d.kind, coalesce(to_char(d.day, 'YYYY-MM-DD'), ''), d.amount,
 			coalesce(c.refund_to, p.refund_to, '')
-		FROM documents d LEFT JOIN credit_notes c ON c.number = d.number
+		FROM (SELECT * FROM documents WHERE terminal_id = $1 AND order_id = $2
+			UNION ALL
+			SELECT d.* FROM orders r JOIN documents d ON d.terminal_id = r.terminal_id AND d.order_id = r.order_id
+			WHERE r.snapshot ? 'origin' AND r.snapshot->'origin'->>'terminal' = $1 AND r.snapshot->'origin'->>'order_id' = $2) d
+		LEFT JOIN credit_notes c ON c.number = d.number
 		LEFT JOIN LATERAL (SELECT p.refund_to FROM payments p WHERE p.terminal_id = d.terminal_id AND p.order_id = d.order_id
 			AND p.day = d.day AND p.amount = d.amount AND p.refund_to <> '' ORDER BY p.seq LIMIT 1) p ON c.number IS NULL
-		WHERE d.kind <> 'receipt' AND NOT d.cancelled AND ((d.terminal_id = $1 AND d.order_id = $2)
-			OR EXISTS (SELECT 1 FROM orders r WHERE r.terminal_id = d.terminal_id AND r.order_id = d.order_id AND r.snapshot ? 'origin'
-				AND r.snapshot->'origin'->>'terminal' = $1 AND r.snapshot->'origin'->>'order_id' = $2))
+		WHERE d.kind <> 'receipt' AND NOT d.cancelled
 		ORDER BY d.day, length(d.terminal_id), d.terminal_id, d.number`, terminal, order)
 	if err != nil {
 		return nil, err

@@ -90,7 +90,12 @@ const day = "2026-11-24"
 // ₹59,000 phone (IMEI 356938035643809) by a VISA ending 4242 to 9876543210,
 // and left a ₹500 card payment unknown; T2 sold ₹11,800 by card.
 func storeWithSales(t *testing.T) *store.DB {
-	db, err := store.Open(t.Context(), cluster.Database(t))
+	return storeWithSalesAt(t, cluster.Database(t))
+}
+
+// storeWithSalesAt is storeWithSales in the empty database at url.
+func storeWithSalesAt(t *testing.T, url string) *store.DB {
+	db, err := store.Open(t.Context(), url)
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())
@@ -132,7 +137,7 @@ func publishShop(t *testing.T, db *store.DB) {
 
 // client is a browser-like client of the pages over TLS: cookies kept,
 // redirects not followed.
-func client(t *testing.T) *http.Client {
+func client(t testing.TB) *http.Client {
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	return &http.Client{Jar: jar, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
