@@ -355,3 +355,34 @@ func TestHistoryKeepsAnyEarlierDetail(t *testing.T) {
 	assert.True(t, r.clock.Now().Equal(h[1].From), "dated at the change")
 	assert.Equal(t, goodGSTIN, h[1].Shop.GSTIN)
 }
+
+// TestGSTR1ShortHSN: a shop that declared an aggregate turnover above ₹5
+// crore after importing a catalog of 4-digit HSN codes sold lines carrying
+// them; its GSTR-1 names them (the portal takes six digits), and a shop at or
+// below the limit is told nothing.
+func TestGSTR1ShortHSN(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	set := func(turnover string) {
+		t.Helper()
+		_, _, err := tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: goodGSTIN, Turnover: turnover}, managerPIN)
+		require.NoError(t, err)
+	}
+	set("5")
+	_, err := sellCash(ctx, r.e, Sale{Lines: returnLines()}, 299500) // a cable (8544) and a case (3926)
+	require.NoError(t, err)
+	nov := gstr.Month{Year: 2026, Month: time.November}
+	ret, err := tl.Documents.GSTR1(ctx, nov)
+	require.NoError(t, err)
+	assert.Empty(t, ret.ShortHSN, "₹5 crore is not above the limit")
+	assert.Empty(t, ShortHSN(ret))
+
+	r.clock.Advance(time.Hour)
+	set("12.5")
+	ret, err = tl.Documents.GSTR1(ctx, nov)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"8544", "3926"}, ret.ShortHSN)
+	assert.ElementsMatch(t, []string{"8544", "3926"}, ret.HSNCodes())
+	assert.Equal(t, "The shop declared an aggregate turnover above ₹5,00,00,000.00, and table 12 (HSN) of this return has codes of fewer than six digits: "+
+		joinAnd(ret.ShortHSN)+"; the portal takes six (Notification 78/2020-Central Tax). Give the six-digit codes in the offline tool before uploading, and import the catalog with six-digit codes so that later sales carry them.", ShortHSN(ret))
+}
