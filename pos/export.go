@@ -437,7 +437,27 @@ func (ds *Documents) GSTR1Period(ctx context.Context, period gstr.Period, gstin 
 	if err != nil {
 		return nil, fmt.Errorf("pos: gstr1 %s: %w", period, err)
 	}
+	if shop.Turnover > EInvoiceTurnover {
+		for _, code := range r.HSNCodes() {
+			if len(code) < 6 {
+				r.ShortHSN = append(r.ShortHSN, code)
+			}
+		}
+	}
 	return r, nil
+}
+
+// ShortHSN says which HSN codes of r's table 12 have fewer digits than the
+// shop's declared turnover asks (gstr.Return.ShortHSN), and what to do; ""
+// when none. The lines sold carry the codes of the catalog they were sold
+// from: one imported before the shop declared a turnover above ₹5 crore is
+// not checked again (docs/gst.md, "What a shop sets up").
+func ShortHSN(r *gstr.Return) string {
+	if r == nil || len(r.ShortHSN) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("The shop declared an aggregate turnover above %s, and table 12 (HSN) of this return has %s of fewer than six digits: %s; the portal takes six (Notification 78/2020-Central Tax). Give the six-digit codes in the offline tool before uploading, and import the catalog with six-digit codes so that later sales carry them.",
+		EInvoiceTurnover, map[bool]string{true: "a code", false: "codes"}[len(r.ShortHSN) == 1], joinAnd(r.ShortHSN))
 }
 
 // IFF is the Invoice Furnishing Facility of month for a quarterly filer: the

@@ -259,6 +259,47 @@ func TestHSNDescription(t *testing.T) {
 	}
 }
 
+// TestHSNTariffItems: with a master that lists India's tariff items of a
+// subheading, an 8-digit code under it must be one of them, refused with a
+// sentence naming the code and the subheading's items; under a subheading
+// whose items the master does not list, it is checked by its first six
+// digits; desc is the tariff item's text when the master has it. The master
+// is one made for the test (the shipped one lists no tariff items yet).
+func TestHSNTariffItems(t *testing.T) {
+	m, err := hsn.Read("# made for the test\n" +
+		"61\tApparel; knitted\n6109\tT-shirts, singlets and other vests; knitted\n" +
+		"610910\tT-shirts; of cotton, knitted\n61091000\tT-shirts of cotton for men\n" +
+		"610990\tT-shirts; of other textiles, knitted\n61099010\tOf wool\n61099020\tOf silk\n61099030\tOf man-made fibres\n61099040\tOf linen\n61099050\tOf ramie\n61099090\tOther\n" +
+		"85\tElectrical machinery\n8517\tTelephone sets\n851713\tTelephone sets; smartphones\n" +
+		"851714\tTelephone sets; other\n85171410\tSatellite phones\n85171490\tOther telephones\n")
+	require.NoError(t, err)
+	const check = "; check the code on the invoice from your supplier"
+	for _, tt := range []struct{ code, want string }{
+		{"61091000", ""},
+		{"61099050", ""},
+		{"85171410", ""},
+		{"85171300", ""}, // the master lists no tariff item of 851713: checked by six digits
+		{"851714", ""},
+		{"6109", ""},
+		{"61091090", "the HSN code 61091090 is not a tariff item of India's tariff in the HSN master: subheading 610910 has the tariff item 61091000" + check},
+		{"85171400", "the HSN code 85171400 is not a tariff item of India's tariff in the HSN master: subheading 851714 has the tariff items 85171410 and 85171490" + check},
+		{"61099099", "the HSN code 61099099 is not a tariff item of India's tariff in the HSN master: subheading 610990 has 6 tariff items, 61099010, 61099020, 61099030, 61099040 and 2 more" + check},
+		{"85171200", "the HSN code 85171200 is not in the HSN master (HS 2022): its first six digits 851712 are not a subheading of heading 8517 (an 8-digit tariff item extends a subheading of the HS)" + check},
+	} {
+		assert.Equal(t, tt.want, hsnUnknown(m, tt.code), "hsnUnknown(%s)", tt.code)
+	}
+	for _, tt := range []struct{ code, want string }{
+		{"61091000", "T-shirts of cotton for men"}, // the tariff item's
+		{"85171410", "Satellite phones"},
+		{"85171300", "Telephone sets; smartphones"}, // the subheading's: no item listed
+		{"61091090", "T-shirts; of cotton, knitted"},
+		{"610990", "T-shirts; of other textiles"}, // cut at 30, the comma dropped
+		{"6109", "T-shirts, singlets"},            // "and other" only joins what was cut
+	} {
+		assert.Equal(t, tt.want, hsnDescription(m, tt.code), "hsnDescription(%s)", tt.code)
+	}
+}
+
 // TestHSNDescriptionsOfTheMaster: every heading and subheading of the master
 // has a desc of 1 to 30 characters that begins its text and ends where a word
 // of it ends.

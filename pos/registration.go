@@ -212,9 +212,17 @@ func LoadShops(ctx context.Context, j Journal) (Shops, error) {
 }
 
 // At is the shop as a document issued at t prints it: the details in force at
-// t by the history, or today's when t is at or after its last change, before
-// its first, or there is no history (a journal whose shop never changed since
-// the history began; docs/gst.md). The rate choice is always today's.
+// t by the history, or today's when t is at or after its last change or there
+// is no history (a journal whose shop never changed since the history began;
+// docs/gst.md). The rate choice is always today's.
+//
+// Before the history's first entry the shop had no details: a first entry
+// in force since an unknown date (From zero) covers every earlier t, so a
+// dated first entry is the shop's first set-up (recordRegistration), and a
+// document issued before it printed a shop with no name, no GSTIN and no
+// registration. At gives that shop then (Unregistered: a RECEIPT with no tax),
+// not the first entry's nor today's details, so that the document reprints
+// as it was issued and no return or report counts tax it never stated.
 func (s Shops) At(t time.Time) Shop {
 	h := s.History
 	if len(h) == 0 || t.IsZero() || !t.Before(h[len(h)-1].From) {
@@ -225,7 +233,7 @@ func (s Shops) At(t time.Time) Shop {
 	}
 	shop, ok := h.At(t)
 	if !ok {
-		return s.Today
+		shop = Shop{} // before the shop was first set up
 	}
 	shop.Rates = s.Today.Rates
 	return shop
@@ -252,11 +260,22 @@ func (s Shops) GSTINs() []string {
 }
 
 // During is every set of details in force at some time from from to to (both
-// included), oldest first: one shop when nothing changed between them. A
-// history whose first change is dated began when the shop was first set up:
-// before it the shop had no details, and no registration is in force then.
+// included), oldest first: one shop when nothing changed between them. It
+// decides for a span (a return's period, a report's day) under which
+// registrations it falls, as At decides for each document.
+//
+// A history whose first change is dated began when the shop was first set up:
+// before it the shop had no details, and no registration is known then (its
+// documents printed none: At). A span that reaches past the set-up is the
+// details from it on; a span wholly before it takes the earliest details the
+// history knows, the nearest knowledge of the shop's registration then (a
+// shop set up with the GSTIN it already held has a return for an earlier
+// month, with none of the documents of that month, which stated no tax).
 func (s Shops) During(from, to time.Time) []Shop {
-	if len(s.History) > 0 && from.Before(s.History[0].From) && !s.History[0].From.After(to) {
+	if len(s.History) > 0 && from.Before(s.History[0].From) {
+		if s.History[0].From.After(to) {
+			return []Shop{s.At(s.History[0].From)}
+		}
 		from = s.History[0].From
 	}
 	out := []Shop{s.At(from)}
@@ -294,7 +313,9 @@ func (c *core) recordRegistration(ctx context.Context, by string, next Shop) err
 		if err != nil {
 			return err
 		}
-		if cur.Name != "" || cur.GSTIN != "" || len(cur.Address) > 0 {
+		// Any detail set before the history was kept (a phone or a state
+		// alone too) is what the documents before this change printed.
+		if !samePrinted(cur, Shop{}) {
 			h = append(h, RegisteredShop{Shop: printedShop(cur)})
 		}
 	}

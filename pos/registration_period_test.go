@@ -3,6 +3,7 @@ package pos
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -234,4 +235,154 @@ func TestShopsAt(t *testing.T) {
 	// A shop first set up at t0 had no registration before.
 	fresh := Shops{Today: reg, History: RegistrationHistory{{From: t0, Shop: none}, {From: t0.Add(time.Hour), Shop: reg}}}
 	assert.Equal(t, []Shop{none, reg}, fresh.During(t0.Add(-24*time.Hour), t0.Add(2*time.Hour)))
+}
+
+// TestShopsAtBeforeTheFirstEntry: a history whose first entry is dated began
+// when the shop was first set up; a document issued before it printed a shop
+// with no details: no name, no GSTIN, unregistered. At gives that shop, with
+// today's rate choice, and not the first entry's details nor today's, though
+// both are registered.
+func TestShopsAtBeforeTheFirstEntry(t *testing.T) {
+	t0 := time.Date(2026, 11, 22, 11, 0, 0, 0, time.UTC)
+	rates := ShopRates{{Rates: []Rate{Percent(0), Percent(18)}}}
+	reg := Shop{Name: "Galla Mobiles", Address: []string{"1 MG Road, Pune"}, State: "27", GSTIN: goodGSTIN}
+	today := reg
+	today.Rates = rates
+	comp := Shop{Name: "Galla Mobiles", State: "27", GSTIN: goodGSTIN, Composition: true}
+
+	// Set up with its GSTIN at t0, never changed since.
+	once := Shops{Today: today, History: RegistrationHistory{{From: t0, Shop: reg}}}
+	before := once.At(t0.Add(-time.Minute))
+	assert.Equal(t, Shop{Rates: rates}, before)
+	assert.Equal(t, Unregistered, before.Registration())
+	assert.Equal(t, "RECEIPT", before.Registration().Title())
+	assert.False(t, once.StatesTax(t0.Add(-time.Minute)))
+	assert.Equal(t, today, once.At(t0))
+	assert.True(t, once.StatesTax(t0))
+
+	// Set up under the composition scheme at t0, regular from t0 + 1h.
+	twice := Shops{Today: today, History: RegistrationHistory{{From: t0, Shop: comp}, {From: t0.Add(time.Hour), Shop: reg}}}
+	assert.Equal(t, Shop{Rates: rates}, twice.At(t0.Add(-24*time.Hour)))
+	withRates := comp
+	withRates.Rates = rates
+	assert.Equal(t, withRates, twice.At(t0.Add(30*time.Minute)))
+	assert.Equal(t, today, twice.At(t0.Add(time.Hour)))
+
+	// A span wholly before the set-up takes the earliest details known; one
+	// that reaches past it, the details from the set-up on.
+	assert.Equal(t, []Shop{today}, once.During(t0.Add(-48*time.Hour), t0.Add(-24*time.Hour)))
+	assert.Equal(t, []Shop{withRates}, twice.During(t0.Add(-48*time.Hour), t0.Add(-24*time.Hour)))
+	assert.Equal(t, []Shop{withRates, today}, twice.During(t0.Add(-48*time.Hour), t0.Add(2*time.Hour)))
+
+	// A first entry in force since an unknown date covers every earlier day.
+	kept := Shops{Today: today, History: RegistrationHistory{{Shop: comp}, {From: t0, Shop: reg}}}
+	assert.Equal(t, withRates, kept.At(t0.Add(-365*24*time.Hour)))
+}
+
+// TestSaleBeforeTheShopWasSetUp: a sale paid before the shop's details were
+// first set printed a RECEIPT with no shop details and no tax; set up an hour
+// later as a regular registrant, the shop reprints it so, and November's
+// GSTR-1 and the day's X report hold only the sale made after, each a
+// ₹2,995.00 sale (three cables at ₹498.66 after the ₹1 off, ₹1,496.00, and a
+// case at ₹1,499.00, all 18%). By hand: taxable 1,496.00 / 1.18 = 1,267.80
+// and 1,499.00 / 1.18 = 1,270.34, together 2,538.14; CGST = SGST =
+// round(2,538.14 × 9%) = round(228.4326) = 228.43.
+func TestSaleBeforeTheShopWasSetUp(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	unset, err := LoadShop(ctx, r.j)
+	require.NoError(t, err)
+	require.Equal(t, Shop{}, unset, "no shop details yet")
+	early, err := sellCash(ctx, r.e, Sale{Lines: returnLines()}, 299500)
+	require.NoError(t, err)
+	first, err := tl.Documents.ReceiptDocument(ctx, early.Order.ID, -1)
+	require.NoError(t, err)
+	require.Equal(t, "RECEIPT", first.Receipt.Title)
+	require.NoError(t, tl.Documents.RecordCopy(ctx, first, "stdout", "escpos"))
+
+	r.clock.Advance(time.Hour)
+	registerShop(t, tl)
+	later, err := sellCash(ctx, r.e, Sale{Lines: returnLines()}, 299500)
+	require.NoError(t, err)
+
+	d, err := tl.Documents.ReceiptDocument(ctx, early.Order.ID, -1)
+	require.NoError(t, err)
+	assert.Equal(t, "RECEIPT", d.Receipt.Title)
+	text := docText(t, d.Receipt)
+	assert.Contains(t, text, "DUPLICATE")
+	assert.Contains(t, text, UnregisteredLegend)
+	for _, not := range []string{"GSTIN", "Galla Mobiles", "CGST", "TAX INVOICE"} {
+		assert.NotContains(t, text, not)
+	}
+	d, err = tl.Documents.ReceiptDocument(ctx, later.Order.ID, -1)
+	require.NoError(t, err)
+	assert.Equal(t, "TAX INVOICE", d.Receipt.Title)
+	assert.Contains(t, docText(t, d.Receipt), "GSTIN 27AAPFU0939F1ZV")
+
+	ret, err := tl.Documents.GSTR1(ctx, gstr.Month{Year: 2026, Month: time.November})
+	require.NoError(t, err)
+	camt := gstr.Paise(228_43)
+	assert.Equal(t, []gstr.B2CS{{SplyTy: "INTRA", POS: "27", Typ: "OE", Rt: 1800, TxVal: 2538_14, CAmt: &camt, SAmt: &camt}}, ret.B2CS)
+	assert.Equal(t, "1 document was issued in the period under another registration than GSTIN 27AAPFU0939F1ZV and is not in this return: "+
+		early.Order.Number("T1")+" while the shop had no GSTIN.", OtherDocuments(ret))
+
+	rep, err := r.e.Ledger.Report(ctx, "2026-11-22")
+	require.NoError(t, err)
+	assert.Equal(t, Paise(2*2995_00), rep.GrossSales)
+	require.Len(t, rep.GST, 1)
+	assert.Equal(t, RateTotal{Rate: Percent(18), Amount: 2995_00, Taxable: 2538_14, Tax: 456_86, CGST: 228_43, SGST: 228_43}, rep.GST[0])
+}
+
+// TestHistoryKeepsAnyEarlierDetail: a shop an earlier version journaled with
+// a state and a phone alone (no name, GSTIN or address) printed them; the
+// first change the history dates keeps them first, in force since an unknown
+// date, so that a document issued before it does not reprint as a shop with
+// no details.
+func TestHistoryKeepsAnyEarlierDetail(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	raw, err := json.Marshal(Shop{State: "27", Phone: "9000000009"})
+	require.NoError(t, err)
+	_, err = r.j.Append(ctx, Event{Kind: EvSettingsChanged, Time: r.clock.Now(), Setting: &Setting{Key: SettingShop, Value: raw}})
+	require.NoError(t, err)
+	r.clock.Advance(time.Hour)
+	registerShop(t, tl)
+	h, err := LoadRegistrations(ctx, r.j)
+	require.NoError(t, err)
+	require.Len(t, h, 2)
+	assert.True(t, h[0].From.IsZero())
+	assert.Equal(t, Shop{State: "27", Phone: "9000000009"}, h[0].Shop)
+	assert.True(t, r.clock.Now().Equal(h[1].From), "dated at the change")
+	assert.Equal(t, goodGSTIN, h[1].Shop.GSTIN)
+}
+
+// TestGSTR1ShortHSN: a shop that declared an aggregate turnover above ₹5
+// crore after importing a catalog of 4-digit HSN codes sold lines carrying
+// them; its GSTR-1 names them (the portal takes six digits), and a shop at or
+// below the limit is told nothing.
+func TestGSTR1ShortHSN(t *testing.T) {
+	r, tl := newReturnTill(t)
+	ctx := t.Context()
+	set := func(turnover string) {
+		t.Helper()
+		_, _, err := tl.Setup.SetShop(ctx, ShopDetails{Name: "Galla Mobiles", Address: "1 MG Road, Pune", State: "27", GSTIN: goodGSTIN, Turnover: turnover}, managerPIN)
+		require.NoError(t, err)
+	}
+	set("5")
+	_, err := sellCash(ctx, r.e, Sale{Lines: returnLines()}, 299500) // a cable (8544) and a case (3926)
+	require.NoError(t, err)
+	nov := gstr.Month{Year: 2026, Month: time.November}
+	ret, err := tl.Documents.GSTR1(ctx, nov)
+	require.NoError(t, err)
+	assert.Empty(t, ret.ShortHSN, "₹5 crore is not above the limit")
+	assert.Empty(t, ShortHSN(ret))
+
+	r.clock.Advance(time.Hour)
+	set("12.5")
+	ret, err = tl.Documents.GSTR1(ctx, nov)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"8544", "3926"}, ret.ShortHSN)
+	assert.ElementsMatch(t, []string{"8544", "3926"}, ret.HSNCodes())
+	assert.Equal(t, "The shop declared an aggregate turnover above ₹5,00,00,000.00, and table 12 (HSN) of this return has codes of fewer than six digits: "+
+		joinAnd(ret.ShortHSN)+"; the portal takes six (Notification 78/2020-Central Tax). Give the six-digit codes in the offline tool before uploading, and import the catalog with six-digit codes so that later sales carry them.", ShortHSN(ret))
 }

@@ -102,6 +102,9 @@ func cmdExport(c *cli, args []string) int {
 			if other := pos.OtherDocuments(r); other != "" {
 				fmt.Fprintf(c.stderr, "galla: %s\n", other)
 			}
+			if short := pos.ShortHSN(r); short != "" {
+				fmt.Fprintf(c.stderr, "galla: %s\n", short)
+			}
 			return fmt.Sprintf("%s for GSTIN %s", name, r.GSTIN), err
 		}
 	case "csv":

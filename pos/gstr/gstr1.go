@@ -31,6 +31,31 @@ type Return struct {
 	// under the composition scheme, or had another GSTIN. They are not part of
 	// the file; an exporter says which they are.
 	Other []Document `json:"-"`
+
+	// ShortHSN is the HSN codes of table 12 with fewer digits than the
+	// shop's aggregate turnover asks (six above ₹5 crore, Notification
+	// 78/2020-Central Tax), as the lines sold carried them; set by the
+	// caller that knows the turnover, not part of the file.
+	ShortHSN []string `json:"-"`
+}
+
+// HSNCodes is every HSN code of r's table 12, in the order of its rows, each
+// once.
+func (r *Return) HSNCodes() []string {
+	if r.HSN == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, rows := range [][]HSNRow{r.HSN.Data, r.HSN.B2B, r.HSN.B2C} {
+		for _, h := range rows {
+			if !seen[h.HSNSc] {
+				seen[h.HSNSc] = true
+				out = append(out, h.HSNSc)
+			}
+		}
+	}
+	return out
 }
 
 // B2B is table 4A: the invoices to one registered buyer.

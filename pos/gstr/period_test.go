@@ -100,3 +100,13 @@ func TestGSTR1QuarterAndIFF(t *testing.T) {
 	}
 	assert.Equal(t, Paise(15900_00), txval)
 }
+
+// TestHSNCodes: every code of table 12, in the order of its rows, once, in
+// the one table of before May 2025 and in the two tabs after.
+func TestHSNCodes(t *testing.T) {
+	assert.Empty(t, (&Return{}).HSNCodes())
+	r := &Return{HSN: &HSN{B2B: []HSNRow{{HSNSc: "851713"}, {HSNSc: "8544"}}, B2C: []HSNRow{{HSNSc: "8544"}, {HSNSc: "3926"}, {HSNSc: "8544"}}}}
+	assert.Equal(t, []string{"851713", "8544", "3926"}, r.HSNCodes())
+	r = &Return{HSN: &HSN{Data: []HSNRow{{HSNSc: "3926"}, {HSNSc: "3926"}, {HSNSc: "85444299"}}}}
+	assert.Equal(t, []string{"3926", "85444299"}, r.HSNCodes())
+}

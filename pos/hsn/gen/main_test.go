@@ -1,8 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"galla/pos/hsn"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -45,4 +52,61 @@ func TestReadRefuses(t *testing.T) {
 		_, err := read(strings.NewReader(csv))
 		assert.Error(t, err, name)
 	}
+}
+
+// TestReadTariff keeps the 8-digit codes under the HS's subheadings, gives
+// a code its dropped leading zero back, makes a description one line, keeps
+// the first of two rows of a code and names the items of a subheading the
+// HS edition lacks.
+func TestReadTariff(t *testing.T) {
+	hs := []row{{"01", "Animals; live"}, {"0101", "Horses"}, {"010121", "Horses; pure-bred"}, {"010129", "Horses; other"}, {"85", "Electrical machinery"}, {"8517", "Telephone sets"}, {"851713", "Smartphones"}}
+	items, left, err := readTariff(strings.NewReader("HSN_CD,HSN_Description\n"+
+		"1,LIVE ANIMALS\n"+ // a chapter: the HS's
+		"101,LIVE HORSES\n"+
+		"10121,HORSES\n"+
+		"1012100,\"LIVE HORSES :\nPURE-BRED   BREEDING ANIMALS\"\n"+
+		"85171300,SMARTPHONES\n"+
+		"85171300,SMARTPHONES AGAIN\n"+
+		"85171211,PUSH BUTTON TYPE\n"+ // HS 2017's subheading 851712
+		"1012910,HORSES FOR POLO\n"), hs)
+	require.NoError(t, err)
+	assert.Equal(t, []row{
+		{"01012100", "LIVE HORSES : PURE-BRED BREEDING ANIMALS"},
+		{"01012910", "HORSES FOR POLO"},
+		{"85171300", "SMARTPHONES"},
+	}, items)
+	assert.Equal(t, []string{"85171211"}, left)
+
+	for name, csv := range map[string]string{
+		"not digits":     "HSN_CD,HSN_Description\n8517.13.00,SMARTPHONES\n",
+		"no description": "HSN_CD,HSN_Description\n85171300,\n",
+		"one column":     "HSN_CD\n85171300\n",
+		"no tariff item": "HSN_CD,HSN_Description\n8517,TELEPHONE SETS\n",
+		"empty":          "",
+	} {
+		_, _, err := readTariff(strings.NewReader(csv), hs)
+		assert.Error(t, err, name)
+	}
+}
+
+// TestRunTariff writes a master the package reads, naming both sources, with
+// the tariff items beside the HS's codes in order.
+func TestRunTariff(t *testing.T) {
+	dir := t.TempDir()
+	in, tariff, out := filepath.Join(dir, "hs.csv"), filepath.Join(dir, "tariff.csv"), filepath.Join(dir, "m.tsv.gz")
+	require.NoError(t, os.WriteFile(in, []byte(head+"I,85,Electrical machinery,TOTAL,2\nI,8517,Telephone sets,85,4\nI,851713,Smartphones,8517,6\nI,851714,Other telephones,8517,6\n"), 0o644))
+	require.NoError(t, os.WriteFile(tariff, []byte("HSN_CD,HSN_Description\n85171300,SMARTPHONES\n85171400,OTHER TELEPHONES\n"), 0o644))
+	require.NoError(t, run(in, out, "hs@c1 data.csv", "HS 2022", tariffList{tariff, "tariff@c2 list.csv", "CC0 1.0"}))
+	gz, err := os.ReadFile(out)
+	require.NoError(t, err)
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	require.NoError(t, err)
+	raw, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	assert.Equal(t, "# HS 2022, hs@c1 data.csv, ODC PDDL 1.0: 4 codes\n"+
+		"# India's tariff items, tariff@c2 list.csv, CC0 1.0: 2 codes\n"+
+		"85\tElectrical machinery\n8517\tTelephone sets\n851713\tSmartphones\n85171300\tSMARTPHONES\n851714\tOther telephones\n85171400\tOTHER TELEPHONES\n", string(raw))
+	m, err := hsn.Read(string(raw))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"85171300"}, m.TariffItems("851713"))
 }
