@@ -45,9 +45,19 @@ func TestShopSetAndDocumentTitle(t *testing.T) {
 	}
 	assert.NotContains(t, receipt(), "Sharma Mobiles", "a refused setting changes nothing")
 
+	// Each setting titles the documents issued from then on; one issued
+	// before reprints as it was issued.
+	sell := func() {
+		t.Helper()
+		code, out, errOut := tillRun(t, dir, "", pin, "checkout", "--staff", "Meera", "--items", "ACC-CBL-CC1M", "--pay", "cash")
+		require.Equal(t, exitOK, code, errOut)
+		id = decodeCheckout(t, out).MerchantOrderID
+	}
+	first := id
 	code, errOut = set("--state", "27", "--gstin", "27aapfu0939f1zv")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, errOut, "TAX INVOICE")
+	sell()
 	doc := receipt()
 	assert.Contains(t, doc, "TAX INVOICE")
 	assert.Contains(t, doc, "GSTIN 27AAPFU0939F1ZV")
@@ -55,7 +65,12 @@ func TestShopSetAndDocumentTitle(t *testing.T) {
 
 	code, errOut = set("--state", "27", "--gstin", "27AAPFU0939F1ZV", "--composition")
 	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, receipt(), "TAX INVOICE", "the tax invoice reprints as issued")
+	sell()
 	assert.Contains(t, receipt(), "BILL OF SUPPLY")
+	id = first
+	assert.Contains(t, receipt(), "RECEIPT", "the sale before any set-up reprints as issued")
+	assert.NotContains(t, receipt(), "Sharma Mobiles")
 
 	code, _, errOut = tillRun(t, dir, "", map[string]string{"GALLA_PIN": "9999"}, "shop", "set", "--name", "X", "--address", "Y", "--state", "27")
 	assert.Equal(t, exitBadInput, code, "a manager's PIN is needed: %s", errOut)

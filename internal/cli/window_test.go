@@ -176,8 +176,17 @@ func TestWindowTillSells(t *testing.T) {
 	assert.Equal(t, "MG Road, Pune", set.Address)
 	assert.Equal(t, printed, set.PrinterAddr)
 	assert.False(t, set.Live)
+	// The sale made before the shop was set up prints as it was issued (no
+	// name); the next one carries the shop's name.
 	require.NoError(t, till.Documents.Print(ctx, out.OrderID, false))
 	job, err := os.ReadFile(printed)
+	require.NoError(t, err)
+	assert.NotContains(t, string(job), "Sharma Mobiles", "a document reprints as it was issued")
+	next, err := till.Checkout.Pay(ctx, ui.PayRequest{Lines: []ui.Line{{Product: till.Shelf.Search("ACC-CBL-CC1M", 1)[0], Qty: 1}}, Tender: pos.TenderCash,
+		Tendered: pos.Rupees(499), Cashier: "Asha"}, nil)
+	require.NoError(t, err)
+	require.NoError(t, till.Documents.Print(ctx, next.OrderID, false))
+	job, err = os.ReadFile(printed)
 	require.NoError(t, err)
 	assert.Contains(t, string(job), "Sharma Mobiles")
 
