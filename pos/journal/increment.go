@@ -75,7 +75,7 @@ func pageDigest(p []byte) uint64 {
 
 // pageStream receives the copy Tx.WriteTo writes, in any chunks, and hands
 // each whole page to page with its number; it keeps the CRC-32C of the whole
-// copy.
+// copy, and writes each chunk whole to tee when there is one.
 type pageStream struct {
 	size    int
 	buf     []byte
@@ -84,6 +84,7 @@ type pageStream struct {
 	written int64
 	sum     hash.Hash32
 	page    func(pgid uint64, p []byte) error
+	tee     io.Writer
 }
 
 func newPageStream(size int, page func(uint64, []byte) error) *pageStream {
@@ -92,6 +93,11 @@ func newPageStream(size int, page func(uint64, []byte) error) *pageStream {
 
 func (s *pageStream) Write(p []byte) (int, error) {
 	total := len(p)
+	if s.tee != nil {
+		if _, err := s.tee.Write(p); err != nil {
+			return 0, err
+		}
+	}
 	s.sum.Write(p)
 	s.written += int64(total)
 	for len(p) > 0 {
@@ -433,9 +439,9 @@ func (bk *Archive) backupBase(path string) error {
 		ps := tx.DB().Info().PageSize
 		s := newPageStream(ps, func(_ uint64, p []byte) error {
 			digests = append(digests, pageDigest(p))
-			_, err := w.Write(p)
-			return err
+			return nil
 		})
+		s.tee = w
 		if _, err := tx.WriteTo(s); err != nil {
 			return err
 		}
@@ -511,7 +517,8 @@ func (bk *Archive) backupIncrement(ctx context.Context, path, base string, diges
 			if pgid < uint64(len(digests)) && digests[pgid] == pageDigest(p) {
 				return nil
 			}
-			if held += int64(ps); bound && held > limit {
+			// The two meta pages change at every commit and are not counted.
+			if held += int64(ps); bound && pgid > 1 && held > limit {
 				return errIncTooLarge
 			}
 			pages++

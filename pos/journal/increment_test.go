@@ -365,3 +365,77 @@ func TestSalvageFromIncrement(t *testing.T) {
 	_, err = os.Stat(out + ".backup")
 	assert.ErrorIs(t, err, fs.ErrNotExist, "the copy read is removed")
 }
+
+// TestSealBackupsKeepsABase: a backup in clear that increments are built on
+// is not rewritten (its pages would no longer be those they were taken
+// against): seal-backups leaves it, naming them, and seals the others.
+func TestSealBackupsKeepsABase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data", "journal.db")
+	j, err := Open(path, Options{ChainKey: testKey})
+	require.NoError(t, err)
+	j.core.rec.v, j.core.proofs.v = nil, nil // the build before sealing
+	var s script
+	appendAll(t, j, s.representative(t))
+	appendAll(t, j, buyerEvents(t, &s))
+	require.NoError(t, j.Close())
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		require.NoError(t, meta.Delete(metaSealed))
+		return putU64(meta, metaSchema, 4)
+	})
+	backups := filepath.Join(filepath.Dir(path), "backups")
+	require.NoError(t, os.MkdirAll(backups, 0o700))
+	base, other := backupPrefix+"2026-03-31"+backupSuffix, backupPrefix+"2026-02-28"+backupSuffix
+	require.NoError(t, copyFile(path, filepath.Join(backups, base)))
+	require.NoError(t, copyFile(path, filepath.Join(backups, other)))
+	writeIncrement(t, filepath.Join(backups, "journal-2026-04-01"+incSuffix), base)
+	baseBytes, err := os.ReadFile(filepath.Join(backups, base))
+	require.NoError(t, err)
+
+	j, err = Open(path, Options{ChainKey: testKey})
+	require.NoError(t, err)
+	defer j.Close()
+	sealed, err := j.SealBackups(t.Context(), "001")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), base+": it is the base of the backups journal-2026-04-01.inc, so it is left as it is")
+	assert.Contains(t, sealed, other)
+	assert.NotContains(t, sealed, base)
+	after, err := os.ReadFile(filepath.Join(backups, base))
+	require.NoError(t, err)
+	assert.Equal(t, baseBytes, after, "the base is left as it was")
+}
+
+// TestPageStream: the pages handed on and the bytes written through are the
+// copy's, whatever the chunks Tx.WriteTo writes in; a copy that ends inside a
+// page is refused.
+func TestPageStream(t *testing.T) {
+	const size = 64
+	data := make([]byte, 10*size)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	for _, chunk := range []int{1, 13, size, 3 * size, 3*size + 5, len(data)} {
+		var pages [][]byte
+		var ids []uint64
+		var tee bytes.Buffer
+		s := newPageStream(size, func(id uint64, p []byte) error {
+			ids = append(ids, id)
+			pages = append(pages, bytes.Clone(p))
+			return nil
+		})
+		s.tee = &tee
+		for off := 0; off < len(data); off += chunk {
+			_, err := s.Write(data[off:min(off+chunk, len(data))])
+			require.NoError(t, err)
+		}
+		require.NoError(t, s.close(), "chunk %d", chunk)
+		assert.Equal(t, []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, ids, "chunk %d", chunk)
+		assert.Equal(t, data, bytes.Join(pages, nil), "chunk %d", chunk)
+		assert.Equal(t, data, tee.Bytes(), "chunk %d", chunk)
+		assert.Equal(t, crc32.Checksum(data, backupCRC), s.sum.Sum32())
+	}
+	s := newPageStream(size, func(uint64, []byte) error { return nil })
+	_, err := s.Write(data[:size+1])
+	require.NoError(t, err)
+	assert.Error(t, s.close(), "a copy that ends inside a page")
+}
