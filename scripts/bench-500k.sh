@@ -7,10 +7,10 @@
 # (pos/journal TestGrowDataDir: busy days of 200 sales up to yesterday, the
 # last OPEN_DAYS of them never closed by a Z report), keyed with the data
 # directory's own journal key as the terminal keys it; the fresh one holds
-# nothing. Each gets the same manager and shop, and one warm-up round (a shift,
-# a phone sale, a cash sale), as a counter in use has: then the till's
-# snapshots and the journal's marks are where a counter's own commands leave
-# them. Both are kept as templates in $DIR and made again only when EVENTS or
+# nothing. Each gets the same manager and shop, one warm-up round (a shift,
+# a phone sale, a cash sale) and a backup dated yesterday, as a counter in use
+# has: then the till's snapshots, the journal's marks and the backups are
+# where a counter's own commands leave them. Both are kept as templates in $DIR and made again only when EVENTS or
 # OPEN_DAYS change (or with FRESH=1).
 #
 # Each of N rounds copies the two templates anew (untimed) and runs, on the
@@ -21,7 +21,8 @@
 #   report       galla report (the day's X report)
 #   staff-list   galla staff list
 #   close-day    galla close-day (after the shift is closed, untimed): the Z
-#                report, the day's backup and its check
+#                report, the day's backup (an increment of yesterday's; a
+#                full base with BASE=1) and its check
 #   verify       galla journal verify (the first VERIFY rounds only)
 # timing each whole process (exec to exit) and its peak resident memory
 # (/usr/bin/time -f %M). It prints each command's median over the rounds on
@@ -30,6 +31,7 @@
 #   N=5 bash scripts/bench-500k.sh
 #   EVENTS=200000 OPEN_DAYS=40 N=3 bash scripts/bench-500k.sh
 #   GALLA=/path/to/other/galla bash scripts/bench-500k.sh   # another build on the same templates
+#   BASE=1 N=3 bash scripts/bench-500k.sh   # close-day writing a new base (a full copy)
 #
 # The machine is shared: read the ratios, taken in one run, not the times.
 set -euo pipefail
@@ -107,6 +109,23 @@ if [[ "${FRESH:-}" == 1 || ! -f "$DIR/tmpl/made" || "$(cat "$DIR/tmpl/made")" !=
 	setup
 fi
 
+# A counter in use has the backup its last close-day wrote: each template gets
+# a day backup dated yesterday, untimed, once (templates made before this step
+# get it on their next run), written by the journal's own BackupDay
+# (pos/journal TestBackupDataDir) without a Z report, so that the days left
+# open stay open. The timed close-day then writes today's backup beside it,
+# an increment of it, as every close-day but a counter's first does (a new
+# base when a quarter of the file changed since: BASE=1 times that instead,
+# with no backup in the templates' copies).
+yesterday=$(date -d yesterday +%F)
+if [[ ! -f "$DIR/tmpl/backed-up" ]]; then
+	for d in big fresh; do
+		GALLA_BACKUP_DIR=$DIR/tmpl/$d GALLA_BACKUP_DAY=$yesterday \
+			go test -count=1 -timeout 30m -run '^TestBackupDataDir$' ./pos/journal/ >&2
+	done
+	echo "$yesterday" >"$DIR/tmpl/backed-up"
+fi
+
 R=$DIR/results
 rm -rf "$R"
 mkdir -p "$R"
@@ -146,6 +165,9 @@ for ((round = 0; round < N; round++)); do
 	rm -rf "$DIR/run"
 	mkdir -p "$DIR/run"
 	cp -a "$DIR/tmpl/big" "$DIR/tmpl/fresh" "$DIR/run/"
+	if [[ "${BASE:-}" == 1 ]]; then
+		rm -rf "$DIR/run/big/backups" "$DIR/run/fresh/backups"
+	fi
 	unit=$((unit + 2))
 	pair shift-open shift open --float 100000
 	pair phone checkout --staff Meera --items PH-SAM-A55-128 --imei "$(imei $unit)" --pay cash

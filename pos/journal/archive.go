@@ -49,20 +49,12 @@ func (bk *Archive) backup(w io.Writer) error {
 // into place, so path is either the old file or a complete new one. The CRC-32C
 // of the bytes written is kept for VerifyBackup.
 func (bk *Archive) BackupTo(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := bk.writeCopy(path, func(tx *bolt.Tx, w io.Writer) error {
+		_, err := tx.WriteTo(w)
+		return err
+	}); err != nil {
 		return fmt.Errorf("journal: backup: %w", err)
 	}
-	sum := crc32.New(backupCRC)
-	write := func(w io.Writer) error { return bk.backup(&summedWriter{w: w, sum: sum}) }
-	if err := writeSynced(path, write); err != nil {
-		return fmt.Errorf("journal: backup: %w", err)
-	}
-	bk.backupMu.Lock()
-	if bk.backupSums == nil {
-		bk.backupSums = map[string]uint32{}
-	}
-	bk.backupSums[path] = sum.Sum32()
-	bk.backupMu.Unlock()
 	return nil
 }
 
@@ -85,41 +77,46 @@ func (s *summedWriter) Write(p []byte) (int, error) {
 // copyChunk is the size of the reads of a backup's copy.
 const copyChunk = 4 << 20
 
-func (s *summedWriter) ReadFrom(r io.Reader) (int64, error) {
-	buf := make([]byte, copyChunk)
-	var total int64
-	for {
-		n, err := io.ReadFull(r, buf)
-		if n > 0 {
-			if _, werr := s.Write(buf[:n]); werr != nil {
-				return total, werr
-			}
-			total += int64(n)
-		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
-}
+func (s *summedWriter) ReadFrom(r io.Reader) (int64, error) { return readChunks(r, s.Write) }
 
 // backupCRC is the table of the CRC-32C kept of each backup written.
 var backupCRC = crc32.MakeTable(crc32.Castagnoli)
 
-// BackupDay writes the hot backup of day close into the backup directory as
-// journal-DAY.db and returns its path. A second backup of the same day replaces
-// the first.
+// BackupDay writes the hot backup of day close into the backup directory and
+// returns its path: an increment, journal-DAY.inc, of the newest base of a day
+// up to day when what changed since it is at most a quarter of the copy, else
+// a new base, journal-DAY.db with its page digests (increment.go). A second
+// backup of the same day replaces the first, but a base that increments are
+// built on is kept and the day's backup is then its increment.
 func (bk *Archive) BackupDay(day string) (string, error) {
 	if err := checkDay(day); err != nil {
 		return "", fmt.Errorf("journal: backup day %q: %w", day, err)
 	}
-	path := filepath.Join(bk.backupDir, backupPrefix+day+backupSuffix)
-	if err := bk.BackupTo(path); err != nil {
-		return "", err
+	full := filepath.Join(bk.backupDir, backupPrefix+day+backupSuffix)
+	inc := filepath.Join(bk.backupDir, backupPrefix+day+incSuffix)
+	base, digests, bt, err := newestBase(bk.backupDir, day)
+	if err != nil {
+		return "", fmt.Errorf("journal: backup: %w", err)
 	}
-	return path, nil
+	if base != "" {
+		// A base of the same day that others are built on is not replaced.
+		bound := base != full || len(dependents(bk.backupDir, filepath.Base(full))) == 0
+		err := bk.backupIncrement(context.Background(), inc, base, digests, bt, bound)
+		if err == nil {
+			return inc, nil
+		}
+		if !errors.Is(err, errIncTooLarge) {
+			return "", fmt.Errorf("journal: backup: %w", err)
+		}
+	}
+	if err := bk.backupBase(full); err != nil {
+		return "", fmt.Errorf("journal: backup: %w", err)
+	}
+	// The day's increment, if any, is older than its new base.
+	if err := os.Remove(inc); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("journal: backup: %w", err)
+	}
+	return full, nil
 }
 
 // LatestBackup returns the path of the most recently written backup in the
@@ -128,7 +125,7 @@ func (bk *Archive) LatestBackup() (string, error) { return LatestBackup(bk.backu
 
 // VerifyBackup checks the day's backup at path (pos.BackupVerifier) in time
 // and memory bounded by the day, not by the history: the file's bytes against
-// the CRC-32C of what BackupTo wrote (read back in chunks; skipped for a file
+// the CRC-32C of what BackupDay wrote (read back in chunks; skipped for a file
 // this journal did not write), then the copy opened read-only as start-up
 // opens a journal (its size and meta pages, the right edge of every bucket),
 // its hash chain from the checkpoint before the last one (the day the Z report
@@ -136,16 +133,39 @@ func (bk *Archive) LatestBackup() (string, error) { return LatestBackup(bk.backu
 // the live journal left after it (the events before it were checked there, and
 // the copy's bytes are the live file's), to its head, both checkpoints, and
 // every derived record the events walked wrote against a replay of them.
+//
+// An increment this journal wrote (journal-DAY.inc) was taken page by page of
+// one read transaction whose bytes are those of the copy it stands for (every
+// page not in it has the digest of its base's page; the copy's whole CRC is in
+// it): that transaction was checked as the copy above, right after the pages
+// were taken, and VerifyBackup reads the increment back against its CRC and
+// returns that check. An increment it did not write is made into its copy in
+// a temporary file, checked as above and removed.
 // The days before were checked when their own backups were; VerifyFile (galla
 // journal verify) still checks a file whole.
 func (bk *Archive) VerifyBackup(ctx context.Context, path string) error {
 	bk.backupMu.Lock()
 	want, ok := bk.backupSums[path]
+	checked, inc := bk.backupChecks[path]
 	bk.backupMu.Unlock()
 	if ok {
 		if err := checkCRC(ctx, path, want); err != nil {
 			return &CorruptError{Path: path, Reason: err.Error(), Backup: path}
 		}
+	}
+	if isIncrement(path) {
+		if _, _, err := readIncrement(path); err != nil {
+			return &CorruptError{Path: path, Reason: err.Error(), Backup: path}
+		}
+		if ok && inc {
+			return checked
+		}
+		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".check")
+		defer os.Remove(tmp)
+		if err := materialize(ctx, path, tmp); err != nil {
+			return &CorruptError{Path: path, Reason: err.Error(), Backup: path}
+		}
+		path = tmp
 	}
 	b, err := Open(path, Options{ReadOnly: true, Create: CreateNever, DeferVerify: true, ChainKey: bk.rec.key, BackupDir: bk.backupDir})
 	if err != nil {
@@ -211,8 +231,19 @@ func writeSynced(path string, write func(io.Writer) error) error {
 	return err
 }
 
-// LatestBackup returns the path of the most recently written journal-DAY.db in
-// dir, or "" when there is none (a missing dir is not an error). It needs no open
+// isBackupName reports whether name is a copy of the journal that restore
+// takes: journal-….db (a day's base, a copy before a migration) or
+// journal-DAY.inc.
+func isBackupName(name string) bool {
+	if !strings.HasPrefix(name, backupPrefix) {
+		return false
+	}
+	_, inc := incDay(name)
+	return strings.HasSuffix(name, backupSuffix) || inc
+}
+
+// LatestBackup returns the path of the most recently written journal-DAY.db or
+// journal-DAY.inc in dir, or "" when there is none (a missing dir is not an error). It needs no open
 // journal, so a terminal whose journal is corrupt can still offer the backup.
 func LatestBackup(dir string) (string, error) {
 	entries, err := os.ReadDir(dir)
@@ -228,7 +259,7 @@ func LatestBackup(dir string) (string, error) {
 	)
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasPrefix(name, backupPrefix) || !strings.HasSuffix(name, backupSuffix) {
+		if e.IsDir() || !isBackupName(name) {
 			continue
 		}
 		info, err := e.Info()

@@ -53,7 +53,8 @@ func TestBackupsWithCustomersInClearAreNamed(t *testing.T) {
 	require.NoError(t, err)
 	entries, err := os.ReadDir(backups)
 	require.NoError(t, err)
-	require.Len(t, entries, 3, "the year end, the copy before the migration, today's")
+	copies := slices.DeleteFunc(slices.Clone(entries), func(e os.DirEntry) bool { return strings.HasSuffix(e.Name(), pagesSuffix) })
+	require.Len(t, copies, 3, "the year end, the copy before the migration, today's (with its page digests beside it)")
 	var clear []string
 	for _, e := range entries {
 		raw, err := os.ReadFile(filepath.Join(backups, e.Name()))

@@ -21,7 +21,8 @@
 //	Staff    staff.go     the staff records: List, Get, Put, RecordAttempt
 //	Shop     shop.go      the settings and the catalog: Setting, Catalog, PutCatalog
 //	Archive  archive.go   the copies of the file: Backup, BackupTo, BackupDay,
-//	                      LatestBackup, VerifyBackup
+//	                      LatestBackup, VerifyBackup (increment.go: the
+//	                      day's increments of a base)
 //
 // Journal.Port (port.go) is the value pos is given as its pos.Journal: it embeds
 // the parts pos reads, so that their methods (and the optional interfaces pos
@@ -163,6 +164,9 @@
 // # Backups
 //
 // The Archive's Backup and BackupTo copy the live file through one read
-// transaction (Tx.WriteTo) while the terminal keeps working; its BackupDay writes
-// backups/journal-DAY.db at day close; LatestBackup finds the newest.
+// transaction (Tx.WriteTo) while the terminal keeps working. Its BackupDay, at
+// day close, writes backups/journal-DAY.inc, the pages that changed since the
+// newest base, or, when a quarter of the file changed, a new base,
+// backups/journal-DAY.db with the digests of its pages (increment.go);
+// LatestBackup finds the newest, and Restore and Salvage take either.
 package journal

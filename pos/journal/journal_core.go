@@ -48,8 +48,9 @@ type journalCore struct {
 	numWritten Numbers       // what the high-water file last received
 	numErr     error         // its last write's error, tried again with the next number
 
-	backupMu   sync.Mutex        // guards backupSums
-	backupSums map[string]uint32 // the CRC-32C of each backup BackupTo wrote, by path
+	backupMu     sync.Mutex        // guards backupSums and backupChecks
+	backupSums   map[string]uint32 // the CRC-32C of each backup BackupTo wrote, by path
+	backupChecks map[string]error  // the check of the copy each increment stands for, by path
 
 	replayBatch int    // the events of one transaction of checkDerived's replay; 0 is replayBatch
 	replayHook  func() // called by checkDerived's replay before each commit and before its comparison (tests)

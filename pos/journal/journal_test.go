@@ -580,8 +580,12 @@ func TestBackup(t *testing.T) {
 	_, err = j.Archive.BackupDay("../../etc")
 	assert.Error(t, err, "a day that is not a date")
 
-	// The backup is a complete journal.
-	b, err := Open(p2, Options{})
+	// The backup is a complete journal: the second is an increment of the
+	// first, the copy it stands for made with its base.
+	require.True(t, isIncrement(p2), p2)
+	img := filepath.Join(t.TempDir(), "journal.db")
+	require.NoError(t, materialize(ctx, p2, img))
+	b, err := Open(img, Options{})
 	require.NoError(t, err)
 	defer b.Close()
 	want, err := j.Orders.OrdersByDay(ctx, "2026-11-21")

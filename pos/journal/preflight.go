@@ -286,7 +286,8 @@ const defaultBackupDir = "backups"
 // damagedInfix marks a journal file Restore set aside: journal.db.damaged-TIME.
 const damagedInfix = ".damaged-"
 
-// Backups returns the journal backups in dir (journal-DAY.db), newest first. A
+// Backups returns the journal backups in dir (journal-DAY.db and
+// journal-DAY.inc), newest first. A
 // missing dir has none.
 func Backups(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
@@ -303,7 +304,7 @@ func Backups(dir string) ([]string, error) {
 	var out []b
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasPrefix(name, backupPrefix) || !strings.HasSuffix(name, backupSuffix) {
+		if e.IsDir() || !isBackupName(name) {
 			continue
 		}
 		info, err := e.Info()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -91,6 +92,11 @@ func (j *Journal) SealBackups(ctx context.Context, by string) ([]string, error) 
 // (SealBackups).
 func (j *Journal) sealBackup(ctx context.Context, path string) error {
 	opts := Options{ChainKey: j.core.rec.key, BackupDir: j.core.backupDir}
+	if deps := dependents(filepath.Dir(path), filepath.Base(path)); len(deps) > 0 {
+		// Rewritten, its pages would no longer be those its increments
+		// were taken against.
+		return fmt.Errorf("it is the base of the backups %s, so it is left as it is", strings.Join(deps, ", "))
+	}
 	before, err := verifyChain(ctx, path, opts)
 	if err != nil {
 		return fmt.Errorf("it does not verify, so it is left as it is: %w", err)

@@ -26,7 +26,9 @@ import (
 //
 // A file in the backup directory that is not a day backup (a copy kept before a
 // schema migration, a journal set aside) is never pruned, and neither is a
-// backup dated after the day being closed.
+// backup dated after the day being closed. A day's backup is its base or its
+// increment (increment.go); a base is kept as long as a kept increment is
+// built on it.
 const (
 	keepDays   = 14
 	keepMonths = 24
@@ -94,8 +96,12 @@ func fyOf(day string) string {
 
 // PruneBackups removes the day backups the keeping rule no longer keeps,
 // counted back from day (the day being closed), and returns what it removed
-// and what the backup directory holds after (pos.BackupKeeper). A backup that
-// cannot be removed is left and named in the error; the others are removed.
+// and what the backup directory holds after (pos.BackupKeeper). A day's
+// backup is its base (journal-DAY.db, with its page digests) or its increment
+// (journal-DAY.inc), or both; a base that a kept increment is built on is kept
+// with it, whatever its own day, so every day kept stays restorable. A backup
+// that cannot be removed is left and named in the error; the others are
+// removed.
 func (bk *Archive) PruneBackups(day string) (pos.BackupPrune, error) {
 	var res pos.BackupPrune
 	if err := checkDay(day); err != nil {
@@ -105,26 +111,47 @@ func (bk *Archive) PruneBackups(day string) (pos.BackupPrune, error) {
 	if err != nil {
 		return res, fmt.Errorf("journal: prune backups: %w", err)
 	}
+	df := dayFiles(files)
 	var days []string
-	for _, f := range files {
-		if d, ok := backupDay(f.name); ok {
-			days = append(days, d)
+	for _, f := range df {
+		if !slices.Contains(days, f.day) {
+			days = append(days, f.day)
 		}
 	}
-	_, prune := keptBackups(days, day)
+	keep, _ := keptBackups(days, day)
+	needed := map[string]bool{} // the bases kept increments are built on
+	for _, f := range df {
+		if _, kept := slices.BinarySearch(keep, f.day); kept && f.inc {
+			if t, _, err := readIncrement(filepath.Join(bk.backupDir, f.name)); err == nil {
+				needed[t.Base] = true
+			}
+		}
+	}
+	size := map[string]int64{}
+	for _, f := range files {
+		size[f.name] = f.size
+	}
 	var errs []error
-	for _, d := range prune {
-		name := backupPrefix + d + backupSuffix
-		path := filepath.Join(bk.backupDir, name)
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
+	for _, f := range df {
+		if _, kept := slices.BinarySearch(keep, f.day); kept || needed[f.name] {
 			continue
 		}
-		res.Removed = append(res.Removed, name)
-		for _, f := range files {
-			if f.name == name {
-				res.Freed += f.size
+		names := []string{f.name}
+		if !f.inc {
+			names = append(names, f.name+pagesSuffix)
+		}
+		for i, name := range names {
+			if _, ok := size[name]; !ok {
+				continue
 			}
+			if err := os.Remove(filepath.Join(bk.backupDir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+				continue
+			}
+			if i == 0 {
+				res.Removed = append(res.Removed, name)
+			}
+			res.Freed += size[name]
 		}
 	}
 	res.Kept, err = bk.BackupSpace()
@@ -138,7 +165,8 @@ func (bk *Archive) PruneBackups(day string) (pos.BackupPrune, error) {
 }
 
 // BackupSpace returns how many files the backup directory holds and their
-// size (pos.BackupKeeper): the day backups and any other copy kept there,
+// size (pos.BackupKeeper): the day backups and any other copy kept there (a
+// base's page digests are counted in its size, not as a file of their own),
 // and which of them hold customers' details in clear (holdsClear).
 func (bk *Archive) BackupSpace() (pos.BackupSpace, error) {
 	files, err := backupFiles(bk.backupDir)
@@ -147,8 +175,11 @@ func (bk *Archive) BackupSpace() (pos.BackupSpace, error) {
 	}
 	var s pos.BackupSpace
 	for _, f := range files {
-		s.Files++
 		s.Bytes += f.size
+		if strings.HasSuffix(f.name, backupSuffix+pagesSuffix) {
+			continue // part of its base
+		}
+		s.Files++
 		if strings.HasSuffix(f.name, backupSuffix) && holdsClear(filepath.Join(bk.backupDir, f.name)) {
 			s.Clear = append(s.Clear, f.name)
 		}

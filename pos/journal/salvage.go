@@ -35,7 +35,8 @@ type candidate struct {
 }
 
 // Salvage copies every intact event of the damaged journal file and of the
-// backup (either may be "") into a new journal at out (galla journal salvage
+// backup (either may be ""; an increment, journal-DAY.inc, is read as the copy
+// it stands for with its base) into a new journal at out (galla journal salvage
 // DAMAGED --backup FILE --out NEW). An event is intact when its value decodes and
 // matches its own hash; events are taken from bbolt's tree where bbolt can read
 // it and otherwise from a scan of the file's bytes, de-duplicated by sequence and
@@ -62,6 +63,15 @@ func SalvageWith(ctx context.Context, damagedPath, backupPath, out string, opts 
 	}
 	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
 		return fail(fmt.Errorf("%s already exists; name a new file", out))
+	}
+	if isIncrement(backupPath) {
+		// The events of an increment are those of the copy it stands for.
+		img := out + ".backup"
+		defer os.Remove(img)
+		if err := materialize(ctx, backupPath, img); err != nil {
+			return fail(err)
+		}
+		backupPath = img
 	}
 	var (
 		cands   = map[uint64][]candidate{}
@@ -350,7 +360,10 @@ func scanRecords(data []byte, rec *sealer) []*record {
 }
 
 // Restore puts the backup in place of the journal at dst (galla journal restore
-// BACKUP). The backup must verify whole (VerifyFile). The file at dst, if any,
+// BACKUP). An increment (journal-DAY.inc) is first made into the copy it
+// stands for with its base, beside dst; it refuses with an *IncrementError,
+// dst untouched, when it or its base is damaged or missing. The backup must
+// verify whole (VerifyFile). The file at dst, if any,
 // is moved aside to dst.damaged-TIME, never deleted; the backup is copied to dst
 // (a temporary file, synced, renamed), and when its counters are below the
 // high-water file beside dst (or below the file set aside) the restored journal
@@ -367,6 +380,20 @@ func Restore(ctx context.Context, backup, dst string) error {
 func RestoreWith(ctx context.Context, backup, dst string, opts Options) error {
 	fail := func(err error) error { return fmt.Errorf("journal: restore %s: %w", backup, err) }
 	key := chainKey(opts)
+	from := backup
+	if isIncrement(backup) {
+		// The copy the increment stands for, made beside dst and checked
+		// whole before anything at dst is touched.
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return fail(err)
+		}
+		img := dst + ".restoring"
+		defer os.Remove(img)
+		if err := materialize(ctx, backup, img); err != nil {
+			return fail(err)
+		}
+		backup = img
+	}
 	if _, err := VerifyFileWith(ctx, backup, Options{ChainKey: key}); err != nil && !errors.Is(err, ErrBehind) {
 		return fail(fmt.Errorf("the backup does not verify: %w", err))
 	}
@@ -432,11 +459,11 @@ func RestoreWith(ctx context.Context, backup, dst string, opts Options) error {
 	if err := writeNumbers(dst, hw); err != nil {
 		return fail(err)
 	}
-	j, err := Open(dst, Options{Create: CreateNever, continueNumbers: "restore of " + backup, ChainKey: key, recovery: true})
+	j, err := Open(dst, Options{Create: CreateNever, continueNumbers: "restore of " + from, ChainKey: key, recovery: true})
 	if err != nil {
 		return fail(err)
 	}
-	if err := j.noteRecovery(ctx, recovered{How: "restore", By: by, From: backup, Aside: aside}); err != nil {
+	if err := j.noteRecovery(ctx, recovered{How: "restore", By: by, From: from, Aside: aside}); err != nil {
 		_ = j.Close()
 		return fail(err)
 	}

@@ -1,0 +1,632 @@
+package journal
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// A day's backup is either a full copy of the journal file, a base
+// (journal-DAY.db, with the digests of its pages beside it in
+// journal-DAY.db.pages), or an increment (journal-DAY.inc): the pages of the
+// day's copy that differ from the newest base, and what the copy is (its size
+// and CRC-32C). The copy an increment stands for is the base's bytes with the
+// increment's pages written over them, cut to its size: restoring it gives the
+// bytes a full copy of that moment would have held, checked against the CRC
+// kept. Each increment needs only its base, never another increment, so a
+// damaged or missing increment loses its own day alone
+// (docs/journal-schema.md "Backups").
+
+const (
+	// incSuffix ends an increment's file name: journal-2026-11-22.inc.
+	incSuffix = ".inc"
+	// pagesSuffix ends the name of a base's page digests:
+	// journal-2026-11-22.db.pages.
+	pagesSuffix = ".pages"
+	// incMagic and pagesMagic open the two files.
+	incMagic   = "GALLAINC"
+	pagesMagic = "GALLAPGS"
+	// incMaxShare is the share of the copy above which a day's backup is a
+	// new base rather than an increment of the old one: an increment grows
+	// with what changed since its base, and restoring it reads both.
+	incMaxShare = 4
+)
+
+// incTrailer ends an increment: what it stands for and what it needs.
+type incTrailer struct {
+	Version  int    `json:"version"`
+	Base     string `json:"base"`      // the base's file name, in the same directory
+	BaseSize int64  `json:"base_size"` // the base's size and CRC-32C as written
+	BaseCRC  uint32 `json:"base_crc"`
+	Size     int64  `json:"size"` // the copy's size and CRC-32C
+	CRC      uint32 `json:"crc"`
+	PageSize int    `json:"page_size"`
+	Pages    int    `json:"pages"` // the pages the increment holds
+}
+
+// pagesTrailer ends a base's page digests.
+type pagesTrailer struct {
+	Version  int    `json:"version"`
+	Size     int64  `json:"size"` // the base's size and CRC-32C as written
+	CRC      uint32 `json:"crc"`
+	PageSize int    `json:"page_size"`
+}
+
+// pageDigest is what tells a page changed since the base: the page's CRC-32C
+// and its CRC-32 (IEEE), two checksums of different polynomials, both
+// computed by the processor. A page whose two sums both matched by chance
+// would be missing from the increment; the copy's whole CRC, checked when it
+// is restored, would then refuse it.
+func pageDigest(p []byte) uint64 {
+	return uint64(crc32.Checksum(p, backupCRC))<<32 | uint64(crc32.ChecksumIEEE(p))
+}
+
+// pageStream receives the copy Tx.WriteTo writes, in any chunks, and hands
+// each whole page to page with its number; it keeps the CRC-32C of the whole
+// copy, and writes each chunk whole to tee when there is one.
+type pageStream struct {
+	size    int
+	buf     []byte
+	n       int // bytes in buf
+	pgid    uint64
+	written int64
+	sum     hash.Hash32
+	page    func(pgid uint64, p []byte) error
+	tee     io.Writer
+}
+
+func newPageStream(size int, page func(uint64, []byte) error) *pageStream {
+	return &pageStream{size: size, buf: make([]byte, size), sum: crc32.New(backupCRC), page: page}
+}
+
+func (s *pageStream) Write(p []byte) (int, error) {
+	total := len(p)
+	if s.tee != nil {
+		if _, err := s.tee.Write(p); err != nil {
+			return 0, err
+		}
+	}
+	s.sum.Write(p)
+	s.written += int64(total)
+	for len(p) > 0 {
+		if s.n == 0 && len(p) >= s.size {
+			if err := s.page(s.pgid, p[:s.size]); err != nil {
+				return 0, err
+			}
+			s.pgid++
+			p = p[s.size:]
+			continue
+		}
+		k := copy(s.buf[s.n:], p)
+		s.n += k
+		p = p[k:]
+		if s.n == s.size {
+			if err := s.page(s.pgid, s.buf); err != nil {
+				return 0, err
+			}
+			s.pgid++
+			s.n = 0
+		}
+	}
+	return total, nil
+}
+
+// ReadFrom reads the file's pages in large chunks (summedWriter.ReadFrom).
+func (s *pageStream) ReadFrom(r io.Reader) (int64, error) {
+	return readChunks(r, s.Write)
+}
+
+// close reports a copy that did not end on a page.
+func (s *pageStream) close() error {
+	if s.n != 0 {
+		return fmt.Errorf("the copy ends %d bytes into a page", s.n)
+	}
+	return nil
+}
+
+// writeTrailer writes the JSON of t, its length and the CRC-32C of all that
+// the file holds (sum, which has been given every byte before).
+func writeTrailer(w io.Writer, sum hash.Hash32, t any) error {
+	data, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	data = binary.BigEndian.AppendUint32(data, uint32(len(data)))
+	sum.Write(data)
+	data = binary.BigEndian.AppendUint32(data, sum.Sum32())
+	_, err = w.Write(data)
+	return err
+}
+
+// readTrailer reads the trailer of the file f (size bytes) into t after
+// checking the CRC-32C of the whole file; it returns where the trailer starts.
+func readTrailer(f *os.File, size int64, magic string, t any) (int64, error) {
+	if size < int64(len(magic))+8 {
+		return 0, errors.New("it is too short")
+	}
+	sum := crc32.New(backupCRC)
+	if _, err := io.Copy(sum, io.NewSectionReader(f, 0, size-4)); err != nil {
+		return 0, err
+	}
+	var tail [8]byte
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return 0, err
+	}
+	if sum.Sum32() != binary.BigEndian.Uint32(tail[4:]) {
+		return 0, errors.New("its bytes are not the ones written")
+	}
+	head := make([]byte, len(magic))
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return 0, err
+	}
+	n := int64(binary.BigEndian.Uint32(tail[:4]))
+	start := size - 8 - n
+	if string(head) != magic || start < int64(len(magic)) {
+		return 0, errors.New("it is not a backup of this kind")
+	}
+	data := make([]byte, n)
+	if _, err := f.ReadAt(data, start); err != nil {
+		return 0, err
+	}
+	if err := json.Unmarshal(data, t); err != nil {
+		return 0, err
+	}
+	return start, nil
+}
+
+// readDigests reads the page digests of the base at path (its .pages file),
+// checked whole and against the base file's size.
+func readDigests(base string) ([]uint64, pagesTrailer, error) {
+	var t pagesTrailer
+	f, err := os.Open(base + pagesSuffix)
+	if err != nil {
+		return nil, t, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, t, err
+	}
+	start, err := readTrailer(f, info.Size(), pagesMagic, &t)
+	if err != nil {
+		return nil, t, err
+	}
+	n := (start - int64(len(pagesMagic))) / 8
+	if t.Version != 1 || t.PageSize <= 0 || n*int64(t.PageSize) != t.Size {
+		return nil, t, errors.New("its digests do not cover the base")
+	}
+	if bi, err := os.Stat(base); err != nil || bi.Size() != t.Size {
+		return nil, t, errors.New("the base is not the file they were taken of")
+	}
+	raw := make([]byte, n*8)
+	if _, err := f.ReadAt(raw, int64(len(pagesMagic))); err != nil {
+		return nil, t, err
+	}
+	digests := make([]uint64, n)
+	for i := range digests {
+		digests[i] = binary.BigEndian.Uint64(raw[i*8:])
+	}
+	return digests, t, nil
+}
+
+// writeDigests writes the .pages file of the base at path.
+func writeDigests(base string, digests []uint64, t pagesTrailer) error {
+	return writeSynced(base+pagesSuffix, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		sum := crc32.New(backupCRC)
+		mw := io.MultiWriter(bw, sum)
+		if _, err := io.WriteString(mw, pagesMagic); err != nil {
+			return err
+		}
+		var b [8]byte
+		for _, d := range digests {
+			binary.BigEndian.PutUint64(b[:], d)
+			if _, err := mw.Write(b[:]); err != nil {
+				return err
+			}
+		}
+		if err := writeTrailer(bw, sum, t); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
+
+// dayFile is a day's backup file of the backup directory.
+type dayFile struct {
+	day  string
+	name string
+	inc  bool
+}
+
+// dayFiles lists the day backups of dir, bases and increments.
+func dayFiles(files []backupFile) []dayFile {
+	var out []dayFile
+	for _, f := range files {
+		if d, ok := backupDay(f.name); ok {
+			out = append(out, dayFile{day: d, name: f.name})
+		} else if d, ok := incDay(f.name); ok {
+			out = append(out, dayFile{day: d, name: f.name, inc: true})
+		}
+	}
+	return out
+}
+
+// incDay returns the day of an increment's file name (journal-DAY.inc), or
+// false for any other name.
+func incDay(name string) (string, bool) {
+	day, ok := strings.CutSuffix(name, incSuffix)
+	if !ok {
+		return "", false
+	}
+	return backupDay(day + backupSuffix)
+}
+
+// isIncrement reports whether path names an increment.
+func isIncrement(path string) bool { return strings.HasSuffix(path, incSuffix) }
+
+// readIncrement reads and checks the trailer of the increment at path.
+func readIncrement(path string) (incTrailer, int64, error) {
+	var t incTrailer
+	f, err := os.Open(path)
+	if err != nil {
+		return t, 0, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return t, 0, err
+	}
+	start, err := readTrailer(f, info.Size(), incMagic, &t)
+	if err != nil {
+		return t, 0, err
+	}
+	if t.Version != 1 || t.PageSize <= 0 || t.Base == "" || filepath.Base(t.Base) != t.Base ||
+		start-int64(len(incMagic)) != int64(t.Pages)*int64(8+t.PageSize) {
+		return t, 0, errors.New("its pages are not the ones its end lists")
+	}
+	return t, start, nil
+}
+
+// IncrementError is an increment (journal-DAY.inc) that cannot be made into
+// the copy it stands for: it is damaged, or its base is missing or changed.
+// Nothing was written where the copy was to go.
+type IncrementError struct {
+	Path   string // the increment
+	Base   string // its base, when its end could be read
+	Reason string
+}
+
+func (e *IncrementError) Error() string { return e.text() }
+
+// Sentence says what the increment lacks and which backup to restore instead;
+// nothing was changed.
+func (e *IncrementError) Sentence() string {
+	t := e.text()
+	return strings.ToUpper(t[:1]) + t[1:] + "; nothing was changed."
+}
+
+func (e *IncrementError) text() string {
+	if e.Base == "" {
+		return fmt.Sprintf("the backup %s cannot be read (%s); restore an earlier backup of the same folder", e.Path, e.Reason)
+	}
+	return fmt.Sprintf("the backup %s holds only what changed since the full backup %s, which %s; restore %s itself or an earlier full backup",
+		e.Path, e.Base, e.Reason, e.Base)
+}
+
+// materialize writes the copy the increment at inc stands for to out (mode
+// 0600; through a temporary file synced and renamed): the base's bytes,
+// checked against the CRC the increment names, the increment's pages written
+// over them, and the whole checked against the copy's CRC. Nothing is left at
+// out when it fails (an *IncrementError).
+func materialize(ctx context.Context, inc, out string) error {
+	t, _, err := readIncrement(inc)
+	if err != nil {
+		return &IncrementError{Path: inc, Reason: err.Error()}
+	}
+	base := filepath.Join(filepath.Dir(inc), t.Base)
+	fail := func(reason string) error { return &IncrementError{Path: inc, Base: base, Reason: reason} }
+	in, err := os.Open(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fail("is missing")
+	}
+	if err != nil {
+		return fail("cannot be read: " + err.Error())
+	}
+	defer in.Close()
+	if info, err := in.Stat(); err != nil || info.Size() != t.BaseSize {
+		return fail("is not the file it was (its size differs)")
+	}
+	src, err := os.Open(inc)
+	if err != nil {
+		return &IncrementError{Path: inc, Reason: err.Error()}
+	}
+	defer src.Close()
+	tmp := out + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	err = func() error {
+		sum := crc32.New(backupCRC)
+		if _, err := readChunks(in, func(p []byte) (int, error) {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			sum.Write(p)
+			return f.Write(p)
+		}); err != nil {
+			return err
+		}
+		if sum.Sum32() != t.BaseCRC {
+			return fail("has changed since (its bytes are not the ones written)")
+		}
+		if err := f.Truncate(t.Size); err != nil {
+			return err
+		}
+		r := bufio.NewReaderSize(io.NewSectionReader(src, int64(len(incMagic)), int64(t.Pages)*int64(8+t.PageSize)), 1<<20)
+		rec := make([]byte, 8+t.PageSize)
+		for range t.Pages {
+			if _, err := io.ReadFull(r, rec); err != nil {
+				return err
+			}
+			off := int64(binary.BigEndian.Uint64(rec[:8])) * int64(t.PageSize)
+			if off+int64(t.PageSize) > t.Size {
+				return &IncrementError{Path: inc, Reason: "a page lies past the copy's end"}
+			}
+			if _, err := f.WriteAt(rec[8:], off); err != nil {
+				return err
+			}
+		}
+		if err := checkCRC(ctx, tmp, t.CRC); err != nil {
+			return &IncrementError{Path: inc, Reason: "the copy made of it and its base is not the one written (" + err.Error() + ")"}
+		}
+		return f.Sync()
+	}()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, out)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
+}
+
+// readChunks reads r to its end in copyChunk pieces, handing each to write.
+func readChunks(r io.Reader, write func([]byte) (int, error)) (int64, error) {
+	buf := make([]byte, copyChunk)
+	var total int64
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			if _, werr := write(buf[:n]); werr != nil {
+				return total, werr
+			}
+			total += int64(n)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// backupBase writes the full backup at path with the digests of its pages
+// beside it (path.pages), so that later days can be increments of it.
+func (bk *Archive) backupBase(path string) error {
+	var (
+		digests []uint64
+		trailer pagesTrailer
+	)
+	err := bk.writeCopy(path, func(tx *bolt.Tx, w io.Writer) error {
+		ps := tx.DB().Info().PageSize
+		s := newPageStream(ps, func(_ uint64, p []byte) error {
+			digests = append(digests, pageDigest(p))
+			return nil
+		})
+		s.tee = w
+		if _, err := tx.WriteTo(s); err != nil {
+			return err
+		}
+		trailer = pagesTrailer{Version: 1, Size: s.written, CRC: s.sum.Sum32(), PageSize: ps}
+		return s.close()
+	})
+	if err != nil {
+		return err
+	}
+	// Without its digests the base is still a full backup; the next day's is
+	// then a new base.
+	_ = os.Remove(path + pagesSuffix)
+	return writeDigests(path, digests, trailer)
+}
+
+// writeCopy writes the file at path through write within one read
+// transaction, the CRC-32C of the bytes written kept for VerifyBackup's read
+// back (BackupTo).
+func (bk *Archive) writeCopy(path string, write func(tx *bolt.Tx, w io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	sum := crc32.New(backupCRC)
+	err := writeSynced(path, func(w io.Writer) error {
+		return bk.view(func(tx *bolt.Tx) error { return write(tx, &summedWriter{w: w, sum: sum}) })
+	})
+	if err != nil {
+		return err
+	}
+	bk.noteSum(path, sum.Sum32())
+	return nil
+}
+
+// noteSum keeps the CRC-32C of the backup written at path.
+func (bk *Archive) noteSum(path string, sum uint32) {
+	bk.backupMu.Lock()
+	if bk.backupSums == nil {
+		bk.backupSums = map[string]uint32{}
+	}
+	bk.backupSums[path] = sum
+	bk.backupMu.Unlock()
+}
+
+// errIncTooLarge stops an increment that would hold more than
+// 1/incMaxShare of the copy: the day's backup is then a new base.
+var errIncTooLarge = errors.New("the increment would hold too much of the copy")
+
+// backupIncrement writes the increment of the journal at path (journal-DAY.inc)
+// against the base at base, whose page digests are given; bound stops it with
+// errIncTooLarge past 1/incMaxShare of the copy. In the same read
+// transaction it checks the copy the increment stands for as VerifyBackup
+// checks a full copy: the right edge of every bucket, the hash chain from
+// where scopeFromPrevious starts to the head, both checkpoints, and the
+// derived records those events wrote; its result waits for VerifyBackup.
+func (bk *Archive) backupIncrement(ctx context.Context, path, base string, digests []uint64, bt pagesTrailer, bound bool) error {
+	var checked error
+	err := bk.writeCopy(path, func(tx *bolt.Tx, w io.Writer) error {
+		ps := tx.DB().Info().PageSize
+		if ps != bt.PageSize {
+			return errIncTooLarge
+		}
+		bw := bufio.NewWriterSize(w, 1<<20)
+		sum := crc32.New(backupCRC)
+		mw := io.MultiWriter(bw, sum)
+		if _, err := io.WriteString(mw, incMagic); err != nil {
+			return err
+		}
+		limit := tx.Size() / incMaxShare
+		var held int64
+		pages := 0
+		var id [8]byte
+		s := newPageStream(ps, func(pgid uint64, p []byte) error {
+			if pgid < uint64(len(digests)) && digests[pgid] == pageDigest(p) {
+				return nil
+			}
+			// The two meta pages change at every commit and are not counted.
+			if held += int64(ps); bound && pgid > 1 && held > limit {
+				return errIncTooLarge
+			}
+			pages++
+			binary.BigEndian.PutUint64(id[:], pgid)
+			if _, err := mw.Write(id[:]); err != nil {
+				return err
+			}
+			_, err := mw.Write(p)
+			return err
+		})
+		if _, err := tx.WriteTo(s); err != nil {
+			if errors.Is(err, errIncTooLarge) {
+				return errIncTooLarge
+			}
+			return err
+		}
+		if err := s.close(); err != nil {
+			return err
+		}
+		t := incTrailer{Version: 1, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC,
+			Size: s.written, CRC: s.sum.Sum32(), PageSize: ps, Pages: pages}
+		if err := writeTrailer(bw, sum, t); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		checked = bk.checkSnapshot(ctx, tx, path)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	bk.backupMu.Lock()
+	if bk.backupChecks == nil {
+		bk.backupChecks = map[string]error{}
+	}
+	bk.backupChecks[path] = checked
+	bk.backupMu.Unlock()
+	return nil
+}
+
+// checkSnapshot checks the journal as the read transaction tx sees it, the
+// bytes an increment was just taken of, as VerifyBackup checks a full copy
+// once opened; a damage found is reported against the backup at path.
+func (bk *Archive) checkSnapshot(ctx context.Context, tx *bolt.Tx, path string) error {
+	err := guard(func() error { return walkTree(tx, true) })
+	if err == nil {
+		err = (&Log{bk.journalCore}).verifyChain(ctx, tx, scopeFromPrevious, nil)
+	}
+	if err == nil {
+		return nil
+	}
+	if ce, ok := errors.AsType[*CorruptError](err); ok {
+		c := *ce
+		c.Path, c.Backup = path, path
+		return &c
+	}
+	if me, ok := errors.AsType[*MismatchError](err); ok {
+		m := *me
+		m.Path, m.Backup = path, path
+		return &m
+	}
+	return &CorruptError{Path: path, Reason: err.Error(), Backup: path}
+}
+
+// newestBase returns the path of the newest base (a full day backup with its
+// page digests) of a day up to day in dir, and its digests; "" when there is
+// none.
+func newestBase(dir, day string) (string, []uint64, pagesTrailer, error) {
+	files, err := backupFiles(dir)
+	if err != nil {
+		return "", nil, pagesTrailer{}, err
+	}
+	best := ""
+	for _, f := range dayFiles(files) {
+		if !f.inc && f.day <= day && (best == "" || f.day > best) {
+			if _, err := os.Stat(filepath.Join(dir, f.name+pagesSuffix)); err == nil {
+				best = f.day
+			}
+		}
+	}
+	if best == "" {
+		return "", nil, pagesTrailer{}, nil
+	}
+	path := filepath.Join(dir, backupPrefix+best+backupSuffix)
+	digests, t, err := readDigests(path)
+	if err != nil {
+		return "", nil, pagesTrailer{}, nil // not a base to build on: the day's backup is a new one
+	}
+	return path, digests, t, nil
+}
+
+// dependents returns the names of the increments in dir built on the base
+// named base.
+func dependents(dir, base string) []string {
+	files, err := backupFiles(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, f := range dayFiles(files) {
+		if !f.inc {
+			continue
+		}
+		if t, _, err := readIncrement(filepath.Join(dir, f.name)); err == nil && t.Base == base {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}

@@ -1,0 +1,441 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+
+	"galla/pos"
+)
+
+// busyJournal opens a journal in a fresh data directory with n busy days of
+// 20 sales from 2026-11-01 (each closed by its Z report), its backups beside it.
+func busyJournal(t *testing.T, n int) (*Journal, *script, string) {
+	t.Helper()
+	dir := t.TempDir()
+	bdir := filepath.Join(dir, "backups")
+	j, err := Open(filepath.Join(dir, "journal.db"), Options{BackupDir: bdir, Now: func() time.Time { return t0 }})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = j.Close() })
+	s := &script{}
+	for i := range n {
+		appendAll(t, j, s.busyDay(time.Date(2026, 11, 1+i, 0, 0, 0, 0, time.UTC).Format(pos.DayLayout), 20, uint64(i+1)))
+	}
+	return j, s, bdir
+}
+
+// TestBackupIncrement: a day's backup after a base is an increment holding
+// only the pages that changed, far smaller than the copy; it checks out, it is
+// the newest backup, and the copy made of it with its base is byte for byte the
+// full copy of the same moment, which restores to a journal of the same days.
+func TestBackupIncrement(t *testing.T) {
+	j, s, bdir := busyJournal(t, 12)
+	ctx := t.Context()
+	base, err := j.Archive.BackupDay("2026-11-12")
+	require.NoError(t, err)
+	assert.Equal(t, "journal-2026-11-12.db", filepath.Base(base), "the first backup is a base")
+	require.FileExists(t, base+pagesSuffix, "with its page digests")
+	require.NoError(t, j.Archive.VerifyBackup(ctx, base))
+	require.NoError(t, os.Chtimes(base, t0, t0))
+
+	appendAll(t, j, s.busyDay("2026-11-13", 20, 13))
+	inc, err := j.Archive.BackupDay("2026-11-13")
+	require.NoError(t, err)
+	assert.Equal(t, "journal-2026-11-13.inc", filepath.Base(inc))
+	var full bytes.Buffer
+	require.NoError(t, j.Archive.Backup(&full), "the full copy of the same moment")
+	require.NoError(t, j.Archive.VerifyBackup(ctx, inc))
+
+	tr, _, err := readIncrement(inc)
+	require.NoError(t, err)
+	assert.Equal(t, "journal-2026-11-12.db", tr.Base)
+	assert.Equal(t, int64(full.Len()), tr.Size)
+	incInfo, err := os.Stat(inc)
+	require.NoError(t, err)
+	assert.Less(t, incInfo.Size(), int64(full.Len())/incMaxShare, "the pages of one day, not the file: %d pages of %d", tr.Pages, full.Len()/tr.PageSize)
+	assert.Greater(t, tr.Pages, 2, "the meta pages and the day's pages")
+
+	latest, err := LatestBackup(bdir)
+	require.NoError(t, err)
+	assert.Equal(t, inc, latest, "the increment is the newest backup, offered for a restore")
+
+	img := filepath.Join(t.TempDir(), "image.db")
+	require.NoError(t, materialize(ctx, inc, img))
+	got, err := os.ReadFile(img)
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(full.Bytes(), got), "base + increment = the full copy, byte for byte")
+
+	// A journal that did not write the increment checks it through the
+	// copy made of it.
+	other, err := Open(filepath.Join(t.TempDir(), "journal.db"), Options{BackupDir: bdir, Create: CreateAnyway})
+	require.NoError(t, err)
+	defer other.Close()
+	require.NoError(t, other.Archive.VerifyBackup(ctx, inc))
+	left, err := filepath.Glob(filepath.Join(bdir, ".*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "the copy checked is removed")
+
+	dst := filepath.Join(t.TempDir(), "data", "journal.db")
+	require.NoError(t, Restore(ctx, inc, dst))
+	r, err := Open(dst, Options{})
+	require.NoError(t, err)
+	defer r.Close()
+	for _, day := range []string{"2026-11-01", "2026-11-13"} {
+		want, err := j.Orders.OrdersByDay(ctx, day)
+		require.NoError(t, err)
+		have, err := r.Orders.OrdersByDay(ctx, day)
+		require.NoError(t, err)
+		assert.Equal(t, want, have, day)
+	}
+	_, err = os.Stat(dst + ".restoring")
+	assert.ErrorIs(t, err, fs.ErrNotExist, "the copy made for the restore is removed")
+}
+
+// TestBackupIncrementChecked: the check of an increment is the check of the
+// copy it stands for, run on the read transaction its pages were taken of: an
+// event of the day damaged is found and named against the backup; an
+// increment changed after it was written is found by its CRC.
+func TestBackupIncrementChecked(t *testing.T) {
+	j, s, _ := busyJournal(t, 10)
+	ctx := t.Context()
+	_, err := j.Archive.BackupDay("2026-11-10")
+	require.NoError(t, err)
+	appendAll(t, j, s.busyDay("2026-11-11", 20, 11))
+
+	var seq uint64
+	require.NoError(t, j.core.view(func(tx *bolt.Tx) error {
+		cp, _, err := lastCheckpoint(tx)
+		seq = cp.Seq - 5
+		return err
+	}))
+	require.NoError(t, j.core.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketEvents)
+		v := append([]byte(nil), b.Get(u64(seq))...)
+		v[len(v)-3] ^= 0x01
+		return b.Put(u64(seq), v)
+	}))
+	inc, err := j.Archive.BackupDay("2026-11-11")
+	require.NoError(t, err)
+	require.True(t, isIncrement(inc))
+	err = j.Archive.VerifyBackup(ctx, inc)
+	require.ErrorIs(t, err, ErrDamaged)
+	var ce *CorruptError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, seq, ce.Seq)
+	assert.Equal(t, inc, ce.Path)
+
+	t.Run("a byte of the increment", func(t *testing.T) {
+		data, err := os.ReadFile(inc)
+		require.NoError(t, err)
+		data[len(incMagic)+8+100] ^= 0x5a
+		require.NoError(t, os.WriteFile(inc, data, 0o600))
+		assert.ErrorIs(t, j.Archive.VerifyBackup(ctx, inc), ErrDamaged)
+	})
+}
+
+// TestRestoreIncrementRefused: an increment whose base is missing or
+// changed, or which is damaged itself, is refused with a sentence naming what
+// to restore instead, and the journal in place is left as it was.
+func TestRestoreIncrementRefused(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, inc, base string)
+		want   string
+	}{
+		{"the base missing", func(t *testing.T, _, base string) {
+			require.NoError(t, os.Rename(base, base+".moved"))
+		}, "which is missing"},
+		{"the base changed", func(t *testing.T, _, base string) {
+			flipByte(t, base, 3*4096+17)
+		}, "which has changed since"},
+		{"a page of the increment", func(t *testing.T, inc, _ string) {
+			flipByte(t, inc, len(incMagic)+8+40)
+		}, "cannot be read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j, s, _ := busyJournal(t, 10)
+			base, err := j.Archive.BackupDay("2026-11-10")
+			require.NoError(t, err)
+			appendAll(t, j, s.busyDay("2026-11-11", 20, 11))
+			inc, err := j.Archive.BackupDay("2026-11-11")
+			require.NoError(t, err)
+			require.True(t, isIncrement(inc))
+			require.NoError(t, j.Close())
+
+			dst := j.core.path
+			before, err := os.ReadFile(dst)
+			require.NoError(t, err)
+			tt.damage(t, inc, base)
+			err = Restore(t.Context(), inc, dst)
+			var ie *IncrementError
+			require.ErrorAs(t, err, &ie)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Contains(t, err.Error(), "restore ")
+			assert.Contains(t, pos.Sentence(err), "; nothing was changed.", "the sentence the command line prints")
+			after, err := os.ReadFile(dst)
+			require.NoError(t, err)
+			assert.True(t, bytes.Equal(before, after), "the journal in place is untouched")
+			aside, err := filepath.Glob(dst + damagedInfix + "*")
+			require.NoError(t, err)
+			assert.Empty(t, aside, "nothing set aside")
+			left, err := filepath.Glob(filepath.Join(filepath.Dir(dst), "*.restoring*"))
+			require.NoError(t, err)
+			assert.Empty(t, left)
+		})
+	}
+}
+
+// flipByte changes the byte at off of the file at path.
+func flipByte(t *testing.T, path string, off int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	data[off] ^= 0x5a
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+}
+
+// TestBackupNewBase: when more than a quarter of the copy changed since the
+// base, the day's backup is a new base, and the next day's an increment of it.
+func TestBackupNewBase(t *testing.T) {
+	j, s, _ := busyJournal(t, 2)
+	first, err := j.Archive.BackupDay("2026-11-02")
+	require.NoError(t, err)
+	require.False(t, isIncrement(first))
+	for i := 3; i <= 8; i++ {
+		appendAll(t, j, s.busyDay(time.Date(2026, 11, i, 0, 0, 0, 0, time.UTC).Format(pos.DayLayout), 20, uint64(i)))
+	}
+	second, err := j.Archive.BackupDay("2026-11-08")
+	require.NoError(t, err)
+	assert.Equal(t, "journal-2026-11-08.db", filepath.Base(second), "three times the file since the base: a new base")
+	require.FileExists(t, second+pagesSuffix)
+	appendAll(t, j, s.busyDay("2026-11-09", 20, 9))
+	third, err := j.Archive.BackupDay("2026-11-09")
+	require.NoError(t, err)
+	tr, _, err := readIncrement(third)
+	require.NoError(t, err)
+	assert.Equal(t, "journal-2026-11-08.db", tr.Base, "built on the newest base")
+	require.NoError(t, j.Archive.VerifyBackup(t.Context(), third))
+}
+
+// writeIncrement writes a valid increment of no pages at path built on base
+// (for the keeping rule, which reads only what an increment is built on).
+func writeIncrement(t *testing.T, path, base string) {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString(incMagic)
+	sum := crc32.New(backupCRC)
+	sum.Write(b.Bytes())
+	require.NoError(t, writeTrailer(&b, sum, incTrailer{Version: 1, Base: base, PageSize: 4096, Size: 8192}))
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o600))
+	_, _, err := readIncrement(path)
+	require.NoError(t, err)
+}
+
+// TestPruneKeepsBases: the keeping rule counts days, bases and increments
+// alike, and a base that a kept day's increment is built on is kept with its
+// digests, whatever its own day; a base no kept increment needs goes with its
+// digests.
+func TestPruneKeepsBases(t *testing.T) {
+	dir := t.TempDir()
+	bdir := filepath.Join(dir, "backups")
+	j, err := Open(filepath.Join(dir, "journal.db"), Options{BackupDir: bdir})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = j.Close() })
+	require.NoError(t, os.MkdirAll(bdir, 0o700))
+	bases := map[string]string{ // base day: the last day of its increments
+		"2026-08-20": "2026-09-14",
+		"2026-09-15": "2026-10-31",
+		"2026-11-01": "2026-11-26",
+	}
+	for b, last := range bases {
+		name := "journal-" + b + ".db"
+		require.NoError(t, os.WriteFile(filepath.Join(bdir, name), make([]byte, 1000), 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(bdir, name+pagesSuffix), make([]byte, 100), 0o600))
+		days := everyDay(t, b, last)
+		for _, d := range days[1:] {
+			writeIncrement(t, filepath.Join(bdir, "journal-"+d+incSuffix), name)
+		}
+	}
+	res, err := j.Archive.PruneBackups("2026-11-26")
+	require.NoError(t, err)
+	left, err := os.ReadDir(bdir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range left {
+		names = append(names, e.Name())
+	}
+	// Kept by the rule: 2026-11-13..26, the month-ends 2026-08-31,
+	// 2026-09-30 and 2026-10-31 (increments of 2026-08-20 and 2026-09-15).
+	for _, want := range []string{
+		"journal-2026-11-13.inc", "journal-2026-11-26.inc", "journal-2026-10-31.inc", "journal-2026-09-30.inc", "journal-2026-08-31.inc",
+		"journal-2026-08-20.db", "journal-2026-08-20.db.pages", // a kept month-end's base
+		"journal-2026-09-15.db", "journal-2026-09-15.db.pages",
+		"journal-2026-11-01.db", "journal-2026-11-01.db.pages",
+	} {
+		assert.Contains(t, names, want)
+	}
+	for _, gone := range []string{"journal-2026-11-12.inc", "journal-2026-09-16.inc", "journal-2026-08-21.inc"} {
+		assert.NotContains(t, names, gone)
+	}
+	assert.Len(t, names, 14+3+3*2)
+	assert.False(t, slices.Contains(res.Removed, "journal-2026-09-15.db"))
+	assert.Equal(t, 14+3+3, res.Kept.Files, "a base's digests are part of it, not a file of their own")
+
+	// With the month-ends of 2026-08 and 2026-09 no longer kept (a later
+	// close), their bases go with their digests.
+	res, err = j.Archive.PruneBackups("2028-11-01")
+	require.NoError(t, err)
+	assert.Contains(t, res.Removed, "journal-2026-08-20.db")
+	_, err = os.Stat(filepath.Join(bdir, "journal-2026-08-20.db"+pagesSuffix))
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+// TestBackupDataDir writes the day backup of a data directory's journal, keyed
+// with its key, as the day before's close-day would have: a base with its page
+// digests (scripts/bench-500k.sh gives its grown template yesterday's backup
+// this way, with GALLA_BACKUP_DIR and GALLA_BACKUP_DAY, without a Z report).
+// Without them it backs up a small grown data directory and checks that the
+// next day's backup is an increment of that base.
+func TestBackupDataDir(t *testing.T) {
+	dir, day := os.Getenv("GALLA_BACKUP_DIR"), os.Getenv("GALLA_BACKUP_DAY")
+	bench := dir != ""
+	if !bench {
+		dir, day = t.TempDir(), "2026-11-26"
+		key := make([]byte, 32)
+		key[0] = 9
+		secrets, err := json.Marshal(map[string]string{secretJournalKey: hex.EncodeToString(key)})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, secretsFile), secrets, 0o600))
+		growDataDir(t, dir, 1500, 1, time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
+	}
+	key := dataDirKey(t, dir)
+	require.NotNil(t, key, "%s holds no journal key", dir)
+	j, err := Open(filepath.Join(dir, "journal.db"), Options{Create: CreateNever, ChainKey: key})
+	require.NoError(t, err)
+	defer j.Close()
+	path, err := j.Archive.BackupDay(day)
+	require.NoError(t, err)
+	require.NoError(t, j.Archive.VerifyBackup(t.Context(), path))
+	if bench {
+		t.Logf("%s written", path)
+		return
+	}
+	assert.Equal(t, "journal-"+day+".db", filepath.Base(path))
+	next, err := j.Archive.BackupDay("2026-11-27")
+	require.NoError(t, err)
+	assert.True(t, isIncrement(next), "the next day's backup: %s", next)
+	require.NoError(t, j.Archive.VerifyBackup(t.Context(), next))
+}
+
+// TestSalvageFromIncrement: salvage takes the events of an increment, read
+// as the copy it stands for with its base, where the damaged file lost them.
+func TestSalvageFromIncrement(t *testing.T) {
+	j, s, _ := busyJournal(t, 10)
+	_, err := j.Archive.BackupDay("2026-11-10")
+	require.NoError(t, err)
+	appendAll(t, j, s.busyDay("2026-11-11", 20, 11))
+	inc, err := j.Archive.BackupDay("2026-11-11")
+	require.NoError(t, err)
+	require.True(t, isIncrement(inc))
+	n, err := j.Numbers()
+	require.NoError(t, err)
+	require.NoError(t, j.Close())
+	path := j.core.path
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path, info.Size()/2))
+
+	out := filepath.Join(t.TempDir(), "salvaged.db")
+	rep, err := Salvage(t.Context(), path, inc, out)
+	require.NoError(t, err)
+	assert.Positive(t, rep.FromBackup, "events found only in the increment's copy")
+	assert.Equal(t, n.Z, rep.Numbers.Z, "the Z report of the day the increment holds")
+	_, err = os.Stat(out + ".backup")
+	assert.ErrorIs(t, err, fs.ErrNotExist, "the copy read is removed")
+}
+
+// TestSealBackupsKeepsABase: a backup in clear that increments are built on
+// is not rewritten (its pages would no longer be those they were taken
+// against): seal-backups leaves it, naming them, and seals the others.
+func TestSealBackupsKeepsABase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data", "journal.db")
+	j, err := Open(path, Options{ChainKey: testKey})
+	require.NoError(t, err)
+	j.core.rec.v, j.core.proofs.v = nil, nil // the build before sealing
+	var s script
+	appendAll(t, j, s.representative(t))
+	appendAll(t, j, buyerEvents(t, &s))
+	require.NoError(t, j.Close())
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		require.NoError(t, meta.Delete(metaSealed))
+		return putU64(meta, metaSchema, 4)
+	})
+	backups := filepath.Join(filepath.Dir(path), "backups")
+	require.NoError(t, os.MkdirAll(backups, 0o700))
+	base, other := backupPrefix+"2026-03-31"+backupSuffix, backupPrefix+"2026-02-28"+backupSuffix
+	require.NoError(t, copyFile(path, filepath.Join(backups, base)))
+	require.NoError(t, copyFile(path, filepath.Join(backups, other)))
+	writeIncrement(t, filepath.Join(backups, "journal-2026-04-01"+incSuffix), base)
+	baseBytes, err := os.ReadFile(filepath.Join(backups, base))
+	require.NoError(t, err)
+
+	j, err = Open(path, Options{ChainKey: testKey})
+	require.NoError(t, err)
+	defer j.Close()
+	sealed, err := j.SealBackups(t.Context(), "001")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), base+": it is the base of the backups journal-2026-04-01.inc, so it is left as it is")
+	assert.Contains(t, sealed, other)
+	assert.NotContains(t, sealed, base)
+	after, err := os.ReadFile(filepath.Join(backups, base))
+	require.NoError(t, err)
+	assert.Equal(t, baseBytes, after, "the base is left as it was")
+}
+
+// TestPageStream: the pages handed on and the bytes written through are the
+// copy's, whatever the chunks Tx.WriteTo writes in; a copy that ends inside a
+// page is refused.
+func TestPageStream(t *testing.T) {
+	const size = 64
+	data := make([]byte, 10*size)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	for _, chunk := range []int{1, 13, size, 3 * size, 3*size + 5, len(data)} {
+		var pages [][]byte
+		var ids []uint64
+		var tee bytes.Buffer
+		s := newPageStream(size, func(id uint64, p []byte) error {
+			ids = append(ids, id)
+			pages = append(pages, bytes.Clone(p))
+			return nil
+		})
+		s.tee = &tee
+		for off := 0; off < len(data); off += chunk {
+			_, err := s.Write(data[off:min(off+chunk, len(data))])
+			require.NoError(t, err)
+		}
+		require.NoError(t, s.close(), "chunk %d", chunk)
+		assert.Equal(t, []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, ids, "chunk %d", chunk)
+		assert.Equal(t, data, bytes.Join(pages, nil), "chunk %d", chunk)
+		assert.Equal(t, data, tee.Bytes(), "chunk %d", chunk)
+		assert.Equal(t, crc32.Checksum(data, backupCRC), s.sum.Sum32())
+	}
+	s := newPageStream(size, func(uint64, []byte) error { return nil })
+	_, err := s.Write(data[:size+1])
+	require.NoError(t, err)
+	assert.Error(t, s.close(), "a copy that ends inside a page")
+}
