@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -184,12 +185,18 @@ func tillJournals(tb testing.TB, n, open int) (big, fresh string, events uint64)
 // report, when not nil, is given x-fresh-NAME and NAME-ms (the big journal's
 // mean). unit numbers the phones sold, across calls.
 func benchTill(tb testing.TB, loop func() bool, report func(v float64, unit string), big, fresh string, unit *int) (map[string]float64, int) {
+	return benchCmds(tb, tillCmds, "x-fresh-", loop, report, big, fresh, unit)
+}
+
+// benchCmds is benchTill of the commands cmds, with the ratios reported as
+// label+NAME: big against base.
+func benchCmds(tb testing.TB, cmds []tillCmd, label string, loop func() bool, report func(v float64, unit string), big, fresh string, unit *int) (map[string]float64, int) {
 	ctx := context.Background()
 	fastest := map[string][2]time.Duration{}
 	bigMS := map[string]float64{}
 	runs := 0
 	for i := 0; loop(); i++ {
-		for _, c := range tillCmds {
+		for _, c := range cmds {
 			f := fastest[c.name]
 			for k := range 2 {
 				which := (i + k) % 2 // 0 big, 1 fresh
@@ -219,14 +226,14 @@ func benchTill(tb testing.TB, loop func() bool, report func(v float64, unit stri
 		runs = i + 1
 	}
 	out := map[string]float64{}
-	for _, c := range tillCmds {
+	for _, c := range cmds {
 		f := fastest[c.name]
 		if f[1] == 0 {
 			continue
 		}
 		out[c.name] = float64(f[0]) / float64(f[1])
 		if report != nil {
-			report(out[c.name], "x-fresh-"+c.name)
+			report(out[c.name], label+c.name)
 			report(bigMS[c.name]/float64(runs), c.name+"-ms")
 		}
 	}
@@ -250,6 +257,29 @@ func BenchmarkTillGrowth(b *testing.B) {
 		if runs >= 10 && x > 1.3 {
 			b.Errorf("%s on %d events took %.2f× the same command on a fresh journal; budget 1.3×", name, events, x)
 		}
+	}
+}
+
+// BenchmarkIMEIGrowth runs the phone sale with its IMEI (the scan and the
+// cash sale), a whole command, on a journal of 200 thousand events (about
+// 4 300 phones sold, each its own IMEI; GALLA_BENCH_EVENTS sets another size,
+// 1000000 the million) and on one of 10 thousand (about 210 phones) in
+// turn; budget x-10k ≤ 1.3, judged from 10 runs on. The phone's check reads
+// the record of its IMEI (schema 6), so the two journals differ in their
+// size, not in what the check reads.
+func BenchmarkIMEIGrowth(b *testing.B) {
+	n := 200_000
+	if v, err := strconv.Atoi(os.Getenv("GALLA_BENCH_EVENTS")); err == nil && v > 10_000 {
+		n = v
+	}
+	big, _, events := tillJournals(b, n, n/10)
+	small, _, _ := tillJournals(b, 10_000, 3_000) // as TestTillGrowth: both Opens start at a verified mark
+	b.ReportMetric(float64(events), "events")
+	unit := 0
+	got, runs := benchCmds(b, tillCmds[:1], "x-10k-", b.Loop, b.ReportMetric, big, small, &unit)
+	b.Logf("%d events against 10 thousand, %d runs: %v", events, runs, got)
+	if x := got["phone"]; runs >= 10 && x > 1.3 {
+		b.Errorf("phone on %d events took %.2f× the same command on 10 thousand; budget 1.3×", events, x)
 	}
 }
 
