@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -51,6 +52,55 @@ func (e *IMEISoldError) Sentence() string {
 	return fmt.Sprintf("This IMEI was already sold on %s%s and not returned; scan the IMEI of the phone in hand, or return that sale first.", when, rec)
 }
 
+// IMEIRecord is what the counter knows of one IMEI: the orders that carried
+// it, oldest first, and the order whose returned unit freed it last. Whether a
+// sale holds the IMEI now is decided from the orders' own states (holding).
+type IMEIRecord struct {
+	Orders []string `json:"orders,omitempty"`
+	Freed  string   `json:"freed,omitempty"`
+}
+
+// IMEIIndex is a journal that keeps the IMEIRecord of every IMEI, derived in
+// the transaction of each event that sells or frees a unit, so that a check
+// reads one record however long the journal's history (pos/journal). A
+// journal without it is read through the till's book of IMEIs, which reads
+// every IMEI ever sold.
+type IMEIIndex interface {
+	// IMEI returns the record of imei, empty when no event named it; an
+	// error matching ErrNoIMEIIndex when this journal keeps none (a file of
+	// an older schema opened read-only).
+	IMEI(ctx context.Context, imei string) (IMEIRecord, error)
+}
+
+// ErrNoIMEIIndex is an IMEIIndex that keeps no records: the book is read.
+var ErrNoIMEIIndex = errors.New("pos: the journal keeps no record of IMEIs")
+
+// IMEIEffect is what event ev does to the records of IMEIs, the same for the
+// journal's index and the book: the IMEIs a sale's intent carries (on its
+// lines and in the intent) each gain ev.OrderID among their orders, and the
+// IMEIs a return carries (any event kind beginning "return.", with an order)
+// are freed by it.
+func IMEIEffect(ev Event) (sold, freed []string) {
+	if ev.Kind == EvOrderIntent && ev.Intent != nil {
+		sold = intentIMEIs(ev.Intent)
+	}
+	if strings.HasPrefix(string(ev.Kind), returnPrefix) && ev.OrderID != "" {
+		freed = ev.IMEIs
+	}
+	return sold, freed
+}
+
+// Apply takes into r, the record of one IMEI, that ev sold it (sold) or
+// freed it (freed), as IMEIEffect says.
+func (r *IMEIRecord) Apply(ev Event, sold, freed bool) {
+	if sold && !slices.Contains(r.Orders, ev.OrderID) {
+		r.Orders = append(r.Orders, ev.OrderID)
+	}
+	if freed {
+		r.Freed = ev.OrderID
+	}
+}
+
 // intentIMEIs lists every IMEI a sale carries, on its lines and in the intent.
 func intentIMEIs(in *Intent) []string {
 	var out []string
@@ -69,16 +119,23 @@ func intentIMEIs(in *Intent) []string {
 	return out
 }
 
-// applyReturn frees the IMEIs of returned units: the unit may be sold again.
-func (b *book) applyReturn(ev Event) {
-	if len(ev.IMEIs) == 0 || ev.OrderID == "" {
-		return
+// applyIMEIs takes the IMEIs a sale carries, and those a return frees, into
+// the book of IMEIs (IMEIEffect).
+func (b *book) applyIMEIs(ev Event) {
+	sold, freed := IMEIEffect(ev)
+	for _, imei := range sold {
+		if b.imeis == nil {
+			b.imeis = map[string][]string{}
+		}
+		if !slices.Contains(b.imeis[imei], ev.OrderID) {
+			b.imeis[imei] = append(b.imeis[imei], ev.OrderID)
+		}
 	}
-	if b.freed == nil {
-		b.freed = map[string]string{}
-	}
-	for _, s := range ev.IMEIs {
-		b.freed[s] = ev.OrderID
+	for _, imei := range freed {
+		if b.freed == nil {
+			b.freed = map[string]string{}
+		}
+		b.freed[imei] = ev.OrderID
 	}
 }
 
@@ -96,10 +153,28 @@ func (im *IMEIs) ReturnIMEIs(ctx context.Context, orderID, staff string, imeis [
 	return nil
 }
 
+// record returns the record of imei: the journal's (IMEIIndex), one record
+// whatever the history, or else the book's, caught up with the journal.
+func (im *IMEIs) record(ctx context.Context, imei string) (IMEIRecord, error) {
+	if ix, ok := im.j.(IMEIIndex); ok {
+		r, err := ix.IMEI(ctx, imei)
+		if !errors.Is(err, ErrNoIMEIIndex) {
+			return r, err
+		}
+	}
+	b := &im.ib
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.catchUp(ctx, im.j); err != nil {
+		return IMEIRecord{}, err
+	}
+	return IMEIRecord{Orders: slices.Clone(b.imeis[imei]), Freed: b.freed[imei]}, nil
+}
+
 // holding reports the sale that holds imei now (sold and not returned, or its
-// payment unknown), or nil. b.mu is held and the book caught up.
-func (im *IMEIs) holding(ctx context.Context, b *book, imei string) (*IMEISoldError, error) {
-	ids := b.imeis[imei]
+// payment unknown), or nil, from the record of imei.
+func (im *IMEIs) holding(ctx context.Context, r IMEIRecord, imei string) (*IMEISoldError, error) {
+	ids := r.Orders
 	for i := len(ids) - 1; i >= 0; i-- {
 		o, err := im.j.Order(ctx, ids[i])
 		if errors.Is(err, ErrOrderNotFound) {
@@ -118,12 +193,12 @@ func (im *IMEIs) holding(ctx context.Context, b *book, imei string) (*IMEISoldEr
 				return nil, err
 			case err == nil && s.State != StateOpen:
 				continue // the sale itself is among ids and decides
-			case err == nil && b.freed[imei] != s.ID && (o.State.Paid() || o.Unresolved()):
+			case err == nil && r.Freed != s.ID && (o.State.Paid() || o.Unresolved()):
 				return &IMEISoldError{IMEI: imei, OrderID: s.ID, At: s.Opened, Pending: o.Unresolved()}, nil
 			}
 		}
 		switch {
-		case b.freed[imei] == o.ID || o.State == StateRefunded || o.Cancelled != nil:
+		case r.Freed == o.ID || o.State == StateRefunded || o.Cancelled != nil:
 			continue
 		case o.Unresolved():
 			return &IMEISoldError{IMEI: imei, OrderID: o.ID, At: o.Opened, Pending: true}, nil
@@ -173,17 +248,15 @@ func (im *IMEIs) CheckSerials(ctx context.Context, lines []Line, self string) er
 
 // checkHeld refuses an IMEI of seen that another sale than self holds.
 func (im *IMEIs) checkHeld(ctx context.Context, seen map[string]bool, self string) error {
-	b := &im.ib
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err := b.catchUp(ctx, im.j); err != nil {
+	for s := range seen {
+		r, err := im.record(ctx, s)
 		if errors.Is(err, ErrNoEventLog) {
 			return nil
 		}
-		return err
-	}
-	for s := range seen {
-		h, err := im.holding(ctx, b, s)
+		if err != nil {
+			return err
+		}
+		h, err := im.holding(ctx, r, s)
 		if err != nil {
 			return err
 		}
@@ -213,17 +286,11 @@ func (im *IMEIs) FindIMEI(ctx context.Context, imei string) ([]OrderSummary, err
 	if err := CheckIMEI(imei); err != nil {
 		return nil, err
 	}
-	b := &im.ib
-	b.mu.Lock()
-	ids := []string(nil)
-	err := b.catchUp(ctx, im.j)
-	if err == nil {
-		ids = slices.Clone(b.imeis[imei])
-	}
-	b.mu.Unlock()
+	r, err := im.record(ctx, imei)
 	if err != nil {
 		return nil, err
 	}
+	ids := r.Orders
 	out := make([]OrderSummary, 0, len(ids))
 	for i := len(ids) - 1; i >= 0; i-- {
 		o, err := im.j.Order(ctx, ids[i])

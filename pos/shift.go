@@ -179,7 +179,9 @@ type book struct {
 	replay bool
 	// imeiPart: this book keeps the IMEIs sold and freed, and nothing else;
 	// the other keeps the rest. Each has its own snapshot, so that a shift or
-	// a cash sale does not read every IMEI ever sold.
+	// a cash sale does not read every IMEI ever sold. It is read only for a
+	// journal that keeps no record of each IMEI (IMEIIndex): pos/journal's
+	// does, and a phone's check reads its one record instead.
 	imeiPart bool
 }
 
@@ -255,24 +257,6 @@ func (b *book) apply(ev Event) error {
 		}
 	}
 	return nil
-}
-
-// applyIMEIs takes the IMEIs a sale carries, and those a return frees, into
-// the IMEI book.
-func (b *book) applyIMEIs(ev Event) {
-	if ev.Kind == EvOrderIntent && ev.Intent != nil {
-		for _, imei := range intentIMEIs(ev.Intent) {
-			if b.imeis == nil {
-				b.imeis = map[string][]string{}
-			}
-			if !slices.Contains(b.imeis[imei], ev.OrderID) {
-				b.imeis[imei] = append(b.imeis[imei], ev.OrderID)
-			}
-		}
-	}
-	if strings.HasPrefix(string(ev.Kind), returnPrefix) {
-		b.applyReturn(ev)
-	}
 }
 
 func (b *book) applyShift(ev Event, r ShiftRecord) error {

@@ -38,6 +38,13 @@ const (
 	EvStockSent EventKind = "stock.sent"
 )
 
+// MovesStock reports whether events of kind k are stock events that move
+// stock by themselves (a delivery, an adjustment, a transfer sent), as
+// opposed to a sale's or a return's, which move it through their order.
+func (k EventKind) MovesStock() bool {
+	return k == EvStockReceived || k == EvStockAdjusted || k == EvStockSent
+}
+
 // overrideStock is the "what" of a manager's override (EvOverride) that lets
 // units not in stock be sold (AllowIMEIs); the store's pages list it with
 // every other override.

@@ -42,49 +42,75 @@ type StockMovement struct {
 	Staff    string    `json:"staff,omitempty"`
 }
 
+// StockDayIndex is a journal that lists its stock events (MovesStock) by
+// business day, derived in the transaction of each (pos/journal), so that the
+// movements of some days read those days' events and orders only, however
+// long the journal's history. A journal without it is read through from its
+// first event.
+type StockDayIndex interface {
+	// StockEvents returns the stock events recorded on the days from to to
+	// (DayLayout, both included), day by day, each day's in the journal's
+	// order.
+	StockEvents(ctx context.Context, from, to string) ([]Event, error)
+	// StockBegan returns the time of the first delivery or adjustment, when
+	// stock began; zero when none was recorded.
+	StockBegan(ctx context.Context) (time.Time, error)
+}
+
 // MovesOfDay lists every stock movement journaled on business day day
 // (DayLayout), in the journal's order.
 func (s *Stock) MovesOfDay(ctx context.Context, day string) ([]StockMovement, error) {
-	if _, err := time.Parse(DayLayout, day); err != nil {
-		return nil, Errorf("The day %q is not a date; give it as YYYY-MM-DD.", day)
+	return s.MovesOfDays(ctx, day, day)
+}
+
+// MovesOfDays lists every stock movement journaled on the business days from
+// to to (DayLayout, both included), in the journal's order.
+func (s *Stock) MovesOfDays(ctx context.Context, from, to string) ([]StockMovement, error) {
+	for _, d := range []string{from, to} {
+		if _, err := time.Parse(DayLayout, d); err != nil {
+			return nil, Errorf("The day %q is not a date; give it as YYYY-MM-DD.", d)
+		}
 	}
-	return s.moves(ctx, func(ev Event) bool { return ev.Day == day })
+	if to < from {
+		return nil, Errorf("The days run from %s to %s: give the first day first.", from, to)
+	}
+	return s.moves(ctx, from, to, func(ev Event) bool { return ev.Day >= from && ev.Day <= to })
 }
 
 // MovesOfShift lists every stock movement journaled while shift sh was open
 // (to now while it is), in the journal's order.
 func (s *Stock) MovesOfShift(ctx context.Context, sh *Shift) ([]StockMovement, error) {
-	return s.moves(ctx, func(ev Event) bool {
+	end := sh.Closed
+	if sh.Open() {
+		end = s.eng.Now()
+	}
+	// The business days the shift's time can fall on, a day either side
+	// for the time zones of the clock and of the day.
+	from, to := ToDay(sh.Opened.AddDate(0, 0, -1)), ToDay(end.AddDate(0, 0, 1))
+	return s.moves(ctx, from, to, func(ev Event) bool {
 		return !ev.Time.Before(sh.Opened) && (sh.Open() || !ev.Time.After(sh.Closed))
 	})
 }
 
-// moves reads the journal through for the movements of the events in: the
-// stock events as they record them, and each sale's and return's as the
-// change of its order's stock effect (StockEffectOf) at each of its events,
-// so a unit sold in the morning and returned in the afternoon is two rows.
-// An order counts from when stock began, as the stock book counts it.
-func (s *Stock) moves(ctx context.Context, in func(Event) bool) ([]StockMovement, error) {
-	var out []StockMovement
-	var since time.Time // when stock began
-	var orders []string // the orders with an event in the window, first seen first
-	err := eventsFrom(ctx, s.j, 1, func(ev Event) error {
-		switch ev.Kind {
-		case EvStockReceived, EvStockAdjusted:
-			if since.IsZero() {
-				since = ev.Time
-			}
-		}
-		if !in(ev) {
-			return nil
-		}
-		if ev.Kind.IsOrderEvent() && ev.OrderID != "" && !since.IsZero() && !slices.Contains(orders, ev.OrderID) {
-			orders = append(orders, ev.OrderID)
-		}
-		m, err := stockEventMoves(ev)
-		out = append(out, m...)
-		return err
-	})
+// moves lists the movements of the events in, which fall on the business
+// days from to to: the stock events as they record them, and each sale's and
+// return's as the change of its order's stock effect (StockEffectOf) at each
+// of its events, so a unit sold in the morning and returned in the afternoon
+// is two rows. An order counts from when stock began, as the stock book
+// counts it. A journal with a StockDayIndex is read for those days only;
+// another is read through.
+func (s *Stock) moves(ctx context.Context, from, to string, in func(Event) bool) ([]StockMovement, error) {
+	var (
+		out    []StockMovement
+		since  time.Time // when stock began
+		orders []string  // the orders with an event in the window, first seen first
+		err    error
+	)
+	if ix, ok := s.j.(StockDayIndex); ok {
+		since, orders, err = s.daysMoves(ctx, ix, from, to, in, &out)
+	} else {
+		since, orders, err = s.readMoves(ctx, in, &out)
+	}
 	if errors.Is(err, ErrNoEventLog) {
 		return nil, nil // a journal without its events keeps no stock
 	}
@@ -108,6 +134,77 @@ func (s *Stock) moves(ctx context.Context, in func(Event) bool) ([]StockMovement
 		return 0
 	})
 	return out, nil
+}
+
+// daysMoves adds to *out the movements of the stock events of the days from
+// to to that are in, from ix, and returns when stock began and the orders
+// with an event on those days (from the journal's days, OrdersByDay). An
+// order listed whose events in the window came before stock began moves
+// nothing (orderMoves), as when the journal is read through.
+func (s *Stock) daysMoves(ctx context.Context, ix StockDayIndex, from, to string, in func(Event) bool, out *[]StockMovement) (time.Time, []string, error) {
+	since, err := ix.StockBegan(ctx)
+	if err != nil {
+		return since, nil, err
+	}
+	evs, err := ix.StockEvents(ctx, from, to)
+	if err != nil {
+		return since, nil, err
+	}
+	for _, ev := range evs {
+		if !in(ev) {
+			continue
+		}
+		m, err := stockEventMoves(ev)
+		if err != nil {
+			return since, nil, err
+		}
+		*out = append(*out, m...)
+	}
+	if since.IsZero() {
+		return since, nil, nil
+	}
+	var orders []string
+	seen := map[string]bool{}
+	first, _ := time.Parse(DayLayout, from)
+	for d := first; d.Format(DayLayout) <= to; d = d.AddDate(0, 0, 1) {
+		os, err := s.j.OrdersByDay(ctx, d.Format(DayLayout))
+		if err != nil {
+			return since, nil, err
+		}
+		for _, o := range os {
+			if !seen[o.ID] {
+				seen[o.ID] = true
+				orders = append(orders, o.ID)
+			}
+		}
+	}
+	return since, orders, nil
+}
+
+// readMoves reads the journal through from its first event: it adds to *out
+// the movements of the stock events in, and returns when stock began and the
+// orders with an event in (after stock began), first seen first.
+func (s *Stock) readMoves(ctx context.Context, in func(Event) bool, out *[]StockMovement) (time.Time, []string, error) {
+	var since time.Time
+	var orders []string
+	err := eventsFrom(ctx, s.j, 1, func(ev Event) error {
+		switch ev.Kind {
+		case EvStockReceived, EvStockAdjusted:
+			if since.IsZero() {
+				since = ev.Time
+			}
+		}
+		if !in(ev) {
+			return nil
+		}
+		if ev.Kind.IsOrderEvent() && ev.OrderID != "" && !since.IsZero() && !slices.Contains(orders, ev.OrderID) {
+			orders = append(orders, ev.OrderID)
+		}
+		m, err := stockEventMoves(ev)
+		*out = append(*out, m...)
+		return err
+	})
+	return since, orders, err
 }
 
 // stockEventMoves is the movements a stock event records.

@@ -72,22 +72,45 @@ func stockSlow(c *cli, args []string) int {
 }
 
 // stockMoves is galla stock moves: every stock movement of a business day
-// (today unless told) or of a shift.
+// (today unless told), of the days from one to another, or of a shift. The
+// journal lists its stock events by day, so the days asked are read, not
+// the history before them.
 func stockMoves(c *cli, args []string) int {
 	fs := c.flagSet("galla stock moves")
 	dayText := fs.String("day", "", "the business day, YYYY-MM-DD (default today)")
+	fromText := fs.String("from", "", "the first business day, YYYY-MM-DD")
+	toText := fs.String("to", "", "the last business day, YYYY-MM-DD (default today)")
 	shift := fs.String("shift", "", "the shift's id, as galla shift list shows it")
 	format := fs.String("format", "text", "text, csv or json")
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return exitBadInput
 	}
-	if len(rest) != 0 || (*dayText != "" && *shift != "") || !reportFormat(*format) {
-		return c.fail(exitBadInput, "Use galla stock moves [--day YYYY-MM-DD | --shift ID] [--format text|csv|json].")
+	ranged := *fromText != "" || *toText != ""
+	chosen := 0
+	for _, on := range []bool{*dayText != "", ranged, *shift != ""} {
+		if on {
+			chosen++
+		}
+	}
+	if len(rest) != 0 || chosen > 1 || (*toText != "" && *fromText == "") || !reportFormat(*format) {
+		return c.fail(exitBadInput, "Use galla stock moves [--day YYYY-MM-DD | --from YYYY-MM-DD [--to YYYY-MM-DD] | --shift ID] [--format text|csv|json].")
 	}
 	day, err := c.dayFlag(*dayText)
 	if err != nil {
 		return c.fail(exitBadInput, "%v; type it again.", err)
+	}
+	from, to := day, day
+	if ranged {
+		if from, err = c.dayFlag(*fromText); err != nil {
+			return c.fail(exitBadInput, "%v; type it again.", err)
+		}
+		if to, err = c.dayFlag(*toText); err != nil {
+			return c.fail(exitBadInput, "%v; type it again.", err)
+		}
+		if to < from {
+			return c.fail(exitBadInput, "The days run from %s to %s: give the first day first.", from, to)
+		}
 	}
 	t, err := openTill(c)
 	if err != nil {
@@ -109,7 +132,7 @@ func stockMoves(c *cli, args []string) int {
 		if err != nil {
 			return c.fail(exitFailed, "%s", pos.Sentence(err))
 		}
-	} else if moves, err = t.Stock.MovesOfDay(ctx, day); err != nil {
+	} else if moves, err = t.Stock.MovesOfDays(ctx, from, to); err != nil {
 		return c.fail(exitFailed, "%s", pos.Sentence(err))
 	}
 	switch *format {

@@ -46,6 +46,9 @@ func TestStockReportCommands(t *testing.T) {
 	}, "\n") + "\n"
 	assert.Equal(t, want, out, "today, the day by default")
 	assert.Equal(t, want, ok(nil, "stock", "moves", "--day", "2026-11-22", "--format", "csv"))
+	assert.Equal(t, want, ok(nil, "stock", "moves", "--from", "2026-11-21", "--to", "2026-11-23", "--format", "csv"), "the days around it")
+	assert.Equal(t, want, ok(nil, "stock", "moves", "--from", "2026-11-22", "--format", "csv"), "from the day to today")
+	assert.Equal(t, "No stock moved.\n", ok(nil, "stock", "moves", "--from", "2026-11-20", "--to", "2026-11-21"), "the days before")
 
 	// Text: the columns aligned, quantities signed.
 	text := ok(nil, "stock", "moves", "--day", "2026-11-22")
@@ -62,6 +65,14 @@ func TestStockReportCommands(t *testing.T) {
 	code, _, errOut := d.run("", nil, "stock", "moves", "--day", "2026-11-22", "--shift", "x")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "galla stock moves [--day")
+	for _, bad := range [][]string{{"--day", "2026-11-22", "--from", "2026-11-21"}, {"--to", "2026-11-22"}} {
+		code, _, errOut = d.run("", nil, append([]string{"stock", "moves"}, bad...)...)
+		assert.Equal(t, exitBadInput, code, "%v", bad)
+		assert.Contains(t, errOut, "--from YYYY-MM-DD", "%v", bad)
+	}
+	code, _, errOut = d.run("", nil, "stock", "moves", "--from", "2026-11-23", "--to", "2026-11-22")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "give the first day first")
 	code, _, errOut = d.run("", nil, "stock", "moves", "--shift", "nope")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "nope")

@@ -44,6 +44,14 @@ func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) error {
 			return err
 		}
 	}
+	// As the till's book of IMEIs took them, stale or not: whether a sale
+	// holds the unit is read from its order.
+	if err := deriveIMEIs(tx, ev, pv); err != nil {
+		return err
+	}
+	if err := deriveStockDay(tx, ev); err != nil {
+		return err
+	}
 	switch ev.Kind {
 	case pos.EvDayClosed:
 		return deriveDayClose(tx, ev, pv)

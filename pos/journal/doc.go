@@ -20,14 +20,16 @@
 //	                      ZDigest, CheckDay
 //	Staff    staff.go     the staff records: List, Get, Put, RecordAttempt
 //	Shop     shop.go      the settings and the catalog: Setting, Catalog, PutCatalog
+//	IMEIs    imeis.go     the record of every IMEI sold or freed: IMEI
+//	Stock    stock.go     the stock events by business day: StockEvents, StockBegan
 //	Archive  archive.go   the copies of the file: Backup, BackupTo, BackupDay,
 //	                      LatestBackup, VerifyBackup (increment.go: the
 //	                      day's increments of a base)
 //
 // Journal.Port (port.go) is the value pos is given as its pos.Journal: it embeds
 // the parts pos reads, so that their methods (and the optional interfaces pos
-// looks for: pos.EventLog, pos.ZDigester, pos.DayChecker, pos.AttemptRecorder)
-// are one value's. The window is given the parts it needs by name: the Log as
+// looks for: pos.EventLog, pos.ZDigester, pos.DayChecker, pos.AttemptRecorder,
+// pos.IMEIIndex, pos.StockDayIndex) are one value's. The window is given the parts it needs by name: the Log as
 // pos.JournalHealth, the Shop as pos.CatalogStore, the Archive as pos.Backuper.
 //
 // # The file
@@ -41,7 +43,7 @@
 // The log of events is the source of truth; every other bucket is derived from it
 // in the same transaction as the event, and Log.Rebuild recreates them by replay.
 //
-// # Bucket tree (schema version 5)
+// # Bucket tree (schema version 6)
 //
 //	journal.db
 //	├── meta                      not derived except the two counters
@@ -77,8 +79,12 @@
 //	├── documents                 derived: the document series (numbers.go), made when first needed
 //	│   ├── "last" ‖ 0x00 ‖ series → u64   last number of the series ("2627", "B2627", "C2627")
 //	│   └── "doc" ‖ 0x00 ‖ series ‖ 0x00 ‖ u64 number → order id [‖ 0x00 ‖ refund unique_txn_id]
+//	├── imeis                     derived: the record of every IMEI sold or freed (imeis.go, schema 6)
+//	│   └── IMEI          → pos.IMEIRecord JSON: the orders that carried it, the order whose return freed it
+//	├── stock_days                derived: the stock events by business day (stock.go, schema 6)
+//	│   └── day ‖ 0x00 ‖ u64 seq → empty
 //	├── proofs                    derived: the proofs of the records pos decides by (proof.go)
-//	│   └── bucket ‖ 0x00 ‖ key → [32]byte HMAC of staff, settings, catalog and z_reports records
+//	│   └── bucket ‖ 0x00 ‖ key → [32]byte HMAC of staff, settings, catalog, z_reports and imeis records
 //	└── snapshots                 pos's state sealed at an event (snapshot.go), made when first needed
 //	    └── name          → [32]byte proof ‖ u64 seq ‖ [32]byte hash of event seq ‖ state JSON
 //

@@ -58,11 +58,27 @@ func (s *script) busyDay(day string, n int, zno uint64) []pos.Event {
 	return evs
 }
 
-// emiSale is a brand EMI sale of a serialised phone: intent with the plan and
-// the IMEI, create, IMEI validated, attempt, accepted, verified, printed.
+// phoneIMEI is the IMEI of the next phone the script sells: as a shop's
+// units are, each its own, 15 digits with a valid check digit (an 8-digit
+// type allocation code of Samsung's, moved on every million units, and the
+// unit's serial).
+func (s *script) phoneIMEI() string {
+	s.phones++
+	body := fmt.Sprintf("%08d%06d", 35693803+s.phones/1_000_000, s.phones%1_000_000)
+	d, ok := pos.LuhnCheckDigit(body)
+	if !ok {
+		panic("not digits: " + body)
+	}
+	return body + string(d)
+}
+
+// emiSale is a brand EMI sale of a serialised phone, with its own IMEI:
+// intent with the plan and the IMEI, create, IMEI validated, attempt,
+// accepted, verified, printed.
 func (s *script) emiSale(id, day string, amount pos.Paise) []pos.Event {
+	imei := s.phoneIMEI()
 	lines := []pos.Line{{SKU: "SAMSUNG-S24", Name: "Galaxy S24 256 GB", Brand: "SAMSUNG", ProductCode: "SAMSUNG-S24",
-		HSN: "8517", Qty: 1, UnitPrice: amount, GSTRate: pos.Percent(18), Serialised: true, IMEIs: []string{"356938035643809"}}}
+		HSN: "8517", Qty: 1, UnitPrice: amount, GSTRate: pos.Percent(18), Serialised: true, IMEIs: []string{imei}}}
 	plan := &pos.EMIPlan{Issuer: "HDFC Bank", Brand: "SAMSUNG", Program: "brand", Subvention: "no-cost", TenureMonths: 6,
 		TenureID: "6", RateBP: 150000, Monthly: 1249984, Interest: 197100, Benefit: 197100, TotalPayable: amount,
 		Loan: 7302800, AuthAmount: 7302800, IMEIRequired: true, AcquirerID: 7, Tenure: emiTenure}
@@ -71,15 +87,50 @@ func (s *script) emiSale(id, day string, amount pos.Paise) []pos.Event {
 	return []pos.Event{
 		{Kind: pos.EvOrderIntent, OrderID: id, Day: day, Time: s.next(), Staff: "001",
 			Intent: &pos.Intent{Tender: pos.TenderEMI, Lines: lines, Totals: pos.ComputeTotals(lines), Amount: amount, EMI: plan,
-				IMEIs: []string{"356938035643809"}, Customer: &pos.Customer{CountryCode: "91", Mobile: "9876543210"}}},
+				IMEIs: []string{imei}, Customer: &pos.Customer{CountryCode: "91", Mobile: "9876543210"}}},
 		{Kind: pos.EvOrderCreated, OrderID: id, Day: day, Time: s.next(), Created: &pos.Created{ServiceOrderID: svc, Token: "tok-" + id}},
-		{Kind: pos.EvIMEIValidated, OrderID: id, Day: day, Time: s.next(), IMEIs: []string{"356938035643809"}},
+		{Kind: pos.EvIMEIValidated, OrderID: id, Day: day, Time: s.next(), IMEIs: []string{imei}},
 		{Kind: pos.EvPaymentAttempt, OrderID: id, Day: day, Time: s.next(), Attempt: &pos.AttemptEvent{N: 1, CardBrand: "VISA", CardLast4: testCardLast4}},
 		{Kind: pos.EvPaymentAccepted, OrderID: id, Day: day, Time: s.next(), Attempt: &pos.AttemptEvent{N: 1, PaymentID: pay, Amount: 7302800}},
 		{Kind: pos.EvPaymentOutcome, OrderID: id, Day: day, Time: s.next(), ReceiptNo: s.receipt, Outcome: &pos.Outcome{
 			MerchantOrderID: id, ServiceOrderID: svc, PaymentID: pay, OrderStatus: "CHARGED", PaymentStatus: "CAPTURED",
 			Amount: amount, Captured: plan.AuthAmount, PaymentMode: "EMI", Issuer: "HDFC Bank", MaskedCard: "411111XXXXXX1111", AuthCode: "A1", RRN: "R1"}},
 		{Kind: pos.EvReceiptPrinted, OrderID: id, Day: day, Time: s.next(), Print: &pos.PrintEvent{Printer: "file", Format: "text"}},
+	}
+}
+
+// The growth generator sells each phone with its own IMEI, as a shop's sales
+// are: every IMEI of its sales passes the check digit, none is sold twice,
+// and the journal keeps one record per phone.
+func TestGrowthIMEIsDistinct(t *testing.T) {
+	var s script
+	seen := map[string]string{}
+	for i := range 5 {
+		day := pos.ToDay(time.Date(2026, 1, 1+i, 0, 0, 0, 0, time.UTC))
+		for _, ev := range s.busyDay(day, 200, uint64(i+1)) {
+			sold, _ := pos.IMEIEffect(ev)
+			for _, imei := range sold {
+				require.NoError(t, pos.CheckIMEI(imei), "IMEI %s of %s", imei, ev.OrderID)
+				prev, dup := seen[imei]
+				require.False(t, dup, "IMEI %s sold in %s and again in %s", imei, prev, ev.OrderID)
+				seen[imei] = ev.OrderID
+			}
+		}
+	}
+	assert.Equal(t, 5*30, len(seen), "30 phones a day of 200 sales")
+	assert.Equal(t, uint64(len(seen)), s.phones)
+
+	path := filepath.Join(t.TempDir(), "journal.db")
+	bulkDays(t, path, 3000, 3000)
+	j, err := Open(path, Options{})
+	require.NoError(t, err)
+	defer j.Close()
+	records := bucketBytes(t, j, bucketIMEIs)
+	assert.GreaterOrEqual(t, len(records), 60, "one record per phone")
+	for imei := range records {
+		r, err := j.IMEIs.IMEI(t.Context(), imei)
+		require.NoError(t, err)
+		assert.Len(t, r.Orders, 1, "IMEI %s: sold once", imei)
 	}
 }
 

@@ -37,6 +37,7 @@ func openTest(t testing.TB) *Journal {
 type script struct {
 	receipt uint64
 	at      time.Time
+	phones  uint64 // the phones sold so far, each its own IMEI (phoneIMEI)
 }
 
 // next advances the script's clock by a second and returns it.

@@ -118,8 +118,9 @@ type Options struct {
 // locks): the Log is the chain of events itself (append, read, iterate, verify,
 // rebuild), the Orders the orders derived from it and the numbers of their
 // documents, the Days the closed days, their Z reports and checkpoints, the Staff
-// the staff records, the Shop the settings and the catalog, and the Archive the
-// copies of the file. Each is a named field and none is embedded: callers name the
+// the staff records, the Shop the settings and the catalog, the IMEIs the
+// record of every IMEI sold or freed, the Stock the stock events by day, and
+// the Archive the copies of the file. Each is a named field and none is embedded: callers name the
 // part they use (j.Log.Append, j.Days.CheckDay). The Journal's own methods are
 // only the facade's: opening and closing the file, its path, commits, version and
 // numbers, and Port, the journal as package pos uses it. It is safe for
@@ -130,6 +131,8 @@ type Journal struct {
 	Days    *Days
 	Staff   *Staff
 	Shop    *Shop
+	IMEIs   *IMEIs
+	Stock   *Stock
 	Archive *Archive
 
 	core *journalCore // the state the parts share; the facade's own methods read it
@@ -260,8 +263,8 @@ func Open(path string, opts Options) (*Journal, error) {
 
 // newJournal builds the facade and its parts over c.
 func newJournal(c *journalCore) *Journal {
-	j := &Journal{core: c, Log: &Log{c}, Orders: &Orders{c}, Days: &Days{c}, Staff: &Staff{c}, Shop: &Shop{c}, Archive: &Archive{c}}
-	j.port = &Port{Log: j.Log, Orders: j.Orders, Days: j.Days, Staff: j.Staff, Shop: j.Shop}
+	j := &Journal{core: c, Log: &Log{c}, Orders: &Orders{c}, Days: &Days{c}, Staff: &Staff{c}, Shop: &Shop{c}, IMEIs: &IMEIs{c}, Stock: &Stock{c}, Archive: &Archive{c}}
+	j.port = &Port{Log: j.Log, Orders: j.Orders, Days: j.Days, Staff: j.Staff, Shop: j.Shop, IMEIs: j.IMEIs, Stock: j.Stock}
 	return j
 }
 

@@ -524,6 +524,16 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 			if err := createBuckets(dst); err != nil {
 				return err
 			}
+			before6 := src.Bucket(bucketIMEIs) == nil && src.Bucket(bucketStockDays) == nil && schemaOf(src) < schemaIMEIs
+			if before6 {
+				// A file of schema 5 or older (a backup) is replayed as it was
+				// written: without the records of IMEIs and the stock days.
+				for _, name := range [][]byte{bucketIMEIs, bucketStockDays} {
+					if err := dst.DeleteBucket(name); err != nil {
+						return err
+					}
+				}
+			}
 			srcProved := src.Bucket(bucketProofs) != nil || (schemaOf(src) >= schemaProofs && !upgrade)
 			if !srcProved {
 				// A file written before proofs (a backup, or the journal at the
@@ -586,6 +596,9 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 				}
 				if bytes.Equal(name, bucketCheckpoints) && schemaOf(src) < schemaCheckpoints {
 					continue // a file of schema 1 (a backup) has none yet
+				}
+				if (bytes.Equal(name, bucketIMEIs) || bytes.Equal(name, bucketStockDays)) && before6 {
+					continue // made before them
 				}
 				if bytes.Equal(name, bucketDocuments) && src.Bucket(name) == nil && dst.Bucket(name).Stats().KeyN == 0 {
 					continue // made before document series, and none numbered since

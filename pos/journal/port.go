@@ -6,7 +6,7 @@ import "galla/pos"
 // orders and their numbers, a day's Z report, the settings, the staff) and the
 // interfaces pos looks for on the journal it is given (pos.EventLog,
 // pos.EventRanger, pos.ZDigester, pos.DayChecker, pos.AttemptRecorder,
-// pos.CatalogStore, pos.JournalHealth). It declares no method of its own: each is
+// pos.CatalogStore, pos.JournalHealth, pos.IMEIIndex, pos.StockDayIndex). It declares no method of its own: each is
 // a part's, promoted from the part it embeds. Journal.Port returns it.
 type Port struct {
 	*Log
@@ -14,6 +14,8 @@ type Port struct {
 	*Days
 	*Staff
 	*Shop
+	*IMEIs
+	*Stock
 }
 
 // The parts and the Port implement the interfaces pos declares.
@@ -27,6 +29,8 @@ var (
 	_ pos.DayChecker      = (*Port)(nil)
 	_ pos.CatalogStore    = (*Port)(nil)
 	_ pos.JournalHealth   = (*Port)(nil)
+	_ pos.IMEIIndex       = (*Port)(nil)
+	_ pos.StockDayIndex   = (*Port)(nil)
 
 	_ pos.EventLog        = (*Log)(nil)
 	_ pos.EventRanger     = (*Log)(nil)
@@ -36,6 +40,8 @@ var (
 	_ pos.StaffStore      = (*Staff)(nil)
 	_ pos.AttemptRecorder = (*Staff)(nil)
 	_ pos.CatalogStore    = (*Shop)(nil)
+	_ pos.IMEIIndex       = (*IMEIs)(nil)
+	_ pos.StockDayIndex   = (*Stock)(nil)
 	_ pos.Backuper        = (*Archive)(nil)
 	_ pos.BackupVerifier  = (*Archive)(nil)
 )

@@ -26,6 +26,12 @@ var (
 	// each and the order every number was given to. Created when first needed, so
 	// that no migration is needed for journals made before series.
 	bucketDocuments = []byte("documents")
+	// bucketIMEIs holds the record of every IMEI sold or freed (imeis.go,
+	// schema 6).
+	bucketIMEIs = []byte("imeis")
+	// bucketStockDays lists the stock events by business day (stock.go,
+	// schema 6).
+	bucketStockDays = []byte("stock_days")
 )
 
 // Keys in the meta bucket.
@@ -46,7 +52,7 @@ var catalogKey = []byte("products")
 var derivedBuckets = [][]byte{
 	bucketOrders, bucketDays, bucketUnresolved,
 	bucketZ, bucketClosedDays, bucketStaff, bucketSettings, bucketCatalog,
-	bucketCheckpoints, bucketDocuments, bucketProofs,
+	bucketCheckpoints, bucketDocuments, bucketIMEIs, bucketStockDays, bucketProofs,
 }
 
 // migration moves the file from schema version-1 to version.
@@ -64,6 +70,7 @@ var migrations = []migration{
 	{version: 3, name: "events in binary records, compressed and keyed", apply: binaryRecords},
 	{version: 4, name: "a keyed proof on every derived record", apply: recordProofs},
 	{version: 5, name: "the customers' details sealed", apply: sealedRecords},
+	{version: 6, name: "a record of every IMEI sold, the stock events by day", apply: imeiRecords},
 }
 
 // schemaCheckpoints is the first schema with the checkpoints bucket and compact
@@ -104,6 +111,21 @@ func recordProofs(*bolt.Tx) error { return nil }
 // details already stored in clear are sealed once the key is known to be the
 // journal's and its records proved (Journal.sealPersonal, reseal.go).
 func sealedRecords(*bolt.Tx) error { return nil }
+
+// imeiRecords moves a file of schema 5 to 6: the record of every IMEI sold or
+// freed (imeis.go), derived in the transaction of the event, which the till
+// reads instead of a snapshot of every IMEI ever sold, and the stock events
+// listed by business day (stock.go), which the stock moves of a few days read
+// instead of every event. The buckets, derived, are left missing here, as the
+// checkpoints' were (sealCheckpoints): Open then verifies the whole chain and
+// rebuilds every derived bucket from the events, these and the IMEIs' proofs
+// with them, once. The bump is what keeps
+// a build of schema 5, which would sell a phone without writing its record,
+// from opening the file (ErrNewerSchema).
+func imeiRecords(*bolt.Tx) error { return nil }
+
+// schemaIMEIs is the first schema with the imeis and stock_days buckets.
+const schemaIMEIs = 6
 
 // SchemaVersion is the schema version this build writes.
 func SchemaVersion() uint64 { return migrations[len(migrations)-1].version }

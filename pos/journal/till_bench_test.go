@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -87,25 +88,43 @@ func tillRun(ctx context.Context, path string, fn func(tl *pos.Till) error) erro
 	return tillRunCounting(ctx, path, nil, fn)
 }
 
-// countingPort counts the events the till reads from the log (EventsFrom),
-// the work that grew with the journal before snapshots.
+// reads is what a till read from the journal: the events from the log
+// (EventsFrom, Event), the work that grew with the journal before
+// snapshots; the bytes of the snapshots it loaded (a book of every IMEI ever
+// sold grew with the journal after them); and the records of IMEIs.
+type reads struct {
+	events, snapBytes, imeis int
+}
+
+// countingPort counts a till's reads.
 type countingPort struct {
 	*Port
-	read *int
+	read *reads
 }
 
 func (p countingPort) Event(ctx context.Context, seq uint64) (pos.Event, error) {
-	*p.read++
+	p.read.events++
 	return p.Port.Event(ctx, seq)
 }
 
 func (p countingPort) EventsFrom(ctx context.Context, from uint64, fn func(pos.Event) error) error {
-	return p.Port.EventsFrom(ctx, from, func(ev pos.Event) error { *p.read++; return fn(ev) })
+	return p.Port.EventsFrom(ctx, from, func(ev pos.Event) error { p.read.events++; return fn(ev) })
 }
 
-// tillRunCounting is tillRun that adds to *read, when read is not nil, the
-// events the till read from the log.
-func tillRunCounting(ctx context.Context, path string, read *int, fn func(tl *pos.Till) error) error {
+func (p countingPort) Snapshot(ctx context.Context, name string) (pos.Snapshot, bool, error) {
+	s, ok, err := p.Port.Snapshot(ctx, name)
+	p.read.snapBytes += len(s.Data)
+	return s, ok, err
+}
+
+func (p countingPort) IMEI(ctx context.Context, imei string) (pos.IMEIRecord, error) {
+	p.read.imeis++
+	return p.Port.IMEI(ctx, imei)
+}
+
+// tillRunCounting is tillRun that adds to *read, when read is not nil, what
+// the till read.
+func tillRunCounting(ctx context.Context, path string, read *reads, fn func(tl *pos.Till) error) error {
 	j, err := Open(path, Options{Create: CreateNever})
 	if err != nil {
 		return err
@@ -166,12 +185,18 @@ func tillJournals(tb testing.TB, n, open int) (big, fresh string, events uint64)
 // report, when not nil, is given x-fresh-NAME and NAME-ms (the big journal's
 // mean). unit numbers the phones sold, across calls.
 func benchTill(tb testing.TB, loop func() bool, report func(v float64, unit string), big, fresh string, unit *int) (map[string]float64, int) {
+	return benchCmds(tb, tillCmds, "x-fresh-", loop, report, big, fresh, unit)
+}
+
+// benchCmds is benchTill of the commands cmds, with the ratios reported as
+// label+NAME: big against base.
+func benchCmds(tb testing.TB, cmds []tillCmd, label string, loop func() bool, report func(v float64, unit string), big, fresh string, unit *int) (map[string]float64, int) {
 	ctx := context.Background()
 	fastest := map[string][2]time.Duration{}
 	bigMS := map[string]float64{}
 	runs := 0
 	for i := 0; loop(); i++ {
-		for _, c := range tillCmds {
+		for _, c := range cmds {
 			f := fastest[c.name]
 			for k := range 2 {
 				which := (i + k) % 2 // 0 big, 1 fresh
@@ -201,14 +226,14 @@ func benchTill(tb testing.TB, loop func() bool, report func(v float64, unit stri
 		runs = i + 1
 	}
 	out := map[string]float64{}
-	for _, c := range tillCmds {
+	for _, c := range cmds {
 		f := fastest[c.name]
 		if f[1] == 0 {
 			continue
 		}
 		out[c.name] = float64(f[0]) / float64(f[1])
 		if report != nil {
-			report(out[c.name], "x-fresh-"+c.name)
+			report(out[c.name], label+c.name)
 			report(bigMS[c.name]/float64(runs), c.name+"-ms")
 		}
 	}
@@ -235,13 +260,39 @@ func BenchmarkTillGrowth(b *testing.B) {
 	}
 }
 
+// BenchmarkIMEIGrowth runs the phone sale with its IMEI (the scan and the
+// cash sale), a whole command, on a journal of 200 thousand events (about
+// 4 300 phones sold, each its own IMEI; GALLA_BENCH_EVENTS sets another size,
+// 1000000 the million) and on one of 10 thousand (about 210 phones) in
+// turn; budget x-10k ≤ 1.3, judged from 10 runs on. The phone's check reads
+// the record of its IMEI (schema 6), so the two journals differ in their
+// size, not in what the check reads.
+func BenchmarkIMEIGrowth(b *testing.B) {
+	n := 200_000
+	if v, err := strconv.Atoi(os.Getenv("GALLA_BENCH_EVENTS")); err == nil && v > 10_000 {
+		n = v
+	}
+	big, _, events := tillJournals(b, n, n/10)
+	small, _, _ := tillJournals(b, 10_000, 3_000) // as TestTillGrowth: both Opens start at a verified mark
+	b.ReportMetric(float64(events), "events")
+	unit := 0
+	got, runs := benchCmds(b, tillCmds[:1], "x-10k-", b.Loop, b.ReportMetric, big, small, &unit)
+	b.Logf("%d events against 10 thousand, %d runs: %v", events, runs, got)
+	if x := got["phone"]; runs >= 10 && x > 1.3 {
+		b.Errorf("phone on %d events took %.2f× the same command on 10 thousand; budget 1.3×", events, x)
+	}
+}
+
 // TestTillGrowth is the short BenchmarkTillGrowth of make test, judged by a
 // count rather than by time (make test shares the machine): on a journal of 10
 // thousand events (the last 3 thousand in days never closed) each command's
 // till reads from the log no more events than the same command on a fresh
-// journal, give or take the few the commands before it appended. Reading the
-// book from the first event, what made a phone sale 34–227× slower at 20
-// thousand events, reads thousands.
+// journal, give or take the few the commands before it appended, no more
+// bytes of snapshots, give or take those few, and the same records of IMEIs.
+// Reading the book from the first event, what made a phone sale 34–227×
+// slower at 20 thousand events, reads thousands of events; a snapshot of
+// every IMEI ever sold, what made it 1.5× slower at 200 thousand, reads a
+// record of every phone (about 24 bytes each).
 func TestTillGrowth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a journal of 10 thousand events")
@@ -249,13 +300,14 @@ func TestTillGrowth(t *testing.T) {
 	big, fresh, events := tillJournals(t, 10_000, 3_000)
 	ctx := t.Context()
 	const (
-		runs  = 3
-		slack = 20 // events appended since the till last sealed its book
+		runs      = 3
+		slack     = 20   // events appended since the till last sealed its book
+		snapSlack = 2048 // bytes of the orders of those events in the book's snapshot
 	)
 	unit := 0
 	for i := range runs {
 		for _, c := range tillCmds {
-			var read [2]int
+			var read [2]reads
 			for which, path := range []string{big, fresh} {
 				if c.prepare != nil {
 					require.NoError(t, tillRun(ctx, path, func(tl *pos.Till) error { return c.prepare(ctx, tl) }), c.name)
@@ -264,8 +316,10 @@ func TestTillGrowth(t *testing.T) {
 				n := unit
 				require.NoError(t, tillRunCounting(ctx, path, &read[which], func(tl *pos.Till) error { return c.do(ctx, tl, n) }), c.name)
 			}
-			t.Logf("run %d, %s: %d events read on %d events, %d on a fresh journal", i, c.name, read[0], events, read[1])
-			assert.LessOrEqual(t, read[0], read[1]+slack, "%s: events the till read on a journal of %d events / on a fresh one", c.name, events)
+			t.Logf("run %d, %s: read %+v on %d events, %+v on a fresh journal", i, c.name, read[0], events, read[1])
+			assert.LessOrEqual(t, read[0].events, read[1].events+slack, "%s: events the till read on a journal of %d events / on a fresh one", c.name, events)
+			assert.LessOrEqual(t, read[0].snapBytes, read[1].snapBytes+snapSlack, "%s: bytes of snapshots the till read on a journal of %d events / on a fresh one", c.name, events)
+			assert.Equal(t, read[1].imeis, read[0].imeis, "%s: records of IMEIs the till read on a journal of %d events / on a fresh one", c.name, events)
 		}
 	}
 }

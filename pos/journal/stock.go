@@ -1,0 +1,160 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"galla/pos"
+)
+
+// Stock lists the stock events (pos.EventKind.MovesStock: deliveries,
+// adjustments, transfers sent) by business day (schema 6): the stock_days
+// bucket keeps day ‖ 0x00 ‖ u64 seq of each, written in the event's own
+// transaction (deriveStockDay), so that the stock moves of some days read
+// those days' entries and events only, whatever the journal's length.
+type Stock struct{ *journalCore }
+
+// StockEvents returns the stock events recorded on the days from to to
+// (pos.DayLayout, both included), day by day, each day's in sequence. Each
+// entry of the index is checked against the event it names, read from the
+// hash-chained log: an entry naming an event of another day or kind was
+// changed outside Galla, a *MismatchError. A journal of an older schema
+// opened read-only, which has no index, is read through.
+func (st *Stock) StockEvents(ctx context.Context, from, to string) ([]pos.Event, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("journal: stock events: %w", err)
+	}
+	for _, d := range []string{from, to} {
+		if err := checkDay(d); err != nil {
+			return nil, fmt.Errorf("journal: stock events: %w", err)
+		}
+	}
+	var out []pos.Event
+	err := st.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketStockDays)
+		if b == nil {
+			return st.stockEventsRead(ctx, tx, from, to, &out)
+		}
+		events := tx.Bucket(bucketEvents)
+		c := b.Cursor()
+		for k, _ := c.Seek(dayPrefix(from)); k != nil; k, _ = c.Next() {
+			if len(k) != len(time.DateOnly)+1+8 || k[len(time.DateOnly)] != sep {
+				return st.refuse(string(bucketStockDays), printable(k), "the index entry's key is not one Galla writes: the index was changed outside Galla")
+			}
+			day := string(k[:len(time.DateOnly)])
+			if day > to {
+				break
+			}
+			seq := beU64(k[len(time.DateOnly)+1:])
+			ev, err := st.rec.eventAt(events, seq)
+			if err != nil {
+				return err
+			}
+			if ev.Day != day || !ev.Kind.MovesStock() {
+				return st.refuse(string(bucketStockDays), printable(k), fmt.Sprintf("the index lists event %d as a stock event of %s, but it is a %s of %q: the index was changed outside Galla", seq, day, ev.Kind, ev.Day))
+			}
+			out = append(out, ev)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("journal: stock events of %s to %s: %w", from, to, err)
+	}
+	return out, nil
+}
+
+// StockBegan returns the time of the first delivery or adjustment (when stock
+// began), zero when none was recorded: the first of the index's entries that
+// is one, nearly always its first.
+func (st *Stock) StockBegan(ctx context.Context) (time.Time, error) {
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, fmt.Errorf("journal: stock began: %w", err)
+	}
+	var began time.Time
+	err := st.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketStockDays)
+		if b == nil {
+			var evs []pos.Event
+			if err := st.stockEventsRead(ctx, tx, "0000-00-00", "9999-99-99", &evs); err != nil {
+				return err
+			}
+			for _, ev := range evs {
+				if ev.Kind != pos.EvStockSent {
+					began = ev.Time
+					break
+				}
+			}
+			return nil
+		}
+		events := tx.Bucket(bucketEvents)
+		c := b.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			if len(k) < 8 {
+				return st.refuse(string(bucketStockDays), printable(k), "the index entry's key is not one Galla writes: the index was changed outside Galla")
+			}
+			seq := beU64(k[len(k)-8:])
+			ev, err := st.rec.eventAt(events, seq)
+			if err != nil {
+				return err
+			}
+			if !ev.Kind.MovesStock() || !bytes.HasPrefix(k, dayPrefix(ev.Day)) {
+				return st.refuse(string(bucketStockDays), printable(k), fmt.Sprintf("the index lists event %d as a stock event, but it is a %s of %q: the index was changed outside Galla", seq, ev.Kind, ev.Day))
+			}
+			if ev.Kind != pos.EvStockSent {
+				began = ev.Time
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("journal: stock began: %w", err)
+	}
+	return began, nil
+}
+
+// stockEventsRead appends to *out the stock events of the days from to to,
+// read through from the first event: a journal of an older schema opened
+// read-only.
+func (st *Stock) stockEventsRead(ctx context.Context, tx *bolt.Tx, from, to string, out *[]pos.Event) error {
+	c := tx.Bucket(bucketEvents).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r, err := st.rec.decode(v)
+		if err != nil {
+			return st.corrupt(beU64(k), err.Error())
+		}
+		ev, err := r.event()
+		if err != nil {
+			return st.corrupt(beU64(k), err.Error())
+		}
+		if ev.Kind.MovesStock() && ev.Day >= from && ev.Day <= to {
+			*out = append(*out, ev)
+		}
+	}
+	return nil
+}
+
+// deriveStockDay lists a stock event under its business day, inside tx: the
+// same code for Append and for Rebuild's replay. A journal without the bucket
+// (a file of schema 5 replayed by VerifyFile as it was written) keeps none.
+func deriveStockDay(tx *bolt.Tx, ev *pos.Event) error {
+	if !ev.Kind.MovesStock() || ev.Day == "" {
+		return nil
+	}
+	b := tx.Bucket(bucketStockDays)
+	if b == nil {
+		return nil
+	}
+	if err := checkDay(ev.Day); err != nil {
+		return fmt.Errorf("%w: %w", pos.ErrBadEvent, err)
+	}
+	b.FillPercent = ordersFill // keys ascend: day, then sequence
+	return b.Put(dayKey(ev.Day, ev.Seq), nil)
+}
