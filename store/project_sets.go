@@ -322,6 +322,12 @@ func (p *projector) flushOrders() error {
 		if err != nil {
 			return err
 		}
+		if o.Buyer != nil {
+			// The buyer's details are stored sealed (vault.go).
+			if js, err = p.vault.seal(js); err != nil {
+				return err
+			}
+		}
 		if p.stored[oid] {
 			stored.add(o, js)
 		} else {

@@ -304,6 +304,7 @@ type Return struct {
 type Detail struct {
 	Order     OrderRow
 	Reason    string
+	Buyer     *pos.Buyer // the buyer named on the invoice, opened with the store key
 	Lines     []Line
 	Payments  []Payment
 	Documents []Document
@@ -321,7 +322,18 @@ func detail(ctx context.Context, db *store.DB, terminal, order string) (*Detail,
 		return nil, err
 	}
 	d := &Detail{Order: os[0]}
-	_ = db.Pool().QueryRow(ctx, "SELECT coalesce(snapshot->>'reason', '') FROM orders WHERE terminal_id = $1 AND order_id = $2", terminal, order).Scan(&d.Reason)
+	var snap []byte
+	if err := db.Pool().QueryRow(ctx, "SELECT snapshot FROM orders WHERE terminal_id = $1 AND order_id = $2", terminal, order).Scan(&snap); err != nil {
+		return nil, err
+	}
+	var o struct {
+		Reason string     `json:"reason"`
+		Buyer  *pos.Buyer `json:"buyer"`
+	}
+	if err := db.Unmarshal(snap, &o); err != nil {
+		return nil, err
+	}
+	d.Reason, d.Buyer = o.Reason, o.Buyer
 	rs, err = db.Pool().Query(ctx, `SELECT sku, name, hsn, qty, unit_price, discount, gst_rate, amount, tax, imeis FROM order_lines
 		WHERE terminal_id = $1 AND order_id = $2 ORDER BY n`, terminal, order)
 	if err != nil {
@@ -438,7 +450,7 @@ func openSales(ctx context.Context, db *store.DB) ([]OpenSale, error) {
 		if err := r.Scan(&x.terminal, &snap, &x.updated); err != nil {
 			return x, err
 		}
-		return x, json.Unmarshal(snap, &x.order)
+		return x, db.Unmarshal(snap, &x.order)
 	})
 	if err != nil {
 		return nil, err
@@ -468,7 +480,7 @@ func openSales(ctx context.Context, db *store.DB) ([]OpenSale, error) {
 			if err := r.Scan(&t, &snap); err != nil {
 				return struct{}{}, err
 			}
-			if err := json.Unmarshal(snap, o); err != nil {
+			if err := db.Unmarshal(snap, o); err != nil {
 				return struct{}{}, err
 			}
 			tenders[[2]string{t, o.ID}] = o
