@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5"
+
+	"galla/pos"
 )
 
 // The store key (issue 22, docs/security.md): a secret of the store kept
@@ -138,6 +140,10 @@ func (f keyFile) Where() string { return "the file " + string(f) }
 // KeyWhere says where the store key of db is kept (the Keeper's Where), for
 // the line the server says at start and the manager's pages show.
 func (db *DB) KeyWhere() string { return db.core.keeper.Where() }
+
+// BuyerPhoneKey is what orders.buyer_phone holds of a buyer's phone number
+// (its ten digits): a keyed digest, for the pages' search by phone.
+func (db *DB) BuyerPhoneKey(phone string) string { return db.core.vault().phoneKey(phone) }
 
 // Unmarshal decodes a JSON value the store keeps (an event's body, an order's
 // snapshot) into out, its buyer's details opened with the store key.
@@ -364,8 +370,19 @@ func (c *dbCore) sealBatch(ctx context.Context, table, col, key, term, after str
 			if string(sealed) == w.js {
 				continue
 			}
-			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET `+col+` = $3 WHERE terminal_id = $1 AND `+match+` AND NOT `+col+` ? '`+sealedMember+`'`,
-				w.term, w.key, string(sealed)); err != nil {
+			set := col + " = $3"
+			args := []any{w.term, w.key, string(sealed)}
+			if table == "orders" {
+				// The buyer's phone, searched by its keyed digest.
+				var o struct {
+					Buyer *pos.Buyer `json:"buyer"`
+				}
+				if json.Unmarshal([]byte(w.js), &o) == nil && o.Buyer != nil {
+					set += ", buyer_phone = $4"
+					args = append(args, c.vault().phoneKey(o.Buyer.Phone))
+				}
+			}
+			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET `+set+` WHERE terminal_id = $1 AND `+match+` AND NOT `+col+` ? '`+sealedMember+`'`, args...); err != nil {
 				return err
 			}
 		}

@@ -133,6 +133,9 @@ func TestADumpOfTheDatabaseNamesNoBuyer(t *testing.T) {
 	assert.Contains(t, text, "T1/2627/000002", "the dump holds the sales")
 	readsNoBuyer(t, db, text)
 	readsTheBuyers(t, db)
+	var n int
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT count(*) FROM orders WHERE buyer_phone = $1", db.BuyerPhoneKey("+91 "+b2cBuyer.Phone)).Scan(&n))
+	assert.Equal(t, 1, n, "the buyer's phone is kept as a keyed digest")
 
 	_, err = db.Projections.Rebuild(t.Context())
 	require.NoError(t, err)
@@ -256,6 +259,7 @@ func TestAClearDatabaseIsSealedAtStart(t *testing.T) {
 		}
 	}
 	_, err = db.Pool().Exec(ctx, `DROP TABLE store_key;
+		ALTER TABLE orders DROP COLUMN buyer_phone;
 		DELETE FROM schema_version WHERE version >= 16;
 		INSERT INTO server_keys (name, cert_pem, key_pem) VALUES ('staff-pepper', '', '`+hex.EncodeToString(old.StaffPepper)+`'),
 			('manager-pepper', '', '`+hex.EncodeToString(old.ManagerPepper)+`')`)
@@ -284,6 +288,10 @@ func TestAClearDatabaseIsSealedAtStart(t *testing.T) {
 	var n int
 	require.NoError(t, again.Pool().QueryRow(ctx, "SELECT count(*) FROM store_key WHERE sealed_at IS NOT NULL").Scan(&n))
 	assert.Equal(t, 1, n, "the sealing in place is recorded as done")
+	for _, b := range []pos.Buyer{b2bBuyer, b2cBuyer} {
+		require.NoError(t, again.Pool().QueryRow(ctx, "SELECT count(*) FROM orders WHERE buyer_phone = $1", again.BuyerPhoneKey(b.Phone)).Scan(&n))
+		assert.Equal(t, 1, n, "the buyer's phone is searched by its digest: %s", b.Name)
+	}
 
 	members, err := again.Staff.ListStaff(ctx)
 	require.NoError(t, err)

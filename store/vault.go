@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,14 +68,18 @@ var ErrSealedData = errors.New("store: a buyer's details in the database do not 
 
 // vault seals and opens the personal data of the store with its data key.
 type vault struct {
-	aead cipher.AEAD
+	aead  cipher.AEAD
+	phone []byte // the key of the digests of the buyers' phones (orders.buyer_phone)
 }
 
 // newVault returns the vault of the 32-byte data key.
 func newVault(dataKey []byte) *vault {
-	m := hmac.New(sha256.New, dataKey)
-	m.Write([]byte("galla store data key 1\x00aes-256-gcm"))
-	block, err := aes.NewCipher(m.Sum(nil))
+	sub := func(label string) []byte {
+		m := hmac.New(sha256.New, dataKey)
+		m.Write([]byte("galla store data key 1\x00" + label))
+		return m.Sum(nil)
+	}
+	block, err := aes.NewCipher(sub("aes-256-gcm"))
 	if err != nil {
 		panic(err) // a 32-byte key is always accepted
 	}
@@ -82,7 +87,28 @@ func newVault(dataKey []byte) *vault {
 	if err != nil {
 		panic(err) // the standard nonce size is always accepted
 	}
-	return &vault{aead: aead}
+	return &vault{aead: aead, phone: sub("phone")}
+}
+
+// phoneKey is what orders.buyer_phone holds of a buyer's phone: a keyed
+// digest (hex) that the pages' search by phone compares, and that names no
+// number without the key; "" for no phone (or no key).
+func (v *vault) phoneKey(phone string) string {
+	digits := make([]byte, 0, len(phone))
+	for _, r := range phone {
+		if r >= '0' && r <= '9' {
+			digits = append(digits, byte(r))
+		}
+	}
+	if len(digits) > 10 {
+		digits = digits[len(digits)-10:] // the number without +91
+	}
+	if v == nil || len(digits) == 0 {
+		return ""
+	}
+	m := hmac.New(sha256.New, v.phone)
+	m.Write(digits)
+	return hex.EncodeToString(m.Sum(nil)[:16])
 }
 
 // seal returns js to store: as it is when it names nobody, else without the

@@ -13,3 +13,8 @@ CREATE TABLE IF NOT EXISTS store_key (
     made_at   timestamptz NOT NULL DEFAULT now(),
     sealed_at timestamptz   -- the rows written in clear were sealed in place
 );
+
+-- A buyer's phone is searched by a keyed digest under the data key (never the
+-- number): filled as orders are projected, and by the sealing in place.
+ALTER TABLE orders ADD COLUMN IF NOT EXISTS buyer_phone text NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS orders_buyer_phone ON orders (buyer_phone) WHERE buyer_phone <> '';

@@ -60,4 +60,13 @@ func TestThePagesShowTheBuyerSealedInTheDatabase(t *testing.T) {
 	require.NoError(t, err)
 	page := body(t, r)
 	assert.Contains(t, page, `<dd id="buyer">Kaveri Traders, GSTIN 29AAGCB7383J1Z4, 9845012345, 14 Residency Road, Bengaluru</dd>`)
+
+	// The buyer's phone finds the sale, by its keyed digest.
+	for _, q := range []string{"9845012345", "+91 98450 12345"} {
+		kind, got, err := search(t.Context(), db, q)
+		require.NoError(t, err)
+		assert.Equal(t, "phone", kind)
+		require.Len(t, got, 1, q)
+		assert.Equal(t, "T3-B2B", got[0].OrderID, q)
+	}
 }

@@ -247,13 +247,19 @@ func search(ctx context.Context, db *store.DB, q string) (string, []OrderRow, er
 	case "card":
 		where = "o.card_last4 = $1"
 	case "phone":
+		// The payment contact in clear, or the buyer's phone by its keyed
+		// digest (the number is sealed).
 		p := strings.ReplaceAll(q, " ", "")
 		arg = p[len(p)-10:]
-		where = "o.phone = $1"
+		where = "(o.phone = $1 OR o.buyer_phone = $2)"
 	default:
 		where = "o.order_id = $1"
 	}
-	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o"+returnsJoin+" WHERE "+where+" ORDER BY o.opened_at DESC NULLS LAST LIMIT 200", arg)
+	args := []any{arg}
+	if kind == "phone" {
+		args = append(args, db.BuyerPhoneKey(arg.(string)))
+	}
+	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o"+returnsJoin+" WHERE "+where+" ORDER BY o.opened_at DESC NULLS LAST LIMIT 200", args...)
 	if err != nil {
 		return kind, nil, err
 	}
