@@ -116,7 +116,7 @@ func (ac *Access) Enrol(ctx context.Context, code string, pub ed25519.PublicKey)
 			return err
 		}
 		// The store's staff pepper goes with the enrolment (ADR 0007).
-		pep, err = staffPepper(ctx, tx)
+		pep, err = ac.staffPepper()
 		return err
 	})
 	if err != nil {

@@ -156,7 +156,8 @@ func BenchmarkIngest(b *testing.B) {
 // daySales journals sales on c until a batch of at most max events is full,
 // and returns them: card sales (intent, order created, attempt, payment
 // outcome with the receipt), cash sales (intent, cash received), one sale in
-// five a phone with its IMEI, a refund in ten sales.
+// five a phone with its IMEI, one in ten to a named buyer, a refund in ten
+// sales.
 func daySales(c *counter, max int) []api.Event {
 	for len(c.events)+7 <= max {
 		k := c.seq
@@ -166,6 +167,9 @@ func daySales(c *counter, max int) []api.Event {
 			imei := fmt.Sprintf("35693803%06d", k%1000000)
 			imei += string('0' + luhnDigit(imei))
 			lines = []pos.Line{line("SAMSUNG-A55", 1, 38999, 18, imei), line("CASE-A55", 1, 499, 18)}
+		}
+		if k%10 == 7 {
+			c.buyer = &pos.Buyer{Name: fmt.Sprintf("Buyer %d", k), Phone: fmt.Sprintf("98450%05d", k%100000), Address: "14 Residency Road, Pune", State: "27"}
 		}
 		if k%3 == 0 {
 			c.cashSale(id, day1, lines...)

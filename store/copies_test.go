@@ -17,14 +17,16 @@ import (
 // stored once, without a gap, and no fork is seen.
 func TestCopiesShareOneDatabase(t *testing.T) {
 	url := cluster.Database(t)
-	a, err := Open(t.Context(), url)
+	key := testKey(t) // every copy is given the store's key
+	a, err := Open(t.Context(), url, key)
 	require.NoError(t, err)
 	defer a.Close()
 	_, err = a.Migrate(t.Context())
 	require.NoError(t, err)
-	b, err := Open(t.Context(), url)
+	b, err := Open(t.Context(), url, key)
 	require.NoError(t, err)
 	defer b.Close()
+	require.NoError(t, b.CheckSchema(t.Context()))
 	copies := []*DB{a, b}
 
 	const n = 600

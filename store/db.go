@@ -59,9 +59,11 @@ var ErrURL = errors.New("store: the database URL is not valid")
 var ErrSchema = errors.New("store: the database schema does not match this program")
 
 // Open connects to the database at url (a PostgreSQL connection string,
-// postgres://user:password@host/db or key=value form). It does not migrate:
-// Migrate does, and CheckSchema says whether it is needed.
-func Open(ctx context.Context, url string) (*DB, error) {
+// postgres://user:password@host/db or key=value form), whose store key (the
+// data key that seals the buyers' details, and the PIN peppers: key.go) keeper
+// keeps outside it. It does not migrate: Migrate does, and CheckSchema says
+// whether it is needed; either opens the store key.
+func Open(ctx context.Context, url string, keeper Keeper) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("%w (postgres://USER:PASSWORD@HOST:PORT/DB): %w", ErrURL, err)
@@ -75,6 +77,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	}
 	db := &DB{Now: time.Now}
 	c := newCore(db, pool)
+	c.keeper = keeper
 	db.core = c
 	db.Access, db.Keys, db.Events, db.Projections = c.access, c.keys, c.events, c.projections
 	db.Decisions, db.Master, db.Staff, db.Reports = c.decisions, c.master, c.staff, c.reports
@@ -163,7 +166,9 @@ func SchemaVersion() int {
 const lockMigrate = 0x67616c6c61 // "galla"
 
 // Migrate brings the schema up to SchemaVersion: each migration not yet
-// recorded in schema_version runs in a transaction of its own with its row. It
+// recorded in schema_version runs in a transaction of its own with its row.
+// Then it opens the store key (dbCore.openKey): made and kept at the first
+// start, the buyers' details written in clear before it sealed in place. It
 // is idempotent, and safe when several copies start at once. It returns the
 // versions it applied.
 func (db *DB) Migrate(ctx context.Context) ([]int, error) {
@@ -203,6 +208,9 @@ func (db *DB) Migrate(ctx context.Context) ([]int, error) {
 	if err != nil {
 		return nil, db.core.wrap("migrate", err)
 	}
+	if err := db.core.openKey(ctx); err != nil {
+		return applied, err
+	}
 	return applied, nil
 }
 
@@ -216,7 +224,8 @@ func currentVersion(ctx context.Context, q interface {
 }
 
 // CheckSchema returns nil when the database's schema is the one this program
-// needs, else an ErrSchema whose sentence says what to do.
+// needs and its store key is there (then opened: dbCore.openKey), else an
+// ErrSchema, ErrKeyMissing or ErrKeyWrong whose sentence says what to do.
 func (db *DB) CheckSchema(ctx context.Context) error {
 	var exists bool
 	if err := db.core.pool.QueryRow(ctx, "SELECT to_regclass('schema_version') IS NOT NULL").Scan(&exists); err != nil {
@@ -236,5 +245,5 @@ func (db *DB) CheckSchema(ctx context.Context) error {
 	case have > want:
 		return fmt.Errorf("%w: the database is at version %d, this program knows %d: update the program", ErrSchema, have, want)
 	}
-	return nil
+	return db.core.openKey(ctx)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,6 +20,14 @@ type dbCore struct {
 	// clock is the DB's Now, read at each use: a test that sets DB.Now sets
 	// every part's clock.
 	clock *func() time.Time
+
+	// keeper keeps the store key outside the database; opened is the key
+	// and its data key's vault once openKey opened it (nil before).
+	keeper Keeper
+	opened atomic.Pointer[openedKey]
+	// sealRows is how many rows sealInPlace reads in one transaction (0:
+	// SealBatch).
+	sealRows int
 
 	// The database's parts, each holding this core.
 	access      *Access
@@ -37,6 +46,29 @@ func newCore(db *DB, pool *pgxpool.Pool) *dbCore {
 	c.access, c.keys, c.events, c.projections = &Access{c}, &Keys{c}, &Events{c}, &Projections{c}
 	c.decisions, c.master, c.staff, c.reports = &Decisions{c}, &Master{c}, &Staff{c}, &Reports{c}
 	return c
+}
+
+// openedKey is the store key as openKey opened it.
+type openedKey struct {
+	secret *storeSecret
+	vault  *vault
+}
+
+// vault is the vault of the store's data key; nil before openKey (its seal
+// and open then refuse personal data with errNoKey).
+func (c *dbCore) vault() *vault {
+	if k := c.opened.Load(); k != nil {
+		return k.vault
+	}
+	return nil
+}
+
+// secret is the store key; nil before openKey.
+func (c *dbCore) secret() *storeSecret {
+	if k := c.opened.Load(); k != nil {
+		return k.secret
+	}
+	return nil
 }
 
 // now is the time on the DB's clock.

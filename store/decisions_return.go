@@ -82,7 +82,7 @@ type soldInvoice struct {
 // whose number it is (T1 of T1/2627/000123), locking its order's row when lock
 // is set. An invoice the store does not hold is refused with a sentence
 // (api.CodeNotFound, HTTP 404).
-func findInvoice(ctx context.Context, q pgx.Tx, number string, lock bool) (*soldInvoice, error) {
+func findInvoice(ctx context.Context, q pgx.Tx, v *vault, number string, lock bool) (*soldInvoice, error) {
 	term, _, _ := strings.Cut(number, "/")
 	inv := &soldInvoice{number: number, terminal: term, order: &pos.Order{}}
 	var orderID string
@@ -102,7 +102,7 @@ func findInvoice(ctx context.Context, q pgx.Tx, number string, lock bool) (*sold
 	if err := q.QueryRow(ctx, sql, term, orderID).Scan(&snap); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(snap, inv.order); err != nil {
+	if err := v.unmarshal(snap, inv.order); err != nil {
 		return nil, fmt.Errorf("invoice %s: its order cannot be read: %w", number, err)
 	}
 	// A sale paid by tenders of their own holds no money on its row (its
@@ -128,7 +128,7 @@ func (dc *Decisions) taken(ctx context.Context, q pgx.Tx, inv *soldInvoice, term
 	}
 	for _, snap := range snaps {
 		var ro pos.Order
-		if json.Unmarshal(snap, &ro) == nil {
+		if dc.vault().unmarshal(snap, &ro) == nil {
 			tk.refunds(&ro)
 		}
 	}
@@ -189,7 +189,7 @@ func (dc *Decisions) ReserveReturn(ctx context.Context, terminal, document, refu
 	}
 	var out api.Reserved
 	err := pgx.BeginFunc(ctx, dc.pool, func(tx pgx.Tx) error {
-		inv, err := findInvoice(ctx, tx, document, true)
+		inv, err := findInvoice(ctx, tx, dc.vault(), document, true)
 		if err != nil {
 			return err
 		}
@@ -330,7 +330,7 @@ func (dc *Decisions) Invoice(ctx context.Context, ref string) (api.Invoice, erro
 		if err != nil {
 			return err
 		}
-		inv, err := findInvoice(ctx, tx, number, false)
+		inv, err := findInvoice(ctx, tx, dc.vault(), number, false)
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,11 @@
 //
 // The server is stateless over the database: everything it knows, the
 // certificate and its key included, is in PostgreSQL, so several copies can serve
-// one database behind a load balancer (docs/adr/0004-store-server.md). The
+// one database behind a load balancer (docs/adr/0004-store-server.md), save
+// the store key (key.go): the data key that seals the buyers' details in the
+// database (vault.go) and the PIN peppers, kept outside PostgreSQL by a Keeper
+// so that a copy of the database yields no buyer and tests no PIN; every copy
+// is given the same key, and it is backed up with the database. The
 // schema is docs/store-schema.md; it is made and migrated by Migrate from the
 // numbered files of sql/, each applied once and recorded in schema_version.
 //

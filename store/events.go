@@ -32,6 +32,9 @@ type row struct {
 	kind       string
 	day        any // time.Time, or nil when the event names no day
 	body       []byte
+	// stored is body as the events table keeps it: the body itself, or,
+	// for one that names a buyer, the body sealed (vault.seal).
+	stored []byte
 }
 
 // Ingest stores a batch of terminal's events in one transaction (DESIGN.md
@@ -54,6 +57,14 @@ func (es *Events) Ingest(ctx context.Context, terminal string, events []api.Even
 		es.alarm(ctx, terminal, AlarmMalformed, 0, err.Error())
 		return api.BatchResponse{}, malformed(err)
 	}
+	// The buyers' details are sealed before the terminal's row is locked: a
+	// body naming nobody is stored as it came.
+	v := es.vault()
+	for i := range rows {
+		if rows[i].stored, err = v.seal(rows[i].body); err != nil {
+			return api.BatchResponse{}, es.wrap("ingest", err)
+		}
+	}
 	var resp api.BatchResponse
 	var fork *forkError
 	err = es.inLockedTx(ctx, terminal, func(tx pgx.Tx, t lockedTerminal) error {
@@ -75,7 +86,7 @@ func (es *Events) Ingest(ctx context.Context, terminal string, events []api.Even
 			known, rows = append(known, rows[0]), rows[1:]
 		}
 		if len(known) > 0 {
-			if fork, err = compareHeld(ctx, tx, terminal, known); err != nil || fork != nil {
+			if fork, err = compareHeld(ctx, tx, v, terminal, known); err != nil || fork != nil {
 				return err
 			}
 			resp.Duplicates = len(known)
@@ -91,7 +102,7 @@ func (es *Events) Ingest(ctx context.Context, terminal string, events []api.Even
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"events"}, []string{"terminal_id", "seq", "hash", "prev_hash", "kind", "day", "body"},
 			pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
 				r := rows[i]
-				return []any{terminal, int64(r.seq), r.hash, r.prev, r.kind, r.day, r.body}, nil
+				return []any{terminal, int64(r.seq), r.hash, r.prev, r.kind, r.day, r.stored}, nil
 			})); err != nil {
 			return copyError(err, rows[0].seq)
 		}
@@ -161,9 +172,9 @@ func (es *Events) block(ctx context.Context, terminal string, f *forkError) erro
 		Message: fmt.Sprintf("the store holds a different event %d from terminal %s: an alarm is recorded and the terminal's events are refused until a manager looks (%s)", f.seq, terminal, f.detail)}
 }
 
-// compareHeld compares events with the ones held under their sequences: a
-// difference is a fork.
-func compareHeld(ctx context.Context, tx pgx.Tx, terminal string, known []row) (*forkError, error) {
+// compareHeld compares events with the ones held under their sequences (their
+// bodies opened with v): a difference is a fork.
+func compareHeld(ctx context.Context, tx pgx.Tx, v *vault, terminal string, known []row) (*forkError, error) {
 	rs, err := tx.Query(ctx, `SELECT seq, hash, prev_hash, kind, body::text FROM events
 		WHERE terminal_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq`, terminal, int64(known[0].seq), int64(known[len(known)-1].seq))
 	if err != nil {
@@ -182,10 +193,14 @@ func compareHeld(ctx context.Context, tx pgx.Tx, terminal string, known []row) (
 			return nil, fmt.Errorf("event %d of terminal %s is missing below its held sequence", known[min(i, len(known)-1)].seq, terminal)
 		}
 		k := known[i]
+		plain, err := v.open([]byte(body))
+		if err != nil {
+			return nil, fmt.Errorf("event %d of terminal %s: %w", k.seq, terminal, err)
+		}
 		switch {
 		case !bytes.Equal(hash, k.hash):
 			return &forkError{seq: k.seq, detail: fmt.Sprintf("event %d arrived with hash %x, the store holds %x", k.seq, k.hash, hash)}, nil
-		case !bytes.Equal(prev, k.prev) || kind != k.kind || !sameJSON([]byte(body), k.body):
+		case !bytes.Equal(prev, k.prev) || kind != k.kind || !sameJSON(plain, k.body):
 			return &forkError{seq: k.seq, detail: fmt.Sprintf("event %d arrived with the hash held but a different content (an edited event)", k.seq)}, nil
 		}
 		i++

@@ -66,6 +66,7 @@ type projector struct {
 	ctx      context.Context
 	table    map[pos.EventKind]projectFunc // projectionsTable
 	tx       pgx.Tx
+	vault    *vault // seals and opens the orders' snapshots that name a buyer
 	terminal string
 	orders   map[string]*pos.Order
 	dirty    []string // order ids to write, in the order first touched
@@ -80,9 +81,9 @@ type projector struct {
 	returns map[[2]string][]storedReturn
 }
 
-func newProjector(ctx context.Context, tx pgx.Tx, terminal string) *projector {
+func newProjector(ctx context.Context, tx pgx.Tx, v *vault, terminal string) *projector {
 	pipe := &pipeTx{Tx: tx}
-	return &projector{ctx: ctx, table: projectionsTable(), tx: pipe, pipe: pipe, terminal: terminal, orders: map[string]*pos.Order{}, isDirty: map[string]bool{}, stored: map[string]bool{}}
+	return &projector{ctx: ctx, table: projectionsTable(), tx: pipe, pipe: pipe, vault: v, terminal: terminal, orders: map[string]*pos.Order{}, isDirty: map[string]bool{}, stored: map[string]bool{}}
 }
 
 // event projects one decoded event (nil: a body that is not a pos.Event,
@@ -134,7 +135,7 @@ func (p *projector) order(id string) (*pos.Order, error) {
 	case err != nil:
 		return nil, err
 	default:
-		if err := json.Unmarshal(snap, o); err != nil {
+		if err := p.vault.unmarshal(snap, o); err != nil {
 			return nil, fmt.Errorf("order %s of terminal %s: the stored projection cannot be read: %w", id, p.terminal, err)
 		}
 		p.stored[id] = true
@@ -308,8 +309,8 @@ const subChunk = 250
 // projectRows projects rows of terminal inside tx. When it fails, the writes
 // it sent are read before it returns: the connection is free for the
 // rollback.
-func projectRows(ctx context.Context, tx pgx.Tx, terminal string, rows []row) error {
-	return projectPart(ctx, tx, terminal, rows, false)
+func projectRows(ctx context.Context, tx pgx.Tx, v *vault, terminal string, rows []row) error {
+	return projectPart(ctx, tx, v, terminal, rows, false)
 }
 
 // projectSavepoint is the savepoint projectPart writes a part inside.
@@ -320,8 +321,8 @@ const projectSavepoint = "project_part"
 // that of the last writes (a pgx savepoint, tx.Begin, takes a round trip to
 // begin and one to commit). When it fails, what it wrote is rolled back to
 // the savepoint.
-func projectPart(ctx context.Context, tx pgx.Tx, terminal string, rows []row, inSavepoint bool) (err error) {
-	p := newProjector(ctx, tx, terminal)
+func projectPart(ctx context.Context, tx pgx.Tx, v *vault, terminal string, rows []row, inSavepoint bool) (err error) {
+	p := newProjector(ctx, tx, v, terminal)
 	if inSavepoint {
 		_, _ = p.pipe.queue(ctx, "SAVEPOINT "+projectSavepoint)
 	}

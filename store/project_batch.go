@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -337,7 +336,7 @@ func (p *projector) readOrders(br pgx.BatchResults, ids []string, seen map[strin
 			return err
 		}
 		o := &pos.Order{}
-		if json.Unmarshal(snap, o) != nil {
+		if p.vault.unmarshal(snap, o) != nil {
 			delete(seen, id) // order reads it again and says what is wrong, if an event needs it
 			continue
 		}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -129,7 +128,7 @@ func (p *projector) returnsOf(o *pos.Order) (*returnsOf, error) {
 				return nil, ignoreNoRows(err)
 			}
 			ro.sold = &pos.Order{}
-			if json.Unmarshal(snap, ro.sold) != nil {
+			if p.vault.unmarshal(snap, ro.sold) != nil {
 				return nil, nil
 			}
 		}
@@ -148,7 +147,7 @@ func (p *projector) returnsOf(o *pos.Order) (*returnsOf, error) {
 			continue // from memory below, as this run made it
 		}
 		var ret pos.Order
-		if json.Unmarshal(s.snap, &ret) == nil {
+		if p.vault.unmarshal(s.snap, &ret) == nil {
 			ro.terminals, ro.orders = append(ro.terminals, s.terminal), append(ro.orders, &ret)
 		}
 	}

@@ -251,13 +251,14 @@ func (p *projector) flushSets() error {
 // orderCols are the columns of orders of the orders a statement writes.
 type orderCols struct {
 	id, state, tender, staff, brand, last4, phone, snap []string
+	buyerPhone                                          []string // keyed digests (vault.phoneKey)
 	day, paidDay                                        []pgtype.Date
 	amount, captured, refunded, tax, receipt, lastSeq   []int64
 	opened, updated                                     []pgtype.Timestamptz
 }
 
-// add adds o's row, its snapshot js.
-func (c *orderCols) add(o *pos.Order, js []byte) {
+// add adds o's row, its snapshot js and its buyer's phone's keyed digest bp.
+func (c *orderCols) add(o *pos.Order, js []byte, bp string) {
 	stamp := func(t time.Time) pgtype.Timestamptz { return pgtype.Timestamptz{Time: t, Valid: !t.IsZero()} }
 	ph := ""
 	if o.Customer != nil {
@@ -265,6 +266,7 @@ func (c *orderCols) add(o *pos.Order, js []byte) {
 	}
 	c.id, c.state, c.tender, c.staff = append(c.id, o.ID), append(c.state, projectedState(o)), append(c.tender, string(o.Tender)), append(c.staff, o.Staff)
 	c.brand, c.last4, c.phone, c.snap = append(c.brand, o.CardBrand), append(c.last4, o.CardLast4), append(c.phone, ph), append(c.snap, string(js))
+	c.buyerPhone = append(c.buyerPhone, bp)
 	c.day, c.paidDay = append(c.day, dateOf(o.Day)), append(c.paidDay, dateOf(o.PaidDay))
 	c.amount, c.captured, c.refunded = append(c.amount, int64(o.Amount)), append(c.captured, int64(o.Captured)), append(c.refunded, int64(o.Refunded))
 	c.tax, c.receipt, c.lastSeq = append(c.tax, int64(o.Totals.Tax)), append(c.receipt, int64(o.ReceiptNo)), append(c.lastSeq, int64(o.Seq))
@@ -274,18 +276,18 @@ func (c *orderCols) add(o *pos.Order, js []byte) {
 // ordersInsert writes new orders; with ordersUpsert's conflict clause, it
 // writes orders stored before over their rows.
 const ordersInsert = `INSERT INTO orders (terminal_id, order_id, day, paid_day, state, tender, staff, amount, captured, refunded, tax,
-		receipt_no, card_brand, card_last4, phone, opened_at, updated_at, last_seq, snapshot)
-	SELECT $1, i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn::jsonb
+		receipt_no, card_brand, card_last4, phone, opened_at, updated_at, last_seq, snapshot, buyer_phone)
+	SELECT $1, i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn::jsonb, bp
 	FROM unnest($2::text[], $3::date[], $4::date[], $5::text[], $6::text[], $7::text[], $8::int8[], $9::int8[], $10::int8[], $11::int8[],
-		$12::int8[], $13::text[], $14::text[], $15::text[], $16::timestamptz[], $17::timestamptz[], $18::int8[], $19::text[])
-		AS u(i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn)`
+		$12::int8[], $13::text[], $14::text[], $15::text[], $16::timestamptz[], $17::timestamptz[], $18::int8[], $19::text[], $20::text[])
+		AS u(i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn, bp)`
 
 const ordersUpsert = ordersInsert + `
 	ON CONFLICT (terminal_id, order_id) DO UPDATE SET day = EXCLUDED.day, paid_day = EXCLUDED.paid_day, state = EXCLUDED.state,
 		tender = EXCLUDED.tender, staff = EXCLUDED.staff, amount = EXCLUDED.amount, captured = EXCLUDED.captured,
 		refunded = EXCLUDED.refunded, tax = EXCLUDED.tax, receipt_no = EXCLUDED.receipt_no, card_brand = EXCLUDED.card_brand,
 		card_last4 = EXCLUDED.card_last4, phone = EXCLUDED.phone, opened_at = EXCLUDED.opened_at,
-		updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq, snapshot = EXCLUDED.snapshot`
+		updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq, snapshot = EXCLUDED.snapshot, buyer_phone = EXCLUDED.buyer_phone`
 
 // queueOrders queues the statement sql (ordersInsert or ordersUpsert) of c's rows.
 func (p *projector) queueOrders(sql string, c *orderCols) error {
@@ -293,7 +295,7 @@ func (p *projector) queueOrders(sql string, c *orderCols) error {
 		return nil
 	}
 	_, err := p.pipe.queue(p.ctx, sql, p.terminal, c.id, c.day, c.paidDay, c.state, c.tender, c.staff, c.amount, c.captured, c.refunded,
-		c.tax, c.receipt, c.brand, c.last4, c.phone, c.opened, c.updated, c.lastSeq, c.snap)
+		c.tax, c.receipt, c.brand, c.last4, c.phone, c.opened, c.updated, c.lastSeq, c.snap, c.buyerPhone)
 	return err
 }
 
@@ -322,10 +324,19 @@ func (p *projector) flushOrders() error {
 		if err != nil {
 			return err
 		}
+		bp := ""
+		if o.Buyer != nil {
+			// The buyer's details are stored sealed, the phone as a keyed
+			// digest the pages search by (vault.go).
+			if js, err = p.vault.seal(js); err != nil {
+				return err
+			}
+			bp = p.vault.phoneKey(o.Buyer.Phone)
+		}
 		if p.stored[oid] {
-			stored.add(o, js)
+			stored.add(o, js, bp)
 		} else {
-			fresh.add(o, js)
+			fresh.add(o, js, bp)
 		}
 		if paid := dateOf(o.PaidDay); o.State.Paid() && paid.Valid && !o.Voided() {
 			for _, r := range o.Totals.ByRate {

@@ -34,9 +34,9 @@ func TestALongBatchProjectsAsItsEventsOneByOne(t *testing.T) {
 	tx, err := whole.Pool().Begin(t.Context())
 	require.NoError(t, err)
 	defer func() { _ = tx.Rollback(t.Context()) }()
-	rows, err := readEvents(t.Context(), tx, "T1", 0, len(evs))
+	rows, err := readEvents(t.Context(), tx, whole.core.vault(), "T1", 0, len(evs))
 	require.NoError(t, err)
-	require.NoError(t, projectRows(t.Context(), tx, "T1", rows))
+	require.NoError(t, projectRows(t.Context(), tx, whole.core.vault(), "T1", rows))
 	require.NoError(t, tx.Rollback(t.Context()), "the connection is free after the projection")
 	require.NoError(t, whole.Projections.ProjectTerminal(t.Context(), "T1"))
 	for _, e := range evs {

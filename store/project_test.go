@@ -29,6 +29,8 @@ type counter struct {
 	events  []api.Event
 	orders  map[string]*pos.Order
 	ids     []string
+	// buyer is the buyer the next intent names (then nil).
+	buyer *pos.Buyer
 }
 
 func newCounter(t testing.TB, id string) *counter {
@@ -75,6 +77,7 @@ func (c *counter) intent(id, day string, tender pos.TenderKind, phone string, li
 	if phone != "" {
 		in.Customer = &pos.Customer{CountryCode: "+91", Mobile: phone}
 	}
+	in.Buyer, c.buyer = c.buyer, nil
 	c.add(pos.Event{Kind: pos.EvOrderIntent, OrderID: id, Day: day, Staff: "asha", Intent: in})
 	return totals.Total
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -83,7 +82,7 @@ func (p *projector) checkSoldTwice() error {
 	}
 	for _, h := range hits {
 		var other pos.Order
-		if json.Unmarshal(h.snap, &other) != nil || !slices.Contains(pos.StockEffectOf(&other).IMEIs, h.imei) {
+		if p.vault.unmarshal(h.snap, &other) != nil || !slices.Contains(pos.StockEffectOf(&other).IMEIs, h.imei) {
 			continue // returned, or its invoice cancelled, at the counter that sold it
 		}
 		back, err := p.returnedElsewhere(h.terminal, other.ID, h.imei)
@@ -191,7 +190,7 @@ func (p *projector) returnedElsewhere(terminal, id, imei string) (bool, error) {
 			continue // as this run made it, above
 		}
 		var ret pos.Order
-		if json.Unmarshal(s.snap, &ret) == nil && cites(&ret) {
+		if p.vault.unmarshal(s.snap, &ret) == nil && cites(&ret) {
 			return true, nil
 		}
 	}

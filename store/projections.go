@@ -98,7 +98,7 @@ func (pj *Projections) project(ctx context.Context, terminal string, mem []row) 
 			for len(mem) > 0 && int64(mem[len(mem)-1].seq) > last {
 				mem = mem[:len(mem)-1]
 			}
-			n, err := catchUp(ctx, tx, terminal, mark, last, mem)
+			n, err := catchUp(ctx, tx, pj.vault(), terminal, mark, last, mem)
 			if err != nil || n == mark {
 				return err
 			}
@@ -183,7 +183,7 @@ const eventsStatisticsTarget = 10
 // last stored), and returns the last one projected. The events of mem (in
 // sequence without a gap, stored) are taken from it, the others read from
 // events.
-func catchUp(ctx context.Context, tx pgx.Tx, terminal string, seq, last int64, mem []row) (int64, error) {
+func catchUp(ctx context.Context, tx pgx.Tx, v *vault, terminal string, seq, last int64, mem []row) (int64, error) {
 	const chunk = 2000
 	for seq < last {
 		var rows []row
@@ -196,11 +196,11 @@ func catchUp(ctx context.Context, tx pgx.Tx, terminal string, seq, last int64, m
 				n = int(min(int64(n), int64(mem[0].seq)-seq-1)) // up to the batch's first
 			}
 			var err error
-			if rows, err = readEvents(ctx, tx, terminal, seq, n); err != nil || len(rows) == 0 {
+			if rows, err = readEvents(ctx, tx, v, terminal, seq, n); err != nil || len(rows) == 0 {
 				return seq, err
 			}
 		}
-		if err := projectSafely(ctx, tx, terminal, rows); err != nil {
+		if err := projectSafely(ctx, tx, v, terminal, rows); err != nil {
 			return seq, err
 		}
 		seq = int64(rows[len(rows)-1].seq)
@@ -216,8 +216,8 @@ const AlarmProjection = "projection"
 // them (an event whose values it cannot hold), they are projected one by one
 // and each event refused is skipped with an alarm, so that one bad event does
 // not stop the pages of the whole store.
-func projectSafely(ctx context.Context, tx pgx.Tx, terminal string, rows []row) error {
-	try := func(rs []row) error { return projectPart(ctx, tx, terminal, rs, true) }
+func projectSafely(ctx context.Context, tx pgx.Tx, v *vault, terminal string, rows []row) error {
+	try := func(rs []row) error { return projectPart(ctx, tx, v, terminal, rs, true) }
 	err := try(rows)
 	if err == nil || unavailable(err) || ctx.Err() != nil {
 		return err
@@ -274,7 +274,7 @@ func (pj *Projections) Rebuild(ctx context.Context) (RebuildStats, error) {
 			return err
 		}
 		for _, t := range terms {
-			n, err := catchUp(ctx, tx, t.id, 0, t.last, nil)
+			n, err := catchUp(ctx, tx, pj.vault(), t.id, 0, t.last, nil)
 			if err != nil {
 				return err
 			}
@@ -295,8 +295,9 @@ func (pj *Projections) Rebuild(ctx context.Context) (RebuildStats, error) {
 	return st, nil
 }
 
-// readEvents reads up to n of terminal's events after seq.
-func readEvents(ctx context.Context, tx pgx.Tx, terminal string, after int64, n int) ([]row, error) {
+// readEvents reads up to n of terminal's events after seq, their bodies
+// opened with v as they came.
+func readEvents(ctx context.Context, tx pgx.Tx, v *vault, terminal string, after int64, n int) ([]row, error) {
 	rs, err := tx.Query(ctx, "SELECT seq, body::text FROM events WHERE terminal_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", terminal, after, n)
 	if err != nil {
 		return nil, err
@@ -309,7 +310,11 @@ func readEvents(ctx context.Context, tx pgx.Tx, terminal string, after int64, n 
 		if err := rs.Scan(&seq, &body); err != nil {
 			return nil, err
 		}
-		out = append(out, row{seq: uint64(seq), body: []byte(body)})
+		b, err := v.open([]byte(body))
+		if err != nil {
+			return nil, fmt.Errorf("event %d of terminal %s: %w", seq, terminal, err)
+		}
+		out = append(out, row{seq: uint64(seq), body: b})
 	}
 	return out, rs.Err()
 }

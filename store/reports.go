@@ -105,7 +105,7 @@ func (rp *Reports) dayOrders(ctx context.Context, d time.Time) (map[string][]*po
 				return err
 			}
 			o := new(pos.Order)
-			if err := json.Unmarshal(snap, o); err != nil {
+			if err := rp.vault().unmarshal(snap, o); err != nil {
 				return fmt.Errorf("order of terminal %s: the stored projection cannot be read: %w", t, err)
 			}
 			if k := [2]string{t, o.ID}; !have[k] {
@@ -413,7 +413,7 @@ func (rp *Reports) MonthDocuments(ctx context.Context, month gstr.Month, shop po
 			return nil, err
 		}
 		var o pos.Order
-		if err := json.Unmarshal(snap, &o); err != nil {
+		if err := rp.vault().unmarshal(snap, &o); err != nil {
 			return nil, fmt.Errorf("an order of terminal %s held by the store cannot be read (galla store rebuild rebuilds it from the events): %w", terminal, err)
 		}
 		for _, d := range pos.GSTRDocumentsAt(o, shops.of(terminal), terminal, loc, nil) {

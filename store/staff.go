@@ -1,9 +1,8 @@
 package store
 
 import (
+	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,15 +22,12 @@ type Staff struct{ *dbCore }
 
 // The store's staff (ADR 0007): members added at the store sign in at every
 // counter. Their PINs are hashed by the counters' own rules (pos.Staff.SetPIN,
-// argon2id) with the store's pepper, a row of server_keys beside the
-// certificate's key; every change is published as master data of kind
+// argon2id) with the store's pepper, kept in the store key outside the
+// database (key.go); every change is published as master data of kind
 // MasterStaff keyed by the member's id.
 
 // MasterStaff is the master kind of one member of the store's staff.
 const MasterStaff = "staff"
-
-// staffPepperKey names the store's staff pepper in server_keys.
-const staffPepperKey = "staff-pepper"
 
 // StaffMember is a member of the store's staff as the store lists them.
 type StaffMember struct {
@@ -45,33 +41,21 @@ type StaffMember struct {
 	UpdatedAt time.Time
 }
 
-// StaffPepper returns the store's staff pepper (32 bytes), making it on first
-// use. It is handed to a terminal at enrolment and on its signed request, and
-// never published with the master data.
+// StaffPepper returns the store's staff pepper (32 bytes), kept in the store
+// key outside the database (key.go). It is handed to a terminal at enrolment
+// and on its signed request, and never published with the master data.
 func (sf *Staff) StaffPepper(ctx context.Context) ([]byte, error) {
-	var pep []byte
-	err := pgx.BeginFunc(ctx, sf.pool, func(tx pgx.Tx) error {
-		var err error
-		pep, err = staffPepper(ctx, tx)
-		return err
-	})
+	pep, err := sf.staffPepper()
 	return pep, sf.wrap("staff pepper", err)
 }
 
-func staffPepper(ctx context.Context, tx pgx.Tx) ([]byte, error) {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, err
+// staffPepper is the store key's staff pepper.
+func (c *dbCore) staffPepper() ([]byte, error) {
+	sec := c.secret()
+	if sec == nil {
+		return nil, errNoKey
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO server_keys (name, cert_pem, key_pem) VALUES ($1, '', $2) ON CONFLICT (name) DO NOTHING",
-		staffPepperKey, hex.EncodeToString(b[:])); err != nil {
-		return nil, err
-	}
-	var h string
-	if err := tx.QueryRow(ctx, "SELECT key_pem FROM server_keys WHERE name = $1", staffPepperKey).Scan(&h); err != nil {
-		return nil, err
-	}
-	return hex.DecodeString(h)
+	return bytes.Clone(sec.StaffPepper), nil
 }
 
 // AddStaff adds a member of the store's staff by who: name (pos's rules, unique
@@ -105,7 +89,7 @@ func (sf *Staff) AddStaff(ctx context.Context, name string, role pos.Role, pin s
 		if taken {
 			return pos.ErrStaffExists
 		}
-		pep, err := staffPepper(ctx, tx)
+		pep, err := sf.staffPepper()
 		if err != nil {
 			return err
 		}
@@ -186,7 +170,7 @@ func (sf *Staff) changeStaff(ctx context.Context, name, who string, f func(*pos.
 		if err := json.Unmarshal([]byte(rec), &s); err != nil {
 			return err
 		}
-		pep, err := staffPepper(ctx, tx)
+		pep, err := sf.staffPepper()
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -25,12 +26,18 @@ func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 // newDB opens a fresh, migrated database.
 func newDB(t testing.TB) *DB {
 	t.Helper()
-	db, err := Open(t.Context(), cluster.Database(t))
+	db, err := Open(t.Context(), cluster.Database(t), testKey(t))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())
 	require.NoError(t, err)
 	return db
+}
+
+// testKey is a keeper of a new store key in a file of the test's own.
+func testKey(t testing.TB) Keeper {
+	t.Helper()
+	return KeyFile(filepath.Join(t.TempDir(), "store.key"))
 }
 
 // enrolled registers and enrols terminal id with a new key and returns the
@@ -75,7 +82,7 @@ func versionsFrom(v int) []int {
 }
 
 func TestMigrateIsIdempotent(t *testing.T) {
-	db, err := Open(t.Context(), cluster.Database(t))
+	db, err := Open(t.Context(), cluster.Database(t), testKey(t))
 	require.NoError(t, err)
 	defer db.Close()
 
@@ -102,11 +109,11 @@ func TestMigrateIsIdempotent(t *testing.T) {
 }
 
 func TestOpenBadURLAndDownDatabase(t *testing.T) {
-	_, err := Open(t.Context(), "postgres://%zz")
+	_, err := Open(t.Context(), "postgres://%zz", testKey(t))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not valid")
 
-	_, err = Open(t.Context(), "postgres://postgres@/nope?host=/nonexistent-galla-dir&sslmode=disable&connect_timeout=1")
+	_, err = Open(t.Context(), "postgres://postgres@/nope?host=/nonexistent-galla-dir&sslmode=disable&connect_timeout=1", testKey(t))
 	require.ErrorIs(t, err, ErrUnavailable)
 }
 

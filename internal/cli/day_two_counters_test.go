@@ -122,7 +122,7 @@ func TestDayAtTwoCounters(t *testing.T) {
 	code, out, errOut := tillRun(t, dir, "", nil, "store", "init", "--db", db, "--host", "till-server.local")
 	require.Equal(t, exitOK, code, errOut)
 	fp := strings.TrimSpace(out)
-	addr, _ := serveStore(t, db)
+	addr, _ := serveStore(t, dir, db)
 	s := dayScript{t: t, pin: map[string]string{"GALLA_PIN": "432100"}, fy: pos.FinancialYear(time.Now())}
 	t1, t2 := &dayCounter{id: "T1", dir: t.TempDir()}, &dayCounter{id: "T2", dir: t.TempDir()}
 	for _, c := range []*dayCounter{t1, t2} {
@@ -131,8 +131,7 @@ func TestDayAtTwoCounters(t *testing.T) {
 		s.run(c, "432100\n", exitOK, "staff", "add", "Meera", "--role", "manager")
 		s.run(c, "", exitOK, "enrol", addr, strings.TrimSpace(out), "--fingerprint", fp, "--staff", "Meera")
 	}
-	d, err := store.Open(t.Context(), db)
-	require.NoError(t, err)
+	d := openStoreDB(t, dir, db)
 	defer d.Close()
 	sync := func() {
 		t.Helper()

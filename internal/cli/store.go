@@ -50,7 +50,7 @@ func cmdStore(c *cli, args []string) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	d, err := store.Open(ctx, *db)
+	d, err := store.Open(ctx, *db, newStoreKeeper(c.dataDir, c.keyring))
 	if err != nil {
 		return storeFail(c, err)
 	}
@@ -76,7 +76,7 @@ func storeFail(c *cli, err error) int {
 		return c.fail(exitCannotWork, "The store's database cannot be reached (%v): check that PostgreSQL runs and the --db address, user and password.", err)
 	case errors.Is(err, store.ErrURL):
 		return c.fail(exitBadInput, "%s.", strings.TrimPrefix(err.Error(), "store: "))
-	case errors.Is(err, store.ErrSchema), errors.Is(err, store.ErrNoCertificate):
+	case errors.Is(err, store.ErrSchema), errors.Is(err, store.ErrNoCertificate), errors.Is(err, store.ErrKeyMissing), errors.Is(err, store.ErrKeyWrong):
 		return c.fail(exitCannotWork, "%s.", strings.TrimPrefix(err.Error(), "store: "))
 	}
 	return c.fail(exitFailed, "%v.", err)
@@ -98,6 +98,7 @@ func storeInit(c *cli, ctx context.Context, d *store.DB, hosts string, rest []st
 	if err != nil {
 		return storeFail(c, err)
 	}
+	fmt.Fprintln(c.stderr, storeKeyLine(d))
 	if len(applied) > 0 {
 		fmt.Fprintf(c.stderr, "galla: the store's schema is at version %d (applied now: %v).\n", store.SchemaVersion(), applied)
 	} else {
@@ -145,6 +146,7 @@ func storeServe(c *cli, ctx context.Context, d *store.DB, listen string, rest []
 		return c.fail(exitCannotWork, "The store server cannot listen on %s (%v): is another program using the port? Choose one with --listen.", listen, err)
 	}
 	log := slog.New(slog.NewTextHandler(c.stderr, nil))
+	fmt.Fprintln(c.stderr, storeKeyLine(d))
 	fmt.Fprintf(c.stdout, "serving https://%s (fingerprint %s)\n", ln.Addr(), fp)
 	if err := store.NewServer(d, log, store.WithManagerPages(web.New(d, log))).Serve(ctx, ln); err != nil {
 		return storeFail(c, err)
@@ -176,6 +178,9 @@ func storeAlarms(c *cli, ctx context.Context, d *store.DB, rest []string) int {
 	if len(rest) != 0 {
 		return c.fail(exitBadInput, "Use %s.", commands()["store"].usage)
 	}
+	if err := d.CheckSchema(ctx); err != nil {
+		return storeFail(c, err)
+	}
 	alarms, err := d.Access.Alarms(ctx, true)
 	if err != nil {
 		return storeFail(c, err)
@@ -194,6 +199,9 @@ func storeAlarms(c *cli, ctx context.Context, d *store.DB, rest []string) int {
 func storeUnblock(c *cli, ctx context.Context, d *store.DB, rest []string) int {
 	if len(rest) != 1 {
 		return c.fail(exitBadInput, "Use galla store unblock TERMINAL_ID --db URL with a store manager's PIN (GALLA_PIN or standard input), once the terminal's alarms are looked at.")
+	}
+	if err := d.CheckSchema(ctx); err != nil {
+		return storeFail(c, err)
 	}
 	by, code := signInStoreManager(c, ctx, d, bufio.NewReader(c.stdin))
 	if code >= 0 {

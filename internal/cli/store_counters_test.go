@@ -20,7 +20,7 @@ func TestCountersOfOneStore(t *testing.T) {
 	code, out, errOut := tillRun(t, dir, "", nil, "store", "init", "--db", db, "--host", "till-server.local")
 	require.Equal(t, exitOK, code, errOut)
 	fp := strings.TrimSpace(out)
-	addr, stop := serveStore(t, db)
+	addr, stop := serveStore(t, dir, db)
 	pin := map[string]string{"GALLA_PIN": "432100"}
 	counters := map[string]string{}
 	for _, id := range []string{"T1", "T2"} {

@@ -11,7 +11,6 @@ import (
 
 	"galla/pos"
 	"galla/pos/gstr"
-	"galla/store"
 )
 
 func TestStoreExportCommand(t *testing.T) {
@@ -30,10 +29,9 @@ func TestStoreExportCommand(t *testing.T) {
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "Use galla store export gstr1|csv")
 
-	d, err := store.Open(t.Context(), db)
-	require.NoError(t, err)
+	d := openStoreDB(t, dir, db)
 	defer d.Close()
-	_, err = d.Master.PublishShop(t.Context(), pos.Shop{Name: "Galla Mobiles", Address: []string{"Pune"}, GSTIN: "27AAPFU0939F1ZV", State: "27"}, "Meera")
+	_, err := d.Master.PublishShop(t.Context(), pos.Shop{Name: "Galla Mobiles", Address: []string{"Pune"}, GSTIN: "27AAPFU0939F1ZV", State: "27"}, "Meera")
 	require.NoError(t, err)
 	out := filepath.Join(dir, "gstr1.json")
 	code, _, errOut = tillRun(t, dir, "", nil, "store", "export", "gstr1", "--month", "2026-11", "--db", db, "--out", out)

@@ -128,7 +128,7 @@ func openStore(c *cli, name string, args []string, extra func(fs *flag.FlagSet))
 		return nil, nil, nil, nil, c.fail(exitBadInput, "Name the store's PostgreSQL database with --db postgres://USER:PASSWORD@HOST/DB (or GALLA_STORE_DB).")
 	}
 	ctx, cancel := signalContext()
-	d, err := store.Open(ctx, *db)
+	d, err := store.Open(ctx, *db, newStoreKeeper(c.dataDir, c.keyring))
 	if err == nil {
 		err = d.CheckSchema(ctx)
 		if err != nil {

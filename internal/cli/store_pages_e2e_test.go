@@ -11,7 +11,6 @@ import (
 
 	"galla/pos"
 	"galla/pos/journal"
-	"galla/store"
 )
 
 // TestStoreTotalsAreTheCountersOwnReports sells on two real counters (their
@@ -25,7 +24,7 @@ func TestStoreTotalsAreTheCountersOwnReports(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	addStoreManager(t, dir, db, "Meera")
 	fp := strings.TrimSpace(out)
-	addr, _ := serveStore(t, db)
+	addr, _ := serveStore(t, dir, db)
 
 	pin := map[string]string{"GALLA_PIN": "432100"}
 	counters := map[string]string{"T1": t.TempDir(), "T2": t.TempDir()}
@@ -58,8 +57,7 @@ func TestStoreTotalsAreTheCountersOwnReports(t *testing.T) {
 		own[id] = r
 	}
 	day := own["T1"].Day
-	d, err := store.Open(t.Context(), db)
-	require.NoError(t, err)
+	d := openStoreDB(t, dir, db)
 	defer d.Close()
 	rep, err := d.Reports.DayReport(t.Context(), day)
 	require.NoError(t, err)
@@ -110,7 +108,7 @@ func TestIMEISoldOnceAcrossCounters(t *testing.T) {
 	code, out, errOut := tillRun(t, dir, "", nil, "store", "init", "--db", db, "--host", "till-server.local")
 	require.Equal(t, exitOK, code, errOut)
 	fp := strings.TrimSpace(out)
-	addr, stop := serveStore(t, db)
+	addr, stop := serveStore(t, dir, db)
 
 	pin := map[string]string{"GALLA_PIN": "432100"}
 	counters := map[string]string{"T1": t.TempDir(), "T2": t.TempDir()}

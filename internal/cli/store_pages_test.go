@@ -10,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"galla/store"
 )
 
 func TestStorePagesCommands(t *testing.T) {
@@ -69,8 +67,7 @@ func TestStorePagesCommands(t *testing.T) {
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "The catalog was not published; the counters keep the one they have.")
 
-	d, err := store.Open(t.Context(), db)
-	require.NoError(t, err)
+	d := openStoreDB(t, dir, db)
 	defer d.Close()
 	up, err := d.Master.MasterSince(t.Context(), 0)
 	require.NoError(t, err)
@@ -96,7 +93,7 @@ func TestStorePagesCommands(t *testing.T) {
 	assert.Contains(t, errOut, "The store has no manager of the pages by that name")
 
 	// galla store serve serves the manager's pages beside the terminals' API.
-	addr, stop := serveStore(t, db)
+	addr, stop := serveStore(t, dir, db)
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	resp, err := hc.Get(addr + "/manager/signin")
 	require.NoError(t, err)

@@ -25,7 +25,7 @@ func TestStoreShopSetReachesEveryCounter(t *testing.T) {
 	code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", "T1", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 	enrolCode := strings.TrimSpace(out)
-	addr, stop := serveStore(t, db)
+	addr, stop := serveStore(t, dir, db)
 	defer stop()
 
 	shopSet := []string{"store", "shop", "set", "--name", "Galla Mobiles", "--address", "12 FC Road, Pune 411004", "--state", "27", "--db", db}
@@ -85,7 +85,7 @@ func TestStoreCatalogImportThatRemovesProductsNeedsReplace(t *testing.T) {
 	code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", "T1", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 	enrolCode := strings.TrimSpace(out)
-	addr, stop := serveStore(t, db)
+	addr, stop := serveStore(t, dir, db)
 	defer stop()
 
 	header := "sku,name,hsn,gst_rate,price\n"

@@ -37,7 +37,7 @@ func storeWithCounters(t *testing.T, ids ...string) (db, storeDir string, counte
 	require.Equal(t, exitOK, code, errOut)
 	fp := strings.TrimSpace(out)
 	addStoreManager(t, storeDir, db, "Meera")
-	addr, stop := serveStore(t, db)
+	addr, stop := serveStore(t, storeDir, db)
 	t.Cleanup(func() { stop() })
 	for _, id := range ids {
 		code, out, errOut = tillRun(t, storeDir, "", nil, "store", "enrol-code", id, "--db", db)
@@ -157,13 +157,18 @@ func TestAStoreCashierSignsInAtEveryCounter(t *testing.T) {
 	conn, err := pgx.Connect(t.Context(), db)
 	require.NoError(t, err)
 	defer conn.Close(context.Background())
-	var pepperHex, storeText string
-	require.NoError(t, conn.QueryRow(t.Context(), "SELECT key_pem FROM server_keys WHERE name = 'staff-pepper'").Scan(&pepperHex))
+	var storeText string
+	var pepperRows int
+	require.NoError(t, conn.QueryRow(t.Context(), "SELECT count(*) FROM server_keys WHERE name = 'staff-pepper'").Scan(&pepperRows))
+	assert.Zero(t, pepperRows, "the pepper is kept in the store key, outside the database")
 	require.NoError(t, conn.QueryRow(t.Context(), `SELECT (SELECT string_agg(body::text, ' ') FROM events) || (SELECT string_agg(body::text, ' ') FROM master_data)
 		|| (SELECT string_agg(record::text, ' ') FROM store_staff)`).Scan(&storeText))
-	pepper, err := hex.DecodeString(pepperHex)
+	d := openStoreDB(t, storeDir, db)
+	defer d.Close()
+	pepper, err := d.Staff.StaffPepper(t.Context())
 	require.NoError(t, err)
 	require.Len(t, pepper, 32)
+	pepperHex := hex.EncodeToString(pepper)
 	assert.Contains(t, storeText, `"staff.added"`, "the counters' journaled members reached the store's events")
 	assert.Contains(t, storeText, `"S001"`)
 	for _, dir := range counters {

@@ -48,12 +48,23 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// serveStore runs galla store serve in a goroutine and returns its address
+// openStoreDB opens the store's database db in this process, with the store
+// key that the store commands run with data directory dir keep, as they open
+// it.
+func openStoreDB(t *testing.T, dir, db string) *store.DB {
+	t.Helper()
+	d, err := store.Open(t.Context(), db, newStoreKeeper(dir, nil))
+	require.NoError(t, err)
+	require.NoError(t, d.CheckSchema(t.Context()))
+	return d
+}
+
+// serveStore runs galla store serve (with data directory dir) in a goroutine and returns its address
 // and a function that stops it with Ctrl-C and returns its exit code.
-func serveStore(t *testing.T, db string) (string, func() int) {
+func serveStore(t *testing.T, dir, db string) (string, func() int) {
 	t.Helper()
 	var out, errOut lockedBuffer
-	c := &cli{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }, dataDir: t.TempDir()}
+	c := &cli{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }, dataDir: dir}
 	done := make(chan int, 1)
 	go func() { done <- c.main([]string{"store", "serve", "--db", db, "--listen", "127.0.0.1:0"}) }()
 	re := regexp.MustCompile(`serving (https://[0-9.:]+) \(fingerprint ([0-9a-f]{64})\)`)
@@ -109,7 +120,7 @@ func TestStoreCommandsEnrolAndSync(t *testing.T) {
 	assert.Regexp(t, `^[A-Z2-7]{4}(-[A-Z2-7]{4}){3}$`, enrolCode)
 	assert.Contains(t, errOut, "galla enrol https://")
 
-	addr, stop := serveStore(t, db)
+	addr, stop := serveStore(t, dir, db)
 
 	// A counter with two cash sales enrols and syncs.
 	counter := t.TempDir()
@@ -312,13 +323,14 @@ func itoa(n uint64) string { return strings.TrimSpace(strings.Replace(events(n),
 // (the status bar's) says how it stands.
 func TestWindowSyncsInBackground(t *testing.T) {
 	db := pg.Get(t).Database(t)
-	code, out, errOut := tillRun(t, t.TempDir(), "", nil, "store", "init", "--db", db)
+	srv := t.TempDir()
+	code, out, errOut := tillRun(t, srv, "", nil, "store", "init", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 	fp := strings.TrimSpace(out)
-	code, out, errOut = tillRun(t, t.TempDir(), "", nil, "store", "enrol-code", "T3", "--db", db)
+	code, out, errOut = tillRun(t, srv, "", nil, "store", "enrol-code", "T3", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 	enrolCode := strings.TrimSpace(out)
-	addr, stop := serveStore(t, db)
+	addr, stop := serveStore(t, srv, db)
 
 	counter := t.TempDir()
 	code, _, errOut = tillRun(t, counter, "", nil, "checkout", "--items", "ACC-CBL-CC1M", "--pay", "cash")
@@ -409,7 +421,7 @@ func TestStoreCommandsForkAndUnblock(t *testing.T) {
 	code, out, errOut := tillRun(t, srv, "", nil, "store", "init", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 	fp := strings.TrimSpace(out)
-	addr, _ := serveStore(t, db)
+	addr, _ := serveStore(t, srv, db)
 	enrol := func(dir string) {
 		t.Helper()
 		code, out, errOut := tillRun(t, srv, "", nil, "store", "enrol-code", "T4", "--db", db)
@@ -466,10 +478,11 @@ func TestStoreCommandsForkAndUnblock(t *testing.T) {
 // --db does not (the password stays out of the process list).
 func TestStoreDatabaseFromEnvironment(t *testing.T) {
 	db := pg.Get(t).Database(t)
-	code, out, errOut := tillRun(t, t.TempDir(), "", map[string]string{"GALLA_STORE_DB": db}, "store", "init")
+	srv := t.TempDir()
+	code, out, errOut := tillRun(t, srv, "", map[string]string{"GALLA_STORE_DB": db}, "store", "init")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Regexp(t, `^[0-9a-f]{64}\n$`, out)
-	code, _, errOut = tillRun(t, t.TempDir(), "", map[string]string{"GALLA_STORE_DB": "postgres://postgres@/x?host=/nonexistent-galla&connect_timeout=1"}, "store", "init", "--db", db)
+	code, _, errOut = tillRun(t, srv, "", map[string]string{"GALLA_STORE_DB": "postgres://postgres@/x?host=/nonexistent-galla&connect_timeout=1"}, "store", "init", "--db", db)
 	require.Equal(t, exitOK, code, "--db wins over the environment: %s", errOut)
 }
 

@@ -32,8 +32,7 @@ func newStore(t *testing.T) (db, dir, addr, fp string) {
 	require.Equal(t, exitOK, code, errOut)
 	fp = strings.TrimSpace(out)
 	// Served in this process, stopped by its context: a test may run two.
-	d, err := store.Open(t.Context(), db)
-	require.NoError(t, err)
+	d := openStoreDB(t, dir, db)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -143,8 +142,7 @@ func TestAStoreOfAnEarlierEnrolmentIsAcceptedByAManager(t *testing.T) {
 
 	// What the earlier version left: the store's row with the credential's
 	// key, the counter's config.json, keyring and applied staff.
-	d, err := store.Open(t.Context(), db)
-	require.NoError(t, err)
+	d := openStoreDB(t, storeDir, db)
 	defer d.Close()
 	throwaway, _, err := ed25519.GenerateKey(nil)
 	require.NoError(t, err)

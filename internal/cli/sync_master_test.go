@@ -24,7 +24,7 @@ func TestSyncAppliesTheStoresCatalogOnce(t *testing.T) {
 	code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", "T1", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 	enrolCode := strings.TrimSpace(out)
-	addr, stop := serveStore(t, db)
+	addr, stop := serveStore(t, dir, db)
 	defer stop()
 
 	counter := t.TempDir()
@@ -62,7 +62,7 @@ func TestTheWindowAppliesTheStoresCatalogInBackground(t *testing.T) {
 	code, out, errOut = tillRun(t, dir, "", nil, "store", "enrol-code", "T5", "--db", db)
 	require.Equal(t, exitOK, code, errOut)
 	enrolCode := strings.TrimSpace(out)
-	addr, stop := serveStore(t, db)
+	addr, stop := serveStore(t, dir, db)
 	defer stop()
 	cat := filepath.Join(dir, "catalog.csv")
 	require.NoError(t, os.WriteFile(cat, []byte("sku,name,hsn,gst_rate,price\nSTORE-CHG,Store charger,8504,18,1180.00\n"), 0o600))

@@ -48,7 +48,7 @@ type storeServer struct {
 
 func newStoreServer(t testing.TB) *storeServer {
 	t.Helper()
-	db, err := store.Open(t.Context(), cluster.Database(t))
+	db, err := store.Open(t.Context(), cluster.Database(t), store.KeyFile(filepath.Join(t.TempDir(), "store.key")))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())

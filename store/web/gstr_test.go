@@ -16,7 +16,7 @@ import (
 )
 
 func TestTheMonthsGSTR1AndCSVDownload(t *testing.T) {
-	db, err := store.Open(t.Context(), cluster.Database(t))
+	db, err := store.Open(t.Context(), cluster.Database(t), storeKey(t))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())

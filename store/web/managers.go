@@ -26,8 +26,8 @@ import (
 // manager's PIN (pos.CheckRolePIN), kept as pos.HashPIN (argon2id of
 // HMAC-SHA256(pepper, PIN) with a salt). Wrong PINs stop where they come from
 // after pos.MaxPINAttempts in a row for pos.LockDuration (pos.PINAttempts,
-// guarded), never the manager. The pepper is a row of server_keys, made with
-// the first manager. A manager can be disabled; a new PIN or disabling ends
+// guarded), never the manager. The pepper is kept in the store key, outside
+// the database (store/key.go). A manager can be disabled; a new PIN or disabling ends
 // their sessions.
 
 // PINCost is the argon2id cost of every manager's hash: the managers table
@@ -38,8 +38,6 @@ var PINCost = pos.PINCost{Time: 2, MemoryKiB: 19 * 1024}
 
 // SessionFor is how long a session lasts after sign-in.
 const SessionFor = 12 * time.Hour
-
-const pepperKey = "manager-pepper"
 
 var nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9 ._-]{0,39}$`)
 
@@ -69,21 +67,14 @@ func (e badPIN) Unwrap() []error { return []error{e.err, ErrBadPIN} }
 // say which names exist).
 var ErrSignIn = errors.New("the name or the PIN is wrong")
 
-// pepper returns the managers' pepper, making it on first use.
-func pepper(ctx context.Context, tx pgx.Tx) ([]byte, error) {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, err
+// pepper returns the managers' pepper, kept in the store key outside the
+// database (store/key.go), so that a copy of the database tests no PIN.
+func pepper(db *store.DB) ([]byte, error) {
+	pep := db.ManagerPepper()
+	if pep == nil {
+		return nil, errors.New("web: the store key is not open")
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO server_keys (name, cert_pem, key_pem) VALUES ($1, '', $2) ON CONFLICT (name) DO NOTHING",
-		pepperKey, hex.EncodeToString(b[:])); err != nil {
-		return nil, err
-	}
-	var h string
-	if err := tx.QueryRow(ctx, "SELECT key_pem FROM server_keys WHERE name = $1", pepperKey).Scan(&h); err != nil {
-		return nil, err
-	}
-	return hex.DecodeString(h)
+	return pep, nil
 }
 
 // AddManager adds a manager of the pages, or sets the PIN of one who exists:
@@ -98,7 +89,7 @@ func AddManager(ctx context.Context, db *store.DB, name, pin string) (bool, erro
 	}
 	var created bool
 	err := pgx.BeginFunc(ctx, db.Pool(), func(tx pgx.Tx) error {
-		pep, err := pepper(ctx, tx)
+		pep, err := pepper(db)
 		if err != nil {
 			return err
 		}
@@ -221,12 +212,13 @@ func decoy() (hash, salt []byte) {
 	return h[:], s[:16]
 }
 
-// guarded runs check (which reports whether a PIN matched) for a PIN from
+// guarded runs check (which reports whether a PIN matched, given db's
+// managers' pepper) for a PIN from
 // source at now in tx, within the source's count of wrong PINs: refused
 // unchecked while the source is locked (*SourceLockedError), counted when
 // wrong, cleared when right. It reports whether this wrong PIN locked the
 // source.
-func guarded(ctx context.Context, tx pgx.Tx, source string, now time.Time, check func(pep []byte) (bool, error)) (ok, locked bool, err error) {
+func guarded(ctx context.Context, tx pgx.Tx, db *store.DB, source string, now time.Time, check func(pep []byte) (bool, error)) (ok, locked bool, err error) {
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", "galla manager sign-in "+source); err != nil {
 		return false, false, err
 	}
@@ -242,7 +234,7 @@ func guarded(ctx context.Context, tx pgx.Tx, source string, now time.Time, check
 	if a.Locked(now) {
 		return false, false, &SourceLockedError{Source: source, Until: a.LockedUntil}
 	}
-	pep, err := pepper(ctx, tx)
+	pep, err := pepper(db)
 	if err != nil {
 		return false, false, err
 	}
@@ -291,7 +283,7 @@ func signIn(ctx context.Context, db *store.DB, source, name, pin string, now tim
 	}
 	var ok, locked bool
 	err = pgx.BeginFunc(ctx, db.Pool(), func(tx pgx.Tx) error {
-		ok, locked, err = guarded(ctx, tx, source, now, func(pep []byte) (bool, error) {
+		ok, locked, err = guarded(ctx, tx, db, source, now, func(pep []byte) (bool, error) {
 			hash, salt := decoy()
 			var h, sa []byte
 			err := tx.QueryRow(ctx, "SELECT pin_hash, salt FROM managers WHERE name = $1 AND NOT disabled", name).Scan(&h, &sa)
@@ -357,7 +349,7 @@ func ManagerByPIN(ctx context.Context, db *store.DB, source, pin string, now tim
 		if len(all) == 0 {
 			return ErrNoManager
 		}
-		ok, locked, err = guarded(ctx, tx, source, now, func(pep []byte) (bool, error) {
+		ok, locked, err = guarded(ctx, tx, db, source, now, func(pep []byte) (bool, error) {
 			for _, c := range all {
 				if pos.PINHashMatches(c.hash, pin, pep, c.salt, PINCost) {
 					name = c.name

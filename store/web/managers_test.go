@@ -3,7 +3,6 @@ package web
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -31,7 +30,7 @@ var shippedPINCost = PINCost
 // 246810.
 func managersOnly(t *testing.T) *store.DB {
 	t.Helper()
-	db, err := store.Open(t.Context(), cluster.Database(t))
+	db, err := store.Open(t.Context(), cluster.Database(t), storeKey(t))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())
@@ -265,11 +264,9 @@ func TestManagersHashesStoredBeforeStillVerify(t *testing.T) {
 		"the program's hash of a manager's PIN is the one stored before")
 
 	db := managersOnly(t)
-	var pemHex string
-	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT key_pem FROM server_keys WHERE name = $1", pepperKey).Scan(&pemHex))
-	pepper, err := hex.DecodeString(pemHex)
-	require.NoError(t, err)
-	_, err = db.Pool().Exec(t.Context(), "INSERT INTO managers (name, pin_hash, salt) VALUES ('Ravi', $1, $2)",
+	pepper = db.ManagerPepper() // kept in the store key, outside the database
+	require.Len(t, pepper, 32)
+	_, err := db.Pool().Exec(t.Context(), "INSERT INTO managers (name, pin_hash, salt) VALUES ('Ravi', $1, $2)",
 		hashBeforePos("97531086", pepper, salt, PINCost.Time, PINCost.MemoryKiB), salt)
 	require.NoError(t, err)
 	_, s, err := signIn(t.Context(), db, testSource, "Ravi", "97531086", time.Now())

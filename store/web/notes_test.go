@@ -20,7 +20,7 @@ func (j *journal) shift(kind pos.EventKind, rec pos.ShiftRecord) {
 }
 
 func TestTheDayShowsCreditNotesAndShifts(t *testing.T) {
-	db, err := store.Open(t.Context(), cluster.Database(t))
+	db, err := store.Open(t.Context(), cluster.Database(t), storeKey(t))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())

@@ -19,7 +19,7 @@ import (
 // store's day page lists the open alarm with its detail and the money paid
 // out twice, with the invoice and both counters.
 func TestTheDayPageListsARefundPaidTwice(t *testing.T) {
-	db, err := store.Open(t.Context(), cluster.Database(t))
+	db, err := store.Open(t.Context(), cluster.Database(t), storeKey(t))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())

@@ -94,6 +94,7 @@ func (c *counterYear) sale(tb testing.TB, at time.Time) (id, imei, mobile string
 // last sale (its order id, IMEI, customer's mobile and invoice number).
 type yearStore struct {
 	db                                  *store.DB
+	key                                 store.Keeper // kept outside the database
 	order, imei, mobile, doc, cardLast4 string
 }
 
@@ -104,7 +105,8 @@ func newYearStore(b testing.TB, days, counters, perDay int) *yearStore {
 // newYearStoreAt is newYearStore in the empty database at dsn.
 func newYearStoreAt(b testing.TB, dsn string, days, counters, perDay int) *yearStore {
 	ctx := b.Context()
-	db, err := store.Open(ctx, dsn)
+	key := storeKey(b)
+	db, err := store.Open(ctx, dsn, key)
 	require.NoError(b, err)
 	b.Cleanup(db.Close)
 	_, err = db.Migrate(ctx)
@@ -112,7 +114,7 @@ func newYearStoreAt(b testing.TB, dsn string, days, counters, perDay int) *yearS
 	_, _, err = db.Keys.InitCertificate(ctx, []string{"store.example", "127.0.0.1"})
 	require.NoError(b, err)
 	db.Now = func() time.Time { return pagesLastDay.Add(18 * time.Hour) }
-	ys := &yearStore{db: db}
+	ys := &yearStore{db: db, key: key}
 	cs := make([]*counterYear, counters)
 	for k := range cs {
 		cs[k] = &counterYear{k: k + 1, id: fmt.Sprintf("T%d", k+1), prev: strings.Repeat("0", 64)}

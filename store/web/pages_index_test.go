@@ -80,7 +80,7 @@ func pagesReads(t *testing.T, days, counters, perDay int) map[string]int64 {
 	q := u.Query()
 	q.Set("enable_seqscan", "off")
 	u.RawQuery = q.Encode()
-	pages, err := store.Open(t.Context(), u.String())
+	pages, err := store.Open(t.Context(), u.String(), ys.key)
 	require.NoError(t, err)
 	pages.Now = func() time.Time { return now }
 	p := New(pages, nil)

@@ -247,13 +247,19 @@ func search(ctx context.Context, db *store.DB, q string) (string, []OrderRow, er
 	case "card":
 		where = "o.card_last4 = $1"
 	case "phone":
+		// The payment contact in clear, or the buyer's phone by its keyed
+		// digest (the number is sealed).
 		p := strings.ReplaceAll(q, " ", "")
 		arg = p[len(p)-10:]
-		where = "o.phone = $1"
+		where = "(o.phone = $1 OR o.buyer_phone = $2)"
 	default:
 		where = "o.order_id = $1"
 	}
-	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o"+returnsJoin+" WHERE "+where+" ORDER BY o.opened_at DESC NULLS LAST LIMIT 200", arg)
+	args := []any{arg}
+	if kind == "phone" {
+		args = append(args, db.BuyerPhoneKey(arg.(string)))
+	}
+	rs, err := db.Pool().Query(ctx, "SELECT "+orderCols+" FROM orders o"+returnsJoin+" WHERE "+where+" ORDER BY o.opened_at DESC NULLS LAST LIMIT 200", args...)
 	if err != nil {
 		return kind, nil, err
 	}
@@ -304,6 +310,7 @@ type Return struct {
 type Detail struct {
 	Order     OrderRow
 	Reason    string
+	Buyer     *pos.Buyer // the buyer named on the invoice, opened with the store key
 	Lines     []Line
 	Payments  []Payment
 	Documents []Document
@@ -321,7 +328,18 @@ func detail(ctx context.Context, db *store.DB, terminal, order string) (*Detail,
 		return nil, err
 	}
 	d := &Detail{Order: os[0]}
-	_ = db.Pool().QueryRow(ctx, "SELECT coalesce(snapshot->>'reason', '') FROM orders WHERE terminal_id = $1 AND order_id = $2", terminal, order).Scan(&d.Reason)
+	var snap []byte
+	if err := db.Pool().QueryRow(ctx, "SELECT snapshot FROM orders WHERE terminal_id = $1 AND order_id = $2", terminal, order).Scan(&snap); err != nil {
+		return nil, err
+	}
+	var o struct {
+		Reason string     `json:"reason"`
+		Buyer  *pos.Buyer `json:"buyer"`
+	}
+	if err := db.Unmarshal(snap, &o); err != nil {
+		return nil, err
+	}
+	d.Reason, d.Buyer = o.Reason, o.Buyer
 	rs, err = db.Pool().Query(ctx, `SELECT sku, name, hsn, qty, unit_price, discount, gst_rate, amount, tax, imeis FROM order_lines
 		WHERE terminal_id = $1 AND order_id = $2 ORDER BY n`, terminal, order)
 	if err != nil {
@@ -443,7 +461,7 @@ func openSales(ctx context.Context, db *store.DB) ([]OpenSale, error) {
 		if err := r.Scan(&x.terminal, &snap, &x.updated); err != nil {
 			return x, err
 		}
-		return x, json.Unmarshal(snap, &x.order)
+		return x, db.Unmarshal(snap, &x.order)
 	})
 	if err != nil {
 		return nil, err
@@ -473,7 +491,7 @@ func openSales(ctx context.Context, db *store.DB) ([]OpenSale, error) {
 			if err := r.Scan(&t, &snap); err != nil {
 				return struct{}{}, err
 			}
-			if err := json.Unmarshal(snap, o); err != nil {
+			if err := db.Unmarshal(snap, o); err != nil {
 				return struct{}{}, err
 			}
 			tenders[[2]string{t, o.ID}] = o

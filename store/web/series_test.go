@@ -12,7 +12,7 @@ import (
 )
 
 func TestSearchFindsADocumentOfASeries(t *testing.T) {
-	db, err := store.Open(t.Context(), cluster.Database(t))
+	db, err := store.Open(t.Context(), cluster.Database(t), storeKey(t))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())

@@ -26,7 +26,7 @@ import (
 // enrolled, nothing synced.
 func emptyStore(t *testing.T, ids ...string) *store.DB {
 	t.Helper()
-	db, err := store.Open(t.Context(), cluster.Database(t))
+	db, err := store.Open(t.Context(), cluster.Database(t), storeKey(t))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())

@@ -180,11 +180,18 @@ type view struct {
 	Error   string
 	Notice  string
 	Data    any
+	// Key says, on every page of a signed-in manager, where the store key is
+	// kept and that it is backed up with the database.
+	Key string
 }
 
 func (p *Pages) render(w http.ResponseWriter, status int, name string, v view) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
+	if v.Manager != "" {
+		v.Key = "The store key, which seals the buyers' details in the database and holds the staff's PIN peppers, is kept in " +
+			p.db.KeyWhere() + ": back it up with the database's backups; a copy of the database is unreadable without it."
+	}
 	if err := p.tpl.ExecuteTemplate(w, name, v); err != nil {
 		p.log.Error("manager pages: render", "page", name, "err", err)
 	}

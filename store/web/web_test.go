@@ -12,6 +12,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,12 @@ import (
 )
 
 var cluster *pgtest.Cluster
+
+// storeKey is a keeper of a new store key in a file of the test's own.
+func storeKey(t testing.TB) store.Keeper {
+	t.Helper()
+	return store.KeyFile(filepath.Join(t.TempDir(), "store.key"))
+}
 
 // newPublicKey is a fresh terminal's public key, for an enrolment.
 func newPublicKey(t testing.TB) ed25519.PublicKey {
@@ -90,12 +97,7 @@ const day = "2026-11-24"
 // ₹59,000 phone (IMEI 356938035643809) by a VISA ending 4242 to 9876543210,
 // and left a ₹500 card payment unknown; T2 sold ₹11,800 by card.
 func storeWithSales(t *testing.T) *store.DB {
-	return storeWithSalesAt(t, cluster.Database(t))
-}
-
-// storeWithSalesAt is storeWithSales in the empty database at url.
-func storeWithSalesAt(t *testing.T, url string) *store.DB {
-	db, err := store.Open(t.Context(), url)
+	db, err := store.Open(t.Context(), cluster.Database(t), storeKey(t))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())
@@ -397,7 +399,7 @@ func TestSignInRedirectsStayOnThePagesAndSessionsExpire(t *testing.T) {
 }
 
 func TestClosingTheStoreDayOnThePage(t *testing.T) {
-	db, err := store.Open(t.Context(), cluster.Database(t))
+	db, err := store.Open(t.Context(), cluster.Database(t), storeKey(t))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	_, err = db.Migrate(t.Context())
