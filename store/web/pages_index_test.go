@@ -82,6 +82,7 @@ func pagesReads(t *testing.T, days, counters, perDay int) map[string]int64 {
 	u.RawQuery = q.Encode()
 	pages, err := store.Open(t.Context(), u.String(), ys.key)
 	require.NoError(t, err)
+	require.NoError(t, pages.CheckSchema(t.Context())) // opens the store key, as serve does
 	pages.Now = func() time.Time { return now }
 	p := New(pages, nil)
 	p.Now = pages.Now
