@@ -221,4 +221,12 @@ func TestGSTR1DescFromTheHSNList(t *testing.T) {
 	code, _, errOut := d.run("", d.pin, "hsn", "import", writeFile(t, "HSN_SAC.csv", testHSNCSV))
 	require.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, []string{"8544 INSULATED WIRE, CABLE"}, desc(), "the list's, cut at a word within 30 characters")
+
+	// Edited outside Galla: no GSTR-1 from it.
+	kept := filepath.Join(d.dir, hsnFileName)
+	require.NoError(t, os.WriteFile(kept, []byte("# HSN master\n8544\tSOMETHING ELSE\n"), 0o600))
+	code, out, errOut := d.run("", nil, "export", "gstr1", "--month", "2026-11")
+	assert.NotEqual(t, exitOK, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "The HSN list "+kept+" was changed outside Galla (it is not the file loaded), so it is not believed; load the GST portal's HSN list again with galla hsn import FILE.")
 }
