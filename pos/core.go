@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"galla/gateway"
+	"galla/pos/hsn"
 	"galla/receipts"
 )
 
@@ -38,6 +39,10 @@ type core struct {
 	// emiSales are the sales CheckEMIOrder opened for one EMI tender, by the
 	// tender's order: going back before the card drops the sale with it.
 	emiSales map[string]string
+	// hsnList is the HSN list the shop loaded, read on first use, and
+	// hsnSum its SHA-256 as journaled (hsn_list.go).
+	hsnList *hsn.Master
+	hsnSum  string
 
 	bk book      // shifts and held bills, derived from the journal's events (shift.go)
 	ib book      // the IMEIs sold and freed, derived likewise (imeis.go)

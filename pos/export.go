@@ -437,6 +437,15 @@ func (ds *Documents) GSTR1Period(ctx context.Context, period gstr.Period, gstin 
 	if err != nil {
 		return nil, fmt.Errorf("pos: gstr1 %s: %w", period, err)
 	}
+	// Table 12's desc: the text of the HSN list the shop loaded, over the
+	// built-in master's the lines carry (HSNDescription).
+	list, err := ds.hsnMaster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if list != nil {
+		r.DescribeHSN(func(code string) string { return hsnDescription(list, code) })
+	}
 	if shop.Turnover > EInvoiceTurnover {
 		for _, code := range r.HSNCodes() {
 			if len(code) < 6 {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"galla/pos/hsn"
 )
 
 // The GST rates by the dates they are in force (docs/gst.md, "Rates"). A sale
@@ -112,10 +114,12 @@ func CheckSaleRates(lines []Line, day time.Time) error {
 
 // CheckRates refuses a catalog imported on day whose products carry a GST rate
 // or cess not in force that day (RatesOn), a rate outside the shop's choice
-// for that day (Shop.RatesOn), or an HSN code the master does not know or
-// too short for the shop's turnover (hsnRefusal), naming each product;
-// nothing is imported.
-func (c *Catalog) CheckRates(shop Shop, day time.Time) error {
+// for that day (Shop.RatesOn), or an HSN code the HSN list m (nil: none
+// loaded) does not know or too short for the shop's turnover (hsnRefusal),
+// naming each product; nothing is imported. formOnly is the HSN codes, each
+// once in order, that were checked for their form only (no list loaded and
+// not in the built-in master).
+func (c *Catalog) CheckRates(shop Shop, day time.Time, m *hsn.Master) (formOnly []string, err error) {
 	law := RatesOn(day)
 	list := shop.RatesOn(day)
 	ie := &ImportError{}
@@ -129,16 +133,19 @@ func (c *Catalog) CheckRates(shop Shop, day time.Time) error {
 			msg = fmt.Sprintf("the GST rate %s is not in the shop's rate list (%s); correct the row, or add the rate to the shop's list in Settings (galla shop set --rates)", p.GSTRate, RatesSentence(list))
 		}
 		if msg == "" {
-			msg = hsnRefusal(p.HSN, shop.Turnover)
+			var form bool
+			if msg, form = hsnRefusal(p.HSN, shop.Turnover, m); form && !slices.Contains(formOnly, p.HSN) {
+				formOnly = append(formOnly, p.HSN)
+			}
 		}
 		if msg != "" && !ie.add(Problem{Item: i + 1, SKU: printable(p.SKU), Msg: msg}) {
 			break
 		}
 	}
 	if len(ie.Problems) == 0 {
-		return nil
+		return formOnly, nil
 	}
-	return ie
+	return nil, ie
 }
 
 // RateChoice is the rates a shop's catalog may carry from a day on, within

@@ -9,26 +9,32 @@ import (
 )
 
 // The HSN check at catalog import and the HSN descriptions of GSTR-1's table 12
-// (docs/gstr1.md, "HSN master"), both against the master Galla ships
-// (package hsn: the HS 2022 nomenclature's chapters, headings and
-// subheadings, and India's 8-digit tariff items of the subheadings whose items
-// it lists). India's HSN follows the HS to six digits; an 8-digit code must be
-// a tariff item of the master where the master lists its subheading's items,
-// and is checked by its first six digits where it does not. Services (SAC,
-// chapter 99) are not goods of a catalog and are refused.
+// (docs/gstr1.md, "HSN master"). With the HSN list a shop loaded (galla hsn
+// import: the GST portal's HSN directory, Setup.HSNMaster) a code is checked
+// against it: a 4-digit code must be a heading of it, a 6-digit code a
+// subheading, and an 8-digit code a tariff item where the list gives its
+// subheading's items (by its first six digits where it does not). Without one,
+// the small master Galla ships (hsn.Builtin) accepts the codes it lists, and
+// any other code is checked for its form only (hsnForm) and accepted: the
+// import says so. Services (SAC, chapter 99) are not goods of a catalog and
+// are refused.
 
 // hsnDescMax is the length of table 12's desc (pos/gstr's hsnDesc).
 const hsnDescMax = 30
 
-// HSNDescription is the HSN master's description of code for GSTR-1's table
-// 12: the most precise the master has, that of the tariff item (all eight
-// digits), else of its subheading (the first six), else of its heading (the
-// first four), shortened to the 30 characters table 12 takes at a word
-// boundary (shortHSNDesc); "" when the master has none.
+// HSNDescription is the built-in HSN master's description of code for
+// GSTR-1's table 12 (hsnDescription); "" when it has none. The counter's
+// GSTR-1 takes the text of the HSN list the shop loaded over it
+// (Documents.GSTR1Period).
 func HSNDescription(code string) string {
-	return hsnDescription(hsn.Embedded(), code)
+	return hsnDescription(hsn.Builtin(), code)
 }
 
+// hsnDescription is m's description of code for table 12: the most precise
+// m has, that of the tariff item (all eight digits), else of its subheading
+// (the first six), else of its heading (the first four), shortened to the 30
+// characters table 12 takes at a word boundary (shortHSNDesc); "" when m has
+// none.
 func hsnDescription(m *hsn.Master, code string) string {
 	for _, n := range []int{8, 6, 4} {
 		if len(code) >= n {
@@ -89,59 +95,92 @@ func shortHSNDesc(d string) string {
 }
 
 // hsnRefusal is why an HSN code cannot be imported for a shop of turnover, or
-// "": a 4-digit code must be a heading of the master, a 6-digit code a
-// subheading and an 8-digit code a tariff item of the master (its first six
-// digits a subheading, where the master lists none of that subheading's
-// tariff items); and a shop
-// whose aggregate turnover is above ₹5 crore gives six digits or more
-// (Notification 78/2020-Central Tax), others four or more. Codes of another
-// shape are named by the row's own check.
-func hsnRefusal(code string, turnover Paise) string {
+// "": checked against the HSN list the shop loaded, m (hsnUnknown), or
+// without one (m nil) against the built-in master where it lists the code
+// (an 8-digit code by its first six digits), and otherwise by its form only
+// (hsnForm), which formOnly then says. A shop whose aggregate turnover is
+// above ₹5 crore gives six digits or more (Notification 78/2020-Central Tax),
+// others four or more. Codes of another shape are named by the row's own
+// check.
+func hsnRefusal(code string, turnover Paise, m *hsn.Master) (why string, formOnly bool) {
 	n := len(code)
 	if n < 4 || n > 8 || n%2 == 1 || !allDigits(code) {
-		return ""
+		return "", false
 	}
-	if why := hsnUnknown(hsn.Embedded(), code); why != "" {
-		return why
+	switch {
+	case m != nil:
+		why = hsnUnknown(m, code)
+	case builtinHas(code):
+	default:
+		why = hsnForm(code)
+		formOnly = why == ""
 	}
-	if turnover > EInvoiceTurnover && n < 6 {
-		return fmt.Sprintf("the HSN code %s has %d digits; a shop whose aggregate turnover is above %s gives six (Notification 78/2020-Central Tax), such as %sxx", code, n, EInvoiceTurnover, code)
+	if why == "" && turnover > EInvoiceTurnover && n < 6 {
+		return fmt.Sprintf("the HSN code %s has %d digits; a shop whose aggregate turnover is above %s gives six (Notification 78/2020-Central Tax), such as %sxx", code, n, EInvoiceTurnover, code), false
+	}
+	return why, formOnly && why == ""
+}
+
+// builtinHas says whether the built-in master lists code (4 or 6 digits), or
+// the subheading of an 8-digit code.
+func builtinHas(code string) bool {
+	if len(code) == 8 {
+		code = code[:6]
+	}
+	_, ok := hsn.Builtin().Description(code)
+	return ok
+}
+
+// hsnCheckCode ends every refusal of an HSN code.
+const hsnCheckCode = "check the code on the invoice from your supplier"
+
+// hsnForm is the sentence refusing a code of 4, 6 or 8 digits whose chapter
+// (its first two digits) is not one of goods: 01 to 97, without 77; "" when
+// it is. Chapter 98 is India's for special cases (project imports, baggage),
+// 99 the services' (SAC).
+func hsnForm(code string) string {
+	switch ch := code[:2]; {
+	case ch == "99":
+		return fmt.Sprintf("the HSN code %s is a services code (SAC, chapter 99), not goods; a catalog row is goods, so %s", code, hsnCheckCode)
+	case ch == "98":
+		return fmt.Sprintf("the HSN code %s is of chapter 98, India's chapter for special cases such as project imports and baggage, not goods sold from a catalog; %s", code, hsnCheckCode)
+	case ch == "00" || ch == "77" || ch > "98":
+		return fmt.Sprintf("the HSN code %s is not an HSN code of goods: chapter %s does not exist (goods are chapters 01 to 97, without 77); %s", code, ch, hsnCheckCode)
 	}
 	return ""
 }
 
-// hsnUnknown is the sentence refusing a code of 4, 6 or 8 digits the master m
-// does not have, naming the first part of it that is wrong; "" when m has it.
+// hsnUnknown is the sentence refusing a code of 4, 6 or 8 digits the HSN
+// list m does not have, naming the first part of it that is wrong; "" when m
+// has it. A 6-digit code is a subheading of m when m names it or lists tariff
+// items under it.
 func hsnUnknown(m *hsn.Master, code string) string {
-	const check = "check the code on the invoice from your supplier"
-	ch, head := code[:2], code[:4]
-	switch _, chOK := m.Description(ch); {
-	case ch == "99":
-		return fmt.Sprintf("the HSN code %s is a services code (SAC, chapter 99), not goods of the HSN master (%s); a catalog row is goods, so %s", code, hsn.Edition, check)
-	case !chOK:
-		return fmt.Sprintf("the HSN code %s is not in the HSN master (%s): chapter %s does not exist (goods are chapters 01 to 97, without 77); %s", code, hsn.Edition, ch, check)
+	if why := hsnForm(code); why != "" {
+		return why
 	}
+	const list = "the HSN list loaded (galla hsn import)"
+	head := code[:4]
 	if _, ok := m.Description(head); !ok {
 		if len(code) == 4 {
-			return fmt.Sprintf("the HSN code %s is not a heading of the HSN master (%s); %s", code, hsn.Edition, check)
+			return fmt.Sprintf("the HSN code %s is not a heading of %s; %s", code, list, hsnCheckCode)
 		}
-		return fmt.Sprintf("the HSN code %s is not in the HSN master (%s): its heading %s does not exist; %s", code, hsn.Edition, head, check)
+		return fmt.Sprintf("the HSN code %s is not in %s: its heading %s is not; %s", code, list, head, hsnCheckCode)
 	}
 	if len(code) == 4 {
 		return ""
 	}
 	sub := code[:6]
-	if _, ok := m.Description(sub); ok {
-		items := m.TariffItems(sub)
+	items := m.TariffItems(sub)
+	if _, ok := m.Description(sub); ok || len(items) > 0 {
 		if _, known := m.Description(code); len(code) == 6 || known || len(items) == 0 {
 			return ""
 		}
-		return fmt.Sprintf("the HSN code %s is not a tariff item of India's tariff in the HSN master: subheading %s has %s; %s", code, sub, tariffItemList(items), check)
+		return fmt.Sprintf("the HSN code %s is not a tariff item of %s: subheading %s has %s; %s", code, list, sub, tariffItemList(items), hsnCheckCode)
 	}
 	if len(code) == 6 {
-		return fmt.Sprintf("the HSN code %s is not a subheading of the HSN master (%s): heading %s has no subheading %s; %s", code, hsn.Edition, head, sub, check)
+		return fmt.Sprintf("the HSN code %s is not a subheading of %s: heading %s has no subheading %s; %s", code, list, head, sub, hsnCheckCode)
 	}
-	return fmt.Sprintf("the HSN code %s is not in the HSN master (%s): its first six digits %s are not a subheading of heading %s (an 8-digit tariff item extends a subheading of the HS); %s", code, hsn.Edition, sub, head, check)
+	return fmt.Sprintf("the HSN code %s is not in %s: its first six digits %s are not a subheading of heading %s (an 8-digit tariff item extends a subheading); %s", code, list, sub, head, hsnCheckCode)
 }
 
 // tariffItemList names the tariff items of a subheading in a sentence, at

@@ -2,7 +2,6 @@ package pos
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"galla/assets"
 	"galla/pos/hsn"
 )
 
@@ -65,8 +65,9 @@ func TestRatesAcrossFebruary2026(t *testing.T) {
 	// A catalog imported on either day: the same rule, per row, naming it.
 	cat, err := NewCatalog([]Product{panMasala(Percent(28), Percent(60)), {SKU: "CBL", Name: "Cable", HSN: "8544", Price: 499_00, GSTRate: Percent(18)}})
 	require.NoError(t, err)
-	require.NoError(t, cat.CheckRates(Shop{}, jan31))
-	err = cat.CheckRates(Shop{}, feb1)
+	_, err = cat.CheckRates(Shop{}, jan31, nil)
+	require.NoError(t, err)
+	_, err = cat.CheckRates(Shop{}, feb1, nil)
 	var ie *ImportError
 	require.ErrorAs(t, err, &ie)
 	require.Len(t, ie.Problems, 1)
@@ -174,10 +175,29 @@ func TestParseCrore(t *testing.T) {
 	assert.Equal(t, Paise(5_00_00_000_00), EInvoiceTurnover)
 }
 
-// TestHSNAtImport: a code the HSN master (HS 2022) does not have is refused
-// with a sentence naming it: a 4-digit code must be a heading, a 6-digit code
-// a subheading, an 8-digit code's first six digits a subheading; services
-// (chapter 99) are refused; a shop above ₹5 crore turnover gives six digits.
+// testHSNList is an HSN list as a shop loads it (galla hsn import), written
+// for the tests: chapters, headings, subheadings and, under two subheadings,
+// India's 8-digit tariff items.
+func testHSNList(t *testing.T) *hsn.Master {
+	t.Helper()
+	m, err := hsn.Read("# made for the test\n" +
+		"61\tApparel; knitted\n6109\tT-shirts, singlets and other vests; knitted\n" +
+		"610910\tT-shirts; of cotton, knitted\n61091000\tT-shirts of cotton for men\n" +
+		"610990\tT-shirts; of other textiles, knitted\n61099010\tOf wool\n61099020\tOf silk\n61099030\tOf man-made fibres\n61099040\tOf linen\n61099050\tOf ramie\n61099090\tOther\n" +
+		"85\tElectrical machinery\n8517\tTelephone sets, including smartphones and other telephones for cellular networks\n" +
+		"851713\tTelephone sets; smartphones for cellular or other wireless networks\n" +
+		"851714\tTelephone sets; other\n85171410\tSatellite phones\n85171490\tOther telephones\n" +
+		"8544\tInsulated wire, cable and other electric conductors\n854442\tInsulated electric conductors; fitted with connectors\n" +
+		"8524\tFlat panel display modules\n")
+	require.NoError(t, err)
+	return m
+}
+
+// TestHSNAtImport: with the HSN list a shop loaded, a code it does not have
+// is refused with a sentence naming it: a 4-digit code must be a heading, a
+// 6-digit code a subheading, an 8-digit code's first six digits a
+// subheading; services (chapter 99) are refused; a shop above ₹5 crore
+// turnover gives six digits.
 func TestHSNAtImport(t *testing.T) {
 	day := time.Date(2026, 11, 26, 12, 0, 0, 0, ist)
 	row := func(hsn string) *Catalog {
@@ -185,6 +205,7 @@ func TestHSNAtImport(t *testing.T) {
 		require.NoError(t, err)
 		return cat
 	}
+	list := testHSNList(t)
 	small := Shop{Turnover: 4_00_00_000_00}
 	big := Shop{Turnover: 12_50_00_000_00}
 	for _, tt := range []struct {
@@ -194,60 +215,117 @@ func TestHSNAtImport(t *testing.T) {
 		{"8517", small},
 		{"851713", small},
 		{"851713", big},
-		{"85171300", big}, // India's tariff item under subheading 851713
+		{"85171300", big}, // under subheading 851713, whose items the list leaves out
+		{"85171410", big}, // a tariff item of the list
 		{"854442", big},
 		{"85444299", big},
-		{"847130", big},
-		{"8524", small}, // new in HS 2022
+		{"8524", small},
 	} {
-		assert.NoError(t, row(tt.hsn).CheckRates(tt.shop, day), "HSN %q, turnover %s", tt.hsn, tt.shop.Turnover)
+		formOnly, err := row(tt.hsn).CheckRates(tt.shop, day, list)
+		assert.NoError(t, err, "HSN %q, turnover %s", tt.hsn, tt.shop.Turnover)
+		assert.Empty(t, formOnly, "HSN %q: checked against the list", tt.hsn)
 	}
+	const check = "; check the code on the invoice from your supplier"
 	for _, tt := range []struct {
 		hsn  string
 		shop Shop
 		want string
 	}{
 		{"8517", big, "the HSN code 8517 has 4 digits; a shop whose aggregate turnover is above ₹5,00,00,000.00 gives six (Notification 78/2020-Central Tax), such as 8517xx"},
-		{"8599", small, "the HSN code 8599 is not a heading of the HSN master (HS 2022); check the code on the invoice from your supplier"},
-		{"8599", big, "the HSN code 8599 is not a heading of the HSN master (HS 2022); check the code on the invoice from your supplier"},
-		{"0000", small, "the HSN code 0000 is not in the HSN master (HS 2022): chapter 00 does not exist (goods are chapters 01 to 97, without 77); check the code on the invoice from your supplier"},
-		{"7788", small, "the HSN code 7788 is not in the HSN master (HS 2022): chapter 77 does not exist (goods are chapters 01 to 97, without 77); check the code on the invoice from your supplier"},
-		{"9901", small, "the HSN code 9901 is a services code (SAC, chapter 99), not goods of the HSN master (HS 2022); a catalog row is goods, so check the code on the invoice from your supplier"},
-		{"851799", big, "the HSN code 851799 is not a subheading of the HSN master (HS 2022): heading 8517 has no subheading 851799; check the code on the invoice from your supplier"},
-		{"851712", big, "the HSN code 851712 is not a subheading of the HSN master (HS 2022): heading 8517 has no subheading 851712;"}, // HS 2017's smartphones
-		{"85179900", big, "the HSN code 85179900 is not in the HSN master (HS 2022): its first six digits 851799 are not a subheading of heading 8517 (an 8-digit tariff item extends a subheading of the HS); check the code on the invoice from your supplier"},
-		{"85991300", small, "the HSN code 85991300 is not in the HSN master (HS 2022): its heading 8599 does not exist; check the code on the invoice from your supplier"},
+		{"8599", small, "the HSN code 8599 is not a heading of the HSN list loaded (galla hsn import)" + check},
+		{"8599", big, "the HSN code 8599 is not a heading of the HSN list loaded (galla hsn import)" + check},
+		{"0000", small, "the HSN code 0000 is not an HSN code of goods: chapter 00 does not exist (goods are chapters 01 to 97, without 77)" + check},
+		{"7788", small, "the HSN code 7788 is not an HSN code of goods: chapter 77 does not exist (goods are chapters 01 to 97, without 77)" + check},
+		{"9901", small, "the HSN code 9901 is a services code (SAC, chapter 99), not goods; a catalog row is goods, so check the code on the invoice from your supplier"},
+		{"980100", big, "the HSN code 980100 is of chapter 98, India's chapter for special cases such as project imports and baggage, not goods sold from a catalog" + check},
+		{"851799", big, "the HSN code 851799 is not a subheading of the HSN list loaded (galla hsn import): heading 8517 has no subheading 851799" + check},
+		{"85179900", big, "the HSN code 85179900 is not in the HSN list loaded (galla hsn import): its first six digits 851799 are not a subheading of heading 8517 (an 8-digit tariff item extends a subheading)" + check},
+		{"85991300", small, "the HSN code 85991300 is not in the HSN list loaded (galla hsn import): its heading 8599 is not" + check},
+		{"85171400", big, "the HSN code 85171400 is not a tariff item of the HSN list loaded (galla hsn import): subheading 851714 has the tariff items 85171410 and 85171490" + check},
 	} {
 		var ie *ImportError
-		require.ErrorAs(t, row(tt.hsn).CheckRates(tt.shop, day), &ie, "HSN %s", tt.hsn)
+		_, err := row(tt.hsn).CheckRates(tt.shop, day, list)
+		require.ErrorAs(t, err, &ie, "HSN %s", tt.hsn)
 		require.Len(t, ie.Problems, 1)
 		assert.Equal(t, 1, ie.Problems[0].Item)
-		assert.Contains(t, ie.Problems[0].Msg, tt.want, "HSN %s", tt.hsn)
+		assert.Equal(t, tt.want, ie.Problems[0].Msg, "HSN %s", tt.hsn)
 	}
 }
 
-// TestHSNDescription: table 12's desc is the master's text of the code's
-// subheading, else its heading, cut to 30 characters at a word boundary. The
-// full texts, from data/harmonized-system.csv, are in the comments.
+// TestHSNWithoutAList: with no HSN list loaded, a code the built-in master
+// lists is checked against it (an 8-digit code by its subheading); any other
+// code is checked for its form only and accepted, and CheckRates names it
+// (once) among the codes so checked; a code of no chapter of goods, or too
+// short for the shop's turnover, is refused all the same.
+func TestHSNWithoutAList(t *testing.T) {
+	day := time.Date(2026, 11, 26, 12, 0, 0, 0, ist)
+	small := Shop{Turnover: 4_00_00_000_00}
+	big := Shop{Turnover: 12_50_00_000_00}
+	cat, err := NewCatalog([]Product{
+		{SKU: "PH", Name: "Phone", HSN: "851713", Price: 59000_00, GSTRate: Percent(18)},
+		{SKU: "PH8", Name: "Phone", HSN: "85171300", Price: 59000_00, GSTRate: Percent(18)},
+		{SKU: "CBL", Name: "Cable", HSN: "8544", Price: 499_00, GSTRate: Percent(18)},
+		{SKU: "TSH", Name: "T-shirt", HSN: "610910", Price: 499_00, GSTRate: Percent(5)},
+		{SKU: "TSH2", Name: "T-shirt", HSN: "610910", Price: 599_00, GSTRate: Percent(5)},
+		{SKU: "ODD", Name: "Odd thing", HSN: "85991300", Price: 99_00, GSTRate: Percent(18)},
+	})
+	require.NoError(t, err)
+	formOnly, err := cat.CheckRates(small, day, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"610910", "85991300"}, formOnly)
+
+	for _, tt := range []struct {
+		hsn  string
+		shop Shop
+		want string
+	}{
+		{"7788", small, "the HSN code 7788 is not an HSN code of goods: chapter 77 does not exist"},
+		{"9954", small, "the HSN code 9954 is a services code (SAC, chapter 99)"},
+		{"9801", small, "the HSN code 9801 is of chapter 98"},
+		{"0012", small, "chapter 00 does not exist"},
+		{"8517", big, "the HSN code 8517 has 4 digits"},
+		{"6109", big, "the HSN code 6109 has 4 digits"},
+	} {
+		c, err := NewCatalog([]Product{{SKU: "X", Name: "X", HSN: tt.hsn, Price: 100_00, GSTRate: Percent(18)}})
+		require.NoError(t, err)
+		formOnly, err := c.CheckRates(tt.shop, day, nil)
+		var ie *ImportError
+		require.ErrorAs(t, err, &ie, "HSN %s", tt.hsn)
+		assert.Contains(t, ie.Problems[0].Msg, tt.want)
+		assert.Empty(t, formOnly)
+	}
+}
+
+// TestBuiltinHSNCoversTheSampleCatalog: every HSN code of the sample catalog
+// Galla ships is one the built-in master lists, so that the sample imports
+// with its codes checked and described; a row added with a code it lacks
+// fails here until the code is added to pos/hsn/builtin.go.
+func TestBuiltinHSNCoversTheSampleCatalog(t *testing.T) {
+	cat, err := LoadCatalogJSON(assets.SampleCatalog())
+	require.NoError(t, err)
+	require.NotZero(t, cat.Len())
+	for _, p := range cat.Products() {
+		assert.True(t, builtinHas(p.HSN), "SKU %s: HSN %s is not in the built-in master", p.SKU, p.HSN)
+		assert.NotEmpty(t, HSNDescription(p.HSN), "SKU %s: HSN %s", p.SKU, p.HSN)
+	}
+	formOnly, err := cat.CheckRates(Shop{}, time.Date(2026, 11, 26, 12, 0, 0, 0, ist), nil)
+	require.NoError(t, err)
+	assert.Empty(t, formOnly)
+}
+
+// TestHSNDescription: table 12's desc is the built-in master's text of the
+// code's subheading, else its heading; "" for a code it does not list.
 func TestHSNDescription(t *testing.T) {
 	for _, tt := range []struct{ code, want string }{
-		// 851713 "Telephone sets; smartphones for cellular or other wireless networks"
-		{"851713", "Telephone sets; smartphones"},
-		{"85171300", "Telephone sets; smartphones"},
-		// 8517 "Telephone sets, including smartphones and other telephones for …"
+		{"851713", "Smartphones"},
+		{"85171300", "Smartphones"},
 		{"8517", "Telephone sets"},
-		// 854442 "Insulated electric conductors; for a voltage not exceeding 1000 volts, fitted with connectors"
-		{"854442", "Insulated electric conductors"},
-		{"85444299", "Insulated electric conductors"},
-		// 847130 "Automatic data processing machines; portable, weighing not more than 10kg, …"
-		{"847130", "Automatic data processing"},
-		// 3926 "Articles of plastics and articles of other materials of heading no. 3901 to 3914, …"
-		{"3926", "Articles of plastics"},
-		// 8544 "Insulated wire, cable and other electric conductors, connector fitted or not; …"
-		{"8544", "Insulated wire, cable"},
-		// 710239 "Diamonds; non-industrial, (other than unworked or simply sawn, …"
-		{"71023910", "Diamonds; non-industrial"},
-		{"7118", "Coin"},
+		{"854442", "Cables with connectors"},
+		{"85444299", "Cables with connectors"},
+		{"847130", "Laptops and tablets"},
+		{"3926", "Other articles of plastics"},
+		{"71023910", "Other non-industrial diamonds"},
+		{"7118", "Coins"},
 		{"1006", "Rice"},
 		// a subheading the master lacks: its heading's text
 		{"85179900", "Telephone sets"},
@@ -259,32 +337,25 @@ func TestHSNDescription(t *testing.T) {
 	}
 }
 
-// TestHSNTariffItems: with a master that lists India's tariff items of a
+// TestHSNTariffItems: with a list that gives India's tariff items of a
 // subheading, an 8-digit code under it must be one of them, refused with a
 // sentence naming the code and the subheading's items; under a subheading
-// whose items the master does not list, it is checked by its first six
-// digits; desc is the tariff item's text when the master has it. The master
-// is one made for the test (the shipped one lists no tariff items yet).
+// whose items the list does not give, it is checked by its first six
+// digits; desc is the tariff item's text when the list has it, else the
+// subheading's or heading's, cut to 30 characters at a word.
 func TestHSNTariffItems(t *testing.T) {
-	m, err := hsn.Read("# made for the test\n" +
-		"61\tApparel; knitted\n6109\tT-shirts, singlets and other vests; knitted\n" +
-		"610910\tT-shirts; of cotton, knitted\n61091000\tT-shirts of cotton for men\n" +
-		"610990\tT-shirts; of other textiles, knitted\n61099010\tOf wool\n61099020\tOf silk\n61099030\tOf man-made fibres\n61099040\tOf linen\n61099050\tOf ramie\n61099090\tOther\n" +
-		"85\tElectrical machinery\n8517\tTelephone sets\n851713\tTelephone sets; smartphones\n" +
-		"851714\tTelephone sets; other\n85171410\tSatellite phones\n85171490\tOther telephones\n")
-	require.NoError(t, err)
+	m := testHSNList(t)
 	const check = "; check the code on the invoice from your supplier"
 	for _, tt := range []struct{ code, want string }{
 		{"61091000", ""},
 		{"61099050", ""},
 		{"85171410", ""},
-		{"85171300", ""}, // the master lists no tariff item of 851713: checked by six digits
+		{"85171300", ""}, // the list gives no tariff item of 851713: checked by six digits
 		{"851714", ""},
 		{"6109", ""},
-		{"61091090", "the HSN code 61091090 is not a tariff item of India's tariff in the HSN master: subheading 610910 has the tariff item 61091000" + check},
-		{"85171400", "the HSN code 85171400 is not a tariff item of India's tariff in the HSN master: subheading 851714 has the tariff items 85171410 and 85171490" + check},
-		{"61099099", "the HSN code 61099099 is not a tariff item of India's tariff in the HSN master: subheading 610990 has 6 tariff items, 61099010, 61099020, 61099030, 61099040 and 2 more" + check},
-		{"85171200", "the HSN code 85171200 is not in the HSN master (HS 2022): its first six digits 851712 are not a subheading of heading 8517 (an 8-digit tariff item extends a subheading of the HS)" + check},
+		{"61091090", "the HSN code 61091090 is not a tariff item of the HSN list loaded (galla hsn import): subheading 610910 has the tariff item 61091000" + check},
+		{"61099099", "the HSN code 61099099 is not a tariff item of the HSN list loaded (galla hsn import): subheading 610990 has 6 tariff items, 61099010, 61099020, 61099030, 61099040 and 2 more" + check},
+		{"85171200", "the HSN code 85171200 is not in the HSN list loaded (galla hsn import): its first six digits 851712 are not a subheading of heading 8517 (an 8-digit tariff item extends a subheading)" + check},
 	} {
 		assert.Equal(t, tt.want, hsnUnknown(m, tt.code), "hsnUnknown(%s)", tt.code)
 	}
@@ -295,47 +366,25 @@ func TestHSNTariffItems(t *testing.T) {
 		{"61091090", "T-shirts; of cotton, knitted"},
 		{"610990", "T-shirts; of other textiles"}, // cut at 30, the comma dropped
 		{"6109", "T-shirts, singlets"},            // "and other" only joins what was cut
+		{"8517", "Telephone sets"},
+		{"85444299", "Insulated electric conductors"},
+		{"8599", ""},
 	} {
 		assert.Equal(t, tt.want, hsnDescription(m, tt.code), "hsnDescription(%s)", tt.code)
 	}
 }
 
-// TestHSNDescriptionsOfTheMaster: every heading and subheading of the master
-// has a desc of 1 to 30 characters that begins its text and ends where a word
-// of it ends.
-func TestHSNDescriptionsOfTheMaster(t *testing.T) {
-	var codes []string
-	for h := range 10000 {
-		head := fmt.Sprintf("%04d", h)
-		if _, ok := hsn.Description(head); !ok {
-			continue
-		}
-		codes = append(codes, head)
-		for s := range 100 {
-			if sub := fmt.Sprintf("%s%02d", head, s); hsnHas(sub) {
-				codes = append(codes, sub)
-			}
-		}
-	}
-	require.Len(t, codes, 1228+5612)
-	for _, code := range codes {
-		full, _ := hsn.Description(code)
+// TestHSNDescriptionsOfTheBuiltin: every code of the built-in master has
+// its own text as desc, whole (1 to 30 characters: never cut).
+func TestHSNDescriptionsOfTheBuiltin(t *testing.T) {
+	m := hsn.Builtin()
+	require.NotZero(t, m.Len())
+	for _, code := range m.Codes() {
+		full, _ := m.Description(code)
 		got := HSNDescription(code)
-		n := utf8.RuneCountInString(got)
-		if n < 1 || n > 30 || !strings.HasPrefix(full, got) {
-			t.Errorf("HSNDescription(%s) = %q; want 1 to 30 characters beginning %q", code, got, full)
-			continue
-		}
-		// Cut mid-word only when the first word is longer than 30 characters.
-		if rest := full[len(got):]; rest != "" && strings.Contains(got, " ") && !strings.ContainsAny(rest[:1], " ,;:()-.") {
-			t.Errorf("HSNDescription(%s) = %q cuts a word of %q", code, got, full)
-		}
+		assert.Equal(t, full, got, "HSNDescription(%s)", code)
+		assert.True(t, utf8.RuneCountInString(got) >= 1 && utf8.RuneCountInString(got) <= 30, "HSNDescription(%s) = %q", code, got)
 	}
-}
-
-func hsnHas(code string) bool {
-	_, ok := hsn.Description(code)
-	return ok
 }
 
 // TestShortHSNDesc: at most 30 characters, whole words, no parenthesis left

@@ -201,8 +201,9 @@ func DocumentsNote(s Shop) string {
 
 // Setup is the shop's setup as a manager changes it: the settings screen (the
 // shop's details, the discount limit, the printer, the payment service and the
-// phone page), the shop's details of galla shop set, and the shop's UPI
-// address. Each change is journaled naming the manager. The screen's values are
+// phone page), the shop's details of galla shop set, the shop's UPI
+// address, and the HSN list the shop loads (galla hsn import, hsn_list.go).
+// Each change is journaled naming the manager. The screen's values are
 // a Settings.
 type Setup struct{ *core }
 

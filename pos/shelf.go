@@ -72,24 +72,22 @@ func (sh *Shelf) Catalog(ctx context.Context) (*Catalog, error) {
 // authority once staff exist: managerPIN must be a manager's, and the import is
 // journaled with that manager's id (the window's rule for what changes prices).
 // Before any member exists there is nobody to ask, as for the first member.
-func (sh *Shelf) ImportCatalogBy(ctx context.Context, r io.Reader, json bool, managerPIN string) (*Catalog, error) {
+func (sh *Shelf) ImportCatalogBy(ctx context.Context, r io.Reader, json bool, managerPIN string) (*Catalog, []string, error) {
 	staff, err := sh.crew.managerOnceStaffExist(ctx, managerPIN)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return sh.ImportCatalog(ctx, r, json, staff)
 }
 
 // ImportCatalog reads a catalog (CSV, or JSON when json is true) and journals it as
-// imported by staff; it is sold from at once.
-func (sh *Shelf) ImportCatalog(ctx context.Context, r io.Reader, json bool, staff string) (*Catalog, error) {
+// imported by staff; it is sold from at once. Its HSN codes are checked
+// against the HSN list the shop loaded, or without one as CheckRates says:
+// hsnFormOnly is the codes checked for their form only.
+func (sh *Shelf) ImportCatalog(ctx context.Context, r io.Reader, json bool, staff string) (cat *Catalog, hsnFormOnly []string, err error) {
 	if sh.cfg.Catalogs == nil {
-		return nil, errors.New("pos: import catalog: no catalog store")
+		return nil, nil, errors.New("pos: import catalog: no catalog store")
 	}
-	var (
-		cat *Catalog
-		err error
-	)
 	if json {
 		cat, err = ImportJSON(r)
 	} else {
@@ -99,22 +97,26 @@ func (sh *Shelf) ImportCatalog(ctx context.Context, r io.Reader, json bool, staf
 		if !errors.Is(err, ErrBadCatalog) {
 			err = fmt.Errorf("%w: %w", ErrBadCatalog, err)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	shop, err := LoadShop(ctx, sh.j)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := cat.CheckRates(shop, sh.eng.Now()); err != nil {
-		return nil, err
+	list, err := sh.hsnMaster(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if hsnFormOnly, err = cat.CheckRates(shop, sh.eng.Now(), list); err != nil {
+		return nil, nil, err
 	}
 	if err := sh.cfg.Catalogs.PutCatalog(ctx, cat, staff); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sh.mu.Lock()
 	sh.cat = cat
 	sh.mu.Unlock()
-	return cat, nil
+	return cat, hsnFormOnly, nil
 }
 
 // Search finds products whose name, code or barcode matches q, as typed.
@@ -370,7 +372,7 @@ func (sh *Shelf) ApplyMaster(ctx context.Context, kind string, body []byte, vers
 	}
 	switch kind {
 	case MasterCatalog:
-		if _, err := sh.ImportCatalog(ctx, bytes.NewReader(body), true, MasterByStore); err != nil {
+		if _, _, err := sh.ImportCatalog(ctx, bytes.NewReader(body), true, MasterByStore); err != nil {
 			return err
 		}
 	case MasterShop:

@@ -119,6 +119,9 @@ type TillConfig struct {
 	// when none was imported.
 	Catalogs      CatalogStore
 	SampleCatalog []byte
+	// HSN keeps the HSN list the shop loaded (galla hsn import); nil checks
+	// HSN codes without one.
+	HSN HSNFiles
 	// Health is the journal's startup check when it runs in the background; nil
 	// means it passed before NewTill.
 	Health  JournalHealth

@@ -46,8 +46,8 @@ func TestGSTRDocuments(t *testing.T) {
 	// 2 × 1,499.00 = 2,998.00 at 18%: taxable 299800×100/118 = 2,540.678 → 2,540.68,
 	// tax 457.32 split 228.66 + 228.66; 105.00 at 5%: 100.00 and 2.50 + 2.50.
 	assert.Equal(t, []gstr.Line{
-		{Description: "Phone case", HSN: "3926", HSNDesc: "Articles of plastics", Qty: 2, Rate: 1800, Taxable: 2540_68, CGST: 228_66, SGST: 228_66},
-		{Description: "Cable", HSN: "8544", HSNDesc: "Insulated wire, cable", Qty: 1, Rate: 500, Taxable: 100_00, CGST: 2_50, SGST: 2_50},
+		{Description: "Phone case", HSN: "3926", HSNDesc: "Other articles of plastics", Qty: 2, Rate: 1800, Taxable: 2540_68, CGST: 228_66, SGST: 228_66},
+		{Description: "Cable", HSN: "8544", HSNDesc: "Insulated wire and cable", Qty: 1, Rate: 500, Taxable: 100_00, CGST: 2_50, SGST: 2_50},
 	}, inv.Lines)
 	assert.Equal(t, gstr.Paise(3103_00), inv.Value())
 
@@ -66,8 +66,8 @@ func TestGSTRDocuments(t *testing.T) {
 	// A value-only note: no quantity. 818.78 + 147.38 + 32.23 + 1.62 = 1,000.01,
 	// so the note gives back 1,000.00 with a round-off of −0.01.
 	assert.Equal(t, []gstr.Line{
-		{Description: "Phone case", HSN: "3926", HSNDesc: "Articles of plastics", Qty: 0, Rate: 1800, Taxable: 818_78, CGST: 73_69, SGST: 73_69},
-		{Description: "Cable", HSN: "8544", HSNDesc: "Insulated wire, cable", Qty: 0, Rate: 500, Taxable: 32_23, CGST: 81, SGST: 81},
+		{Description: "Phone case", HSN: "3926", HSNDesc: "Other articles of plastics", Qty: 0, Rate: 1800, Taxable: 818_78, CGST: 73_69, SGST: 73_69},
+		{Description: "Cable", HSN: "8544", HSNDesc: "Insulated wire and cable", Qty: 0, Rate: 500, Taxable: 32_23, CGST: 81, SGST: 81},
 	}, cn.Lines)
 	assert.Equal(t, gstr.Paise(-1), cn.RoundOff)
 	assert.Equal(t, gstr.Paise(1000_00), cn.Value())

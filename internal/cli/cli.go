@@ -108,6 +108,7 @@ func commands() map[string]command {
 		"shift":     {"galla shift open --float PAISE | shift cash-in|cash-out|drop PAISE --reason TEXT | shift close --counted PAISE [--notes 500x4,...] | shift list [--day YYYY-MM-DD] | shift report [ID]", cmdShift},
 		"receipt":   {"galla receipt MERCHANT_ORDER_ID|DOCUMENT_NO [--refund [N]] [--format text|escpos|png|pdf] [--out FILE] [--print]", cmdReceipt},
 		"catalog":   {"galla catalog import FILE | galla catalog list [--format text|json]", cmdCatalog},
+		"hsn":       {"galla hsn [import FILE] (the GST portal's HSN directory saved as CSV; a manager's PIN on standard input or in GALLA_PIN)", cmdHSN},
 		"staff":     {"galla staff list | staff add NAME --role cashier|manager | staff disable|enable|reset-pin|unlock NAME | staff limits NAME --discount PAISE --refund PAISE|--shop", cmdStaff},
 		"shop":      {"galla shop set --name N --address A --state CODE [--gstin GSTIN] [--composition] [--rates SCHEDULE] [--turnover CRORE]", cmdShop},
 		"export":    {"galla export gstr1 --month YYYY-MM | --quarter YYYY-Qn [--iff-filed] | --iff YYYY-MM [--gstin GSTIN] [--out FILE] | export csv --from DAY [--to DAY] [--out FILE]", cmdExport},

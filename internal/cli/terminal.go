@@ -126,7 +126,7 @@ func openTerminalWith(c *cli, window bool, create journal.CreateMode) (*terminal
 		return o
 	})
 	tc := pos.TillConfig{Engine: t.eng, Catalogs: j.Shop, SampleCatalog: assets.SampleCatalog(), Backups: j.Archive, QRKey: key,
-		Terminal: cfg.Terminal, Live: t.ps.live(), Phone: t.phone, Service: t.cfg}
+		Terminal: cfg.Terminal, Live: t.ps.live(), Phone: t.phone, Service: t.cfg, HSN: hsnFile{filepath.Join(c.dataDir, hsnFileName)}}
 	// B2B documents of an e-invoicing shop are registered with the IRP: the live
 	// one whose access the keyring keeps, else the embedded sandbox; opened when
 	// a document is first registered, looked up or cancelled.

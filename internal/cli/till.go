@@ -732,8 +732,10 @@ func cmdCatalog(c *cli, args []string) int {
 				return c.fail(exitBadInput, "Importing a catalog changes prices: %v.", err)
 			}
 		}
-		cat, err := t.Shelf.ImportCatalogBy(ctx, f, strings.EqualFold(filepath.Ext(rest[1]), ".json"), mpin)
+		cat, formOnly, err := t.Shelf.ImportCatalogBy(ctx, f, strings.EqualFold(filepath.Ext(rest[1]), ".json"), mpin)
 		switch {
+		case errors.Is(err, pos.ErrHSNListChanged):
+			return c.fail(exitCannotWork, "%s", pos.Sentence(err))
 		case errors.Is(err, pos.ErrWrongPIN), errors.Is(err, pos.ErrBadPIN), errors.Is(err, pos.ErrTooManyOverrides):
 			return c.fail(exitBadInput, "%s", pos.Sentence(err))
 		case errors.Is(err, pos.ErrBadCatalog):
@@ -742,6 +744,9 @@ func cmdCatalog(c *cli, args []string) int {
 			return c.fail(exitFailed, "%s", pos.Sentence(err))
 		}
 		fmt.Fprintf(c.stderr, "galla: %d products imported.\n", cat.Len())
+		if len(formOnly) > 0 {
+			fmt.Fprintf(c.stderr, "galla: %s\n", hsnFormOnlyLine(formOnly))
+		}
 		return exitOK
 	}
 	cat, err := t.Shelf.Catalog(ctx)

@@ -39,6 +39,23 @@ type Return struct {
 	ShortHSN []string `json:"-"`
 }
 
+// DescribeHSN sets the desc of each row of r's table 12 to desc of its HSN
+// code, cut as table 12 takes it (hsnDesc); a code desc gives "" keeps the
+// row's (the line's Line.HSNDesc). A counter describes the codes with the
+// HSN list its shop loaded.
+func (r *Return) DescribeHSN(desc func(code string) string) {
+	if r.HSN == nil {
+		return
+	}
+	for _, rows := range [][]HSNRow{r.HSN.Data, r.HSN.B2B, r.HSN.B2C} {
+		for i := range rows {
+			if d := desc(rows[i].HSNSc); d != "" {
+				rows[i].Desc = hsnDesc(d)
+			}
+		}
+	}
+}
+
 // HSNCodes is every HSN code of r's table 12, in the order of its rows, each
 // once.
 func (r *Return) HSNCodes() []string {

@@ -300,3 +300,20 @@ func TestHSNDescCutsAtAWord(t *testing.T) {
 		assert.LessOrEqual(t, len([]rune(hsnDesc(in))), 30, in)
 	}
 }
+
+// DescribeHSN sets the desc of every tab of table 12 from the codes it
+// describes, cut to 30 characters; a code it gives "" for keeps its desc.
+func TestDescribeHSN(t *testing.T) {
+	r := &Return{HSN: &HSN{
+		Data: []HSNRow{{HSNSc: "8517", Desc: "Telephone sets"}, {HSNSc: "3926", Desc: "Other articles of plastics"}},
+		B2B:  []HSNRow{{HSNSc: "8517", Desc: "Telephone sets"}},
+		B2C:  []HSNRow{{HSNSc: "8544", Desc: ""}},
+	}}
+	r.DescribeHSN(func(code string) string {
+		return map[string]string{"8517": "TELEPHONE SETS", "8544": "INSULATED WIRE, CABLE AND OTHER CONDUCTORS"}[code]
+	})
+	assert.Equal(t, []string{"TELEPHONE SETS", "Other articles of plastics"}, []string{r.HSN.Data[0].Desc, r.HSN.Data[1].Desc})
+	assert.Equal(t, "TELEPHONE SETS", r.HSN.B2B[0].Desc)
+	assert.Equal(t, "INSULATED WIRE, CABLE AND", r.HSN.B2C[0].Desc)
+	(&Return{}).DescribeHSN(func(string) string { return "x" }) // no table 12: nothing to do
+}
