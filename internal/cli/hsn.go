@@ -34,11 +34,11 @@ func hsnFormOnlyLine(codes []string) string {
 	if len(codes) > most {
 		list = fmt.Sprintf("%s and %d more", strings.Join(codes[:most], ", "), len(codes)-most)
 	}
-	what := "HSN codes " + list + " were"
+	what, them := "HSN codes "+list+" were", "them"
 	if len(codes) == 1 {
-		what = "HSN code " + list + " was"
+		what, them = "HSN code "+list+" was", "it"
 	}
-	return fmt.Sprintf("The %s checked for form only: no HSN list is loaded, and Galla's own short list does not have them. To check codes against the full list, save the GST portal's HSN directory as CSV and load it with galla hsn import FILE.", what)
+	return fmt.Sprintf("The %s checked for form only: no HSN list is loaded, and Galla's own short list does not have %s. To check codes against the full list, save the GST portal's HSN directory as CSV and load it with galla hsn import FILE.", what, them)
 }
 
 // cmdHSN is galla hsn import FILE (the GST portal's HSN directory saved as
