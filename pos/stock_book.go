@@ -12,9 +12,10 @@ import (
 )
 
 // snapStock is the name of the stock book's snapshot. It names the state's
-// form: a snapshot of an older form (without Sold and First) is not read, the
-// book is made again from the events.
-const snapStock = "pos.stock.2"
+// form: a snapshot of an older form (with the sales since stock began and the
+// units' histories, or without Began) is not read, the book is made again
+// from the events.
+const snapStock = "pos.stock.3"
 
 // StockUnit is a serialised unit the stock book knows: received, sold, or
 // set aside.
@@ -29,6 +30,8 @@ type StockUnit struct {
 	Invoice  string    `json:"invoice,omitempty"`
 	Order    string    `json:"order,omitempty"` // the sale it was last sold in
 	// History is what happened to the unit, oldest first: its IMEI's story.
+	// Only Stock.History tells it (it reads the events again); the stock
+	// book and its snapshot keep none, so that they do not grow with sales.
 	History []UnitEvent `json:"history,omitempty"`
 }
 
@@ -40,16 +43,21 @@ type UnitEvent struct {
 	What string    `json:"what"`
 }
 
-// note adds a step to u's history.
-func (u *StockUnit) note(ev Event, format string, a ...any) {
-	u.History = append(u.History, UnitEvent{Seq: ev.Seq, Time: ev.Time, What: fmt.Sprintf(format, a...)})
+// note adds a step to u's history when the book tells the units' stories
+// (story).
+func (b *stockBook) note(u *StockUnit, ev Event, format string, a ...any) {
+	if b.story {
+		u.History = append(u.History, UnitEvent{Seq: ev.Seq, Time: ev.Time, What: fmt.Sprintf(format, a...)})
+	}
 }
 
 // StockEffect is what one order of a counter takes out of the counter's
 // stock (or brings into it): units of items not serialised by SKU (negative:
 // brought back), the IMEIs of the serialised units sold, and those a return
-// of another counter's invoice brought here. The stock book keeps, per order,
-// the effect it last applied; the store's projection does the same.
+// of another counter's invoice brought here. The stock book applies, at each
+// event of an order, how the effect of the order folded to that event
+// changed; the store's projection keeps, per order, the effect it last
+// applied.
 type StockEffect struct {
 	Out   map[string]int64 `json:"out,omitempty"`
 	IMEIs []string         `json:"imeis,omitempty"`
@@ -60,16 +68,17 @@ type StockEffect struct {
 type stockState struct {
 	At time.Time `json:"at"` // the time of the snapshot's event
 	// Since is when the first goods were received: from then on stock is
-	// kept and enforced; zero before.
-	Since    time.Time               `json:"since,omitzero"`
-	Qty      map[string]int64        `json:"qty,omitempty"`  // on hand by SKU; a serialised SKU's units in stock
-	Cost     map[string]Paise        `json:"cost,omitempty"` // the last cost received of an item not serialised
-	Units    map[string]*StockUnit   `json:"units,omitempty"`
-	Alias    map[string]string       `json:"alias,omitempty"`    // a unit's second IMEI → its first
-	Invoices map[string]uint64       `json:"invoices,omitempty"` // invoiceKey → the stock.received event
-	Allowed  map[string]string       `json:"allowed,omitempty"`  // IMEI → the manager who allowed selling it out of stock
-	Orders   map[string]*StockEffect `json:"orders,omitempty"`   // the sales since stock began, with what each took out
-	Sent     int                     `json:"sent,omitempty"`     // the transfers sent, numbering the next
+	// kept and enforced; zero before. Began is the sequence of that event:
+	// the sales whose intent came after it count.
+	Since    time.Time             `json:"since,omitzero"`
+	Began    uint64                `json:"began,omitempty"`
+	Qty      map[string]int64      `json:"qty,omitempty"`  // on hand by SKU; a serialised SKU's units in stock
+	Cost     map[string]Paise      `json:"cost,omitempty"` // the last cost received of an item not serialised
+	Units    map[string]*StockUnit `json:"units,omitempty"`
+	Alias    map[string]string     `json:"alias,omitempty"`    // a unit's second IMEI → its first
+	Invoices map[string]uint64     `json:"invoices,omitempty"` // invoiceKey → the stock.received event
+	Allowed  map[string]string     `json:"allowed,omitempty"`  // IMEI → the manager who allowed selling it out of stock
+	Sent     int                   `json:"sent,omitempty"`     // the transfers sent, numbering the next
 	// Sold is, by SKU, when a unit of it was last sold (the slow movers).
 	Sold map[string]time.Time `json:"sold,omitempty"`
 	// First is, by SKU of an item not serialised, when what is on hand began:
@@ -96,7 +105,19 @@ type stockBook struct {
 	// lower case) for the catalog keysOf; made as asked.
 	keys   map[string]string
 	keysOf *Catalog
+	// orders is, by order id, the order folded to the last event the book
+	// applied (nil: an order the stock does not count, a tender's or one
+	// begun before stock), so that the next event of a sale is one step. It is
+	// a cache, not kept in the snapshot: an order missing from it is folded
+	// again from its own events (foldOrder).
+	orders map[string]*Order
+	// story is set in a book made to tell the units' histories (note).
+	story bool
 }
+
+// maxFolded is how many orders the book keeps folded before it forgets them
+// all; an order forgotten is folded again from its events when one comes.
+const maxFolded = 4096
 
 // key returns what the list's search matches of sku in cat. b.mu is held.
 func (b *stockBook) key(cat *Catalog, sku string) string {
@@ -154,6 +175,9 @@ func (b *stockBook) catchUp(ctx context.Context, j Journal) error {
 	}
 	if err != nil {
 		return err
+	}
+	if b.story {
+		return nil // a book telling the units' stories read every event: it seals nothing
 	}
 	sealSnapshot(ctx, j, snapStock, &b.mark, b.seq, func() any {
 		st := b.st
@@ -238,8 +262,8 @@ func (b *stockBook) init() {
 	if b.st.Allowed == nil {
 		b.st.Allowed = map[string]string{}
 	}
-	if b.st.Orders == nil {
-		b.st.Orders = map[string]*StockEffect{}
+	if b.orders == nil {
+		b.orders = map[string]*Order{}
 	}
 	if b.st.Sold == nil {
 		b.st.Sold = map[string]time.Time{}
@@ -292,7 +316,7 @@ func (b *stockBook) apply(ctx context.Context, j Journal, ev Event) error {
 
 func (b *stockBook) applyDelivery(ev Event, d Delivery) {
 	if b.st.Since.IsZero() {
-		b.st.Since = ev.Time
+		b.st.Since, b.st.Began = ev.Time, ev.Seq
 	}
 	b.st.Invoices[invoiceKey(d.Supplier, d.Invoice)] = ev.Seq
 	for _, l := range d.Lines {
@@ -324,9 +348,9 @@ func (b *stockBook) applyDelivery(ev Event, d Delivery) {
 			}
 			b.setState(u, UnitInStock)
 			if d.From != "" {
-				u.note(ev, "received from %s on transfer %s as %s", d.From, d.Invoice, l.SKU)
+				b.note(u, ev, "received from %s on transfer %s as %s", d.From, d.Invoice, l.SKU)
 			} else {
-				u.note(ev, "received from %s on invoice %s of %s as %s", d.Supplier, d.Invoice, d.Date, l.SKU)
+				b.note(u, ev, "received from %s on invoice %s of %s as %s", d.Supplier, d.Invoice, d.Date, l.SKU)
 			}
 		}
 	}
@@ -343,36 +367,41 @@ func (b *stockBook) applyAdjustment(ev Event, a StockAdjustment) {
 			b.st.Units[m.IMEI] = u
 		}
 		b.setState(u, m.To)
-		u.note(ev, "%s: %s", stateWord(m.To), a.Reason)
+		b.note(u, ev, "%s: %s", stateWord(m.To), a.Reason)
 	}
 	if b.st.Since.IsZero() && len(a.Lines)+len(a.Units) > 0 {
-		b.st.Since = ev.Time // a count of the shelf starts stock as a delivery does
+		b.st.Since, b.st.Began = ev.Time, ev.Seq // a count of the shelf starts stock as a delivery does
 	}
 }
 
-// applyOrder brings what a sale took out of stock to what its order says now:
-// the units of its lines once paid, less those returned, none once its
-// document is cancelled. It reads the order as the journal holds it now, so a
-// replay reaches the same stock from any event of the order on.
+// applyOrder brings what a sale took out of stock to what its order says at
+// ev: the units of its lines once paid, less those returned, none once its
+// document is cancelled. It applies how the effect of the order folded to the
+// event before ev (was) changed with ev (want), so the stock reached is the
+// same whatever event the book was caught up from, and the book keeps no sale
+// once it is applied: the order folded is a cache (b.orders).
 func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
-	applied, tracked := b.st.Orders[ev.OrderID]
-	if ev.Kind == EvOrderIntent && !tracked {
-		if ev.Intent == nil || ev.Intent.Sale != "" {
-			return nil // a tender's order: its sale holds the lines
+	prev, known := b.orders[ev.OrderID]
+	if !known {
+		var err error
+		if prev, err = b.foldOrder(ctx, j, ev); err != nil {
+			return err
 		}
-		applied, tracked = &StockEffect{}, true
-		b.st.Orders[ev.OrderID] = applied
+		if len(b.orders) >= maxFolded {
+			clear(b.orders)
+		}
+		b.orders[ev.OrderID] = prev
 	}
-	if !tracked {
-		return nil
+	if prev == nil {
+		return nil // a tender's order (its sale holds the lines), or a sale before stock
 	}
-	o, err := j.Order(ctx, ev.OrderID)
-	if errors.Is(err, ErrOrderNotFound) {
-		return nil
+	o := prev.Clone()
+	if err := o.Apply(ev); err != nil {
+		return nil // a stale answer: the journal keeps it, the order does not move
 	}
-	if err != nil {
-		return err
-	}
+	b.orders[ev.OrderID] = o
+	was := StockEffectOf(prev)
+	applied := &was
 	want := StockEffectOf(o)
 	for sku, n := range want.Out {
 		if n > applied.Out[sku] {
@@ -390,7 +419,7 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 			if u := b.unit(imei); u != nil && u.State == UnitSold && u.Order == o.ID {
 				b.setState(u, UnitInStock)
 				u.Order = ""
-				u.note(ev, "back in stock from sale %s (returned, or its invoice cancelled)", o.ID)
+				b.note(u, ev, "back in stock from sale %s (returned, or its invoice cancelled)", o.ID)
 			}
 		}
 	}
@@ -405,14 +434,14 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 		}
 		b.setState(u, UnitSold)
 		u.Order = o.ID
-		u.note(ev, "sold in sale %s", o.ID)
+		b.note(u, ev, "sold in sale %s", o.ID)
 		b.st.Sold[u.SKU] = ev.Time
 	}
 	for _, imei := range applied.In {
 		if !slices.Contains(want.In, imei) {
 			if u := b.unit(imei); u != nil && u.State == UnitInStock {
 				b.setState(u, UnitSold)
-				u.note(ev, "out of stock again: return order %s (of invoice %s) did not go through", o.ID, o.InvoiceNumber(""))
+				b.note(u, ev, "out of stock again: return order %s (of invoice %s) did not go through", o.ID, o.InvoiceNumber(""))
 			}
 		}
 	}
@@ -427,15 +456,40 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 		}
 		b.setState(u, UnitInStock)
 		u.Order = ""
-		u.note(ev, "returned here on invoice %s of counter %s (return order %s)", o.Origin.Number, o.Origin.Terminal, o.ID)
+		b.note(u, ev, "returned here on invoice %s of counter %s (return order %s)", o.Origin.Number, o.Origin.Terminal, o.ID)
 	}
-	switch {
-	case len(want.Out) == 0 && len(want.IMEIs) == 0 && len(want.In) == 0 && (o.State == StateFailed || o.State == StateAbandoned || o.State == StateVoided):
-		delete(b.st.Orders, o.ID) // never sold: nothing more can come of it
-	default:
-		b.st.Orders[o.ID] = &want
+	if o.State == StateFailed || o.State == StateAbandoned || o.State == StateVoided {
+		delete(b.orders, o.ID) // never sold: nothing more can come of it
 	}
 	return nil
+}
+
+// foldOrder returns the order of ev folded from its events before ev, or nil
+// when the stock does not count it: a tender's order (its sale holds the
+// lines), or one whose sale began before stock did (Began). An order whose
+// first event is ev is empty.
+func (b *stockBook) foldOrder(ctx context.Context, j Journal, ev Event) (*Order, error) {
+	if ev.Kind == EvOrderIntent {
+		if ev.Intent == nil || ev.Intent.Sale != "" || ev.Seq < b.st.Began {
+			return nil, nil
+		}
+		return &Order{}, nil
+	}
+	evs, err := j.Events(ctx, ev.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	if len(evs) == 0 || evs[0].Kind != EvOrderIntent || evs[0].Intent == nil || evs[0].Intent.Sale != "" || evs[0].Seq < b.st.Began {
+		return nil, nil
+	}
+	o := &Order{}
+	for _, e := range evs {
+		if e.Seq >= ev.Seq {
+			break
+		}
+		_ = o.Apply(e) // a stale answer moves nothing, as when it was applied
+	}
+	return o, nil
 }
 
 // StockEffectOf is what order o takes out of its counter's stock now: a
@@ -521,7 +575,7 @@ func (b *stockBook) applySent(ev Event, t Transfer) {
 		for _, un := range l.Units {
 			if u := b.unit(un.IMEI); u != nil {
 				b.setState(u, UnitInTransit)
-				u.note(ev, "sent to %s on transfer %s", t.To, t.ID)
+				b.note(u, ev, "sent to %s on transfer %s", t.To, t.ID)
 			}
 		}
 	}

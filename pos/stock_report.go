@@ -71,12 +71,17 @@ func (s *Stock) Ageing(ctx context.Context) ([]AgeingRow, error) {
 
 // History is the whole story of the unit with imei (either of its IMEIs):
 // received from whom on which invoice, sold, returned, set aside, sent and
-// received; false when stock never knew it.
+// received; false when stock never knew it. The stock book keeps no story (it
+// would grow with every sale): History reads the journal's events again into
+// a book that tells them (story), as the report it is, never at the counter.
 func (s *Stock) History(ctx context.Context, imei string) (StockUnit, bool, error) {
-	u, ok, err := s.Unit(ctx, imei)
-	if err != nil || !ok {
-		return u, ok, err
+	sb := &stockBook{story: true, mark: snapMark{loaded: true}}
+	if err := sb.catchUp(ctx, s.j); err != nil {
+		return StockUnit{}, false, err
 	}
-	u.History = slices.Clone(u.History)
-	return u, true, nil
+	u := sb.unit(strings.TrimSpace(imei))
+	if u == nil {
+		return StockUnit{}, false, nil
+	}
+	return *u, true, nil
 }
