@@ -85,12 +85,21 @@ func (dc *Decisions) ReserveIMEIs(ctx context.Context, terminal, order string, i
 				// the unit came back or never left (refunded in full, cancelled,
 				// failed, abandoned), or when no event of it came in ReserveHold.
 				var state string
-				err := tx.QueryRow(ctx, "SELECT state FROM orders WHERE terminal_id = $1 AND order_id = $2", ht, ho).Scan(&state)
+				var snap []byte
+				err := tx.QueryRow(ctx, "SELECT state, snapshot FROM orders WHERE terminal_id = $1 AND order_id = $2", ht, ho).Scan(&state, &snap)
 				if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+					return err
+				}
+				held, err := dc.holdsIMEI(state, snap, imei)
+				if err != nil {
 					return err
 				}
 				switch pos.OrderState(state) {
 				case pos.StateRefunded, pos.StatusCancelled, pos.StateFailed, pos.StateAbandoned:
+				case pos.StatePartlyRefunded:
+					if held {
+						return refused(api.CodeTaken, fmt.Sprintf("IMEI %s is sold already at counter %s (order %s): check the unit; a manager may look it up on the store's pages", imei, ht, ho))
+					}
 				case "":
 					if dc.now().Before(at.Add(ReserveHold)) {
 						return refused(api.CodeTaken, fmt.Sprintf("IMEI %s is sold already at counter %s (order %s): check the unit; a manager may look it up on the store's pages", imei, ht, ho))
@@ -104,15 +113,31 @@ func (dc *Decisions) ReserveIMEIs(ctx context.Context, terminal, order string, i
 			}
 			// Sold by an order the store knows from events only (an offline
 			// sale a manager let through): refused as well.
-			var st, so string
-			err := tx.QueryRow(ctx, `SELECT u.terminal_id, u.order_id FROM imei_units u JOIN orders o USING (terminal_id, order_id)
-				WHERE u.imei = $1 AND NOT (u.terminal_id = $2 AND u.order_id = $3) AND o.state = ANY($4) LIMIT 1`,
-				imei, terminal, order, []string{string(pos.StatePaid), string(pos.StatePartlyRefunded)}).Scan(&st, &so)
-			if err == nil {
-				return refused(api.CodeTaken, fmt.Sprintf("IMEI %s is sold already at counter %s (order %s): check the unit; a manager may look it up on the store's pages", imei, st, so))
-			}
-			if !errors.Is(err, pgx.ErrNoRows) {
+			rs, err := tx.Query(ctx, `SELECT u.terminal_id, u.order_id, o.state, o.snapshot FROM imei_units u JOIN orders o USING (terminal_id, order_id)
+				WHERE u.imei = $1 AND NOT (u.terminal_id = $2 AND u.order_id = $3) AND o.state = ANY($4)`,
+				imei, terminal, order, []string{string(pos.StatePaid), string(pos.StatePartlyRefunded)})
+			if err != nil {
 				return err
+			}
+			type holder struct {
+				t, o, state string
+				snap        []byte
+			}
+			hs, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (holder, error) {
+				var h holder
+				return h, r.Scan(&h.t, &h.o, &h.state, &h.snap)
+			})
+			if err != nil {
+				return err
+			}
+			for _, h := range hs {
+				held, err := dc.holdsIMEI(h.state, h.snap, imei)
+				if err != nil {
+					return err
+				}
+				if held {
+					return refused(api.CodeTaken, fmt.Sprintf("IMEI %s is sold already at counter %s (order %s): check the unit; a manager may look it up on the store's pages", imei, h.t, h.o))
+				}
 			}
 		}
 		return nil
@@ -425,4 +450,23 @@ func (dc *Decisions) reserveErr(op string, err error) error {
 		return ae
 	}
 	return dc.wrap(op, err)
+}
+
+// holdsIMEI reports whether the paid sale in state whose projected snapshot
+// is snap still holds the unit imei. A sale PARTLY_REFUNDED holds it by its
+// counter's own rule (pos.StockEffectOf): a phone returned while the sale's
+// other goods were kept is held no more. Any other paid order, a split sale's
+// tender or a return order holds every IMEI it carries, as before.
+func (dc *Decisions) holdsIMEI(state string, snap []byte, imei string) (bool, error) {
+	if pos.OrderState(state) != pos.StatePartlyRefunded || len(snap) == 0 {
+		return true, nil
+	}
+	var o pos.Order
+	if err := dc.vault().unmarshal(snap, &o); err != nil {
+		return false, err
+	}
+	if o.Sale != "" || o.Origin != nil {
+		return true, nil
+	}
+	return slices.Contains(pos.StockEffectOf(&o).IMEIs, imei), nil
 }
