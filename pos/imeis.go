@@ -198,7 +198,7 @@ func (im *IMEIs) holding(ctx context.Context, r IMEIRecord, imei string) (*IMEIS
 			}
 		}
 		switch {
-		case r.Freed == o.ID || o.State == StateRefunded || o.Cancelled != nil || returnedFrom(o, imei):
+		case r.Freed == o.ID || o.State == StateRefunded || o.Cancelled != nil || o.Returns().returnedIMEI(imei):
 			continue
 		case o.Unresolved():
 			return &IMEISoldError{IMEI: imei, OrderID: o.ID, At: o.Opened, Pending: true}, nil
@@ -207,24 +207,6 @@ func (im *IMEIs) holding(ctx context.Context, r IMEIRecord, imei string) (*IMEIS
 		}
 	}
 	return nil, nil
-}
-
-// returnedFrom reports whether the unit imei came back from sale o by a
-// return whose refund is done: a phone returned while the rest of its sale
-// is kept (the sale PARTLY_REFUNDED) may be sold again. A refund not done yet
-// keeps it held until its answer is in.
-func returnedFrom(o *Order, imei string) bool {
-	for _, ref := range o.Refunds {
-		if ref.Status != RefundDone {
-			continue
-		}
-		for _, it := range ref.Items {
-			if slices.Contains(it.IMEIs, imei) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // CheckSerials checks a cart before payment: every serialised unit has an IMEI

@@ -48,6 +48,19 @@ func (v InvoiceReturns) returnedIMEIs(i int) []string {
 	return out
 }
 
+// returnedIMEI reports whether the unit imei came back from the invoice, by
+// the rule the stock book and the store read (returnedIMEIs, StockEffectOf):
+// a return that did not fail, here or at another counter. A phone returned
+// while the sale's other goods were kept may be sold again.
+func (v InvoiceReturns) returnedIMEI(imei string) bool {
+	for i := range v.o.Lines {
+		if slices.Contains(v.returnedIMEIs(i), imei) {
+			return true
+		}
+	}
+	return false
+}
+
 // returnItem builds the item for k more units of line i.
 func (v InvoiceReturns) returnItem(i, k int, imeis []string) ReturnItem {
 	l := v.o.Lines[i]
