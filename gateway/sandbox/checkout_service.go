@@ -262,7 +262,7 @@ func (co *checkoutService) hostedPay(r *request) *reply {
 		if in.Card == nil || !in.Card.valid(co.now()) {
 			return respCode(400, 14845, "Check the card details")
 		}
-		p = co.newPayment(o, *in.Card, cust, o.amount, paymentModeCard, issuerOf(in.Card.CardNumber))
+		p, rep = co.newPayment(o, *in.Card, cust, o.amount, paymentModeCard, issuerOf(in.Card.CardNumber))
 	case paymentModeEMI, paymentModeDebitEMI:
 		if in.Card == nil || !in.Card.valid(co.now()) {
 			return respCode(400, 14845, "Check the card details")
@@ -281,10 +281,14 @@ func (co *checkoutService) hostedPay(r *request) *reply {
 		if needsIMEI(t) {
 			return errIMEIRequired()
 		}
-		p = co.newPayment(o, *in.Card, cust, t.AuthAmount, in.Mode, is.name)
+		p, rep = co.newPayment(o, *in.Card, cust, t.AuthAmount, in.Mode, is.name)
 	default:
 		now := co.now()
-		p = &payment{id: co.uniquePaymentID(), o: o, amount: o.amount, mode: in.Mode, status: statusPending,
+		id, err := co.uniquePaymentID()
+		if err != nil {
+			return co.archiveFault(err)
+		}
+		p = &payment{id: id, o: o, amount: o.amount, mode: in.Mode, status: statusPending,
 			stage: stageAuth, mobile: cust.Mobile, created: now, issuer: strings.ToUpper(strings.TrimSpace(in.Bank))}
 		if len(p.issuer) > 30 {
 			p.issuer = p.issuer[:30]
@@ -292,6 +296,9 @@ func (co *checkoutService) hostedPay(r *request) *reply {
 		o.payments = append(o.payments, p)
 		co.payments[p.id] = p
 		co.capture(p, now)
+	}
+	if rep != nil {
+		return rep
 	}
 	p.hosted = true
 	return jsonReply(200, resultOf(p))
@@ -312,7 +319,10 @@ func (co *checkoutService) hostedOTP(r *request) *reply {
 	}
 	co.mu.Lock()
 	defer co.mu.Unlock()
-	p := co.payments[in.PaymentID]
+	p, err := co.state.payment(in.PaymentID)
+	if err != nil {
+		return co.archiveFault(err)
+	}
 	if p == nil || !p.hosted || p.o.token != in.OrderToken {
 		return errNoPayment()
 	}
@@ -335,7 +345,10 @@ func (co *checkoutService) hostedStatus(r *request) *reply {
 	}
 	co.mu.Lock()
 	defer co.mu.Unlock()
-	p := co.payments[in.PaymentID]
+	p, err := co.state.payment(in.PaymentID)
+	if err != nil {
+		return co.archiveFault(err)
+	}
 	if p == nil || !p.hosted || p.o.token != in.OrderToken {
 		return errNoPayment()
 	}

@@ -117,13 +117,21 @@ func (ct *Controls) listFaults() []adminFault {
 }
 
 // Ledger lists every order in creation order, with time-driven changes (the
-// pending card's capture, token expiry) applied as of now.
+// pending card's capture, token expiry) applied as of now. It reads the whole
+// archive (archive.go), where the old orders are.
 func (ct *Controls) Ledger() []LedgerOrder {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
-	out := make([]LedgerOrder, 0, len(ct.seq))
-	for _, id := range ct.seq {
-		o := ct.orders[id]
+	all, err := ct.state.allOrders()
+	if err != nil { // the archive unreadable: the log's orders
+		ct.logger.Error("sandbox archive unusable", "file", ct.state.path, "err", err.Error())
+		all = nil
+		for _, id := range ct.seq {
+			all = append(all, ct.orders[id])
+		}
+	}
+	out := make([]LedgerOrder, 0, len(all))
+	for _, o := range all {
 		ct.settle(o)
 		lo := LedgerOrder{MerchantID: o.m.ID, MerchantOrderID: o.merchantOrderID, ServiceOrderID: o.id,
 			Amount: o.amount, Status: o.status(), RefundedAmount: o.refunded, Payments: []LedgerPayment{}}

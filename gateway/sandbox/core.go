@@ -84,7 +84,10 @@ func (c *core) fail(p *payment, code int, msg string, at time.Time) {
 
 // orderByToken finds the order of a payment call's token. The caller holds c.mu.
 func (c *core) orderByToken(tok string) (*order, *reply) {
-	o := c.byToken[tok]
+	o, err := c.state.orderWithToken(tok)
+	if err != nil {
+		return nil, c.archiveFault(err)
+	}
 	if o == nil {
 		return nil, errTokenInvalid()
 	}
@@ -114,11 +117,15 @@ func (c *core) payableOrder(r *request) (*order, *reply) {
 
 // newPayment records an accepted card attempt. A frictionless card is captured at
 // once. The caller holds c.mu and has checked canPay.
-func (c *core) newPayment(o *order, card cardJSON, cust customer, amount int64, mode, issuer string) *payment {
+func (c *core) newPayment(o *order, card cardJSON, cust customer, amount int64, mode, issuer string) (*payment, *reply) {
 	now := c.now()
 	outcome, _ := outcomeOf(card.CardNumber) // valid has checked that it is a test card
+	id, err := c.uniquePaymentID()
+	if err != nil {
+		return nil, c.archiveFault(err)
+	}
 	p := &payment{
-		id: c.uniquePaymentID(), o: o, amount: amount, mode: mode, status: statusPending, stage: stageAuth,
+		id: id, o: o, amount: amount, mode: mode, status: statusPending, stage: stageAuth,
 		outcome: outcome, last4: card.CardNumber[len(card.CardNumber)-4:],
 		holder: card.CardHolderName, issuer: issuer, mobile: cust.Mobile, created: now,
 	}
@@ -127,16 +134,31 @@ func (c *core) newPayment(o *order, card cardJSON, cust customer, amount int64, 
 	if p.outcome.kind == outcomeFrictionless {
 		c.capture(p, now)
 	}
-	return p
+	return p, nil
 }
 
-func (c *core) uniquePaymentID() string {
+// uniqueID draws identifiers of kind until one is not taken (in memory or in the
+// archive). The caller holds c.mu.
+func (c *core) uniqueID(kind IDKind, key byte) (string, error) {
 	for {
-		id := c.ids.NewID(IDPayment)
-		if c.payments[id] == nil {
-			return id
+		id := c.ids.NewID(kind)
+		used, err := c.state.idUsed(key, id)
+		if err != nil {
+			return "", err
+		}
+		if !used {
+			return id, nil
 		}
 	}
+}
+
+func (c *core) uniquePaymentID() (string, error) { return c.uniqueID(IDPayment, keyPayment) }
+
+// archiveFault is the answer to a request the archive could not serve (a segment
+// unreadable or damaged): 500, and one log line.
+func (c *core) archiveFault(err error) *reply {
+	c.logger.Error("sandbox archive unusable", "file", c.state.path, "err", err.Error())
+	return serverError()
 }
 
 // authenticate ends the OTP step of p with the card's outcome. The caller holds c.mu.

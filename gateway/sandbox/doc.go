@@ -33,6 +33,7 @@
 //	emiService       emi_service.go       EMI calculator, scheme validation, EMI payment, IMEI check
 //	checkoutService  checkout_service.go  checkout.js, the hosted page and its calls, the index page
 //	stateLog         state_log.go         the state file: noting changes, save, load, close
+//	                 archive.go           the state file's archive of old orders, and finding them
 //	guard            guard.go             the Host check and the admin token
 //
 // Sandbox's own methods serve HTTP (ServeHTTP, Transport: route a request to its
@@ -50,9 +51,11 @@
 // sandbox.json in its data directory): New loads it, and every request that changes
 // the state appends the orders it changed to it, one JSON line each, and syncs it
 // before its answer is written (see state_log.go for the format); New compacts it when
-// it has grown to more than twice its live state. A last line cut off by a crash is
-// dropped; a file damaged anywhere else stops New with one sentence and is never
-// overwritten. Close releases the file.
+// it has grown to more than twice its live state, and moves the orders that are a day
+// old and final into an archive beside it (archive.go), read only when a request names
+// one of them, so that New's time does not grow with the history. A last line cut off
+// by a crash is dropped; a file damaged anywhere else stops New with one sentence and
+// is never overwritten. Close releases the file and the archive.
 //
 // The sandbox never keeps a card number nor anything derived from one but its last
 // four digits: a payment remembers those and the test card's outcome, in memory and

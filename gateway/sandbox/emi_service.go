@@ -176,7 +176,10 @@ func (em *emiService) emiPayment(r *request) *reply {
 	if is, _ := issuerByName(issuer); is.debit {
 		mode = paymentModeDebitEMI
 	}
-	p := em.newPayment(o, in.CardData.cardJSON, cust, emi.AuthAmount, mode, issuer)
+	p, rep := em.newPayment(o, in.CardData.cardJSON, cust, emi.AuthAmount, mode, issuer)
+	if rep != nil {
+		return rep
+	}
 	return jsonReply(200, emiPaymentReply{
 		Content: authContent(baseURL(r.Request), p.id), PaymentID: atoi(p.id), OrderID: atoi(o.id),
 		AmountInPaise: p.amount, Token: url.QueryEscape(o.token), ResponseCode: 14010, ResponseMessage: msgSuccess,
@@ -239,8 +242,16 @@ func (em *emiService) imeiValidation(r *request) *reply {
 			st = imeiStatusJSON{1, "INVALID_IMEI"}
 		case !known || !contains(b.tacs, it.IMEINo[:8]):
 			st = imeiStatusJSON{2, "IMEI_NOT_OF_BRAND"}
-		case seen[it.IMEINo] || em.blockedByOther(it.IMEINo, o):
+		case seen[it.IMEINo]:
 			st = imeiStatusJSON{3, "IMEI_ALREADY_BLOCKED"}
+		default:
+			blocked, err := em.blockedByOther(it.IMEINo, o)
+			if err != nil {
+				return em.archiveFault(err)
+			}
+			if blocked {
+				st = imeiStatusJSON{3, "IMEI_ALREADY_BLOCKED"}
+			}
 		}
 		seen[it.IMEINo] = true
 		if st.ResponseCode != 0 {
@@ -267,23 +278,23 @@ func (em *emiService) imeiValidation(r *request) *reply {
 // that has ended FAILED (its attempts used up or its token expired unpaid) can no
 // longer be paid, so its blocks lapse here and the phone can be sold again; a paid
 // order keeps them until a full refund.
-func (em *emiService) blockedByOther(imei string, o *order) bool {
-	id := em.imeis[imei]
-	if id == "" || id == o.id {
-		return false
+func (em *emiService) blockedByOther(imei string, o *order) (bool, error) {
+	id, err := em.state.imeiHolder(imei)
+	if err != nil || id == "" || id == o.id {
+		return false, err
 	}
 	holder := em.orders[id]
 	if holder == nil {
-		return true
+		return true, nil
 	}
 	em.settle(holder)
 	if holder.status() != orderFailed {
-		return true
+		return true, nil
 	}
 	for _, b := range holder.imeis {
 		delete(em.imeis, b)
 	}
 	holder.imeis = nil
 	holder.imeiOK = map[string]map[string]bool{}
-	return false
+	return false, nil
 }

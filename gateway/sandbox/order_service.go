@@ -140,7 +140,9 @@ func (od *orderService) createOrder(r *request) *reply {
 		}
 	}
 	key := m.ID + "\x00" + md.MerchantOrderID
-	if od.orderIDs[key] {
+	if used, err := od.state.merchantOrderUsed(key); err != nil {
+		return od.archiveFault(err)
+	} else if used {
 		return errDuplicate()
 	}
 	o := &order{
@@ -149,17 +151,12 @@ func (od *orderService) createOrder(r *request) *reply {
 		cust:     customer{CountryCode: cd.CountryCode, Mobile: cd.MobileNumber, Email: cd.EmailID},
 		products: products, imeiOK: map[string]map[string]bool{},
 	}
-	for {
-		o.id = od.ids.NewID(IDOrder)
-		if od.orders[o.id] == nil {
-			break
-		}
+	var err error
+	if o.id, err = od.uniqueID(IDOrder, keyOrder); err != nil {
+		return od.archiveFault(err)
 	}
-	for {
-		o.token = od.ids.NewID(IDToken)
-		if od.byToken[o.token] == nil {
-			break
-		}
+	if o.token, err = od.uniqueID(IDToken, keyToken); err != nil {
+		return od.archiveFault(err)
 	}
 	od.orderIDs[key] = true
 	od.orders[o.id] = o
@@ -217,24 +214,19 @@ func (od *orderService) cardPayment(r *request) *reply {
 	if !ok {
 		return errInvalidResp()
 	}
-	p := od.newPayment(o, *in.CardData, cust, o.amount, paymentModeCard, issuerOf(in.CardData.CardNumber))
+	p, rep := od.newPayment(o, *in.CardData, cust, o.amount, paymentModeCard, issuerOf(in.CardData.CardNumber))
+	if rep != nil {
+		return rep
+	}
 	return jsonReply(200, paymentReply{
 		Content: authContent(baseURL(r.Request), p.id), PaymentID: atoi(p.id), OrderID: atoi(o.id),
 		AmountInPaise: p.amount, ResponseCode: 1, ResponseMessage: msgSuccess,
 	})
 }
 
-// uniqueRefundID hands out a refund id not handed out before (also in an earlier
-// run when the state is kept in a file).
-func (od *orderService) uniqueRefundID() string {
-	for {
-		id := od.ids.NewID(IDRefund)
-		if !od.refundNos[id] {
-			od.state.noteRefundID(id)
-			return id
-		}
-	}
-}
+// uniqueRefundID draws a refund id not handed out before (also in an earlier
+// run when the state is kept in a file); noteRefundID hands it out.
+func (od *orderService) uniqueRefundID() (string, error) { return od.uniqueID(IDRefund, keyRefundID) }
 
 // ---- the authentication step (ACS) ----
 
@@ -262,7 +254,10 @@ button{font-size:16px;padding:10px 16px;margin-top:12px;margin-right:8px}.hint{c
 func (od *orderService) acs(r *request, id string) *reply {
 	od.mu.Lock()
 	defer od.mu.Unlock()
-	p := od.payments[id]
+	p, err := od.state.payment(id)
+	if err != nil {
+		return od.archiveFault(err)
+	}
 	if p == nil || p.hosted {
 		return newReply(404, "text/plain; charset=utf-8", []byte("no such payment\n"))
 	}
@@ -448,14 +443,19 @@ func (od *orderService) inquiry(r *request, orderID, paymentID string) *reply {
 	if rep := od.limited(m.ID); rep != nil {
 		return rep
 	}
-	o := od.orders[orderID]
+	o, err := od.state.order(orderID)
+	if err != nil {
+		return od.archiveFault(err)
+	}
 	if o == nil || o.m != m {
 		return errNoOrder()
 	}
 	od.settle(o)
 	p := o.latestPayment()
 	if paymentID != "" {
-		p = od.payments[paymentID]
+		if p, err = od.state.payment(paymentID); err != nil {
+			return od.archiveFault(err)
+		}
 		if p == nil || p.o != o {
 			return errNoPayment()
 		}
@@ -518,15 +518,23 @@ func (od *orderService) refundOf(r *request, m *merchant) *reply {
 		return errInvalidCode()
 	}
 	dupKey := m.ID + "\x00" + in.UniqueTxnID
-	if od.refundIDs[dupKey] {
+	if used, err := od.state.refundTxnUsed(dupKey); err != nil {
+		return od.archiveFault(err)
+	} else if used {
 		return errDupRefund()
 	}
-	o := od.orders[strconv.FormatInt(*in.OrderID, 10)]
+	o, err := od.state.order(strconv.FormatInt(*in.OrderID, 10))
+	if err != nil {
+		return od.archiveFault(err)
+	}
 	if o == nil || o.m != m {
 		return errNoOrder()
 	}
 	od.settle(o)
-	p := od.payments[strconv.FormatInt(*in.PaymentID, 10)]
+	p, err := od.state.payment(strconv.FormatInt(*in.PaymentID, 10))
+	if err != nil {
+		return od.archiveFault(err)
+	}
 	if p == nil || p.o != o {
 		return errNoPayment()
 	}
@@ -534,7 +542,12 @@ func (od *orderService) refundOf(r *request, m *merchant) *reply {
 	if !p.captured || amt < minAmount || amt > p.amount-p.refunded {
 		return errInvalidCode()
 	}
+	refundID, err := od.uniqueRefundID()
+	if err != nil {
+		return od.archiveFault(err)
+	}
 	od.state.noteRefundTxn(m.ID, in.UniqueTxnID)
+	od.state.noteRefundID(refundID)
 	p.refunded += amt
 	o.refunded += amt
 	if p.refunded == p.amount {
@@ -548,6 +561,6 @@ func (od *orderService) refundOf(r *request, m *merchant) *reply {
 		p.status = statusPartialRefunded
 	}
 	doc := inquiryOf(o, p)
-	doc.PaymentInfoData.RefundID = od.uniqueRefundID()
+	doc.PaymentInfoData.RefundID = refundID
 	return signedReply(200, doc, m.key)
 }

@@ -78,6 +78,7 @@ type order struct {
 	expired         bool
 	imeiOK          map[string]map[string]bool // product code -> IMEIs validated for this order
 	imeis           []string
+	archived        bool              // its newest version is in the archive, not in the log (archive.go)
 	dirty           bool              // touched since the last save (see touch)
 	savedSum        [sha256.Size]byte // SHA-256 of the order's line last written to the state file
 }

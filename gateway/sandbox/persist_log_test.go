@@ -178,7 +178,7 @@ func TestStateMigratesVersion1(t *testing.T) {
 
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(string(b), `{"v":2}`+"\n"), "rewritten as a log: %.40s", b)
+	assert.True(t, strings.HasPrefix(string(b), `{"v":3}`+"\n"), "rewritten as a log: %.40s", b)
 	assert.NotContains(t, string(b), "salted_card_hash", "the old card hashes are gone from the disk")
 	assert.Equal(t, string(live(f.sb)), string(b))
 	assert.Equal(t, []string{"sandbox.json"}, dirNames(t, dir))

@@ -223,7 +223,7 @@ func TestDamagedStateFile(t *testing.T) {
 		{"empty", []byte{}, "damaged"},
 		{"not JSON", []byte("\x00\x01garbage"), "damaged"},
 		{"no version", []byte(`{"orders":[]}`), "no format version"},
-		{"newer version", []byte(`{"v":3,"orders":[]}`), "format version 3"},
+		{"newer version", []byte(`{"v":4,"orders":[]}`), "format version 4"},
 		{"unknown field", []byte(`{"v":1,"orders":[],"x":1}`), "damaged"},
 		{"order twice", []byte(strings.Replace(string(legacy), `"orders":[`, `"orders":[`+orderOf(t, legacy)+`,`, 1)), "appears twice"},
 		{"bad stage", []byte(strings.Replace(string(legacy), `"stage":3`, `"stage":9`, 1)), "bad stage"},

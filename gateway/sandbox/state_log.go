@@ -8,17 +8,20 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"galla/internal/atomicfile"
 )
 
-// The state file is a log, one JSON value per line (format version 2):
+// The state file is a log, one JSON value per line (format version 3):
 //
-//	{"v":2}                                                   the header, written with the file
+//	{"v":3,"archive":[...]}                                   the header, written with the file; the
+//	                                                          archive's segments (archive.go), if any
 //	{"order":{...}}                                           an order's whole state; a later line for the
 //	                                                          same service_order_id replaces the earlier one
 //	{"refund_txn":{"merchant_id":"...","unique_txn_id":"..."}} a unique_txn_id used by a refund
@@ -31,11 +34,17 @@ import (
 // it, when it has grown to more than twice the live state. A last line cut off by
 // a crash in the middle of an append is dropped: its request never answered.
 //
+// New moves the orders that are old and final out of the log into the archive
+// (archive.go), so that the log it replays holds the recent and unfinished orders
+// only: when it compacts, and when they take compactMin bytes of the log.
+//
 // Version 1 was the whole state as one JSON document, rewritten on every change;
-// New reads it and rewrites it at once in version 2.
+// version 2 was this log without an archive. New reads both and rewrites them at
+// once in version 3.
 const (
 	legacyVersion = 1
-	stateVersion  = 2
+	logVersion2   = 2
+	stateVersion  = 3
 )
 
 // compactMinBytes is the least garbage (bytes of replaced lines) worth a
@@ -55,13 +64,15 @@ var ErrStateFile = errors.New("sandbox: state file unusable")
 // Close releases the file.
 func WithStateFile(path string) Option { return func(c *config) { c.stateFile = path } }
 
-// withCompactMin sets the least garbage worth a compaction (tests use small ones).
+// withCompactMin sets the least garbage worth a compaction, and the least bytes
+// of archivable orders worth archiving (tests use small ones).
 func withCompactMin(n int64) Option { return func(c *config) { c.compactMin = n } }
 
-// stateDoc is the whole state: the version 1 file, and what a version 2 log
-// replays to. Orders are in creation order.
+// stateDoc is the whole state: the version 1 file, and what a log
+// replays to (with the list of its archive). Orders are in the log's order.
 type stateDoc struct {
 	V            int           `json:"v"`
+	Archive      []*segment    `json:"-"` // a version 3 log's archive
 	Orders       []stateOrder  `json:"orders"`
 	RefundTxnIDs []stateRefund `json:"refund_txn_ids"` // unique_txn_ids used, per merchant
 	RefundIDs    []string      `json:"refund_ids"`     // refund ids handed out
@@ -187,9 +198,13 @@ func sortedKeys(m map[string]bool) []string {
 // refund ids are only noted in the core.
 type stateLog struct {
 	*core
-	path    string        // "" keeps the state in memory only
-	dirty   []*order      // orders touched since the last save, under mu
-	unsaved []stateRecord // refund ids not saved yet, under mu
+	path     string               // "" keeps the state in memory only
+	segments []*segment           // the archive, oldest first, under mu
+	stubs    map[string]*merchant // merchants of kept orders this sandbox is not configured with, under mu
+	// bytesRead counts the bytes read from the state file and the archive.
+	bytesRead atomic.Int64
+	dirty     []*order      // orders touched since the last save, under mu
+	unsaved   []stateRecord // refund ids not saved yet, under mu
 
 	saveMu     sync.Mutex // serialises saves; taken before mu
 	log        *os.File   // the state file open for appending, or nil; under saveMu
@@ -266,6 +281,10 @@ func (sl *stateLog) done(bt *batch, err error) {
 	if err == nil {
 		for i, o := range bt.orders {
 			o.savedSum = bt.sums[i]
+			if o.archived { // changed: the log holds it again
+				o.archived = false
+				sl.seq = append(sl.seq, o.id)
+			}
 		}
 		return
 	}
@@ -299,8 +318,24 @@ func (sl *stateLog) save() error {
 	return nil
 }
 
-// header is the first line of a version 2 log.
-func header() []byte { return []byte(fmt.Sprintf("{\"v\":%d}\n", stateVersion)) }
+// logHeader is the first line of a version 3 log.
+type logHeader struct {
+	V       int        `json:"v"`
+	Archive []*segment `json:"archive,omitempty"`
+}
+
+// header is the first line of the log: the version and the archive's segments.
+// The caller holds sl.mu or is New.
+func (sl *stateLog) header() []byte {
+	b, err := json.Marshal(logHeader{V: stateVersion, Archive: sl.segments})
+	if err != nil { // only plain strings and numbers: cannot happen
+		panic(fmt.Sprintf("sandbox: encode state header: %v", err))
+	}
+	return append(b, '\n')
+}
+
+// sumOf is what a save compares an order's line with.
+func sumOf(l []byte) [sha256.Size]byte { return sha256.Sum256(l) }
 
 // appendLog appends b to the state file and syncs it. The first save creates the
 // file whole (header and b) through a renamed temporary file, so the file never
@@ -311,7 +346,9 @@ func (sl *stateLog) appendLog(b []byte) error {
 		return sl.broken
 	}
 	if !sl.logExists {
-		full := append(header(), b...)
+		sl.mu.Lock()
+		full := append(sl.header(), b...)
+		sl.mu.Unlock()
 		if err := atomicfile.Write(sl.path, full); err != nil {
 			return err
 		}
@@ -344,6 +381,14 @@ func (sl *stateLog) appendLog(b []byte) error {
 func (sl *stateLog) close() error {
 	sl.saveMu.Lock()
 	defer sl.saveMu.Unlock()
+	sl.mu.Lock()
+	for _, s := range sl.segments {
+		if s.f != nil {
+			_ = s.f.Close()
+			s.f = nil
+		}
+	}
+	sl.mu.Unlock()
 	if sl.log == nil {
 		return nil
 	}
@@ -357,9 +402,11 @@ func (sl *stateLog) close() error {
 
 // load reads the state file into the empty core. A missing file leaves it
 // empty; an unreadable or damaged one is an ErrStateFile error and is left as it
-// is. A version 1 file, or a log more than twice the size of its live state, is
-// rewritten compacted; a log whose last line was cut off by a crash is cut back to
-// its last whole line.
+// is. The log is rewritten compacted when it is of an older version, when it
+// holds more than twice its live state, or when its old and final orders take
+// compactMin bytes (they go to the archive then); a log whose last line was cut
+// off by a crash is cut back to its last whole line. New reads the log and the
+// header's list of the archive, never the archive itself.
 func (sl *stateLog) load() error {
 	path := sl.path
 	atomicfile.RemoveTemps(path)
@@ -370,23 +417,47 @@ func (sl *stateLog) load() error {
 	if err != nil {
 		return &stateError{path: path, cause: err, unreadable: true}
 	}
+	sl.bytesRead.Add(int64(len(b)))
 	doc, whole, err := parseState(b)
 	if err != nil {
 		return &stateError{path: path, cause: err}
 	}
+	sl.segments = doc.Archive
+	sl.removeStraySegments()
 	if err := sl.restore(doc); err != nil {
 		return &stateError{path: path, cause: err}
 	}
 	// Each order's line is what a save compares with.
-	live := sl.liveState(func(o *order, l []byte) { o.savedSum = sha256.Sum256(l) })
+	now := sl.now()
+	var old []*order
+	var oldBytes int64
+	live := sl.liveState(func(o *order, l []byte) {
+		o.savedSum = sumOf(l)
+		if archivable(o, now) {
+			old = append(old, o)
+			oldBytes += int64(len(l))
+		}
+	})
 	sl.logExists = true
 	garbage := int64(whole) - int64(len(live))
+	compact := garbage > int64(len(live)) && garbage >= sl.compactMin
+	var merged []string
+	if len(old) > 0 && (doc.V != stateVersion || compact || oldBytes >= sl.compactMin) {
+		if merged, err = sl.archive(old); err != nil {
+			return err
+		}
+		live = sl.liveState(nil)
+		compact = true
+	}
 	switch {
-	case doc.V == legacyVersion || garbage > int64(len(live)) && garbage >= sl.compactMin:
+	case doc.V != stateVersion || compact:
 		if err := atomicfile.Write(path, live); err != nil {
 			return fmt.Errorf("sandbox: compact state file %s: %w", path, err)
 		}
 		sl.logSize = int64(len(live))
+		for _, name := range merged {
+			_ = os.Remove(filepath.Join(filepath.Dir(path), name))
+		}
 	case whole < len(b):
 		if err := os.Truncate(path, int64(whole)); err != nil {
 			return fmt.Errorf("sandbox: drop the cut-off last line of %s: %w", path, err)
@@ -398,11 +469,11 @@ func (sl *stateLog) load() error {
 	return nil
 }
 
-// liveState is the state as a compacted log: the header, each order's line in
-// creation order (each also given to each), then the used refund ids, sorted. The
-// caller holds sl.mu or is New.
+// liveState is the log's part of the state as a compacted log: the header, each
+// order's line in the log's order (each also given to each), then the used refund
+// ids, sorted. The archive is not in it. The caller holds sl.mu or is New.
 func (sl *stateLog) liveState(each func(o *order, line []byte)) []byte {
-	live := header()
+	live := sl.header()
 	for _, id := range sl.seq {
 		o := sl.orders[id]
 		so := stateOf(o)
@@ -440,9 +511,10 @@ func (e *stateError) Error() string {
 
 func (e *stateError) Unwrap() []error { return []error{ErrStateFile, e.cause} }
 
-// parseState reads a state file of either version into the whole state it holds.
-// whole is the length of b up to the end of its last whole line: a version 2 log
-// may end in a line cut off by a crash, which is left out.
+// parseState reads a state file of any version into the whole state it holds
+// (a version 3 log's archive as the list of its segments). whole is the length of
+// b up to the end of its last whole line: a log may end in a line cut off by a
+// crash, which is left out.
 func parseState(b []byte) (doc *stateDoc, whole int, err error) {
 	first := b
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -461,10 +533,10 @@ func parseState(b []byte) (doc *stateDoc, whole int, err error) {
 	case legacyVersion:
 		doc, err := parseLegacy(b)
 		return doc, len(b), err
-	case stateVersion:
+	case logVersion2, stateVersion:
 		return parseLog(b)
 	}
-	return nil, 0, fmt.Errorf("format version %d, this program reads version %d", *head.V, stateVersion)
+	return nil, 0, fmt.Errorf("format version %d, this program reads versions 1 to %d", *head.V, stateVersion)
 }
 
 // parseLegacy reads a version 1 file.
@@ -494,19 +566,23 @@ func strict(b []byte, v any) error {
 	return nil
 }
 
-// parseLog replays a version 2 log.
+// parseLog replays a version 2 or 3 log.
 func parseLog(b []byte) (*stateDoc, int, error) {
 	i := bytes.IndexByte(b, '\n')
 	if i < 0 {
 		return nil, 0, errors.New("the header line is cut off")
 	}
-	var head struct {
-		V int `json:"v"`
-	}
+	var head logHeader
 	if err := strict(b[:i], &head); err != nil {
 		return nil, 0, fmt.Errorf("line 1: %w", err)
 	}
-	doc := &stateDoc{V: stateVersion}
+	if head.V == logVersion2 && head.Archive != nil {
+		return nil, 0, errors.New("line 1: a version 2 log has no archive")
+	}
+	if err := checkSegments(head.Archive); err != nil {
+		return nil, 0, fmt.Errorf("line 1: %w", err)
+	}
+	doc := &stateDoc{V: head.V, Archive: head.Archive}
 	at := map[string]int{} // service order id -> index in doc.Orders
 	refunds := map[stateRefund]bool{}
 	ids := map[string]bool{}
@@ -556,76 +632,11 @@ func parseLog(b []byte) (*stateDoc, int, error) {
 // restore fills the empty core with the state of a state file, checking that
 // it is consistent.
 func (sl *stateLog) restore(doc *stateDoc) error {
-	stubs := map[string]*merchant{} // merchants this sandbox is not configured with
-	merchantOf := func(id string) *merchant {
-		if m := sl.merchants[id]; m != nil {
-			return m
-		}
-		if stubs[id] == nil {
-			stubs[id] = &merchant{Merchant: Merchant{ID: id}}
-		}
-		return stubs[id]
-	}
 	for _, so := range doc.Orders {
-		if !allDigits(so.ID) || so.Token == "" || !validOrderID(so.MerchantOrderID) || !allDigits(so.MerchantID) {
-			return fmt.Errorf("order %q has a bad id, token or merchant", so.ID)
+		o, err := sl.adopt(so)
+		if err != nil {
+			return err
 		}
-		if sl.orders[so.ID] != nil || sl.byToken[so.Token] != nil {
-			return fmt.Errorf("order %s appears twice", so.ID)
-		}
-		key := so.MerchantID + "\x00" + so.MerchantOrderID
-		if sl.orderIDs[key] {
-			return fmt.Errorf("merchant order id %s appears twice", so.MerchantOrderID)
-		}
-		if so.Created.IsZero() || so.Amount < minAmount || so.Refunded < 0 {
-			return fmt.Errorf("order %s has no creation time or a bad amount", so.ID)
-		}
-		o := &order{m: merchantOf(so.MerchantID), id: so.ID, merchantOrderID: so.MerchantOrderID, token: so.Token,
-			created: so.Created, amount: so.Amount, currency: so.Currency, desc: so.Desc, returnURL: so.ReturnURL,
-			cust:     customer{CountryCode: so.CountryCode, Mobile: so.Mobile, Email: so.Email},
-			refunded: so.Refunded, expired: so.Expired, imeiOK: map[string]map[string]bool{}}
-		for _, p := range so.Products {
-			o.products = append(o.products, product(p))
-		}
-		for code, list := range so.IMEIOK {
-			o.imeiOK[code] = map[string]bool{}
-			for _, imei := range list {
-				o.imeiOK[code][imei] = true
-			}
-		}
-		for _, imei := range so.IMEIs {
-			if sl.imeis[imei] != "" {
-				return fmt.Errorf("IMEI %s is blocked by two orders", imei)
-			}
-			sl.imeis[imei] = o.id
-			o.imeis = append(o.imeis, imei)
-		}
-		captured := 0
-		for _, sp := range so.Payments {
-			if !allDigits(sp.ID) || sl.payments[sp.ID] != nil {
-				return fmt.Errorf("payment %q of order %s has a bad or repeated id", sp.ID, so.ID)
-			}
-			if sp.Stage < stageAuth || sp.Stage > stageDone || sp.OutcomeKind < int(outcomeApprove) ||
-				sp.OutcomeKind > int(outcomePendingHold) || sp.Amount < 0 || sp.Refunded < 0 || sp.Refunded > sp.Amount {
-				return fmt.Errorf("payment %s has a bad stage, outcome or amount", sp.ID)
-			}
-			if sp.Captured {
-				captured++
-			}
-			p := &payment{id: sp.ID, o: o, amount: sp.Amount, mode: sp.Mode, status: sp.Status, stage: sp.Stage,
-				outcome:  cardOutcome{kind: outcomeKind(sp.OutcomeKind), code: sp.OutcomeCode, message: sp.OutcomeMessage},
-				captured: sp.Captured, last4: sp.Last4, holder: sp.Holder, issuer: sp.Issuer,
-				mobile: sp.Mobile, created: sp.Created, completed: sp.Completed, captureAt: sp.CaptureAt,
-				code: sp.Code, message: sp.Message, authCode: sp.AuthCode, rrn: sp.RRN, refunded: sp.Refunded, hosted: sp.Hosted}
-			o.payments = append(o.payments, p)
-			sl.payments[p.id] = p
-		}
-		if captured > 1 {
-			return fmt.Errorf("order %s has %d captured payments", so.ID, captured)
-		}
-		sl.orders[o.id] = o
-		sl.byToken[o.token] = o
-		sl.orderIDs[key] = true
 		sl.seq = append(sl.seq, o.id)
 	}
 	for _, r := range doc.RefundTxnIDs {
@@ -638,4 +649,89 @@ func (sl *stateLog) restore(doc *stateDoc) error {
 		sl.refundNos[id] = true
 	}
 	return nil
+}
+
+// adopt checks a kept order and puts it into memory with its payments, token,
+// merchant order id and blocked IMEIs (not into the log's order, seq). The caller
+// holds sl.mu or is New.
+func (sl *stateLog) adopt(so stateOrder) (*order, error) {
+	if !allDigits(so.ID) || so.Token == "" || !validOrderID(so.MerchantOrderID) || !allDigits(so.MerchantID) {
+		return nil, fmt.Errorf("order %q has a bad id, token or merchant", so.ID)
+	}
+	if sl.orders[so.ID] != nil || sl.byToken[so.Token] != nil {
+		return nil, fmt.Errorf("order %s appears twice", so.ID)
+	}
+	key := so.MerchantID + "\x00" + so.MerchantOrderID
+	if sl.orderIDs[key] {
+		return nil, fmt.Errorf("merchant order id %s appears twice", so.MerchantOrderID)
+	}
+	if so.Created.IsZero() || so.Amount < minAmount || so.Refunded < 0 {
+		return nil, fmt.Errorf("order %s has no creation time or a bad amount", so.ID)
+	}
+	m := sl.merchants[so.MerchantID]
+	if m == nil { // a merchant this sandbox is not configured with
+		if sl.stubs == nil {
+			sl.stubs = map[string]*merchant{}
+		}
+		if sl.stubs[so.MerchantID] == nil {
+			sl.stubs[so.MerchantID] = &merchant{Merchant: Merchant{ID: so.MerchantID}}
+		}
+		m = sl.stubs[so.MerchantID]
+	}
+	o := &order{m: m, id: so.ID, merchantOrderID: so.MerchantOrderID, token: so.Token,
+		created: so.Created, amount: so.Amount, currency: so.Currency, desc: so.Desc, returnURL: so.ReturnURL,
+		cust:     customer{CountryCode: so.CountryCode, Mobile: so.Mobile, Email: so.Email},
+		refunded: so.Refunded, expired: so.Expired, imeiOK: map[string]map[string]bool{}}
+	for _, p := range so.Products {
+		o.products = append(o.products, product(p))
+	}
+	for code, list := range so.IMEIOK {
+		o.imeiOK[code] = map[string]bool{}
+		for _, imei := range list {
+			o.imeiOK[code][imei] = true
+		}
+	}
+	blocks := map[string]bool{}
+	for _, imei := range so.IMEIs {
+		if sl.imeis[imei] != "" || blocks[imei] {
+			return nil, fmt.Errorf("IMEI %s is blocked by two orders", imei)
+		}
+		blocks[imei] = true
+	}
+	captured := 0
+	seen := map[string]bool{}
+	for _, sp := range so.Payments {
+		if !allDigits(sp.ID) || sl.payments[sp.ID] != nil || seen[sp.ID] {
+			return nil, fmt.Errorf("payment %q of order %s has a bad or repeated id", sp.ID, so.ID)
+		}
+		seen[sp.ID] = true
+		if sp.Stage < stageAuth || sp.Stage > stageDone || sp.OutcomeKind < int(outcomeApprove) ||
+			sp.OutcomeKind > int(outcomePendingHold) || sp.Amount < 0 || sp.Refunded < 0 || sp.Refunded > sp.Amount {
+			return nil, fmt.Errorf("payment %s has a bad stage, outcome or amount", sp.ID)
+		}
+		if sp.Captured {
+			captured++
+		}
+		p := &payment{id: sp.ID, o: o, amount: sp.Amount, mode: sp.Mode, status: sp.Status, stage: sp.Stage,
+			outcome:  cardOutcome{kind: outcomeKind(sp.OutcomeKind), code: sp.OutcomeCode, message: sp.OutcomeMessage},
+			captured: sp.Captured, last4: sp.Last4, holder: sp.Holder, issuer: sp.Issuer,
+			mobile: sp.Mobile, created: sp.Created, completed: sp.Completed, captureAt: sp.CaptureAt,
+			code: sp.Code, message: sp.Message, authCode: sp.AuthCode, rrn: sp.RRN, refunded: sp.Refunded, hosted: sp.Hosted}
+		o.payments = append(o.payments, p)
+	}
+	if captured > 1 {
+		return nil, fmt.Errorf("order %s has %d captured payments", so.ID, captured)
+	}
+	// Checked whole: only now does memory learn of it.
+	for _, imei := range so.IMEIs {
+		sl.imeis[imei] = o.id
+		o.imeis = append(o.imeis, imei)
+	}
+	for _, p := range o.payments {
+		sl.payments[p.id] = p
+	}
+	sl.orders[o.id] = o
+	sl.byToken[o.token] = o
+	sl.orderIDs[key] = true
+	return o, nil
 }
