@@ -40,7 +40,9 @@ func (dr *Drawer) CurrentShift(ctx context.Context) (*Shift, error) {
 }
 
 // Shifts lists the shifts opened on business day day (DayLayout), or all of them
-// when day is "", oldest first.
+// when day is "", oldest first. The closed shifts before the book's are read
+// from their files: all of them for every shift, back to the day's first for
+// a day.
 func (dr *Drawer) Shifts(ctx context.Context, day string) ([]*Shift, error) {
 	b, err := dr.shiftBook(ctx)
 	if err != nil {
@@ -48,6 +50,19 @@ func (dr *Drawer) Shifts(ctx context.Context, day string) ([]*Shift, error) {
 	}
 	defer b.mu.Unlock()
 	var out []*Shift
+	err = b.filedShifts(ctx, dr.j, func(s *Shift) bool {
+		if day != "" && s.Day < day {
+			return false // shifts open one after another, their days in order
+		}
+		if day == "" || s.Day == day {
+			out = append(out, s)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(out)
 	for _, s := range b.shifts {
 		if day == "" || s.Day == day {
 			out = append(out, s.clone())
@@ -231,6 +246,19 @@ func (dr *Drawer) ShiftReport(ctx context.Context, id string) (*ShiftReport, err
 		s = b.shifts[len(b.shifts)-1]
 	}
 	if s == nil {
+		// A closed shift of before the book's, from the files of closed
+		// shifts: the newest for "", else the one of that id.
+		err := b.filedShifts(ctx, dr.j, func(f *Shift) bool {
+			if id == "" || f.ID == id {
+				s = f
+			}
+			return s == nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if s == nil {
 		if id == "" {
 			return nil, wrapf(ErrShiftNotFound, "No shift was opened at this terminal yet.")
 		}
@@ -243,15 +271,13 @@ func (dr *Drawer) ShiftReport(ctx context.Context, id string) (*ShiftReport, err
 // The book's lock is held.
 func (dr *Drawer) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, error) {
 	if s.trimmed {
-		// An old shift read from the book's snapshot, which keeps the orders of
-		// the newest shifts only: its report reads the journal through.
-		full := &book{replay: true}
-		if err := full.catchUp(ctx, dr.j); err != nil {
+		// A closed shift read from a snapshot, which keeps no orders of a
+		// closed shift: its report reads the events of its own time.
+		f, err := shiftFromEvents(ctx, dr.j, s)
+		if err != nil {
 			return nil, err
 		}
-		if f := full.find(s.ID); f != nil {
-			s = f
-		}
+		s = f
 	}
 	r := &ShiftReport{Shift: s.clone(), StaffName: dr.staffName(ctx, s.Staff)}
 	for _, m := range s.Moves {
@@ -304,6 +330,37 @@ func (dr *Drawer) shiftReport(ctx context.Context, s *Shift) (*ShiftReport, erro
 		r.Expected = s.Expected
 	}
 	return r, nil
+}
+
+// errSpanRead ends the read of a shift's events at its close.
+var errSpanRead = errors.New("pos: past the shift's close")
+
+// shiftFromEvents is closed shift s as its events give it, with its orders
+// and refunds: the events from its shift.opened to its shift.closed, not the
+// journal's whole history. A shift without them (none is kept so) reads the
+// journal from its first event.
+func shiftFromEvents(ctx context.Context, j Journal, s *Shift) (*Shift, error) {
+	full := &book{replay: true}
+	if s.from == 0 || s.to < s.from {
+		if err := full.catchUp(ctx, j); err != nil {
+			return nil, err
+		}
+	} else {
+		err := eventsFrom(ctx, j, s.from, func(ev Event) error {
+			if ev.Seq > s.to {
+				return errSpanRead
+			}
+			return full.apply(ev)
+		})
+		if err != nil && !errors.Is(err, errSpanRead) {
+			return nil, err
+		}
+	}
+	f := full.find(s.ID)
+	if f == nil {
+		return nil, fmt.Errorf("pos: shift %s is not in events %d to %d: %w", s.ID, s.from, s.to, ErrBadEvent)
+	}
+	return f, nil
 }
 
 // cashierSales are the sales of shift s's orders by cashier, counted as the X

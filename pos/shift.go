@@ -144,7 +144,11 @@ type Shift struct {
 
 	orders  []string    // orders whose sale began while the shift was open
 	refunds []refundRef // refunds confirmed while the shift was open
-	trimmed bool        // read from a snapshot without its orders and refunds (an old shift)
+	trimmed bool        // read from a snapshot without its orders and refunds (a closed shift)
+	// from and to are the sequences of its shift.opened and shift.closed
+	// events (to is 0 while it is open): its report reads the events between
+	// them when its orders were left out of the snapshot.
+	from, to uint64
 }
 
 type refundRef struct{ order, txn string }
@@ -174,6 +178,11 @@ type book struct {
 	// everShift is true once any shift was opened: from then on cash needs one.
 	everShift bool
 	mark      snapMark // where its snapshot was sealed (snapshot.go)
+	// filed is how many closed shifts, the oldest, went to the files of
+	// closed shifts (snapshot.go) and are no longer in shifts: the book's
+	// snapshot holds the open shift and what the drawer needs now, and does
+	// not grow with the shifts ever held.
+	filed int
 	// replay: a book read from the first event, neither reading nor sealing a
 	// snapshot (the orders of an old shift, which the snapshot leaves out).
 	replay bool
@@ -223,8 +232,12 @@ func (b *book) catchUp(ctx context.Context, j Journal) error {
 	if err != nil {
 		return err
 	}
-	if !b.replay {
+	switch {
+	case b.replay:
+	case b.imeiPart:
 		sealSnapshot(ctx, j, b.snapName(), &b.mark, b.seq, func() any { return b.state() })
+	default:
+		b.seal(ctx, j)
 	}
 	return nil
 }
@@ -262,7 +275,7 @@ func (b *book) apply(ev Event) error {
 func (b *book) applyShift(ev Event, r ShiftRecord) error {
 	switch ev.Kind {
 	case EvShiftOpened:
-		s := &Shift{ID: r.ID, Staff: ev.Staff, Day: ev.Day, Opened: ev.Time, Float: r.Float}
+		s := &Shift{ID: r.ID, Staff: ev.Staff, Day: ev.Day, Opened: ev.Time, Float: r.Float, from: ev.Seq}
 		b.shifts = append(b.shifts, s)
 		b.open, b.everShift = s, true
 	case EvShiftCash:
@@ -277,6 +290,7 @@ func (b *book) applyShift(ev Event, r ShiftRecord) error {
 			return fmt.Errorf("pos: shift.closed at %d: %w: shift %q", ev.Seq, ErrBadEvent, r.ID)
 		}
 		s.Closed, s.Count, s.Counted, s.Expected, s.Variance, s.ClosedBy = ev.Time, r.Count, r.Counted, r.Expected, r.Variance, ev.Staff
+		s.to = ev.Seq
 		if b.open == s {
 			b.open = nil
 		}

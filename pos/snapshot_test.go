@@ -19,6 +19,15 @@ type snapJournal struct {
 	mu    sync.Mutex
 	snaps map[string]Snapshot
 	saved int
+	read  int // events read by Event
+}
+
+// Event counts the events read.
+func (s *snapJournal) Event(ctx context.Context, seq uint64) (Event, error) {
+	s.mu.Lock()
+	s.read++
+	s.mu.Unlock()
+	return s.memJournal.Event(ctx, seq)
 }
 
 func (s *snapJournal) Snapshot(_ context.Context, name string) (Snapshot, bool, error) {
@@ -116,7 +125,7 @@ func bookScript(t *testing.T, j Journal, from, n int) {
 }
 
 // replayed is the book and the registrations read from the first event, with
-// no snapshot, as their snapshots encode them.
+// no snapshot, as view and their snapshots encode them.
 func replayed(t *testing.T, j Journal) (bookState, irnState) {
 	t.Helper()
 	b := &book{replay: true}
@@ -125,14 +134,24 @@ func replayed(t *testing.T, j Journal) (bookState, irnState) {
 	require.NoError(t, ib.catchUp(t.Context(), j))
 	e := &EInvoices{c: &core{j: &memOnly{j}}}
 	require.NoError(t, e.catchUp(t.Context()))
-	st := b.state()
-	st.IMEIs, st.Freed = ib.imeis, ib.freed
-	return st, e.snapshot()
+	return view(t, j, b, ib), e.snapshot()
 }
 
-// both is the state of a book and of its IMEI book, as replayed gives it.
-func both(b, ib *book) bookState {
+// view is the state of a book with every shift of the terminal (the files
+// of closed shifts and the book's), and of its IMEI book, as replayed gives
+// it.
+func view(t *testing.T, j Journal, b, ib *book) bookState {
+	t.Helper()
+	all, err := b.allShifts(t.Context(), j)
+	require.NoError(t, err)
 	st := b.state()
+	st.Shifts, st.Open, st.Filed = nil, 0, 0
+	for i, s := range all {
+		if s == b.open {
+			st.Open = i + 1
+		}
+		st.Shifts = append(st.Shifts, stateOf(s))
+	}
 	st.IMEIs, st.Freed = ib.imeis, ib.freed
 	return st
 }
@@ -184,7 +203,7 @@ func TestSnapshotEqualsReplay(t *testing.T) {
 	require.NoError(t, secondIB.catchUp(t.Context(), j))
 	assert.Equal(t, sealedAt, second.mark.seq, "less than an hour and %d events since: nothing sealed", SnapshotEvents)
 	wantBook, wantIRN := replayed(t, j)
-	assert.Equal(t, stateJSON(t, wantBook), stateJSON(t, both(second, secondIB)), "snapshot + the events since = a replay")
+	assert.Equal(t, stateJSON(t, wantBook), stateJSON(t, view(t, j, second, secondIB)), "snapshot + the events since = a replay")
 	secondIRN := &EInvoices{c: &core{j: j}}
 	require.NoError(t, secondIRN.catchUp(t.Context()))
 	assert.Equal(t, stateJSON(t, wantIRN), stateJSON(t, secondIRN.snapshot()))
@@ -201,15 +220,29 @@ func TestSnapshotEqualsReplay(t *testing.T) {
 	require.NoError(t, thirdIB.catchUp(t.Context(), j))
 	assert.NotZero(t, thirdIB.mark.seq, "read from its snapshot")
 	wantBook, _ = replayed(t, j)
-	assert.Equal(t, stateJSON(t, wantBook), stateJSON(t, both(third, thirdIB)))
-	assert.Equal(t, stateJSON(t, wantBook), stateJSON(t, both(second, secondIB)), "the books that sealed them")
-	require.Greater(t, len(third.shifts), keptOrders)
-	old := third.shifts[0]
-	assert.True(t, old.trimmed, "an old shift is read from the snapshot without its orders")
+	assert.Equal(t, stateJSON(t, wantBook), stateJSON(t, view(t, j, third, thirdIB)))
+	assert.Equal(t, stateJSON(t, wantBook), stateJSON(t, view(t, j, second, secondIB)), "the books that sealed them")
+	// The book's snapshot holds the open shift and no closed one: those
+	// before it are in the files of closed shifts, every one of them.
+	var sealed bookState
+	require.NoError(t, json.Unmarshal(j.snaps[snapBook].Data, &sealed))
+	for _, ss := range sealed.Shifts {
+		assert.True(t, ss.Closed.IsZero(), "closed shift %s kept in the book's snapshot", ss.ID)
+	}
+	assert.Greater(t, sealed.Filed, 2*shiftFile, "the closed shifts are filed")
+	assert.LessOrEqual(t, len(third.shifts), 2, "the book holds the shifts since its snapshot")
+	all, err := third.allShifts(t.Context(), j)
+	require.NoError(t, err)
+	old := all[0]
+	assert.True(t, old.trimmed, "an old shift is read from its file without its orders")
 	full := &book{replay: true}
 	require.NoError(t, full.catchUp(t.Context(), j))
-	assert.NotEmpty(t, full.find(old.ID).orders)
-	assert.False(t, third.shifts[len(third.shifts)-1].trimmed)
+	require.Len(t, all, len(full.shifts))
+	got, err := shiftFromEvents(t.Context(), j, old)
+	require.NoError(t, err)
+	assert.NotEmpty(t, got.orders)
+	assert.Equal(t, full.find(old.ID).orders, got.orders, "its orders read from the events of its own time")
+	assert.Equal(t, full.find(old.ID).refunds, got.refunds)
 }
 
 // An old shift's report read from a snapshot that left its orders out is the
@@ -230,7 +263,7 @@ func TestTrimmedShiftReport(t *testing.T) {
 	require.Equal(t, StatePaid, out.State)
 	first, err := tl.Drawer.CloseShift(ctx, "001", CashCount{Paise: 1499_00})
 	require.NoError(t, err)
-	for range keptOrders + 1 {
+	for range shiftFile + 1 {
 		_, err = tl.Drawer.OpenShift(ctx, "001", 1000_00)
 		require.NoError(t, err)
 		_, err = tl.Drawer.CloseShift(ctx, "001", CashCount{Paise: 1000_00})
@@ -243,8 +276,22 @@ func TestTrimmedShiftReport(t *testing.T) {
 
 	again, err := NewTill(t.Context(), TillConfig{Engine: e, SampleCatalog: catalogJSON(t)})
 	require.NoError(t, err)
+	list, err := again.Drawer.Shifts(ctx, "")
+	require.NoError(t, err)
+	require.Len(t, list, shiftFile+3, "every shift, the filed ones first")
+	assert.Equal(t, first.Shift.ID, list[0].ID)
+	assert.True(t, list[len(list)-1].Open())
+	today, err := again.Drawer.Shifts(ctx, list[len(list)-1].Day)
+	require.NoError(t, err)
+	assert.Equal(t, list[len(list)-1].ID, today[len(today)-1].ID)
+	j.mu.Lock()
+	j.read = 0
+	j.mu.Unlock()
 	rep, err := again.Drawer.ShiftReport(ctx, first.Shift.ID)
 	require.NoError(t, err)
+	last, err := r.j.LastSeq(ctx)
+	require.NoError(t, err)
+	assert.Less(t, j.read, 20, "the old shift's report reads the events of its time, not the %d of the journal", last)
 	assert.Equal(t, Paise(499_00), rep.CashSales, "the old shift's sale, read through the journal")
 	assert.Equal(t, first.Expected, rep.Expected)
 	assert.Equal(t, stateJSON(t, first.ByCashier), stateJSON(t, rep.ByCashier))

@@ -72,7 +72,7 @@ func TestTillSnapshotEqualsReplay(t *testing.T) {
 	j, tl := openTill(t, path, clock)
 	_, err := tl.Drawer.OpenShift(ctx, "001", 1000_00)
 	require.NoError(t, err)
-	opened, ok, err := j.Log.Snapshot(ctx, "pos.book")
+	opened, ok, err := j.Log.Snapshot(ctx, "pos.book.2")
 	require.NoError(t, err)
 	require.True(t, ok, "the first catch-up of a journal without a snapshot seals one")
 	require.NoError(t, paid(tl.Checkout.Pay(ctx, pos.PayRequest{Lines: []pos.CartLine{phoneLine()}, Tender: pos.TenderCash, Cashier: "001",
@@ -80,7 +80,7 @@ func TestTillSnapshotEqualsReplay(t *testing.T) {
 	clock.Advance(pos.SnapshotAge)
 	_, err = tl.Shelf.HoldBill(ctx, []pos.CartLine{cableLine()}, nil, "001", "Asha")
 	require.NoError(t, err)
-	first, _, err := j.Log.Snapshot(ctx, "pos.book")
+	first, _, err := j.Log.Snapshot(ctx, "pos.book.2")
 	require.NoError(t, err)
 	last, err := j.Log.LastSeq(ctx)
 	require.NoError(t, err)
@@ -99,7 +99,7 @@ func TestTillSnapshotEqualsReplay(t *testing.T) {
 	_, err = bare.Drawer.MoveCash(ctx, "001", pos.CashOut, 20_00, "tea")
 	require.NoError(t, err)
 	want := tillView(t, bare, imei)
-	unsealed, _, err := j.Log.Snapshot(ctx, "pos.book")
+	unsealed, _, err := j.Log.Snapshot(ctx, "pos.book.2")
 	require.NoError(t, err)
 	require.Equal(t, first.Seq, unsealed.Seq, "the process without snapshots sealed none")
 	last, err = j.Log.LastSeq(ctx)
@@ -112,7 +112,7 @@ func TestTillSnapshotEqualsReplay(t *testing.T) {
 	got := tillView(t, tl, imei)
 	assert.Equal(t, want, got, "the snapshot and the events since show what every event shows")
 	assert.False(t, got["free"].(bool), "the phone sold before the snapshot is held")
-	now, _, err := j.Log.Snapshot(ctx, "pos.book")
+	now, _, err := j.Log.Snapshot(ctx, "pos.book.2")
 	require.NoError(t, err)
 	assert.Equal(t, first.Seq, now.Seq, "a few events and minutes later: no snapshot due")
 }
@@ -134,7 +134,7 @@ func TestEditedSnapshotIsRefused(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, db.Update(func(tx *bolt.Tx) error {
 				b := tx.Bucket(bucketSnapshots)
-				v := append([]byte(nil), b.Get([]byte("pos.book"))...)
+				v := append([]byte(nil), b.Get([]byte("pos.book.2"))...)
 				require.NotEmpty(t, v)
 				if edit == "state" {
 					v = append(v[:len(v)-1], ' ', v[len(v)-1]) // JSON that reads the same
@@ -143,20 +143,20 @@ func TestEditedSnapshotIsRefused(t *testing.T) {
 					// the chain key's holder could): the event is not that one.
 					body := v[32:]
 					body[8] ^= 1
-					v = append(newProver(testKey).sum(bucketSnapshots, []byte("pos.book"), body), body...)
+					v = append(newProver(testKey).sum(bucketSnapshots, []byte("pos.book.2"), body), body...)
 				}
-				return b.Put([]byte("pos.book"), v)
+				return b.Put([]byte("pos.book.2"), v)
 			}))
 			require.NoError(t, db.Close())
 
 			j, err = Open(path, Options{ChainKey: testKey})
 			require.NoError(t, err)
 			defer j.Close()
-			_, _, err = j.Log.Snapshot(ctx, "pos.book")
+			_, _, err = j.Log.Snapshot(ctx, "pos.book.2")
 			var me *MismatchError
 			require.True(t, errors.As(err, &me), "%v", err)
 			assert.ErrorIs(t, err, ErrDerivedMismatch)
-			assert.Contains(t, me.Sentence(), "has been changed outside Galla: the record pos.book in snapshots")
+			assert.Contains(t, me.Sentence(), "has been changed outside Galla: the record pos.book.2 in snapshots")
 			if edit == "state" {
 				assert.Contains(t, me.Reason, "its proof does not match")
 			} else {
