@@ -53,11 +53,16 @@ func (e *IMEISoldError) Sentence() string {
 }
 
 // IMEIRecord is what the counter knows of one IMEI: the orders that carried
-// it, oldest first, and the order whose returned unit freed it last. Whether a
-// sale holds the IMEI now is decided from the orders' own states (holding).
+// it, oldest first, the order whose returned unit freed it last, and the
+// stock events that named it (StockIMEIs: the delivery or transfer that
+// received it, the adjustments and transfers sent since), oldest first.
+// Whether a sale holds the IMEI now is decided from the orders' own states
+// (holding); a unit sold is read back from its receipt through Stock
+// (StockIndex).
 type IMEIRecord struct {
 	Orders []string `json:"orders,omitempty"`
 	Freed  string   `json:"freed,omitempty"`
+	Stock  []uint64 `json:"stock,omitempty"`
 }
 
 // IMEIIndex is a journal that keeps the IMEIRecord of every IMEI, derived in
@@ -91,13 +96,17 @@ func IMEIEffect(ev Event) (sold, freed []string) {
 }
 
 // Apply takes into r, the record of one IMEI, that ev sold it (sold) or
-// freed it (freed), as IMEIEffect says.
-func (r *IMEIRecord) Apply(ev Event, sold, freed bool) {
+// freed it (freed), as IMEIEffect says, or named it as a stock event
+// (stock), as StockIMEIs says.
+func (r *IMEIRecord) Apply(ev Event, sold, freed, stock bool) {
 	if sold && !slices.Contains(r.Orders, ev.OrderID) {
 		r.Orders = append(r.Orders, ev.OrderID)
 	}
 	if freed {
 		r.Freed = ev.OrderID
+	}
+	if stock && (len(r.Stock) == 0 || r.Stock[len(r.Stock)-1] < ev.Seq) {
+		r.Stock = append(r.Stock, ev.Seq)
 	}
 }
 

@@ -205,7 +205,11 @@ func (s *Stock) receive(ctx context.Context, d Delivery, staff string) (Delivery
 	if err := b.catchUp(ctx, s.j); err != nil {
 		return Delivery{}, err
 	}
-	if seq, ok := b.st.Invoices[invoiceKey(d.Supplier, d.Invoice)]; ok {
+	seq, err := b.invoiceReceived(ctx, s.j, d.Supplier, d.Invoice)
+	if err != nil {
+		return Delivery{}, err
+	}
+	if seq > 0 {
 		return Delivery{}, wrapf(ErrInvoiceReceived, "Invoice %s of %s was received already (journal event %d); nothing was recorded.", d.Invoice, d.Supplier, seq)
 	}
 	for li, l := range d.Lines {
@@ -252,13 +256,6 @@ func stateText(s UnitState) string {
 		return "a unit in transit"
 	}
 	return string(s)
-}
-
-// invoiceKey is how a supplier's invoice is told from another: the names
-// without regard to case or spacing.
-func invoiceKey(supplier, invoice string) string {
-	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
-	return norm(supplier) + "\x00" + norm(invoice)
 }
 
 // checkDelivery checks d as given, before the stock is read: names, date,
@@ -432,7 +429,9 @@ func (s *Stock) ReceiveItems(ctx context.Context, supplier, invoice, date, items
 // AllowIMEIs lets the units imeis be sold though they are not in stock, on
 // the authority of the manager whose PIN managerPIN is, asked by the cashier
 // (by). It is journaled as a staff.override ("what": "stock") that the
-// store's pages list; the units are then sold as if on hand.
+// store's pages list; the units are then sold as if on hand, once each: an
+// allowance lapses when its unit is sold or received, or the business day is
+// closed.
 func (s *Stock) AllowIMEIs(ctx context.Context, imeis []string, managerPIN, by string) (StaffMember, error) {
 	if len(imeis) == 0 {
 		return StaffMember{}, Errorf("Name the IMEI a manager allows to be sold.")
@@ -514,7 +513,10 @@ func (s *Stock) adjust(ctx context.Context, a StockAdjustment, staff string) err
 		if u.To != UnitInStock && u.To != UnitDamaged && u.To != UnitMissing {
 			return wrapf(ErrBadDelivery, "A unit goes back in stock, is damaged, or is missing (not %q); nothing was recorded.", u.To)
 		}
-		un := b.unit(u.IMEI)
+		un, err := b.lookup(ctx, s.j, u.IMEI)
+		if err != nil {
+			return err
+		}
 		if un == nil {
 			p, ok := cat.Lookup(u.SKU)
 			if !ok || !p.Serialised {

@@ -13,12 +13,14 @@ import (
 
 // snapStock is the name of the stock book's snapshot. It names the state's
 // form: a snapshot of an older form (with the sales since stock began and the
-// units' histories, or without Began) is not read, the book is made again
-// from the events.
-const snapStock = "pos.stock.3"
+// units' histories, without Began, or with every unit ever received and every
+// invoice received) is not read, the book is made again from the events.
+const snapStock = "pos.stock.4"
 
 // StockUnit is a serialised unit the stock book knows: received, sold, or
-// set aside.
+// set aside. The book keeps the units on hand (in stock or set aside); a unit
+// sold, sent or written off leaves it, and is read back from its receipt when
+// it comes back (revive) or is asked for (Stock.Unit).
 type StockUnit struct {
 	IMEI     string    `json:"imei"`
 	IMEI2    string    `json:"imei2,omitempty"`
@@ -70,15 +72,17 @@ type stockState struct {
 	// Since is when the first goods were received: from then on stock is
 	// kept and enforced; zero before. Began is the sequence of that event:
 	// the sales whose intent came after it count.
-	Since    time.Time             `json:"since,omitzero"`
-	Began    uint64                `json:"began,omitempty"`
-	Qty      map[string]int64      `json:"qty,omitempty"`  // on hand by SKU; a serialised SKU's units in stock
-	Cost     map[string]Paise      `json:"cost,omitempty"` // the last cost received of an item not serialised
-	Units    map[string]*StockUnit `json:"units,omitempty"`
-	Alias    map[string]string     `json:"alias,omitempty"`    // a unit's second IMEI → its first
-	Invoices map[string]uint64     `json:"invoices,omitempty"` // invoiceKey → the stock.received event
-	Allowed  map[string]string     `json:"allowed,omitempty"`  // IMEI → the manager who allowed selling it out of stock
-	Sent     int                   `json:"sent,omitempty"`     // the transfers sent, numbering the next
+	Since time.Time        `json:"since,omitzero"`
+	Began uint64           `json:"began,omitempty"`
+	Qty   map[string]int64 `json:"qty,omitempty"`  // on hand by SKU; a serialised SKU's units in stock
+	Cost  map[string]Paise `json:"cost,omitempty"` // the last cost received of an item not serialised
+	// Units is the units on hand (kept): in stock or set aside as damaged.
+	Units map[string]*StockUnit `json:"units,omitempty"`
+	Alias map[string]string     `json:"alias,omitempty"` // a unit's second IMEI → its first, of the units kept
+	// Allowed is, by IMEI, the manager who allowed selling it out of stock:
+	// until it is sold or received, or the business day is closed.
+	Allowed map[string]string `json:"allowed,omitempty"`
+	Sent    int               `json:"sent,omitempty"` // the transfers sent, numbering the next
 	// Sold is, by SKU, when a unit of it was last sold (the slow movers).
 	Sold map[string]time.Time `json:"sold,omitempty"`
 	// First is, by SKU of an item not serialised, when what is on hand began:
@@ -203,6 +207,33 @@ func (b *stockBook) reindex() {
 	}
 }
 
+// kept reports whether the book keeps a unit in state s: on hand, in stock or
+// set aside. A unit sold, sent or written off leaves the book (settle).
+func kept(s UnitState) bool { return s == UnitInStock || s == UnitDamaged }
+
+// put keeps u in the book under its first IMEI, its second as an alias.
+func (b *stockBook) put(u *StockUnit) {
+	b.st.Units[u.IMEI] = u
+	if u.IMEI2 != "" {
+		b.st.Alias[u.IMEI2] = u.IMEI
+	}
+}
+
+// settle takes u out of the book when it is no longer on hand, so that the
+// book and its snapshot hold what is on hand, not every unit ever received;
+// a book telling the units' stories keeps every unit.
+func (b *stockBook) settle(u *StockUnit) {
+	if b.story || kept(u.State) {
+		return
+	}
+	if b.st.Units[u.IMEI] == u {
+		delete(b.st.Units, u.IMEI)
+	}
+	if u.IMEI2 != "" && b.st.Alias[u.IMEI2] == u.IMEI {
+		delete(b.st.Alias, u.IMEI2)
+	}
+}
+
 // unit returns the unit with imei as either of its IMEIs, or nil.
 func (b *stockBook) unit(imei string) *StockUnit {
 	if u := b.st.Units[imei]; u != nil {
@@ -256,9 +287,6 @@ func (b *stockBook) init() {
 	if b.st.Alias == nil {
 		b.st.Alias = map[string]string{}
 	}
-	if b.st.Invoices == nil {
-		b.st.Invoices = map[string]uint64{}
-	}
 	if b.st.Allowed == nil {
 		b.st.Allowed = map[string]string{}
 	}
@@ -295,7 +323,7 @@ func (b *stockBook) apply(ctx context.Context, j Journal, ev Event) error {
 		if err := json.Unmarshal(ev.Data, &a); err != nil {
 			return fmt.Errorf("pos: %s at %d: %w: %w", ev.Kind, ev.Seq, ErrBadEvent, err)
 		}
-		b.applyAdjustment(ev, a)
+		return b.applyAdjustment(ctx, j, ev, a)
 	case ev.Kind == EvStockSent:
 		var t Transfer
 		if err := json.Unmarshal(ev.Data, &t); err != nil {
@@ -308,6 +336,8 @@ func (b *stockBook) apply(ctx context.Context, j Journal, ev Event) error {
 				b.st.Allowed[v] = ev.Staff
 			}
 		}
+	case ev.Kind == EvDayClosed:
+		clear(b.st.Allowed) // an allowance is for the sale in hand, not kept past its day
 	case ev.Kind.IsOrderEvent() && !b.st.Since.IsZero():
 		return b.applyOrder(ctx, j, ev)
 	}
@@ -318,7 +348,6 @@ func (b *stockBook) applyDelivery(ev Event, d Delivery) {
 	if b.st.Since.IsZero() {
 		b.st.Since, b.st.Began = ev.Time, ev.Seq
 	}
-	b.st.Invoices[invoiceKey(d.Supplier, d.Invoice)] = ev.Seq
 	for _, l := range d.Lines {
 		if len(l.Units) == 0 {
 			if b.st.Qty[l.SKU] <= 0 {
@@ -337,15 +366,14 @@ func (b *stockBook) applyDelivery(ev Event, d Delivery) {
 			}
 			if u == nil {
 				u = &StockUnit{IMEI: un.IMEI, State: UnitSold} // moved into stock below
-				b.st.Units[un.IMEI] = u
 			}
 			if u.State == UnitInStock {
 				b.setState(u, UnitSold) // not expected: Receive refuses a unit in stock
 			}
 			u.SKU, u.IMEI2, u.Cost, u.Received, u.Supplier, u.Invoice, u.Order = l.SKU, un.IMEI2, l.Cost, ev.Time, d.Supplier, d.Invoice, ""
-			if un.IMEI2 != "" {
-				b.st.Alias[un.IMEI2] = un.IMEI
-			}
+			b.put(u)
+			delete(b.st.Allowed, un.IMEI)
+			delete(b.st.Allowed, un.IMEI2)
 			b.setState(u, UnitInStock)
 			if d.From != "" {
 				b.note(u, ev, "received from %s on transfer %s as %s", d.From, d.Invoice, l.SKU)
@@ -356,22 +384,34 @@ func (b *stockBook) applyDelivery(ev Event, d Delivery) {
 	}
 }
 
-func (b *stockBook) applyAdjustment(ev Event, a StockAdjustment) {
+// applyAdjustment applies a count's variance or units set aside, found or
+// written off. A unit the book no longer keeps (sold, sent, written off) is
+// read back from its receipt (revive); one never received is known from here
+// on, by the SKU the adjustment names.
+func (b *stockBook) applyAdjustment(ctx context.Context, j Journal, ev Event, a StockAdjustment) error {
 	for _, l := range a.Lines {
 		b.st.Qty[l.SKU] += l.Delta
 	}
 	for _, m := range a.Units {
 		u := b.unit(m.IMEI)
 		if u == nil {
-			u = &StockUnit{IMEI: m.IMEI, SKU: m.SKU, State: UnitSold, Received: ev.Time}
-			b.st.Units[m.IMEI] = u
+			var err error
+			if u, err = b.revive(ctx, j, m.IMEI, ev.Seq); err != nil {
+				return err
+			}
+			if u == nil {
+				u = &StockUnit{IMEI: m.IMEI, SKU: m.SKU, State: UnitSold, Received: ev.Time}
+			}
+			b.put(u)
 		}
 		b.setState(u, m.To)
 		b.note(u, ev, "%s: %s", stateWord(m.To), a.Reason)
+		b.settle(u)
 	}
 	if b.st.Since.IsZero() && len(a.Lines)+len(a.Units) > 0 {
 		b.st.Since, b.st.Began = ev.Time, ev.Seq // a count of the shelf starts stock as a delivery does
 	}
+	return nil
 }
 
 // applyOrder brings what a sale took out of stock to what its order says at
@@ -415,13 +455,30 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 		}
 	}
 	for _, imei := range applied.IMEIs {
-		if !slices.Contains(want.IMEIs, imei) {
-			if u := b.unit(imei); u != nil && u.State == UnitSold && u.Order == o.ID {
-				b.setState(u, UnitInStock)
-				u.Order = ""
-				b.note(u, ev, "back in stock from sale %s (returned, or its invoice cancelled)", o.ID)
-			}
+		if slices.Contains(want.IMEIs, imei) {
+			continue
 		}
+		u := b.unit(imei)
+		if u == nil {
+			// Sold, the unit left the book: it is read back from its receipt.
+			// The sale that held it is this one (no other sale can take an
+			// IMEI a sale holds).
+			var err error
+			if u, err = b.revive(ctx, j, imei, ev.Seq); err != nil {
+				return err
+			}
+			if u == nil {
+				u = &StockUnit{IMEI: imei, SKU: skuOfIMEI(o, imei), State: UnitSold} // sold as a manager allowed, never received
+			}
+			u.Order = o.ID
+			b.put(u)
+		}
+		if u.State == UnitSold && u.Order == o.ID {
+			b.setState(u, UnitInStock)
+			u.Order = ""
+			b.note(u, ev, "back in stock from sale %s (returned, or its invoice cancelled)", o.ID)
+		}
+		b.settle(u)
 	}
 	for _, imei := range want.IMEIs {
 		if slices.Contains(applied.IMEIs, imei) {
@@ -430,18 +487,21 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 		u := b.unit(imei)
 		if u == nil {
 			u = &StockUnit{IMEI: imei, SKU: skuOfIMEI(o, imei), State: UnitSold}
-			b.st.Units[imei] = u
+			b.put(u)
 		}
 		b.setState(u, UnitSold)
 		u.Order = o.ID
 		b.note(u, ev, "sold in sale %s", o.ID)
 		b.st.Sold[u.SKU] = ev.Time
+		delete(b.st.Allowed, imei) // an allowance sells the unit once
+		b.settle(u)
 	}
 	for _, imei := range applied.In {
 		if !slices.Contains(want.In, imei) {
 			if u := b.unit(imei); u != nil && u.State == UnitInStock {
 				b.setState(u, UnitSold)
 				b.note(u, ev, "out of stock again: return order %s (of invoice %s) did not go through", o.ID, o.InvoiceNumber(""))
+				b.settle(u)
 			}
 		}
 	}
@@ -451,8 +511,16 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 		}
 		u := b.unit(imei)
 		if u == nil {
-			u = &StockUnit{IMEI: imei, SKU: skuOfIMEI(o, imei), State: UnitSold, Received: ev.Time}
-			b.st.Units[imei] = u
+			// Received here before and sent or sold since, it is read back
+			// from its receipt; else it is known from here on.
+			var err error
+			if u, err = b.revive(ctx, j, imei, ev.Seq); err != nil {
+				return err
+			}
+			if u == nil {
+				u = &StockUnit{IMEI: imei, SKU: skuOfIMEI(o, imei), State: UnitSold, Received: ev.Time}
+			}
+			b.put(u)
 		}
 		b.setState(u, UnitInStock)
 		u.Order = ""
@@ -576,6 +644,7 @@ func (b *stockBook) applySent(ev Event, t Transfer) {
 			if u := b.unit(un.IMEI); u != nil {
 				b.setState(u, UnitInTransit)
 				b.note(u, ev, "sent to %s on transfer %s", t.To, t.ID)
+				b.settle(u)
 			}
 		}
 	}

@@ -104,7 +104,10 @@ func (s *Stock) variance(ctx context.Context, c StockCount) (Variance, Product, 
 		if err := CheckIMEI(x); err != nil {
 			return Variance{}, Product{}, wrapf(ErrBadDelivery, "The IMEI %q is wrong: %v; scan it again.", x, err)
 		}
-		u := b.unit(x)
+		u, err := b.lookup(ctx, s.j, x)
+		if err != nil {
+			return Variance{}, Product{}, err
+		}
 		if u != nil {
 			if u.SKU != p.SKU {
 				return Variance{}, Product{}, wrapf(ErrBadDelivery, "IMEI %s is a unit of %s, not of %s; count it with its item.", x, u.SKU, p.SKU)

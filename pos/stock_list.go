@@ -158,18 +158,25 @@ func prefixed(s []string, prefix string, limit int) []string {
 }
 
 // Unit returns the unit with imei (either of its IMEIs), or false when stock
-// never knew it.
+// never knew it. A unit on hand is the book's; one sold, sent or written off,
+// which the book no longer keeps, is told by its own events (story).
 func (s *Stock) Unit(ctx context.Context, imei string) (StockUnit, bool, error) {
 	b, err := s.book(ctx)
 	if err != nil {
 		return StockUnit{}, false, err
 	}
 	defer b.mu.Unlock()
-	u := b.unit(strings.TrimSpace(imei))
-	if u == nil {
-		return StockUnit{}, false, nil
+	imei = strings.TrimSpace(imei)
+	if u := b.unit(imei); u != nil {
+		return *u, true, nil
 	}
-	return *u, true, nil
+	u, err := s.story(ctx, imei, b.st.Since, b.st.Began)
+	if err != nil || u == nil {
+		return StockUnit{}, false, err
+	}
+	out := *u
+	out.History = nil
+	return out, true, nil
 }
 
 // checkOnHand refuses a unit of lines that is not in stock while stock is
@@ -190,7 +197,7 @@ func (s *Stock) checkOnHand(ctx context.Context, lines []Line) error {
 		}
 		for _, m := range l.IMEIs {
 			if err := b.onHand(m, l.SKU); err != nil {
-				return err
+				return s.explain(ctx, b, err)
 			}
 		}
 	}
@@ -271,5 +278,5 @@ func (s *Stock) checkUnit(ctx context.Context, imei string) error {
 	if b.st.Since.IsZero() {
 		return nil
 	}
-	return b.onHand(imei, "")
+	return s.explain(ctx, b, b.onHand(imei, ""))
 }

@@ -72,16 +72,19 @@ func (s *Stock) Ageing(ctx context.Context) ([]AgeingRow, error) {
 // History is the whole story of the unit with imei (either of its IMEIs):
 // received from whom on which invoice, sold, returned, set aside, sent and
 // received; false when stock never knew it. The stock book keeps no story (it
-// would grow with every sale): History reads the journal's events again into
-// a book that tells them (story), as the report it is, never at the counter.
+// would grow with every sale): History reads the unit's events into a book
+// that tells them (story): the stock events and orders the journal's records
+// of its IMEIs name, or, in a journal without them, every event.
 func (s *Stock) History(ctx context.Context, imei string) (StockUnit, bool, error) {
-	sb := &stockBook{story: true, mark: snapMark{loaded: true}}
-	if err := sb.catchUp(ctx, s.j); err != nil {
+	b, err := s.book(ctx)
+	if err != nil {
 		return StockUnit{}, false, err
 	}
-	u := sb.unit(strings.TrimSpace(imei))
-	if u == nil {
-		return StockUnit{}, false, nil
+	since, began := b.st.Since, b.st.Began
+	b.mu.Unlock()
+	u, err := s.story(ctx, strings.TrimSpace(imei), since, began)
+	if err != nil || u == nil {
+		return StockUnit{}, false, err
 	}
 	return *u, true, nil
 }

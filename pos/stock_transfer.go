@@ -58,7 +58,7 @@ func (s *Stock) Send(ctx context.Context, to, items string, imeis []string, mana
 	for _, l := range d.Lines {
 		for _, u := range l.Units {
 			if err := b.onHand(u.IMEI, l.SKU); err != nil {
-				return Transfer{}, err
+				return Transfer{}, s.explain(ctx, b, err)
 			}
 			if un := b.unit(u.IMEI); un != nil {
 				u.IMEI = un.IMEI

@@ -20,8 +20,9 @@
 //	                      ZDigest, CheckDay
 //	Staff    staff.go     the staff records: List, Get, Put, RecordAttempt
 //	Shop     shop.go      the settings and the catalog: Setting, Catalog, PutCatalog
-//	IMEIs    imeis.go     the record of every IMEI sold or freed: IMEI
-//	Stock    stock.go     the stock events by business day: StockEvents, StockBegan
+//	IMEIs    imeis.go     the record of every IMEI sold, freed or stocked: IMEI, UnitStock
+//	Stock    stock.go     the stock events by business day and the deliveries by
+//	                      invoice: StockEvents, StockBegan, InvoiceReceived
 //	Archive  archive.go   the copies of the file: Backup, BackupTo, BackupDay,
 //	                      LatestBackup, VerifyBackup (increment.go: the
 //	                      day's increments of a base)
@@ -43,7 +44,7 @@
 // The log of events is the source of truth; every other bucket is derived from it
 // in the same transaction as the event, and Log.Rebuild recreates them by replay.
 //
-// # Bucket tree (schema version 6)
+// # Bucket tree (schema version 7)
 //
 //	journal.db
 //	├── meta                      not derived except the two counters
@@ -79,10 +80,13 @@
 //	├── documents                 derived: the document series (numbers.go), made when first needed
 //	│   ├── "last" ‖ 0x00 ‖ series → u64   last number of the series ("2627", "B2627", "C2627")
 //	│   └── "doc" ‖ 0x00 ‖ series ‖ 0x00 ‖ u64 number → order id [‖ 0x00 ‖ refund unique_txn_id]
-//	├── imeis                     derived: the record of every IMEI sold or freed (imeis.go, schema 6)
-//	│   └── IMEI          → pos.IMEIRecord JSON: the orders that carried it, the order whose return freed it
+//	├── imeis                     derived: the record of every IMEI sold, freed or stocked (imeis.go, schema 6)
+//	│   └── IMEI          → pos.IMEIRecord JSON: the orders that carried it, the order whose return freed it,
+//	│                        the stock events that named it (schema 7)
 //	├── stock_days                derived: the stock events by business day (stock.go, schema 6)
 //	│   └── day ‖ 0x00 ‖ u64 seq → empty
+//	├── stock_invoices            derived: the delivery of each supplier's invoice (stock.go, schema 7)
+//	│   └── pos.InvoiceKey → u64 seq of its stock.received
 //	├── proofs                    derived: the proofs of the records pos decides by (proof.go)
 //	│   └── bucket ‖ 0x00 ‖ key → [32]byte HMAC of staff, settings, catalog, z_reports and imeis records
 //	└── snapshots                 pos's state sealed at an event (snapshot.go), made when first needed

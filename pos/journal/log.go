@@ -534,6 +534,14 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 					}
 				}
 			}
+			before7 := src.Bucket(bucketStockInvoices) == nil && schemaOf(src) < schemaStockRecords
+			if before7 {
+				// A file of schema 6 or older (a backup) is replayed as it was
+				// written: its records of IMEIs without their stock events.
+				if err := dst.DeleteBucket(bucketStockInvoices); err != nil {
+					return err
+				}
+			}
 			srcProved := src.Bucket(bucketProofs) != nil || (schemaOf(src) >= schemaProofs && !upgrade)
 			if !srcProved {
 				// A file written before proofs (a backup, or the journal at the
@@ -597,7 +605,8 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 				if bytes.Equal(name, bucketCheckpoints) && schemaOf(src) < schemaCheckpoints {
 					continue // a file of schema 1 (a backup) has none yet
 				}
-				if (bytes.Equal(name, bucketIMEIs) || bytes.Equal(name, bucketStockDays)) && before6 {
+				if (bytes.Equal(name, bucketIMEIs) || bytes.Equal(name, bucketStockDays)) && before6 ||
+					bytes.Equal(name, bucketStockInvoices) && before7 {
 					continue // made before them
 				}
 				if bytes.Equal(name, bucketDocuments) && src.Bucket(name) == nil && dst.Bucket(name).Stats().KeyN == 0 {

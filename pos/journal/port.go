@@ -6,7 +6,7 @@ import "galla/pos"
 // orders and their numbers, a day's Z report, the settings, the staff) and the
 // interfaces pos looks for on the journal it is given (pos.EventLog,
 // pos.EventRanger, pos.ZDigester, pos.DayChecker, pos.AttemptRecorder,
-// pos.CatalogStore, pos.JournalHealth, pos.IMEIIndex, pos.StockDayIndex). It declares no method of its own: each is
+// pos.CatalogStore, pos.JournalHealth, pos.IMEIIndex, pos.StockDayIndex, pos.StockIndex). It declares no method of its own: each is
 // a part's, promoted from the part it embeds. Journal.Port returns it.
 type Port struct {
 	*Log
@@ -31,6 +31,7 @@ var (
 	_ pos.JournalHealth   = (*Port)(nil)
 	_ pos.IMEIIndex       = (*Port)(nil)
 	_ pos.StockDayIndex   = (*Port)(nil)
+	_ pos.StockIndex      = (*Port)(nil)
 
 	_ pos.EventLog        = (*Log)(nil)
 	_ pos.EventRanger     = (*Log)(nil)

@@ -32,6 +32,9 @@ var (
 	// bucketStockDays lists the stock events by business day (stock.go,
 	// schema 6).
 	bucketStockDays = []byte("stock_days")
+	// bucketStockInvoices holds the delivery that received each supplier's
+	// invoice (stock.go, schema 7).
+	bucketStockInvoices = []byte("stock_invoices")
 )
 
 // Keys in the meta bucket.
@@ -52,7 +55,7 @@ var catalogKey = []byte("products")
 var derivedBuckets = [][]byte{
 	bucketOrders, bucketDays, bucketUnresolved,
 	bucketZ, bucketClosedDays, bucketStaff, bucketSettings, bucketCatalog,
-	bucketCheckpoints, bucketDocuments, bucketIMEIs, bucketStockDays, bucketProofs,
+	bucketCheckpoints, bucketDocuments, bucketIMEIs, bucketStockDays, bucketStockInvoices, bucketProofs,
 }
 
 // migration moves the file from schema version-1 to version.
@@ -71,6 +74,7 @@ var migrations = []migration{
 	{version: 4, name: "a keyed proof on every derived record", apply: recordProofs},
 	{version: 5, name: "the customers' details sealed", apply: sealedRecords},
 	{version: 6, name: "a record of every IMEI sold, the stock events by day", apply: imeiRecords},
+	{version: 7, name: "the stock events in each IMEI's record, the deliveries by invoice", apply: stockRecordsBump},
 }
 
 // schemaCheckpoints is the first schema with the checkpoints bucket and compact
@@ -126,6 +130,25 @@ func imeiRecords(*bolt.Tx) error { return nil }
 
 // schemaIMEIs is the first schema with the imeis and stock_days buckets.
 const schemaIMEIs = 6
+
+// stockRecordsBump moves a file of schema 6 to 7: the record of each IMEI
+// names the stock events that named it (the delivery or transfer that
+// received it, the adjustments and transfers sent since; imeis.go), and the
+// stock_invoices bucket holds the delivery that received each supplier's
+// invoice (stock.go), so that the till's stock book keeps only what is on
+// hand: a unit sold leaves it and is read back from its receipt when it is
+// returned, and an invoice received twice is refused by one lookup. The new
+// bucket, derived, is left missing here, as schema 6 left its own
+// (imeiRecords): Open then verifies the whole chain and rebuilds every derived
+// bucket from the events, the records of IMEIs with their stock events and
+// their proofs with them, once. The bump keeps a build of schema 6, which
+// would receive a delivery without naming it in its units' records, from
+// opening the file (ErrNewerSchema).
+func stockRecordsBump(*bolt.Tx) error { return nil }
+
+// schemaStockRecords is the first schema whose records of IMEIs name their
+// stock events, with the stock_invoices bucket.
+const schemaStockRecords = 7
 
 // SchemaVersion is the schema version this build writes.
 func SchemaVersion() uint64 { return migrations[len(migrations)-1].version }

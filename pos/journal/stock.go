@@ -15,7 +15,10 @@ import (
 // adjustments, transfers sent) by business day (schema 6): the stock_days
 // bucket keeps day ‖ 0x00 ‖ u64 seq of each, written in the event's own
 // transaction (deriveStockDay), so that the stock moves of some days read
-// those days' entries and events only, whatever the journal's length.
+// those days' entries and events only, whatever the journal's length. The
+// stock_invoices bucket (schema 7) keeps, under each supplier's invoice
+// received (pos.InvoiceKey), the u64 seq of its delivery, so that an invoice
+// received twice is refused by one lookup.
 type Stock struct{ *journalCore }
 
 // StockEvents returns the stock events recorded on the days from to to
@@ -141,11 +144,63 @@ func (st *Stock) stockEventsRead(ctx context.Context, tx *bolt.Tx, from, to stri
 	return nil
 }
 
-// deriveStockDay lists a stock event under its business day, inside tx: the
-// same code for Append and for Rebuild's replay. A journal without the bucket
-// (a file of schema 5 replayed by VerifyFile as it was written) keeps none.
+// InvoiceReceived returns the stock.received event that received the
+// supplier's invoice (pos.InvoiceKey), 0 when none did (pos.StockIndex): one
+// entry of the stock_invoices bucket, checked against the event it names,
+// read from the hash-chained log. An entry naming an event that is not the
+// delivery of that invoice was changed outside Galla, a *MismatchError; a
+// journal of schema 6 or older opened read-only gives pos.ErrNoStockIndex.
+func (st *Stock) InvoiceReceived(ctx context.Context, supplier, invoice string) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("journal: invoice received: %w", err)
+	}
+	key := pos.InvoiceKey(supplier, invoice)
+	var seq uint64
+	err := st.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketStockInvoices)
+		if b == nil {
+			return pos.ErrNoStockIndex
+		}
+		v := b.Get([]byte(key))
+		if v == nil {
+			return nil
+		}
+		if len(v) != 8 {
+			return st.refuse(string(bucketStockInvoices), printable([]byte(key)), "the entry is not a sequence number: the index was changed outside Galla")
+		}
+		ev, err := st.rec.eventAt(tx.Bucket(bucketEvents), beU64(v))
+		if err != nil {
+			return err
+		}
+		if k, ok := pos.ReceivedInvoice(ev); !ok || k != key {
+			return st.refuse(string(bucketStockInvoices), printable([]byte(key)), fmt.Sprintf("the index names event %d, a %s, as the delivery of this invoice: the index was changed outside Galla", ev.Seq, ev.Kind))
+		}
+		seq = ev.Seq
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("journal: invoice %s of %s received: %w", invoice, supplier, err)
+	}
+	return seq, nil
+}
+
+// deriveStockDay lists a stock event under its business day and a delivery
+// under its supplier's invoice (stock_invoices, schema 7), inside tx: the
+// same code for Append and for Rebuild's replay. A journal without the
+// buckets (a file of schema 5, or 6, replayed by VerifyFile as it was
+// written) keeps none.
 func deriveStockDay(tx *bolt.Tx, ev *pos.Event) error {
-	if !ev.Kind.MovesStock() || ev.Day == "" {
+	if !ev.Kind.MovesStock() {
+		return nil
+	}
+	if key, ok := pos.ReceivedInvoice(*ev); ok {
+		if b := tx.Bucket(bucketStockInvoices); b != nil {
+			if err := b.Put([]byte(key), u64(ev.Seq)); err != nil {
+				return err
+			}
+		}
+	}
+	if ev.Day == "" {
 		return nil
 	}
 	b := tx.Bucket(bucketStockDays)

@@ -37,8 +37,8 @@ const (
 	// its derived records without proofs, Galla 0.1.0, and the head record
 	// beside it (journal-schema3.db.head).
 	fixtureSchema3 = "testdata/journal-schema3.db"
-	// fixtureNewer claims schema 7, written by Galla 0.2.0, keyed with testKey.
-	fixtureNewer = "testdata/journal-schema7.db"
+	// fixtureNewer claims schema 8, written by Galla 0.2.0, keyed with testKey.
+	fixtureNewer = "testdata/journal-schema8.db"
 	// fixtureEvents is the number of events in each.
 	fixtureEvents = 31
 )
@@ -55,7 +55,7 @@ func TestFixtures(t *testing.T) {
 		path    string
 		schema  uint64
 		version string
-	}{{fixturePrevious, 2, ""}, {fixtureSchema3, 3, "0.1.0"}, {fixtureNewer, 7, "0.2.0"}} {
+	}{{fixturePrevious, 2, ""}, {fixtureSchema3, 3, "0.1.0"}, {fixtureNewer, 8, "0.2.0"}} {
 		db, err := bolt.Open(f.path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 		require.NoError(t, err, f.path)
 		require.NoError(t, db.View(func(tx *bolt.Tx) error {
@@ -154,7 +154,7 @@ func makeFixtureNewer(t *testing.T, out string) {
 	require.NoError(t, j.Close())
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
-		require.NoError(t, putU64(meta, metaSchema, 7))
+		require.NoError(t, putU64(meta, metaSchema, 8))
 		return meta.Put(metaGallaVersion, []byte("0.2.0"))
 	})
 	compactTo(t, path, out)
@@ -220,7 +220,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 	seq, d := lastOpenedBy(t, j)
 	// journal.records_proved, then journal.opened_by.
 	assert.Equal(t, uint64(fixtureEvents+2), seq, "two events after the fixture's 31")
-	assert.Equal(t, openedBy{Version: "0.1.0", From: 2, To: 6, Backup: wantBackup}, d)
+	assert.Equal(t, openedBy{Version: "0.1.0", From: 2, To: 7, Backup: wantBackup}, d)
 	v, err := j.Version()
 	require.NoError(t, err)
 	assert.Equal(t, "0.1.0", v)
@@ -236,7 +236,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 	assert.Equal(t, Numbers{Receipt: 5, Z: 1}, n)
 	require.NoError(t, j.Log.VerifyAll(t.Context()), "the old events and the new one verify")
 	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
-		assert.Equal(t, uint64(6), schemaOf(tx))
+		assert.Equal(t, uint64(7), schemaOf(tx))
 		return nil
 	}))
 	require.NoError(t, j.Close())
@@ -282,7 +282,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 // TestOpenNewerSchema opens the journal a newer Galla wrote: refused, read-only
 // too, with a sentence naming both versions, the file untouched and no copy made.
 func TestOpenNewerSchema(t *testing.T) {
-	require.Less(t, SchemaVersion(), uint64(7), "this build knows schema 7: the fixture must claim a newer one")
+	require.Less(t, SchemaVersion(), uint64(8), "this build knows schema 8: the fixture must claim a newer one")
 	path := copyFixture(t, fixtureNewer)
 	before := fileSum(t, path)
 	for _, ro := range []bool{false, true} {
@@ -291,9 +291,9 @@ func TestOpenNewerSchema(t *testing.T) {
 		assert.ErrorIs(t, err, ErrNewerSchema)
 		var ne *NewerSchemaError
 		require.True(t, errors.As(err, &ne))
-		assert.Equal(t, NewerSchemaError{Path: path, FileSchema: 7, FileVersion: "0.2.0", Schema: 6, Version: "0.1.0"}, *ne)
+		assert.Equal(t, NewerSchemaError{Path: path, FileSchema: 8, FileVersion: "0.2.0", Schema: 7, Version: "0.1.0"}, *ne)
 		s := pos.Sentence(err)
-		for _, want := range []string{"Galla 0.2.0", "Galla 0.1.0", "schema 7", "schema 6 at most", "changed nothing"} {
+		for _, want := range []string{"Galla 0.2.0", "Galla 0.1.0", "schema 8", "schema 7 at most", "changed nothing"} {
 			assert.Contains(t, s, want, "read-only %v", ro)
 		}
 		assert.False(t, strings.Contains(strings.ToLower(s), "try again"))
@@ -347,7 +347,7 @@ func TestNoMigrationWithoutCopy(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrUpgradeCopy)
 	s := pos.Sentence(err)
-	assert.Contains(t, s, "from schema 2 to 6")
+	assert.Contains(t, s, "from schema 2 to 7")
 	assert.Contains(t, s, "nothing was changed")
 	assert.Equal(t, before, fileSum(t, path), "not migrated")
 }
