@@ -21,8 +21,10 @@
 #   report       galla report (the day's X report)
 #   staff-list   galla staff list
 #   close-day    galla close-day (after the shift is closed, untimed): the Z
-#                report, the day's backup (an increment of yesterday's; a
-#                full base with BASE=1) and its check
+#                report, the day's backup (an increment of yesterday's; with
+#                BASE=1, the day that makes a new base of the next base
+#                being built; with FIRST=1, a counter's first backup, the
+#                whole file) and its check
 #   verify       galla journal verify (the first VERIFY rounds only)
 # timing each whole process (exec to exit) and its peak resident memory
 # (/usr/bin/time -f %M). It prints each command's median over the rounds on
@@ -31,7 +33,8 @@
 #   N=5 bash scripts/bench-500k.sh
 #   EVENTS=200000 OPEN_DAYS=40 N=3 bash scripts/bench-500k.sh
 #   GALLA=/path/to/other/galla bash scripts/bench-500k.sh   # another build on the same templates
-#   BASE=1 N=3 bash scripts/bench-500k.sh   # close-day writing a new base (a full copy)
+#   BASE=1 N=3 bash scripts/bench-500k.sh   # close-day making a new base (the next base's last chunk)
+#   FIRST=1 N=3 bash scripts/bench-500k.sh  # close-day writing a counter's first backup (the whole file)
 #
 # The machine is shared: read the ratios, taken in one run, not the times.
 set -euo pipefail
@@ -114,9 +117,13 @@ fi
 # get it on their next run), written by the journal's own BackupDay
 # (pos/journal TestBackupDataDir) without a Z report, so that the days left
 # open stay open. The timed close-day then writes today's backup beside it,
-# an increment of it, as every close-day but a counter's first does (a new
-# base when a quarter of the file changed since: BASE=1 times that instead,
-# with no backup in the templates' copies).
+# an increment of it, as every close-day but a counter's first does. BASE=1
+# times instead the close-day that makes a new base: each round's copies get,
+# untimed, the next base of yesterday's copied all but its last chunk
+# (TestBackupDataDir with GALLA_BACKUP_NEXT=1; the fresh journal, smaller
+# than a chunk, has none), so that the timed close-day copies that chunk and
+# writes the day's changed pages over it. FIRST=1 times a counter's first
+# backup, with no backup in the copies: the whole file.
 yesterday=$(date -d yesterday +%F)
 if [[ ! -f "$DIR/tmpl/backed-up" ]]; then
 	for d in big fresh; do
@@ -165,8 +172,11 @@ for ((round = 0; round < N; round++)); do
 	rm -rf "$DIR/run"
 	mkdir -p "$DIR/run"
 	cp -a "$DIR/tmpl/big" "$DIR/tmpl/fresh" "$DIR/run/"
-	if [[ "${BASE:-}" == 1 ]]; then
+	if [[ "${FIRST:-}" == 1 ]]; then
 		rm -rf "$DIR/run/big/backups" "$DIR/run/fresh/backups"
+	elif [[ "${BASE:-}" == 1 ]]; then
+		GALLA_BACKUP_DIR=$DIR/run/big GALLA_BACKUP_NEXT=1 \
+			go test -count=1 -run '^TestBackupDataDir$' ./pos/journal/ >/dev/null
 	fi
 	unit=$((unit + 2))
 	pair shift-open shift open --float 100000

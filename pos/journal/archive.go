@@ -83,15 +83,23 @@ func (s *summedWriter) ReadFrom(r io.Reader) (int64, error) { return readChunks(
 var backupCRC = crc32.MakeTable(crc32.Castagnoli)
 
 // BackupDay writes the hot backup of day close into the backup directory and
-// returns its path: an increment, journal-DAY.inc, of the newest base of a day
-// up to day when what changed since it is at most a quarter of the copy, else
-// a new base, journal-DAY.db with its page digests (increment.go). A second
-// backup of the same day replaces the first, but a base that increments are
-// built on is kept and the day's backup is then its increment.
+// returns its path (increment.go): an increment, journal-DAY.inc, of the
+// newest base of a day up to day, or a base, journal-DAY.db with its page
+// digests. The first backup is a base, the whole file. A copy no larger than
+// a chunk of the next base (32 MB) that changed by more than a quarter since
+// its base gets a new base written whole, as it is small; a larger copy never
+// does: from the close-day its increment holds an eighth of it, the next
+// base is copied from the base a chunk a close-day, and the close-day it is
+// complete, that day's increment is written over it and it becomes the day's
+// base (nextBase). A second backup of the same day replaces the first, but a
+// base that increments are built on is kept and the day's backup is then its
+// increment. A base found damaged on the disk while it is copied gets a new
+// base written whole.
 func (bk *Archive) BackupDay(day string) (string, error) {
 	if err := checkDay(day); err != nil {
 		return "", fmt.Errorf("journal: backup day %q: %w", day, err)
 	}
+	ctx := context.Background()
 	full := filepath.Join(bk.backupDir, backupPrefix+day+backupSuffix)
 	inc := filepath.Join(bk.backupDir, backupPrefix+day+incSuffix)
 	base, digests, bt, err := newestBase(bk.backupDir, day)
@@ -99,16 +107,20 @@ func (bk *Archive) BackupDay(day string) (string, error) {
 		return "", fmt.Errorf("journal: backup: %w", err)
 	}
 	if base != "" {
-		// A base of the same day that others are built on is not replaced.
-		bound := base != full || len(dependents(bk.backupDir, filepath.Base(full))) == 0
-		err := bk.backupIncrement(context.Background(), inc, base, digests, bt, bound)
-		if err == nil {
-			return inc, nil
-		}
-		if !errors.Is(err, errIncTooLarge) {
+		path, err := bk.dayFromBase(ctx, day, full, inc, base, digests, bt)
+		_, damaged := errors.AsType[*baseDamageError](err)
+		switch {
+		case err == nil:
+			return path, nil
+		case !damaged && !errors.Is(err, errIncTooLarge):
 			return "", fmt.Errorf("journal: backup: %w", err)
+		case damaged:
+			bk.logLine("%s is damaged (%v): the backups built on it cannot be restored; %s is written whole",
+				filepath.Base(base), err, filepath.Base(full))
 		}
 	}
+	// A next base being built is of an older base than this one.
+	bk.discardNext("a new base is written whole")
 	if err := bk.backupBase(full); err != nil {
 		return "", fmt.Errorf("journal: backup: %w", err)
 	}
@@ -117,6 +129,38 @@ func (bk *Archive) BackupDay(day string) (string, error) {
 		return "", fmt.Errorf("journal: backup: %w", err)
 	}
 	return full, nil
+}
+
+// dayFromBase writes the day's backup from the newest base at base (its
+// digests and trailer given): the base being built made the day's base
+// (stepNext), else the day's increment, after which the building of the next
+// base is started when it is due (startNext). It returns errIncTooLarge or a
+// *baseDamageError when the day needs a base written whole.
+func (bk *Archive) dayFromBase(ctx context.Context, day, full, inc, base string, digests []uint64, bt pagesTrailer) (string, error) {
+	path, building, err := bk.stepNext(ctx, full, base, digests, bt)
+	if err != nil {
+		return "", err
+	}
+	if path != "" {
+		// The day's increment of an earlier backup of the day, if any, is
+		// older than its new base.
+		if err := os.Remove(inc); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		return path, nil
+	}
+	// A base of the same day that others are built on is not replaced.
+	bound := base != full || len(dependents(bk.backupDir, filepath.Base(full))) == 0
+	it, err := bk.backupIncrement(ctx, inc, base, digests, bt, bound, bk.nextChunk(bt.PageSize))
+	if err != nil {
+		return "", err
+	}
+	if !building {
+		if err := bk.startNext(ctx, day, full, base, digests, bt, it); err != nil {
+			return "", err
+		}
+	}
+	return inc, nil
 }
 
 // LatestBackup returns the path of the most recently written backup in the
@@ -140,24 +184,33 @@ func (bk *Archive) LatestBackup() (string, error) { return LatestBackup(bk.backu
 // it): that transaction was checked as the copy above, right after the pages
 // were taken, and VerifyBackup reads the increment back against its CRC and
 // returns that check. An increment it did not write is made into its copy in
-// a temporary file, checked as above and removed.
+// a temporary file, checked as above and removed. A base made from the next
+// base (makeBase) was checked the same way on the read transaction its day's
+// pages were taken of, and read back against the copy's CRC-32C before it
+// was renamed into place: VerifyBackup returns that check.
 // The days before were checked when their own backups were; VerifyFile (galla
 // journal verify) still checks a file whole.
 func (bk *Archive) VerifyBackup(ctx context.Context, path string) error {
 	bk.backupMu.Lock()
 	want, ok := bk.backupSums[path]
-	checked, inc := bk.backupChecks[path]
+	checked, done := bk.backupChecks[path]
 	bk.backupMu.Unlock()
 	if ok {
 		if err := checkCRC(ctx, path, want); err != nil {
 			return &CorruptError{Path: path, Reason: err.Error(), Backup: path}
 		}
 	}
+	if !isIncrement(path) && done {
+		// A base built from the base before (nextBase): the day's increment
+		// written over it, checked as an increment is, and read back
+		// against the copy's CRC-32C before it was renamed into place.
+		return checked
+	}
 	if isIncrement(path) {
 		if _, _, err := readIncrement(path); err != nil {
 			return &CorruptError{Path: path, Reason: err.Error(), Backup: path}
 		}
-		if ok && inc {
+		if ok && done {
 			return checked
 		}
 		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".check")

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -373,22 +374,8 @@ func materialize(ctx context.Context, inc, out string) error {
 		if sum.Sum32() != t.BaseCRC {
 			return fail("has changed since (its bytes are not the ones written)")
 		}
-		if err := f.Truncate(t.Size); err != nil {
+		if err := writePages(f, src, t, inc); err != nil {
 			return err
-		}
-		r := bufio.NewReaderSize(io.NewSectionReader(src, int64(len(incMagic)), int64(t.Pages)*int64(8+t.PageSize)), 1<<20)
-		rec := make([]byte, 8+t.PageSize)
-		for range t.Pages {
-			if _, err := io.ReadFull(r, rec); err != nil {
-				return err
-			}
-			off := int64(binary.BigEndian.Uint64(rec[:8])) * int64(t.PageSize)
-			if off+int64(t.PageSize) > t.Size {
-				return &IncrementError{Path: inc, Reason: "a page lies past the copy's end"}
-			}
-			if _, err := f.WriteAt(rec[8:], off); err != nil {
-				return err
-			}
 		}
 		if err := checkCRC(ctx, tmp, t.CRC); err != nil {
 			return &IncrementError{Path: inc, Reason: "the copy made of it and its base is not the one written (" + err.Error() + ")"}
@@ -405,6 +392,30 @@ func materialize(ctx context.Context, inc, out string) error {
 		_ = os.Remove(tmp)
 	}
 	return err
+}
+
+// writePages writes the pages of the increment inc (its file src, its
+// trailer t) over f, which holds its base's bytes, and cuts or extends f to
+// the copy's size.
+func writePages(f, src *os.File, t incTrailer, inc string) error {
+	if err := f.Truncate(t.Size); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(io.NewSectionReader(src, int64(len(incMagic)), int64(t.Pages)*int64(8+t.PageSize)), 1<<20)
+	rec := make([]byte, 8+t.PageSize)
+	for range t.Pages {
+		if _, err := io.ReadFull(r, rec); err != nil {
+			return err
+		}
+		off := int64(binary.BigEndian.Uint64(rec[:8])) * int64(t.PageSize)
+		if off+int64(t.PageSize) > t.Size {
+			return &IncrementError{Path: inc, Reason: "a page lies past the copy's end"}
+		}
+		if _, err := f.WriteAt(rec[8:], off); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readChunks reads r to its end in copyChunk pieces, handing each to write.
@@ -482,22 +493,30 @@ func (bk *Archive) noteSum(path string, sum uint32) {
 		bk.backupSums = map[string]uint32{}
 	}
 	bk.backupSums[path] = sum
+	delete(bk.backupChecks, path) // a check kept of an earlier file of that name
 	bk.backupMu.Unlock()
 }
 
 // errIncTooLarge stops an increment that would hold more than
-// 1/incMaxShare of the copy: the day's backup is then a new base.
+// 1/incMaxShare of a copy no larger than a chunk of the next base: the day's
+// backup is then a new base, written whole.
 var errIncTooLarge = errors.New("the increment would hold too much of the copy")
 
 // backupIncrement writes the increment of the journal at path (journal-DAY.inc)
-// against the base at base, whose page digests are given; bound stops it with
-// errIncTooLarge past 1/incMaxShare of the copy. In the same read
+// against the base at base, whose page digests are given, and returns its
+// trailer; bound
+// stops it with errIncTooLarge past 1/incMaxShare of a copy of at most chunk
+// bytes (a larger copy is never written whole: its next base is built from
+// the base, nextBase). In the same read
 // transaction it checks the copy the increment stands for as VerifyBackup
 // checks a full copy: the right edge of every bucket, the hash chain from
 // where scopeFromPrevious starts to the head, both checkpoints, and the
 // derived records those events wrote; its result waits for VerifyBackup.
-func (bk *Archive) backupIncrement(ctx context.Context, path, base string, digests []uint64, bt pagesTrailer, bound bool) error {
-	var checked error
+func (bk *Archive) backupIncrement(ctx context.Context, path, base string, digests []uint64, bt pagesTrailer, bound bool, chunk int64) (incTrailer, error) {
+	var (
+		checked error
+		t       incTrailer
+	)
 	err := bk.writeCopy(path, func(tx *bolt.Tx, w io.Writer) error {
 		ps := tx.DB().Info().PageSize
 		if ps != bt.PageSize {
@@ -509,6 +528,7 @@ func (bk *Archive) backupIncrement(ctx context.Context, path, base string, diges
 		if _, err := io.WriteString(mw, incMagic); err != nil {
 			return err
 		}
+		bound = bound && tx.Size() <= chunk
 		limit := tx.Size() / incMaxShare
 		var held int64
 		pages := 0
@@ -538,7 +558,7 @@ func (bk *Archive) backupIncrement(ctx context.Context, path, base string, diges
 		if err := s.close(); err != nil {
 			return err
 		}
-		t := incTrailer{Version: 1, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC,
+		t = incTrailer{Version: 1, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC,
 			Size: s.written, CRC: s.sum.Sum32(), PageSize: ps, Pages: pages}
 		if err := writeTrailer(bw, sum, t); err != nil {
 			return err
@@ -550,15 +570,21 @@ func (bk *Archive) backupIncrement(ctx context.Context, path, base string, diges
 		return nil
 	})
 	if err != nil {
-		return err
+		return t, err
 	}
+	bk.noteCheck(path, checked)
+	return t, nil
+}
+
+// noteCheck keeps the check of the copy the backup at path stands for, made
+// on the read transaction it was taken of, for VerifyBackup.
+func (bk *Archive) noteCheck(path string, checked error) {
 	bk.backupMu.Lock()
 	if bk.backupChecks == nil {
 		bk.backupChecks = map[string]error{}
 	}
 	bk.backupChecks[path] = checked
 	bk.backupMu.Unlock()
-	return nil
 }
 
 // checkSnapshot checks the journal as the read transaction tx sees it, the
@@ -629,4 +655,385 @@ func dependents(dir, base string) []string {
 		}
 	}
 	return out
+}
+
+// The next base is built from files already on the disk, a chunk a
+// close-day, so that no close-day of a journal larger than a chunk writes the
+// whole file once it has a base: the base's bytes are copied into
+// journal-next.partial, each page checked against the base's digest as it is
+// read; on the close-day the copy is complete, the pages of that day's copy
+// that differ from the base's digests (the pages its increment would hold)
+// are written over it, which makes it that day's copy byte for byte (the copy
+// an increment stands for is its base's bytes with its pages written over
+// them). Read back against the copy's CRC-32C, it is renamed journal-DAY.db
+// and given the copy's page digests. The base and the increments already
+// written are never changed on the way, so a close-day stopped at any point
+// leaves them as they were; a partial that is damaged, missing its state or
+// of a base no longer the newest is discarded with a line in backups.log, and
+// the close-day goes on with the day's increment (docs/journal-schema.md
+// "Backups").
+const (
+	// nextBaseChunk is the most of the base copied into the next base at
+	// one close-day. A copy no larger is written whole when it needs a new
+	// base, as before.
+	nextBaseChunk = 32 << 20
+	// nextStartShare: the next base is started at the close-day whose
+	// increment holds more than 1/nextStartShare of the copy.
+	nextStartShare = 8
+	// nextPartial holds the base's bytes copied so far; nextState says how
+	// many, of which base.
+	nextPartial = "journal-next.partial"
+	nextState   = "journal-next.state"
+	nextMagic   = "GALLANXT"
+	// backupLog receives a line for each next base started, made or
+	// discarded.
+	backupLog = "backups.log"
+)
+
+// nextBaseKnobs are the tests' hold on the building of the next base.
+type nextBaseKnobs struct {
+	chunk int64                  // bytes of the base copied a close-day; 0 is nextBaseChunk
+	stop  func(step string) bool // a simulated crash: BackupDay stops right after step
+}
+
+// errStopped is what BackupDay returns where a test's simulated crash
+// stopped it.
+var errStopped = errors.New("stopped (a simulated crash)")
+
+// nextTrailer is the state of the next base being built.
+type nextTrailer struct {
+	Version  int    `json:"version"`
+	Base     string `json:"base"` // the base copied, its size and CRC-32C as written
+	BaseSize int64  `json:"base_size"`
+	BaseCRC  uint32 `json:"base_crc"`
+	PageSize int    `json:"page_size"`
+	Copied   int64  `json:"copied"`  // the base's bytes in the partial, synced
+	Started  string `json:"started"` // the day the building started
+}
+
+// baseDamageError is a page of the base that is not the one its digest was
+// taken of: the base has changed on the disk since it was written.
+type baseDamageError struct {
+	base string
+	pgid int64
+}
+
+func (e *baseDamageError) Error() string {
+	return fmt.Sprintf("page %d of %s is not the one written", e.pgid, filepath.Base(e.base))
+}
+
+// nextChunk is the most of the base copied into the next base at one
+// close-day, in whole pages of size ps.
+func (bk *Archive) nextChunk(ps int) int64 {
+	c := int64(nextBaseChunk)
+	if bk.next.chunk > 0 {
+		c = bk.next.chunk
+	}
+	return max(c/int64(ps), 1) * int64(ps)
+}
+
+// stopAt reports whether a test stops BackupDay right after step.
+func (bk *Archive) stopAt(step string) bool { return bk.next.stop != nil && bk.next.stop(step) }
+
+// readNextState reads the state of the next base being built in dir.
+func readNextState(dir string) (nextTrailer, error) {
+	var t nextTrailer
+	f, err := os.Open(filepath.Join(dir, nextState))
+	if err != nil {
+		return t, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return t, err
+	}
+	if _, err := readTrailer(f, info.Size(), nextMagic, &t); err != nil {
+		return t, err
+	}
+	if t.Version != 1 || t.PageSize <= 0 || t.Copied < 0 || t.Copied > t.BaseSize || t.Copied%int64(t.PageSize) != 0 {
+		return t, errors.New("it does not describe a copy of a base")
+	}
+	return t, nil
+}
+
+// writeNextState writes the state of the next base being built in dir.
+func writeNextState(dir string, t nextTrailer) error {
+	return writeSynced(filepath.Join(dir, nextState), func(w io.Writer) error {
+		sum := crc32.New(backupCRC)
+		if _, err := io.MultiWriter(w, sum).Write([]byte(nextMagic)); err != nil {
+			return err
+		}
+		return writeTrailer(w, sum, t)
+	})
+}
+
+// logLine appends a line to the backups' log (backups.log), stamped with the
+// journal's time; a log that cannot be written is let be.
+func (bk *Archive) logLine(format string, args ...any) {
+	f, err := os.OpenFile(filepath.Join(bk.backupDir, backupLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = fmt.Fprintf(f, "%s %s\n", bk.now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
+}
+
+// discardNext removes the next base being built, if there is one, with a
+// line saying why.
+func (bk *Archive) discardNext(why string) {
+	partial := filepath.Join(bk.backupDir, nextPartial)
+	_, perr := os.Stat(partial)
+	_, serr := os.Stat(filepath.Join(bk.backupDir, nextState))
+	if perr != nil && serr != nil {
+		return
+	}
+	_ = os.Remove(filepath.Join(bk.backupDir, nextState))
+	_ = os.Remove(partial)
+	bk.logLine("%s discarded: %s", nextPartial, why)
+}
+
+// stepNext takes the day's step in building the next base of the base at
+// base (its digests and trailer given), before the day's increment: when a
+// building of it is under way, it copies the next chunk, and once the base is
+// all copied it makes the partial the day's base (makeBase), returning its
+// path. It returns "" and whether a building is under way when the day's
+// backup is still to be written; a *baseDamageError when the base is found
+// damaged (the day needs a base written whole). A partial it cannot go on
+// with is discarded with a line.
+func (bk *Archive) stepNext(ctx context.Context, full, base string, digests []uint64, bt pagesTrailer) (string, bool, error) {
+	dir := bk.backupDir
+	st, err := readNextState(dir)
+	switch {
+	case err == nil && (st.Base != filepath.Base(base) || st.BaseSize != bt.Size || st.BaseCRC != bt.CRC || st.PageSize != bt.PageSize):
+		bk.discardNext("it was copied from " + st.Base + ", which is no longer the newest base as written")
+		return "", false, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		bk.discardNext("its state cannot be read (" + err.Error() + ")")
+		return "", false, nil
+	case err != nil:
+		// A partial without its state was being made a day's base when
+		// that close-day stopped.
+		bk.discardNext("its state is missing (a close-day stopped while it was made the day's base)")
+		return "", false, nil
+	}
+	if info, err := os.Stat(filepath.Join(dir, nextPartial)); err != nil || info.Size() < st.Copied {
+		bk.discardNext(fmt.Sprintf("it holds fewer bytes than the %d its state says were copied", st.Copied))
+		return "", false, nil
+	}
+	if base == full {
+		// The base is the day's own: it is not replaced; the building
+		// goes on the next day.
+		return "", true, nil
+	}
+	if st.Copied < st.BaseSize {
+		if err := bk.copyNext(ctx, base, &st, digests, bk.nextChunk(bt.PageSize)); err != nil {
+			return "", false, err
+		}
+		if st.Copied < st.BaseSize {
+			return "", true, nil
+		}
+	}
+	path, err := bk.makeBase(ctx, full, digests, st)
+	if path != "" || err != nil {
+		return path, false, err
+	}
+	// Still under way when the partial was let be, not discarded.
+	_, err = os.Stat(filepath.Join(dir, nextPartial))
+	return "", err == nil, nil
+}
+
+// startNext starts building the next base of the base at base after the
+// day's increment (its trailer it): when the increment holds more than
+// 1/nextStartShare of a copy larger than a chunk, it copies the base's first
+// chunk. It returns a *baseDamageError when the base is found damaged.
+func (bk *Archive) startNext(ctx context.Context, day, full, base string, digests []uint64, bt pagesTrailer, it incTrailer) error {
+	chunk := bk.nextChunk(bt.PageSize)
+	if base == full || it.Size <= chunk || int64(it.Pages)*int64(it.PageSize)*nextStartShare <= it.Size {
+		return nil
+	}
+	st := nextTrailer{Version: 1, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC, PageSize: bt.PageSize, Started: day}
+	bk.logLine("%s started: a copy of %s (%d bytes), %d bytes a close-day; %d of the day's %d pages differ from it",
+		nextPartial, st.Base, st.BaseSize, chunk, it.Pages, it.Size/int64(it.PageSize))
+	return bk.copyNext(ctx, base, &st, digests, chunk)
+}
+
+// copyNext copies the next chunk of the base at base into the partial, each
+// page checked against its digest, syncs it and writes the state st moved
+// on. A failure other than the base's damage (a *baseDamageError, returned)
+// discards the partial with a line.
+func (bk *Archive) copyNext(ctx context.Context, base string, st *nextTrailer, digests []uint64, chunk int64) error {
+	n := min(chunk, st.BaseSize-st.Copied)
+	err := copyPages(ctx, base, filepath.Join(bk.backupDir, nextPartial), st, digests, n)
+	if err == nil {
+		st.Copied += n
+		err = writeNextState(bk.backupDir, *st)
+	}
+	if _, ok := errors.AsType[*baseDamageError](err); ok {
+		bk.discardNext(err.Error())
+		return err
+	}
+	if err != nil {
+		bk.discardNext("the copy of the base failed (" + err.Error() + ")")
+		return nil
+	}
+	if bk.stopAt("chunk") {
+		return errStopped
+	}
+	return nil
+}
+
+// copyPages copies n bytes of the base at base into the partial from
+// st.Copied, each page checked against its digest, and syncs the partial.
+func copyPages(ctx context.Context, base, partial string, st *nextTrailer, digests []uint64, n int64) error {
+	in, err := os.Open(base)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	flags := os.O_RDWR | os.O_CREATE
+	if st.Copied == 0 {
+		flags |= os.O_TRUNC
+	}
+	out, err := os.OpenFile(partial, flags, 0o600)
+	if err != nil {
+		return err
+	}
+	ps := int64(st.PageSize)
+	buf := make([]byte, max(min(int64(copyChunk)/ps*ps, n), ps))
+	err = func() error {
+		for off, end := st.Copied, st.Copied+n; off < end; {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			p := buf[:min(int64(len(buf)), end-off)]
+			if _, err := in.ReadAt(p, off); err != nil {
+				return err
+			}
+			for i := int64(0); i < int64(len(p)); i += ps {
+				pgid := (off + i) / ps
+				if pgid >= int64(len(digests)) || pageDigest(p[i:i+ps]) != digests[pgid] {
+					return &baseDamageError{base: base, pgid: pgid}
+				}
+			}
+			if _, err := out.WriteAt(p, off); err != nil {
+				return err
+			}
+			off += int64(len(p))
+		}
+		return out.Sync()
+	}()
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// makeBase makes the partial, the base's bytes all copied (st), the day's
+// base full: in one read transaction, the pages of the day's copy whose
+// digest is not the base's are written over it and the copy is checked as an
+// increment's is (checkSnapshot, kept for VerifyBackup); it is cut to the
+// copy's size, synced, read back against the copy's CRC-32C, renamed and
+// given the page digests of the copy. Its state is removed first: from there
+// the partial is no longer the base's copy, and one a close-day left stopped
+// on the way is discarded. It returns "" when the partial could not be made
+// the base (discarded with a line): the day's backup is then its increment.
+func (bk *Archive) makeBase(ctx context.Context, full string, digests []uint64, st nextTrailer) (string, error) {
+	dir := bk.backupDir
+	partial := filepath.Join(dir, nextPartial)
+	if _, err := os.Stat(full); err == nil && len(dependents(dir, filepath.Base(full))) > 0 {
+		return "", nil // a base of the same day others are built on is not replaced
+	}
+	if err := os.Remove(filepath.Join(dir, nextState)); err != nil {
+		bk.discardNext("its state could not be removed (" + err.Error() + ")")
+		return "", nil
+	}
+	if bk.stopAt("state removed") {
+		return "", errStopped
+	}
+	var (
+		all     []uint64
+		pt      pagesTrailer
+		checked error
+		changed int
+	)
+	err := func() error {
+		f, err := os.OpenFile(partial, os.O_RDWR, 0o600)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		err = bk.view(func(tx *bolt.Tx) error {
+			ps := tx.DB().Info().PageSize
+			if ps != st.PageSize {
+				return fmt.Errorf("the journal's pages are of %d bytes, the base's of %d", ps, st.PageSize)
+			}
+			all = make([]uint64, 0, tx.Size()/int64(ps))
+			s := newPageStream(ps, func(pgid uint64, p []byte) error {
+				d := pageDigest(p)
+				all = append(all, d)
+				if pgid < uint64(len(digests)) && digests[pgid] == d {
+					return nil
+				}
+				changed++
+				_, err := f.WriteAt(p, int64(pgid)*int64(ps))
+				return err
+			})
+			if _, err := tx.WriteTo(s); err != nil {
+				return err
+			}
+			if err := s.close(); err != nil {
+				return err
+			}
+			pt = pagesTrailer{Version: 1, Size: s.written, CRC: s.sum.Sum32(), PageSize: ps}
+			checked = bk.checkSnapshot(ctx, tx, full)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := f.Truncate(pt.Size); err != nil {
+			return err
+		}
+		return f.Sync()
+	}()
+	if err == nil && bk.stopAt("pages written") {
+		return "", errStopped
+	}
+	if err == nil {
+		if cerr := checkCRC(ctx, partial, pt.CRC); cerr != nil {
+			err = fmt.Errorf("the day's copy made of it is not the one taken: %w", cerr)
+		}
+	}
+	if err == nil {
+		// Digests of another file under the new base's name would be taken
+		// for its own.
+		if rerr := os.Remove(full + pagesSuffix); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = rerr
+		}
+	}
+	if err == nil {
+		err = os.Rename(partial, full)
+	}
+	if err != nil {
+		bk.discardNext("it could not be made the day's base (" + err.Error() + ")")
+		return "", nil
+	}
+	if bk.stopAt("renamed") {
+		return "", errStopped
+	}
+	// Without its digests the new base is still the day's full backup; the
+	// next day's backup is then an increment of the base before.
+	if err := writeDigests(full, all, pt); err != nil {
+		bk.logLine("%s was made of %s but its page digests could not be written (%v)", filepath.Base(full), nextPartial, err)
+	}
+	if bk.stopAt("digests") {
+		return "", errStopped
+	}
+	bk.backupMu.Lock()
+	delete(bk.backupSums, full)
+	bk.backupMu.Unlock()
+	bk.noteCheck(full, checked)
+	bk.logLine("%s made the day's base from %s (copied since %s) and the %d pages of the day that differ from it",
+		filepath.Base(full), st.Base, st.Started, changed)
+	return full, nil
 }

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -308,9 +312,18 @@ func TestPruneKeepsBases(t *testing.T) {
 // this way, with GALLA_BACKUP_DIR and GALLA_BACKUP_DAY, without a Z report).
 // Without them it backs up a small grown data directory and checks that the
 // next day's backup is an increment of that base.
+//
+// With GALLA_BACKUP_NEXT=1 it writes no backup but the next base of the
+// newest base there, copied all but its last chunk, so that the next
+// close-day copies that chunk and makes the day's base of it (the bench's
+// BASE=1).
 func TestBackupDataDir(t *testing.T) {
 	dir, day := os.Getenv("GALLA_BACKUP_DIR"), os.Getenv("GALLA_BACKUP_DAY")
 	bench := dir != ""
+	if bench && os.Getenv("GALLA_BACKUP_NEXT") == "1" {
+		nextAllButAChunk(t, dir)
+		return
+	}
 	if !bench {
 		dir, day = t.TempDir(), "2026-11-26"
 		key := make([]byte, 32)
@@ -438,4 +451,390 @@ func TestPageStream(t *testing.T) {
 	_, err := s.Write(data[:size+1])
 	require.NoError(t, err)
 	assert.Error(t, s.close(), "a copy that ends inside a page")
+}
+
+// writtenBytes is what this process has written so far through write
+// system calls (wchar of /proc/self/io): what a backup writes, counted by
+// the kernel, whatever the code path.
+func writtenBytes(t *testing.T) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/io")
+	if errors.Is(err, fs.ErrNotExist) && runtime.GOOS != "linux" {
+		t.Skip("no /proc/self/io to count the bytes written")
+	}
+	require.NoError(t, err)
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			require.NoError(t, err)
+			return n
+		}
+	}
+	t.Fatal("/proc/self/io has no wchar")
+	return 0
+}
+
+// changedPages counts the pages of the copy (its digests now) that differ
+// from the base's (was): the pages of the increment of the copy.
+func changedPages(was, now []uint64) int {
+	n := 0
+	for i, d := range now {
+		if i >= len(was) || was[i] != d {
+			n++
+		}
+	}
+	return n
+}
+
+// dayOf is the day i of November 2026.
+func dayOf(i int) string {
+	return time.Date(2026, 11, i, 0, 0, 0, 0, time.UTC).Format(pos.DayLayout)
+}
+
+// TestNextBaseBuilt: on a journal larger than a chunk, no close-day writes
+// the whole file once it has a base. The next base is copied from the base a
+// chunk a close-day once the day's increment holds an eighth of the copy;
+// every close-day writes at most the chunk and its increment (on the day the
+// base is made, the pages the increment would hold, written over the copy,
+// and the page digests), counted by the kernel. The base made is byte for byte
+// the copy of the day it is made on; it checks out, restores, verifies whole,
+// and the next day's increment is built on it, while the base before is kept
+// for the increments built on it.
+func TestNextBaseBuilt(t *testing.T) {
+	j, s, bdir := busyJournal(t, 10)
+	ctx := t.Context()
+	first, err := j.Archive.BackupDay(dayOf(10))
+	require.NoError(t, err)
+	assert.Equal(t, "journal-2026-11-10.db", filepath.Base(first), "the first backup of a counter is the whole file")
+	info, err := os.Stat(first)
+	require.NoError(t, err)
+	j.core.next.chunk = info.Size() / 5
+	chunk := j.Archive.nextChunk(4096)
+	was, bt, err := readDigests(first)
+	require.NoError(t, err)
+	require.Greater(t, bt.Size, 4*chunk)
+
+	built, building := "", 0
+	i := 11
+	for ; i <= 25 && built == ""; i++ {
+		appendAll(t, j, s.busyDay(dayOf(i), 20, uint64(i)))
+		w0 := writtenBytes(t)
+		path, err := j.Archive.BackupDay(dayOf(i))
+		written := writtenBytes(t) - w0
+		require.NoError(t, err)
+		if isIncrement(path) {
+			inc, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, written, inc.Size()+chunk+8<<10, "%s: %d bytes written; the increment is %d, a chunk %d", dayOf(i), written, inc.Size(), chunk)
+			tr, _, err := readIncrement(path)
+			require.NoError(t, err)
+			assert.Equal(t, filepath.Base(first), tr.Base)
+			if _, err := os.Stat(filepath.Join(bdir, nextState)); err == nil {
+				building++
+			}
+			require.NoError(t, j.Archive.VerifyBackup(ctx, path))
+			continue
+		}
+		built = path
+		var full bytes.Buffer
+		require.NoError(t, j.Archive.Backup(&full), "the copy of the same moment")
+		got, err := os.ReadFile(built)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(full.Bytes(), got), "the base made over %d close-days is byte for byte the copy of %s", building+1, dayOf(i))
+		now, pt, err := readDigests(built)
+		require.NoError(t, err, "with its page digests")
+		assert.Equal(t, crc32.Checksum(full.Bytes(), backupCRC), pt.CRC)
+		pages := changedPages(was, now)
+		bound := chunk + int64(pages*4096) + int64(len(pagesMagic)+8*len(now)+512) + 8<<10
+		assert.LessOrEqual(t, written, bound, "%s: %d bytes written: a chunk %d, the %d pages of the day's increment and the digests", dayOf(i), written, chunk, pages)
+		assert.Less(t, written, int64(full.Len()), "less than the file")
+		require.NoError(t, j.Archive.VerifyBackup(ctx, built))
+	}
+	require.NotEmpty(t, built, "a base made by %s", dayOf(i-1))
+	assert.GreaterOrEqual(t, building, 3, "copied over several close-days")
+	assert.Equal(t, "journal-"+dayOf(i-1)+".db", filepath.Base(built))
+	for _, gone := range []string{nextPartial, nextState, "journal-" + dayOf(i-1) + incSuffix} {
+		assert.NoFileExists(t, filepath.Join(bdir, gone), "%s: the day's increment is held by the base", gone)
+	}
+	log, err := os.ReadFile(filepath.Join(bdir, backupLog))
+	require.NoError(t, err)
+	assert.Contains(t, string(log), nextPartial+" started: a copy of journal-2026-11-10.db")
+	assert.Contains(t, string(log), filepath.Base(built)+" made the day's base from journal-2026-11-10.db (copied since 2026-11-11)")
+	latest, err := LatestBackup(bdir)
+	require.NoError(t, err)
+	assert.Equal(t, built, latest)
+	space, err := j.Archive.BackupSpace()
+	require.NoError(t, err)
+	assert.Equal(t, i-10, space.Files, "the bases and the increments, not the log")
+
+	// The base made is a full backup as any other: checked whole and
+	// restored.
+	rep, err := VerifyFile(ctx, built)
+	require.NoError(t, err)
+	assert.Positive(t, rep.Events)
+	dst := filepath.Join(t.TempDir(), "data", "journal.db")
+	require.NoError(t, Restore(ctx, built, dst))
+	r, err := Open(dst, Options{})
+	require.NoError(t, err)
+	for _, day := range []string{dayOf(1), dayOf(i - 1)} {
+		want, err := j.Orders.OrdersByDay(ctx, day)
+		require.NoError(t, err)
+		have, err := r.Orders.OrdersByDay(ctx, day)
+		require.NoError(t, err)
+		assert.Equal(t, want, have, day)
+	}
+	require.NoError(t, r.Close())
+
+	// The next day's backup is an increment of it; the base before is kept
+	// while the kept increments are built on it.
+	appendAll(t, j, s.busyDay(dayOf(i), 20, uint64(i)))
+	next, err := j.Archive.BackupDay(dayOf(i))
+	require.NoError(t, err)
+	tr, _, err := readIncrement(next)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Base(built), tr.Base)
+	require.NoError(t, j.Archive.VerifyBackup(ctx, next))
+	var full bytes.Buffer
+	require.NoError(t, j.Archive.Backup(&full))
+	img := filepath.Join(t.TempDir(), "image.db")
+	require.NoError(t, materialize(ctx, next, img))
+	got, err := os.ReadFile(img)
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(full.Bytes(), got), "the made base + the next increment = the copy")
+	_, err = j.Archive.PruneBackups(dayOf(i))
+	require.NoError(t, err)
+	assert.FileExists(t, first, "the base before, which kept increments are built on")
+	assert.FileExists(t, first+pagesSuffix)
+	_, err = j.Archive.PruneBackups("2027-01-10")
+	require.NoError(t, err)
+	assert.NoFileExists(t, first, "no kept increment needs it")
+	assert.FileExists(t, built, "the month-end's base")
+
+	// Salvage reads an increment of the made base.
+	require.NoError(t, j.Close())
+	require.NoError(t, os.Truncate(j.core.path, info.Size()/2))
+	out := filepath.Join(t.TempDir(), "salvaged.db")
+	sr, err := Salvage(ctx, j.core.path, next, out)
+	require.NoError(t, err)
+	assert.Positive(t, sr.FromBackup)
+}
+
+// checkBackupsRestorable checks that every backup in bdir is what it says:
+// an increment makes its copy with its base, a base is the file its digests
+// were taken of, a full copy without digests checks out whole.
+func checkBackupsRestorable(t *testing.T, bdir string) {
+	t.Helper()
+	ctx := t.Context()
+	all, err := Backups(bdir)
+	require.NoError(t, err)
+	require.NotEmpty(t, all)
+	for _, b := range all {
+		switch {
+		case isIncrement(b):
+			require.NoError(t, materialize(ctx, b, filepath.Join(t.TempDir(), "copy.db")), b)
+		default:
+			if _, pt, err := readDigests(b); err == nil {
+				require.NoError(t, checkCRC(ctx, b, pt.CRC), b)
+				continue
+			}
+			_, err := VerifyFile(ctx, b)
+			require.NoError(t, err, b)
+		}
+	}
+}
+
+// nextBaseTemplate is a data directory, its journal closed, of 10 busy
+// days with their first backup (a base); with started, day 11 closed as
+// well, whose increment started the next base (half the base a close-day).
+// The script that wrote it comes with it.
+func nextBaseTemplate(t *testing.T, started bool) (string, script) {
+	t.Helper()
+	j, s, bdir := busyJournal(t, 10)
+	first, err := j.Archive.BackupDay(dayOf(10))
+	require.NoError(t, err)
+	require.False(t, isIncrement(first))
+	if started {
+		j.core.next.chunk = halfBase(t, bdir)
+		appendAll(t, j, s.busyDay(dayOf(11), 20, 11))
+		inc, err := j.Archive.BackupDay(dayOf(11))
+		require.NoError(t, err)
+		require.True(t, isIncrement(inc))
+		require.FileExists(t, filepath.Join(bdir, nextState), "the next base started")
+	}
+	require.NoError(t, j.Close())
+	return filepath.Dir(j.core.path), *s
+}
+
+// halfBase is a chunk a little over half the first base in bdir.
+func halfBase(t *testing.T, bdir string) int64 {
+	t.Helper()
+	info, err := os.Stat(filepath.Join(bdir, "journal-2026-11-10.db"))
+	require.NoError(t, err)
+	return info.Size()/2 + 4096
+}
+
+// openCopy opens a copy of the data directory tmpl (nextBaseTemplate), its
+// chunk half its first base, and returns it and its backups directory.
+func openCopy(t *testing.T, tmpl string) (*Journal, string) {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, filepath.WalkDir(tmpl, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(tmpl, path)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o700)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), data, 0o600)
+	}))
+	bdir := filepath.Join(dir, "backups")
+	j, err := Open(filepath.Join(dir, "journal.db"), Options{BackupDir: bdir, Now: func() time.Time { return t0 }})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = j.Close() })
+	j.core.next.chunk = halfBase(t, bdir)
+	return j, bdir
+}
+
+// TestNextBaseStopped: a close-day stopped at any step of building the next
+// base (a crash, simulated) leaves every backup restorable; the close-days
+// after go on, discarding a partial they cannot use with a line, and make a
+// base that is the copy of its day.
+func TestNextBaseStopped(t *testing.T) {
+	tmpl, s := nextBaseTemplate(t, false)
+	for _, step := range []string{"chunk", "state removed", "pages written", "renamed", "digests"} {
+		t.Run(step, func(t *testing.T) {
+			j, bdir := openCopy(t, tmpl)
+			s := s
+			stopped := false
+			j.core.next.stop = func(at string) bool {
+				if at == step && !stopped {
+					stopped = true
+					return true
+				}
+				return false
+			}
+			i := 11
+			for ; !stopped; i++ {
+				require.Less(t, i, 15, "the step %q was reached", step)
+				appendAll(t, j, s.busyDay(dayOf(i), 20, uint64(i)))
+				if _, err := j.Archive.BackupDay(dayOf(i)); err != nil {
+					require.ErrorIs(t, err, errStopped)
+				}
+			}
+			// The process ends there; another opens the journal.
+			require.NoError(t, j.Close())
+			checkBackupsRestorable(t, bdir)
+			j, err := Open(j.core.path, Options{BackupDir: bdir, Now: func() time.Time { return t0 }})
+			require.NoError(t, err)
+			defer j.Close()
+			j.core.next.chunk = halfBase(t, bdir)
+
+			built := ""
+			for ; i <= 18 && built == ""; i++ {
+				appendAll(t, j, s.busyDay(dayOf(i), 20, uint64(i)))
+				path, err := j.Archive.BackupDay(dayOf(i))
+				require.NoError(t, err)
+				require.NoError(t, j.Archive.VerifyBackup(t.Context(), path))
+				if !isIncrement(path) {
+					built = path
+				}
+			}
+			require.NotEmpty(t, built, "a base made after the stop")
+			var full bytes.Buffer
+			require.NoError(t, j.Archive.Backup(&full))
+			got, err := os.ReadFile(built)
+			require.NoError(t, err)
+			assert.True(t, bytes.Equal(full.Bytes(), got), "the base made is the copy of its day")
+			checkBackupsRestorable(t, bdir)
+			if step == "state removed" || step == "pages written" {
+				log, err := os.ReadFile(filepath.Join(bdir, backupLog))
+				require.NoError(t, err)
+				assert.Contains(t, string(log), nextPartial+" discarded: its state is missing")
+			}
+		})
+	}
+}
+
+// TestNextBaseDiscarded: a partial that is damaged, missing or cut short, or
+// whose state is damaged, is discarded with a line and the close-day's
+// backup is the day's increment (the building starts again from the base); a
+// base found damaged while it is copied gets a base written whole.
+func TestNextBaseDiscarded(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, bdir, base string)
+		line   string
+		whole  bool // the day's backup is a base written whole
+	}{
+		{"a byte of the partial", func(t *testing.T, bdir, _ string) {
+			flipByte(t, filepath.Join(bdir, nextPartial), 3*4096+17)
+		}, "discarded: it could not be made the day's base (the day's copy made of it is not the one taken", false},
+		{"the partial missing", func(t *testing.T, bdir, _ string) {
+			require.NoError(t, os.Remove(filepath.Join(bdir, nextPartial)))
+		}, "discarded: it holds fewer bytes than the", false},
+		{"the partial cut short", func(t *testing.T, bdir, _ string) {
+			require.NoError(t, os.Truncate(filepath.Join(bdir, nextPartial), 4096))
+		}, "discarded: it holds fewer bytes than the", false},
+		{"its state damaged", func(t *testing.T, bdir, _ string) {
+			flipByte(t, filepath.Join(bdir, nextState), 10)
+		}, "discarded: its state cannot be read", false},
+		{"the base damaged", func(t *testing.T, _, base string) {
+			info, err := os.Stat(base)
+			require.NoError(t, err)
+			flipByte(t, base, int(info.Size())-4096+10)
+		}, "journal-2026-11-10.db is damaged (page ", true},
+	}
+	tmpl, s := nextBaseTemplate(t, true)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j, bdir := openCopy(t, tmpl)
+			s := s
+			tt.damage(t, bdir, filepath.Join(bdir, "journal-2026-11-10.db"))
+			appendAll(t, j, s.busyDay(dayOf(12), 20, 12))
+			path, err := j.Archive.BackupDay(dayOf(12))
+			require.NoError(t, err, "the close-day goes on")
+			require.NoError(t, j.Archive.VerifyBackup(t.Context(), path))
+			if tt.whole {
+				assert.Equal(t, "journal-2026-11-12.db", filepath.Base(path))
+				var full bytes.Buffer
+				require.NoError(t, j.Archive.Backup(&full))
+				got, err := os.ReadFile(path)
+				require.NoError(t, err)
+				assert.True(t, bytes.Equal(full.Bytes(), got))
+			} else {
+				assert.Equal(t, "journal-2026-11-12.inc", filepath.Base(path), "the day's increment")
+				require.NoError(t, materialize(t.Context(), path, filepath.Join(t.TempDir(), "copy.db")))
+			}
+			if tt.whole {
+				assert.NoFileExists(t, filepath.Join(bdir, nextPartial))
+			}
+			log, err := os.ReadFile(filepath.Join(bdir, backupLog))
+			require.NoError(t, err)
+			assert.Contains(t, string(log), tt.line)
+		})
+	}
+}
+
+// nextAllButAChunk writes, in the data directory dir, the next base of the
+// newest base of its backups copied all but its last chunk.
+func nextAllButAChunk(t *testing.T, dir string) {
+	bdir := filepath.Join(dir, defaultBackupDir)
+	base, digests, bt, err := newestBase(bdir, "9999-12-31")
+	require.NoError(t, err)
+	require.NotEmpty(t, base, "%s holds no base", bdir)
+	chunk := (&Archive{&journalCore{}}).nextChunk(bt.PageSize)
+	require.Greater(t, bt.Size, chunk, "a base larger than a chunk")
+	st := nextTrailer{Version: 1, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC, PageSize: bt.PageSize, Started: "2026-11-01"}
+	require.NoError(t, copyPages(t.Context(), base, filepath.Join(bdir, nextPartial), &st, digests, bt.Size-chunk))
+	st.Copied = bt.Size - chunk
+	require.NoError(t, writeNextState(bdir, st))
+	t.Logf("%s: %d of %d bytes of %s", nextPartial, st.Copied, bt.Size, st.Base)
 }

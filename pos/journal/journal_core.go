@@ -51,6 +51,7 @@ type journalCore struct {
 	backupMu     sync.Mutex        // guards backupSums and backupChecks
 	backupSums   map[string]uint32 // the CRC-32C of each backup BackupTo wrote, by path
 	backupChecks map[string]error  // the check of the copy each increment stands for, by path
+	next         nextBaseKnobs     // the tests' hold on the building of the next base (increment.go)
 
 	replayBatch int    // the events of one transaction of checkDerived's replay; 0 is replayBatch
 	replayHook  func() // called by checkDerived's replay before each commit and before its comparison (tests)

@@ -166,8 +166,9 @@ func (bk *Archive) PruneBackups(day string) (pos.BackupPrune, error) {
 
 // BackupSpace returns how many files the backup directory holds and their
 // size (pos.BackupKeeper): the day backups and any other copy kept there (a
-// base's page digests are counted in its size, not as a file of their own),
-// and which of them hold customers' details in clear (holdsClear).
+// base's page digests, the next base being built, its state and the backups'
+// log are counted in the size, not as files of their own), and which of them
+// hold customers' details in clear (holdsClear).
 func (bk *Archive) BackupSpace() (pos.BackupSpace, error) {
 	files, err := backupFiles(bk.backupDir)
 	if err != nil {
@@ -176,8 +177,8 @@ func (bk *Archive) BackupSpace() (pos.BackupSpace, error) {
 	var s pos.BackupSpace
 	for _, f := range files {
 		s.Bytes += f.size
-		if strings.HasSuffix(f.name, backupSuffix+pagesSuffix) {
-			continue // part of its base
+		if strings.HasSuffix(f.name, backupSuffix+pagesSuffix) || f.name == nextPartial || f.name == nextState || f.name == backupLog {
+			continue // part of its base, or of the bases to come
 		}
 		s.Files++
 		if strings.HasSuffix(f.name, backupSuffix) && holdsClear(filepath.Join(bk.backupDir, f.name)) {
