@@ -106,10 +106,7 @@ func decodeEvents(rows []row) []*pos.Event {
 	evs := make([]*pos.Event, len(rows))
 	decode := func(from, to int) {
 		for i := from; i < to; i++ {
-			var ev pos.Event
-			if json.Unmarshal(rows[i].body, &ev) == nil {
-				evs[i] = &ev
-			}
+			evs[i] = decodeEvent(rows[i].body) // project_decode.go
 		}
 	}
 	n := min(runtime.GOMAXPROCS(0), len(rows)/64+1)
@@ -310,7 +307,7 @@ const subChunk = 250
 // it sent are read before it returns: the connection is free for the
 // rollback.
 func projectRows(ctx context.Context, tx pgx.Tx, v *vault, terminal string, rows []row) error {
-	return projectPart(ctx, tx, v, terminal, rows, false)
+	return projectPart(ctx, tx, v, terminal, rows, false, 0)
 }
 
 // projectSavepoint is the savepoint projectPart writes a part inside.
@@ -320,8 +317,9 @@ const projectSavepoint = "project_part"
 // the savepoint is taken in the round trip of the first read and released in
 // that of the last writes (a pgx savepoint, tx.Begin, takes a round trip to
 // begin and one to commit). When it fails, what it wrote is rolled back to
-// the savepoint.
-func projectPart(ctx context.Context, tx pgx.Tx, v *vault, terminal string, rows []row, inSavepoint bool) (err error) {
+// the savepoint. With markTo (in a savepoint only), the terminal's mark is
+// moved to it in the round trip of the last writes.
+func projectPart(ctx context.Context, tx pgx.Tx, v *vault, terminal string, rows []row, inSavepoint bool, markTo int64) (err error) {
 	p := newProjector(ctx, tx, v, terminal)
 	if inSavepoint {
 		_, _ = p.pipe.queue(ctx, "SAVEPOINT "+projectSavepoint)
@@ -330,6 +328,7 @@ func projectPart(ctx context.Context, tx pgx.Tx, v *vault, terminal string, rows
 		if werr := p.pipe.wait(); err == nil {
 			err = werr
 		}
+		defer p.pipe.done()
 		if err != nil && inSavepoint && p.pipe.sent {
 			// The savepoint went with the first writes sent; the connection
 			// still holds the transaction unless it was lost.
@@ -370,6 +369,9 @@ func projectPart(ctx context.Context, tx pgx.Tx, v *vault, terminal string, rows
 	}
 	if inSavepoint {
 		_, _ = p.pipe.queue(ctx, "RELEASE SAVEPOINT "+projectSavepoint)
+		if markTo > 0 {
+			_, _ = p.pipe.queue(ctx, markSQL, terminal, markTo)
+		}
 	}
 	return p.pipe.send(ctx)
 }

@@ -30,6 +30,9 @@ type pipeTx struct {
 	pending pgx.BatchResults
 	sds     map[string]*pgconn.StatementDescription // the statements Exec prepared
 	sent    bool                                    // whether any write was sent
+	// restore gives the connection back its own array codecs, once queue
+	// has made it send binArrays (project_arrays.go); nil before.
+	restore func()
 }
 
 // maxQueued bounds the writes held before they are sent.
@@ -71,8 +74,18 @@ func (t *pipeTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 // projections' set-based writes (project_sets.go), whose arrays are most of
 // the projector's encoding: the caller makes sure every value fits its column's
 // type (Go strings, int64 into bigint, int32 into int, pgtype dates and
-// times), so that their encoding cannot fail inside the pipeline.
+// times), so that their encoding cannot fail inside the pipeline. Its
+// arrays ([]string, []int64, []int32, []pgtype.Date, []pgtype.Timestamptz)
+// are encoded here, once, as binArrays: each must go to a parameter of its
+// own array type (text[], int8[], int4[], date[], timestamptz[]), which
+// PostgreSQL checks.
 func (t *pipeTx) queue(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	if t.restore == nil {
+		t.restore = sendsBinArrays(t.Tx.Conn().TypeMap())
+	}
+	for i, a := range args {
+		args[i] = binArrayOf(a)
+	}
 	t.batch.Queue(sql, args...)
 	if t.batch.Len() >= maxQueued {
 		return pgconn.CommandTag{}, t.send(ctx)
@@ -87,6 +100,15 @@ func (t *pipeTx) take() *pgx.Batch {
 	b := &pgx.Batch{QueuedQueries: t.batch.QueuedQueries}
 	t.batch, t.sent = pgx.Batch{}, true
 	return b
+}
+
+// done gives the connection back its own array codecs once the writes
+// queued are sent (or dropped).
+func (t *pipeTx) done() {
+	if t.restore != nil {
+		t.restore()
+		t.restore = nil
+	}
 }
 
 // wait reads the results of the writes sent by sendAsync: the first refusal

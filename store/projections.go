@@ -98,17 +98,19 @@ func (pj *Projections) project(ctx context.Context, terminal string, mem []row) 
 			for len(mem) > 0 && int64(mem[len(mem)-1].seq) > last {
 				mem = mem[:len(mem)-1]
 			}
-			n, err := catchUp(ctx, tx, pj.vault(), terminal, mark, last, mem)
+			n, marked, err := catchUp(ctx, tx, pj.vault(), terminal, mark, last, mem, true)
 			if err != nil || n == mark {
 				return err
 			}
+			from, to = mark, n
 			if claimed {
 				if err := voidUnbacked(ctx, tx, terminal, n); err != nil {
 					return err
 				}
 			}
-			_, err = tx.Exec(ctx, "UPDATE projection_marks SET seq = $2 WHERE terminal_id = $1", terminal, n)
-			from, to = mark, n
+			if !marked {
+				_, err = tx.Exec(ctx, markSQL, terminal, n)
+			}
 			return err
 		}()
 	}
@@ -179,11 +181,18 @@ func (pj *Projections) analyzeStale(ctx context.Context) error {
 // with: 300 rows a unit, 3 000 rows.
 const eventsStatisticsTarget = 10
 
+// markSQL moves a terminal's mark to the last event projected.
+const markSQL = "UPDATE projection_marks SET seq = $2 WHERE terminal_id = $1"
+
 // catchUp projects terminal's events after seq, up to last (the terminal's
 // last stored), and returns the last one projected. The events of mem (in
 // sequence without a gap, stored) are taken from it, the others read from
-// events.
-func catchUp(ctx context.Context, tx pgx.Tx, v *vault, terminal string, seq, last int64, mem []row) (int64, error) {
+// events. With mark, the terminal's mark is moved to last with the writes of
+// the events that reach it, in their round trip, and marked says so (the
+// mark is left to the caller otherwise: events missing, or an event
+// skipped with an alarm). The mark moved before the claims are voided
+// (voidUnbacked) is the same transaction's end as after.
+func catchUp(ctx context.Context, tx pgx.Tx, v *vault, terminal string, seq, last int64, mem []row, mark bool) (_ int64, marked bool, _ error) {
 	const chunk = 2000
 	for seq < last {
 		var rows []row
@@ -197,15 +206,21 @@ func catchUp(ctx context.Context, tx pgx.Tx, v *vault, terminal string, seq, las
 			}
 			var err error
 			if rows, err = readEvents(ctx, tx, v, terminal, seq, n); err != nil || len(rows) == 0 {
-				return seq, err
+				return seq, false, err
 			}
 		}
-		if err := projectSafely(ctx, tx, v, terminal, rows); err != nil {
-			return seq, err
+		end := int64(rows[len(rows)-1].seq)
+		markTo := int64(0)
+		if mark && end == last {
+			markTo = last
 		}
-		seq = int64(rows[len(rows)-1].seq)
+		var err error
+		if marked, err = projectSafely(ctx, tx, v, terminal, rows, markTo); err != nil {
+			return seq, false, err
+		}
+		seq = end
 	}
-	return seq, nil
+	return seq, marked, nil
 }
 
 // AlarmProjection is an event the projections could not take: it stays in
@@ -216,26 +231,30 @@ const AlarmProjection = "projection"
 // them (an event whose values it cannot hold), they are projected one by one
 // and each event refused is skipped with an alarm, so that one bad event does
 // not stop the pages of the whole store.
-func projectSafely(ctx context.Context, tx pgx.Tx, v *vault, terminal string, rows []row) error {
-	try := func(rs []row) error { return projectPart(ctx, tx, v, terminal, rs, true) }
-	err := try(rows)
+//
+// With markTo, the terminal's mark is moved to it with the rows' writes
+// (marked) when they are all projected at once; one by one, it is left to
+// the caller.
+func projectSafely(ctx context.Context, tx pgx.Tx, v *vault, terminal string, rows []row, markTo int64) (marked bool, _ error) {
+	try := func(rs []row, markTo int64) error { return projectPart(ctx, tx, v, terminal, rs, true, markTo) }
+	err := try(rows, markTo)
 	if err == nil || unavailable(err) || ctx.Err() != nil {
-		return err
+		return err == nil && markTo > 0, err
 	}
 	for _, r := range rows {
-		err := try([]row{r})
+		err := try([]row{r}, 0)
 		if err == nil {
 			continue
 		}
 		if unavailable(err) || ctx.Err() != nil {
-			return err
+			return false, err
 		}
 		if _, aerr := tx.Exec(ctx, "INSERT INTO alarms (terminal_id, kind, seq, detail) VALUES ($1, $2, $3, $4)",
 			terminal, AlarmProjection, int64(r.seq), fmt.Sprintf("event %d could not be projected (%v): the pages leave it out; it is kept in events", r.seq, err)); aerr != nil {
-			return aerr
+			return false, aerr
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // RebuildStats says what Rebuild replayed.
@@ -274,7 +293,7 @@ func (pj *Projections) Rebuild(ctx context.Context) (RebuildStats, error) {
 			return err
 		}
 		for _, t := range terms {
-			n, err := catchUp(ctx, tx, pj.vault(), t.id, 0, t.last, nil)
+			n, _, err := catchUp(ctx, tx, pj.vault(), t.id, 0, t.last, nil, false)
 			if err != nil {
 				return err
 			}
