@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -30,6 +31,24 @@ type codec struct {
 	buf bytes.Buffer // w's output
 
 	r sync.Pool // io.ReadCloser (a flate.Resetter) with eventDict
+
+	jmu  sync.Mutex    // guards jbuf and enc, held by the caller of marshal
+	jbuf bytes.Buffer  // the JSON of the body marshal wrote last
+	enc  *json.Encoder // writes into jbuf
+}
+
+// marshal returns the JSON of v as json.Marshal gives it, in c's buffer: valid
+// until the next call. The caller holds c.jmu.
+func (c *codec) marshal(v any) ([]byte, error) {
+	c.jbuf.Reset()
+	if c.enc == nil {
+		c.enc = json.NewEncoder(&c.jbuf) // escapes HTML, as json.Marshal does
+	}
+	if err := c.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := c.jbuf.Bytes()
+	return b[:len(b)-1], nil // Encode ends it with a newline; Marshal does not
 }
 
 // deflateLevel is the compressor's level: the fastest, whose bodies average 13

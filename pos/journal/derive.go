@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,13 +20,20 @@ import (
 // proofs; each record it reads to build on is checked against its proof first.
 // An error refuses the event (Append) or stops the replay (Rebuild).
 func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) error {
-	if ev.Day != "" && laterClosed(tx, ev.Day) {
+	return deriveWith(tx, ev, cache, pv, nil)
+}
+
+// deriveWith is derive with memo, what the journal's Appends know of the
+// indexes derive reads (memo.go), kept true by every write it makes to them.
+func deriveWith(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover, memo *derivedMemo) error {
+	memo = memo.in(tx)
+	if ev.Day != "" && memo.laterClosed(tx, ev.Day) {
 		return fmt.Errorf("day %s: %w", ev.Day, pos.ErrDayClosed)
 	}
 	applied := true
 	if ev.Kind.IsOrderEvent() {
 		var err error
-		if applied, err = deriveOrder(tx, ev, cache, pv); err != nil {
+		if applied, err = deriveOrder(tx, ev, cache, pv, memo); err != nil {
 			return err
 		}
 	}
@@ -54,6 +62,7 @@ func derive(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) error {
 	}
 	switch ev.Kind {
 	case pos.EvDayClosed:
+		memo.dayClosed()
 		return deriveDayClose(tx, ev, pv)
 	case EvNumbersContinued:
 		return deriveNumbers(tx, ev)
@@ -148,23 +157,30 @@ func withAttempt(raw []byte, a pos.StaffAttempt) ([]byte, error) {
 // deriveOrder applies an order event to its order with Order.Apply and updates
 // orders (state and event index), days and unresolved. It reports whether the event was
 // applied (false for a stale event, which is stored and changes no order).
-func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) (bool, error) {
+func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover, memo *derivedMemo) (bool, error) {
 	orders := tx.Bucket(bucketOrders)
 	// Order ids ascend (the terminal makes them from the day and a counter) and
 	// an order's event index sorts right after it, so nearly every put lands on
 	// the last page: pack the pages instead of splitting them in halves that
 	// are never filled again (bbolt's default of 50% left the pages a third full).
 	orders.FillPercent = ordersFill
-	id := []byte(ev.OrderID)
-	var o pos.Order
-	raw := orders.Get(id)
+	// The key of this event's index entry (proof.go) holds the order's id:
+	// one allocation for both.
+	indexKey := orderEventKeyOf(ev.OrderID, ev.Seq)
+	id := indexKey[:len(ev.OrderID)]
+	// One cursor for the reads of orders (a cursor's stack is allocated anew
+	// for each Get).
+	c := orders.Cursor()
+	raw := cursorGet(c, id)
+	var o *pos.Order
 	switch {
 	case raw != nil:
-		if c := cache.get(ev.OrderID, raw); c != nil {
-			o = *c // the bytes this journal wrote last, so proved
-		} else {
-			// The next state is built on the stored one: an edited record
-			// would be given a proof by it.
+		// The order Append wrote last is taken out of the cache, not copied:
+		// this transaction changes it, and puts it back as written.
+		if o = cache.take(ev.OrderID, raw); o == nil {
+			// The bytes this journal wrote last are proved; others are
+			// checked: the next state is built on the stored one, and an
+			// edited record would be given a proof by it.
 			if reason := pv.checkOrderProof(tx, id, raw); reason != "" {
 				return false, &proofError{bucket: string(bucketOrders), key: ev.OrderID, reason: reason}
 			}
@@ -172,12 +188,15 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) (bool
 			if err != nil {
 				return false, fmt.Errorf("order %q: stored state: %w", ev.OrderID, err)
 			}
-			if err := json.Unmarshal(plain, &o); err != nil {
+			o = new(pos.Order)
+			if err := json.Unmarshal(plain, o); err != nil {
 				return false, fmt.Errorf("order %q: stored state: %w", ev.OrderID, err)
 			}
 		}
 	case ev.Kind != pos.EvOrderIntent:
 		return false, fmt.Errorf("order %q: %w", ev.OrderID, pos.ErrOrderNotFound)
+	default:
+		o = new(pos.Order)
 	}
 	err := o.Apply(*ev)
 	stale := errors.Is(err, pos.ErrStaleEvent)
@@ -185,19 +204,24 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) (bool
 		return false, err
 	}
 	// The newest entry of the index holds the proof of the order's record
-	// (proof.go), put with it below; until then it is empty.
-	indexKey := orderEventKey(ev.OrderID, ev.Seq)
-	if err := orders.Put(indexKey, nil); err != nil {
-		return false, err
-	}
+	// (proof.go); it is put once, with its value, below. Until then it is
+	// counted as there: it is the order's first event when the order has none.
 	if raw == nil && stale {
-		return false, nil // no order exists to list
+		memo.forget(ev.OrderID)
+		return false, orders.Put(indexKey, nil) // no order exists to list
 	}
-	keeps := tx.Bucket(bucketProofs) != nil
+	var f orderFacts // what the memo knows of the order's indexes
+	if raw != nil {
+		f = memo.order(ev.OrderID)
+	}
+	keeps := memo.keepsProofs(tx)
 	// Puts that would change nothing are skipped: each bucket touched costs
 	// pages written in the commit.
-	first := firstSeq(tx, ev.OrderID)
-	if ev.Day != "" {
+	if f.first == 0 {
+		f.first = firstSeqAt(c, ev.OrderID, indexKey)
+	}
+	first := f.first
+	if ev.Day != "" && f.day != ev.Day {
 		days, k := tx.Bucket(bucketDays), dayKey(ev.Day, first)
 		days.FillPercent = ordersFill // keys ascend too: day, then first sequence
 		if days.Get(k) == nil {
@@ -205,18 +229,21 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) (bool
 				return false, err
 			}
 		}
+		f.day = ev.Day
 	}
 	if stale {
+		memo.setOrder(ev.OrderID, f)
+		var proof []byte
 		if keeps {
 			plain, err := pv.v.openValue(bucketOrders, id, raw)
 			if err != nil {
 				return false, fmt.Errorf("order %q: stored state: %w", ev.OrderID, err)
 			}
-			return false, orders.Put(indexKey, pv.sum(bucketOrders, indexKey, plain))
+			proof = pv.sum(bucketOrders, indexKey, plain)
 		}
-		return false, nil
+		return false, orders.Put(indexKey, proof)
 	}
-	data, err := json.Marshal(&o)
+	data, err := json.Marshal(o)
 	if err != nil {
 		return false, err
 	}
@@ -224,27 +251,58 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover) (bool
 	if err := orders.Put(id, stored); err != nil {
 		return false, err
 	}
+	var proof []byte
 	if keeps {
-		if err := orders.Put(indexKey, pv.sum(bucketOrders, indexKey, data)); err != nil {
-			return false, err
-		}
+		proof = pv.sum(bucketOrders, indexKey, data)
 	}
-	if cache != nil {
-		keep := o.Clone()
-		if cache.atOnce {
-			cache.put(ev.OrderID, stored, keep)
-		} else {
-			tx.OnCommit(func() { cache.put(ev.OrderID, stored, keep) })
-		}
+	if err := orders.Put(indexKey, proof); err != nil {
+		return false, err
+	}
+	// Remembered at once: should the transaction roll back, the stored bytes
+	// stay the ones before, which the entry's do not match.
+	cache.put(ev.OrderID, stored, o)
+	listed, want := f.listed, int8(-1)
+	if o.Unresolved() {
+		want = 1
+	}
+	f.listed = want
+	memo.setOrder(ev.OrderID, f)
+	if listed == want {
+		return true, nil
 	}
 	unresolved, k := tx.Bucket(bucketUnresolved), u64(first)
-	switch listed := unresolved.Get(k) != nil; {
-	case o.Unresolved() && !listed:
+	if listed == 0 {
+		listed = -1
+		if unresolved.Get(k) != nil {
+			listed = 1
+		}
+	}
+	switch {
+	case want > 0 && listed < 0:
 		return true, unresolved.Put(k, id)
-	case !o.Unresolved() && listed:
+	case want < 0 && listed > 0:
 		return true, unresolved.Delete(k)
 	}
 	return true, nil
+}
+
+// orderEventKeyOf is orderEventKey in one allocation.
+func orderEventKeyOf(orderID string, seq uint64) []byte {
+	k := make([]byte, len(orderID)+1+8)
+	copy(k, orderID)
+	k[len(orderID)] = sep
+	binary.BigEndian.PutUint64(k[len(orderID)+1:], seq)
+	return k
+}
+
+// cursorGet is Bucket.Get through c, a cursor of a bucket without nested
+// buckets: the value of key, nil when it is absent.
+func cursorGet(c *bolt.Cursor, key []byte) []byte {
+	k, v := c.Seek(key)
+	if !bytes.Equal(k, key) {
+		return nil
+	}
+	return v
 }
 
 // ordersFill is the fill of the orders bucket's pages when bbolt splits them.
@@ -253,8 +311,22 @@ const ordersFill = 0.95
 // firstSeq is the sequence of the first event of orderID (its order.intent): the
 // first key of its event index in orders.
 func firstSeq(tx *bolt.Tx, orderID string) uint64 {
-	prefix := orderEventPrefix(orderID)
-	k, _ := tx.Bucket(bucketOrders).Cursor().Seek(prefix)
+	return firstSeqAt(tx.Bucket(bucketOrders).Cursor(), orderID, nil)
+}
+
+// firstSeqAt is firstSeq through c, a cursor of orders, counting the index
+// entry own (nil: none) as there whether it is put yet or not.
+func firstSeqAt(c *bolt.Cursor, orderID string, own []byte) uint64 {
+	prefix := own
+	if prefix != nil {
+		prefix = own[:len(orderID)+1]
+	} else {
+		prefix = orderEventPrefix(orderID)
+	}
+	k, _ := c.Seek(prefix)
+	if own != nil && (!bytes.HasPrefix(k, prefix) || bytes.Compare(own, k) < 0) {
+		k = own
+	}
 	if !bytes.HasPrefix(k, prefix) || len(k) != len(prefix)+8 {
 		return 0
 	}
@@ -363,16 +435,15 @@ func compact(data []byte) []byte {
 // hit needs the stored bytes to be equal, so the cache can never serve a state
 // other than the stored one. A nil *orderCache caches nothing.
 //
-// The cache of a journal remembers an order when its transaction commits, so
-// that a rolled-back one leaves nothing behind. The cache of the replay of
-// checkDerived (atOnce) remembers it at once: the replay writes its own
-// temporary file in transactions of many events, none rolled back but on an
-// error that ends it, and the next event of a sale is nearly always in the
-// same one.
+// An order is remembered as soon as its record is put, inside the transaction:
+// a transaction rolled back leaves the stored bytes the ones before, which the
+// entry's do not match (a sealed record's bytes are new each time), and a
+// reader's transaction that began before the commit reads the bytes before
+// too. The Append that changes an order takes it out of the cache (take) and
+// puts it back as written; a reader gets a copy (get).
 type orderCache struct {
-	mu     sync.Mutex
-	m      map[string]cachedOrder
-	atOnce bool
+	mu sync.Mutex
+	m  map[string]cachedOrder
 }
 
 // cachedOrder is one entry of orderCache.
@@ -398,8 +469,31 @@ func (c *orderCache) get(id string, raw []byte) *pos.Order {
 	return e.o.Clone()
 }
 
-// put remembers o as the order stored as raw under id.
+// take returns the cached order id itself if its stored bytes are raw, and
+// forgets it: the caller may change it.
+func (c *orderCache) take(id string, raw []byte) *pos.Order {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[id]
+	if !ok {
+		return nil
+	}
+	delete(c.m, id)
+	if !bytes.Equal(e.raw, raw) {
+		return nil
+	}
+	return e.o
+}
+
+// put remembers o as the order stored as raw under id. o is the cache's from
+// then on: it is not changed but by the one who takes it.
 func (c *orderCache) put(id string, raw []byte, o *pos.Order) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxCachedOrders {

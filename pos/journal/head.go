@@ -1,10 +1,6 @@
 package journal
 
-import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/binary"
-)
+import "encoding/binary"
 
 // headSuffix ends the name of the head record beside a journal.
 const headSuffix = ".head"
@@ -22,19 +18,35 @@ const headRecordSize = 8 + 32 + 32
 // headSeal is the seal of a head record: HMAC-SHA256 under the chain key (SHA-256
 // without one, which only catches a torn write) of a label, seq and hash.
 func headSeal(key []byte, seq uint64, h [32]byte) []byte {
-	m := sha256.New()
-	if key != nil {
-		m = hmac.New(sha256.New, key)
-	}
-	m.Write([]byte("galla journal head 1"))
-	m.Write(binary.BigEndian.AppendUint64(nil, seq))
-	m.Write(h[:])
-	return m.Sum(nil)
+	var s sealer
+	sum := s.headSeal(key, seq, h)
+	return sum[:]
 }
+
+// headSeal is the package's headSeal with a state from s's pool when key is s's.
+func (s *sealer) headSeal(key []byte, seq uint64, h [32]byte) [32]byte {
+	st := s.macs.get(key)
+	st.write(headLabel)
+	st.writeU64(seq)
+	st.writeHash(h)
+	sum := st.sum32()
+	s.macs.put(key, st)
+	return sum
+}
+
+// headLabel opens what a head record's seal is the hash of.
+var headLabel = []byte("galla journal head 1")
 
 // headRecord encodes the head record of seq and h.
 func headRecord(key []byte, seq uint64, h [32]byte) []byte {
-	b := binary.BigEndian.AppendUint64(make([]byte, 0, headRecordSize), seq)
-	b = append(b, h[:]...)
-	return append(b, headSeal(key, seq, h)...)
+	var s sealer
+	return s.appendHead(make([]byte, 0, headRecordSize), key, seq, h)
+}
+
+// appendHead appends to dst the head record of seq and h sealed with key.
+func (s *sealer) appendHead(dst, key []byte, seq uint64, h [32]byte) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, seq)
+	dst = append(dst, h[:]...)
+	sum := s.headSeal(key, seq, h)
+	return append(dst, sum[:]...)
 }

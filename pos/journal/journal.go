@@ -250,7 +250,7 @@ func Open(path string, opts Options) (*Journal, error) {
 		}
 	}
 	j := newJournal(&journalCore{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly,
-		rec: sealer{key: chainKey(opts), v: newVault(chainKey(opts))}, proofs: newProver(chainKey(opts)),
+		rec: newSealer(chainKey(opts)), proofs: newProver(chainKey(opts)),
 		nums: numbersWriter{path: path}})
 	if err := j.init(opts, creating); err != nil {
 		_ = j.closeHead()

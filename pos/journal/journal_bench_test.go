@@ -476,18 +476,22 @@ func fillEvents(b *testing.B, j *Journal, n int) {
 // times read 2.23 against a bound of 2.2 there once): one commit an Append; the
 // pages its commit writes within a quarter of a bare commit of the same event
 // and order (a second commit, or a rewrite of a bucket per event, writes about
-// twice as many); and the heap allocations of an Append (about 215 on this
-// build, 140 of them bbolt's own; see docs/benchmarks.md) bounded so that a new
-// one per event shows. The time against its floor is BenchmarkAppend's, in
-// make bench.
+// twice as many); and the heap allocations of an Append (about 140 on this
+// build, 120 of them bbolt's own; see docs/benchmarks.md, "Journal append at
+// its floor") bounded so that a new one per event shows. The time against its
+// floor is BenchmarkAppend's, in make bench.
 func TestAppendBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("appends with fsync")
 	}
-	const (
-		turns     = 100
-		maxAllocs = 250
-	)
+	const turns = 100
+	// Under the race detector a sync.Pool drops a quarter of what it is given
+	// (encoding/json's encoder states, bbolt's page buffers): about 15 more,
+	// and they vary from run to run.
+	maxAllocs := 150
+	if raceOn {
+		maxAllocs = 170
+	}
 	r := appendRun(t, func(yield func() bool) {
 		for range turns {
 			yield()
@@ -497,4 +501,20 @@ func TestAppendBudget(t *testing.T) {
 	assert.InDelta(t, 1.0, r.commits, 1e-9, "commits per Append")
 	assert.LessOrEqual(t, float64(r.writes), 1.25*float64(r.derivedWrites), "pages written by the Appends / by bare commits of the same events and orders")
 	assert.LessOrEqual(t, float64(r.allocs)/turns, float64(maxAllocs), "heap allocations per Append")
+}
+
+// BenchmarkAppendNoSync appends the state changes of card checkouts with the
+// file's fsync turned off: the CPU and the heap allocations of an Append alone,
+// for a profile (-memprofile with -memprofilerate=1, -cpuprofile).
+func BenchmarkAppendNoSync(b *testing.B) {
+	j := openBench(b)
+	j.core.db.NoSync = true
+	ctx := b.Context()
+	var c checkout
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := j.Log.Append(ctx, c.next()); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

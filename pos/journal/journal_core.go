@@ -31,15 +31,19 @@ type journalCore struct {
 	backupDir   string
 	now         func() time.Time
 	commits     atomic.Uint64
-	orders      orderCache // decoded orders for Append
-	rec         sealer     // the chain key and the compressors of the records
-	proofs      prover     // the proofs of the derived records, keyed from the chain key
-	headMu      sync.Mutex // guards head, headSeq and headErr
-	head        *os.File   // the head record beside the file (HeadPath); nil read-only
-	headSeq     uint64     // the sequence it holds
-	headErr     error      // its last write's error
-	keyAdopted  bool       // this Open gave the chain key to a journal that had none
-	keyAdoptOld bool       // ... one of a schema before keys, or empty: it needs no head record
+	orders      orderCache  // decoded orders for Append
+	memo        derivedMemo // what Append's transactions last found in the indexes (memo.go)
+	last        [32]byte    // the hash of the event Append sealed last (in its transaction) ...
+	lastHash    string      // ... and it in hex
+	rec         sealer      // the chain key and the compressors of the records
+	proofs      prover      // the proofs of the derived records, keyed from the chain key
+	headMu      sync.Mutex  // guards head, headSeq and headErr
+	head        *os.File    // the head record beside the file (HeadPath); nil read-only
+	headSeq     uint64      // the sequence it holds
+	headErr     error       // its last write's error
+	headBuf     []byte      // the head record written last, its buffer reused
+	keyAdopted  bool        // this Open gave the chain key to a journal that had none
+	keyAdoptOld bool        // ... one of a schema before keys, or empty: it needs no head record
 
 	readOnly bool
 
@@ -77,10 +81,19 @@ func (jc *journalCore) update(fn func(tx *bolt.Tx) error) error {
 				refused = err
 				return err
 			}
-			tx.OnCommit(func() { jc.commits.Add(1) })
 			return nil
 		})
 	})
+	if err == nil {
+		jc.commits.Add(1) // Update returns nil only once its commit is done
+		return nil
+	}
+	return jc.updateErr(err, refused)
+}
+
+// updateErr is the error of update whose transaction failed with err, refused
+// being fn's own error.
+func (jc *journalCore) updateErr(err, refused error) error {
 	var pe *panicError
 	switch {
 	case errors.Is(err, berrors.ErrDatabaseNotOpen):
@@ -152,6 +165,23 @@ func (jc *journalCore) storedEvent(k, v []byte) (pos.Event, error) {
 	return pos.Event{}, jc.corrupt(beU64(k), err.Error())
 }
 
+// lastHex is prev in hex: the hex the last Append made of it when it is the
+// same hash (its Hash is the next one's PrevHash), else made anew. It runs
+// inside the journal's write transactions.
+func (jc *journalCore) lastHex(prev [32]byte) string {
+	if jc.lastHash != "" && prev == jc.last {
+		return jc.lastHash
+	}
+	return hexString(prev)
+}
+
+// hexString is h in hex, in one allocation.
+func hexString(h [32]byte) string {
+	var b [64]byte
+	hex.Encode(b[:], h[:])
+	return string(b[:])
+}
+
 // append is Append with a hook that may adjust the event inside the transaction,
 // before it is applied (StaffStore.Put uses it to tell added from changed).
 func (jc *journalCore) append(ctx context.Context, ev pos.Event, prepare func(tx *bolt.Tx, ev *pos.Event)) (pos.Event, error) {
@@ -181,19 +211,14 @@ func (jc *journalCore) appendAll(ctx context.Context, evs []pos.Event, prepare f
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	in := make([]pos.Event, len(evs))
-	for i, ev := range evs {
+	for i := range evs {
 		failed = i
-		if err := checkEvent(&ev); err != nil {
+		if err := checkEvent(&evs[i]); err != nil {
 			return fail(err)
 		}
-		if ev.V == 0 {
-			ev.V = pos.EventVersion
-		}
-		in[i] = ev
 	}
 	var (
-		out      []pos.Event
+		out      = make([]pos.Event, 0, len(evs))
 		numbered bool
 		nums     Numbers
 		sum      [32]byte
@@ -206,39 +231,50 @@ func (jc *journalCore) appendAll(ctx context.Context, evs []pos.Event, prepare f
 		}
 		events := tx.Bucket(bucketEvents)
 		events.FillPercent = 1 // keys only grow: pack the log's pages
-		out = make([]pos.Event, 0, len(in))
-		for i, e := range in {
+		out = out[:0]
+		prevHex := ""
+		for i := range evs {
 			failed = i
-			if prepare != nil {
-				prepare(tx, &e)
+			out = append(out, evs[i])
+			e := &out[i]
+			if e.V == 0 {
+				e.V = pos.EventVersion
 			}
-			e.Seq, e.PrevHash, e.Hash = seq+1, hex.EncodeToString(prev[:]), ""
-			if err := derive(tx, &e, &jc.orders, jc.proofs); err != nil {
+			if prepare != nil {
+				prepare(tx, e)
+			}
+			if prevHex == "" {
+				prevHex = jc.lastHex(prev)
+			}
+			e.Seq, e.PrevHash, e.Hash = seq+1, prevHex, ""
+			if err := deriveWith(tx, e, &jc.orders, jc.proofs, &jc.memo); err != nil {
 				var pe *proofError
 				if errors.As(err, &pe) {
 					return jc.refuse(pe.bucket, pe.key, pe.reason)
 				}
 				return err
 			}
-			data, h, err := jc.rec.seal(&e)
+			data, h, err := jc.rec.sealPrev(e, prev)
 			if err != nil {
 				return err
 			}
-			if err := events.Put(u64(e.Seq), data); err != nil {
+			// The value holds the key: one allocation for both.
+			hv := headValue(e.Seq, h)
+			if err := events.Put(hv[:8], data); err != nil {
 				return err
 			}
-			if err := meta.Put(metaHead, headValue(e.Seq, h)); err != nil {
+			if err := meta.Put(metaHead, hv); err != nil {
 				return err
 			}
-			if err := sealCheckpoint(tx, &e, h, jc.rec.key); err != nil {
+			if err := sealCheckpoint(tx, e, h, jc.rec.key); err != nil {
 				return err
 			}
-			e.Hash = hex.EncodeToString(h[:])
-			seq, prev, sum = e.Seq, h, h
+			e.Hash = hexString(h)
+			jc.last, jc.lastHash = h, e.Hash
+			seq, prev, sum, prevHex = e.Seq, h, h, e.Hash
 			// Only an event that hands out a number reads the counters, and only
 			// then is the high-water file written, after the commit.
 			numbered = numbered || e.ReceiptNo != 0 || e.DocNo != 0 || e.Kind == pos.EvDayClosed || e.Kind == EvNumbersContinued
-			out = append(out, e)
 		}
 		if numbered {
 			nums = numbersOf(tx)
@@ -289,7 +325,8 @@ func (jc *journalCore) writeHead(seq uint64, h [32]byte) {
 	if jc.head == nil || (seq <= jc.headSeq && jc.headErr == nil) {
 		return // an Append that committed later wrote it already
 	}
-	if _, err := jc.head.WriteAt(headRecord(jc.rec.key, seq, h), 0); err != nil {
+	jc.headBuf = jc.rec.appendHead(jc.headBuf[:0], jc.rec.key, seq, h)
+	if _, err := jc.head.WriteAt(jc.headBuf, 0); err != nil {
 		jc.headErr = err
 		return
 	}

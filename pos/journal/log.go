@@ -550,7 +550,7 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 					return err
 				}
 			}
-			cache := &orderCache{atOnce: true}
+			cache := new(orderCache)
 			ahead, stop := lg.decodeAhead(src)
 			defer stop()
 			for it := range ahead {

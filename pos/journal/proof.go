@@ -43,8 +43,9 @@ const schemaProofs = 4
 
 // prover makes and checks the proofs of the derived records of one journal.
 type prover struct {
-	key []byte
-	v   *vault // seals the records that name a person (seal.go); nil without a chain key
+	key  []byte
+	v    *vault   // seals the records that name a person (seal.go); nil without a chain key
+	macs *macPool // the hash states of key
 }
 
 // newProver returns the prover of the journal keyed with chainKey. Without a key
@@ -53,16 +54,19 @@ type prover struct {
 func newProver(chainKey []byte) prover {
 	m := hmac.New(sha256.New, chainKey)
 	m.Write([]byte(proofLabel))
-	return prover{key: m.Sum(nil), v: newVault(chainKey)}
+	key := m.Sum(nil)
+	return prover{key: key, v: newVault(chainKey), macs: newMACPool(key)}
 }
 
 // sum is the proof of value stored under key in bucket.
 func (p prover) sum(bucket, key, value []byte) []byte {
-	m := hmac.New(sha256.New, p.key)
-	for _, part := range [][]byte{bucket, key, value} {
-		writeLen(m, part)
-	}
-	return m.Sum(nil)
+	st := p.macs.get(p.key)
+	st.writeLen(bucket)
+	st.writeLen(key)
+	st.writeLen(value)
+	sum := st.sum32()
+	p.macs.put(p.key, st)
+	return bytes.Clone(sum[:])
 }
 
 // writeLen writes b to m prefixed with its length.

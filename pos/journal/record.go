@@ -2,14 +2,12 @@ package journal
 
 import (
 	"bytes"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 
 	"galla/pos"
 
@@ -74,9 +72,15 @@ func chainHash(prev [32]byte, event []byte) [32]byte {
 // sealer writes and reads the records of one journal: it holds the chain key
 // (nil: the chain is not keyed) and the compressors of the bodies.
 type sealer struct {
-	key []byte
-	v   *vault // seals the bodies that name a person (seal.go); nil without a key
-	zip codec
+	key  []byte
+	v    *vault   // seals the bodies that name a person (seal.go); nil without a key
+	macs *macPool // the hash states of key; nil: a new one for each record
+	zip  codec
+}
+
+// newSealer returns the sealer of a journal keyed with key (nil: unkeyed).
+func newSealer(key []byte) sealer {
+	return sealer{key: key, v: newVault(key), macs: newMACPool(key)}
 }
 
 // keyed reports whether s writes keyed records.
@@ -96,17 +100,18 @@ func (s *sealer) keyOf(r *record) []byte {
 // stored (the kind and the body with their lengths); SHA-256 of the same when
 // key is nil.
 func mac(key []byte, prev [32]byte, head, body []byte) [32]byte {
-	var h hash.Hash
-	if key != nil {
-		h = hmac.New(sha256.New, key)
-	} else {
-		h = sha256.New()
-	}
-	h.Write(prev[:])
-	h.Write(head)
-	h.Write(body)
-	var sum [32]byte
-	h.Sum(sum[:0])
+	var s sealer
+	return s.mac(key, prev, head, body)
+}
+
+// mac is the package's mac with a state from s's pool when key is s's.
+func (s *sealer) mac(key []byte, prev [32]byte, head, body []byte) [32]byte {
+	st := s.macs.get(key)
+	st.writeHash(prev)
+	st.write(head)
+	st.write(body)
+	sum := st.sum32()
+	s.macs.put(key, st)
 	return sum
 }
 
@@ -130,29 +135,41 @@ func (s *sealer) seal(ev *pos.Event) ([]byte, [32]byte, error) {
 	if err != nil {
 		return nil, [32]byte{}, err
 	}
-	e := *ev
-	e.Seq, e.PrevHash, e.Hash = 0, "", ""
-	body, err := json.Marshal(&e)
+	return s.sealPrev(ev, prev)
+}
+
+// sealPrev is seal of ev whose PrevHash is prev in hex.
+func (s *sealer) sealPrev(ev *pos.Event, prev [32]byte) ([]byte, [32]byte, error) {
+	// The body is written into the codec's buffer, not a copy of its own, and
+	// of ev itself with its chain cleared for the while (a copy of the event
+	// would be one more allocation, since the encoder keeps what it is given).
+	s.zip.jmu.Lock()
+	defer s.zip.jmu.Unlock()
+	seq, prevHash, hash := ev.Seq, ev.PrevHash, ev.Hash
+	ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
+	body, err := s.zip.marshal(ev)
+	ev.Seq, ev.PrevHash, ev.Hash = seq, prevHash, hash
 	if err != nil {
 		return nil, [32]byte{}, err
 	}
-	kind := kindOpen + string(ev.Kind) + `"`
+	kindLen := len(kindOpen) + len(ev.Kind) + 1 // "kind":"KIND"
 	// A body compresses to about a third: room for that, else append grows it.
-	data := make([]byte, recordHeader, recordHeader+2*binary.MaxVarintLen64+len(kind)+len(body)/2+32)
+	data := make([]byte, recordHeader, recordHeader+2*binary.MaxVarintLen64+kindLen+len(body)/2+32)
 	copy(data, recordMagic)
 	if s.keyed() {
 		data[3] = flagKeyed
 	}
 	binary.BigEndian.PutUint64(data[4:12], ev.Seq)
 	copy(data[12:44], prev[:])
-	data = binary.AppendUvarint(data, uint64(len(kind)))
-	data = append(data, kind...)
+	data = binary.AppendUvarint(data, uint64(kindLen))
+	data = append(append(append(data, kindOpen...), ev.Kind...), '"')
+	kind := data[len(data)-kindLen:]
 	data, packed := s.zip.deflateBody(data, body)
-	sum := mac(s.key, prev, data[:12], data[recordHeader:])
+	sum := s.mac(s.key, prev, data[:12], data[recordHeader:])
 	copy(data[44:76], sum[:])
 	if s.v != nil && personal(body) {
 		// The hash above is the plaintext record's; the body is stored sealed.
-		return s.sealedForm(data[:recordHeader], kind, packed), sum, nil
+		return s.sealedForm(data[:recordHeader], string(kind), packed), sum, nil
 	}
 	return data, sum, nil
 }
@@ -291,7 +308,7 @@ func (s *sealer) decodeV2(data []byte) (*record, error) {
 		}
 		plain, r.body = plainForm(data, kind, packed), packed
 	}
-	if mac(key, r.Prev, plain[:12], plain[recordHeader:]) != r.Hash {
+	if s.mac(key, r.Prev, plain[:12], plain[recordHeader:]) != r.Hash {
 		return nil, errRecordHash
 	}
 	r.zip = &s.zip
@@ -402,7 +419,10 @@ func headOf(v []byte) (uint64, [32]byte, bool) {
 
 // headValue is the meta head value: 8-byte big-endian seq || 32-byte hash.
 func headValue(seq uint64, h [32]byte) []byte {
-	return append(u64(seq), h[:]...)
+	v := make([]byte, 40)
+	binary.BigEndian.PutUint64(v, seq)
+	copy(v[8:], h[:])
+	return v
 }
 
 // errNoEvent reports a sequence number past the end of the log.
