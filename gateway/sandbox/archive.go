@@ -275,11 +275,11 @@ func (sl *stateLog) find(s *segment, h uint64) ([]int64, error) {
 	}
 	var offs []int64
 	for i := lo; i < s.Keys; i++ {
-		hi, off, err := at(i)
+		hk, off, err := at(i)
 		if err != nil {
 			return nil, err
 		}
-		if hi != h {
+		if hk != h {
 			break
 		}
 		if off >= uint64(s.Index) {

@@ -352,3 +352,31 @@ func TestStateArchiveCrashes(t *testing.T) {
 		assert.Empty(t, segments(t, path))
 	})
 }
+
+func TestStateArchiveWaitsForEnough(t *testing.T) {
+	// A few old orders stay in the log: archiving them would cost a segment and a
+	// rewrite for a replay of a few lines.
+	path := filepath.Join(t.TempDir(), "sandbox.json")
+	f := setup(t, WithStateFile(path))
+	for range 3 {
+		tok, _ := f.create(1000)
+		f.pay(tok, "5555555555554444")
+	}
+	require.NoError(t, f.sb.Close())
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+	f.clock.Advance(48 * time.Hour)
+
+	g := reopen(t, path, f.clock, f.n)
+	require.NoError(t, g.sb.Close())
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "below a quarter of the least compaction: left in the log")
+	assert.Empty(t, segments(t, path))
+
+	sb, err := New(WithClock(f.clock.Now), WithStateFile(path), withCompactMin(int64(len(before))))
+	require.NoError(t, err)
+	require.NoError(t, sb.Close())
+	assert.Len(t, segments(t, path), 1, "a quarter of the least compaction reached: archived")
+	assert.Len(t, sb.Controls.Ledger(), 3)
+}

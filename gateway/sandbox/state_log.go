@@ -36,7 +36,8 @@ import (
 //
 // New moves the orders that are old and final out of the log into the archive
 // (archive.go), so that the log it replays holds the recent and unfinished orders
-// only: when it compacts, and when they take compactMin bytes of the log.
+// only: when it compacts, and when they take a quarter of compactMin (256 KiB,
+// some 350 orders, a few milliseconds of replay) of the log.
 //
 // Version 1 was the whole state as one JSON document, rewritten on every change;
 // version 2 was this log without an archive. New reads both and rewrites them at
@@ -64,8 +65,9 @@ var ErrStateFile = errors.New("sandbox: state file unusable")
 // Close releases the file.
 func WithStateFile(path string) Option { return func(c *config) { c.stateFile = path } }
 
-// withCompactMin sets the least garbage worth a compaction, and the least bytes
-// of archivable orders worth archiving (tests use small ones).
+// withCompactMin sets the least garbage worth a compaction, and so the least
+// bytes of archivable orders worth archiving, a quarter of it (tests use small
+// ones).
 func withCompactMin(n int64) Option { return func(c *config) { c.compactMin = n } }
 
 // stateDoc is the whole state: the version 1 file, and what a log
@@ -404,7 +406,7 @@ func (sl *stateLog) close() error {
 // empty; an unreadable or damaged one is an ErrStateFile error and is left as it
 // is. The log is rewritten compacted when it is of an older version, when it
 // holds more than twice its live state, or when its old and final orders take
-// compactMin bytes (they go to the archive then); a log whose last line was cut
+// compactMin/4 bytes (they go to the archive then); a log whose last line was cut
 // off by a crash is cut back to its last whole line. New reads the log and the
 // header's list of the archive, never the archive itself.
 func (sl *stateLog) load() error {
@@ -423,10 +425,10 @@ func (sl *stateLog) load() error {
 		return &stateError{path: path, cause: err}
 	}
 	sl.segments = doc.Archive
-	sl.removeStraySegments()
 	if err := sl.restore(doc); err != nil {
 		return &stateError{path: path, cause: err}
 	}
+	sl.removeStraySegments()
 	// Each order's line is what a save compares with.
 	now := sl.now()
 	var old []*order
@@ -442,7 +444,7 @@ func (sl *stateLog) load() error {
 	garbage := int64(whole) - int64(len(live))
 	compact := garbage > int64(len(live)) && garbage >= sl.compactMin
 	var merged []string
-	if len(old) > 0 && (doc.V != stateVersion || compact || oldBytes >= sl.compactMin) {
+	if len(old) > 0 && (doc.V != stateVersion || compact || oldBytes >= sl.compactMin/4) {
 		if merged, err = sl.archive(old); err != nil {
 			return err
 		}
