@@ -87,11 +87,12 @@ var backupCRC = crc32.MakeTable(crc32.Castagnoli)
 // newest base of a day up to day, or a base, journal-DAY.db with its page
 // digests. The first backup is a base, the whole file. A copy no larger than
 // a chunk of the next base (32 MB) that changed by more than a quarter since
-// its base gets a new base written whole, as it is small; a larger copy never
-// does: from the close-day its increment holds an eighth of it, the next
+// its base gets a new base written whole, as it is small; a larger copy does
+// only when more than half of it changed (its increment would write about as
+// much): from the close-day its increment holds an eighth of it, the next
 // base is copied from the base a chunk a close-day, and the close-day it is
-// complete, that day's increment is written over it and it becomes the day's
-// base (nextBase). A second backup of the same day replaces the first, but a
+// complete, the pages of the day's copy that differ from the base are written
+// over it and it becomes the day's base (stepNext, makeBase). A second backup of the same day replaces the first, but a
 // base that increments are built on is kept and the day's backup is then its
 // increment. A base found damaged on the disk while it is copied gets a new
 // base written whole.
@@ -201,8 +202,8 @@ func (bk *Archive) VerifyBackup(ctx context.Context, path string) error {
 		}
 	}
 	if !isIncrement(path) && done {
-		// A base built from the base before (nextBase): the day's increment
-		// written over it, checked as an increment is, and read back
+		// A base made from the next base (makeBase): the day's changed
+		// pages written over it, checked as an increment is, and read back
 		// against the copy's CRC-32C before it was renamed into place.
 		return checked
 	}

@@ -43,6 +43,11 @@ const (
 	// new base rather than an increment of the old one: an increment grows
 	// with what changed since its base, and restoring it reads both.
 	incMaxShare = 4
+	// incWholeShare is the share of a copy larger than a chunk of the next
+	// base above which its increment would write about as much as the
+	// whole copy (after a schema migration rebuilt the derived buckets, say):
+	// the day's backup is then a new base written whole.
+	incWholeShare = 2
 )
 
 // incTrailer ends an increment: what it stands for and what it needs.
@@ -498,20 +503,21 @@ func (bk *Archive) noteSum(path string, sum uint32) {
 }
 
 // errIncTooLarge stops an increment that would hold more than
-// 1/incMaxShare of a copy no larger than a chunk of the next base: the day's
-// backup is then a new base, written whole.
+// 1/incMaxShare of a copy no larger than a chunk of the next base, or
+// 1/incWholeShare of a larger one: the day's backup is then a new base,
+// written whole.
 var errIncTooLarge = errors.New("the increment would hold too much of the copy")
 
 // backupIncrement writes the increment of the journal at path (journal-DAY.inc)
 // against the base at base, whose page digests are given, and returns its
-// trailer; bound
-// stops it with errIncTooLarge past 1/incMaxShare of a copy of at most chunk
-// bytes (a larger copy is never written whole: its next base is built from
-// the base, nextBase). In the same read
-// transaction it checks the copy the increment stands for as VerifyBackup
-// checks a full copy: the right edge of every bucket, the hash chain from
-// where scopeFromPrevious starts to the head, both checkpoints, and the
-// derived records those events wrote; its result waits for VerifyBackup.
+// trailer; bound stops it with errIncTooLarge past 1/incMaxShare of a copy of
+// at most chunk bytes, past 1/incWholeShare of a larger one (whose next base
+// is otherwise built from the base, stepNext). In the same read transaction it
+// checks the
+// copy the increment stands for as VerifyBackup checks a full copy: the right
+// edge of every bucket, the hash chain from where scopeFromPrevious starts to
+// the head, both checkpoints, and the derived records those events wrote; its
+// result waits for VerifyBackup.
 func (bk *Archive) backupIncrement(ctx context.Context, path, base string, digests []uint64, bt pagesTrailer, bound bool, chunk int64) (incTrailer, error) {
 	var (
 		checked error
@@ -528,8 +534,10 @@ func (bk *Archive) backupIncrement(ctx context.Context, path, base string, diges
 		if _, err := io.WriteString(mw, incMagic); err != nil {
 			return err
 		}
-		bound = bound && tx.Size() <= chunk
 		limit := tx.Size() / incMaxShare
+		if tx.Size() > chunk {
+			limit = tx.Size() / incWholeShare
+		}
 		var held int64
 		pages := 0
 		var id [8]byte

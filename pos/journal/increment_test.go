@@ -210,10 +210,17 @@ func flipByte(t *testing.T, path string, off int) {
 	require.NoError(t, os.WriteFile(path, data, 0o600))
 }
 
-// TestBackupNewBase: when more than a quarter of the copy changed since the
-// base, the day's backup is a new base, and the next day's an increment of it.
+// TestBackupNewBase: when more than a quarter of a copy no larger than a
+// chunk changed since the base, or more than half of a larger one, the day's
+// backup is a new base, and the next day's an increment of it.
 func TestBackupNewBase(t *testing.T) {
-	j, s, _ := busyJournal(t, 2)
+	t.Run("a copy no larger than a chunk", func(t *testing.T) { testBackupNewBase(t, 0) })
+	t.Run("a copy larger than a chunk", func(t *testing.T) { testBackupNewBase(t, 8192) })
+}
+
+func testBackupNewBase(t *testing.T, chunk int64) {
+	j, s, bdir := busyJournal(t, 2)
+	j.core.next.chunk = chunk
 	first, err := j.Archive.BackupDay("2026-11-02")
 	require.NoError(t, err)
 	require.False(t, isIncrement(first))
@@ -224,6 +231,7 @@ func TestBackupNewBase(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "journal-2026-11-08.db", filepath.Base(second), "three times the file since the base: a new base")
 	require.FileExists(t, second+pagesSuffix)
+	assert.NoFileExists(t, filepath.Join(bdir, nextPartial), "no next base being built of the base before")
 	appendAll(t, j, s.busyDay("2026-11-09", 20, 9))
 	third, err := j.Archive.BackupDay("2026-11-09")
 	require.NoError(t, err)
