@@ -60,31 +60,54 @@ func (lg *Log) Event(ctx context.Context, seq uint64) (pos.Event, error) {
 	return ev, nil
 }
 
-// EventsFrom calls fn with every event from sequence number from on, in order,
-// inside one read transaction: pos derives the counter's shifts, held bills and
-// IMEIs this way. An error of fn stops the walk and is returned.
+// EventsFrom calls fn with every event from sequence number from on, in order:
+// pos derives the counter's shifts, held bills, stock and IMEIs this way. An
+// error of fn stops the walk and is returned.
+//
+// The events are read eventsChunk at a time, each chunk in a read transaction
+// closed before fn sees its events, so that fn may read the journal again (the
+// stock book reads a sale's or a unit's own events while it walks): a read
+// transaction opened inside another would wait behind a writer that must grow
+// the file, which waits for the outer one, and neither would move. Events are
+// never changed once written, so the chunks read are the events as one
+// transaction would read them; an event appended during the walk is walked
+// when its chunk had not been read yet.
 func (lg *Log) EventsFrom(ctx context.Context, from uint64, fn func(pos.Event) error) error {
-	err := lg.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketEvents).Cursor()
-		for k, v := c.Seek(u64(max(from, 1))); k != nil; k, v = c.Next() {
-			if err := ctx.Err(); err != nil {
-				return err
+	next := max(from, 1)
+	chunk := make([]pos.Event, 0, eventsChunk)
+	for {
+		chunk = chunk[:0]
+		err := lg.view(func(tx *bolt.Tx) error {
+			c := tx.Bucket(bucketEvents).Cursor()
+			for k, v := c.Seek(u64(next)); k != nil && len(chunk) < eventsChunk; k, v = c.Next() {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				ev, err := lg.storedEvent(k, v)
+				if err != nil {
+					return err
+				}
+				chunk = append(chunk, ev)
 			}
-			ev, err := lg.storedEvent(k, v)
-			if err != nil {
-				return err
-			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("journal: events from %d: %w", from, err)
+		}
+		for _, ev := range chunk {
 			if err := fn(ev); err != nil {
-				return err
+				return fmt.Errorf("journal: events from %d: %w", from, err)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("journal: events from %d: %w", from, err)
+		if len(chunk) < eventsChunk {
+			return nil
+		}
+		next = chunk[len(chunk)-1].Seq + 1
 	}
-	return nil
 }
+
+// eventsChunk is how many events EventsFrom reads in one read transaction.
+const eventsChunk = 256
 
 // LastSeq returns the sequence number of the last event, 0 when the journal is
 // empty.
