@@ -34,6 +34,15 @@ type CashierTotal struct {
 	ByTender map[TenderKind]Paise
 }
 
+// less is p taken from the drawer, as the report shows it: with a minus sign,
+// and none on nothing.
+func less(p Paise) string {
+	if p == 0 {
+		return p.String()
+	}
+	return "-" + p.String()
+}
+
 // WriteText writes the shift report for the screen and the command line.
 func (r *ShiftReport) WriteText(w io.Writer) error {
 	s := r.Shift
@@ -45,10 +54,10 @@ func (r *ShiftReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "SHIFT %s (%s)\nBusiness day %s, opened %s by %s\n\n", s.ID, state, s.Day, s.Opened.Format("2006-01-02 15:04"), r.StaffName)
 	fmt.Fprintf(tw, "Opening float\t%s\t\n", s.Float)
 	fmt.Fprintf(tw, "Cash sales\t%s\t\n", r.CashSales)
-	fmt.Fprintf(tw, "Cash refunds\t-%s\t\n", r.CashRefunds)
+	fmt.Fprintf(tw, "Cash refunds\t%s\t\n", less(r.CashRefunds))
 	fmt.Fprintf(tw, "Paid in\t%s\t\n", r.CashIn)
-	fmt.Fprintf(tw, "Paid out\t-%s\t\n", r.CashOut)
-	fmt.Fprintf(tw, "Drops\t-%s\t\n", r.Drops)
+	fmt.Fprintf(tw, "Paid out\t%s\t\n", less(r.CashOut))
+	fmt.Fprintf(tw, "Drops\t%s\t\n", less(r.Drops))
 	fmt.Fprintf(tw, "Expected in drawer\t%s\t\n", r.Expected)
 	if !s.Open() {
 		fmt.Fprintf(tw, "Counted\t%s\t\n", s.Counted)

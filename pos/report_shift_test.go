@@ -55,3 +55,17 @@ func TestShiftReportListsEveryTender(t *testing.T) {
 	require.NoError(t, rep.WriteText(&b))
 	assert.Contains(t, b.String(), "Meera: 1 sale(s), ₹2,998.00 (cash ₹499.00, note ₹1,499.00, upi ₹1,000.00)")
 }
+
+// TestShiftReportSignsOnlyWhatLeftTheDrawer: refunds, paid out and drops are
+// shown taken from the drawer, and nothing taken is shown as ₹0.00, not
+// -₹0.00.
+func TestShiftReportSignsOnlyWhatLeftTheDrawer(t *testing.T) {
+	rep := &ShiftReport{Shift: &Shift{ID: "S1"}, CashRefunds: Rupees(250)}
+	var b bytes.Buffer
+	require.NoError(t, rep.WriteText(&b))
+	out := b.String()
+	assert.Regexp(t, `Cash refunds +-₹250\.00`, out)
+	assert.Regexp(t, `Paid out +₹0\.00`, out)
+	assert.Regexp(t, `Drops +₹0\.00`, out)
+	assert.NotContains(t, out, "-₹0.00")
+}
