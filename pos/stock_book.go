@@ -458,20 +458,16 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 		if slices.Contains(want.IMEIs, imei) {
 			continue
 		}
-		u := b.unit(imei)
-		if u == nil {
-			// Sold, the unit left the book: it is read back from its receipt.
-			// The sale that held it is this one (no other sale can take an
-			// IMEI a sale holds).
-			var err error
-			if u, err = b.revive(ctx, j, imei, ev.Seq); err != nil {
-				return err
-			}
-			if u == nil {
-				u = &StockUnit{IMEI: imei, SKU: skuOfIMEI(o, imei), State: UnitSold} // sold as a manager allowed, never received
-			}
+		// Sold, the unit may have left the book: it is read back from its
+		// receipt, or it was sold as a manager allowed, never received. The
+		// sale that held it is this one (no other sale can take an IMEI a
+		// sale holds).
+		u, back, err := b.unitOrRevive(ctx, j, imei, ev.Seq, o, time.Time{})
+		if err != nil {
+			return err
+		}
+		if back {
 			u.Order = o.ID
-			b.put(u)
 		}
 		if u.State == UnitSold && u.Order == o.ID {
 			b.setState(u, UnitInStock)
@@ -509,18 +505,11 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 		if slices.Contains(applied.In, imei) {
 			continue
 		}
-		u := b.unit(imei)
-		if u == nil {
-			// Received here before and sent or sold since, it is read back
-			// from its receipt; else it is known from here on.
-			var err error
-			if u, err = b.revive(ctx, j, imei, ev.Seq); err != nil {
-				return err
-			}
-			if u == nil {
-				u = &StockUnit{IMEI: imei, SKU: skuOfIMEI(o, imei), State: UnitSold, Received: ev.Time}
-			}
-			b.put(u)
+		// Received here before and sent or sold since, it is read back from
+		// its receipt; else it is known from here on.
+		u, _, err := b.unitOrRevive(ctx, j, imei, ev.Seq, o, ev.Time)
+		if err != nil {
+			return err
 		}
 		b.setState(u, UnitInStock)
 		u.Order = ""
@@ -530,6 +519,25 @@ func (b *stockBook) applyOrder(ctx context.Context, j Journal, ev Event) error {
 		delete(b.orders, o.ID) // never sold: nothing more can come of it
 	}
 	return nil
+}
+
+// unitOrRevive returns the unit with imei as the book keeps it; else, put
+// back in the book, the unit as the stock events before seq left it (revive),
+// or, when no stock event named it, a unit of o's line that holds imei, in
+// state sold, received at received (zero when unknown). back is true when the
+// unit was not in the book.
+func (b *stockBook) unitOrRevive(ctx context.Context, j Journal, imei string, seq uint64, o *Order, received time.Time) (u *StockUnit, back bool, err error) {
+	if u := b.unit(imei); u != nil {
+		return u, false, nil
+	}
+	if u, err = b.revive(ctx, j, imei, seq); err != nil {
+		return nil, false, err
+	}
+	if u == nil {
+		u = &StockUnit{IMEI: imei, SKU: skuOfIMEI(o, imei), State: UnitSold, Received: received}
+	}
+	b.put(u)
+	return u, true, nil
 }
 
 // foldOrder returns the order of ev folded from its events before ev, or nil
