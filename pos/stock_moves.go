@@ -1,6 +1,7 @@
 package pos
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -125,13 +126,7 @@ func (s *Stock) moves(ctx context.Context, from, to string, in func(Event) bool)
 		out = append(out, m...)
 	}
 	slices.SortStableFunc(out, func(a, b StockMovement) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.Seq, b.Seq)
 	})
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package pos
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -337,13 +338,7 @@ func (s *Stock) unitEvents(ctx context.Context, imei string) ([]Event, bool, err
 		}
 	}
 	slices.SortFunc(evs, func(a, b Event) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.Seq, b.Seq)
 	})
 	return evs, true, nil
 }
