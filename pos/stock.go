@@ -210,7 +210,7 @@ func (s *Stock) receive(ctx context.Context, d Delivery, staff string) (Delivery
 		return Delivery{}, err
 	}
 	if seq > 0 {
-		return Delivery{}, wrapf(ErrInvoiceReceived, "Invoice %s of %s was received already (journal event %d); nothing was recorded.", d.Invoice, d.Supplier, seq)
+		return Delivery{}, invoiceRefusal(ctx, s.j, d, seq)
 	}
 	for li, l := range d.Lines {
 		for ui, u := range l.Units {
@@ -234,6 +234,25 @@ func (s *Stock) receive(ctx context.Context, d Delivery, staff string) (Delivery
 		return Delivery{}, fmt.Errorf("pos: journal %s: %w: %w", ev.Kind, errJournalWrite, err)
 	}
 	return d, b.catchUp(ctx, s.j)
+}
+
+// invoiceRefusal refuses delivery d, whose supplier's invoice the delivery
+// at seq received already (InvoiceKey), naming that one as it was written
+// when it was spelt otherwise.
+func invoiceRefusal(ctx context.Context, j Journal, d Delivery, seq uint64) error {
+	ev, err := readEvent(ctx, j, seq)
+	if err != nil {
+		return err
+	}
+	if sup, inv, ok := ReceivedInvoice(ev); ok && (sup != d.Supplier || inv != d.Invoice) {
+		on := ""
+		if ev.Day != "" {
+			on = " on " + ev.Day
+		}
+		return wrapf(ErrInvoiceReceived, "Invoice %s of %s was received already, written as invoice %s of %s%s (journal event %d); nothing was recorded.",
+			d.Invoice, d.Supplier, inv, sup, on, seq)
+	}
+	return wrapf(ErrInvoiceReceived, "Invoice %s of %s was received already (journal event %d); nothing was recorded.", d.Invoice, d.Supplier, seq)
 }
 
 // boxNo is the place of unit ui of line li among the delivery's serialised

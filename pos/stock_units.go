@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // StockIndex is a journal that keeps, derived in the transaction of each
@@ -72,24 +73,46 @@ func StockIMEIs(ev Event) []string {
 	return out
 }
 
-// InvoiceKey is how a supplier's invoice is told from another: the names
-// without regard to case or spacing, joined by a NUL byte.
+// InvoiceKey is how a supplier's invoice is told from another, the one rule
+// the window, the command line and the journal's index decide by: the
+// supplier's name and the invoice number each in letters and digits only,
+// case-folded (unicode.IsLetter, unicode.IsDigit), joined by a NUL byte. So
+// "INV-77", "inv 77" and "INV/77" of "Acme Ltd." and "ACME LTD" are one
+// invoice, and "INV-78" another.
 func InvoiceKey(supplier, invoice string) string {
-	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
-	return norm(supplier) + "\x00" + norm(invoice)
+	return invoiceFold(supplier) + "\x00" + invoiceFold(invoice)
 }
 
-// ReceivedInvoice is the InvoiceKey of the supplier's invoice (or transfer)
-// stock.received event ev received; false for any other event.
-func ReceivedInvoice(ev Event) (string, bool) {
+// invoiceFold keeps the letters and digits of s, each case-folded: the
+// smallest rune it folds to (unicode.SimpleFold), in lower case.
+func invoiceFold(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			continue
+		}
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		b.WriteRune(unicode.ToLower(m))
+	}
+	return b.String()
+}
+
+// ReceivedInvoice returns the supplier and the invoice (or transfer) as the
+// stock.received event ev received them, to be keyed by InvoiceKey; false for
+// any other event, or one that names no invoice.
+func ReceivedInvoice(ev Event) (supplier, invoice string, ok bool) {
 	if ev.Kind != EvStockReceived {
-		return "", false
+		return "", "", false
 	}
 	var d Delivery
 	if json.Unmarshal(ev.Data, &d) != nil || d.Supplier == "" || d.Invoice == "" {
-		return "", false
+		return "", "", false
 	}
-	return InvoiceKey(d.Supplier, d.Invoice), true
+	return d.Supplier, d.Invoice, true
 }
 
 // errStopRead ends a walk of the events early.
@@ -216,7 +239,7 @@ func (b *stockBook) invoiceReceived(ctx context.Context, j Journal, supplier, in
 	key := InvoiceKey(supplier, invoice)
 	var seq uint64
 	err := eventsFrom(ctx, j, max(b.st.Began, 1), func(ev Event) error {
-		if k, ok := ReceivedInvoice(ev); ok && k == key {
+		if sup, inv, ok := ReceivedInvoice(ev); ok && InvoiceKey(sup, inv) == key {
 			seq = ev.Seq
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -17,8 +18,8 @@ import (
 // transaction (deriveStockDay), so that the stock moves of some days read
 // those days' entries and events only, whatever the journal's length. The
 // stock_invoices bucket (schema 7) keeps, under each supplier's invoice
-// received (pos.InvoiceKey), the u64 seq of its delivery, so that an invoice
-// received twice is refused by one lookup.
+// received (indexKey), the u64 seq of its delivery, so that an invoice
+// received twice is refused by a lookup of the keys alone.
 type Stock struct{ *journalCore }
 
 // StockEvents returns the stock events recorded on the days from to to
@@ -145,43 +146,84 @@ func (st *Stock) stockEventsRead(ctx context.Context, tx *bolt.Tx, from, to stri
 }
 
 // InvoiceReceived returns the stock.received event that received the
-// supplier's invoice (pos.InvoiceKey), 0 when none did (pos.StockIndex): one
-// entry of the stock_invoices bucket, checked against the event it names,
-// read from the hash-chained log. An entry naming an event that is not the
-// delivery of that invoice was changed outside Galla, a *MismatchError; a
+// supplier's invoice (pos.InvoiceKey), 0 when none did (pos.StockIndex). The
+// index keeps each delivery under its names without regard to case or
+// spacing (indexKey, the key schema 7 writes), and pos.InvoiceKey also drops
+// punctuation: the entry of the names as given is read first, and when it is
+// not one of this invoice, every entry's names are keyed by pos.InvoiceKey,
+// reading only the keys. The entry found is checked against the event it
+// names, read from the hash-chained log: an entry naming an event that is not
+// the delivery of its key was changed outside Galla, a *MismatchError; a
 // journal of schema 6 or older opened read-only gives pos.ErrNoStockIndex.
 func (st *Stock) InvoiceReceived(ctx context.Context, supplier, invoice string) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("journal: invoice received: %w", err)
 	}
-	key := pos.InvoiceKey(supplier, invoice)
+	want := pos.InvoiceKey(supplier, invoice)
 	var seq uint64
 	err := st.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketStockInvoices)
 		if b == nil {
 			return pos.ErrNoStockIndex
 		}
-		v := b.Get([]byte(key))
-		if v == nil {
-			return nil
+		events := tx.Bucket(bucketEvents)
+		// entry returns the delivery the entry k, v names, checked against its
+		// event.
+		entry := func(k, v []byte) (uint64, error) {
+			if len(v) != 8 {
+				return 0, st.refuse(string(bucketStockInvoices), printable(k), "the entry is not a sequence number: the index was changed outside Galla")
+			}
+			ev, err := st.rec.eventAt(events, beU64(v))
+			if err != nil {
+				return 0, err
+			}
+			if sup, inv, ok := pos.ReceivedInvoice(ev); !ok || indexKey(sup, inv) != string(k) {
+				return 0, st.refuse(string(bucketStockInvoices), printable(k), fmt.Sprintf("the index names event %d, a %s, as the delivery of this invoice: the index was changed outside Galla", ev.Seq, ev.Kind))
+			}
+			return ev.Seq, nil
 		}
-		if len(v) != 8 {
-			return st.refuse(string(bucketStockInvoices), printable([]byte(key)), "the entry is not a sequence number: the index was changed outside Galla")
-		}
-		ev, err := st.rec.eventAt(tx.Bucket(bucketEvents), beU64(v))
-		if err != nil {
+		// The names as given, keyed by indexKey, are the same invoice by
+		// pos.InvoiceKey (it keeps less of them).
+		if k := []byte(indexKey(supplier, invoice)); b.Get(k) != nil {
+			var err error
+			seq, err = entry(k, b.Get(k))
 			return err
 		}
-		if k, ok := pos.ReceivedInvoice(ev); !ok || k != key {
-			return st.refuse(string(bucketStockInvoices), printable([]byte(key)), fmt.Sprintf("the index names event %d, a %s, as the delivery of this invoice: the index was changed outside Galla", ev.Seq, ev.Kind))
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if pos.InvoiceKey(splitIndexKey(k)) != want {
+				continue
+			}
+			var err error
+			seq, err = entry(k, v)
+			return err
 		}
-		seq = ev.Seq
 		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("journal: invoice %s of %s received: %w", invoice, supplier, err)
 	}
 	return seq, nil
+}
+
+// indexKey is the key of a delivery of the supplier's invoice in the
+// stock_invoices bucket: the names without regard to case or spacing, joined
+// by a NUL byte. It is derived data: a journal verified replays its events
+// and compares the keys, so the key stays as schema 7 wrote it; which
+// invoices are one is pos.InvoiceKey's to say, and it says so of the names an
+// indexKey keeps (it keeps their letters and digits).
+func indexKey(supplier, invoice string) string {
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	return norm(supplier) + "\x00" + norm(invoice)
+}
+
+// splitIndexKey returns the supplier and the invoice an indexKey k joins.
+func splitIndexKey(k []byte) (supplier, invoice string) {
+	supplier, invoice, _ = strings.Cut(string(k), "\x00")
+	return supplier, invoice
 }
 
 // deriveStockDay lists a stock event under its business day and a delivery
@@ -193,9 +235,9 @@ func deriveStockDay(tx *bolt.Tx, ev *pos.Event) error {
 	if !ev.Kind.MovesStock() {
 		return nil
 	}
-	if key, ok := pos.ReceivedInvoice(*ev); ok {
+	if sup, inv, ok := pos.ReceivedInvoice(*ev); ok {
 		if b := tx.Bucket(bucketStockInvoices); b != nil {
-			if err := b.Put([]byte(key), u64(ev.Seq)); err != nil {
+			if err := b.Put([]byte(indexKey(sup, inv)), u64(ev.Seq)); err != nil {
 				return err
 			}
 		}
