@@ -58,6 +58,8 @@ func TestBackupPruneLine(t *testing.T) {
 		{BackupPrune{Kept: BackupSpace{Files: 1, Bytes: 900}}, "Backups kept: 1 file, 900 B."},
 		{BackupPrune{Removed: []string{"journal-2026-01-01.db"}, Freed: 1_500_000, Kept: BackupSpace{Files: 14, Bytes: 21_000_000}},
 			"Backups: 1 old copy removed by the keeping rule (1.5 MB freed); kept 14 files, 21.0 MB."},
+		{BackupPrune{Kept: BackupSpace{Files: 3, Bytes: 3_000_000}, Discarded: []string{"its state is missing"}},
+			"Backups kept: 3 files, 3.0 MB. The next base being built from the backups was discarded: its state is missing; the day's backup was written without it, and it is started again when due (backups.log)."},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.p.Line())

@@ -193,10 +193,15 @@ type BackupPrune struct {
 	Removed []string // the file names removed
 	Freed   int64    // their size
 	Kept    BackupSpace
+	// Discarded says why the next base being built from the backups (a copy
+	// of the newest base made a chunk a close-day) was discarded at the day's
+	// backup, if it was, as backups.log says it.
+	Discarded []string
 }
 
 // Line is the line of the Z report's note on the backups kept, with the
-// backups that hold customers' details in clear named (ClearText).
+// backups that hold customers' details in clear named (ClearText) and a next
+// base discarded (Discarded).
 func (p BackupPrune) Line() string {
 	var line string
 	if len(p.Removed) == 0 {
@@ -207,6 +212,9 @@ func (p BackupPrune) Line() string {
 			copies = "copy"
 		}
 		line = fmt.Sprintf("Backups: %d old %s removed by the keeping rule (%s freed); kept %s.", len(p.Removed), copies, SizeText(p.Freed), p.Kept)
+	}
+	for _, why := range p.Discarded {
+		line += fmt.Sprintf(" The next base being built from the backups was discarded: %s; the day's backup was written without it, and it is started again when due (backups.log).", why)
 	}
 	if clear := p.Kept.ClearText(); clear != "" {
 		line += " " + clear

@@ -116,12 +116,12 @@ func (bk *Archive) BackupDay(day string) (string, error) {
 		case !damaged && !errors.Is(err, errIncTooLarge):
 			return "", fmt.Errorf("journal: backup: %w", err)
 		case damaged:
-			bk.logLine("%s is damaged (%v): the backups built on it cannot be restored; %s is written whole",
+			bk.logLine(day, "%s is damaged (%v): the backups built on it cannot be restored; %s is written whole",
 				filepath.Base(base), err, filepath.Base(full))
 		}
 	}
 	// A next base being built is of an older base than this one.
-	bk.discardNext("a new base is written whole")
+	bk.discardNext(day, "a new base is written whole")
 	if err := bk.backupBase(full); err != nil {
 		return "", fmt.Errorf("journal: backup: %w", err)
 	}
@@ -138,7 +138,7 @@ func (bk *Archive) BackupDay(day string) (string, error) {
 // base is started when it is due (startNext). It returns errIncTooLarge or a
 // *baseDamageError when the day needs a base written whole.
 func (bk *Archive) dayFromBase(ctx context.Context, day, full, inc, base string, digests []uint64, bt pagesTrailer) (string, error) {
-	path, building, err := bk.stepNext(ctx, full, base, digests, bt)
+	path, building, err := bk.stepNext(ctx, day, full, base, digests, bt)
 	if err != nil {
 		return "", err
 	}

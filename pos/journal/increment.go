@@ -776,19 +776,64 @@ func writeNextState(dir string, t nextTrailer) error {
 }
 
 // logLine appends a line to the backups' log (backups.log), stamped with the
-// journal's time; a log that cannot be written is let be.
-func (bk *Archive) logLine(format string, args ...any) {
+// journal's time and the day whose backup wrote it ("backup of DAY: "); a log
+// that cannot be written is let be.
+func (bk *Archive) logLine(day, format string, args ...any) {
 	f, err := os.OpenFile(filepath.Join(bk.backupDir, backupLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	_, _ = fmt.Fprintf(f, "%s %s\n", bk.now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
+	_, _ = fmt.Fprintf(f, "%s %s%s\n", bk.now().UTC().Format(time.RFC3339), logDay(day), fmt.Sprintf(format, args...))
+}
+
+// logDay is what a line of backups.log says after its time: the day whose
+// backup wrote it.
+func logDay(day string) string { return "backup of " + day + ": " }
+
+// discardedPrefix begins, after logDay, the line of a next base discarded.
+const discardedPrefix = nextPartial + " discarded: "
+
+// logTail is the most of backups.log nextDiscarded reads, from its end: the
+// lines of the day's backup, just written, are the last.
+const logTail = 64 << 10
+
+// nextDiscarded returns why the next base being built was discarded at the
+// backups of day, from the lines of backups.log in dir (discardNext), oldest
+// first; none when the log cannot be read.
+func nextDiscarded(dir, day string) []string {
+	f, err := os.Open(filepath.Join(dir, backupLog))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	from := max(info.Size()-logTail, 0)
+	buf := make([]byte, info.Size()-from)
+	if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
+		return nil
+	}
+	lines := strings.Split(string(buf), "\n")
+	if from > 0 {
+		lines = lines[1:] // the first is cut
+	}
+	var out []string
+	for _, l := range lines {
+		_, rest, _ := strings.Cut(l, " ")
+		if why, ok := strings.CutPrefix(rest, logDay(day)+discardedPrefix); ok {
+			out = append(out, why)
+		}
+	}
+	return out
 }
 
 // discardNext removes the next base being built, if there is one, with a
-// line saying why.
-func (bk *Archive) discardNext(why string) {
+// line saying why, written at the backup of day: the close-day's Z report
+// repeats it (nextDiscarded, PruneBackups).
+func (bk *Archive) discardNext(day, why string) {
 	partial := filepath.Join(bk.backupDir, nextPartial)
 	_, perr := os.Stat(partial)
 	_, serr := os.Stat(filepath.Join(bk.backupDir, nextState))
@@ -797,7 +842,7 @@ func (bk *Archive) discardNext(why string) {
 	}
 	_ = os.Remove(filepath.Join(bk.backupDir, nextState))
 	_ = os.Remove(partial)
-	bk.logLine("%s discarded: %s", nextPartial, why)
+	bk.logLine(day, "%s%s", discardedPrefix, why)
 }
 
 // stepNext takes the day's step in building the next base of the base at
@@ -808,24 +853,24 @@ func (bk *Archive) discardNext(why string) {
 // backup is still to be written; a *baseDamageError when the base is found
 // damaged (the day needs a base written whole). A partial it cannot go on
 // with is discarded with a line.
-func (bk *Archive) stepNext(ctx context.Context, full, base string, digests []uint64, bt pagesTrailer) (string, bool, error) {
+func (bk *Archive) stepNext(ctx context.Context, day, full, base string, digests []uint64, bt pagesTrailer) (string, bool, error) {
 	dir := bk.backupDir
 	st, err := readNextState(dir)
 	switch {
 	case err == nil && (st.Base != filepath.Base(base) || st.BaseSize != bt.Size || st.BaseCRC != bt.CRC || st.PageSize != bt.PageSize):
-		bk.discardNext("it was copied from " + st.Base + ", which is no longer the newest base as written")
+		bk.discardNext(day, "it was copied from "+st.Base+", which is no longer the newest base as written")
 		return "", false, nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		bk.discardNext("its state cannot be read (" + err.Error() + ")")
+		bk.discardNext(day, "its state cannot be read ("+err.Error()+")")
 		return "", false, nil
 	case err != nil:
 		// A partial without its state was being made a day's base when
 		// that close-day stopped.
-		bk.discardNext("its state is missing (a close-day stopped while it was made the day's base)")
+		bk.discardNext(day, "its state is missing (a close-day stopped while it was made the day's base)")
 		return "", false, nil
 	}
 	if info, err := os.Stat(filepath.Join(dir, nextPartial)); err != nil || info.Size() < st.Copied {
-		bk.discardNext(fmt.Sprintf("it holds fewer bytes than the %d its state says were copied", st.Copied))
+		bk.discardNext(day, fmt.Sprintf("it holds fewer bytes than the %d its state says were copied", st.Copied))
 		return "", false, nil
 	}
 	if base == full {
@@ -834,14 +879,14 @@ func (bk *Archive) stepNext(ctx context.Context, full, base string, digests []ui
 		return "", true, nil
 	}
 	if st.Copied < st.BaseSize {
-		if err := bk.copyNext(ctx, base, &st, digests, bk.nextChunk(bt.PageSize)); err != nil {
+		if err := bk.copyNext(ctx, day, base, &st, digests, bk.nextChunk(bt.PageSize)); err != nil {
 			return "", false, err
 		}
 		if st.Copied < st.BaseSize {
 			return "", true, nil
 		}
 	}
-	path, err := bk.makeBase(ctx, full, digests, st)
+	path, err := bk.makeBase(ctx, day, full, digests, st)
 	if path != "" || err != nil {
 		return path, false, err
 	}
@@ -860,16 +905,16 @@ func (bk *Archive) startNext(ctx context.Context, day, full, base string, digest
 		return nil
 	}
 	st := nextTrailer{Version: 1, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC, PageSize: bt.PageSize, Started: day}
-	bk.logLine("%s started: a copy of %s (%d bytes), %d bytes a close-day; %d of the day's %d pages differ from it",
+	bk.logLine(day, "%s started: a copy of %s (%d bytes), %d bytes a close-day; %d of the day's %d pages differ from it",
 		nextPartial, st.Base, st.BaseSize, chunk, it.Pages, it.Size/int64(it.PageSize))
-	return bk.copyNext(ctx, base, &st, digests, chunk)
+	return bk.copyNext(ctx, day, base, &st, digests, chunk)
 }
 
 // copyNext copies the next chunk of the base at base into the partial, each
 // page checked against its digest, syncs it and writes the state st moved
 // on. A failure other than the base's damage (a *baseDamageError, returned)
 // discards the partial with a line.
-func (bk *Archive) copyNext(ctx context.Context, base string, st *nextTrailer, digests []uint64, chunk int64) error {
+func (bk *Archive) copyNext(ctx context.Context, day, base string, st *nextTrailer, digests []uint64, chunk int64) error {
 	n := min(chunk, st.BaseSize-st.Copied)
 	err := copyPages(ctx, base, filepath.Join(bk.backupDir, nextPartial), st, digests, n)
 	if err == nil {
@@ -877,11 +922,11 @@ func (bk *Archive) copyNext(ctx context.Context, base string, st *nextTrailer, d
 		err = writeNextState(bk.backupDir, *st)
 	}
 	if _, ok := errors.AsType[*baseDamageError](err); ok {
-		bk.discardNext(err.Error())
+		bk.discardNext(day, err.Error())
 		return err
 	}
 	if err != nil {
-		bk.discardNext("the copy of the base failed (" + err.Error() + ")")
+		bk.discardNext(day, "the copy of the base failed ("+err.Error()+")")
 		return nil
 	}
 	if bk.stopAt("chunk") {
@@ -945,14 +990,14 @@ func copyPages(ctx context.Context, base, partial string, st *nextTrailer, diges
 // the partial is no longer the base's copy, and one a close-day left stopped
 // on the way is discarded. It returns "" when the partial could not be made
 // the base (discarded with a line): the day's backup is then its increment.
-func (bk *Archive) makeBase(ctx context.Context, full string, digests []uint64, st nextTrailer) (string, error) {
+func (bk *Archive) makeBase(ctx context.Context, day, full string, digests []uint64, st nextTrailer) (string, error) {
 	dir := bk.backupDir
 	partial := filepath.Join(dir, nextPartial)
 	if _, err := os.Stat(full); err == nil && len(dependents(dir, filepath.Base(full))) > 0 {
 		return "", nil // a base of the same day others are built on is not replaced
 	}
 	if err := os.Remove(filepath.Join(dir, nextState)); err != nil {
-		bk.discardNext("its state could not be removed (" + err.Error() + ")")
+		bk.discardNext(day, "its state could not be removed ("+err.Error()+")")
 		return "", nil
 	}
 	if bk.stopAt("state removed") {
@@ -1023,7 +1068,7 @@ func (bk *Archive) makeBase(ctx context.Context, full string, digests []uint64, 
 		err = os.Rename(partial, full)
 	}
 	if err != nil {
-		bk.discardNext("it could not be made the day's base (" + err.Error() + ")")
+		bk.discardNext(day, "it could not be made the day's base ("+err.Error()+")")
 		return "", nil
 	}
 	if bk.stopAt("renamed") {
@@ -1032,7 +1077,7 @@ func (bk *Archive) makeBase(ctx context.Context, full string, digests []uint64, 
 	// Without its digests the new base is still the day's full backup; the
 	// next day's backup is then an increment of the base before.
 	if err := writeDigests(full, all, pt); err != nil {
-		bk.logLine("%s was made of %s but its page digests could not be written (%v)", filepath.Base(full), nextPartial, err)
+		bk.logLine(day, "%s was made of %s but its page digests could not be written (%v)", filepath.Base(full), nextPartial, err)
 	}
 	if bk.stopAt("digests") {
 		return "", errStopped
@@ -1041,7 +1086,7 @@ func (bk *Archive) makeBase(ctx context.Context, full string, digests []uint64, 
 	delete(bk.backupSums, full)
 	bk.backupMu.Unlock()
 	bk.noteCheck(full, checked)
-	bk.logLine("%s made the day's base from %s (copied since %s) and the %d pages of the day that differ from it",
+	bk.logLine(day, "%s made the day's base from %s (copied since %s) and the %d pages of the day that differ from it",
 		filepath.Base(full), st.Base, st.Started, changed)
 	return full, nil
 }

@@ -774,31 +774,35 @@ func TestNextBaseStopped(t *testing.T) {
 // TestNextBaseDiscarded: a partial that is damaged, missing or cut short, or
 // whose state is damaged, is discarded with a line and the close-day's
 // backup is the day's increment (the building starts again from the base); a
-// base found damaged while it is copied gets a base written whole.
+// base found damaged while it is copied gets a base written whole. Why the
+// partial was discarded reaches the close-day's prune of the backups, which
+// the Z report's note carries, for that day only.
 func TestNextBaseDiscarded(t *testing.T) {
 	tests := []struct {
 		name   string
 		damage func(t *testing.T, bdir, base string)
 		line   string
-		whole  bool // the day's backup is a base written whole
+		why    string // the start of why PruneBackups says it was discarded
+		whole  bool   // the day's backup is a base written whole
 	}{
 		{"a byte of the partial", func(t *testing.T, bdir, _ string) {
 			flipByte(t, filepath.Join(bdir, nextPartial), 3*4096+17)
-		}, "discarded: it could not be made the day's base (the day's copy made of it is not the one taken", false},
+		}, "discarded: it could not be made the day's base (the day's copy made of it is not the one taken",
+			"it could not be made the day's base (the day's copy made of it is not the one taken", false},
 		{"the partial missing", func(t *testing.T, bdir, _ string) {
 			require.NoError(t, os.Remove(filepath.Join(bdir, nextPartial)))
-		}, "discarded: it holds fewer bytes than the", false},
+		}, "discarded: it holds fewer bytes than the", "it holds fewer bytes than the", false},
 		{"the partial cut short", func(t *testing.T, bdir, _ string) {
 			require.NoError(t, os.Truncate(filepath.Join(bdir, nextPartial), 4096))
-		}, "discarded: it holds fewer bytes than the", false},
+		}, "discarded: it holds fewer bytes than the", "it holds fewer bytes than the", false},
 		{"its state damaged", func(t *testing.T, bdir, _ string) {
 			flipByte(t, filepath.Join(bdir, nextState), 10)
-		}, "discarded: its state cannot be read", false},
+		}, "discarded: its state cannot be read", "its state cannot be read", false},
 		{"the base damaged", func(t *testing.T, _, base string) {
 			info, err := os.Stat(base)
 			require.NoError(t, err)
 			flipByte(t, base, int(info.Size())-4096+10)
-		}, "journal-2026-11-10.db is damaged (page ", true},
+		}, "journal-2026-11-10.db is damaged (page ", "page ", true},
 	}
 	tmpl, s := nextBaseTemplate(t, true)
 	for _, tt := range tests {
@@ -827,6 +831,15 @@ func TestNextBaseDiscarded(t *testing.T) {
 			log, err := os.ReadFile(filepath.Join(bdir, backupLog))
 			require.NoError(t, err)
 			assert.Contains(t, string(log), tt.line)
+
+			p, err := j.Archive.PruneBackups(dayOf(12))
+			require.NoError(t, err)
+			require.Len(t, p.Discarded, 1, "PruneBackups(%s).Discarded", dayOf(12))
+			assert.True(t, strings.HasPrefix(p.Discarded[0], tt.why), "PruneBackups(%s).Discarded = %q; want it to begin %q", dayOf(12), p.Discarded[0], tt.why)
+			assert.Contains(t, p.Line(), "The next base being built from the backups was discarded: "+tt.why, "the Z report's line")
+			p, err = j.Archive.PruneBackups(dayOf(13))
+			require.NoError(t, err)
+			assert.Empty(t, p.Discarded, "a day whose backup discarded nothing")
 		})
 	}
 }

@@ -96,7 +96,9 @@ func fyOf(day string) string {
 
 // PruneBackups removes the day backups the keeping rule no longer keeps,
 // counted back from day (the day being closed), and returns what it removed
-// and what the backup directory holds after (pos.BackupKeeper). A day's
+// and what the backup directory holds after (pos.BackupKeeper), with why a
+// next base being built was discarded at the backup of day, if it was
+// (nextDiscarded): the manager reads it in the Z report's note. A day's
 // backup is its base (journal-DAY.db, with its page digests) or its increment
 // (journal-DAY.inc), or both; a base that a kept increment is built on is kept
 // with it, whatever its own day, so every day kept stays restorable. A backup
@@ -154,6 +156,7 @@ func (bk *Archive) PruneBackups(day string) (pos.BackupPrune, error) {
 			res.Freed += size[name]
 		}
 	}
+	res.Discarded = nextDiscarded(bk.backupDir, day)
 	res.Kept, err = bk.BackupSpace()
 	if err == nil {
 		err = errors.Join(errs...)
