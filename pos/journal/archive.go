@@ -28,7 +28,11 @@ const (
 type Archive struct{ *journalCore }
 
 // Backup writes a consistent copy of the whole journal file to w while the
-// terminal keeps working (a hot backup through one read transaction).
+// terminal keeps working (a hot backup through one read transaction). w is
+// written inside that transaction, so it must not use this journal: a read
+// begun there waits behind a write that grows the file, and that write waits
+// for the transaction to end. A write to the journal waits for w as long as
+// it needs the file grown.
 func (bk *Archive) Backup(w io.Writer) error {
 	if err := bk.backup(w); err != nil {
 		return fmt.Errorf("journal: backup: %w", err)
