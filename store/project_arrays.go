@@ -34,63 +34,61 @@ const (
 // arrayOIDs are the array types a binArray is sent as.
 var arrayOIDs = []uint32{pgtype.TextArrayOID, pgtype.Int8ArrayOID, pgtype.Int4ArrayOID, pgtype.DateArrayOID, pgtype.TimestamptzArrayOID}
 
-// arrayHeader starts an array of n elements of the type elem, with or
-// without NULLs, with room for size more bytes.
-func arrayHeader(n int, elem uint32, nulls bool, size int) binArray {
+// arrayOf is s as a one-dimensional array of the type elem, in
+// PostgreSQL's binary format, nil for a nil s (NULL): the array's header
+// (dimensions, whether it holds a NULL, the element's type, the dimension's
+// length and its lower bound), then each element as its length and its
+// binary form (put), or -1 where valid says it is NULL (valid nil: none is).
+// size is about the bytes of the elements, for the buffer to be allocated
+// once.
+func arrayOf[T any](s []T, elem uint32, size int, valid func(T) bool, put func([]byte, T) []byte) binArray {
+	if s == nil {
+		return nil
+	}
+	var hasNull uint32
+	if valid != nil {
+		for _, v := range s {
+			if !valid(v) {
+				hasNull = 1
+				break
+			}
+		}
+	}
 	b := make([]byte, 0, 20+size)
 	b = binary.BigEndian.AppendUint32(b, 1) // dimensions
-	var hasNull uint32
-	if nulls {
-		hasNull = 1
-	}
 	b = binary.BigEndian.AppendUint32(b, hasNull)
 	b = binary.BigEndian.AppendUint32(b, elem)
-	b = binary.BigEndian.AppendUint32(b, uint32(n)) // the dimension's length
-	b = binary.BigEndian.AppendUint32(b, 1)         // its lower bound
+	b = binary.BigEndian.AppendUint32(b, uint32(len(s))) // the dimension's length
+	b = binary.BigEndian.AppendUint32(b, 1)              // its lower bound
+	for _, v := range s {
+		if valid != nil && !valid(v) {
+			b = binary.BigEndian.AppendUint32(b, math.MaxUint32) // -1: NULL
+			continue
+		}
+		at := len(b)
+		b = put(binary.BigEndian.AppendUint32(b, 0), v)
+		binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4)) // the element's length
+	}
 	return b
 }
 
 // textArray is s as text[].
 func textArray(s []string) binArray {
-	if s == nil {
-		return nil
-	}
 	size := 4 * len(s)
 	for _, v := range s {
 		size += len(v)
 	}
-	b := arrayHeader(len(s), oidText, false, size)
-	for _, v := range s {
-		b = binary.BigEndian.AppendUint32(b, uint32(len(v)))
-		b = append(b, v...)
-	}
-	return b
+	return arrayOf(s, oidText, size, nil, func(b []byte, v string) []byte { return append(b, v...) })
 }
 
 // int8Array is s as int8[].
 func int8Array(s []int64) binArray {
-	if s == nil {
-		return nil
-	}
-	b := arrayHeader(len(s), oidInt8, false, 12*len(s))
-	for _, v := range s {
-		b = binary.BigEndian.AppendUint32(b, 8)
-		b = binary.BigEndian.AppendUint64(b, uint64(v))
-	}
-	return b
+	return arrayOf(s, oidInt8, 12*len(s), nil, func(b []byte, v int64) []byte { return binary.BigEndian.AppendUint64(b, uint64(v)) })
 }
 
 // int4Array is s as int4[].
 func int4Array(s []int32) binArray {
-	if s == nil {
-		return nil
-	}
-	b := arrayHeader(len(s), oidInt4, false, 8*len(s))
-	for _, v := range s {
-		b = binary.BigEndian.AppendUint32(b, 4)
-		b = binary.BigEndian.AppendUint32(b, uint32(v))
-	}
-	return b
+	return arrayOf(s, oidInt4, 8*len(s), nil, func(b []byte, v int32) []byte { return binary.BigEndian.AppendUint32(b, uint32(v)) })
 }
 
 // y2k is PostgreSQL's epoch of dates and times.
@@ -98,19 +96,7 @@ var y2k = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // dateArray is s as date[], an invalid date NULL.
 func dateArray(s []pgtype.Date) binArray {
-	if s == nil {
-		return nil
-	}
-	nulls := false
-	for _, d := range s {
-		nulls = nulls || !d.Valid
-	}
-	b := arrayHeader(len(s), oidDate, nulls, 8*len(s))
-	for _, d := range s {
-		if !d.Valid {
-			b = binary.BigEndian.AppendUint32(b, math.MaxUint32) // -1: NULL
-			continue
-		}
+	return arrayOf(s, oidDate, 8*len(s), func(d pgtype.Date) bool { return d.Valid }, func(b []byte, d pgtype.Date) []byte {
 		var days int32
 		switch d.InfinityModifier {
 		case pgtype.Infinity:
@@ -121,27 +107,13 @@ func dateArray(s []pgtype.Date) binArray {
 			t := d.Time
 			days = int32((time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Unix() - y2k.Unix()) / 86400)
 		}
-		b = binary.BigEndian.AppendUint32(b, 4)
-		b = binary.BigEndian.AppendUint32(b, uint32(days))
-	}
-	return b
+		return binary.BigEndian.AppendUint32(b, uint32(days))
+	})
 }
 
 // stampArray is s as timestamptz[], an invalid time NULL.
 func stampArray(s []pgtype.Timestamptz) binArray {
-	if s == nil {
-		return nil
-	}
-	nulls := false
-	for _, t := range s {
-		nulls = nulls || !t.Valid
-	}
-	b := arrayHeader(len(s), oidTimestamptz, nulls, 12*len(s))
-	for _, t := range s {
-		if !t.Valid {
-			b = binary.BigEndian.AppendUint32(b, math.MaxUint32) // -1: NULL
-			continue
-		}
+	return arrayOf(s, oidTimestamptz, 12*len(s), func(t pgtype.Timestamptz) bool { return t.Valid }, func(b []byte, t pgtype.Timestamptz) []byte {
 		var us int64
 		switch t.InfinityModifier {
 		case pgtype.Infinity:
@@ -151,10 +123,8 @@ func stampArray(s []pgtype.Timestamptz) binArray {
 		default:
 			us = t.Time.Unix()*1_000_000 + int64(t.Time.Nanosecond())/1000 - y2k.Unix()*1_000_000
 		}
-		b = binary.BigEndian.AppendUint32(b, 8)
-		b = binary.BigEndian.AppendUint64(b, uint64(us))
-	}
-	return b
+		return binary.BigEndian.AppendUint64(b, uint64(us))
+	})
 }
 
 // binArrayOf is v as a binArray when it is a slice of a type the projections'
