@@ -2,7 +2,9 @@ package store
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -91,6 +93,66 @@ func int4Array(s []int32) binArray {
 	return arrayOf(s, oidInt4, 8*len(s), nil, func(b []byte, v int32) []byte { return binary.BigEndian.AppendUint32(b, uint32(v)) })
 }
 
+// jsonArray is a text[] of JSON values built element by element, each
+// value marshalled straight into the array's bytes: the orders' snapshots,
+// the largest of the projections' arrays, are neither allocated one by one
+// (json.Marshal's copy of each) nor copied again into text strings and then
+// into an array. The zero jsonArray is NULL.
+type jsonArray struct {
+	b   []byte
+	n   int
+	enc *json.Encoder // writes into b (Write)
+}
+
+// Write appends p to the array's bytes, for enc.
+func (a *jsonArray) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
+}
+
+// snapshotSize is about the bytes of an order's snapshot (1 000–1 500).
+const snapshotSize = 1536
+
+// add appends v's JSON, as json.Marshal writes it, passed through seal when
+// seal is not nil (which may give back its argument or new bytes). The
+// first add makes room for n elements of about snapshotSize bytes.
+func (a *jsonArray) add(v any, seal func([]byte) ([]byte, error), n int) error {
+	if a.b == nil {
+		a.b = make([]byte, 20, 20+n*(4+snapshotSize))
+		binary.BigEndian.PutUint32(a.b[0:], 1) // dimensions; no NULL
+		binary.BigEndian.PutUint32(a.b[8:], oidText)
+		binary.BigEndian.PutUint32(a.b[16:], 1) // the lower bound; the length is set by array
+		a.enc = json.NewEncoder(a)
+	}
+	at := len(a.b)
+	a.b = binary.BigEndian.AppendUint32(a.b, 0)
+	if err := a.enc.Encode(v); err != nil {
+		a.b = a.b[:at]
+		return err
+	}
+	a.b = a.b[:len(a.b)-1] // the newline Encode ends a value with
+	if seal != nil {
+		js, err := seal(a.b[at+4:])
+		if err != nil {
+			a.b = a.b[:at]
+			return err
+		}
+		a.b = append(a.b[:at+4], js...) // js may be those very bytes
+	}
+	binary.BigEndian.PutUint32(a.b[at:], uint32(len(a.b)-at-4))
+	a.n++
+	return nil
+}
+
+// array is the array built, nil (NULL) when nothing was added.
+func (a *jsonArray) array() binArray {
+	if a.b == nil {
+		return nil
+	}
+	binary.BigEndian.PutUint32(a.b[12:], uint32(a.n))
+	return a.b
+}
+
 // y2k is PostgreSQL's epoch of dates and times.
 var y2k = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -149,16 +211,54 @@ func binArrayOf(v any) any {
 type binArrayCodec struct{ pgtype.Codec }
 
 func (c binArrayCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
-	if _, ok := value.(binArray); ok && format == pgtype.BinaryFormatCode {
-		return binArrayPlan{}
+	switch value.(type) {
+	case binArray, leadArray:
+		if format == pgtype.BinaryFormatCode {
+			return binArrayPlan{}
+		}
 	}
 	return c.Codec.PlanEncode(m, oid, format, value)
+}
+
+// leadArray is the first binArray of a statement's arguments, with the size
+// of all of them (size): pgx encodes a statement's arguments one after the
+// other into one buffer, which it keeps only up to 256 bytes from one
+// statement to the next, so that without room made at the first array the
+// buffer grew and was copied again at each of the statement's arrays (the
+// orders' statement has eighteen).
+type leadArray struct {
+	binArray
+	size int
+}
+
+// leadArrays marks the first binArray of args (encoded) as leadArray, and
+// returns the size of the arrays.
+func leadArrays(args []any) int {
+	first, size := -1, 0
+	for i, a := range args {
+		if b, ok := a.(binArray); ok && b != nil {
+			if first < 0 {
+				first = i
+			}
+			size += len(b)
+		}
+	}
+	if first >= 0 {
+		args[first] = leadArray{args[first].(binArray), size}
+	}
+	return size
 }
 
 type binArrayPlan struct{}
 
 func (binArrayPlan) Encode(value any, buf []byte) ([]byte, error) {
-	a := value.(binArray)
+	var a binArray
+	switch v := value.(type) {
+	case binArray:
+		a = v
+	case leadArray:
+		a, buf = v.binArray, slices.Grow(buf, v.size+256) // 256: the small arguments after it
+	}
 	if a == nil {
 		return nil, nil // NULL
 	}
