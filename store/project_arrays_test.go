@@ -1,7 +1,9 @@
 package store
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,4 +162,43 @@ func TestBinArraysAsPostgreSQLReadsThem(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestJSONArrayIsTheTextArrayOfTheValuesJSON: values marshalled into a
+// jsonArray, some through a seal that gives back new bytes and some through
+// one that gives back its argument, make the text[] of their json.Marshal
+// (sealed where sealed), and nothing added is NULL.
+func TestJSONArrayIsTheTextArrayOfTheValuesJSON(t *testing.T) {
+	var none jsonArray
+	assert.Nil(t, none.array())
+
+	seal := func(js []byte) ([]byte, error) { return append([]byte(`{"sealed":`), append(js, '}')...), nil }
+	same := func(js []byte) ([]byte, error) { return js, nil }
+	values := []struct {
+		v    any
+		seal func([]byte) ([]byte, error)
+	}{
+		{map[string]any{"id": "T1-20261124-000001", "amount": 179800}, nil},
+		{map[string]any{"buyer": map[string]string{"name": "A <&> B"}}, seal},
+		{[]int{1, 2, 3}, same},
+		{"₹ 1,299", nil},
+		{map[string]any{"lines": []string{strings.Repeat("x", 3000)}}, seal}, // past the room made
+	}
+	var a jsonArray
+	var want []string
+	for _, v := range values {
+		require.NoError(t, a.add(v.v, v.seal, 2))
+		js, err := json.Marshal(v.v)
+		require.NoError(t, err)
+		if v.seal != nil {
+			js, _ = v.seal(js)
+		}
+		want = append(want, string(js))
+	}
+	assert.Equal(t, []byte(textArray(want)), []byte(a.array()))
+
+	var bad jsonArray
+	require.Error(t, bad.add(func() {}, nil, 1), "a value json cannot marshal")
+	require.NoError(t, bad.add(1, nil, 1))
+	assert.Equal(t, []byte(textArray([]string{"1"})), []byte(bad.array()), "the refused value left nothing")
 }
