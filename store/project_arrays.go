@@ -2,7 +2,9 @@ package store
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -34,63 +36,121 @@ const (
 // arrayOIDs are the array types a binArray is sent as.
 var arrayOIDs = []uint32{pgtype.TextArrayOID, pgtype.Int8ArrayOID, pgtype.Int4ArrayOID, pgtype.DateArrayOID, pgtype.TimestamptzArrayOID}
 
-// arrayHeader starts an array of n elements of the type elem, with or
-// without NULLs, with room for size more bytes.
-func arrayHeader(n int, elem uint32, nulls bool, size int) binArray {
+// arrayOf is s as a one-dimensional array of the type elem, in
+// PostgreSQL's binary format, nil for a nil s (NULL): the array's header
+// (dimensions, whether it holds a NULL, the element's type, the dimension's
+// length and its lower bound), then each element as its length and its
+// binary form (put), or -1 where valid says it is NULL (valid nil: none is).
+// size is about the bytes of the elements, for the buffer to be allocated
+// once.
+func arrayOf[T any](s []T, elem uint32, size int, valid func(T) bool, put func([]byte, T) []byte) binArray {
+	if s == nil {
+		return nil
+	}
+	var hasNull uint32
+	if valid != nil {
+		for _, v := range s {
+			if !valid(v) {
+				hasNull = 1
+				break
+			}
+		}
+	}
 	b := make([]byte, 0, 20+size)
 	b = binary.BigEndian.AppendUint32(b, 1) // dimensions
-	var hasNull uint32
-	if nulls {
-		hasNull = 1
-	}
 	b = binary.BigEndian.AppendUint32(b, hasNull)
 	b = binary.BigEndian.AppendUint32(b, elem)
-	b = binary.BigEndian.AppendUint32(b, uint32(n)) // the dimension's length
-	b = binary.BigEndian.AppendUint32(b, 1)         // its lower bound
+	b = binary.BigEndian.AppendUint32(b, uint32(len(s))) // the dimension's length
+	b = binary.BigEndian.AppendUint32(b, 1)              // its lower bound
+	for _, v := range s {
+		if valid != nil && !valid(v) {
+			b = binary.BigEndian.AppendUint32(b, math.MaxUint32) // -1: NULL
+			continue
+		}
+		at := len(b)
+		b = put(binary.BigEndian.AppendUint32(b, 0), v)
+		binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4)) // the element's length
+	}
 	return b
 }
 
 // textArray is s as text[].
 func textArray(s []string) binArray {
-	if s == nil {
-		return nil
-	}
 	size := 4 * len(s)
 	for _, v := range s {
 		size += len(v)
 	}
-	b := arrayHeader(len(s), oidText, false, size)
-	for _, v := range s {
-		b = binary.BigEndian.AppendUint32(b, uint32(len(v)))
-		b = append(b, v...)
-	}
-	return b
+	return arrayOf(s, oidText, size, nil, func(b []byte, v string) []byte { return append(b, v...) })
 }
 
 // int8Array is s as int8[].
 func int8Array(s []int64) binArray {
-	if s == nil {
-		return nil
-	}
-	b := arrayHeader(len(s), oidInt8, false, 12*len(s))
-	for _, v := range s {
-		b = binary.BigEndian.AppendUint32(b, 8)
-		b = binary.BigEndian.AppendUint64(b, uint64(v))
-	}
-	return b
+	return arrayOf(s, oidInt8, 12*len(s), nil, func(b []byte, v int64) []byte { return binary.BigEndian.AppendUint64(b, uint64(v)) })
 }
 
 // int4Array is s as int4[].
 func int4Array(s []int32) binArray {
-	if s == nil {
+	return arrayOf(s, oidInt4, 8*len(s), nil, func(b []byte, v int32) []byte { return binary.BigEndian.AppendUint32(b, uint32(v)) })
+}
+
+// jsonArray is a text[] of JSON values built element by element, each
+// value marshalled straight into the array's bytes: the orders' snapshots,
+// the largest of the projections' arrays, are neither allocated one by one
+// (json.Marshal's copy of each) nor copied again into text strings and then
+// into an array. The zero jsonArray is NULL.
+type jsonArray struct {
+	b   []byte
+	n   int
+	enc *json.Encoder // writes into b (Write)
+}
+
+// Write appends p to the array's bytes, for enc.
+func (a *jsonArray) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
+}
+
+// snapshotSize is about the bytes of an order's snapshot (1 000–1 500).
+const snapshotSize = 1536
+
+// add appends v's JSON, as json.Marshal writes it, passed through seal when
+// seal is not nil (which may give back its argument or new bytes). The
+// first add makes room for n elements of about snapshotSize bytes.
+func (a *jsonArray) add(v any, seal func([]byte) ([]byte, error), n int) error {
+	if a.b == nil {
+		a.b = make([]byte, 20, 20+n*(4+snapshotSize))
+		binary.BigEndian.PutUint32(a.b[0:], 1) // dimensions; no NULL
+		binary.BigEndian.PutUint32(a.b[8:], oidText)
+		binary.BigEndian.PutUint32(a.b[16:], 1) // the lower bound; the length is set by array
+		a.enc = json.NewEncoder(a)
+	}
+	at := len(a.b)
+	a.b = binary.BigEndian.AppendUint32(a.b, 0)
+	if err := a.enc.Encode(v); err != nil {
+		a.b = a.b[:at]
+		return err
+	}
+	a.b = a.b[:len(a.b)-1] // the newline Encode ends a value with
+	if seal != nil {
+		js, err := seal(a.b[at+4:])
+		if err != nil {
+			a.b = a.b[:at]
+			return err
+		}
+		a.b = append(a.b[:at+4], js...) // js may be those very bytes
+	}
+	binary.BigEndian.PutUint32(a.b[at:], uint32(len(a.b)-at-4))
+	a.n++
+	return nil
+}
+
+// array is the array built, nil (NULL) when nothing was added.
+func (a *jsonArray) array() binArray {
+	if a.b == nil {
 		return nil
 	}
-	b := arrayHeader(len(s), oidInt4, false, 8*len(s))
-	for _, v := range s {
-		b = binary.BigEndian.AppendUint32(b, 4)
-		b = binary.BigEndian.AppendUint32(b, uint32(v))
-	}
-	return b
+	binary.BigEndian.PutUint32(a.b[12:], uint32(a.n))
+	return a.b
 }
 
 // y2k is PostgreSQL's epoch of dates and times.
@@ -98,19 +158,7 @@ var y2k = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // dateArray is s as date[], an invalid date NULL.
 func dateArray(s []pgtype.Date) binArray {
-	if s == nil {
-		return nil
-	}
-	nulls := false
-	for _, d := range s {
-		nulls = nulls || !d.Valid
-	}
-	b := arrayHeader(len(s), oidDate, nulls, 8*len(s))
-	for _, d := range s {
-		if !d.Valid {
-			b = binary.BigEndian.AppendUint32(b, math.MaxUint32) // -1: NULL
-			continue
-		}
+	return arrayOf(s, oidDate, 8*len(s), func(d pgtype.Date) bool { return d.Valid }, func(b []byte, d pgtype.Date) []byte {
 		var days int32
 		switch d.InfinityModifier {
 		case pgtype.Infinity:
@@ -121,27 +169,13 @@ func dateArray(s []pgtype.Date) binArray {
 			t := d.Time
 			days = int32((time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Unix() - y2k.Unix()) / 86400)
 		}
-		b = binary.BigEndian.AppendUint32(b, 4)
-		b = binary.BigEndian.AppendUint32(b, uint32(days))
-	}
-	return b
+		return binary.BigEndian.AppendUint32(b, uint32(days))
+	})
 }
 
 // stampArray is s as timestamptz[], an invalid time NULL.
 func stampArray(s []pgtype.Timestamptz) binArray {
-	if s == nil {
-		return nil
-	}
-	nulls := false
-	for _, t := range s {
-		nulls = nulls || !t.Valid
-	}
-	b := arrayHeader(len(s), oidTimestamptz, nulls, 12*len(s))
-	for _, t := range s {
-		if !t.Valid {
-			b = binary.BigEndian.AppendUint32(b, math.MaxUint32) // -1: NULL
-			continue
-		}
+	return arrayOf(s, oidTimestamptz, 12*len(s), func(t pgtype.Timestamptz) bool { return t.Valid }, func(b []byte, t pgtype.Timestamptz) []byte {
 		var us int64
 		switch t.InfinityModifier {
 		case pgtype.Infinity:
@@ -151,10 +185,8 @@ func stampArray(s []pgtype.Timestamptz) binArray {
 		default:
 			us = t.Time.Unix()*1_000_000 + int64(t.Time.Nanosecond())/1000 - y2k.Unix()*1_000_000
 		}
-		b = binary.BigEndian.AppendUint32(b, 8)
-		b = binary.BigEndian.AppendUint64(b, uint64(us))
-	}
-	return b
+		return binary.BigEndian.AppendUint64(b, uint64(us))
+	})
 }
 
 // binArrayOf is v as a binArray when it is a slice of a type the projections'
@@ -179,16 +211,54 @@ func binArrayOf(v any) any {
 type binArrayCodec struct{ pgtype.Codec }
 
 func (c binArrayCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
-	if _, ok := value.(binArray); ok && format == pgtype.BinaryFormatCode {
-		return binArrayPlan{}
+	switch value.(type) {
+	case binArray, leadArray:
+		if format == pgtype.BinaryFormatCode {
+			return binArrayPlan{}
+		}
 	}
 	return c.Codec.PlanEncode(m, oid, format, value)
+}
+
+// leadArray is the first binArray of a statement's arguments, with the size
+// of all of them (size): pgx encodes a statement's arguments one after the
+// other into one buffer, which it keeps only up to 256 bytes from one
+// statement to the next, so that without room made at the first array the
+// buffer grew and was copied again at each of the statement's arrays (the
+// orders' statement has eighteen).
+type leadArray struct {
+	binArray
+	size int
+}
+
+// leadArrays marks the first binArray of args (encoded) as leadArray, and
+// returns the size of the arrays.
+func leadArrays(args []any) int {
+	first, size := -1, 0
+	for i, a := range args {
+		if b, ok := a.(binArray); ok && b != nil {
+			if first < 0 {
+				first = i
+			}
+			size += len(b)
+		}
+	}
+	if first >= 0 {
+		args[first] = leadArray{args[first].(binArray), size}
+	}
+	return size
 }
 
 type binArrayPlan struct{}
 
 func (binArrayPlan) Encode(value any, buf []byte) ([]byte, error) {
-	a := value.(binArray)
+	var a binArray
+	switch v := value.(type) {
+	case binArray:
+		a = v
+	case leadArray:
+		a, buf = v.binArray, slices.Grow(buf, v.size+256) // 256: the small arguments after it
+	}
 	if a == nil {
 		return nil, nil // NULL
 	}

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -33,6 +35,10 @@ type pipeTx struct {
 	// restore gives the connection back its own array codecs, once queue
 	// has made it send binArrays (project_arrays.go); nil before.
 	restore func()
+	// size is about the bytes the writes queued take on the wire (their
+	// arrays), for the connection's write buffer to be made that large
+	// once (room) instead of growing and being copied again along the send.
+	size int
 }
 
 // maxQueued bounds the writes held before they are sent.
@@ -86,6 +92,7 @@ func (t *pipeTx) queue(ctx context.Context, sql string, args ...any) (pgconn.Com
 	for i, a := range args {
 		args[i] = binArrayOf(a)
 	}
+	t.size += leadArrays(args)
 	t.batch.Queue(sql, args...)
 	if t.batch.Len() >= maxQueued {
 		return pgconn.CommandTag{}, t.send(ctx)
@@ -98,8 +105,31 @@ func (t *pipeTx) queue(ctx context.Context, sql string, args ...any) (pgconn.Com
 // filled again meanwhile must not be that batch.
 func (t *pipeTx) take() *pgx.Batch {
 	b := &pgx.Batch{QueuedQueries: t.batch.QueuedQueries}
-	t.batch, t.sent = pgx.Batch{}, true
+	t.room(t.size + 128*len(b.QueuedQueries))
+	t.batch, t.sent, t.size = pgx.Batch{}, true, 0
 	return b
+}
+
+// room makes the connection's write buffer (pgproto3.Frontend's, which
+// keeps 1 kB between sends) hold n bytes more before a send: the whole
+// pipeline is written into it before it goes out, and without it the buffer
+// grew by doubling and was copied at each step, about 1.8 MB a batch of
+// 1 000 events. Only when the connection is idle (every result read), as
+// it is before each send of pipeTx.
+func (t *pipeTx) room(n int) {
+	if n > 1024 {
+		t.Tx.Conn().PgConn().Frontend().Send(writeRoom(n))
+	}
+}
+
+// writeRoom is a message of no bytes whose encoding makes room for its
+// number of bytes in the buffer it is appended to.
+type writeRoom int
+
+func (writeRoom) Frontend()           {}
+func (writeRoom) Decode([]byte) error { return errors.New("store: writeRoom is never received") }
+func (n writeRoom) Encode(dst []byte) ([]byte, error) {
+	return slices.Grow(dst, int(n)), nil
 }
 
 // done gives the connection back its own array codecs once the writes

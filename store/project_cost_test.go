@@ -167,23 +167,25 @@ func measureProjection(t *testing.T, batches int) projectionCost {
 // PostgreSQL, the round trips and statements per batch of 1 000 events. The
 // bounds hold what the decoder (project_decode.go), the arrays sent as they
 // are (project_arrays.go) and the mark moved with the last writes
-// (catchUp) took off. Measured 2026-11-27, per event: before them 55.9
-// allocations and 9 834 bytes (58.0 with the race detector), now 25.1 and
-// 8 670 (32.2); per batch 10 round trips before, 9 now, and 51.7
-// statements. The race detector's sync.Pool drops some of what is put back,
-// so the bytes are judged only without it.
+// (catchUp) took off, and since then the snapshots marshalled into their
+// array (jsonArray) and pgx's buffers made large enough once (leadArray,
+// pipeTx.room). Measured 2026-11-27, per event: before the first 55.9
+// allocations and 9 834 bytes (58.0 with the race detector), after them
+// 25.2 and 8 668 (32.2), now 24.4 and 6 070 (31.7); per batch 10 round
+// trips before, 9 now, and 51.7 statements. The race detector's sync.Pool
+// drops some of what is put back, so the bytes are judged only without it.
 const (
 	maxTripsPerBatch      = 9
 	maxStatementsPerBatch = 56
-	maxBytesPerEvent      = 9400 // without the race detector
+	maxBytesPerEvent      = 6600 // without the race detector
 )
 
 // maxAllocsPerEvent is the most allocations per event projected.
 func maxAllocsPerEvent() float64 {
 	if raceDetector {
-		return 40
+		return 35
 	}
-	return 32
+	return 27
 }
 
 // TestProjectionCostsCountsNotTimes projects batches of a counter's day of

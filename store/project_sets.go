@@ -250,22 +250,24 @@ func (p *projector) flushSets() error {
 
 // orderCols are the columns of orders of the orders a statement writes.
 type orderCols struct {
-	id, state, tender, staff, brand, last4, phone, snap []string
-	buyerPhone                                          []string // keyed digests (vault.phoneKey)
-	day, paidDay                                        []pgtype.Date
-	amount, captured, refunded, tax, receipt, lastSeq   []int64
-	opened, updated                                     []pgtype.Timestamptz
+	id, state, tender, staff, brand, last4, phone     []string
+	buyerPhone                                        []string // keyed digests (vault.phoneKey)
+	snap                                              jsonArray
+	day, paidDay                                      []pgtype.Date
+	amount, captured, refunded, tax, receipt, lastSeq []int64
+	opened, updated                                   []pgtype.Timestamptz
 }
 
-// add adds o's row, its snapshot js and its buyer's phone's keyed digest bp.
-func (c *orderCols) add(o *pos.Order, js []byte, bp string) {
+// add adds o's row but its snapshot (c.snap), with its buyer's phone's keyed
+// digest bp.
+func (c *orderCols) add(o *pos.Order, bp string) {
 	stamp := func(t time.Time) pgtype.Timestamptz { return pgtype.Timestamptz{Time: t, Valid: !t.IsZero()} }
 	ph := ""
 	if o.Customer != nil {
 		ph = o.Customer.Mobile
 	}
 	c.id, c.state, c.tender, c.staff = append(c.id, o.ID), append(c.state, projectedState(o)), append(c.tender, string(o.Tender)), append(c.staff, o.Staff)
-	c.brand, c.last4, c.phone, c.snap = append(c.brand, o.CardBrand), append(c.last4, o.CardLast4), append(c.phone, ph), append(c.snap, string(js))
+	c.brand, c.last4, c.phone = append(c.brand, o.CardBrand), append(c.last4, o.CardLast4), append(c.phone, ph)
 	c.buyerPhone = append(c.buyerPhone, bp)
 	c.day, c.paidDay = append(c.day, dateOf(o.Day)), append(c.paidDay, dateOf(o.PaidDay))
 	c.amount, c.captured, c.refunded = append(c.amount, int64(o.Amount)), append(c.captured, int64(o.Captured)), append(c.refunded, int64(o.Refunded))
@@ -280,7 +282,7 @@ const ordersInsert = `INSERT INTO orders (terminal_id, order_id, day, paid_day, 
 	SELECT $1, i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn::jsonb, bp
 	FROM unnest($2::text[], $3::date[], $4::date[], $5::text[], $6::text[], $7::text[], $8::int8[], $9::int8[], $10::int8[], $11::int8[],
 		$12::int8[], $13::text[], $14::text[], $15::text[], $16::timestamptz[], $17::timestamptz[], $18::int8[], $19::text[], $20::text[])
-		AS u(i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn, bp)`
+		AS u(i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, bp, sn)`
 
 const ordersUpsert = ordersInsert + `
 	ON CONFLICT (terminal_id, order_id) DO UPDATE SET day = EXCLUDED.day, paid_day = EXCLUDED.paid_day, state = EXCLUDED.state,
@@ -295,7 +297,7 @@ func (p *projector) queueOrders(sql string, c *orderCols) error {
 		return nil
 	}
 	_, err := p.pipe.queue(p.ctx, sql, p.terminal, c.id, c.day, c.paidDay, c.state, c.tender, c.staff, c.amount, c.captured, c.refunded,
-		c.tax, c.receipt, c.brand, c.last4, c.phone, c.opened, c.updated, c.lastSeq, c.snap, c.buyerPhone)
+		c.tax, c.receipt, c.brand, c.last4, c.phone, c.opened, c.updated, c.lastSeq, c.buyerPhone, c.snap.array())
 	return err
 }
 
@@ -318,26 +320,30 @@ func (p *projector) flushOrders() error {
 		rAmount, rTaxable, rTax, rCGST, rSGST []int64
 		rPaid                                 []pgtype.Date
 	)
+	nStored := 0
+	for _, oid := range p.dirty {
+		if p.stored[oid] {
+			nStored++
+		}
+	}
 	for _, oid := range p.dirty {
 		o := p.orders[oid]
-		js, err := json.Marshal(o)
-		if err != nil {
-			return err
+		c, n := &fresh, len(p.dirty)-nStored
+		if p.stored[oid] {
+			c, n = &stored, nStored
 		}
+		// The snapshot is written into the array sent; the buyer's details
+		// are stored sealed, the phone as a keyed digest the pages search
+		// by (vault.go).
+		var seal func([]byte) ([]byte, error)
 		bp := ""
 		if o.Buyer != nil {
-			// The buyer's details are stored sealed, the phone as a keyed
-			// digest the pages search by (vault.go).
-			if js, err = p.vault.seal(js); err != nil {
-				return err
-			}
-			bp = p.vault.phoneKey(o.Buyer.Phone)
+			seal, bp = p.vault.seal, p.vault.phoneKey(o.Buyer.Phone)
 		}
-		if p.stored[oid] {
-			stored.add(o, js, bp)
-		} else {
-			fresh.add(o, js, bp)
+		if err := c.snap.add(o, seal, n); err != nil {
+			return err
 		}
+		c.add(o, bp)
 		if paid := dateOf(o.PaidDay); o.State.Paid() && paid.Valid && !o.Voided() {
 			for _, r := range o.Totals.ByRate {
 				rID, rRate, rPaid = append(rID, o.ID), append(rRate, int32(r.Rate.BP())), append(rPaid, paid)
