@@ -198,7 +198,9 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover, memo 
 	default:
 		o = new(pos.Order)
 	}
-	err := o.Apply(*ev)
+	// o is this transaction's own (taken out of the cache, decoded, or new),
+	// and is dropped when the event does not apply: no copy of it is made.
+	err := o.ApplyInPlace(*ev)
 	stale := errors.Is(err, pos.ErrStaleEvent)
 	if err != nil && !stale {
 		return false, err
@@ -243,7 +245,7 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover, memo 
 		}
 		return false, orders.Put(indexKey, proof)
 	}
-	data, err := json.Marshal(o)
+	data, err := marshalOrder(o)
 	if err != nil {
 		return false, err
 	}
@@ -284,6 +286,18 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover, memo 
 		return true, unresolved.Delete(k)
 	}
 	return true, nil
+}
+
+// marshalOrder is json.Marshal of o (appendOrderJSON) in one allocation: the
+// bytes are built on the stack and copied out once, as json.Marshal copies
+// its own buffer.
+func marshalOrder(o *pos.Order) ([]byte, error) {
+	var buf [4096]byte
+	data, err := appendOrderJSON(buf[:0], o)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(data), nil
 }
 
 // orderEventKeyOf is orderEventKey in one allocation.
