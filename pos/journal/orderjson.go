@@ -14,8 +14,8 @@ import (
 // time.Time or a pos.Rate allocates the result of their MarshalJSON, about
 // seven heap allocations an Append in all (docs/benchmarks.md, "Allocations
 // per Append"). It writes the fields of Order, Line, Totals, RateTotal and
-// Attempt itself, in their declared order with their tags' rules, and hands
-// the values a checkout rarely holds (a customer, a buyer, an EMI plan, a
+// Attempt and Customer itself, in their declared order with their tags' rules,
+// and hands the values a checkout rarely holds (a buyer, an EMI plan, a
 // credit note, refunds, tenders, a cancellation, an origin) and any string
 // that needs escaping to encoding/json, which then allocates as before.
 //
@@ -61,10 +61,16 @@ func appendOrderJSON(dst []byte, o *pos.Order) ([]byte, error) {
 	dst = appendTotalsJSON(dst, &o.Totals)
 	dst = append(dst, `,"amount":`...)
 	dst = strconv.AppendInt(dst, int64(o.Amount), 10)
-	if o.Customer != nil {
-		if dst, err = appendMarshal(dst, `,"customer":`, o.Customer); err != nil {
-			return nil, err
+	if c := o.Customer; c != nil {
+		dst = append(dst, `,"customer":{`...)
+		n := len(dst)
+		dst = appendOmitString(dst, `,"country_code":`, c.CountryCode)
+		dst = appendOmitString(dst, `,"mobile":`, c.Mobile)
+		dst = appendOmitString(dst, `,"email":`, c.Email)
+		if len(dst) > n {
+			dst = append(dst[:n], dst[n+1:]...) // the first member's comma
 		}
+		dst = append(dst, '}')
 	}
 	if o.Buyer != nil {
 		if dst, err = appendMarshal(dst, `,"buyer":`, o.Buyer); err != nil {

@@ -17,7 +17,7 @@ import (
 // bytes: for every state of every order of the test scripts' days (card, cash,
 // unknown, refunded, stale, a named buyer's, EMI and phone sales, a busy day),
 // for an order with every field of every type it holds set (so that a field
-// added to Order, Line, Totals, RateTotal or Attempt and not to the encoder
+// added to Order, Line, Totals, RateTotal, Attempt or Customer and not to the encoder
 // fails here), for the zero order, and for strings json escapes. Along the
 // way, ApplyInPlace gives what Apply gives.
 func TestOrderJSONMatchesMarshal(t *testing.T) {
@@ -81,7 +81,9 @@ func TestOrderJSONMatchesMarshal(t *testing.T) {
 	t.Run("empty and zero", func(t *testing.T) {
 		check(t, &pos.Order{}, "zero order")
 		check(t, &pos.Order{Lines: []pos.Line{}, Totals: pos.Totals{ByRate: []pos.RateTotal{}}, Attempts: []pos.Attempt{}, IMEIs: []string{}}, "empty slices")
-		check(t, &pos.Order{Lines: []pos.Line{{}}, Totals: pos.Totals{ByRate: []pos.RateTotal{{}}}, Attempts: []pos.Attempt{{}}}, "zero elements")
+		check(t, &pos.Order{Lines: []pos.Line{{}}, Totals: pos.Totals{ByRate: []pos.RateTotal{{}}}, Attempts: []pos.Attempt{{}}, Customer: &pos.Customer{}}, "zero elements")
+		check(t, &pos.Order{Customer: &pos.Customer{Email: "a@b"}}, "a customer's email only")
+		check(t, &pos.Order{Customer: &pos.Customer{Mobile: "9876543210", Email: "a@b"}}, "no country code")
 	})
 
 	t.Run("strings json escapes and times", func(t *testing.T) {
