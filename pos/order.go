@@ -388,12 +388,23 @@ func (o *Order) Clone() *Order {
 // not be journaled.
 func (o *Order) Apply(ev Event) error {
 	n := o.Clone()
-	if err := n.apply(ev); err != nil {
+	if err := n.ApplyInPlace(ev); err != nil {
+		return err
+	}
+	*o = *n
+	return nil
+}
+
+// ApplyInPlace is Apply for a caller that drops o when it returns an error
+// (the journal's Append, which derives the order it owns and stores it): it
+// folds ev into o itself, without Apply's deep copy, and an error leaves o
+// partly changed, to be thrown away. On success o is what Apply makes it.
+func (o *Order) ApplyInPlace(ev Event) error {
+	if err := o.apply(ev); err != nil {
 		return fmt.Errorf("pos: apply %s to order %q: %w", ev.Kind, ev.OrderID, err)
 	}
-	n.Seq = ev.Seq
-	n.Updated = ev.Time
-	*o = *n
+	o.Seq = ev.Seq
+	o.Updated = ev.Time
 	return nil
 }
 

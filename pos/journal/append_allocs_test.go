@@ -177,3 +177,36 @@ func TestMemoForgetsOtherWrites(t *testing.T) {
 		require.NoError(t, j.Log.checkDerived(ctx))
 	})
 }
+
+// TestHeadMemoForgetsARollBack: the head an Append chains to is the one the
+// Append before left only when its transaction committed; a batch refused after
+// its first event was stored (the head it remembered rolled back with it) and
+// another writer's events (a raw commit) are chained after as they are.
+func TestHeadMemoForgetsARollBack(t *testing.T) {
+	ctx := t.Context()
+	j := openTest(t)
+	var s script
+	sale := s.cashSale("G-HEAD-1", "2026-11-21", 49900)
+	appendAll(t, j, sale[:1])
+	// The second event of the batch is refused: the first, stored in the same
+	// transaction, rolls back with it.
+	_, err := j.Log.AppendBatch(ctx, []pos.Event{sale[1], {Kind: pos.EvOrderCreated, OrderID: "G-NONE", Day: "2026-11-21", Time: s.next()}})
+	require.ErrorIs(t, err, pos.ErrOrderNotFound)
+	stored := appendAll(t, j, sale[1:])
+	assert.Equal(t, uint64(2), stored[0].Seq, "chained after the event committed")
+	// Another writer's commit moves the head without the memo.
+	require.NoError(t, j.core.update(func(tx *bolt.Tx) error {
+		events := tx.Bucket(bucketEvents)
+		seq, h, _ := headIn(events)
+		ev := pos.Event{Kind: pos.EvSettingsChanged, V: pos.EventVersion, Seq: seq + 1, PrevHash: hex.EncodeToString(h[:]), Time: s.next(),
+			Setting: &pos.Setting{Key: "raw", Value: []byte(`1`)}}
+		require.NoError(t, derive(tx, &ev, nil, j.core.proofs))
+		data, sum, err := j.core.rec.seal(&ev)
+		require.NoError(t, err)
+		require.NoError(t, events.Put(u64(ev.Seq), data))
+		return events.SetSequence(headMark(ev.Seq, sum))
+	}))
+	next := appendAll(t, j, []pos.Event{{Kind: pos.EvSettingsChanged, Time: s.next(), Setting: &pos.Setting{Key: "after", Value: []byte(`2`)}}})
+	assert.Equal(t, uint64(4), next[0].Seq, "chained after the other writer's event")
+	require.NoError(t, j.Log.VerifyAll(ctx))
+}

@@ -33,7 +33,7 @@ func TestBackupsWithCustomersInClearAreNamed(t *testing.T) {
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		require.NoError(t, meta.Delete(metaSealed))
-		return putU64(meta, metaSchema, 4)
+		return asSchema(tx, 4)
 	})
 	// That build's backup of the financial year's end.
 	backups := filepath.Join(filepath.Dir(path), "backups")

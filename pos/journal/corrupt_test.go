@@ -108,10 +108,10 @@ func TestTamperIsDetected(t *testing.T) {
 		{"garbage stored as an event", func(_ *testing.T, events, _ *bolt.Bucket, _ uint64) error {
 			return events.Put(u64(target), []byte("\x00\xffnot json"))
 		}, func(uint64) uint64 { return target }, false},
-		{"the head moved back", func(_ *testing.T, _, meta *bolt.Bucket, last uint64) error {
-			v := bytes.Clone(meta.Get(metaHead))
-			copy(v, u64(last-1))
-			return meta.Put(metaHead, v)
+		{"the head moved back", func(_ *testing.T, events, _ *bolt.Bucket, last uint64) error {
+			// The mark of the head (schema 8) names the event before the last.
+			seq, h, _ := headOfLast(u64(last-1), events.Get(u64(last-1)))
+			return events.SetSequence(headMark(seq, h))
 		}, func(last uint64) uint64 { return last }, true},
 	}
 	for _, tt := range tests {
@@ -495,7 +495,7 @@ func TestMigrationSealsCheckpoints(t *testing.T) {
 		if err := tx.DeleteBucket(bucketCheckpoints); err != nil {
 			return err
 		}
-		return putU64(tx.Bucket(bucketMeta), metaSchema, 1)
+		return asSchema(tx, 1)
 	})
 	_, err := VerifyFile(t.Context(), path)
 	require.NoError(t, err, "VerifyFile of a file of schema 1")

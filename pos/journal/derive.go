@@ -37,8 +37,8 @@ func deriveWith(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover, memo *
 			return err
 		}
 	}
-	meta := tx.Bucket(bucketMeta)
 	if applied && ev.ReceiptNo != 0 {
+		meta := tx.Bucket(bucketMeta)
 		last := getU64(meta, metaReceipt)
 		if ev.ReceiptNo != last+1 {
 			return fmt.Errorf("the receipt number %d after %d: %w", ev.ReceiptNo, last, pos.ErrSequence)
@@ -198,7 +198,9 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover, memo 
 	default:
 		o = new(pos.Order)
 	}
-	err := o.Apply(*ev)
+	// o is this transaction's own (taken out of the cache, decoded, or new),
+	// and is dropped when the event does not apply: no copy of it is made.
+	err := o.ApplyInPlace(*ev)
 	stale := errors.Is(err, pos.ErrStaleEvent)
 	if err != nil && !stale {
 		return false, err
@@ -243,17 +245,19 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover, memo 
 		}
 		return false, orders.Put(indexKey, proof)
 	}
-	data, err := json.Marshal(o)
+	buf, err := marshalOrder(o)
 	if err != nil {
 		return false, err
 	}
+	// The proof goes after the record, in the same allocation.
+	data := buf[:len(buf):len(buf)]
 	stored := pv.v.sealValue(bucketOrders, id, data) // sealed when it names a buyer
 	if err := orders.Put(id, stored); err != nil {
 		return false, err
 	}
 	var proof []byte
 	if keeps {
-		proof = pv.sum(bucketOrders, indexKey, data)
+		proof = pv.appendSum(buf[len(buf):], bucketOrders, indexKey, data)
 	}
 	if err := orders.Put(indexKey, proof); err != nil {
 		return false, err
@@ -285,6 +289,23 @@ func deriveOrder(tx *bolt.Tx, ev *pos.Event, cache *orderCache, pv prover, memo 
 	}
 	return true, nil
 }
+
+// marshalOrder is json.Marshal of o (appendOrderJSON) in one allocation: the
+// bytes are built on the stack and copied out once, as json.Marshal copies
+// its own buffer, with room after them for the proof of the record (proofSize).
+func marshalOrder(o *pos.Order) ([]byte, error) {
+	var buf [4096]byte
+	data, err := appendOrderJSON(buf[:0], o)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, len(data), len(data)+proofSize)
+	copy(out, data)
+	return out, nil
+}
+
+// proofSize is the length of a proof (prover.sum).
+const proofSize = 32
 
 // orderEventKeyOf is orderEventKey in one allocation.
 func orderEventKeyOf(orderID string, seq uint64) []byte {

@@ -44,17 +44,18 @@
 // The log of events is the source of truth; every other bucket is derived from it
 // in the same transaction as the event, and Log.Rebuild recreates them by replay.
 //
-// # Bucket tree (schema version 7)
+// # Bucket tree (schema version 8)
 //
 //	journal.db
 //	├── meta                      not derived except the two counters
 //	│   ├── "schema"      → u64   schema version (migrations run at Open)
-//	│   ├── "head"        → u64 seq ‖ [32]byte hash of event seq (the chain's end)
+//	│   ├── ("head"       → u64 seq ‖ [32]byte hash of event seq: schema 7 and before)
 //	│   ├── "chain_key"   → [32]byte HMAC of a fixed label under the chain key (when keyed)
 //	│   ├── "personal_sealed" → u64 the customers' details of older schemas sealed (1), the file copied (2)
 //	│   ├── "receipt_no"  → u64   last receipt number handed out         (derived)
 //	│   └── "z_no"        → u64   number of the last Z report            (derived)
-//	├── events                    the log: append only, never rewritten
+//	├── events                    the log: append only, never rewritten; the last event is the head
+//	│   ├── (sequence)    → bbolt's Bucket.Sequence: the mark of the head (headMark, schema 8)
 //	│   └── u64 seq       → a record of format 2 (record.go; its body sealed when it names a
 //	│                        person, seal.go), or of format 1 written before schema 3
 //	├── orders                    derived: the state of every order and its events
@@ -122,8 +123,9 @@
 // before schema 3 stay byte for byte in format 1 ({"v":1,"hash":HEX,"event":{...}},
 // SHA-256 of the previous hash and the event's JSON) and verify as such; once an
 // event is keyed every later one must be. meta keeps a check value of the key
-// (a wrong key is ErrKey), meta's head the last sequence and its hash, and the
-// head record beside the file (HeadPath) the same sealed with the key, so that
+// (a wrong key is ErrKey), the events bucket's header a mark of the head
+// (the last event; headMark), and the head record beside the file (HeadPath)
+// its sequence and hash sealed with the key, so that
 // a tail cut off or a chain made anew is found at Open. Open runs bbolt's consistency check (Tx.Check) and walks the whole
 // chain; any break is an error matching ErrCorrupt (a *CorruptError) that names
 // the first bad sequence and the newest backup. With Options.DeferVerify (the

@@ -76,7 +76,7 @@ func bulkDaysAt(tb testing.TB, path string, n, openFrom int, g growth) uint64 {
 		day = g.first
 	}
 	require.NoError(tb, db.View(func(tx *bolt.Tx) error {
-		h, p, ok := headOf(tx.Bucket(bucketMeta).Get(metaHead))
+		h, p, ok := headIn(tx.Bucket(bucketEvents))
 		if ok && h != 0 {
 			return fmt.Errorf("the journal %s holds %d events already", path, h)
 		}
@@ -120,7 +120,7 @@ func bulkDaysAt(tb testing.TB, path string, n, openFrom int, g growth) uint64 {
 				}
 				prev = sum
 			}
-			return tx.Bucket(bucketMeta).Put(metaHead, headValue(seq, prev))
+			return events.SetSequence(headMark(seq, prev))
 		})
 		require.NoError(tb, err)
 		day = day.AddDate(0, 0, 1)
@@ -165,13 +165,13 @@ func openReady(tb testing.TB, path string) {
 }
 
 // bareOpen is the floor: bbolt.Open of the same file with the journal's options,
-// one read transaction of the meta bucket, Close.
+// one read transaction of the head (the last event), Close.
 func bareOpen(tb testing.TB, path string) {
 	db, err := bolt.Open(path, 0o600, boltOptions(Options{LockTimeout: time.Second}))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	_ = db.View(func(tx *bolt.Tx) error { _ = tx.Bucket(bucketMeta).Get(metaHead); return nil })
+	_ = db.View(func(tx *bolt.Tx) error { _, _, _ = headIn(tx.Bucket(bucketEvents)); return nil })
 	if err := db.Close(); err != nil {
 		tb.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -174,4 +175,24 @@ func rawUpdate(t testing.TB, path string, fn func(tx *bolt.Tx) error) {
 	require.NoError(t, err)
 	require.NoError(t, db.Update(fn))
 	require.NoError(t, db.Close())
+}
+
+// asSchema makes the file in tx claim schema version: a schema before 8 keeps
+// its head in meta (the last event's sequence and hash) and no mark of it in
+// the events bucket's sequence, as those schemas wrote it.
+func asSchema(tx *bolt.Tx, version uint64) error {
+	meta, events := tx.Bucket(bucketMeta), tx.Bucket(bucketEvents)
+	if version < schemaHeadInEvents {
+		seq, h, ok := headIn(events)
+		if !ok {
+			return errors.New("the last event is malformed")
+		}
+		if err := meta.Put(metaHead, headValue(seq, h)); err != nil {
+			return err
+		}
+		if err := events.SetSequence(0); err != nil {
+			return err
+		}
+	}
+	return putU64(meta, metaSchema, version)
 }

@@ -217,7 +217,7 @@ func TestIMEIRecordsUpgrade(t *testing.T) {
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
 			require.NoError(t, c.Delete())
 		}
-		return putU64(tx.Bucket(bucketMeta), metaSchema, 5)
+		return asSchema(tx, 5)
 	})
 	// The whole check of a file of schema 5 (a backup) replays it as written.
 	rep, err := VerifyFileWith(ctx, path, Options{ChainKey: testKey})

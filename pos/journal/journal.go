@@ -627,6 +627,10 @@ func (j *Journal) migrate(appVersion string) (migrated, error) {
 			}
 			return putU64(tx.Bucket(bucketMeta), metaSchema, m.version)
 		})
+		var hm *headMismatchError
+		if errors.As(err, &hm) {
+			return migrated{}, j.core.corrupt(hm.seq, hm.Error())
+		}
 		if err != nil {
 			return migrated{}, fmt.Errorf("journal: migrate to schema %d (%s): %w", m.version, m.name, err)
 		}
@@ -650,7 +654,7 @@ func (j *Journal) migrationBackup(have uint64) (string, error) {
 	path := filepath.Join(j.core.backupDir, fmt.Sprintf("%sschema%d-before-upgrade-%s%s", backupPrefix, have, stamp, backupSuffix))
 	var head []byte
 	if err := j.core.view(func(tx *bolt.Tx) error {
-		head = bytes.Clone(tx.Bucket(bucketMeta).Get(metaHead))
+		head = fileHead(tx)
 		return nil
 	}); err != nil {
 		return "", err
@@ -724,7 +728,7 @@ func (j *Journal) checkKey(mig migrated) error {
 			return nil
 		}
 		stored = bytes.Clone(meta.Get(metaKey))
-		head, _, _ = headOf(meta.Get(metaHead))
+		head, _, _ = headIn(events)
 		if stored == nil && j.core.rec.key != nil {
 			hadKey = provedWith(tx, j.core.proofs)
 		}
@@ -788,7 +792,7 @@ func (j *Journal) keptUnkeyed() bool {
 	var last uint64
 	var lastHash [32]byte
 	if err := j.core.view(func(tx *bolt.Tx) error {
-		last, lastHash, _ = headOf(tx.Bucket(bucketMeta).Get(metaHead))
+		last, lastHash, _ = headIn(tx.Bucket(bucketEvents))
 		return nil
 	}); err != nil {
 		return false
@@ -809,11 +813,12 @@ func (j *Journal) checkHead(opts Options, creating bool, mig migrated) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("journal: open: the head record: %w", err)
 	}
-	var seq, last uint64
+	var seq, last, named uint64
 	var h, lastHash, have [32]byte
-	found := false
+	found, inFile := false, false
 	err = j.core.view(func(tx *bolt.Tx) error {
-		last, lastHash, _ = headOf(tx.Bucket(bucketMeta).Get(metaHead))
+		last, lastHash, _ = headIn(tx.Bucket(bucketEvents))
+		inFile, named = fileHeadMatches(tx, last, lastHash)
 		if len(raw) != headRecordSize {
 			return nil
 		}
@@ -847,6 +852,8 @@ func (j *Journal) checkHead(opts Options, creating bool, mig migrated) error {
 		return j.core.corrupt(last+1, fmt.Sprintf("the journal ends at event %d, but event %d was recorded: its last events were cut off (a journal salvaged or restored by a manager is put in place with \"galla journal restore FILE\", which records its new head)", last, seq))
 	case sealed && (!found || have != h):
 		return j.core.corrupt(seq, "the event is not the one the head record beside the journal names: the chain was made anew")
+	case !inFile:
+		return j.core.corrupt(max(named, last), "the head the journal keeps does not match the last event")
 	}
 	if j.core.readOnly {
 		return nil

@@ -224,13 +224,15 @@ func (jc *journalCore) appendAll(ctx context.Context, evs []pos.Event, prepare f
 		sum      [32]byte
 	)
 	err := jc.update(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		seq, prev, ok := headOf(meta.Get(metaHead))
-		if !ok {
-			return jc.corrupt(0, "the head in meta is malformed")
-		}
 		events := tx.Bucket(bucketEvents)
 		events.FillPercent = 1 // keys only grow: pack the log's pages
+		// The head is the last event (schema 8): the one the Append before
+		// left when no other commit came between, else read from its record.
+		memo := jc.memo.in(tx)
+		seq, prev, ok := memo.headIn(events)
+		if !ok {
+			return jc.corrupt(seq, "the last event's key or record is malformed")
+		}
 		out = out[:0]
 		prevHex := ""
 		for i := range evs {
@@ -258,14 +260,17 @@ func (jc *journalCore) appendAll(ctx context.Context, evs []pos.Event, prepare f
 			if err != nil {
 				return err
 			}
-			// The value holds the key: one allocation for both.
-			hv := headValue(e.Seq, h)
-			if err := events.Put(hv[:8], data); err != nil {
+			// The key is the sequence in the record's header (bbolt copies
+			// the key it is given): no allocation of its own.
+			if err := events.Put(data[4:12:12], data); err != nil {
 				return err
 			}
-			if err := meta.Put(metaHead, hv); err != nil {
+			// The mark of the head (no allocation: the Put materialized the
+			// bucket's root, whose header the commit writes).
+			if err := events.SetSequence(headMark(e.Seq, h)); err != nil {
 				return err
 			}
+			memo.setHead(e.Seq, h)
 			if err := sealCheckpoint(tx, e, h, jc.rec.key); err != nil {
 				return err
 			}

@@ -41,11 +41,11 @@ func rechain(t *testing.T, path string, seq uint64, s *sealer, edit func(ev *pos
 	t.Helper()
 	keyed := sealer{key: testKey}
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		events, meta := tx.Bucket(bucketEvents), tx.Bucket(bucketMeta)
+		events := tx.Bucket(bucketEvents)
 		prev, err := keyed.decode(events.Get(u64(seq - 1)))
 		require.NoError(t, err)
 		h := prev.Hash
-		last, _, _ := headOf(meta.Get(metaHead))
+		last, _, _ := headIn(events)
 		for n := seq; n <= last; n++ {
 			r, err := keyed.decode(events.Get(u64(n)))
 			require.NoError(t, err)
@@ -60,7 +60,7 @@ func rechain(t *testing.T, path string, seq uint64, s *sealer, edit func(ev *pos
 			require.NoError(t, events.Put(u64(n), data))
 			h = sum
 		}
-		return meta.Put(metaHead, headValue(last, h))
+		return events.SetSequence(headMark(last, h))
 	})
 }
 
@@ -110,7 +110,7 @@ func TestKeyedChainMadeAnewFromTheStart(t *testing.T) {
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		events, meta := tx.Bucket(bucketEvents), tx.Bucket(bucketMeta)
 		var h [32]byte
-		last, _, _ := headOf(meta.Get(metaHead))
+		last, _, _ := headIn(events)
 		for n := uint64(1); n <= last; n++ {
 			r, err := keyed.decode(events.Get(u64(n)))
 			require.NoError(t, err)
@@ -124,7 +124,7 @@ func TestKeyedChainMadeAnewFromTheStart(t *testing.T) {
 		}
 		require.NoError(t, tx.DeleteBucket(bucketCheckpoints)) // rebuilt unkeyed from the events
 		require.NoError(t, meta.Delete(metaKey))
-		return meta.Put(metaHead, headValue(last, h))
+		return events.SetSequence(headMark(last, h))
 	})
 	_, err := Open(path, Options{ChainKey: testKey})
 	require.ErrorIs(t, err, ErrCorrupt)
@@ -179,9 +179,9 @@ func TestKeyedChainKeepsOldEvents(t *testing.T) {
 	// Write the same events as schema 2 wrote them: format 1.
 	old := map[uint64][]byte{}
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		events, meta := tx.Bucket(bucketEvents), tx.Bucket(bucketMeta)
+		events := tx.Bucket(bucketEvents)
 		var h [32]byte
-		last, _, _ := headOf(meta.Get(metaHead))
+		last, _, _ := headIn(events)
 		for n := uint64(1); n <= last; n++ {
 			r, err := decodeRecord(events.Get(u64(n)))
 			require.NoError(t, err)
@@ -193,8 +193,7 @@ func TestKeyedChainKeepsOldEvents(t *testing.T) {
 			old[n], h = data, sum
 		}
 		require.NoError(t, tx.DeleteBucket(bucketCheckpoints))
-		require.NoError(t, putU64(meta, metaSchema, 2))
-		return meta.Put(metaHead, headValue(last, h))
+		return asSchema(tx, 2)
 	})
 	require.NoError(t, os.Remove(HeadPath(path)))
 	j, err = Open(path, Options{})
@@ -283,18 +282,18 @@ func TestStartUpFindsEditedRecords(t *testing.T) {
 	}
 }
 
-// TestTruncatedTailIsFound cuts the last events off the log with bbolt (the head
-// in meta moved back with them, the chain whole): the head record beside the
+// TestTruncatedTailIsFound cuts the last events off the log with bbolt (the mark
+// of the head moved back with them, the chain whole): the head record beside the
 // file names an event that is no longer there.
 func TestTruncatedTailIsFound(t *testing.T) {
 	path, stored := keyedJournal(t)
 	last := uint64(len(stored))
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		events, meta := tx.Bucket(bucketEvents), tx.Bucket(bucketMeta)
+		events := tx.Bucket(bucketEvents)
 		require.NoError(t, events.Delete(u64(last)))
 		h, err := hex.DecodeString(stored[last-2].Hash)
 		require.NoError(t, err)
-		return meta.Put(metaHead, headValue(last-1, [32]byte(h)))
+		return events.SetSequence(headMark(last-1, [32]byte(h)))
 	})
 	_, err := Open(path, Options{ChainKey: testKey})
 	require.ErrorIs(t, err, ErrDamaged, "start-up: the sale's order names the lost event")

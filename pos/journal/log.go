@@ -112,10 +112,18 @@ const eventsChunk = 256
 // LastSeq returns the sequence number of the last event, 0 when the journal is
 // empty.
 func (lg *Log) LastSeq(ctx context.Context) (uint64, error) {
-	return lg.counter(ctx, "last sequence", func(meta *bolt.Bucket) uint64 {
-		seq, _, _ := headOf(meta.Get(metaHead))
-		return seq
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("journal: last sequence: %w", err)
+	}
+	var seq uint64
+	err := lg.view(func(tx *bolt.Tx) error {
+		seq, _, _ = headIn(tx.Bucket(bucketEvents))
+		return nil
 	})
+	if err != nil {
+		return 0, fmt.Errorf("journal: last sequence: %w", err)
+	}
+	return seq, nil
 }
 
 // Rebuild throws the derived buckets away and replays every event into fresh
@@ -407,9 +415,8 @@ func (lg *Log) verifyChain(ctx context.Context, tx *bolt.Tx, scope chainScope, m
 			}
 		}
 	}
-	seq, h, headOK := headOf(meta.Get(metaHead))
-	if !headOK || seq != want-1 || h != prev {
-		return lg.corrupt(max(seq, want-1), "the head in meta does not match the last event")
+	if ok, named := fileHeadMatches(tx, want-1, prev); !ok {
+		return lg.corrupt(max(named, want-1), "the head the journal keeps does not match the last event")
 	}
 	if ok && scope != scopeFromMark {
 		if _, err := lg.checkCheckpoint(events, cp); err != nil {

@@ -8,7 +8,8 @@ import (
 
 // derivedMemo remembers what Append's transactions last found and left in the
 // indexes derive reads before it writes (closed_days, days, unresolved, the
-// proofs bucket's presence, an order's first event), so that the next Append
+// proofs bucket's presence, an order's first event) and the head of the log
+// (the last event's sequence and hash, which the next Append chains to), so that the next Append
 // need not open those buckets again: in bbolt each bucket opened costs a
 // cursor, the bucket's own maps and its header, about seven heap allocations,
 // whether or not anything is written to it.
@@ -32,6 +33,11 @@ type derivedMemo struct {
 	closed bool   // newest is known
 	newest string // the newest date in closed_days, "" when there is none
 	orders map[string]orderFacts
+	// The head of the log (its last event's sequence and hash) as the
+	// Append that recorded it left it, when known.
+	headKnown bool
+	headSeq   uint64
+	head      [32]byte
 }
 
 // orderFacts is what derivedMemo knows of one order.
@@ -52,6 +58,7 @@ func (m *derivedMemo) in(tx *bolt.Tx) *derivedMemo {
 	}
 	if tx.ID() != m.txid+1 || m.tx == nil {
 		m.proofs, m.closed, m.newest = 0, false, ""
+		m.headKnown = false
 		clear(m.orders)
 	}
 	m.tx, m.txid = tx, tx.ID()
@@ -71,6 +78,19 @@ func (m *derivedMemo) keepsProofs(tx *bolt.Tx) bool {
 		}
 	}
 	return on
+}
+
+// headIn is the package's headIn of tx's events, from m when it is known.
+func (m *derivedMemo) headIn(events *bolt.Bucket) (uint64, [32]byte, bool) {
+	if m.headKnown {
+		return m.headSeq, m.head, true
+	}
+	return headIn(events)
+}
+
+// setHead records the head tx leaves.
+func (m *derivedMemo) setHead(seq uint64, h [32]byte) {
+	m.headKnown, m.headSeq, m.head = true, seq, h
 }
 
 // laterClosed is the package's laterClosed, from the newest closed date when it

@@ -60,13 +60,18 @@ func newProver(chainKey []byte) prover {
 
 // sum is the proof of value stored under key in bucket.
 func (p prover) sum(bucket, key, value []byte) []byte {
+	return p.appendSum(nil, bucket, key, value)
+}
+
+// appendSum appends to dst the proof of value stored under key in bucket.
+func (p prover) appendSum(dst, bucket, key, value []byte) []byte {
 	st := p.macs.get(p.key)
 	st.writeLen(bucket)
 	st.writeLen(key)
 	st.writeLen(value)
 	sum := st.sum32()
 	p.macs.put(p.key, st)
-	return bytes.Clone(sum[:])
+	return append(dst, sum[:]...)
 }
 
 // writeLen writes b to m prefixed with its length.
@@ -283,7 +288,7 @@ func (j *Journal) proveRecords(ctx context.Context, mig migrated) error {
 	var d recordsProved
 	if err := j.core.view(func(tx *bolt.Tx) error {
 		d.Proofs = tx.Bucket(bucketProofs).Stats().KeyN
-		d.Events, _, _ = headOf(tx.Bucket(bucketMeta).Get(metaHead))
+		d.Events, _, _ = headIn(tx.Bucket(bucketEvents))
 		return nil
 	}); err != nil {
 		return j.core.openErr(err)

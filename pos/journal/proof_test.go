@@ -264,7 +264,7 @@ func TestKeyedChainDowngradeIsRefused(t *testing.T) {
 		rawUpdate(t, path, func(tx *bolt.Tx) error {
 			events, meta := tx.Bucket(bucketEvents), tx.Bucket(bucketMeta)
 			var h [32]byte
-			last, _, _ := headOf(meta.Get(metaHead))
+			last, _, _ := headIn(events)
 			for n := uint64(1); n <= last; n++ {
 				r, err := keyed.decode(events.Get(u64(n)))
 				require.NoError(t, err)
@@ -281,7 +281,7 @@ func TestKeyedChainDowngradeIsRefused(t *testing.T) {
 				require.NoError(t, tx.DeleteBucket(bucketProofs))
 			}
 			require.NoError(t, meta.Delete(metaKey))
-			return meta.Put(metaHead, headValue(last, h))
+			return events.SetSequence(headMark(last, h))
 		})
 		require.NoError(t, os.Remove(HeadPath(path)))
 		before := fileSum(t, path)
@@ -328,15 +328,15 @@ func TestSalvagePutInPlace(t *testing.T) {
 	path, stored := keyedJournal(t)
 	hw, _, err := ReadNumbers(path)
 	require.NoError(t, err)
-	// Cut: only the first ten events are left, the head in meta moved back.
+	// Cut: only the first ten events are left, the mark of the head moved back.
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		events, meta := tx.Bucket(bucketEvents), tx.Bucket(bucketMeta)
+		events := tx.Bucket(bucketEvents)
 		for _, ev := range stored[10:] {
 			require.NoError(t, events.Delete(u64(ev.Seq)))
 		}
 		h, err := hex.DecodeString(stored[9].Hash)
 		require.NoError(t, err)
-		return meta.Put(metaHead, headValue(10, [32]byte(h)))
+		return events.SetSequence(headMark(10, [32]byte(h)))
 	})
 	// The bytes of the events cut are gone too (a compact copy holds the
 	// live pages only), as from a file cut short.

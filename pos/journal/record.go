@@ -403,8 +403,76 @@ func parseHash(s string) ([32]byte, error) {
 	return h, nil
 }
 
-// headOf splits the meta head value into the last sequence and its hash; a
-// missing head is sequence 0 with the zero hash.
+// headIn is the head of the log in events: the sequence of its last event and
+// that event's hash, as the record stores it (not checked here: the walk of the
+// chain checks it); 0 and the zero hash for an empty log. ok is false when the
+// last key or record is malformed. From schema 8 on this is the head, and the
+// file keeps only a mark of it to check it by (headMark); files of schema 7
+// and before kept it whole in meta (metaHead).
+func headIn(events *bolt.Bucket) (seq uint64, h [32]byte, ok bool) {
+	k, v := events.Cursor().Last()
+	return headOfLast(k, v)
+}
+
+// headOfLast is headIn of the last key k and its record v.
+func headOfLast(k, v []byte) (seq uint64, h [32]byte, ok bool) {
+	if k == nil {
+		return 0, h, true
+	}
+	if len(k) != 8 {
+		return 0, h, false
+	}
+	seq = beU64(k)
+	if bytes.HasPrefix(v, recordMagic) {
+		if len(v) < recordHeader || binary.BigEndian.Uint64(v[4:12]) != seq {
+			return seq, h, false
+		}
+		copy(h[:], v[44:76])
+		return seq, h, true
+	}
+	var env envelope // format 1
+	if err := json.Unmarshal(v, &env); err != nil {
+		return seq, h, false
+	}
+	h, err := parseHash(env.Hash)
+	return seq, h, err == nil
+}
+
+// headMark is what a file of schema 8 or later keeps of its head, in the
+// events bucket's own sequence number (bbolt's Bucket.Sequence, a field of the
+// bucket's header, which every commit that writes an event writes back
+// anyway: no bucket opened and no page written for it): the low 32 bits of
+// the last event's sequence and the first 32 bits of its hash. The walk of the
+// chain and Open compare it with the last event (fileHeadMatches): a log
+// whose last events were deleted, or whose last event was rewritten with its
+// hash redone, no longer matches it, as it no longer matched the head in meta.
+func headMark(seq uint64, h [32]byte) uint64 {
+	return seq<<32 | uint64(binary.BigEndian.Uint32(h[:4]))
+}
+
+// fileHeadMatches reports whether what the file keeps of its head names the
+// last event, seq with hash h: the mark in the events bucket's sequence from
+// schema 8 on, the head in meta before (and a head found in meta later must
+// name it too). named is the sequence what it keeps names, for the error.
+func fileHeadMatches(tx *bolt.Tx, seq uint64, h [32]byte) (ok bool, named uint64) {
+	schema := schemaOf(tx)
+	if v := tx.Bucket(bucketMeta).Get(metaHead); v != nil || schema < schemaHeadInEvents {
+		s, hh, ok := headOf(v)
+		if !ok || s != seq || hh != h {
+			return false, s
+		}
+	}
+	if schema >= schemaHeadInEvents {
+		if m := tx.Bucket(bucketEvents).Sequence(); m != headMark(seq, h) {
+			return false, seq&^0xffffffff | m>>32
+		}
+	}
+	return true, seq
+}
+
+// headOf splits a head value (a meta head of schema 7 and before, or
+// headValue's) into the last sequence and its hash; a missing head is
+// sequence 0 with the zero hash.
 func headOf(v []byte) (uint64, [32]byte, bool) {
 	var h [32]byte
 	if v == nil {
@@ -417,7 +485,7 @@ func headOf(v []byte) (uint64, [32]byte, bool) {
 	return beU64(v[:8]), h, true
 }
 
-// headValue is the meta head value: 8-byte big-endian seq || 32-byte hash.
+// headValue is a head value: 8-byte big-endian seq || 32-byte hash.
 func headValue(seq uint64, h [32]byte) []byte {
 	v := make([]byte, 40)
 	binary.BigEndian.PutUint64(v, seq)

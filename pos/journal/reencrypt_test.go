@@ -32,7 +32,7 @@ func TestSealBackupsRewritesTheBackupsInClear(t *testing.T) {
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		require.NoError(t, meta.Delete(metaSealed))
-		return putU64(meta, metaSchema, 4)
+		return asSchema(tx, 4)
 	})
 	backups := filepath.Join(filepath.Dir(path), "backups")
 	require.NoError(t, os.MkdirAll(backups, 0o700))

@@ -40,7 +40,7 @@ var (
 // Keys in the meta bucket.
 var (
 	metaSchema  = []byte("schema")     // 8-byte big-endian schema version
-	metaHead    = []byte("head")       // 8-byte big-endian last sequence || 32-byte SHA-256 of that event
+	metaHead    = []byte("head")       // schema 7 and before: 8-byte big-endian last sequence || 32-byte hash of that event (headFromEvents)
 	metaReceipt = []byte("receipt_no") // 8-byte big-endian last receipt number handed out
 	metaZ       = []byte("z_no")       // 8-byte big-endian last Z report number
 	metaKey     = []byte("chain_key")  // HMAC-SHA256 of keyCheckLabel under the chain key (schema 3)
@@ -75,6 +75,7 @@ var migrations = []migration{
 	{version: 5, name: "the customers' details sealed", apply: sealedRecords},
 	{version: 6, name: "a record of every IMEI sold, the stock events by day", apply: imeiRecords},
 	{version: 7, name: "the stock events in each IMEI's record, the deliveries by invoice", apply: stockRecordsBump},
+	{version: 8, name: "the head read from the last event, not kept in meta", apply: headFromEvents},
 }
 
 // schemaCheckpoints is the first schema with the checkpoints bucket and compact
@@ -149,6 +150,43 @@ func stockRecordsBump(*bolt.Tx) error { return nil }
 // schemaStockRecords is the first schema whose records of IMEIs name their
 // stock events, with the stock_invoices bucket.
 const schemaStockRecords = 7
+
+// headFromEvents moves a file of schema 7 to 8: the head of the log (the last
+// event's sequence and hash) is read from the last event itself (headIn; the
+// hash is in its record's header) rather than kept in meta as well, where every
+// Append wrote it again: a bucket opened, its node read and written back in
+// each commit (about 13 heap allocations an Append) for a copy of what the
+// events bucket holds. What the file keeps to check its head by is a mark in
+// the events bucket's header (headMark), which the commit writes anyway. The
+// head in meta must name the last event, as the walk of the chain required:
+// one that does not is damage (headMismatchError, a *CorruptError at Open),
+// and the file is left as it was. It is then deleted and the mark set. A
+// build of schema 7 would find no head in meta and take the log for empty:
+// the bump keeps it from opening the file (ErrNewerSchema). The head record
+// beside the file (head.go) is unchanged.
+func headFromEvents(tx *bolt.Tx) error {
+	meta, events := tx.Bucket(bucketMeta), tx.Bucket(bucketEvents)
+	seq, h, ok := headOf(meta.Get(metaHead))
+	last, lastHash, lastOK := headIn(events)
+	if !ok || !lastOK || seq != last || h != lastHash {
+		return &headMismatchError{seq: max(seq, last)}
+	}
+	if err := meta.Delete(metaHead); err != nil {
+		return err
+	}
+	return events.SetSequence(headMark(last, lastHash))
+}
+
+// headMismatchError is headFromEvents' refusal of a head in meta that does not
+// name the last event.
+type headMismatchError struct{ seq uint64 }
+
+func (e *headMismatchError) Error() string {
+	return "the head in meta does not match the last event"
+}
+
+// schemaHeadInEvents is the first schema without the head in meta.
+const schemaHeadInEvents = 8
 
 // SchemaVersion is the schema version this build writes.
 func SchemaVersion() uint64 { return migrations[len(migrations)-1].version }

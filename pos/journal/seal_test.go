@@ -149,7 +149,7 @@ func TestOldJournalIsSealed(t *testing.T) {
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		require.NoError(t, meta.Delete(metaSealed))
-		return putU64(meta, metaSchema, 4)
+		return asSchema(tx, 4)
 	})
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)

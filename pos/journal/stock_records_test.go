@@ -224,7 +224,7 @@ func TestStockRecordsUpgrade(t *testing.T) {
 			ev.Hash = ""
 			require.NoError(t, deriveIMEIs(tx, &ev, newProver(testKey)))
 		}
-		return putU64(tx.Bucket(bucketMeta), metaSchema, 6)
+		return asSchema(tx, 6)
 	})
 	old := map[string]string{}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})

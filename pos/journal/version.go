@@ -123,6 +123,17 @@ func (e *UpgradeCopyError) Sentence() string {
 		e.Path, e.From, e.To, e.BackupDir, e.Err)
 }
 
+// fileHead is what checkCopy compares of a file and its copy: the head in meta
+// where the file keeps one (schema 7 and before), the mark of the head
+// (headMark, schema 8 on) and the last event's sequence and hash.
+func fileHead(tx *bolt.Tx) []byte {
+	events := tx.Bucket(bucketEvents)
+	head := bytes.Clone(tx.Bucket(bucketMeta).Get(metaHead))
+	head = append(head, u64(events.Sequence())...)
+	seq, h, _ := headIn(events)
+	return append(head, headValue(seq, h)...)
+}
+
 // checkCopy opens the copy at path read-only and checks it holds schema and head.
 func checkCopy(path string, schema uint64, head []byte) error {
 	var db *bolt.DB
@@ -143,8 +154,7 @@ func checkCopy(path string, schema uint64, head []byte) error {
 			if got := schemaOf(tx); got != schema {
 				return fmt.Errorf("schema %d, want %d", got, schema)
 			}
-			meta := tx.Bucket(bucketMeta)
-			if !bytes.Equal(meta.Get(metaHead), head) {
+			if !bytes.Equal(fileHead(tx), head) {
 				return errors.New("its last event is not the journal's")
 			}
 			return nil

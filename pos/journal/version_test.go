@@ -37,8 +37,8 @@ const (
 	// its derived records without proofs, Galla 0.1.0, and the head record
 	// beside it (journal-schema3.db.head).
 	fixtureSchema3 = "testdata/journal-schema3.db"
-	// fixtureNewer claims schema 8, written by Galla 0.2.0, keyed with testKey.
-	fixtureNewer = "testdata/journal-schema8.db"
+	// fixtureNewer claims schema 9, written by Galla 0.2.0, keyed with testKey.
+	fixtureNewer = "testdata/journal-schema9.db"
 	// fixtureEvents is the number of events in each.
 	fixtureEvents = 31
 )
@@ -55,7 +55,7 @@ func TestFixtures(t *testing.T) {
 		path    string
 		schema  uint64
 		version string
-	}{{fixturePrevious, 2, ""}, {fixtureSchema3, 3, "0.1.0"}, {fixtureNewer, 8, "0.2.0"}} {
+	}{{fixturePrevious, 2, ""}, {fixtureSchema3, 3, "0.1.0"}, {fixtureNewer, 9, "0.2.0"}} {
 		db, err := bolt.Open(f.path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 		require.NoError(t, err, f.path)
 		require.NoError(t, db.View(func(tx *bolt.Tx) error {
@@ -80,7 +80,7 @@ func makeFixturePrevious(t *testing.T, out string) {
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		events, meta := tx.Bucket(bucketEvents), tx.Bucket(bucketMeta)
 		var h [32]byte
-		last, _, _ := headOf(meta.Get(metaHead))
+		last, _, _ := headIn(events)
 		for n := uint64(1); n <= last; n++ {
 			r, err := decodeRecord(events.Get(u64(n)))
 			require.NoError(t, err)
@@ -135,6 +135,9 @@ func makeFixtureSchema3(t *testing.T, out string) {
 	require.NoError(t, j.Close())
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		require.NoError(t, unprove(tx))
+		// Schema 3 kept the head in meta too (until schema 8).
+		seq, h, _ := headIn(tx.Bucket(bucketEvents))
+		require.NoError(t, tx.Bucket(bucketMeta).Put(metaHead, headValue(seq, h)))
 		return putU64(tx.Bucket(bucketMeta), metaSchema, 3)
 	})
 	compactTo(t, path, out)
@@ -144,7 +147,7 @@ func makeFixtureSchema3(t *testing.T, out string) {
 }
 
 // makeFixtureNewer writes the representative script keyed with testKey and
-// makes the file claim schema 5, written by Galla 0.2.0.
+// makes the file claim schema 9, written by Galla 0.2.0.
 func makeFixtureNewer(t *testing.T, out string) {
 	path := filepath.Join(t.TempDir(), "journal.db")
 	j, err := Open(path, Options{ChainKey: testKey, AppVersion: "0.1.0"})
@@ -154,7 +157,7 @@ func makeFixtureNewer(t *testing.T, out string) {
 	require.NoError(t, j.Close())
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
-		require.NoError(t, putU64(meta, metaSchema, 8))
+		require.NoError(t, putU64(meta, metaSchema, 9))
 		return meta.Put(metaGallaVersion, []byte("0.2.0"))
 	})
 	compactTo(t, path, out)
@@ -220,7 +223,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 	seq, d := lastOpenedBy(t, j)
 	// journal.records_proved, then journal.opened_by.
 	assert.Equal(t, uint64(fixtureEvents+2), seq, "two events after the fixture's 31")
-	assert.Equal(t, openedBy{Version: "0.1.0", From: 2, To: 7, Backup: wantBackup}, d)
+	assert.Equal(t, openedBy{Version: "0.1.0", From: 2, To: 8, Backup: wantBackup}, d)
 	v, err := j.Version()
 	require.NoError(t, err)
 	assert.Equal(t, "0.1.0", v)
@@ -236,7 +239,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 	assert.Equal(t, Numbers{Receipt: 5, Z: 1}, n)
 	require.NoError(t, j.Log.VerifyAll(t.Context()), "the old events and the new one verify")
 	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
-		assert.Equal(t, uint64(7), schemaOf(tx))
+		assert.Equal(t, uint64(8), schemaOf(tx))
 		return nil
 	}))
 	require.NoError(t, j.Close())
@@ -282,7 +285,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 // TestOpenNewerSchema opens the journal a newer Galla wrote: refused, read-only
 // too, with a sentence naming both versions, the file untouched and no copy made.
 func TestOpenNewerSchema(t *testing.T) {
-	require.Less(t, SchemaVersion(), uint64(8), "this build knows schema 8: the fixture must claim a newer one")
+	require.Less(t, SchemaVersion(), uint64(9), "this build knows schema 9: the fixture must claim a newer one")
 	path := copyFixture(t, fixtureNewer)
 	before := fileSum(t, path)
 	for _, ro := range []bool{false, true} {
@@ -291,9 +294,9 @@ func TestOpenNewerSchema(t *testing.T) {
 		assert.ErrorIs(t, err, ErrNewerSchema)
 		var ne *NewerSchemaError
 		require.True(t, errors.As(err, &ne))
-		assert.Equal(t, NewerSchemaError{Path: path, FileSchema: 8, FileVersion: "0.2.0", Schema: 7, Version: "0.1.0"}, *ne)
+		assert.Equal(t, NewerSchemaError{Path: path, FileSchema: 9, FileVersion: "0.2.0", Schema: 8, Version: "0.1.0"}, *ne)
 		s := pos.Sentence(err)
-		for _, want := range []string{"Galla 0.2.0", "Galla 0.1.0", "schema 8", "schema 7 at most", "changed nothing"} {
+		for _, want := range []string{"Galla 0.2.0", "Galla 0.1.0", "schema 9", "schema 8 at most", "changed nothing"} {
 			assert.Contains(t, s, want, "read-only %v", ro)
 		}
 		assert.False(t, strings.Contains(strings.ToLower(s), "try again"))
@@ -347,7 +350,75 @@ func TestNoMigrationWithoutCopy(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrUpgradeCopy)
 	s := pos.Sentence(err)
-	assert.Contains(t, s, "from schema 2 to 7")
+	assert.Contains(t, s, "from schema 2 to 8")
 	assert.Contains(t, s, "nothing was changed")
 	assert.Equal(t, before, fileSum(t, path), "not migrated")
+}
+
+// TestHeadFromEventsUpgrade moves a journal of schema 7, which kept its head in
+// meta, to schema 8: the head in meta is gone, the mark of the head names the
+// last event, and the journal verifies and appends on. A head in meta that does
+// not name the last event (moved back, as by a cut) is damage: Open refuses it
+// at the event the head named, and the file keeps its schema.
+func TestHeadFromEventsUpgrade(t *testing.T) {
+	asSchema7 := func(t *testing.T, moveBack bool) (string, uint64) {
+		t.Helper()
+		path, stored := keyedJournal(t)
+		last := uint64(len(stored))
+		rawUpdate(t, path, func(tx *bolt.Tx) error {
+			events, meta := tx.Bucket(bucketEvents), tx.Bucket(bucketMeta)
+			seq, h, ok := headIn(events)
+			require.True(t, ok)
+			require.Equal(t, last, seq)
+			if moveBack {
+				seq, h, _ = headOfLast(u64(last-1), events.Get(u64(last-1)))
+			}
+			require.NoError(t, events.SetSequence(0))
+			require.NoError(t, meta.Put(metaHead, headValue(seq, h)))
+			return putU64(meta, metaSchema, 7)
+		})
+		return path, last
+	}
+
+	t.Run("the head in meta names the last event", func(t *testing.T) {
+		path, last := asSchema7(t, false)
+		j, err := Open(path, Options{ChainKey: testKey})
+		require.NoError(t, err)
+		require.NoError(t, j.core.view(func(tx *bolt.Tx) error {
+			assert.Equal(t, SchemaVersion(), schemaOf(tx))
+			assert.Nil(t, tx.Bucket(bucketMeta).Get(metaHead), "no head in meta")
+			seq, h, _ := headIn(tx.Bucket(bucketEvents))
+			assert.Equal(t, last, seq)
+			assert.Equal(t, headMark(seq, h), tx.Bucket(bucketEvents).Sequence(), "the mark of the head")
+			return nil
+		}))
+		s := script{receipt: 6} // the keyed journal's receipts are 1 to 6
+		appendAll(t, j, s.cashSale("G-8", "2026-11-22", 100))
+		require.NoError(t, j.Log.VerifyAll(t.Context()))
+		n, err := j.Log.LastSeq(t.Context())
+		require.NoError(t, err)
+		assert.Equal(t, last+2, n)
+		require.NoError(t, j.Close())
+		j, err = Open(path, Options{ChainKey: testKey})
+		require.NoError(t, err, "opens again")
+		require.NoError(t, j.Close())
+	})
+
+	t.Run("the head in meta moved back", func(t *testing.T) {
+		path, last := asSchema7(t, true)
+		require.NoError(t, os.Remove(HeadPath(path))) // the chain's and the migration's own checks
+		_, err := Open(path, Options{ChainKey: testKey})
+		require.ErrorIs(t, err, ErrCorrupt)
+		var ce *CorruptError
+		require.ErrorAs(t, err, &ce)
+		assert.Equal(t, last, ce.Seq)
+		db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+		require.NoError(t, err)
+		require.NoError(t, db.View(func(tx *bolt.Tx) error {
+			assert.Equal(t, uint64(7), schemaOf(tx), "not migrated")
+			assert.NotNil(t, tx.Bucket(bucketMeta).Get(metaHead))
+			return nil
+		}))
+		require.NoError(t, db.Close())
+	})
 }
