@@ -79,11 +79,17 @@ type projector struct {
 	// returns are the stored return orders citing the terminal's invoices
 	// refunded in the run, read by preload (project_overrefund.go).
 	returns map[[2]string][]storedReturn
+	// snaps are the stored projections the run's orders were read from (none
+	// for a new order), run the run's events and at the index in it of the
+	// one projected: what refold folds an order again from.
+	snaps map[string][]byte
+	run   []*pos.Event
+	at    int
 }
 
 func newProjector(ctx context.Context, tx pgx.Tx, v *vault, terminal string) *projector {
 	pipe := &pipeTx{Tx: tx}
-	return &projector{ctx: ctx, table: projectionsTable(), tx: pipe, pipe: pipe, vault: v, terminal: terminal, orders: map[string]*pos.Order{}, isDirty: map[string]bool{}, stored: map[string]bool{}}
+	return &projector{ctx: ctx, table: projectionsTable(), tx: pipe, pipe: pipe, vault: v, terminal: terminal, orders: map[string]*pos.Order{}, isDirty: map[string]bool{}, stored: map[string]bool{}, snaps: map[string][]byte{}}
 }
 
 // event projects one decoded event (nil: a body that is not a pos.Event,
@@ -136,6 +142,7 @@ func (p *projector) order(id string) (*pos.Order, error) {
 			return nil, fmt.Errorf("order %s of terminal %s: the stored projection cannot be read: %w", id, p.terminal, err)
 		}
 		p.stored[id] = true
+		p.snaps[id] = snap
 	}
 	p.orders[id] = o
 	return o, nil
@@ -144,14 +151,20 @@ func (p *projector) order(id string) (*pos.Order, error) {
 // projectOrder applies an order event to its order. An event pos would refuse
 // (stale, or for an order whose intent is missing) changes nothing, as on the
 // terminal.
+//
+// The event is folded in place (pos.Order.ApplyInPlace), without the deep
+// copy pos.Order.Apply makes of every order for every event (about 2 MB a
+// batch of 1 000): an event refused is rare, and then the order, which the
+// run's later events go on from, is folded again as it was before it (refold).
+// Any other error ends the projector, its orders with it.
 func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 	o, err := p.order(ev.OrderID)
 	if err != nil {
 		return err
 	}
 	before, wasPaid := o.Refunded, o.State.Paid()
-	if err := o.Apply(*ev); err != nil {
-		return nil
+	if err := o.ApplyInPlace(*ev); err != nil {
+		return p.refold(o, ev.OrderID)
 	}
 	if !wasPaid && o.State.Paid() {
 		if imeis := pos.StockEffectOf(o).IMEIs; len(imeis) > 0 {
@@ -214,6 +227,28 @@ func projectOrder(p *projector, seq uint64, ev *pos.Event) error {
 		p.document(number, kind, o.ID, ev.Day, int64(amount))
 	}
 	return p.stockOrder(seq, ev, o)
+}
+
+// refold makes o, order id, which an event just refused by
+// pos.Order.ApplyInPlace may have left partly changed, what it was before
+// that event: the order as the run read it (its stored projection, or a new
+// one), with the run's events of it before the refused one applied again by
+// pos.Order.Apply (those refused then are refused again and change nothing).
+// o keeps its address: the projector's maps hold it.
+func (p *projector) refold(o *pos.Order, id string) error {
+	n := &pos.Order{}
+	if snap, ok := p.snaps[id]; ok {
+		if err := p.vault.unmarshal(snap, n); err != nil {
+			return fmt.Errorf("order %s of terminal %s: the stored projection cannot be read: %w", id, p.terminal, err)
+		}
+	}
+	for _, ev := range p.run[:p.at] {
+		if ev != nil && ev.OrderID == id {
+			_ = n.Apply(*ev)
+		}
+	}
+	*o = *n
+	return nil
 }
 
 // refundDestination is where o's refund uid went, by the counter's rule
@@ -346,15 +381,16 @@ func projectPart(ctx context.Context, tx pgx.Tx, v *vault, terminal string, rows
 	if err := p.preload(evs); err != nil {
 		return err
 	}
+	p.run = evs
 	for len(rows) > 0 {
 		part := rows[:min(subChunk, len(rows))]
 		rows = rows[len(part):]
-		for i, r := range part {
-			if err := p.event(r.seq, evs[i]); err != nil {
+		for _, r := range part {
+			if err := p.event(r.seq, evs[p.at]); err != nil {
 				return fmt.Errorf("project event %d of terminal %s: %w", r.seq, terminal, err)
 			}
+			p.at++
 		}
-		evs = evs[len(part):]
 		if len(rows) > 0 {
 			if err := p.write(false); err != nil {
 				return err

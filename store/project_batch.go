@@ -394,6 +394,7 @@ func (p *projector) readOrders(br pgx.BatchResults, ids []string, seen map[strin
 		}
 		p.orders[id] = o
 		p.stored[id] = true
+		p.snaps[id] = snap
 		delete(seen, id)
 	}
 	if err := rs.Err(); err != nil {
