@@ -168,24 +168,25 @@ func measureProjection(t *testing.T, batches int) projectionCost {
 // bounds hold what the decoder (project_decode.go), the arrays sent as they
 // are (project_arrays.go) and the mark moved with the last writes
 // (catchUp) took off, and since then the snapshots marshalled into their
-// array (jsonArray) and pgx's buffers made large enough once (leadArray,
-// pipeTx.room). Measured 2026-11-27, per event: before the first 55.9
-// allocations and 9 834 bytes (58.0 with the race detector), after them
-// 25.2 and 8 668 (32.2), now 24.4 and 6 070 (31.7); per batch 10 round
+// array (jsonArray), pgx's buffers made large enough once (leadArray,
+// pipeTx.room) and the events folded in place (projectOrder). Measured
+// 2026-11-27, per event: before the first 55.9 allocations and 9 834 bytes
+// (58.0 with the race detector), after them 25.2 and 8 668 (32.2), then
+// 24.4 and 6 070 (31.7), now 20.8 and 4 768 (28.0); per batch 10 round
 // trips before, 9 now, and 51.7 statements. The race detector's sync.Pool
 // drops some of what is put back, so the bytes are judged only without it.
 const (
 	maxTripsPerBatch      = 9
 	maxStatementsPerBatch = 56
-	maxBytesPerEvent      = 6600 // without the race detector
+	maxBytesPerEvent      = 5200 // without the race detector
 )
 
 // maxAllocsPerEvent is the most allocations per event projected.
 func maxAllocsPerEvent() float64 {
 	if raceDetector {
-		return 35
+		return 31
 	}
-	return 27
+	return 23
 }
 
 // TestProjectionCostsCountsNotTimes projects batches of a counter's day of
