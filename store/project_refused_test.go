@@ -40,12 +40,15 @@ func (c *counter) refused(ev pos.Event) {
 	c.prev = ev.Hash
 }
 
-// refusedThenPaid journals, for card order id (created, no attempt yet), a
-// payment.accepted without a payment id, which pos refuses after recording
-// the attempt it starts (so in place it leaves the order PAYING with an
-// attempt), then the attempt and the charge that the order as it was takes.
-func (c *counter) refusedThenPaid(id, day string) {
-	c.refused(pos.Event{Kind: pos.EvPaymentAccepted, OrderID: id, Day: day, Attempt: &pos.AttemptEvent{N: 1, CardBrand: "VISA", CardLast4: "4242"}})
+// refusedThenPaid journals, for card order id (created, no attempt yet),
+// times a payment.accepted without a payment id, which pos refuses after
+// recording the attempt it starts (so in place it leaves the order PAYING
+// with an attempt), then the attempt and the charge that the order as it was
+// takes.
+func (c *counter) refusedThenPaid(id, day string, times int) {
+	for range times {
+		c.refused(pos.Event{Kind: pos.EvPaymentAccepted, OrderID: id, Day: day, Attempt: &pos.AttemptEvent{N: 1, CardBrand: "VISA", CardLast4: "4242"}})
+	}
 	amount := c.orders[id].Amount
 	c.add(pos.Event{Kind: pos.EvPaymentAttempt, OrderID: id, Day: day, Attempt: &pos.AttemptEvent{N: 1, CardBrand: "VISA", CardLast4: "1111"}})
 	c.receipt++
@@ -64,7 +67,8 @@ func (c *counter) createdCard(id, day string) {
 // before it, for the batch's later events and in the row stored: the
 // projector folds the events in place (pos.Order.ApplyInPlace), which leaves
 // an order it refuses partly changed. Three orders: one new in the batch
-// (refused in its first part), one stored by an earlier batch, one new
+// (refused in its first part), one stored by an earlier batch (refused
+// twice), one new
 // whose refusal comes after the batch's first part was written. Each order
 // stored is the counter's own, folded by pos.Order.Apply.
 func TestRefusedEventMidBatchLeavesTheOrderAsItWas(t *testing.T) {
@@ -80,11 +84,11 @@ func TestRefusedEventMidBatchLeavesTheOrderAsItWas(t *testing.T) {
 	require.NoError(t, db.Projections.ProjectBatch(ctx, "T1", first))
 
 	c.createdCard("T1-NEW", day1)
-	c.refusedThenPaid("T1-NEW", day1)
-	c.refusedThenPaid("T1-STORED", day1)
-	c.events = daySales(c, 2*subChunk) // the same batch
+	c.refusedThenPaid("T1-NEW", day1, 1)
+	c.refusedThenPaid("T1-STORED", day1, 2) // the second applied by Apply (careful)
+	c.events = daySales(c, 2*subChunk)      // the same batch
 	c.createdCard("T1-LATE", day1)
-	c.refusedThenPaid("T1-LATE", day1)
+	c.refusedThenPaid("T1-LATE", day1, 1)
 	second := c.sent()
 	require.Greater(t, len(second), subChunk+50, "the last refusal comes after the first part's writes")
 	_, err = db.Events.Ingest(ctx, "T1", second)
