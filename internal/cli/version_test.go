@@ -30,7 +30,7 @@ func TestVersionFlag(t *testing.T) {
 	assert.Equal(t, "Galla "+want, strings.SplitN(out, "\n", 2)[0])
 	assert.Contains(t, out, "\ncommit:         ")
 	assert.Contains(t, out, "\nbuilt:          ")
-	assert.Contains(t, out, "\njournal schema: 8\n")
+	assert.Contains(t, out, "\njournal schema: 9\n")
 	assert.Contains(t, out, "\ndata directory: "+dir+" (set by --data)\n")
 	_, err := os.Stat(filepath.Join(dir, journalFile))
 	assert.ErrorIs(t, err, os.ErrNotExist, "--version opens no journal")
@@ -106,13 +106,13 @@ func copyJournalFixture(t *testing.T, name string) string {
 // TestNewerJournalRefused: a journal written by a newer Galla is refused with
 // exit 5 and a sentence naming both versions; nothing is written.
 func TestNewerJournalRefused(t *testing.T) {
-	dir := copyJournalFixture(t, "journal-schema9.db")
+	dir := copyJournalFixture(t, "journal-schema10.db")
 	before, err := os.ReadFile(filepath.Join(dir, journalFile))
 	require.NoError(t, err)
 	code, _, errs := runGalla(t, "--data", dir, "report", "--day", "2026-11-21")
 	assert.Equal(t, exitCannotWork, code, errs)
-	assert.Contains(t, errs, "Galla 0.2.0 (journal schema 9)")
-	assert.Contains(t, errs, "This is Galla "+fyneAppVersion(t)+", which reads journal schema 8 at most")
+	assert.Contains(t, errs, "Galla 0.2.0 (journal schema 10)")
+	assert.Contains(t, errs, "This is Galla "+fyneAppVersion(t)+", which reads journal schema 9 at most")
 	after, err := os.ReadFile(filepath.Join(dir, journalFile))
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the journal is untouched")

@@ -87,7 +87,8 @@
 //	├── stock_days                derived: the stock events by business day (stock.go, schema 6)
 //	│   └── day ‖ 0x00 ‖ u64 seq → empty
 //	├── stock_invoices            derived: the delivery of each supplier's invoice (stock.go, schema 7)
-//	│   └── supplier ‖ 0x00 ‖ invoice, each lower case and single-spaced (indexKey) → u64 seq of its stock.received
+//	│   └── supplier ‖ 0x00 ‖ invoice, each its letters and digits case-folded (pos.InvoiceKey, schema 9;
+//	│                        indexKey before) → u64 seq of its first stock.received
 //	├── proofs                    derived: the proofs of the records pos decides by (proof.go)
 //	│   └── bucket ‖ 0x00 ‖ key → [32]byte HMAC of staff, settings, catalog, z_reports and imeis records
 //	└── snapshots                 pos's state sealed at an event (snapshot.go), made when first needed

@@ -572,6 +572,15 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 					return err
 				}
 			}
+			// A file of schema 7 or 8 (a backup) keeps its deliveries under
+			// indexKey: its index is replayed that way too, beside the one
+			// this schema derives (deriveIndexKey), and compared with it.
+			before9 := !before7 && schemaOf(src) < schemaInvoiceKeys
+			if before9 {
+				if _, err := dst.CreateBucket(replayIndexKeys); err != nil {
+					return err
+				}
+			}
 			srcProved := src.Bucket(bucketProofs) != nil || (schemaOf(src) >= schemaProofs && !upgrade)
 			if !srcProved {
 				// A file written before proofs (a backup, or the journal at the
@@ -594,6 +603,11 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 				ev.Hash = ""
 				if err := derive(dst, &ev, cache, lg.proofs); err != nil {
 					return lg.corrupt(ev.Seq, fmt.Sprintf("replay of %s: %v", ev.Kind, err))
+				}
+				if before9 {
+					if err := deriveIndexKey(dst.Bucket(replayIndexKeys), &ev); err != nil {
+						return lg.corrupt(ev.Seq, fmt.Sprintf("replay of %s: %v", ev.Kind, err))
+					}
 				}
 				if err := sealCheckpoint(dst, &ev, it.hash, it.key); err != nil {
 					return err
@@ -642,6 +656,12 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 				if bytes.Equal(name, bucketDocuments) && src.Bucket(name) == nil && dst.Bucket(name).Stats().KeyN == 0 {
 					continue // made before document series, and none numbered since
 				}
+				if bytes.Equal(name, bucketStockInvoices) && before9 {
+					if err := lg.compareBucketAs(src.Bucket(name), dst.Bucket(replayIndexKeys), string(name), false); err != nil {
+						return err
+					}
+					continue
+				}
 				if err := lg.compareBucketAs(src.Bucket(name), dst.Bucket(name), string(name), upgrade && bytes.Equal(name, bucketOrders)); err != nil {
 					return err
 				}
@@ -655,6 +675,11 @@ func (lg *Log) checkDerivedAs(ctx context.Context, upgrade bool) error {
 		}()
 	})
 }
+
+// replayIndexKeys is the bucket of checkDerived's replay that holds the
+// deliveries of a file of schema 7 or 8 under their indexKey, as that file
+// keeps them.
+var replayIndexKeys = []byte("stock_invoices.schema8")
 
 // replayed is one event of the journal decoded for checkDerived's replay.
 type replayed struct {

@@ -1,12 +1,17 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"galla/pos"
 )
 
 // Bucket names (see doc.go for the tree and the keys and values of each).
@@ -33,7 +38,7 @@ var (
 	// schema 6).
 	bucketStockDays = []byte("stock_days")
 	// bucketStockInvoices holds the delivery that received each supplier's
-	// invoice (stock.go, schema 7).
+	// invoice (stock.go, schema 7; keyed by pos.InvoiceKey since schema 9).
 	bucketStockInvoices = []byte("stock_invoices")
 )
 
@@ -76,6 +81,7 @@ var migrations = []migration{
 	{version: 6, name: "a record of every IMEI sold, the stock events by day", apply: imeiRecords},
 	{version: 7, name: "the stock events in each IMEI's record, the deliveries by invoice", apply: stockRecordsBump},
 	{version: 8, name: "the head read from the last event, not kept in meta", apply: headFromEvents},
+	{version: 9, name: "the deliveries keyed by the letters and digits of their names", apply: invoiceKeys},
 }
 
 // schemaCheckpoints is the first schema with the checkpoints bucket and compact
@@ -187,6 +193,71 @@ func (e *headMismatchError) Error() string {
 
 // schemaHeadInEvents is the first schema without the head in meta.
 const schemaHeadInEvents = 8
+
+// invoiceKeys moves a file of schema 8 to 9: the stock_invoices bucket is
+// keyed by pos.InvoiceKey (the letters and digits of the supplier's name and
+// of the invoice number, case-folded), the rule that says which invoices are
+// one, instead of the names without regard to case or spacing (indexKey,
+// schemas 7 and 8). An invoice is then looked up by one Get of its own key,
+// where the old key made every lookup of an invoice not received read every
+// key of the bucket. Each entry is moved to the key of the names its old key
+// holds (splitIndexKey), its value unchanged. Two old entries that fall on
+// one new key (INV-77 and INV/77, which the till took for two invoices
+// before pos.InvoiceKey) keep the first delivery, the lower sequence, as a
+// replay of the events through deriveStockDay does: deriveStockDay does not
+// replace an entry, and an old key held one delivery only, since Galla
+// refused an invoice received twice by indexKey's rule, or a stricter one,
+// from the first delivery it recorded. An entry whose value is not a
+// sequence number was changed outside Galla: it is kept over the others, so
+// that the check after the migration (Open's, galla journal verify) still
+// finds it. A file without the bucket (of schema 6 or older, migrated by
+// the same Open) has nothing to move: Open rebuilds it from the events. A
+// build of schema 8 would look the new keys up by the old rule and receive
+// an invoice twice: the bump keeps it from opening the file
+// (ErrNewerSchema).
+func invoiceKeys(tx *bolt.Tx) error {
+	b := tx.Bucket(bucketStockInvoices)
+	if b == nil {
+		return nil
+	}
+	keep := map[string][]byte{}
+	if err := b.ForEach(func(k, v []byte) error {
+		key := pos.InvoiceKey(splitIndexKey(k))
+		if have, ok := keep[key]; !ok || firstDelivery(v, have) {
+			keep[key] = bytes.Clone(v)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := tx.DeleteBucket(bucketStockInvoices); err != nil {
+		return err
+	}
+	b, err := tx.CreateBucket(bucketStockInvoices)
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(keep)) {
+		if err := b.Put([]byte(k), keep[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// firstDelivery reports whether the entry value v of stock_invoices comes
+// before have under one key: the lower sequence number, or a value that is
+// not one (kept, to be found by the check).
+func firstDelivery(v, have []byte) bool {
+	if len(v) != 8 || len(have) != 8 {
+		return len(v) != 8 && len(have) == 8
+	}
+	return beU64(v) < beU64(have)
+}
+
+// schemaInvoiceKeys is the first schema whose stock_invoices is keyed by
+// pos.InvoiceKey.
+const schemaInvoiceKeys = 9
 
 // SchemaVersion is the schema version this build writes.
 func SchemaVersion() uint64 { return migrations[len(migrations)-1].version }

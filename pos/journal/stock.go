@@ -18,8 +18,8 @@ import (
 // transaction (deriveStockDay), so that the stock moves of some days read
 // those days' entries and events only, whatever the journal's length. The
 // stock_invoices bucket (schema 7) keeps, under each supplier's invoice
-// received (indexKey), the u64 seq of its delivery, so that an invoice
-// received twice is refused by a lookup of the keys alone.
+// received (pos.InvoiceKey, schema 9), the u64 seq of its delivery, so that
+// an invoice received twice is refused by one lookup.
 type Stock struct{ *journalCore }
 
 // StockEvents returns the stock events recorded on the days from to to
@@ -146,61 +146,39 @@ func (st *Stock) stockEventsRead(ctx context.Context, tx *bolt.Tx, from, to stri
 }
 
 // InvoiceReceived returns the stock.received event that received the
-// supplier's invoice (pos.InvoiceKey), 0 when none did (pos.StockIndex). The
-// index keeps each delivery under its names without regard to case or
-// spacing (indexKey, the key schema 7 writes), and pos.InvoiceKey also drops
-// punctuation: the entry of the names as given is read first, and when it is
-// not one of this invoice, every entry's names are keyed by pos.InvoiceKey,
-// reading only the keys. The entry found is checked against the event it
-// names, read from the hash-chained log: an entry naming an event that is not
-// the delivery of its key was changed outside Galla, a *MismatchError; a
-// journal of schema 6 or older opened read-only gives pos.ErrNoStockIndex.
+// supplier's invoice (pos.InvoiceKey), 0 when none did (pos.StockIndex): one
+// Get of the index, keyed by pos.InvoiceKey itself (schema 9). The entry
+// found is checked against the event it names, read from the hash-chained
+// log: an entry naming an event that is not a delivery of its key was
+// changed outside Galla, a *MismatchError. A journal opened read-only whose
+// index is keyed otherwise (schema 8 or older) or missing (schema 6 or
+// older) gives pos.ErrNoStockIndex: the book reads the deliveries through.
 func (st *Stock) InvoiceReceived(ctx context.Context, supplier, invoice string) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("journal: invoice received: %w", err)
 	}
-	want := pos.InvoiceKey(supplier, invoice)
+	key := pos.InvoiceKey(supplier, invoice)
 	var seq uint64
 	err := st.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketStockInvoices)
-		if b == nil {
+		if b == nil || schemaOf(tx) < schemaInvoiceKeys {
 			return pos.ErrNoStockIndex
 		}
-		events := tx.Bucket(bucketEvents)
-		// entry returns the delivery the entry k, v names, checked against its
-		// event.
-		entry := func(k, v []byte) (uint64, error) {
-			if len(v) != 8 {
-				return 0, st.refuse(string(bucketStockInvoices), printable(k), "the entry is not a sequence number: the index was changed outside Galla")
-			}
-			ev, err := st.rec.eventAt(events, beU64(v))
-			if err != nil {
-				return 0, err
-			}
-			if sup, inv, ok := pos.ReceivedInvoice(ev); !ok || indexKey(sup, inv) != string(k) {
-				return 0, st.refuse(string(bucketStockInvoices), printable(k), fmt.Sprintf("the index names event %d, a %s, as the delivery of this invoice: the index was changed outside Galla", ev.Seq, ev.Kind))
-			}
-			return ev.Seq, nil
+		v := b.Get([]byte(key))
+		if v == nil {
+			return nil
 		}
-		// The names as given, keyed by indexKey, are the same invoice by
-		// pos.InvoiceKey (it keeps less of them).
-		if k := []byte(indexKey(supplier, invoice)); b.Get(k) != nil {
-			var err error
-			seq, err = entry(k, b.Get(k))
+		if len(v) != 8 {
+			return st.refuse(string(bucketStockInvoices), printable([]byte(key)), "the entry is not a sequence number: the index was changed outside Galla")
+		}
+		ev, err := st.rec.eventAt(tx.Bucket(bucketEvents), beU64(v))
+		if err != nil {
 			return err
 		}
-		c := b.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if pos.InvoiceKey(splitIndexKey(k)) != want {
-				continue
-			}
-			var err error
-			seq, err = entry(k, v)
-			return err
+		if sup, inv, ok := pos.ReceivedInvoice(ev); !ok || pos.InvoiceKey(sup, inv) != key {
+			return st.refuse(string(bucketStockInvoices), printable([]byte(key)), fmt.Sprintf("the index names event %d, a %s, as the delivery of this invoice: the index was changed outside Galla", ev.Seq, ev.Kind))
 		}
+		seq = ev.Seq
 		return nil
 	})
 	if err != nil {
@@ -209,12 +187,11 @@ func (st *Stock) InvoiceReceived(ctx context.Context, supplier, invoice string) 
 	return seq, nil
 }
 
-// indexKey is the key of a delivery of the supplier's invoice in the
-// stock_invoices bucket: the names without regard to case or spacing, joined
-// by a NUL byte. It is derived data: a journal verified replays its events
-// and compares the keys, so the key stays as schema 7 wrote it; which
-// invoices are one is pos.InvoiceKey's to say, and it says so of the names an
-// indexKey keeps (it keeps their letters and digits).
+// indexKey is the key schemas 7 and 8 gave a delivery of the supplier's
+// invoice in the stock_invoices bucket: the names without regard to case or
+// spacing, joined by a NUL byte. Schema 9 keys the bucket by pos.InvoiceKey
+// (invoiceKeys moves the entries); a verify of a file of schema 7 or 8 (a
+// backup) replays its index under this key (deriveIndexKey).
 func indexKey(supplier, invoice string) string {
 	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 	return norm(supplier) + "\x00" + norm(invoice)
@@ -226,19 +203,37 @@ func splitIndexKey(k []byte) (supplier, invoice string) {
 	return supplier, invoice
 }
 
+// deriveIndexKey puts a delivery under its indexKey in b, as schemas 7 and 8
+// derived stock_invoices: the last delivery of a key replaces the one
+// before. It replays the index of a file of those schemas (a backup) as it
+// was written.
+func deriveIndexKey(b *bolt.Bucket, ev *pos.Event) error {
+	sup, inv, ok := pos.ReceivedInvoice(*ev)
+	if !ok {
+		return nil
+	}
+	return b.Put([]byte(indexKey(sup, inv)), u64(ev.Seq))
+}
+
 // deriveStockDay lists a stock event under its business day and a delivery
-// under its supplier's invoice (stock_invoices, schema 7), inside tx: the
-// same code for Append and for Rebuild's replay. A journal without the
-// buckets (a file of schema 5, or 6, replayed by VerifyFile as it was
-// written) keeps none.
+// under its supplier's invoice (stock_invoices, keyed by pos.InvoiceKey since
+// schema 9), inside tx: the same code for Append and for Rebuild's replay.
+// The first delivery of an invoice keeps the entry: the till refuses a
+// second one, and one recorded before the rule of pos.InvoiceKey (INV/77
+// after INV-77) leaves the index naming the first, as invoiceKeys leaves
+// the index it moves, so that the refusal names the delivery that received
+// the invoice first. A journal without the buckets (a file of schema 5, or
+// 6, replayed by VerifyFile as it was written) keeps none.
 func deriveStockDay(tx *bolt.Tx, ev *pos.Event) error {
 	if !ev.Kind.MovesStock() {
 		return nil
 	}
 	if sup, inv, ok := pos.ReceivedInvoice(*ev); ok {
 		if b := tx.Bucket(bucketStockInvoices); b != nil {
-			if err := b.Put([]byte(indexKey(sup, inv)), u64(ev.Seq)); err != nil {
-				return err
+			if k := []byte(pos.InvoiceKey(sup, inv)); b.Get(k) == nil {
+				if err := b.Put(k, u64(ev.Seq)); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -257,3 +257,110 @@ func TestStockRecordsUpgrade(t *testing.T) {
 	assert.Equal(t, pos.Paise(1_300_000), u.Cost, "its receipt read back through its record")
 	assert.Equal(t, "SD/1", u.Invoice)
 }
+
+// asIndexKeyed gives the journal at path the stock_invoices bucket of the
+// events evs as schemas 7 and 8 kept it (indexKey, the last delivery of a key
+// in its entry), and sets schema.
+func asIndexKeyed(t *testing.T, path string, evs []pos.Event, schema uint64) {
+	t.Helper()
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		require.NoError(t, tx.DeleteBucket(bucketStockInvoices))
+		b, err := tx.CreateBucket(bucketStockInvoices)
+		require.NoError(t, err)
+		for i := range evs {
+			require.NoError(t, deriveIndexKey(b, &evs[i]))
+		}
+		return asSchema(tx, schema)
+	})
+}
+
+// rawBucket reads the bucket of the closed journal at path.
+func rawBucket(t *testing.T, path string, bucket []byte) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucket).ForEach(func(k, v []byte) error { out[string(k)] = string(v); return nil })
+	}))
+	return out
+}
+
+// A journal of schema 8, or of schema 7 through 8, whose index keeps the
+// deliveries INV-77 and "inv 78" under their names without regard to case
+// or spacing (indexKey), verifies as it was written (a backup: its index
+// replayed under that key, an entry moved in it found), and is given the
+// index keyed by pos.InvoiceKey at its first Open by this build: "INV/77" is
+// then the delivery of INV-77, found by one lookup of its key and refused at
+// the till naming it, INV-79 is received, and the journal verifies.
+func TestInvoiceKeysUpgrade(t *testing.T) {
+	for _, from := range []uint64{8, 7} {
+		t.Run(fmt.Sprintf("schema %d", from), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "journal.db")
+			ctx := t.Context()
+			clk := testclock.New(time.Date(2026, 11, 27, 10, 0, 0, 0, time.Local))
+			day := pos.ToDay(clk.Now())
+			j, tl := stockTill(t, path, clk, nil)
+			_, err := tl.Stock.ReceiveItems(ctx, "Acme", "INV-77", day, "PH-A15:1@2000000", []string{imeiN(1)}, stockManager)
+			require.NoError(t, err)
+			s77, err := j.Log.LastSeq(ctx)
+			require.NoError(t, err)
+			_, err = tl.Stock.ReceiveItems(ctx, "Acme", "inv 78", day, "PH-A15:1@2000000", []string{imeiN(2)}, stockManager)
+			require.NoError(t, err)
+			s78, err := j.Log.LastSeq(ctx)
+			require.NoError(t, err)
+			var evs []pos.Event
+			require.NoError(t, j.Log.EventsFrom(ctx, 1, func(ev pos.Event) error { evs = append(evs, ev); return nil }))
+			require.NoError(t, j.Close())
+
+			asIndexKeyed(t, path, evs, from)
+			old := map[string]string{"acme\x00inv-77": string(u64(s77)), "acme\x00inv 78": string(u64(s78))}
+			require.Equal(t, old, rawBucket(t, path, bucketStockInvoices), "the index as schema %d kept it", from)
+			rep, err := VerifyFileWith(ctx, path, Options{ChainKey: testKey})
+			require.NoError(t, err)
+			assert.True(t, rep.Verified, "a file of schema %d verifies as it was written", from)
+			// The old index is compared, not skipped: an entry moved to the key
+			// of another spelling is found.
+			rawUpdate(t, path, func(tx *bolt.Tx) error {
+				b := tx.Bucket(bucketStockInvoices)
+				require.NoError(t, b.Delete([]byte("acme\x00inv-77")))
+				return b.Put([]byte("acme\x00inv77"), u64(s77))
+			})
+			_, err = VerifyFileWith(ctx, path, Options{ChainKey: testKey})
+			var me *MismatchError
+			require.ErrorAs(t, err, &me, "an entry moved in the index of schema %d", from)
+			assert.Equal(t, "stock_invoices", me.Bucket)
+			rawUpdate(t, path, func(tx *bolt.Tx) error {
+				b := tx.Bucket(bucketStockInvoices)
+				require.NoError(t, b.Delete([]byte("acme\x00inv77")))
+				return b.Put([]byte("acme\x00inv-77"), u64(s77))
+			})
+
+			j, tl = stockTill(t, path, clk, nil)
+			require.NoError(t, j.core.view(func(tx *bolt.Tx) error {
+				assert.Equal(t, uint64(9), schemaOf(tx))
+				return nil
+			}))
+			assert.Equal(t, map[string]string{"acme\x00inv77": string(u64(s77)), "acme\x00inv78": string(u64(s78))},
+				bucketBytes(t, j, bucketStockInvoices), "keyed by pos.InvoiceKey")
+			seq, err := j.Stock.InvoiceReceived(ctx, "ACME", "INV/77")
+			require.NoError(t, err)
+			assert.Equal(t, s77, seq, "InvoiceReceived(ACME, INV/77)")
+			_, err = tl.Stock.ReceiveItems(ctx, "Acme", "INV/77", day, "PH-A15:1@2000000", []string{imeiN(3)}, stockManager)
+			require.ErrorIs(t, err, pos.ErrInvoiceReceived)
+			assert.Contains(t, pos.Sentence(err), fmt.Sprintf("Invoice INV/77 of Acme was received already, written as invoice INV-77 of Acme on %s (journal event %d)", day, s77))
+			_, err = tl.Stock.ReceiveItems(ctx, "Acme", "INV-79", day, "PH-A15:1@2000000", []string{imeiN(3)}, stockManager)
+			require.NoError(t, err, "another invoice")
+			s79, err := j.Log.LastSeq(ctx)
+			require.NoError(t, err)
+			seq, err = j.Stock.InvoiceReceived(ctx, "acme", "inv79")
+			require.NoError(t, err)
+			assert.Equal(t, s79, seq)
+			require.NoError(t, j.Close())
+			rep, err = VerifyFileWith(ctx, path, Options{ChainKey: testKey})
+			require.NoError(t, err)
+			assert.True(t, rep.Verified, "the migrated index is the one the events make")
+		})
+	}
+}

@@ -37,8 +37,8 @@ const (
 	// its derived records without proofs, Galla 0.1.0, and the head record
 	// beside it (journal-schema3.db.head).
 	fixtureSchema3 = "testdata/journal-schema3.db"
-	// fixtureNewer claims schema 9, written by Galla 0.2.0, keyed with testKey.
-	fixtureNewer = "testdata/journal-schema9.db"
+	// fixtureNewer claims schema 10, written by Galla 0.2.0, keyed with testKey.
+	fixtureNewer = "testdata/journal-schema10.db"
 	// fixtureEvents is the number of events in each.
 	fixtureEvents = 31
 )
@@ -55,7 +55,7 @@ func TestFixtures(t *testing.T) {
 		path    string
 		schema  uint64
 		version string
-	}{{fixturePrevious, 2, ""}, {fixtureSchema3, 3, "0.1.0"}, {fixtureNewer, 9, "0.2.0"}} {
+	}{{fixturePrevious, 2, ""}, {fixtureSchema3, 3, "0.1.0"}, {fixtureNewer, 10, "0.2.0"}} {
 		db, err := bolt.Open(f.path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 		require.NoError(t, err, f.path)
 		require.NoError(t, db.View(func(tx *bolt.Tx) error {
@@ -147,7 +147,7 @@ func makeFixtureSchema3(t *testing.T, out string) {
 }
 
 // makeFixtureNewer writes the representative script keyed with testKey and
-// makes the file claim schema 9, written by Galla 0.2.0.
+// makes the file claim schema 10, written by Galla 0.2.0.
 func makeFixtureNewer(t *testing.T, out string) {
 	path := filepath.Join(t.TempDir(), "journal.db")
 	j, err := Open(path, Options{ChainKey: testKey, AppVersion: "0.1.0"})
@@ -157,7 +157,7 @@ func makeFixtureNewer(t *testing.T, out string) {
 	require.NoError(t, j.Close())
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
-		require.NoError(t, putU64(meta, metaSchema, 9))
+		require.NoError(t, putU64(meta, metaSchema, 10))
 		return meta.Put(metaGallaVersion, []byte("0.2.0"))
 	})
 	compactTo(t, path, out)
@@ -223,7 +223,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 	seq, d := lastOpenedBy(t, j)
 	// journal.records_proved, then journal.opened_by.
 	assert.Equal(t, uint64(fixtureEvents+2), seq, "two events after the fixture's 31")
-	assert.Equal(t, openedBy{Version: "0.1.0", From: 2, To: 8, Backup: wantBackup}, d)
+	assert.Equal(t, openedBy{Version: "0.1.0", From: 2, To: 9, Backup: wantBackup}, d)
 	v, err := j.Version()
 	require.NoError(t, err)
 	assert.Equal(t, "0.1.0", v)
@@ -239,7 +239,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 	assert.Equal(t, Numbers{Receipt: 5, Z: 1}, n)
 	require.NoError(t, j.Log.VerifyAll(t.Context()), "the old events and the new one verify")
 	require.NoError(t, j.core.db.View(func(tx *bolt.Tx) error {
-		assert.Equal(t, uint64(8), schemaOf(tx))
+		assert.Equal(t, uint64(9), schemaOf(tx))
 		return nil
 	}))
 	require.NoError(t, j.Close())
@@ -285,7 +285,7 @@ func TestOpenPreviousSchema(t *testing.T) {
 // TestOpenNewerSchema opens the journal a newer Galla wrote: refused, read-only
 // too, with a sentence naming both versions, the file untouched and no copy made.
 func TestOpenNewerSchema(t *testing.T) {
-	require.Less(t, SchemaVersion(), uint64(9), "this build knows schema 9: the fixture must claim a newer one")
+	require.Less(t, SchemaVersion(), uint64(10), "this build knows schema 10: the fixture must claim a newer one")
 	path := copyFixture(t, fixtureNewer)
 	before := fileSum(t, path)
 	for _, ro := range []bool{false, true} {
@@ -294,9 +294,9 @@ func TestOpenNewerSchema(t *testing.T) {
 		assert.ErrorIs(t, err, ErrNewerSchema)
 		var ne *NewerSchemaError
 		require.True(t, errors.As(err, &ne))
-		assert.Equal(t, NewerSchemaError{Path: path, FileSchema: 9, FileVersion: "0.2.0", Schema: 8, Version: "0.1.0"}, *ne)
+		assert.Equal(t, NewerSchemaError{Path: path, FileSchema: 10, FileVersion: "0.2.0", Schema: 9, Version: "0.1.0"}, *ne)
 		s := pos.Sentence(err)
-		for _, want := range []string{"Galla 0.2.0", "Galla 0.1.0", "schema 9", "schema 8 at most", "changed nothing"} {
+		for _, want := range []string{"Galla 0.2.0", "Galla 0.1.0", "schema 10", "schema 9 at most", "changed nothing"} {
 			assert.Contains(t, s, want, "read-only %v", ro)
 		}
 		assert.False(t, strings.Contains(strings.ToLower(s), "try again"))
@@ -350,7 +350,7 @@ func TestNoMigrationWithoutCopy(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrUpgradeCopy)
 	s := pos.Sentence(err)
-	assert.Contains(t, s, "from schema 2 to 8")
+	assert.Contains(t, s, "from schema 2 to 9")
 	assert.Contains(t, s, "nothing was changed")
 	assert.Equal(t, before, fileSum(t, path), "not migrated")
 }
