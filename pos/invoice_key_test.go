@@ -1,6 +1,8 @@
 package pos
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,4 +71,37 @@ func TestReceiveRefusesInvoiceSpeltOtherwise(t *testing.T) {
 	n, imeis := onHand(t, tl, "PH-SAM-S24")
 	assert.Equal(t, int64(2), n)
 	assert.Equal(t, []string{testIMEI(1), testIMEI(20)}, imeis)
+}
+
+// TestReceiveNamesTheFirstOfInvoicesSpeltApart: a journal that holds INV-77
+// and INV/77 of one supplier as two deliveries (received before InvoiceKey
+// told them as one) refuses "inv 77" naming the first, as the journal's index
+// keeps it; here the journal has no index, so the book reads the deliveries.
+func TestReceiveNamesTheFirstOfInvoicesSpeltApart(t *testing.T) {
+	r, tl, _ := stockRig(t)
+	ctx := t.Context()
+	phone := func(n int, invoice string) Delivery {
+		return Delivery{Supplier: "Acme", Invoice: invoice, Date: "2026-11-21", Lines: []DeliveryLine{
+			{SKU: "PH-SAM-S24", Qty: 1, Cost: 2_000_000, Units: []Unit{{IMEI: testIMEI(n)}}}}}
+	}
+	_, err := tl.Stock.Receive(ctx, phone(1, "INV-77"), managerPIN)
+	require.NoError(t, err)
+	var first Event
+	for _, ev := range r.j.allEvents() {
+		if _, inv, ok := ReceivedInvoice(ev); ok && inv == "INV-77" {
+			first = ev
+		}
+	}
+	require.NotZero(t, first.Seq, "the delivery of INV-77 journaled")
+	// The same delivery again as another spelling, as an older Galla let it.
+	again := first
+	again.Seq, again.PrevHash, again.Hash = 0, "", ""
+	again.Data = []byte(strings.Replace(string(first.Data), `"INV-77"`, `"INV/77"`, 1))
+	_, err = r.j.Append(ctx, again)
+	require.NoError(t, err)
+
+	_, err = tl.Stock.Receive(ctx, phone(2, "inv 77"), managerPIN)
+	require.ErrorIs(t, err, ErrInvoiceReceived)
+	assert.Contains(t, Sentence(err), "written as invoice INV-77 of Acme")
+	assert.Contains(t, Sentence(err), fmt.Sprintf("(journal event %d)", first.Seq))
 }

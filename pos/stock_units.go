@@ -224,7 +224,8 @@ func (b *stockBook) lookup(ctx context.Context, j Journal, imei string) (*StockU
 }
 
 // invoiceReceived returns the sequence number of the delivery that received
-// the supplier's invoice, 0 when none did: the journal's index
+// the supplier's invoice (the first, where two spelt apart were received
+// before InvoiceKey told them as one), 0 when none did: the journal's index
 // (StockIndex), or else the deliveries read from when stock began.
 func (b *stockBook) invoiceReceived(ctx context.Context, j Journal, supplier, invoice string) (uint64, error) {
 	if ix, ok := j.(StockIndex); ok {
@@ -239,7 +240,9 @@ func (b *stockBook) invoiceReceived(ctx context.Context, j Journal, supplier, in
 	key := InvoiceKey(supplier, invoice)
 	var seq uint64
 	err := eventsFrom(ctx, j, max(b.st.Began, 1), func(ev Event) error {
-		if sup, inv, ok := ReceivedInvoice(ev); ok && InvoiceKey(sup, inv) == key {
+		// The first delivery of the invoice is the one named, as the
+		// journal's index keeps it.
+		if sup, inv, ok := ReceivedInvoice(ev); ok && seq == 0 && InvoiceKey(sup, inv) == key {
 			seq = ev.Seq
 		}
 		return nil
