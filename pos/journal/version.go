@@ -75,7 +75,13 @@ func (e *NewerSchemaError) Is(target error) bool { return target == ErrNewerSche
 func (e *NewerSchemaError) Sentence() string {
 	writer := "a newer Galla"
 	install := "the newer Galla"
-	if e.FileVersion != "" {
+	switch {
+	case e.FileVersion != "" && e.FileVersion == e.Version:
+		// Two builds of one version (a development build, or one rebuilt):
+		// the version does not tell them apart, the schema does.
+		writer = "a newer build of Galla " + e.FileVersion
+		install = "that newer build"
+	case e.FileVersion != "":
 		writer = "Galla " + e.FileVersion
 		install = "Galla " + e.FileVersion + " or later"
 	}

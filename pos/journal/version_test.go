@@ -306,6 +306,17 @@ func TestOpenNewerSchema(t *testing.T) {
 	assert.ErrorIs(t, err, fs.ErrNotExist, "no copy of a file that is not migrated")
 }
 
+// TestNewerSchemaSentenceOfOneVersion: a file of a newer schema written by a
+// build of the same version number as this one (a development build) is said
+// to come from a newer build, not from "Galla 0.1.0 or later" to a Galla 0.1.0.
+func TestNewerSchemaSentenceOfOneVersion(t *testing.T) {
+	e := &NewerSchemaError{Path: "/d/journal.db", FileSchema: 10, FileVersion: "0.1.0", Schema: 9, Version: "0.1.0"}
+	assert.Equal(t, "The journal /d/journal.db was written by a newer build of Galla 0.1.0 (journal schema 10). This is Galla 0.1.0, which reads journal schema 9 at most, so it will not open it and has changed nothing in it: install that newer build again to keep working.", e.Sentence())
+	e.FileVersion = "0.2.0"
+	assert.Contains(t, e.Sentence(), "written by Galla 0.2.0 (journal schema 10)")
+	assert.Contains(t, e.Sentence(), "install Galla 0.2.0 or later again")
+}
+
 // TestNewJournalRecordsVersion: a new journal takes the version without an
 // event; another version's Open journals the change.
 func TestNewJournalRecordsVersion(t *testing.T) {
