@@ -122,7 +122,7 @@ func (e *engineCore) lock(id string) (func(), error) {
 // the ids handed out within one second are remembered and drawn again on a
 // repeat: a sale and its tender take two ids at once, and a busy second (or a
 // clock that stands still) would otherwise meet the birthday odds of 32 bits,
-// one in about 4 000 runs of a thousand sales, the second id's intent refused
+// one in about 2 000 runs of a thousand sales, the second id's intent refused
 // as an order already journaled.
 func (e *engineCore) newID(prefix string) (string, error) {
 	stamp := e.clock.Now().Format("20060102150405")

@@ -48,15 +48,11 @@ func TestInvoiceKey(t *testing.T) {
 func TestReceiveRefusesInvoiceSpeltOtherwise(t *testing.T) {
 	r, tl, _ := stockRig(t)
 	ctx := t.Context()
-	phone := func(n int, invoice string) Delivery {
-		return Delivery{Supplier: "Acme", Invoice: invoice, Date: "2026-11-21", Lines: []DeliveryLine{
-			{SKU: "PH-SAM-S24", Qty: 1, Cost: 2_000_000, Units: []Unit{{IMEI: testIMEI(n)}}}}}
-	}
-	_, err := tl.Stock.Receive(ctx, phone(1, "INV-77"), managerPIN)
+	_, err := tl.Stock.Receive(ctx, acmePhone(1, "INV-77"), managerPIN)
 	require.NoError(t, err)
 	for i, inv := range []string{"inv 77", "INV/77", "INV-77"} {
 		before := len(r.j.allEvents())
-		_, err := tl.Stock.Receive(ctx, phone(10+i, inv), managerPIN)
+		_, err := tl.Stock.Receive(ctx, acmePhone(10+i, inv), managerPIN)
 		require.ErrorIs(t, err, ErrInvoiceReceived, inv)
 		if inv == "INV-77" {
 			assert.Contains(t, Sentence(err), "Invoice INV-77 of Acme was received already (journal event ", inv)
@@ -66,7 +62,7 @@ func TestReceiveRefusesInvoiceSpeltOtherwise(t *testing.T) {
 		assert.Contains(t, Sentence(err), "nothing was recorded", inv)
 		assert.Len(t, r.j.allEvents(), before, "%s: nothing journaled", inv)
 	}
-	_, err = tl.Stock.Receive(ctx, phone(20, "INV-78"), managerPIN)
+	_, err = tl.Stock.Receive(ctx, acmePhone(20, "INV-78"), managerPIN)
 	require.NoError(t, err, "another invoice")
 	n, imeis := onHand(t, tl, "PH-SAM-S24")
 	assert.Equal(t, int64(2), n)
@@ -80,11 +76,7 @@ func TestReceiveRefusesInvoiceSpeltOtherwise(t *testing.T) {
 func TestReceiveNamesTheFirstOfInvoicesSpeltApart(t *testing.T) {
 	r, tl, _ := stockRig(t)
 	ctx := t.Context()
-	phone := func(n int, invoice string) Delivery {
-		return Delivery{Supplier: "Acme", Invoice: invoice, Date: "2026-11-21", Lines: []DeliveryLine{
-			{SKU: "PH-SAM-S24", Qty: 1, Cost: 2_000_000, Units: []Unit{{IMEI: testIMEI(n)}}}}}
-	}
-	_, err := tl.Stock.Receive(ctx, phone(1, "INV-77"), managerPIN)
+	_, err := tl.Stock.Receive(ctx, acmePhone(1, "INV-77"), managerPIN)
 	require.NoError(t, err)
 	var first Event
 	for _, ev := range r.j.allEvents() {
@@ -100,8 +92,15 @@ func TestReceiveNamesTheFirstOfInvoicesSpeltApart(t *testing.T) {
 	_, err = r.j.Append(ctx, again)
 	require.NoError(t, err)
 
-	_, err = tl.Stock.Receive(ctx, phone(2, "inv 77"), managerPIN)
+	_, err = tl.Stock.Receive(ctx, acmePhone(2, "inv 77"), managerPIN)
 	require.ErrorIs(t, err, ErrInvoiceReceived)
 	assert.Contains(t, Sentence(err), "written as invoice INV-77 of Acme")
 	assert.Contains(t, Sentence(err), fmt.Sprintf("(journal event %d)", first.Seq))
+}
+
+// acmePhone is a delivery from Acme, on the supplier's invoice, of one phone
+// with the n-th test IMEI.
+func acmePhone(n int, invoice string) Delivery {
+	return Delivery{Supplier: "Acme", Invoice: invoice, Date: "2026-11-21", Lines: []DeliveryLine{
+		{SKU: "PH-SAM-S24", Qty: 1, Cost: 2_000_000, Units: []Unit{{IMEI: testIMEI(n)}}}}}
 }
