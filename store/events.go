@@ -52,8 +52,22 @@ type row struct {
 //     terminal is blocked until a manager clears it (Access.Unblock);
 //   - blocked, unauthorized (an unknown terminal), unavailable (the database).
 func (es *Events) Ingest(ctx context.Context, terminal string, events []api.Event) (api.BatchResponse, error) {
+	return es.ingest(ctx, es.pool, terminal, events, func(bool) {})
+}
+
+// batchSender is a pool or one of its connections: what the ingest's
+// transaction begins on.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// ingest is Ingest, its transaction begun on q. settled is called once, as
+// soon as the batch is known stored (true: committed, every event of it held)
+// or not (false), before any alarm or block is recorded.
+func (es *Events) ingest(ctx context.Context, q batchSender, terminal string, events []api.Event, settled func(stored bool)) (api.BatchResponse, error) {
 	rows, err := checkBatch(events)
 	if err != nil {
+		settled(false)
 		es.alarm(ctx, terminal, AlarmMalformed, 0, err.Error())
 		return api.BatchResponse{}, malformed(err)
 	}
@@ -62,12 +76,13 @@ func (es *Events) Ingest(ctx context.Context, terminal string, events []api.Even
 	v := es.vault()
 	for i := range rows {
 		if rows[i].stored, err = v.seal(rows[i].body); err != nil {
+			settled(false)
 			return api.BatchResponse{}, es.wrap("ingest", err)
 		}
 	}
 	var resp api.BatchResponse
 	var fork *forkError
-	err = es.inLockedTx(ctx, terminal, func(tx pgx.Tx, t lockedTerminal) error {
+	err = es.inLockedTx(ctx, q, terminal, func(tx pgx.Tx, t lockedTerminal) error {
 		if t.state == StateBlocked {
 			return blocked(terminal, t.reason, t.held)
 		}
@@ -122,6 +137,7 @@ func (es *Events) Ingest(ctx context.Context, terminal string, events []api.Even
 		resp.Held, resp.HeldHash, resp.Stored = end.seq, hex.EncodeToString(end.hash), len(rows)
 		return nil
 	})
+	settled(err == nil && fork == nil)
 	if fork != nil && err == nil {
 		return api.BatchResponse{}, es.block(ctx, terminal, fork)
 	}
@@ -307,7 +323,7 @@ type lockedTerminal struct {
 // UPDATE), and commits when f returns nil. The transaction's start and the
 // lock take one round trip (pgx.Batch.BeginTx). A terminal not enrolled is
 // refused as unauthorized.
-func (es *Events) inLockedTx(ctx context.Context, terminal string, f func(pgx.Tx, lockedTerminal) error) error {
+func (es *Events) inLockedTx(ctx context.Context, q batchSender, terminal string, f func(pgx.Tx, lockedTerminal) error) error {
 	var t lockedTerminal
 	var b pgx.Batch
 	b.BeginTx(pgx.TxOptions{})
@@ -321,7 +337,7 @@ func (es *Events) inLockedTx(ctx context.Context, terminal string, f func(pgx.Tx
 		t.held = uint64(last)
 		return err
 	})
-	br := es.pool.SendBatch(ctx, &b)
+	br := q.SendBatch(ctx, &b)
 	tx := br.Tx()
 	defer func() { _ = tx.Rollback(ctx) }() // nothing once committed
 	if err := br.Close(); err != nil {

@@ -9,7 +9,8 @@ import (
 	"galla/pos"
 )
 
-// A batch of several hundred events is projected in parts (subChunk), each
+// A run of several hundred events is projected in parts (parts of 250 here,
+// subChunk in a catch-up), each
 // part's rows written with one statement a table while the next part is
 // applied; an order whose events fall in different parts, and rows of one key
 // written twice in a part, must leave the rows that projecting the events one
@@ -26,7 +27,8 @@ func TestALongBatchProjectsAsItsEventsOneByOne(t *testing.T) {
 	evs := daySales(c, 600)
 	c.refund("T1-LONG", day1, pos.Rupees(499))
 	evs = append(evs, c.sent()...)
-	require.Greater(t, len(evs), 2*subChunk)
+	const part = 250
+	require.Greater(t, len(evs), 2*part)
 
 	_, err := whole.Events.Ingest(t.Context(), "T1", evs)
 	require.NoError(t, err)
@@ -36,9 +38,8 @@ func TestALongBatchProjectsAsItsEventsOneByOne(t *testing.T) {
 	defer func() { _ = tx.Rollback(t.Context()) }()
 	rows, err := readEvents(t.Context(), tx, whole.core.vault(), "T1", 0, len(evs))
 	require.NoError(t, err)
-	require.NoError(t, projectRows(t.Context(), tx, whole.core.vault(), "T1", rows))
-	require.NoError(t, tx.Rollback(t.Context()), "the connection is free after the projection")
-	require.NoError(t, whole.Projections.ProjectTerminal(t.Context(), "T1"))
+	require.NoError(t, projectRows(t.Context(), tx, whole.core.vault(), "T1", rows, part))
+	require.NoError(t, tx.Commit(t.Context()), "the connection is free after the projection")
 	for _, e := range evs {
 		_, err := single.Events.Ingest(t.Context(), "T1", evs[e.Seq-1:e.Seq])
 		require.NoError(t, err)

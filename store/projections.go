@@ -69,62 +69,88 @@ func (pj *Projections) ProjectBatch(ctx context.Context, terminal string, batch 
 // mem (events in sequence without a gap, stored as they are) from memory.
 func (pj *Projections) project(ctx context.Context, terminal string, mem []row) error {
 	var from, to int64 // the events projected: after from, up to to
-	// The transaction's start, the mark's row and its lock take one round
-	// trip (pgx.Batch.BeginTx); with the mark, whether the terminal holds a
-	// claimed credit note, which voidUnbacked looks at (almost never).
-	var mark, last int64
-	var claimed bool
+	m, err := pj.beginMarked(ctx, terminal)
+	if err == nil {
+		defer m.rollback(ctx)
+		err = func() error {
+			for len(mem) > 0 && int64(mem[len(mem)-1].seq) > m.last {
+				mem = mem[:len(mem)-1]
+			}
+			n, marked, err := catchUp(ctx, m.tx, pj.vault(), terminal, m.seq, m.last, mem, true)
+			if err != nil || n == m.seq {
+				return err
+			}
+			from, to = m.seq, n
+			if m.claimed {
+				if err := voidUnbacked(ctx, m.tx, terminal, n); err != nil {
+					return err
+				}
+			}
+			if !marked {
+				_, err = m.tx.Exec(ctx, markSQL, terminal, n)
+			}
+			return err
+		}()
+	}
+	if err == nil {
+		err = m.tx.Commit(ctx)
+	}
+	if err == nil {
+		pj.analyzeAfter(ctx, terminal, from, to)
+	}
+	return pj.wrap("project", err)
+}
+
+// marked is a projection's transaction holding its terminal's mark locked.
+type marked struct {
+	tx pgx.Tx
+	// seq is the mark (events 1..seq are projected) and last the terminal's
+	// last event stored, as this transaction sees them.
+	seq, last int64
+	// claimed says whether the terminal holds a claimed credit note, which
+	// voidUnbacked looks at (almost never).
+	claimed bool
+}
+
+// rollback rolls the transaction back: nothing once it is committed.
+func (m marked) rollback(ctx context.Context) { _ = m.tx.Rollback(ctx) }
+
+// beginMarked begins a projection's transaction on the pool and locks
+// terminal's mark (made when missing). The transaction's start, the mark's row
+// and its lock take one round trip (pgx.Batch.BeginTx).
+func (pj *Projections) beginMarked(ctx context.Context, terminal string) (marked, error) {
+	var m marked
 	var b pgx.Batch
 	b.BeginTx(pgx.TxOptions{})
 	b.Queue("INSERT INTO projection_marks (terminal_id) VALUES ($1) ON CONFLICT DO NOTHING", terminal)
 	b.Queue(`SELECT m.seq, coalesce((SELECT last_seq FROM terminals WHERE id = $1), 0),
 		EXISTS (SELECT 1 FROM credit_note_balances WHERE terminal_id = $1 AND state = 'claimed')
 		FROM projection_marks m WHERE m.terminal_id = $1 FOR UPDATE`, terminal).QueryRow(func(r pgx.Row) error {
-		return r.Scan(&mark, &last, &claimed)
+		return r.Scan(&m.seq, &m.last, &m.claimed)
 	})
 	br := pj.pool.SendBatch(ctx, &b)
-	tx := br.Tx()
-	defer func() {
-		if tx != nil {
-			_ = tx.Rollback(ctx) // nothing once committed
-		}
-	}()
+	m.tx = br.Tx()
 	err := br.Close()
-	if err == nil && tx == nil {
+	if err == nil && m.tx == nil {
 		err = errors.New("the projection's transaction did not begin")
 	}
-	if err == nil {
-		err = func() error {
-			for len(mem) > 0 && int64(mem[len(mem)-1].seq) > last {
-				mem = mem[:len(mem)-1]
-			}
-			n, marked, err := catchUp(ctx, tx, pj.vault(), terminal, mark, last, mem, true)
-			if err != nil || n == mark {
-				return err
-			}
-			from, to = mark, n
-			if claimed {
-				if err := voidUnbacked(ctx, tx, terminal, n); err != nil {
-					return err
-				}
-			}
-			if !marked {
-				_, err = tx.Exec(ctx, markSQL, terminal, n)
-			}
-			return err
-		}()
+	if err != nil && m.tx != nil {
+		m.rollback(ctx)
 	}
-	if err == nil {
-		err = tx.Commit(ctx)
+	return m, err
+}
+
+// analyzeAfter runs analyzeStale when the events projected (after from, up
+// to to) crossed a multiple of analyzeEvery. The projection is done: a
+// statistics run that fails leaves the plans as they were, and the next one
+// tries again.
+func (pj *Projections) analyzeAfter(ctx context.Context, terminal string, from, to int64) {
+	if from/analyzeEvery == to/analyzeEvery {
+		return
 	}
-	if err == nil && from/analyzeEvery != to/analyzeEvery {
-		// The projection is done: a statistics run that fails leaves the
-		// plans as they were, and the next one tries again.
-		if aerr := pj.analyzeStale(ctx); aerr != nil && ctx.Err() == nil {
-			slog.Warn("store: analyze the projections", "terminal", terminal, "err", aerr)
-		}
+	if err := pj.analyzeStale(ctx); err != nil && ctx.Err() == nil {
+		slog.Warn("store: analyze the projections", "terminal", terminal, "err", err)
 	}
-	return pj.wrap("project", err)
 }
 
 // analyzeEvery is how often, in a terminal's events projected, the
@@ -236,7 +262,9 @@ const AlarmProjection = "projection"
 // (marked) when they are all projected at once; one by one, it is left to
 // the caller.
 func projectSafely(ctx context.Context, tx pgx.Tx, v *vault, terminal string, rows []row, markTo int64) (marked bool, _ error) {
-	try := func(rs []row, markTo int64) error { return projectPart(ctx, tx, v, terminal, rs, true, markTo) }
+	try := func(rs []row, markTo int64) error {
+		return projectPart(ctx, tx, v, terminal, rs, subChunk, true, markTo)
+	}
 	err := try(rows, markTo)
 	if err == nil || unavailable(err) || ctx.Err() != nil {
 		return err == nil && markTo > 0, err

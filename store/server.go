@@ -238,12 +238,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, terminal string,
 		s.fail(w, &api.Error{HTTPStatus: http.StatusForbidden, Code: api.CodeUnauthorized, Message: fmt.Sprintf("the batch names terminal %q, but is signed by terminal %s", b.TerminalID, terminal)})
 		return
 	}
-	resp, err := s.db.Events.Ingest(r.Context(), terminal, b.Events)
+	// Stored and projected before the answer; a failure of the projection
+	// is logged only: the events are stored, and the next batch or read
+	// catches up.
+	resp, projected, err := s.db.Events.IngestAndProject(r.Context(), terminal, b.Events)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	s.project(r.Context(), terminal, resp.Stored, b.Events)
+	if projected != nil && r.Context().Err() == nil {
+		s.log.Warn("store: project", "terminal", terminal, "err", projected)
+	}
 	writeJSON(w, http.StatusOK, resp)
 }
 
@@ -363,16 +368,4 @@ func (s *Server) staffRoutes() {
 		}
 		writeJSON(w, http.StatusOK, api.StaffPepper{Pepper: hex.EncodeToString(pep)})
 	})
-}
-
-// project catches the projections up with a batch just stored (stored events
-// of terminal), projecting it from memory. A failure is logged only: the
-// events are stored, and the next batch or read catches up.
-func (s *Server) project(ctx context.Context, terminal string, stored int, batch []api.Event) {
-	if stored == 0 {
-		return
-	}
-	if err := s.db.Projections.ProjectBatch(ctx, terminal, batch); err != nil && ctx.Err() == nil {
-		s.log.Warn("store: project", "terminal", terminal, "err", err)
-	}
 }
