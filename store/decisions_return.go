@@ -117,8 +117,8 @@ func findInvoice(ctx context.Context, q pgx.Tx, v *vault, number string, lock bo
 func (dc *Decisions) taken(ctx context.Context, q pgx.Tx, inv *soldInvoice, terminal, refundID string) (*invoiceTaken, error) {
 	tk := newTaken(len(inv.order.Lines))
 	tk.refunds(inv.order)
-	rs, err := q.Query(ctx, `SELECT snapshot FROM orders WHERE snapshot ? 'origin'
-		AND snapshot->'origin'->>'terminal' = $1 AND snapshot->'origin'->>'order_id' = $2`, inv.terminal, inv.order.ID)
+	rs, err := q.Query(ctx, `SELECT snapshot FROM orders WHERE origin_order <> ''
+		AND origin_terminal = $1 AND origin_order = $2`, inv.terminal, inv.order.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"sync"
 
@@ -67,15 +66,9 @@ func (es *Events) IngestAndProject(ctx context.Context, terminal string, events 
 // credit note; a batch out of sequence, which the ingest refuses), when the
 // batch was refused, or on an error.
 func (pj *Projections) alongside(ctx context.Context, terminal string, batch []api.Event, verdict <-chan bool) (committed bool, err error) {
-	if len(batch) == 0 {
-		return false, nil
-	}
-	mem := make([]row, 0, len(batch))
-	for i, e := range batch {
-		if i > 0 && e.Seq != batch[i-1].Seq+1 {
-			return false, nil
-		}
-		mem = append(mem, row{seq: e.Seq, body: bytes.TrimSpace(e.Body)})
+	mem, err := memRows(terminal, batch)
+	if err != nil || len(mem) == 0 {
+		return false, nil // the ingest refuses a batch out of sequence
 	}
 	first, last := int64(mem[0].seq), int64(mem[len(mem)-1].seq)
 	m, err := pj.beginMarked(ctx, terminal)

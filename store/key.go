@@ -341,7 +341,7 @@ func (c *dbCore) sealBatch(ctx context.Context, table, col, key, term, after str
 	}
 	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
 		rs, err := tx.Query(ctx, `SELECT terminal_id, `+key+`, CASE WHEN (`+col+`::text LIKE '%"buyer"%' OR `+col+`::text LIKE '%"buyer/%')
-				AND NOT `+col+` ? '`+sealedMember+`' THEN `+col+`::text END
+				AND NOT `+col+`::jsonb ? '`+sealedMember+`' THEN `+col+`::text END
 			FROM `+table+` WHERE `+cmp+` ORDER BY `+order+` LIMIT $3`, term, after, c.batchRows())
 		if err != nil {
 			return err
@@ -382,7 +382,7 @@ func (c *dbCore) sealBatch(ctx context.Context, table, col, key, term, after str
 					args = append(args, c.vault().phoneKey(o.Buyer.Phone))
 				}
 			}
-			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET `+set+` WHERE terminal_id = $1 AND `+match+` AND NOT `+col+` ? '`+sealedMember+`'`, args...); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET `+set+` WHERE terminal_id = $1 AND `+match+` AND NOT `+col+`::jsonb ? '`+sealedMember+`'`, args...); err != nil {
 				return err
 			}
 		}

@@ -242,7 +242,7 @@ func TestAClearDatabaseIsSealedAtStart(t *testing.T) {
 	// store_key.
 	v := db.core.vault()
 	for _, t2 := range []struct{ table, col, key string }{{"events", "body", "seq"}, {"orders", "snapshot", "order_id"}} {
-		rs, err := db.Pool().Query(ctx, "SELECT terminal_id, "+t2.key+"::text, "+t2.col+"::text FROM "+t2.table+" WHERE "+t2.col+" ? '"+sealedMember+"'")
+		rs, err := db.Pool().Query(ctx, "SELECT terminal_id, "+t2.key+"::text, "+t2.col+"::text FROM "+t2.table+" WHERE "+t2.col+"::jsonb ? '"+sealedMember+"'")
 		require.NoError(t, err)
 		type r struct{ term, key, js string }
 		rows, err := pgx.CollectRows(rs, func(x pgx.CollectableRow) (r, error) {

@@ -285,23 +285,29 @@ func (b errBatch) QueryRow() pgx.Row                { return errRow(b) }
 func (b errBatch) Close() error                     { return b.err }
 func (b errBatch) Tx() pgx.Tx                       { return nil }
 
-// preloadOrders reads a terminal's orders by their ids.
-const preloadOrders = "SELECT order_id, snapshot FROM orders WHERE terminal_id = $1 AND order_id = ANY($2::text[])"
+// preloadOrders reads a terminal's orders by their ids, each id a lookup of
+// its own through orders_pkey's whole key: the subquery's LIMIT keeps it from
+// being flattened into a join, and a key's equality is one row whatever the
+// statistics say. (terminal_id = $1 AND order_id = ANY($2) was planned, with
+// the statistics of a new database, as a scan of all the terminal's orders
+// filtered by the ids, which a wider row made look cheaper.)
+const preloadOrders = `SELECT o.order_id, o.snapshot FROM unnest($2::text[]) AS k(id)
+	CROSS JOIN LATERAL (SELECT order_id, snapshot FROM orders WHERE terminal_id = $1 AND order_id = k.id LIMIT 1) o`
 
 // preloadReturns reads the return orders citing invoices of a terminal, by
 // the invoices' ids: what returnsOf reads for each refund, for the run's
 // refunds at once (orders_origin).
-const preloadReturns = `SELECT snapshot->'origin'->>'order_id', terminal_id, order_id, snapshot FROM orders WHERE snapshot ? 'origin'
-	AND snapshot->'origin'->>'terminal' = $1 AND snapshot->'origin'->>'order_id' = ANY($2::text[])`
+const preloadReturns = `SELECT origin_order, terminal_id, order_id, snapshot FROM orders WHERE origin_order <> ''
+	AND origin_terminal = $1 AND origin_order = ANY($2::text[])`
 
 // preload reads, in one round trip, the orders that evs name (order_id), as
 // order would read them one by one: the stored projection, or a new empty
 // order when none is stored; and, for the run's refunds done, the return
 // orders citing the invoices they go against, as returnsOf would read them
-// one refund at a time. The first query names the orders' whole key, so that
-// it is planned as lookups of orders_pkey whatever the statistics say (one
-// that joined the events read back was planned, with stale statistics, as a
-// scan of all of the terminal's orders).
+// one refund at a time. The first query names each order's whole key, so
+// that it is planned as lookups of orders_pkey whatever the statistics say
+// (one that joined the events read back was planned, with stale statistics,
+// as a scan of all of the terminal's orders).
 func (p *projector) preload(evs []*pos.Event) error {
 	var ids []string
 	seen := map[string]bool{}

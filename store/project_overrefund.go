@@ -187,8 +187,8 @@ func (p *projector) storedReturns(terminal, order string) ([]storedReturn, error
 	if rows, ok := p.returns[[2]string{terminal, order}]; ok {
 		return rows, nil
 	}
-	rs, err := p.tx.Query(p.ctx, `SELECT terminal_id, order_id, snapshot FROM orders WHERE snapshot ? 'origin'
-		AND snapshot->'origin'->>'terminal' = $1 AND snapshot->'origin'->>'order_id' = $2`, terminal, order)
+	rs, err := p.tx.Query(p.ctx, `SELECT terminal_id, order_id, snapshot FROM orders WHERE origin_order <> ''
+		AND origin_terminal = $1 AND origin_order = $2`, terminal, order)
 	if err != nil {
 		return nil, err
 	}

@@ -252,6 +252,7 @@ func (p *projector) flushSets() error {
 type orderCols struct {
 	id, state, tender, staff, brand, last4, phone     []string
 	buyerPhone                                        []string // keyed digests (vault.phoneKey)
+	originTerminal, originOrder                       []string // a return order's invoice (pos.Order.Origin), or ''
 	snap                                              jsonArray
 	day, paidDay                                      []pgtype.Date
 	amount, captured, refunded, tax, receipt, lastSeq []int64
@@ -269,6 +270,11 @@ func (c *orderCols) add(o *pos.Order, bp string) {
 	c.id, c.state, c.tender, c.staff = append(c.id, o.ID), append(c.state, projectedState(o)), append(c.tender, string(o.Tender)), append(c.staff, o.Staff)
 	c.brand, c.last4, c.phone = append(c.brand, o.CardBrand), append(c.last4, o.CardLast4), append(c.phone, ph)
 	c.buyerPhone = append(c.buyerPhone, bp)
+	ot, oo := "", ""
+	if o.Origin != nil {
+		ot, oo = o.Origin.Terminal, o.Origin.OrderID
+	}
+	c.originTerminal, c.originOrder = append(c.originTerminal, ot), append(c.originOrder, oo)
 	c.day, c.paidDay = append(c.day, dateOf(o.Day)), append(c.paidDay, dateOf(o.PaidDay))
 	c.amount, c.captured, c.refunded = append(c.amount, int64(o.Amount)), append(c.captured, int64(o.Captured)), append(c.refunded, int64(o.Refunded))
 	c.tax, c.receipt, c.lastSeq = append(c.tax, int64(o.Totals.Tax)), append(c.receipt, int64(o.ReceiptNo)), append(c.lastSeq, int64(o.Seq))
@@ -278,18 +284,20 @@ func (c *orderCols) add(o *pos.Order, bp string) {
 // ordersInsert writes new orders; with ordersUpsert's conflict clause, it
 // writes orders stored before over their rows.
 const ordersInsert = `INSERT INTO orders (terminal_id, order_id, day, paid_day, state, tender, staff, amount, captured, refunded, tax,
-		receipt_no, card_brand, card_last4, phone, opened_at, updated_at, last_seq, snapshot, buyer_phone)
-	SELECT $1, i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn::jsonb, bp
+		receipt_no, card_brand, card_last4, phone, opened_at, updated_at, last_seq, snapshot, buyer_phone, origin_terminal, origin_order)
+	SELECT $1, i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, sn::json, bp, ot, oo
 	FROM unnest($2::text[], $3::date[], $4::date[], $5::text[], $6::text[], $7::text[], $8::int8[], $9::int8[], $10::int8[], $11::int8[],
-		$12::int8[], $13::text[], $14::text[], $15::text[], $16::timestamptz[], $17::timestamptz[], $18::int8[], $19::text[], $20::text[])
-		AS u(i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, bp, sn)`
+		$12::int8[], $13::text[], $14::text[], $15::text[], $16::timestamptz[], $17::timestamptz[], $18::int8[], $19::text[], $20::text[],
+		$21::text[], $22::text[])
+		AS u(i, d, pd, st, te, sf, a, c, r, t, rn, cb, l4, ph, oa, ua, ls, bp, ot, oo, sn)`
 
 const ordersUpsert = ordersInsert + `
 	ON CONFLICT (terminal_id, order_id) DO UPDATE SET day = EXCLUDED.day, paid_day = EXCLUDED.paid_day, state = EXCLUDED.state,
 		tender = EXCLUDED.tender, staff = EXCLUDED.staff, amount = EXCLUDED.amount, captured = EXCLUDED.captured,
 		refunded = EXCLUDED.refunded, tax = EXCLUDED.tax, receipt_no = EXCLUDED.receipt_no, card_brand = EXCLUDED.card_brand,
 		card_last4 = EXCLUDED.card_last4, phone = EXCLUDED.phone, opened_at = EXCLUDED.opened_at,
-		updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq, snapshot = EXCLUDED.snapshot, buyer_phone = EXCLUDED.buyer_phone`
+		updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq, snapshot = EXCLUDED.snapshot, buyer_phone = EXCLUDED.buyer_phone,
+		origin_terminal = EXCLUDED.origin_terminal, origin_order = EXCLUDED.origin_order`
 
 // queueOrders queues the statement sql (ordersInsert or ordersUpsert) of c's rows.
 func (p *projector) queueOrders(sql string, c *orderCols) error {
@@ -297,7 +305,7 @@ func (p *projector) queueOrders(sql string, c *orderCols) error {
 		return nil
 	}
 	_, err := p.pipe.queue(p.ctx, sql, p.terminal, c.id, c.day, c.paidDay, c.state, c.tender, c.staff, c.amount, c.captured, c.refunded,
-		c.tax, c.receipt, c.brand, c.last4, c.phone, c.opened, c.updated, c.lastSeq, c.buyerPhone, c.snap.array())
+		c.tax, c.receipt, c.brand, c.last4, c.phone, c.opened, c.updated, c.lastSeq, c.buyerPhone, c.originTerminal, c.originOrder, c.snap.array())
 	return err
 }
 

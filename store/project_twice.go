@@ -169,8 +169,8 @@ func (p *projector) returnedElsewhere(terminal, id, imei string) (bool, error) {
 			return true, nil
 		}
 	}
-	rs, err := p.tx.Query(p.ctx, `SELECT terminal_id, order_id, snapshot FROM orders WHERE snapshot ? 'origin'
-		AND snapshot->'origin'->>'terminal' = $1 AND snapshot->'origin'->>'order_id' = $2`, terminal, id)
+	rs, err := p.tx.Query(p.ctx, `SELECT terminal_id, order_id, snapshot FROM orders WHERE origin_order <> ''
+		AND origin_terminal = $1 AND origin_order = $2`, terminal, id)
 	if err != nil {
 		return false, err
 	}

@@ -55,14 +55,23 @@ func (pj *Projections) ProjectTerminal(ctx context.Context, terminal string) err
 // is behind it, and after it are read from events. Only events up to the
 // terminal's last stored sequence are taken from batch.
 func (pj *Projections) ProjectBatch(ctx context.Context, terminal string, batch []api.Event) error {
+	mem, err := memRows(terminal, batch)
+	if err != nil {
+		return pj.wrap("project", err)
+	}
+	return pj.project(ctx, terminal, mem)
+}
+
+// memRows are the rows of batch, terminal's events, to project from memory.
+func memRows(terminal string, batch []api.Event) ([]row, error) {
 	mem := make([]row, 0, len(batch))
 	for i, e := range batch {
 		if i > 0 && e.Seq != batch[i-1].Seq+1 {
-			return pj.wrap("project", fmt.Errorf("the batch of terminal %s does not run in sequence at event %d", terminal, e.Seq))
+			return nil, fmt.Errorf("the batch of terminal %s does not run in sequence at event %d", terminal, e.Seq)
 		}
 		mem = append(mem, row{seq: e.Seq, body: bytes.TrimSpace(e.Body)})
 	}
-	return pj.project(ctx, terminal, mem)
+	return mem, nil
 }
 
 // project catches the projections up with terminal's events, taking those of
@@ -165,11 +174,16 @@ const analyzeEvery = 10000
 // rows in that time, planned all along as nearly empty. It runs outside the
 // projection's transaction (ANALYZE holds its lock until the end of one), at
 // most once every analyzeEvery events of a terminal, and each table's
-// ANALYZE reads a fixed sample of it.
+// ANALYZE reads a fixed sample of it. A table never analyzed is analyzed
+// whatever its count of changes says: the count reaches the statistics a
+// second or more after the writes (each connection sends its own when idle,
+// at most once a second), so a fast catch-up's first crossing could read it
+// still near nothing.
 func (pj *Projections) analyzeStale(ctx context.Context) error {
 	rs, err := pj.pool.Query(ctx, `SELECT s.relname FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
 		WHERE s.schemaname = current_schema() AND s.relname = ANY($1)
-		AND s.n_mod_since_analyze > 1000 + 0.2 * greatest(c.reltuples, 0)`, append([]string{"events"}, projectedTables...))
+		AND (s.n_mod_since_analyze > 1000 + 0.2 * greatest(c.reltuples, 0)
+			OR c.reltuples < 0 AND s.last_analyze IS NULL AND s.last_autoanalyze IS NULL)`, append([]string{"events"}, projectedTables...))
 	if err != nil {
 		return err
 	}

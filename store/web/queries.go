@@ -117,7 +117,7 @@ const orderCols = `o.terminal_id, o.order_id, coalesce(to_char(o.day, 'YYYY-MM-D
 // returnsJoin joins orders o to x: what the return orders citing o refunded,
 // and their counters.
 const returnsJoin = ` LEFT JOIN LATERAL (SELECT sum(r.refunded) AS refunded, string_agg(DISTINCT r.terminal_id, ', ') AS at FROM orders r
-	WHERE r.snapshot ? 'origin' AND r.snapshot->'origin'->>'terminal' = o.terminal_id AND r.snapshot->'origin'->>'order_id' = o.order_id
+	WHERE r.origin_order <> '' AND r.origin_terminal = o.terminal_id AND r.origin_order = o.order_id
 	AND r.refunded > 0) x ON true`
 
 func scanOrders(rs pgx.Rows) ([]OrderRow, error) {
@@ -400,7 +400,7 @@ func returnsOf(ctx context.Context, db *store.DB, terminal, order string) ([]Ret
 		FROM (SELECT * FROM documents WHERE terminal_id = $1 AND order_id = $2
 			UNION ALL
 			SELECT d.* FROM orders r JOIN documents d ON d.terminal_id = r.terminal_id AND d.order_id = r.order_id
-			WHERE r.snapshot ? 'origin' AND r.snapshot->'origin'->>'terminal' = $1 AND r.snapshot->'origin'->>'order_id' = $2) d
+			WHERE r.origin_order <> '' AND r.origin_terminal = $1 AND r.origin_order = $2) d
 		LEFT JOIN credit_notes c ON c.number = d.number
 		LEFT JOIN LATERAL (SELECT p.refund_to FROM payments p WHERE p.terminal_id = d.terminal_id AND p.order_id = d.order_id
 			AND p.day = d.day AND p.amount = d.amount AND p.refund_to <> '' ORDER BY p.seq LIMIT 1) p ON c.number IS NULL
