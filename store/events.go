@@ -63,7 +63,8 @@ type batchSender interface {
 
 // ingest is Ingest, its transaction begun on q. settled is called once, as
 // soon as the batch is known stored (true: committed, every event of it held)
-// or not (false), before any alarm or block is recorded.
+// or not (false), before any alarm or block is recorded; q is not used after
+// it.
 func (es *Events) ingest(ctx context.Context, q batchSender, terminal string, events []api.Event, settled func(stored bool)) (api.BatchResponse, error) {
 	rows, err := checkBatch(events)
 	if err != nil {

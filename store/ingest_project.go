@@ -25,9 +25,10 @@ import (
 // failure of the projection only (logged by the caller): the events are
 // stored, and the next batch or read catches the projections up.
 //
-// The ingest's connection is taken before the projection asks for its own,
-// and nothing the ingest's transaction locks is locked by a projection, so a
-// pool short of connections makes them wait in turn, never for each other.
+// The ingest's connection is taken before the projection asks for its own
+// and given back as soon as its transaction is over, and nothing the
+// ingest's transaction locks is locked by a projection, so a pool short of
+// connections makes them wait in turn, never for each other.
 func (es *Events) IngestAndProject(ctx context.Context, terminal string, events []api.Event) (resp api.BatchResponse, projected error, err error) {
 	conn, err := es.pool.Acquire(ctx)
 	if err != nil {
@@ -35,7 +36,14 @@ func (es *Events) IngestAndProject(ctx context.Context, terminal string, events 
 	}
 	verdict := make(chan bool, 1)
 	var once sync.Once
-	settle := func(stored bool) { once.Do(func() { verdict <- stored }) }
+	// The ingest's transaction is over when it settles: its connection goes
+	// back to the pool before any alarm or block takes one.
+	settle := func(stored bool) {
+		once.Do(func() {
+			conn.Release()
+			verdict <- stored
+		})
+	}
 	type outcome struct {
 		committed bool
 		err       error
@@ -46,7 +54,6 @@ func (es *Events) IngestAndProject(ctx context.Context, terminal string, events 
 		done <- outcome{c, err}
 	}()
 	resp, err = es.ingest(ctx, conn, terminal, events, settle)
-	conn.Release()
 	settle(false) // when ingest returned before its verdict
 	out := <-done
 	if err != nil {

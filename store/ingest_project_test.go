@@ -203,3 +203,29 @@ func TestIngestAndProjectTwiceAtOnceOnTwoConnections(t *testing.T) {
 	require.Equal(t, int64(24), orders)
 	require.Equal(t, int64(24), payments)
 }
+
+// A batch refused on a pool of one connection: the ingest's connection is
+// given back when its transaction ends, so the projection that went alongside
+// rolls back and the refusal's alarm is recorded (it would wait for the
+// connection held otherwise, until its own deadline, and be lost).
+func TestIngestAndProjectRefusalOnOneConnection(t *testing.T) {
+	db, err := Open(t.Context(), cluster.Database(t)+"&pool_max_conns=1", testKey(t))
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	_, err = db.Migrate(t.Context())
+	require.NoError(t, err)
+	enrolled(t, db, "T1")
+	evs := sales(newCounter(t, "T1"), "T1", 4)
+	evs[len(evs)-1].Day = "2026-11-25" // the body says 2026-11-24: refused after the COPY
+	_, perr, err := db.Events.IngestAndProject(t.Context(), "T1", evs)
+	var ae *api.Error
+	require.True(t, errors.As(err, &ae), "the batch was not refused: %v", err)
+	require.Equal(t, api.CodeMalformed, ae.Code)
+	require.NoError(t, perr)
+	var alarms int
+	require.NoError(t, db.Pool().QueryRow(t.Context(), "SELECT count(*) FROM alarms WHERE terminal_id = 'T1' AND kind = $1", AlarmMalformed).Scan(&alarms))
+	require.Equal(t, 1, alarms, "the refusal's alarm")
+	mark, orders, _ := projected(t, db, "T1")
+	require.Zero(t, mark)
+	require.Zero(t, orders)
+}
