@@ -221,7 +221,7 @@ func einvoiceCredentials(c *cli) int {
 	if err := sec.Set(SecretIRP, string(b)); err != nil {
 		return c.fail(exitCannotWork, "The IRP's access cannot be kept (%v); check the system keyring.", err)
 	}
-	fmt.Fprintf(c.stdout, "IRP access kept in %s: %s, GSTIN %s\n", sec.Where(), a.BaseURL, a.GSTIN)
+	fmt.Fprintf(c.stdout, "IRP access kept in %s: %s, GSTIN %s\n", sec.Place(), a.BaseURL, a.GSTIN)
 	return exitOK
 }
 

@@ -146,7 +146,7 @@ func cmdEnrol(c *cli, args []string) int {
 	if renamed {
 		fmt.Fprintf(c.stderr, "galla: this counter is named %s on its documents from now on.\n", resp.TerminalID)
 	}
-	fmt.Fprintf(c.stderr, "galla: enrolled by %s and journaled; the counter's key is kept in %s (the store holds only its public half); the window sends the journal's events to the store, and \"galla sync\" does it now.\n", m.Name, sec.Where())
+	fmt.Fprintf(c.stderr, "galla: enrolled by %s and journaled; the counter's key is kept in %s (the store holds only its public half); the window sends the journal's events to the store, and \"galla sync\" does it now.\n", m.Name, sec.Place())
 	fmt.Fprintf(c.stderr, "galla: store: %s.\n", rec.Notice())
 	return exitOK
 }

@@ -141,6 +141,18 @@ func (s *Secrets) Where() string {
 	return "the system keyring"
 }
 
+// Place names where the secrets are kept, for a sentence that says so ("kept
+// in …"): the system keyring, or the file where no keyring answers (whose
+// warning, NoKeyring, every start shows).
+func (s *Secrets) Place() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.useFile() {
+		return "the system keyring"
+	}
+	return "the file " + filepath.Join(s.dir, SecretsFile) + " (readable by this user only)"
+}
+
 // NoKeyring is the one line every start (the command line's standard error,
 // the window's status bar) and Settings show where no system keyring answers:
 // the secrets, the journal key that seals the customers' details among them,

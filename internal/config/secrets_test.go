@@ -68,6 +68,7 @@ func TestSecretsInTheKeyring(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, secret, got)
 	assert.Equal(t, "the system keyring", s.Where())
+	assert.Equal(t, "the system keyring", s.Place())
 	assert.False(t, dirHolds(t, dir, secret), "nothing of it in the data directory")
 	missing, err := s.Get(SecretAccessCode)
 	require.NoError(t, err)
@@ -79,6 +80,9 @@ func TestSecretsFallBackToAPrivateFile(t *testing.T) {
 	s := OpenSecrets(dir, &fakeKeyring{broken: true})
 	require.NoError(t, s.Set(SecretMerchant, secret))
 	assert.Contains(t, s.Where(), SecretsFile)
+	// A sentence that says where something is kept names the file, not the
+	// warning (which every start shows).
+	assert.Equal(t, "the file "+filepath.Join(dir, SecretsFile)+" (readable by this user only)", s.Place())
 	st, err := os.Stat(filepath.Join(dir, SecretsFile))
 	require.NoError(t, err)
 	if st.Mode().Perm()&0o077 != 0 {
