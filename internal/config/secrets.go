@@ -150,7 +150,7 @@ func (s *Secrets) Place() string {
 	if !s.useFile() {
 		return "the system keyring"
 	}
-	return "the file " + filepath.Join(s.dir, SecretsFile) + " (readable by this user only)"
+	return "the file " + filepath.Join(s.dir, SecretsFile) + ", readable by this user only"
 }
 
 // NoKeyring is the one line every start (the command line's standard error,

@@ -82,7 +82,7 @@ func TestSecretsFallBackToAPrivateFile(t *testing.T) {
 	assert.Contains(t, s.Where(), SecretsFile)
 	// A sentence that says where something is kept names the file, not the
 	// warning (which every start shows).
-	assert.Equal(t, "the file "+filepath.Join(dir, SecretsFile)+" (readable by this user only)", s.Place())
+	assert.Equal(t, "the file "+filepath.Join(dir, SecretsFile)+", readable by this user only", s.Place())
 	st, err := os.Stat(filepath.Join(dir, SecretsFile))
 	require.NoError(t, err)
 	if st.Mode().Perm()&0o077 != 0 {
