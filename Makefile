@@ -83,11 +83,13 @@ deb-test: package-deb
 # Every benchmark of DESIGN.md section 7 (about a minute; each reports x-floor or
 # x-budget, see docs/benchmarks.md). The journal's append and the card checkout
 # judge their budgets only at a fixed count of iterations (fsync drifts too much
-# for a time-based count), so they run apart with it.
+# for a time-based count), so they run apart with it; so does the store's ingest,
+# judged from 20 turns (a second's worth is about ten).
 bench:
-	$(GO) test -run '^$$' -bench . -skip '^Benchmark(Append|CardCheckout)$$' -benchmem ./...
+	$(GO) test -run '^$$' -bench . -skip '^Benchmark(Append|CardCheckout|Ingest)$$' -benchmem ./...
 	$(GO) test -run '^$$' -bench '^BenchmarkAppend$$' -benchtime=300x -benchmem ./pos/journal/
 	$(GO) test -run '^$$' -bench '^BenchmarkCardCheckout$$' -benchtime=300x -benchmem ./internal/cli/
+	$(GO) test -run '^$$' -bench '^BenchmarkIngest$$' -benchtime=40x -benchmem ./store/
 
 # Cold start to the first frame against a bare Fyne window, under Xvfb (N starts each).
 bench-start: deps
