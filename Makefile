@@ -83,13 +83,19 @@ deb-test: package-deb
 # Every benchmark of DESIGN.md section 7 (about a minute; each reports x-floor or
 # x-budget, see docs/benchmarks.md). The journal's append and the card checkout
 # judge their budgets only at a fixed count of iterations (fsync drifts too much
-# for a time-based count), so they run apart with it; so does the store's ingest,
-# judged from 20 turns (a second's worth is about ten).
+# for a time-based count), so they run apart with it; so do the store's ingest,
+# judged from 20 turns, and its day report and manager pages, judged from 100
+# rounds (a second's worth of each is fewer). Every line runs, and the target
+# fails at the end if any failed.
 bench:
-	$(GO) test -run '^$$' -bench . -skip '^Benchmark(Append|CardCheckout|Ingest)$$' -benchmem ./...
-	$(GO) test -run '^$$' -bench '^BenchmarkAppend$$' -benchtime=300x -benchmem ./pos/journal/
-	$(GO) test -run '^$$' -bench '^BenchmarkCardCheckout$$' -benchtime=300x -benchmem ./internal/cli/
-	$(GO) test -run '^$$' -bench '^BenchmarkIngest$$' -benchtime=40x -benchmem ./store/
+	@fail=0; \
+	$(GO) test -run '^$$' -bench . -skip '^Benchmark(Append|CardCheckout|Ingest|StoreDayReport|ManagerPages)$$' -benchmem ./... || fail=1; \
+	$(GO) test -run '^$$' -bench '^BenchmarkAppend$$' -benchtime=300x -benchmem ./pos/journal/ || fail=1; \
+	$(GO) test -run '^$$' -bench '^BenchmarkCardCheckout$$' -benchtime=300x -benchmem ./internal/cli/ || fail=1; \
+	$(GO) test -run '^$$' -bench '^BenchmarkIngest$$' -benchtime=40x -benchmem ./store/ || fail=1; \
+	$(GO) test -run '^$$' -bench '^BenchmarkStoreDayReport$$' -benchtime=200x -benchmem ./store/ || fail=1; \
+	$(GO) test -run '^$$' -bench '^BenchmarkManagerPages$$' -benchtime=100x -benchmem ./store/web/ || fail=1; \
+	exit $$fail
 
 # Cold start to the first frame against a bare Fyne window, under Xvfb (N starts each).
 bench-start: deps
