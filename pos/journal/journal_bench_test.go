@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -359,40 +360,73 @@ func BenchmarkDayReport(b *testing.B) {
 
 // fillOrders builds a journal of n paid one-line cash orders, ordersPerDay a day
 // from 2010-01-01 on, and returns it with a day in the middle of the range.
+//
+// It writes, by batched raw puts, what Append writes into the derived buckets
+// that OrdersByDay reads for each order of two events (intent, cash received;
+// sequences 2i+1 and 2i+2): the order's record, an entry of its event index per
+// event whose value proves the record as it stood after that event (the newest
+// entry's proves the stored record), and its day's entry under its first event.
+// The records are the sale's own, marshalled as Append marshals them, with the
+// id, the day and the last sequence written into them. The events themselves
+// are not written: OrdersByDay reads none for an order whose record holds the
+// day.
 func fillOrders(b *testing.B, n int) (*Journal, string) {
 	b.Helper()
 	j := openBench(b)
 	const (
 		idMark  = "G-XXXXXXXX"
 		dayMark = "1999-12-31"
+		seqMark = 987_654_321_000 // the sequence of the template's first event
 	)
 	var s script
 	evs := s.cashSale(idMark, dayMark, 49900)
+	// tmpls[k] is the record after the sale's events 0..k, whose last
+	// sequence is seqMark+k.
+	tmpls := make([][]byte, len(evs))
 	var o pos.Order
-	for i, ev := range evs {
-		ev.Seq = uint64(i + 1)
+	for k, ev := range evs {
+		ev.Seq = seqMark + uint64(k)
 		if err := o.Apply(ev); err != nil {
 			b.Fatal(err)
 		}
+		v, err := marshalOrder(&o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !bytes.Contains(v, []byte(idMark)) || !bytes.Contains(v, []byte(dayMark)) || !bytes.Contains(v, strconv.AppendUint(nil, ev.Seq, 10)) {
+			b.Fatalf("the record after event %d does not hold the marks: %s", k, v)
+		}
+		tmpls[k] = v
 	}
-	tmpl, err := json.Marshal(&o)
-	if err != nil {
-		b.Fatal(err)
-	}
+	pv := j.core.proofs
 	origin := time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)
 	dayOf := func(i int) string { return origin.AddDate(0, 0, i/ordersPerDay).Format(pos.DayLayout) }
 	const batch = 50_000
 	for lo := 0; lo < n; lo += batch {
 		err := j.core.db.Update(func(tx *bolt.Tx) error {
+			if tx.Bucket(bucketProofs) == nil {
+				return errors.New("the journal keeps no proofs")
+			}
 			orders, days := tx.Bucket(bucketOrders), tx.Bucket(bucketDays)
 			orders.FillPercent, days.FillPercent = 1, 1 // sorted inserts
 			for i := lo; i < min(lo+batch, n); i++ {
 				id, day := fmt.Sprintf("G-%08d", i), dayOf(i)
-				v := bytes.ReplaceAll(bytes.ReplaceAll(tmpl, []byte(idMark), []byte(id)), []byte(dayMark), []byte(day))
-				if err := orders.Put([]byte(id), v); err != nil {
+				first := uint64(len(evs)*i + 1)
+				var rec []byte
+				for k, tmpl := range tmpls {
+					seq := first + uint64(k)
+					rec = bytes.ReplaceAll(tmpl, []byte(idMark), []byte(id))
+					rec = bytes.ReplaceAll(rec, []byte(dayMark), []byte(day))
+					rec = bytes.ReplaceAll(rec, strconv.AppendUint(nil, seqMark+uint64(k), 10), strconv.AppendUint(nil, seq, 10))
+					key := orderEventKey(id, seq)
+					if err := orders.Put(key, pv.sum(bucketOrders, key, rec)); err != nil {
+						return err
+					}
+				}
+				if err := orders.Put([]byte(id), pv.v.sealValue(bucketOrders, []byte(id), rec)); err != nil {
 					return err
 				}
-				if err := days.Put(dayKey(day, uint64(i+1)), []byte(id)); err != nil {
+				if err := days.Put(dayKey(day, first), []byte(id)); err != nil {
 					return err
 				}
 			}
@@ -435,9 +469,10 @@ func BenchmarkOpen(b *testing.B) {
 	}
 }
 
-// fillEvents chains n card-sale events onto j's log in a few large transactions,
-// without the derived buckets (Open reads only the log and meta), and sets the
-// mark of the head (schema 8).
+// fillEvents chains n card-sale events onto j's log in a few large transactions
+// and sets the mark of the head (schema 8), then derives the derived records
+// from them with Log.Rebuild (one replay, as a rebuild of the journal makes):
+// Open's check compares the derived records with the events.
 func fillEvents(b *testing.B, j *Journal, n int) {
 	b.Helper()
 	var c checkout
@@ -468,6 +503,9 @@ func fillEvents(b *testing.B, j *Journal, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
+	}
+	if err := j.Log.Rebuild(b.Context()); err != nil {
+		b.Fatal(err)
 	}
 }
 
