@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -170,11 +171,7 @@ func TestIngestAndProjectBehindTheMark(t *testing.T) {
 // is still being answered) through a pool of two connections: every call
 // returns, each event is stored and projected once.
 func TestIngestAndProjectTwiceAtOnceOnTwoConnections(t *testing.T) {
-	db, err := Open(t.Context(), cluster.Database(t)+"&pool_max_conns=2", testKey(t))
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	_, err = db.Migrate(t.Context())
-	require.NoError(t, err)
+	db := newDBOfConns(t, 2)
 	enrolled(t, db, "T1")
 	c := newCounter(t, "T1")
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -209,11 +206,7 @@ func TestIngestAndProjectTwiceAtOnceOnTwoConnections(t *testing.T) {
 // rolls back and the refusal's alarm is recorded (it would wait for the
 // connection held otherwise, until its own deadline, and be lost).
 func TestIngestAndProjectRefusalOnOneConnection(t *testing.T) {
-	db, err := Open(t.Context(), cluster.Database(t)+"&pool_max_conns=1", testKey(t))
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	_, err = db.Migrate(t.Context())
-	require.NoError(t, err)
+	db := newDBOfConns(t, 1)
 	enrolled(t, db, "T1")
 	evs := sales(newCounter(t, "T1"), "T1", 4)
 	evs[len(evs)-1].Day = "2026-11-25" // the body says 2026-11-24: refused after the COPY
@@ -228,4 +221,15 @@ func TestIngestAndProjectRefusalOnOneConnection(t *testing.T) {
 	mark, orders, _ := projected(t, db, "T1")
 	require.Zero(t, mark)
 	require.Zero(t, orders)
+}
+
+// newDBOfConns is newDB with a pool of n connections at most.
+func newDBOfConns(t *testing.T, n int) *DB {
+	t.Helper()
+	db, err := Open(t.Context(), cluster.Database(t)+"&pool_max_conns="+strconv.Itoa(n), testKey(t))
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	_, err = db.Migrate(t.Context())
+	require.NoError(t, err)
+	return db
 }
