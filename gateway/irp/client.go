@@ -286,7 +286,11 @@ func (c *Client) call(ctx context.Context, method, path string, q url.Values, pa
 			return fmt.Errorf("%w: the answer does not decrypt with the session key: %w", ErrUnknown, err)
 		}
 		if err := json.Unmarshal(plain, out); err != nil {
-			return fmt.Errorf("%w: data: %v", ErrUnknown, err)
+			// Under another key, about one answer in 256 still ends in a
+			// valid padding and "decrypts" into bytes that are not JSON:
+			// the session is ended as for one that does not decrypt.
+			c.drop(s.token)
+			return fmt.Errorf("%w: the answer decrypted with the session key is not its data: %v", ErrUnknown, err)
 		}
 		return nil
 	}

@@ -276,6 +276,25 @@ func TestAnswerThatDoesNotDecryptIsInquired(t *testing.T) {
 	assert.Equal(t, 1, sb.Calls(irp.PathGenerate))
 }
 
+// TestAnswerThatDecryptsToGarbageIsInquired: as above, with an answer under
+// another key whose padding the session key still accepts (about one in 256
+// under a wrong key): it "decrypts" into bytes that are not the answer, and
+// the client treats it as one that does not decrypt: the outcome unknown, the
+// session ended, the registration found by the inquiry.
+func TestAnswerThatDecryptsToGarbageIsInquired(t *testing.T) {
+	c, sb, _ := setup(t)
+	sb.GarbleAnswersLegibly(1)
+	_, err := c.Generate(t.Context(), mustBuild(t, invoiceDoc()))
+	require.ErrorIs(t, err, irp.ErrUnknown)
+	assert.False(t, irp.Definite(err))
+	assert.Equal(t, 1, sb.Registered())
+	reg, err := c.GetByDocument(t.Context(), "INV", "T1/2627/000123", saleDay)
+	require.NoError(t, err)
+	assert.True(t, hex64(reg.Irn))
+	assert.Equal(t, 2, sb.Calls(irp.PathAuth), "a new session after the answer that decrypted to garbage")
+	assert.Equal(t, 1, sb.Calls(irp.PathGenerate))
+}
+
 // TestEveryCallIsEncrypted: what goes over the wire between the client and the
 // sandbox never holds the invoice, the credentials or the IRN in the clear.
 func TestEveryCallIsEncrypted(t *testing.T) {

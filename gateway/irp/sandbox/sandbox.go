@@ -74,9 +74,10 @@ type Sandbox struct {
 	life    time.Duration // of a token (TokenLife)
 	ackNo   int64
 	down    bool
-	lose    int // answers to lose after processing
-	garble  int // answers to encrypt with a key that is not the session's
-	badSek  int // session keys to answer under a key that is not the AppKey
+	lose    int  // answers to lose after processing
+	garble  int  // answers to encrypt with a key that is not the session's
+	legible bool // the garbled answers still decrypt, into bytes that are not the answer
+	badSek  int  // session keys to answer under a key that is not the AppKey
 	calls   map[string]int
 	invalid map[string]bool // GSTINs the sandbox treats as not registered
 }
@@ -160,11 +161,39 @@ func (s *Sandbox) LoseAnswers(n int) {
 
 // GarbleAnswers makes the next n answers be processed and their Data
 // encrypted with a key that is not the session key, so that the client cannot
-// decrypt them.
+// decrypt them (their padding is refused).
 func (s *Sandbox) GarbleAnswers(n int) {
 	s.mu.Lock()
-	s.garble = n
+	s.garble, s.legible = n, false
 	s.mu.Unlock()
+}
+
+// GarbleAnswersLegibly is GarbleAnswers with answers that the session key
+// still decrypts, into bytes that are not the answer: under a wrong key about
+// one answer in 256 ends in a valid padding.
+func (s *Sandbox) GarbleAnswersLegibly(n int) {
+	s.mu.Lock()
+	s.garble, s.legible = n, true
+	s.mu.Unlock()
+}
+
+// garbled is plain sealed under a key that is not sek, chosen so that sek
+// decrypts it (legible) or refuses it (not).
+func garbled(sek, plain []byte, legible bool) (string, error) {
+	for range 1 << 16 {
+		other, err := irp.NewKey()
+		if err != nil {
+			return "", err
+		}
+		data, err := irp.Seal(other, plain)
+		if err != nil {
+			return "", err
+		}
+		if _, err := irp.Open(sek, data); (err == nil) == legible {
+			return data, nil
+		}
+	}
+	return "", errors.New("sandbox: no garbled answer of the kind asked for")
 }
 
 // GarbleSessionKeys makes the next n authentications answer their session key
@@ -298,14 +327,13 @@ func (s *Sandbox) serve(r *http.Request, body []byte) (int, []byte) {
 	s.calls[r.URL.Path]++
 	rep, sek := s.route(r, body)
 	if rep.ans.Status == 1 && sek != nil {
+		plain, _ := json.Marshal(rep.ans.Data)
+		seal := irp.Seal
 		if s.garble > 0 {
 			s.garble--
-			if other, err := irp.NewKey(); err == nil {
-				sek = other
-			}
+			seal = func(sek, plain []byte) (string, error) { return garbled(sek, plain, s.legible) }
 		}
-		plain, _ := json.Marshal(rep.ans.Data)
-		data, err := irp.Seal(sek, plain)
+		data, err := seal(sek, plain)
 		if err != nil {
 			rep = refuse(http.StatusInternalServerError, "5000", err.Error())
 		} else {
