@@ -423,25 +423,69 @@ func writePages(f, src *os.File, t incTrailer, inc string) error {
 	return nil
 }
 
-// readChunks reads r to its end in copyChunk pieces, handing each to write.
+// readChunks reads r to its end in copyChunk pieces, handing each to write,
+// in order. The next piece is read while write works on the one before (two
+// buffers, the reads on a goroutine of their own), so that reading a large
+// file from the page cache and checksumming it take the longer of the two,
+// not their sum. It returns once that goroutine is done: r is not read after.
 func readChunks(r io.Reader, write func([]byte) (int, error)) (int64, error) {
-	buf := make([]byte, copyChunk)
-	var total int64
-	for {
-		n, err := io.ReadFull(r, buf)
-		if n > 0 {
-			if _, werr := write(buf[:n]); werr != nil {
-				return total, werr
+	return readChunksOf(r, copyChunk, write)
+}
+
+// readChunksOf is readChunks in pieces of size bytes.
+func readChunksOf(r io.Reader, size int, write func([]byte) (int, error)) (int64, error) {
+	type piece struct {
+		buf []byte
+		n   int
+		err error
+	}
+	free := make(chan []byte, 2)
+	free <- make([]byte, size)
+	free <- make([]byte, size)
+	full := make(chan piece, 2) // never more than the two buffers in flight
+	stop := make(chan struct{})
+	go func() {
+		defer close(full)
+		for {
+			var buf []byte
+			select {
+			case <-stop:
+				return
+			case buf = <-free:
 			}
-			total += int64(n)
+			n, err := io.ReadFull(r, buf)
+			full <- piece{buf, n, err}
+			if err != nil {
+				return
+			}
 		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
+	}()
+	// done stops the reads and waits for the goroutine to end.
+	done := func() {
+		close(stop)
+		for range full {
 		}
 	}
+	var total int64
+	for p := range full {
+		if p.n > 0 {
+			if _, werr := write(p.buf[:p.n]); werr != nil {
+				done()
+				return total, werr
+			}
+			total += int64(p.n)
+		}
+		if errors.Is(p.err, io.EOF) || errors.Is(p.err, io.ErrUnexpectedEOF) {
+			done()
+			return total, nil
+		}
+		if p.err != nil {
+			done()
+			return total, p.err
+		}
+		free <- p.buf
+	}
+	return total, nil
 }
 
 // backupBase writes the full backup at path with the digests of its pages
