@@ -236,29 +236,23 @@ func (bk *Archive) VerifyBackup(ctx context.Context, path string) error {
 	return b.Log.view(func(tx *bolt.Tx) error { return b.Log.verifyChain(ctx, tx, scopeFromPrevious, nil) })
 }
 
-// checkCRC reads the file at path in chunks and compares its CRC-32C with want.
+// checkCRC reads the file at path, in pieces by several goroutines at once
+// (fileCRC), and compares its CRC-32C with want.
 func checkCRC(ctx context.Context, path string, want uint32) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	sum := crc32.New(backupCRC)
-	buf := make([]byte, 1<<20)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n, err := f.Read(buf)
-		sum.Write(buf[:n])
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	info, err := f.Stat()
+	if err != nil {
+		return err
 	}
-	if sum.Sum32() != want {
+	sum, err := fileCRC(ctx, f, info.Size())
+	if err != nil {
+		return err
+	}
+	if sum != want {
 		return errors.New("the backup's bytes are not the ones written")
 	}
 	return nil

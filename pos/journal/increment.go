@@ -79,69 +79,6 @@ func pageDigest(p []byte) uint64 {
 	return uint64(crc32.Checksum(p, backupCRC))<<32 | uint64(crc32.ChecksumIEEE(p))
 }
 
-// pageStream receives the copy Tx.WriteTo writes, in any chunks, and hands
-// each whole page to page with its number; it keeps the CRC-32C of the whole
-// copy, and writes each chunk whole to tee when there is one.
-type pageStream struct {
-	size    int
-	buf     []byte
-	n       int // bytes in buf
-	pgid    uint64
-	written int64
-	sum     hash.Hash32
-	page    func(pgid uint64, p []byte) error
-	tee     io.Writer
-}
-
-func newPageStream(size int, page func(uint64, []byte) error) *pageStream {
-	return &pageStream{size: size, buf: make([]byte, size), sum: crc32.New(backupCRC), page: page}
-}
-
-func (s *pageStream) Write(p []byte) (int, error) {
-	total := len(p)
-	if s.tee != nil {
-		if _, err := s.tee.Write(p); err != nil {
-			return 0, err
-		}
-	}
-	s.sum.Write(p)
-	s.written += int64(total)
-	for len(p) > 0 {
-		if s.n == 0 && len(p) >= s.size {
-			if err := s.page(s.pgid, p[:s.size]); err != nil {
-				return 0, err
-			}
-			s.pgid++
-			p = p[s.size:]
-			continue
-		}
-		k := copy(s.buf[s.n:], p)
-		s.n += k
-		p = p[k:]
-		if s.n == s.size {
-			if err := s.page(s.pgid, s.buf); err != nil {
-				return 0, err
-			}
-			s.pgid++
-			s.n = 0
-		}
-	}
-	return total, nil
-}
-
-// ReadFrom reads the file's pages in large chunks (summedWriter.ReadFrom).
-func (s *pageStream) ReadFrom(r io.Reader) (int64, error) {
-	return readChunks(r, s.Write)
-}
-
-// close reports a copy that did not end on a page.
-func (s *pageStream) close() error {
-	if s.n != 0 {
-		return fmt.Errorf("the copy ends %d bytes into a page", s.n)
-	}
-	return nil
-}
-
 // writeTrailer writes the JSON of t, its length and the CRC-32C of all that
 // the file holds (sum, which has been given every byte before).
 func writeTrailer(w io.Writer, sum hash.Hash32, t any) error {
@@ -497,15 +434,13 @@ func (bk *Archive) backupBase(path string) error {
 	)
 	err := bk.writeCopy(path, func(tx *bolt.Tx, w io.Writer) error {
 		ps := tx.DB().Info().PageSize
-		s := newPageStream(ps, func(_ uint64, p []byte) error {
-			digests = append(digests, pageDigest(p))
-			return nil
-		})
-		s.tee = w
+		s := newPageStream(ps, nil, nil)
+		s.keep, s.tee = true, w
 		if _, err := tx.WriteTo(s); err != nil {
 			return err
 		}
-		trailer = pagesTrailer{Version: 1, Size: s.written, CRC: s.sum.Sum32(), PageSize: ps}
+		digests = s.digests
+		trailer = pagesTrailer{Version: 1, Size: s.written, CRC: s.crc, PageSize: ps}
 		return s.close()
 	})
 	if err != nil {
@@ -585,10 +520,9 @@ func (bk *Archive) backupIncrement(ctx context.Context, path, base string, diges
 		var held int64
 		pages := 0
 		var id [8]byte
-		s := newPageStream(ps, func(pgid uint64, p []byte) error {
-			if pgid < uint64(len(digests)) && digests[pgid] == pageDigest(p) {
-				return nil
-			}
+		s := newPageStream(ps, func(pgid, d uint64) bool {
+			return pgid >= uint64(len(digests)) || digests[pgid] != d
+		}, func(pgid uint64, p []byte) error {
 			// The two meta pages change at every commit and are not counted.
 			if held += int64(ps); bound && pgid > 1 && held > limit {
 				return errIncTooLarge
@@ -611,7 +545,7 @@ func (bk *Archive) backupIncrement(ctx context.Context, path, base string, diges
 			return err
 		}
 		t = incTrailer{Version: 1, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC,
-			Size: s.written, CRC: s.sum.Sum32(), PageSize: ps, Pages: pages}
+			Size: s.written, CRC: s.crc, PageSize: ps, Pages: pages}
 		if err := writeTrailer(bw, sum, t); err != nil {
 			return err
 		}
@@ -1064,24 +998,22 @@ func (bk *Archive) makeBase(ctx context.Context, day, full string, digests []uin
 			if ps != st.PageSize {
 				return fmt.Errorf("the journal's pages are of %d bytes, the base's of %d", ps, st.PageSize)
 			}
-			all = make([]uint64, 0, tx.Size()/int64(ps))
-			s := newPageStream(ps, func(pgid uint64, p []byte) error {
-				d := pageDigest(p)
-				all = append(all, d)
-				if pgid < uint64(len(digests)) && digests[pgid] == d {
-					return nil
-				}
+			s := newPageStream(ps, func(pgid, d uint64) bool {
+				return pgid >= uint64(len(digests)) || digests[pgid] != d
+			}, func(pgid uint64, p []byte) error {
 				changed++
 				_, err := f.WriteAt(p, int64(pgid)*int64(ps))
 				return err
 			})
+			s.keep = true
 			if _, err := tx.WriteTo(s); err != nil {
 				return err
 			}
 			if err := s.close(); err != nil {
 				return err
 			}
-			pt = pagesTrailer{Version: 1, Size: s.written, CRC: s.sum.Sum32(), PageSize: ps}
+			all = s.digests
+			pt = pagesTrailer{Version: 1, Size: s.written, CRC: s.crc, PageSize: ps}
 			checked = bk.checkSnapshot(ctx, tx, full)
 			return nil
 		})

@@ -439,7 +439,7 @@ func TestPageStream(t *testing.T) {
 		var pages [][]byte
 		var ids []uint64
 		var tee bytes.Buffer
-		s := newPageStream(size, func(id uint64, p []byte) error {
+		s := newPageStream(size, func(uint64, uint64) bool { return true }, func(id uint64, p []byte) error {
 			ids = append(ids, id)
 			pages = append(pages, bytes.Clone(p))
 			return nil
@@ -453,9 +453,9 @@ func TestPageStream(t *testing.T) {
 		assert.Equal(t, []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, ids, "chunk %d", chunk)
 		assert.Equal(t, data, bytes.Join(pages, nil), "chunk %d", chunk)
 		assert.Equal(t, data, tee.Bytes(), "chunk %d", chunk)
-		assert.Equal(t, crc32.Checksum(data, backupCRC), s.sum.Sum32())
+		assert.Equal(t, crc32.Checksum(data, backupCRC), s.crc)
 	}
-	s := newPageStream(size, func(uint64, []byte) error { return nil })
+	s := newPageStream(size, nil, nil)
 	_, err := s.Write(data[:size+1])
 	require.NoError(t, err)
 	assert.Error(t, s.close(), "a copy that ends inside a page")
