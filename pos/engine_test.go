@@ -31,14 +31,22 @@ type rig struct {
 
 const managerPIN = "432100"
 
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T) *rig { return newRigVia(t, nil) }
+
+// newRigVia is newRig whose gateway client reaches the sandbox through
+// via(the sandbox's transport) when via is not nil.
+func newRigVia(t *testing.T, via func(http.RoundTripper) http.RoundTripper) *rig {
 	t.Helper()
 	clock := testclock.New(time.Date(2026, 11, 22, 10, 0, 0, 0, time.Local))
 	sb, err := sandbox.New(sandbox.WithClock(clock.Now))
 	require.NoError(t, err)
+	tr := sb.Transport()
+	if via != nil {
+		tr = via(tr)
+	}
 	gw, err := gateway.New(gateway.Config{
 		BaseURL: "http://sandbox.test", MerchantID: sandbox.DefaultMerchantID, AccessCode: sandbox.DefaultAccessCode,
-		Secret: sandbox.DefaultSecret, ReturnURL: "http://127.0.0.1/return", HTTPClient: &http.Client{Transport: sb.Transport()},
+		Secret: sandbox.DefaultSecret, ReturnURL: "http://127.0.0.1/return", HTTPClient: &http.Client{Transport: tr},
 		Now: clock.Now, Timeout: 2 * time.Second, Retry: gateway.Retry{Max: 2, Base: time.Millisecond, Cap: 2 * time.Millisecond},
 	})
 	require.NoError(t, err)
