@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -356,4 +357,42 @@ func TestTillGrowth(t *testing.T) {
 			assert.Equal(t, read[1].imeis, read[0].imeis, "%s: records of IMEIs the till read on a journal of %d events / on a fresh one", c.name, events)
 		}
 	}
+}
+
+// BenchmarkShiftOfSales runs cash sales one after another in one shift, each
+// a whole command as the command line runs it (Open, the till, the sale,
+// Close), on a journal that starts fresh: what a counter selling by the
+// command line waits for at each sale as the shift goes on. Each command
+// replays the events since the till's snapshots and checks those since the
+// journal's verified mark, fewer than pos.SnapshotEvents and markEvery; it
+// reports the mean, the median, the 90th percentile and the slowest command,
+// in milliseconds. It judges nothing: the time of a command is mostly its
+// commits' fsyncs, which depend on the disk (docs/benchmarks.md "Commands in
+// a long shift" gives the figures at 2 000 events and at 128).
+func BenchmarkShiftOfSales(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "journal.db")
+	j, err := Open(path, Options{})
+	require.NoError(b, err)
+	require.NoError(b, j.Close())
+	keepShifts(b, path)
+	var took []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		err := tillRun(ctx, path, func(tl *pos.Till) error {
+			return paid(tl.Checkout.Pay(ctx, pos.PayRequest{Lines: []pos.CartLine{cableLine()}, Tender: pos.TenderCash, Cashier: "001"}, nil))
+		})
+		require.NoError(b, err)
+		took = append(took, time.Since(t0))
+	}
+	slices.Sort(took)
+	var sum time.Duration
+	for _, d := range took {
+		sum += d
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	b.ReportMetric(ms(sum)/float64(len(took)), "mean-ms")
+	b.ReportMetric(ms(took[len(took)/2]), "median-ms")
+	b.ReportMetric(ms(took[len(took)*9/10]), "p90-ms")
+	b.ReportMetric(ms(took[len(took)-1]), "max-ms")
 }
