@@ -65,20 +65,27 @@ func (w *walker) page(id uint64) ([]byte, error) {
 	if w.seen[id] {
 		return nil, fmt.Errorf("page %d is reached twice", id)
 	}
-	hdr := make([]byte, pageHeaderSize)
-	if _, err := w.f.ReadAt(hdr, int64(id*w.pageSize)); err != nil {
+	// The page itself in one read (it is below the high-water mark, so in
+	// the file), its overflow pages in a second once its header says how
+	// many.
+	buf := make([]byte, w.pageSize)
+	if _, err := w.f.ReadAt(buf, int64(id*w.pageSize)); err != nil {
 		return nil, fmt.Errorf("page %d cannot be read: %w", id, err)
 	}
-	if got := le.Uint64(hdr); got != id {
+	if got := le.Uint64(buf); got != id {
 		return nil, fmt.Errorf("page %d holds the header of page %d", id, got)
 	}
-	over := uint64(le.Uint32(hdr[12:]))
+	over := uint64(le.Uint32(buf[12:]))
 	if id+over >= w.hw {
 		return nil, fmt.Errorf("page %d runs %d pages past the file's %d", id, over, w.hw)
 	}
-	buf := make([]byte, (over+1)*w.pageSize)
-	if _, err := w.f.ReadAt(buf, int64(id*w.pageSize)); err != nil {
-		return nil, fmt.Errorf("page %d cannot be read: %w", id, err)
+	if over > 0 {
+		whole := make([]byte, (over+1)*w.pageSize)
+		copy(whole, buf)
+		if _, err := w.f.ReadAt(whole[w.pageSize:], int64((id+1)*w.pageSize)); err != nil {
+			return nil, fmt.Errorf("page %d cannot be read: %w", id, err)
+		}
+		buf = whole
 	}
 	for i := id; i <= id+over; i++ {
 		w.seen[i] = true
