@@ -43,9 +43,9 @@ type pageStream struct {
 	tee     io.Writer
 }
 
-// newPageStream streams pages of size bytes. want is called from several
-// goroutines at once and may be nil, wanting no page; page is called in
-// order, and may be nil when want is.
+// newPageStream streams pages of size bytes. want and page are called in the
+// pages' order, from the caller's goroutine; want may be nil, wanting no
+// page, and page then too.
 func newPageStream(size int, want func(pgid, digest uint64) bool, page func(pgid uint64, p []byte) error) *pageStream {
 	return &pageStream{size: size, buf: make([]byte, size), want: want, page: page}
 }
