@@ -213,25 +213,32 @@ func tillJournals(tb testing.TB, n, open, shifts int) (big, fresh string, events
 
 // benchTill runs each command on the big and the fresh journal in turn (which
 // goes first alternating) as long as loop says, and returns, per command, the
-// fastest run on the big journal over the fastest on the fresh one: the
-// fastest of each is the run least disturbed by other work on a shared
-// machine, where a median of a few runs moved from 1.0 to 4.5 with the load.
-// report, when not nil, is given x-fresh-NAME and NAME-ms (the big journal's
+// median over the turns of the big journal's run over the fresh journal's run
+// of the same turn: the two runs of a turn are adjacent, so that the load of
+// a shared machine weighs on both alike. (The fastest run on the big journal
+// over the fastest on the fresh one, what it returned before, spread from
+// 0.90 to 3.12 for one command in five runs of 30 at a quiet moment, where
+// the paired median stayed within 1.03–1.22: the fastest of some thirty runs
+// with fsyncs is one lucky fsync; docs/benchmarks.md "The till on a grown
+// journal".) report, when not nil, is given x-fresh-NAME, fastest-NAME (the
+// ratio of the fastest runs, for comparison) and NAME-ms (the big journal's
 // mean). unit numbers the phones sold, across calls.
 func benchTill(tb testing.TB, loop func() bool, report func(v float64, unit string), big, fresh string, unit *int) (map[string]float64, int) {
 	return benchCmds(tb, tillCmds, "x-fresh-", loop, report, big, fresh, unit)
 }
 
-// benchCmds is benchTill of the commands cmds, with the ratios reported as
-// label+NAME: big against base.
+// benchCmds is benchTill of the commands cmds, with the paired medians
+// reported as label+NAME: big against base.
 func benchCmds(tb testing.TB, cmds []tillCmd, label string, loop func() bool, report func(v float64, unit string), big, fresh string, unit *int) (map[string]float64, int) {
 	ctx := context.Background()
 	fastest := map[string][2]time.Duration{}
+	pairs := map[string][]float64{} // each turn's big run over its fresh run
 	bigMS := map[string]float64{}
 	runs := 0
 	for i := 0; loop(); i++ {
 		for _, c := range cmds {
 			f := fastest[c.name]
+			var turn [2]time.Duration
 			for k := range 2 {
 				which := (i + k) % 2 // 0 big, 1 fresh
 				path := []string{big, fresh}[which]
@@ -248,6 +255,7 @@ func benchCmds(tb testing.TB, cmds []tillCmd, label string, loop func() bool, re
 				if err != nil {
 					tb.Fatalf("%s: %v", c.name, err)
 				}
+				turn[which] = took
 				if f[which] == 0 || took < f[which] {
 					f[which] = took
 				}
@@ -256,6 +264,7 @@ func benchCmds(tb testing.TB, cmds []tillCmd, label string, loop func() bool, re
 				}
 			}
 			fastest[c.name] = f
+			pairs[c.name] = append(pairs[c.name], float64(turn[0])/float64(turn[1]))
 		}
 		runs = i + 1
 	}
@@ -265,9 +274,10 @@ func benchCmds(tb testing.TB, cmds []tillCmd, label string, loop func() bool, re
 		if f[1] == 0 {
 			continue
 		}
-		out[c.name] = float64(f[0]) / float64(f[1])
+		out[c.name] = median(pairs[c.name])
 		if report != nil {
 			report(out[c.name], label+c.name)
+			report(float64(f[0])/float64(f[1]), "fastest-"+c.name)
 			report(bigMS[c.name]/float64(runs), c.name+"-ms")
 		}
 	}
@@ -395,4 +405,11 @@ func BenchmarkShiftOfSales(b *testing.B) {
 	b.ReportMetric(ms(took[len(took)/2]), "median-ms")
 	b.ReportMetric(ms(took[len(took)*9/10]), "p90-ms")
 	b.ReportMetric(ms(took[len(took)-1]), "max-ms")
+}
+
+// median is the middle of v (the upper one of an even count).
+func median(v []float64) float64 {
+	p := slices.Clone(v)
+	slices.Sort(p)
+	return p[len(p)/2]
 }
