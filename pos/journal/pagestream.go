@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -248,25 +249,54 @@ func (s *pageStream) close() error {
 // the four bytes of the first's becomes.
 type crcJoin [4][256]uint32
 
-// newCRCJoin makes the join of pieces of n bytes.
+// gf2 is a 32×32 matrix over GF(2): column i is what bit i of a CRC-32C
+// register becomes.
+type gf2 [32]uint32
+
+// times is m applied to v.
+func (m *gf2) times(v uint32) uint32 {
+	var r uint32
+	for i := 0; v != 0; i++ {
+		if v&1 != 0 {
+			r ^= m[i]
+		}
+		v >>= 1
+	}
+	return r
+}
+
+// then is m followed by n.
+func (m *gf2) then(n *gf2) gf2 {
+	var r gf2
+	for i := range r {
+		r[i] = n.times(m[i])
+	}
+	return r
+}
+
+// newCRCJoin makes the join of pieces of n bytes. The register carried over
+// n zero bytes is the carry over one zero byte raised to the n-th power, by
+// squaring: some twenty products of matrices for a piece of a megabyte, not
+// a CRC of 32 megabytes of zeros.
 func newCRCJoin(n int) *crcJoin {
-	var bit [32]uint32 // what the register's bit i becomes
-	zeros := make([]byte, n)
-	for i := range bit {
+	var step, carry gf2
+	for i := range step {
 		// crc32.Update conditions the register (complemented in and out):
-		// undone on both sides, it is the bare register's run over n zeros.
-		bit[i] = ^crc32.Update(^(uint32(1) << i), backupCRC, zeros)
+		// undone on both sides, it is the bare register's run over a zero.
+		step[i] = ^crc32.Update(^(uint32(1) << i), backupCRC, []byte{0})
+		carry[i] = uint32(1) << i
+	}
+	for ; n > 0; n >>= 1 {
+		if n&1 != 0 {
+			carry = carry.then(&step)
+		}
+		step = step.then(&step)
 	}
 	var j crcJoin
 	for k := range j {
-		for v := range 256 {
-			var c uint32
-			for i := range 8 {
-				if v&(1<<i) != 0 {
-					c ^= bit[8*k+i]
-				}
-			}
-			j[k][v] = c
+		for v := 1; v < 256; v++ {
+			// v's lowest bit added to v without it (linear).
+			j[k][v] = j[k][v&(v-1)] ^ carry[8*k+bits.TrailingZeros8(uint8(v))]
 		}
 	}
 	return &j
