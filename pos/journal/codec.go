@@ -16,19 +16,22 @@ import (
 // dictionary eventDict, and inflates them. The zero value is ready to use; it is
 // safe for concurrent use.
 //
-// The compressor is klauspost/compress's DEFLATE at its fastest level, kept for
-// the life of the codec (Append runs one at a time, inside bbolt's write lock).
-// The standard library's default level clears about 640 KB of match tables at
-// every reset and hashes the whole 7.5 KB dictionary again, and its fastest level
-// ignores a preset dictionary; this one resets by moving an offset and loads the
-// dictionary into a table of its own size. It writes the same format: any
-// DEFLATE reader given eventDict inflates it (the standard library's does, in
-// inflate), so records written before and after read alike. Measured in
-// docs/benchmarks.md ("What was tried").
+// A body of up to lzMaxBody bytes (every event but a large catalog or Z report)
+// is compressed by our own encoder (lz.go), which keeps the dictionary's index
+// for the life of the process instead of putting the dictionary into a
+// compressor's window again for each body; a longer one by klauspost/compress's
+// DEFLATE at its fastest level, one writer kept for the life of the codec
+// (Append runs one at a time, inside bbolt's write lock). Both write the same
+// format: any DEFLATE reader given eventDict inflates it (the standard
+// library's does, in inflate), so records written before and after read alike.
+// Measured in docs/benchmarks.md ("What was tried", "A DEFLATE encoder for the
+// bodies").
 type codec struct {
-	mu  sync.Mutex // guards w and buf
-	w   *kflate.Writer
-	buf bytes.Buffer // w's output
+	mu    sync.Mutex     // guards w, buf, lz and lzBuf
+	w     *kflate.Writer // bodies longer than lzMaxBody
+	buf   bytes.Buffer   // w's output
+	lz    *lzEncoder     // every other body
+	lzBuf []byte         // lz's output
 
 	r sync.Pool // io.ReadCloser (a flate.Resetter) with eventDict
 
@@ -61,6 +64,18 @@ const deflateLevel = kflate.BestSpeed
 func (c *codec) deflateBody(dst, src []byte) (out, packed []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if len(src) <= lzMaxBody {
+		if c.lz == nil {
+			c.lz = &lzEncoder{x: eventDictIndex()}
+		}
+		// The length goes before the body: encoded into a buffer of the
+		// codec's, then copied after it.
+		c.lzBuf = c.lz.encode(c.lzBuf[:0], src)
+		dst = binary.AppendUvarint(dst, uint64(len(c.lzBuf)))
+		at := len(dst)
+		dst = append(dst, c.lzBuf...)
+		return dst, dst[at:]
+	}
 	c.buf.Reset()
 	if c.w == nil {
 		// NewWriterDict fails only for a level out of range.
@@ -76,6 +91,9 @@ func (c *codec) deflateBody(dst, src []byte) (out, packed []byte) {
 	dst = append(dst, c.buf.Bytes()...)
 	return dst, dst[at:]
 }
+
+// eventDictIndex is the index of eventDict's strings, built once.
+var eventDictIndex = sync.OnceValue(func() *lzIndex { return newLZIndex([]byte(eventDict)) })
 
 // inflate returns src inflated, refusing more than limit bytes of output.
 func (c *codec) inflate(src []byte, limit int) ([]byte, error) {
