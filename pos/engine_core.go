@@ -209,8 +209,9 @@ func (e *engineCore) commitAll(ctx context.Context, cs ...change) (stale []bool,
 		if ev.OrderID == "" {
 			ev.OrderID = cur.ID
 		}
+		// next is this commit's own copy: a stale event leaves it unused.
 		next := cur.Clone()
-		aerr := next.Apply(ev)
+		aerr := next.ApplyInPlace(ev)
 		if aerr != nil && !errors.Is(aerr, ErrStaleEvent) {
 			return nil, aerr
 		}
@@ -250,7 +251,8 @@ func (e *engineCore) commitAll(ctx context.Context, cs ...change) (stale []bool,
 		if stale[i] {
 			continue
 		}
-		if err := c.o.Apply(stored[i]); err != nil {
+		// Folded in place: on an error c.o is reloaded whole below.
+		if err := c.o.ApplyInPlace(stored[i]); err != nil {
 			// The journal applied it; our copy must follow. Reload to be sure.
 			fresh, rerr := e.j.Order(context.WithoutCancel(ctx), stored[i].OrderID)
 			if rerr != nil {
