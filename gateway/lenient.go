@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -113,7 +114,36 @@ func lenientStruct(raw []byte, v reflect.Value, path *fieldPath, depth int) erro
 		return fmt.Errorf("decode %s: want an object", path.String())
 	}
 	fields := objectMembers(raw)
-	t := v.Type()
+	for _, f := range fieldsOf(v.Type()) {
+		fr, ok := fields.get(f.name)
+		if !ok {
+			continue
+		}
+		if err := lenientValue(fr, v.Field(f.index), &fieldPath{parent: path, name: f.name}, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lenientField is a field of a struct decodeLenient fills: its index and the
+// name of its member (its json tag's, else its own).
+type lenientField struct {
+	index int
+	name  string
+}
+
+// lenientFields holds the fields of each struct type decoded (reflect.Type to
+// []lenientField): read from the type once, not at every answer.
+var lenientFields sync.Map
+
+// fieldsOf returns the exported fields of the struct type t that a member
+// fills, in order.
+func fieldsOf(t reflect.Type) []lenientField {
+	if fs, ok := lenientFields.Load(t); ok {
+		return fs.([]lenientField)
+	}
+	var fs []lenientField
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if !f.IsExported() {
@@ -126,15 +156,10 @@ func lenientStruct(raw []byte, v reflect.Value, path *fieldPath, depth int) erro
 		if name == "" {
 			name = f.Name
 		}
-		fr, ok := fields.get(name)
-		if !ok {
-			continue
-		}
-		if err := lenientValue(fr, v.Field(i), &fieldPath{parent: path, name: name}, depth+1); err != nil {
-			return err
-		}
+		fs = append(fs, lenientField{index: i, name: name})
 	}
-	return nil
+	lenientFields.Store(t, fs)
+	return fs
 }
 
 // fieldPath names the value being decoded, for an error: "answer",
@@ -267,26 +292,22 @@ func flexBool(raw []byte) (bool, error) {
 // encoding/json's maps). On valid JSON they give what encoding/json gives; on
 // anything else they stay inside raw and never panic.
 
-// member is one name and value of an object, the value's bytes as in the answer.
+// member is one name and value of an object, the value's bytes as in the
+// answer; the name's too when it holds no escape, else the text it stands for.
 type member struct {
-	name  string
+	name  []byte
 	value []byte
 }
 
 // members are the members of one object, in the answer's order.
 type members []member
 
-// get returns the value of the member name: the last one of that name, as
-// encoding/json keeps it, else the last whose name matches without regard to
-// case (encoding/json's fallback).
+// get returns the value of the member name: the last one whose name is name
+// or matches it without regard to case, as encoding/json fills a field from
+// each such member in turn (FuzzLenientMatchesJSON).
 func (ms members) get(name string) ([]byte, bool) {
 	for i := len(ms) - 1; i >= 0; i-- {
-		if ms[i].name == name {
-			return ms[i].value, true
-		}
-	}
-	for i := len(ms) - 1; i >= 0; i-- {
-		if strings.EqualFold(ms[i].name, name) {
+		if string(ms[i].name) == name || strings.EqualFold(string(ms[i].name), name) {
 			return ms[i].value, true
 		}
 	}
@@ -299,9 +320,13 @@ func objectMembers(raw []byte) members {
 	i := skipSpace(raw, 1)
 	for i < len(raw) && raw[i] == '"' {
 		end := skipString(raw, i)
-		name, err := unquote(raw[i:end])
-		if err != nil {
-			return out
+		name := raw[i+1 : max(i+1, end-1)]
+		if end-i < 2 || raw[end-1] != '"' || bytes.IndexByte(name, '\\') >= 0 || !utf8.Valid(name) {
+			s, err := unquote(raw[i:end])
+			if err != nil {
+				return out
+			}
+			name = []byte(s)
 		}
 		i = skipSpace(raw, end)
 		if i >= len(raw) || raw[i] != ':' {
@@ -382,8 +407,11 @@ func skipValue(raw []byte, i int) int {
 		}
 		return len(raw)
 	}
-	for i < len(raw) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(raw[i])) {
-		i++
+	for ; i < len(raw); i++ {
+		switch raw[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
 	}
 	return i
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,4 +77,62 @@ func TestDecodeLenientDepth(t *testing.T) {
 	}
 	var n node
 	assert.Error(t, decodeLenient([]byte(deep), &n))
+}
+
+// lenientProbe is a struct of every kind decodeLenient fills.
+type lenientProbe struct {
+	Name   string `json:"name"`
+	Amount int64  `json:"amount"`
+	OK     bool   `json:"ok"`
+	Inner  struct {
+		Code string `json:"code"`
+		N    int    `json:"n"`
+	} `json:"inner"`
+	Items []struct {
+		ID string `json:"id"`
+	} `json:"items"`
+	Plain string
+}
+
+// On an answer encoding/json reads into the same struct, decodeLenient reads
+// the same values: member names escaped, repeated, in another case, values
+// nested, spaces anywhere.
+func FuzzLenientMatchesJSON(f *testing.F) {
+	f.Add([]byte(`{"name":"a","amount":5,"ok":true,"inner":{"code":"X","n":2},"items":[{"id":"1"},{"id":"2"}],"Plain":"p"}`))
+	f.Add([]byte(`{"\u006eame":"escaped name","NAME":"folded","name":"last wins"}`))
+	f.Add([]byte(`{"Name":"only folded","AMOUNT":7,"plain":"q"}`))
+	f.Add([]byte(` { "inner" : { "code" : "a\"b" , "n" : -3 } , "items" : [ ] } `))
+	f.Add([]byte(`{"na\u00e9me":"x","name":"\u00e9t\u00e9"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want lenientProbe
+		if json.Unmarshal(data, &want) != nil {
+			return
+		}
+		var got lenientProbe
+		if err := decodeLenient(data, &got); err != nil {
+			t.Fatalf("encoding/json read %q, decodeLenient refused it: %v", data, err)
+		}
+		if !reflect.DeepEqual(normalProbe(want), normalProbe(got)) {
+			t.Fatalf("%q: encoding/json read %+v, decodeLenient %+v", data, want, got)
+		}
+	})
+}
+
+// normalProbe is p with the differences the two decoders are meant to have
+// left out: NA is empty text to decodeLenient, and an empty list is no list.
+func normalProbe(p lenientProbe) lenientProbe {
+	for _, s := range []*string{&p.Name, &p.Plain, &p.Inner.Code} {
+		if isNA(*s) {
+			*s = ""
+		}
+	}
+	for i := range p.Items {
+		if isNA(p.Items[i].ID) {
+			p.Items[i].ID = ""
+		}
+	}
+	if len(p.Items) == 0 {
+		p.Items = nil
+	}
+	return p
 }
