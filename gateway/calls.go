@@ -225,10 +225,7 @@ func decodeCoded(a *answer, v any, code *int, msg *string, okCodes ...int) error
 	if err := decodeLenient(a.body, v); err != nil {
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	var probe struct {
-		ResponseCode *string `json:"response_code"`
-	}
-	if err := decodeLenient(a.body, &probe); err != nil || probe.ResponseCode == nil || *probe.ResponseCode == "" {
+	if rc, ok := memberText(a.body, "response_code"); !ok || rc == "" {
 		if ec := decodeError(a.status, a.header, a.body, time.Time{}); ec.Code != "" {
 			return ec // an error_code envelope with a 2xx status
 		}
@@ -524,11 +521,7 @@ func decodeInquiry(data []byte) (*Inquiry, error) {
 	if err := decodeLenient(data, &q); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	if _, ok := probe["order_data"]; !ok {
+	if !hasMember(data, "order_data") {
 		return nil, fmt.Errorf("%w: the answer has no order_data", ErrMalformed)
 	}
 	q.Raw = append([]byte(nil), data...)

@@ -430,3 +430,34 @@ func unquote(raw []byte) (string, error) {
 	err := json.Unmarshal(raw, &s)
 	return s, err
 }
+
+// hasMember reports whether the valid JSON data is an object with a member
+// named exactly name (as a map decoded by encoding/json has the key).
+func hasMember(data []byte, name string) bool {
+	raw := bytes.TrimSpace(data)
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	for _, m := range objectMembers(raw) {
+		if string(m.name) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// memberText is the text decodeLenient reads from the member name of the
+// valid JSON object data into a *string field: false when the member is
+// missing, null or not text (or data is not an object).
+func memberText(data []byte, name string) (string, bool) {
+	raw := bytes.TrimSpace(data)
+	if len(raw) == 0 || raw[0] != '{' {
+		return "", false
+	}
+	v, ok := objectMembers(raw).get(name)
+	if !ok || string(v) == "null" {
+		return "", false
+	}
+	s, err := flexString(v)
+	return s, err == nil
+}

@@ -136,3 +136,38 @@ func normalProbe(p lenientProbe) lenientProbe {
 	}
 	return p
 }
+
+// hasMember answers as a map decoded by encoding/json has the key, and
+// memberText as decodeLenient reads the member into a *string, which is what
+// decodeInquiry and decodeCoded asked before.
+func FuzzMemberProbes(f *testing.F) {
+	f.Add([]byte(`{"order_data":{},"response_code":"1"}`))
+	f.Add([]byte(`{"order\u005fdata":1,"RESPONSE_CODE":"NA"}`))
+	f.Add([]byte(`{"Order_Data":1,"response_code":null}`))
+	f.Add([]byte(`{"response_code":12,"response_code":"x"}`))
+	f.Add([]byte(`"NA"`))
+	f.Add([]byte(`[{"order_data":1}]`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		var m map[string]json.RawMessage
+		_, want := m["order_data"]
+		if json.Unmarshal(data, &m) == nil {
+			_, want = m["order_data"]
+		}
+		if got := hasMember(data, "order_data"); got != want {
+			t.Fatalf("%q: hasMember %v, the map %v", data, got, want)
+		}
+		var probe struct {
+			ResponseCode *string `json:"response_code"`
+		}
+		err := decodeLenient(data, &probe)
+		wantOK := err == nil && probe.ResponseCode != nil
+		text, ok := memberText(data, "response_code")
+		if ok != wantOK || (ok && text != *probe.ResponseCode) {
+			t.Fatalf("%q: memberText %q %v, decodeLenient %v %v", data, text, ok, probe.ResponseCode, err)
+		}
+	})
+}
