@@ -14,8 +14,8 @@ import (
 // general compressor put the whole dictionary into its window again for each
 // body (klauspost/compress hashes its 6.8 KB into a table of 128 KB, about 8
 // µs a body and most of the compressor's time); this one keeps the
-// dictionary's hash chains from the start and clears only a table for the
-// body's own strings. What it writes is the same format as before: DEFLATE
+// dictionary's hash chains from the start and keeps a table of its own for
+// the body's strings. What it writes is the same format as before: DEFLATE
 // with eventDict as the preset dictionary, which every inflater given the
 // dictionary reads (inflate in codec.go), so records written before and after
 // read alike and nothing of the record format or the schema changes. A body
@@ -76,16 +76,36 @@ func matchLen(a, b []byte, max int) int {
 // lzEncoder encodes bodies against one dictionary index. Its tables are
 // reused from body to body; it is not safe for concurrent use.
 type lzEncoder struct {
-	x    *lzIndex
-	head [1 << lzHashBits]uint16 // the body's chains, as the index's
-	prev [lzMaxBody]uint16
+	x *lzIndex
+	// head is the body's chain heads: the body's number (gen) in the high 16
+	// bits and position+1 in the low, so that a head left by an earlier body
+	// reads as none and the table is not cleared for each body (8 KB, most of
+	// it never read by a body of some hundred bytes).
+	head [1 << lzHashBits]uint32
+	gen  uint32            // this body's number, 1 to 65535
+	prev [lzMaxBody]uint16 // as the index's, for positions of this body
 }
+
+// bodyHead returns the position+1 of the last string of this body with hash
+// h, 0 when there is none.
+func (e *lzEncoder) bodyHead(h uint32) uint16 {
+	if v := e.head[h]; v>>16 == e.gen {
+		return uint16(v)
+	}
+	return 0
+}
+
+// setHead makes position i of this body the head of hash h's chain.
+func (e *lzEncoder) setHead(h uint32, i int) { e.head[h] = e.gen<<16 | uint32(i+1) }
 
 // encode appends to dst src compressed as one final DEFLATE block of fixed
 // Huffman codes whose distances may reach into the dictionary before src.
 // src is at most lzMaxBody bytes.
 func (e *lzEncoder) encode(dst, src []byte) []byte {
-	clear(e.head[:])
+	if e.gen++; e.gen > 0xffff {
+		clear(e.head[:])
+		e.gen = 1
+	}
 	w := bitWriter{out: dst}
 	w.bits(1|1<<1, 3) // BFINAL, BTYPE 01: fixed Huffman codes
 	n := len(src)
@@ -125,8 +145,8 @@ func (e *lzEncoder) insert(src []byte, i int) {
 		return
 	}
 	h := lzHash(load32(src, i))
-	e.prev[i] = e.head[h]
-	e.head[h] = uint16(i + 1)
+	e.prev[i] = e.bodyHead(h)
+	e.setHead(h, i)
 }
 
 // insertRange adds the strings at from to to-1, skipping those already in.
@@ -136,11 +156,11 @@ func (e *lzEncoder) insertRange(src []byte, from, to int) {
 			return
 		}
 		h := lzHash(load32(src, i))
-		if int(e.head[h]) == i+1 {
+		if int(e.bodyHead(h)) == i+1 {
 			continue // inserted by the lazy step
 		}
-		e.prev[i] = e.head[h]
-		e.head[h] = uint16(i + 1)
+		e.prev[i] = e.bodyHead(h)
+		e.setHead(h, i)
 	}
 }
 
@@ -153,7 +173,7 @@ func (e *lzEncoder) find(src []byte, i int) (length, dist int) {
 	}
 	cur := src[i:]
 	h := lzHash(load32(src, i))
-	for c, k := e.head[h], 0; c != 0 && k < lzBodyChain; c, k = e.prev[c-1], k+1 {
+	for c, k := e.bodyHead(h), 0; c != 0 && k < lzBodyChain; c, k = e.prev[c-1], k+1 {
 		j := int(c - 1)
 		if j == i {
 			continue

@@ -159,3 +159,19 @@ func FuzzLZ(f *testing.F) {
 		require.True(t, bytes.Equal(src, stdInflate(t, e.encode(nil, src))), "the body inflated to other bytes")
 	})
 }
+
+// The body's table is not cleared between bodies: an entry left by an earlier
+// body is told apart by its number, and when the numbers run out the table is
+// cleared. Bodies before, at and after that point inflate to themselves.
+func TestLZBodyNumbersRunOut(t *testing.T) {
+	e := &lzEncoder{x: eventDictIndex()}
+	bs := bodies(t)[:40]
+	for _, b := range bs[:10] {
+		require.True(t, bytes.Equal(b, stdInflate(t, e.encode(nil, b))))
+	}
+	e.gen = 0xffff - 5
+	for i, b := range bs[10:] {
+		require.True(t, bytes.Equal(b, stdInflate(t, e.encode(nil, b))), "body %d, number %d", i, e.gen)
+	}
+	require.Less(t, e.gen, uint32(40), "the numbers began again")
+}
