@@ -18,6 +18,11 @@ func EventSentence(ev Event, terminal string) string {
 	switch ev.Kind {
 	case EvOrderIntent:
 		if in := ev.Intent; in != nil {
+			if in.Tender == TenderSplit {
+				// Every sale is journaled this way (ADR 0008): its tenders
+				// follow, each with a line of its own.
+				return "Sale of " + in.Amount.String() + " journaled"
+			}
 			return "Sale of " + in.Amount.String() + " journaled, paid by " + string(in.Tender)
 		}
 		return "Sale journaled"
@@ -102,19 +107,19 @@ func EventSentence(ev Event, terminal string) string {
 		return "Credit note given back"
 	case EvTenderAdded:
 		if s := ev.Sale; s != nil && s.Tender != nil {
-			return "Tender added to the split sale: " + string(s.Tender.Kind) + " " + s.Tender.Amount.String()
+			return "Tender added to the sale: " + string(s.Tender.Kind) + " " + s.Tender.Amount.String()
 		}
-		return "Tender added to the split sale"
+		return "Tender added to the sale"
 	case EvSaleCompleted:
 		if ev.DocNo != 0 {
-			return "The split sale is paid in full: invoice " + DocNumber(terminal, ev.Series, ev.DocNo)
+			return "The sale is paid in full: invoice " + DocNumber(terminal, ev.Series, ev.DocNo)
 		}
-		return "The split sale is paid in full and numbered"
+		return "The sale is paid in full and numbered"
 	case EvSaleVoided:
 		if s := ev.Sale; s != nil && s.Dropped {
 			return with("The sale was dropped: nothing was paid on it, nothing was given back", ev.Reason)
 		}
-		return with("The split sale was voided; its paid tenders were refunded", ev.Reason)
+		return with("The sale was voided; its paid tenders were refunded", ev.Reason)
 	case EvUPIConfirmed:
 		return "UPI payment confirmed by the cashier (not verified by the payment service)"
 	case EvTenderNoteRedeemed:

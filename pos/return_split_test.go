@@ -168,7 +168,7 @@ func TestSplitSaleHistoryNamesItsInvoice(t *testing.T) {
 	for _, e := range h {
 		if e.Kind == string(EvSaleCompleted) {
 			found = true
-			assert.Equal(t, "The split sale is paid in full: invoice T1/"+FinancialYear(sale.Opened)+"/000001", e.Detail)
+			assert.Equal(t, "The sale is paid in full: invoice T1/"+FinancialYear(sale.Opened)+"/000001", e.Detail)
 		}
 	}
 	assert.True(t, found, "the history has the sale's completion")

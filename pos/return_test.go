@@ -392,7 +392,12 @@ func TestReturnEventSentences(t *testing.T) {
 		want string
 	}{
 		{Event{Kind: EvRefundDone, Series: "C2627", DocNo: 1, Refund: &RefundEvent{Amount: 10000}}, "Refund of ₹100.00 done: credit note T1/C2627/00001"},
-		{Event{Kind: EvSaleCompleted, Series: "2627", DocNo: 7}, "The split sale is paid in full: invoice T1/2627/000007"},
+		{Event{Kind: EvSaleCompleted, Series: "2627", DocNo: 7}, "The sale is paid in full: invoice T1/2627/000007"},
+		// Every sale is journaled as a sale with its tenders (ADR 0008): one
+		// paid by a single card reads as a sale, not as a split.
+		{Event{Kind: EvOrderIntent, Intent: &Intent{Tender: TenderSplit, Amount: 14999000}}, "Sale of ₹1,49,990.00 journaled"},
+		{Event{Kind: EvOrderIntent, Intent: &Intent{Tender: TenderCard, Amount: 14999000}}, "Sale of ₹1,49,990.00 journaled, paid by card"},
+		{Event{Kind: EvTenderAdded, Sale: &SaleEvent{Tender: &SaleTender{Kind: TenderCard, Amount: 14999000}}}, "Tender added to the sale: card ₹1,49,990.00"},
 		{Event{Kind: EvNoteRedeemed, Note: n}, "₹499.00 of credit note T1/C2627/00001 spent on sale G-2"},
 		{Event{Kind: EvNoteTendered, Note: n}, "Paid ₹499.00 by credit note T1/C2627/00001"},
 		{Event{Kind: EvNoteRedeemed}, "Credit note spent"},
