@@ -307,7 +307,7 @@ type members []member
 // each such member in turn (FuzzLenientMatchesJSON).
 func (ms members) get(name string) ([]byte, bool) {
 	for i := len(ms) - 1; i >= 0; i-- {
-		if string(ms[i].name) == name || strings.EqualFold(string(ms[i].name), name) {
+		if strings.EqualFold(string(ms[i].name), name) {
 			return ms[i].value, true
 		}
 	}
@@ -431,14 +431,20 @@ func unquote(raw []byte) (string, error) {
 	return s, err
 }
 
+// topMembers is the members of the valid JSON data when it is an object, else
+// none.
+func topMembers(data []byte) members {
+	raw := bytes.TrimSpace(data)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	return objectMembers(raw)
+}
+
 // hasMember reports whether the valid JSON data is an object with a member
 // named exactly name (as a map decoded by encoding/json has the key).
 func hasMember(data []byte, name string) bool {
-	raw := bytes.TrimSpace(data)
-	if len(raw) == 0 || raw[0] != '{' {
-		return false
-	}
-	for _, m := range objectMembers(raw) {
+	for _, m := range topMembers(data) {
 		if string(m.name) == name {
 			return true
 		}
@@ -450,11 +456,7 @@ func hasMember(data []byte, name string) bool {
 // valid JSON object data into a *string field: false when the member is
 // missing, null or not text (or data is not an object).
 func memberText(data []byte, name string) (string, bool) {
-	raw := bytes.TrimSpace(data)
-	if len(raw) == 0 || raw[0] != '{' {
-		return "", false
-	}
-	v, ok := objectMembers(raw).get(name)
+	v, ok := topMembers(data).get(name)
 	if !ok || string(v) == "null" {
 		return "", false
 	}

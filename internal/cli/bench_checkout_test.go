@@ -50,92 +50,60 @@ func BenchmarkCardCheckout(b *testing.B) {
 	dir := b.TempDir()
 	rig := newCheckoutRig(b, base, filepath.Join(dir, "journal.db"))
 	hc, j := rig.hc, rig.j
-	db, err := bolt.Open(filepath.Join(dir, "floor.db"), 0o600, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
 	key, err := gateway.DecodeSecret(sandbox.DefaultSecret)
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	floor := &floorCheckout{hc: hc, db: db, key: key, base: base}
+	// floorOn is a floor writing its commits into a bbolt file of its own.
+	floorOn := func(name string, f floorCheckout) *floorCheckout {
+		db, err := bolt.Open(filepath.Join(dir, name), 0o600, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = db.Close() })
+		f.hc, f.db, f.key, f.base = hc, db, key, base
+		return &f
+	}
+	floor := floorOn("floor.db", floorCheckout{})
 	// The reference of x-event-order: the same floor whose commits also write
 	// an event of 640 bytes and the sale's order of 1000 rewritten in a
 	// second bucket.
-	ddb, err := bolt.Open(filepath.Join(dir, "derived.db"), 0o600, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ddb.Close()
-	derived := &floorCheckout{hc: hc, db: ddb, key: key, base: base,
-		event: bytes.Repeat([]byte("e"), 640), order: bytes.Repeat([]byte("o"), 1000)}
+	derived := floorOn("derived.db", floorCheckout{event: bytes.Repeat([]byte("e"), 640), order: bytes.Repeat([]byte("o"), 1000)})
 	// The floor of section 7 itself: bare commits of the same records the
 	// journal's four commits of the sale write (cardSaleRecords).
-	rdb, err := bolt.Open(filepath.Join(dir, "records.db"), 0o600, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rdb.Close()
-	records := &floorCheckout{hc: hc, db: rdb, key: key, base: base, records: true}
+	records := floorOn("records.db", floorCheckout{records: true})
 
 	var tFloor, tPos, tDerived, tRecords time.Duration
 	commits, n := j.Commits(), 0
-	floorOne := func(i int) {
-		t0 := time.Now()
-		if err := floor.run(ctx, i); err != nil {
-			b.Fatal(err)
+	timed := func(t *time.Duration, f *floorCheckout) func(int) {
+		return func(i int) {
+			t0 := time.Now()
+			if err := f.run(ctx, i); err != nil {
+				b.Fatal(err)
+			}
+			*t += time.Since(t0)
 		}
-		tFloor += time.Since(t0)
 	}
-	derivedOne := func(i int) {
-		t0 := time.Now()
-		if err := derived.run(ctx, i); err != nil {
-			b.Fatal(err)
-		}
-		tDerived += time.Since(t0)
-	}
-	recordsOne := func(i int) {
-		t0 := time.Now()
-		if err := records.run(ctx, i); err != nil {
-			b.Fatal(err)
-		}
-		tRecords += time.Since(t0)
-	}
-	posOne := func() {
-		t0 := time.Now()
-		o := rig.sell(b, ctx)
-		r := pos.ReceiptFor(*o, pos.Shop{Name: "Bench"}, pos.ReceiptOptions{Terminal: "T1"})
-		if err := receipts.Text(io.Discard, r, 48); err != nil {
-			b.Fatal(err)
-		}
-		tPos += time.Since(t0)
+	steps := []func(int){
+		func(int) {
+			t0 := time.Now()
+			o := rig.sell(b, ctx)
+			r := pos.ReceiptFor(*o, pos.Shop{Name: "Bench"}, pos.ReceiptOptions{Terminal: "T1"})
+			if err := receipts.Text(io.Discard, r, 48); err != nil {
+				b.Fatal(err)
+			}
+			tPos += time.Since(t0)
+		},
+		timed(&tRecords, records),
+		timed(&tDerived, derived),
+		timed(&tFloor, floor),
 	}
 	for i := 0; b.Loop(); i++ {
-		// Which goes first alternates, so that neither always follows the
-		// other's fsyncs.
-		switch i % 4 {
-		case 0:
-			floorOne(i)
-			posOne()
-			recordsOne(i)
-			derivedOne(i)
-		case 1:
-			posOne()
-			recordsOne(i)
-			derivedOne(i)
-			floorOne(i)
-		case 2:
-			recordsOne(i)
-			derivedOne(i)
-			floorOne(i)
-			posOne()
-		default:
-			derivedOne(i)
-			floorOne(i)
-			posOne()
-			recordsOne(i)
+		// Which goes first turns, so that none always follows another's
+		// fsyncs.
+		for k := range steps {
+			steps[(i+k)%len(steps)](i)
 		}
 		n++
 	}

@@ -111,29 +111,28 @@ func (e *lzEncoder) encode(dst, src []byte) []byte {
 	n := len(src)
 	for i := 0; i < n; {
 		l, d := e.find(src, i)
-		if l >= lzMinMatch && l < lzGoodMatch && i+1+lzMinMatch <= n {
+		if l < lzMinMatch {
+			e.insert(src, i)
+			w.literal(src[i])
+			i++
+			continue
+		}
+		next := i // the first position of the match not yet in the chains
+		if l < lzGoodMatch && i+1+lzMinMatch <= n {
 			// One step of lazy matching: a longer match at the next byte
 			// is worth a literal.
 			e.insert(src, i)
+			next = i + 1
 			if l2, d2 := e.find(src, i+1); l2 > l {
 				w.literal(src[i])
-				i++
-				l, d = l2, d2
+				i, l, d = i+1, l2, d2
 			}
-			e.insertRange(src, i, i+l)
-			w.match(l, d)
-			i += l
-			continue
 		}
-		if l >= lzMinMatch {
-			e.insertRange(src, i, i+l)
-			w.match(l, d)
-			i += l
-			continue
+		for k := next; k < i+l; k++ {
+			e.insert(src, k)
 		}
-		e.insert(src, i)
-		w.literal(src[i])
-		i++
+		w.match(l, d)
+		i += l
 	}
 	w.code(256) // end of block
 	return w.flush()
@@ -149,21 +148,6 @@ func (e *lzEncoder) insert(src []byte, i int) {
 	e.setHead(h, i)
 }
 
-// insertRange adds the strings at from to to-1, skipping those already in.
-func (e *lzEncoder) insertRange(src []byte, from, to int) {
-	for i := from; i < to; i++ {
-		if i+lzMinMatch > len(src) {
-			return
-		}
-		h := lzHash(load32(src, i))
-		if int(e.bodyHead(h)) == i+1 {
-			continue // inserted by the lazy step
-		}
-		e.prev[i] = e.bodyHead(h)
-		e.setHead(h, i)
-	}
-}
-
 // find returns the longest match for the string at i of src, in the body
 // before it and in the dictionary, and its distance; 0 when there is none of
 // lzMinMatch bytes.
@@ -175,9 +159,6 @@ func (e *lzEncoder) find(src []byte, i int) (length, dist int) {
 	h := lzHash(load32(src, i))
 	for c, k := e.bodyHead(h), 0; c != 0 && k < lzBodyChain; c, k = e.prev[c-1], k+1 {
 		j := int(c - 1)
-		if j == i {
-			continue
-		}
 		if l := matchLen(src[j:], cur, lzMaxMatch); l > length {
 			length, dist = l, i-j
 			if l >= lzGoodMatch {
