@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
 
 	kflate "github.com/klauspost/compress/flate"
+
+	"galla/pos"
 )
 
 // codec compresses the bodies of records of format 2 with DEFLATE and the preset
@@ -35,23 +36,20 @@ type codec struct {
 
 	r sync.Pool // io.ReadCloser (a flate.Resetter) with eventDict
 
-	jmu  sync.Mutex    // guards jbuf and enc, held by the caller of marshal
-	jbuf bytes.Buffer  // the JSON of the body marshal wrote last
-	enc  *json.Encoder // writes into jbuf
+	jmu  sync.Mutex // guards jbuf, held by the caller of marshalEvent
+	jbuf []byte     // the JSON of the body marshalEvent wrote last
 }
 
-// marshal returns the JSON of v as json.Marshal gives it, in c's buffer: valid
-// until the next call. The caller holds c.jmu.
-func (c *codec) marshal(v any) ([]byte, error) {
-	c.jbuf.Reset()
-	if c.enc == nil {
-		c.enc = json.NewEncoder(&c.jbuf) // escapes HTML, as json.Marshal does
-	}
-	if err := c.enc.Encode(v); err != nil {
+// marshalEvent returns the JSON of ev as json.Marshal gives it
+// (appendEventJSON), in c's buffer: valid until the next call. The caller
+// holds c.jmu.
+func (c *codec) marshalEvent(ev *pos.Event) ([]byte, error) {
+	b, err := appendEventJSON(c.jbuf[:0], ev)
+	if err != nil {
 		return nil, err
 	}
-	b := c.jbuf.Bytes()
-	return b[:len(b)-1], nil // Encode ends it with a newline; Marshal does not
+	c.jbuf = b
+	return b, nil
 }
 
 // deflateLevel is the compressor's level: the fastest, whose bodies average 13

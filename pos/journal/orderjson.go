@@ -62,15 +62,8 @@ func appendOrderJSON(dst []byte, o *pos.Order) ([]byte, error) {
 	dst = append(dst, `,"amount":`...)
 	dst = strconv.AppendInt(dst, int64(o.Amount), 10)
 	if c := o.Customer; c != nil {
-		dst = append(dst, `,"customer":{`...)
-		n := len(dst)
-		dst = appendOmitString(dst, `,"country_code":`, c.CountryCode)
-		dst = appendOmitString(dst, `,"mobile":`, c.Mobile)
-		dst = appendOmitString(dst, `,"email":`, c.Email)
-		if len(dst) > n {
-			dst = append(dst[:n], dst[n+1:]...) // the first member's comma
-		}
-		dst = append(dst, '}')
+		dst = append(dst, `,"customer":`...)
+		dst = appendCustomerJSON(dst, c)
 	}
 	if o.Buyer != nil {
 		if dst, err = appendMarshal(dst, `,"buyer":`, o.Buyer); err != nil {

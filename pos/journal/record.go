@@ -147,7 +147,7 @@ func (s *sealer) sealPrev(ev *pos.Event, prev [32]byte) ([]byte, [32]byte, error
 	defer s.zip.jmu.Unlock()
 	seq, prevHash, hash := ev.Seq, ev.PrevHash, ev.Hash
 	ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
-	body, err := s.zip.marshal(ev)
+	body, err := s.zip.marshalEvent(ev)
 	ev.Seq, ev.PrevHash, ev.Hash = seq, prevHash, hash
 	if err != nil {
 		return nil, [32]byte{}, err
