@@ -896,9 +896,7 @@ func (j *Journal) closeHead() error {
 	if j.core.head == nil {
 		return nil
 	}
-	err := j.core.head.Close()
-	j.core.head = nil
-	return err
+	return j.core.closeHeadFile()
 }
 
 // Port returns the journal as package pos uses it (pos.Config.Journal): one value

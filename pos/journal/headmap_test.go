@@ -1,0 +1,65 @@
+package journal
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestHeadRecordThroughItsMapping: after each Append the head record beside the
+// journal names its last event, read from the file while the journal is open
+// (stored through the mapping where there is one: the file reads what was
+// stored at once). Cut short under the mapping by someone else, the next
+// Append does not crash: the fault is caught, and the record written whole
+// again. The journal closes and opens with it.
+func TestHeadRecordThroughItsMapping(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	j, err := Open(path, Options{ChainKey: testKey})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = j.Close() })
+
+	var s script
+	headIs := func(what string) {
+		t.Helper()
+		raw, err := os.ReadFile(HeadPath(path))
+		require.NoError(t, err)
+		require.Len(t, raw, headRecordSize, what)
+		last, err := j.Log.LastSeq(t.Context())
+		require.NoError(t, err)
+		assert.Equal(t, last, binary.BigEndian.Uint64(raw), what)
+		var h [32]byte
+		copy(h[:], raw[8:40])
+		assert.Equal(t, headRecord(testKey, last, h), raw, "%s: sealed", what)
+	}
+	for i, ev := range s.cardSale("G-1", "2026-11-27", 3999900) {
+		_, err := j.Log.Append(t.Context(), ev)
+		require.NoError(t, err)
+		headIs(string(ev.Kind))
+		if i == 1 && runtime.GOOS == "linux" {
+			j.core.headMu.Lock()
+			mapped := j.core.headMap != nil
+			j.core.headMu.Unlock()
+			assert.True(t, mapped, "the head record is mapped after its first write")
+		}
+	}
+
+	// Cut short under the mapping.
+	require.NoError(t, os.Truncate(HeadPath(path), 0))
+	appendAll(t, j, s.cashSale("G-2", "2026-11-27", 1000))
+	headIs("after the file was cut short")
+	j.core.headMu.Lock()
+	assert.Nil(t, j.core.headMap, "the mapping dropped")
+	j.core.headMu.Unlock()
+	appendAll(t, j, s.cashSale("G-3", "2026-11-27", 1000))
+	headIs("written from then on")
+
+	require.NoError(t, j.Close())
+	j, err = Open(path, Options{ChainKey: testKey})
+	require.NoError(t, err, "it opens with the head record written beside it")
+	require.NoError(t, j.Close())
+}
