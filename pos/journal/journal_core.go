@@ -43,7 +43,7 @@ type journalCore struct {
 	headSeq      uint64      // the sequence it holds
 	headErr      error       // its last write's error
 	headBuf      []byte      // the head record written last, its buffer reused
-	headMap      []byte      // head mapped into memory (mapHead); nil when not
+	headMap      []byte      // head mapped into memory (mapShared); nil when not
 	headUnmapped bool        // a store into headMap faulted: written from then on
 	keyAdopted   bool        // this Open gave the chain key to a journal that had none
 	keyAdoptOld  bool        // ... one of a schema before keys, or empty: it needs no head record
@@ -328,7 +328,7 @@ func checkEvent(ev *pos.Event) error {
 // the check allows (the event it names is still there), and it never gets ahead
 // of it, since the commit was fsync'd first.
 //
-// Once written, the record is mapped into memory (mapHead, on Linux, macOS
+// Once written, the record is mapped into memory (mapShared, on Linux, macOS
 // and the BSDs) and each head after is stored into the mapping, the kernel
 // writing the page back as it writes a page written to: on ext4 a write to
 // the file cost an Append about 10 µs (a tenth of its time over its floor),
@@ -344,11 +344,11 @@ func (jc *journalCore) writeHead(seq uint64, h [32]byte) {
 	}
 	jc.headBuf = jc.rec.appendHead(jc.headBuf[:0], jc.rec.key, seq, h)
 	if jc.headMap != nil {
-		if storeHead(jc.headMap, jc.headBuf) {
+		if storeMapped(jc.headMap, 0, jc.headBuf) {
 			jc.headSeq, jc.headErr = seq, nil
 			return
 		}
-		unmapHead(jc.headMap)
+		unmapShared(jc.headMap)
 		jc.headMap, jc.headUnmapped = nil, true
 	}
 	if _, err := jc.head.WriteAt(jc.headBuf, 0); err != nil {
@@ -357,27 +357,27 @@ func (jc *journalCore) writeHead(seq uint64, h [32]byte) {
 	}
 	jc.headSeq, jc.headErr = seq, nil
 	if !jc.headUnmapped {
-		jc.headMap = mapHead(jc.head)
+		jc.headMap = mapShared(jc.head, headRecordSize)
 	}
 }
 
-// storeHead copies rec into the mapping m, reporting false when the store
-// faulted (the file under it cut short by someone else).
-func storeHead(m, rec []byte) (ok bool) {
+// storeMapped copies rec into the mapping m at off, reporting false when the
+// store faulted (the file under it cut short by someone else).
+func storeMapped(m []byte, off int, rec []byte) (ok bool) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if recover() != nil {
 			ok = false
 		}
 	}()
-	copy(m, rec)
+	copy(m[off:], rec)
 	return true
 }
 
 // closeHeadFile unmaps and closes the head record. The caller holds headMu.
 func (jc *journalCore) closeHeadFile() error {
 	if jc.headMap != nil {
-		unmapHead(jc.headMap)
+		unmapShared(jc.headMap)
 		jc.headMap = nil
 	}
 	err := jc.head.Close()

@@ -222,15 +222,22 @@ func freshNumbers(path string, n Numbers, minSlot int) (int, error) {
 }
 
 // numbersWriter writes the high-water file of an open journal in place: the
-// slot after the one it wrote last, with one pwrite. The first write of a
+// slot after the one it wrote last. The first write of a
 // process, or one whose numbers outgrow the slots, or one to a file of format 1
 // or damaged, makes the file anew (freshNumbers) and opens it.
+//
+// The file once open is mapped into memory (mapShared) and a slot stored into
+// the mapping, without a system call, as the head record is (writeHead): a
+// store that faults (the file cut short by someone else) is caught, and the
+// file written from then on.
 type numbersWriter struct {
-	path string
-	f    *os.File
-	size int    // the slot size of f
-	gen  uint64 // the generation written last
-	buf  []byte
+	path     string
+	f        *os.File
+	m        []byte // f mapped, both slots; nil when not
+	unmapped bool   // a store into m faulted: written from then on
+	size     int    // the slot size of f
+	gen      uint64 // the generation written last
+	buf      []byte
 }
 
 // write writes n.
@@ -238,19 +245,31 @@ func (w *numbersWriter) write(n Numbers) error {
 	if w.f == nil {
 		w.adopt()
 	}
+	minSlot := 2 * w.size
 	if w.f != nil {
 		gen := w.gen + 1
 		if numbersSlot(w.buf, gen, n) {
-			if _, err := w.f.WriteAt(w.buf, int64(gen%2)*int64(w.size)); err != nil {
-				return err
+			off := int(gen%2) * w.size
+			switch {
+			case w.m == nil:
+				if _, err := w.f.WriteAt(w.buf, int64(off)); err != nil {
+					return err
+				}
+				w.gen = gen
+				w.mapFile()
+				return nil
+			case storeMapped(w.m, off, w.buf):
+				w.gen = gen
+				return nil
 			}
-			w.gen = gen
-			return nil
+			// The file was cut short under the mapping: made anew below,
+			// and written from then on.
+			unmapShared(w.m)
+			w.m, w.unmapped, minSlot = nil, true, w.size
 		}
 	}
-	// No file to write in place, or n outgrew its slots. (Closed first: a
-	// file open cannot be renamed over everywhere.)
-	minSlot := 2 * w.size
+	// No file to write in place, or n outgrew its slots, or the file was cut
+	// short. (Closed first: a file open cannot be renamed over everywhere.)
 	_ = w.close()
 	size, err := freshNumbers(w.path, n, minSlot)
 	if err != nil {
@@ -261,7 +280,16 @@ func (w *numbersWriter) write(n Numbers) error {
 		return nil // written; the next write makes the file anew again
 	}
 	w.f, w.size, w.gen, w.buf = f, size, 2, make([]byte, size)
+	w.mapFile()
 	return nil
+}
+
+// mapFile maps both slots of the file open, unless a store into a mapping
+// faulted before.
+func (w *numbersWriter) mapFile() {
+	if w.m == nil && !w.unmapped {
+		w.m = mapShared(w.f, 2*w.size)
+	}
 }
 
 // adopt opens the high-water file for writing in place when it is of format 2
@@ -278,12 +306,17 @@ func (w *numbersWriter) adopt() {
 		return
 	}
 	w.f, w.size, w.gen, w.buf = f, len(raw)/2, gen, make([]byte, len(raw)/2)
+	w.mapFile()
 }
 
 // close closes the file, if open.
 func (w *numbersWriter) close() error {
 	if w.f == nil {
 		return nil
+	}
+	if w.m != nil {
+		unmapShared(w.m)
+		w.m = nil
 	}
 	err := w.f.Close()
 	w.f = nil

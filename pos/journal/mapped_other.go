@@ -1,0 +1,11 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package journal
+
+import "os"
+
+// mapShared is not used here: the files beside the journal are written.
+func mapShared(*os.File, int) []byte { return nil }
+
+// unmapShared undoes mapShared.
+func unmapShared([]byte) {}
