@@ -152,19 +152,7 @@ func appendIntentJSON(dst []byte, in *pos.Intent) ([]byte, error) {
 	var err error
 	dst = append(dst, `{"tender":`...)
 	dst = appendJSONString(dst, string(in.Tender))
-	dst = append(dst, `,"lines":`...)
-	if in.Lines == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i := range in.Lines {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendLineJSON(dst, &in.Lines[i])
-		}
-		dst = append(dst, ']')
-	}
+	dst = appendLinesJSON(append(dst, `,"lines":`...), in.Lines)
 	dst = append(dst, `,"totals":`...)
 	dst = appendTotalsJSON(dst, &in.Totals)
 	dst = appendPaise(dst, `,"amount":`, in.Amount)

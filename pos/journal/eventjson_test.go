@@ -77,7 +77,7 @@ func TestEventJSONMatchesMarshal(t *testing.T) {
 	})
 
 	t.Run("strings json escapes and times", func(t *testing.T) {
-		for _, s := range []string{`a"b`, `a\b`, "<b>&", "tab\there", "\x00\x1f\x7f", "\b\f\n\r/'", "https://shop.example/return?order=G-1&x=<y>", "नमस्ते", "\u2028\u2029", "bad \xff utf-8", "é"} {
+		for _, s := range jsonEscapeCases {
 			ev := pos.Event{Kind: pos.EventKind(s), OrderID: s, Reason: s, IMEIs: []string{s},
 				Intent:  &pos.Intent{Lines: []pos.Line{{Name: s}}, ReturnURL: s, Customer: &pos.Customer{Email: s}},
 				Attempt: &pos.AttemptEvent{Message: s}, Outcome: &pos.Outcome{ResponseMessage: s},
@@ -85,16 +85,7 @@ func TestEventJSONMatchesMarshal(t *testing.T) {
 				Extra: map[string]string{s: s}}
 			checkEventJSON(t, &ev, s)
 		}
-		ist := time.FixedZone("IST", 5*3600+1800)
-		for _, tm := range []time.Time{
-			{},
-			time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC),
-			time.Date(2026, 11, 27, 12, 0, 0, 120000000, ist),
-			time.Date(2026, 11, 27, 12, 0, 0, 1, time.FixedZone("", -7*3600)),
-			time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
-			time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
-			time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 24*3600)),
-		} {
+		for _, tm := range jsonTimeCases {
 			checkEventJSON(t, &pos.Event{Time: tm}, tm.String())
 		}
 		checkEventJSON(t, &pos.Event{Data: json.RawMessage(`{"a":`)}, "data that is not JSON")

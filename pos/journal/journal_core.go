@@ -38,7 +38,7 @@ type journalCore struct {
 	lastHash     string      // ... and it in hex
 	rec          sealer      // the chain key and the compressors of the records
 	proofs       prover      // the proofs of the derived records, keyed from the chain key
-	headMu       sync.Mutex  // guards head, headSeq and headErr
+	headMu       sync.Mutex  // guards head, headSeq, headErr, headBuf and headMap
 	head         *os.File    // the head record beside the file (HeadPath); nil read-only
 	headSeq      uint64      // the sequence it holds
 	headErr      error       // its last write's error
@@ -331,9 +331,9 @@ func checkEvent(ev *pos.Event) error {
 // Once written, the record is mapped into memory (mapShared, on Linux, macOS
 // and the BSDs) and each head after is stored into the mapping, the kernel
 // writing the page back as it writes a page written to: on ext4 a write to
-// the file cost an Append about 10 µs (a tenth of its time over its floor),
-// most of it waiting on the file system's journal to update the file's time
-// (docs/benchmarks.md, "The head record through a mapping"). Should the file
+// the file cost an Append about 16 µs on the disk (a quarter of its time over
+// its floor), most of it waiting on the file system's journal to update the
+// file's time (docs/benchmarks.md, "The head record through a mapping"). Should the file
 // be cut short under the mapping, the store faults; the fault is caught, the
 // mapping dropped and the record written again.
 func (jc *journalCore) writeHead(seq uint64, h [32]byte) {

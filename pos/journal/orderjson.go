@@ -44,19 +44,7 @@ func appendOrderJSON(dst []byte, o *pos.Order) ([]byte, error) {
 	}
 	dst = append(dst, `,"seq":`...)
 	dst = strconv.AppendUint(dst, o.Seq, 10)
-	dst = append(dst, `,"lines":`...)
-	if o.Lines == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i := range o.Lines {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendLineJSON(dst, &o.Lines[i])
-		}
-		dst = append(dst, ']')
-	}
+	dst = appendLinesJSON(append(dst, `,"lines":`...), o.Lines)
 	dst = append(dst, `,"totals":`...)
 	dst = appendTotalsJSON(dst, &o.Totals)
 	dst = append(dst, `,"amount":`...)
@@ -151,6 +139,22 @@ func appendOrderJSON(dst []byte, o *pos.Order) ([]byte, error) {
 		}
 	}
 	return append(dst, '}'), nil
+}
+
+// appendLinesJSON appends the JSON of lines (null when nil, as encoding/json
+// writes a nil slice).
+func appendLinesJSON(dst []byte, lines []pos.Line) []byte {
+	if lines == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i := range lines {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendLineJSON(dst, &lines[i])
+	}
+	return append(dst, ']')
 }
 
 // appendLineJSON appends the JSON of one pos.Line.

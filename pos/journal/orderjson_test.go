@@ -87,23 +87,32 @@ func TestOrderJSONMatchesMarshal(t *testing.T) {
 	})
 
 	t.Run("strings json escapes and times", func(t *testing.T) {
-		for _, s := range []string{`a"b`, `a\b`, "<b>&", "tab\there", "\x00\x1f\x7f", "\b\f\n\r/'", "https://shop.example/return?order=G-1&x=<y>", "नमस्ते", "\u2028\u2029", "bad \xff utf-8", "é"} {
+		for _, s := range jsonEscapeCases {
 			o := pos.Order{ID: s, Staff: s, Lines: []pos.Line{{Name: s, IMEIs: []string{s}}}, Attempts: []pos.Attempt{{Reason: s}}}
 			check(t, &o, s)
 		}
-		ist := time.FixedZone("IST", 5*3600+1800)
-		for _, tm := range []time.Time{
-			time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC),
-			time.Date(2026, 11, 27, 12, 0, 0, 120000000, ist),
-			time.Date(2026, 11, 27, 12, 0, 0, 1, time.FixedZone("", -7*3600)),
-			time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
-			time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
-			time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 24*3600)),
-			time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 23*3600+59*60+30)),
-		} {
+		for _, tm := range jsonTimeCases {
 			check(t, &pos.Order{Opened: tm, PaidAt: tm, Attempts: []pos.Attempt{{Started: tm}}}, tm.String())
 		}
 	})
+}
+
+// jsonEscapeCases are strings encoding/json escapes or replaces: the hand
+// written encoders (appendOrderJSON, appendEventJSON) must write them as it
+// does.
+var jsonEscapeCases = []string{`a"b`, `a\b`, "<b>&", "tab\there", "\x00\x1f\x7f", "\b\f\n\r/'", "https://shop.example/return?order=G-1&x=<y>", "नमस्ते", "\u2028\u2029", "bad \xff utf-8", "é"}
+
+// jsonTimeCases are times time.Time.MarshalJSON writes in its own ways (zones,
+// nanoseconds) or refuses (years outside 0–9999, offsets of a day).
+var jsonTimeCases = []time.Time{
+	{},
+	time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC),
+	time.Date(2026, 11, 27, 12, 0, 0, 120000000, time.FixedZone("IST", 5*3600+1800)),
+	time.Date(2026, 11, 27, 12, 0, 0, 1, time.FixedZone("", -7*3600)),
+	time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 24*3600)),
+	time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 23*3600+59*60+30)),
 }
 
 // fill sets every settable field of v, recursively, to a value other than its
