@@ -23,7 +23,8 @@
 #   close-day    galla close-day (after the shift is closed, untimed): the Z
 #                report, the day's backup (an increment of yesterday's; with
 #                BASE=1, the day that makes a new base of the next base
-#                being built; with FIRST=1, a counter's first backup, the
+#                being built; with CHUNK=1, a day that copies a chunk of
+#                it; with FIRST=1, a counter's first backup, the
 #                whole file) and its check
 #   verify       galla journal verify (the first VERIFY rounds only)
 # timing each whole process (exec to exit) and its peak resident memory
@@ -34,6 +35,7 @@
 #   EVENTS=200000 OPEN_DAYS=40 N=3 bash scripts/bench-500k.sh
 #   GALLA=/path/to/other/galla bash scripts/bench-500k.sh   # another build on the same templates
 #   BASE=1 N=3 bash scripts/bench-500k.sh   # close-day making a new base (the next base's last chunk)
+#   CHUNK=1 N=3 bash scripts/bench-500k.sh  # close-day copying a chunk of the next base (not its last)
 #   FIRST=1 N=3 bash scripts/bench-500k.sh  # close-day writing a counter's first backup (the whole file)
 #
 # The machine is shared: read the ratios, taken in one run, not the times.
@@ -122,7 +124,9 @@ fi
 # untimed, the next base of yesterday's copied all but its last chunk
 # (TestBackupDataDir with GALLA_BACKUP_NEXT=1; the fresh journal, smaller
 # than a chunk, has none), so that the timed close-day copies that chunk and
-# writes the day's changed pages over it. FIRST=1 times a counter's first
+# writes the day's changed pages over it; CHUNK=1 leaves two chunks, so that
+# the timed close-day copies one and makes no base (the days while the next
+# base is built). FIRST=1 times a counter's first
 # backup, with no backup in the copies: the whole file.
 yesterday=$(date -d yesterday +%F)
 if [[ ! -f "$DIR/tmpl/backed-up" ]]; then
@@ -176,6 +180,9 @@ for ((round = 0; round < N; round++)); do
 		rm -rf "$DIR/run/big/backups" "$DIR/run/fresh/backups"
 	elif [[ "${BASE:-}" == 1 ]]; then
 		GALLA_BACKUP_DIR=$DIR/run/big GALLA_BACKUP_NEXT=1 \
+			go test -count=1 -run '^TestBackupDataDir$' ./pos/journal/ >/dev/null
+	elif [[ "${CHUNK:-}" == 1 ]]; then
+		GALLA_BACKUP_DIR=$DIR/run/big GALLA_BACKUP_NEXT=1 GALLA_BACKUP_NEXT_LEFT=2 \
 			go test -count=1 -run '^TestBackupDataDir$' ./pos/journal/ >/dev/null
 	fi
 	# The copies go to the disk before anything is timed: otherwise the first

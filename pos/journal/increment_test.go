@@ -324,7 +324,8 @@ func TestPruneKeepsBases(t *testing.T) {
 // With GALLA_BACKUP_NEXT=1 it writes no backup but the next base of the
 // newest base there, copied all but its last chunk, so that the next
 // close-day copies that chunk and makes the day's base of it (the bench's
-// BASE=1).
+// BASE=1); with GALLA_BACKUP_NEXT_LEFT=2 too, all but its last two chunks,
+// so that the next close-day copies a chunk and makes no base (CHUNK=1).
 func TestBackupDataDir(t *testing.T) {
 	dir, day := os.Getenv("GALLA_BACKUP_DIR"), os.Getenv("GALLA_BACKUP_DAY")
 	bench := dir != ""
@@ -845,17 +846,24 @@ func TestNextBaseDiscarded(t *testing.T) {
 }
 
 // nextAllButAChunk writes, in the data directory dir, the next base of the
-// newest base of its backups copied all but its last chunk.
+// newest base of its backups copied all but its last chunk (its last
+// GALLA_BACKUP_NEXT_LEFT chunks when set).
 func nextAllButAChunk(t *testing.T, dir string) {
 	bdir := filepath.Join(dir, defaultBackupDir)
 	base, digests, bt, err := newestBase(bdir, "9999-12-31")
 	require.NoError(t, err)
 	require.NotEmpty(t, base, "%s holds no base", bdir)
+	left := int64(1)
+	if v := os.Getenv("GALLA_BACKUP_NEXT_LEFT"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		require.NoError(t, err, "GALLA_BACKUP_NEXT_LEFT")
+		left = n
+	}
 	chunk := (&Archive{&journalCore{}}).nextChunk(bt.PageSize)
-	require.Greater(t, bt.Size, chunk, "a base larger than a chunk")
+	require.Greater(t, bt.Size, left*chunk, "a base larger than the chunks left")
 	st := nextTrailer{Version: 1, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC, PageSize: bt.PageSize, Started: "2026-11-01"}
-	require.NoError(t, copyPages(t.Context(), base, filepath.Join(bdir, nextPartial), &st, digests, bt.Size-chunk))
-	st.Copied = bt.Size - chunk
+	require.NoError(t, copyPages(t.Context(), base, filepath.Join(bdir, nextPartial), &st, digests, bt.Size-left*chunk))
+	st.Copied = bt.Size - left*chunk
 	require.NoError(t, writeNextState(bdir, st))
 	t.Logf("%s: %d of %d bytes of %s", nextPartial, st.Copied, bt.Size, st.Base)
 }
