@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,26 +26,25 @@ import (
 // checks more than one part makes, and the errors that name the file and its
 // newest backup. Each part holds the one core of its journal.
 type journalCore struct {
-	db           *bolt.DB
-	path         string
-	backupDir    string
-	now          func() time.Time
-	commits      atomic.Uint64
-	orders       orderCache  // decoded orders for Append
-	memo         derivedMemo // what Append's transactions last found in the indexes (memo.go)
-	last         [32]byte    // the hash of the event Append sealed last (in its transaction) ...
-	lastHash     string      // ... and it in hex
-	rec          sealer      // the chain key and the compressors of the records
-	proofs       prover      // the proofs of the derived records, keyed from the chain key
-	headMu       sync.Mutex  // guards head, headSeq, headErr, headBuf and headMap
-	head         *os.File    // the head record beside the file (HeadPath); nil read-only
-	headSeq      uint64      // the sequence it holds
-	headErr      error       // its last write's error
-	headBuf      []byte      // the head record written last, its buffer reused
-	headMap      []byte      // head mapped into memory (mapShared); nil when not
-	headUnmapped bool        // a store into headMap faulted: written from then on
-	keyAdopted   bool        // this Open gave the chain key to a journal that had none
-	keyAdoptOld  bool        // ... one of a schema before keys, or empty: it needs no head record
+	db          *bolt.DB
+	path        string
+	backupDir   string
+	now         func() time.Time
+	commits     atomic.Uint64
+	orders      orderCache  // decoded orders for Append
+	memo        derivedMemo // what Append's transactions last found in the indexes (memo.go)
+	last        [32]byte    // the hash of the event Append sealed last (in its transaction) ...
+	lastHash    string      // ... and it in hex
+	rec         sealer      // the chain key and the compressors of the records
+	proofs      prover      // the proofs of the derived records, keyed from the chain key
+	headMu      sync.Mutex  // guards head, headSeq, headErr, headBuf and headMap
+	head        *os.File    // the head record beside the file (HeadPath); nil read-only
+	headSeq     uint64      // the sequence it holds
+	headErr     error       // its last write's error
+	headBuf     []byte      // the head record written last, its buffer reused
+	headMap     fileMap     // head mapped into memory
+	keyAdopted  bool        // this Open gave the chain key to a journal that had none
+	keyAdoptOld bool        // ... one of a schema before keys, or empty: it needs no head record
 
 	readOnly bool
 
@@ -326,16 +324,8 @@ func checkEvent(ev *pos.Event) error {
 // writeHead writes the head record in place. It is written after the commit
 // and not fsync'd: after a power cut it is at worst behind the journal, which
 // the check allows (the event it names is still there), and it never gets ahead
-// of it, since the commit was fsync'd first.
-//
-// Once written, the record is mapped into memory (mapShared, on Linux, macOS
-// and the BSDs) and each head after is stored into the mapping, the kernel
-// writing the page back as it writes a page written to: on ext4 a write to
-// the file cost an Append about 16 µs on the disk (a quarter of its time over
-// its floor), most of it waiting on the file system's journal to update the
-// file's time (docs/benchmarks.md, "The head record through a mapping"). Should the file
-// be cut short under the mapping, the store faults; the fault is caught, the
-// mapping dropped and the record written again.
+// of it, since the commit was fsync'd first. Once written it is mapped, and
+// stored into the mapping from then on (fileMap).
 func (jc *journalCore) writeHead(seq uint64, h [32]byte) {
 	jc.headMu.Lock()
 	defer jc.headMu.Unlock()
@@ -343,43 +333,19 @@ func (jc *journalCore) writeHead(seq uint64, h [32]byte) {
 		return // an Append that committed later wrote it already
 	}
 	jc.headBuf = jc.rec.appendHead(jc.headBuf[:0], jc.rec.key, seq, h)
-	if jc.headMap != nil {
-		if storeMapped(jc.headMap, 0, jc.headBuf) {
-			jc.headSeq, jc.headErr = seq, nil
+	if !jc.headMap.store(0, jc.headBuf) {
+		if _, err := jc.head.WriteAt(jc.headBuf, 0); err != nil {
+			jc.headErr = err
 			return
 		}
-		unmapShared(jc.headMap)
-		jc.headMap, jc.headUnmapped = nil, true
-	}
-	if _, err := jc.head.WriteAt(jc.headBuf, 0); err != nil {
-		jc.headErr = err
-		return
+		jc.headMap.mapOnce(jc.head, headRecordSize)
 	}
 	jc.headSeq, jc.headErr = seq, nil
-	if !jc.headUnmapped {
-		jc.headMap = mapShared(jc.head, headRecordSize)
-	}
-}
-
-// storeMapped copies rec into the mapping m at off, reporting false when the
-// store faulted (the file under it cut short by someone else).
-func storeMapped(m []byte, off int, rec []byte) (ok bool) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	copy(m[off:], rec)
-	return true
 }
 
 // closeHeadFile unmaps and closes the head record. The caller holds headMu.
 func (jc *journalCore) closeHeadFile() error {
-	if jc.headMap != nil {
-		unmapShared(jc.headMap)
-		jc.headMap = nil
-	}
+	jc.headMap.unmap()
 	err := jc.head.Close()
 	jc.head = nil
 	return err

@@ -42,7 +42,7 @@ func TestHeadRecordThroughItsMapping(t *testing.T) {
 		headIs(string(ev.Kind))
 		if i == 1 && runtime.GOOS == "linux" {
 			j.core.headMu.Lock()
-			mapped := j.core.headMap != nil
+			mapped := j.core.headMap.mapped()
 			j.core.headMu.Unlock()
 			assert.True(t, mapped, "the head record is mapped after its first write")
 		}
@@ -53,7 +53,7 @@ func TestHeadRecordThroughItsMapping(t *testing.T) {
 	appendAll(t, j, s.cashSale("G-2", "2026-11-27", 1000))
 	headIs("after the file was cut short")
 	j.core.headMu.Lock()
-	assert.Nil(t, j.core.headMap, "the mapping dropped")
+	assert.False(t, j.core.headMap.mapped(), "the mapping dropped")
 	j.core.headMu.Unlock()
 	appendAll(t, j, s.cashSale("G-3", "2026-11-27", 1000))
 	headIs("written from then on")
@@ -81,12 +81,12 @@ func TestNumbersThroughTheirMapping(t *testing.T) {
 		assert.Equal(t, want, got, "write %d read at once", i)
 	}
 	if runtime.GOOS == "linux" {
-		assert.NotNil(t, w.m, "the file is mapped")
+		assert.True(t, w.fm.mapped(), "the file is mapped")
 	}
 	require.NoError(t, os.Truncate(NumbersPath(path), 0))
 	want := Numbers{Receipt: 5, Z: 1, Series: map[string]uint64{"2627": 5}}
 	require.NoError(t, w.write(want))
-	assert.Nil(t, w.m, "the mapping dropped")
+	assert.False(t, w.fm.mapped(), "the mapping dropped")
 	got, ok, err := ReadNumbers(path)
 	require.NoError(t, err)
 	require.True(t, ok)

@@ -225,19 +225,16 @@ func freshNumbers(path string, n Numbers, minSlot int) (int, error) {
 // slot after the one it wrote last. The first write of a
 // process, or one whose numbers outgrow the slots, or one to a file of format 1
 // or damaged, makes the file anew (freshNumbers) and opens it.
-//
-// The file once open is mapped into memory (mapShared) and a slot stored into
-// the mapping, without a system call, as the head record is (writeHead): a
-// store that faults (the file cut short by someone else) is caught, and the
-// file written from then on.
+// The file once open is mapped and its slots stored into the mapping, as
+// the head record's is (fileMap); a file cut short under the mapping is made
+// anew.
 type numbersWriter struct {
-	path     string
-	f        *os.File
-	m        []byte // f mapped, both slots; nil when not
-	unmapped bool   // a store into m faulted: written from then on
-	size     int    // the slot size of f
-	gen      uint64 // the generation written last
-	buf      []byte
+	path string
+	f    *os.File
+	fm   fileMap // f mapped, both slots
+	size int     // the slot size of f
+	gen  uint64  // the generation written last
+	buf  []byte
 }
 
 // write writes n.
@@ -250,22 +247,21 @@ func (w *numbersWriter) write(n Numbers) error {
 		gen := w.gen + 1
 		if numbersSlot(w.buf, gen, n) {
 			off := int(gen%2) * w.size
-			switch {
-			case w.m == nil:
+			if !w.fm.mapped() {
 				if _, err := w.f.WriteAt(w.buf, int64(off)); err != nil {
 					return err
 				}
 				w.gen = gen
-				w.mapFile()
+				w.fm.mapOnce(w.f, 2*w.size)
 				return nil
-			case storeMapped(w.m, off, w.buf):
+			}
+			if w.fm.store(off, w.buf) {
 				w.gen = gen
 				return nil
 			}
-			// The file was cut short under the mapping: made anew below,
-			// and written from then on.
-			unmapShared(w.m)
-			w.m, w.unmapped, minSlot = nil, true, w.size
+			// The file was cut short under the mapping: made anew below
+			// (slots of the same size), and written from then on.
+			minSlot = w.size
 		}
 	}
 	// No file to write in place, or n outgrew its slots, or the file was cut
@@ -280,16 +276,8 @@ func (w *numbersWriter) write(n Numbers) error {
 		return nil // written; the next write makes the file anew again
 	}
 	w.f, w.size, w.gen, w.buf = f, size, 2, make([]byte, size)
-	w.mapFile()
+	w.fm.mapOnce(f, 2*size)
 	return nil
-}
-
-// mapFile maps both slots of the file open, unless a store into a mapping
-// faulted before.
-func (w *numbersWriter) mapFile() {
-	if w.m == nil && !w.unmapped {
-		w.m = mapShared(w.f, 2*w.size)
-	}
 }
 
 // adopt opens the high-water file for writing in place when it is of format 2
@@ -306,7 +294,7 @@ func (w *numbersWriter) adopt() {
 		return
 	}
 	w.f, w.size, w.gen, w.buf = f, len(raw)/2, gen, make([]byte, len(raw)/2)
-	w.mapFile()
+	w.fm.mapOnce(f, 2*w.size)
 }
 
 // close closes the file, if open.
@@ -314,10 +302,7 @@ func (w *numbersWriter) close() error {
 	if w.f == nil {
 		return nil
 	}
-	if w.m != nil {
-		unmapShared(w.m)
-		w.m = nil
-	}
+	w.fm.unmap()
 	err := w.f.Close()
 	w.f = nil
 	return err

@@ -140,15 +140,14 @@ func (s *sealer) seal(ev *pos.Event) ([]byte, [32]byte, error) {
 
 // sealPrev is seal of ev whose PrevHash is prev in hex.
 func (s *sealer) sealPrev(ev *pos.Event, prev [32]byte) ([]byte, [32]byte, error) {
-	// The body is written into the codec's buffer, not a copy of its own, and
-	// of ev itself with its chain cleared for the while (a copy of the event
-	// would be one more allocation, since the encoder keeps what it is given).
+	// The body is written into the codec's buffer, not a copy of its own, from
+	// a copy of ev without its chain (on the stack: appendEventJSON keeps
+	// nothing it is given).
 	s.zip.jmu.Lock()
 	defer s.zip.jmu.Unlock()
-	seq, prevHash, hash := ev.Seq, ev.PrevHash, ev.Hash
-	ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
-	body, err := s.zip.marshalEvent(ev)
-	ev.Seq, ev.PrevHash, ev.Hash = seq, prevHash, hash
+	unchained := *ev
+	unchained.Seq, unchained.PrevHash, unchained.Hash = 0, "", ""
+	body, err := s.zip.marshalEvent(&unchained)
 	if err != nil {
 		return nil, [32]byte{}, err
 	}
