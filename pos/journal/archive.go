@@ -90,16 +90,19 @@ var backupCRC = crc32.MakeTable(crc32.Castagnoli)
 // returns its path (increment.go): an increment, journal-DAY.inc, of the
 // newest base of a day up to day, or a base, journal-DAY.db with its page
 // digests. The first backup is a base, the whole file. A copy no larger than
-// a chunk of the next base (32 MB) that changed by more than a quarter since
+// a chunk of the next base (16 MB) that changed by more than a quarter since
 // its base gets a new base written whole, as it is small; a larger copy does
 // only when more than half of it changed (its increment would write about as
-// much): from the close-day its increment holds an eighth of it, the next
+// much): from the close-day its increment holds a thirty-second of it, the next
 // base is copied from the base a chunk a close-day, and the close-day it is
 // complete, the pages of the day's copy that differ from the base are written
-// over it and it becomes the day's base (stepNext, makeBase). A second backup of the same day replaces the first, but a
-// base that increments are built on is kept and the day's backup is then its
-// increment. A base found damaged on the disk while it is copied gets a new
-// base written whole.
+// over it and it becomes the day's base (stepNext, makeBase). A second
+// backup of the same day replaces the first, but a base that increments are
+// built on is kept and the day's backup is then its increment. A base found
+// damaged on the disk, while it is copied or when the day's slice of it is
+// read again (scrubSlice), gets a new base written whole. The pages read
+// from the journal are those written since the base (written.go) when its
+// record says which; else all of them.
 func (bk *Archive) BackupDay(day string) (string, error) {
 	if err := checkDay(day); err != nil {
 		return "", fmt.Errorf("journal: backup day %q: %w", day, err)
@@ -142,6 +145,13 @@ func (bk *Archive) BackupDay(day string) (string, error) {
 // base is started when it is due (startNext). It returns errIncTooLarge or a
 // *baseDamageError when the day needs a base written whole.
 func (bk *Archive) dayFromBase(ctx context.Context, day, full, inc, base string, digests []uint64, bt pagesTrailer) (string, error) {
+	if bad, err := bk.scrubFile(ctx, day, base, bt.Size, bt.PageSize, digests); err != nil {
+		return "", err
+	} else if bad >= 0 {
+		err := &baseDamageError{base: base, pgid: bad}
+		bk.discardNext(day, err.Error())
+		return "", err
+	}
 	path, building, err := bk.stepNext(ctx, day, full, base, digests, bt)
 	if err != nil {
 		return "", err
@@ -191,8 +201,8 @@ func (bk *Archive) LatestBackup() (string, error) { return LatestBackup(bk.backu
 // returns that check. An increment it did not write is made into its copy in
 // a temporary file, checked as above and removed. A base made from the next
 // base (makeBase) was checked the same way on the read transaction its day's
-// pages were taken of, and read back against the copy's CRC-32C before it
-// was renamed into place: VerifyBackup returns that check.
+// pages were taken of, each of its pages read back on the close-day it was
+// written: VerifyBackup returns that check.
 // The days before were checked when their own backups were; VerifyFile (galla
 // journal verify) still checks a file whole.
 func (bk *Archive) VerifyBackup(ctx context.Context, path string) error {
@@ -207,8 +217,8 @@ func (bk *Archive) VerifyBackup(ctx context.Context, path string) error {
 	}
 	if !isIncrement(path) && done {
 		// A base made from the next base (makeBase): the day's changed
-		// pages written over it, checked as an increment is, and read back
-		// against the copy's CRC-32C before it was renamed into place.
+		// pages written over it, checked as an increment is, and each
+		// page read back on the close-day it was written.
 		return checked
 	}
 	if isIncrement(path) {

@@ -786,10 +786,11 @@ func TestNextBaseDiscarded(t *testing.T) {
 		why    string // the start of why PruneBackups says it was discarded
 		whole  bool   // the day's backup is a base written whole
 	}{
+		// Read back the day after it was copied, when the day's slice
+		// holds it (scrubSlice).
 		{"a byte of the partial", func(t *testing.T, bdir, _ string) {
 			flipByte(t, filepath.Join(bdir, nextPartial), 3*4096+17)
-		}, "discarded: it could not be made the day's base (the day's copy made of it is not the one taken",
-			"it could not be made the day's base (the day's copy made of it is not the one taken", false},
+		}, "discarded: page 3 of it is not the one copied", "page 3 of it is not the one copied", false},
 		{"the partial missing", func(t *testing.T, bdir, _ string) {
 			require.NoError(t, os.Remove(filepath.Join(bdir, nextPartial)))
 		}, "discarded: it holds fewer bytes than the", "it holds fewer bytes than the", false},

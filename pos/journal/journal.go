@@ -252,7 +252,11 @@ func Open(path string, opts Options) (*Journal, error) {
 	j := newJournal(&journalCore{db: db, path: path, backupDir: opts.BackupDir, now: opts.Now, readOnly: opts.ReadOnly,
 		rec: newSealer(chainKey(opts)), proofs: newProver(chainKey(opts)),
 		nums: numbersWriter{path: path}})
+	if !opts.ReadOnly {
+		j.core.written = openWritten(path, db.Info().PageSize)
+	}
 	if err := j.init(opts, creating); err != nil {
+		j.core.written.close()
 		_ = j.closeHead()
 		_ = j.core.nums.close()
 		_ = db.Close()
@@ -353,6 +357,7 @@ func (j *Journal) Changed() error { return j.core.changedErr() }
 
 // Close closes the file and releases its lock. Close is idempotent.
 func (j *Journal) Close() error {
+	j.core.written.close()
 	herr := j.closeHead()
 	j.core.numMu.Lock()
 	nerr := j.core.nums.close()

@@ -37,6 +37,14 @@ func openBench(b testing.TB) *Journal {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = j.Close() })
+	// A counter in use has a backup, and with it the record of the pages
+	// written since (written.go), which every write transaction keeps.
+	if _, err := j.Archive.BackupDay("2026-11-21"); err != nil {
+		b.Fatal(err)
+	}
+	if !j.core.written.on.Load() {
+		b.Fatal("no record of the pages written since the backup")
+	}
 	return j
 }
 

@@ -47,6 +47,7 @@ type journalCore struct {
 	keyAdoptOld bool        // ... one of a schema before keys, or empty: it needs no head record
 
 	readOnly bool
+	written  *writtenLog // the pages written since the newest backup base (written.go); nil read-only
 
 	numMu      sync.Mutex    // guards nums, numWritten and numErr
 	nums       numbersWriter // writes the high-water file in place
@@ -78,6 +79,7 @@ func (jc *journalCore) update(fn func(tx *bolt.Tx) error) error {
 	var refused error
 	err := guard(func() error {
 		return jc.db.Update(func(tx *bolt.Tx) error {
+			jc.written.note(tx)
 			if err := fn(tx); err != nil {
 				refused = err
 				return err

@@ -22,3 +22,13 @@ func mapShared(f *os.File, size int) []byte {
 
 // unmapShared undoes mapShared.
 func unmapShared(m []byte) { _ = syscall.Munmap(m) }
+
+// mapRead maps the first size bytes of f read-only and shared; size may run
+// past the file's end (a read there faults). nil when it cannot be mapped.
+func mapRead(f *os.File, size int) []byte {
+	m, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil
+	}
+	return m
+}

@@ -42,6 +42,11 @@ type pageStream struct {
 	want    func(pgid, digest uint64) bool
 	page    func(pgid uint64, p []byte) error
 	tee     io.Writer
+	// With since set, the data pages not in it are the base's, whose
+	// digests are known: only the pages written since the base are read
+	// (writtenSection, written.go).
+	since *pageSet
+	known []uint64
 }
 
 // newPageStream streams pages of size bytes. want and page are called in the
@@ -103,7 +108,11 @@ func (s *pageStream) ReadFrom(r io.Reader) (int64, error) {
 	if lr, ok := r.(*io.LimitedReader); ok && s.tee == nil && s.n == 0 && lr.N%int64(s.size) == 0 {
 		if sr, ok := lr.R.(*io.SectionReader); ok {
 			if at, err := sr.Seek(0, io.SeekCurrent); err == nil && at+lr.N <= sr.Size() {
-				n, err := s.digestSection(sr, at, lr.N)
+				digest := s.digestSection
+				if s.since != nil {
+					digest = s.writtenSection
+				}
+				n, err := digest(sr, at, lr.N)
 				if _, serr := sr.Seek(n, io.SeekCurrent); err == nil {
 					err = serr
 				}
@@ -163,6 +172,83 @@ func (s *pageStream) digestSection(r io.ReaderAt, off, n int64) (int64, error) {
 		}
 	}
 	return n, nil
+}
+
+// writtenRun is the most pages writtenSection reads at once.
+const writtenRun = 64
+
+// writtenSection goes through the n bytes of whole pages of r from off as
+// digestSection does, reading only the pages written since the base
+// (s.since) and those past its digests (s.known): every other page is the
+// base's, its digest the one known. Runs of pages to read are read together.
+func (s *pageStream) writtenSection(r io.ReaderAt, off, n int64) (int64, error) {
+	ps := int64(s.size)
+	if s.join == nil {
+		s.join = newCRCJoin(s.size)
+	}
+	count := n / ps
+	first := s.pgid
+	read := func(id uint64) bool { return id >= uint64(len(s.known)) || s.since.has(id) }
+	var run []byte
+	for i := int64(0); i < count; {
+		id := first + uint64(i)
+		if !read(id) {
+			d := s.known[id]
+			if s.want != nil && s.want(id, d) {
+				// Not asked of a page known to be the base's; read
+				// all the same.
+				if _, err := r.ReadAt(s.buf, off+i*ps); err != nil {
+					return i * ps, err
+				}
+				if err := s.take(id, s.buf, true); err != nil {
+					return (i + 1) * ps, err
+				}
+			} else {
+				s.add(id, d)
+			}
+			i++
+			continue
+		}
+		j := i + 1
+		for j < count && j-i < writtenRun && read(first+uint64(j)) {
+			j++
+		}
+		if run == nil {
+			run = make([]byte, writtenRun*ps)
+		}
+		p := run[:(j-i)*ps]
+		if _, err := r.ReadAt(p, off+i*ps); err != nil {
+			return i * ps, err
+		}
+		for k := int64(0); k < j-i; k++ {
+			if err := s.take(first+uint64(i+k), p[k*ps:(k+1)*ps], false); err != nil {
+				return (i + k + 1) * ps, err
+			}
+		}
+		i = j
+	}
+	return n, nil
+}
+
+// add counts the next page, id, of digest d, into the copy.
+func (s *pageStream) add(id, d uint64) {
+	s.pgid = id + 1
+	s.written += int64(s.size)
+	s.crc = s.join.join(s.crc, uint32(d>>32))
+	if s.keep {
+		s.digests = append(s.digests, d)
+	}
+}
+
+// take counts the next page, id, read as p, into the copy and hands it to
+// page when want asks for it (or wanted says it did).
+func (s *pageStream) take(id uint64, p []byte, wanted bool) error {
+	d := pageDigest(p)
+	s.add(id, d)
+	if wanted || (s.want != nil && s.want(id, d)) {
+		return s.page(id, p)
+	}
+	return nil
 }
 
 // readInPieces reads the n bytes of r from off in pieces of chunk bytes (the

@@ -253,7 +253,7 @@ func journalSigns(dir string) []string {
 }
 
 // sign reports whether the directory entry e is a sign of earlier use: one of the
-// journal's own (backups, *.numbers, *.damaged-*, a journal file with content)
+// journal's own (backups, *.numbers, *.head, *.written, *.damaged-*, a journal file with content)
 // or one of names and prefixes.
 func sign(e fs.DirEntry, names, prefixes []string) bool {
 	name := e.Name()
@@ -261,7 +261,7 @@ func sign(e fs.DirEntry, names, prefixes []string) bool {
 		return name == defaultBackupDir
 	}
 	switch {
-	case strings.HasSuffix(name, numbersSuffix), strings.HasSuffix(name, headSuffix), strings.Contains(name, damagedInfix):
+	case strings.HasSuffix(name, numbersSuffix), strings.HasSuffix(name, headSuffix), strings.HasSuffix(name, writtenSuffix), strings.Contains(name, damagedInfix):
 		return true
 	case strings.HasSuffix(name, ".db"):
 		info, err := e.Info()

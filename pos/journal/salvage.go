@@ -187,7 +187,7 @@ func SalvageWith(ctx context.Context, damagedPath, backupPath, out string, opts 
 		if by, err = opts.Authorise(ctx, j.Staff); err != nil {
 			// Not allowed: the new journal is not left behind.
 			_ = j.Close()
-			for _, p := range []string{out, HeadPath(out), NumbersPath(out)} {
+			for _, p := range []string{out, HeadPath(out), NumbersPath(out), writtenPath(out)} {
 				_ = os.Remove(p)
 			}
 			return fail(err)
