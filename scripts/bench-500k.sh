@@ -37,6 +37,7 @@
 #   BASE=1 N=3 bash scripts/bench-500k.sh   # close-day making a new base (the next base's last chunk)
 #   CHUNK=1 N=3 bash scripts/bench-500k.sh  # close-day copying a chunk of the next base (not its last)
 #   FIRST=1 N=3 bash scripts/bench-500k.sh  # close-day writing a counter's first backup (the whole file)
+#   LATE=1 N=3 bash scripts/bench-500k.sh   # the same, 30 busy days after the base (an increment of about 21 MB; with CHUNK=1 or BASE=1 too)
 #
 # The machine is shared: read the ratios, taken in one run, not the times.
 set -euo pipefail
@@ -137,6 +138,31 @@ if [[ ! -f "$DIR/tmpl/backed-up" ]]; then
 	echo "$yesterday" >"$DIR/tmpl/backed-up"
 fi
 
+# LATE=1 times the same commands on a counter some weeks after its base was
+# made: the grown copy (and the fresh one, untouched) of $DIR/tmpl-late,
+# made once from the templates above, holds LATE_DAYS (30) busy days of 200
+# sales appended after its base through the journal's own Append, one commit
+# an event (pos/journal TestGrowDaysSinceBase), so that its close-day writes
+# an increment of about 21 MB, as a counter's does before its next base is
+# made, instead of yesterday's few pages. The days are the last LATE_DAYS
+# before today (open in the grown journal); one warm-up round after them
+# leaves the till's state where its own commands would.
+TMPL=$DIR/tmpl
+if [[ "${LATE:-}" == 1 ]]; then
+	TMPL=$DIR/tmpl-late
+	late="$(cat "$DIR/tmpl/made") $(cat "$DIR/tmpl/backed-up") ${LATE_DAYS:-30}"
+	if [[ ! -f "$TMPL/made" || "$(cat "$TMPL/made")" != "$late" ]]; then
+		rm -rf "$TMPL"
+		mkdir -p "$TMPL"
+		cp -a "$DIR/tmpl/big" "$DIR/tmpl/fresh" "$TMPL/"
+		echo "bench-500k: appending ${LATE_DAYS:-30} busy days since the base..." >&2
+		GALLA_GROW_SINCE_DIR=$TMPL/big GALLA_GROW_SINCE_DAYS=${LATE_DAYS:-30} \
+			go test -count=1 -timeout 30m -run '^TestGrowDaysSinceBase$' ./pos/journal/ >&2
+		warm "$TMPL/big"
+		echo "$late" >"$TMPL/made"
+	fi
+fi
+
 R=$DIR/results
 rm -rf "$R"
 mkdir -p "$R"
@@ -175,7 +201,7 @@ uptime >"$R/load"
 for ((round = 0; round < N; round++)); do
 	rm -rf "$DIR/run"
 	mkdir -p "$DIR/run"
-	cp -a "$DIR/tmpl/big" "$DIR/tmpl/fresh" "$DIR/run/"
+	cp -a "$TMPL/big" "$TMPL/fresh" "$DIR/run/"
 	if [[ "${FIRST:-}" == 1 ]]; then
 		rm -rf "$DIR/run/big/backups" "$DIR/run/fresh/backups"
 	elif [[ "${BASE:-}" == 1 ]]; then
@@ -214,6 +240,9 @@ maxof() { awk -v c="$2" 'BEGIN{m=0} $c>m{m=$c} END{print m}' "$1"; }
 
 events=$(cat "$DIR/tmpl/made")
 printf '%s\n' "grown: ${events% *} events, the last ${events#* } days never closed; $N rounds"
+if [[ "${LATE:-}" == 1 ]]; then
+	printf '%s\n' "late: ${LATE_DAYS:-30} busy days appended since the base"
+fi
 printf 'load: %s\n' "$(tr '\n' ' ' <"$R/load" | sed 's/  */ /g')"
 printf '%-11s %5s %11s %11s %9s %16s\n' command runs grown-ms fresh-ms x-fresh "peak MiB g/f"
 for name in shift-open phone cash-shift report staff-list close-day verify; do

@@ -126,3 +126,72 @@ func TestGrowDataDir(t *testing.T) {
 	assert.True(t, rep.Verified)
 	assert.Equal(t, events, rep.Events)
 }
+
+// TestGrowDaysSinceBase appends to a data directory with a backup base busy
+// days of 200 sales through Append, one commit an event as a till writes
+// them, so that its next backup is an increment of the base as large as a
+// counter's some weeks after its base was made (about 0.7 MB a day: issue
+// 25, scripts/bench-500k.sh LATE=1). With GALLA_GROW_SINCE_DIR set it
+// appends GALLA_GROW_SINCE_DAYS days (30 unless set), the days before
+// today closed by their Z report, their order ids and IMEIs none of the
+// grown journal's. Without it, it appends two days to a small data
+// directory of its own after its base and checks what the benchmark relies
+// on: the record of the pages written since the base is kept across them,
+// and the day's increment holds the pages they changed.
+func TestGrowDaysSinceBase(t *testing.T) {
+	dir, days, today := os.Getenv("GALLA_GROW_SINCE_DIR"), 2, time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	bench := dir != ""
+	if bench {
+		days, today = 30, time.Now()
+		if v := os.Getenv("GALLA_GROW_SINCE_DAYS"); v != "" {
+			var err error
+			days, err = strconv.Atoi(v)
+			require.NoError(t, err, "GALLA_GROW_SINCE_DAYS")
+		}
+	} else {
+		dir = t.TempDir()
+		key := make([]byte, 32)
+		key[0] = 8
+		secrets, err := json.Marshal(map[string]string{secretJournalKey: hex.EncodeToString(key)})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, secretsFile), secrets, 0o600))
+		growDataDir(t, dir, 20000, days, today)
+	}
+	key := dataDirKey(t, dir)
+	require.NotNil(t, key, "%s holds no journal key", dir)
+	j, err := Open(filepath.Join(dir, "journal.db"), Options{Create: CreateNever, ChainKey: key})
+	require.NoError(t, err)
+	defer j.Close()
+	if !bench {
+		_, err := j.Archive.BackupDay(today.AddDate(0, 0, -days-1).Format(pos.DayLayout))
+		require.NoError(t, err)
+	}
+	require.True(t, j.core.written.on.Load(), "the record of the pages written since the base is kept")
+	n, err := j.Numbers()
+	require.NoError(t, err)
+	s := &script{receipt: n.Receipt, phones: 5_000_000, idPrefix: "L"}
+	for i := range days {
+		day := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, i-days).Format(pos.DayLayout)
+		appendAll(t, j, s.busyDay(day, 200, n.Z+uint64(i)+1))
+	}
+	require.True(t, j.core.written.on.Load(), "the record is kept across the days")
+	if bench {
+		t.Logf("%d busy days appended to %s", days, dir)
+		return
+	}
+	set := requireCovers(t, j)
+	written := 0
+	for id := range set.hw0 {
+		if set.has(id) {
+			written++
+		}
+	}
+	assert.Positive(t, written, "pages of the base's range written since")
+	inc, err := j.Archive.BackupDay(today.Format(pos.DayLayout))
+	require.NoError(t, err)
+	require.True(t, isIncrement(inc))
+	tr, _, err := readIncrement(inc)
+	require.NoError(t, err)
+	assert.Greater(t, tr.Pages, 2*200*4096/tr.PageSize/10, "the two days' pages")
+	requireStandsFor(t, inc, copyNow(t, j))
+}

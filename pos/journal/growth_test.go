@@ -30,8 +30,12 @@ func (s *script) busyDay(day string, n int, zno uint64) []pos.Event {
 	if s.at.Before(date.Add(9 * time.Hour)) {
 		s.at = date.Add(9 * time.Hour)
 	}
+	prefix := s.idPrefix
+	if prefix == "" {
+		prefix = "G"
+	}
 	for i := range n {
-		id := fmt.Sprintf("G%s-%04d", date.Format("060102"), i+1)
+		id := fmt.Sprintf("%s%s-%04d", prefix, date.Format("060102"), i+1)
 		switch {
 		case i%20 == 3 || i%20 == 11 || i%20 == 17:
 			add(s.emiSale(id, day, 7499900)...)

@@ -36,9 +36,10 @@ func openTest(t testing.TB) *Journal {
 
 // script builds the events of sales, numbering receipts as a real terminal would.
 type script struct {
-	receipt uint64
-	at      time.Time
-	phones  uint64 // the phones sold so far, each its own IMEI (phoneIMEI)
+	receipt  uint64
+	at       time.Time
+	phones   uint64 // the phones sold so far, each its own IMEI (phoneIMEI)
+	idPrefix string // begins busyDay's order ids; "" is "G"
 }
 
 // next advances the script's clock by a second and returns it.

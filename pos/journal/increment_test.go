@@ -465,21 +465,28 @@ func TestPageStream(t *testing.T) {
 // writtenBytes is what this process has written so far through write
 // system calls (wchar of /proc/self/io): what a backup writes, counted by
 // the kernel, whatever the code path.
-func writtenBytes(t *testing.T) int64 {
+func writtenBytes(t *testing.T) int64 { return ioBytes(t, "wchar") }
+
+// readBytes is what this process has read so far through read system calls
+// (rchar of /proc/self/io).
+func readBytes(t *testing.T) int64 { return ioBytes(t, "rchar") }
+
+// ioBytes is the count named field of /proc/self/io.
+func ioBytes(t *testing.T, field string) int64 {
 	t.Helper()
 	data, err := os.ReadFile("/proc/self/io")
 	if errors.Is(err, fs.ErrNotExist) && runtime.GOOS != "linux" {
-		t.Skip("no /proc/self/io to count the bytes written")
+		t.Skip("no /proc/self/io to count the bytes read and written")
 	}
 	require.NoError(t, err)
 	for line := range strings.Lines(string(data)) {
-		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+		if v, ok := strings.CutPrefix(line, field+": "); ok {
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			require.NoError(t, err)
 			return n
 		}
 	}
-	t.Fatal("/proc/self/io has no wchar")
+	t.Fatalf("/proc/self/io has no %s", field)
 	return 0
 }
 

@@ -124,8 +124,8 @@ func (bk *Archive) PruneBackups(day string) (pos.BackupPrune, error) {
 	needed := map[string]bool{} // the bases kept increments are built on
 	for _, f := range df {
 		if _, kept := slices.BinarySearch(keep, f.day); kept && f.inc {
-			if t, _, err := readIncrement(filepath.Join(bk.backupDir, f.name)); err == nil {
-				needed[t.Base] = true
+			if b, err := incBase(filepath.Join(bk.backupDir, f.name)); err == nil {
+				needed[b] = true
 			}
 		}
 	}

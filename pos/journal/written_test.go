@@ -311,3 +311,53 @@ func TestScrubFindsDamagedBase(t *testing.T) {
 	assert.True(t, isIncrement(p), "the next day's backup is an increment of the base written whole")
 	requireStandsFor(t, p, copyNow(t, j))
 }
+
+// TestCloseDayReadsTheDay: with the record of the pages written since the
+// base, a close-day's backup, its check and the pruning of the backups read
+// what the day changed, not the journal nor every increment kept: the bytes
+// read by system calls (rchar) are a fraction of the journal's size and of
+// the increments', where reading the journal (without the record) costs at
+// least its size.
+func TestCloseDayReadsTheDay(t *testing.T) {
+	j, s, bdir := busyJournal(t, 30)
+	ctx := t.Context()
+	j.core.next.chunk = 8 * 4096 // the day's slice of the base read again
+	_, err := j.Archive.BackupDay(dayOf(30))
+	require.NoError(t, err)
+	var kept int64
+	for i := 1; i <= 6; i++ {
+		d := time.Date(2026, 12, i, 0, 0, 0, 0, time.UTC).Format(pos.DayLayout)
+		appendAll(t, j, s.busyDay(d, 20, uint64(30+i)))
+		p, err := j.Archive.BackupDay(d)
+		require.NoError(t, err)
+		require.True(t, isIncrement(p))
+		info, err := os.Stat(p)
+		require.NoError(t, err)
+		kept += info.Size()
+	}
+	var size int64
+	require.NoError(t, j.core.view(func(tx *bolt.Tx) error { size = tx.Size(); return nil }))
+	appendAll(t, j, s.busyDay("2026-12-07", 2, 37))
+	var pruned int64
+	closeDay := func() int64 {
+		r0 := readBytes(t)
+		p, err := j.Archive.BackupDay("2026-12-07")
+		require.NoError(t, err)
+		require.NoError(t, j.Archive.VerifyBackup(ctx, p))
+		r1 := readBytes(t)
+		_, err = j.Archive.PruneBackups("2026-12-07")
+		require.NoError(t, err)
+		pruned = readBytes(t) - r1
+		return readBytes(t) - r0
+	}
+	read := closeDay()
+	assert.Less(t, read, size/2, "read %d bytes of a %d-byte journal", read, size)
+	assert.Less(t, pruned, kept/20, "the prune read %d bytes with %d bytes of increments kept", pruned, kept)
+
+	// Without the record, the close-day reads the whole journal.
+	require.NoError(t, os.Remove(filepath.Join(bdir, "journal-2026-12-07.inc")))
+	kept2 := j.core.written
+	j.core.written = nil
+	defer func() { j.core.written = kept2 }()
+	assert.Greater(t, closeDay(), size*9/10, "the whole journal read")
+}
