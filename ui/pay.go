@@ -284,8 +284,12 @@ func (s *payScreen) askOTP(run *payRun) {
 						return
 					}
 					p.close()
-					s.mark(StepVerifying)
-					s.poll.SetText("Order " + order + ": verifying the payment.")
+					// The payment may have ended first (the service
+					// answered before this did): its outcome stands.
+					if s.run == run {
+						s.mark(StepVerifying)
+						s.poll.SetText("Order " + order + ": verifying the payment.")
+					}
 				}
 			})
 		})
