@@ -65,6 +65,20 @@ func growDataDir(tb testing.TB, dir string, n, openDays int, today time.Time) ui
 	return bulkDaysAt(tb, filepath.Join(dir, "journal.db"), n, openFrom, growth{key: dataDirKey(tb, dir), first: first})
 }
 
+// keyedDataDir is a temporary data directory whose secrets file holds a
+// journal key of its own (its first byte b), as the binary's first command
+// leaves one; it returns the directory and the key.
+func keyedDataDir(t *testing.T, b byte) (string, []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	key := make([]byte, 32)
+	key[0] = b
+	secrets, err := json.Marshal(map[string]string{secretJournalKey: hex.EncodeToString(key)})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, secretsFile), secrets, 0o600))
+	return dir, key
+}
+
 // TestGrowDataDir writes the grown journal of a data directory. With
 // GALLA_GROW_DIR set it writes into that data directory (made by the binary's
 // first command, so that its secrets file holds the journal key) the journal
@@ -95,18 +109,13 @@ func TestGrowDataDir(t *testing.T) {
 		t.Logf("%d events written to %s in %v", events, dir, time.Since(start).Round(time.Second))
 		return
 	}
-	dir = t.TempDir()
-	key := make([]byte, 32)
-	key[0] = 7
-	secrets, err := json.Marshal(map[string]string{secretJournalKey: hex.EncodeToString(key)})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, secretsFile), secrets, 0o600))
+	dir, key := keyedDataDir(t, 7)
 	today := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	events := growDataDir(t, dir, n, open, today)
 	require.GreaterOrEqual(t, events, uint64(n))
 	path := filepath.Join(dir, "journal.db")
 
-	_, err = Open(path, Options{Create: CreateNever})
+	_, err := Open(path, Options{Create: CreateNever})
 	require.ErrorIs(t, err, ErrKey, "the grown journal is keyed")
 	j, err := Open(path, Options{Create: CreateNever, ChainKey: key})
 	require.NoError(t, err)
@@ -149,12 +158,7 @@ func TestGrowDaysSinceBase(t *testing.T) {
 			require.NoError(t, err, "GALLA_GROW_SINCE_DAYS")
 		}
 	} else {
-		dir = t.TempDir()
-		key := make([]byte, 32)
-		key[0] = 8
-		secrets, err := json.Marshal(map[string]string{secretJournalKey: hex.EncodeToString(key)})
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, secretsFile), secrets, 0o600))
+		dir, _ = keyedDataDir(t, 8)
 		growDataDir(t, dir, 20000, days, today)
 	}
 	key := dataDirKey(t, dir)

@@ -2,8 +2,6 @@ package journal
 
 import (
 	"bytes"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"io/fs"
@@ -334,12 +332,8 @@ func TestBackupDataDir(t *testing.T) {
 		return
 	}
 	if !bench {
-		dir, day = t.TempDir(), "2026-11-26"
-		key := make([]byte, 32)
-		key[0] = 9
-		secrets, err := json.Marshal(map[string]string{secretJournalKey: hex.EncodeToString(key)})
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, secretsFile), secrets, 0o600))
+		dir, _ = keyedDataDir(t, 9)
+		day = "2026-11-26"
 		growDataDir(t, dir, 1500, 1, time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
 	}
 	key := dataDirKey(t, dir)

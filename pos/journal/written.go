@@ -128,8 +128,8 @@ func (w *writtenLog) mapJournal(size uint64) bool {
 	return w.jm != nil
 }
 
-// whole reports whether raw is a record of this journal file, not cut or
-// changed.
+// whole reports whether raw is a record, not cut or changed, of a journal of
+// this page size (which journal, and of which base, note and since check).
 func (w *writtenLog) whole(raw []byte) bool {
 	if len(raw) < writtenHeader || string(raw[:8]) != writtenMagic ||
 		be.Uint32(raw[8:]) != crc32.Checksum(raw[12:], backupCRC) ||
@@ -140,9 +140,8 @@ func (w *writtenLog) whole(raw []byte) bool {
 	return hw0 < 1<<40 && uint64(len(raw)) == writtenHeader+(hw0+7)/8
 }
 
-// install makes raw, a whole record, the one kept: written to its file, and
-// mapped, when it is not the file's content already. The caller holds mu,
-// or is openWritten.
+// install makes raw, a whole record just read from or written to its file,
+// the one kept, the file mapped. The caller holds mu, or is openWritten.
 func (w *writtenLog) install(raw []byte) {
 	w.closeRecord()
 	f, err := os.OpenFile(w.path, os.O_RDWR, 0o600)
