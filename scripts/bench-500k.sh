@@ -34,7 +34,7 @@
 #   N=5 bash scripts/bench-500k.sh
 #   EVENTS=200000 OPEN_DAYS=40 N=3 bash scripts/bench-500k.sh
 #   GALLA=/path/to/other/galla bash scripts/bench-500k.sh   # another build on the same templates
-#   BASE=1 N=3 bash scripts/bench-500k.sh   # close-day making a new base (the next base's last chunk)
+#   BASE=1 N=3 bash scripts/bench-500k.sh   # close-day making a new base of the next base, all copied
 #   CHUNK=1 N=3 bash scripts/bench-500k.sh  # close-day copying a chunk of the next base (not its last)
 #   FIRST=1 N=3 bash scripts/bench-500k.sh  # close-day writing a counter's first backup (the whole file)
 #   LATE=1 N=3 bash scripts/bench-500k.sh   # the same, 30 busy days after the base (an increment of about 21 MB; with CHUNK=1 or BASE=1 too)
@@ -122,10 +122,10 @@ fi
 # open stay open. The timed close-day then writes today's backup beside it,
 # an increment of it, as every close-day but a counter's first does. BASE=1
 # times instead the close-day that makes a new base: each round's copies get,
-# untimed, the next base of yesterday's copied all but its last chunk
-# (TestBackupDataDir with GALLA_BACKUP_NEXT=1; the fresh journal, smaller
-# than a chunk, has none), so that the timed close-day copies that chunk and
-# writes the day's changed pages over it; CHUNK=1 leaves two chunks, so that
+# untimed, the next base of yesterday's all copied (TestBackupDataDir with
+# GALLA_BACKUP_NEXT=1; the fresh journal, smaller than a chunk, has none), so
+# that the timed close-day writes the day's changed pages over it (the base
+# is made the close-day after its last chunk is copied); CHUNK=1 leaves two chunks, so that
 # the timed close-day copies one and makes no base (the days while the next
 # base is built). FIRST=1 times a counter's first
 # backup, with no backup in the copies: the whole file.

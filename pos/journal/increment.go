@@ -887,9 +887,9 @@ func (bk *Archive) discardNext(day, why string) {
 
 // stepNext takes the day's step in building the next base of the base at
 // base (its digests and trailer given), before the day's increment: when a
-// building of it is under way, it copies the next chunk, and once the base is
-// all copied it makes the partial the day's base (makeBase), returning its
-// path. It returns "" and whether a building is under way when the day's
+// building of it is under way, it copies the next chunk, or, the base all
+// copied at an earlier close-day, it makes the partial the day's base
+// (makeBase), returning its path. It returns "" and whether a building is under way when the day's
 // backup is still to be written; a *baseDamageError when the base is found
 // damaged (the day needs a base written whole). A partial it cannot go on
 // with is discarded with a line.
@@ -927,12 +927,14 @@ func (bk *Archive) stepNext(ctx context.Context, day, full, base string, digests
 		return "", true, nil
 	}
 	if st.Copied < st.BaseSize {
+		// The base is made the close-day after its last chunk is
+		// copied, never the same day: that day writes the day's pages
+		// over it and no chunk (a make-base day with its last chunk read
+		// 2.0–2.2× a fresh journal's 30 busy days after the base).
 		if err := bk.copyNext(ctx, day, base, &st, digests, bk.nextChunk(bt.PageSize)); err != nil {
 			return "", false, err
 		}
-		if st.Copied < st.BaseSize {
-			return "", true, nil
-		}
+		return "", true, nil
 	}
 	path, err := bk.makeBase(ctx, day, full, digests, st)
 	if path != "" || err != nil {

@@ -320,10 +320,10 @@ func TestPruneKeepsBases(t *testing.T) {
 // next day's backup is an increment of that base.
 //
 // With GALLA_BACKUP_NEXT=1 it writes no backup but the next base of the
-// newest base there, copied all but its last chunk, so that the next
-// close-day copies that chunk and makes the day's base of it (the bench's
-// BASE=1); with GALLA_BACKUP_NEXT_LEFT=2 too, all but its last two chunks,
-// so that the next close-day copies a chunk and makes no base (CHUNK=1).
+// newest base there, all of it copied, so that the next close-day makes the
+// day's base of it (the bench's BASE=1); with GALLA_BACKUP_NEXT_LEFT=2 too,
+// all but its last two chunks, so that the next close-day copies a chunk and
+// makes no base (CHUNK=1).
 func TestBackupDataDir(t *testing.T) {
 	dir, day := os.Getenv("GALLA_BACKUP_DIR"), os.Getenv("GALLA_BACKUP_DAY")
 	bench := dir != ""
@@ -855,7 +855,7 @@ func nextAllButAChunk(t *testing.T, dir string) {
 	base, digests, bt, err := newestBase(bdir, "9999-12-31")
 	require.NoError(t, err)
 	require.NotEmpty(t, base, "%s holds no base", bdir)
-	left := int64(1)
+	left := int64(0)
 	if v := os.Getenv("GALLA_BACKUP_NEXT_LEFT"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		require.NoError(t, err, "GALLA_BACKUP_NEXT_LEFT")
