@@ -151,27 +151,25 @@ func (s *pageStream) digestSection(r io.ReaderAt, off, n int64) (int64, error) {
 		s.join = newCRCJoin(s.size)
 	}
 	for i, d := range digests {
-		id := s.pgid
-		s.pgid++
-		s.written += ps
-		wanted := s.want != nil && s.want(id, d)
-		if wanted {
-			if _, err := r.ReadAt(s.buf, off+int64(i)*ps); err != nil {
-				return int64(i) * ps, err
-			}
-			d = pageDigest(s.buf)
-		}
-		s.crc = s.join.join(s.crc, uint32(d>>32))
-		if s.keep {
-			s.digests = append(s.digests, d)
-		}
-		if wanted {
-			if err := s.page(id, s.buf); err != nil {
-				return int64(i+1) * ps, err
-			}
+		if err := s.next(r, off+int64(i)*ps, d); err != nil {
+			return int64(i) * ps, err
 		}
 	}
 	return n, nil
+}
+
+// next counts the next page, at off in r, of digest d, into the copy: when
+// want asks for it, it is read again (take), else counted as it is (add).
+func (s *pageStream) next(r io.ReaderAt, off int64, d uint64) error {
+	id := s.pgid
+	if s.want == nil || !s.want(id, d) {
+		s.add(id, d)
+		return nil
+	}
+	if _, err := r.ReadAt(s.buf, off); err != nil {
+		return err
+	}
+	return s.take(id, s.buf, true)
 }
 
 // writtenRun is the most pages writtenSection reads at once.
@@ -193,18 +191,8 @@ func (s *pageStream) writtenSection(r io.ReaderAt, off, n int64) (int64, error) 
 	for i := int64(0); i < count; {
 		id := first + uint64(i)
 		if !read(id) {
-			d := s.known[id]
-			if s.want != nil && s.want(id, d) {
-				// Not asked of a page known to be the base's; read
-				// all the same.
-				if _, err := r.ReadAt(s.buf, off+i*ps); err != nil {
-					return i * ps, err
-				}
-				if err := s.take(id, s.buf, true); err != nil {
-					return (i + 1) * ps, err
-				}
-			} else {
-				s.add(id, d)
+			if err := s.next(r, off+i*ps, s.known[id]); err != nil {
+				return i * ps, err
 			}
 			i++
 			continue

@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"io"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -385,15 +386,10 @@ func (w *writtenLog) start(tx *bolt.Tx, base string, bt pagesTrailer, written fu
 	be.PutUint64(raw[32:], sum)
 	be.PutUint32(raw[8:], crc32.Checksum(raw[12:], backupCRC))
 	w.drop()
-	// Not synced: a record cut by a power cut fails its CRC and is not
-	// taken.
-	tmp := w.path + ".tmp"
-	if err := os.WriteFile(tmp, raw, 0o600); err != nil {
-		_ = os.Remove(tmp)
-		return
-	}
-	if err := os.Rename(tmp, w.path); err != nil {
-		_ = os.Remove(tmp)
+	if err := writeSynced(w.path, func(f io.Writer) error {
+		_, err := f.Write(raw)
+		return err
+	}); err != nil {
 		return
 	}
 	w.install(raw)
