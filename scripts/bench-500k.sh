@@ -37,7 +37,7 @@
 #   BASE=1 N=3 bash scripts/bench-500k.sh   # close-day making a new base of the next base, all copied
 #   CHUNK=1 N=3 bash scripts/bench-500k.sh  # close-day copying a chunk of the next base (not its last)
 #   FIRST=1 N=3 bash scripts/bench-500k.sh  # close-day writing a counter's first backup (the whole file)
-#   LATE=1 N=3 bash scripts/bench-500k.sh   # the same, 30 busy days after the base (an increment of about 21 MB; with CHUNK=1 or BASE=1 too)
+#   LATE=1 N=3 bash scripts/bench-500k.sh   # the same, 30 busy days after the base (about 21 MB changed since it; with CHUNK=1 or BASE=1 too)
 #
 # The machine is shared: read the ratios, taken in one run, not the times.
 set -euo pipefail
@@ -141,16 +141,17 @@ fi
 # LATE=1 times the same commands on a counter some weeks after its base was
 # made: the grown copy (and the fresh one, untouched) of $DIR/tmpl-late,
 # made once from the templates above, holds LATE_DAYS (30) busy days of 200
-# sales appended after its base through the journal's own Append, one commit
-# an event (pos/journal TestGrowDaysSinceBase), so that its close-day writes
-# an increment of about 21 MB, as a counter's does before its next base is
-# made, instead of yesterday's few pages. The days are the last LATE_DAYS
-# before today (open in the grown journal); one warm-up round after them
-# leaves the till's state where its own commands would.
+# sales appended through the journal's own Append, one commit an event, each
+# backed up as its close-day would, after a base made the day before the
+# first (pos/journal TestGrowDaysSinceBase): about 21 MB of pages changed
+# since the base, as a counter's before its next base is made, its
+# increments a chain of a day each. The days are the last LATE_DAYS before
+# today (open in the grown journal); one warm-up round after them leaves the
+# till's state where its own commands would.
 TMPL=$DIR/tmpl
 if [[ "${LATE:-}" == 1 ]]; then
 	TMPL=$DIR/tmpl-late
-	late="$(cat "$DIR/tmpl/made") $(cat "$DIR/tmpl/backed-up") ${LATE_DAYS:-30}"
+	late="$(cat "$DIR/tmpl/made") $(cat "$DIR/tmpl/backed-up") ${LATE_DAYS:-30} chained"
 	if [[ ! -f "$TMPL/made" || "$(cat "$TMPL/made")" != "$late" ]]; then
 		rm -rf "$TMPL"
 		mkdir -p "$TMPL"

@@ -133,10 +133,22 @@ func (bk *Archive) BackupDay(day string) (string, error) {
 		return "", fmt.Errorf("journal: backup: %w", err)
 	}
 	// The day's increment, if any, is older than its new base.
-	if err := os.Remove(inc); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := removeInc(bk.backupDir, day, inc); err != nil {
 		return "", fmt.Errorf("journal: backup: %w", err)
 	}
 	return full, nil
+}
+
+// removeInc removes the day's increment at inc, older than the day's new
+// base, unless an increment of a later day continues it.
+func removeInc(dir, day, inc string) error {
+	if continuedBy(dir, day, filepath.Base(inc)) != "" {
+		return nil
+	}
+	if err := os.Remove(inc); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // dayFromBase writes the day's backup from the newest base at base (its
@@ -159,14 +171,22 @@ func (bk *Archive) dayFromBase(ctx context.Context, day, full, inc, base string,
 	if path != "" {
 		// The day's increment of an earlier backup of the day, if any, is
 		// older than its new base.
-		if err := os.Remove(inc); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := removeInc(bk.backupDir, day, inc); err != nil {
 			return "", err
 		}
 		return path, nil
 	}
+	if by := continuedBy(bk.backupDir, day, filepath.Base(inc)); by != "" {
+		// The day's increment is continued by one of a later day (the
+		// clock set back since): it is kept, and the day's backup is a
+		// base written whole.
+		bk.logLine(day, "%s is continued by %s and is kept as it is; the day's backup is a base written whole", filepath.Base(inc), by)
+		return "", errIncTooLarge
+	}
 	// A base of the same day that others are built on is not replaced.
 	bound := base != full || len(dependents(bk.backupDir, filepath.Base(full))) == 0
-	it, err := bk.backupIncrement(ctx, inc, base, digests, bt, bound, bk.nextChunk(bt.PageSize))
+	prev := bk.continueFrom(ctx, day, base, bt, digests)
+	it, err := bk.backupIncrement(ctx, inc, base, digests, bt, prev, bound, bk.nextChunk(bt.PageSize))
 	if err != nil {
 		return "", err
 	}

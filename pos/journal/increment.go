@@ -24,14 +24,13 @@ import (
 
 // A day's backup is either a full copy of the journal file, a base
 // (journal-DAY.db, with the digests of its pages beside it in
-// journal-DAY.db.pages), or an increment (journal-DAY.inc): the pages of the
-// day's copy that differ from the newest base, and what the copy is (its size
-// and CRC-32C). The copy an increment stands for is the base's bytes with the
-// increment's pages written over them, cut to its size: restoring it gives the
-// bytes a full copy of that moment would have held, checked against the CRC
-// kept. Each increment needs only its base, never another increment, so a
-// damaged or missing increment loses its own day alone
-// (docs/journal-schema.md "Backups").
+// journal-DAY.db.pages), or an increment (journal-DAY.inc) of the newest
+// base: the pages of the day's copy that differ from the copy of the
+// increment it continues (chain.go), and what the copy is (its size and
+// CRC-32C). The copy an increment stands for is the base's bytes with the
+// pages of each increment of its chain written over them in order, cut to its
+// size: restoring it gives the bytes a full copy of that moment would have
+// held, checked against the CRC kept (docs/journal-schema.md "Backups").
 
 const (
 	// incSuffix ends an increment's file name: journal-2026-11-22.inc.
@@ -63,6 +62,12 @@ type incTrailer struct {
 	CRC      uint32 `json:"crc"`
 	PageSize int    `json:"page_size"`
 	Pages    int    `json:"pages"` // the pages the increment holds
+	// Version 2 (chain.go): the increment it continues ("" when it is the
+	// first after its base) and that increment's copy's CRC-32C; how many
+	// pages of its copy differ from the base (its Since list).
+	Prev    string `json:"prev,omitempty"`
+	PrevCRC uint32 `json:"prev_crc,omitempty"`
+	Since   int    `json:"since,omitempty"`
 }
 
 // pagesTrailer ends a base's page digests.
@@ -237,11 +242,10 @@ func isIncrement(path string) bool { return strings.HasSuffix(path, incSuffix) }
 func readIncrement(path string) (incTrailer, int64, error) { return readIncrementOf(path, true) }
 
 // incBase reads the trailer of the increment at path without reading the
-// whole file: which base it needs, for keeping and pruning the backups
-// (PruneBackups, dependents), which would otherwise read every increment
-// kept at each close-day (two weeks of increments of up to some 20 MB each,
-// issue 25). Its end is checked for what it is (its length, its page count
-// against the file's size), not its bytes: a restore checks those.
+// whole file: which base it needs, for sealing the backups (dependents),
+// which would otherwise read every increment kept. Its end is checked for
+// what it is (its length, its page count against the file's size), not its
+// bytes: a restore checks those.
 func incBase(path string) (string, error) {
 	t, _, err := readIncrementOf(path, false)
 	return t.Base, err
@@ -264,8 +268,19 @@ func readIncrementOf(path string, whole bool) (incTrailer, int64, error) {
 	if err != nil {
 		return t, 0, err
 	}
-	if t.Version != 1 || t.PageSize <= 0 || t.Base == "" || filepath.Base(t.Base) != t.Base ||
-		start-int64(len(incMagic)) != int64(t.Pages)*int64(8+t.PageSize) {
+	body := start - int64(len(incMagic))
+	pages := int64(t.Pages) * int64(8+t.PageSize)
+	ok := t.PageSize > 0 && t.Base != "" && filepath.Base(t.Base) == t.Base && t.Pages >= 0 && t.Since >= 0
+	switch t.Version {
+	case 1:
+		ok = ok && t.Prev == "" && t.Since == 0 && body == pages
+	case 2:
+		ok = ok && (t.Prev == "" || filepath.Base(t.Prev) == t.Prev && isIncrement(t.Prev)) &&
+			body == pages+int64(t.Since)*incSinceEntry
+	default:
+		ok = false
+	}
+	if !ok {
 		return t, 0, errors.New("its pages are not the ones its end lists")
 	}
 	return t, start, nil
@@ -277,6 +292,7 @@ func readIncrementOf(path string, whole bool) (incTrailer, int64, error) {
 type IncrementError struct {
 	Path   string // the increment
 	Base   string // its base, when its end could be read
+	Prev   string // the increment of an earlier day it needs that cannot be used, if that is what is wrong
 	Reason string
 }
 
@@ -293,22 +309,37 @@ func (e *IncrementError) text() string {
 	if e.Base == "" {
 		return fmt.Sprintf("the backup %s cannot be read (%s); restore an earlier backup of the same folder", e.Path, e.Reason)
 	}
+	if e.Prev != "" {
+		return fmt.Sprintf("the backup %s holds only what changed since the backup %s of an earlier day, which %s; restore a backup of a day before %s, or the full backup %s",
+			e.Path, e.Prev, e.Reason, e.Prev, e.Base)
+	}
 	return fmt.Sprintf("the backup %s holds only what changed since the full backup %s, which %s; restore %s itself or an earlier full backup",
 		e.Path, e.Base, e.Reason, e.Base)
 }
 
 // materialize writes the copy the increment at inc stands for to out (mode
 // 0600; through a temporary file synced and renamed): the base's bytes,
-// checked against the CRC the increment names, the increment's pages written
-// over them, and the whole checked against the copy's CRC. Nothing is left at
-// out when it fails (an *IncrementError).
+// checked against the CRC the increment names, the pages of each increment of
+// its chain written over them in order (chain.go), each increment read whole
+// against its CRC first, and the whole checked against the copy's CRC.
+// Nothing is left at out when it fails (an *IncrementError).
 func materialize(ctx context.Context, inc, out string) error {
 	t, _, err := readIncrement(inc)
 	if err != nil {
 		return &IncrementError{Path: inc, Reason: err.Error()}
 	}
-	base := filepath.Join(filepath.Dir(inc), t.Base)
+	dir := filepath.Dir(inc)
+	base := filepath.Join(dir, t.Base)
 	fail := func(reason string) error { return &IncrementError{Path: inc, Base: base, Reason: reason} }
+	names, trailers, err := incChain(dir, filepath.Base(inc), t)
+	if err != nil {
+		return &IncrementError{Path: inc, Base: base, Prev: filepath.Join(dir, errName(err)), Reason: errReason(err)}
+	}
+	for _, name := range names[:len(names)-1] {
+		if _, _, err := readIncrement(filepath.Join(dir, name)); err != nil {
+			return &IncrementError{Path: inc, Base: base, Prev: filepath.Join(dir, name), Reason: "cannot be read (" + err.Error() + ")"}
+		}
+	}
 	in, err := os.Open(base)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fail("is missing")
@@ -320,11 +351,6 @@ func materialize(ctx context.Context, inc, out string) error {
 	if info, err := in.Stat(); err != nil || info.Size() != t.BaseSize {
 		return fail("is not the file it was (its size differs)")
 	}
-	src, err := os.Open(inc)
-	if err != nil {
-		return &IncrementError{Path: inc, Reason: err.Error()}
-	}
-	defer src.Close()
 	tmp := out + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -344,8 +370,10 @@ func materialize(ctx context.Context, inc, out string) error {
 		if sum.Sum32() != t.BaseCRC {
 			return fail("has changed since (its bytes are not the ones written)")
 		}
-		if err := writePages(f, src, t, inc); err != nil {
-			return err
+		for i, name := range names {
+			if err := writePagesOf(f, filepath.Join(dir, name), trailers[i]); err != nil {
+				return err
+			}
 		}
 		if err := checkCRC(ctx, tmp, t.CRC); err != nil {
 			return &IncrementError{Path: inc, Reason: "the copy made of it and its base is not the one written (" + err.Error() + ")"}
@@ -362,6 +390,17 @@ func materialize(ctx context.Context, inc, out string) error {
 		_ = os.Remove(tmp)
 	}
 	return err
+}
+
+// writePagesOf writes the pages of the increment at inc (its trailer t) over
+// f (writePages).
+func writePagesOf(f *os.File, inc string, t incTrailer) error {
+	src, err := os.Open(inc)
+	if err != nil {
+		return &IncrementError{Path: inc, Reason: err.Error()}
+	}
+	defer src.Close()
+	return writePages(f, src, t, inc)
 }
 
 // writePages writes the pages of the increment inc (its file src, its
@@ -520,16 +559,19 @@ func (bk *Archive) noteSum(path string, sum uint32) {
 var errIncTooLarge = errors.New("the increment would hold too much of the copy")
 
 // backupIncrement writes the increment of the journal at path (journal-DAY.inc)
-// against the base at base, whose page digests are given, and returns its
-// trailer; bound stops it with errIncTooLarge past 1/incMaxShare of a copy of
-// at most chunk bytes, past 1/incWholeShare of a larger one (whose next base
-// is otherwise built from the base, stepNext). In the same read transaction it
-// checks the
-// copy the increment stands for as VerifyBackup checks a full copy: the right
-// edge of every bucket, the hash chain from where scopeFromPrevious starts to
-// the head, both checkpoints, and the derived records those events wrote; its
-// result waits for VerifyBackup.
-func (bk *Archive) backupIncrement(ctx context.Context, path, base string, digests []uint64, bt pagesTrailer, bound bool, chunk int64) (incTrailer, error) {
+// against the base at base, whose page digests are given, continuing the
+// increment prev (chain.go; nil: the first after the base), and returns its
+// trailer: the pages that differ from prev's copy (from the base's without
+// it), then the Since list of those that differ from the base. bound stops it
+// with errIncTooLarge when more than 1/incMaxShare of a copy of at most chunk
+// bytes differs from the base, more than 1/incWholeShare of a larger one
+// (whose next base is otherwise built from the base, stepNext). In the same
+// read transaction it checks the copy the increment stands for as
+// VerifyBackup checks a full copy: the right edge of every bucket, the hash
+// chain from where scopeFromPrevious starts to the head, both checkpoints,
+// and the derived records those events wrote; its result waits for
+// VerifyBackup.
+func (bk *Archive) backupIncrement(ctx context.Context, path, base string, digests []uint64, bt pagesTrailer, prev *prevInc, bound bool, chunk int64) (incTrailer, error) {
 	var (
 		checked error
 		t       incTrailer
@@ -550,20 +592,40 @@ func (bk *Archive) backupIncrement(ctx context.Context, path, base string, diges
 			limit = tx.Size() / incWholeShare
 		}
 		var (
-			held    int64
-			pages   int
-			id      [8]byte
-			changed []uint64
+			held     int64
+			tooLarge bool
+			pages    int
+			id       [8]byte
+			since    []incPage
 		)
-		s := newPageStream(ps, func(pgid, d uint64) bool {
-			return pgid >= uint64(len(digests)) || digests[pgid] != d
+		var s *pageStream
+		s = newPageStream(ps, func(pgid, d uint64) bool {
+			fromBase := pgid >= uint64(len(digests)) || digests[pgid] != d
+			if fromBase {
+				since = append(since, incPage{pgid, d})
+				// The two meta pages change at every commit and are not counted.
+				if held += int64(ps); bound && pgid > 1 && held > limit {
+					tooLarge = true
+					return true
+				}
+			}
+			if prev == nil {
+				return fromBase
+			}
+			return pgid >= uint64(len(prev.digests)) || prev.digests[pgid] != d
 		}, func(pgid uint64, p []byte) error {
-			// The two meta pages change at every commit and are not counted.
-			if held += int64(ps); bound && pgid > 1 && held > limit {
+			if tooLarge {
 				return errIncTooLarge
 			}
+			// The page as taken, which a page free in the journal read
+			// again may no longer be as want saw it: its digest is the one
+			// the Since list keeps.
+			if n := len(since); n > 0 && since[n-1].id == pgid {
+				since[n-1].digest = s.taken
+			} else if pgid >= uint64(len(digests)) || digests[pgid] != s.taken {
+				since = append(since, incPage{pgid, s.taken})
+			}
 			pages++
-			changed = append(changed, pgid)
 			binary.BigEndian.PutUint64(id[:], pgid)
 			if _, err := mw.Write(id[:]); err != nil {
 				return err
@@ -571,29 +633,46 @@ func (bk *Archive) backupIncrement(ctx context.Context, path, base string, diges
 			_, err := mw.Write(p)
 			return err
 		})
-		since := bk.written.since(tx, filepath.Base(base), bt)
-		s.since, s.known = since, digests
+		// A page not written since the base is the base's; the pages of
+		// prev's copy that differ from the base are among those written
+		// since, or handed to want with the base's digest and read.
+		since0 := bk.written.since(tx, filepath.Base(base), bt)
+		s.since, s.known = since0, digests
 		if _, err := tx.WriteTo(s); err != nil {
 			if errors.Is(err, errIncTooLarge) {
 				return errIncTooLarge
 			}
 			return err
 		}
+		if tooLarge {
+			return errIncTooLarge
+		}
 		if err := s.close(); err != nil {
 			return err
 		}
-		if since == nil {
+		var e [incSinceEntry]byte
+		for _, p := range since {
+			binary.BigEndian.PutUint64(e[:8], p.id)
+			binary.BigEndian.PutUint64(e[8:], p.digest)
+			if _, err := mw.Write(e[:]); err != nil {
+				return err
+			}
+		}
+		if since0 == nil {
 			// The whole journal was read: the pages written since the
 			// base are kept from here on, starting with those found to
 			// differ from it.
 			bk.written.start(tx, filepath.Base(base), bt, func(add func(uint64)) {
-				for _, id := range changed {
-					add(id)
+				for _, p := range since {
+					add(p.id)
 				}
 			})
 		}
-		t = incTrailer{Version: 1, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC,
-			Size: s.written, CRC: s.crc, PageSize: ps, Pages: pages}
+		t = incTrailer{Version: 2, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC,
+			Size: s.written, CRC: s.crc, PageSize: ps, Pages: pages, Since: len(since)}
+		if prev != nil {
+			t.Prev, t.PrevCRC = prev.name, prev.t.CRC
+		}
 		if err := writeTrailer(bw, sum, t); err != nil {
 			return err
 		}
@@ -742,6 +821,7 @@ const (
 type nextBaseKnobs struct {
 	chunk int64                  // bytes of the base copied a close-day; 0 is nextBaseChunk
 	stop  func(step string) bool // a simulated crash: BackupDay stops right after step
+	off   bool                   // no next base is started
 }
 
 // errStopped is what BackupDay returns where a test's simulated crash
@@ -951,12 +1031,12 @@ func (bk *Archive) stepNext(ctx context.Context, day, full, base string, digests
 // chunk. It returns a *baseDamageError when the base is found damaged.
 func (bk *Archive) startNext(ctx context.Context, day, full, base string, digests []uint64, bt pagesTrailer, it incTrailer) error {
 	chunk := bk.nextChunk(bt.PageSize)
-	if base == full || it.Size <= chunk || int64(it.Pages)*int64(it.PageSize)*nextStartShare <= it.Size {
+	if bk.next.off || base == full || it.Size <= chunk || int64(it.fromBase())*int64(it.PageSize)*nextStartShare <= it.Size {
 		return nil
 	}
 	st := nextTrailer{Version: 1, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC, PageSize: bt.PageSize, Started: day}
 	bk.logLine(day, "%s started: a copy of %s (%d bytes), %d bytes a close-day; %d of the day's %d pages differ from it",
-		nextPartial, st.Base, st.BaseSize, chunk, it.Pages, it.Size/int64(it.PageSize))
+		nextPartial, st.Base, st.BaseSize, chunk, it.fromBase(), it.Size/int64(it.PageSize))
 	return bk.copyNext(ctx, day, base, &st, digests, chunk)
 }
 

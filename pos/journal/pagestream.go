@@ -47,6 +47,8 @@ type pageStream struct {
 	// (writtenSection, written.go).
 	since *pageSet
 	known []uint64
+	// taken is the digest of the page handed to page, while it runs.
+	taken uint64
 }
 
 // newPageStream streams pages of size bytes. want and page are called in the
@@ -95,6 +97,7 @@ func (s *pageStream) whole(p []byte) error {
 		s.digests = append(s.digests, d)
 	}
 	if s.want != nil && s.want(id, d) {
+		s.taken = d
 		return s.page(id, p)
 	}
 	return nil
@@ -234,6 +237,7 @@ func (s *pageStream) take(id uint64, p []byte, wanted bool) error {
 	d := pageDigest(p)
 	s.add(id, d)
 	if wanted || (s.want != nil && s.want(id, d)) {
+		s.taken = d
 		return s.page(id, p)
 	}
 	return nil

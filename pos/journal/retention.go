@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -121,11 +122,20 @@ func (bk *Archive) PruneBackups(day string) (pos.BackupPrune, error) {
 		}
 	}
 	keep, _ := keptBackups(days, day)
-	needed := map[string]bool{} // the bases kept increments are built on
-	for _, f := range df {
-		if _, kept := slices.BinarySearch(keep, f.day); kept && f.inc {
-			if b, err := incBase(filepath.Join(bk.backupDir, f.name)); err == nil {
-				needed[b] = true
+	needed := map[string]bool{} // the bases and increments kept increments are built on
+	// The newest first: a chain walked once marks the older days' own.
+	for _, f := range slices.Backward(slices.SortedFunc(slices.Values(df), func(a, b dayFile) int { return cmp.Compare(a.day, b.day) })) {
+		if _, kept := slices.BinarySearch(keep, f.day); kept && f.inc && !needed[f.name] {
+			t, _, err := readIncrementOf(filepath.Join(bk.backupDir, f.name), false)
+			if err != nil {
+				continue
+			}
+			needed[t.Base] = true
+			// Each increment of its chain (as far as it can be walked:
+			// the rest cannot make its copy anyway).
+			names, _, _ := incChain(bk.backupDir, f.name, t)
+			for _, n := range names {
+				needed[n] = true
 			}
 		}
 	}
