@@ -122,12 +122,12 @@ fi
 # open stay open. The timed close-day then writes today's backup beside it,
 # an increment of it, as every close-day but a counter's first does. BASE=1
 # times instead the close-day that makes a new base: each round's copies get,
-# untimed, the next base of yesterday's all copied (TestBackupDataDir with
-# GALLA_BACKUP_NEXT=1; the fresh journal, smaller than a chunk, has none), so
-# that the timed close-day writes the day's changed pages over it (the base
-# is made the close-day after its last chunk is copied); CHUNK=1 leaves two chunks, so that
-# the timed close-day copies one and makes no base (the days while the next
-# base is built). FIRST=1 times a counter's first
+# untimed, the next base all copied, the copy of the newest backup
+# (TestBackupDataDir with GALLA_BACKUP_NEXT=1; the fresh journal, smaller
+# than a chunk, has none), so that the timed close-day writes the day's pages
+# into it and what the journal grew by, and makes it the day's base; CHUNK=1
+# leaves two chunks, so that the timed close-day copies one and makes no base
+# (the days while the next base is built). FIRST=1 times a counter's first
 # backup, with no backup in the copies: the whole file.
 yesterday=$(date -d yesterday +%F)
 if [[ ! -f "$DIR/tmpl/backed-up" ]]; then

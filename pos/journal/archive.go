@@ -90,17 +90,17 @@ var backupCRC = crc32.MakeTable(crc32.Castagnoli)
 // returns its path (increment.go): an increment, journal-DAY.inc, of the
 // newest base of a day up to day, or a base, journal-DAY.db with its page
 // digests. The first backup is a base, the whole file. A copy no larger than
-// a chunk of the next base (16 MB) that changed by more than a quarter since
+// a chunk of the next base (8 MB) that changed by more than a quarter since
 // its base gets a new base written whole, as it is small; a larger copy does
 // only when more than half of it changed (its increment would write about as
-// much): from the close-day its increment holds a thirty-second of it, the next
-// base is copied from the base a chunk a close-day, and the close-day it is
-// complete, the pages of the day's copy that differ from the base are written
-// over it and it becomes the day's base (stepNext, makeBase). A second
-// backup of the same day replaces the first, but a base that increments are
-// built on is kept and the day's backup is then its increment. A base found
-// damaged on the disk, while it is copied or when the day's slice of it is
-// read again (scrubSlice), gets a new base written whole. The pages read
+// much): from the close-day after one whose copy differs from the base in a
+// thirty-second of it, the next base is built of the day's copy a chunk a
+// close-day, kept the day's copy as the days go (nextbase.go), and the
+// close-day it is complete it becomes the day's base. A second backup of the
+// same day replaces the first, but a base that increments are built on is
+// kept and the day's backup is then its increment. A base found damaged on
+// the disk when the day's slice of it is read again (scrubSlice) gets a new
+// base written whole. The pages read
 // from the journal are those written since the base (written.go) when its
 // record says which; else all of them.
 func (bk *Archive) BackupDay(day string) (string, error) {
@@ -152,10 +152,11 @@ func removeInc(dir, day, inc string) error {
 }
 
 // dayFromBase writes the day's backup from the newest base at base (its
-// digests and trailer given): the base being built made the day's base
-// (stepNext), else the day's increment, after which the building of the next
-// base is started when it is due (startNext). It returns errIncTooLarge or a
-// *baseDamageError when the day needs a base written whole.
+// digests and trailer given): the day's increment, continuing the day
+// before's (continueFrom), in the read transaction of which the day's share
+// of the next base is written (planNext, finishNext); the day's base when
+// that share completes it. It returns errIncTooLarge or a *baseDamageError
+// when the day needs a base written whole.
 func (bk *Archive) dayFromBase(ctx context.Context, day, full, inc, base string, digests []uint64, bt pagesTrailer) (string, error) {
 	if bad, err := bk.scrubFile(ctx, day, base, bt.Size, bt.PageSize, digests); err != nil {
 		return "", err
@@ -163,18 +164,6 @@ func (bk *Archive) dayFromBase(ctx context.Context, day, full, inc, base string,
 		err := &baseDamageError{base: base, pgid: bad}
 		bk.discardNext(day, err.Error())
 		return "", err
-	}
-	path, building, err := bk.stepNext(ctx, day, full, base, digests, bt)
-	if err != nil {
-		return "", err
-	}
-	if path != "" {
-		// The day's increment of an earlier backup of the day, if any, is
-		// older than its new base.
-		if err := removeInc(bk.backupDir, day, inc); err != nil {
-			return "", err
-		}
-		return path, nil
 	}
 	if by := continuedBy(bk.backupDir, day, filepath.Base(inc)); by != "" {
 		// The day's increment is continued by one of a later day (the
@@ -186,13 +175,18 @@ func (bk *Archive) dayFromBase(ctx context.Context, day, full, inc, base string,
 	// A base of the same day that others are built on is not replaced.
 	bound := base != full || len(dependents(bk.backupDir, filepath.Base(full))) == 0
 	prev := bk.continueFrom(ctx, day, base, bt, digests)
-	it, err := bk.backupIncrement(ctx, inc, base, digests, bt, prev, bound, bk.nextChunk(bt.PageSize))
+	plan := bk.planNext(ctx, day, full, base, bt, digests, prev)
+	defer plan.close()
+	it, err := bk.backupIncrement(ctx, inc, base, digests, bt, prev, plan, bound, bk.nextChunk(bt.PageSize))
 	if err != nil {
+		// A partial left part-written is discarded by the next
+		// close-day, or by the base written whole.
 		return "", err
 	}
-	if !building {
-		if err := bk.startNext(ctx, day, full, base, digests, bt, it); err != nil {
-			return "", err
+	if plan != nil {
+		path, err := bk.finishNext(day, inc, it, plan)
+		if err != nil || path != "" {
+			return path, err
 		}
 	}
 	return inc, nil
@@ -220,9 +214,9 @@ func (bk *Archive) LatestBackup() (string, error) { return LatestBackup(bk.backu
 // were taken, and VerifyBackup reads the increment back against its CRC and
 // returns that check. An increment it did not write is made into its copy in
 // a temporary file, checked as above and removed. A base made from the next
-// base (makeBase) was checked the same way on the read transaction its day's
-// pages were taken of, each of its pages read back on the close-day it was
-// written: VerifyBackup returns that check.
+// base (finishNext) was checked the same way on the read transaction its
+// day's pages were taken of, each of its pages read back on the close-day it
+// was written: VerifyBackup returns that check.
 // The days before were checked when their own backups were; VerifyFile (galla
 // journal verify) still checks a file whole.
 func (bk *Archive) VerifyBackup(ctx context.Context, path string) error {
@@ -236,9 +230,9 @@ func (bk *Archive) VerifyBackup(ctx context.Context, path string) error {
 		}
 	}
 	if !isIncrement(path) && done {
-		// A base made from the next base (makeBase): the day's changed
-		// pages written over it, checked as an increment is, and each
-		// page read back on the close-day it was written.
+		// A base made from the next base (finishNext): checked as an
+		// increment is, and each page read back on the close-day it was
+		// written.
 		return checked
 	}
 	if isIncrement(path) {

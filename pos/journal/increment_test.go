@@ -320,10 +320,10 @@ func TestPruneKeepsBases(t *testing.T) {
 // next day's backup is an increment of that base.
 //
 // With GALLA_BACKUP_NEXT=1 it writes no backup but the next base of the
-// newest base there, all of it copied, so that the next close-day makes the
-// day's base of it (the bench's BASE=1); with GALLA_BACKUP_NEXT_LEFT=2 too,
-// all but its last two chunks, so that the next close-day copies a chunk and
-// makes no base (CHUNK=1).
+// newest base there, the copy of its newest backup all copied, so that the
+// next close-day makes the day's base of it (the bench's BASE=1); with
+// GALLA_BACKUP_NEXT_LEFT=2 too, all but its last two chunks, so that the next
+// close-day copies a chunk and makes no base (CHUNK=1).
 func TestBackupDataDir(t *testing.T) {
 	dir, day := os.Getenv("GALLA_BACKUP_DIR"), os.Getenv("GALLA_BACKUP_DAY")
 	bench := dir != ""
@@ -486,6 +486,15 @@ func ioBytes(t *testing.T, field string) int64 {
 
 // changedPages counts the pages of the copy (its digests now) that differ
 // from the base's (was): the pages of the increment of the copy.
+// digestsOf returns the digest of each page of the copy data.
+func digestsOf(data []byte) []uint64 {
+	out := make([]uint64, 0, len(data)/4096)
+	for i := 0; i+4096 <= len(data); i += 4096 {
+		out = append(out, pageDigest(data[i:i+4096]))
+	}
+	return out
+}
+
 func changedPages(was, now []uint64) int {
 	n := 0
 	for i, d := range now {
@@ -518,11 +527,12 @@ func TestNextBaseBuilt(t *testing.T) {
 	assert.Equal(t, "journal-2026-11-10.db", filepath.Base(first), "the first backup of a counter is the whole file")
 	info, err := os.Stat(first)
 	require.NoError(t, err)
-	j.core.next.chunk = info.Size() / 5
+	j.core.next.chunk = info.Size() / 3
 	chunk := j.Archive.nextChunk(4096)
-	was, bt, err := readDigests(first)
+	_, bt, err := readDigests(first)
 	require.NoError(t, err)
-	require.Greater(t, bt.Size, 4*chunk)
+	require.Greater(t, bt.Size, 2*chunk)
+	before := digestsOf(copyNow(t, j)) // the copy of the day before
 
 	built, building := "", 0
 	i := 11
@@ -535,7 +545,10 @@ func TestNextBaseBuilt(t *testing.T) {
 		if isIncrement(path) {
 			inc, err := os.Stat(path)
 			require.NoError(t, err)
-			assert.LessOrEqual(t, written, inc.Size()+chunk+8<<10, "%s: %d bytes written; the increment is %d, a chunk %d", dayOf(i), written, inc.Size(), chunk)
+			// The increment, a chunk, the day's pages written into the
+			// partial too, its state.
+			assert.LessOrEqual(t, written, 2*inc.Size()+chunk+8<<10, "%s: %d bytes written; the increment is %d, a chunk %d", dayOf(i), written, inc.Size(), chunk)
+			before = digestsOf(copyNow(t, j))
 			tr, _, err := readIncrement(path)
 			require.NoError(t, err)
 			assert.Equal(t, filepath.Base(first), tr.Base)
@@ -554,9 +567,12 @@ func TestNextBaseBuilt(t *testing.T) {
 		now, pt, err := readDigests(built)
 		require.NoError(t, err, "with its page digests")
 		assert.Equal(t, crc32.Checksum(full.Bytes(), backupCRC), pt.CRC)
-		pages := changedPages(was, now)
-		bound := chunk + int64(pages*4096) + int64(len(pagesMagic)+8*len(now)+512) + 8<<10
-		assert.LessOrEqual(t, written, bound, "%s: %d bytes written: a chunk %d, the %d pages of the day's increment and the digests", dayOf(i), written, chunk, pages)
+		// The last chunk, the day's pages (its increment, removed, and
+		// the same written into the partial) and the digests: not the
+		// pages changed since the base before.
+		pages := changedPages(before, now)
+		bound := chunk + int64(2*pages*(4096+8)+24*len(now)+len(pagesMagic)+512) + 8<<10
+		assert.LessOrEqual(t, written, bound, "%s: %d bytes written: a chunk %d, the %d pages of the day and the digests", dayOf(i), written, chunk, pages)
 		assert.Less(t, written, int64(full.Len()), "less than the file")
 		require.NoError(t, j.Archive.VerifyBackup(ctx, built))
 	}
@@ -568,8 +584,9 @@ func TestNextBaseBuilt(t *testing.T) {
 	}
 	log, err := os.ReadFile(filepath.Join(bdir, backupLog))
 	require.NoError(t, err)
-	assert.Contains(t, string(log), nextPartial+" started: a copy of journal-2026-11-10.db")
-	assert.Contains(t, string(log), filepath.Base(built)+" made the day's base from journal-2026-11-10.db (copied since 2026-11-11)")
+	assert.Contains(t, string(log), nextPartial+" started: the copy of the day, ")
+	assert.Contains(t, string(log), " pages of the copy of journal-2026-11-11.inc differ from journal-2026-11-10.db")
+	assert.Contains(t, string(log), filepath.Base(built)+" made the day's base from "+nextPartial+" (copied since 2026-11-12, the chain of journal-2026-11-10.db)")
 	latest, err := LatestBackup(bdir)
 	require.NoError(t, err)
 	assert.Equal(t, built, latest)
@@ -654,8 +671,9 @@ func checkBackupsRestorable(t *testing.T, bdir string) {
 }
 
 // nextBaseTemplate is a data directory, its journal closed, of 10 busy
-// days with their first backup (a base); with started, day 11 closed as
-// well, whose increment started the next base (half the base a close-day).
+// days with their first backup (a base); with started, days 11 and 12 closed
+// as well, the second of which started the next base (half the base a
+// close-day).
 // The script that wrote it comes with it.
 func nextBaseTemplate(t *testing.T, started bool) (string, script) {
 	t.Helper()
@@ -665,10 +683,12 @@ func nextBaseTemplate(t *testing.T, started bool) (string, script) {
 	require.False(t, isIncrement(first))
 	if started {
 		j.core.next.chunk = halfBase(t, bdir)
-		appendAll(t, j, s.busyDay(dayOf(11), 20, 11))
-		inc, err := j.Archive.BackupDay(dayOf(11))
-		require.NoError(t, err)
-		require.True(t, isIncrement(inc))
+		for i := 11; i <= 12; i++ {
+			appendAll(t, j, s.busyDay(dayOf(i), 20, uint64(i)))
+			inc, err := j.Archive.BackupDay(dayOf(i))
+			require.NoError(t, err)
+			require.True(t, isIncrement(inc))
+		}
 		require.FileExists(t, filepath.Join(bdir, nextState), "the next base started")
 	}
 	require.NoError(t, j.Close())
@@ -748,7 +768,7 @@ func TestNextBaseStopped(t *testing.T) {
 			j.core.next.chunk = halfBase(t, bdir)
 
 			built := ""
-			for ; i <= 18 && built == ""; i++ {
+			for ; i <= 22 && built == ""; i++ {
 				appendAll(t, j, s.busyDay(dayOf(i), 20, uint64(i)))
 				path, err := j.Archive.BackupDay(dayOf(i))
 				require.NoError(t, err)
@@ -757,6 +777,10 @@ func TestNextBaseStopped(t *testing.T) {
 					built = path
 				}
 			}
+			if built == "" {
+				log, _ := os.ReadFile(filepath.Join(bdir, backupLog))
+				t.Logf("log:\n%s", log)
+			}
 			require.NotEmpty(t, built, "a base made after the stop")
 			var full bytes.Buffer
 			require.NoError(t, j.Archive.Backup(&full))
@@ -764,10 +788,13 @@ func TestNextBaseStopped(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, bytes.Equal(full.Bytes(), got), "the base made is the copy of its day")
 			checkBackupsRestorable(t, bdir)
-			if step == "state removed" || step == "pages written" {
-				log, err := os.ReadFile(filepath.Join(bdir, backupLog))
-				require.NoError(t, err)
+			log, err := os.ReadFile(filepath.Join(bdir, backupLog))
+			require.NoError(t, err)
+			switch step {
+			case "state removed":
 				assert.Contains(t, string(log), nextPartial+" discarded: its state is missing")
+			case "pages written":
+				assert.Contains(t, string(log), nextPartial+" discarded: a close-day stopped while it wrote it")
 			}
 		})
 	}
@@ -775,8 +802,9 @@ func TestNextBaseStopped(t *testing.T) {
 
 // TestNextBaseDiscarded: a partial that is damaged, missing or cut short, or
 // whose state is damaged, is discarded with a line and the close-day's
-// backup is the day's increment (the building starts again from the base); a
-// base found damaged while it is copied gets a base written whole. Why the
+// backup is the day's increment (the building starts again); a base found
+// damaged when the day's slice of it is read again gets a base written
+// whole. Why the
 // partial was discarded reaches the close-day's prune of the backups, which
 // the Z report's note carries, for that day only.
 func TestNextBaseDiscarded(t *testing.T) {
@@ -801,10 +829,23 @@ func TestNextBaseDiscarded(t *testing.T) {
 		{"its state damaged", func(t *testing.T, bdir, _ string) {
 			flipByte(t, filepath.Join(bdir, nextState), 10)
 		}, "discarded: its state cannot be read", "its state cannot be read", false},
-		{"the base damaged", func(t *testing.T, _, base string) {
+		{"its state of an earlier Galla", func(t *testing.T, bdir, _ string) {
+			st, err := readNextState(bdir)
+			require.NoError(t, err)
+			st.Version = 1
+			require.NoError(t, writeNextState(bdir, st))
+		}, "discarded: its state cannot be read (it holds the bytes of a base, as an earlier Galla built it)", "its state cannot be read", false},
+		// The day's increment continues the day before's, not the one
+		// whose copy the partial is.
+		{"the increment it is the copy of missing", func(t *testing.T, bdir, _ string) {
+			require.NoError(t, os.Remove(filepath.Join(bdir, "journal-2026-11-12.inc")))
+		}, "discarded: it is the copy of journal-2026-11-12.inc, which the day's backup does not continue", "it is the copy of journal-2026-11-12.inc", false},
+		// Read again on the day its slice holds it.
+		{"the base damaged", func(t *testing.T, bdir, base string) {
 			info, err := os.Stat(base)
 			require.NoError(t, err)
-			flipByte(t, base, int(info.Size())-4096+10)
+			off, n := scrubSlice(dayOf(13), info.Size(), halfBase(t, bdir)/4096*4096)
+			flipByte(t, base, int(off+n)-4096+10)
 		}, "journal-2026-11-10.db is damaged (page ", "page ", true},
 	}
 	tmpl, s := nextBaseTemplate(t, true)
@@ -813,19 +854,19 @@ func TestNextBaseDiscarded(t *testing.T) {
 			j, bdir := openCopy(t, tmpl)
 			s := s
 			tt.damage(t, bdir, filepath.Join(bdir, "journal-2026-11-10.db"))
-			appendAll(t, j, s.busyDay(dayOf(12), 20, 12))
-			path, err := j.Archive.BackupDay(dayOf(12))
+			appendAll(t, j, s.busyDay(dayOf(13), 20, 13))
+			path, err := j.Archive.BackupDay(dayOf(13))
 			require.NoError(t, err, "the close-day goes on")
 			require.NoError(t, j.Archive.VerifyBackup(t.Context(), path))
 			if tt.whole {
-				assert.Equal(t, "journal-2026-11-12.db", filepath.Base(path))
+				assert.Equal(t, "journal-2026-11-13.db", filepath.Base(path))
 				var full bytes.Buffer
 				require.NoError(t, j.Archive.Backup(&full))
 				got, err := os.ReadFile(path)
 				require.NoError(t, err)
 				assert.True(t, bytes.Equal(full.Bytes(), got))
 			} else {
-				assert.Equal(t, "journal-2026-11-12.inc", filepath.Base(path), "the day's increment")
+				assert.Equal(t, "journal-2026-11-13.inc", filepath.Base(path), "the day's increment")
 				require.NoError(t, materialize(t.Context(), path, filepath.Join(t.TempDir(), "copy.db")))
 			}
 			if tt.whole {
@@ -835,12 +876,12 @@ func TestNextBaseDiscarded(t *testing.T) {
 			require.NoError(t, err)
 			assert.Contains(t, string(log), tt.line)
 
-			p, err := j.Archive.PruneBackups(dayOf(12))
+			p, err := j.Archive.PruneBackups(dayOf(13))
 			require.NoError(t, err)
-			require.Len(t, p.Discarded, 1, "PruneBackups(%s).Discarded", dayOf(12))
-			assert.True(t, strings.HasPrefix(p.Discarded[0], tt.why), "PruneBackups(%s).Discarded = %q; want it to begin %q", dayOf(12), p.Discarded[0], tt.why)
+			require.Len(t, p.Discarded, 1, "PruneBackups(%s).Discarded", dayOf(13))
+			assert.True(t, strings.HasPrefix(p.Discarded[0], tt.why), "PruneBackups(%s).Discarded = %q; want it to begin %q", dayOf(13), p.Discarded[0], tt.why)
 			assert.Contains(t, p.Line(), "The next base being built from the backups was discarded: "+tt.why, "the Z report's line")
-			p, err = j.Archive.PruneBackups(dayOf(13))
+			p, err = j.Archive.PruneBackups(dayOf(14))
 			require.NoError(t, err)
 			assert.Empty(t, p.Discarded, "a day whose backup discarded nothing")
 		})
@@ -848,8 +889,9 @@ func TestNextBaseDiscarded(t *testing.T) {
 }
 
 // nextAllButAChunk writes, in the data directory dir, the next base of the
-// newest base of its backups copied all but its last chunk (its last
-// GALLA_BACKUP_NEXT_LEFT chunks when set).
+// newest base of its backups: the copy of its newest backup (its newest
+// increment's, or the base's own), its last GALLA_BACKUP_NEXT_LEFT chunks
+// (none unless set) left to copy.
 func nextAllButAChunk(t *testing.T, dir string) {
 	bdir := filepath.Join(dir, defaultBackupDir)
 	base, digests, bt, err := newestBase(bdir, "9999-12-31")
@@ -861,11 +903,22 @@ func nextAllButAChunk(t *testing.T, dir string) {
 		require.NoError(t, err, "GALLA_BACKUP_NEXT_LEFT")
 		left = n
 	}
+	// The copy the next day's increment continues: the newest increment's
+	// of the base, or the base's own (continueFrom).
+	src, name, crc := base, filepath.Base(base), bt.CRC
+	if prev := (&Archive{&journalCore{backupDir: bdir}}).continueFrom(t.Context(), "9999-12-31", base, bt, digests); prev != nil {
+		name, crc = prev.name, prev.t.CRC
+		src = filepath.Join(t.TempDir(), "copy.db")
+		require.NoError(t, materialize(t.Context(), filepath.Join(bdir, name), src))
+	}
+	data, err := os.ReadFile(src)
+	require.NoError(t, err)
 	chunk := (&Archive{&journalCore{}}).nextChunk(bt.PageSize)
-	require.Greater(t, bt.Size, left*chunk, "a base larger than the chunks left")
-	st := nextTrailer{Version: 1, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC, PageSize: bt.PageSize, Started: "2026-11-01"}
-	require.NoError(t, copyPages(t.Context(), base, filepath.Join(bdir, nextPartial), &st, digests, bt.Size-left*chunk))
-	st.Copied = bt.Size - left*chunk
+	require.Greater(t, int64(len(data)), left*chunk, "a copy larger than the chunks left")
+	copied := int64(len(data)) - left*chunk
+	require.NoError(t, os.WriteFile(filepath.Join(bdir, nextPartial), data[:copied], 0o600))
+	st := nextTrailer{Version: 2, Base: filepath.Base(base), BaseSize: bt.Size, BaseCRC: bt.CRC, PageSize: bt.PageSize,
+		Copied: copied, Started: "2026-11-01", Copy: name, CopyCRC: crc}
 	require.NoError(t, writeNextState(bdir, st))
-	t.Logf("%s: %d of %d bytes of %s", nextPartial, st.Copied, bt.Size, st.Base)
+	t.Logf("%s: %d of %d bytes of the copy of %s", nextPartial, st.Copied, len(data), name)
 }

@@ -49,6 +49,9 @@ type pageStream struct {
 	known []uint64
 	// taken is the digest of the page handed to page, while it runs.
 	taken uint64
+	// With since set, the pages from readFrom up to readTo are read as
+	// well (a chunk of the next base, copied from the day's copy).
+	readFrom, readTo uint64
 }
 
 // newPageStream streams pages of size bytes. want and page are called in the
@@ -189,7 +192,9 @@ func (s *pageStream) writtenSection(r io.ReaderAt, off, n int64) (int64, error) 
 	}
 	count := n / ps
 	first := s.pgid
-	read := func(id uint64) bool { return id >= uint64(len(s.known)) || s.since.has(id) }
+	read := func(id uint64) bool {
+		return id >= uint64(len(s.known)) || s.since.has(id) || id >= s.readFrom && id < s.readTo
+	}
 	var run []byte
 	for i := int64(0); i < count; {
 		id := first + uint64(i)

@@ -109,12 +109,12 @@ func TestWrittenSinceBase(t *testing.T) {
 	base, digests, bt, err := newestBase(bdir, "2026-11-23")
 	require.NoError(t, err)
 	withRecord := filepath.Join(t.TempDir(), "with.inc")
-	_, err = j.Archive.backupIncrement(ctx, withRecord, base, digests, bt, nil, false, 1<<40)
+	_, err = j.Archive.backupIncrement(ctx, withRecord, base, digests, bt, nil, nil, false, 1<<40)
 	require.NoError(t, err)
 	kept := j.core.written
 	j.core.written = nil
 	whole := filepath.Join(t.TempDir(), "whole.inc")
-	_, err = j.Archive.backupIncrement(ctx, whole, base, digests, bt, nil, false, 1<<40)
+	_, err = j.Archive.backupIncrement(ctx, whole, base, digests, bt, nil, nil, false, 1<<40)
 	j.core.written = kept
 	require.NoError(t, err)
 	a, err := os.ReadFile(withRecord)
