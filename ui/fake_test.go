@@ -54,7 +54,9 @@ type fakeTill struct {
 	overrides []string
 	signOuts  []string
 	closed    []time.Time
-	refunds   []pos.Paise
+	// note is a line the X report ends with, when set.
+	note    string
+	refunds []pos.Paise
 	// reports lists the reports printed ("print:2026-11-22") and drawn ("png:...").
 	reports []string
 	// stock is the fake's goods on hand (stock_test.go).
@@ -601,7 +603,11 @@ func (f *fakeReturns) Refund(ctx context.Context, id string, amount pos.Paise, p
 func (f *fakeBooks) XReport(_ context.Context, day time.Time) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return fmt.Sprintf("X REPORT %s\norders %d", day.Format(pos.DayLayout), len(f.orders)), nil
+	text := fmt.Sprintf("X REPORT %s\norders %d", day.Format(pos.DayLayout), len(f.orders))
+	if f.note != "" {
+		text += "\n\n" + f.note
+	}
+	return text, nil
 }
 
 func (f *fakeBooks) CloseDay(ctx context.Context, r pos.CloseDayRequest) (*pos.CloseDayResult, error) {

@@ -627,6 +627,9 @@ func exportTo(ctx context.Context, t Books, day time.Time, name string) (err err
 func (u *UI) showReport(title, text string, day time.Time, kind string) {
 	lbl := widget.NewLabel(text)
 	lbl.TextStyle = fyne.TextStyle{Monospace: true}
+	// The note's sentences (the backups, the shifts) run longer than the
+	// dialog is wide: wrapped, not cut at its edge.
+	lbl.Wrapping = fyne.TextWrapWord
 	u.journal.report.SetText(text)
 	scroll := container.NewVScroll(lbl)
 	scroll.SetMinSize(fyne.NewSize(640, 400))

@@ -5,9 +5,13 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -142,4 +146,46 @@ func TestReportDialogPrintFails(t *testing.T) {
 	assert.Contains(t, p.message.Text, "The report did not print")
 	assert.Empty(t, f.reports)
 	require.NotNil(t, h.u.dialogs.prompt, "the dialog stays open")
+}
+
+// TestReportDialogWrapsItsNote: a report's note (the backups' line of a Z
+// report runs to some 200 characters) is wrapped within the dialog, not
+// cut at the window's edge.
+func TestReportDialogWrapsItsNote(t *testing.T) {
+	f := newFakeTill()
+	f.note = "Day 2026-11-28 is closed with Z report no. 397; backup written to /var/lib/galla/backups/journal-2026-11-28.inc. " +
+		"Backups kept: 32 files, 345.0 MB. The next base being built from the backups was discarded: a close-day stopped while it wrote it."
+	h := journalWithSale(t, f)
+	h.press(fyne.KeyF7)
+	h.settle()
+	p := h.u.dialogs.prompt
+	require.NotNil(t, p)
+	var lbl *widget.Label
+	for _, o := range allObjects(p.pop.Content) {
+		if l, ok := o.(*widget.Label); ok && strings.Contains(l.Text, "Backups kept") {
+			lbl = l
+		}
+	}
+	require.NotNil(t, lbl, "the report's text in the dialog")
+	win := h.u.win.Canvas().Size().Width
+	assert.Less(t, p.pop.Content.MinSize().Width, win, "the dialog fits the window")
+	assert.Equal(t, fyne.TextWrapWord, lbl.Wrapping)
+}
+
+// allObjects returns o and every object drawn under it.
+func allObjects(o fyne.CanvasObject) []fyne.CanvasObject {
+	out := []fyne.CanvasObject{o}
+	switch v := o.(type) {
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			out = append(out, allObjects(c)...)
+		}
+	case *container.Scroll:
+		out = append(out, allObjects(v.Content)...)
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(v).Objects() {
+			out = append(out, allObjects(c)...)
+		}
+	}
+	return out
 }
