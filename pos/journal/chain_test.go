@@ -7,9 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"galla/pos"
 )
 
 // chainDays backs up days 2026-12-FROM..TO of days of 3 sales on the
@@ -225,4 +228,38 @@ func TestBackupChainClockBack(t *testing.T) {
 	logged, err := os.ReadFile(filepath.Join(bdir, backupLog))
 	require.NoError(t, err)
 	assert.True(t, strings.Contains(string(logged), "journal-2026-12-01.inc is continued by journal-2026-12-02.inc"), string(logged))
+}
+
+// TestBackupsOverSeveralBases: close-days over several bases' lives, each
+// pruned as a close-day does: every day's backup stands for its day's copy
+// byte for byte, the next base is built and made more than once, and every
+// backup kept restores.
+func TestBackupsOverSeveralBases(t *testing.T) {
+	j, s, bdir := busyJournal(t, 10)
+	_, err := j.Archive.BackupDay(dayOf(10))
+	require.NoError(t, err)
+	info, err := os.Stat(filepath.Join(bdir, "journal-2026-11-10.db"))
+	require.NoError(t, err)
+	j.core.next.chunk = info.Size() / 3
+	bases := 0
+	for i := 0; i < 40; i++ {
+		day := time.Date(2026, 11, 11, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i).Format(pos.DayLayout)
+		appendAll(t, j, s.busyDay(day, 8, uint64(11+i)))
+		path, err := j.Archive.BackupDay(day)
+		require.NoError(t, err)
+		require.NoError(t, j.Archive.VerifyBackup(t.Context(), path))
+		requireStandsFor(t, path, copyNow(t, j))
+		if !isIncrement(path) {
+			bases++
+		}
+		_, err = j.Archive.PruneBackups(day)
+		require.NoError(t, err)
+	}
+	log, err := os.ReadFile(filepath.Join(bdir, backupLog))
+	require.NoError(t, err)
+	made := strings.Count(string(log), "made the day's base from "+nextPartial)
+	assert.GreaterOrEqual(t, made, 2, "the next base built and made more than once")
+	assert.Equal(t, made, bases, "every base after the first made of the partial, none written whole")
+	assert.NotContains(t, string(log), "discarded", "no partial discarded on the way")
+	checkBackupsRestorable(t, bdir)
 }
