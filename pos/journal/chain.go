@@ -82,9 +82,9 @@ func (e *chainError) Error() string { return e.name + " " + e.reason }
 // increment named name in dir (its trailer t), oldest first, ending with
 // name, and their trailers, reading their ends only (readIncrementOf without
 // the whole file): each must be built on the same base and be the copy its
-// successor continued. The names walked are returned with a *chainError
-// when a link cannot be used.
-func incChain(dir, name string, t incTrailer) ([]string, []incTrailer, error) {
+// successor continued. The names walked are returned with the link that
+// cannot be used, if one cannot.
+func incChain(dir, name string, t incTrailer) ([]string, []incTrailer, *chainError) {
 	names, trailers := []string{name}, []incTrailer{t}
 	seen := map[string]bool{name: true}
 	for t.Prev != "" {
@@ -159,9 +159,9 @@ func (bk *Archive) continueFrom(ctx context.Context, day, base string, bt pagesT
 		if t.Version < 2 || t.PageSize != bt.PageSize {
 			return nil // written before increments were chained: the day's starts a chain
 		}
-		names, _, err := incChain(dir, f.name, t)
-		if err != nil {
-			return fresh("%s, which %s continues, %s", errName(err), f.name, errReason(err))
+		names, _, broken := incChain(dir, f.name, t)
+		if broken != nil {
+			return fresh("%s, which %s continues, %s", broken.name, f.name, broken.reason)
 		}
 		// The increment continued is read whole, and one other of its chain
 		// in turn.
@@ -241,20 +241,4 @@ func continuedBy(dir, day, name string) string {
 		}
 	}
 	return ""
-}
-
-// errName and errReason split a *chainError into the increment and what is
-// wrong with it.
-func errName(err error) string {
-	if ce, ok := errors.AsType[*chainError](err); ok {
-		return ce.name
-	}
-	return ""
-}
-
-func errReason(err error) string {
-	if ce, ok := errors.AsType[*chainError](err); ok {
-		return ce.reason
-	}
-	return err.Error()
 }

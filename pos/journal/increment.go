@@ -327,9 +327,9 @@ func materialize(ctx context.Context, inc, out string) error {
 	dir := filepath.Dir(inc)
 	base := filepath.Join(dir, t.Base)
 	fail := func(reason string) error { return &IncrementError{Path: inc, Base: base, Reason: reason} }
-	names, trailers, err := incChain(dir, filepath.Base(inc), t)
-	if err != nil {
-		return &IncrementError{Path: inc, Base: base, Prev: filepath.Join(dir, errName(err)), Reason: errReason(err)}
+	names, trailers, broken := incChain(dir, filepath.Base(inc), t)
+	if broken != nil {
+		return &IncrementError{Path: inc, Base: base, Prev: filepath.Join(dir, broken.name), Reason: broken.reason}
 	}
 	for _, name := range names[:len(names)-1] {
 		if _, _, err := readIncrement(filepath.Join(dir, name)); err != nil {

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"galla/pos"
 )
 
 // The next base is the copy of a day, built a chunk a close-day, so that no
@@ -329,12 +327,10 @@ func firstBadPage(ctx context.Context, r io.ReaderAt, off, n, ps int64, want fun
 // scrubSlice returns the offset and length of the slice of a file of size
 // bytes read again at the close-day of day, in chunks of chunk bytes.
 func scrubSlice(day string, size, chunk int64) (int64, int64) {
-	t, err := time.Parse(pos.DayLayout, day)
-	if err != nil || size <= 0 || chunk <= 0 {
+	if size <= 0 || chunk <= 0 {
 		return 0, 0
 	}
-	slices := (size + chunk - 1) / chunk
-	i := (t.Unix() / 86400) % slices
+	i := int64(scrubIndex(day, int((size+chunk-1)/chunk)))
 	return i * chunk, min(chunk, size-i*chunk)
 }
 
@@ -499,8 +495,10 @@ func (bk *Archive) finishNext(day, inc string, it incTrailer, p *nextPlan) (stri
 	defer p.close()
 	dir := bk.backupDir
 	ps := int64(p.st.PageSize)
-	err := errors.New(p.failed)
-	if p.failed == "" {
+	var err error
+	if p.failed != "" {
+		err = errors.New(p.failed)
+	} else {
 		err = p.run.flush()
 	}
 	if err == nil && p.complete() {
